@@ -1,0 +1,36 @@
+/* Shared vocabulary of every module: status codes, the clock, the test hook. */
+#ifndef SLAP_COMMON_H
+#define SLAP_COMMON_H
+
+#include <stdint.h>
+#include <time.h>
+
+/* One status vocabulary for every function that can fail or wait. */
+enum slap_status {
+    SLAP_ERROR = -1, /* failed; the caller reports or gives up */
+    SLAP_OK = 0,     /* done */
+    SLAP_AGAIN = 1,  /* need more bytes, or the operation would block */
+};
+
+/* Functions that are file-local in the product but reached by unit tests. */
+#ifdef SLAP_TESTING
+#define SLAP_TESTABLE
+#else
+#define SLAP_TESTABLE static
+#endif
+
+#define SLAP_NS_PER_US 1000ULL
+#define SLAP_NS_PER_MS 1000000ULL
+#define SLAP_NS_PER_SEC 1000000000ULL
+
+#define SLAP_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Monotonic time in nanoseconds (vDSO, no system call). */
+static inline uint64_t slap_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * SLAP_NS_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+#endif

@@ -1,0 +1,56 @@
+/* Log-linear latency histogram: record, merge, percentiles, memaslap's log2 view. */
+#ifndef SLAP_HIST_H
+#define SLAP_HIST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Values are nanoseconds. Below 2 * HIST_SUB_COUNT a value has a bucket of its
+ * own; above, every power of two is cut into HIST_SUB_COUNT equal sub-buckets,
+ * so a bucket is at most 1/128 of its lower bound wide (relative error < 0.8%).
+ * Values above HIST_MAX_NS (one hour) are clamped into the last bucket, but
+ * min, max and the sums keep the true value.
+ */
+#define HIST_SUB_BITS 7
+#define HIST_SUB_COUNT (1u << HIST_SUB_BITS)
+#define HIST_MAX_NS (3600ULL * 1000000000ULL)
+#define HIST_BUCKETS 4608 /* index of 2^42 - 1 ns is 4607 */
+#define HIST_LOG2_BUCKETS 64
+
+struct hist {
+    uint64_t count;                        /* values recorded */
+    uint64_t min_ns;                       /* UINT64_MAX while empty */
+    uint64_t max_ns;                       /* 0 while empty */
+    double sum_us;                         /* for the mean */
+    double sumsq_us;                       /* for the sample deviation */
+    double sumlog_us;                      /* for the geometric mean (ln of max(us, 1)) */
+    uint64_t log2_us[HIST_LOG2_BUCKETS];   /* [i]: 2^(i-1) < whole us <= 2^i, as memaslap */
+    uint64_t buckets[HIST_BUCKETS];        /* log-linear counts */
+};
+
+/* Empty the histogram (it needs no other initialisation). */
+void hist_reset(struct hist *h);
+/* Record one latency in nanoseconds. No allocation, no branch-heavy work. */
+void hist_record(struct hist *h, uint64_t ns);
+/* Add every count of src into dst (exact: periods, threads and hosts combine). */
+void hist_merge(struct hist *dst, const struct hist *src);
+
+/* Bucket arithmetic, exposed for serialisers (.hgrm) and tests. */
+size_t hist_bucket_index(uint64_t ns);
+uint64_t hist_bucket_low(size_t index);  /* smallest value in the bucket */
+uint64_t hist_bucket_high(size_t index); /* largest value in the bucket */
+
+/*
+ * The value at percentile pct (0..100]: the bucket where the cumulative count
+ * reaches ceil(pct/100 * count), reported as the bucket's midpoint clamped to
+ * [min_ns, max_ns]. 0 when empty; pct >= 100 gives max_ns.
+ */
+uint64_t hist_percentile_ns(const struct hist *h, double pct);
+
+/* Summaries in microseconds, from the exact sums (0 when undefined). */
+double hist_mean_us(const struct hist *h);
+double hist_stddev_us(const struct hist *h); /* sample deviation, n - 1 */
+double hist_geomean_us(const struct hist *h);
+
+#endif

@@ -1,0 +1,63 @@
+/* Command-line options: the one table behind getopt_long, --help and the man page. */
+#ifndef SLAP_OPTIONS_H
+#define SLAP_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define SLAP_DEFAULT_SERVER "127.0.0.1:11211"
+#define SLAP_MAX_THREADS 1024
+#define SLAP_MAX_CONCURRENCY 1000000
+#define SLAP_MAX_CONNS_PER_CLIENT 1024
+#define SLAP_MIN_KEY_SIZE 16
+#define SLAP_MAX_KEY_SIZE 250
+#define SLAP_MAX_VALUE_SIZE (1024u * 1024u)
+#define SLAP_MAX_WIN_SIZE (1ULL << 32)
+
+struct slap_options {
+    const char *servers;       /* -s as given, else $MEMCACHED_SERVERS, else the default */
+    uint32_t threads;          /* -T, default 1 */
+    uint32_t concurrency;      /* -c, default 16; need not be a multiple of -T */
+    uint32_t conns_per_client; /* -n, default 1 */
+    uint64_t execute_number;   /* -x total operations across all clients; 0 = timed run */
+    uint64_t run_time_ns;      /* -t, default 600 s (ignored when -x is given) */
+    uint64_t win_size;         /* -w keys per client window, default 10k = 10240 */
+    uint32_t key_size;         /* bytes, default 64 */
+    uint32_t value_size;       /* -X, default 1024 */
+    uint64_t stat_freq_ns;     /* -S, 0 = no periodic tables */
+    bool reconnect;            /* -R */
+    double set_prop;           /* 0.1 */
+    double get_prop;           /* 0.9 */
+};
+
+/* What the caller should do after options_parse. */
+enum options_outcome {
+    OPTIONS_RUN = 0,   /* options are valid: run */
+    OPTIONS_EXIT = 1,  /* --help or --version was printed: exit 0 */
+    OPTIONS_USAGE = 2, /* a one-line error and a --help hint were printed: exit 2 */
+};
+
+/* Fill o with defaults, then apply argv. Help/version go to out, errors to err. */
+enum options_outcome options_parse(struct slap_options *o, int argc, char **argv, FILE *out,
+                                   FILE *err);
+void options_defaults(struct slap_options *o);
+void options_print_help(FILE *out);
+
+/*
+ * Units. Each returns SLAP_OK or SLAP_ERROR (with nothing stored).
+ * duration: a number (decimals allowed) with an optional unit ms, s, m, h, d;
+ *   plain numbers are seconds ("30", "30s", "1.5m", "2h", "1d", "500ms").
+ * size: a whole number with an optional suffix k, m, g (either case), where
+ *   k = kunit (1024 for -w, 1000 for counts such as -x).
+ */
+int opt_parse_duration(const char *text, uint64_t *ns);
+int opt_parse_size(const char *text, uint64_t kunit, uint64_t *value);
+
+/* The option table, for tests and documentation tools: row i's names and state. */
+size_t options_table_size(void);
+const char *options_table_long_name(size_t i); /* underscore spelling; NULL past the end */
+int options_table_short(size_t i);             /* the letter, or 0 */
+bool options_table_supported(size_t i);        /* false: listed, but rejected when used */
+
+#endif

@@ -1,0 +1,62 @@
+/* memcached ASCII protocol: request encoders and a streaming response parser. */
+#ifndef SLAP_PROTO_ASCII_H
+#define SLAP_PROTO_ASCII_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* What a complete response said. */
+enum proto_reply {
+    PROTO_REPLY_VALUES,       /* get / multi-get ended by END; hits = VALUE blocks seen */
+    PROTO_REPLY_STORED,       /* STORED */
+    PROTO_REPLY_NOT_STORED,   /* NOT_STORED */
+    PROTO_REPLY_EXISTS,       /* EXISTS */
+    PROTO_REPLY_NOT_FOUND,    /* NOT_FOUND */
+    PROTO_REPLY_ERROR,        /* ERROR (unknown command) */
+    PROTO_REPLY_CLIENT_ERROR, /* CLIENT_ERROR <message> */
+    PROTO_REPLY_SERVER_ERROR, /* SERVER_ERROR <message> */
+};
+
+struct proto_result {
+    enum proto_reply reply;
+    uint32_t hits;        /* VALUE blocks in a get response */
+    uint64_t value_bytes; /* data bytes of those blocks (without the CRLF) */
+    const char *msg;      /* error text, points into the parsed buffer; NULL if none */
+    size_t msg_len;
+};
+
+/* The longest line the parser accepts before calling the stream garbage. */
+#define PROTO_ASCII_MAX_LINE 2048
+
+/* Parser state carried between reads: a value's data may span many reads. */
+struct ascii_parser {
+    int state;            /* internal: header line, value data, ... */
+    uint64_t data_left;   /* data bytes (plus CRLF) of the current VALUE still to come */
+    uint32_t hits;        /* VALUE blocks so far in this response */
+    uint64_t value_bytes; /* their data bytes so far */
+};
+
+void proto_ascii_parser_reset(struct ascii_parser *p);
+
+/*
+ * Consume bytes of buf[0..len). Returns
+ *   SLAP_OK    a response is complete: *res is filled, *consumed counts the
+ *              bytes used up to its end (the rest belongs to the next response);
+ *   SLAP_AGAIN the bytes run out first: *consumed counts what was used (a
+ *              partial line is not consumed; the caller keeps it and calls again
+ *              with it followed by more bytes);
+ *   SLAP_ERROR the bytes are not a memcached response (unknown line, bad VALUE
+ *              header, missing CRLF after data, a line longer than
+ *              PROTO_ASCII_MAX_LINE without CRLF).
+ * Value data is consumed as it arrives and never needs to be buffered whole.
+ */
+int proto_ascii_parse(struct ascii_parser *p, const char *buf, size_t len, size_t *consumed,
+                      struct proto_result *res);
+
+/* Encoders write into out (cap bytes) and return the length, or 0 if it does not fit. */
+size_t proto_ascii_encode_get(char *out, size_t cap, const char *key, size_t key_len);
+/* "set <key> <flags> <exptime> <bytes>\r\n": the header only; the caller sends data + "\r\n". */
+size_t proto_ascii_encode_set_header(char *out, size_t cap, const char *key, size_t key_len,
+                                     uint32_t flags, uint32_t exptime, size_t value_len);
+
+#endif

@@ -1,0 +1,32 @@
+/* The text report in memaslap's layout, with slap's additions appended. */
+#ifndef SLAP_REPORT_H
+#define SLAP_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "slap/options.h"
+#include "slap/stats.h"
+
+/* Percentiles appended to tables and final blocks. */
+#define REPORT_PERCENTILES {50.0, 90.0, 99.0, 99.9}
+#define REPORT_NPERCENTILES 4
+
+/* Header block: servers, threads, concurrency, run time or execute number, ... */
+void report_header(FILE *out, const struct slap_options *o);
+/*
+ * -S tables for period number period_no (1, 2, ...): Period and Global rows for
+ * Get, Set and Total. Clears the screen first only when out is a terminal.
+ */
+void report_period(FILE *out, const struct slap_options *o, const struct slap_stats *period,
+                   const struct slap_stats *global, uint64_t period_no);
+/* Final per-type blocks, counters and the "Run time:" line; signal > 0 marks an interrupt. */
+void report_final(FILE *out, const struct slap_stats *global, double seconds, int signal);
+
+#ifdef SLAP_TESTING
+/* Forced terminal mode for tests: -1 ask isatty, 0 never, 1 always. */
+extern int report_force_tty;
+#endif
+
+#endif

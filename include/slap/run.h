@@ -1,0 +1,60 @@
+/* A run: the plan, the worker threads, the main thread's wait, periods and signals. */
+#ifndef SLAP_RUN_H
+#define SLAP_RUN_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "slap/options.h"
+#include "slap/servers.h"
+#include "slap/stats.h"
+#include "slap/workload.h"
+
+struct worker;
+
+#define RUN_CONNECT_TIMEOUT_NS (5ULL * 1000000000ULL)
+#define RUN_DRAIN_TIMEOUT_NS (2ULL * 1000000000ULL)
+#define RUN_RECONNECT_MIN_NS (10ULL * 1000000ULL)
+#define RUN_RECONNECT_MAX_NS (1000ULL * 1000000ULL)
+
+enum run_go {
+    RUN_WAIT = 0,  /* workers are connecting */
+    RUN_GO = 1,    /* measured run starts at start_ns */
+    RUN_ABORT = 2, /* set-up failed or interrupted: workers clean up */
+};
+
+struct run {
+    const struct slap_options *opts;
+    struct server_list servers;
+    struct workload workload;
+    uint32_t nworkers;
+    struct worker *workers;
+    FILE *out;                 /* the report: stdout */
+
+    pthread_mutex_t lock;      /* set-up hand-shake only */
+    pthread_cond_t cond;
+    uint32_t ready;            /* workers done with set-up */
+    enum run_go go;
+    uint64_t start_ns;         /* start of the measured run */
+
+    atomic_bool stop;          /* main thread: no new requests (signal) */
+    int signal;                /* the signal that interrupted the run, or 0 */
+
+    struct slap_stats global;  /* everything, collected */
+    uint64_t end_ns;           /* when the last worker finished */
+};
+
+/* Plan the run: resolve servers, build the workload and workers. err gets one line. */
+int run_init(struct run *r, const struct slap_options *o, FILE *out, char *err, size_t err_len);
+/* Start, wait (printing -S tables), collect. SLAP_ERROR with err filled if set-up failed. */
+int run_execute(struct run *r, char *err, size_t err_len);
+void run_free(struct run *r);
+
+/* Measured seconds. */
+double run_seconds(const struct run *r);
+
+#endif

@@ -1,0 +1,33 @@
+/* The server list: parsed and mapped key to server by libmemcached, resolved once. */
+#ifndef SLAP_SERVERS_H
+#define SLAP_SERVERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#define SERVER_NAME_MAX 300
+
+struct server {
+    char name[SERVER_NAME_MAX];   /* "host:port", for messages */
+    struct sockaddr_storage addr; /* resolved once before the run */
+    socklen_t addr_len;
+};
+
+struct server_list {
+    uint32_t count;
+    struct server *items;
+    void *memc; /* memcached_st holding the list: the reference key-to-server mapping */
+};
+
+/*
+ * Parse "host[:port][,host[:port]...]" with libmemcached and resolve every
+ * host. On failure returns SLAP_ERROR with a one-line reason in err.
+ */
+int servers_open(struct server_list *list, const char *text, char *err, size_t err_len);
+void servers_close(struct server_list *list);
+
+/* The index of the server a key belongs to: libmemcached's default distribution. */
+uint32_t servers_pick(const struct server_list *list, const char *key, size_t key_len);
+
+#endif

@@ -1,0 +1,72 @@
+/* A worker thread: its event_base, its clients, timers, and the period mailbox. */
+#ifndef SLAP_WORKER_H
+#define SLAP_WORKER_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "slap/client.h"
+#include "slap/stats.h"
+#include "slap/workload.h"
+
+struct run;
+
+#define WORKER_ERROR_MAX 512
+
+struct worker {
+    uint32_t index;
+    struct run *run;
+    pthread_t thread;
+    struct event_base *base;     /* EVENT_BASE_FLAG_NOLOCK: this thread only */
+
+    uint32_t nclients;
+    struct client *clients;
+    struct lane *lanes;          /* all lanes of all clients, one allocation */
+    struct conn *conns;          /* all sockets, one allocation */
+    char *wbufs;                 /* request headers of all lanes */
+    char *keys;                  /* keys of all clients */
+    char *rbuf;                  /* read buffer shared by every socket of the thread */
+    uint32_t rbuf_size;
+    struct rng rng;
+
+    struct slap_stats cur;       /* statistics since the last publish, owned by the thread */
+    uint32_t busy_lanes;         /* lanes with a request prepared or in flight */
+    uint32_t connecting;         /* connects not yet finished during set-up */
+    bool started;                /* set-up is over; the measured run is on */
+    bool stopping;               /* no new requests; waiting for the answers */
+    bool setup_failed;
+    char error[WORKER_ERROR_MAX]; /* why set-up failed */
+
+    struct event *end_timer;     /* end of a timed run */
+    struct event *tick_timer;    /* -S period: publish statistics */
+    struct event *watch_timer;   /* notices a stop asked by the main thread */
+    struct event *drain_timer;   /* bound on waiting for answers after the stop */
+
+    /* Mailbox read by the main thread: the only shared, locked state, touched once a period. */
+    pthread_mutex_t box_lock;
+    struct slap_stats box;       /* published, not yet collected */
+    atomic_uint_fast64_t ticks;  /* periods published */
+    atomic_bool done;            /* the thread's loop is over; box holds everything */
+    uint64_t end_ns;             /* when the last answer came */
+};
+
+/* Allocate the worker's clients (ids first_client .. first_client + nclients - 1). */
+int worker_init(struct worker *w, struct run *run, uint32_t index, uint32_t first_client,
+                uint32_t nclients);
+void worker_free(struct worker *w);
+int worker_spawn(struct worker *w);
+
+/* Move what the worker has published into dst (main thread, once a period). */
+void worker_collect(struct worker *w, struct slap_stats *dst);
+
+/* From client.c: the lane has nothing more to send (stop, quota, stopped client). */
+void worker_lane_idle(struct worker *w);
+/* True once the main thread or the run's end asked for no new requests. */
+bool worker_should_stop(struct worker *w);
+/* Report a problem to stderr once per kind and server (never per request). */
+void worker_warn(struct worker *w, const char *what, uint32_t server, const char *detail,
+                 size_t detail_len);
+
+#endif

@@ -1,0 +1,737 @@
+/* Command-line options: one table drives getopt_long, --help and the man page's option list. */
+#include "slap/options.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "slap/common.h"
+#include "slap/version.h"
+
+#if defined(__GNUC__)
+#define SLAP_PRINTF(fmt, first) __attribute__((format(printf, fmt, first)))
+#else
+#define SLAP_PRINTF(fmt, first)
+#endif
+
+#define LONG_CODE_BASE 256 /* getopt code of row i's long spellings: LONG_CODE_BASE + i */
+#define LONG_NAME_MAX 32   /* room for a long name and its NUL */
+#define HELP_WIDTH 79      /* --help lines stay within this many columns */
+#define HELP_GAP 2         /* spaces between the widest option column and its text */
+
+/* What options_parse carries from one option to the next. */
+struct parse_state {
+    struct slap_options *o;
+    FILE *out;
+    FILE *err;
+    const struct option_row *row; /* the option being applied */
+    bool servers_given;           /* -s was on the command line */
+};
+
+/* Apply arg (NULL for a flag) to st->o; print a usage error and say so when it is bad. */
+typedef enum options_outcome (*option_handler)(struct parse_state *st, const char *arg);
+
+struct option_row {
+    char short_name;       /* the letter, or 0 when there is none */
+    const char *long_name; /* memaslap's spelling, with underscores */
+    const char *arg_name;  /* shown in --help; NULL for a flag */
+    const char *help;      /* one or two sentences for --help */
+    option_handler handle; /* NULL: memaslap has the option, slap does not yet */
+};
+
+static enum options_outcome apply_servers(struct parse_state *st, const char *arg);
+static enum options_outcome apply_threads(struct parse_state *st, const char *arg);
+static enum options_outcome apply_concurrency(struct parse_state *st, const char *arg);
+static enum options_outcome apply_conn_sock(struct parse_state *st, const char *arg);
+static enum options_outcome apply_execute_number(struct parse_state *st, const char *arg);
+static enum options_outcome apply_time(struct parse_state *st, const char *arg);
+static enum options_outcome apply_win_size(struct parse_state *st, const char *arg);
+static enum options_outcome apply_fixed_size(struct parse_state *st, const char *arg);
+static enum options_outcome apply_stat_freq(struct parse_state *st, const char *arg);
+static enum options_outcome apply_reconnect(struct parse_state *st, const char *arg);
+static enum options_outcome apply_help(struct parse_state *st, const char *arg);
+static enum options_outcome apply_version(struct parse_state *st, const char *arg);
+
+/* memaslap's options, in the order of its --help. */
+static const struct option_row option_rows[] = {
+    {'s', "servers", "LIST",
+     "Servers to load, as host[:port] separated by commas (port 11211 if omitted). "
+     "Default: $MEMCACHED_SERVERS, else " SLAP_DEFAULT_SERVER ".",
+     apply_servers},
+    {'T', "threads", "N", "Worker threads, 1 to 1024. Default 1.", apply_threads},
+    {'c', "concurrency", "N",
+     "Simulated clients, spread over the threads; at least --threads. Default 16.",
+     apply_concurrency},
+    {'n', "conn_sock", "N", "Sockets per client, used in turn. Default 1.", apply_conn_sock},
+    {'x', "execute_number", "N",
+     "Run this many operations in total (k=1000, m, g) instead of a timed run.",
+     apply_execute_number},
+    {'t', "time", "DURATION",
+     "Run length: a number with ms, s, m, h or d (seconds if bare), e.g. 10s or 1.5m. "
+     "Default 600s.",
+     apply_time},
+    {'F', "cfg_cmd", "FILE", "Key and value sizes and the set/get mix, from a config file.", NULL},
+    {'w', "win_size", "SIZE", "Keys in each client's window (k=1024, m, g). Default 10k.",
+     apply_win_size},
+    {'X', "fixed_size", "BYTES", "Value length in bytes, 1 to 1m (k=1024). Default 1024.",
+     apply_fixed_size},
+    {'v', "verify", "FRACTION", "Share of gets whose value is checked.", NULL},
+    {'d', "division", "N", "Keys per multi-get. Default 1 (single gets).", NULL},
+    {'S', "stat_freq", "DURATION",
+     "Print statistics tables every DURATION (units as --time). Default: only at the end.",
+     apply_stat_freq},
+    {'e', "exp_verify", "FRACTION", "Share of items set with an expiry time, checked later.", NULL},
+    {'o', "overwrite", "FRACTION", "Share of sets that overwrite an existing key.", NULL},
+    {'R', "reconnect", NULL, "Reopen connections that the server closes.", apply_reconnect},
+    {'U', "udp", NULL, "Use UDP (the server's UDP port must equal its TCP port).", NULL},
+    {'a', "facebook", NULL, "Sets over TCP, multi-gets over UDP.", NULL},
+    {'B', "binary", NULL, "Use the binary protocol.", NULL},
+    {'P', "tps", "RATE", "Target throughput in operations per second (k=1000).", NULL},
+    {'p', "rep_write", "N", "Send writes to the first N servers only.", NULL},
+    {'b', "verbose", NULL, "Report the details of verification failures.", NULL},
+    {'h', "help", NULL, "Print this help and exit.", apply_help},
+    {'V', "version", NULL, "Print the version and exit.", apply_version},
+};
+
+#define ROW_COUNT SLAP_ARRAY_SIZE(option_rows)
+
+static const char help_intro[] =
+    "Usage: slap [OPTIONS]\n"
+    "\n"
+    "slap is a load generator for memcached. It takes memaslap's options and prints\n"
+    "memaslap's report, so existing command lines and scripts keep working. Each\n"
+    "client sets 10% and gets 90% of the time, with 64-byte keys.\n"
+    "\n"
+    "Options (long names work with hyphens too: --win-size is --win_size):\n";
+
+static const char help_outro[] =
+    "\n"
+    "Exit status:\n"
+    "  0  the run completed\n"
+    "  1  the run failed (no server reachable, nothing succeeded)\n"
+    "  2  bad usage (an invalid option or value)\n"
+    "On SIGINT or SIGTERM, slap prints its report, then dies of that signal.\n"
+    "\n"
+    "Examples:\n"
+    "  slap -s 127.0.0.1:11211 -t 10s\n"
+    "  slap --servers=127.0.0.1:11211 -S 1s -T 2 -c 64 --win_size=1k -t 10s\n"
+    "  slap -s host1,host2:11212 -x 100k\n";
+
+/* ---- units ---------------------------------------------------------------------------- */
+
+/* Why a number with a unit could not be read. */
+enum unit_error {
+    UNIT_OK = 0,
+    UNIT_NOT_NUMBER, /* empty, no leading digit, or stray characters among the digits */
+    UNIT_NEGATIVE,   /* a minus sign in front of digits */
+    UNIT_BAD_UNIT,   /* a number followed by a suffix that is not a unit */
+    UNIT_TOO_LARGE,  /* does not fit in 64 bits */
+};
+
+struct time_unit {
+    const char *name;
+    uint64_t ns;
+};
+
+/* "" is a bare number: seconds. Upper case S, M, H, D as memaslap accepts them. */
+static const struct time_unit time_units[] = {
+    {"", SLAP_NS_PER_SEC},          {"ms", SLAP_NS_PER_MS},        {"s", SLAP_NS_PER_SEC},
+    {"S", SLAP_NS_PER_SEC},         {"m", 60 * SLAP_NS_PER_SEC},   {"M", 60 * SLAP_NS_PER_SEC},
+    {"h", 3600 * SLAP_NS_PER_SEC},  {"H", 3600 * SLAP_NS_PER_SEC}, {"d", 86400 * SLAP_NS_PER_SEC},
+    {"D", 86400 * SLAP_NS_PER_SEC},
+};
+
+static bool is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+/* A number must start with a digit; a minus sign before one is reported as negative. */
+static enum unit_error check_number_start(const char *text)
+{
+    if (text[0] == '-' && is_digit(text[1])) {
+        return UNIT_NEGATIVE;
+    }
+    return is_digit(text[0]) ? UNIT_OK : UNIT_NOT_NUMBER;
+}
+
+/* Read the digits at *p into *value and move *p past them; false when they overflow. */
+static bool scan_whole(const char **p, uint64_t *value)
+{
+    uint64_t total = 0;
+    bool fits = true;
+    for (; is_digit(**p); (*p)++) {
+        uint64_t digit = (uint64_t)(**p - '0');
+        if (total > (UINT64_MAX - digit) / 10) {
+            fits = false;
+        }
+        total = total * 10 + digit;
+    }
+    *value = total;
+    return fits;
+}
+
+/*
+ * floor(0.DIGITS * unit_ns), exactly: Horner's rule from the last digit back, where
+ * floor((d + floor(y)) / 10) == floor((d + y) / 10) keeps every step exact.
+ */
+static uint64_t fraction_ns(const char *digits, size_t count, uint64_t unit_ns)
+{
+    uint64_t carry = 0; /* always below unit_ns */
+    while (count > 0) {
+        count--;
+        carry = ((uint64_t)(digits[count] - '0') * unit_ns + carry) / 10;
+    }
+    return carry;
+}
+
+static bool find_time_unit(const char *name, uint64_t *unit_ns)
+{
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(time_units); i++) {
+        if (strcmp(name, time_units[i].name) == 0) {
+            *unit_ns = time_units[i].ns;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* DIGITS[.DIGITS][unit] to nanoseconds; sub-nanosecond parts are dropped. */
+static enum unit_error scan_duration(const char *text, uint64_t *ns)
+{
+    enum unit_error error = check_number_start(text);
+    if (error != UNIT_OK) {
+        return error;
+    }
+    const char *p = text;
+    uint64_t whole;
+    bool fits = scan_whole(&p, &whole);
+    const char *fraction = p;
+    size_t fraction_digits = 0;
+    if (*p == '.') {
+        fraction = ++p;
+        while (is_digit(*p)) {
+            p++;
+        }
+        fraction_digits = (size_t)(p - fraction);
+        if (fraction_digits == 0) {
+            return UNIT_NOT_NUMBER;
+        }
+    }
+    if (*p == '.') {
+        return UNIT_NOT_NUMBER;
+    }
+    uint64_t unit_ns;
+    if (!find_time_unit(p, &unit_ns)) {
+        return UNIT_BAD_UNIT;
+    }
+    uint64_t part_ns = fraction_ns(fraction, fraction_digits, unit_ns);
+    if (!fits || whole > (UINT64_MAX - part_ns) / unit_ns) {
+        return UNIT_TOO_LARGE;
+    }
+    *ns = whole * unit_ns + part_ns;
+    return UNIT_OK;
+}
+
+/* How many times kunit multiplies for suffix c: k 1, m 2, g 3; 0 for anything else. */
+static unsigned suffix_power(char c)
+{
+    switch (c) {
+    case 'k':
+    case 'K':
+        return 1;
+    case 'm':
+    case 'M':
+        return 2;
+    case 'g':
+    case 'G':
+        return 3;
+    default:
+        return 0;
+    }
+}
+
+/* DIGITS[k|m|g]; kunit 0 allows no suffix at all (a plain count). */
+static enum unit_error scan_size(const char *text, uint64_t kunit, uint64_t *value)
+{
+    enum unit_error error = check_number_start(text);
+    if (error != UNIT_OK) {
+        return error;
+    }
+    const char *p = text;
+    uint64_t whole;
+    bool fits = scan_whole(&p, &whole);
+    uint64_t multiplier = 1;
+    if (*p != '\0') {
+        if (kunit == 0 || *p == '.') {
+            return UNIT_NOT_NUMBER;
+        }
+        unsigned power = suffix_power(*p);
+        if (power == 0 || p[1] != '\0') {
+            return UNIT_BAD_UNIT;
+        }
+        for (unsigned i = 0; i < power; i++) {
+            if (multiplier > UINT64_MAX / kunit) {
+                return UNIT_TOO_LARGE;
+            }
+            multiplier *= kunit;
+        }
+    }
+    if (!fits || whole > UINT64_MAX / multiplier) {
+        return UNIT_TOO_LARGE;
+    }
+    *value = whole * multiplier;
+    return UNIT_OK;
+}
+
+int opt_parse_duration(const char *text, uint64_t *ns)
+{
+    return scan_duration(text, ns) == UNIT_OK ? SLAP_OK : SLAP_ERROR;
+}
+
+int opt_parse_size(const char *text, uint64_t kunit, uint64_t *value)
+{
+    return scan_size(text, kunit, value) == UNIT_OK ? SLAP_OK : SLAP_ERROR;
+}
+
+/* ---- errors --------------------------------------------------------------------------- */
+
+/* Print "slap: <message>" and the --help hint: the two lines of every usage error. */
+SLAP_PRINTF(2, 3)
+static enum options_outcome usage_error(FILE *err, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    fputs("slap: ", err);
+    vfprintf(err, format, args);
+    fputs("\nTry 'slap --help' for more information.\n", err);
+    va_end(args);
+    return OPTIONS_USAGE;
+}
+
+/* units lists the accepted suffixes, for UNIT_BAD_UNIT. */
+static enum options_outcome report_unit_error(const struct parse_state *st, const char *arg,
+                                              enum unit_error error, const char *units)
+{
+    const char *name = st->row->long_name;
+    switch (error) {
+    case UNIT_NEGATIVE:
+        return usage_error(st->err, "--%s: '%s' must not be negative", name, arg);
+    case UNIT_BAD_UNIT:
+        return usage_error(st->err, "--%s: '%s' has an unknown unit (use %s)", name, arg, units);
+    case UNIT_TOO_LARGE:
+        return usage_error(st->err, "--%s: '%s' is too large", name, arg);
+    case UNIT_OK:
+    case UNIT_NOT_NUMBER:
+    default:
+        return usage_error(st->err, "--%s: '%s' is not a number", name, arg);
+    }
+}
+
+static enum options_outcome unsupported(FILE *err, const struct option_row *row)
+{
+    if (row->short_name != 0) {
+        return usage_error(err, "--%s (-%c) is not supported yet", row->long_name, row->short_name);
+    }
+    return usage_error(err, "--%s is not supported yet", row->long_name);
+}
+
+/* ---- handlers ------------------------------------------------------------------------- */
+
+/* A count of the current option, with suffixes when kunit is not 0, within [min, max]. */
+static enum options_outcome parse_count(const struct parse_state *st, const char *arg,
+                                        uint64_t kunit, uint64_t min, uint64_t max, uint64_t *value)
+{
+    uint64_t count;
+    enum unit_error error = scan_size(arg, kunit, &count);
+    if (error != UNIT_OK) {
+        return report_unit_error(st, arg, error, "k, m or g");
+    }
+    if (count < min) {
+        return usage_error(st->err, "--%s: must be at least %" PRIu64, st->row->long_name, min);
+    }
+    if (count > max) {
+        return usage_error(st->err, "--%s: must be at most %" PRIu64, st->row->long_name, max);
+    }
+    *value = count;
+    return OPTIONS_RUN;
+}
+
+/* A duration of the current option; it must be more than zero. */
+static enum options_outcome parse_period(const struct parse_state *st, const char *arg,
+                                         uint64_t *ns)
+{
+    uint64_t period;
+    enum unit_error error = scan_duration(arg, &period);
+    if (error != UNIT_OK) {
+        return report_unit_error(st, arg, error, "ms, s, m, h or d");
+    }
+    if (period == 0) {
+        return usage_error(st->err, "--%s: must be more than 0", st->row->long_name);
+    }
+    *ns = period;
+    return OPTIONS_RUN;
+}
+
+/* The list is kept as given (it points into argv); servers.c reads its syntax. */
+static enum options_outcome apply_servers(struct parse_state *st, const char *arg)
+{
+    if (arg[0] == '\0') {
+        return usage_error(st->err, "--servers: the list is empty");
+    }
+    st->o->servers = arg;
+    st->servers_given = true;
+    return OPTIONS_RUN;
+}
+
+static enum options_outcome apply_threads(struct parse_state *st, const char *arg)
+{
+    uint64_t count = 0;
+    enum options_outcome outcome = parse_count(st, arg, 0, 1, SLAP_MAX_THREADS, &count);
+    if (outcome == OPTIONS_RUN) {
+        st->o->threads = (uint32_t)count;
+    }
+    return outcome;
+}
+
+static enum options_outcome apply_concurrency(struct parse_state *st, const char *arg)
+{
+    uint64_t count = 0;
+    enum options_outcome outcome = parse_count(st, arg, 0, 1, SLAP_MAX_CONCURRENCY, &count);
+    if (outcome == OPTIONS_RUN) {
+        st->o->concurrency = (uint32_t)count;
+    }
+    return outcome;
+}
+
+static enum options_outcome apply_conn_sock(struct parse_state *st, const char *arg)
+{
+    uint64_t count = 0;
+    enum options_outcome outcome = parse_count(st, arg, 0, 1, SLAP_MAX_CONNS_PER_CLIENT, &count);
+    if (outcome == OPTIONS_RUN) {
+        st->o->conns_per_client = (uint32_t)count;
+    }
+    return outcome;
+}
+
+static enum options_outcome apply_execute_number(struct parse_state *st, const char *arg)
+{
+    return parse_count(st, arg, 1000, 1, UINT64_MAX, &st->o->execute_number);
+}
+
+static enum options_outcome apply_time(struct parse_state *st, const char *arg)
+{
+    return parse_period(st, arg, &st->o->run_time_ns);
+}
+
+static enum options_outcome apply_win_size(struct parse_state *st, const char *arg)
+{
+    return parse_count(st, arg, 1024, 1, SLAP_MAX_WIN_SIZE, &st->o->win_size);
+}
+
+static enum options_outcome apply_fixed_size(struct parse_state *st, const char *arg)
+{
+    uint64_t bytes = 0;
+    enum options_outcome outcome = parse_count(st, arg, 1024, 1, SLAP_MAX_VALUE_SIZE, &bytes);
+    if (outcome == OPTIONS_RUN) {
+        st->o->value_size = (uint32_t)bytes;
+    }
+    return outcome;
+}
+
+static enum options_outcome apply_stat_freq(struct parse_state *st, const char *arg)
+{
+    return parse_period(st, arg, &st->o->stat_freq_ns);
+}
+
+static enum options_outcome apply_reconnect(struct parse_state *st, const char *arg)
+{
+    (void)arg;
+    st->o->reconnect = true;
+    return OPTIONS_RUN;
+}
+
+static enum options_outcome apply_help(struct parse_state *st, const char *arg)
+{
+    (void)arg;
+    options_print_help(st->out);
+    return OPTIONS_EXIT;
+}
+
+static enum options_outcome apply_version(struct parse_state *st, const char *arg)
+{
+    (void)arg;
+    fprintf(st->out, "slap %s\n", SLAP_VERSION);
+    return OPTIONS_EXIT;
+}
+
+/* ---- getopt tables, built from option_rows -------------------------------------------- */
+
+static struct option getopt_longs[2 * ROW_COUNT + 1];
+static char getopt_shorts[1 + 2 * ROW_COUNT + 1]; /* ':' first, then "x" or "x:" per row */
+static char hyphen_names[ROW_COUNT][LONG_NAME_MAX];
+
+/* Write name with '-' for '_' into spelling; false when that changes nothing (or cannot fit). */
+static bool hyphen_spelling(const char *name, char *spelling)
+{
+    size_t length = strlen(name);
+    if (strchr(name, '_') == NULL || length >= LONG_NAME_MAX) {
+        return false;
+    }
+    for (size_t i = 0; i <= length; i++) {
+        spelling[i] = name[i] == '_' ? '-' : name[i];
+    }
+    return true;
+}
+
+static void build_getopt_tables(void)
+{
+    size_t longs = 0, shorts = 0;
+    getopt_shorts[shorts++] = ':'; /* report a missing value as ':', not '?' */
+    for (size_t i = 0; i < ROW_COUNT; i++) {
+        const struct option_row *row = &option_rows[i];
+        int has_arg = row->arg_name != NULL ? required_argument : no_argument;
+        int code = LONG_CODE_BASE + (int)i;
+        getopt_longs[longs++] = (struct option){row->long_name, has_arg, NULL, code};
+        if (hyphen_spelling(row->long_name, hyphen_names[i])) {
+            getopt_longs[longs++] = (struct option){hyphen_names[i], has_arg, NULL, code};
+        }
+        if (row->short_name != 0) {
+            getopt_shorts[shorts++] = row->short_name;
+            if (row->arg_name != NULL) {
+                getopt_shorts[shorts++] = ':';
+            }
+        }
+    }
+    getopt_longs[longs] = (struct option){NULL, 0, NULL, 0};
+    getopt_shorts[shorts] = '\0';
+}
+
+/* The row behind a getopt code (a letter or LONG_CODE_BASE + row), or NULL. */
+static const struct option_row *row_for_code(int code)
+{
+    if (code >= LONG_CODE_BASE && (size_t)(code - LONG_CODE_BASE) < ROW_COUNT) {
+        return &option_rows[code - LONG_CODE_BASE];
+    }
+    for (size_t i = 0; code > 0 && i < ROW_COUNT; i++) {
+        if (option_rows[i].short_name == code) {
+            return &option_rows[i];
+        }
+    }
+    return NULL;
+}
+
+/* Does typed (a long name as written, up to '=' or its end) begin name, '-' matching '_'? */
+static bool long_prefix_of(const char *typed, size_t typed_length, const char *name)
+{
+    for (size_t i = 0; i < typed_length; i++) {
+        char c = typed[i] == '-' ? '_' : typed[i];
+        if (name[i] == '\0' || c != name[i]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* getopt rejected word as a long option: say whether it was ambiguous or unknown. */
+static enum options_outcome unknown_long_option(FILE *err, const char *word)
+{
+    const char *typed = word + 2;
+    size_t typed_length = strcspn(typed, "=");
+    char candidates[256] = "";
+    size_t used = 0, matches = 0;
+    for (size_t i = 0; i < ROW_COUNT && typed_length > 0; i++) {
+        if (long_prefix_of(typed, typed_length, option_rows[i].long_name)) {
+            int n = snprintf(candidates + used, sizeof(candidates) - used, "%s--%s",
+                             matches > 0 ? ", " : "", option_rows[i].long_name);
+            used = n > 0 && used + (size_t)n < sizeof(candidates) ? used + (size_t)n : used;
+            matches++;
+        }
+    }
+    if (matches > 1) {
+        return usage_error(err, "option '--%.*s' is ambiguous (%s)", (int)typed_length, typed,
+                           candidates);
+    }
+    return usage_error(err, "unknown option '--%.*s'", (int)typed_length, typed);
+}
+
+/* getopt returned '?': an unknown option, or a value given to a flag. */
+static enum options_outcome bad_option(const struct parse_state *st, char **argv)
+{
+    const struct option_row *row = row_for_code(optopt);
+    if (row != NULL && row->handle == NULL) {
+        return unsupported(st->err, row);
+    }
+    if (row != NULL) {
+        return usage_error(st->err, "--%s does not take a value", row->long_name);
+    }
+    if (optopt != 0) {
+        return usage_error(st->err, "unknown option '-%c'", optopt);
+    }
+    const char *word = argv[optind - 1];
+    if (strncmp(word, "--", 2) == 0) {
+        return unknown_long_option(st->err, word);
+    }
+    return usage_error(st->err, "unknown option '%s'", word);
+}
+
+/* One result of getopt_long, applied. */
+static enum options_outcome dispatch(struct parse_state *st, int code, char **argv)
+{
+    if (code == '?') {
+        return bad_option(st, argv);
+    }
+    const struct option_row *row = row_for_code(code == ':' ? optopt : code);
+    if (row == NULL) {
+        return usage_error(st->err, "unknown option '%s'", argv[optind - 1]);
+    }
+    if (row->handle == NULL) {
+        return unsupported(st->err, row);
+    }
+    if (code == ':') {
+        return usage_error(st->err, "--%s needs a value", row->long_name);
+    }
+    st->row = row;
+    return row->handle(st, optarg);
+}
+
+/* Checks across options, and the server list's fallbacks. */
+static enum options_outcome finish(struct parse_state *st)
+{
+    struct slap_options *o = st->o;
+    if (o->concurrency < o->threads) {
+        return usage_error(st->err,
+                           "--concurrency (%" PRIu32 ") must be at least --threads (%" PRIu32 ")",
+                           o->concurrency, o->threads);
+    }
+    if (!st->servers_given) {
+        const char *env = getenv("MEMCACHED_SERVERS");
+        if (env != NULL && env[0] != '\0') {
+            o->servers = env;
+        }
+    }
+    return OPTIONS_RUN;
+}
+
+/* ---- the API -------------------------------------------------------------------------- */
+
+void options_defaults(struct slap_options *o)
+{
+    *o = (struct slap_options){
+        .servers = SLAP_DEFAULT_SERVER,
+        .threads = 1,
+        .concurrency = 16,
+        .conns_per_client = 1,
+        .execute_number = 0,
+        .run_time_ns = 600 * SLAP_NS_PER_SEC,
+        .win_size = 10 * 1024,
+        .key_size = 64,
+        .value_size = 1024,
+        .stat_freq_ns = 0,
+        .reconnect = false,
+        .set_prop = 0.1,
+        .get_prop = 0.9,
+    };
+}
+
+enum options_outcome options_parse(struct slap_options *o, int argc, char **argv, FILE *out,
+                                   FILE *err)
+{
+    struct parse_state st = {.o = o, .out = out, .err = err};
+    options_defaults(o);
+    build_getopt_tables();
+    opterr = 0; /* every message is ours */
+    optind = 0; /* GNU: start over, so that tests can parse many times */
+    int code;
+    while ((code = getopt_long(argc, argv, getopt_shorts, getopt_longs, NULL)) != -1) {
+        enum options_outcome outcome = dispatch(&st, code, argv);
+        if (outcome != OPTIONS_RUN) {
+            return outcome;
+        }
+    }
+    if (optind < argc) {
+        return usage_error(err, "unexpected argument '%s'", argv[optind]);
+    }
+    return finish(&st);
+}
+
+/* "  -s, --servers=LIST" into left; returns its length. */
+static size_t help_left_column(const struct option_row *row, char *left, size_t size)
+{
+    char letter[8] = "    ";
+    if (row->short_name != 0) {
+        snprintf(letter, sizeof(letter), "-%c, ", row->short_name);
+    }
+    int n = snprintf(left, size, "  %s--%s%s%s", letter, row->long_name,
+                     row->arg_name != NULL ? "=" : "", row->arg_name != NULL ? row->arg_name : "");
+    return n > 0 ? (size_t)n : 0;
+}
+
+/* Write text from column `column` on, breaking between words to stay within HELP_WIDTH. */
+static void print_wrapped(FILE *out, const char *text, size_t column)
+{
+    size_t at = column;
+    bool line_start = true;
+    while (*text != '\0') {
+        size_t word = strcspn(text, " ");
+        if (!line_start && at + 1 + word > HELP_WIDTH) {
+            fprintf(out, "\n%*s", (int)column, "");
+            at = column;
+            line_start = true;
+        }
+        if (!line_start) {
+            fputc(' ', out);
+            at++;
+        }
+        fwrite(text, 1, word, out);
+        at += word;
+        line_start = false;
+        text += word;
+        text += strspn(text, " ");
+    }
+    fputc('\n', out);
+}
+
+void options_print_help(FILE *out)
+{
+    char left[LONG_NAME_MAX + 32];
+    size_t column = 0;
+    for (size_t i = 0; i < ROW_COUNT; i++) {
+        size_t width = help_left_column(&option_rows[i], left, sizeof(left));
+        column = width > column ? width : column;
+    }
+    column += HELP_GAP;
+    fputs(help_intro, out);
+    for (size_t i = 0; i < ROW_COUNT; i++) {
+        const struct option_row *row = &option_rows[i];
+        char text[512];
+        help_left_column(row, left, sizeof(left));
+        snprintf(text, sizeof(text), "%s%s", row->help,
+                 row->handle != NULL ? "" : " Not yet supported.");
+        fprintf(out, "%-*s", (int)column, left);
+        print_wrapped(out, text, column);
+    }
+    fputs(help_outro, out);
+}
+
+size_t options_table_size(void)
+{
+    return ROW_COUNT;
+}
+
+const char *options_table_long_name(size_t i)
+{
+    return i < ROW_COUNT ? option_rows[i].long_name : NULL;
+}
+
+int options_table_short(size_t i)
+{
+    return i < ROW_COUNT ? option_rows[i].short_name : 0;
+}
+
+bool options_table_supported(size_t i)
+{
+    return i < ROW_COUNT && option_rows[i].handle != NULL;
+}

@@ -1,0 +1,217 @@
+/* The text report in memaslap's layout, with slap's additions appended. */
+#include "slap/report.h"
+
+#include <math.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "slap/common.h"
+
+#ifdef SLAP_TESTING
+int report_force_tty = -1;
+#else
+static const int report_force_tty = -1;
+#endif
+
+static const double percentiles[REPORT_NPERCENTILES] = REPORT_PERCENTILES;
+static const char *const percentile_names[REPORT_NPERCENTILES] = {"P50", "P90", "P99", "P99.9"};
+static const char *const type_names[STATS_TYPES + 1] = {"Get", "Set", "Total"};
+
+#define MIB (1024.0 * 1024.0)
+
+static long long us_round(uint64_t ns)
+{
+    return (long long)((ns + SLAP_NS_PER_US / 2) / SLAP_NS_PER_US);
+}
+
+static void print_size(FILE *out, uint64_t n)
+{
+    if (n % 1024 == 0) {
+        fprintf(out, "%lluk", (unsigned long long)(n / 1024));
+    } else {
+        fprintf(out, "%llu", (unsigned long long)n);
+    }
+}
+
+/* Seconds as memaslap prints them: a whole number when whole. */
+static void print_seconds_width(FILE *out, uint64_t ns, int width)
+{
+    if (ns % SLAP_NS_PER_SEC == 0) {
+        fprintf(out, "%-*llu", width, (unsigned long long)(ns / SLAP_NS_PER_SEC));
+    } else {
+        fprintf(out, "%-*.3g", width, (double)ns / (double)SLAP_NS_PER_SEC);
+    }
+}
+
+void report_header(FILE *out, const struct slap_options *o)
+{
+    fprintf(out, "servers: %s\n", o->servers);
+    fprintf(out, "threads count: %u\n", o->threads);
+    fprintf(out, "concurrency: %u\n", o->concurrency);
+    if (o->execute_number > 0) {
+        fprintf(out, "execute number: %llu\n", (unsigned long long)o->execute_number);
+    } else {
+        fprintf(out, "run time: ");
+        print_seconds_width(out, o->run_time_ns, 0);
+        fprintf(out, "s\n");
+    }
+    fprintf(out, "windows size: ");
+    print_size(out, o->win_size);
+    fprintf(out, "\nset proportion: set_prop=%.2f\n", o->set_prop);
+    fprintf(out, "get proportion: get_prop=%.2f\n", o->get_prop);
+    fflush(out);
+}
+
+/* The histogram and byte count of one type (Total when type == STATS_TYPES). */
+static void type_view(const struct slap_stats *s, int type, struct hist *h, uint64_t *bytes,
+                      uint64_t *misses)
+{
+    const struct slap_counters *c = &s->counters;
+    if (type == STATS_TYPES) {
+        stats_total_hist(s, h);
+        *bytes = c->net_get_bytes + c->net_set_bytes;
+    } else {
+        *h = s->lat[type];
+        *bytes = type == STATS_GET ? c->net_get_bytes : c->net_set_bytes;
+    }
+    *misses = type == STATS_SET ? 0 : c->get_misses;
+}
+
+static void print_row(FILE *out, const char *label, uint64_t time_ns, const struct hist *h,
+                      uint64_t bytes, uint64_t misses)
+{
+    double secs = (double)time_ns / (double)SLAP_NS_PER_SEC;
+    fprintf(out, "%-8s ", label);
+    print_seconds_width(out, time_ns, 8);
+    fprintf(out, " %-12llu %-12lld %-10.1f %-10lld %-8lld %-10lld %-10lld %-10.2f %-10.2f",
+            (unsigned long long)h->count, (long long)llround((double)h->count / secs),
+            (double)bytes / MIB / secs, (long long)misses,
+            h->count ? us_round(h->min_ns) : 0LL, us_round(h->max_ns),
+            (long long)llround(hist_mean_us(h)), hist_stddev_us(h), hist_geomean_us(h));
+    for (int i = 0; i < REPORT_NPERCENTILES; i++) {
+        fprintf(out, i + 1 < REPORT_NPERCENTILES ? " %-10lld" : " %lld",
+                us_round(hist_percentile_ns(h, percentiles[i])));
+    }
+    fputc('\n', out);
+}
+
+static void print_table(FILE *out, int type, const struct slap_stats *period,
+                        const struct slap_stats *global, uint64_t freq_ns, uint64_t elapsed_ns)
+{
+    static struct hist h; /* main thread only; too big for the stack of a report */
+    uint64_t bytes, misses;
+
+    fprintf(out, "%s Statistics\n", type_names[type]);
+    fprintf(out, "%-8s %-8s %-12s %-12s %-10s %-10s %-8s %-10s %-10s %-10s %-10s", "Type",
+            "Time(s)", "Ops", "TPS(ops/s)", "Net(M/s)", "Get_miss", "Min(us)", "Max(us)",
+            "Avg(us)", "Std_dev", "Geo_dist");
+    for (int i = 0; i < REPORT_NPERCENTILES; i++) {
+        char name[16];
+        snprintf(name, sizeof(name), "%s(us)", percentile_names[i]);
+        fprintf(out, i + 1 < REPORT_NPERCENTILES ? " %-10s" : " %s", name);
+    }
+    fputc('\n', out);
+    type_view(period, type, &h, &bytes, &misses);
+    print_row(out, "Period", freq_ns, &h, bytes, misses);
+    type_view(global, type, &h, &bytes, &misses);
+    print_row(out, "Global", elapsed_ns, &h, bytes, misses);
+    fputc('\n', out);
+}
+
+static bool is_terminal(FILE *out)
+{
+    if (report_force_tty >= 0) {
+        return report_force_tty == 1;
+    }
+    return isatty(fileno(out)) == 1;
+}
+
+void report_period(FILE *out, const struct slap_options *o, const struct slap_stats *period,
+                   const struct slap_stats *global, uint64_t period_no)
+{
+    if (is_terminal(out)) {
+        fputs("\033[1;1H\033[2J", out);
+    }
+    fputc('\n', out);
+    for (int type = 0; type <= STATS_TYPES; type++) {
+        bool has_events = type == STATS_TYPES
+                              ? global->lat[STATS_GET].count + global->lat[STATS_SET].count > 0
+                              : global->lat[type].count > 0;
+        if (has_events) {
+            print_table(out, type, period, global, o->stat_freq_ns,
+                        o->stat_freq_ns * period_no);
+        }
+    }
+    fflush(out);
+}
+
+static void print_log2(FILE *out, const struct hist *h)
+{
+    int last = 0;
+    for (int i = 0; i < HIST_LOG2_BUCKETS; i++) {
+        if (h->log2_us[i] != 0) {
+            last = i;
+        }
+    }
+    int first = 0; /* the first row of four with a count, as memaslap */
+    for (int i = 0; i <= last - 4; i += 4) {
+        if (h->log2_us[i] || h->log2_us[i + 1] || h->log2_us[i + 2] || h->log2_us[i + 3]) {
+            first = i;
+            break;
+        }
+    }
+    fprintf(out, "   Log2 Dist:");
+    for (int i = first; i <= last; i++) {
+        if (i % 4 == 0) {
+            fprintf(out, "\n      %2d:", i);
+        }
+        fprintf(out, "   %6llu", (unsigned long long)h->log2_us[i]);
+    }
+    fputc('\n', out);
+}
+
+static void print_block(FILE *out, const char *name, const struct hist *h)
+{
+    if (h->count == 0) {
+        return;
+    }
+    fprintf(out, "%s Statistics (%llu events)\n", name, (unsigned long long)h->count);
+    fprintf(out, "   Min:  %8lld\n", us_round(h->min_ns));
+    fprintf(out, "   Max:  %8lld\n", us_round(h->max_ns));
+    fprintf(out, "   Avg:  %8lld\n", (long long)llround(hist_mean_us(h)));
+    fprintf(out, "   Geo:  %8.2f\n", hist_geomean_us(h));
+    if (h->count > 1) {
+        fprintf(out, "   Std:  %8.2f\n", hist_stddev_us(h));
+    }
+    print_log2(out, h);
+    for (int i = 0; i < REPORT_NPERCENTILES; i++) {
+        char label[16];
+        snprintf(label, sizeof(label), "%s:", percentile_names[i]);
+        fprintf(out, "   %-6s%8lld\n", label, us_round(hist_percentile_ns(h, percentiles[i])));
+    }
+    fputc('\n', out);
+}
+
+void report_final(FILE *out, const struct slap_stats *global, double seconds, int signal)
+{
+    static struct hist total;
+    for (int type = 0; type < STATS_TYPES; type++) {
+        print_block(out, type_names[type], &global->lat[type]);
+    }
+    stats_total_hist(global, &total);
+    print_block(out, type_names[STATS_TYPES], &total);
+
+    const struct slap_counters *c = &global->counters;
+    stats_print_counters(out, c, COUNTER_ALWAYS);
+    stats_print_counters(out, c, COUNTER_NONZERO);
+    uint64_t ops = stats_ops(global);
+    double secs = seconds > 0 ? seconds : 1e-9;
+    fprintf(out, "\nRun time: %.1fs Ops: %llu TPS: %.0f Net_rate: %.1fM/s\n", seconds,
+            (unsigned long long)ops, (double)ops / secs,
+            (double)(c->written_bytes + c->read_bytes) / MIB / secs);
+    if (signal > 0) {
+        fprintf(out, "interrupted: %s\n", signal == SIGINT ? "SIGINT" : "SIGTERM");
+    }
+    fflush(out);
+}

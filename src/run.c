@@ -1,0 +1,238 @@
+/*
+ * A run: the plan, the worker threads, the main thread's wait, periods and signals.
+ *
+ * The main thread never touches a socket. It spreads the clients over the
+ * workers, waits for every worker to connect, gives the start time, then
+ * sleeps in sigtimedwait: a signal asks the workers to stop; each -S period it
+ * collects what the workers published and prints the tables.
+ */
+#include "slap/run.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "slap/common.h"
+#include "slap/report.h"
+#include "slap/worker.h"
+
+#define RUN_POLL_NS (2ULL * SLAP_NS_PER_MS)
+#define RUN_SPARE_FDS 64
+
+static int check_fd_limit(const struct slap_options *o, uint32_t nservers, char *err,
+                          size_t err_len)
+{
+    uint64_t need = (uint64_t)o->concurrency * o->conns_per_client * nservers + RUN_SPARE_FDS;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) {
+        return SLAP_OK;
+    }
+    if (rl.rlim_cur < need && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need ? need : rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+    if (rl.rlim_cur < need) {
+        snprintf(err, err_len,
+                 "%llu sockets are needed but the open file limit is %llu (see ulimit -n)",
+                 (unsigned long long)(need - RUN_SPARE_FDS), (unsigned long long)rl.rlim_cur);
+        return SLAP_ERROR;
+    }
+    return SLAP_OK;
+}
+
+int run_init(struct run *r, const struct slap_options *o, FILE *out, char *err, size_t err_len)
+{
+    memset(r, 0, sizeof(*r));
+    r->opts = o;
+    r->out = out;
+    pthread_mutex_init(&r->lock, NULL);
+    pthread_cond_init(&r->cond, NULL);
+    stats_reset(&r->global);
+    if (servers_open(&r->servers, o->servers, err, err_len) != SLAP_OK) {
+        return SLAP_ERROR;
+    }
+    if (check_fd_limit(o, r->servers.count, err, err_len) != SLAP_OK) {
+        return SLAP_ERROR;
+    }
+    if (workload_init(&r->workload, o) != SLAP_OK) {
+        snprintf(err, err_len, "out of memory");
+        return SLAP_ERROR;
+    }
+    r->nworkers = o->threads;
+    r->workers = calloc(r->nworkers, sizeof(*r->workers));
+    if (r->workers == NULL) {
+        snprintf(err, err_len, "out of memory");
+        return SLAP_ERROR;
+    }
+    for (uint32_t t = 0; t < r->nworkers; t++) {
+        /* Clients spread as evenly as possible: counts differ by at most one. */
+        uint32_t first = (uint32_t)((uint64_t)o->concurrency * t / r->nworkers);
+        uint32_t next = (uint32_t)((uint64_t)o->concurrency * (t + 1) / r->nworkers);
+        if (worker_init(&r->workers[t], r, t, first, next - first) != SLAP_OK) {
+            snprintf(err, err_len, "out of memory for %u clients", o->concurrency);
+            return SLAP_ERROR;
+        }
+    }
+    return SLAP_OK;
+}
+
+void run_free(struct run *r)
+{
+    for (uint32_t t = 0; r->workers != NULL && t < r->nworkers; t++) {
+        if (r->workers[t].run != NULL) {
+            worker_free(&r->workers[t]);
+        }
+    }
+    free(r->workers);
+    workload_free(&r->workload);
+    servers_close(&r->servers);
+    pthread_mutex_destroy(&r->lock);
+    pthread_cond_destroy(&r->cond);
+}
+
+double run_seconds(const struct run *r)
+{
+    if (r->end_ns <= r->start_ns) {
+        return 0.0;
+    }
+    return (double)(r->end_ns - r->start_ns) / (double)SLAP_NS_PER_SEC;
+}
+
+/* Wait up to ns for SIGINT or SIGTERM; remember the first one and ask for a stop. */
+static void wait_signal(struct run *r, uint64_t ns)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    struct timespec ts = {.tv_sec = (time_t)(ns / SLAP_NS_PER_SEC),
+                          .tv_nsec = (long)(ns % SLAP_NS_PER_SEC)};
+    int sig = sigtimedwait(&set, NULL, &ts);
+    if (sig > 0) {
+        if (r->signal == 0) {
+            r->signal = sig;
+        }
+        atomic_store(&r->stop, true);
+    }
+}
+
+static void set_go(struct run *r, enum run_go go)
+{
+    pthread_mutex_lock(&r->lock);
+    r->start_ns = slap_now_ns();
+    r->go = go;
+    pthread_cond_broadcast(&r->cond);
+    pthread_mutex_unlock(&r->lock);
+}
+
+/* Wait until every worker has connected (or failed), answering signals meanwhile. */
+static int wait_ready(struct run *r, uint32_t spawned, char *err, size_t err_len)
+{
+    for (;;) {
+        pthread_mutex_lock(&r->lock);
+        uint32_t ready = r->ready;
+        pthread_mutex_unlock(&r->lock);
+        if (ready == spawned) {
+            break;
+        }
+        wait_signal(r, RUN_POLL_NS);
+    }
+    for (uint32_t t = 0; t < spawned; t++) {
+        if (r->workers[t].setup_failed) {
+            snprintf(err, err_len, "%s", r->workers[t].error);
+            return SLAP_ERROR;
+        }
+    }
+    return r->signal != 0 ? SLAP_ERROR : SLAP_OK;
+}
+
+static uint32_t workers_done(struct run *r)
+{
+    uint32_t done = 0;
+    for (uint32_t t = 0; t < r->nworkers; t++) {
+        done += atomic_load(&r->workers[t].done) ? 1 : 0;
+    }
+    return done;
+}
+
+static bool period_published(struct run *r, uint64_t period_no)
+{
+    for (uint32_t t = 0; t < r->nworkers; t++) {
+        if (atomic_load(&r->workers[t].ticks) < period_no) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static void print_period(struct run *r, uint64_t period_no)
+{
+    struct slap_stats *period = malloc(sizeof(*period));
+    if (period == NULL) {
+        return;
+    }
+    stats_reset(period);
+    for (uint32_t t = 0; t < r->nworkers; t++) {
+        worker_collect(&r->workers[t], period);
+    }
+    stats_merge(&r->global, period);
+    report_period(r->out, r->opts, period, &r->global, period_no);
+    free(period);
+}
+
+/* The main thread's wait: signals, -S tables, the end of every worker. */
+static void wait_workers(struct run *r)
+{
+    uint64_t freq = r->opts->stat_freq_ns;
+    uint64_t period_no = 1;
+    bool periods = freq > 0;
+    for (;;) {
+        bool all_done = workers_done(r) == r->nworkers;
+        if (all_done && !(periods && period_published(r, period_no))) {
+            break;
+        }
+        uint64_t now = slap_now_ns();
+        uint64_t wait = 10 * SLAP_NS_PER_MS;
+        if (periods) {
+            uint64_t due = r->start_ns + period_no * freq;
+            if ((now >= due || all_done) && period_published(r, period_no)) {
+                print_period(r, period_no++);
+                continue;
+            }
+            wait = now >= due ? RUN_POLL_NS : (due - now < wait ? due - now : wait);
+        }
+        wait_signal(r, wait);
+        if (r->signal != 0) {
+            periods = false;
+        }
+    }
+}
+
+int run_execute(struct run *r, char *err, size_t err_len)
+{
+    uint32_t spawned = 0;
+    int rc = SLAP_OK;
+    for (; spawned < r->nworkers; spawned++) {
+        if (worker_spawn(&r->workers[spawned]) != SLAP_OK) {
+            snprintf(err, err_len, "cannot start worker thread: %s", strerror(errno));
+            rc = SLAP_ERROR;
+            break;
+        }
+    }
+    if (rc == SLAP_OK) {
+        rc = wait_ready(r, spawned, err, err_len);
+    }
+    set_go(r, rc == SLAP_OK ? RUN_GO : RUN_ABORT);
+    if (rc == SLAP_OK) {
+        wait_workers(r);
+    }
+    for (uint32_t t = 0; t < spawned; t++) {
+        pthread_join(r->workers[t].thread, NULL);
+        worker_collect(&r->workers[t], &r->global);
+        if (r->workers[t].end_ns > r->end_ns) {
+            r->end_ns = r->workers[t].end_ns;
+        }
+    }
+    return rc;
+}

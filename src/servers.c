@@ -1,0 +1,100 @@
+/* The server list: parsed and mapped key to server by libmemcached, resolved once. */
+#include "slap/servers.h"
+
+#include <libmemcached-1.0/memcached.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "slap/common.h"
+
+static int resolve(struct server *srv, const char *host, unsigned port, char *err, size_t err_len)
+{
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
+    struct addrinfo *res = NULL;
+    char service[16];
+
+    snprintf(service, sizeof(service), "%u", port);
+    int rc = getaddrinfo(host, service, &hints, &res);
+    if (rc != 0) {
+        snprintf(err, err_len, "cannot resolve server '%s': %s", srv->name, gai_strerror(rc));
+        return SLAP_ERROR;
+    }
+    memcpy(&srv->addr, res->ai_addr, res->ai_addrlen);
+    srv->addr_len = res->ai_addrlen;
+    freeaddrinfo(res);
+    return SLAP_OK;
+}
+
+static int fill_servers(struct server_list *list, memcached_st *memc, char *err, size_t err_len)
+{
+    list->count = memcached_server_count(memc);
+    list->items = calloc(list->count, sizeof(*list->items));
+    if (list->items == NULL) {
+        snprintf(err, err_len, "out of memory");
+        return SLAP_ERROR;
+    }
+    for (uint32_t i = 0; i < list->count; i++) {
+        const memcached_instance_st *inst = memcached_server_instance_by_position(memc, i);
+        const char *host = memcached_server_name(inst);
+        unsigned port = memcached_server_port(inst);
+        struct server *srv = &list->items[i];
+
+        snprintf(srv->name, sizeof(srv->name), "%s:%u", host, port);
+        if (host[0] == '\0' || port == 0) {
+            snprintf(err, err_len, "bad server '%s'", srv->name);
+            return SLAP_ERROR;
+        }
+        if (resolve(srv, host, port, err, err_len) != SLAP_OK) {
+            return SLAP_ERROR;
+        }
+    }
+    return SLAP_OK;
+}
+
+int servers_open(struct server_list *list, const char *text, char *err, size_t err_len)
+{
+    memset(list, 0, sizeof(*list));
+    memcached_server_list_st parsed = memcached_servers_parse(text);
+    if (parsed == NULL || memcached_server_list_count(parsed) == 0) {
+        snprintf(err, err_len, "cannot parse server list '%s'", text);
+        goto error;
+    }
+    memcached_st *memc = memcached_create(NULL);
+    list->memc = memc;
+    if (memc == NULL || memcached_server_push(memc, parsed) != MEMCACHED_SUCCESS) {
+        snprintf(err, err_len, "cannot use server list '%s'", text);
+        goto error;
+    }
+    memcached_server_list_free(parsed);
+    parsed = NULL;
+    if (fill_servers(list, memc, err, err_len) != SLAP_OK) {
+        goto error;
+    }
+    return SLAP_OK;
+
+error:
+    if (parsed != NULL) {
+        memcached_server_list_free(parsed);
+    }
+    servers_close(list);
+    return SLAP_ERROR;
+}
+
+void servers_close(struct server_list *list)
+{
+    if (list->memc != NULL) {
+        memcached_free(list->memc);
+    }
+    free(list->items);
+    memset(list, 0, sizeof(*list));
+}
+
+uint32_t servers_pick(const struct server_list *list, const char *key, size_t key_len)
+{
+    if (list->count <= 1) {
+        return 0;
+    }
+    return memcached_generate_hash(list->memc, key, key_len);
+}

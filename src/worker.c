@@ -1,0 +1,395 @@
+/*
+ * A worker thread: its event_base, its clients, timers, and the period mailbox.
+ *
+ *   worker_main: connect every socket ──> tell the main thread ──> wait for go
+ *     ──> start every lane ──> event loop (end timer, -S tick, stop watch)
+ *     ──> stop: no new requests, answers awaited up to RUN_DRAIN_TIMEOUT_NS
+ *     ──> publish the rest ──> done
+ * Nothing here is shared but the mailbox, locked once a period.
+ */
+#include "slap/worker.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "slap/common.h"
+#include "slap/run.h"
+
+#define WORKER_WATCH_NS (10ULL * SLAP_NS_PER_MS)
+#define WORKER_READ_BUFFER (64u * 1024u)
+#define WORKER_MAX_WARNINGS 32
+#define WORKER_SLOT_TABLE_MAX (64ULL * 1024 * 1024)
+
+static struct timeval ns_to_tv(uint64_t ns)
+{
+    struct timeval tv = {.tv_sec = (time_t)(ns / SLAP_NS_PER_SEC),
+                         .tv_usec = (suseconds_t)(ns % SLAP_NS_PER_SEC / SLAP_NS_PER_US)};
+    return tv;
+}
+
+static uint64_t client_quota(const struct slap_options *o, uint32_t id)
+{
+    if (o->execute_number == 0) {
+        return UINT64_MAX;
+    }
+    uint64_t share = o->execute_number / o->concurrency;
+    return share + (id < o->execute_number % o->concurrency ? 1 : 0);
+}
+
+/* With several servers, look every slot's server up once instead of per request. */
+static int client_map_slots(struct client *c, const struct run *run)
+{
+    const struct workload *wl = &run->workload;
+    uint64_t bytes = wl->win_size * sizeof(uint16_t) * run->opts->concurrency;
+    if (run->servers.count <= 1 || run->servers.count > UINT16_MAX ||
+        bytes > WORKER_SLOT_TABLE_MAX) {
+        return SLAP_OK; /* one server, or too big: computed per request */
+    }
+    c->slot_server = malloc(wl->win_size * sizeof(uint16_t));
+    if (c->slot_server == NULL) {
+        return SLAP_ERROR;
+    }
+    for (uint64_t slot = 0; slot < wl->win_size; slot++) {
+        workload_key_slot(c->key, slot);
+        c->slot_server[slot] = (uint16_t)servers_pick(&run->servers, c->key, wl->key_size);
+    }
+    return SLAP_OK;
+}
+
+static int client_init(struct worker *w, struct client *c, uint32_t id, uint32_t k)
+{
+    const struct run *run = w->run;
+    const struct workload *wl = &run->workload;
+    uint32_t nservers = run->servers.count;
+    uint32_t nlanes = run->opts->conns_per_client;
+
+    c->worker = w;
+    c->id = id;
+    c->key = w->keys + (size_t)k * wl->key_size;
+    c->quota = client_quota(run->opts, id);
+    c->nlanes = nlanes;
+    c->lanes = w->lanes + (size_t)k * nlanes;
+    window_init(&c->win, wl);
+    workload_key_init(wl, id, c->key);
+    for (uint32_t i = 0; i < nlanes; i++) {
+        struct lane *l = &c->lanes[i];
+        size_t lane_no = (size_t)k * nlanes + i;
+        l->client = c;
+        l->wbuf = w->wbufs + lane_no * (wl->key_size + 64);
+        l->conns = w->conns + lane_no * nservers;
+        for (uint32_t s = 0; s < nservers; s++) {
+            l->conns[s].lane = l;
+            l->conns[s].server = s;
+            l->conns[s].fd = -1;
+        }
+    }
+    return client_map_slots(c, run);
+}
+
+int worker_init(struct worker *w, struct run *run, uint32_t index, uint32_t first_client,
+                uint32_t nclients)
+{
+    const struct workload *wl = &run->workload;
+    size_t nlanes = (size_t)nclients * run->opts->conns_per_client;
+
+    memset(w, 0, sizeof(*w));
+    w->run = run;
+    w->index = index;
+    w->nclients = nclients;
+    w->rng.state = 0x9e3779b97f4a7c15ULL * (index + 1) ^ slap_now_ns();
+    w->rbuf_size = WORKER_READ_BUFFER + PROTO_ASCII_MAX_LINE;
+    w->clients = calloc(nclients, sizeof(*w->clients));
+    w->lanes = calloc(nlanes, sizeof(*w->lanes));
+    w->conns = calloc(nlanes * run->servers.count, sizeof(*w->conns));
+    w->wbufs = malloc(nlanes * (wl->key_size + 64));
+    w->keys = malloc((size_t)nclients * wl->key_size);
+    w->rbuf = malloc(w->rbuf_size);
+    pthread_mutex_init(&w->box_lock, NULL);
+    stats_reset(&w->cur);
+    stats_reset(&w->box);
+    if (!w->clients || !w->lanes || !w->conns || !w->wbufs || !w->keys || !w->rbuf) {
+        return SLAP_ERROR;
+    }
+    for (uint32_t k = 0; k < nclients; k++) {
+        if (client_init(w, &w->clients[k], first_client + k, k) != SLAP_OK) {
+            return SLAP_ERROR;
+        }
+    }
+    return SLAP_OK;
+}
+
+void worker_free(struct worker *w)
+{
+    size_t nconns = (size_t)w->nclients * w->run->opts->conns_per_client * w->run->servers.count;
+    for (size_t i = 0; w->conns != NULL && i < nconns; i++) {
+        conn_free(&w->conns[i]);
+    }
+    for (uint32_t k = 0; w->clients != NULL && k < w->nclients; k++) {
+        free(w->clients[k].slot_server);
+    }
+    struct event *timers[] = {w->end_timer, w->tick_timer, w->watch_timer, w->drain_timer};
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(timers); i++) {
+        if (timers[i] != NULL) {
+            event_free(timers[i]);
+        }
+    }
+    if (w->base != NULL) {
+        event_base_free(w->base);
+    }
+    free(w->clients);
+    free(w->lanes);
+    free(w->conns);
+    free(w->wbufs);
+    free(w->keys);
+    free(w->rbuf);
+    pthread_mutex_destroy(&w->box_lock);
+}
+
+void worker_warn(struct worker *w, const char *what, uint32_t server, const char *detail,
+                 size_t detail_len)
+{
+    /* Each kind of problem once per server: a dying server must not flood stderr. */
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static struct {
+        const char *what;
+        uint32_t server;
+    } seen[WORKER_MAX_WARNINGS];
+    static size_t nseen;
+    bool print = true;
+
+    pthread_mutex_lock(&lock);
+    for (size_t i = 0; i < nseen && print; i++) {
+        print = !(seen[i].what == what && seen[i].server == server);
+    }
+    if (print && nseen < WORKER_MAX_WARNINGS) {
+        seen[nseen].what = what;
+        seen[nseen++].server = server;
+    } else {
+        print = false;
+    }
+    pthread_mutex_unlock(&lock);
+    if (print) {
+        fprintf(stderr, "slap: %s: %s: %.*s\n", w->run->servers.items[server].name, what,
+                (int)detail_len, detail ? detail : "");
+    }
+}
+
+bool worker_should_stop(struct worker *w)
+{
+    return w->stopping;
+}
+
+static void worker_publish(struct worker *w)
+{
+    pthread_mutex_lock(&w->box_lock);
+    stats_merge(&w->box, &w->cur);
+    pthread_mutex_unlock(&w->box_lock);
+    stats_reset(&w->cur);
+}
+
+void worker_collect(struct worker *w, struct slap_stats *dst)
+{
+    pthread_mutex_lock(&w->box_lock);
+    stats_merge(dst, &w->box);
+    stats_reset(&w->box);
+    pthread_mutex_unlock(&w->box_lock);
+}
+
+static void worker_finish(struct worker *w)
+{
+    w->end_ns = slap_now_ns();
+    event_base_loopbreak(w->base);
+}
+
+void worker_lane_idle(struct worker *w)
+{
+    w->busy_lanes--;
+    if (w->busy_lanes == 0) {
+        worker_finish(w);
+    }
+}
+
+static void on_drain_timeout(evutil_socket_t fd, short what, void *arg)
+{
+    struct worker *w = arg;
+    (void)fd;
+    (void)what;
+    size_t nlanes = (size_t)w->nclients * w->run->opts->conns_per_client;
+    for (size_t i = 0; i < nlanes; i++) {
+        if (w->lanes[i].busy && w->lanes[i].sent) {
+            w->cur.counters.unanswered++;
+        }
+    }
+    worker_finish(w);
+}
+
+/* No new requests from now on; lanes waiting for a socket give up. */
+static void worker_begin_stop(struct worker *w)
+{
+    if (w->stopping) {
+        return;
+    }
+    w->stopping = true;
+    size_t nlanes = (size_t)w->nclients * w->run->opts->conns_per_client;
+    uint32_t waiting = 0;
+    for (size_t i = 0; i < nlanes; i++) {
+        if (w->lanes[i].busy && !w->lanes[i].sent) {
+            waiting++;
+        }
+    }
+    for (size_t i = 0; i < nlanes && waiting > 0; i++) {
+        if (w->lanes[i].busy && !w->lanes[i].sent) {
+            waiting--;
+            w->lanes[i].busy = false;
+            worker_lane_idle(w); /* may finish the loop */
+        }
+    }
+    if (w->busy_lanes > 0) {
+        struct timeval tv = ns_to_tv(RUN_DRAIN_TIMEOUT_NS);
+        w->drain_timer = evtimer_new(w->base, on_drain_timeout, w);
+        evtimer_add(w->drain_timer, &tv);
+    }
+}
+
+static void on_end(evutil_socket_t fd, short what, void *arg)
+{
+    struct worker *w = arg;
+    const struct slap_options *o = w->run->opts;
+    (void)fd;
+    (void)what;
+    if (o->stat_freq_ns > 0) {
+        /* The end falls on a period boundary the tick timer may not reach first. */
+        uint64_t due = o->run_time_ns / o->stat_freq_ns;
+        if (atomic_load(&w->ticks) < due) {
+            worker_publish(w);
+            atomic_store(&w->ticks, due);
+        }
+    }
+    worker_begin_stop(w);
+}
+
+static void on_watch(evutil_socket_t fd, short what, void *arg)
+{
+    struct worker *w = arg;
+    (void)fd;
+    (void)what;
+    if (atomic_load_explicit(&w->run->stop, memory_order_relaxed)) {
+        worker_begin_stop(w);
+    }
+}
+
+static void on_tick(evutil_socket_t fd, short what, void *arg)
+{
+    struct worker *w = arg;
+    (void)fd;
+    (void)what;
+    if (w->stopping) {
+        return; /* the rest goes to the final report */
+    }
+    worker_publish(w);
+    atomic_fetch_add(&w->ticks, 1);
+}
+
+/* Connect every socket; returns when all are up or one failed. */
+static int worker_connect_all(struct worker *w)
+{
+    const struct run *run = w->run;
+    size_t nconns = (size_t)w->nclients * run->opts->conns_per_client * run->servers.count;
+    for (size_t i = 0; i < nconns; i++) {
+        struct conn *c = &w->conns[i];
+        const struct server *srv = &run->servers.items[c->server];
+        if (conn_connect(c, srv, w->base, RUN_CONNECT_TIMEOUT_NS) != SLAP_OK) {
+            snprintf(w->error, sizeof(w->error), "cannot connect to %s: %s", srv->name,
+                     strerror(errno));
+            return SLAP_ERROR;
+        }
+        w->connecting++;
+    }
+    if (w->connecting > 0) {
+        event_base_dispatch(w->base);
+    }
+    return w->setup_failed ? SLAP_ERROR : SLAP_OK;
+}
+
+static struct event *timer_at(struct worker *w, uint64_t after_ns, short flags,
+                              event_callback_fn fn)
+{
+    struct event *ev = event_new(w->base, -1, flags, fn, w);
+    struct timeval tv = ns_to_tv(after_ns);
+    event_add(ev, &tv);
+    return ev;
+}
+
+static void worker_start(struct worker *w, uint64_t start_ns)
+{
+    const struct slap_options *o = w->run->opts;
+    uint64_t now = slap_now_ns();
+    uint64_t late = now > start_ns ? now - start_ns : 0;
+
+    w->started = true;
+    if (o->execute_number == 0) {
+        uint64_t left = o->run_time_ns > late ? o->run_time_ns - late : 0;
+        w->end_timer = timer_at(w, left, 0, on_end);
+    }
+    if (o->stat_freq_ns > 0) {
+        w->tick_timer = timer_at(w, o->stat_freq_ns, EV_PERSIST, on_tick);
+    }
+    w->watch_timer = timer_at(w, WORKER_WATCH_NS, EV_PERSIST, on_watch);
+    size_t nlanes = (size_t)w->nclients * o->conns_per_client;
+    w->busy_lanes = 1; /* hold the loop open while the lanes start */
+    for (size_t i = 0; i < nlanes; i++) {
+        lane_start(&w->lanes[i]);
+    }
+    worker_lane_idle(w);
+}
+
+static enum run_go worker_wait_go(struct worker *w)
+{
+    struct run *r = w->run;
+    pthread_mutex_lock(&r->lock);
+    r->ready++;
+    pthread_cond_broadcast(&r->cond);
+    while (r->go == RUN_WAIT) {
+        pthread_cond_wait(&r->cond, &r->lock);
+    }
+    enum run_go go = r->go;
+    pthread_mutex_unlock(&r->lock);
+    return go;
+}
+
+static void *worker_main(void *arg)
+{
+    struct worker *w = arg;
+    if (worker_connect_all(w) != SLAP_OK) {
+        w->setup_failed = true;
+    }
+    if (worker_wait_go(w) == RUN_GO) {
+        worker_start(w, w->run->start_ns);
+        if (w->busy_lanes > 0) {
+            event_base_dispatch(w->base);
+        }
+    }
+    if (w->end_ns == 0) {
+        w->end_ns = slap_now_ns();
+    }
+    worker_publish(w);
+    atomic_store(&w->done, true);
+    return NULL;
+}
+
+int worker_spawn(struct worker *w)
+{
+    struct event_config *cfg = event_config_new();
+    if (cfg == NULL) {
+        return SLAP_ERROR;
+    }
+    event_config_set_flag(cfg, EVENT_BASE_FLAG_NOLOCK);
+    w->base = event_base_new_with_config(cfg);
+    event_config_free(cfg);
+    if (w->base == NULL) {
+        return SLAP_ERROR;
+    }
+    return pthread_create(&w->thread, NULL, worker_main, w) == 0 ? SLAP_OK : SLAP_ERROR;
+}

@@ -1,0 +1,593 @@
+/* Unit tests of option parsing: units, the option table, good and bad command lines, --help. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h> /* after the four headers above, which it needs */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "slap/common.h"
+#include "slap/options.h"
+#include "slap/version.h"
+
+#define MAX_ARGS 16
+#define SEC SLAP_NS_PER_SEC
+#define UNTOUCHED 0x5eedULL /* stored before a parse that must fail, checked after */
+
+/* One call of options_parse with everything it printed. */
+struct parse_result {
+    enum options_outcome outcome;
+    struct slap_options o;
+    char *out;
+    char *err;
+};
+
+/* Parse "slap" followed by the NULL-terminated args. */
+static void parse(struct parse_result *r, const char *const *args)
+{
+    char *argv[MAX_ARGS + 2] = {"slap"};
+    int argc = 1;
+    for (; args[argc - 1] != NULL; argc++) {
+        assert_true(argc <= MAX_ARGS);
+        argv[argc] = (char *)args[argc - 1];
+    }
+    size_t out_size = 0, err_size = 0;
+    FILE *out = open_memstream(&r->out, &out_size);
+    FILE *err = open_memstream(&r->err, &err_size);
+    assert_non_null(out);
+    assert_non_null(err);
+    r->outcome = options_parse(&r->o, argc, argv, out, err);
+    fclose(out);
+    fclose(err);
+}
+
+static void parse_result_free(struct parse_result *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+static size_t count_lines(const char *text)
+{
+    size_t lines = 0;
+    for (; *text != '\0'; text++) {
+        lines += *text == '\n';
+    }
+    return lines;
+}
+
+static void assert_same_options(const struct slap_options *a, const struct slap_options *b)
+{
+    assert_string_equal(a->servers, b->servers);
+    assert_int_equal(a->threads, b->threads);
+    assert_int_equal(a->concurrency, b->concurrency);
+    assert_int_equal(a->conns_per_client, b->conns_per_client);
+    assert_int_equal(a->execute_number, b->execute_number);
+    assert_int_equal(a->run_time_ns, b->run_time_ns);
+    assert_int_equal(a->win_size, b->win_size);
+    assert_int_equal(a->key_size, b->key_size);
+    assert_int_equal(a->value_size, b->value_size);
+    assert_int_equal(a->stat_freq_ns, b->stat_freq_ns);
+    assert_int_equal(a->reconnect, b->reconnect);
+    assert_true(a->set_prop == b->set_prop);
+    assert_true(a->get_prop == b->get_prop);
+}
+
+static int unset_servers_env(void **state)
+{
+    (void)state;
+    unsetenv("MEMCACHED_SERVERS");
+    return 0;
+}
+
+/* ---- units ---------------------------------------------------------------------------- */
+
+struct unit_case {
+    const char *text;
+    uint64_t expected;
+};
+
+static void test_duration_good(void **state)
+{
+    (void)state;
+    static const struct unit_case cases[] = {
+        {"30", 30 * SEC},
+        {"30s", 30 * SEC},
+        {"10S", 10 * SEC},
+        {"1.5m", 90 * SEC},
+        {"2M", 120 * SEC},
+        {"2h", 7200 * SEC},
+        {"1H", 3600 * SEC},
+        {"1d", 86400 * SEC},
+        {"1D", 86400 * SEC},
+        {"0.1d", 8640 * SEC},
+        {"500ms", 500 * SLAP_NS_PER_MS},
+        {"1.5ms", 1500 * SLAP_NS_PER_US},
+        {"0.001s", SLAP_NS_PER_MS},
+        {"0.5", SEC / 2},
+        {"0", 0},
+        {"1.0000000001s", SEC},                 /* below a nanosecond: dropped */
+        {"0.0000000019s", 1},                   /* truncated, not rounded */
+        {"18446744073.709551615s", UINT64_MAX}, /* the largest that fits */
+        {"007s", 7 * SEC},
+    };
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(cases); i++) {
+        uint64_t ns = UNTOUCHED;
+        if (opt_parse_duration(cases[i].text, &ns) != SLAP_OK) {
+            fail_msg("duration '%s' was rejected", cases[i].text);
+        }
+        if (ns != cases[i].expected) {
+            fail_msg("duration '%s' = %llu ns, expected %llu", cases[i].text,
+                     (unsigned long long)ns, (unsigned long long)cases[i].expected);
+        }
+    }
+}
+
+static void test_size_good(void **state)
+{
+    (void)state;
+    static const struct unit_case binary[] = {
+        {"1", 1},
+        {"0", 0},
+        {"10k", 10240},
+        {"10K", 10240},
+        {"1m", 1048576},
+        {"1M", 1048576},
+        {"1g", 1073741824},
+        {"2G", 2147483648ULL},
+        {"18446744073709551615", UINT64_MAX},
+        {"16777215g", 16777215ULL << 30},
+    };
+    static const struct unit_case decimal[] = {
+        {"10k", 10000}, {"100K", 100000}, {"2m", 2000000}, {"3g", 3000000000ULL}, {"42", 42},
+    };
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(binary); i++) {
+        uint64_t value = UNTOUCHED;
+        assert_int_equal(opt_parse_size(binary[i].text, 1024, &value), SLAP_OK);
+        assert_int_equal(value, binary[i].expected);
+    }
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(decimal); i++) {
+        uint64_t value = UNTOUCHED;
+        assert_int_equal(opt_parse_size(decimal[i].text, 1000, &value), SLAP_OK);
+        assert_int_equal(value, decimal[i].expected);
+    }
+}
+
+/* Texts that neither parser accepts. */
+static const char *const bad_unit_texts[] = {
+    "", "s", "-1", "1x", "1.5.2s", "99999999999999999999", "10kk", " 1", "1 ", "+1", "-", "0x10",
+};
+
+static void test_units_bad(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(bad_unit_texts); i++) {
+        const char *text = bad_unit_texts[i];
+        uint64_t value = UNTOUCHED;
+        if (opt_parse_duration(text, &value) != SLAP_ERROR) {
+            fail_msg("duration '%s' was accepted", text);
+        }
+        if (opt_parse_size(text, 1024, &value) != SLAP_ERROR) {
+            fail_msg("size '%s' was accepted", text);
+        }
+        assert_int_equal(value, UNTOUCHED);
+    }
+}
+
+static void test_duration_bad(void **state)
+{
+    (void)state;
+    static const char *const texts[] = {
+        "1.",
+        ".5",
+        "1.s",
+        "1ss",
+        "1sm",
+        "1Ms",
+        "1MS",
+        "1k",
+        "10m s",
+        "18446744074",            /* seconds beyond 2^64 ns */
+        "18446744073.709551616s", /* one nanosecond too many */
+        "213503982335d",          /* days beyond 2^64 ns */
+    };
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(texts); i++) {
+        uint64_t ns = UNTOUCHED;
+        if (opt_parse_duration(texts[i], &ns) != SLAP_ERROR) {
+            fail_msg("duration '%s' was accepted", texts[i]);
+        }
+        assert_int_equal(ns, UNTOUCHED);
+    }
+}
+
+static void test_size_bad(void **state)
+{
+    (void)state;
+    static const char *const texts[] = {
+        "1.5k", "k", "1kb", "1s", "1 k", "18446744073709551616", "17179869184g", "1t",
+    };
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(texts); i++) {
+        uint64_t value = UNTOUCHED;
+        if (opt_parse_size(texts[i], 1024, &value) != SLAP_ERROR) {
+            fail_msg("size '%s' was accepted", texts[i]);
+        }
+        assert_int_equal(value, UNTOUCHED);
+    }
+
+    /* A large kunit: the multiplier itself overflows before the number does. */
+    uint64_t value = UNTOUCHED;
+    assert_int_equal(opt_parse_size("1g", 1ULL << 32, &value), SLAP_ERROR);
+    assert_int_equal(opt_parse_size("1m", 1ULL << 32, &value), SLAP_ERROR);
+    assert_int_equal(value, UNTOUCHED);
+    assert_int_equal(opt_parse_size("1k", 1ULL << 32, &value), SLAP_OK);
+    assert_int_equal(value, 1ULL << 32);
+    /* kunit 0: a plain count, no suffix at all */
+    assert_int_equal(opt_parse_size("12", 0, &value), SLAP_OK);
+    assert_int_equal(value, 12);
+    assert_int_equal(opt_parse_size("12k", 0, &value), SLAP_ERROR);
+}
+
+/* ---- the table ------------------------------------------------------------------------ */
+
+static void test_table(void **state)
+{
+    (void)state;
+    static const char *const unsupported[] = {
+        "cfg_cmd",  "verify", "division", "exp_verify", "overwrite", "udp",
+        "facebook", "binary", "tps",      "rep_write",  "verbose",
+    };
+    size_t rows = options_table_size();
+    size_t unsupported_rows = 0;
+    assert_int_equal(rows, 23);
+    for (size_t i = 0; i < rows; i++) {
+        const char *name = options_table_long_name(i);
+        assert_non_null(name);
+        assert_null(strchr(name, '-')); /* the table holds memaslap's underscore spelling */
+        bool listed = false;
+        for (size_t u = 0; u < SLAP_ARRAY_SIZE(unsupported); u++) {
+            listed = listed || strcmp(name, unsupported[u]) == 0;
+        }
+        assert_int_equal(options_table_supported(i), !listed);
+        unsupported_rows += listed;
+        for (size_t j = i + 1; j < rows; j++) {
+            assert_string_not_equal(name, options_table_long_name(j));
+            if (options_table_short(i) != 0) {
+                assert_int_not_equal(options_table_short(i), options_table_short(j));
+            }
+        }
+    }
+    assert_int_equal(unsupported_rows, SLAP_ARRAY_SIZE(unsupported));
+    assert_null(options_table_long_name(rows));
+    assert_int_equal(options_table_short(rows), 0);
+    assert_false(options_table_supported(rows));
+}
+
+/* Every row answers to both spellings, alike; unsupported rows name themselves. */
+static void test_table_spellings(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < options_table_size(); i++) {
+        char underscore[64], hyphen[64];
+        snprintf(underscore, sizeof(underscore), "--%s", options_table_long_name(i));
+        snprintf(hyphen, sizeof(hyphen), "%s", underscore);
+        for (char *c = hyphen + 2; *c != '\0'; c++) {
+            *c = *c == '_' ? '-' : *c;
+        }
+        struct parse_result a, b;
+        parse(&a, (const char *const[]){underscore, NULL});
+        parse(&b, (const char *const[]){hyphen, NULL});
+        assert_int_equal(a.outcome, b.outcome);
+        assert_string_equal(a.out, b.out);
+        assert_string_equal(a.err, b.err);
+        assert_null(strstr(a.err, "unknown option"));
+        if (!options_table_supported(i)) {
+            char line[128];
+            snprintf(line, sizeof(line), "slap: %s (-%c) is not supported yet\n", underscore,
+                     options_table_short(i));
+            assert_int_equal(a.outcome, OPTIONS_USAGE);
+            assert_true(strncmp(a.err, line, strlen(line)) == 0);
+        }
+        parse_result_free(&a);
+        parse_result_free(&b);
+    }
+}
+
+/* ---- bad command lines ---------------------------------------------------------------- */
+
+struct bad_line {
+    const char *args[6];
+    const char *expect; /* a part of the first error line */
+};
+
+static const struct bad_line bad_lines[] = {
+    {{"-T", "0"}, "--threads: must be at least 1"},
+    {{"-T", "1025"}, "--threads: must be at most 1024"},
+    {{"-T", "abc"}, "slap: --threads: 'abc' is not a number"},
+    {{"-T", "2k"}, "--threads: '2k' is not a number"},
+    {{"-T", "-1"}, "--threads: '-1' must not be negative"},
+    {{"-T", ""}, "--threads"},
+    {{"-T"}, "slap: --threads needs a value"},
+    {{"--threads"}, "slap: --threads needs a value"},
+    {{"-c", "2", "-T", "4"}, "slap: --concurrency (2) must be at least --threads (4)"},
+    {{"-T", "32"}, "--concurrency (16) must be at least --threads (32)"},
+    {{"-c", "0"}, "--concurrency: must be at least 1"},
+    {{"-c", "1000001"}, "--concurrency: must be at most"},
+    {{"-n", "0"}, "--conn_sock"},
+    {{"--conn-sock=1025"}, "--conn_sock: must be at most 1024"},
+    {{"-x", "0"}, "--execute_number: must be at least 1"},
+    {{"-x", "99999999999999999999"}, "--execute_number: '99999999999999999999' is too large"},
+    {{"-x", "10kk"}, "--execute_number: '10kk' has an unknown unit"},
+    {{"-t", "10x"}, "slap: --time: '10x' has an unknown unit (use ms, s, m, h or d)"},
+    {{"-t", "0"}, "--time: must be more than 0"},
+    {{"-t", "1.5.2s"}, "--time"},
+    {{"-t", "s"}, "--time: 's' is not a number"},
+    {{"-w", "0"}, "slap: --win_size: must be at least 1"},
+    {{"-w", "0k"}, "slap: --win_size: must be at least 1"},
+    {{"--win-size=5g"}, "--win_size: must be at most 4294967296"},
+    {{"-X", "0"}, "--fixed_size: must be at least 1"},
+    {{"-X", "2m"}, "--fixed_size: must be at most 1048576"},
+    {{"-S", "0s"}, "--stat_freq: must be more than 0"},
+    {{"--stat_freq="}, "--stat_freq: '' is not a number"},
+    {{"-s", ""}, "--servers"},
+    {{"--bogus"}, "slap: unknown option '--bogus'"},
+    {{"--foo=1"}, "slap: unknown option '--foo'"},
+    {{"-Z"}, "slap: unknown option '-Z'"},
+    {{"-RZ"}, "unknown option '-Z'"},
+    {{"--ver"}, "option '--ver' is ambiguous"},
+    {{"--reconnect=yes"}, "slap: --reconnect does not take a value"},
+    {{"-B"}, "slap: --binary (-B) is not supported yet"},
+    {{"--binary"}, "not supported"},
+    {{"-F", "config"}, "slap: --cfg_cmd (-F) is not supported yet"},
+    {{"-F"}, "--cfg_cmd (-F) is not supported yet"},
+    {{"--tps=10k"}, "--tps (-P) is not supported yet"},
+    {{"-U"}, "--udp (-U) is not supported yet"},
+    {{"--udp=1"}, "slap: --udp (-U) is not supported yet"},
+    {{"-v", "0.1"}, "--verify (-v) is not supported yet"},
+    {{"extra"}, "slap: unexpected argument 'extra'"},
+    {{"-t", "1s", "extra"}, "unexpected argument 'extra'"},
+    {{"--", "-T"}, "unexpected argument '-T'"},
+};
+
+static void test_bad_lines(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(bad_lines); i++) {
+        struct parse_result r;
+        parse(&r, bad_lines[i].args);
+        if (r.outcome != OPTIONS_USAGE || strstr(r.err, bad_lines[i].expect) == NULL ||
+            count_lines(r.err) != 2 || strncmp(r.err, "slap: ", 6) != 0 ||
+            strstr(r.err, "\nTry 'slap --help' for more information.\n") == NULL) {
+            fail_msg("case %zu (%s ...): outcome %d, err '%s', expected '%s'", i,
+                     bad_lines[i].args[0], (int)r.outcome, r.err, bad_lines[i].expect);
+        }
+        assert_string_equal(r.out, "");
+        parse_result_free(&r);
+    }
+}
+
+/* A failed parse leaves getopt mid-argument; the next parse must start clean. */
+static void test_parse_again(void **state)
+{
+    (void)state;
+    struct parse_result r;
+    parse(&r, (const char *const[]){"-RZT", "3", NULL}); /* stops with "T" still unread */
+    assert_int_equal(r.outcome, OPTIONS_USAGE);
+    parse_result_free(&r);
+    parse(&r, (const char *const[]){"-c", "5", NULL});
+    assert_int_equal(r.outcome, OPTIONS_RUN);
+    assert_string_equal(r.err, "");
+    assert_int_equal(r.o.concurrency, 5);
+    assert_int_equal(r.o.threads, 1);
+    assert_false(r.o.reconnect);
+    parse_result_free(&r);
+}
+
+/* ---- good command lines --------------------------------------------------------------- */
+
+static void test_defaults(void **state)
+{
+    (void)state;
+    struct parse_result r;
+    parse(&r, (const char *const[]){NULL});
+    assert_int_equal(r.outcome, OPTIONS_RUN);
+    assert_string_equal(r.out, "");
+    assert_string_equal(r.err, "");
+    assert_string_equal(r.o.servers, SLAP_DEFAULT_SERVER);
+    assert_int_equal(r.o.threads, 1);
+    assert_int_equal(r.o.concurrency, 16);
+    assert_int_equal(r.o.conns_per_client, 1);
+    assert_int_equal(r.o.execute_number, 0);
+    assert_int_equal(r.o.run_time_ns, 600 * SEC);
+    assert_int_equal(r.o.win_size, 10240);
+    assert_int_equal(r.o.key_size, 64);
+    assert_int_equal(r.o.value_size, 1024);
+    assert_int_equal(r.o.stat_freq_ns, 0);
+    assert_false(r.o.reconnect);
+    assert_true(r.o.set_prop == 0.1);
+    assert_true(r.o.get_prop == 0.9);
+
+    struct slap_options direct;
+    options_defaults(&direct);
+    assert_same_options(&direct, &r.o);
+    parse_result_free(&r);
+}
+
+static void test_full_line(void **state)
+{
+    (void)state;
+    struct parse_result r;
+    parse(&r, (const char *const[]){"-s", "h1,h2", "-T", "2", "-c", "64", "--win_size=1k", "-t",
+                                    "10s", "-S", "1s", NULL});
+    assert_int_equal(r.outcome, OPTIONS_RUN);
+    assert_string_equal(r.err, "");
+    assert_string_equal(r.o.servers, "h1,h2");
+    assert_int_equal(r.o.threads, 2);
+    assert_int_equal(r.o.concurrency, 64);
+    assert_int_equal(r.o.conns_per_client, 1);
+    assert_int_equal(r.o.execute_number, 0);
+    assert_int_equal(r.o.run_time_ns, 10 * SEC);
+    assert_int_equal(r.o.win_size, 1024);
+    assert_int_equal(r.o.key_size, 64);
+    assert_int_equal(r.o.value_size, 1024);
+    assert_int_equal(r.o.stat_freq_ns, SEC);
+    assert_false(r.o.reconnect);
+    assert_true(r.o.set_prop == 0.1);
+    assert_true(r.o.get_prop == 0.9);
+    parse_result_free(&r);
+}
+
+static void test_spellings_agree(void **state)
+{
+    (void)state;
+    struct parse_result underscore, hyphen, shorts;
+    parse(&underscore,
+          (const char *const[]){"--servers=a:1", "--threads", "4", "--concurrency=8", "--conn_sock",
+                                "3", "--execute_number=5k", "--time", "2m", "--win_size=2k",
+                                "--fixed_size", "100", "--stat_freq=500ms", "--reconnect", NULL});
+    parse(&hyphen,
+          (const char *const[]){"--servers=a:1", "--threads", "4", "--concurrency=8", "--conn-sock",
+                                "3", "--execute-number=5k", "--time", "2m", "--win-size=2k",
+                                "--fixed-size", "100", "--stat-freq=500ms", "--reconnect", NULL});
+    parse(&shorts, (const char *const[]){"-sa:1", "-T4", "-c", "8", "-n", "3", "-x", "5k", "-t",
+                                         "2m", "-w2k", "-X", "100", "-S", "500ms", "-R", NULL});
+    assert_int_equal(underscore.outcome, OPTIONS_RUN);
+    assert_int_equal(hyphen.outcome, OPTIONS_RUN);
+    assert_int_equal(shorts.outcome, OPTIONS_RUN);
+    assert_int_equal(underscore.o.conns_per_client, 3);
+    assert_int_equal(underscore.o.execute_number, 5000);
+    assert_int_equal(underscore.o.win_size, 2048);
+    assert_int_equal(underscore.o.value_size, 100);
+    assert_int_equal(underscore.o.stat_freq_ns, 500 * SLAP_NS_PER_MS);
+    assert_true(underscore.o.reconnect);
+    assert_same_options(&underscore.o, &hyphen.o);
+    assert_same_options(&underscore.o, &shorts.o);
+    parse_result_free(&underscore);
+    parse_result_free(&hyphen);
+    parse_result_free(&shorts);
+}
+
+static void test_counted_and_edges(void **state)
+{
+    (void)state;
+    struct parse_result r;
+    parse(&r, (const char *const[]){"-x", "10k", NULL});
+    assert_int_equal(r.outcome, OPTIONS_RUN);
+    assert_int_equal(r.o.execute_number, 10000);
+    parse_result_free(&r);
+
+    parse(&r, (const char *const[]){"-w", "1", "-X", "1m", "-T", "1024", "-c", "1024", NULL});
+    assert_int_equal(r.outcome, OPTIONS_RUN);
+    assert_int_equal(r.o.win_size, 1);
+    assert_int_equal(r.o.value_size, 1048576);
+    assert_int_equal(r.o.threads, 1024);
+    parse_result_free(&r);
+
+    parse(&r, (const char *const[]){"--win=4g", "--exec=1", "-t", "1", "-t", "2", NULL});
+    assert_int_equal(r.outcome, OPTIONS_RUN); /* unique prefixes; the last -t wins */
+    assert_int_equal(r.o.win_size, SLAP_MAX_WIN_SIZE);
+    assert_int_equal(r.o.execute_number, 1);
+    assert_int_equal(r.o.run_time_ns, 2 * SEC);
+    parse_result_free(&r);
+}
+
+static void test_servers_env(void **state)
+{
+    (void)state;
+    struct parse_result r;
+    setenv("MEMCACHED_SERVERS", "envhost:11311", 1);
+    parse(&r, (const char *const[]){NULL});
+    assert_int_equal(r.outcome, OPTIONS_RUN);
+    assert_string_equal(r.o.servers, "envhost:11311");
+    parse_result_free(&r);
+
+    parse(&r, (const char *const[]){"-s", "cli:1", NULL});
+    assert_string_equal(r.o.servers, "cli:1");
+    parse_result_free(&r);
+
+    setenv("MEMCACHED_SERVERS", "", 1);
+    parse(&r, (const char *const[]){NULL});
+    assert_string_equal(r.o.servers, SLAP_DEFAULT_SERVER);
+    parse_result_free(&r);
+
+    unsetenv("MEMCACHED_SERVERS");
+    parse(&r, (const char *const[]){NULL});
+    assert_string_equal(r.o.servers, SLAP_DEFAULT_SERVER);
+    parse_result_free(&r);
+}
+
+static void test_help(void **state)
+{
+    (void)state;
+    struct parse_result r;
+    parse(&r, (const char *const[]){"-T", "2", "--help", "--bogus", NULL});
+    assert_int_equal(r.outcome, OPTIONS_EXIT);
+    assert_string_equal(r.err, "");
+    assert_true(strncmp(r.out, "Usage: slap [OPTIONS]\n", 22) == 0);
+    for (size_t i = 0; i < options_table_size(); i++) {
+        char name[64];
+        snprintf(name, sizeof(name), "--%s", options_table_long_name(i));
+        if (strstr(r.out, name) == NULL) {
+            fail_msg("--help does not list %s", name);
+        }
+    }
+    assert_non_null(strstr(r.out, "  -s, --servers=LIST "));
+    assert_non_null(strstr(r.out, "  -B, --binary "));
+    assert_non_null(strstr(r.out, "Not yet supported"));
+    assert_non_null(strstr(r.out, "slap -s host1,host2:11212 -x 100k\n"));
+    for (const char *line = r.out; *line != '\0';) {
+        size_t length = strcspn(line, "\n");
+        if (length > 79) {
+            fail_msg("help line over 79 columns: %.*s", (int)length, line);
+        }
+        line += length + (line[length] == '\n');
+    }
+    parse_result_free(&r);
+
+    parse(&r, (const char *const[]){"-h", NULL});
+    assert_int_equal(r.outcome, OPTIONS_EXIT);
+    assert_non_null(strstr(r.out, "Usage: slap"));
+    parse_result_free(&r);
+}
+
+static void test_version(void **state)
+{
+    (void)state;
+    struct parse_result r;
+    parse(&r, (const char *const[]){"--version", NULL});
+    assert_int_equal(r.outcome, OPTIONS_EXIT);
+    assert_string_equal(r.out, "slap " SLAP_VERSION "\n");
+    assert_string_equal(r.err, "");
+    parse_result_free(&r);
+
+    parse(&r, (const char *const[]){"-V", NULL});
+    assert_int_equal(r.outcome, OPTIONS_EXIT);
+    assert_true(strncmp(r.out, "slap ", 5) == 0);
+    parse_result_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_duration_good),
+        cmocka_unit_test(test_size_good),
+        cmocka_unit_test(test_units_bad),
+        cmocka_unit_test(test_duration_bad),
+        cmocka_unit_test(test_size_bad),
+        cmocka_unit_test(test_table),
+        cmocka_unit_test_setup(test_table_spellings, unset_servers_env),
+        cmocka_unit_test_setup(test_bad_lines, unset_servers_env),
+        cmocka_unit_test_setup(test_parse_again, unset_servers_env),
+        cmocka_unit_test_setup(test_defaults, unset_servers_env),
+        cmocka_unit_test_setup(test_full_line, unset_servers_env),
+        cmocka_unit_test_setup(test_spellings_agree, unset_servers_env),
+        cmocka_unit_test_setup(test_counted_and_edges, unset_servers_env),
+        cmocka_unit_test_teardown(test_servers_env, unset_servers_env),
+        cmocka_unit_test_setup(test_help, unset_servers_env),
+        cmocka_unit_test_setup(test_version, unset_servers_env),
+    };
+    return cmocka_run_group_tests(tests, unset_servers_env, NULL);
+}

@@ -1,0 +1,443 @@
+/* Unit tests of the ASCII protocol: each reply, streams split every way, garbage, encoders. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h> /* after the four headers above, which it needs */
+
+#include <string.h>
+
+#include "slap/common.h"
+#include "slap/proto_ascii.h"
+
+#define MAX_OUTCOMES 64
+#define MSG_CAP 64
+#define DRIVER_BUF (PROTO_ASCII_MAX_LINE + 4096)
+
+/* One parse result as the test remembers it (msg copied out of the buffer). */
+struct outcome {
+    int status;
+    enum proto_reply reply;
+    uint32_t hits;
+    uint64_t value_bytes;
+    int has_msg;
+    char msg[MSG_CAP];
+};
+
+/* Emulates conn.c: keeps the unconsumed bytes, appends each chunk, parses until AGAIN. */
+struct driver {
+    struct ascii_parser parser;
+    char buf[DRIVER_BUF];
+    size_t held;
+    struct outcome out[MAX_OUTCOMES];
+    size_t n_out;
+    int failed; /* SLAP_ERROR seen: the caller would close the connection */
+};
+
+/* Kept static: the driver holds a few kilobytes. */
+static struct driver drv;
+
+static void record(struct driver *d, int status, const struct proto_result *res)
+{
+    assert_true(d->n_out < MAX_OUTCOMES);
+    struct outcome *o = &d->out[d->n_out++];
+    memset(o, 0, sizeof(*o));
+    o->status = status;
+    if (status != SLAP_OK) {
+        return;
+    }
+    o->reply = res->reply;
+    o->hits = res->hits;
+    o->value_bytes = res->value_bytes;
+    o->has_msg = res->msg != NULL;
+    if (res->msg != NULL) {
+        assert_true(res->msg_len < MSG_CAP);
+        memcpy(o->msg, res->msg, res->msg_len);
+    }
+}
+
+static void driver_init(struct driver *d)
+{
+    memset(d, 0, sizeof(*d));
+    proto_ascii_parser_reset(&d->parser);
+}
+
+/* Append a chunk and parse every complete response, as the connection code does. */
+static void driver_feed(struct driver *d, const char *chunk, size_t len)
+{
+    if (d->failed) {
+        return;
+    }
+    assert_true(d->held + len <= sizeof(d->buf));
+    memcpy(d->buf + d->held, chunk, len);
+    d->held += len;
+    size_t off = 0;
+    for (;;) {
+        struct proto_result res;
+        size_t used = (size_t)-1;
+        int rc = proto_ascii_parse(&d->parser, d->buf + off, d->held - off, &used, &res);
+        if (rc == SLAP_ERROR) {
+            record(d, rc, NULL);
+            d->failed = 1;
+            return;
+        }
+        assert_true(used <= d->held - off);
+        off += used;
+        if (rc == SLAP_AGAIN) {
+            break;
+        }
+        assert_true(used > 0);
+        record(d, rc, &res);
+    }
+    d->held -= off;
+    assert_true(d->held <= PROTO_ASCII_MAX_LINE); /* what conn.c can carry */
+    memmove(d->buf, d->buf + off, d->held);
+}
+
+/* Feed stream in chunks of at most chunk bytes, the first one being first bytes long. */
+static void driver_run(struct driver *d, const char *stream, size_t len, size_t first, size_t chunk)
+{
+    driver_init(d);
+    size_t pos = first < len ? first : len;
+    driver_feed(d, stream, pos);
+    while (pos < len) {
+        size_t n = len - pos < chunk ? len - pos : chunk;
+        driver_feed(d, stream + pos, n);
+        pos += n;
+    }
+}
+
+static void assert_outcomes(const struct driver *d, const struct outcome *want, size_t n_want,
+                            const char *how, size_t where)
+{
+    if (d->n_out != n_want) {
+        fail_msg("%s %zu: %zu results, expected %zu", how, where, d->n_out, n_want);
+    }
+    for (size_t i = 0; i < n_want; i++) {
+        const struct outcome *got = &d->out[i];
+        if (got->status != want[i].status || got->reply != want[i].reply ||
+            got->hits != want[i].hits || got->value_bytes != want[i].value_bytes ||
+            got->has_msg != want[i].has_msg || strcmp(got->msg, want[i].msg) != 0) {
+            fail_msg("%s %zu: result %zu is status %d reply %d hits %u bytes %llu msg '%s'", how,
+                     where, i, got->status, (int)got->reply, (unsigned)got->hits,
+                     (unsigned long long)got->value_bytes, got->msg);
+        }
+    }
+}
+
+/* ---- single replies ---- */
+
+struct single_case {
+    const char *input;
+    enum proto_reply reply;
+    uint32_t hits;
+    uint64_t value_bytes;
+    const char *msg; /* NULL: res.msg must be NULL */
+};
+
+static const struct single_case single_cases[] = {
+    {"STORED\r\n", PROTO_REPLY_STORED, 0, 0, NULL},
+    {"NOT_STORED\r\n", PROTO_REPLY_NOT_STORED, 0, 0, NULL},
+    {"EXISTS\r\n", PROTO_REPLY_EXISTS, 0, 0, NULL},
+    {"NOT_FOUND\r\n", PROTO_REPLY_NOT_FOUND, 0, 0, NULL},
+    {"ERROR\r\n", PROTO_REPLY_ERROR, 0, 0, NULL},
+    {"CLIENT_ERROR bad data chunk\r\n", PROTO_REPLY_CLIENT_ERROR, 0, 0, "bad data chunk"},
+    {"SERVER_ERROR out of memory\r\n", PROTO_REPLY_SERVER_ERROR, 0, 0, "out of memory"},
+    {"SERVER_ERROR\r\n", PROTO_REPLY_SERVER_ERROR, 0, 0, NULL},
+    {"END\r\n", PROTO_REPLY_VALUES, 0, 0, NULL},
+    {"VALUE foo 0 3\r\nbar\r\nEND\r\n", PROTO_REPLY_VALUES, 1, 3, NULL},
+    {"VALUE foo 4294967295 3 18446744073709551615\r\nbar\r\nEND\r\n", PROTO_REPLY_VALUES, 1, 3,
+     NULL},
+    {"VALUE a 1 2\r\nxy\r\nVALUE b 2 0\r\n\r\nEND\r\n", PROTO_REPLY_VALUES, 2, 2, NULL},
+    {"VALUE a 0 3\r\nabc\r\nSERVER_ERROR out of memory\r\n", PROTO_REPLY_SERVER_ERROR, 1, 3,
+     "out of memory"},
+};
+
+static void test_single_replies(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(single_cases); i++) {
+        const struct single_case *c = &single_cases[i];
+        struct ascii_parser p;
+        struct proto_result res;
+        size_t len = strlen(c->input), used = 0;
+        proto_ascii_parser_reset(&p);
+        assert_int_equal(proto_ascii_parse(&p, c->input, len, &used, &res), SLAP_OK);
+        assert_int_equal(used, len);
+        assert_int_equal(res.reply, c->reply);
+        assert_int_equal(res.hits, c->hits);
+        assert_int_equal(res.value_bytes, c->value_bytes);
+        if (c->msg == NULL) {
+            assert_null(res.msg);
+            assert_int_equal(res.msg_len, 0);
+        } else {
+            assert_ptr_equal(res.msg, c->input + (strstr(c->input, c->msg) - c->input));
+            assert_int_equal(res.msg_len, strlen(c->msg));
+        }
+        assert_int_equal(p.hits, 0); /* per-response state reset */
+        assert_int_equal(p.value_bytes, 0);
+        assert_int_equal(p.data_left, 0);
+    }
+}
+
+/* A partial line is not consumed; data is consumed as it comes; a second response waits. */
+static void test_partial_input(void **state)
+{
+    (void)state;
+    struct ascii_parser p;
+    struct proto_result res;
+    size_t used = 99;
+    proto_ascii_parser_reset(&p);
+    assert_int_equal(proto_ascii_parse(&p, "STORED\r", 7, &used, &res), SLAP_AGAIN);
+    assert_int_equal(used, 0);
+    assert_int_equal(proto_ascii_parse(&p, "", 0, &used, &res), SLAP_AGAIN);
+    assert_int_equal(used, 0);
+    assert_int_equal(proto_ascii_parse(&p, "VALUE k 0 5\r\nab", 15, &used, &res), SLAP_AGAIN);
+    assert_int_equal(used, 15);
+    assert_int_equal(p.data_left, 3 + 2);
+    assert_int_equal(proto_ascii_parse(&p, "cde\r", 4, &used, &res), SLAP_AGAIN);
+    assert_int_equal(used, 4);
+    assert_int_equal(proto_ascii_parse(&p, "\nEN", 3, &used, &res), SLAP_AGAIN);
+    assert_int_equal(used, 1);
+    assert_int_equal(proto_ascii_parse(&p, "END\r\nSTORED\r\n", 13, &used, &res), SLAP_OK);
+    assert_int_equal(used, 5);
+    assert_int_equal(res.reply, PROTO_REPLY_VALUES);
+    assert_int_equal(res.hits, 1);
+    assert_int_equal(res.value_bytes, 5);
+}
+
+/* A value of exactly 1 GiB is accepted (its data is still to come); one byte more is not. */
+static void test_value_size_limit(void **state)
+{
+    (void)state;
+    struct ascii_parser p;
+    struct proto_result res;
+    size_t used = 0;
+    const char *max = "VALUE k 0 1073741824\r\n";
+    const char *over = "VALUE k 0 1073741825\r\n";
+    proto_ascii_parser_reset(&p);
+    assert_int_equal(proto_ascii_parse(&p, max, strlen(max), &used, &res), SLAP_AGAIN);
+    assert_int_equal(used, strlen(max));
+    assert_int_equal(p.data_left, (1ULL << 30) + 2);
+    proto_ascii_parser_reset(&p);
+    assert_int_equal(proto_ascii_parse(&p, over, strlen(over), &used, &res), SLAP_ERROR);
+}
+
+/* A line of PROTO_ASCII_MAX_LINE bytes with its CRLF parses; a longer one is garbage. */
+static void test_line_limit(void **state)
+{
+    (void)state;
+    static char line[PROTO_ASCII_MAX_LINE + 2];
+    struct ascii_parser p;
+    struct proto_result res;
+    size_t used = 0;
+    memset(line, 'm', sizeof(line));
+    memcpy(line, "SERVER_ERROR ", 13);
+    memcpy(line + PROTO_ASCII_MAX_LINE - 2, "\r\n", 2);
+    proto_ascii_parser_reset(&p);
+    assert_int_equal(proto_ascii_parse(&p, line, PROTO_ASCII_MAX_LINE, &used, &res), SLAP_OK);
+    assert_int_equal(used, PROTO_ASCII_MAX_LINE);
+    assert_int_equal(res.msg_len, PROTO_ASCII_MAX_LINE - 15);
+
+    memset(line + PROTO_ASCII_MAX_LINE - 2, 'm', 2);
+    assert_int_equal(proto_ascii_parse(&p, line, PROTO_ASCII_MAX_LINE, &used, &res), SLAP_AGAIN);
+    assert_int_equal(used, 0);
+    memcpy(line + PROTO_ASCII_MAX_LINE - 1, "\r\n", 2); /* one byte too long */
+    assert_int_equal(proto_ascii_parse(&p, line, PROTO_ASCII_MAX_LINE + 1, &used, &res),
+                     SLAP_ERROR);
+}
+
+/* ---- a stream of many responses, split every way ---- */
+
+static const char stream[] = "STORED\r\n"
+                             "VALUE alpha 0 5\r\nhello\r\n"
+                             "VALUE empty 7 0\r\n\r\n"
+                             "VALUE gamma 42 11 12345\r\nhello world\r\n"
+                             "END\r\n"
+                             "END\r\n"
+                             "SERVER_ERROR out of memory storing object\r\n"
+                             "NOT_STORED\r\n"
+                             "VALUE tricky 1 12\r\nx\r\nEND\r\nyyyy\r\n"
+                             "END\r\n"
+                             "VALUE a 0 3\r\nabc\r\nSERVER_ERROR out of memory\r\n"
+                             "EXISTS\r\n"
+                             "NOT_FOUND\r\n"
+                             "ERROR\r\n"
+                             "CLIENT_ERROR bad data chunk\r\n"
+                             "VALUE big 3 40\r\n0123456789012345678901234567890123456789\r\n"
+                             "END\r\n";
+
+static const struct outcome stream_want[] = {
+    {SLAP_OK, PROTO_REPLY_STORED, 0, 0, 0, ""},
+    {SLAP_OK, PROTO_REPLY_VALUES, 3, 16, 0, ""},
+    {SLAP_OK, PROTO_REPLY_VALUES, 0, 0, 0, ""},
+    {SLAP_OK, PROTO_REPLY_SERVER_ERROR, 0, 0, 1, "out of memory storing object"},
+    {SLAP_OK, PROTO_REPLY_NOT_STORED, 0, 0, 0, ""},
+    {SLAP_OK, PROTO_REPLY_VALUES, 1, 12, 0, ""},
+    {SLAP_OK, PROTO_REPLY_SERVER_ERROR, 1, 3, 1, "out of memory"},
+    {SLAP_OK, PROTO_REPLY_EXISTS, 0, 0, 0, ""},
+    {SLAP_OK, PROTO_REPLY_NOT_FOUND, 0, 0, 0, ""},
+    {SLAP_OK, PROTO_REPLY_ERROR, 0, 0, 0, ""},
+    {SLAP_OK, PROTO_REPLY_CLIENT_ERROR, 0, 0, 1, "bad data chunk"},
+    {SLAP_OK, PROTO_REPLY_VALUES, 1, 40, 0, ""},
+};
+
+static void assert_stream_done(const struct driver *d, const char *how, size_t where)
+{
+    assert_outcomes(d, stream_want, SLAP_ARRAY_SIZE(stream_want), how, where);
+    if (d->held != 0 || d->parser.hits != 0 || d->parser.data_left != 0) {
+        fail_msg("%s %zu: %zu bytes left over", how, where, d->held);
+    }
+}
+
+static void test_stream_all_at_once(void **state)
+{
+    (void)state;
+    driver_run(&drv, stream, sizeof(stream) - 1, sizeof(stream) - 1, 1);
+    assert_stream_done(&drv, "all at once", 0);
+}
+
+static void test_stream_split_everywhere(void **state)
+{
+    (void)state;
+    size_t len = sizeof(stream) - 1;
+    for (size_t split = 0; split <= len; split++) {
+        driver_run(&drv, stream, len, split, len);
+        assert_stream_done(&drv, "split at", split);
+    }
+}
+
+static void test_stream_byte_at_a_time(void **state)
+{
+    (void)state;
+    driver_run(&drv, stream, sizeof(stream) - 1, 1, 1);
+    assert_stream_done(&drv, "byte at a time", 1);
+}
+
+/* ---- garbage ---- */
+
+static const char *const garbage[] = {
+    "HELLO\r\n",
+    "VALUE k 0 abc\r\n",
+    "VALUE k 0 5\r\nabcdeXY",
+    "VALUE k 0 5\r\nabcde\rX",
+    "VALUE k 0 99999999999999999999\r\n",
+    "VALUE k 4294967296 5\r\n",
+    "VALUE k 0\r\n",
+    "VALUE k\r\n",
+    "VALUE  0 5\r\n",
+    "VALUE k 0 -5\r\n",
+    "VALUE k 0 5 \r\n",
+    "VALUE k 0 5 12x\r\n",
+    "VALUE k 0 5 99999999999999999999\r\n",
+    "VALUE k 0 1\r\na\r\nSTORED\r\n",
+    "STORED\n",
+    "\r\n",
+    "END \r\n",
+    "stored\r\n",
+    "SERVER_ERRORx\r\n",
+    "STORED\r\nBOGUS\r\n",
+};
+
+/* The last result must be SLAP_ERROR, whether the bytes arrive at once or one by one. */
+static void assert_garbage(const char *bytes, size_t len, const char *name)
+{
+    size_t chunks[] = {len, 1, 7};
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(chunks); i++) {
+        driver_run(&drv, bytes, len, chunks[i], chunks[i]);
+        if (!drv.failed || drv.out[drv.n_out - 1].status != SLAP_ERROR) {
+            fail_msg("'%s' in chunks of %zu was not rejected", name, chunks[i]);
+        }
+    }
+}
+
+static void test_garbage(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(garbage); i++) {
+        assert_garbage(garbage[i], strlen(garbage[i]), garbage[i]);
+    }
+}
+
+static void test_long_line_without_crlf(void **state)
+{
+    (void)state;
+    static char line[3000];
+    memset(line, 'a', sizeof(line));
+    assert_garbage(line, sizeof(line), "3000-byte line");
+    memcpy(line, "VALUE ", 6); /* a huge key is no better */
+    assert_garbage(line, sizeof(line), "3000-byte VALUE line");
+}
+
+/* ---- encoders ---- */
+
+/* Encode into exactly cap bytes of a guarded buffer; nothing past cap may change. */
+static size_t encode_guarded(char *buf, size_t buf_size, size_t cap, int set)
+{
+    memset(buf, '#', buf_size);
+    size_t n =
+        set ? proto_ascii_encode_set_header(buf, cap, "user:42", 7, 4294967295u, 3600, 123456789)
+            : proto_ascii_encode_get(buf, cap, "user:42", 7);
+    for (size_t i = cap; i < buf_size; i++) {
+        assert_int_equal(buf[i], '#');
+    }
+    return n;
+}
+
+static void test_encode_get(void **state)
+{
+    (void)state;
+    char buf[64];
+    const char *want = "get user:42\r\n";
+    size_t len = strlen(want);
+    assert_int_equal(encode_guarded(buf, sizeof(buf), len, 0), len);
+    assert_memory_equal(buf, want, len);
+    assert_int_equal(encode_guarded(buf, sizeof(buf), len - 1, 0), 0);
+    assert_int_equal(encode_guarded(buf, sizeof(buf), 0, 0), 0);
+}
+
+static void test_encode_set_header(void **state)
+{
+    (void)state;
+    char buf[64];
+    const char *want = "set user:42 4294967295 3600 123456789\r\n";
+    size_t len = strlen(want);
+    assert_int_equal(encode_guarded(buf, sizeof(buf), len, 1), len);
+    assert_memory_equal(buf, want, len);
+    assert_int_equal(encode_guarded(buf, sizeof(buf), len - 1, 1), 0);
+
+    assert_int_equal(proto_ascii_encode_set_header(buf, sizeof(buf), "k", 1, 0, 0, 0), 13);
+    assert_memory_equal(buf, "set k 0 0 0\r\n", 13);
+    assert_int_equal(proto_ascii_encode_set_header(buf, sizeof(buf), "k", 1, 10, 9, 100), 16);
+    assert_memory_equal(buf, "set k 10 9 100\r\n", 16);
+}
+
+/* A key longer than the buffer must not wrap the size arithmetic. */
+static void test_encode_huge_key(void **state)
+{
+    (void)state;
+    char buf[16];
+    assert_int_equal(proto_ascii_encode_get(buf, sizeof(buf), "k", SIZE_MAX - 2), 0);
+    assert_int_equal(proto_ascii_encode_set_header(buf, sizeof(buf), "k", SIZE_MAX - 2, 0, 0, 0),
+                     0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_single_replies),
+        cmocka_unit_test(test_partial_input),
+        cmocka_unit_test(test_value_size_limit),
+        cmocka_unit_test(test_line_limit),
+        cmocka_unit_test(test_stream_all_at_once),
+        cmocka_unit_test(test_stream_split_everywhere),
+        cmocka_unit_test(test_stream_byte_at_a_time),
+        cmocka_unit_test(test_garbage),
+        cmocka_unit_test(test_long_line_without_crlf),
+        cmocka_unit_test(test_encode_get),
+        cmocka_unit_test(test_encode_set_header),
+        cmocka_unit_test(test_encode_huge_key),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
