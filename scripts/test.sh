@@ -12,3 +12,15 @@ echo "== release build (warnings are errors)"
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer build"
 "$top/scripts/build.sh" "$top/build-asan" -DSLAP_WERROR=ON -DSLAP_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
 (cd "$top/build-asan" && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure)
+
+# Fuzz every codec for a bounded time when clang with libFuzzer is here.
+if command -v clang >/dev/null 2>&1 &&
+   echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n){(void)d;(void)n;return 0;}' |
+   clang -x c -fsanitize=fuzzer - -o /tmp/slap-fuzz-probe.$$ 2>/dev/null; then
+    rm -f /tmp/slap-fuzz-probe.$$
+    echo "== libFuzzer targets (bounded)"
+    CC=clang "$top/scripts/build.sh" "$top/build-fuzz" -DSLAP_FUZZ=ON -DSLAP_WERROR=ON
+    (cd "$top/build-fuzz" && ctest -L fuzz --output-on-failure)
+else
+    echo "== clang with libFuzzer not found: fuzz targets skipped"
+fi
