@@ -212,9 +212,7 @@ static void schedule_reconnect(struct lane *l, struct conn *c)
     if (!event_initialized(&c->retry)) {
         event_assign(&c->retry, w->base, -1, 0, on_retry, c);
     }
-    uint64_t ns = c->backoff_ns;
-    struct timeval tv = {.tv_sec = (time_t)(ns / SLAP_NS_PER_SEC),
-                         .tv_usec = (suseconds_t)(ns % SLAP_NS_PER_SEC / SLAP_NS_PER_US)};
+    struct timeval tv = slap_ns_to_timeval(c->backoff_ns);
     event_add(&c->retry, &tv);
     c->backoff_ns = c->backoff_ns * 2 > RUN_RECONNECT_MAX_NS ? RUN_RECONNECT_MAX_NS
                                                              : c->backoff_ns * 2;

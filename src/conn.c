@@ -26,13 +26,6 @@
 static void on_readable(evutil_socket_t fd, short what, void *arg);
 static void on_writable(evutil_socket_t fd, short what, void *arg);
 
-static struct timeval ns_to_tv(uint64_t ns)
-{
-    struct timeval tv = {.tv_sec = (time_t)(ns / SLAP_NS_PER_SEC),
-                         .tv_usec = (suseconds_t)(ns % SLAP_NS_PER_SEC / SLAP_NS_PER_US)};
-    return tv;
-}
-
 static struct worker *conn_worker(const struct conn *c)
 {
     return c->lane->client->worker;
@@ -71,7 +64,7 @@ int conn_connect(struct conn *c, const struct server *srv, struct event_base *ba
         errno = err;
         return SLAP_ERROR;
     }
-    struct timeval tv = ns_to_tv(timeout_ns);
+    struct timeval tv = slap_ns_to_timeval(timeout_ns);
     event_add(&c->wev, &tv);
     return SLAP_OK;
 }

@@ -22,13 +22,6 @@
 #define WORKER_MAX_WARNINGS 32
 #define WORKER_SLOT_TABLE_MAX (64ULL * 1024 * 1024)
 
-static struct timeval ns_to_tv(uint64_t ns)
-{
-    struct timeval tv = {.tv_sec = (time_t)(ns / SLAP_NS_PER_SEC),
-                         .tv_usec = (suseconds_t)(ns % SLAP_NS_PER_SEC / SLAP_NS_PER_US)};
-    return tv;
-}
-
 static uint64_t client_quota(const struct slap_options *o, uint32_t id)
 {
     if (o->execute_number == 0) {
@@ -233,24 +226,19 @@ static void worker_begin_stop(struct worker *w)
     }
     w->stopping = true;
     size_t nlanes = (size_t)w->nclients * w->run->opts->conns_per_client;
-    uint32_t waiting = 0;
     for (size_t i = 0; i < nlanes; i++) {
         if (w->lanes[i].busy && !w->lanes[i].sent) {
-            waiting++;
-        }
-    }
-    for (size_t i = 0; i < nlanes && waiting > 0; i++) {
-        if (w->lanes[i].busy && !w->lanes[i].sent) {
-            waiting--;
             w->lanes[i].busy = false;
-            worker_lane_idle(w); /* may finish the loop */
+            w->busy_lanes--;
         }
     }
-    if (w->busy_lanes > 0) {
-        struct timeval tv = ns_to_tv(RUN_DRAIN_TIMEOUT_NS);
-        w->drain_timer = evtimer_new(w->base, on_drain_timeout, w);
-        evtimer_add(w->drain_timer, &tv);
+    if (w->busy_lanes == 0) {
+        worker_finish(w);
+        return;
     }
+    struct timeval tv = slap_ns_to_timeval(RUN_DRAIN_TIMEOUT_NS);
+    w->drain_timer = evtimer_new(w->base, on_drain_timeout, w);
+    evtimer_add(w->drain_timer, &tv);
 }
 
 static void on_end(evutil_socket_t fd, short what, void *arg)
@@ -317,7 +305,7 @@ static struct event *timer_at(struct worker *w, uint64_t after_ns, short flags,
                               event_callback_fn fn)
 {
     struct event *ev = event_new(w->base, -1, flags, fn, w);
-    struct timeval tv = ns_to_tv(after_ns);
+    struct timeval tv = slap_ns_to_timeval(after_ns);
     event_add(ev, &tv);
     return ev;
 }

@@ -3,6 +3,7 @@
 #define SLAP_COMMON_H
 
 #include <stdint.h>
+#include <sys/time.h>
 #include <time.h>
 
 /* One status vocabulary for every function that can fail or wait. */
@@ -31,6 +32,14 @@ static inline uint64_t slap_now_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * SLAP_NS_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+/* A duration in nanoseconds as the struct timeval libevent takes. */
+static inline struct timeval slap_ns_to_timeval(uint64_t ns)
+{
+    struct timeval tv = {.tv_sec = (time_t)(ns / SLAP_NS_PER_SEC),
+                         .tv_usec = (suseconds_t)(ns % SLAP_NS_PER_SEC / SLAP_NS_PER_US)};
+    return tv;
 }
 
 #endif

@@ -243,6 +243,38 @@ def case_sigint(mc):
     check_agree(counters(out), delta)
 
 
+def case_sigterm(mc):
+    proc = subprocess.Popen([ARGS.slap, "-s", mc.addr, "-t", "60s", "-c", "4"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.5)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=20)
+    check(proc.returncode == -signal.SIGTERM, "slap should die of SIGTERM, got %d" % proc.returncode)
+    check("interrupted: SIGTERM" in out and "Run time:" in out, "no report after SIGTERM")
+
+
+def case_tiny_window_uneven_threads(mc):
+    rc, out, err, delta, _ = measured([mc], ["-s", mc.addr, "-w", "1", "-x", "1000", "-T", "2",
+                                             "-c", "3", "--conn-sock=2"])
+    check(rc == 0, "exit status %d" % rc)
+    c = counters(out)
+    check_agree(c, delta)
+    check(c["cmd_get"] + c["cmd_set"] == 1000, "-x 1000 ran %d" % (c["cmd_get"] + c["cmd_set"]))
+    check("windows size: 1\n" in out, "header should print the window as given")
+    check(int(mc.stats()[0]["curr_items"]) <= 3, "-w 1 with 3 clients should write 3 keys at most")
+
+
+def case_env_servers(mc):
+    env = dict(os.environ, MEMCACHED_SERVERS=mc.addr)
+    before = mc.stats()
+    res = subprocess.run([ARGS.slap, "-x", "500", "-c", "2"], env=env, capture_output=True,
+                         text=True, timeout=60)
+    delta = server_delta(before, mc.stats())
+    check(res.returncode == 0, "exit status %d" % res.returncode)
+    check("servers: %s" % mc.addr in res.stdout, "MEMCACHED_SERVERS not used")
+    check_agree(counters(res.stdout), delta)
+
+
 def case_bad_options(mc):
     for args in (["-T", "0"], ["--win_size=0k"], ["--no-such-option"], ["-t", "5x"]):
         rc, out, err = run_slap(args)

@@ -1,0 +1,494 @@
+/* Unit tests of the text report: golden text for the header, the final blocks and the -S tables. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+
+#include <cmocka.h> /* after the four headers above, which it needs */
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "slap/common.h"
+#include "slap/options.h"
+#include "slap/report.h"
+#include "slap/stats.h"
+
+#define MIB 1048576ULL
+
+/*
+ * Every golden string below was worked out by hand from memaslap's format rules:
+ *   block:  "%s Statistics (%llu events)\n", "   Min:  %8lld\n", "   Max:  %8lld\n",
+ *           "   Avg:  %8lld\n", "   Geo:  %8.2f\n", "   Std:  %8.2f\n" (events > 1),
+ *           "   Log2 Dist:", per bucket "\n      %2d:" when i % 4 == 0 then "   %6llu",
+ *           "\n", "   P50:  %8lld\n" ... "   P99.9:%8lld\n", "\n";
+ *   log2 bucket i holds whole us in (2^(i-1), 2^i]; rows run from the first row of four
+ *   with a count (searched up to last - 4, else row 0) to the last non-zero bucket.
+ * Percentiles follow hist.h: the bucket where the count reaches ceil(p/100 * n), its
+ * midpoint clamped to [min, max], rounded to whole us. The buckets used:
+ *   100 us   -> [99840, 100351] ns, mid 100095 -> 100
+ *   200 us   -> [199680, 200703] ns (2^17 row, width 2^10), mid 200191 -> 200
+ *   300 us   -> [299008, 301055] ns (2^18 row, width 2^11), mid 300031 > max -> 300
+ *   1000 us  -> [999424, 1003519] ns (2^19 row, width 2^12), mid 1001471 -> 1001
+ *   3000 us  -> [2998272, 3014655] ns (2^21 row, width 2^14), mid 3006463 -> 3006
+ *   5000 us  -> [4980736, 5013503] ns (2^22 row, width 2^15), mid 4997119 -> 4997
+ *               (or 5000 when 5000 us is also the minimum: clamped)
+ */
+
+/* Gets of 1, 2, 3, 4, 5 ms: log2 buckets 10, 11, 12, 12, 13.
+ * avg 3000, geo 120^(1/5) * 1000 = 2605.171, std sqrt(2.5) * 1000 = 1581.139;
+ * P50 rank 3 (3000 us), P90/P99/P99.9 rank 5 (5000 us). */
+static const char get_block[] = "Get Statistics (5 events)\n"
+                                "   Min:      1000\n"
+                                "   Max:      5000\n"
+                                "   Avg:      3000\n"
+                                "   Geo:   2605.17\n"
+                                "   Std:   1581.14\n"
+                                "   Log2 Dist:\n"
+                                "       8:        0        0        1        1\n"
+                                "      12:        2        1\n"
+                                "   P50:      3006\n"
+                                "   P90:      4997\n"
+                                "   P99:      4997\n"
+                                "   P99.9:    4997\n"
+                                "\n";
+
+/* Sets of 100, 200, 300 us: log2 buckets 7, 8, 9 (first row 4: row 8 is not below 9 - 4).
+ * avg 200, geo 6e6^(1/3) = 181.712, std 100; P50 rank 2 (200 us), the others rank 3. */
+static const char set_block[] = "Set Statistics (3 events)\n"
+                                "   Min:       100\n"
+                                "   Max:       300\n"
+                                "   Avg:       200\n"
+                                "   Geo:    181.71\n"
+                                "   Std:    100.00\n"
+                                "   Log2 Dist:\n"
+                                "       4:        0        0        0        1\n"
+                                "       8:        1        1\n"
+                                "   P50:       200\n"
+                                "   P90:       300\n"
+                                "   P99:       300\n"
+                                "   P99.9:     300\n"
+                                "\n";
+
+/* Both: 100, 200, 300, 1000, 2000, 3000, 4000, 5000 us. sum 15600, avg 1950;
+ * geo (6e6 * 1.2e17)^(1/8) = 959.769; sum of squares 55140000, so
+ * std = sqrt((55140000 - 15600^2 / 8) / 7) = sqrt(24720000 / 7) = 1879.210;
+ * P50 rank 4 (1000 us), the others rank 8 (5000 us). */
+static const char total_block[] = "Total Statistics (8 events)\n"
+                                  "   Min:       100\n"
+                                  "   Max:      5000\n"
+                                  "   Avg:      1950\n"
+                                  "   Geo:    959.77\n"
+                                  "   Std:   1879.21\n"
+                                  "   Log2 Dist:\n"
+                                  "       4:        0        0        0        1\n"
+                                  "       8:        1        1        1        1\n"
+                                  "      12:        2        1\n"
+                                  "   P50:      1001\n"
+                                  "   P90:      4997\n"
+                                  "   P99:      4997\n"
+                                  "   P99.9:    4997\n"
+                                  "\n";
+
+/* cmd_get 5 + cmd_set 3 = 8 ops in 2 s: TPS 4; (3 MiB + 2 MiB) / 2 s = 2.5M/s. */
+static const char final_counters[] = "cmd_get: 5\n"
+                                     "cmd_set: 3\n"
+                                     "get_misses: 1\n"
+                                     "written_bytes: 3145728\n"
+                                     "read_bytes: 2097152\n"
+                                     "object_bytes: 3264\n"
+                                     "reconnects: 2\n"
+                                     "\n"
+                                     "Run time: 2.0s Ops: 8 TPS: 4 Net_rate: 2.5M/s\n";
+
+static const char table_header[] =
+    "Type     Time(s)  Ops          TPS(ops/s)   Net(M/s)   Get_miss   Min(us)  Max(us)    "
+    "Avg(us)    Std_dev    Geo_dist   P50(us)    P90(us)    P99(us)    P99.9(us)\n";
+
+/* -S 1s, period 3: the period holds get_block's five gets, 1.5 MiB of get traffic and 2 misses. */
+static const char get_period_row[] = "Period   " /* %-8s and the separator */
+                                     "1       "  /* Time(s) */
+                                     " 5           "
+                                     " 5           "
+                                     " 1.5       "
+                                     " 2         "
+                                     " 1000    "
+                                     " 5000      "
+                                     " 3000      "
+                                     " 1581.14   "
+                                     " 2605.17   "
+                                     " 3006      "
+                                     " 4997      "
+                                     " 4997      "
+                                     " 4997\n";
+
+/* Global, 3 s: the period twice. 10 gets, TPS round(10 / 3) = 3, 3 MiB / 3 s = 1.0, 4 misses;
+ * std = sqrt(2 * (4 + 1 + 0 + 1 + 4) * 1e6 / 9) = 1490.712; P50 rank 5 (3000 us),
+ * P90 rank 9 and P99, P99.9 rank 10 (5000 us). */
+static const char get_global_row[] = "Global   "
+                                     "3       "
+                                     " 10          "
+                                     " 3           "
+                                     " 1.0       "
+                                     " 4         "
+                                     " 1000    "
+                                     " 5000      "
+                                     " 3000      "
+                                     " 1490.71   "
+                                     " 2605.17   "
+                                     " 3006      "
+                                     " 4997      "
+                                     " 4997      "
+                                     " 4997\n";
+
+/* Sets of set_block in a 1 s period with 0.5 MiB of set traffic: no misses for sets. */
+static const char set_period_row[] = "Period   "
+                                     "1       "
+                                     " 3           "
+                                     " 3           "
+                                     " 0.5       "
+                                     " 0         "
+                                     " 100     "
+                                     " 300       "
+                                     " 200       "
+                                     " 100.00    "
+                                     " 181.71    "
+                                     " 200       "
+                                     " 300       "
+                                     " 300       "
+                                     " 300\n";
+
+static struct slap_stats *new_stats(void)
+{
+    struct slap_stats *s = malloc(sizeof(*s)); /* about 75 KB: never on the stack */
+    assert_non_null(s);
+    stats_reset(s);
+    return s;
+}
+
+static void record_us(struct slap_stats *s, enum stats_type type, const unsigned *us, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        hist_record(&s->lat[type], us[i] * SLAP_NS_PER_US);
+    }
+}
+
+static void record_gets(struct slap_stats *s)
+{
+    static const unsigned gets[] = {1000, 2000, 3000, 4000, 5000};
+    record_us(s, STATS_GET, gets, SLAP_ARRAY_SIZE(gets));
+}
+
+static void record_sets(struct slap_stats *s)
+{
+    static const unsigned sets[] = {300, 100, 200}; /* order does not matter */
+    record_us(s, STATS_SET, sets, SLAP_ARRAY_SIZE(sets));
+}
+
+/* Text written by one report call: open a stream, the caller writes, then take the text. */
+struct capture {
+    FILE *out;
+    char *text;
+    size_t len;
+};
+
+static void capture_open(struct capture *c)
+{
+    c->text = NULL;
+    c->len = 0;
+    c->out = open_memstream(&c->text, &c->len);
+    assert_non_null(c->out);
+}
+
+static char *capture_close(struct capture *c)
+{
+    assert_int_equal(fclose(c->out), 0);
+    return c->text;
+}
+
+static char *header_text(const struct slap_options *o)
+{
+    struct capture c;
+    capture_open(&c);
+    report_header(c.out, o);
+    return capture_close(&c);
+}
+
+static char *final_text(const struct slap_stats *s, double seconds, int signal)
+{
+    struct capture c;
+    capture_open(&c);
+    report_final(c.out, s, seconds, signal);
+    return capture_close(&c);
+}
+
+static char *period_text(const struct slap_options *o, const struct slap_stats *period,
+                         const struct slap_stats *global, uint64_t period_no)
+{
+    struct capture c;
+    capture_open(&c);
+    report_period(c.out, o, period, global, period_no);
+    return capture_close(&c);
+}
+
+/* Concatenate strings, up to a NULL, into a buffer the caller frees. */
+static char *concat(const char *first, ...)
+{
+    struct capture c;
+    capture_open(&c);
+    va_list ap;
+    va_start(ap, first);
+    for (const char *part = first; part != NULL; part = va_arg(ap, const char *)) {
+        fputs(part, c.out);
+    }
+    va_end(ap);
+    return capture_close(&c);
+}
+
+static void assert_header(const struct slap_options *o, const char *want)
+{
+    char *text = header_text(o);
+    assert_string_equal(text, want);
+    free(text);
+}
+
+static void test_header_defaults(void **state)
+{
+    (void)state;
+    struct slap_options o;
+    options_defaults(&o);
+    assert_header(&o, "servers: 127.0.0.1:11211\n"
+                      "threads count: 1\n"
+                      "concurrency: 16\n"
+                      "run time: 600s\n"
+                      "windows size: 10k\n"
+                      "set proportion: set_prop=0.10\n"
+                      "get proportion: get_prop=0.90\n");
+}
+
+static void test_header_variants(void **state)
+{
+    (void)state;
+    struct slap_options o;
+    options_defaults(&o);
+    o.execute_number = 10000;
+    o.win_size = 1024;
+    o.threads = 4;
+    o.concurrency = 128;
+    o.servers = "a:1,b:2";
+    assert_header(&o, "servers: a:1,b:2\n"
+                      "threads count: 4\n"
+                      "concurrency: 128\n"
+                      "execute number: 10000\n"
+                      "windows size: 1k\n"
+                      "set proportion: set_prop=0.10\n"
+                      "get proportion: get_prop=0.90\n");
+
+    options_defaults(&o);
+    o.win_size = 1500;
+    o.run_time_ns = 60 * SLAP_NS_PER_SEC; /* one minute */
+    o.set_prop = 0.25;
+    o.get_prop = 0.75;
+    assert_header(&o, "servers: 127.0.0.1:11211\n"
+                      "threads count: 1\n"
+                      "concurrency: 16\n"
+                      "run time: 60s\n"
+                      "windows size: 1500\n"
+                      "set proportion: set_prop=0.25\n"
+                      "get proportion: get_prop=0.75\n");
+}
+
+static struct slap_stats *final_stats(void)
+{
+    struct slap_stats *s = new_stats();
+    record_gets(s);
+    record_sets(s);
+    s->counters.cmd_get = 5;
+    s->counters.cmd_set = 3;
+    s->counters.get_misses = 1;
+    s->counters.written_bytes = 3 * MIB;
+    s->counters.read_bytes = 2 * MIB;
+    s->counters.object_bytes = 3 * (64 + 1024);
+    s->counters.reconnects = 2;
+    s->counters.net_get_bytes = 12345; /* hidden: never printed */
+    return s;
+}
+
+static void test_final_golden(void **state)
+{
+    (void)state;
+    struct slap_stats *s = final_stats();
+    char *want = concat(get_block, set_block, total_block, final_counters, NULL);
+    char *text = final_text(s, 2.0, 0);
+    assert_string_equal(text, want);
+    free(text);
+    free(want);
+
+    want = concat(get_block, set_block, total_block, final_counters, "interrupted: SIGINT\n", NULL);
+    text = final_text(s, 2.0, SIGINT);
+    assert_string_equal(text, want);
+    free(text);
+    free(want);
+
+    text = final_text(s, 2.0, SIGTERM);
+    assert_non_null(strstr(text, "Net_rate: 2.5M/s\ninterrupted: SIGTERM\n"));
+    free(text);
+    free(s);
+}
+
+/* One event: no Std line; every non-zero bucket is in the last row, so rows start at 0. */
+static void test_final_single_event(void **state)
+{
+    (void)state;
+    struct slap_stats *s = new_stats();
+    hist_record(&s->lat[STATS_GET], 5000 * SLAP_NS_PER_US);
+    s->counters.cmd_get = 1;
+    static const char block_body[] = " Statistics (1 events)\n"
+                                     "   Min:      5000\n"
+                                     "   Max:      5000\n"
+                                     "   Avg:      5000\n"
+                                     "   Geo:   5000.00\n"
+                                     "   Log2 Dist:\n"
+                                     "       0:        0        0        0        0\n"
+                                     "       4:        0        0        0        0\n"
+                                     "       8:        0        0        0        0\n"
+                                     "      12:        0        1\n"
+                                     "   P50:      5000\n"
+                                     "   P90:      5000\n"
+                                     "   P99:      5000\n"
+                                     "   P99.9:    5000\n"
+                                     "\n";
+    char *want = concat("Get", block_body, "Total", block_body,
+                        "cmd_get: 1\n"
+                        "cmd_set: 0\n"
+                        "get_misses: 0\n"
+                        "written_bytes: 0\n"
+                        "read_bytes: 0\n"
+                        "object_bytes: 0\n"
+                        "\n"
+                        "Run time: 0.5s Ops: 1 TPS: 2 Net_rate: 0.0M/s\n",
+                        NULL);
+    char *text = final_text(s, 0.5, 0);
+    assert_string_equal(text, want);
+    free(text);
+    free(want);
+    free(s);
+}
+
+/* Below 2 us everything is bucket 0: a single row. */
+static void test_final_log2_row_zero(void **state)
+{
+    (void)state;
+    struct slap_stats *s = new_stats();
+    hist_record(&s->lat[STATS_SET], 1000); /* 1 us */
+    hist_record(&s->lat[STATS_SET], 400);  /* 0 us */
+    char *text = final_text(s, 1.0, 0);
+    assert_non_null(strstr(text, "Set Statistics (2 events)\n"
+                                 "   Min:         0\n"
+                                 "   Max:         1\n"));
+    assert_non_null(strstr(text, "   Log2 Dist:\n"
+                                 "       0:        2\n"
+                                 "   P50:  "));
+    assert_null(strstr(text, "Get Statistics"));
+    free(text);
+    free(s);
+}
+
+static void period_options(struct slap_options *o)
+{
+    options_defaults(o);
+    o->stat_freq_ns = SLAP_NS_PER_SEC;
+}
+
+/* The period of get_period_row and a global of that period twice. */
+static void get_only_stats(struct slap_stats *period, struct slap_stats *global)
+{
+    record_gets(period);
+    period->counters.cmd_get = 5;
+    period->counters.get_misses = 2;
+    period->counters.net_get_bytes = 3 * MIB / 2;
+    stats_merge(global, period);
+    stats_merge(global, period);
+}
+
+static void test_period_golden(void **state)
+{
+    (void)state;
+    struct slap_options o;
+    period_options(&o);
+    struct slap_stats *period = new_stats();
+    struct slap_stats *global = new_stats();
+    get_only_stats(period, global);
+    /* No sets in global: no Set table; Total is then the Get table. */
+    char *want =
+        concat("\n", "Get Statistics\n", table_header, get_period_row, get_global_row, "\n",
+               "Total Statistics\n", table_header, get_period_row, get_global_row, "\n", NULL);
+
+    report_force_tty = 0;
+    char *text = period_text(&o, period, global, 3);
+    assert_string_equal(text, want);
+    assert_null(strchr(text, '\033'));
+    free(text);
+
+    report_force_tty = 1;
+    text = period_text(&o, period, global, 3);
+    assert_memory_equal(text, "\033[1;1H\033[2J", 10);
+    assert_string_equal(text + 10, want);
+    free(text);
+    report_force_tty = -1;
+
+    free(want);
+    free(period);
+    free(global);
+}
+
+static void test_period_with_sets(void **state)
+{
+    (void)state;
+    struct slap_options o;
+    period_options(&o);
+    struct slap_stats *period = new_stats();
+    struct slap_stats *global = new_stats();
+    record_gets(period);
+    record_sets(period);
+    period->counters.get_misses = 2;
+    period->counters.net_set_bytes = MIB / 2;
+    stats_merge(global, period);
+
+    report_force_tty = 0;
+    char *text = period_text(&o, period, global, 1);
+    const char *get_table = strstr(text, "Get Statistics\n");
+    const char *set_table = strstr(text, "Set Statistics\n");
+    const char *total_table = strstr(text, "Total Statistics\n");
+    assert_non_null(get_table);
+    assert_non_null(set_table);
+    assert_non_null(total_table);
+    assert_true(get_table < set_table && set_table < total_table);
+    char *want = concat("Set Statistics\n", table_header, set_period_row, NULL);
+    assert_memory_equal(set_table, want, strlen(want));
+    free(want);
+    free(text);
+
+    /* Nothing anywhere: no table at all. */
+    stats_reset(period);
+    stats_reset(global);
+    text = period_text(&o, period, global, 1);
+    assert_string_equal(text, "\n");
+    free(text);
+    report_force_tty = -1;
+    free(period);
+    free(global);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_header_defaults),     cmocka_unit_test(test_header_variants),
+        cmocka_unit_test(test_final_golden),        cmocka_unit_test(test_final_single_event),
+        cmocka_unit_test(test_final_log2_row_zero), cmocka_unit_test(test_period_golden),
+        cmocka_unit_test(test_period_with_sets),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,148 @@
+/* Unit tests of the server list: parsing, resolution, failures and the key-to-server mapping. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+
+#include <cmocka.h> /* after the four headers above, which it needs */
+
+#include <arpa/inet.h>
+#include <libmemcached-1.0/memcached.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "slap/common.h"
+#include "slap/servers.h"
+
+#define THREE_SERVERS "127.0.0.1:11211,127.0.0.1:11212,localhost"
+#define PICK_KEYS 3000
+
+/* The IPv4 address and port of srv, checked to be AF_INET. */
+static void assert_inet(const struct server *srv, const char *ip, uint16_t port)
+{
+    assert_int_equal(srv->addr.ss_family, AF_INET);
+    assert_int_equal(srv->addr_len, sizeof(struct sockaddr_in));
+    const struct sockaddr_in *sin = (const struct sockaddr_in *)&srv->addr;
+    char text[INET_ADDRSTRLEN];
+    assert_non_null(inet_ntop(AF_INET, &sin->sin_addr, text, sizeof(text)));
+    assert_string_equal(text, ip);
+    assert_int_equal(ntohs(sin->sin_port), port);
+}
+
+static void test_open_three(void **state)
+{
+    (void)state;
+    struct server_list list;
+    char err[256] = "";
+    assert_int_equal(servers_open(&list, THREE_SERVERS, err, sizeof(err)), SLAP_OK);
+    assert_int_equal(list.count, 3);
+    assert_non_null(list.items);
+    assert_non_null(list.memc);
+    assert_string_equal(list.items[0].name, "127.0.0.1:11211");
+    assert_string_equal(list.items[1].name, "127.0.0.1:11212");
+    assert_string_equal(list.items[2].name, "localhost:11211");
+    assert_inet(&list.items[0], "127.0.0.1", 11211);
+    assert_inet(&list.items[1], "127.0.0.1", 11212);
+    assert_inet(&list.items[2], "127.0.0.1", 11211); /* /etc/hosts: localhost is 127.0.0.1 */
+    servers_close(&list);
+    assert_int_equal(list.count, 0);
+    assert_null(list.items);
+    assert_null(list.memc);
+}
+
+static void test_open_failures(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {"", "host.invalid:1"};
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(bad); i++) {
+        struct server_list list;
+        char err[256] = "";
+        if (servers_open(&list, bad[i], err, sizeof(err)) != SLAP_ERROR) {
+            fail_msg("servers_open(\"%s\") succeeded", bad[i]);
+        }
+        if (err[0] == '\0' || strchr(err, '\n') != NULL) {
+            fail_msg("servers_open(\"%s\") gave no one-line reason: \"%s\"", bad[i], err);
+        }
+        assert_int_equal(list.count, 0);
+        assert_null(list.items);
+        assert_null(list.memc);
+    }
+    struct server_list list;
+    char err[256] = "";
+    assert_int_equal(servers_open(&list, "host.invalid:1", err, sizeof(err)), SLAP_ERROR);
+    assert_non_null(strstr(err, "host.invalid:1"));
+}
+
+/* key i of the mapping tests: distinct and of varying length. */
+static size_t pick_key(char *key, size_t cap, int i)
+{
+    int len = snprintf(key, cap, "key-%d-%x", i, (unsigned)(i * 2654435761u));
+    assert_true(len > 0 && (size_t)len < cap);
+    return (size_t)len;
+}
+
+static void test_pick_one_server(void **state)
+{
+    (void)state;
+    struct server_list list;
+    char err[256] = "";
+    assert_int_equal(servers_open(&list, "127.0.0.1:11300", err, sizeof(err)), SLAP_OK);
+    assert_int_equal(list.count, 1);
+    assert_inet(&list.items[0], "127.0.0.1", 11300);
+    char key[64];
+    for (int i = 0; i < 100; i++) {
+        size_t len = pick_key(key, sizeof(key), i);
+        assert_int_equal(servers_pick(&list, key, len), 0);
+    }
+    servers_close(&list);
+}
+
+/* Three servers: every key goes where libmemcached sends it, and the keys spread. */
+static void test_pick_three_servers(void **state)
+{
+    (void)state;
+    struct server_list list;
+    char err[256] = "";
+    assert_int_equal(servers_open(&list, THREE_SERVERS, err, sizeof(err)), SLAP_OK);
+
+    memcached_st *reference = memcached_create(NULL);
+    assert_non_null(reference);
+    memcached_server_list_st parsed = memcached_servers_parse(THREE_SERVERS);
+    assert_non_null(parsed);
+    assert_int_equal(memcached_server_push(reference, parsed), MEMCACHED_SUCCESS);
+    memcached_server_list_free(parsed);
+    assert_int_equal(memcached_server_count(reference), 3);
+
+    unsigned per_server[3] = {0};
+    char key[64];
+    for (int i = 0; i < PICK_KEYS; i++) {
+        size_t len = pick_key(key, sizeof(key), i);
+        uint32_t got = servers_pick(&list, key, len);
+        uint32_t want = memcached_generate_hash(reference, key, len);
+        if (got != want) {
+            fail_msg("key %s: servers_pick %u, libmemcached %u", key, got, want);
+        }
+        assert_true(got < 3);
+        per_server[got]++;
+    }
+    for (int s = 0; s < 3; s++) {
+        if (per_server[s] < 500) {
+            fail_msg("server %d got %u of %d keys", s, per_server[s], PICK_KEYS);
+        }
+    }
+    memcached_free(reference);
+    servers_close(&list);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_open_three),
+        cmocka_unit_test(test_open_failures),
+        cmocka_unit_test(test_pick_one_server),
+        cmocka_unit_test(test_pick_three_servers),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,256 @@
+/* Unit tests of the run statistics: reset, merge, the Total histogram, lookup and printing. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+
+#include <cmocka.h> /* after the four headers above, which it needs */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "slap/common.h"
+#include "slap/hist.h"
+#include "slap/stats.h"
+
+/* Every counter's name, from the one list. */
+static const char *const counter_names[] = {
+#define COUNTER_NAME(name, show, meaning) #name,
+    SLAP_COUNTERS(COUNTER_NAME)
+#undef COUNTER_NAME
+};
+#define COUNTER_COUNT SLAP_ARRAY_SIZE(counter_names)
+
+/* A writable counter by name (stats_counter_by_name hands back a const pointer). */
+static uint64_t *counter(struct slap_stats *s, const char *name)
+{
+    const uint64_t *found = stats_counter_by_name(&s->counters, name);
+    if (found == NULL) {
+        fail_msg("no counter named %s", name);
+    }
+    return (uint64_t *)(uintptr_t)found;
+}
+
+/* struct slap_stats is about 75 KB: never on the stack. */
+static struct slap_stats *new_stats(void)
+{
+    struct slap_stats *s = malloc(sizeof(*s));
+    assert_non_null(s);
+    memset(s, 0xa5, sizeof(*s)); /* garbage that stats_reset must clear */
+    stats_reset(s);
+    return s;
+}
+
+/* Everything written to out by print, as a NUL-terminated string the caller frees. */
+static char *capture_counters(const struct slap_counters *c, enum counter_show show)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    assert_non_null(out);
+    stats_print_counters(out, c, show);
+    assert_int_equal(fclose(out), 0);
+    return text;
+}
+
+static void test_reset(void **state)
+{
+    (void)state;
+    struct slap_stats *s = new_stats();
+    for (size_t i = 0; i < COUNTER_COUNT; i++) {
+        assert_int_equal(*counter(s, counter_names[i]), 0);
+    }
+    for (int t = 0; t < STATS_TYPES; t++) {
+        assert_int_equal(s->lat[t].count, 0);
+        assert_int_equal(s->lat[t].min_ns, UINT64_MAX);
+        assert_int_equal(s->lat[t].max_ns, 0);
+        assert_int_equal(s->lat[t].log2_us[10], 0);
+        assert_int_equal(s->lat[t].buckets[hist_bucket_index(1000000)], 0);
+    }
+    free(s);
+}
+
+/* Each name reaches its own field: the ones checked by hand, and no two names alike. */
+static void test_counter_by_name(void **state)
+{
+    (void)state;
+    struct slap_stats *s = new_stats();
+    assert_ptr_equal(stats_counter_by_name(&s->counters, "cmd_get"), &s->counters.cmd_get);
+    assert_ptr_equal(stats_counter_by_name(&s->counters, "cmd_set"), &s->counters.cmd_set);
+    assert_ptr_equal(stats_counter_by_name(&s->counters, "get_misses"), &s->counters.get_misses);
+    assert_ptr_equal(stats_counter_by_name(&s->counters, "unanswered"), &s->counters.unanswered);
+    assert_ptr_equal(stats_counter_by_name(&s->counters, "net_set_bytes"),
+                     &s->counters.net_set_bytes);
+    for (size_t i = 0; i < COUNTER_COUNT; i++) {
+        for (size_t j = i + 1; j < COUNTER_COUNT; j++) {
+            assert_ptr_not_equal(counter(s, counter_names[i]), counter(s, counter_names[j]));
+        }
+    }
+    assert_int_equal(COUNTER_COUNT * sizeof(uint64_t), sizeof(struct slap_counters));
+    assert_null(stats_counter_by_name(&s->counters, "no_such_counter"));
+    assert_null(stats_counter_by_name(&s->counters, ""));
+    assert_null(stats_counter_by_name(&s->counters, "cmd_ge"));
+    assert_null(stats_counter_by_name(&s->counters, "cmd_gets"));
+    free(s);
+}
+
+static void test_merge_counters(void **state)
+{
+    (void)state;
+    struct slap_stats *a = new_stats();
+    struct slap_stats *b = new_stats();
+    for (size_t i = 0; i < COUNTER_COUNT; i++) {
+        *counter(a, counter_names[i]) = 1000 * (i + 1);
+        *counter(b, counter_names[i]) = 7 * (i + 1) + (1ULL << 40);
+    }
+    stats_merge(a, b);
+    for (size_t i = 0; i < COUNTER_COUNT; i++) {
+        uint64_t want = 1000 * (i + 1) + 7 * (i + 1) + (1ULL << 40);
+        if (*counter(a, counter_names[i]) != want) {
+            fail_msg("%s is %llu after merge, expected %llu", counter_names[i],
+                     (unsigned long long)*counter(a, counter_names[i]), (unsigned long long)want);
+        }
+        assert_int_equal(*counter(b, counter_names[i]), 7 * (i + 1) + (1ULL << 40));
+    }
+    free(a);
+    free(b);
+}
+
+static void test_merge_histograms(void **state)
+{
+    (void)state;
+    struct slap_stats *a = new_stats();
+    struct slap_stats *b = new_stats();
+    hist_record(&a->lat[STATS_GET], 3000);
+    hist_record(&a->lat[STATS_GET], 5000);
+    hist_record(&b->lat[STATS_GET], 1000);
+    hist_record(&b->lat[STATS_SET], 9000000);
+    stats_merge(a, b);
+    assert_int_equal(a->lat[STATS_GET].count, 3);
+    assert_int_equal(a->lat[STATS_GET].min_ns, 1000);
+    assert_int_equal(a->lat[STATS_GET].max_ns, 5000);
+    assert_int_equal(a->lat[STATS_SET].count, 1);
+    assert_int_equal(a->lat[STATS_SET].min_ns, 9000000);
+    assert_int_equal(a->lat[STATS_SET].max_ns, 9000000);
+    free(a);
+    free(b);
+}
+
+static void test_total_hist(void **state)
+{
+    (void)state;
+    struct slap_stats *s = new_stats();
+    struct hist *total = malloc(sizeof(*total));
+    assert_non_null(total);
+    /* gets 20, 40, 700 us; sets 10, 300 us */
+    hist_record(&s->lat[STATS_GET], 20000);
+    hist_record(&s->lat[STATS_GET], 40000);
+    hist_record(&s->lat[STATS_GET], 700000);
+    hist_record(&s->lat[STATS_SET], 10000);
+    hist_record(&s->lat[STATS_SET], 300000);
+    memset(total, 0x5a, sizeof(*total)); /* stats_total_hist must not merge into garbage */
+
+    stats_total_hist(s, total);
+    assert_int_equal(total->count, 5);
+    assert_int_equal(total->min_ns, 10000);
+    assert_int_equal(total->max_ns, 700000);
+    assert_true(total->sum_us == 20.0 + 40.0 + 700.0 + 10.0 + 300.0);
+    /* memaslap's log2 slots: 10 -> 4, 20 -> 5, 40 -> 6, 300 -> 9, 700 -> 10 */
+    assert_int_equal(total->log2_us[4], 1);
+    assert_int_equal(total->log2_us[5], 1);
+    assert_int_equal(total->log2_us[6], 1);
+    assert_int_equal(total->log2_us[9], 1);
+    assert_int_equal(total->log2_us[10], 1);
+    assert_int_equal(total->buckets[hist_bucket_index(10000)], 1);
+    assert_int_equal(total->buckets[hist_bucket_index(700000)], 1);
+    assert_int_equal(s->lat[STATS_GET].count, 3); /* the sources are left alone */
+    assert_int_equal(s->lat[STATS_SET].count, 2);
+
+    stats_reset(s);
+    stats_total_hist(s, total);
+    assert_int_equal(total->count, 0);
+    assert_int_equal(total->min_ns, UINT64_MAX);
+    assert_int_equal(total->max_ns, 0);
+    free(total);
+    free(s);
+}
+
+static void test_ops(void **state)
+{
+    (void)state;
+    struct slap_stats *s = new_stats();
+    assert_int_equal(stats_ops(s), 0);
+    s->counters.cmd_get = 900;
+    s->counters.cmd_set = 101;
+    s->counters.get_misses = 50;
+    s->counters.not_stored = 7;
+    assert_int_equal(stats_ops(s), 1001);
+    free(s);
+}
+
+static void test_print_always(void **state)
+{
+    (void)state;
+    struct slap_stats *s = new_stats();
+    s->counters.cmd_get = 9;
+    s->counters.cmd_set = 1;
+    s->counters.get_misses = 2;
+    s->counters.written_bytes = 123456789012ULL;
+    s->counters.read_bytes = 5;
+    s->counters.object_bytes = 0;
+    s->counters.reconnects = 4;    /* not one of memaslap's */
+    s->counters.net_get_bytes = 8; /* hidden */
+    char *text = capture_counters(&s->counters, COUNTER_ALWAYS);
+    assert_string_equal(text, "cmd_get: 9\n"
+                              "cmd_set: 1\n"
+                              "get_misses: 2\n"
+                              "written_bytes: 123456789012\n"
+                              "read_bytes: 5\n"
+                              "object_bytes: 0\n");
+    free(text);
+
+    stats_reset(s);
+    text = capture_counters(&s->counters, COUNTER_ALWAYS);
+    assert_string_equal(text, "cmd_get: 0\n"
+                              "cmd_set: 0\n"
+                              "get_misses: 0\n"
+                              "written_bytes: 0\n"
+                              "read_bytes: 0\n"
+                              "object_bytes: 0\n");
+    free(text);
+    free(s);
+}
+
+static void test_print_nonzero(void **state)
+{
+    (void)state;
+    struct slap_stats *s = new_stats();
+    char *text = capture_counters(&s->counters, COUNTER_NONZERO);
+    assert_string_equal(text, "");
+    free(text);
+
+    s->counters.cmd_get = 9; /* always-shown and hidden counters stay out */
+    s->counters.net_get_bytes = 8;
+    s->counters.net_set_bytes = 8;
+    s->counters.not_stored = 3;
+    s->counters.reconnects = 1;
+    s->counters.unanswered = 18446744073709551615ULL;
+    text = capture_counters(&s->counters, COUNTER_NONZERO);
+    assert_string_equal(text, "not_stored: 3\n"
+                              "reconnects: 1\n"
+                              "unanswered: 18446744073709551615\n");
+    free(text);
+    free(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_reset),          cmocka_unit_test(test_counter_by_name),
+        cmocka_unit_test(test_merge_counters), cmocka_unit_test(test_merge_histograms),
+        cmocka_unit_test(test_total_hist),     cmocka_unit_test(test_ops),
+        cmocka_unit_test(test_print_always),   cmocka_unit_test(test_print_nonzero),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

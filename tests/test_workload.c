@@ -1,0 +1,315 @@
+/* Unit tests of the workload: keys, the value, the set/get mix, the key window and rng_below. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+
+#include <cmocka.h> /* after the four headers above, which it needs */
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "slap/common.h"
+#include "slap/options.h"
+#include "slap/workload.h"
+
+#define KEY_CLIENTS 50
+#define KEY_SLOTS 2000
+#define MIX_OPS 1000
+#define PICK_WINDOW 16
+#define PICK_COUNT 160000
+
+/* Fail naming the byte when key[0, len) holds anything outside 0x21..0x7e. */
+static void assert_printable(const char *bytes, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        unsigned char ch = (unsigned char)bytes[i];
+        if (ch < 0x21 || ch > 0x7e) {
+            fail_msg("byte %zu is 0x%02x, not printable", i, ch);
+        }
+    }
+}
+
+/* A workload from the defaults with the given sizes and set share; value allocated. */
+static void make_workload(struct workload *w, uint32_t key_size, uint32_t value_size,
+                          double set_prop, uint64_t win_size)
+{
+    struct slap_options o;
+    options_defaults(&o);
+    o.key_size = key_size;
+    o.value_size = value_size;
+    o.set_prop = set_prop;
+    o.get_prop = 1.0 - set_prop;
+    o.win_size = win_size;
+    assert_int_equal(workload_init(w, &o), SLAP_OK);
+}
+
+static void test_key_layout(void **state)
+{
+    (void)state;
+    struct workload w;
+    make_workload(&w, 64, 100, 0.1, 1024);
+    char key[SLAP_MAX_KEY_SIZE + 1];
+    memset(key, 0, sizeof(key)); /* a NUL past key_size shows any overrun */
+
+    workload_key_init(&w, 0x1a2b, key);
+    assert_printable(key, 64);
+    assert_int_equal(key[64], '\0');
+    assert_memory_equal(key, "001a2b.00000000", WORKLOAD_KEY_ID_LEN);
+
+    char filler[64];
+    memcpy(filler, key + WORKLOAD_KEY_ID_LEN, 64 - WORKLOAD_KEY_ID_LEN);
+    workload_key_slot(key, 0xdeadbeef);
+    assert_memory_equal(key, "001a2b.deadbeef", WORKLOAD_KEY_ID_LEN);
+    assert_memory_equal(key + WORKLOAD_KEY_ID_LEN, filler, 64 - WORKLOAD_KEY_ID_LEN);
+    assert_printable(key, 64);
+    assert_int_equal(key[64], '\0');
+    workload_free(&w);
+}
+
+static void test_key_minimum_size(void **state)
+{
+    (void)state;
+    struct workload w;
+    make_workload(&w, SLAP_MIN_KEY_SIZE, 100, 0.1, 1024);
+    char key[SLAP_MIN_KEY_SIZE + 8];
+    memset(key, 0, sizeof(key));
+
+    workload_key_init(&w, 0xabcdef, key);
+    workload_key_slot(key, 0x01234567);
+    assert_printable(key, SLAP_MIN_KEY_SIZE);
+    assert_memory_equal(key, "abcdef.01234567", WORKLOAD_KEY_ID_LEN);
+    for (size_t i = SLAP_MIN_KEY_SIZE; i < sizeof(key); i++) {
+        assert_int_equal(key[i], '\0');
+    }
+    workload_free(&w);
+}
+
+static int compare_keys(const void *a, const void *b)
+{
+    return memcmp(a, b, SLAP_MIN_KEY_SIZE);
+}
+
+/* Every (client, slot) pair has a key of its own, at the minimum size where filler cannot help. */
+static void test_keys_distinct(void **state)
+{
+    (void)state;
+    struct workload w;
+    make_workload(&w, SLAP_MIN_KEY_SIZE, 100, 0.1, KEY_SLOTS);
+    size_t total = (size_t)KEY_CLIENTS * KEY_SLOTS;
+    char *keys = malloc(total * SLAP_MIN_KEY_SIZE);
+    assert_non_null(keys);
+
+    char key[SLAP_MIN_KEY_SIZE];
+    for (uint32_t client = 0; client < KEY_CLIENTS; client++) {
+        workload_key_init(&w, client, key);
+        for (uint64_t slot = 0; slot < KEY_SLOTS; slot++) {
+            workload_key_slot(key, slot);
+            assert_printable(key, sizeof(key));
+            memcpy(keys + ((size_t)client * KEY_SLOTS + slot) * SLAP_MIN_KEY_SIZE, key,
+                   sizeof(key));
+        }
+    }
+    qsort(keys, total, SLAP_MIN_KEY_SIZE, compare_keys);
+    for (size_t i = 1; i < total; i++) {
+        if (compare_keys(keys + (i - 1) * SLAP_MIN_KEY_SIZE, keys + i * SLAP_MIN_KEY_SIZE) == 0) {
+            fail_msg("duplicate key %.16s", keys + i * SLAP_MIN_KEY_SIZE);
+        }
+    }
+    free(keys);
+    workload_free(&w);
+}
+
+static void test_value(void **state)
+{
+    (void)state;
+    static const uint32_t sizes[] = {1, 100, 1024, 1024 * 1024};
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(sizes); i++) {
+        struct workload w;
+        make_workload(&w, 64, sizes[i], 0.1, 1024);
+        assert_int_equal(w.value_size, sizes[i]);
+        assert_non_null(w.value);
+        assert_printable(w.value, sizes[i]);
+        assert_memory_equal(w.value + sizes[i], "\r\n", 2);
+        workload_free(&w);
+        assert_null(w.value);
+    }
+}
+
+static void test_set_ppm(void **state)
+{
+    (void)state;
+    struct workload w;
+    make_workload(&w, 64, 10, 0.1, 1024);
+    assert_int_equal(w.set_ppm, 100000);
+    assert_int_equal(w.key_size, 64);
+    assert_int_equal(w.win_size, 1024);
+    workload_free(&w);
+
+    make_workload(&w, 64, 10, 0.25, 1024);
+    assert_int_equal(w.set_ppm, 250000);
+    workload_free(&w);
+}
+
+/* Count the sets among MIX_OPS operations of a fresh window. */
+static unsigned count_sets(double set_prop, enum op_type *ops)
+{
+    struct workload w;
+    struct key_window win;
+    make_workload(&w, 64, 10, set_prop, 1024);
+    window_init(&win, &w);
+    unsigned sets = 0;
+    for (size_t i = 0; i < MIX_OPS; i++) {
+        ops[i] = window_next_op(&win, &w);
+        sets += ops[i] == OP_SET;
+    }
+    workload_free(&w);
+    return sets;
+}
+
+static void test_mix_one_in_ten(void **state)
+{
+    (void)state;
+    enum op_type ops[MIX_OPS];
+    assert_int_equal(count_sets(0.1, ops), MIX_OPS / 10);
+    for (size_t i = 0; i < MIX_OPS; i++) {
+        enum op_type want = i % 10 == 0 ? OP_SET : OP_GET;
+        if (ops[i] != want) {
+            fail_msg("operation %zu is %s, expected %s", i, ops[i] == OP_SET ? "set" : "get",
+                     want == OP_SET ? "set" : "get");
+        }
+    }
+}
+
+static void test_mix_quarter(void **state)
+{
+    (void)state;
+    enum op_type ops[MIX_OPS];
+    assert_int_equal(count_sets(0.25, ops), 250);
+    assert_int_equal(ops[0], OP_SET);
+}
+
+static void test_mix_no_sets(void **state)
+{
+    (void)state;
+    enum op_type ops[MIX_OPS];
+    unsigned sets = count_sets(0.0, ops);
+    for (size_t i = 0; i < MIX_OPS; i++) {
+        if (ops[i] == OP_SET) {
+            fail_msg("set_prop 0: operation %zu of %d is a set (%u sets in all)", i, MIX_OPS, sets);
+        }
+    }
+    assert_int_equal(sets, 0);
+}
+
+static void test_mix_all_sets(void **state)
+{
+    (void)state;
+    enum op_type ops[MIX_OPS];
+    assert_int_equal(count_sets(1.0, ops), MIX_OPS);
+}
+
+static void test_window_set_walk(void **state)
+{
+    (void)state;
+    struct workload w;
+    struct key_window win;
+    make_workload(&w, 64, 10, 0.1, 5);
+    window_init(&win, &w);
+    for (uint64_t round = 0; round < 3; round++) {
+        for (uint64_t slot = 0; slot < 5; slot++) {
+            assert_int_equal(window_take_set_slot(&win, &w), slot);
+        }
+    }
+    workload_free(&w);
+}
+
+static void test_window_filled(void **state)
+{
+    (void)state;
+    struct workload w;
+    struct key_window win;
+    make_workload(&w, 64, 10, 0.1, 4);
+    window_init(&win, &w);
+    assert_false(window_can_get(&win));
+    assert_int_equal(win.filled, 0);
+
+    window_set_done(&win, &w);
+    assert_true(window_can_get(&win));
+    assert_int_equal(win.filled, 1);
+    for (int i = 0; i < 10; i++) {
+        window_set_done(&win, &w);
+    }
+    assert_int_equal(win.filled, 4);
+    workload_free(&w);
+}
+
+/* Gets pick only slots already set, and those uniformly. */
+static void test_window_pick(void **state)
+{
+    (void)state;
+    struct workload w;
+    struct key_window win;
+    struct rng r = {.state = 12345};
+    make_workload(&w, 64, 10, 0.1, PICK_WINDOW);
+    window_init(&win, &w);
+
+    for (uint64_t filled = 1; filled <= 3; filled++) {
+        window_set_done(&win, &w);
+        for (int i = 0; i < 1000; i++) {
+            assert_true(window_pick_get_slot(&win, &r) < filled);
+        }
+    }
+    for (int i = 0; i < PICK_WINDOW; i++) {
+        window_set_done(&win, &w);
+    }
+    assert_int_equal(win.filled, PICK_WINDOW);
+
+    unsigned hits[PICK_WINDOW] = {0};
+    for (int i = 0; i < PICK_COUNT; i++) {
+        uint64_t slot = window_pick_get_slot(&win, &r);
+        assert_true(slot < PICK_WINDOW);
+        hits[slot]++;
+    }
+    const unsigned mean = PICK_COUNT / PICK_WINDOW;
+    for (int i = 0; i < PICK_WINDOW; i++) {
+        if (hits[i] < mean - mean / 5 || hits[i] > mean + mean / 5) {
+            fail_msg("slot %d picked %u times, mean %u", i, hits[i], mean);
+        }
+    }
+    workload_free(&w);
+}
+
+static void test_rng_below(void **state)
+{
+    (void)state;
+    static const uint64_t bounds[] = {1, 2, 3, 1000, UINT64_MAX / 3};
+    struct rng r = {.state = 42};
+    for (size_t b = 0; b < SLAP_ARRAY_SIZE(bounds); b++) {
+        uint64_t n = bounds[b];
+        uint64_t largest = 0;
+        for (int i = 0; i < 100000; i++) {
+            uint64_t v = rng_below(&r, n);
+            if (v >= n) {
+                fail_msg("rng_below(%llu) gave %llu", (unsigned long long)n, (unsigned long long)v);
+            }
+            largest = v > largest ? v : largest;
+        }
+        /* The top of the range is reached too (for large n: its upper half). */
+        assert_true(n < 1000000 ? largest == n - 1 : largest > n / 2);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_key_layout),    cmocka_unit_test(test_key_minimum_size),
+        cmocka_unit_test(test_keys_distinct), cmocka_unit_test(test_value),
+        cmocka_unit_test(test_set_ppm),       cmocka_unit_test(test_mix_one_in_ten),
+        cmocka_unit_test(test_mix_quarter),   cmocka_unit_test(test_mix_no_sets),
+        cmocka_unit_test(test_mix_all_sets),  cmocka_unit_test(test_window_set_walk),
+        cmocka_unit_test(test_window_filled), cmocka_unit_test(test_window_pick),
+        cmocka_unit_test(test_rng_below),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
