@@ -34,14 +34,20 @@ static void print_size(FILE *out, uint64_t n)
     }
 }
 
-/* Seconds as memaslap prints them: a whole number when whole. */
+/* Seconds as memaslap prints them: a whole number when whole, else up to 3 decimals. */
 static void print_seconds_width(FILE *out, uint64_t ns, int width)
 {
+    char text[32];
     if (ns % SLAP_NS_PER_SEC == 0) {
-        fprintf(out, "%-*llu", width, (unsigned long long)(ns / SLAP_NS_PER_SEC));
+        snprintf(text, sizeof(text), "%llu", (unsigned long long)(ns / SLAP_NS_PER_SEC));
     } else {
-        fprintf(out, "%-*.3g", width, (double)ns / (double)SLAP_NS_PER_SEC);
+        snprintf(text, sizeof(text), "%.3f", (double)ns / (double)SLAP_NS_PER_SEC);
+        char *end = text + strlen(text) - 1;
+        while (*end == '0') {
+            *end-- = '\0';
+        }
     }
+    fprintf(out, "%-*s", width, text);
 }
 
 void report_header(FILE *out, const struct slap_options *o)

@@ -62,7 +62,7 @@ void window_init(struct key_window *win, const struct workload *w)
 {
     memset(win, 0, sizeof(*win));
     /* Start one step short of a set, so the first operation is a set. */
-    win->mix_acc = WORKLOAD_PPM - w->set_ppm;
+    win->mix_acc = w->set_ppm == 0 ? 0 : WORKLOAD_PPM - w->set_ppm;
 }
 
 enum op_type window_next_op(struct key_window *win, const struct workload *w)
