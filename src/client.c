@@ -1,10 +1,12 @@
 /*
- * A simulated client: its key window, its lanes (closed loops) and what they send next.
+ * A simulated client: its key window, its lanes and what they send next.
  *
- *   lane_start ──> issue ──> conn_send ──> ... ──> lane_on_response ──> record ──> issue
- *                    │ (stop asked, quota spent, client stopped)
- *                    └──> idle: worker_lane_idle
- * A lane whose socket is closed waits for it to reconnect (-R) or stops its client.
+ *   lane_pump ──> (room in the pipeline, allowed to send, due) ──> lane_queue ──> conn_flush
+ *       ^                 │ open loop, not yet due: arm the lane's timer
+ *       │                 └ nothing more to send and nothing in flight: the lane is done
+ *       └── an answer (after each read), the timer, a reconnect
+ * A socket that closes loses what was sent on it; queued requests wait for the
+ * reconnect (-R), or the client stops.
  */
 #include "slap/client.h"
 
@@ -15,23 +17,24 @@
 #include "slap/run.h"
 #include "slap/worker.h"
 
-static void lane_issue(struct lane *l);
-
 static struct worker *lane_worker(const struct lane *l)
 {
     return l->client->worker;
 }
 
-static bool client_may_issue(struct client *c)
+static bool lane_may_issue(const struct lane *l)
 {
+    const struct client *c = l->client;
     return !c->stopped && c->quota > 0 && !worker_should_stop(c->worker);
 }
 
-static void lane_go_idle(struct lane *l)
+/* The lane has nothing left to do: tell the worker, once. */
+static void lane_check_done(struct lane *l)
 {
-    l->busy = false;
-    l->sent = false;
-    worker_lane_idle(lane_worker(l));
+    if (!l->done && l->in_flight == 0 && !lane_may_issue(l)) {
+        l->done = true;
+        worker_lane_idle(lane_worker(l));
+    }
 }
 
 static uint32_t server_of(const struct client *c, uint64_t slot)
@@ -46,8 +49,8 @@ static uint32_t server_of(const struct client *c, uint64_t slot)
     return servers_pick(&run->servers, c->key, run->workload.key_size);
 }
 
-/* Choose the next operation and encode it into the lane's buffer. */
-static void lane_prepare(struct lane *l)
+/* Choose the next operation and queue it on the socket of its key's server. */
+static void lane_queue(struct lane *l, uint64_t intended_ns)
 {
     struct client *c = l->client;
     struct worker *w = c->worker;
@@ -59,54 +62,92 @@ static void lane_prepare(struct lane *l)
     uint64_t slot = op == OP_SET ? window_take_set_slot(&c->win, wl)
                                  : window_pick_get_slot(&c->win, &w->rng);
     workload_key_slot(c->key, slot);
-    l->op = op;
-    l->server = server_of(c, slot);
-    struct conn *conn = &l->conns[l->server];
+    struct conn *conn = &l->conns[server_of(c, slot)];
+    struct request *r = conn_queue(conn);
     size_t cap = wl->key_size + 64;
+    r->op = (uint8_t)op;
+    r->intended_ns = intended_ns;
+    r->sent_ns = 0;
     if (op == OP_GET) {
-        conn->out_len[0] = (uint32_t)proto_ascii_encode_get(l->wbuf, cap, c->key, wl->key_size);
-        conn->out[1] = NULL;
-        conn->out_len[1] = 0;
+        r->hdr_len = (uint32_t)proto_ascii_encode_get(r->hdr, cap, c->key, wl->key_size);
+        r->value = NULL;
+        r->value_len = 0;
     } else {
-        conn->out_len[0] = (uint32_t)proto_ascii_encode_set_header(l->wbuf, cap, c->key,
-                                                                   wl->key_size, 0, 0,
-                                                                   wl->value_size);
-        conn->out[1] = wl->value;
-        conn->out_len[1] = wl->value_size + 2;
+        r->hdr_len = (uint32_t)proto_ascii_encode_set_header(r->hdr, cap, c->key, wl->key_size, 0,
+                                                             0, wl->value_size);
+        r->value = wl->value;
+        r->value_len = wl->value_size + 2;
     }
-    conn->out[0] = l->wbuf;
-    l->req_len = conn->out_len[0] + conn->out_len[1];
-    if (c->quota != UINT64_MAX) {
+    l->in_flight++;
+    if (c->quota != UINT64_MAX && w->measuring) {
         c->quota--;
     }
 }
 
-static void lane_send(struct lane *l)
+static void on_lane_timer(evutil_socket_t fd, short what, void *arg)
 {
-    struct conn *conn = &l->conns[l->server];
-    l->sent = true;
-    l->start_ns = slap_now_ns();
-    conn_send(conn); /* a failure comes back through lane_on_closed */
+    struct lane *l = arg;
+    (void)fd;
+    (void)what;
+    l->timer_armed = false;
+    lane_pump(l);
 }
 
-static void lane_issue(struct lane *l)
+static void lane_arm(struct lane *l, uint64_t after_ns)
 {
-    if (!client_may_issue(l->client)) {
-        lane_go_idle(l);
-        return;
+    if (l->timer_armed) {
+        return; /* already set for an earlier (or the same) time */
     }
-    lane_prepare(l);
-    l->sent = false;
-    if (l->conns[l->server].state == CONN_READY) {
-        lane_send(l);
-    } /* else: sent when the socket reconnects */
+    if (!event_initialized(&l->timer)) {
+        event_assign(&l->timer, lane_worker(l)->base, -1, 0, on_lane_timer, l);
+    }
+    struct timeval tv = slap_ns_to_timeval(after_ns);
+    event_add(&l->timer, &tv);
+    l->timer_armed = true;
 }
 
-void lane_start(struct lane *l)
+void lane_pump(struct lane *l)
 {
-    l->busy = true;
-    lane_worker(l)->busy_lanes++;
-    lane_issue(l);
+    const struct run *run = lane_worker(l)->run;
+    uint32_t depth = run->opts->pipeline;
+    bool open_loop = run->opts->tps > 0;
+    uint64_t now = 0;
+    while (l->in_flight < depth && lane_may_issue(l)) {
+        uint64_t intended = 0;
+        if (open_loop) {
+            intended = schedule_peek(&l->sched);
+            if (intended > now) {
+                now = slap_now_ns();
+            }
+            if (intended > now) {
+                lane_arm(l, intended - now);
+                break;
+            }
+            schedule_advance(&l->sched);
+        }
+        lane_queue(l, intended);
+    }
+    for (uint32_t s = 0; s < run->servers.count; s++) {
+        if (l->conns[s].dirty) {
+            conn_flush(&l->conns[s]);
+        }
+    }
+    lane_check_done(l);
+}
+
+void lane_stop(struct lane *l)
+{
+    const struct run *run = lane_worker(l)->run;
+    if (l->timer_armed) {
+        event_del(&l->timer);
+        l->timer_armed = false;
+    }
+    for (uint32_t s = 0; s < run->servers.count; s++) {
+        if (l->conns[s].state != CONN_READY) {
+            l->in_flight -= conn_drop_all(&l->conns[s]); /* never sent: not counted */
+        }
+    }
+    lane_check_done(l);
 }
 
 void lane_on_written(struct lane *l, uint64_t bytes)
@@ -119,13 +160,23 @@ void lane_on_read(struct lane *l, uint64_t bytes)
     lane_worker(l)->cur.counters.read_bytes += bytes;
 }
 
-/* Count a reply; true if it answered the request the way the protocol allows. */
-static bool count_reply(struct lane *l, struct slap_counters *k, const struct proto_result *res)
+void lane_on_sent(struct lane *l, const struct request *r)
+{
+    struct worker *w = lane_worker(l);
+    w->cur.counters.requests_sent++;
+    if (w->run->opts->tps > 0) {
+        hist_record(&w->cur.lag, r->sent_ns - r->intended_ns);
+    }
+}
+
+/* Count a reply; false if it cannot answer the request (a protocol error). */
+static bool count_reply(struct lane *l, const struct request *r, struct slap_counters *k,
+                        const struct proto_result *res)
 {
     const struct workload *wl = &lane_worker(l)->run->workload;
     switch (res->reply) {
     case PROTO_REPLY_VALUES:
-        if (l->op != OP_GET || res->hits > 1) {
+        if (r->op != OP_GET || res->hits > 1) {
             return false;
         }
         k->cmd_get++;
@@ -135,7 +186,7 @@ static bool count_reply(struct lane *l, struct slap_counters *k, const struct pr
     case PROTO_REPLY_NOT_STORED:
     case PROTO_REPLY_EXISTS:
     case PROTO_REPLY_NOT_FOUND:
-        if (l->op != OP_SET) {
+        if (r->op != OP_SET) {
             return false;
         }
         k->cmd_set++;
@@ -177,31 +228,41 @@ static bool reply_is_answer(enum proto_reply reply)
            reply != PROTO_REPLY_ERROR;
 }
 
-void lane_on_response(struct lane *l, struct conn *c, const struct proto_result *res,
-                      uint64_t now_ns)
+static void record_latency(struct worker *w, const struct request *r,
+                           const struct proto_result *res, uint64_t bytes, uint64_t now_ns)
+{
+    struct slap_stats *s = &w->cur;
+    uint64_t latency = now_ns - r->intended_ns;
+    hist_record(&s->lat[r->op], latency);
+    if (w->run->opts->tps > 0) {
+        hist_record(&s->raw[r->op], now_ns - r->sent_ns);
+    }
+    if (r->op == OP_GET) {
+        hist_record(&s->gets[res->hits > 0 ? STATS_HIT : STATS_MISS], latency);
+        s->counters.net_get_bytes += bytes;
+    } else {
+        s->counters.net_set_bytes += bytes;
+    }
+}
+
+void lane_on_response(struct lane *l, struct conn *c, const struct request *r,
+                      const struct proto_result *res, uint64_t now_ns)
 {
     struct worker *w = lane_worker(l);
-    struct slap_stats *s = &w->cur;
-    if (!l->sent || c != &l->conns[l->server] || !count_reply(l, &s->counters, res)) {
-        s->counters.protocol_error++;
+    l->in_flight--;
+    if (!count_reply(l, r, &w->cur.counters, res)) {
         const char *why = "a reply that does not answer the request sent";
+        w->cur.counters.protocol_error++;
         worker_warn(w, "unexpected response", c->server, why, strlen(why));
         conn_close(c);
         lane_on_closed(l, c, "unexpected response");
         return;
     }
     if (reply_is_answer(res->reply)) {
-        uint64_t bytes = l->req_len + c->resp_bytes;
-        hist_record(&s->lat[l->op], now_ns - l->start_ns);
-        if (l->op == OP_GET) {
-            s->counters.net_get_bytes += bytes;
-        } else {
-            s->counters.net_set_bytes += bytes;
-        }
+        record_latency(w, r, res, r->hdr_len + r->value_len + c->resp_bytes, now_ns);
     } else {
         worker_warn(w, reply_name(res->reply), c->server, res->msg, res->msg_len);
     }
-    lane_issue(l);
 }
 
 static void on_retry(evutil_socket_t fd, short what, void *arg);
@@ -211,6 +272,9 @@ static void schedule_reconnect(struct lane *l, struct conn *c)
     struct worker *w = lane_worker(l);
     if (!event_initialized(&c->retry)) {
         event_assign(&c->retry, w->base, -1, 0, on_retry, c);
+    }
+    if (c->backoff_ns == 0) {
+        c->backoff_ns = RUN_RECONNECT_MIN_NS;
     }
     struct timeval tv = slap_ns_to_timeval(c->backoff_ns);
     event_add(&c->retry, &tv);
@@ -234,31 +298,25 @@ static void on_retry(evutil_socket_t fd, short what, void *arg)
     }
 }
 
-/* The request on c is lost; the lane either waits for a reconnect or stops its client. */
+/* What was sent on c is lost; queued requests wait for a reconnect, or the client stops. */
 void lane_on_closed(struct lane *l, struct conn *c, const char *why)
 {
     struct worker *w = lane_worker(l);
-    bool had_request = l->busy && l->server == c->server;
+    uint32_t lost = conn_drop_sent(c);
     w->cur.counters.conn_closed++;
+    w->cur.counters.unanswered += lost;
+    l->in_flight -= lost;
     worker_warn(w, "connection lost", c->server, why, strlen(why));
-    if (had_request && l->sent) {
-        w->cur.counters.unanswered++;
-        l->sent = false;
-    }
     if (w->run->opts->reconnect && !w->stopping) {
-        if (c->backoff_ns == 0) {
-            c->backoff_ns = RUN_RECONNECT_MIN_NS;
-        }
         schedule_reconnect(l, c);
-        return; /* the lane stays busy: its request is re-sent on the new socket */
+    } else {
+        l->in_flight -= conn_drop_all(c);
+        if (!w->run->opts->reconnect && !l->client->stopped) {
+            l->client->stopped = true;
+            w->cur.counters.clients_stopped++;
+        }
     }
-    if (!l->client->stopped) {
-        l->client->stopped = true;
-        w->cur.counters.clients_stopped++;
-    }
-    if (had_request) {
-        lane_go_idle(l);
-    }
+    lane_pump(l);
 }
 
 void lane_on_connected(struct lane *l, struct conn *c)
@@ -273,9 +331,8 @@ void lane_on_connected(struct lane *l, struct conn *c)
     }
     w->cur.counters.reconnects++;
     c->backoff_ns = RUN_RECONNECT_MIN_NS;
-    if (l->busy && !l->sent && l->server == c->server) {
-        lane_send(l);
-    }
+    conn_flush(c);
+    lane_pump(l);
 }
 
 void lane_on_connect_failed(struct lane *l, struct conn *c, int err)
@@ -292,9 +349,8 @@ void lane_on_connect_failed(struct lane *l, struct conn *c, int err)
     }
     worker_warn(w, "reconnect failed", c->server, strerror(err), strlen(strerror(err)));
     if (w->stopping) {
-        if (l->busy && !l->sent && l->server == c->server) {
-            lane_go_idle(l);
-        }
+        l->in_flight -= conn_drop_all(c);
+        lane_check_done(l);
         return;
     }
     schedule_reconnect(l, c);

@@ -1,16 +1,19 @@
 /*
- * One socket to one server: connect, write a request, read and parse responses.
+ * One socket to one server: connect, queue and write requests, read and parse responses.
  *
  *   conn_connect ──> CONNECTING ──(writable, SO_ERROR = 0)──> READY ──> lane_on_connected
  *                        └─(error or time-out)──> CLOSED ──> lane_on_connect_failed
- *   READY: conn_send writes with writev; a short write arms wev and finishes later.
+ *   READY: conn_flush writes every queued request with writev (one call for a
+ *          whole pipeline); a short write arms wev and finishes later.
  *          readable: read into the thread's buffer (after any carried partial line),
- *          parse every complete response, carry the partial line to the next read.
+ *          answer the ring's oldest requests in order, carry a partial line to the
+ *          next read, then let the lane send more (once per read, not per answer).
  *          EOF, reset or garbage ──> CLOSED ──> lane_on_closed
  */
 #include "slap/conn.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <string.h>
@@ -23,12 +26,20 @@
 #include "slap/servers.h"
 #include "slap/worker.h"
 
+#define CONN_IOV_MAX 64 /* iovecs per writev: 32 requests */
+
 static void on_readable(evutil_socket_t fd, short what, void *arg);
 static void on_writable(evutil_socket_t fd, short what, void *arg);
 
 static struct worker *conn_worker(const struct conn *c)
 {
     return c->lane->client->worker;
+}
+
+static struct request *ring_at(const struct conn *c, uint32_t i)
+{
+    uint32_t at = c->head + i;
+    return &c->ring[at >= c->cap ? at - c->cap : at];
 }
 
 static int open_socket(const struct server *srv)
@@ -114,26 +125,87 @@ static void fail(struct conn *c, const char *why)
     lane_on_closed(c->lane, c, why);
 }
 
-/* Write what is left of the request; one writev in the common case. */
-static int write_rest(struct conn *c)
+struct request *conn_queue(struct conn *c)
 {
-    for (;;) {
-        struct iovec iov[2];
-        int n = 0;
-        uint64_t skip = c->out_done;
-        for (int i = 0; i < 2; i++) {
-            if (skip >= c->out_len[i]) {
-                skip -= c->out_len[i];
+    struct request *r = ring_at(c, c->count);
+    c->count++;
+    c->dirty = true;
+    return r;
+}
+
+uint32_t conn_drop_sent(struct conn *c)
+{
+    uint32_t lost = c->written + (c->partial > 0 ? 1 : 0);
+    c->head = (c->head + lost) % c->cap;
+    c->count -= lost;
+    c->written = 0;
+    c->partial = 0;
+    return lost;
+}
+
+uint32_t conn_drop_all(struct conn *c)
+{
+    uint32_t dropped = c->count;
+    c->head = 0;
+    c->count = 0;
+    c->written = 0;
+    c->partial = 0;
+    return dropped;
+}
+
+/* iovecs for the unwritten bytes, from the first request not yet written whole. */
+static int gather(const struct conn *c, struct iovec *iov)
+{
+    int n = 0;
+    uint32_t skip = c->partial;
+    for (uint32_t i = c->written; i < c->count && n + 2 <= CONN_IOV_MAX; i++) {
+        const struct request *r = ring_at(c, i);
+        const char *parts[2] = {r->hdr, r->value};
+        uint32_t lens[2] = {r->hdr_len, r->value_len};
+        for (int p = 0; p < 2; p++) {
+            if (skip >= lens[p]) {
+                skip -= lens[p];
                 continue;
             }
-            iov[n].iov_base = (void *)(c->out[i] + skip);
-            iov[n].iov_len = c->out_len[i] - skip;
+            iov[n].iov_base = (void *)(parts[p] + skip);
+            iov[n].iov_len = lens[p] - skip;
             skip = 0;
             n++;
         }
+    }
+    return n;
+}
+
+/* Mark the requests that `done` more bytes completed, with the time of their writev. */
+static void advance(struct conn *c, uint64_t done, uint64_t now_ns)
+{
+    uint64_t left = done + c->partial;
+    while (c->written < c->count) {
+        struct request *r = ring_at(c, c->written);
+        uint32_t len = r->hdr_len + r->value_len;
+        if (left < len) {
+            break;
+        }
+        left -= len;
+        r->sent_ns = now_ns;
+        if (r->intended_ns == 0) {
+            r->intended_ns = now_ns; /* closed loop: meant to go now */
+        }
+        c->written++;
+        lane_on_sent(c->lane, r);
+    }
+    c->partial = (uint32_t)left;
+}
+
+static int write_queued(struct conn *c)
+{
+    for (;;) {
+        struct iovec iov[CONN_IOV_MAX];
+        int n = gather(c, iov);
         if (n == 0) {
             return SLAP_OK;
         }
+        uint64_t now = slap_now_ns();
         ssize_t done = writev(c->fd, iov, n);
         if (done < 0) {
             if (errno == EINTR) {
@@ -141,21 +213,27 @@ static int write_rest(struct conn *c)
             }
             return errno == EAGAIN || errno == EWOULDBLOCK ? SLAP_AGAIN : SLAP_ERROR;
         }
-        c->out_done += (uint64_t)done;
         lane_on_written(c->lane, (uint64_t)done);
+        advance(c, (uint64_t)done, now);
     }
 }
 
-int conn_send(struct conn *c)
+static void flush_ready(struct conn *c)
 {
-    c->out_done = 0;
-    int rc = write_rest(c);
+    int rc = write_queued(c);
     if (rc == SLAP_AGAIN) {
         event_add(&c->wev, NULL);
     } else if (rc == SLAP_ERROR) {
         fail(c, strerror(errno));
     }
-    return rc;
+}
+
+void conn_flush(struct conn *c)
+{
+    c->dirty = false;
+    if (c->state == CONN_READY && !event_pending(&c->wev, EV_WRITE, NULL)) {
+        flush_ready(c);
+    }
 }
 
 static void on_writable(evutil_socket_t fd, short what, void *arg)
@@ -166,12 +244,23 @@ static void on_writable(evutil_socket_t fd, short what, void *arg)
         finish_connect(c, what);
         return;
     }
-    int rc = write_rest(c);
-    if (rc == SLAP_AGAIN) {
-        event_add(&c->wev, NULL);
-    } else if (rc == SLAP_ERROR) {
-        fail(c, strerror(errno));
+    flush_ready(c);
+}
+
+/* One complete response: it answers the oldest written request. */
+static int answer(struct conn *c, const struct proto_result *res, uint64_t now_ns)
+{
+    if (c->written == 0) {
+        fail(c, "the server answered a request that was not sent");
+        return SLAP_ERROR;
     }
+    struct request *r = ring_at(c, 0);
+    c->head = c->head + 1 == c->cap ? 0 : c->head + 1;
+    c->count--;
+    c->written--;
+    lane_on_response(c->lane, c, r, res, now_ns);
+    c->resp_bytes = 0;
+    return c->state == CONN_READY ? SLAP_OK : SLAP_ERROR;
 }
 
 /* Parse every complete response in buf; keep a partial line. SLAP_ERROR if closed. */
@@ -191,9 +280,7 @@ static int parse_all(struct conn *c, const char *buf, size_t len, uint64_t now_n
             fail(c, "the server sent bytes that are not a memcached response");
             return SLAP_ERROR;
         }
-        lane_on_response(c->lane, c, &res, now_ns);
-        c->resp_bytes = 0;
-        if (c->state != CONN_READY) {
+        if (answer(c, &res, now_ns) != SLAP_OK) {
             return SLAP_ERROR;
         }
     }
@@ -213,7 +300,7 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
         ssize_t n = read(fd, w->rbuf + c->carry_len, room);
         if (n <= 0) {
             if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
-                return;
+                break;
             }
             fail(c, n == 0 ? "connection closed by the server" : strerror(errno));
             return;
@@ -224,7 +311,8 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
             return;
         }
         if ((size_t)n < room) {
-            return;
+            break;
         }
     }
+    lane_pump(c->lane);
 }

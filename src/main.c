@@ -86,7 +86,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "slap: %s\n", err);
         goto out;
     }
-    report_final(stdout, &run.global, run_seconds(&run), run.signal);
+    report_final(stdout, &opts, &run.global, run_seconds(&run), run.signal);
     status = verdict(&run);
     if (run.signal != 0) {
         run_free(&run);

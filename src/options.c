@@ -28,6 +28,8 @@ struct parse_state {
     FILE *err;
     const struct option_row *row; /* the option being applied */
     bool servers_given;           /* -s was on the command line */
+    bool step_time_given;         /* --step_time was */
+    bool arrival_given;           /* --arrival was */
 };
 
 /* Apply arg (NULL for a flag) to st->o; print a usage error and say so when it is bad. */
@@ -51,6 +53,15 @@ static enum options_outcome apply_win_size(struct parse_state *st, const char *a
 static enum options_outcome apply_fixed_size(struct parse_state *st, const char *arg);
 static enum options_outcome apply_stat_freq(struct parse_state *st, const char *arg);
 static enum options_outcome apply_reconnect(struct parse_state *st, const char *arg);
+static enum options_outcome apply_tps(struct parse_state *st, const char *arg);
+static enum options_outcome apply_arrival(struct parse_state *st, const char *arg);
+static enum options_outcome apply_pipeline(struct parse_state *st, const char *arg);
+static enum options_outcome apply_latency(struct parse_state *st, const char *arg);
+static enum options_outcome apply_warmup(struct parse_state *st, const char *arg);
+static enum options_outcome apply_percentiles(struct parse_state *st, const char *arg);
+static enum options_outcome apply_hdr_out(struct parse_state *st, const char *arg);
+static enum options_outcome apply_sweep(struct parse_state *st, const char *arg);
+static enum options_outcome apply_step_time(struct parse_state *st, const char *arg);
 static enum options_outcome apply_help(struct parse_state *st, const char *arg);
 static enum options_outcome apply_version(struct parse_state *st, const char *arg);
 
@@ -88,9 +99,39 @@ static const struct option_row option_rows[] = {
     {'U', "udp", NULL, "Use UDP (the server's UDP port must equal its TCP port).", NULL},
     {'a', "facebook", NULL, "Sets over TCP, multi-gets over UDP.", NULL},
     {'B', "binary", NULL, "Use the binary protocol.", NULL},
-    {'P', "tps", "RATE", "Target throughput in operations per second (k=1000).", NULL},
+    {'P', "tps", "RATE",
+     "Open loop: send RATE operations per second in all (k=1000, m), each at its own "
+     "intended time; latency counts from that time, so queueing shows.",
+     apply_tps},
     {'p', "rep_write", "N", "Send writes to the first N servers only.", NULL},
     {'b', "verbose", NULL, "Report the details of verification failures.", NULL},
+    {0, "arrival", "KIND",
+     "Open-loop arrivals: uniform (evenly spaced, default) or poisson (random gaps, same "
+     "mean).",
+     apply_arrival},
+    {0, "pipeline", "N",
+     "Requests in flight per connection, 1 to 1024. Default 1 (one request, then its answer).",
+     apply_pipeline},
+    {0, "latency", "VIEW",
+     "Open loop: corrected (from the intended send), uncorrected (from the actual send) or "
+     "both (corrected, plus uncorrected final blocks). Default both.",
+     apply_latency},
+    {0, "warmup", "DURATION",
+     "Run the load this long first, then reset every statistic; the report covers only "
+     "what follows.",
+     apply_warmup},
+    {0, "percentiles", "LIST",
+     "Percentiles shown in tables and blocks, e.g. 50,90,99,99.9,99.99. Default 50,90,99,99.9.",
+     apply_percentiles},
+    {0, "hdr_out", "FILE",
+     "Write the run's latency histogram (all types, corrected) as HdrHistogram percentile "
+     "text (.hgrm, milliseconds) to FILE.",
+     apply_hdr_out},
+    {0, "sweep", "START:END:STEP",
+     "One open-loop run per rate from START to END by STEP (k=1000), printing target and "
+     "achieved rate, p50, p90, p99, p99.9 and max for each.",
+     apply_sweep},
+    {0, "step_time", "DURATION", "Length of each --sweep step. Default 5s.", apply_step_time},
     {'h', "help", NULL, "Print this help and exit.", apply_help},
     {'V', "version", NULL, "Print the version and exit.", apply_version},
 };
@@ -453,6 +494,140 @@ static enum options_outcome apply_reconnect(struct parse_state *st, const char *
     return OPTIONS_RUN;
 }
 
+static enum options_outcome apply_tps(struct parse_state *st, const char *arg)
+{
+    uint64_t rate = 0;
+    enum options_outcome outcome = parse_count(st, arg, 1000, 1, (uint64_t)SLAP_MAX_TPS, &rate);
+    if (outcome == OPTIONS_RUN) {
+        st->o->tps = (double)rate;
+    }
+    return outcome;
+}
+
+/* arg must be one of names (NULL-terminated); its index goes to *value. */
+static enum options_outcome parse_choice(const struct parse_state *st, const char *arg,
+                                         const char *const *names, int *value)
+{
+    for (int i = 0; names[i] != NULL; i++) {
+        if (strcmp(arg, names[i]) == 0) {
+            *value = i;
+            return OPTIONS_RUN;
+        }
+    }
+    return usage_error(st->err, "--%s: '%s' is not one of %s%s%s%s%s", st->row->long_name, arg,
+                       names[0], names[1] ? ", " : "", names[1] ? names[1] : "",
+                       names[1] && names[2] ? ", " : "", names[1] && names[2] ? names[2] : "");
+}
+
+static enum options_outcome apply_arrival(struct parse_state *st, const char *arg)
+{
+    static const char *const names[] = {"uniform", "poisson", NULL};
+    st->arrival_given = true;
+    return parse_choice(st, arg, names, &st->o->arrival);
+}
+
+static enum options_outcome apply_pipeline(struct parse_state *st, const char *arg)
+{
+    uint64_t depth = 0;
+    enum options_outcome outcome = parse_count(st, arg, 0, 1, SLAP_MAX_PIPELINE, &depth);
+    if (outcome == OPTIONS_RUN) {
+        st->o->pipeline = (uint32_t)depth;
+    }
+    return outcome;
+}
+
+static enum options_outcome apply_latency(struct parse_state *st, const char *arg)
+{
+    static const char *const names[] = {"both", "corrected", "uncorrected", NULL};
+    return parse_choice(st, arg, names, &st->o->latency);
+}
+
+static enum options_outcome apply_warmup(struct parse_state *st, const char *arg)
+{
+    return parse_period(st, arg, &st->o->warmup_ns);
+}
+
+/* One percentile of a list: a number in (0, 100]. */
+static bool scan_percentile(const char *text, size_t length, double *value)
+{
+    char copy[32];
+    char *end = NULL;
+    if (length == 0 || length >= sizeof(copy) || !is_digit(text[0])) {
+        return false;
+    }
+    memcpy(copy, text, length);
+    copy[length] = '\0';
+    *value = strtod(copy, &end);
+    return *end == '\0' && *value > 0.0 && *value <= 100.0;
+}
+
+static enum options_outcome apply_percentiles(struct parse_state *st, const char *arg)
+{
+    struct slap_options *o = st->o;
+    uint32_t count = 0;
+    for (const char *p = arg;; p++) {
+        size_t length = strcspn(p, ",");
+        double value;
+        if (!scan_percentile(p, length, &value)) {
+            return usage_error(st->err, "--percentiles: '%.*s' is not a number above 0 and up "
+                               "to 100", (int)length, p);
+        }
+        if (count == SLAP_MAX_PERCENTILES || (count > 0 && value <= o->percentiles[count - 1])) {
+            return usage_error(st->err, "--percentiles: give at most %d, in increasing order",
+                               SLAP_MAX_PERCENTILES);
+        }
+        o->percentiles[count++] = value;
+        p += length;
+        if (*p == '\0') {
+            break;
+        }
+    }
+    o->npercentiles = count;
+    return OPTIONS_RUN;
+}
+
+static enum options_outcome apply_hdr_out(struct parse_state *st, const char *arg)
+{
+    if (arg[0] == '\0') {
+        return usage_error(st->err, "--hdr_out: the file name is empty");
+    }
+    st->o->hdr_out = arg;
+    return OPTIONS_RUN;
+}
+
+static enum options_outcome apply_sweep(struct parse_state *st, const char *arg)
+{
+    uint64_t rates[3];
+    const char *p = arg;
+    for (int i = 0; i < 3; i++) {
+        size_t length = strcspn(p, ":");
+        char part[32];
+        if (length == 0 || length >= sizeof(part) || (i < 2) != (p[length] == ':')) {
+            return usage_error(st->err, "--sweep: '%s' is not START:END:STEP", arg);
+        }
+        memcpy(part, p, length);
+        part[length] = '\0';
+        if (scan_size(part, 1000, &rates[i]) != UNIT_OK || rates[i] == 0 ||
+            rates[i] > (uint64_t)SLAP_MAX_TPS) {
+            return usage_error(st->err, "--sweep: '%s' is not a rate from 1 to 1g", part);
+        }
+        p += length + 1;
+    }
+    if (rates[1] < rates[0] || (rates[1] - rates[0]) / rates[2] >= 1000) {
+        return usage_error(st->err, "--sweep: END must be at least START, and 1000 steps at most");
+    }
+    st->o->sweep_start = (double)rates[0];
+    st->o->sweep_end = (double)rates[1];
+    st->o->sweep_step = (double)rates[2];
+    return OPTIONS_RUN;
+}
+
+static enum options_outcome apply_step_time(struct parse_state *st, const char *arg)
+{
+    st->step_time_given = true;
+    return parse_period(st, arg, &st->o->step_time_ns);
+}
+
 static enum options_outcome apply_help(struct parse_state *st, const char *arg)
 {
     (void)arg;
@@ -606,6 +781,16 @@ static enum options_outcome finish(struct parse_state *st)
                            "--concurrency (%" PRIu32 ") must be at least --threads (%" PRIu32 ")",
                            o->concurrency, o->threads);
     }
+    if (o->sweep_step > 0 && (o->execute_number > 0 || o->tps > 0)) {
+        return usage_error(st->err, "--sweep sets the rate of timed steps: it cannot be used "
+                                    "with --tps or --execute_number");
+    }
+    if (st->step_time_given && o->sweep_step == 0) {
+        return usage_error(st->err, "--step_time needs --sweep");
+    }
+    if (st->arrival_given && o->tps == 0 && o->sweep_step == 0) {
+        return usage_error(st->err, "--arrival needs --tps or --sweep (an open-loop run)");
+    }
     if (!st->servers_given) {
         const char *env = getenv("MEMCACHED_SERVERS");
         if (env != NULL && env[0] != '\0') {
@@ -633,6 +818,10 @@ void options_defaults(struct slap_options *o)
         .reconnect = false,
         .set_prop = 0.1,
         .get_prop = 0.9,
+        .pipeline = 1,
+        .npercentiles = 4,
+        .percentiles = {50.0, 90.0, 99.0, 99.9},
+        .step_time_ns = 5 * SLAP_NS_PER_SEC,
     };
 }
 

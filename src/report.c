@@ -14,8 +14,6 @@ int report_force_tty = -1;
 static const int report_force_tty = -1;
 #endif
 
-static const double percentiles[REPORT_NPERCENTILES] = REPORT_PERCENTILES;
-static const char *const percentile_names[REPORT_NPERCENTILES] = {"P50", "P90", "P99", "P99.9"};
 static const char *const type_names[STATS_TYPES + 1] = {"Get", "Set", "Total"};
 
 #define MIB (1024.0 * 1024.0)
@@ -66,26 +64,58 @@ void report_header(FILE *out, const struct slap_options *o)
     print_size(out, o->win_size);
     fprintf(out, "\nset proportion: set_prop=%.2f\n", o->set_prop);
     fprintf(out, "get proportion: get_prop=%.2f\n", o->get_prop);
+    if (o->tps > 0) {
+        fprintf(out, "target rate: %.0f ops/s, %s arrivals\n", o->tps,
+                o->arrival == 1 ? "poisson" : "uniform");
+    }
+    if (o->pipeline > 1) {
+        fprintf(out, "pipeline: %u\n", o->pipeline);
+    }
+    if (o->warmup_ns > 0) {
+        fprintf(out, "warmup: ");
+        print_seconds_width(out, o->warmup_ns, 0);
+        fprintf(out, "s\n");
+    }
     fflush(out);
 }
 
+/* Does the run keep a separate uncorrected view, and which one do tables show? */
+static bool open_loop(const struct slap_options *o)
+{
+    return o->tps > 0;
+}
+
+static const struct hist *main_view(const struct slap_options *o, const struct slap_stats *s)
+{
+    return open_loop(o) && o->latency == LATENCY_UNCORRECTED ? s->raw : s->lat;
+}
+
 /* The histogram and byte count of one type (Total when type == STATS_TYPES). */
-static void type_view(const struct slap_stats *s, int type, struct hist *h, uint64_t *bytes,
-                      uint64_t *misses)
+static void type_view(const struct slap_options *o, const struct slap_stats *s, int type,
+                      struct hist *h, uint64_t *bytes, uint64_t *misses)
 {
     const struct slap_counters *c = &s->counters;
+    const struct hist *view = main_view(o, s);
     if (type == STATS_TYPES) {
-        stats_total_hist(s, h);
+        hist_reset(h);
+        hist_merge(h, &view[STATS_GET]);
+        hist_merge(h, &view[STATS_SET]);
         *bytes = c->net_get_bytes + c->net_set_bytes;
     } else {
-        *h = s->lat[type];
+        *h = view[type];
         *bytes = type == STATS_GET ? c->net_get_bytes : c->net_set_bytes;
     }
     *misses = type == STATS_SET ? 0 : c->get_misses;
 }
 
-static void print_row(FILE *out, const char *label, uint64_t time_ns, const struct hist *h,
-                      uint64_t bytes, uint64_t misses)
+/* "P99.9" for 99.9 */
+static void percentile_name(char *name, size_t size, double pct, const char *suffix)
+{
+    snprintf(name, size, "P%g%s", pct, suffix);
+}
+
+static void print_row(FILE *out, const struct slap_options *o, const char *label,
+                      uint64_t time_ns, const struct hist *h, uint64_t bytes, uint64_t misses)
 {
     double secs = (double)time_ns / (double)SLAP_NS_PER_SEC;
     fprintf(out, "%-8s ", label);
@@ -95,15 +125,16 @@ static void print_row(FILE *out, const char *label, uint64_t time_ns, const stru
             (double)bytes / MIB / secs, (long long)misses,
             h->count ? us_round(h->min_ns) : 0LL, us_round(h->max_ns),
             (long long)llround(hist_mean_us(h)), hist_stddev_us(h), hist_geomean_us(h));
-    for (int i = 0; i < REPORT_NPERCENTILES; i++) {
-        fprintf(out, i + 1 < REPORT_NPERCENTILES ? " %-10lld" : " %lld",
-                us_round(hist_percentile_ns(h, percentiles[i])));
+    for (uint32_t i = 0; i < o->npercentiles; i++) {
+        fprintf(out, i + 1 < o->npercentiles ? " %-10lld" : " %lld",
+                us_round(hist_percentile_ns(h, o->percentiles[i])));
     }
     fputc('\n', out);
 }
 
-static void print_table(FILE *out, int type, const struct slap_stats *period,
-                        const struct slap_stats *global, uint64_t freq_ns, uint64_t elapsed_ns)
+static void print_table(FILE *out, const struct slap_options *o, int type,
+                        const struct slap_stats *period, const struct slap_stats *global,
+                        uint64_t elapsed_ns)
 {
     static struct hist h; /* main thread only; too big for the stack of a report */
     uint64_t bytes, misses;
@@ -112,16 +143,16 @@ static void print_table(FILE *out, int type, const struct slap_stats *period,
     fprintf(out, "%-8s %-8s %-12s %-12s %-10s %-10s %-8s %-10s %-10s %-10s %-10s", "Type",
             "Time(s)", "Ops", "TPS(ops/s)", "Net(M/s)", "Get_miss", "Min(us)", "Max(us)",
             "Avg(us)", "Std_dev", "Geo_dist");
-    for (int i = 0; i < REPORT_NPERCENTILES; i++) {
-        char name[16];
-        snprintf(name, sizeof(name), "%s(us)", percentile_names[i]);
-        fprintf(out, i + 1 < REPORT_NPERCENTILES ? " %-10s" : " %s", name);
+    for (uint32_t i = 0; i < o->npercentiles; i++) {
+        char name[32];
+        percentile_name(name, sizeof(name), o->percentiles[i], "(us)");
+        fprintf(out, i + 1 < o->npercentiles ? " %-10s" : " %s", name);
     }
     fputc('\n', out);
-    type_view(period, type, &h, &bytes, &misses);
-    print_row(out, "Period", freq_ns, &h, bytes, misses);
-    type_view(global, type, &h, &bytes, &misses);
-    print_row(out, "Global", elapsed_ns, &h, bytes, misses);
+    type_view(o, period, type, &h, &bytes, &misses);
+    print_row(out, o, "Period", o->stat_freq_ns, &h, bytes, misses);
+    type_view(o, global, type, &h, &bytes, &misses);
+    print_row(out, o, "Global", elapsed_ns, &h, bytes, misses);
     fputc('\n', out);
 }
 
@@ -145,8 +176,7 @@ void report_period(FILE *out, const struct slap_options *o, const struct slap_st
                               ? global->lat[STATS_GET].count + global->lat[STATS_SET].count > 0
                               : global->lat[type].count > 0;
         if (has_events) {
-            print_table(out, type, period, global, o->stat_freq_ns,
-                        o->stat_freq_ns * period_no);
+            print_table(out, o, type, period, global, o->stat_freq_ns * period_no);
         }
     }
     fflush(out);
@@ -177,7 +207,8 @@ static void print_log2(FILE *out, const struct hist *h)
     fputc('\n', out);
 }
 
-static void print_block(FILE *out, const char *name, const struct hist *h)
+static void print_block(FILE *out, const struct slap_options *o, const char *name,
+                        const struct hist *h)
 {
     if (h->count == 0) {
         return;
@@ -191,28 +222,62 @@ static void print_block(FILE *out, const char *name, const struct hist *h)
         fprintf(out, "   Std:  %8.2f\n", hist_stddev_us(h));
     }
     print_log2(out, h);
-    for (int i = 0; i < REPORT_NPERCENTILES; i++) {
-        char label[16];
-        snprintf(label, sizeof(label), "%s:", percentile_names[i]);
-        fprintf(out, "   %-6s%8lld\n", label, us_round(hist_percentile_ns(h, percentiles[i])));
+    for (uint32_t i = 0; i < o->npercentiles; i++) {
+        char label[32];
+        percentile_name(label, sizeof(label), o->percentiles[i], ":");
+        fprintf(out, "   %-6s%8lld\n", label, us_round(hist_percentile_ns(h, o->percentiles[i])));
     }
     fputc('\n', out);
 }
 
-void report_final(FILE *out, const struct slap_stats *global, double seconds, int signal)
+/* Get, Set and Total blocks of one view; prefix names the view ("" for the main one). */
+static void print_blocks(FILE *out, const struct slap_options *o, const struct hist *view,
+                         const char *prefix)
 {
     static struct hist total;
+    char name[64];
     for (int type = 0; type < STATS_TYPES; type++) {
-        print_block(out, type_names[type], &global->lat[type]);
+        snprintf(name, sizeof(name), "%s%s", prefix, type_names[type]);
+        print_block(out, o, name, &view[type]);
     }
-    stats_total_hist(global, &total);
-    print_block(out, type_names[STATS_TYPES], &total);
+    hist_reset(&total);
+    hist_merge(&total, &view[STATS_GET]);
+    hist_merge(&total, &view[STATS_SET]);
+    snprintf(name, sizeof(name), "%s%s", prefix, type_names[STATS_TYPES]);
+    print_block(out, o, name, &total);
+}
 
+/* Open loop: the rate asked for, the rate achieved, and how late sends went. */
+static void print_schedule(FILE *out, const struct slap_options *o, const struct slap_stats *s,
+                           double secs)
+{
+    const struct hist *lag = &s->lag;
+    fprintf(out, "target_tps: %.0f\n", o->tps);
+    fprintf(out, "achieved_tps: %.0f\n", (double)stats_ops(s) / secs);
+    fprintf(out, "send_lag_avg_us: %lld\n", (long long)llround(hist_mean_us(lag)));
+    fprintf(out, "send_lag_p99_us: %lld\n", us_round(hist_percentile_ns(lag, 99.0)));
+    fprintf(out, "send_lag_max_us: %lld\n", us_round(lag->max_ns));
+}
+
+void report_final(FILE *out, const struct slap_options *o, const struct slap_stats *global,
+                  double seconds, int signal)
+{
+    double secs = seconds > 0 ? seconds : 1e-9;
+    print_blocks(out, o, main_view(o, global), "");
+    if (open_loop(o) && o->latency == LATENCY_BOTH) {
+        print_blocks(out, o, global->raw, "Uncorrected_");
+    }
+    if (global->gets[STATS_HIT].count > 0 && global->gets[STATS_MISS].count > 0) {
+        print_block(out, o, "Get_hit", &global->gets[STATS_HIT]);
+        print_block(out, o, "Get_miss", &global->gets[STATS_MISS]);
+    }
     const struct slap_counters *c = &global->counters;
     stats_print_counters(out, c, COUNTER_ALWAYS);
     stats_print_counters(out, c, COUNTER_NONZERO);
+    if (open_loop(o)) {
+        print_schedule(out, o, global, secs);
+    }
     uint64_t ops = stats_ops(global);
-    double secs = seconds > 0 ? seconds : 1e-9;
     fprintf(out, "\nRun time: %.1fs Ops: %llu TPS: %.0f Net_rate: %.1fM/s\n", seconds,
             (unsigned long long)ops, (double)ops / secs,
             (double)(c->written_bytes + c->read_bytes) / MIB / secs);

@@ -91,12 +91,18 @@ void run_free(struct run *r)
     pthread_cond_destroy(&r->cond);
 }
 
+uint64_t run_measure_start(const struct run *r)
+{
+    return r->start_ns + r->opts->warmup_ns;
+}
+
 double run_seconds(const struct run *r)
 {
-    if (r->end_ns <= r->start_ns) {
+    uint64_t start = run_measure_start(r);
+    if (r->end_ns <= start) {
         return 0.0;
     }
-    return (double)(r->end_ns - r->start_ns) / (double)SLAP_NS_PER_SEC;
+    return (double)(r->end_ns - start) / (double)SLAP_NS_PER_SEC;
 }
 
 /* Wait up to ns for SIGINT or SIGTERM; remember the first one and ask for a stop. */
@@ -195,7 +201,7 @@ static void wait_workers(struct run *r)
         uint64_t now = slap_now_ns();
         uint64_t wait = 10 * SLAP_NS_PER_MS;
         if (periods) {
-            uint64_t due = r->start_ns + period_no * freq;
+            uint64_t due = run_measure_start(r) + period_no * freq;
             if ((now >= due || all_done) && period_published(r, period_no)) {
                 print_period(r, period_no++);
                 continue;

@@ -8,7 +8,12 @@ void stats_reset(struct slap_stats *s)
     memset(&s->counters, 0, sizeof(s->counters));
     for (int t = 0; t < STATS_TYPES; t++) {
         hist_reset(&s->lat[t]);
+        hist_reset(&s->raw[t]);
     }
+    for (int o = 0; o < STATS_OUTCOMES; o++) {
+        hist_reset(&s->gets[o]);
+    }
+    hist_reset(&s->lag);
 }
 
 void stats_merge(struct slap_stats *dst, const struct slap_stats *src)
@@ -18,15 +23,30 @@ void stats_merge(struct slap_stats *dst, const struct slap_stats *src)
 #undef SLAP_COUNTER_ADD
     for (int t = 0; t < STATS_TYPES; t++) {
         hist_merge(&dst->lat[t], &src->lat[t]);
+        hist_merge(&dst->raw[t], &src->raw[t]);
+    }
+    for (int o = 0; o < STATS_OUTCOMES; o++) {
+        hist_merge(&dst->gets[o], &src->gets[o]);
+    }
+    hist_merge(&dst->lag, &src->lag);
+}
+
+static void merge_types(const struct hist *by_type, struct hist *total)
+{
+    hist_reset(total);
+    for (int t = 0; t < STATS_TYPES; t++) {
+        hist_merge(total, &by_type[t]);
     }
 }
 
 void stats_total_hist(const struct slap_stats *s, struct hist *total)
 {
-    hist_reset(total);
-    for (int t = 0; t < STATS_TYPES; t++) {
-        hist_merge(total, &s->lat[t]);
-    }
+    merge_types(s->lat, total);
+}
+
+void stats_total_raw(const struct slap_stats *s, struct hist *total)
+{
+    merge_types(s->raw, total);
 }
 
 uint64_t stats_ops(const struct slap_stats *s)

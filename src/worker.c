@@ -51,11 +51,36 @@ static int client_map_slots(struct client *c, const struct run *run)
     return SLAP_OK;
 }
 
+static size_t hdr_cap(const struct workload *wl)
+{
+    return (size_t)wl->key_size + 64;
+}
+
+static void lane_init(struct worker *w, struct lane *l, struct client *c, size_t lane_no)
+{
+    const struct run *run = w->run;
+    uint32_t nservers = run->servers.count;
+    uint32_t depth = run->opts->pipeline;
+    l->client = c;
+    l->conns = w->conns + lane_no * nservers;
+    for (uint32_t s = 0; s < nservers; s++) {
+        struct conn *conn = &l->conns[s];
+        size_t conn_no = lane_no * nservers + s;
+        conn->lane = l;
+        conn->server = s;
+        conn->fd = -1;
+        conn->cap = depth;
+        conn->ring = w->requests + conn_no * depth;
+        for (uint32_t i = 0; i < depth; i++) {
+            conn->ring[i].hdr = w->hdrs + (conn_no * depth + i) * hdr_cap(&run->workload);
+        }
+    }
+}
+
 static int client_init(struct worker *w, struct client *c, uint32_t id, uint32_t k)
 {
     const struct run *run = w->run;
     const struct workload *wl = &run->workload;
-    uint32_t nservers = run->servers.count;
     uint32_t nlanes = run->opts->conns_per_client;
 
     c->worker = w;
@@ -67,16 +92,7 @@ static int client_init(struct worker *w, struct client *c, uint32_t id, uint32_t
     window_init(&c->win, wl);
     workload_key_init(wl, id, c->key);
     for (uint32_t i = 0; i < nlanes; i++) {
-        struct lane *l = &c->lanes[i];
-        size_t lane_no = (size_t)k * nlanes + i;
-        l->client = c;
-        l->wbuf = w->wbufs + lane_no * (wl->key_size + 64);
-        l->conns = w->conns + lane_no * nservers;
-        for (uint32_t s = 0; s < nservers; s++) {
-            l->conns[s].lane = l;
-            l->conns[s].server = s;
-            l->conns[s].fd = -1;
-        }
+        lane_init(w, &c->lanes[i], c, (size_t)k * nlanes + i);
     }
     return client_map_slots(c, run);
 }
@@ -86,6 +102,8 @@ int worker_init(struct worker *w, struct run *run, uint32_t index, uint32_t firs
 {
     const struct workload *wl = &run->workload;
     size_t nlanes = (size_t)nclients * run->opts->conns_per_client;
+    size_t nconns = nlanes * run->servers.count;
+    size_t nrequests = nconns * run->opts->pipeline;
 
     memset(w, 0, sizeof(*w));
     w->run = run;
@@ -95,14 +113,16 @@ int worker_init(struct worker *w, struct run *run, uint32_t index, uint32_t firs
     w->rbuf_size = WORKER_READ_BUFFER + PROTO_ASCII_MAX_LINE;
     w->clients = calloc(nclients, sizeof(*w->clients));
     w->lanes = calloc(nlanes, sizeof(*w->lanes));
-    w->conns = calloc(nlanes * run->servers.count, sizeof(*w->conns));
-    w->wbufs = malloc(nlanes * (wl->key_size + 64));
+    w->conns = calloc(nconns, sizeof(*w->conns));
+    w->requests = calloc(nrequests, sizeof(*w->requests));
+    w->hdrs = malloc(nrequests * hdr_cap(wl));
     w->keys = malloc((size_t)nclients * wl->key_size);
     w->rbuf = malloc(w->rbuf_size);
     pthread_mutex_init(&w->box_lock, NULL);
     stats_reset(&w->cur);
     stats_reset(&w->box);
-    if (!w->clients || !w->lanes || !w->conns || !w->wbufs || !w->keys || !w->rbuf) {
+    if (!w->clients || !w->lanes || !w->conns || !w->requests || !w->hdrs || !w->keys ||
+        !w->rbuf) {
         return SLAP_ERROR;
     }
     for (uint32_t k = 0; k < nclients; k++) {
@@ -122,7 +142,14 @@ void worker_free(struct worker *w)
     for (uint32_t k = 0; w->clients != NULL && k < w->nclients; k++) {
         free(w->clients[k].slot_server);
     }
-    struct event *timers[] = {w->end_timer, w->tick_timer, w->watch_timer, w->drain_timer};
+    size_t nlanes = (size_t)w->nclients * w->run->opts->conns_per_client;
+    for (size_t i = 0; w->lanes != NULL && i < nlanes; i++) {
+        if (event_initialized(&w->lanes[i].timer)) {
+            event_del(&w->lanes[i].timer);
+        }
+    }
+    struct event *timers[] = {w->end_timer, w->tick_timer, w->watch_timer, w->drain_timer,
+                              w->warmup_timer};
     for (size_t i = 0; i < SLAP_ARRAY_SIZE(timers); i++) {
         if (timers[i] != NULL) {
             event_free(timers[i]);
@@ -134,7 +161,8 @@ void worker_free(struct worker *w)
     free(w->clients);
     free(w->lanes);
     free(w->conns);
-    free(w->wbufs);
+    free(w->requests);
+    free(w->hdrs);
     free(w->keys);
     free(w->rbuf);
     pthread_mutex_destroy(&w->box_lock);
@@ -198,8 +226,8 @@ static void worker_finish(struct worker *w)
 
 void worker_lane_idle(struct worker *w)
 {
-    w->busy_lanes--;
-    if (w->busy_lanes == 0) {
+    w->active_lanes--;
+    if (w->active_lanes == 0) {
         worker_finish(w);
     }
 }
@@ -211,14 +239,12 @@ static void on_drain_timeout(evutil_socket_t fd, short what, void *arg)
     (void)what;
     size_t nlanes = (size_t)w->nclients * w->run->opts->conns_per_client;
     for (size_t i = 0; i < nlanes; i++) {
-        if (w->lanes[i].busy && w->lanes[i].sent) {
-            w->cur.counters.unanswered++;
-        }
+        w->cur.counters.unanswered += w->lanes[i].in_flight;
     }
     worker_finish(w);
 }
 
-/* No new requests from now on; lanes waiting for a socket give up. */
+/* No new requests from now on; what was sent is awaited up to RUN_DRAIN_TIMEOUT_NS. */
 static void worker_begin_stop(struct worker *w)
 {
     if (w->stopping) {
@@ -226,19 +252,16 @@ static void worker_begin_stop(struct worker *w)
     }
     w->stopping = true;
     size_t nlanes = (size_t)w->nclients * w->run->opts->conns_per_client;
+    w->active_lanes++; /* hold the loop while the lanes stop */
     for (size_t i = 0; i < nlanes; i++) {
-        if (w->lanes[i].busy && !w->lanes[i].sent) {
-            w->lanes[i].busy = false;
-            w->busy_lanes--;
-        }
+        lane_stop(&w->lanes[i]);
     }
-    if (w->busy_lanes == 0) {
-        worker_finish(w);
-        return;
+    worker_lane_idle(w);
+    if (w->active_lanes > 0) {
+        struct timeval tv = slap_ns_to_timeval(RUN_DRAIN_TIMEOUT_NS);
+        w->drain_timer = evtimer_new(w->base, on_drain_timeout, w);
+        evtimer_add(w->drain_timer, &tv);
     }
-    struct timeval tv = slap_ns_to_timeval(RUN_DRAIN_TIMEOUT_NS);
-    w->drain_timer = evtimer_new(w->base, on_drain_timeout, w);
-    evtimer_add(w->drain_timer, &tv);
 }
 
 static void on_end(evutil_socket_t fd, short what, void *arg)
@@ -310,25 +333,48 @@ static struct event *timer_at(struct worker *w, uint64_t after_ns, short flags,
     return ev;
 }
 
-static void worker_start(struct worker *w, uint64_t start_ns)
+/* Statistics count from here: the run proper starts (after any warm-up). */
+static void worker_measure(struct worker *w)
 {
     const struct slap_options *o = w->run->opts;
-    uint64_t now = slap_now_ns();
-    uint64_t late = now > start_ns ? now - start_ns : 0;
-
-    w->started = true;
+    stats_reset(&w->cur);
+    w->measuring = true;
     if (o->execute_number == 0) {
-        uint64_t left = o->run_time_ns > late ? o->run_time_ns - late : 0;
-        w->end_timer = timer_at(w, left, 0, on_end);
+        w->end_timer = timer_at(w, o->run_time_ns, 0, on_end);
     }
     if (o->stat_freq_ns > 0) {
         w->tick_timer = timer_at(w, o->stat_freq_ns, EV_PERSIST, on_tick);
     }
-    w->watch_timer = timer_at(w, WORKER_WATCH_NS, EV_PERSIST, on_watch);
+}
+
+static void on_warmup_end(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    worker_measure(arg);
+}
+
+static void worker_start(struct worker *w, uint64_t start_ns)
+{
+    const struct slap_options *o = w->run->opts;
     size_t nlanes = (size_t)w->nclients * o->conns_per_client;
-    w->busy_lanes = 1; /* hold the loop open while the lanes start */
+    uint32_t total_lanes = o->concurrency * o->conns_per_client;
+    uint32_t first_lane = w->clients[0].id * o->conns_per_client;
+
+    w->started = true;
+    if (o->warmup_ns > 0) {
+        w->warmup_timer = timer_at(w, o->warmup_ns, 0, on_warmup_end);
+    } else {
+        worker_measure(w);
+    }
+    w->watch_timer = timer_at(w, WORKER_WATCH_NS, EV_PERSIST, on_watch);
+    w->active_lanes = (uint32_t)nlanes + 1; /* hold the loop open while the lanes start */
     for (size_t i = 0; i < nlanes; i++) {
-        lane_start(&w->lanes[i]);
+        if (o->tps > 0) {
+            schedule_init(&w->lanes[i].sched, (enum arrival)o->arrival, o->tps, total_lanes,
+                          first_lane + (uint32_t)i, start_ns, rng_next(&w->rng));
+        }
+        lane_pump(&w->lanes[i]);
     }
     worker_lane_idle(w);
 }
@@ -355,7 +401,7 @@ static void *worker_main(void *arg)
     }
     if (worker_wait_go(w) == RUN_GO) {
         worker_start(w, w->run->start_ns);
-        if (w->busy_lanes > 0) {
+        if (w->active_lanes > 0) {
             event_base_dispatch(w->base);
         }
     }
@@ -374,6 +420,10 @@ int worker_spawn(struct worker *w)
         return SLAP_ERROR;
     }
     event_config_set_flag(cfg, EVENT_BASE_FLAG_NOLOCK);
+    if (w->run->opts->tps > 0) {
+        /* Open loop: timers must fire at the microsecond, not the millisecond. */
+        event_config_set_flag(cfg, EVENT_BASE_FLAG_PRECISE_TIMER);
+    }
     w->base = event_base_new_with_config(cfg);
     event_config_free(cfg);
     if (w->base == NULL) {

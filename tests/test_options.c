@@ -238,11 +238,11 @@ static void test_table(void **state)
     (void)state;
     static const char *const unsupported[] = {
         "cfg_cmd",  "verify", "division", "exp_verify", "overwrite", "udp",
-        "facebook", "binary", "tps",      "rep_write",  "verbose",
+        "facebook", "binary", "rep_write", "verbose",
     };
     size_t rows = options_table_size();
     size_t unsupported_rows = 0;
-    assert_int_equal(rows, 23);
+    assert_int_equal(rows, 31);
     for (size_t i = 0; i < rows; i++) {
         const char *name = options_table_long_name(i);
         assert_non_null(name);
@@ -343,7 +343,25 @@ static const struct bad_line bad_lines[] = {
     {{"--binary"}, "not supported"},
     {{"-F", "config"}, "slap: --cfg_cmd (-F) is not supported yet"},
     {{"-F"}, "--cfg_cmd (-F) is not supported yet"},
-    {{"--tps=10k"}, "--tps (-P) is not supported yet"},
+    {{"--tps=0"}, "slap: --tps: must be at least 1"},
+    {{"-P", "1x"}, "--tps: '1x' has an unknown unit"},
+    {{"-P", "1k", "--arrival=zipf"}, "--arrival: 'zipf' is not one of uniform, poisson"},
+    {{"--arrival=poisson"}, "--arrival needs --tps or --sweep"},
+    {{"--pipeline=0"}, "--pipeline: must be at least 1"},
+    {{"--pipeline=2000"}, "--pipeline: must be at most 1024"},
+    {{"--latency=raw"}, "--latency: 'raw' is not one of both, corrected, uncorrected"},
+    {{"--percentiles=50,abc"}, "--percentiles: 'abc' is not a number"},
+    {{"--percentiles=99,50"}, "in increasing order"},
+    {{"--percentiles=101"}, "--percentiles: '101'"},
+    {{"--percentiles="}, "--percentiles: '' is not a number"},
+    {{"--sweep=1k:2k"}, "--sweep: '1k:2k' is not START:END:STEP"},
+    {{"--sweep=2k:1k:1"}, "END must be at least START"},
+    {{"--sweep=1:100k:1"}, "1000 steps at most"},
+    {{"--sweep=1k:2k:1k", "-P", "1k"}, "cannot be used with --tps"},
+    {{"--sweep=1k:2k:1k", "-x", "10"}, "cannot be used with --tps or --execute_number"},
+    {{"--step-time=2s"}, "--step_time needs --sweep"},
+    {{"--warmup=0"}, "--warmup: must be more than 0"},
+    {{"--hdr-out="}, "--hdr_out: the file name is empty"},
     {{"-U"}, "--udp (-U) is not supported yet"},
     {{"--udp=1"}, "slap: --udp (-U) is not supported yet"},
     {{"-v", "0.1"}, "--verify (-v) is not supported yet"},
@@ -437,6 +455,32 @@ static void test_full_line(void **state)
     assert_false(r.o.reconnect);
     assert_true(r.o.set_prop == 0.1);
     assert_true(r.o.get_prop == 0.9);
+    parse_result_free(&r);
+}
+
+static void test_latency_line(void **state)
+{
+    (void)state;
+    struct parse_result r;
+    parse(&r, (const char *const[]){"-P", "10k", "--arrival=poisson", "--pipeline", "4",
+                                    "--latency=corrected", "--warmup=1.5s",
+                                    "--percentiles=50,99.99", "--hdr-out", "h.hgrm", NULL});
+    assert_int_equal(r.outcome, OPTIONS_RUN);
+    assert_string_equal(r.err, "");
+    assert_true(r.o.tps == 10000.0);
+    assert_int_equal(r.o.arrival, 1);
+    assert_int_equal(r.o.pipeline, 4);
+    assert_int_equal(r.o.latency, LATENCY_CORRECTED);
+    assert_int_equal(r.o.warmup_ns, 1500 * SEC / 1000);
+    assert_int_equal(r.o.npercentiles, 2);
+    assert_true(r.o.percentiles[0] == 50.0 && r.o.percentiles[1] == 99.99);
+    assert_string_equal(r.o.hdr_out, "h.hgrm");
+    parse_result_free(&r);
+    parse(&r, (const char *const[]){"--sweep=1k:5k:2k", "--step_time=2s", NULL});
+    assert_int_equal(r.outcome, OPTIONS_RUN);
+    assert_true(r.o.sweep_start == 1000.0 && r.o.sweep_end == 5000.0 && r.o.sweep_step == 2000.0);
+    assert_int_equal(r.o.step_time_ns, 2 * SEC);
+    assert_true(r.o.tps == 0.0);
     parse_result_free(&r);
 }
 
@@ -587,6 +631,7 @@ int main(void)
         cmocka_unit_test_setup(test_counted_and_edges, unset_servers_env),
         cmocka_unit_test_teardown(test_servers_env, unset_servers_env),
         cmocka_unit_test_setup(test_help, unset_servers_env),
+        cmocka_unit_test(test_latency_line),
         cmocka_unit_test_setup(test_version, unset_servers_env),
     };
     return cmocka_run_group_tests(tests, unset_servers_env, NULL);

@@ -219,8 +219,10 @@ static char *header_text(const struct slap_options *o)
 static char *final_text(const struct slap_stats *s, double seconds, int signal)
 {
     struct capture c;
+    struct slap_options o;
+    options_defaults(&o);
     capture_open(&c);
-    report_final(c.out, s, seconds, signal);
+    report_final(c.out, &o, s, seconds, signal);
     return capture_close(&c);
 }
 

@@ -1,4 +1,4 @@
-/* A simulated client: its key window, its lanes (closed loops) and what they send next. */
+/* A simulated client: its key window, its lanes and what they send next. */
 #ifndef SLAP_CLIENT_H
 #define SLAP_CLIENT_H
 
@@ -7,25 +7,27 @@
 
 #include "slap/conn.h"
 #include "slap/proto_ascii.h"
+#include "slap/schedule.h"
 #include "slap/workload.h"
 
 struct worker;
 struct client;
 
 /*
- * A lane is one closed loop: one request in flight at a time, sent on the
- * lane's socket to the server the key belongs to. A client has -n lanes.
+ * A lane is one stream of requests with up to --pipeline of them in flight,
+ * each sent on the lane's socket to the server its key belongs to. Closed
+ * loop: a new request as soon as one is answered. Open loop: a new request at
+ * each time of the lane's schedule; when the lane is full, due requests wait
+ * and their latency still counts from their intended time. A client has -n lanes.
  */
 struct lane {
     struct client *client;
-    struct conn *conns;  /* one per server */
-    bool busy;           /* a request is prepared and not yet answered */
-    bool sent;           /* ... and it was handed to its socket */
-    enum op_type op;
-    uint32_t server;     /* where the request goes */
-    uint64_t start_ns;   /* when it was sent */
-    uint32_t req_len;    /* bytes of the request */
-    char *wbuf;          /* the request header (key_size + 64 bytes) */
+    struct conn *conns;   /* one per server */
+    uint32_t in_flight;   /* requests queued or waiting for answers, over all sockets */
+    bool done;            /* nothing left to send or to wait for */
+    bool timer_armed;
+    struct schedule sched; /* open loop */
+    struct event timer;   /* open loop: wakes the lane at its next intended time */
 };
 
 struct client {
@@ -40,16 +42,19 @@ struct client {
     struct lane *lanes;
 };
 
+/* Send what the lane may send now (start, an answer, its timer, a reconnect). */
+void lane_pump(struct lane *l);
+/* The worker stops: drop requests that cannot be written, stop the timer. */
+void lane_stop(struct lane *l);
+
 /* Callbacks from conn.c. */
 void lane_on_connected(struct lane *l, struct conn *c);
 void lane_on_connect_failed(struct lane *l, struct conn *c, int err);
-void lane_on_response(struct lane *l, struct conn *c, const struct proto_result *res,
-                      uint64_t now_ns);
+void lane_on_sent(struct lane *l, const struct request *r);
+void lane_on_response(struct lane *l, struct conn *c, const struct request *r,
+                      const struct proto_result *res, uint64_t now_ns);
 void lane_on_closed(struct lane *l, struct conn *c, const char *why);
 void lane_on_written(struct lane *l, uint64_t bytes);
 void lane_on_read(struct lane *l, uint64_t bytes);
-
-/* Begin the lane's loop (the run has started). */
-void lane_start(struct lane *l);
 
 #endif

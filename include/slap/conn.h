@@ -1,9 +1,10 @@
-/* One socket to one server: connect, write a request, read and parse responses. */
+/* One socket to one server: connect, queue and write requests, read and parse responses. */
 #ifndef SLAP_CONN_H
 #define SLAP_CONN_H
 
 #include <event2/event.h>
 #include <event2/event_struct.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "slap/proto_ascii.h"
@@ -25,20 +26,38 @@ enum conn_state {
     CONN_READY,
 };
 
+/* A request queued on a socket, written, or waiting for its answer. */
+struct request {
+    uint8_t op;          /* enum op_type */
+    uint32_t hdr_len;    /* bytes of hdr */
+    uint32_t value_len;  /* bytes of value (data + CRLF), 0 for a get */
+    uint64_t intended_ns; /* when it was meant to go: the schedule's time, or its send time */
+    uint64_t sent_ns;    /* when its last byte went to the kernel; 0 until then */
+    char *hdr;           /* request line, in the socket's header slab */
+    const char *value;   /* shared value bytes, or NULL */
+};
+
+/*
+ * The ring holds requests in order: [head, head + written) are written whole
+ * and wait for answers (which come back in the same order), then `partial`
+ * bytes of the next one are written, then the rest are queued.
+ */
 struct conn {
     enum conn_state state;
     int fd;
     uint32_t server;          /* index in the server list */
-    struct lane *lane;        /* owner: the closed loop that sends on this socket */
+    struct lane *lane;        /* owner */
     struct event rev;         /* readable; persistent while READY */
     struct event wev;         /* writable: connect completion or a blocked write */
     struct event retry;       /* reconnect back-off timer (-R) */
     uint64_t backoff_ns;      /* next back-off; doubles up to a bound */
     struct ascii_parser parser;
     uint64_t resp_bytes;      /* bytes of the response being parsed so far */
-    const char *out[2];       /* request being written: header, then value (or NULL) */
-    uint32_t out_len[2];
-    uint64_t out_done;        /* bytes of it written so far */
+    struct request *ring;     /* capacity: the pipeline depth */
+    uint32_t cap, head, count;
+    uint32_t written;         /* requests written whole, from head */
+    uint32_t partial;         /* bytes written of the request after them */
+    bool dirty;               /* requests were queued since the last flush */
     uint32_t carry_len;       /* bytes of a partial line kept between reads */
     char carry[PROTO_ASCII_MAX_LINE];
 };
@@ -46,8 +65,13 @@ struct conn {
 /* Start a non-blocking connect; the lane hears of the outcome by callback. */
 int conn_connect(struct conn *c, const struct server *srv, struct event_base *base,
                  uint64_t timeout_ns);
-/* Write the request set in c->out from the start; SLAP_OK, SLAP_AGAIN (finishes later) or error. */
-int conn_send(struct conn *c);
+/* A free request at the tail of the ring (the caller keeps count below cap). */
+struct request *conn_queue(struct conn *c);
+/* Write what is queued, in as few writev calls as it takes, if the socket is ready. */
+void conn_flush(struct conn *c);
+/* Forget requests: sent ones (answers will never come) or all of them. Returns how many. */
+uint32_t conn_drop_sent(struct conn *c);
+uint32_t conn_drop_all(struct conn *c);
 /* Close the socket and drop any partial response; callbacks are not called. */
 void conn_close(struct conn *c);
 /* Release the events (at the end of the run). */

@@ -14,6 +14,9 @@
 #define SLAP_MAX_KEY_SIZE 250
 #define SLAP_MAX_VALUE_SIZE (1024u * 1024u)
 #define SLAP_MAX_WIN_SIZE (1ULL << 32)
+#define SLAP_MAX_PERCENTILES 16
+#define SLAP_MAX_PIPELINE 1024
+#define SLAP_MAX_TPS 1e9
 
 struct slap_options {
     const char *servers;       /* -s as given, else $MEMCACHED_SERVERS, else the default */
@@ -29,6 +32,26 @@ struct slap_options {
     bool reconnect;            /* -R */
     double set_prop;           /* 0.1 */
     double get_prop;           /* 0.9 */
+    /* Open loop and latency (closed loop when tps is 0). */
+    double tps;                /* -P target operations per second, all threads together */
+    int arrival;               /* --arrival: enum arrival (schedule.h), uniform by default */
+    uint32_t pipeline;         /* --pipeline: requests in flight per connection, default 1 */
+    int latency;               /* --latency: enum latency_view */
+    uint64_t warmup_ns;        /* --warmup: load before the measured run, 0 = none */
+    uint32_t npercentiles;     /* --percentiles */
+    double percentiles[SLAP_MAX_PERCENTILES];
+    const char *hdr_out;       /* --hdr-out FILE, or NULL */
+    double sweep_start;        /* --sweep START:END:STEP; sweep_step 0 = no sweep */
+    double sweep_end;
+    double sweep_step;
+    uint64_t step_time_ns;     /* --step-time, default 5 s */
+};
+
+/* Which latency the tables and blocks show in an open-loop run. */
+enum latency_view {
+    LATENCY_BOTH = 0,        /* corrected, and the uncorrected final blocks too */
+    LATENCY_CORRECTED = 1,   /* from the intended send time */
+    LATENCY_UNCORRECTED = 2, /* from the actual send */
 };
 
 /* What the caller should do after options_parse. */

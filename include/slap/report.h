@@ -9,10 +9,6 @@
 #include "slap/options.h"
 #include "slap/stats.h"
 
-/* Percentiles appended to tables and final blocks. */
-#define REPORT_PERCENTILES {50.0, 90.0, 99.0, 99.9}
-#define REPORT_NPERCENTILES 4
-
 /* Header block: servers, threads, concurrency, run time or execute number, ... */
 void report_header(FILE *out, const struct slap_options *o);
 /*
@@ -21,8 +17,13 @@ void report_header(FILE *out, const struct slap_options *o);
  */
 void report_period(FILE *out, const struct slap_options *o, const struct slap_stats *period,
                    const struct slap_stats *global, uint64_t period_no);
-/* Final per-type blocks, counters and the "Run time:" line; signal > 0 marks an interrupt. */
-void report_final(FILE *out, const struct slap_stats *global, double seconds, int signal);
+/*
+ * Final per-type blocks (and, when they differ, the uncorrected and hit/miss
+ * blocks), counters, open-loop figures and the "Run time:" line; signal > 0
+ * marks an interrupt. Percentile columns and lines follow o->percentiles.
+ */
+void report_final(FILE *out, const struct slap_options *o, const struct slap_stats *global,
+                  double seconds, int signal);
 
 #ifdef SLAP_TESTING
 /* Forced terminal mode for tests: -1 ask isatty, 0 never, 1 always. */

@@ -54,7 +54,8 @@ int run_init(struct run *r, const struct slap_options *o, FILE *out, char *err, 
 int run_execute(struct run *r, char *err, size_t err_len);
 void run_free(struct run *r);
 
-/* Measured seconds. */
+/* When the measured part starts (after any warm-up), and its length in seconds. */
+uint64_t run_measure_start(const struct run *r);
 double run_seconds(const struct run *r);
 
 #endif

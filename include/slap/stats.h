@@ -34,6 +34,7 @@ enum counter_show {
     X(reconnects, COUNTER_NONZERO, "connections opened again after a close (-R)")                  \
     X(clients_stopped, COUNTER_NONZERO, "clients stopped by a lost connection (no -R)")            \
     X(unanswered, COUNTER_NONZERO, "requests sent but never answered (lost or abandoned)")         \
+    X(requests_sent, COUNTER_HIDDEN, "requests handed to the kernel")                            \
     X(net_get_bytes, COUNTER_HIDDEN, "bytes written and read for gets")                            \
     X(net_set_bytes, COUNTER_HIDDEN, "bytes written and read for sets")
 
@@ -50,15 +51,26 @@ enum stats_type {
     STATS_TYPES = 2,
 };
 
+/* Gets by outcome. */
+enum stats_outcome {
+    STATS_HIT = 0,
+    STATS_MISS = 1,
+    STATS_OUTCOMES = 2,
+};
+
 struct slap_stats {
     struct slap_counters counters;
-    struct hist lat[STATS_TYPES]; /* latency per type; Total is their merge */
+    struct hist lat[STATS_TYPES];       /* latency per type from the intended send time */
+    struct hist raw[STATS_TYPES];       /* open loop: from the actual send (uncorrected) */
+    struct hist gets[STATS_OUTCOMES];   /* latency of gets that hit, that missed */
+    struct hist lag;                    /* open loop: actual send minus intended send */
 };
 
 void stats_reset(struct slap_stats *s);
 void stats_merge(struct slap_stats *dst, const struct slap_stats *src);
-/* Latency of every type together (the "Total" tables). */
+/* Latency of every type together (the "Total" tables), from lat or raw. */
 void stats_total_hist(const struct slap_stats *s, struct hist *total);
+void stats_total_raw(const struct slap_stats *s, struct hist *total);
 /* Requests answered: cmd_get + cmd_set, memaslap's "Ops". */
 uint64_t stats_ops(const struct slap_stats *s);
 /* Print "name: value" lines for counters of the given visibility. */

@@ -25,16 +25,18 @@ struct worker {
     struct client *clients;
     struct lane *lanes;          /* all lanes of all clients, one allocation */
     struct conn *conns;          /* all sockets, one allocation */
-    char *wbufs;                 /* request headers of all lanes */
+    struct request *requests;    /* the rings of all sockets */
+    char *hdrs;                  /* request headers of all rings */
     char *keys;                  /* keys of all clients */
     char *rbuf;                  /* read buffer shared by every socket of the thread */
     uint32_t rbuf_size;
     struct rng rng;
 
     struct slap_stats cur;       /* statistics since the last publish, owned by the thread */
-    uint32_t busy_lanes;         /* lanes with a request prepared or in flight */
+    uint32_t active_lanes;       /* lanes not done */
     uint32_t connecting;         /* connects not yet finished during set-up */
-    bool started;                /* set-up is over; the measured run is on */
+    bool started;                /* set-up is over; requests flow */
+    bool measuring;              /* warm-up is over: statistics count */
     bool stopping;               /* no new requests; waiting for the answers */
     bool setup_failed;
     char error[WORKER_ERROR_MAX]; /* why set-up failed */
@@ -43,6 +45,7 @@ struct worker {
     struct event *tick_timer;    /* -S period: publish statistics */
     struct event *watch_timer;   /* notices a stop asked by the main thread */
     struct event *drain_timer;   /* bound on waiting for answers after the stop */
+    struct event *warmup_timer;  /* end of --warmup */
 
     /* Mailbox read by the main thread: the only shared, locked state, touched once a period. */
     pthread_mutex_t box_lock;
@@ -61,7 +64,7 @@ int worker_spawn(struct worker *w);
 /* Move what the worker has published into dst (main thread, once a period). */
 void worker_collect(struct worker *w, struct slap_stats *dst);
 
-/* From client.c: the lane has nothing more to send (stop, quota, stopped client). */
+/* From client.c: the lane has nothing more to send nor to wait for. */
 void worker_lane_idle(struct worker *w);
 /* True once the main thread or the run's end asked for no new requests. */
 bool worker_should_stop(struct worker *w);

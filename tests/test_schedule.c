@@ -1,0 +1,220 @@
+/* Unit tests of the open-loop schedule: exact uniform times, lane staggering, Poisson gaps. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h> /* after the four headers above, which it needs */
+
+#include <math.h>
+
+#include "slap/common.h"
+#include "slap/schedule.h"
+
+#define START_NS 123456789ULL
+#define MS 1000000ULL
+#define MERGED_COUNT 10000
+#define DRIFT_COUNT 1000000ULL
+#define POISSON_GAPS 200000
+
+/* n / d rounded to the nearest integer (halves up), exact for n < 2^63. */
+static uint64_t div_round(uint64_t n, uint64_t d)
+{
+    return (2 * n + d) / (2 * d);
+}
+
+static void test_uniform_one_lane_exact(void **state)
+{
+    (void)state;
+    struct schedule s;
+    schedule_init(&s, ARRIVAL_UNIFORM, 1000.0, 1, 0, START_NS, 1);
+    for (uint64_t k = 0; k < 1000; k++) {
+        assert_int_equal(schedule_peek(&s), START_NS + k * MS);
+        schedule_advance(&s);
+    }
+}
+
+static void test_uniform_lanes_staggered(void **state)
+{
+    (void)state;
+    for (uint32_t lane = 0; lane < 4; lane++) {
+        struct schedule s;
+        schedule_init(&s, ARRIVAL_UNIFORM, 1000.0, 4, lane, START_NS, 1);
+        for (uint64_t k = 0; k < 100; k++) {
+            assert_int_equal(schedule_peek(&s), START_NS + lane * MS + k * 4 * MS);
+            schedule_advance(&s);
+        }
+    }
+}
+
+/* The lane whose next time is earliest (the lowest index on a tie). */
+static size_t earliest_lane(const struct schedule *lanes, size_t count)
+{
+    size_t best = 0;
+    for (size_t i = 1; i < count; i++) {
+        if (schedule_peek(&lanes[i]) < schedule_peek(&lanes[best])) {
+            best = i;
+        }
+    }
+    return best;
+}
+
+static void test_uniform_lanes_merge_evenly(void **state)
+{
+    (void)state;
+    struct schedule lanes[4];
+    for (uint32_t i = 0; i < 4; i++) {
+        schedule_init(&lanes[i], ARRIVAL_UNIFORM, 1000.0, 4, i, START_NS, 1);
+    }
+    uint64_t previous = 0;
+    for (size_t n = 0; n < MERGED_COUNT; n++) {
+        size_t lane = earliest_lane(lanes, 4);
+        uint64_t now = schedule_peek(&lanes[lane]);
+        assert_int_equal(lane, n % 4);
+        if (n == 0) {
+            assert_int_equal(now, START_NS);
+        } else {
+            assert_int_equal(now - previous, MS);
+        }
+        previous = now;
+        schedule_advance(&lanes[lane]);
+    }
+}
+
+/* 3/s over 7 lanes: gaps of 7e9/3 ns never divide; time k is the formula, not a sum. */
+static void test_uniform_no_drift(void **state)
+{
+    (void)state;
+    for (uint32_t lane = 0; lane < 7; lane++) {
+        struct schedule s;
+        schedule_init(&s, ARRIVAL_UNIFORM, 3.0, 7, lane, START_NS, 1);
+        uint64_t first = START_NS + div_round(lane * SLAP_NS_PER_SEC, 3);
+        for (uint64_t k = 0; k <= DRIFT_COUNT; k++) {
+            uint64_t want = first + div_round(k * 7 * SLAP_NS_PER_SEC, 3);
+            if (schedule_peek(&s) != want) {
+                fail_msg("lane %u request %llu: %llu, expected %llu", lane, (unsigned long long)k,
+                         (unsigned long long)schedule_peek(&s), (unsigned long long)want);
+            }
+            schedule_advance(&s);
+        }
+    }
+}
+
+/* Far along (k near 1e9 and 1e12) the time still comes from k exactly. */
+static void test_uniform_large_k(void **state)
+{
+    (void)state;
+    struct schedule s;
+    schedule_init(&s, ARRIVAL_UNIFORM, 3.0, 1, 0, START_NS, 1);
+    s.k = 999999999;
+    schedule_advance(&s);
+    assert_int_equal(schedule_peek(&s), START_NS + div_round(1000000000ULL * SLAP_NS_PER_SEC, 3));
+
+    schedule_init(&s, ARRIVAL_UNIFORM, 1e6, 1, 0, START_NS, 1);
+    s.k = 999999999999ULL;
+    schedule_advance(&s);
+    assert_int_equal(schedule_peek(&s), START_NS + 1000000000000000ULL);
+
+    schedule_init(&s, ARRIVAL_UNIFORM, 0.001, 1, 0, START_NS, 1);
+    s.k = 999999999999ULL;
+    schedule_advance(&s);
+    assert_int_equal(schedule_peek(&s), UINT64_MAX); /* saturates, never wraps */
+}
+
+/* The times the spec defines, replayed with the same generator: -ln(U) * 1e9 / lane_rate. */
+static void test_poisson_follows_formula(void **state)
+{
+    (void)state;
+    struct schedule s;
+    struct rng r = {.state = 42};
+    double offset = 0.0;
+    schedule_init(&s, ARRIVAL_POISSON, 1000.0, 4, 3, START_NS, 42);
+    for (int i = 0; i < 1000; i++) {
+        double unit = (double)((rng_next(&r) >> 11) + 1) / 9007199254740992.0;
+        offset += -log(unit) * 1e9 / 250.0;
+        assert_int_equal(schedule_peek(&s), START_NS + (uint64_t)llround(offset));
+        schedule_advance(&s);
+    }
+}
+
+/* 1000/s over 4 lanes: a lane's gaps are exponential with mean 4 ms. */
+static void test_poisson_mean_and_variance(void **state)
+{
+    (void)state;
+    struct schedule s;
+    schedule_init(&s, ARRIVAL_POISSON, 1000.0, 4, 0, START_NS, 7);
+    double want_mean = 4.0 * MS;
+    uint64_t previous = START_NS;
+    long double sum = 0.0L, sumsq = 0.0L;
+    for (int i = 0; i < POISSON_GAPS; i++) {
+        uint64_t now = schedule_peek(&s);
+        assert_true(now >= previous);
+        double gap = (double)(now - previous);
+        sum += gap;
+        sumsq += (long double)gap * gap;
+        previous = now;
+        schedule_advance(&s);
+    }
+    double mean = (double)(sum / POISSON_GAPS);
+    double variance = (double)((sumsq - sum * sum / POISSON_GAPS) / (POISSON_GAPS - 1));
+    if (fabs(mean - want_mean) > 0.01 * want_mean) {
+        fail_msg("mean gap %.1f ns, expected %.1f", mean, want_mean);
+    }
+    if (fabs(variance - mean * mean) > 0.03 * mean * mean) {
+        fail_msg("variance %.4g, expected mean^2 = %.4g", variance, mean * mean);
+    }
+}
+
+static void test_poisson_seeded(void **state)
+{
+    (void)state;
+    struct schedule a, b, other;
+    schedule_init(&a, ARRIVAL_POISSON, 5000.0, 2, 0, START_NS, 99);
+    schedule_init(&b, ARRIVAL_POISSON, 5000.0, 2, 1, START_NS, 99); /* lane ignored */
+    schedule_init(&other, ARRIVAL_POISSON, 5000.0, 2, 0, START_NS, 100);
+    int differences = 0;
+    for (int i = 0; i < 10000; i++) {
+        assert_int_equal(schedule_peek(&a), schedule_peek(&b));
+        differences += schedule_peek(&a) != schedule_peek(&other);
+        schedule_advance(&a);
+        schedule_advance(&b);
+        schedule_advance(&other);
+    }
+    assert_true(differences > 9000);
+}
+
+static void check_peek_is_stable(enum arrival arrival)
+{
+    struct schedule s;
+    schedule_init(&s, arrival, 1000.0, 2, 1, START_NS, 5);
+    for (int i = 0; i < 100; i++) {
+        uint64_t next = schedule_peek(&s);
+        assert_int_equal(schedule_peek(&s), next);
+        assert_int_equal(schedule_peek(&s), next);
+        schedule_advance(&s);
+        assert_true(schedule_peek(&s) > next);
+    }
+}
+
+static void test_peek_does_not_advance(void **state)
+{
+    (void)state;
+    check_peek_is_stable(ARRIVAL_UNIFORM);
+    check_peek_is_stable(ARRIVAL_POISSON);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_uniform_one_lane_exact),
+        cmocka_unit_test(test_uniform_lanes_staggered),
+        cmocka_unit_test(test_uniform_lanes_merge_evenly),
+        cmocka_unit_test(test_uniform_no_drift),
+        cmocka_unit_test(test_uniform_large_k),
+        cmocka_unit_test(test_poisson_follows_formula),
+        cmocka_unit_test(test_poisson_mean_and_variance),
+        cmocka_unit_test(test_poisson_seeded),
+        cmocka_unit_test(test_peek_does_not_advance),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
