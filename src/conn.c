@@ -277,6 +277,7 @@ static int parse_all(struct conn *c, const char *buf, size_t len, uint64_t now_n
             break;
         }
         if (rc == SLAP_ERROR) {
+            conn_worker(c)->cur.counters.protocol_error++;
             fail(c, "the server sent bytes that are not a memcached response");
             return SLAP_ERROR;
         }

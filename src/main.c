@@ -1,9 +1,11 @@
 /* slap: options, plan, run, report, exit status. Orchestration only. */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "slap/hist_hgrm.h"
 #include "slap/options.h"
 #include "slap/report.h"
 #include "slap/run.h"
@@ -56,12 +58,98 @@ static int verdict(const struct run *r)
     return EXIT_RUN_OK;
 }
 
-int main(int argc, char **argv)
+/* --hdr-out: the whole run's latency, all types together, as .hgrm text. */
+static int write_hdr(const struct slap_options *o, const struct slap_stats *global)
 {
-    struct slap_options opts;
+    static struct hist total;
+    FILE *f = fopen(o->hdr_out, "w");
+    if (f == NULL) {
+        fprintf(stderr, "slap: --hdr-out: cannot write '%s': %s\n", o->hdr_out, strerror(errno));
+        return EXIT_RUN_FAILED;
+    }
+    if (o->tps > 0 && o->latency == LATENCY_UNCORRECTED) {
+        stats_total_raw(global, &total);
+    } else {
+        stats_total_hist(global, &total);
+    }
+    int rc = hist_hgrm_write(f, &total, HIST_HGRM_UNIT_NS);
+    if (fclose(f) != 0 || rc != 0) {
+        fprintf(stderr, "slap: --hdr-out: error writing '%s'\n", o->hdr_out);
+        return EXIT_RUN_FAILED;
+    }
+    return EXIT_RUN_OK;
+}
+
+/* One measured run: header, run, report. Dies of the signal that interrupted it. */
+static int run_once(const struct slap_options *opts)
+{
     struct run run;
     char err[512] = "";
     int status = EXIT_RUN_FAILED;
+
+    if (run_init(&run, opts, stdout, err, sizeof(err)) != 0) {
+        fprintf(stderr, "slap: %s\n", err);
+        goto out;
+    }
+    report_header(stdout, opts);
+    if (run_execute(&run, err, sizeof(err)) != 0) {
+        if (run.signal != 0) {
+            fprintf(stderr, "slap: interrupted before the run started\n");
+            run_free(&run);
+            die_of(run.signal);
+        }
+        fprintf(stderr, "slap: %s\n", err);
+        goto out;
+    }
+    report_final(stdout, opts, &run.global, run_seconds(&run), run.signal);
+    status = verdict(&run);
+    if (opts->hdr_out != NULL && write_hdr(opts, &run.global) != EXIT_RUN_OK) {
+        status = EXIT_RUN_FAILED;
+    }
+    if (run.signal != 0) {
+        run_free(&run);
+        die_of(run.signal);
+    }
+out:
+    run_free(&run);
+    return status;
+}
+
+/* --sweep: one open-loop run per rate, one table row each. */
+static int run_sweep(const struct slap_options *opts)
+{
+    report_sweep_header(stdout, opts);
+    for (double rate = opts->sweep_start; rate <= opts->sweep_end + 0.5;
+         rate += opts->sweep_step) {
+        struct slap_options step = *opts;
+        struct run run;
+        char err[512] = "";
+        step.tps = rate;
+        step.run_time_ns = opts->step_time_ns;
+        step.stat_freq_ns = 0;
+        if (run_init(&run, &step, stdout, err, sizeof(err)) != 0 ||
+            run_execute(&run, err, sizeof(err)) != 0) {
+            int sig = run.signal;
+            run_free(&run);
+            if (sig != 0) {
+                die_of(sig);
+            }
+            fprintf(stderr, "slap: %s\n", err);
+            return EXIT_RUN_FAILED;
+        }
+        report_sweep_row(stdout, rate, &run.global, run_seconds(&run));
+        int sig = run.signal;
+        run_free(&run);
+        if (sig != 0) {
+            die_of(sig);
+        }
+    }
+    return EXIT_RUN_OK;
+}
+
+int main(int argc, char **argv)
+{
+    struct slap_options opts;
 
     switch (options_parse(&opts, argc, argv, stdout, stderr)) {
     case OPTIONS_EXIT:
@@ -72,27 +160,5 @@ int main(int argc, char **argv)
         break;
     }
     block_signals();
-    if (run_init(&run, &opts, stdout, err, sizeof(err)) != 0) {
-        fprintf(stderr, "slap: %s\n", err);
-        goto out;
-    }
-    report_header(stdout, &opts);
-    if (run_execute(&run, err, sizeof(err)) != 0) {
-        if (run.signal != 0) {
-            fprintf(stderr, "slap: interrupted before the run started\n");
-            run_free(&run);
-            die_of(run.signal);
-        }
-        fprintf(stderr, "slap: %s\n", err);
-        goto out;
-    }
-    report_final(stdout, &opts, &run.global, run_seconds(&run), run.signal);
-    status = verdict(&run);
-    if (run.signal != 0) {
-        run_free(&run);
-        die_of(run.signal);
-    }
-out:
-    run_free(&run);
-    return status;
+    return opts.sweep_step > 0 ? run_sweep(&opts) : run_once(&opts);
 }

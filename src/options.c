@@ -75,7 +75,10 @@ static const struct option_row option_rows[] = {
     {'c', "concurrency", "N",
      "Simulated clients, spread over the threads; at least --threads. Default 16.",
      apply_concurrency},
-    {'n', "conn_sock", "N", "Sockets per client, used in turn. Default 1.", apply_conn_sock},
+    {'n', "conn_sock", "N",
+     "Connections per client, each a stream of requests of its own (one in flight, or "
+     "--pipeline). Default 1.",
+     apply_conn_sock},
     {'x', "execute_number", "N",
      "Run this many operations in total (k=1000, m, g) instead of a timed run.",
      apply_execute_number},
@@ -91,7 +94,8 @@ static const struct option_row option_rows[] = {
     {'v', "verify", "FRACTION", "Share of gets whose value is checked.", NULL},
     {'d', "division", "N", "Keys per multi-get. Default 1 (single gets).", NULL},
     {'S', "stat_freq", "DURATION",
-     "Print statistics tables every DURATION (units as --time). Default: only at the end.",
+     "Print statistics tables every DURATION (units as --time). Default: no tables, only "
+     "the final report.",
      apply_stat_freq},
     {'e', "exp_verify", "FRACTION", "Share of items set with an expiry time, checked later.", NULL},
     {'o', "overwrite", "FRACTION", "Share of sets that overwrite an existing key.", NULL},

@@ -286,3 +286,28 @@ void report_final(FILE *out, const struct slap_options *o, const struct slap_sta
     }
     fflush(out);
 }
+
+void report_sweep_header(FILE *out, const struct slap_options *o)
+{
+    struct slap_options first = *o;
+    first.run_time_ns = o->step_time_ns;
+    first.tps = 0;
+    report_header(out, &first);
+    fprintf(out, "sweep: %.0f to %.0f ops/s by %.0f, %s arrivals\n\n", o->sweep_start,
+            o->sweep_end, o->sweep_step, o->arrival == 1 ? "poisson" : "uniform");
+    fprintf(out, "%-14s %-15s %-10s %-10s %-10s %-10s %s\n", "Target(ops/s)", "Achieved(ops/s)",
+            "P50(us)", "P90(us)", "P99(us)", "P99.9(us)", "Max(us)");
+    fflush(out);
+}
+
+void report_sweep_row(FILE *out, double target, const struct slap_stats *s, double seconds)
+{
+    static struct hist total;
+    stats_total_hist(s, &total);
+    double achieved = seconds > 0 ? (double)stats_ops(s) / seconds : 0.0;
+    fprintf(out, "%-14.0f %-15.0f %-10lld %-10lld %-10lld %-10lld %lld\n", target, achieved,
+            us_round(hist_percentile_ns(&total, 50.0)), us_round(hist_percentile_ns(&total, 90.0)),
+            us_round(hist_percentile_ns(&total, 99.0)), us_round(hist_percentile_ns(&total, 99.9)),
+            us_round(total.max_ns));
+    fflush(out);
+}

@@ -25,6 +25,11 @@ void report_period(FILE *out, const struct slap_options *o, const struct slap_st
 void report_final(FILE *out, const struct slap_options *o, const struct slap_stats *global,
                   double seconds, int signal);
 
+/* --sweep: the header block with the sweep's rates, then the table's column names. */
+void report_sweep_header(FILE *out, const struct slap_options *o);
+/* One --sweep step: target and achieved rate, p50, p90, p99, p99.9 and max (corrected). */
+void report_sweep_row(FILE *out, double target, const struct slap_stats *s, double seconds);
+
 #ifdef SLAP_TESTING
 /* Forced terminal mode for tests: -1 ask isatty, 0 never, 1 always. */
 extern int report_force_tty;

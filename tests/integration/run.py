@@ -356,10 +356,188 @@ def case_garbage(mc):
         rc, out, err = run_slap(["-s", "127.0.0.1:%d" % port, "-t", "5s", "-c", "2"], timeout=20)
         check(rc == 1, "exit status %d, expected 1" % rc)
         c = counters(out)
-        check(c.get("protocol_error", 0) >= 1 or c.get("conn_closed", 0) >= 1, "garbage not reported")
+        check(c.get("protocol_error", 0) >= 1 and c.get("conn_closed", 0) >= 1, "garbage not reported")
         check("not a memcached response" in err, "stderr should say what was wrong: %r" % err)
     finally:
         srv.close()
+
+
+# ------------------------------------------------------------ open loop
+
+def block_stat(out, block, name):
+    """A figure of a final block, e.g. block_stat(out, "Total", "P99")."""
+    m = re.search(r"^%s Statistics \(\d+ events\)\n((?:   .*\n|       .*\n)+)" % re.escape(block),
+                  out, re.M)
+    check(m is not None, "no final %s block" % block)
+    v = re.search(r"^   %s:\s+([\d.]+)$" % re.escape(name), m.group(1), re.M)
+    check(v is not None, "no %s line in the %s block" % (name, block))
+    return float(v.group(1))
+
+
+def named(out, name):
+    m = re.search(r"^%s: ([\d.]+)$" % name, out, re.M)
+    check(m is not None, "no %s line" % name)
+    return float(m.group(1))
+
+
+class DelayProxy:
+    """Forwards to a server and delivers its answers `delay` seconds after they come."""
+
+    def __init__(self, upstream_port, delay):
+        import asyncio
+        self.port = free_port()
+        self.delay = delay
+        self.upstream = upstream_port
+        self.ready = threading.Event()
+        self.loop = asyncio.new_event_loop()
+        threading.Thread(target=self._run, daemon=True).start()
+        check(self.ready.wait(5), "proxy did not start")
+
+    def _run(self):
+        import asyncio
+        asyncio.set_event_loop(self.loop)
+
+        async def pump(reader, writer, delay):
+            queue = asyncio.Queue()
+
+            async def deliver():
+                while True:
+                    due, data = await queue.get()
+                    if data is None:
+                        break
+                    wait = due - self.loop.time()
+                    if wait > 0:
+                        await asyncio.sleep(wait)
+                    writer.write(data)
+                    await writer.drain()
+            task = self.loop.create_task(deliver())
+            while True:
+                data = await reader.read(65536)
+                if not data:
+                    break
+                await queue.put((self.loop.time() + delay, data))
+            await queue.put((0, None))
+            await task
+            writer.close()
+
+        async def handle(creader, cwriter):
+            sreader, swriter = await asyncio.open_connection("127.0.0.1", self.upstream)
+            self.loop.create_task(pump(creader, swriter, 0))
+            await pump(sreader, cwriter, self.delay)
+
+        async def main():
+            server = await asyncio.start_server(handle, "127.0.0.1", self.port)
+            self.ready.set()
+            async with server:
+                await server.serve_forever()
+        try:
+            self.loop.run_until_complete(main())
+        except Exception:
+            pass
+
+    @property
+    def addr(self):
+        return "127.0.0.1:%d" % self.port
+
+
+def case_open_loop_rate(mc):
+    rc, out, err, delta, _ = measured([mc], ["-s", mc.addr, "-P", "2000", "-t", "3s", "-c", "8"])
+    check(rc == 0, "exit status %d" % rc)
+    check("target rate: 2000 ops/s, uniform arrivals" in out, "header lacks the target rate")
+    c = counters(out)
+    check_agree(c, delta)
+    achieved = named(out, "achieved_tps")
+    check(abs(achieved - 2000) <= 20, "achieved %.0f ops/s for a 2000 target (1%%)" % achieved)
+    _, ops, _, _ = run_line(out)
+    check(abs(ops - 6000) <= 60, "%d operations in 3 s at 2000/s" % ops)
+    check(named(out, "target_tps") == 2000, "target_tps line")
+
+
+def case_open_loop_poisson(mc):
+    rc, out, err = run_slap(["-s", mc.addr, "-P", "2000", "--arrival=poisson", "-t", "3s", "-c", "8"])
+    check(rc == 0, "exit status %d" % rc)
+    achieved = named(out, "achieved_tps")
+    check(abs(achieved - 2000) <= 80, "poisson: achieved %.0f ops/s for 2000 (4%%)" % achieved)
+
+
+def case_known_delay(mc):
+    proxy = DelayProxy(mc.port, 0.020)
+    # 16 lanes at 200/s: each lane sends every 80 ms, well above the delay.
+    rc, out, err = run_slap(["-s", proxy.addr, "-P", "200", "-t", "2s", "-c", "16"])
+    check(rc == 0, "exit status %d" % rc)
+    p50 = block_stat(out, "Total", "P50")
+    check(20000 <= p50 <= 26000, "p50 %d us behind a 20 ms delay" % p50)
+    check(block_stat(out, "Total", "Min") >= 19800, "a latency below the 20 ms delay")
+
+
+def stall_later(mc, at, length):
+    def stall():
+        time.sleep(at)
+        mc.proc.send_signal(signal.SIGSTOP)
+        time.sleep(length)
+        mc.proc.send_signal(signal.SIGCONT)
+    return stall
+
+
+def case_stall_open_vs_closed(mc):
+    rc, out, err = run_slap(["-s", mc.addr, "-P", "1000", "-t", "3s", "-c", "4"],
+                            during=stall_later(mc, 1.0, 0.2))
+    check(rc == 0, "open loop: exit status %d" % rc)
+    p99 = block_stat(out, "Total", "P99")
+    check(p99 >= 100000, "open loop: a 200 ms stall must show in the corrected p99 (%d us)" % p99)
+    raw_p99 = block_stat(out, "Uncorrected_Total", "P99")
+    check(raw_p99 < p99, "uncorrected p99 %d should hide the stall the corrected %d shows" % (raw_p99, p99))
+    rc, out, err = run_slap(["-s", mc.addr, "-t", "3s", "-c", "4"], during=stall_later(mc, 1.0, 0.2))
+    check(rc == 0, "closed loop: exit status %d" % rc)
+    p50 = block_stat(out, "Total", "P50")
+    check(p50 < 10000, "closed loop: p50 %d us should not show the stall" % p50)
+
+
+def case_warmup(mc):
+    rc, out, err = run_slap(["-s", mc.addr, "-P", "1000", "--warmup=1s", "-t", "2s", "-c", "4"])
+    check(rc == 0, "exit status %d" % rc)
+    check("warmup: 1s" in out, "header lacks the warm-up")
+    secs, ops, _, _ = run_line(out)
+    check(1.9 <= secs <= 2.2, "Run time %.1f should exclude the warm-up" % secs)
+    check(abs(ops - 2000) <= 40, "%d operations measured in 2 s at 1000/s" % ops)
+
+
+def case_pipeline(mc):
+    rc, out, err, delta, _ = measured([mc], ["-s", mc.addr, "--pipeline=8", "-x", "20000", "-c", "4",
+                                             "-T", "2"])
+    check(rc == 0, "exit status %d" % rc)
+    check("pipeline: 8" in out, "header lacks the pipeline depth")
+    c = counters(out)
+    check_agree(c, delta)
+    check(c["cmd_get"] + c["cmd_set"] == 20000, "-x 20000 with --pipeline 8")
+
+
+def case_sweep(mc):
+    rc, out, err = run_slap(["-s", mc.addr, "--sweep=500:1500:500", "--step-time=1s", "-c", "4"])
+    check(rc == 0, "exit status %d" % rc)
+    rows = re.findall(r"^(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)$", out, re.M)
+    check([int(r[0]) for r in rows] == [500, 1000, 1500], "sweep targets %r" % rows)
+    for r in rows:
+        target, achieved, p50, p90, p99, p999, mx = map(int, r)
+        check(abs(achieved - target) <= target * 0.02, "achieved %d for %d" % (achieved, target))
+        check(p50 <= p90 <= p99 <= p999 <= mx, "percentiles out of order %r" % (r,))
+
+
+def case_hdr_out(mc):
+    path = "/tmp/slap-test-%d.hgrm" % os.getpid()
+    try:
+        rc, out, err = run_slap(["-s", mc.addr, "-x", "3000", "-c", "4", "--hdr-out", path,
+                                 "--percentiles=50,99.99"])
+        check(rc == 0, "exit status %d" % rc)
+        text = open(path).read()
+        m = re.search(r"Total count    =\s+(\d+)\]", text)
+        check(m and int(m.group(1)) == 3000, "hgrm total count")
+        last = [l for l in text.splitlines() if l.strip() and not l.startswith("#")][-1].split()
+        check(float(last[1]) == 1.0 and int(last[2]) == 3000, "hgrm last line %r" % last)
+        check("P99.99(us)" not in out and re.search(r"^   P99\.99:", out, re.M), "--percentiles")
+    finally:
+        if os.path.exists(path):
+            os.unlink(path)
 
 
 def main():
