@@ -11,6 +11,8 @@
 #include "slap/client.h"
 
 #include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "slap/common.h"
@@ -25,7 +27,13 @@ static struct worker *lane_worker(const struct lane *l)
 static bool lane_may_issue(const struct lane *l)
 {
     const struct client *c = l->client;
-    return !c->stopped && c->quota > 0 && !worker_should_stop(c->worker);
+    if (c->stopped) {
+        return false;
+    }
+    if (c->worker->preloading) {
+        return c->preload_left > 0;
+    }
+    return c->quota > 0 && !worker_should_stop(c->worker);
 }
 
 /* The lane has nothing left to do: tell the worker, once. */
@@ -37,49 +45,168 @@ static void lane_check_done(struct lane *l)
     }
 }
 
-static uint32_t server_of(const struct client *c, uint64_t slot)
+static uint32_t ms_since_start(const struct worker *w, uint64_t now_ns)
+{
+    return (uint32_t)((now_ns - w->run_start_ns) / SLAP_NS_PER_MS);
+}
+
+static bool chance(struct worker *w, uint32_t ppm)
+{
+    return ppm > 0 && rng_below(&w->rng, WORKLOAD_PPM) < ppm;
+}
+
+/* The server of a slot's key (gets; sets without -p). */
+static uint32_t server_of(const struct client *c, uint64_t slot, uint32_t key_len)
 {
     const struct run *run = c->worker->run;
     if (run->servers.count <= 1) {
         return 0;
     }
+    if (run->opts->rep_write > 0) {
+        return (uint32_t)(rng_mix(c->id, slot, 0x726570) % run->opts->rep_write);
+    }
     if (c->slot_server != NULL) {
         return c->slot_server[slot];
     }
-    return servers_pick(&run->servers, c->key, run->workload.key_size);
+    workload_key_slot(c->key, slot);
+    return servers_pick(&run->servers, c->key, key_len);
 }
 
-/* Choose the next operation and queue it on the socket of its key's server. */
+static struct request *queue_on(struct lane *l, uint32_t server, enum op_type op)
+{
+    struct request *r = conn_queue(&l->conns[server]);
+    memset(r, 0, offsetof(struct request, hdr));
+    r->op = (uint8_t)op;
+    r->measured = l->client->worker->measuring;
+    l->in_flight++;
+    return r;
+}
+
+/* The slot a set writes: the window's walk, or (-o) a key already set. */
+static uint64_t set_slot(struct client *c, const struct workload *wl)
+{
+    struct worker *w = c->worker;
+    if (!w->preloading && window_can_get(&c->win) && chance(w, wl->overwrite_ppm)) {
+        return window_pick_get_slot(&c->win, &w->rng);
+    }
+    return window_take_set_slot(&c->win, wl);
+}
+
+/* A set of one slot, to its server or (-p) to each of the first N servers. */
+static void queue_set(struct lane *l, uint64_t intended_ns)
+{
+    struct client *c = l->client;
+    struct worker *w = c->worker;
+    const struct run *run = w->run;
+    const struct workload *wl = &run->workload;
+    uint64_t slot = set_slot(c, wl);
+    uint32_t key_len = workload_key_len(wl, c->id, slot);
+    uint32_t version = 0;
+    uint32_t exptime = !w->preloading && chance(w, wl->expire_ppm) ? wl->exp_time_s : 0;
+    if (c->slots != NULL) {
+        version = ++c->slots[slot].version;
+    }
+    uint32_t first = server_of(c, slot, key_len), count = 1;
+    if (run->opts->rep_write > 0) {
+        first = 0;
+        count = run->opts->rep_write;
+    }
+    workload_key_slot(c->key, slot);
+    for (uint32_t s = first; s < first + count; s++) {
+        struct request *r = queue_on(l, s, OP_SET);
+        r->intended_ns = intended_ns;
+        r->slot = slot;
+        r->version = version;
+        r->exptime = exptime;
+        if (wl->fixed_values) {
+            r->value = wl->value;
+            r->value_len = wl->value_size + 2; /* the CRLF is part of it */
+        } else {
+            r->value = workload_value(wl, c->id, slot, version);
+            r->value_len = workload_value_len(wl, c->id, slot, version);
+            r->crlf = true;
+        }
+        r->hdr_len = (uint32_t)proto_ascii_encode_set_header(
+            r->hdr, w->hdr_cap, c->key, key_len, 0, exptime, r->value_len - (r->crlf ? 0 : 2));
+        if (c->slots != NULL) {
+            c->slots[slot].pending++;
+        }
+    }
+}
+
+/* Pick the keys of a get (-d of them) with --key_dist, and their servers. */
+static uint32_t pick_keys(struct client *c, const struct workload *wl)
+{
+    struct worker *w = c->worker;
+    const struct key_dist *pop = &w->run->opts->key_pop;
+    uint32_t n = wl->division;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t slot = key_dist_pick(pop, c->win.filled, &w->rng);
+        uint32_t len = workload_key_len(wl, c->id, slot);
+        char *key = w->pick_keys + (size_t)i * wl->key_size;
+        memcpy(key, c->key, wl->key_size);
+        workload_key_slot(key, slot);
+        w->pick_slots[i] = slot;
+        w->pick_lens[i] = len;
+        w->pick_servers[i] = server_of(c, slot, len);
+    }
+    return n;
+}
+
+/* A get (or multi-get): one request per server its keys belong to. */
+static void queue_get(struct lane *l, uint64_t intended_ns)
+{
+    struct client *c = l->client;
+    struct worker *w = c->worker;
+    const struct workload *wl = &w->run->workload;
+    uint32_t n = pick_keys(c, wl);
+    bool verify = chance(w, wl->verify_ppm);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t server = w->pick_servers[i];
+        if (server == UINT32_MAX) {
+            continue; /* already in an earlier request */
+        }
+        struct request *r = queue_on(l, server, OP_GET);
+        char *keys = w->pick_keys + (size_t)i * wl->key_size;
+        uint32_t nkeys = 0;
+        for (uint32_t j = i; j < n; j++) { /* gather this server's keys, in order */
+            if (w->pick_servers[j] == server) {
+                memmove(keys + (size_t)nkeys * wl->key_size,
+                        w->pick_keys + (size_t)j * wl->key_size, wl->key_size);
+                w->pick_lens[i + nkeys] = w->pick_lens[j];
+                w->pick_slots[i + nkeys] = w->pick_slots[j];
+                w->pick_servers[j] = UINT32_MAX;
+                nkeys++;
+            }
+        }
+        r->intended_ns = intended_ns;
+        r->nkeys = (uint16_t)nkeys;
+        r->slot = w->pick_slots[i];
+        r->verify = verify;
+        r->hdr_len = (uint32_t)proto_ascii_encode_multiget(r->hdr, w->hdr_cap, keys, wl->key_size,
+                                                           w->pick_lens + i, nkeys);
+    }
+}
+
+/* Choose the next operation and queue it on the sockets of its keys' servers. */
 static void lane_queue(struct lane *l, uint64_t intended_ns)
 {
     struct client *c = l->client;
     struct worker *w = c->worker;
     const struct workload *wl = &w->run->workload;
-    enum op_type op = window_next_op(&c->win, wl);
+    enum op_type op = w->preloading ? OP_SET : window_next_op(&c->win, wl);
     if (op == OP_GET && !window_can_get(&c->win)) {
         op = OP_SET; /* nothing of this run to read yet */
     }
-    uint64_t slot = op == OP_SET ? window_take_set_slot(&c->win, wl)
-                                 : window_pick_get_slot(&c->win, &w->rng);
-    workload_key_slot(c->key, slot);
-    struct conn *conn = &l->conns[server_of(c, slot)];
-    struct request *r = conn_queue(conn);
-    size_t cap = wl->key_size + 64;
-    r->op = (uint8_t)op;
-    r->intended_ns = intended_ns;
-    r->sent_ns = 0;
-    if (op == OP_GET) {
-        r->hdr_len = (uint32_t)proto_ascii_encode_get(r->hdr, cap, c->key, wl->key_size);
-        r->value = NULL;
-        r->value_len = 0;
+    if (op == OP_SET) {
+        queue_set(l, intended_ns);
     } else {
-        r->hdr_len = (uint32_t)proto_ascii_encode_set_header(r->hdr, cap, c->key, wl->key_size, 0,
-                                                             0, wl->value_size);
-        r->value = wl->value;
-        r->value_len = wl->value_size + 2;
+        queue_get(l, intended_ns);
+        window_more_gets(&c->win, wl, wl->division - 1);
     }
-    l->in_flight++;
-    if (c->quota != UINT64_MAX && w->measuring) {
+    if (w->preloading) {
+        c->preload_left--;
+    } else if (c->quota != UINT64_MAX && w->measuring) {
         c->quota--;
     }
 }
@@ -110,7 +237,7 @@ void lane_pump(struct lane *l)
 {
     const struct run *run = lane_worker(l)->run;
     uint32_t depth = run->opts->pipeline;
-    bool open_loop = run->opts->tps > 0;
+    bool open_loop = run->opts->tps > 0 && !lane_worker(l)->preloading;
     uint64_t now = 0;
     while (l->in_flight < depth && lane_may_issue(l)) {
         uint64_t intended = 0;
@@ -169,18 +296,65 @@ void lane_on_sent(struct lane *l, const struct request *r)
     }
 }
 
+/* A set was answered: the slot's value is now this version (or still the old one). */
+static void set_answered(struct client *c, const struct request *r, bool stored, uint64_t now_ns)
+{
+    if (stored) {
+        window_set_done(&c->win, &c->worker->run->workload);
+    }
+    if (c->slots == NULL) {
+        return;
+    }
+    struct slot_state *st = &c->slots[r->slot];
+    st->pending--;
+    if (stored) {
+        uint32_t now_ms = ms_since_start(c->worker, now_ns);
+        st->stored_version = r->version;
+        st->stored_ms = now_ms;
+        st->expire_ms = r->exptime > 0 ? now_ms + r->exptime * 1000 : 0;
+    }
+}
+
+/* -e, -v: what a single get found, against what the slot should hold now. */
+static void check_get(struct client *c, const struct request *r, uint32_t hits, uint64_t now_ns)
+{
+    if (c->slots == NULL || r->nkeys != 1) {
+        return;
+    }
+    const struct slot_state *st = &c->slots[r->slot];
+    struct slap_counters *k = &c->worker->cur.counters;
+    uint32_t now_ms = ms_since_start(c->worker, now_ns);
+    uint32_t sent_ms = ms_since_start(c->worker, r->sent_ns);
+    if (st->pending > 0 || st->stored_version == 0 || st->stored_ms >= sent_ms) {
+        return; /* a set of this key crossed the get: either answer is right */
+    }
+    if (st->expire_ms != 0) {
+        /* memcached's clock ticks once a second: leave a second either side */
+        if (hits > 0 && now_ms >= st->expire_ms + 1000) {
+            k->expired_get++;
+        } else if (hits == 0 && now_ms + 1000 < st->expire_ms) {
+            k->unexpired_unget++;
+        }
+        return;
+    }
+    if (r->verify && hits == 0) {
+        k->verify_misses++;
+    }
+}
+
 /* Count a reply; false if it cannot answer the request (a protocol error). */
 static bool count_reply(struct lane *l, const struct request *r, struct slap_counters *k,
-                        const struct proto_result *res)
+                        const struct proto_result *res, uint64_t now_ns)
 {
     const struct workload *wl = &lane_worker(l)->run->workload;
     switch (res->reply) {
     case PROTO_REPLY_VALUES:
-        if (r->op != OP_GET || res->hits > 1) {
+        if (r->op != OP_GET || res->hits > r->nkeys) {
             return false;
         }
-        k->cmd_get++;
-        k->get_misses += 1 - res->hits;
+        k->cmd_get += r->nkeys;
+        k->get_misses += r->nkeys - res->hits;
+        check_get(l->client, r, res->hits, now_ns);
         return true;
     case PROTO_REPLY_STORED:
     case PROTO_REPLY_NOT_STORED:
@@ -191,23 +365,71 @@ static bool count_reply(struct lane *l, const struct request *r, struct slap_cou
         }
         k->cmd_set++;
         if (res->reply == PROTO_REPLY_STORED) {
-            k->object_bytes += wl->key_size + wl->value_size;
-            window_set_done(&l->client->win, wl);
+            k->object_bytes += workload_key_len(wl, l->client->id, r->slot) + r->value_len -
+                               (r->crlf ? 0 : 2);
         } else {
             k->not_stored++;
         }
+        set_answered(l->client, r, res->reply == PROTO_REPLY_STORED, now_ns);
         return true;
     case PROTO_REPLY_SERVER_ERROR:
-        k->server_error++;
-        return true;
     case PROTO_REPLY_CLIENT_ERROR:
-        k->client_error++;
-        return true;
     case PROTO_REPLY_ERROR:
-        k->error_reply++;
+        if (res->reply == PROTO_REPLY_SERVER_ERROR) {
+            k->server_error++;
+        } else if (res->reply == PROTO_REPLY_CLIENT_ERROR) {
+            k->client_error++;
+        } else {
+            k->error_reply++;
+        }
+        if (r->op == OP_SET) {
+            set_answered(l->client, r, false, now_ns);
+        }
         return true;
     }
     return false;
+}
+
+/* -v: the hook's begin: what this VALUE's data must be, if the get is checked. */
+const char *lane_value_begin(void *ctx, const char *key, size_t key_len, uint64_t bytes,
+                             uint64_t *expect_len)
+{
+    struct conn *conn = ctx;
+    struct client *c = conn->lane->client;
+    const struct workload *wl = &c->worker->run->workload;
+    const struct request *r = conn_oldest(conn);
+    uint64_t slot;
+    (void)bytes;
+    if (r == NULL || !r->verify || c->slots == NULL ||
+        !workload_key_decode(key, key_len, c->id, &slot) || slot >= wl->win_size) {
+        return NULL;
+    }
+    const struct slot_state *st = &c->slots[slot];
+    uint32_t sent_ms = ms_since_start(c->worker, r->sent_ns);
+    if (st->pending > 0 || st->stored_version == 0 || st->stored_ms >= sent_ms) {
+        return NULL; /* a set of this key crossed the get */
+    }
+    *expect_len = workload_value_len(wl, c->id, slot, st->stored_version);
+    c->worker->verify_slot = slot;
+    return workload_value(wl, c->id, slot, st->stored_version);
+}
+
+/* -v: the hook's end: count a value that differs, and show the first ones with -b. */
+void lane_value_end(void *ctx, int equal, uint64_t first_diff)
+{
+    struct conn *conn = ctx;
+    struct worker *w = conn->lane->client->worker;
+    if (equal) {
+        return;
+    }
+    w->cur.counters.verify_failed++;
+    if (w->run->opts->verbose && w->verbose_left > 0) {
+        w->verbose_left--;
+        fprintf(stderr, "slap: verify failed: %s: client %u slot %llu: value differs from "
+                        "byte %llu\n",
+                w->run->servers.items[conn->server].name, conn->lane->client->id,
+                (unsigned long long)w->verify_slot, (unsigned long long)first_diff);
+    }
 }
 
 static const char *reply_name(enum proto_reply reply)
@@ -249,8 +471,10 @@ void lane_on_response(struct lane *l, struct conn *c, const struct request *r,
                       const struct proto_result *res, uint64_t now_ns)
 {
     struct worker *w = lane_worker(l);
+    struct slap_counters unmeasured; /* answers to warm-up requests count nowhere */
+    struct slap_counters *k = r->measured ? &w->cur.counters : &unmeasured;
     l->in_flight--;
-    if (!count_reply(l, r, &w->cur.counters, res)) {
+    if (!count_reply(l, r, k, res, now_ns)) {
         const char *why = "a reply that does not answer the request sent";
         w->cur.counters.protocol_error++;
         worker_warn(w, "unexpected response", c->server, why, strlen(why));
@@ -258,8 +482,13 @@ void lane_on_response(struct lane *l, struct conn *c, const struct request *r,
         lane_on_closed(l, c, "unexpected response");
         return;
     }
-    if (reply_is_answer(res->reply)) {
-        record_latency(w, r, res, r->hdr_len + r->value_len + c->resp_bytes, now_ns);
+    if (w->preloading) {
+        w->preload_sets += r->op == OP_SET && res->reply == PROTO_REPLY_STORED;
+    } else if (!r->measured) {
+        return;
+    } else if (reply_is_answer(res->reply)) {
+        record_latency(w, r, res, r->hdr_len + r->value_len + (r->crlf ? 2 : 0) + c->resp_bytes,
+                       now_ns);
     } else {
         worker_warn(w, reply_name(res->reply), c->server, res->msg, res->msg_len);
     }

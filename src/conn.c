@@ -26,7 +26,7 @@
 #include "slap/servers.h"
 #include "slap/worker.h"
 
-#define CONN_IOV_MAX 64 /* iovecs per writev: 32 requests */
+#define CONN_IOV_MAX 96 /* iovecs per writev: 32 requests */
 
 static void on_readable(evutil_socket_t fd, short what, void *arg);
 static void on_writable(evutil_socket_t fd, short what, void *arg);
@@ -65,6 +65,9 @@ int conn_connect(struct conn *c, const struct server *srv, struct event_base *ba
     c->carry_len = 0;
     c->resp_bytes = 0;
     proto_ascii_parser_reset(&c->parser);
+    if (c->hook.begin != NULL) {
+        c->parser.hook = &c->hook;
+    }
     event_assign(&c->rev, base, c->fd, EV_READ | EV_PERSIST, on_readable, c);
     event_assign(&c->wev, base, c->fd, EV_WRITE, on_writable, c);
     c->state = CONN_CONNECTING;
@@ -158,11 +161,11 @@ static int gather(const struct conn *c, struct iovec *iov)
 {
     int n = 0;
     uint32_t skip = c->partial;
-    for (uint32_t i = c->written; i < c->count && n + 2 <= CONN_IOV_MAX; i++) {
+    for (uint32_t i = c->written; i < c->count && n + 3 <= CONN_IOV_MAX; i++) {
         const struct request *r = ring_at(c, i);
-        const char *parts[2] = {r->hdr, r->value};
-        uint32_t lens[2] = {r->hdr_len, r->value_len};
-        for (int p = 0; p < 2; p++) {
+        const char *parts[3] = {r->hdr, r->value, "\r\n"};
+        uint32_t lens[3] = {r->hdr_len, r->value_len, r->crlf ? 2 : 0};
+        for (int p = 0; p < 3; p++) {
             if (skip >= lens[p]) {
                 skip -= lens[p];
                 continue;
@@ -182,7 +185,7 @@ static void advance(struct conn *c, uint64_t done, uint64_t now_ns)
     uint64_t left = done + c->partial;
     while (c->written < c->count) {
         struct request *r = ring_at(c, c->written);
-        uint32_t len = r->hdr_len + r->value_len;
+        uint32_t len = r->hdr_len + r->value_len + (r->crlf ? 2 : 0);
         if (left < len) {
             break;
         }
@@ -251,6 +254,7 @@ static void on_writable(evutil_socket_t fd, short what, void *arg)
 static int answer(struct conn *c, const struct proto_result *res, uint64_t now_ns)
 {
     if (c->written == 0) {
+        conn_worker(c)->cur.counters.protocol_error++;
         fail(c, "the server answered a request that was not sent");
         return SLAP_ERROR;
     }
@@ -316,4 +320,9 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
         }
     }
     lane_pump(c->lane);
+}
+
+struct request *conn_oldest(struct conn *c)
+{
+    return c->written > 0 ? ring_at(c, 0) : NULL;
 }

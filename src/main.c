@@ -118,6 +118,7 @@ out:
 /* --sweep: one open-loop run per rate, one table row each. */
 static int run_sweep(const struct slap_options *opts)
 {
+    int status = EXIT_RUN_OK;
     report_sweep_header(stdout, opts);
     for (double rate = opts->sweep_start; rate <= opts->sweep_end + 0.5;
          rate += opts->sweep_step) {
@@ -139,12 +140,15 @@ static int run_sweep(const struct slap_options *opts)
         }
         report_sweep_row(stdout, rate, &run.global, run_seconds(&run));
         int sig = run.signal;
+        if (verdict(&run) != EXIT_RUN_OK) {
+            status = EXIT_RUN_FAILED;
+        }
         run_free(&run);
         if (sig != 0) {
             die_of(sig);
         }
     }
-    return EXIT_RUN_OK;
+    return status;
 }
 
 int main(int argc, char **argv)

@@ -30,6 +30,10 @@ struct parse_state {
     bool servers_given;           /* -s was on the command line */
     bool step_time_given;         /* --step_time was */
     bool arrival_given;           /* --arrival was */
+    bool key_size_given;          /* --key_size was */
+    bool value_size_given;        /* --value_size was */
+    bool ratio_given;             /* --ratio was */
+    bool fixed_size_given;        /* -X was */
 };
 
 /* Apply arg (NULL for a flag) to st->o; print a usage error and say so when it is bad. */
@@ -53,6 +57,22 @@ static enum options_outcome apply_win_size(struct parse_state *st, const char *a
 static enum options_outcome apply_fixed_size(struct parse_state *st, const char *arg);
 static enum options_outcome apply_stat_freq(struct parse_state *st, const char *arg);
 static enum options_outcome apply_reconnect(struct parse_state *st, const char *arg);
+static enum options_outcome apply_cfg_cmd(struct parse_state *st, const char *arg);
+static enum options_outcome apply_verify(struct parse_state *st, const char *arg);
+static enum options_outcome apply_division(struct parse_state *st, const char *arg);
+static enum options_outcome apply_exp_verify(struct parse_state *st, const char *arg);
+static enum options_outcome apply_overwrite(struct parse_state *st, const char *arg);
+static enum options_outcome apply_rep_write(struct parse_state *st, const char *arg);
+static enum options_outcome apply_verbose(struct parse_state *st, const char *arg);
+static enum options_outcome apply_key_size(struct parse_state *st, const char *arg);
+static enum options_outcome apply_value_size(struct parse_state *st, const char *arg);
+static enum options_outcome apply_ratio(struct parse_state *st, const char *arg);
+static enum options_outcome apply_exp_time(struct parse_state *st, const char *arg);
+static enum options_outcome apply_distribution(struct parse_state *st, const char *arg);
+static enum options_outcome apply_hash(struct parse_state *st, const char *arg);
+static enum options_outcome apply_key_dist(struct parse_state *st, const char *arg);
+static enum options_outcome apply_flush(struct parse_state *st, const char *arg);
+static enum options_outcome apply_preload(struct parse_state *st, const char *arg);
 static enum options_outcome apply_tps(struct parse_state *st, const char *arg);
 static enum options_outcome apply_arrival(struct parse_state *st, const char *arg);
 static enum options_outcome apply_pipeline(struct parse_state *st, const char *arg);
@@ -86,29 +106,68 @@ static const struct option_row option_rows[] = {
      "Run length: a number with ms, s, m, h or d (seconds if bare), e.g. 10s or 1.5m. "
      "Default 600s.",
      apply_time},
-    {'F', "cfg_cmd", "FILE", "Key and value sizes and the set/get mix, from a config file.", NULL},
+    {'F', "cfg_cmd", "FILE",
+     "Key and value sizes and the set/get mix from a memaslap config file (sections key, "
+     "value, cmd).",
+     apply_cfg_cmd},
     {'w', "win_size", "SIZE", "Keys in each client's window (k=1024, m, g). Default 10k.",
      apply_win_size},
     {'X', "fixed_size", "BYTES", "Value length in bytes, 1 to 1m (k=1024). Default 1024.",
      apply_fixed_size},
-    {'v', "verify", "FRACTION", "Share of gets whose value is checked.", NULL},
-    {'d', "division", "N", "Keys per multi-get. Default 1 (single gets).", NULL},
+    {'v', "verify", "FRACTION",
+     "Share of gets whose value is checked against what was set (values derive from key "
+     "and version).",
+     apply_verify},
+    {'d', "division", "N", "Keys per multi-get, 1 to 512. Default 1 (single gets).",
+     apply_division},
     {'S', "stat_freq", "DURATION",
      "Print statistics tables every DURATION (units as --time). Default: no tables, only "
      "the final report.",
      apply_stat_freq},
-    {'e', "exp_verify", "FRACTION", "Share of items set with an expiry time, checked later.", NULL},
-    {'o', "overwrite", "FRACTION", "Share of sets that overwrite an existing key.", NULL},
+    {'e', "exp_verify", "FRACTION",
+     "Share of sets with an expiry time (--exp_time); later gets check that they expired.",
+     apply_exp_verify},
+    {'o', "overwrite", "FRACTION", "Share of sets that overwrite a key already set.",
+     apply_overwrite},
     {'R', "reconnect", NULL, "Reopen connections that the server closes.", apply_reconnect},
     {'U', "udp", NULL, "Use UDP (the server's UDP port must equal its TCP port).", NULL},
     {'a', "facebook", NULL, "Sets over TCP, multi-gets over UDP.", NULL},
     {'B', "binary", NULL, "Use the binary protocol.", NULL},
     {'P', "tps", "RATE",
-     "Open loop: send RATE operations per second in all (k=1000, m), each at its own "
+     "Open loop: send RATE operations per second in all (k=1000, m, g), each at its own "
      "intended time; latency counts from that time, so queueing shows.",
      apply_tps},
-    {'p', "rep_write", "N", "Send writes to the first N servers only.", NULL},
-    {'b', "verbose", NULL, "Report the details of verification failures.", NULL},
+    {'p', "rep_write", "N",
+     "Every set goes to each of the first N servers; gets read from one of them.",
+     apply_rep_write},
+    {'b', "verbose", NULL, "Print details of verification failures (the first 10).",
+     apply_verbose},
+    {0, "key_size", "SIZES",
+     "Key sizes: N, MIN-MAX, or a weighted list such as 16-32:0.5,64-128:0.5 (16 to 250). "
+     "Default 64.",
+     apply_key_size},
+    {0, "value_size", "SIZES",
+     "Value sizes, same forms (1 to 1m, k=1024), e.g. the Olio mix "
+     "4-100:0.3,1024-2048:0.5,5120-20480:0.2. Default 1024.",
+     apply_value_size},
+    {0, "ratio", "SET:GET", "The set/get mix, e.g. 1:9 (the default) or 0:1.", apply_ratio},
+    {0, "exp_time", "DURATION", "Expiry time of -e sets, whole seconds. Default 60s.",
+     apply_exp_time},
+    {0, "distribution", "KIND",
+     "Key to server mapping: modula (libmemcached's default) or ketama (consistent).",
+     apply_distribution},
+    {0, "hash", "NAME",
+     "libmemcached key hash: default, md5, crc, fnv1_64, fnv1a_64, fnv1_32, fnv1a_32, hsieh, "
+     "murmur, jenkins, murmur3.",
+     apply_hash},
+    {0, "key_dist", "KIND",
+     "Which keys of the window gets read: uniform (default), zipf[:S] (S default 0.99) or "
+     "gaussian.",
+     apply_key_dist},
+    {0, "flush", NULL, "Send flush_all to every server before the run.", apply_flush},
+    {0, "preload", NULL,
+     "Set every window key once before the run (reported apart, not measured).",
+     apply_preload},
     {0, "arrival", "KIND",
      "Open-loop arrivals: uniform (evenly spaced, default) or poisson (random gaps, same "
      "mean).",
@@ -128,8 +187,8 @@ static const struct option_row option_rows[] = {
      "Percentiles shown in tables and blocks, e.g. 50,90,99,99.9,99.99. Default 50,90,99,99.9.",
      apply_percentiles},
     {0, "hdr_out", "FILE",
-     "Write the run's latency histogram (all types, corrected) as HdrHistogram percentile "
-     "text (.hgrm, milliseconds) to FILE.",
+     "Write the run's latency histogram (all types; the view --latency shows) as "
+     "HdrHistogram percentile text (.hgrm, milliseconds) to FILE.",
      apply_hdr_out},
     {0, "sweep", "START:END:STEP",
      "One open-loop run per rate from START to END by STEP (k=1000), printing target and "
@@ -420,6 +479,21 @@ static enum options_outcome parse_period(const struct parse_state *st, const cha
     return OPTIONS_RUN;
 }
 
+/* arg must be one of names (NULL-terminated); its index goes to *value. */
+static enum options_outcome parse_choice(const struct parse_state *st, const char *arg,
+                                         const char *const *names, int *value)
+{
+    for (int i = 0; names[i] != NULL; i++) {
+        if (strcmp(arg, names[i]) == 0) {
+            *value = i;
+            return OPTIONS_RUN;
+        }
+    }
+    return usage_error(st->err, "--%s: '%s' is not one of %s%s%s%s%s", st->row->long_name, arg,
+                       names[0], names[1] ? ", " : "", names[1] ? names[1] : "",
+                       names[1] && names[2] ? ", " : "", names[1] && names[2] ? names[2] : "");
+}
+
 /* The list is kept as given (it points into argv); servers.c reads its syntax. */
 static enum options_outcome apply_servers(struct parse_state *st, const char *arg)
 {
@@ -478,6 +552,7 @@ static enum options_outcome apply_win_size(struct parse_state *st, const char *a
 
 static enum options_outcome apply_fixed_size(struct parse_state *st, const char *arg)
 {
+    st->fixed_size_given = true;
     uint64_t bytes = 0;
     enum options_outcome outcome = parse_count(st, arg, 1024, 1, SLAP_MAX_VALUE_SIZE, &bytes);
     if (outcome == OPTIONS_RUN) {
@@ -498,6 +573,160 @@ static enum options_outcome apply_reconnect(struct parse_state *st, const char *
     return OPTIONS_RUN;
 }
 
+/* A share in (0, 1], e.g. 0.05. */
+static enum options_outcome parse_fraction(const struct parse_state *st, const char *arg,
+                                           double *value)
+{
+    char *end = NULL;
+    double v = is_digit(arg[0]) || arg[0] == '.' ? strtod(arg, &end) : -1.0;
+    if (end == NULL || *end != '\0' || !(v > 0.0 && v <= 1.0)) {
+        return usage_error(st->err, "--%s: '%s' is not a fraction above 0 and up to 1",
+                           st->row->long_name, arg);
+    }
+    *value = v;
+    return OPTIONS_RUN;
+}
+
+static enum options_outcome apply_cfg_cmd(struct parse_state *st, const char *arg)
+{
+    st->o->cfg_file = arg;
+    return OPTIONS_RUN;
+}
+
+static enum options_outcome apply_verify(struct parse_state *st, const char *arg)
+{
+    return parse_fraction(st, arg, &st->o->verify);
+}
+
+static enum options_outcome apply_division(struct parse_state *st, const char *arg)
+{
+    uint64_t n = 0;
+    enum options_outcome outcome = parse_count(st, arg, 0, 1, SLAP_MAX_DIVISION, &n);
+    if (outcome == OPTIONS_RUN) {
+        st->o->division = (uint32_t)n;
+    }
+    return outcome;
+}
+
+static enum options_outcome apply_exp_verify(struct parse_state *st, const char *arg)
+{
+    return parse_fraction(st, arg, &st->o->exp_verify);
+}
+
+static enum options_outcome apply_overwrite(struct parse_state *st, const char *arg)
+{
+    return parse_fraction(st, arg, &st->o->overwrite);
+}
+
+static enum options_outcome apply_rep_write(struct parse_state *st, const char *arg)
+{
+    uint64_t n = 0;
+    enum options_outcome outcome = parse_count(st, arg, 0, 1, UINT16_MAX, &n);
+    if (outcome == OPTIONS_RUN) {
+        st->o->rep_write = (uint32_t)n;
+    }
+    return outcome;
+}
+
+static enum options_outcome apply_verbose(struct parse_state *st, const char *arg)
+{
+    (void)arg;
+    st->o->verbose = true;
+    return OPTIONS_RUN;
+}
+
+static enum options_outcome parse_sizes(const struct parse_state *st, const char *arg,
+                                        uint32_t lo, uint32_t hi, struct size_dist *d)
+{
+    char why[256];
+    if (size_dist_parse(arg, lo, hi, d, why, sizeof(why)) != SLAP_OK) {
+        return usage_error(st->err, "--%s: %s", st->row->long_name, why);
+    }
+    return OPTIONS_RUN;
+}
+
+static enum options_outcome apply_key_size(struct parse_state *st, const char *arg)
+{
+    st->key_size_given = true;
+    return parse_sizes(st, arg, SLAP_MIN_KEY_SIZE, SLAP_MAX_KEY_SIZE, &st->o->key_sizes);
+}
+
+static enum options_outcome apply_value_size(struct parse_state *st, const char *arg)
+{
+    st->value_size_given = true;
+    return parse_sizes(st, arg, 1, SLAP_MAX_VALUE_SIZE, &st->o->value_sizes);
+}
+
+static enum options_outcome apply_ratio(struct parse_state *st, const char *arg)
+{
+    char *end = NULL;
+    double set = is_digit(arg[0]) ? strtod(arg, &end) : -1.0;
+    double get = -1.0;
+    if (end != NULL && *end == ':' && is_digit(end[1])) {
+        get = strtod(end + 1, &end);
+    }
+    if (set < 0.0 || get < 0.0 || *end != '\0' || set + get <= 0.0) {
+        return usage_error(st->err, "--ratio: '%s' is not SET:GET (two shares, not both 0)", arg);
+    }
+    st->ratio_given = true;
+    st->o->set_prop = set / (set + get);
+    st->o->get_prop = 1.0 - st->o->set_prop;
+    return OPTIONS_RUN;
+}
+
+static enum options_outcome apply_exp_time(struct parse_state *st, const char *arg)
+{
+    enum options_outcome outcome = parse_period(st, arg, &st->o->exp_time_ns);
+    if (outcome == OPTIONS_RUN && st->o->exp_time_ns % SLAP_NS_PER_SEC != 0) {
+        return usage_error(st->err, "--exp_time: '%s' is not whole seconds", arg);
+    }
+    return outcome;
+}
+
+static enum options_outcome apply_distribution(struct parse_state *st, const char *arg)
+{
+    static const char *const names[] = {"modula", "ketama", NULL};
+    return parse_choice(st, arg, names, &st->o->distribution);
+}
+
+static enum options_outcome apply_hash(struct parse_state *st, const char *arg)
+{
+    static const char *const names[] = {"default", "md5",   "crc",     "fnv1_64",
+                                        "fnv1a_64", "fnv1_32", "fnv1a_32", "hsieh",
+                                        "murmur",  "jenkins", "murmur3", NULL};
+    for (int i = 0; names[i] != NULL; i++) {
+        if (strcmp(arg, names[i]) == 0) {
+            st->o->hash = i;
+            return OPTIONS_RUN;
+        }
+    }
+    return usage_error(st->err, "--hash: '%s' is not one of default, md5, crc, fnv1_64, "
+                       "fnv1a_64, fnv1_32, fnv1a_32, hsieh, murmur, jenkins, murmur3", arg);
+}
+
+static enum options_outcome apply_key_dist(struct parse_state *st, const char *arg)
+{
+    char why[256];
+    if (key_dist_parse(arg, &st->o->key_pop, why, sizeof(why)) != SLAP_OK) {
+        return usage_error(st->err, "--key_dist: %s", why);
+    }
+    return OPTIONS_RUN;
+}
+
+static enum options_outcome apply_flush(struct parse_state *st, const char *arg)
+{
+    (void)arg;
+    st->o->flush = true;
+    return OPTIONS_RUN;
+}
+
+static enum options_outcome apply_preload(struct parse_state *st, const char *arg)
+{
+    (void)arg;
+    st->o->preload = true;
+    return OPTIONS_RUN;
+}
+
 static enum options_outcome apply_tps(struct parse_state *st, const char *arg)
 {
     uint64_t rate = 0;
@@ -506,21 +735,6 @@ static enum options_outcome apply_tps(struct parse_state *st, const char *arg)
         st->o->tps = (double)rate;
     }
     return outcome;
-}
-
-/* arg must be one of names (NULL-terminated); its index goes to *value. */
-static enum options_outcome parse_choice(const struct parse_state *st, const char *arg,
-                                         const char *const *names, int *value)
-{
-    for (int i = 0; names[i] != NULL; i++) {
-        if (strcmp(arg, names[i]) == 0) {
-            *value = i;
-            return OPTIONS_RUN;
-        }
-    }
-    return usage_error(st->err, "--%s: '%s' is not one of %s%s%s%s%s", st->row->long_name, arg,
-                       names[0], names[1] ? ", " : "", names[1] ? names[1] : "",
-                       names[1] && names[2] ? ", " : "", names[1] && names[2] ? names[2] : "");
 }
 
 static enum options_outcome apply_arrival(struct parse_state *st, const char *arg)
@@ -776,6 +990,28 @@ static enum options_outcome dispatch(struct parse_state *st, int code, char **ar
     return row->handle(st, optarg);
 }
 
+/* -F: the file's sections, unless an inline option said otherwise. */
+static enum options_outcome apply_cfg_file(struct parse_state *st)
+{
+    struct slap_options *o = st->o;
+    struct cfg_file cfg;
+    char why[512];
+    if (cfgfile_load(o->cfg_file, &cfg, why, sizeof(why)) != SLAP_OK) {
+        return usage_error(st->err, "--cfg_cmd: %s", why);
+    }
+    if (cfg.has_key && !st->key_size_given) {
+        o->key_sizes = cfg.key;
+    }
+    if (cfg.has_value && !st->value_size_given) {
+        o->value_sizes = cfg.value;
+    }
+    if (cfg.has_cmd && !st->ratio_given) {
+        o->set_prop = cfg.set_prop;
+        o->get_prop = cfg.get_prop;
+    }
+    return OPTIONS_RUN;
+}
+
 /* Checks across options, and the server list's fallbacks. */
 static enum options_outcome finish(struct parse_state *st)
 {
@@ -784,6 +1020,10 @@ static enum options_outcome finish(struct parse_state *st)
         return usage_error(st->err,
                            "--concurrency (%" PRIu32 ") must be at least --threads (%" PRIu32 ")",
                            o->concurrency, o->threads);
+    }
+    if (o->sweep_step > 0 && (o->hdr_out != NULL || o->stat_freq_ns > 0)) {
+        return usage_error(st->err, "--sweep prints one row per step: it cannot be used with "
+                                    "--hdr_out or --stat_freq");
     }
     if (o->sweep_step > 0 && (o->execute_number > 0 || o->tps > 0)) {
         return usage_error(st->err, "--sweep sets the rate of timed steps: it cannot be used "
@@ -794,6 +1034,15 @@ static enum options_outcome finish(struct parse_state *st)
     }
     if (st->arrival_given && o->tps == 0 && o->sweep_step == 0) {
         return usage_error(st->err, "--arrival needs --tps or --sweep (an open-loop run)");
+    }
+    if (o->cfg_file != NULL) {
+        enum options_outcome outcome = apply_cfg_file(st);
+        if (outcome != OPTIONS_RUN) {
+            return outcome;
+        }
+    }
+    if (st->fixed_size_given) {
+        size_dist_fixed(&o->value_sizes, o->value_size); /* -X wins, as in memaslap */
     }
     if (!st->servers_given) {
         const char *env = getenv("MEMCACHED_SERVERS");
@@ -826,6 +1075,9 @@ void options_defaults(struct slap_options *o)
         .npercentiles = 4,
         .percentiles = {50.0, 90.0, 99.0, 99.9},
         .step_time_ns = 5 * SLAP_NS_PER_SEC,
+        .division = 1,
+        .exp_time_ns = 60 * SLAP_NS_PER_SEC,
+        .key_pop = {.kind = KEY_DIST_UNIFORM, .s = 0.99},
     };
 }
 

@@ -46,12 +46,58 @@ static const struct {
     {"ERROR", 5, PROTO_REPLY_ERROR},
 };
 
-void proto_ascii_parser_reset(struct ascii_parser *p)
+/* Ready for the next response of the same stream. */
+static void clear_response(struct ascii_parser *p)
 {
     p->state = ASCII_START;
     p->data_left = 0;
     p->hits = 0;
     p->value_bytes = 0;
+    p->expect = NULL;
+}
+
+void proto_ascii_parser_reset(struct ascii_parser *p)
+{
+    clear_response(p);
+    p->hook = NULL;
+}
+
+/* A VALUE header was read: ask the hook what its data should be. */
+static void begin_check(struct ascii_parser *p, const char *key, size_t key_len, uint64_t bytes)
+{
+    p->expect = NULL;
+    if (p->hook == NULL) {
+        return;
+    }
+    p->expect = p->hook->begin(p->hook->ctx, key, key_len, bytes, &p->expect_len);
+    p->data_pos = 0;
+    p->first_diff = p->expect != NULL && p->expect_len != bytes
+                        ? (p->expect_len < bytes ? p->expect_len : bytes)
+                        : UINT64_MAX;
+}
+
+/* Compare a run of data with what is expected; remember the first difference. */
+static void check_data(struct ascii_parser *p, const char *data, size_t n)
+{
+    if (p->expect != NULL && p->first_diff == UINT64_MAX) {
+        const char *want = p->expect + p->data_pos;
+        if (memcmp(data, want, n) != 0) {
+            size_t i = 0;
+            while (data[i] == want[i]) {
+                i++;
+            }
+            p->first_diff = p->data_pos + i;
+        }
+    }
+    p->data_pos += n;
+}
+
+static void end_check(struct ascii_parser *p)
+{
+    if (p->expect != NULL) {
+        p->hook->end(p->hook->ctx, p->first_diff == UINT64_MAX, p->first_diff);
+        p->expect = NULL;
+    }
 }
 
 /* Fill *res for a complete response and make the parser ready for the next one. */
@@ -63,7 +109,7 @@ static int finish(struct ascii_parser *p, struct proto_result *res, enum proto_r
     res->value_bytes = p->value_bytes;
     res->msg = msg;
     res->msg_len = msg_len;
-    proto_ascii_parser_reset(p);
+    clear_response(p);
     return STEP_DONE;
 }
 
@@ -113,6 +159,8 @@ static int on_value_header(struct ascii_parser *p, const char *line, size_t line
     }
     p->hits++;
     p->value_bytes += bytes;
+    begin_check(p, line + ASCII_VALUE_PREFIX_LEN,
+                (size_t)(key_end - (line + ASCII_VALUE_PREFIX_LEN)), bytes);
     p->data_left = bytes + 2; /* the data, then its CRLF */
     p->state = ASCII_DATA;
     return STEP_NEXT;
@@ -198,6 +246,7 @@ static int consume_data(struct ascii_parser *p, const char *buf, size_t len, siz
     if (p->data_left > 2) { /* the data itself: skip it, no need to look */
         uint64_t data = p->data_left - 2;
         size_t take = (uint64_t)avail < data ? avail : (size_t)data;
+        check_data(p, buf + *pos, take);
         *pos += take;
         p->data_left -= take;
     }
@@ -212,6 +261,7 @@ static int consume_data(struct ascii_parser *p, const char *buf, size_t len, siz
     if (p->data_left > 0) {
         return STEP_AGAIN;
     }
+    end_check(p);
     p->state = ASCII_VALUES;
     return STEP_NEXT;
 }
@@ -289,6 +339,25 @@ size_t proto_ascii_encode_set_header(char *out, size_t cap, const char *key, siz
     end = put_decimal(end, exptime, exptime_len);
     *end++ = ' ';
     end = put_decimal(end, value_len, value_len_len);
+    end = put_bytes(end, "\r\n", 2);
+    return (size_t)(end - out);
+}
+
+size_t proto_ascii_encode_multiget(char *out, size_t cap, const char *keys, size_t stride,
+                                   const uint32_t *lens, uint32_t n)
+{
+    size_t need = 5; /* "get" + "\r\n" */
+    for (uint32_t i = 0; i < n; i++) {
+        need += 1 + (size_t)lens[i];
+    }
+    if (n == 0 || need > cap) {
+        return 0;
+    }
+    char *end = put_bytes(out, "get", 3);
+    for (uint32_t i = 0; i < n; i++) {
+        *end++ = ' ';
+        end = put_bytes(end, keys + (size_t)i * stride, lens[i]);
+    }
     end = put_bytes(end, "\r\n", 2);
     return (size_t)(end - out);
 }

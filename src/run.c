@@ -52,7 +52,16 @@ int run_init(struct run *r, const struct slap_options *o, FILE *out, char *err, 
     if (servers_open(&r->servers, o->servers, err, err_len) != SLAP_OK) {
         return SLAP_ERROR;
     }
-    if (check_fd_limit(o, r->servers.count, err, err_len) != SLAP_OK) {
+    if (servers_configure(&r->servers, o->distribution, o->hash, err, err_len) != SLAP_OK ||
+        check_fd_limit(o, r->servers.count, err, err_len) != SLAP_OK) {
+        return SLAP_ERROR;
+    }
+    if (o->rep_write > r->servers.count) {
+        snprintf(err, err_len, "--rep_write %u: only %u servers are listed", o->rep_write,
+                 r->servers.count);
+        return SLAP_ERROR;
+    }
+    if (o->flush && servers_flush(&r->servers, err, err_len) != SLAP_OK) {
         return SLAP_ERROR;
     }
     if (workload_init(&r->workload, o) != SLAP_OK) {
@@ -132,6 +141,21 @@ static void set_go(struct run *r, enum run_go go)
     pthread_mutex_unlock(&r->lock);
 }
 
+/* --preload: how many sets it took and how long, before the measured run. */
+static void report_preload(const struct run *r)
+{
+    uint64_t sets = 0, ns = 0;
+    for (uint32_t t = 0; t < r->nworkers; t++) {
+        sets += r->workers[t].preload_sets;
+        ns = r->workers[t].preload_ns > ns ? r->workers[t].preload_ns : ns;
+    }
+    if (ns > 0) {
+        fprintf(r->out, "preload: %llu sets in %.1fs\n", (unsigned long long)sets,
+                (double)ns / (double)SLAP_NS_PER_SEC);
+        fflush(r->out);
+    }
+}
+
 /* Wait until every worker has connected (or failed), answering signals meanwhile. */
 static int wait_ready(struct run *r, uint32_t spawned, char *err, size_t err_len)
 {
@@ -150,7 +174,11 @@ static int wait_ready(struct run *r, uint32_t spawned, char *err, size_t err_len
             return SLAP_ERROR;
         }
     }
-    return r->signal != 0 ? SLAP_ERROR : SLAP_OK;
+    if (r->signal != 0) {
+        return SLAP_ERROR;
+    }
+    report_preload(r);
+    return SLAP_OK;
 }
 
 static uint32_t workers_done(struct run *r)

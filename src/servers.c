@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "slap/common.h"
+#include "slap/options.h"
 
 static int resolve(struct server *srv, const char *host, unsigned port, char *err, size_t err_len)
 {
@@ -97,4 +98,45 @@ uint32_t servers_pick(const struct server_list *list, const char *key, size_t ke
         return 0;
     }
     return memcached_generate_hash(list->memc, key, key_len);
+}
+
+static const memcached_hash_t hash_kinds[] = {
+    [HASH_DEFAULT] = MEMCACHED_HASH_DEFAULT,   [HASH_MD5] = MEMCACHED_HASH_MD5,
+    [HASH_CRC] = MEMCACHED_HASH_CRC,           [HASH_FNV1_64] = MEMCACHED_HASH_FNV1_64,
+    [HASH_FNV1A_64] = MEMCACHED_HASH_FNV1A_64, [HASH_FNV1_32] = MEMCACHED_HASH_FNV1_32,
+    [HASH_FNV1A_32] = MEMCACHED_HASH_FNV1A_32, [HASH_HSIEH] = MEMCACHED_HASH_HSIEH,
+    [HASH_MURMUR] = MEMCACHED_HASH_MURMUR,     [HASH_JENKINS] = MEMCACHED_HASH_JENKINS,
+    [HASH_MURMUR3] = MEMCACHED_HASH_MURMUR3,
+};
+
+int servers_configure(struct server_list *list, int distribution, int hash, char *err,
+                      size_t err_len)
+{
+    memcached_st *memc = list->memc;
+    uint64_t dist = distribution == DISTRIBUTION_KETAMA ? MEMCACHED_DISTRIBUTION_CONSISTENT_KETAMA
+                                                        : MEMCACHED_DISTRIBUTION_MODULA;
+    if (memcached_behavior_set(memc, MEMCACHED_BEHAVIOR_DISTRIBUTION, dist) !=
+        MEMCACHED_SUCCESS) {
+        snprintf(err, err_len, "libmemcached refused the distribution");
+        return SLAP_ERROR;
+    }
+    if (hash < 0 || (size_t)hash >= SLAP_ARRAY_SIZE(hash_kinds) ||
+        memcached_behavior_set(memc, MEMCACHED_BEHAVIOR_HASH, hash_kinds[hash]) !=
+            MEMCACHED_SUCCESS) {
+        snprintf(err, err_len, "--hash: this libmemcached does not provide that hash");
+        return SLAP_ERROR;
+    }
+    return SLAP_OK;
+}
+
+int servers_flush(struct server_list *list, char *err, size_t err_len)
+{
+    memcached_return_t rc = memcached_flush(list->memc, 0);
+    if (rc != MEMCACHED_SUCCESS) {
+        snprintf(err, err_len, "--flush: flush_all failed: %s",
+                 memcached_strerror(list->memc, rc));
+        return SLAP_ERROR;
+    }
+    memcached_quit(list->memc); /* close the admin connections before the run */
+    return SLAP_OK;
 }

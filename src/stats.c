@@ -64,6 +64,17 @@ void stats_print_counters(FILE *out, const struct slap_counters *c, enum counter
 #undef SLAP_COUNTER_PRINT
 }
 
+void stats_print_memaslap(FILE *out, const struct slap_counters *c, bool verify, bool expire)
+{
+#define SLAP_COUNTER_MEMASLAP(name, how, meaning)                                                  \
+    if (how == COUNTER_ALWAYS || (how == COUNTER_VERIFY && verify) ||                              \
+        (how == COUNTER_EXPIRE && expire)) {                                                       \
+        fprintf(out, "%s: %llu\n", #name, (unsigned long long)c->name);                            \
+    }
+    SLAP_COUNTERS(SLAP_COUNTER_MEMASLAP)
+#undef SLAP_COUNTER_MEMASLAP
+}
+
 const uint64_t *stats_counter_by_name(const struct slap_counters *c, const char *name)
 {
 #define SLAP_COUNTER_FIND(field, show, meaning)                                                    \

@@ -51,9 +51,12 @@ static int client_map_slots(struct client *c, const struct run *run)
     return SLAP_OK;
 }
 
+/* Room for the longest request line: a set, or a get of -d keys. */
 static size_t hdr_cap(const struct workload *wl)
 {
-    return (size_t)wl->key_size + 64;
+    size_t set = (size_t)wl->key_size + 64;
+    size_t get = 5 + (size_t)wl->division * (wl->key_size + 1);
+    return set > get ? set : get;
 }
 
 static void lane_init(struct worker *w, struct lane *l, struct client *c, size_t lane_no)
@@ -71,6 +74,9 @@ static void lane_init(struct worker *w, struct lane *l, struct client *c, size_t
         conn->fd = -1;
         conn->cap = depth;
         conn->ring = w->requests + conn_no * depth;
+        if (run->opts->verify > 0) {
+            conn->hook = (struct proto_value_hook){lane_value_begin, lane_value_end, conn};
+        }
         for (uint32_t i = 0; i < depth; i++) {
             conn->ring[i].hdr = w->hdrs + (conn_no * depth + i) * hdr_cap(&run->workload);
         }
@@ -91,6 +97,13 @@ static int client_init(struct worker *w, struct client *c, uint32_t id, uint32_t
     c->lanes = w->lanes + (size_t)k * nlanes;
     window_init(&c->win, wl);
     workload_key_init(wl, id, c->key);
+    c->preload_left = run->opts->preload || run->opts->set_prop == 0 ? wl->win_size : 0;
+    if (wl->track_slots) {
+        c->slots = calloc(wl->win_size, sizeof(*c->slots));
+        if (c->slots == NULL) {
+            return SLAP_ERROR;
+        }
+    }
     for (uint32_t i = 0; i < nlanes; i++) {
         lane_init(w, &c->lanes[i], c, (size_t)k * nlanes + i);
     }
@@ -118,11 +131,18 @@ int worker_init(struct worker *w, struct run *run, uint32_t index, uint32_t firs
     w->hdrs = malloc(nrequests * hdr_cap(wl));
     w->keys = malloc((size_t)nclients * wl->key_size);
     w->rbuf = malloc(w->rbuf_size);
+    w->hdr_cap = (uint32_t)hdr_cap(wl);
+    w->pick_slots = calloc(wl->division, sizeof(*w->pick_slots));
+    w->pick_servers = calloc(wl->division, sizeof(*w->pick_servers));
+    w->pick_lens = calloc(wl->division, sizeof(*w->pick_lens));
+    w->pick_keys = malloc((size_t)wl->division * wl->key_size);
+    w->verbose_left = 10;
+    w->run_start_ns = slap_now_ns();
     pthread_mutex_init(&w->box_lock, NULL);
     stats_reset(&w->cur);
     stats_reset(&w->box);
     if (!w->clients || !w->lanes || !w->conns || !w->requests || !w->hdrs || !w->keys ||
-        !w->rbuf) {
+        !w->rbuf || !w->pick_slots || !w->pick_servers || !w->pick_lens || !w->pick_keys) {
         return SLAP_ERROR;
     }
     for (uint32_t k = 0; k < nclients; k++) {
@@ -141,6 +161,7 @@ void worker_free(struct worker *w)
     }
     for (uint32_t k = 0; w->clients != NULL && k < w->nclients; k++) {
         free(w->clients[k].slot_server);
+        free(w->clients[k].slots);
     }
     size_t nlanes = (size_t)w->nclients * w->run->opts->conns_per_client;
     for (size_t i = 0; w->lanes != NULL && i < nlanes; i++) {
@@ -165,6 +186,10 @@ void worker_free(struct worker *w)
     free(w->hdrs);
     free(w->keys);
     free(w->rbuf);
+    free(w->pick_slots);
+    free(w->pick_servers);
+    free(w->pick_lens);
+    free(w->pick_keys);
     pthread_mutex_destroy(&w->box_lock);
 }
 
@@ -368,15 +393,10 @@ static void worker_start(struct worker *w, uint64_t start_ns)
         worker_measure(w);
     }
     w->watch_timer = timer_at(w, WORKER_WATCH_NS, EV_PERSIST, on_watch);
-    w->active_lanes = (uint32_t)nlanes + 1; /* hold the loop open while the lanes start */
-    for (size_t i = 0; i < nlanes; i++) {
-        if (o->tps > 0) {
-            schedule_init(&w->lanes[i].sched, (enum arrival)o->arrival, o->tps, total_lanes,
-                          first_lane + (uint32_t)i, start_ns, rng_next(&w->rng));
-        }
-        lane_pump(&w->lanes[i]);
+    for (size_t i = 0; i < nlanes && o->tps > 0; i++) {
+        schedule_init(&w->lanes[i].sched, (enum arrival)o->arrival, o->tps, total_lanes,
+                      first_lane + (uint32_t)i, start_ns, rng_next(&w->rng));
     }
-    worker_lane_idle(w);
 }
 
 static enum run_go worker_wait_go(struct worker *w)
@@ -393,17 +413,52 @@ static enum run_go worker_wait_go(struct worker *w)
     return go;
 }
 
+/* Start every lane and run the loop until they are all done (or the loop breaks). */
+static void worker_run_lanes(struct worker *w)
+{
+    size_t nlanes = (size_t)w->nclients * w->run->opts->conns_per_client;
+    w->active_lanes = (uint32_t)nlanes + 1; /* hold the loop open while the lanes start */
+    for (size_t i = 0; i < nlanes; i++) {
+        w->lanes[i].done = false;
+        lane_pump(&w->lanes[i]);
+    }
+    worker_lane_idle(w);
+    if (w->active_lanes > 0) {
+        event_base_dispatch(w->base);
+    }
+}
+
+/* --preload (or a run without sets): set every window key once, unmeasured. */
+static void worker_preload(struct worker *w)
+{
+    uint64_t start = slap_now_ns();
+    w->preloading = true;
+    w->started = true;
+    worker_run_lanes(w);
+    w->preloading = false;
+    w->started = false;
+    w->end_ns = 0;
+    w->preload_ns = slap_now_ns() - start;
+    stats_reset(&w->cur);
+    for (uint32_t k = 0; k < w->nclients; k++) {
+        if (w->clients[k].stopped) {
+            w->setup_failed = true;
+            snprintf(w->error, sizeof(w->error), "a connection was lost during --preload");
+        }
+    }
+}
+
 static void *worker_main(void *arg)
 {
     struct worker *w = arg;
     if (worker_connect_all(w) != SLAP_OK) {
         w->setup_failed = true;
+    } else if (w->clients[0].preload_left > 0) {
+        worker_preload(w);
     }
     if (worker_wait_go(w) == RUN_GO) {
         worker_start(w, w->run->start_ns);
-        if (w->active_lanes > 0) {
-            event_base_dispatch(w->base);
-        }
+        worker_run_lanes(w);
     }
     if (w->end_ns == 0) {
         w->end_ns = slap_now_ns();

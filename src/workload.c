@@ -10,29 +10,64 @@
 static const char hex_digits[] = "0123456789abcdef";
 static const char filler[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 
+static uint32_t ppm(double share)
+{
+    return (uint32_t)lround(share * WORKLOAD_PPM);
+}
+
+static void fill_printable(char *out, size_t n, uint64_t seed)
+{
+    struct rng r = {.state = seed}; /* fixed: runs send the same bytes */
+    for (size_t i = 0; i < n; i++) {
+        out[i] = filler[rng_below(&r, sizeof(filler) - 1)];
+    }
+}
+
+static bool dist_is_fixed(const struct size_dist *d)
+{
+    return d->n == 1 && d->r[0].min == d->r[0].max;
+}
+
 int workload_init(struct workload *w, const struct slap_options *o)
 {
     memset(w, 0, sizeof(*w));
-    w->key_size = o->key_size;
-    w->value_size = o->value_size;
+    w->key_sizes = o->key_sizes;
+    w->value_sizes = o->value_sizes;
+    if (w->key_sizes.n == 0) {
+        size_dist_fixed(&w->key_sizes, o->key_size);
+    }
+    if (w->value_sizes.n == 0) {
+        size_dist_fixed(&w->value_sizes, o->value_size);
+    }
+    w->key_size = size_dist_max(&w->key_sizes);
+    w->value_size = size_dist_max(&w->value_sizes);
     w->win_size = o->win_size;
-    w->set_ppm = (uint32_t)lround(o->set_prop * WORKLOAD_PPM);
+    w->set_ppm = ppm(o->set_prop);
+    w->overwrite_ppm = ppm(o->overwrite);
+    w->verify_ppm = ppm(o->verify);
+    w->expire_ppm = ppm(o->exp_verify);
+    w->exp_time_s = (uint32_t)(o->exp_time_ns / 1000000000ULL);
+    w->division = o->division;
+    w->track_slots = o->verify > 0 || o->exp_verify > 0 || o->overwrite > 0;
+    w->fixed_keys = dist_is_fixed(&w->key_sizes);
+    w->fixed_values = dist_is_fixed(&w->value_sizes) && !w->track_slots;
     w->value = malloc((size_t)w->value_size + 2);
-    if (w->value == NULL) {
+    w->pool = malloc((size_t)w->value_size + WORKLOAD_POOL_SLACK);
+    if (w->value == NULL || w->pool == NULL) {
         return SLAP_ERROR;
     }
-    struct rng r = {.state = 0x736c6170}; /* fixed: runs send the same bytes */
-    for (uint32_t i = 0; i < w->value_size; i++) {
-        w->value[i] = filler[rng_below(&r, sizeof(filler) - 1)];
-    }
+    fill_printable(w->value, w->value_size, 0x736c6170);
     memcpy(w->value + w->value_size, "\r\n", 2);
+    fill_printable(w->pool, (size_t)w->value_size + WORKLOAD_POOL_SLACK, 0x706f6f6c);
     return SLAP_OK;
 }
 
 void workload_free(struct workload *w)
 {
     free(w->value);
+    free(w->pool);
     w->value = NULL;
+    w->pool = NULL;
 }
 
 static void put_hex(char *out, uint64_t v, int digits)
@@ -58,6 +93,60 @@ void workload_key_slot(char *key, uint64_t slot)
     put_hex(key + 7, slot, 8);
 }
 
+static int hex_value(char c)
+{
+    if (c >= '0' && c <= '9') {
+        return c - '0';
+    }
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+static bool read_hex(const char *text, int digits, uint64_t *value)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < digits; i++) {
+        int d = hex_value(text[i]);
+        if (d < 0) {
+            return false;
+        }
+        v = v << 4 | (uint64_t)d;
+    }
+    *value = v;
+    return true;
+}
+
+bool workload_key_decode(const char *key, size_t key_len, uint32_t client_id, uint64_t *slot)
+{
+    uint64_t client;
+    return key_len >= WORKLOAD_KEY_ID_LEN && key[6] == '.' && read_hex(key, 6, &client) &&
+           client == client_id && read_hex(key + 7, 8, slot);
+}
+
+uint32_t workload_key_len(const struct workload *w, uint32_t client_id, uint64_t slot)
+{
+    if (w->fixed_keys) {
+        return w->key_size;
+    }
+    return size_dist_sample(&w->key_sizes, rng_mix(client_id, slot, 0x6b6579));
+}
+
+uint32_t workload_value_len(const struct workload *w, uint32_t client_id, uint64_t slot,
+                            uint32_t version)
+{
+    if (w->value_sizes.n == 1 && w->value_sizes.r[0].min == w->value_sizes.r[0].max) {
+        return w->value_size;
+    }
+    return size_dist_sample(&w->value_sizes, rng_mix(client_id, slot, 0x76616c0000000000ULL ^ version));
+}
+
+const char *workload_value(const struct workload *w, uint32_t client_id, uint64_t slot,
+                           uint32_t version)
+{
+    uint64_t offset = rng_mix(client_id, slot, 0x6f66660000000000ULL ^ version) %
+                      WORKLOAD_POOL_SLACK;
+    return w->pool + offset;
+}
+
 void window_init(struct key_window *win, const struct workload *w)
 {
     memset(win, 0, sizeof(*win));
@@ -73,6 +162,11 @@ enum op_type window_next_op(struct key_window *win, const struct workload *w)
         return OP_SET;
     }
     return OP_GET;
+}
+
+void window_more_gets(struct key_window *win, const struct workload *w, uint32_t n)
+{
+    win->mix_acc += w->set_ppm * n;
 }
 
 uint64_t window_take_set_slot(struct key_window *win, const struct workload *w)

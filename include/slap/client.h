@@ -38,6 +38,8 @@ struct client {
     uint16_t *slot_server;    /* server of each window slot with several servers, else NULL */
     uint64_t quota;           /* requests still to send in a counted run; UINT64_MAX if timed */
     bool stopped;             /* lost a connection without -R: sends nothing more */
+    uint64_t preload_left;    /* --preload: window keys still to set before the run */
+    struct slot_state *slots; /* per window slot, with -v, -e or -o; else NULL */
     uint32_t nlanes;
     struct lane *lanes;
 };
@@ -56,5 +58,9 @@ void lane_on_response(struct lane *l, struct conn *c, const struct request *r,
 void lane_on_closed(struct lane *l, struct conn *c, const char *why);
 void lane_on_written(struct lane *l, uint64_t bytes);
 void lane_on_read(struct lane *l, uint64_t bytes);
+/* -v: the proto_value_hook of a socket (ctx is the conn). */
+const char *lane_value_begin(void *ctx, const char *key, size_t key_len, uint64_t bytes,
+                             uint64_t *expect_len);
+void lane_value_end(void *ctx, int equal, uint64_t first_diff);
 
 #endif

@@ -29,8 +29,15 @@ enum conn_state {
 /* A request queued on a socket, written, or waiting for its answer. */
 struct request {
     uint8_t op;          /* enum op_type */
+    bool crlf;           /* "\r\n" follows the value (it is not part of value's bytes) */
+    bool verify;         /* a get whose values are checked */
+    bool measured;       /* queued after the warm-up: its answer counts */
+    uint16_t nkeys;      /* keys of a get */
+    uint32_t version;    /* a set: the version of the value it carries */
+    uint64_t slot;       /* a set, or a single get: the key's window slot */
+    uint32_t exptime;    /* a set: its expiry time in seconds, or 0 */
     uint32_t hdr_len;    /* bytes of hdr */
-    uint32_t value_len;  /* bytes of value (data + CRLF), 0 for a get */
+    uint32_t value_len;  /* bytes of value, 0 for a get */
     uint64_t intended_ns; /* when it was meant to go: the schedule's time, or its send time */
     uint64_t sent_ns;    /* when its last byte went to the kernel; 0 until then */
     char *hdr;           /* request line, in the socket's header slab */
@@ -58,6 +65,7 @@ struct conn {
     uint32_t written;         /* requests written whole, from head */
     uint32_t partial;         /* bytes written of the request after them */
     bool dirty;               /* requests were queued since the last flush */
+    struct proto_value_hook hook; /* -v: checks values as they stream past */
     uint32_t carry_len;       /* bytes of a partial line kept between reads */
     char carry[PROTO_ASCII_MAX_LINE];
 };
@@ -67,6 +75,8 @@ int conn_connect(struct conn *c, const struct server *srv, struct event_base *ba
                  uint64_t timeout_ns);
 /* A free request at the tail of the ring (the caller keeps count below cap). */
 struct request *conn_queue(struct conn *c);
+/* The request the next answer is for, or NULL. */
+struct request *conn_oldest(struct conn *c);
 /* Write what is queued, in as few writev calls as it takes, if the socket is ready. */
 void conn_flush(struct conn *c);
 /* Forget requests: sent ones (answers will never come) or all of them. Returns how many. */

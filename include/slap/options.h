@@ -6,6 +6,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "slap/cfgfile.h"
+#include "slap/keydist.h"
+
 #define SLAP_DEFAULT_SERVER "127.0.0.1:11211"
 #define SLAP_MAX_THREADS 1024
 #define SLAP_MAX_CONCURRENCY 1000000
@@ -45,7 +48,46 @@ struct slap_options {
     double sweep_end;
     double sweep_step;
     uint64_t step_time_ns;     /* --step-time, default 5 s */
+    /* Workload shape. */
+    const char *cfg_file;      /* -F, read when the options are complete */
+    struct size_dist key_sizes;   /* n == 0: every key is key_size bytes */
+    struct size_dist value_sizes; /* n == 0: every value is value_size bytes */
+    uint32_t division;         /* -d keys per multi-get, default 1 */
+    double verify;             /* -v share of gets whose value is checked */
+    bool verbose;              /* -b details of verification failures */
+    double exp_verify;         /* -e share of sets with an expiry time */
+    uint64_t exp_time_ns;      /* --exp_time, default 60 s */
+    double overwrite;          /* -o share of sets that overwrite a key already set */
+    uint32_t rep_write;        /* -p sets go to the first N servers; 0 = the key's server */
+    int distribution;          /* --distribution: enum server_distribution */
+    int hash;                  /* --hash: enum server_hash */
+    struct key_dist key_pop;   /* --key_dist: which keys gets read */
+    bool flush;                /* --flush: flush_all every server before the run */
+    bool preload;              /* --preload: set every window key before the run */
 };
+
+/* --distribution */
+enum server_distribution {
+    DISTRIBUTION_MODULA = 0, /* libmemcached's default */
+    DISTRIBUTION_KETAMA = 1, /* consistent hashing */
+};
+
+/* --hash: libmemcached's key hash functions */
+enum server_hash {
+    HASH_DEFAULT = 0,
+    HASH_MD5,
+    HASH_CRC,
+    HASH_FNV1_64,
+    HASH_FNV1A_64,
+    HASH_FNV1_32,
+    HASH_FNV1A_32,
+    HASH_HSIEH,
+    HASH_MURMUR,
+    HASH_JENKINS,
+    HASH_MURMUR3,
+};
+
+#define SLAP_MAX_DIVISION 512
 
 /* Which latency the tables and blocks show in an open-loop run. */
 enum latency_view {

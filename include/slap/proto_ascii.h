@@ -28,14 +28,34 @@ struct proto_result {
 /* The longest line the parser accepts before calling the stream garbage. */
 #define PROTO_ASCII_MAX_LINE 2048
 
+/*
+ * Optional check of value data as it streams past (verification), without
+ * buffering the value: begin names the bytes a VALUE's data should equal,
+ * end says whether it did.
+ */
+struct proto_value_hook {
+    /* A VALUE header: the expected data and its length, or NULL not to check this one. */
+    const char *(*begin)(void *ctx, const char *key, size_t key_len, uint64_t bytes,
+                         uint64_t *expect_len);
+    /* The data of a checked value ended: equal or not, and the first differing byte. */
+    void (*end)(void *ctx, int equal, uint64_t first_diff);
+    void *ctx;
+};
+
 /* Parser state carried between reads: a value's data may span many reads. */
 struct ascii_parser {
     int state;            /* internal: header line, value data, ... */
     uint64_t data_left;   /* data bytes (plus CRLF) of the current VALUE still to come */
     uint32_t hits;        /* VALUE blocks so far in this response */
     uint64_t value_bytes; /* their data bytes so far */
+    const struct proto_value_hook *hook; /* NULL: values are skipped unread */
+    const char *expect;   /* data the current value should equal, or NULL */
+    uint64_t expect_len;
+    uint64_t data_pos;    /* data bytes of the current value seen so far */
+    uint64_t first_diff;  /* first differing byte, or UINT64_MAX while equal */
 };
 
+/* Ready for a new stream, with no hook (set p->hook afterwards to check values). */
 void proto_ascii_parser_reset(struct ascii_parser *p);
 
 /*
@@ -55,6 +75,9 @@ int proto_ascii_parse(struct ascii_parser *p, const char *buf, size_t len, size_
 
 /* Encoders write into out (cap bytes) and return the length, or 0 if it does not fit. */
 size_t proto_ascii_encode_get(char *out, size_t cap, const char *key, size_t key_len);
+/* "get <key1> <key2> ...\r\n": n keys, key i at keys + i * stride with length lens[i]. */
+size_t proto_ascii_encode_multiget(char *out, size_t cap, const char *keys, size_t stride,
+                                   const uint32_t *lens, uint32_t n);
 /* "set <key> <flags> <exptime> <bytes>\r\n": the header only; the caller sends data + "\r\n". */
 size_t proto_ascii_encode_set_header(char *out, size_t cap, const char *key, size_t key_len,
                                      uint32_t flags, uint32_t exptime, size_t value_len);

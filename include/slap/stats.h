@@ -2,6 +2,7 @@
 #ifndef SLAP_STATS_H
 #define SLAP_STATS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -12,6 +13,8 @@ enum counter_show {
     COUNTER_ALWAYS,  /* memaslap's lines, always printed in this order */
     COUNTER_NONZERO, /* slap's additions, printed after memaslap's when not zero */
     COUNTER_HIDDEN,  /* used for derived figures only */
+    COUNTER_VERIFY,  /* memaslap's lines with -v, after get_misses */
+    COUNTER_EXPIRE,  /* memaslap's lines with -e, after those */
 };
 
 /*
@@ -22,6 +25,10 @@ enum counter_show {
     X(cmd_get, COUNTER_ALWAYS, "keys asked for by answered gets")                                  \
     X(cmd_set, COUNTER_ALWAYS, "answered sets")                                                    \
     X(get_misses, COUNTER_ALWAYS, "keys not found by answered gets")                               \
+    X(verify_misses, COUNTER_VERIFY, "checked gets that found no value where one was stored")    \
+    X(verify_failed, COUNTER_VERIFY, "checked gets whose value differed from the one stored")    \
+    X(expired_get, COUNTER_EXPIRE, "gets that found a value past its expiry time")               \
+    X(unexpired_unget, COUNTER_EXPIRE, "gets that found no value before its expiry time")        \
     X(written_bytes, COUNTER_ALWAYS, "bytes written to servers")                                   \
     X(read_bytes, COUNTER_ALWAYS, "bytes read from servers")                                       \
     X(object_bytes, COUNTER_ALWAYS, "key + value bytes of answered sets")                          \
@@ -75,6 +82,8 @@ void stats_total_raw(const struct slap_stats *s, struct hist *total);
 uint64_t stats_ops(const struct slap_stats *s);
 /* Print "name: value" lines for counters of the given visibility. */
 void stats_print_counters(FILE *out, const struct slap_counters *c, enum counter_show show);
+/* memaslap's counter lines in its order: the -v and -e ones only when asked for. */
+void stats_print_memaslap(FILE *out, const struct slap_counters *c, bool verify, bool expire);
 /* Look a counter up by name (for tests and machine-readable output); NULL if unknown. */
 const uint64_t *stats_counter_by_name(const struct slap_counters *c, const char *name);
 

@@ -37,6 +37,17 @@ struct worker {
     uint32_t connecting;         /* connects not yet finished during set-up */
     bool started;                /* set-up is over; requests flow */
     bool measuring;              /* warm-up is over: statistics count */
+    bool preloading;             /* --preload: setting every window key, before the run */
+    uint64_t preload_sets;       /* sets answered during the preload */
+    uint64_t preload_ns;         /* how long it took */
+    uint64_t *pick_slots;        /* scratch for one multi-get: its slots, */
+    uint32_t *pick_servers;      /* their servers, */
+    uint32_t *pick_lens;         /* their key lengths, */
+    char *pick_keys;             /* and their keys (division x key_size) */
+    uint32_t verbose_left;       /* -b: failure details still to print */
+    uint64_t verify_slot;        /* the slot of the value being checked */
+    uint32_t hdr_cap;            /* bytes of each request header buffer */
+    uint64_t run_start_ns;       /* for slot times in ms */
     bool stopping;               /* no new requests; waiting for the answers */
     bool setup_failed;
     char error[WORKER_ERROR_MAX]; /* why set-up failed */

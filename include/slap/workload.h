@@ -6,43 +6,48 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "slap/cfgfile.h"
+#include "slap/keydist.h"
 #include "slap/options.h"
+#include "slap/rng.h"
 
 /* Characters of a key that identify its client and its slot (see workload_key_init). */
 #define WORKLOAD_KEY_ID_LEN 15
 #define WORKLOAD_PPM 1000000u
 
+#define WORKLOAD_POOL_SLACK 4096u /* values start at one of this many offsets of the pool */
+
 /* Read-only after workload_init: shared by every thread. */
 struct workload {
-    uint32_t key_size;   /* bytes of every key */
-    uint32_t value_size; /* bytes of every value */
-    uint64_t win_size;   /* keys in each client's window */
-    uint32_t set_ppm;    /* share of sets, parts per million */
-    char *value;         /* value_size printable bytes followed by "\r\n" */
+    uint32_t key_size;          /* bytes of the longest key */
+    uint32_t value_size;        /* bytes of the longest value */
+    struct size_dist key_sizes; /* one entry of min == max: every key alike */
+    struct size_dist value_sizes;
+    bool fixed_keys;            /* every key is key_size bytes */
+    bool fixed_values;          /* every value is value (below), value_size bytes */
+    uint64_t win_size;          /* keys in each client's window */
+    uint32_t set_ppm;           /* share of sets, parts per million */
+    uint32_t overwrite_ppm;     /* share of sets that rewrite a key already set */
+    uint32_t verify_ppm;        /* share of gets whose value is checked */
+    uint32_t expire_ppm;        /* share of sets with an expiry time */
+    uint32_t exp_time_s;        /* that expiry time */
+    uint32_t division;          /* keys per get */
+    bool track_slots;           /* versions and expiry are kept per slot (-v, -e, -o) */
+    char *value;                /* value_size printable bytes followed by "\r\n" */
+    char *pool;                 /* value_size + WORKLOAD_POOL_SLACK printable bytes */
+};
+
+/* What a client knows of one key of its window, when -v, -e or -o need it. */
+struct slot_state {
+    uint32_t version;        /* sets issued for the key */
+    uint32_t stored_version; /* the version the server holds (last STORED) */
+    uint32_t stored_ms;      /* when it was stored, ms since the run began */
+    uint32_t expire_ms;      /* when it expires, or 0 */
+    uint16_t pending;        /* sets in flight */
 };
 
 int workload_init(struct workload *w, const struct slap_options *o);
 void workload_free(struct workload *w);
-
-/* A small fast generator owned by one thread (splitmix64). */
-struct rng {
-    uint64_t state;
-};
-
-static inline uint64_t rng_next(struct rng *r)
-{
-    uint64_t z = (r->state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-/* Uniform in [0, n), n > 0 (multiply-shift; bias below 2^-32 for n < 2^32). */
-static inline uint64_t rng_below(struct rng *r, uint64_t n)
-{
-    __extension__ typedef unsigned __int128 u128;
-    return (uint64_t)(((u128)rng_next(r) * n) >> 64);
-}
 
 /*
  * Keys are printable and distinct per client and slot:
@@ -53,6 +58,15 @@ static inline uint64_t rng_below(struct rng *r, uint64_t n)
  */
 void workload_key_init(const struct workload *w, uint32_t client_id, char *key);
 void workload_key_slot(char *key, uint64_t slot);
+/* The slot a key names (its digits 7..14), if it belongs to client_id; else false. */
+bool workload_key_decode(const char *key, size_t key_len, uint32_t client_id, uint64_t *slot);
+/* Length of a slot's key: fixed, or drawn from the key sizes by (client, slot). */
+uint32_t workload_key_len(const struct workload *w, uint32_t client_id, uint64_t slot);
+/* A version of a slot's value: its length and bytes (in the pool, no "\r\n" after it). */
+uint32_t workload_value_len(const struct workload *w, uint32_t client_id, uint64_t slot,
+                            uint32_t version);
+const char *workload_value(const struct workload *w, uint32_t client_id, uint64_t slot,
+                           uint32_t version);
 
 enum op_type {
     OP_GET = 0,
@@ -69,6 +83,11 @@ struct key_window {
 void window_init(struct key_window *win, const struct workload *w);
 /* The next operation by the mix (memaslap's order: 0.1 gives one set, nine gets). */
 enum op_type window_next_op(struct key_window *win, const struct workload *w);
+/*
+ * A multi-get of n keys stands for n gets in the mix, as in memaslap (with
+ * 0.1/0.9 and -d 10, one set for nine keys read): account for the other n - 1.
+ */
+void window_more_gets(struct key_window *win, const struct workload *w, uint32_t n);
 /* Slot for the next set, advancing the walk. */
 uint64_t window_take_set_slot(struct key_window *win, const struct workload *w);
 /* A set of the walk was stored: one more slot may be read. */

@@ -1,0 +1,109 @@
+/* libFuzzer target: the -F parser and size_dist_parse stay in bounds and keep their promises. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "slap/cfgfile.h"
+#include "slap/common.h"
+
+#define ERR_LEN 256
+#define KEY_LO 16u
+#define KEY_HI 250u
+#define VALUE_LO 1u
+#define VALUE_HI (1024u * 1024u)
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check(int ok)
+{
+    if (!ok) {
+        __builtin_trap();
+    }
+}
+
+/* A message was written, NUL-terminated inside err, and is one line. */
+static void check_message(const char *err)
+{
+    size_t len = strnlen(err, ERR_LEN);
+    check(len > 0 && len < ERR_LEN);
+    check(strchr(err, '\n') == NULL);
+}
+
+/* Ranges within [lo, hi] and ordered; cumul non-decreasing, ending at exactly 1; samples inside. */
+static void check_dist(const struct size_dist *d, uint32_t lo, uint32_t hi, uint64_t u)
+{
+    double below = 0.0;
+    check(d->n >= 1 && d->n <= SIZE_DIST_MAX);
+    for (uint32_t i = 0; i < d->n; i++) {
+        const struct size_range *r = &d->r[i];
+        check(r->min >= lo && r->min <= r->max && r->max <= hi);
+        check(r->prop > 0.0 && isfinite(r->prop));
+        check(r->cumul >= below && r->cumul <= 1.0);
+        below = r->cumul;
+    }
+    check(d->r[d->n - 1].cumul == 1.0);
+    uint64_t probes[] = {0, UINT64_MAX, u, u * 0x9e3779b97f4a7c15ull, ~u};
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(probes); i++) {
+        uint32_t s = size_dist_sample(d, probes[i]);
+        check(s >= lo && s <= size_dist_max(d));
+    }
+    double mean = size_dist_mean(d); /* a sum of rounded products: allow for the rounding */
+    check(mean >= lo * (1.0 - 1e-9) && mean <= size_dist_max(d) * (1.0 + 1e-9));
+}
+
+static void fuzz_cfgfile(const uint8_t *data, size_t size, uint64_t u)
+{
+    struct cfg_file cfg;
+    char err[ERR_LEN] = "";
+    /* an exact-size copy, so reading past len is caught */
+    char *text = malloc(size > 0 ? size : 1);
+    check(text != NULL);
+    memcpy(text, data, size);
+    if (cfgfile_parse(text, size, "fuzz.cnf", &cfg, err, sizeof(err)) != SLAP_OK) {
+        check_message(err);
+        check(strncmp(err, "fuzz.cnf:", 9) == 0);
+        free(text);
+        return;
+    }
+    check(cfg.has_key || cfg.has_value || cfg.has_cmd);
+    if (cfg.has_key) {
+        check_dist(&cfg.key, KEY_LO, KEY_HI, u);
+    }
+    if (cfg.has_value) {
+        check_dist(&cfg.value, VALUE_LO, VALUE_HI, u);
+    }
+    if (cfg.has_cmd) {
+        check(cfg.set_prop >= 0.0 && cfg.set_prop <= 1.0);
+        check(cfg.get_prop >= 0.0 && cfg.get_prop <= 1.0);
+        check(cfg.set_prop + cfg.get_prop == 1.0);
+    }
+    free(text);
+}
+
+static void fuzz_size_dist(const uint8_t *data, size_t size, uint64_t u)
+{
+    struct size_dist d;
+    char err[ERR_LEN] = "";
+    char *text = malloc(size + 1);
+    check(text != NULL);
+    memcpy(text, data, size);
+    text[size] = '\0';
+    uint32_t lo = size > 0 && (data[0] & 1) ? KEY_LO : VALUE_LO;
+    uint32_t hi = lo == KEY_LO ? KEY_HI : VALUE_HI;
+    if (size_dist_parse(text, lo, hi, &d, err, sizeof(err)) == SLAP_OK) {
+        check_dist(&d, lo, hi, u);
+    } else {
+        check_message(err);
+    }
+    free(text);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    uint64_t u = 0;
+    memcpy(&u, data, size < sizeof(u) ? size : sizeof(u));
+    fuzz_cfgfile(data, size, u);
+    fuzz_size_dist(data, size, u);
+    return 0;
+}
