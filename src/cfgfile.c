@@ -206,7 +206,7 @@ double size_dist_mean(const struct size_dist *d)
 /* The first value of u >> PLACE_BITS that a cumulative share c leaves to the next range. */
 static uint64_t pick_bound(double c)
 {
-    return (uint64_t)ceil(c * 0x1p53);
+    return (uint64_t)ceil(c * (double)(1ull << PICK_BITS));
 }
 
 /*

@@ -82,14 +82,26 @@ static struct request *queue_on(struct lane *l, uint32_t server, enum op_type op
     return r;
 }
 
-/* The slot a set writes: the window's walk, or (-o) a key already set. */
-static uint64_t set_slot(struct client *c, const struct workload *wl)
+/* The slot a set writes: the window's walk (*fresh), or (-o) a key already set. */
+static uint64_t set_slot(struct client *c, const struct workload *wl, bool *fresh)
 {
     struct worker *w = c->worker;
+    *fresh = false;
     if (!w->preloading && window_can_get(&c->win) && chance(w, wl->overwrite_ppm)) {
         return window_pick_get_slot(&c->win, &w->rng);
     }
+    *fresh = c->win.filled < wl->win_size; /* a slot gets will not read before it is stored */
     return window_take_set_slot(&c->win, wl);
+}
+
+/* A set of slot is about to go out (to one or more servers). */
+static void slot_set_issued(struct client *c, uint64_t slot, uint32_t targets)
+{
+    if (c->slots != NULL) {
+        struct slot_state *st = &c->slots[slot];
+        st->ambiguous = st->pending > 0; /* another set of it is in flight */
+        st->pending = (uint16_t)(st->pending + targets);
+    }
 }
 
 /* A set of one slot, to its server or (-p) to each of the first N servers. */
@@ -99,7 +111,8 @@ static void queue_set(struct lane *l, uint64_t intended_ns)
     struct worker *w = c->worker;
     const struct run *run = w->run;
     const struct workload *wl = &run->workload;
-    uint64_t slot = set_slot(c, wl);
+    bool fresh;
+    uint64_t slot = set_slot(c, wl, &fresh);
     uint32_t key_len = workload_key_len(wl, c->id, slot);
     uint32_t version = 0;
     uint32_t exptime = !w->preloading && chance(w, wl->expire_ppm) ? wl->exp_time_s : 0;
@@ -112,9 +125,11 @@ static void queue_set(struct lane *l, uint64_t intended_ns)
         count = run->opts->rep_write;
     }
     workload_key_slot(c->key, slot);
+    slot_set_issued(c, slot, count);
     for (uint32_t s = first; s < first + count; s++) {
         struct request *r = queue_on(l, s, OP_SET);
         r->intended_ns = intended_ns;
+        r->fresh = fresh;
         r->slot = slot;
         r->version = version;
         r->exptime = exptime;
@@ -128,9 +143,6 @@ static void queue_set(struct lane *l, uint64_t intended_ns)
         }
         r->hdr_len = (uint32_t)proto_ascii_encode_set_header(
             r->hdr, w->hdr_cap, c->key, key_len, 0, exptime, r->value_len - (r->crlf ? 0 : 2));
-        if (c->slots != NULL) {
-            c->slots[slot].pending++;
-        }
     }
 }
 
@@ -299,14 +311,18 @@ void lane_on_sent(struct lane *l, const struct request *r)
 /* A set was answered: the slot's value is now this version (or still the old one). */
 static void set_answered(struct client *c, const struct request *r, bool stored, uint64_t now_ns)
 {
-    if (stored) {
-        window_set_done(&c->win, &c->worker->run->workload);
-    }
+    const struct workload *wl = &c->worker->run->workload;
     if (c->slots == NULL) {
+        if (stored && r->fresh) {
+            window_set_done(&c->win, wl);
+        }
         return;
     }
     struct slot_state *st = &c->slots[r->slot];
     st->pending--;
+    if (stored && r->fresh && st->pending == 0) { /* on every server it goes to (-p) */
+        window_set_done(&c->win, wl);
+    }
     if (stored) {
         uint32_t now_ms = ms_since_start(c->worker, now_ns);
         st->stored_version = r->version;
@@ -325,7 +341,8 @@ static void check_get(struct client *c, const struct request *r, uint32_t hits, 
     struct slap_counters *k = &c->worker->cur.counters;
     uint32_t now_ms = ms_since_start(c->worker, now_ns);
     uint32_t sent_ms = ms_since_start(c->worker, r->sent_ns);
-    if (st->pending > 0 || st->stored_version == 0 || st->stored_ms >= sent_ms) {
+    if (st->pending > 0 || st->ambiguous || st->stored_version == 0 ||
+        st->stored_ms >= sent_ms) {
         return; /* a set of this key crossed the get: either answer is right */
     }
     if (st->expire_ms != 0) {
@@ -406,7 +423,8 @@ const char *lane_value_begin(void *ctx, const char *key, size_t key_len, uint64_
     }
     const struct slot_state *st = &c->slots[slot];
     uint32_t sent_ms = ms_since_start(c->worker, r->sent_ns);
-    if (st->pending > 0 || st->stored_version == 0 || st->stored_ms >= sent_ms) {
+    if (st->pending > 0 || st->ambiguous || st->stored_version == 0 ||
+        st->stored_ms >= sent_ms) {
         return NULL; /* a set of this key crossed the get */
     }
     *expect_len = workload_value_len(wl, c->id, slot, st->stored_version);

@@ -48,7 +48,7 @@ int workload_init(struct workload *w, const struct slap_options *o)
     w->expire_ppm = ppm(o->exp_verify);
     w->exp_time_s = (uint32_t)(o->exp_time_ns / 1000000000ULL);
     w->division = o->division;
-    w->track_slots = o->verify > 0 || o->exp_verify > 0 || o->overwrite > 0;
+    w->track_slots = o->verify > 0 || o->exp_verify > 0 || o->overwrite > 0 || o->rep_write > 0;
     w->fixed_keys = dist_is_fixed(&w->key_sizes);
     w->fixed_values = dist_is_fixed(&w->value_sizes) && !w->track_slots;
     w->value = malloc((size_t)w->value_size + 2);

@@ -44,6 +44,7 @@ struct slot_state {
     uint32_t stored_ms;      /* when it was stored, ms since the run began */
     uint32_t expire_ms;      /* when it expires, or 0 */
     uint16_t pending;        /* sets in flight */
+    bool ambiguous;          /* sets crossed each other: which one the server kept is unknown */
 };
 
 int workload_init(struct workload *w, const struct slap_options *o);

@@ -12,8 +12,16 @@
 #define KEY_HI 250u
 #define VALUE_LO 1u
 #define VALUE_HI (1024u * 1024u)
+#define TOKEN_LEN_MAX 8 /* longest entry of fuzz_tokens */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Pieces of -F files and size lists around their limits: a byte picks one (see render). */
+static const char *const fuzz_tokens[] = {
+    "key",  "value", "cmd",     "\n",      "\r\n",  " ",   "\t", "#",   ":",   ",",    "-",
+    "k",    "m",     "0",       "1",       "1.0",   "0.5", "2",  "15",  "16",  "250",  "251",
+    "1024", "2048",  "1048576", "1048577", "1e308", "nan", "-1", "0.1", "0.9", "4096", "---",
+};
 
 static void check(int ok)
 {
@@ -99,11 +107,34 @@ static void fuzz_size_dist(const uint8_t *data, size_t size, uint64_t u)
     free(text);
 }
 
+/* The input read as tokens: a byte below the table's size picks a token, others stand as is. */
+static size_t render(const uint8_t *data, size_t size, char *out)
+{
+    size_t len = 0;
+    for (size_t i = 0; i < size; i++) {
+        if (data[i] < SLAP_ARRAY_SIZE(fuzz_tokens)) {
+            size_t n = strlen(fuzz_tokens[data[i]]);
+            memcpy(out + len, fuzz_tokens[data[i]], n);
+            len += n;
+        } else {
+            out[len++] = (char)data[i];
+        }
+    }
+    return len;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     uint64_t u = 0;
     memcpy(&u, data, size < sizeof(u) ? size : sizeof(u));
     fuzz_cfgfile(data, size, u);
     fuzz_size_dist(data, size, u);
+
+    char *text = malloc(size * TOKEN_LEN_MAX + 1);
+    check(text != NULL);
+    size_t len = render(data, size, text);
+    fuzz_cfgfile((const uint8_t *)text, len, u);
+    fuzz_size_dist((const uint8_t *)text, len, u);
+    free(text);
     return 0;
 }
