@@ -9,12 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "slap/common.h"
 #include "slap/options.h"
 #include "slap/version.h"
 
-#define MAX_ARGS 16
+#define MAX_ARGS 32
 #define SEC SLAP_NS_PER_SEC
 #define UNTOUCHED 0x5eedULL /* stored before a parse that must fail, checked after */
 
@@ -499,6 +500,49 @@ static void test_latency_line(void **state)
     parse_result_free(&r);
 }
 
+static void test_workload_line(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/slap-options-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    static const char cfg[] = "key\n16 32 1\nvalue\n100 200 1\ncmd\n0 0.25\n1 0.75\n";
+    assert_int_equal(write(fd, cfg, sizeof(cfg) - 1), (ssize_t)(sizeof(cfg) - 1));
+    close(fd);
+    struct parse_result r;
+    parse(&r, (const char *const[]){"-F", path, "-d", "10", "-v", "0.5", "-e", "0.1",
+                                    "--exp-time=5s", "-o", "0.2", "-p", "2", "-b",
+                                    "--distribution=ketama", "--hash=md5", "--key-dist=zipf:1.2",
+                                    "--flush", "--preload", NULL});
+    assert_int_equal(r.outcome, OPTIONS_RUN);
+    assert_string_equal(r.err, "");
+    assert_int_equal(r.o.key_sizes.n, 1);
+    assert_int_equal(r.o.key_sizes.r[0].min, 16);
+    assert_int_equal(r.o.key_sizes.r[0].max, 32);
+    assert_int_equal(r.o.value_sizes.r[0].max, 200);
+    assert_true(r.o.set_prop == 0.25 && r.o.get_prop == 0.75);
+    assert_int_equal(r.o.division, 10);
+    assert_true(r.o.verify == 0.5 && r.o.exp_verify == 0.1 && r.o.overwrite == 0.2);
+    assert_int_equal(r.o.exp_time_ns, 5 * SEC);
+    assert_int_equal(r.o.rep_write, 2);
+    assert_true(r.o.verbose && r.o.flush && r.o.preload);
+    assert_int_equal(r.o.distribution, DISTRIBUTION_KETAMA);
+    assert_int_equal(r.o.hash, HASH_MD5);
+    assert_int_equal(r.o.key_pop.kind, KEY_DIST_ZIPF);
+    assert_true(r.o.key_pop.s == 1.2);
+    parse_result_free(&r);
+    /* -X wins over the file's values; --ratio and --key_size over its other sections */
+    parse(&r, (const char *const[]){"-F", path, "-X", "64", "--ratio=1:1", "--key-size=20",
+                                    NULL});
+    assert_int_equal(r.outcome, OPTIONS_RUN);
+    assert_int_equal(r.o.value_sizes.r[0].min, 64);
+    assert_int_equal(r.o.value_sizes.r[0].max, 64);
+    assert_true(r.o.set_prop == 0.5);
+    assert_int_equal(r.o.key_sizes.r[0].max, 20);
+    parse_result_free(&r);
+    unlink(path);
+}
+
 static void test_spellings_agree(void **state)
 {
     (void)state;
@@ -647,6 +691,7 @@ int main(void)
         cmocka_unit_test_teardown(test_servers_env, unset_servers_env),
         cmocka_unit_test_setup(test_help, unset_servers_env),
         cmocka_unit_test(test_latency_line),
+        cmocka_unit_test(test_workload_line),
         cmocka_unit_test_setup(test_version, unset_servers_env),
     };
     return cmocka_run_group_tests(tests, unset_servers_env, NULL);

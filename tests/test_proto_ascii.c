@@ -423,6 +423,108 @@ static void test_encode_huge_key(void **state)
                      0);
 }
 
+/* ---- value hook: checked values, split at every byte ------------------------------------ */
+
+struct hook_log {
+    int begins;       /* VALUE headers seen */
+    int equal;        /* checked values that matched */
+    int differ;       /* checked values that did not */
+    uint64_t diff_at; /* first differing byte of the last that did not */
+};
+
+/* Keys "good" and "long" expect "hello"; "skip" is not checked. */
+static const char *hook_begin(void *ctx, const char *key, size_t key_len, uint64_t bytes,
+                              uint64_t *expect_len)
+{
+    struct hook_log *log = ctx;
+    (void)bytes;
+    log->begins++;
+    if (key_len == 4 && (memcmp(key, "good", 4) == 0 || memcmp(key, "long", 4) == 0)) {
+        *expect_len = 5;
+        return "hello";
+    }
+    return NULL;
+}
+
+static void hook_end(void *ctx, int equal, uint64_t first_diff)
+{
+    struct hook_log *log = ctx;
+    if (equal) {
+        log->equal++;
+    } else {
+        log->differ++;
+        log->diff_at = first_diff;
+    }
+}
+
+static void test_value_hook_every_split(void **state)
+{
+    (void)state;
+    static const char hooked[] = "VALUE good 0 5\r\nhello\r\nVALUE skip 0 3\r\nabc\r\n"
+                                 "VALUE good 0 5\r\nhelLo\r\nVALUE long 0 6\r\nhello!\r\nEND\r\n";
+    size_t len = sizeof(hooked) - 1;
+    for (size_t split = 0; split <= len; split++) {
+        struct hook_log log = {0};
+        struct proto_value_hook hook = {hook_begin, hook_end, &log};
+        struct ascii_parser p;
+        struct proto_result res;
+        char buf[sizeof(hooked)];
+        size_t have = 0, used = 0, fed = 0;
+        int rc = SLAP_AGAIN;
+        proto_ascii_parser_reset(&p);
+        p.hook = &hook;
+        while (rc == SLAP_AGAIN && fed < len) {
+            size_t chunk = fed < split ? split - fed : len - fed;
+            memcpy(buf + have, hooked + fed, chunk);
+            have += chunk;
+            fed += chunk;
+            rc = proto_ascii_parse(&p, buf, have, &used, &res);
+            memmove(buf, buf + used, have - used);
+            have -= used;
+        }
+        assert_int_equal(rc, SLAP_OK);
+        assert_int_equal(res.hits, 4);
+        assert_int_equal(log.begins, 4);
+        assert_int_equal(log.equal, 1);
+        assert_int_equal(log.differ, 2);
+        assert_int_equal(log.diff_at, 5); /* "hello!" is one byte longer than expected */
+    }
+}
+
+static void test_value_hook_first_diff(void **state)
+{
+    (void)state;
+    static const char hooked[] = "VALUE good 0 5\r\nhelLo\r\nEND\r\n";
+    struct hook_log log = {0};
+    struct proto_value_hook hook = {hook_begin, hook_end, &log};
+    struct ascii_parser p;
+    struct proto_result res;
+    size_t used;
+    proto_ascii_parser_reset(&p);
+    p.hook = &hook;
+    assert_int_equal(proto_ascii_parse(&p, hooked, sizeof(hooked) - 1, &used, &res), SLAP_OK);
+    assert_int_equal(log.differ, 1);
+    assert_int_equal(log.diff_at, 3);
+    /* a reset drops the hook: nothing is checked any more */
+    proto_ascii_parser_reset(&p);
+    assert_int_equal(proto_ascii_parse(&p, hooked, sizeof(hooked) - 1, &used, &res), SLAP_OK);
+    assert_int_equal(log.begins, 1);
+}
+
+static void test_encode_multiget(void **state)
+{
+    (void)state;
+    static const char keys[] = "k1\0\0k22\0k333";
+    static const uint32_t lens[] = {2, 3, 4};
+    char out[64];
+    size_t n = proto_ascii_encode_multiget(out, sizeof(out), keys, 4, lens, 3);
+    assert_int_equal(n, strlen("get k1 k22 k333\r\n"));
+    assert_memory_equal(out, "get k1 k22 k333\r\n", n);
+    assert_int_equal(proto_ascii_encode_multiget(out, n - 1, keys, 4, lens, 3), 0);
+    assert_int_equal(proto_ascii_encode_multiget(out, n, keys, 4, lens, 3), n);
+    assert_int_equal(proto_ascii_encode_multiget(out, sizeof(out), keys, 4, lens, 0), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -438,6 +540,9 @@ int main(void)
         cmocka_unit_test(test_encode_get),
         cmocka_unit_test(test_encode_set_header),
         cmocka_unit_test(test_encode_huge_key),
+        cmocka_unit_test(test_value_hook_every_split),
+        cmocka_unit_test(test_value_hook_first_diff),
+        cmocka_unit_test(test_encode_multiget),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
