@@ -300,9 +300,94 @@ static void test_rng_below(void **state)
     }
 }
 
+/* ---- keys and values derived from client, slot and version ------------------------------- */
+
+static void test_key_decode(void **state)
+{
+    (void)state;
+    struct workload w;
+    char key[256];
+    uint64_t slot = 0;
+    make_workload(&w, 64, 100, 0.1, 1000);
+    workload_key_init(&w, 0x12ab, key);
+    workload_key_slot(key, 0xfeed);
+    assert_true(workload_key_decode(key, 64, 0x12ab, &slot));
+    assert_int_equal(slot, 0xfeed);
+    assert_false(workload_key_decode(key, 64, 0x12ac, &slot)); /* another client's key */
+    assert_false(workload_key_decode(key, 10, 0x12ab, &slot)); /* too short */
+    key[9] = 'Z';
+    assert_false(workload_key_decode(key, 64, 0x12ab, &slot)); /* not hex */
+    workload_free(&w);
+}
+
+static void test_sizes_by_slot_and_version(void **state)
+{
+    (void)state;
+    struct slap_options o;
+    struct workload w;
+    char err[128];
+    options_defaults(&o);
+    assert_int_equal(size_dist_parse("16-32", 16, 250, &o.key_sizes, err, sizeof(err)), SLAP_OK);
+    assert_int_equal(size_dist_parse("10-20:0.5,100-200:0.5", 1, 1 << 20, &o.value_sizes, err,
+                                     sizeof(err)),
+                     SLAP_OK);
+    assert_int_equal(workload_init(&w, &o), SLAP_OK);
+    assert_int_equal(w.key_size, 32);
+    assert_int_equal(w.value_size, 200);
+    unsigned seen_small = 0, seen_large = 0, key_lens = 0;
+    for (uint64_t slot = 0; slot < 2000; slot++) {
+        uint32_t k = workload_key_len(&w, 7, slot);
+        assert_true(k >= 16 && k <= 32);
+        assert_int_equal(k, workload_key_len(&w, 7, slot)); /* a slot keeps its key size */
+        key_lens |= 1u << (k - 16);
+        uint32_t v = workload_value_len(&w, 7, slot, 3);
+        assert_true((v >= 10 && v <= 20) || (v >= 100 && v <= 200));
+        assert_int_equal(v, workload_value_len(&w, 7, slot, 3));
+        seen_small += v <= 20;
+        seen_large += v >= 100;
+        const char *a = workload_value(&w, 7, slot, 3);
+        assert_ptr_equal(a, workload_value(&w, 7, slot, 3));
+        assert_true(a >= w.pool && a + v <= w.pool + w.value_size + WORKLOAD_POOL_SLACK);
+    }
+    assert_int_equal(key_lens, (1u << 17) - 1); /* every key size from 16 to 32 */
+    assert_true(seen_small > 800 && seen_large > 800);
+    /* another version of a slot's value starts elsewhere, so a stale value is noticed */
+    unsigned moved = 0;
+    for (uint64_t slot = 0; slot < 100; slot++) {
+        moved += workload_value(&w, 1, slot, 1) != workload_value(&w, 1, slot, 2);
+    }
+    assert_true(moved >= 95);
+    workload_free(&w);
+}
+
+static void test_multiget_mix(void **state)
+{
+    (void)state;
+    struct workload w;
+    struct key_window win;
+    make_workload(&w, 64, 100, 0.1, 1000);
+    w.division = 10;
+    window_init(&win, &w);
+    unsigned sets = 0, keys = 0;
+    for (int i = 0; i < 10000; i++) {
+        if (window_next_op(&win, &w) == OP_SET) {
+            sets++;
+        } else {
+            keys += 10;
+            window_more_gets(&win, &w, 9);
+        }
+    }
+    /* memaslap's -d: one set for every nine keys read */
+    assert_true(keys >= sets * 9 - 10 && keys <= sets * 9 + 10);
+    workload_free(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_key_decode),
+        cmocka_unit_test(test_sizes_by_slot_and_version),
+        cmocka_unit_test(test_multiget_mix),
         cmocka_unit_test(test_key_layout),    cmocka_unit_test(test_key_minimum_size),
         cmocka_unit_test(test_keys_distinct), cmocka_unit_test(test_value),
         cmocka_unit_test(test_set_ppm),       cmocka_unit_test(test_mix_one_in_ten),

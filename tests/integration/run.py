@@ -717,6 +717,21 @@ def case_get_only_warmup(mc):
     check("preload: 100 sets" in out, "the warm-up is reported")
 
 
+def case_evictions(mc):
+    small = Memcached(extra=["-m", "8"])
+    try:
+        rc, out, err, delta, _ = measured([small], ["-s", small.addr, "-w", "20k", "-c", "4",
+                                                    "-t", "3s", "--key-dist=gaussian"])
+        check(rc == 0, "exit status %d" % rc)
+        c = counters(out)
+        check_agree(c, delta)
+        st, _ = small.stats()
+        check(int(st["evictions"]) > 0, "an 8 MB cache under 80 MB of windows must evict")
+        check(c["get_misses"] > 0, "evicted keys must show as misses")
+    finally:
+        small.stop()
+
+
 def main():
     global ARGS
     p = argparse.ArgumentParser()
