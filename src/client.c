@@ -165,14 +165,36 @@ static uint32_t pick_keys(struct client *c, const struct workload *wl)
     return n;
 }
 
+/* A single get, encoded straight from the client's key. */
+static void queue_single_get(struct lane *l, uint64_t intended_ns, bool verify)
+{
+    struct client *c = l->client;
+    struct worker *w = c->worker;
+    const struct workload *wl = &w->run->workload;
+    uint64_t slot = key_dist_pick(&w->run->opts->key_pop, c->win.filled, &w->rng);
+    uint32_t len = workload_key_len(wl, c->id, slot);
+    uint32_t server = server_of(c, slot, len);
+    struct request *r = queue_on(l, server, OP_GET);
+    workload_key_slot(c->key, slot);
+    r->intended_ns = intended_ns;
+    r->nkeys = 1;
+    r->slot = slot;
+    r->verify = verify;
+    r->hdr_len = (uint32_t)proto_ascii_encode_get(r->hdr, w->hdr_cap, c->key, len);
+}
+
 /* A get (or multi-get): one request per server its keys belong to. */
 static void queue_get(struct lane *l, uint64_t intended_ns)
 {
     struct client *c = l->client;
     struct worker *w = c->worker;
     const struct workload *wl = &w->run->workload;
-    uint32_t n = pick_keys(c, wl);
     bool verify = chance(w, wl->verify_ppm);
+    if (wl->division == 1) {
+        queue_single_get(l, intended_ns, verify);
+        return;
+    }
+    uint32_t n = pick_keys(c, wl);
     for (uint32_t i = 0; i < n; i++) {
         uint32_t server = w->pick_servers[i];
         if (server == UINT32_MAX) {

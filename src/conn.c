@@ -111,6 +111,7 @@ void conn_close(struct conn *c)
     close(c->fd);
     c->fd = -1;
     c->state = CONN_CLOSED;
+    c->write_blocked = false;
     c->carry_len = 0;
 }
 
@@ -224,6 +225,7 @@ static int write_queued(struct conn *c)
 static void flush_ready(struct conn *c)
 {
     int rc = write_queued(c);
+    c->write_blocked = rc == SLAP_AGAIN;
     if (rc == SLAP_AGAIN) {
         event_add(&c->wev, NULL);
     } else if (rc == SLAP_ERROR) {
@@ -234,7 +236,7 @@ static void flush_ready(struct conn *c)
 void conn_flush(struct conn *c)
 {
     c->dirty = false;
-    if (c->state == CONN_READY && !event_pending(&c->wev, EV_WRITE, NULL)) {
+    if (c->state == CONN_READY && !c->write_blocked) {
         flush_ready(c);
     }
 }

@@ -66,6 +66,7 @@ struct conn {
     uint32_t written;         /* requests written whole, from head */
     uint32_t partial;         /* bytes written of the request after them */
     bool dirty;               /* requests were queued since the last flush */
+    bool write_blocked;       /* the kernel took less than offered: wev will finish it */
     struct proto_value_hook hook; /* -v: checks values as they stream past */
     uint32_t carry_len;       /* bytes of a partial line kept between reads */
     char carry[PROTO_ASCII_MAX_LINE];
