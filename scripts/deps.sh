@@ -2,7 +2,8 @@
 # Install what slap needs to build and test, from Debian packages; only what is missing.
 set -euo pipefail
 
-packages=(cmake make gcc pkg-config libevent-dev libmemcached-dev libcmocka-dev memcached python3)
+packages=(cmake make gcc pkg-config libevent-dev libmemcached-dev libcmocka-dev libssl-dev openssl
+          memcached python3)
 packages+=("$@")
 
 missing=()

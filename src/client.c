@@ -74,6 +74,10 @@ static uint32_t server_of(const struct client *c, uint64_t slot, uint32_t key_le
 
 static struct request *queue_on(struct lane *l, uint32_t server, enum op_type op)
 {
+    const struct run *run = l->client->worker->run;
+    if (op == OP_GET && run->opts->facebook) {
+        server += run->servers.count; /* -a: gets go over the UDP sockets */
+    }
     struct request *r = conn_queue(&l->conns[server]);
     memset(r, 0, offsetof(struct request, hdr));
     r->op = (uint8_t)op;
@@ -135,14 +139,14 @@ static void queue_set(struct lane *l, uint64_t intended_ns)
         r->exptime = exptime;
         if (wl->fixed_values) {
             r->value = wl->value;
-            r->value_len = wl->value_size + 2; /* the CRLF is part of it */
+            r->value_len = wl->value_size;
         } else {
             r->value = workload_value(wl, c->id, slot, version);
             r->value_len = workload_value_len(wl, c->id, slot, version);
-            r->crlf = true;
         }
-        r->hdr_len = (uint32_t)proto_ascii_encode_set_header(
-            r->hdr, w->hdr_cap, c->key, key_len, 0, exptime, r->value_len - (r->crlf ? 0 : 2));
+        r->crlf = w->codec->set_crlf;
+        r->hdr_len = (uint32_t)w->codec->encode_set_header(r->hdr, w->hdr_cap, c->key, key_len, 0,
+                                                          exptime, r->value_len);
     }
 }
 
@@ -180,7 +184,7 @@ static void queue_single_get(struct lane *l, uint64_t intended_ns, bool verify)
     r->nkeys = 1;
     r->slot = slot;
     r->verify = verify;
-    r->hdr_len = (uint32_t)proto_ascii_encode_get(r->hdr, w->hdr_cap, c->key, len);
+    r->hdr_len = (uint32_t)w->codec->encode_get(r->hdr, w->hdr_cap, c->key, len);
 }
 
 /* A get (or multi-get): one request per server its keys belong to. */
@@ -201,24 +205,21 @@ static void queue_get(struct lane *l, uint64_t intended_ns)
             continue; /* already in an earlier request */
         }
         struct request *r = queue_on(l, server, OP_GET);
-        char *keys = w->pick_keys + (size_t)i * wl->key_size;
         uint32_t nkeys = 0;
         for (uint32_t j = i; j < n; j++) { /* gather this server's keys, in order */
             if (w->pick_servers[j] == server) {
-                memmove(keys + (size_t)nkeys * wl->key_size,
-                        w->pick_keys + (size_t)j * wl->key_size, wl->key_size);
-                w->pick_lens[i + nkeys] = w->pick_lens[j];
-                w->pick_slots[i + nkeys] = w->pick_slots[j];
+                memcpy(w->group_keys + (size_t)nkeys * wl->key_size,
+                       w->pick_keys + (size_t)j * wl->key_size, wl->key_size);
+                w->group_lens[nkeys++] = w->pick_lens[j];
                 w->pick_servers[j] = UINT32_MAX;
-                nkeys++;
             }
         }
         r->intended_ns = intended_ns;
         r->nkeys = (uint16_t)nkeys;
         r->slot = w->pick_slots[i];
         r->verify = verify;
-        r->hdr_len = (uint32_t)proto_ascii_encode_multiget(r->hdr, w->hdr_cap, keys, wl->key_size,
-                                                           w->pick_lens + i, nkeys);
+        r->hdr_len = (uint32_t)w->codec->encode_multiget(r->hdr, w->hdr_cap, w->group_keys,
+                                                         wl->key_size, w->group_lens, nkeys);
     }
 }
 
@@ -288,7 +289,7 @@ void lane_pump(struct lane *l)
         }
         lane_queue(l, intended);
     }
-    for (uint32_t s = 0; s < run->servers.count; s++) {
+    for (uint32_t s = 0; s < l->nconns; s++) {
         if (l->conns[s].dirty) {
             conn_flush(&l->conns[s]);
         }
@@ -298,12 +299,11 @@ void lane_pump(struct lane *l)
 
 void lane_stop(struct lane *l)
 {
-    const struct run *run = lane_worker(l)->run;
     if (l->timer_armed) {
         event_del(&l->timer);
         l->timer_armed = false;
     }
-    for (uint32_t s = 0; s < run->servers.count; s++) {
+    for (uint32_t s = 0; s < l->nconns; s++) {
         if (l->conns[s].state != CONN_READY) {
             l->in_flight -= conn_drop_all(&l->conns[s]); /* never sent: not counted */
         }
@@ -404,8 +404,7 @@ static bool count_reply(struct lane *l, const struct request *r, struct slap_cou
         }
         k->cmd_set++;
         if (res->reply == PROTO_REPLY_STORED) {
-            k->object_bytes += workload_key_len(wl, l->client->id, r->slot) + r->value_len -
-                               (r->crlf ? 0 : 2);
+            k->object_bytes += workload_key_len(wl, l->client->id, r->slot) + r->value_len;
         } else {
             k->not_stored++;
         }
@@ -604,19 +603,19 @@ void lane_on_connected(struct lane *l, struct conn *c)
     lane_pump(l);
 }
 
-void lane_on_connect_failed(struct lane *l, struct conn *c, int err)
+void lane_on_connect_failed(struct lane *l, struct conn *c, const char *why)
 {
     struct worker *w = lane_worker(l);
     const char *name = w->run->servers.items[c->server].name;
     if (!w->started) {
         if (!w->setup_failed) {
             w->setup_failed = true;
-            snprintf(w->error, sizeof(w->error), "cannot connect to %s: %s", name, strerror(err));
+            snprintf(w->error, sizeof(w->error), "cannot connect to %s: %s", name, why);
         }
         event_base_loopbreak(w->base);
         return;
     }
-    worker_warn(w, "reconnect failed", c->server, strerror(err), strlen(strerror(err)));
+    worker_warn(w, "reconnect failed", c->server, why, strlen(why));
     if (w->stopping) {
         l->in_flight -= conn_drop_all(c);
         lane_check_done(l);

@@ -23,7 +23,9 @@
 
 #include "slap/client.h"
 #include "slap/common.h"
+#include "slap/run.h"
 #include "slap/servers.h"
+#include "slap/tls.h"
 #include "slap/worker.h"
 
 #define CONN_IOV_MAX 96 /* iovecs per writev: 32 requests */
@@ -42,14 +44,15 @@ static struct request *ring_at(const struct conn *c, uint32_t i)
     return &c->ring[at >= c->cap ? at - c->cap : at];
 }
 
-static int open_socket(const struct server *srv)
+static int open_socket(const struct server *srv, bool udp)
 {
-    int fd = socket(srv->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int type = udp ? SOCK_DGRAM : SOCK_STREAM;
+    int fd = socket(srv->addr.ss_family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) {
         return -1;
     }
     int one = 1;
-    if (srv->addr.ss_family == AF_INET || srv->addr.ss_family == AF_INET6) {
+    if (!udp && (srv->addr.ss_family == AF_INET || srv->addr.ss_family == AF_INET6)) {
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     }
     return fd;
@@ -58,16 +61,13 @@ static int open_socket(const struct server *srv)
 int conn_connect(struct conn *c, const struct server *srv, struct event_base *base,
                  uint64_t timeout_ns)
 {
-    c->fd = open_socket(srv);
+    c->fd = open_socket(srv, c->udp);
     if (c->fd < 0) {
         return SLAP_ERROR;
     }
     c->carry_len = 0;
     c->resp_bytes = 0;
-    proto_ascii_parser_reset(&c->parser);
-    if (c->hook.begin != NULL) {
-        c->parser.hook = &c->hook;
-    }
+    c->codec->reset(&c->parser, c->hook.begin != NULL ? &c->hook : NULL);
     event_assign(&c->rev, base, c->fd, EV_READ | EV_PERSIST, on_readable, c);
     event_assign(&c->wev, base, c->fd, EV_WRITE, on_writable, c);
     c->state = CONN_CONNECTING;
@@ -83,6 +83,30 @@ int conn_connect(struct conn *c, const struct server *srv, struct event_base *ba
     return SLAP_OK;
 }
 
+static void connected(struct conn *c)
+{
+    c->state = CONN_READY;
+    event_add(&c->rev, NULL);
+    lane_on_connected(c->lane, c);
+}
+
+/* --tls: one more step of the handshake; waits on whichever direction it needs. */
+static void handshake(struct conn *c)
+{
+    char err[256];
+    int want_write = 0;
+    int rc = tls_handshake(c->tls, &want_write, err, sizeof(err));
+    if (rc == SLAP_OK) {
+        event_del(&c->rev);
+        connected(c);
+    } else if (rc == SLAP_AGAIN) {
+        event_add(want_write ? &c->wev : &c->rev, NULL);
+    } else {
+        conn_close(c);
+        lane_on_connect_failed(c->lane, c, err);
+    }
+}
+
 static void finish_connect(struct conn *c, short what)
 {
     int err = ETIMEDOUT;
@@ -93,12 +117,22 @@ static void finish_connect(struct conn *c, short what)
     }
     if (err != 0) {
         conn_close(c);
-        lane_on_connect_failed(c->lane, c, err);
+        lane_on_connect_failed(c->lane, c, strerror(err));
         return;
     }
-    c->state = CONN_READY;
-    event_add(&c->rev, NULL);
-    lane_on_connected(c->lane, c);
+    struct run *run = conn_worker(c)->run;
+    if (run->tls == NULL) {
+        connected(c);
+        return;
+    }
+    c->tls = tls_conn_open(run->tls, c->fd, run->servers.items[c->server].host);
+    if (c->tls == NULL) {
+        conn_close(c);
+        lane_on_connect_failed(c->lane, c, "TLS: cannot start a session");
+        return;
+    }
+    c->state = CONN_HANDSHAKE;
+    handshake(c);
 }
 
 void conn_close(struct conn *c)
@@ -108,6 +142,11 @@ void conn_close(struct conn *c)
     }
     event_del(&c->rev);
     event_del(&c->wev);
+    tls_conn_close(c->tls);
+    c->tls = NULL;
+    if (c->udp && event_initialized(&c->timeout)) {
+        event_del(&c->timeout);
+    }
     close(c->fd);
     c->fd = -1;
     c->state = CONN_CLOSED;
@@ -120,6 +159,12 @@ void conn_free(struct conn *c)
     conn_close(c);
     if (event_initialized(&c->retry)) {
         event_del(&c->retry);
+    }
+    if (event_initialized(&c->timeout)) {
+        event_del(&c->timeout);
+    }
+    if (c->udp) {
+        udp_reasm_free(&c->reasm);
     }
 }
 
@@ -161,8 +206,16 @@ uint32_t conn_drop_all(struct conn *c)
 static int gather(const struct conn *c, struct iovec *iov)
 {
     int n = 0;
+    if (c->udp) { /* one request a datagram, behind its frame header */
+        if (c->written == c->count) {
+            return 0;
+        }
+        iov[n].iov_base = (void *)c->frame;
+        iov[n++].iov_len = UDP_HEADER;
+    }
     uint32_t skip = c->partial;
-    for (uint32_t i = c->written; i < c->count && n + 3 <= CONN_IOV_MAX; i++) {
+    uint32_t last = c->udp ? c->written + 1 : c->count;
+    for (uint32_t i = c->written; i < last && n + 3 <= CONN_IOV_MAX; i++) {
         const struct request *r = ring_at(c, i);
         const char *parts[3] = {r->hdr, r->value, "\r\n"};
         uint32_t lens[3] = {r->hdr_len, r->value_len, r->crlf ? 2 : 0};
@@ -201,6 +254,58 @@ static void advance(struct conn *c, uint64_t done, uint64_t now_ns)
     c->partial = (uint32_t)left;
 }
 
+static void on_udp_timeout(evutil_socket_t fd, short what, void *arg);
+
+/* UDP: a request went out; gather its answer and give it --udp_timeout to come. */
+static void udp_sent(struct conn *c)
+{
+    struct worker *w = conn_worker(c);
+    udp_reasm_start(&c->reasm, c->request_id);
+    if (!event_initialized(&c->timeout)) {
+        event_assign(&c->timeout, w->base, -1, 0, on_udp_timeout, c);
+    }
+    struct timeval tv = slap_ns_to_timeval(w->run->opts->udp_timeout_ns);
+    event_add(&c->timeout, &tv);
+}
+
+/* UDP: the answer did not come whole in time: count it, forget the request, go on. */
+static void on_udp_timeout(evutil_socket_t fd, short what, void *arg)
+{
+    struct conn *c = arg;
+    struct slap_counters *k = &conn_worker(c)->cur.counters;
+    uint32_t missing = udp_reasm_missing(&c->reasm);
+    (void)fd;
+    (void)what;
+    k->udp_timeout++;
+    k->packet_drop += missing > 0 ? missing : 1;
+    c->carry_len = 0;
+    c->codec->reset(&c->parser, c->hook.begin != NULL ? &c->hook : NULL);
+    udp_reasm_start(&c->reasm, (uint16_t)(c->request_id + 1)); /* late datagrams are stale */
+    c->lane->in_flight -= conn_drop_sent(c);
+    lane_pump(c->lane);
+}
+
+/* --tls: the gathered bytes as one buffer for SSL_write (TLS copies anyway). */
+static ssize_t tls_writev(struct conn *c, const struct iovec *iov, int n)
+{
+    char *out = conn_worker(c)->tls_out;
+    size_t len = 0;
+    for (int i = 0; i < n && len < WORKER_TLS_OUT; i++) {
+        size_t take = iov[i].iov_len < WORKER_TLS_OUT - len ? iov[i].iov_len : WORKER_TLS_OUT - len;
+        memcpy(out + len, iov[i].iov_base, take);
+        len += take;
+    }
+    size_t done = 0;
+    int want_write = 0;
+    char err[256];
+    int rc = tls_write(c->tls, out, len, &done, &want_write, err, sizeof(err));
+    if (rc == SLAP_OK) {
+        return (ssize_t)done;
+    }
+    errno = rc == SLAP_AGAIN ? EAGAIN : EPROTO;
+    return -1;
+}
+
 static int write_queued(struct conn *c)
 {
     for (;;) {
@@ -210,7 +315,10 @@ static int write_queued(struct conn *c)
             return SLAP_OK;
         }
         uint64_t now = slap_now_ns();
-        ssize_t done = writev(c->fd, iov, n);
+        if (c->udp) {
+            udp_frame_encode(c->frame, ++c->request_id, 0, 1);
+        }
+        ssize_t done = c->tls != NULL ? tls_writev(c, iov, n) : writev(c->fd, iov, n);
         if (done < 0) {
             if (errno == EINTR) {
                 continue;
@@ -218,6 +326,10 @@ static int write_queued(struct conn *c)
             return errno == EAGAIN || errno == EWOULDBLOCK ? SLAP_AGAIN : SLAP_ERROR;
         }
         lane_on_written(c->lane, (uint64_t)done);
+        if (c->udp) {
+            udp_sent(c);
+            done -= UDP_HEADER;
+        }
         advance(c, (uint64_t)done, now);
     }
 }
@@ -249,6 +361,10 @@ static void on_writable(evutil_socket_t fd, short what, void *arg)
         finish_connect(c, what);
         return;
     }
+    if (c->state == CONN_HANDSHAKE) {
+        handshake(c);
+        return;
+    }
     flush_ready(c);
 }
 
@@ -261,6 +377,9 @@ static int answer(struct conn *c, const struct proto_result *res, uint64_t now_n
         return SLAP_ERROR;
     }
     struct request *r = ring_at(c, 0);
+    if (c->udp) {
+        event_del(&c->timeout);
+    }
     c->head = c->head + 1 == c->cap ? 0 : c->head + 1;
     c->count--;
     c->written--;
@@ -276,7 +395,7 @@ static int parse_all(struct conn *c, const char *buf, size_t len, uint64_t now_n
     while (off < len) {
         struct proto_result res;
         size_t used = 0;
-        int rc = proto_ascii_parse(&c->parser, buf + off, len - off, &used, &res);
+        int rc = c->codec->parse(&c->parser, buf + off, len - off, &used, &res);
         off += used;
         c->resp_bytes += used;
         if (rc == SLAP_AGAIN) {
@@ -296,20 +415,84 @@ static int parse_all(struct conn *c, const char *buf, size_t len, uint64_t now_n
     return SLAP_OK;
 }
 
+/* --tls: read like read(2); EAGAIN when the session needs more bytes. */
+static ssize_t tls_read_into(struct conn *c, char *buf, size_t room, char *err, size_t err_len)
+{
+    size_t n = 0;
+    int want_write = 0;
+    int rc = tls_read(c->tls, buf, room, &n, &want_write, err, err_len);
+    if (rc == SLAP_OK) {
+        return (ssize_t)n;
+    }
+    errno = rc == SLAP_AGAIN ? EAGAIN : EPROTO;
+    return -1;
+}
+
+/* UDP: one whole message of the answer, after any partial line carried from the last. */
+static int udp_message(struct conn *c, const char *msg, size_t len, uint64_t now_ns)
+{
+    struct worker *w = conn_worker(c);
+    if (c->carry_len == 0) {
+        return parse_all(c, msg, len, now_ns);
+    }
+    memcpy(w->ubuf, c->carry, c->carry_len);
+    memcpy(w->ubuf + c->carry_len, msg, len);
+    return parse_all(c, w->ubuf, c->carry_len + len, now_ns);
+}
+
+/* UDP: take every datagram that is there; a datagram that is not memcached's is counted. */
+static void udp_readable(struct conn *c)
+{
+    struct worker *w = conn_worker(c);
+    for (;;) {
+        ssize_t n = recv(c->fd, w->rbuf, w->rbuf_size, 0);
+        if (n < 0) {
+            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+                fail(c, strerror(errno)); /* e.g. ECONNREFUSED: no UDP port there */
+                return;
+            }
+            break;
+        }
+        uint64_t now = slap_now_ns();
+        const char *msg;
+        size_t len;
+        lane_on_read(c->lane, (uint64_t)n);
+        int rc = udp_reasm_add(&c->reasm, (const uint8_t *)w->rbuf, (size_t)n, &msg, &len);
+        w->cur.counters.packet_disorder += c->reasm.disorder - c->disorder_seen;
+        c->disorder_seen = c->reasm.disorder;
+        if (rc == SLAP_ERROR) {
+            w->cur.counters.protocol_error++;
+        } else if (rc == SLAP_OK && udp_message(c, msg, len, now) != SLAP_OK) {
+            return;
+        }
+    }
+    lane_pump(c->lane);
+}
+
 static void on_readable(evutil_socket_t fd, short what, void *arg)
 {
     struct conn *c = arg;
     struct worker *w = conn_worker(c);
+    char err[256] = "";
     (void)what;
+    if (c->udp) {
+        udp_readable(c);
+        return;
+    }
+    if (c->state == CONN_HANDSHAKE) {
+        handshake(c);
+        return;
+    }
     for (;;) {
         memcpy(w->rbuf, c->carry, c->carry_len);
         size_t room = w->rbuf_size - c->carry_len;
-        ssize_t n = read(fd, w->rbuf + c->carry_len, room);
+        ssize_t n = c->tls != NULL ? tls_read_into(c, w->rbuf + c->carry_len, room, err, sizeof(err))
+                                   : read(fd, w->rbuf + c->carry_len, room);
         if (n <= 0) {
             if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
                 break;
             }
-            fail(c, n == 0 ? "connection closed by the server" : strerror(errno));
+            fail(c, n == 0 ? "connection closed by the server" : err[0] ? err : strerror(errno));
             return;
         }
         uint64_t now = slap_now_ns();
@@ -317,8 +500,8 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
         if (parse_all(c, w->rbuf, c->carry_len + (size_t)n, now) != SLAP_OK) {
             return;
         }
-        if ((size_t)n < room) {
-            break;
+        if ((size_t)n < room && c->tls == NULL) {
+            break; /* a TLS session may hold more decrypted bytes: read until EAGAIN */
         }
     }
     lane_pump(c->lane);
@@ -327,4 +510,12 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
 struct request *conn_oldest(struct conn *c)
 {
     return c->written > 0 ? ring_at(c, 0) : NULL;
+}
+
+void conn_check_timeout(struct conn *c, uint64_t deadline_ns)
+{
+    if (!c->udp && c->state == CONN_READY && c->written > 0 &&
+        ring_at(c, 0)->sent_ns < deadline_ns) {
+        fail(c, "no answer within --timeout");
+    }
 }

@@ -1,13 +1,16 @@
 /* Command-line options: one table drives getopt_long, --help and the man page's option list. */
 #include "slap/options.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "slap/common.h"
+#include "slap/udp.h"
 #include "slap/version.h"
 
 #if defined(__GNUC__)
@@ -73,6 +76,18 @@ static enum options_outcome apply_hash(struct parse_state *st, const char *arg);
 static enum options_outcome apply_key_dist(struct parse_state *st, const char *arg);
 static enum options_outcome apply_flush(struct parse_state *st, const char *arg);
 static enum options_outcome apply_preload(struct parse_state *st, const char *arg);
+static enum options_outcome apply_binary(struct parse_state *st, const char *arg);
+static enum options_outcome apply_udp(struct parse_state *st, const char *arg);
+static enum options_outcome apply_facebook(struct parse_state *st, const char *arg);
+static enum options_outcome apply_udp_timeout(struct parse_state *st, const char *arg);
+static enum options_outcome apply_timeout(struct parse_state *st, const char *arg);
+static enum options_outcome apply_protocol(struct parse_state *st, const char *arg);
+static enum options_outcome apply_tls(struct parse_state *st, const char *arg);
+static enum options_outcome apply_tls_ca(struct parse_state *st, const char *arg);
+static enum options_outcome apply_tls_cert(struct parse_state *st, const char *arg);
+static enum options_outcome apply_tls_key(struct parse_state *st, const char *arg);
+static enum options_outcome apply_tls_skip_verify(struct parse_state *st, const char *arg);
+static enum options_outcome apply_tls_version(struct parse_state *st, const char *arg);
 static enum options_outcome apply_tps(struct parse_state *st, const char *arg);
 static enum options_outcome apply_arrival(struct parse_state *st, const char *arg);
 static enum options_outcome apply_pipeline(struct parse_state *st, const char *arg);
@@ -130,9 +145,12 @@ static const struct option_row option_rows[] = {
     {'o', "overwrite", "FRACTION", "Share of sets that overwrite a key already set.",
      apply_overwrite},
     {'R', "reconnect", NULL, "Reopen connections that the server closes.", apply_reconnect},
-    {'U', "udp", NULL, "Use UDP (the server's UDP port must equal its TCP port).", NULL},
-    {'a', "facebook", NULL, "Sets over TCP, multi-gets over UDP.", NULL},
-    {'B', "binary", NULL, "Use the binary protocol.", NULL},
+    {'U', "udp", NULL,
+     "Send every request over UDP (the server's UDP port must equal its TCP port); each "
+     "request must fit one datagram.",
+     apply_udp},
+    {'a', "facebook", NULL, "Sets over TCP, gets and multi-gets over UDP.", apply_facebook},
+    {'B', "binary", NULL, "Use the binary protocol (same as --protocol=binary).", apply_binary},
     {'P', "tps", "RATE",
      "Open loop: send RATE operations per second in all (k=1000, m, g), each at its own "
      "intended time; latency counts from that time, so queueing shows.",
@@ -164,6 +182,27 @@ static const struct option_row option_rows[] = {
      "Which keys of the window gets read: uniform (default), zipf[:S] (S default 0.99) or "
      "gaussian.",
      apply_key_dist},
+    {0, "protocol", "NAME",
+     "ascii (default), binary, or meta (mg/ms; gets sent quiet and closed by mn).",
+     apply_protocol},
+    {0, "tls", NULL, "Speak TLS to every server (memcached -Z).", apply_tls},
+    {0, "tls_ca", "FILE", "Trust the CA certificates in FILE (PEM) instead of the system's.",
+     apply_tls_ca},
+    {0, "tls_cert", "FILE", "Client certificate (PEM), for servers that ask for one.",
+     apply_tls_cert},
+    {0, "tls_key", "FILE", "Private key of --tls_cert (PEM).", apply_tls_key},
+    {0, "tls_skip_verify", NULL,
+     "Do not verify the server's certificate (it is verified by default).",
+     apply_tls_skip_verify},
+    {0, "tls_version", "VERSION", "Speak only TLS 1.2 or only 1.3. Default: negotiate.",
+     apply_tls_version},
+    {0, "timeout", "DURATION",
+     "A request whose answer has not come after DURATION fails its connection (counted as "
+     "unanswered; -R reconnects). Default 5s.",
+     apply_timeout},
+    {0, "udp_timeout", "DURATION",
+     "How long a UDP request waits for its answer before it counts as lost. Default 200ms.",
+     apply_udp_timeout},
     {0, "flush", NULL, "Send flush_all to every server before the run.", apply_flush},
     {0, "preload", NULL,
      "Set every window key once before the run (reported apart, not measured).",
@@ -713,6 +752,128 @@ static enum options_outcome apply_key_dist(struct parse_state *st, const char *a
     return OPTIONS_RUN;
 }
 
+static enum options_outcome apply_binary(struct parse_state *st, const char *arg)
+{
+    (void)arg;
+    st->o->protocol = 1;
+    return OPTIONS_RUN;
+}
+
+static enum options_outcome apply_udp(struct parse_state *st, const char *arg)
+{
+    (void)arg;
+    st->o->udp = true;
+    return OPTIONS_RUN;
+}
+
+static enum options_outcome apply_facebook(struct parse_state *st, const char *arg)
+{
+    (void)arg;
+    st->o->facebook = true;
+    return OPTIONS_RUN;
+}
+
+static enum options_outcome apply_timeout(struct parse_state *st, const char *arg)
+{
+    return parse_period(st, arg, &st->o->timeout_ns);
+}
+
+static enum options_outcome apply_udp_timeout(struct parse_state *st, const char *arg)
+{
+    return parse_period(st, arg, &st->o->udp_timeout_ns);
+}
+
+/* The longest get request of n keys in a protocol: ascii, binary, meta (see the encoders). */
+static uint64_t get_request_bytes(int protocol, uint32_t n, uint32_t key_max)
+{
+    static const uint32_t per_key[] = {1, 24, 12}, fixed[] = {5, 24, 4};
+    return (uint64_t)n * (key_max + per_key[protocol]) + fixed[protocol];
+}
+
+/* -U, -a: what UDP cannot carry is refused here, not discovered during the run. */
+static enum options_outcome check_udp(struct parse_state *st)
+{
+    const struct slap_options *o = st->o;
+    uint32_t key_max = o->key_sizes.n ? size_dist_max(&o->key_sizes) : o->key_size;
+    uint32_t value_max = o->value_sizes.n ? size_dist_max(&o->value_sizes) : o->value_size;
+    uint64_t get = get_request_bytes(o->protocol, o->division, key_max);
+    uint64_t set = (uint64_t)key_max + value_max + 64;
+    if (o->udp && o->facebook) {
+        return usage_error(st->err, "--udp and --facebook: choose one");
+    }
+    if (o->pipeline > 1 || o->tls) {
+        return usage_error(st->err, "--%s sends one request at a time in clear: it cannot be "
+                           "used with --pipeline or --tls", o->udp ? "udp" : "facebook");
+    }
+    if (get > (UDP_MAX_REQUEST - UDP_HEADER)) {
+        return usage_error(st->err, "--%s: a get of %u keys of up to %u bytes does not fit one "
+                           "datagram (%d bytes): use a smaller --division",
+                           o->udp ? "udp" : "facebook", o->division, key_max, (UDP_MAX_REQUEST - UDP_HEADER));
+    }
+    if (o->udp && o->set_prop > 0 && set > (UDP_MAX_REQUEST - UDP_HEADER)) {
+        return usage_error(st->err, "--udp: a set of a %u-byte value does not fit one datagram "
+                           "(%d bytes): use -X %d or less, or --facebook (sets over TCP)",
+                           value_max, (UDP_MAX_REQUEST - UDP_HEADER), (UDP_MAX_REQUEST - UDP_HEADER) - 64 - (int)key_max);
+    }
+    return OPTIONS_RUN;
+}
+
+static enum options_outcome apply_protocol(struct parse_state *st, const char *arg)
+{
+    static const char *const names[] = {"ascii", "binary", "meta", NULL};
+    return parse_choice(st, arg, names, &st->o->protocol);
+}
+
+static enum options_outcome apply_tls(struct parse_state *st, const char *arg)
+{
+    (void)arg;
+    st->o->tls = true;
+    return OPTIONS_RUN;
+}
+
+/* A file the TLS set-up will read: it must be there now. */
+static enum options_outcome tls_file(const struct parse_state *st, const char *arg,
+                                     const char **field)
+{
+    if (access(arg, R_OK) != 0) {
+        return usage_error(st->err, "--%s: cannot read '%s': %s", st->row->long_name, arg,
+                           strerror(errno));
+    }
+    *field = arg;
+    return OPTIONS_RUN;
+}
+
+static enum options_outcome apply_tls_ca(struct parse_state *st, const char *arg)
+{
+    return tls_file(st, arg, &st->o->tls_ca);
+}
+
+static enum options_outcome apply_tls_cert(struct parse_state *st, const char *arg)
+{
+    return tls_file(st, arg, &st->o->tls_cert);
+}
+
+static enum options_outcome apply_tls_key(struct parse_state *st, const char *arg)
+{
+    return tls_file(st, arg, &st->o->tls_key);
+}
+
+static enum options_outcome apply_tls_skip_verify(struct parse_state *st, const char *arg)
+{
+    (void)arg;
+    st->o->tls_skip_verify = true;
+    return OPTIONS_RUN;
+}
+
+static enum options_outcome apply_tls_version(struct parse_state *st, const char *arg)
+{
+    static const char *const names[] = {"1.2", "1.3", NULL};
+    int which = 0;
+    enum options_outcome outcome = parse_choice(st, arg, names, &which);
+    st->o->tls_version = which == 0 ? 12 : 13;
+    return outcome;
+}
+
 static enum options_outcome apply_flush(struct parse_state *st, const char *arg)
 {
     (void)arg;
@@ -1035,6 +1196,14 @@ static enum options_outcome finish(struct parse_state *st)
     if (st->arrival_given && o->tps == 0 && o->sweep_step == 0) {
         return usage_error(st->err, "--arrival needs --tps or --sweep (an open-loop run)");
     }
+    if (!o->tls && (o->tls_ca || o->tls_cert || o->tls_key || o->tls_skip_verify ||
+                     o->tls_version)) {
+        return usage_error(st->err, "--tls_ca, --tls_cert, --tls_key, --tls_skip_verify and "
+                                    "--tls_version need --tls");
+    }
+    if ((o->tls_cert == NULL) != (o->tls_key == NULL)) {
+        return usage_error(st->err, "--tls_cert and --tls_key go together");
+    }
     if (o->cfg_file != NULL) {
         enum options_outcome outcome = apply_cfg_file(st);
         if (outcome != OPTIONS_RUN) {
@@ -1043,6 +1212,12 @@ static enum options_outcome finish(struct parse_state *st)
     }
     if (st->fixed_size_given) {
         size_dist_fixed(&o->value_sizes, o->value_size); /* -X wins, as in memaslap */
+    }
+    if (o->udp || o->facebook) {
+        enum options_outcome outcome = check_udp(st);
+        if (outcome != OPTIONS_RUN) {
+            return outcome;
+        }
     }
     if (!st->servers_given) {
         const char *env = getenv("MEMCACHED_SERVERS");
@@ -1078,6 +1253,8 @@ void options_defaults(struct slap_options *o)
         .division = 1,
         .exp_time_ns = 60 * SLAP_NS_PER_SEC,
         .key_pop = {.kind = KEY_DIST_UNIFORM, .s = 0.99},
+        .udp_timeout_ns = 200 * SLAP_NS_PER_MS,
+        .timeout_ns = 5 * SLAP_NS_PER_SEC,
     };
 }
 

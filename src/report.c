@@ -272,7 +272,7 @@ void report_final(FILE *out, const struct slap_options *o, const struct slap_sta
         print_block(out, o, "Get_miss", &global->gets[STATS_MISS]);
     }
     const struct slap_counters *c = &global->counters;
-    stats_print_memaslap(out, c, o->verify > 0, o->exp_verify > 0);
+    stats_print_memaslap(out, c, o->verify > 0, o->exp_verify > 0, o->udp || o->facebook);
     stats_print_counters(out, c, COUNTER_NONZERO);
     if (o->division > 1) {
         fprintf(out, "keys_per_sec: %.0f\n", (double)c->cmd_get / secs);

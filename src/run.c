@@ -15,6 +15,7 @@
 
 #include "slap/common.h"
 #include "slap/report.h"
+#include "slap/tls.h"
 #include "slap/worker.h"
 
 #define RUN_POLL_NS (2ULL * SLAP_NS_PER_MS)
@@ -53,7 +54,7 @@ int run_init(struct run *r, const struct slap_options *o, FILE *out, char *err, 
         return SLAP_ERROR;
     }
     if (servers_configure(&r->servers, o->distribution, o->hash, err, err_len) != SLAP_OK ||
-        check_fd_limit(o, r->servers.count, err, err_len) != SLAP_OK) {
+        check_fd_limit(o, r->servers.count * (o->facebook ? 2 : 1), err, err_len) != SLAP_OK) {
         return SLAP_ERROR;
     }
     if (o->rep_write > r->servers.count) {
@@ -62,6 +63,9 @@ int run_init(struct run *r, const struct slap_options *o, FILE *out, char *err, 
         return SLAP_ERROR;
     }
     if (o->flush && servers_flush(&r->servers, err, err_len) != SLAP_OK) {
+        return SLAP_ERROR;
+    }
+    if (o->tls && tls_ctx_open(&r->tls, o, err, err_len) != SLAP_OK) {
         return SLAP_ERROR;
     }
     if (workload_init(&r->workload, o) != SLAP_OK) {
@@ -95,6 +99,7 @@ void run_free(struct run *r)
     }
     free(r->workers);
     workload_free(&r->workload);
+    tls_ctx_close(r->tls);
     servers_close(&r->servers);
     pthread_mutex_destroy(&r->lock);
     pthread_cond_destroy(&r->cond);

@@ -3,6 +3,7 @@
 
 #include <libmemcached-1.0/memcached.h>
 #include <netdb.h>
+#include <sys/un.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,13 @@ static int resolve(struct server *srv, const char *host, unsigned port, char *er
     struct addrinfo *res = NULL;
     char service[16];
 
+    char bare[SERVER_NAME_MAX];
+    size_t len = strlen(host);
+    if (len >= 2 && host[0] == '[' && host[len - 1] == ']' && len < sizeof(bare)) {
+        memcpy(bare, host + 1, len - 2); /* [::1] -> ::1 */
+        bare[len - 2] = '\0';
+        host = bare;
+    }
     snprintf(service, sizeof(service), "%u", port);
     int rc = getaddrinfo(host, service, &hints, &res);
     if (rc != 0) {
@@ -25,6 +33,22 @@ static int resolve(struct server *srv, const char *host, unsigned port, char *er
     memcpy(&srv->addr, res->ai_addr, res->ai_addrlen);
     srv->addr_len = res->ai_addrlen;
     freeaddrinfo(res);
+    return SLAP_OK;
+}
+
+/* A path, as memcached's -s: a unix socket. */
+static int unix_socket(struct server *srv, const char *path, char *err, size_t err_len)
+{
+    struct sockaddr_un *sun = (struct sockaddr_un *)&srv->addr;
+    snprintf(srv->name, sizeof(srv->name), "%s", path);
+    if (strlen(path) >= sizeof(sun->sun_path)) {
+        snprintf(err, err_len, "unix socket path too long: '%s'", path);
+        return SLAP_ERROR;
+    }
+    memset(sun, 0, sizeof(*sun));
+    sun->sun_family = AF_UNIX;
+    memcpy(sun->sun_path, path, strlen(path) + 1);
+    srv->addr_len = (socklen_t)sizeof(*sun);
     return SLAP_OK;
 }
 
@@ -42,7 +66,19 @@ static int fill_servers(struct server_list *list, memcached_st *memc, char *err,
         unsigned port = memcached_server_port(inst);
         struct server *srv = &list->items[i];
 
+        if (host[0] == '/') {
+            if (unix_socket(srv, host, err, err_len) != SLAP_OK) {
+                return SLAP_ERROR;
+            }
+            continue;
+        }
         snprintf(srv->name, sizeof(srv->name), "%s:%u", host, port);
+        snprintf(srv->host, sizeof(srv->host), "%s", host);
+        size_t hl = strlen(srv->host);
+        if (hl >= 2 && srv->host[0] == '[' && srv->host[hl - 1] == ']') {
+            memmove(srv->host, srv->host + 1, hl - 2);
+            srv->host[hl - 2] = '\0';
+        }
         if (host[0] == '\0' || port == 0) {
             snprintf(err, err_len, "bad server '%s'", srv->name);
             return SLAP_ERROR;
@@ -57,6 +93,10 @@ static int fill_servers(struct server_list *list, memcached_st *memc, char *err,
 int servers_open(struct server_list *list, const char *text, char *err, size_t err_len)
 {
     memset(list, 0, sizeof(*list));
+    if (strstr(text, "::") != NULL && strchr(text, '[') == NULL) {
+        snprintf(err, err_len, "write IPv6 servers in brackets, e.g. [::1]:11211 ('%s')", text);
+        return SLAP_ERROR;
+    }
     memcached_server_list_st parsed = memcached_servers_parse(text);
     if (parsed == NULL || memcached_server_list_count(parsed) == 0) {
         snprintf(err, err_len, "cannot parse server list '%s'", text);

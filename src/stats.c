@@ -64,11 +64,12 @@ void stats_print_counters(FILE *out, const struct slap_counters *c, enum counter
 #undef SLAP_COUNTER_PRINT
 }
 
-void stats_print_memaslap(FILE *out, const struct slap_counters *c, bool verify, bool expire)
+void stats_print_memaslap(FILE *out, const struct slap_counters *c, bool verify, bool expire,
+                          bool udp)
 {
 #define SLAP_COUNTER_MEMASLAP(name, how, meaning)                                                  \
     if (how == COUNTER_ALWAYS || (how == COUNTER_VERIFY && verify) ||                              \
-        (how == COUNTER_EXPIRE && expire)) {                                                       \
+        (how == COUNTER_EXPIRE && expire) || (how == COUNTER_UDP && udp)) {                        \
         fprintf(out, "%s: %llu\n", #name, (unsigned long long)c->name);                            \
     }
     SLAP_COUNTERS(SLAP_COUNTER_MEMASLAP)

@@ -18,6 +18,7 @@
 #include "slap/run.h"
 
 #define WORKER_WATCH_NS (10ULL * SLAP_NS_PER_MS)
+#define WORKER_TIMEOUT_CHECK_NS (100ULL * SLAP_NS_PER_MS)
 #define WORKER_READ_BUFFER (64u * 1024u)
 #define WORKER_MAX_WARNINGS 32
 #define WORKER_SLOT_TABLE_MAX (64ULL * 1024 * 1024)
@@ -46,34 +47,55 @@ static int client_map_slots(struct client *c, const struct run *run)
     }
     for (uint64_t slot = 0; slot < wl->win_size; slot++) {
         workload_key_slot(c->key, slot);
-        c->slot_server[slot] = (uint16_t)servers_pick(&run->servers, c->key, wl->key_size);
+        c->slot_server[slot] = (uint16_t)servers_pick(&run->servers, c->key,
+                                                      workload_key_len(wl, c->id, slot));
     }
     return SLAP_OK;
 }
 
-/* Room for the longest request line: a set, or a get of -d keys. */
+/* Room for the longest request header: a set, or a get of -d keys, in any protocol. */
 static size_t hdr_cap(const struct workload *wl)
 {
     size_t set = (size_t)wl->key_size + 64;
-    size_t get = 5 + (size_t)wl->division * (wl->key_size + 1);
+    size_t get = codec_get_room(wl->division, wl->key_size);
     return set > get ? set : get;
 }
 
-static void lane_init(struct worker *w, struct lane *l, struct client *c, size_t lane_no)
+/* Sockets of each lane: one per server, twice with -a (TCP for sets, then UDP for gets). */
+static uint32_t lane_sockets(const struct run *run)
+{
+    return run->servers.count * (run->opts->facebook ? 2 : 1);
+}
+
+/* Room to gather the largest answer a UDP socket can get (a get of -d keys), by datagram. */
+static size_t udp_answer_cap(const struct workload *wl)
+{
+    size_t bytes = (size_t)wl->division * ((size_t)wl->value_size + wl->key_size + 64) + 64;
+    return (bytes / (UDP_MAX_DATAGRAM - UDP_HEADER) + 2) * UDP_MAX_DATAGRAM;
+}
+
+static int lane_init(struct worker *w, struct lane *l, struct client *c, size_t lane_no)
 {
     const struct run *run = w->run;
     uint32_t nservers = run->servers.count;
+    uint32_t nsockets = lane_sockets(run);
     uint32_t depth = run->opts->pipeline;
     l->client = c;
-    l->conns = w->conns + lane_no * nservers;
-    for (uint32_t s = 0; s < nservers; s++) {
+    l->nconns = nsockets;
+    l->conns = w->conns + lane_no * nsockets;
+    for (uint32_t s = 0; s < nsockets; s++) {
         struct conn *conn = &l->conns[s];
-        size_t conn_no = lane_no * nservers + s;
+        size_t conn_no = lane_no * nsockets + s;
         conn->lane = l;
-        conn->server = s;
+        conn->server = s % nservers;
+        conn->udp = run->opts->udp || s >= nservers;
+        if (conn->udp && udp_reasm_init(&conn->reasm, udp_answer_cap(&run->workload)) != SLAP_OK) {
+            return SLAP_ERROR;
+        }
         conn->fd = -1;
         conn->cap = depth;
         conn->ring = w->requests + conn_no * depth;
+        conn->codec = w->codec;
         if (run->opts->verify > 0) {
             conn->hook = (struct proto_value_hook){lane_value_begin, lane_value_end, conn};
         }
@@ -81,6 +103,7 @@ static void lane_init(struct worker *w, struct lane *l, struct client *c, size_t
             conn->ring[i].hdr = w->hdrs + (conn_no * depth + i) * hdr_cap(&run->workload);
         }
     }
+    return SLAP_OK;
 }
 
 static int client_init(struct worker *w, struct client *c, uint32_t id, uint32_t k)
@@ -105,7 +128,9 @@ static int client_init(struct worker *w, struct client *c, uint32_t id, uint32_t
         }
     }
     for (uint32_t i = 0; i < nlanes; i++) {
-        lane_init(w, &c->lanes[i], c, (size_t)k * nlanes + i);
+        if (lane_init(w, &c->lanes[i], c, (size_t)k * nlanes + i) != SLAP_OK) {
+            return SLAP_ERROR;
+        }
     }
     return client_map_slots(c, run);
 }
@@ -115,7 +140,7 @@ int worker_init(struct worker *w, struct run *run, uint32_t index, uint32_t firs
 {
     const struct workload *wl = &run->workload;
     size_t nlanes = (size_t)nclients * run->opts->conns_per_client;
-    size_t nconns = nlanes * run->servers.count;
+    size_t nconns = nlanes * lane_sockets(run);
     size_t nrequests = nconns * run->opts->pipeline;
 
     memset(w, 0, sizeof(*w));
@@ -132,17 +157,26 @@ int worker_init(struct worker *w, struct run *run, uint32_t index, uint32_t firs
     w->keys = malloc((size_t)nclients * wl->key_size);
     w->rbuf = malloc(w->rbuf_size);
     w->hdr_cap = (uint32_t)hdr_cap(wl);
+    w->codec = codec_get((enum proto_kind)run->opts->protocol);
     w->pick_slots = calloc(wl->division, sizeof(*w->pick_slots));
     w->pick_servers = calloc(wl->division, sizeof(*w->pick_servers));
     w->pick_lens = calloc(wl->division, sizeof(*w->pick_lens));
     w->pick_keys = malloc((size_t)wl->division * wl->key_size);
+    w->group_keys = malloc((size_t)wl->division * wl->key_size);
+    w->group_lens = calloc(wl->division, sizeof(*w->group_lens));
     w->verbose_left = 10;
+    w->tls_out = run->opts->tls ? malloc(WORKER_TLS_OUT) : NULL;
+    w->ubuf = run->opts->udp || run->opts->facebook
+                  ? malloc(udp_answer_cap(wl) + PROTO_ASCII_MAX_LINE)
+                  : NULL;
     w->run_start_ns = slap_now_ns();
     pthread_mutex_init(&w->box_lock, NULL);
     stats_reset(&w->cur);
     stats_reset(&w->box);
     if (!w->clients || !w->lanes || !w->conns || !w->requests || !w->hdrs || !w->keys ||
-        !w->rbuf || !w->pick_slots || !w->pick_servers || !w->pick_lens || !w->pick_keys) {
+        !w->rbuf || !w->pick_slots || !w->pick_servers || !w->pick_lens || !w->pick_keys ||
+        !w->group_keys || !w->group_lens ||
+        (run->opts->tls && !w->tls_out) || ((run->opts->udp || run->opts->facebook) && !w->ubuf)) {
         return SLAP_ERROR;
     }
     for (uint32_t k = 0; k < nclients; k++) {
@@ -155,7 +189,7 @@ int worker_init(struct worker *w, struct run *run, uint32_t index, uint32_t firs
 
 void worker_free(struct worker *w)
 {
-    size_t nconns = (size_t)w->nclients * w->run->opts->conns_per_client * w->run->servers.count;
+    size_t nconns = (size_t)w->nclients * w->run->opts->conns_per_client * lane_sockets(w->run);
     for (size_t i = 0; w->conns != NULL && i < nconns; i++) {
         conn_free(&w->conns[i]);
     }
@@ -190,6 +224,10 @@ void worker_free(struct worker *w)
     free(w->pick_servers);
     free(w->pick_lens);
     free(w->pick_keys);
+    free(w->group_keys);
+    free(w->group_lens);
+    free(w->tls_out);
+    free(w->ubuf);
     pthread_mutex_destroy(&w->box_lock);
 }
 
@@ -306,6 +344,20 @@ static void on_end(evutil_socket_t fd, short what, void *arg)
     worker_begin_stop(w);
 }
 
+/* --timeout: sockets whose oldest request waits too long are failed (a few times a second). */
+static void check_timeouts(struct worker *w, uint64_t now_ns)
+{
+    uint64_t timeout = w->run->opts->timeout_ns;
+    if (now_ns < w->next_timeout_check || now_ns < timeout) {
+        return;
+    }
+    w->next_timeout_check = now_ns + WORKER_TIMEOUT_CHECK_NS;
+    size_t nconns = (size_t)w->nclients * w->run->opts->conns_per_client * lane_sockets(w->run);
+    for (size_t i = 0; i < nconns; i++) {
+        conn_check_timeout(&w->conns[i], now_ns - timeout);
+    }
+}
+
 static void on_watch(evutil_socket_t fd, short what, void *arg)
 {
     struct worker *w = arg;
@@ -314,6 +366,7 @@ static void on_watch(evutil_socket_t fd, short what, void *arg)
     if (atomic_load_explicit(&w->run->stop, memory_order_relaxed)) {
         worker_begin_stop(w);
     }
+    check_timeouts(w, slap_now_ns());
 }
 
 static void on_tick(evutil_socket_t fd, short what, void *arg)
@@ -332,7 +385,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 static int worker_connect_all(struct worker *w)
 {
     const struct run *run = w->run;
-    size_t nconns = (size_t)w->nclients * run->opts->conns_per_client * run->servers.count;
+    size_t nconns = (size_t)w->nclients * run->opts->conns_per_client * lane_sockets(run);
     for (size_t i = 0; i < nconns; i++) {
         struct conn *c = &w->conns[i];
         const struct server *srv = &run->servers.items[c->server];

@@ -22,7 +22,8 @@ struct client;
  */
 struct lane {
     struct client *client;
-    struct conn *conns;   /* one per server */
+    struct conn *conns;   /* one per server; with -a, then one UDP socket per server */
+    uint32_t nconns;
     uint32_t in_flight;   /* requests queued or waiting for answers, over all sockets */
     bool done;            /* nothing left to send or to wait for */
     bool timer_armed;
@@ -51,7 +52,7 @@ void lane_stop(struct lane *l);
 
 /* Callbacks from conn.c. */
 void lane_on_connected(struct lane *l, struct conn *c);
-void lane_on_connect_failed(struct lane *l, struct conn *c, int err);
+void lane_on_connect_failed(struct lane *l, struct conn *c, const char *why);
 void lane_on_sent(struct lane *l, const struct request *r);
 void lane_on_response(struct lane *l, struct conn *c, const struct request *r,
                       const struct proto_result *res, uint64_t now_ns);

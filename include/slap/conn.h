@@ -7,10 +7,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "slap/proto_ascii.h"
+#include "slap/proto.h"
+#include "slap/udp.h"
 
 struct lane;
 struct server;
+struct tls_conn;
 
 /*
  *            conn_connect             connected
@@ -23,13 +25,14 @@ struct server;
 enum conn_state {
     CONN_CLOSED,
     CONN_CONNECTING,
+    CONN_HANDSHAKE, /* --tls: connected, TLS handshake under way */
     CONN_READY,
 };
 
 /* A request queued on a socket, written, or waiting for its answer. */
 struct request {
     uint8_t op;          /* enum op_type */
-    bool crlf;           /* "\r\n" follows the value (it is not part of value's bytes) */
+    bool crlf;           /* "\r\n" follows the value (ASCII and meta sets) */
     bool verify;         /* a get whose values are checked */
     bool measured;       /* queued after the warm-up: its answer counts */
     bool fresh;          /* a set of the window's walk: once stored, gets may read it */
@@ -53,13 +56,15 @@ struct request {
 struct conn {
     enum conn_state state;
     int fd;
+    struct tls_conn *tls;     /* --tls: the session, else NULL */
     uint32_t server;          /* index in the server list */
     struct lane *lane;        /* owner */
     struct event rev;         /* readable; persistent while READY */
     struct event wev;         /* writable: connect completion or a blocked write */
     struct event retry;       /* reconnect back-off timer (-R) */
     uint64_t backoff_ns;      /* next back-off; doubles up to a bound */
-    struct ascii_parser parser;
+    const struct codec *codec;
+    union proto_parser parser;
     uint64_t resp_bytes;      /* bytes of the response being parsed so far */
     struct request *ring;     /* capacity: the pipeline depth */
     uint32_t cap, head, count;
@@ -68,6 +73,12 @@ struct conn {
     bool dirty;               /* requests were queued since the last flush */
     bool write_blocked;       /* the kernel took less than offered: wev will finish it */
     struct proto_value_hook hook; /* -v: checks values as they stream past */
+    bool udp;                 /* a datagram socket (-U; -a for gets) */
+    uint16_t request_id;      /* UDP: the id of the request in flight */
+    uint8_t frame[UDP_HEADER]; /* UDP: its frame header */
+    struct udp_reasm reasm;   /* UDP: its answer's datagrams */
+    struct event timeout;     /* UDP: --udp_timeout of the request in flight */
+    uint64_t disorder_seen;   /* UDP: reasm.disorder already counted */
     uint32_t carry_len;       /* bytes of a partial line kept between reads */
     char carry[PROTO_ASCII_MAX_LINE];
 };
@@ -86,6 +97,8 @@ uint32_t conn_drop_sent(struct conn *c);
 uint32_t conn_drop_all(struct conn *c);
 /* Close the socket and drop any partial response; callbacks are not called. */
 void conn_close(struct conn *c);
+/* --timeout: fail the socket if its oldest request was sent before deadline_ns. */
+void conn_check_timeout(struct conn *c, uint64_t deadline_ns);
 /* Release the events (at the end of the run). */
 void conn_free(struct conn *c);
 

@@ -64,6 +64,18 @@ struct slap_options {
     struct key_dist key_pop;   /* --key_dist: which keys gets read */
     bool flush;                /* --flush: flush_all every server before the run */
     bool preload;              /* --preload: set every window key before the run */
+    /* Protocol and transport. */
+    int protocol;              /* -B, --protocol: enum proto_kind (proto.h), ASCII by default */
+    bool tls;                  /* --tls */
+    const char *tls_ca;        /* --tls_ca FILE: trusted CAs (default: the system's) */
+    const char *tls_cert;      /* --tls_cert FILE: client certificate */
+    const char *tls_key;       /* --tls_key FILE: its key */
+    bool tls_skip_verify;      /* --tls_skip_verify */
+    int tls_version;           /* --tls_version: 0 negotiate, 12 TLS 1.2 only, 13 TLS 1.3 only */
+    bool udp;                  /* -U: every request over UDP */
+    bool facebook;             /* -a: sets over TCP, gets over UDP */
+    uint64_t udp_timeout_ns;   /* --udp_timeout, default 200 ms */
+    uint64_t timeout_ns;       /* --timeout: a TCP answer later than this fails its socket */
 };
 
 /* --distribution */

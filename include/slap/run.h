@@ -15,6 +15,7 @@
 #include "slap/workload.h"
 
 struct worker;
+struct tls_ctx;
 
 #define RUN_CONNECT_TIMEOUT_NS (5ULL * 1000000000ULL)
 #define RUN_DRAIN_TIMEOUT_NS (2ULL * 1000000000ULL)
@@ -31,6 +32,7 @@ struct run {
     const struct slap_options *opts;
     struct server_list servers;
     struct workload workload;
+    struct tls_ctx *tls;       /* --tls, else NULL */
     uint32_t nworkers;
     struct worker *workers;
     FILE *out;                 /* the report: stdout */

@@ -10,6 +10,7 @@
 
 struct server {
     char name[SERVER_NAME_MAX];   /* "host:port", for messages */
+    char host[SERVER_NAME_MAX];   /* the host alone (no brackets), for TLS verification */
     struct sockaddr_storage addr; /* resolved once before the run */
     socklen_t addr_len;
 };

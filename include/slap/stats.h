@@ -15,6 +15,7 @@ enum counter_show {
     COUNTER_HIDDEN,  /* used for derived figures only */
     COUNTER_VERIFY,  /* memaslap's lines with -v, after get_misses */
     COUNTER_EXPIRE,  /* memaslap's lines with -e, after those */
+    COUNTER_UDP,     /* memaslap's lines with -U or -a, after object_bytes */
 };
 
 /*
@@ -32,6 +33,9 @@ enum counter_show {
     X(written_bytes, COUNTER_ALWAYS, "bytes written to servers")                                   \
     X(read_bytes, COUNTER_ALWAYS, "bytes read from servers")                                       \
     X(object_bytes, COUNTER_ALWAYS, "key + value bytes of answered sets")                          \
+    X(packet_disorder, COUNTER_UDP, "UDP datagrams that came before one with a lower sequence")   \
+    X(packet_drop, COUNTER_UDP, "UDP datagrams missing when their answer timed out")            \
+    X(udp_timeout, COUNTER_UDP, "UDP requests whose answer did not come in --udp_timeout")      \
     X(not_stored, COUNTER_NONZERO, "sets answered NOT_STORED, EXISTS or NOT_FOUND")                \
     X(server_error, COUNTER_NONZERO, "SERVER_ERROR replies")                                       \
     X(client_error, COUNTER_NONZERO, "CLIENT_ERROR replies")                                       \
@@ -83,7 +87,8 @@ uint64_t stats_ops(const struct slap_stats *s);
 /* Print "name: value" lines for counters of the given visibility. */
 void stats_print_counters(FILE *out, const struct slap_counters *c, enum counter_show show);
 /* memaslap's counter lines in its order: the -v and -e ones only when asked for. */
-void stats_print_memaslap(FILE *out, const struct slap_counters *c, bool verify, bool expire);
+void stats_print_memaslap(FILE *out, const struct slap_counters *c, bool verify, bool expire,
+                          bool udp);
 /* Look a counter up by name (for tests and machine-readable output); NULL if unknown. */
 const uint64_t *stats_counter_by_name(const struct slap_counters *c, const char *name);
 

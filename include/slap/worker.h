@@ -14,6 +14,7 @@
 struct run;
 
 #define WORKER_ERROR_MAX 512
+#define WORKER_TLS_OUT (16u * 1024u) /* one TLS record of requests at a time */
 
 struct worker {
     uint32_t index;
@@ -44,10 +45,16 @@ struct worker {
     uint32_t *pick_servers;      /* their servers, */
     uint32_t *pick_lens;         /* their key lengths, */
     char *pick_keys;             /* and their keys (division x key_size) */
+    char *group_keys;            /* the keys of one server's part of it, */
+    uint32_t *group_lens;        /* and their lengths */
     uint32_t verbose_left;       /* -b: failure details still to print */
     uint64_t verify_slot;        /* the slot of the value being checked */
     uint32_t hdr_cap;            /* bytes of each request header buffer */
+    const struct codec *codec;   /* the protocol spoken */
+    char *tls_out;               /* --tls: requests gathered for SSL_write */
+    char *ubuf;                  /* UDP: a carried partial line and the next message */
     uint64_t run_start_ns;       /* for slot times in ms */
+    uint64_t next_timeout_check; /* --timeout: when to look at the sockets again */
     bool stopping;               /* no new requests; waiting for the answers */
     bool setup_failed;
     char error[WORKER_ERROR_MAX]; /* why set-up failed */

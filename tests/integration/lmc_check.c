@@ -2,7 +2,7 @@
  * Reads back, through libmemcached with the given distribution and hash, every key
  * slap wrote for clients 0..C-1 and slots 0..W-1 (fixed key size): an application
  * using libmemcached the same way must find each key on the server slap chose.
- * Usage: lmc_check SERVERS DISTRIBUTION HASH CLIENTS WINDOW KEY_SIZE
+ * Usage: lmc_check SERVERS DISTRIBUTION HASH CLIENTS WINDOW KEY_SIZES (as --key_size)
  * Prints "found N missing M" and exits 0 only if M is 0.
  */
 #include <libmemcached-1.0/memcached.h>
@@ -34,11 +34,14 @@ int main(int argc, char **argv)
         return 2;
     }
     struct slap_options o;
-    options_defaults(&o);
-    o.key_size = (uint32_t)atoi(argv[6]);
-    o.win_size = (uint64_t)atoll(argv[5]);
-    struct server_list list;
     char err[256];
+    options_defaults(&o);
+    o.win_size = (uint64_t)atoll(argv[5]);
+    if (size_dist_parse(argv[6], 16, 250, &o.key_sizes, err, sizeof(err)) != 0) {
+        fprintf(stderr, "lmc_check: %s\n", err);
+        return 2;
+    }
+    struct server_list list;
     int dist = strcmp(argv[2], "ketama") == 0 ? DISTRIBUTION_KETAMA : DISTRIBUTION_MODULA;
     if (servers_open(&list, argv[1], err, sizeof(err)) != 0 ||
         servers_configure(&list, dist, hash_index(argv[3]), err, sizeof(err)) != 0) {
@@ -56,7 +59,8 @@ int main(int argc, char **argv)
             uint32_t flags = 0;
             memcached_return_t rc;
             workload_key_slot(key, slot);
-            char *value = memcached_get(list.memc, key, o.key_size, &len, &flags, &rc);
+            char *value = memcached_get(list.memc, key, workload_key_len(&wl, c, slot), &len,
+                                        &flags, &rc);
             if (value != NULL) {
                 found++;
                 free(value);

@@ -35,11 +35,24 @@ def free_port():
 
 
 class Memcached:
-    """A throwaway memcached on 127.0.0.1, stopped by pid."""
+    """A throwaway memcached, stopped by pid. Plain-text stats go to stats_port
+    (the port itself, a second notls listener for TLS, or the unix socket)."""
 
-    def __init__(self, port=None, extra=()):
+    def __init__(self, port=None, extra=(), listen="127.0.0.1", unix=None, tls=None, udp=False):
         self.port = port or free_port()
-        cmd = [ARGS.memcached, "-l", "127.0.0.1", "-p", str(self.port), "-U", "0", "-t", "2"]
+        self.binary = "binary" in extra
+        self.unix = unix
+        self.host = listen
+        self.stats_port = self.port
+        cmd = [ARGS.memcached, "-U", str(self.port) if udp else "0", "-t", "2"]
+        if unix:
+            cmd += ["-s", unix]
+        elif tls:
+            self.stats_port = free_port()
+            cmd += ["-Z", "-o", "ssl_chain_cert=%s,ssl_key=%s" % tls, "-p", str(self.port),
+                    "-l", "%s,notls:%s:%d" % (listen, listen, self.stats_port)]
+        else:
+            cmd += ["-l", listen, "-p", str(self.port)]
         if os.geteuid() == 0:
             cmd += ["-u", "root"]
         self.proc = subprocess.Popen(cmd + list(extra), stdout=subprocess.DEVNULL,
@@ -47,20 +60,56 @@ class Memcached:
         deadline = time.monotonic() + 5
         while True:
             try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                self.connect(timeout=0.2).close()
                 return
             except OSError:
                 if self.proc.poll() is not None or time.monotonic() > deadline:
-                    raise Failure("memcached did not start on port %d" % self.port)
+                    raise Failure("memcached did not start (%r)" % cmd)
                 time.sleep(0.02)
+
+    def connect(self, timeout=5):
+        if self.unix:
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.settimeout(timeout)
+            s.connect(self.unix)
+            return s
+        return socket.create_connection((self.host, self.stats_port), timeout=timeout)
 
     @property
     def addr(self):
-        return "127.0.0.1:%d" % self.port
+        if self.unix:
+            return self.unix
+        if ":" in self.host:
+            return "[%s]:%d" % (self.host, self.port)
+        return "%s:%d" % (self.host, self.port)
+
+    def binary_stats(self):
+        """STAT over the binary protocol (a -B binary server knows no other)."""
+        import struct
+        with self.connect() as s:
+            s.sendall(struct.pack(">BBHBBHIIQ", 0x80, 0x10, 0, 0, 0, 0, 0, 0, 0))
+            data, values, pos = b"", {}, 0
+            while True:
+                while len(data) - pos < 24:
+                    chunk = s.recv(65536)
+                    if not chunk:
+                        raise Failure("binary stats: connection closed")
+                    data += chunk
+                _, _, klen, _, _, _, body, _, _ = struct.unpack(">BBHBBHIIQ", data[pos:pos + 24])
+                while len(data) - pos < 24 + body:
+                    data += s.recv(65536)
+                key = data[pos + 24:pos + 24 + klen].decode()
+                values[key] = data[pos + 24 + klen:pos + 24 + body].decode()
+                pos += 24 + body
+                if klen == 0:
+                    values["binary_stats"] = "1"
+                    return values, len(data)
 
     def stats(self):
         """The server's stats, and the size of the response (which the server counts)."""
-        with socket.create_connection(("127.0.0.1", self.port), timeout=5) as s:
+        if self.binary:
+            return self.binary_stats()
+        with self.connect() as s:
             s.sendall(b"stats\r\n")
             data = b""
             while not data.endswith(b"END\r\n"):
@@ -127,7 +176,7 @@ def server_delta(before, after):
                                             "bytes_read", "bytes_written")}
     # The second `stats` request is read before its snapshot; the first one's
     # answer is written after its snapshot. Neither is slap's traffic.
-    d["bytes_read"] -= len(b"stats\r\n")
+    d["bytes_read"] -= 24 if "binary_stats" in b else len(b"stats\r\n")
     d["bytes_written"] -= before_len
     return d
 
@@ -550,7 +599,7 @@ def write_file(text):
 
 
 def raw_command(mc, command):
-    with socket.create_connection(("127.0.0.1", mc.port), timeout=5) as s:
+    with mc.connect() as s:
         s.sendall(command)
         data = b""
         while not (data.endswith(b"\r\n") and (b"END" in data or b"STORED" in data or
@@ -602,6 +651,23 @@ def case_multiget(mc):
     kps = named(out, "keys_per_sec")
     secs, _, _, _ = run_line(out)
     check(abs(kps - c["cmd_get"] / secs) <= 0.02 * kps + 1, "keys_per_sec")
+
+
+def case_multiget_two_servers(mc):
+    other = Memcached()
+    try:
+        rc, out, err, total, deltas = measured([mc, other], ["-s", "%s,%s" % (mc.addr, other.addr),
+                                                             "-d", "10", "-x", "5000",
+                                                             "-c", "4", "-w", "500", "-v", "1"])
+        check(rc == 0, "exit status %d" % rc)
+        c = counters(out)
+        check_agree(c, total)
+        check(c["get_misses"] == 0 and c["verify_failed"] == 0,
+              "every key of a multi-get must go to its own server: %r" % c)
+        for d in deltas:
+            check(d["cmd_get"] > 0, "a server got no gets")
+    finally:
+        other.stop()
 
 
 def case_verify(mc):
@@ -674,15 +740,16 @@ def case_rep_write(mc):
 def case_distribution_hash(mc):
     other = Memcached()
     try:
-        for dist, hsh in (("ketama", "md5"), ("modula", "crc"), ("ketama", "murmur"),
-                          ("modula", "default")):
+        for dist, hsh, sizes in (("ketama", "md5", "64"), ("modula", "crc", "64"),
+                                 ("ketama", "murmur", "16-64"), ("modula", "default", "16-64")):
             raw_command(mc, b"flush_all\r\n")
             raw_command(other, b"flush_all\r\n")
             servers = "%s,%s" % (mc.addr, other.addr)
             rc, out, err = run_slap(["-s", servers, "--distribution", dist, "--hash", hsh,
-                                     "--ratio", "1:0", "-x", "800", "-c", "4", "-w", "200"])
+                                     "--key-size", sizes, "--ratio", "1:0", "-x", "800", "-c", "4",
+                                     "-w", "200"])
             check(rc == 0, "%s/%s: exit status %d" % (dist, hsh, rc))
-            res = subprocess.run([ARGS.lmc_check, servers, dist, hsh, "4", "200", "64"],
+            res = subprocess.run([ARGS.lmc_check, servers, dist, hsh, "4", "200", sizes],
                                  capture_output=True, text=True, timeout=60)
             sys.stdout.write("lmc_check %s %s: %s%s" % (dist, hsh, res.stdout, res.stderr))
             check(res.returncode == 0, "%s/%s: libmemcached did not find every key where slap "
@@ -730,6 +797,186 @@ def case_evictions(mc):
         check(c["get_misses"] > 0, "evicted keys must show as misses")
     finally:
         small.stop()
+
+
+# ------------------------------------------------------------ protocols and transports
+
+def case_binary(mc):
+    binary = Memcached(extra=["-B", "binary"])
+    try:
+        for extra in ([], ["-d", "5"], ["-v", "1", "-o", "0.3"]):
+            rc, out, err, delta, _ = measured([binary], ["-s", binary.addr, "-B", "-t", "1s",
+                                                         "-c", "4"] + extra)
+            check(rc == 0, "%r: exit status %d" % (extra, rc))
+            c = counters(out)
+            check_agree(c, delta)
+            check(c.get("verify_failed", 0) == 0, "binary values fail verification")
+    finally:
+        binary.stop()
+
+
+def case_binary_misses(mc):
+    """A binary miss is a miss (memaslap counts it as a hit)."""
+    binary = Memcached(extra=["-B", "binary", "-m", "8"])
+    try:
+        rc, out, err, delta, _ = measured([binary], ["-s", binary.addr, "--protocol=binary",
+                                                     "-w", "20k", "-c", "4", "-t", "2s"])
+        c = counters(out)
+        check_agree(c, delta)
+        check(c["get_misses"] > 0, "an 8 MB cache under 80 MB of windows must miss")
+    finally:
+        binary.stop()
+
+
+def case_ascii_only_server(mc):
+    ascii_only = Memcached(extra=["-B", "ascii"])
+    try:
+        rc, out, err, delta, _ = measured([ascii_only], ["-s", ascii_only.addr, "-x", "2000"])
+        check(rc == 0, "ascii: exit status %d" % rc)
+        check_agree(counters(out), delta)
+        rc, out, err = run_slap(["-s", ascii_only.addr, "-B", "-x", "2000"], timeout=30)
+        check(rc == 1, "binary against an ascii-only server must fail, exit %d" % rc)
+    finally:
+        ascii_only.stop()
+
+
+def case_meta(mc):
+    for extra in ([], ["-d", "5"], ["-v", "1", "-o", "0.3", "--pipeline", "4"]):
+        rc, out, err, delta, _ = measured([mc], ["-s", mc.addr, "--protocol=meta", "-t", "1s",
+                                                 "-c", "4"] + extra)
+        check(rc == 0, "%r: exit status %d" % (extra, rc))
+        c = counters(out)
+        check_agree(c, delta)
+        check(c.get("verify_failed", 0) == 0, "meta values fail verification")
+
+
+def case_unix_socket(mc):
+    path = "/tmp/slap-test-%d.sock" % os.getpid()
+    server = Memcached(unix=path)
+    try:
+        rc, out, err, delta, _ = measured([server], ["-s", path, "-t", "1s", "-c", "4"])
+        check(rc == 0, "exit status %d" % rc)
+        check_agree(counters(out), delta)
+        check("servers: %s" % path in out, "header")
+    finally:
+        server.stop()
+        if os.path.exists(path):
+            os.unlink(path)
+
+
+def case_ipv6(mc):
+    server = Memcached(listen="::1")
+    try:
+        rc, out, err, delta, _ = measured([server], ["-s", server.addr, "-t", "1s", "-c", "4"])
+        check(rc == 0, "exit status %d" % rc)
+        check_agree(counters(out), delta)
+        rc, out, err = run_slap(["-s", "::1", "-x", "10"])
+        check(rc == 2 or (rc == 1 and "brackets" in err), "an unbracketed IPv6 address: %r" % err)
+    finally:
+        server.stop()
+
+
+def make_certs(tmp):
+    def run(*args):
+        subprocess.run(["openssl"] + list(args), cwd=tmp, check=True, capture_output=True)
+    run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.crt",
+        "-days", "1", "-subj", "/CN=slap test CA")
+    run("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "srv.key", "-out", "srv.csr",
+        "-subj", "/CN=127.0.0.1")
+    with open(os.path.join(tmp, "ext.cnf"), "w") as f:
+        f.write("subjectAltName=IP:127.0.0.1\n")
+    run("x509", "-req", "-in", "srv.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
+        "-out", "srv.crt", "-days", "1", "-extfile", "ext.cnf")
+    return [os.path.join(tmp, n) for n in ("ca.crt", "srv.crt", "srv.key")]
+
+
+def case_tls(mc):
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        ca, crt, key = make_certs(tmp)
+        server = Memcached(tls=(crt, key))
+        try:
+            rc, out, err, delta, _ = measured([server], ["-s", server.addr, "--tls", "--tls-ca", ca,
+                                                         "--tls-version=1.2", "-t", "1s", "-c", "4"])
+            check(rc == 0, "verified TLS 1.2: exit status %d: %s" % (rc, err))
+            check_agree(counters(out), delta)
+            # memcached 1.6.18 over TLS 1.3 counts a few requests more than were sent when
+            # several sessions share a client thread; slap's own figures must still add up.
+            rc, out, err, delta, _ = measured([server], ["-s", server.addr, "--tls", "--tls-ca", ca,
+                                                         "--tls-version=1.3", "-x", "2000", "-c", "4"])
+            check(rc == 0, "verified TLS 1.3: exit status %d: %s" % (rc, err))
+            c = counters(out)
+            check(c["cmd_get"] + c["cmd_set"] == 2000, "TLS 1.3: -x 2000")
+            check(delta["cmd_get"] + delta["cmd_set"] >= 2000, "the server saw fewer than were sent")
+            rc, out, err = run_slap(["-s", server.addr, "--tls", "-x", "10"])
+            check(rc == 1, "an unknown CA must fail, exit %d" % rc)
+            check("certificate verification failed" in err and server.addr in err,
+                  "the failure should say so and name the server: %r" % err)
+            rc, out, err = run_slap(["-s", server.addr, "--tls", "--tls-skip-verify", "-x", "100"])
+            check(rc == 0, "--tls-skip-verify: exit status %d" % rc)
+            rc, out, err = run_slap(["-s", server.addr, "-x", "10"], timeout=30)
+            check(rc == 1, "plain text to a TLS port must fail, exit %d" % rc)
+        finally:
+            server.stop()
+
+
+def case_udp(mc):
+    server = Memcached(udp=True)
+    try:
+        rc, out, err, delta, _ = measured([server], ["-s", server.addr, "-U", "-t", "2s", "-c", "4"])
+        check(rc == 0, "exit status %d: %s" % (rc, err))
+        c = counters(out)
+        for name in ("packet_disorder", "packet_drop", "udp_timeout"):
+            check(name in c, "%s line missing with -U" % name)
+        check(out.index("object_bytes:") < out.index("packet_disorder:") < out.index("Run time"),
+              "UDP lines in memaslap's place")
+        check(c["udp_timeout"] == 0 and c["packet_drop"] == 0, "datagrams lost on loopback: %r" % c)
+        check_agree(c, delta)
+        # multi-gets over UDP: answers of several datagrams and messages, put back together
+        rc, out, err, delta, _ = measured([server], ["-s", server.addr, "-U", "-d", "5", "-t", "2s",
+                                                     "-c", "4", "-v", "1"])
+        check(rc == 0, "multi-get: exit status %d: %s" % (rc, err))
+        c = counters(out)
+        check(c["cmd_get"] > 0 and c.get("verify_failed", 0) == 0, "UDP multi-get values")
+        if c["udp_timeout"] == 0:
+            check_agree(c, delta)
+    finally:
+        server.stop()
+
+
+def case_udp_stall(mc):
+    server = Memcached(udp=True)
+    try:
+        rc, out, err = run_slap(["-s", server.addr, "-U", "-t", "3s", "-c", "4",
+                                 "--udp-timeout=100ms"], during=stall_later(server, 1.0, 0.5))
+        check(rc == 0, "a stalled UDP server: exit status %d" % rc)
+        c = counters(out)
+        check(c["udp_timeout"] >= 1 and c["packet_drop"] >= c["udp_timeout"],
+              "lost answers must be counted: %r" % c)
+        secs, ops, _, _ = run_line(out)
+        check(secs < 3.5 and ops > 1000, "clients go on after a lost datagram")
+    finally:
+        server.stop()
+
+
+def case_udp_refused(mc):
+    rc, out, err = run_slap(["-s", mc.addr, "-U", "-x", "100", "-c", "2"], timeout=30)
+    check(rc == 1, "no UDP port at the server: exit status %d" % rc)
+    check("refused" in err.lower(), "the reason should be named: %r" % err)
+
+
+def case_facebook(mc):
+    server = Memcached(udp=True)
+    try:
+        rc, out, err, delta, _ = measured([server], ["-s", server.addr, "-a", "-d", "5", "-t", "2s",
+                                                     "-c", "4", "-X", "4000"])
+        check(rc == 0, "exit status %d: %s" % (rc, err))
+        c = counters(out)
+        check(c["cmd_set"] > 0 and c["cmd_get"] > 0, "sets over TCP and gets over UDP")
+        if c["udp_timeout"] == 0:
+            check_agree(c, delta)
+    finally:
+        server.stop()
 
 
 def main():

@@ -1,0 +1,44 @@
+/* The codec table: one entry per protocol, so sockets and clients need not know which. */
+#ifndef SLAP_PROTO_H
+#define SLAP_PROTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "slap/proto_ascii.h"
+#include "slap/proto_binary.h"
+#include "slap/proto_meta.h"
+
+enum proto_kind {
+    PROTO_ASCII = 0,
+    PROTO_BINARY = 1,
+    PROTO_META = 2,
+};
+
+/* Any protocol's parser state; a socket holds one. */
+union proto_parser {
+    struct ascii_parser ascii;
+    struct binary_parser binary;
+    struct meta_parser meta;
+};
+
+struct codec {
+    const char *name;
+    size_t (*encode_get)(char *out, size_t cap, const char *key, size_t key_len);
+    size_t (*encode_multiget)(char *out, size_t cap, const char *keys, size_t stride,
+                              const uint32_t *lens, uint32_t n);
+    size_t (*encode_set_header)(char *out, size_t cap, const char *key, size_t key_len,
+                                uint32_t flags, uint32_t exptime, size_t value_len);
+    bool set_crlf; /* a set's data is followed by "\r\n" */
+    /* Reset for a new stream, with hook (or NULL) checking values. */
+    void (*reset)(union proto_parser *p, const struct proto_value_hook *hook);
+    int (*parse)(union proto_parser *p, const char *buf, size_t len, size_t *consumed,
+                 struct proto_result *res);
+};
+
+const struct codec *codec_get(enum proto_kind kind);
+/* Bytes of request header room a get of n keys of up to key_max bytes needs, any codec. */
+size_t codec_get_room(uint32_t n, uint32_t key_max);
+
+#endif

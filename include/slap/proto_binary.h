@@ -1,0 +1,56 @@
+/* memcached binary protocol: request encoders and a streaming response parser. */
+#ifndef SLAP_PROTO_BINARY_H
+#define SLAP_PROTO_BINARY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "slap/proto_ascii.h" /* struct proto_result, enum proto_reply, struct proto_value_hook */
+
+#define PROTO_BINARY_HEADER 24
+#define PROTO_BINARY_MAX_KEY 250
+
+/*
+ * Streaming parser of response packets (magic 0x81). What completes a response:
+ *   GET/GETK (0x00/0x0c): status 0 a hit, 1 (not found) a miss -> PROTO_REPLY_VALUES;
+ *   GETQ/GETKQ (0x09/0x0d) hits are counted (quiet misses send nothing) until
+ *   NOOP (0x0a) -> PROTO_REPLY_VALUES with the hits;
+ *   SET (0x01): 0 STORED, 2 EXISTS, 5 NOT_STORED, 1 NOT_FOUND;
+ *   any opcode: 4 (invalid arguments) CLIENT_ERROR, 0x81 (unknown command) ERROR,
+ *   3 (too large), 0x82 (out of memory) and anything else SERVER_ERROR, with the
+ *   body's text as msg when it is whole in this buffer.
+ * A wrong magic, an unknown opcode, or lengths that do not add up is SLAP_ERROR.
+ * Values stream past (never buffered); the key of a value response is kept so
+ * the hook (if any) can be asked about it, then its data is checked.
+ */
+struct binary_parser {
+    int state;              /* internal: header, extras+key, data, rest of body */
+    uint8_t header[PROTO_BINARY_HEADER];
+    uint32_t header_have;
+    uint64_t body_left;     /* body bytes of the current packet still to come */
+    uint32_t skip_left;     /* extras still to skip */
+    uint32_t key_len, key_have;
+    char key[PROTO_BINARY_MAX_KEY];
+    uint32_t hits;          /* value responses so far in this response */
+    uint64_t value_bytes;   /* their data bytes */
+    const struct proto_value_hook *hook;
+    const char *expect;     /* as in struct ascii_parser */
+    uint64_t expect_len, data_pos, first_diff;
+};
+
+/* Ready for a new stream, with no hook (set p->hook afterwards to check values). */
+void proto_binary_parser_reset(struct binary_parser *p);
+/* Same contract as proto_ascii_parse. */
+int proto_binary_parse(struct binary_parser *p, const char *buf, size_t len, size_t *consumed,
+                       struct proto_result *res);
+
+/* GETK of one key. Encoders return the length, or 0 if cap is too small. */
+size_t proto_binary_encode_get(char *out, size_t cap, const char *key, size_t key_len);
+/* GETKQ for each key (key i at keys + i * stride, length lens[i]), then NOOP. */
+size_t proto_binary_encode_multiget(char *out, size_t cap, const char *keys, size_t stride,
+                                    const uint32_t *lens, uint32_t n);
+/* SET header, extras (flags, exptime) and key; the caller sends value_len value bytes after. */
+size_t proto_binary_encode_set_header(char *out, size_t cap, const char *key, size_t key_len,
+                                      uint32_t flags, uint32_t exptime, size_t value_len);
+
+#endif

@@ -1,0 +1,47 @@
+/* memcached meta protocol (mg/ms/mn): request encoders and a streaming response parser. */
+#ifndef SLAP_PROTO_META_H
+#define SLAP_PROTO_META_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "slap/proto_ascii.h" /* struct proto_result, enum proto_reply, struct proto_value_hook */
+
+/*
+ * Gets are always sent quiet and closed by mn, single or multi:
+ *   "mg <key> v k q\r\n" ... "mn\r\n"
+ * so a hit answers "VA <len> k<key> ...\r\n<data>\r\n", a miss answers nothing,
+ * and "MN\r\n" completes the response (PROTO_REPLY_VALUES with the hits). A
+ * plain "EN\r\n" (a miss of a non-quiet mg) also completes one, with no hit.
+ * Sets: "ms <key> <len> T<exptime> F<flags>\r\n<data>\r\n", answered
+ *   HD (STORED), NS (NOT_STORED), EX (EXISTS), NF (NOT_FOUND).
+ * ERROR, CLIENT_ERROR <msg>, SERVER_ERROR <msg> as in the ASCII protocol.
+ * Anything else is SLAP_ERROR. Values stream past; the hook sees the key of
+ * the k flag (NULL key, 0 length when the flag is absent).
+ */
+struct meta_parser {
+    int state;            /* internal */
+    uint64_t data_left;
+    uint32_t hits;
+    uint64_t value_bytes;
+    const struct proto_value_hook *hook;
+    const char *expect;
+    uint64_t expect_len, data_pos, first_diff;
+};
+
+void proto_meta_parser_reset(struct meta_parser *p);
+/* Same contract as proto_ascii_parse (a partial line is left unconsumed, at most
+ * PROTO_ASCII_MAX_LINE bytes). */
+int proto_meta_parse(struct meta_parser *p, const char *buf, size_t len, size_t *consumed,
+                     struct proto_result *res);
+
+/* "mg <key> v k q\r\nmn\r\n" */
+size_t proto_meta_encode_get(char *out, size_t cap, const char *key, size_t key_len);
+/* "mg <key_i> v k q\r\n" for each key, then "mn\r\n". */
+size_t proto_meta_encode_multiget(char *out, size_t cap, const char *keys, size_t stride,
+                                  const uint32_t *lens, uint32_t n);
+/* "ms <key> <len> T<exptime> F<flags>\r\n": the caller sends data + "\r\n". */
+size_t proto_meta_encode_set_header(char *out, size_t cap, const char *key, size_t key_len,
+                                    uint32_t flags, uint32_t exptime, size_t value_len);
+
+#endif

@@ -1,0 +1,497 @@
+/* memcached binary protocol: request encoders and a streaming, allocation-free response parser. */
+#include "slap/proto_binary.h"
+
+#include <string.h>
+
+#include "slap/common.h"
+
+/*
+ * Parser states (struct binary_parser.state), one response packet at a time:
+ *
+ *                  +--GET* with status 0 (a hit)--> BIN_PREFIX --extras, key--> BIN_DATA --+
+ *   BIN_HEADER ----+--error status, short body----> BIN_MESSAGE (kept until whole)         |
+ *    ^   24 bytes  +--anything else---------------> BIN_REST (skipped as it comes)         |
+ *    |                                                                                     |
+ *    +---- the body of a quiet packet (GETQ/GETKQ) ended: the multi-get goes on <----------+
+ *
+ * The end of any other packet's body completes the response, and the parser is back in
+ * BIN_HEADER. Packet header, extras and key are copied or skipped as they arrive, so every
+ * byte is consumed, with one exception: the body of an error packet (at most BIN_MAX_MESSAGE
+ * bytes) is left unconsumed until it is whole in the buffer, which is then handed back as msg;
+ * the caller carries the partial body like the ASCII parser's partial line. Longer error
+ * bodies stream past and give no msg.
+ *
+ * A multi-get is open from its first quiet hit until NOOP; in it only GETQ, GETKQ and NOOP
+ * packets may come (anything else is SLAP_ERROR, as STORED after a VALUE is in ASCII). An
+ * error status on a quiet get completes the multi-get as that error (hits so far included);
+ * the NOOP that follows then finds no multi-get open. A NOOP always completes a
+ * PROTO_REPLY_VALUES with the quiet hits so far, so that stray NOOP is one more response,
+ * VALUES with 0 hits (as is a multi-get where every key missed): a caller pairing responses
+ * with requests gets one response more than it sent requests. A quiet miss (status 1 on
+ * GETQ/GETKQ, which memcached does not send) is skipped.
+ */
+enum binary_state {
+    BIN_HEADER = 0, /* before or inside a packet header: header_have bytes of it so far */
+    BIN_PREFIX,     /* a hit's extras (skip_left to skip), then its key (key_have of key_len) */
+    BIN_DATA,       /* a hit's value: body_left bytes to come */
+    BIN_MESSAGE,    /* an error's body: body_left bytes, consumed only once all are here */
+    BIN_REST,       /* any other body: body_left bytes to skip */
+};
+
+/* What one step of the parse loop decided; the public SLAP_* codes plus "keep going". */
+enum binary_step {
+    STEP_ERROR = SLAP_ERROR,
+    STEP_DONE = SLAP_OK,
+    STEP_AGAIN = SLAP_AGAIN,
+    STEP_NEXT, /* a part of a packet was consumed; the response goes on */
+};
+
+enum binary_magic {
+    BIN_MAGIC_REQUEST = 0x80,
+    BIN_MAGIC_RESPONSE = 0x81,
+};
+
+enum binary_opcode {
+    BIN_OP_GET = 0x00,
+    BIN_OP_SET = 0x01,
+    BIN_OP_GETQ = 0x09,
+    BIN_OP_NOOP = 0x0a,
+    BIN_OP_GETK = 0x0c,
+    BIN_OP_GETKQ = 0x0d,
+};
+
+/* The statuses the parser tells apart; 3 (too large), 0x82 (out of memory) and any other are
+ * SERVER_ERROR. */
+enum binary_status {
+    BIN_STATUS_OK = 0x00,
+    BIN_STATUS_KEY_ENOENT = 0x01,
+    BIN_STATUS_KEY_EEXISTS = 0x02,
+    BIN_STATUS_EINVAL = 0x04,
+    BIN_STATUS_NOT_STORED = 0x05,
+    BIN_STATUS_UNKNOWN_COMMAND = 0x81,
+};
+
+/* Byte offsets of the header fields. */
+enum binary_header_field {
+    BIN_OFF_MAGIC = 0,
+    BIN_OFF_OPCODE = 1,
+    BIN_OFF_KEY_LEN = 2, /* u16 */
+    BIN_OFF_EXTRAS_LEN = 4,
+    BIN_OFF_STATUS = 6,   /* u16; vbucket in a request */
+    BIN_OFF_BODY_LEN = 8, /* u32: extras + key + value */
+};
+
+#define BIN_GET_EXTRAS 4 /* a hit's extras: the flags */
+#define BIN_SET_EXTRAS 8 /* flags, exptime */
+/* The longest error body kept whole for msg: what the caller carries between reads. */
+#define BIN_MAX_MESSAGE PROTO_ASCII_MAX_LINE
+
+static uint32_t get_u16(const uint8_t *b)
+{
+    return (uint32_t)b[0] << 8 | (uint32_t)b[1];
+}
+
+static uint32_t get_u32(const uint8_t *b)
+{
+    return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | (uint32_t)b[3];
+}
+
+/* Fields of the current packet, from the header kept in the parser. */
+static uint8_t packet_opcode(const struct binary_parser *p)
+{
+    return p->header[BIN_OFF_OPCODE];
+}
+
+static uint32_t packet_status(const struct binary_parser *p)
+{
+    return get_u16(p->header + BIN_OFF_STATUS);
+}
+
+/* Extras plus key: the part of the body before the value or the message. */
+static uint32_t packet_prefix_len(const struct binary_parser *p)
+{
+    return p->header[BIN_OFF_EXTRAS_LEN] + get_u16(p->header + BIN_OFF_KEY_LEN);
+}
+
+static int opcode_known(uint8_t opcode)
+{
+    return opcode == BIN_OP_GET || opcode == BIN_OP_SET || opcode == BIN_OP_GETQ ||
+           opcode == BIN_OP_NOOP || opcode == BIN_OP_GETK || opcode == BIN_OP_GETKQ;
+}
+
+static int opcode_quiet(uint8_t opcode)
+{
+    return opcode == BIN_OP_GETQ || opcode == BIN_OP_GETKQ;
+}
+
+static int opcode_get(uint8_t opcode)
+{
+    return opcode == BIN_OP_GET || opcode == BIN_OP_GETK || opcode_quiet(opcode);
+}
+
+/* What a packet that is not a hit says; PROTO_REPLY_VALUES for a miss or a NOOP. */
+static enum proto_reply packet_reply(uint8_t opcode, uint32_t status)
+{
+    if (opcode == BIN_OP_SET) {
+        switch (status) {
+        case BIN_STATUS_OK:
+            return PROTO_REPLY_STORED;
+        case BIN_STATUS_KEY_ENOENT:
+            return PROTO_REPLY_NOT_FOUND;
+        case BIN_STATUS_KEY_EEXISTS:
+            return PROTO_REPLY_EXISTS;
+        case BIN_STATUS_NOT_STORED:
+            return PROTO_REPLY_NOT_STORED;
+        }
+    }
+    if ((opcode == BIN_OP_NOOP && status == BIN_STATUS_OK) ||
+        (opcode_get(opcode) && status == BIN_STATUS_KEY_ENOENT)) {
+        return PROTO_REPLY_VALUES;
+    }
+    switch (status) {
+    case BIN_STATUS_EINVAL:
+        return PROTO_REPLY_CLIENT_ERROR;
+    case BIN_STATUS_UNKNOWN_COMMAND:
+        return PROTO_REPLY_ERROR;
+    default:
+        return PROTO_REPLY_SERVER_ERROR;
+    }
+}
+
+static int reply_is_error(enum proto_reply reply)
+{
+    return reply == PROTO_REPLY_ERROR || reply == PROTO_REPLY_CLIENT_ERROR ||
+           reply == PROTO_REPLY_SERVER_ERROR;
+}
+
+/* Ready for the next response of the same stream. */
+static void clear_response(struct binary_parser *p)
+{
+    p->state = BIN_HEADER;
+    p->header_have = 0;
+    p->body_left = 0;
+    p->skip_left = 0;
+    p->key_len = 0;
+    p->key_have = 0;
+    p->hits = 0;
+    p->value_bytes = 0;
+    p->expect = NULL;
+}
+
+void proto_binary_parser_reset(struct binary_parser *p)
+{
+    clear_response(p);
+    p->hook = NULL;
+}
+
+/* A hit's key is complete: ask the hook what its data should be. */
+static void begin_check(struct binary_parser *p, uint64_t bytes)
+{
+    p->expect = NULL;
+    if (p->hook == NULL) {
+        return;
+    }
+    p->expect = p->hook->begin(p->hook->ctx, p->key, p->key_len, bytes, &p->expect_len);
+    p->data_pos = 0;
+    p->first_diff = p->expect != NULL && p->expect_len != bytes
+                        ? (p->expect_len < bytes ? p->expect_len : bytes)
+                        : UINT64_MAX;
+}
+
+/* Compare a run of data with what is expected; remember the first difference. */
+static void check_data(struct binary_parser *p, const char *data, size_t n)
+{
+    if (p->expect != NULL && p->first_diff == UINT64_MAX) {
+        const char *want = p->expect + p->data_pos;
+        if (memcmp(data, want, n) != 0) {
+            size_t i = 0;
+            while (data[i] == want[i]) {
+                i++;
+            }
+            p->first_diff = p->data_pos + i;
+        }
+    }
+    p->data_pos += n;
+}
+
+static void end_check(struct binary_parser *p)
+{
+    if (p->expect != NULL) {
+        p->hook->end(p->hook->ctx, p->first_diff == UINT64_MAX, p->first_diff);
+        p->expect = NULL;
+    }
+}
+
+/* Fill *res for a complete response and make the parser ready for the next one. */
+static int finish(struct binary_parser *p, struct proto_result *res, enum proto_reply reply,
+                  const char *msg, size_t msg_len)
+{
+    res->reply = reply;
+    res->hits = p->hits;
+    res->value_bytes = p->value_bytes;
+    res->msg = msg;
+    res->msg_len = msg_len;
+    clear_response(p);
+    return STEP_DONE;
+}
+
+/* The packet's body has been consumed: its response is complete, or a multi-get goes on. */
+static int end_packet(struct binary_parser *p, struct proto_result *res, enum proto_reply reply,
+                      const char *msg, size_t msg_len)
+{
+    if (reply == PROTO_REPLY_VALUES && opcode_quiet(packet_opcode(p))) {
+        p->state = BIN_HEADER;
+        p->header_have = 0;
+        return STEP_NEXT;
+    }
+    return finish(p, res, reply, msg, msg_len);
+}
+
+/* The header is whole: check that it adds up and choose how to read the body. */
+static int on_header(struct binary_parser *p)
+{
+    uint8_t opcode = packet_opcode(p);
+    uint32_t status = packet_status(p);
+    uint32_t key_len = get_u16(p->header + BIN_OFF_KEY_LEN);
+    uint32_t body_len = get_u32(p->header + BIN_OFF_BODY_LEN);
+    if (key_len > PROTO_BINARY_MAX_KEY || packet_prefix_len(p) > body_len) {
+        return STEP_ERROR;
+    }
+    if (p->hits > 0 && !opcode_quiet(opcode) && opcode != BIN_OP_NOOP) {
+        return STEP_ERROR; /* only quiet gets and NOOP inside a multi-get */
+    }
+    p->body_left = body_len;
+    if (opcode_get(opcode) && status == BIN_STATUS_OK) {
+        if (p->header[BIN_OFF_EXTRAS_LEN] != BIN_GET_EXTRAS) {
+            return STEP_ERROR;
+        }
+        p->skip_left = BIN_GET_EXTRAS;
+        p->key_len = key_len;
+        p->key_have = 0;
+        p->state = BIN_PREFIX;
+    } else if (reply_is_error(packet_reply(opcode, status)) && body_len <= BIN_MAX_MESSAGE) {
+        p->state = BIN_MESSAGE;
+    } else {
+        p->state = BIN_REST;
+    }
+    return STEP_NEXT;
+}
+
+/* Copy as much of the packet header as buf holds; reject a bad magic or opcode at once. */
+static int consume_header(struct binary_parser *p, const char *buf, size_t len, size_t *pos)
+{
+    if (*pos == len) {
+        return STEP_AGAIN;
+    }
+    size_t avail = len - *pos;
+    size_t take = PROTO_BINARY_HEADER - p->header_have;
+    if (avail < take) {
+        take = avail;
+    }
+    memcpy(p->header + p->header_have, buf + *pos, take);
+    p->header_have += (uint32_t)take;
+    *pos += take;
+    if (p->header_have > BIN_OFF_MAGIC && p->header[BIN_OFF_MAGIC] != BIN_MAGIC_RESPONSE) {
+        return STEP_ERROR;
+    }
+    if (p->header_have > BIN_OFF_OPCODE && !opcode_known(p->header[BIN_OFF_OPCODE])) {
+        return STEP_ERROR;
+    }
+    if (p->header_have < PROTO_BINARY_HEADER) {
+        return STEP_AGAIN;
+    }
+    return on_header(p);
+}
+
+/* Skip a hit's extras and keep its key; once both are in, start checking its data. */
+static int consume_prefix(struct binary_parser *p, const char *buf, size_t len, size_t *pos)
+{
+    size_t avail = len - *pos;
+    size_t skip = avail < p->skip_left ? avail : p->skip_left;
+    p->skip_left -= (uint32_t)skip;
+    *pos += skip;
+    avail -= skip;
+    size_t take = p->key_len - p->key_have;
+    if (avail < take) {
+        take = avail;
+    }
+    memcpy(p->key + p->key_have, buf + *pos, take);
+    p->key_have += (uint32_t)take;
+    *pos += take;
+    p->body_left -= skip + take;
+    if (p->skip_left > 0 || p->key_have < p->key_len) {
+        return STEP_AGAIN;
+    }
+    p->hits++;
+    p->value_bytes += p->body_left;
+    begin_check(p, p->body_left);
+    p->state = BIN_DATA;
+    return STEP_NEXT;
+}
+
+/* Take as much of a hit's data as buf holds. */
+static int consume_data(struct binary_parser *p, const char *buf, size_t len, size_t *pos,
+                        struct proto_result *res)
+{
+    size_t avail = len - *pos;
+    size_t take = (uint64_t)avail < p->body_left ? avail : (size_t)p->body_left;
+    check_data(p, buf + *pos, take);
+    *pos += take;
+    p->body_left -= take;
+    if (p->body_left > 0) {
+        return STEP_AGAIN;
+    }
+    end_check(p);
+    return end_packet(p, res, PROTO_REPLY_VALUES, NULL, 0);
+}
+
+/* An error's body, once all of it is in buf: its text (after any extras and key) is msg. */
+static int consume_message(struct binary_parser *p, const char *buf, size_t len, size_t *pos,
+                           struct proto_result *res)
+{
+    if ((uint64_t)(len - *pos) < p->body_left) {
+        return STEP_AGAIN; /* not consumed: the caller keeps it and calls again with more */
+    }
+    const char *body = buf + *pos;
+    size_t prefix = packet_prefix_len(p);
+    size_t msg_len = (size_t)p->body_left - prefix;
+    *pos += (size_t)p->body_left;
+    p->body_left = 0;
+    return finish(p, res, packet_reply(packet_opcode(p), packet_status(p)),
+                  msg_len > 0 ? body + prefix : NULL, msg_len);
+}
+
+/* Skip as much of any other body as buf holds. */
+static int consume_rest(struct binary_parser *p, size_t len, size_t *pos, struct proto_result *res)
+{
+    size_t avail = len - *pos;
+    size_t skip = (uint64_t)avail < p->body_left ? avail : (size_t)p->body_left;
+    *pos += skip;
+    p->body_left -= skip;
+    if (p->body_left > 0) {
+        return STEP_AGAIN;
+    }
+    return end_packet(p, res, packet_reply(packet_opcode(p), packet_status(p)), NULL, 0);
+}
+
+static int consume_step(struct binary_parser *p, const char *buf, size_t len, size_t *pos,
+                        struct proto_result *res)
+{
+    switch (p->state) {
+    case BIN_HEADER:
+        return consume_header(p, buf, len, pos);
+    case BIN_PREFIX:
+        return consume_prefix(p, buf, len, pos);
+    case BIN_DATA:
+        return consume_data(p, buf, len, pos, res);
+    case BIN_MESSAGE:
+        return consume_message(p, buf, len, pos, res);
+    case BIN_REST:
+        return consume_rest(p, len, pos, res);
+    default:
+        return STEP_ERROR;
+    }
+}
+
+int proto_binary_parse(struct binary_parser *p, const char *buf, size_t len, size_t *consumed,
+                       struct proto_result *res)
+{
+    size_t pos = 0;
+    int step;
+    do {
+        step = consume_step(p, buf, len, &pos, res);
+    } while (step == STEP_NEXT);
+    *consumed = pos;
+    return step;
+}
+
+/* ---- encoders ---- */
+
+static void put_u16(unsigned char *b, uint32_t v)
+{
+    b[0] = (unsigned char)(v >> 8);
+    b[1] = (unsigned char)v;
+}
+
+static void put_u32(unsigned char *b, uint32_t v)
+{
+    b[0] = (unsigned char)(v >> 24);
+    b[1] = (unsigned char)(v >> 16);
+    b[2] = (unsigned char)(v >> 8);
+    b[3] = (unsigned char)v;
+}
+
+/* A request header: magic, opcode, lengths; data type, vbucket, opaque and cas all 0. */
+static char *put_header(char *out, uint8_t opcode, size_t key_len, uint8_t extras_len,
+                        uint32_t body_len)
+{
+    unsigned char *h = (unsigned char *)out;
+    memset(h, 0, PROTO_BINARY_HEADER);
+    h[BIN_OFF_MAGIC] = BIN_MAGIC_REQUEST;
+    h[BIN_OFF_OPCODE] = opcode;
+    put_u16(h + BIN_OFF_KEY_LEN, (uint32_t)key_len);
+    h[BIN_OFF_EXTRAS_LEN] = extras_len;
+    put_u32(h + BIN_OFF_BODY_LEN, body_len);
+    return out + PROTO_BINARY_HEADER;
+}
+
+static char *put_bytes(char *out, const char *bytes, size_t n)
+{
+    memcpy(out, bytes, n);
+    return out + n;
+}
+
+/* Header plus key of a request without extras or value. */
+static char *put_key_request(char *out, uint8_t opcode, const char *key, size_t key_len)
+{
+    char *end = put_header(out, opcode, key_len, 0, (uint32_t)key_len);
+    return put_bytes(end, key, key_len);
+}
+
+size_t proto_binary_encode_get(char *out, size_t cap, const char *key, size_t key_len)
+{
+    if (key_len > UINT16_MAX || key_len > cap || cap - key_len < PROTO_BINARY_HEADER) {
+        return 0;
+    }
+    return (size_t)(put_key_request(out, BIN_OP_GETK, key, key_len) - out);
+}
+
+size_t proto_binary_encode_multiget(char *out, size_t cap, const char *keys, size_t stride,
+                                    const uint32_t *lens, uint32_t n)
+{
+    size_t need = PROTO_BINARY_HEADER; /* the NOOP */
+    if (n == 0) {
+        return 0;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (lens[i] > UINT16_MAX) {
+            return 0;
+        }
+        need += PROTO_BINARY_HEADER + (size_t)lens[i];
+        if (need > cap) {
+            return 0;
+        }
+    }
+    char *end = out;
+    for (uint32_t i = 0; i < n; i++) {
+        end = put_key_request(end, BIN_OP_GETKQ, keys + (size_t)i * stride, lens[i]);
+    }
+    end = put_header(end, BIN_OP_NOOP, 0, 0, 0);
+    return (size_t)(end - out);
+}
+
+size_t proto_binary_encode_set_header(char *out, size_t cap, const char *key, size_t key_len,
+                                      uint32_t flags, uint32_t exptime, size_t value_len)
+{
+    const size_t fixed = PROTO_BINARY_HEADER + BIN_SET_EXTRAS;
+    if (key_len > UINT16_MAX || key_len > cap || cap - key_len < fixed ||
+        value_len > UINT32_MAX - BIN_SET_EXTRAS - key_len) {
+        return 0;
+    }
+    uint32_t body_len = (uint32_t)(BIN_SET_EXTRAS + key_len + value_len);
+    char *end = put_header(out, BIN_OP_SET, key_len, BIN_SET_EXTRAS, body_len);
+    put_u32((unsigned char *)end, flags);
+    put_u32((unsigned char *)end + 4, exptime);
+    end = put_bytes(end + BIN_SET_EXTRAS, key, key_len);
+    return (size_t)(end - out);
+}

@@ -1,0 +1,421 @@
+/* memcached meta protocol (mg/ms/mn): request encoders and a streaming, allocation-free parser. */
+#include "slap/proto_meta.h"
+
+#include <string.h>
+
+#include "slap/common.h"
+
+/*
+ * Parser states (struct meta_parser.state):
+ *
+ *   META_START --"VA <len> ..."--> META_DATA --data + CRLF--> META_VALUES
+ *        |                            ^                            |
+ *        |                            +--------"VA <len> ..."------+
+ *        +-- MN, EN, HD, NS, EX, NF or an error line: done        MN or an error line: done
+ *
+ * A quiet get answers one VA block per hit and nothing for a miss; the MN of the
+ * "mn" sent after it closes the response. Then the parser returns to META_START.
+ */
+enum meta_state {
+    META_START = 0, /* before the first line of a response */
+    META_VALUES,    /* after a VA block: another VA, MN or an error line follows */
+    META_DATA,      /* inside a value: data_left bytes of data plus its CRLF to come */
+};
+
+/* What one step of the parse loop decided; the public SLAP_* codes plus "keep going". */
+enum meta_step {
+    STEP_ERROR = SLAP_ERROR,
+    STEP_DONE = SLAP_OK,
+    STEP_AGAIN = SLAP_AGAIN,
+    STEP_NEXT, /* a line or a run of data was consumed; the response goes on */
+};
+
+#define META_MAX_VALUE_BYTES (1ULL << 30) /* a VA larger than 1 GiB is garbage */
+#define META_CODE_LEN 2                   /* "VA", "HD", "MN", ...: two letters */
+#define META_ERROR_PREFIX_LEN 12          /* strlen("CLIENT_ERROR") == strlen("SERVER_ERROR") */
+
+/* Status lines that can only start (and end) a response; any flags after the code are ignored. */
+static const struct {
+    char code[META_CODE_LEN + 1];
+    enum proto_reply reply;
+} status_replies[] = {
+    {"HD", PROTO_REPLY_STORED},    {"NS", PROTO_REPLY_NOT_STORED}, {"EX", PROTO_REPLY_EXISTS},
+    {"NF", PROTO_REPLY_NOT_FOUND}, {"EN", PROTO_REPLY_VALUES},
+};
+
+/* Ready for the next response of the same stream. */
+static void clear_response(struct meta_parser *p)
+{
+    p->state = META_START;
+    p->data_left = 0;
+    p->hits = 0;
+    p->value_bytes = 0;
+    p->expect = NULL;
+}
+
+void proto_meta_parser_reset(struct meta_parser *p)
+{
+    clear_response(p);
+    p->hook = NULL;
+}
+
+/* A VA header was read: ask the hook what its data should be. */
+static void begin_check(struct meta_parser *p, const char *key, size_t key_len, uint64_t bytes)
+{
+    p->expect = NULL;
+    if (p->hook == NULL) {
+        return;
+    }
+    p->expect = p->hook->begin(p->hook->ctx, key, key_len, bytes, &p->expect_len);
+    p->data_pos = 0;
+    p->first_diff = p->expect != NULL && p->expect_len != bytes
+                        ? (p->expect_len < bytes ? p->expect_len : bytes)
+                        : UINT64_MAX;
+}
+
+/* Compare a run of data with what is expected; remember the first difference. */
+static void check_data(struct meta_parser *p, const char *data, size_t n)
+{
+    if (p->expect != NULL && p->first_diff == UINT64_MAX) {
+        const char *want = p->expect + p->data_pos;
+        if (memcmp(data, want, n) != 0) {
+            size_t i = 0;
+            while (data[i] == want[i]) {
+                i++;
+            }
+            p->first_diff = p->data_pos + i;
+        }
+    }
+    p->data_pos += n;
+}
+
+static void end_check(struct meta_parser *p)
+{
+    if (p->expect != NULL) {
+        p->hook->end(p->hook->ctx, p->first_diff == UINT64_MAX, p->first_diff);
+        p->expect = NULL;
+    }
+}
+
+/* Fill *res for a complete response and make the parser ready for the next one. */
+static int finish(struct meta_parser *p, struct proto_result *res, enum proto_reply reply,
+                  const char *msg, size_t msg_len)
+{
+    res->reply = reply;
+    res->hits = p->hits;
+    res->value_bytes = p->value_bytes;
+    res->msg = msg;
+    res->msg_len = msg_len;
+    clear_response(p);
+    return STEP_DONE;
+}
+
+/* Read a decimal number of at least one digit at *cur, no larger than max; advance *cur. */
+static int parse_decimal(const char **cur, const char *end, uint64_t max, uint64_t *out)
+{
+    const char *c = *cur;
+    uint64_t value = 0;
+    for (; c < end; c++) {
+        unsigned digit = (unsigned)(unsigned char)*c - (unsigned)'0';
+        if (digit > 9) {
+            break;
+        }
+        if (value > (max - digit) / 10) {
+            return -1;
+        }
+        value = value * 10 + digit;
+    }
+    if (c == *cur) {
+        return -1;
+    }
+    *cur = c;
+    *out = value;
+    return 0;
+}
+
+/* Meta flags are single ASCII letters (not isalpha: that depends on the locale). */
+static int is_flag_letter(char c)
+{
+    return (unsigned)((unsigned char)c | 0x20) - (unsigned)'a' < 26;
+}
+
+/*
+ * The flags after a status code, cur..end: nothing, or " <flag>" repeated, each a
+ * letter and its token (no empty tokens, no trailing space). The first k flag names
+ * the key ("kfoo": key "foo"); *key is NULL when there is none.
+ */
+static int scan_flags(const char *cur, const char *end, const char **key, size_t *key_len)
+{
+    *key = NULL;
+    *key_len = 0;
+    while (cur < end) {
+        if (*cur++ != ' ' || cur == end || !is_flag_letter(*cur)) {
+            return -1;
+        }
+        const char *token_end = memchr(cur, ' ', (size_t)(end - cur));
+        if (token_end == NULL) {
+            token_end = end;
+        }
+        if (*cur == 'k') {
+            if (token_end - cur < 2) {
+                return -1; /* a k flag without its key */
+            }
+            if (*key == NULL) {
+                *key = cur + 1;
+                *key_len = (size_t)(token_end - cur) - 1;
+            }
+        }
+        cur = token_end;
+    }
+    return 0;
+}
+
+/* "VA <bytes>[ <flag>...]" (line without CRLF): start the value's data. */
+static int on_value_header(struct meta_parser *p, const char *line, size_t line_len)
+{
+    const char *end = line + line_len;
+    const char *cur = line + META_CODE_LEN + 1;
+    const char *key;
+    size_t key_len;
+    uint64_t bytes;
+    if (line_len <= META_CODE_LEN + 1 || line[META_CODE_LEN] != ' ') {
+        return STEP_ERROR;
+    }
+    if (parse_decimal(&cur, end, META_MAX_VALUE_BYTES, &bytes) != 0 ||
+        scan_flags(cur, end, &key, &key_len) != 0) {
+        return STEP_ERROR;
+    }
+    p->hits++;
+    p->value_bytes += bytes;
+    begin_check(p, key, key_len, bytes);
+    p->data_left = bytes + 2; /* the data, then its CRLF */
+    p->state = META_DATA;
+    return STEP_NEXT;
+}
+
+/* "CLIENT_ERROR[ <msg>]" or "SERVER_ERROR[ <msg>]", prefix already matched: done. */
+static int on_error_line(struct meta_parser *p, enum proto_reply reply, const char *line,
+                         size_t line_len, struct proto_result *res)
+{
+    if (line_len == META_ERROR_PREFIX_LEN) {
+        return finish(p, res, reply, NULL, 0);
+    }
+    if (line[META_ERROR_PREFIX_LEN] != ' ') {
+        return STEP_ERROR;
+    }
+    return finish(p, res, reply, line + META_ERROR_PREFIX_LEN + 1,
+                  line_len - META_ERROR_PREFIX_LEN - 1);
+}
+
+/* "HD", "NS", "EX", "NF" or "EN", each possibly with flags: a whole response. */
+static int on_status_line(struct meta_parser *p, const char *line, size_t line_len,
+                          struct proto_result *res)
+{
+    const char *key;
+    size_t key_len;
+    if (line_len < META_CODE_LEN ||
+        scan_flags(line + META_CODE_LEN, line + line_len, &key, &key_len) != 0) {
+        return STEP_ERROR;
+    }
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(status_replies); i++) {
+        if (memcmp(line, status_replies[i].code, META_CODE_LEN) == 0) {
+            return finish(p, res, status_replies[i].reply, NULL, 0);
+        }
+    }
+    return STEP_ERROR;
+}
+
+/* Act on one complete line (CRLF stripped). */
+static int on_line(struct meta_parser *p, const char *line, size_t line_len,
+                   struct proto_result *res)
+{
+    if (line_len >= META_CODE_LEN && memcmp(line, "VA", META_CODE_LEN) == 0) {
+        return on_value_header(p, line, line_len);
+    }
+    if (line_len == META_CODE_LEN && memcmp(line, "MN", META_CODE_LEN) == 0) {
+        return finish(p, res, PROTO_REPLY_VALUES, NULL, 0);
+    }
+    if (line_len >= META_ERROR_PREFIX_LEN) {
+        if (memcmp(line, "SERVER_ERROR", META_ERROR_PREFIX_LEN) == 0) {
+            return on_error_line(p, PROTO_REPLY_SERVER_ERROR, line, line_len, res);
+        }
+        if (memcmp(line, "CLIENT_ERROR", META_ERROR_PREFIX_LEN) == 0) {
+            return on_error_line(p, PROTO_REPLY_CLIENT_ERROR, line, line_len, res);
+        }
+    }
+    if (p->state != META_START) {
+        return STEP_ERROR; /* HD and friends cannot follow a VA block */
+    }
+    if (line_len == 5 && memcmp(line, "ERROR", 5) == 0) {
+        return finish(p, res, PROTO_REPLY_ERROR, NULL, 0);
+    }
+    return on_status_line(p, line, line_len, res);
+}
+
+/*
+ * Take the line starting at buf[*pos]. A line, CRLF included, may be at most
+ * PROTO_ASCII_MAX_LINE bytes; a partial line is left unconsumed, so the caller
+ * never has to keep more than PROTO_ASCII_MAX_LINE bytes.
+ */
+static int consume_line(struct meta_parser *p, const char *buf, size_t len, size_t *pos,
+                        struct proto_result *res)
+{
+    if (*pos == len) {
+        return STEP_AGAIN;
+    }
+    const char *line = buf + *pos;
+    size_t avail = len - *pos;
+    size_t window = avail < PROTO_ASCII_MAX_LINE ? avail : PROTO_ASCII_MAX_LINE;
+    const char *lf = memchr(line, '\n', window);
+    if (lf == NULL) {
+        return avail > PROTO_ASCII_MAX_LINE ? STEP_ERROR : STEP_AGAIN;
+    }
+    if (lf == line || lf[-1] != '\r') {
+        return STEP_ERROR;
+    }
+    int step = on_line(p, line, (size_t)(lf - line) - 1, res);
+    if (step != STEP_ERROR) {
+        *pos += (size_t)(lf - line) + 1;
+    }
+    return step;
+}
+
+/* Take as much of the current value's data and trailing CRLF as buf holds. */
+static int consume_data(struct meta_parser *p, const char *buf, size_t len, size_t *pos)
+{
+    size_t avail = len - *pos;
+    if (p->data_left > 2) { /* the data itself: never scanned for line ends */
+        uint64_t data = p->data_left - 2;
+        size_t take = (uint64_t)avail < data ? avail : (size_t)data;
+        check_data(p, buf + *pos, take);
+        *pos += take;
+        p->data_left -= take;
+    }
+    while (p->data_left > 0 && p->data_left <= 2 && *pos < len) {
+        char want = p->data_left == 2 ? '\r' : '\n';
+        if (buf[*pos] != want) {
+            return STEP_ERROR;
+        }
+        (*pos)++;
+        p->data_left--;
+    }
+    if (p->data_left > 0) {
+        return STEP_AGAIN;
+    }
+    end_check(p);
+    p->state = META_VALUES;
+    return STEP_NEXT;
+}
+
+int proto_meta_parse(struct meta_parser *p, const char *buf, size_t len, size_t *consumed,
+                     struct proto_result *res)
+{
+    size_t pos = 0;
+    int step;
+    do {
+        if (p->state == META_DATA) {
+            step = consume_data(p, buf, len, &pos);
+        } else {
+            step = consume_line(p, buf, len, &pos, res);
+        }
+    } while (step == STEP_NEXT);
+    *consumed = pos;
+    return step;
+}
+
+/* Number of decimal digits of v. */
+static size_t decimal_len(uint64_t v)
+{
+    size_t n = 1;
+    while (v >= 10) {
+        v /= 10;
+        n++;
+    }
+    return n;
+}
+
+/* Write v as exactly n (= decimal_len(v)) digits; return the end. */
+static char *put_decimal(char *out, uint64_t v, size_t n)
+{
+    for (size_t i = n; i > 0; i--) {
+        out[i - 1] = (char)('0' + v % 10);
+        v /= 10;
+    }
+    return out + n;
+}
+
+static char *put_bytes(char *out, const char *bytes, size_t n)
+{
+    memcpy(out, bytes, n);
+    return out + n;
+}
+
+#define META_GET_HEAD "mg "
+#define META_GET_HEAD_LEN 3
+#define META_GET_TAIL " v k q\r\n" /* value, key, quiet: a miss answers nothing */
+#define META_GET_TAIL_LEN 8
+#define META_NOOP "mn\r\n"
+#define META_NOOP_LEN 4
+
+/* "mg <key> v k q\r\n" without a size check; return the end. */
+static char *put_get(char *out, const char *key, size_t key_len)
+{
+    out = put_bytes(out, META_GET_HEAD, META_GET_HEAD_LEN);
+    out = put_bytes(out, key, key_len);
+    return put_bytes(out, META_GET_TAIL, META_GET_TAIL_LEN);
+}
+
+size_t proto_meta_encode_get(char *out, size_t cap, const char *key, size_t key_len)
+{
+    const size_t fixed = META_GET_HEAD_LEN + META_GET_TAIL_LEN + META_NOOP_LEN;
+    if (key_len > cap || cap - key_len < fixed) {
+        return 0;
+    }
+    char *end = put_get(out, key, key_len);
+    end = put_bytes(end, META_NOOP, META_NOOP_LEN);
+    return (size_t)(end - out);
+}
+
+size_t proto_meta_encode_multiget(char *out, size_t cap, const char *keys, size_t stride,
+                                  const uint32_t *lens, uint32_t n)
+{
+    if (n == 0 || cap < META_NOOP_LEN) {
+        return 0;
+    }
+    size_t need = META_NOOP_LEN;
+    for (uint32_t i = 0; i < n; i++) {
+        size_t line = META_GET_HEAD_LEN + (size_t)lens[i] + META_GET_TAIL_LEN;
+        if (cap - need < line) {
+            return 0; /* checked as it grows: no overflow however many keys */
+        }
+        need += line;
+    }
+    char *end = out;
+    for (uint32_t i = 0; i < n; i++) {
+        end = put_get(end, keys + (size_t)i * stride, lens[i]);
+    }
+    end = put_bytes(end, META_NOOP, META_NOOP_LEN);
+    return (size_t)(end - out);
+}
+
+size_t proto_meta_encode_set_header(char *out, size_t cap, const char *key, size_t key_len,
+                                    uint32_t flags, uint32_t exptime, size_t value_len)
+{
+    const size_t fixed = 10; /* "ms " + " " + " T" + " F" + "\r\n" */
+    size_t value_len_len = decimal_len(value_len);
+    size_t exptime_len = decimal_len(exptime);
+    size_t flags_len = decimal_len(flags);
+    if (key_len > cap || cap - key_len < fixed + value_len_len + exptime_len + flags_len) {
+        return 0;
+    }
+    char *end = put_bytes(out, "ms ", 3);
+    end = put_bytes(end, key, key_len);
+    *end++ = ' ';
+    end = put_decimal(end, value_len, value_len_len);
+    end = put_bytes(end, " T", 2);
+    end = put_decimal(end, exptime, exptime_len);
+    end = put_bytes(end, " F", 2);
+    end = put_decimal(end, flags, flags_len);
+    end = put_bytes(end, "\r\n", 2);
+    return (size_t)(end - out);
+}
