@@ -28,7 +28,8 @@
 #include "slap/tls.h"
 #include "slap/worker.h"
 
-#define CONN_IOV_MAX 96 /* iovecs per writev: 32 requests */
+#define CONN_IOV_MAX 96  /* iovecs per writev: 32 requests */
+#define CONN_UDP_BATCH 16 /* datagrams per recvmmsg */
 
 static void on_readable(evutil_socket_t fd, short what, void *arg);
 static void on_writable(evutil_socket_t fd, short what, void *arg);
@@ -440,13 +441,40 @@ static int udp_message(struct conn *c, const char *msg, size_t len, uint64_t now
     return parse_all(c, w->ubuf, c->carry_len + len, now_ns);
 }
 
-/* UDP: take every datagram that is there; a datagram that is not memcached's is counted. */
+/* UDP: one datagram of the answer; SLAP_ERROR if the socket closed while parsing. */
+static int udp_datagram(struct conn *c, const char *data, size_t n, uint64_t now_ns)
+{
+    struct worker *w = conn_worker(c);
+    const char *msg;
+    size_t len;
+    lane_on_read(c->lane, (uint64_t)n);
+    int rc = udp_reasm_add(&c->reasm, (const uint8_t *)data, n, &msg, &len);
+    w->cur.counters.packet_disorder += c->reasm.disorder - c->disorder_seen;
+    c->disorder_seen = c->reasm.disorder;
+    if (rc == SLAP_ERROR) {
+        w->cur.counters.protocol_error++;
+        return SLAP_OK;
+    }
+    return rc == SLAP_OK ? udp_message(c, msg, len, now_ns) : SLAP_OK;
+}
+
+/*
+ * UDP: take every datagram that is there, up to CONN_UDP_BATCH a recvmmsg call
+ * (an answer of several datagrams costs one call, not one per datagram).
+ */
 static void udp_readable(struct conn *c)
 {
     struct worker *w = conn_worker(c);
+    struct mmsghdr msgs[CONN_UDP_BATCH];
+    struct iovec iov[CONN_UDP_BATCH];
+    size_t slot = w->rbuf_size / CONN_UDP_BATCH;
     for (;;) {
-        ssize_t n = recv(c->fd, w->rbuf, w->rbuf_size, 0);
-        if (n < 0) {
+        for (int i = 0; i < CONN_UDP_BATCH; i++) {
+            iov[i] = (struct iovec){.iov_base = w->rbuf + (size_t)i * slot, .iov_len = slot};
+            msgs[i] = (struct mmsghdr){.msg_hdr = {.msg_iov = &iov[i], .msg_iovlen = 1}};
+        }
+        int got = recvmmsg(c->fd, msgs, CONN_UDP_BATCH, MSG_DONTWAIT, NULL);
+        if (got < 0) {
             if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
                 fail(c, strerror(errno)); /* e.g. ECONNREFUSED: no UDP port there */
                 return;
@@ -454,16 +482,13 @@ static void udp_readable(struct conn *c)
             break;
         }
         uint64_t now = slap_now_ns();
-        const char *msg;
-        size_t len;
-        lane_on_read(c->lane, (uint64_t)n);
-        int rc = udp_reasm_add(&c->reasm, (const uint8_t *)w->rbuf, (size_t)n, &msg, &len);
-        w->cur.counters.packet_disorder += c->reasm.disorder - c->disorder_seen;
-        c->disorder_seen = c->reasm.disorder;
-        if (rc == SLAP_ERROR) {
-            w->cur.counters.protocol_error++;
-        } else if (rc == SLAP_OK && udp_message(c, msg, len, now) != SLAP_OK) {
-            return;
+        for (int i = 0; i < got; i++) {
+            if (udp_datagram(c, iov[i].iov_base, msgs[i].msg_len, now) != SLAP_OK) {
+                return;
+            }
+        }
+        if (got < CONN_UDP_BATCH) {
+            break;
         }
     }
     lane_pump(c->lane);
