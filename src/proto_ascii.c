@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "slap/common.h"
+#include "slap/proto_util.h"
 
 /*
  * Parser states (struct ascii_parser.state):
@@ -53,51 +54,13 @@ static void clear_response(struct ascii_parser *p)
     p->data_left = 0;
     p->hits = 0;
     p->value_bytes = 0;
-    p->expect = NULL;
+    p->check.expect = NULL;
 }
 
 void proto_ascii_parser_reset(struct ascii_parser *p)
 {
     clear_response(p);
     p->hook = NULL;
-}
-
-/* A VALUE header was read: ask the hook what its data should be. */
-static void begin_check(struct ascii_parser *p, const char *key, size_t key_len, uint64_t bytes)
-{
-    p->expect = NULL;
-    if (p->hook == NULL) {
-        return;
-    }
-    p->expect = p->hook->begin(p->hook->ctx, key, key_len, bytes, &p->expect_len);
-    p->data_pos = 0;
-    p->first_diff = p->expect != NULL && p->expect_len != bytes
-                        ? (p->expect_len < bytes ? p->expect_len : bytes)
-                        : UINT64_MAX;
-}
-
-/* Compare a run of data with what is expected; remember the first difference. */
-static void check_data(struct ascii_parser *p, const char *data, size_t n)
-{
-    if (p->expect != NULL && p->first_diff == UINT64_MAX) {
-        const char *want = p->expect + p->data_pos;
-        if (memcmp(data, want, n) != 0) {
-            size_t i = 0;
-            while (data[i] == want[i]) {
-                i++;
-            }
-            p->first_diff = p->data_pos + i;
-        }
-    }
-    p->data_pos += n;
-}
-
-static void end_check(struct ascii_parser *p)
-{
-    if (p->expect != NULL) {
-        p->hook->end(p->hook->ctx, p->first_diff == UINT64_MAX, p->first_diff);
-        p->expect = NULL;
-    }
 }
 
 /* Fill *res for a complete response and make the parser ready for the next one. */
@@ -113,29 +76,6 @@ static int finish(struct ascii_parser *p, struct proto_result *res, enum proto_r
     return STEP_DONE;
 }
 
-/* Read a decimal number of at least one digit at *cur, no larger than max; advance *cur. */
-static int parse_decimal(const char **cur, const char *end, uint64_t max, uint64_t *out)
-{
-    const char *c = *cur;
-    uint64_t value = 0;
-    for (; c < end; c++) {
-        unsigned digit = (unsigned)(unsigned char)*c - (unsigned)'0';
-        if (digit > 9) {
-            break;
-        }
-        if (value > (max - digit) / 10) {
-            return -1;
-        }
-        value = value * 10 + digit;
-    }
-    if (c == *cur) {
-        return -1;
-    }
-    *cur = c;
-    *out = value;
-    return 0;
-}
-
 /* "VALUE <key> <flags> <bytes>[ <cas>]" (line without CRLF): start the value's data. */
 static int on_value_header(struct ascii_parser *p, const char *line, size_t line_len)
 {
@@ -147,19 +87,19 @@ static int on_value_header(struct ascii_parser *p, const char *line, size_t line
         return STEP_ERROR;
     }
     cur = key_end + 1;
-    if (parse_decimal(&cur, end, UINT32_MAX, &flags) != 0 || cur == end || *cur++ != ' ') {
+    if (proto_parse_decimal(&cur, end, UINT32_MAX, &flags) != 0 || cur == end || *cur++ != ' ') {
         return STEP_ERROR;
     }
-    if (parse_decimal(&cur, end, ASCII_MAX_VALUE_BYTES, &bytes) != 0) {
+    if (proto_parse_decimal(&cur, end, ASCII_MAX_VALUE_BYTES, &bytes) != 0) {
         return STEP_ERROR;
     }
     if (cur != end &&
-        (*cur++ != ' ' || parse_decimal(&cur, end, UINT64_MAX, &cas) != 0 || cur != end)) {
+        (*cur++ != ' ' || proto_parse_decimal(&cur, end, UINT64_MAX, &cas) != 0 || cur != end)) {
         return STEP_ERROR;
     }
     p->hits++;
     p->value_bytes += bytes;
-    begin_check(p, line + ASCII_VALUE_PREFIX_LEN,
+    proto_check_begin(&p->check, p->hook, line + ASCII_VALUE_PREFIX_LEN,
                 (size_t)(key_end - (line + ASCII_VALUE_PREFIX_LEN)), bytes);
     p->data_left = bytes + 2; /* the data, then its CRLF */
     p->state = ASCII_DATA;
@@ -246,7 +186,7 @@ static int consume_data(struct ascii_parser *p, const char *buf, size_t len, siz
     if (p->data_left > 2) { /* the data itself: skip it, no need to look */
         uint64_t data = p->data_left - 2;
         size_t take = (uint64_t)avail < data ? avail : (size_t)data;
-        check_data(p, buf + *pos, take);
+        proto_check_data(&p->check, buf + *pos, take);
         *pos += take;
         p->data_left -= take;
     }
@@ -261,7 +201,7 @@ static int consume_data(struct ascii_parser *p, const char *buf, size_t len, siz
     if (p->data_left > 0) {
         return STEP_AGAIN;
     }
-    end_check(p);
+    proto_check_end(&p->check, p->hook);
     p->state = ASCII_VALUES;
     return STEP_NEXT;
 }
@@ -282,42 +222,15 @@ int proto_ascii_parse(struct ascii_parser *p, const char *buf, size_t len, size_
     return step;
 }
 
-/* Number of decimal digits of v. */
-static size_t decimal_len(uint64_t v)
-{
-    size_t n = 1;
-    while (v >= 10) {
-        v /= 10;
-        n++;
-    }
-    return n;
-}
-
-/* Write v as exactly n (= decimal_len(v)) digits; return the end. */
-static char *put_decimal(char *out, uint64_t v, size_t n)
-{
-    for (size_t i = n; i > 0; i--) {
-        out[i - 1] = (char)('0' + v % 10);
-        v /= 10;
-    }
-    return out + n;
-}
-
-static char *put_bytes(char *out, const char *bytes, size_t n)
-{
-    memcpy(out, bytes, n);
-    return out + n;
-}
-
 size_t proto_ascii_encode_get(char *out, size_t cap, const char *key, size_t key_len)
 {
     const size_t fixed = 6; /* "get " + "\r\n" */
     if (key_len > cap || cap - key_len < fixed) {
         return 0;
     }
-    char *end = put_bytes(out, "get ", 4);
-    end = put_bytes(end, key, key_len);
-    end = put_bytes(end, "\r\n", 2);
+    char *end = proto_put_bytes(out, "get ", 4);
+    end = proto_put_bytes(end, key, key_len);
+    end = proto_put_bytes(end, "\r\n", 2);
     return (size_t)(end - out);
 }
 
@@ -325,21 +238,21 @@ size_t proto_ascii_encode_set_header(char *out, size_t cap, const char *key, siz
                                      uint32_t flags, uint32_t exptime, size_t value_len)
 {
     const size_t fixed = 9; /* "set " + three spaces + "\r\n" */
-    size_t flags_len = decimal_len(flags);
-    size_t exptime_len = decimal_len(exptime);
-    size_t value_len_len = decimal_len(value_len);
+    size_t flags_len = proto_decimal_len(flags);
+    size_t exptime_len = proto_decimal_len(exptime);
+    size_t value_len_len = proto_decimal_len(value_len);
     if (key_len > cap || cap - key_len < fixed + flags_len + exptime_len + value_len_len) {
         return 0;
     }
-    char *end = put_bytes(out, "set ", 4);
-    end = put_bytes(end, key, key_len);
+    char *end = proto_put_bytes(out, "set ", 4);
+    end = proto_put_bytes(end, key, key_len);
     *end++ = ' ';
-    end = put_decimal(end, flags, flags_len);
+    end = proto_put_decimal(end, flags, flags_len);
     *end++ = ' ';
-    end = put_decimal(end, exptime, exptime_len);
+    end = proto_put_decimal(end, exptime, exptime_len);
     *end++ = ' ';
-    end = put_decimal(end, value_len, value_len_len);
-    end = put_bytes(end, "\r\n", 2);
+    end = proto_put_decimal(end, value_len, value_len_len);
+    end = proto_put_bytes(end, "\r\n", 2);
     return (size_t)(end - out);
 }
 
@@ -353,11 +266,11 @@ size_t proto_ascii_encode_multiget(char *out, size_t cap, const char *keys, size
     if (n == 0 || need > cap) {
         return 0;
     }
-    char *end = put_bytes(out, "get", 3);
+    char *end = proto_put_bytes(out, "get", 3);
     for (uint32_t i = 0; i < n; i++) {
         *end++ = ' ';
-        end = put_bytes(end, keys + (size_t)i * stride, lens[i]);
+        end = proto_put_bytes(end, keys + (size_t)i * stride, lens[i]);
     }
-    end = put_bytes(end, "\r\n", 2);
+    end = proto_put_bytes(end, "\r\n", 2);
     return (size_t)(end - out);
 }

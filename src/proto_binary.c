@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "slap/common.h"
+#include "slap/proto_util.h"
 
 /*
  * Parser states (struct binary_parser.state), one response packet at a time:
@@ -175,51 +176,13 @@ static void clear_response(struct binary_parser *p)
     p->key_have = 0;
     p->hits = 0;
     p->value_bytes = 0;
-    p->expect = NULL;
+    p->check.expect = NULL;
 }
 
 void proto_binary_parser_reset(struct binary_parser *p)
 {
     clear_response(p);
     p->hook = NULL;
-}
-
-/* A hit's key is complete: ask the hook what its data should be. */
-static void begin_check(struct binary_parser *p, uint64_t bytes)
-{
-    p->expect = NULL;
-    if (p->hook == NULL) {
-        return;
-    }
-    p->expect = p->hook->begin(p->hook->ctx, p->key, p->key_len, bytes, &p->expect_len);
-    p->data_pos = 0;
-    p->first_diff = p->expect != NULL && p->expect_len != bytes
-                        ? (p->expect_len < bytes ? p->expect_len : bytes)
-                        : UINT64_MAX;
-}
-
-/* Compare a run of data with what is expected; remember the first difference. */
-static void check_data(struct binary_parser *p, const char *data, size_t n)
-{
-    if (p->expect != NULL && p->first_diff == UINT64_MAX) {
-        const char *want = p->expect + p->data_pos;
-        if (memcmp(data, want, n) != 0) {
-            size_t i = 0;
-            while (data[i] == want[i]) {
-                i++;
-            }
-            p->first_diff = p->data_pos + i;
-        }
-    }
-    p->data_pos += n;
-}
-
-static void end_check(struct binary_parser *p)
-{
-    if (p->expect != NULL) {
-        p->hook->end(p->hook->ctx, p->first_diff == UINT64_MAX, p->first_diff);
-        p->expect = NULL;
-    }
 }
 
 /* Fill *res for a complete response and make the parser ready for the next one. */
@@ -324,7 +287,7 @@ static int consume_prefix(struct binary_parser *p, const char *buf, size_t len, 
     }
     p->hits++;
     p->value_bytes += p->body_left;
-    begin_check(p, p->body_left);
+    proto_check_begin(&p->check, p->hook, p->key, p->key_len, p->body_left);
     p->state = BIN_DATA;
     return STEP_NEXT;
 }
@@ -335,13 +298,13 @@ static int consume_data(struct binary_parser *p, const char *buf, size_t len, si
 {
     size_t avail = len - *pos;
     size_t take = (uint64_t)avail < p->body_left ? avail : (size_t)p->body_left;
-    check_data(p, buf + *pos, take);
+    proto_check_data(&p->check, buf + *pos, take);
     *pos += take;
     p->body_left -= take;
     if (p->body_left > 0) {
         return STEP_AGAIN;
     }
-    end_check(p);
+    proto_check_end(&p->check, p->hook);
     return end_packet(p, res, PROTO_REPLY_VALUES, NULL, 0);
 }
 
@@ -435,17 +398,11 @@ static char *put_header(char *out, uint8_t opcode, size_t key_len, uint8_t extra
     return out + PROTO_BINARY_HEADER;
 }
 
-static char *put_bytes(char *out, const char *bytes, size_t n)
-{
-    memcpy(out, bytes, n);
-    return out + n;
-}
-
 /* Header plus key of a request without extras or value. */
 static char *put_key_request(char *out, uint8_t opcode, const char *key, size_t key_len)
 {
     char *end = put_header(out, opcode, key_len, 0, (uint32_t)key_len);
-    return put_bytes(end, key, key_len);
+    return proto_put_bytes(end, key, key_len);
 }
 
 size_t proto_binary_encode_get(char *out, size_t cap, const char *key, size_t key_len)
@@ -492,6 +449,6 @@ size_t proto_binary_encode_set_header(char *out, size_t cap, const char *key, si
     char *end = put_header(out, BIN_OP_SET, key_len, BIN_SET_EXTRAS, body_len);
     put_u32((unsigned char *)end, flags);
     put_u32((unsigned char *)end + 4, exptime);
-    end = put_bytes(end + BIN_SET_EXTRAS, key, key_len);
+    end = proto_put_bytes(end + BIN_SET_EXTRAS, key, key_len);
     return (size_t)(end - out);
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "slap/common.h"
+#include "slap/proto_util.h"
 
 /*
  * Parser states (struct meta_parser.state):
@@ -50,51 +51,13 @@ static void clear_response(struct meta_parser *p)
     p->data_left = 0;
     p->hits = 0;
     p->value_bytes = 0;
-    p->expect = NULL;
+    p->check.expect = NULL;
 }
 
 void proto_meta_parser_reset(struct meta_parser *p)
 {
     clear_response(p);
     p->hook = NULL;
-}
-
-/* A VA header was read: ask the hook what its data should be. */
-static void begin_check(struct meta_parser *p, const char *key, size_t key_len, uint64_t bytes)
-{
-    p->expect = NULL;
-    if (p->hook == NULL) {
-        return;
-    }
-    p->expect = p->hook->begin(p->hook->ctx, key, key_len, bytes, &p->expect_len);
-    p->data_pos = 0;
-    p->first_diff = p->expect != NULL && p->expect_len != bytes
-                        ? (p->expect_len < bytes ? p->expect_len : bytes)
-                        : UINT64_MAX;
-}
-
-/* Compare a run of data with what is expected; remember the first difference. */
-static void check_data(struct meta_parser *p, const char *data, size_t n)
-{
-    if (p->expect != NULL && p->first_diff == UINT64_MAX) {
-        const char *want = p->expect + p->data_pos;
-        if (memcmp(data, want, n) != 0) {
-            size_t i = 0;
-            while (data[i] == want[i]) {
-                i++;
-            }
-            p->first_diff = p->data_pos + i;
-        }
-    }
-    p->data_pos += n;
-}
-
-static void end_check(struct meta_parser *p)
-{
-    if (p->expect != NULL) {
-        p->hook->end(p->hook->ctx, p->first_diff == UINT64_MAX, p->first_diff);
-        p->expect = NULL;
-    }
 }
 
 /* Fill *res for a complete response and make the parser ready for the next one. */
@@ -108,29 +71,6 @@ static int finish(struct meta_parser *p, struct proto_result *res, enum proto_re
     res->msg_len = msg_len;
     clear_response(p);
     return STEP_DONE;
-}
-
-/* Read a decimal number of at least one digit at *cur, no larger than max; advance *cur. */
-static int parse_decimal(const char **cur, const char *end, uint64_t max, uint64_t *out)
-{
-    const char *c = *cur;
-    uint64_t value = 0;
-    for (; c < end; c++) {
-        unsigned digit = (unsigned)(unsigned char)*c - (unsigned)'0';
-        if (digit > 9) {
-            break;
-        }
-        if (value > (max - digit) / 10) {
-            return -1;
-        }
-        value = value * 10 + digit;
-    }
-    if (c == *cur) {
-        return -1;
-    }
-    *cur = c;
-    *out = value;
-    return 0;
 }
 
 /* Meta flags are single ASCII letters (not isalpha: that depends on the locale). */
@@ -181,13 +121,13 @@ static int on_value_header(struct meta_parser *p, const char *line, size_t line_
     if (line_len <= META_CODE_LEN + 1 || line[META_CODE_LEN] != ' ') {
         return STEP_ERROR;
     }
-    if (parse_decimal(&cur, end, META_MAX_VALUE_BYTES, &bytes) != 0 ||
+    if (proto_parse_decimal(&cur, end, META_MAX_VALUE_BYTES, &bytes) != 0 ||
         scan_flags(cur, end, &key, &key_len) != 0) {
         return STEP_ERROR;
     }
     p->hits++;
     p->value_bytes += bytes;
-    begin_check(p, key, key_len, bytes);
+    proto_check_begin(&p->check, p->hook, key, key_len, bytes);
     p->data_left = bytes + 2; /* the data, then its CRLF */
     p->state = META_DATA;
     return STEP_NEXT;
@@ -287,7 +227,7 @@ static int consume_data(struct meta_parser *p, const char *buf, size_t len, size
     if (p->data_left > 2) { /* the data itself: never scanned for line ends */
         uint64_t data = p->data_left - 2;
         size_t take = (uint64_t)avail < data ? avail : (size_t)data;
-        check_data(p, buf + *pos, take);
+        proto_check_data(&p->check, buf + *pos, take);
         *pos += take;
         p->data_left -= take;
     }
@@ -302,7 +242,7 @@ static int consume_data(struct meta_parser *p, const char *buf, size_t len, size
     if (p->data_left > 0) {
         return STEP_AGAIN;
     }
-    end_check(p);
+    proto_check_end(&p->check, p->hook);
     p->state = META_VALUES;
     return STEP_NEXT;
 }
@@ -323,33 +263,6 @@ int proto_meta_parse(struct meta_parser *p, const char *buf, size_t len, size_t 
     return step;
 }
 
-/* Number of decimal digits of v. */
-static size_t decimal_len(uint64_t v)
-{
-    size_t n = 1;
-    while (v >= 10) {
-        v /= 10;
-        n++;
-    }
-    return n;
-}
-
-/* Write v as exactly n (= decimal_len(v)) digits; return the end. */
-static char *put_decimal(char *out, uint64_t v, size_t n)
-{
-    for (size_t i = n; i > 0; i--) {
-        out[i - 1] = (char)('0' + v % 10);
-        v /= 10;
-    }
-    return out + n;
-}
-
-static char *put_bytes(char *out, const char *bytes, size_t n)
-{
-    memcpy(out, bytes, n);
-    return out + n;
-}
-
 #define META_GET_HEAD "mg "
 #define META_GET_HEAD_LEN 3
 #define META_GET_TAIL " v k q\r\n" /* value, key, quiet: a miss answers nothing */
@@ -360,9 +273,9 @@ static char *put_bytes(char *out, const char *bytes, size_t n)
 /* "mg <key> v k q\r\n" without a size check; return the end. */
 static char *put_get(char *out, const char *key, size_t key_len)
 {
-    out = put_bytes(out, META_GET_HEAD, META_GET_HEAD_LEN);
-    out = put_bytes(out, key, key_len);
-    return put_bytes(out, META_GET_TAIL, META_GET_TAIL_LEN);
+    out = proto_put_bytes(out, META_GET_HEAD, META_GET_HEAD_LEN);
+    out = proto_put_bytes(out, key, key_len);
+    return proto_put_bytes(out, META_GET_TAIL, META_GET_TAIL_LEN);
 }
 
 size_t proto_meta_encode_get(char *out, size_t cap, const char *key, size_t key_len)
@@ -372,7 +285,7 @@ size_t proto_meta_encode_get(char *out, size_t cap, const char *key, size_t key_
         return 0;
     }
     char *end = put_get(out, key, key_len);
-    end = put_bytes(end, META_NOOP, META_NOOP_LEN);
+    end = proto_put_bytes(end, META_NOOP, META_NOOP_LEN);
     return (size_t)(end - out);
 }
 
@@ -394,7 +307,7 @@ size_t proto_meta_encode_multiget(char *out, size_t cap, const char *keys, size_
     for (uint32_t i = 0; i < n; i++) {
         end = put_get(end, keys + (size_t)i * stride, lens[i]);
     }
-    end = put_bytes(end, META_NOOP, META_NOOP_LEN);
+    end = proto_put_bytes(end, META_NOOP, META_NOOP_LEN);
     return (size_t)(end - out);
 }
 
@@ -402,20 +315,20 @@ size_t proto_meta_encode_set_header(char *out, size_t cap, const char *key, size
                                     uint32_t flags, uint32_t exptime, size_t value_len)
 {
     const size_t fixed = 10; /* "ms " + " " + " T" + " F" + "\r\n" */
-    size_t value_len_len = decimal_len(value_len);
-    size_t exptime_len = decimal_len(exptime);
-    size_t flags_len = decimal_len(flags);
+    size_t value_len_len = proto_decimal_len(value_len);
+    size_t exptime_len = proto_decimal_len(exptime);
+    size_t flags_len = proto_decimal_len(flags);
     if (key_len > cap || cap - key_len < fixed + value_len_len + exptime_len + flags_len) {
         return 0;
     }
-    char *end = put_bytes(out, "ms ", 3);
-    end = put_bytes(end, key, key_len);
+    char *end = proto_put_bytes(out, "ms ", 3);
+    end = proto_put_bytes(end, key, key_len);
     *end++ = ' ';
-    end = put_decimal(end, value_len, value_len_len);
-    end = put_bytes(end, " T", 2);
-    end = put_decimal(end, exptime, exptime_len);
-    end = put_bytes(end, " F", 2);
-    end = put_decimal(end, flags, flags_len);
-    end = put_bytes(end, "\r\n", 2);
+    end = proto_put_decimal(end, value_len, value_len_len);
+    end = proto_put_bytes(end, " T", 2);
+    end = proto_put_decimal(end, exptime, exptime_len);
+    end = proto_put_bytes(end, " F", 2);
+    end = proto_put_decimal(end, flags, flags_len);
+    end = proto_put_bytes(end, "\r\n", 2);
     return (size_t)(end - out);
 }

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "slap/proto_util.h"
+
 /* What a complete response said. */
 enum proto_reply {
     PROTO_REPLY_VALUES,       /* get / multi-get ended by END; hits = VALUE blocks seen */
@@ -28,20 +30,6 @@ struct proto_result {
 /* The longest line the parser accepts before calling the stream garbage. */
 #define PROTO_ASCII_MAX_LINE 2048
 
-/*
- * Optional check of value data as it streams past (verification), without
- * buffering the value: begin names the bytes a VALUE's data should equal,
- * end says whether it did.
- */
-struct proto_value_hook {
-    /* A VALUE header: the expected data and its length, or NULL not to check this one. */
-    const char *(*begin)(void *ctx, const char *key, size_t key_len, uint64_t bytes,
-                         uint64_t *expect_len);
-    /* The data of a checked value ended: equal or not, and the first differing byte. */
-    void (*end)(void *ctx, int equal, uint64_t first_diff);
-    void *ctx;
-};
-
 /* Parser state carried between reads: a value's data may span many reads. */
 struct ascii_parser {
     int state;            /* internal: header line, value data, ... */
@@ -49,10 +37,7 @@ struct ascii_parser {
     uint32_t hits;        /* VALUE blocks so far in this response */
     uint64_t value_bytes; /* their data bytes so far */
     const struct proto_value_hook *hook; /* NULL: values are skipped unread */
-    const char *expect;   /* data the current value should equal, or NULL */
-    uint64_t expect_len;
-    uint64_t data_pos;    /* data bytes of the current value seen so far */
-    uint64_t first_diff;  /* first differing byte, or UINT64_MAX while equal */
+    struct proto_check check;            /* of the current value */
 };
 
 /* Ready for a new stream, with no hook (set p->hook afterwards to check values). */

@@ -34,8 +34,7 @@ struct binary_parser {
     uint32_t hits;          /* value responses so far in this response */
     uint64_t value_bytes;   /* their data bytes */
     const struct proto_value_hook *hook;
-    const char *expect;     /* as in struct ascii_parser */
-    uint64_t expect_len, data_pos, first_diff;
+    struct proto_check check; /* of the current value */
 };
 
 /* Ready for a new stream, with no hook (set p->hook afterwards to check values). */

@@ -25,8 +25,7 @@ struct meta_parser {
     uint32_t hits;
     uint64_t value_bytes;
     const struct proto_value_hook *hook;
-    const char *expect;
-    uint64_t expect_len, data_pos, first_diff;
+    struct proto_check check; /* of the current value */
 };
 
 void proto_meta_parser_reset(struct meta_parser *p);

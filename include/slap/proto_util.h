@@ -1,0 +1,45 @@
+/* What every codec shares: checking value data as it streams past, and decimal digits. */
+#ifndef SLAP_PROTO_UTIL_H
+#define SLAP_PROTO_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Optional check of value data as it streams past (verification), without
+ * buffering the value: begin names the bytes a value's data should equal,
+ * end says whether it did.
+ */
+struct proto_value_hook {
+    /* A value's header: the expected data and its length, or NULL not to check this one. */
+    const char *(*begin)(void *ctx, const char *key, size_t key_len, uint64_t bytes,
+                         uint64_t *expect_len);
+    /* The data of a checked value ended: equal or not, and the first differing byte. */
+    void (*end)(void *ctx, int equal, uint64_t first_diff);
+    void *ctx;
+};
+
+/* The check of the value being parsed. */
+struct proto_check {
+    const char *expect;  /* data the current value should equal, or NULL */
+    uint64_t expect_len;
+    uint64_t data_pos;   /* data bytes of the current value seen so far */
+    uint64_t first_diff; /* first differing byte, or UINT64_MAX while equal */
+};
+
+/* A value of `bytes` data bytes begins: ask the hook (if any) what it should be. */
+void proto_check_begin(struct proto_check *c, const struct proto_value_hook *hook,
+                       const char *key, size_t key_len, uint64_t bytes);
+/* The next n bytes of its data. */
+void proto_check_data(struct proto_check *c, const char *data, size_t n);
+/* Its data ended: tell the hook. */
+void proto_check_end(struct proto_check *c, const struct proto_value_hook *hook);
+
+/* Decimal digits by hand (the encoders run per request; no printf family). */
+size_t proto_decimal_len(uint64_t v);
+char *proto_put_decimal(char *out, uint64_t v, size_t n); /* n = proto_decimal_len(v) */
+char *proto_put_bytes(char *out, const char *bytes, size_t n);
+/* At least one digit at *cur, no larger than max; advances *cur. 0, or -1 if not a number. */
+int proto_parse_decimal(const char **cur, const char *end, uint64_t max, uint64_t *out);
+
+#endif

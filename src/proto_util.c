@@ -1,0 +1,88 @@
+/* What every codec shares: checking value data as it streams past, and decimal digits. */
+#include "slap/proto_util.h"
+
+#include <string.h>
+
+void proto_check_begin(struct proto_check *c, const struct proto_value_hook *hook,
+                       const char *key, size_t key_len, uint64_t bytes)
+{
+    c->expect = NULL;
+    if (hook == NULL) {
+        return;
+    }
+    c->expect = hook->begin(hook->ctx, key, key_len, bytes, &c->expect_len);
+    c->data_pos = 0;
+    c->first_diff = c->expect != NULL && c->expect_len != bytes
+                        ? (c->expect_len < bytes ? c->expect_len : bytes)
+                        : UINT64_MAX;
+}
+
+void proto_check_data(struct proto_check *c, const char *data, size_t n)
+{
+    if (c->expect != NULL && c->first_diff == UINT64_MAX) {
+        const char *want = c->expect + c->data_pos;
+        if (memcmp(data, want, n) != 0) {
+            size_t i = 0;
+            while (data[i] == want[i]) {
+                i++;
+            }
+            c->first_diff = c->data_pos + i;
+        }
+    }
+    c->data_pos += n;
+}
+
+void proto_check_end(struct proto_check *c, const struct proto_value_hook *hook)
+{
+    if (c->expect != NULL) {
+        hook->end(hook->ctx, c->first_diff == UINT64_MAX, c->first_diff);
+        c->expect = NULL;
+    }
+}
+
+size_t proto_decimal_len(uint64_t v)
+{
+    size_t n = 1;
+    while (v >= 10) {
+        v /= 10;
+        n++;
+    }
+    return n;
+}
+
+char *proto_put_decimal(char *out, uint64_t v, size_t n)
+{
+    for (size_t i = n; i > 0; i--) {
+        out[i - 1] = (char)('0' + v % 10);
+        v /= 10;
+    }
+    return out + n;
+}
+
+char *proto_put_bytes(char *out, const char *bytes, size_t n)
+{
+    memcpy(out, bytes, n);
+    return out + n;
+}
+
+int proto_parse_decimal(const char **cur, const char *end, uint64_t max, uint64_t *out)
+{
+    const char *c = *cur;
+    uint64_t value = 0;
+    for (; c < end; c++) {
+        unsigned digit = (unsigned)(unsigned char)*c - (unsigned)'0';
+        if (digit > 9) {
+            break;
+        }
+        if (value > (max - digit) / 10) {
+            return -1;
+        }
+        value = value * 10 + digit;
+    }
+    if (c == *cur) {
+        return -1;
+    }
+    *cur = c;
+    *out = value;
+    return 0;
+}
