@@ -788,12 +788,13 @@ def case_evictions(mc):
     small = Memcached(extra=["-m", "8"])
     try:
         rc, out, err, delta, _ = measured([small], ["-s", small.addr, "-w", "20k", "-c", "4",
-                                                    "-t", "3s", "--key-dist=gaussian"])
+                                                    "-t", "3s", "--key-dist=gaussian",
+                                                    "--ratio=1:1", "-X", "20000"])
         check(rc == 0, "exit status %d" % rc)
         c = counters(out)
         check_agree(c, delta)
         st, _ = small.stats()
-        check(int(st["evictions"]) > 0, "an 8 MB cache under 80 MB of windows must evict")
+        check(int(st["evictions"]) > 0, "an 8 MB cache under 1.6 GB of windows must evict")
         check(c["get_misses"] > 0, "evicted keys must show as misses")
     finally:
         small.stop()
@@ -819,11 +820,13 @@ def case_binary_misses(mc):
     """A binary miss is a miss (memaslap counts it as a hit)."""
     binary = Memcached(extra=["-B", "binary", "-m", "8"])
     try:
+        # 20 KB values, half of them sets: far more than 8 MB even in a slow (sanitizer) build
         rc, out, err, delta, _ = measured([binary], ["-s", binary.addr, "--protocol=binary",
-                                                     "-w", "20k", "-c", "4", "-t", "2s"])
+                                                     "-w", "20k", "-c", "4", "-t", "3s",
+                                                     "--ratio=1:1", "-X", "20000"])
         c = counters(out)
         check_agree(c, delta)
-        check(c["get_misses"] > 0, "an 8 MB cache under 80 MB of windows must miss")
+        check(c["get_misses"] > 0, "an 8 MB cache under 1.6 GB of windows must miss")
     finally:
         binary.stop()
 
