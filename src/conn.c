@@ -92,16 +92,22 @@ static void connected(struct conn *c)
 }
 
 /* --tls: one more step of the handshake; waits on whichever direction it needs. */
-static void handshake(struct conn *c)
+static void handshake(struct conn *c, short what)
 {
     char err[256];
     int want_write = 0;
+    if (what & EV_TIMEOUT) {
+        conn_close(c);
+        lane_on_connect_failed(c->lane, c, "TLS: no handshake within the connect time-out");
+        return;
+    }
     int rc = tls_handshake(c->tls, &want_write, err, sizeof(err));
     if (rc == SLAP_OK) {
         event_del(&c->rev);
         connected(c);
     } else if (rc == SLAP_AGAIN) {
-        event_add(want_write ? &c->wev : &c->rev, NULL);
+        struct timeval tv = slap_ns_to_timeval(RUN_CONNECT_TIMEOUT_NS);
+        event_add(want_write ? &c->wev : &c->rev, &tv);
     } else {
         conn_close(c);
         lane_on_connect_failed(c->lane, c, err);
@@ -133,7 +139,7 @@ static void finish_connect(struct conn *c, short what)
         return;
     }
     c->state = CONN_HANDSHAKE;
-    handshake(c);
+    handshake(c, 0);
 }
 
 void conn_close(struct conn *c)
@@ -363,7 +369,7 @@ static void on_writable(evutil_socket_t fd, short what, void *arg)
         return;
     }
     if (c->state == CONN_HANDSHAKE) {
-        handshake(c);
+        handshake(c, what);
         return;
     }
     flush_ready(c);
@@ -505,7 +511,7 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
         return;
     }
     if (c->state == CONN_HANDSHAKE) {
-        handshake(c);
+        handshake(c, what);
         return;
     }
     for (;;) {

@@ -1201,6 +1201,10 @@ static enum options_outcome finish(struct parse_state *st)
         return usage_error(st->err, "--tls_ca, --tls_cert, --tls_key, --tls_skip_verify and "
                                     "--tls_version need --tls");
     }
+    if (o->tls && o->flush) {
+        return usage_error(st->err, "--flush goes through libmemcached, which speaks no TLS: "
+                                    "it cannot be used with --tls");
+    }
     if ((o->tls_cert == NULL) != (o->tls_key == NULL)) {
         return usage_error(st->err, "--tls_cert and --tls_key go together");
     }

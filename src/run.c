@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 
 #include "slap/common.h"
 #include "slap/report.h"
@@ -56,6 +57,13 @@ int run_init(struct run *r, const struct slap_options *o, FILE *out, char *err, 
     if (servers_configure(&r->servers, o->distribution, o->hash, err, err_len) != SLAP_OK ||
         check_fd_limit(o, r->servers.count * (o->facebook ? 2 : 1), err, err_len) != SLAP_OK) {
         return SLAP_ERROR;
+    }
+    for (uint32_t i = 0; i < r->servers.count && (o->udp || o->facebook); i++) {
+        if (r->servers.items[i].addr.ss_family == AF_UNIX) {
+            snprintf(err, err_len, "%s is a unix socket: --udp and --facebook need host:port",
+                     r->servers.items[i].name);
+            return SLAP_ERROR;
+        }
     }
     if (o->rep_write > r->servers.count) {
         snprintf(err, err_len, "--rep_write %u: only %u servers are listed", o->rep_write,

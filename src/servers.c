@@ -3,6 +3,7 @@
 
 #include <libmemcached-1.0/memcached.h>
 #include <netdb.h>
+#include <stdbool.h>
 #include <sys/un.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,10 +91,27 @@ static int fill_servers(struct server_list *list, memcached_st *memc, char *err,
     return SLAP_OK;
 }
 
+/* An entry of the list with two colons or more outside brackets: an unbracketed IPv6 address. */
+static bool bare_ipv6(const char *text)
+{
+    for (const char *entry = text; *entry != '\0';) {
+        size_t len = strcspn(entry, ",");
+        int colons = 0;
+        for (size_t i = 0; i < len && entry[0] != '['; i++) {
+            colons += entry[i] == ':';
+        }
+        if (colons >= 2) {
+            return true;
+        }
+        entry += len + (entry[len] == ',');
+    }
+    return false;
+}
+
 int servers_open(struct server_list *list, const char *text, char *err, size_t err_len)
 {
     memset(list, 0, sizeof(*list));
-    if (strstr(text, "::") != NULL && strchr(text, '[') == NULL) {
+    if (bare_ipv6(text)) {
         snprintf(err, err_len, "write IPv6 servers in brackets, e.g. [::1]:11211 ('%s')", text);
         return SLAP_ERROR;
     }

@@ -342,6 +342,7 @@ static const struct bad_line bad_lines[] = {
     {{"--protocol=thrift"}, "--protocol: 'thrift' is not one of ascii, binary, meta"},
     {{"--tls-ca=/nonexistent/ca.pem", "--tls"}, "--tls_ca: cannot read '/nonexistent/ca.pem'"},
     {{"--tls-skip-verify"}, "need --tls"},
+    {{"--tls", "--flush"}, "cannot be used with --tls"},
     {{"--tls", "--tls-version=1.1"}, "--tls_version: '1.1' is not one of 1.2, 1.3"},
     {{"--tls", "--tls-cert=/dev/null"}, "--tls_cert and --tls_key go together"},
     {{"-F", "/nonexistent/slap.cfg"}, "slap: --cfg_cmd: cannot read /nonexistent/slap.cfg"},

@@ -873,8 +873,9 @@ def case_ipv6(mc):
         rc, out, err, delta, _ = measured([server], ["-s", server.addr, "-t", "1s", "-c", "4"])
         check(rc == 0, "exit status %d" % rc)
         check_agree(counters(out), delta)
-        rc, out, err = run_slap(["-s", "::1", "-x", "10"])
-        check(rc == 2 or (rc == 1 and "brackets" in err), "an unbracketed IPv6 address: %r" % err)
+        for bad in ("::1", "2001:db8:1:2:3:4:5:6", server.addr + ",::1"):
+            rc, out, err = run_slap(["-s", bad, "-x", "10"])
+            check(rc == 1 and "brackets" in err, "%s: an unbracketed IPv6 address: %r" % (bad, err))
     finally:
         server.stop()
 
@@ -980,6 +981,23 @@ def case_facebook(mc):
             check_agree(c, delta)
     finally:
         server.stop()
+
+
+def case_tls_silent_server(mc):
+    """A listener that never answers the TLS handshake must not hang slap."""
+    port = free_port()
+    listener = socket.socket()
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", port))
+    listener.listen(16)
+    try:
+        start = time.monotonic()
+        rc, out, err = run_slap(["-s", "127.0.0.1:%d" % port, "--tls", "--tls-skip-verify",
+                                 "-x", "10", "-c", "1"], timeout=30)
+        check(rc == 1 and "handshake" in err, "exit %d, %r" % (rc, err))
+        check(time.monotonic() - start < 15, "the handshake wait must be bounded")
+    finally:
+        listener.close()
 
 
 def main():
