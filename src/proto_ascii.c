@@ -182,26 +182,10 @@ static int consume_line(struct ascii_parser *p, const char *buf, size_t len, siz
 /* Take as much of the current value's data and trailing CRLF as buf holds. */
 static int consume_data(struct ascii_parser *p, const char *buf, size_t len, size_t *pos)
 {
-    size_t avail = len - *pos;
-    if (p->data_left > 2) { /* the data itself: skip it, no need to look */
-        uint64_t data = p->data_left - 2;
-        size_t take = (uint64_t)avail < data ? avail : (size_t)data;
-        proto_check_data(&p->check, buf + *pos, take);
-        *pos += take;
-        p->data_left -= take;
+    int rc = proto_take_text_data(&p->check, p->hook, &p->data_left, buf, len, pos);
+    if (rc != SLAP_OK) {
+        return rc == SLAP_AGAIN ? STEP_AGAIN : STEP_ERROR;
     }
-    while (p->data_left > 0 && p->data_left <= 2 && *pos < len) {
-        char want = p->data_left == 2 ? '\r' : '\n';
-        if (buf[*pos] != want) {
-            return STEP_ERROR;
-        }
-        (*pos)++;
-        p->data_left--;
-    }
-    if (p->data_left > 0) {
-        return STEP_AGAIN;
-    }
-    proto_check_end(&p->check, p->hook);
     p->state = ASCII_VALUES;
     return STEP_NEXT;
 }

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "slap/common.h"
+
 void proto_check_begin(struct proto_check *c, const struct proto_value_hook *hook,
                        const char *key, size_t key_len, uint64_t bytes)
 {
@@ -85,4 +87,30 @@ int proto_parse_decimal(const char **cur, const char *end, uint64_t max, uint64_
     *cur = c;
     *out = value;
     return 0;
+}
+
+int proto_take_text_data(struct proto_check *c, const struct proto_value_hook *hook,
+                         uint64_t *data_left, const char *buf, size_t len, size_t *pos)
+{
+    size_t avail = len - *pos;
+    if (*data_left > 2) { /* the data itself: never scanned for line ends */
+        uint64_t data = *data_left - 2;
+        size_t take = (uint64_t)avail < data ? avail : (size_t)data;
+        proto_check_data(c, buf + *pos, take);
+        *pos += take;
+        *data_left -= take;
+    }
+    while (*data_left > 0 && *data_left <= 2 && *pos < len) {
+        char want = *data_left == 2 ? '\r' : '\n';
+        if (buf[*pos] != want) {
+            return SLAP_ERROR;
+        }
+        (*pos)++;
+        (*data_left)--;
+    }
+    if (*data_left > 0) {
+        return SLAP_AGAIN;
+    }
+    proto_check_end(c, hook);
+    return SLAP_OK;
 }

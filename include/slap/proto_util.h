@@ -35,6 +35,15 @@ void proto_check_data(struct proto_check *c, const char *data, size_t n);
 /* Its data ended: tell the hook. */
 void proto_check_end(struct proto_check *c, const struct proto_value_hook *hook);
 
+/*
+ * The data of a text-protocol value and its CRLF (ASCII VALUE, meta VA): take what
+ * buf[*pos..len) holds of the *data_left bytes still due, checking the data as it
+ * passes. SLAP_OK when all came (the check is ended), SLAP_AGAIN for more,
+ * SLAP_ERROR if the CRLF after the data is missing.
+ */
+int proto_take_text_data(struct proto_check *c, const struct proto_value_hook *hook,
+                         uint64_t *data_left, const char *buf, size_t len, size_t *pos);
+
 /* Decimal digits by hand (the encoders run per request; no printf family). */
 size_t proto_decimal_len(uint64_t v);
 char *proto_put_decimal(char *out, uint64_t v, size_t n); /* n = proto_decimal_len(v) */
