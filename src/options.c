@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "slap/common.h"
+#include "slap/proto.h"
 #include "slap/udp.h"
 #include "slap/version.h"
 
@@ -783,21 +784,16 @@ static enum options_outcome apply_udp_timeout(struct parse_state *st, const char
     return parse_period(st, arg, &st->o->udp_timeout_ns);
 }
 
-/* The longest get request of n keys in a protocol: ascii, binary, meta (see the encoders). */
-static uint64_t get_request_bytes(int protocol, uint32_t n, uint32_t key_max)
-{
-    static const uint32_t per_key[] = {1, 24, 12}, fixed[] = {5, 24, 4};
-    return (uint64_t)n * (key_max + per_key[protocol]) + fixed[protocol];
-}
-
 /* -U, -a: what UDP cannot carry is refused here, not discovered during the run. */
 static enum options_outcome check_udp(struct parse_state *st)
 {
     const struct slap_options *o = st->o;
     uint32_t key_max = o->key_sizes.n ? size_dist_max(&o->key_sizes) : o->key_size;
     uint32_t value_max = o->value_sizes.n ? size_dist_max(&o->value_sizes) : o->value_size;
-    uint64_t get = get_request_bytes(o->protocol, o->division, key_max);
-    uint64_t set = (uint64_t)key_max + value_max + 64;
+    const struct codec *codec = codec_get((enum proto_kind)o->protocol);
+    uint64_t get = codec_get_bytes(codec, o->division, key_max);
+    uint64_t set_header = codec_set_header_bytes(codec, key_max);
+    uint64_t set = set_header + value_max + (codec->set_crlf ? 2 : 0);
     if (o->udp && o->facebook) {
         return usage_error(st->err, "--udp and --facebook: choose one");
     }
@@ -813,7 +809,8 @@ static enum options_outcome check_udp(struct parse_state *st)
     if (o->udp && o->set_prop > 0 && set > (UDP_MAX_REQUEST - UDP_HEADER)) {
         return usage_error(st->err, "--udp: a set of a %u-byte value does not fit one datagram "
                            "(%d bytes): use -X %d or less, or --facebook (sets over TCP)",
-                           value_max, (UDP_MAX_REQUEST - UDP_HEADER), (UDP_MAX_REQUEST - UDP_HEADER) - 64 - (int)key_max);
+                           value_max, (UDP_MAX_REQUEST - UDP_HEADER),
+                           (int)((UDP_MAX_REQUEST - UDP_HEADER) - set_header - (codec->set_crlf ? 2 : 0)));
     }
     return OPTIONS_RUN;
 }

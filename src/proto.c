@@ -38,12 +38,16 @@ static int meta_parse(union proto_parser *p, const char *buf, size_t len, size_t
 }
 
 static const struct codec codecs[] = {
+    /* "get" + " <key>" each + "\r\n"; "set <key> <u32> <u32> <u32>\r\n" */
     [PROTO_ASCII] = {"ascii", proto_ascii_encode_get, proto_ascii_encode_multiget,
-                     proto_ascii_encode_set_header, true, ascii_reset, ascii_parse},
+                     proto_ascii_encode_set_header, true, 1, 5, 39, ascii_reset, ascii_parse},
+    /* a 24-byte header + key each, then a NOOP; a SET: header, 8 bytes of extras, key */
     [PROTO_BINARY] = {"binary", proto_binary_encode_get, proto_binary_encode_multiget,
-                      proto_binary_encode_set_header, false, binary_reset, binary_parse},
+                      proto_binary_encode_set_header, false, 24, 24, 32, binary_reset,
+                      binary_parse},
+    /* "mg <key> v k q\r\n" each + "mn\r\n"; "ms <key> <u32> T<u32> F<u32>\r\n" */
     [PROTO_META] = {"meta", proto_meta_encode_get, proto_meta_encode_multiget,
-                    proto_meta_encode_set_header, true, meta_reset, meta_parse},
+                    proto_meta_encode_set_header, true, 11, 4, 40, meta_reset, meta_parse},
 };
 
 const struct codec *codec_get(enum proto_kind kind)
@@ -51,8 +55,19 @@ const struct codec *codec_get(enum proto_kind kind)
     return &codecs[kind];
 }
 
-size_t codec_get_room(uint32_t n, uint32_t key_max)
+size_t codec_get_bytes(const struct codec *c, uint32_t n, uint32_t key_max)
 {
-    /* binary: a 24-byte header per key and a NOOP; meta: "mg <key> v k q\r\n", "mn\r\n" */
-    return (size_t)n * (key_max + 32) + 32;
+    return (size_t)n * ((size_t)key_max + c->get_per_key) + c->get_fixed;
+}
+
+size_t codec_set_header_bytes(const struct codec *c, uint32_t key_max)
+{
+    return (size_t)key_max + c->set_fixed;
+}
+
+size_t codec_header_room(const struct codec *c, uint32_t n, uint32_t key_max)
+{
+    size_t get = codec_get_bytes(c, n, key_max);
+    size_t set = codec_set_header_bytes(c, key_max);
+    return get > set ? get : set;
 }

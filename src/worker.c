@@ -53,13 +53,6 @@ static int client_map_slots(struct client *c, const struct run *run)
     return SLAP_OK;
 }
 
-/* Room for the longest request header: a set, or a get of -d keys, in any protocol. */
-static size_t hdr_cap(const struct workload *wl)
-{
-    size_t set = (size_t)wl->key_size + 64;
-    size_t get = codec_get_room(wl->division, wl->key_size);
-    return set > get ? set : get;
-}
 
 /* Sockets of each lane: one per server, twice with -a (TCP for sets, then UDP for gets). */
 static uint32_t lane_sockets(const struct run *run)
@@ -100,7 +93,7 @@ static int lane_init(struct worker *w, struct lane *l, struct client *c, size_t 
             conn->hook = (struct proto_value_hook){lane_value_begin, lane_value_end, conn};
         }
         for (uint32_t i = 0; i < depth; i++) {
-            conn->ring[i].hdr = w->hdrs + (conn_no * depth + i) * hdr_cap(&run->workload);
+            conn->ring[i].hdr = w->hdrs + (conn_no * depth + i) * w->hdr_cap;
         }
     }
     return SLAP_OK;
@@ -153,11 +146,11 @@ int worker_init(struct worker *w, struct run *run, uint32_t index, uint32_t firs
     w->lanes = calloc(nlanes, sizeof(*w->lanes));
     w->conns = calloc(nconns, sizeof(*w->conns));
     w->requests = calloc(nrequests, sizeof(*w->requests));
-    w->hdrs = malloc(nrequests * hdr_cap(wl));
+    w->codec = codec_get((enum proto_kind)run->opts->protocol);
+    w->hdr_cap = (uint32_t)codec_header_room(w->codec, wl->division, wl->key_size);
+    w->hdrs = malloc(nrequests * w->hdr_cap);
     w->keys = malloc((size_t)nclients * wl->key_size);
     w->rbuf = malloc(w->rbuf_size);
-    w->hdr_cap = (uint32_t)hdr_cap(wl);
-    w->codec = codec_get((enum proto_kind)run->opts->protocol);
     w->pick_slots = calloc(wl->division, sizeof(*w->pick_slots));
     w->pick_servers = calloc(wl->division, sizeof(*w->pick_servers));
     w->pick_lens = calloc(wl->division, sizeof(*w->pick_lens));

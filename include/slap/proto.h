@@ -31,6 +31,9 @@ struct codec {
     size_t (*encode_set_header)(char *out, size_t cap, const char *key, size_t key_len,
                                 uint32_t flags, uint32_t exptime, size_t value_len);
     bool set_crlf; /* a set's data is followed by "\r\n" */
+    /* The longest request headers, from the encoders: a get of n keys of up to k bytes is at
+     * most n * (k + get_per_key) + get_fixed bytes; a set header k + set_fixed. */
+    uint32_t get_per_key, get_fixed, set_fixed;
     /* Reset for a new stream, with hook (or NULL) checking values. */
     void (*reset)(union proto_parser *p, const struct proto_value_hook *hook);
     int (*parse)(union proto_parser *p, const char *buf, size_t len, size_t *consumed,
@@ -38,7 +41,11 @@ struct codec {
 };
 
 const struct codec *codec_get(enum proto_kind kind);
-/* Bytes of request header room a get of n keys of up to key_max bytes needs, any codec. */
-size_t codec_get_room(uint32_t n, uint32_t key_max);
+/* The longest get of n keys of up to key_max bytes, in bytes. */
+size_t codec_get_bytes(const struct codec *c, uint32_t n, uint32_t key_max);
+/* The longest set header (command line, or binary header, extras and key): data follows it. */
+size_t codec_set_header_bytes(const struct codec *c, uint32_t key_max);
+/* Room for any request header of a run: the larger of the two. */
+size_t codec_header_room(const struct codec *c, uint32_t n, uint32_t key_max);
 
 #endif
