@@ -6,23 +6,176 @@
  *       │                 └ nothing more to send and nothing in flight: the lane is done
  *       └── an answer (after each read), the timer, a reconnect
  * A socket that closes loses what was sent on it; queued requests wait for the
- * reconnect (-R), or the client stops.
+ * reconnect (-R), or the client stops. The lane is its sockets' owner: conn.c
+ * tells it what happened through lane_conn_ops.
  */
 #include "slap/client.h"
 
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "slap/common.h"
 #include "slap/run.h"
 #include "slap/worker.h"
+
+#define CLIENT_SLOT_TABLE_MAX (64ULL * 1024 * 1024) /* bytes of slot-to-server tables, all clients */
 
 static struct worker *lane_worker(const struct lane *l)
 {
     return l->client->worker;
 }
+
+/* ---- construction --------------------------------------------------------------------- */
+
+uint32_t client_lane_sockets(const struct run *run)
+{
+    return run->servers.count * (run->opts->facebook ? 2 : 1);
+}
+
+size_t client_udp_answer_cap(const struct workload *wl)
+{
+    size_t bytes = (size_t)wl->division * ((size_t)wl->value_size + wl->key_size + 64) + 64;
+    return (bytes / (UDP_MAX_DATAGRAM - UDP_HEADER) + 2) * UDP_MAX_DATAGRAM;
+}
+
+enum slap_status client_scratch_init(struct multiget_scratch *s, const struct workload *wl)
+{
+    s->slots = calloc(wl->division, sizeof(*s->slots));
+    s->servers = calloc(wl->division, sizeof(*s->servers));
+    s->lens = calloc(wl->division, sizeof(*s->lens));
+    s->keys = malloc((size_t)wl->division * wl->key_size);
+    s->group_keys = malloc((size_t)wl->division * wl->key_size);
+    s->group_lens = calloc(wl->division, sizeof(*s->group_lens));
+    return s->slots && s->servers && s->lens && s->keys && s->group_keys && s->group_lens
+               ? SLAP_OK
+               : SLAP_ERROR;
+}
+
+void client_scratch_free(struct multiget_scratch *s)
+{
+    free(s->slots);
+    free(s->servers);
+    free(s->lens);
+    free(s->keys);
+    free(s->group_keys);
+    free(s->group_lens);
+}
+
+static uint64_t client_quota(const struct slap_options *o, uint32_t id)
+{
+    if (o->execute_number == 0) {
+        return UINT64_MAX;
+    }
+    uint64_t share = o->execute_number / o->concurrency;
+    return share + (id < o->execute_number % o->concurrency ? 1 : 0);
+}
+
+/* With several servers, look every slot's server up once instead of per request. */
+static enum slap_status client_map_slots(struct client *c, const struct run *run)
+{
+    const struct workload *wl = &run->workload;
+    uint64_t bytes = wl->win_size * sizeof(uint16_t) * run->opts->concurrency;
+    if (run->servers.count <= 1 || run->servers.count > UINT16_MAX ||
+        bytes > CLIENT_SLOT_TABLE_MAX) {
+        return SLAP_OK; /* one server, or too big: computed per request */
+    }
+    c->slot_server = malloc(wl->win_size * sizeof(uint16_t));
+    if (c->slot_server == NULL) {
+        return SLAP_ERROR;
+    }
+    for (uint64_t slot = 0; slot < wl->win_size; slot++) {
+        workload_key_slot(c->key, slot);
+        c->slot_server[slot] = (uint16_t)servers_pick(&run->servers, c->key,
+                                                      workload_key_len(wl, c->id, slot));
+    }
+    return SLAP_OK;
+}
+
+static const char *lane_value_begin(void *ctx, const char *key, size_t key_len, uint64_t bytes,
+                                    uint64_t *expect_len);
+static void lane_value_end(void *ctx, int equal, uint64_t first_diff);
+
+/* Lane lane_no of the worker: its sockets, one per server (and per UDP server with -a). */
+static enum slap_status lane_init(struct lane *l, struct client *c, size_t lane_no)
+{
+    struct worker *w = c->worker;
+    const struct run *run = w->run;
+    static const struct proto_value_hook verify_hook = {lane_value_begin, lane_value_end, NULL};
+    uint32_t nservers = run->servers.count;
+    uint32_t nsockets = client_lane_sockets(run);
+    uint32_t depth = run->opts->pipeline;
+    l->client = c;
+    l->nconns = nsockets;
+    l->conns = w->conns + lane_no * nsockets;
+    for (uint32_t s = 0; s < nsockets; s++) {
+        size_t conn_no = lane_no * nsockets + s;
+        struct conn_setup setup = {
+            .owner = l,
+            .srv = &run->servers.items[s % nservers],
+            .server = s % nservers,
+            .udp = run->opts->udp || s >= nservers,
+            .udp_answer_cap = client_udp_answer_cap(&run->workload),
+            .ring = w->requests + conn_no * depth,
+            .cap = depth,
+            .hook = run->opts->verify > 0 ? &verify_hook : NULL,
+        };
+        for (uint32_t i = 0; i < depth; i++) {
+            setup.ring[i].hdr = w->hdrs + (conn_no * depth + i) * w->hdr_cap;
+        }
+        if (conn_init(&l->conns[s], &w->conn_env, &setup) != SLAP_OK) {
+            return SLAP_ERROR;
+        }
+    }
+    return SLAP_OK;
+}
+
+enum slap_status client_init(struct client *c, struct worker *w, uint32_t id, uint32_t k)
+{
+    const struct run *run = w->run;
+    const struct workload *wl = &run->workload;
+    uint32_t nlanes = run->opts->conns_per_client;
+
+    c->worker = w;
+    c->id = id;
+    c->key = w->keys + (size_t)k * wl->key_size;
+    c->quota = client_quota(run->opts, id);
+    c->nlanes = nlanes;
+    c->lanes = w->lanes + (size_t)k * nlanes;
+    window_init(&c->win, wl);
+    workload_key_init(wl, id, c->key);
+    c->preload_left = run->opts->preload || run->opts->set_prop == 0 ? wl->win_size : 0;
+    if (wl->track_slots) {
+        c->slots = calloc(wl->win_size, sizeof(*c->slots));
+        if (c->slots == NULL) {
+            return SLAP_ERROR;
+        }
+    }
+    for (uint32_t i = 0; i < nlanes; i++) {
+        if (lane_init(&c->lanes[i], c, (size_t)k * nlanes + i) != SLAP_OK) {
+            return SLAP_ERROR;
+        }
+    }
+    return client_map_slots(c, run);
+}
+
+void client_free(struct client *c)
+{
+    for (uint32_t i = 0; c->lanes != NULL && i < c->nlanes; i++) {
+        struct lane *l = &c->lanes[i];
+        for (uint32_t s = 0; l->conns != NULL && s < l->nconns; s++) {
+            conn_free(&l->conns[s]);
+        }
+        if (event_initialized(&l->timer)) {
+            event_del(&l->timer);
+        }
+    }
+    free(c->slot_server);
+    free(c->slots);
+}
+
+/* ---- what to send --------------------------------------------------------------------- */
 
 static bool lane_may_issue(const struct lane *l)
 {
@@ -30,10 +183,15 @@ static bool lane_may_issue(const struct lane *l)
     if (c->stopped) {
         return false;
     }
-    if (c->worker->preloading) {
+    switch (c->worker->phase) {
+    case WORKER_PRELOADING:
         return c->preload_left > 0;
+    case WORKER_WARMING:
+    case WORKER_MEASURING:
+        return c->quota > 0;
+    default:
+        return false;
     }
-    return c->quota > 0 && !worker_should_stop(c->worker);
 }
 
 /* The lane has nothing left to do: tell the worker, once. */
@@ -81,7 +239,7 @@ static struct request *queue_on(struct lane *l, uint32_t server, enum op_type op
     struct request *r = conn_queue(&l->conns[server]);
     memset(r, 0, offsetof(struct request, hdr));
     r->op = (uint8_t)op;
-    r->measured = l->client->worker->measuring;
+    r->measured = l->client->worker->phase == WORKER_MEASURING;
     l->in_flight++;
     return r;
 }
@@ -91,7 +249,8 @@ static uint64_t set_slot(struct client *c, const struct workload *wl, bool *fres
 {
     struct worker *w = c->worker;
     *fresh = false;
-    if (!w->preloading && window_can_get(&c->win) && chance(w, wl->overwrite_ppm)) {
+    if (w->phase != WORKER_PRELOADING && window_can_get(&c->win) &&
+        chance(w, wl->overwrite_ppm)) {
         return window_pick_get_slot(&c->win, &w->rng);
     }
     *fresh = c->win.filled < wl->win_size; /* a slot gets will not read before it is stored */
@@ -119,7 +278,8 @@ static void queue_set(struct lane *l, uint64_t intended_ns)
     uint64_t slot = set_slot(c, wl, &fresh);
     uint32_t key_len = workload_key_len(wl, c->id, slot);
     uint32_t version = 0;
-    uint32_t exptime = !w->preloading && chance(w, wl->expire_ppm) ? wl->exp_time_s : 0;
+    bool preloading = w->phase == WORKER_PRELOADING;
+    uint32_t exptime = !preloading && chance(w, wl->expire_ppm) ? wl->exp_time_s : 0;
     if (c->slots != NULL) {
         version = ++c->slots[slot].version;
     }
@@ -154,17 +314,18 @@ static void queue_set(struct lane *l, uint64_t intended_ns)
 static uint32_t pick_keys(struct client *c, const struct workload *wl)
 {
     struct worker *w = c->worker;
+    struct multiget_scratch *pick = &w->multiget;
     const struct key_dist *pop = &w->run->opts->key_pop;
     uint32_t n = wl->division;
     for (uint32_t i = 0; i < n; i++) {
         uint64_t slot = key_dist_pick(pop, c->win.filled, &w->rng);
         uint32_t len = workload_key_len(wl, c->id, slot);
-        char *key = w->pick_keys + (size_t)i * wl->key_size;
+        char *key = pick->keys + (size_t)i * wl->key_size;
         memcpy(key, c->key, wl->key_size);
         workload_key_slot(key, slot);
-        w->pick_slots[i] = slot;
-        w->pick_lens[i] = len;
-        w->pick_servers[i] = server_of(c, slot, len);
+        pick->slots[i] = slot;
+        pick->lens[i] = len;
+        pick->servers[i] = server_of(c, slot, len);
     }
     return n;
 }
@@ -192,6 +353,7 @@ static void queue_get(struct lane *l, uint64_t intended_ns)
 {
     struct client *c = l->client;
     struct worker *w = c->worker;
+    struct multiget_scratch *pick = &w->multiget;
     const struct workload *wl = &w->run->workload;
     bool verify = chance(w, wl->verify_ppm);
     if (wl->division == 1) {
@@ -200,26 +362,26 @@ static void queue_get(struct lane *l, uint64_t intended_ns)
     }
     uint32_t n = pick_keys(c, wl);
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t server = w->pick_servers[i];
+        uint32_t server = pick->servers[i];
         if (server == UINT32_MAX) {
             continue; /* already in an earlier request */
         }
         struct request *r = queue_on(l, server, OP_GET);
         uint32_t nkeys = 0;
         for (uint32_t j = i; j < n; j++) { /* gather this server's keys, in order */
-            if (w->pick_servers[j] == server) {
-                memcpy(w->group_keys + (size_t)nkeys * wl->key_size,
-                       w->pick_keys + (size_t)j * wl->key_size, wl->key_size);
-                w->group_lens[nkeys++] = w->pick_lens[j];
-                w->pick_servers[j] = UINT32_MAX;
+            if (pick->servers[j] == server) {
+                memcpy(pick->group_keys + (size_t)nkeys * wl->key_size,
+                       pick->keys + (size_t)j * wl->key_size, wl->key_size);
+                pick->group_lens[nkeys++] = pick->lens[j];
+                pick->servers[j] = UINT32_MAX;
             }
         }
         r->intended_ns = intended_ns;
         r->nkeys = (uint16_t)nkeys;
-        r->slot = w->pick_slots[i];
+        r->slot = pick->slots[i];
         r->verify = verify;
-        r->hdr_len = (uint32_t)w->codec->encode_multiget(r->hdr, w->hdr_cap, w->group_keys,
-                                                         wl->key_size, w->group_lens, nkeys);
+        r->hdr_len = (uint32_t)w->codec->encode_multiget(r->hdr, w->hdr_cap, pick->group_keys,
+                                                         wl->key_size, pick->group_lens, nkeys);
     }
 }
 
@@ -229,7 +391,8 @@ static void lane_queue(struct lane *l, uint64_t intended_ns)
     struct client *c = l->client;
     struct worker *w = c->worker;
     const struct workload *wl = &w->run->workload;
-    enum op_type op = w->preloading ? OP_SET : window_next_op(&c->win, wl);
+    bool preloading = w->phase == WORKER_PRELOADING;
+    enum op_type op = preloading ? OP_SET : window_next_op(&c->win, wl);
     if (op == OP_GET && !window_can_get(&c->win)) {
         op = OP_SET; /* nothing of this run to read yet */
     }
@@ -239,9 +402,9 @@ static void lane_queue(struct lane *l, uint64_t intended_ns)
         queue_get(l, intended_ns);
         window_more_gets(&c->win, wl, wl->division - 1);
     }
-    if (w->preloading) {
+    if (preloading) {
         c->preload_left--;
-    } else if (c->quota != UINT64_MAX && w->measuring) {
+    } else if (c->quota != UINT64_MAX && w->phase == WORKER_MEASURING) {
         c->quota--;
     }
 }
@@ -272,7 +435,7 @@ void lane_pump(struct lane *l)
 {
     const struct run *run = lane_worker(l)->run;
     uint32_t depth = run->opts->pipeline;
-    bool open_loop = run->opts->tps > 0 && !lane_worker(l)->preloading;
+    bool open_loop = run->opts->tps > 0 && lane_worker(l)->phase != WORKER_PRELOADING;
     uint64_t now = 0;
     while (l->in_flight < depth && lane_may_issue(l)) {
         uint64_t intended = 0;
@@ -304,6 +467,7 @@ void lane_stop(struct lane *l)
         l->timer_armed = false;
     }
     for (uint32_t s = 0; s < l->nconns; s++) {
+        conn_retry_cancel(&l->conns[s]);
         if (l->conns[s].state != CONN_READY) {
             l->in_flight -= conn_drop_all(&l->conns[s]); /* never sent: not counted */
         }
@@ -311,19 +475,18 @@ void lane_stop(struct lane *l)
     lane_check_done(l);
 }
 
-void lane_on_written(struct lane *l, uint64_t bytes)
+/* ---- what comes back ------------------------------------------------------------------ */
+
+/* The one place that decides where the answer to r counts: the period's counters, or
+ * (warm-up, preload) a set that is never reported. */
+static struct slap_counters *answer_counters(struct worker *w, const struct request *r)
 {
-    lane_worker(l)->cur.counters.written_bytes += bytes;
+    return r->measured ? &w->cur.counters : &w->uncounted;
 }
 
-void lane_on_read(struct lane *l, uint64_t bytes)
+static void lane_sent(struct conn *conn, const struct request *r)
 {
-    lane_worker(l)->cur.counters.read_bytes += bytes;
-}
-
-void lane_on_sent(struct lane *l, const struct request *r)
-{
-    struct worker *w = lane_worker(l);
+    struct worker *w = lane_worker(conn->owner);
     w->cur.counters.requests_sent++;
     if (w->run->opts->tps > 0) {
         hist_record(&w->cur.lag, r->sent_ns - r->intended_ns);
@@ -354,13 +517,13 @@ static void set_answered(struct client *c, const struct request *r, bool stored,
 }
 
 /* -e, -v: what a single get found, against what the slot should hold now. */
-static void check_get(struct client *c, const struct request *r, uint32_t hits, uint64_t now_ns)
+static void check_get(struct client *c, const struct request *r, struct slap_counters *k,
+                      uint32_t hits, uint64_t now_ns)
 {
     if (c->slots == NULL || r->nkeys != 1) {
         return;
     }
     const struct slot_state *st = &c->slots[r->slot];
-    struct slap_counters *k = &c->worker->cur.counters;
     uint32_t now_ms = ms_since_start(c->worker, now_ns);
     uint32_t sent_ms = ms_since_start(c->worker, r->sent_ns);
     if (st->pending > 0 || st->ambiguous || st->stored_version == 0 ||
@@ -393,7 +556,7 @@ static bool count_reply(struct lane *l, const struct request *r, struct slap_cou
         }
         k->cmd_get += r->nkeys;
         k->get_misses += r->nkeys - res->hits;
-        check_get(l->client, r, res->hits, now_ns);
+        check_get(l->client, r, k, res->hits, now_ns);
         return true;
     case PROTO_REPLY_STORED:
     case PROTO_REPLY_NOT_STORED:
@@ -429,11 +592,11 @@ static bool count_reply(struct lane *l, const struct request *r, struct slap_cou
 }
 
 /* -v: the hook's begin: what this VALUE's data must be, if the get is checked. */
-const char *lane_value_begin(void *ctx, const char *key, size_t key_len, uint64_t bytes,
-                             uint64_t *expect_len)
+static const char *lane_value_begin(void *ctx, const char *key, size_t key_len, uint64_t bytes,
+                                    uint64_t *expect_len)
 {
     struct conn *conn = ctx;
-    struct client *c = conn->lane->client;
+    struct client *c = ((struct lane *)conn->owner)->client;
     const struct workload *wl = &c->worker->run->workload;
     const struct request *r = conn_oldest(conn);
     uint64_t slot;
@@ -454,19 +617,20 @@ const char *lane_value_begin(void *ctx, const char *key, size_t key_len, uint64_
 }
 
 /* -v: the hook's end: count a value that differs, and show the first ones with -b. */
-void lane_value_end(void *ctx, int equal, uint64_t first_diff)
+static void lane_value_end(void *ctx, int equal, uint64_t first_diff)
 {
     struct conn *conn = ctx;
-    struct worker *w = conn->lane->client->worker;
+    struct client *c = ((struct lane *)conn->owner)->client;
+    struct worker *w = c->worker;
     if (equal) {
         return;
     }
-    w->cur.counters.verify_failed++;
+    answer_counters(w, conn_oldest(conn))->verify_failed++;
     if (w->run->opts->verbose && w->verbose_left > 0) {
         w->verbose_left--;
         fprintf(stderr, "slap: verify failed: %s: client %u slot %llu: value differs from "
                         "byte %llu\n",
-                w->run->servers.items[conn->server].name, conn->lane->client->id,
+                conn->srv->name, c->id,
                 (unsigned long long)w->verify_slot, (unsigned long long)first_diff);
     }
 }
@@ -506,22 +670,23 @@ static void record_latency(struct worker *w, const struct request *r,
     }
 }
 
-void lane_on_response(struct lane *l, struct conn *c, const struct request *r,
-                      const struct proto_result *res, uint64_t now_ns)
+static void lane_closed(struct conn *c, const char *why);
+
+static void lane_answered(struct conn *c, const struct request *r,
+                          const struct proto_result *res, uint64_t now_ns)
 {
+    struct lane *l = c->owner;
     struct worker *w = lane_worker(l);
-    struct slap_counters unmeasured; /* answers to warm-up requests count nowhere */
-    struct slap_counters *k = r->measured ? &w->cur.counters : &unmeasured;
     l->in_flight--;
-    if (!count_reply(l, r, k, res, now_ns)) {
+    if (!count_reply(l, r, answer_counters(w, r), res, now_ns)) {
         const char *why = "a reply that does not answer the request sent";
         w->cur.counters.protocol_error++;
         worker_warn(w, "unexpected response", c->server, why, strlen(why));
         conn_close(c);
-        lane_on_closed(l, c, "unexpected response");
+        lane_closed(c, "unexpected response");
         return;
     }
-    if (w->preloading) {
+    if (w->phase == WORKER_PRELOADING) {
         w->preload_sets += r->op == OP_SET && res->reply == PROTO_REPLY_STORED;
     } else if (!r->measured) {
         return;
@@ -533,50 +698,18 @@ void lane_on_response(struct lane *l, struct conn *c, const struct request *r,
     }
 }
 
-static void on_retry(evutil_socket_t fd, short what, void *arg);
-
-static void schedule_reconnect(struct lane *l, struct conn *c)
-{
-    struct worker *w = lane_worker(l);
-    if (!event_initialized(&c->retry)) {
-        event_assign(&c->retry, w->base, -1, 0, on_retry, c);
-    }
-    if (c->backoff_ns == 0) {
-        c->backoff_ns = RUN_RECONNECT_MIN_NS;
-    }
-    struct timeval tv = slap_ns_to_timeval(c->backoff_ns);
-    event_add(&c->retry, &tv);
-    c->backoff_ns = c->backoff_ns * 2 > RUN_RECONNECT_MAX_NS ? RUN_RECONNECT_MAX_NS
-                                                             : c->backoff_ns * 2;
-}
-
-static void on_retry(evutil_socket_t fd, short what, void *arg)
-{
-    struct conn *c = arg;
-    struct lane *l = c->lane;
-    struct worker *w = lane_worker(l);
-    (void)fd;
-    (void)what;
-    if (w->stopping) {
-        return;
-    }
-    if (conn_connect(c, &w->run->servers.items[c->server], w->base, RUN_CONNECT_TIMEOUT_NS) !=
-        SLAP_OK) {
-        schedule_reconnect(l, c);
-    }
-}
-
 /* What was sent on c is lost; queued requests wait for a reconnect, or the client stops. */
-void lane_on_closed(struct lane *l, struct conn *c, const char *why)
+static void lane_closed(struct conn *c, const char *why)
 {
+    struct lane *l = c->owner;
     struct worker *w = lane_worker(l);
     uint32_t lost = conn_drop_sent(c);
     w->cur.counters.conn_closed++;
     w->cur.counters.unanswered += lost;
     l->in_flight -= lost;
     worker_warn(w, "connection lost", c->server, why, strlen(why));
-    if (w->run->opts->reconnect && !w->stopping) {
-        schedule_reconnect(l, c);
+    if (w->run->opts->reconnect && w->phase != WORKER_STOPPING) {
+        conn_retry_later(c);
     } else {
         l->in_flight -= conn_drop_all(c);
         if (!w->run->opts->reconnect && !l->client->stopped) {
@@ -587,39 +720,59 @@ void lane_on_closed(struct lane *l, struct conn *c, const char *why)
     lane_pump(l);
 }
 
-void lane_on_connected(struct lane *l, struct conn *c)
+static void lane_connected(struct conn *c)
 {
+    struct lane *l = c->owner;
     struct worker *w = lane_worker(l);
-    if (!w->started) {
-        w->connecting--;
-        if (w->connecting == 0) {
-            event_base_loopbreak(w->base);
-        }
+    if (w->phase == WORKER_CONNECTING) {
+        worker_setup_connected(w, c, NULL);
         return;
     }
     w->cur.counters.reconnects++;
-    c->backoff_ns = RUN_RECONNECT_MIN_NS;
     conn_flush(c);
     lane_pump(l);
 }
 
-void lane_on_connect_failed(struct lane *l, struct conn *c, const char *why)
+static void lane_connect_failed(struct conn *c, const char *why)
 {
+    struct lane *l = c->owner;
     struct worker *w = lane_worker(l);
-    const char *name = w->run->servers.items[c->server].name;
-    if (!w->started) {
-        if (!w->setup_failed) {
-            w->setup_failed = true;
-            snprintf(w->error, sizeof(w->error), "cannot connect to %s: %s", name, why);
-        }
-        event_base_loopbreak(w->base);
+    if (w->phase == WORKER_CONNECTING) {
+        worker_setup_connected(w, c, why);
         return;
     }
     worker_warn(w, "reconnect failed", c->server, why, strlen(why));
-    if (w->stopping) {
+    if (w->phase == WORKER_STOPPING) {
         l->in_flight -= conn_drop_all(c);
         lane_check_done(l);
         return;
     }
-    schedule_reconnect(l, c);
+    conn_retry_later(c);
+}
+
+/* UDP: the request in flight was given up (counted by the socket as udp_timeout). */
+static void lane_given_up(struct conn *c, uint32_t requests)
+{
+    struct lane *l = c->owner;
+    l->in_flight -= requests;
+}
+
+static void lane_drained(struct conn *c)
+{
+    lane_pump(c->owner);
+}
+
+static const struct conn_ops lane_conn_ops = {
+    .connected = lane_connected,
+    .connect_failed = lane_connect_failed,
+    .sent = lane_sent,
+    .answered = lane_answered,
+    .closed = lane_closed,
+    .given_up = lane_given_up,
+    .drained = lane_drained,
+};
+
+const struct conn_ops *client_conn_ops(void)
+{
+    return &lane_conn_ops;
 }

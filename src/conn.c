@@ -1,43 +1,36 @@
 /*
  * One socket to one server: connect, queue and write requests, read and parse responses.
  *
- *   conn_connect ──> CONNECTING ──(writable, SO_ERROR = 0)──> READY ──> lane_on_connected
- *                        └─(error or time-out)──> CLOSED ──> lane_on_connect_failed
+ *   conn_connect ──> CONNECTING ──(writable, SO_ERROR = 0)──> READY ──> ops->connected
+ *                        │             └─(--tls)──> HANDSHAKE ──> READY
+ *                        └─(error or time-out)──> CLOSED ──> ops->connect_failed
  *   READY: conn_flush writes every queued request with writev (one call for a
  *          whole pipeline); a short write arms wev and finishes later.
  *          readable: read into the thread's buffer (after any carried partial line),
- *          answer the ring's oldest requests in order, carry a partial line to the
- *          next read, then let the lane send more (once per read, not per answer).
- *          EOF, reset or garbage ──> CLOSED ──> lane_on_closed
+ *          answer the ring's oldest requests in order (ops->answered), carry a partial
+ *          line to the next read, then ops->drained (once per read, not per answer).
+ *          EOF, reset or garbage ──> CLOSED ──> ops->closed
+ * A connection knows its environment (loop, buffers, TLS context, counters) and its
+ * owner only through the callbacks: it never reaches up.
  */
 #include "slap/conn.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "slap/client.h"
-#include "slap/common.h"
-#include "slap/run.h"
-#include "slap/servers.h"
 #include "slap/tls.h"
-#include "slap/worker.h"
 
 #define CONN_IOV_MAX 96  /* iovecs per writev: 32 requests */
 #define CONN_UDP_BATCH 16 /* datagrams per recvmmsg */
 
 static void on_readable(evutil_socket_t fd, short what, void *arg);
 static void on_writable(evutil_socket_t fd, short what, void *arg);
-
-static struct worker *conn_worker(const struct conn *c)
-{
-    return c->lane->client->worker;
-}
 
 static struct request *ring_at(const struct conn *c, uint32_t i)
 {
@@ -59,27 +52,51 @@ static int open_socket(const struct server *srv, bool udp)
     return fd;
 }
 
-int conn_connect(struct conn *c, const struct server *srv, struct event_base *base,
-                 uint64_t timeout_ns)
+static void on_retry(evutil_socket_t fd, short what, void *arg);
+static void on_udp_timeout(evutil_socket_t fd, short what, void *arg);
+
+enum slap_status conn_init(struct conn *c, const struct conn_env *env,
+                           const struct conn_setup *setup)
 {
-    c->fd = open_socket(srv, c->udp);
+    memset(c, 0, sizeof(*c));
+    c->fd = -1;
+    c->env = env;
+    c->owner = setup->owner;
+    c->srv = setup->srv;
+    c->server = setup->server;
+    c->udp = setup->udp;
+    c->ring = setup->ring;
+    c->cap = setup->cap;
+    if (setup->hook != NULL) {
+        c->hook = (struct proto_value_hook){setup->hook->begin, setup->hook->end, c};
+    }
+    if (c->udp) {
+        return udp_reasm_init(&c->reasm, setup->udp_answer_cap);
+    }
+    return SLAP_OK;
+}
+
+enum slap_status conn_connect(struct conn *c)
+{
+    const struct conn_env *env = c->env;
+    c->fd = open_socket(c->srv, c->udp);
     if (c->fd < 0) {
         return SLAP_ERROR;
     }
     c->carry_len = 0;
     c->resp_bytes = 0;
-    c->codec->reset(&c->parser, c->hook.begin != NULL ? &c->hook : NULL);
-    event_assign(&c->rev, base, c->fd, EV_READ | EV_PERSIST, on_readable, c);
-    event_assign(&c->wev, base, c->fd, EV_WRITE, on_writable, c);
+    env->codec->reset(&c->parser, c->hook.begin != NULL ? &c->hook : NULL);
+    event_assign(&c->rev, env->base, c->fd, EV_READ | EV_PERSIST, on_readable, c);
+    event_assign(&c->wev, env->base, c->fd, EV_WRITE, on_writable, c);
     c->state = CONN_CONNECTING;
-    if (connect(c->fd, (const struct sockaddr *)&srv->addr, srv->addr_len) < 0 &&
+    if (connect(c->fd, (const struct sockaddr *)&c->srv->addr, c->srv->addr_len) < 0 &&
         errno != EINPROGRESS) {
         int err = errno;
         conn_close(c);
         errno = err;
         return SLAP_ERROR;
     }
-    struct timeval tv = slap_ns_to_timeval(timeout_ns);
+    struct timeval tv = slap_ns_to_timeval(env->connect_timeout_ns);
     event_add(&c->wev, &tv);
     return SLAP_OK;
 }
@@ -87,8 +104,47 @@ int conn_connect(struct conn *c, const struct server *srv, struct event_base *ba
 static void connected(struct conn *c)
 {
     c->state = CONN_READY;
+    c->backoff_ns = 0;
     event_add(&c->rev, NULL);
-    lane_on_connected(c->lane, c);
+    c->env->ops->connected(c);
+}
+
+static void connect_failed(struct conn *c, const char *why)
+{
+    conn_close(c);
+    c->env->ops->connect_failed(c, why);
+}
+
+void conn_retry_later(struct conn *c)
+{
+    const struct conn_env *env = c->env;
+    if (!event_initialized(&c->retry)) {
+        event_assign(&c->retry, env->base, -1, 0, on_retry, c);
+    }
+    if (c->backoff_ns == 0) {
+        c->backoff_ns = env->backoff_min_ns;
+    }
+    struct timeval tv = slap_ns_to_timeval(c->backoff_ns);
+    event_add(&c->retry, &tv);
+    c->backoff_ns = c->backoff_ns * 2 > env->backoff_max_ns ? env->backoff_max_ns
+                                                            : c->backoff_ns * 2;
+}
+
+void conn_retry_cancel(struct conn *c)
+{
+    if (event_initialized(&c->retry)) {
+        event_del(&c->retry);
+    }
+}
+
+static void on_retry(evutil_socket_t fd, short what, void *arg)
+{
+    struct conn *c = arg;
+    (void)fd;
+    (void)what;
+    if (conn_connect(c) != SLAP_OK) {
+        conn_retry_later(c);
+    }
 }
 
 /* --tls: one more step of the handshake; waits on whichever direction it needs. */
@@ -97,8 +153,7 @@ static void handshake(struct conn *c, short what)
     char err[256];
     int want_write = 0;
     if (what & EV_TIMEOUT) {
-        conn_close(c);
-        lane_on_connect_failed(c->lane, c, "TLS: no handshake within the connect time-out");
+        connect_failed(c, "TLS: no handshake within the connect time-out");
         return;
     }
     int rc = tls_handshake(c->tls, &want_write, err, sizeof(err));
@@ -106,11 +161,10 @@ static void handshake(struct conn *c, short what)
         event_del(&c->rev);
         connected(c);
     } else if (rc == SLAP_AGAIN) {
-        struct timeval tv = slap_ns_to_timeval(RUN_CONNECT_TIMEOUT_NS);
+        struct timeval tv = slap_ns_to_timeval(c->env->connect_timeout_ns);
         event_add(want_write ? &c->wev : &c->rev, &tv);
     } else {
-        conn_close(c);
-        lane_on_connect_failed(c->lane, c, err);
+        connect_failed(c, err);
     }
 }
 
@@ -123,19 +177,16 @@ static void finish_connect(struct conn *c, short what)
         err = errno;
     }
     if (err != 0) {
-        conn_close(c);
-        lane_on_connect_failed(c->lane, c, strerror(err));
+        connect_failed(c, strerror(err));
         return;
     }
-    struct run *run = conn_worker(c)->run;
-    if (run->tls == NULL) {
+    if (c->env->tls == NULL) {
         connected(c);
         return;
     }
-    c->tls = tls_conn_open(run->tls, c->fd, run->servers.items[c->server].host);
+    c->tls = tls_conn_open(c->env->tls, c->fd, c->srv->host);
     if (c->tls == NULL) {
-        conn_close(c);
-        lane_on_connect_failed(c->lane, c, "TLS: cannot start a session");
+        connect_failed(c, "TLS: cannot start a session");
         return;
     }
     c->state = CONN_HANDSHAKE;
@@ -164,9 +215,7 @@ void conn_close(struct conn *c)
 void conn_free(struct conn *c)
 {
     conn_close(c);
-    if (event_initialized(&c->retry)) {
-        event_del(&c->retry);
-    }
+    conn_retry_cancel(c);
     if (event_initialized(&c->timeout)) {
         event_del(&c->timeout);
     }
@@ -178,7 +227,7 @@ void conn_free(struct conn *c)
 static void fail(struct conn *c, const char *why)
 {
     conn_close(c);
-    lane_on_closed(c->lane, c, why);
+    c->env->ops->closed(c, why);
 }
 
 struct request *conn_queue(struct conn *c)
@@ -256,22 +305,19 @@ static void advance(struct conn *c, uint64_t done, uint64_t now_ns)
             r->intended_ns = now_ns; /* closed loop: meant to go now */
         }
         c->written++;
-        lane_on_sent(c->lane, r);
+        c->env->ops->sent(c, r);
     }
     c->partial = (uint32_t)left;
 }
 
-static void on_udp_timeout(evutil_socket_t fd, short what, void *arg);
-
 /* UDP: a request went out; gather its answer and give it --udp_timeout to come. */
 static void udp_sent(struct conn *c)
 {
-    struct worker *w = conn_worker(c);
     udp_reasm_start(&c->reasm, c->request_id);
     if (!event_initialized(&c->timeout)) {
-        event_assign(&c->timeout, w->base, -1, 0, on_udp_timeout, c);
+        event_assign(&c->timeout, c->env->base, -1, 0, on_udp_timeout, c);
     }
-    struct timeval tv = slap_ns_to_timeval(w->run->opts->udp_timeout_ns);
+    struct timeval tv = slap_ns_to_timeval(c->env->udp_timeout_ns);
     event_add(&c->timeout, &tv);
 }
 
@@ -279,26 +325,27 @@ static void udp_sent(struct conn *c)
 static void on_udp_timeout(evutil_socket_t fd, short what, void *arg)
 {
     struct conn *c = arg;
-    struct slap_counters *k = &conn_worker(c)->cur.counters;
+    struct slap_counters *k = c->env->counters;
     uint32_t missing = udp_reasm_missing(&c->reasm);
     (void)fd;
     (void)what;
     k->udp_timeout++;
     k->packet_drop += missing > 0 ? missing : 1;
     c->carry_len = 0;
-    c->codec->reset(&c->parser, c->hook.begin != NULL ? &c->hook : NULL);
+    c->env->codec->reset(&c->parser, c->hook.begin != NULL ? &c->hook : NULL);
     udp_reasm_start(&c->reasm, (uint16_t)(c->request_id + 1)); /* late datagrams are stale */
-    c->lane->in_flight -= conn_drop_sent(c);
-    lane_pump(c->lane);
+    c->env->ops->given_up(c, conn_drop_sent(c));
+    c->env->ops->drained(c);
 }
 
 /* --tls: the gathered bytes as one buffer for SSL_write (TLS copies anyway). */
 static ssize_t tls_writev(struct conn *c, const struct iovec *iov, int n)
 {
-    char *out = conn_worker(c)->tls_out;
+    char *out = c->env->tls_out;
+    size_t room = c->env->tls_out_size;
     size_t len = 0;
-    for (int i = 0; i < n && len < WORKER_TLS_OUT; i++) {
-        size_t take = iov[i].iov_len < WORKER_TLS_OUT - len ? iov[i].iov_len : WORKER_TLS_OUT - len;
+    for (int i = 0; i < n && len < room; i++) {
+        size_t take = iov[i].iov_len < room - len ? iov[i].iov_len : room - len;
         memcpy(out + len, iov[i].iov_base, take);
         len += take;
     }
@@ -313,7 +360,7 @@ static ssize_t tls_writev(struct conn *c, const struct iovec *iov, int n)
     return -1;
 }
 
-static int write_queued(struct conn *c)
+static enum slap_status write_queued(struct conn *c)
 {
     for (;;) {
         struct iovec iov[CONN_IOV_MAX];
@@ -332,7 +379,7 @@ static int write_queued(struct conn *c)
             }
             return errno == EAGAIN || errno == EWOULDBLOCK ? SLAP_AGAIN : SLAP_ERROR;
         }
-        lane_on_written(c->lane, (uint64_t)done);
+        c->env->counters->written_bytes += (uint64_t)done;
         if (c->udp) {
             udp_sent(c);
             done -= UDP_HEADER;
@@ -376,10 +423,10 @@ static void on_writable(evutil_socket_t fd, short what, void *arg)
 }
 
 /* One complete response: it answers the oldest written request. */
-static int answer(struct conn *c, const struct proto_result *res, uint64_t now_ns)
+static enum slap_status answer(struct conn *c, const struct proto_result *res, uint64_t now_ns)
 {
     if (c->written == 0) {
-        conn_worker(c)->cur.counters.protocol_error++;
+        c->env->counters->protocol_error++;
         fail(c, "the server answered a request that was not sent");
         return SLAP_ERROR;
     }
@@ -390,26 +437,26 @@ static int answer(struct conn *c, const struct proto_result *res, uint64_t now_n
     c->head = c->head + 1 == c->cap ? 0 : c->head + 1;
     c->count--;
     c->written--;
-    lane_on_response(c->lane, c, r, res, now_ns);
+    c->env->ops->answered(c, r, res, now_ns);
     c->resp_bytes = 0;
     return c->state == CONN_READY ? SLAP_OK : SLAP_ERROR;
 }
 
 /* Parse every complete response in buf; keep a partial line. SLAP_ERROR if closed. */
-static int parse_all(struct conn *c, const char *buf, size_t len, uint64_t now_ns)
+static enum slap_status parse_all(struct conn *c, const char *buf, size_t len, uint64_t now_ns)
 {
     size_t off = 0;
     while (off < len) {
         struct proto_result res;
         size_t used = 0;
-        int rc = c->codec->parse(&c->parser, buf + off, len - off, &used, &res);
+        int rc = c->env->codec->parse(&c->parser, buf + off, len - off, &used, &res);
         off += used;
         c->resp_bytes += used;
         if (rc == SLAP_AGAIN) {
             break;
         }
         if (rc == SLAP_ERROR) {
-            conn_worker(c)->cur.counters.protocol_error++;
+            c->env->counters->protocol_error++;
             fail(c, "the server sent bytes that are not a memcached response");
             return SLAP_ERROR;
         }
@@ -436,29 +483,29 @@ static ssize_t tls_read_into(struct conn *c, char *buf, size_t room, char *err, 
 }
 
 /* UDP: one whole message of the answer, after any partial line carried from the last. */
-static int udp_message(struct conn *c, const char *msg, size_t len, uint64_t now_ns)
+static enum slap_status udp_message(struct conn *c, const char *msg, size_t len, uint64_t now_ns)
 {
-    struct worker *w = conn_worker(c);
+    char *ubuf = c->env->ubuf;
     if (c->carry_len == 0) {
         return parse_all(c, msg, len, now_ns);
     }
-    memcpy(w->ubuf, c->carry, c->carry_len);
-    memcpy(w->ubuf + c->carry_len, msg, len);
-    return parse_all(c, w->ubuf, c->carry_len + len, now_ns);
+    memcpy(ubuf, c->carry, c->carry_len);
+    memcpy(ubuf + c->carry_len, msg, len);
+    return parse_all(c, ubuf, c->carry_len + len, now_ns);
 }
 
 /* UDP: one datagram of the answer; SLAP_ERROR if the socket closed while parsing. */
-static int udp_datagram(struct conn *c, const char *data, size_t n, uint64_t now_ns)
+static enum slap_status udp_datagram(struct conn *c, const char *data, size_t n, uint64_t now_ns)
 {
-    struct worker *w = conn_worker(c);
+    struct slap_counters *k = c->env->counters;
     const char *msg;
     size_t len;
-    lane_on_read(c->lane, (uint64_t)n);
+    k->read_bytes += (uint64_t)n;
     int rc = udp_reasm_add(&c->reasm, (const uint8_t *)data, n, &msg, &len);
-    w->cur.counters.packet_disorder += c->reasm.disorder - c->disorder_seen;
+    k->packet_disorder += c->reasm.disorder - c->disorder_seen;
     c->disorder_seen = c->reasm.disorder;
     if (rc == SLAP_ERROR) {
-        w->cur.counters.protocol_error++;
+        k->protocol_error++;
         return SLAP_OK;
     }
     return rc == SLAP_OK ? udp_message(c, msg, len, now_ns) : SLAP_OK;
@@ -470,13 +517,13 @@ static int udp_datagram(struct conn *c, const char *data, size_t n, uint64_t now
  */
 static void udp_readable(struct conn *c)
 {
-    struct worker *w = conn_worker(c);
+    const struct conn_env *env = c->env;
     struct mmsghdr msgs[CONN_UDP_BATCH];
     struct iovec iov[CONN_UDP_BATCH];
-    size_t slot = w->rbuf_size / CONN_UDP_BATCH;
+    size_t slot = env->rbuf_size / CONN_UDP_BATCH;
     for (;;) {
         for (int i = 0; i < CONN_UDP_BATCH; i++) {
-            iov[i] = (struct iovec){.iov_base = w->rbuf + (size_t)i * slot, .iov_len = slot};
+            iov[i] = (struct iovec){.iov_base = env->rbuf + (size_t)i * slot, .iov_len = slot};
             msgs[i] = (struct mmsghdr){.msg_hdr = {.msg_iov = &iov[i], .msg_iovlen = 1}};
         }
         int got = recvmmsg(c->fd, msgs, CONN_UDP_BATCH, MSG_DONTWAIT, NULL);
@@ -497,13 +544,13 @@ static void udp_readable(struct conn *c)
             break;
         }
     }
-    lane_pump(c->lane);
+    env->ops->drained(c);
 }
 
 static void on_readable(evutil_socket_t fd, short what, void *arg)
 {
     struct conn *c = arg;
-    struct worker *w = conn_worker(c);
+    const struct conn_env *env = c->env;
     char err[256] = "";
     (void)what;
     if (c->udp) {
@@ -515,10 +562,11 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
         return;
     }
     for (;;) {
-        memcpy(w->rbuf, c->carry, c->carry_len);
-        size_t room = w->rbuf_size - c->carry_len;
-        ssize_t n = c->tls != NULL ? tls_read_into(c, w->rbuf + c->carry_len, room, err, sizeof(err))
-                                   : read(fd, w->rbuf + c->carry_len, room);
+        memcpy(env->rbuf, c->carry, c->carry_len);
+        size_t room = env->rbuf_size - c->carry_len;
+        char *into = env->rbuf + c->carry_len;
+        ssize_t n = c->tls != NULL ? tls_read_into(c, into, room, err, sizeof(err))
+                                   : read(fd, into, room);
         if (n <= 0) {
             if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
                 break;
@@ -527,15 +575,15 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
             return;
         }
         uint64_t now = slap_now_ns();
-        lane_on_read(c->lane, (uint64_t)n);
-        if (parse_all(c, w->rbuf, c->carry_len + (size_t)n, now) != SLAP_OK) {
+        env->counters->read_bytes += (uint64_t)n;
+        if (parse_all(c, env->rbuf, c->carry_len + (size_t)n, now) != SLAP_OK) {
             return;
         }
         if ((size_t)n < room && c->tls == NULL) {
             break; /* a TLS session may hold more decrypted bytes: read until EAGAIN */
         }
     }
-    lane_pump(c->lane);
+    env->ops->drained(c);
 }
 
 struct request *conn_oldest(struct conn *c)

@@ -22,7 +22,7 @@
 #define RUN_POLL_NS (2ULL * SLAP_NS_PER_MS)
 #define RUN_SPARE_FDS 64
 
-static int check_fd_limit(const struct slap_options *o, uint32_t nservers, char *err,
+static enum slap_status check_fd_limit(const struct slap_options *o, uint32_t nservers, char *err,
                           size_t err_len)
 {
     uint64_t need = (uint64_t)o->concurrency * o->conns_per_client * nservers + RUN_SPARE_FDS;
@@ -43,7 +43,7 @@ static int check_fd_limit(const struct slap_options *o, uint32_t nservers, char 
     return SLAP_OK;
 }
 
-int run_init(struct run *r, const struct slap_options *o, FILE *out, char *err, size_t err_len)
+enum slap_status run_init(struct run *r, const struct slap_options *o, FILE *out, char *err, size_t err_len)
 {
     memset(r, 0, sizeof(*r));
     r->opts = o;
@@ -170,7 +170,7 @@ static void report_preload(const struct run *r)
 }
 
 /* Wait until every worker has connected (or failed), answering signals meanwhile. */
-static int wait_ready(struct run *r, uint32_t spawned, char *err, size_t err_len)
+static enum slap_status wait_ready(struct run *r, uint32_t spawned, char *err, size_t err_len)
 {
     for (;;) {
         pthread_mutex_lock(&r->lock);
@@ -182,7 +182,7 @@ static int wait_ready(struct run *r, uint32_t spawned, char *err, size_t err_len
         wait_signal(r, RUN_POLL_NS);
     }
     for (uint32_t t = 0; t < spawned; t++) {
-        if (r->workers[t].setup_failed) {
+        if (r->workers[t].phase == WORKER_FAILED) {
             snprintf(err, err_len, "%s", r->workers[t].error);
             return SLAP_ERROR;
         }
@@ -256,7 +256,7 @@ static void wait_workers(struct run *r)
     }
 }
 
-int run_execute(struct run *r, char *err, size_t err_len)
+enum slap_status run_execute(struct run *r, char *err, size_t err_len)
 {
     uint32_t spawned = 0;
     int rc = SLAP_OK;

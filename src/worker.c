@@ -1,6 +1,15 @@
 /*
  * A worker thread: its event_base, its clients, timers, and the period mailbox.
  *
+ * Its phase (w->phase) moves one way:
+ *
+ *   CONNECTING ──(every socket up)──┬──────────────────────────> READY ──(go)──┬─> WARMING ─┐
+ *        │                          └─(--preload)─> PRELOADING ──┘    │        └────────────┴─> MEASURING
+ *        └──(a connect failed)──> FAILED <──(a client lost)──┘        │(abort)        │ end, -x done,
+ *                                                                    v               v stop asked
+ *                                                                  DONE <──────── STOPPING
+ *                                                               (answers in, or RUN_DRAIN_TIMEOUT_NS)
+ *
  *   worker_main: connect every socket ──> tell the main thread ──> wait for go
  *     ──> start every lane ──> event loop (end timer, -S tick, stop watch)
  *     ──> stop: no new requests, answers awaited up to RUN_DRAIN_TIMEOUT_NS
@@ -21,159 +30,79 @@
 #define WORKER_TIMEOUT_CHECK_NS (100ULL * SLAP_NS_PER_MS)
 #define WORKER_READ_BUFFER (64u * 1024u)
 #define WORKER_MAX_WARNINGS 32
-#define WORKER_SLOT_TABLE_MAX (64ULL * 1024 * 1024)
 
-static uint64_t client_quota(const struct slap_options *o, uint32_t id)
+/* What every socket of the thread is given (the loop is filled in by worker_spawn). */
+static void worker_conn_env(struct worker *w)
 {
-    if (o->execute_number == 0) {
-        return UINT64_MAX;
-    }
-    uint64_t share = o->execute_number / o->concurrency;
-    return share + (id < o->execute_number % o->concurrency ? 1 : 0);
+    const struct slap_options *o = w->run->opts;
+    w->conn_env = (struct conn_env){
+        .codec = w->codec,
+        .tls = w->run->tls,
+        .rbuf = w->rbuf,
+        .rbuf_size = WORKER_READ_BUFFER + PROTO_ASCII_MAX_LINE,
+        .ubuf = w->ubuf,
+        .tls_out = w->tls_out,
+        .tls_out_size = WORKER_TLS_OUT,
+        .counters = &w->cur.counters,
+        .connect_timeout_ns = RUN_CONNECT_TIMEOUT_NS,
+        .udp_timeout_ns = o->udp_timeout_ns,
+        .backoff_min_ns = RUN_RECONNECT_MIN_NS,
+        .backoff_max_ns = RUN_RECONNECT_MAX_NS,
+        .ops = client_conn_ops(),
+    };
 }
 
-/* With several servers, look every slot's server up once instead of per request. */
-static int client_map_slots(struct client *c, const struct run *run)
+/* The thread's slabs: clients, lanes, sockets, rings, headers, keys and buffers. */
+static enum slap_status worker_alloc(struct worker *w)
 {
+    const struct run *run = w->run;
+    const struct slap_options *o = run->opts;
     const struct workload *wl = &run->workload;
-    uint64_t bytes = wl->win_size * sizeof(uint16_t) * run->opts->concurrency;
-    if (run->servers.count <= 1 || run->servers.count > UINT16_MAX ||
-        bytes > WORKER_SLOT_TABLE_MAX) {
-        return SLAP_OK; /* one server, or too big: computed per request */
-    }
-    c->slot_server = malloc(wl->win_size * sizeof(uint16_t));
-    if (c->slot_server == NULL) {
+    bool udp = o->udp || o->facebook;
+    size_t nrequests = w->nconns * o->pipeline;
+
+    w->clients = calloc(w->nclients, sizeof(*w->clients));
+    w->lanes = calloc(w->nlanes, sizeof(*w->lanes));
+    w->conns = calloc(w->nconns, sizeof(*w->conns));
+    w->requests = calloc(nrequests, sizeof(*w->requests));
+    w->hdrs = malloc(nrequests * w->hdr_cap);
+    w->keys = malloc((size_t)w->nclients * wl->key_size);
+    w->rbuf = malloc(WORKER_READ_BUFFER + PROTO_ASCII_MAX_LINE);
+    w->tls_out = o->tls ? malloc(WORKER_TLS_OUT) : NULL;
+    w->ubuf = udp ? malloc(client_udp_answer_cap(wl) + PROTO_ASCII_MAX_LINE) : NULL;
+    if (!w->clients || !w->lanes || !w->conns || !w->requests || !w->hdrs || !w->keys ||
+        !w->rbuf || (o->tls && !w->tls_out) || (udp && !w->ubuf)) {
         return SLAP_ERROR;
     }
-    for (uint64_t slot = 0; slot < wl->win_size; slot++) {
-        workload_key_slot(c->key, slot);
-        c->slot_server[slot] = (uint16_t)servers_pick(&run->servers, c->key,
-                                                      workload_key_len(wl, c->id, slot));
-    }
-    return SLAP_OK;
+    return client_scratch_init(&w->multiget, wl);
 }
 
-
-/* Sockets of each lane: one per server, twice with -a (TCP for sets, then UDP for gets). */
-static uint32_t lane_sockets(const struct run *run)
-{
-    return run->servers.count * (run->opts->facebook ? 2 : 1);
-}
-
-/* Room to gather the largest answer a UDP socket can get (a get of -d keys), by datagram. */
-static size_t udp_answer_cap(const struct workload *wl)
-{
-    size_t bytes = (size_t)wl->division * ((size_t)wl->value_size + wl->key_size + 64) + 64;
-    return (bytes / (UDP_MAX_DATAGRAM - UDP_HEADER) + 2) * UDP_MAX_DATAGRAM;
-}
-
-static int lane_init(struct worker *w, struct lane *l, struct client *c, size_t lane_no)
-{
-    const struct run *run = w->run;
-    uint32_t nservers = run->servers.count;
-    uint32_t nsockets = lane_sockets(run);
-    uint32_t depth = run->opts->pipeline;
-    l->client = c;
-    l->nconns = nsockets;
-    l->conns = w->conns + lane_no * nsockets;
-    for (uint32_t s = 0; s < nsockets; s++) {
-        struct conn *conn = &l->conns[s];
-        size_t conn_no = lane_no * nsockets + s;
-        conn->lane = l;
-        conn->server = s % nservers;
-        conn->udp = run->opts->udp || s >= nservers;
-        if (conn->udp && udp_reasm_init(&conn->reasm, udp_answer_cap(&run->workload)) != SLAP_OK) {
-            return SLAP_ERROR;
-        }
-        conn->fd = -1;
-        conn->cap = depth;
-        conn->ring = w->requests + conn_no * depth;
-        conn->codec = w->codec;
-        if (run->opts->verify > 0) {
-            conn->hook = (struct proto_value_hook){lane_value_begin, lane_value_end, conn};
-        }
-        for (uint32_t i = 0; i < depth; i++) {
-            conn->ring[i].hdr = w->hdrs + (conn_no * depth + i) * w->hdr_cap;
-        }
-    }
-    return SLAP_OK;
-}
-
-static int client_init(struct worker *w, struct client *c, uint32_t id, uint32_t k)
-{
-    const struct run *run = w->run;
-    const struct workload *wl = &run->workload;
-    uint32_t nlanes = run->opts->conns_per_client;
-
-    c->worker = w;
-    c->id = id;
-    c->key = w->keys + (size_t)k * wl->key_size;
-    c->quota = client_quota(run->opts, id);
-    c->nlanes = nlanes;
-    c->lanes = w->lanes + (size_t)k * nlanes;
-    window_init(&c->win, wl);
-    workload_key_init(wl, id, c->key);
-    c->preload_left = run->opts->preload || run->opts->set_prop == 0 ? wl->win_size : 0;
-    if (wl->track_slots) {
-        c->slots = calloc(wl->win_size, sizeof(*c->slots));
-        if (c->slots == NULL) {
-            return SLAP_ERROR;
-        }
-    }
-    for (uint32_t i = 0; i < nlanes; i++) {
-        if (lane_init(w, &c->lanes[i], c, (size_t)k * nlanes + i) != SLAP_OK) {
-            return SLAP_ERROR;
-        }
-    }
-    return client_map_slots(c, run);
-}
-
-int worker_init(struct worker *w, struct run *run, uint32_t index, uint32_t first_client,
-                uint32_t nclients)
+enum slap_status worker_init(struct worker *w, struct run *run, uint32_t index,
+                             uint32_t first_client, uint32_t nclients)
 {
     const struct workload *wl = &run->workload;
-    size_t nlanes = (size_t)nclients * run->opts->conns_per_client;
-    size_t nconns = nlanes * lane_sockets(run);
-    size_t nrequests = nconns * run->opts->pipeline;
 
     memset(w, 0, sizeof(*w));
     w->run = run;
     w->index = index;
+    w->phase = WORKER_CONNECTING;
     w->nclients = nclients;
+    w->nlanes = (size_t)nclients * run->opts->conns_per_client;
+    w->nconns = w->nlanes * client_lane_sockets(run);
     w->rng.state = 0x9e3779b97f4a7c15ULL * (index + 1) ^ slap_now_ns();
-    w->rbuf_size = WORKER_READ_BUFFER + PROTO_ASCII_MAX_LINE;
-    w->clients = calloc(nclients, sizeof(*w->clients));
-    w->lanes = calloc(nlanes, sizeof(*w->lanes));
-    w->conns = calloc(nconns, sizeof(*w->conns));
-    w->requests = calloc(nrequests, sizeof(*w->requests));
     w->codec = codec_get((enum proto_kind)run->opts->protocol);
     w->hdr_cap = (uint32_t)codec_header_room(w->codec, wl->division, wl->key_size);
-    w->hdrs = malloc(nrequests * w->hdr_cap);
-    w->keys = malloc((size_t)nclients * wl->key_size);
-    w->rbuf = malloc(w->rbuf_size);
-    w->pick_slots = calloc(wl->division, sizeof(*w->pick_slots));
-    w->pick_servers = calloc(wl->division, sizeof(*w->pick_servers));
-    w->pick_lens = calloc(wl->division, sizeof(*w->pick_lens));
-    w->pick_keys = malloc((size_t)wl->division * wl->key_size);
-    w->group_keys = malloc((size_t)wl->division * wl->key_size);
-    w->group_lens = calloc(wl->division, sizeof(*w->group_lens));
     w->verbose_left = 10;
-    w->tls_out = run->opts->tls ? malloc(WORKER_TLS_OUT) : NULL;
-    w->ubuf = run->opts->udp || run->opts->facebook
-                  ? malloc(udp_answer_cap(wl) + PROTO_ASCII_MAX_LINE)
-                  : NULL;
     w->run_start_ns = slap_now_ns();
     pthread_mutex_init(&w->box_lock, NULL);
     stats_reset(&w->cur);
     stats_reset(&w->box);
-    if (!w->clients || !w->lanes || !w->conns || !w->requests || !w->hdrs || !w->keys ||
-        !w->rbuf || !w->pick_slots || !w->pick_servers || !w->pick_lens || !w->pick_keys ||
-        !w->group_keys || !w->group_lens ||
-        (run->opts->tls && !w->tls_out) || ((run->opts->udp || run->opts->facebook) && !w->ubuf)) {
+    if (worker_alloc(w) != SLAP_OK) {
         return SLAP_ERROR;
     }
+    worker_conn_env(w);
     for (uint32_t k = 0; k < nclients; k++) {
-        if (client_init(w, &w->clients[k], first_client + k, k) != SLAP_OK) {
+        if (client_init(&w->clients[k], w, first_client + k, k) != SLAP_OK) {
             return SLAP_ERROR;
         }
     }
@@ -182,19 +111,8 @@ int worker_init(struct worker *w, struct run *run, uint32_t index, uint32_t firs
 
 void worker_free(struct worker *w)
 {
-    size_t nconns = (size_t)w->nclients * w->run->opts->conns_per_client * lane_sockets(w->run);
-    for (size_t i = 0; w->conns != NULL && i < nconns; i++) {
-        conn_free(&w->conns[i]);
-    }
     for (uint32_t k = 0; w->clients != NULL && k < w->nclients; k++) {
-        free(w->clients[k].slot_server);
-        free(w->clients[k].slots);
-    }
-    size_t nlanes = (size_t)w->nclients * w->run->opts->conns_per_client;
-    for (size_t i = 0; w->lanes != NULL && i < nlanes; i++) {
-        if (event_initialized(&w->lanes[i].timer)) {
-            event_del(&w->lanes[i].timer);
-        }
+        client_free(&w->clients[k]);
     }
     struct event *timers[] = {w->end_timer, w->tick_timer, w->watch_timer, w->drain_timer,
                               w->warmup_timer};
@@ -213,12 +131,7 @@ void worker_free(struct worker *w)
     free(w->hdrs);
     free(w->keys);
     free(w->rbuf);
-    free(w->pick_slots);
-    free(w->pick_servers);
-    free(w->pick_lens);
-    free(w->pick_keys);
-    free(w->group_keys);
-    free(w->group_lens);
+    client_scratch_free(&w->multiget);
     free(w->tls_out);
     free(w->ubuf);
     pthread_mutex_destroy(&w->box_lock);
@@ -251,11 +164,6 @@ void worker_warn(struct worker *w, const char *what, uint32_t server, const char
         fprintf(stderr, "slap: %s: %s: %.*s\n", w->run->servers.items[server].name, what,
                 (int)detail_len, detail ? detail : "");
     }
-}
-
-bool worker_should_stop(struct worker *w)
-{
-    return w->stopping;
 }
 
 static void worker_publish(struct worker *w)
@@ -293,8 +201,7 @@ static void on_drain_timeout(evutil_socket_t fd, short what, void *arg)
     struct worker *w = arg;
     (void)fd;
     (void)what;
-    size_t nlanes = (size_t)w->nclients * w->run->opts->conns_per_client;
-    for (size_t i = 0; i < nlanes; i++) {
+    for (size_t i = 0; i < w->nlanes; i++) {
         w->cur.counters.unanswered += w->lanes[i].in_flight;
     }
     worker_finish(w);
@@ -303,13 +210,12 @@ static void on_drain_timeout(evutil_socket_t fd, short what, void *arg)
 /* No new requests from now on; what was sent is awaited up to RUN_DRAIN_TIMEOUT_NS. */
 static void worker_begin_stop(struct worker *w)
 {
-    if (w->stopping) {
+    if (w->phase == WORKER_STOPPING) {
         return;
     }
-    w->stopping = true;
-    size_t nlanes = (size_t)w->nclients * w->run->opts->conns_per_client;
+    w->phase = WORKER_STOPPING;
     w->active_lanes++; /* hold the loop while the lanes stop */
-    for (size_t i = 0; i < nlanes; i++) {
+    for (size_t i = 0; i < w->nlanes; i++) {
         lane_stop(&w->lanes[i]);
     }
     worker_lane_idle(w);
@@ -345,8 +251,7 @@ static void check_timeouts(struct worker *w, uint64_t now_ns)
         return;
     }
     w->next_timeout_check = now_ns + WORKER_TIMEOUT_CHECK_NS;
-    size_t nconns = (size_t)w->nclients * w->run->opts->conns_per_client * lane_sockets(w->run);
-    for (size_t i = 0; i < nconns; i++) {
+    for (size_t i = 0; i < w->nconns; i++) {
         conn_check_timeout(&w->conns[i], now_ns - timeout);
     }
 }
@@ -367,24 +272,47 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
     struct worker *w = arg;
     (void)fd;
     (void)what;
-    if (w->stopping) {
+    if (w->phase == WORKER_STOPPING) {
         return; /* the rest goes to the final report */
     }
     worker_publish(w);
     atomic_fetch_add(&w->ticks, 1);
 }
 
-/* Connect every socket; returns when all are up or one failed. */
-static int worker_connect_all(struct worker *w)
+/* Set-up failed: say why (the first reason only; server NULL when it is no connect) and
+ * leave the loop. */
+static void worker_fail(struct worker *w, const char *server, const char *why)
 {
-    const struct run *run = w->run;
-    size_t nconns = (size_t)w->nclients * run->opts->conns_per_client * lane_sockets(run);
-    for (size_t i = 0; i < nconns; i++) {
+    if (w->phase != WORKER_FAILED) {
+        w->phase = WORKER_FAILED;
+        if (server != NULL) {
+            snprintf(w->error, sizeof(w->error), "cannot connect to %s: %s", server, why);
+        } else {
+            snprintf(w->error, sizeof(w->error), "%s", why);
+        }
+    }
+    event_base_loopbreak(w->base);
+}
+
+void worker_setup_connected(struct worker *w, const struct conn *c, const char *why)
+{
+    if (why != NULL) {
+        worker_fail(w, c->srv->name, why);
+        return;
+    }
+    w->connecting--;
+    if (w->connecting == 0) {
+        event_base_loopbreak(w->base);
+    }
+}
+
+/* Connect every socket; returns when all are up or one failed. */
+static enum slap_status worker_connect_all(struct worker *w)
+{
+    for (size_t i = 0; i < w->nconns; i++) {
         struct conn *c = &w->conns[i];
-        const struct server *srv = &run->servers.items[c->server];
-        if (conn_connect(c, srv, w->base, RUN_CONNECT_TIMEOUT_NS) != SLAP_OK) {
-            snprintf(w->error, sizeof(w->error), "cannot connect to %s: %s", srv->name,
-                     strerror(errno));
+        if (conn_connect(c) != SLAP_OK) {
+            worker_fail(w, c->srv->name, strerror(errno));
             return SLAP_ERROR;
         }
         w->connecting++;
@@ -392,7 +320,7 @@ static int worker_connect_all(struct worker *w)
     if (w->connecting > 0) {
         event_base_dispatch(w->base);
     }
-    return w->setup_failed ? SLAP_ERROR : SLAP_OK;
+    return w->phase == WORKER_FAILED ? SLAP_ERROR : SLAP_OK;
 }
 
 static struct event *timer_at(struct worker *w, uint64_t after_ns, short flags,
@@ -409,7 +337,7 @@ static void worker_measure(struct worker *w)
 {
     const struct slap_options *o = w->run->opts;
     stats_reset(&w->cur);
-    w->measuring = true;
+    w->phase = WORKER_MEASURING;
     if (o->execute_number == 0) {
         w->end_timer = timer_at(w, o->run_time_ns, 0, on_end);
     }
@@ -420,26 +348,28 @@ static void worker_measure(struct worker *w)
 
 static void on_warmup_end(evutil_socket_t fd, short what, void *arg)
 {
+    struct worker *w = arg;
     (void)fd;
     (void)what;
-    worker_measure(arg);
+    if (w->phase == WORKER_WARMING) {
+        worker_measure(w);
+    }
 }
 
 static void worker_start(struct worker *w, uint64_t start_ns)
 {
     const struct slap_options *o = w->run->opts;
-    size_t nlanes = (size_t)w->nclients * o->conns_per_client;
     uint32_t total_lanes = o->concurrency * o->conns_per_client;
     uint32_t first_lane = w->clients[0].id * o->conns_per_client;
 
-    w->started = true;
     if (o->warmup_ns > 0) {
+        w->phase = WORKER_WARMING;
         w->warmup_timer = timer_at(w, o->warmup_ns, 0, on_warmup_end);
     } else {
         worker_measure(w);
     }
     w->watch_timer = timer_at(w, WORKER_WATCH_NS, EV_PERSIST, on_watch);
-    for (size_t i = 0; i < nlanes && o->tps > 0; i++) {
+    for (size_t i = 0; i < w->nlanes && o->tps > 0; i++) {
         schedule_init(&w->lanes[i].sched, (enum arrival)o->arrival, o->tps, total_lanes,
                       first_lane + (uint32_t)i, start_ns, rng_next(&w->rng));
     }
@@ -462,9 +392,8 @@ static enum run_go worker_wait_go(struct worker *w)
 /* Start every lane and run the loop until they are all done (or the loop breaks). */
 static void worker_run_lanes(struct worker *w)
 {
-    size_t nlanes = (size_t)w->nclients * w->run->opts->conns_per_client;
-    w->active_lanes = (uint32_t)nlanes + 1; /* hold the loop open while the lanes start */
-    for (size_t i = 0; i < nlanes; i++) {
+    w->active_lanes = (uint32_t)w->nlanes + 1; /* hold the loop open while the lanes start */
+    for (size_t i = 0; i < w->nlanes; i++) {
         w->lanes[i].done = false;
         lane_pump(&w->lanes[i]);
     }
@@ -478,18 +407,15 @@ static void worker_run_lanes(struct worker *w)
 static void worker_preload(struct worker *w)
 {
     uint64_t start = slap_now_ns();
-    w->preloading = true;
-    w->started = true;
+    w->phase = WORKER_PRELOADING;
     worker_run_lanes(w);
-    w->preloading = false;
-    w->started = false;
+    w->phase = WORKER_READY;
     w->end_ns = 0;
     w->preload_ns = slap_now_ns() - start;
     stats_reset(&w->cur);
     for (uint32_t k = 0; k < w->nclients; k++) {
         if (w->clients[k].stopped) {
-            w->setup_failed = true;
-            snprintf(w->error, sizeof(w->error), "a connection was lost during --preload");
+            worker_fail(w, NULL, "a connection was lost during --preload");
         }
     }
 }
@@ -497,10 +423,11 @@ static void worker_preload(struct worker *w)
 static void *worker_main(void *arg)
 {
     struct worker *w = arg;
-    if (worker_connect_all(w) != SLAP_OK) {
-        w->setup_failed = true;
-    } else if (w->clients[0].preload_left > 0) {
-        worker_preload(w);
+    if (worker_connect_all(w) == SLAP_OK) {
+        w->phase = WORKER_READY;
+        if (w->clients[0].preload_left > 0) {
+            worker_preload(w);
+        }
     }
     if (worker_wait_go(w) == RUN_GO) {
         worker_start(w, w->run->start_ns);
@@ -509,12 +436,15 @@ static void *worker_main(void *arg)
     if (w->end_ns == 0) {
         w->end_ns = slap_now_ns();
     }
+    if (w->phase != WORKER_FAILED) {
+        w->phase = WORKER_DONE;
+    }
     worker_publish(w);
     atomic_store(&w->done, true);
     return NULL;
 }
 
-int worker_spawn(struct worker *w)
+enum slap_status worker_spawn(struct worker *w)
 {
     struct event_config *cfg = event_config_new();
     if (cfg == NULL) {
@@ -530,5 +460,6 @@ int worker_spawn(struct worker *w)
     if (w->base == NULL) {
         return SLAP_ERROR;
     }
+    w->conn_env.base = w->base;
     return pthread_create(&w->thread, NULL, worker_main, w) == 0 ? SLAP_OK : SLAP_ERROR;
 }

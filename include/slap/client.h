@@ -5,11 +5,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "slap/common.h"
 #include "slap/conn.h"
-#include "slap/proto_ascii.h"
 #include "slap/schedule.h"
 #include "slap/workload.h"
 
+struct run;
 struct worker;
 struct client;
 
@@ -22,13 +23,13 @@ struct client;
  */
 struct lane {
     struct client *client;
-    struct conn *conns;   /* one per server; with -a, then one UDP socket per server */
+    struct conn *conns;    /* one per server; with -a, then one UDP socket per server */
     uint32_t nconns;
-    uint32_t in_flight;   /* requests queued or waiting for answers, over all sockets */
-    bool done;            /* nothing left to send or to wait for */
+    uint32_t in_flight;    /* requests queued or waiting for answers, over all sockets */
+    bool done;             /* nothing left to send or to wait for */
     bool timer_armed;
     struct schedule sched; /* open loop */
-    struct event timer;   /* open loop: wakes the lane at its next intended time */
+    struct event timer;    /* open loop: wakes the lane at its next intended time */
 };
 
 struct client {
@@ -45,23 +46,38 @@ struct client {
     struct lane *lanes;
 };
 
+/* One multi-get being put together: its keys, their slots and servers (one per thread). */
+struct multiget_scratch {
+    uint64_t *slots;       /* the slot of each key, */
+    uint32_t *servers;     /* its server (UINT32_MAX once taken into a request), */
+    uint32_t *lens;        /* its length, */
+    char *keys;            /* and the keys themselves (division x key_size) */
+    char *group_keys;      /* the keys of one server's part of it, */
+    uint32_t *group_lens;  /* and their lengths */
+};
+
+/* Sockets of each lane: one per server, twice with -a (TCP for sets, then UDP for gets). */
+uint32_t client_lane_sockets(const struct run *run);
+/* Room for the largest answer a UDP socket can get (a get of -d keys), by datagram. */
+size_t client_udp_answer_cap(const struct workload *wl);
+
+/* Scratch for multi-gets of wl->division keys. client_scratch_free is safe after a failure. */
+enum slap_status client_scratch_init(struct multiget_scratch *s, const struct workload *wl);
+void client_scratch_free(struct multiget_scratch *s);
+
+/*
+ * Client id of worker w, its k-th: its key, window and lanes, carved from the worker's
+ * slabs (lanes, sockets, rings, headers, keys). client_free is safe after a failure.
+ */
+enum slap_status client_init(struct client *c, struct worker *w, uint32_t id, uint32_t k);
+void client_free(struct client *c);
+
+/* The callbacks by which a lane hears from its sockets (the conn_env's ops). */
+const struct conn_ops *client_conn_ops(void);
+
 /* Send what the lane may send now (start, an answer, its timer, a reconnect). */
 void lane_pump(struct lane *l);
-/* The worker stops: drop requests that cannot be written, stop the timer. */
+/* The worker stops: drop requests that cannot be written, stop timers and reconnects. */
 void lane_stop(struct lane *l);
-
-/* Callbacks from conn.c. */
-void lane_on_connected(struct lane *l, struct conn *c);
-void lane_on_connect_failed(struct lane *l, struct conn *c, const char *why);
-void lane_on_sent(struct lane *l, const struct request *r);
-void lane_on_response(struct lane *l, struct conn *c, const struct request *r,
-                      const struct proto_result *res, uint64_t now_ns);
-void lane_on_closed(struct lane *l, struct conn *c, const char *why);
-void lane_on_written(struct lane *l, uint64_t bytes);
-void lane_on_read(struct lane *l, uint64_t bytes);
-/* -v: the proto_value_hook of a socket (ctx is the conn). */
-const char *lane_value_begin(void *ctx, const char *key, size_t key_len, uint64_t bytes,
-                             uint64_t *expect_len);
-void lane_value_end(void *ctx, int equal, uint64_t first_diff);
 
 #endif

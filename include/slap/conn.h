@@ -7,20 +7,25 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "slap/common.h"
 #include "slap/proto.h"
+#include "slap/servers.h"
+#include "slap/stats.h"
 #include "slap/udp.h"
 
-struct lane;
-struct server;
+struct conn;
+struct tls_ctx;
 struct tls_conn;
 
 /*
- *            conn_connect             connected
- *   CLOSED ----------------> CONNECTING ---------> READY <--+ write / read
- *     ^  ^                      | failed            |  |     |
- *     |  +----------------------+                   |  +-----+
- *     |         conn_close: EOF, reset, garbage     |
- *     +---------------------------------------------+
+ *              conn_connect              connected
+ *   CLOSED ------------------> CONNECTING ---------> READY <--+ write / read
+ *     ^  ^                        |  --tls |           |  |     |
+ *     |  |   failed, time-out     |        v           |  +-----+
+ *     |  +------------------------+---- HANDSHAKE -----+ handshake done
+ *     |                                                |
+ *     +-- conn_close: EOF, reset, garbage, --timeout --+
+ * A closed socket may be opened again: conn_retry_later (after a back-off) or conn_connect.
  */
 enum conn_state {
     CONN_CLOSED,
@@ -31,21 +36,58 @@ enum conn_state {
 
 /* A request queued on a socket, written, or waiting for its answer. */
 struct request {
-    uint8_t op;          /* enum op_type */
-    bool crlf;           /* "\r\n" follows the value (ASCII and meta sets) */
-    bool verify;         /* a get whose values are checked */
-    bool measured;       /* queued after the warm-up: its answer counts */
-    bool fresh;          /* a set of the window's walk: once stored, gets may read it */
-    uint16_t nkeys;      /* keys of a get */
-    uint32_t version;    /* a set: the version of the value it carries */
-    uint64_t slot;       /* a set, or a single get: the key's window slot */
-    uint32_t exptime;    /* a set: its expiry time in seconds, or 0 */
-    uint32_t hdr_len;    /* bytes of hdr */
-    uint32_t value_len;  /* bytes of value, 0 for a get */
+    uint8_t op;           /* enum op_type */
+    bool crlf;            /* "\r\n" follows the value (ASCII and meta sets) */
+    bool verify;          /* a get whose values are checked */
+    bool measured;        /* queued after the warm-up: its answer counts */
+    bool fresh;           /* a set of the window's walk: once stored, gets may read it */
+    uint16_t nkeys;       /* keys of a get */
+    uint32_t version;     /* a set: the version of the value it carries */
+    uint64_t slot;        /* a set, or a single get: the key's window slot */
+    uint32_t exptime;     /* a set: its expiry time in seconds, or 0 */
+    uint32_t hdr_len;     /* bytes of hdr */
+    uint32_t value_len;   /* bytes of value, 0 for a get */
     uint64_t intended_ns; /* when it was meant to go: the schedule's time, or its send time */
-    uint64_t sent_ns;    /* when its last byte went to the kernel; 0 until then */
-    char *hdr;           /* request line, in the socket's header slab */
-    const char *value;   /* shared value bytes, or NULL */
+    uint64_t sent_ns;     /* when its last byte went to the kernel; 0 until then */
+    char *hdr;            /* request line, in the socket's header slab */
+    const char *value;    /* shared value bytes, or NULL */
+};
+
+/* What a connection tells its owner (c->owner), as twemproxy's conn callbacks do. */
+struct conn_ops {
+    /* Connected (with --tls, handshake done): queued requests may be written. */
+    void (*connected)(struct conn *c);
+    /* A connect, or its TLS handshake, failed or timed out; the socket is closed. */
+    void (*connect_failed)(struct conn *c, const char *why);
+    /* The last byte of r went to the kernel (r->sent_ns is set). */
+    void (*sent)(struct conn *c, const struct request *r);
+    /* A whole response to r, the oldest written request, which has left the ring. */
+    void (*answered)(struct conn *c, const struct request *r, const struct proto_result *res,
+                     uint64_t now_ns);
+    /* The socket closed (EOF, reset, garbage, --timeout); its requests are still queued. */
+    void (*closed)(struct conn *c, const char *why);
+    /* UDP: the request in flight got no whole answer in time and was forgotten. */
+    void (*given_up)(struct conn *c, uint32_t requests);
+    /* Everything that could be read was read: the owner may queue more. */
+    void (*drained)(struct conn *c);
+};
+
+/* What every connection of a thread shares, given when it is made and never reached around. */
+struct conn_env {
+    struct event_base *base;        /* the thread's loop */
+    const struct codec *codec;      /* the protocol spoken */
+    struct tls_ctx *tls;            /* --tls: the run's context, else NULL */
+    char *rbuf;                     /* read buffer shared by the thread's sockets */
+    size_t rbuf_size;
+    char *ubuf;                     /* UDP: a carried partial line and the next message */
+    char *tls_out;                  /* --tls: requests gathered for one SSL_write */
+    size_t tls_out_size;
+    struct slap_counters *counters; /* bytes and faults of the transport are counted here */
+    uint64_t connect_timeout_ns;    /* connect and TLS handshake */
+    uint64_t udp_timeout_ns;        /* --udp_timeout */
+    uint64_t backoff_min_ns;        /* reconnect back-off, doubling up to backoff_max_ns */
+    uint64_t backoff_max_ns;
+    const struct conn_ops *ops;
 };
 
 /*
@@ -56,14 +98,15 @@ struct request {
 struct conn {
     enum conn_state state;
     int fd;
+    const struct conn_env *env;
+    void *owner;              /* what the callbacks are about */
+    const struct server *srv; /* the peer */
+    uint32_t server;          /* its index in the server list */
     struct tls_conn *tls;     /* --tls: the session, else NULL */
-    uint32_t server;          /* index in the server list */
-    struct lane *lane;        /* owner */
     struct event rev;         /* readable; persistent while READY */
     struct event wev;         /* writable: connect completion or a blocked write */
-    struct event retry;       /* reconnect back-off timer (-R) */
+    struct event retry;       /* reconnect back-off timer */
     uint64_t backoff_ns;      /* next back-off; doubles up to a bound */
-    const struct codec *codec;
     union proto_parser parser;
     uint64_t resp_bytes;      /* bytes of the response being parsed so far */
     struct request *ring;     /* capacity: the pipeline depth */
@@ -72,7 +115,7 @@ struct conn {
     uint32_t partial;         /* bytes written of the request after them */
     bool dirty;               /* requests were queued since the last flush */
     bool write_blocked;       /* the kernel took less than offered: wev will finish it */
-    struct proto_value_hook hook; /* -v: checks values as they stream past */
+    struct proto_value_hook hook; /* -v: checks values as they stream past (ctx: the conn) */
     bool udp;                 /* a datagram socket (-U; -a for gets) */
     uint16_t request_id;      /* UDP: the id of the request in flight */
     uint8_t frame[UDP_HEADER]; /* UDP: its frame header */
@@ -83,9 +126,31 @@ struct conn {
     char carry[PROTO_ASCII_MAX_LINE];
 };
 
-/* Start a non-blocking connect; the lane hears of the outcome by callback. */
-int conn_connect(struct conn *c, const struct server *srv, struct event_base *base,
-                 uint64_t timeout_ns);
+/* What conn_init needs to know of one socket. */
+struct conn_setup {
+    void *owner;
+    const struct server *srv;
+    uint32_t server;
+    bool udp;
+    size_t udp_answer_cap;        /* UDP: room for the largest answer */
+    struct request *ring;         /* cap requests, their hdr pointers set */
+    uint32_t cap;
+    const struct proto_value_hook *hook; /* begin and end, or NULL; ctx becomes the conn */
+};
+
+/* A closed socket ready to connect. conn_free is safe after a failed conn_init. */
+enum slap_status conn_init(struct conn *c, const struct conn_env *env,
+                           const struct conn_setup *setup);
+/* Release everything (at the end of the run); callbacks are not called. */
+void conn_free(struct conn *c);
+
+/* Start a non-blocking connect; the owner hears of the outcome by callback. */
+enum slap_status conn_connect(struct conn *c);
+/* Connect again after the back-off, which doubles with each call until a connect succeeds. */
+void conn_retry_later(struct conn *c);
+/* Forget a pending reconnect. */
+void conn_retry_cancel(struct conn *c);
+
 /* A free request at the tail of the ring (the caller keeps count below cap). */
 struct request *conn_queue(struct conn *c);
 /* The request the next answer is for, or NULL. */
@@ -99,7 +164,5 @@ uint32_t conn_drop_all(struct conn *c);
 void conn_close(struct conn *c);
 /* --timeout: fail the socket if its oldest request was sent before deadline_ns. */
 void conn_check_timeout(struct conn *c, uint64_t deadline_ns);
-/* Release the events (at the end of the run). */
-void conn_free(struct conn *c);
 
 #endif

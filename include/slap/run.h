@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "slap/common.h"
 #include "slap/options.h"
 #include "slap/servers.h"
 #include "slap/stats.h"
@@ -50,10 +51,14 @@ struct run {
     uint64_t end_ns;           /* when the last worker finished */
 };
 
-/* Plan the run: resolve servers, build the workload and workers. err gets one line. */
-int run_init(struct run *r, const struct slap_options *o, FILE *out, char *err, size_t err_len);
+/*
+ * Plan the run: resolve servers, build the workload and workers. err gets one line.
+ * run_free is called after a failed run_init too.
+ */
+enum slap_status run_init(struct run *r, const struct slap_options *o, FILE *out, char *err,
+                          size_t err_len);
 /* Start, wait (printing -S tables), collect. SLAP_ERROR with err filled if set-up failed. */
-int run_execute(struct run *r, char *err, size_t err_len);
+enum slap_status run_execute(struct run *r, char *err, size_t err_len);
 void run_free(struct run *r);
 
 /* When the measured part starts (after any warm-up), and its length in seconds. */

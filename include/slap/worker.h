@@ -16,13 +16,29 @@ struct run;
 #define WORKER_ERROR_MAX 512
 #define WORKER_TLS_OUT (16u * 1024u) /* one TLS record of requests at a time */
 
+/* Where a worker is in its run; the transitions are drawn atop worker.c. */
+enum worker_phase {
+    WORKER_CONNECTING, /* opening every socket */
+    WORKER_PRELOADING, /* --preload: setting every window key once, unmeasured */
+    WORKER_READY,      /* set up: waiting for the main thread's go */
+    WORKER_WARMING,    /* --warmup: load that is not counted */
+    WORKER_MEASURING,  /* the run proper: statistics count */
+    WORKER_STOPPING,   /* no new requests; waiting for the answers */
+    WORKER_DONE,       /* the loop is over */
+    WORKER_FAILED,     /* set-up failed: error says why */
+};
+
 struct worker {
     uint32_t index;
     struct run *run;
     pthread_t thread;
     struct event_base *base;     /* EVENT_BASE_FLAG_NOLOCK: this thread only */
 
+    enum worker_phase phase;
+
     uint32_t nclients;
+    size_t nlanes;               /* lanes of all clients */
+    size_t nconns;               /* sockets of all lanes */
     struct client *clients;
     struct lane *lanes;          /* all lanes of all clients, one allocation */
     struct conn *conns;          /* all sockets, one allocation */
@@ -30,33 +46,24 @@ struct worker {
     char *hdrs;                  /* request headers of all rings */
     char *keys;                  /* keys of all clients */
     char *rbuf;                  /* read buffer shared by every socket of the thread */
-    uint32_t rbuf_size;
+    char *tls_out;               /* --tls: requests gathered for SSL_write */
+    char *ubuf;                  /* UDP: a carried partial line and the next message */
+    struct conn_env conn_env;    /* what every socket of the thread is given */
+    struct multiget_scratch multiget; /* the multi-get being put together */
     struct rng rng;
 
     struct slap_stats cur;       /* statistics since the last publish, owned by the thread */
+    struct slap_counters uncounted; /* answers to unmeasured requests (warm-up, preload) */
     uint32_t active_lanes;       /* lanes not done */
     uint32_t connecting;         /* connects not yet finished during set-up */
-    bool started;                /* set-up is over; requests flow */
-    bool measuring;              /* warm-up is over: statistics count */
-    bool preloading;             /* --preload: setting every window key, before the run */
     uint64_t preload_sets;       /* sets answered during the preload */
     uint64_t preload_ns;         /* how long it took */
-    uint64_t *pick_slots;        /* scratch for one multi-get: its slots, */
-    uint32_t *pick_servers;      /* their servers, */
-    uint32_t *pick_lens;         /* their key lengths, */
-    char *pick_keys;             /* and their keys (division x key_size) */
-    char *group_keys;            /* the keys of one server's part of it, */
-    uint32_t *group_lens;        /* and their lengths */
     uint32_t verbose_left;       /* -b: failure details still to print */
     uint64_t verify_slot;        /* the slot of the value being checked */
     uint32_t hdr_cap;            /* bytes of each request header buffer */
     const struct codec *codec;   /* the protocol spoken */
-    char *tls_out;               /* --tls: requests gathered for SSL_write */
-    char *ubuf;                  /* UDP: a carried partial line and the next message */
     uint64_t run_start_ns;       /* for slot times in ms */
     uint64_t next_timeout_check; /* --timeout: when to look at the sockets again */
-    bool stopping;               /* no new requests; waiting for the answers */
-    bool setup_failed;
     char error[WORKER_ERROR_MAX]; /* why set-up failed */
 
     struct event *end_timer;     /* end of a timed run */
@@ -73,19 +80,22 @@ struct worker {
     uint64_t end_ns;             /* when the last answer came */
 };
 
-/* Allocate the worker's clients (ids first_client .. first_client + nclients - 1). */
-int worker_init(struct worker *w, struct run *run, uint32_t index, uint32_t first_client,
-                uint32_t nclients);
+/*
+ * Allocate the worker's clients (ids first_client .. first_client + nclients - 1).
+ * worker_free is called after a failed worker_init too (once w->run is set).
+ */
+enum slap_status worker_init(struct worker *w, struct run *run, uint32_t index,
+                             uint32_t first_client, uint32_t nclients);
 void worker_free(struct worker *w);
-int worker_spawn(struct worker *w);
+enum slap_status worker_spawn(struct worker *w);
 
 /* Move what the worker has published into dst (main thread, once a period). */
 void worker_collect(struct worker *w, struct slap_stats *dst);
 
 /* From client.c: the lane has nothing more to send nor to wait for. */
 void worker_lane_idle(struct worker *w);
-/* True once the main thread or the run's end asked for no new requests. */
-bool worker_should_stop(struct worker *w);
+/* From client.c, during set-up: one socket's connect ended (why is NULL when it succeeded). */
+void worker_setup_connected(struct worker *w, const struct conn *c, const char *why);
 /* Report a problem to stderr once per kind and server (never per request). */
 void worker_warn(struct worker *w, const char *what, uint32_t server, const char *detail,
                  size_t detail_len);

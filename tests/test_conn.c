@@ -1,0 +1,457 @@
+/* Unit tests of one connection over real local sockets: partial writes and reads, a close in
+ * the middle of a value, garbage, time-outs, reconnect back-off, a UDP answer that never came. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h> /* after the four headers above, which it needs */
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "slap/conn.h"
+
+#define RING 4
+#define HDR_CAP 512
+#define RBUF (64 * 1024 + PROTO_ASCII_MAX_LINE)
+#define LOOP_LIMIT_MS 3000
+#define BIG_VALUE (1024 * 1024)
+
+/* What the owner heard, in order. */
+struct heard {
+    int connected, connect_failed, sent, answered, closed, given_up, drained;
+    char why[256];
+    enum proto_reply reply;
+    uint32_t hits;
+};
+
+struct fixture {
+    struct event_base *base;
+    struct conn_env env;
+    struct slap_counters counters;
+    struct server srv;
+    struct conn conn;
+    struct request ring[RING];
+    char hdrs[RING][HDR_CAP];
+    char rbuf[RBUF];
+    char ubuf[RBUF];
+    int listener; /* the test's end: a listening socket, or a bound datagram socket */
+    int peer;     /* the accepted connection */
+    char path[108];
+    struct heard heard;
+};
+
+static struct heard *heard_of(struct conn *c)
+{
+    return c->owner;
+}
+
+static void on_connected(struct conn *c)
+{
+    heard_of(c)->connected++;
+}
+
+static void on_connect_failed(struct conn *c, const char *why)
+{
+    heard_of(c)->connect_failed++;
+    snprintf(heard_of(c)->why, sizeof(heard_of(c)->why), "%s", why);
+}
+
+static void on_sent(struct conn *c, const struct request *r)
+{
+    assert_true(r->sent_ns > 0);
+    heard_of(c)->sent++;
+}
+
+static void on_answered(struct conn *c, const struct request *r, const struct proto_result *res,
+                        uint64_t now_ns)
+{
+    assert_true(now_ns >= r->sent_ns);
+    heard_of(c)->answered++;
+    heard_of(c)->reply = res->reply;
+    heard_of(c)->hits = res->hits;
+}
+
+static void on_closed(struct conn *c, const char *why)
+{
+    heard_of(c)->closed++;
+    snprintf(heard_of(c)->why, sizeof(heard_of(c)->why), "%s", why);
+}
+
+static void on_given_up(struct conn *c, uint32_t requests)
+{
+    heard_of(c)->given_up += (int)requests;
+}
+
+static void on_drained(struct conn *c)
+{
+    heard_of(c)->drained++;
+}
+
+static const struct conn_ops ops = {
+    .connected = on_connected,
+    .connect_failed = on_connect_failed,
+    .sent = on_sent,
+    .answered = on_answered,
+    .closed = on_closed,
+    .given_up = on_given_up,
+    .drained = on_drained,
+};
+
+/* Run the loop until *flag is at least want, or fail after LOOP_LIMIT_MS. */
+static void loop_until(struct fixture *f, const int *flag, int want)
+{
+    for (int ms = 0; *flag < want; ms++) {
+        assert_true(ms < LOOP_LIMIT_MS);
+        event_base_loop(f->base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
+        if (*flag < want) {
+            poll(NULL, 0, 1);
+        }
+    }
+}
+
+/* A few turns of the loop, for what should not happen. */
+static void loop_a_while(struct fixture *f)
+{
+    for (int i = 0; i < 20; i++) {
+        event_base_loop(f->base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
+        poll(NULL, 0, 1);
+    }
+}
+
+static void fixture_env(struct fixture *f, uint64_t udp_timeout_ns)
+{
+    f->base = event_base_new();
+    assert_non_null(f->base);
+    f->env = (struct conn_env){
+        .base = f->base,
+        .codec = codec_get(PROTO_ASCII),
+        .rbuf = f->rbuf,
+        .rbuf_size = sizeof(f->rbuf),
+        .ubuf = f->ubuf,
+        .counters = &f->counters,
+        .connect_timeout_ns = SLAP_NS_PER_SEC,
+        .udp_timeout_ns = udp_timeout_ns,
+        .backoff_min_ns = SLAP_NS_PER_MS,
+        .backoff_max_ns = 8 * SLAP_NS_PER_MS,
+        .ops = &ops,
+    };
+    for (int i = 0; i < RING; i++) {
+        f->ring[i].hdr = f->hdrs[i];
+    }
+}
+
+static void fixture_conn(struct fixture *f, bool udp)
+{
+    struct conn_setup setup = {.owner = &f->heard, .srv = &f->srv, .udp = udp,
+                               .udp_answer_cap = 8 * UDP_MAX_DATAGRAM, .ring = f->ring,
+                               .cap = RING};
+    assert_int_equal(conn_init(&f->conn, &f->env, &setup), SLAP_OK);
+}
+
+/* A unix stream listener at a fresh path; the connection connected and accepted. */
+static int setup_stream(void **state)
+{
+    struct fixture *f = calloc(1, sizeof(*f));
+    assert_non_null(f);
+    fixture_env(f, 200 * SLAP_NS_PER_MS);
+    struct sockaddr_un *sun = (struct sockaddr_un *)&f->srv.addr;
+    snprintf(f->path, sizeof(f->path), "/tmp/slap-test-conn-%d.sock", (int)getpid());
+    unlink(f->path);
+    sun->sun_family = AF_UNIX;
+    snprintf(sun->sun_path, sizeof(sun->sun_path), "%s", f->path);
+    f->srv.addr_len = sizeof(*sun);
+    snprintf(f->srv.name, sizeof(f->srv.name), "%s", f->path);
+    f->listener = socket(AF_UNIX, SOCK_STREAM, 0);
+    assert_int_equal(bind(f->listener, (struct sockaddr *)sun, sizeof(*sun)), 0);
+    assert_int_equal(listen(f->listener, 4), 0);
+    fixture_conn(f, false);
+    assert_int_equal(conn_connect(&f->conn), SLAP_OK);
+    loop_until(f, &f->heard.connected, 1);
+    assert_int_equal(f->conn.state, CONN_READY);
+    f->peer = accept(f->listener, NULL, NULL);
+    assert_true(f->peer >= 0);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fixture *f = *state;
+    conn_free(&f->conn);
+    if (f->peer > 0) {
+        close(f->peer);
+    }
+    close(f->listener);
+    if (f->path[0] != '\0') {
+        unlink(f->path);
+    }
+    event_base_free(f->base);
+    free(f);
+    return 0;
+}
+
+/* Queue "get <key>" and write it. */
+static struct request *send_get(struct fixture *f, const char *key)
+{
+    struct request *r = conn_queue(&f->conn);
+    memset(r, 0, offsetof(struct request, hdr));
+    r->nkeys = 1;
+    r->hdr_len = (uint32_t)proto_ascii_encode_get(r->hdr, HDR_CAP, key, strlen(key));
+    conn_flush(&f->conn);
+    return r;
+}
+
+/* Read exactly len bytes at the peer (blocking). */
+static void peer_expect(struct fixture *f, const char *want, size_t len)
+{
+    char got[256];
+    size_t have = 0;
+    assert_true(len <= sizeof(got));
+    while (have < len) {
+        ssize_t n = read(f->peer, got + have, len - have);
+        assert_true(n > 0);
+        have += (size_t)n;
+    }
+    assert_memory_equal(got, want, len);
+}
+
+static void peer_write(struct fixture *f, const char *bytes)
+{
+    size_t len = strlen(bytes);
+    assert_int_equal(write(f->peer, bytes, len), (ssize_t)len);
+}
+
+static void test_request_and_answer(void **state)
+{
+    struct fixture *f = *state;
+    send_get(f, "key1");
+    assert_int_equal(f->heard.sent, 1);
+    peer_expect(f, "get key1\r\n", 10);
+    peer_write(f, "VALUE key1 0 5\r\nhello\r\nEND\r\n");
+    loop_until(f, &f->heard.answered, 1);
+    assert_int_equal(f->heard.reply, PROTO_REPLY_VALUES);
+    assert_int_equal(f->heard.hits, 1);
+    assert_true(f->heard.drained >= 1);
+    assert_null(conn_oldest(&f->conn));
+    assert_int_equal(f->counters.written_bytes, 10);
+    assert_int_equal(f->counters.read_bytes, 28);
+}
+
+/* An answer that comes a byte at a time is one answer, at its last byte. */
+static void test_partial_reads(void **state)
+{
+    struct fixture *f = *state;
+    const char answer[] = "VALUE key1 0 10\r\n0123456789\r\nEND\r\n";
+    send_get(f, "key1");
+    peer_expect(f, "get key1\r\n", 10);
+    for (size_t i = 0; i + 1 < sizeof(answer) - 1; i++) {
+        char one[2] = {answer[i], '\0'};
+        peer_write(f, one);
+        loop_a_while(f);
+        assert_int_equal(f->heard.answered, 0);
+    }
+    peer_write(f, answer + sizeof(answer) - 2);
+    loop_until(f, &f->heard.answered, 1);
+    assert_int_equal(f->heard.hits, 1);
+    assert_int_equal(f->heard.closed, 0);
+    assert_int_equal(f->counters.read_bytes, sizeof(answer) - 1);
+}
+
+/* A set larger than the socket buffers: written in pieces, sent once, whole and in order. */
+static void test_partial_writes(void **state)
+{
+    struct fixture *f = *state;
+    static char value[BIG_VALUE];
+    for (size_t i = 0; i < sizeof(value); i++) {
+        value[i] = (char)('a' + i % 26);
+    }
+    int small = 4096;
+    setsockopt(f->conn.fd, SOL_SOCKET, SO_SNDBUF, &small, sizeof(small));
+    struct request *r = conn_queue(&f->conn);
+    memset(r, 0, offsetof(struct request, hdr));
+    r->op = 1;
+    r->crlf = true;
+    r->value = value;
+    r->value_len = BIG_VALUE;
+    r->hdr_len = (uint32_t)proto_ascii_encode_set_header(r->hdr, HDR_CAP, "big", 3, 0, 0,
+                                                         BIG_VALUE);
+    conn_flush(&f->conn);
+    assert_true(f->conn.write_blocked);
+    assert_int_equal(f->heard.sent, 0);
+    size_t total = r->hdr_len + BIG_VALUE + 2, have = 0;
+    char *got = malloc(total);
+    assert_non_null(got);
+    while (have < total) {
+        event_base_loop(f->base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
+        ssize_t n = recv(f->peer, got + have, total - have, MSG_DONTWAIT);
+        if (n > 0) {
+            have += (size_t)n;
+        }
+    }
+    loop_until(f, &f->heard.sent, 1);
+    assert_int_equal(f->heard.sent, 1);
+    assert_memory_equal(got, "set big 0 0 1048576\r\n", 21);
+    assert_memory_equal(got + r->hdr_len, value, BIG_VALUE);
+    assert_memory_equal(got + total - 2, "\r\n", 2);
+    assert_int_equal(f->counters.written_bytes, total);
+    free(got);
+}
+
+/* The server closes in the middle of a value: the socket closes, the request is not answered. */
+static void test_close_mid_value(void **state)
+{
+    struct fixture *f = *state;
+    send_get(f, "key1");
+    peer_expect(f, "get key1\r\n", 10);
+    peer_write(f, "VALUE key1 0 10\r\nabc");
+    close(f->peer);
+    f->peer = -1;
+    loop_until(f, &f->heard.closed, 1);
+    assert_string_equal(f->heard.why, "connection closed by the server");
+    assert_int_equal(f->heard.answered, 0);
+    assert_int_equal(f->conn.state, CONN_CLOSED);
+    assert_int_equal(conn_drop_sent(&f->conn), 1);
+}
+
+static void test_garbage(void **state)
+{
+    struct fixture *f = *state;
+    send_get(f, "key1");
+    peer_expect(f, "get key1\r\n", 10);
+    peer_write(f, "HELLO WORLD\r\n");
+    loop_until(f, &f->heard.closed, 1);
+    assert_non_null(strstr(f->heard.why, "not a memcached response"));
+    assert_int_equal(f->counters.protocol_error, 1);
+}
+
+/* An answer when nothing was sent is not the server talking to us. */
+static void test_unsolicited_answer(void **state)
+{
+    struct fixture *f = *state;
+    peer_write(f, "END\r\n");
+    loop_until(f, &f->heard.closed, 1);
+    assert_int_equal(f->counters.protocol_error, 1);
+    assert_int_equal(f->heard.answered, 0);
+}
+
+/* --timeout: only a request sent before the deadline fails the socket. */
+static void test_timeout(void **state)
+{
+    struct fixture *f = *state;
+    struct request *r = send_get(f, "key1");
+    uint64_t sent = r->sent_ns;
+    conn_check_timeout(&f->conn, sent);
+    assert_int_equal(f->heard.closed, 0);
+    conn_check_timeout(&f->conn, sent + 1);
+    assert_int_equal(f->heard.closed, 1);
+    assert_string_equal(f->heard.why, "no answer within --timeout");
+    assert_int_equal(f->conn.state, CONN_CLOSED);
+}
+
+/* Reconnects back off, doubling up to the bound; a connect that succeeds starts over. */
+static void test_reconnect_backoff(void **state)
+{
+    struct fixture *f = *state;
+    conn_close(&f->conn);
+    close(f->peer);
+    f->peer = -1;
+    uint64_t want[] = {2, 4, 8, 8};
+    for (size_t i = 0; i < 4; i++) {
+        conn_retry_later(&f->conn);
+        assert_int_equal(f->conn.backoff_ns, want[i] * SLAP_NS_PER_MS);
+    }
+    loop_until(f, &f->heard.connected, 2);
+    assert_int_equal(f->conn.state, CONN_READY);
+    assert_int_equal(f->conn.backoff_ns, 0);
+    f->peer = accept(f->listener, NULL, NULL);
+    assert_true(f->peer >= 0);
+}
+
+/* A connect refused after EINPROGRESS is told through connect_failed. */
+static void test_connect_refused(void **state)
+{
+    (void)state;
+    struct fixture *f = calloc(1, sizeof(*f));
+    assert_non_null(f);
+    fixture_env(f, 0);
+    int probe = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in *sin = (struct sockaddr_in *)&f->srv.addr;
+    sin->sin_family = AF_INET;
+    sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    f->srv.addr_len = sizeof(*sin);
+    assert_int_equal(bind(probe, (struct sockaddr *)sin, sizeof(*sin)), 0);
+    socklen_t len = sizeof(*sin);
+    getsockname(probe, (struct sockaddr *)sin, &len);
+    close(probe); /* the port is free now: nobody listens */
+    f->listener = -1;
+    fixture_conn(f, false);
+    if (conn_connect(&f->conn) == SLAP_OK) {
+        loop_until(f, &f->heard.connect_failed, 1);
+        assert_non_null(strstr(f->heard.why, "refused"));
+    } else {
+        assert_int_equal(errno, ECONNREFUSED);
+    }
+    assert_int_equal(f->conn.state, CONN_CLOSED);
+    void *fx = f;
+    f->listener = socket(AF_INET, SOCK_STREAM, 0); /* something for teardown to close */
+    teardown(&fx);
+}
+
+/* UDP: an answer that never comes is given up after --udp_timeout and counted. */
+static void test_udp_given_up(void **state)
+{
+    (void)state;
+    struct fixture *f = calloc(1, sizeof(*f));
+    assert_non_null(f);
+    fixture_env(f, 20 * SLAP_NS_PER_MS);
+    struct sockaddr_un *sun = (struct sockaddr_un *)&f->srv.addr;
+    snprintf(f->path, sizeof(f->path), "/tmp/slap-test-conn-udp-%d.sock", (int)getpid());
+    unlink(f->path);
+    sun->sun_family = AF_UNIX;
+    snprintf(sun->sun_path, sizeof(sun->sun_path), "%s", f->path);
+    f->srv.addr_len = sizeof(*sun);
+    f->listener = socket(AF_UNIX, SOCK_DGRAM, 0);
+    assert_int_equal(bind(f->listener, (struct sockaddr *)sun, sizeof(*sun)), 0);
+    fixture_conn(f, true);
+    assert_int_equal(conn_connect(&f->conn), SLAP_OK);
+    loop_until(f, &f->heard.connected, 1);
+    send_get(f, "key1");
+    char dgram[64];
+    ssize_t n = recv(f->listener, dgram, sizeof(dgram), 0);
+    assert_int_equal(n, UDP_HEADER + 10);
+    assert_memory_equal(dgram + UDP_HEADER, "get key1\r\n", 10);
+    loop_until(f, &f->heard.given_up, 1);
+    assert_int_equal(f->counters.udp_timeout, 1);
+    assert_int_equal(f->counters.packet_drop, 1);
+    assert_null(conn_oldest(&f->conn));
+    void *fx = f;
+    teardown(&fx);
+}
+
+int main(void)
+{
+    signal(SIGPIPE, SIG_IGN); /* as slap does: a write to a closed peer is an error, not death */
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_request_and_answer, setup_stream, teardown),
+        cmocka_unit_test_setup_teardown(test_partial_reads, setup_stream, teardown),
+        cmocka_unit_test_setup_teardown(test_partial_writes, setup_stream, teardown),
+        cmocka_unit_test_setup_teardown(test_close_mid_value, setup_stream, teardown),
+        cmocka_unit_test_setup_teardown(test_garbage, setup_stream, teardown),
+        cmocka_unit_test_setup_teardown(test_unsolicited_answer, setup_stream, teardown),
+        cmocka_unit_test_setup_teardown(test_timeout, setup_stream, teardown),
+        cmocka_unit_test_setup_teardown(test_reconnect_backoff, setup_stream, teardown),
+        cmocka_unit_test(test_connect_refused),
+        cmocka_unit_test(test_udp_given_up),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
