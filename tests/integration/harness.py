@@ -12,8 +12,9 @@ import threading
 import time
 import types
 
-# The programs under test; run.py sets them from its arguments.
-PATHS = types.SimpleNamespace(slap="slap", memcached="memcached", lmc_check="lmc_check")
+# The programs and files under test; run.py sets them from its arguments.
+PATHS = types.SimpleNamespace(slap="slap", memcached="memcached", lmc_check="lmc_check",
+                              man=None, readme=None)
 
 COUNTERS = ("cmd_get", "cmd_set", "get_misses", "written_bytes", "read_bytes", "object_bytes")
 

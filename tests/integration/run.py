@@ -2,7 +2,7 @@
 """Integration tests of slap against a real memcached started on a free loopback port.
 
 Usage: run.py --list
-       run.py --slap PATH [--memcached PATH] [--lmc-check PATH] CASE
+       run.py --slap PATH [--memcached PATH] [--lmc-check PATH] [--man PATH] [--readme PATH] CASE
 
 The cases are the case_* functions of the cases_*.py modules beside this file;
 --list prints their names, one a line (CMake makes one test of each). A case
@@ -21,6 +21,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 import harness  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
 
 
 def find_cases():
@@ -71,6 +72,10 @@ def main():
     p.add_argument("--slap")
     p.add_argument("--memcached", default="memcached")
     p.add_argument("--lmc-check", default="lmc_check")
+    p.add_argument("--man", default=os.path.join(TOP, "man", "slap.1"),
+                   help="the man page docs_list_every_option reads (default: the repository's)")
+    p.add_argument("--readme", default=os.path.join(TOP, "README.md"),
+                   help="the README docs_list_every_option reads (default: the repository's)")
     p.add_argument("case", nargs="?")
     args = p.parse_args()
     cases = find_cases()
@@ -88,6 +93,8 @@ def main():
     harness.PATHS.slap = args.slap
     harness.PATHS.memcached = args.memcached
     harness.PATHS.lmc_check = args.lmc_check
+    harness.PATHS.man = args.man
+    harness.PATHS.readme = args.readme
     return run_case(args.case, fn)
 
 
