@@ -83,7 +83,7 @@ static void write_footer(FILE *out, const struct hist *h, double unit_ns)
             HGRM_SUB_BUCKET_COUNT);
 }
 
-int hist_hgrm_write(FILE *out, const struct hist *h, double unit_ns)
+enum slap_status hist_hgrm_write(FILE *out, const struct hist *h, double unit_ns)
 {
     write_header(out);
     if (h->count > 0) {

@@ -4,15 +4,8 @@
 #include <math.h>
 #include <signal.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "slap/common.h"
-
-#ifdef SLAP_TESTING
-int report_force_tty = -1;
-#else
-static const int report_force_tty = -1;
-#endif
 
 static const char *const type_names[STATS_TYPES + 1] = {"Get", "Set", "Total"};
 
@@ -156,18 +149,10 @@ static void print_table(FILE *out, const struct slap_options *o, int type,
     fputc('\n', out);
 }
 
-static bool is_terminal(FILE *out)
-{
-    if (report_force_tty >= 0) {
-        return report_force_tty == 1;
-    }
-    return isatty(fileno(out)) == 1;
-}
-
 void report_period(FILE *out, const struct slap_options *o, const struct slap_stats *period,
-                   const struct slap_stats *global, uint64_t period_no)
+                   const struct slap_stats *global, uint64_t period_no, bool terminal)
 {
-    if (is_terminal(out)) {
+    if (terminal) {
         fputs("\033[1;1H\033[2J", out);
     }
     fputc('\n', out);

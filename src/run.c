@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "slap/common.h"
 #include "slap/report.h"
@@ -224,7 +225,7 @@ static void print_period(struct run *r, uint64_t period_no)
         worker_collect(&r->workers[t], period);
     }
     stats_merge(&r->global, period);
-    report_period(r->out, r->opts, period, &r->global, period_no);
+    report_period(r->out, r->opts, period, &r->global, period_no, isatty(fileno(r->out)) == 1);
     free(period);
 }
 

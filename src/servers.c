@@ -12,7 +12,8 @@
 #include "slap/common.h"
 #include "slap/options.h"
 
-static int resolve(struct server *srv, const char *host, unsigned port, char *err, size_t err_len)
+static enum slap_status resolve(struct server *srv, const char *host, unsigned port, char *err,
+                                size_t err_len)
 {
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
     struct addrinfo *res = NULL;
@@ -38,7 +39,7 @@ static int resolve(struct server *srv, const char *host, unsigned port, char *er
 }
 
 /* A path, as memcached's -s: a unix socket. */
-static int unix_socket(struct server *srv, const char *path, char *err, size_t err_len)
+static enum slap_status unix_socket(struct server *srv, const char *path, char *err, size_t err_len)
 {
     struct sockaddr_un *sun = (struct sockaddr_un *)&srv->addr;
     snprintf(srv->name, sizeof(srv->name), "%s", path);
@@ -53,7 +54,8 @@ static int unix_socket(struct server *srv, const char *path, char *err, size_t e
     return SLAP_OK;
 }
 
-static int fill_servers(struct server_list *list, memcached_st *memc, char *err, size_t err_len)
+static enum slap_status fill_servers(struct server_list *list, memcached_st *memc, char *err,
+                                     size_t err_len)
 {
     list->count = memcached_server_count(memc);
     list->items = calloc(list->count, sizeof(*list->items));
@@ -108,7 +110,7 @@ static bool bare_ipv6(const char *text)
     return false;
 }
 
-int servers_open(struct server_list *list, const char *text, char *err, size_t err_len)
+enum slap_status servers_open(struct server_list *list, const char *text, char *err, size_t err_len)
 {
     memset(list, 0, sizeof(*list));
     if (bare_ipv6(text)) {
@@ -167,8 +169,8 @@ static const memcached_hash_t hash_kinds[] = {
     [HASH_MURMUR3] = MEMCACHED_HASH_MURMUR3,
 };
 
-int servers_configure(struct server_list *list, int distribution, int hash, char *err,
-                      size_t err_len)
+enum slap_status servers_configure(struct server_list *list, int distribution, int hash, char *err,
+                                   size_t err_len)
 {
     memcached_st *memc = list->memc;
     uint64_t dist = distribution == DISTRIBUTION_KETAMA ? MEMCACHED_DISTRIBUTION_CONSISTENT_KETAMA
@@ -187,7 +189,7 @@ int servers_configure(struct server_list *list, int distribution, int hash, char
     return SLAP_OK;
 }
 
-int servers_flush(struct server_list *list, char *err, size_t err_len)
+enum slap_status servers_flush(struct server_list *list, char *err, size_t err_len)
 {
     memcached_return_t rc = memcached_flush(list->memc, 0);
     if (rc != MEMCACHED_SUCCESS) {

@@ -33,7 +33,8 @@ static void openssl_reason(char *err, size_t err_len, const char *what)
     ERR_clear_error();
 }
 
-static int load_files(SSL_CTX *c, const struct slap_options *o, char *err, size_t err_len)
+static enum slap_status load_files(SSL_CTX *c, const struct slap_options *o, char *err,
+                                   size_t err_len)
 {
     if (o->tls_ca != NULL ? SSL_CTX_load_verify_locations(c, o->tls_ca, NULL) != 1
                           : SSL_CTX_set_default_verify_paths(c) != 1) {
@@ -49,7 +50,8 @@ static int load_files(SSL_CTX *c, const struct slap_options *o, char *err, size_
     return SLAP_OK;
 }
 
-int tls_ctx_open(struct tls_ctx **out, const struct slap_options *o, char *err, size_t err_len)
+enum slap_status tls_ctx_open(struct tls_ctx **out, const struct slap_options *o, char *err,
+                              size_t err_len)
 {
     struct tls_ctx *ctx = calloc(1, sizeof(*ctx));
     if (ctx == NULL) {
@@ -122,7 +124,8 @@ void tls_conn_close(struct tls_conn *t)
 }
 
 /* What an SSL call's result means for a non-blocking caller. */
-static int outcome(struct tls_conn *t, int rc, int *want_write, char *err, size_t err_len)
+static enum slap_status outcome(struct tls_conn *t, int rc, int *want_write, char *err,
+                                size_t err_len)
 {
     switch (SSL_get_error(t->ssl, rc)) {
     case SSL_ERROR_WANT_READ:
@@ -147,21 +150,21 @@ static int outcome(struct tls_conn *t, int rc, int *want_write, char *err, size_
     }
 }
 
-int tls_handshake(struct tls_conn *t, int *want_write, char *err, size_t err_len)
+enum slap_status tls_handshake(struct tls_conn *t, int *want_write, char *err, size_t err_len)
 {
     int rc = SSL_do_handshake(t->ssl);
     return rc == 1 ? SLAP_OK : outcome(t, rc, want_write, err, err_len);
 }
 
-int tls_write(struct tls_conn *t, const void *buf, size_t len, size_t *n, int *want_write,
-              char *err, size_t err_len)
+enum slap_status tls_write(struct tls_conn *t, const void *buf, size_t len, size_t *n,
+                           int *want_write, char *err, size_t err_len)
 {
     int rc = SSL_write_ex(t->ssl, buf, len, n);
     return rc == 1 ? SLAP_OK : outcome(t, 0, want_write, err, err_len);
 }
 
-int tls_read(struct tls_conn *t, void *buf, size_t len, size_t *n, int *want_write, char *err,
-             size_t err_len)
+enum slap_status tls_read(struct tls_conn *t, void *buf, size_t len, size_t *n, int *want_write,
+                          char *err, size_t err_len)
 {
     *n = 0;
     int rc = SSL_read_ex(t->ssl, buf, len, n);

@@ -28,7 +28,7 @@ static bool dist_is_fixed(const struct size_dist *d)
     return d->n == 1 && d->r[0].min == d->r[0].max;
 }
 
-int workload_init(struct workload *w, const struct slap_options *o)
+enum slap_status workload_init(struct workload *w, const struct slap_options *o)
 {
     memset(w, 0, sizeof(*w));
     w->key_sizes = o->key_sizes;

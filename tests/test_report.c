@@ -227,11 +227,11 @@ static char *final_text(const struct slap_stats *s, double seconds, int signal)
 }
 
 static char *period_text(const struct slap_options *o, const struct slap_stats *period,
-                         const struct slap_stats *global, uint64_t period_no)
+                         const struct slap_stats *global, uint64_t period_no, bool terminal)
 {
     struct capture c;
     capture_open(&c);
-    report_period(c.out, o, period, global, period_no);
+    report_period(c.out, o, period, global, period_no, terminal);
     return capture_close(&c);
 }
 
@@ -428,18 +428,15 @@ static void test_period_golden(void **state)
         concat("\n", "Get Statistics\n", table_header, get_period_row, get_global_row, "\n",
                "Total Statistics\n", table_header, get_period_row, get_global_row, "\n", NULL);
 
-    report_force_tty = 0;
-    char *text = period_text(&o, period, global, 3);
+    char *text = period_text(&o, period, global, 3, false);
     assert_string_equal(text, want);
     assert_null(strchr(text, '\033'));
     free(text);
 
-    report_force_tty = 1;
-    text = period_text(&o, period, global, 3);
+    text = period_text(&o, period, global, 3, true);
     assert_memory_equal(text, "\033[1;1H\033[2J", 10);
     assert_string_equal(text + 10, want);
     free(text);
-    report_force_tty = -1;
 
     free(want);
     free(period);
@@ -459,8 +456,7 @@ static void test_period_with_sets(void **state)
     period->counters.net_set_bytes = MIB / 2;
     stats_merge(global, period);
 
-    report_force_tty = 0;
-    char *text = period_text(&o, period, global, 1);
+    char *text = period_text(&o, period, global, 1, false);
     const char *get_table = strstr(text, "Get Statistics\n");
     const char *set_table = strstr(text, "Set Statistics\n");
     const char *total_table = strstr(text, "Total Statistics\n");
@@ -476,10 +472,9 @@ static void test_period_with_sets(void **state)
     /* Nothing anywhere: no table at all. */
     stats_reset(period);
     stats_reset(global);
-    text = period_text(&o, period, global, 1);
+    text = period_text(&o, period, global, 1, false);
     assert_string_equal(text, "\n");
     free(text);
-    report_force_tty = -1;
     free(period);
     free(global);
 }

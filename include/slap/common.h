@@ -1,4 +1,4 @@
-/* Shared vocabulary of every module: status codes, the clock, the test hook. */
+/* Shared vocabulary of every module: status codes, the clock. */
 #ifndef SLAP_COMMON_H
 #define SLAP_COMMON_H
 
@@ -12,13 +12,6 @@ enum slap_status {
     SLAP_OK = 0,     /* done */
     SLAP_AGAIN = 1,  /* need more bytes, or the operation would block */
 };
-
-/* Functions that are file-local in the product but reached by unit tests. */
-#ifdef SLAP_TESTING
-#define SLAP_TESTABLE
-#else
-#define SLAP_TESTABLE static
-#endif
 
 #define SLAP_NS_PER_US 1000ULL
 #define SLAP_NS_PER_MS 1000000ULL

@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 
+#include "slap/common.h"
 #include "slap/hist.h"
 
 /* Output unit of the .hgrm files slap writes: milliseconds. */
@@ -20,6 +21,6 @@
  * An empty histogram gives the header and the footer only.
  * SLAP_OK, or SLAP_ERROR if writing to out failed.
  */
-int hist_hgrm_write(FILE *out, const struct hist *h, double unit_ns);
+enum slap_status hist_hgrm_write(FILE *out, const struct hist *h, double unit_ns);
 
 #endif

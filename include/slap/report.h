@@ -13,10 +13,11 @@
 void report_header(FILE *out, const struct slap_options *o);
 /*
  * -S tables for period number period_no (1, 2, ...): Period and Global rows for
- * Get, Set and Total. Clears the screen first only when out is a terminal.
+ * Get, Set and Total. Clears the screen first when terminal (the caller knows
+ * whether out is one).
  */
 void report_period(FILE *out, const struct slap_options *o, const struct slap_stats *period,
-                   const struct slap_stats *global, uint64_t period_no);
+                   const struct slap_stats *global, uint64_t period_no, bool terminal);
 /*
  * Final per-type blocks (and, when they differ, the uncorrected and hit/miss
  * blocks), counters, open-loop figures and the "Run time:" line; signal > 0
@@ -29,10 +30,5 @@ void report_final(FILE *out, const struct slap_options *o, const struct slap_sta
 void report_sweep_header(FILE *out, const struct slap_options *o);
 /* One --sweep step: target and achieved rate, p50, p90, p99, p99.9 and max (corrected). */
 void report_sweep_row(FILE *out, double target, const struct slap_stats *s, double seconds);
-
-#ifdef SLAP_TESTING
-/* Forced terminal mode for tests: -1 ask isatty, 0 never, 1 always. */
-extern int report_force_tty;
-#endif
 
 #endif

@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "slap/common.h"
+
 #define SERVER_NAME_MAX 300
 
 struct server {
@@ -25,12 +27,13 @@ struct server_list {
  * Parse "host[:port][,host[:port]...]" with libmemcached and resolve every
  * host. On failure returns SLAP_ERROR with a one-line reason in err.
  */
-int servers_open(struct server_list *list, const char *text, char *err, size_t err_len);
+enum slap_status servers_open(struct server_list *list, const char *text, char *err,
+                              size_t err_len);
 /* --distribution and --hash (enum server_distribution, enum server_hash in options.h). */
-int servers_configure(struct server_list *list, int distribution, int hash, char *err,
-                      size_t err_len);
+enum slap_status servers_configure(struct server_list *list, int distribution, int hash, char *err,
+                                   size_t err_len);
 /* flush_all on every server (libmemcached's admin call); SLAP_ERROR with err if one failed. */
-int servers_flush(struct server_list *list, char *err, size_t err_len);
+enum slap_status servers_flush(struct server_list *list, char *err, size_t err_len);
 void servers_close(struct server_list *list);
 
 /* The index of the server a key belongs to: libmemcached's default distribution. */

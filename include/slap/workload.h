@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "slap/cfgfile.h"
+#include "slap/common.h"
 #include "slap/keydist.h"
 #include "slap/options.h"
 #include "slap/rng.h"
@@ -47,7 +48,7 @@ struct slot_state {
     bool ambiguous;          /* sets crossed each other: which one the server kept is unknown */
 };
 
-int workload_init(struct workload *w, const struct slap_options *o);
+enum slap_status workload_init(struct workload *w, const struct slap_options *o);
 void workload_free(struct workload *w);
 
 /*

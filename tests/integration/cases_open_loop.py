@@ -1,0 +1,98 @@
+"""Open loop (-P): rates, arrivals, corrected latency; warm-up, pipelining,
+sweeps and .hgrm output."""
+import os
+import re
+
+from harness import (block_stat, check, check_agree, counters, DelayProxy, measured, named,
+                     run_line, run_slap, stall_later)
+
+
+def case_open_loop_rate(mc):
+    rc, out, err, delta, _ = measured([mc], ["-s", mc.addr, "-P", "2000", "-t", "3s", "-c", "8"])
+    check(rc == 0, "exit status %d" % rc)
+    check("target rate: 2000 ops/s, uniform arrivals" in out, "header lacks the target rate")
+    c = counters(out)
+    check_agree(c, delta)
+    achieved = named(out, "achieved_tps")
+    check(abs(achieved - 2000) <= 20, "achieved %.0f ops/s for a 2000 target (1%%)" % achieved)
+    _, ops, _, _ = run_line(out)
+    check(abs(ops - 6000) <= 60, "%d operations in 3 s at 2000/s" % ops)
+    check(named(out, "target_tps") == 2000, "target_tps line")
+
+
+def case_open_loop_poisson(mc):
+    rc, out, err = run_slap(["-s", mc.addr, "-P", "2000", "--arrival=poisson", "-t", "3s", "-c", "8"])
+    check(rc == 0, "exit status %d" % rc)
+    achieved = named(out, "achieved_tps")
+    check(abs(achieved - 2000) <= 80, "poisson: achieved %.0f ops/s for 2000 (4%%)" % achieved)
+
+
+def case_known_delay(mc):
+    proxy = DelayProxy(mc.port, 0.020)
+    # 16 lanes at 200/s: each lane sends every 80 ms, well above the delay.
+    rc, out, err = run_slap(["-s", proxy.addr, "-P", "200", "-t", "2s", "-c", "16"])
+    check(rc == 0, "exit status %d" % rc)
+    p50 = block_stat(out, "Total", "P50")
+    check(20000 <= p50 <= 26000, "p50 %d us behind a 20 ms delay" % p50)
+    check(block_stat(out, "Total", "Min") >= 19800, "a latency below the 20 ms delay")
+
+
+def case_stall_open_vs_closed(mc):
+    rc, out, err = run_slap(["-s", mc.addr, "-P", "1000", "-t", "3s", "-c", "4"],
+                            during=stall_later(mc, 1.0, 0.2))
+    check(rc == 0, "open loop: exit status %d" % rc)
+    p99 = block_stat(out, "Total", "P99")
+    check(p99 >= 100000, "open loop: a 200 ms stall must show in the corrected p99 (%d us)" % p99)
+    raw_p99 = block_stat(out, "Uncorrected_Total", "P99")
+    check(raw_p99 < p99, "uncorrected p99 %d should hide the stall the corrected %d shows" % (raw_p99, p99))
+    rc, out, err = run_slap(["-s", mc.addr, "-t", "3s", "-c", "4"], during=stall_later(mc, 1.0, 0.2))
+    check(rc == 0, "closed loop: exit status %d" % rc)
+    p50 = block_stat(out, "Total", "P50")
+    check(p50 < 10000, "closed loop: p50 %d us should not show the stall" % p50)
+
+
+def case_warmup(mc):
+    rc, out, err = run_slap(["-s", mc.addr, "-P", "1000", "--warmup=1s", "-t", "2s", "-c", "4"])
+    check(rc == 0, "exit status %d" % rc)
+    check("warmup: 1s" in out, "header lacks the warm-up")
+    secs, ops, _, _ = run_line(out)
+    check(1.9 <= secs <= 2.2, "Run time %.1f should exclude the warm-up" % secs)
+    check(abs(ops - 2000) <= 40, "%d operations measured in 2 s at 1000/s" % ops)
+
+
+def case_pipeline(mc):
+    rc, out, err, delta, _ = measured([mc], ["-s", mc.addr, "--pipeline=8", "-x", "20000", "-c", "4",
+                                             "-T", "2"])
+    check(rc == 0, "exit status %d" % rc)
+    check("pipeline: 8" in out, "header lacks the pipeline depth")
+    c = counters(out)
+    check_agree(c, delta)
+    check(c["cmd_get"] + c["cmd_set"] == 20000, "-x 20000 with --pipeline 8")
+
+
+def case_sweep(mc):
+    rc, out, err = run_slap(["-s", mc.addr, "--sweep=500:1500:500", "--step-time=1s", "-c", "4"])
+    check(rc == 0, "exit status %d" % rc)
+    rows = re.findall(r"^(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)$", out, re.M)
+    check([int(r[0]) for r in rows] == [500, 1000, 1500], "sweep targets %r" % rows)
+    for r in rows:
+        target, achieved, p50, p90, p99, p999, mx = map(int, r)
+        check(abs(achieved - target) <= target * 0.02, "achieved %d for %d" % (achieved, target))
+        check(p50 <= p90 <= p99 <= p999 <= mx, "percentiles out of order %r" % (r,))
+
+
+def case_hdr_out(mc):
+    path = "/tmp/slap-test-%d.hgrm" % os.getpid()
+    try:
+        rc, out, err = run_slap(["-s", mc.addr, "-x", "3000", "-c", "4", "--hdr-out", path,
+                                 "--percentiles=50,99.99"])
+        check(rc == 0, "exit status %d" % rc)
+        text = open(path).read()
+        m = re.search(r"Total count    =\s+(\d+)\]", text)
+        check(m and int(m.group(1)) == 3000, "hgrm total count")
+        last = [l for l in text.splitlines() if l.strip() and not l.startswith("#")][-1].split()
+        check(float(last[1]) == 1.0 and int(last[2]) == 3000, "hgrm last line %r" % last)
+        check("P99.99(us)" not in out and re.search(r"^   P99\.99:", out, re.M), "--percentiles")
+    finally:
+        if os.path.exists(path):
+            os.unlink(path)

@@ -1,0 +1,190 @@
+"""Workload fidelity: config files, multi-gets, verification, expiry,
+replication, key distribution, flush and preload, evictions."""
+import os
+import re
+import subprocess
+import sys
+
+from harness import (check, check_agree, counters, DelayProxy, measured, Memcached, named, PATHS,
+                     raw_command, run_line, run_slap, server_delta, write_file)
+
+
+def case_cfg_file(mc):
+    path = write_file("# sizes\nkey\n16 32 0.5\n40 40 0.5\n\nvalue\n100 200 1\ncmd\n1 0.5\n0 0.5\n")
+    try:
+        rc, out, err, delta, _ = measured([mc], ["-s", mc.addr, "-F", path, "-t", "2s", "-c", "4"])
+    finally:
+        os.unlink(path)
+    check(rc == 0, "exit status %d" % rc)
+    c = counters(out)
+    check_agree(c, delta)
+    check("set proportion: set_prop=0.50" in out, "the cmd section's set share")
+    check(abs(c["cmd_set"] - c["cmd_get"]) <= 8, "0.5/0.5 mix: %d sets, %d gets" % (c["cmd_set"], c["cmd_get"]))
+    per_set = c["object_bytes"] / c["cmd_set"]
+    check(16 + 100 <= per_set <= 40 + 200, "object bytes per set %.1f outside the sizes" % per_set)
+    items = raw_command(mc, b"stats items\r\n").decode()
+    check("STAT items:" in items, "no items stored")
+
+
+def case_cfg_file_bad(mc):
+    path = write_file("key\n64 64 1\nvalue\n1024 x 1\n")
+    try:
+        rc, out, err = run_slap(["-s", mc.addr, "-F", path, "-t", "1s"])
+    finally:
+        os.unlink(path)
+    check(rc == 2, "exit status %d for a bad config file" % rc)
+    check("%s:4:" % path in err, "the error should name the file and line 4: %r" % err)
+
+
+def case_multiget(mc):
+    rc, out, err, delta, _ = measured([mc], ["-s", mc.addr, "-d", "10", "-t", "2s", "-c", "8"])
+    check(rc == 0, "exit status %d" % rc)
+    c = counters(out)
+    check_agree(c, delta)
+    check(delta["get_hits"] == c["cmd_get"] - c["get_misses"], "server hits vs slap's")
+    events = re.search(r"^Get Statistics \((\d+) events\)$", out, re.M)
+    check(events and int(events.group(1)) * 10 == c["cmd_get"], "a multi-get is one event of 10 keys")
+    ratio = c["cmd_get"] / max(c["cmd_set"], 1)
+    check(7 <= ratio <= 11, "with -d 10 the mix counts keys: %.1f gets per set" % ratio)
+    kps = named(out, "keys_per_sec")
+    secs, _, _, _ = run_line(out)
+    check(abs(kps - c["cmd_get"] / secs) <= 0.02 * kps + 1, "keys_per_sec")
+
+
+def case_multiget_two_servers(mc):
+    other = Memcached()
+    try:
+        rc, out, err, total, deltas = measured([mc, other], ["-s", "%s,%s" % (mc.addr, other.addr),
+                                                             "-d", "10", "-x", "5000",
+                                                             "-c", "4", "-w", "500", "-v", "1"])
+        check(rc == 0, "exit status %d" % rc)
+        c = counters(out)
+        check_agree(c, total)
+        check(c["get_misses"] == 0 and c["verify_failed"] == 0,
+              "every key of a multi-get must go to its own server: %r" % c)
+        for d in deltas:
+            check(d["cmd_get"] > 0, "a server got no gets")
+    finally:
+        other.stop()
+
+
+def case_verify(mc):
+    rc, out, err = run_slap(["-s", mc.addr, "-v", "1", "-o", "0.5", "-t", "2s", "-c", "8", "-w", "100",
+                             "--pipeline", "4", "-n", "2"])
+    check(rc == 0, "exit status %d" % rc)
+    c = counters(out)
+    check(c.get("verify_failed", -1) == 0 and c.get("verify_misses", -1) == 0,
+          "false verification failures with -o: %r" % c)
+    check(out.index("get_misses:") < out.index("verify_misses:") < out.index("written_bytes:"),
+          "verify lines in memaslap's place")
+
+
+def case_verify_detects(mc):
+    import asyncio
+    proxy = DelayProxy(mc.port, 0)
+    orig_put = asyncio.Queue.put
+
+    async def corrupting_put(queue, item):
+        due, data = item
+        if data:
+            data = data.replace(b"Z", b"Y")
+        await orig_put(queue, (due, data))
+    asyncio.Queue.put = corrupting_put
+    try:
+        rc, out, err = run_slap(["-s", proxy.addr, "-v", "1", "-b", "-x", "2000", "-c", "2",
+                                 "-w", "50", "-X", "2000"])
+    finally:
+        asyncio.Queue.put = orig_put
+    c = counters(out)
+    check(c.get("verify_failed", 0) > 0, "a corrupted value went unnoticed: %r" % c)
+    check("verify failed" in err and "differs from byte" in err, "-b details: %r" % err)
+    check(err.count("verify failed") <= 10, "-b must bound its details")
+
+
+def case_expiry(mc):
+    rc, out, err, delta, _ = measured([mc], ["-s", mc.addr, "-e", "1", "--exp-time=1s", "-t", "4s",
+                                             "-c", "2", "-w", "20"])
+    check(rc == 0, "exit status %d" % rc)
+    c = counters(out)
+    check_agree(c, delta)
+    check(c.get("expired_get", -1) == 0 and c.get("unexpired_unget", -1) == 0,
+          "memcached expires correctly, slap must agree: %r" % c)
+    st, _ = mc.stats()
+    check(int(st.get("get_expired", "0")) > 0 or c["get_misses"] > 0, "nothing expired in 4 s")
+
+
+def case_rep_write(mc):
+    other = Memcached()
+    try:
+        rc, out, err, total, deltas = measured([mc, other], ["-s", "%s,%s" % (mc.addr, other.addr),
+                                                             "-p", "2", "-x", "2000", "-c", "4"])
+        check(rc == 0, "exit status %d" % rc)
+        c = counters(out)
+        check_agree(c, total)
+        check(deltas[0]["cmd_set"] == deltas[1]["cmd_set"] > 0, "every set goes to both: %r" % deltas)
+        check(c["get_misses"] == 0, "gets read from a server that holds every key")
+    finally:
+        other.stop()
+
+
+def case_distribution_hash(mc):
+    other = Memcached()
+    try:
+        for dist, hsh, sizes in (("ketama", "md5", "64"), ("modula", "crc", "64"),
+                                 ("ketama", "murmur", "16-64"), ("modula", "default", "16-64")):
+            raw_command(mc, b"flush_all\r\n")
+            raw_command(other, b"flush_all\r\n")
+            servers = "%s,%s" % (mc.addr, other.addr)
+            rc, out, err = run_slap(["-s", servers, "--distribution", dist, "--hash", hsh,
+                                     "--key-size", sizes, "--ratio", "1:0", "-x", "800", "-c", "4",
+                                     "-w", "200"])
+            check(rc == 0, "%s/%s: exit status %d" % (dist, hsh, rc))
+            res = subprocess.run([PATHS.lmc_check, servers, dist, hsh, "4", "200", sizes],
+                                 capture_output=True, text=True, timeout=60)
+            sys.stdout.write("lmc_check %s %s: %s%s" % (dist, hsh, res.stdout, res.stderr))
+            check(res.returncode == 0, "%s/%s: libmemcached did not find every key where slap "
+                  "put it: %s" % (dist, hsh, res.stdout.strip()))
+            for m in (mc, other):
+                check(int(m.stats()[0]["curr_items"]) > 100, "%s/%s: a server got few keys" % (dist, hsh))
+    finally:
+        other.stop()
+
+
+def case_flush_preload(mc):
+    raw_command(mc, b"set slap-marker 0 0 1\r\nx\r\n")
+    before = mc.stats()
+    rc, out, err = run_slap(["-s", mc.addr, "--flush", "--preload", "-x", "1000", "-c", "4",
+                             "-w", "100", "--key-dist=zipf:1.1"])
+    delta = server_delta(before, mc.stats())
+    check(rc == 0, "exit status %d" % rc)
+    check(raw_command(mc, b"get slap-marker\r\n") == b"END\r\n", "--flush left the marker")
+    m = re.search(r"^preload: (\d+) sets in [\d.]+s$", out, re.M)
+    check(m and int(m.group(1)) == 400, "preload line: 4 clients x 100 keys")
+    c = counters(out)
+    check(delta["cmd_set"] == c["cmd_set"] + 400, "preload sets are excluded from the report")
+    check(c["get_misses"] == 0, "after the preload every get hits")
+
+
+def case_get_only_warmup(mc):
+    rc, out, err = run_slap(["-s", mc.addr, "--ratio", "0:1", "-x", "1000", "-c", "2", "-w", "50"])
+    check(rc == 0, "exit status %d" % rc)
+    c = counters(out)
+    check(c["cmd_set"] == 0 and c["cmd_get"] == 1000 and c["get_misses"] == 0,
+          "a get-only run warms its windows first: %r" % c)
+    check("preload: 100 sets" in out, "the warm-up is reported")
+
+
+def case_evictions():
+    small = Memcached(extra=["-m", "8"])
+    try:
+        rc, out, err, delta, _ = measured([small], ["-s", small.addr, "-w", "20k", "-c", "4",
+                                                    "-t", "3s", "--key-dist=gaussian",
+                                                    "--ratio=1:1", "-X", "20000"])
+        check(rc == 0, "exit status %d" % rc)
+        c = counters(out)
+        check_agree(c, delta)
+        st, _ = small.stats()
+        check(int(st["evictions"]) > 0, "an 8 MB cache under 1.6 GB of windows must evict")
+        check(c["get_misses"] > 0, "evicted keys must show as misses")
+    finally:
+        small.stop()

@@ -1,0 +1,341 @@
+"""What the integration cases share: the programs under test, a throwaway memcached
+stopped by its pid, running slap, reading its report and the server's stats, and
+fake servers (a silent or garbage listener, a proxy that delays or rewrites answers).
+"""
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import types
+
+# The programs and files under test; run.py sets them from its arguments.
+PATHS = types.SimpleNamespace(slap="slap", memcached="memcached", lmc_check="lmc_check",
+                              man=None, readme=None)
+
+COUNTERS = ("cmd_get", "cmd_set", "get_misses", "written_bytes", "read_bytes", "object_bytes")
+
+
+class Failure(Exception):
+    pass
+
+
+def check(cond, what):
+    if not cond:
+        raise Failure(what)
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# ---------------------------------------------------------------- servers
+
+class Memcached:
+    """A throwaway memcached, stopped by pid. Plain-text stats go to stats_port
+    (the port itself, a second notls listener for TLS, or the unix socket)."""
+
+    def __init__(self, port=None, extra=(), listen="127.0.0.1", unix=None, tls=None, udp=False):
+        self.port = port or free_port()
+        self.binary = "binary" in extra
+        self.unix = unix
+        self.host = listen
+        self.stats_port = self.port
+        cmd = [PATHS.memcached, "-U", str(self.port) if udp else "0", "-t", "2"]
+        if unix:
+            cmd += ["-s", unix]
+        elif tls:
+            self.stats_port = free_port()
+            cmd += ["-Z", "-o", "ssl_chain_cert=%s,ssl_key=%s" % tls, "-p", str(self.port),
+                    "-l", "%s,notls:%s:%d" % (listen, listen, self.stats_port)]
+        else:
+            cmd += ["-l", listen, "-p", str(self.port)]
+        if os.geteuid() == 0:
+            cmd += ["-u", "root"]
+        self.proc = subprocess.Popen(cmd + list(extra), stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 5
+        while True:
+            try:
+                self.connect(timeout=0.2).close()
+                return
+            except OSError:
+                if self.proc.poll() is not None or time.monotonic() > deadline:
+                    raise Failure("memcached did not start (%r)" % cmd)
+                time.sleep(0.02)
+
+    def connect(self, timeout=5):
+        if self.unix:
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.settimeout(timeout)
+            s.connect(self.unix)
+            return s
+        return socket.create_connection((self.host, self.stats_port), timeout=timeout)
+
+    @property
+    def addr(self):
+        if self.unix:
+            return self.unix
+        if ":" in self.host:
+            return "[%s]:%d" % (self.host, self.port)
+        return "%s:%d" % (self.host, self.port)
+
+    def binary_stats(self):
+        """STAT over the binary protocol (a -B binary server knows no other)."""
+        import struct
+        with self.connect() as s:
+            s.sendall(struct.pack(">BBHBBHIIQ", 0x80, 0x10, 0, 0, 0, 0, 0, 0, 0))
+            data, values, pos = b"", {}, 0
+            while True:
+                while len(data) - pos < 24:
+                    chunk = s.recv(65536)
+                    if not chunk:
+                        raise Failure("binary stats: connection closed")
+                    data += chunk
+                _, _, klen, _, _, _, body, _, _ = struct.unpack(">BBHBBHIIQ", data[pos:pos + 24])
+                while len(data) - pos < 24 + body:
+                    data += s.recv(65536)
+                key = data[pos + 24:pos + 24 + klen].decode()
+                values[key] = data[pos + 24 + klen:pos + 24 + body].decode()
+                pos += 24 + body
+                if klen == 0:
+                    values["binary_stats"] = "1"
+                    return values, len(data)
+
+    def stats(self):
+        """The server's stats, and the size of the response (which the server counts)."""
+        if self.binary:
+            return self.binary_stats()
+        with self.connect() as s:
+            s.sendall(b"stats\r\n")
+            data = b""
+            while not data.endswith(b"END\r\n"):
+                chunk = s.recv(65536)
+                if not chunk:
+                    raise Failure("stats: connection closed")
+                data += chunk
+        values = {}
+        for line in data.decode().split("\r\n"):
+            parts = line.split(" ")
+            if len(parts) == 3 and parts[0] == "STAT":
+                values[parts[1]] = parts[2]
+        return values, len(data)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+# ------------------------------------------------------ slap and its report
+
+def run_slap(args, timeout=60, interrupt_after=None, during=None):
+    """Run slap; return (returncode, stdout, stderr)."""
+    proc = subprocess.Popen([PATHS.slap] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    if during is not None:
+        threading.Thread(target=during, daemon=True).start()
+    if interrupt_after is not None:
+        time.sleep(interrupt_after)
+        proc.send_signal(signal.SIGINT)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        raise Failure("slap did not finish within %ds\nstdout:\n%s\nstderr:\n%s" % (timeout, out, err))
+    sys.stdout.write("$ slap %s  -> %d\n%s%s" % (" ".join(args), proc.returncode, out, err))
+    return proc.returncode, out, err
+
+
+def counters(out):
+    found = {}
+    for line in out.splitlines():
+        m = re.match(r"^([a-z_]+): (\d+)$", line)
+        if m:
+            found[m.group(1)] = int(m.group(2))
+    for name in COUNTERS:
+        check(name in found, "counter %s missing from the report" % name)
+    return found
+
+
+def run_line(out):
+    m = re.search(r"^Run time: ([\d.]+)s Ops: (\d+) TPS: (\d+) Net_rate: ([\d.]+)M/s$", out, re.M)
+    check(m is not None, "no Run time line")
+    return float(m.group(1)), int(m.group(2)), int(m.group(3)), float(m.group(4))
+
+
+def server_delta(before, after):
+    (b, before_len), (a, _) = before, after
+    d = {k: int(a[k]) - int(b[k]) for k in ("cmd_get", "cmd_set", "get_misses", "get_hits",
+                                            "bytes_read", "bytes_written")}
+    # The second `stats` request is read before its snapshot; the first one's
+    # answer is written after its snapshot. Neither is slap's traffic.
+    d["bytes_read"] -= 24 if "binary_stats" in b else len(b"stats\r\n")
+    d["bytes_written"] -= before_len
+    return d
+
+
+def check_agree(slap, delta):
+    pairs = (("cmd_get", "cmd_get"), ("cmd_set", "cmd_set"), ("get_misses", "get_misses"),
+             ("written_bytes", "bytes_read"), ("read_bytes", "bytes_written"))
+    for mine, theirs in pairs:
+        check(slap[mine] == delta[theirs],
+              "slap %s=%d but the server counted %s=%d" % (mine, slap[mine], theirs, delta[theirs]))
+
+
+def measured(servers, args, **kw):
+    befores = [s.stats() for s in servers]
+    rc, out, err = run_slap(args, **kw)
+    deltas = [server_delta(b, s.stats()) for b, s in zip(befores, servers)]
+    total = {k: sum(d[k] for d in deltas) for k in deltas[0]}
+    return rc, out, err, total, deltas
+
+
+def block_stat(out, block, name):
+    """A figure of a final block, e.g. block_stat(out, "Total", "P99")."""
+    m = re.search(r"^%s Statistics \(\d+ events\)\n((?:   .*\n|       .*\n)+)" % re.escape(block),
+                  out, re.M)
+    check(m is not None, "no final %s block" % block)
+    v = re.search(r"^   %s:\s+([\d.]+)$" % re.escape(name), m.group(1), re.M)
+    check(v is not None, "no %s line in the %s block" % (name, block))
+    return float(v.group(1))
+
+
+def named(out, name):
+    m = re.search(r"^%s: ([\d.]+)$" % name, out, re.M)
+    check(m is not None, "no %s line" % name)
+    return float(m.group(1))
+
+
+# ------------------------------------------------- fixtures and fake servers
+
+def raw_command(mc, command):
+    with mc.connect() as s:
+        s.sendall(command)
+        data = b""
+        while not (data.endswith(b"\r\n") and (b"END" in data or b"STORED" in data or
+                                               b"OK" in data or b"ERROR" in data)):
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+        return data
+
+
+def write_file(text):
+    path = "/tmp/slap-test-%d-%d.cfg" % (os.getpid(), int(time.monotonic() * 1e6))
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def stall_later(mc, at, length):
+    def stall():
+        time.sleep(at)
+        mc.proc.send_signal(signal.SIGSTOP)
+        time.sleep(length)
+        mc.proc.send_signal(signal.SIGCONT)
+    return stall
+
+
+def garbage_server(port, reply):
+    srv = socket.socket()
+    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    srv.bind(("127.0.0.1", port))
+    srv.listen(16)
+
+    def serve():
+        srv.settimeout(10)
+        try:
+            while True:
+                conn, _ = srv.accept()
+                conn.recv(4096)
+                conn.sendall(reply)
+        except OSError:
+            pass
+    threading.Thread(target=serve, daemon=True).start()
+    return srv
+
+
+class DelayProxy:
+    """Forwards to a server and delivers its answers `delay` seconds after they come."""
+
+    def __init__(self, upstream_port, delay):
+        import asyncio
+        self.port = free_port()
+        self.delay = delay
+        self.upstream = upstream_port
+        self.ready = threading.Event()
+        self.loop = asyncio.new_event_loop()
+        threading.Thread(target=self._run, daemon=True).start()
+        check(self.ready.wait(5), "proxy did not start")
+
+    def _run(self):
+        import asyncio
+        asyncio.set_event_loop(self.loop)
+
+        async def pump(reader, writer, delay):
+            queue = asyncio.Queue()
+
+            async def deliver():
+                while True:
+                    due, data = await queue.get()
+                    if data is None:
+                        break
+                    wait = due - self.loop.time()
+                    if wait > 0:
+                        await asyncio.sleep(wait)
+                    writer.write(data)
+                    await writer.drain()
+            task = self.loop.create_task(deliver())
+            while True:
+                data = await reader.read(65536)
+                if not data:
+                    break
+                await queue.put((self.loop.time() + delay, data))
+            await queue.put((0, None))
+            await task
+            writer.close()
+
+        async def handle(creader, cwriter):
+            sreader, swriter = await asyncio.open_connection("127.0.0.1", self.upstream)
+            self.loop.create_task(pump(creader, swriter, 0))
+            await pump(sreader, cwriter, self.delay)
+
+        async def main():
+            server = await asyncio.start_server(handle, "127.0.0.1", self.port)
+            self.ready.set()
+            async with server:
+                await server.serve_forever()
+        try:
+            self.loop.run_until_complete(main())
+        except Exception:
+            pass
+
+    @property
+    def addr(self):
+        return "127.0.0.1:%d" % self.port
+
+
+def make_certs(tmp):
+    def run(*args):
+        subprocess.run(["openssl"] + list(args), cwd=tmp, check=True, capture_output=True)
+    run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.crt",
+        "-days", "1", "-subj", "/CN=slap test CA")
+    run("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "srv.key", "-out", "srv.csr",
+        "-subj", "/CN=127.0.0.1")
+    with open(os.path.join(tmp, "ext.cnf"), "w") as f:
+        f.write("subjectAltName=IP:127.0.0.1\n")
+    run("x509", "-req", "-in", "srv.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
+        "-out", "srv.crt", "-days", "1", "-extfile", "ext.cnf")
+    return [os.path.join(tmp, n) for n in ("ca.crt", "srv.crt", "srv.key")]
