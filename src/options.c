@@ -12,6 +12,7 @@
 #include "slap/common.h"
 #include "slap/proto.h"
 #include "slap/udp.h"
+#include "slap/units.h"
 #include "slap/version.h"
 
 #if defined(__GNUC__)
@@ -263,181 +264,9 @@ static const char help_outro[] =
     "  slap --servers=127.0.0.1:11211 -S 1s -T 2 -c 64 --win_size=1k -t 10s\n"
     "  slap -s host1,host2:11212 -x 100k\n";
 
-/* ---- units ---------------------------------------------------------------------------- */
-
-/* Why a number with a unit could not be read. */
-enum unit_error {
-    UNIT_OK = 0,
-    UNIT_NOT_NUMBER, /* empty, no leading digit, or stray characters among the digits */
-    UNIT_NEGATIVE,   /* a minus sign in front of digits */
-    UNIT_BAD_UNIT,   /* a number followed by a suffix that is not a unit */
-    UNIT_TOO_LARGE,  /* does not fit in 64 bits */
-};
-
-struct time_unit {
-    const char *name;
-    uint64_t ns;
-};
-
-/* "" is a bare number: seconds. Upper case S, M, H, D as memaslap accepts them. */
-static const struct time_unit time_units[] = {
-    {"", SLAP_NS_PER_SEC},          {"ms", SLAP_NS_PER_MS},        {"s", SLAP_NS_PER_SEC},
-    {"S", SLAP_NS_PER_SEC},         {"m", 60 * SLAP_NS_PER_SEC},   {"M", 60 * SLAP_NS_PER_SEC},
-    {"h", 3600 * SLAP_NS_PER_SEC},  {"H", 3600 * SLAP_NS_PER_SEC}, {"d", 86400 * SLAP_NS_PER_SEC},
-    {"D", 86400 * SLAP_NS_PER_SEC},
-};
-
 static bool is_digit(char c)
 {
     return c >= '0' && c <= '9';
-}
-
-/* A number must start with a digit; a minus sign before one is reported as negative. */
-static enum unit_error check_number_start(const char *text)
-{
-    if (text[0] == '-' && is_digit(text[1])) {
-        return UNIT_NEGATIVE;
-    }
-    return is_digit(text[0]) ? UNIT_OK : UNIT_NOT_NUMBER;
-}
-
-/* Read the digits at *p into *value and move *p past them; false when they overflow. */
-static bool scan_whole(const char **p, uint64_t *value)
-{
-    uint64_t total = 0;
-    bool fits = true;
-    for (; is_digit(**p); (*p)++) {
-        uint64_t digit = (uint64_t)(**p - '0');
-        if (total > (UINT64_MAX - digit) / 10) {
-            fits = false;
-        }
-        total = total * 10 + digit;
-    }
-    *value = total;
-    return fits;
-}
-
-/*
- * floor(0.DIGITS * unit_ns), exactly: Horner's rule from the last digit back, where
- * floor((d + floor(y)) / 10) == floor((d + y) / 10) keeps every step exact.
- */
-static uint64_t fraction_ns(const char *digits, size_t count, uint64_t unit_ns)
-{
-    uint64_t carry = 0; /* always below unit_ns */
-    while (count > 0) {
-        count--;
-        carry = ((uint64_t)(digits[count] - '0') * unit_ns + carry) / 10;
-    }
-    return carry;
-}
-
-static bool find_time_unit(const char *name, uint64_t *unit_ns)
-{
-    for (size_t i = 0; i < SLAP_ARRAY_SIZE(time_units); i++) {
-        if (strcmp(name, time_units[i].name) == 0) {
-            *unit_ns = time_units[i].ns;
-            return true;
-        }
-    }
-    return false;
-}
-
-/* DIGITS[.DIGITS][unit] to nanoseconds; sub-nanosecond parts are dropped. */
-static enum unit_error scan_duration(const char *text, uint64_t *ns)
-{
-    enum unit_error error = check_number_start(text);
-    if (error != UNIT_OK) {
-        return error;
-    }
-    const char *p = text;
-    uint64_t whole;
-    bool fits = scan_whole(&p, &whole);
-    const char *fraction = p;
-    size_t fraction_digits = 0;
-    if (*p == '.') {
-        fraction = ++p;
-        while (is_digit(*p)) {
-            p++;
-        }
-        fraction_digits = (size_t)(p - fraction);
-        if (fraction_digits == 0) {
-            return UNIT_NOT_NUMBER;
-        }
-    }
-    if (*p == '.') {
-        return UNIT_NOT_NUMBER;
-    }
-    uint64_t unit_ns;
-    if (!find_time_unit(p, &unit_ns)) {
-        return UNIT_BAD_UNIT;
-    }
-    uint64_t part_ns = fraction_ns(fraction, fraction_digits, unit_ns);
-    if (!fits || whole > (UINT64_MAX - part_ns) / unit_ns) {
-        return UNIT_TOO_LARGE;
-    }
-    *ns = whole * unit_ns + part_ns;
-    return UNIT_OK;
-}
-
-/* How many times kunit multiplies for suffix c: k 1, m 2, g 3; 0 for anything else. */
-static unsigned suffix_power(char c)
-{
-    switch (c) {
-    case 'k':
-    case 'K':
-        return 1;
-    case 'm':
-    case 'M':
-        return 2;
-    case 'g':
-    case 'G':
-        return 3;
-    default:
-        return 0;
-    }
-}
-
-/* DIGITS[k|m|g]; kunit 0 allows no suffix at all (a plain count). */
-static enum unit_error scan_size(const char *text, uint64_t kunit, uint64_t *value)
-{
-    enum unit_error error = check_number_start(text);
-    if (error != UNIT_OK) {
-        return error;
-    }
-    const char *p = text;
-    uint64_t whole;
-    bool fits = scan_whole(&p, &whole);
-    uint64_t multiplier = 1;
-    if (*p != '\0') {
-        if (kunit == 0 || *p == '.') {
-            return UNIT_NOT_NUMBER;
-        }
-        unsigned power = suffix_power(*p);
-        if (power == 0 || p[1] != '\0') {
-            return UNIT_BAD_UNIT;
-        }
-        for (unsigned i = 0; i < power; i++) {
-            if (multiplier > UINT64_MAX / kunit) {
-                return UNIT_TOO_LARGE;
-            }
-            multiplier *= kunit;
-        }
-    }
-    if (!fits || whole > UINT64_MAX / multiplier) {
-        return UNIT_TOO_LARGE;
-    }
-    *value = whole * multiplier;
-    return UNIT_OK;
-}
-
-int opt_parse_duration(const char *text, uint64_t *ns)
-{
-    return scan_duration(text, ns) == UNIT_OK ? SLAP_OK : SLAP_ERROR;
-}
-
-int opt_parse_size(const char *text, uint64_t kunit, uint64_t *value)
-{
-    return scan_size(text, kunit, value) == UNIT_OK ? SLAP_OK : SLAP_ERROR;
 }
 
 /* ---- errors --------------------------------------------------------------------------- */
@@ -457,18 +286,19 @@ static enum options_outcome usage_error(FILE *err, const char *format, ...)
 
 /* units lists the accepted suffixes, for UNIT_BAD_UNIT. */
 static enum options_outcome report_unit_error(const struct parse_state *st, const char *arg,
-                                              enum unit_error error, const char *units)
+                                              enum units_status status, const char *units)
 {
     const char *name = st->row->long_name;
-    switch (error) {
-    case UNIT_NEGATIVE:
+    switch (status) {
+    case UNITS_NEGATIVE:
         return usage_error(st->err, "--%s: '%s' must not be negative", name, arg);
-    case UNIT_BAD_UNIT:
+    case UNITS_BAD_UNIT:
         return usage_error(st->err, "--%s: '%s' has an unknown unit (use %s)", name, arg, units);
-    case UNIT_TOO_LARGE:
+    case UNITS_TOO_LARGE:
         return usage_error(st->err, "--%s: '%s' is too large", name, arg);
-    case UNIT_OK:
-    case UNIT_NOT_NUMBER:
+    case UNITS_OK:
+    case UNITS_NOT_NUMBER:
+    case UNITS_OUT_OF_RANGE:
     default:
         return usage_error(st->err, "--%s: '%s' is not a number", name, arg);
     }
@@ -489,9 +319,9 @@ static enum options_outcome parse_count(const struct parse_state *st, const char
                                         uint64_t kunit, uint64_t min, uint64_t max, uint64_t *value)
 {
     uint64_t count;
-    enum unit_error error = scan_size(arg, kunit, &count);
-    if (error != UNIT_OK) {
-        return report_unit_error(st, arg, error, "k, m or g");
+    enum units_status status = units_parse_size(arg, strlen(arg), kunit, &count);
+    if (status != UNITS_OK) {
+        return report_unit_error(st, arg, status, UNITS_SIZE_SUFFIXES);
     }
     if (count < min) {
         return usage_error(st->err, "--%s: must be at least %" PRIu64, st->row->long_name, min);
@@ -508,9 +338,9 @@ static enum options_outcome parse_period(const struct parse_state *st, const cha
                                          uint64_t *ns)
 {
     uint64_t period;
-    enum unit_error error = scan_duration(arg, &period);
-    if (error != UNIT_OK) {
-        return report_unit_error(st, arg, error, "ms, s, m, h or d");
+    enum units_status status = units_parse_duration(arg, strlen(arg), &period);
+    if (status != UNITS_OK) {
+        return report_unit_error(st, arg, status, UNITS_DURATION_SUFFIXES);
     }
     if (period == 0) {
         return usage_error(st->err, "--%s: must be more than 0", st->row->long_name);
@@ -617,13 +447,10 @@ static enum options_outcome apply_reconnect(struct parse_state *st, const char *
 static enum options_outcome parse_fraction(const struct parse_state *st, const char *arg,
                                            double *value)
 {
-    char *end = NULL;
-    double v = is_digit(arg[0]) || arg[0] == '.' ? strtod(arg, &end) : -1.0;
-    if (end == NULL || *end != '\0' || !(v > 0.0 && v <= 1.0)) {
+    if (units_parse_fraction(arg, strlen(arg), value) != UNITS_OK) {
         return usage_error(st->err, "--%s: '%s' is not a fraction above 0 and up to 1",
                            st->row->long_name, arg);
     }
-    *value = v;
     return OPTIONS_RUN;
 }
 
@@ -983,7 +810,7 @@ static enum options_outcome apply_sweep(struct parse_state *st, const char *arg)
         }
         memcpy(part, p, length);
         part[length] = '\0';
-        if (scan_size(part, 1000, &rates[i]) != UNIT_OK || rates[i] == 0 ||
+        if (units_parse_size(part, length, 1000, &rates[i]) != UNITS_OK || rates[i] == 0 ||
             rates[i] > (uint64_t)SLAP_MAX_TPS) {
             return usage_error(st->err, "--sweep: '%s' is not a rate from 1 to 1g", part);
         }

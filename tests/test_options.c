@@ -1,4 +1,4 @@
-/* Unit tests of option parsing: units, the option table, good and bad command lines, --help. */
+/* Unit tests of option parsing: the option table, good and bad command lines, --help. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,7 +17,6 @@
 
 #define MAX_ARGS 32
 #define SEC SLAP_NS_PER_SEC
-#define UNTOUCHED 0x5eedULL /* stored before a parse that must fail, checked after */
 
 /* One call of options_parse with everything it printed. */
 struct parse_result {
@@ -83,153 +82,6 @@ static int unset_servers_env(void **state)
     (void)state;
     unsetenv("MEMCACHED_SERVERS");
     return 0;
-}
-
-/* ---- units ---------------------------------------------------------------------------- */
-
-struct unit_case {
-    const char *text;
-    uint64_t expected;
-};
-
-static void test_duration_good(void **state)
-{
-    (void)state;
-    static const struct unit_case cases[] = {
-        {"30", 30 * SEC},
-        {"30s", 30 * SEC},
-        {"10S", 10 * SEC},
-        {"1.5m", 90 * SEC},
-        {"2M", 120 * SEC},
-        {"2h", 7200 * SEC},
-        {"1H", 3600 * SEC},
-        {"1d", 86400 * SEC},
-        {"1D", 86400 * SEC},
-        {"0.1d", 8640 * SEC},
-        {"500ms", 500 * SLAP_NS_PER_MS},
-        {"1.5ms", 1500 * SLAP_NS_PER_US},
-        {"0.001s", SLAP_NS_PER_MS},
-        {"0.5", SEC / 2},
-        {"0", 0},
-        {"1.0000000001s", SEC},                 /* below a nanosecond: dropped */
-        {"0.0000000019s", 1},                   /* truncated, not rounded */
-        {"18446744073.709551615s", UINT64_MAX}, /* the largest that fits */
-        {"007s", 7 * SEC},
-    };
-    for (size_t i = 0; i < SLAP_ARRAY_SIZE(cases); i++) {
-        uint64_t ns = UNTOUCHED;
-        if (opt_parse_duration(cases[i].text, &ns) != SLAP_OK) {
-            fail_msg("duration '%s' was rejected", cases[i].text);
-        }
-        if (ns != cases[i].expected) {
-            fail_msg("duration '%s' = %llu ns, expected %llu", cases[i].text,
-                     (unsigned long long)ns, (unsigned long long)cases[i].expected);
-        }
-    }
-}
-
-static void test_size_good(void **state)
-{
-    (void)state;
-    static const struct unit_case binary[] = {
-        {"1", 1},
-        {"0", 0},
-        {"10k", 10240},
-        {"10K", 10240},
-        {"1m", 1048576},
-        {"1M", 1048576},
-        {"1g", 1073741824},
-        {"2G", 2147483648ULL},
-        {"18446744073709551615", UINT64_MAX},
-        {"16777215g", 16777215ULL << 30},
-    };
-    static const struct unit_case decimal[] = {
-        {"10k", 10000}, {"100K", 100000}, {"2m", 2000000}, {"3g", 3000000000ULL}, {"42", 42},
-    };
-    for (size_t i = 0; i < SLAP_ARRAY_SIZE(binary); i++) {
-        uint64_t value = UNTOUCHED;
-        assert_int_equal(opt_parse_size(binary[i].text, 1024, &value), SLAP_OK);
-        assert_int_equal(value, binary[i].expected);
-    }
-    for (size_t i = 0; i < SLAP_ARRAY_SIZE(decimal); i++) {
-        uint64_t value = UNTOUCHED;
-        assert_int_equal(opt_parse_size(decimal[i].text, 1000, &value), SLAP_OK);
-        assert_int_equal(value, decimal[i].expected);
-    }
-}
-
-/* Texts that neither parser accepts. */
-static const char *const bad_unit_texts[] = {
-    "", "s", "-1", "1x", "1.5.2s", "99999999999999999999", "10kk", " 1", "1 ", "+1", "-", "0x10",
-};
-
-static void test_units_bad(void **state)
-{
-    (void)state;
-    for (size_t i = 0; i < SLAP_ARRAY_SIZE(bad_unit_texts); i++) {
-        const char *text = bad_unit_texts[i];
-        uint64_t value = UNTOUCHED;
-        if (opt_parse_duration(text, &value) != SLAP_ERROR) {
-            fail_msg("duration '%s' was accepted", text);
-        }
-        if (opt_parse_size(text, 1024, &value) != SLAP_ERROR) {
-            fail_msg("size '%s' was accepted", text);
-        }
-        assert_int_equal(value, UNTOUCHED);
-    }
-}
-
-static void test_duration_bad(void **state)
-{
-    (void)state;
-    static const char *const texts[] = {
-        "1.",
-        ".5",
-        "1.s",
-        "1ss",
-        "1sm",
-        "1Ms",
-        "1MS",
-        "1k",
-        "10m s",
-        "18446744074",            /* seconds beyond 2^64 ns */
-        "18446744073.709551616s", /* one nanosecond too many */
-        "213503982335d",          /* days beyond 2^64 ns */
-    };
-    for (size_t i = 0; i < SLAP_ARRAY_SIZE(texts); i++) {
-        uint64_t ns = UNTOUCHED;
-        if (opt_parse_duration(texts[i], &ns) != SLAP_ERROR) {
-            fail_msg("duration '%s' was accepted", texts[i]);
-        }
-        assert_int_equal(ns, UNTOUCHED);
-    }
-}
-
-static void test_size_bad(void **state)
-{
-    (void)state;
-    static const char *const texts[] = {
-        "1.5k", "k", "1kb", "1s", "1 k", "18446744073709551616", "17179869184g", "1t",
-    };
-    for (size_t i = 0; i < SLAP_ARRAY_SIZE(texts); i++) {
-        uint64_t value = UNTOUCHED;
-        if (opt_parse_size(texts[i], 1024, &value) != SLAP_ERROR) {
-            fail_msg("size '%s' was accepted", texts[i]);
-        }
-        assert_int_equal(value, UNTOUCHED);
-    }
-
-    /* A large kunit: the multiplier itself overflows before the number does. */
-    uint64_t value = UNTOUCHED;
-    assert_int_equal(opt_parse_size("1g", 1ULL << 32, &value), SLAP_ERROR);
-    assert_int_equal(opt_parse_size("1m", 1ULL << 32, &value), SLAP_ERROR);
-    assert_int_equal(value, UNTOUCHED);
-    assert_int_equal(opt_parse_size("1k", 1ULL << 32, &value), SLAP_OK);
-    assert_int_equal(value, 1ULL << 32);
-    /* kunit 0: a plain count, no suffix at all */
-    assert_int_equal(opt_parse_size("12", 0, &value), SLAP_OK);
-    assert_int_equal(value, 12);
-    assert_int_equal(opt_parse_size("12k", 0, &value), SLAP_ERROR);
 }
 
 /* ---- the table ------------------------------------------------------------------------ */
@@ -700,11 +552,6 @@ static void test_version(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_duration_good),
-        cmocka_unit_test(test_size_good),
-        cmocka_unit_test(test_units_bad),
-        cmocka_unit_test(test_duration_bad),
-        cmocka_unit_test(test_size_bad),
         cmocka_unit_test(test_table),
         cmocka_unit_test_setup(test_table_spellings, unset_servers_env),
         cmocka_unit_test_setup(test_bad_lines, unset_servers_env),

@@ -121,16 +121,6 @@ enum options_outcome options_parse(struct slap_options *o, int argc, char **argv
 void options_defaults(struct slap_options *o);
 void options_print_help(FILE *out);
 
-/*
- * Units. Each returns SLAP_OK or SLAP_ERROR (with nothing stored).
- * duration: a number (decimals allowed) with an optional unit ms, s, m, h, d;
- *   plain numbers are seconds ("30", "30s", "1.5m", "2h", "1d", "500ms").
- * size: a whole number with an optional suffix k, m, g (either case), where
- *   k = kunit (1024 for -w, 1000 for counts such as -x).
- */
-int opt_parse_duration(const char *text, uint64_t *ns);
-int opt_parse_size(const char *text, uint64_t kunit, uint64_t *value);
-
 /* The option table, for tests and documentation tools: row i's names and state. */
 size_t options_table_size(void);
 const char *options_table_long_name(size_t i); /* underscore spelling; NULL past the end */
