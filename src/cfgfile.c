@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "slap/common.h"
+#include "slap/units.h"
 
 #if defined(__GNUC__)
 #define CFG_PRINTF(fmt, first) __attribute__((format(printf, fmt, first)))
@@ -28,7 +29,7 @@
 #define QUOTE_MAX 40               /* bytes of a bad token shown in a message */
 #define QUOTE_BUF (QUOTE_MAX + 4)  /* a quoted token, "..." and its NUL */
 #define LINE_FIELDS_MAX 8          /* fields kept of one line; the rest are only counted */
-#define SIZE_TOO_BIG (1ull << 32)  /* a parsed size saturates here */
+#define SIZE_KUNIT 1024            /* k = 1024 bytes, m = 1048576 */
 #define RULE_MIN 3                 /* "---" and longer: a rule line of the manual's sample */
 #define PICK_BITS 53               /* top bits of u that choose the range */
 #define PLACE_BITS 11              /* low bits of u that only place the size inside it */
@@ -106,32 +107,6 @@ static const char *quote(const char *s, size_t len, char buf[QUOTE_BUF])
     }
     strcpy(buf + shown, len > shown ? "..." : "");
     return buf;
-}
-
-/* Whole bytes: digits and an optional k (1024) or m (1048576); values past 2^32 saturate. */
-static bool parse_size(const char *s, size_t len, uint64_t *size)
-{
-    uint64_t scale = 1;
-    if (len > 1 && (s[len - 1] == 'k' || s[len - 1] == 'K')) {
-        scale = 1024;
-        len--;
-    } else if (len > 1 && (s[len - 1] == 'm' || s[len - 1] == 'M')) {
-        scale = 1024 * 1024;
-        len--;
-    }
-    if (len == 0) {
-        return false;
-    }
-    uint64_t value = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (!is_digit(s[i])) {
-            return false;
-        }
-        value = value * 10 + (uint64_t)(s[i] - '0');
-        value = value < SIZE_TOO_BIG ? value : SIZE_TOO_BIG;
-    }
-    *size = value * scale;
-    return true;
 }
 
 /* A finite decimal number ("0.3", "1e-2", "-1"): no hex, "nan", "inf" or trailing text. */
@@ -236,6 +211,18 @@ uint32_t size_dist_sample(const struct size_dist *d, uint64_t u)
 
 /* ---- size_dist_parse ---- */
 
+/* One size of a list, blanks around it cut: UNITS_OUT_OF_RANGE when it is not in [lo, hi]. */
+static enum units_status list_size(const char *s, size_t len, uint32_t lo, uint32_t hi,
+                                   uint64_t *size)
+{
+    trim(&s, &len);
+    enum units_status status = units_parse_size(s, len, SIZE_KUNIT, size);
+    if (status == UNITS_TOO_LARGE || (status == UNITS_OK && (*size < lo || *size > hi))) {
+        return UNITS_OUT_OF_RANGE;
+    }
+    return status;
+}
+
 /* "SIZE" or "MIN-MAX" within [lo, hi]; on error a message naming the part. */
 static int parse_size_range(const char *s, size_t len, uint32_t lo, uint32_t hi,
                             struct size_range *r, char *err, size_t err_len)
@@ -247,13 +234,14 @@ static int parse_size_range(const char *s, size_t len, uint32_t lo, uint32_t hi,
     const char *max_text = dash != NULL ? dash + 1 : s;
     size_t max_len = dash != NULL ? len - min_len - 1 : len;
     uint64_t min, max;
-    trim(&min_text, &min_len);
-    trim(&max_text, &max_len);
-    if (!parse_size(min_text, min_len, &min) || !parse_size(max_text, max_len, &max)) {
+    enum units_status min_status = list_size(min_text, min_len, lo, hi, &min);
+    enum units_status max_status = list_size(max_text, max_len, lo, hi, &max);
+    if ((min_status != UNITS_OK && min_status != UNITS_OUT_OF_RANGE) ||
+        (max_status != UNITS_OK && max_status != UNITS_OUT_OF_RANGE)) {
         snprintf(err, err_len, "'%s': sizes are whole bytes, with k or m", quote(s, len, shown));
         return SLAP_ERROR;
     }
-    if (min < lo || max > hi || max < lo || min > hi) {
+    if (min_status != UNITS_OK || max_status != UNITS_OK) {
         snprintf(err, err_len, "'%s': sizes must lie in %u..%u", quote(s, len, shown), lo, hi);
         return SLAP_ERROR;
     }
@@ -427,7 +415,12 @@ static int add_size_line(struct cfg_parser *p, struct size_dist *d, uint32_t lo,
                           f->count);
     }
     for (int i = 0; i < 2; i++) {
-        if (!parse_size(f->text[i], f->len[i], &size[i])) {
+        enum units_status status = units_parse_size(f->text[i], f->len[i], SIZE_KUNIT, &size[i]);
+        if (status == UNITS_TOO_LARGE) {
+            return parse_fail(p, p->line_no, "%s size '%s' is too large (outside %u..%u)", what,
+                              quote(f->text[i], f->len[i], shown), lo, hi);
+        }
+        if (status != UNITS_OK) {
             return parse_fail(p, p->line_no, "%s size '%s' is not a whole number of bytes", what,
                               quote(f->text[i], f->len[i], shown));
         }
