@@ -351,9 +351,9 @@ static enum options_outcome parse_period(const struct parse_state *st, const cha
 
 /* arg must be one of names (NULL-terminated); its index goes to *value. */
 static enum options_outcome parse_choice(const struct parse_state *st, const char *arg,
-                                         const char *const *names, int *value)
+                                         const char *const *names, unsigned *value)
 {
-    for (int i = 0; names[i] != NULL; i++) {
+    for (unsigned i = 0; names[i] != NULL; i++) {
         if (strcmp(arg, names[i]) == 0) {
             *value = i;
             return OPTIONS_RUN;
@@ -553,7 +553,10 @@ static enum options_outcome apply_exp_time(struct parse_state *st, const char *a
 static enum options_outcome apply_distribution(struct parse_state *st, const char *arg)
 {
     static const char *const names[] = {"modula", "ketama", NULL};
-    return parse_choice(st, arg, names, &st->o->distribution);
+    unsigned which = 0;
+    enum options_outcome outcome = parse_choice(st, arg, names, &which);
+    st->o->distribution = (enum server_distribution)which;
+    return outcome;
 }
 
 static enum options_outcome apply_hash(struct parse_state *st, const char *arg)
@@ -561,9 +564,9 @@ static enum options_outcome apply_hash(struct parse_state *st, const char *arg)
     static const char *const names[] = {"default", "md5",   "crc",     "fnv1_64",
                                         "fnv1a_64", "fnv1_32", "fnv1a_32", "hsieh",
                                         "murmur",  "jenkins", "murmur3", NULL};
-    for (int i = 0; names[i] != NULL; i++) {
+    for (unsigned i = 0; names[i] != NULL; i++) {
         if (strcmp(arg, names[i]) == 0) {
-            st->o->hash = i;
+            st->o->hash = (enum server_hash)i;
             return OPTIONS_RUN;
         }
     }
@@ -583,7 +586,7 @@ static enum options_outcome apply_key_dist(struct parse_state *st, const char *a
 static enum options_outcome apply_binary(struct parse_state *st, const char *arg)
 {
     (void)arg;
-    st->o->protocol = 1;
+    st->o->protocol = PROTO_BINARY;
     return OPTIONS_RUN;
 }
 
@@ -617,7 +620,7 @@ static enum options_outcome check_udp(struct parse_state *st)
     const struct slap_options *o = st->o;
     uint32_t key_max = o->key_sizes.n ? size_dist_max(&o->key_sizes) : o->key_size;
     uint32_t value_max = o->value_sizes.n ? size_dist_max(&o->value_sizes) : o->value_size;
-    const struct codec *codec = codec_get((enum proto_kind)o->protocol);
+    const struct codec *codec = codec_get(o->protocol);
     uint64_t get = codec_get_bytes(codec, o->division, key_max);
     uint64_t set_header = codec_set_header_bytes(codec, key_max);
     uint64_t set = set_header + value_max + (codec->set_crlf ? 2 : 0);
@@ -645,7 +648,10 @@ static enum options_outcome check_udp(struct parse_state *st)
 static enum options_outcome apply_protocol(struct parse_state *st, const char *arg)
 {
     static const char *const names[] = {"ascii", "binary", "meta", NULL};
-    return parse_choice(st, arg, names, &st->o->protocol);
+    unsigned which = 0;
+    enum options_outcome outcome = parse_choice(st, arg, names, &which);
+    st->o->protocol = (enum proto_kind)which;
+    return outcome;
 }
 
 static enum options_outcome apply_tls(struct parse_state *st, const char *arg)
@@ -692,9 +698,9 @@ static enum options_outcome apply_tls_skip_verify(struct parse_state *st, const 
 static enum options_outcome apply_tls_version(struct parse_state *st, const char *arg)
 {
     static const char *const names[] = {"1.2", "1.3", NULL};
-    int which = 0;
+    unsigned which = 0;
     enum options_outcome outcome = parse_choice(st, arg, names, &which);
-    st->o->tls_version = which == 0 ? 12 : 13;
+    st->o->tls_version = which == 0 ? TLS_VERSION_1_2 : TLS_VERSION_1_3;
     return outcome;
 }
 
@@ -725,8 +731,11 @@ static enum options_outcome apply_tps(struct parse_state *st, const char *arg)
 static enum options_outcome apply_arrival(struct parse_state *st, const char *arg)
 {
     static const char *const names[] = {"uniform", "poisson", NULL};
+    unsigned which = 0;
     st->arrival_given = true;
-    return parse_choice(st, arg, names, &st->o->arrival);
+    enum options_outcome outcome = parse_choice(st, arg, names, &which);
+    st->o->arrival = (enum arrival)which;
+    return outcome;
 }
 
 static enum options_outcome apply_pipeline(struct parse_state *st, const char *arg)
@@ -742,7 +751,10 @@ static enum options_outcome apply_pipeline(struct parse_state *st, const char *a
 static enum options_outcome apply_latency(struct parse_state *st, const char *arg)
 {
     static const char *const names[] = {"both", "corrected", "uncorrected", NULL};
-    return parse_choice(st, arg, names, &st->o->latency);
+    unsigned which = 0;
+    enum options_outcome outcome = parse_choice(st, arg, names, &which);
+    st->o->latency = (enum latency_view)which;
+    return outcome;
 }
 
 static enum options_outcome apply_warmup(struct parse_state *st, const char *arg)
@@ -1021,7 +1033,7 @@ static enum options_outcome finish(struct parse_state *st)
         return usage_error(st->err, "--arrival needs --tps or --sweep (an open-loop run)");
     }
     if (!o->tls && (o->tls_ca || o->tls_cert || o->tls_key || o->tls_skip_verify ||
-                     o->tls_version)) {
+                     o->tls_version != TLS_VERSION_ANY)) {
         return usage_error(st->err, "--tls_ca, --tls_cert, --tls_key, --tls_skip_verify and "
                                     "--tls_version need --tls");
     }
@@ -1081,6 +1093,12 @@ void options_defaults(struct slap_options *o)
         .division = 1,
         .exp_time_ns = 60 * SLAP_NS_PER_SEC,
         .key_pop = {.kind = KEY_DIST_UNIFORM, .s = 0.99},
+        .arrival = ARRIVAL_UNIFORM,
+        .latency = LATENCY_BOTH,
+        .distribution = DISTRIBUTION_MODULA,
+        .hash = HASH_DEFAULT,
+        .protocol = PROTO_ASCII,
+        .tls_version = TLS_VERSION_ANY,
         .udp_timeout_ns = 200 * SLAP_NS_PER_MS,
         .timeout_ns = 5 * SLAP_NS_PER_SEC,
     };

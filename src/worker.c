@@ -146,7 +146,7 @@ int worker_init(struct worker *w, struct run *run, uint32_t index, uint32_t firs
     w->lanes = calloc(nlanes, sizeof(*w->lanes));
     w->conns = calloc(nconns, sizeof(*w->conns));
     w->requests = calloc(nrequests, sizeof(*w->requests));
-    w->codec = codec_get((enum proto_kind)run->opts->protocol);
+    w->codec = codec_get(run->opts->protocol);
     w->hdr_cap = (uint32_t)codec_header_room(w->codec, wl->division, wl->key_size);
     w->hdrs = malloc(nrequests * w->hdr_cap);
     w->keys = malloc((size_t)nclients * wl->key_size);
@@ -440,7 +440,7 @@ static void worker_start(struct worker *w, uint64_t start_ns)
     }
     w->watch_timer = timer_at(w, WORKER_WATCH_NS, EV_PERSIST, on_watch);
     for (size_t i = 0; i < nlanes && o->tps > 0; i++) {
-        schedule_init(&w->lanes[i].sched, (enum arrival)o->arrival, o->tps, total_lanes,
+        schedule_init(&w->lanes[i].sched, o->arrival, o->tps, total_lanes,
                       first_lane + (uint32_t)i, start_ns, rng_next(&w->rng));
     }
 }

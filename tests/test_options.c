@@ -343,7 +343,7 @@ static void test_latency_line(void **state)
     assert_int_equal(r.outcome, OPTIONS_RUN);
     assert_string_equal(r.err, "");
     assert_true(r.o.tps == 10000.0);
-    assert_int_equal(r.o.arrival, 1);
+    assert_int_equal(r.o.arrival, ARRIVAL_POISSON);
     assert_int_equal(r.o.pipeline, 4);
     assert_int_equal(r.o.latency, LATENCY_CORRECTED);
     assert_int_equal(r.o.warmup_ns, 1500 * SEC / 1000);
@@ -408,15 +408,15 @@ static void test_protocol_line(void **state)
     struct parse_result r;
     parse(&r, (const char *const[]){"-B", NULL});
     assert_int_equal(r.outcome, OPTIONS_RUN);
-    assert_int_equal(r.o.protocol, 1);
+    assert_int_equal(r.o.protocol, PROTO_BINARY);
     parse_result_free(&r);
     parse(&r, (const char *const[]){"--protocol=meta", "--tls", "--tls-ca=/dev/null",
                                     "--tls-version=1.2", "--tls-skip-verify", NULL});
     assert_int_equal(r.outcome, OPTIONS_RUN);
-    assert_int_equal(r.o.protocol, 2);
+    assert_int_equal(r.o.protocol, PROTO_META);
     assert_true(r.o.tls && r.o.tls_skip_verify);
     assert_string_equal(r.o.tls_ca, "/dev/null");
-    assert_int_equal(r.o.tls_version, 12);
+    assert_int_equal(r.o.tls_version, TLS_VERSION_1_2);
     parse_result_free(&r);
 }
 
