@@ -1,4 +1,7 @@
-/* Command-line options: the one table behind getopt_long, --help and the man page. */
+/*
+ * Command-line options: the one table behind getopt_long and --help. The man page is
+ * written by hand; a test checks that it names every option --help lists.
+ */
 #ifndef SLAP_OPTIONS_H
 #define SLAP_OPTIONS_H
 
@@ -110,10 +113,9 @@ enum options_outcome options_parse(struct slap_options *o, int argc, char **argv
 void options_defaults(struct slap_options *o);
 void options_print_help(FILE *out);
 
-/* The option table, for tests and documentation tools: row i's names and state. */
+/* The option table, for tests and documentation tools: row i's names. */
 size_t options_table_size(void);
 const char *options_table_long_name(size_t i); /* underscore spelling; NULL past the end */
 int options_table_short(size_t i);             /* the letter, or 0 */
-bool options_table_supported(size_t i);        /* false: listed, but rejected when used */
 
 #endif
