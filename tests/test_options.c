@@ -77,6 +77,16 @@ static void assert_same_options(const struct slap_options *a, const struct slap_
     assert_true(a->get_prop == b->get_prop);
 }
 
+/* A -F file with key 16-32, value 100-200 and one set in four, at path (a mkstemp template). */
+static void write_cfg_file(char *path)
+{
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    static const char cfg[] = "key\n16 32 1\nvalue\n100 200 1\ncmd\n0 0.25\n1 0.75\n";
+    assert_int_equal(write(fd, cfg, sizeof(cfg) - 1), (ssize_t)(sizeof(cfg) - 1));
+    close(fd);
+}
+
 static int unset_servers_env(void **state)
 {
     (void)state;
@@ -349,11 +359,7 @@ static void test_workload_line(void **state)
 {
     (void)state;
     char path[] = "/tmp/slap-options-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    static const char cfg[] = "key\n16 32 1\nvalue\n100 200 1\ncmd\n0 0.25\n1 0.75\n";
-    assert_int_equal(write(fd, cfg, sizeof(cfg) - 1), (ssize_t)(sizeof(cfg) - 1));
-    close(fd);
+    write_cfg_file(path);
     struct parse_result r;
     parse(&r, (const char *const[]){"-F", path, "-d", "10", "-v", "0.5", "-e", "0.1",
                                     "--exp-time=5s", "-o", "0.2", "-p", "2", "-b",
@@ -540,11 +546,7 @@ static void test_given_beats_file_and_env(void **state)
 {
     (void)state;
     char path[] = "/tmp/slap-options-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    static const char cfg[] = "key\n16 32 1\nvalue\n100 200 1\ncmd\n0 0.25\n1 0.75\n";
-    assert_int_equal(write(fd, cfg, sizeof(cfg) - 1), (ssize_t)(sizeof(cfg) - 1));
-    close(fd);
+    write_cfg_file(path);
     struct parse_result r;
     parse(&r, (const char *const[]){"-F", path, "--key-size=64", "--value-size=1024",
                                     "--ratio=1:9", NULL});
