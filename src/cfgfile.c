@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "slap/common.h"
+#include "slap/units.h"
 
 #if defined(__GNUC__)
 #define CFG_PRINTF(fmt, first) __attribute__((format(printf, fmt, first)))
@@ -28,7 +29,7 @@
 #define QUOTE_MAX 40               /* bytes of a bad token shown in a message */
 #define QUOTE_BUF (QUOTE_MAX + 4)  /* a quoted token, "..." and its NUL */
 #define LINE_FIELDS_MAX 8          /* fields kept of one line; the rest are only counted */
-#define SIZE_TOO_BIG (1ull << 32)  /* a parsed size saturates here */
+#define SIZE_KUNIT 1024            /* k = 1024 bytes, m = 1048576 */
 #define RULE_MIN 3                 /* "---" and longer: a rule line of the manual's sample */
 #define PICK_BITS 53               /* top bits of u that choose the range */
 #define PLACE_BITS 11              /* low bits of u that only place the size inside it */
@@ -108,32 +109,6 @@ static const char *quote(const char *s, size_t len, char buf[QUOTE_BUF])
     return buf;
 }
 
-/* Whole bytes: digits and an optional k (1024) or m (1048576); values past 2^32 saturate. */
-static bool parse_size(const char *s, size_t len, uint64_t *size)
-{
-    uint64_t scale = 1;
-    if (len > 1 && (s[len - 1] == 'k' || s[len - 1] == 'K')) {
-        scale = 1024;
-        len--;
-    } else if (len > 1 && (s[len - 1] == 'm' || s[len - 1] == 'M')) {
-        scale = 1024 * 1024;
-        len--;
-    }
-    if (len == 0) {
-        return false;
-    }
-    uint64_t value = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (!is_digit(s[i])) {
-            return false;
-        }
-        value = value * 10 + (uint64_t)(s[i] - '0');
-        value = value < SIZE_TOO_BIG ? value : SIZE_TOO_BIG;
-    }
-    *size = value * scale;
-    return true;
-}
-
 /* A finite decimal number ("0.3", "1e-2", "-1"): no hex, "nan", "inf" or trailing text. */
 static bool parse_number(const char *s, size_t len, double *number)
 {
@@ -158,7 +133,7 @@ static bool parse_number(const char *s, size_t len, double *number)
 /* ---- distributions ---- */
 
 /* Cumulative shares from the given ones; SLAP_ERROR unless they add up to a finite sum > 0. */
-static int dist_normalise(struct size_dist *d)
+static enum slap_status dist_normalise(struct size_dist *d)
 {
     double sum = 0.0;
     for (uint32_t i = 0; i < d->n; i++) {
@@ -236,9 +211,21 @@ uint32_t size_dist_sample(const struct size_dist *d, uint64_t u)
 
 /* ---- size_dist_parse ---- */
 
+/* One size of a list, blanks around it cut: UNITS_OUT_OF_RANGE when it is not in [lo, hi]. */
+static enum units_status list_size(const char *s, size_t len, uint32_t lo, uint32_t hi,
+                                   uint64_t *size)
+{
+    trim(&s, &len);
+    enum units_status status = units_parse_size(s, len, SIZE_KUNIT, size);
+    if (status == UNITS_TOO_LARGE || (status == UNITS_OK && (*size < lo || *size > hi))) {
+        return UNITS_OUT_OF_RANGE;
+    }
+    return status;
+}
+
 /* "SIZE" or "MIN-MAX" within [lo, hi]; on error a message naming the part. */
-static int parse_size_range(const char *s, size_t len, uint32_t lo, uint32_t hi,
-                            struct size_range *r, char *err, size_t err_len)
+static enum slap_status parse_size_range(const char *s, size_t len, uint32_t lo, uint32_t hi,
+                                         struct size_range *r, char *err, size_t err_len)
 {
     char shown[QUOTE_BUF];
     const char *dash = memchr(s, '-', len);
@@ -247,13 +234,14 @@ static int parse_size_range(const char *s, size_t len, uint32_t lo, uint32_t hi,
     const char *max_text = dash != NULL ? dash + 1 : s;
     size_t max_len = dash != NULL ? len - min_len - 1 : len;
     uint64_t min, max;
-    trim(&min_text, &min_len);
-    trim(&max_text, &max_len);
-    if (!parse_size(min_text, min_len, &min) || !parse_size(max_text, max_len, &max)) {
+    enum units_status min_status = list_size(min_text, min_len, lo, hi, &min);
+    enum units_status max_status = list_size(max_text, max_len, lo, hi, &max);
+    if ((min_status != UNITS_OK && min_status != UNITS_OUT_OF_RANGE) ||
+        (max_status != UNITS_OK && max_status != UNITS_OUT_OF_RANGE)) {
         snprintf(err, err_len, "'%s': sizes are whole bytes, with k or m", quote(s, len, shown));
         return SLAP_ERROR;
     }
-    if (min < lo || max > hi || max < lo || min > hi) {
+    if (min_status != UNITS_OK || max_status != UNITS_OK) {
         snprintf(err, err_len, "'%s': sizes must lie in %u..%u", quote(s, len, shown), lo, hi);
         return SLAP_ERROR;
     }
@@ -268,8 +256,8 @@ static int parse_size_range(const char *s, size_t len, uint32_t lo, uint32_t hi,
 }
 
 /* One part "RANGE[:SHARE]" of a list of parts parts, appended to d. */
-static int parse_dist_part(const char *s, size_t len, size_t parts, uint32_t lo, uint32_t hi,
-                           struct size_dist *d, char *err, size_t err_len)
+static enum slap_status parse_dist_part(const char *s, size_t len, size_t parts, uint32_t lo,
+                                        uint32_t hi, struct size_dist *d, char *err, size_t err_len)
 {
     char shown[QUOTE_BUF];
     trim(&s, &len);
@@ -303,8 +291,8 @@ static int parse_dist_part(const char *s, size_t len, size_t parts, uint32_t lo,
     return SLAP_OK;
 }
 
-int size_dist_parse(const char *text, uint32_t lo, uint32_t hi, struct size_dist *d, char *err,
-                    size_t err_len)
+enum slap_status size_dist_parse(const char *text, uint32_t lo, uint32_t hi, struct size_dist *d,
+                                 char *err, size_t err_len)
 {
     struct size_dist parsed;
     size_t parts = 1;
@@ -400,7 +388,7 @@ static enum cfg_section section_named(const char *word, size_t len)
 /* ---- the -F file: sections ---- */
 
 CFG_PRINTF(3, 4)
-static int parse_fail(struct cfg_parser *p, size_t line, const char *fmt, ...)
+static enum slap_status parse_fail(struct cfg_parser *p, size_t line, const char *fmt, ...)
 {
     if (p->err == NULL || p->err_len == 0) {
         return SLAP_ERROR;
@@ -415,9 +403,31 @@ static int parse_fail(struct cfg_parser *p, size_t line, const char *fmt, ...)
     return SLAP_ERROR;
 }
 
+/* Field i of a key or value line: a size within [lo, hi]. */
+static enum slap_status read_line_size(struct cfg_parser *p, const struct line_fields *f, int i,
+                                       uint32_t lo, uint32_t hi, uint64_t *size)
+{
+    const char *what = cfg_section_names[p->section];
+    char shown[QUOTE_BUF];
+    enum units_status status = units_parse_size(f->text[i], f->len[i], SIZE_KUNIT, size);
+    if (status == UNITS_TOO_LARGE) {
+        return parse_fail(p, p->line_no, "%s size '%s' is too large (outside %u..%u)", what,
+                          quote(f->text[i], f->len[i], shown), lo, hi);
+    }
+    if (status != UNITS_OK) {
+        return parse_fail(p, p->line_no, "%s size '%s' is not a whole number of bytes", what,
+                          quote(f->text[i], f->len[i], shown));
+    }
+    if (*size < lo || *size > hi) {
+        return parse_fail(p, p->line_no, "%s size '%s' is outside %u..%u", what,
+                          quote(f->text[i], f->len[i], shown), lo, hi);
+    }
+    return SLAP_OK;
+}
+
 /* "MIN MAX SHARE" of a key or value section, sizes within [lo, hi]. */
-static int add_size_line(struct cfg_parser *p, struct size_dist *d, uint32_t lo, uint32_t hi,
-                         const struct line_fields *f)
+static enum slap_status add_size_line(struct cfg_parser *p, struct size_dist *d, uint32_t lo,
+                                      uint32_t hi, const struct line_fields *f)
 {
     const char *what = cfg_section_names[p->section];
     char shown[QUOTE_BUF];
@@ -426,15 +436,9 @@ static int add_size_line(struct cfg_parser *p, struct size_dist *d, uint32_t lo,
         return parse_fail(p, p->line_no, "a %s line has 3 fields, MIN MAX SHARE, not %zu", what,
                           f->count);
     }
-    for (int i = 0; i < 2; i++) {
-        if (!parse_size(f->text[i], f->len[i], &size[i])) {
-            return parse_fail(p, p->line_no, "%s size '%s' is not a whole number of bytes", what,
-                              quote(f->text[i], f->len[i], shown));
-        }
-        if (size[i] < lo || size[i] > hi) {
-            return parse_fail(p, p->line_no, "%s size '%s' is outside %u..%u", what,
-                              quote(f->text[i], f->len[i], shown), lo, hi);
-        }
+    if (read_line_size(p, f, 0, lo, hi, &size[0]) != SLAP_OK ||
+        read_line_size(p, f, 1, lo, hi, &size[1]) != SLAP_OK) {
+        return SLAP_ERROR;
     }
     if (size[0] > size[1]) {
         return parse_fail(p, p->line_no, "MIN %llu is larger than MAX %llu",
@@ -454,7 +458,7 @@ static int add_size_line(struct cfg_parser *p, struct size_dist *d, uint32_t lo,
 }
 
 /* "TYPE SHARE" of the cmd section: TYPE 0 is set, 1 is get, each at most once. */
-static int add_cmd_line(struct cfg_parser *p, const struct line_fields *f)
+static enum slap_status add_cmd_line(struct cfg_parser *p, const struct line_fields *f)
 {
     char shown[QUOTE_BUF];
     double type, share;
@@ -480,7 +484,7 @@ static int add_cmd_line(struct cfg_parser *p, const struct line_fields *f)
 }
 
 /* A line of numbers: goes to the open section. */
-static int add_data_line(struct cfg_parser *p, const struct line_fields *f)
+static enum slap_status add_data_line(struct cfg_parser *p, const struct line_fields *f)
 {
     switch (p->section) {
     case SECTION_KEY:
@@ -497,7 +501,7 @@ static int add_data_line(struct cfg_parser *p, const struct line_fields *f)
 }
 
 /* The set/get shares, normalised so that they add up to 1. */
-static int close_cmd(struct cfg_parser *p, size_t header)
+static enum slap_status close_cmd(struct cfg_parser *p, size_t header)
 {
     double sum = p->cmd_share[CMD_SET] + p->cmd_share[CMD_GET];
     if (!(sum > 0.0) || !isfinite(sum)) {
@@ -510,7 +514,7 @@ static int close_cmd(struct cfg_parser *p, size_t header)
 }
 
 /* The end of the open section: it must hold a line; its shares are normalised. */
-static int close_section(struct cfg_parser *p)
+static enum slap_status close_section(struct cfg_parser *p)
 {
     if (p->section == SECTION_NONE) {
         return SLAP_OK;
@@ -532,7 +536,8 @@ static int close_section(struct cfg_parser *p)
 }
 
 /* A header line: "key", "value" or "cmd", with words but no numbers after it. */
-static int open_section(struct cfg_parser *p, enum cfg_section s, const struct line_fields *f)
+static enum slap_status open_section(struct cfg_parser *p, enum cfg_section s,
+                                     const struct line_fields *f)
 {
     const char *what = cfg_section_names[s];
     if (f->has_digit) {
@@ -556,7 +561,7 @@ static int open_section(struct cfg_parser *p, enum cfg_section s, const struct l
  * words without digits right after a comment: the manual's sample wraps two comments
  * that way ("#proportion: ... accounts for the total" / "generated keys").
  */
-static int parse_line(struct cfg_parser *p, const char *line, size_t len)
+static enum slap_status parse_line(struct cfg_parser *p, const char *line, size_t len)
 {
     struct line_fields f;
     split_line(line, len, &f);
@@ -582,8 +587,8 @@ static int parse_line(struct cfg_parser *p, const char *line, size_t len)
                       quote(f.text[0], f.len[0], shown));
 }
 
-int cfgfile_parse(const char *text, size_t len, const char *name, struct cfg_file *cfg, char *err,
-                  size_t err_len)
+enum slap_status cfgfile_parse(const char *text, size_t len, const char *name, struct cfg_file *cfg,
+                               char *err, size_t err_len)
 {
     struct cfg_parser p = {.name = name != NULL ? name : "config",
                            .section = SECTION_NONE,
@@ -615,7 +620,7 @@ int cfgfile_parse(const char *text, size_t len, const char *name, struct cfg_fil
 /* ---- cfgfile_load ---- */
 
 /* Up to cap bytes of path into buf; SLAP_ERROR with errno set when it cannot be read. */
-static int read_whole(const char *path, char *buf, size_t cap, size_t *len)
+static enum slap_status read_whole(const char *path, char *buf, size_t cap, size_t *len)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
@@ -639,9 +644,9 @@ static int read_whole(const char *path, char *buf, size_t cap, size_t *len)
     return SLAP_OK;
 }
 
-int cfgfile_load(const char *path, struct cfg_file *cfg, char *err, size_t err_len)
+enum slap_status cfgfile_load(const char *path, struct cfg_file *cfg, char *err, size_t err_len)
 {
-    int rc = SLAP_ERROR;
+    enum slap_status rc = SLAP_ERROR;
     size_t len = 0;
     char *text = malloc(CFG_FILE_MAX + 1);
     if (text == NULL) {

@@ -148,7 +148,7 @@ uint64_t key_dist_pick(const struct key_dist *d, uint64_t n, struct rng *r)
 }
 
 /* The S of "zipf:S": a plain decimal number in (0, ZIPF_MAX_S]. */
-static int parse_zipf_exponent(const char *text, double *s)
+static enum slap_status parse_zipf_exponent(const char *text, double *s)
 {
     size_t len = strlen(text);
     if (len == 0 || strspn(text, "0123456789.eE+-") != len) {
@@ -163,7 +163,7 @@ static int parse_zipf_exponent(const char *text, double *s)
     return SLAP_OK;
 }
 
-int key_dist_parse(const char *text, struct key_dist *d, char *err, size_t err_len)
+enum slap_status key_dist_parse(const char *text, struct key_dist *d, char *err, size_t err_len)
 {
     struct key_dist parsed = {.kind = KEY_DIST_UNIFORM, .s = ZIPF_DEFAULT_S};
     if (strcmp(text, "uniform") == 0) {

@@ -1,17 +1,18 @@
-/* Command-line options: one table drives getopt_long, --help and the man page's option list. */
+/* Command-line options: one table drives getopt_long and --help, and says how each is read. */
 #include "slap/options.h"
 
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "slap/common.h"
-#include "slap/proto.h"
 #include "slap/udp.h"
+#include "slap/units.h"
 #include "slap/version.h"
 
 #if defined(__GNUC__)
@@ -20,10 +21,80 @@
 #define SLAP_PRINTF(fmt, first)
 #endif
 
-#define LONG_CODE_BASE 256 /* getopt code of row i's long spellings: LONG_CODE_BASE + i */
-#define LONG_NAME_MAX 32   /* room for a long name and its NUL */
-#define HELP_WIDTH 79      /* --help lines stay within this many columns */
-#define HELP_GAP 2         /* spaces between the widest option column and its text */
+#define LONG_CODE_BASE 256   /* getopt code of row i's long spellings: LONG_CODE_BASE + i */
+#define LONG_NAME_MAX 32     /* room for a long name and its NUL */
+#define HELP_WIDTH 79        /* --help lines stay within this many columns */
+#define HELP_GAP 2           /* spaces between the widest option column and its text */
+#define CHOICES_TEXT_MAX 256 /* room for "a, b, c" listing a row's choices */
+
+/* The rows of option_rows, in memaslap's --help order, then slap's own. */
+enum option_id {
+    ROW_SERVERS,
+    ROW_THREADS,
+    ROW_CONCURRENCY,
+    ROW_CONN_SOCK,
+    ROW_EXECUTE_NUMBER,
+    ROW_TIME,
+    ROW_CFG_CMD,
+    ROW_WIN_SIZE,
+    ROW_FIXED_SIZE,
+    ROW_VERIFY,
+    ROW_DIVISION,
+    ROW_STAT_FREQ,
+    ROW_EXP_VERIFY,
+    ROW_OVERWRITE,
+    ROW_RECONNECT,
+    ROW_UDP,
+    ROW_FACEBOOK,
+    ROW_BINARY,
+    ROW_TPS,
+    ROW_REP_WRITE,
+    ROW_VERBOSE,
+    ROW_KEY_SIZE,
+    ROW_VALUE_SIZE,
+    ROW_RATIO,
+    ROW_EXP_TIME,
+    ROW_DISTRIBUTION,
+    ROW_HASH,
+    ROW_KEY_DIST,
+    ROW_PROTOCOL,
+    ROW_TLS,
+    ROW_TLS_CA,
+    ROW_TLS_CERT,
+    ROW_TLS_KEY,
+    ROW_TLS_SKIP_VERIFY,
+    ROW_TLS_VERSION,
+    ROW_TIMEOUT,
+    ROW_UDP_TIMEOUT,
+    ROW_FLUSH,
+    ROW_PRELOAD,
+    ROW_ARRIVAL,
+    ROW_PIPELINE,
+    ROW_LATENCY,
+    ROW_WARMUP,
+    ROW_PERCENTILES,
+    ROW_HDR_OUT,
+    ROW_SWEEP,
+    ROW_STEP_TIME,
+    ROW_HELP,
+    ROW_VERSION,
+    ROW_COUNT
+};
+
+/* How a row's value is read, and what kind of field of struct slap_options it goes to. */
+enum option_kind {
+    OPT_SPECIAL,       /* the row's handler reads the value and stores it */
+    OPT_FLAG,          /* bool: set to true; the option takes no value */
+    OPT_COUNT32,       /* uint32_t: a whole number in [min, max], k/m/g of kunit when not 0 */
+    OPT_COUNT64,       /* uint64_t: the same */
+    OPT_RATE,          /* double: the same, a number of operations per second */
+    OPT_DURATION,      /* uint64_t: nanoseconds, more than 0 (units as --time) */
+    OPT_FRACTION,      /* double: a share above 0 and up to 1 */
+    OPT_STRING,        /* const char *: the value as given, pointing into argv */
+    OPT_OUTPUT_FILE,   /* const char *: a file written later; the name must not be empty */
+    OPT_READABLE_FILE, /* const char *: a file read later; it must be readable now */
+    OPT_CHOICE,        /* an enum: the index of the value in choices */
+};
 
 /* What options_parse carries from one option to the next. */
 struct parse_state {
@@ -31,215 +102,249 @@ struct parse_state {
     FILE *out;
     FILE *err;
     const struct option_row *row; /* the option being applied */
-    bool servers_given;           /* -s was on the command line */
-    bool step_time_given;         /* --step_time was */
-    bool arrival_given;           /* --arrival was */
-    bool key_size_given;          /* --key_size was */
-    bool value_size_given;        /* --value_size was */
-    bool ratio_given;             /* --ratio was */
-    bool fixed_size_given;        /* -X was */
+    bool given[ROW_COUNT];        /* which options the command line set */
 };
 
 /* Apply arg (NULL for a flag) to st->o; print a usage error and say so when it is bad. */
 typedef enum options_outcome (*option_handler)(struct parse_state *st, const char *arg);
 
 struct option_row {
-    char short_name;       /* the letter, or 0 when there is none */
-    const char *long_name; /* memaslap's spelling, with underscores */
-    const char *arg_name;  /* shown in --help; NULL for a flag */
-    const char *help;      /* one or two sentences for --help */
-    option_handler handle; /* NULL: memaslap has the option, slap does not yet */
+    char short_name;            /* the letter, or 0 when there is none */
+    const char *long_name;      /* memaslap's spelling, with underscores */
+    const char *arg_name;       /* shown in --help; NULL for a flag */
+    const char *help;           /* one or two sentences for --help */
+    enum option_kind kind;      /* how the value is read */
+    size_t field;               /* offsetof(struct slap_options, ...); not for OPT_SPECIAL */
+    uint64_t min, max;          /* counts and rates: the bounds, inclusive */
+    uint64_t kunit;             /* counts and rates: what k means (1000, 1024; 0: no suffix) */
+    const char *const *choices; /* OPT_CHOICE: the names, in enum order, NULL-terminated */
+    option_handler handle;      /* OPT_SPECIAL: reads and stores the value */
 };
 
+/* The offset of field name, a compile error unless it has that type. */
+#define FIELD(name, type)                                                                          \
+    _Generic(((struct slap_options *)0)->name, type : offsetof(struct slap_options, name))
+/* 0, or a compile error when the constant cond is false. */
+#define ZERO_UNLESS(cond) (0 * sizeof(char[(cond) ? 1 : -1]))
+
+/* The kind, field and parameters of a row, one macro per kind. */
+#define FLAG(name) .kind = OPT_FLAG, .field = FIELD(name, bool)
+#define COUNT32(name, lo, hi, k)                                                                   \
+    .kind = OPT_COUNT32, .field = FIELD(name, uint32_t), .min = (lo), .max = (hi), .kunit = (k)
+#define COUNT64(name, lo, hi, k)                                                                   \
+    .kind = OPT_COUNT64, .field = FIELD(name, uint64_t), .min = (lo), .max = (hi), .kunit = (k)
+#define RATE(name, lo, hi, k)                                                                      \
+    .kind = OPT_RATE, .field = FIELD(name, double), .min = (lo), .max = (hi), .kunit = (k)
+#define DURATION(name) .kind = OPT_DURATION, .field = FIELD(name, uint64_t)
+#define FRACTION(name) .kind = OPT_FRACTION, .field = FIELD(name, double)
+#define STRING(name) .kind = OPT_STRING, .field = FIELD(name, const char *)
+#define OUTPUT_FILE(name) .kind = OPT_OUTPUT_FILE, .field = FIELD(name, const char *)
+#define READABLE_FILE(name) .kind = OPT_READABLE_FILE, .field = FIELD(name, const char *)
+#define CHOICE(name, type, names)                                                                  \
+    .kind = OPT_CHOICE, .choices = (names),                                                        \
+    .field = FIELD(name, type) + ZERO_UNLESS(sizeof(type) == sizeof(unsigned))
+#define SPECIAL(handler) .kind = OPT_SPECIAL, .handle = (handler)
+
 static enum options_outcome apply_servers(struct parse_state *st, const char *arg);
-static enum options_outcome apply_threads(struct parse_state *st, const char *arg);
-static enum options_outcome apply_concurrency(struct parse_state *st, const char *arg);
-static enum options_outcome apply_conn_sock(struct parse_state *st, const char *arg);
-static enum options_outcome apply_execute_number(struct parse_state *st, const char *arg);
-static enum options_outcome apply_time(struct parse_state *st, const char *arg);
-static enum options_outcome apply_win_size(struct parse_state *st, const char *arg);
-static enum options_outcome apply_fixed_size(struct parse_state *st, const char *arg);
-static enum options_outcome apply_stat_freq(struct parse_state *st, const char *arg);
-static enum options_outcome apply_reconnect(struct parse_state *st, const char *arg);
-static enum options_outcome apply_cfg_cmd(struct parse_state *st, const char *arg);
-static enum options_outcome apply_verify(struct parse_state *st, const char *arg);
-static enum options_outcome apply_division(struct parse_state *st, const char *arg);
-static enum options_outcome apply_exp_verify(struct parse_state *st, const char *arg);
-static enum options_outcome apply_overwrite(struct parse_state *st, const char *arg);
-static enum options_outcome apply_rep_write(struct parse_state *st, const char *arg);
-static enum options_outcome apply_verbose(struct parse_state *st, const char *arg);
+static enum options_outcome apply_binary(struct parse_state *st, const char *arg);
 static enum options_outcome apply_key_size(struct parse_state *st, const char *arg);
 static enum options_outcome apply_value_size(struct parse_state *st, const char *arg);
+/* SET:GET, two shares not both 0, normalised to set_prop + get_prop = 1. */
 static enum options_outcome apply_ratio(struct parse_state *st, const char *arg);
+/* A duration, in whole seconds as memcached's expiry times are. */
 static enum options_outcome apply_exp_time(struct parse_state *st, const char *arg);
-static enum options_outcome apply_distribution(struct parse_state *st, const char *arg);
-static enum options_outcome apply_hash(struct parse_state *st, const char *arg);
+/* keydist.c reads the popularity's syntax. */
 static enum options_outcome apply_key_dist(struct parse_state *st, const char *arg);
-static enum options_outcome apply_flush(struct parse_state *st, const char *arg);
-static enum options_outcome apply_preload(struct parse_state *st, const char *arg);
-static enum options_outcome apply_binary(struct parse_state *st, const char *arg);
-static enum options_outcome apply_udp(struct parse_state *st, const char *arg);
-static enum options_outcome apply_facebook(struct parse_state *st, const char *arg);
-static enum options_outcome apply_udp_timeout(struct parse_state *st, const char *arg);
-static enum options_outcome apply_timeout(struct parse_state *st, const char *arg);
-static enum options_outcome apply_protocol(struct parse_state *st, const char *arg);
-static enum options_outcome apply_tls(struct parse_state *st, const char *arg);
-static enum options_outcome apply_tls_ca(struct parse_state *st, const char *arg);
-static enum options_outcome apply_tls_cert(struct parse_state *st, const char *arg);
-static enum options_outcome apply_tls_key(struct parse_state *st, const char *arg);
-static enum options_outcome apply_tls_skip_verify(struct parse_state *st, const char *arg);
 static enum options_outcome apply_tls_version(struct parse_state *st, const char *arg);
-static enum options_outcome apply_tps(struct parse_state *st, const char *arg);
-static enum options_outcome apply_arrival(struct parse_state *st, const char *arg);
-static enum options_outcome apply_pipeline(struct parse_state *st, const char *arg);
-static enum options_outcome apply_latency(struct parse_state *st, const char *arg);
-static enum options_outcome apply_warmup(struct parse_state *st, const char *arg);
+/* An increasing list of at most SLAP_MAX_PERCENTILES percentiles. */
 static enum options_outcome apply_percentiles(struct parse_state *st, const char *arg);
-static enum options_outcome apply_hdr_out(struct parse_state *st, const char *arg);
+/* START:END:STEP, three rates of k=1000, at most 1000 steps. */
 static enum options_outcome apply_sweep(struct parse_state *st, const char *arg);
-static enum options_outcome apply_step_time(struct parse_state *st, const char *arg);
+/* -h and -V print and stop the parse: the caller exits 0. */
 static enum options_outcome apply_help(struct parse_state *st, const char *arg);
 static enum options_outcome apply_version(struct parse_state *st, const char *arg);
 
-/* memaslap's options, in the order of its --help. */
+/* The names of each CHOICE row, indexed by the enum they stand for. */
+static const char *const protocol_names[] = {
+    [PROTO_ASCII] = "ascii", [PROTO_BINARY] = "binary", [PROTO_META] = "meta", NULL};
+static const char *const distribution_names[] = {
+    [DISTRIBUTION_MODULA] = "modula", [DISTRIBUTION_KETAMA] = "ketama", NULL};
+static const char *const hash_names[] = {
+    [HASH_DEFAULT] = "default",   [HASH_MD5] = "md5",           [HASH_CRC] = "crc",
+    [HASH_FNV1_64] = "fnv1_64",   [HASH_FNV1A_64] = "fnv1a_64", [HASH_FNV1_32] = "fnv1_32",
+    [HASH_FNV1A_32] = "fnv1a_32", [HASH_HSIEH] = "hsieh",       [HASH_MURMUR] = "murmur",
+    [HASH_JENKINS] = "jenkins",   [HASH_MURMUR3] = "murmur3",   NULL};
+static const char *const arrival_names[] = {
+    [ARRIVAL_UNIFORM] = "uniform", [ARRIVAL_POISSON] = "poisson", NULL};
+static const char *const latency_names[] = {[LATENCY_BOTH] = "both",
+                                            [LATENCY_CORRECTED] = "corrected",
+                                            [LATENCY_UNCORRECTED] = "uncorrected",
+                                            NULL};
+
+/* memaslap's options, in the order of its --help, then slap's own. */
 static const struct option_row option_rows[] = {
-    {'s', "servers", "LIST",
-     "Servers to load, as host[:port] separated by commas (port 11211 if omitted). "
-     "Default: $MEMCACHED_SERVERS, else " SLAP_DEFAULT_SERVER ".",
-     apply_servers},
-    {'T', "threads", "N", "Worker threads, 1 to 1024. Default 1.", apply_threads},
-    {'c', "concurrency", "N",
-     "Simulated clients, spread over the threads; at least --threads. Default 16.",
-     apply_concurrency},
-    {'n', "conn_sock", "N",
-     "Connections per client, each a stream of requests of its own (one in flight, or "
-     "--pipeline). Default 1.",
-     apply_conn_sock},
-    {'x', "execute_number", "N",
-     "Run this many operations in total (k=1000, m, g) instead of a timed run.",
-     apply_execute_number},
-    {'t', "time", "DURATION",
-     "Run length: a number with ms, s, m, h or d (seconds if bare), e.g. 10s or 1.5m. "
-     "Default 600s.",
-     apply_time},
-    {'F', "cfg_cmd", "FILE",
-     "Key and value sizes and the set/get mix from a memaslap config file (sections key, "
-     "value, cmd).",
-     apply_cfg_cmd},
-    {'w', "win_size", "SIZE", "Keys in each client's window (k=1024, m, g). Default 10k.",
-     apply_win_size},
-    {'X', "fixed_size", "BYTES", "Value length in bytes, 1 to 1m (k=1024). Default 1024.",
-     apply_fixed_size},
-    {'v', "verify", "FRACTION",
-     "Share of gets whose value is checked against what was set (values derive from key "
-     "and version).",
-     apply_verify},
-    {'d', "division", "N", "Keys per multi-get, 1 to 512. Default 1 (single gets).",
-     apply_division},
-    {'S', "stat_freq", "DURATION",
-     "Print statistics tables every DURATION (units as --time). Default: no tables, only "
-     "the final report.",
-     apply_stat_freq},
-    {'e', "exp_verify", "FRACTION",
-     "Share of sets with an expiry time (--exp_time); later gets check that they expired.",
-     apply_exp_verify},
-    {'o', "overwrite", "FRACTION", "Share of sets that overwrite a key already set.",
-     apply_overwrite},
-    {'R', "reconnect", NULL, "Reopen connections that the server closes.", apply_reconnect},
-    {'U', "udp", NULL,
-     "Send every request over UDP (the server's UDP port must equal its TCP port); each "
-     "request must fit one datagram.",
-     apply_udp},
-    {'a', "facebook", NULL, "Sets over TCP, gets and multi-gets over UDP.", apply_facebook},
-    {'B', "binary", NULL, "Use the binary protocol (same as --protocol=binary).", apply_binary},
-    {'P', "tps", "RATE",
-     "Open loop: send RATE operations per second in all (k=1000, m, g), each at its own "
-     "intended time; latency counts from that time, so queueing shows.",
-     apply_tps},
-    {'p', "rep_write", "N",
-     "Every set goes to each of the first N servers; gets read from one of them.",
-     apply_rep_write},
-    {'b', "verbose", NULL, "Print details of verification failures (the first 10).",
-     apply_verbose},
-    {0, "key_size", "SIZES",
-     "Key sizes: N, MIN-MAX, or a weighted list such as 16-32:0.5,64-128:0.5 (16 to 250). "
-     "Default 64.",
-     apply_key_size},
-    {0, "value_size", "SIZES",
-     "Value sizes, same forms (1 to 1m, k=1024), e.g. the Olio mix "
-     "4-100:0.3,1024-2048:0.5,5120-20480:0.2. Default 1024.",
-     apply_value_size},
-    {0, "ratio", "SET:GET", "The set/get mix, e.g. 1:9 (the default) or 0:1.", apply_ratio},
-    {0, "exp_time", "DURATION", "Expiry time of -e sets, whole seconds. Default 60s.",
-     apply_exp_time},
-    {0, "distribution", "KIND",
-     "Key to server mapping: modula (libmemcached's default) or ketama (consistent).",
-     apply_distribution},
-    {0, "hash", "NAME",
-     "libmemcached key hash: default, md5, crc, fnv1_64, fnv1a_64, fnv1_32, fnv1a_32, hsieh, "
-     "murmur, jenkins, murmur3.",
-     apply_hash},
-    {0, "key_dist", "KIND",
-     "Which keys of the window gets read: uniform (default), zipf[:S] (S default 0.99) or "
-     "gaussian.",
-     apply_key_dist},
-    {0, "protocol", "NAME",
-     "ascii (default), binary, or meta (mg/ms; gets sent quiet and closed by mn).",
-     apply_protocol},
-    {0, "tls", NULL, "Speak TLS to every server (memcached -Z).", apply_tls},
-    {0, "tls_ca", "FILE", "Trust the CA certificates in FILE (PEM) instead of the system's.",
-     apply_tls_ca},
-    {0, "tls_cert", "FILE", "Client certificate (PEM), for servers that ask for one.",
-     apply_tls_cert},
-    {0, "tls_key", "FILE", "Private key of --tls_cert (PEM).", apply_tls_key},
-    {0, "tls_skip_verify", NULL,
-     "Do not verify the server's certificate (it is verified by default).",
-     apply_tls_skip_verify},
-    {0, "tls_version", "VERSION", "Speak only TLS 1.2 or only 1.3. Default: negotiate.",
-     apply_tls_version},
-    {0, "timeout", "DURATION",
-     "A request whose answer has not come after DURATION fails its connection (counted as "
-     "unanswered; -R reconnects). Default 5s.",
-     apply_timeout},
-    {0, "udp_timeout", "DURATION",
-     "How long a UDP request waits for its answer before it counts as lost. Default 200ms.",
-     apply_udp_timeout},
-    {0, "flush", NULL, "Send flush_all to every server before the run.", apply_flush},
-    {0, "preload", NULL,
-     "Set every window key once before the run (reported apart, not measured).",
-     apply_preload},
-    {0, "arrival", "KIND",
-     "Open-loop arrivals: uniform (evenly spaced, default) or poisson (random gaps, same "
-     "mean).",
-     apply_arrival},
-    {0, "pipeline", "N",
-     "Requests in flight per connection, 1 to 1024. Default 1 (one request, then its answer).",
-     apply_pipeline},
-    {0, "latency", "VIEW",
-     "Open loop: corrected (from the intended send), uncorrected (from the actual send) or "
-     "both (corrected, plus uncorrected final blocks). Default both.",
-     apply_latency},
-    {0, "warmup", "DURATION",
-     "Run the load this long first, then reset every statistic; the report covers only "
-     "what follows.",
-     apply_warmup},
-    {0, "percentiles", "LIST",
-     "Percentiles shown in tables and blocks, e.g. 50,90,99,99.9,99.99. Default 50,90,99,99.9.",
-     apply_percentiles},
-    {0, "hdr_out", "FILE",
-     "Write the run's latency histogram (all types; the view --latency shows) as "
-     "HdrHistogram percentile text (.hgrm, milliseconds) to FILE.",
-     apply_hdr_out},
-    {0, "sweep", "START:END:STEP",
-     "One open-loop run per rate from START to END by STEP (k=1000), printing target and "
-     "achieved rate, p50, p90, p99, p99.9 and max for each.",
-     apply_sweep},
-    {0, "step_time", "DURATION", "Length of each --sweep step. Default 5s.", apply_step_time},
-    {'h', "help", NULL, "Print this help and exit.", apply_help},
-    {'V', "version", NULL, "Print the version and exit.", apply_version},
+    [ROW_SERVERS] = {'s', "servers", "LIST",
+                     "Servers to load, as host[:port] separated by commas (port 11211 if "
+                     "omitted). Default: $MEMCACHED_SERVERS, else " SLAP_DEFAULT_SERVER ".",
+                     SPECIAL(apply_servers)},
+    [ROW_THREADS] = {'T', "threads", "N", "Worker threads, 1 to 1024. Default 1.",
+                     COUNT32(threads, 1, SLAP_MAX_THREADS, 0)},
+    [ROW_CONCURRENCY] = {'c', "concurrency", "N",
+                         "Simulated clients, spread over the threads; at least --threads. "
+                         "Default 16.",
+                         COUNT32(concurrency, 1, SLAP_MAX_CONCURRENCY, 0)},
+    [ROW_CONN_SOCK] = {'n', "conn_sock", "N",
+                       "Connections per client, each a stream of requests of its own (one in "
+                       "flight, or --pipeline). Default 1.",
+                       COUNT32(conns_per_client, 1, SLAP_MAX_CONNS_PER_CLIENT, 0)},
+    [ROW_EXECUTE_NUMBER] = {'x', "execute_number", "N",
+                            "Run this many operations in total (k=1000, m, g) instead of a "
+                            "timed run.",
+                            COUNT64(execute_number, 1, UINT64_MAX, 1000)},
+    [ROW_TIME] = {'t', "time", "DURATION",
+                  "Run length: a number with ms, s, m, h or d (seconds if bare), e.g. 10s or "
+                  "1.5m. Default 600s.",
+                  DURATION(run_time_ns)},
+    [ROW_CFG_CMD] = {'F', "cfg_cmd", "FILE",
+                     "Key and value sizes and the set/get mix from a memaslap config file "
+                     "(sections key, value, cmd).",
+                     STRING(cfg_file)},
+    [ROW_WIN_SIZE] = {'w', "win_size", "SIZE",
+                      "Keys in each client's window (k=1024, m, g). Default 10k.",
+                      COUNT64(win_size, 1, SLAP_MAX_WIN_SIZE, 1024)},
+    [ROW_FIXED_SIZE] = {'X', "fixed_size", "BYTES",
+                        "Value length in bytes, 1 to 1m (k=1024). Default 1024.",
+                        COUNT32(value_size, 1, SLAP_MAX_VALUE_SIZE, 1024)},
+    [ROW_VERIFY] = {'v', "verify", "FRACTION",
+                    "Share of gets whose value is checked against what was set (values derive "
+                    "from key and version).",
+                    FRACTION(verify)},
+    [ROW_DIVISION] = {'d', "division", "N",
+                      "Keys per multi-get, 1 to 512. Default 1 (single gets).",
+                      COUNT32(division, 1, SLAP_MAX_DIVISION, 0)},
+    [ROW_STAT_FREQ] = {'S', "stat_freq", "DURATION",
+                       "Print statistics tables every DURATION (units as --time). Default: no "
+                       "tables, only the final report.",
+                       DURATION(stat_freq_ns)},
+    [ROW_EXP_VERIFY] = {'e', "exp_verify", "FRACTION",
+                        "Share of sets with an expiry time (--exp_time); later gets check that "
+                        "they expired.",
+                        FRACTION(exp_verify)},
+    [ROW_OVERWRITE] = {'o', "overwrite", "FRACTION",
+                       "Share of sets that overwrite a key already set.", FRACTION(overwrite)},
+    [ROW_RECONNECT] = {'R', "reconnect", NULL, "Reopen connections that the server closes.",
+                       FLAG(reconnect)},
+    [ROW_UDP] = {'U', "udp", NULL,
+                 "Send every request over UDP (the server's UDP port must equal its TCP port); "
+                 "each request must fit one datagram.",
+                 FLAG(udp)},
+    [ROW_FACEBOOK] = {'a', "facebook", NULL, "Sets over TCP, gets and multi-gets over UDP.",
+                      FLAG(facebook)},
+    [ROW_BINARY] = {'B', "binary", NULL, "Use the binary protocol (same as --protocol=binary).",
+                    SPECIAL(apply_binary)},
+    [ROW_TPS] = {'P', "tps", "RATE",
+                 "Open loop: send RATE operations per second in all (k=1000, m, g), each at its "
+                 "own intended time; latency counts from that time, so queueing shows.",
+                 RATE(tps, 1, (uint64_t)SLAP_MAX_TPS, 1000)},
+    [ROW_REP_WRITE] = {'p', "rep_write", "N",
+                       "Every set goes to each of the first N servers; gets read from one of "
+                       "them.",
+                       COUNT32(rep_write, 1, UINT16_MAX, 0)},
+    [ROW_VERBOSE] = {'b', "verbose", NULL, "Print details of verification failures (the first 10).",
+                     FLAG(verbose)},
+    [ROW_KEY_SIZE] = {0, "key_size", "SIZES",
+                      "Key sizes: N, MIN-MAX, or a weighted list such as 16-32:0.5,64-128:0.5 "
+                      "(16 to 250). Default 64.",
+                      SPECIAL(apply_key_size)},
+    [ROW_VALUE_SIZE] = {0, "value_size", "SIZES",
+                        "Value sizes, same forms (1 to 1m, k=1024), e.g. the Olio mix "
+                        "4-100:0.3,1024-2048:0.5,5120-20480:0.2. Default 1024.",
+                        SPECIAL(apply_value_size)},
+    [ROW_RATIO] = {0, "ratio", "SET:GET", "The set/get mix, e.g. 1:9 (the default) or 0:1.",
+                   SPECIAL(apply_ratio)},
+    [ROW_EXP_TIME] = {0, "exp_time", "DURATION",
+                      "Expiry time of -e sets, whole seconds. Default 60s.",
+                      SPECIAL(apply_exp_time)},
+    [ROW_DISTRIBUTION] = {0, "distribution", "KIND",
+                          "Key to server mapping: modula (libmemcached's default) or ketama "
+                          "(consistent).",
+                          CHOICE(distribution, enum server_distribution, distribution_names)},
+    [ROW_HASH] = {0, "hash", "NAME",
+                  "libmemcached key hash: default, md5, crc, fnv1_64, fnv1a_64, fnv1_32, "
+                  "fnv1a_32, hsieh, murmur, jenkins, murmur3.",
+                  CHOICE(hash, enum server_hash, hash_names)},
+    [ROW_KEY_DIST] = {0, "key_dist", "KIND",
+                      "Which keys of the window gets read: uniform (default), zipf[:S] (S "
+                      "default 0.99) or gaussian.",
+                      SPECIAL(apply_key_dist)},
+    [ROW_PROTOCOL] = {0, "protocol", "NAME",
+                      "ascii (default), binary, or meta (mg/ms; gets sent quiet and closed by "
+                      "mn).",
+                      CHOICE(protocol, enum proto_kind, protocol_names)},
+    [ROW_TLS] = {0, "tls", NULL, "Speak TLS to every server (memcached -Z).", FLAG(tls)},
+    [ROW_TLS_CA] = {0, "tls_ca", "FILE",
+                    "Trust the CA certificates in FILE (PEM) instead of the system's.",
+                    READABLE_FILE(tls_ca)},
+    [ROW_TLS_CERT] = {0, "tls_cert", "FILE",
+                      "Client certificate (PEM), for servers that ask for one.",
+                      READABLE_FILE(tls_cert)},
+    [ROW_TLS_KEY] = {0, "tls_key", "FILE", "Private key of --tls_cert (PEM).",
+                     READABLE_FILE(tls_key)},
+    [ROW_TLS_SKIP_VERIFY] = {0, "tls_skip_verify", NULL,
+                             "Do not verify the server's certificate (it is verified by "
+                             "default).",
+                             FLAG(tls_skip_verify)},
+    [ROW_TLS_VERSION] = {0, "tls_version", "VERSION",
+                         "Speak only TLS 1.2 or only 1.3. Default: negotiate.",
+                         SPECIAL(apply_tls_version)},
+    [ROW_TIMEOUT] = {0, "timeout", "DURATION",
+                     "A request whose answer has not come after DURATION fails its connection "
+                     "(counted as unanswered; -R reconnects). Default 5s.",
+                     DURATION(timeout_ns)},
+    [ROW_UDP_TIMEOUT] = {0, "udp_timeout", "DURATION",
+                         "How long a UDP request waits for its answer before it counts as "
+                         "lost. Default 200ms.",
+                         DURATION(udp_timeout_ns)},
+    [ROW_FLUSH] = {0, "flush", NULL, "Send flush_all to every server before the run.", FLAG(flush)},
+    [ROW_PRELOAD] = {0, "preload", NULL,
+                     "Set every window key once before the run (reported apart, not measured).",
+                     FLAG(preload)},
+    [ROW_ARRIVAL] = {0, "arrival", "KIND",
+                     "Open-loop arrivals: uniform (evenly spaced, default) or poisson (random "
+                     "gaps, same mean).",
+                     CHOICE(arrival, enum arrival, arrival_names)},
+    [ROW_PIPELINE] = {0, "pipeline", "N",
+                      "Requests in flight per connection, 1 to 1024. Default 1 (one request, "
+                      "then its answer).",
+                      COUNT32(pipeline, 1, SLAP_MAX_PIPELINE, 0)},
+    [ROW_LATENCY] = {0, "latency", "VIEW",
+                     "Open loop: corrected (from the intended send), uncorrected (from the "
+                     "actual send) or both (corrected, plus uncorrected final blocks). Default "
+                     "both.",
+                     CHOICE(latency, enum latency_view, latency_names)},
+    [ROW_WARMUP] = {0, "warmup", "DURATION",
+                    "Run the load this long first, then reset every statistic; the report "
+                    "covers only what follows.",
+                    DURATION(warmup_ns)},
+    [ROW_PERCENTILES] = {0, "percentiles", "LIST",
+                         "Percentiles shown in tables and blocks, e.g. 50,90,99,99.9,99.99. "
+                         "Default 50,90,99,99.9.",
+                         SPECIAL(apply_percentiles)},
+    [ROW_HDR_OUT] = {0, "hdr_out", "FILE",
+                     "Write the run's latency histogram (all types; the view --latency shows) "
+                     "as HdrHistogram percentile text (.hgrm, milliseconds) to FILE.",
+                     OUTPUT_FILE(hdr_out)},
+    [ROW_SWEEP] = {0, "sweep", "START:END:STEP",
+                   "One open-loop run per rate from START to END by STEP (k=1000), printing "
+                   "target and achieved rate, p50, p90, p99, p99.9 and max for each.",
+                   SPECIAL(apply_sweep)},
+    [ROW_STEP_TIME] = {0, "step_time", "DURATION", "Length of each --sweep step. Default 5s.",
+                       DURATION(step_time_ns)},
+    [ROW_HELP] = {'h', "help", NULL, "Print this help and exit.", SPECIAL(apply_help)},
+    [ROW_VERSION] = {'V', "version", NULL, "Print the version and exit.", SPECIAL(apply_version)},
 };
 
-#define ROW_COUNT SLAP_ARRAY_SIZE(option_rows)
+_Static_assert(SLAP_ARRAY_SIZE(option_rows) == ROW_COUNT, "a row for every option_id");
 
 static const char help_intro[] =
     "Usage: slap [OPTIONS]\n"
@@ -263,181 +368,15 @@ static const char help_outro[] =
     "  slap --servers=127.0.0.1:11211 -S 1s -T 2 -c 64 --win_size=1k -t 10s\n"
     "  slap -s host1,host2:11212 -x 100k\n";
 
-/* ---- units ---------------------------------------------------------------------------- */
-
-/* Why a number with a unit could not be read. */
-enum unit_error {
-    UNIT_OK = 0,
-    UNIT_NOT_NUMBER, /* empty, no leading digit, or stray characters among the digits */
-    UNIT_NEGATIVE,   /* a minus sign in front of digits */
-    UNIT_BAD_UNIT,   /* a number followed by a suffix that is not a unit */
-    UNIT_TOO_LARGE,  /* does not fit in 64 bits */
-};
-
-struct time_unit {
-    const char *name;
-    uint64_t ns;
-};
-
-/* "" is a bare number: seconds. Upper case S, M, H, D as memaslap accepts them. */
-static const struct time_unit time_units[] = {
-    {"", SLAP_NS_PER_SEC},          {"ms", SLAP_NS_PER_MS},        {"s", SLAP_NS_PER_SEC},
-    {"S", SLAP_NS_PER_SEC},         {"m", 60 * SLAP_NS_PER_SEC},   {"M", 60 * SLAP_NS_PER_SEC},
-    {"h", 3600 * SLAP_NS_PER_SEC},  {"H", 3600 * SLAP_NS_PER_SEC}, {"d", 86400 * SLAP_NS_PER_SEC},
-    {"D", 86400 * SLAP_NS_PER_SEC},
-};
-
 static bool is_digit(char c)
 {
     return c >= '0' && c <= '9';
 }
 
-/* A number must start with a digit; a minus sign before one is reported as negative. */
-static enum unit_error check_number_start(const char *text)
+/* Did the command line set the option of row id (whatever the value)? */
+static bool was_given(const struct parse_state *st, enum option_id id)
 {
-    if (text[0] == '-' && is_digit(text[1])) {
-        return UNIT_NEGATIVE;
-    }
-    return is_digit(text[0]) ? UNIT_OK : UNIT_NOT_NUMBER;
-}
-
-/* Read the digits at *p into *value and move *p past them; false when they overflow. */
-static bool scan_whole(const char **p, uint64_t *value)
-{
-    uint64_t total = 0;
-    bool fits = true;
-    for (; is_digit(**p); (*p)++) {
-        uint64_t digit = (uint64_t)(**p - '0');
-        if (total > (UINT64_MAX - digit) / 10) {
-            fits = false;
-        }
-        total = total * 10 + digit;
-    }
-    *value = total;
-    return fits;
-}
-
-/*
- * floor(0.DIGITS * unit_ns), exactly: Horner's rule from the last digit back, where
- * floor((d + floor(y)) / 10) == floor((d + y) / 10) keeps every step exact.
- */
-static uint64_t fraction_ns(const char *digits, size_t count, uint64_t unit_ns)
-{
-    uint64_t carry = 0; /* always below unit_ns */
-    while (count > 0) {
-        count--;
-        carry = ((uint64_t)(digits[count] - '0') * unit_ns + carry) / 10;
-    }
-    return carry;
-}
-
-static bool find_time_unit(const char *name, uint64_t *unit_ns)
-{
-    for (size_t i = 0; i < SLAP_ARRAY_SIZE(time_units); i++) {
-        if (strcmp(name, time_units[i].name) == 0) {
-            *unit_ns = time_units[i].ns;
-            return true;
-        }
-    }
-    return false;
-}
-
-/* DIGITS[.DIGITS][unit] to nanoseconds; sub-nanosecond parts are dropped. */
-static enum unit_error scan_duration(const char *text, uint64_t *ns)
-{
-    enum unit_error error = check_number_start(text);
-    if (error != UNIT_OK) {
-        return error;
-    }
-    const char *p = text;
-    uint64_t whole;
-    bool fits = scan_whole(&p, &whole);
-    const char *fraction = p;
-    size_t fraction_digits = 0;
-    if (*p == '.') {
-        fraction = ++p;
-        while (is_digit(*p)) {
-            p++;
-        }
-        fraction_digits = (size_t)(p - fraction);
-        if (fraction_digits == 0) {
-            return UNIT_NOT_NUMBER;
-        }
-    }
-    if (*p == '.') {
-        return UNIT_NOT_NUMBER;
-    }
-    uint64_t unit_ns;
-    if (!find_time_unit(p, &unit_ns)) {
-        return UNIT_BAD_UNIT;
-    }
-    uint64_t part_ns = fraction_ns(fraction, fraction_digits, unit_ns);
-    if (!fits || whole > (UINT64_MAX - part_ns) / unit_ns) {
-        return UNIT_TOO_LARGE;
-    }
-    *ns = whole * unit_ns + part_ns;
-    return UNIT_OK;
-}
-
-/* How many times kunit multiplies for suffix c: k 1, m 2, g 3; 0 for anything else. */
-static unsigned suffix_power(char c)
-{
-    switch (c) {
-    case 'k':
-    case 'K':
-        return 1;
-    case 'm':
-    case 'M':
-        return 2;
-    case 'g':
-    case 'G':
-        return 3;
-    default:
-        return 0;
-    }
-}
-
-/* DIGITS[k|m|g]; kunit 0 allows no suffix at all (a plain count). */
-static enum unit_error scan_size(const char *text, uint64_t kunit, uint64_t *value)
-{
-    enum unit_error error = check_number_start(text);
-    if (error != UNIT_OK) {
-        return error;
-    }
-    const char *p = text;
-    uint64_t whole;
-    bool fits = scan_whole(&p, &whole);
-    uint64_t multiplier = 1;
-    if (*p != '\0') {
-        if (kunit == 0 || *p == '.') {
-            return UNIT_NOT_NUMBER;
-        }
-        unsigned power = suffix_power(*p);
-        if (power == 0 || p[1] != '\0') {
-            return UNIT_BAD_UNIT;
-        }
-        for (unsigned i = 0; i < power; i++) {
-            if (multiplier > UINT64_MAX / kunit) {
-                return UNIT_TOO_LARGE;
-            }
-            multiplier *= kunit;
-        }
-    }
-    if (!fits || whole > UINT64_MAX / multiplier) {
-        return UNIT_TOO_LARGE;
-    }
-    *value = whole * multiplier;
-    return UNIT_OK;
-}
-
-int opt_parse_duration(const char *text, uint64_t *ns)
-{
-    return scan_duration(text, ns) == UNIT_OK ? SLAP_OK : SLAP_ERROR;
-}
-
-int opt_parse_size(const char *text, uint64_t kunit, uint64_t *value)
-{
-    return scan_size(text, kunit, value) == UNIT_OK ? SLAP_OK : SLAP_ERROR;
+    return st->given[id];
 }
 
 /* ---- errors --------------------------------------------------------------------------- */
@@ -455,51 +394,50 @@ static enum options_outcome usage_error(FILE *err, const char *format, ...)
     return OPTIONS_USAGE;
 }
 
-/* units lists the accepted suffixes, for UNIT_BAD_UNIT. */
+/* units lists the accepted suffixes, for UNITS_BAD_UNIT. */
 static enum options_outcome report_unit_error(const struct parse_state *st, const char *arg,
-                                              enum unit_error error, const char *units)
+                                              enum units_status status, const char *units)
 {
     const char *name = st->row->long_name;
-    switch (error) {
-    case UNIT_NEGATIVE:
+    switch (status) {
+    case UNITS_NEGATIVE:
         return usage_error(st->err, "--%s: '%s' must not be negative", name, arg);
-    case UNIT_BAD_UNIT:
+    case UNITS_BAD_UNIT:
         return usage_error(st->err, "--%s: '%s' has an unknown unit (use %s)", name, arg, units);
-    case UNIT_TOO_LARGE:
+    case UNITS_TOO_LARGE:
         return usage_error(st->err, "--%s: '%s' is too large", name, arg);
-    case UNIT_OK:
-    case UNIT_NOT_NUMBER:
+    case UNITS_OK:
+    case UNITS_NOT_NUMBER:
+    case UNITS_OUT_OF_RANGE:
     default:
         return usage_error(st->err, "--%s: '%s' is not a number", name, arg);
     }
 }
 
-static enum options_outcome unsupported(FILE *err, const struct option_row *row)
-{
-    if (row->short_name != 0) {
-        return usage_error(err, "--%s (-%c) is not supported yet", row->long_name, row->short_name);
-    }
-    return usage_error(err, "--%s is not supported yet", row->long_name);
-}
+/* ---- the kinds ------------------------------------------------------------------------ */
 
-/* ---- handlers ------------------------------------------------------------------------- */
-
-/* A count of the current option, with suffixes when kunit is not 0, within [min, max]. */
-static enum options_outcome parse_count(const struct parse_state *st, const char *arg,
-                                        uint64_t kunit, uint64_t min, uint64_t max, uint64_t *value)
+/* A count in [row->min, row->max], with suffixes when row->kunit is not 0, stored by kind. */
+static enum options_outcome parse_count(const struct parse_state *st, const char *arg, void *field)
 {
+    const struct option_row *row = st->row;
     uint64_t count;
-    enum unit_error error = scan_size(arg, kunit, &count);
-    if (error != UNIT_OK) {
-        return report_unit_error(st, arg, error, "k, m or g");
+    enum units_status status = units_parse_size(arg, strlen(arg), row->kunit, &count);
+    if (status != UNITS_OK) {
+        return report_unit_error(st, arg, status, UNITS_SIZE_SUFFIXES);
     }
-    if (count < min) {
-        return usage_error(st->err, "--%s: must be at least %" PRIu64, st->row->long_name, min);
+    if (count < row->min) {
+        return usage_error(st->err, "--%s: must be at least %" PRIu64, row->long_name, row->min);
     }
-    if (count > max) {
-        return usage_error(st->err, "--%s: must be at most %" PRIu64, st->row->long_name, max);
+    if (count > row->max) {
+        return usage_error(st->err, "--%s: must be at most %" PRIu64, row->long_name, row->max);
     }
-    *value = count;
+    if (row->kind == OPT_COUNT32) {
+        *(uint32_t *)field = (uint32_t)count;
+    } else if (row->kind == OPT_RATE) {
+        *(double *)field = (double)count;
+    } else {
+        *(uint64_t *)field = count;
+    }
     return OPTIONS_RUN;
 }
 
@@ -508,9 +446,9 @@ static enum options_outcome parse_period(const struct parse_state *st, const cha
                                          uint64_t *ns)
 {
     uint64_t period;
-    enum unit_error error = scan_duration(arg, &period);
-    if (error != UNIT_OK) {
-        return report_unit_error(st, arg, error, "ms, s, m, h or d");
+    enum units_status status = units_parse_duration(arg, strlen(arg), &period);
+    if (status != UNITS_OK) {
+        return report_unit_error(st, arg, status, UNITS_DURATION_SUFFIXES);
     }
     if (period == 0) {
         return usage_error(st->err, "--%s: must be more than 0", st->row->long_name);
@@ -519,20 +457,100 @@ static enum options_outcome parse_period(const struct parse_state *st, const cha
     return OPTIONS_RUN;
 }
 
-/* arg must be one of names (NULL-terminated); its index goes to *value. */
-static enum options_outcome parse_choice(const struct parse_state *st, const char *arg,
-                                         const char *const *names, int *value)
+/* A share in (0, 1], e.g. 0.05. */
+static enum options_outcome parse_fraction(const struct parse_state *st, const char *arg,
+                                           double *value)
 {
-    for (int i = 0; names[i] != NULL; i++) {
+    if (units_parse_fraction(arg, strlen(arg), value) != UNITS_OK) {
+        return usage_error(st->err, "--%s: '%s' is not a fraction above 0 and up to 1",
+                           st->row->long_name, arg);
+    }
+    return OPTIONS_RUN;
+}
+
+/* A file name for the current option: a file to write must have a name, one to read be there. */
+static enum options_outcome parse_file(const struct parse_state *st, const char *arg,
+                                       const char **field)
+{
+    if (st->row->kind == OPT_OUTPUT_FILE && arg[0] == '\0') {
+        return usage_error(st->err, "--%s: the file name is empty", st->row->long_name);
+    }
+    if (st->row->kind == OPT_READABLE_FILE && access(arg, R_OK) != 0) {
+        return usage_error(st->err, "--%s: cannot read '%s': %s", st->row->long_name, arg,
+                           strerror(errno));
+    }
+    *field = arg;
+    return OPTIONS_RUN;
+}
+
+/* Where arg stands in names (NULL-terminated), into *index; false when it is not there. */
+static bool find_choice(const char *const *names, const char *arg, unsigned *index)
+{
+    for (unsigned i = 0; names[i] != NULL; i++) {
         if (strcmp(arg, names[i]) == 0) {
-            *value = i;
-            return OPTIONS_RUN;
+            *index = i;
+            return true;
         }
     }
-    return usage_error(st->err, "--%s: '%s' is not one of %s%s%s%s%s", st->row->long_name, arg,
-                       names[0], names[1] ? ", " : "", names[1] ? names[1] : "",
-                       names[1] && names[2] ? ", " : "", names[1] && names[2] ? names[2] : "");
+    return false;
 }
+
+/* "--NAME: 'ARG' is not one of a, b, c", every name listed. */
+static enum options_outcome choice_error(const struct parse_state *st, const char *arg,
+                                         const char *const *names)
+{
+    char list[CHOICES_TEXT_MAX] = "";
+    size_t used = 0;
+    for (size_t i = 0; names[i] != NULL; i++) {
+        int n = snprintf(list + used, sizeof(list) - used, "%s%s", i > 0 ? ", " : "", names[i]);
+        used = n > 0 && used + (size_t)n < sizeof(list) ? used + (size_t)n : used;
+    }
+    return usage_error(st->err, "--%s: '%s' is not one of %s", st->row->long_name, arg, list);
+}
+
+/* One of the row's choices: its index goes to the enum field. */
+static enum options_outcome parse_choice(const struct parse_state *st, const char *arg, void *field)
+{
+    unsigned index;
+    if (!find_choice(st->row->choices, arg, &index)) {
+        return choice_error(st, arg, st->row->choices);
+    }
+    memcpy(field, &index, sizeof(index)); /* the row's macro checked the enum's size */
+    return OPTIONS_RUN;
+}
+
+/* The current row's value, read as its kind says, into its field. */
+static enum options_outcome apply_row(struct parse_state *st, const char *arg)
+{
+    const struct option_row *row = st->row;
+    void *field = (char *)st->o + row->field;
+    switch (row->kind) {
+    case OPT_FLAG:
+        *(bool *)field = true;
+        return OPTIONS_RUN;
+    case OPT_COUNT32:
+    case OPT_COUNT64:
+    case OPT_RATE:
+        return parse_count(st, arg, field);
+    case OPT_DURATION:
+        return parse_period(st, arg, field);
+    case OPT_FRACTION:
+        return parse_fraction(st, arg, field);
+    case OPT_STRING:
+        *(const char **)field = arg;
+        return OPTIONS_RUN;
+    case OPT_OUTPUT_FILE:
+    case OPT_READABLE_FILE:
+        return parse_file(st, arg, field);
+    case OPT_CHOICE:
+        return parse_choice(st, arg, field);
+    case OPT_SPECIAL:
+    default:
+        return row->handle(st, arg);
+    }
+}
+
+/* ---- the special cases ---------------------------------------------------------------- */
 
 /* The list is kept as given (it points into argv); servers.c reads its syntax. */
 static enum options_outcome apply_servers(struct parse_state *st, const char *arg)
@@ -541,142 +559,20 @@ static enum options_outcome apply_servers(struct parse_state *st, const char *ar
         return usage_error(st->err, "--servers: the list is empty");
     }
     st->o->servers = arg;
-    st->servers_given = true;
     return OPTIONS_RUN;
 }
 
-static enum options_outcome apply_threads(struct parse_state *st, const char *arg)
-{
-    uint64_t count = 0;
-    enum options_outcome outcome = parse_count(st, arg, 0, 1, SLAP_MAX_THREADS, &count);
-    if (outcome == OPTIONS_RUN) {
-        st->o->threads = (uint32_t)count;
-    }
-    return outcome;
-}
-
-static enum options_outcome apply_concurrency(struct parse_state *st, const char *arg)
-{
-    uint64_t count = 0;
-    enum options_outcome outcome = parse_count(st, arg, 0, 1, SLAP_MAX_CONCURRENCY, &count);
-    if (outcome == OPTIONS_RUN) {
-        st->o->concurrency = (uint32_t)count;
-    }
-    return outcome;
-}
-
-static enum options_outcome apply_conn_sock(struct parse_state *st, const char *arg)
-{
-    uint64_t count = 0;
-    enum options_outcome outcome = parse_count(st, arg, 0, 1, SLAP_MAX_CONNS_PER_CLIENT, &count);
-    if (outcome == OPTIONS_RUN) {
-        st->o->conns_per_client = (uint32_t)count;
-    }
-    return outcome;
-}
-
-static enum options_outcome apply_execute_number(struct parse_state *st, const char *arg)
-{
-    return parse_count(st, arg, 1000, 1, UINT64_MAX, &st->o->execute_number);
-}
-
-static enum options_outcome apply_time(struct parse_state *st, const char *arg)
-{
-    return parse_period(st, arg, &st->o->run_time_ns);
-}
-
-static enum options_outcome apply_win_size(struct parse_state *st, const char *arg)
-{
-    return parse_count(st, arg, 1024, 1, SLAP_MAX_WIN_SIZE, &st->o->win_size);
-}
-
-static enum options_outcome apply_fixed_size(struct parse_state *st, const char *arg)
-{
-    st->fixed_size_given = true;
-    uint64_t bytes = 0;
-    enum options_outcome outcome = parse_count(st, arg, 1024, 1, SLAP_MAX_VALUE_SIZE, &bytes);
-    if (outcome == OPTIONS_RUN) {
-        st->o->value_size = (uint32_t)bytes;
-    }
-    return outcome;
-}
-
-static enum options_outcome apply_stat_freq(struct parse_state *st, const char *arg)
-{
-    return parse_period(st, arg, &st->o->stat_freq_ns);
-}
-
-static enum options_outcome apply_reconnect(struct parse_state *st, const char *arg)
+/* -B: an alias of --protocol=binary. */
+static enum options_outcome apply_binary(struct parse_state *st, const char *arg)
 {
     (void)arg;
-    st->o->reconnect = true;
+    st->o->protocol = PROTO_BINARY;
     return OPTIONS_RUN;
 }
 
-/* A share in (0, 1], e.g. 0.05. */
-static enum options_outcome parse_fraction(const struct parse_state *st, const char *arg,
-                                           double *value)
-{
-    char *end = NULL;
-    double v = is_digit(arg[0]) || arg[0] == '.' ? strtod(arg, &end) : -1.0;
-    if (end == NULL || *end != '\0' || !(v > 0.0 && v <= 1.0)) {
-        return usage_error(st->err, "--%s: '%s' is not a fraction above 0 and up to 1",
-                           st->row->long_name, arg);
-    }
-    *value = v;
-    return OPTIONS_RUN;
-}
-
-static enum options_outcome apply_cfg_cmd(struct parse_state *st, const char *arg)
-{
-    st->o->cfg_file = arg;
-    return OPTIONS_RUN;
-}
-
-static enum options_outcome apply_verify(struct parse_state *st, const char *arg)
-{
-    return parse_fraction(st, arg, &st->o->verify);
-}
-
-static enum options_outcome apply_division(struct parse_state *st, const char *arg)
-{
-    uint64_t n = 0;
-    enum options_outcome outcome = parse_count(st, arg, 0, 1, SLAP_MAX_DIVISION, &n);
-    if (outcome == OPTIONS_RUN) {
-        st->o->division = (uint32_t)n;
-    }
-    return outcome;
-}
-
-static enum options_outcome apply_exp_verify(struct parse_state *st, const char *arg)
-{
-    return parse_fraction(st, arg, &st->o->exp_verify);
-}
-
-static enum options_outcome apply_overwrite(struct parse_state *st, const char *arg)
-{
-    return parse_fraction(st, arg, &st->o->overwrite);
-}
-
-static enum options_outcome apply_rep_write(struct parse_state *st, const char *arg)
-{
-    uint64_t n = 0;
-    enum options_outcome outcome = parse_count(st, arg, 0, 1, UINT16_MAX, &n);
-    if (outcome == OPTIONS_RUN) {
-        st->o->rep_write = (uint32_t)n;
-    }
-    return outcome;
-}
-
-static enum options_outcome apply_verbose(struct parse_state *st, const char *arg)
-{
-    (void)arg;
-    st->o->verbose = true;
-    return OPTIONS_RUN;
-}
-
-static enum options_outcome parse_sizes(const struct parse_state *st, const char *arg,
-                                        uint32_t lo, uint32_t hi, struct size_dist *d)
+/* --key_size, --value_size: a size list (cfgfile.c reads it) within [lo, hi]. */
+static enum options_outcome parse_sizes(const struct parse_state *st, const char *arg, uint32_t lo,
+                                        uint32_t hi, struct size_dist *d)
 {
     char why[256];
     if (size_dist_parse(arg, lo, hi, d, why, sizeof(why)) != SLAP_OK) {
@@ -687,13 +583,11 @@ static enum options_outcome parse_sizes(const struct parse_state *st, const char
 
 static enum options_outcome apply_key_size(struct parse_state *st, const char *arg)
 {
-    st->key_size_given = true;
     return parse_sizes(st, arg, SLAP_MIN_KEY_SIZE, SLAP_MAX_KEY_SIZE, &st->o->key_sizes);
 }
 
 static enum options_outcome apply_value_size(struct parse_state *st, const char *arg)
 {
-    st->value_size_given = true;
     return parse_sizes(st, arg, 1, SLAP_MAX_VALUE_SIZE, &st->o->value_sizes);
 }
 
@@ -708,7 +602,6 @@ static enum options_outcome apply_ratio(struct parse_state *st, const char *arg)
     if (set < 0.0 || get < 0.0 || *end != '\0' || set + get <= 0.0) {
         return usage_error(st->err, "--ratio: '%s' is not SET:GET (two shares, not both 0)", arg);
     }
-    st->ratio_given = true;
     st->o->set_prop = set / (set + get);
     st->o->get_prop = 1.0 - st->o->set_prop;
     return OPTIONS_RUN;
@@ -723,27 +616,6 @@ static enum options_outcome apply_exp_time(struct parse_state *st, const char *a
     return outcome;
 }
 
-static enum options_outcome apply_distribution(struct parse_state *st, const char *arg)
-{
-    static const char *const names[] = {"modula", "ketama", NULL};
-    return parse_choice(st, arg, names, &st->o->distribution);
-}
-
-static enum options_outcome apply_hash(struct parse_state *st, const char *arg)
-{
-    static const char *const names[] = {"default", "md5",   "crc",     "fnv1_64",
-                                        "fnv1a_64", "fnv1_32", "fnv1a_32", "hsieh",
-                                        "murmur",  "jenkins", "murmur3", NULL};
-    for (int i = 0; names[i] != NULL; i++) {
-        if (strcmp(arg, names[i]) == 0) {
-            st->o->hash = i;
-            return OPTIONS_RUN;
-        }
-    }
-    return usage_error(st->err, "--hash: '%s' is not one of default, md5, crc, fnv1_64, "
-                       "fnv1a_64, fnv1_32, fnv1a_32, hsieh, murmur, jenkins, murmur3", arg);
-}
-
 static enum options_outcome apply_key_dist(struct parse_state *st, const char *arg)
 {
     char why[256];
@@ -753,174 +625,16 @@ static enum options_outcome apply_key_dist(struct parse_state *st, const char *a
     return OPTIONS_RUN;
 }
 
-static enum options_outcome apply_binary(struct parse_state *st, const char *arg)
-{
-    (void)arg;
-    st->o->protocol = 1;
-    return OPTIONS_RUN;
-}
-
-static enum options_outcome apply_udp(struct parse_state *st, const char *arg)
-{
-    (void)arg;
-    st->o->udp = true;
-    return OPTIONS_RUN;
-}
-
-static enum options_outcome apply_facebook(struct parse_state *st, const char *arg)
-{
-    (void)arg;
-    st->o->facebook = true;
-    return OPTIONS_RUN;
-}
-
-static enum options_outcome apply_timeout(struct parse_state *st, const char *arg)
-{
-    return parse_period(st, arg, &st->o->timeout_ns);
-}
-
-static enum options_outcome apply_udp_timeout(struct parse_state *st, const char *arg)
-{
-    return parse_period(st, arg, &st->o->udp_timeout_ns);
-}
-
-/* -U, -a: what UDP cannot carry is refused here, not discovered during the run. */
-static enum options_outcome check_udp(struct parse_state *st)
-{
-    const struct slap_options *o = st->o;
-    uint32_t key_max = o->key_sizes.n ? size_dist_max(&o->key_sizes) : o->key_size;
-    uint32_t value_max = o->value_sizes.n ? size_dist_max(&o->value_sizes) : o->value_size;
-    const struct codec *codec = codec_get((enum proto_kind)o->protocol);
-    uint64_t get = codec_get_bytes(codec, o->division, key_max);
-    uint64_t set_header = codec_set_header_bytes(codec, key_max);
-    uint64_t set = set_header + value_max + (codec->set_crlf ? 2 : 0);
-    if (o->udp && o->facebook) {
-        return usage_error(st->err, "--udp and --facebook: choose one");
-    }
-    if (o->pipeline > 1 || o->tls) {
-        return usage_error(st->err, "--%s sends one request at a time in clear: it cannot be "
-                           "used with --pipeline or --tls", o->udp ? "udp" : "facebook");
-    }
-    if (get > (UDP_MAX_REQUEST - UDP_HEADER)) {
-        return usage_error(st->err, "--%s: a get of %u keys of up to %u bytes does not fit one "
-                           "datagram (%d bytes): use a smaller --division",
-                           o->udp ? "udp" : "facebook", o->division, key_max, (UDP_MAX_REQUEST - UDP_HEADER));
-    }
-    if (o->udp && o->set_prop > 0 && set > (UDP_MAX_REQUEST - UDP_HEADER)) {
-        return usage_error(st->err, "--udp: a set of a %u-byte value does not fit one datagram "
-                           "(%d bytes): use -X %d or less, or --facebook (sets over TCP)",
-                           value_max, (UDP_MAX_REQUEST - UDP_HEADER),
-                           (int)((UDP_MAX_REQUEST - UDP_HEADER) - set_header - (codec->set_crlf ? 2 : 0)));
-    }
-    return OPTIONS_RUN;
-}
-
-static enum options_outcome apply_protocol(struct parse_state *st, const char *arg)
-{
-    static const char *const names[] = {"ascii", "binary", "meta", NULL};
-    return parse_choice(st, arg, names, &st->o->protocol);
-}
-
-static enum options_outcome apply_tls(struct parse_state *st, const char *arg)
-{
-    (void)arg;
-    st->o->tls = true;
-    return OPTIONS_RUN;
-}
-
-/* A file the TLS set-up will read: it must be there now. */
-static enum options_outcome tls_file(const struct parse_state *st, const char *arg,
-                                     const char **field)
-{
-    if (access(arg, R_OK) != 0) {
-        return usage_error(st->err, "--%s: cannot read '%s': %s", st->row->long_name, arg,
-                           strerror(errno));
-    }
-    *field = arg;
-    return OPTIONS_RUN;
-}
-
-static enum options_outcome apply_tls_ca(struct parse_state *st, const char *arg)
-{
-    return tls_file(st, arg, &st->o->tls_ca);
-}
-
-static enum options_outcome apply_tls_cert(struct parse_state *st, const char *arg)
-{
-    return tls_file(st, arg, &st->o->tls_cert);
-}
-
-static enum options_outcome apply_tls_key(struct parse_state *st, const char *arg)
-{
-    return tls_file(st, arg, &st->o->tls_key);
-}
-
-static enum options_outcome apply_tls_skip_verify(struct parse_state *st, const char *arg)
-{
-    (void)arg;
-    st->o->tls_skip_verify = true;
-    return OPTIONS_RUN;
-}
-
+/* Two names, and the default (negotiate) that no name stands for. */
 static enum options_outcome apply_tls_version(struct parse_state *st, const char *arg)
 {
     static const char *const names[] = {"1.2", "1.3", NULL};
-    int which = 0;
-    enum options_outcome outcome = parse_choice(st, arg, names, &which);
-    st->o->tls_version = which == 0 ? 12 : 13;
-    return outcome;
-}
-
-static enum options_outcome apply_flush(struct parse_state *st, const char *arg)
-{
-    (void)arg;
-    st->o->flush = true;
-    return OPTIONS_RUN;
-}
-
-static enum options_outcome apply_preload(struct parse_state *st, const char *arg)
-{
-    (void)arg;
-    st->o->preload = true;
-    return OPTIONS_RUN;
-}
-
-static enum options_outcome apply_tps(struct parse_state *st, const char *arg)
-{
-    uint64_t rate = 0;
-    enum options_outcome outcome = parse_count(st, arg, 1000, 1, (uint64_t)SLAP_MAX_TPS, &rate);
-    if (outcome == OPTIONS_RUN) {
-        st->o->tps = (double)rate;
+    unsigned which;
+    if (!find_choice(names, arg, &which)) {
+        return choice_error(st, arg, names);
     }
-    return outcome;
-}
-
-static enum options_outcome apply_arrival(struct parse_state *st, const char *arg)
-{
-    static const char *const names[] = {"uniform", "poisson", NULL};
-    st->arrival_given = true;
-    return parse_choice(st, arg, names, &st->o->arrival);
-}
-
-static enum options_outcome apply_pipeline(struct parse_state *st, const char *arg)
-{
-    uint64_t depth = 0;
-    enum options_outcome outcome = parse_count(st, arg, 0, 1, SLAP_MAX_PIPELINE, &depth);
-    if (outcome == OPTIONS_RUN) {
-        st->o->pipeline = (uint32_t)depth;
-    }
-    return outcome;
-}
-
-static enum options_outcome apply_latency(struct parse_state *st, const char *arg)
-{
-    static const char *const names[] = {"both", "corrected", "uncorrected", NULL};
-    return parse_choice(st, arg, names, &st->o->latency);
-}
-
-static enum options_outcome apply_warmup(struct parse_state *st, const char *arg)
-{
-    return parse_period(st, arg, &st->o->warmup_ns);
+    st->o->tls_version = which == 0 ? TLS_VERSION_1_2 : TLS_VERSION_1_3;
+    return OPTIONS_RUN;
 }
 
 /* One percentile of a list: a number in (0, 100]. */
@@ -945,8 +659,9 @@ static enum options_outcome apply_percentiles(struct parse_state *st, const char
         size_t length = strcspn(p, ",");
         double value;
         if (!scan_percentile(p, length, &value)) {
-            return usage_error(st->err, "--percentiles: '%.*s' is not a number above 0 and up "
-                               "to 100", (int)length, p);
+            return usage_error(st->err,
+                               "--percentiles: '%.*s' is not a number above 0 and up to 100",
+                               (int)length, p);
         }
         if (count == SLAP_MAX_PERCENTILES || (count > 0 && value <= o->percentiles[count - 1])) {
             return usage_error(st->err, "--percentiles: give at most %d, in increasing order",
@@ -962,15 +677,6 @@ static enum options_outcome apply_percentiles(struct parse_state *st, const char
     return OPTIONS_RUN;
 }
 
-static enum options_outcome apply_hdr_out(struct parse_state *st, const char *arg)
-{
-    if (arg[0] == '\0') {
-        return usage_error(st->err, "--hdr_out: the file name is empty");
-    }
-    st->o->hdr_out = arg;
-    return OPTIONS_RUN;
-}
-
 static enum options_outcome apply_sweep(struct parse_state *st, const char *arg)
 {
     uint64_t rates[3];
@@ -983,7 +689,7 @@ static enum options_outcome apply_sweep(struct parse_state *st, const char *arg)
         }
         memcpy(part, p, length);
         part[length] = '\0';
-        if (scan_size(part, 1000, &rates[i]) != UNIT_OK || rates[i] == 0 ||
+        if (units_parse_size(part, length, 1000, &rates[i]) != UNITS_OK || rates[i] == 0 ||
             rates[i] > (uint64_t)SLAP_MAX_TPS) {
             return usage_error(st->err, "--sweep: '%s' is not a rate from 1 to 1g", part);
         }
@@ -996,12 +702,6 @@ static enum options_outcome apply_sweep(struct parse_state *st, const char *arg)
     st->o->sweep_end = (double)rates[1];
     st->o->sweep_step = (double)rates[2];
     return OPTIONS_RUN;
-}
-
-static enum options_outcome apply_step_time(struct parse_state *st, const char *arg)
-{
-    st->step_time_given = true;
-    return parse_period(st, arg, &st->o->step_time_ns);
 }
 
 static enum options_outcome apply_help(struct parse_state *st, const char *arg)
@@ -1112,9 +812,6 @@ static enum options_outcome unknown_long_option(FILE *err, const char *word)
 static enum options_outcome bad_option(const struct parse_state *st, char **argv)
 {
     const struct option_row *row = row_for_code(optopt);
-    if (row != NULL && row->handle == NULL) {
-        return unsupported(st->err, row);
-    }
     if (row != NULL) {
         return usage_error(st->err, "--%s does not take a value", row->long_name);
     }
@@ -1128,7 +825,7 @@ static enum options_outcome bad_option(const struct parse_state *st, char **argv
     return usage_error(st->err, "unknown option '%s'", word);
 }
 
-/* One result of getopt_long, applied. */
+/* One result of getopt_long, applied and, when good, recorded as given. */
 static enum options_outcome dispatch(struct parse_state *st, int code, char **argv)
 {
     if (code == '?') {
@@ -1138,47 +835,23 @@ static enum options_outcome dispatch(struct parse_state *st, int code, char **ar
     if (row == NULL) {
         return usage_error(st->err, "unknown option '%s'", argv[optind - 1]);
     }
-    if (row->handle == NULL) {
-        return unsupported(st->err, row);
-    }
     if (code == ':') {
         return usage_error(st->err, "--%s needs a value", row->long_name);
     }
     st->row = row;
-    return row->handle(st, optarg);
+    enum options_outcome outcome = apply_row(st, optarg);
+    if (outcome == OPTIONS_RUN) {
+        st->given[row - option_rows] = true;
+    }
+    return outcome;
 }
 
-/* -F: the file's sections, unless an inline option said otherwise. */
-static enum options_outcome apply_cfg_file(struct parse_state *st)
-{
-    struct slap_options *o = st->o;
-    struct cfg_file cfg;
-    char why[512];
-    if (cfgfile_load(o->cfg_file, &cfg, why, sizeof(why)) != SLAP_OK) {
-        return usage_error(st->err, "--cfg_cmd: %s", why);
-    }
-    if (cfg.has_key && !st->key_size_given) {
-        o->key_sizes = cfg.key;
-    }
-    if (cfg.has_value && !st->value_size_given) {
-        o->value_sizes = cfg.value;
-    }
-    if (cfg.has_cmd && !st->ratio_given) {
-        o->set_prop = cfg.set_prop;
-        o->get_prop = cfg.get_prop;
-    }
-    return OPTIONS_RUN;
-}
+/* ---- once every option is read -------------------------------------------------------- */
 
-/* Checks across options, and the server list's fallbacks. */
-static enum options_outcome finish(struct parse_state *st)
+/* Open-loop options that need each other. */
+static enum options_outcome check_open_loop(const struct parse_state *st)
 {
-    struct slap_options *o = st->o;
-    if (o->concurrency < o->threads) {
-        return usage_error(st->err,
-                           "--concurrency (%" PRIu32 ") must be at least --threads (%" PRIu32 ")",
-                           o->concurrency, o->threads);
-    }
+    const struct slap_options *o = st->o;
     if (o->sweep_step > 0 && (o->hdr_out != NULL || o->stat_freq_ns > 0)) {
         return usage_error(st->err, "--sweep prints one row per step: it cannot be used with "
                                     "--hdr_out or --stat_freq");
@@ -1187,14 +860,21 @@ static enum options_outcome finish(struct parse_state *st)
         return usage_error(st->err, "--sweep sets the rate of timed steps: it cannot be used "
                                     "with --tps or --execute_number");
     }
-    if (st->step_time_given && o->sweep_step == 0) {
+    if (was_given(st, ROW_STEP_TIME) && o->sweep_step == 0) {
         return usage_error(st->err, "--step_time needs --sweep");
     }
-    if (st->arrival_given && o->tps == 0 && o->sweep_step == 0) {
+    if (was_given(st, ROW_ARRIVAL) && o->tps == 0 && o->sweep_step == 0) {
         return usage_error(st->err, "--arrival needs --tps or --sweep (an open-loop run)");
     }
+    return OPTIONS_RUN;
+}
+
+/* The TLS options that need --tls, or each other, or cannot go with it. */
+static enum options_outcome check_tls(const struct parse_state *st)
+{
+    const struct slap_options *o = st->o;
     if (!o->tls && (o->tls_ca || o->tls_cert || o->tls_key || o->tls_skip_verify ||
-                     o->tls_version)) {
+                    o->tls_version != TLS_VERSION_ANY)) {
         return usage_error(st->err, "--tls_ca, --tls_cert, --tls_key, --tls_skip_verify and "
                                     "--tls_version need --tls");
     }
@@ -1205,28 +885,107 @@ static enum options_outcome finish(struct parse_state *st)
     if ((o->tls_cert == NULL) != (o->tls_key == NULL)) {
         return usage_error(st->err, "--tls_cert and --tls_key go together");
     }
-    if (o->cfg_file != NULL) {
-        enum options_outcome outcome = apply_cfg_file(st);
-        if (outcome != OPTIONS_RUN) {
-            return outcome;
-        }
+    return OPTIONS_RUN;
+}
+
+/* Checks across options that the inline values alone decide. */
+static enum options_outcome check_combinations(const struct parse_state *st)
+{
+    const struct slap_options *o = st->o;
+    if (o->concurrency < o->threads) {
+        return usage_error(st->err,
+                           "--concurrency (%" PRIu32 ") must be at least --threads (%" PRIu32 ")",
+                           o->concurrency, o->threads);
     }
-    if (st->fixed_size_given) {
+    enum options_outcome outcome = check_open_loop(st);
+    return outcome == OPTIONS_RUN ? check_tls(st) : outcome;
+}
+
+/* -F under the inline options: a section counts unless its option was given; -X over both. */
+static enum options_outcome apply_cfg_file(const struct parse_state *st)
+{
+    struct slap_options *o = st->o;
+    struct cfg_file cfg = {.has_key = false}; /* no -F: no sections */
+    char why[512];
+    if (o->cfg_file != NULL && cfgfile_load(o->cfg_file, &cfg, why, sizeof(why)) != SLAP_OK) {
+        return usage_error(st->err, "--cfg_cmd: %s", why);
+    }
+    if (cfg.has_key && !was_given(st, ROW_KEY_SIZE)) {
+        o->key_sizes = cfg.key;
+    }
+    if (cfg.has_value && !was_given(st, ROW_VALUE_SIZE)) {
+        o->value_sizes = cfg.value;
+    }
+    if (cfg.has_cmd && !was_given(st, ROW_RATIO)) {
+        o->set_prop = cfg.set_prop;
+        o->get_prop = cfg.get_prop;
+    }
+    if (was_given(st, ROW_FIXED_SIZE)) {
         size_dist_fixed(&o->value_sizes, o->value_size); /* -X wins, as in memaslap */
     }
-    if (o->udp || o->facebook) {
-        enum options_outcome outcome = check_udp(st);
-        if (outcome != OPTIONS_RUN) {
-            return outcome;
-        }
+    return OPTIONS_RUN;
+}
+
+/* No -s: $MEMCACHED_SERVERS when it is set and not empty, else the default stays. */
+static void apply_servers_fallback(const struct parse_state *st)
+{
+    const char *env = getenv("MEMCACHED_SERVERS");
+    if (!was_given(st, ROW_SERVERS) && env != NULL && env[0] != '\0') {
+        st->o->servers = env;
     }
-    if (!st->servers_given) {
-        const char *env = getenv("MEMCACHED_SERVERS");
-        if (env != NULL && env[0] != '\0') {
-            o->servers = env;
-        }
+}
+
+/* -U, -a: what UDP cannot carry is refused here, not discovered during the run. */
+static enum options_outcome check_udp(const struct parse_state *st)
+{
+    const struct slap_options *o = st->o;
+    uint32_t key_max = o->key_sizes.n ? size_dist_max(&o->key_sizes) : o->key_size;
+    uint32_t value_max = o->value_sizes.n ? size_dist_max(&o->value_sizes) : o->value_size;
+    const struct codec *codec = codec_get(o->protocol);
+    uint64_t get = codec_get_bytes(codec, o->division, key_max);
+    uint64_t set_header = codec_set_header_bytes(codec, key_max);
+    uint64_t set = set_header + value_max + (codec->set_crlf ? 2 : 0);
+    if (o->udp && o->facebook) {
+        return usage_error(st->err, "--udp and --facebook: choose one");
+    }
+    if (o->pipeline > 1 || o->tls) {
+        return usage_error(st->err,
+                           "--%s sends one request at a time in clear: it cannot be "
+                           "used with --pipeline or --tls",
+                           o->udp ? "udp" : "facebook");
+    }
+    if (get > (UDP_MAX_REQUEST - UDP_HEADER)) {
+        return usage_error(st->err,
+                           "--%s: a get of %u keys of up to %u bytes does not fit one "
+                           "datagram (%d bytes): use a smaller --division",
+                           o->udp ? "udp" : "facebook", o->division, key_max,
+                           (UDP_MAX_REQUEST - UDP_HEADER));
+    }
+    if (o->udp && o->set_prop > 0 && set > (UDP_MAX_REQUEST - UDP_HEADER)) {
+        return usage_error(
+            st->err,
+            "--udp: a set of a %u-byte value does not fit one datagram "
+            "(%d bytes): use -X %d or less, or --facebook (sets over TCP)",
+            value_max, (UDP_MAX_REQUEST - UDP_HEADER),
+            (int)((UDP_MAX_REQUEST - UDP_HEADER) - set_header - (codec->set_crlf ? 2 : 0)));
     }
     return OPTIONS_RUN;
+}
+
+/* What needs every option: checks across them, the -F file, UDP's limits, the server list. */
+static enum options_outcome finish(const struct parse_state *st)
+{
+    enum options_outcome outcome = check_combinations(st);
+    if (outcome == OPTIONS_RUN) {
+        outcome = apply_cfg_file(st);
+    }
+    if (outcome == OPTIONS_RUN && (st->o->udp || st->o->facebook)) {
+        outcome = check_udp(st); /* after the file: it needs the final sizes */
+    }
+    if (outcome == OPTIONS_RUN) {
+        apply_servers_fallback(st);
+    }
+    return outcome;
 }
 
 /* ---- the API -------------------------------------------------------------------------- */
@@ -1254,6 +1013,12 @@ void options_defaults(struct slap_options *o)
         .division = 1,
         .exp_time_ns = 60 * SLAP_NS_PER_SEC,
         .key_pop = {.kind = KEY_DIST_UNIFORM, .s = 0.99},
+        .arrival = ARRIVAL_UNIFORM,
+        .latency = LATENCY_BOTH,
+        .distribution = DISTRIBUTION_MODULA,
+        .hash = HASH_DEFAULT,
+        .protocol = PROTO_ASCII,
+        .tls_version = TLS_VERSION_ANY,
         .udp_timeout_ns = 200 * SLAP_NS_PER_MS,
         .timeout_ns = 5 * SLAP_NS_PER_SEC,
     };
@@ -1328,13 +1093,9 @@ void options_print_help(FILE *out)
     column += HELP_GAP;
     fputs(help_intro, out);
     for (size_t i = 0; i < ROW_COUNT; i++) {
-        const struct option_row *row = &option_rows[i];
-        char text[512];
-        help_left_column(row, left, sizeof(left));
-        snprintf(text, sizeof(text), "%s%s", row->help,
-                 row->handle != NULL ? "" : " Not yet supported.");
+        help_left_column(&option_rows[i], left, sizeof(left));
         fprintf(out, "%-*s", (int)column, left);
-        print_wrapped(out, text, column);
+        print_wrapped(out, option_rows[i].help, column);
     }
     fputs(help_outro, out);
 }
@@ -1352,9 +1113,4 @@ const char *options_table_long_name(size_t i)
 int options_table_short(size_t i)
 {
     return i < ROW_COUNT ? option_rows[i].short_name : 0;
-}
-
-bool options_table_supported(size_t i)
-{
-    return i < ROW_COUNT && option_rows[i].handle != NULL;
 }

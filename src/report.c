@@ -59,7 +59,7 @@ void report_header(FILE *out, const struct slap_options *o)
     fprintf(out, "get proportion: get_prop=%.2f\n", o->get_prop);
     if (o->tps > 0) {
         fprintf(out, "target rate: %.0f ops/s, %s arrivals\n", o->tps,
-                o->arrival == 1 ? "poisson" : "uniform");
+                o->arrival == ARRIVAL_POISSON ? "poisson" : "uniform");
     }
     if (o->pipeline > 1) {
         fprintf(out, "pipeline: %u\n", o->pipeline);
@@ -282,7 +282,7 @@ void report_sweep_header(FILE *out, const struct slap_options *o)
     first.tps = 0;
     report_header(out, &first);
     fprintf(out, "sweep: %.0f to %.0f ops/s by %.0f, %s arrivals\n\n", o->sweep_start,
-            o->sweep_end, o->sweep_step, o->arrival == 1 ? "poisson" : "uniform");
+            o->sweep_end, o->sweep_step, o->arrival == ARRIVAL_POISSON ? "poisson" : "uniform");
     fprintf(out, "%-14s %-15s %-10s %-10s %-10s %-10s %s\n", "Target(ops/s)", "Achieved(ops/s)",
             "P50(us)", "P90(us)", "P99(us)", "P99.9(us)", "Max(us)");
     fflush(out);

@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "slap/common.h"
-#include "slap/options.h"
 
 static enum slap_status resolve(struct server *srv, const char *host, unsigned port, char *err,
                                 size_t err_len)
@@ -169,8 +168,8 @@ static const memcached_hash_t hash_kinds[] = {
     [HASH_MURMUR3] = MEMCACHED_HASH_MURMUR3,
 };
 
-enum slap_status servers_configure(struct server_list *list, int distribution, int hash, char *err,
-                                   size_t err_len)
+enum slap_status servers_configure(struct server_list *list, enum server_distribution distribution,
+                                   enum server_hash hash, char *err, size_t err_len)
 {
     memcached_st *memc = list->memc;
     uint64_t dist = distribution == DISTRIBUTION_KETAMA ? MEMCACHED_DISTRIBUTION_CONSISTENT_KETAMA
@@ -180,7 +179,7 @@ enum slap_status servers_configure(struct server_list *list, int distribution, i
         snprintf(err, err_len, "libmemcached refused the distribution");
         return SLAP_ERROR;
     }
-    if (hash < 0 || (size_t)hash >= SLAP_ARRAY_SIZE(hash_kinds) ||
+    if ((size_t)hash >= SLAP_ARRAY_SIZE(hash_kinds) ||
         memcached_behavior_set(memc, MEMCACHED_BEHAVIOR_HASH, hash_kinds[hash]) !=
             MEMCACHED_SUCCESS) {
         snprintf(err, err_len, "--hash: this libmemcached does not provide that hash");

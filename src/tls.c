@@ -68,8 +68,8 @@ enum slap_status tls_ctx_open(struct tls_ctx **out, const struct slap_options *o
         return SLAP_ERROR;
     }
     SSL_CTX_set_verify(ctx->ssl_ctx, ctx->verify ? SSL_VERIFY_PEER : SSL_VERIFY_NONE, NULL);
-    if (o->tls_version != 0) {
-        int v = o->tls_version == 12 ? TLS1_2_VERSION : TLS1_3_VERSION;
+    if (o->tls_version != TLS_VERSION_ANY) {
+        int v = o->tls_version == TLS_VERSION_1_2 ? TLS1_2_VERSION : TLS1_3_VERSION;
         SSL_CTX_set_min_proto_version(ctx->ssl_ctx, v);
         SSL_CTX_set_max_proto_version(ctx->ssl_ctx, v);
     }

@@ -90,7 +90,7 @@ enum slap_status worker_init(struct worker *w, struct run *run, uint32_t index,
     w->nlanes = (size_t)nclients * run->opts->conns_per_client;
     w->nconns = w->nlanes * client_lane_sockets(run);
     w->rng.state = 0x9e3779b97f4a7c15ULL * (index + 1) ^ slap_now_ns();
-    w->codec = codec_get((enum proto_kind)run->opts->protocol);
+    w->codec = codec_get(run->opts->protocol);
     w->hdr_cap = (uint32_t)codec_header_room(w->codec, wl->division, wl->key_size);
     w->verbose_left = 10;
     w->run_start_ns = slap_now_ns();
@@ -370,7 +370,7 @@ static void worker_start(struct worker *w, uint64_t start_ns)
     }
     w->watch_timer = timer_at(w, WORKER_WATCH_NS, EV_PERSIST, on_watch);
     for (size_t i = 0; i < w->nlanes && o->tps > 0; i++) {
-        schedule_init(&w->lanes[i].sched, (enum arrival)o->arrival, o->tps, total_lanes,
+        schedule_init(&w->lanes[i].sched, o->arrival, o->tps, total_lanes,
                       first_lane + (uint32_t)i, start_ns, rng_next(&w->rng));
     }
 }

@@ -338,6 +338,8 @@ static const struct bad_file bad_files[] = {
     {"value\n0 10 1\n", "t.cnf:2: ", "1..1048576"},
     {"value\n1 1048577 1\n", "t.cnf:2: ", "1..1048576"},
     {"value\n1 99999999999999999999999 1\n", "t.cnf:2: ", "outside"},
+    {"key\n16 18446744073709551616 1\n", "t.cnf:2: ", "'18446744073709551616' is too large"},
+    {"value\n17179869184g 1 1\n", "t.cnf:2: ", "'17179869184g' is too large"},
     {"keys\n64 64 1\n", "t.cnf:1: ", "section 'keys'"},
     {"key\n64 64 1\nhello world\n", "t.cnf:3: ", "section 'hello'"},
     {"# a comment\nset 1\n", "t.cnf:2: ", "section 'set'"},
@@ -679,6 +681,21 @@ static void test_load(void **state)
     assert_string_equal(err, "cannot read /tmp: Is a directory");
 }
 
+/* A size beyond 64 bits is an error naming the file, the line and the value, not a cap. */
+static void test_load_size_too_large(void **state)
+{
+    (void)state;
+    static const char text[] = "key\n64 64 1\nvalue\n1 99999999999999999999k 1\n";
+    char path[64], err[ERR_LEN] = "", want[ERR_LEN];
+    struct cfg_file cfg;
+    write_temp(path, sizeof(path), text, strlen(text));
+    assert_int_equal(cfgfile_load(path, &cfg, err, sizeof(err)), SLAP_ERROR);
+    snprintf(want, sizeof(want),
+             "%s:4: value size '99999999999999999999k' is too large (outside 1..1048576)", path);
+    assert_string_equal(err, want);
+    unlink(path);
+}
+
 /* A file over 1 MiB is refused; one of exactly 1 MiB is read to its end. */
 static void test_load_size_limit(void **state)
 {
@@ -725,6 +742,7 @@ int main(void)
         cmocka_unit_test(test_sample_fixed),
         cmocka_unit_test(test_mean_and_max),
         cmocka_unit_test(test_load),
+        cmocka_unit_test(test_load_size_too_large),
         cmocka_unit_test(test_load_size_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,4 +1,4 @@
-/* Unit tests of option parsing: units, the option table, good and bad command lines, --help. */
+/* Unit tests of option parsing: the option table, good and bad command lines, --help. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,7 +17,6 @@
 
 #define MAX_ARGS 32
 #define SEC SLAP_NS_PER_SEC
-#define UNTOUCHED 0x5eedULL /* stored before a parse that must fail, checked after */
 
 /* One call of options_parse with everything it printed. */
 struct parse_result {
@@ -78,6 +77,16 @@ static void assert_same_options(const struct slap_options *a, const struct slap_
     assert_true(a->get_prop == b->get_prop);
 }
 
+/* A -F file with key 16-32, value 100-200 and one set in four, at path (a mkstemp template). */
+static void write_cfg_file(char *path)
+{
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    static const char cfg[] = "key\n16 32 1\nvalue\n100 200 1\ncmd\n0 0.25\n1 0.75\n";
+    assert_int_equal(write(fd, cfg, sizeof(cfg) - 1), (ssize_t)(sizeof(cfg) - 1));
+    close(fd);
+}
+
 static int unset_servers_env(void **state)
 {
     (void)state;
@@ -85,174 +94,17 @@ static int unset_servers_env(void **state)
     return 0;
 }
 
-/* ---- units ---------------------------------------------------------------------------- */
-
-struct unit_case {
-    const char *text;
-    uint64_t expected;
-};
-
-static void test_duration_good(void **state)
-{
-    (void)state;
-    static const struct unit_case cases[] = {
-        {"30", 30 * SEC},
-        {"30s", 30 * SEC},
-        {"10S", 10 * SEC},
-        {"1.5m", 90 * SEC},
-        {"2M", 120 * SEC},
-        {"2h", 7200 * SEC},
-        {"1H", 3600 * SEC},
-        {"1d", 86400 * SEC},
-        {"1D", 86400 * SEC},
-        {"0.1d", 8640 * SEC},
-        {"500ms", 500 * SLAP_NS_PER_MS},
-        {"1.5ms", 1500 * SLAP_NS_PER_US},
-        {"0.001s", SLAP_NS_PER_MS},
-        {"0.5", SEC / 2},
-        {"0", 0},
-        {"1.0000000001s", SEC},                 /* below a nanosecond: dropped */
-        {"0.0000000019s", 1},                   /* truncated, not rounded */
-        {"18446744073.709551615s", UINT64_MAX}, /* the largest that fits */
-        {"007s", 7 * SEC},
-    };
-    for (size_t i = 0; i < SLAP_ARRAY_SIZE(cases); i++) {
-        uint64_t ns = UNTOUCHED;
-        if (opt_parse_duration(cases[i].text, &ns) != SLAP_OK) {
-            fail_msg("duration '%s' was rejected", cases[i].text);
-        }
-        if (ns != cases[i].expected) {
-            fail_msg("duration '%s' = %llu ns, expected %llu", cases[i].text,
-                     (unsigned long long)ns, (unsigned long long)cases[i].expected);
-        }
-    }
-}
-
-static void test_size_good(void **state)
-{
-    (void)state;
-    static const struct unit_case binary[] = {
-        {"1", 1},
-        {"0", 0},
-        {"10k", 10240},
-        {"10K", 10240},
-        {"1m", 1048576},
-        {"1M", 1048576},
-        {"1g", 1073741824},
-        {"2G", 2147483648ULL},
-        {"18446744073709551615", UINT64_MAX},
-        {"16777215g", 16777215ULL << 30},
-    };
-    static const struct unit_case decimal[] = {
-        {"10k", 10000}, {"100K", 100000}, {"2m", 2000000}, {"3g", 3000000000ULL}, {"42", 42},
-    };
-    for (size_t i = 0; i < SLAP_ARRAY_SIZE(binary); i++) {
-        uint64_t value = UNTOUCHED;
-        assert_int_equal(opt_parse_size(binary[i].text, 1024, &value), SLAP_OK);
-        assert_int_equal(value, binary[i].expected);
-    }
-    for (size_t i = 0; i < SLAP_ARRAY_SIZE(decimal); i++) {
-        uint64_t value = UNTOUCHED;
-        assert_int_equal(opt_parse_size(decimal[i].text, 1000, &value), SLAP_OK);
-        assert_int_equal(value, decimal[i].expected);
-    }
-}
-
-/* Texts that neither parser accepts. */
-static const char *const bad_unit_texts[] = {
-    "", "s", "-1", "1x", "1.5.2s", "99999999999999999999", "10kk", " 1", "1 ", "+1", "-", "0x10",
-};
-
-static void test_units_bad(void **state)
-{
-    (void)state;
-    for (size_t i = 0; i < SLAP_ARRAY_SIZE(bad_unit_texts); i++) {
-        const char *text = bad_unit_texts[i];
-        uint64_t value = UNTOUCHED;
-        if (opt_parse_duration(text, &value) != SLAP_ERROR) {
-            fail_msg("duration '%s' was accepted", text);
-        }
-        if (opt_parse_size(text, 1024, &value) != SLAP_ERROR) {
-            fail_msg("size '%s' was accepted", text);
-        }
-        assert_int_equal(value, UNTOUCHED);
-    }
-}
-
-static void test_duration_bad(void **state)
-{
-    (void)state;
-    static const char *const texts[] = {
-        "1.",
-        ".5",
-        "1.s",
-        "1ss",
-        "1sm",
-        "1Ms",
-        "1MS",
-        "1k",
-        "10m s",
-        "18446744074",            /* seconds beyond 2^64 ns */
-        "18446744073.709551616s", /* one nanosecond too many */
-        "213503982335d",          /* days beyond 2^64 ns */
-    };
-    for (size_t i = 0; i < SLAP_ARRAY_SIZE(texts); i++) {
-        uint64_t ns = UNTOUCHED;
-        if (opt_parse_duration(texts[i], &ns) != SLAP_ERROR) {
-            fail_msg("duration '%s' was accepted", texts[i]);
-        }
-        assert_int_equal(ns, UNTOUCHED);
-    }
-}
-
-static void test_size_bad(void **state)
-{
-    (void)state;
-    static const char *const texts[] = {
-        "1.5k", "k", "1kb", "1s", "1 k", "18446744073709551616", "17179869184g", "1t",
-    };
-    for (size_t i = 0; i < SLAP_ARRAY_SIZE(texts); i++) {
-        uint64_t value = UNTOUCHED;
-        if (opt_parse_size(texts[i], 1024, &value) != SLAP_ERROR) {
-            fail_msg("size '%s' was accepted", texts[i]);
-        }
-        assert_int_equal(value, UNTOUCHED);
-    }
-
-    /* A large kunit: the multiplier itself overflows before the number does. */
-    uint64_t value = UNTOUCHED;
-    assert_int_equal(opt_parse_size("1g", 1ULL << 32, &value), SLAP_ERROR);
-    assert_int_equal(opt_parse_size("1m", 1ULL << 32, &value), SLAP_ERROR);
-    assert_int_equal(value, UNTOUCHED);
-    assert_int_equal(opt_parse_size("1k", 1ULL << 32, &value), SLAP_OK);
-    assert_int_equal(value, 1ULL << 32);
-    /* kunit 0: a plain count, no suffix at all */
-    assert_int_equal(opt_parse_size("12", 0, &value), SLAP_OK);
-    assert_int_equal(value, 12);
-    assert_int_equal(opt_parse_size("12k", 0, &value), SLAP_ERROR);
-}
-
 /* ---- the table ------------------------------------------------------------------------ */
 
 static void test_table(void **state)
 {
     (void)state;
-    static const char *const unsupported[] = {
-        "none: every option of memaslap is supported now",
-    };
     size_t rows = options_table_size();
-    size_t unsupported_rows = 0;
     assert_int_equal(rows, 49);
     for (size_t i = 0; i < rows; i++) {
         const char *name = options_table_long_name(i);
         assert_non_null(name);
         assert_null(strchr(name, '-')); /* the table holds memaslap's underscore spelling */
-        bool listed = false;
-        for (size_t u = 0; u < SLAP_ARRAY_SIZE(unsupported); u++) {
-            listed = listed || strcmp(name, unsupported[u]) == 0;
-        }
-        assert_int_equal(options_table_supported(i), !listed);
-        unsupported_rows += listed;
         for (size_t j = i + 1; j < rows; j++) {
             assert_string_not_equal(name, options_table_long_name(j));
             if (options_table_short(i) != 0) {
@@ -260,13 +112,11 @@ static void test_table(void **state)
             }
         }
     }
-    assert_int_equal(unsupported_rows, 0);
     assert_null(options_table_long_name(rows));
     assert_int_equal(options_table_short(rows), 0);
-    assert_false(options_table_supported(rows));
 }
 
-/* Every row answers to both spellings, alike; unsupported rows name themselves. */
+/* Every row answers to both spellings, alike. */
 static void test_table_spellings(void **state)
 {
     (void)state;
@@ -284,13 +134,6 @@ static void test_table_spellings(void **state)
         assert_string_equal(a.out, b.out);
         assert_string_equal(a.err, b.err);
         assert_null(strstr(a.err, "unknown option"));
-        if (!options_table_supported(i)) {
-            char line[128];
-            snprintf(line, sizeof(line), "slap: %s (-%c) is not supported yet\n", underscore,
-                     options_table_short(i));
-            assert_int_equal(a.outcome, OPTIONS_USAGE);
-            assert_true(strncmp(a.err, line, strlen(line)) == 0);
-        }
         parse_result_free(&a);
         parse_result_free(&b);
     }
@@ -359,11 +202,15 @@ static const struct bad_line bad_lines[] = {
     {{"--exp-time=1.5s"}, "--exp_time: '1.5s' is not whole seconds"},
     {{"--distribution=random"}, "--distribution: 'random' is not one of modula, ketama"},
     {{"--hash=sha1"}, "--hash: 'sha1' is not one of"},
+    {{"--hash=sha1"},
+     "--hash: 'sha1' is not one of default, md5, crc, fnv1_64, fnv1a_64, fnv1_32, fnv1a_32, "
+     "hsieh, murmur, jenkins, murmur3\n"},
     {{"--key-dist=pareto"}, "--key_dist"},
     {{"--tps=0"}, "slap: --tps: must be at least 1"},
     {{"-P", "1x"}, "--tps: '1x' has an unknown unit"},
     {{"-P", "1k", "--arrival=zipf"}, "--arrival: 'zipf' is not one of uniform, poisson"},
     {{"--arrival=poisson"}, "--arrival needs --tps or --sweep"},
+    {{"--arrival=uniform"}, "--arrival needs --tps or --sweep"}, /* given, though the default */
     {{"--pipeline=0"}, "--pipeline: must be at least 1"},
     {{"--pipeline=2000"}, "--pipeline: must be at most 1024"},
     {{"--latency=raw"}, "--latency: 'raw' is not one of both, corrected, uncorrected"},
@@ -377,6 +224,7 @@ static const struct bad_line bad_lines[] = {
     {{"--sweep=1k:2k:1k", "-P", "1k"}, "cannot be used with --tps"},
     {{"--sweep=1k:2k:1k", "-x", "10"}, "cannot be used with --tps or --execute_number"},
     {{"--step-time=2s"}, "--step_time needs --sweep"},
+    {{"--step-time=5s"}, "--step_time needs --sweep"}, /* given, though the default */
     {{"--warmup=0"}, "--warmup: must be more than 0"},
     {{"--hdr-out="}, "--hdr_out: the file name is empty"},
     {{"-U", "-X", "2000"}, "--udp: a set of a 2000-byte value does not fit one datagram"},
@@ -491,7 +339,7 @@ static void test_latency_line(void **state)
     assert_int_equal(r.outcome, OPTIONS_RUN);
     assert_string_equal(r.err, "");
     assert_true(r.o.tps == 10000.0);
-    assert_int_equal(r.o.arrival, 1);
+    assert_int_equal(r.o.arrival, ARRIVAL_POISSON);
     assert_int_equal(r.o.pipeline, 4);
     assert_int_equal(r.o.latency, LATENCY_CORRECTED);
     assert_int_equal(r.o.warmup_ns, 1500 * SEC / 1000);
@@ -511,11 +359,7 @@ static void test_workload_line(void **state)
 {
     (void)state;
     char path[] = "/tmp/slap-options-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    static const char cfg[] = "key\n16 32 1\nvalue\n100 200 1\ncmd\n0 0.25\n1 0.75\n";
-    assert_int_equal(write(fd, cfg, sizeof(cfg) - 1), (ssize_t)(sizeof(cfg) - 1));
-    close(fd);
+    write_cfg_file(path);
     struct parse_result r;
     parse(&r, (const char *const[]){"-F", path, "-d", "10", "-v", "0.5", "-e", "0.1",
                                     "--exp-time=5s", "-o", "0.2", "-p", "2", "-b",
@@ -556,15 +400,15 @@ static void test_protocol_line(void **state)
     struct parse_result r;
     parse(&r, (const char *const[]){"-B", NULL});
     assert_int_equal(r.outcome, OPTIONS_RUN);
-    assert_int_equal(r.o.protocol, 1);
+    assert_int_equal(r.o.protocol, PROTO_BINARY);
     parse_result_free(&r);
     parse(&r, (const char *const[]){"--protocol=meta", "--tls", "--tls-ca=/dev/null",
                                     "--tls-version=1.2", "--tls-skip-verify", NULL});
     assert_int_equal(r.outcome, OPTIONS_RUN);
-    assert_int_equal(r.o.protocol, 2);
+    assert_int_equal(r.o.protocol, PROTO_META);
     assert_true(r.o.tls && r.o.tls_skip_verify);
     assert_string_equal(r.o.tls_ca, "/dev/null");
-    assert_int_equal(r.o.tls_version, 12);
+    assert_int_equal(r.o.tls_version, TLS_VERSION_1_2);
     parse_result_free(&r);
 }
 
@@ -619,6 +463,108 @@ static void test_counted_and_edges(void **state)
     assert_int_equal(r.o.win_size, SLAP_MAX_WIN_SIZE);
     assert_int_equal(r.o.execute_number, 1);
     assert_int_equal(r.o.run_time_ns, 2 * SEC);
+    parse_result_free(&r);
+}
+
+/* Every name of every choice lands on its enum. */
+static void test_choices(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *arg;
+        size_t field;
+        unsigned expected;
+    } cases[] = {
+        {"--protocol=ascii", offsetof(struct slap_options, protocol), PROTO_ASCII},
+        {"--protocol=binary", offsetof(struct slap_options, protocol), PROTO_BINARY},
+        {"--protocol=meta", offsetof(struct slap_options, protocol), PROTO_META},
+        {"--distribution=modula", offsetof(struct slap_options, distribution), DISTRIBUTION_MODULA},
+        {"--distribution=ketama", offsetof(struct slap_options, distribution), DISTRIBUTION_KETAMA},
+        {"--hash=default", offsetof(struct slap_options, hash), HASH_DEFAULT},
+        {"--hash=md5", offsetof(struct slap_options, hash), HASH_MD5},
+        {"--hash=crc", offsetof(struct slap_options, hash), HASH_CRC},
+        {"--hash=fnv1_64", offsetof(struct slap_options, hash), HASH_FNV1_64},
+        {"--hash=fnv1a_64", offsetof(struct slap_options, hash), HASH_FNV1A_64},
+        {"--hash=fnv1_32", offsetof(struct slap_options, hash), HASH_FNV1_32},
+        {"--hash=fnv1a_32", offsetof(struct slap_options, hash), HASH_FNV1A_32},
+        {"--hash=hsieh", offsetof(struct slap_options, hash), HASH_HSIEH},
+        {"--hash=murmur", offsetof(struct slap_options, hash), HASH_MURMUR},
+        {"--hash=jenkins", offsetof(struct slap_options, hash), HASH_JENKINS},
+        {"--hash=murmur3", offsetof(struct slap_options, hash), HASH_MURMUR3},
+        {"--arrival=uniform", offsetof(struct slap_options, arrival), ARRIVAL_UNIFORM},
+        {"--arrival=poisson", offsetof(struct slap_options, arrival), ARRIVAL_POISSON},
+        {"--latency=both", offsetof(struct slap_options, latency), LATENCY_BOTH},
+        {"--latency=corrected", offsetof(struct slap_options, latency), LATENCY_CORRECTED},
+        {"--latency=uncorrected", offsetof(struct slap_options, latency), LATENCY_UNCORRECTED},
+    };
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(cases); i++) {
+        struct parse_result r;
+        parse(&r, (const char *const[]){"-P", "1k", cases[i].arg, NULL});
+        assert_int_equal(r.outcome, OPTIONS_RUN);
+        unsigned got;
+        memcpy(&got, (const char *)&r.o + cases[i].field, sizeof(got));
+        if (got != cases[i].expected) {
+            fail_msg("%s: %u, expected %u", cases[i].arg, got, cases[i].expected);
+        }
+        parse_result_free(&r);
+    }
+    struct parse_result r;
+    parse(&r, (const char *const[]){"--tls", "--tls-version=1.3", NULL});
+    assert_int_equal(r.o.tls_version, TLS_VERSION_1_3);
+    parse_result_free(&r);
+    parse(&r, (const char *const[]){"--tls", NULL});
+    assert_int_equal(r.o.tls_version, TLS_VERSION_ANY);
+    parse_result_free(&r);
+}
+
+/* Counts beyond 32 bits keep every bit; each lands in its own field. */
+static void test_count_widths(void **state)
+{
+    (void)state;
+    struct parse_result r;
+    parse(&r, (const char *const[]){"-x", "5000000001", "-w", "4g", "-P", "1g", "-T", "3", "-c",
+                                    "70000", "-n", "1024", "-p", "65535", "--pipeline=1000",
+                                    "-d", "512", "-X", "1023k", NULL});
+    assert_int_equal(r.outcome, OPTIONS_RUN);
+    assert_int_equal(r.o.execute_number, 5000000001ULL);
+    assert_int_equal(r.o.win_size, 4ULL << 30);
+    assert_true(r.o.tps == 1e9);
+    assert_int_equal(r.o.threads, 3);
+    assert_int_equal(r.o.concurrency, 70000);
+    assert_int_equal(r.o.conns_per_client, 1024);
+    assert_int_equal(r.o.rep_write, 65535);
+    assert_int_equal(r.o.pipeline, 1000);
+    assert_int_equal(r.o.division, 512);
+    assert_int_equal(r.o.value_size, 1023 * 1024);
+    assert_int_equal(r.o.value_sizes.r[0].max, 1023 * 1024); /* -X sets the value sizes too */
+    parse_result_free(&r);
+}
+
+/* An option on the command line wins over the -F file and the environment even when its
+ * value is the default one: what counts is that it was given. */
+static void test_given_beats_file_and_env(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/slap-options-XXXXXX";
+    write_cfg_file(path);
+    struct parse_result r;
+    parse(&r, (const char *const[]){"-F", path, "--key-size=64", "--value-size=1024",
+                                    "--ratio=1:9", NULL});
+    assert_int_equal(r.outcome, OPTIONS_RUN);
+    assert_int_equal(r.o.key_sizes.r[0].min, 64);
+    assert_int_equal(r.o.key_sizes.r[0].max, 64);
+    assert_int_equal(r.o.value_sizes.r[0].max, 1024);
+    assert_true(r.o.set_prop == 0.1);
+    parse_result_free(&r);
+    parse(&r, (const char *const[]){"-F", path, "-X", "1024", NULL});
+    assert_int_equal(r.o.value_sizes.r[0].min, 1024);
+    assert_int_equal(r.o.key_sizes.r[0].max, 32); /* the file's, not given inline */
+    parse_result_free(&r);
+    unlink(path);
+
+    setenv("MEMCACHED_SERVERS", "envhost:11311", 1);
+    parse(&r, (const char *const[]){"-s", SLAP_DEFAULT_SERVER, NULL});
+    assert_string_equal(r.o.servers, SLAP_DEFAULT_SERVER);
     parse_result_free(&r);
 }
 
@@ -700,11 +646,6 @@ static void test_version(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_duration_good),
-        cmocka_unit_test(test_size_good),
-        cmocka_unit_test(test_units_bad),
-        cmocka_unit_test(test_duration_bad),
-        cmocka_unit_test(test_size_bad),
         cmocka_unit_test(test_table),
         cmocka_unit_test_setup(test_table_spellings, unset_servers_env),
         cmocka_unit_test_setup(test_bad_lines, unset_servers_env),
@@ -718,6 +659,9 @@ int main(void)
         cmocka_unit_test(test_latency_line),
         cmocka_unit_test(test_workload_line),
         cmocka_unit_test(test_protocol_line),
+        cmocka_unit_test_setup(test_choices, unset_servers_env),
+        cmocka_unit_test_setup(test_count_widths, unset_servers_env),
+        cmocka_unit_test_teardown(test_given_beats_file_and_env, unset_servers_env),
         cmocka_unit_test_setup(test_version, unset_servers_env),
     };
     return cmocka_run_group_tests(tests, unset_servers_env, NULL);

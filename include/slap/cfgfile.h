@@ -6,14 +6,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "slap/common.h"
+
 #define SIZE_DIST_MAX 64 /* ranges in one distribution */
 
 /* One range of sizes, drawn uniformly from [min, max] inclusive, with its share. */
 struct size_range {
     uint32_t min;
     uint32_t max;
-    double prop;   /* share as given */
-    double cumul;  /* cumulative share, normalised: the last range ends at 1 */
+    double prop;  /* share as given */
+    double cumul; /* cumulative share, normalised: the last range ends at 1 */
 };
 
 /* A weighted list of size ranges. */
@@ -25,12 +27,12 @@ struct size_dist {
 /*
  * Parse "SIZE", "MIN-MAX" or a weighted list "MIN-MAX:SHARE,MIN-MAX:SHARE,..."
  * (a bare SIZE or MIN-MAX inside the list is allowed too: "64:0.5,128:0.5").
- * Sizes are whole bytes, optionally with k (1024) or m; every size must lie in
+ * Sizes are whole bytes, optionally with k (1024) or m (units.h); every size must lie in
  * [lo, hi]; shares must be > 0 and are normalised by their sum. On error:
  * SLAP_ERROR and one line in err naming the bad part.
  */
-int size_dist_parse(const char *text, uint32_t lo, uint32_t hi, struct size_dist *d, char *err,
-                    size_t err_len);
+enum slap_status size_dist_parse(const char *text, uint32_t lo, uint32_t hi, struct size_dist *d,
+                                 char *err, size_t err_len);
 /* A single size: the distribution that always gives size. */
 void size_dist_fixed(struct size_dist *d, uint32_t size);
 /*
@@ -57,9 +59,9 @@ struct cfg_file {
  * values 1..1 MiB. Every line is read for what it says (memaslap goes by
  * order). On error: SLAP_ERROR, err = "NAME:LINE: what is wrong".
  */
-int cfgfile_parse(const char *text, size_t len, const char *name, struct cfg_file *cfg, char *err,
-                  size_t err_len);
+enum slap_status cfgfile_parse(const char *text, size_t len, const char *name, struct cfg_file *cfg,
+                               char *err, size_t err_len);
 /* Read and parse a file; an unreadable file is an error naming it and the reason. */
-int cfgfile_load(const char *path, struct cfg_file *cfg, char *err, size_t err_len);
+enum slap_status cfgfile_load(const char *path, struct cfg_file *cfg, char *err, size_t err_len);
 
 #endif

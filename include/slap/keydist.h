@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "slap/common.h"
 #include "slap/rng.h"
 
 enum key_dist_kind {
@@ -19,7 +20,7 @@ struct key_dist {
 };
 
 /* "uniform", "zipf", "zipf:S" or "gaussian"; SLAP_ERROR with one line in err otherwise. */
-int key_dist_parse(const char *text, struct key_dist *d, char *err, size_t err_len);
+enum slap_status key_dist_parse(const char *text, struct key_dist *d, char *err, size_t err_len);
 /*
  * A key index in [0, n), n >= 1, from the thread's generator. No allocation and
  * no table: n may change from call to call (a window filling up), so zipf uses

@@ -1,4 +1,7 @@
-/* Command-line options: the one table behind getopt_long, --help and the man page. */
+/*
+ * Command-line options: the one table behind getopt_long and --help. The man page is
+ * written by hand; a test checks that it names every option --help lists.
+ */
 #ifndef SLAP_OPTIONS_H
 #define SLAP_OPTIONS_H
 
@@ -8,6 +11,9 @@
 
 #include "slap/cfgfile.h"
 #include "slap/keydist.h"
+#include "slap/proto.h"
+#include "slap/schedule.h"
+#include "slap/servers.h"
 
 #define SLAP_DEFAULT_SERVER "127.0.0.1:11211"
 #define SLAP_MAX_THREADS 1024
@@ -20,6 +26,20 @@
 #define SLAP_MAX_PERCENTILES 16
 #define SLAP_MAX_PIPELINE 1024
 #define SLAP_MAX_TPS 1e9
+
+/* Which latency the tables and blocks show in an open-loop run. */
+enum latency_view {
+    LATENCY_BOTH = 0,        /* corrected, and the uncorrected final blocks too */
+    LATENCY_CORRECTED = 1,   /* from the intended send time */
+    LATENCY_UNCORRECTED = 2, /* from the actual send */
+};
+
+/* --tls_version: which TLS versions the handshake may settle on. */
+enum tls_version {
+    TLS_VERSION_ANY = 0, /* negotiate */
+    TLS_VERSION_1_2,     /* TLS 1.2 only */
+    TLS_VERSION_1_3,     /* TLS 1.3 only */
+};
 
 struct slap_options {
     const char *servers;       /* -s as given, else $MEMCACHED_SERVERS, else the default */
@@ -37,9 +57,9 @@ struct slap_options {
     double get_prop;           /* 0.9 */
     /* Open loop and latency (closed loop when tps is 0). */
     double tps;                /* -P target operations per second, all threads together */
-    int arrival;               /* --arrival: enum arrival (schedule.h), uniform by default */
+    enum arrival arrival;      /* --arrival: uniform by default */
     uint32_t pipeline;         /* --pipeline: requests in flight per connection, default 1 */
-    int latency;               /* --latency: enum latency_view */
+    enum latency_view latency; /* --latency */
     uint64_t warmup_ns;        /* --warmup: load before the measured run, 0 = none */
     uint32_t npercentiles;     /* --percentiles */
     double percentiles[SLAP_MAX_PERCENTILES];
@@ -59,54 +79,26 @@ struct slap_options {
     uint64_t exp_time_ns;      /* --exp_time, default 60 s */
     double overwrite;          /* -o share of sets that overwrite a key already set */
     uint32_t rep_write;        /* -p sets go to the first N servers; 0 = the key's server */
-    int distribution;          /* --distribution: enum server_distribution */
-    int hash;                  /* --hash: enum server_hash */
+    enum server_distribution distribution; /* --distribution */
+    enum server_hash hash;     /* --hash */
     struct key_dist key_pop;   /* --key_dist: which keys gets read */
     bool flush;                /* --flush: flush_all every server before the run */
     bool preload;              /* --preload: set every window key before the run */
     /* Protocol and transport. */
-    int protocol;              /* -B, --protocol: enum proto_kind (proto.h), ASCII by default */
+    enum proto_kind protocol;  /* -B, --protocol: ASCII by default */
     bool tls;                  /* --tls */
     const char *tls_ca;        /* --tls_ca FILE: trusted CAs (default: the system's) */
     const char *tls_cert;      /* --tls_cert FILE: client certificate */
     const char *tls_key;       /* --tls_key FILE: its key */
     bool tls_skip_verify;      /* --tls_skip_verify */
-    int tls_version;           /* --tls_version: 0 negotiate, 12 TLS 1.2 only, 13 TLS 1.3 only */
+    enum tls_version tls_version; /* --tls_version */
     bool udp;                  /* -U: every request over UDP */
     bool facebook;             /* -a: sets over TCP, gets over UDP */
     uint64_t udp_timeout_ns;   /* --udp_timeout, default 200 ms */
     uint64_t timeout_ns;       /* --timeout: a TCP answer later than this fails its socket */
 };
 
-/* --distribution */
-enum server_distribution {
-    DISTRIBUTION_MODULA = 0, /* libmemcached's default */
-    DISTRIBUTION_KETAMA = 1, /* consistent hashing */
-};
-
-/* --hash: libmemcached's key hash functions */
-enum server_hash {
-    HASH_DEFAULT = 0,
-    HASH_MD5,
-    HASH_CRC,
-    HASH_FNV1_64,
-    HASH_FNV1A_64,
-    HASH_FNV1_32,
-    HASH_FNV1A_32,
-    HASH_HSIEH,
-    HASH_MURMUR,
-    HASH_JENKINS,
-    HASH_MURMUR3,
-};
-
 #define SLAP_MAX_DIVISION 512
-
-/* Which latency the tables and blocks show in an open-loop run. */
-enum latency_view {
-    LATENCY_BOTH = 0,        /* corrected, and the uncorrected final blocks too */
-    LATENCY_CORRECTED = 1,   /* from the intended send time */
-    LATENCY_UNCORRECTED = 2, /* from the actual send */
-};
 
 /* What the caller should do after options_parse. */
 enum options_outcome {
@@ -121,20 +113,9 @@ enum options_outcome options_parse(struct slap_options *o, int argc, char **argv
 void options_defaults(struct slap_options *o);
 void options_print_help(FILE *out);
 
-/*
- * Units. Each returns SLAP_OK or SLAP_ERROR (with nothing stored).
- * duration: a number (decimals allowed) with an optional unit ms, s, m, h, d;
- *   plain numbers are seconds ("30", "30s", "1.5m", "2h", "1d", "500ms").
- * size: a whole number with an optional suffix k, m, g (either case), where
- *   k = kunit (1024 for -w, 1000 for counts such as -x).
- */
-int opt_parse_duration(const char *text, uint64_t *ns);
-int opt_parse_size(const char *text, uint64_t kunit, uint64_t *value);
-
-/* The option table, for tests and documentation tools: row i's names and state. */
+/* The option table, for tests and documentation tools: row i's names. */
 size_t options_table_size(void);
 const char *options_table_long_name(size_t i); /* underscore spelling; NULL past the end */
 int options_table_short(size_t i);             /* the letter, or 0 */
-bool options_table_supported(size_t i);        /* false: listed, but rejected when used */
 
 #endif

@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#include "slap/workload.h"
+#include "slap/rng.h"
 
 enum arrival {
     ARRIVAL_UNIFORM = 0, /* evenly spaced */

@@ -10,6 +10,27 @@
 
 #define SERVER_NAME_MAX 300
 
+/* --distribution: how keys map to servers. */
+enum server_distribution {
+    DISTRIBUTION_MODULA = 0, /* libmemcached's default */
+    DISTRIBUTION_KETAMA = 1, /* consistent hashing */
+};
+
+/* --hash: libmemcached's key hash functions */
+enum server_hash {
+    HASH_DEFAULT = 0,
+    HASH_MD5,
+    HASH_CRC,
+    HASH_FNV1_64,
+    HASH_FNV1A_64,
+    HASH_FNV1_32,
+    HASH_FNV1A_32,
+    HASH_HSIEH,
+    HASH_MURMUR,
+    HASH_JENKINS,
+    HASH_MURMUR3,
+};
+
 struct server {
     char name[SERVER_NAME_MAX];   /* "host:port", for messages */
     char host[SERVER_NAME_MAX];   /* the host alone (no brackets), for TLS verification */
@@ -29,9 +50,9 @@ struct server_list {
  */
 enum slap_status servers_open(struct server_list *list, const char *text, char *err,
                               size_t err_len);
-/* --distribution and --hash (enum server_distribution, enum server_hash in options.h). */
-enum slap_status servers_configure(struct server_list *list, int distribution, int hash, char *err,
-                                   size_t err_len);
+/* --distribution and --hash. */
+enum slap_status servers_configure(struct server_list *list, enum server_distribution distribution,
+                                   enum server_hash hash, char *err, size_t err_len);
 /* flush_all on every server (libmemcached's admin call); SLAP_ERROR with err if one failed. */
 enum slap_status servers_flush(struct server_list *list, char *err, size_t err_len);
 void servers_close(struct server_list *list);

@@ -1,0 +1,38 @@
+/* Numbers with units, read in one place: durations, sizes and counts, fractions. */
+#ifndef SLAP_UNITS_H
+#define SLAP_UNITS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The suffixes each parser accepts, as messages list them. */
+#define UNITS_DURATION_SUFFIXES "ms, s, m, h or d"
+#define UNITS_SIZE_SUFFIXES "k, m or g"
+
+/* Why a text is not a number with a unit; the caller words the message. */
+enum units_status {
+    UNITS_OK = 0,
+    UNITS_NOT_NUMBER,   /* empty, no leading digit, or stray characters among the digits */
+    UNITS_NEGATIVE,     /* a minus sign in front of digits */
+    UNITS_BAD_UNIT,     /* a number followed by a suffix that is not a unit */
+    UNITS_TOO_LARGE,    /* does not fit in 64 bits */
+    UNITS_OUT_OF_RANGE, /* a number, but not one the parser allows (a fraction outside (0, 1]) */
+};
+
+/*
+ * Each parser reads exactly len bytes of text (no NUL needed; a NUL inside is a stray
+ * character) and stores nothing unless it returns UNITS_OK.
+ *
+ * duration: DIGITS[.DIGITS][unit] with unit ms, s, m, h or d (S, M, H, D too); a bare
+ *   number is seconds ("30", "30s", "1.5m", "2h", "1d", "500ms"). Parts below a
+ *   nanosecond are dropped.
+ * size: DIGITS[k|m|g] (either case), where k = kunit, m = kunit^2, g = kunit^3: 1024 for
+ *   sizes, 1000 for counts and rates; kunit 0 allows no suffix (a plain count).
+ * fraction: a decimal number in (0, 1] as strtod reads it, starting with a digit or '.'
+ *   ("0.05", ".5", "1e-1"); at most 63 bytes.
+ */
+enum units_status units_parse_duration(const char *text, size_t len, uint64_t *ns);
+enum units_status units_parse_size(const char *text, size_t len, uint64_t kunit, uint64_t *value);
+enum units_status units_parse_fraction(const char *text, size_t len, double *value);
+
+#endif
