@@ -7,8 +7,8 @@ static void ascii_reset(union proto_parser *p, const struct proto_value_hook *ho
     p->ascii.hook = hook;
 }
 
-static int ascii_parse(union proto_parser *p, const char *buf, size_t len, size_t *consumed,
-                       struct proto_result *res)
+static enum slap_status ascii_parse(union proto_parser *p, const char *buf, size_t len,
+                                    size_t *consumed, struct proto_result *res)
 {
     return proto_ascii_parse(&p->ascii, buf, len, consumed, res);
 }
@@ -19,8 +19,8 @@ static void binary_reset(union proto_parser *p, const struct proto_value_hook *h
     p->binary.hook = hook;
 }
 
-static int binary_parse(union proto_parser *p, const char *buf, size_t len, size_t *consumed,
-                        struct proto_result *res)
+static enum slap_status binary_parse(union proto_parser *p, const char *buf, size_t len,
+                                     size_t *consumed, struct proto_result *res)
 {
     return proto_binary_parse(&p->binary, buf, len, consumed, res);
 }
@@ -31,8 +31,8 @@ static void meta_reset(union proto_parser *p, const struct proto_value_hook *hoo
     p->meta.hook = hook;
 }
 
-static int meta_parse(union proto_parser *p, const char *buf, size_t len, size_t *consumed,
-                      struct proto_result *res)
+static enum slap_status meta_parse(union proto_parser *p, const char *buf, size_t len,
+                                   size_t *consumed, struct proto_result *res)
 {
     return proto_meta_parse(&p->meta, buf, len, consumed, res);
 }

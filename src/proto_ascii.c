@@ -87,14 +87,15 @@ static int on_value_header(struct ascii_parser *p, const char *line, size_t line
         return STEP_ERROR;
     }
     cur = key_end + 1;
-    if (proto_parse_decimal(&cur, end, UINT32_MAX, &flags) != 0 || cur == end || *cur++ != ' ') {
+    if (proto_parse_decimal(&cur, end, UINT32_MAX, &flags) != SLAP_OK || cur == end ||
+        *cur++ != ' ') {
         return STEP_ERROR;
     }
-    if (proto_parse_decimal(&cur, end, ASCII_MAX_VALUE_BYTES, &bytes) != 0) {
+    if (proto_parse_decimal(&cur, end, ASCII_MAX_VALUE_BYTES, &bytes) != SLAP_OK) {
         return STEP_ERROR;
     }
-    if (cur != end &&
-        (*cur++ != ' ' || proto_parse_decimal(&cur, end, UINT64_MAX, &cas) != 0 || cur != end)) {
+    if (cur != end && (*cur++ != ' ' ||
+                       proto_parse_decimal(&cur, end, UINT64_MAX, &cas) != SLAP_OK || cur != end)) {
         return STEP_ERROR;
     }
     p->hits++;
@@ -190,8 +191,8 @@ static int consume_data(struct ascii_parser *p, const char *buf, size_t len, siz
     return STEP_NEXT;
 }
 
-int proto_ascii_parse(struct ascii_parser *p, const char *buf, size_t len, size_t *consumed,
-                      struct proto_result *res)
+enum slap_status proto_ascii_parse(struct ascii_parser *p, const char *buf, size_t len,
+                                   size_t *consumed, struct proto_result *res)
 {
     size_t pos = 0;
     int step;

@@ -356,8 +356,8 @@ static int consume_step(struct binary_parser *p, const char *buf, size_t len, si
     }
 }
 
-int proto_binary_parse(struct binary_parser *p, const char *buf, size_t len, size_t *consumed,
-                       struct proto_result *res)
+enum slap_status proto_binary_parse(struct binary_parser *p, const char *buf, size_t len,
+                                    size_t *consumed, struct proto_result *res)
 {
     size_t pos = 0;
     int step;

@@ -84,13 +84,14 @@ static int is_flag_letter(char c)
  * letter and its token (no empty tokens, no trailing space). The first k flag names
  * the key ("kfoo": key "foo"); *key is NULL when there is none.
  */
-static int scan_flags(const char *cur, const char *end, const char **key, size_t *key_len)
+static enum slap_status scan_flags(const char *cur, const char *end, const char **key,
+                                   size_t *key_len)
 {
     *key = NULL;
     *key_len = 0;
     while (cur < end) {
         if (*cur++ != ' ' || cur == end || !is_flag_letter(*cur)) {
-            return -1;
+            return SLAP_ERROR;
         }
         const char *token_end = memchr(cur, ' ', (size_t)(end - cur));
         if (token_end == NULL) {
@@ -98,7 +99,7 @@ static int scan_flags(const char *cur, const char *end, const char **key, size_t
         }
         if (*cur == 'k') {
             if (token_end - cur < 2) {
-                return -1; /* a k flag without its key */
+                return SLAP_ERROR; /* a k flag without its key */
             }
             if (*key == NULL) {
                 *key = cur + 1;
@@ -107,7 +108,7 @@ static int scan_flags(const char *cur, const char *end, const char **key, size_t
         }
         cur = token_end;
     }
-    return 0;
+    return SLAP_OK;
 }
 
 /* "VA <bytes>[ <flag>...]" (line without CRLF): start the value's data. */
@@ -121,8 +122,8 @@ static int on_value_header(struct meta_parser *p, const char *line, size_t line_
     if (line_len <= META_CODE_LEN + 1 || line[META_CODE_LEN] != ' ') {
         return STEP_ERROR;
     }
-    if (proto_parse_decimal(&cur, end, META_MAX_VALUE_BYTES, &bytes) != 0 ||
-        scan_flags(cur, end, &key, &key_len) != 0) {
+    if (proto_parse_decimal(&cur, end, META_MAX_VALUE_BYTES, &bytes) != SLAP_OK ||
+        scan_flags(cur, end, &key, &key_len) != SLAP_OK) {
         return STEP_ERROR;
     }
     p->hits++;
@@ -154,7 +155,7 @@ static int on_status_line(struct meta_parser *p, const char *line, size_t line_l
     const char *key;
     size_t key_len;
     if (line_len < META_CODE_LEN ||
-        scan_flags(line + META_CODE_LEN, line + line_len, &key, &key_len) != 0) {
+        scan_flags(line + META_CODE_LEN, line + line_len, &key, &key_len) != SLAP_OK) {
         return STEP_ERROR;
     }
     for (size_t i = 0; i < SLAP_ARRAY_SIZE(status_replies); i++) {
@@ -231,8 +232,8 @@ static int consume_data(struct meta_parser *p, const char *buf, size_t len, size
     return STEP_NEXT;
 }
 
-int proto_meta_parse(struct meta_parser *p, const char *buf, size_t len, size_t *consumed,
-                     struct proto_result *res)
+enum slap_status proto_meta_parse(struct meta_parser *p, const char *buf, size_t len,
+                                  size_t *consumed, struct proto_result *res)
 {
     size_t pos = 0;
     int step;

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "slap/common.h"
 #include "slap/proto_ascii.h"
 #include "slap/proto_binary.h"
 #include "slap/proto_meta.h"
@@ -36,8 +37,8 @@ struct codec {
     uint32_t get_per_key, get_fixed, set_fixed;
     /* Reset for a new stream, with hook (or NULL) checking values. */
     void (*reset)(union proto_parser *p, const struct proto_value_hook *hook);
-    int (*parse)(union proto_parser *p, const char *buf, size_t len, size_t *consumed,
-                 struct proto_result *res);
+    enum slap_status (*parse)(union proto_parser *p, const char *buf, size_t len, size_t *consumed,
+                              struct proto_result *res);
 };
 
 const struct codec *codec_get(enum proto_kind kind);

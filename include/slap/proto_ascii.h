@@ -55,8 +55,8 @@ void proto_ascii_parser_reset(struct ascii_parser *p);
  *              PROTO_ASCII_MAX_LINE without CRLF).
  * Value data is consumed as it arrives and never needs to be buffered whole.
  */
-int proto_ascii_parse(struct ascii_parser *p, const char *buf, size_t len, size_t *consumed,
-                      struct proto_result *res);
+enum slap_status proto_ascii_parse(struct ascii_parser *p, const char *buf, size_t len,
+                                   size_t *consumed, struct proto_result *res);
 
 /* Encoders write into out (cap bytes) and return the length, or 0 if it does not fit. */
 size_t proto_ascii_encode_get(char *out, size_t cap, const char *key, size_t key_len);

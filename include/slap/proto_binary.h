@@ -40,8 +40,8 @@ struct binary_parser {
 /* Ready for a new stream, with no hook (set p->hook afterwards to check values). */
 void proto_binary_parser_reset(struct binary_parser *p);
 /* Same contract as proto_ascii_parse. */
-int proto_binary_parse(struct binary_parser *p, const char *buf, size_t len, size_t *consumed,
-                       struct proto_result *res);
+enum slap_status proto_binary_parse(struct binary_parser *p, const char *buf, size_t len,
+                                    size_t *consumed, struct proto_result *res);
 
 /* GETK of one key. Encoders return the length, or 0 if cap is too small. */
 size_t proto_binary_encode_get(char *out, size_t cap, const char *key, size_t key_len);

@@ -31,8 +31,8 @@ struct meta_parser {
 void proto_meta_parser_reset(struct meta_parser *p);
 /* Same contract as proto_ascii_parse (a partial line is left unconsumed, at most
  * PROTO_ASCII_MAX_LINE bytes). */
-int proto_meta_parse(struct meta_parser *p, const char *buf, size_t len, size_t *consumed,
-                     struct proto_result *res);
+enum slap_status proto_meta_parse(struct meta_parser *p, const char *buf, size_t len,
+                                  size_t *consumed, struct proto_result *res);
 
 /* "mg <key> v k q\r\nmn\r\n" */
 size_t proto_meta_encode_get(char *out, size_t cap, const char *key, size_t key_len);
