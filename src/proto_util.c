@@ -1,4 +1,4 @@
-/* What every codec shares: checking value data as it streams past, and decimal digits. */
+/* What every codec shares: the response it gathers, checks of value data, decimal digits. */
 #include "slap/proto_util.h"
 
 #include <string.h>

@@ -27,7 +27,7 @@ struct outcome {
 
 /* Emulates conn.c: keeps the unconsumed bytes, appends each chunk, parses until AGAIN. */
 struct driver {
-    struct ascii_parser parser;
+    struct text_parser parser;
     char buf[DRIVER_BUF];
     size_t held;
     struct outcome out[MAX_OUTCOMES];
@@ -60,7 +60,7 @@ static void record(struct driver *d, int status, const struct proto_result *res)
 static void driver_init(struct driver *d)
 {
     memset(d, 0, sizeof(*d));
-    proto_ascii_parser_reset(&d->parser);
+    proto_text_parser_reset(&d->parser);
 }
 
 /* Append a chunk and parse every complete response, as the connection code does. */
@@ -159,10 +159,10 @@ static void test_single_replies(void **state)
     (void)state;
     for (size_t i = 0; i < SLAP_ARRAY_SIZE(single_cases); i++) {
         const struct single_case *c = &single_cases[i];
-        struct ascii_parser p;
+        struct text_parser p;
         struct proto_result res;
         size_t len = strlen(c->input), used = 0;
-        proto_ascii_parser_reset(&p);
+        proto_text_parser_reset(&p);
         assert_int_equal(proto_ascii_parse(&p, c->input, len, &used, &res), SLAP_OK);
         assert_int_equal(used, len);
         assert_int_equal(res.reply, c->reply);
@@ -175,8 +175,8 @@ static void test_single_replies(void **state)
             assert_ptr_equal(res.msg, c->input + (strstr(c->input, c->msg) - c->input));
             assert_int_equal(res.msg_len, strlen(c->msg));
         }
-        assert_int_equal(p.hits, 0); /* per-response state reset */
-        assert_int_equal(p.value_bytes, 0);
+        assert_int_equal(p.resp.hits, 0); /* per-response state reset */
+        assert_int_equal(p.resp.value_bytes, 0);
         assert_int_equal(p.data_left, 0);
     }
 }
@@ -185,10 +185,10 @@ static void test_single_replies(void **state)
 static void test_partial_input(void **state)
 {
     (void)state;
-    struct ascii_parser p;
+    struct text_parser p;
     struct proto_result res;
     size_t used = 99;
-    proto_ascii_parser_reset(&p);
+    proto_text_parser_reset(&p);
     assert_int_equal(proto_ascii_parse(&p, "STORED\r", 7, &used, &res), SLAP_AGAIN);
     assert_int_equal(used, 0);
     assert_int_equal(proto_ascii_parse(&p, "", 0, &used, &res), SLAP_AGAIN);
@@ -211,16 +211,16 @@ static void test_partial_input(void **state)
 static void test_value_size_limit(void **state)
 {
     (void)state;
-    struct ascii_parser p;
+    struct text_parser p;
     struct proto_result res;
     size_t used = 0;
     const char *max = "VALUE k 0 1073741824\r\n";
     const char *over = "VALUE k 0 1073741825\r\n";
-    proto_ascii_parser_reset(&p);
+    proto_text_parser_reset(&p);
     assert_int_equal(proto_ascii_parse(&p, max, strlen(max), &used, &res), SLAP_AGAIN);
     assert_int_equal(used, strlen(max));
     assert_int_equal(p.data_left, (1ULL << 30) + 2);
-    proto_ascii_parser_reset(&p);
+    proto_text_parser_reset(&p);
     assert_int_equal(proto_ascii_parse(&p, over, strlen(over), &used, &res), SLAP_ERROR);
 }
 
@@ -229,13 +229,13 @@ static void test_line_limit(void **state)
 {
     (void)state;
     static char line[PROTO_ASCII_MAX_LINE + 2];
-    struct ascii_parser p;
+    struct text_parser p;
     struct proto_result res;
     size_t used = 0;
     memset(line, 'm', sizeof(line));
     memcpy(line, "SERVER_ERROR ", 13);
     memcpy(line + PROTO_ASCII_MAX_LINE - 2, "\r\n", 2);
-    proto_ascii_parser_reset(&p);
+    proto_text_parser_reset(&p);
     assert_int_equal(proto_ascii_parse(&p, line, PROTO_ASCII_MAX_LINE, &used, &res), SLAP_OK);
     assert_int_equal(used, PROTO_ASCII_MAX_LINE);
     assert_int_equal(res.msg_len, PROTO_ASCII_MAX_LINE - 15);
@@ -286,7 +286,7 @@ static const struct outcome stream_want[] = {
 static void assert_stream_done(const struct driver *d, const char *how, size_t where)
 {
     assert_outcomes(d, stream_want, SLAP_ARRAY_SIZE(stream_want), how, where);
-    if (d->held != 0 || d->parser.hits != 0 || d->parser.data_left != 0) {
+    if (d->held != 0 || d->parser.resp.hits != 0 || d->parser.data_left != 0) {
         fail_msg("%s %zu: %zu bytes left over", how, where, d->held);
     }
 }
@@ -466,13 +466,13 @@ static void test_value_hook_every_split(void **state)
     for (size_t split = 0; split <= len; split++) {
         struct hook_log log = {0};
         struct proto_value_hook hook = {hook_begin, hook_end, &log};
-        struct ascii_parser p;
+        struct text_parser p;
         struct proto_result res;
         char buf[sizeof(hooked)];
         size_t have = 0, used = 0, fed = 0;
         int rc = SLAP_AGAIN;
-        proto_ascii_parser_reset(&p);
-        p.hook = &hook;
+        proto_text_parser_reset(&p);
+        p.resp.hook = &hook;
         while (rc == SLAP_AGAIN && fed < len) {
             size_t chunk = fed < split ? split - fed : len - fed;
             memcpy(buf + have, hooked + fed, chunk);
@@ -497,16 +497,16 @@ static void test_value_hook_first_diff(void **state)
     static const char hooked[] = "VALUE good 0 5\r\nhelLo\r\nEND\r\n";
     struct hook_log log = {0};
     struct proto_value_hook hook = {hook_begin, hook_end, &log};
-    struct ascii_parser p;
+    struct text_parser p;
     struct proto_result res;
     size_t used;
-    proto_ascii_parser_reset(&p);
-    p.hook = &hook;
+    proto_text_parser_reset(&p);
+    p.resp.hook = &hook;
     assert_int_equal(proto_ascii_parse(&p, hooked, sizeof(hooked) - 1, &used, &res), SLAP_OK);
     assert_int_equal(log.differ, 1);
     assert_int_equal(log.diff_at, 3);
     /* a reset drops the hook: nothing is checked any more */
-    proto_ascii_parser_reset(&p);
+    proto_text_parser_reset(&p);
     assert_int_equal(proto_ascii_parse(&p, hooked, sizeof(hooked) - 1, &used, &res), SLAP_OK);
     assert_int_equal(log.begins, 1);
 }

@@ -142,7 +142,7 @@ static void driver_init(struct driver *d, const struct proto_value_hook *hook)
 {
     memset(d, 0, sizeof(*d));
     proto_binary_parser_reset(&d->parser);
-    d->parser.hook = hook;
+    d->parser.resp.hook = hook;
 }
 
 /* Append a chunk and parse every complete response, as the connection code does. */
@@ -302,8 +302,8 @@ static void test_single_replies(void **state)
             assert_ptr_equal(res.msg, buf + len - res.msg_len);
             assert_memory_equal(res.msg, c->want.msg, res.msg_len);
         }
-        assert_int_equal(p.hits, 0); /* per-response state reset */
-        assert_int_equal(p.value_bytes, 0);
+        assert_int_equal(p.resp.hits, 0); /* per-response state reset */
+        assert_int_equal(p.resp.value_bytes, 0);
         assert_int_equal(p.body_left, 0);
         assert_int_equal(p.header_have, 0);
     }
@@ -544,7 +544,7 @@ static void test_value_hook_first_diff(void **state)
     struct proto_result res;
     size_t used, len = put_packet(buf, &wrong);
     proto_binary_parser_reset(&p);
-    p.hook = &hook;
+    p.resp.hook = &hook;
     assert_int_equal(proto_binary_parse(&p, buf, len, &used, &res), SLAP_OK);
     assert_int_equal(log.differ, 1);
     assert_int_equal(log.diffs[0], 0);
@@ -600,7 +600,7 @@ static void build_stream(void)
 static void assert_stream_done(const struct driver *d, const char *how, size_t where)
 {
     assert_outcomes(d, stream_want, SLAP_ARRAY_SIZE(stream_want), how, where);
-    if (d->held != 0 || d->parser.hits != 0 || d->parser.header_have != 0) {
+    if (d->held != 0 || d->parser.resp.hits != 0 || d->parser.header_have != 0) {
         fail_msg("%s %zu: %zu bytes left over", how, where, d->held);
     }
 }

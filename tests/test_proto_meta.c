@@ -28,7 +28,7 @@ struct outcome {
 
 /* Emulates conn.c: keeps the unconsumed bytes, appends each chunk, parses until AGAIN. */
 struct driver {
-    struct meta_parser parser;
+    struct text_parser parser;
     char buf[DRIVER_BUF];
     size_t held;
     struct outcome out[MAX_OUTCOMES];
@@ -61,8 +61,8 @@ static void record(struct driver *d, int status, const struct proto_result *res)
 static void driver_init(struct driver *d, const struct proto_value_hook *hook)
 {
     memset(d, 0, sizeof(*d));
-    proto_meta_parser_reset(&d->parser);
-    d->parser.hook = hook;
+    proto_text_parser_reset(&d->parser);
+    d->parser.resp.hook = hook;
 }
 
 /* Append a chunk and parse every complete response, as the connection code does. */
@@ -127,7 +127,7 @@ static void assert_outcomes(const struct driver *d, const struct outcome *want, 
                      (unsigned long long)got->value_bytes, got->msg);
         }
     }
-    if (d->held != 0 || d->parser.hits != 0 || d->parser.data_left != 0) {
+    if (d->held != 0 || d->parser.resp.hits != 0 || d->parser.data_left != 0) {
         fail_msg("%s %zu: %zu bytes left over", how, where, d->held);
     }
 }
@@ -177,10 +177,10 @@ static void test_single_replies(void **state)
     (void)state;
     for (size_t i = 0; i < SLAP_ARRAY_SIZE(single_cases); i++) {
         const struct single_case *c = &single_cases[i];
-        struct meta_parser p;
+        struct text_parser p;
         struct proto_result res;
         size_t len = strlen(c->input), used = 0;
-        proto_meta_parser_reset(&p);
+        proto_text_parser_reset(&p);
         if (proto_meta_parse(&p, c->input, len, &used, &res) != SLAP_OK) {
             fail_msg("'%s' was not parsed", c->input);
         }
@@ -195,8 +195,8 @@ static void test_single_replies(void **state)
             assert_ptr_equal(res.msg, strstr(c->input, c->msg));
             assert_int_equal(res.msg_len, strlen(c->msg));
         }
-        assert_int_equal(p.hits, 0); /* per-response state reset */
-        assert_int_equal(p.value_bytes, 0);
+        assert_int_equal(p.resp.hits, 0); /* per-response state reset */
+        assert_int_equal(p.resp.value_bytes, 0);
         assert_int_equal(p.data_left, 0);
     }
 }
@@ -205,10 +205,10 @@ static void test_single_replies(void **state)
 static void test_partial_input(void **state)
 {
     (void)state;
-    struct meta_parser p;
+    struct text_parser p;
     struct proto_result res;
     size_t used = 99;
-    proto_meta_parser_reset(&p);
+    proto_text_parser_reset(&p);
     assert_int_equal(proto_meta_parse(&p, "HD\r", 3, &used, &res), SLAP_AGAIN);
     assert_int_equal(used, 0);
     assert_int_equal(proto_meta_parse(&p, "", 0, &used, &res), SLAP_AGAIN);
@@ -234,16 +234,16 @@ static void test_partial_input(void **state)
 static void test_value_size_limit(void **state)
 {
     (void)state;
-    struct meta_parser p;
+    struct text_parser p;
     struct proto_result res;
     size_t used = 0;
     const char *max = "VA 1073741824 kk\r\n";
     const char *over = "VA 1073741825 kk\r\n";
-    proto_meta_parser_reset(&p);
+    proto_text_parser_reset(&p);
     assert_int_equal(proto_meta_parse(&p, max, strlen(max), &used, &res), SLAP_AGAIN);
     assert_int_equal(used, strlen(max));
     assert_int_equal(p.data_left, (1ULL << 30) + 2);
-    proto_meta_parser_reset(&p);
+    proto_text_parser_reset(&p);
     assert_int_equal(proto_meta_parse(&p, over, strlen(over), &used, &res), SLAP_ERROR);
 }
 
@@ -252,13 +252,13 @@ static void test_line_limit(void **state)
 {
     (void)state;
     static char line[PROTO_ASCII_MAX_LINE + 2];
-    struct meta_parser p;
+    struct text_parser p;
     struct proto_result res;
     size_t used = 0;
     memset(line, 'm', sizeof(line));
     memcpy(line, "SERVER_ERROR ", 13);
     memcpy(line + PROTO_ASCII_MAX_LINE - 2, "\r\n", 2);
-    proto_meta_parser_reset(&p);
+    proto_text_parser_reset(&p);
     assert_int_equal(proto_meta_parse(&p, line, PROTO_ASCII_MAX_LINE, &used, &res), SLAP_OK);
     assert_int_equal(used, PROTO_ASCII_MAX_LINE);
     assert_int_equal(res.msg_len, PROTO_ASCII_MAX_LINE - 15);
@@ -450,16 +450,16 @@ static void test_value_hook_reset(void **state)
     static const char one[] = "VA 5 kgood\r\nhelLo\r\nMN\r\n";
     struct hook_log log = {0};
     struct proto_value_hook hook = {hook_begin, hook_end, &log};
-    struct meta_parser p;
+    struct text_parser p;
     struct proto_result res;
     size_t used;
-    proto_meta_parser_reset(&p);
-    p.hook = &hook;
+    proto_text_parser_reset(&p);
+    p.resp.hook = &hook;
     assert_int_equal(proto_meta_parse(&p, one, sizeof(one) - 1, &used, &res), SLAP_OK);
     assert_int_equal(log.differ, 1);
     assert_int_equal(log.diffs[0], 3);
-    proto_meta_parser_reset(&p);
-    assert_null(p.hook);
+    proto_text_parser_reset(&p);
+    assert_null(p.resp.hook);
     assert_int_equal(proto_meta_parse(&p, one, sizeof(one) - 1, &used, &res), SLAP_OK);
     assert_int_equal(log.begins, 1);
 }

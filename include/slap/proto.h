@@ -19,9 +19,8 @@ enum proto_kind {
 
 /* Any protocol's parser state; a socket holds one. */
 union proto_parser {
-    struct ascii_parser ascii;
+    struct text_parser text; /* ASCII and meta */
     struct binary_parser binary;
-    struct meta_parser meta;
 };
 
 struct codec {

@@ -1,4 +1,4 @@
-/* What every codec shares: checking value data as it streams past, and decimal digits. */
+/* What every codec shares: the response it gathers, checks of value data, decimal digits. */
 #ifndef SLAP_PROTO_UTIL_H
 #define SLAP_PROTO_UTIL_H
 
@@ -27,6 +27,14 @@ struct proto_check {
     uint64_t expect_len;
     uint64_t data_pos;   /* data bytes of the current value seen so far */
     uint64_t first_diff; /* first differing byte, or UINT64_MAX while equal */
+};
+
+/* What a parser gathers over one response, and the hook its values are checked with. */
+struct proto_response {
+    uint32_t hits;                       /* values so far in this response */
+    uint64_t value_bytes;                /* their data bytes (without any CRLF) */
+    const struct proto_value_hook *hook; /* the stream's; NULL: values are skipped unread */
+    struct proto_check check;            /* of the current value */
 };
 
 /* A value of `bytes` data bytes begins: ask the hook (if any) what it should be. */

@@ -26,7 +26,7 @@ static void check(int ok)
 }
 
 /* Parse the bytes the caller would hold, copied to a buffer of exactly that size. */
-static int parse_exact(struct ascii_parser *p, const uint8_t *bytes, size_t len, size_t start,
+static int parse_exact(struct text_parser *p, const uint8_t *bytes, size_t len, size_t start,
                        size_t *used, struct fuzz_event *ev)
 {
     char *copy = malloc(len > 0 ? len : 1);
@@ -58,10 +58,10 @@ static int parse_exact(struct ascii_parser *p, const uint8_t *bytes, size_t len,
 static size_t run(const uint8_t *input, size_t size, size_t chunk, struct fuzz_event *events,
                   size_t cap)
 {
-    struct ascii_parser p;
+    struct text_parser p;
     size_t start = 0, n = 0;
     size_t offered = chunk < size ? chunk : size;
-    proto_ascii_parser_reset(&p);
+    proto_text_parser_reset(&p);
     for (;;) {
         size_t used;
         check(n < cap);

@@ -81,7 +81,7 @@ static int parse_exact(struct binary_parser *p, const uint8_t *bytes, size_t len
     memset(ev, 0, sizeof(*ev));
     ev->status = rc;
     ev->msg_off = SIZE_MAX;
-    ev->tally = *(const struct hook_tally *)p->hook->ctx;
+    ev->tally = *(const struct hook_tally *)p->resp.hook->ctx;
     if (rc == SLAP_OK) {
         check(*used > 0);
         ev->reply = res.reply;
@@ -108,7 +108,7 @@ static size_t run(const uint8_t *input, size_t size, size_t chunk, struct fuzz_e
     size_t start = 0, n = 0;
     size_t offered = chunk < size ? chunk : size;
     proto_binary_parser_reset(&p);
-    p.hook = &hook;
+    p.resp.hook = &hook;
     for (;;) {
         size_t used;
         check(n < cap);

@@ -63,7 +63,7 @@ static void hook_end(void *ctx, int equal, uint64_t first_diff)
 }
 
 /* Parse the bytes the caller would hold, copied to a buffer of exactly that size. */
-static int parse_exact(struct meta_parser *p, const uint8_t *bytes, size_t len, size_t start,
+static int parse_exact(struct text_parser *p, const uint8_t *bytes, size_t len, size_t start,
                        size_t *used, struct fuzz_event *ev)
 {
     char *copy = malloc(len > 0 ? len : 1);
@@ -95,12 +95,12 @@ static int parse_exact(struct meta_parser *p, const uint8_t *bytes, size_t len, 
 static size_t run(const uint8_t *input, size_t size, size_t chunk, struct fuzz_event *events,
                   size_t cap, struct hook_trace *trace)
 {
-    struct meta_parser p;
+    struct text_parser p;
     struct proto_value_hook hook = {hook_begin, hook_end, trace};
     size_t start = 0, n = 0;
     size_t offered = chunk < size ? chunk : size;
-    proto_meta_parser_reset(&p);
-    p.hook = &hook;
+    proto_text_parser_reset(&p);
+    p.resp.hook = &hook;
     for (;;) {
         size_t used;
         check(n < cap);
