@@ -8,122 +8,22 @@
 
 #include <string.h>
 
+#include "proto_stream.h"
 #include "slap/common.h"
 #include "slap/proto_ascii.h"
 
-#define MAX_OUTCOMES 64
-#define MSG_CAP 64
-#define DRIVER_BUF (PROTO_ASCII_MAX_LINE + 4096)
+#define MAX_RESPONSES 64
 
-/* One parse result as the test remembers it (msg copied out of the buffer). */
-struct outcome {
-    int status;
-    enum proto_reply reply;
-    uint32_t hits;
-    uint64_t value_bytes;
-    int has_msg;
-    char msg[MSG_CAP];
-};
+/* Kept static: the parser and the results of a run take a few kilobytes. */
+static struct stream_result results[MAX_RESPONSES];
+static struct proto_stream drv = {.kind = PROTO_ASCII, .responses = results, .room = MAX_RESPONSES};
 
-/* Emulates conn.c: keeps the unconsumed bytes, appends each chunk, parses until AGAIN. */
-struct driver {
-    struct text_parser parser;
-    char buf[DRIVER_BUF];
-    size_t held;
-    struct outcome out[MAX_OUTCOMES];
-    size_t n_out;
-    int failed; /* SLAP_ERROR seen: the caller would close the connection */
-};
-
-/* Kept static: the driver holds a few kilobytes. */
-static struct driver drv;
-
-static void record(struct driver *d, int status, const struct proto_result *res)
+/* Feed bytes to a fresh parser in chunks of at most chunk bytes, the first one first bytes long. */
+static void driver_run(const struct proto_value_hook *hook, const char *bytes, size_t len,
+                       size_t first, size_t chunk)
 {
-    assert_true(d->n_out < MAX_OUTCOMES);
-    struct outcome *o = &d->out[d->n_out++];
-    memset(o, 0, sizeof(*o));
-    o->status = status;
-    if (status != SLAP_OK) {
-        return;
-    }
-    o->reply = res->reply;
-    o->hits = res->hits;
-    o->value_bytes = res->value_bytes;
-    o->has_msg = res->msg != NULL;
-    if (res->msg != NULL) {
-        assert_true(res->msg_len < MSG_CAP);
-        memcpy(o->msg, res->msg, res->msg_len);
-    }
-}
-
-static void driver_init(struct driver *d)
-{
-    memset(d, 0, sizeof(*d));
-    proto_text_parser_reset(&d->parser);
-}
-
-/* Append a chunk and parse every complete response, as the connection code does. */
-static void driver_feed(struct driver *d, const char *chunk, size_t len)
-{
-    if (d->failed) {
-        return;
-    }
-    assert_true(d->held + len <= sizeof(d->buf));
-    memcpy(d->buf + d->held, chunk, len);
-    d->held += len;
-    size_t off = 0;
-    for (;;) {
-        struct proto_result res;
-        size_t used = (size_t)-1;
-        int rc = proto_ascii_parse(&d->parser, d->buf + off, d->held - off, &used, &res);
-        if (rc == SLAP_ERROR) {
-            record(d, rc, NULL);
-            d->failed = 1;
-            return;
-        }
-        assert_true(used <= d->held - off);
-        off += used;
-        if (rc == SLAP_AGAIN) {
-            break;
-        }
-        assert_true(used > 0);
-        record(d, rc, &res);
-    }
-    d->held -= off;
-    assert_true(d->held <= PROTO_ASCII_MAX_LINE); /* what conn.c can carry */
-    memmove(d->buf, d->buf + off, d->held);
-}
-
-/* Feed stream in chunks of at most chunk bytes, the first one being first bytes long. */
-static void driver_run(struct driver *d, const char *stream, size_t len, size_t first, size_t chunk)
-{
-    driver_init(d);
-    size_t pos = first < len ? first : len;
-    driver_feed(d, stream, pos);
-    while (pos < len) {
-        size_t n = len - pos < chunk ? len - pos : chunk;
-        driver_feed(d, stream + pos, n);
-        pos += n;
-    }
-}
-
-static void assert_outcomes(const struct driver *d, const struct outcome *want, size_t n_want,
-                            const char *how, size_t where)
-{
-    if (d->n_out != n_want) {
-        fail_msg("%s %zu: %zu results, expected %zu", how, where, d->n_out, n_want);
-    }
-    for (size_t i = 0; i < n_want; i++) {
-        const struct outcome *got = &d->out[i];
-        if (got->status != want[i].status || got->reply != want[i].reply ||
-            got->hits != want[i].hits || got->value_bytes != want[i].value_bytes ||
-            got->has_msg != want[i].has_msg || strcmp(got->msg, want[i].msg) != 0) {
-            fail_msg("%s %zu: result %zu is status %d reply %d hits %u bytes %llu msg '%s'", how,
-                     where, i, got->status, (int)got->reply, (unsigned)got->hits,
-                     (unsigned long long)got->value_bytes, got->msg);
-        }
-    }
+    drv.hook = hook;
+    assert_null(proto_stream_run(&drv, bytes, len, first, chunk)); /* it says what broke */
 }
 
 /* ---- single replies ---- */
@@ -268,34 +168,34 @@ static const char stream[] = "STORED\r\n"
                              "VALUE big 3 40\r\n0123456789012345678901234567890123456789\r\n"
                              "END\r\n";
 
-static const struct outcome stream_want[] = {
-    {SLAP_OK, PROTO_REPLY_STORED, 0, 0, 0, ""},
-    {SLAP_OK, PROTO_REPLY_VALUES, 3, 16, 0, ""},
-    {SLAP_OK, PROTO_REPLY_VALUES, 0, 0, 0, ""},
-    {SLAP_OK, PROTO_REPLY_SERVER_ERROR, 0, 0, 1, "out of memory storing object"},
-    {SLAP_OK, PROTO_REPLY_NOT_STORED, 0, 0, 0, ""},
-    {SLAP_OK, PROTO_REPLY_VALUES, 1, 12, 0, ""},
-    {SLAP_OK, PROTO_REPLY_SERVER_ERROR, 1, 3, 1, "out of memory"},
-    {SLAP_OK, PROTO_REPLY_EXISTS, 0, 0, 0, ""},
-    {SLAP_OK, PROTO_REPLY_NOT_FOUND, 0, 0, 0, ""},
-    {SLAP_OK, PROTO_REPLY_ERROR, 0, 0, 0, ""},
-    {SLAP_OK, PROTO_REPLY_CLIENT_ERROR, 0, 0, 1, "bad data chunk"},
-    {SLAP_OK, PROTO_REPLY_VALUES, 1, 40, 0, ""},
+static const struct stream_want stream_want[] = {
+    {PROTO_REPLY_STORED, 0, 0, NULL},
+    {PROTO_REPLY_VALUES, 3, 16, NULL},
+    {PROTO_REPLY_VALUES, 0, 0, NULL},
+    {PROTO_REPLY_SERVER_ERROR, 0, 0, "out of memory storing object"},
+    {PROTO_REPLY_NOT_STORED, 0, 0, NULL},
+    {PROTO_REPLY_VALUES, 1, 12, NULL},
+    {PROTO_REPLY_SERVER_ERROR, 1, 3, "out of memory"},
+    {PROTO_REPLY_EXISTS, 0, 0, NULL},
+    {PROTO_REPLY_NOT_FOUND, 0, 0, NULL},
+    {PROTO_REPLY_ERROR, 0, 0, NULL},
+    {PROTO_REPLY_CLIENT_ERROR, 0, 0, "bad data chunk"},
+    {PROTO_REPLY_VALUES, 1, 40, NULL},
 };
 
-static void assert_stream_done(const struct driver *d, const char *how, size_t where)
+static void assert_stream_done(const char *how, size_t where)
 {
-    assert_outcomes(d, stream_want, SLAP_ARRAY_SIZE(stream_want), how, where);
-    if (d->held != 0 || d->parser.resp.hits != 0 || d->parser.data_left != 0) {
-        fail_msg("%s %zu: %zu bytes left over", how, where, d->held);
+    assert_true(proto_stream_expect(&drv, stream_want, SLAP_ARRAY_SIZE(stream_want), how, where));
+    if (drv.parser.text.resp.hits != 0 || drv.parser.text.data_left != 0) {
+        fail_msg("%s %zu: the parser is not back at the start", how, where);
     }
 }
 
 static void test_stream_all_at_once(void **state)
 {
     (void)state;
-    driver_run(&drv, stream, sizeof(stream) - 1, sizeof(stream) - 1, 1);
-    assert_stream_done(&drv, "all at once", 0);
+    driver_run(NULL, stream, sizeof(stream) - 1, sizeof(stream) - 1, 1);
+    assert_stream_done("all at once", 0);
 }
 
 static void test_stream_split_everywhere(void **state)
@@ -303,16 +203,16 @@ static void test_stream_split_everywhere(void **state)
     (void)state;
     size_t len = sizeof(stream) - 1;
     for (size_t split = 0; split <= len; split++) {
-        driver_run(&drv, stream, len, split, len);
-        assert_stream_done(&drv, "split at", split);
+        driver_run(NULL, stream, len, split, len);
+        assert_stream_done("split at", split);
     }
 }
 
 static void test_stream_byte_at_a_time(void **state)
 {
     (void)state;
-    driver_run(&drv, stream, sizeof(stream) - 1, 1, 1);
-    assert_stream_done(&drv, "byte at a time", 1);
+    driver_run(NULL, stream, sizeof(stream) - 1, 1, 1);
+    assert_stream_done("byte at a time", 1);
 }
 
 /* ---- garbage ---- */
@@ -343,13 +243,8 @@ static const char *const garbage[] = {
 /* The last result must be SLAP_ERROR, whether the bytes arrive at once or one by one. */
 static void assert_garbage(const char *bytes, size_t len, const char *name)
 {
-    size_t chunks[] = {len, 1, 7};
-    for (size_t i = 0; i < SLAP_ARRAY_SIZE(chunks); i++) {
-        driver_run(&drv, bytes, len, chunks[i], chunks[i]);
-        if (!drv.failed || drv.out[drv.n_out - 1].status != SLAP_ERROR) {
-            fail_msg("'%s' in chunks of %zu was not rejected", name, chunks[i]);
-        }
-    }
+    drv.hook = NULL;
+    assert_true(proto_stream_rejects(&drv, bytes, len, name));
 }
 
 static void test_garbage(void **state)
@@ -466,24 +361,9 @@ static void test_value_hook_every_split(void **state)
     for (size_t split = 0; split <= len; split++) {
         struct hook_log log = {0};
         struct proto_value_hook hook = {hook_begin, hook_end, &log};
-        struct text_parser p;
-        struct proto_result res;
-        char buf[sizeof(hooked)];
-        size_t have = 0, used = 0, fed = 0;
-        int rc = SLAP_AGAIN;
-        proto_text_parser_reset(&p);
-        p.resp.hook = &hook;
-        while (rc == SLAP_AGAIN && fed < len) {
-            size_t chunk = fed < split ? split - fed : len - fed;
-            memcpy(buf + have, hooked + fed, chunk);
-            have += chunk;
-            fed += chunk;
-            rc = proto_ascii_parse(&p, buf, have, &used, &res);
-            memmove(buf, buf + used, have - used);
-            have -= used;
-        }
-        assert_int_equal(rc, SLAP_OK);
-        assert_int_equal(res.hits, 4);
+        driver_run(&hook, hooked, len, split, len);
+        assert_int_equal(drv.n_responses, 1);
+        assert_int_equal(drv.responses[0].hits, 4);
         assert_int_equal(log.begins, 4);
         assert_int_equal(log.equal, 1);
         assert_int_equal(log.differ, 2);
