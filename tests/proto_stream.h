@@ -34,7 +34,8 @@ struct stream_want {
  * so a read past them shows under AddressSanitizer. A run checks the parser's promises:
  * it consumes no more than it is given, something for every response, its msg lies in
  * the bytes a response consumed, and it never leaves more than PROTO_ASCII_MAX_LINE bytes
- * for the caller to carry. The caller sets the first fields, for instance
+ * for the caller to carry. The caller sets kind, responses and room (hook and trace if it
+ * wants them), for instance
  *   static struct stream_result results[64];
  *   static struct proto_stream s = {.kind = PROTO_META, .responses = results, .room = 64};
  */
