@@ -1,53 +1,47 @@
 /* The codec table: one entry per protocol, so sockets and clients need not know which. */
 #include "slap/proto.h"
 
-static void ascii_reset(union proto_parser *p, const struct proto_value_hook *hook)
+static void text_reset(union proto_parser *p, const struct proto_value_hook *hook)
 {
-    proto_ascii_parser_reset(&p->ascii);
-    p->ascii.hook = hook;
+    proto_text_parser_reset(&p->text);
+    p->text.resp.hook = hook;
 }
 
-static int ascii_parse(union proto_parser *p, const char *buf, size_t len, size_t *consumed,
-                       struct proto_result *res)
+static enum slap_status ascii_parse(union proto_parser *p, const char *buf, size_t len,
+                                    size_t *consumed, struct proto_result *res)
 {
-    return proto_ascii_parse(&p->ascii, buf, len, consumed, res);
+    return proto_ascii_parse(&p->text, buf, len, consumed, res);
 }
 
 static void binary_reset(union proto_parser *p, const struct proto_value_hook *hook)
 {
     proto_binary_parser_reset(&p->binary);
-    p->binary.hook = hook;
+    p->binary.resp.hook = hook;
 }
 
-static int binary_parse(union proto_parser *p, const char *buf, size_t len, size_t *consumed,
-                        struct proto_result *res)
+static enum slap_status binary_parse(union proto_parser *p, const char *buf, size_t len,
+                                     size_t *consumed, struct proto_result *res)
 {
     return proto_binary_parse(&p->binary, buf, len, consumed, res);
 }
 
-static void meta_reset(union proto_parser *p, const struct proto_value_hook *hook)
+static enum slap_status meta_parse(union proto_parser *p, const char *buf, size_t len,
+                                   size_t *consumed, struct proto_result *res)
 {
-    proto_meta_parser_reset(&p->meta);
-    p->meta.hook = hook;
-}
-
-static int meta_parse(union proto_parser *p, const char *buf, size_t len, size_t *consumed,
-                      struct proto_result *res)
-{
-    return proto_meta_parse(&p->meta, buf, len, consumed, res);
+    return proto_meta_parse(&p->text, buf, len, consumed, res);
 }
 
 static const struct codec codecs[] = {
     /* "get" + " <key>" each + "\r\n"; "set <key> <u32> <u32> <u32>\r\n" */
     [PROTO_ASCII] = {"ascii", proto_ascii_encode_get, proto_ascii_encode_multiget,
-                     proto_ascii_encode_set_header, true, 1, 5, 39, ascii_reset, ascii_parse},
+                     proto_ascii_encode_set_header, true, 1, 5, 39, text_reset, ascii_parse},
     /* a 24-byte header + key each, then a NOOP; a SET: header, 8 bytes of extras, key */
     [PROTO_BINARY] = {"binary", proto_binary_encode_get, proto_binary_encode_multiget,
                       proto_binary_encode_set_header, false, 24, 24, 32, binary_reset,
                       binary_parse},
     /* "mg <key> v k q\r\n" each + "mn\r\n"; "ms <key> <u32> T<u32> F<u32>\r\n" */
     [PROTO_META] = {"meta", proto_meta_encode_get, proto_meta_encode_multiget,
-                    proto_meta_encode_set_header, true, 11, 4, 40, meta_reset, meta_parse},
+                    proto_meta_encode_set_header, true, 11, 4, 40, text_reset, meta_parse},
 };
 
 const struct codec *codec_get(enum proto_kind kind)

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "proto_parse.h"
 #include "slap/common.h"
 #include "slap/proto_util.h"
 
@@ -37,14 +38,6 @@ enum binary_state {
     BIN_DATA,       /* a hit's value: body_left bytes to come */
     BIN_MESSAGE,    /* an error's body: body_left bytes, consumed only once all are here */
     BIN_REST,       /* any other body: body_left bytes to skip */
-};
-
-/* What one step of the parse loop decided; the public SLAP_* codes plus "keep going". */
-enum binary_step {
-    STEP_ERROR = SLAP_ERROR,
-    STEP_DONE = SLAP_OK,
-    STEP_AGAIN = SLAP_AGAIN,
-    STEP_NEXT, /* a part of a packet was consumed; the response goes on */
 };
 
 enum binary_magic {
@@ -165,8 +158,7 @@ static int reply_is_error(enum proto_reply reply)
            reply == PROTO_REPLY_SERVER_ERROR;
 }
 
-/* Ready for the next response of the same stream. */
-static void clear_response(struct binary_parser *p)
+void proto_binary_parser_reset(struct binary_parser *p)
 {
     p->state = BIN_HEADER;
     p->header_have = 0;
@@ -174,44 +166,25 @@ static void clear_response(struct binary_parser *p)
     p->skip_left = 0;
     p->key_len = 0;
     p->key_have = 0;
-    p->hits = 0;
-    p->value_bytes = 0;
-    p->check.expect = NULL;
-}
-
-void proto_binary_parser_reset(struct binary_parser *p)
-{
-    clear_response(p);
-    p->hook = NULL;
-}
-
-/* Fill *res for a complete response and make the parser ready for the next one. */
-static int finish(struct binary_parser *p, struct proto_result *res, enum proto_reply reply,
-                  const char *msg, size_t msg_len)
-{
-    res->reply = reply;
-    res->hits = p->hits;
-    res->value_bytes = p->value_bytes;
-    res->msg = msg;
-    res->msg_len = msg_len;
-    clear_response(p);
-    return STEP_DONE;
+    proto_response_clear(&p->resp);
+    p->resp.hook = NULL;
 }
 
 /* The packet's body has been consumed: its response is complete, or a multi-get goes on. */
-static int end_packet(struct binary_parser *p, struct proto_result *res, enum proto_reply reply,
-                      const char *msg, size_t msg_len)
+static enum proto_step end_packet(struct binary_parser *p, struct proto_result *res,
+                                  enum proto_reply reply, const char *msg, size_t msg_len)
 {
-    if (reply == PROTO_REPLY_VALUES && opcode_quiet(packet_opcode(p))) {
-        p->state = BIN_HEADER;
-        p->header_have = 0;
+    int multiget_goes_on = reply == PROTO_REPLY_VALUES && opcode_quiet(packet_opcode(p));
+    p->state = BIN_HEADER;
+    p->header_have = 0;
+    if (multiget_goes_on) {
         return STEP_NEXT;
     }
-    return finish(p, res, reply, msg, msg_len);
+    return proto_response_finish(&p->resp, res, reply, msg, msg_len);
 }
 
 /* The header is whole: check that it adds up and choose how to read the body. */
-static int on_header(struct binary_parser *p)
+static enum proto_step on_header(struct binary_parser *p)
 {
     uint8_t opcode = packet_opcode(p);
     uint32_t status = packet_status(p);
@@ -220,7 +193,7 @@ static int on_header(struct binary_parser *p)
     if (key_len > PROTO_BINARY_MAX_KEY || packet_prefix_len(p) > body_len) {
         return STEP_ERROR;
     }
-    if (p->hits > 0 && !opcode_quiet(opcode) && opcode != BIN_OP_NOOP) {
+    if (p->resp.hits > 0 && !opcode_quiet(opcode) && opcode != BIN_OP_NOOP) {
         return STEP_ERROR; /* only quiet gets and NOOP inside a multi-get */
     }
     p->body_left = body_len;
@@ -241,7 +214,8 @@ static int on_header(struct binary_parser *p)
 }
 
 /* Copy as much of the packet header as buf holds; reject a bad magic or opcode at once. */
-static int consume_header(struct binary_parser *p, const char *buf, size_t len, size_t *pos)
+static enum proto_step consume_header(struct binary_parser *p, const char *buf, size_t len,
+                                      size_t *pos)
 {
     if (*pos == len) {
         return STEP_AGAIN;
@@ -267,7 +241,8 @@ static int consume_header(struct binary_parser *p, const char *buf, size_t len, 
 }
 
 /* Skip a hit's extras and keep its key; once both are in, start checking its data. */
-static int consume_prefix(struct binary_parser *p, const char *buf, size_t len, size_t *pos)
+static enum proto_step consume_prefix(struct binary_parser *p, const char *buf, size_t len,
+                                      size_t *pos)
 {
     size_t avail = len - *pos;
     size_t skip = avail < p->skip_left ? avail : p->skip_left;
@@ -285,32 +260,30 @@ static int consume_prefix(struct binary_parser *p, const char *buf, size_t len, 
     if (p->skip_left > 0 || p->key_have < p->key_len) {
         return STEP_AGAIN;
     }
-    p->hits++;
-    p->value_bytes += p->body_left;
-    proto_check_begin(&p->check, p->hook, p->key, p->key_len, p->body_left);
+    proto_response_value(&p->resp, p->key, p->key_len, p->body_left);
     p->state = BIN_DATA;
     return STEP_NEXT;
 }
 
 /* Take as much of a hit's data as buf holds. */
-static int consume_data(struct binary_parser *p, const char *buf, size_t len, size_t *pos,
-                        struct proto_result *res)
+static enum proto_step consume_data(struct binary_parser *p, const char *buf, size_t len,
+                                    size_t *pos, struct proto_result *res)
 {
     size_t avail = len - *pos;
     size_t take = (uint64_t)avail < p->body_left ? avail : (size_t)p->body_left;
-    proto_check_data(&p->check, buf + *pos, take);
+    proto_check_data(&p->resp.check, buf + *pos, take);
     *pos += take;
     p->body_left -= take;
     if (p->body_left > 0) {
         return STEP_AGAIN;
     }
-    proto_check_end(&p->check, p->hook);
+    proto_check_end(&p->resp.check, p->resp.hook);
     return end_packet(p, res, PROTO_REPLY_VALUES, NULL, 0);
 }
 
 /* An error's body, once all of it is in buf: its text (after any extras and key) is msg. */
-static int consume_message(struct binary_parser *p, const char *buf, size_t len, size_t *pos,
-                           struct proto_result *res)
+static enum proto_step consume_message(struct binary_parser *p, const char *buf, size_t len,
+                                       size_t *pos, struct proto_result *res)
 {
     if ((uint64_t)(len - *pos) < p->body_left) {
         return STEP_AGAIN; /* not consumed: the caller keeps it and calls again with more */
@@ -320,12 +293,13 @@ static int consume_message(struct binary_parser *p, const char *buf, size_t len,
     size_t msg_len = (size_t)p->body_left - prefix;
     *pos += (size_t)p->body_left;
     p->body_left = 0;
-    return finish(p, res, packet_reply(packet_opcode(p), packet_status(p)),
-                  msg_len > 0 ? body + prefix : NULL, msg_len);
+    return end_packet(p, res, packet_reply(packet_opcode(p), packet_status(p)),
+                      msg_len > 0 ? body + prefix : NULL, msg_len);
 }
 
 /* Skip as much of any other body as buf holds. */
-static int consume_rest(struct binary_parser *p, size_t len, size_t *pos, struct proto_result *res)
+static enum proto_step consume_rest(struct binary_parser *p, size_t len, size_t *pos,
+                                    struct proto_result *res)
 {
     size_t avail = len - *pos;
     size_t skip = (uint64_t)avail < p->body_left ? avail : (size_t)p->body_left;
@@ -337,8 +311,8 @@ static int consume_rest(struct binary_parser *p, size_t len, size_t *pos, struct
     return end_packet(p, res, packet_reply(packet_opcode(p), packet_status(p)), NULL, 0);
 }
 
-static int consume_step(struct binary_parser *p, const char *buf, size_t len, size_t *pos,
-                        struct proto_result *res)
+static enum proto_step consume_step(struct binary_parser *p, const char *buf, size_t len,
+                                    size_t *pos, struct proto_result *res)
 {
     switch (p->state) {
     case BIN_HEADER:
@@ -356,16 +330,16 @@ static int consume_step(struct binary_parser *p, const char *buf, size_t len, si
     }
 }
 
-int proto_binary_parse(struct binary_parser *p, const char *buf, size_t len, size_t *consumed,
-                       struct proto_result *res)
+enum slap_status proto_binary_parse(struct binary_parser *p, const char *buf, size_t len,
+                                    size_t *consumed, struct proto_result *res)
 {
     size_t pos = 0;
-    int step;
+    enum proto_step step;
     do {
         step = consume_step(p, buf, len, &pos, res);
     } while (step == STEP_NEXT);
     *consumed = pos;
-    return step;
+    return (enum slap_status)step;
 }
 
 /* ---- encoders ---- */

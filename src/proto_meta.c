@@ -3,37 +3,20 @@
 
 #include <string.h>
 
+#include "proto_text_parse.h"
 #include "slap/common.h"
 #include "slap/proto_util.h"
 
 /*
- * Parser states (struct meta_parser.state):
- *
- *   META_START --"VA <len> ..."--> META_DATA --data + CRLF--> META_VALUES
- *        |                            ^                            |
- *        |                            +--------"VA <len> ..."------+
- *        +-- MN, EN, HD, NS, EX, NF or an error line: done        MN or an error line: done
- *
- * A quiet get answers one VA block per hit and nothing for a miss; the MN of the
- * "mn" sent after it closes the response. Then the parser returns to META_START.
+ * The parser is the text-line loop of proto_text_parse.h, where its state diagram is. This
+ * file reads the meta protocol's own lines: "VA <bytes>[ <flag>...]" headers, MN, and the
+ * status lines that stand alone (HD, NS, EX, NF, EN); the loop reads the lines ASCII shares
+ * (ERROR, CLIENT_ERROR, SERVER_ERROR). A quiet get answers one VA block per hit and nothing
+ * for a miss; the MN of the "mn" sent after it closes the response.
  */
-enum meta_state {
-    META_START = 0, /* before the first line of a response */
-    META_VALUES,    /* after a VA block: another VA, MN or an error line follows */
-    META_DATA,      /* inside a value: data_left bytes of data plus its CRLF to come */
-};
-
-/* What one step of the parse loop decided; the public SLAP_* codes plus "keep going". */
-enum meta_step {
-    STEP_ERROR = SLAP_ERROR,
-    STEP_DONE = SLAP_OK,
-    STEP_AGAIN = SLAP_AGAIN,
-    STEP_NEXT, /* a line or a run of data was consumed; the response goes on */
-};
 
 #define META_MAX_VALUE_BYTES (1ULL << 30) /* a VA larger than 1 GiB is garbage */
 #define META_CODE_LEN 2                   /* "VA", "HD", "MN", ...: two letters */
-#define META_ERROR_PREFIX_LEN 12          /* strlen("CLIENT_ERROR") == strlen("SERVER_ERROR") */
 
 /* Status lines that can only start (and end) a response; any flags after the code are ignored. */
 static const struct {
@@ -43,35 +26,6 @@ static const struct {
     {"HD", PROTO_REPLY_STORED},    {"NS", PROTO_REPLY_NOT_STORED}, {"EX", PROTO_REPLY_EXISTS},
     {"NF", PROTO_REPLY_NOT_FOUND}, {"EN", PROTO_REPLY_VALUES},
 };
-
-/* Ready for the next response of the same stream. */
-static void clear_response(struct meta_parser *p)
-{
-    p->state = META_START;
-    p->data_left = 0;
-    p->hits = 0;
-    p->value_bytes = 0;
-    p->check.expect = NULL;
-}
-
-void proto_meta_parser_reset(struct meta_parser *p)
-{
-    clear_response(p);
-    p->hook = NULL;
-}
-
-/* Fill *res for a complete response and make the parser ready for the next one. */
-static int finish(struct meta_parser *p, struct proto_result *res, enum proto_reply reply,
-                  const char *msg, size_t msg_len)
-{
-    res->reply = reply;
-    res->hits = p->hits;
-    res->value_bytes = p->value_bytes;
-    res->msg = msg;
-    res->msg_len = msg_len;
-    clear_response(p);
-    return STEP_DONE;
-}
 
 /* Meta flags are single ASCII letters (not isalpha: that depends on the locale). */
 static int is_flag_letter(char c)
@@ -84,13 +38,14 @@ static int is_flag_letter(char c)
  * letter and its token (no empty tokens, no trailing space). The first k flag names
  * the key ("kfoo": key "foo"); *key is NULL when there is none.
  */
-static int scan_flags(const char *cur, const char *end, const char **key, size_t *key_len)
+static enum slap_status scan_flags(const char *cur, const char *end, const char **key,
+                                   size_t *key_len)
 {
     *key = NULL;
     *key_len = 0;
     while (cur < end) {
         if (*cur++ != ' ' || cur == end || !is_flag_letter(*cur)) {
-            return -1;
+            return SLAP_ERROR;
         }
         const char *token_end = memchr(cur, ' ', (size_t)(end - cur));
         if (token_end == NULL) {
@@ -98,7 +53,7 @@ static int scan_flags(const char *cur, const char *end, const char **key, size_t
         }
         if (*cur == 'k') {
             if (token_end - cur < 2) {
-                return -1; /* a k flag without its key */
+                return SLAP_ERROR; /* a k flag without its key */
             }
             if (*key == NULL) {
                 *key = cur + 1;
@@ -107,11 +62,11 @@ static int scan_flags(const char *cur, const char *end, const char **key, size_t
         }
         cur = token_end;
     }
-    return 0;
+    return SLAP_OK;
 }
 
 /* "VA <bytes>[ <flag>...]" (line without CRLF): start the value's data. */
-static int on_value_header(struct meta_parser *p, const char *line, size_t line_len)
+static enum proto_step on_value_header(struct text_parser *p, const char *line, size_t line_len)
 {
     const char *end = line + line_len;
     const char *cur = line + META_CODE_LEN + 1;
@@ -121,130 +76,51 @@ static int on_value_header(struct meta_parser *p, const char *line, size_t line_
     if (line_len <= META_CODE_LEN + 1 || line[META_CODE_LEN] != ' ') {
         return STEP_ERROR;
     }
-    if (proto_parse_decimal(&cur, end, META_MAX_VALUE_BYTES, &bytes) != 0 ||
-        scan_flags(cur, end, &key, &key_len) != 0) {
+    if (proto_parse_decimal(&cur, end, META_MAX_VALUE_BYTES, &bytes) != SLAP_OK ||
+        scan_flags(cur, end, &key, &key_len) != SLAP_OK) {
         return STEP_ERROR;
     }
-    p->hits++;
-    p->value_bytes += bytes;
-    proto_check_begin(&p->check, p->hook, key, key_len, bytes);
-    p->data_left = bytes + 2; /* the data, then its CRLF */
-    p->state = META_DATA;
-    return STEP_NEXT;
-}
-
-/* "CLIENT_ERROR[ <msg>]" or "SERVER_ERROR[ <msg>]", prefix already matched: done. */
-static int on_error_line(struct meta_parser *p, enum proto_reply reply, const char *line,
-                         size_t line_len, struct proto_result *res)
-{
-    if (line_len == META_ERROR_PREFIX_LEN) {
-        return finish(p, res, reply, NULL, 0);
-    }
-    if (line[META_ERROR_PREFIX_LEN] != ' ') {
-        return STEP_ERROR;
-    }
-    return finish(p, res, reply, line + META_ERROR_PREFIX_LEN + 1,
-                  line_len - META_ERROR_PREFIX_LEN - 1);
+    return proto_text_value(p, key, key_len, bytes);
 }
 
 /* "HD", "NS", "EX", "NF" or "EN", each possibly with flags: a whole response. */
-static int on_status_line(struct meta_parser *p, const char *line, size_t line_len,
-                          struct proto_result *res)
+static enum proto_step on_status_line(struct text_parser *p, const char *line, size_t line_len,
+                                      struct proto_result *res)
 {
     const char *key;
     size_t key_len;
     if (line_len < META_CODE_LEN ||
-        scan_flags(line + META_CODE_LEN, line + line_len, &key, &key_len) != 0) {
+        scan_flags(line + META_CODE_LEN, line + line_len, &key, &key_len) != SLAP_OK) {
         return STEP_ERROR;
     }
     for (size_t i = 0; i < SLAP_ARRAY_SIZE(status_replies); i++) {
         if (memcmp(line, status_replies[i].code, META_CODE_LEN) == 0) {
-            return finish(p, res, status_replies[i].reply, NULL, 0);
+            return proto_response_finish(&p->resp, res, status_replies[i].reply, NULL, 0);
         }
     }
     return STEP_ERROR;
 }
 
-/* Act on one complete line (CRLF stripped). */
-static int on_line(struct meta_parser *p, const char *line, size_t line_len,
-                   struct proto_result *res)
+/* Act on one complete line (CRLF stripped); STEP_ERROR for one that is not meta's own. */
+static enum proto_step on_line(struct text_parser *p, const char *line, size_t line_len,
+                               struct proto_result *res)
 {
     if (line_len >= META_CODE_LEN && memcmp(line, "VA", META_CODE_LEN) == 0) {
         return on_value_header(p, line, line_len);
     }
     if (line_len == META_CODE_LEN && memcmp(line, "MN", META_CODE_LEN) == 0) {
-        return finish(p, res, PROTO_REPLY_VALUES, NULL, 0);
+        return proto_response_finish(&p->resp, res, PROTO_REPLY_VALUES, NULL, 0);
     }
-    if (line_len >= META_ERROR_PREFIX_LEN) {
-        if (memcmp(line, "SERVER_ERROR", META_ERROR_PREFIX_LEN) == 0) {
-            return on_error_line(p, PROTO_REPLY_SERVER_ERROR, line, line_len, res);
-        }
-        if (memcmp(line, "CLIENT_ERROR", META_ERROR_PREFIX_LEN) == 0) {
-            return on_error_line(p, PROTO_REPLY_CLIENT_ERROR, line, line_len, res);
-        }
-    }
-    if (p->state != META_START) {
+    if (p->state != TEXT_START) {
         return STEP_ERROR; /* HD and friends cannot follow a VA block */
-    }
-    if (line_len == 5 && memcmp(line, "ERROR", 5) == 0) {
-        return finish(p, res, PROTO_REPLY_ERROR, NULL, 0);
     }
     return on_status_line(p, line, line_len, res);
 }
 
-/*
- * Take the line starting at buf[*pos]. A line, CRLF included, may be at most
- * PROTO_ASCII_MAX_LINE bytes; a partial line is left unconsumed, so the caller
- * never has to keep more than PROTO_ASCII_MAX_LINE bytes.
- */
-static int consume_line(struct meta_parser *p, const char *buf, size_t len, size_t *pos,
-                        struct proto_result *res)
+enum slap_status proto_meta_parse(struct text_parser *p, const char *buf, size_t len,
+                                  size_t *consumed, struct proto_result *res)
 {
-    if (*pos == len) {
-        return STEP_AGAIN;
-    }
-    const char *line = buf + *pos;
-    size_t avail = len - *pos;
-    size_t window = avail < PROTO_ASCII_MAX_LINE ? avail : PROTO_ASCII_MAX_LINE;
-    const char *lf = memchr(line, '\n', window);
-    if (lf == NULL) {
-        return avail > PROTO_ASCII_MAX_LINE ? STEP_ERROR : STEP_AGAIN;
-    }
-    if (lf == line || lf[-1] != '\r') {
-        return STEP_ERROR;
-    }
-    int step = on_line(p, line, (size_t)(lf - line) - 1, res);
-    if (step != STEP_ERROR) {
-        *pos += (size_t)(lf - line) + 1;
-    }
-    return step;
-}
-
-/* Take as much of the current value's data and trailing CRLF as buf holds. */
-static int consume_data(struct meta_parser *p, const char *buf, size_t len, size_t *pos)
-{
-    int rc = proto_take_text_data(&p->check, p->hook, &p->data_left, buf, len, pos);
-    if (rc != SLAP_OK) {
-        return rc == SLAP_AGAIN ? STEP_AGAIN : STEP_ERROR;
-    }
-    p->state = META_VALUES;
-    return STEP_NEXT;
-}
-
-int proto_meta_parse(struct meta_parser *p, const char *buf, size_t len, size_t *consumed,
-                     struct proto_result *res)
-{
-    size_t pos = 0;
-    int step;
-    do {
-        if (p->state == META_DATA) {
-            step = consume_data(p, buf, len, &pos);
-        } else {
-            step = consume_line(p, buf, len, &pos, res);
-        }
-    } while (step == STEP_NEXT);
-    *consumed = pos;
-    return step;
+    return proto_text_parse(p, on_line, buf, len, consumed, res);
 }
 
 #define META_GET_HEAD "mg "

@@ -1,4 +1,4 @@
-/* What every codec shares: checking value data as it streams past, and decimal digits. */
+/* What every codec shares: the response it gathers, checks of value data, decimal digits. */
 #include "slap/proto_util.h"
 
 #include <string.h>
@@ -67,7 +67,7 @@ char *proto_put_bytes(char *out, const char *bytes, size_t n)
     return out + n;
 }
 
-int proto_parse_decimal(const char **cur, const char *end, uint64_t max, uint64_t *out)
+enum slap_status proto_parse_decimal(const char **cur, const char *end, uint64_t max, uint64_t *out)
 {
     const char *c = *cur;
     uint64_t value = 0;
@@ -77,20 +77,20 @@ int proto_parse_decimal(const char **cur, const char *end, uint64_t max, uint64_
             break;
         }
         if (value > (max - digit) / 10) {
-            return -1;
+            return SLAP_ERROR;
         }
         value = value * 10 + digit;
     }
     if (c == *cur) {
-        return -1;
+        return SLAP_ERROR;
     }
     *cur = c;
     *out = value;
-    return 0;
+    return SLAP_OK;
 }
 
-int proto_take_text_data(struct proto_check *c, const struct proto_value_hook *hook,
-                         uint64_t *data_left, const char *buf, size_t len, size_t *pos)
+enum slap_status proto_take_text_data(struct proto_check *c, const struct proto_value_hook *hook,
+                                      uint64_t *data_left, const char *buf, size_t len, size_t *pos)
 {
     size_t avail = len - *pos;
     if (*data_left > 2) { /* the data itself: never scanned for line ends */

@@ -42,8 +42,8 @@ void udp_frame_encode(uint8_t *out, uint16_t request_id, uint16_t seq, uint16_t 
     put_be16(out + RESERVED_OFFSET, 0);
 }
 
-int udp_frame_decode(const uint8_t *dgram, size_t len, uint16_t *request_id, uint16_t *seq,
-                     uint16_t *total)
+enum slap_status udp_frame_decode(const uint8_t *dgram, size_t len, uint16_t *request_id,
+                                  uint16_t *seq, uint16_t *total)
 {
     if (len < UDP_HEADER) {
         return SLAP_ERROR;
@@ -65,7 +65,7 @@ static size_t slot_count(size_t cap)
     return cap / UDP_MAX_DATAGRAM + 1;
 }
 
-int udp_reasm_init(struct udp_reasm *r, size_t cap)
+enum slap_status udp_reasm_init(struct udp_reasm *r, size_t cap)
 {
     memset(r, 0, sizeof(*r));
     if (cap < UDP_MAX_DATAGRAM) {
@@ -117,7 +117,7 @@ void udp_reasm_start(struct udp_reasm *r, uint16_t request_id)
 }
 
 /* SLAP_OK if a datagram of total datagrams belongs to (or may open) the current message. */
-static int check_total(const struct udp_reasm *r, uint16_t total)
+static enum slap_status check_total(const struct udp_reasm *r, uint16_t total)
 {
     if (r->total != 0) {
         return total == r->total ? SLAP_OK : SLAP_ERROR;
@@ -162,8 +162,8 @@ static size_t compact(struct udp_reasm *r)
     return msg_len;
 }
 
-int udp_reasm_add(struct udp_reasm *r, const uint8_t *dgram, size_t len, const char **msg,
-                  size_t *msg_len)
+enum slap_status udp_reasm_add(struct udp_reasm *r, const uint8_t *dgram, size_t len,
+                               const char **msg, size_t *msg_len)
 {
     uint16_t request_id, seq, total;
     if (is_empty_message(dgram, len)) {

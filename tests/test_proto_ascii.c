@@ -8,122 +8,22 @@
 
 #include <string.h>
 
+#include "proto_stream.h"
 #include "slap/common.h"
 #include "slap/proto_ascii.h"
 
-#define MAX_OUTCOMES 64
-#define MSG_CAP 64
-#define DRIVER_BUF (PROTO_ASCII_MAX_LINE + 4096)
+#define MAX_RESPONSES 64
 
-/* One parse result as the test remembers it (msg copied out of the buffer). */
-struct outcome {
-    int status;
-    enum proto_reply reply;
-    uint32_t hits;
-    uint64_t value_bytes;
-    int has_msg;
-    char msg[MSG_CAP];
-};
+/* Kept static: the parser and the results of a run take a few kilobytes. */
+static struct stream_result results[MAX_RESPONSES];
+static struct proto_stream drv = {.kind = PROTO_ASCII, .responses = results, .room = MAX_RESPONSES};
 
-/* Emulates conn.c: keeps the unconsumed bytes, appends each chunk, parses until AGAIN. */
-struct driver {
-    struct ascii_parser parser;
-    char buf[DRIVER_BUF];
-    size_t held;
-    struct outcome out[MAX_OUTCOMES];
-    size_t n_out;
-    int failed; /* SLAP_ERROR seen: the caller would close the connection */
-};
-
-/* Kept static: the driver holds a few kilobytes. */
-static struct driver drv;
-
-static void record(struct driver *d, int status, const struct proto_result *res)
+/* Feed bytes to a fresh parser in chunks of at most chunk bytes, the first one first bytes long. */
+static void driver_run(const struct proto_value_hook *hook, const char *bytes, size_t len,
+                       size_t first, size_t chunk)
 {
-    assert_true(d->n_out < MAX_OUTCOMES);
-    struct outcome *o = &d->out[d->n_out++];
-    memset(o, 0, sizeof(*o));
-    o->status = status;
-    if (status != SLAP_OK) {
-        return;
-    }
-    o->reply = res->reply;
-    o->hits = res->hits;
-    o->value_bytes = res->value_bytes;
-    o->has_msg = res->msg != NULL;
-    if (res->msg != NULL) {
-        assert_true(res->msg_len < MSG_CAP);
-        memcpy(o->msg, res->msg, res->msg_len);
-    }
-}
-
-static void driver_init(struct driver *d)
-{
-    memset(d, 0, sizeof(*d));
-    proto_ascii_parser_reset(&d->parser);
-}
-
-/* Append a chunk and parse every complete response, as the connection code does. */
-static void driver_feed(struct driver *d, const char *chunk, size_t len)
-{
-    if (d->failed) {
-        return;
-    }
-    assert_true(d->held + len <= sizeof(d->buf));
-    memcpy(d->buf + d->held, chunk, len);
-    d->held += len;
-    size_t off = 0;
-    for (;;) {
-        struct proto_result res;
-        size_t used = (size_t)-1;
-        int rc = proto_ascii_parse(&d->parser, d->buf + off, d->held - off, &used, &res);
-        if (rc == SLAP_ERROR) {
-            record(d, rc, NULL);
-            d->failed = 1;
-            return;
-        }
-        assert_true(used <= d->held - off);
-        off += used;
-        if (rc == SLAP_AGAIN) {
-            break;
-        }
-        assert_true(used > 0);
-        record(d, rc, &res);
-    }
-    d->held -= off;
-    assert_true(d->held <= PROTO_ASCII_MAX_LINE); /* what conn.c can carry */
-    memmove(d->buf, d->buf + off, d->held);
-}
-
-/* Feed stream in chunks of at most chunk bytes, the first one being first bytes long. */
-static void driver_run(struct driver *d, const char *stream, size_t len, size_t first, size_t chunk)
-{
-    driver_init(d);
-    size_t pos = first < len ? first : len;
-    driver_feed(d, stream, pos);
-    while (pos < len) {
-        size_t n = len - pos < chunk ? len - pos : chunk;
-        driver_feed(d, stream + pos, n);
-        pos += n;
-    }
-}
-
-static void assert_outcomes(const struct driver *d, const struct outcome *want, size_t n_want,
-                            const char *how, size_t where)
-{
-    if (d->n_out != n_want) {
-        fail_msg("%s %zu: %zu results, expected %zu", how, where, d->n_out, n_want);
-    }
-    for (size_t i = 0; i < n_want; i++) {
-        const struct outcome *got = &d->out[i];
-        if (got->status != want[i].status || got->reply != want[i].reply ||
-            got->hits != want[i].hits || got->value_bytes != want[i].value_bytes ||
-            got->has_msg != want[i].has_msg || strcmp(got->msg, want[i].msg) != 0) {
-            fail_msg("%s %zu: result %zu is status %d reply %d hits %u bytes %llu msg '%s'", how,
-                     where, i, got->status, (int)got->reply, (unsigned)got->hits,
-                     (unsigned long long)got->value_bytes, got->msg);
-        }
-    }
+    drv.hook = hook;
+    assert_null(proto_stream_run(&drv, bytes, len, first, chunk)); /* it says what broke */
 }
 
 /* ---- single replies ---- */
@@ -159,10 +59,10 @@ static void test_single_replies(void **state)
     (void)state;
     for (size_t i = 0; i < SLAP_ARRAY_SIZE(single_cases); i++) {
         const struct single_case *c = &single_cases[i];
-        struct ascii_parser p;
+        struct text_parser p;
         struct proto_result res;
         size_t len = strlen(c->input), used = 0;
-        proto_ascii_parser_reset(&p);
+        proto_text_parser_reset(&p);
         assert_int_equal(proto_ascii_parse(&p, c->input, len, &used, &res), SLAP_OK);
         assert_int_equal(used, len);
         assert_int_equal(res.reply, c->reply);
@@ -175,8 +75,8 @@ static void test_single_replies(void **state)
             assert_ptr_equal(res.msg, c->input + (strstr(c->input, c->msg) - c->input));
             assert_int_equal(res.msg_len, strlen(c->msg));
         }
-        assert_int_equal(p.hits, 0); /* per-response state reset */
-        assert_int_equal(p.value_bytes, 0);
+        assert_int_equal(p.resp.hits, 0); /* per-response state reset */
+        assert_int_equal(p.resp.value_bytes, 0);
         assert_int_equal(p.data_left, 0);
     }
 }
@@ -185,10 +85,10 @@ static void test_single_replies(void **state)
 static void test_partial_input(void **state)
 {
     (void)state;
-    struct ascii_parser p;
+    struct text_parser p;
     struct proto_result res;
     size_t used = 99;
-    proto_ascii_parser_reset(&p);
+    proto_text_parser_reset(&p);
     assert_int_equal(proto_ascii_parse(&p, "STORED\r", 7, &used, &res), SLAP_AGAIN);
     assert_int_equal(used, 0);
     assert_int_equal(proto_ascii_parse(&p, "", 0, &used, &res), SLAP_AGAIN);
@@ -211,16 +111,16 @@ static void test_partial_input(void **state)
 static void test_value_size_limit(void **state)
 {
     (void)state;
-    struct ascii_parser p;
+    struct text_parser p;
     struct proto_result res;
     size_t used = 0;
     const char *max = "VALUE k 0 1073741824\r\n";
     const char *over = "VALUE k 0 1073741825\r\n";
-    proto_ascii_parser_reset(&p);
+    proto_text_parser_reset(&p);
     assert_int_equal(proto_ascii_parse(&p, max, strlen(max), &used, &res), SLAP_AGAIN);
     assert_int_equal(used, strlen(max));
     assert_int_equal(p.data_left, (1ULL << 30) + 2);
-    proto_ascii_parser_reset(&p);
+    proto_text_parser_reset(&p);
     assert_int_equal(proto_ascii_parse(&p, over, strlen(over), &used, &res), SLAP_ERROR);
 }
 
@@ -229,13 +129,13 @@ static void test_line_limit(void **state)
 {
     (void)state;
     static char line[PROTO_ASCII_MAX_LINE + 2];
-    struct ascii_parser p;
+    struct text_parser p;
     struct proto_result res;
     size_t used = 0;
     memset(line, 'm', sizeof(line));
     memcpy(line, "SERVER_ERROR ", 13);
     memcpy(line + PROTO_ASCII_MAX_LINE - 2, "\r\n", 2);
-    proto_ascii_parser_reset(&p);
+    proto_text_parser_reset(&p);
     assert_int_equal(proto_ascii_parse(&p, line, PROTO_ASCII_MAX_LINE, &used, &res), SLAP_OK);
     assert_int_equal(used, PROTO_ASCII_MAX_LINE);
     assert_int_equal(res.msg_len, PROTO_ASCII_MAX_LINE - 15);
@@ -268,34 +168,34 @@ static const char stream[] = "STORED\r\n"
                              "VALUE big 3 40\r\n0123456789012345678901234567890123456789\r\n"
                              "END\r\n";
 
-static const struct outcome stream_want[] = {
-    {SLAP_OK, PROTO_REPLY_STORED, 0, 0, 0, ""},
-    {SLAP_OK, PROTO_REPLY_VALUES, 3, 16, 0, ""},
-    {SLAP_OK, PROTO_REPLY_VALUES, 0, 0, 0, ""},
-    {SLAP_OK, PROTO_REPLY_SERVER_ERROR, 0, 0, 1, "out of memory storing object"},
-    {SLAP_OK, PROTO_REPLY_NOT_STORED, 0, 0, 0, ""},
-    {SLAP_OK, PROTO_REPLY_VALUES, 1, 12, 0, ""},
-    {SLAP_OK, PROTO_REPLY_SERVER_ERROR, 1, 3, 1, "out of memory"},
-    {SLAP_OK, PROTO_REPLY_EXISTS, 0, 0, 0, ""},
-    {SLAP_OK, PROTO_REPLY_NOT_FOUND, 0, 0, 0, ""},
-    {SLAP_OK, PROTO_REPLY_ERROR, 0, 0, 0, ""},
-    {SLAP_OK, PROTO_REPLY_CLIENT_ERROR, 0, 0, 1, "bad data chunk"},
-    {SLAP_OK, PROTO_REPLY_VALUES, 1, 40, 0, ""},
+static const struct stream_want stream_want[] = {
+    {PROTO_REPLY_STORED, 0, 0, NULL},
+    {PROTO_REPLY_VALUES, 3, 16, NULL},
+    {PROTO_REPLY_VALUES, 0, 0, NULL},
+    {PROTO_REPLY_SERVER_ERROR, 0, 0, "out of memory storing object"},
+    {PROTO_REPLY_NOT_STORED, 0, 0, NULL},
+    {PROTO_REPLY_VALUES, 1, 12, NULL},
+    {PROTO_REPLY_SERVER_ERROR, 1, 3, "out of memory"},
+    {PROTO_REPLY_EXISTS, 0, 0, NULL},
+    {PROTO_REPLY_NOT_FOUND, 0, 0, NULL},
+    {PROTO_REPLY_ERROR, 0, 0, NULL},
+    {PROTO_REPLY_CLIENT_ERROR, 0, 0, "bad data chunk"},
+    {PROTO_REPLY_VALUES, 1, 40, NULL},
 };
 
-static void assert_stream_done(const struct driver *d, const char *how, size_t where)
+static void assert_stream_done(const char *how, size_t where)
 {
-    assert_outcomes(d, stream_want, SLAP_ARRAY_SIZE(stream_want), how, where);
-    if (d->held != 0 || d->parser.hits != 0 || d->parser.data_left != 0) {
-        fail_msg("%s %zu: %zu bytes left over", how, where, d->held);
+    assert_true(proto_stream_expect(&drv, stream_want, SLAP_ARRAY_SIZE(stream_want), how, where));
+    if (drv.parser.text.resp.hits != 0 || drv.parser.text.data_left != 0) {
+        fail_msg("%s %zu: the parser is not back at the start", how, where);
     }
 }
 
 static void test_stream_all_at_once(void **state)
 {
     (void)state;
-    driver_run(&drv, stream, sizeof(stream) - 1, sizeof(stream) - 1, 1);
-    assert_stream_done(&drv, "all at once", 0);
+    driver_run(NULL, stream, sizeof(stream) - 1, sizeof(stream) - 1, 1);
+    assert_stream_done("all at once", 0);
 }
 
 static void test_stream_split_everywhere(void **state)
@@ -303,16 +203,16 @@ static void test_stream_split_everywhere(void **state)
     (void)state;
     size_t len = sizeof(stream) - 1;
     for (size_t split = 0; split <= len; split++) {
-        driver_run(&drv, stream, len, split, len);
-        assert_stream_done(&drv, "split at", split);
+        driver_run(NULL, stream, len, split, len);
+        assert_stream_done("split at", split);
     }
 }
 
 static void test_stream_byte_at_a_time(void **state)
 {
     (void)state;
-    driver_run(&drv, stream, sizeof(stream) - 1, 1, 1);
-    assert_stream_done(&drv, "byte at a time", 1);
+    driver_run(NULL, stream, sizeof(stream) - 1, 1, 1);
+    assert_stream_done("byte at a time", 1);
 }
 
 /* ---- garbage ---- */
@@ -343,13 +243,8 @@ static const char *const garbage[] = {
 /* The last result must be SLAP_ERROR, whether the bytes arrive at once or one by one. */
 static void assert_garbage(const char *bytes, size_t len, const char *name)
 {
-    size_t chunks[] = {len, 1, 7};
-    for (size_t i = 0; i < SLAP_ARRAY_SIZE(chunks); i++) {
-        driver_run(&drv, bytes, len, chunks[i], chunks[i]);
-        if (!drv.failed || drv.out[drv.n_out - 1].status != SLAP_ERROR) {
-            fail_msg("'%s' in chunks of %zu was not rejected", name, chunks[i]);
-        }
-    }
+    drv.hook = NULL;
+    assert_true(proto_stream_rejects(&drv, bytes, len, name));
 }
 
 static void test_garbage(void **state)
@@ -466,24 +361,9 @@ static void test_value_hook_every_split(void **state)
     for (size_t split = 0; split <= len; split++) {
         struct hook_log log = {0};
         struct proto_value_hook hook = {hook_begin, hook_end, &log};
-        struct ascii_parser p;
-        struct proto_result res;
-        char buf[sizeof(hooked)];
-        size_t have = 0, used = 0, fed = 0;
-        int rc = SLAP_AGAIN;
-        proto_ascii_parser_reset(&p);
-        p.hook = &hook;
-        while (rc == SLAP_AGAIN && fed < len) {
-            size_t chunk = fed < split ? split - fed : len - fed;
-            memcpy(buf + have, hooked + fed, chunk);
-            have += chunk;
-            fed += chunk;
-            rc = proto_ascii_parse(&p, buf, have, &used, &res);
-            memmove(buf, buf + used, have - used);
-            have -= used;
-        }
-        assert_int_equal(rc, SLAP_OK);
-        assert_int_equal(res.hits, 4);
+        driver_run(&hook, hooked, len, split, len);
+        assert_int_equal(drv.n_responses, 1);
+        assert_int_equal(drv.responses[0].hits, 4);
         assert_int_equal(log.begins, 4);
         assert_int_equal(log.equal, 1);
         assert_int_equal(log.differ, 2);
@@ -497,16 +377,16 @@ static void test_value_hook_first_diff(void **state)
     static const char hooked[] = "VALUE good 0 5\r\nhelLo\r\nEND\r\n";
     struct hook_log log = {0};
     struct proto_value_hook hook = {hook_begin, hook_end, &log};
-    struct ascii_parser p;
+    struct text_parser p;
     struct proto_result res;
     size_t used;
-    proto_ascii_parser_reset(&p);
-    p.hook = &hook;
+    proto_text_parser_reset(&p);
+    p.resp.hook = &hook;
     assert_int_equal(proto_ascii_parse(&p, hooked, sizeof(hooked) - 1, &used, &res), SLAP_OK);
     assert_int_equal(log.differ, 1);
     assert_int_equal(log.diff_at, 3);
     /* a reset drops the hook: nothing is checked any more */
-    proto_ascii_parser_reset(&p);
+    proto_text_parser_reset(&p);
     assert_int_equal(proto_ascii_parse(&p, hooked, sizeof(hooked) - 1, &used, &res), SLAP_OK);
     assert_int_equal(log.begins, 1);
 }

@@ -9,126 +9,31 @@
 
 #include <string.h>
 
+#include "proto_stream.h"
 #include "slap/common.h"
 #include "slap/proto_meta.h"
 
-#define MAX_OUTCOMES 64
-#define MSG_CAP 64
-#define DRIVER_BUF (PROTO_ASCII_MAX_LINE + 4096)
+#define MAX_RESPONSES 64
 
-/* One parse result as the test remembers it (msg copied out of the buffer). */
-struct outcome {
-    int status;
-    enum proto_reply reply;
-    uint32_t hits;
-    uint64_t value_bytes;
-    int has_msg;
-    char msg[MSG_CAP];
-};
+/* Kept static: the parser and the results of a run take a few kilobytes. */
+static struct stream_result results[MAX_RESPONSES];
+static struct proto_stream drv = {.kind = PROTO_META, .responses = results, .room = MAX_RESPONSES};
 
-/* Emulates conn.c: keeps the unconsumed bytes, appends each chunk, parses until AGAIN. */
-struct driver {
-    struct meta_parser parser;
-    char buf[DRIVER_BUF];
-    size_t held;
-    struct outcome out[MAX_OUTCOMES];
-    size_t n_out;
-    int failed; /* SLAP_ERROR seen: the caller would close the connection */
-};
-
-/* Kept static: the driver holds a few kilobytes. */
-static struct driver drv;
-
-static void record(struct driver *d, int status, const struct proto_result *res)
+/* Feed bytes to a fresh parser in chunks of at most chunk bytes, the first one first bytes long. */
+static void driver_run(const struct proto_value_hook *hook, const char *bytes, size_t len,
+                       size_t first, size_t chunk)
 {
-    assert_true(d->n_out < MAX_OUTCOMES);
-    struct outcome *o = &d->out[d->n_out++];
-    memset(o, 0, sizeof(*o));
-    o->status = status;
-    if (status != SLAP_OK) {
-        return;
-    }
-    o->reply = res->reply;
-    o->hits = res->hits;
-    o->value_bytes = res->value_bytes;
-    o->has_msg = res->msg != NULL;
-    if (res->msg != NULL) {
-        assert_true(res->msg_len < MSG_CAP);
-        memcpy(o->msg, res->msg, res->msg_len);
-    }
+    drv.hook = hook;
+    assert_null(proto_stream_run(&drv, bytes, len, first, chunk)); /* it says what broke */
 }
 
-static void driver_init(struct driver *d, const struct proto_value_hook *hook)
+/* The run said exactly want, used every byte, and left the parser at the start. */
+static void assert_outcomes(const struct stream_want *want, size_t n_want, const char *how,
+                            size_t where)
 {
-    memset(d, 0, sizeof(*d));
-    proto_meta_parser_reset(&d->parser);
-    d->parser.hook = hook;
-}
-
-/* Append a chunk and parse every complete response, as the connection code does. */
-static void driver_feed(struct driver *d, const char *chunk, size_t len)
-{
-    if (d->failed) {
-        return;
-    }
-    assert_true(d->held + len <= sizeof(d->buf));
-    memcpy(d->buf + d->held, chunk, len);
-    d->held += len;
-    size_t off = 0;
-    for (;;) {
-        struct proto_result res;
-        size_t used = (size_t)-1;
-        int rc = proto_meta_parse(&d->parser, d->buf + off, d->held - off, &used, &res);
-        if (rc == SLAP_ERROR) {
-            record(d, rc, NULL);
-            d->failed = 1;
-            return;
-        }
-        assert_true(used <= d->held - off);
-        off += used;
-        if (rc == SLAP_AGAIN) {
-            break;
-        }
-        assert_true(used > 0);
-        record(d, rc, &res);
-    }
-    d->held -= off;
-    assert_true(d->held <= PROTO_ASCII_MAX_LINE); /* what conn.c can carry */
-    memmove(d->buf, d->buf + off, d->held);
-}
-
-/* Feed stream in chunks of at most chunk bytes, the first one being first bytes long. */
-static void driver_run(struct driver *d, const struct proto_value_hook *hook, const char *stream,
-                       size_t len, size_t first, size_t chunk)
-{
-    driver_init(d, hook);
-    size_t pos = first < len ? first : len;
-    driver_feed(d, stream, pos);
-    while (pos < len) {
-        size_t n = len - pos < chunk ? len - pos : chunk;
-        driver_feed(d, stream + pos, n);
-        pos += n;
-    }
-}
-
-static void assert_outcomes(const struct driver *d, const struct outcome *want, size_t n_want,
-                            const char *how, size_t where)
-{
-    if (d->n_out != n_want) {
-        fail_msg("%s %zu: %zu results, expected %zu", how, where, d->n_out, n_want);
-    }
-    for (size_t i = 0; i < n_want; i++) {
-        const struct outcome *got = &d->out[i];
-        if (got->status != want[i].status || got->reply != want[i].reply ||
-            got->hits != want[i].hits || got->value_bytes != want[i].value_bytes ||
-            got->has_msg != want[i].has_msg || strcmp(got->msg, want[i].msg) != 0) {
-            fail_msg("%s %zu: result %zu is status %d reply %d hits %u bytes %llu msg '%s'", how,
-                     where, i, got->status, (int)got->reply, (unsigned)got->hits,
-                     (unsigned long long)got->value_bytes, got->msg);
-        }
-    }
-    if (d->held != 0 || d->parser.hits != 0 || d->parser.data_left != 0) {
-        fail_msg("%s %zu: %zu bytes left over", how, where, d->held);
+    assert_true(proto_stream_expect(&drv, want, n_want, how, where)); /* it says how not */
+    if (drv.parser.text.resp.hits != 0 || drv.parser.text.data_left != 0) {
+        fail_msg("%s %zu: the parser is not back at the start", how, where);
     }
 }
 
@@ -177,10 +82,10 @@ static void test_single_replies(void **state)
     (void)state;
     for (size_t i = 0; i < SLAP_ARRAY_SIZE(single_cases); i++) {
         const struct single_case *c = &single_cases[i];
-        struct meta_parser p;
+        struct text_parser p;
         struct proto_result res;
         size_t len = strlen(c->input), used = 0;
-        proto_meta_parser_reset(&p);
+        proto_text_parser_reset(&p);
         if (proto_meta_parse(&p, c->input, len, &used, &res) != SLAP_OK) {
             fail_msg("'%s' was not parsed", c->input);
         }
@@ -195,8 +100,8 @@ static void test_single_replies(void **state)
             assert_ptr_equal(res.msg, strstr(c->input, c->msg));
             assert_int_equal(res.msg_len, strlen(c->msg));
         }
-        assert_int_equal(p.hits, 0); /* per-response state reset */
-        assert_int_equal(p.value_bytes, 0);
+        assert_int_equal(p.resp.hits, 0); /* per-response state reset */
+        assert_int_equal(p.resp.value_bytes, 0);
         assert_int_equal(p.data_left, 0);
     }
 }
@@ -205,10 +110,10 @@ static void test_single_replies(void **state)
 static void test_partial_input(void **state)
 {
     (void)state;
-    struct meta_parser p;
+    struct text_parser p;
     struct proto_result res;
     size_t used = 99;
-    proto_meta_parser_reset(&p);
+    proto_text_parser_reset(&p);
     assert_int_equal(proto_meta_parse(&p, "HD\r", 3, &used, &res), SLAP_AGAIN);
     assert_int_equal(used, 0);
     assert_int_equal(proto_meta_parse(&p, "", 0, &used, &res), SLAP_AGAIN);
@@ -234,16 +139,16 @@ static void test_partial_input(void **state)
 static void test_value_size_limit(void **state)
 {
     (void)state;
-    struct meta_parser p;
+    struct text_parser p;
     struct proto_result res;
     size_t used = 0;
     const char *max = "VA 1073741824 kk\r\n";
     const char *over = "VA 1073741825 kk\r\n";
-    proto_meta_parser_reset(&p);
+    proto_text_parser_reset(&p);
     assert_int_equal(proto_meta_parse(&p, max, strlen(max), &used, &res), SLAP_AGAIN);
     assert_int_equal(used, strlen(max));
     assert_int_equal(p.data_left, (1ULL << 30) + 2);
-    proto_meta_parser_reset(&p);
+    proto_text_parser_reset(&p);
     assert_int_equal(proto_meta_parse(&p, over, strlen(over), &used, &res), SLAP_ERROR);
 }
 
@@ -252,13 +157,13 @@ static void test_line_limit(void **state)
 {
     (void)state;
     static char line[PROTO_ASCII_MAX_LINE + 2];
-    struct meta_parser p;
+    struct text_parser p;
     struct proto_result res;
     size_t used = 0;
     memset(line, 'm', sizeof(line));
     memcpy(line, "SERVER_ERROR ", 13);
     memcpy(line + PROTO_ASCII_MAX_LINE - 2, "\r\n", 2);
-    proto_meta_parser_reset(&p);
+    proto_text_parser_reset(&p);
     assert_int_equal(proto_meta_parse(&p, line, PROTO_ASCII_MAX_LINE, &used, &res), SLAP_OK);
     assert_int_equal(used, PROTO_ASCII_MAX_LINE);
     assert_int_equal(res.msg_len, PROTO_ASCII_MAX_LINE - 15);
@@ -296,31 +201,31 @@ static const char stream[] = "HD\r\n"
                              "SERVER_ERROR out of memory\r\n"
                              "EN kmissing O123\r\n";
 
-static const struct outcome stream_want[] = {
-    {SLAP_OK, PROTO_REPLY_STORED, 0, 0, 0, ""},
-    {SLAP_OK, PROTO_REPLY_VALUES, 2, 16, 0, ""},
-    {SLAP_OK, PROTO_REPLY_VALUES, 0, 0, 0, ""},
-    {SLAP_OK, PROTO_REPLY_VALUES, 0, 0, 0, ""},
-    {SLAP_OK, PROTO_REPLY_NOT_STORED, 0, 0, 0, ""},
-    {SLAP_OK, PROTO_REPLY_EXISTS, 0, 0, 0, ""},
-    {SLAP_OK, PROTO_REPLY_NOT_FOUND, 0, 0, 0, ""},
-    {SLAP_OK, PROTO_REPLY_SERVER_ERROR, 0, 0, 1, "object too large for cache"},
-    {SLAP_OK, PROTO_REPLY_CLIENT_ERROR, 0, 0, 1, "bad data chunk"},
-    {SLAP_OK, PROTO_REPLY_ERROR, 0, 0, 0, ""},
-    {SLAP_OK, PROTO_REPLY_VALUES, 1, 0, 0, ""},
-    {SLAP_OK, PROTO_REPLY_VALUES, 1, 6, 0, ""},
-    {SLAP_OK, PROTO_REPLY_VALUES, 1, 8, 0, ""},
-    {SLAP_OK, PROTO_REPLY_STORED, 0, 0, 0, ""},
-    {SLAP_OK, PROTO_REPLY_SERVER_ERROR, 2, 43, 1, "out of memory"},
-    {SLAP_OK, PROTO_REPLY_VALUES, 0, 0, 0, ""},
+static const struct stream_want stream_want[] = {
+    {PROTO_REPLY_STORED, 0, 0, NULL},
+    {PROTO_REPLY_VALUES, 2, 16, NULL},
+    {PROTO_REPLY_VALUES, 0, 0, NULL},
+    {PROTO_REPLY_VALUES, 0, 0, NULL},
+    {PROTO_REPLY_NOT_STORED, 0, 0, NULL},
+    {PROTO_REPLY_EXISTS, 0, 0, NULL},
+    {PROTO_REPLY_NOT_FOUND, 0, 0, NULL},
+    {PROTO_REPLY_SERVER_ERROR, 0, 0, "object too large for cache"},
+    {PROTO_REPLY_CLIENT_ERROR, 0, 0, "bad data chunk"},
+    {PROTO_REPLY_ERROR, 0, 0, NULL},
+    {PROTO_REPLY_VALUES, 1, 0, NULL},
+    {PROTO_REPLY_VALUES, 1, 6, NULL},
+    {PROTO_REPLY_VALUES, 1, 8, NULL},
+    {PROTO_REPLY_STORED, 0, 0, NULL},
+    {PROTO_REPLY_SERVER_ERROR, 2, 43, "out of memory"},
+    {PROTO_REPLY_VALUES, 0, 0, NULL},
 };
 
 static void test_stream_all_at_once(void **state)
 {
     (void)state;
     size_t len = sizeof(stream) - 1;
-    driver_run(&drv, NULL, stream, len, len, 1);
-    assert_outcomes(&drv, stream_want, SLAP_ARRAY_SIZE(stream_want), "all at once", 0);
+    driver_run(NULL, stream, len, len, 1);
+    assert_outcomes(stream_want, SLAP_ARRAY_SIZE(stream_want), "all at once", 0);
 }
 
 static void test_stream_split_everywhere(void **state)
@@ -328,16 +233,16 @@ static void test_stream_split_everywhere(void **state)
     (void)state;
     size_t len = sizeof(stream) - 1;
     for (size_t split = 0; split <= len; split++) {
-        driver_run(&drv, NULL, stream, len, split, len);
-        assert_outcomes(&drv, stream_want, SLAP_ARRAY_SIZE(stream_want), "split at", split);
+        driver_run(NULL, stream, len, split, len);
+        assert_outcomes(stream_want, SLAP_ARRAY_SIZE(stream_want), "split at", split);
     }
 }
 
 static void test_stream_byte_at_a_time(void **state)
 {
     (void)state;
-    driver_run(&drv, NULL, stream, sizeof(stream) - 1, 1, 1);
-    assert_outcomes(&drv, stream_want, SLAP_ARRAY_SIZE(stream_want), "byte at a time", 1);
+    driver_run(NULL, stream, sizeof(stream) - 1, 1, 1);
+    assert_outcomes(stream_want, SLAP_ARRAY_SIZE(stream_want), "byte at a time", 1);
 }
 
 /* ---- value hook: checked values, split at every byte ---- */
@@ -410,15 +315,15 @@ static const char hooked[] = "VA 5 kgood\r\nhello\r\n"
                              "MN\r\n"
                              "HD\r\n";
 
-static const struct outcome hooked_want[] = {
-    {SLAP_OK, PROTO_REPLY_VALUES, 6, 27, 0, ""},
-    {SLAP_OK, PROTO_REPLY_VALUES, 1, 4, 0, ""},
-    {SLAP_OK, PROTO_REPLY_STORED, 0, 0, 0, ""},
+static const struct stream_want hooked_want[] = {
+    {PROTO_REPLY_VALUES, 6, 27, NULL},
+    {PROTO_REPLY_VALUES, 1, 4, NULL},
+    {PROTO_REPLY_STORED, 0, 0, NULL},
 };
 
 static void assert_hooked(const struct hook_log *log, const char *how, size_t where)
 {
-    assert_outcomes(&drv, hooked_want, SLAP_ARRAY_SIZE(hooked_want), how, where);
+    assert_outcomes(hooked_want, SLAP_ARRAY_SIZE(hooked_want), how, where);
     if (log->begins != 7 || log->equal != 2 || log->differ != 3 || log->diffs[0] != 3 ||
         log->diffs[1] != 5 || log->diffs[2] != 4 || log->bytes_total != 31 ||
         strcmp(log->keys, "good,skip,good,long,-,crlf,good,") != 0) {
@@ -434,12 +339,12 @@ static void test_value_hook_every_split(void **state)
     for (size_t split = 0; split <= len; split++) {
         struct hook_log log = {0};
         struct proto_value_hook hook = {hook_begin, hook_end, &log};
-        driver_run(&drv, &hook, hooked, len, split, len);
+        driver_run(&hook, hooked, len, split, len);
         assert_hooked(&log, "hook split at", split);
     }
     struct hook_log log = {0};
     struct proto_value_hook hook = {hook_begin, hook_end, &log};
-    driver_run(&drv, &hook, hooked, len, 1, 1);
+    driver_run(&hook, hooked, len, 1, 1);
     assert_hooked(&log, "hook byte at a time", 1);
 }
 
@@ -450,16 +355,16 @@ static void test_value_hook_reset(void **state)
     static const char one[] = "VA 5 kgood\r\nhelLo\r\nMN\r\n";
     struct hook_log log = {0};
     struct proto_value_hook hook = {hook_begin, hook_end, &log};
-    struct meta_parser p;
+    struct text_parser p;
     struct proto_result res;
     size_t used;
-    proto_meta_parser_reset(&p);
-    p.hook = &hook;
+    proto_text_parser_reset(&p);
+    p.resp.hook = &hook;
     assert_int_equal(proto_meta_parse(&p, one, sizeof(one) - 1, &used, &res), SLAP_OK);
     assert_int_equal(log.differ, 1);
     assert_int_equal(log.diffs[0], 3);
-    proto_meta_parser_reset(&p);
-    assert_null(p.hook);
+    proto_text_parser_reset(&p);
+    assert_null(p.resp.hook);
     assert_int_equal(proto_meta_parse(&p, one, sizeof(one) - 1, &used, &res), SLAP_OK);
     assert_int_equal(log.begins, 1);
 }
@@ -509,13 +414,8 @@ static const char *const garbage[] = {
 /* The last result must be SLAP_ERROR, whether the bytes arrive at once or one by one. */
 static void assert_garbage(const char *bytes, size_t len, const char *name)
 {
-    size_t chunks[] = {len, 1, 7};
-    for (size_t i = 0; i < SLAP_ARRAY_SIZE(chunks); i++) {
-        driver_run(&drv, NULL, bytes, len, chunks[i], chunks[i]);
-        if (!drv.failed || drv.out[drv.n_out - 1].status != SLAP_ERROR) {
-            fail_msg("'%s' in chunks of %zu was not rejected", name, chunks[i]);
-        }
-    }
+    drv.hook = NULL;
+    assert_true(proto_stream_rejects(&drv, bytes, len, name));
 }
 
 static void test_garbage(void **state)

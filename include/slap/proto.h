@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "slap/common.h"
 #include "slap/proto_ascii.h"
 #include "slap/proto_binary.h"
 #include "slap/proto_meta.h"
@@ -18,9 +19,8 @@ enum proto_kind {
 
 /* Any protocol's parser state; a socket holds one. */
 union proto_parser {
-    struct ascii_parser ascii;
+    struct text_parser text; /* ASCII and meta */
     struct binary_parser binary;
-    struct meta_parser meta;
 };
 
 struct codec {
@@ -36,8 +36,8 @@ struct codec {
     uint32_t get_per_key, get_fixed, set_fixed;
     /* Reset for a new stream, with hook (or NULL) checking values. */
     void (*reset)(union proto_parser *p, const struct proto_value_hook *hook);
-    int (*parse)(union proto_parser *p, const char *buf, size_t len, size_t *consumed,
-                 struct proto_result *res);
+    enum slap_status (*parse)(union proto_parser *p, const char *buf, size_t len, size_t *consumed,
+                              struct proto_result *res);
 };
 
 const struct codec *codec_get(enum proto_kind kind);

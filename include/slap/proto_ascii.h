@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "slap/proto_text.h"
 #include "slap/proto_util.h"
 
 /* What a complete response said. */
@@ -27,24 +28,9 @@ struct proto_result {
     size_t msg_len;
 };
 
-/* The longest line the parser accepts before calling the stream garbage. */
-#define PROTO_ASCII_MAX_LINE 2048
-
-/* Parser state carried between reads: a value's data may span many reads. */
-struct ascii_parser {
-    int state;            /* internal: header line, value data, ... */
-    uint64_t data_left;   /* data bytes (plus CRLF) of the current VALUE still to come */
-    uint32_t hits;        /* VALUE blocks so far in this response */
-    uint64_t value_bytes; /* their data bytes so far */
-    const struct proto_value_hook *hook; /* NULL: values are skipped unread */
-    struct proto_check check;            /* of the current value */
-};
-
-/* Ready for a new stream, with no hook (set p->hook afterwards to check values). */
-void proto_ascii_parser_reset(struct ascii_parser *p);
-
 /*
- * Consume bytes of buf[0..len). Returns
+ * Consume bytes of buf[0..len) with p, a text parser (slap/proto_text.h, the meta
+ * parser's too) that proto_text_parser_reset made ready for the stream. Returns
  *   SLAP_OK    a response is complete: *res is filled, *consumed counts the
  *              bytes used up to its end (the rest belongs to the next response);
  *   SLAP_AGAIN the bytes run out first: *consumed counts what was used (a
@@ -55,8 +41,8 @@ void proto_ascii_parser_reset(struct ascii_parser *p);
  *              PROTO_ASCII_MAX_LINE without CRLF).
  * Value data is consumed as it arrives and never needs to be buffered whole.
  */
-int proto_ascii_parse(struct ascii_parser *p, const char *buf, size_t len, size_t *consumed,
-                      struct proto_result *res);
+enum slap_status proto_ascii_parse(struct text_parser *p, const char *buf, size_t len,
+                                   size_t *consumed, struct proto_result *res);
 
 /* Encoders write into out (cap bytes) and return the length, or 0 if it does not fit. */
 size_t proto_ascii_encode_get(char *out, size_t cap, const char *key, size_t key_len);

@@ -24,24 +24,21 @@
  * the hook (if any) can be asked about it, then its data is checked.
  */
 struct binary_parser {
-    int state;              /* internal: header, extras+key, data, rest of body */
-    uint8_t header[PROTO_BINARY_HEADER];
-    uint32_t header_have;
-    uint64_t body_left;     /* body bytes of the current packet still to come */
-    uint32_t skip_left;     /* extras still to skip */
-    uint32_t key_len, key_have;
-    char key[PROTO_BINARY_MAX_KEY];
-    uint32_t hits;          /* value responses so far in this response */
-    uint64_t value_bytes;   /* their data bytes */
-    const struct proto_value_hook *hook;
-    struct proto_check check; /* of the current value */
+    int state;                           /* internal: header, extras+key, data, rest of body */
+    uint8_t header[PROTO_BINARY_HEADER]; /* the current packet's header */
+    uint32_t header_have;                /* its bytes so far */
+    uint64_t body_left;                  /* body bytes of the current packet still to come */
+    uint32_t skip_left;                  /* extras still to skip */
+    uint32_t key_len, key_have;          /* a hit's key: its length, its bytes so far */
+    char key[PROTO_BINARY_MAX_KEY];      /* kept for the hook */
+    struct proto_response resp;          /* values so far in this response, and the hook */
 };
 
-/* Ready for a new stream, with no hook (set p->hook afterwards to check values). */
+/* Ready for a new stream, with no hook (set p->resp.hook afterwards to check values). */
 void proto_binary_parser_reset(struct binary_parser *p);
 /* Same contract as proto_ascii_parse. */
-int proto_binary_parse(struct binary_parser *p, const char *buf, size_t len, size_t *consumed,
-                       struct proto_result *res);
+enum slap_status proto_binary_parse(struct binary_parser *p, const char *buf, size_t len,
+                                    size_t *consumed, struct proto_result *res);
 
 /* GETK of one key. Encoders return the length, or 0 if cap is too small. */
 size_t proto_binary_encode_get(char *out, size_t cap, const char *key, size_t key_len);

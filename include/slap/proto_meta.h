@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "slap/proto_ascii.h" /* struct proto_result, enum proto_reply, struct proto_value_hook */
+#include "slap/proto_ascii.h" /* struct proto_result, enum proto_reply, struct text_parser */
 
 /*
  * Gets are always sent quiet and closed by mn, single or multi:
@@ -18,21 +18,12 @@
  * ERROR, CLIENT_ERROR <msg>, SERVER_ERROR <msg> as in the ASCII protocol.
  * Anything else is SLAP_ERROR. Values stream past; the hook sees the key of
  * the k flag (NULL key, 0 length when the flag is absent).
+ *
+ * Same contract as proto_ascii_parse, with a text parser as well (a partial line
+ * is left unconsumed, at most PROTO_ASCII_MAX_LINE bytes).
  */
-struct meta_parser {
-    int state;            /* internal */
-    uint64_t data_left;
-    uint32_t hits;
-    uint64_t value_bytes;
-    const struct proto_value_hook *hook;
-    struct proto_check check; /* of the current value */
-};
-
-void proto_meta_parser_reset(struct meta_parser *p);
-/* Same contract as proto_ascii_parse (a partial line is left unconsumed, at most
- * PROTO_ASCII_MAX_LINE bytes). */
-int proto_meta_parse(struct meta_parser *p, const char *buf, size_t len, size_t *consumed,
-                     struct proto_result *res);
+enum slap_status proto_meta_parse(struct text_parser *p, const char *buf, size_t len,
+                                  size_t *consumed, struct proto_result *res);
 
 /* "mg <key> v k q\r\nmn\r\n" */
 size_t proto_meta_encode_get(char *out, size_t cap, const char *key, size_t key_len);

@@ -1,9 +1,11 @@
-/* What every codec shares: checking value data as it streams past, and decimal digits. */
+/* What every codec shares: the response it gathers, checks of value data, decimal digits. */
 #ifndef SLAP_PROTO_UTIL_H
 #define SLAP_PROTO_UTIL_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "slap/common.h"
 
 /*
  * Optional check of value data as it streams past (verification), without
@@ -27,6 +29,14 @@ struct proto_check {
     uint64_t first_diff; /* first differing byte, or UINT64_MAX while equal */
 };
 
+/* What a parser gathers over one response, and the hook its values are checked with. */
+struct proto_response {
+    uint32_t hits;                       /* values so far in this response */
+    uint64_t value_bytes;                /* their data bytes (without any CRLF) */
+    const struct proto_value_hook *hook; /* the stream's; NULL: values are skipped unread */
+    struct proto_check check;            /* of the current value */
+};
+
 /* A value of `bytes` data bytes begins: ask the hook (if any) what it should be. */
 void proto_check_begin(struct proto_check *c, const struct proto_value_hook *hook,
                        const char *key, size_t key_len, uint64_t bytes);
@@ -41,14 +51,16 @@ void proto_check_end(struct proto_check *c, const struct proto_value_hook *hook)
  * passes. SLAP_OK when all came (the check is ended), SLAP_AGAIN for more,
  * SLAP_ERROR if the CRLF after the data is missing.
  */
-int proto_take_text_data(struct proto_check *c, const struct proto_value_hook *hook,
-                         uint64_t *data_left, const char *buf, size_t len, size_t *pos);
+enum slap_status proto_take_text_data(struct proto_check *c, const struct proto_value_hook *hook,
+                                      uint64_t *data_left, const char *buf, size_t len,
+                                      size_t *pos);
 
 /* Decimal digits by hand (the encoders run per request; no printf family). */
 size_t proto_decimal_len(uint64_t v);
 char *proto_put_decimal(char *out, uint64_t v, size_t n); /* n = proto_decimal_len(v) */
 char *proto_put_bytes(char *out, const char *bytes, size_t n);
-/* At least one digit at *cur, no larger than max; advances *cur. 0, or -1 if not a number. */
-int proto_parse_decimal(const char **cur, const char *end, uint64_t max, uint64_t *out);
+/* At least one digit at *cur, no larger than max: SLAP_OK and *cur advanced, or SLAP_ERROR. */
+enum slap_status proto_parse_decimal(const char **cur, const char *end, uint64_t max,
+                                     uint64_t *out);
 
 #endif

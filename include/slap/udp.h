@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "slap/common.h"
+
 #define UDP_HEADER 8
 #define UDP_MAX_DATAGRAM 1400 /* memcached sends at most this many payload bytes a datagram */
 #define UDP_MAX_REQUEST 1400  /* slap sends a request in one datagram of at most this payload */
@@ -13,8 +15,8 @@
 /* Header: request id, sequence number, datagrams in the message, 0 (all big-endian u16). */
 void udp_frame_encode(uint8_t *out, uint16_t request_id, uint16_t seq, uint16_t total);
 /* SLAP_OK and the fields, or SLAP_ERROR if len < 8, total is 0, seq >= total or reserved != 0. */
-int udp_frame_decode(const uint8_t *dgram, size_t len, uint16_t *request_id, uint16_t *seq,
-                     uint16_t *total);
+enum slap_status udp_frame_decode(const uint8_t *dgram, size_t len, uint16_t *request_id,
+                                  uint16_t *seq, uint16_t *total);
 
 /*
  * Reassembly of the answer to one request id. The answer is one or more
@@ -38,7 +40,7 @@ struct udp_reasm {
 };
 
 /* Allocate for answers up to cap bytes. SLAP_OK or SLAP_ERROR. */
-int udp_reasm_init(struct udp_reasm *r, size_t cap);
+enum slap_status udp_reasm_init(struct udp_reasm *r, size_t cap);
 void udp_reasm_free(struct udp_reasm *r);
 /* Expect the answer to request_id from now on (drops anything gathered). */
 void udp_reasm_start(struct udp_reasm *r, uint16_t request_id);
@@ -49,8 +51,8 @@ void udp_reasm_start(struct udp_reasm *r, uint16_t request_id);
  * stale or a duplicate). SLAP_ERROR: not a memcached UDP frame, or a message
  * too big for cap.
  */
-int udp_reasm_add(struct udp_reasm *r, const uint8_t *dgram, size_t len, const char **msg,
-                  size_t *msg_len);
+enum slap_status udp_reasm_add(struct udp_reasm *r, const uint8_t *dgram, size_t len,
+                               const char **msg, size_t *msg_len);
 /* Datagrams of the current message still missing (for packet_drop at a time-out). */
 uint32_t udp_reasm_missing(const struct udp_reasm *r);
 

@@ -1,20 +1,10 @@
 /* libFuzzer target: the meta parser stays in bounds and chunked input agrees with one read. */
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
+#include "proto_stream.h"
 #include "slap/common.h"
-#include "slap/proto_meta.h"
-
-/* One parse result, with the message as an offset into the whole input. */
-struct fuzz_event {
-    int status;
-    enum proto_reply reply;
-    uint32_t hits;
-    uint64_t value_bytes;
-    size_t msg_off; /* SIZE_MAX: no message */
-    size_t msg_len;
-};
+#include "slap/proto.h"
 
 /* What the value hook saw, the same however the input is chunked. */
 struct hook_trace {
@@ -62,94 +52,35 @@ static void hook_end(void *ctx, int equal, uint64_t first_diff)
     t->digest = fold(fold(t->digest, (uint64_t)equal), first_diff);
 }
 
-/* Parse the bytes the caller would hold, copied to a buffer of exactly that size. */
-static int parse_exact(struct meta_parser *p, const uint8_t *bytes, size_t len, size_t start,
-                       size_t *used, struct fuzz_event *ev)
-{
-    char *copy = malloc(len > 0 ? len : 1);
-    struct proto_result res;
-    check(copy != NULL);
-    memcpy(copy, bytes, len);
-    *used = SIZE_MAX;
-    int rc = proto_meta_parse(p, copy, len, used, &res);
-    check(*used <= len);
-    memset(ev, 0, sizeof(*ev));
-    ev->status = rc;
-    ev->msg_off = SIZE_MAX;
-    if (rc == SLAP_OK) {
-        check(*used > 0);
-        ev->reply = res.reply;
-        ev->hits = res.hits;
-        ev->value_bytes = res.value_bytes;
-        if (res.msg != NULL) {
-            check(res.msg >= copy && res.msg_len <= (size_t)(copy + *used - res.msg));
-            ev->msg_off = start + (size_t)(res.msg - copy);
-            ev->msg_len = res.msg_len;
-        }
-    }
-    free(copy);
-    return rc;
-}
-
-/* Feed input in chunks of chunk bytes as conn.c does; record every result; return their count. */
-static size_t run(const uint8_t *input, size_t size, size_t chunk, struct fuzz_event *events,
-                  size_t cap, struct hook_trace *trace)
-{
-    struct meta_parser p;
-    struct proto_value_hook hook = {hook_begin, hook_end, trace};
-    size_t start = 0, n = 0;
-    size_t offered = chunk < size ? chunk : size;
-    proto_meta_parser_reset(&p);
-    p.hook = &hook;
-    for (;;) {
-        size_t used;
-        check(n < cap);
-        int rc = parse_exact(&p, input + start, offered - start, start, &used, &events[n]);
-        start += used;
-        if (rc == SLAP_OK) {
-            n++;
-            continue;
-        }
-        if (rc == SLAP_ERROR || offered == size) {
-            n++; /* the final ERROR or AGAIN */
-            break;
-        }
-        check(offered - start <= PROTO_ASCII_MAX_LINE); /* what the caller can carry */
-        offered = size - offered < chunk ? size : offered + chunk;
-    }
-    return n;
-}
-
-static int same_event(const struct fuzz_event *a, const struct fuzz_event *b)
-{
-    return a->status == b->status && a->reply == b->reply && a->hits == b->hits &&
-           a->value_bytes == b->value_bytes && a->msg_off == b->msg_off && a->msg_len == b->msg_len;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    struct hook_trace chunked_trace = {0, 0, 0}, whole_trace = {0, 0, 0};
+    struct proto_value_hook chunked_hook = {hook_begin, hook_end, &chunked_trace};
+    struct proto_value_hook whole_hook = {hook_begin, hook_end, &whole_trace};
     if (size == 0) {
         return 0;
     }
     size_t chunk = 1 + (size_t)data[0];
-    const uint8_t *input = data + 1;
     size_t len = size - 1;
-    /* every complete response takes at least 4 bytes ("MN\r\n"), plus the final result */
-    size_t cap = len / 4 + 2;
-    struct fuzz_event *chunked = calloc(cap, sizeof(*chunked));
-    struct fuzz_event *whole = calloc(cap, sizeof(*whole));
-    struct hook_trace chunked_trace = {0, 0, 0}, whole_trace = {0, 0, 0};
-    check(chunked != NULL && whole != NULL);
-    size_t n_chunked = run(input, len, chunk, chunked, cap, &chunked_trace);
-    size_t n_whole = run(input, len, len > 0 ? len : 1, whole, cap, &whole_trace);
-    check(n_chunked == n_whole);
-    for (size_t i = 0; i < n_whole; i++) {
-        check(same_event(&chunked[i], &whole[i]));
-    }
+    /* every complete response takes at least 4 bytes ("MN\r\n"): room for what can come */
+    size_t room = len / 4 + 1;
+    struct stream_result *results = calloc(2 * room, sizeof(*results));
+    struct proto_stream chunked = {.kind = PROTO_META,
+                                   .responses = results,
+                                   .room = room,
+                                   .hook = &chunked_hook,
+                                   .trace = &chunked_trace.digest};
+    struct proto_stream whole = {.kind = PROTO_META,
+                                 .responses = results + room,
+                                 .room = room,
+                                 .hook = &whole_hook,
+                                 .trace = &whole_trace.digest};
+    check(results != NULL);
+    /* the helper says on stderr what went wrong */
+    check(proto_stream_agree(&chunked, &whole, (const char *)data + 1, len, chunk) == NULL);
     /* a value cut short by the end of input or an error is begun but not ended */
     check(chunked_trace.begins == whole_trace.begins && chunked_trace.ends == whole_trace.ends);
     check(chunked_trace.digest == whole_trace.digest);
-    free(chunked);
-    free(whole);
+    free(results);
     return 0;
 }
