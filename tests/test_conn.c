@@ -158,23 +158,31 @@ static void fixture_conn(struct fixture *f, bool udp)
     assert_int_equal(conn_init(&f->conn, &f->env, &setup), SLAP_OK);
 }
 
-/* A unix stream listener at a fresh path; the connection connected and accepted. */
-static int setup_stream(void **state)
+/* The test's end of the socket: a unix socket of the type, bound at a fresh path named as
+ * the server; the connection made for it. */
+static struct fixture *unix_fixture(int type, uint64_t udp_timeout_ns)
 {
     struct fixture *f = calloc(1, sizeof(*f));
     assert_non_null(f);
-    fixture_env(f, 200 * SLAP_NS_PER_MS);
+    fixture_env(f, udp_timeout_ns);
     struct sockaddr_un *sun = (struct sockaddr_un *)&f->srv.addr;
-    snprintf(f->path, sizeof(f->path), "/tmp/slap-test-conn-%d.sock", (int)getpid());
+    snprintf(f->path, sizeof(f->path), "/tmp/slap-test-conn-%d-%d.sock", (int)getpid(), type);
     unlink(f->path);
     sun->sun_family = AF_UNIX;
     snprintf(sun->sun_path, sizeof(sun->sun_path), "%s", f->path);
     f->srv.addr_len = sizeof(*sun);
     snprintf(f->srv.name, sizeof(f->srv.name), "%s", f->path);
-    f->listener = socket(AF_UNIX, SOCK_STREAM, 0);
+    f->listener = socket(AF_UNIX, type, 0);
     assert_int_equal(bind(f->listener, (struct sockaddr *)sun, sizeof(*sun)), 0);
+    fixture_conn(f, type == SOCK_DGRAM);
+    return f;
+}
+
+/* A unix stream listener at a fresh path; the connection connected and accepted. */
+static int setup_stream(void **state)
+{
+    struct fixture *f = unix_fixture(SOCK_STREAM, 200 * SLAP_NS_PER_MS);
     assert_int_equal(listen(f->listener, 4), 0);
-    fixture_conn(f, false);
     assert_int_equal(conn_connect(&f->conn), SLAP_OK);
     loop_until(f, &f->heard.connected, 1);
     assert_int_equal(f->conn.state, CONN_READY);
@@ -411,18 +419,7 @@ static void test_connect_refused(void **state)
 static void test_udp_given_up(void **state)
 {
     (void)state;
-    struct fixture *f = calloc(1, sizeof(*f));
-    assert_non_null(f);
-    fixture_env(f, 20 * SLAP_NS_PER_MS);
-    struct sockaddr_un *sun = (struct sockaddr_un *)&f->srv.addr;
-    snprintf(f->path, sizeof(f->path), "/tmp/slap-test-conn-udp-%d.sock", (int)getpid());
-    unlink(f->path);
-    sun->sun_family = AF_UNIX;
-    snprintf(sun->sun_path, sizeof(sun->sun_path), "%s", f->path);
-    f->srv.addr_len = sizeof(*sun);
-    f->listener = socket(AF_UNIX, SOCK_DGRAM, 0);
-    assert_int_equal(bind(f->listener, (struct sockaddr *)sun, sizeof(*sun)), 0);
-    fixture_conn(f, true);
+    struct fixture *f = unix_fixture(SOCK_DGRAM, 20 * SLAP_NS_PER_MS);
     assert_int_equal(conn_connect(&f->conn), SLAP_OK);
     loop_until(f, &f->heard.connected, 1);
     send_get(f, "key1");
