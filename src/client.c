@@ -385,28 +385,43 @@ static void queue_get(struct lane *l, uint64_t intended_ns)
     }
 }
 
+/* The next operation by the mix (and the -d keys a get stands for); sets only in a preload. */
+static enum op_type client_next_op(struct client *c)
+{
+    const struct workload *wl = &c->worker->run->workload;
+    if (c->worker->phase == WORKER_PRELOADING) {
+        return OP_SET;
+    }
+    enum op_type op = window_next_op(&c->win, wl);
+    if (op == OP_GET && !window_can_get(&c->win)) {
+        return OP_SET; /* nothing of this run to read yet */
+    }
+    if (op == OP_GET) {
+        window_more_gets(&c->win, wl, wl->division - 1);
+    }
+    return op;
+}
+
+/* One more request of the run was issued (or was due and could not be). */
+static void client_count_issue(struct client *c)
+{
+    enum worker_phase phase = c->worker->phase;
+    if (phase == WORKER_PRELOADING) {
+        c->preload_left--;
+    } else if (c->quota != UINT64_MAX && phase == WORKER_MEASURING) {
+        c->quota--;
+    }
+}
+
 /* Choose the next operation and queue it on the sockets of its keys' servers. */
 static void lane_queue(struct lane *l, uint64_t intended_ns)
 {
-    struct client *c = l->client;
-    struct worker *w = c->worker;
-    const struct workload *wl = &w->run->workload;
-    bool preloading = w->phase == WORKER_PRELOADING;
-    enum op_type op = preloading ? OP_SET : window_next_op(&c->win, wl);
-    if (op == OP_GET && !window_can_get(&c->win)) {
-        op = OP_SET; /* nothing of this run to read yet */
-    }
-    if (op == OP_SET) {
+    if (client_next_op(l->client) == OP_SET) {
         queue_set(l, intended_ns);
     } else {
         queue_get(l, intended_ns);
-        window_more_gets(&c->win, wl, wl->division - 1);
     }
-    if (preloading) {
-        c->preload_left--;
-    } else if (c->quota != UINT64_MAX && w->phase == WORKER_MEASURING) {
-        c->quota--;
-    }
+    client_count_issue(l->client);
 }
 
 static void on_lane_timer(evutil_socket_t fd, short what, void *arg)
@@ -431,6 +446,11 @@ static void lane_arm(struct lane *l, uint64_t after_ns)
     l->timer_armed = true;
 }
 
+/*
+ * Closed loop, a request is meant to go when it is queued; open loop, at its time in the
+ * lane's schedule. Either way its latency counts from then, also while it waits behind a
+ * full pipeline, a blocked write or a reconnect.
+ */
 void lane_pump(struct lane *l)
 {
     const struct run *run = lane_worker(l)->run;
@@ -438,16 +458,16 @@ void lane_pump(struct lane *l)
     bool open_loop = run->opts->tps > 0 && lane_worker(l)->phase != WORKER_PRELOADING;
     uint64_t now = 0;
     while (l->in_flight < depth && lane_may_issue(l)) {
-        uint64_t intended = 0;
-        if (open_loop) {
-            intended = schedule_peek(&l->sched);
-            if (intended > now) {
-                now = slap_now_ns();
-            }
-            if (intended > now) {
-                lane_arm(l, intended - now);
-                break;
-            }
+        uint64_t intended = open_loop ? schedule_peek(&l->sched) : UINT64_MAX;
+        if (now == 0 || intended > now) {
+            now = slap_now_ns();
+        }
+        if (!open_loop) {
+            intended = now;
+        } else if (intended > now) {
+            lane_arm(l, intended - now);
+            break;
+        } else {
             schedule_advance(&l->sched);
         }
         lane_queue(l, intended);
@@ -460,29 +480,87 @@ void lane_pump(struct lane *l)
     lane_check_done(l);
 }
 
-void lane_stop(struct lane *l)
-{
-    if (l->timer_armed) {
-        event_del(&l->timer);
-        l->timer_armed = false;
-    }
-    for (uint32_t s = 0; s < l->nconns; s++) {
-        conn_retry_cancel(&l->conns[s]);
-        if (l->conns[s].state != CONN_READY) {
-            l->in_flight -= conn_drop_all(&l->conns[s]); /* never sent: not counted */
-        }
-    }
-    lane_check_done(l);
-}
-
-/* ---- what comes back ------------------------------------------------------------------ */
-
 /* The one place that decides where the answer to r counts: the period's counters, or
  * (warm-up, preload) a set that is never reported. */
 static struct slap_counters *answer_counters(struct worker *w, const struct request *r)
 {
     return r->measured ? &w->cur.counters : &w->uncounted;
 }
+
+/*
+ * A request of type op, meant to go at intended_ns, will never be answered: it counts as
+ * unanswered, and in the latency from its intended time to at_ns, a lower bound of the wait
+ * it would have had. sent_ns is 0 if it never left.
+ */
+static void count_unanswered(struct worker *w, uint8_t op, uint64_t intended_ns, uint64_t sent_ns,
+                             uint64_t at_ns)
+{
+    struct slap_stats *s = &w->cur;
+    s->counters.unanswered++;
+    s->counters.unsent += sent_ns == 0;
+    hist_record(&s->lat[op], at_ns > intended_ns ? at_ns - intended_ns : 0);
+    if (w->run->opts->tps > 0 && sent_ns != 0) {
+        hist_record(&s->raw[op], at_ns > sent_ns ? at_ns - sent_ns : 0);
+    }
+}
+
+/* Requests 0 .. n - 1 of c will not be answered: count the measured ones, then forget them. */
+static uint32_t forget(struct lane *l, struct conn *c, uint32_t n, uint64_t at_ns)
+{
+    struct worker *w = lane_worker(l);
+    for (uint32_t i = 0; i < n; i++) {
+        const struct request *r = conn_at(c, i);
+        if (r->measured) {
+            count_unanswered(w, r->op, r->intended_ns, r->sent_ns, at_ns);
+        }
+    }
+    uint32_t dropped = n == c->count ? conn_drop_all(c) : conn_drop_sent(c);
+    l->in_flight -= dropped;
+    return dropped;
+}
+
+void lane_give_up(struct lane *l, uint64_t end_ns)
+{
+    for (uint32_t s = 0; s < l->nconns; s++) {
+        forget(l, &l->conns[s], l->conns[s].count, end_ns);
+    }
+    lane_check_done(l);
+}
+
+void lane_count_unsent(struct lane *l, uint64_t from_ns, uint64_t end_ns)
+{
+    struct client *c = l->client;
+    if (c->worker->run->opts->tps == 0) {
+        return;
+    }
+    while (c->quota > 0 && schedule_peek(&l->sched) < end_ns) {
+        uint64_t due = schedule_peek(&l->sched);
+        schedule_advance(&l->sched);
+        enum op_type op = client_next_op(c);
+        if (due >= from_ns) {
+            count_unanswered(c->worker, (uint8_t)op, due, 0, end_ns);
+            c->quota -= c->quota != UINT64_MAX;
+        }
+    }
+}
+
+void lane_stop(struct lane *l, uint64_t end_ns)
+{
+    if (l->timer_armed) {
+        event_del(&l->timer);
+        l->timer_armed = false;
+    }
+    for (uint32_t s = 0; s < l->nconns; s++) {
+        struct conn *c = &l->conns[s];
+        conn_retry_cancel(c);
+        if (c->state != CONN_READY) {
+            forget(l, c, c->count, end_ns); /* queued behind a reconnect: never answered */
+        }
+    }
+    lane_check_done(l);
+}
+
+/* ---- what comes back ------------------------------------------------------------------ */
 
 static void lane_sent(struct conn *conn, const struct request *r)
 {
@@ -678,6 +756,9 @@ static void lane_answered(struct conn *c, const struct request *r,
     struct lane *l = c->owner;
     struct worker *w = lane_worker(l);
     l->in_flight--;
+    if (r->measured) {
+        w->last_answer_ns = now_ns;
+    }
     if (!count_reply(l, r, answer_counters(w, r), res, now_ns)) {
         const char *why = "a reply that does not answer the request sent";
         w->cur.counters.protocol_error++;
@@ -703,15 +784,14 @@ static void lane_closed(struct conn *c, const char *why)
 {
     struct lane *l = c->owner;
     struct worker *w = lane_worker(l);
-    uint32_t lost = conn_drop_sent(c);
+    uint64_t now = slap_now_ns();
+    forget(l, c, conn_sent_count(c), now);
     w->cur.counters.conn_closed++;
-    w->cur.counters.unanswered += lost;
-    l->in_flight -= lost;
     worker_warn(w, "connection lost", c->server, why, strlen(why));
     if (w->run->opts->reconnect && w->phase != WORKER_STOPPING) {
         conn_retry_later(c);
     } else {
-        l->in_flight -= conn_drop_all(c);
+        forget(l, c, c->count, w->phase == WORKER_STOPPING ? w->end_ns : now);
         if (!w->run->opts->reconnect && !l->client->stopped) {
             l->client->stopped = true;
             w->cur.counters.clients_stopped++;
@@ -743,18 +823,21 @@ static void lane_connect_failed(struct conn *c, const char *why)
     }
     worker_warn(w, "reconnect failed", c->server, why, strlen(why));
     if (w->phase == WORKER_STOPPING) {
-        l->in_flight -= conn_drop_all(c);
+        forget(l, c, c->count, w->end_ns);
         lane_check_done(l);
         return;
     }
     conn_retry_later(c);
 }
 
-/* UDP: the request in flight was given up (counted by the socket as udp_timeout). */
-static void lane_given_up(struct conn *c, uint32_t requests)
+/* UDP: the request in flight was given up (the socket counts udp_timeout and forgets it). */
+static void lane_given_up(struct conn *c, const struct request *r, uint64_t now_ns)
 {
     struct lane *l = c->owner;
-    l->in_flight -= requests;
+    if (r->measured) {
+        count_unanswered(lane_worker(l), r->op, r->intended_ns, r->sent_ns, now_ns);
+    }
+    l->in_flight--;
 }
 
 static void lane_drained(struct conn *c)

@@ -238,9 +238,29 @@ struct request *conn_queue(struct conn *c)
     return r;
 }
 
+struct request *conn_at(const struct conn *c, uint32_t i)
+{
+    return ring_at(c, i);
+}
+
+uint32_t conn_sent_count(const struct conn *c)
+{
+    return c->written + (c->partial > 0 ? 1 : 0);
+}
+
+bool conn_waiting_since(const struct conn *c, uint64_t *since_ns)
+{
+    if (c->count == 0) {
+        return false;
+    }
+    const struct request *r = ring_at(c, 0);
+    *since_ns = r->sent_ns != 0 ? r->sent_ns : r->intended_ns;
+    return true;
+}
+
 uint32_t conn_drop_sent(struct conn *c)
 {
-    uint32_t lost = c->written + (c->partial > 0 ? 1 : 0);
+    uint32_t lost = conn_sent_count(c);
     c->head = (c->head + lost) % c->cap;
     c->count -= lost;
     c->written = 0;
@@ -334,7 +354,11 @@ static void on_udp_timeout(evutil_socket_t fd, short what, void *arg)
     c->carry_len = 0;
     c->env->codec->reset(&c->parser, c->hook.begin != NULL ? &c->hook : NULL);
     udp_reasm_start(&c->reasm, (uint16_t)(c->request_id + 1)); /* late datagrams are stale */
-    c->env->ops->given_up(c, conn_drop_sent(c));
+    uint64_t now = slap_now_ns();
+    for (uint32_t i = 0; i < conn_sent_count(c); i++) {
+        c->env->ops->given_up(c, ring_at(c, i), now);
+    }
+    conn_drop_sent(c);
     c->env->ops->drained(c);
 }
 

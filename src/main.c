@@ -40,12 +40,34 @@ static void die_of(int sig)
     exit(128 + sig);
 }
 
+/* More unanswered requests than this share of all due ones fail the run. */
+#define UNANSWERED_TOLERANCE 0.01
+
 static int verdict(const struct run *r)
 {
     const struct slap_counters *c = &r->global.counters;
     uint32_t clients = r->opts->concurrency;
-    if (stats_ops(&r->global) == 0) {
+    uint64_t ops = stats_ops(&r->global);
+    if (r->signal != 0 && run_seconds(r) == 0.0) {
+        fprintf(stderr, "slap: interrupted before the measured run began: nothing was measured\n");
+        return EXIT_RUN_FAILED;
+    }
+    if (c->unanswered > 0) {
+        run_describe_stalls(r, stderr);
+    }
+    if (ops == 0) {
         fprintf(stderr, "slap: no request succeeded\n");
+        return EXIT_RUN_FAILED;
+    }
+    if (run_all_blocked(r)) {
+        fprintf(stderr, "slap: every connection stopped answering: the run measured a server "
+                        "that no longer answered\n");
+        return EXIT_RUN_FAILED;
+    }
+    if ((double)c->unanswered > UNANSWERED_TOLERANCE * (double)(ops + c->unanswered)) {
+        fprintf(stderr, "slap: %llu of %llu requests went unanswered, more than %.0f%%\n",
+                (unsigned long long)c->unanswered, (unsigned long long)(ops + c->unanswered),
+                UNANSWERED_TOLERANCE * 100);
         return EXIT_RUN_FAILED;
     }
     if (c->clients_stopped > 0) {

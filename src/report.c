@@ -101,6 +101,12 @@ static void type_view(const struct slap_options *o, const struct slap_stats *s, 
     *misses = type == STATS_SET ? 0 : c->get_misses;
 }
 
+/* A rate; 0 when no time was measured (an interrupted warm-up), never a division by zero. */
+static double per_second(double amount, double seconds)
+{
+    return seconds > 0 ? amount / seconds : 0.0;
+}
+
 /* "P99.9" for 99.9 */
 static void percentile_name(char *name, size_t size, double pct, const char *suffix)
 {
@@ -238,7 +244,7 @@ static void print_schedule(FILE *out, const struct slap_options *o, const struct
 {
     const struct hist *lag = &s->lag;
     fprintf(out, "target_tps: %.0f\n", o->tps);
-    fprintf(out, "achieved_tps: %.0f\n", (double)stats_ops(s) / secs);
+    fprintf(out, "achieved_tps: %.0f\n", per_second((double)stats_ops(s), secs));
     fprintf(out, "send_lag_avg_us: %lld\n", (long long)llround(hist_mean_us(lag)));
     fprintf(out, "send_lag_p99_us: %lld\n", us_round(hist_percentile_ns(lag, 99.0)));
     fprintf(out, "send_lag_max_us: %lld\n", us_round(lag->max_ns));
@@ -247,7 +253,7 @@ static void print_schedule(FILE *out, const struct slap_options *o, const struct
 void report_final(FILE *out, const struct slap_options *o, const struct slap_stats *global,
                   double seconds, int signal)
 {
-    double secs = seconds > 0 ? seconds : 1e-9;
+    double secs = seconds;
     print_blocks(out, o, main_view(o, global), "");
     if (open_loop(o) && o->latency == LATENCY_BOTH) {
         print_blocks(out, o, global->raw, "Uncorrected_");
@@ -260,15 +266,15 @@ void report_final(FILE *out, const struct slap_options *o, const struct slap_sta
     stats_print_memaslap(out, c, o->verify > 0, o->exp_verify > 0, o->udp || o->facebook);
     stats_print_counters(out, c, COUNTER_NONZERO);
     if (o->division > 1) {
-        fprintf(out, "keys_per_sec: %.0f\n", (double)c->cmd_get / secs);
+        fprintf(out, "keys_per_sec: %.0f\n", per_second((double)c->cmd_get, secs));
     }
     if (open_loop(o)) {
         print_schedule(out, o, global, secs);
     }
     uint64_t ops = stats_ops(global);
     fprintf(out, "\nRun time: %.1fs Ops: %llu TPS: %.0f Net_rate: %.1fM/s\n", seconds,
-            (unsigned long long)ops, (double)ops / secs,
-            (double)(c->written_bytes + c->read_bytes) / MIB / secs);
+            (unsigned long long)ops, per_second((double)ops, secs),
+            per_second((double)(c->written_bytes + c->read_bytes) / MIB, secs));
     if (signal > 0) {
         fprintf(out, "interrupted: %s\n", signal == SIGINT ? "SIGINT" : "SIGTERM");
     }

@@ -83,7 +83,8 @@ enum slap_status run_init(struct run *r, const struct slap_options *o, FILE *out
     }
     r->nworkers = o->threads;
     r->workers = calloc(r->nworkers, sizeof(*r->workers));
-    if (r->workers == NULL) {
+    r->stalls = calloc(r->servers.count, sizeof(*r->stalls));
+    if (r->workers == NULL || r->stalls == NULL) {
         snprintf(err, err_len, "out of memory");
         return SLAP_ERROR;
     }
@@ -107,6 +108,7 @@ void run_free(struct run *r)
         }
     }
     free(r->workers);
+    free(r->stalls);
     workload_free(&r->workload);
     tls_ctx_close(r->tls);
     servers_close(&r->servers);
@@ -141,6 +143,7 @@ static void wait_signal(struct run *r, uint64_t ns)
     if (sig > 0) {
         if (r->signal == 0) {
             r->signal = sig;
+            atomic_store(&r->stop_ns, slap_now_ns());
         }
         atomic_store(&r->stop, true);
     }
@@ -193,6 +196,23 @@ static enum slap_status wait_ready(struct run *r, uint32_t spawned, char *err, s
     }
     report_preload(r);
     return SLAP_OK;
+}
+
+/* After a worker's thread ended: its statistics, end and stalled sockets into the run's. */
+static void run_gather(struct run *r, struct worker *w)
+{
+    worker_collect(w, &r->global);
+    r->end_ns = w->end_ns > r->end_ns ? w->end_ns : r->end_ns;
+    r->blocked_lanes += w->blocked_lanes;
+    for (uint32_t i = 0; i < r->servers.count && w->stalls != NULL; i++) {
+        struct worker_stall *to = &r->stalls[i];
+        const struct worker_stall *from = &w->stalls[i];
+        if (from->conns > 0) {
+            to->since_ns = to->conns == 0 || from->since_ns < to->since_ns ? from->since_ns
+                                                                            : to->since_ns;
+            to->conns += from->conns;
+        }
+    }
 }
 
 static uint32_t workers_done(struct run *r)
@@ -277,10 +297,34 @@ enum slap_status run_execute(struct run *r, char *err, size_t err_len)
     }
     for (uint32_t t = 0; t < spawned; t++) {
         pthread_join(r->workers[t].thread, NULL);
-        worker_collect(&r->workers[t], &r->global);
-        if (r->workers[t].end_ns > r->end_ns) {
-            r->end_ns = r->workers[t].end_ns;
-        }
+        run_gather(r, &r->workers[t]);
     }
     return rc;
+}
+
+bool run_all_blocked(const struct run *r)
+{
+    return r->blocked_lanes > 0 && r->blocked_lanes == r->opts->concurrency * r->opts->conns_per_client;
+}
+
+void run_describe_stalls(const struct run *r, FILE *err)
+{
+    const struct slap_counters *c = &r->global.counters;
+    uint64_t start = run_measure_start(r);
+    fprintf(err, "slap: %llu request%s unanswered at the end of the run", (unsigned long long)c->unanswered,
+            c->unanswered == 1 ? "" : "s");
+    if (c->unsent > 0) {
+        fprintf(err, " (%llu of them never sent)", (unsigned long long)c->unsent);
+    }
+    fputs("\n", err);
+    uint32_t per_server = r->opts->concurrency * r->opts->conns_per_client * (r->opts->facebook ? 2 : 1);
+    for (uint32_t i = 0; i < r->servers.count; i++) {
+        const struct worker_stall *st = &r->stalls[i];
+        if (st->conns == 0) {
+            continue;
+        }
+        double since = st->since_ns > start ? (double)(st->since_ns - start) / SLAP_NS_PER_SEC : 0.0;
+        fprintf(err, "slap: %s: %u of %u connections stopped answering, the first %.3fs into the run\n",
+                r->servers.items[i].name, st->conns, per_server, since);
+    }
 }

@@ -70,8 +70,9 @@ static enum slap_status worker_alloc(struct worker *w)
     w->rbuf = malloc(WORKER_READ_BUFFER + PROTO_ASCII_MAX_LINE);
     w->tls_out = o->tls ? malloc(WORKER_TLS_OUT) : NULL;
     w->ubuf = udp ? malloc(client_udp_answer_cap(wl) + PROTO_ASCII_MAX_LINE) : NULL;
+    w->stalls = calloc(run->servers.count, sizeof(*w->stalls));
     if (!w->clients || !w->lanes || !w->conns || !w->requests || !w->hdrs || !w->keys ||
-        !w->rbuf || (o->tls && !w->tls_out) || (udp && !w->ubuf)) {
+        !w->rbuf || (o->tls && !w->tls_out) || (udp && !w->ubuf) || !w->stalls) {
         return SLAP_ERROR;
     }
     return client_scratch_init(&w->multiget, wl);
@@ -132,6 +133,7 @@ void worker_free(struct worker *w)
     free(w->keys);
     free(w->rbuf);
     client_scratch_free(&w->multiget);
+    free(w->stalls);
     free(w->tls_out);
     free(w->ubuf);
     pthread_mutex_destroy(&w->box_lock);
@@ -166,6 +168,14 @@ void worker_warn(struct worker *w, const char *what, uint32_t server, const char
     }
 }
 
+/* Arm ev for the instant at_ns, the same for every worker however late this one woke. */
+static void timer_until(struct event *ev, uint64_t at_ns)
+{
+    uint64_t now = slap_now_ns();
+    struct timeval tv = slap_ns_to_timeval(at_ns > now ? at_ns - now : 0);
+    event_add(ev, &tv);
+}
+
 static void worker_publish(struct worker *w)
 {
     pthread_mutex_lock(&w->box_lock);
@@ -182,9 +192,21 @@ void worker_collect(struct worker *w, struct slap_stats *dst)
     pthread_mutex_unlock(&w->box_lock);
 }
 
+/*
+ * The loop ends. If every lane ended before the run did (-x done, or every client lost its
+ * connection), the measured part ends now, or with -x at the last answer; due requests of
+ * the schedule that never left count as unanswered.
+ */
 static void worker_finish(struct worker *w)
 {
-    w->end_ns = slap_now_ns();
+    if (w->phase == WORKER_WARMING || w->phase == WORKER_MEASURING) {
+        const struct slap_options *o = w->run->opts;
+        w->end_ns = o->execute_number > 0 && w->last_answer_ns > 0 ? w->last_answer_ns
+                                                                   : slap_now_ns();
+        for (size_t i = 0; i < w->nlanes; i++) {
+            lane_count_unsent(&w->lanes[i], run_measure_start(w->run), w->end_ns);
+        }
+    }
     event_base_loopbreak(w->base);
 }
 
@@ -196,27 +218,44 @@ void worker_lane_idle(struct worker *w)
     }
 }
 
+/* The answers still awaited will not come: note which sockets hold them, then count them. */
 static void on_drain_timeout(evutil_socket_t fd, short what, void *arg)
 {
     struct worker *w = arg;
     (void)fd;
     (void)what;
     for (size_t i = 0; i < w->nlanes; i++) {
-        w->cur.counters.unanswered += w->lanes[i].in_flight;
+        struct lane *l = &w->lanes[i];
+        for (uint32_t s = 0; s < l->nconns; s++) {
+            const struct conn *c = &l->conns[s];
+            uint64_t since;
+            if (conn_waiting_since(c, &since)) {
+                struct worker_stall *st = &w->stalls[c->server];
+                st->since_ns = st->conns == 0 || since < st->since_ns ? since : st->since_ns;
+                st->conns++;
+            }
+        }
+        w->blocked_lanes += l->in_flight > 0;
+        lane_give_up(l, w->end_ns);
     }
     worker_finish(w);
 }
 
-/* No new requests from now on; what was sent is awaited up to RUN_DRAIN_TIMEOUT_NS. */
-static void worker_begin_stop(struct worker *w)
+/*
+ * No new requests from now on: the measured part ends at end_ns (the common end, or when
+ * the main thread was asked to stop). What was sent is awaited up to RUN_DRAIN_TIMEOUT_NS.
+ */
+static void worker_begin_stop(struct worker *w, uint64_t end_ns)
 {
     if (w->phase == WORKER_STOPPING) {
         return;
     }
     w->phase = WORKER_STOPPING;
+    w->end_ns = end_ns;
     w->active_lanes++; /* hold the loop while the lanes stop */
     for (size_t i = 0; i < w->nlanes; i++) {
-        lane_stop(&w->lanes[i]);
+        lane_count_unsent(&w->lanes[i], run_measure_start(w->run), end_ns);
+        lane_stop(&w->lanes[i], end_ns);
     }
     worker_lane_idle(w);
     if (w->active_lanes > 0) {
@@ -240,7 +279,7 @@ static void on_end(evutil_socket_t fd, short what, void *arg)
             atomic_store(&w->ticks, due);
         }
     }
-    worker_begin_stop(w);
+    worker_begin_stop(w, run_measure_start(w->run) + o->run_time_ns);
 }
 
 /* --timeout: sockets whose oldest request waits too long are failed (a few times a second). */
@@ -261,8 +300,8 @@ static void on_watch(evutil_socket_t fd, short what, void *arg)
     struct worker *w = arg;
     (void)fd;
     (void)what;
-    if (atomic_load_explicit(&w->run->stop, memory_order_relaxed)) {
-        worker_begin_stop(w);
+    if (atomic_load(&w->run->stop)) {
+        worker_begin_stop(w, atomic_load(&w->run->stop_ns));
     }
     check_timeouts(w, slap_now_ns());
 }
@@ -276,7 +315,9 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
         return; /* the rest goes to the final report */
     }
     worker_publish(w);
-    atomic_fetch_add(&w->ticks, 1);
+    uint64_t ticks = atomic_fetch_add(&w->ticks, 1) + 1;
+    uint64_t next = run_measure_start(w->run) + (ticks + 1) * w->run->opts->stat_freq_ns;
+    timer_until(w->tick_timer, next);
 }
 
 /* Set-up failed: say why (the first reason only; server NULL when it is no connect) and
@@ -332,17 +373,21 @@ static struct event *timer_at(struct worker *w, uint64_t after_ns, short flags,
     return ev;
 }
 
+
 /* Statistics count from here: the run proper starts (after any warm-up). */
 static void worker_measure(struct worker *w)
 {
     const struct slap_options *o = w->run->opts;
+    uint64_t start = run_measure_start(w->run);
     stats_reset(&w->cur);
     w->phase = WORKER_MEASURING;
     if (o->execute_number == 0) {
-        w->end_timer = timer_at(w, o->run_time_ns, 0, on_end);
+        w->end_timer = evtimer_new(w->base, on_end, w);
+        timer_until(w->end_timer, start + o->run_time_ns);
     }
     if (o->stat_freq_ns > 0) {
-        w->tick_timer = timer_at(w, o->stat_freq_ns, EV_PERSIST, on_tick);
+        w->tick_timer = evtimer_new(w->base, on_tick, w);
+        timer_until(w->tick_timer, start + o->stat_freq_ns);
     }
 }
 
@@ -364,7 +409,8 @@ static void worker_start(struct worker *w, uint64_t start_ns)
 
     if (o->warmup_ns > 0) {
         w->phase = WORKER_WARMING;
-        w->warmup_timer = timer_at(w, o->warmup_ns, 0, on_warmup_end);
+        w->warmup_timer = evtimer_new(w->base, on_warmup_end, w);
+        timer_until(w->warmup_timer, run_measure_start(w->run));
     } else {
         worker_measure(w);
     }
@@ -433,8 +479,8 @@ static void *worker_main(void *arg)
         worker_start(w, w->run->start_ns);
         worker_run_lanes(w);
     }
-    if (w->end_ns == 0) {
-        w->end_ns = slap_now_ns();
+    if (w->end_ns <= run_measure_start(w->run)) {
+        stats_reset(&w->cur); /* stopped before the warm-up ended: nothing was measured */
     }
     if (w->phase != WORKER_FAILED) {
         w->phase = WORKER_DONE;

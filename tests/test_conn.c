@@ -87,9 +87,11 @@ static void on_closed(struct conn *c, const char *why)
     snprintf(heard_of(c)->why, sizeof(heard_of(c)->why), "%s", why);
 }
 
-static void on_given_up(struct conn *c, uint32_t requests)
+static void on_given_up(struct conn *c, const struct request *r, uint64_t now_ns)
 {
-    heard_of(c)->given_up += (int)requests;
+    assert_ptr_equal(r, conn_oldest(c)); /* still in the ring while the owner hears of it */
+    assert_true(now_ns >= r->sent_ns);
+    heard_of(c)->given_up++;
 }
 
 static void on_drained(struct conn *c)

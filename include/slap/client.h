@@ -77,7 +77,14 @@ const struct conn_ops *client_conn_ops(void);
 
 /* Send what the lane may send now (start, an answer, its timer, a reconnect). */
 void lane_pump(struct lane *l);
-/* The worker stops: drop requests that cannot be written, stop timers and reconnects. */
-void lane_stop(struct lane *l);
+/* The worker stops: requests that cannot be written (queued behind a reconnect) count as
+ * unanswered, with latency to end_ns; timers and reconnects stop. */
+void lane_stop(struct lane *l, uint64_t end_ns);
+/* The end: every request still queued or awaited counts as unanswered (latency to end_ns). */
+void lane_give_up(struct lane *l, uint64_t end_ns);
+/* Open loop: requests the schedule made due in [from_ns, end_ns) but that never left (the lane
+ * was full: a stalled or lost connection) count as unanswered, with latency to end_ns. */
+void lane_count_unsent(struct lane *l, uint64_t from_ns, uint64_t end_ns);
+
 
 #endif

@@ -66,8 +66,8 @@ struct conn_ops {
                      uint64_t now_ns);
     /* The socket closed (EOF, reset, garbage, --timeout); its requests are still queued. */
     void (*closed)(struct conn *c, const char *why);
-    /* UDP: the request in flight got no whole answer in time and was forgotten. */
-    void (*given_up)(struct conn *c, uint32_t requests);
+    /* UDP: r, the request in flight, got no whole answer in time; it is forgotten next. */
+    void (*given_up)(struct conn *c, const struct request *r, uint64_t now_ns);
     /* Everything that could be read was read: the owner may queue more. */
     void (*drained)(struct conn *c);
 };
@@ -155,6 +155,12 @@ void conn_retry_cancel(struct conn *c);
 struct request *conn_queue(struct conn *c);
 /* The request the next answer is for, or NULL. */
 struct request *conn_oldest(struct conn *c);
+/* The i-th queued request from the oldest (i < c->count). */
+struct request *conn_at(const struct conn *c, uint32_t i);
+/* Requests sent, wholly or in part, that wait for an answer: conn_at(c, 0 .. n - 1). */
+uint32_t conn_sent_count(const struct conn *c);
+/* Does the socket hold requests? Then *since_ns is when the oldest was sent (or meant to be). */
+bool conn_waiting_since(const struct conn *c, uint64_t *since_ns);
 /* Write what is queued, in as few writev calls as it takes, if the socket is ready. */
 void conn_flush(struct conn *c);
 /* Forget requests: sent ones (answers will never come) or all of them. Returns how many. */

@@ -16,6 +16,7 @@
 #include "slap/workload.h"
 
 struct worker;
+struct worker_stall;
 struct tls_ctx;
 
 #define RUN_CONNECT_TIMEOUT_NS (5ULL * 1000000000ULL)
@@ -45,10 +46,13 @@ struct run {
     uint64_t start_ns;         /* start of the measured run */
 
     atomic_bool stop;          /* main thread: no new requests (signal) */
+    atomic_uint_fast64_t stop_ns; /* when it was asked: the measured part ends there */
     int signal;                /* the signal that interrupted the run, or 0 */
 
     struct slap_stats global;  /* everything, collected */
-    uint64_t end_ns;           /* when the last worker finished */
+    uint64_t end_ns;           /* end of the measured part: the latest of the workers' */
+    struct worker_stall *stalls; /* per server: sockets that held unanswered requests at the end */
+    uint32_t blocked_lanes;    /* lanes that still awaited an answer when the run gave up */
 };
 
 /*
@@ -61,8 +65,13 @@ enum slap_status run_init(struct run *r, const struct slap_options *o, FILE *out
 enum slap_status run_execute(struct run *r, char *err, size_t err_len);
 void run_free(struct run *r);
 
-/* When the measured part starts (after any warm-up), and its length in seconds. */
+/* When the measured part starts (after any warm-up), and its length in seconds: up to the
+ * common end (-t), the stop (a signal), or the last answer (-x); 0 if it never began. */
 uint64_t run_measure_start(const struct run *r);
 double run_seconds(const struct run *r);
+/* Did every lane still await an answer when the run gave up waiting? */
+bool run_all_blocked(const struct run *r);
+/* Say on err how many requests went unanswered, and which servers' sockets held them. */
+void run_describe_stalls(const struct run *r, FILE *err);
 
 #endif

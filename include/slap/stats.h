@@ -44,7 +44,8 @@ enum counter_show {
     X(conn_closed, COUNTER_NONZERO, "connections closed by the server or the network")            \
     X(reconnects, COUNTER_NONZERO, "connections opened again after a close (-R)")                  \
     X(clients_stopped, COUNTER_NONZERO, "clients stopped by a lost connection (no -R)")            \
-    X(unanswered, COUNTER_NONZERO, "requests sent but never answered (lost or abandoned)")         \
+    X(unanswered, COUNTER_NONZERO, "requests due but never answered (lost, abandoned, unsent)")    \
+    X(unsent, COUNTER_NONZERO, "of those, requests due that never left (behind a stalled socket)") \
     X(requests_sent, COUNTER_HIDDEN, "requests handed to the kernel")                            \
     X(net_get_bytes, COUNTER_HIDDEN, "bytes written and read for gets")                            \
     X(net_set_bytes, COUNTER_HIDDEN, "bytes written and read for sets")

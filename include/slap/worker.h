@@ -28,6 +28,12 @@ enum worker_phase {
     WORKER_FAILED,     /* set-up failed: error says why */
 };
 
+/* Sockets of one server that still held unanswered requests when the run gave up on them. */
+struct worker_stall {
+    uint32_t conns;
+    uint64_t since_ns; /* the oldest of those requests was sent then */
+};
+
 struct worker {
     uint32_t index;
     struct run *run;
@@ -56,6 +62,9 @@ struct worker {
     struct slap_counters uncounted; /* answers to unmeasured requests (warm-up, preload) */
     uint32_t active_lanes;       /* lanes not done */
     uint32_t connecting;         /* connects not yet finished during set-up */
+    uint64_t last_answer_ns;     /* of a measured request */
+    struct worker_stall *stalls; /* per server, filled when the drain gives up */
+    uint32_t blocked_lanes;      /* lanes that still awaited an answer then */
     uint64_t preload_sets;       /* sets answered during the preload */
     uint64_t preload_ns;         /* how long it took */
     uint32_t verbose_left;       /* -b: failure details still to print */
@@ -77,7 +86,8 @@ struct worker {
     struct slap_stats box;       /* published, not yet collected */
     atomic_uint_fast64_t ticks;  /* periods published */
     atomic_bool done;            /* the thread's loop is over; box holds everything */
-    uint64_t end_ns;             /* when the last answer came */
+    uint64_t end_ns;             /* end of the measured part: the common end, the stop, or
+                                    (every lane done early) the last answer */
 };
 
 /*
