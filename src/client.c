@@ -21,6 +21,7 @@
 #include "slap/worker.h"
 
 #define CLIENT_SLOT_TABLE_MAX (64ULL * 1024 * 1024) /* bytes of slot-to-server tables, all clients */
+#define CLIENT_PAGE 4096
 
 static struct worker *lane_worker(const struct lane *l)
 {
@@ -61,6 +62,19 @@ void client_scratch_free(struct multiget_scratch *s)
     free(s->keys);
     free(s->group_keys);
     free(s->group_lens);
+}
+
+/*
+ * Touch every page of a fresh zeroed allocation now, so that the run takes no page faults
+ * on it (and its resident size is what it will stay). Stores through a volatile pointer:
+ * the compiler may not drop them as writes of what calloc already wrote.
+ */
+static void prefault(void *p, size_t n)
+{
+    volatile char *bytes = p;
+    for (size_t i = 0; i < n; i += CLIENT_PAGE) {
+        bytes[i] = 0;
+    }
 }
 
 static uint64_t client_quota(const struct slap_options *o, uint32_t id)
@@ -151,6 +165,7 @@ enum slap_status client_init(struct client *c, struct worker *w, uint32_t id, ui
         if (c->slots == NULL) {
             return SLAP_ERROR;
         }
+        prefault(c->slots, wl->win_size * sizeof(*c->slots));
     }
     for (uint32_t i = 0; i < nlanes; i++) {
         if (lane_init(&c->lanes[i], c, (size_t)k * nlanes + i) != SLAP_OK) {
@@ -622,6 +637,18 @@ static void check_get(struct client *c, const struct request *r, struct slap_cou
     }
 }
 
+/* An error line, counted by its kind. */
+static void count_error_reply(struct slap_counters *k, enum proto_reply reply)
+{
+    if (reply == PROTO_REPLY_SERVER_ERROR) {
+        k->server_error++;
+    } else if (reply == PROTO_REPLY_CLIENT_ERROR) {
+        k->client_error++;
+    } else {
+        k->error_reply++;
+    }
+}
+
 /* Count a reply; false if it cannot answer the request (a protocol error). */
 static bool count_reply(struct lane *l, const struct request *r, struct slap_counters *k,
                         const struct proto_result *res, uint64_t now_ns)
@@ -654,13 +681,7 @@ static bool count_reply(struct lane *l, const struct request *r, struct slap_cou
     case PROTO_REPLY_SERVER_ERROR:
     case PROTO_REPLY_CLIENT_ERROR:
     case PROTO_REPLY_ERROR:
-        if (res->reply == PROTO_REPLY_SERVER_ERROR) {
-            k->server_error++;
-        } else if (res->reply == PROTO_REPLY_CLIENT_ERROR) {
-            k->client_error++;
-        } else {
-            k->error_reply++;
-        }
+        count_error_reply(k, res->reply);
         if (r->op == OP_SET) {
             set_answered(l->client, r, false, now_ns);
         }
@@ -787,6 +808,7 @@ static void lane_closed(struct conn *c, const char *why)
     uint64_t now = slap_now_ns();
     forget(l, c, conn_sent_count(c), now);
     w->cur.counters.conn_closed++;
+    w->cur.counters.conn_refused += c->answers == 0;
     worker_warn(w, "connection lost", c->server, why, strlen(why));
     if (w->run->opts->reconnect && w->phase != WORKER_STOPPING) {
         conn_retry_later(c);
@@ -845,6 +867,19 @@ static void lane_drained(struct conn *c)
     lane_pump(c->owner);
 }
 
+/* An error line that answers no request: the server's words, counted by kind, shown once. */
+static void lane_unsolicited(struct conn *c, const struct proto_result *res)
+{
+    struct worker *w = lane_worker(c->owner);
+    count_error_reply(&w->cur.counters, res->reply);
+    worker_warn(w, reply_name(res->reply), c->server, res->msg, res->msg_len);
+}
+
+static void lane_fault(struct conn *c, const char *what, const char *detail)
+{
+    worker_warn(lane_worker(c->owner), what, c->server, detail, strlen(detail));
+}
+
 static const struct conn_ops lane_conn_ops = {
     .connected = lane_connected,
     .connect_failed = lane_connect_failed,
@@ -853,6 +888,8 @@ static const struct conn_ops lane_conn_ops = {
     .closed = lane_closed,
     .given_up = lane_given_up,
     .drained = lane_drained,
+    .unsolicited = lane_unsolicited,
+    .fault = lane_fault,
 };
 
 const struct conn_ops *client_conn_ops(void)

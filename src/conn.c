@@ -85,6 +85,7 @@ enum slap_status conn_connect(struct conn *c)
     }
     c->carry_len = 0;
     c->resp_bytes = 0;
+    c->answers = 0;
     env->codec->reset(&c->parser, c->hook.begin != NULL ? &c->hook : NULL);
     event_assign(&c->rev, env->base, c->fd, EV_READ | EV_PERSIST, on_readable, c);
     event_assign(&c->wev, env->base, c->fd, EV_WRITE, on_writable, c);
@@ -104,7 +105,6 @@ enum slap_status conn_connect(struct conn *c)
 static void connected(struct conn *c)
 {
     c->state = CONN_READY;
-    c->backoff_ns = 0;
     event_add(&c->rev, NULL);
     c->env->ops->connected(c);
 }
@@ -342,6 +342,23 @@ static void udp_sent(struct conn *c)
 }
 
 /* UDP: the answer did not come whole in time: count it, forget the request, go on. */
+/* UDP: forget the request in flight, whose answer did not come whole or came wrong; its late
+ * datagrams are stale from now on. The socket goes on with the next request. */
+static void udp_give_up(struct conn *c)
+{
+    if (event_initialized(&c->timeout)) {
+        event_del(&c->timeout);
+    }
+    c->carry_len = 0;
+    c->env->codec->reset(&c->parser, c->hook.begin != NULL ? &c->hook : NULL);
+    udp_reasm_start(&c->reasm, (uint16_t)(c->request_id + 1));
+    uint64_t now = slap_now_ns();
+    for (uint32_t i = 0; i < conn_sent_count(c); i++) {
+        c->env->ops->given_up(c, ring_at(c, i), now);
+    }
+    conn_drop_sent(c);
+}
+
 static void on_udp_timeout(evutil_socket_t fd, short what, void *arg)
 {
     struct conn *c = arg;
@@ -351,14 +368,9 @@ static void on_udp_timeout(evutil_socket_t fd, short what, void *arg)
     (void)what;
     k->udp_timeout++;
     k->packet_drop += missing > 0 ? missing : 1;
-    c->carry_len = 0;
-    c->env->codec->reset(&c->parser, c->hook.begin != NULL ? &c->hook : NULL);
-    udp_reasm_start(&c->reasm, (uint16_t)(c->request_id + 1)); /* late datagrams are stale */
-    uint64_t now = slap_now_ns();
-    for (uint32_t i = 0; i < conn_sent_count(c); i++) {
-        c->env->ops->given_up(c, ring_at(c, i), now);
-    }
-    conn_drop_sent(c);
+    c->env->ops->fault(c, "UDP answer not whole within --udp_timeout",
+                       "given up (datagrams lost, late or cut short)");
+    udp_give_up(c);
     c->env->ops->drained(c);
 }
 
@@ -449,10 +461,24 @@ static void on_writable(evutil_socket_t fd, short what, void *arg)
 /* One complete response: it answers the oldest written request. */
 static enum slap_status answer(struct conn *c, const struct proto_result *res, uint64_t now_ns)
 {
+    if (c->written == 0 && c->udp) {
+        c->env->ops->fault(c, "UDP answer to no request", "ignored (a duplicated or late one)");
+        return SLAP_OK;
+    }
     if (c->written == 0) {
+        if (res->reply == PROTO_REPLY_ERROR || res->reply == PROTO_REPLY_CLIENT_ERROR ||
+            res->reply == PROTO_REPLY_SERVER_ERROR) {
+            c->env->ops->unsolicited(c, res); /* the server talking: it closes next */
+            fail(c, "the server closed it after an error line");
+            return SLAP_ERROR;
+        }
         c->env->counters->protocol_error++;
         fail(c, "the server answered a request that was not sent");
         return SLAP_ERROR;
+    }
+    if (res->reply != PROTO_REPLY_ERROR && res->reply != PROTO_REPLY_CLIENT_ERROR &&
+        res->reply != PROTO_REPLY_SERVER_ERROR && c->answers++ == 0) {
+        c->backoff_ns = 0; /* the connection works: a later close reconnects quickly again */
     }
     struct request *r = ring_at(c, 0);
     if (c->udp) {
@@ -478,6 +504,13 @@ static enum slap_status parse_all(struct conn *c, const char *buf, size_t len, u
         c->resp_bytes += used;
         if (rc == SLAP_AGAIN) {
             break;
+        }
+        if (rc == SLAP_ERROR && c->udp) {
+            c->env->counters->protocol_error++;
+            c->env->ops->fault(c, "bad UDP answer",
+                               "not a memcached response: its request is given up");
+            udp_give_up(c);
+            return SLAP_OK; /* datagrams are separate: the socket goes on */
         }
         if (rc == SLAP_ERROR) {
             c->env->counters->protocol_error++;
@@ -530,7 +563,17 @@ static enum slap_status udp_datagram(struct conn *c, const char *data, size_t n,
     c->disorder_seen = c->reasm.disorder;
     if (rc == SLAP_ERROR) {
         k->protocol_error++;
+        c->env->ops->fault(c, "bad UDP datagram", c->reasm.why);
         return SLAP_OK;
+    }
+    if (c->reasm.stale != c->stale_seen) {
+        c->stale_seen = c->reasm.stale;
+        c->env->ops->fault(c, "UDP datagram of an unknown request id",
+                           "ignored (a late answer, or not ours)");
+    }
+    if (c->reasm.duplicates != c->duplicates_seen) {
+        c->duplicates_seen = c->reasm.duplicates;
+        c->env->ops->fault(c, "duplicated UDP datagram", "ignored");
     }
     return rc == SLAP_OK ? udp_message(c, msg, len, now_ns) : SLAP_OK;
 }

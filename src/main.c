@@ -1,9 +1,11 @@
 /* slap: options, plan, run, report, exit status. Orchestration only. */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "slap/hist_hgrm.h"
 #include "slap/options.h"
@@ -16,13 +18,11 @@ enum exit_status {
     EXIT_USAGE = 2,      /* bad options */
 };
 
-/* Workers inherit a mask without SIGINT/SIGTERM; the main thread waits for them. */
+/* Workers inherit a mask without the stop signals; the main thread waits for them. */
 static void block_signals(void)
 {
     sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
+    run_stop_signals(&set);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     signal(SIGPIPE, SIG_IGN);
 }
@@ -70,6 +70,12 @@ static int verdict(const struct run *r)
                 UNANSWERED_TOLERANCE * 100);
         return EXIT_RUN_FAILED;
     }
+    if (c->conn_refused > 0) {
+        fprintf(stderr, "slap: %llu connection%s closed before %s first answer: the server "
+                        "refused %s\n",
+                (unsigned long long)c->conn_refused, c->conn_refused == 1 ? " was" : "s were",
+                c->conn_refused == 1 ? "its" : "their", c->conn_refused == 1 ? "it" : "them");
+    }
     if (c->clients_stopped > 0) {
         fprintf(stderr,
                 "slap: %llu of %u clients stopped early after losing a connection "
@@ -102,6 +108,17 @@ static int write_hdr(const struct slap_options *o, const struct slap_stats *glob
     return EXIT_RUN_OK;
 }
 
+/* Was everything written to standard output so far? If not, say why on standard error. */
+static bool output_ok(void)
+{
+    if (fflush(stdout) == 0 && !ferror(stdout)) {
+        return true;
+    }
+    fprintf(stderr, "slap: cannot write to standard output: %s\n",
+            strerror(errno != 0 ? errno : EIO));
+    return false;
+}
+
 /* One measured run: header, run, report. Dies of the signal that interrupted it. */
 static int run_once(const struct slap_options *opts)
 {
@@ -114,18 +131,19 @@ static int run_once(const struct slap_options *opts)
         goto out;
     }
     report_header(stdout, opts);
-    if (run_execute(&run, err, sizeof(err)) != 0) {
-        if (run.signal != 0) {
-            fprintf(stderr, "slap: interrupted before the run started\n");
-            run_free(&run);
-            die_of(run.signal);
-        }
+    if (!output_ok()) {
+        goto out; /* nowhere to put the report: do not load the servers for nothing */
+    }
+    if (run_execute(&run, err, sizeof(err)) != 0 && run.signal == 0) {
         fprintf(stderr, "slap: %s\n", err);
         goto out;
     }
     report_final(stdout, opts, &run.global, run_seconds(&run), run.signal);
     status = verdict(&run);
     if (opts->hdr_out != NULL && write_hdr(opts, &run.global) != EXIT_RUN_OK) {
+        status = EXIT_RUN_FAILED;
+    }
+    if (!output_ok()) {
         status = EXIT_RUN_FAILED;
     }
     if (run.signal != 0) {
@@ -173,13 +191,39 @@ static int run_sweep(const struct slap_options *opts)
     return status;
 }
 
+/*
+ * Standard streams that are closed would be taken by the first sockets opened, and the
+ * report written into a server: stdin and stderr get /dev/null; a closed stdout is refused.
+ */
+static bool standard_streams(void)
+{
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) != -1 || errno != EBADF) {
+            continue;
+        }
+        if (fd == STDOUT_FILENO) {
+            fprintf(stderr, "slap: standard output is closed: the report would be lost\n");
+            return false;
+        }
+        int null = open("/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY);
+        if (null >= 0 && null != fd) {
+            dup2(null, fd);
+            close(null);
+        }
+    }
+    return true;
+}
+
 int main(int argc, char **argv)
 {
     struct slap_options opts;
 
+    if (!standard_streams()) {
+        return EXIT_RUN_FAILED;
+    }
     switch (options_parse(&opts, argc, argv, stdout, stderr)) {
     case OPTIONS_EXIT:
-        return EXIT_RUN_OK;
+        return output_ok() ? EXIT_RUN_OK : EXIT_RUN_FAILED;
     case OPTIONS_USAGE:
         return EXIT_USAGE;
     case OPTIONS_RUN:

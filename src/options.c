@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "slap/common.h"
+#include "slap/servers.h"
 #include "slap/udp.h"
 #include "slap/units.h"
 #include "slap/version.h"
@@ -361,7 +362,7 @@ static const char help_outro[] =
     "  0  the run completed\n"
     "  1  the run failed (no server reachable, nothing succeeded)\n"
     "  2  bad usage (an invalid option or value)\n"
-    "On SIGINT or SIGTERM, slap prints its report, then dies of that signal.\n"
+    "On SIGINT, SIGTERM or SIGHUP, slap prints its report, then dies of that signal.\n"
     "\n"
     "Examples:\n"
     "  slap -s 127.0.0.1:11211 -t 10s\n"
@@ -399,6 +400,12 @@ static enum options_outcome report_unit_error(const struct parse_state *st, cons
                                               enum units_status status, const char *units)
 {
     const char *name = st->row->long_name;
+    char after = arg[strspn(arg, "0123456789")];
+    if (st->row->kind != OPT_DURATION && is_digit(arg[0]) && after != '\0' &&
+        strchr(".eE", after) != NULL) {
+        return usage_error(st->err, "--%s: '%s' is not a whole number (digits, then k, m or g)", name,
+                           arg); /* 1e3, 2.5k: a count is whole digits and a suffix */
+    }
     switch (status) {
     case UNITS_NEGATIVE:
         return usage_error(st->err, "--%s: '%s' must not be negative", name, arg);
@@ -972,6 +979,28 @@ static enum options_outcome check_udp(const struct parse_state *st)
     return OPTIONS_RUN;
 }
 
+/* The server list's syntax (from -s or $MEMCACHED_SERVERS), and what -U, -a and -p need of it:
+ * a mistyped list is refused here rather than read as some other server. */
+static enum options_outcome check_servers(const struct parse_state *st)
+{
+    const struct slap_options *o = st->o;
+    const char *from = was_given(st, ROW_SERVERS) ? "--servers" : "MEMCACHED_SERVERS";
+    struct servers_shape shape;
+    char why[512];
+    if (servers_check_list(o->servers, &shape, why, sizeof(why)) != SLAP_OK) {
+        return usage_error(st->err, "%s: %s", from, why);
+    }
+    if ((o->udp || o->facebook) && shape.unix_sockets > 0) {
+        return usage_error(st->err, "--%s needs host:port servers, and %s lists a unix socket",
+                           o->udp ? "udp" : "facebook", from);
+    }
+    if (o->rep_write > shape.count) {
+        return usage_error(st->err, "--rep_write %" PRIu32 ": only %" PRIu32 " server%s listed",
+                           o->rep_write, shape.count, shape.count == 1 ? " is" : "s are");
+    }
+    return OPTIONS_RUN;
+}
+
 /* What needs every option: checks across them, the -F file, UDP's limits, the server list. */
 static enum options_outcome finish(const struct parse_state *st)
 {
@@ -984,6 +1013,7 @@ static enum options_outcome finish(const struct parse_state *st)
     }
     if (outcome == OPTIONS_RUN) {
         apply_servers_fallback(st);
+        outcome = check_servers(st);
     }
     return outcome;
 }

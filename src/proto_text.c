@@ -17,18 +17,17 @@ void proto_text_parser_reset(struct text_parser *p)
     p->resp.hook = NULL;
 }
 
-/* "CLIENT_ERROR[ <msg>]" or "SERVER_ERROR[ <msg>]", prefix already matched: done. */
-static enum proto_step on_error_line(struct text_parser *p, enum proto_reply reply,
+/* "WORD[ <msg>]", the word (prefix bytes) already matched: done. */
+static enum proto_step on_error_line(struct text_parser *p, enum proto_reply reply, size_t prefix,
                                      const char *line, size_t line_len, struct proto_result *res)
 {
-    if (line_len == TEXT_ERROR_PREFIX_LEN) {
+    if (line_len == prefix) {
         return proto_response_finish(&p->resp, res, reply, NULL, 0);
     }
-    if (line[TEXT_ERROR_PREFIX_LEN] != ' ') {
+    if (line[prefix] != ' ') {
         return STEP_ERROR;
     }
-    return proto_response_finish(&p->resp, res, reply, line + TEXT_ERROR_PREFIX_LEN + 1,
-                                 line_len - TEXT_ERROR_PREFIX_LEN - 1);
+    return proto_response_finish(&p->resp, res, reply, line + prefix + 1, line_len - prefix - 1);
 }
 
 enum proto_step proto_text_shared_line(struct text_parser *p, const char *line, size_t line_len,
@@ -36,14 +35,18 @@ enum proto_step proto_text_shared_line(struct text_parser *p, const char *line, 
 {
     if (line_len >= TEXT_ERROR_PREFIX_LEN) {
         if (memcmp(line, "SERVER_ERROR", TEXT_ERROR_PREFIX_LEN) == 0) {
-            return on_error_line(p, PROTO_REPLY_SERVER_ERROR, line, line_len, res);
+            return on_error_line(p, PROTO_REPLY_SERVER_ERROR, TEXT_ERROR_PREFIX_LEN, line,
+                                 line_len, res);
         }
         if (memcmp(line, "CLIENT_ERROR", TEXT_ERROR_PREFIX_LEN) == 0) {
-            return on_error_line(p, PROTO_REPLY_CLIENT_ERROR, line, line_len, res);
+            return on_error_line(p, PROTO_REPLY_CLIENT_ERROR, TEXT_ERROR_PREFIX_LEN, line,
+                                 line_len, res);
         }
     }
-    if (p->state == TEXT_START && line_len == 5 && memcmp(line, "ERROR", 5) == 0) {
-        return proto_response_finish(&p->resp, res, PROTO_REPLY_ERROR, NULL, 0);
+    /* "ERROR", or memcached's "ERROR Too many open connections" before it closes */
+    if (p->state == TEXT_START && line_len >= 5 && memcmp(line, "ERROR", 5) == 0 &&
+        (line_len == 5 || line_len > 6)) {
+        return on_error_line(p, PROTO_REPLY_ERROR, 5, line, line_len, res);
     }
     return STEP_ERROR;
 }

@@ -37,6 +37,9 @@ static void print_seconds_width(FILE *out, uint64_t ns, int width)
         while (*end == '0') {
             *end-- = '\0';
         }
+        if (*end == '.') {
+            *end = '\0'; /* 1.0004 shows as 1, not "1." */
+        }
     }
     fprintf(out, "%-*s", width, text);
 }
@@ -182,7 +185,7 @@ static void print_log2(FILE *out, const struct hist *h)
         }
     }
     int first = 0; /* the first row of four with a count, as memaslap */
-    for (int i = 0; i <= last - 4; i += 4) {
+    for (int i = 0; i <= last; i += 4) {
         if (h->log2_us[i] || h->log2_us[i + 1] || h->log2_us[i + 2] || h->log2_us[i + 3]) {
             first = i;
             break;
@@ -276,7 +279,9 @@ void report_final(FILE *out, const struct slap_options *o, const struct slap_sta
             (unsigned long long)ops, per_second((double)ops, secs),
             per_second((double)(c->written_bytes + c->read_bytes) / MIB, secs));
     if (signal > 0) {
-        fprintf(out, "interrupted: %s\n", signal == SIGINT ? "SIGINT" : "SIGTERM");
+        fprintf(out, "interrupted: %s\n", signal == SIGINT    ? "SIGINT"
+                                           : signal == SIGHUP ? "SIGHUP"
+                                                              : "SIGTERM");
     }
     fflush(out);
 }

@@ -9,10 +9,12 @@
 #include "slap/run.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "slap/common.h"
@@ -22,11 +24,19 @@
 
 #define RUN_POLL_NS (2ULL * SLAP_NS_PER_MS)
 #define RUN_SPARE_FDS 64
+#define RUN_FDS_PER_THREAD 4 /* epoll, timerfd, the signal socketpair */
 
+/*
+ * Descriptors: every socket, each thread's event loop (epoll, its timer and its signal pair)
+ * and a few spare (standard streams, files, libmemcached's admin connections). The soft
+ * limit is raised as far as the hard one allows; only if that is too low is the run refused.
+ */
 static enum slap_status check_fd_limit(const struct slap_options *o, uint32_t nservers, char *err,
-                          size_t err_len)
+                                       size_t err_len)
 {
-    uint64_t need = (uint64_t)o->concurrency * o->conns_per_client * nservers + RUN_SPARE_FDS;
+    uint64_t sockets = (uint64_t)o->concurrency * o->conns_per_client * nservers;
+    uint64_t loops = (uint64_t)o->threads * RUN_FDS_PER_THREAD;
+    uint64_t need = sockets + loops + RUN_SPARE_FDS;
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) != 0) {
         return SLAP_OK;
@@ -34,21 +44,46 @@ static enum slap_status check_fd_limit(const struct slap_options *o, uint32_t ns
     if (rl.rlim_cur < need && rl.rlim_cur < rl.rlim_max) {
         rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need ? need : rl.rlim_max;
         setrlimit(RLIMIT_NOFILE, &rl);
+        getrlimit(RLIMIT_NOFILE, &rl);
     }
     if (rl.rlim_cur < need) {
         snprintf(err, err_len,
-                 "%llu sockets are needed but the open file limit is %llu (see ulimit -n)",
-                 (unsigned long long)(need - RUN_SPARE_FDS), (unsigned long long)rl.rlim_cur);
+                 "%llu descriptors are needed (%llu sockets, %llu for %u threads' event loops, "
+                 "%d spare) but the open file limit is %llu, and its hard limit %llu "
+                 "(see ulimit -n)",
+                 (unsigned long long)need, (unsigned long long)sockets, (unsigned long long)loops,
+                 o->threads, RUN_SPARE_FDS, (unsigned long long)rl.rlim_cur,
+                 (unsigned long long)rl.rlim_max);
         return SLAP_ERROR;
     }
     return SLAP_OK;
 }
 
+/* Name what took the memory: the windows' per-key state (-w with -v, -e, -o or -p), or the
+ * clients and their connections. */
+static void out_of_memory(const struct run *r, char *err, size_t err_len)
+{
+    const struct slap_options *o = r->opts;
+    if (r->workload.track_slots) {
+        double mib = (double)o->win_size * (double)sizeof(struct slot_state) *
+                     (double)o->concurrency / (1024.0 * 1024.0);
+        snprintf(err, err_len,
+                 "out of memory: -w %llu keys for each of %u clients, with -v, -e, -o or -p "
+                 "keeping %zu bytes a key, take %.0f MiB: use a smaller -w or fewer clients",
+                 (unsigned long long)o->win_size, o->concurrency, sizeof(struct slot_state), mib);
+        return;
+    }
+    snprintf(err, err_len, "out of memory for %u clients (-c) with %u connections each (-n)",
+             o->concurrency, o->conns_per_client);
+}
+
 enum slap_status run_init(struct run *r, const struct slap_options *o, FILE *out, char *err, size_t err_len)
 {
+    struct stat st;
     memset(r, 0, sizeof(*r));
     r->opts = o;
     r->out = out;
+    r->out_watched = fstat(fileno(out), &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
     pthread_mutex_init(&r->lock, NULL);
     pthread_cond_init(&r->cond, NULL);
     stats_reset(&r->global);
@@ -57,18 +92,6 @@ enum slap_status run_init(struct run *r, const struct slap_options *o, FILE *out
     }
     if (servers_configure(&r->servers, o->distribution, o->hash, err, err_len) != SLAP_OK ||
         check_fd_limit(o, r->servers.count * (o->facebook ? 2 : 1), err, err_len) != SLAP_OK) {
-        return SLAP_ERROR;
-    }
-    for (uint32_t i = 0; i < r->servers.count && (o->udp || o->facebook); i++) {
-        if (r->servers.items[i].addr.ss_family == AF_UNIX) {
-            snprintf(err, err_len, "%s is a unix socket: --udp and --facebook need host:port",
-                     r->servers.items[i].name);
-            return SLAP_ERROR;
-        }
-    }
-    if (o->rep_write > r->servers.count) {
-        snprintf(err, err_len, "--rep_write %u: only %u servers are listed", o->rep_write,
-                 r->servers.count);
         return SLAP_ERROR;
     }
     if (o->flush && servers_flush(&r->servers, err, err_len) != SLAP_OK) {
@@ -93,7 +116,7 @@ enum slap_status run_init(struct run *r, const struct slap_options *o, FILE *out
         uint32_t first = (uint32_t)((uint64_t)o->concurrency * t / r->nworkers);
         uint32_t next = (uint32_t)((uint64_t)o->concurrency * (t + 1) / r->nworkers);
         if (worker_init(&r->workers[t], r, t, first, next - first) != SLAP_OK) {
-            snprintf(err, err_len, "out of memory for %u clients", o->concurrency);
+            out_of_memory(r, err, err_len);
             return SLAP_ERROR;
         }
     }
@@ -130,23 +153,46 @@ double run_seconds(const struct run *r)
     return (double)(r->end_ns - start) / (double)SLAP_NS_PER_SEC;
 }
 
-/* Wait up to ns for SIGINT or SIGTERM; remember the first one and ask for a stop. */
+void run_stop_signals(sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGTERM);
+    sigaddset(set, SIGHUP); /* the terminal closed, an ssh session dropped */
+}
+
+/* Wait up to ns for a stop signal; remember the first one and ask for a stop. */
+static void ask_stop(struct run *r)
+{
+    if (!atomic_load(&r->stop)) {
+        atomic_store(&r->stop_ns, slap_now_ns());
+        atomic_store(&r->stop, true);
+    }
+}
+
+/* The report goes to a pipe or socket whose reader went away (slap ... | head): stop now. */
+static void watch_output(struct run *r)
+{
+    struct pollfd pfd = {.fd = fileno(r->out), .events = 0};
+    if (r->out_watched && !r->output_gone && poll(&pfd, 1, 0) == 1 &&
+        (pfd.revents & (POLLERR | POLLHUP)) != 0) {
+        r->output_gone = true;
+        ask_stop(r);
+    }
+}
+
 static void wait_signal(struct run *r, uint64_t ns)
 {
     sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
+    run_stop_signals(&set);
     struct timespec ts = {.tv_sec = (time_t)(ns / SLAP_NS_PER_SEC),
                           .tv_nsec = (long)(ns % SLAP_NS_PER_SEC)};
     int sig = sigtimedwait(&set, NULL, &ts);
     if (sig > 0) {
-        if (r->signal == 0) {
-            r->signal = sig;
-            atomic_store(&r->stop_ns, slap_now_ns());
-        }
-        atomic_store(&r->stop, true);
+        r->signal = r->signal == 0 ? sig : r->signal;
+        ask_stop(r);
     }
+    watch_output(r);
 }
 
 static void set_go(struct run *r, enum run_go go)
@@ -191,7 +237,8 @@ static enum slap_status wait_ready(struct run *r, uint32_t spawned, char *err, s
             return SLAP_ERROR;
         }
     }
-    if (r->signal != 0) {
+    if (atomic_load(&r->stop)) {
+        snprintf(err, err_len, "the report's reader went away before the run began");
         return SLAP_ERROR;
     }
     report_preload(r);

@@ -92,29 +92,143 @@ static enum slap_status fill_servers(struct server_list *list, memcached_st *mem
     return SLAP_OK;
 }
 
-/* An entry of the list with two colons or more outside brackets: an unbracketed IPv6 address. */
-static bool bare_ipv6(const char *text)
+/* ---- the list's syntax, checked before libmemcached sees it ---------------------------- */
+
+#define ENTRY_SHOWN 60 /* bytes of a bad entry quoted in a message */
+
+/* A bad entry: "'ENTRY': why", the entry quoted safely (printable, cut short). */
+static enum slap_status entry_error(const char *entry, size_t len, char *err, size_t err_len,
+                                    const char *why)
 {
-    for (const char *entry = text; *entry != '\0';) {
-        size_t len = strcspn(entry, ",");
-        int colons = 0;
-        for (size_t i = 0; i < len && entry[0] != '['; i++) {
-            colons += entry[i] == ':';
-        }
-        if (colons >= 2) {
-            return true;
-        }
-        entry += len + (entry[len] == ',');
+    char shown[ENTRY_SHOWN + 4];
+    size_t n = len < ENTRY_SHOWN ? len : ENTRY_SHOWN;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)entry[i];
+        shown[i] = c >= 0x20 && c < 0x7f ? (char)c : '?';
     }
-    return false;
+    strcpy(shown + n, len > n ? "..." : "");
+    snprintf(err, err_len, "'%s': %s", shown, why);
+    return SLAP_ERROR;
+}
+
+/* A port: 1 to 65535, digits only. */
+static bool port_ok(const char *p, size_t len)
+{
+    unsigned long port = 0;
+    if (len == 0 || len > 5) {
+        return false;
+    }
+    for (size_t i = 0; i < len; i++) {
+        if (p[i] < '0' || p[i] > '9') {
+            return false;
+        }
+        port = port * 10 + (unsigned long)(p[i] - '0');
+    }
+    return port >= 1 && port <= 65535;
+}
+
+/* A host name or address: something, no blanks or control bytes, at most a DNS name's length. */
+static const char *host_problem(const char *h, size_t len)
+{
+    if (len == 0) {
+        return "the host is empty";
+    }
+    if (len > SERVERS_HOST_MAX) {
+        return "the host is longer than 253 bytes";
+    }
+    for (size_t i = 0; i < len; i++) {
+        if ((unsigned char)h[i] <= ' ' || (unsigned char)h[i] >= 0x7f) {
+            return "the host has a blank or a byte that is not printable";
+        }
+    }
+    return NULL;
+}
+
+/* "[v6]" or "[v6]:port". */
+static enum slap_status check_bracketed(const char *e, size_t len, char *err, size_t err_len)
+{
+    const char *close = memchr(e, ']', len);
+    if (close == NULL) {
+        return entry_error(e, len, err, err_len, "no ']' closes the IPv6 address");
+    }
+    const char *problem = host_problem(e + 1, (size_t)(close - e) - 1);
+    size_t rest = len - (size_t)(close - e) - 1;
+    if (problem != NULL) {
+        return entry_error(e, len, err, err_len, problem);
+    }
+    if (rest > 0 && (close[1] != ':' || !port_ok(close + 2, rest - 1))) {
+        return entry_error(e, len, err, err_len,
+                           "after ']' only ':PORT' may follow, a port from 1 to 65535");
+    }
+    return SLAP_OK;
+}
+
+/* "host" or "host:port"; two colons or more outside brackets are an IPv6 address, unless a
+ * dot comes before the first (an IPv4 address or a name, with something after its port). */
+static enum slap_status check_host_port(const char *e, size_t len, char *err, size_t err_len)
+{
+    const char *colon = memchr(e, ':', len);
+    size_t host_len = colon != NULL ? (size_t)(colon - e) : len;
+    if (colon != NULL && memchr(colon + 1, ':', len - host_len - 1) != NULL) {
+        if (memchr(e, '.', host_len) == NULL) {
+            return entry_error(e, len, err, err_len,
+                               "write an IPv6 address in brackets, e.g. [::1]:11211");
+        }
+        return entry_error(e, len, err, err_len, "nothing may follow the port");
+    }
+    const char *problem = host_problem(e, host_len);
+    if (problem != NULL) {
+        return entry_error(e, len, err, err_len, problem);
+    }
+    if (colon != NULL && !port_ok(colon + 1, len - host_len - 1)) {
+        return entry_error(e, len, err, err_len, "the port is not a number from 1 to 65535");
+    }
+    return SLAP_OK;
+}
+
+static enum slap_status check_entry(const char *e, size_t len, struct servers_shape *shape,
+                                    char *err, size_t err_len)
+{
+    if (len == 0) {
+        snprintf(err, err_len, "entry %u is empty (two commas, or one at an end)",
+                 shape->count + 1);
+        return SLAP_ERROR;
+    }
+    shape->count++;
+    if (e[0] == '/') {
+        shape->unix_sockets++;
+        return len <= SERVERS_PATH_MAX
+                   ? SLAP_OK
+                   : entry_error(e, len, err, err_len, "a unix socket path is at most 107 bytes");
+    }
+    if (e[0] == '[') {
+        return check_bracketed(e, len, err, err_len);
+    }
+    return check_host_port(e, len, err, err_len);
+}
+
+enum slap_status servers_check_list(const char *text, struct servers_shape *shape, char *err,
+                                    size_t err_len)
+{
+    memset(shape, 0, sizeof(*shape));
+    for (const char *entry = text;;) {
+        size_t len = strcspn(entry, ",");
+        if (check_entry(entry, len, shape, err, err_len) != SLAP_OK) {
+            return SLAP_ERROR;
+        }
+        if (entry[len] == '\0') {
+            return SLAP_OK;
+        }
+        entry += len + 1;
+    }
 }
 
 enum slap_status servers_open(struct server_list *list, const char *text, char *err, size_t err_len)
 {
+    struct servers_shape shape;
     memset(list, 0, sizeof(*list));
-    if (bare_ipv6(text)) {
-        snprintf(err, err_len, "write IPv6 servers in brackets, e.g. [::1]:11211 ('%s')", text);
-        return SLAP_ERROR;
+    if (servers_check_list(text, &shape, err, err_len) != SLAP_OK) {
+        return SLAP_ERROR; /* libmemcached's parser would guess, or overflow on long entries */
     }
     memcached_server_list_st parsed = memcached_servers_parse(text);
     if (parsed == NULL || memcached_server_list_count(parsed) == 0) {

@@ -170,6 +170,9 @@ enum slap_status udp_reasm_add(struct udp_reasm *r, const uint8_t *dgram, size_t
         return SLAP_AGAIN;
     }
     if (udp_frame_decode(dgram, len, &request_id, &seq, &total) != SLAP_OK) {
+        r->why = len < UDP_HEADER ? "a datagram shorter than the 8-byte frame header"
+                                  : "a frame header with total 0, seq not below total, or "
+                                    "reserved bytes set";
         return SLAP_ERROR;
     }
     if (request_id != r->request_id) {
@@ -177,7 +180,13 @@ enum slap_status udp_reasm_add(struct udp_reasm *r, const uint8_t *dgram, size_t
         return SLAP_AGAIN;
     }
     size_t payload_len = len - UDP_HEADER;
-    if (payload_len > UDP_MAX_DATAGRAM || check_total(r, total) != SLAP_OK) {
+    if (payload_len > UDP_MAX_DATAGRAM) {
+        r->why = "a datagram longer than memcached sends (1400 bytes after the header)";
+        return SLAP_ERROR;
+    }
+    if (check_total(r, total) != SLAP_OK) {
+        r->why = r->total != 0 ? "datagrams of one message that disagree on their total"
+                               : "a message of more datagrams than any answer can have";
         return SLAP_ERROR;
     }
     if (r->seen[seq]) {

@@ -30,6 +30,7 @@
 #define WORKER_TIMEOUT_CHECK_NS (100ULL * SLAP_NS_PER_MS)
 #define WORKER_READ_BUFFER (64u * 1024u)
 #define WORKER_MAX_WARNINGS 32
+#define WORKER_DETAIL_SHOWN 200 /* bytes of a server's message shown */
 
 /* What every socket of the thread is given (the loop is filled in by worker_spawn). */
 static void worker_conn_env(struct worker *w)
@@ -139,6 +140,19 @@ void worker_free(struct worker *w)
     pthread_mutex_destroy(&w->box_lock);
 }
 
+/* A server's words made safe for a terminal: printable ASCII only (others become '?'), cut
+ * at WORKER_DETAIL_SHOWN bytes. out has room for that and "...". */
+static const char *printable(char *out, const char *in, size_t len)
+{
+    size_t n = len < WORKER_DETAIL_SHOWN ? len : WORKER_DETAIL_SHOWN;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)in[i];
+        out[i] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+    }
+    strcpy(out + n, len > n ? "..." : "");
+    return out;
+}
+
 void worker_warn(struct worker *w, const char *what, uint32_t server, const char *detail,
                  size_t detail_len)
 {
@@ -163,8 +177,13 @@ void worker_warn(struct worker *w, const char *what, uint32_t server, const char
     }
     pthread_mutex_unlock(&lock);
     if (print) {
-        fprintf(stderr, "slap: %s: %s: %.*s\n", w->run->servers.items[server].name, what,
-                (int)detail_len, detail ? detail : "");
+        char shown[WORKER_DETAIL_SHOWN + 4];
+        if (detail == NULL || detail_len == 0) {
+            fprintf(stderr, "slap: %s: %s\n", w->run->servers.items[server].name, what);
+        } else {
+            fprintf(stderr, "slap: %s: %s: %s\n", w->run->servers.items[server].name, what,
+                    printable(shown, detail, detail_len));
+        }
     }
 }
 
@@ -295,12 +314,22 @@ static void check_timeouts(struct worker *w, uint64_t now_ns)
     }
 }
 
+static bool stop_asked(const struct worker *w)
+{
+    return atomic_load(&w->run->stop);
+}
+
+/* A few times a second in every phase: a stop asked by the main thread, and --timeout. */
 static void on_watch(evutil_socket_t fd, short what, void *arg)
 {
     struct worker *w = arg;
     (void)fd;
     (void)what;
-    if (atomic_load(&w->run->stop)) {
+    if (stop_asked(w)) {
+        if (w->phase == WORKER_CONNECTING || w->phase == WORKER_PRELOADING) {
+            event_base_loopbreak(w->base); /* set-up ends here; nothing was measured */
+            return;
+        }
         worker_begin_stop(w, atomic_load(&w->run->stop_ns));
     }
     check_timeouts(w, slap_now_ns());
@@ -414,7 +443,6 @@ static void worker_start(struct worker *w, uint64_t start_ns)
     } else {
         worker_measure(w);
     }
-    w->watch_timer = timer_at(w, WORKER_WATCH_NS, EV_PERSIST, on_watch);
     for (size_t i = 0; i < w->nlanes && o->tps > 0; i++) {
         schedule_init(&w->lanes[i].sched, o->arrival, o->tps, total_lanes,
                       first_lane + (uint32_t)i, start_ns, rng_next(&w->rng));
@@ -459,7 +487,7 @@ static void worker_preload(struct worker *w)
     w->end_ns = 0;
     w->preload_ns = slap_now_ns() - start;
     stats_reset(&w->cur);
-    for (uint32_t k = 0; k < w->nclients; k++) {
+    for (uint32_t k = 0; k < w->nclients && !stop_asked(w); k++) {
         if (w->clients[k].stopped) {
             worker_fail(w, NULL, "a connection was lost during --preload");
         }
@@ -469,7 +497,8 @@ static void worker_preload(struct worker *w)
 static void *worker_main(void *arg)
 {
     struct worker *w = arg;
-    if (worker_connect_all(w) == SLAP_OK) {
+    w->watch_timer = timer_at(w, WORKER_WATCH_NS, EV_PERSIST, on_watch);
+    if (worker_connect_all(w) == SLAP_OK && !stop_asked(w)) {
         w->phase = WORKER_READY;
         if (w->clients[0].preload_left > 0) {
             worker_preload(w);

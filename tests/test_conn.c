@@ -28,7 +28,7 @@
 
 /* What the owner heard, in order. */
 struct heard {
-    int connected, connect_failed, sent, answered, closed, given_up, drained;
+    int connected, connect_failed, sent, answered, closed, given_up, drained, unsolicited, faults;
     char why[256];
     enum proto_reply reply;
     uint32_t hits;
@@ -99,6 +99,19 @@ static void on_drained(struct conn *c)
     heard_of(c)->drained++;
 }
 
+static void on_unsolicited(struct conn *c, const struct proto_result *res)
+{
+    heard_of(c)->unsolicited++;
+    heard_of(c)->reply = res->reply;
+    snprintf(heard_of(c)->why, sizeof(heard_of(c)->why), "%.*s", (int)res->msg_len, res->msg);
+}
+
+static void on_fault(struct conn *c, const char *what, const char *detail)
+{
+    heard_of(c)->faults++;
+    snprintf(heard_of(c)->why, sizeof(heard_of(c)->why), "%s: %s", what, detail);
+}
+
 static const struct conn_ops ops = {
     .connected = on_connected,
     .connect_failed = on_connect_failed,
@@ -107,6 +120,8 @@ static const struct conn_ops ops = {
     .closed = on_closed,
     .given_up = on_given_up,
     .drained = on_drained,
+    .unsolicited = on_unsolicited,
+    .fault = on_fault,
 };
 
 /* Run the loop until *flag is at least want, or fail after LOOP_LIMIT_MS. */
@@ -368,7 +383,8 @@ static void test_timeout(void **state)
     assert_int_equal(f->conn.state, CONN_CLOSED);
 }
 
-/* Reconnects back off, doubling up to the bound; a connect that succeeds starts over. */
+/* Reconnects back off, doubling up to the bound; only an answer on the new connection starts
+ * over (a server that accepts and closes at once must not be hammered). */
 static void test_reconnect_backoff(void **state)
 {
     struct fixture *f = *state;
@@ -382,9 +398,26 @@ static void test_reconnect_backoff(void **state)
     }
     loop_until(f, &f->heard.connected, 2);
     assert_int_equal(f->conn.state, CONN_READY);
-    assert_int_equal(f->conn.backoff_ns, 0);
+    assert_int_equal(f->conn.backoff_ns, 8 * SLAP_NS_PER_MS); /* connected, not yet answered */
     f->peer = accept(f->listener, NULL, NULL);
     assert_true(f->peer >= 0);
+    send_get(f, "key1");
+    peer_expect(f, "get key1\r\n", 10);
+    peer_write(f, "END\r\n");
+    loop_until(f, &f->heard.answered, 1);
+    assert_int_equal(f->conn.backoff_ns, 0);
+}
+
+/* memcached refusing a connection: an error line that answers nothing, then its close. */
+static void test_server_refuses(void **state)
+{
+    struct fixture *f = *state;
+    peer_write(f, "ERROR Too many open connections\r\n");
+    loop_until(f, &f->heard.closed, 1);
+    assert_int_equal(f->heard.unsolicited, 1);
+    assert_int_equal(f->heard.reply, PROTO_REPLY_ERROR);
+    assert_int_equal(f->counters.protocol_error, 0); /* the server talking, not garbage */
+    assert_int_equal(f->conn.answers, 0);
 }
 
 /* A connect refused after EINPROGRESS is told through connect_failed. */
@@ -449,6 +482,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_unsolicited_answer, setup_stream, teardown),
         cmocka_unit_test_setup_teardown(test_timeout, setup_stream, teardown),
         cmocka_unit_test_setup_teardown(test_reconnect_backoff, setup_stream, teardown),
+        cmocka_unit_test_setup_teardown(test_server_refuses, setup_stream, teardown),
         cmocka_unit_test(test_connect_refused),
         cmocka_unit_test(test_udp_given_up),
     };

@@ -164,6 +164,7 @@ static const struct bad_line bad_lines[] = {
     {{"-x", "0"}, "--execute_number: must be at least 1"},
     {{"-x", "99999999999999999999"}, "--execute_number: '99999999999999999999' is too large"},
     {{"-x", "10kk"}, "--execute_number: '10kk' has an unknown unit"},
+    {{"-P", "2.5k"}, "--tps: '2.5k' is not a whole number"},
     {{"-t", "10x"}, "slap: --time: '10x' has an unknown unit (use ms, s, m, h or d)"},
     {{"-t", "0"}, "--time: must be more than 0"},
     {{"-t", "1.5.2s"}, "--time"},
@@ -176,6 +177,23 @@ static const struct bad_line bad_lines[] = {
     {{"-S", "0s"}, "--stat_freq: must be more than 0"},
     {{"--stat_freq="}, "--stat_freq: '' is not a number"},
     {{"-s", ""}, "--servers"},
+    {{"-s", "127.0.0.1:70000"}, "--servers: '127.0.0.1:70000': the port is not a number"},
+    {{"-s", "h:0"}, "'h:0': the port is not a number from 1 to 65535"},
+    {{"-s", "h:0x57b"}, "'h:0x57b': the port is not a number"},
+    {{"-s", "h:-1"}, "'h:-1': the port is not a number"},
+    {{"-s", ":11211"}, "':11211': the host is empty"},
+    {{"-s", "127.0.0.1:22411abc"}, "'127.0.0.1:22411abc': the port is not a number"},
+    {{"-s", ",127.0.0.1:22411"}, "--servers: entry 1 is empty"},
+    {{"-s", "a:1,,b:2"}, "--servers: entry 2 is empty"},
+    {{"-s", "a:1,"}, "--servers: entry 2 is empty"},
+    {{"-s", "[::1"}, "'[::1': no ']' closes the IPv6 address"},
+    {{"-s", "[::1]x"}, "'[::1]x': after ']' only ':PORT' may follow"},
+    {{"-s", "127.0.0.1:22411:1"}, "'127.0.0.1:22411:1': nothing may follow the port"},
+    {{"-s", "::1"}, "'::1': write an IPv6 address in brackets"},
+    {{"-s", "2001:db8::1:11211"}, "write an IPv6 address in brackets"},
+    {{"-s", "/tmp/x.sock", "-U"}, "--udp needs host:port servers, and --servers lists a unix"},
+    {{"-p", "2"}, "--rep_write 2: only 1 server is listed"},
+    {{"-x", "1e3"}, "--execute_number: '1e3' is not a whole number (digits, then k, m or g)"},
     {{"--bogus"}, "slap: unknown option '--bogus'"},
     {{"--foo=1"}, "slap: unknown option '--foo'"},
     {{"-Z"}, "slap: unknown option '-Z'"},
@@ -362,7 +380,7 @@ static void test_workload_line(void **state)
     write_cfg_file(path);
     struct parse_result r;
     parse(&r, (const char *const[]){"-F", path, "-d", "10", "-v", "0.5", "-e", "0.1",
-                                    "--exp-time=5s", "-o", "0.2", "-p", "2", "-b",
+                                    "--exp-time=5s", "-o", "0.2", "-p", "2", "-b", "-s", "a:1,b:2",
                                     "--distribution=ketama", "--hash=md5", "--key-dist=zipf:1.2",
                                     "--flush", "--preload", NULL});
     assert_int_equal(r.outcome, OPTIONS_RUN);
@@ -523,7 +541,7 @@ static void test_count_widths(void **state)
     (void)state;
     struct parse_result r;
     parse(&r, (const char *const[]){"-x", "5000000001", "-w", "4g", "-P", "1g", "-T", "3", "-c",
-                                    "70000", "-n", "1024", "-p", "65535", "--pipeline=1000",
+                                    "70000", "-n", "1024", "-p", "3", "-s", "a,b,c", "--pipeline=1000",
                                     "-d", "512", "-X", "1023k", NULL});
     assert_int_equal(r.outcome, OPTIONS_RUN);
     assert_int_equal(r.o.execute_number, 5000000001ULL);
@@ -532,7 +550,7 @@ static void test_count_widths(void **state)
     assert_int_equal(r.o.threads, 3);
     assert_int_equal(r.o.concurrency, 70000);
     assert_int_equal(r.o.conns_per_client, 1024);
-    assert_int_equal(r.o.rep_write, 65535);
+    assert_int_equal(r.o.rep_write, 3);
     assert_int_equal(r.o.pipeline, 1000);
     assert_int_equal(r.o.division, 512);
     assert_int_equal(r.o.value_size, 1023 * 1024);

@@ -403,7 +403,7 @@ static const char *const garbage[] = {
     "MN \r\n",
     "MN kfoo\r\n",
     "MNX\r\n",
-    "ERROR x\r\n",
+    "ERRORx\r\n",
     "SERVER_ERRORx\r\n",
     "VALUE k 0 5\r\nhello\r\nEND\r\n", /* the ASCII protocol's replies */
     "STORED\r\n",

@@ -31,6 +31,7 @@ static struct stream_result results[MAX_RESPONSES];
 /* The lines both protocols share, alone and after a value block. */
 static const struct stream_want shared_want[] = {
     {PROTO_REPLY_ERROR, 0, 0, NULL},
+    {PROTO_REPLY_ERROR, 0, 0, "Too many open connections"},
     {PROTO_REPLY_CLIENT_ERROR, 0, 0, NULL},
     {PROTO_REPLY_SERVER_ERROR, 0, 0, "out of memory"},
     {PROTO_REPLY_CLIENT_ERROR, 0, 0, "bad data chunk"},
@@ -43,6 +44,7 @@ static const struct stream_want shared_want[] = {
 static size_t put_shared_stream(char *out, size_t i)
 {
     const char *parts[] = {"ERROR\r\n",
+                           "ERROR Too many open connections\r\n",
                            "CLIENT_ERROR\r\n",
                            "SERVER_ERROR out of memory\r\n",
                            "CLIENT_ERROR bad data chunk\r\n",

@@ -300,6 +300,26 @@ static void test_header_variants(void **state)
                       "windows size: 1500\n"
                       "set proportion: set_prop=0.25\n"
                       "get proportion: get_prop=0.75\n");
+
+    options_defaults(&o);
+    o.run_time_ns = 1000400 * SLAP_NS_PER_US; /* 1.0004 s: shown to the millisecond */
+    assert_header(&o, "servers: 127.0.0.1:11211\n"
+                      "threads count: 1\n"
+                      "concurrency: 16\n"
+                      "run time: 1s\n"
+                      "windows size: 10k\n"
+                      "set proportion: set_prop=0.10\n"
+                      "get proportion: get_prop=0.90\n");
+    o.run_time_ns = 1500 * SLAP_NS_PER_MS;
+    o.warmup_ns = 250 * SLAP_NS_PER_MS;
+    assert_header(&o, "servers: 127.0.0.1:11211\n"
+                      "threads count: 1\n"
+                      "concurrency: 16\n"
+                      "run time: 1.5s\n"
+                      "windows size: 10k\n"
+                      "set proportion: set_prop=0.10\n"
+                      "get proportion: get_prop=0.90\n"
+                      "warmup: 0.25s\n");
 }
 
 static struct slap_stats *final_stats(void)
@@ -337,10 +357,24 @@ static void test_final_golden(void **state)
     text = final_text(s, 2.0, SIGTERM);
     assert_non_null(strstr(text, "Net_rate: 2.5M/s\ninterrupted: SIGTERM\n"));
     free(text);
+    text = final_text(s, 2.0, SIGHUP);
+    assert_non_null(strstr(text, "Net_rate: 2.5M/s\ninterrupted: SIGHUP\n"));
+    free(text);
     free(s);
 }
 
-/* One event: no Std line; every non-zero bucket is in the last row, so rows start at 0. */
+/* No measured time (a warm-up interrupted): no rate is computed from it. */
+static void test_final_no_time(void **state)
+{
+    (void)state;
+    struct slap_stats *s = final_stats();
+    char *text = final_text(s, 0.0, SIGINT);
+    assert_non_null(strstr(text, "\nRun time: 0.0s Ops: 8 TPS: 0 Net_rate: 0.0M/s\n"));
+    free(text);
+    free(s);
+}
+
+/* One event: no Std line; every non-zero bucket is in the last row, the only row shown. */
 static void test_final_single_event(void **state)
 {
     (void)state;
@@ -353,9 +387,6 @@ static void test_final_single_event(void **state)
                                      "   Avg:      5000\n"
                                      "   Geo:   5000.00\n"
                                      "   Log2 Dist:\n"
-                                     "       0:        0        0        0        0\n"
-                                     "       4:        0        0        0        0\n"
-                                     "       8:        0        0        0        0\n"
                                      "      12:        0        1\n"
                                      "   P50:      5000\n"
                                      "   P90:      5000\n"
@@ -485,7 +516,7 @@ int main(void)
         cmocka_unit_test(test_header_defaults),     cmocka_unit_test(test_header_variants),
         cmocka_unit_test(test_final_golden),        cmocka_unit_test(test_final_single_event),
         cmocka_unit_test(test_final_log2_row_zero), cmocka_unit_test(test_period_golden),
-        cmocka_unit_test(test_period_with_sets),
+        cmocka_unit_test(test_period_with_sets),    cmocka_unit_test(test_final_no_time),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -70,6 +70,11 @@ struct conn_ops {
     void (*given_up)(struct conn *c, const struct request *r, uint64_t now_ns);
     /* Everything that could be read was read: the owner may queue more. */
     void (*drained)(struct conn *c);
+    /* The server said something that answers no request: an error line (memcached refusing
+     * a connection: "ERROR Too many open connections"); the socket closes next. */
+    void (*unsolicited)(struct conn *c, const struct proto_result *res);
+    /* Something was wrong that costs no connection (a bad UDP datagram): what, and detail. */
+    void (*fault)(struct conn *c, const char *what, const char *detail);
 };
 
 /* What every connection of a thread shares, given when it is made and never reached around. */
@@ -106,7 +111,8 @@ struct conn {
     struct event rev;         /* readable; persistent while READY */
     struct event wev;         /* writable: connect completion or a blocked write */
     struct event retry;       /* reconnect back-off timer */
-    uint64_t backoff_ns;      /* next back-off; doubles up to a bound */
+    uint64_t backoff_ns;      /* next back-off; doubles up to a bound until an answer comes */
+    uint64_t answers;         /* responses since the socket was opened, error lines aside */
     union proto_parser parser;
     uint64_t resp_bytes;      /* bytes of the response being parsed so far */
     struct request *ring;     /* capacity: the pipeline depth */
@@ -122,6 +128,8 @@ struct conn {
     struct udp_reasm reasm;   /* UDP: its answer's datagrams */
     struct event timeout;     /* UDP: --udp_timeout of the request in flight */
     uint64_t disorder_seen;   /* UDP: reasm.disorder already counted */
+    uint64_t stale_seen;      /* UDP: reasm.stale and reasm.duplicates already told */
+    uint64_t duplicates_seen;
     uint32_t carry_len;       /* bytes of a partial line kept between reads */
     char carry[PROTO_ASCII_MAX_LINE];
 };
@@ -146,7 +154,8 @@ void conn_free(struct conn *c);
 
 /* Start a non-blocking connect; the owner hears of the outcome by callback. */
 enum slap_status conn_connect(struct conn *c);
-/* Connect again after the back-off, which doubles with each call until a connect succeeds. */
+/* Connect again after the back-off, which doubles with each call until an answer comes on a
+ * new connection (a server that accepts and closes at once is not hammered). */
 void conn_retry_later(struct conn *c);
 /* Forget a pending reconnect. */
 void conn_retry_cancel(struct conn *c);

@@ -48,12 +48,17 @@ struct run {
     atomic_bool stop;          /* main thread: no new requests (signal) */
     atomic_uint_fast64_t stop_ns; /* when it was asked: the measured part ends there */
     int signal;                /* the signal that interrupted the run, or 0 */
+    bool out_watched;          /* out is a pipe or a socket: its reader may go away */
+    bool output_gone;          /* and it did: the run stopped early */
 
     struct slap_stats global;  /* everything, collected */
     uint64_t end_ns;           /* end of the measured part: the latest of the workers' */
     struct worker_stall *stalls; /* per server: sockets that held unanswered requests at the end */
     uint32_t blocked_lanes;    /* lanes that still awaited an answer when the run gave up */
 };
+
+/* The signals that stop a run with its report: SIGINT, SIGTERM, SIGHUP. */
+void run_stop_signals(sigset_t *set);
 
 /*
  * Plan the run: resolve servers, build the workload and workers. err gets one line.

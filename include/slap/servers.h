@@ -9,6 +9,8 @@
 #include "slap/common.h"
 
 #define SERVER_NAME_MAX 300
+#define SERVERS_HOST_MAX 253 /* a DNS name's longest */
+#define SERVERS_PATH_MAX 107 /* a unix socket path's longest (sun_path less its NUL) */
 
 /* --distribution: how keys map to servers. */
 enum server_distribution {
@@ -43,6 +45,20 @@ struct server_list {
     struct server *items;
     void *memc; /* memcached_st holding the list: the reference key-to-server mapping */
 };
+
+/* What a server list holds, as servers_check_list reads it. */
+struct servers_shape {
+    uint32_t count;        /* entries */
+    uint32_t unix_sockets; /* of them, paths */
+};
+
+/*
+ * Check the syntax of "ENTRY[,ENTRY...]" without resolving anything: each entry is
+ * host[:port], [ipv6][:port] or /path/of/a/unix/socket, with a port from 1 to 65535 and
+ * nothing after it, no entry empty. SLAP_ERROR with "'ENTRY': what is wrong" in err.
+ */
+enum slap_status servers_check_list(const char *text, struct servers_shape *shape, char *err,
+                                    size_t err_len);
 
 /*
  * Parse "host[:port][,host[:port]...]" with libmemcached and resolve every

@@ -42,6 +42,7 @@ enum counter_show {
     X(error_reply, COUNTER_NONZERO, "ERROR replies")                                               \
     X(protocol_error, COUNTER_NONZERO, "responses that were not memcached's protocol")             \
     X(conn_closed, COUNTER_NONZERO, "connections closed by the server or the network")            \
+    X(conn_refused, COUNTER_NONZERO, "of those, closed before their first answer (refused)")      \
     X(reconnects, COUNTER_NONZERO, "connections opened again after a close (-R)")                  \
     X(clients_stopped, COUNTER_NONZERO, "clients stopped by a lost connection (no -R)")            \
     X(unanswered, COUNTER_NONZERO, "requests due but never answered (lost, abandoned, unsent)")    \

@@ -37,6 +37,7 @@ struct udp_reasm {
     uint64_t disorder;       /* datagrams whose seq is lower than one already received */
     uint64_t duplicates;     /* a seq received twice */
     uint64_t stale;          /* datagrams of another request id (late answers), ignored */
+    const char *why;         /* what was wrong with the last datagram refused (SLAP_ERROR) */
 };
 
 /* Allocate for answers up to cap bytes. SLAP_OK or SLAP_ERROR. */

@@ -80,7 +80,7 @@ def case_ipv6():
         check_agree(counters(out), delta)
         for bad in ("::1", "2001:db8:1:2:3:4:5:6", server.addr + ",::1"):
             rc, out, err = run_slap(["-s", bad, "-x", "10"])
-            check(rc == 1 and "brackets" in err, "%s: an unbracketed IPv6 address: %r" % (bad, err))
+            check(rc == 2 and "brackets" in err, "%s: an unbracketed IPv6 address: %r" % (bad, err))
     finally:
         server.stop()
 

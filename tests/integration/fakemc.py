@@ -8,6 +8,7 @@ req_no counts that connection's requests from 0:
     "stall"         read on but never answer again on this connection
     "close"         close the connection without answering
     bytes           send these bytes instead of the answer
+    (bytes, "close") send these bytes, then close
 on_accept(conn_no) may return bytes to send at once, then close (a server that refuses).
 Counters: requests (answered or not), answered, accepted. stop() ends the thread.
 """
@@ -153,10 +154,16 @@ class FakeMemcached:
         if action == "close":
             self._close(c)
             return False
+        then_close = isinstance(action, tuple)
+        if then_close:
+            action = action[0]
         reply = action if isinstance(action, bytes) else self._answer(*request)
         try:
             c.sock.sendall(reply)
         except OSError:
+            self._close(c)
+            return False
+        if then_close:
             self._close(c)
             return False
         with self.lock:

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Soak: slap against a throwaway memcached for a long time at a moderate rate, printing its
+# resident memory and open descriptors every interval; both must stay flat. Not a test (the
+# suite runs a 60-second version, integration_release_soak_60s).
+# Usage: scripts/soak.sh [DURATION_S, default 3600] [INTERVAL_S, default 60] [slap options...]
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+duration=${1:-3600}
+interval=${2:-60}
+shift 2 || shift $# || true
+[ $# -gt 0 ] || set -- -c 64 -T 2 -P 20k -R -v 0.1 -d 2
+"$top/scripts/deps.sh"
+"$top/scripts/build.sh" "$top/build" >/dev/null
+. "$top/scripts/memcached.sh"
+slap_pid=""
+cleanup() {
+    [ -n "$slap_pid" ] && kill "$slap_pid" 2>/dev/null && wait "$slap_pid" 2>/dev/null
+    memcached_stop
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+memcached_start -t 2 -m 1024
+
+"$top/build/slap" -s "127.0.0.1:$MC_PORT" -t "${duration}s" "$@" >/tmp/slap-soak.$$ 2>&1 &
+slap_pid=$!
+echo "soak: slap pid $slap_pid, memcached pid $MC_PID on 127.0.0.1:$MC_PORT, ${duration}s"
+printf '%8s %12s %6s\n' "elapsed" "rss(KiB)" "fds"
+first_rss="" first_fds=""
+worst_rss=0 worst_fds=0
+for ((t = interval; t <= duration; t += interval)); do
+    sleep "$interval"
+    kill -0 "$slap_pid" 2>/dev/null || break
+    rss=$(awk '/^VmRSS:/{print $2}' "/proc/$slap_pid/status")
+    fds=$(ls "/proc/$slap_pid/fd" | wc -l)
+    printf '%7ss %12s %6s\n' "$t" "$rss" "$fds"
+    if [ -z "$first_rss" ]; then
+        first_rss=$rss first_fds=$fds # after one interval: buffers are in place
+    fi
+    ((rss > worst_rss)) && worst_rss=$rss
+    ((fds > worst_fds)) && worst_fds=$fds
+done
+status=0
+wait "$slap_pid" || status=$?
+slap_pid=""
+grep "^Run time" /tmp/slap-soak.$$ || true
+rm -f /tmp/slap-soak.$$
+if [ -n "$first_rss" ] && { ((worst_fds > first_fds)) || ((worst_rss > first_rss * 105 / 100 + 1024)); }; then
+    echo "soak: FAILED: grew from ${first_rss} KiB, ${first_fds} fds to ${worst_rss} KiB, ${worst_fds} fds"
+    exit 1
+fi
+echo "soak: flat (slap exit $status)"
+exit "$status"
