@@ -511,9 +511,12 @@ static void count_unanswered(struct worker *w, uint8_t op, uint64_t intended_ns,
                              uint64_t at_ns)
 {
     struct slap_stats *s = &w->cur;
+    uint64_t latency = at_ns > intended_ns ? at_ns - intended_ns : 0;
     s->counters.unanswered++;
     s->counters.unsent += sent_ns == 0;
-    hist_record(&s->lat[op], at_ns > intended_ns ? at_ns - intended_ns : 0);
+    hist_record(&s->lat[op], latency);
+    samples_put(&w->samples, &(struct sample){intended_ns, sent_ns, latency, op,
+                                              sent_ns == 0 ? SAMPLE_UNSENT : SAMPLE_UNANSWERED});
     if (w->run->opts->tps > 0 && sent_ns != 0) {
         hist_record(&s->raw[op], at_ns > sent_ns ? at_ns - sent_ns : 0);
     }
@@ -752,12 +755,23 @@ static bool reply_is_answer(enum proto_reply reply)
            reply != PROTO_REPLY_ERROR;
 }
 
+/* What became of an answered request, for --samples. */
+static uint8_t sample_outcome(const struct request *r, const struct proto_result *res)
+{
+    if (r->op == OP_GET) {
+        return res->hits > 0 ? SAMPLE_HIT : SAMPLE_MISS;
+    }
+    return res->reply == PROTO_REPLY_STORED ? SAMPLE_STORED : SAMPLE_NOT_STORED;
+}
+
 static void record_latency(struct worker *w, const struct request *r,
                            const struct proto_result *res, uint64_t bytes, uint64_t now_ns)
 {
     struct slap_stats *s = &w->cur;
     uint64_t latency = now_ns - r->intended_ns;
     hist_record(&s->lat[r->op], latency);
+    samples_put(&w->samples, &(struct sample){r->intended_ns, r->sent_ns, latency, r->op,
+                                              sample_outcome(r, res)});
     if (w->run->opts->tps > 0) {
         hist_record(&s->raw[r->op], now_ns - r->sent_ns);
     }
@@ -796,6 +810,8 @@ static void lane_answered(struct conn *c, const struct request *r,
         record_latency(w, r, res, r->hdr_len + r->value_len + (r->crlf ? 2 : 0) + c->resp_bytes,
                        now_ns);
     } else {
+        samples_put(&w->samples, &(struct sample){r->intended_ns, r->sent_ns,
+                                                  now_ns - r->intended_ns, r->op, SAMPLE_ERROR});
         worker_warn(w, reply_name(res->reply), c->server, res->msg, res->msg_len);
     }
 }

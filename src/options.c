@@ -1306,6 +1306,17 @@ size_t options_table_find(const char *long_name)
     return ROW_COUNT;
 }
 
+/* The shortest text of v that reads back to v. */
+static void shortest(char *buf, size_t len, double v)
+{
+    for (int precision = 15; precision <= 17; precision++) {
+        snprintf(buf, len, "%.*g", precision, v);
+        if (strtod(buf, NULL) == v) {
+            return;
+        }
+    }
+}
+
 /* Seconds with up to nine decimals, trailing zeros dropped: "2", "0.2", "0.000001". */
 static enum option_value seconds_value(uint64_t ns, char *buf, size_t len)
 {
@@ -1336,10 +1347,12 @@ static enum option_value sizes_value(const struct size_dist *d, uint32_t fixed, 
     buf[0] = '\0';
     for (uint32_t i = 0; i < d->n && used < len; i++) {
         const struct size_range *r = &d->r[i];
+        char prop[32];
+        shortest(prop, sizeof(prop), r->prop);
         int n = r->min == r->max && d->n == 1
                     ? snprintf(buf + used, len - used, "%" PRIu32, r->min)
-                    : snprintf(buf + used, len - used, "%s%" PRIu32 "-%" PRIu32 ":%.17g",
-                               i > 0 ? "," : "", r->min, r->max, r->prop);
+                    : snprintf(buf + used, len - used, "%s%" PRIu32 "-%" PRIu32 ":%s",
+                               i > 0 ? "," : "", r->min, r->max, prop);
         used += n > 0 ? (size_t)n : 0;
     }
     return OPTION_VALUE_TEXT;
@@ -1380,14 +1393,20 @@ static enum option_value special_value(const struct slap_options *o, size_t i, c
         return sizes_value(&o->key_sizes, o->key_size, buf, len);
     case ROW_VALUE_SIZE:
         return sizes_value(&o->value_sizes, o->value_size, buf, len);
-    case ROW_RATIO:
-        snprintf(buf, len, "%.17g:%.17g", o->set_prop, o->get_prop);
+    case ROW_RATIO: {
+        char set[32], get[32];
+        shortest(set, sizeof(set), o->set_prop);
+        shortest(get, sizeof(get), o->get_prop);
+        snprintf(buf, len, "%s:%s", set, get);
         return OPTION_VALUE_TEXT;
+    }
     case ROW_EXP_TIME:
         return seconds_value(o->exp_time_ns, buf, len);
     case ROW_KEY_DIST:
         if (o->key_pop.kind == KEY_DIST_ZIPF) {
-            snprintf(buf, len, "zipf:%.17g", o->key_pop.s);
+            char s[32];
+            shortest(s, sizeof(s), o->key_pop.s);
+            snprintf(buf, len, "zipf:%s", s);
             return OPTION_VALUE_TEXT;
         }
         return text_value(dist_names[o->key_pop.kind], buf, len);
@@ -1444,7 +1463,7 @@ enum option_value options_value(const struct slap_options *o, size_t i, char *bu
         if (*(const double *)field == 0.0) {
             return OPTION_VALUE_NONE;
         }
-        snprintf(buf, len, "%.17g", *(const double *)field);
+        shortest(buf, len, *(const double *)field);
         return OPTION_VALUE_NUMBER;
     case OPT_DURATION:
         return seconds_value(*(const uint64_t *)field, buf, len);

@@ -181,6 +181,28 @@ enum slap_status results_add_period(struct results_doc *d, double elapsed_s, dou
     return SLAP_OK;
 }
 
+enum slap_status results_extend_last_period(struct results_doc *d, const struct slap_stats *s)
+{
+    static struct hist h; /* main thread only */
+    if (d->periods.n == 0) {
+        return results_add_period(d, 0.0, 0.0, s);
+    }
+    struct results_period *p = &((struct results_period *)d->periods.items)[d->periods.n - 1];
+#define SLAP_COUNTER_ADD(name, show, meaning) p->counters.name += s->counters.name;
+    SLAP_COUNTERS(SLAP_COUNTER_ADD)
+#undef SLAP_COUNTER_ADD
+    for (int t = 0; t < STATS_TYPES; t++) {
+        hist_reset(&h);
+        results_sparse_add(&p->lat[t], &h);
+        hist_merge(&h, &s->lat[t]);
+        results_sparse_free(&p->lat[t]);
+        if (results_sparse_from_hist(&h, &p->lat[t]) != SLAP_OK) {
+            return SLAP_ERROR;
+        }
+    }
+    return SLAP_OK;
+}
+
 enum slap_status results_add_step(struct results_doc *d, double target_tps, double seconds,
                                   const struct slap_stats *s)
 {

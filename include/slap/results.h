@@ -96,6 +96,8 @@ void results_sparse_add(const struct results_sparse *s, struct hist *h);
 /* Append a period or a step made from stats (its lat histograms and counters). */
 enum slap_status results_add_period(struct results_doc *d, double elapsed_s, double seconds,
                                     const struct slap_stats *s);
+/* Add s into the last period (answers that came after it ended); a first one if none. */
+enum slap_status results_extend_last_period(struct results_doc *d, const struct slap_stats *s);
 enum slap_status results_add_step(struct results_doc *d, double target_tps, double seconds,
                                   const struct slap_stats *s);
 /* Append a server's stats pair, read by label. */
