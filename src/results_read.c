@@ -32,12 +32,33 @@ static bool replayed(const char *name)
     return true;
 }
 
+/* Does v say what the option says when it is not given? (Only settings given are replayed:
+ * some options are refused without others, even at their default value.) */
+static bool is_default(size_t row, const struct json_value *v)
+{
+    static struct slap_options defaults;
+    char text[1024];
+    options_defaults(&defaults);
+    switch (options_value(&defaults, row, text, sizeof(text))) {
+    case OPTION_VALUE_NONE:
+        return v->type == JSON_NULL;
+    case OPTION_VALUE_BOOL:
+        return (v->type == JSON_TRUE) == (strcmp(text, "true") == 0);
+    case OPTION_VALUE_NUMBER:
+    case OPTION_VALUE_TEXT:
+        return (v->type == JSON_NUMBER || v->type == JSON_STRING) && strcmp(v->text, text) == 0;
+    case OPTION_VALUE_SKIP:
+    default:
+        return true;
+    }
+}
+
 /* "--name=value" (a duration's seconds with "s"), or "--name" for a flag set; NULL to skip. */
 static char *replay_arg(size_t row, const char *name, const struct json_value *v)
 {
     char *arg = NULL;
     int n = -1;
-    if (!replayed(name) || v->type == JSON_NULL || v->type == JSON_FALSE) {
+    if (!replayed(name) || v->type == JSON_NULL || v->type == JSON_FALSE || is_default(row, v)) {
         return NULL;
     }
     if (v->type == JSON_TRUE) {
