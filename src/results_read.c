@@ -531,6 +531,7 @@ static void merge_top(struct results_doc *dst, const struct results_doc *src, bo
     }
     size_t used = strlen(dst->label);
     snprintf(dst->label + used, sizeof(dst->label) - used, "+%s", src->label);
+    dst->opts.label = dst->label;
     dst->opts.threads += src->opts.threads;
     dst->opts.concurrency += src->opts.concurrency;
     dst->opts.tps += src->opts.tps;
