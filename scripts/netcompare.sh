@@ -91,14 +91,30 @@ pids+=($!)
 port=$loop_port wait_port 127.0.0.1
 wait_port "$ns_addr" ip netns exec "$ns"
 
-one() { # name server: run slap, keep its JSON and its CPU time
-    local TIMEFORMAT='%U %S'
-    { time "$slap" -s "$2" --label "$1" --json "$work/$1.json" -q "${@:3}" \
-        >"$work/$1.out" 2>"$work/$1.err"; } 2>"$work/$1.cpu" || {
-        echo "netcompare: slap against $2 failed:" >&2
+children_cpu() { # cpu_now: CPU seconds (user + system) of the children waited for so far
+    times >"$work/times" # the builtin, in this very shell (not in $(...), a subshell)
+    cpu_now=$(awk 'END { split($1, u, /[ms]/); split($2, s, /[ms]/)
+                         print u[1] * 60 + u[2] + s[1] * 60 + s[2] }' "$work/times")
+}
+
+one() { # name server [slap options]: run slap, keep its JSON and its CPU time
+    local before pid status=0
+    children_cpu
+    before=$cpu_now
+    # In the background and waited for, so that a signal reaches the trap at once.
+    "$slap" -s "$2" --label "$1" --json "$work/$1.json" -q "${@:3}" >"$work/$1.out" \
+        2>"$work/$1.err" &
+    pid=$!
+    pids+=("$pid")
+    wait "$pid" || status=$?
+    unset 'pids[${#pids[@]}-1]'
+    if [ "$status" -ne 0 ]; then
+        echo "netcompare: slap against $2 failed (exit $status):" >&2
         cat "$work/$1.err" >&2
         return 1
-    }
+    fi
+    children_cpu
+    awk -v a="$before" -v b="$cpu_now" 'BEGIN { printf "%.2f", b - a }' >"$work/$1.cpu"
 }
 one loopback "127.0.0.1:$loop_port" "$@"
 one network "$ns_addr:$port" "$@"
@@ -114,7 +130,7 @@ for p in 50 99; do
         "$(figure loopback ".types.total.percentiles[\"$p\"]")" \
         "$(figure network ".types.total.percentiles[\"$p\"]")"
 done
-cpu() { awk '{printf "%.2f", $1 + $2}' "$work/$1.cpu"; }
+cpu() { cat "$work/$1.cpu"; }
 printf '%-22s %14s %14s\n' "slap CPU (s)" "$(cpu loopback)" "$(cpu network)"
 server_cpu='[.servers[0].delta.rusage_user, .servers[0].delta.rusage_system] | add'
 printf '%-22s %14.2f %14.2f\n' "memcached CPU (s)" "$(figure loopback "$server_cpu")" \

@@ -121,7 +121,8 @@ typedef void (*results_writer)(FILE *out, const void *arg);
 enum slap_status results_save(const char *path, results_writer write, const void *arg, char *err,
                               size_t err_len);
 
-/* Read a document written by results_write_json; err says what is wrong and where. */
+/* Read a document written by results_write_json; err says what is wrong and where. Either
+ * way d is then initialised: results_doc_free releases it. */
 enum slap_status results_read(const char *path, struct results_doc *d, char *err, size_t err_len);
 enum slap_status results_parse(const char *text, size_t len, struct results_doc *d, char *err,
                                size_t err_len);
