@@ -381,8 +381,8 @@ static char *parse_string_text(struct json_reader *r, size_t *out_len)
         return buf;
     }
     free(buf);
-    parse_error(r, "%s", r->pos >= r->len ? "a string is not closed"
-                                          : "a control character in a string");
+    parse_error(r, "%s",
+                r->pos >= r->len ? "a string is not closed" : "a control character in a string");
     return NULL;
 }
 

@@ -51,7 +51,7 @@ struct series {
 
 struct panel {
     FILE *out;
-    int top;            /* y of the panel's top in the picture */
+    int top; /* y of the panel's top in the picture */
     struct axis x, y;
     int legend_rows;
 };
@@ -175,23 +175,26 @@ static void draw_axes(struct panel *p, const char *title, const char *xlabel, co
     size_t n = ticks(&p->x, at);
     for (size_t i = 0; i < n; i++) {
         short_number(label, sizeof(label), at[i]);
-        fprintf(out, "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
-                     "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
+        fprintf(out,
+                "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
+                "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
                 px(p, at[i]), top, px(p, at[i]), top + PLOT_H, px(p, at[i]), top + PLOT_H + 18,
                 label);
     }
     n = ticks(&p->y, at);
     for (size_t i = 0; i < n; i++) {
         short_number(label, sizeof(label), at[i]);
-        fprintf(out, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>"
-                     "<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+        fprintf(out,
+                "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>"
+                "<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
                 MARGIN_LEFT, py(p, at[i]), MARGIN_LEFT + PLOT_W, py(p, at[i]), MARGIN_LEFT - 6,
                 py(p, at[i]) + 4, label);
     }
     fprintf(out, "<text class=\"axis\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
             MARGIN_LEFT + PLOT_W / 2, top + PLOT_H + 42, xlabel);
-    fprintf(out, "<text class=\"axis\" transform=\"translate(%d,%d) rotate(-90)\" "
-                 "text-anchor=\"middle\">%s</text>\n",
+    fprintf(out,
+            "<text class=\"axis\" transform=\"translate(%d,%d) rotate(-90)\" "
+            "text-anchor=\"middle\">%s</text>\n",
             24, top + PLOT_H / 2, ylabel);
 }
 
@@ -201,9 +204,10 @@ static void legend(struct panel *p, const char *color, const char *dash, const c
 {
     int y = p->top + MARGIN_TOP + 10 + 18 * p->legend_rows++;
     int x = MARGIN_LEFT + PLOT_W + 14;
-    fprintf(p->out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" "
-                    "stroke-width=\"2\" stroke-dasharray=\"%s\"/><text class=\"legend\" x=\"%d\" "
-                    "y=\"%d\">",
+    fprintf(p->out,
+            "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" "
+            "stroke-width=\"2\" stroke-dasharray=\"%s\"/><text class=\"legend\" x=\"%d\" "
+            "y=\"%d\">",
             x, y, x + 28, y, color, dash, x + 34, y + 4);
     xml_text(p->out, label);
     fprintf(p->out, " %s</text>\n", what);
@@ -224,8 +228,9 @@ static void draw_series(struct panel *p, const struct series *s, const char *lab
     for (size_t i = 0; i < s->n; i++) {
         fprintf(out, "%s%.10g", i ? " " : "", s->y[i]);
     }
-    fprintf(out, "\">\n<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" "
-                 "stroke-dasharray=\"%s\" points=\"",
+    fprintf(out,
+            "\">\n<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" "
+            "stroke-dasharray=\"%s\" points=\"",
             color, dash);
     for (size_t i = 0; i < s->n; i++) {
         fprintf(out, "%s%.1f,%.1f", i ? " " : "", px(p, s->x[i]), py(p, s->y[i]));
@@ -348,8 +353,8 @@ static void panel_of(const struct plot_input *in, FILE *out, int *top, enum seri
             struct series s;
             if (series_of(in->docs[d], kind, lines[l].pct, &s)) {
                 const char *dash = latency ? lines[l].dash : "none";
-                draw_series(&p, &s, in->docs[d]->label, latency ? lines[l].metric : "rate",
-                            color, dash);
+                draw_series(&p, &s, in->docs[d]->label, latency ? lines[l].metric : "rate", color,
+                            dash);
                 legend(&p, color, dash, in->docs[d]->label,
                        latency ? lines[l].metric : "requests/s");
             }
@@ -381,7 +386,8 @@ static size_t read_samples(const char *path, struct series *ok, struct series *f
     FILE *f = fopen(path, "r");
     char line[256];
     size_t nlines = 0;
-    if (f == NULL || !series_alloc(ok, PLOT_MAX_SAMPLES) || !series_alloc(failed, PLOT_MAX_SAMPLES)) {
+    if (f == NULL || !series_alloc(ok, PLOT_MAX_SAMPLES) ||
+        !series_alloc(failed, PLOT_MAX_SAMPLES)) {
         if (f != NULL) {
             fclose(f);
         }
@@ -413,10 +419,12 @@ static void draw_dots(struct panel *p, const struct series *s, const char *metri
                       const char *color)
 {
     FILE *out = p->out;
-    fprintf(out, "<g class=\"series\" data-label=\"samples\" data-metric=\"%s\" data-count=\"%zu\">\n",
+    fprintf(out,
+            "<g class=\"series\" data-label=\"samples\" data-metric=\"%s\" data-count=\"%zu\">\n",
             metric, s->n);
     for (size_t i = 0; i < s->n; i++) {
-        fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"1.2\" fill=\"%s\" fill-opacity=\"0.5\"/>\n",
+        fprintf(out,
+                "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"1.2\" fill=\"%s\" fill-opacity=\"0.5\"/>\n",
                 px(p, s->x[i]), py(p, s->y[i]), color);
     }
     fputs("</g>\n", out);
@@ -470,9 +478,10 @@ void plot_svg(FILE *out, const void *arg)
     int panels = panel_count(in, &periods, &steps);
     int height = (panels > 0 ? panels : 1) * PANEL_HEIGHT;
     int top = 0;
-    fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-                 "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-                 "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\">\n",
+    fprintf(out,
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+            "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\">\n",
             WIDTH, height, WIDTH, height);
     fputs("<style>.title{font-size:16px;font-weight:bold}.tick{font-size:11px;fill:#444}"
           ".axis{font-size:12px}.legend{font-size:11px}.frame{fill:none;stroke:#888}"
@@ -489,8 +498,9 @@ void plot_svg(FILE *out, const void *arg)
         panel_samples(in->samples_path, out, &top);
     }
     if (top == 0) {
-        fprintf(out, "<text class=\"title\" x=\"%d\" y=\"%d\">No periods, steps or samples to "
-                     "draw</text>\n",
+        fprintf(out,
+                "<text class=\"title\" x=\"%d\" y=\"%d\">No periods, steps or samples to "
+                "draw</text>\n",
                 MARGIN_LEFT, PANEL_HEIGHT / 2);
     }
     fputs("</svg>\n", out);

@@ -11,15 +11,15 @@
 
 /* Options a document records but a reader does not replay: files of the host that ran it,
  * and instants already past. */
-static const char *const not_replayed[] = {"cfg_cmd", "tls_ca", "tls_cert", "tls_key",  "json",
-                                           "csv",     "svg",    "samples",  "start_at", "hdr_out",
-                                           "binary",  "sample_rate"};
+static const char *const not_replayed[] = {"cfg_cmd",  "tls_ca",  "tls_cert", "tls_key",
+                                           "json",     "csv",     "svg",      "samples",
+                                           "start_at", "hdr_out", "binary",   "sample_rate"};
 
 /* Settings that must be equal for a sum of two runs to mean something. */
 static const char *const workload_settings[] = {
-    "protocol", "key_size", "value_size", "ratio",    "division", "win_size",   "verify",
-    "exp_verify", "exp_time", "overwrite", "rep_write", "key_dist", "udp",       "facebook",
-    "tls",      "pipeline", "arrival",    "latency",  "sweep",    "step_time",  "execute_number",
+    "protocol",   "key_size", "value_size", "ratio",     "division", "win_size",  "verify",
+    "exp_verify", "exp_time", "overwrite",  "rep_write", "key_dist", "udp",       "facebook",
+    "tls",        "pipeline", "arrival",    "latency",   "sweep",    "step_time", "execute_number",
 };
 
 static bool replayed(const char *name)

@@ -27,9 +27,10 @@ void samples_ring_free(struct sample_ring *r)
 const char *samples_outcome_name(int outcome)
 {
     static const char *const names[SAMPLE_OUTCOMES] = {
-        [SAMPLE_HIT] = "hit",         [SAMPLE_MISS] = "miss",   [SAMPLE_STORED] = "stored",
-        [SAMPLE_NOT_STORED] = "not_stored", [SAMPLE_ERROR] = "error",
-        [SAMPLE_UNANSWERED] = "unanswered", [SAMPLE_UNSENT] = "unsent",
+        [SAMPLE_HIT] = "hit",       [SAMPLE_MISS] = "miss",
+        [SAMPLE_STORED] = "stored", [SAMPLE_NOT_STORED] = "not_stored",
+        [SAMPLE_ERROR] = "error",   [SAMPLE_UNANSWERED] = "unanswered",
+        [SAMPLE_UNSENT] = "unsent",
     };
     return outcome >= 0 && outcome < SAMPLE_OUTCOMES ? names[outcome] : "?";
 }

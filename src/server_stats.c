@@ -19,9 +19,8 @@ static const char stats_request[] = "stats\r\n";
 static void printable_line(const char *text, size_t len, char *out, size_t out_len)
 {
     size_t n = 0;
-    for (size_t i = 0; i < len && text[i] != '\r' && text[i] != '\n' && n + 4 < out_len &&
-                       n < STATS_SHOWN;
-         i++) {
+    for (size_t i = 0;
+         i < len && text[i] != '\r' && text[i] != '\n' && n + 4 < out_len && n < STATS_SHOWN; i++) {
         unsigned char c = (unsigned char)text[i];
         out[n++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
     }
@@ -34,7 +33,7 @@ static void keep_field(struct server_stats *out, const char *name, size_t name_l
 {
     uint32_t bit = 1;
 #define SERVER_STATS_MATCH(field)                                                                  \
-    if (name_len == sizeof(#field) - 1 && memcmp(name, #field, name_len) == 0) {                  \
+    if (name_len == sizeof(#field) - 1 && memcmp(name, #field, name_len) == 0) {                   \
         out->field = strtod(value, NULL);                                                          \
         *seen |= bit;                                                                              \
     }                                                                                              \

@@ -170,8 +170,9 @@ static void warn_spread(struct results_doc *const *docs, int n)
         hi = docs[i]->start_ms > hi ? docs[i]->start_ms : hi;
     }
     if (hi - lo > START_SPREAD_MS) {
-        fprintf(stderr, "slap merge: the runs started %.1f s apart: rates are summed as if they "
-                        "ran together (--start_at starts them together)\n",
+        fprintf(stderr,
+                "slap merge: the runs started %.1f s apart: rates are summed as if they "
+                "ran together (--start_at starts them together)\n",
                 (double)(hi - lo) / 1000.0);
     }
 }
@@ -191,8 +192,8 @@ static int merge_main(int argc, char **argv)
     if (status == SUB_OK) {
         status = read_inputs(&a, argv[0], docs, ptrs);
     }
-    if (status == SUB_OK && results_merge(&merged, ptrs, (size_t)a.ninputs, err, sizeof(err)) !=
-                                SLAP_OK) {
+    if (status == SUB_OK &&
+        results_merge(&merged, ptrs, (size_t)a.ninputs, err, sizeof(err)) != SLAP_OK) {
         fprintf(stderr, "slap merge: cannot merge: %s\n", err);
         status = SUB_USAGE;
     }
@@ -232,8 +233,8 @@ static int plot_main(int argc, char **argv)
         status = read_inputs(&a, argv[0], docs, ptrs);
     }
     if (status == SUB_OK) {
-        struct plot_input picture = {(const struct results_doc *const *)ptrs,
-                                     (size_t)a.ninputs, a.samples};
+        struct plot_input picture = {(const struct results_doc *const *)ptrs, (size_t)a.ninputs,
+                                     a.samples};
         status = save("plot", a.svg, plot_svg, &picture);
     }
     for (int i = 0; docs != NULL && i < argc; i++) {

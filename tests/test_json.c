@@ -59,12 +59,12 @@ static void test_refuses(void **state)
 {
     (void)state;
     static const char *const bad[] = {
-        "",           "   ",        "{",          "}",           "[1,]",         "[1 2]",
-        "{\"a\":1,}", "{\"a\" 1}",  "{a:1}",      "{\"a\":1,\"a\":2}",          "01",
-        "1.",         ".5",         "1e",         "-",           "+1",           "tru",
-        "nul",        "\"abc",      "\"a\tb\"",   "\"\\x\"",     "\"\\u12\"",    "\"\\ud800\"",
-        "\"\\udc00\"", "[1] [2]",   "NaN",        "Infinity",    "{\"a\":1}x",   "\"\\",
-        "[\"\\ud83d\\u0041\"]",
+        "",        "   ",        "{",           "}",           "[1,]",
+        "[1 2]",   "{\"a\":1,}", "{\"a\" 1}",   "{a:1}",       "{\"a\":1,\"a\":2}",
+        "01",      "1.",         ".5",          "1e",          "-",
+        "+1",      "tru",        "nul",         "\"abc",       "\"a\tb\"",
+        "\"\\x\"", "\"\\u12\"",  "\"\\ud800\"", "\"\\udc00\"", "[1] [2]",
+        "NaN",     "Infinity",   "{\"a\":1}x",  "\"\\",        "[\"\\ud83d\\u0041\"]",
     };
     for (size_t i = 0; i < SLAP_ARRAY_SIZE(bad); i++) {
         struct json_value *v = (struct json_value *)1;
@@ -149,8 +149,8 @@ static void test_writer_round_trip(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_reads_a_document), cmocka_unit_test(test_refuses),
-        cmocka_unit_test(test_depth_bounded),    cmocka_unit_test(test_error_position),
+        cmocka_unit_test(test_reads_a_document),  cmocka_unit_test(test_refuses),
+        cmocka_unit_test(test_depth_bounded),     cmocka_unit_test(test_error_position),
         cmocka_unit_test(test_writer_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

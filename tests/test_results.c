@@ -101,9 +101,10 @@ static void test_round_trip(void **state)
 {
     (void)state;
     struct results_doc d, back;
-    make_doc(&d, "-s 127.0.0.1:1,127.0.0.1:2 -T 2 -c 8 -t 3s --value_size 4-100:0.3,1k-2k:0.7 "
-                 "--ratio 1:4 --percentiles=50,99.99 --key_dist zipf:0.8 --label run-one "
-                 "--max_errors 2.5% -P 50k --arrival poisson",
+    make_doc(&d,
+             "-s 127.0.0.1:1,127.0.0.1:2 -T 2 -c 8 -t 3s --value_size 4-100:0.3,1k-2k:0.7 "
+             "--ratio 1:4 --percentiles=50,99.99 --key_dist zipf:0.8 --label run-one "
+             "--max_errors 2.5% -P 50k --arrival poisson",
              7, NULL);
     size_t len;
     char *text = NULL;

@@ -9,7 +9,7 @@
 
 #include "slap/common.h"
 
-#define JSON_MAX_DEPTH 32          /* nesting the writer and the reader accept */
+#define JSON_MAX_DEPTH 32           /* nesting the writer and the reader accept */
 #define JSON_MAX_INPUT (256u << 20) /* bytes the reader accepts */
 
 /* ---- writing -------------------------------------------------------------------------- */

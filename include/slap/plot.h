@@ -10,8 +10,8 @@
 
 #include "slap/results.h"
 
-#define PLOT_MAX_DOCS 64          /* runs overlaid in one picture */
-#define PLOT_MAX_SAMPLES 20000    /* points of the scatter; a larger file is thinned evenly */
+#define PLOT_MAX_DOCS 64       /* runs overlaid in one picture */
+#define PLOT_MAX_SAMPLES 20000 /* points of the scatter; a larger file is thinned evenly */
 
 struct plot_input {
     const struct results_doc *const *docs;

@@ -17,7 +17,7 @@
 #include "slap/server_stats.h"
 #include "slap/stats.h"
 
-#define RESULTS_SCHEMA 1        /* the "schema" member: bumped when a reader must change */
+#define RESULTS_SCHEMA 1 /* the "schema" member: bumped when a reader must change */
 #define RESULTS_LABEL_MAX 256
 #define RESULTS_MAX_ITEMS 100000 /* periods, steps or servers a file may hold */
 
@@ -36,10 +36,10 @@ struct results_sparse {
 
 /* One period of the run (-S, else a second when results need periods). */
 struct results_period {
-    double elapsed_s;                        /* its end, seconds since the measured start */
-    double seconds;                          /* its length */
+    double elapsed_s; /* its end, seconds since the measured start */
+    double seconds;   /* its length */
     struct slap_counters counters;
-    struct results_sparse lat[STATS_TYPES];  /* latency per type */
+    struct results_sparse lat[STATS_TYPES]; /* latency per type */
 };
 
 /* One --sweep step. */
@@ -64,22 +64,22 @@ struct results_list {
 };
 
 struct results_doc {
-    struct slap_options opts;     /* the configuration (rebuilt from "config" when read) */
+    struct slap_options opts; /* the configuration (rebuilt from "config" when read) */
     char label[RESULTS_LABEL_MAX];
-    bool sweep;                   /* a --sweep: steps, no periods */
-    uint64_t start_ms;            /* the measured start, ms since the epoch */
+    bool sweep;        /* a --sweep: steps, no periods */
+    uint64_t start_ms; /* the measured start, ms since the epoch */
     uint64_t end_ms;
-    double seconds;               /* measured seconds */
-    int signal;                   /* the signal that interrupted the run, or 0 */
+    double seconds; /* measured seconds */
+    int signal;     /* the signal that interrupted the run, or 0 */
     int exit_status;
-    double period_s;              /* length of a period; 0 when there are none */
-    struct slap_stats *global;    /* the whole run (owned) */
-    struct results_list periods;  /* struct results_period */
-    struct results_list steps;    /* struct results_step */
-    struct results_list servers;  /* struct results_server */
-    uint64_t samples_written;     /* --samples */
+    double period_s;             /* length of a period; 0 when there are none */
+    struct slap_stats *global;   /* the whole run (owned) */
+    struct results_list periods; /* struct results_period */
+    struct results_list steps;   /* struct results_step */
+    struct results_list servers; /* struct results_server */
+    uint64_t samples_written;    /* --samples */
     uint64_t samples_dropped;
-    char **argv;                  /* read documents: the replayed options' text (owned) */
+    char **argv; /* read documents: the replayed options' text (owned) */
     int argc;
 };
 

@@ -37,9 +37,9 @@ struct sample {
 
 /* One worker's ring: the worker writes at head, the main thread reads at tail. */
 struct sample_ring {
-    struct sample *slots;   /* NULL: no sampling */
-    uint64_t threshold;     /* sample when a draw is below; UINT64_MAX: every request */
-    struct rng rng;         /* the draws (not the workload's generator) */
+    struct sample *slots; /* NULL: no sampling */
+    uint64_t threshold;   /* sample when a draw is below; UINT64_MAX: every request */
+    struct rng rng;       /* the draws (not the workload's generator) */
     atomic_uint_fast64_t head;
     atomic_uint_fast64_t tail;
     atomic_uint_fast64_t dropped; /* samples lost to a full ring */

@@ -13,7 +13,7 @@
 #define SERVER_STATS_TIMEOUT_NS (2ULL * SLAP_NS_PER_SEC)
 
 /* X(name): the figures of memcached's `stats` that a results file keeps (as numbers). */
-#define SERVER_STATS_FIELDS(X)                                                                    \
+#define SERVER_STATS_FIELDS(X)                                                                     \
     X(cmd_get)                                                                                     \
     X(cmd_set)                                                                                     \
     X(get_hits)                                                                                    \
@@ -33,7 +33,7 @@ struct server_stats {
 
 /* One server's figures before and after the run, or why there are none. */
 struct server_stats_pair {
-    bool ok;                          /* both reads answered */
+    bool ok; /* both reads answered */
     struct server_stats before;
     struct server_stats after;
     char note[SERVER_STATS_NOTE_MAX]; /* when not ok: why (printable) */
