@@ -40,8 +40,10 @@ work=$(mktemp -d /tmp/netcompare.XXXXXX)
 pids=()
 
 cleanup() {
+    set +e # every step, whatever the one before did (a killed child's wait fails)
     for pid in "${pids[@]}"; do
-        kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+        kill "$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
     done
     ip netns del "$ns" 2>/dev/null || true # takes its end of the veth pair, and so the pair
     ip link del "$host_if" 2>/dev/null || true

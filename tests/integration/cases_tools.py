@@ -1,6 +1,7 @@
 """What ships around slap: bash completion (checked against --help and slap's own choices),
 the fan-out examples (their options are slap's), scripts/netcompare.sh (run for real, and it
 leaves nothing behind), and the man page's results schema (every member of the JSON Schema)."""
+import glob
 import json
 import os
 import re
@@ -143,11 +144,17 @@ def case_netcompare_script():
     while not leftovers(proc.pid) and time.monotonic() < deadline:
         time.sleep(0.1)
     check(leftovers(proc.pid), "the namespace never appeared")
-    time.sleep(1.0)
+    # Interrupted while slap runs (its standard error file is there), the hardest moment.
+    started = lambda: glob.glob("/tmp/netcompare.*/loopback.err")
+    while not started() and time.monotonic() < deadline + 15:
+        time.sleep(0.1)
+    check(started(), "slap never started")
+    time.sleep(0.5)
     proc.send_signal(signal.SIGINT)
     proc.communicate(timeout=30)
     check(proc.returncode == 130, "exit status %d after SIGINT" % proc.returncode)
     check(not leftovers(proc.pid), "left behind after SIGINT: %r" % leftovers(proc.pid))
+    check(not started(), "its work directory left behind after SIGINT")
 
 
 def case_man_page_documents_the_schema():
