@@ -159,7 +159,10 @@ enum slap_status client_init(struct client *c, struct worker *w, uint32_t id, ui
     c->lanes = w->lanes + (size_t)k * nlanes;
     window_init(&c->win, wl);
     workload_key_init(wl, id, c->key);
-    c->preload_left = run->opts->preload || run->opts->set_prop == 0 ? wl->win_size : 0;
+    c->counters_left = (wl->mix_ops & (op_bit(OP_INCR) | op_bit(OP_DECR))) ? CLIENT_COUNTERS : 0;
+    c->preload_left = c->counters_left + (run->opts->preload || workload_needs_fill(wl)
+                                              ? wl->win_size
+                                              : 0);
     if (wl->track_slots) {
         c->slots = calloc(wl->win_size, sizeof(*c->slots));
         if (c->slots == NULL) {
@@ -248,7 +251,7 @@ static uint32_t server_of(const struct client *c, uint64_t slot, uint32_t key_le
 static struct request *queue_on(struct lane *l, uint32_t server, enum op_type op)
 {
     const struct run *run = l->client->worker->run;
-    if (op == OP_GET && run->opts->facebook) {
+    if (op_class(op) == OP_CLASS_RETRIEVAL && run->opts->facebook) {
         server += run->servers.count; /* -a: gets go over the UDP sockets */
     }
     struct request *r = conn_queue(&l->conns[server]);
@@ -272,7 +275,13 @@ static uint64_t set_slot(struct client *c, const struct workload *wl, bool *fres
     return window_take_set_slot(&c->win, wl);
 }
 
-/* A set of slot is about to go out (to one or more servers). */
+/* A key already stored, by --key_dist: what gets and the commands on existing keys act on. */
+static uint64_t stored_slot(struct client *c)
+{
+    return key_dist_pick(&c->worker->run->opts->key_pop, c->win.filled, &c->worker->rng);
+}
+
+/* A write of slot is about to go out (to one or more servers). */
 static void slot_set_issued(struct client *c, uint64_t slot, uint32_t targets)
 {
     if (c->slots != NULL) {
@@ -282,47 +291,133 @@ static void slot_set_issued(struct client *c, uint64_t slot, uint32_t targets)
     }
 }
 
-/* A set of one slot, to its server or (-p) to each of the first N servers. */
-static void queue_set(struct lane *l, uint64_t intended_ns)
+/* The value a storage command of slot carries, version given. */
+static void put_value(struct request *r, const struct client *c, uint64_t slot, uint32_t version)
+{
+    const struct workload *wl = &c->worker->run->workload;
+    if (wl->fixed_values) {
+        r->value = wl->value;
+        r->value_len = wl->value_size;
+    } else {
+        r->value = workload_value(wl, c->id, slot, version);
+        r->value_len = workload_value_len(wl, c->id, slot, version);
+    }
+    r->crlf = c->worker->codec->set_crlf;
+}
+
+/* The slot a storage command writes, and whether it is fresh (not stored before). */
+static uint64_t store_slot(struct client *c, enum op_type op, bool *fresh)
+{
+    const struct workload *wl = &c->worker->run->workload;
+    if (op == OP_SET) {
+        return set_slot(c, wl, fresh);
+    }
+    if (op == OP_ADD) { /* the walk's next slot: absent until the window wraps */
+        *fresh = c->win.filled < wl->win_size;
+        return window_take_set_slot(&c->win, wl);
+    }
+    *fresh = false;
+    if (op == OP_CAS) {
+        c->cas_ready = false;
+        return c->cas_slot;
+    }
+    return stored_slot(c);
+}
+
+/* A storage command of one slot, to its server or (-p, sets) to each of the first N. */
+static void queue_store(struct lane *l, enum op_type op, uint64_t intended_ns)
 {
     struct client *c = l->client;
     struct worker *w = c->worker;
     const struct run *run = w->run;
     const struct workload *wl = &run->workload;
     bool fresh;
-    uint64_t slot = set_slot(c, wl, &fresh);
+    uint64_t cas = c->cas_token;
+    uint64_t slot = store_slot(c, op, &fresh);
     uint32_t key_len = workload_key_len(wl, c->id, slot);
-    uint32_t version = 0;
+    uint32_t version = c->slots != NULL ? ++c->slots[slot].version : 0;
     bool preloading = w->phase == WORKER_PRELOADING;
     uint32_t exptime = !preloading && chance(w, wl->expire_ppm) ? wl->exp_time_s : 0;
-    if (c->slots != NULL) {
-        version = ++c->slots[slot].version;
-    }
     uint32_t first = server_of(c, slot, key_len), count = 1;
-    if (run->opts->rep_write > 0) {
+    if (run->opts->rep_write > 0 && op == OP_SET) {
         first = 0;
         count = run->opts->rep_write;
     }
     workload_key_slot(c->key, slot);
     slot_set_issued(c, slot, count);
     for (uint32_t s = first; s < first + count; s++) {
-        struct request *r = queue_on(l, s, OP_SET);
+        struct request *r = queue_on(l, s, op);
         r->intended_ns = intended_ns;
         r->fresh = fresh;
         r->slot = slot;
         r->version = version;
         r->exptime = exptime;
-        if (wl->fixed_values) {
-            r->value = wl->value;
-            r->value_len = wl->value_size;
-        } else {
-            r->value = workload_value(wl, c->id, slot, version);
-            r->value_len = workload_value_len(wl, c->id, slot, version);
-        }
-        r->crlf = w->codec->set_crlf;
-        r->hdr_len = (uint32_t)w->codec->encode_set_header(r->hdr, w->hdr_cap, c->key, key_len, 0,
-                                                          exptime, r->value_len);
+        put_value(r, c, slot, version);
+        r->hdr_len = (uint32_t)w->codec->encode_store(r->hdr, w->hdr_cap, op, c->key, key_len, 0,
+                                                     exptime, r->value_len, cas);
     }
+}
+
+/* Counter key i of the client: its key with '#' where window keys have '.'. */
+static uint32_t counter_key(struct client *c, uint32_t i, char *key)
+{
+    const struct workload *wl = &c->worker->run->workload;
+    memcpy(key, c->key, wl->key_size);
+    workload_key_slot(key, i);
+    key[WORKLOAD_KEY_MARK] = '#';
+    return workload_key_len(wl, c->id, i);
+}
+
+/* The server of a key not in the window (counters). */
+static uint32_t server_of_key(const struct client *c, const char *key, uint32_t key_len)
+{
+    const struct run *run = c->worker->run;
+    return run->servers.count <= 1 ? 0 : servers_pick(&run->servers, key, key_len);
+}
+
+/* Preload: store counter i with its start value, so that incr and decr count. */
+static void queue_counter_set(struct lane *l, uint32_t i)
+{
+    struct client *c = l->client;
+    struct worker *w = c->worker;
+    char *key = w->multiget.keys;
+    uint32_t key_len = counter_key(c, i, key);
+    struct request *r = queue_on(l, server_of_key(c, key, key_len), OP_SET);
+    r->slot = i;
+    r->value = CLIENT_COUNTER_START;
+    r->value_len = sizeof(CLIENT_COUNTER_START) - 1;
+    r->crlf = w->codec->set_crlf;
+    r->hdr_len = (uint32_t)w->codec->encode_store(r->hdr, w->hdr_cap, OP_SET, key, key_len, 0, 0,
+                                                 r->value_len, 0);
+}
+
+/* delete, touch (a stored key); incr, decr (a counter key). */
+static void queue_command(struct lane *l, enum op_type op, uint64_t intended_ns)
+{
+    struct client *c = l->client;
+    struct worker *w = c->worker;
+    const struct workload *wl = &w->run->workload;
+    char *key = c->key;
+    uint64_t slot, arg = 1;
+    uint32_t key_len, server;
+    if (op_is_arithmetic(op)) {
+        slot = rng_below(&w->rng, CLIENT_COUNTERS);
+        key = w->multiget.keys;
+        key_len = counter_key(c, (uint32_t)slot, key);
+        server = server_of_key(c, key, key_len);
+    } else {
+        slot = stored_slot(c);
+        key_len = workload_key_len(wl, c->id, slot);
+        server = server_of(c, slot, key_len);
+        workload_key_slot(key, slot);
+        arg = wl->expire_ppm > 0 ? wl->exp_time_s : 0; /* touch: -e's expiry, else none */
+        slot_set_issued(c, slot, op == OP_DELETE ? 1 : 0);
+    }
+    struct request *r = queue_on(l, server, op);
+    r->intended_ns = intended_ns;
+    r->slot = slot;
+    r->exptime = (uint32_t)arg;
+    r->hdr_len = (uint32_t)w->codec->encode_command(r->hdr, w->hdr_cap, op, key, key_len, arg);
 }
 
 /* Pick the keys of a get (-d of them) with --key_dist, and their servers. */
@@ -330,10 +425,9 @@ static uint32_t pick_keys(struct client *c, const struct workload *wl)
 {
     struct worker *w = c->worker;
     struct multiget_scratch *pick = &w->multiget;
-    const struct key_dist *pop = &w->run->opts->key_pop;
     uint32_t n = wl->division;
     for (uint32_t i = 0; i < n; i++) {
-        uint64_t slot = key_dist_pick(pop, c->win.filled, &w->rng);
+        uint64_t slot = stored_slot(c);
         uint32_t len = workload_key_len(wl, c->id, slot);
         char *key = pick->keys + (size_t)i * wl->key_size;
         memcpy(key, c->key, wl->key_size);
@@ -345,34 +439,42 @@ static uint32_t pick_keys(struct client *c, const struct workload *wl)
     return n;
 }
 
-/* A single get, encoded straight from the client's key. */
-static void queue_single_get(struct lane *l, uint64_t intended_ns, bool verify)
+/* The expiry a gat sets: -e's, else none. */
+static uint32_t touch_exptime(const struct workload *wl)
+{
+    return wl->expire_ppm > 0 ? wl->exp_time_s : 0;
+}
+
+/* A single get, gets or gat, encoded straight from the client's key. */
+static void queue_single_get(struct lane *l, enum op_type op, uint64_t intended_ns, bool verify)
 {
     struct client *c = l->client;
     struct worker *w = c->worker;
     const struct workload *wl = &w->run->workload;
-    uint64_t slot = key_dist_pick(&w->run->opts->key_pop, c->win.filled, &w->rng);
+    uint64_t slot = stored_slot(c);
     uint32_t len = workload_key_len(wl, c->id, slot);
     uint32_t server = server_of(c, slot, len);
-    struct request *r = queue_on(l, server, OP_GET);
+    struct request *r = queue_on(l, server, op);
     workload_key_slot(c->key, slot);
     r->intended_ns = intended_ns;
     r->nkeys = 1;
     r->slot = slot;
     r->verify = verify;
-    r->hdr_len = (uint32_t)w->codec->encode_get(r->hdr, w->hdr_cap, c->key, len);
+    r->exptime = op == OP_GAT ? touch_exptime(wl) : 0;
+    r->hdr_len = (uint32_t)w->codec->encode_retrieve(r->hdr, w->hdr_cap, op, c->key, 0, &len, 1,
+                                                    r->exptime);
 }
 
-/* A get (or multi-get): one request per server its keys belong to. */
-static void queue_get(struct lane *l, uint64_t intended_ns)
+/* A get, gets or gat of -d keys: one request per server its keys belong to. */
+static void queue_get(struct lane *l, enum op_type op, uint64_t intended_ns)
 {
     struct client *c = l->client;
     struct worker *w = c->worker;
     struct multiget_scratch *pick = &w->multiget;
     const struct workload *wl = &w->run->workload;
-    bool verify = chance(w, wl->verify_ppm);
+    bool verify = op == OP_GET && chance(w, wl->verify_ppm);
     if (wl->division == 1) {
-        queue_single_get(l, intended_ns, verify);
+        queue_single_get(l, op, intended_ns, verify);
         return;
     }
     uint32_t n = pick_keys(c, wl);
@@ -381,7 +483,7 @@ static void queue_get(struct lane *l, uint64_t intended_ns)
         if (server == UINT32_MAX) {
             continue; /* already in an earlier request */
         }
-        struct request *r = queue_on(l, server, OP_GET);
+        struct request *r = queue_on(l, server, op);
         uint32_t nkeys = 0;
         for (uint32_t j = i; j < n; j++) { /* gather this server's keys, in order */
             if (pick->servers[j] == server) {
@@ -395,12 +497,18 @@ static void queue_get(struct lane *l, uint64_t intended_ns)
         r->nkeys = (uint16_t)nkeys;
         r->slot = pick->slots[i];
         r->verify = verify;
-        r->hdr_len = (uint32_t)w->codec->encode_multiget(r->hdr, w->hdr_cap, pick->group_keys,
-                                                         wl->key_size, pick->group_lens, nkeys);
+        r->exptime = op == OP_GAT ? touch_exptime(wl) : 0;
+        r->hdr_len = (uint32_t)w->codec->encode_retrieve(r->hdr, w->hdr_cap, op, pick->group_keys,
+                                                        wl->key_size, pick->group_lens, nkeys,
+                                                        r->exptime);
     }
 }
 
-/* The next operation by the mix (and the -d keys a get stands for); sets only in a preload. */
+/*
+ * The next operation by the mix (and the -d keys a get stands for); sets only in a preload.
+ * One that needs a stored key when nothing is stored yet is a set; a cas with no token from
+ * a gets is that gets.
+ */
 static enum op_type client_next_op(struct client *c)
 {
     const struct workload *wl = &c->worker->run->workload;
@@ -408,10 +516,13 @@ static enum op_type client_next_op(struct client *c)
         return OP_SET;
     }
     enum op_type op = window_next_op(&c->win, wl);
-    if (op == OP_GET && !window_can_get(&c->win)) {
+    if (op_needs_stored_key(op) && !window_can_get(&c->win)) {
         return OP_SET; /* nothing of this run to read yet */
     }
-    if (op == OP_GET) {
+    if (op == OP_CAS && !c->cas_ready) {
+        op = OP_GETS;
+    }
+    if (op_class(op) == OP_CLASS_RETRIEVAL) {
         window_more_gets(&c->win, wl, wl->division - 1);
     }
     return op;
@@ -431,12 +542,18 @@ static void client_count_issue(struct client *c)
 /* Choose the next operation and queue it on the sockets of its keys' servers. */
 static void lane_queue(struct lane *l, uint64_t intended_ns)
 {
-    if (client_next_op(l->client) == OP_SET) {
-        queue_set(l, intended_ns);
+    struct client *c = l->client;
+    enum op_type op = client_next_op(c);
+    if (c->worker->phase == WORKER_PRELOADING && c->counters_left > 0) {
+        queue_counter_set(l, CLIENT_COUNTERS - c->counters_left--);
+    } else if (op_class(op) == OP_CLASS_RETRIEVAL) {
+        queue_get(l, op, intended_ns);
+    } else if (op_class(op) == OP_CLASS_STORAGE) {
+        queue_store(l, op, intended_ns);
     } else {
-        queue_get(l, intended_ns);
+        queue_command(l, op, intended_ns);
     }
-    client_count_issue(l->client);
+    client_count_issue(c);
 }
 
 static void on_lane_timer(evutil_socket_t fd, short what, void *arg)
@@ -513,9 +630,9 @@ static void count_unanswered(struct worker *w, uint8_t op, uint64_t intended_ns,
     struct slap_stats *s = &w->cur;
     s->counters.unanswered++;
     s->counters.unsent += sent_ns == 0;
-    hist_record(&s->lat[op], at_ns > intended_ns ? at_ns - intended_ns : 0);
-    if (w->run->opts->tps > 0 && sent_ns != 0) {
-        hist_record(&s->raw[op], at_ns > sent_ns ? at_ns - sent_ns : 0);
+    hist_record(s->lat[op], at_ns > intended_ns ? at_ns - intended_ns : 0);
+    if (s->raw[op] != NULL && sent_ns != 0) {
+        hist_record(s->raw[op], at_ns > sent_ns ? at_ns - sent_ns : 0);
     }
 }
 
@@ -586,34 +703,37 @@ static void lane_sent(struct conn *conn, const struct request *r)
     }
 }
 
-/* A set was answered: the slot's value is now this version (or still the old one). */
-static void set_answered(struct client *c, const struct request *r, bool stored, uint64_t now_ns)
+/*
+ * A write of r's slot was answered: stored or not (-p: by one of its servers). Its value is
+ * now r's version; after append or prepend, or a delete, it is no value slap can check.
+ */
+static void write_answered(struct client *c, const struct request *r, bool done, uint64_t now_ns)
 {
     const struct workload *wl = &c->worker->run->workload;
-    if (c->slots == NULL) {
-        if (stored && r->fresh) {
-            window_set_done(&c->win, wl);
-        }
-        return;
+    bool fills = done && r->fresh;
+    struct slot_state *st = c->slots != NULL ? &c->slots[r->slot] : NULL;
+    if (st != NULL) {
+        st->pending--;
+        fills = fills && st->pending == 0; /* on every server it goes to (-p) */
     }
-    struct slot_state *st = &c->slots[r->slot];
-    st->pending--;
-    if (stored && r->fresh && st->pending == 0) { /* on every server it goes to (-p) */
+    if (fills) {
         window_set_done(&c->win, wl);
     }
-    if (stored) {
-        uint32_t now_ms = ms_since_start(c->worker, now_ns);
-        st->stored_version = r->version;
-        st->stored_ms = now_ms;
-        st->expire_ms = r->exptime > 0 ? now_ms + r->exptime * 1000 : 0;
+    if (st == NULL || !done) {
+        return;
     }
+    uint32_t now_ms = ms_since_start(c->worker, now_ns);
+    bool known = r->op == OP_SET || r->op == OP_ADD || r->op == OP_REPLACE || r->op == OP_CAS;
+    st->stored_version = known ? r->version : 0;
+    st->stored_ms = now_ms;
+    st->expire_ms = r->exptime > 0 ? now_ms + r->exptime * 1000 : 0;
 }
 
 /* -e, -v: what a single get found, against what the slot should hold now. */
 static void check_get(struct client *c, const struct request *r, struct slap_counters *k,
                       uint32_t hits, uint64_t now_ns)
 {
-    if (c->slots == NULL || r->nkeys != 1) {
+    if (c->slots == NULL || r->nkeys != 1 || r->op != OP_GET) {
         return;
     }
     const struct slot_state *st = &c->slots[r->slot];
@@ -649,45 +769,140 @@ static void count_error_reply(struct slap_counters *k, enum proto_reply reply)
     }
 }
 
+static bool reply_is_error(enum proto_reply reply)
+{
+    return reply == PROTO_REPLY_SERVER_ERROR || reply == PROTO_REPLY_CLIENT_ERROR ||
+           reply == PROTO_REPLY_ERROR;
+}
+
+/*
+ * Keys a retrieval asked for: get and gets in cmd_get, gat in cmd_touch, as the server
+ * counts them; the meta protocol's server counts a gat's misses as get misses.
+ */
+static void count_retrieval(struct client *c, const struct request *r, struct slap_counters *k,
+                            const struct proto_result *res, uint64_t now_ns)
+{
+    uint32_t misses = r->nkeys - res->hits;
+    if (r->op != OP_GAT) {
+        k->cmd_get += r->nkeys;
+        k->get_misses += misses;
+        check_get(c, r, k, res->hits, now_ns);
+    } else if (c->worker->run->opts->protocol == PROTO_META) {
+        k->cmd_touch += res->hits;
+        k->touch_hits += res->hits;
+        k->cmd_get += misses;
+        k->get_misses += misses;
+    } else {
+        k->cmd_touch += r->nkeys;
+        k->touch_hits += res->hits;
+        k->touch_misses += misses;
+    }
+    if (r->op == OP_GETS && r->nkeys == 1 && res->hits == 1) {
+        c->cas_ready = true; /* the next cas uses this token */
+        c->cas_slot = r->slot;
+        c->cas_token = res->cas;
+    }
+}
+
+/* A storage command's answer; false if the reply is not one. */
+static bool count_storage(struct client *c, const struct request *r, struct slap_counters *k,
+                          enum proto_reply reply, uint64_t now_ns)
+{
+    const struct workload *wl = &c->worker->run->workload;
+    switch (reply) {
+    case PROTO_REPLY_STORED:
+        k->stored++;
+        k->cas_hits += r->op == OP_CAS;
+        k->object_bytes += workload_key_len(wl, c->id, r->slot) + r->value_len;
+        break;
+    case PROTO_REPLY_NOT_STORED:
+        k->not_stored++;
+        break;
+    case PROTO_REPLY_EXISTS:
+        k->exists++;
+        k->cas_badval += r->op == OP_CAS;
+        break;
+    case PROTO_REPLY_NOT_FOUND:
+        k->not_found++;
+        k->cas_misses += r->op == OP_CAS;
+        break;
+    default:
+        return false;
+    }
+    k->cmd_set++;
+    write_answered(c, r, reply == PROTO_REPLY_STORED, now_ns);
+    return true;
+}
+
+/*
+ * delete, incr, decr, touch: done (DELETED, the number, TOUCHED; HD in the meta protocol)
+ * or not found (NOT_FOUND; a meta touch's EN). False if the reply is neither.
+ */
+static bool count_command(struct client *c, const struct request *r, struct slap_counters *k,
+                          const struct proto_result *res, uint64_t now_ns)
+{
+    bool meta = c->worker->run->opts->protocol == PROTO_META;
+    enum proto_reply done_reply = r->op == OP_DELETE  ? PROTO_REPLY_DELETED
+                                  : r->op == OP_TOUCH ? PROTO_REPLY_TOUCHED
+                                                      : PROTO_REPLY_NUMBER;
+    bool done = res->reply == done_reply || (meta && res->reply == PROTO_REPLY_STORED);
+    bool missing = res->reply == PROTO_REPLY_NOT_FOUND ||
+                   (meta && r->op == OP_TOUCH && res->reply == PROTO_REPLY_VALUES && res->hits == 0);
+    if (!done && !missing) {
+        return false;
+    }
+    switch (r->op) {
+    case OP_DELETE:
+        k->deleted += done;
+        k->delete_hits += done;
+        k->delete_misses += missing;
+        write_answered(c, r, done, now_ns);
+        break;
+    case OP_INCR:
+        k->incr_hits += done;
+        k->incr_misses += missing;
+        break;
+    case OP_DECR:
+        k->decr_hits += done;
+        k->decr_misses += missing;
+        break;
+    default: /* touch; the meta server counts a miss as a get miss */
+        k->touched += done;
+        k->cmd_touch += done || !meta;
+        k->touch_hits += done;
+        k->touch_misses += missing && !meta;
+        k->cmd_get += missing && meta;
+        k->get_misses += missing && meta;
+        break;
+    }
+    k->not_found += missing;
+    return true;
+}
+
 /* Count a reply; false if it cannot answer the request (a protocol error). */
 static bool count_reply(struct lane *l, const struct request *r, struct slap_counters *k,
                         const struct proto_result *res, uint64_t now_ns)
 {
-    const struct workload *wl = &lane_worker(l)->run->workload;
-    switch (res->reply) {
-    case PROTO_REPLY_VALUES:
-        if (r->op != OP_GET || res->hits > r->nkeys) {
-            return false;
-        }
-        k->cmd_get += r->nkeys;
-        k->get_misses += r->nkeys - res->hits;
-        check_get(l->client, r, k, res->hits, now_ns);
-        return true;
-    case PROTO_REPLY_STORED:
-    case PROTO_REPLY_NOT_STORED:
-    case PROTO_REPLY_EXISTS:
-    case PROTO_REPLY_NOT_FOUND:
-        if (r->op != OP_SET) {
-            return false;
-        }
-        k->cmd_set++;
-        if (res->reply == PROTO_REPLY_STORED) {
-            k->object_bytes += workload_key_len(wl, l->client->id, r->slot) + r->value_len;
-        } else {
-            k->not_stored++;
-        }
-        set_answered(l->client, r, res->reply == PROTO_REPLY_STORED, now_ns);
-        return true;
-    case PROTO_REPLY_SERVER_ERROR:
-    case PROTO_REPLY_CLIENT_ERROR:
-    case PROTO_REPLY_ERROR:
+    struct client *c = l->client;
+    if (reply_is_error(res->reply)) {
         count_error_reply(k, res->reply);
-        if (r->op == OP_SET) {
-            set_answered(l->client, r, false, now_ns);
+        if (op_class(r->op) == OP_CLASS_STORAGE || r->op == OP_DELETE) {
+            write_answered(c, r, false, now_ns);
         }
         return true;
     }
-    return false;
+    switch (op_class(r->op)) {
+    case OP_CLASS_RETRIEVAL:
+        if (res->reply != PROTO_REPLY_VALUES || res->hits > r->nkeys) {
+            return false;
+        }
+        count_retrieval(c, r, k, res, now_ns);
+        return true;
+    case OP_CLASS_STORAGE:
+        return count_storage(c, r, k, res->reply, now_ns);
+    default:
+        return count_command(c, r, k, res, now_ns);
+    }
 }
 
 /* -v: the hook's begin: what this VALUE's data must be, if the get is checked. */
@@ -746,10 +961,14 @@ static const char *reply_name(enum proto_reply reply)
     }
 }
 
-static bool reply_is_answer(enum proto_reply reply)
+/* Keys the request did not find: a retrieval's missing keys, another's NOT_FOUND. */
+static uint32_t request_misses(const struct request *r, const struct proto_result *res)
 {
-    return reply != PROTO_REPLY_SERVER_ERROR && reply != PROTO_REPLY_CLIENT_ERROR &&
-           reply != PROTO_REPLY_ERROR;
+    if (op_class(r->op) == OP_CLASS_RETRIEVAL) {
+        return r->nkeys - res->hits;
+    }
+    return res->reply == PROTO_REPLY_NOT_FOUND ||
+           (r->op == OP_TOUCH && res->reply == PROTO_REPLY_VALUES);
 }
 
 static void record_latency(struct worker *w, const struct request *r,
@@ -757,16 +976,15 @@ static void record_latency(struct worker *w, const struct request *r,
 {
     struct slap_stats *s = &w->cur;
     uint64_t latency = now_ns - r->intended_ns;
-    hist_record(&s->lat[r->op], latency);
-    if (w->run->opts->tps > 0) {
-        hist_record(&s->raw[r->op], now_ns - r->sent_ns);
+    hist_record(s->lat[r->op], latency);
+    if (s->raw[r->op] != NULL) {
+        hist_record(s->raw[r->op], now_ns - r->sent_ns);
     }
     if (r->op == OP_GET) {
         hist_record(&s->gets[res->hits > 0 ? STATS_HIT : STATS_MISS], latency);
-        s->counters.net_get_bytes += bytes;
-    } else {
-        s->counters.net_set_bytes += bytes;
     }
+    s->net_bytes[r->op] += bytes;
+    s->misses[r->op] += request_misses(r, res);
 }
 
 static void lane_closed(struct conn *c, const char *why);
@@ -792,7 +1010,7 @@ static void lane_answered(struct conn *c, const struct request *r,
         w->preload_sets += r->op == OP_SET && res->reply == PROTO_REPLY_STORED;
     } else if (!r->measured) {
         return;
-    } else if (reply_is_answer(res->reply)) {
+    } else if (!reply_is_error(res->reply)) {
         record_latency(w, r, res, r->hdr_len + r->value_len + (r->crlf ? 2 : 0) + c->resp_bytes,
                        now_ns);
     } else {

@@ -54,6 +54,7 @@ enum option_id {
     ROW_KEY_SIZE,
     ROW_VALUE_SIZE,
     ROW_RATIO,
+    ROW_MIX,
     ROW_EXP_TIME,
     ROW_DISTRIBUTION,
     ROW_HASH,
@@ -150,8 +151,10 @@ static enum options_outcome apply_servers(struct parse_state *st, const char *ar
 static enum options_outcome apply_binary(struct parse_state *st, const char *arg);
 static enum options_outcome apply_key_size(struct parse_state *st, const char *arg);
 static enum options_outcome apply_value_size(struct parse_state *st, const char *arg);
-/* SET:GET, two shares not both 0, normalised to set_prop + get_prop = 1. */
+/* SET:GET, two shares not both 0, normalised into the mix. */
 static enum options_outcome apply_ratio(struct parse_state *st, const char *arg);
+/* OP=SHARE,...: any operations, shares normalised into the mix. */
+static enum options_outcome apply_mix(struct parse_state *st, const char *arg);
 /* A duration, in whole seconds as memcached's expiry times are. */
 static enum options_outcome apply_exp_time(struct parse_state *st, const char *arg);
 /* keydist.c reads the popularity's syntax. */
@@ -263,6 +266,11 @@ static const struct option_row option_rows[] = {
                         SPECIAL(apply_value_size)},
     [ROW_RATIO] = {0, "ratio", "SET:GET", "The set/get mix, e.g. 1:9 (the default) or 0:1.",
                    SPECIAL(apply_ratio)},
+    [ROW_MIX] = {0, "mix", "OP=SHARE,...",
+                 "The operations and their shares, e.g. get=70,set=20,delete=5,incr=5. OPs: "
+                 "get, gets, gat, touch, set, add, replace, append, prepend, cas, delete, incr, "
+                 "decr.",
+                 SPECIAL(apply_mix)},
     [ROW_EXP_TIME] = {0, "exp_time", "DURATION",
                       "Expiry time of -e sets, whole seconds. Default 60s.",
                       SPECIAL(apply_exp_time)},
@@ -609,8 +617,61 @@ static enum options_outcome apply_ratio(struct parse_state *st, const char *arg)
     if (set < 0.0 || get < 0.0 || *end != '\0' || set + get <= 0.0) {
         return usage_error(st->err, "--ratio: '%s' is not SET:GET (two shares, not both 0)", arg);
     }
-    st->o->set_prop = set / (set + get);
-    st->o->get_prop = 1.0 - st->o->set_prop;
+    memset(st->o->mix, 0, sizeof(st->o->mix));
+    st->o->mix[OP_SET] = set / (set + get);
+    st->o->mix[OP_GET] = 1.0 - st->o->mix[OP_SET];
+    return OPTIONS_RUN;
+}
+
+/* One "OP=SHARE" of --mix into mix (shares as given); a usage error naming what is wrong. */
+static enum options_outcome mix_part(struct parse_state *st, const char *part, size_t len,
+                                     double *mix, uint32_t *seen)
+{
+    const char *eq = memchr(part, '=', len);
+    size_t name_len = eq != NULL ? (size_t)(eq - part) : len;
+    enum op_type op = op_by_name(part, name_len);
+    double share;
+    if (op == OP_COUNT) {
+        return usage_error(st->err, "--mix: '%.*s' is not an operation (get, gets, gat, touch, "
+                           "set, add, replace, append, prepend, cas, delete, incr, decr)",
+                           (int)name_len, part);
+    }
+    if (eq == NULL || units_parse_share(eq + 1, len - name_len - 1, &share) != UNITS_OK) {
+        return usage_error(st->err, "--mix: '%.*s' is not OP=SHARE with a share of 0 or more",
+                           (int)len, part);
+    }
+    if (*seen & op_bit(op)) {
+        return usage_error(st->err, "--mix: %s is given twice", op_name(op));
+    }
+    *seen |= op_bit(op);
+    mix[op] = share;
+    return OPTIONS_RUN;
+}
+
+static enum options_outcome apply_mix(struct parse_state *st, const char *arg)
+{
+    double mix[OP_COUNT] = {0}, sum = 0.0;
+    uint32_t seen = 0;
+    for (const char *p = arg;; p++) {
+        size_t len = strcspn(p, ",");
+        enum options_outcome outcome = mix_part(st, p, len, mix, &seen);
+        if (outcome != OPTIONS_RUN) {
+            return outcome;
+        }
+        p += len;
+        if (*p == '\0') {
+            break;
+        }
+    }
+    for (int op = 0; op < OP_COUNT; op++) {
+        sum += mix[op];
+    }
+    if (!(sum > 0.0)) {
+        return usage_error(st->err, "--mix: '%s': the shares add up to 0", arg);
+    }
+    for (int op = 0; op < OP_COUNT; op++) {
+        st->o->mix[op] = mix[op] / sum;
+    }
     return OPTIONS_RUN;
 }
 
@@ -904,6 +965,9 @@ static enum options_outcome check_combinations(const struct parse_state *st)
                            "--concurrency (%" PRIu32 ") must be at least --threads (%" PRIu32 ")",
                            o->concurrency, o->threads);
     }
+    if (was_given(st, ROW_RATIO) && was_given(st, ROW_MIX)) {
+        return usage_error(st->err, "--ratio and --mix both set the mix: give one");
+    }
     enum options_outcome outcome = check_open_loop(st);
     return outcome == OPTIONS_RUN ? check_tls(st) : outcome;
 }
@@ -923,9 +987,8 @@ static enum options_outcome apply_cfg_file(const struct parse_state *st)
     if (cfg.has_value && !was_given(st, ROW_VALUE_SIZE)) {
         o->value_sizes = cfg.value;
     }
-    if (cfg.has_cmd && !was_given(st, ROW_RATIO)) {
-        o->set_prop = cfg.set_prop;
-        o->get_prop = cfg.get_prop;
+    if (cfg.has_cmd && !was_given(st, ROW_RATIO) && !was_given(st, ROW_MIX)) {
+        memcpy(o->mix, cfg.mix, sizeof(o->mix));
     }
     if (was_given(st, ROW_FIXED_SIZE)) {
         size_dist_fixed(&o->value_sizes, o->value_size); /* -X wins, as in memaslap */
@@ -940,6 +1003,17 @@ static void apply_servers_fallback(const struct parse_state *st)
     if (!was_given(st, ROW_SERVERS) && env != NULL && env[0] != '\0') {
         st->o->servers = env;
     }
+}
+
+/* Does the mix send values (set, add, replace, append, prepend, cas)? */
+static bool carries_values(const struct slap_options *o)
+{
+    for (int op = 0; op < OP_COUNT; op++) {
+        if (o->mix[op] > 0 && op_class((enum op_type)op) == OP_CLASS_STORAGE) {
+            return true;
+        }
+    }
+    return false;
 }
 
 /* -U, -a: what UDP cannot carry is refused here, not discovered during the run. */
@@ -968,7 +1042,7 @@ static enum options_outcome check_udp(const struct parse_state *st)
                            o->udp ? "udp" : "facebook", o->division, key_max,
                            (UDP_MAX_REQUEST - UDP_HEADER));
     }
-    if (o->udp && o->set_prop > 0 && set > (UDP_MAX_REQUEST - UDP_HEADER)) {
+    if (o->udp && carries_values(o) && set > (UDP_MAX_REQUEST - UDP_HEADER)) {
         return usage_error(
             st->err,
             "--udp: a set of a %u-byte value does not fit one datagram "
@@ -1034,8 +1108,7 @@ void options_defaults(struct slap_options *o)
         .value_size = 1024,
         .stat_freq_ns = 0,
         .reconnect = false,
-        .set_prop = 0.1,
-        .get_prop = 0.9,
+        .mix = {[OP_SET] = 0.1, [OP_GET] = 0.9},
         .pipeline = 1,
         .npercentiles = 4,
         .percentiles = {50.0, 90.0, 99.0, 99.9},

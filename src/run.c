@@ -86,7 +86,6 @@ enum slap_status run_init(struct run *r, const struct slap_options *o, FILE *out
     r->out_watched = fstat(fileno(out), &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
     pthread_mutex_init(&r->lock, NULL);
     pthread_cond_init(&r->cond, NULL);
-    stats_reset(&r->global);
     if (servers_open(&r->servers, o->servers, err, err_len) != SLAP_OK) {
         return SLAP_ERROR;
     }
@@ -101,6 +100,12 @@ enum slap_status run_init(struct run *r, const struct slap_options *o, FILE *out
         return SLAP_ERROR;
     }
     if (workload_init(&r->workload, o) != SLAP_OK) {
+        snprintf(err, err_len, "out of memory");
+        return SLAP_ERROR;
+    }
+    r->shape = (struct stats_shape){.types = workload_ops(&r->workload), .open_loop = o->tps > 0};
+    if (stats_init(&r->global, &r->shape) != SLAP_OK ||
+        stats_init(&r->period, &r->shape) != SLAP_OK) {
         snprintf(err, err_len, "out of memory");
         return SLAP_ERROR;
     }
@@ -132,6 +137,8 @@ void run_free(struct run *r)
     }
     free(r->workers);
     free(r->stalls);
+    stats_free(&r->global);
+    stats_free(&r->period);
     workload_free(&r->workload);
     tls_ctx_close(r->tls);
     servers_close(&r->servers);
@@ -283,17 +290,12 @@ static bool period_published(struct run *r, uint64_t period_no)
 
 static void print_period(struct run *r, uint64_t period_no)
 {
-    struct slap_stats *period = malloc(sizeof(*period));
-    if (period == NULL) {
-        return;
-    }
-    stats_reset(period);
+    stats_reset(&r->period);
     for (uint32_t t = 0; t < r->nworkers; t++) {
-        worker_collect(&r->workers[t], period);
+        worker_collect(&r->workers[t], &r->period);
     }
-    stats_merge(&r->global, period);
-    report_period(r->out, r->opts, period, &r->global, period_no, isatty(fileno(r->out)) == 1);
-    free(period);
+    stats_merge(&r->global, &r->period);
+    report_period(r->out, r->opts, &r->period, &r->global, period_no, isatty(fileno(r->out)) == 1);
 }
 
 /* The main thread's wait: signals, -S tables, the end of every worker. */

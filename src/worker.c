@@ -97,9 +97,8 @@ enum slap_status worker_init(struct worker *w, struct run *run, uint32_t index,
     w->verbose_left = 10;
     w->run_start_ns = slap_now_ns();
     pthread_mutex_init(&w->box_lock, NULL);
-    stats_reset(&w->cur);
-    stats_reset(&w->box);
-    if (worker_alloc(w) != SLAP_OK) {
+    if (stats_init(&w->cur, &run->shape) != SLAP_OK ||
+        stats_init(&w->box, &run->shape) != SLAP_OK || worker_alloc(w) != SLAP_OK) {
         return SLAP_ERROR;
     }
     worker_conn_env(w);
@@ -134,6 +133,8 @@ void worker_free(struct worker *w)
     free(w->keys);
     free(w->rbuf);
     client_scratch_free(&w->multiget);
+    stats_free(&w->cur);
+    stats_free(&w->box);
     free(w->stalls);
     free(w->tls_out);
     free(w->ubuf);

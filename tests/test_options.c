@@ -73,8 +73,8 @@ static void assert_same_options(const struct slap_options *a, const struct slap_
     assert_int_equal(a->value_size, b->value_size);
     assert_int_equal(a->stat_freq_ns, b->stat_freq_ns);
     assert_int_equal(a->reconnect, b->reconnect);
-    assert_true(a->set_prop == b->set_prop);
-    assert_true(a->get_prop == b->get_prop);
+    assert_true(a->mix[OP_SET] == b->mix[OP_SET]);
+    assert_true(a->mix[OP_GET] == b->mix[OP_GET]);
 }
 
 /* A -F file with key 16-32, value 100-200 and one set in four, at path (a mkstemp template). */
@@ -100,7 +100,7 @@ static void test_table(void **state)
 {
     (void)state;
     size_t rows = options_table_size();
-    assert_int_equal(rows, 49);
+    assert_int_equal(rows, 50);
     for (size_t i = 0; i < rows; i++) {
         const char *name = options_table_long_name(i);
         assert_non_null(name);
@@ -314,8 +314,8 @@ static void test_defaults(void **state)
     assert_int_equal(r.o.value_size, 1024);
     assert_int_equal(r.o.stat_freq_ns, 0);
     assert_false(r.o.reconnect);
-    assert_true(r.o.set_prop == 0.1);
-    assert_true(r.o.get_prop == 0.9);
+    assert_true(r.o.mix[OP_SET] == 0.1);
+    assert_true(r.o.mix[OP_GET] == 0.9);
 
     struct slap_options direct;
     options_defaults(&direct);
@@ -342,8 +342,8 @@ static void test_full_line(void **state)
     assert_int_equal(r.o.value_size, 1024);
     assert_int_equal(r.o.stat_freq_ns, SEC);
     assert_false(r.o.reconnect);
-    assert_true(r.o.set_prop == 0.1);
-    assert_true(r.o.get_prop == 0.9);
+    assert_true(r.o.mix[OP_SET] == 0.1);
+    assert_true(r.o.mix[OP_GET] == 0.9);
     parse_result_free(&r);
 }
 
@@ -389,7 +389,7 @@ static void test_workload_line(void **state)
     assert_int_equal(r.o.key_sizes.r[0].min, 16);
     assert_int_equal(r.o.key_sizes.r[0].max, 32);
     assert_int_equal(r.o.value_sizes.r[0].max, 200);
-    assert_true(r.o.set_prop == 0.25 && r.o.get_prop == 0.75);
+    assert_true(r.o.mix[OP_SET] == 0.25 && r.o.mix[OP_GET] == 0.75);
     assert_int_equal(r.o.division, 10);
     assert_true(r.o.verify == 0.5 && r.o.exp_verify == 0.1 && r.o.overwrite == 0.2);
     assert_int_equal(r.o.exp_time_ns, 5 * SEC);
@@ -406,7 +406,7 @@ static void test_workload_line(void **state)
     assert_int_equal(r.outcome, OPTIONS_RUN);
     assert_int_equal(r.o.value_sizes.r[0].min, 64);
     assert_int_equal(r.o.value_sizes.r[0].max, 64);
-    assert_true(r.o.set_prop == 0.5);
+    assert_true(r.o.mix[OP_SET] == 0.5);
     assert_int_equal(r.o.key_sizes.r[0].max, 20);
     parse_result_free(&r);
     unlink(path);
@@ -572,7 +572,7 @@ static void test_given_beats_file_and_env(void **state)
     assert_int_equal(r.o.key_sizes.r[0].min, 64);
     assert_int_equal(r.o.key_sizes.r[0].max, 64);
     assert_int_equal(r.o.value_sizes.r[0].max, 1024);
-    assert_true(r.o.set_prop == 0.1);
+    assert_true(r.o.mix[OP_SET] == 0.1);
     parse_result_free(&r);
     parse(&r, (const char *const[]){"-F", path, "-X", "1024", NULL});
     assert_int_equal(r.o.value_sizes.r[0].min, 1024);

@@ -32,6 +32,10 @@ struct lane {
     struct event timer;    /* open loop: wakes the lane at its next intended time */
 };
 
+/* Keys that incr and decr count on, per client, stored with CLIENT_COUNTER_START first. */
+#define CLIENT_COUNTERS 16
+#define CLIENT_COUNTER_START "1000000000"
+
 struct client {
     struct worker *worker;
     uint32_t id;              /* 0 .. concurrency-1, across all threads */
@@ -40,7 +44,12 @@ struct client {
     uint16_t *slot_server;    /* server of each window slot with several servers, else NULL */
     uint64_t quota;           /* requests still to send in a counted run; UINT64_MAX if timed */
     bool stopped;             /* lost a connection without -R: sends nothing more */
-    uint64_t preload_left;    /* --preload: window keys still to set before the run */
+    uint64_t preload_left;    /* keys still to set before the run: counters, then (--preload,
+                                 or a mix that stores no new key) the whole window */
+    uint32_t counters_left;   /* of them, counter keys (incr, decr) */
+    bool cas_ready;           /* a gets left a token for the next cas: */
+    uint64_t cas_slot;        /* the slot it read */
+    uint64_t cas_token;       /* and the token */
     struct slot_state *slots; /* per window slot, with -v, -e or -o; else NULL */
     uint32_t nlanes;
     struct lane *lanes;

@@ -11,6 +11,7 @@
 
 #include "slap/cfgfile.h"
 #include "slap/keydist.h"
+#include "slap/ops.h"
 #include "slap/proto.h"
 #include "slap/schedule.h"
 #include "slap/servers.h"
@@ -53,8 +54,7 @@ struct slap_options {
     uint32_t value_size;       /* -X, default 1024 */
     uint64_t stat_freq_ns;     /* -S, 0 = no periodic tables */
     bool reconnect;            /* -R */
-    double set_prop;           /* 0.1 */
-    double get_prop;           /* 0.9 */
+    double mix[OP_COUNT];      /* share of each operation, summing to 1: set 0.1, get 0.9 */
     /* Open loop and latency (closed loop when tps is 0). */
     double tps;                /* -P target operations per second, all threads together */
     enum arrival arrival;      /* --arrival: uniform by default */

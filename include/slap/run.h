@@ -51,7 +51,9 @@ struct run {
     bool out_watched;          /* out is a pipe or a socket: its reader may go away */
     bool output_gone;          /* and it did: the run stopped early */
 
+    struct stats_shape shape;  /* the histograms every statistics of the run keeps */
     struct slap_stats global;  /* everything, collected */
+    struct slap_stats period;  /* -S: one period's, collected from the workers */
     uint64_t end_ns;           /* end of the measured part: the latest of the workers' */
     struct worker_stall *stalls; /* per server: sockets that held unanswered requests at the end */
     uint32_t blocked_lanes;    /* lanes that still awaited an answer when the run gave up */

@@ -82,9 +82,9 @@ static void fuzz_cfgfile(const uint8_t *data, size_t size, uint64_t u)
         check_dist(&cfg.value, VALUE_LO, VALUE_HI, u);
     }
     if (cfg.has_cmd) {
-        check(cfg.set_prop >= 0.0 && cfg.set_prop <= 1.0);
-        check(cfg.get_prop >= 0.0 && cfg.get_prop <= 1.0);
-        check(cfg.set_prop + cfg.get_prop == 1.0);
+        check(cfg.mix[OP_SET] >= 0.0 && cfg.mix[OP_SET] <= 1.0);
+        check(cfg.mix[OP_GET] >= 0.0 && cfg.mix[OP_GET] <= 1.0);
+        check(cfg.mix[OP_SET] + cfg.mix[OP_GET] == 1.0);
     }
     free(text);
 }
