@@ -121,6 +121,10 @@ static enum slap_status lane_init(struct lane *l, struct client *c, size_t lane_
     uint32_t nsockets = client_lane_sockets(run);
     uint32_t depth = run->opts->pipeline;
     l->client = c;
+    if (run->opts->trace != NULL) {
+        l->ring = &run->replay.rings[(size_t)c->id * run->opts->conns_per_client +
+                                     lane_no % run->opts->conns_per_client];
+    }
     l->nconns = nsockets;
     l->conns = w->conns + lane_no * nsockets;
     for (uint32_t s = 0; s < nsockets; s++) {
@@ -163,6 +167,9 @@ enum slap_status client_init(struct client *c, struct worker *w, uint32_t id, ui
     c->preload_left = c->counters_left + (run->opts->preload || workload_needs_fill(wl)
                                               ? wl->win_size
                                               : 0);
+    if (run->opts->trace != NULL) {
+        c->preload_left = c->counters_left = 0; /* the trace is all there is */
+    }
     if (wl->track_slots) {
         c->slots = calloc(wl->win_size, sizeof(*c->slots));
         if (c->slots == NULL) {
@@ -206,16 +213,25 @@ static bool lane_may_issue(const struct lane *l)
         return c->preload_left > 0;
     case WORKER_WARMING:
     case WORKER_MEASURING:
-        return c->quota > 0;
+        return l->ring != NULL ? replay_ring_peek(l->ring) != NULL : c->quota > 0;
     default:
         return false;
     }
 }
 
+/* --trace: the lane has nothing to send now, but the trace may bring it more. */
+static bool lane_awaits_trace(const struct lane *l)
+{
+    enum worker_phase phase = l->client->worker->phase;
+    return l->ring != NULL && !l->client->stopped &&
+           (phase == WORKER_WARMING || phase == WORKER_MEASURING) &&
+           !atomic_load(&l->client->worker->run->replay.done);
+}
+
 /* The lane has nothing left to do: tell the worker, once. */
 static void lane_check_done(struct lane *l)
 {
-    if (!l->done && l->in_flight == 0 && !lane_may_issue(l)) {
+    if (!l->done && l->in_flight == 0 && !lane_may_issue(l) && !lane_awaits_trace(l)) {
         l->done = true;
         worker_lane_idle(lane_worker(l));
     }
@@ -350,6 +366,7 @@ static void queue_store(struct lane *l, enum op_type op, uint64_t intended_ns)
         r->intended_ns = intended_ns;
         r->fresh = fresh;
         r->slot = slot;
+        r->key_len = (uint8_t)key_len;
         r->version = version;
         r->exptime = exptime;
         put_value(r, c, slot, version);
@@ -384,6 +401,7 @@ static void queue_counter_set(struct lane *l, uint32_t i)
     uint32_t key_len = counter_key(c, i, key);
     struct request *r = queue_on(l, server_of_key(c, key, key_len), OP_SET);
     r->slot = i;
+    r->key_len = (uint8_t)key_len;
     r->value = CLIENT_COUNTER_START;
     r->value_len = sizeof(CLIENT_COUNTER_START) - 1;
     r->crlf = w->codec->set_crlf;
@@ -539,6 +557,79 @@ static void client_count_issue(struct client *c)
     }
 }
 
+/* --trace: a key's 64-bit FNV-1a hash, which stands for it where a window slot would. */
+static uint64_t trace_key_id(const char *key, uint32_t len)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (uint32_t i = 0; i < len; i++) {
+        h = (h ^ (uint8_t)key[i]) * 0x100000001b3ULL;
+    }
+    return h;
+}
+
+/* --trace: one request of the trace, its key as given, its value of the trace's size. */
+static void queue_trace(struct lane *l, const struct trace_request *t, uint64_t intended_ns)
+{
+    struct client *c = l->client;
+    struct worker *w = c->worker;
+    const struct workload *wl = &w->run->workload;
+    uint32_t len = t->key_len;
+    struct request *r = queue_on(l, server_of_key(c, t->key, len), t->op);
+    r->intended_ns = intended_ns;
+    r->exptime = t->ttl;
+    if (r->measured) {
+        trace_progress_add(&w->trace_sent, t);
+    }
+    r->slot = trace_key_id(t->key, len); /* a gets answer leaves its token for this key */
+    if (op_class(t->op) == OP_CLASS_RETRIEVAL) {
+        r->nkeys = 1;
+        r->hdr_len = (uint32_t)w->codec->encode_retrieve(r->hdr, w->hdr_cap, t->op, t->key, 0,
+                                                        &len, 1, t->ttl);
+    } else if (op_class(t->op) == OP_CLASS_STORAGE) {
+        /* A trace has no tokens: a cas uses the one of the client's latest gets of its key,
+         * or one that memcached never hands out (0 would mean "no cas" in binary and meta). */
+        bool token = t->op == OP_CAS && c->cas_ready && c->cas_slot == r->slot;
+        r->key_len = (uint8_t)len;
+        r->value = workload_trace_value(wl, t->value_size);
+        r->value_len = t->value_size;
+        r->crlf = w->codec->set_crlf;
+        r->hdr_len = (uint32_t)w->codec->encode_store(r->hdr, w->hdr_cap, t->op, t->key, len, 0,
+                                                     t->ttl, r->value_len,
+                                                     token ? c->cas_token : CLIENT_CAS_NONE);
+    } else {
+        uint64_t arg = op_is_arithmetic(t->op) ? 1 : t->ttl;
+        r->hdr_len = (uint32_t)w->codec->encode_command(r->hdr, w->hdr_cap, t->op, t->key, len,
+                                                       arg);
+    }
+}
+
+static void lane_arm(struct lane *l, uint64_t after_ns);
+
+/* --trace: send the lane's requests of the trace, each at its time (scaled by --trace-speed)
+ * or, at speed max, as soon as the lane has room. */
+static void lane_pump_trace(struct lane *l)
+{
+    const struct run *run = lane_worker(l)->run;
+    double speed = run->opts->trace_speed;
+    uint64_t now = 0;
+    while (l->in_flight < run->opts->pipeline && lane_may_issue(l)) {
+        const struct trace_request *t = replay_ring_peek(l->ring);
+        uint64_t intended = speed > 0 ? run->start_ns + (uint64_t)((double)t->offset_ns / speed)
+                                      : UINT64_MAX;
+        if (now == 0 || intended > now) {
+            now = slap_now_ns();
+        }
+        if (speed == 0) {
+            intended = now;
+        } else if (intended > now) {
+            lane_arm(l, intended - now);
+            break;
+        }
+        queue_trace(l, t, intended);
+        replay_ring_pop(l->ring);
+    }
+}
+
 /* Choose the next operation and queue it on the sockets of its keys' servers. */
 static void lane_queue(struct lane *l, uint64_t intended_ns)
 {
@@ -589,6 +680,10 @@ void lane_pump(struct lane *l)
     uint32_t depth = run->opts->pipeline;
     bool open_loop = run->opts->tps > 0 && lane_worker(l)->phase != WORKER_PRELOADING;
     uint64_t now = 0;
+    if (l->ring != NULL && lane_worker(l)->phase != WORKER_PRELOADING) {
+        lane_pump_trace(l);
+        depth = 0; /* what is queued goes out below */
+    }
     while (l->in_flight < depth && lane_may_issue(l)) {
         uint64_t intended = open_loop ? schedule_peek(&l->sched) : UINT64_MAX;
         if (now == 0 || intended > now) {
@@ -659,9 +754,30 @@ void lane_give_up(struct lane *l, uint64_t end_ns)
     lane_check_done(l);
 }
 
+/* --trace: the lane's requests of the trace that were due by end_ns but never left. */
+static void lane_count_unsent_trace(struct lane *l, uint64_t from_ns, uint64_t end_ns)
+{
+    const struct run *run = lane_worker(l)->run;
+    const struct trace_request *t;
+    while (run->opts->trace_speed > 0 && (t = replay_ring_peek(l->ring)) != NULL) {
+        uint64_t due = run->start_ns + (uint64_t)((double)t->offset_ns / run->opts->trace_speed);
+        if (due >= end_ns) {
+            break;
+        }
+        if (due >= from_ns) {
+            count_unanswered(lane_worker(l), (uint8_t)t->op, due, 0, end_ns);
+        }
+        replay_ring_pop(l->ring);
+    }
+}
+
 void lane_count_unsent(struct lane *l, uint64_t from_ns, uint64_t end_ns)
 {
     struct client *c = l->client;
+    if (l->ring != NULL) {
+        lane_count_unsent_trace(l, from_ns, end_ns);
+        return;
+    }
     if (c->worker->run->opts->tps == 0) {
         return;
     }
@@ -808,12 +924,11 @@ static void count_retrieval(struct client *c, const struct request *r, struct sl
 static bool count_storage(struct client *c, const struct request *r, struct slap_counters *k,
                           enum proto_reply reply, uint64_t now_ns)
 {
-    const struct workload *wl = &c->worker->run->workload;
     switch (reply) {
     case PROTO_REPLY_STORED:
         k->stored++;
         k->cas_hits += r->op == OP_CAS;
-        k->object_bytes += workload_key_len(wl, c->id, r->slot) + r->value_len;
+        k->object_bytes += r->key_len + r->value_len;
         break;
     case PROTO_REPLY_NOT_STORED:
         k->not_stored++;

@@ -138,8 +138,14 @@ static int run_once(const struct slap_options *opts)
         fprintf(stderr, "slap: %s\n", err);
         goto out;
     }
-    report_final(stdout, opts, &run.global, run_seconds(&run), run.signal);
+    struct report_trace trace = {&run.replay.counts, &run.trace_sent};
+    report_final(stdout, opts, &run.global, run_seconds(&run), run.signal,
+                 opts->trace != NULL ? &trace : NULL);
     status = verdict(&run);
+    if (run.replay.error[0] != '\0') {
+        fprintf(stderr, "slap: --trace: %s\n", run.replay.error);
+        status = EXIT_RUN_FAILED;
+    }
     if (opts->hdr_out != NULL && write_hdr(opts, &run.global) != EXIT_RUN_OK) {
         status = EXIT_RUN_FAILED;
     }

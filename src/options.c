@@ -78,6 +78,12 @@ enum option_id {
     ROW_HDR_OUT,
     ROW_SWEEP,
     ROW_STEP_TIME,
+    ROW_TRACE,
+    ROW_TRACE_SPEED,
+    ROW_TRACE_LIMIT,
+    ROW_TRACE_SKIP_BAD,
+    ROW_TRACE_SPREAD,
+    ROW_TRACE_VALUE_MAX,
     ROW_HELP,
     ROW_VERSION,
     ROW_COUNT
@@ -164,6 +170,8 @@ static enum options_outcome apply_tls_version(struct parse_state *st, const char
 static enum options_outcome apply_percentiles(struct parse_state *st, const char *arg);
 /* START:END:STEP, three rates of k=1000, at most 1000 steps. */
 static enum options_outcome apply_sweep(struct parse_state *st, const char *arg);
+/* A positive number, or max (0: as fast as the answers come). */
+static enum options_outcome apply_trace_speed(struct parse_state *st, const char *arg);
 /* -h and -V print and stop the parse: the caller exits 0. */
 static enum options_outcome apply_help(struct parse_state *st, const char *arg);
 static enum options_outcome apply_version(struct parse_state *st, const char *arg);
@@ -180,6 +188,8 @@ static const char *const hash_names[] = {
     [HASH_JENKINS] = "jenkins",   [HASH_MURMUR3] = "murmur3",   NULL};
 static const char *const arrival_names[] = {
     [ARRIVAL_UNIFORM] = "uniform", [ARRIVAL_POISSON] = "poisson", NULL};
+static const char *const trace_spread_names[] = {
+    [TRACE_SPREAD_CLIENT] = "client", [TRACE_SPREAD_ROUND_ROBIN] = "round-robin", NULL};
 static const char *const latency_names[] = {[LATENCY_BOTH] = "both",
                                             [LATENCY_CORRECTED] = "corrected",
                                             [LATENCY_UNCORRECTED] = "uncorrected",
@@ -349,6 +359,29 @@ static const struct option_row option_rows[] = {
                    SPECIAL(apply_sweep)},
     [ROW_STEP_TIME] = {0, "step_time", "DURATION", "Length of each --sweep step. Default 5s.",
                        DURATION(step_time_ns)},
+    [ROW_TRACE] = {0, "trace", "FILE",
+                   "Replay a production trace in Twitter's cache-trace format (plain or zstd; - "
+                   "for stdin): its keys, value sizes, TTLs and operations, at its own times.",
+                   STRING(trace)},
+    [ROW_TRACE_SPEED] = {0, "trace_speed", "X",
+                         "Replay X times as fast as the trace's times (2: twice as fast), or max: "
+                         "as fast as the answers come (closed loop). Default 1.",
+                         SPECIAL(apply_trace_speed)},
+    [ROW_TRACE_LIMIT] = {0, "trace_limit", "N",
+                         "Replay at most N requests of the trace (k=1000, m, g).",
+                         COUNT64(trace_limit, 1, UINT64_MAX, 1000)},
+    [ROW_TRACE_SKIP_BAD] = {0, "trace_skip_bad", NULL,
+                            "Skip (and count) malformed trace lines instead of stopping at the "
+                            "first.",
+                            FLAG(trace_skip_bad)},
+    [ROW_TRACE_SPREAD] = {0, "trace_spread", "HOW",
+                          "Which connection sends a trace request: client (of its client id, "
+                          "in order; the default) or round-robin.",
+                          CHOICE(trace_spread, enum trace_spread, trace_spread_names)},
+    [ROW_TRACE_VALUE_MAX] = {0, "trace_value_max", "BYTES",
+                             "Send larger trace values at this size (k=1024). Default 1023k, "
+                             "within memcached's default item size.",
+                             COUNT32(trace_value_max, 1, 128 * SLAP_MAX_VALUE_SIZE, 1024)},
     [ROW_HELP] = {'h', "help", NULL, "Print this help and exit.", SPECIAL(apply_help)},
     [ROW_VERSION] = {'V', "version", NULL, "Print the version and exit.", SPECIAL(apply_version)},
 };
@@ -772,6 +805,22 @@ static enum options_outcome apply_sweep(struct parse_state *st, const char *arg)
     return OPTIONS_RUN;
 }
 
+static enum options_outcome apply_trace_speed(struct parse_state *st, const char *arg)
+{
+    double speed;
+    if (strcmp(arg, "max") == 0) {
+        st->o->trace_speed = 0.0;
+        return OPTIONS_RUN;
+    }
+    if (units_parse_share(arg, strlen(arg), &speed) != UNITS_OK || !(speed > 0.0) ||
+        speed > 1e6) {
+        return usage_error(st->err, "--trace_speed: '%s' is neither max nor a number above 0 "
+                           "(up to 1000000)", arg);
+    }
+    st->o->trace_speed = speed;
+    return OPTIONS_RUN;
+}
+
 static enum options_outcome apply_help(struct parse_state *st, const char *arg)
 {
     (void)arg;
@@ -956,6 +1005,38 @@ static enum options_outcome check_tls(const struct parse_state *st)
     return OPTIONS_RUN;
 }
 
+/* The options a replay takes from its trace, or that need one. */
+static enum options_outcome check_trace(const struct parse_state *st)
+{
+    static const enum option_id from_trace[] = {
+        ROW_TPS,      ROW_SWEEP,   ROW_MIX,     ROW_RATIO,      ROW_CFG_CMD, ROW_EXECUTE_NUMBER,
+        ROW_DIVISION, ROW_VERIFY,  ROW_EXP_VERIFY, ROW_OVERWRITE, ROW_REP_WRITE, ROW_PRELOAD,
+        ROW_UDP,      ROW_FACEBOOK, ROW_KEY_SIZE, ROW_VALUE_SIZE, ROW_FIXED_SIZE, ROW_WIN_SIZE,
+        ROW_KEY_DIST};
+    static const enum option_id need_trace[] = {ROW_TRACE_SPEED, ROW_TRACE_LIMIT,
+                                                ROW_TRACE_SKIP_BAD, ROW_TRACE_SPREAD,
+                                                ROW_TRACE_VALUE_MAX};
+    for (size_t i = 0; st->o->trace != NULL && i < SLAP_ARRAY_SIZE(from_trace); i++) {
+        if (was_given(st, from_trace[i])) {
+            return usage_error(st->err, "--trace takes its keys, values, mix and times from the "
+                               "trace: it cannot be used with --%s",
+                               option_rows[from_trace[i]].long_name);
+        }
+    }
+    for (size_t i = 0; st->o->trace == NULL && i < SLAP_ARRAY_SIZE(need_trace); i++) {
+        if (was_given(st, need_trace[i])) {
+            return usage_error(st->err, "--%s needs --trace", option_rows[need_trace[i]].long_name);
+        }
+    }
+    if (st->o->trace != NULL && !was_given(st, ROW_TIME)) {
+        st->o->run_time_ns = 0; /* no -t: the whole trace */
+    }
+    if (st->o->trace != NULL) {
+        memset(st->o->mix, 0, sizeof(st->o->mix)); /* the trace's, not set/get proportions */
+    }
+    return OPTIONS_RUN;
+}
+
 /* Checks across options that the inline values alone decide. */
 static enum options_outcome check_combinations(const struct parse_state *st)
 {
@@ -964,6 +1045,9 @@ static enum options_outcome check_combinations(const struct parse_state *st)
         return usage_error(st->err,
                            "--concurrency (%" PRIu32 ") must be at least --threads (%" PRIu32 ")",
                            o->concurrency, o->threads);
+    }
+    if (check_trace(st) != OPTIONS_RUN) {
+        return OPTIONS_USAGE;
     }
     if (was_given(st, ROW_RATIO) && was_given(st, ROW_MIX)) {
         return usage_error(st->err, "--ratio and --mix both set the mix: give one");
@@ -1109,6 +1193,8 @@ void options_defaults(struct slap_options *o)
         .stat_freq_ns = 0,
         .reconnect = false,
         .mix = {[OP_SET] = 0.1, [OP_GET] = 0.9},
+        .trace_speed = 1.0,
+        .trace_value_max = SLAP_MAX_VALUE_SIZE - 1024,
         .pipeline = 1,
         .npercentiles = 4,
         .percentiles = {50.0, 90.0, 99.0, 99.9},

@@ -87,6 +87,8 @@ void report_header(FILE *out, const struct slap_options *o)
     fprintf(out, "concurrency: %u\n", o->concurrency);
     if (o->execute_number > 0) {
         fprintf(out, "execute number: %llu\n", (unsigned long long)o->execute_number);
+    } else if (o->run_time_ns == 0) {
+        fprintf(out, "run time: the whole trace\n");
     } else {
         fprintf(out, "run time: ");
         print_seconds_width(out, o->run_time_ns, 0);
@@ -103,6 +105,11 @@ void report_header(FILE *out, const struct slap_options *o)
     }
     if (o->pipeline > 1) {
         fprintf(out, "pipeline: %u\n", o->pipeline);
+    }
+    if (o->trace != NULL && o->trace_speed > 0) {
+        fprintf(out, "trace: %s at %g times its speed\n", o->trace, o->trace_speed);
+    } else if (o->trace != NULL) {
+        fprintf(out, "trace: %s as fast as it goes\n", o->trace);
     }
     if (o->warmup_ns > 0) {
         fprintf(out, "warmup: ");
@@ -319,8 +326,36 @@ static void print_schedule(FILE *out, const struct slap_options *o, const struct
     fprintf(out, "send_lag_max_us: %lld\n", us_round(lag->max_ns));
 }
 
+/* --trace: the lines replayed, the trace's own rate against the rate achieved, the misses. */
+static void print_trace(FILE *out, const struct slap_options *o, const struct report_trace *rt,
+                        const struct slap_stats *s, double secs)
+{
+    const struct slap_counters *c = &s->counters;
+    const struct trace_counts *t = rt->counts;
+    const struct trace_progress *sent = rt->sent;
+    fprintf(out, "trace_lines: %llu-%llu\n", (unsigned long long)sent->min_line,
+            (unsigned long long)sent->max_line);
+    fprintf(out, "trace_requests: %llu\n", (unsigned long long)sent->sent);
+    if (t->skipped > 0) {
+        fprintf(out, "trace_skipped: %llu\n", (unsigned long long)t->skipped);
+    }
+    if (t->keys_hashed > 0) {
+        fprintf(out, "trace_keys_hashed: %llu\n", (unsigned long long)t->keys_hashed);
+    }
+    if (t->values_cut > 0) {
+        fprintf(out, "trace_values_cut: %llu\n", (unsigned long long)t->values_cut);
+    }
+    fprintf(out, "trace_tps: %.0f\n", trace_progress_rate(sent));
+    if (o->trace_speed > 0) {
+        fprintf(out, "target_tps: %.0f\n", trace_progress_rate(sent) * o->trace_speed);
+    }
+    fprintf(out, "achieved_tps: %.0f\n", per_second((double)stats_requests(s), secs));
+    fprintf(out, "miss_ratio: %.4f\n",
+            c->cmd_get > 0 ? (double)c->get_misses / (double)c->cmd_get : 0.0);
+}
+
 void report_final(FILE *out, const struct slap_options *o, const struct slap_stats *global,
-                  double seconds, int signal)
+                  double seconds, int signal, const struct report_trace *trace)
 {
     double secs = seconds;
     print_blocks(out, o, main_view(o, global), "");
@@ -339,6 +374,9 @@ void report_final(FILE *out, const struct slap_options *o, const struct slap_sta
     }
     if (open_loop(o)) {
         print_schedule(out, o, global, secs);
+    }
+    if (trace != NULL) {
+        print_trace(out, o, trace, global, secs);
     }
     uint64_t ops = stats_ops(global);
     fprintf(out, "\nRun time: %.1fs Ops: %llu TPS: %.0f Net_rate: %.1fM/s\n", seconds,

@@ -101,6 +101,13 @@ uint64_t stats_ops(const struct slap_stats *s)
            c->incr_hits + c->incr_misses + c->decr_hits + c->decr_misses;
 }
 
+uint64_t stats_requests(const struct slap_stats *s)
+{
+    const struct slap_counters *c = &s->counters;
+    uint64_t lost = c->unanswered - c->unsent; /* sent, never answered */
+    return c->requests_sent > lost ? c->requests_sent - lost : 0;
+}
+
 void stats_print_counters(FILE *out, const struct slap_counters *c, enum counter_show show)
 {
 #define SLAP_COUNTER_PRINT(name, how, meaning)                                                     \

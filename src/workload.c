@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "slap/common.h"
+#include "slap/trace.h"
 
 static const char hex_digits[] = "0123456789abcdef";
 static const char filler[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
@@ -63,6 +64,10 @@ enum slap_status workload_init(struct workload *w, const struct slap_options *o)
     }
     w->key_size = size_dist_max(&w->key_sizes);
     w->value_size = size_dist_max(&w->value_sizes);
+    if (o->trace != NULL) { /* the trace's keys and values, up to their bounds */
+        w->key_size = TRACE_KEY_MAX;
+        w->value_size = o->trace_value_max;
+    }
     w->win_size = o->win_size;
     workload_mix(w, o->mix);
     w->overwrite_ppm = ppm(o->overwrite);
@@ -91,6 +96,14 @@ uint32_t workload_ops(const struct workload *w)
         ops |= op_bit(OP_GETS);
     }
     return ops;
+}
+
+#define WORKLOAD_NUMBER_MAX 20 /* digits of the longest value incr takes */
+
+const char *workload_trace_value(const struct workload *w, uint32_t size)
+{
+    static const char number[] = "10000000000000000000"; /* 1e19: fits in 64 bits */
+    return size <= WORKLOAD_NUMBER_MAX ? number : w->pool;
 }
 
 bool workload_needs_fill(const struct workload *w)

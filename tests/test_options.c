@@ -100,7 +100,7 @@ static void test_table(void **state)
 {
     (void)state;
     size_t rows = options_table_size();
-    assert_int_equal(rows, 50);
+    assert_int_equal(rows, 56);
     for (size_t i = 0; i < rows; i++) {
         const char *name = options_table_long_name(i);
         assert_non_null(name);
@@ -254,6 +254,19 @@ static const struct bad_line bad_lines[] = {
     {{"--timeout=0"}, "--timeout: must be more than 0"},
     {{"-v", "0"}, "--verify: '0' is not a fraction above 0 and up to 1"},
     {{"-v", "x"}, "--verify: 'x' is not a fraction"},
+    {{"--trace=t.csv", "-P", "1k"}, "--trace takes its keys, values, mix and times from the "
+                                    "trace: it cannot be used with --tps"},
+    {{"--trace=t.csv", "-U"}, "cannot be used with --udp"},
+    {{"--trace=t.csv", "-w", "10"}, "cannot be used with --win_size"},
+    {{"--trace=t.csv", "--mix=get=1"}, "cannot be used with --mix"},
+    {{"--trace-speed=2"}, "--trace_speed needs --trace"},
+    {{"--trace-limit=5"}, "--trace_limit needs --trace"},
+    {{"--trace-skip-bad"}, "--trace_skip_bad needs --trace"},
+    {{"--trace=t.csv", "--trace-speed=0"}, "--trace_speed: '0' is neither max nor a number"},
+    {{"--trace=t.csv", "--trace-speed=fast"}, "--trace_speed: 'fast' is neither max"},
+    {{"--trace=t.csv", "--trace-spread=random"},
+     "--trace_spread: 'random' is not one of client, round-robin"},
+    {{"--trace=t.csv", "--trace-value-max=0"}, "--trace_value_max: must be at least 1"},
     {{"extra"}, "slap: unexpected argument 'extra'"},
     {{"-t", "1s", "extra"}, "unexpected argument 'extra'"},
     {{"--", "-T"}, "unexpected argument '-T'"},
@@ -586,6 +599,43 @@ static void test_given_beats_file_and_env(void **state)
     parse_result_free(&r);
 }
 
+/* --trace: its times unless -t bounds it, its mix, its options. */
+static void test_trace_line(void **state)
+{
+    (void)state;
+    struct parse_result r;
+    parse(&r, (const char *const[]){"--trace=t.zst", NULL});
+    assert_int_equal(r.outcome, OPTIONS_RUN);
+    assert_string_equal(r.o.trace, "t.zst");
+    assert_int_equal(r.o.run_time_ns, 0); /* the whole trace */
+    assert_true(r.o.trace_speed == 1.0);
+    assert_int_equal(r.o.trace_limit, 0);
+    assert_int_equal(r.o.trace_spread, TRACE_SPREAD_CLIENT);
+    assert_int_equal(r.o.trace_value_max, 1023 * 1024);
+    for (int op = 0; op < OP_COUNT; op++) {
+        assert_true(r.o.mix[op] == 0.0); /* the trace's commands, not the default mix */
+    }
+    parse_result_free(&r);
+
+    parse(&r, (const char *const[]){"--trace", "-", "-t", "90s", "--trace-speed=max",
+                                    "--trace_limit=2m", "--trace-skip-bad",
+                                    "--trace-spread=round-robin", "--trace-value-max=64k", "-c",
+                                    "32", "--pipeline=4", NULL});
+    assert_int_equal(r.outcome, OPTIONS_RUN);
+    assert_string_equal(r.o.trace, "-");
+    assert_int_equal(r.o.run_time_ns, 90 * SLAP_NS_PER_SEC);
+    assert_true(r.o.trace_speed == 0.0); /* max */
+    assert_int_equal(r.o.trace_limit, 2000000);
+    assert_true(r.o.trace_skip_bad);
+    assert_int_equal(r.o.trace_spread, TRACE_SPREAD_ROUND_ROBIN);
+    assert_int_equal(r.o.trace_value_max, 64 * 1024);
+    parse_result_free(&r);
+
+    parse(&r, (const char *const[]){"--trace=t", "--trace-speed=0.25", NULL});
+    assert_true(r.o.trace_speed == 0.25);
+    parse_result_free(&r);
+}
+
 static void test_servers_env(void **state)
 {
     (void)state;
@@ -677,6 +727,7 @@ int main(void)
         cmocka_unit_test(test_latency_line),
         cmocka_unit_test(test_workload_line),
         cmocka_unit_test(test_protocol_line),
+        cmocka_unit_test_setup(test_trace_line, unset_servers_env),
         cmocka_unit_test_setup(test_choices, unset_servers_env),
         cmocka_unit_test_setup(test_count_widths, unset_servers_env),
         cmocka_unit_test_teardown(test_given_beats_file_and_env, unset_servers_env),

@@ -7,6 +7,7 @@
 
 #include "slap/common.h"
 #include "slap/conn.h"
+#include "slap/replay.h"
 #include "slap/schedule.h"
 #include "slap/workload.h"
 
@@ -30,11 +31,14 @@ struct lane {
     bool timer_armed;
     struct schedule sched; /* open loop */
     struct event timer;    /* open loop: wakes the lane at its next intended time */
+    struct replay_ring *ring; /* --trace: the requests of the trace for this lane, else NULL */
 };
 
 /* Keys that incr and decr count on, per client, stored with CLIENT_COUNTER_START first. */
 #define CLIENT_COUNTERS 16
 #define CLIENT_COUNTER_START "1000000000"
+/* A cas token memcached never hands out (its tokens count up from 1), for a cas without one. */
+#define CLIENT_CAS_NONE UINT64_MAX
 
 struct client {
     struct worker *worker;
@@ -48,7 +52,7 @@ struct client {
                                  or a mix that stores no new key) the whole window */
     uint32_t counters_left;   /* of them, counter keys (incr, decr) */
     bool cas_ready;           /* a gets left a token for the next cas: */
-    uint64_t cas_slot;        /* the slot it read */
+    uint64_t cas_slot;        /* the slot it read (--trace: its key's hash) */
     uint64_t cas_token;       /* and the token */
     struct slot_state *slots; /* per window slot, with -v, -e or -o; else NULL */
     uint32_t nlanes;

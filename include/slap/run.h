@@ -11,6 +11,7 @@
 
 #include "slap/common.h"
 #include "slap/options.h"
+#include "slap/replay.h"
 #include "slap/servers.h"
 #include "slap/stats.h"
 #include "slap/workload.h"
@@ -57,6 +58,8 @@ struct run {
     uint64_t end_ns;           /* end of the measured part: the latest of the workers' */
     struct worker_stall *stalls; /* per server: sockets that held unanswered requests at the end */
     uint32_t blocked_lanes;    /* lanes that still awaited an answer when the run gave up */
+    struct replay replay;      /* --trace: the reader of the trace */
+    struct trace_progress trace_sent; /* and what the workers sent of it */
 };
 
 /* The signals that stop a run with its report: SIGINT, SIGTERM, SIGHUP. */

@@ -122,6 +122,8 @@ void stats_total_raw(const struct slap_stats *s, struct hist *total);
 /* Requests answered, memaslap's "Ops": cmd_get + cmd_set (keys of multi-gets, copies of
  * -p sets), plus touches, deletes, increments and decrements. */
 uint64_t stats_ops(const struct slap_stats *s);
+/* Requests answered, whatever the answer (error lines too); a multi-get counts once. */
+uint64_t stats_requests(const struct slap_stats *s);
 /* Print "name: value" lines for counters of the given visibility (COUNTER_NONZERO and
  * COUNTER_MIX: only those that are not zero). */
 void stats_print_counters(FILE *out, const struct slap_counters *c, enum counter_show show);

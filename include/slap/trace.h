@@ -59,6 +59,20 @@ struct trace_counts {
     uint64_t last_second;
 };
 
+/* What a replay sent of a trace (measured requests), merged over the threads. */
+struct trace_progress {
+    uint64_t sent;               /* trace requests sent */
+    uint64_t min_line, max_line; /* their source lines (0, 0 when none) */
+    uint64_t min_ns, max_ns;     /* their offsets in the trace */
+};
+
+/* Add one request sent, or another thread's progress. */
+void trace_progress_add(struct trace_progress *p, const struct trace_request *r);
+void trace_progress_merge(struct trace_progress *into, const struct trace_progress *from);
+/* The trace's own rate over what was sent, in requests per second of trace time: n requests
+ * evenly spread over their span of offsets make n - 1 gaps. */
+double trace_progress_rate(const struct trace_progress *p);
+
 struct trace_reader;
 
 /* Open a trace for reading. SLAP_ERROR with one line in err (naming the file) if it cannot

@@ -55,6 +55,9 @@ struct slot_state {
 enum slap_status workload_init(struct workload *w, const struct slap_options *o);
 /* The ops the run may send: those of the mix, and gets for a cas without a token. */
 uint32_t workload_ops(const struct workload *w);
+/* --trace: value bytes of that size: a decimal number when it is short enough to be one
+ * (20 bytes or less, so that a trace's incr and decr find numbers), else printable bytes. */
+const char *workload_trace_value(const struct workload *w, uint32_t size);
 /* Does the run need its windows filled first? Its mix stores no new key (no set, no add). */
 bool workload_needs_fill(const struct workload *w);
 void workload_free(struct workload *w);
