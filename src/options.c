@@ -169,7 +169,8 @@ static enum options_outcome apply_version(struct parse_state *st, const char *ar
 static const char *const protocol_names[] = {
     [PROTO_ASCII] = "ascii", [PROTO_BINARY] = "binary", [PROTO_META] = "meta", NULL};
 static const char *const distribution_names[] = {
-    [DISTRIBUTION_MODULA] = "modula", [DISTRIBUTION_KETAMA] = "ketama", NULL};
+    [DISTRIBUTION_MODULA] = "modula", [DISTRIBUTION_KETAMA] = "ketama",
+    [DISTRIBUTION_KETAMA_LIBMEMCACHED] = "ketama-libmemcached", NULL};
 static const char *const hash_names[] = {
     [HASH_DEFAULT] = "default",   [HASH_MD5] = "md5",           [HASH_CRC] = "crc",
     [HASH_FNV1_64] = "fnv1_64",   [HASH_FNV1A_64] = "fnv1a_64", [HASH_FNV1_32] = "fnv1_32",
@@ -267,8 +268,9 @@ static const struct option_row option_rows[] = {
                       "Expiry time of -e sets, whole seconds. Default 60s.",
                       SPECIAL(apply_exp_time)},
     [ROW_DISTRIBUTION] = {0, "distribution", "KIND",
-                          "Key to server mapping: modula (libmemcached's default) or ketama "
-                          "(consistent).",
+                          "Key to server mapping: modula (libmemcached's default), ketama "
+                          "(libketama's continuum, as twemproxy places keys; --hash default "
+                          "is md5) or ketama-libmemcached (libmemcached's unweighted one).",
                           CHOICE(distribution, enum server_distribution, distribution_names)},
     [ROW_HASH] = {0, "hash", "NAME",
                   "libmemcached key hash: default, md5, crc, fnv1_64, fnv1a_64, fnv1_32, "
