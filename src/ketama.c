@@ -35,8 +35,9 @@ uint32_t ketama_md5_point(const char *text, size_t len, unsigned alignment)
 
 size_t ketama_point_name(char *out, size_t size, const char *host, unsigned port)
 {
-    int n = host[0] == '/' || port == KETAMA_DEFAULT_PORT ? snprintf(out, size, "%s", host)
-                                                          : snprintf(out, size, "%s:%u", host, port);
+    int n = host[0] == '/' || port == KETAMA_DEFAULT_PORT
+                ? snprintf(out, size, "%s", host)
+                : snprintf(out, size, "%s:%u", host, port);
     if (n <= 0 || size == 0) {
         return 0;
     }

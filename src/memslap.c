@@ -14,9 +14,9 @@
 
 #define OPTIONS_TARGET struct memslap_args /* what memslap's rows fill */
 
-#define MS_LABEL_WIDTH 19  /* "Time to generate   ": the label, then the count */
-#define MS_COUNT_WIDTH 8   /* the count ends in column 27 */
-#define MS_SECONDS_END 59  /* the seconds end in column 59, then " seconds." */
+#define MS_LABEL_WIDTH 19 /* "Time to generate   ": the label, then the count */
+#define MS_COUNT_WIDTH 8  /* the count ends in column 27 */
+#define MS_SECONDS_END 59 /* the seconds end in column 59, then " seconds." */
 #define MS_TOTAL "Time total:"
 #define MS_RULE "--------------------------------------------------------------------"
 
@@ -33,8 +33,10 @@ static const struct option_row memslap_rows[] = {
     {'V', "version", NULL, "Print the version and exit.", SPECIAL(ms_version)},
     {'v', "verbose", NULL, "Print memslap's progress lines too.", FLAG(verbose)},
     {'d', "debug", NULL, "The same as --verbose.", FLAG(debug)},
-    {'q', "quiet", NULL, "Print no report (errors still go to standard error); the exit status "
-                         "tells the outcome.", FLAG(quiet)},
+    {'q', "quiet", NULL,
+     "Print no report (errors still go to standard error); the exit status "
+     "tells the outcome.",
+     FLAG(quiet)},
     {'b', "binary", NULL, "Use the binary protocol.", FLAG(binary)},
     {'B', "buffer", NULL, "Accepted; no effect (how libmemcached buffered requests).",
      FLAG(buffer)},
@@ -156,8 +158,10 @@ static enum options_outcome plan_servers(const struct parse_state *st, struct sl
         return options_usage_error(st->err, "%s: %s", from, why);
     }
     if (a->udp && shape.unix_sockets > 0) {
-        return options_usage_error(st->err, "--udp needs host:port servers, and %s lists a unix "
-                                            "socket", from);
+        return options_usage_error(st->err,
+                                   "--udp needs host:port servers, and %s lists a unix "
+                                   "socket",
+                                   from);
     }
     return OPTIONS_RUN;
 }
@@ -177,11 +181,15 @@ static enum options_outcome plan_udp(const struct parse_state *st, struct slap_o
     snprintf(sizes, sizeof(sizes), "50-%zu", room);
     if (size_dist_parse(sizes, 1, SLAP_MAX_VALUE_SIZE, &o->value_sizes, why, sizeof(why)) !=
         SLAP_OK) {
-        return options_usage_error(st->err, "--udp: no value of 50 bytes or more fits one "
-                                            "datagram: %s", why);
+        return options_usage_error(st->err,
+                                   "--udp: no value of 50 bytes or more fits one "
+                                   "datagram: %s",
+                                   why);
     }
-    fprintf(st->err, "slap: --udp: values of 50 to %zu bytes (memslap's go to 4999), so that a "
-                     "set fits one datagram\n", room);
+    fprintf(st->err,
+            "slap: --udp: values of 50 to %zu bytes (memslap's go to 4999), so that a "
+            "set fits one datagram\n",
+            room);
     return OPTIONS_RUN;
 }
 
@@ -242,8 +250,8 @@ static enum options_outcome plan_run(const struct parse_state *st, struct slap_o
     o->flush = a->flush;
     o->udp = a->udp;
     o->protocol = a->binary ? PROTO_BINARY : PROTO_ASCII;
-    if (size_dist_parse(MEMSLAP_KEY_SIZES, SLAP_MIN_KEY_SIZE, SLAP_MAX_KEY_SIZE, &o->key_sizes,
-                        why, sizeof(why)) != SLAP_OK ||
+    if (size_dist_parse(MEMSLAP_KEY_SIZES, SLAP_MIN_KEY_SIZE, SLAP_MAX_KEY_SIZE, &o->key_sizes, why,
+                        sizeof(why)) != SLAP_OK ||
         size_dist_parse(MEMSLAP_VALUE_SIZES, 1, SLAP_MAX_VALUE_SIZE, &o->value_sizes, why,
                         sizeof(why)) != SLAP_OK) {
         return options_usage_error(st->err, "memslap's sizes: %s", why);
@@ -256,11 +264,9 @@ static enum options_outcome plan_run(const struct parse_state *st, struct slap_o
 }
 
 enum options_outcome memslap_parse(struct memslap_args *a, struct slap_options *o,
-                                   const char *program, int argc, char **argv, FILE *out,
-                                   FILE *err)
+                                   const char *program, int argc, char **argv, FILE *out, FILE *err)
 {
-    struct parse_state st = {.o = o, .target = a, .table = &memslap_table, .out = out,
-                             .err = err};
+    struct parse_state st = {.o = o, .target = a, .table = &memslap_table, .out = out, .err = err};
     *a = (struct memslap_args){.concurrency = 1,
                                .execute_number = MEMSLAP_DEFAULT_NUMBER,
                                .initial_load = MEMSLAP_DEFAULT_NUMBER,
@@ -273,8 +279,7 @@ enum options_outcome memslap_parse(struct memslap_args *a, struct slap_options *
 /* ---- the report ----------------------------------------------------------------------- */
 
 /* "LABEL   COUNT WHAT   SECONDS seconds.", the seconds ending in memslap's column. */
-static void ms_line(FILE *out, const char *label, uint64_t count, const char *what,
-                    double seconds)
+static void ms_line(FILE *out, const char *label, uint64_t count, const char *what, double seconds)
 {
     char left[160];
     int n = snprintf(left, sizeof(left), "%-*s%*" PRIu64 " %s", MS_LABEL_WIDTH, label,

@@ -40,13 +40,13 @@ struct option_table;
 
 /* What a parse carries from one option to the next. */
 struct parse_state {
-    struct slap_options *o;            /* slap's table: the options being filled */
-    void *target;                      /* where the rows' fields are: o, or memslap's arguments */
-    const struct option_table *table;  /* the rows being parsed */
+    struct slap_options *o;           /* slap's table: the options being filled */
+    void *target;                     /* where the rows' fields are: o, or memslap's arguments */
+    const struct option_table *table; /* the rows being parsed */
     FILE *out;
     FILE *err;
-    const struct option_row *row;      /* the option being applied */
-    bool given[OPTIONS_MAX_ROWS];      /* which options the command line set */
+    const struct option_row *row; /* the option being applied */
+    bool given[OPTIONS_MAX_ROWS]; /* which options the command line set */
 };
 
 /* Apply arg (NULL for a flag); print a usage error and say so when it is bad. */
@@ -68,9 +68,9 @@ struct option_row {
 /* A set of rows and the --help text around them. */
 struct option_table {
     const struct option_row *rows;
-    size_t count;               /* at most OPTIONS_MAX_ROWS */
-    const char *help_intro;     /* before the rows in --help */
-    const char *help_outro;     /* after them */
+    size_t count;           /* at most OPTIONS_MAX_ROWS */
+    const char *help_intro; /* before the rows in --help */
+    const char *help_outro; /* after them */
 };
 
 /*

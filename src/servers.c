@@ -272,7 +272,8 @@ uint32_t servers_pick(const struct server_list *list, const char *key, size_t ke
         return 0;
     }
     if (list->ketama.npoints > 0) {
-        uint32_t hash = memcached_generate_hash_value(key, key_len, (memcached_hash_t)list->key_hash);
+        uint32_t hash =
+            memcached_generate_hash_value(key, key_len, (memcached_hash_t)list->key_hash);
         return ketama_pick(&list->ketama, hash);
     }
     return memcached_generate_hash(list->memc, key, key_len);

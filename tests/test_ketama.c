@@ -1,9 +1,9 @@
 /* Unit tests of the ketama continuum: its shape, its point names, and placements that
  * tests/integration/ketama_ref.py (Python's hashlib, no code shared with slap) computed. */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
 
 #include <cmocka.h> /* after the four headers above, which it needs */
 
@@ -58,9 +58,9 @@ static void test_pick_edges(void **state)
     struct ketama k;
     assert_int_equal(ketama_init(&k, three, 3), SLAP_OK);
     assert_int_equal(ketama_pick(&k, 0), 1);
-    assert_int_equal(ketama_pick(&k, 14175132u), 1);     /* on the first point */
-    assert_int_equal(ketama_pick(&k, 4288166037u), 0);   /* on the last point */
-    assert_int_equal(ketama_pick(&k, 4288166038u), 1);   /* past it: the first */
+    assert_int_equal(ketama_pick(&k, 14175132u), 1);   /* on the first point */
+    assert_int_equal(ketama_pick(&k, 4288166037u), 0); /* on the last point */
+    assert_int_equal(ketama_pick(&k, 4288166038u), 1); /* past it: the first */
     assert_int_equal(ketama_pick(&k, UINT32_MAX), 1);
     for (uint32_t i = 1; i < k.npoints; i++) { /* just past a point: the next one */
         if (k.points[i - 1].value < k.points[i].value) {
@@ -120,9 +120,9 @@ static void test_no_servers(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_shape),          cmocka_unit_test(test_md5_points),
-        cmocka_unit_test(test_pick_edges),     cmocka_unit_test(test_known_placements),
-        cmocka_unit_test(test_point_names),    cmocka_unit_test(test_no_servers),
+        cmocka_unit_test(test_shape),       cmocka_unit_test(test_md5_points),
+        cmocka_unit_test(test_pick_edges),  cmocka_unit_test(test_known_placements),
+        cmocka_unit_test(test_point_names), cmocka_unit_test(test_no_servers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

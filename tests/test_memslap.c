@@ -100,8 +100,8 @@ static void test_seed_line(void **state)
     (void)state;
     struct ms_parse r;
     parse(&r, (const char *const[]){"--server=127.0.0.1:23456", "--concurrency=8",
-                                    "--execute-number=100000", "--initial-load=5000000",
-                                    "--flush", "--binary", NULL});
+                                    "--execute-number=100000", "--initial-load=5000000", "--flush",
+                                    "--binary", NULL});
     assert_int_equal(r.outcome, OPTIONS_RUN);
     assert_string_equal(r.o.servers, "127.0.0.1:23456");
     assert_int_equal(r.o.threads, 8);
@@ -128,7 +128,7 @@ static void test_get_and_mget(void **state)
     parse(&r, (const char *const[]){"--test=mget", "-c", "4", "-e", "500", NULL});
     assert_int_equal(r.outcome, OPTIONS_RUN);
     assert_int_equal(r.o.execute_number, 4); /* one multi-get a thread */
-    assert_int_equal(r.o.division, 500);    /* of every key */
+    assert_int_equal(r.o.division, 500);     /* of every key */
     assert_true(r.o.multiget_window);
     ms_free(&r);
 }
@@ -186,11 +186,12 @@ static void test_help_version(void **state)
     struct ms_parse r;
     parse(&r, (const char *const[]){"--help", NULL});
     assert_int_equal(r.outcome, OPTIONS_EXIT);
-    static const char *const listed[] = {"--servers", "--concurrency", "--execute-number",
-                                         "--initial-load", "--test", "--flush", "--binary",
-                                         "--udp", "--noreply", "--hash", "--non-blocking",
-                                         "--tcp-nodelay", "--buffer", "--verbose", "--quiet",
-                                         "--debug", "--version", "--help"};
+    static const char *const listed[] = {"--servers",      "--concurrency",  "--execute-number",
+                                         "--initial-load", "--test",         "--flush",
+                                         "--binary",       "--udp",          "--noreply",
+                                         "--hash",         "--non-blocking", "--tcp-nodelay",
+                                         "--buffer",       "--verbose",      "--quiet",
+                                         "--debug",        "--version",      "--help"};
     for (size_t i = 0; i < sizeof(listed) / sizeof(listed[0]); i++) {
         if (strstr(r.out, listed[i]) == NULL) {
             fail_msg("--help lacks %s", listed[i]);
@@ -216,10 +217,17 @@ static void test_report_layout(void **state)
         "Time to set           40000 keys by    4 threads:     0.487 seconds.\n"
         "--------------------------------------------------------------------\n"
         "Time total:                                           0.509 seconds.\n";
-    struct memslap_args a = {.concurrency = 4, .execute_number = 10000, .test = MEMSLAP_SET,
-                             .flush = true, .binary = true};
-    struct memslap_times t = {.flush = 0.0001, .generate = 0.021, .start = 0.0002, .test = 0.487,
-                              .total = 0.509, .servers = 1};
+    struct memslap_args a = {.concurrency = 4,
+                             .execute_number = 10000,
+                             .test = MEMSLAP_SET,
+                             .flush = true,
+                             .binary = true};
+    struct memslap_times t = {.flush = 0.0001,
+                              .generate = 0.021,
+                              .start = 0.0002,
+                              .test = 0.487,
+                              .total = 0.509,
+                              .servers = 1};
     static struct slap_stats s;
     char *text = NULL;
     size_t len = 0;
@@ -238,8 +246,12 @@ static void test_report_get(void **state)
 {
     (void)state;
     struct memslap_args a = {.concurrency = 2, .execute_number = 100, .test = MEMSLAP_GET};
-    struct memslap_times t = {.generate = 0.001, .load = 0.015, .loaded = 100, .start = 0.001,
-                              .test = 123.4567, .total = 123.5};
+    struct memslap_times t = {.generate = 0.001,
+                              .load = 0.015,
+                              .loaded = 100,
+                              .start = 0.001,
+                              .test = 123.4567,
+                              .total = 123.5};
     static struct slap_stats s;
     char *text = NULL;
     size_t len = 0;
@@ -267,10 +279,10 @@ static void test_report_get(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_invoked),       cmocka_unit_test(test_defaults),
-        cmocka_unit_test(test_seed_line),     cmocka_unit_test(test_get_and_mget),
-        cmocka_unit_test(test_refused),       cmocka_unit_test(test_accepted),
-        cmocka_unit_test(test_help_version),  cmocka_unit_test(test_report_layout),
+        cmocka_unit_test(test_invoked),      cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_seed_line),    cmocka_unit_test(test_get_and_mget),
+        cmocka_unit_test(test_refused),      cmocka_unit_test(test_accepted),
+        cmocka_unit_test(test_help_version), cmocka_unit_test(test_report_layout),
         cmocka_unit_test(test_report_get),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -154,7 +154,8 @@ static memcached_st *weighted_ketama(const char *servers, memcached_hash_t hash)
     memcached_server_list_free(parsed);
     assert_int_equal(memcached_behavior_set(memc, MEMCACHED_BEHAVIOR_KETAMA_WEIGHTED, 1),
                      MEMCACHED_SUCCESS);
-    assert_int_equal(memcached_behavior_set(memc, MEMCACHED_BEHAVIOR_HASH, hash), MEMCACHED_SUCCESS);
+    assert_int_equal(memcached_behavior_set(memc, MEMCACHED_BEHAVIOR_HASH, hash),
+                     MEMCACHED_SUCCESS);
     return memc;
 }
 
@@ -186,7 +187,8 @@ static void test_pick_ketama(void **state)
             uint32_t got = servers_pick(&list, key, len);
             uint32_t want = memcached_generate_hash(reference, key, len);
             if (got != want) {
-                fail_msg("hash %zu, key %s: servers_pick %u, weighted ketama %u", h, key, got, want);
+                fail_msg("hash %zu, key %s: servers_pick %u, weighted ketama %u", h, key, got,
+                         want);
             }
             uint32_t lmc = servers_pick(&plain, key, len);
             assert_int_equal(lmc, memcached_generate_hash(plain.memc, key, len));

@@ -14,9 +14,9 @@
 #include "slap/servers.h"
 #include "slap/stats.h"
 
-#define MEMSLAP_KEY_SIZES "20-59"     /* memslap's keys: 20 to 59 random bytes */
-#define MEMSLAP_VALUE_SIZES "50-4999" /* and its values */
-#define MEMSLAP_DEFAULT_NUMBER 10000  /* --execute-number, --initial-load */
+#define MEMSLAP_KEY_SIZES "20-59"                        /* memslap's keys: 20 to 59 random bytes */
+#define MEMSLAP_VALUE_SIZES "50-4999"                    /* and its values */
+#define MEMSLAP_DEFAULT_NUMBER 10000                     /* --execute-number, --initial-load */
 #define MEMSLAP_MGET_BUFFERS_MAX (1024ULL * 1024 * 1024) /* bytes of mget buffers, all threads */
 
 /* --test, in the order memslap's --help lists them. */
@@ -48,14 +48,14 @@ struct memslap_args {
 
 /* Where a memslap run spent its time, for the report's lines (seconds). */
 struct memslap_times {
-    double flush;       /* --flush */
-    double generate;    /* planning the key set, the clients and their buffers */
-    double load;        /* the initial load of --test=get or mget */
-    uint64_t loaded;    /* keys the initial load stored */
-    double start;       /* starting the threads and connecting */
-    double test;        /* the measured part */
-    double total;       /* all of it */
-    uint32_t servers;   /* servers flushed */
+    double flush;     /* --flush */
+    double generate;  /* planning the key set, the clients and their buffers */
+    double load;      /* the initial load of --test=get or mget */
+    uint64_t loaded;  /* keys the initial load stored */
+    double start;     /* starting the threads and connecting */
+    double test;      /* the measured part */
+    double total;     /* all of it */
+    uint32_t servers; /* servers flushed */
 };
 
 /*
