@@ -323,6 +323,7 @@ static bool was_given(const struct parse_state *st, enum option_id id)
 
 static const char *usage_program = "slap"; /* the command the --help hint names */
 
+SLAP_PRINTF(2, 0)
 static enum options_outcome usage_error_v(FILE *err, const char *format, va_list args)
 {
     fputs("slap: ", err);
