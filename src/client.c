@@ -102,7 +102,7 @@ static enum slap_status client_map_slots(struct client *c, const struct run *run
     for (uint64_t slot = 0; slot < wl->win_size; slot++) {
         workload_key_slot(c->key, slot);
         c->slot_server[slot] = (uint16_t)servers_pick(&run->servers, c->key,
-                                                      workload_key_len(wl, c->id, slot));
+                                                      workload_key_len(wl, c->key_id, slot));
     }
     return SLAP_OK;
 }
@@ -145,6 +145,24 @@ static enum slap_status lane_init(struct lane *l, struct client *c, size_t lane_
     return SLAP_OK;
 }
 
+/*
+ * --preload, or a run without sets: the client sets its window before the run. With shared
+ * keys (memslap) client 0 sets them once for all, and the others read a window already full.
+ */
+static void client_plan_preload(struct client *c, const struct slap_options *o,
+                                const struct workload *wl)
+{
+    c->preload_left = 0;
+    if (!o->preload && o->set_prop > 0) {
+        return;
+    }
+    if (o->shared_keys && c->id != 0) {
+        c->win.filled = wl->win_size;
+        return;
+    }
+    c->preload_left = wl->win_size;
+}
+
 enum slap_status client_init(struct client *c, struct worker *w, uint32_t id, uint32_t k)
 {
     const struct run *run = w->run;
@@ -157,9 +175,10 @@ enum slap_status client_init(struct client *c, struct worker *w, uint32_t id, ui
     c->quota = client_quota(run->opts, id);
     c->nlanes = nlanes;
     c->lanes = w->lanes + (size_t)k * nlanes;
+    c->key_id = run->opts->shared_keys ? 0 : id;
     window_init(&c->win, wl);
-    workload_key_init(wl, id, c->key);
-    c->preload_left = run->opts->preload || run->opts->set_prop == 0 ? wl->win_size : 0;
+    workload_key_init(wl, c->key_id, c->key);
+    client_plan_preload(c, run->opts, wl);
     if (wl->track_slots) {
         c->slots = calloc(wl->win_size, sizeof(*c->slots));
         if (c->slots == NULL) {
@@ -236,7 +255,7 @@ static uint32_t server_of(const struct client *c, uint64_t slot, uint32_t key_le
         return 0;
     }
     if (run->opts->rep_write > 0) {
-        return (uint32_t)(rng_mix(c->id, slot, 0x726570) % run->opts->rep_write);
+        return (uint32_t)(rng_mix(c->key_id, slot, 0x726570) % run->opts->rep_write);
     }
     if (c->slot_server != NULL) {
         return c->slot_server[slot];
@@ -291,7 +310,7 @@ static void queue_set(struct lane *l, uint64_t intended_ns)
     const struct workload *wl = &run->workload;
     bool fresh;
     uint64_t slot = set_slot(c, wl, &fresh);
-    uint32_t key_len = workload_key_len(wl, c->id, slot);
+    uint32_t key_len = workload_key_len(wl, c->key_id, slot);
     uint32_t version = 0;
     bool preloading = w->phase == WORKER_PRELOADING;
     uint32_t exptime = !preloading && chance(w, wl->expire_ppm) ? wl->exp_time_s : 0;
@@ -316,8 +335,8 @@ static void queue_set(struct lane *l, uint64_t intended_ns)
             r->value = wl->value;
             r->value_len = wl->value_size;
         } else {
-            r->value = workload_value(wl, c->id, slot, version);
-            r->value_len = workload_value_len(wl, c->id, slot, version);
+            r->value = workload_value(wl, c->key_id, slot, version);
+            r->value_len = workload_value_len(wl, c->key_id, slot, version);
         }
         r->crlf = w->codec->set_crlf;
         r->hdr_len = (uint32_t)w->codec->encode_set_header(r->hdr, w->hdr_cap, c->key, key_len, 0,
@@ -325,16 +344,17 @@ static void queue_set(struct lane *l, uint64_t intended_ns)
     }
 }
 
-/* Pick the keys of a get (-d of them) with --key_dist, and their servers. */
+/* Pick the keys of a get (-d of them) with --key_dist (or the whole window), and their servers. */
 static uint32_t pick_keys(struct client *c, const struct workload *wl)
 {
     struct worker *w = c->worker;
     struct multiget_scratch *pick = &w->multiget;
     const struct key_dist *pop = &w->run->opts->key_pop;
     uint32_t n = wl->division;
+    bool whole = w->run->opts->multiget_window; /* memslap's mget: every key, in order */
     for (uint32_t i = 0; i < n; i++) {
-        uint64_t slot = key_dist_pick(pop, c->win.filled, &w->rng);
-        uint32_t len = workload_key_len(wl, c->id, slot);
+        uint64_t slot = whole ? i : key_dist_pick(pop, c->win.filled, &w->rng);
+        uint32_t len = workload_key_len(wl, c->key_id, slot);
         char *key = pick->keys + (size_t)i * wl->key_size;
         memcpy(key, c->key, wl->key_size);
         workload_key_slot(key, slot);
@@ -352,7 +372,7 @@ static void queue_single_get(struct lane *l, uint64_t intended_ns, bool verify)
     struct worker *w = c->worker;
     const struct workload *wl = &w->run->workload;
     uint64_t slot = key_dist_pick(&w->run->opts->key_pop, c->win.filled, &w->rng);
-    uint32_t len = workload_key_len(wl, c->id, slot);
+    uint32_t len = workload_key_len(wl, c->key_id, slot);
     uint32_t server = server_of(c, slot, len);
     struct request *r = queue_on(l, server, OP_GET);
     workload_key_slot(c->key, slot);
@@ -392,7 +412,7 @@ static void queue_get(struct lane *l, uint64_t intended_ns)
             }
         }
         r->intended_ns = intended_ns;
-        r->nkeys = (uint16_t)nkeys;
+        r->nkeys = nkeys;
         r->slot = pick->slots[i];
         r->verify = verify;
         r->hdr_len = (uint32_t)w->codec->encode_multiget(r->hdr, w->hdr_cap, pick->group_keys,
@@ -672,7 +692,7 @@ static bool count_reply(struct lane *l, const struct request *r, struct slap_cou
         }
         k->cmd_set++;
         if (res->reply == PROTO_REPLY_STORED) {
-            k->object_bytes += workload_key_len(wl, l->client->id, r->slot) + r->value_len;
+            k->object_bytes += workload_key_len(wl, l->client->key_id, r->slot) + r->value_len;
         } else {
             k->not_stored++;
         }
@@ -701,7 +721,7 @@ static const char *lane_value_begin(void *ctx, const char *key, size_t key_len, 
     uint64_t slot;
     (void)bytes;
     if (r == NULL || !r->verify || c->slots == NULL ||
-        !workload_key_decode(key, key_len, c->id, &slot) || slot >= wl->win_size) {
+        !workload_key_decode(key, key_len, c->key_id, &slot) || slot >= wl->win_size) {
         return NULL;
     }
     const struct slot_state *st = &c->slots[slot];
@@ -710,9 +730,9 @@ static const char *lane_value_begin(void *ctx, const char *key, size_t key_len, 
         st->stored_ms >= sent_ms) {
         return NULL; /* a set of this key crossed the get */
     }
-    *expect_len = workload_value_len(wl, c->id, slot, st->stored_version);
+    *expect_len = workload_value_len(wl, c->key_id, slot, st->stored_version);
     c->worker->verify_slot = slot;
-    return workload_value(wl, c->id, slot, st->stored_version);
+    return workload_value(wl, c->key_id, slot, st->stored_version);
 }
 
 /* -v: the hook's end: count a value that differs, and show the first ones with -b. */
