@@ -4,7 +4,7 @@
 # UndefinedBehaviorSanitizer, then every libFuzzer target for a bounded time.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-"$top/scripts/deps.sh" valgrind clang libclang-rt-dev
+"$top/scripts/deps.sh" valgrind clang libclang-rt-dev nutcracker libmemcached-tools
 
 echo "== release build (warnings are errors)"
 "$top/scripts/build.sh" "$top/build" -DSLAP_WERROR=ON

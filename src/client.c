@@ -102,7 +102,7 @@ static enum slap_status client_map_slots(struct client *c, const struct run *run
     for (uint64_t slot = 0; slot < wl->win_size; slot++) {
         workload_key_slot(c->key, slot);
         c->slot_server[slot] = (uint16_t)servers_pick(&run->servers, c->key,
-                                                      workload_key_len(wl, c->id, slot));
+                                                      workload_key_len(wl, c->key_id, slot));
     }
     return SLAP_OK;
 }
@@ -149,6 +149,32 @@ static enum slap_status lane_init(struct lane *l, struct client *c, size_t lane_
     return SLAP_OK;
 }
 
+/*
+ * Before the run: the counter keys of incr and decr, then (--preload, or a mix that stores no
+ * new key) the whole window. With shared keys (memslap) client 0 sets the window once for all,
+ * and the others read a window already full. A trace sets nothing first.
+ */
+static void client_plan_preload(struct client *c, const struct slap_options *o,
+                                const struct workload *wl)
+{
+    c->preload_left = c->counters_left = 0;
+    if (o->trace != NULL) {
+        return;
+    }
+    if (wl->mix_ops & (op_bit(OP_INCR) | op_bit(OP_DECR))) {
+        c->counters_left = CLIENT_COUNTERS;
+    }
+    c->preload_left = c->counters_left;
+    if (!o->preload && !workload_needs_fill(wl)) {
+        return;
+    }
+    if (o->shared_keys && c->id != 0) {
+        c->win.filled = wl->win_size;
+        return;
+    }
+    c->preload_left += wl->win_size;
+}
+
 enum slap_status client_init(struct client *c, struct worker *w, uint32_t id, uint32_t k)
 {
     const struct run *run = w->run;
@@ -161,15 +187,10 @@ enum slap_status client_init(struct client *c, struct worker *w, uint32_t id, ui
     c->quota = client_quota(run->opts, id);
     c->nlanes = nlanes;
     c->lanes = w->lanes + (size_t)k * nlanes;
+    c->key_id = run->opts->shared_keys ? 0 : id;
     window_init(&c->win, wl);
-    workload_key_init(wl, id, c->key);
-    c->counters_left = (wl->mix_ops & (op_bit(OP_INCR) | op_bit(OP_DECR))) ? CLIENT_COUNTERS : 0;
-    c->preload_left = c->counters_left + (run->opts->preload || workload_needs_fill(wl)
-                                              ? wl->win_size
-                                              : 0);
-    if (run->opts->trace != NULL) {
-        c->preload_left = c->counters_left = 0; /* the trace is all there is */
-    }
+    workload_key_init(wl, c->key_id, c->key);
+    client_plan_preload(c, run->opts, wl);
     if (wl->track_slots) {
         c->slots = calloc(wl->win_size, sizeof(*c->slots));
         if (c->slots == NULL) {
@@ -255,7 +276,7 @@ static uint32_t server_of(const struct client *c, uint64_t slot, uint32_t key_le
         return 0;
     }
     if (run->opts->rep_write > 0) {
-        return (uint32_t)(rng_mix(c->id, slot, 0x726570) % run->opts->rep_write);
+        return (uint32_t)(rng_mix(c->key_id, slot, 0x726570) % run->opts->rep_write);
     }
     if (c->slot_server != NULL) {
         return c->slot_server[slot];
@@ -315,8 +336,8 @@ static void put_value(struct request *r, const struct client *c, uint64_t slot, 
         r->value = wl->value;
         r->value_len = wl->value_size;
     } else {
-        r->value = workload_value(wl, c->id, slot, version);
-        r->value_len = workload_value_len(wl, c->id, slot, version);
+        r->value = workload_value(wl, c->key_id, slot, version);
+        r->value_len = workload_value_len(wl, c->key_id, slot, version);
     }
     r->crlf = c->worker->codec->set_crlf;
 }
@@ -350,7 +371,7 @@ static void queue_store(struct lane *l, enum op_type op, uint64_t intended_ns)
     bool fresh;
     uint64_t cas = c->cas_token;
     uint64_t slot = store_slot(c, op, &fresh);
-    uint32_t key_len = workload_key_len(wl, c->id, slot);
+    uint32_t key_len = workload_key_len(wl, c->key_id, slot);
     uint32_t version = c->slots != NULL ? ++c->slots[slot].version : 0;
     bool preloading = w->phase == WORKER_PRELOADING;
     uint32_t exptime = !preloading && chance(w, wl->expire_ppm) ? wl->exp_time_s : 0;
@@ -382,7 +403,7 @@ static uint32_t counter_key(struct client *c, uint32_t i, char *key)
     memcpy(key, c->key, wl->key_size);
     workload_key_slot(key, i);
     key[WORKLOAD_KEY_MARK] = '#';
-    return workload_key_len(wl, c->id, i);
+    return workload_key_len(wl, c->key_id, i);
 }
 
 /* The server of a key not in the window (counters). */
@@ -425,7 +446,7 @@ static void queue_command(struct lane *l, enum op_type op, uint64_t intended_ns)
         server = server_of_key(c, key, key_len);
     } else {
         slot = stored_slot(c);
-        key_len = workload_key_len(wl, c->id, slot);
+        key_len = workload_key_len(wl, c->key_id, slot);
         server = server_of(c, slot, key_len);
         workload_key_slot(key, slot);
         arg = wl->expire_ppm > 0 ? wl->exp_time_s : 0; /* touch: -e's expiry, else none */
@@ -438,15 +459,16 @@ static void queue_command(struct lane *l, enum op_type op, uint64_t intended_ns)
     r->hdr_len = (uint32_t)w->codec->encode_command(r->hdr, w->hdr_cap, op, key, key_len, arg);
 }
 
-/* Pick the keys of a get (-d of them) with --key_dist, and their servers. */
+/* Pick the keys of a get (-d of them) with --key_dist (or the whole window), and their servers. */
 static uint32_t pick_keys(struct client *c, const struct workload *wl)
 {
     struct worker *w = c->worker;
     struct multiget_scratch *pick = &w->multiget;
     uint32_t n = wl->division;
+    bool whole = w->run->opts->multiget_window; /* memslap's mget: every key, in order */
     for (uint32_t i = 0; i < n; i++) {
-        uint64_t slot = stored_slot(c);
-        uint32_t len = workload_key_len(wl, c->id, slot);
+        uint64_t slot = whole ? i : stored_slot(c);
+        uint32_t len = workload_key_len(wl, c->key_id, slot);
         char *key = pick->keys + (size_t)i * wl->key_size;
         memcpy(key, c->key, wl->key_size);
         workload_key_slot(key, slot);
@@ -470,7 +492,7 @@ static void queue_single_get(struct lane *l, enum op_type op, uint64_t intended_
     struct worker *w = c->worker;
     const struct workload *wl = &w->run->workload;
     uint64_t slot = stored_slot(c);
-    uint32_t len = workload_key_len(wl, c->id, slot);
+    uint32_t len = workload_key_len(wl, c->key_id, slot);
     uint32_t server = server_of(c, slot, len);
     struct request *r = queue_on(l, server, op);
     workload_key_slot(c->key, slot);
@@ -512,7 +534,7 @@ static void queue_get(struct lane *l, enum op_type op, uint64_t intended_ns)
             }
         }
         r->intended_ns = intended_ns;
-        r->nkeys = (uint16_t)nkeys;
+        r->nkeys = nkeys;
         r->slot = pick->slots[i];
         r->verify = verify;
         r->exptime = op == OP_GAT ? touch_exptime(wl) : 0;
@@ -1031,7 +1053,7 @@ static const char *lane_value_begin(void *ctx, const char *key, size_t key_len, 
     uint64_t slot;
     (void)bytes;
     if (r == NULL || !r->verify || c->slots == NULL ||
-        !workload_key_decode(key, key_len, c->id, &slot) || slot >= wl->win_size) {
+        !workload_key_decode(key, key_len, c->key_id, &slot) || slot >= wl->win_size) {
         return NULL;
     }
     const struct slot_state *st = &c->slots[slot];
@@ -1040,9 +1062,9 @@ static const char *lane_value_begin(void *ctx, const char *key, size_t key_len, 
         st->stored_ms >= sent_ms) {
         return NULL; /* a set of this key crossed the get */
     }
-    *expect_len = workload_value_len(wl, c->id, slot, st->stored_version);
+    *expect_len = workload_value_len(wl, c->key_id, slot, st->stored_version);
     c->worker->verify_slot = slot;
-    return workload_value(wl, c->id, slot, st->stored_version);
+    return workload_value(wl, c->key_id, slot, st->stored_version);
 }
 
 /* -v: the hook's end: count a value that differs, and show the first ones with -b. */

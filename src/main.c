@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "slap/hist_hgrm.h"
+#include "slap/memslap.h"
 #include "slap/options.h"
 #include "slap/report.h"
 #include "slap/run.h"
@@ -197,6 +198,83 @@ static int run_sweep(const struct slap_options *opts)
     return status;
 }
 
+/* Seconds between two clock readings (0 when they are out of order). */
+static double seconds_between(uint64_t from_ns, uint64_t to_ns)
+{
+    return to_ns > from_ns ? (double)(to_ns - from_ns) / (double)SLAP_NS_PER_SEC : 0.0;
+}
+
+/* Where a memslap run's time went: planning, flush, load, connecting, the test, all of it. */
+static void memslap_timing(const struct run *run, uint64_t begin_ns, uint64_t planned_ns,
+                           struct memslap_times *t)
+{
+    uint64_t load_ns;
+    run_preload(run, &t->loaded, &load_ns);
+    t->servers = run->servers.count;
+    t->flush = seconds_between(0, run->flush_ns);
+    t->generate = seconds_between(begin_ns, planned_ns) - t->flush;
+    t->load = seconds_between(0, load_ns);
+    t->start = seconds_between(planned_ns, run->start_ns) - t->load;
+    t->start = t->start > 0 ? t->start : 0;
+    t->test = run_seconds(run);
+    t->total = seconds_between(begin_ns, run->end_ns > run->start_ns ? run->end_ns : slap_now_ns());
+}
+
+/* memslap's face: one run over the same engine, memslap's report, slap's verdict. */
+static int run_memslap(const struct slap_options *opts, const struct memslap_args *args)
+{
+    struct run run;
+    struct memslap_times times;
+    char err[512] = "";
+    int status = EXIT_RUN_FAILED;
+    uint64_t begin_ns = slap_now_ns();
+
+    if (run_init(&run, opts, stdout, err, sizeof(err)) != 0) {
+        fprintf(stderr, "slap: %s\n", err);
+        goto out;
+    }
+    run.silent_preload = true;
+    uint64_t planned_ns = slap_now_ns();
+    if (run_execute(&run, err, sizeof(err)) != 0 && run.signal == 0) {
+        fprintf(stderr, "slap: %s\n", err);
+        goto out;
+    }
+    memslap_timing(&run, begin_ns, planned_ns, &times);
+    if (!args->quiet) {
+        memslap_report(stdout, args, &times, &run.global);
+    }
+    status = verdict(&run);
+    if (!output_ok()) {
+        status = EXIT_RUN_FAILED;
+    }
+    if (run.signal != 0) {
+        run_free(&run);
+        die_of(run.signal);
+    }
+out:
+    run_free(&run);
+    return status;
+}
+
+/* slap memslap ARGS, or slap run as memslap or memcslap: memslap's options and report. */
+static int memslap_main(int argc, char **argv, int first)
+{
+    struct slap_options opts;
+    struct memslap_args args;
+    const char *base = strrchr(argv[0], '/');
+    const char *program = first > 0 ? "slap memslap" : (base != NULL ? base + 1 : argv[0]);
+    switch (memslap_parse(&args, &opts, program, argc - first, argv + first, stdout, stderr)) {
+    case OPTIONS_EXIT:
+        return output_ok() ? EXIT_RUN_OK : EXIT_RUN_FAILED;
+    case OPTIONS_USAGE:
+        return EXIT_USAGE;
+    case OPTIONS_RUN:
+        break;
+    }
+    block_signals();
+    return run_memslap(&opts, &args);
+}
+
 /*
  * Standard streams that are closed would be taken by the first sockets opened, and the
  * report written into a server: stdin and stderr get /dev/null; a closed stdout is refused.
@@ -224,8 +302,13 @@ int main(int argc, char **argv)
 {
     struct slap_options opts;
 
+    int memslap_first;
+
     if (!standard_streams()) {
         return EXIT_RUN_FAILED;
+    }
+    if (memslap_invoked(argc, argv, &memslap_first)) {
+        return memslap_main(argc, argv, memslap_first);
     }
     switch (options_parse(&opts, argc, argv, stdout, stderr)) {
     case OPTIONS_EXIT:

@@ -16,11 +16,9 @@
 #include "slap/units.h"
 #include "slap/version.h"
 
-#if defined(__GNUC__)
-#define SLAP_PRINTF(fmt, first) __attribute__((format(printf, fmt, first)))
-#else
-#define SLAP_PRINTF(fmt, first)
-#endif
+#include "options_table.h"
+
+#define OPTIONS_TARGET struct slap_options /* what slap's rows fill */
 
 #define LONG_CODE_BASE 256   /* getopt code of row i's long spellings: LONG_CODE_BASE + i */
 #define LONG_NAME_MAX 32     /* room for a long name and its NUL */
@@ -89,70 +87,6 @@ enum option_id {
     ROW_COUNT
 };
 
-/* How a row's value is read, and what kind of field of struct slap_options it goes to. */
-enum option_kind {
-    OPT_SPECIAL,       /* the row's handler reads the value and stores it */
-    OPT_FLAG,          /* bool: set to true; the option takes no value */
-    OPT_COUNT32,       /* uint32_t: a whole number in [min, max], k/m/g of kunit when not 0 */
-    OPT_COUNT64,       /* uint64_t: the same */
-    OPT_RATE,          /* double: the same, a number of operations per second */
-    OPT_DURATION,      /* uint64_t: nanoseconds, more than 0 (units as --time) */
-    OPT_FRACTION,      /* double: a share above 0 and up to 1 */
-    OPT_STRING,        /* const char *: the value as given, pointing into argv */
-    OPT_OUTPUT_FILE,   /* const char *: a file written later; the name must not be empty */
-    OPT_READABLE_FILE, /* const char *: a file read later; it must be readable now */
-    OPT_CHOICE,        /* an enum: the index of the value in choices */
-};
-
-/* What options_parse carries from one option to the next. */
-struct parse_state {
-    struct slap_options *o;
-    FILE *out;
-    FILE *err;
-    const struct option_row *row; /* the option being applied */
-    bool given[ROW_COUNT];        /* which options the command line set */
-};
-
-/* Apply arg (NULL for a flag) to st->o; print a usage error and say so when it is bad. */
-typedef enum options_outcome (*option_handler)(struct parse_state *st, const char *arg);
-
-struct option_row {
-    char short_name;            /* the letter, or 0 when there is none */
-    const char *long_name;      /* memaslap's spelling, with underscores */
-    const char *arg_name;       /* shown in --help; NULL for a flag */
-    const char *help;           /* one or two sentences for --help */
-    enum option_kind kind;      /* how the value is read */
-    size_t field;               /* offsetof(struct slap_options, ...); not for OPT_SPECIAL */
-    uint64_t min, max;          /* counts and rates: the bounds, inclusive */
-    uint64_t kunit;             /* counts and rates: what k means (1000, 1024; 0: no suffix) */
-    const char *const *choices; /* OPT_CHOICE: the names, in enum order, NULL-terminated */
-    option_handler handle;      /* OPT_SPECIAL: reads and stores the value */
-};
-
-/* The offset of field name, a compile error unless it has that type. */
-#define FIELD(name, type)                                                                          \
-    _Generic(((struct slap_options *)0)->name, type : offsetof(struct slap_options, name))
-/* 0, or a compile error when the constant cond is false. */
-#define ZERO_UNLESS(cond) (0 * sizeof(char[(cond) ? 1 : -1]))
-
-/* The kind, field and parameters of a row, one macro per kind. */
-#define FLAG(name) .kind = OPT_FLAG, .field = FIELD(name, bool)
-#define COUNT32(name, lo, hi, k)                                                                   \
-    .kind = OPT_COUNT32, .field = FIELD(name, uint32_t), .min = (lo), .max = (hi), .kunit = (k)
-#define COUNT64(name, lo, hi, k)                                                                   \
-    .kind = OPT_COUNT64, .field = FIELD(name, uint64_t), .min = (lo), .max = (hi), .kunit = (k)
-#define RATE(name, lo, hi, k)                                                                      \
-    .kind = OPT_RATE, .field = FIELD(name, double), .min = (lo), .max = (hi), .kunit = (k)
-#define DURATION(name) .kind = OPT_DURATION, .field = FIELD(name, uint64_t)
-#define FRACTION(name) .kind = OPT_FRACTION, .field = FIELD(name, double)
-#define STRING(name) .kind = OPT_STRING, .field = FIELD(name, const char *)
-#define OUTPUT_FILE(name) .kind = OPT_OUTPUT_FILE, .field = FIELD(name, const char *)
-#define READABLE_FILE(name) .kind = OPT_READABLE_FILE, .field = FIELD(name, const char *)
-#define CHOICE(name, type, names)                                                                  \
-    .kind = OPT_CHOICE, .choices = (names),                                                        \
-    .field = FIELD(name, type) + ZERO_UNLESS(sizeof(type) == sizeof(unsigned))
-#define SPECIAL(handler) .kind = OPT_SPECIAL, .handle = (handler)
-
 static enum options_outcome apply_servers(struct parse_state *st, const char *arg);
 static enum options_outcome apply_binary(struct parse_state *st, const char *arg);
 static enum options_outcome apply_key_size(struct parse_state *st, const char *arg);
@@ -180,8 +114,9 @@ static enum options_outcome apply_version(struct parse_state *st, const char *ar
 static const char *const protocol_names[] = {
     [PROTO_ASCII] = "ascii", [PROTO_BINARY] = "binary", [PROTO_META] = "meta", NULL};
 static const char *const distribution_names[] = {
-    [DISTRIBUTION_MODULA] = "modula", [DISTRIBUTION_KETAMA] = "ketama", NULL};
-static const char *const hash_names[] = {
+    [DISTRIBUTION_MODULA] = "modula", [DISTRIBUTION_KETAMA] = "ketama",
+    [DISTRIBUTION_KETAMA_LIBMEMCACHED] = "ketama-libmemcached", NULL};
+const char *const options_hash_names[] = {
     [HASH_DEFAULT] = "default",   [HASH_MD5] = "md5",           [HASH_CRC] = "crc",
     [HASH_FNV1_64] = "fnv1_64",   [HASH_FNV1A_64] = "fnv1a_64", [HASH_FNV1_32] = "fnv1_32",
     [HASH_FNV1A_32] = "fnv1a_32", [HASH_HSIEH] = "hsieh",       [HASH_MURMUR] = "murmur",
@@ -285,13 +220,14 @@ static const struct option_row option_rows[] = {
                       "Expiry time of -e sets, whole seconds. Default 60s.",
                       SPECIAL(apply_exp_time)},
     [ROW_DISTRIBUTION] = {0, "distribution", "KIND",
-                          "Key to server mapping: modula (libmemcached's default) or ketama "
-                          "(consistent).",
+                          "Key to server mapping: modula (libmemcached's default), ketama "
+                          "(libketama's continuum, as twemproxy places keys; --hash default "
+                          "is md5) or ketama-libmemcached (libmemcached's unweighted one).",
                           CHOICE(distribution, enum server_distribution, distribution_names)},
     [ROW_HASH] = {0, "hash", "NAME",
                   "libmemcached key hash: default, md5, crc, fnv1_64, fnv1a_64, fnv1_32, "
                   "fnv1a_32, hsieh, murmur, jenkins, murmur3.",
-                  CHOICE(hash, enum server_hash, hash_names)},
+                  CHOICE(hash, enum server_hash, options_hash_names)},
     [ROW_KEY_DIST] = {0, "key_dist", "KIND",
                       "Which keys of the window gets read: uniform (default), zipf[:S] (S "
                       "default 0.99) or gaussian.",
@@ -387,6 +323,7 @@ static const struct option_row option_rows[] = {
 };
 
 _Static_assert(SLAP_ARRAY_SIZE(option_rows) == ROW_COUNT, "a row for every option_id");
+_Static_assert(ROW_COUNT <= OPTIONS_MAX_ROWS, "OPTIONS_MAX_ROWS holds every row");
 
 static const char help_intro[] =
     "Usage: slap [OPTIONS]\n"
@@ -410,6 +347,8 @@ static const char help_outro[] =
     "  slap --servers=127.0.0.1:11211 -S 1s -T 2 -c 64 --win_size=1k -t 10s\n"
     "  slap -s host1,host2:11212 -x 100k\n";
 
+static const struct option_table slap_table = {option_rows, ROW_COUNT, help_intro, help_outro};
+
 static bool is_digit(char c)
 {
     return c >= '0' && c <= '9';
@@ -423,17 +362,35 @@ static bool was_given(const struct parse_state *st, enum option_id id)
 
 /* ---- errors --------------------------------------------------------------------------- */
 
+static const char *usage_program = "slap"; /* the command the --help hint names */
+
+SLAP_PRINTF(2, 0)
+static enum options_outcome usage_error_v(FILE *err, const char *format, va_list args)
+{
+    fputs("slap: ", err);
+    vfprintf(err, format, args);
+    fprintf(err, "\nTry '%s --help' for more information.\n", usage_program);
+    return OPTIONS_USAGE;
+}
+
 /* Print "slap: <message>" and the --help hint: the two lines of every usage error. */
 SLAP_PRINTF(2, 3)
 static enum options_outcome usage_error(FILE *err, const char *format, ...)
 {
     va_list args;
     va_start(args, format);
-    fputs("slap: ", err);
-    vfprintf(err, format, args);
-    fputs("\nTry 'slap --help' for more information.\n", err);
+    enum options_outcome outcome = usage_error_v(err, format, args);
     va_end(args);
-    return OPTIONS_USAGE;
+    return outcome;
+}
+
+enum options_outcome options_usage_error(FILE *err, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    enum options_outcome outcome = usage_error_v(err, format, args);
+    va_end(args);
+    return outcome;
 }
 
 /* units lists the accepted suffixes, for UNITS_BAD_UNIT. */
@@ -571,7 +528,7 @@ static enum options_outcome parse_choice(const struct parse_state *st, const cha
 static enum options_outcome apply_row(struct parse_state *st, const char *arg)
 {
     const struct option_row *row = st->row;
-    void *field = (char *)st->o + row->field;
+    void *field = (char *)st->target + row->field;
     switch (row->kind) {
     case OPT_FLAG:
         *(bool *)field = true;
@@ -824,7 +781,7 @@ static enum options_outcome apply_trace_speed(struct parse_state *st, const char
 static enum options_outcome apply_help(struct parse_state *st, const char *arg)
 {
     (void)arg;
-    options_print_help(st->out);
+    options_table_print_help(st->table, st->out);
     return OPTIONS_EXIT;
 }
 
@@ -835,11 +792,11 @@ static enum options_outcome apply_version(struct parse_state *st, const char *ar
     return OPTIONS_EXIT;
 }
 
-/* ---- getopt tables, built from option_rows -------------------------------------------- */
+/* ---- getopt tables, built from a table's rows ----------------------------------------- */
 
-static struct option getopt_longs[2 * ROW_COUNT + 1];
-static char getopt_shorts[1 + 2 * ROW_COUNT + 1]; /* ':' first, then "x" or "x:" per row */
-static char hyphen_names[ROW_COUNT][LONG_NAME_MAX];
+static struct option getopt_longs[2 * OPTIONS_MAX_ROWS + 1];
+static char getopt_shorts[1 + 2 * OPTIONS_MAX_ROWS + 1]; /* ':' first, then "x" or "x:" a row */
+static char hyphen_names[OPTIONS_MAX_ROWS][LONG_NAME_MAX];
 
 /* Write name with '-' for '_' into spelling; false when that changes nothing (or cannot fit). */
 static bool hyphen_spelling(const char *name, char *spelling)
@@ -854,12 +811,12 @@ static bool hyphen_spelling(const char *name, char *spelling)
     return true;
 }
 
-static void build_getopt_tables(void)
+static void build_getopt_tables(const struct option_table *t)
 {
     size_t longs = 0, shorts = 0;
     getopt_shorts[shorts++] = ':'; /* report a missing value as ':', not '?' */
-    for (size_t i = 0; i < ROW_COUNT; i++) {
-        const struct option_row *row = &option_rows[i];
+    for (size_t i = 0; i < t->count; i++) {
+        const struct option_row *row = &t->rows[i];
         int has_arg = row->arg_name != NULL ? required_argument : no_argument;
         int code = LONG_CODE_BASE + (int)i;
         getopt_longs[longs++] = (struct option){row->long_name, has_arg, NULL, code};
@@ -878,14 +835,14 @@ static void build_getopt_tables(void)
 }
 
 /* The row behind a getopt code (a letter or LONG_CODE_BASE + row), or NULL. */
-static const struct option_row *row_for_code(int code)
+static const struct option_row *row_for_code(const struct option_table *t, int code)
 {
-    if (code >= LONG_CODE_BASE && (size_t)(code - LONG_CODE_BASE) < ROW_COUNT) {
-        return &option_rows[code - LONG_CODE_BASE];
+    if (code >= LONG_CODE_BASE && (size_t)(code - LONG_CODE_BASE) < t->count) {
+        return &t->rows[code - LONG_CODE_BASE];
     }
-    for (size_t i = 0; code > 0 && i < ROW_COUNT; i++) {
-        if (option_rows[i].short_name == code) {
-            return &option_rows[i];
+    for (size_t i = 0; code > 0 && i < t->count; i++) {
+        if (t->rows[i].short_name == code) {
+            return &t->rows[i];
         }
     }
     return NULL;
@@ -896,7 +853,8 @@ static bool long_prefix_of(const char *typed, size_t typed_length, const char *n
 {
     for (size_t i = 0; i < typed_length; i++) {
         char c = typed[i] == '-' ? '_' : typed[i];
-        if (name[i] == '\0' || c != name[i]) {
+        char n = name[i] == '-' ? '_' : name[i];
+        if (n == '\0' || c != n) {
             return false;
         }
     }
@@ -904,16 +862,17 @@ static bool long_prefix_of(const char *typed, size_t typed_length, const char *n
 }
 
 /* getopt rejected word as a long option: say whether it was ambiguous or unknown. */
-static enum options_outcome unknown_long_option(FILE *err, const char *word)
+static enum options_outcome unknown_long_option(const struct option_table *t, FILE *err,
+                                                const char *word)
 {
     const char *typed = word + 2;
     size_t typed_length = strcspn(typed, "=");
     char candidates[256] = "";
     size_t used = 0, matches = 0;
-    for (size_t i = 0; i < ROW_COUNT && typed_length > 0; i++) {
-        if (long_prefix_of(typed, typed_length, option_rows[i].long_name)) {
+    for (size_t i = 0; i < t->count && typed_length > 0; i++) {
+        if (long_prefix_of(typed, typed_length, t->rows[i].long_name)) {
             int n = snprintf(candidates + used, sizeof(candidates) - used, "%s--%s",
-                             matches > 0 ? ", " : "", option_rows[i].long_name);
+                             matches > 0 ? ", " : "", t->rows[i].long_name);
             used = n > 0 && used + (size_t)n < sizeof(candidates) ? used + (size_t)n : used;
             matches++;
         }
@@ -928,7 +887,7 @@ static enum options_outcome unknown_long_option(FILE *err, const char *word)
 /* getopt returned '?': an unknown option, or a value given to a flag. */
 static enum options_outcome bad_option(const struct parse_state *st, char **argv)
 {
-    const struct option_row *row = row_for_code(optopt);
+    const struct option_row *row = row_for_code(st->table, optopt);
     if (row != NULL) {
         return usage_error(st->err, "--%s does not take a value", row->long_name);
     }
@@ -937,7 +896,7 @@ static enum options_outcome bad_option(const struct parse_state *st, char **argv
     }
     const char *word = argv[optind - 1];
     if (strncmp(word, "--", 2) == 0) {
-        return unknown_long_option(st->err, word);
+        return unknown_long_option(st->table, st->err, word);
     }
     return usage_error(st->err, "unknown option '%s'", word);
 }
@@ -948,7 +907,7 @@ static enum options_outcome dispatch(struct parse_state *st, int code, char **ar
     if (code == '?') {
         return bad_option(st, argv);
     }
-    const struct option_row *row = row_for_code(code == ':' ? optopt : code);
+    const struct option_row *row = row_for_code(st->table, code == ':' ? optopt : code);
     if (row == NULL) {
         return usage_error(st->err, "unknown option '%s'", argv[optind - 1]);
     }
@@ -958,7 +917,7 @@ static enum options_outcome dispatch(struct parse_state *st, int code, char **ar
     st->row = row;
     enum options_outcome outcome = apply_row(st, optarg);
     if (outcome == OPTIONS_RUN) {
-        st->given[row - option_rows] = true;
+        st->given[row - st->table->rows] = true;
     }
     return outcome;
 }
@@ -1213,25 +1172,35 @@ void options_defaults(struct slap_options *o)
     };
 }
 
-enum options_outcome options_parse(struct slap_options *o, int argc, char **argv, FILE *out,
-                                   FILE *err)
+enum options_outcome options_table_parse(struct parse_state *st, const char *program, int argc,
+                                         char **argv)
 {
-    struct parse_state st = {.o = o, .out = out, .err = err};
-    options_defaults(o);
-    build_getopt_tables();
+    memset(st->given, 0, sizeof(st->given));
+    st->row = NULL;
+    usage_program = program;
+    build_getopt_tables(st->table);
     opterr = 0; /* every message is ours */
     optind = 0; /* GNU: start over, so that tests can parse many times */
     int code;
     while ((code = getopt_long(argc, argv, getopt_shorts, getopt_longs, NULL)) != -1) {
-        enum options_outcome outcome = dispatch(&st, code, argv);
+        enum options_outcome outcome = dispatch(st, code, argv);
         if (outcome != OPTIONS_RUN) {
             return outcome;
         }
     }
     if (optind < argc) {
-        return usage_error(err, "unexpected argument '%s'", argv[optind]);
+        return usage_error(st->err, "unexpected argument '%s'", argv[optind]);
     }
-    return finish(&st);
+    return OPTIONS_RUN;
+}
+
+enum options_outcome options_parse(struct slap_options *o, int argc, char **argv, FILE *out,
+                                   FILE *err)
+{
+    struct parse_state st = {.o = o, .target = o, .table = &slap_table, .out = out, .err = err};
+    options_defaults(o);
+    enum options_outcome outcome = options_table_parse(&st, "slap", argc, argv);
+    return outcome == OPTIONS_RUN ? finish(&st) : outcome;
 }
 
 /* "  -s, --servers=LIST" into left; returns its length. */
@@ -1271,22 +1240,27 @@ static void print_wrapped(FILE *out, const char *text, size_t column)
     fputc('\n', out);
 }
 
-void options_print_help(FILE *out)
+void options_table_print_help(const struct option_table *t, FILE *out)
 {
     char left[LONG_NAME_MAX + 32];
     size_t column = 0;
-    for (size_t i = 0; i < ROW_COUNT; i++) {
-        size_t width = help_left_column(&option_rows[i], left, sizeof(left));
+    for (size_t i = 0; i < t->count; i++) {
+        size_t width = help_left_column(&t->rows[i], left, sizeof(left));
         column = width > column ? width : column;
     }
     column += HELP_GAP;
-    fputs(help_intro, out);
-    for (size_t i = 0; i < ROW_COUNT; i++) {
-        help_left_column(&option_rows[i], left, sizeof(left));
+    fputs(t->help_intro, out);
+    for (size_t i = 0; i < t->count; i++) {
+        help_left_column(&t->rows[i], left, sizeof(left));
         fprintf(out, "%-*s", (int)column, left);
-        print_wrapped(out, option_rows[i].help, column);
+        print_wrapped(out, t->rows[i].help, column);
     }
-    fputs(help_outro, out);
+    fputs(t->help_outro, out);
+}
+
+void options_print_help(FILE *out)
+{
+    options_table_print_help(&slap_table, out);
 }
 
 size_t options_table_size(void)

@@ -93,9 +93,11 @@ enum slap_status run_init(struct run *r, const struct slap_options *o, FILE *out
         check_fd_limit(o, r->servers.count * (o->facebook ? 2 : 1), err, err_len) != SLAP_OK) {
         return SLAP_ERROR;
     }
+    uint64_t flush_start = slap_now_ns();
     if (o->flush && servers_flush(&r->servers, err, err_len) != SLAP_OK) {
         return SLAP_ERROR;
     }
+    r->flush_ns = o->flush ? slap_now_ns() - flush_start : 0;
     if (o->tls && tls_ctx_open(&r->tls, o, err, err_len) != SLAP_OK) {
         return SLAP_ERROR;
     }
@@ -218,15 +220,22 @@ static void set_go(struct run *r, enum run_go go)
     pthread_mutex_unlock(&r->lock);
 }
 
+void run_preload(const struct run *r, uint64_t *sets, uint64_t *ns)
+{
+    *sets = 0;
+    *ns = 0;
+    for (uint32_t t = 0; t < r->nworkers; t++) {
+        *sets += r->workers[t].preload_sets;
+        *ns = r->workers[t].preload_ns > *ns ? r->workers[t].preload_ns : *ns;
+    }
+}
+
 /* --preload: how many sets it took and how long, before the measured run. */
 static void report_preload(const struct run *r)
 {
-    uint64_t sets = 0, ns = 0;
-    for (uint32_t t = 0; t < r->nworkers; t++) {
-        sets += r->workers[t].preload_sets;
-        ns = r->workers[t].preload_ns > ns ? r->workers[t].preload_ns : ns;
-    }
-    if (ns > 0) {
+    uint64_t sets, ns;
+    run_preload(r, &sets, &ns);
+    if (ns > 0 && !r->silent_preload) {
         fprintf(r->out, "preload: %llu sets in %.1fs\n", (unsigned long long)sets,
                 (double)ns / (double)SLAP_NS_PER_SEC);
         fflush(r->out);

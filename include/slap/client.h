@@ -43,6 +43,7 @@ struct lane {
 struct client {
     struct worker *worker;
     uint32_t id;              /* 0 .. concurrency-1, across all threads */
+    uint32_t key_id;          /* whose keys it uses: id, or 0 with shared_keys (memslap) */
     struct key_window win;
     char *key;                /* this client's key, slot digits rewritten per request */
     uint16_t *slot_server;    /* server of each window slot with several servers, else NULL */

@@ -109,6 +109,11 @@ struct slap_options {
     bool facebook;             /* -a: sets over TCP, gets over UDP */
     uint64_t udp_timeout_ns;   /* --udp_timeout, default 200 ms */
     uint64_t timeout_ns;       /* --timeout: a TCP answer later than this fails its socket */
+    /* Set by the memslap face only (memslap.c); no option of slap's own sets them. */
+    bool shared_keys;          /* every client reads and writes client 0's keys, as memslap's
+                                  threads share one key set; client 0 alone preloads them */
+    bool multiget_window;      /* a get asks for every key of the window in order (memslap's
+                                  mget); division is then the window's size */
 };
 
 #define SLAP_MAX_DIVISION 512

@@ -60,6 +60,8 @@ struct run {
     uint32_t blocked_lanes;    /* lanes that still awaited an answer when the run gave up */
     struct replay replay;      /* --trace: the reader of the trace */
     struct trace_progress trace_sent; /* and what the workers sent of it */
+    uint64_t flush_ns;         /* --flush: how long flush_all took (in run_init) */
+    bool silent_preload;       /* the caller reports the preload itself: no "preload:" line */
 };
 
 /* The signals that stop a run with its report: SIGINT, SIGTERM, SIGHUP. */
@@ -79,6 +81,8 @@ void run_free(struct run *r);
  * common end (-t), the stop (a signal), or the last answer (-x); 0 if it never began. */
 uint64_t run_measure_start(const struct run *r);
 double run_seconds(const struct run *r);
+/* The preload: sets answered, and how long the slowest thread took. */
+void run_preload(const struct run *r, uint64_t *sets, uint64_t *ns);
 /* Did every lane still await an answer when the run gave up waiting? */
 bool run_all_blocked(const struct run *r);
 /* Say on err how many requests went unanswered, and which servers' sockets held them. */
