@@ -11,6 +11,7 @@
 #include "slap/options.h"
 #include "slap/report.h"
 #include "slap/run.h"
+#include "slap/tracestats.h"
 
 enum exit_status {
     EXIT_RUN_OK = 0,     /* the run completed and requests succeeded */
@@ -220,6 +221,9 @@ int main(int argc, char **argv)
 
     if (!standard_streams()) {
         return EXIT_RUN_FAILED;
+    }
+    if (argc > 1 && strcmp(argv[1], "trace-stats") == 0) {
+        return tracestats_main(argc - 1, argv + 1);
     }
     switch (options_parse(&opts, argc, argv, stdout, stderr)) {
     case OPTIONS_EXIT:
