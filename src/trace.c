@@ -36,6 +36,7 @@
 #define TIMESTAMP_MAX (UINT64_MAX / SLAP_NS_PER_SEC - 1) /* so that offsets fit in 64 bits */
 
 static const unsigned char zstd_magic[SNIFF_BYTES] = {0x28, 0xb5, 0x2f, 0xfd};
+static const unsigned char skippable_magic[SNIFF_BYTES - 1] = {0x2a, 0x4d, 0x18}; /* after 0x5? */
 
 /* What next_line found. */
 enum line_status {
@@ -617,7 +618,8 @@ static bool check_plain(struct trace_reader *t)
     return true;
 }
 
-/* Read the first bytes and choose plain text or zstd by them. */
+/* Read the first bytes and choose plain text or zstd by them (a zstd frame, or a skippable
+ * frame, which zstd streams may begin with). */
 static bool sniff(struct trace_reader *t)
 {
     while (t->raw_len < SNIFF_BYTES && !t->raw_eof) {
@@ -625,7 +627,10 @@ static bool sniff(struct trace_reader *t)
             return false;
         }
     }
-    if (t->raw_len < SNIFF_BYTES || memcmp(t->raw, zstd_magic, SNIFF_BYTES) != 0) {
+    bool zstd = t->raw_len >= SNIFF_BYTES &&
+                (memcmp(t->raw, zstd_magic, SNIFF_BYTES) == 0 ||
+                 ((t->raw[0] & 0xf0) == 0x50 && memcmp(t->raw + 1, skippable_magic, 3) == 0));
+    if (!zstd) {
         return check_plain(t);
     }
     t->zstd = ZSTD_createDStream();

@@ -448,6 +448,20 @@ static void test_zstd_and_plain(void **state)
     write_zstd(three, text, len, 3, 0);
     assert_same_requests(plain, one);
     assert_same_requests(plain, three); /* concatenated frames, as zstd -c a b writes */
+    char skip[PATH_LEN]; /* a skippable frame first (magic 0x184d2a5?, 4 bytes of payload) */
+    write_zstd(skip, text, len, 1, 0);
+    FILE *f = fopen(skip, "rb");
+    assert_non_null(f);
+    char *z = malloc(len + 12);
+    assert_non_null(z);
+    memcpy(z, "\x53\x2a\x4d\x18\x04\x00\x00\x00skip", 12);
+    size_t zlen = 12 + fread(z + 12, 1, len, f);
+    fclose(f);
+    unlink(skip);
+    write_temp(skip, z, zlen);
+    free(z);
+    assert_same_requests(plain, skip);
+    unlink(skip);
 
     struct trace_reader *t = open_ok(plain, false, 0, 0); /* spot checks of the parse */
     for (unsigned i = 0; i < MANY_LINES; i++) {
