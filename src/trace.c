@@ -21,15 +21,15 @@
  * reading, but the requests held before it are still handed out: the error comes after them.
  */
 
-#define TRACE_LINE_MAX 1024    /* longer lines are malformed (a well-formed one is under 340) */
-#define TEXT_BUF_SIZE 65536    /* decompressed text, lines are cut from it in place */
-#define PLAIN_RAW_SIZE 65536   /* read size of a plain trace */
-#define SNIFF_BYTES 4          /* enough to tell zstd's magic */
-#define HELD_INITIAL 1024      /* requests of a second held, doubled as needed */
-#define QUOTE_MAX 40           /* bytes of a trace shown in a message */
+#define TRACE_LINE_MAX 1024  /* longer lines are malformed (a well-formed one is under 340) */
+#define TEXT_BUF_SIZE 65536  /* decompressed text, lines are cut from it in place */
+#define PLAIN_RAW_SIZE 65536 /* read size of a plain trace */
+#define SNIFF_BYTES 4        /* enough to tell zstd's magic */
+#define HELD_INITIAL 1024    /* requests of a second held, doubled as needed */
+#define QUOTE_MAX 40         /* bytes of a trace shown in a message */
 #define QUOTE_BUF (QUOTE_MAX * 4 + 4)
-#define WHY_LEN 200            /* what is wrong with a line, without FILE:LINE */
-#define NAME_SHOWN 512         /* bytes of a file name kept for messages */
+#define WHY_LEN 200    /* what is wrong with a line, without FILE:LINE */
+#define NAME_SHOWN 512 /* bytes of a file name kept for messages */
 #define FIELDS 7
 #define KEY_HASH_SEED_HI 0x74726163655f6869ULL /* two halves of a 128-bit key hash */
 #define KEY_HASH_SEED_LO 0x74726163655f6c6fULL
@@ -48,20 +48,20 @@ enum line_status {
 
 struct trace_reader {
     struct trace_options opts;
-    char name[NAME_SHOWN];     /* the file as messages name it ("stdin" for "-") */
+    char name[NAME_SHOWN]; /* the file as messages name it ("stdin" for "-") */
     int fd;
-    bool owns_fd;              /* false for stdin, which stays open */
-    ZSTD_DStream *zstd;        /* NULL for a plain trace */
-    size_t zstd_hint;          /* ZSTD_decompressStream's last answer: 0 at a frame's end */
-    unsigned char *raw;        /* bytes read from fd, not yet used */
+    bool owns_fd;       /* false for stdin, which stays open */
+    ZSTD_DStream *zstd; /* NULL for a plain trace */
+    size_t zstd_hint;   /* ZSTD_decompressStream's last answer: 0 at a frame's end */
+    unsigned char *raw; /* bytes read from fd, not yet used */
     size_t raw_cap, raw_pos, raw_len;
     bool raw_eof;
-    char *text;                /* text not yet cut into lines: [text_pos, text_len) */
+    char *text; /* text not yet cut into lines: [text_pos, text_len) */
     size_t text_pos, text_len;
     bool text_eof;
-    uint64_t line_no;          /* lines read so far */
-    uint64_t last_second;      /* timestamp of the latest well-formed line */
-    bool seen_request;         /* a well-formed line has been read */
+    uint64_t line_no;           /* lines read so far */
+    uint64_t last_second;       /* timestamp of the latest well-formed line */
+    bool seen_request;          /* a well-formed line has been read */
     struct trace_request *held; /* the requests of one second (or part of it) */
     bool *held_hashed;          /* whether each one's key had to be hashed */
     uint32_t held_cap, held_n, held_pos;
@@ -70,8 +70,8 @@ struct trace_reader {
     bool pending_hashed;
     uint64_t pending_second;
     bool has_pending;
-    bool ended;                /* no more lines */
-    bool failed;               /* a malformed line (without skip_bad) or a read error */
+    bool ended;  /* no more lines */
+    bool failed; /* a malformed line (without skip_bad) or a read error */
     char failure[WHY_LEN + NAME_SHOWN + 32];
     struct trace_counts counts;
 };
@@ -239,8 +239,9 @@ static bool parse_numbers(const struct trace_fields *f, struct trace_request *r,
     }
     r->op = parse_op(f->at[5], f->len[5]);
     if (r->op == OP_COUNT) {
-        snprintf(err, err_len, "unknown operation '%s' (get, gets, set, add, replace, cas, "
-                               "append, prepend, delete, incr or decr)",
+        snprintf(err, err_len,
+                 "unknown operation '%s' (get, gets, set, add, replace, cas, "
+                 "append, prepend, delete, incr or decr)",
                  quote(f->at[5], f->len[5], shown));
         return false;
     }
@@ -598,7 +599,9 @@ static bool check_plain(struct trace_reader *t)
         const char *what;
     } others[] = {
         {"\x1f\x8b", 2, "gzip"},
-        {"\xfd" "7zXZ", 5, "xz"},
+        {"\xfd"
+         "7zXZ",
+         5, "xz"},
         {"BZh", 3, "bzip2"},
         {"\x04\x22\x4d\x18", 4, "lz4"},
     };

@@ -26,7 +26,7 @@
 /* Counts of the keys seen, by 64-bit fingerprint (0 marks a free slot), open addressing. */
 struct key_table {
     uint64_t *fingerprint;
-    uint32_t *count; /* saturates at UINT32_MAX */
+    uint32_t *count;  /* saturates at UINT32_MAX */
     size_t slots;     /* a power of two */
     size_t max_slots; /* where it stops growing */
     uint64_t used;
@@ -369,8 +369,8 @@ static uint64_t key_size_percentile(const struct tracestats *s, double pct)
     return TRACE_KEY_MAX;
 }
 
-static void print_size_row(FILE *f, const char *what, uint64_t count, uint64_t p50,
-                           uint64_t p90, uint64_t p99, uint64_t max)
+static void print_size_row(FILE *f, const char *what, uint64_t count, uint64_t p50, uint64_t p90,
+                           uint64_t p99, uint64_t max)
 {
     fprintf(f, "%-16s %-12llu %-10llu %-10llu %-10llu %llu\n", what, (unsigned long long)count,
             (unsigned long long)p50, (unsigned long long)p90, (unsigned long long)p99,
@@ -380,8 +380,8 @@ static void print_size_row(FILE *f, const char *what, uint64_t count, uint64_t p
 static void print_sizes(FILE *f, const struct tracestats *s)
 {
     const struct hist *v = &s->value_sizes;
-    fprintf(f, "\n%-16s %-12s %-10s %-10s %-10s %s\n", "Sizes(bytes)", "Count", "P50", "P90",
-            "P99", "Max");
+    fprintf(f, "\n%-16s %-12s %-10s %-10s %-10s %s\n", "Sizes(bytes)", "Count", "P50", "P90", "P99",
+            "Max");
     print_size_row(f, "key", s->requests, key_size_percentile(s, 50), key_size_percentile(s, 90),
                    key_size_percentile(s, 99), key_size_percentile(s, 100));
     if (v->count > 0) {
@@ -399,17 +399,20 @@ static void print_keys(FILE *f, const struct tracestats *s)
     if (exact) {
         fprintf(f, "distinct keys: %llu (exact)\n", (unsigned long long)distinct);
     } else {
-        fprintf(f, "distinct keys: %llu (estimate: HyperLogLog, standard error 0.8%%; more than "
-                   "the %llu keys --exact-keys counts exactly)\n",
+        fprintf(f,
+                "distinct keys: %llu (estimate: HyperLogLog, standard error 0.8%%; more than "
+                "the %llu keys --exact-keys counts exactly)\n",
                 (unsigned long long)distinct, (unsigned long long)s->keys.limit);
     }
     if (tracestats_zipf(s, &exponent, &fitted)) {
-        fprintf(f, "zipf exponent: %.2f (least squares of log(count) on log(rank), over the %llu "
-                   "keys read %d times or more%s)\n",
+        fprintf(f,
+                "zipf exponent: %.2f (least squares of log(count) on log(rank), over the %llu "
+                "keys read %d times or more%s)\n",
                 exponent, (unsigned long long)fitted, TRACESTATS_ZIPF_MIN_COUNT,
                 exact ? "" : " among those counted exactly");
     } else {
-        fprintf(f, "zipf exponent: not estimated (%llu keys read %d times or more, fewer than %d)\n",
+        fprintf(f,
+                "zipf exponent: not estimated (%llu keys read %d times or more, fewer than %d)\n",
                 (unsigned long long)fitted, TRACESTATS_ZIPF_MIN_COUNT, TRACESTATS_ZIPF_MIN_KEYS);
     }
 }
@@ -453,15 +456,16 @@ struct tracestats_args {
 
 static void usage(FILE *f)
 {
-    fprintf(f, "Usage: slap trace-stats [--trace-skip-bad] [--exact-keys N] FILE\n"
-               "A trace's rate over time, operation mix, key and value sizes, distinct keys and\n"
-               "Zipf exponent, read without a server. FILE: Twitter's cache-trace format, plain or\n"
-               "zstd-compressed; - reads standard input.\n"
-               "  --trace-skip-bad  skip and count malformed lines instead of stopping at the first\n"
-               "  --exact-keys N    count up to N distinct keys exactly (default %u, about 16 bytes\n"
-               "                    each; k = 1000, m); beyond, estimate (HyperLogLog)\n"
-               "  -h, --help        print this and exit\n",
-               TRACESTATS_EXACT_KEYS);
+    fprintf(f,
+            "Usage: slap trace-stats [--trace-skip-bad] [--exact-keys N] FILE\n"
+            "A trace's rate over time, operation mix, key and value sizes, distinct keys and\n"
+            "Zipf exponent, read without a server. FILE: Twitter's cache-trace format, plain or\n"
+            "zstd-compressed; - reads standard input.\n"
+            "  --trace-skip-bad  skip and count malformed lines instead of stopping at the first\n"
+            "  --exact-keys N    count up to N distinct keys exactly (default %u, about 16 bytes\n"
+            "                    each; k = 1000, m); beyond, estimate (HyperLogLog)\n"
+            "  -h, --help        print this and exit\n",
+            TRACESTATS_EXACT_KEYS);
 }
 
 static int bad_usage(const char *what, const char *arg)
@@ -482,9 +486,12 @@ static bool parse_exact_keys(const char *text, uint64_t *value)
 static int parse_args(int argc, char **argv, struct tracestats_args *a)
 {
     static const struct option longopts[] = {
-        {"trace-skip-bad", no_argument, NULL, 's'}, {"trace_skip_bad", no_argument, NULL, 's'},
-        {"exact-keys", required_argument, NULL, 'k'}, {"exact_keys", required_argument, NULL, 'k'},
-        {"help", no_argument, NULL, 'h'},             {NULL, 0, NULL, 0},
+        {"trace-skip-bad", no_argument, NULL, 's'},
+        {"trace_skip_bad", no_argument, NULL, 's'},
+        {"exact-keys", required_argument, NULL, 'k'},
+        {"exact_keys", required_argument, NULL, 'k'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     int ch;
     *a = (struct tracestats_args){.exact_keys = TRACESTATS_EXACT_KEYS};

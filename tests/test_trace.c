@@ -34,8 +34,7 @@ static void write_temp(char path[PATH_LEN], const void *data, size_t len)
 }
 
 /* text compressed with zstd as `frames` frames, written to a temporary file. */
-static void write_zstd(char path[PATH_LEN], const char *text, size_t len, int frames,
-                       size_t cut)
+static void write_zstd(char path[PATH_LEN], const char *text, size_t len, int frames, size_t cut)
 {
     size_t bound = ZSTD_compressBound(len) * (size_t)frames + 64, out = 0;
     char *z = malloc(bound);
@@ -53,8 +52,8 @@ static void write_zstd(char path[PATH_LEN], const char *text, size_t len, int fr
 static struct trace_reader *open_ok(const char *path, bool skip_bad, uint64_t limit,
                                     uint32_t value_max)
 {
-    struct trace_options o = {.path = path, .skip_bad = skip_bad, .limit = limit,
-                              .value_max = value_max};
+    struct trace_options o = {
+        .path = path, .skip_bad = skip_bad, .limit = limit, .value_max = value_max};
     struct trace_reader *t = NULL;
     char err[ERR_LEN] = "";
     if (trace_open(&t, &o, err, sizeof(err)) != SLAP_OK) {
@@ -149,10 +148,10 @@ static void test_parse_every_op(void **state)
         enum op_type op;
         bool carries_value;
     } ops[] = {
-        {"get", OP_GET, false},         {"gets", OP_GETS, false},       {"set", OP_SET, true},
-        {"add", OP_ADD, true},          {"replace", OP_REPLACE, true},  {"cas", OP_CAS, true},
-        {"append", OP_APPEND, true},    {"prepend", OP_PREPEND, true},  {"delete", OP_DELETE, false},
-        {"incr", OP_INCR, false},       {"decr", OP_DECR, false},
+        {"get", OP_GET, false},      {"gets", OP_GETS, false},      {"set", OP_SET, true},
+        {"add", OP_ADD, true},       {"replace", OP_REPLACE, true}, {"cas", OP_CAS, true},
+        {"append", OP_APPEND, true}, {"prepend", OP_PREPEND, true}, {"delete", OP_DELETE, false},
+        {"incr", OP_INCR, false},    {"decr", OP_DECR, false},
     };
     for (size_t i = 0; i < SLAP_ARRAY_SIZE(ops); i++) {
         char line[64];
@@ -294,7 +293,7 @@ static void test_key_hashed(void **state)
         const char *key;
         size_t len;
     } refused[] = {
-        {"a b", 3}, {"a\tb", 3}, {"a\nb", 3}, {"a\rb", 3}, {"a\0b", 3},
+        {"a b", 3},   {"a\tb", 3}, {"a\nb", 3},        {"a\rb", 3}, {"a\0b", 3},
         {"a\x7f", 2}, {"\x80", 1}, {"caf\xc3\xa9", 5}, {"", 0},
     };
     char out[TRACE_KEY_MAX], again[TRACE_KEY_MAX];
@@ -557,9 +556,8 @@ static void test_bad_line_named(void **state)
 {
     (void)state;
     char path[PATH_LEN];
-    struct trace_reader *t =
-        open_text(path, "1,a,1,1,1,get,0\n1,b,1,1,1,get,0\n1,c,1,x,1,get,0\n1,d,1,1,1,get,0\n",
-                  false);
+    struct trace_reader *t = open_text(
+        path, "1,a,1,1,1,get,0\n1,b,1,1,1,get,0\n1,c,1,x,1,get,0\n1,d,1,1,1,get,0\n", false);
     char want[PATH_LEN + 64];
     next_ok(t); /* the requests before the bad line are still handed out */
     next_ok(t);
@@ -609,8 +607,8 @@ static void test_backwards_and_long_lines_named(void **state)
 {
     (void)state;
     char path[PATH_LEN];
-    struct trace_reader *t = open_text(path, "9,a,1,1,1,get,0\n9,b,1,1,1,get,0\n5,c,1,1,1,get,0\n",
-                                       false);
+    struct trace_reader *t =
+        open_text(path, "9,a,1,1,1,get,0\n9,b,1,1,1,get,0\n5,c,1,1,1,get,0\n", false);
     next_ok(t);
     next_ok(t);
     next_fails(t, ":3: timestamp 5 is before the previous request's 9");

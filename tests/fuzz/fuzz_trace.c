@@ -1,4 +1,5 @@
-/* libFuzzer target: trace lines, trace keys and the reader stay in bounds and keep their promises. */
+/* libFuzzer target: trace lines, trace keys and the reader stay in bounds and keep their promises.
+ */
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,10 +18,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Pieces of trace lines around their limits: a byte picks one (see render). */
 static const char *const fuzz_tokens[] = {
-    ",",     "\n",         "\r\n",        "get",        "gets",        "set",         "add",
-    "cas",   "delete",     "incr",        "gat",        "0",           "1",           "250",
-    "251",   "4294967295", "4294967296",  "18446744072", "18446744073", "18446744073709551616",
-    " ",     "\t",         "1,k,1,1,1,",  ",get,0\n",   "\x28\xb5\x2f\xfd",
+    ",",          "\n",         "\r\n",        "get",         "gets",
+    "set",        "add",        "cas",         "delete",      "incr",
+    "gat",        "0",          "1",           "250",         "251",
+    "4294967295", "4294967296", "18446744072", "18446744073", "18446744073709551616",
+    " ",          "\t",         "1,k,1,1,1,",  ",get,0\n",    "\x28\xb5\x2f\xfd",
 };
 
 static void check(int ok)
@@ -98,8 +100,10 @@ static void fuzz_reader(const uint8_t *data, size_t size)
     check(write(fd, data, size) == (ssize_t)size);
     char path[64];
     snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-    struct trace_options o = {.path = path, .skip_bad = size > 0 && (data[0] & 1),
-                              .limit = size > 1 ? data[1] % 8 : 0, .value_max = 100};
+    struct trace_options o = {.path = path,
+                              .skip_bad = size > 0 && (data[0] & 1),
+                              .limit = size > 1 ? data[1] % 8 : 0,
+                              .value_max = 100};
     struct trace_reader *t = NULL;
     char err[ERR_LEN] = "";
     if (trace_open(&t, &o, err, sizeof(err)) == SLAP_OK) {
