@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "slap/run.h"
 #include "slap/worker.h"
@@ -589,6 +590,17 @@ static uint64_t trace_key_id(const char *key, uint32_t len)
     return h;
 }
 
+/* A trace's TTL as memcached must read it: up to 30 days, seconds from now; longer, memcached
+ * would take it for a Unix time, so it becomes the Unix time that far ahead. */
+static uint32_t trace_exptime(uint32_t ttl)
+{
+    if (ttl <= CLIENT_TTL_RELATIVE_MAX) {
+        return ttl;
+    }
+    uint64_t at = (uint64_t)time(NULL) + ttl;
+    return at > UINT32_MAX ? UINT32_MAX : (uint32_t)at;
+}
+
 /* --trace: one request of the trace, its key as given, its value of the trace's size. */
 static void queue_trace(struct lane *l, const struct trace_request *t, uint64_t intended_ns)
 {
@@ -598,7 +610,7 @@ static void queue_trace(struct lane *l, const struct trace_request *t, uint64_t 
     uint32_t len = t->key_len;
     struct request *r = queue_on(l, server_of_key(c, t->key, len), t->op);
     r->intended_ns = intended_ns;
-    r->exptime = t->ttl;
+    r->exptime = trace_exptime(t->ttl);
     if (r->measured) {
         trace_progress_add(&w->trace_sent, t);
     }
@@ -606,7 +618,7 @@ static void queue_trace(struct lane *l, const struct trace_request *t, uint64_t 
     if (op_class(t->op) == OP_CLASS_RETRIEVAL) {
         r->nkeys = 1;
         r->hdr_len = (uint32_t)w->codec->encode_retrieve(r->hdr, w->hdr_cap, t->op, t->key, 0,
-                                                        &len, 1, t->ttl);
+                                                        &len, 1, r->exptime);
     } else if (op_class(t->op) == OP_CLASS_STORAGE) {
         /* A trace has no tokens: a cas uses the one of the client's latest gets of its key,
          * or one that memcached never hands out (0 would mean "no cas" in binary and meta). */
@@ -616,10 +628,10 @@ static void queue_trace(struct lane *l, const struct trace_request *t, uint64_t 
         r->value_len = t->value_size;
         r->crlf = w->codec->set_crlf;
         r->hdr_len = (uint32_t)w->codec->encode_store(r->hdr, w->hdr_cap, t->op, t->key, len, 0,
-                                                     t->ttl, r->value_len,
+                                                     r->exptime, r->value_len,
                                                      token ? c->cas_token : CLIENT_CAS_NONE);
     } else {
-        uint64_t arg = op_is_arithmetic(t->op) ? 1 : t->ttl;
+        uint64_t arg = op_is_arithmetic(t->op) ? 1 : r->exptime;
         r->hdr_len = (uint32_t)w->codec->encode_command(r->hdr, w->hdr_cap, t->op, t->key, len,
                                                        arg);
     }

@@ -12,6 +12,7 @@
 #include "slap/options.h"
 #include "slap/report.h"
 #include "slap/run.h"
+#include "slap/tracestats.h"
 
 enum exit_status {
     EXIT_RUN_OK = 0,     /* the run completed and requests succeeded */
@@ -309,6 +310,9 @@ int main(int argc, char **argv)
     }
     if (memslap_invoked(argc, argv, &memslap_first)) {
         return memslap_main(argc, argv, memslap_first);
+    }
+    if (argc > 1 && strcmp(argv[1], "trace-stats") == 0) {
+        return tracestats_main(argc - 1, argv + 1);
     }
     switch (options_parse(&opts, argc, argv, stdout, stderr)) {
     case OPTIONS_EXIT:

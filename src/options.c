@@ -342,10 +342,15 @@ static const char help_outro[] =
     "  2  bad usage (an invalid option or value)\n"
     "On SIGINT, SIGTERM or SIGHUP, slap prints its report, then dies of that signal.\n"
     "\n"
+    "Other commands (each with its own --help):\n"
+    "  slap trace-stats FILE  a trace's rate, mix, sizes and keys, without a server\n"
+    "  slap memslap OPTIONS   memslap's command line and report\n"
+    "\n"
     "Examples:\n"
     "  slap -s 127.0.0.1:11211 -t 10s\n"
     "  slap --servers=127.0.0.1:11211 -S 1s -T 2 -c 64 --win_size=1k -t 10s\n"
-    "  slap -s host1,host2:11212 -x 100k\n";
+    "  slap -s host1,host2:11212 -x 100k\n"
+    "  slap -s 127.0.0.1:11211 --trace cluster12.zst --trace_speed 2\n";
 
 static const struct option_table slap_table = {option_rows, ROW_COUNT, help_intro, help_outro};
 

@@ -55,8 +55,8 @@ struct cfg_file {
 
 /*
  * memaslap's format: sections "key" and "value" with lines "MIN MAX SHARE",
- * section "cmd" with lines "TYPE SHARE" (0 set, 1 get, or a command name: get, set, delete, ...); '#' starts a comment,
- * blank lines are skipped, sections may come in any order. Keys 16..250 bytes,
+ * section "cmd" with lines "TYPE SHARE" (0 set, 1 get, or a command name: get, set, delete,
+ * ...); '#' starts a comment, blank lines are skipped, sections may come in any order. Keys 16..250 bytes,
  * values 1..1 MiB. Every line is read for what it says (memaslap goes by
  * order). On error: SLAP_ERROR, err = "NAME:LINE: what is wrong".
  */

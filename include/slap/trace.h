@@ -44,7 +44,7 @@ struct trace_options {
                              stopping at the first with an error naming it */
     uint64_t limit;       /* --trace-limit: at most this many requests; 0: all */
     uint32_t value_max;   /* values larger than this are sent at this size (the server's item
-                             size limit), and counted */
+                             size limit), and counted; 0: no limit */
 };
 
 /* What the reader has seen so far. */
@@ -95,8 +95,9 @@ void trace_close(struct trace_reader *t);
 #define TRACE_SECOND_MAX (1u << 18)
 
 /*
- * The key to send for a trace key: the key itself when memcached takes it (1 to 250 bytes,
- * no space or control byte); else "h" and 32 hex digits of its hash, the same for the same
+ * The key to send for a trace key: the key itself when memcached takes it in every protocol
+ * (1 to 250 bytes of printable ASCII without space, 0x21 to 0x7e: no space, control byte or
+ * byte above 0x7e); else "h" and 32 hex digits of its hash, the same for the same
  * key. Either is then padded with '_' to the trace's key size, up to 250 bytes, so keys keep
  * the trace's sizes. Returns the length written to out (TRACE_KEY_MAX bytes of room), and
  * whether it had to be hashed.

@@ -226,3 +226,17 @@ def case_replay_cas(mc):
                   % (proto, c["object_bytes"]))
         finally:
             os.unlink(path)
+
+
+def case_replay_long_ttl(mc):
+    """A TTL over 30 days would be a Unix time to memcached (long past: the item gone at once);
+    slap sends it as the Unix time that far ahead, so the item is there to get."""
+    path = write_file("1,long:1,6,10,1,set,2592001\n1,long:1,6,0,1,get,0\n"
+                      "1,short:1,7,10,1,set,2592000\n1,short:1,7,0,1,get,0\n")
+    try:
+        rc, out, err = run_slap(["-s", mc.addr, "--trace", path, "-c", "1"])
+        c = counters(out)
+        check(rc == 0 and c["cmd_get"] == 2 and c["get_misses"] == 0,
+              "both items found: %d %r" % (rc, c))
+    finally:
+        os.unlink(path)
