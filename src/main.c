@@ -12,6 +12,7 @@
 #include "slap/options.h"
 #include "slap/report.h"
 #include "slap/run.h"
+#include "slap/tracestats.h"
 
 enum exit_status {
     EXIT_RUN_OK = 0,     /* the run completed and requests succeeded */
@@ -139,8 +140,14 @@ static int run_once(const struct slap_options *opts)
         fprintf(stderr, "slap: %s\n", err);
         goto out;
     }
-    report_final(stdout, opts, &run.global, run_seconds(&run), run.signal);
+    struct report_trace trace = {&run.replay.counts, &run.trace_sent};
+    report_final(stdout, opts, &run.global, run_seconds(&run), run.signal,
+                 opts->trace != NULL ? &trace : NULL);
     status = verdict(&run);
+    if (run.replay.error[0] != '\0') {
+        fprintf(stderr, "slap: --trace: %s\n", run.replay.error);
+        status = EXIT_RUN_FAILED;
+    }
     if (opts->hdr_out != NULL && write_hdr(opts, &run.global) != EXIT_RUN_OK) {
         status = EXIT_RUN_FAILED;
     }
@@ -303,6 +310,9 @@ int main(int argc, char **argv)
     }
     if (memslap_invoked(argc, argv, &memslap_first)) {
         return memslap_main(argc, argv, memslap_first);
+    }
+    if (argc > 1 && strcmp(argv[1], "trace-stats") == 0) {
+        return tracestats_main(argc - 1, argv + 1);
     }
     switch (options_parse(&opts, argc, argv, stdout, stderr)) {
     case OPTIONS_EXIT:

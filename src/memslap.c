@@ -226,8 +226,9 @@ static enum options_outcome plan_test(const struct parse_state *st, struct slap_
             st->err, "--noreply: the server does not answer noreply sets, so slap could neither "
                      "count nor time them: run --test=set without it");
     }
-    o->set_prop = a->test == MEMSLAP_SET ? 1.0 : 0.0; /* no sets: the keys are loaded first */
-    o->get_prop = 1.0 - o->set_prop;
+    memset(o->mix, 0, sizeof(o->mix));
+    o->mix[a->test == MEMSLAP_SET ? OP_SET : OP_GET] = 1.0; /* no sets: the keys are loaded
+                                                               first */
     o->execute_number = a->execute_number * a->concurrency;
     return a->test == MEMSLAP_MGET ? plan_mget(st, o) : OPTIONS_RUN;
 }

@@ -52,6 +52,7 @@ enum option_id {
     ROW_KEY_SIZE,
     ROW_VALUE_SIZE,
     ROW_RATIO,
+    ROW_MIX,
     ROW_EXP_TIME,
     ROW_DISTRIBUTION,
     ROW_HASH,
@@ -75,6 +76,12 @@ enum option_id {
     ROW_HDR_OUT,
     ROW_SWEEP,
     ROW_STEP_TIME,
+    ROW_TRACE,
+    ROW_TRACE_SPEED,
+    ROW_TRACE_LIMIT,
+    ROW_TRACE_SKIP_BAD,
+    ROW_TRACE_SPREAD,
+    ROW_TRACE_VALUE_MAX,
     ROW_HELP,
     ROW_VERSION,
     ROW_COUNT
@@ -84,8 +91,10 @@ static enum options_outcome apply_servers(struct parse_state *st, const char *ar
 static enum options_outcome apply_binary(struct parse_state *st, const char *arg);
 static enum options_outcome apply_key_size(struct parse_state *st, const char *arg);
 static enum options_outcome apply_value_size(struct parse_state *st, const char *arg);
-/* SET:GET, two shares not both 0, normalised to set_prop + get_prop = 1. */
+/* SET:GET, two shares not both 0, normalised into the mix. */
 static enum options_outcome apply_ratio(struct parse_state *st, const char *arg);
+/* OP=SHARE,...: any operations, shares normalised into the mix. */
+static enum options_outcome apply_mix(struct parse_state *st, const char *arg);
 /* A duration, in whole seconds as memcached's expiry times are. */
 static enum options_outcome apply_exp_time(struct parse_state *st, const char *arg);
 /* keydist.c reads the popularity's syntax. */
@@ -95,6 +104,8 @@ static enum options_outcome apply_tls_version(struct parse_state *st, const char
 static enum options_outcome apply_percentiles(struct parse_state *st, const char *arg);
 /* START:END:STEP, three rates of k=1000, at most 1000 steps. */
 static enum options_outcome apply_sweep(struct parse_state *st, const char *arg);
+/* A positive number, or max (0: as fast as the answers come). */
+static enum options_outcome apply_trace_speed(struct parse_state *st, const char *arg);
 /* -h and -V print and stop the parse: the caller exits 0. */
 static enum options_outcome apply_help(struct parse_state *st, const char *arg);
 static enum options_outcome apply_version(struct parse_state *st, const char *arg);
@@ -112,6 +123,8 @@ const char *const options_hash_names[] = {
     [HASH_JENKINS] = "jenkins",   [HASH_MURMUR3] = "murmur3",   NULL};
 static const char *const arrival_names[] = {
     [ARRIVAL_UNIFORM] = "uniform", [ARRIVAL_POISSON] = "poisson", NULL};
+static const char *const trace_spread_names[] = {
+    [TRACE_SPREAD_CLIENT] = "client", [TRACE_SPREAD_ROUND_ROBIN] = "round-robin", NULL};
 static const char *const latency_names[] = {[LATENCY_BOTH] = "both",
                                             [LATENCY_CORRECTED] = "corrected",
                                             [LATENCY_UNCORRECTED] = "uncorrected",
@@ -198,6 +211,11 @@ static const struct option_row option_rows[] = {
                         SPECIAL(apply_value_size)},
     [ROW_RATIO] = {0, "ratio", "SET:GET", "The set/get mix, e.g. 1:9 (the default) or 0:1.",
                    SPECIAL(apply_ratio)},
+    [ROW_MIX] = {0, "mix", "OP=SHARE,...",
+                 "The operations and their shares, e.g. get=70,set=20,delete=5,incr=5. OPs: "
+                 "get, gets, gat, touch, set, add, replace, append, prepend, cas, delete, incr, "
+                 "decr.",
+                 SPECIAL(apply_mix)},
     [ROW_EXP_TIME] = {0, "exp_time", "DURATION",
                       "Expiry time of -e sets, whole seconds. Default 60s.",
                       SPECIAL(apply_exp_time)},
@@ -277,6 +295,29 @@ static const struct option_row option_rows[] = {
                    SPECIAL(apply_sweep)},
     [ROW_STEP_TIME] = {0, "step_time", "DURATION", "Length of each --sweep step. Default 5s.",
                        DURATION(step_time_ns)},
+    [ROW_TRACE] = {0, "trace", "FILE",
+                   "Replay a production trace in Twitter's cache-trace format (plain or zstd; - "
+                   "for stdin): its keys, value sizes, TTLs and operations, at its own times.",
+                   STRING(trace)},
+    [ROW_TRACE_SPEED] = {0, "trace_speed", "X",
+                         "Replay X times as fast as the trace's times (2: twice as fast), or max: "
+                         "as fast as the answers come (closed loop). Default 1.",
+                         SPECIAL(apply_trace_speed)},
+    [ROW_TRACE_LIMIT] = {0, "trace_limit", "N",
+                         "Replay at most N requests of the trace (k=1000, m, g).",
+                         COUNT64(trace_limit, 1, UINT64_MAX, 1000)},
+    [ROW_TRACE_SKIP_BAD] = {0, "trace_skip_bad", NULL,
+                            "Skip (and count) malformed trace lines instead of stopping at the "
+                            "first.",
+                            FLAG(trace_skip_bad)},
+    [ROW_TRACE_SPREAD] = {0, "trace_spread", "HOW",
+                          "Which connection sends a trace request: client (of its client id, "
+                          "in order; the default) or round-robin.",
+                          CHOICE(trace_spread, enum trace_spread, trace_spread_names)},
+    [ROW_TRACE_VALUE_MAX] = {0, "trace_value_max", "BYTES",
+                             "Send larger trace values at this size (k=1024). Default 1023k, "
+                             "within memcached's default item size.",
+                             COUNT32(trace_value_max, 1, 128 * SLAP_MAX_VALUE_SIZE, 1024)},
     [ROW_HELP] = {'h', "help", NULL, "Print this help and exit.", SPECIAL(apply_help)},
     [ROW_VERSION] = {'V', "version", NULL, "Print the version and exit.", SPECIAL(apply_version)},
 };
@@ -301,10 +342,15 @@ static const char help_outro[] =
     "  2  bad usage (an invalid option or value)\n"
     "On SIGINT, SIGTERM or SIGHUP, slap prints its report, then dies of that signal.\n"
     "\n"
+    "Other commands (each with its own --help):\n"
+    "  slap trace-stats FILE  a trace's rate, mix, sizes and keys, without a server\n"
+    "  slap memslap OPTIONS   memslap's command line and report\n"
+    "\n"
     "Examples:\n"
     "  slap -s 127.0.0.1:11211 -t 10s\n"
     "  slap --servers=127.0.0.1:11211 -S 1s -T 2 -c 64 --win_size=1k -t 10s\n"
-    "  slap -s host1,host2:11212 -x 100k\n";
+    "  slap -s host1,host2:11212 -x 100k\n"
+    "  slap -s 127.0.0.1:11211 --trace cluster12.zst --trace_speed 2\n";
 
 static const struct option_table slap_table = {option_rows, ROW_COUNT, help_intro, help_outro};
 
@@ -566,8 +612,61 @@ static enum options_outcome apply_ratio(struct parse_state *st, const char *arg)
     if (set < 0.0 || get < 0.0 || *end != '\0' || set + get <= 0.0) {
         return usage_error(st->err, "--ratio: '%s' is not SET:GET (two shares, not both 0)", arg);
     }
-    st->o->set_prop = set / (set + get);
-    st->o->get_prop = 1.0 - st->o->set_prop;
+    memset(st->o->mix, 0, sizeof(st->o->mix));
+    st->o->mix[OP_SET] = set / (set + get);
+    st->o->mix[OP_GET] = 1.0 - st->o->mix[OP_SET];
+    return OPTIONS_RUN;
+}
+
+/* One "OP=SHARE" of --mix into mix (shares as given); a usage error naming what is wrong. */
+static enum options_outcome mix_part(struct parse_state *st, const char *part, size_t len,
+                                     double *mix, uint32_t *seen)
+{
+    const char *eq = memchr(part, '=', len);
+    size_t name_len = eq != NULL ? (size_t)(eq - part) : len;
+    enum op_type op = op_by_name(part, name_len);
+    double share;
+    if (op == OP_COUNT) {
+        return usage_error(st->err, "--mix: '%.*s' is not an operation (get, gets, gat, touch, "
+                           "set, add, replace, append, prepend, cas, delete, incr, decr)",
+                           (int)name_len, part);
+    }
+    if (eq == NULL || units_parse_share(eq + 1, len - name_len - 1, &share) != UNITS_OK) {
+        return usage_error(st->err, "--mix: '%.*s' is not OP=SHARE with a share of 0 or more",
+                           (int)len, part);
+    }
+    if (*seen & op_bit(op)) {
+        return usage_error(st->err, "--mix: %s is given twice", op_name(op));
+    }
+    *seen |= op_bit(op);
+    mix[op] = share;
+    return OPTIONS_RUN;
+}
+
+static enum options_outcome apply_mix(struct parse_state *st, const char *arg)
+{
+    double mix[OP_COUNT] = {0}, sum = 0.0;
+    uint32_t seen = 0;
+    for (const char *p = arg;; p++) {
+        size_t len = strcspn(p, ",");
+        enum options_outcome outcome = mix_part(st, p, len, mix, &seen);
+        if (outcome != OPTIONS_RUN) {
+            return outcome;
+        }
+        p += len;
+        if (*p == '\0') {
+            break;
+        }
+    }
+    for (int op = 0; op < OP_COUNT; op++) {
+        sum += mix[op];
+    }
+    if (!(sum > 0.0)) {
+        return usage_error(st->err, "--mix: '%s': the shares add up to 0", arg);
+    }
+    for (int op = 0; op < OP_COUNT; op++) {
+        st->o->mix[op] = mix[op] / sum;
+    }
     return OPTIONS_RUN;
 }
 
@@ -665,6 +764,22 @@ static enum options_outcome apply_sweep(struct parse_state *st, const char *arg)
     st->o->sweep_start = (double)rates[0];
     st->o->sweep_end = (double)rates[1];
     st->o->sweep_step = (double)rates[2];
+    return OPTIONS_RUN;
+}
+
+static enum options_outcome apply_trace_speed(struct parse_state *st, const char *arg)
+{
+    double speed;
+    if (strcmp(arg, "max") == 0) {
+        st->o->trace_speed = 0.0;
+        return OPTIONS_RUN;
+    }
+    if (units_parse_share(arg, strlen(arg), &speed) != UNITS_OK || !(speed > 0.0) ||
+        speed > 1e6) {
+        return usage_error(st->err, "--trace_speed: '%s' is neither max nor a number above 0 "
+                           "(up to 1000000)", arg);
+    }
+    st->o->trace_speed = speed;
     return OPTIONS_RUN;
 }
 
@@ -854,6 +969,38 @@ static enum options_outcome check_tls(const struct parse_state *st)
     return OPTIONS_RUN;
 }
 
+/* The options a replay takes from its trace, or that need one. */
+static enum options_outcome check_trace(const struct parse_state *st)
+{
+    static const enum option_id from_trace[] = {
+        ROW_TPS,      ROW_SWEEP,   ROW_MIX,     ROW_RATIO,      ROW_CFG_CMD, ROW_EXECUTE_NUMBER,
+        ROW_DIVISION, ROW_VERIFY,  ROW_EXP_VERIFY, ROW_OVERWRITE, ROW_REP_WRITE, ROW_PRELOAD,
+        ROW_UDP,      ROW_FACEBOOK, ROW_KEY_SIZE, ROW_VALUE_SIZE, ROW_FIXED_SIZE, ROW_WIN_SIZE,
+        ROW_KEY_DIST};
+    static const enum option_id need_trace[] = {ROW_TRACE_SPEED, ROW_TRACE_LIMIT,
+                                                ROW_TRACE_SKIP_BAD, ROW_TRACE_SPREAD,
+                                                ROW_TRACE_VALUE_MAX};
+    for (size_t i = 0; st->o->trace != NULL && i < SLAP_ARRAY_SIZE(from_trace); i++) {
+        if (was_given(st, from_trace[i])) {
+            return usage_error(st->err, "--trace takes its keys, values, mix and times from the "
+                               "trace: it cannot be used with --%s",
+                               option_rows[from_trace[i]].long_name);
+        }
+    }
+    for (size_t i = 0; st->o->trace == NULL && i < SLAP_ARRAY_SIZE(need_trace); i++) {
+        if (was_given(st, need_trace[i])) {
+            return usage_error(st->err, "--%s needs --trace", option_rows[need_trace[i]].long_name);
+        }
+    }
+    if (st->o->trace != NULL && !was_given(st, ROW_TIME)) {
+        st->o->run_time_ns = 0; /* no -t: the whole trace */
+    }
+    if (st->o->trace != NULL) {
+        memset(st->o->mix, 0, sizeof(st->o->mix)); /* the trace's, not set/get proportions */
+    }
+    return OPTIONS_RUN;
+}
+
 /* Checks across options that the inline values alone decide. */
 static enum options_outcome check_combinations(const struct parse_state *st)
 {
@@ -862,6 +1009,12 @@ static enum options_outcome check_combinations(const struct parse_state *st)
         return usage_error(st->err,
                            "--concurrency (%" PRIu32 ") must be at least --threads (%" PRIu32 ")",
                            o->concurrency, o->threads);
+    }
+    if (check_trace(st) != OPTIONS_RUN) {
+        return OPTIONS_USAGE;
+    }
+    if (was_given(st, ROW_RATIO) && was_given(st, ROW_MIX)) {
+        return usage_error(st->err, "--ratio and --mix both set the mix: give one");
     }
     enum options_outcome outcome = check_open_loop(st);
     return outcome == OPTIONS_RUN ? check_tls(st) : outcome;
@@ -882,9 +1035,8 @@ static enum options_outcome apply_cfg_file(const struct parse_state *st)
     if (cfg.has_value && !was_given(st, ROW_VALUE_SIZE)) {
         o->value_sizes = cfg.value;
     }
-    if (cfg.has_cmd && !was_given(st, ROW_RATIO)) {
-        o->set_prop = cfg.set_prop;
-        o->get_prop = cfg.get_prop;
+    if (cfg.has_cmd && !was_given(st, ROW_RATIO) && !was_given(st, ROW_MIX)) {
+        memcpy(o->mix, cfg.mix, sizeof(o->mix));
     }
     if (was_given(st, ROW_FIXED_SIZE)) {
         size_dist_fixed(&o->value_sizes, o->value_size); /* -X wins, as in memaslap */
@@ -899,6 +1051,17 @@ static void apply_servers_fallback(const struct parse_state *st)
     if (!was_given(st, ROW_SERVERS) && env != NULL && env[0] != '\0') {
         st->o->servers = env;
     }
+}
+
+/* Does the mix send values (set, add, replace, append, prepend, cas)? */
+static bool carries_values(const struct slap_options *o)
+{
+    for (int op = 0; op < OP_COUNT; op++) {
+        if (o->mix[op] > 0 && op_class((enum op_type)op) == OP_CLASS_STORAGE) {
+            return true;
+        }
+    }
+    return false;
 }
 
 /* -U, -a: what UDP cannot carry is refused here, not discovered during the run. */
@@ -927,7 +1090,7 @@ static enum options_outcome check_udp(const struct parse_state *st)
                            o->udp ? "udp" : "facebook", o->division, key_max,
                            (UDP_MAX_REQUEST - UDP_HEADER));
     }
-    if (o->udp && o->set_prop > 0 && set > (UDP_MAX_REQUEST - UDP_HEADER)) {
+    if (o->udp && carries_values(o) && set > (UDP_MAX_REQUEST - UDP_HEADER)) {
         return usage_error(
             st->err,
             "--udp: a set of a %u-byte value does not fit one datagram "
@@ -993,8 +1156,9 @@ void options_defaults(struct slap_options *o)
         .value_size = 1024,
         .stat_freq_ns = 0,
         .reconnect = false,
-        .set_prop = 0.1,
-        .get_prop = 0.9,
+        .mix = {[OP_SET] = 0.1, [OP_GET] = 0.9},
+        .trace_speed = 1.0,
+        .trace_value_max = SLAP_MAX_VALUE_SIZE - 1024,
         .pipeline = 1,
         .npercentiles = 4,
         .percentiles = {50.0, 90.0, 99.0, 99.9},

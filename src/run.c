@@ -24,7 +24,7 @@
 
 #define RUN_POLL_NS (2ULL * SLAP_NS_PER_MS)
 #define RUN_SPARE_FDS 64
-#define RUN_FDS_PER_THREAD 4 /* epoll, timerfd, the signal socketpair */
+#define RUN_FDS_PER_THREAD 5 /* epoll, timerfd, the signal socketpair, --trace's eventfd */
 
 /*
  * Descriptors: every socket, each thread's event loop (epoll, its timer and its signal pair)
@@ -86,7 +86,6 @@ enum slap_status run_init(struct run *r, const struct slap_options *o, FILE *out
     r->out_watched = fstat(fileno(out), &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
     pthread_mutex_init(&r->lock, NULL);
     pthread_cond_init(&r->cond, NULL);
-    stats_reset(&r->global);
     if (servers_open(&r->servers, o->servers, err, err_len) != SLAP_OK) {
         return SLAP_ERROR;
     }
@@ -103,6 +102,18 @@ enum slap_status run_init(struct run *r, const struct slap_options *o, FILE *out
         return SLAP_ERROR;
     }
     if (workload_init(&r->workload, o) != SLAP_OK) {
+        snprintf(err, err_len, "out of memory");
+        return SLAP_ERROR;
+    }
+    r->shape = (struct stats_shape){.types = workload_ops(&r->workload), .open_loop = o->tps > 0};
+    if (o->trace != NULL) {
+        r->shape.types = (1u << OP_COUNT) - 1; /* whatever the trace sends */
+        if (replay_init(&r->replay, r, err, err_len) != SLAP_OK) {
+            return SLAP_ERROR;
+        }
+    }
+    if (stats_init(&r->global, &r->shape) != SLAP_OK ||
+        stats_init(&r->period, &r->shape) != SLAP_OK) {
         snprintf(err, err_len, "out of memory");
         return SLAP_ERROR;
     }
@@ -134,6 +145,9 @@ void run_free(struct run *r)
     }
     free(r->workers);
     free(r->stalls);
+    replay_free(&r->replay);
+    stats_free(&r->global);
+    stats_free(&r->period);
     workload_free(&r->workload);
     tls_ctx_close(r->tls);
     servers_close(&r->servers);
@@ -260,6 +274,7 @@ static void run_gather(struct run *r, struct worker *w)
     worker_collect(w, &r->global);
     r->end_ns = w->end_ns > r->end_ns ? w->end_ns : r->end_ns;
     r->blocked_lanes += w->blocked_lanes;
+    trace_progress_merge(&r->trace_sent, &w->trace_sent);
     for (uint32_t i = 0; i < r->servers.count && w->stalls != NULL; i++) {
         struct worker_stall *to = &r->stalls[i];
         const struct worker_stall *from = &w->stalls[i];
@@ -292,17 +307,12 @@ static bool period_published(struct run *r, uint64_t period_no)
 
 static void print_period(struct run *r, uint64_t period_no)
 {
-    struct slap_stats *period = malloc(sizeof(*period));
-    if (period == NULL) {
-        return;
-    }
-    stats_reset(period);
+    stats_reset(&r->period);
     for (uint32_t t = 0; t < r->nworkers; t++) {
-        worker_collect(&r->workers[t], period);
+        worker_collect(&r->workers[t], &r->period);
     }
-    stats_merge(&r->global, period);
-    report_period(r->out, r->opts, period, &r->global, period_no, isatty(fileno(r->out)) == 1);
-    free(period);
+    stats_merge(&r->global, &r->period);
+    report_period(r->out, r->opts, &r->period, &r->global, period_no, isatty(fileno(r->out)) == 1);
 }
 
 /* The main thread's wait: signals, -S tables, the end of every worker. */
@@ -347,6 +357,11 @@ enum slap_status run_execute(struct run *r, char *err, size_t err_len)
     if (rc == SLAP_OK) {
         rc = wait_ready(r, spawned, err, err_len);
     }
+    if (rc == SLAP_OK && r->opts->trace != NULL) {
+        /* Before the go, so that the lanes hold their first requests at the trace's time 0.
+         * A failure to start ends the replay: the lanes finish. */
+        replay_start(&r->replay, r);
+    }
     set_go(r, rc == SLAP_OK ? RUN_GO : RUN_ABORT);
     if (rc == SLAP_OK) {
         wait_workers(r);
@@ -355,6 +370,8 @@ enum slap_status run_execute(struct run *r, char *err, size_t err_len)
         pthread_join(r->workers[t].thread, NULL);
         run_gather(r, &r->workers[t]);
     }
+    atomic_store(&r->stop, true); /* the reader may wait on a lane that no longer takes */
+    replay_join(&r->replay);
     return rc;
 }
 

@@ -85,7 +85,7 @@ static void test_defaults(void **state)
     assert_int_equal(r.o.conns_per_client, 1);
     assert_int_equal(r.o.execute_number, 10000);
     assert_int_equal(r.o.win_size, 10000);
-    assert_true(r.o.set_prop == 1.0 && r.o.get_prop == 0.0);
+    assert_true(r.o.mix[OP_SET] == 1.0 && r.o.mix[OP_GET] == 0.0);
     assert_true(r.o.shared_keys);
     assert_false(r.o.multiget_window);
     assert_int_equal(r.o.protocol, PROTO_ASCII);
@@ -120,7 +120,7 @@ static void test_get_and_mget(void **state)
     struct ms_parse r;
     parse(&r, (const char *const[]){"-t", "get", "-c", "4", "-e", "500", "-H", "md5", NULL});
     assert_int_equal(r.outcome, OPTIONS_RUN);
-    assert_true(r.o.set_prop == 0.0 && r.o.get_prop == 1.0); /* the keys are loaded first */
+    assert_true(r.o.mix[OP_SET] == 0.0 && r.o.mix[OP_GET] == 1.0); /* the keys are loaded first */
     assert_int_equal(r.o.execute_number, 2000);
     assert_int_equal(r.o.division, 1);
     assert_int_equal(r.o.hash, HASH_MD5);

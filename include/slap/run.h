@@ -11,6 +11,7 @@
 
 #include "slap/common.h"
 #include "slap/options.h"
+#include "slap/replay.h"
 #include "slap/servers.h"
 #include "slap/stats.h"
 #include "slap/workload.h"
@@ -51,10 +52,14 @@ struct run {
     bool out_watched;          /* out is a pipe or a socket: its reader may go away */
     bool output_gone;          /* and it did: the run stopped early */
 
+    struct stats_shape shape;  /* the histograms every statistics of the run keeps */
     struct slap_stats global;  /* everything, collected */
+    struct slap_stats period;  /* -S: one period's, collected from the workers */
     uint64_t end_ns;           /* end of the measured part: the latest of the workers' */
     struct worker_stall *stalls; /* per server: sockets that held unanswered requests at the end */
     uint32_t blocked_lanes;    /* lanes that still awaited an answer when the run gave up */
+    struct replay replay;      /* --trace: the reader of the trace */
+    struct trace_progress trace_sent; /* and what the workers sent of it */
     uint64_t flush_ns;         /* --flush: how long flush_all took (in run_init) */
     bool silent_preload;       /* the caller reports the preload itself: no "preload:" line */
 };
