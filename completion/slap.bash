@@ -4,17 +4,19 @@
 
 _slap_options="--servers --threads --concurrency --conn_sock --execute_number --time --cfg_cmd
 --win_size --fixed_size --verify --division --stat_freq --exp_verify --overwrite --reconnect
---udp --facebook --binary --tps --rep_write --verbose --key_size --value_size --ratio --exp_time
+--udp --facebook --binary --tps --rep_write --verbose --key_size --value_size --ratio --mix --exp_time
 --distribution --hash --key_dist --protocol --tls --tls_ca --tls_cert --tls_key --tls_skip_verify
 --tls_version --timeout --udp_timeout --flush --preload --arrival --pipeline --latency --warmup
 --percentiles --hdr_out --sweep --step_time --json --label --csv --svg --samples --sample_rate
---start_at --max_errors --quiet --help --version"
+--start_at --max_errors --quiet --trace --trace_speed --trace_limit --trace_skip_bad --trace_spread
+--trace_value_max --help --version"
 
 # The values of each option that takes one of a few words.
 _slap_choices() {
     case "$1" in
     --protocol) echo "ascii binary meta" ;;
-    --distribution) echo "modula ketama" ;;
+    --distribution) echo "modula ketama ketama-libmemcached" ;;
+    --trace_spread) echo "client round-robin" ;;
     --hash) echo "default md5 crc fnv1_64 fnv1a_64 fnv1_32 fnv1a_32 hsieh murmur jenkins murmur3" ;;
     --arrival) echo "uniform poisson" ;;
     --latency) echo "both corrected uncorrected" ;;
@@ -25,7 +27,7 @@ _slap_choices() {
 
 # Options whose value is a file name.
 _slap_file_options="--cfg_cmd --tls_ca --tls_cert --tls_key --hdr_out --json --csv --svg --samples
--F -o"
+--trace -F -o"
 
 _slap() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=""
@@ -53,6 +55,20 @@ _slap() {
         return
     fi
     local subcommand=${COMP_WORDS[1]:-}
+    if [[ $subcommand == trace-stats ]] && ((COMP_CWORD > 1)); then
+        if [[ $cur == -* ]]; then
+            mapfile -t COMPREPLY < <(compgen -W "--trace-skip-bad --exact-keys --help" -- "$cur")
+        else
+            mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+        fi
+        return
+    fi
+    if [[ $subcommand == memslap ]] && ((COMP_CWORD > 1)); then
+        mapfile -t COMPREPLY < <(compgen -W "--servers --concurrency --execute-number --test
+            --initial-load --flush --binary --udp --noreply --hash --non-blocking --tcp-nodelay
+            --buffer --quiet --verbose --debug --help --version" -- "$cur")
+        return
+    fi
     if [[ $subcommand == merge || $subcommand == plot ]] && ((COMP_CWORD > 1)); then
         local sub_options="--json --csv --svg"
         [[ $subcommand == plot ]] && sub_options="-o --samples"
@@ -66,7 +82,7 @@ _slap() {
     if [[ $cur == -* ]]; then
         mapfile -t COMPREPLY < <(compgen -W "$_slap_options" -- "$cur")
     elif ((COMP_CWORD == 1)); then
-        mapfile -t COMPREPLY < <(compgen -W "merge plot" -- "$cur")
+        mapfile -t COMPREPLY < <(compgen -W "merge plot trace-stats memslap" -- "$cur")
     fi
 }
 complete -F _slap slap

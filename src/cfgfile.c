@@ -33,7 +33,7 @@
 #define RULE_MIN 3                 /* "---" and longer: a rule line of the manual's sample */
 #define PICK_BITS 53               /* top bits of u that choose the range */
 #define PLACE_BITS 11              /* low bits of u that only place the size inside it */
-#define CMD_SET 0
+#define CMD_SET 0 /* memaslap's cmd types */
 #define CMD_GET 1
 
 __extension__ typedef unsigned __int128 u128;
@@ -66,8 +66,8 @@ struct cfg_parser {
     size_t header_line[SECTION_COUNT]; /* line of each section's header; 0: not seen */
     size_t rows;                       /* data lines in the current section */
     bool after_comment;                /* the previous line held only a comment */
-    size_t cmd_line[2];                /* line of each cmd TYPE; 0: not given */
-    double cmd_share[2];               /* shares of set and get as given */
+    size_t cmd_line[OP_COUNT];         /* line of each cmd TYPE; 0: not given */
+    double cmd_share[OP_COUNT];        /* shares of each op as given */
     struct cfg_file cfg;               /* built here, copied out on success */
     char *err;
     size_t err_len;
@@ -457,22 +457,34 @@ static enum slap_status add_size_line(struct cfg_parser *p, struct size_dist *d,
     return SLAP_OK;
 }
 
-/* "TYPE SHARE" of the cmd section: TYPE 0 is set, 1 is get, each at most once. */
+/* A cmd line's TYPE: memaslap's 0 (set) or 1 (get), or an operation's name. */
+static enum op_type cmd_type(const char *text, size_t len)
+{
+    double type;
+    if (parse_number(text, len, &type)) {
+        return type == CMD_SET ? OP_SET : type == CMD_GET ? OP_GET : OP_COUNT;
+    }
+    return op_by_name(text, len);
+}
+
+/* "TYPE SHARE" of the cmd section: TYPE 0 (set), 1 (get) or a name, each at most once. */
 static enum slap_status add_cmd_line(struct cfg_parser *p, const struct line_fields *f)
 {
     char shown[QUOTE_BUF];
-    double type, share;
+    double share;
     if (f->count != 2) {
         return parse_fail(p, p->line_no, "a cmd line has 2 fields, TYPE SHARE, not %zu", f->count);
     }
-    if (!parse_number(f->text[0], f->len[0], &type) || (type != CMD_SET && type != CMD_GET)) {
-        return parse_fail(p, p->line_no, "cmd type '%s' is neither 0 (set) nor 1 (get)",
+    enum op_type t = cmd_type(f->text[0], f->len[0]);
+    if (t == OP_COUNT) {
+        return parse_fail(p, p->line_no,
+                          "cmd type '%s' is not 0 (set), 1 (get) or a command: get, gets, gat, "
+                          "touch, set, add, replace, append, prepend, cas, delete, incr, decr",
                           quote(f->text[0], f->len[0], shown));
     }
-    int t = type == CMD_SET ? CMD_SET : CMD_GET;
     if (p->cmd_line[t] != 0) {
-        return parse_fail(p, p->line_no, "cmd type %d is given twice (first at line %zu)", t,
-                          p->cmd_line[t]);
+        return parse_fail(p, p->line_no, "cmd type %s is given twice (first at line %zu)",
+                          op_name(t), p->cmd_line[t]);
     }
     if (!parse_number(f->text[1], f->len[1], &share) || share < 0.0) {
         return parse_fail(p, p->line_no, "share '%s' is not a number of 0 or more",
@@ -500,15 +512,19 @@ static enum slap_status add_data_line(struct cfg_parser *p, const struct line_fi
     }
 }
 
-/* The set/get shares, normalised so that they add up to 1. */
+/* The ops' shares, normalised so that they add up to 1. */
 static enum slap_status close_cmd(struct cfg_parser *p, size_t header)
 {
-    double sum = p->cmd_share[CMD_SET] + p->cmd_share[CMD_GET];
+    double sum = 0.0;
+    for (int op = 0; op < OP_COUNT; op++) {
+        sum += p->cmd_share[op];
+    }
     if (!(sum > 0.0) || !isfinite(sum)) {
         return parse_fail(p, header, "the cmd shares must add up to a number above 0");
     }
-    p->cfg.set_prop = p->cmd_share[CMD_SET] / sum;
-    p->cfg.get_prop = 1.0 - p->cfg.set_prop;
+    for (int op = 0; op < OP_COUNT; op++) {
+        p->cfg.mix[op] = p->cmd_share[op] / sum;
+    }
     p->cfg.has_cmd = true;
     return SLAP_OK;
 }
@@ -577,6 +593,10 @@ static enum slap_status parse_line(struct cfg_parser *p, const char *line, size_
     enum cfg_section s = section_named(f.text[0], f.len[0]);
     if (s != SECTION_NONE) {
         return open_section(p, s, &f);
+    }
+    if (p->section == SECTION_CMD && f.has_digit) {
+        p->rows++; /* "get 0.7": a command by name */
+        return add_cmd_line(p, &f);
     }
     if (after_comment && f.count > 1 && !f.has_digit) {
         p->after_comment = true;

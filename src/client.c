@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "slap/run.h"
 #include "slap/worker.h"
@@ -102,7 +103,7 @@ static enum slap_status client_map_slots(struct client *c, const struct run *run
     for (uint64_t slot = 0; slot < wl->win_size; slot++) {
         workload_key_slot(c->key, slot);
         c->slot_server[slot] = (uint16_t)servers_pick(&run->servers, c->key,
-                                                      workload_key_len(wl, c->id, slot));
+                                                      workload_key_len(wl, c->key_id, slot));
     }
     return SLAP_OK;
 }
@@ -121,6 +122,10 @@ static enum slap_status lane_init(struct lane *l, struct client *c, size_t lane_
     uint32_t nsockets = client_lane_sockets(run);
     uint32_t depth = run->opts->pipeline;
     l->client = c;
+    if (run->opts->trace != NULL) {
+        l->ring = &run->replay.rings[(size_t)c->id * run->opts->conns_per_client +
+                                     lane_no % run->opts->conns_per_client];
+    }
     l->nconns = nsockets;
     l->conns = w->conns + lane_no * nsockets;
     for (uint32_t s = 0; s < nsockets; s++) {
@@ -145,6 +150,32 @@ static enum slap_status lane_init(struct lane *l, struct client *c, size_t lane_
     return SLAP_OK;
 }
 
+/*
+ * Before the run: the counter keys of incr and decr, then (--preload, or a mix that stores no
+ * new key) the whole window. With shared keys (memslap) client 0 sets the window once for all,
+ * and the others read a window already full. A trace sets nothing first.
+ */
+static void client_plan_preload(struct client *c, const struct slap_options *o,
+                                const struct workload *wl)
+{
+    c->preload_left = c->counters_left = 0;
+    if (o->trace != NULL) {
+        return;
+    }
+    if (wl->mix_ops & (op_bit(OP_INCR) | op_bit(OP_DECR))) {
+        c->counters_left = CLIENT_COUNTERS;
+    }
+    c->preload_left = c->counters_left;
+    if (!o->preload && !workload_needs_fill(wl)) {
+        return;
+    }
+    if (o->shared_keys && c->id != 0) {
+        c->win.filled = wl->win_size;
+        return;
+    }
+    c->preload_left += wl->win_size;
+}
+
 enum slap_status client_init(struct client *c, struct worker *w, uint32_t id, uint32_t k)
 {
     const struct run *run = w->run;
@@ -157,9 +188,10 @@ enum slap_status client_init(struct client *c, struct worker *w, uint32_t id, ui
     c->quota = client_quota(run->opts, id);
     c->nlanes = nlanes;
     c->lanes = w->lanes + (size_t)k * nlanes;
+    c->key_id = run->opts->shared_keys ? 0 : id;
     window_init(&c->win, wl);
-    workload_key_init(wl, id, c->key);
-    c->preload_left = run->opts->preload || run->opts->set_prop == 0 ? wl->win_size : 0;
+    workload_key_init(wl, c->key_id, c->key);
+    client_plan_preload(c, run->opts, wl);
     if (wl->track_slots) {
         c->slots = calloc(wl->win_size, sizeof(*c->slots));
         if (c->slots == NULL) {
@@ -203,16 +235,25 @@ static bool lane_may_issue(const struct lane *l)
         return c->preload_left > 0;
     case WORKER_WARMING:
     case WORKER_MEASURING:
-        return c->quota > 0;
+        return l->ring != NULL ? replay_ring_peek(l->ring) != NULL : c->quota > 0;
     default:
         return false;
     }
 }
 
+/* --trace: the lane has nothing to send now, but the trace may bring it more. */
+static bool lane_awaits_trace(const struct lane *l)
+{
+    enum worker_phase phase = l->client->worker->phase;
+    return l->ring != NULL && !l->client->stopped &&
+           (phase == WORKER_WARMING || phase == WORKER_MEASURING) &&
+           !atomic_load(&l->client->worker->run->replay.done);
+}
+
 /* The lane has nothing left to do: tell the worker, once. */
 static void lane_check_done(struct lane *l)
 {
-    if (!l->done && l->in_flight == 0 && !lane_may_issue(l)) {
+    if (!l->done && l->in_flight == 0 && !lane_may_issue(l) && !lane_awaits_trace(l)) {
         l->done = true;
         worker_lane_idle(lane_worker(l));
     }
@@ -236,7 +277,7 @@ static uint32_t server_of(const struct client *c, uint64_t slot, uint32_t key_le
         return 0;
     }
     if (run->opts->rep_write > 0) {
-        return (uint32_t)(rng_mix(c->id, slot, 0x726570) % run->opts->rep_write);
+        return (uint32_t)(rng_mix(c->key_id, slot, 0x726570) % run->opts->rep_write);
     }
     if (c->slot_server != NULL) {
         return c->slot_server[slot];
@@ -248,7 +289,7 @@ static uint32_t server_of(const struct client *c, uint64_t slot, uint32_t key_le
 static struct request *queue_on(struct lane *l, uint32_t server, enum op_type op)
 {
     const struct run *run = l->client->worker->run;
-    if (op == OP_GET && run->opts->facebook) {
+    if (op_class(op) == OP_CLASS_RETRIEVAL && run->opts->facebook) {
         server += run->servers.count; /* -a: gets go over the UDP sockets */
     }
     struct request *r = conn_queue(&l->conns[server]);
@@ -272,7 +313,13 @@ static uint64_t set_slot(struct client *c, const struct workload *wl, bool *fres
     return window_take_set_slot(&c->win, wl);
 }
 
-/* A set of slot is about to go out (to one or more servers). */
+/* A key already stored, by --key_dist: what gets and the commands on existing keys act on. */
+static uint64_t stored_slot(struct client *c)
+{
+    return key_dist_pick(&c->worker->run->opts->key_pop, c->win.filled, &c->worker->rng);
+}
+
+/* A write of slot is about to go out (to one or more servers). */
 static void slot_set_issued(struct client *c, uint64_t slot, uint32_t targets)
 {
     if (c->slots != NULL) {
@@ -282,59 +329,147 @@ static void slot_set_issued(struct client *c, uint64_t slot, uint32_t targets)
     }
 }
 
-/* A set of one slot, to its server or (-p) to each of the first N servers. */
-static void queue_set(struct lane *l, uint64_t intended_ns)
+/* The value a storage command of slot carries, version given. */
+static void put_value(struct request *r, const struct client *c, uint64_t slot, uint32_t version)
+{
+    const struct workload *wl = &c->worker->run->workload;
+    if (wl->fixed_values) {
+        r->value = wl->value;
+        r->value_len = wl->value_size;
+    } else {
+        r->value = workload_value(wl, c->key_id, slot, version);
+        r->value_len = workload_value_len(wl, c->key_id, slot, version);
+    }
+    r->crlf = c->worker->codec->set_crlf;
+}
+
+/* The slot a storage command writes, and whether it is fresh (not stored before). */
+static uint64_t store_slot(struct client *c, enum op_type op, bool *fresh)
+{
+    const struct workload *wl = &c->worker->run->workload;
+    if (op == OP_SET) {
+        return set_slot(c, wl, fresh);
+    }
+    if (op == OP_ADD) { /* the walk's next slot: absent until the window wraps */
+        *fresh = c->win.filled < wl->win_size;
+        return window_take_set_slot(&c->win, wl);
+    }
+    *fresh = false;
+    if (op == OP_CAS) {
+        c->cas_ready = false;
+        return c->cas_slot;
+    }
+    return stored_slot(c);
+}
+
+/* A storage command of one slot, to its server or (-p, sets) to each of the first N. */
+static void queue_store(struct lane *l, enum op_type op, uint64_t intended_ns)
 {
     struct client *c = l->client;
     struct worker *w = c->worker;
     const struct run *run = w->run;
     const struct workload *wl = &run->workload;
     bool fresh;
-    uint64_t slot = set_slot(c, wl, &fresh);
-    uint32_t key_len = workload_key_len(wl, c->id, slot);
-    uint32_t version = 0;
+    uint64_t cas = c->cas_token;
+    uint64_t slot = store_slot(c, op, &fresh);
+    uint32_t key_len = workload_key_len(wl, c->key_id, slot);
+    uint32_t version = c->slots != NULL ? ++c->slots[slot].version : 0;
     bool preloading = w->phase == WORKER_PRELOADING;
     uint32_t exptime = !preloading && chance(w, wl->expire_ppm) ? wl->exp_time_s : 0;
-    if (c->slots != NULL) {
-        version = ++c->slots[slot].version;
-    }
     uint32_t first = server_of(c, slot, key_len), count = 1;
-    if (run->opts->rep_write > 0) {
+    if (run->opts->rep_write > 0 && op == OP_SET) {
         first = 0;
         count = run->opts->rep_write;
     }
     workload_key_slot(c->key, slot);
     slot_set_issued(c, slot, count);
     for (uint32_t s = first; s < first + count; s++) {
-        struct request *r = queue_on(l, s, OP_SET);
+        struct request *r = queue_on(l, s, op);
         r->intended_ns = intended_ns;
         r->fresh = fresh;
         r->slot = slot;
+        r->key_len = (uint8_t)key_len;
         r->version = version;
         r->exptime = exptime;
-        if (wl->fixed_values) {
-            r->value = wl->value;
-            r->value_len = wl->value_size;
-        } else {
-            r->value = workload_value(wl, c->id, slot, version);
-            r->value_len = workload_value_len(wl, c->id, slot, version);
-        }
-        r->crlf = w->codec->set_crlf;
-        r->hdr_len = (uint32_t)w->codec->encode_set_header(r->hdr, w->hdr_cap, c->key, key_len, 0,
-                                                          exptime, r->value_len);
+        put_value(r, c, slot, version);
+        r->hdr_len = (uint32_t)w->codec->encode_store(r->hdr, w->hdr_cap, op, c->key, key_len, 0,
+                                                     exptime, r->value_len, cas);
     }
 }
 
-/* Pick the keys of a get (-d of them) with --key_dist, and their servers. */
+/* Counter key i of the client: its key with '#' where window keys have '.'. */
+static uint32_t counter_key(struct client *c, uint32_t i, char *key)
+{
+    const struct workload *wl = &c->worker->run->workload;
+    memcpy(key, c->key, wl->key_size);
+    workload_key_slot(key, i);
+    key[WORKLOAD_KEY_MARK] = '#';
+    return workload_key_len(wl, c->key_id, i);
+}
+
+/* The server of a key not in the window (counters). */
+static uint32_t server_of_key(const struct client *c, const char *key, uint32_t key_len)
+{
+    const struct run *run = c->worker->run;
+    return run->servers.count <= 1 ? 0 : servers_pick(&run->servers, key, key_len);
+}
+
+/* Preload: store counter i with its start value, so that incr and decr count. */
+static void queue_counter_set(struct lane *l, uint32_t i)
+{
+    struct client *c = l->client;
+    struct worker *w = c->worker;
+    char *key = w->multiget.keys;
+    uint32_t key_len = counter_key(c, i, key);
+    struct request *r = queue_on(l, server_of_key(c, key, key_len), OP_SET);
+    r->slot = i;
+    r->key_len = (uint8_t)key_len;
+    r->value = CLIENT_COUNTER_START;
+    r->value_len = sizeof(CLIENT_COUNTER_START) - 1;
+    r->crlf = w->codec->set_crlf;
+    r->hdr_len = (uint32_t)w->codec->encode_store(r->hdr, w->hdr_cap, OP_SET, key, key_len, 0, 0,
+                                                 r->value_len, 0);
+}
+
+/* delete, touch (a stored key); incr, decr (a counter key). */
+static void queue_command(struct lane *l, enum op_type op, uint64_t intended_ns)
+{
+    struct client *c = l->client;
+    struct worker *w = c->worker;
+    const struct workload *wl = &w->run->workload;
+    char *key = c->key;
+    uint64_t slot, arg = 1;
+    uint32_t key_len, server;
+    if (op_is_arithmetic(op)) {
+        slot = rng_below(&w->rng, CLIENT_COUNTERS);
+        key = w->multiget.keys;
+        key_len = counter_key(c, (uint32_t)slot, key);
+        server = server_of_key(c, key, key_len);
+    } else {
+        slot = stored_slot(c);
+        key_len = workload_key_len(wl, c->key_id, slot);
+        server = server_of(c, slot, key_len);
+        workload_key_slot(key, slot);
+        arg = wl->expire_ppm > 0 ? wl->exp_time_s : 0; /* touch: -e's expiry, else none */
+        slot_set_issued(c, slot, op == OP_DELETE ? 1 : 0);
+    }
+    struct request *r = queue_on(l, server, op);
+    r->intended_ns = intended_ns;
+    r->slot = slot;
+    r->exptime = (uint32_t)arg;
+    r->hdr_len = (uint32_t)w->codec->encode_command(r->hdr, w->hdr_cap, op, key, key_len, arg);
+}
+
+/* Pick the keys of a get (-d of them) with --key_dist (or the whole window), and their servers. */
 static uint32_t pick_keys(struct client *c, const struct workload *wl)
 {
     struct worker *w = c->worker;
     struct multiget_scratch *pick = &w->multiget;
-    const struct key_dist *pop = &w->run->opts->key_pop;
     uint32_t n = wl->division;
+    bool whole = w->run->opts->multiget_window; /* memslap's mget: every key, in order */
     for (uint32_t i = 0; i < n; i++) {
-        uint64_t slot = key_dist_pick(pop, c->win.filled, &w->rng);
-        uint32_t len = workload_key_len(wl, c->id, slot);
+        uint64_t slot = whole ? i : stored_slot(c);
+        uint32_t len = workload_key_len(wl, c->key_id, slot);
         char *key = pick->keys + (size_t)i * wl->key_size;
         memcpy(key, c->key, wl->key_size);
         workload_key_slot(key, slot);
@@ -345,34 +480,42 @@ static uint32_t pick_keys(struct client *c, const struct workload *wl)
     return n;
 }
 
-/* A single get, encoded straight from the client's key. */
-static void queue_single_get(struct lane *l, uint64_t intended_ns, bool verify)
+/* The expiry a gat sets: -e's, else none. */
+static uint32_t touch_exptime(const struct workload *wl)
+{
+    return wl->expire_ppm > 0 ? wl->exp_time_s : 0;
+}
+
+/* A single get, gets or gat, encoded straight from the client's key. */
+static void queue_single_get(struct lane *l, enum op_type op, uint64_t intended_ns, bool verify)
 {
     struct client *c = l->client;
     struct worker *w = c->worker;
     const struct workload *wl = &w->run->workload;
-    uint64_t slot = key_dist_pick(&w->run->opts->key_pop, c->win.filled, &w->rng);
-    uint32_t len = workload_key_len(wl, c->id, slot);
+    uint64_t slot = stored_slot(c);
+    uint32_t len = workload_key_len(wl, c->key_id, slot);
     uint32_t server = server_of(c, slot, len);
-    struct request *r = queue_on(l, server, OP_GET);
+    struct request *r = queue_on(l, server, op);
     workload_key_slot(c->key, slot);
     r->intended_ns = intended_ns;
     r->nkeys = 1;
     r->slot = slot;
     r->verify = verify;
-    r->hdr_len = (uint32_t)w->codec->encode_get(r->hdr, w->hdr_cap, c->key, len);
+    r->exptime = op == OP_GAT ? touch_exptime(wl) : 0;
+    r->hdr_len = (uint32_t)w->codec->encode_retrieve(r->hdr, w->hdr_cap, op, c->key, 0, &len, 1,
+                                                    r->exptime);
 }
 
-/* A get (or multi-get): one request per server its keys belong to. */
-static void queue_get(struct lane *l, uint64_t intended_ns)
+/* A get, gets or gat of -d keys: one request per server its keys belong to. */
+static void queue_get(struct lane *l, enum op_type op, uint64_t intended_ns)
 {
     struct client *c = l->client;
     struct worker *w = c->worker;
     struct multiget_scratch *pick = &w->multiget;
     const struct workload *wl = &w->run->workload;
-    bool verify = chance(w, wl->verify_ppm);
+    bool verify = op == OP_GET && chance(w, wl->verify_ppm);
     if (wl->division == 1) {
-        queue_single_get(l, intended_ns, verify);
+        queue_single_get(l, op, intended_ns, verify);
         return;
     }
     uint32_t n = pick_keys(c, wl);
@@ -381,7 +524,7 @@ static void queue_get(struct lane *l, uint64_t intended_ns)
         if (server == UINT32_MAX) {
             continue; /* already in an earlier request */
         }
-        struct request *r = queue_on(l, server, OP_GET);
+        struct request *r = queue_on(l, server, op);
         uint32_t nkeys = 0;
         for (uint32_t j = i; j < n; j++) { /* gather this server's keys, in order */
             if (pick->servers[j] == server) {
@@ -392,15 +535,21 @@ static void queue_get(struct lane *l, uint64_t intended_ns)
             }
         }
         r->intended_ns = intended_ns;
-        r->nkeys = (uint16_t)nkeys;
+        r->nkeys = nkeys;
         r->slot = pick->slots[i];
         r->verify = verify;
-        r->hdr_len = (uint32_t)w->codec->encode_multiget(r->hdr, w->hdr_cap, pick->group_keys,
-                                                         wl->key_size, pick->group_lens, nkeys);
+        r->exptime = op == OP_GAT ? touch_exptime(wl) : 0;
+        r->hdr_len = (uint32_t)w->codec->encode_retrieve(r->hdr, w->hdr_cap, op, pick->group_keys,
+                                                        wl->key_size, pick->group_lens, nkeys,
+                                                        r->exptime);
     }
 }
 
-/* The next operation by the mix (and the -d keys a get stands for); sets only in a preload. */
+/*
+ * The next operation by the mix (and the -d keys a get stands for); sets only in a preload.
+ * One that needs a stored key when nothing is stored yet is a set; a cas with no token from
+ * a gets is that gets.
+ */
 static enum op_type client_next_op(struct client *c)
 {
     const struct workload *wl = &c->worker->run->workload;
@@ -408,10 +557,13 @@ static enum op_type client_next_op(struct client *c)
         return OP_SET;
     }
     enum op_type op = window_next_op(&c->win, wl);
-    if (op == OP_GET && !window_can_get(&c->win)) {
+    if (op_needs_stored_key(op) && !window_can_get(&c->win)) {
         return OP_SET; /* nothing of this run to read yet */
     }
-    if (op == OP_GET) {
+    if (op == OP_CAS && !c->cas_ready) {
+        op = OP_GETS;
+    }
+    if (op_class(op) == OP_CLASS_RETRIEVAL) {
         window_more_gets(&c->win, wl, wl->division - 1);
     }
     return op;
@@ -428,15 +580,105 @@ static void client_count_issue(struct client *c)
     }
 }
 
+/* --trace: a key's 64-bit FNV-1a hash, which stands for it where a window slot would. */
+static uint64_t trace_key_id(const char *key, uint32_t len)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (uint32_t i = 0; i < len; i++) {
+        h = (h ^ (uint8_t)key[i]) * 0x100000001b3ULL;
+    }
+    return h;
+}
+
+/* A trace's TTL as memcached must read it: up to 30 days, seconds from now; longer, memcached
+ * would take it for a Unix time, so it becomes the Unix time that far ahead. */
+static uint32_t trace_exptime(uint32_t ttl)
+{
+    if (ttl <= CLIENT_TTL_RELATIVE_MAX) {
+        return ttl;
+    }
+    uint64_t at = (uint64_t)time(NULL) + ttl;
+    return at > UINT32_MAX ? UINT32_MAX : (uint32_t)at;
+}
+
+/* --trace: one request of the trace, its key as given, its value of the trace's size. */
+static void queue_trace(struct lane *l, const struct trace_request *t, uint64_t intended_ns)
+{
+    struct client *c = l->client;
+    struct worker *w = c->worker;
+    const struct workload *wl = &w->run->workload;
+    uint32_t len = t->key_len;
+    struct request *r = queue_on(l, server_of_key(c, t->key, len), t->op);
+    r->intended_ns = intended_ns;
+    r->exptime = trace_exptime(t->ttl);
+    if (r->measured) {
+        trace_progress_add(&w->trace_sent, t);
+    }
+    r->slot = trace_key_id(t->key, len); /* a gets answer leaves its token for this key */
+    if (op_class(t->op) == OP_CLASS_RETRIEVAL) {
+        r->nkeys = 1;
+        r->hdr_len = (uint32_t)w->codec->encode_retrieve(r->hdr, w->hdr_cap, t->op, t->key, 0,
+                                                        &len, 1, r->exptime);
+    } else if (op_class(t->op) == OP_CLASS_STORAGE) {
+        /* A trace has no tokens: a cas uses the one of the client's latest gets of its key,
+         * or one that memcached never hands out (0 would mean "no cas" in binary and meta). */
+        bool token = t->op == OP_CAS && c->cas_ready && c->cas_slot == r->slot;
+        r->key_len = (uint8_t)len;
+        r->value = workload_trace_value(wl, t->value_size);
+        r->value_len = t->value_size;
+        r->crlf = w->codec->set_crlf;
+        r->hdr_len = (uint32_t)w->codec->encode_store(r->hdr, w->hdr_cap, t->op, t->key, len, 0,
+                                                     r->exptime, r->value_len,
+                                                     token ? c->cas_token : CLIENT_CAS_NONE);
+    } else {
+        uint64_t arg = op_is_arithmetic(t->op) ? 1 : r->exptime;
+        r->hdr_len = (uint32_t)w->codec->encode_command(r->hdr, w->hdr_cap, t->op, t->key, len,
+                                                       arg);
+    }
+}
+
+static void lane_arm(struct lane *l, uint64_t after_ns);
+
+/* --trace: send the lane's requests of the trace, each at its time (scaled by --trace-speed)
+ * or, at speed max, as soon as the lane has room. */
+static void lane_pump_trace(struct lane *l)
+{
+    const struct run *run = lane_worker(l)->run;
+    double speed = run->opts->trace_speed;
+    uint64_t now = 0;
+    while (l->in_flight < run->opts->pipeline && lane_may_issue(l)) {
+        const struct trace_request *t = replay_ring_peek(l->ring);
+        uint64_t intended = speed > 0 ? run->start_ns + (uint64_t)((double)t->offset_ns / speed)
+                                      : UINT64_MAX;
+        if (now == 0 || intended > now) {
+            now = slap_now_ns();
+        }
+        if (speed == 0) {
+            intended = now;
+        } else if (intended > now) {
+            lane_arm(l, intended - now);
+            break;
+        }
+        queue_trace(l, t, intended);
+        replay_ring_pop(l->ring);
+    }
+}
+
 /* Choose the next operation and queue it on the sockets of its keys' servers. */
 static void lane_queue(struct lane *l, uint64_t intended_ns)
 {
-    if (client_next_op(l->client) == OP_SET) {
-        queue_set(l, intended_ns);
+    struct client *c = l->client;
+    enum op_type op = client_next_op(c);
+    if (c->worker->phase == WORKER_PRELOADING && c->counters_left > 0) {
+        queue_counter_set(l, CLIENT_COUNTERS - c->counters_left--);
+    } else if (op_class(op) == OP_CLASS_RETRIEVAL) {
+        queue_get(l, op, intended_ns);
+    } else if (op_class(op) == OP_CLASS_STORAGE) {
+        queue_store(l, op, intended_ns);
     } else {
-        queue_get(l, intended_ns);
+        queue_command(l, op, intended_ns);
     }
-    client_count_issue(l->client);
+    client_count_issue(c);
 }
 
 static void on_lane_timer(evutil_socket_t fd, short what, void *arg)
@@ -472,6 +714,10 @@ void lane_pump(struct lane *l)
     uint32_t depth = run->opts->pipeline;
     bool open_loop = run->opts->tps > 0 && lane_worker(l)->phase != WORKER_PRELOADING;
     uint64_t now = 0;
+    if (l->ring != NULL && lane_worker(l)->phase != WORKER_PRELOADING) {
+        lane_pump_trace(l);
+        depth = 0; /* what is queued goes out below */
+    }
     while (l->in_flight < depth && lane_may_issue(l)) {
         uint64_t intended = open_loop ? schedule_peek(&l->sched) : UINT64_MAX;
         if (now == 0 || intended > now) {
@@ -514,11 +760,11 @@ static void count_unanswered(struct worker *w, uint8_t op, uint64_t intended_ns,
     uint64_t latency = at_ns > intended_ns ? at_ns - intended_ns : 0;
     s->counters.unanswered++;
     s->counters.unsent += sent_ns == 0;
-    hist_record(&s->lat[op], latency);
+    hist_record(s->lat[op], latency);
     samples_put(&w->samples, &(struct sample){intended_ns, sent_ns, latency, op,
                                               sent_ns == 0 ? SAMPLE_UNSENT : SAMPLE_UNANSWERED});
-    if (w->run->opts->tps > 0 && sent_ns != 0) {
-        hist_record(&s->raw[op], at_ns > sent_ns ? at_ns - sent_ns : 0);
+    if (s->raw[op] != NULL && sent_ns != 0) {
+        hist_record(s->raw[op], at_ns > sent_ns ? at_ns - sent_ns : 0);
     }
 }
 
@@ -545,9 +791,30 @@ void lane_give_up(struct lane *l, uint64_t end_ns)
     lane_check_done(l);
 }
 
+/* --trace: the lane's requests of the trace that were due by end_ns but never left. */
+static void lane_count_unsent_trace(struct lane *l, uint64_t from_ns, uint64_t end_ns)
+{
+    const struct run *run = lane_worker(l)->run;
+    const struct trace_request *t;
+    while (run->opts->trace_speed > 0 && (t = replay_ring_peek(l->ring)) != NULL) {
+        uint64_t due = run->start_ns + (uint64_t)((double)t->offset_ns / run->opts->trace_speed);
+        if (due >= end_ns) {
+            break;
+        }
+        if (due >= from_ns) {
+            count_unanswered(lane_worker(l), (uint8_t)t->op, due, 0, end_ns);
+        }
+        replay_ring_pop(l->ring);
+    }
+}
+
 void lane_count_unsent(struct lane *l, uint64_t from_ns, uint64_t end_ns)
 {
     struct client *c = l->client;
+    if (l->ring != NULL) {
+        lane_count_unsent_trace(l, from_ns, end_ns);
+        return;
+    }
     if (c->worker->run->opts->tps == 0) {
         return;
     }
@@ -589,34 +856,37 @@ static void lane_sent(struct conn *conn, const struct request *r)
     }
 }
 
-/* A set was answered: the slot's value is now this version (or still the old one). */
-static void set_answered(struct client *c, const struct request *r, bool stored, uint64_t now_ns)
+/*
+ * A write of r's slot was answered: stored or not (-p: by one of its servers). Its value is
+ * now r's version; after append or prepend, or a delete, it is no value slap can check.
+ */
+static void write_answered(struct client *c, const struct request *r, bool done, uint64_t now_ns)
 {
     const struct workload *wl = &c->worker->run->workload;
-    if (c->slots == NULL) {
-        if (stored && r->fresh) {
-            window_set_done(&c->win, wl);
-        }
-        return;
+    bool fills = done && r->fresh;
+    struct slot_state *st = c->slots != NULL ? &c->slots[r->slot] : NULL;
+    if (st != NULL) {
+        st->pending--;
+        fills = fills && st->pending == 0; /* on every server it goes to (-p) */
     }
-    struct slot_state *st = &c->slots[r->slot];
-    st->pending--;
-    if (stored && r->fresh && st->pending == 0) { /* on every server it goes to (-p) */
+    if (fills) {
         window_set_done(&c->win, wl);
     }
-    if (stored) {
-        uint32_t now_ms = ms_since_start(c->worker, now_ns);
-        st->stored_version = r->version;
-        st->stored_ms = now_ms;
-        st->expire_ms = r->exptime > 0 ? now_ms + r->exptime * 1000 : 0;
+    if (st == NULL || !done) {
+        return;
     }
+    uint32_t now_ms = ms_since_start(c->worker, now_ns);
+    bool known = r->op == OP_SET || r->op == OP_ADD || r->op == OP_REPLACE || r->op == OP_CAS;
+    st->stored_version = known ? r->version : 0;
+    st->stored_ms = now_ms;
+    st->expire_ms = r->exptime > 0 ? now_ms + r->exptime * 1000 : 0;
 }
 
 /* -e, -v: what a single get found, against what the slot should hold now. */
 static void check_get(struct client *c, const struct request *r, struct slap_counters *k,
                       uint32_t hits, uint64_t now_ns)
 {
-    if (c->slots == NULL || r->nkeys != 1) {
+    if (c->slots == NULL || r->nkeys != 1 || r->op != OP_GET) {
         return;
     }
     const struct slot_state *st = &c->slots[r->slot];
@@ -652,45 +922,139 @@ static void count_error_reply(struct slap_counters *k, enum proto_reply reply)
     }
 }
 
+static bool reply_is_error(enum proto_reply reply)
+{
+    return reply == PROTO_REPLY_SERVER_ERROR || reply == PROTO_REPLY_CLIENT_ERROR ||
+           reply == PROTO_REPLY_ERROR;
+}
+
+/*
+ * Keys a retrieval asked for: get and gets in cmd_get, gat in cmd_touch, as the server
+ * counts them; the meta protocol's server counts a gat's misses as get misses.
+ */
+static void count_retrieval(struct client *c, const struct request *r, struct slap_counters *k,
+                            const struct proto_result *res, uint64_t now_ns)
+{
+    uint32_t misses = r->nkeys - res->hits;
+    if (r->op != OP_GAT) {
+        k->cmd_get += r->nkeys;
+        k->get_misses += misses;
+        check_get(c, r, k, res->hits, now_ns);
+    } else if (c->worker->run->opts->protocol == PROTO_META) {
+        k->cmd_touch += res->hits;
+        k->touch_hits += res->hits;
+        k->cmd_get += misses;
+        k->get_misses += misses;
+    } else {
+        k->cmd_touch += r->nkeys;
+        k->touch_hits += res->hits;
+        k->touch_misses += misses;
+    }
+    if (r->op == OP_GETS && r->nkeys == 1 && res->hits == 1) {
+        c->cas_ready = true; /* the next cas uses this token */
+        c->cas_slot = r->slot;
+        c->cas_token = res->cas;
+    }
+}
+
+/* A storage command's answer; false if the reply is not one. */
+static bool count_storage(struct client *c, const struct request *r, struct slap_counters *k,
+                          enum proto_reply reply, uint64_t now_ns)
+{
+    switch (reply) {
+    case PROTO_REPLY_STORED:
+        k->stored++;
+        k->cas_hits += r->op == OP_CAS;
+        k->object_bytes += r->key_len + r->value_len;
+        break;
+    case PROTO_REPLY_NOT_STORED:
+        k->not_stored++;
+        break;
+    case PROTO_REPLY_EXISTS:
+        k->exists++;
+        k->cas_badval += r->op == OP_CAS;
+        break;
+    case PROTO_REPLY_NOT_FOUND:
+        k->not_found++;
+        k->cas_misses += r->op == OP_CAS;
+        break;
+    default:
+        return false;
+    }
+    k->cmd_set++;
+    write_answered(c, r, reply == PROTO_REPLY_STORED, now_ns);
+    return true;
+}
+
+/*
+ * delete, incr, decr, touch: done (DELETED, the number, TOUCHED; HD in the meta protocol)
+ * or not found (NOT_FOUND; a meta touch's EN). False if the reply is neither.
+ */
+static bool count_command(struct client *c, const struct request *r, struct slap_counters *k,
+                          const struct proto_result *res, uint64_t now_ns)
+{
+    bool meta = c->worker->run->opts->protocol == PROTO_META;
+    enum proto_reply done_reply = r->op == OP_DELETE  ? PROTO_REPLY_DELETED
+                                  : r->op == OP_TOUCH ? PROTO_REPLY_TOUCHED
+                                                      : PROTO_REPLY_NUMBER;
+    bool done = res->reply == done_reply || (meta && res->reply == PROTO_REPLY_STORED);
+    bool missing = res->reply == PROTO_REPLY_NOT_FOUND ||
+                   (meta && r->op == OP_TOUCH && res->reply == PROTO_REPLY_VALUES && res->hits == 0);
+    if (!done && !missing) {
+        return false;
+    }
+    switch (r->op) {
+    case OP_DELETE:
+        k->deleted += done;
+        k->delete_hits += done;
+        k->delete_misses += missing;
+        write_answered(c, r, done, now_ns);
+        break;
+    case OP_INCR:
+        k->incr_hits += done;
+        k->incr_misses += missing;
+        break;
+    case OP_DECR:
+        k->decr_hits += done;
+        k->decr_misses += missing;
+        break;
+    default: /* touch; the meta server counts a miss as a get miss */
+        k->touched += done;
+        k->cmd_touch += done || !meta;
+        k->touch_hits += done;
+        k->touch_misses += missing && !meta;
+        k->cmd_get += missing && meta;
+        k->get_misses += missing && meta;
+        break;
+    }
+    k->not_found += missing;
+    return true;
+}
+
 /* Count a reply; false if it cannot answer the request (a protocol error). */
 static bool count_reply(struct lane *l, const struct request *r, struct slap_counters *k,
                         const struct proto_result *res, uint64_t now_ns)
 {
-    const struct workload *wl = &lane_worker(l)->run->workload;
-    switch (res->reply) {
-    case PROTO_REPLY_VALUES:
-        if (r->op != OP_GET || res->hits > r->nkeys) {
-            return false;
-        }
-        k->cmd_get += r->nkeys;
-        k->get_misses += r->nkeys - res->hits;
-        check_get(l->client, r, k, res->hits, now_ns);
-        return true;
-    case PROTO_REPLY_STORED:
-    case PROTO_REPLY_NOT_STORED:
-    case PROTO_REPLY_EXISTS:
-    case PROTO_REPLY_NOT_FOUND:
-        if (r->op != OP_SET) {
-            return false;
-        }
-        k->cmd_set++;
-        if (res->reply == PROTO_REPLY_STORED) {
-            k->object_bytes += workload_key_len(wl, l->client->id, r->slot) + r->value_len;
-        } else {
-            k->not_stored++;
-        }
-        set_answered(l->client, r, res->reply == PROTO_REPLY_STORED, now_ns);
-        return true;
-    case PROTO_REPLY_SERVER_ERROR:
-    case PROTO_REPLY_CLIENT_ERROR:
-    case PROTO_REPLY_ERROR:
+    struct client *c = l->client;
+    if (reply_is_error(res->reply)) {
         count_error_reply(k, res->reply);
-        if (r->op == OP_SET) {
-            set_answered(l->client, r, false, now_ns);
+        if (op_class(r->op) == OP_CLASS_STORAGE || r->op == OP_DELETE) {
+            write_answered(c, r, false, now_ns);
         }
         return true;
     }
-    return false;
+    switch (op_class(r->op)) {
+    case OP_CLASS_RETRIEVAL:
+        if (res->reply != PROTO_REPLY_VALUES || res->hits > r->nkeys) {
+            return false;
+        }
+        count_retrieval(c, r, k, res, now_ns);
+        return true;
+    case OP_CLASS_STORAGE:
+        return count_storage(c, r, k, res->reply, now_ns);
+    default:
+        return count_command(c, r, k, res, now_ns);
+    }
 }
 
 /* -v: the hook's begin: what this VALUE's data must be, if the get is checked. */
@@ -704,7 +1068,7 @@ static const char *lane_value_begin(void *ctx, const char *key, size_t key_len, 
     uint64_t slot;
     (void)bytes;
     if (r == NULL || !r->verify || c->slots == NULL ||
-        !workload_key_decode(key, key_len, c->id, &slot) || slot >= wl->win_size) {
+        !workload_key_decode(key, key_len, c->key_id, &slot) || slot >= wl->win_size) {
         return NULL;
     }
     const struct slot_state *st = &c->slots[slot];
@@ -713,9 +1077,9 @@ static const char *lane_value_begin(void *ctx, const char *key, size_t key_len, 
         st->stored_ms >= sent_ms) {
         return NULL; /* a set of this key crossed the get */
     }
-    *expect_len = workload_value_len(wl, c->id, slot, st->stored_version);
+    *expect_len = workload_value_len(wl, c->key_id, slot, st->stored_version);
     c->worker->verify_slot = slot;
-    return workload_value(wl, c->id, slot, st->stored_version);
+    return workload_value(wl, c->key_id, slot, st->stored_version);
 }
 
 /* -v: the hook's end: count a value that differs, and show the first ones with -b. */
@@ -749,19 +1113,31 @@ static const char *reply_name(enum proto_reply reply)
     }
 }
 
-static bool reply_is_answer(enum proto_reply reply)
+/* Keys the request did not find: a retrieval's missing keys, another's NOT_FOUND. */
+static uint32_t request_misses(const struct request *r, const struct proto_result *res)
 {
-    return reply != PROTO_REPLY_SERVER_ERROR && reply != PROTO_REPLY_CLIENT_ERROR &&
-           reply != PROTO_REPLY_ERROR;
+    if (op_class(r->op) == OP_CLASS_RETRIEVAL) {
+        return r->nkeys - res->hits;
+    }
+    return res->reply == PROTO_REPLY_NOT_FOUND ||
+           (r->op == OP_TOUCH && res->reply == PROTO_REPLY_VALUES);
 }
 
-/* What became of an answered request, for --samples. */
+/* What became of an answered request, for --samples: a retrieval hit or missed; a storage
+ * command stored or not; delete, touch, incr and decr found their key (hit) or not (miss). */
 static uint8_t sample_outcome(const struct request *r, const struct proto_result *res)
 {
-    if (r->op == OP_GET) {
-        return res->hits > 0 ? SAMPLE_HIT : SAMPLE_MISS;
+    if (reply_is_error(res->reply)) {
+        return SAMPLE_ERROR;
     }
-    return res->reply == PROTO_REPLY_STORED ? SAMPLE_STORED : SAMPLE_NOT_STORED;
+    switch (op_class(r->op)) {
+    case OP_CLASS_RETRIEVAL:
+        return res->hits > 0 ? SAMPLE_HIT : SAMPLE_MISS;
+    case OP_CLASS_STORAGE:
+        return res->reply == PROTO_REPLY_STORED ? SAMPLE_STORED : SAMPLE_NOT_STORED;
+    default:
+        return request_misses(r, res) > 0 ? SAMPLE_MISS : SAMPLE_HIT;
+    }
 }
 
 static void record_latency(struct worker *w, const struct request *r,
@@ -769,18 +1145,17 @@ static void record_latency(struct worker *w, const struct request *r,
 {
     struct slap_stats *s = &w->cur;
     uint64_t latency = now_ns - r->intended_ns;
-    hist_record(&s->lat[r->op], latency);
+    hist_record(s->lat[r->op], latency);
     samples_put(&w->samples, &(struct sample){r->intended_ns, r->sent_ns, latency, r->op,
                                               sample_outcome(r, res)});
-    if (w->run->opts->tps > 0) {
-        hist_record(&s->raw[r->op], now_ns - r->sent_ns);
+    if (s->raw[r->op] != NULL) {
+        hist_record(s->raw[r->op], now_ns - r->sent_ns);
     }
     if (r->op == OP_GET) {
         hist_record(&s->gets[res->hits > 0 ? STATS_HIT : STATS_MISS], latency);
-        s->counters.net_get_bytes += bytes;
-    } else {
-        s->counters.net_set_bytes += bytes;
     }
+    s->net_bytes[r->op] += bytes;
+    s->misses[r->op] += request_misses(r, res);
 }
 
 static void lane_closed(struct conn *c, const char *why);
@@ -806,7 +1181,7 @@ static void lane_answered(struct conn *c, const struct request *r,
         w->preload_sets += r->op == OP_SET && res->reply == PROTO_REPLY_STORED;
     } else if (!r->measured) {
         return;
-    } else if (reply_is_answer(res->reply)) {
+    } else if (!reply_is_error(res->reply)) {
         record_latency(w, r, res, r->hdr_len + r->value_len + (r->crlf ? 2 : 0) + c->resp_bytes,
                        now_ns);
     } else {

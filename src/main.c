@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "slap/hist_hgrm.h"
+#include "slap/memslap.h"
 #include "slap/options.h"
 #include "slap/plot.h"
 #include "slap/report.h"
@@ -267,7 +268,11 @@ static void doc_from_run(struct results_doc *d, const struct run *r, int status)
     d->signal = r->signal;
     d->exit_status = status;
     d->period_s = (double)r->period_ns / (double)SLAP_NS_PER_SEC;
-    *d->global = r->global;
+    stats_reset(d->global);
+    stats_merge(d->global, &r->global);
+    d->trace.present = o->trace != NULL;
+    d->trace.counts = r->replay.counts;
+    d->trace.sent = r->trace_sent;
     d->samples_written = r->samples_written;
     d->samples_dropped = r->samples_dropped;
     doc_servers(d, r, r->server_stats);
@@ -276,10 +281,12 @@ static void doc_from_run(struct results_doc *d, const struct run *r, int status)
 /* The report, on the report stream: everything, or with -q only the Run time line. */
 static void report(FILE *out, const struct run *r)
 {
+    struct report_trace trace = {&r->replay.counts, &r->trace_sent};
     if (r->opts->quiet) {
         report_run_line(out, &r->global, run_seconds(r), r->signal);
     } else {
-        report_final(out, r->opts, &r->global, run_seconds(r), r->signal);
+        report_final(out, r->opts, &r->global, run_seconds(r), r->signal,
+                     r->opts->trace != NULL ? &trace : NULL);
     }
 }
 
@@ -289,6 +296,10 @@ static int conclude(const struct run *r, struct outputs *outs, FILE *out)
     const struct slap_options *o = r->opts;
     report(out, r);
     int status = verdict(r);
+    if (r->replay.error[0] != '\0') {
+        fprintf(stderr, "slap: --trace: %s\n", r->replay.error);
+        status = EXIT_RUN_FAILED;
+    }
     status = check_max_errors(o, &r->global, status);
     if (o->hdr_out != NULL && write_hdr(o, &r->global) != EXIT_RUN_OK) {
         status = EXIT_RUN_FAILED;
@@ -478,6 +489,83 @@ static int run_sweep(const struct slap_options *opts)
     return status;
 }
 
+/* Seconds between two clock readings (0 when they are out of order). */
+static double seconds_between(uint64_t from_ns, uint64_t to_ns)
+{
+    return to_ns > from_ns ? (double)(to_ns - from_ns) / (double)SLAP_NS_PER_SEC : 0.0;
+}
+
+/* Where a memslap run's time went: planning, flush, load, connecting, the test, all of it. */
+static void memslap_timing(const struct run *run, uint64_t begin_ns, uint64_t planned_ns,
+                           struct memslap_times *t)
+{
+    uint64_t load_ns;
+    run_preload(run, &t->loaded, &load_ns);
+    t->servers = run->servers.count;
+    t->flush = seconds_between(0, run->flush_ns);
+    t->generate = seconds_between(begin_ns, planned_ns) - t->flush;
+    t->load = seconds_between(0, load_ns);
+    t->start = seconds_between(planned_ns, run->start_ns) - t->load;
+    t->start = t->start > 0 ? t->start : 0;
+    t->test = run_seconds(run);
+    t->total = seconds_between(begin_ns, run->end_ns > run->start_ns ? run->end_ns : slap_now_ns());
+}
+
+/* memslap's face: one run over the same engine, memslap's report, slap's verdict. */
+static int run_memslap(const struct slap_options *opts, const struct memslap_args *args)
+{
+    struct run run;
+    struct memslap_times times;
+    char err[512] = "";
+    int status = EXIT_RUN_FAILED;
+    uint64_t begin_ns = slap_now_ns();
+
+    if (run_init(&run, opts, stdout, err, sizeof(err)) != 0) {
+        fprintf(stderr, "slap: %s\n", err);
+        goto out;
+    }
+    run.silent_preload = true;
+    uint64_t planned_ns = slap_now_ns();
+    if (run_execute(&run, err, sizeof(err)) != 0 && run.signal == 0) {
+        fprintf(stderr, "slap: %s\n", err);
+        goto out;
+    }
+    memslap_timing(&run, begin_ns, planned_ns, &times);
+    if (!args->quiet) {
+        memslap_report(stdout, args, &times, &run.global);
+    }
+    status = verdict(&run);
+    if (!output_ok()) {
+        status = EXIT_RUN_FAILED;
+    }
+    if (run.signal != 0) {
+        run_free(&run);
+        die_of(run.signal);
+    }
+out:
+    run_free(&run);
+    return status;
+}
+
+/* slap memslap ARGS, or slap run as memslap or memcslap: memslap's options and report. */
+static int memslap_main(int argc, char **argv, int first)
+{
+    struct slap_options opts;
+    struct memslap_args args;
+    const char *base = strrchr(argv[0], '/');
+    const char *program = first > 0 ? "slap memslap" : (base != NULL ? base + 1 : argv[0]);
+    switch (memslap_parse(&args, &opts, program, argc - first, argv + first, stdout, stderr)) {
+    case OPTIONS_EXIT:
+        return output_ok() ? EXIT_RUN_OK : EXIT_RUN_FAILED;
+    case OPTIONS_USAGE:
+        return EXIT_USAGE;
+    case OPTIONS_RUN:
+        break;
+    }
+    block_signals();
+    return run_memslap(&opts, &args);
+}
+
 /*
  * Standard streams that are closed would be taken by the first sockets opened, and the
  * report written into a server: stdin and stderr get /dev/null; a closed stdout is refused.
@@ -505,8 +593,13 @@ int main(int argc, char **argv)
 {
     struct slap_options opts;
 
+    int memslap_first;
+
     if (!standard_streams()) {
         return EXIT_RUN_FAILED;
+    }
+    if (memslap_invoked(argc, argv, &memslap_first)) {
+        return memslap_main(argc, argv, memslap_first);
     }
     if (argc > 1 && subcommand_find(argv[1]) != NULL) {
         return subcommand_find(argv[1])(argc - 1, argv + 1);

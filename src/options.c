@@ -16,11 +16,9 @@
 #include "slap/units.h"
 #include "slap/version.h"
 
-#if defined(__GNUC__)
-#define SLAP_PRINTF(fmt, first) __attribute__((format(printf, fmt, first)))
-#else
-#define SLAP_PRINTF(fmt, first)
-#endif
+#include "options_table.h"
+
+#define OPTIONS_TARGET struct slap_options /* what slap's rows fill */
 
 #define LONG_CODE_BASE 256   /* getopt code of row i's long spellings: LONG_CODE_BASE + i */
 #define LONG_NAME_MAX 32     /* room for a long name and its NUL */
@@ -54,6 +52,7 @@ enum option_id {
     ROW_KEY_SIZE,
     ROW_VALUE_SIZE,
     ROW_RATIO,
+    ROW_MIX,
     ROW_EXP_TIME,
     ROW_DISTRIBUTION,
     ROW_HASH,
@@ -86,81 +85,25 @@ enum option_id {
     ROW_START_AT,
     ROW_MAX_ERRORS,
     ROW_QUIET,
+    ROW_TRACE,
+    ROW_TRACE_SPEED,
+    ROW_TRACE_LIMIT,
+    ROW_TRACE_SKIP_BAD,
+    ROW_TRACE_SPREAD,
+    ROW_TRACE_VALUE_MAX,
     ROW_HELP,
     ROW_VERSION,
     ROW_COUNT
 };
 
-/* How a row's value is read, and what kind of field of struct slap_options it goes to. */
-enum option_kind {
-    OPT_SPECIAL,       /* the row's handler reads the value and stores it */
-    OPT_FLAG,          /* bool: set to true; the option takes no value */
-    OPT_COUNT32,       /* uint32_t: a whole number in [min, max], k/m/g of kunit when not 0 */
-    OPT_COUNT64,       /* uint64_t: the same */
-    OPT_RATE,          /* double: the same, a number of operations per second */
-    OPT_DURATION,      /* uint64_t: nanoseconds, more than 0 (units as --time) */
-    OPT_FRACTION,      /* double: a share above 0 and up to 1 */
-    OPT_STRING,        /* const char *: the value as given, pointing into argv */
-    OPT_OUTPUT_FILE,   /* const char *: a file written later; the name must not be empty */
-    OPT_READABLE_FILE, /* const char *: a file read later; it must be readable now */
-    OPT_CHOICE,        /* an enum: the index of the value in choices */
-};
-
-/* What options_parse carries from one option to the next. */
-struct parse_state {
-    struct slap_options *o;
-    FILE *out;
-    FILE *err;
-    const struct option_row *row; /* the option being applied */
-    bool given[ROW_COUNT];        /* which options the command line set */
-};
-
-/* Apply arg (NULL for a flag) to st->o; print a usage error and say so when it is bad. */
-typedef enum options_outcome (*option_handler)(struct parse_state *st, const char *arg);
-
-struct option_row {
-    char short_name;            /* the letter, or 0 when there is none */
-    const char *long_name;      /* memaslap's spelling, with underscores */
-    const char *arg_name;       /* shown in --help; NULL for a flag */
-    const char *help;           /* one or two sentences for --help */
-    enum option_kind kind;      /* how the value is read */
-    size_t field;               /* offsetof(struct slap_options, ...); not for OPT_SPECIAL */
-    uint64_t min, max;          /* counts and rates: the bounds, inclusive */
-    uint64_t kunit;             /* counts and rates: what k means (1000, 1024; 0: no suffix) */
-    const char *const *choices; /* OPT_CHOICE: the names, in enum order, NULL-terminated */
-    option_handler handle;      /* OPT_SPECIAL: reads and stores the value */
-};
-
-/* The offset of field name, a compile error unless it has that type. */
-#define FIELD(name, type)                                                                          \
-    _Generic(((struct slap_options *)0)->name, type : offsetof(struct slap_options, name))
-/* 0, or a compile error when the constant cond is false. */
-#define ZERO_UNLESS(cond) (0 * sizeof(char[(cond) ? 1 : -1]))
-
-/* The kind, field and parameters of a row, one macro per kind. */
-#define FLAG(name) .kind = OPT_FLAG, .field = FIELD(name, bool)
-#define COUNT32(name, lo, hi, k)                                                                   \
-    .kind = OPT_COUNT32, .field = FIELD(name, uint32_t), .min = (lo), .max = (hi), .kunit = (k)
-#define COUNT64(name, lo, hi, k)                                                                   \
-    .kind = OPT_COUNT64, .field = FIELD(name, uint64_t), .min = (lo), .max = (hi), .kunit = (k)
-#define RATE(name, lo, hi, k)                                                                      \
-    .kind = OPT_RATE, .field = FIELD(name, double), .min = (lo), .max = (hi), .kunit = (k)
-#define DURATION(name) .kind = OPT_DURATION, .field = FIELD(name, uint64_t)
-#define FRACTION(name) .kind = OPT_FRACTION, .field = FIELD(name, double)
-#define STRING(name) .kind = OPT_STRING, .field = FIELD(name, const char *)
-#define OUTPUT_FILE(name) .kind = OPT_OUTPUT_FILE, .field = FIELD(name, const char *)
-#define READABLE_FILE(name) .kind = OPT_READABLE_FILE, .field = FIELD(name, const char *)
-#define CHOICE(name, type, names)                                                                  \
-    .kind = OPT_CHOICE, .choices = (names),                                                        \
-    .field = FIELD(name, type) + ZERO_UNLESS(sizeof(type) == sizeof(unsigned))
-#define SPECIAL(handler) .kind = OPT_SPECIAL, .handle = (handler)
-
 static enum options_outcome apply_servers(struct parse_state *st, const char *arg);
 static enum options_outcome apply_binary(struct parse_state *st, const char *arg);
 static enum options_outcome apply_key_size(struct parse_state *st, const char *arg);
 static enum options_outcome apply_value_size(struct parse_state *st, const char *arg);
-/* SET:GET, two shares not both 0, normalised to set_prop + get_prop = 1. */
+/* SET:GET, two shares not both 0, normalised into the mix. */
 static enum options_outcome apply_ratio(struct parse_state *st, const char *arg);
+/* OP=SHARE,...: any operations, shares normalised into the mix. */
+static enum options_outcome apply_mix(struct parse_state *st, const char *arg);
 /* A duration, in whole seconds as memcached's expiry times are. */
 static enum options_outcome apply_exp_time(struct parse_state *st, const char *arg);
 /* keydist.c reads the popularity's syntax. */
@@ -174,6 +117,8 @@ static enum options_outcome apply_sweep(struct parse_state *st, const char *arg)
 static enum options_outcome apply_start_at(struct parse_state *st, const char *arg);
 /* N (k=1000) errors, or P% of the requests. */
 static enum options_outcome apply_max_errors(struct parse_state *st, const char *arg);
+/* A positive number, or max (0: as fast as the answers come). */
+static enum options_outcome apply_trace_speed(struct parse_state *st, const char *arg);
 /* -h and -V print and stop the parse: the caller exits 0. */
 static enum options_outcome apply_help(struct parse_state *st, const char *arg);
 static enum options_outcome apply_version(struct parse_state *st, const char *arg);
@@ -182,14 +127,17 @@ static enum options_outcome apply_version(struct parse_state *st, const char *ar
 static const char *const protocol_names[] = {
     [PROTO_ASCII] = "ascii", [PROTO_BINARY] = "binary", [PROTO_META] = "meta", NULL};
 static const char *const distribution_names[] = {
-    [DISTRIBUTION_MODULA] = "modula", [DISTRIBUTION_KETAMA] = "ketama", NULL};
-static const char *const hash_names[] = {
+    [DISTRIBUTION_MODULA] = "modula", [DISTRIBUTION_KETAMA] = "ketama",
+    [DISTRIBUTION_KETAMA_LIBMEMCACHED] = "ketama-libmemcached", NULL};
+const char *const options_hash_names[] = {
     [HASH_DEFAULT] = "default",   [HASH_MD5] = "md5",           [HASH_CRC] = "crc",
     [HASH_FNV1_64] = "fnv1_64",   [HASH_FNV1A_64] = "fnv1a_64", [HASH_FNV1_32] = "fnv1_32",
     [HASH_FNV1A_32] = "fnv1a_32", [HASH_HSIEH] = "hsieh",       [HASH_MURMUR] = "murmur",
     [HASH_JENKINS] = "jenkins",   [HASH_MURMUR3] = "murmur3",   NULL};
 static const char *const arrival_names[] = {
     [ARRIVAL_UNIFORM] = "uniform", [ARRIVAL_POISSON] = "poisson", NULL};
+static const char *const trace_spread_names[] = {
+    [TRACE_SPREAD_CLIENT] = "client", [TRACE_SPREAD_ROUND_ROBIN] = "round-robin", NULL};
 static const char *const latency_names[] = {[LATENCY_BOTH] = "both",
                                             [LATENCY_CORRECTED] = "corrected",
                                             [LATENCY_UNCORRECTED] = "uncorrected",
@@ -276,17 +224,23 @@ static const struct option_row option_rows[] = {
                         SPECIAL(apply_value_size)},
     [ROW_RATIO] = {0, "ratio", "SET:GET", "The set/get mix, e.g. 1:9 (the default) or 0:1.",
                    SPECIAL(apply_ratio)},
+    [ROW_MIX] = {0, "mix", "OP=SHARE,...",
+                 "The operations and their shares, e.g. get=70,set=20,delete=5,incr=5. OPs: "
+                 "get, gets, gat, touch, set, add, replace, append, prepend, cas, delete, incr, "
+                 "decr.",
+                 SPECIAL(apply_mix)},
     [ROW_EXP_TIME] = {0, "exp_time", "DURATION",
                       "Expiry time of -e sets, whole seconds. Default 60s.",
                       SPECIAL(apply_exp_time)},
     [ROW_DISTRIBUTION] = {0, "distribution", "KIND",
-                          "Key to server mapping: modula (libmemcached's default) or ketama "
-                          "(consistent).",
+                          "Key to server mapping: modula (libmemcached's default), ketama "
+                          "(libketama's continuum, as twemproxy places keys; --hash default "
+                          "is md5) or ketama-libmemcached (libmemcached's unweighted one).",
                           CHOICE(distribution, enum server_distribution, distribution_names)},
     [ROW_HASH] = {0, "hash", "NAME",
                   "libmemcached key hash: default, md5, crc, fnv1_64, fnv1a_64, fnv1_32, "
                   "fnv1a_32, hsieh, murmur, jenkins, murmur3.",
-                  CHOICE(hash, enum server_hash, hash_names)},
+                  CHOICE(hash, enum server_hash, options_hash_names)},
     [ROW_KEY_DIST] = {0, "key_dist", "KIND",
                       "Which keys of the window gets read: uniform (default), zipf[:S] (S "
                       "default 0.99) or gaussian.",
@@ -384,11 +338,35 @@ static const struct option_row option_rows[] = {
                         SPECIAL(apply_max_errors)},
     [ROW_QUIET] = {'q', "quiet", NULL, "Print only errors and the final Run time line.",
                    FLAG(quiet)},
+    [ROW_TRACE] = {0, "trace", "FILE",
+                   "Replay a production trace in Twitter's cache-trace format (plain or zstd; - "
+                   "for stdin): its keys, value sizes, TTLs and operations, at its own times.",
+                   STRING(trace)},
+    [ROW_TRACE_SPEED] = {0, "trace_speed", "X",
+                         "Replay X times as fast as the trace's times (2: twice as fast), or max: "
+                         "as fast as the answers come (closed loop). Default 1.",
+                         SPECIAL(apply_trace_speed)},
+    [ROW_TRACE_LIMIT] = {0, "trace_limit", "N",
+                         "Replay at most N requests of the trace (k=1000, m, g).",
+                         COUNT64(trace_limit, 1, UINT64_MAX, 1000)},
+    [ROW_TRACE_SKIP_BAD] = {0, "trace_skip_bad", NULL,
+                            "Skip (and count) malformed trace lines instead of stopping at the "
+                            "first.",
+                            FLAG(trace_skip_bad)},
+    [ROW_TRACE_SPREAD] = {0, "trace_spread", "HOW",
+                          "Which connection sends a trace request: client (of its client id, "
+                          "in order; the default) or round-robin.",
+                          CHOICE(trace_spread, enum trace_spread, trace_spread_names)},
+    [ROW_TRACE_VALUE_MAX] = {0, "trace_value_max", "BYTES",
+                             "Send larger trace values at this size (k=1024). Default 1023k, "
+                             "within memcached's default item size.",
+                             COUNT32(trace_value_max, 1, 128 * SLAP_MAX_VALUE_SIZE, 1024)},
     [ROW_HELP] = {'h', "help", NULL, "Print this help and exit.", SPECIAL(apply_help)},
     [ROW_VERSION] = {'V', "version", NULL, "Print the version and exit.", SPECIAL(apply_version)},
 };
 
 _Static_assert(SLAP_ARRAY_SIZE(option_rows) == ROW_COUNT, "a row for every option_id");
+_Static_assert(ROW_COUNT <= OPTIONS_MAX_ROWS, "OPTIONS_MAX_ROWS holds every row");
 
 static const char help_intro[] =
     "Usage: slap [OPTIONS]\n"
@@ -410,10 +388,17 @@ static const char help_outro[] =
     "  2  bad usage (an invalid option or value)\n"
     "On SIGINT, SIGTERM or SIGHUP, slap prints its report, then dies of that signal.\n"
     "\n"
+    "Other commands (each with its own --help):\n"
+    "  slap trace-stats FILE  a trace's rate, mix, sizes and keys, without a server\n"
+    "  slap memslap OPTIONS   memslap's command line and report\n"
+    "\n"
     "Examples:\n"
     "  slap -s 127.0.0.1:11211 -t 10s\n"
     "  slap --servers=127.0.0.1:11211 -S 1s -T 2 -c 64 --win_size=1k -t 10s\n"
-    "  slap -s host1,host2:11212 -x 100k\n";
+    "  slap -s host1,host2:11212 -x 100k\n"
+    "  slap -s 127.0.0.1:11211 --trace cluster12.zst --trace_speed 2\n";
+
+static const struct option_table slap_table = {option_rows, ROW_COUNT, help_intro, help_outro};
 
 static bool is_digit(char c)
 {
@@ -428,17 +413,35 @@ static bool was_given(const struct parse_state *st, enum option_id id)
 
 /* ---- errors --------------------------------------------------------------------------- */
 
+static const char *usage_program = "slap"; /* the command the --help hint names */
+
+SLAP_PRINTF(2, 0)
+static enum options_outcome usage_error_v(FILE *err, const char *format, va_list args)
+{
+    fputs("slap: ", err);
+    vfprintf(err, format, args);
+    fprintf(err, "\nTry '%s --help' for more information.\n", usage_program);
+    return OPTIONS_USAGE;
+}
+
 /* Print "slap: <message>" and the --help hint: the two lines of every usage error. */
 SLAP_PRINTF(2, 3)
 static enum options_outcome usage_error(FILE *err, const char *format, ...)
 {
     va_list args;
     va_start(args, format);
-    fputs("slap: ", err);
-    vfprintf(err, format, args);
-    fputs("\nTry 'slap --help' for more information.\n", err);
+    enum options_outcome outcome = usage_error_v(err, format, args);
     va_end(args);
-    return OPTIONS_USAGE;
+    return outcome;
+}
+
+enum options_outcome options_usage_error(FILE *err, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    enum options_outcome outcome = usage_error_v(err, format, args);
+    va_end(args);
+    return outcome;
 }
 
 /* units lists the accepted suffixes, for UNITS_BAD_UNIT. */
@@ -576,7 +579,7 @@ static enum options_outcome parse_choice(const struct parse_state *st, const cha
 static enum options_outcome apply_row(struct parse_state *st, const char *arg)
 {
     const struct option_row *row = st->row;
-    void *field = (char *)st->o + row->field;
+    void *field = (char *)st->target + row->field;
     switch (row->kind) {
     case OPT_FLAG:
         *(bool *)field = true;
@@ -655,8 +658,61 @@ static enum options_outcome apply_ratio(struct parse_state *st, const char *arg)
     if (set < 0.0 || get < 0.0 || *end != '\0' || set + get <= 0.0) {
         return usage_error(st->err, "--ratio: '%s' is not SET:GET (two shares, not both 0)", arg);
     }
-    st->o->set_prop = set / (set + get);
-    st->o->get_prop = 1.0 - st->o->set_prop;
+    memset(st->o->mix, 0, sizeof(st->o->mix));
+    st->o->mix[OP_SET] = set / (set + get);
+    st->o->mix[OP_GET] = 1.0 - st->o->mix[OP_SET];
+    return OPTIONS_RUN;
+}
+
+/* One "OP=SHARE" of --mix into mix (shares as given); a usage error naming what is wrong. */
+static enum options_outcome mix_part(struct parse_state *st, const char *part, size_t len,
+                                     double *mix, uint32_t *seen)
+{
+    const char *eq = memchr(part, '=', len);
+    size_t name_len = eq != NULL ? (size_t)(eq - part) : len;
+    enum op_type op = op_by_name(part, name_len);
+    double share;
+    if (op == OP_COUNT) {
+        return usage_error(st->err, "--mix: '%.*s' is not an operation (get, gets, gat, touch, "
+                           "set, add, replace, append, prepend, cas, delete, incr, decr)",
+                           (int)name_len, part);
+    }
+    if (eq == NULL || units_parse_share(eq + 1, len - name_len - 1, &share) != UNITS_OK) {
+        return usage_error(st->err, "--mix: '%.*s' is not OP=SHARE with a share of 0 or more",
+                           (int)len, part);
+    }
+    if (*seen & op_bit(op)) {
+        return usage_error(st->err, "--mix: %s is given twice", op_name(op));
+    }
+    *seen |= op_bit(op);
+    mix[op] = share;
+    return OPTIONS_RUN;
+}
+
+static enum options_outcome apply_mix(struct parse_state *st, const char *arg)
+{
+    double mix[OP_COUNT] = {0}, sum = 0.0;
+    uint32_t seen = 0;
+    for (const char *p = arg;; p++) {
+        size_t len = strcspn(p, ",");
+        enum options_outcome outcome = mix_part(st, p, len, mix, &seen);
+        if (outcome != OPTIONS_RUN) {
+            return outcome;
+        }
+        p += len;
+        if (*p == '\0') {
+            break;
+        }
+    }
+    for (int op = 0; op < OP_COUNT; op++) {
+        sum += mix[op];
+    }
+    if (!(sum > 0.0)) {
+        return usage_error(st->err, "--mix: '%s': the shares add up to 0", arg);
+    }
+    for (int op = 0; op < OP_COUNT; op++) {
+        st->o->mix[op] = mix[op] / sum;
+    }
     return OPTIONS_RUN;
 }
 
@@ -806,10 +862,26 @@ static enum options_outcome apply_max_errors(struct parse_state *st, const char 
     return OPTIONS_RUN;
 }
 
+static enum options_outcome apply_trace_speed(struct parse_state *st, const char *arg)
+{
+    double speed;
+    if (strcmp(arg, "max") == 0) {
+        st->o->trace_speed = 0.0;
+        return OPTIONS_RUN;
+    }
+    if (units_parse_share(arg, strlen(arg), &speed) != UNITS_OK || !(speed > 0.0) ||
+        speed > 1e6) {
+        return usage_error(st->err, "--trace_speed: '%s' is neither max nor a number above 0 "
+                           "(up to 1000000)", arg);
+    }
+    st->o->trace_speed = speed;
+    return OPTIONS_RUN;
+}
+
 static enum options_outcome apply_help(struct parse_state *st, const char *arg)
 {
     (void)arg;
-    options_print_help(st->out);
+    options_table_print_help(st->table, st->out);
     return OPTIONS_EXIT;
 }
 
@@ -820,11 +892,11 @@ static enum options_outcome apply_version(struct parse_state *st, const char *ar
     return OPTIONS_EXIT;
 }
 
-/* ---- getopt tables, built from option_rows -------------------------------------------- */
+/* ---- getopt tables, built from a table's rows ----------------------------------------- */
 
-static struct option getopt_longs[2 * ROW_COUNT + 1];
-static char getopt_shorts[1 + 2 * ROW_COUNT + 1]; /* ':' first, then "x" or "x:" per row */
-static char hyphen_names[ROW_COUNT][LONG_NAME_MAX];
+static struct option getopt_longs[2 * OPTIONS_MAX_ROWS + 1];
+static char getopt_shorts[1 + 2 * OPTIONS_MAX_ROWS + 1]; /* ':' first, then "x" or "x:" a row */
+static char hyphen_names[OPTIONS_MAX_ROWS][LONG_NAME_MAX];
 
 /* Write name with '-' for '_' into spelling; false when that changes nothing (or cannot fit). */
 static bool hyphen_spelling(const char *name, char *spelling)
@@ -839,12 +911,12 @@ static bool hyphen_spelling(const char *name, char *spelling)
     return true;
 }
 
-static void build_getopt_tables(void)
+static void build_getopt_tables(const struct option_table *t)
 {
     size_t longs = 0, shorts = 0;
     getopt_shorts[shorts++] = ':'; /* report a missing value as ':', not '?' */
-    for (size_t i = 0; i < ROW_COUNT; i++) {
-        const struct option_row *row = &option_rows[i];
+    for (size_t i = 0; i < t->count; i++) {
+        const struct option_row *row = &t->rows[i];
         int has_arg = row->arg_name != NULL ? required_argument : no_argument;
         int code = LONG_CODE_BASE + (int)i;
         getopt_longs[longs++] = (struct option){row->long_name, has_arg, NULL, code};
@@ -863,14 +935,14 @@ static void build_getopt_tables(void)
 }
 
 /* The row behind a getopt code (a letter or LONG_CODE_BASE + row), or NULL. */
-static const struct option_row *row_for_code(int code)
+static const struct option_row *row_for_code(const struct option_table *t, int code)
 {
-    if (code >= LONG_CODE_BASE && (size_t)(code - LONG_CODE_BASE) < ROW_COUNT) {
-        return &option_rows[code - LONG_CODE_BASE];
+    if (code >= LONG_CODE_BASE && (size_t)(code - LONG_CODE_BASE) < t->count) {
+        return &t->rows[code - LONG_CODE_BASE];
     }
-    for (size_t i = 0; code > 0 && i < ROW_COUNT; i++) {
-        if (option_rows[i].short_name == code) {
-            return &option_rows[i];
+    for (size_t i = 0; code > 0 && i < t->count; i++) {
+        if (t->rows[i].short_name == code) {
+            return &t->rows[i];
         }
     }
     return NULL;
@@ -881,7 +953,8 @@ static bool long_prefix_of(const char *typed, size_t typed_length, const char *n
 {
     for (size_t i = 0; i < typed_length; i++) {
         char c = typed[i] == '-' ? '_' : typed[i];
-        if (name[i] == '\0' || c != name[i]) {
+        char n = name[i] == '-' ? '_' : name[i];
+        if (n == '\0' || c != n) {
             return false;
         }
     }
@@ -889,16 +962,17 @@ static bool long_prefix_of(const char *typed, size_t typed_length, const char *n
 }
 
 /* getopt rejected word as a long option: say whether it was ambiguous or unknown. */
-static enum options_outcome unknown_long_option(FILE *err, const char *word)
+static enum options_outcome unknown_long_option(const struct option_table *t, FILE *err,
+                                                const char *word)
 {
     const char *typed = word + 2;
     size_t typed_length = strcspn(typed, "=");
     char candidates[256] = "";
     size_t used = 0, matches = 0;
-    for (size_t i = 0; i < ROW_COUNT && typed_length > 0; i++) {
-        if (long_prefix_of(typed, typed_length, option_rows[i].long_name)) {
+    for (size_t i = 0; i < t->count && typed_length > 0; i++) {
+        if (long_prefix_of(typed, typed_length, t->rows[i].long_name)) {
             int n = snprintf(candidates + used, sizeof(candidates) - used, "%s--%s",
-                             matches > 0 ? ", " : "", option_rows[i].long_name);
+                             matches > 0 ? ", " : "", t->rows[i].long_name);
             used = n > 0 && used + (size_t)n < sizeof(candidates) ? used + (size_t)n : used;
             matches++;
         }
@@ -913,7 +987,7 @@ static enum options_outcome unknown_long_option(FILE *err, const char *word)
 /* getopt returned '?': an unknown option, or a value given to a flag. */
 static enum options_outcome bad_option(const struct parse_state *st, char **argv)
 {
-    const struct option_row *row = row_for_code(optopt);
+    const struct option_row *row = row_for_code(st->table, optopt);
     if (row != NULL) {
         return usage_error(st->err, "--%s does not take a value", row->long_name);
     }
@@ -922,7 +996,7 @@ static enum options_outcome bad_option(const struct parse_state *st, char **argv
     }
     const char *word = argv[optind - 1];
     if (strncmp(word, "--", 2) == 0) {
-        return unknown_long_option(st->err, word);
+        return unknown_long_option(st->table, st->err, word);
     }
     return usage_error(st->err, "unknown option '%s'", word);
 }
@@ -933,7 +1007,7 @@ static enum options_outcome dispatch(struct parse_state *st, int code, char **ar
     if (code == '?') {
         return bad_option(st, argv);
     }
-    const struct option_row *row = row_for_code(code == ':' ? optopt : code);
+    const struct option_row *row = row_for_code(st->table, code == ':' ? optopt : code);
     if (row == NULL) {
         return usage_error(st->err, "unknown option '%s'", argv[optind - 1]);
     }
@@ -943,7 +1017,7 @@ static enum options_outcome dispatch(struct parse_state *st, int code, char **ar
     st->row = row;
     enum options_outcome outcome = apply_row(st, optarg);
     if (outcome == OPTIONS_RUN) {
-        st->given[row - option_rows] = true;
+        st->given[row - st->table->rows] = true;
     }
     return outcome;
 }
@@ -990,6 +1064,38 @@ static enum options_outcome check_tls(const struct parse_state *st)
     return OPTIONS_RUN;
 }
 
+/* The options a replay takes from its trace, or that need one. */
+static enum options_outcome check_trace(const struct parse_state *st)
+{
+    static const enum option_id from_trace[] = {
+        ROW_TPS,      ROW_SWEEP,   ROW_MIX,     ROW_RATIO,      ROW_CFG_CMD, ROW_EXECUTE_NUMBER,
+        ROW_DIVISION, ROW_VERIFY,  ROW_EXP_VERIFY, ROW_OVERWRITE, ROW_REP_WRITE, ROW_PRELOAD,
+        ROW_UDP,      ROW_FACEBOOK, ROW_KEY_SIZE, ROW_VALUE_SIZE, ROW_FIXED_SIZE, ROW_WIN_SIZE,
+        ROW_KEY_DIST};
+    static const enum option_id need_trace[] = {ROW_TRACE_SPEED, ROW_TRACE_LIMIT,
+                                                ROW_TRACE_SKIP_BAD, ROW_TRACE_SPREAD,
+                                                ROW_TRACE_VALUE_MAX};
+    for (size_t i = 0; st->o->trace != NULL && i < SLAP_ARRAY_SIZE(from_trace); i++) {
+        if (was_given(st, from_trace[i])) {
+            return usage_error(st->err, "--trace takes its keys, values, mix and times from the "
+                               "trace: it cannot be used with --%s",
+                               option_rows[from_trace[i]].long_name);
+        }
+    }
+    for (size_t i = 0; st->o->trace == NULL && i < SLAP_ARRAY_SIZE(need_trace); i++) {
+        if (was_given(st, need_trace[i])) {
+            return usage_error(st->err, "--%s needs --trace", option_rows[need_trace[i]].long_name);
+        }
+    }
+    if (st->o->trace != NULL && !was_given(st, ROW_TIME)) {
+        st->o->run_time_ns = 0; /* no -t: the whole trace */
+    }
+    if (st->o->trace != NULL) {
+        memset(st->o->mix, 0, sizeof(st->o->mix)); /* the trace's, not set/get proportions */
+    }
+    return OPTIONS_RUN;
+}
+
 /* Checks across options that the inline values alone decide. */
 static enum options_outcome check_combinations(const struct parse_state *st)
 {
@@ -998,6 +1104,12 @@ static enum options_outcome check_combinations(const struct parse_state *st)
         return usage_error(st->err,
                            "--concurrency (%" PRIu32 ") must be at least --threads (%" PRIu32 ")",
                            o->concurrency, o->threads);
+    }
+    if (check_trace(st) != OPTIONS_RUN) {
+        return OPTIONS_USAGE;
+    }
+    if (was_given(st, ROW_RATIO) && was_given(st, ROW_MIX)) {
+        return usage_error(st->err, "--ratio and --mix both set the mix: give one");
     }
     enum options_outcome outcome = check_open_loop(st);
     return outcome == OPTIONS_RUN ? check_tls(st) : outcome;
@@ -1018,9 +1130,8 @@ static enum options_outcome apply_cfg_file(const struct parse_state *st)
     if (cfg.has_value && !was_given(st, ROW_VALUE_SIZE)) {
         o->value_sizes = cfg.value;
     }
-    if (cfg.has_cmd && !was_given(st, ROW_RATIO)) {
-        o->set_prop = cfg.set_prop;
-        o->get_prop = cfg.get_prop;
+    if (cfg.has_cmd && !was_given(st, ROW_RATIO) && !was_given(st, ROW_MIX)) {
+        memcpy(o->mix, cfg.mix, sizeof(o->mix));
     }
     if (was_given(st, ROW_FIXED_SIZE)) {
         size_dist_fixed(&o->value_sizes, o->value_size); /* -X wins, as in memaslap */
@@ -1035,6 +1146,17 @@ static void apply_servers_fallback(const struct parse_state *st)
     if (!was_given(st, ROW_SERVERS) && env != NULL && env[0] != '\0') {
         st->o->servers = env;
     }
+}
+
+/* Does the mix send values (set, add, replace, append, prepend, cas)? */
+static bool carries_values(const struct slap_options *o)
+{
+    for (int op = 0; op < OP_COUNT; op++) {
+        if (o->mix[op] > 0 && op_class((enum op_type)op) == OP_CLASS_STORAGE) {
+            return true;
+        }
+    }
+    return false;
 }
 
 /* -U, -a: what UDP cannot carry is refused here, not discovered during the run. */
@@ -1063,7 +1185,7 @@ static enum options_outcome check_udp(const struct parse_state *st)
                            o->udp ? "udp" : "facebook", o->division, key_max,
                            (UDP_MAX_REQUEST - UDP_HEADER));
     }
-    if (o->udp && o->set_prop > 0 && set > (UDP_MAX_REQUEST - UDP_HEADER)) {
+    if (o->udp && carries_values(o) && set > (UDP_MAX_REQUEST - UDP_HEADER)) {
         return usage_error(
             st->err,
             "--udp: a set of a %u-byte value does not fit one datagram "
@@ -1175,8 +1297,9 @@ void options_defaults(struct slap_options *o)
         .value_size = 1024,
         .stat_freq_ns = 0,
         .reconnect = false,
-        .set_prop = 0.1,
-        .get_prop = 0.9,
+        .mix = {[OP_SET] = 0.1, [OP_GET] = 0.9},
+        .trace_speed = 1.0,
+        .trace_value_max = SLAP_MAX_VALUE_SIZE - 1024,
         .pipeline = 1,
         .npercentiles = 4,
         .percentiles = {50.0, 90.0, 99.0, 99.9},
@@ -1198,25 +1321,35 @@ void options_defaults(struct slap_options *o)
     };
 }
 
-enum options_outcome options_parse(struct slap_options *o, int argc, char **argv, FILE *out,
-                                   FILE *err)
+enum options_outcome options_table_parse(struct parse_state *st, const char *program, int argc,
+                                         char **argv)
 {
-    struct parse_state st = {.o = o, .out = out, .err = err};
-    options_defaults(o);
-    build_getopt_tables();
+    memset(st->given, 0, sizeof(st->given));
+    st->row = NULL;
+    usage_program = program;
+    build_getopt_tables(st->table);
     opterr = 0; /* every message is ours */
     optind = 0; /* GNU: start over, so that tests can parse many times */
     int code;
     while ((code = getopt_long(argc, argv, getopt_shorts, getopt_longs, NULL)) != -1) {
-        enum options_outcome outcome = dispatch(&st, code, argv);
+        enum options_outcome outcome = dispatch(st, code, argv);
         if (outcome != OPTIONS_RUN) {
             return outcome;
         }
     }
     if (optind < argc) {
-        return usage_error(err, "unexpected argument '%s'", argv[optind]);
+        return usage_error(st->err, "unexpected argument '%s'", argv[optind]);
     }
-    return finish(&st);
+    return OPTIONS_RUN;
+}
+
+enum options_outcome options_parse(struct slap_options *o, int argc, char **argv, FILE *out,
+                                   FILE *err)
+{
+    struct parse_state st = {.o = o, .target = o, .table = &slap_table, .out = out, .err = err};
+    options_defaults(o);
+    enum options_outcome outcome = options_table_parse(&st, "slap", argc, argv);
+    return outcome == OPTIONS_RUN ? finish(&st) : outcome;
 }
 
 /* "  -s, --servers=LIST" into left; returns its length. */
@@ -1256,22 +1389,27 @@ static void print_wrapped(FILE *out, const char *text, size_t column)
     fputc('\n', out);
 }
 
-void options_print_help(FILE *out)
+void options_table_print_help(const struct option_table *t, FILE *out)
 {
     char left[LONG_NAME_MAX + 32];
     size_t column = 0;
-    for (size_t i = 0; i < ROW_COUNT; i++) {
-        size_t width = help_left_column(&option_rows[i], left, sizeof(left));
+    for (size_t i = 0; i < t->count; i++) {
+        size_t width = help_left_column(&t->rows[i], left, sizeof(left));
         column = width > column ? width : column;
     }
     column += HELP_GAP;
-    fputs(help_intro, out);
-    for (size_t i = 0; i < ROW_COUNT; i++) {
-        help_left_column(&option_rows[i], left, sizeof(left));
+    fputs(t->help_intro, out);
+    for (size_t i = 0; i < t->count; i++) {
+        help_left_column(&t->rows[i], left, sizeof(left));
         fprintf(out, "%-*s", (int)column, left);
-        print_wrapped(out, option_rows[i].help, column);
+        print_wrapped(out, t->rows[i].help, column);
     }
-    fputs(help_outro, out);
+    fputs(t->help_outro, out);
+}
+
+void options_print_help(FILE *out)
+{
+    options_table_print_help(&slap_table, out);
 }
 
 size_t options_table_size(void)
@@ -1378,6 +1516,44 @@ static enum option_value percentiles_value(const struct slap_options *o, char *b
     return OPTION_VALUE_TEXT;
 }
 
+/* Does the mix send more than gets and sets? */
+static bool mix_beyond_get_set(const struct slap_options *o)
+{
+    for (int op = 0; op < OP_COUNT; op++) {
+        if (op != OP_GET && op != OP_SET && o->mix[op] > 0.0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* SET:GET, as --ratio takes it. */
+static enum option_value ratio_value(const struct slap_options *o, char *buf, size_t len)
+{
+    char set[32], get[32];
+    shortest(set, sizeof(set), o->mix[OP_SET]);
+    shortest(get, sizeof(get), o->mix[OP_GET]);
+    snprintf(buf, len, "%s:%s", set, get);
+    return OPTION_VALUE_TEXT;
+}
+
+/* op=share,..., as --mix takes it. */
+static enum option_value mix_value(const struct slap_options *o, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int op = 0; op < OP_COUNT && used < len; op++) {
+        if (o->mix[op] > 0.0) {
+            char share[32];
+            shortest(share, sizeof(share), o->mix[op]);
+            int n = snprintf(buf + used, len - used, "%s%s=%s", used > 0 ? "," : "",
+                             op_name((enum op_type)op), share);
+            used += n > 0 ? (size_t)n : 0;
+        }
+    }
+    return OPTION_VALUE_TEXT;
+}
+
 /* The rows whose handler reads the value: each says it back its own way. */
 static enum option_value special_value(const struct slap_options *o, size_t i, char *buf,
                                        size_t len)
@@ -1393,13 +1569,23 @@ static enum option_value special_value(const struct slap_options *o, size_t i, c
         return sizes_value(&o->key_sizes, o->key_size, buf, len);
     case ROW_VALUE_SIZE:
         return sizes_value(&o->value_sizes, o->value_size, buf, len);
-    case ROW_RATIO: {
-        char set[32], get[32];
-        shortest(set, sizeof(set), o->set_prop);
-        shortest(get, sizeof(get), o->get_prop);
-        snprintf(buf, len, "%s:%s", set, get);
-        return OPTION_VALUE_TEXT;
-    }
+    case ROW_RATIO: /* a mix of gets and sets alone; --mix says any other */
+        if (o->trace != NULL || mix_beyond_get_set(o)) {
+            return OPTION_VALUE_NONE;
+        }
+        return ratio_value(o, buf, len);
+    case ROW_MIX:
+        if (o->trace != NULL || !mix_beyond_get_set(o)) {
+            return OPTION_VALUE_NONE;
+        }
+        return mix_value(o, buf, len);
+    case ROW_TRACE_SPEED:
+        if (o->trace_speed == 0.0) {
+            snprintf(buf, len, "max");
+            return OPTION_VALUE_TEXT;
+        }
+        shortest(buf, len, o->trace_speed);
+        return OPTION_VALUE_NUMBER;
     case ROW_EXP_TIME:
         return seconds_value(o->exp_time_ns, buf, len);
     case ROW_KEY_DIST:

@@ -32,16 +32,17 @@ static enum slap_status meta_parse(union proto_parser *p, const char *buf, size_
 }
 
 static const struct codec codecs[] = {
-    /* "get" + " <key>" each + "\r\n"; "set <key> <u32> <u32> <u32>\r\n" */
-    [PROTO_ASCII] = {"ascii", proto_ascii_encode_get, proto_ascii_encode_multiget,
-                     proto_ascii_encode_set_header, true, 1, 5, 39, text_reset, ascii_parse},
-    /* a 24-byte header + key each, then a NOOP; a SET: header, 8 bytes of extras, key */
-    [PROTO_BINARY] = {"binary", proto_binary_encode_get, proto_binary_encode_multiget,
-                      proto_binary_encode_set_header, false, 24, 24, 32, binary_reset,
+    /* "gat <u32>" + " <key>" each + "\r\n"; "cas <key> <u32> <u32> <u32> <u64>\r\n" */
+    [PROTO_ASCII] = {"ascii", proto_ascii_encode_retrieve, proto_ascii_encode_store,
+                     proto_ascii_encode_command, true, 1, 16, 60, text_reset, ascii_parse},
+    /* GATKQ: a 24-byte header, 4 bytes of extras and the key each, then a NOOP; INCREMENT:
+     * header, 20 bytes of extras, key */
+    [PROTO_BINARY] = {"binary", proto_binary_encode_retrieve, proto_binary_encode_store,
+                      proto_binary_encode_command, false, 28, 24, 44, binary_reset,
                       binary_parse},
-    /* "mg <key> v k q\r\n" each + "mn\r\n"; "ms <key> <u32> T<u32> F<u32>\r\n" */
-    [PROTO_META] = {"meta", proto_meta_encode_get, proto_meta_encode_multiget,
-                    proto_meta_encode_set_header, true, 11, 4, 40, text_reset, meta_parse},
+    /* "mg <key> v k T<u32> q\r\n" each + "mn\r\n"; "ms <key> <u32> T<u32> F<u32> C<u64>\r\n" */
+    [PROTO_META] = {"meta", proto_meta_encode_retrieve, proto_meta_encode_store,
+                    proto_meta_encode_command, true, 23, 4, 62, text_reset, meta_parse},
 };
 
 const struct codec *codec_get(enum proto_kind kind)

@@ -1,6 +1,7 @@
 /* memcached ASCII protocol: request encoders and a streaming, allocation-free response parser. */
 #include "slap/proto_ascii.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #include "proto_text_parse.h"
@@ -10,7 +11,8 @@
 /*
  * The parser is the text-line loop of proto_text_parse.h, where its state diagram is. This
  * file reads the ASCII protocol's own lines: "VALUE <key> <flags> <bytes>[ <cas>]" headers,
- * END, and the replies that stand alone (STORED, NOT_STORED, EXISTS, NOT_FOUND); the loop
+ * END, and the replies that stand alone (STORED, NOT_STORED, EXISTS, NOT_FOUND, DELETED,
+ * TOUCHED, and the number incr and decr answer); the loop
  * reads the lines meta shares (ERROR, CLIENT_ERROR, SERVER_ERROR).
  */
 
@@ -28,7 +30,11 @@ static const struct {
     {"NOT_STORED", 10, PROTO_REPLY_NOT_STORED},
     {"EXISTS", 6, PROTO_REPLY_EXISTS},
     {"NOT_FOUND", 9, PROTO_REPLY_NOT_FOUND},
+    {"DELETED", 7, PROTO_REPLY_DELETED},
+    {"TOUCHED", 7, PROTO_REPLY_TOUCHED},
 };
+
+#define ASCII_NUMBER_MAX 20 /* digits of a 64-bit number: incr and decr answer one */
 
 /* "VALUE <key> <flags> <bytes>[ <cas>]" (line without CRLF): start the value's data. */
 static enum proto_step on_value_header(struct text_parser *p, const char *line, size_t line_len)
@@ -37,7 +43,7 @@ static enum proto_step on_value_header(struct text_parser *p, const char *line, 
     const char *key = line + ASCII_VALUE_PREFIX_LEN;
     const char *key_end = memchr(key, ' ', (size_t)(end - key));
     const char *cur;
-    uint64_t flags, bytes, cas;
+    uint64_t flags, bytes, cas = 0;
     if (key_end == NULL || key_end == key) {
         return STEP_ERROR;
     }
@@ -53,7 +59,18 @@ static enum proto_step on_value_header(struct text_parser *p, const char *line, 
                        proto_parse_decimal(&cur, end, UINT64_MAX, &cas) != SLAP_OK || cur != end)) {
         return STEP_ERROR;
     }
+    p->resp.cas = cas;
     return proto_text_value(p, key, (size_t)(key_end - key), bytes);
+}
+
+/* "<digits>": the value incr or decr left. */
+static bool is_number_line(const char *line, size_t line_len)
+{
+    const char *cur = line;
+    uint64_t value;
+    return line_len > 0 && line_len <= ASCII_NUMBER_MAX &&
+           proto_parse_decimal(&cur, line + line_len, UINT64_MAX, &value) == SLAP_OK &&
+           cur == line + line_len;
 }
 
 /* Act on one complete line (CRLF stripped); STEP_ERROR for one that is not ASCII's own. */
@@ -76,6 +93,9 @@ static enum proto_step on_line(struct text_parser *p, const char *line, size_t l
             return proto_response_finish(&p->resp, res, fixed_replies[i].reply, NULL, 0);
         }
     }
+    if (is_number_line(line, line_len)) {
+        return proto_response_finish(&p->resp, res, PROTO_REPLY_NUMBER, NULL, 0);
+    }
     return STEP_ERROR;
 }
 
@@ -85,55 +105,69 @@ enum slap_status proto_ascii_parse(struct text_parser *p, const char *buf, size_
     return proto_text_parse(p, on_line, buf, len, consumed, res);
 }
 
+size_t proto_ascii_encode_retrieve(char *out, size_t cap, enum op_type op, const char *keys,
+                                   size_t stride, const uint32_t *lens, uint32_t n,
+                                   uint32_t exptime)
+{
+    struct proto_line l = proto_line_begin(out, cap);
+    const char *cmd = op == OP_GAT ? "gat" : op == OP_GETS ? "gets" : "get";
+    proto_line_text(&l, cmd, strlen(cmd));
+    if (op == OP_GAT) {
+        proto_line_number(&l, " ", exptime);
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        proto_line_text(&l, " ", 1);
+        proto_line_text(&l, keys + (size_t)i * stride, lens[i]);
+    }
+    return n > 0 ? proto_line_end(&l) : 0;
+}
+
+size_t proto_ascii_encode_store(char *out, size_t cap, enum op_type op, const char *key,
+                                size_t key_len, uint32_t flags, uint32_t exptime,
+                                size_t value_len, uint64_t cas)
+{
+    struct proto_line l = proto_line_begin(out, cap);
+    const char *cmd = op_name(op);
+    proto_line_text(&l, cmd, strlen(cmd));
+    proto_line_text(&l, " ", 1);
+    proto_line_text(&l, key, key_len);
+    proto_line_number(&l, " ", flags);
+    proto_line_number(&l, " ", exptime);
+    proto_line_number(&l, " ", value_len);
+    if (op == OP_CAS) {
+        proto_line_number(&l, " ", cas);
+    }
+    return op_class(op) == OP_CLASS_STORAGE ? proto_line_end(&l) : 0;
+}
+
+size_t proto_ascii_encode_command(char *out, size_t cap, enum op_type op, const char *key,
+                                  size_t key_len, uint64_t arg)
+{
+    struct proto_line l = proto_line_begin(out, cap);
+    const char *cmd = op_name(op);
+    proto_line_text(&l, cmd, strlen(cmd));
+    proto_line_text(&l, " ", 1);
+    proto_line_text(&l, key, key_len);
+    if (op != OP_DELETE) {
+        proto_line_number(&l, " ", arg);
+    }
+    return op_class(op) == OP_CLASS_OTHER ? proto_line_end(&l) : 0;
+}
+
 size_t proto_ascii_encode_get(char *out, size_t cap, const char *key, size_t key_len)
 {
-    const size_t fixed = 6; /* "get " + "\r\n" */
-    if (key_len > cap || cap - key_len < fixed) {
-        return 0;
-    }
-    char *end = proto_put_bytes(out, "get ", 4);
-    end = proto_put_bytes(end, key, key_len);
-    end = proto_put_bytes(end, "\r\n", 2);
-    return (size_t)(end - out);
+    uint32_t len = (uint32_t)key_len;
+    return key_len > UINT32_MAX ? 0 : proto_ascii_encode_retrieve(out, cap, OP_GET, key, 0, &len, 1, 0);
 }
 
 size_t proto_ascii_encode_set_header(char *out, size_t cap, const char *key, size_t key_len,
                                      uint32_t flags, uint32_t exptime, size_t value_len)
 {
-    const size_t fixed = 9; /* "set " + three spaces + "\r\n" */
-    size_t flags_len = proto_decimal_len(flags);
-    size_t exptime_len = proto_decimal_len(exptime);
-    size_t value_len_len = proto_decimal_len(value_len);
-    if (key_len > cap || cap - key_len < fixed + flags_len + exptime_len + value_len_len) {
-        return 0;
-    }
-    char *end = proto_put_bytes(out, "set ", 4);
-    end = proto_put_bytes(end, key, key_len);
-    *end++ = ' ';
-    end = proto_put_decimal(end, flags, flags_len);
-    *end++ = ' ';
-    end = proto_put_decimal(end, exptime, exptime_len);
-    *end++ = ' ';
-    end = proto_put_decimal(end, value_len, value_len_len);
-    end = proto_put_bytes(end, "\r\n", 2);
-    return (size_t)(end - out);
+    return proto_ascii_encode_store(out, cap, OP_SET, key, key_len, flags, exptime, value_len, 0);
 }
 
 size_t proto_ascii_encode_multiget(char *out, size_t cap, const char *keys, size_t stride,
                                    const uint32_t *lens, uint32_t n)
 {
-    size_t need = 5; /* "get" + "\r\n" */
-    for (uint32_t i = 0; i < n; i++) {
-        need += 1 + (size_t)lens[i];
-    }
-    if (n == 0 || need > cap) {
-        return 0;
-    }
-    char *end = proto_put_bytes(out, "get", 3);
-    for (uint32_t i = 0; i < n; i++) {
-        *end++ = ' ';
-        end = proto_put_bytes(end, keys + (size_t)i * stride, lens[i]);
-    }
-    end = proto_put_bytes(end, "\r\n", 2);
-    return (size_t)(end - out);
+    return proto_ascii_encode_retrieve(out, cap, OP_GET, keys, stride, lens, n, 0);
 }

@@ -1,6 +1,7 @@
 /* memcached binary protocol: request encoders and a streaming, allocation-free response parser. */
 #include "slap/proto_binary.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #include "proto_parse.h"
@@ -48,10 +49,22 @@ enum binary_magic {
 enum binary_opcode {
     BIN_OP_GET = 0x00,
     BIN_OP_SET = 0x01,
+    BIN_OP_ADD = 0x02,
+    BIN_OP_REPLACE = 0x03,
+    BIN_OP_DELETE = 0x04,
+    BIN_OP_INCREMENT = 0x05,
+    BIN_OP_DECREMENT = 0x06,
     BIN_OP_GETQ = 0x09,
     BIN_OP_NOOP = 0x0a,
     BIN_OP_GETK = 0x0c,
     BIN_OP_GETKQ = 0x0d,
+    BIN_OP_APPEND = 0x0e,
+    BIN_OP_PREPEND = 0x0f,
+    BIN_OP_TOUCH = 0x1c,
+    BIN_OP_GAT = 0x1d,
+    BIN_OP_GATQ = 0x1e,
+    BIN_OP_GATK = 0x23,
+    BIN_OP_GATKQ = 0x24,
 };
 
 /* The statuses the parser tells apart; 3 (too large), 0x82 (out of memory) and any other are
@@ -62,6 +75,7 @@ enum binary_status {
     BIN_STATUS_KEY_EEXISTS = 0x02,
     BIN_STATUS_EINVAL = 0x04,
     BIN_STATUS_NOT_STORED = 0x05,
+    BIN_STATUS_NON_NUMERIC = 0x06, /* incr or decr of a value that is not a number */
     BIN_STATUS_UNKNOWN_COMMAND = 0x81,
 };
 
@@ -73,10 +87,14 @@ enum binary_header_field {
     BIN_OFF_EXTRAS_LEN = 4,
     BIN_OFF_STATUS = 6,   /* u16; vbucket in a request */
     BIN_OFF_BODY_LEN = 8, /* u32: extras + key + value */
+    BIN_OFF_CAS = 16,     /* u64 */
 };
 
 #define BIN_GET_EXTRAS 4 /* a hit's extras: the flags */
-#define BIN_SET_EXTRAS 8 /* flags, exptime */
+#define BIN_SET_EXTRAS 8    /* flags, exptime */
+#define BIN_TOUCH_EXTRAS 4  /* exptime (touch, gat) */
+#define BIN_ARITH_EXTRAS 20 /* delta, initial value, exptime (incr, decr) */
+#define BIN_NO_CREATE 0xffffffffu /* incr, decr: a missing key is NOT_FOUND, not created */
 /* The longest error body kept whole for msg: what the caller carries between reads. */
 #define BIN_MAX_MESSAGE PROTO_ASCII_MAX_LINE
 
@@ -88,6 +106,11 @@ static uint32_t get_u16(const uint8_t *b)
 static uint32_t get_u32(const uint8_t *b)
 {
     return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | (uint32_t)b[3];
+}
+
+static uint64_t get_u64(const uint8_t *b)
+{
+    return (uint64_t)get_u32(b) << 32 | get_u32(b + 4);
 }
 
 /* Fields of the current packet, from the header kept in the parser. */
@@ -107,42 +130,76 @@ static uint32_t packet_prefix_len(const struct binary_parser *p)
     return p->header[BIN_OFF_EXTRAS_LEN] + get_u16(p->header + BIN_OFF_KEY_LEN);
 }
 
-static int opcode_known(uint8_t opcode)
-{
-    return opcode == BIN_OP_GET || opcode == BIN_OP_SET || opcode == BIN_OP_GETQ ||
-           opcode == BIN_OP_NOOP || opcode == BIN_OP_GETK || opcode == BIN_OP_GETKQ;
-}
-
 static int opcode_quiet(uint8_t opcode)
 {
-    return opcode == BIN_OP_GETQ || opcode == BIN_OP_GETKQ;
+    return opcode == BIN_OP_GETQ || opcode == BIN_OP_GETKQ || opcode == BIN_OP_GATQ ||
+           opcode == BIN_OP_GATKQ;
 }
 
 static int opcode_get(uint8_t opcode)
 {
-    return opcode == BIN_OP_GET || opcode == BIN_OP_GETK || opcode_quiet(opcode);
+    return opcode == BIN_OP_GET || opcode == BIN_OP_GETK || opcode == BIN_OP_GAT ||
+           opcode == BIN_OP_GATK || opcode_quiet(opcode);
+}
+
+static int opcode_store(uint8_t opcode)
+{
+    return opcode == BIN_OP_SET || opcode == BIN_OP_ADD || opcode == BIN_OP_REPLACE ||
+           opcode == BIN_OP_APPEND || opcode == BIN_OP_PREPEND;
+}
+
+static int opcode_known(uint8_t opcode)
+{
+    return opcode_get(opcode) || opcode_store(opcode) || opcode == BIN_OP_NOOP ||
+           opcode == BIN_OP_DELETE || opcode == BIN_OP_INCREMENT ||
+           opcode == BIN_OP_DECREMENT || opcode == BIN_OP_TOUCH;
+}
+
+/* What a storage command's status says; PROTO_REPLY_ERROR for one it cannot say. */
+static enum proto_reply store_reply(uint32_t status)
+{
+    switch (status) {
+    case BIN_STATUS_OK:
+        return PROTO_REPLY_STORED;
+    case BIN_STATUS_KEY_ENOENT:
+        return PROTO_REPLY_NOT_FOUND;
+    case BIN_STATUS_KEY_EEXISTS:
+        return PROTO_REPLY_EXISTS;
+    case BIN_STATUS_NOT_STORED:
+        return PROTO_REPLY_NOT_STORED;
+    default:
+        return PROTO_REPLY_ERROR;
+    }
+}
+
+/* What delete, incr, decr and touch say when they worked. */
+static enum proto_reply done_reply(uint8_t opcode)
+{
+    return opcode == BIN_OP_DELETE ? PROTO_REPLY_DELETED
+           : opcode == BIN_OP_TOUCH ? PROTO_REPLY_TOUCHED
+                                    : PROTO_REPLY_NUMBER;
 }
 
 /* What a packet that is not a hit says; PROTO_REPLY_VALUES for a miss or a NOOP. */
 static enum proto_reply packet_reply(uint8_t opcode, uint32_t status)
 {
-    if (opcode == BIN_OP_SET) {
-        switch (status) {
-        case BIN_STATUS_OK:
-            return PROTO_REPLY_STORED;
-        case BIN_STATUS_KEY_ENOENT:
-            return PROTO_REPLY_NOT_FOUND;
-        case BIN_STATUS_KEY_EEXISTS:
-            return PROTO_REPLY_EXISTS;
-        case BIN_STATUS_NOT_STORED:
-            return PROTO_REPLY_NOT_STORED;
-        }
+    if (opcode_store(opcode) && store_reply(status) != PROTO_REPLY_ERROR) {
+        return store_reply(status);
     }
     if ((opcode == BIN_OP_NOOP && status == BIN_STATUS_OK) ||
         (opcode_get(opcode) && status == BIN_STATUS_KEY_ENOENT)) {
         return PROTO_REPLY_VALUES;
     }
+    if (!opcode_get(opcode) && !opcode_store(opcode) && opcode != BIN_OP_NOOP) {
+        if (status == BIN_STATUS_OK) {
+            return done_reply(opcode);
+        }
+        if (status == BIN_STATUS_KEY_ENOENT) {
+            return PROTO_REPLY_NOT_FOUND;
+        }
+    }
     switch (status) {
+    case BIN_STATUS_NON_NUMERIC:
     case BIN_STATUS_EINVAL:
         return PROTO_REPLY_CLIENT_ERROR;
     case BIN_STATUS_UNKNOWN_COMMAND:
@@ -202,6 +259,7 @@ static enum proto_step on_header(struct binary_parser *p)
             return STEP_ERROR;
         }
         p->skip_left = BIN_GET_EXTRAS;
+        p->resp.cas = get_u64(p->header + BIN_OFF_CAS);
         p->key_len = key_len;
         p->key_have = 0;
         p->state = BIN_PREFIX;
@@ -358,9 +416,15 @@ static void put_u32(unsigned char *b, uint32_t v)
     b[3] = (unsigned char)v;
 }
 
-/* A request header: magic, opcode, lengths; data type, vbucket, opaque and cas all 0. */
+static void put_u64(unsigned char *b, uint64_t v)
+{
+    put_u32(b, (uint32_t)(v >> 32));
+    put_u32(b + 4, (uint32_t)v);
+}
+
+/* A request header: magic, opcode, lengths, cas; data type, vbucket and opaque 0. */
 static char *put_header(char *out, uint8_t opcode, size_t key_len, uint8_t extras_len,
-                        uint32_t body_len)
+                        uint32_t body_len, uint64_t cas)
 {
     unsigned char *h = (unsigned char *)out;
     memset(h, 0, PROTO_BINARY_HEADER);
@@ -369,60 +433,107 @@ static char *put_header(char *out, uint8_t opcode, size_t key_len, uint8_t extra
     put_u16(h + BIN_OFF_KEY_LEN, (uint32_t)key_len);
     h[BIN_OFF_EXTRAS_LEN] = extras_len;
     put_u32(h + BIN_OFF_BODY_LEN, body_len);
+    put_u64(h + BIN_OFF_CAS, cas);
     return out + PROTO_BINARY_HEADER;
 }
 
-/* Header plus key of a request without extras or value. */
-static char *put_key_request(char *out, uint8_t opcode, const char *key, size_t key_len)
+/* Header, extras (up to BIN_ARITH_EXTRAS bytes) and key of a request; value_len more bytes
+ * follow in the body. NULL when it does not fit in room or its lengths cannot be said. */
+static char *put_request(char *out, size_t room, uint8_t opcode, const unsigned char *extras,
+                         uint8_t extras_len, const char *key, size_t key_len, size_t value_len,
+                         uint64_t cas)
 {
-    char *end = put_header(out, opcode, key_len, 0, (uint32_t)key_len);
-    return proto_put_bytes(end, key, key_len);
+    size_t need = PROTO_BINARY_HEADER + extras_len + key_len;
+    if (key_len > UINT16_MAX || room < need || value_len > UINT32_MAX - extras_len - key_len) {
+        return NULL;
+    }
+    char *end = put_header(out, opcode, key_len, extras_len,
+                           (uint32_t)(extras_len + key_len + value_len), cas);
+    if (extras_len > 0) {
+        end = proto_put_bytes(end, (const char *)extras, extras_len);
+    }
+    return key_len > 0 ? proto_put_bytes(end, key, key_len) : end;
+}
+
+/* GETK (GATK) of one key; GETKQ (GATKQ) of each of several, then a NOOP. gets is a get: the
+ * binary protocol always answers with the cas token. */
+size_t proto_binary_encode_retrieve(char *out, size_t cap, enum op_type op, const char *keys,
+                                    size_t stride, const uint32_t *lens, uint32_t n,
+                                    uint32_t exptime)
+{
+    unsigned char extras[BIN_TOUCH_EXTRAS];
+    uint8_t extras_len = op == OP_GAT ? BIN_TOUCH_EXTRAS : 0;
+    uint8_t opcode = op == OP_GAT ? (n == 1 ? BIN_OP_GATK : BIN_OP_GATKQ)
+                                  : (n == 1 ? BIN_OP_GETK : BIN_OP_GETKQ);
+    char *end = out;
+    put_u32(extras, exptime);
+    for (uint32_t i = 0; i < n && end != NULL; i++) {
+        end = put_request(end, cap - (size_t)(end - out), opcode, extras, extras_len,
+                          keys + (size_t)i * stride, lens[i], 0, 0);
+    }
+    if (n > 1 && end != NULL) {
+        end = put_request(end, cap - (size_t)(end - out), BIN_OP_NOOP, NULL, 0, NULL, 0, 0, 0);
+    }
+    return n > 0 && end != NULL ? (size_t)(end - out) : 0;
+}
+
+/* SET (and cas: SET with its token), ADD, REPLACE with flags and exptime; APPEND and PREPEND
+ * with none: header, extras and key; the caller sends value_len value bytes after. */
+size_t proto_binary_encode_store(char *out, size_t cap, enum op_type op, const char *key,
+                                 size_t key_len, uint32_t flags, uint32_t exptime,
+                                 size_t value_len, uint64_t cas)
+{
+    static const uint8_t opcodes[OP_COUNT] = {
+        [OP_SET] = BIN_OP_SET,       [OP_CAS] = BIN_OP_SET,         [OP_ADD] = BIN_OP_ADD,
+        [OP_REPLACE] = BIN_OP_REPLACE, [OP_APPEND] = BIN_OP_APPEND, [OP_PREPEND] = BIN_OP_PREPEND};
+    unsigned char extras[BIN_SET_EXTRAS];
+    bool plain = op == OP_APPEND || op == OP_PREPEND;
+    if (op_class(op) != OP_CLASS_STORAGE) {
+        return 0;
+    }
+    put_u32(extras, flags);
+    put_u32(extras + 4, exptime);
+    char *end = put_request(out, cap, opcodes[op], extras, plain ? 0 : BIN_SET_EXTRAS, key,
+                            key_len, value_len, op == OP_CAS ? cas : 0);
+    return end != NULL ? (size_t)(end - out) : 0;
+}
+
+/* DELETE; INCREMENT and DECREMENT by arg, of a key that must exist; TOUCH to exptime arg. */
+size_t proto_binary_encode_command(char *out, size_t cap, enum op_type op, const char *key,
+                                   size_t key_len, uint64_t arg)
+{
+    unsigned char extras[BIN_ARITH_EXTRAS] = {0};
+    uint8_t extras_len = 0, opcode = BIN_OP_DELETE;
+    if (op_is_arithmetic(op)) {
+        opcode = op == OP_INCR ? BIN_OP_INCREMENT : BIN_OP_DECREMENT;
+        put_u64(extras, arg);
+        put_u32(extras + 16, BIN_NO_CREATE);
+        extras_len = BIN_ARITH_EXTRAS;
+    } else if (op == OP_TOUCH) {
+        opcode = BIN_OP_TOUCH;
+        put_u32(extras, (uint32_t)arg);
+        extras_len = BIN_TOUCH_EXTRAS;
+    } else if (op != OP_DELETE) {
+        return 0;
+    }
+    char *end = put_request(out, cap, opcode, extras, extras_len, key, key_len, 0, 0);
+    return end != NULL ? (size_t)(end - out) : 0;
 }
 
 size_t proto_binary_encode_get(char *out, size_t cap, const char *key, size_t key_len)
 {
-    if (key_len > UINT16_MAX || key_len > cap || cap - key_len < PROTO_BINARY_HEADER) {
-        return 0;
-    }
-    return (size_t)(put_key_request(out, BIN_OP_GETK, key, key_len) - out);
+    uint32_t len = (uint32_t)key_len;
+    return key_len > UINT16_MAX ? 0 : proto_binary_encode_retrieve(out, cap, OP_GET, key, 0, &len, 1, 0);
 }
 
 size_t proto_binary_encode_multiget(char *out, size_t cap, const char *keys, size_t stride,
                                     const uint32_t *lens, uint32_t n)
 {
-    size_t need = PROTO_BINARY_HEADER; /* the NOOP */
-    if (n == 0) {
-        return 0;
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        if (lens[i] > UINT16_MAX) {
-            return 0;
-        }
-        need += PROTO_BINARY_HEADER + (size_t)lens[i];
-        if (need > cap) {
-            return 0;
-        }
-    }
-    char *end = out;
-    for (uint32_t i = 0; i < n; i++) {
-        end = put_key_request(end, BIN_OP_GETKQ, keys + (size_t)i * stride, lens[i]);
-    }
-    end = put_header(end, BIN_OP_NOOP, 0, 0, 0);
-    return (size_t)(end - out);
+    return proto_binary_encode_retrieve(out, cap, OP_GET, keys, stride, lens, n, 0);
 }
 
 size_t proto_binary_encode_set_header(char *out, size_t cap, const char *key, size_t key_len,
                                       uint32_t flags, uint32_t exptime, size_t value_len)
 {
-    const size_t fixed = PROTO_BINARY_HEADER + BIN_SET_EXTRAS;
-    if (key_len > UINT16_MAX || key_len > cap || cap - key_len < fixed ||
-        value_len > UINT32_MAX - BIN_SET_EXTRAS - key_len) {
-        return 0;
-    }
-    uint32_t body_len = (uint32_t)(BIN_SET_EXTRAS + key_len + value_len);
-    char *end = put_header(out, BIN_OP_SET, key_len, BIN_SET_EXTRAS, body_len);
-    put_u32((unsigned char *)end, flags);
-    put_u32((unsigned char *)end + 4, exptime);
-    end = proto_put_bytes(end + BIN_SET_EXTRAS, key, key_len);
-    return (size_t)(end - out);
+    return proto_binary_encode_store(out, cap, OP_SET, key, key_len, flags, exptime, value_len, 0);
 }

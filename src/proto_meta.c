@@ -33,16 +33,33 @@ static int is_flag_letter(char c)
     return (unsigned)((unsigned char)c | 0x20) - (unsigned)'a' < 26;
 }
 
+/* What a line's flags say: its key (k flag), its cas token (c flag). */
+struct meta_flags {
+    const char *key; /* NULL when there is no k flag */
+    size_t key_len;
+    uint64_t cas;    /* 0 when there is no c flag */
+};
+
+/* The c flag's token: a number. */
+static enum slap_status scan_cas(const char *token, const char *end, uint64_t *cas)
+{
+    const char *cur = token + 1;
+    return proto_parse_decimal(&cur, end, UINT64_MAX, cas) == SLAP_OK && cur == end ? SLAP_OK
+                                                                                    : SLAP_ERROR;
+}
+
 /*
  * The flags after a status code, cur..end: nothing, or " <flag>" repeated, each a
  * letter and its token (no empty tokens, no trailing space). The first k flag names
- * the key ("kfoo": key "foo"); *key is NULL when there is none.
+ * the key ("kfoo": key "foo"), a c flag gives the cas token.
  */
-static enum slap_status scan_flags(const char *cur, const char *end, const char **key,
-                                   size_t *key_len)
+static enum slap_status scan_flags(const char *cur, const char *end, struct meta_flags *f)
 {
+    const char **key = &f->key;
+    size_t *key_len = &f->key_len;
     *key = NULL;
     *key_len = 0;
+    f->cas = 0;
     while (cur < end) {
         if (*cur++ != ' ' || cur == end || !is_flag_letter(*cur)) {
             return SLAP_ERROR;
@@ -60,6 +77,9 @@ static enum slap_status scan_flags(const char *cur, const char *end, const char 
                 *key_len = (size_t)(token_end - cur) - 1;
             }
         }
+        if (*cur == 'c' && scan_cas(cur, token_end, &f->cas) != SLAP_OK) {
+            return SLAP_ERROR;
+        }
         cur = token_end;
     }
     return SLAP_OK;
@@ -70,27 +90,26 @@ static enum proto_step on_value_header(struct text_parser *p, const char *line, 
 {
     const char *end = line + line_len;
     const char *cur = line + META_CODE_LEN + 1;
-    const char *key;
-    size_t key_len;
+    struct meta_flags flags;
     uint64_t bytes;
     if (line_len <= META_CODE_LEN + 1 || line[META_CODE_LEN] != ' ') {
         return STEP_ERROR;
     }
     if (proto_parse_decimal(&cur, end, META_MAX_VALUE_BYTES, &bytes) != SLAP_OK ||
-        scan_flags(cur, end, &key, &key_len) != SLAP_OK) {
+        scan_flags(cur, end, &flags) != SLAP_OK) {
         return STEP_ERROR;
     }
-    return proto_text_value(p, key, key_len, bytes);
+    p->resp.cas = flags.cas;
+    return proto_text_value(p, flags.key, flags.key_len, bytes);
 }
 
 /* "HD", "NS", "EX", "NF" or "EN", each possibly with flags: a whole response. */
 static enum proto_step on_status_line(struct text_parser *p, const char *line, size_t line_len,
                                       struct proto_result *res)
 {
-    const char *key;
-    size_t key_len;
+    struct meta_flags flags;
     if (line_len < META_CODE_LEN ||
-        scan_flags(line + META_CODE_LEN, line + line_len, &key, &key_len) != SLAP_OK) {
+        scan_flags(line + META_CODE_LEN, line + line_len, &flags) != SLAP_OK) {
         return STEP_ERROR;
     }
     for (size_t i = 0; i < SLAP_ARRAY_SIZE(status_replies); i++) {
@@ -123,72 +142,88 @@ enum slap_status proto_meta_parse(struct text_parser *p, const char *buf, size_t
     return proto_text_parse(p, on_line, buf, len, consumed, res);
 }
 
-#define META_GET_HEAD "mg "
-#define META_GET_HEAD_LEN 3
-#define META_GET_TAIL " v k q\r\n" /* value, key, quiet: a miss answers nothing */
-#define META_GET_TAIL_LEN 8
-#define META_NOOP "mn\r\n"
-#define META_NOOP_LEN 4
-
-/* "mg <key> v k q\r\n" without a size check; return the end. */
-static char *put_get(char *out, const char *key, size_t key_len)
+/* A retrieval: "mg <key> v k[ c][ T<exptime>] q\r\n" for each key (quiet: a miss answers
+ * nothing), then "mn\r\n", whose MN ends the answer. */
+size_t proto_meta_encode_retrieve(char *out, size_t cap, enum op_type op, const char *keys,
+                                  size_t stride, const uint32_t *lens, uint32_t n,
+                                  uint32_t exptime)
 {
-    out = proto_put_bytes(out, META_GET_HEAD, META_GET_HEAD_LEN);
-    out = proto_put_bytes(out, key, key_len);
-    return proto_put_bytes(out, META_GET_TAIL, META_GET_TAIL_LEN);
+    struct proto_line l = proto_line_begin(out, cap);
+    for (uint32_t i = 0; i < n; i++) {
+        proto_line_text(&l, "mg ", 3);
+        proto_line_text(&l, keys + (size_t)i * stride, lens[i]);
+        proto_line_text(&l, " v k", 4);
+        if (op == OP_GETS) {
+            proto_line_text(&l, " c", 2);
+        }
+        if (op == OP_GAT) {
+            proto_line_number(&l, " T", exptime);
+        }
+        proto_line_text(&l, " q\r\n", 4);
+    }
+    proto_line_text(&l, "mn", 2);
+    return n > 0 ? proto_line_end(&l) : 0;
+}
+
+/* "ms <key> <bytes> T<exptime> F<flags>[ C<cas>][ M<mode>]\r\n": the mode says which
+ * storage command (E add, R replace, A append, P prepend; none for set and cas). */
+size_t proto_meta_encode_store(char *out, size_t cap, enum op_type op, const char *key,
+                               size_t key_len, uint32_t flags, uint32_t exptime, size_t value_len,
+                               uint64_t cas)
+{
+    static const char modes[OP_COUNT] = {[OP_ADD] = 'E', [OP_REPLACE] = 'R', [OP_APPEND] = 'A',
+                                         [OP_PREPEND] = 'P'};
+    struct proto_line l = proto_line_begin(out, cap);
+    proto_line_text(&l, "ms ", 3);
+    proto_line_text(&l, key, key_len);
+    proto_line_number(&l, " ", value_len);
+    proto_line_number(&l, " T", exptime);
+    proto_line_number(&l, " F", flags);
+    if (op == OP_CAS) {
+        proto_line_number(&l, " C", cas);
+    }
+    if (modes[op] != 0) {
+        char mode[3] = {' ', 'M', modes[op]};
+        proto_line_text(&l, mode, 3);
+    }
+    return op_class(op) == OP_CLASS_STORAGE ? proto_line_end(&l) : 0;
+}
+
+/* "md <key>" (delete), "ma <key>[ MD][ D<arg>]" (incr, decr by arg), "mg <key> T<arg>"
+ * (touch): answered HD, or NF (EN for a touch) when the key is not there. */
+size_t proto_meta_encode_command(char *out, size_t cap, enum op_type op, const char *key,
+                                 size_t key_len, uint64_t arg)
+{
+    struct proto_line l = proto_line_begin(out, cap);
+    const char *cmd = op == OP_DELETE ? "md " : op == OP_TOUCH ? "mg " : "ma ";
+    proto_line_text(&l, cmd, 3);
+    proto_line_text(&l, key, key_len);
+    if (op == OP_DECR) {
+        proto_line_text(&l, " MD", 3);
+    }
+    if (op_is_arithmetic(op) && arg != 1) {
+        proto_line_number(&l, " D", arg);
+    }
+    if (op == OP_TOUCH) {
+        proto_line_number(&l, " T", arg);
+    }
+    return op_class(op) == OP_CLASS_OTHER ? proto_line_end(&l) : 0;
 }
 
 size_t proto_meta_encode_get(char *out, size_t cap, const char *key, size_t key_len)
 {
-    const size_t fixed = META_GET_HEAD_LEN + META_GET_TAIL_LEN + META_NOOP_LEN;
-    if (key_len > cap || cap - key_len < fixed) {
-        return 0;
-    }
-    char *end = put_get(out, key, key_len);
-    end = proto_put_bytes(end, META_NOOP, META_NOOP_LEN);
-    return (size_t)(end - out);
+    uint32_t len = (uint32_t)key_len;
+    return key_len > UINT32_MAX ? 0 : proto_meta_encode_retrieve(out, cap, OP_GET, key, 0, &len, 1, 0);
 }
 
 size_t proto_meta_encode_multiget(char *out, size_t cap, const char *keys, size_t stride,
                                   const uint32_t *lens, uint32_t n)
 {
-    if (n == 0 || cap < META_NOOP_LEN) {
-        return 0;
-    }
-    size_t need = META_NOOP_LEN;
-    for (uint32_t i = 0; i < n; i++) {
-        size_t line = META_GET_HEAD_LEN + (size_t)lens[i] + META_GET_TAIL_LEN;
-        if (cap - need < line) {
-            return 0; /* checked as it grows: no overflow however many keys */
-        }
-        need += line;
-    }
-    char *end = out;
-    for (uint32_t i = 0; i < n; i++) {
-        end = put_get(end, keys + (size_t)i * stride, lens[i]);
-    }
-    end = proto_put_bytes(end, META_NOOP, META_NOOP_LEN);
-    return (size_t)(end - out);
+    return proto_meta_encode_retrieve(out, cap, OP_GET, keys, stride, lens, n, 0);
 }
 
 size_t proto_meta_encode_set_header(char *out, size_t cap, const char *key, size_t key_len,
                                     uint32_t flags, uint32_t exptime, size_t value_len)
 {
-    const size_t fixed = 10; /* "ms " + " " + " T" + " F" + "\r\n" */
-    size_t value_len_len = proto_decimal_len(value_len);
-    size_t exptime_len = proto_decimal_len(exptime);
-    size_t flags_len = proto_decimal_len(flags);
-    if (key_len > cap || cap - key_len < fixed + value_len_len + exptime_len + flags_len) {
-        return 0;
-    }
-    char *end = proto_put_bytes(out, "ms ", 3);
-    end = proto_put_bytes(end, key, key_len);
-    *end++ = ' ';
-    end = proto_put_decimal(end, value_len, value_len_len);
-    end = proto_put_bytes(end, " T", 2);
-    end = proto_put_decimal(end, exptime, exptime_len);
-    end = proto_put_bytes(end, " F", 2);
-    end = proto_put_decimal(end, flags, flags_len);
-    end = proto_put_bytes(end, "\r\n", 2);
-    return (size_t)(end - out);
+    return proto_meta_encode_store(out, cap, OP_SET, key, key_len, flags, exptime, value_len, 0);
 }

@@ -22,6 +22,7 @@ static inline void proto_response_clear(struct proto_response *r)
 {
     r->hits = 0;
     r->value_bytes = 0;
+    r->cas = 0;
     r->check.expect = NULL;
 }
 
@@ -43,6 +44,7 @@ static inline enum proto_step proto_response_finish(struct proto_response *r,
     res->reply = reply;
     res->hits = r->hits;
     res->value_bytes = r->value_bytes;
+    res->cas = r->cas;
     res->msg = msg;
     res->msg_len = msg_len;
     proto_response_clear(r);

@@ -42,6 +42,32 @@ void proto_check_end(struct proto_check *c, const struct proto_value_hook *hook)
     }
 }
 
+void proto_line_text(struct proto_line *l, const char *bytes, size_t n)
+{
+    if (!l->fits || (size_t)(l->end - l->at) < n) {
+        l->fits = false;
+        return;
+    }
+    l->at = proto_put_bytes(l->at, bytes, n);
+}
+
+void proto_line_number(struct proto_line *l, const char *prefix, uint64_t v)
+{
+    size_t prefix_len = strlen(prefix), n = proto_decimal_len(v);
+    if (!l->fits || (size_t)(l->end - l->at) < prefix_len + n) {
+        l->fits = false;
+        return;
+    }
+    l->at = proto_put_bytes(l->at, prefix, prefix_len);
+    l->at = proto_put_decimal(l->at, v, n);
+}
+
+size_t proto_line_end(struct proto_line *l)
+{
+    proto_line_text(l, "\r\n", 2);
+    return l->fits ? (size_t)(l->at - l->start) : 0;
+}
+
 size_t proto_decimal_len(uint64_t v)
 {
     size_t n = 1;

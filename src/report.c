@@ -7,11 +7,23 @@
 
 #include "slap/common.h"
 
-static const char *const type_names[STATS_TYPES + 1] = {"Get", "Set", "Total"};
+/* The order of tables and blocks: memaslap's Get, Set and Total, then the other types. */
+#define REPORT_TOTAL (-1)
+static const int type_order[] = {OP_GET,    OP_SET,     REPORT_TOTAL, OP_GETS,   OP_GAT,
+                                 OP_TOUCH,  OP_ADD,     OP_REPLACE,   OP_APPEND, OP_PREPEND,
+                                 OP_CAS,    OP_DELETE,  OP_INCR,      OP_DECR};
+_Static_assert(SLAP_ARRAY_SIZE(type_order) == OP_COUNT + 1, "every type has its place");
+
+static const char *type_title(int type)
+{
+    return type == REPORT_TOTAL ? "Total" : op_title((enum op_type)type);
+}
 
 const char *report_type_name(int type)
 {
-    return type >= 0 && type <= STATS_TYPES ? type_names[type] : NULL;
+    return type >= 0 && type < STATS_TYPES ? op_title((enum op_type)type)
+           : type == STATS_TYPES          ? "Total"
+                                          : NULL;
 }
 
 #define MIB (1024.0 * 1024.0)
@@ -49,6 +61,32 @@ static void print_seconds_width(FILE *out, uint64_t ns, int width)
     fprintf(out, "%-*s", width, text);
 }
 
+/* Does the mix have more than memaslap's gets and sets? */
+static bool mix_beyond_get_set(const struct slap_options *o)
+{
+    for (int op = 0; op < OP_COUNT; op++) {
+        if (op != OP_GET && op != OP_SET && o->mix[op] > 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* "mix: get=0.70 set=0.20 delete=0.10" when the mix has more than gets and sets. */
+static void print_mix(FILE *out, const struct slap_options *o)
+{
+    if (!mix_beyond_get_set(o)) {
+        return;
+    }
+    fputs("mix:", out);
+    for (int op = 0; op < OP_COUNT; op++) {
+        if (o->mix[op] > 0) {
+            fprintf(out, " %s=%.2f", op_name((enum op_type)op), o->mix[op]);
+        }
+    }
+    fputc('\n', out);
+}
+
 void report_header(FILE *out, const struct slap_options *o)
 {
     fprintf(out, "servers: %s\n", o->servers);
@@ -56,6 +94,8 @@ void report_header(FILE *out, const struct slap_options *o)
     fprintf(out, "concurrency: %u\n", o->concurrency);
     if (o->execute_number > 0) {
         fprintf(out, "execute number: %llu\n", (unsigned long long)o->execute_number);
+    } else if (o->run_time_ns == 0) {
+        fprintf(out, "run time: the whole trace\n");
     } else {
         fprintf(out, "run time: ");
         print_seconds_width(out, o->run_time_ns, 0);
@@ -63,14 +103,20 @@ void report_header(FILE *out, const struct slap_options *o)
     }
     fprintf(out, "windows size: ");
     print_size(out, o->win_size);
-    fprintf(out, "\nset proportion: set_prop=%.2f\n", o->set_prop);
-    fprintf(out, "get proportion: get_prop=%.2f\n", o->get_prop);
+    fprintf(out, "\nset proportion: set_prop=%.2f\n", o->mix[OP_SET]);
+    fprintf(out, "get proportion: get_prop=%.2f\n", o->mix[OP_GET]);
+    print_mix(out, o);
     if (o->tps > 0) {
         fprintf(out, "target rate: %.0f ops/s, %s arrivals\n", o->tps,
                 o->arrival == ARRIVAL_POISSON ? "poisson" : "uniform");
     }
     if (o->pipeline > 1) {
         fprintf(out, "pipeline: %u\n", o->pipeline);
+    }
+    if (o->trace != NULL && o->trace_speed > 0) {
+        fprintf(out, "trace: %s at %g times its speed\n", o->trace, o->trace_speed);
+    } else if (o->trace != NULL) {
+        fprintf(out, "trace: %s as fast as it goes\n", o->trace);
     }
     if (o->warmup_ns > 0) {
         fprintf(out, "warmup: ");
@@ -86,27 +132,57 @@ static bool open_loop(const struct slap_options *o)
     return o->tps > 0;
 }
 
-static const struct hist *main_view(const struct slap_options *o, const struct slap_stats *s)
+static struct hist *const *main_view(const struct slap_options *o, const struct slap_stats *s)
 {
     return open_loop(o) && o->latency == LATENCY_UNCORRECTED ? s->raw : s->lat;
 }
 
-/* The histogram and byte count of one type (Total when type == STATS_TYPES). */
+/* Every type of a view together, into total. */
+static void merge_view(struct hist *const *view, struct hist *total)
+{
+    hist_reset(total);
+    for (int t = 0; t < STATS_TYPES; t++) {
+        if (view[t] != NULL) {
+            hist_merge(total, view[t]);
+        }
+    }
+}
+
+/* The histogram, byte count and misses of one type, or of all (REPORT_TOTAL). */
 static void type_view(const struct slap_options *o, const struct slap_stats *s, int type,
                       struct hist *h, uint64_t *bytes, uint64_t *misses)
 {
-    const struct slap_counters *c = &s->counters;
-    const struct hist *view = main_view(o, s);
-    if (type == STATS_TYPES) {
-        hist_reset(h);
-        hist_merge(h, &view[STATS_GET]);
-        hist_merge(h, &view[STATS_SET]);
-        *bytes = c->net_get_bytes + c->net_set_bytes;
-    } else {
-        *h = view[type];
-        *bytes = type == STATS_GET ? c->net_get_bytes : c->net_set_bytes;
+    struct hist *const *view = main_view(o, s);
+    if (type == REPORT_TOTAL) {
+        merge_view(view, h);
+        *bytes = 0;
+        for (int t = 0; t < STATS_TYPES; t++) {
+            *bytes += s->net_bytes[t];
+        }
+        *misses = s->counters.get_misses; /* memaslap's: the keys gets did not find */
+        return;
     }
-    *misses = type == STATS_SET ? 0 : c->get_misses;
+    if (view[type] != NULL) {
+        *h = *view[type];
+    } else {
+        hist_reset(h);
+    }
+    *bytes = s->net_bytes[type];
+    *misses = s->misses[type];
+}
+
+/* Has the run recorded a request of type (REPORT_TOTAL: of any)? */
+static bool has_events(const struct slap_stats *s, int type)
+{
+    if (type != REPORT_TOTAL) {
+        return s->lat[type] != NULL && s->lat[type]->count > 0;
+    }
+    for (int t = 0; t < STATS_TYPES; t++) {
+        if (has_events(s, t)) {
+            return true;
+        }
+    }
+    return false;
 }
 
 /* A rate; 0 when no time was measured (an interrupted warm-up), never a division by zero. */
@@ -146,7 +222,7 @@ static void print_table(FILE *out, const struct slap_options *o, int type,
     static struct hist h; /* main thread only; too big for the stack of a report */
     uint64_t bytes, misses;
 
-    fprintf(out, "%s Statistics\n", type_names[type]);
+    fprintf(out, "%s Statistics\n", type_title(type));
     fprintf(out, "%-8s %-8s %-12s %-12s %-10s %-10s %-8s %-10s %-10s %-10s %-10s", "Type",
             "Time(s)", "Ops", "TPS(ops/s)", "Net(M/s)", "Get_miss", "Min(us)", "Max(us)",
             "Avg(us)", "Std_dev", "Geo_dist");
@@ -170,12 +246,9 @@ void report_period(FILE *out, const struct slap_options *o, const struct slap_st
         fputs("\033[1;1H\033[2J", out);
     }
     fputc('\n', out);
-    for (int type = 0; type <= STATS_TYPES; type++) {
-        bool has_events = type == STATS_TYPES
-                              ? global->lat[STATS_GET].count + global->lat[STATS_SET].count > 0
-                              : global->lat[type].count > 0;
-        if (has_events) {
-            print_table(out, o, type, period, global, o->stat_freq_ns * period_no);
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(type_order); i++) {
+        if (has_events(global, type_order[i])) {
+            print_table(out, o, type_order[i], period, global, o->stat_freq_ns * period_no);
         }
     }
     fflush(out);
@@ -229,21 +302,23 @@ static void print_block(FILE *out, const struct slap_options *o, const char *nam
     fputc('\n', out);
 }
 
-/* Get, Set and Total blocks of one view; prefix names the view ("" for the main one). */
-static void print_blocks(FILE *out, const struct slap_options *o, const struct hist *view,
+/* Get, Set and Total blocks of one view, then those of the other types; prefix names the
+ * view ("" for the main one). */
+static void print_blocks(FILE *out, const struct slap_options *o, struct hist *const *view,
                          const char *prefix)
 {
     static struct hist total;
     char name[64];
-    for (int type = 0; type < STATS_TYPES; type++) {
-        snprintf(name, sizeof(name), "%s%s", prefix, type_names[type]);
-        print_block(out, o, name, &view[type]);
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(type_order); i++) {
+        int type = type_order[i];
+        snprintf(name, sizeof(name), "%s%s", prefix, type_title(type));
+        if (type == REPORT_TOTAL) {
+            merge_view(view, &total);
+            print_block(out, o, name, &total);
+        } else if (view[type] != NULL) {
+            print_block(out, o, name, view[type]);
+        }
     }
-    hist_reset(&total);
-    hist_merge(&total, &view[STATS_GET]);
-    hist_merge(&total, &view[STATS_SET]);
-    snprintf(name, sizeof(name), "%s%s", prefix, type_names[STATS_TYPES]);
-    print_block(out, o, name, &total);
 }
 
 /* Open loop: the rate asked for, the rate achieved, and how late sends went. */
@@ -258,8 +333,36 @@ static void print_schedule(FILE *out, const struct slap_options *o, const struct
     fprintf(out, "send_lag_max_us: %lld\n", us_round(lag->max_ns));
 }
 
+/* --trace: the lines replayed, the trace's own rate against the rate achieved, the misses. */
+static void print_trace(FILE *out, const struct slap_options *o, const struct report_trace *rt,
+                        const struct slap_stats *s, double secs)
+{
+    const struct slap_counters *c = &s->counters;
+    const struct trace_counts *t = rt->counts;
+    const struct trace_progress *sent = rt->sent;
+    fprintf(out, "trace_lines: %llu-%llu\n", (unsigned long long)sent->min_line,
+            (unsigned long long)sent->max_line);
+    fprintf(out, "trace_requests: %llu\n", (unsigned long long)sent->sent);
+    if (t->skipped > 0) {
+        fprintf(out, "trace_skipped: %llu\n", (unsigned long long)t->skipped);
+    }
+    if (t->keys_hashed > 0) {
+        fprintf(out, "trace_keys_hashed: %llu\n", (unsigned long long)t->keys_hashed);
+    }
+    if (t->values_cut > 0) {
+        fprintf(out, "trace_values_cut: %llu\n", (unsigned long long)t->values_cut);
+    }
+    fprintf(out, "trace_tps: %.0f\n", trace_progress_rate(sent));
+    if (o->trace_speed > 0) {
+        fprintf(out, "target_tps: %.0f\n", trace_progress_rate(sent) * o->trace_speed);
+    }
+    fprintf(out, "achieved_tps: %.0f\n", per_second((double)stats_requests(s), secs));
+    fprintf(out, "miss_ratio: %.4f\n",
+            c->cmd_get > 0 ? (double)c->get_misses / (double)c->cmd_get : 0.0);
+}
+
 void report_final(FILE *out, const struct slap_options *o, const struct slap_stats *global,
-                  double seconds, int signal)
+                  double seconds, int signal, const struct report_trace *trace)
 {
     double secs = seconds;
     print_blocks(out, o, main_view(o, global), "");
@@ -272,12 +375,15 @@ void report_final(FILE *out, const struct slap_options *o, const struct slap_sta
     }
     const struct slap_counters *c = &global->counters;
     stats_print_memaslap(out, c, o->verify > 0, o->exp_verify > 0, o->udp || o->facebook);
-    stats_print_counters(out, c, COUNTER_NONZERO);
+    stats_print_added(out, c, mix_beyond_get_set(o));
     if (o->division > 1) {
         fprintf(out, "keys_per_sec: %.0f\n", per_second((double)c->cmd_get, secs));
     }
     if (open_loop(o)) {
         print_schedule(out, o, global, secs);
+    }
+    if (trace != NULL) {
+        print_trace(out, o, trace, global, secs);
     }
     fputc('\n', out);
     report_run_line(out, global, seconds, signal);

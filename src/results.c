@@ -43,12 +43,23 @@ enum slap_status results_doc_init(struct results_doc *d)
 {
     memset(d, 0, sizeof(*d));
     d->global = malloc(sizeof(*d->global));
-    if (d->global == NULL) {
+    if (d->global == NULL || stats_init(d->global, &stats_shape_all) != SLAP_OK) {
+        free(d->global);
+        d->global = NULL;
         return SLAP_ERROR;
     }
-    stats_reset(d->global);
     options_defaults(&d->opts);
     return SLAP_OK;
+}
+
+uint32_t results_doc_types(const struct results_doc *d)
+{
+    uint32_t types = op_bit(OP_GET) | op_bit(OP_SET);
+    for (int t = 0; t < STATS_TYPES; t++) {
+        const struct hist *h = d->global->lat[t];
+        types |= h != NULL && h->count > 0 ? op_bit((enum op_type)t) : 0;
+    }
+    return types;
 }
 
 void results_sparse_free(struct results_sparse *s)
@@ -81,6 +92,9 @@ void results_doc_free(struct results_doc *d)
         free(d->argv[i]);
     }
     free(d->argv);
+    if (d->global != NULL) {
+        stats_free(d->global);
+    }
     free(d->global);
     memset(d, 0, sizeof(*d));
 }
@@ -150,11 +164,14 @@ static void *list_add(struct results_list *list, size_t size)
     return item;
 }
 
-/* The lat histograms of s, sparse, into lat[]; everything freed on failure. */
+/* The lat histograms of s, sparse, into lat[] (a type s does not keep: empty); everything
+ * freed on failure. */
 static enum slap_status sparse_types(const struct slap_stats *s, struct results_sparse *lat)
 {
+    static struct hist empty; /* zeroes: the sums of no events */
     for (int t = 0; t < STATS_TYPES; t++) {
-        if (results_sparse_from_hist(&s->lat[t], &lat[t]) != SLAP_OK) {
+        if (results_sparse_from_hist(s->lat[t] != NULL ? s->lat[t] : &empty, &lat[t]) !=
+            SLAP_OK) {
             while (t-- > 0) {
                 results_sparse_free(&lat[t]);
             }
@@ -174,6 +191,8 @@ enum slap_status results_add_period(struct results_doc *d, double elapsed_s, dou
     p->elapsed_s = elapsed_s;
     p->seconds = seconds;
     p->counters = s->counters;
+    memcpy(p->net_bytes, s->net_bytes, sizeof(p->net_bytes));
+    memcpy(p->misses, s->misses, sizeof(p->misses));
     if (sparse_types(s, p->lat) != SLAP_OK) {
         d->periods.n--;
         return SLAP_ERROR;
@@ -192,9 +211,14 @@ enum slap_status results_extend_last_period(struct results_doc *d, const struct 
     SLAP_COUNTERS(SLAP_COUNTER_ADD)
 #undef SLAP_COUNTER_ADD
     for (int t = 0; t < STATS_TYPES; t++) {
+        p->net_bytes[t] += s->net_bytes[t];
+        p->misses[t] += s->misses[t];
+        if (s->lat[t] == NULL) {
+            continue;
+        }
         hist_reset(&h);
         results_sparse_add(&p->lat[t], &h);
-        hist_merge(&h, &s->lat[t]);
+        hist_merge(&h, s->lat[t]);
         results_sparse_free(&p->lat[t]);
         if (results_sparse_from_hist(&h, &p->lat[t]) != SLAP_OK) {
             return SLAP_ERROR;
@@ -213,6 +237,8 @@ enum slap_status results_add_step(struct results_doc *d, double target_tps, doub
     step->target_tps = target_tps;
     step->seconds = seconds;
     step->counters = s->counters;
+    memcpy(step->net_bytes, s->net_bytes, sizeof(step->net_bytes));
+    memcpy(step->misses, s->misses, sizeof(step->misses));
     if (sparse_types(s, step->lat) != SLAP_OK) {
         d->steps.n--;
         return SLAP_ERROR;
@@ -243,7 +269,7 @@ uint64_t results_requests(const struct slap_stats *s)
     const struct slap_counters *c = &s->counters;
     uint64_t events = 0;
     for (int t = 0; t < STATS_TYPES; t++) {
-        events += s->lat[t].count;
+        events += s->lat[t] != NULL ? s->lat[t]->count : 0;
     }
     return events + c->server_error + c->client_error + c->error_reply;
 }
@@ -260,18 +286,26 @@ static double us(uint64_t ns)
     return (double)ns / (double)SLAP_NS_PER_US;
 }
 
-/* Bytes and misses of one type (generic types have neither counter: 0). */
-static uint64_t type_net_bytes(const struct slap_counters *c, int type)
+/* Bytes of one type, or (STATS_TYPES) of all. */
+static uint64_t type_net_bytes(const uint64_t *net_bytes, int type)
 {
-    if (type == STATS_TYPES) {
-        return c->net_get_bytes + c->net_set_bytes;
+    uint64_t sum = 0;
+    for (int t = 0; t < STATS_TYPES; t++) {
+        sum += type == STATS_TYPES || type == t ? net_bytes[t] : 0;
     }
-    return type == STATS_GET ? c->net_get_bytes : type == STATS_SET ? c->net_set_bytes : 0;
+    return sum;
 }
 
-static uint64_t type_misses(const struct slap_counters *c, int type)
+/* Keys one type did not find; for the total, memaslap's get_misses (as the report's). */
+static uint64_t type_misses(const uint64_t *misses, const struct slap_counters *c, int type)
 {
-    return type == STATS_GET || type == STATS_TYPES ? c->get_misses : 0;
+    return type == STATS_TYPES ? c->get_misses : misses[type];
+}
+
+/* Whether results show type t (STATS_TYPES: the total, always). */
+static bool shown(uint32_t types, int t)
+{
+    return t == STATS_TYPES || (types & op_bit((enum op_type)t)) != 0;
 }
 
 /* ---- JSON ----------------------------------------------------------------------------- */
@@ -331,24 +365,38 @@ static void json_summary(struct json_writer *w, const struct slap_options *o, co
     json_hist(w, "hist", h, log2);
 }
 
-/* Every type of view, then "total": a summary each. */
-static void json_types(struct json_writer *w, const char *key, const struct slap_options *o,
-                       const struct hist *view, const struct slap_counters *c, double seconds,
-                       bool log2)
+/* The bytes and misses of a type (exact bytes, so that merged documents add up). */
+static void json_type_traffic(struct json_writer *w, const uint64_t *net_bytes,
+                              const uint64_t *misses, const struct slap_counters *c, int t,
+                              double seconds)
 {
-    static struct hist total; /* main thread only */
+    uint64_t bytes = type_net_bytes(net_bytes, t);
+    json_u64(w, "net_bytes", bytes);
+    json_double(w, "net_mib_s", per_second((double)bytes / MIB, seconds));
+    json_u64(w, "misses", type_misses(misses, c, t));
+}
+
+/* Every type shown of view, then "total": a summary each; traffic when s is given. */
+static void json_types(struct json_writer *w, const char *key, const struct slap_options *o,
+                       struct hist *const *view, uint32_t types, const struct slap_stats *s,
+                       double seconds, bool log2)
+{
+    static struct hist total, none; /* main thread only */
     hist_reset(&total);
+    hist_reset(&none);
     json_open_object(w, key);
     for (int t = 0; t <= STATS_TYPES; t++) {
-        const struct hist *h = t < STATS_TYPES ? &view[t] : &total;
+        const struct hist *h = t == STATS_TYPES ? &total : view[t] != NULL ? view[t] : &none;
         if (t < STATS_TYPES) {
             hist_merge(&total, h);
         }
+        if (!shown(types, t)) {
+            continue;
+        }
         json_open_object(w, results_type_name(t));
         json_summary(w, o, h, seconds, log2);
-        if (c != NULL) {
-            json_double(w, "net_mib_s", per_second((double)type_net_bytes(c, t) / MIB, seconds));
-            json_u64(w, "misses", type_misses(c, t));
+        if (s != NULL) {
+            json_type_traffic(w, s->net_bytes, s->misses, &s->counters, t, seconds);
         }
         json_close(w);
     }
@@ -435,18 +483,21 @@ static void sparse_to_hist(const struct results_sparse *lat, int type, struct hi
 }
 
 /* A period's or a step's types: summaries from their sparse histograms. */
-static void json_sparse_types(struct json_writer *w, const struct slap_options *o,
-                              const struct results_sparse *lat, const struct slap_counters *c,
+static void json_sparse_types(struct json_writer *w, const struct slap_options *o, uint32_t types,
+                              const struct results_sparse *lat, const uint64_t *net_bytes,
+                              const uint64_t *misses, const struct slap_counters *c,
                               double seconds)
 {
     static struct hist h; /* main thread only */
     json_open_object(w, "types");
     for (int t = 0; t <= STATS_TYPES; t++) {
+        if (!shown(types, t)) {
+            continue;
+        }
         sparse_to_hist(lat, t, &h);
         json_open_object(w, results_type_name(t));
         json_summary(w, o, &h, seconds, false);
-        json_double(w, "net_mib_s", per_second((double)type_net_bytes(c, t) / MIB, seconds));
-        json_u64(w, "misses", type_misses(c, t));
+        json_type_traffic(w, net_bytes, misses, c, t, seconds);
         json_close(w);
     }
     json_close(w);
@@ -454,6 +505,7 @@ static void json_sparse_types(struct json_writer *w, const struct slap_options *
 
 static void json_periods(struct json_writer *w, const struct results_doc *d)
 {
+    uint32_t types = results_doc_types(d);
     const struct results_period *periods = d->periods.items;
     json_open_array(w, "periods", false);
     for (size_t i = 0; i < d->periods.n; i++) {
@@ -461,10 +513,11 @@ static void json_periods(struct json_writer *w, const struct results_doc *d)
         json_open_object(w, NULL);
         json_double(w, "elapsed_s", p->elapsed_s);
         json_double(w, "seconds", p->seconds);
-        json_u64(w, "ops", p->counters.cmd_get + p->counters.cmd_set);
+        json_u64(w, "ops", stats_counters_ops(&p->counters));
         json_u64(w, "errors", results_errors(&p->counters));
         json_counters(w, &p->counters);
-        json_sparse_types(w, &d->opts, p->lat, &p->counters, p->seconds);
+        json_sparse_types(w, &d->opts, types, p->lat, p->net_bytes, p->misses, &p->counters,
+                          p->seconds);
         json_close(w);
     }
     json_close(w);
@@ -472,11 +525,12 @@ static void json_periods(struct json_writer *w, const struct results_doc *d)
 
 static void json_steps(struct json_writer *w, const struct results_doc *d)
 {
+    uint32_t types = results_doc_types(d);
     const struct results_step *steps = d->steps.items;
     json_open_array(w, "steps", false);
     for (size_t i = 0; i < d->steps.n; i++) {
         const struct results_step *s = &steps[i];
-        uint64_t ops = s->counters.cmd_get + s->counters.cmd_set;
+        uint64_t ops = stats_counters_ops(&s->counters);
         json_open_object(w, NULL);
         json_double(w, "target_tps", s->target_tps);
         json_double(w, "achieved_tps", per_second((double)ops, s->seconds));
@@ -484,7 +538,8 @@ static void json_steps(struct json_writer *w, const struct results_doc *d)
         json_u64(w, "ops", ops);
         json_u64(w, "errors", results_errors(&s->counters));
         json_counters(w, &s->counters);
-        json_sparse_types(w, &d->opts, s->lat, &s->counters, s->seconds);
+        json_sparse_types(w, &d->opts, types, s->lat, s->net_bytes, s->misses, &s->counters,
+                          s->seconds);
         json_close(w);
     }
     json_close(w);
@@ -534,7 +589,8 @@ static void json_open_loop(struct json_writer *w, const struct results_doc *d)
     if (d->opts.tps <= 0 && !d->sweep) {
         return;
     }
-    json_types(w, "uncorrected", &d->opts, d->global->raw, NULL, d->seconds, true);
+    json_types(w, "uncorrected", &d->opts, d->global->raw, results_doc_types(d), NULL,
+               d->seconds, true);
     json_open_object(w, "send_lag");
     json_summary(w, &d->opts, &d->global->lag, d->seconds, true);
     json_close(w);
@@ -549,6 +605,35 @@ static void json_outcomes(struct json_writer *w, const struct results_doc *d)
         json_summary(w, &d->opts, &d->global->gets[i], d->seconds, true);
         json_close(w);
     }
+    json_close(w);
+}
+
+/* --trace: the trace's lines, requests and rates, as the report gives them. */
+static void json_trace(struct json_writer *w, const struct results_doc *d)
+{
+    const struct results_trace *t = &d->trace;
+    if (!t->present) {
+        return;
+    }
+    const struct slap_counters *c = &d->global->counters;
+    double rate = trace_progress_rate(&t->sent);
+    json_open_object(w, "trace");
+    json_open_array(w, "lines", true);
+    json_u64(w, NULL, t->sent.min_line);
+    json_u64(w, NULL, t->sent.max_line);
+    json_close(w);
+    json_u64(w, "requests", t->sent.sent);
+    json_u64(w, "skipped", t->counts.skipped);
+    json_u64(w, "keys_hashed", t->counts.keys_hashed);
+    json_u64(w, "values_cut", t->counts.values_cut);
+    json_double(w, "trace_tps", rate);
+    if (d->opts.trace_speed > 0) {
+        json_double(w, "target_tps", rate * d->opts.trace_speed);
+    } else {
+        json_null(w, "target_tps");
+    }
+    json_double(w, "achieved_tps", per_second((double)stats_requests(d->global), d->seconds));
+    json_double(w, "miss_ratio", c->cmd_get > 0 ? (double)c->get_misses / (double)c->cmd_get : 0);
     json_close(w);
 }
 
@@ -570,7 +655,8 @@ void results_write_json(FILE *out, const struct results_doc *d)
     json_u64(&w, "exit_status", (uint64_t)d->exit_status);
     json_double(&w, "period_s", d->period_s);
     json_run_line(&w, d);
-    json_types(&w, "types", &d->opts, d->global->lat, &d->global->counters, d->seconds, true);
+    json_types(&w, "types", &d->opts, d->global->lat, results_doc_types(d), d->global, d->seconds,
+               true);
     json_open_loop(&w, d);
     json_outcomes(&w, d);
     json_counters(&w, &d->global->counters);
@@ -578,6 +664,7 @@ void results_write_json(FILE *out, const struct results_doc *d)
     json_periods(&w, d);
     json_steps(&w, d);
     json_servers(&w, d);
+    json_trace(&w, d);
     json_open_object(&w, "samples");
     json_u64(&w, "written", d->samples_written);
     json_u64(&w, "dropped", d->samples_dropped);
@@ -600,6 +687,7 @@ static void csv_figures(FILE *out, const struct hist *h)
 static void csv_periods(FILE *out, const struct results_doc *d)
 {
     static struct hist h; /* main thread only */
+    uint32_t types = results_doc_types(d);
     const struct results_period *periods = d->periods.items;
     fputs("elapsed_s,type,ops,tps,net_mib_s,misses,errors,min_us,max_us,avg_us,std_us,p50_us,"
           "p90_us,p99_us,p99.9_us\n",
@@ -607,11 +695,14 @@ static void csv_periods(FILE *out, const struct results_doc *d)
     for (size_t i = 0; i < d->periods.n; i++) {
         const struct results_period *p = &periods[i];
         for (int t = 0; t <= STATS_TYPES; t++) {
+            if (!shown(types, t)) {
+                continue;
+            }
             sparse_to_hist(p->lat, t, &h);
             fprintf(out, "%.3f,%s,%llu,%.1f,%.3f,%llu,", p->elapsed_s, results_type_name(t),
                     (unsigned long long)h.count, per_second((double)h.count, p->seconds),
-                    per_second((double)type_net_bytes(&p->counters, t) / MIB, p->seconds),
-                    (unsigned long long)type_misses(&p->counters, t));
+                    per_second((double)type_net_bytes(p->net_bytes, t) / MIB, p->seconds),
+                    (unsigned long long)type_misses(p->misses, &p->counters, t));
             if (t == STATS_TYPES) {
                 fprintf(out, "%llu", (unsigned long long)results_errors(&p->counters));
             }
@@ -630,7 +721,7 @@ static void csv_steps(FILE *out, const struct results_doc *d)
           out);
     for (size_t i = 0; i < d->steps.n; i++) {
         const struct results_step *s = &steps[i];
-        uint64_t ops = s->counters.cmd_get + s->counters.cmd_set;
+        uint64_t ops = stats_counters_ops(&s->counters);
         sparse_to_hist(s->lat, STATS_TYPES, &h);
         fprintf(out, "%.0f,%.1f,%.3f,%llu,%llu,", s->target_tps,
                 per_second((double)ops, s->seconds), s->seconds, (unsigned long long)ops,

@@ -17,9 +17,11 @@ static const char *const not_replayed[] = {"cfg_cmd",  "tls_ca",  "tls_cert", "t
 
 /* Settings that must be equal for a sum of two runs to mean something. */
 static const char *const workload_settings[] = {
-    "protocol",   "key_size", "value_size", "ratio",     "division", "win_size",  "verify",
-    "exp_verify", "exp_time", "overwrite",  "rep_write", "key_dist", "udp",       "facebook",
-    "tls",        "pipeline", "arrival",    "latency",   "sweep",    "step_time", "execute_number",
+    "protocol",   "key_size",    "value_size",  "ratio",     "mix",          "division",
+    "win_size",   "verify",      "exp_verify",  "exp_time",  "overwrite",    "rep_write",
+    "key_dist",   "udp",         "facebook",    "tls",       "pipeline",     "arrival",
+    "latency",    "sweep",       "step_time",   "trace",     "trace_speed",  "trace_limit",
+    "trace_spread", "execute_number",
 };
 
 static bool replayed(const char *name)
@@ -204,8 +206,10 @@ static void read_hist(struct reader *r, const struct json_value *obj, struct his
     }
 }
 
-/* Every type of "types" (object of name -> {hist}); an unknown type is an error. */
-static void read_types(struct reader *r, const struct json_value *types, struct hist *view)
+/* Every type of "types" (object of name -> {hist, net_bytes, misses}) into view (every type
+ * kept), and their bytes and misses unless NULL; an unknown type is an error. */
+static void read_types(struct reader *r, const struct json_value *types, struct hist *const *view,
+                       uint64_t *net_bytes, uint64_t *misses)
 {
     for (size_t i = 0; types != NULL && i < types->n && !r->failed; i++) {
         int t = 0;
@@ -215,7 +219,11 @@ static void read_types(struct reader *r, const struct json_value *types, struct 
         if (t > STATS_TYPES) {
             bad(r, types->keys[i], "unknown request type (written by a newer slap?)");
         } else if (t < STATS_TYPES) {
-            read_hist(r, json_get(types->items[i], "hist"), &view[t]);
+            read_hist(r, json_get(types->items[i], "hist"), view[t]);
+            if (net_bytes != NULL) {
+                net_bytes[t] = get_u64(r, types->items[i], "net_bytes");
+                misses[t] = get_u64(r, types->items[i], "misses");
+            }
         }
     }
 }
@@ -236,11 +244,15 @@ static void read_items(struct reader *r, const struct json_value *list, struct r
                        bool steps)
 {
     struct slap_stats *s = malloc(sizeof(*s));
+    if (s != NULL && stats_init(s, &stats_shape_all) != SLAP_OK) {
+        free(s);
+        s = NULL;
+    }
     for (size_t i = 0; s != NULL && list != NULL && i < list->n && !r->failed; i++) {
         const struct json_value *item = list->items[i];
         stats_reset(s);
         read_counters(r, json_get(item, "counters"), &s->counters);
-        read_types(r, get_typed(r, item, "types", JSON_OBJECT), s->lat);
+        read_types(r, get_typed(r, item, "types", JSON_OBJECT), s->lat, s->net_bytes, s->misses);
         double seconds = get_double(r, item, "seconds");
         enum slap_status st =
             steps ? results_add_step(d, get_double(r, item, "target_tps"), seconds, s)
@@ -251,6 +263,8 @@ static void read_items(struct reader *r, const struct json_value *list, struct r
     }
     if (s == NULL) {
         bad(r, "document", "out of memory");
+    } else {
+        stats_free(s);
     }
     free(s);
 }
@@ -330,8 +344,9 @@ static void read_top(struct reader *r, const struct json_value *root, struct res
     d->signal = signal_number(json_to_string(json_get(root, "signal")));
     d->exit_status = (int)(get_u64(r, root, "exit_status") & 0xff);
     d->period_s = get_double(r, root, "period_s");
-    read_types(r, get_typed(r, root, "types", JSON_OBJECT), d->global->lat);
-    read_types(r, json_get(root, "uncorrected"), d->global->raw);
+    read_types(r, get_typed(r, root, "types", JSON_OBJECT), d->global->lat, d->global->net_bytes,
+               d->global->misses);
+    read_types(r, json_get(root, "uncorrected"), d->global->raw, NULL, NULL);
     const struct json_value *lag = json_get(root, "send_lag");
     if (lag != NULL) {
         read_hist(r, json_get(lag, "hist"), &d->global->lag);
@@ -451,37 +466,53 @@ static enum slap_status check_compatible(const struct results_doc *a, const stru
     return SLAP_OK;
 }
 
-/* Add src's period (or step) i into dst's, appending when dst has fewer. */
-static enum slap_status merge_item(struct results_doc *dst, size_t i, double when, double seconds,
-                                   const struct slap_counters *c, const struct results_sparse *lat,
+/* A period's or a step's figures, whichever it is. */
+struct merge_part {
+    double when; /* elapsed_s, or target_tps */
+    double seconds;
+    const struct slap_counters *counters;
+    const struct results_sparse *lat;
+    const uint64_t *net_bytes;
+    const uint64_t *misses;
+};
+
+/* Add src's period (or step) i into dst's, appending when dst has fewer. scratch keeps every
+ * type. */
+static enum slap_status merge_item(struct results_doc *dst, size_t i, const struct merge_part *src,
                                    bool step, struct slap_stats *scratch)
 {
     struct results_list *list = step ? &dst->steps : &dst->periods;
     stats_reset(scratch);
     if (i < list->n) {
-        struct results_sparse *have = step ? ((struct results_step *)list->items)[i].lat
-                                           : ((struct results_period *)list->items)[i].lat;
-        struct slap_counters *sum = step ? &((struct results_step *)list->items)[i].counters
-                                         : &((struct results_period *)list->items)[i].counters;
+        struct results_step *st = step ? &((struct results_step *)list->items)[i] : NULL;
+        struct results_period *p = step ? NULL : &((struct results_period *)list->items)[i];
+        struct results_sparse *have = step ? st->lat : p->lat;
+        struct slap_counters *sum = step ? &st->counters : &p->counters;
+        uint64_t *bytes = step ? st->net_bytes : p->net_bytes;
+        uint64_t *misses = step ? st->misses : p->misses;
         for (int t = 0; t < STATS_TYPES; t++) {
-            results_sparse_add(&have[t], &scratch->lat[t]);
-            results_sparse_add(&lat[t], &scratch->lat[t]);
+            results_sparse_add(&have[t], scratch->lat[t]);
+            results_sparse_add(&src->lat[t], scratch->lat[t]);
             results_sparse_free(&have[t]);
-            if (results_sparse_from_hist(&scratch->lat[t], &have[t]) != SLAP_OK) {
+            if (results_sparse_from_hist(scratch->lat[t], &have[t]) != SLAP_OK) {
                 return SLAP_ERROR;
             }
+            bytes[t] += src->net_bytes[t];
+            misses[t] += src->misses[t];
         }
-#define SLAP_COUNTER_SUM(name, show, meaning) sum->name += c->name;
+#define SLAP_COUNTER_SUM(name, show, meaning) sum->name += src->counters->name;
         SLAP_COUNTERS(SLAP_COUNTER_SUM)
 #undef SLAP_COUNTER_SUM
         return SLAP_OK;
     }
-    scratch->counters = *c;
+    scratch->counters = *src->counters;
     for (int t = 0; t < STATS_TYPES; t++) {
-        results_sparse_add(&lat[t], &scratch->lat[t]);
+        results_sparse_add(&src->lat[t], scratch->lat[t]);
+        scratch->net_bytes[t] = src->net_bytes[t];
+        scratch->misses[t] = src->misses[t];
     }
-    return step ? results_add_step(dst, when, seconds, scratch)
-                : results_add_period(dst, when, seconds, scratch);
+    return step ? results_add_step(dst, src->when, src->seconds, scratch)
+                : results_add_period(dst, src->when, src->seconds, scratch);
 }
 
 /* Add src's periods, steps and servers into dst. */
@@ -492,14 +523,18 @@ static enum slap_status merge_lists(struct results_doc *dst, const struct result
     const struct results_step *steps = src->steps.items;
     const struct results_server *servers = src->servers.items;
     for (size_t i = 0; i < src->periods.n; i++) {
-        if (merge_item(dst, i, periods[i].elapsed_s, periods[i].seconds, &periods[i].counters,
-                       periods[i].lat, false, scratch) != SLAP_OK) {
+        const struct results_period *p = &periods[i];
+        struct merge_part part = {p->elapsed_s, p->seconds, &p->counters, p->lat, p->net_bytes,
+                                  p->misses};
+        if (merge_item(dst, i, &part, false, scratch) != SLAP_OK) {
             return SLAP_ERROR;
         }
     }
     for (size_t i = 0; i < src->steps.n; i++) {
-        if (merge_item(dst, i, steps[i].target_tps, steps[i].seconds, &steps[i].counters,
-                       steps[i].lat, true, scratch) != SLAP_OK) {
+        const struct results_step *st = &steps[i];
+        struct merge_part part = {st->target_tps, st->seconds, &st->counters, st->lat,
+                                  st->net_bytes, st->misses};
+        if (merge_item(dst, i, &part, true, scratch) != SLAP_OK) {
             return SLAP_ERROR;
         }
     }
@@ -542,6 +577,10 @@ enum slap_status results_merge(struct results_doc *out, struct results_doc *cons
 {
     struct slap_stats *scratch = malloc(sizeof(*scratch));
     enum slap_status st = results_doc_init(out);
+    if (scratch != NULL && stats_init(scratch, &stats_shape_all) != SLAP_OK) {
+        free(scratch);
+        scratch = NULL;
+    }
     for (size_t i = 0; st == SLAP_OK && i < n; i++) {
         if (i > 0 && check_compatible(docs[0], docs[i], err, err_len) != SLAP_OK) {
             st = SLAP_ERROR;
@@ -556,6 +595,9 @@ enum slap_status results_merge(struct results_doc *out, struct results_doc *cons
     }
     if (st == SLAP_ERROR && err[0] == '\0') {
         snprintf(err, err_len, "out of memory");
+    }
+    if (scratch != NULL) {
+        stats_free(scratch);
     }
     free(scratch);
     return st;

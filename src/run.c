@@ -24,7 +24,7 @@
 
 #define RUN_POLL_NS (2ULL * SLAP_NS_PER_MS)
 #define RUN_SPARE_FDS 64
-#define RUN_FDS_PER_THREAD 4 /* epoll, timerfd, the signal socketpair */
+#define RUN_FDS_PER_THREAD 5 /* epoll, timerfd, the signal socketpair, --trace's eventfd */
 
 /*
  * Descriptors: every socket, each thread's event loop (epoll, its timer and its signal pair)
@@ -86,7 +86,6 @@ enum slap_status run_init(struct run *r, const struct slap_options *o, FILE *out
     r->out_watched = fstat(fileno(out), &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
     pthread_mutex_init(&r->lock, NULL);
     pthread_cond_init(&r->cond, NULL);
-    stats_reset(&r->global);
     if (servers_open(&r->servers, o->servers, err, err_len) != SLAP_OK) {
         return SLAP_ERROR;
     }
@@ -94,13 +93,27 @@ enum slap_status run_init(struct run *r, const struct slap_options *o, FILE *out
         check_fd_limit(o, r->servers.count * (o->facebook ? 2 : 1), err, err_len) != SLAP_OK) {
         return SLAP_ERROR;
     }
+    uint64_t flush_start = slap_now_ns();
     if (o->flush && servers_flush(&r->servers, err, err_len) != SLAP_OK) {
         return SLAP_ERROR;
     }
+    r->flush_ns = o->flush ? slap_now_ns() - flush_start : 0;
     if (o->tls && tls_ctx_open(&r->tls, o, err, err_len) != SLAP_OK) {
         return SLAP_ERROR;
     }
     if (workload_init(&r->workload, o) != SLAP_OK) {
+        snprintf(err, err_len, "out of memory");
+        return SLAP_ERROR;
+    }
+    r->shape = (struct stats_shape){.types = workload_ops(&r->workload), .open_loop = o->tps > 0};
+    if (o->trace != NULL) {
+        r->shape.types = (1u << OP_COUNT) - 1; /* whatever the trace sends */
+        if (replay_init(&r->replay, r, err, err_len) != SLAP_OK) {
+            return SLAP_ERROR;
+        }
+    }
+    if (stats_init(&r->global, &r->shape) != SLAP_OK ||
+        stats_init(&r->period, &r->shape) != SLAP_OK) {
         snprintf(err, err_len, "out of memory");
         return SLAP_ERROR;
     }
@@ -133,6 +146,9 @@ void run_free(struct run *r)
     free(r->workers);
     free(r->stalls);
     free(r->server_stats);
+    replay_free(&r->replay);
+    stats_free(&r->global);
+    stats_free(&r->period);
     workload_free(&r->workload);
     tls_ctx_close(r->tls);
     servers_close(&r->servers);
@@ -208,15 +224,22 @@ static void set_go(struct run *r, enum run_go go)
     pthread_mutex_unlock(&r->lock);
 }
 
+void run_preload(const struct run *r, uint64_t *sets, uint64_t *ns)
+{
+    *sets = 0;
+    *ns = 0;
+    for (uint32_t t = 0; t < r->nworkers; t++) {
+        *sets += r->workers[t].preload_sets;
+        *ns = r->workers[t].preload_ns > *ns ? r->workers[t].preload_ns : *ns;
+    }
+}
+
 /* --preload: how many sets it took and how long, before the measured run. */
 static void report_preload(const struct run *r)
 {
-    uint64_t sets = 0, ns = 0;
-    for (uint32_t t = 0; t < r->nworkers; t++) {
-        sets += r->workers[t].preload_sets;
-        ns = r->workers[t].preload_ns > ns ? r->workers[t].preload_ns : ns;
-    }
-    if (ns > 0 && !r->opts->quiet) {
+    uint64_t sets, ns;
+    run_preload(r, &sets, &ns);
+    if (ns > 0 && !r->silent_preload && !r->opts->quiet) {
         fprintf(r->out, "preload: %llu sets in %.1fs\n", (unsigned long long)sets,
                 (double)ns / (double)SLAP_NS_PER_SEC);
         fflush(r->out);
@@ -256,6 +279,7 @@ static void run_gather(struct run *r, struct worker *w, struct slap_stats *rest)
     r->samples_dropped += atomic_load(&w->samples.dropped);
     r->end_ns = w->end_ns > r->end_ns ? w->end_ns : r->end_ns;
     r->blocked_lanes += w->blocked_lanes;
+    trace_progress_merge(&r->trace_sent, &w->trace_sent);
     for (uint32_t i = 0; i < r->servers.count && w->stalls != NULL; i++) {
         struct worker_stall *to = &r->stalls[i];
         const struct worker_stall *from = &w->stalls[i];
@@ -322,14 +346,11 @@ static void erase_progress(const struct run *r)
 /* One period, collected: into the run's total, then tables, results and the progress line. */
 static void collect_period(struct run *r, uint64_t period_no)
 {
-    struct slap_stats *period = malloc(sizeof(*period));
-    if (period == NULL) {
-        return;
-    }
-    stats_reset(period);
+    stats_reset(&r->period);
     for (uint32_t t = 0; t < r->nworkers; t++) {
-        worker_collect(&r->workers[t], period);
+        worker_collect(&r->workers[t], &r->period);
     }
+    struct slap_stats *period = &r->period;
     stats_merge(&r->global, period);
     if (r->opts->stat_freq_ns > 0) {
         report_period(r->out, r->opts, period, &r->global, period_no,
@@ -342,7 +363,6 @@ static void collect_period(struct run *r, uint64_t period_no)
     if (r->progress) {
         show_progress(r, period, period_no);
     }
-    free(period);
 }
 
 /* --samples: what the workers' rings hold, into the file. */
@@ -453,11 +473,7 @@ static void keep_rest(struct run *r, const struct slap_stats *rest)
 /* Join the workers; what they had not published goes into the run's total (and periods). */
 static void join_workers(struct run *r, uint32_t spawned)
 {
-    struct slap_stats *rest = malloc(sizeof(*rest));
-    if (rest == NULL) {
-        fprintf(stderr, "slap: out of memory collecting the results\n");
-        abort();
-    }
+    struct slap_stats *rest = &r->period; /* the periods are over */
     stats_reset(rest);
     for (uint32_t t = 0; t < spawned; t++) {
         pthread_join(r->workers[t].thread, NULL);
@@ -468,7 +484,6 @@ static void join_workers(struct run *r, uint32_t spawned)
         keep_rest(r, rest);
     }
     stats_merge(&r->global, rest);
-    free(rest);
 }
 
 enum slap_status run_execute(struct run *r, char *err, size_t err_len)
@@ -491,6 +506,11 @@ enum slap_status run_execute(struct run *r, char *err, size_t err_len)
     if (rc == SLAP_OK && r->opts->start_at_ns > 0) {
         rc = wait_start_at(r, err, err_len);
     }
+    if (rc == SLAP_OK && r->opts->trace != NULL) {
+        /* Before the go, so that the lanes hold their first requests at the trace's time 0.
+         * A failure to start ends the replay: the lanes finish. */
+        replay_start(&r->replay, r);
+    }
     set_go(r, rc == SLAP_OK ? RUN_GO : RUN_ABORT);
     if (rc == SLAP_OK) {
         wait_workers(r);
@@ -499,6 +519,8 @@ enum slap_status run_execute(struct run *r, char *err, size_t err_len)
     if (rc == SLAP_OK) {
         read_server_stats(r, true);
     }
+    atomic_store(&r->stop, true); /* the reader may wait on a lane that no longer takes */
+    replay_join(&r->replay);
     return rc;
 }
 

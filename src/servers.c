@@ -258,6 +258,7 @@ error:
 
 void servers_close(struct server_list *list)
 {
+    ketama_free(&list->ketama);
     if (list->memc != NULL) {
         memcached_free(list->memc);
     }
@@ -269,6 +270,11 @@ uint32_t servers_pick(const struct server_list *list, const char *key, size_t ke
 {
     if (list->count <= 1) {
         return 0;
+    }
+    if (list->ketama.npoints > 0) {
+        uint32_t hash =
+            memcached_generate_hash_value(key, key_len, (memcached_hash_t)list->key_hash);
+        return ketama_pick(&list->ketama, hash);
     }
     return memcached_generate_hash(list->memc, key, key_len);
 }
@@ -282,20 +288,56 @@ static const memcached_hash_t hash_kinds[] = {
     [HASH_MURMUR3] = MEMCACHED_HASH_MURMUR3,
 };
 
+/* slap's ketama: the continuum from each server's point name, keys hashed with --hash. */
+static enum slap_status configure_ketama(struct server_list *list, enum server_hash hash,
+                                         char *err, size_t err_len)
+{
+    char(*names)[KETAMA_NAME_MAX] = calloc(list->count, sizeof(*names));
+    const char **pointers = calloc(list->count, sizeof(*pointers));
+    enum slap_status status = SLAP_ERROR;
+    if (names == NULL || pointers == NULL) {
+        snprintf(err, err_len, "out of memory");
+        goto out;
+    }
+    for (uint32_t i = 0; i < list->count; i++) {
+        const memcached_instance_st *inst = memcached_server_instance_by_position(list->memc, i);
+        ketama_point_name(names[i], sizeof(names[i]), memcached_server_name(inst),
+                          memcached_server_port(inst));
+        pointers[i] = names[i];
+    }
+    if (ketama_init(&list->ketama, pointers, list->count) != SLAP_OK) {
+        snprintf(err, err_len, "--distribution=ketama: cannot build the continuum");
+        goto out;
+    }
+    list->key_hash = (int)(hash == HASH_DEFAULT ? MEMCACHED_HASH_MD5 : hash_kinds[hash]);
+    status = SLAP_OK;
+out:
+    free(names);
+    free(pointers);
+    return status;
+}
+
 enum slap_status servers_configure(struct server_list *list, enum server_distribution distribution,
                                    enum server_hash hash, char *err, size_t err_len)
 {
     memcached_st *memc = list->memc;
-    uint64_t dist = distribution == DISTRIBUTION_KETAMA ? MEMCACHED_DISTRIBUTION_CONSISTENT_KETAMA
-                                                        : MEMCACHED_DISTRIBUTION_MODULA;
+    uint64_t dist = distribution == DISTRIBUTION_KETAMA_LIBMEMCACHED
+                        ? MEMCACHED_DISTRIBUTION_CONSISTENT_KETAMA
+                        : MEMCACHED_DISTRIBUTION_MODULA;
+    if ((size_t)hash >= SLAP_ARRAY_SIZE(hash_kinds)) {
+        snprintf(err, err_len, "--hash: this libmemcached does not provide that hash");
+        return SLAP_ERROR;
+    }
+    if (distribution == DISTRIBUTION_KETAMA) {
+        return configure_ketama(list, hash, err, err_len);
+    }
     if (memcached_behavior_set(memc, MEMCACHED_BEHAVIOR_DISTRIBUTION, dist) !=
         MEMCACHED_SUCCESS) {
         snprintf(err, err_len, "libmemcached refused the distribution");
         return SLAP_ERROR;
     }
-    if ((size_t)hash >= SLAP_ARRAY_SIZE(hash_kinds) ||
-        memcached_behavior_set(memc, MEMCACHED_BEHAVIOR_HASH, hash_kinds[hash]) !=
-            MEMCACHED_SUCCESS) {
+    if (memcached_behavior_set(memc, MEMCACHED_BEHAVIOR_HASH, hash_kinds[hash]) !=
+        MEMCACHED_SUCCESS) {
         snprintf(err, err_len, "--hash: this libmemcached does not provide that hash");
         return SLAP_ERROR;
     }

@@ -1,14 +1,53 @@
 /* Counters and latency histograms of a run: reset, merge, print, look up. */
 #include "slap/stats.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+const struct stats_shape stats_shape_all = {.types = (1u << OP_COUNT) - 1, .open_loop = true};
+
+enum slap_status stats_init(struct slap_stats *s, const struct stats_shape *shape)
+{
+    size_t n = 0;
+    memset(s, 0, sizeof(*s));
+    for (int t = 0; t < STATS_TYPES; t++) {
+        n += (shape->types & op_bit((enum op_type)t)) != 0 ? (shape->open_loop ? 2 : 1) : 0;
+    }
+    s->slab = calloc(n > 0 ? n : 1, sizeof(*s->slab));
+    if (s->slab == NULL) {
+        return SLAP_ERROR;
+    }
+    struct hist *next = s->slab;
+    for (int t = 0; t < STATS_TYPES; t++) {
+        if ((shape->types & op_bit((enum op_type)t)) != 0) {
+            s->lat[t] = next++;
+            s->raw[t] = shape->open_loop ? next++ : NULL;
+        }
+    }
+    stats_reset(s);
+    return SLAP_OK;
+}
+
+void stats_free(struct slap_stats *s)
+{
+    free(s->slab);
+    s->slab = NULL;
+    memset(s->lat, 0, sizeof(s->lat));
+    memset(s->raw, 0, sizeof(s->raw));
+}
 
 void stats_reset(struct slap_stats *s)
 {
     memset(&s->counters, 0, sizeof(s->counters));
+    memset(s->net_bytes, 0, sizeof(s->net_bytes));
+    memset(s->misses, 0, sizeof(s->misses));
     for (int t = 0; t < STATS_TYPES; t++) {
-        hist_reset(&s->lat[t]);
-        hist_reset(&s->raw[t]);
+        if (s->lat[t] != NULL) {
+            hist_reset(s->lat[t]);
+        }
+        if (s->raw[t] != NULL) {
+            hist_reset(s->raw[t]);
+        }
     }
     for (int o = 0; o < STATS_OUTCOMES; o++) {
         hist_reset(&s->gets[o]);
@@ -22,8 +61,14 @@ void stats_merge(struct slap_stats *dst, const struct slap_stats *src)
     SLAP_COUNTERS(SLAP_COUNTER_ADD)
 #undef SLAP_COUNTER_ADD
     for (int t = 0; t < STATS_TYPES; t++) {
-        hist_merge(&dst->lat[t], &src->lat[t]);
-        hist_merge(&dst->raw[t], &src->raw[t]);
+        dst->net_bytes[t] += src->net_bytes[t];
+        dst->misses[t] += src->misses[t];
+        if (dst->lat[t] != NULL && src->lat[t] != NULL) {
+            hist_merge(dst->lat[t], src->lat[t]);
+        }
+        if (dst->raw[t] != NULL && src->raw[t] != NULL) {
+            hist_merge(dst->raw[t], src->raw[t]);
+        }
     }
     for (int o = 0; o < STATS_OUTCOMES; o++) {
         hist_merge(&dst->gets[o], &src->gets[o]);
@@ -31,11 +76,13 @@ void stats_merge(struct slap_stats *dst, const struct slap_stats *src)
     hist_merge(&dst->lag, &src->lag);
 }
 
-static void merge_types(const struct hist *by_type, struct hist *total)
+static void merge_types(struct hist *const *by_type, struct hist *total)
 {
     hist_reset(total);
     for (int t = 0; t < STATS_TYPES; t++) {
-        hist_merge(total, &by_type[t]);
+        if (by_type[t] != NULL) {
+            hist_merge(total, by_type[t]);
+        }
     }
 }
 
@@ -51,17 +98,40 @@ void stats_total_raw(const struct slap_stats *s, struct hist *total)
 
 uint64_t stats_ops(const struct slap_stats *s)
 {
-    return s->counters.cmd_get + s->counters.cmd_set;
+    return stats_counters_ops(&s->counters);
+}
+
+uint64_t stats_counters_ops(const struct slap_counters *c)
+{
+    return c->cmd_get + c->cmd_set + c->cmd_touch + c->delete_hits + c->delete_misses +
+           c->incr_hits + c->incr_misses + c->decr_hits + c->decr_misses;
+}
+
+uint64_t stats_requests(const struct slap_stats *s)
+{
+    const struct slap_counters *c = &s->counters;
+    uint64_t lost = c->unanswered - c->unsent; /* sent, never answered */
+    return c->requests_sent > lost ? c->requests_sent - lost : 0;
 }
 
 void stats_print_counters(FILE *out, const struct slap_counters *c, enum counter_show show)
 {
 #define SLAP_COUNTER_PRINT(name, how, meaning)                                                     \
-    if (how == show && (show != COUNTER_NONZERO || c->name != 0)) {                                \
+    if (how == show && ((show != COUNTER_NONZERO && show != COUNTER_MIX) || c->name != 0)) {       \
         fprintf(out, "%s: %llu\n", #name, (unsigned long long)c->name);                            \
     }
     SLAP_COUNTERS(SLAP_COUNTER_PRINT)
 #undef SLAP_COUNTER_PRINT
+}
+
+void stats_print_added(FILE *out, const struct slap_counters *c, bool mix)
+{
+#define SLAP_COUNTER_ADDED(name, how, meaning)                                                     \
+    if ((how == COUNTER_NONZERO || (how == COUNTER_MIX && mix)) && c->name != 0) {              \
+        fprintf(out, "%s: %llu\n", #name, (unsigned long long)c->name);                            \
+    }
+    SLAP_COUNTERS(SLAP_COUNTER_ADDED)
+#undef SLAP_COUNTER_ADDED
 }
 
 void stats_print_memaslap(FILE *out, const struct slap_counters *c, bool verify, bool expire,

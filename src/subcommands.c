@@ -13,6 +13,7 @@
 #include "slap/plot.h"
 #include "slap/report.h"
 #include "slap/results.h"
+#include "slap/tracestats.h"
 
 #define SUB_OK 0
 #define SUB_FAILED 1
@@ -115,7 +116,7 @@ static void step_stats(const struct results_step *step, struct slap_stats *s)
     stats_reset(s);
     s->counters = step->counters;
     for (int t = 0; t < STATS_TYPES; t++) {
-        results_sparse_add(&step->lat[t], &s->lat[t]);
+        results_sparse_add(&step->lat[t], s->lat[t]);
     }
 }
 
@@ -124,11 +125,12 @@ static void merged_report(const struct results_doc *m)
 {
     report_header(stdout, &m->opts);
     if (!m->sweep) {
-        report_final(stdout, &m->opts, m->global, m->seconds, m->signal);
+        report_final(stdout, &m->opts, m->global, m->seconds, m->signal, NULL);
         return;
     }
     struct slap_stats *s = malloc(sizeof(*s));
-    if (s == NULL) {
+    if (s == NULL || stats_init(s, &stats_shape_all) != SLAP_OK) {
+        free(s);
         return;
     }
     const struct results_step *steps = m->steps.items;
@@ -137,6 +139,7 @@ static void merged_report(const struct results_doc *m)
         step_stats(&steps[i], s);
         report_sweep_row(stdout, steps[i].target_tps, s, steps[i].seconds);
     }
+    stats_free(s);
     free(s);
 }
 
@@ -250,6 +253,9 @@ subcommand_main subcommand_find(const char *name)
 {
     if (strcmp(name, "merge") == 0) {
         return merge_main;
+    }
+    if (strcmp(name, "trace-stats") == 0) {
+        return tracestats_main;
     }
     return strcmp(name, "plot") == 0 ? plot_main : NULL;
 }

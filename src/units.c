@@ -1,6 +1,7 @@
 /* Numbers with units: durations to nanoseconds, sizes and counts with k/m/g, fractions. */
 #include "slap/units.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,7 +178,7 @@ enum units_status units_parse_size(const char *text, size_t len, uint64_t kunit,
     return UNITS_OK;
 }
 
-enum units_status units_parse_fraction(const char *text, size_t len, double *value)
+enum units_status units_parse_share(const char *text, size_t len, double *value)
 {
     char copy[FRACTION_TEXT_MAX];
     char *end = NULL;
@@ -192,6 +193,20 @@ enum units_status units_parse_fraction(const char *text, size_t len, double *val
     double v = strtod(copy, &end);
     if (end != copy + len) {
         return UNITS_NOT_NUMBER;
+    }
+    if (!isfinite(v)) {
+        return UNITS_OUT_OF_RANGE;
+    }
+    *value = v;
+    return UNITS_OK;
+}
+
+enum units_status units_parse_fraction(const char *text, size_t len, double *value)
+{
+    double v;
+    enum units_status status = units_parse_share(text, len, &v);
+    if (status != UNITS_OK) {
+        return status;
     }
     if (!(v > 0.0 && v <= 1.0)) {
         return UNITS_OUT_OF_RANGE;

@@ -22,6 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include "slap/common.h"
 #include "slap/run.h"
@@ -88,6 +90,7 @@ enum slap_status worker_init(struct worker *w, struct run *run, uint32_t index,
     w->run = run;
     w->index = index;
     w->phase = WORKER_CONNECTING;
+    w->notify_fd = -1;
     w->nclients = nclients;
     w->nlanes = (size_t)nclients * run->opts->conns_per_client;
     w->nconns = w->nlanes * client_lane_sockets(run);
@@ -97,9 +100,12 @@ enum slap_status worker_init(struct worker *w, struct run *run, uint32_t index,
     w->verbose_left = 10;
     w->run_start_ns = slap_now_ns();
     pthread_mutex_init(&w->box_lock, NULL);
-    stats_reset(&w->cur);
-    stats_reset(&w->box);
-    if (worker_alloc(w) != SLAP_OK) {
+    if (run->opts->trace != NULL) {
+        w->notify_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    }
+    if ((run->opts->trace != NULL && w->notify_fd < 0) ||
+        stats_init(&w->cur, &run->shape) != SLAP_OK ||
+        stats_init(&w->box, &run->shape) != SLAP_OK || worker_alloc(w) != SLAP_OK) {
         return SLAP_ERROR;
     }
     if (run->opts->samples_out != NULL &&
@@ -120,8 +126,8 @@ void worker_free(struct worker *w)
     for (uint32_t k = 0; w->clients != NULL && k < w->nclients; k++) {
         client_free(&w->clients[k]);
     }
-    struct event *timers[] = {w->end_timer, w->tick_timer, w->watch_timer, w->drain_timer,
-                              w->warmup_timer};
+    struct event *timers[] = {w->end_timer,    w->tick_timer,  w->watch_timer,
+                              w->drain_timer,  w->warmup_timer, w->notify_event};
     for (size_t i = 0; i < SLAP_ARRAY_SIZE(timers); i++) {
         if (timers[i] != NULL) {
             event_free(timers[i]);
@@ -129,6 +135,9 @@ void worker_free(struct worker *w)
     }
     if (w->base != NULL) {
         event_base_free(w->base);
+    }
+    if (w->notify_fd >= 0) {
+        close(w->notify_fd);
     }
     free(w->clients);
     free(w->lanes);
@@ -138,6 +147,8 @@ void worker_free(struct worker *w)
     free(w->keys);
     free(w->rbuf);
     client_scratch_free(&w->multiget);
+    stats_free(&w->cur);
+    stats_free(&w->box);
     free(w->stalls);
     free(w->tls_out);
     free(w->ubuf);
@@ -192,6 +203,30 @@ void worker_warn(struct worker *w, const char *what, uint32_t server, const char
     }
 }
 
+void worker_notify(struct worker *w)
+{
+    uint64_t one = 1;
+    if (write(w->notify_fd, &one, sizeof(one)) < 0) {
+        /* EAGAIN: the counter is full, so the thread will wake anyway */
+    }
+}
+
+/* --trace: the reader brought requests to lanes that had none, or ended: see to every lane. */
+static void on_notify(evutil_socket_t fd, short what, void *arg)
+{
+    struct worker *w = arg;
+    uint64_t count;
+    (void)what;
+    if (read(fd, &count, sizeof(count)) < 0) {
+        /* EAGAIN: nothing counted since the last read */
+    }
+    for (size_t i = 0; i < w->nlanes; i++) {
+        if (!w->lanes[i].done) {
+            lane_pump(&w->lanes[i]);
+        }
+    }
+}
+
 /* Arm ev for the instant at_ns, the same for every worker however late this one woke. */
 static void timer_until(struct event *ev, uint64_t at_ns)
 {
@@ -225,8 +260,8 @@ static void worker_finish(struct worker *w)
 {
     if (w->phase == WORKER_WARMING || w->phase == WORKER_MEASURING) {
         const struct slap_options *o = w->run->opts;
-        w->end_ns = o->execute_number > 0 && w->last_answer_ns > 0 ? w->last_answer_ns
-                                                                   : slap_now_ns();
+        bool counted = o->execute_number > 0 || o->trace != NULL; /* -x, a whole trace */
+        w->end_ns = counted && w->last_answer_ns > 0 ? w->last_answer_ns : slap_now_ns();
         for (size_t i = 0; i < w->nlanes; i++) {
             lane_count_unsent(&w->lanes[i], run_measure_start(w->run), w->end_ns);
         }
@@ -415,7 +450,7 @@ static void worker_measure(struct worker *w)
     uint64_t start = run_measure_start(w->run);
     stats_reset(&w->cur);
     w->phase = WORKER_MEASURING;
-    if (o->execute_number == 0) {
+    if (o->execute_number == 0 && o->run_time_ns > 0) { /* 0: a whole trace */
         w->end_timer = evtimer_new(w->base, on_end, w);
         timer_until(w->end_timer, start + o->run_time_ns);
     }
@@ -447,6 +482,10 @@ static void worker_start(struct worker *w, uint64_t start_ns)
         timer_until(w->warmup_timer, run_measure_start(w->run));
     } else {
         worker_measure(w);
+    }
+    if (w->notify_fd >= 0) {
+        w->notify_event = event_new(w->base, w->notify_fd, EV_READ | EV_PERSIST, on_notify, w);
+        event_add(w->notify_event, NULL);
     }
     for (size_t i = 0; i < w->nlanes && o->tps > 0; i++) {
         schedule_init(&w->lanes[i].sched, o->arrival, o->tps, total_lanes,
@@ -531,8 +570,9 @@ enum slap_status worker_spawn(struct worker *w)
         return SLAP_ERROR;
     }
     event_config_set_flag(cfg, EVENT_BASE_FLAG_NOLOCK);
-    if (w->run->opts->tps > 0) {
-        /* Open loop: timers must fire at the microsecond, not the millisecond. */
+    if (w->run->opts->tps > 0 || (w->run->opts->trace != NULL && w->run->opts->trace_speed > 0)) {
+        /* Open loop (a rate, or a trace's times): timers must fire at the microsecond, not at
+         * the coarse clock's tick (4 ms here). */
         event_config_set_flag(cfg, EVENT_BASE_FLAG_PRECISE_TIMER);
     }
     w->base = event_base_new_with_config(cfg);

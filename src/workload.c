@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "slap/common.h"
+#include "slap/trace.h"
 
 static const char hex_digits[] = "0123456789abcdef";
 static const char filler[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
@@ -28,6 +29,28 @@ static bool dist_is_fixed(const struct size_dist *d)
     return d->n == 1 && d->r[0].min == d->r[0].max;
 }
 
+/* The mix's shares in parts per million (summing to a million), and its default op. */
+static void workload_mix(struct workload *w, const double *mix)
+{
+    uint32_t total = 0;
+    w->mix_default = OP_COUNT;
+    for (int op = 0; op < OP_COUNT; op++) {
+        w->mix_ppm[op] = ppm(mix[op]);
+        total += w->mix_ppm[op];
+        w->mix_ops |= w->mix_ppm[op] > 0 ? op_bit((enum op_type)op) : 0;
+        if (w->mix_ppm[op] > 0 &&
+            (w->mix_default == OP_COUNT || w->mix_ppm[op] > w->mix_ppm[w->mix_default])) {
+            w->mix_default = (enum op_type)op;
+        }
+    }
+    if (w->mix_ppm[OP_GET] > 0) {
+        w->mix_default = OP_GET; /* memaslap's: a get unless something else is due */
+    }
+    if (w->mix_default < OP_COUNT && total != WORKLOAD_PPM) {
+        w->mix_ppm[w->mix_default] += WORKLOAD_PPM - total; /* rounding */
+    }
+}
+
 enum slap_status workload_init(struct workload *w, const struct slap_options *o)
 {
     memset(w, 0, sizeof(*w));
@@ -41,8 +64,12 @@ enum slap_status workload_init(struct workload *w, const struct slap_options *o)
     }
     w->key_size = size_dist_max(&w->key_sizes);
     w->value_size = size_dist_max(&w->value_sizes);
+    if (o->trace != NULL) { /* the trace's keys and values, up to their bounds */
+        w->key_size = TRACE_KEY_MAX;
+        w->value_size = o->trace_value_max;
+    }
     w->win_size = o->win_size;
-    w->set_ppm = ppm(o->set_prop);
+    workload_mix(w, o->mix);
     w->overwrite_ppm = ppm(o->overwrite);
     w->verify_ppm = ppm(o->verify);
     w->expire_ppm = ppm(o->exp_verify);
@@ -60,6 +87,28 @@ enum slap_status workload_init(struct workload *w, const struct slap_options *o)
     memcpy(w->value + w->value_size, "\r\n", 2);
     fill_printable(w->pool, (size_t)w->value_size + WORKLOAD_POOL_SLACK, 0x706f6f6c);
     return SLAP_OK;
+}
+
+uint32_t workload_ops(const struct workload *w)
+{
+    uint32_t ops = w->mix_ops | op_bit(OP_SET); /* a get with nothing to read is a set */
+    if (w->mix_ops & op_bit(OP_CAS)) {
+        ops |= op_bit(OP_GETS);
+    }
+    return ops;
+}
+
+#define WORKLOAD_NUMBER_MAX 20 /* digits of the longest value incr takes */
+
+const char *workload_trace_value(const struct workload *w, uint32_t size)
+{
+    static const char number[] = "10000000000000000000"; /* 1e19: fits in 64 bits */
+    return size <= WORKLOAD_NUMBER_MAX ? number : w->pool;
+}
+
+bool workload_needs_fill(const struct workload *w)
+{
+    return (w->mix_ops & (op_bit(OP_SET) | op_bit(OP_ADD))) == 0;
 }
 
 void workload_free(struct workload *w)
@@ -81,7 +130,7 @@ static void put_hex(char *out, uint64_t v, int digits)
 void workload_key_init(const struct workload *w, uint32_t client_id, char *key)
 {
     put_hex(key, client_id, 6);
-    key[6] = '.';
+    key[WORKLOAD_KEY_MARK] = '.';
     put_hex(key + 7, 0, 8);
     for (uint32_t i = WORKLOAD_KEY_ID_LEN; i < w->key_size; i++) {
         key[i] = filler[(i + client_id) % (sizeof(filler) - 1)];
@@ -118,7 +167,7 @@ static bool read_hex(const char *text, int digits, uint64_t *value)
 bool workload_key_decode(const char *key, size_t key_len, uint32_t client_id, uint64_t *slot)
 {
     uint64_t client;
-    return key_len >= WORKLOAD_KEY_ID_LEN && key[6] == '.' && read_hex(key, 6, &client) &&
+    return key_len >= WORKLOAD_KEY_ID_LEN && key[WORKLOAD_KEY_MARK] == '.' && read_hex(key, 6, &client) &&
            client == client_id && read_hex(key + 7, 8, slot);
 }
 
@@ -150,23 +199,36 @@ const char *workload_value(const struct workload *w, uint32_t client_id, uint64_
 void window_init(struct key_window *win, const struct workload *w)
 {
     memset(win, 0, sizeof(*win));
-    /* Start one step short of a set, so the first operation is a set. */
-    win->mix_acc = w->set_ppm == 0 ? 0 : WORKLOAD_PPM - w->set_ppm;
+    for (int op = 0; op < OP_COUNT; op++) {
+        /* One step short of due, so that each op comes early (a set first, as memaslap). */
+        uint32_t share = w->mix_ppm[op];
+        win->mix_acc[op] = share == 0 || op == (int)w->mix_default ? 0 : WORKLOAD_PPM - share;
+    }
 }
 
 enum op_type window_next_op(struct key_window *win, const struct workload *w)
 {
-    win->mix_acc += w->set_ppm;
-    if (win->mix_acc >= WORKLOAD_PPM) {
-        win->mix_acc -= WORKLOAD_PPM;
-        return OP_SET;
+    enum op_type due = w->mix_default;
+    for (int op = 0; op < OP_COUNT; op++) {
+        if (op == (int)w->mix_default || w->mix_ppm[op] == 0) {
+            continue;
+        }
+        win->mix_acc[op] += w->mix_ppm[op];
+        if (due == w->mix_default && win->mix_acc[op] >= WORKLOAD_PPM) {
+            win->mix_acc[op] -= WORKLOAD_PPM; /* one op a step: others stay due for the next */
+            due = (enum op_type)op;
+        }
     }
-    return OP_GET;
+    return due;
 }
 
 void window_more_gets(struct key_window *win, const struct workload *w, uint32_t n)
 {
-    win->mix_acc += w->set_ppm * n;
+    for (int op = 0; op < OP_COUNT; op++) {
+        if (op != (int)w->mix_default) {
+            win->mix_acc[op] += w->mix_ppm[op] * n;
+        }
+    }
 }
 
 uint64_t window_take_set_slot(struct key_window *win, const struct workload *w)

@@ -169,8 +169,8 @@ static void test_memaslap_default_file(void **state)
     assert_range(&cfg.key, 0, 64, 64, 1.0);
     assert_int_equal(cfg.value.n, 1);
     assert_range(&cfg.value, 0, 1024, 1024, 1.0);
-    assert_float_equal(cfg.set_prop, 0.1, 1e-12);
-    assert_float_equal(cfg.get_prop, 0.9, 1e-12);
+    assert_float_equal(cfg.mix[OP_SET], 0.1, 1e-12);
+    assert_float_equal(cfg.mix[OP_GET], 0.9, 1e-12);
 }
 
 /* The sample as printed: key 128, value 2048, one set in ten (memaslap reads "1.0 0.9" as 0). */
@@ -183,8 +183,8 @@ static void test_man_sample(void **state)
     assert_range(&cfg.key, 0, 128, 128, 1.0);
     assert_int_equal(cfg.value.n, 1);
     assert_range(&cfg.value, 0, 2048, 2048, 1.0);
-    assert_float_equal(cfg.set_prop, 0.1, 1e-12);
-    assert_float_equal(cfg.get_prop, 0.9, 1e-12);
+    assert_float_equal(cfg.mix[OP_SET], 0.1, 1e-12);
+    assert_float_equal(cfg.mix[OP_GET], 0.9, 1e-12);
 }
 
 /* The same sample as the man page renders it (indented by a tab) and with CRLF endings. */
@@ -195,7 +195,7 @@ static void test_man_sample_indented_crlf(void **state)
     struct cfg_file cfg = parse_ok(text);
     assert_range(&cfg.key, 0, 128, 128, 1.0);
     assert_range(&cfg.value, 0, 2048, 2048, 1.0);
-    assert_float_equal(cfg.get_prop, 0.9, 1e-12);
+    assert_float_equal(cfg.mix[OP_GET], 0.9, 1e-12);
     free(text);
 }
 
@@ -221,8 +221,8 @@ static void test_man_comment_examples(void **state)
     assert_int_equal(cfg.value.n, 3);
     assert_range(&cfg.value, 0, 1, 1000, 0.8);
     assert_range(&cfg.value, 2, 10001, 100000, 1.0);
-    assert_float_equal(cfg.set_prop, 0.5, 1e-12);
-    assert_float_equal(cfg.get_prop, 0.5, 1e-12);
+    assert_float_equal(cfg.mix[OP_SET], 0.5, 1e-12);
+    assert_float_equal(cfg.mix[OP_GET], 0.5, 1e-12);
 
     cfg = parse_ok("key\n128 128 1\nvalue\n128 128 1\n");
     assert_range(&cfg.key, 0, 128, 128, 1.0);
@@ -235,22 +235,22 @@ static void test_cmd_by_type(void **state)
 {
     (void)state;
     struct cfg_file cfg = parse_ok("cmd\n1 0.9\n0 0.1\n");
-    assert_float_equal(cfg.set_prop, 0.1, 1e-12);
-    assert_float_equal(cfg.get_prop, 0.9, 1e-12);
+    assert_float_equal(cfg.mix[OP_SET], 0.1, 1e-12);
+    assert_float_equal(cfg.mix[OP_GET], 0.9, 1e-12);
     assert_false(cfg.has_key);
     assert_false(cfg.has_value);
 
     cfg = parse_ok("cmd\n1 1\n");
     assert_true(cfg.has_cmd);
-    assert_true(cfg.set_prop == 0.0);
-    assert_true(cfg.get_prop == 1.0);
+    assert_true(cfg.mix[OP_SET] == 0.0);
+    assert_true(cfg.mix[OP_GET] == 1.0);
 
     cfg = parse_ok("cmd\n0 0.7\n");
-    assert_true(cfg.set_prop == 1.0);
-    assert_true(cfg.get_prop == 0.0);
+    assert_true(cfg.mix[OP_SET] == 1.0);
+    assert_true(cfg.mix[OP_GET] == 0.0);
 
     cfg = parse_ok("cmd\n0 0\n1 0.2\n");
-    assert_true(cfg.set_prop == 0.0 && cfg.get_prop == 1.0);
+    assert_true(cfg.mix[OP_SET] == 0.0 && cfg.mix[OP_GET] == 1.0);
 }
 
 /* Shares that do not add up to 1 are normalised; the given ones are kept in prop. */
@@ -262,8 +262,8 @@ static void test_shares_normalised(void **state)
     assert_range(&cfg.key, 1, 17, 20, 1.0);
     assert_float_equal(cfg.key.r[0].prop, 2.0, 0.0);
     assert_float_equal(cfg.key.r[1].prop, 6.0, 0.0);
-    assert_float_equal(cfg.set_prop, 0.25, 1e-12);
-    assert_float_equal(cfg.get_prop, 0.75, 1e-12);
+    assert_float_equal(cfg.mix[OP_SET], 0.25, 1e-12);
+    assert_float_equal(cfg.mix[OP_GET], 0.75, 1e-12);
 
     cfg = parse_ok("value\n1 1 0.3\n2 2 0.3\n3 3 0.3\n"); /* adds up to 0.9 */
     assert_true(cfg.value.r[2].cumul == 1.0);
@@ -304,7 +304,7 @@ static void test_layout(void **state)
     assert_range(&cfg.key, 0, 16, 32, 0.5);
     assert_range(&cfg.key, 1, 64, 64, 1.0);
     assert_range(&cfg.value, 0, 1, 2, 1.0);
-    assert_float_equal(cfg.set_prop, 0.1, 1e-12);
+    assert_float_equal(cfg.mix[OP_SET], 0.1, 1e-12);
 
     /* words after a comment are the comment wrapped; a rule line says nothing */
     cfg = parse_ok("=====\nkey\n# the key sizes are the\nlengths of the keys\n20 20 1\n");
@@ -348,8 +348,10 @@ static const struct bad_file bad_files[] = {
     {"key\n# nothing\n", "t.cnf:1: ", "empty"},
     {"value\n1 1 1\nkey\n64 64 1\n\nvalue\n2 2 1\n", "t.cnf:6: ", "repeated"},
     {"cmd\n2 0.5\n", "t.cnf:2: ", "'2'"},
-    {"cmd\n0.5 1\n", "t.cnf:2: ", "neither"},
-    {"cmd\nget 1\n", "t.cnf:2: ", "section 'get'"},
+    {"cmd\n0.5 1\n", "t.cnf:2: ", "is not 0 (set), 1 (get) or a command"},
+    {"cmd\nfoo 1\n", "t.cnf:2: ", "cmd type 'foo' is not 0 (set), 1 (get) or a command"},
+    {"cmd\nget 1\n1 1\n", "t.cnf:3: ", "cmd type get is given twice"},
+    {"key\nget 1\n", "t.cnf:2: ", "section 'get'"}, /* names are commands only in cmd */
     {"cmd\n0 0.5\n1 0.5\n0.0 0.5\n", "t.cnf:4: ", "twice (first at line 2)"},
     {"cmd\n0 -1\n", "t.cnf:2: ", "0 or more"},
     {"cmd\n0 0\n1 0\n", "t.cnf:1: ", "add up"},
@@ -664,7 +666,7 @@ static void test_load(void **state)
     struct cfg_file cfg;
     write_temp(path, sizeof(path), memaslap_default, strlen(memaslap_default));
     assert_int_equal(cfgfile_load(path, &cfg, err, sizeof(err)), SLAP_OK);
-    assert_float_equal(cfg.set_prop, 0.1, 1e-12);
+    assert_float_equal(cfg.mix[OP_SET], 0.1, 1e-12);
     unlink(path);
 
     write_temp(path, sizeof(path), "key\n64 64 1\ncmd\n", 16);

@@ -73,8 +73,8 @@ static void assert_same_options(const struct slap_options *a, const struct slap_
     assert_int_equal(a->value_size, b->value_size);
     assert_int_equal(a->stat_freq_ns, b->stat_freq_ns);
     assert_int_equal(a->reconnect, b->reconnect);
-    assert_true(a->set_prop == b->set_prop);
-    assert_true(a->get_prop == b->get_prop);
+    assert_true(a->mix[OP_SET] == b->mix[OP_SET]);
+    assert_true(a->mix[OP_GET] == b->mix[OP_GET]);
 }
 
 /* A -F file with key 16-32, value 100-200 and one set in four, at path (a mkstemp template). */
@@ -100,7 +100,7 @@ static void test_table(void **state)
 {
     (void)state;
     size_t rows = options_table_size();
-    assert_int_equal(rows, 58);
+    assert_int_equal(rows, 65);
     for (size_t i = 0; i < rows; i++) {
         const char *name = options_table_long_name(i);
         assert_non_null(name);
@@ -254,6 +254,19 @@ static const struct bad_line bad_lines[] = {
     {{"--timeout=0"}, "--timeout: must be more than 0"},
     {{"-v", "0"}, "--verify: '0' is not a fraction above 0 and up to 1"},
     {{"-v", "x"}, "--verify: 'x' is not a fraction"},
+    {{"--trace=t.csv", "-P", "1k"}, "--trace takes its keys, values, mix and times from the "
+                                    "trace: it cannot be used with --tps"},
+    {{"--trace=t.csv", "-U"}, "cannot be used with --udp"},
+    {{"--trace=t.csv", "-w", "10"}, "cannot be used with --win_size"},
+    {{"--trace=t.csv", "--mix=get=1"}, "cannot be used with --mix"},
+    {{"--trace-speed=2"}, "--trace_speed needs --trace"},
+    {{"--trace-limit=5"}, "--trace_limit needs --trace"},
+    {{"--trace-skip-bad"}, "--trace_skip_bad needs --trace"},
+    {{"--trace=t.csv", "--trace-speed=0"}, "--trace_speed: '0' is neither max nor a number"},
+    {{"--trace=t.csv", "--trace-speed=fast"}, "--trace_speed: 'fast' is neither max"},
+    {{"--trace=t.csv", "--trace-spread=random"},
+     "--trace_spread: 'random' is not one of client, round-robin"},
+    {{"--trace=t.csv", "--trace-value-max=0"}, "--trace_value_max: must be at least 1"},
     {{"extra"}, "slap: unexpected argument 'extra'"},
     {{"-t", "1s", "extra"}, "unexpected argument 'extra'"},
     {{"--", "-T"}, "unexpected argument '-T'"},
@@ -314,8 +327,8 @@ static void test_defaults(void **state)
     assert_int_equal(r.o.value_size, 1024);
     assert_int_equal(r.o.stat_freq_ns, 0);
     assert_false(r.o.reconnect);
-    assert_true(r.o.set_prop == 0.1);
-    assert_true(r.o.get_prop == 0.9);
+    assert_true(r.o.mix[OP_SET] == 0.1);
+    assert_true(r.o.mix[OP_GET] == 0.9);
 
     struct slap_options direct;
     options_defaults(&direct);
@@ -342,8 +355,8 @@ static void test_full_line(void **state)
     assert_int_equal(r.o.value_size, 1024);
     assert_int_equal(r.o.stat_freq_ns, SEC);
     assert_false(r.o.reconnect);
-    assert_true(r.o.set_prop == 0.1);
-    assert_true(r.o.get_prop == 0.9);
+    assert_true(r.o.mix[OP_SET] == 0.1);
+    assert_true(r.o.mix[OP_GET] == 0.9);
     parse_result_free(&r);
 }
 
@@ -389,7 +402,7 @@ static void test_workload_line(void **state)
     assert_int_equal(r.o.key_sizes.r[0].min, 16);
     assert_int_equal(r.o.key_sizes.r[0].max, 32);
     assert_int_equal(r.o.value_sizes.r[0].max, 200);
-    assert_true(r.o.set_prop == 0.25 && r.o.get_prop == 0.75);
+    assert_true(r.o.mix[OP_SET] == 0.25 && r.o.mix[OP_GET] == 0.75);
     assert_int_equal(r.o.division, 10);
     assert_true(r.o.verify == 0.5 && r.o.exp_verify == 0.1 && r.o.overwrite == 0.2);
     assert_int_equal(r.o.exp_time_ns, 5 * SEC);
@@ -406,7 +419,7 @@ static void test_workload_line(void **state)
     assert_int_equal(r.outcome, OPTIONS_RUN);
     assert_int_equal(r.o.value_sizes.r[0].min, 64);
     assert_int_equal(r.o.value_sizes.r[0].max, 64);
-    assert_true(r.o.set_prop == 0.5);
+    assert_true(r.o.mix[OP_SET] == 0.5);
     assert_int_equal(r.o.key_sizes.r[0].max, 20);
     parse_result_free(&r);
     unlink(path);
@@ -572,7 +585,7 @@ static void test_given_beats_file_and_env(void **state)
     assert_int_equal(r.o.key_sizes.r[0].min, 64);
     assert_int_equal(r.o.key_sizes.r[0].max, 64);
     assert_int_equal(r.o.value_sizes.r[0].max, 1024);
-    assert_true(r.o.set_prop == 0.1);
+    assert_true(r.o.mix[OP_SET] == 0.1);
     parse_result_free(&r);
     parse(&r, (const char *const[]){"-F", path, "-X", "1024", NULL});
     assert_int_equal(r.o.value_sizes.r[0].min, 1024);
@@ -583,6 +596,43 @@ static void test_given_beats_file_and_env(void **state)
     setenv("MEMCACHED_SERVERS", "envhost:11311", 1);
     parse(&r, (const char *const[]){"-s", SLAP_DEFAULT_SERVER, NULL});
     assert_string_equal(r.o.servers, SLAP_DEFAULT_SERVER);
+    parse_result_free(&r);
+}
+
+/* --trace: its times unless -t bounds it, its mix, its options. */
+static void test_trace_line(void **state)
+{
+    (void)state;
+    struct parse_result r;
+    parse(&r, (const char *const[]){"--trace=t.zst", NULL});
+    assert_int_equal(r.outcome, OPTIONS_RUN);
+    assert_string_equal(r.o.trace, "t.zst");
+    assert_int_equal(r.o.run_time_ns, 0); /* the whole trace */
+    assert_true(r.o.trace_speed == 1.0);
+    assert_int_equal(r.o.trace_limit, 0);
+    assert_int_equal(r.o.trace_spread, TRACE_SPREAD_CLIENT);
+    assert_int_equal(r.o.trace_value_max, 1023 * 1024);
+    for (int op = 0; op < OP_COUNT; op++) {
+        assert_true(r.o.mix[op] == 0.0); /* the trace's commands, not the default mix */
+    }
+    parse_result_free(&r);
+
+    parse(&r, (const char *const[]){"--trace", "-", "-t", "90s", "--trace-speed=max",
+                                    "--trace_limit=2m", "--trace-skip-bad",
+                                    "--trace-spread=round-robin", "--trace-value-max=64k", "-c",
+                                    "32", "--pipeline=4", NULL});
+    assert_int_equal(r.outcome, OPTIONS_RUN);
+    assert_string_equal(r.o.trace, "-");
+    assert_int_equal(r.o.run_time_ns, 90 * SLAP_NS_PER_SEC);
+    assert_true(r.o.trace_speed == 0.0); /* max */
+    assert_int_equal(r.o.trace_limit, 2000000);
+    assert_true(r.o.trace_skip_bad);
+    assert_int_equal(r.o.trace_spread, TRACE_SPREAD_ROUND_ROBIN);
+    assert_int_equal(r.o.trace_value_max, 64 * 1024);
+    parse_result_free(&r);
+
+    parse(&r, (const char *const[]){"--trace=t", "--trace-speed=0.25", NULL});
+    assert_true(r.o.trace_speed == 0.25);
     parse_result_free(&r);
 }
 
@@ -677,6 +727,7 @@ int main(void)
         cmocka_unit_test(test_latency_line),
         cmocka_unit_test(test_workload_line),
         cmocka_unit_test(test_protocol_line),
+        cmocka_unit_test_setup(test_trace_line, unset_servers_env),
         cmocka_unit_test_setup(test_choices, unset_servers_env),
         cmocka_unit_test_setup(test_count_widths, unset_servers_env),
         cmocka_unit_test_teardown(test_given_beats_file_and_env, unset_servers_env),

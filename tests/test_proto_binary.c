@@ -17,12 +17,12 @@
 #define STREAM_CAP 16384
 
 enum {
-    OP_GET = 0x00,
-    OP_SET = 0x01,
-    OP_GETQ = 0x09,
-    OP_NOOP = 0x0a,
-    OP_GETK = 0x0c,
-    OP_GETKQ = 0x0d,
+    BIN_GET = 0x00,
+    BIN_SET = 0x01,
+    BIN_GETQ = 0x09,
+    BIN_NOOP = 0x0a,
+    BIN_GETK = 0x0c,
+    BIN_GETKQ = 0x0d,
 };
 
 /* ---- response packets, built by hand ---- */
@@ -49,7 +49,7 @@ struct packet {
     {                                                                                              \
         (op), (status), (extras_len), (key), NULL, (n)                                             \
     }
-#define NOOP STATUS(OP_NOOP, 0x00, NULL, "")
+#define NOOP STATUS(BIN_NOOP, 0x00, NULL, "")
 
 static char filler_byte(size_t i)
 {
@@ -118,45 +118,45 @@ struct reply_case {
 };
 
 static const struct reply_case reply_cases[] = {
-    {{STATUS(OP_SET, 0x00, NULL, "")}, 1, {PROTO_REPLY_STORED, 0, 0, NULL}},
-    {{HIT(OP_GETK, "alpha", "hello")}, 1, {PROTO_REPLY_VALUES, 1, 5, NULL}},
-    {{STATUS(OP_GETK, 0x01, "nokey", "")}, 1, {PROTO_REPLY_VALUES, 0, 0, NULL}},
-    {{HIT(OP_GETKQ, "k1", "abc"), HIT(OP_GETKQ, "k2", "defg"), NOOP},
+    {{STATUS(BIN_SET, 0x00, NULL, "")}, 1, {PROTO_REPLY_STORED, 0, 0, NULL}},
+    {{HIT(BIN_GETK, "alpha", "hello")}, 1, {PROTO_REPLY_VALUES, 1, 5, NULL}},
+    {{STATUS(BIN_GETK, 0x01, "nokey", "")}, 1, {PROTO_REPLY_VALUES, 0, 0, NULL}},
+    {{HIT(BIN_GETKQ, "k1", "abc"), HIT(BIN_GETKQ, "k2", "defg"), NOOP},
      3,
      {PROTO_REPLY_VALUES, 2, 7, NULL}},
-    {{STATUS(OP_SET, 0x02, NULL, "Data exists for key.")}, 1, {PROTO_REPLY_EXISTS, 0, 0, NULL}},
-    {{HIT(OP_GETK, "empty", "")}, 1, {PROTO_REPLY_VALUES, 1, 0, NULL}},
-    {{FILLER(OP_GETK, 0x00, 4, "big", 3000)}, 1, {PROTO_REPLY_VALUES, 1, 3000, NULL}},
-    {{STATUS(OP_SET, 0x82, NULL, "Out of memory")},
+    {{STATUS(BIN_SET, 0x02, NULL, "Data exists for key.")}, 1, {PROTO_REPLY_EXISTS, 0, 0, NULL}},
+    {{HIT(BIN_GETK, "empty", "")}, 1, {PROTO_REPLY_VALUES, 1, 0, NULL}},
+    {{FILLER(BIN_GETK, 0x00, 4, "big", 3000)}, 1, {PROTO_REPLY_VALUES, 1, 3000, NULL}},
+    {{STATUS(BIN_SET, 0x82, NULL, "Out of memory")},
      1,
      {PROTO_REPLY_SERVER_ERROR, 0, 0, "Out of memory"}},
-    {{STATUS(OP_SET, 0x81, NULL, "Unknown command")},
+    {{STATUS(BIN_SET, 0x81, NULL, "Unknown command")},
      1,
      {PROTO_REPLY_ERROR, 0, 0, "Unknown command"}},
-    {{STATUS(OP_SET, 0x05, NULL, "Not stored.")}, 1, {PROTO_REPLY_NOT_STORED, 0, 0, NULL}},
-    {{STATUS(OP_SET, 0x01, NULL, "Not found")}, 1, {PROTO_REPLY_NOT_FOUND, 0, 0, NULL}},
-    {{STATUS(OP_SET, 0x04, NULL, "Invalid arguments")},
+    {{STATUS(BIN_SET, 0x05, NULL, "Not stored.")}, 1, {PROTO_REPLY_NOT_STORED, 0, 0, NULL}},
+    {{STATUS(BIN_SET, 0x01, NULL, "Not found")}, 1, {PROTO_REPLY_NOT_FOUND, 0, 0, NULL}},
+    {{STATUS(BIN_SET, 0x04, NULL, "Invalid arguments")},
      1,
      {PROTO_REPLY_CLIENT_ERROR, 0, 0, "Invalid arguments"}},
-    {{STATUS(OP_SET, 0x03, NULL, "Too large.")}, 1, {PROTO_REPLY_SERVER_ERROR, 0, 0, "Too large."}},
-    {{STATUS(OP_GETK, 0x04, "kk", "bad key")}, /* the text follows the key */
+    {{STATUS(BIN_SET, 0x03, NULL, "Too large.")}, 1, {PROTO_REPLY_SERVER_ERROR, 0, 0, "Too large."}},
+    {{STATUS(BIN_GETK, 0x04, "kk", "bad key")}, /* the text follows the key */
      1,
      {PROTO_REPLY_CLIENT_ERROR, 0, 0, "bad key"}},
-    {{HIT(OP_GET, NULL, "xyz")}, 1, {PROTO_REPLY_VALUES, 1, 3, NULL}},
-    {{STATUS(OP_GET, 0x01, NULL, "Not found")}, 1, {PROTO_REPLY_VALUES, 0, 0, NULL}},
-    {{HIT(OP_GETQ, NULL, "q"), NOOP}, 2, {PROTO_REPLY_VALUES, 1, 1, NULL}},
-    {{STATUS(OP_GETKQ, 0x01, "gone", ""), HIT(OP_GETKQ, "k4", "ab"), NOOP}, /* a quiet miss */
+    {{HIT(BIN_GET, NULL, "xyz")}, 1, {PROTO_REPLY_VALUES, 1, 3, NULL}},
+    {{STATUS(BIN_GET, 0x01, NULL, "Not found")}, 1, {PROTO_REPLY_VALUES, 0, 0, NULL}},
+    {{HIT(BIN_GETQ, NULL, "q"), NOOP}, 2, {PROTO_REPLY_VALUES, 1, 1, NULL}},
+    {{STATUS(BIN_GETKQ, 0x01, "gone", ""), HIT(BIN_GETKQ, "k4", "ab"), NOOP}, /* a quiet miss */
      3,
      {PROTO_REPLY_VALUES, 1, 2, NULL}},
     /* an error inside a multi-get ends it; the NOOP that follows is a response of its own */
-    {{HIT(OP_GETKQ, "k3", "abc"), STATUS(OP_GETKQ, 0x82, NULL, "Out of memory")},
+    {{HIT(BIN_GETKQ, "k3", "abc"), STATUS(BIN_GETKQ, 0x82, NULL, "Out of memory")},
      2,
      {PROTO_REPLY_SERVER_ERROR, 1, 3, "Out of memory"}},
     {{NOOP}, 1, {PROTO_REPLY_VALUES, 0, 0, NULL}},
     /* an error body too long to carry streams past without a message; an empty one has none */
-    {{FILLER(OP_SET, 0x82, 0, NULL, 3000)}, 1, {PROTO_REPLY_SERVER_ERROR, 0, 0, NULL}},
-    {{STATUS(OP_SET, 0x82, NULL, "")}, 1, {PROTO_REPLY_SERVER_ERROR, 0, 0, NULL}},
-    {{STATUS(OP_NOOP, 0x81, NULL, "Unknown command")},
+    {{FILLER(BIN_SET, 0x82, 0, NULL, 3000)}, 1, {PROTO_REPLY_SERVER_ERROR, 0, 0, NULL}},
+    {{STATUS(BIN_SET, 0x82, NULL, "")}, 1, {PROTO_REPLY_SERVER_ERROR, 0, 0, NULL}},
+    {{STATUS(BIN_NOOP, 0x81, NULL, "Unknown command")},
      1,
      {PROTO_REPLY_ERROR, 0, 0, "Unknown command"}},
 };
@@ -245,8 +245,8 @@ static void test_replies_by_hand(void **state)
 static void test_partial_input(void **state)
 {
     (void)state;
-    static const struct packet hit = HIT(OP_GETK, "key", "value");
-    static const struct packet oom = STATUS(OP_SET, 0x82, NULL, "Out of memory");
+    static const struct packet hit = HIT(BIN_GETK, "key", "value");
+    static const struct packet oom = STATUS(BIN_SET, 0x82, NULL, "Out of memory");
     char buf[256];
     struct binary_parser p;
     struct proto_result res;
@@ -323,7 +323,7 @@ static void test_early_rejection(void **state)
     assert_int_equal(proto_binary_parse(&p, "\x80", 1, &used, &res), SLAP_ERROR);
     proto_binary_parser_reset(&p);
     assert_int_equal(proto_binary_parse(&p, "\x81", 1, &used, &res), SLAP_AGAIN);
-    assert_int_equal(proto_binary_parse(&p, "\x02", 1, &used, &res), SLAP_ERROR);
+    assert_int_equal(proto_binary_parse(&p, "\x07", 1, &used, &res), SLAP_ERROR); /* QUIT */
 }
 
 /* ---- value hook ---- */
@@ -373,9 +373,9 @@ static void hook_end(void *ctx, int equal, uint64_t first_diff)
 }
 
 static const struct packet hooked_packets[] = {
-    HIT(OP_GETKQ, "good", "hello"),  HIT(OP_GETKQ, "skip", "abc"),   HIT(OP_GETKQ, "good", "helLo"),
-    HIT(OP_GETKQ, "long", "hello!"), HIT(OP_GETKQ, "short", "hell"), NOOP,
-    HIT(OP_GETK, "good", "hello"),   HIT(OP_GETK, "good", "Hello"),
+    HIT(BIN_GETKQ, "good", "hello"),  HIT(BIN_GETKQ, "skip", "abc"),   HIT(BIN_GETKQ, "good", "helLo"),
+    HIT(BIN_GETKQ, "long", "hello!"), HIT(BIN_GETKQ, "short", "hell"), NOOP,
+    HIT(BIN_GETK, "good", "hello"),   HIT(BIN_GETK, "good", "Hello"),
 };
 
 static const struct stream_want hooked_want[] = {
@@ -427,7 +427,7 @@ static void test_value_hook_every_split(void **state)
 static void test_value_hook_first_diff(void **state)
 {
     (void)state;
-    static const struct packet wrong = HIT(OP_GETK, "good", "Jello");
+    static const struct packet wrong = HIT(BIN_GETK, "good", "Jello");
     char buf[64];
     struct hook_log log = {0};
     struct proto_value_hook hook = {hook_begin, hook_end, &log};
@@ -453,7 +453,7 @@ static void test_key_limit(void **state)
     static char bytes[1024];
     memset(key, 'k', PROTO_BINARY_MAX_KEY);
     key[PROTO_BINARY_MAX_KEY] = '\0';
-    struct packet hit = {OP_GETK, 0x00, 4, key, "x", 1};
+    struct packet hit = {BIN_GETK, 0x00, 4, key, "x", 1};
     size_t len = put_packet(bytes, &hit);
     for (size_t split = 0; split <= len; split++) {
         struct hook_log log = {0};
@@ -540,7 +540,8 @@ static const struct garbage_case garbage[] = {
     {"SET, body shorter than extras", {0x81, 0x01, 0x00, 0x00, 0x08, 0, 0, 0, 0, 0, 0, 0x07}},
     {"key of 251 bytes", {0x81, 0x0c, 0x00, 0xfb, 0x04, 0, 0, 0, 0, 0, 0x01, 0x03}},
     {"key of 65535 bytes", {0x81, 0x0c, 0xff, 0xff, 0x00, 0, 0, 0x01, 0xff, 0xff, 0xff, 0xff}},
-    {"unknown opcode ADD", {0x81, 0x02}},
+    {"unknown opcode QUIT", {0x81, 0x07}},
+    {"unknown opcode STAT", {0x81, 0x10}},
     {"unknown opcode 0xff with unknown command", {0x81, 0xff, 0, 0, 0, 0, 0x00, 0x81}},
 };
 
@@ -567,10 +568,10 @@ static void test_garbage_after_packets(void **state)
         const char *name;
         struct packet first, second;
     } cases[] = {
-        {"GETK inside a multi-get", HIT(OP_GETKQ, "a", "1"), HIT(OP_GETK, "b", "2")},
-        {"GETK miss inside a multi-get", HIT(OP_GETKQ, "a", "1"), STATUS(OP_GETK, 1, "b", "")},
-        {"SET inside a multi-get", HIT(OP_GETKQ, "a", "1"), STATUS(OP_SET, 0, NULL, "")},
-        {"SET error inside a multi-get", HIT(OP_GETQ, NULL, "1"), STATUS(OP_SET, 0x82, NULL, "x")},
+        {"GETK inside a multi-get", HIT(BIN_GETKQ, "a", "1"), HIT(BIN_GETK, "b", "2")},
+        {"GETK miss inside a multi-get", HIT(BIN_GETKQ, "a", "1"), STATUS(BIN_GETK, 1, "b", "")},
+        {"SET inside a multi-get", HIT(BIN_GETKQ, "a", "1"), STATUS(BIN_SET, 0, NULL, "")},
+        {"SET error inside a multi-get", HIT(BIN_GETQ, NULL, "1"), STATUS(BIN_SET, 0x82, NULL, "x")},
     };
     char bytes[256];
     for (size_t i = 0; i < SLAP_ARRAY_SIZE(cases); i++) {
@@ -578,7 +579,7 @@ static void test_garbage_after_packets(void **state)
         len += put_packet(bytes + len, &cases[i].second);
         assert_garbage(bytes, len, cases[i].name);
     }
-    static const struct packet stored = STATUS(OP_SET, 0, NULL, "");
+    static const struct packet stored = STATUS(BIN_SET, 0, NULL, "");
     size_t len = put_packet(bytes, &stored);
     memcpy(bytes + len, garbage[0].header, PROTO_BINARY_HEADER);
     assert_garbage(bytes, len + PROTO_BINARY_HEADER, "STORED then a request");

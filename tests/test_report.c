@@ -160,18 +160,31 @@ static const char set_period_row[] = "Period   "
                                      " 300       "
                                      " 300\n";
 
+/* Statistics of a get/set run (closed loop, or open with -P when open_loop). */
+static struct slap_stats *new_stats_shaped(bool open_loop)
+{
+    struct slap_stats *s = malloc(sizeof(*s)); /* large: never on the stack */
+    struct stats_shape shape = {.types = op_bit(OP_GET) | op_bit(OP_SET), .open_loop = open_loop};
+    assert_non_null(s);
+    assert_int_equal(stats_init(s, &shape), SLAP_OK);
+    return s;
+}
+
 static struct slap_stats *new_stats(void)
 {
-    struct slap_stats *s = malloc(sizeof(*s)); /* about 75 KB: never on the stack */
-    assert_non_null(s);
-    stats_reset(s);
-    return s;
+    return new_stats_shaped(false);
+}
+
+static void free_stats(struct slap_stats *s)
+{
+    stats_free(s);
+    free(s);
 }
 
 static void record_us(struct slap_stats *s, enum stats_type type, const unsigned *us, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        hist_record(&s->lat[type], us[i] * SLAP_NS_PER_US);
+        hist_record(s->lat[type], us[i] * SLAP_NS_PER_US);
     }
 }
 
@@ -222,7 +235,7 @@ static char *final_text(const struct slap_stats *s, double seconds, int signal)
     struct slap_options o;
     options_defaults(&o);
     capture_open(&c);
-    report_final(c.out, &o, s, seconds, signal);
+    report_final(c.out, &o, s, seconds, signal, NULL);
     return capture_close(&c);
 }
 
@@ -291,8 +304,8 @@ static void test_header_variants(void **state)
     options_defaults(&o);
     o.win_size = 1500;
     o.run_time_ns = 60 * SLAP_NS_PER_SEC; /* one minute */
-    o.set_prop = 0.25;
-    o.get_prop = 0.75;
+    o.mix[OP_SET] = 0.25;
+    o.mix[OP_GET] = 0.75;
     assert_header(&o, "servers: 127.0.0.1:11211\n"
                       "threads count: 1\n"
                       "concurrency: 16\n"
@@ -330,11 +343,12 @@ static struct slap_stats *final_stats(void)
     s->counters.cmd_get = 5;
     s->counters.cmd_set = 3;
     s->counters.get_misses = 1;
+    s->misses[STATS_GET] = 1;
     s->counters.written_bytes = 3 * MIB;
     s->counters.read_bytes = 2 * MIB;
     s->counters.object_bytes = 3 * (64 + 1024);
     s->counters.reconnects = 2;
-    s->counters.net_get_bytes = 12345; /* hidden: never printed */
+    s->net_bytes[STATS_GET] = 12345; /* only in the tables */
     return s;
 }
 
@@ -360,7 +374,7 @@ static void test_final_golden(void **state)
     text = final_text(s, 2.0, SIGHUP);
     assert_non_null(strstr(text, "Net_rate: 2.5M/s\ninterrupted: SIGHUP\n"));
     free(text);
-    free(s);
+    free_stats(s);
 }
 
 /* No measured time (a warm-up interrupted): no rate is computed from it. */
@@ -371,7 +385,7 @@ static void test_final_no_time(void **state)
     char *text = final_text(s, 0.0, SIGINT);
     assert_non_null(strstr(text, "\nRun time: 0.0s Ops: 8 TPS: 0 Net_rate: 0.0M/s\n"));
     free(text);
-    free(s);
+    free_stats(s);
 }
 
 /* One event: no Std line; every non-zero bucket is in the last row, the only row shown. */
@@ -379,7 +393,7 @@ static void test_final_single_event(void **state)
 {
     (void)state;
     struct slap_stats *s = new_stats();
-    hist_record(&s->lat[STATS_GET], 5000 * SLAP_NS_PER_US);
+    hist_record(s->lat[STATS_GET], 5000 * SLAP_NS_PER_US);
     s->counters.cmd_get = 1;
     static const char block_body[] = " Statistics (1 events)\n"
                                      "   Min:      5000\n"
@@ -407,7 +421,7 @@ static void test_final_single_event(void **state)
     assert_string_equal(text, want);
     free(text);
     free(want);
-    free(s);
+    free_stats(s);
 }
 
 /* Below 2 us everything is bucket 0: a single row. */
@@ -415,8 +429,8 @@ static void test_final_log2_row_zero(void **state)
 {
     (void)state;
     struct slap_stats *s = new_stats();
-    hist_record(&s->lat[STATS_SET], 1000); /* 1 us */
-    hist_record(&s->lat[STATS_SET], 400);  /* 0 us */
+    hist_record(s->lat[STATS_SET], 1000); /* 1 us */
+    hist_record(s->lat[STATS_SET], 400);  /* 0 us */
     char *text = final_text(s, 1.0, 0);
     assert_non_null(strstr(text, "Set Statistics (2 events)\n"
                                  "   Min:         0\n"
@@ -426,7 +440,7 @@ static void test_final_log2_row_zero(void **state)
                                  "   P50:  "));
     assert_null(strstr(text, "Get Statistics"));
     free(text);
-    free(s);
+    free_stats(s);
 }
 
 static void period_options(struct slap_options *o)
@@ -441,7 +455,8 @@ static void get_only_stats(struct slap_stats *period, struct slap_stats *global)
     record_gets(period);
     period->counters.cmd_get = 5;
     period->counters.get_misses = 2;
-    period->counters.net_get_bytes = 3 * MIB / 2;
+    period->misses[STATS_GET] = 2;
+    period->net_bytes[STATS_GET] = 3 * MIB / 2;
     stats_merge(global, period);
     stats_merge(global, period);
 }
@@ -470,8 +485,8 @@ static void test_period_golden(void **state)
     free(text);
 
     free(want);
-    free(period);
-    free(global);
+    free_stats(period);
+    free_stats(global);
 }
 
 static void test_period_with_sets(void **state)
@@ -484,7 +499,8 @@ static void test_period_with_sets(void **state)
     record_gets(period);
     record_sets(period);
     period->counters.get_misses = 2;
-    period->counters.net_set_bytes = MIB / 2;
+    period->misses[STATS_GET] = 2;
+    period->net_bytes[STATS_SET] = MIB / 2;
     stats_merge(global, period);
 
     char *text = period_text(&o, period, global, 1, false);
@@ -506,8 +522,8 @@ static void test_period_with_sets(void **state)
     text = period_text(&o, period, global, 1, false);
     assert_string_equal(text, "\n");
     free(text);
-    free(period);
-    free(global);
+    free_stats(period);
+    free_stats(global);
 }
 
 int main(void)

@@ -52,6 +52,7 @@ static void make_doc(struct results_doc *d, const char *line, uint64_t seed, str
     struct rng r = {.state = seed};
     struct slap_stats *period = malloc(sizeof(*period));
     assert_non_null(period);
+    assert_int_equal(stats_init(period, &stats_shape_all), SLAP_OK);
     assert_int_equal(results_doc_init(d), SLAP_OK);
     parse_options(&d->opts, line);
     snprintf(d->label, sizeof(d->label), "host-%llu", (unsigned long long)seed);
@@ -62,10 +63,12 @@ static void make_doc(struct results_doc *d, const char *line, uint64_t seed, str
     for (int p = 1; p <= 3; p++) {
         stats_reset(period);
         for (int t = 0; t < STATS_TYPES; t++) {
-            record(&period->lat[t], all != NULL ? &all->lat[t] : NULL, &r, 500 * (t + 1) * p);
+            record(period->lat[t], all != NULL ? all->lat[t] : NULL, &r, 500 * (t + 1) * p);
+            period->net_bytes[t] = 1000 * (uint64_t)(t + 1) + (uint64_t)p;
+            period->misses[t] = (uint64_t)(t * p);
         }
-        period->counters.cmd_get = period->lat[STATS_GET].count;
-        period->counters.cmd_set = period->lat[STATS_SET].count;
+        period->counters.cmd_get = period->lat[STATS_GET]->count;
+        period->counters.cmd_set = period->lat[STATS_SET]->count;
         period->counters.unanswered = (uint64_t)p;
         assert_int_equal(results_add_period(d, p, 1.0, period), SLAP_OK);
         stats_merge(d->global, period);
@@ -75,6 +78,7 @@ static void make_doc(struct results_doc *d, const char *line, uint64_t seed, str
     struct server_stats_pair refused = {.ok = false, .note = "it did not answer stats"};
     assert_int_equal(results_add_server(d, "127.0.0.1:1", d->label, &ok), SLAP_OK);
     assert_int_equal(results_add_server(d, "127.0.0.1:2", d->label, &refused), SLAP_OK);
+    stats_free(period);
     free(period);
 }
 
@@ -120,14 +124,17 @@ static void test_round_trip(void **state)
     assert_int_equal(back.opts.run_time_ns, 3 * SLAP_NS_PER_SEC);
     assert_true(back.opts.tps == 50000.0);
     assert_int_equal(back.opts.arrival, ARRIVAL_POISSON);
-    assert_true(back.opts.set_prop == d.opts.set_prop);
+    assert_true(back.opts.mix[OP_SET] == d.opts.mix[OP_SET]);
+    assert_true(back.opts.mix[OP_SET] == 0.2);
     assert_int_equal(back.opts.npercentiles, 2);
     assert_true(back.opts.percentiles[1] == 99.99);
     assert_true(back.opts.key_pop.s == 0.8);
     assert_true(back.opts.max_errors_pct == 2.5);
     assert_memory_equal(&back.opts.value_sizes, &d.opts.value_sizes, sizeof(d.opts.value_sizes));
     for (int t = 0; t < STATS_TYPES; t++) {
-        assert_same_hist(&back.global->lat[t], &d.global->lat[t]);
+        assert_same_hist(back.global->lat[t], d.global->lat[t]);
+        assert_int_equal(back.global->net_bytes[t], d.global->net_bytes[t]);
+        assert_int_equal(back.global->misses[t], d.global->misses[t]);
     }
     assert_same_hist(&back.global->gets[STATS_HIT], &d.global->gets[STATS_HIT]);
     assert_memory_equal(&back.global->counters, &d.global->counters, sizeof(d.global->counters));
@@ -135,6 +142,9 @@ static void test_round_trip(void **state)
     const struct results_period *p = back.periods.items;
     assert_int_equal(p[2].counters.unanswered, 3);
     assert_int_equal(p[2].lat[STATS_SET].count, 3000);
+    assert_int_equal(p[2].lat[OP_DECR].count, 500 * (OP_DECR + 1) * 3);
+    assert_int_equal(p[2].net_bytes[OP_DECR], 1000 * (OP_DECR + 1) + 3);
+    assert_int_equal(p[2].misses[OP_INCR], OP_INCR * 3);
     assert_int_equal(back.servers.n, 2);
     const struct results_server *srv = back.servers.items;
     assert_true(srv[0].stats.ok && srv[0].stats.after.cmd_get == 99);
@@ -153,7 +163,7 @@ static void test_merge_is_exact(void **state)
     struct results_doc a, b, merged;
     struct slap_stats *all = malloc(sizeof(*all));
     assert_non_null(all);
-    stats_reset(all);
+    assert_int_equal(stats_init(all, &stats_shape_all), SLAP_OK);
     make_doc(&a, "-s 127.0.0.1:1 -T 2 -c 8 -t 3s", 11, all);
     make_doc(&b, "-s 127.0.0.1:1 -T 1 -c 4 -t 3s", 12, all);
     struct results_doc *docs[] = {&a, &b};
@@ -176,9 +186,13 @@ static void test_merge_is_exact(void **state)
     assert_int_equal(merged.periods.n, 3);
     const struct results_period *p = merged.periods.items;
     assert_int_equal(p[0].lat[STATS_GET].count, 1000);
+    assert_int_equal(p[0].net_bytes[OP_GETS], 2 * (1000 * (OP_GETS + 1) + 1));
+    assert_int_equal(merged.global->net_bytes[OP_GETS],
+                     a.global->net_bytes[OP_GETS] + b.global->net_bytes[OP_GETS]);
     assert_int_equal(merged.servers.n, 4);
     free(total);
     free(merged_total);
+    stats_free(all);
     free(all);
     results_doc_free(&merged);
     results_doc_free(&a);
@@ -265,7 +279,25 @@ static void test_csv_rows(void **state)
     }
     assert_int_equal(lines, 1 + 3 * (STATS_TYPES + 1));
     assert_non_null(strstr(text, "\n3.000,set,3000,3000.0,"));
-    assert_non_null(strstr(text, "\n2.000,total,3000,3000.0,0.000,0,2,"));
+    /* period 2 of make_doc: 1000 (t + 1) events of each type t, 1000 (t + 1) + 2 bytes, no
+     * get_misses (the total's misses), 2 unanswered */
+    uint64_t events = 0, bytes = 0;
+    for (int t = 0; t < STATS_TYPES; t++) {
+        events += 1000 * (uint64_t)(t + 1);
+        bytes += 1000 * (uint64_t)(t + 1) + 2;
+    }
+    char row[128];
+    snprintf(row, sizeof(row), "\n2.000,total,%llu,%.1f,%.3f,0,2,", (unsigned long long)events,
+             (double)events, (double)bytes / (1024.0 * 1024.0));
+    if (strstr(text, row) == NULL) {
+        fail_msg("no row %s in %s", row + 1, text);
+    }
+    snprintf(row, sizeof(row), "\n2.000,incr,%d,%.1f,%.3f,%d,,", 1000 * (OP_INCR + 1),
+             1000.0 * (OP_INCR + 1), (1000.0 * (OP_INCR + 1) + 2) / (1024.0 * 1024.0),
+             OP_INCR * 2);
+    if (strstr(text, row) == NULL) {
+        fail_msg("no row %s in %s", row + 1, text);
+    }
     free(text);
     results_doc_free(&d);
 }

@@ -143,6 +143,66 @@ static void test_pick_three_servers(void **state)
     servers_close(&list);
 }
 
+/* A reference libmemcached in weighted ketama mode (libketama's continuum) with a key hash. */
+static memcached_st *weighted_ketama(const char *servers, memcached_hash_t hash)
+{
+    memcached_st *memc = memcached_create(NULL);
+    assert_non_null(memc);
+    memcached_server_list_st parsed = memcached_servers_parse(servers);
+    assert_non_null(parsed);
+    assert_int_equal(memcached_server_push(memc, parsed), MEMCACHED_SUCCESS);
+    memcached_server_list_free(parsed);
+    assert_int_equal(memcached_behavior_set(memc, MEMCACHED_BEHAVIOR_KETAMA_WEIGHTED, 1),
+                     MEMCACHED_SUCCESS);
+    assert_int_equal(memcached_behavior_set(memc, MEMCACHED_BEHAVIOR_HASH, hash),
+                     MEMCACHED_SUCCESS);
+    return memc;
+}
+
+/* --distribution=ketama: every key where libmemcached's weighted ketama puts it (the same
+ * continuum as libketama and twemproxy), servers on 11211 among them; ketama-libmemcached: where
+ * libmemcached's plain ketama does. The two differ for about two keys in three. */
+static void test_pick_ketama(void **state)
+{
+    (void)state;
+    static const char *servers = "127.0.0.2:11211,127.0.0.3,127.0.0.1:22122";
+    static const struct {
+        enum server_hash slap;
+        memcached_hash_t lmc;
+    } hashes[] = {{HASH_DEFAULT, MEMCACHED_HASH_MD5}, {HASH_MD5, MEMCACHED_HASH_MD5},
+                  {HASH_FNV1A_64, MEMCACHED_HASH_FNV1A_64}, {HASH_CRC, MEMCACHED_HASH_CRC}};
+    for (size_t h = 0; h < sizeof(hashes) / sizeof(hashes[0]); h++) {
+        struct server_list list, plain;
+        char err[256] = "", key[64];
+        unsigned differ = 0;
+        assert_int_equal(servers_open(&list, servers, err, sizeof(err)), SLAP_OK);
+        assert_int_equal(servers_open(&plain, servers, err, sizeof(err)), SLAP_OK);
+        assert_int_equal(servers_configure(&list, DISTRIBUTION_KETAMA, hashes[h].slap, err,
+                                           sizeof(err)), SLAP_OK);
+        assert_int_equal(servers_configure(&plain, DISTRIBUTION_KETAMA_LIBMEMCACHED,
+                                           hashes[h].slap, err, sizeof(err)), SLAP_OK);
+        memcached_st *reference = weighted_ketama(servers, hashes[h].lmc);
+        for (int i = 0; i < PICK_KEYS; i++) {
+            size_t len = pick_key(key, sizeof(key), i);
+            uint32_t got = servers_pick(&list, key, len);
+            uint32_t want = memcached_generate_hash(reference, key, len);
+            if (got != want) {
+                fail_msg("hash %zu, key %s: servers_pick %u, weighted ketama %u", h, key, got,
+                         want);
+            }
+            uint32_t lmc = servers_pick(&plain, key, len);
+            assert_int_equal(lmc, memcached_generate_hash(plain.memc, key, len));
+            differ += lmc != got;
+        }
+        if (hashes[h].lmc != MEMCACHED_HASH_CRC) { /* crc's 15 bits all fall before any point */
+            assert_true(differ > PICK_KEYS / 2);
+        }
+        memcached_free(reference);
+        servers_close(&list);
+        servers_close(&plain);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -150,6 +210,7 @@ int main(void)
         cmocka_unit_test(test_open_failures),
         cmocka_unit_test(test_pick_one_server),
         cmocka_unit_test(test_pick_three_servers),
+        cmocka_unit_test(test_pick_ketama),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -32,14 +32,21 @@ static uint64_t *counter(struct slap_stats *s, const char *name)
     return (uint64_t *)(uintptr_t)found;
 }
 
-/* struct slap_stats is about 75 KB: never on the stack. */
+/* Statistics of a get/set run, plus deletes: never on the stack (they are large). */
 static struct slap_stats *new_stats(void)
 {
     struct slap_stats *s = malloc(sizeof(*s));
+    struct stats_shape shape = {.types = op_bit(OP_GET) | op_bit(OP_SET) | op_bit(OP_DELETE)};
     assert_non_null(s);
-    memset(s, 0xa5, sizeof(*s)); /* garbage that stats_reset must clear */
-    stats_reset(s);
+    memset(s, 0xa5, sizeof(*s)); /* garbage that stats_init must clear */
+    assert_int_equal(stats_init(s, &shape), SLAP_OK);
     return s;
+}
+
+static void free_stats(struct slap_stats *s)
+{
+    stats_free(s);
+    free(s);
 }
 
 /* Everything written to out by print, as a NUL-terminated string the caller frees. */
@@ -62,13 +69,19 @@ static void test_reset(void **state)
         assert_int_equal(*counter(s, counter_names[i]), 0);
     }
     for (int t = 0; t < STATS_TYPES; t++) {
-        assert_int_equal(s->lat[t].count, 0);
-        assert_int_equal(s->lat[t].min_ns, UINT64_MAX);
-        assert_int_equal(s->lat[t].max_ns, 0);
-        assert_int_equal(s->lat[t].log2_us[10], 0);
-        assert_int_equal(s->lat[t].buckets[hist_bucket_index(1000000)], 0);
+        if (t != OP_GET && t != OP_SET && t != OP_DELETE) {
+            assert_null(s->lat[t]); /* not in the shape: no histogram at all */
+            assert_null(s->raw[t]);
+            continue;
+        }
+        assert_null(s->raw[t]); /* closed loop */
+        assert_int_equal(s->lat[t]->count, 0);
+        assert_int_equal(s->lat[t]->min_ns, UINT64_MAX);
+        assert_int_equal(s->lat[t]->max_ns, 0);
+        assert_int_equal(s->lat[t]->log2_us[10], 0);
+        assert_int_equal(s->lat[t]->buckets[hist_bucket_index(1000000)], 0);
     }
-    free(s);
+    free_stats(s);
 }
 
 /* Each name reaches its own field: the ones checked by hand, and no two names alike. */
@@ -80,8 +93,8 @@ static void test_counter_by_name(void **state)
     assert_ptr_equal(stats_counter_by_name(&s->counters, "cmd_set"), &s->counters.cmd_set);
     assert_ptr_equal(stats_counter_by_name(&s->counters, "get_misses"), &s->counters.get_misses);
     assert_ptr_equal(stats_counter_by_name(&s->counters, "unanswered"), &s->counters.unanswered);
-    assert_ptr_equal(stats_counter_by_name(&s->counters, "net_set_bytes"),
-                     &s->counters.net_set_bytes);
+    assert_ptr_equal(stats_counter_by_name(&s->counters, "delete_hits"),
+                     &s->counters.delete_hits);
     for (size_t i = 0; i < COUNTER_COUNT; i++) {
         for (size_t j = i + 1; j < COUNTER_COUNT; j++) {
             assert_ptr_not_equal(counter(s, counter_names[i]), counter(s, counter_names[j]));
@@ -92,7 +105,7 @@ static void test_counter_by_name(void **state)
     assert_null(stats_counter_by_name(&s->counters, ""));
     assert_null(stats_counter_by_name(&s->counters, "cmd_ge"));
     assert_null(stats_counter_by_name(&s->counters, "cmd_gets"));
-    free(s);
+    free_stats(s);
 }
 
 static void test_merge_counters(void **state)
@@ -113,8 +126,8 @@ static void test_merge_counters(void **state)
         }
         assert_int_equal(*counter(b, counter_names[i]), 7 * (i + 1) + (1ULL << 40));
     }
-    free(a);
-    free(b);
+    free_stats(a);
+    free_stats(b);
 }
 
 static void test_merge_histograms(void **state)
@@ -122,19 +135,19 @@ static void test_merge_histograms(void **state)
     (void)state;
     struct slap_stats *a = new_stats();
     struct slap_stats *b = new_stats();
-    hist_record(&a->lat[STATS_GET], 3000);
-    hist_record(&a->lat[STATS_GET], 5000);
-    hist_record(&b->lat[STATS_GET], 1000);
-    hist_record(&b->lat[STATS_SET], 9000000);
+    hist_record(a->lat[STATS_GET], 3000);
+    hist_record(a->lat[STATS_GET], 5000);
+    hist_record(b->lat[STATS_GET], 1000);
+    hist_record(b->lat[STATS_SET], 9000000);
     stats_merge(a, b);
-    assert_int_equal(a->lat[STATS_GET].count, 3);
-    assert_int_equal(a->lat[STATS_GET].min_ns, 1000);
-    assert_int_equal(a->lat[STATS_GET].max_ns, 5000);
-    assert_int_equal(a->lat[STATS_SET].count, 1);
-    assert_int_equal(a->lat[STATS_SET].min_ns, 9000000);
-    assert_int_equal(a->lat[STATS_SET].max_ns, 9000000);
-    free(a);
-    free(b);
+    assert_int_equal(a->lat[STATS_GET]->count, 3);
+    assert_int_equal(a->lat[STATS_GET]->min_ns, 1000);
+    assert_int_equal(a->lat[STATS_GET]->max_ns, 5000);
+    assert_int_equal(a->lat[STATS_SET]->count, 1);
+    assert_int_equal(a->lat[STATS_SET]->min_ns, 9000000);
+    assert_int_equal(a->lat[STATS_SET]->max_ns, 9000000);
+    free_stats(a);
+    free_stats(b);
 }
 
 static void test_total_hist(void **state)
@@ -144,11 +157,11 @@ static void test_total_hist(void **state)
     struct hist *total = malloc(sizeof(*total));
     assert_non_null(total);
     /* gets 20, 40, 700 us; sets 10, 300 us */
-    hist_record(&s->lat[STATS_GET], 20000);
-    hist_record(&s->lat[STATS_GET], 40000);
-    hist_record(&s->lat[STATS_GET], 700000);
-    hist_record(&s->lat[STATS_SET], 10000);
-    hist_record(&s->lat[STATS_SET], 300000);
+    hist_record(s->lat[STATS_GET], 20000);
+    hist_record(s->lat[STATS_GET], 40000);
+    hist_record(s->lat[STATS_GET], 700000);
+    hist_record(s->lat[STATS_SET], 10000);
+    hist_record(s->lat[STATS_SET], 300000);
     memset(total, 0x5a, sizeof(*total)); /* stats_total_hist must not merge into garbage */
 
     stats_total_hist(s, total);
@@ -164,8 +177,8 @@ static void test_total_hist(void **state)
     assert_int_equal(total->log2_us[10], 1);
     assert_int_equal(total->buckets[hist_bucket_index(10000)], 1);
     assert_int_equal(total->buckets[hist_bucket_index(700000)], 1);
-    assert_int_equal(s->lat[STATS_GET].count, 3); /* the sources are left alone */
-    assert_int_equal(s->lat[STATS_SET].count, 2);
+    assert_int_equal(s->lat[STATS_GET]->count, 3); /* the sources are left alone */
+    assert_int_equal(s->lat[STATS_SET]->count, 2);
 
     stats_reset(s);
     stats_total_hist(s, total);
@@ -173,7 +186,7 @@ static void test_total_hist(void **state)
     assert_int_equal(total->min_ns, UINT64_MAX);
     assert_int_equal(total->max_ns, 0);
     free(total);
-    free(s);
+    free_stats(s);
 }
 
 static void test_ops(void **state)
@@ -186,7 +199,14 @@ static void test_ops(void **state)
     s->counters.get_misses = 50;
     s->counters.not_stored = 7;
     assert_int_equal(stats_ops(s), 1001);
-    free(s);
+    s->counters.cmd_touch = 3; /* and the other commands answered */
+    s->counters.delete_hits = 10;
+    s->counters.delete_misses = 20;
+    s->counters.incr_misses = 400;
+    s->counters.decr_hits = 5000;
+    s->counters.stored = 60000; /* an outcome of cmd_set, not more */
+    assert_int_equal(stats_ops(s), 6434);
+    free_stats(s);
 }
 
 static void test_print_always(void **state)
@@ -200,7 +220,7 @@ static void test_print_always(void **state)
     s->counters.read_bytes = 5;
     s->counters.object_bytes = 0;
     s->counters.reconnects = 4;    /* not one of memaslap's */
-    s->counters.net_get_bytes = 8; /* hidden */
+    s->counters.requests_sent = 8; /* hidden */
     char *text = capture_counters(&s->counters, COUNTER_ALWAYS);
     assert_string_equal(text, "cmd_get: 9\n"
                               "cmd_set: 1\n"
@@ -219,7 +239,7 @@ static void test_print_always(void **state)
                               "read_bytes: 0\n"
                               "object_bytes: 0\n");
     free(text);
-    free(s);
+    free_stats(s);
 }
 
 static void test_print_nonzero(void **state)
@@ -230,9 +250,9 @@ static void test_print_nonzero(void **state)
     assert_string_equal(text, "");
     free(text);
 
-    s->counters.cmd_get = 9; /* always-shown and hidden counters stay out */
-    s->counters.net_get_bytes = 8;
-    s->counters.net_set_bytes = 8;
+    s->counters.cmd_get = 9; /* always-shown, hidden and mix counters stay out */
+    s->counters.requests_sent = 8;
+    s->counters.stored = 8;
     s->counters.not_stored = 3;
     s->counters.reconnects = 1;
     s->counters.unanswered = 18446744073709551615ULL;
@@ -241,7 +261,33 @@ static void test_print_nonzero(void **state)
                               "reconnects: 1\n"
                               "unanswered: 18446744073709551615\n");
     free(text);
-    free(s);
+    free_stats(s);
+}
+
+/* slap's added lines in list order; the mix's (stored) only when the mix goes beyond get/set. */
+static void test_print_added(void **state)
+{
+    (void)state;
+    struct slap_stats *s = new_stats();
+    s->counters.cmd_get = 9;
+    s->counters.not_stored = 3;
+    s->counters.stored = 8;
+    s->counters.deleted = 2;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    stats_print_added(out, &s->counters, false);
+    fputs("--\n", out);
+    stats_print_added(out, &s->counters, true);
+    assert_int_equal(fclose(out), 0);
+    assert_string_equal(text, "not_stored: 3\n"
+                              "deleted: 2\n"
+                              "--\n"
+                              "not_stored: 3\n"
+                              "stored: 8\n"
+                              "deleted: 2\n");
+    free(text);
+    free_stats(s);
 }
 
 int main(void)
@@ -251,6 +297,7 @@ int main(void)
         cmocka_unit_test(test_merge_counters), cmocka_unit_test(test_merge_histograms),
         cmocka_unit_test(test_total_hist),     cmocka_unit_test(test_ops),
         cmocka_unit_test(test_print_always),   cmocka_unit_test(test_print_nonzero),
+        cmocka_unit_test(test_print_added),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -38,8 +38,8 @@ static void make_workload(struct workload *w, uint32_t key_size, uint32_t value_
     options_defaults(&o);
     o.key_size = key_size;
     o.value_size = value_size;
-    o.set_prop = set_prop;
-    o.get_prop = 1.0 - set_prop;
+    o.mix[OP_SET] = set_prop;
+    o.mix[OP_GET] = 1.0 - set_prop;
     o.win_size = win_size;
     assert_int_equal(workload_init(w, &o), SLAP_OK);
 }
@@ -141,13 +141,13 @@ static void test_set_ppm(void **state)
     (void)state;
     struct workload w;
     make_workload(&w, 64, 10, 0.1, 1024);
-    assert_int_equal(w.set_ppm, 100000);
+    assert_int_equal(w.mix_ppm[OP_SET], 100000);
     assert_int_equal(w.key_size, 64);
     assert_int_equal(w.win_size, 1024);
     workload_free(&w);
 
     make_workload(&w, 64, 10, 0.25, 1024);
-    assert_int_equal(w.set_ppm, 250000);
+    assert_int_equal(w.mix_ppm[OP_SET], 250000);
     workload_free(&w);
 }
 

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "slap/ops.h"
+
 #include "slap/common.h"
 
 #define SIZE_DIST_MAX 64 /* ranges in one distribution */
@@ -48,14 +50,13 @@ struct cfg_file {
     bool has_key, has_value, has_cmd;
     struct size_dist key;
     struct size_dist value;
-    double set_prop; /* normalised with get_prop: they add up to 1 */
-    double get_prop;
+    double mix[OP_COUNT]; /* share of each op, normalised: they add up to 1 */
 };
 
 /*
  * memaslap's format: sections "key" and "value" with lines "MIN MAX SHARE",
- * section "cmd" with lines "TYPE SHARE" (0 set, 1 get); '#' starts a comment,
- * blank lines are skipped, sections may come in any order. Keys 16..250 bytes,
+ * section "cmd" with lines "TYPE SHARE" (0 set, 1 get, or a command name: get, set, delete,
+ * ...); '#' starts a comment, blank lines are skipped, sections may come in any order. Keys 16..250 bytes,
  * values 1..1 MiB. Every line is read for what it says (memaslap goes by
  * order). On error: SLAP_ERROR, err = "NAME:LINE: what is wrong".
  */

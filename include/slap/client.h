@@ -7,6 +7,7 @@
 
 #include "slap/common.h"
 #include "slap/conn.h"
+#include "slap/replay.h"
 #include "slap/schedule.h"
 #include "slap/workload.h"
 
@@ -30,17 +31,32 @@ struct lane {
     bool timer_armed;
     struct schedule sched; /* open loop */
     struct event timer;    /* open loop: wakes the lane at its next intended time */
+    struct replay_ring *ring; /* --trace: the requests of the trace for this lane, else NULL */
 };
+
+/* Keys that incr and decr count on, per client, stored with CLIENT_COUNTER_START first. */
+#define CLIENT_COUNTERS 16
+#define CLIENT_COUNTER_START "1000000000"
+/* A cas token memcached never hands out (its tokens count up from 1), for a cas without one. */
+#define CLIENT_CAS_NONE UINT64_MAX
+/* The longest expiry time memcached takes as seconds from now; above, it is a Unix time. */
+#define CLIENT_TTL_RELATIVE_MAX (30u * 24 * 3600)
 
 struct client {
     struct worker *worker;
     uint32_t id;              /* 0 .. concurrency-1, across all threads */
+    uint32_t key_id;          /* whose keys it uses: id, or 0 with shared_keys (memslap) */
     struct key_window win;
     char *key;                /* this client's key, slot digits rewritten per request */
     uint16_t *slot_server;    /* server of each window slot with several servers, else NULL */
     uint64_t quota;           /* requests still to send in a counted run; UINT64_MAX if timed */
     bool stopped;             /* lost a connection without -R: sends nothing more */
-    uint64_t preload_left;    /* --preload: window keys still to set before the run */
+    uint64_t preload_left;    /* keys still to set before the run: counters, then (--preload,
+                                 or a mix that stores no new key) the whole window */
+    uint32_t counters_left;   /* of them, counter keys (incr, decr) */
+    bool cas_ready;           /* a gets left a token for the next cas: */
+    uint64_t cas_slot;        /* the slot it read (--trace: its key's hash) */
+    uint64_t cas_token;       /* and the token */
     struct slot_state *slots; /* per window slot, with -v, -e or -o; else NULL */
     uint32_t nlanes;
     struct lane *lanes;

@@ -41,7 +41,8 @@ struct request {
     bool verify;          /* a get whose values are checked */
     bool measured;        /* queued after the warm-up: its answer counts */
     bool fresh;           /* a set of the window's walk: once stored, gets may read it */
-    uint16_t nkeys;       /* keys of a get */
+    uint8_t key_len;      /* a storage command: its key's bytes (for object_bytes) */
+    uint32_t nkeys;       /* keys of a get */
     uint32_t version;     /* a set: the version of the value it carries */
     uint64_t slot;        /* a set, or a single get: the key's window slot */
     uint32_t exptime;     /* a set: its expiry time in seconds, or 0 */

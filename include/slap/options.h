@@ -11,6 +11,7 @@
 
 #include "slap/cfgfile.h"
 #include "slap/keydist.h"
+#include "slap/ops.h"
 #include "slap/proto.h"
 #include "slap/schedule.h"
 #include "slap/servers.h"
@@ -26,6 +27,12 @@
 #define SLAP_MAX_PERCENTILES 16
 #define SLAP_MAX_PIPELINE 1024
 #define SLAP_MAX_TPS 1e9
+
+/* --trace-spread: which lane sends a trace request. */
+enum trace_spread {
+    TRACE_SPREAD_CLIENT = 0,      /* the lane of its client id: a client's requests in order */
+    TRACE_SPREAD_ROUND_ROBIN = 1, /* the lanes in turn */
+};
 
 /* Which latency the tables and blocks show in an open-loop run. */
 enum latency_view {
@@ -53,8 +60,7 @@ struct slap_options {
     uint32_t value_size;       /* -X, default 1024 */
     uint64_t stat_freq_ns;     /* -S, 0 = no periodic tables */
     bool reconnect;            /* -R */
-    double set_prop;           /* 0.1 */
-    double get_prop;           /* 0.9 */
+    double mix[OP_COUNT];      /* share of each operation, summing to 1: set 0.1, get 0.9 */
     /* Open loop and latency (closed loop when tps is 0). */
     double tps;                /* -P target operations per second, all threads together */
     enum arrival arrival;      /* --arrival: uniform by default */
@@ -68,6 +74,13 @@ struct slap_options {
     double sweep_end;
     double sweep_step;
     uint64_t step_time_ns;     /* --step-time, default 5 s */
+    /* Trace replay (--trace): the trace gives keys, values, the mix and the times. */
+    const char *trace;         /* --trace FILE or "-", or NULL */
+    double trace_speed;        /* --trace-speed: 2 = twice as fast; 0 = max (closed loop) */
+    uint64_t trace_limit;      /* --trace-limit: at most this many requests; 0 = all */
+    bool trace_skip_bad;       /* --trace-skip-bad */
+    enum trace_spread trace_spread; /* --trace-spread */
+    uint32_t trace_value_max;  /* --trace-value-max: larger trace values are sent at this size */
     /* Workload shape. */
     const char *cfg_file;      /* -F, read when the options are complete */
     struct size_dist key_sizes;   /* n == 0: every key is key_size bytes */
@@ -96,6 +109,12 @@ struct slap_options {
     bool facebook;             /* -a: sets over TCP, gets over UDP */
     uint64_t udp_timeout_ns;   /* --udp_timeout, default 200 ms */
     uint64_t timeout_ns;       /* --timeout: a TCP answer later than this fails its socket */
+    /* Set by the memslap face only (memslap.c); no option of slap's own sets them. */
+    bool shared_keys;          /* every client reads and writes client 0's keys, as memslap's
+                                  threads share one key set; client 0 alone preloads them */
+    bool multiget_window;      /* a get asks for every key of the window in order (memslap's
+                                  mget); division is then the window's size */
+
     /* Results as data (results.c, plot.c) and life in scripts. */
     const char *json_out;      /* --json FILE, "-" for standard output; NULL = none */
     const char *label;         /* --label: names the run in results; default the host name */

@@ -25,14 +25,21 @@ union proto_parser {
 
 struct codec {
     const char *name;
-    size_t (*encode_get)(char *out, size_t cap, const char *key, size_t key_len);
-    size_t (*encode_multiget)(char *out, size_t cap, const char *keys, size_t stride,
-                              const uint32_t *lens, uint32_t n);
-    size_t (*encode_set_header)(char *out, size_t cap, const char *key, size_t key_len,
-                                uint32_t flags, uint32_t exptime, size_t value_len);
-    bool set_crlf; /* a set's data is followed by "\r\n" */
-    /* The longest request headers, from the encoders: a get of n keys of up to k bytes is at
-     * most n * (k + get_per_key) + get_fixed bytes; a set header k + set_fixed. */
+    /* get, gets or gat (to exptime) of n keys: key i at keys + i * stride, lens[i] bytes */
+    size_t (*encode_retrieve)(char *out, size_t cap, enum op_type op, const char *keys,
+                              size_t stride, const uint32_t *lens, uint32_t n, uint32_t exptime);
+    /* the header of a storage command (set, add, replace, append, prepend, cas): the value
+     * follows, then "\r\n" when set_crlf */
+    size_t (*encode_store)(char *out, size_t cap, enum op_type op, const char *key,
+                           size_t key_len, uint32_t flags, uint32_t exptime, size_t value_len,
+                           uint64_t cas);
+    /* delete; incr or decr by arg; touch to exptime arg */
+    size_t (*encode_command)(char *out, size_t cap, enum op_type op, const char *key,
+                             size_t key_len, uint64_t arg);
+    bool set_crlf; /* a storage command's data is followed by "\r\n" */
+    /* The longest requests, from the encoders: a retrieval of n keys of up to k bytes is at
+     * most n * (k + get_per_key) + get_fixed bytes; any other request's header k + set_fixed
+     * (numbers at their widest: a value length of 32 bits, a cas token of 64). */
     uint32_t get_per_key, get_fixed, set_fixed;
     /* Reset for a new stream, with hook (or NULL) checking values. */
     void (*reset)(union proto_parser *p, const struct proto_value_hook *hook);

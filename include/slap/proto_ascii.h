@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "slap/ops.h"
 #include "slap/proto_text.h"
 #include "slap/proto_util.h"
 
@@ -18,12 +19,16 @@ enum proto_reply {
     PROTO_REPLY_ERROR,        /* ERROR (unknown command) */
     PROTO_REPLY_CLIENT_ERROR, /* CLIENT_ERROR <message> */
     PROTO_REPLY_SERVER_ERROR, /* SERVER_ERROR <message> */
+    PROTO_REPLY_DELETED,      /* DELETED */
+    PROTO_REPLY_TOUCHED,      /* TOUCHED */
+    PROTO_REPLY_NUMBER,       /* incr, decr: the new value */
 };
 
 struct proto_result {
     enum proto_reply reply;
     uint32_t hits;        /* VALUE blocks in a get response */
     uint64_t value_bytes; /* data bytes of those blocks (without the CRLF) */
+    uint64_t cas;         /* the cas token of the last value (gets, gats), else 0 */
     const char *msg;      /* error text, points into the parsed buffer; NULL if none */
     size_t msg_len;
 };
@@ -52,5 +57,18 @@ size_t proto_ascii_encode_multiget(char *out, size_t cap, const char *keys, size
 /* "set <key> <flags> <exptime> <bytes>\r\n": the header only; the caller sends data + "\r\n". */
 size_t proto_ascii_encode_set_header(char *out, size_t cap, const char *key, size_t key_len,
                                      uint32_t flags, uint32_t exptime, size_t value_len);
+/* A retrieval of n keys: "get", "gets" or "gat <exptime>", then the keys. */
+size_t proto_ascii_encode_retrieve(char *out, size_t cap, enum op_type op, const char *keys,
+                                   size_t stride, const uint32_t *lens, uint32_t n,
+                                   uint32_t exptime);
+/* A storage command's line: set, add, replace, append, prepend ("<cmd> <key> <flags> <exptime>
+ * <bytes>"), or cas (the same and "<cas>"); the caller sends data + "\r\n". */
+size_t proto_ascii_encode_store(char *out, size_t cap, enum op_type op, const char *key,
+                                size_t key_len, uint32_t flags, uint32_t exptime,
+                                size_t value_len, uint64_t cas);
+/* "delete <key>", "incr <key> <arg>", "decr <key> <arg>" or "touch <key> <arg>" (arg the
+ * exptime). */
+size_t proto_ascii_encode_command(char *out, size_t cap, enum op_type op, const char *key,
+                                  size_t key_len, uint64_t arg);
 
 #endif

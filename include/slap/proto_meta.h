@@ -34,4 +34,15 @@ size_t proto_meta_encode_multiget(char *out, size_t cap, const char *keys, size_
 size_t proto_meta_encode_set_header(char *out, size_t cap, const char *key, size_t key_len,
                                     uint32_t flags, uint32_t exptime, size_t value_len);
 
+/* Every command (see proto_meta.c): retrievals (get, gets, gat), storage commands, and
+ * delete, incr, decr, touch. Each returns the length, or 0 if cap is too small. */
+size_t proto_meta_encode_retrieve(char *out, size_t cap, enum op_type op, const char *keys,
+                                  size_t stride, const uint32_t *lens, uint32_t n,
+                                  uint32_t exptime);
+size_t proto_meta_encode_store(char *out, size_t cap, enum op_type op, const char *key,
+                               size_t key_len, uint32_t flags, uint32_t exptime, size_t value_len,
+                               uint64_t cas);
+size_t proto_meta_encode_command(char *out, size_t cap, enum op_type op, const char *key,
+                                 size_t key_len, uint64_t arg);
+
 #endif

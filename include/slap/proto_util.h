@@ -2,6 +2,7 @@
 #ifndef SLAP_PROTO_UTIL_H
 #define SLAP_PROTO_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,6 +34,7 @@ struct proto_check {
 struct proto_response {
     uint32_t hits;                       /* values so far in this response */
     uint64_t value_bytes;                /* their data bytes (without any CRLF) */
+    uint64_t cas;                        /* the cas token of the last value, or 0 */
     const struct proto_value_hook *hook; /* the stream's; NULL: values are skipped unread */
     struct proto_check check;            /* of the current value */
 };
@@ -54,6 +56,24 @@ void proto_check_end(struct proto_check *c, const struct proto_value_hook *hook)
 enum slap_status proto_take_text_data(struct proto_check *c, const struct proto_value_hook *hook,
                                       uint64_t *data_left, const char *buf, size_t len,
                                       size_t *pos);
+
+/* A request line being written into a buffer; fits turns false when it would overflow, and
+ * the line is then refused (proto_line_end gives 0). */
+struct proto_line {
+    char *start, *at, *end;
+    bool fits;
+};
+
+static inline struct proto_line proto_line_begin(char *out, size_t cap)
+{
+    struct proto_line l = {out, out, out + cap, true};
+    return l;
+}
+void proto_line_text(struct proto_line *l, const char *bytes, size_t n);
+/* prefix (" ", " T", ...) then v in decimal. */
+void proto_line_number(struct proto_line *l, const char *prefix, uint64_t v);
+/* "\r\n" and the line's length, or 0 if it did not fit. */
+size_t proto_line_end(struct proto_line *l);
 
 /* Decimal digits by hand (the encoders run per request; no printf family). */
 size_t proto_decimal_len(uint64_t v);

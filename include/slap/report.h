@@ -8,6 +8,7 @@
 
 #include "slap/options.h"
 #include "slap/stats.h"
+#include "slap/trace.h"
 
 /* Header block: servers, threads, concurrency, run time or execute number, ... */
 void report_header(FILE *out, const struct slap_options *o);
@@ -21,10 +22,17 @@ void report_period(FILE *out, const struct slap_options *o, const struct slap_st
 /*
  * Final per-type blocks (and, when they differ, the uncorrected and hit/miss
  * blocks), counters, open-loop figures and the "Run time:" line; signal > 0
- * marks an interrupt. Percentile columns and lines follow o->percentiles.
+ * marks an interrupt. Percentile columns and lines follow o->percentiles. trace (or NULL)
+ * adds a replay's lines.
  */
+/* A replay's figures: what the reader saw, and what the threads sent. */
+struct report_trace {
+    const struct trace_counts *counts;
+    const struct trace_progress *sent;
+};
+
 void report_final(FILE *out, const struct slap_options *o, const struct slap_stats *global,
-                  double seconds, int signal);
+                  double seconds, int signal, const struct report_trace *trace);
 
 /* The "Run time:" line (and "interrupted:" after a signal): report_final's last lines. */
 void report_run_line(FILE *out, const struct slap_stats *global, double seconds, int signal);

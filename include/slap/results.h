@@ -16,6 +16,7 @@
 #include "slap/options.h"
 #include "slap/server_stats.h"
 #include "slap/stats.h"
+#include "slap/trace.h"
 
 #define RESULTS_SCHEMA 1 /* the "schema" member: bumped when a reader must change */
 #define RESULTS_LABEL_MAX 256
@@ -40,6 +41,8 @@ struct results_period {
     double seconds;   /* its length */
     struct slap_counters counters;
     struct results_sparse lat[STATS_TYPES]; /* latency per type */
+    uint64_t net_bytes[STATS_TYPES];        /* bytes written and read per type */
+    uint64_t misses[STATS_TYPES];           /* keys not found per type */
 };
 
 /* One --sweep step. */
@@ -48,6 +51,8 @@ struct results_step {
     double seconds;
     struct slap_counters counters;
     struct results_sparse lat[STATS_TYPES];
+    uint64_t net_bytes[STATS_TYPES];
+    uint64_t misses[STATS_TYPES];
 };
 
 /* One server's own stats around the run, and who read them (merged documents). */
@@ -55,6 +60,13 @@ struct results_server {
     char name[SERVER_NAME_MAX];
     char label[RESULTS_LABEL_MAX];
     struct server_stats_pair stats;
+};
+
+/* A --trace run's own figures: the report's trace_ lines (not read back, nor merged). */
+struct results_trace {
+    bool present;
+    struct trace_counts counts; /* what the reader saw */
+    struct trace_progress sent; /* what the measured run sent of it */
 };
 
 struct results_list {
@@ -79,12 +91,17 @@ struct results_doc {
     struct results_list servers; /* struct results_server */
     uint64_t samples_written;    /* --samples */
     uint64_t samples_dropped;
+    struct results_trace trace;  /* --trace */
     char **argv; /* read documents: the replayed options' text (owned) */
     int argc;
 };
 
-/* An empty document whose global statistics are allocated. SLAP_ERROR when out of memory. */
+/* An empty document whose global statistics (of every type, corrected and uncorrected) are
+ * allocated. SLAP_ERROR when out of memory. */
 enum slap_status results_doc_init(struct results_doc *d);
+/* The request types a document shows: get and set (memaslap's) always, and every other type
+ * that had events, as op_bit()s. */
+uint32_t results_doc_types(const struct results_doc *d);
 void results_doc_free(struct results_doc *d);
 
 /* Copy h without its empty buckets (allocates); results_sparse_free releases it. */
@@ -93,7 +110,8 @@ void results_sparse_free(struct results_sparse *s);
 /* Add s into h: the same as merging the histogram s was taken from (log2 view aside). */
 void results_sparse_add(const struct results_sparse *s, struct hist *h);
 
-/* Append a period or a step made from stats (its lat histograms and counters). */
+/* Append a period or a step made from stats (its lat histograms, counters, bytes and misses
+ * per type). */
 enum slap_status results_add_period(struct results_doc *d, double elapsed_s, double seconds,
                                     const struct slap_stats *s);
 /* Add s into the last period (answers that came after it ended); a first one if none. */
@@ -135,7 +153,7 @@ enum slap_status results_parse(const char *text, size_t len, struct results_doc 
 enum slap_status results_merge(struct results_doc *out, struct results_doc *const *docs, size_t n,
                                char *err, size_t err_len);
 
-/* The request type's name in results ("get", "set", "total" for STATS_TYPES). */
+/* The request type's name in results ("get", "set", "gets", ..., "total" for STATS_TYPES). */
 const char *results_type_name(int type);
 
 #endif

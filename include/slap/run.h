@@ -13,6 +13,7 @@
 #include "slap/options.h"
 #include "slap/results.h"
 #include "slap/server_stats.h"
+#include "slap/replay.h"
 #include "slap/servers.h"
 #include "slap/stats.h"
 #include "slap/workload.h"
@@ -53,10 +54,16 @@ struct run {
     bool out_watched;          /* out is a pipe or a socket: its reader may go away */
     bool output_gone;          /* and it did: the run stopped early */
 
+    struct stats_shape shape;  /* the histograms every statistics of the run keeps */
     struct slap_stats global;  /* everything, collected */
+    struct slap_stats period;  /* -S: one period's, collected from the workers */
     uint64_t end_ns;           /* end of the measured part: the latest of the workers' */
     struct worker_stall *stalls; /* per server: sockets that held unanswered requests at the end */
     uint32_t blocked_lanes;    /* lanes that still awaited an answer when the run gave up */
+    struct replay replay;      /* --trace: the reader of the trace */
+    struct trace_progress trace_sent; /* and what the workers sent of it */
+    uint64_t flush_ns;         /* --flush: how long flush_all took (in run_init) */
+    bool silent_preload;       /* the caller reports the preload itself: no "preload:" line */
 
     /* Results as data: set by the caller after run_init, before run_execute. */
     uint64_t period_ns;        /* -S, or 1 s when periods are kept or shown; 0: no periods */
@@ -93,6 +100,8 @@ enum slap_status run_want(struct run *r, struct results_doc *doc, bool server_st
  * common end (-t), the stop (a signal), or the last answer (-x); 0 if it never began. */
 uint64_t run_measure_start(const struct run *r);
 double run_seconds(const struct run *r);
+/* The preload: sets answered, and how long the slowest thread took. */
+void run_preload(const struct run *r, uint64_t *sets, uint64_t *ns);
 /* Did every lane still await an answer when the run gave up waiting? */
 bool run_all_blocked(const struct run *r);
 /* Say on err how many requests went unanswered, and which servers' sockets held them. */

@@ -17,10 +17,11 @@
 #define SAMPLES_RING_BITS 16 /* 65536 samples (2 MiB) a thread between two drains */
 
 enum sample_outcome {
-    SAMPLE_HIT,        /* a get that found (at least one of) its keys */
-    SAMPLE_MISS,       /* a get that found none */
-    SAMPLE_STORED,     /* a set stored */
-    SAMPLE_NOT_STORED, /* a set answered NOT_STORED, EXISTS or NOT_FOUND */
+    SAMPLE_HIT,        /* a retrieval that found (one of) its keys; a delete, touch, incr or
+                          decr that found its key */
+    SAMPLE_MISS,       /* one that found none */
+    SAMPLE_STORED,     /* a storage command stored */
+    SAMPLE_NOT_STORED, /* one answered NOT_STORED, EXISTS or NOT_FOUND */
     SAMPLE_ERROR,      /* an error reply */
     SAMPLE_UNANSWERED, /* sent, never answered */
     SAMPLE_UNSENT,     /* due, never sent */

@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 
 #include "slap/common.h"
+#include "slap/ketama.h"
 
 #define SERVER_NAME_MAX 300
 #define SERVERS_HOST_MAX 253 /* a DNS name's longest */
@@ -14,8 +15,10 @@
 
 /* --distribution: how keys map to servers. */
 enum server_distribution {
-    DISTRIBUTION_MODULA = 0, /* libmemcached's default */
-    DISTRIBUTION_KETAMA = 1, /* consistent hashing */
+    DISTRIBUTION_MODULA = 0, /* libmemcached's default: the key's hash modulo the count */
+    DISTRIBUTION_KETAMA = 1, /* libketama's continuum, as twemproxy and libmemcached's weighted
+                                mode place keys (ketama.c) */
+    DISTRIBUTION_KETAMA_LIBMEMCACHED = 2, /* libmemcached's own, unweighted continuum */
 };
 
 /* --hash: libmemcached's key hash functions */
@@ -44,6 +47,8 @@ struct server_list {
     uint32_t count;
     struct server *items;
     void *memc; /* memcached_st holding the list: the reference key-to-server mapping */
+    struct ketama ketama; /* --distribution=ketama: the continuum (npoints 0 otherwise) */
+    int key_hash;         /* --distribution=ketama: the memcached_hash_t of keys */
 };
 
 /* What a server list holds, as servers_check_list reads it. */
@@ -66,14 +71,14 @@ enum slap_status servers_check_list(const char *text, struct servers_shape *shap
  */
 enum slap_status servers_open(struct server_list *list, const char *text, char *err,
                               size_t err_len);
-/* --distribution and --hash. */
+/* --distribution and --hash (ketama: --hash default means md5, as libketama hashes keys). */
 enum slap_status servers_configure(struct server_list *list, enum server_distribution distribution,
                                    enum server_hash hash, char *err, size_t err_len);
 /* flush_all on every server (libmemcached's admin call); SLAP_ERROR with err if one failed. */
 enum slap_status servers_flush(struct server_list *list, char *err, size_t err_len);
 void servers_close(struct server_list *list);
 
-/* The index of the server a key belongs to: libmemcached's default distribution. */
+/* The index of the server a key belongs to, by the configured distribution and hash. */
 uint32_t servers_pick(const struct server_list *list, const char *key, size_t key_len);
 
 #endif

@@ -34,6 +34,8 @@ enum units_status {
 enum units_status units_parse_duration(const char *text, size_t len, uint64_t *ns);
 enum units_status units_parse_size(const char *text, size_t len, uint64_t kunit, uint64_t *value);
 enum units_status units_parse_fraction(const char *text, size_t len, double *value);
+/* share: a finite decimal number of 0 or more, read as fraction reads it (a weight). */
+enum units_status units_parse_share(const char *text, size_t len, double *value);
 /*
  * time: an instant as nanoseconds since the epoch, given as epoch seconds
  * (DIGITS[.DIGITS], "1767225600.5") or as RFC 3339 (YYYY-MM-DDTHH:MM:SS[.DIGITS] then Z or

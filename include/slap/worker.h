@@ -82,6 +82,9 @@ struct worker {
     struct event *watch_timer;   /* notices a stop asked by the main thread */
     struct event *drain_timer;   /* bound on waiting for answers after the stop */
     struct event *warmup_timer;  /* end of --warmup */
+    int notify_fd;               /* --trace: an eventfd the trace reader wakes the thread by */
+    struct trace_progress trace_sent; /* --trace: the measured requests sent */
+    struct event *notify_event;
 
     /* Mailbox read by the main thread: the only shared, locked state, touched once a period. */
     pthread_mutex_t box_lock;
@@ -106,6 +109,8 @@ void worker_collect(struct worker *w, struct slap_stats *dst);
 
 /* From client.c: the lane has nothing more to send nor to wait for. */
 void worker_lane_idle(struct worker *w);
+/* --trace, from the reader's thread: requests came for a lane of w that had none. */
+void worker_notify(struct worker *w);
 /* From client.c, during set-up: one socket's connect ended (why is NULL when it succeeded). */
 void worker_setup_connected(struct worker *w, const struct conn *c, const char *why);
 /* Report a problem to stderr once per kind and server (never per request). */

@@ -9,11 +9,13 @@
 #include "slap/cfgfile.h"
 #include "slap/common.h"
 #include "slap/keydist.h"
+#include "slap/ops.h"
 #include "slap/options.h"
 #include "slap/rng.h"
 
 /* Characters of a key that identify its client and its slot (see workload_key_init). */
 #define WORKLOAD_KEY_ID_LEN 15
+#define WORKLOAD_KEY_MARK 6 /* the '.' between client and slot ('#' in counter keys) */
 #define WORKLOAD_PPM 1000000u
 
 #define WORKLOAD_POOL_SLACK 4096u /* values start at one of this many offsets of the pool */
@@ -27,7 +29,9 @@ struct workload {
     bool fixed_keys;            /* every key is key_size bytes */
     bool fixed_values;          /* every value is value (below), value_size bytes */
     uint64_t win_size;          /* keys in each client's window */
-    uint32_t set_ppm;           /* share of sets, parts per million */
+    uint32_t mix_ppm[OP_COUNT]; /* share of each operation, parts per million */
+    uint32_t mix_ops;           /* the ops with a share: op_bit() of each */
+    enum op_type mix_default;   /* the op sent when no other is due: get, else the largest */
     uint32_t overwrite_ppm;     /* share of sets that rewrite a key already set */
     uint32_t verify_ppm;        /* share of gets whose value is checked */
     uint32_t expire_ppm;        /* share of sets with an expiry time */
@@ -49,6 +53,13 @@ struct slot_state {
 };
 
 enum slap_status workload_init(struct workload *w, const struct slap_options *o);
+/* The ops the run may send: those of the mix, and gets for a cas without a token. */
+uint32_t workload_ops(const struct workload *w);
+/* --trace: value bytes of that size: a decimal number when it is short enough to be one
+ * (20 bytes or less, so that a trace's incr and decr find numbers), else printable bytes. */
+const char *workload_trace_value(const struct workload *w, uint32_t size);
+/* Does the run need its windows filled first? Its mix stores no new key (no set, no add). */
+bool workload_needs_fill(const struct workload *w);
 void workload_free(struct workload *w);
 
 /*
@@ -70,20 +81,21 @@ uint32_t workload_value_len(const struct workload *w, uint32_t client_id, uint64
 const char *workload_value(const struct workload *w, uint32_t client_id, uint64_t slot,
                            uint32_t version);
 
-enum op_type {
-    OP_GET = 0,
-    OP_SET = 1,
-};
-
 /* A client's window: sets walk it in order; gets pick a slot already set. */
 struct key_window {
-    uint64_t next_set; /* slot the next set writes */
-    uint64_t filled;   /* slots [0, filled) hold a value written by this run */
-    uint32_t mix_acc;  /* deterministic mix: a set each time it reaches WORKLOAD_PPM */
+    uint64_t next_set;          /* slot the next set writes */
+    uint64_t filled;            /* slots [0, filled) hold a value written by this run */
+    uint32_t mix_acc[OP_COUNT]; /* deterministic mix: an op each time its sum reaches PPM */
 };
 
 void window_init(struct key_window *win, const struct workload *w);
-/* The next operation by the mix (memaslap's order: 0.1 gives one set, nine gets). */
+/*
+ * The next operation by the mix, deterministic: every op but the default one adds its
+ * share to a sum of its own at each step and is sent when that sum reaches a million;
+ * otherwise the default op (get) is. With sets and gets alone this is memaslap's order
+ * (0.1/0.9 gives one set, then nine gets); each op starts one step short of being due,
+ * so the first operations are one of each.
+ */
 enum op_type window_next_op(struct key_window *win, const struct workload *w);
 /*
  * A multi-get of n keys stands for n gets in the mix, as in memaslap (with

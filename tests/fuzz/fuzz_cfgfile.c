@@ -82,9 +82,12 @@ static void fuzz_cfgfile(const uint8_t *data, size_t size, uint64_t u)
         check_dist(&cfg.value, VALUE_LO, VALUE_HI, u);
     }
     if (cfg.has_cmd) {
-        check(cfg.set_prop >= 0.0 && cfg.set_prop <= 1.0);
-        check(cfg.get_prop >= 0.0 && cfg.get_prop <= 1.0);
-        check(cfg.set_prop + cfg.get_prop == 1.0);
+        double sum = 0.0; /* the shares of every command, normalised */
+        for (int op = 0; op < OP_COUNT; op++) {
+            check(cfg.mix[op] >= 0.0 && cfg.mix[op] <= 1.0);
+            sum += cfg.mix[op];
+        }
+        check(fabs(sum - 1.0) < 1e-9);
     }
     free(text);
 }

@@ -35,9 +35,9 @@ static void check_doc(const struct results_doc *d)
     for (int t = 0; t < STATS_TYPES; t++) {
         uint64_t sum = 0;
         for (size_t i = 0; i < HIST_BUCKETS; i++) {
-            sum += d->global->lat[t].buckets[i];
+            sum += d->global->lat[t]->buckets[i];
         }
-        check(sum == d->global->lat[t].count);
+        check(sum == d->global->lat[t]->count);
     }
     check(d->label[0] != '\0');
 }

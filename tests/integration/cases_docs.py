@@ -27,3 +27,22 @@ def case_docs_list_every_option():
               "%s does not document --%s" % (PATHS.man, name))
         check(documents(readme, "--", name, "-"),
               "%s does not document --%s" % (PATHS.readme, name))
+
+
+def case_docs_memslap_options():
+    """Every long option of `slap memslap --help` is in the man page (\\-\\-name) and the README
+    (--name), and the man page has the section on memslap's command line."""
+    rc, out, err = run_slap(["memslap", "--help"])
+    check(rc == 0, "memslap --help exit status %d" % rc)
+    names = sorted(set(re.findall(r"--([a-z0-9_]+(?:-[a-z0-9_]+)*)", out)))
+    check(len(names) >= 18, "too few options in memslap's --help: %r" % names)
+    with open(PATHS.man) as f:
+        man = f.read()
+    with open(PATHS.readme) as f:
+        readme = f.read()
+    check(".SH MEMSLAP'S COMMAND LINE" in man, "the man page has no section on memslap")
+    for name in names:
+        check(documents(man, r"\-\-", name.replace("-", r"\-"), r"\-"),
+              "%s does not document memslap's --%s" % (PATHS.man, name))
+        check(documents(readme, "--", name, "-"),
+              "%s does not document memslap's --%s" % (PATHS.readme, name))

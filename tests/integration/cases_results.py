@@ -480,3 +480,70 @@ def case_results_files_written_whole(mc):
     rc, out, err = run_slap(["-s", mc.addr, "--csv", "-"])
     check(rc == 2 and "only --json" in err, "--csv - accepted")
     shutil.rmtree(d)
+
+
+def case_json_every_command(mc):
+    """A mix of other commands: each has its type in the document (counts as the report's blocks,
+    exact bytes adding up to the run's), its rows in the CSV and its samples; merged twice, it
+    doubles."""
+    d = tmpdir()
+    path, csv, samples = (os.path.join(d, n) for n in ("run.json", "run.csv", "samples.csv"))
+    rc, out, err = run_slap(["-s", mc.addr, "-t", "2s", "-c", "8", "--mix",
+                             "get=50,set=20,delete=10,incr=10,touch=10", "--json", path, "--csv",
+                             csv, "--samples", samples])
+    check(rc == 0, "exit status %d: %s" % (rc, err))
+    doc = load(path)
+    validate(doc)
+    types = doc["types"]
+    check(set(types) == {"get", "set", "delete", "incr", "touch", "total"},
+          "types %r" % sorted(types))
+    for name, title in (("delete", "Delete"), ("incr", "Incr"), ("touch", "Touch")):
+        events = int(re.search(r"^%s Statistics \((\d+) events\)" % title, out, re.M).group(1))
+        check(types[name]["count"] == events, "%s: JSON %d, report %d" % (name,
+                                                                          types[name]["count"],
+                                                                          events))
+    c = counters(out)
+    parts = sum(types[t]["net_bytes"] for t in types if t != "total")
+    check(parts == types["total"]["net_bytes"] == c["written_bytes"] + c["read_bytes"],
+          "bytes: types %d, total %d, report %d" % (parts, types["total"]["net_bytes"],
+                                                    c["written_bytes"] + c["read_bytes"]))
+    check(types["delete"]["misses"] == c.get("delete_misses", 0), "delete misses")
+    check(doc["run"]["ops"] == run_line(out)[1], "ops as the run line's")
+    with open(csv) as f:
+        rows = [line.split(",") for line in f.read().splitlines()[1:]]
+    check({r[1] for r in rows} == set(types), "CSV types %r" % {r[1] for r in rows})
+    with open(samples) as f:
+        kinds = {tuple(line.split(",")[3:5]) for line in f.read().splitlines()[1:]}
+    check(("incr", "hit") in kinds and ("delete", "hit") in kinds and ("touch", "hit") in kinds,
+          "samples of every command: %r" % sorted(kinds))
+    merged = os.path.join(d, "merged.json")
+    rc, out2, err = run_slap(["merge", path, path, "--json", merged])
+    check(rc == 0, "merge: %d %s" % (rc, err))
+    m = load(merged)
+    validate(m)
+    check(all(m["types"][t]["net_bytes"] == 2 * types[t]["net_bytes"] for t in types),
+          "merged bytes double")
+    check(re.search(r"^Incr Statistics \(%d events\)" % (2 * types["incr"]["count"]), out2, re.M),
+          "the merged report has the incr block")
+    shutil.rmtree(d)
+
+
+def case_json_trace(mc):
+    """A replay's document has its trace figures, as the report's lines."""
+    d = tmpdir()
+    trace, path = os.path.join(d, "t.csv"), os.path.join(d, "run.json")
+    with open(trace, "w") as f:
+        for i in range(2000):
+            f.write("%d,k%d,10,100,%d,%s,0\n" % (1 + i // 1000, i % 300, i % 7,
+                                                 "set" if i % 4 == 0 else "get"))
+    rc, out, err = run_slap(["-s", mc.addr, "--trace", trace, "-c", "4", "--json", path])
+    check(rc == 0, "exit status %d: %s" % (rc, err))
+    doc = load(path)
+    validate(doc)
+    t = doc["trace"]
+    check(t["lines"] == [1, 2000] and t["requests"] == 2000, "lines and requests %r" % t)
+    for name in ("trace_tps", "target_tps", "achieved_tps", "miss_ratio"):
+        text = float(re.search(r"^%s: ([\d.]+)$" % name, out, re.M).group(1))
+        check(abs(t[name] - text) <= max(0.5, 1e-4 * text), "%s: JSON %r, report %r"
+              % (name, t[name], text))
+    shutil.rmtree(d)

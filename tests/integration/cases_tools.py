@@ -60,6 +60,14 @@ def case_completion_matches_help():
     check(complete("slap --sample") == ["--samples", "--sample_rate"], "--sample")
     check(complete("slap pl") == ["plot"], "subcommands")
     check(complete("slap merge --") == ["--json", "--csv", "--svg"], "merge's options")
+    check(complete("slap tr") == ["trace-stats"], "trace-stats")
+    check(complete("slap trace-stats --ex") == ["--exact-keys"], "trace-stats' options")
+    check(complete("slap memslap --exec") == ["--execute-number"], "memslap's options")
+    rc, out, _ = run_slap(["memslap", "--help"])
+    memslap = set(re.findall(r"--[a-z-]+", out))
+    offered = set(complete("slap memslap --"))
+    check(offered == memslap, "memslap's options: completion and its --help differ: %r"
+          % (offered ^ memslap))
 
 
 def case_completion_installed():

@@ -131,7 +131,8 @@ def case_distribution_hash(mc):
     other = Memcached()
     try:
         for dist, hsh, sizes in (("ketama", "md5", "64"), ("modula", "crc", "64"),
-                                 ("ketama", "murmur", "16-64"), ("modula", "default", "16-64")):
+                                 ("ketama", "murmur", "16-64"), ("modula", "default", "16-64"),
+                                 ("ketama-libmemcached", "md5", "64"), ("ketama", "default", "64")):
             raw_command(mc, b"flush_all\r\n")
             raw_command(other, b"flush_all\r\n")
             servers = "%s,%s" % (mc.addr, other.addr)

@@ -2,6 +2,8 @@
  * Reads back, through libmemcached with the given distribution and hash, every key
  * slap wrote for clients 0..C-1 and slots 0..W-1 (fixed key size): an application
  * using libmemcached the same way must find each key on the server slap chose.
+ * DISTRIBUTION is modula, ketama-libmemcached, or ketama: libmemcached's weighted
+ * ketama (libketama's continuum; key hash md5 unless HASH names another).
  * Usage: lmc_check SERVERS DISTRIBUTION HASH CLIENTS WINDOW KEY_SIZES (as --key_size)
  * Prints "found N missing M" and exits 0 only if M is 0.
  */
@@ -14,17 +16,44 @@
 #include "slap/servers.h"
 #include "slap/workload.h"
 
+static const char *const hash_names[] = {"default", "md5",      "crc",   "fnv1_64",
+                                         "fnv1a_64", "fnv1_32", "fnv1a_32", "hsieh",
+                                         "murmur",  "jenkins",  "murmur3"};
+static const memcached_hash_t hash_kinds[] = {
+    MEMCACHED_HASH_DEFAULT, MEMCACHED_HASH_MD5,    MEMCACHED_HASH_CRC,   MEMCACHED_HASH_FNV1_64,
+    MEMCACHED_HASH_FNV1A_64, MEMCACHED_HASH_FNV1_32, MEMCACHED_HASH_FNV1A_32, MEMCACHED_HASH_HSIEH,
+    MEMCACHED_HASH_MURMUR, MEMCACHED_HASH_JENKINS, MEMCACHED_HASH_MURMUR3};
+
 static int hash_index(const char *name)
 {
-    static const char *const names[] = {"default", "md5",      "crc",   "fnv1_64",
-                                        "fnv1a_64", "fnv1_32", "fnv1a_32", "hsieh",
-                                        "murmur",  "jenkins",  "murmur3"};
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-        if (strcmp(name, names[i]) == 0) {
+    for (size_t i = 0; i < sizeof(hash_names) / sizeof(hash_names[0]); i++) {
+        if (strcmp(name, hash_names[i]) == 0) {
             return (int)i;
         }
     }
     return -1;
+}
+
+/* libmemcached as an application would set it up: slap's modes, or weighted ketama. */
+static int configure(struct server_list *list, const char *dist, int hash, char *err, size_t len)
+{
+    if (hash < 0) {
+        snprintf(err, len, "unknown hash");
+        return -1;
+    }
+    if (strcmp(dist, "ketama") != 0) {
+        int kind = strcmp(dist, "ketama-libmemcached") == 0 ? DISTRIBUTION_KETAMA_LIBMEMCACHED
+                                                            : DISTRIBUTION_MODULA;
+        return servers_configure(list, kind, hash, err, len) == SLAP_OK ? 0 : -1;
+    }
+    memcached_hash_t key_hash = hash == 0 ? MEMCACHED_HASH_MD5 : hash_kinds[hash];
+    if (memcached_behavior_set(list->memc, MEMCACHED_BEHAVIOR_KETAMA_WEIGHTED, 1) !=
+            MEMCACHED_SUCCESS ||
+        memcached_behavior_set(list->memc, MEMCACHED_BEHAVIOR_HASH, key_hash) != MEMCACHED_SUCCESS) {
+        snprintf(err, len, "libmemcached refused weighted ketama");
+        return -1;
+    }
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -42,9 +71,8 @@ int main(int argc, char **argv)
         return 2;
     }
     struct server_list list;
-    int dist = strcmp(argv[2], "ketama") == 0 ? DISTRIBUTION_KETAMA : DISTRIBUTION_MODULA;
     if (servers_open(&list, argv[1], err, sizeof(err)) != 0 ||
-        servers_configure(&list, dist, hash_index(argv[3]), err, sizeof(err)) != 0) {
+        configure(&list, argv[2], hash_index(argv[3]), err, sizeof(err)) != 0) {
         fprintf(stderr, "lmc_check: %s\n", err);
         return 2;
     }
