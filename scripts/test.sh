@@ -4,7 +4,8 @@
 # UndefinedBehaviorSanitizer, then every libFuzzer target for a bounded time.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-"$top/scripts/deps.sh" valgrind clang libclang-rt-dev nutcracker libmemcached-tools
+"$top/scripts/deps.sh" valgrind clang libclang-rt-dev python3-yaml python3-jsonschema librsvg2-bin \
+    nutcracker libmemcached-tools jq iproute2
 
 echo "== release build (warnings are errors)"
 "$top/scripts/build.sh" "$top/build" -DSLAP_WERROR=ON

@@ -757,9 +757,12 @@ static void count_unanswered(struct worker *w, uint8_t op, uint64_t intended_ns,
                              uint64_t at_ns)
 {
     struct slap_stats *s = &w->cur;
+    uint64_t latency = at_ns > intended_ns ? at_ns - intended_ns : 0;
     s->counters.unanswered++;
     s->counters.unsent += sent_ns == 0;
-    hist_record(s->lat[op], at_ns > intended_ns ? at_ns - intended_ns : 0);
+    hist_record(s->lat[op], latency);
+    samples_put(&w->samples, &(struct sample){intended_ns, sent_ns, latency, op,
+                                              sent_ns == 0 ? SAMPLE_UNSENT : SAMPLE_UNANSWERED});
     if (s->raw[op] != NULL && sent_ns != 0) {
         hist_record(s->raw[op], at_ns > sent_ns ? at_ns - sent_ns : 0);
     }
@@ -1120,12 +1123,31 @@ static uint32_t request_misses(const struct request *r, const struct proto_resul
            (r->op == OP_TOUCH && res->reply == PROTO_REPLY_VALUES);
 }
 
+/* What became of an answered request, for --samples: a retrieval hit or missed; a storage
+ * command stored or not; delete, touch, incr and decr found their key (hit) or not (miss). */
+static uint8_t sample_outcome(const struct request *r, const struct proto_result *res)
+{
+    if (reply_is_error(res->reply)) {
+        return SAMPLE_ERROR;
+    }
+    switch (op_class(r->op)) {
+    case OP_CLASS_RETRIEVAL:
+        return res->hits > 0 ? SAMPLE_HIT : SAMPLE_MISS;
+    case OP_CLASS_STORAGE:
+        return res->reply == PROTO_REPLY_STORED ? SAMPLE_STORED : SAMPLE_NOT_STORED;
+    default:
+        return request_misses(r, res) > 0 ? SAMPLE_MISS : SAMPLE_HIT;
+    }
+}
+
 static void record_latency(struct worker *w, const struct request *r,
                            const struct proto_result *res, uint64_t bytes, uint64_t now_ns)
 {
     struct slap_stats *s = &w->cur;
     uint64_t latency = now_ns - r->intended_ns;
     hist_record(s->lat[r->op], latency);
+    samples_put(&w->samples, &(struct sample){r->intended_ns, r->sent_ns, latency, r->op,
+                                              sample_outcome(r, res)});
     if (s->raw[r->op] != NULL) {
         hist_record(s->raw[r->op], now_ns - r->sent_ns);
     }
@@ -1163,6 +1185,8 @@ static void lane_answered(struct conn *c, const struct request *r,
         record_latency(w, r, res, r->hdr_len + r->value_len + (r->crlf ? 2 : 0) + c->resp_bytes,
                        now_ns);
     } else {
+        samples_put(&w->samples, &(struct sample){r->intended_ns, r->sent_ns,
+                                                  now_ns - r->intended_ns, r->op, SAMPLE_ERROR});
         worker_warn(w, reply_name(res->reply), c->server, res->msg, res->msg_len);
     }
 }

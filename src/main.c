@@ -10,9 +10,12 @@
 #include "slap/hist_hgrm.h"
 #include "slap/memslap.h"
 #include "slap/options.h"
+#include "slap/plot.h"
 #include "slap/report.h"
+#include "slap/results.h"
 #include "slap/run.h"
-#include "slap/tracestats.h"
+#include "slap/samples.h"
+#include "slap/subcommands.h"
 
 enum exit_status {
     EXIT_RUN_OK = 0,     /* the run completed and requests succeeded */
@@ -121,18 +124,225 @@ static bool output_ok(void)
     return false;
 }
 
+/* --max_errors: more errors than allowed fail a run that otherwise passed. */
+static int check_max_errors(const struct slap_options *o, const struct slap_stats *s, int status)
+{
+    uint64_t errors = results_errors(&s->counters);
+    uint64_t requests = results_requests(s);
+    bool over_count = o->max_errors != UINT64_MAX && errors > o->max_errors;
+    bool over_share = o->max_errors_pct >= 0 &&
+                      (double)errors * 100.0 > o->max_errors_pct * (double)requests;
+    if (!over_count && !over_share) {
+        return status;
+    }
+    fprintf(stderr, "slap: %llu errors in %llu requests, more than --max_errors allows\n",
+            (unsigned long long)errors, (unsigned long long)requests);
+    return EXIT_RUN_FAILED;
+}
+
+/* The text report's stream: standard error when the JSON takes standard output. */
+static FILE *report_stream(const struct slap_options *o)
+{
+    return o->json_out != NULL && strcmp(o->json_out, "-") == 0 ? stderr : stdout;
+}
+
+/* The live progress line: only on a terminal, only without -S tables or -q. */
+static bool progress_wanted(const struct slap_options *o)
+{
+    return isatty(STDERR_FILENO) == 1 && o->stat_freq_ns == 0 && !o->quiet;
+}
+
+/* What a run writes besides the text report: its document, the samples file. */
+struct outputs {
+    struct results_doc doc;
+    bool want_doc;     /* --json, --csv or --svg */
+    char *samples_tmp; /* --samples: written here, renamed at the end */
+    FILE *samples;
+};
+
+static int outputs_open(struct outputs *outs, const struct slap_options *o)
+{
+    memset(outs, 0, sizeof(*outs));
+    outs->want_doc = o->json_out != NULL || o->csv_out != NULL || o->svg_out != NULL;
+    if (results_doc_init(&outs->doc) != SLAP_OK) {
+        fprintf(stderr, "slap: out of memory\n");
+        return EXIT_RUN_FAILED;
+    }
+    if (o->samples_out == NULL) {
+        return EXIT_RUN_OK;
+    }
+    if (asprintf(&outs->samples_tmp, "%s.tmp.%ld", o->samples_out, (long)getpid()) < 0 ||
+        (outs->samples = fopen(outs->samples_tmp, "w")) == NULL) {
+        fprintf(stderr, "slap: --samples: cannot write '%s': %s\n", o->samples_out,
+                strerror(errno));
+        return EXIT_RUN_FAILED;
+    }
+    samples_write_header(outs->samples);
+    return EXIT_RUN_OK;
+}
+
+/* The samples file, whole: renamed over its name. */
+static int outputs_close_samples(struct outputs *outs, const struct slap_options *o)
+{
+    if (outs->samples == NULL) {
+        return EXIT_RUN_OK;
+    }
+    bool written = fflush(outs->samples) == 0 && !ferror(outs->samples);
+    int saved = errno;
+    bool closed = fclose(outs->samples) == 0;
+    outs->samples = NULL;
+    if (!written || !closed || rename(outs->samples_tmp, o->samples_out) != 0) {
+        fprintf(stderr, "slap: --samples: cannot write '%s': %s\n", o->samples_out,
+                strerror(written ? errno : saved));
+        unlink(outs->samples_tmp);
+        return EXIT_RUN_FAILED;
+    }
+    return EXIT_RUN_OK;
+}
+
+static void outputs_free(struct outputs *outs)
+{
+    if (outs->samples != NULL) {
+        fclose(outs->samples);
+        unlink(outs->samples_tmp);
+    }
+    free(outs->samples_tmp);
+    results_doc_free(&outs->doc);
+}
+
+static void write_json(FILE *out, const void *doc)
+{
+    results_write_json(out, doc);
+}
+
+static void write_csv(FILE *out, const void *doc)
+{
+    results_write_csv(out, doc);
+}
+
+/* --json, --csv, --svg: each written whole; a failure says why and fails the run. */
+static int outputs_save(const struct outputs *outs, const struct slap_options *o)
+{
+    const struct results_doc *docs[] = {&outs->doc};
+    struct plot_input picture = {docs, 1, o->samples_out};
+    const struct {
+        const char *path;
+        results_writer write;
+        const void *arg;
+    } files[] = {{o->csv_out, write_csv, &outs->doc},
+                 {o->svg_out, plot_svg, &picture},
+                 {o->json_out, write_json, &outs->doc}};
+    int status = EXIT_RUN_OK;
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(files); i++) {
+        char err[512];
+        if (files[i].path != NULL &&
+            results_save(files[i].path, files[i].write, files[i].arg, err, sizeof(err)) !=
+                SLAP_OK) {
+            fprintf(stderr, "slap: %s\n", err);
+            status = EXIT_RUN_FAILED;
+        }
+    }
+    return status;
+}
+
+/* The servers' own stats (or why there are none) into the document. */
+static void doc_servers(struct results_doc *d, const struct run *r,
+                        const struct server_stats_pair *pairs)
+{
+    for (uint32_t i = 0; i < r->servers.count; i++) {
+        struct server_stats_pair none = {.ok = false, .note = "not read"};
+        results_add_server(d, r->servers.items[i].name, d->label,
+                           pairs != NULL ? &pairs[i] : &none);
+    }
+}
+
+/* The run's figures into the document (its periods are there already). */
+static void doc_from_run(struct results_doc *d, const struct run *r, int status)
+{
+    const struct slap_options *o = r->opts;
+    d->opts = *o;
+    snprintf(d->label, sizeof(d->label), "%s", o->label);
+    d->seconds = run_seconds(r);
+    d->start_ms = (r->start_wall_ns + o->warmup_ns) / SLAP_NS_PER_MS;
+    d->end_ms = d->start_ms + (uint64_t)(d->seconds * 1000.0 + 0.5);
+    d->signal = r->signal;
+    d->exit_status = status;
+    d->period_s = (double)r->period_ns / (double)SLAP_NS_PER_SEC;
+    stats_reset(d->global);
+    stats_merge(d->global, &r->global);
+    d->trace.present = o->trace != NULL;
+    d->trace.counts = r->replay.counts;
+    d->trace.sent = r->trace_sent;
+    d->samples_written = r->samples_written;
+    d->samples_dropped = r->samples_dropped;
+    doc_servers(d, r, r->server_stats);
+}
+
+/* The report, on the report stream: everything, or with -q only the Run time line. */
+static void report(FILE *out, const struct run *r)
+{
+    struct report_trace trace = {&r->replay.counts, &r->trace_sent};
+    if (r->opts->quiet) {
+        report_run_line(out, &r->global, run_seconds(r), r->signal);
+    } else {
+        report_final(out, r->opts, &r->global, run_seconds(r), r->signal,
+                     r->opts->trace != NULL ? &trace : NULL);
+    }
+}
+
+/* Everything after the run: report, verdict, files; the exit status. */
+static int conclude(const struct run *r, struct outputs *outs, FILE *out)
+{
+    const struct slap_options *o = r->opts;
+    report(out, r);
+    int status = verdict(r);
+    if (r->replay.error[0] != '\0') {
+        fprintf(stderr, "slap: --trace: %s\n", r->replay.error);
+        status = EXIT_RUN_FAILED;
+    }
+    status = check_max_errors(o, &r->global, status);
+    if (o->hdr_out != NULL && write_hdr(o, &r->global) != EXIT_RUN_OK) {
+        status = EXIT_RUN_FAILED;
+    }
+    if (r->samples_dropped > 0) {
+        fprintf(stderr, "slap: --samples: %llu samples were dropped (the file could not keep "
+                        "up): use a smaller --sample_rate\n",
+                (unsigned long long)r->samples_dropped);
+    }
+    if (outputs_close_samples(outs, o) != EXIT_RUN_OK) {
+        status = EXIT_RUN_FAILED;
+    }
+    if (outs->want_doc) {
+        doc_from_run(&outs->doc, r, status);
+        status = outputs_save(outs, o) != EXIT_RUN_OK ? EXIT_RUN_FAILED : status;
+    }
+    return status;
+}
+
 /* One measured run: header, run, report. Dies of the signal that interrupted it. */
 static int run_once(const struct slap_options *opts)
 {
     struct run run;
+    struct outputs outs;
     char err[512] = "";
-    int status = EXIT_RUN_FAILED;
+    int status = outputs_open(&outs, opts);
+    FILE *out = report_stream(opts);
 
-    if (run_init(&run, opts, stdout, err, sizeof(err)) != 0) {
-        fprintf(stderr, "slap: %s\n", err);
+    memset(&run, 0, sizeof(run));
+    if (status != EXIT_RUN_OK) {
+        outputs_free(&outs);
+        return status;
+    }
+    status = EXIT_RUN_FAILED;
+    if (run_init(&run, opts, out, err, sizeof(err)) != 0 ||
+        run_want(&run, outs.want_doc ? &outs.doc : NULL, opts->json_out != NULL, outs.samples,
+                 progress_wanted(opts)) != SLAP_OK) {
+        fprintf(stderr, "slap: %s\n", err[0] != '\0' ? err : "out of memory");
         goto out;
     }
-    report_header(stdout, opts);
+    if (!opts->quiet) {
+        report_header(out, opts);
+    }
     if (!output_ok()) {
         goto out; /* nowhere to put the report: do not load the servers for nothing */
     }
@@ -140,62 +350,142 @@ static int run_once(const struct slap_options *opts)
         fprintf(stderr, "slap: %s\n", err);
         goto out;
     }
-    struct report_trace trace = {&run.replay.counts, &run.trace_sent};
-    report_final(stdout, opts, &run.global, run_seconds(&run), run.signal,
-                 opts->trace != NULL ? &trace : NULL);
-    status = verdict(&run);
-    if (run.replay.error[0] != '\0') {
-        fprintf(stderr, "slap: --trace: %s\n", run.replay.error);
-        status = EXIT_RUN_FAILED;
-    }
-    if (opts->hdr_out != NULL && write_hdr(opts, &run.global) != EXIT_RUN_OK) {
-        status = EXIT_RUN_FAILED;
-    }
+    status = conclude(&run, &outs, out);
     if (!output_ok()) {
         status = EXIT_RUN_FAILED;
     }
     if (run.signal != 0) {
         run_free(&run);
+        outputs_free(&outs);
         die_of(run.signal);
     }
 out:
     run_free(&run);
+    outputs_free(&outs);
     return status;
+}
+
+/* A sweep's document: the steps, the first step's server stats before and the last's after. */
+struct sweep_doc {
+    struct outputs outs;
+    struct server_stats_pair *pairs;
+    uint64_t start_wall_ns;
+    double seconds;
+};
+
+static void sweep_keep(struct sweep_doc *sd, const struct run *r, double rate, bool first)
+{
+    if (!sd->outs.want_doc) {
+        return;
+    }
+    results_add_step(&sd->outs.doc, rate, run_seconds(r), &r->global);
+    stats_merge(sd->outs.doc.global, &r->global);
+    sd->seconds += run_seconds(r);
+    if (first) {
+        sd->start_wall_ns = r->start_wall_ns + r->opts->warmup_ns;
+        sd->pairs = r->server_stats == NULL ? NULL : calloc(r->servers.count, sizeof(*sd->pairs));
+    }
+    for (uint32_t i = 0; sd->pairs != NULL && i < r->servers.count; i++) {
+        const struct server_stats_pair *p = &r->server_stats[i];
+        if (first || !p->ok) {
+            sd->pairs[i] = *p;
+        } else if (sd->pairs[i].ok) {
+            sd->pairs[i].after = p->after;
+        }
+    }
+}
+
+/* The sweep's files, once every step ran (or one failed); r is the last step's run. */
+static int sweep_save(struct sweep_doc *sd, const struct slap_options *opts, const struct run *r,
+                      int status)
+{
+    struct results_doc *d = &sd->outs.doc;
+    if (!sd->outs.want_doc) {
+        return status;
+    }
+    d->opts = *opts;
+    d->sweep = true;
+    snprintf(d->label, sizeof(d->label), "%s", opts->label);
+    d->start_ms = sd->start_wall_ns / SLAP_NS_PER_MS;
+    d->seconds = sd->seconds;
+    d->end_ms = d->start_ms + (uint64_t)(sd->seconds * 1000.0 + 0.5);
+    d->exit_status = status;
+    d->signal = r->signal;
+    doc_servers(d, r, sd->pairs);
+    return outputs_save(&sd->outs, opts) != EXIT_RUN_OK ? EXIT_RUN_FAILED : status;
+}
+
+static void sweep_free(struct sweep_doc *sd)
+{
+    free(sd->pairs);
+    outputs_free(&sd->outs);
+}
+
+/* One step of a sweep: a timed open-loop run at rate. SLAP_ERROR with err when it cannot run. */
+static enum slap_status sweep_step(struct run *run, struct slap_options *step,
+                                   const struct slap_options *opts, double rate, bool first,
+                                   FILE *out, char *err, size_t err_len)
+{
+    *step = *opts;
+    step->tps = rate;
+    step->run_time_ns = opts->step_time_ns;
+    step->stat_freq_ns = 0;
+    step->start_at_ns = first ? opts->start_at_ns : 0;
+    memset(run, 0, sizeof(*run));
+    if (run_init(run, step, out, err, err_len) != SLAP_OK ||
+        run_want(run, NULL, opts->json_out != NULL, NULL, false) != SLAP_OK) {
+        return SLAP_ERROR;
+    }
+    return run_execute(run, err, err_len);
 }
 
 /* --sweep: one open-loop run per rate, one table row each. */
 static int run_sweep(const struct slap_options *opts)
 {
-    int status = EXIT_RUN_OK;
-    report_sweep_header(stdout, opts);
+    struct sweep_doc sd = {.pairs = NULL};
+    int status = outputs_open(&sd.outs, opts);
+    FILE *out = report_stream(opts);
+    if (status != EXIT_RUN_OK) {
+        sweep_free(&sd);
+        return status;
+    }
+    if (!opts->quiet) {
+        report_sweep_header(out, opts);
+    }
     for (double rate = opts->sweep_start; rate <= opts->sweep_end + 0.5;
          rate += opts->sweep_step) {
-        struct slap_options step = *opts;
+        struct slap_options step;
         struct run run;
         char err[512] = "";
-        step.tps = rate;
-        step.run_time_ns = opts->step_time_ns;
-        step.stat_freq_ns = 0;
-        if (run_init(&run, &step, stdout, err, sizeof(err)) != 0 ||
-            run_execute(&run, err, sizeof(err)) != 0) {
-            int sig = run.signal;
-            run_free(&run);
-            if (sig != 0) {
-                die_of(sig);
-            }
-            fprintf(stderr, "slap: %s\n", err);
-            return EXIT_RUN_FAILED;
-        }
-        report_sweep_row(stdout, rate, &run.global, run_seconds(&run));
+        bool first = rate == opts->sweep_start;
+        enum slap_status st = sweep_step(&run, &step, opts, rate, first, out, err, sizeof(err));
         int sig = run.signal;
-        if (verdict(&run) != EXIT_RUN_OK) {
+        if (st == SLAP_OK && !opts->quiet) {
+            report_sweep_row(out, rate, &run.global, run_seconds(&run));
+        }
+        if (st == SLAP_OK) {
+            sweep_keep(&sd, &run, rate, first);
+            status = check_max_errors(opts, &run.global, verdict(&run)) != EXIT_RUN_OK
+                         ? EXIT_RUN_FAILED
+                         : status;
+        } else if (sig == 0) {
+            fprintf(stderr, "slap: %s\n", err[0] != '\0' ? err : "out of memory");
             status = EXIT_RUN_FAILED;
+        }
+        bool last = st != SLAP_OK || sig != 0 || rate + opts->sweep_step > opts->sweep_end + 0.5;
+        if (last) {
+            status = sweep_save(&sd, opts, &run, status);
         }
         run_free(&run);
         if (sig != 0) {
+            sweep_free(&sd);
             die_of(sig);
         }
+        if (last) {
+            break;
+        }
     }
+    sweep_free(&sd);
     return status;
 }
 
@@ -311,8 +601,8 @@ int main(int argc, char **argv)
     if (memslap_invoked(argc, argv, &memslap_first)) {
         return memslap_main(argc, argv, memslap_first);
     }
-    if (argc > 1 && strcmp(argv[1], "trace-stats") == 0) {
-        return tracestats_main(argc - 1, argv + 1);
+    if (argc > 1 && subcommand_find(argv[1]) != NULL) {
+        return subcommand_find(argv[1])(argc - 1, argv + 1);
     }
     switch (options_parse(&opts, argc, argv, stdout, stderr)) {
     case OPTIONS_EXIT:

@@ -76,6 +76,15 @@ enum option_id {
     ROW_HDR_OUT,
     ROW_SWEEP,
     ROW_STEP_TIME,
+    ROW_JSON,
+    ROW_LABEL,
+    ROW_CSV,
+    ROW_SVG,
+    ROW_SAMPLES,
+    ROW_SAMPLE_RATE,
+    ROW_START_AT,
+    ROW_MAX_ERRORS,
+    ROW_QUIET,
     ROW_TRACE,
     ROW_TRACE_SPEED,
     ROW_TRACE_LIMIT,
@@ -104,6 +113,10 @@ static enum options_outcome apply_tls_version(struct parse_state *st, const char
 static enum options_outcome apply_percentiles(struct parse_state *st, const char *arg);
 /* START:END:STEP, three rates of k=1000, at most 1000 steps. */
 static enum options_outcome apply_sweep(struct parse_state *st, const char *arg);
+/* An instant: epoch seconds or RFC 3339, not more than a second past. */
+static enum options_outcome apply_start_at(struct parse_state *st, const char *arg);
+/* N (k=1000) errors, or P% of the requests. */
+static enum options_outcome apply_max_errors(struct parse_state *st, const char *arg);
 /* A positive number, or max (0: as fast as the answers come). */
 static enum options_outcome apply_trace_speed(struct parse_state *st, const char *arg);
 /* -h and -V print and stop the parse: the caller exits 0. */
@@ -295,6 +308,36 @@ static const struct option_row option_rows[] = {
                    SPECIAL(apply_sweep)},
     [ROW_STEP_TIME] = {0, "step_time", "DURATION", "Length of each --sweep step. Default 5s.",
                        DURATION(step_time_ns)},
+    [ROW_JSON] = {0, "json", "FILE",
+                  "Write the run's results as one JSON document to FILE (- for standard output, "
+                  "the text report then goes to standard error), replacing it whole.",
+                  OUTPUT_FILE(json_out)},
+    [ROW_LABEL] = {0, "label", "NAME", "Name of the run in results files. Default: the host name.",
+                   STRING(label)},
+    [ROW_CSV] = {0, "csv", "FILE",
+                 "Write a CSV row per period and type (per step with --sweep) to FILE.",
+                 OUTPUT_FILE(csv_out)},
+    [ROW_SVG] = {0, "svg", "FILE",
+                 "Draw the run (throughput and latency over time; latency against rate with "
+                 "--sweep; the samples with --samples) as an SVG picture in FILE.",
+                 OUTPUT_FILE(svg_out)},
+    [ROW_SAMPLES] = {0, "samples", "FILE",
+                     "Write every request's intended and actual send time, latency, type and "
+                     "outcome to FILE as CSV, streamed.",
+                     OUTPUT_FILE(samples_out)},
+    [ROW_SAMPLE_RATE] = {0, "sample_rate", "FRACTION",
+                         "Share of requests that --samples writes. Default 1 (all).",
+                         FRACTION(sample_rate)},
+    [ROW_START_AT] = {0, "start_at", "TIME",
+                      "Connect, then start measuring at TIME: epoch seconds or RFC 3339 (e.g. "
+                      "2026-01-01T12:00:00Z), so that several hosts start together.",
+                      SPECIAL(apply_start_at)},
+    [ROW_MAX_ERRORS] = {0, "max_errors", "N|P%",
+                        "A run with more errors (error replies, protocol errors, unanswered "
+                        "requests) than N, or than P% of its requests, exits 1.",
+                        SPECIAL(apply_max_errors)},
+    [ROW_QUIET] = {'q', "quiet", NULL, "Print only errors and the final Run time line.",
+                   FLAG(quiet)},
     [ROW_TRACE] = {0, "trace", "FILE",
                    "Replay a production trace in Twitter's cache-trace format (plain or zstd; - "
                    "for stdin): its keys, value sizes, TTLs and operations, at its own times.",
@@ -327,6 +370,8 @@ _Static_assert(ROW_COUNT <= OPTIONS_MAX_ROWS, "OPTIONS_MAX_ROWS holds every row"
 
 static const char help_intro[] =
     "Usage: slap [OPTIONS]\n"
+    "       slap merge RESULT.json... [--json FILE] [--csv FILE] [--svg FILE]\n"
+    "       slap plot RESULT.json... -o FILE.svg [--samples FILE]\n"
     "\n"
     "slap is a load generator for memcached. It takes memaslap's options and prints\n"
     "memaslap's report, so existing command lines and scripts keep working. Each\n"
@@ -338,7 +383,8 @@ static const char help_outro[] =
     "\n"
     "Exit status:\n"
     "  0  the run completed\n"
-    "  1  the run failed (no server reachable, nothing succeeded)\n"
+    "  1  the run failed (no server reachable, nothing succeeded, more errors than\n"
+    "     --max_errors)\n"
     "  2  bad usage (an invalid option or value)\n"
     "On SIGINT, SIGTERM or SIGHUP, slap prints its report, then dies of that signal.\n"
     "\n"
@@ -767,6 +813,55 @@ static enum options_outcome apply_sweep(struct parse_state *st, const char *arg)
     return OPTIONS_RUN;
 }
 
+/* Start-at instants this far in the past are still taken (clocks of hosts differ a little). */
+#define START_AT_SLACK_NS SLAP_NS_PER_SEC
+
+static uint64_t wall_clock_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * SLAP_NS_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+static enum options_outcome apply_start_at(struct parse_state *st, const char *arg)
+{
+    uint64_t at;
+    if (units_parse_time(arg, strlen(arg), &at) != UNITS_OK) {
+        return usage_error(st->err, "--start_at: '%s' is neither epoch seconds nor an RFC 3339 "
+                                    "time such as 2026-01-01T12:00:00Z", arg);
+    }
+    uint64_t now = wall_clock_ns();
+    if (at + START_AT_SLACK_NS < now) {
+        return usage_error(st->err, "--start_at: '%s' is %.1f s in the past (this host's clock)",
+                           arg, (double)(now - at) / (double)SLAP_NS_PER_SEC);
+    }
+    st->o->start_at_ns = at;
+    return OPTIONS_RUN;
+}
+
+static enum options_outcome apply_max_errors(struct parse_state *st, const char *arg)
+{
+    size_t len = strlen(arg);
+    if (len > 1 && arg[len - 1] == '%') {
+        char *end = NULL;
+        double pct = is_digit(arg[0]) ? strtod(arg, &end) : -1.0;
+        if (end != arg + len - 1 || !(pct >= 0.0 && pct <= 100.0)) {
+            return usage_error(st->err, "--max_errors: '%s' is not a share from 0%% to 100%%", arg);
+        }
+        st->o->max_errors_pct = pct;
+        st->o->max_errors = UINT64_MAX;
+        return OPTIONS_RUN;
+    }
+    uint64_t count;
+    enum units_status status = units_parse_size(arg, len, 1000, &count);
+    if (status != UNITS_OK || count == UINT64_MAX) {
+        return usage_error(st->err, "--max_errors: '%s' is neither a count (k=1000) nor P%%", arg);
+    }
+    st->o->max_errors = count;
+    st->o->max_errors_pct = -1.0;
+    return OPTIONS_RUN;
+}
+
 static enum options_outcome apply_trace_speed(struct parse_state *st, const char *arg)
 {
     double speed;
@@ -1123,10 +1218,56 @@ static enum options_outcome check_servers(const struct parse_state *st)
     return OPTIONS_RUN;
 }
 
+/* The results files: one name each, standard output only for --json, sampling with --samples. */
+static enum options_outcome check_results(const struct parse_state *st)
+{
+    const struct slap_options *o = st->o;
+    const char *files[] = {o->csv_out, o->svg_out, o->samples_out};
+    const char *names[] = {"csv", "svg", "samples"};
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(files); i++) {
+        if (files[i] != NULL && strcmp(files[i], "-") == 0) {
+            return usage_error(st->err, "--%s: only --json writes to standard output (-)",
+                               names[i]);
+        }
+    }
+    if (was_given(st, ROW_SAMPLE_RATE) && o->samples_out == NULL) {
+        return usage_error(st->err, "--sample_rate needs --samples");
+    }
+    if (o->samples_out != NULL && o->sweep_step > 0) {
+        return usage_error(st->err, "--samples cannot be used with --sweep (a run of its own "
+                                    "per step): sample one rate with --tps");
+    }
+    if (o->quiet && o->stat_freq_ns > 0) {
+        return usage_error(st->err, "--quiet prints no tables: it cannot be used with "
+                                    "--stat_freq");
+    }
+    if (o->label != NULL && o->label[0] == '\0') {
+        return usage_error(st->err, "--label: the name is empty");
+    }
+    return OPTIONS_RUN;
+}
+
+/* No --label: the host name, or "slap" when it has none. */
+static void apply_label_fallback(struct slap_options *o)
+{
+    static char host[256];
+    if (o->label != NULL) {
+        return;
+    }
+    if (gethostname(host, sizeof(host) - 1) != 0 || host[0] == '\0') {
+        snprintf(host, sizeof(host), "slap");
+    }
+    o->label = host;
+}
+
 /* What needs every option: checks across them, the -F file, UDP's limits, the server list. */
 static enum options_outcome finish(const struct parse_state *st)
 {
     enum options_outcome outcome = check_combinations(st);
+    if (outcome == OPTIONS_RUN) {
+        outcome = check_results(st);
+        apply_label_fallback(st->o);
+    }
     if (outcome == OPTIONS_RUN) {
         outcome = apply_cfg_file(st);
     }
@@ -1174,6 +1315,9 @@ void options_defaults(struct slap_options *o)
         .tls_version = TLS_VERSION_ANY,
         .udp_timeout_ns = 200 * SLAP_NS_PER_MS,
         .timeout_ns = 5 * SLAP_NS_PER_SEC,
+        .sample_rate = 1.0,
+        .max_errors = UINT64_MAX,
+        .max_errors_pct = -1.0,
     };
 }
 
@@ -1281,4 +1425,245 @@ const char *options_table_long_name(size_t i)
 int options_table_short(size_t i)
 {
     return i < ROW_COUNT ? option_rows[i].short_name : 0;
+}
+
+/* ---- effective values, for results files ---------------------------------------------- */
+
+bool options_table_is_duration(size_t i)
+{
+    return i < ROW_COUNT && (option_rows[i].kind == OPT_DURATION || i == ROW_EXP_TIME);
+}
+
+size_t options_table_find(const char *long_name)
+{
+    for (size_t i = 0; i < ROW_COUNT; i++) {
+        if (strcmp(option_rows[i].long_name, long_name) == 0) {
+            return i;
+        }
+    }
+    return ROW_COUNT;
+}
+
+/* The shortest text of v that reads back to v. */
+static void shortest(char *buf, size_t len, double v)
+{
+    for (int precision = 15; precision <= 17; precision++) {
+        snprintf(buf, len, "%.*g", precision, v);
+        if (strtod(buf, NULL) == v) {
+            return;
+        }
+    }
+}
+
+/* Seconds with up to nine decimals, trailing zeros dropped: "2", "0.2", "0.000001". */
+static enum option_value seconds_value(uint64_t ns, char *buf, size_t len)
+{
+    if (ns == 0) {
+        return OPTION_VALUE_NONE;
+    }
+    snprintf(buf, len, "%llu.%09llu", (unsigned long long)(ns / SLAP_NS_PER_SEC),
+             (unsigned long long)(ns % SLAP_NS_PER_SEC));
+    char *end = buf + strlen(buf) - 1;
+    while (*end == '0') {
+        *end-- = '\0';
+    }
+    if (*end == '.') {
+        *end = '\0';
+    }
+    return OPTION_VALUE_NUMBER;
+}
+
+/* A size list as --key_size reads it: "64", "16-32", "4-100:0.3,1024-2048:0.7". */
+static enum option_value sizes_value(const struct size_dist *d, uint32_t fixed, char *buf,
+                                     size_t len)
+{
+    size_t used = 0;
+    if (d->n == 0) {
+        snprintf(buf, len, "%" PRIu32, fixed);
+        return OPTION_VALUE_TEXT;
+    }
+    buf[0] = '\0';
+    for (uint32_t i = 0; i < d->n && used < len; i++) {
+        const struct size_range *r = &d->r[i];
+        char prop[32];
+        shortest(prop, sizeof(prop), r->prop);
+        int n = r->min == r->max && d->n == 1
+                    ? snprintf(buf + used, len - used, "%" PRIu32, r->min)
+                    : snprintf(buf + used, len - used, "%s%" PRIu32 "-%" PRIu32 ":%s",
+                               i > 0 ? "," : "", r->min, r->max, prop);
+        used += n > 0 ? (size_t)n : 0;
+    }
+    return OPTION_VALUE_TEXT;
+}
+
+static enum option_value text_value(const char *text, char *buf, size_t len)
+{
+    if (text == NULL) {
+        return OPTION_VALUE_NONE;
+    }
+    snprintf(buf, len, "%s", text);
+    return OPTION_VALUE_TEXT;
+}
+
+static enum option_value percentiles_value(const struct slap_options *o, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (uint32_t i = 0; i < o->npercentiles && used < len; i++) {
+        int n = snprintf(buf + used, len - used, "%s%g", i > 0 ? "," : "", o->percentiles[i]);
+        used += n > 0 ? (size_t)n : 0;
+    }
+    return OPTION_VALUE_TEXT;
+}
+
+/* Does the mix send more than gets and sets? */
+static bool mix_beyond_get_set(const struct slap_options *o)
+{
+    for (int op = 0; op < OP_COUNT; op++) {
+        if (op != OP_GET && op != OP_SET && o->mix[op] > 0.0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* SET:GET, as --ratio takes it. */
+static enum option_value ratio_value(const struct slap_options *o, char *buf, size_t len)
+{
+    char set[32], get[32];
+    shortest(set, sizeof(set), o->mix[OP_SET]);
+    shortest(get, sizeof(get), o->mix[OP_GET]);
+    snprintf(buf, len, "%s:%s", set, get);
+    return OPTION_VALUE_TEXT;
+}
+
+/* op=share,..., as --mix takes it. */
+static enum option_value mix_value(const struct slap_options *o, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int op = 0; op < OP_COUNT && used < len; op++) {
+        if (o->mix[op] > 0.0) {
+            char share[32];
+            shortest(share, sizeof(share), o->mix[op]);
+            int n = snprintf(buf + used, len - used, "%s%s=%s", used > 0 ? "," : "",
+                             op_name((enum op_type)op), share);
+            used += n > 0 ? (size_t)n : 0;
+        }
+    }
+    return OPTION_VALUE_TEXT;
+}
+
+/* The rows whose handler reads the value: each says it back its own way. */
+static enum option_value special_value(const struct slap_options *o, size_t i, char *buf,
+                                       size_t len)
+{
+    static const char *const dist_names[] = {"uniform", "zipf", "gaussian"};
+    switch ((enum option_id)i) {
+    case ROW_SERVERS:
+        return text_value(o->servers, buf, len);
+    case ROW_BINARY:
+        snprintf(buf, len, "%s", o->protocol == PROTO_BINARY ? "true" : "false");
+        return OPTION_VALUE_BOOL;
+    case ROW_KEY_SIZE:
+        return sizes_value(&o->key_sizes, o->key_size, buf, len);
+    case ROW_VALUE_SIZE:
+        return sizes_value(&o->value_sizes, o->value_size, buf, len);
+    case ROW_RATIO: /* a mix of gets and sets alone; --mix says any other */
+        if (o->trace != NULL || mix_beyond_get_set(o)) {
+            return OPTION_VALUE_NONE;
+        }
+        return ratio_value(o, buf, len);
+    case ROW_MIX:
+        if (o->trace != NULL || !mix_beyond_get_set(o)) {
+            return OPTION_VALUE_NONE;
+        }
+        return mix_value(o, buf, len);
+    case ROW_TRACE_SPEED:
+        if (o->trace_speed == 0.0) {
+            snprintf(buf, len, "max");
+            return OPTION_VALUE_TEXT;
+        }
+        shortest(buf, len, o->trace_speed);
+        return OPTION_VALUE_NUMBER;
+    case ROW_EXP_TIME:
+        return seconds_value(o->exp_time_ns, buf, len);
+    case ROW_KEY_DIST:
+        if (o->key_pop.kind == KEY_DIST_ZIPF) {
+            char s[32];
+            shortest(s, sizeof(s), o->key_pop.s);
+            snprintf(buf, len, "zipf:%s", s);
+            return OPTION_VALUE_TEXT;
+        }
+        return text_value(dist_names[o->key_pop.kind], buf, len);
+    case ROW_TLS_VERSION:
+        return o->tls_version == TLS_VERSION_ANY
+                   ? OPTION_VALUE_NONE
+                   : text_value(o->tls_version == TLS_VERSION_1_2 ? "1.2" : "1.3", buf, len);
+    case ROW_PERCENTILES:
+        return percentiles_value(o, buf, len);
+    case ROW_SWEEP:
+        if (o->sweep_step == 0) {
+            return OPTION_VALUE_NONE;
+        }
+        snprintf(buf, len, "%.0f:%.0f:%.0f", o->sweep_start, o->sweep_end, o->sweep_step);
+        return OPTION_VALUE_TEXT;
+    case ROW_START_AT:
+        return seconds_value(o->start_at_ns, buf, len);
+    case ROW_MAX_ERRORS:
+        if (o->max_errors_pct >= 0) {
+            snprintf(buf, len, "%g%%", o->max_errors_pct);
+        } else if (o->max_errors != UINT64_MAX) {
+            snprintf(buf, len, "%llu", (unsigned long long)o->max_errors);
+        } else {
+            return OPTION_VALUE_NONE;
+        }
+        return OPTION_VALUE_TEXT;
+    default:
+        return OPTION_VALUE_SKIP; /* --help, --version */
+    }
+}
+
+enum option_value options_value(const struct slap_options *o, size_t i, char *buf, size_t len)
+{
+    if (i >= ROW_COUNT || len == 0) {
+        return OPTION_VALUE_SKIP;
+    }
+    const struct option_row *row = &option_rows[i];
+    const void *field = (const char *)o + row->field;
+    uint64_t count = 0;
+    switch (row->kind) {
+    case OPT_FLAG:
+        snprintf(buf, len, "%s", *(const bool *)field ? "true" : "false");
+        return OPTION_VALUE_BOOL;
+    case OPT_COUNT32:
+    case OPT_COUNT64:
+        count = row->kind == OPT_COUNT32 ? *(const uint32_t *)field : *(const uint64_t *)field;
+        if (count == 0 && row->min > 0) {
+            return OPTION_VALUE_NONE;
+        }
+        snprintf(buf, len, "%llu", (unsigned long long)count);
+        return OPTION_VALUE_NUMBER;
+    case OPT_RATE:
+    case OPT_FRACTION:
+        if (*(const double *)field == 0.0) {
+            return OPTION_VALUE_NONE;
+        }
+        shortest(buf, len, *(const double *)field);
+        return OPTION_VALUE_NUMBER;
+    case OPT_DURATION:
+        return seconds_value(*(const uint64_t *)field, buf, len);
+    case OPT_STRING:
+    case OPT_OUTPUT_FILE:
+    case OPT_READABLE_FILE:
+        return text_value(*(const char *const *)field, buf, len);
+    case OPT_CHOICE: {
+        unsigned index;
+        memcpy(&index, field, sizeof(index));
+        return text_value(row->choices[index], buf, len);
+    }
+    case OPT_SPECIAL:
+    default:
+        return special_value(o, i, buf, len);
+    }
 }

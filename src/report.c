@@ -19,6 +19,13 @@ static const char *type_title(int type)
     return type == REPORT_TOTAL ? "Total" : op_title((enum op_type)type);
 }
 
+const char *report_type_name(int type)
+{
+    return type >= 0 && type < STATS_TYPES ? op_title((enum op_type)type)
+           : type == STATS_TYPES          ? "Total"
+                                          : NULL;
+}
+
 #define MIB (1024.0 * 1024.0)
 
 static long long us_round(uint64_t ns)
@@ -378,8 +385,16 @@ void report_final(FILE *out, const struct slap_options *o, const struct slap_sta
     if (trace != NULL) {
         print_trace(out, o, trace, global, secs);
     }
+    fputc('\n', out);
+    report_run_line(out, global, seconds, signal);
+}
+
+void report_run_line(FILE *out, const struct slap_stats *global, double seconds, int signal)
+{
+    const struct slap_counters *c = &global->counters;
+    double secs = seconds;
     uint64_t ops = stats_ops(global);
-    fprintf(out, "\nRun time: %.1fs Ops: %llu TPS: %.0f Net_rate: %.1fM/s\n", seconds,
+    fprintf(out, "Run time: %.1fs Ops: %llu TPS: %.0f Net_rate: %.1fM/s\n", seconds,
             (unsigned long long)ops, per_second((double)ops, secs),
             per_second((double)(c->written_bytes + c->read_bytes) / MIB, secs));
     if (signal > 0) {

@@ -145,6 +145,7 @@ void run_free(struct run *r)
     }
     free(r->workers);
     free(r->stalls);
+    free(r->server_stats);
     replay_free(&r->replay);
     stats_free(&r->global);
     stats_free(&r->period);
@@ -213,8 +214,11 @@ static void wait_signal(struct run *r, uint64_t ns)
 
 static void set_go(struct run *r, enum run_go go)
 {
+    struct timespec wall;
     pthread_mutex_lock(&r->lock);
+    clock_gettime(CLOCK_REALTIME, &wall);
     r->start_ns = slap_now_ns();
+    r->start_wall_ns = (uint64_t)wall.tv_sec * SLAP_NS_PER_SEC + (uint64_t)wall.tv_nsec;
     r->go = go;
     pthread_cond_broadcast(&r->cond);
     pthread_mutex_unlock(&r->lock);
@@ -235,7 +239,7 @@ static void report_preload(const struct run *r)
 {
     uint64_t sets, ns;
     run_preload(r, &sets, &ns);
-    if (ns > 0 && !r->silent_preload) {
+    if (ns > 0 && !r->silent_preload && !r->opts->quiet) {
         fprintf(r->out, "preload: %llu sets in %.1fs\n", (unsigned long long)sets,
                 (double)ns / (double)SLAP_NS_PER_SEC);
         fflush(r->out);
@@ -268,10 +272,11 @@ static enum slap_status wait_ready(struct run *r, uint32_t spawned, char *err, s
     return SLAP_OK;
 }
 
-/* After a worker's thread ended: its statistics, end and stalled sockets into the run's. */
-static void run_gather(struct run *r, struct worker *w)
+/* After a worker's thread ended: its statistics (into rest), end and stalled sockets. */
+static void run_gather(struct run *r, struct worker *w, struct slap_stats *rest)
 {
-    worker_collect(w, &r->global);
+    worker_collect(w, rest);
+    r->samples_dropped += atomic_load(&w->samples.dropped);
     r->end_ns = w->end_ns > r->end_ns ? w->end_ns : r->end_ns;
     r->blocked_lanes += w->blocked_lanes;
     trace_progress_merge(&r->trace_sent, &w->trace_sent);
@@ -305,20 +310,74 @@ static bool period_published(struct run *r, uint64_t period_no)
     return true;
 }
 
-static void print_period(struct run *r, uint64_t period_no)
+/* The live line: how far the run is, its rate, p99 and errors, over the line before. */
+static void show_progress(const struct run *r, const struct slap_stats *period, uint64_t period_no)
+{
+    static struct hist total; /* main thread only */
+    const struct slap_options *o = r->opts;
+    double elapsed = (double)(period_no * r->period_ns) / (double)SLAP_NS_PER_SEC;
+    stats_total_hist(period, &total);
+    fputs("\r\033[K", stderr);
+    if (o->execute_number > 0) {
+        struct hist done;
+        stats_total_hist(&r->global, &done);
+        fprintf(stderr, "slap: %llu/%llu requests", (unsigned long long)done.count,
+                (unsigned long long)o->execute_number);
+    } else {
+        fprintf(stderr, "slap: %.0fs elapsed, %.0fs left", elapsed,
+                (double)o->run_time_ns / (double)SLAP_NS_PER_SEC - elapsed);
+    }
+    fprintf(stderr, ", %.0f ops/s, p99 %.0f us, %llu errors",
+            (double)stats_ops(period) * (double)SLAP_NS_PER_SEC / (double)r->period_ns,
+            (double)hist_percentile_ns(&total, 99.0) / (double)SLAP_NS_PER_US,
+            (unsigned long long)results_errors(&r->global.counters));
+    fflush(stderr);
+}
+
+/* The progress line goes when the run ends: nothing of it is left on the terminal. */
+static void erase_progress(const struct run *r)
+{
+    if (r->progress) {
+        fputs("\r\033[K", stderr);
+        fflush(stderr);
+    }
+}
+
+/* One period, collected: into the run's total, then tables, results and the progress line. */
+static void collect_period(struct run *r, uint64_t period_no)
 {
     stats_reset(&r->period);
     for (uint32_t t = 0; t < r->nworkers; t++) {
         worker_collect(&r->workers[t], &r->period);
     }
-    stats_merge(&r->global, &r->period);
-    report_period(r->out, r->opts, &r->period, &r->global, period_no, isatty(fileno(r->out)) == 1);
+    struct slap_stats *period = &r->period;
+    stats_merge(&r->global, period);
+    if (r->opts->stat_freq_ns > 0) {
+        report_period(r->out, r->opts, period, &r->global, period_no,
+                      isatty(fileno(r->out)) == 1);
+    }
+    if (r->doc != NULL) {
+        double seconds = (double)r->period_ns / (double)SLAP_NS_PER_SEC;
+        results_add_period(r->doc, seconds * (double)period_no, seconds, period);
+    }
+    if (r->progress) {
+        show_progress(r, period, period_no);
+    }
+}
+
+/* --samples: what the workers' rings hold, into the file. */
+static void drain_samples(struct run *r)
+{
+    for (uint32_t t = 0; r->samples != NULL && t < r->nworkers; t++) {
+        r->samples_written +=
+            samples_drain(&r->workers[t].samples, r->samples, run_measure_start(r));
+    }
 }
 
 /* The main thread's wait: signals, -S tables, the end of every worker. */
 static void wait_workers(struct run *r)
 {
-    uint64_t freq = r->opts->stat_freq_ns;
+    uint64_t freq = r->period_ns;
     uint64_t period_no = 1;
     bool periods = freq > 0;
     for (;;) {
@@ -331,16 +390,100 @@ static void wait_workers(struct run *r)
         if (periods) {
             uint64_t due = run_measure_start(r) + period_no * freq;
             if ((now >= due || all_done) && period_published(r, period_no)) {
-                print_period(r, period_no++);
+                collect_period(r, period_no++);
                 continue;
             }
             wait = now >= due ? RUN_POLL_NS : (due - now < wait ? due - now : wait);
         }
         wait_signal(r, wait);
+        drain_samples(r);
         if (r->signal != 0) {
             periods = false;
         }
     }
+    erase_progress(r);
+}
+
+/* Each server's own stats, before (after == false) or after the run. */
+static void read_server_stats(struct run *r, bool after)
+{
+    for (uint32_t i = 0; r->server_stats != NULL && i < r->servers.count; i++) {
+        struct server_stats_pair *p = &r->server_stats[i];
+        char why[SERVER_STATS_NOTE_MAX - 40];
+        if (r->opts->tls) {
+            snprintf(p->note, sizeof(p->note), "not read: slap reads stats in clear, not TLS");
+            continue;
+        }
+        if ((after && !p->ok) || server_stats_read(&r->servers.items[i], SERVER_STATS_TIMEOUT_NS,
+                                                   after ? &p->after : &p->before, why,
+                                                   sizeof(why)) == SLAP_OK) {
+            p->ok = p->ok || !after;
+            continue;
+        }
+        p->ok = false;
+        snprintf(p->note, sizeof(p->note), "stats not read %s the run: %s",
+                 after ? "after" : "before", why);
+    }
+}
+
+static uint64_t wall_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * SLAP_NS_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+/* --start_at: everyone is connected; wait for the instant (signals still stop the wait). */
+static enum slap_status wait_start_at(struct run *r, char *err, size_t err_len)
+{
+    uint64_t at = r->opts->start_at_ns;
+    uint64_t now = wall_now_ns();
+    if (now > at + SLAP_NS_PER_SEC / 100) {
+        fprintf(stderr, "slap: --start_at: ready %.3f s after the start time; starting now\n",
+                (double)(now - at) / (double)SLAP_NS_PER_SEC);
+    }
+    while ((now = wall_now_ns()) < at && r->signal == 0) {
+        uint64_t left = at - now;
+        wait_signal(r, left < 100 * SLAP_NS_PER_MS ? left : 100 * SLAP_NS_PER_MS);
+    }
+    if (r->signal != 0) {
+        snprintf(err, err_len, "interrupted while waiting for --start_at");
+        return SLAP_ERROR;
+    }
+    return SLAP_OK;
+}
+
+/* The answers that came after the last period: a last period of their own, or the last's. */
+static void keep_rest(struct run *r, const struct slap_stats *rest)
+{
+    struct results_doc *d = r->doc;
+    double elapsed = run_seconds(r);
+    const struct results_period *periods = d != NULL ? d->periods.items : NULL;
+    double last = d != NULL && d->periods.n > 0 ? periods[d->periods.n - 1].elapsed_s : 0.0;
+    if (d == NULL || r->period_ns == 0) {
+        return;
+    }
+    if (d->periods.n == 0 || elapsed > last + 0.001) {
+        results_add_period(d, elapsed, elapsed - last, rest);
+    } else {
+        results_extend_last_period(d, rest);
+    }
+}
+
+/* Join the workers; what they had not published goes into the run's total (and periods). */
+static void join_workers(struct run *r, uint32_t spawned)
+{
+    struct slap_stats *rest = &r->period; /* the periods are over */
+    stats_reset(rest);
+    for (uint32_t t = 0; t < spawned; t++) {
+        pthread_join(r->workers[t].thread, NULL);
+        run_gather(r, &r->workers[t], rest);
+    }
+    drain_samples(r);
+    if (run_seconds(r) > 0) {
+        keep_rest(r, rest);
+    }
+    stats_merge(&r->global, rest);
 }
 
 enum slap_status run_execute(struct run *r, char *err, size_t err_len)
@@ -357,6 +500,12 @@ enum slap_status run_execute(struct run *r, char *err, size_t err_len)
     if (rc == SLAP_OK) {
         rc = wait_ready(r, spawned, err, err_len);
     }
+    if (rc == SLAP_OK) {
+        read_server_stats(r, false);
+    }
+    if (rc == SLAP_OK && r->opts->start_at_ns > 0) {
+        rc = wait_start_at(r, err, err_len);
+    }
     if (rc == SLAP_OK && r->opts->trace != NULL) {
         /* Before the go, so that the lanes hold their first requests at the trace's time 0.
          * A failure to start ends the replay: the lanes finish. */
@@ -366,13 +515,30 @@ enum slap_status run_execute(struct run *r, char *err, size_t err_len)
     if (rc == SLAP_OK) {
         wait_workers(r);
     }
-    for (uint32_t t = 0; t < spawned; t++) {
-        pthread_join(r->workers[t].thread, NULL);
-        run_gather(r, &r->workers[t]);
+    join_workers(r, spawned);
+    if (rc == SLAP_OK) {
+        read_server_stats(r, true);
     }
     atomic_store(&r->stop, true); /* the reader may wait on a lane that no longer takes */
     replay_join(&r->replay);
     return rc;
+}
+
+enum slap_status run_want(struct run *r, struct results_doc *doc, bool server_stats,
+                          FILE *samples, bool progress)
+{
+    r->doc = doc;
+    r->samples = samples;
+    r->progress = progress;
+    r->period_ns = r->opts->stat_freq_ns;
+    if (r->period_ns == 0 && (doc != NULL || progress)) {
+        r->period_ns = SLAP_NS_PER_SEC;
+    }
+    if (server_stats) {
+        r->server_stats = calloc(r->servers.count, sizeof(*r->server_stats));
+        return r->server_stats != NULL ? SLAP_OK : SLAP_ERROR;
+    }
+    return SLAP_OK;
 }
 
 bool run_all_blocked(const struct run *r)

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+const struct stats_shape stats_shape_all = {.types = (1u << OP_COUNT) - 1, .open_loop = true};
+
 enum slap_status stats_init(struct slap_stats *s, const struct stats_shape *shape)
 {
     size_t n = 0;
@@ -96,7 +98,11 @@ void stats_total_raw(const struct slap_stats *s, struct hist *total)
 
 uint64_t stats_ops(const struct slap_stats *s)
 {
-    const struct slap_counters *c = &s->counters;
+    return stats_counters_ops(&s->counters);
+}
+
+uint64_t stats_counters_ops(const struct slap_counters *c)
+{
     return c->cmd_get + c->cmd_set + c->cmd_touch + c->delete_hits + c->delete_misses +
            c->incr_hits + c->incr_misses + c->decr_hits + c->decr_misses;
 }

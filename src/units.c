@@ -214,3 +214,119 @@ enum units_status units_parse_fraction(const char *text, size_t len, double *val
     *value = v;
     return UNITS_OK;
 }
+
+/* Exactly n digits at *p (before end) as a number into *value; moves *p past them. */
+static bool scan_fixed(const char **p, const char *end, size_t n, unsigned *value)
+{
+    unsigned total = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (*p >= end || !is_digit(**p)) {
+            return false;
+        }
+        total = total * 10 + (unsigned)(**p - '0');
+        (*p)++;
+    }
+    *value = total;
+    return true;
+}
+
+/* The character c at *p, moving past it; false when something else is there. */
+static bool scan_char(const char **p, const char *end, const char *accepted)
+{
+    if (*p >= end || **p == '\0' || strchr(accepted, **p) == NULL) {
+        return false;
+    }
+    (*p)++;
+    return true;
+}
+
+/* Days from 1970-01-01 to year-month-day (proleptic Gregorian), for years from 1970. */
+static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+    y -= m <= 2;
+    int64_t era = y / 400;
+    int64_t yoe = y - era * 400;
+    int64_t doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+static unsigned days_in_month(unsigned year, unsigned month)
+{
+    static const unsigned days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    return month == 2 && leap ? 29 : days[month - 1];
+}
+
+/* "+HH:MM", "-HH:MM", "Z" or "z" at *p: the offset east of UTC in seconds. */
+static bool scan_offset(const char **p, const char *end, int64_t *offset_s)
+{
+    if (scan_char(p, end, "Zz")) {
+        *offset_s = 0;
+        return true;
+    }
+    bool east = *p < end && **p == '+';
+    unsigned hh, mm;
+    if (!scan_char(p, end, "+-") || !scan_fixed(p, end, 2, &hh) || !scan_char(p, end, ":") ||
+        !scan_fixed(p, end, 2, &mm) || hh > 23 || mm > 59) {
+        return false;
+    }
+    *offset_s = (east ? 1 : -1) * (int64_t)(hh * 3600 + mm * 60);
+    return true;
+}
+
+/* RFC 3339: date, 'T', time, optional fraction, offset. */
+static enum units_status parse_rfc3339(const char *text, size_t len, uint64_t *epoch_ns)
+{
+    const char *p = text, *end = text + len;
+    unsigned year, month, day, hour, minute, second;
+    const char *digits = NULL;
+    size_t ndigits = 0;
+    int64_t offset_s;
+    if (!scan_fixed(&p, end, 4, &year) || !scan_char(&p, end, "-") ||
+        !scan_fixed(&p, end, 2, &month) || !scan_char(&p, end, "-") ||
+        !scan_fixed(&p, end, 2, &day) || !scan_char(&p, end, "Tt ") ||
+        !scan_fixed(&p, end, 2, &hour) || !scan_char(&p, end, ":") ||
+        !scan_fixed(&p, end, 2, &minute) || !scan_char(&p, end, ":") ||
+        !scan_fixed(&p, end, 2, &second) || !scan_decimals(&p, end, &digits, &ndigits) ||
+        !scan_offset(&p, end, &offset_s) || p != end) {
+        return UNITS_NOT_NUMBER;
+    }
+    if (year < 1970 || month < 1 || month > 12 || day < 1 || day > days_in_month(year, month) ||
+        hour > 23 || minute > 59 || second > 60) {
+        return UNITS_OUT_OF_RANGE;
+    }
+    int64_t secs = days_from_civil(year, month, day) * 86400 + hour * 3600 + minute * 60 +
+                   second - offset_s;
+    if (secs < 0) {
+        return UNITS_OUT_OF_RANGE;
+    }
+    *epoch_ns = (uint64_t)secs * SLAP_NS_PER_SEC + fraction_ns(digits, ndigits, SLAP_NS_PER_SEC);
+    return UNITS_OK;
+}
+
+enum units_status units_parse_time(const char *text, size_t len, uint64_t *epoch_ns)
+{
+    if (len > 4 && memchr(text, '-', len) != NULL && text[0] != '-') {
+        return parse_rfc3339(text, len, epoch_ns);
+    }
+    enum units_status status = check_number_start(text, len);
+    if (status != UNITS_OK) {
+        return status;
+    }
+    const char *p = text, *end = text + len;
+    const char *digits = NULL;
+    size_t ndigits = 0;
+    uint64_t whole;
+    if (!scan_whole(&p, end, &whole)) {
+        return UNITS_TOO_LARGE;
+    }
+    if (!scan_decimals(&p, end, &digits, &ndigits) || p != end) {
+        return UNITS_NOT_NUMBER;
+    }
+    if (whole > UINT64_MAX / SLAP_NS_PER_SEC - 1) {
+        return UNITS_TOO_LARGE;
+    }
+    *epoch_ns = whole * SLAP_NS_PER_SEC + fraction_ns(digits, ndigits, SLAP_NS_PER_SEC);
+    return UNITS_OK;
+}

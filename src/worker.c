@@ -108,6 +108,10 @@ enum slap_status worker_init(struct worker *w, struct run *run, uint32_t index,
         stats_init(&w->box, &run->shape) != SLAP_OK || worker_alloc(w) != SLAP_OK) {
         return SLAP_ERROR;
     }
+    if (run->opts->samples_out != NULL &&
+        samples_ring_init(&w->samples, run->opts->sample_rate, rng_next(&w->rng)) != SLAP_OK) {
+        return SLAP_ERROR;
+    }
     worker_conn_env(w);
     for (uint32_t k = 0; k < nclients; k++) {
         if (client_init(&w->clients[k], w, first_client + k, k) != SLAP_OK) {
@@ -148,6 +152,7 @@ void worker_free(struct worker *w)
     free(w->stalls);
     free(w->tls_out);
     free(w->ubuf);
+    samples_ring_free(&w->samples);
     pthread_mutex_destroy(&w->box_lock);
 }
 
@@ -325,9 +330,9 @@ static void on_end(evutil_socket_t fd, short what, void *arg)
     const struct slap_options *o = w->run->opts;
     (void)fd;
     (void)what;
-    if (o->stat_freq_ns > 0) {
+    if (w->run->period_ns > 0) {
         /* The end falls on a period boundary the tick timer may not reach first. */
-        uint64_t due = o->run_time_ns / o->stat_freq_ns;
+        uint64_t due = o->run_time_ns / w->run->period_ns;
         if (atomic_load(&w->ticks) < due) {
             worker_publish(w);
             atomic_store(&w->ticks, due);
@@ -380,7 +385,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
     }
     worker_publish(w);
     uint64_t ticks = atomic_fetch_add(&w->ticks, 1) + 1;
-    uint64_t next = run_measure_start(w->run) + (ticks + 1) * w->run->opts->stat_freq_ns;
+    uint64_t next = run_measure_start(w->run) + (ticks + 1) * w->run->period_ns;
     timer_until(w->tick_timer, next);
 }
 
@@ -449,9 +454,9 @@ static void worker_measure(struct worker *w)
         w->end_timer = evtimer_new(w->base, on_end, w);
         timer_until(w->end_timer, start + o->run_time_ns);
     }
-    if (o->stat_freq_ns > 0) {
+    if (w->run->period_ns > 0) {
         w->tick_timer = evtimer_new(w->base, on_tick, w);
-        timer_until(w->tick_timer, start + o->stat_freq_ns);
+        timer_until(w->tick_timer, start + w->run->period_ns);
     }
 }
 

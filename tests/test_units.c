@@ -290,6 +290,52 @@ static void test_fraction_bad(void **state)
     assert_int_equal(fraction(long_text, &value), UNITS_NOT_NUMBER);
 }
 
+/* ---- instants -------------------------------------------------------------------------- */
+
+static enum units_status instant(const char *text, uint64_t *ns)
+{
+    return units_parse_time(text, strlen(text), ns);
+}
+
+static void test_time_good(void **state)
+{
+    (void)state;
+    static const struct unit_case cases[] = {
+        {"0", 0},
+        {"1767225600", 1767225600 * SEC},
+        {"1767225600.25", 1767225600 * SEC + SEC / 4},
+        {"1970-01-01T00:00:00Z", 0},
+        {"2026-01-01T00:00:00Z", 1767225600 * SEC},
+        {"2026-01-01t00:00:00z", 1767225600 * SEC},
+        {"2026-01-01 00:00:00Z", 1767225600 * SEC},
+        {"2026-01-01T01:30:00+01:30", 1767225600 * SEC},
+        {"2025-12-31T23:00:00-01:00", 1767225600 * SEC},
+        {"2024-02-29T12:00:00.5Z", (1709164800ULL + 12 * 3600) * SEC + SEC / 2},
+        {"2000-03-01T00:00:00Z", 951868800 * SEC},
+    };
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(cases); i++) {
+        uint64_t ns = UNTOUCHED;
+        assert_int_equal(instant(cases[i].text, &ns), UNITS_OK);
+        assert_int_equal(ns, cases[i].expected);
+    }
+}
+
+static void test_time_bad(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {
+        "",  "x",  "-5", "12s", "1.", "2026-01-01", "2026-01-01T00:00:00", "2026-1-01T00:00:00Z",
+        "2026-13-01T00:00:00Z", "2026-02-29T00:00:00Z", "2026-01-01T24:00:00Z",
+        "2026-01-01T00:60:00Z", "2026-01-01T00:00:00+24:00", "1969-12-31T23:59:59Z",
+        "2026-01-01T00:00:00Zjunk", "2026-01-01T00:00:00.Z", "99999999999999999999",
+    };
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(bad); i++) {
+        uint64_t ns = UNTOUCHED;
+        assert_int_not_equal(instant(bad[i], &ns), UNITS_OK);
+        assert_int_equal(ns, UNTOUCHED);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -297,7 +343,8 @@ int main(void)
         cmocka_unit_test(test_size_good),      cmocka_unit_test(test_size_bad),
         cmocka_unit_test(test_units_bad),      cmocka_unit_test(test_statuses),
         cmocka_unit_test(test_length_bounded), cmocka_unit_test(test_fraction_good),
-        cmocka_unit_test(test_fraction_bad),
+        cmocka_unit_test(test_fraction_bad),   cmocka_unit_test(test_time_good),
+        cmocka_unit_test(test_time_bad),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -114,6 +114,27 @@ struct slap_options {
                                   threads share one key set; client 0 alone preloads them */
     bool multiget_window;      /* a get asks for every key of the window in order (memslap's
                                   mget); division is then the window's size */
+
+    /* Results as data (results.c, plot.c) and life in scripts. */
+    const char *json_out;      /* --json FILE, "-" for standard output; NULL = none */
+    const char *label;         /* --label: names the run in results; default the host name */
+    const char *csv_out;       /* --csv FILE: a row per period and type (per step: --sweep) */
+    const char *svg_out;       /* --svg FILE: the run's pictures */
+    const char *samples_out;   /* --samples FILE: every (or a --sample_rate share of) request */
+    double sample_rate;        /* --sample_rate: share of requests sampled, default 1 */
+    uint64_t start_at_ns;      /* --start_at: the measured start, ns since the epoch; 0 = none */
+    uint64_t max_errors;       /* --max_errors N: more errors fail the run; UINT64_MAX = none */
+    double max_errors_pct;     /* --max_errors P%: a share of the requests; < 0 = none */
+    bool quiet;                /* -q: only errors and the Run time line */
+};
+
+/* What options_value says of an option's effective value. */
+enum option_value {
+    OPTION_VALUE_SKIP,   /* not a setting (--help, --version): leave it out */
+    OPTION_VALUE_NONE,   /* not set: no value (null) */
+    OPTION_VALUE_BOOL,   /* "true" or "false" */
+    OPTION_VALUE_NUMBER, /* a number (durations in seconds) */
+    OPTION_VALUE_TEXT,   /* a string */
 };
 
 #define SLAP_MAX_DIVISION 512
@@ -135,5 +156,15 @@ void options_print_help(FILE *out);
 size_t options_table_size(void);
 const char *options_table_long_name(size_t i); /* underscore spelling; NULL past the end */
 int options_table_short(size_t i);             /* the letter, or 0 */
+/* Row i takes a duration, shown by options_value as a number of seconds. */
+bool options_table_is_duration(size_t i);
+/*
+ * The effective value of row i in o as text (into buf): what a results file records, and
+ * what the option, given that text, would read back to the same setting (a duration with
+ * "s" appended). Truncated values are cut at len - 1 bytes.
+ */
+enum option_value options_value(const struct slap_options *o, size_t i, char *buf, size_t len);
+/* The row of a long name (underscore spelling), or options_table_size() when unknown. */
+size_t options_table_find(const char *long_name);
 
 #endif

@@ -34,6 +34,11 @@ struct report_trace {
 void report_final(FILE *out, const struct slap_options *o, const struct slap_stats *global,
                   double seconds, int signal, const struct report_trace *trace);
 
+/* The "Run time:" line (and "interrupted:" after a signal): report_final's last lines. */
+void report_run_line(FILE *out, const struct slap_stats *global, double seconds, int signal);
+/* "Get", "Set", ... for a stats type; "Total" for STATS_TYPES; NULL beyond. */
+const char *report_type_name(int type);
+
 /* --sweep: the header block with the sweep's rates, then the table's column names. */
 void report_sweep_header(FILE *out, const struct slap_options *o);
 /* One --sweep step: target and achieved rate, p50, p90, p99, p99.9 and max (corrected). */

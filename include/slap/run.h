@@ -11,6 +11,8 @@
 
 #include "slap/common.h"
 #include "slap/options.h"
+#include "slap/results.h"
+#include "slap/server_stats.h"
 #include "slap/replay.h"
 #include "slap/servers.h"
 #include "slap/stats.h"
@@ -62,6 +64,16 @@ struct run {
     struct trace_progress trace_sent; /* and what the workers sent of it */
     uint64_t flush_ns;         /* --flush: how long flush_all took (in run_init) */
     bool silent_preload;       /* the caller reports the preload itself: no "preload:" line */
+
+    /* Results as data: set by the caller after run_init, before run_execute. */
+    uint64_t period_ns;        /* -S, or 1 s when periods are kept or shown; 0: no periods */
+    bool progress;             /* the live line on standard error (a terminal, no -S) */
+    struct results_doc *doc;   /* periods are added here; NULL: not kept */
+    struct server_stats_pair *server_stats; /* per server, read around the run; NULL: not read */
+    FILE *samples;             /* --samples: the file the rings are drained into */
+    uint64_t samples_written;
+    uint64_t samples_dropped;
+    uint64_t start_wall_ns;    /* the wall clock (epoch ns) at start_ns */
 };
 
 /* The signals that stop a run with its report: SIGINT, SIGTERM, SIGHUP. */
@@ -76,6 +88,13 @@ enum slap_status run_init(struct run *r, const struct slap_options *o, FILE *out
 /* Start, wait (printing -S tables), collect. SLAP_ERROR with err filled if set-up failed. */
 enum slap_status run_execute(struct run *r, char *err, size_t err_len);
 void run_free(struct run *r);
+
+/*
+ * After run_init: keep periods in doc (NULL: none), read the servers' stats around the run,
+ * drain samples into samples (NULL: none), show the progress line. Sets period_ns.
+ */
+enum slap_status run_want(struct run *r, struct results_doc *doc, bool server_stats,
+                          FILE *samples, bool progress);
 
 /* When the measured part starts (after any warm-up), and its length in seconds: up to the
  * common end (-t), the stop (a signal), or the last answer (-x); 0 if it never began. */

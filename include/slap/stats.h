@@ -110,6 +110,9 @@ struct slap_stats {
     struct hist *slab;                  /* the per-type histograms, one allocation */
 };
 
+/* Every type, corrected and uncorrected: what a results document read back may hold. */
+extern const struct stats_shape stats_shape_all;
+
 /* Empty statistics of that shape. stats_free is safe after a failure. */
 enum slap_status stats_init(struct slap_stats *s, const struct stats_shape *shape);
 void stats_free(struct slap_stats *s);
@@ -122,6 +125,8 @@ void stats_total_raw(const struct slap_stats *s, struct hist *total);
 /* Requests answered, memaslap's "Ops": cmd_get + cmd_set (keys of multi-gets, copies of
  * -p sets), plus touches, deletes, increments and decrements. */
 uint64_t stats_ops(const struct slap_stats *s);
+/* The same from counters alone (a period's or a step's in results). */
+uint64_t stats_counters_ops(const struct slap_counters *c);
 /* Requests answered, whatever the answer (error lines too); a multi-get counts once. */
 uint64_t stats_requests(const struct slap_stats *s);
 /* Print "name: value" lines for counters of the given visibility (COUNTER_NONZERO and

@@ -36,5 +36,11 @@ enum units_status units_parse_size(const char *text, size_t len, uint64_t kunit,
 enum units_status units_parse_fraction(const char *text, size_t len, double *value);
 /* share: a finite decimal number of 0 or more, read as fraction reads it (a weight). */
 enum units_status units_parse_share(const char *text, size_t len, double *value);
+/*
+ * time: an instant as nanoseconds since the epoch, given as epoch seconds
+ * (DIGITS[.DIGITS], "1767225600.5") or as RFC 3339 (YYYY-MM-DDTHH:MM:SS[.DIGITS] then Z or
+ * +HH:MM / -HH:MM; 't' or a space for 'T', 'z' for 'Z'). Fields are range-checked.
+ */
+enum units_status units_parse_time(const char *text, size_t len, uint64_t *epoch_ns);
 
 #endif

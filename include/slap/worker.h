@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "slap/client.h"
+#include "slap/samples.h"
 #include "slap/stats.h"
 #include "slap/workload.h"
 
@@ -59,6 +60,7 @@ struct worker {
     struct rng rng;
 
     struct slap_stats cur;       /* statistics since the last publish, owned by the thread */
+    struct sample_ring samples;  /* --samples: drained by the main thread */
     struct slap_counters uncounted; /* answers to unmeasured requests (warm-up, preload) */
     uint32_t active_lanes;       /* lanes not done */
     uint32_t connecting;         /* connects not yet finished during set-up */

@@ -1,0 +1,159 @@
+/*
+ * The run as data: a document (configuration, figures, exactly mergeable histograms, periods,
+ * sweep steps, the servers' own stats), written as JSON or CSV and read back for merge and
+ * plot.
+ */
+#ifndef SLAP_RESULTS_H
+#define SLAP_RESULTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "slap/common.h"
+#include "slap/hist.h"
+#include "slap/options.h"
+#include "slap/server_stats.h"
+#include "slap/stats.h"
+#include "slap/trace.h"
+
+#define RESULTS_SCHEMA 1 /* the "schema" member: bumped when a reader must change */
+#define RESULTS_LABEL_MAX 256
+#define RESULTS_MAX_ITEMS 100000 /* periods, steps or servers a file may hold */
+
+/* A histogram without its empty buckets: what a period or a step keeps, what JSON holds. */
+struct results_sparse {
+    uint64_t count;
+    uint64_t min_ns;
+    uint64_t max_ns;
+    double sum_us;
+    double sumsq_us;
+    double sumlog_us;
+    uint32_t npairs;
+    uint32_t *index; /* bucket indexes, increasing */
+    uint64_t *counts;
+};
+
+/* One period of the run (-S, else a second when results need periods). */
+struct results_period {
+    double elapsed_s; /* its end, seconds since the measured start */
+    double seconds;   /* its length */
+    struct slap_counters counters;
+    struct results_sparse lat[STATS_TYPES]; /* latency per type */
+    uint64_t net_bytes[STATS_TYPES];        /* bytes written and read per type */
+    uint64_t misses[STATS_TYPES];           /* keys not found per type */
+};
+
+/* One --sweep step. */
+struct results_step {
+    double target_tps;
+    double seconds;
+    struct slap_counters counters;
+    struct results_sparse lat[STATS_TYPES];
+    uint64_t net_bytes[STATS_TYPES];
+    uint64_t misses[STATS_TYPES];
+};
+
+/* One server's own stats around the run, and who read them (merged documents). */
+struct results_server {
+    char name[SERVER_NAME_MAX];
+    char label[RESULTS_LABEL_MAX];
+    struct server_stats_pair stats;
+};
+
+/* A --trace run's own figures: the report's trace_ lines (not read back, nor merged). */
+struct results_trace {
+    bool present;
+    struct trace_counts counts; /* what the reader saw */
+    struct trace_progress sent; /* what the measured run sent of it */
+};
+
+struct results_list {
+    size_t n;
+    size_t cap;
+    void *items;
+};
+
+struct results_doc {
+    struct slap_options opts; /* the configuration (rebuilt from "config" when read) */
+    char label[RESULTS_LABEL_MAX];
+    bool sweep;        /* a --sweep: steps, no periods */
+    uint64_t start_ms; /* the measured start, ms since the epoch */
+    uint64_t end_ms;
+    double seconds; /* measured seconds */
+    int signal;     /* the signal that interrupted the run, or 0 */
+    int exit_status;
+    double period_s;             /* length of a period; 0 when there are none */
+    struct slap_stats *global;   /* the whole run (owned) */
+    struct results_list periods; /* struct results_period */
+    struct results_list steps;   /* struct results_step */
+    struct results_list servers; /* struct results_server */
+    uint64_t samples_written;    /* --samples */
+    uint64_t samples_dropped;
+    struct results_trace trace;  /* --trace */
+    char **argv; /* read documents: the replayed options' text (owned) */
+    int argc;
+};
+
+/* An empty document whose global statistics (of every type, corrected and uncorrected) are
+ * allocated. SLAP_ERROR when out of memory. */
+enum slap_status results_doc_init(struct results_doc *d);
+/* The request types a document shows: get and set (memaslap's) always, and every other type
+ * that had events, as op_bit()s. */
+uint32_t results_doc_types(const struct results_doc *d);
+void results_doc_free(struct results_doc *d);
+
+/* Copy h without its empty buckets (allocates); results_sparse_free releases it. */
+enum slap_status results_sparse_from_hist(const struct hist *h, struct results_sparse *out);
+void results_sparse_free(struct results_sparse *s);
+/* Add s into h: the same as merging the histogram s was taken from (log2 view aside). */
+void results_sparse_add(const struct results_sparse *s, struct hist *h);
+
+/* Append a period or a step made from stats (its lat histograms, counters, bytes and misses
+ * per type). */
+enum slap_status results_add_period(struct results_doc *d, double elapsed_s, double seconds,
+                                    const struct slap_stats *s);
+/* Add s into the last period (answers that came after it ended); a first one if none. */
+enum slap_status results_extend_last_period(struct results_doc *d, const struct slap_stats *s);
+enum slap_status results_add_step(struct results_doc *d, double target_tps, double seconds,
+                                  const struct slap_stats *s);
+/* Append a server's stats pair, read by label. */
+enum slap_status results_add_server(struct results_doc *d, const char *name, const char *label,
+                                    const struct server_stats_pair *pair);
+
+/* Errors in --max_errors' sense: error replies, protocol errors and unanswered requests. */
+uint64_t results_errors(const struct slap_counters *c);
+/* Requests due: answered, unanswered, or answered with an error (the --max_errors P% base). */
+uint64_t results_requests(const struct slap_stats *s);
+
+/* The document as JSON, or as CSV (a row per period and type, or per step). */
+void results_write_json(FILE *out, const struct results_doc *d);
+void results_write_csv(FILE *out, const struct results_doc *d);
+
+/*
+ * Write a file whole: write(out, arg) into a temporary file beside path, then rename it over
+ * path; "-" writes to standard output. SLAP_ERROR with err ("cannot write 'path': why").
+ */
+typedef void (*results_writer)(FILE *out, const void *arg);
+enum slap_status results_save(const char *path, results_writer write, const void *arg, char *err,
+                              size_t err_len);
+
+/* Read a document written by results_write_json; err says what is wrong and where. Either
+ * way d is then initialised: results_doc_free releases it. */
+enum slap_status results_read(const char *path, struct results_doc *d, char *err, size_t err_len);
+enum slap_status results_parse(const char *text, size_t len, struct results_doc *d, char *err,
+                               size_t err_len);
+
+/*
+ * Combine documents of one workload run on several hosts: counters and histograms added,
+ * periods and steps added by position, servers listed. SLAP_ERROR with err naming the
+ * setting that differs when a sum would mean nothing.
+ */
+enum slap_status results_merge(struct results_doc *out, struct results_doc *const *docs, size_t n,
+                               char *err, size_t err_len);
+
+/* The request type's name in results ("get", "set", "gets", ..., "total" for STATS_TYPES). */
+const char *results_type_name(int type);
+
+#endif

@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# Loopback versus a network: the same slap command against a memcached on 127.0.0.1 and
+# against one in a network namespace joined to this host by a veth pair (optionally slowed
+# by tc netem), then the two results side by side: throughput, p50, p99, and the CPU time
+# of slap and of the server. Everything it creates (the namespace, the veth pair, both
+# servers) is removed at the end, also when interrupted. Needs root and iproute2.
+#
+# Usage: scripts/netcompare.sh [--delay 1ms] [--rate 1gbit] [--slap PATH] [slap options...]
+# Default slap options: -t 5s -T 2 -c 32. The namespace's addresses come from 198.18.0.0/15,
+# the range set aside for benchmarks (RFC 2544), and exist only on the veth pair made here.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+slap=$top/build/slap
+delay="" rate=""
+while [ $# -gt 0 ]; do
+    case $1 in
+    --delay) delay=$2; shift 2 ;;
+    --rate) rate=$2; shift 2 ;;
+    --slap) slap=$2; shift 2 ;;
+    *) break ;;
+    esac
+done
+[ $# -gt 0 ] || set -- -t 5s -T 2 -c 32
+if [ "$(id -u)" -ne 0 ]; then
+    echo "netcompare: needs root (it creates a network namespace and a veth pair)" >&2
+    exit 2
+fi
+for tool in ip tc memcached jq "$slap"; do
+    command -v "$tool" >/dev/null || { echo "netcompare: $tool not found" >&2; exit 2; }
+done
+
+id=$$
+ns=slapnet$id
+host_if=slapa$id
+ns_if=slapb$id
+host_addr=198.18.0.1
+ns_addr=198.18.0.2
+port=11211
+work=$(mktemp -d /tmp/netcompare.XXXXXX)
+pids=()
+
+cleanup() {
+    set +e # every step, whatever the one before did (a killed child's wait fails)
+    for pid in "${pids[@]}"; do
+        kill "$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
+    done
+    ip netns del "$ns" 2>/dev/null || true # takes its end of the veth pair, and so the pair
+    ip link del "$host_if" 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+netem() { # dev [ip netns exec NS]: the optional delay and rate on one end
+    local dev=$1
+    shift
+    local args=()
+    [ -n "$delay" ] && args+=(delay "$delay")
+    [ -n "$rate" ] && args+=(rate "$rate")
+    [ ${#args[@]} -eq 0 ] || "$@" tc qdisc add dev "$dev" root netem "${args[@]}" || {
+        echo "netcompare: tc netem failed: the kernel may lack sch_netem (modprobe sch_netem)" >&2
+        exit 2
+    }
+}
+
+ip netns add "$ns"
+ip link add "$host_if" type veth peer name "$ns_if"
+ip link set "$ns_if" netns "$ns"
+ip addr add "$host_addr/30" dev "$host_if"
+ip link set "$host_if" up
+ip netns exec "$ns" ip addr add "$ns_addr/30" dev "$ns_if"
+ip netns exec "$ns" ip link set "$ns_if" up
+ip netns exec "$ns" ip link set lo up
+netem "$host_if"
+netem "$ns_if" ip netns exec "$ns"
+
+wait_port() { # addr [netns]: until memcached answers there
+    for _ in $(seq 50); do
+        if "${@:2}" bash -c "exec 3<>/dev/tcp/$1/$port" 2>/dev/null; then return 0; fi
+        sleep 0.1
+    done
+    echo "netcompare: memcached did not start on $1" >&2
+    return 1
+}
+
+loop_port=$((20000 + RANDOM % 40000))
+memcached -l 127.0.0.1 -p "$loop_port" -U 0 -t 2 -m 1024 -u root &
+pids+=($!)
+ip netns exec "$ns" memcached -l "$ns_addr" -p "$port" -U 0 -t 2 -m 1024 -u root &
+pids+=($!)
+port=$loop_port wait_port 127.0.0.1
+wait_port "$ns_addr" ip netns exec "$ns"
+
+children_cpu() { # cpu_now: CPU seconds (user + system) of the children waited for so far
+    times >"$work/times" # the builtin, in this very shell (not in $(...), a subshell)
+    cpu_now=$(awk 'END { split($1, u, /[ms]/); split($2, s, /[ms]/)
+                         print u[1] * 60 + u[2] + s[1] * 60 + s[2] }' "$work/times")
+}
+
+one() { # name server [slap options]: run slap, keep its JSON and its CPU time
+    local before pid status=0
+    children_cpu
+    before=$cpu_now
+    # In the background and waited for, so that a signal reaches the trap at once.
+    "$slap" -s "$2" --label "$1" --json "$work/$1.json" -q "${@:3}" >"$work/$1.out" \
+        2>"$work/$1.err" &
+    pid=$!
+    pids+=("$pid")
+    wait "$pid" || status=$?
+    unset 'pids[${#pids[@]}-1]'
+    if [ "$status" -ne 0 ]; then
+        echo "netcompare: slap against $2 failed (exit $status):" >&2
+        cat "$work/$1.err" >&2
+        return 1
+    fi
+    children_cpu
+    awk -v a="$before" -v b="$cpu_now" 'BEGIN { printf "%.2f", b - a }' >"$work/$1.cpu"
+}
+one loopback "127.0.0.1:$loop_port" "$@"
+one network "$ns_addr:$port" "$@"
+
+figure() { # name jq-expression
+    jq -r "$2" "$work/$1.json"
+}
+printf '%-22s %14s %14s\n' "" "loopback" "network"
+printf '%-22s %14s %14s\n' "server" "127.0.0.1" "$ns_addr (veth${delay:+, $delay}${rate:+, $rate})"
+printf '%-22s %14.0f %14.0f\n' "throughput (ops/s)" "$(figure loopback .run.tps)" "$(figure network .run.tps)"
+for p in 50 99; do
+    printf '%-22s %14.1f %14.1f\n' "p$p latency (us)" \
+        "$(figure loopback ".types.total.percentiles[\"$p\"]")" \
+        "$(figure network ".types.total.percentiles[\"$p\"]")"
+done
+cpu() { cat "$work/$1.cpu"; }
+printf '%-22s %14s %14s\n' "slap CPU (s)" "$(cpu loopback)" "$(cpu network)"
+server_cpu='[.servers[0].delta.rusage_user, .servers[0].delta.rusage_system] | add'
+printf '%-22s %14.2f %14.2f\n' "memcached CPU (s)" "$(figure loopback "$server_cpu")" \
+    "$(figure network "$server_cpu")"

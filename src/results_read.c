@@ -1,0 +1,604 @@
+/* Results documents read back (strictly: a file slap did not write is refused) and merged. */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "slap/json.h"
+#include "slap/results.h"
+
+#define READ_ERR_MAX 512
+
+/* Options a document records but a reader does not replay: files of the host that ran it,
+ * and instants already past. */
+static const char *const not_replayed[] = {"cfg_cmd",  "tls_ca",  "tls_cert", "tls_key",
+                                           "json",     "csv",     "svg",      "samples",
+                                           "start_at", "hdr_out", "binary",   "sample_rate"};
+
+/* Settings that must be equal for a sum of two runs to mean something. */
+static const char *const workload_settings[] = {
+    "protocol",   "key_size",    "value_size",  "ratio",     "mix",          "division",
+    "win_size",   "verify",      "exp_verify",  "exp_time",  "overwrite",    "rep_write",
+    "key_dist",   "udp",         "facebook",    "tls",       "pipeline",     "arrival",
+    "latency",    "sweep",       "step_time",   "trace",     "trace_speed",  "trace_limit",
+    "trace_spread", "execute_number",
+};
+
+static bool replayed(const char *name)
+{
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(not_replayed); i++) {
+        if (strcmp(name, not_replayed[i]) == 0) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Does v say what the option says when it is not given? (Only settings given are replayed:
+ * some options are refused without others, even at their default value.) */
+static bool is_default(size_t row, const struct json_value *v)
+{
+    static struct slap_options defaults;
+    char text[1024];
+    options_defaults(&defaults);
+    switch (options_value(&defaults, row, text, sizeof(text))) {
+    case OPTION_VALUE_NONE:
+        return v->type == JSON_NULL;
+    case OPTION_VALUE_BOOL:
+        return (v->type == JSON_TRUE) == (strcmp(text, "true") == 0);
+    case OPTION_VALUE_NUMBER:
+    case OPTION_VALUE_TEXT:
+        return (v->type == JSON_NUMBER || v->type == JSON_STRING) && strcmp(v->text, text) == 0;
+    case OPTION_VALUE_SKIP:
+    default:
+        return true;
+    }
+}
+
+/* "--name=value" (a duration's seconds with "s"), or "--name" for a flag set; NULL to skip. */
+static char *replay_arg(size_t row, const char *name, const struct json_value *v)
+{
+    char *arg = NULL;
+    int n = -1;
+    if (!replayed(name) || v->type == JSON_NULL || v->type == JSON_FALSE || is_default(row, v)) {
+        return NULL;
+    }
+    if (v->type == JSON_TRUE) {
+        n = asprintf(&arg, "--%s", name);
+    } else if (v->type == JSON_NUMBER || v->type == JSON_STRING) {
+        n = asprintf(&arg, "--%s=%s%s", name, v->text,
+                     options_table_is_duration(row) && v->type == JSON_NUMBER ? "s" : "");
+    }
+    return n < 0 ? NULL : arg;
+}
+
+/* The options the document's "config" says, read as slap would read them from a command line. */
+static enum slap_status replay_config(const struct json_value *config, struct results_doc *d,
+                                      char *err, size_t err_len)
+{
+    if (config == NULL || config->type != JSON_OBJECT) {
+        snprintf(err, err_len, "no \"config\" object");
+        return SLAP_ERROR;
+    }
+    d->argv = calloc(config->n + 2, sizeof(*d->argv));
+    if (d->argv == NULL) {
+        snprintf(err, err_len, "out of memory");
+        return SLAP_ERROR;
+    }
+    d->argv[d->argc++] = strdup("slap");
+    for (size_t i = 0; i < config->n; i++) {
+        size_t row = options_table_find(config->keys[i]);
+        if (row == options_table_size()) {
+            snprintf(err, err_len, "config: unknown option '%.60s' (written by a newer slap?)",
+                     config->keys[i]);
+            return SLAP_ERROR;
+        }
+        char *arg = replay_arg(row, config->keys[i], config->items[i]);
+        if (arg != NULL) {
+            d->argv[d->argc++] = arg;
+        }
+    }
+    char *why = NULL;
+    size_t why_len = 0;
+    FILE *msg = open_memstream(&why, &why_len);
+    enum options_outcome outcome =
+        msg != NULL ? options_parse(&d->opts, d->argc, d->argv, msg, msg) : OPTIONS_USAGE;
+    if (msg != NULL) {
+        fclose(msg);
+    }
+    if (outcome != OPTIONS_RUN) {
+        size_t line = why != NULL ? strcspn(why, "\n") : 0;
+        snprintf(err, err_len, "config does not read back as options: %.*s", (int)line,
+                 why != NULL ? why : "");
+    }
+    free(why);
+    return outcome == OPTIONS_RUN ? SLAP_OK : SLAP_ERROR;
+}
+
+/* ---- members -------------------------------------------------------------------------- */
+
+struct reader {
+    char *err;
+    size_t err_len;
+    bool failed;
+};
+
+static void bad(struct reader *r, const char *where, const char *what)
+{
+    if (!r->failed) {
+        snprintf(r->err, r->err_len, "%s: %s", where, what);
+        r->failed = true;
+    }
+}
+
+static uint64_t get_u64(struct reader *r, const struct json_value *obj, const char *key)
+{
+    uint64_t value = 0;
+    if (!json_to_u64(json_get(obj, key), &value)) {
+        bad(r, key, "missing, or not a whole number");
+    }
+    return value;
+}
+
+static double get_double(struct reader *r, const struct json_value *obj, const char *key)
+{
+    double value = 0.0;
+    if (!json_to_double(json_get(obj, key), &value)) {
+        bad(r, key, "missing, or not a number");
+    }
+    return value;
+}
+
+static const struct json_value *get_typed(struct reader *r, const struct json_value *obj,
+                                          const char *key, enum json_type type)
+{
+    const struct json_value *v = json_get(obj, key);
+    if (v == NULL || v->type != type) {
+        bad(r, key, type == JSON_ARRAY ? "missing, or not an array" : "missing, or not an object");
+        return NULL;
+    }
+    return v;
+}
+
+/* [[index, count], ...] with indexes increasing below limit, into add(index, count). */
+static void read_pairs(struct reader *r, const struct json_value *pairs, size_t limit,
+                       uint64_t *dense)
+{
+    uint64_t last = 0;
+    for (size_t i = 0; pairs != NULL && i < pairs->n && !r->failed; i++) {
+        const struct json_value *p = pairs->items[i];
+        uint64_t index, count;
+        if (p->type != JSON_ARRAY || p->n != 2 || !json_to_u64(p->items[0], &index) ||
+            !json_to_u64(p->items[1], &count) || index >= limit || (i > 0 && index <= last)) {
+            bad(r, "hist", "a bucket is not [index, count] with increasing indexes in range");
+            return;
+        }
+        dense[index] += count;
+        last = index;
+    }
+}
+
+/* A histogram object into h (empty first); its counts must add up. */
+static void read_hist(struct reader *r, const struct json_value *obj, struct hist *h)
+{
+    hist_reset(h);
+    if (obj == NULL || obj->type != JSON_OBJECT) {
+        bad(r, "hist", "missing, or not an object");
+        return;
+    }
+    h->count = get_u64(r, obj, "count");
+    h->min_ns = h->count ? get_u64(r, obj, "min_ns") : UINT64_MAX;
+    h->max_ns = get_u64(r, obj, "max_ns");
+    h->sum_us = get_double(r, obj, "sum_us");
+    h->sumsq_us = get_double(r, obj, "sumsq_us");
+    h->sumlog_us = get_double(r, obj, "sumlog_us");
+    read_pairs(r, get_typed(r, obj, "buckets", JSON_ARRAY), HIST_BUCKETS, h->buckets);
+    const struct json_value *log2 = json_get(obj, "log2_us");
+    if (log2 != NULL) {
+        read_pairs(r, log2->type == JSON_ARRAY ? log2 : NULL, HIST_LOG2_BUCKETS, h->log2_us);
+    }
+    uint64_t sum = 0;
+    for (size_t i = 0; i < HIST_BUCKETS; i++) {
+        sum += h->buckets[i];
+    }
+    if (!r->failed && (sum != h->count || (h->count > 0 && h->min_ns > h->max_ns))) {
+        bad(r, "hist", "its buckets do not add up to its count, or min is above max");
+    }
+}
+
+/* Every type of "types" (object of name -> {hist, net_bytes, misses}) into view (every type
+ * kept), and their bytes and misses unless NULL; an unknown type is an error. */
+static void read_types(struct reader *r, const struct json_value *types, struct hist *const *view,
+                       uint64_t *net_bytes, uint64_t *misses)
+{
+    for (size_t i = 0; types != NULL && i < types->n && !r->failed; i++) {
+        int t = 0;
+        while (t <= STATS_TYPES && strcmp(results_type_name(t), types->keys[i]) != 0) {
+            t++;
+        }
+        if (t > STATS_TYPES) {
+            bad(r, types->keys[i], "unknown request type (written by a newer slap?)");
+        } else if (t < STATS_TYPES) {
+            read_hist(r, json_get(types->items[i], "hist"), view[t]);
+            if (net_bytes != NULL) {
+                net_bytes[t] = get_u64(r, types->items[i], "net_bytes");
+                misses[t] = get_u64(r, types->items[i], "misses");
+            }
+        }
+    }
+}
+
+static void read_counters(struct reader *r, const struct json_value *obj, struct slap_counters *c)
+{
+    if (obj == NULL || obj->type != JSON_OBJECT) {
+        bad(r, "counters", "missing, or not an object");
+        return;
+    }
+#define SLAP_COUNTER_READ(name, show, meaning) c->name = get_u64(r, obj, #name);
+    SLAP_COUNTERS(SLAP_COUNTER_READ)
+#undef SLAP_COUNTER_READ
+}
+
+/* Periods or steps: one slap_stats each, handed to add. */
+static void read_items(struct reader *r, const struct json_value *list, struct results_doc *d,
+                       bool steps)
+{
+    struct slap_stats *s = malloc(sizeof(*s));
+    if (s != NULL && stats_init(s, &stats_shape_all) != SLAP_OK) {
+        free(s);
+        s = NULL;
+    }
+    for (size_t i = 0; s != NULL && list != NULL && i < list->n && !r->failed; i++) {
+        const struct json_value *item = list->items[i];
+        stats_reset(s);
+        read_counters(r, json_get(item, "counters"), &s->counters);
+        read_types(r, get_typed(r, item, "types", JSON_OBJECT), s->lat, s->net_bytes, s->misses);
+        double seconds = get_double(r, item, "seconds");
+        enum slap_status st =
+            steps ? results_add_step(d, get_double(r, item, "target_tps"), seconds, s)
+                  : results_add_period(d, get_double(r, item, "elapsed_s"), seconds, s);
+        if (st != SLAP_OK) {
+            bad(r, steps ? "steps" : "periods", "out of memory, or too many");
+        }
+    }
+    if (s == NULL) {
+        bad(r, "document", "out of memory");
+    } else {
+        stats_free(s);
+    }
+    free(s);
+}
+
+static void read_server_stats(struct reader *r, const struct json_value *obj,
+                              struct server_stats *s)
+{
+#define SERVER_STATS_READ(field) s->field = get_double(r, obj, #field);
+    SERVER_STATS_FIELDS(SERVER_STATS_READ)
+#undef SERVER_STATS_READ
+}
+
+static void read_servers(struct reader *r, const struct json_value *list, struct results_doc *d)
+{
+    for (size_t i = 0; list != NULL && i < list->n && !r->failed; i++) {
+        const struct json_value *item = list->items[i];
+        struct server_stats_pair pair = {.ok = false};
+        const char *name = json_to_string(json_get(item, "name"));
+        const char *label = json_to_string(json_get(item, "label"));
+        const char *note = json_to_string(json_get(item, "note"));
+        if (name == NULL || label == NULL) {
+            bad(r, "servers", "an entry lacks its name or label");
+            return;
+        }
+        if (note != NULL) {
+            snprintf(pair.note, sizeof(pair.note), "%s", note);
+        } else {
+            pair.ok = true;
+            read_server_stats(r, get_typed(r, item, "before", JSON_OBJECT), &pair.before);
+            read_server_stats(r, get_typed(r, item, "after", JSON_OBJECT), &pair.after);
+        }
+        if (!r->failed && results_add_server(d, name, label, &pair) != SLAP_OK) {
+            bad(r, "servers", "out of memory, or too many");
+        }
+    }
+}
+
+/* A label shown in text reports: printable, not empty, not too long. */
+static bool printable_text(const char *s)
+{
+    size_t n = 0;
+    for (; s[n] != '\0'; n++) {
+        if ((unsigned char)s[n] < 0x20 || s[n] == 0x7f) {
+            return false;
+        }
+    }
+    return n > 0 && n < RESULTS_LABEL_MAX;
+}
+
+static int signal_number(const char *name)
+{
+    if (name == NULL) {
+        return 0;
+    }
+    return strcmp(name, "SIGINT") == 0 ? SIGINT : strcmp(name, "SIGHUP") == 0 ? SIGHUP : SIGTERM;
+}
+
+/* The members of the top level, in the order results_write_json writes them. */
+static void read_top(struct reader *r, const struct json_value *root, struct results_doc *d)
+{
+    const char *kind = json_to_string(json_get(root, "kind"));
+    const char *label = json_to_string(json_get(root, "label"));
+    if (kind == NULL || (strcmp(kind, "run") != 0 && strcmp(kind, "sweep") != 0)) {
+        bad(r, "kind", "missing, or neither \"run\" nor \"sweep\"");
+    }
+    if (label == NULL || !printable_text(label)) {
+        bad(r, "label", "missing, empty, too long or not printable");
+    }
+    if (r->failed) {
+        return;
+    }
+    d->sweep = strcmp(kind, "sweep") == 0;
+    snprintf(d->label, sizeof(d->label), "%s", label);
+    d->start_ms = get_u64(r, root, "start_ms");
+    d->end_ms = get_u64(r, root, "end_ms");
+    d->seconds = get_double(r, root, "seconds");
+    d->signal = signal_number(json_to_string(json_get(root, "signal")));
+    d->exit_status = (int)(get_u64(r, root, "exit_status") & 0xff);
+    d->period_s = get_double(r, root, "period_s");
+    read_types(r, get_typed(r, root, "types", JSON_OBJECT), d->global->lat, d->global->net_bytes,
+               d->global->misses);
+    read_types(r, json_get(root, "uncorrected"), d->global->raw, NULL, NULL);
+    const struct json_value *lag = json_get(root, "send_lag");
+    if (lag != NULL) {
+        read_hist(r, json_get(lag, "hist"), &d->global->lag);
+    }
+    const struct json_value *outcomes = get_typed(r, root, "get_outcomes", JSON_OBJECT);
+    read_hist(r, json_get(json_get(outcomes, "hit"), "hist"), &d->global->gets[STATS_HIT]);
+    read_hist(r, json_get(json_get(outcomes, "miss"), "hist"), &d->global->gets[STATS_MISS]);
+    read_counters(r, json_get(root, "counters"), &d->global->counters);
+    read_items(r, get_typed(r, root, "periods", JSON_ARRAY), d, false);
+    read_items(r, get_typed(r, root, "steps", JSON_ARRAY), d, true);
+    read_servers(r, get_typed(r, root, "servers", JSON_ARRAY), d);
+}
+
+enum slap_status results_parse(const char *text, size_t len, struct results_doc *d, char *err,
+                               size_t err_len)
+{
+    struct json_value *root = NULL;
+    struct reader r = {.err = err, .err_len = err_len};
+    uint64_t schema = 0;
+    if (results_doc_init(d) != SLAP_OK) {
+        snprintf(err, err_len, "out of memory");
+        return SLAP_ERROR;
+    }
+    if (json_parse(text, len, &root, err, err_len) != SLAP_OK) {
+        return SLAP_ERROR;
+    }
+    if (root->type != JSON_OBJECT || !json_to_u64(json_get(root, "schema"), &schema)) {
+        bad(&r, "schema", "not a slap results document (no \"schema\" number)");
+    } else if (schema != RESULTS_SCHEMA) {
+        char why[64];
+        snprintf(why, sizeof(why), "version %llu; this slap reads version %d",
+                 (unsigned long long)schema, RESULTS_SCHEMA);
+        bad(&r, "schema", why);
+    } else if (replay_config(json_get(root, "config"), d, err, err_len) != SLAP_OK) {
+        r.failed = true;
+    } else {
+        read_top(&r, root, d);
+    }
+    json_free(root);
+    return r.failed ? SLAP_ERROR : SLAP_OK;
+}
+
+enum slap_status results_read(const char *path, struct results_doc *d, char *err, size_t err_len)
+{
+    char why[READ_ERR_MAX] = "";
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = fopen(path, "r");
+    enum slap_status st = SLAP_ERROR;
+    memset(d, 0, sizeof(*d));
+    if (f == NULL) {
+        snprintf(err, err_len, "cannot read '%s': %s", path, strerror(errno));
+        return SLAP_ERROR;
+    }
+    if (fseek(f, 0, SEEK_END) == 0 && ftell(f) >= 0 && (uint64_t)ftell(f) <= JSON_MAX_INPUT) {
+        len = (size_t)ftell(f);
+        rewind(f);
+        text = malloc(len + 1);
+    }
+    if (text == NULL || fread(text, 1, len, f) != len) {
+        snprintf(err, err_len, "cannot read '%s': %s", path,
+                 text == NULL ? "too large, or not a regular file" : strerror(errno));
+        goto out;
+    }
+    st = results_parse(text, len, d, why, sizeof(why));
+    if (st != SLAP_OK) {
+        snprintf(err, err_len, "%s: %s", path, why);
+    }
+out:
+    fclose(f);
+    free(text);
+    return st;
+}
+
+/* ---- merging -------------------------------------------------------------------------- */
+
+/* The text of setting name in d's options, for comparing two documents. */
+static void setting_text(const struct results_doc *d, const char *name, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (options_value(&d->opts, options_table_find(name), buf, len) == OPTION_VALUE_NONE) {
+        snprintf(buf, len, "(none)");
+    }
+}
+
+/* Can b be added to a? If not, err names the setting that differs. */
+static enum slap_status check_compatible(const struct results_doc *a, const struct results_doc *b,
+                                         char *err, size_t err_len)
+{
+    char va[256], vb[256];
+    if (a->sweep != b->sweep) {
+        snprintf(err, err_len, "'%s' is a sweep and '%s' is not", a->sweep ? a->label : b->label,
+                 a->sweep ? b->label : a->label);
+        return SLAP_ERROR;
+    }
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(workload_settings); i++) {
+        setting_text(a, workload_settings[i], va, sizeof(va));
+        setting_text(b, workload_settings[i], vb, sizeof(vb));
+        if (strcmp(va, vb) != 0) {
+            snprintf(err, err_len, "the workloads differ: --%s is %s in '%s' and %s in '%s'",
+                     workload_settings[i], va, a->label, vb, b->label);
+            return SLAP_ERROR;
+        }
+    }
+    if (a->opts.execute_number == 0 && a->opts.run_time_ns != b->opts.run_time_ns) {
+        setting_text(a, "time", va, sizeof(va));
+        setting_text(b, "time", vb, sizeof(vb));
+        snprintf(err, err_len, "the runs differ in length: --time is %ss in '%s' and %ss in '%s'",
+                 va, a->label, vb, b->label);
+        return SLAP_ERROR;
+    }
+    if (a->period_s != b->period_s && a->periods.n > 0 && b->periods.n > 0) {
+        snprintf(err, err_len, "the periods differ: %gs in '%s' and %gs in '%s'", a->period_s,
+                 a->label, b->period_s, b->label);
+        return SLAP_ERROR;
+    }
+    return SLAP_OK;
+}
+
+/* A period's or a step's figures, whichever it is. */
+struct merge_part {
+    double when; /* elapsed_s, or target_tps */
+    double seconds;
+    const struct slap_counters *counters;
+    const struct results_sparse *lat;
+    const uint64_t *net_bytes;
+    const uint64_t *misses;
+};
+
+/* Add src's period (or step) i into dst's, appending when dst has fewer. scratch keeps every
+ * type. */
+static enum slap_status merge_item(struct results_doc *dst, size_t i, const struct merge_part *src,
+                                   bool step, struct slap_stats *scratch)
+{
+    struct results_list *list = step ? &dst->steps : &dst->periods;
+    stats_reset(scratch);
+    if (i < list->n) {
+        struct results_step *st = step ? &((struct results_step *)list->items)[i] : NULL;
+        struct results_period *p = step ? NULL : &((struct results_period *)list->items)[i];
+        struct results_sparse *have = step ? st->lat : p->lat;
+        struct slap_counters *sum = step ? &st->counters : &p->counters;
+        uint64_t *bytes = step ? st->net_bytes : p->net_bytes;
+        uint64_t *misses = step ? st->misses : p->misses;
+        for (int t = 0; t < STATS_TYPES; t++) {
+            results_sparse_add(&have[t], scratch->lat[t]);
+            results_sparse_add(&src->lat[t], scratch->lat[t]);
+            results_sparse_free(&have[t]);
+            if (results_sparse_from_hist(scratch->lat[t], &have[t]) != SLAP_OK) {
+                return SLAP_ERROR;
+            }
+            bytes[t] += src->net_bytes[t];
+            misses[t] += src->misses[t];
+        }
+#define SLAP_COUNTER_SUM(name, show, meaning) sum->name += src->counters->name;
+        SLAP_COUNTERS(SLAP_COUNTER_SUM)
+#undef SLAP_COUNTER_SUM
+        return SLAP_OK;
+    }
+    scratch->counters = *src->counters;
+    for (int t = 0; t < STATS_TYPES; t++) {
+        results_sparse_add(&src->lat[t], scratch->lat[t]);
+        scratch->net_bytes[t] = src->net_bytes[t];
+        scratch->misses[t] = src->misses[t];
+    }
+    return step ? results_add_step(dst, src->when, src->seconds, scratch)
+                : results_add_period(dst, src->when, src->seconds, scratch);
+}
+
+/* Add src's periods, steps and servers into dst. */
+static enum slap_status merge_lists(struct results_doc *dst, const struct results_doc *src,
+                                    struct slap_stats *scratch)
+{
+    const struct results_period *periods = src->periods.items;
+    const struct results_step *steps = src->steps.items;
+    const struct results_server *servers = src->servers.items;
+    for (size_t i = 0; i < src->periods.n; i++) {
+        const struct results_period *p = &periods[i];
+        struct merge_part part = {p->elapsed_s, p->seconds, &p->counters, p->lat, p->net_bytes,
+                                  p->misses};
+        if (merge_item(dst, i, &part, false, scratch) != SLAP_OK) {
+            return SLAP_ERROR;
+        }
+    }
+    for (size_t i = 0; i < src->steps.n; i++) {
+        const struct results_step *st = &steps[i];
+        struct merge_part part = {st->target_tps, st->seconds, &st->counters, st->lat,
+                                  st->net_bytes, st->misses};
+        if (merge_item(dst, i, &part, true, scratch) != SLAP_OK) {
+            return SLAP_ERROR;
+        }
+    }
+    for (size_t i = 0; i < src->servers.n; i++) {
+        if (results_add_server(dst, servers[i].name, servers[i].label, &servers[i].stats) !=
+            SLAP_OK) {
+            return SLAP_ERROR;
+        }
+    }
+    return SLAP_OK;
+}
+
+/* The figures of the whole: the longest measured time, the earliest start, the worst exit. */
+static void merge_top(struct results_doc *dst, const struct results_doc *src, bool first)
+{
+    dst->start_ms = first || src->start_ms < dst->start_ms ? src->start_ms : dst->start_ms;
+    dst->end_ms = src->end_ms > dst->end_ms ? src->end_ms : dst->end_ms;
+    dst->seconds = src->seconds > dst->seconds ? src->seconds : dst->seconds;
+    dst->signal = dst->signal != 0 ? dst->signal : src->signal;
+    dst->exit_status = src->exit_status > dst->exit_status ? src->exit_status : dst->exit_status;
+    dst->samples_written += src->samples_written;
+    dst->samples_dropped += src->samples_dropped;
+    if (first) {
+        dst->opts = src->opts;
+        dst->sweep = src->sweep;
+        dst->period_s = src->period_s;
+        snprintf(dst->label, sizeof(dst->label), "%s", src->label);
+        return;
+    }
+    size_t used = strlen(dst->label);
+    snprintf(dst->label + used, sizeof(dst->label) - used, "+%s", src->label);
+    dst->opts.label = dst->label;
+    dst->opts.threads += src->opts.threads;
+    dst->opts.concurrency += src->opts.concurrency;
+    dst->opts.tps += src->opts.tps;
+}
+
+enum slap_status results_merge(struct results_doc *out, struct results_doc *const *docs, size_t n,
+                               char *err, size_t err_len)
+{
+    struct slap_stats *scratch = malloc(sizeof(*scratch));
+    enum slap_status st = results_doc_init(out);
+    if (scratch != NULL && stats_init(scratch, &stats_shape_all) != SLAP_OK) {
+        free(scratch);
+        scratch = NULL;
+    }
+    for (size_t i = 0; st == SLAP_OK && i < n; i++) {
+        if (i > 0 && check_compatible(docs[0], docs[i], err, err_len) != SLAP_OK) {
+            st = SLAP_ERROR;
+            break;
+        }
+        merge_top(out, docs[i], i == 0);
+        stats_merge(out->global, docs[i]->global);
+        if (scratch == NULL || merge_lists(out, docs[i], scratch) != SLAP_OK) {
+            snprintf(err, err_len, "out of memory");
+            st = SLAP_ERROR;
+        }
+    }
+    if (st == SLAP_ERROR && err[0] == '\0') {
+        snprintf(err, err_len, "out of memory");
+    }
+    if (scratch != NULL) {
+        stats_free(scratch);
+    }
+    free(scratch);
+    return st;
+}

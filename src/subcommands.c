@@ -1,0 +1,261 @@
+/*
+ * slap merge and slap plot: results files read back, combined with exactly merged
+ * histograms and counters, reported as text (memaslap's layout) and written as JSON, CSV or
+ * SVG. Exit status: 0 done, 1 an output could not be written, 2 bad usage or a file that is
+ * not slap's results or cannot be combined.
+ */
+#include "slap/subcommands.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "slap/plot.h"
+#include "slap/report.h"
+#include "slap/results.h"
+#include "slap/tracestats.h"
+
+#define SUB_OK 0
+#define SUB_FAILED 1
+#define SUB_USAGE 2
+#define START_SPREAD_MS 1000 /* runs that started further apart than this did not run together */
+
+/* What a subcommand's command line says. */
+struct sub_args {
+    const char *json;
+    const char *csv;
+    const char *svg;
+    const char *samples;
+    const char **inputs;
+    int ninputs;
+};
+
+static int usage(const char *name, const char *problem, const char *word)
+{
+    fprintf(stderr, "slap %s: %s%s%s%s\n", name, problem, word ? " '" : "", word ? word : "",
+            word ? "'" : "");
+    fprintf(stderr, "Usage: slap merge RESULT.json... [--json FILE] [--csv FILE] [--svg FILE]\n"
+                    "       slap plot RESULT.json... -o FILE.svg [--samples FILE]\n");
+    return SUB_USAGE;
+}
+
+/* "--name VALUE" or "--name=VALUE" at argv[*i] into *value; false when it is not that option. */
+static bool take_value(int argc, char **argv, int *i, const char *name, const char **value)
+{
+    size_t n = strlen(name);
+    if (strncmp(argv[*i], name, n) != 0) {
+        return false;
+    }
+    if (argv[*i][n] == '=') {
+        *value = argv[*i] + n + 1;
+        return true;
+    }
+    if (argv[*i][n] != '\0') {
+        return false;
+    }
+    *value = *i + 1 < argc ? argv[++*i] : "";
+    return true;
+}
+
+/* The options and input files; usage's status when they are wrong. */
+static int parse_args(int argc, char **argv, bool plot, struct sub_args *a)
+{
+    memset(a, 0, sizeof(*a));
+    a->inputs = calloc((size_t)argc, sizeof(*a->inputs));
+    if (a->inputs == NULL) {
+        return SUB_FAILED;
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *value = NULL;
+        if (!plot && take_value(argc, argv, &i, "--json", &value)) {
+            a->json = value;
+        } else if (!plot && take_value(argc, argv, &i, "--csv", &value)) {
+            a->csv = value;
+        } else if (take_value(argc, argv, &i, plot ? "-o" : "--svg", &value) ||
+                   (plot && take_value(argc, argv, &i, "--output", &value))) {
+            a->svg = value;
+        } else if (plot && take_value(argc, argv, &i, "--samples", &value)) {
+            a->samples = value;
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            return usage(argv[0], "unknown option", argv[i]);
+        } else {
+            a->inputs[a->ninputs++] = argv[i];
+            continue;
+        }
+        if (value == NULL || value[0] == '\0') {
+            return usage(argv[0], "an option needs a file name:", argv[i]);
+        }
+    }
+    if (a->ninputs == 0) {
+        return usage(argv[0], "give at least one results file (written by --json)", NULL);
+    }
+    if (plot && a->svg == NULL) {
+        return usage(argv[0], "-o FILE.svg names the picture", NULL);
+    }
+    return SUB_OK;
+}
+
+/* Read every input; on a failure say which file and why. */
+static int read_inputs(const struct sub_args *a, const char *name, struct results_doc *docs,
+                       struct results_doc **ptrs)
+{
+    for (int i = 0; i < a->ninputs; i++) {
+        char err[640];
+        ptrs[i] = &docs[i];
+        if (results_read(a->inputs[i], &docs[i], err, sizeof(err)) != SLAP_OK) {
+            fprintf(stderr, "slap %s: %s\n", name, err);
+            return SUB_USAGE;
+        }
+    }
+    return SUB_OK;
+}
+
+/* One step's statistics, for its sweep row. */
+static void step_stats(const struct results_step *step, struct slap_stats *s)
+{
+    stats_reset(s);
+    s->counters = step->counters;
+    for (int t = 0; t < STATS_TYPES; t++) {
+        results_sparse_add(&step->lat[t], s->lat[t]);
+    }
+}
+
+/* The combined text report, in the layout of one run's. */
+static void merged_report(const struct results_doc *m)
+{
+    report_header(stdout, &m->opts);
+    if (!m->sweep) {
+        report_final(stdout, &m->opts, m->global, m->seconds, m->signal, NULL);
+        return;
+    }
+    struct slap_stats *s = malloc(sizeof(*s));
+    if (s == NULL || stats_init(s, &stats_shape_all) != SLAP_OK) {
+        free(s);
+        return;
+    }
+    const struct results_step *steps = m->steps.items;
+    report_sweep_header(stdout, &m->opts);
+    for (size_t i = 0; i < m->steps.n; i++) {
+        step_stats(&steps[i], s);
+        report_sweep_row(stdout, steps[i].target_tps, s, steps[i].seconds);
+    }
+    stats_free(s);
+    free(s);
+}
+
+static void write_json(FILE *out, const void *doc)
+{
+    results_write_json(out, doc);
+}
+
+static void write_csv(FILE *out, const void *doc)
+{
+    results_write_csv(out, doc);
+}
+
+/* Write path with write, saying why it failed. */
+static int save(const char *name, const char *path, results_writer write, const void *arg)
+{
+    char err[512];
+    if (path != NULL && results_save(path, write, arg, err, sizeof(err)) != SLAP_OK) {
+        fprintf(stderr, "slap %s: %s\n", name, err);
+        return SUB_FAILED;
+    }
+    return SUB_OK;
+}
+
+/* Runs that did not start together (no common --start_at) are summed all the same: say so. */
+static void warn_spread(struct results_doc *const *docs, int n)
+{
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (int i = 0; i < n; i++) {
+        lo = docs[i]->start_ms < lo ? docs[i]->start_ms : lo;
+        hi = docs[i]->start_ms > hi ? docs[i]->start_ms : hi;
+    }
+    if (hi - lo > START_SPREAD_MS) {
+        fprintf(stderr,
+                "slap merge: the runs started %.1f s apart: rates are summed as if they "
+                "ran together (--start_at starts them together)\n",
+                (double)(hi - lo) / 1000.0);
+    }
+}
+
+static int merge_main(int argc, char **argv)
+{
+    struct sub_args a;
+    struct results_doc merged;
+    int status = parse_args(argc, argv, false, &a);
+    struct results_doc *docs = calloc((size_t)argc, sizeof(*docs));
+    struct results_doc **ptrs = calloc((size_t)argc, sizeof(*ptrs));
+    char err[640] = "";
+    memset(&merged, 0, sizeof(merged));
+    if (status == SUB_OK && (docs == NULL || ptrs == NULL)) {
+        status = SUB_FAILED;
+    }
+    if (status == SUB_OK) {
+        status = read_inputs(&a, argv[0], docs, ptrs);
+    }
+    if (status == SUB_OK &&
+        results_merge(&merged, ptrs, (size_t)a.ninputs, err, sizeof(err)) != SLAP_OK) {
+        fprintf(stderr, "slap merge: cannot merge: %s\n", err);
+        status = SUB_USAGE;
+    }
+    if (status == SUB_OK) {
+        warn_spread(ptrs, a.ninputs);
+        merged_report(&merged);
+        const struct results_doc *one[] = {&merged};
+        struct plot_input picture = {one, 1, NULL};
+        status |= save("merge", a.csv, write_csv, &merged);
+        status |= save("merge", a.svg, plot_svg, &picture);
+        status |= save("merge", a.json, write_json, &merged);
+        status = fflush(stdout) != 0 || ferror(stdout) ? SUB_FAILED : status;
+    }
+    results_doc_free(&merged);
+    for (int i = 0; docs != NULL && i < argc; i++) {
+        results_doc_free(&docs[i]);
+    }
+    free(docs);
+    free(ptrs);
+    free(a.inputs);
+    return status;
+}
+
+static int plot_main(int argc, char **argv)
+{
+    struct sub_args a;
+    int status = parse_args(argc, argv, true, &a);
+    struct results_doc *docs = calloc((size_t)argc, sizeof(*docs));
+    struct results_doc **ptrs = calloc((size_t)argc, sizeof(*ptrs));
+    if (status == SUB_OK && (docs == NULL || ptrs == NULL)) {
+        status = SUB_FAILED;
+    }
+    if (status == SUB_OK && a.ninputs > PLOT_MAX_DOCS) {
+        status = usage(argv[0], "too many results files for one picture", NULL);
+    }
+    if (status == SUB_OK) {
+        status = read_inputs(&a, argv[0], docs, ptrs);
+    }
+    if (status == SUB_OK) {
+        struct plot_input picture = {(const struct results_doc *const *)ptrs, (size_t)a.ninputs,
+                                     a.samples};
+        status = save("plot", a.svg, plot_svg, &picture);
+    }
+    for (int i = 0; docs != NULL && i < argc; i++) {
+        results_doc_free(&docs[i]);
+    }
+    free(docs);
+    free(ptrs);
+    free(a.inputs);
+    return status;
+}
+
+subcommand_main subcommand_find(const char *name)
+{
+    if (strcmp(name, "merge") == 0) {
+        return merge_main;
+    }
+    if (strcmp(name, "trace-stats") == 0) {
+        return tracestats_main;
+    }
+    return strcmp(name, "plot") == 0 ? plot_main : NULL;
+}

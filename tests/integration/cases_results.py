@@ -1,0 +1,549 @@
+"""Results as data: --json (checked against its JSON Schema, the text report and the server's
+stats), --csv, --samples, --svg (parsed as XML and rendered), --start_at with slap merge,
+slap plot, --max_errors, -q, the progress line on a terminal."""
+import json
+import os
+import pty
+import re
+import select
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+
+from fakemc import FakeMemcached
+from harness import (check, check_agree, counters, measured, free_port, Memcached, PATHS,
+                     run_line, run_slap, server_delta, block_stat)
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SCHEMA = os.path.join(TOP, "schema", "slap-results.schema.json")
+SVG_NS = "{http://www.w3.org/2000/svg}"
+
+
+def tmpdir():
+    return tempfile.mkdtemp(prefix="slap-results-")
+
+
+def validate(doc):
+    """The document against the shipped JSON Schema (python3-jsonschema)."""
+    import jsonschema
+    with open(SCHEMA) as f:
+        schema = json.load(f)
+    try:
+        jsonschema.Draft202012Validator(schema).validate(doc)
+    except jsonschema.ValidationError as e:
+        check(False, "the document does not follow the schema: %s at %s" % (e.message,
+                                                                            list(e.absolute_path)))
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def close(a, b, rel=1e-6):
+    return abs(a - b) <= rel * max(abs(a), abs(b), 1e-9)
+
+
+def case_json_agrees_with_report_and_server(mc):
+    d = tmpdir()
+    path = os.path.join(d, "run.json")
+    rc, out, err, delta, _ = measured([mc], ["-s", mc.addr, "-t", "2s", "-T", "2", "-c", "16",
+                                             "-w", "1k", "--json", path, "--label", "box-1"])
+    check(rc == 0, "exit status %d" % rc)
+    doc = load(path)
+    validate(doc)
+    text = counters(out)
+    # slap's own two `stats` requests (before and after) are traffic the server counted too.
+    answer = mc.stats()[1]
+    delta["bytes_read"] -= 2 * len(b"stats\r\n")
+    check(abs(delta["bytes_written"] - text["read_bytes"] - 2 * answer) < 128,
+          "server bytes_written %d, slap read_bytes %d + two stats answers of about %d" %
+          (delta["bytes_written"], text["read_bytes"], answer))
+    delta["bytes_written"] = text["read_bytes"]
+    check_agree(text, delta)
+    section = out[out.index("\ncmd_get:"):out.index("\nRun time:")]
+    printed = re.findall(r"^([a-z_]+): (\d+)$", section, re.M)
+    check(len(printed) >= 6, "counter lines %r" % printed)
+    for name, value in ((n, int(v)) for n, v in printed):
+        check(doc["counters"].get(name) == value,
+              "JSON %s=%r, report %d" % (name, doc["counters"].get(name), value))
+    check(doc["label"] == "box-1" and doc["kind"] == "run" and doc["exit_status"] == 0,
+          "label, kind or exit status")
+    secs, ops, tps, _ = run_line(out)
+    check(doc["run"]["ops"] == ops and round(doc["run"]["tps"]) == tps, "run line figures")
+    check(abs(doc["seconds"] - secs) < 0.05, "seconds %r vs %r" % (doc["seconds"], secs))
+    check(abs(doc["end_ms"] - doc["start_ms"] - 1000 * doc["seconds"]) <= 1, "start/end ms")
+    check(abs(doc["start_ms"] / 1000 - time.time()) < 30, "start_ms is not now")
+    for pct in ("50", "99", "99.9"):
+        check(round(doc["types"]["total"]["percentiles"][pct]) ==
+              block_stat(out, "Total", "P" + pct), "P%s differs from the report" % pct)
+    check(doc["types"]["get"]["count"] + doc["types"]["set"]["count"] ==
+          doc["types"]["total"]["count"], "total is not get + set")
+    # Every option of --help is in the configuration, with its effective value.
+    _, help_text, _ = run_slap(["--help"])
+    names = set(re.findall(r"^\s+(?:-\w, )?--([a-z0-9_]+)", help_text, re.M)) - {"help", "version"}
+    check(names == set(doc["config"]), "config keys differ from --help: %r" %
+          (names ^ set(doc["config"])))
+    check(doc["config"]["threads"] == 2 and doc["config"]["time"] == 2 and
+          doc["config"]["win_size"] == 1024 and doc["config"]["servers"] == mc.addr,
+          "config values")
+    # The periods add up to the whole run; the server's own stats agree with slap's.
+    periods = doc["periods"]
+    check(len(periods) >= 2, "expected a period a second, got %d" % len(periods))
+    check(sum(p["types"]["total"]["count"] for p in periods) == doc["types"]["total"]["count"],
+          "periods do not add up")
+    srv = doc["servers"][0]
+    check(srv["note"] is None and srv["name"] == mc.addr, "server entry %r" % srv)
+    for mine, theirs in (("cmd_get", "cmd_get"), ("cmd_set", "cmd_set"),
+                         ("get_misses", "get_misses")):
+        check(srv["delta"][theirs] == doc["counters"][mine],
+              "server delta %s=%r, slap %d" % (theirs, srv["delta"][theirs], doc["counters"][mine]))
+    check(srv["before"]["curr_connections"] >= 16, "stats read before slap had connected")
+    shutil.rmtree(d)
+
+
+def case_json_to_stdout(mc):
+    rc, out, err = run_slap(["-s", mc.addr, "-x", "2000", "-c", "4", "--json", "-"])
+    check(rc == 0, "exit status %d" % rc)
+    doc = json.loads(out)  # standard output holds the document alone
+    validate(doc)
+    check("Run time:" in err and "cmd_get:" in err, "the text report is not on standard error")
+    check(doc["run"]["ops"] == 2000, "-x 2000 ran %d" % doc["run"]["ops"])
+
+
+def case_csv_rows_match_json(mc):
+    d = tmpdir()
+    j, c = os.path.join(d, "r.json"), os.path.join(d, "r.csv")
+    rc, out, err = run_slap(["-s", mc.addr, "-t", "3s", "-S", "1s", "-c", "8", "--json", j,
+                             "--csv", c])
+    check(rc == 0, "exit status %d" % rc)
+    doc = load(j)
+    with open(c) as f:
+        lines = f.read().splitlines()
+    check(lines[0] == "elapsed_s,type,ops,tps,net_mib_s,misses,errors,min_us,max_us,avg_us,"
+                      "std_us,p50_us,p90_us,p99_us,p99.9_us", "CSV header: %r" % lines[0])
+    rows = [l.split(",") for l in lines[1:]]
+    check(len(rows) == 3 * len(doc["periods"]) and len(doc["periods"]) >= 3,
+          "%d rows for %d periods" % (len(rows), len(doc["periods"])))
+    for i, p in enumerate(doc["periods"]):
+        for k, t in enumerate(("get", "set", "total")):
+            row = rows[3 * i + k]
+            check(row[1] == t and int(row[2]) == p["types"][t]["count"], "row %r" % row)
+            check(abs(float(row[13]) - p["types"][t]["percentiles"]["99"]) < 0.001, "p99 of %r" % row)
+        check(int(rows[3 * i + 2][6]) == p["errors"], "errors column")
+    # The -S tables' Period rows are the JSON periods; the last period holds besides the answers
+    # that came after the end (its table was printed before they came).
+    tables = [int(n) for n in re.findall(r"^Period\s+1\s+(\d+)\s", out, re.M)[2::3]]
+    counts = [p["types"]["total"]["count"] for p in doc["periods"]]
+    check(len(tables) == len(counts) and tables[:-1] == counts[:-1] and tables[-1] <= counts[-1],
+          "Total Period rows %r differ from the periods %r" % (tables, counts))
+    shutil.rmtree(d)
+
+
+def case_samples_every_request(mc):
+    d = tmpdir()
+    s, j = os.path.join(d, "s.csv"), os.path.join(d, "r.json")
+    rc, out, err = run_slap(["-s", mc.addr, "-x", "3001", "-c", "4", "--samples", s, "--json", j])
+    check(rc == 0, "exit status %d" % rc)
+    with open(s) as f:
+        lines = f.read().splitlines()
+    check(lines[0] == "intended_s,sent_s,latency_us,type,outcome", "header %r" % lines[0])
+    rows = [l.split(",") for l in lines[1:]]
+    check(len(rows) == 3001, "%d samples for -x 3001" % len(rows))
+    doc = load(j)
+    check(doc["samples"] == {"written": 3001, "dropped": 0}, "JSON samples %r" % doc["samples"])
+    kinds = {(r[3], r[4]) for r in rows}
+    check(kinds <= {("get", "hit"), ("set", "stored")}, "outcomes %r" % kinds)
+    gets = sum(1 for r in rows if r[3] == "get")
+    check(gets == doc["counters"]["cmd_get"], "%d get samples, cmd_get %d" %
+          (gets, doc["counters"]["cmd_get"]))
+    for r in rows:
+        check(0 <= float(r[0]) <= float(r[1]) < doc["seconds"] + 1 and float(r[2]) > 0,
+              "sample %r" % r)
+    rc, out, err = run_slap(["-s", mc.addr, "-x", "20000", "-c", "4", "--samples", s,
+                             "--sample_rate", "0.1"])
+    with open(s) as f:
+        n = sum(1 for _ in f) - 1
+    check(rc == 0 and 1400 < n < 2600, "--sample_rate 0.1 kept %d of 20000" % n)
+    rc, out, err = run_slap(["-s", mc.addr, "-x", "10", "--sample_rate", "0.5"])
+    check(rc == 2 and "--sample_rate needs --samples" in err, "--sample_rate alone accepted")
+    shutil.rmtree(d)
+
+
+def svg_series(path):
+    root = ET.parse(path).getroot()
+    check(root.tag == SVG_NS + "svg", "not an SVG document")
+    found = {}
+    for g in root.iter(SVG_NS + "g"):
+        if g.get("class") == "series" and g.get("data-x") is not None:
+            xs = [float(v) for v in g.get("data-x").split()]
+            ys = [float(v) for v in g.get("data-y").split()]
+            found.setdefault(g.get("data-metric"), []).append((g.get("data-label"), xs, ys))
+    return root, found
+
+
+def render_png(svg):
+    png = svg + ".png"
+    r = subprocess.run(["rsvg-convert", "-o", png, svg], capture_output=True, text=True)
+    check(r.returncode == 0 and r.stderr == "", "rsvg-convert failed: %s" % r.stderr)
+    with open(png, "rb") as f:
+        check(f.read(8) == b"\x89PNG\r\n\x1a\n", "rsvg-convert wrote no PNG")
+
+
+def case_svg_holds_the_json_numbers(mc):
+    d = tmpdir()
+    j, v, s = (os.path.join(d, n) for n in ("r.json", "r.svg", "s.csv"))
+    rc, out, err = run_slap(["-s", mc.addr, "-t", "3s", "-c", "8", "--json", j, "--svg", v,
+                             "--samples", s, "--sample_rate", "0.05", "--label", "svg-run"])
+    check(rc == 0, "exit status %d" % rc)
+    doc = load(j)
+    root, series = svg_series(v)
+    texts = " ".join(t.text or "" for t in root.iter(SVG_NS + "text"))
+    for words in ("Throughput over time", "Latency over time", "Every sample over time",
+                  "requests per second", "latency (\u00b5s", "time since the start (s)", "svg-run"):
+        check(words in texts, "the picture lacks '%s'" % words)
+    (label, xs, ys), = series["rate"]
+    check(label == "svg-run", "series label %r" % label)
+    check(xs == [p["elapsed_s"] for p in doc["periods"]], "rate x %r" % xs)
+    for y, p in zip(ys, doc["periods"]):
+        check(close(y, p["types"]["total"]["rate"]), "rate %r vs %r" % (y, p["types"]["total"]))
+    for metric, pct in (("p50_us", "50"), ("p99_us", "99"), ("p99.9_us", "99.9")):
+        (_, xs, ys), = series[metric]
+        want = [p["types"]["total"]["percentiles"][pct] for p in doc["periods"]]
+        check(all(close(a, b) for a, b in zip(ys, want)) and len(ys) == len(want),
+              "%s %r vs JSON %r" % (metric, ys, want))
+    dots = [g for g in root.iter(SVG_NS + "g") if g.get("data-label") == "samples"]
+    shown = sum(int(g.get("data-count")) for g in dots)
+    check(shown == doc["samples"]["written"] > 0, "scatter %d of %d samples" %
+          (shown, doc["samples"]["written"]))
+    render_png(v)
+    shutil.rmtree(d)
+
+
+def case_sweep_json_csv_svg(mc):
+    d = tmpdir()
+    j, c, v = (os.path.join(d, n) for n in ("r.json", "r.csv", "r.svg"))
+    rc, out, err = run_slap(["-s", mc.addr, "--sweep", "2k:4k:2k", "--step_time", "1s", "-c", "4",
+                             "--json", j, "--csv", c, "--svg", v])
+    check(rc == 0, "exit status %d" % rc)
+    doc = load(j)
+    validate(doc)
+    check(doc["kind"] == "sweep" and [s["target_tps"] for s in doc["steps"]] == [2000, 4000],
+          "steps %r" % [s["target_tps"] for s in doc["steps"]])
+    rows = re.findall(r"^(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)$", out, re.M)
+    for row, step in zip(rows, doc["steps"]):
+        check(int(row[0]) == step["target_tps"] and int(row[1]) == round(step["achieved_tps"]),
+              "sweep row %r vs step" % (row,))
+        check(int(row[4]) == round(step["types"]["total"]["percentiles"]["99"]), "p99 of %r" % (row,))
+    with open(c) as f:
+        lines = f.read().splitlines()
+    check(lines[0].startswith("target_tps,achieved_tps,") and len(lines) == 3, "CSV %r" % lines)
+    _, series = svg_series(v)
+    (_, xs, ys), = series["p99_us"]
+    check([round(x) for x in xs] == [round(s["achieved_tps"]) for s in doc["steps"]],
+          "latency-by-rate x %r" % xs)
+    check(doc["servers"][0]["delta"]["cmd_get"] == doc["counters"]["cmd_get"],
+          "a sweep's server stats cover every step")
+    render_png(v)
+    shutil.rmtree(d)
+
+
+def case_merge_two_hosts_started_together(mc):
+    """Two slap processes, one --start_at: the merged counters equal the server's."""
+    d = tmpdir()
+    start = time.time() + 2.5
+    before = mc.stats()
+    procs = []
+    for i in range(2):
+        path = os.path.join(d, "h%d.json" % i)
+        procs.append(subprocess.Popen([PATHS.slap, "-s", mc.addr, "-t", "2s", "-c", "8",
+                                       "--start_at", "%.3f" % start, "--label", "host%d" % i,
+                                       "--json", path, "-q"],
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+    outs = [p.communicate(timeout=30) for p in procs]
+    delta = server_delta(before, mc.stats())
+    # Two `stats` requests more: each process reads before and after over its own connection.
+    for p, (out, err) in zip(procs, outs):
+        check(p.returncode == 0, "a host failed: %s" % err)
+        check(out.startswith("Run time:") and out.count("\n") == 1, "-q printed %r" % out)
+    docs = [load(os.path.join(d, "h%d.json" % i)) for i in range(2)]
+    for doc in docs:
+        check(abs(doc["start_ms"] - start * 1000) < 100, "started at %d, not %d" %
+              (doc["start_ms"], start * 1000))
+    merged_json = os.path.join(d, "merged.json")
+    rc, out, err = run_slap(["merge", os.path.join(d, "h0.json"), os.path.join(d, "h1.json"),
+                             "--json", merged_json, "--svg", os.path.join(d, "m.svg")])
+    check(rc == 0, "merge exit status %d: %s" % (rc, err))
+    merged = counters(out)
+    for name in ("cmd_get", "cmd_set", "get_misses"):
+        check(merged[name] == delta[name] == docs[0]["counters"][name] + docs[1]["counters"][name],
+              "merged %s=%d, server %d" % (name, merged[name], delta[name]))
+    check("concurrency: 16" in out and "threads count: 2" in out, "merged header")
+    doc = load(merged_json)
+    validate(doc)
+    check(doc["label"] == "host0+host1" and len(doc["servers"]) == 2, "merged label, servers")
+    check(doc["types"]["total"]["count"] == sum(x["types"]["total"]["count"] for x in docs),
+          "merged events")
+    _, ops, _, _ = run_line(out)
+    check(ops == merged["cmd_get"] + merged["cmd_set"], "merged run line")
+    shutil.rmtree(d)
+
+
+def case_merge_percentiles_exact_and_refusals(mc):
+    d = tmpdir()
+    paths = [os.path.join(d, n) for n in ("a.json", "b.json", "c.json")]
+    for path, extra in zip(paths, ([], [], ["-X", "100"])):
+        rc, _, _ = run_slap(["-s", mc.addr, "-x", "3000", "-c", "4", "--json", path] + extra)
+        check(rc == 0, "exit status %d" % rc)
+    rc, out, err = run_slap(["merge", paths[0], paths[1], "--json", os.path.join(d, "m.json")])
+    check(rc == 0, "merge failed: %s" % err)
+    a, b, m = load(paths[0]), load(paths[1]), load(os.path.join(d, "m.json"))
+    # One histogram of every sample: the buckets of both, added.
+    buckets = {}
+    for doc in (a, b):
+        for t in ("get", "set"):
+            for i, n in doc["types"][t]["hist"]["buckets"]:
+                buckets[i] = buckets.get(i, 0) + n
+    merged = {}
+    for i, n in m["types"]["total"]["hist"]["buckets"]:
+        merged[i] = n
+    check(merged == buckets, "merged buckets are not the sum")
+    check(m["types"]["total"]["count"] == 6000, "merged count")
+    for pct in ("50", "90", "99", "99.9"):
+        check(round(m["types"]["total"]["percentiles"][pct]) == block_stat(out, "Total", "P" + pct),
+              "merged text P%s" % pct)
+    rc, out, err = run_slap(["merge", paths[0], paths[2]])
+    check(rc == 2 and "--value_size" in err and out == "", "different -X merged: %d %s" % (rc, err))
+    with open(os.path.join(d, "bad.json"), "w") as f:
+        f.write('{"schema": 1, "kind": "run"')
+    rc, out, err = run_slap(["merge", os.path.join(d, "bad.json")])
+    check(rc == 2 and "bad.json: line 1" in err, "a broken file: %d %s" % (rc, err))
+    rc, out, err = run_slap(["merge"])
+    check(rc == 2 and "at least one" in err, "merge of nothing: %d" % rc)
+    rc, out, err = run_slap(["plot", paths[0], paths[1], "-o", os.path.join(d, "p.svg")])
+    check(rc == 0, "plot failed: %s" % err)
+    _, series = svg_series(os.path.join(d, "p.svg"))
+    check(len(series["p99_us"]) == 2, "plot overlays %d runs" % len(series["p99_us"]))
+    render_png(os.path.join(d, "p.svg"))
+    shutil.rmtree(d)
+
+
+def case_start_at_checked():
+    rc, out, err = run_slap(["-s", "127.0.0.1:1", "--start_at", "%d" % (time.time() - 10)])
+    check(rc == 2 and "in the past" in err, "a start 10 s ago: %d %s" % (rc, err))
+    rc, out, err = run_slap(["-s", "127.0.0.1:1", "--start_at", "2026-13-01T00:00:00Z"])
+    check(rc == 2 and "RFC 3339" in err, "a bad date: %d %s" % (rc, err))
+    # Half a second late is taken (the hosts' clocks differ a little): it connects, then fails.
+    rc, out, err = run_slap(["-s", "127.0.0.1:%d" % free_port(), "-t", "1s",
+                             "--start_at", "%.3f" % (time.time() - 0.5)])
+    check(rc == 1 and "cannot connect" in err, "half a second late: %d %s" % (rc, err))
+
+
+def case_start_at_waits(mc):
+    start = int(time.time()) + 3  # a whole second: RFC 3339 without a fraction
+    rc, out, err = run_slap(["-s", mc.addr, "-t", "1s", "--json", "-", "--start_at",
+                             time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(start)) + "Z"])
+    ended = time.time()
+    check(rc == 0, "exit status %d" % rc)
+    doc = json.loads(out)
+    check(abs(doc["start_ms"] - start * 1000) < 100, "measured from %d, not %d" %
+          (doc["start_ms"], start * 1000))
+    check(ended >= start + 1, "ended %.2f s before the start plus the run" % (start + 1 - ended))
+
+
+def case_nutcracker_refuses_stats(mc):
+    """Behind twemproxy, which refuses `stats`: the run goes on, the JSON says why."""
+    nutcracker = shutil.which("nutcracker") or "/usr/sbin/nutcracker"
+    check(os.path.exists(nutcracker), "nutcracker is not installed (scripts/deps.sh)")
+    d = tmpdir()
+    port = free_port()
+    conf = os.path.join(d, "nc.yml")
+    with open(conf, "w") as f:
+        f.write("pool:\n  listen: 127.0.0.1:%d\n  hash: fnv1a_64\n  distribution: ketama\n"
+                "  timeout: 2000\n  servers:\n    - %s:1\n" % (port, mc.addr))
+    proxy = subprocess.Popen([nutcracker, "-c", conf, "-s", str(free_port()), "-o",
+                              os.path.join(d, "nc.log")], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 5
+        while subprocess.run(["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/%d" % port],
+                             capture_output=True).returncode != 0:
+            check(time.monotonic() < deadline and proxy.poll() is None, "nutcracker did not start")
+            time.sleep(0.05)
+        j = os.path.join(d, "r.json")
+        rc, out, err, delta, _ = measured([mc], ["-s", "127.0.0.1:%d" % port, "-t", "2s", "-c", "4",
+                                                 "--json", j])
+        check(rc == 0, "exit status %d through nutcracker" % rc)
+        doc = load(j)
+        validate(doc)
+        srv = doc["servers"][0]
+        check(srv["note"] is not None and "stats" in srv["note"] and "delta" not in srv,
+              "no note for a proxy refusing stats: %r" % srv)
+        check(doc["counters"]["cmd_get"] == delta["cmd_get"], "counters through the proxy")
+    finally:
+        proxy.terminate()
+        proxy.wait(timeout=5)
+        shutil.rmtree(d)
+
+
+def case_max_errors():
+    """Every third request answered SERVER_ERROR: --max_errors decides the exit status."""
+    fake = FakeMemcached(behave=lambda conn, req: b"SERVER_ERROR busy\r\n" if req % 3 == 2 else None)
+    try:
+        addr = "127.0.0.1:%d" % fake.port
+        for limit, want in ((None, 0), ("10", 1), ("100000", 0), ("20%", 1), ("40%", 0)):
+            args = ["-s", addr, "-x", "900", "-c", "3", "-T", "1"]
+            rc, out, err = run_slap(args + (["--max_errors", limit] if limit else []))
+            c = counters(out)
+            check(c.get("server_error", 0) == 300, "server_error %r" % c.get("server_error"))
+            check(rc == want, "--max_errors %s: exit %d, not %d" % (limit, rc, want))
+            check((want == 1) == ("more than --max_errors allows" in err), "message: %s" % err)
+        rc, out, err = run_slap(["-s", addr, "--max_errors", "1x"])
+        check(rc == 2 and "--max_errors" in err, "a bad limit: %d %s" % (rc, err))
+    finally:
+        fake.stop()
+
+
+def case_quiet(mc):
+    rc, out, err = run_slap(["-s", mc.addr, "-t", "1s", "-q"])
+    check(rc == 0, "exit status %d" % rc)
+    check(re.fullmatch(r"Run time: [\d.]+s Ops: \d+ TPS: \d+ Net_rate: [\d.]+M/s\n", out),
+          "-q printed more than the Run time line: %r" % out)
+    rc, out, err = run_slap(["-s", "127.0.0.1:%d" % free_port(), "-t", "1s", "-q"])
+    check(rc == 1 and "cannot connect" in err, "-q hides errors: %d %r" % (rc, err))
+    rc, out, err = run_slap(["-s", mc.addr, "-q", "-S", "1s"])
+    check(rc == 2, "-q with -S accepted")
+
+
+def read_pty(fd, proc, timeout):
+    data, deadline = b"", time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.2)
+        if ready:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            data += chunk
+        elif proc.poll() is not None:
+            break
+    return data
+
+
+def case_progress_line_on_a_terminal(mc):
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([PATHS.slap, "-s", mc.addr, "-t", "3s", "-c", "4"],
+                            stdout=subprocess.PIPE, stderr=slave, text=True)
+    os.close(slave)
+    shown = read_pty(master, proc, 20).decode(errors="replace")
+    out, _ = proc.communicate(timeout=10)
+    os.close(master)
+    check(proc.returncode == 0, "exit status %d" % proc.returncode)
+    lines = re.findall(r"\r\x1b\[Kslap: (\d+)s elapsed, (\d+)s left, (\d+) ops/s, p99 (\d+) us, "
+                       r"(\d+) errors", shown)
+    check(len(lines) >= 2, "no progress lines on the terminal: %r" % shown)
+    check([int(l[0]) for l in lines][:2] == [1, 2] and int(lines[0][2]) > 0, "progress %r" % lines)
+    check(shown.endswith("\r\x1b[K"), "the progress line is not erased at the end: %r" % shown[-40:])
+    check("ops/s" not in out and "\x1b" not in out, "progress on standard output")
+    # In a pipe, nothing of it.
+    rc, out, err = run_slap(["-s", mc.addr, "-t", "2s", "-c", "4"])
+    check("ops/s" not in err and "\x1b" not in err, "progress into a pipe: %r" % err)
+    # With -S, the tables instead.
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([PATHS.slap, "-s", mc.addr, "-t", "2s", "-S", "1s", "-c", "4"],
+                            stdout=subprocess.DEVNULL, stderr=slave)
+    os.close(slave)
+    shown = read_pty(master, proc, 20).decode(errors="replace")
+    proc.wait(timeout=10)
+    os.close(master)
+    check("ops/s" not in shown, "progress line with -S: %r" % shown)
+
+
+def case_results_files_written_whole(mc):
+    """An unwritable path fails the run (1) with the reason; an interrupted run still writes."""
+    d = tmpdir()
+    rc, out, err = run_slap(["-s", mc.addr, "-t", "1s", "--json", "/nonexistent/dir/r.json"])
+    check(rc == 1 and "cannot write '/nonexistent/dir/r.json'" in err, "bad path: %d %s" % (rc, err))
+    check("Run time:" in out, "the text report was lost")
+    j = os.path.join(d, "r.json")
+    rc, out, err = run_slap(["-s", mc.addr, "-t", "30s", "--json", j], interrupt_after=1.5)
+    check(rc == -signal.SIGINT, "exit status %d after SIGINT" % rc)
+    doc = load(j)
+    check(doc["interrupted"] is True and doc["signal"] == "SIGINT" and doc["seconds"] < 5,
+          "interrupted run: %r" % {k: doc[k] for k in ("interrupted", "signal", "seconds")})
+    check(not [n for n in os.listdir(d) if ".tmp." in n], "temporary files left: %r" % os.listdir(d))
+    rc, out, err = run_slap(["-s", mc.addr, "--csv", "-"])
+    check(rc == 2 and "only --json" in err, "--csv - accepted")
+    shutil.rmtree(d)
+
+
+def case_json_every_command(mc):
+    """A mix of other commands: each has its type in the document (counts as the report's blocks,
+    exact bytes adding up to the run's), its rows in the CSV and its samples; merged twice, it
+    doubles."""
+    d = tmpdir()
+    path, csv, samples = (os.path.join(d, n) for n in ("run.json", "run.csv", "samples.csv"))
+    rc, out, err = run_slap(["-s", mc.addr, "-t", "2s", "-c", "8", "--mix",
+                             "get=50,set=20,delete=10,incr=10,touch=10", "--json", path, "--csv",
+                             csv, "--samples", samples])
+    check(rc == 0, "exit status %d: %s" % (rc, err))
+    doc = load(path)
+    validate(doc)
+    types = doc["types"]
+    check(set(types) == {"get", "set", "delete", "incr", "touch", "total"},
+          "types %r" % sorted(types))
+    for name, title in (("delete", "Delete"), ("incr", "Incr"), ("touch", "Touch")):
+        events = int(re.search(r"^%s Statistics \((\d+) events\)" % title, out, re.M).group(1))
+        check(types[name]["count"] == events, "%s: JSON %d, report %d" % (name,
+                                                                          types[name]["count"],
+                                                                          events))
+    c = counters(out)
+    parts = sum(types[t]["net_bytes"] for t in types if t != "total")
+    check(parts == types["total"]["net_bytes"] == c["written_bytes"] + c["read_bytes"],
+          "bytes: types %d, total %d, report %d" % (parts, types["total"]["net_bytes"],
+                                                    c["written_bytes"] + c["read_bytes"]))
+    check(types["delete"]["misses"] == c.get("delete_misses", 0), "delete misses")
+    check(doc["run"]["ops"] == run_line(out)[1], "ops as the run line's")
+    with open(csv) as f:
+        rows = [line.split(",") for line in f.read().splitlines()[1:]]
+    check({r[1] for r in rows} == set(types), "CSV types %r" % {r[1] for r in rows})
+    with open(samples) as f:
+        kinds = {tuple(line.split(",")[3:5]) for line in f.read().splitlines()[1:]}
+    check(("incr", "hit") in kinds and ("delete", "hit") in kinds and ("touch", "hit") in kinds,
+          "samples of every command: %r" % sorted(kinds))
+    merged = os.path.join(d, "merged.json")
+    rc, out2, err = run_slap(["merge", path, path, "--json", merged])
+    check(rc == 0, "merge: %d %s" % (rc, err))
+    m = load(merged)
+    validate(m)
+    check(all(m["types"][t]["net_bytes"] == 2 * types[t]["net_bytes"] for t in types),
+          "merged bytes double")
+    check(re.search(r"^Incr Statistics \(%d events\)" % (2 * types["incr"]["count"]), out2, re.M),
+          "the merged report has the incr block")
+    shutil.rmtree(d)
+
+
+def case_json_trace(mc):
+    """A replay's document has its trace figures, as the report's lines."""
+    d = tmpdir()
+    trace, path = os.path.join(d, "t.csv"), os.path.join(d, "run.json")
+    with open(trace, "w") as f:
+        for i in range(2000):
+            f.write("%d,k%d,10,100,%d,%s,0\n" % (1 + i // 1000, i % 300, i % 7,
+                                                 "set" if i % 4 == 0 else "get"))
+    rc, out, err = run_slap(["-s", mc.addr, "--trace", trace, "-c", "4", "--json", path])
+    check(rc == 0, "exit status %d: %s" % (rc, err))
+    doc = load(path)
+    validate(doc)
+    t = doc["trace"]
+    check(t["lines"] == [1, 2000] and t["requests"] == 2000, "lines and requests %r" % t)
+    for name in ("trace_tps", "target_tps", "achieved_tps", "miss_ratio"):
+        text = float(re.search(r"^%s: ([\d.]+)$" % name, out, re.M).group(1))
+        check(abs(t[name] - text) <= max(0.5, 1e-4 * text), "%s: JSON %r, report %r"
+              % (name, t[name], text))
+    shutil.rmtree(d)

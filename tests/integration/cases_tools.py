@@ -1,0 +1,175 @@
+"""What ships around slap: bash completion (checked against --help and slap's own choices),
+the fan-out examples (their options are slap's), scripts/netcompare.sh (run for real, and it
+leaves nothing behind), and the man page's results schema (every member of the JSON Schema)."""
+import glob
+import json
+import os
+import re
+import signal
+import subprocess
+import time
+
+from harness import check, PATHS, run_slap
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+COMPLETION = os.path.join(TOP, "completion", "slap.bash")
+
+
+def help_options():
+    rc, out, _ = run_slap(["--help"])
+    check(rc == 0, "--help failed")
+    return set(re.findall(r"^\s+(?:-\w, )?--([a-z0-9_]+)", out, re.M))
+
+
+def complete(line):
+    """What the completion offers for a command line (the word being completed last)."""
+    script = ('source %s; read -ra COMP_WORDS <<<"$LINE"; [[ $LINE == *" " ]] && COMP_WORDS+=("");'
+              ' COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _slap; printf "%%s\\n" "${COMPREPLY[@]}"'
+              % COMPLETION)
+    r = subprocess.run(["bash", "-c", script], env=dict(os.environ, LINE=line),
+                       capture_output=True, text=True, timeout=10)
+    check(r.returncode == 0, "completion failed for %r: %s" % (line, r.stderr))
+    return [w for w in r.stdout.splitlines() if w]
+
+
+def slap_choices(option):
+    """The values slap itself takes for option, from its message for a value it does not."""
+    rc, _, err = run_slap(["--%s=%s" % (option, "no-such-value"), "--version"])
+    m = re.search(r"is not one of (.*)$", err, re.M)
+    if m:
+        return set(m.group(1).split(", "))
+    return None
+
+
+def case_completion_matches_help():
+    with open(COMPLETION) as f:
+        text = f.read()
+    listed = set(re.findall(r"--([a-z0-9_]+)", re.search(r'_slap_options="([^"]*)"', text).group(1)))
+    check(listed == help_options(), "completion and --help differ: %r" % (listed ^ help_options()))
+    for option, words in re.findall(r"^\s+--([a-z_]+)\) echo \"([^\"]+)\"", text, re.M):
+        values = set(words.split())
+        known = slap_choices(option)
+        if known is not None:
+            check(values == known, "--%s: completion %r, slap %r" % (option, values, known))
+        for value in values:  # every value offered is one slap takes
+            rc, _, err = run_slap(["--%s=%s" % (option, value), "--version"])
+            check(rc == 0, "slap refuses --%s=%s offered by the completion: %s" % (option, value, err))
+    check(complete("slap --proto") == ["--protocol"], "--proto: %r" % complete("slap --proto"))
+    check(complete("slap --protocol ") == ["ascii", "binary", "meta"], "--protocol values")
+    check(complete("slap --hash=fnv1a") == ["fnv1a_64", "fnv1a_32"], "--hash=fnv1a")
+    check(complete("slap --sample") == ["--samples", "--sample_rate"], "--sample")
+    check(complete("slap pl") == ["plot"], "subcommands")
+    check(complete("slap merge --") == ["--json", "--csv", "--svg"], "merge's options")
+    check(complete("slap tr") == ["trace-stats"], "trace-stats")
+    check(complete("slap trace-stats --ex") == ["--exact-keys"], "trace-stats' options")
+    check(complete("slap memslap --exec") == ["--execute-number"], "memslap's options")
+    rc, out, _ = run_slap(["memslap", "--help"])
+    memslap = set(re.findall(r"--[a-z-]+", out))
+    offered = set(complete("slap memslap --"))
+    check(offered == memslap, "memslap's options: completion and its --help differ: %r"
+          % (offered ^ memslap))
+
+
+def case_completion_installed():
+    """cmake --install puts the completion where bash-completion looks for it."""
+    build = os.path.dirname(PATHS.slap)
+    prefix = "/tmp/slap-install-%d" % os.getpid()
+    r = subprocess.run(["cmake", "--install", build, "--prefix", prefix], capture_output=True,
+                       text=True, timeout=60)
+    check(r.returncode == 0, "cmake --install failed: %s" % r.stderr)
+    try:
+        for path in ("share/bash-completion/completions/slap", "bin/slap", "share/man/man1/slap.1",
+                     "share/slap/slap-results.schema.json"):
+            check(os.path.exists(os.path.join(prefix, path)), "%s not installed" % path)
+    finally:
+        subprocess.run(["rm", "-rf", prefix])
+
+
+def options_named(words):
+    return {m for w in words for m in re.findall(r"^--([a-z0-9_-]+)", w)}
+
+
+def case_examples_name_real_options():
+    import yaml
+    real = help_options()
+    with open(os.path.join(TOP, "examples", "k8s-indexed-job.yaml")) as f:
+        docs = [d for d in yaml.safe_load_all(f) if d]
+    jobs = [d for d in docs if d.get("kind") == "Job"]
+    check(len(jobs) == 1, "no Job in the manifest")
+    spec = jobs[0]["spec"]
+    check(spec["completionMode"] == "Indexed" and spec["completions"] >= 2, "not an Indexed Job")
+    container = spec["template"]["spec"]["containers"][0]
+    check(container["command"] == ["slap"], "the container does not run slap")
+    named = options_named(container["args"])
+    check({"json", "start_at", "label"} <= named, "the Job must set --json, --start_at, --label")
+    check(named <= real, "the manifest names options slap lacks: %r" % (named - real))
+    volumes = {v["name"] for v in spec["template"]["spec"]["volumes"]}
+    check({m["name"] for m in container["volumeMounts"]} <= volumes, "mounts without volumes")
+    with open(os.path.join(TOP, "examples", "pdsh-fanout.sh")) as f:
+        script = f.read()
+    check("pdsh -w" in script and "slap merge" in script, "the pdsh example neither fans out nor merges")
+    named = set()
+    for line in re.findall(r"slap [^\n]*", script.replace("\\\n", " ")):
+        named |= options_named(line.split())
+    check({"json", "start_at"} <= named and named <= real | {"csv", "svg"},
+          "the pdsh example names %r" % (named - real))
+    r = subprocess.run(["bash", "-n", os.path.join(TOP, "examples", "pdsh-fanout.sh")],
+                       capture_output=True, text=True)
+    check(r.returncode == 0, "pdsh-fanout.sh: %s" % r.stderr)
+
+
+def leftovers(ident=None):
+    links = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True).stdout
+    spaces = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    pattern = r"slap(?:net|a|b)%s\b" % (ident if ident else r"\d+")
+    return re.findall(pattern, links + spaces)
+
+
+def case_netcompare_script():
+    """Loopback against a veth pair into a namespace of its own; everything removed after,
+    also when interrupted."""
+    script = os.path.join(TOP, "scripts", "netcompare.sh")
+    if os.geteuid() != 0:
+        r = subprocess.run([script, "--slap", PATHS.slap], capture_output=True, text=True)
+        check(r.returncode == 2 and "needs root" in r.stderr, "without root: %s" % r.stderr)
+        return
+    r = subprocess.run([script, "--slap", PATHS.slap, "-t", "1s", "-T", "1", "-c", "4"],
+                       capture_output=True, text=True, timeout=90)
+    check(r.returncode == 0, "netcompare failed: %s%s" % (r.stdout, r.stderr))
+    print(r.stdout)
+    rows = {}
+    for line in r.stdout.splitlines():
+        m = re.match(r"^(.*?)\s{2,}(\S+)\s+(\S+)$", line)
+        if m:
+            rows[m.group(1).strip()] = (m.group(2), m.group(3))
+    for row in ("throughput (ops/s)", "p50 latency (us)", "p99 latency (us)", "slap CPU (s)",
+                "memcached CPU (s)"):
+        check(row in rows and all(float(v) > 0 for v in rows[row]), "row %r: %r" % (row, rows.get(row)))
+    check(not leftovers(), "left behind: %r" % leftovers())
+    proc = subprocess.Popen([script, "--slap", PATHS.slap, "-t", "30s", "-c", "4"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 15
+    while not leftovers(proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    check(leftovers(proc.pid), "the namespace never appeared")
+    # Interrupted while slap runs (its standard error file is there), the hardest moment.
+    started = lambda: glob.glob("/tmp/netcompare.*/loopback.err")
+    while not started() and time.monotonic() < deadline + 15:
+        time.sleep(0.1)
+    check(started(), "slap never started")
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    proc.communicate(timeout=30)
+    check(proc.returncode == 130, "exit status %d after SIGINT" % proc.returncode)
+    check(not leftovers(proc.pid), "left behind after SIGINT: %r" % leftovers(proc.pid))
+    check(not started(), "its work directory left behind after SIGINT")
+
+
+def case_man_page_documents_the_schema():
+    """Every top-level member of the JSON Schema is described in the man page."""
+    with open(os.path.join(TOP, "schema", "slap-results.schema.json")) as f:
+        schema = json.load(f)
+    with open(PATHS.man) as f:
+        man = f.read().replace("\\-", "-").replace("\\(dq", '"')
+    for name in schema["properties"]:
+        check(re.search(r"\b%s\b" % re.escape(name), man), "the man page lacks the member %s" % name)

@@ -1,0 +1,315 @@
+/* Unit tests of results: a document written as JSON reads back the same; merging is exact. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h> /* after the four headers above, which it needs */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "slap/common.h"
+#include "slap/hist.h"
+#include "slap/results.h"
+#include "slap/rng.h"
+
+#define MAX_ARGS 32
+
+/* opts from a command line given as one string of words. */
+static void parse_options(struct slap_options *o, const char *line)
+{
+    static char copies[4][512];
+    static int next;
+    char *words = copies[next++ % 4];
+    char *argv[MAX_ARGS] = {"slap"};
+    int argc = 1;
+    snprintf(words, sizeof(copies[0]), "%s", line);
+    for (char *w = strtok(words, " "); w != NULL && argc < MAX_ARGS; w = strtok(NULL, " ")) {
+        argv[argc++] = w;
+    }
+    FILE *devnull = fopen("/dev/null", "w");
+    assert_int_equal(options_parse(o, argc, argv, devnull, devnull), OPTIONS_RUN);
+    fclose(devnull);
+}
+
+/* Latencies drawn from a log-uniform spread, into h (and into all when not NULL). */
+static void record(struct hist *h, struct hist *all, struct rng *r, int n)
+{
+    for (int i = 0; i < n; i++) {
+        uint64_t ns = 1000 + rng_below(r, 1u << (10 + rng_below(r, 14)));
+        hist_record(h, ns);
+        if (all != NULL) {
+            hist_record(all, ns);
+        }
+    }
+}
+
+/* A document as a run of the given options would leave it: figures, periods and servers. */
+static void make_doc(struct results_doc *d, const char *line, uint64_t seed, struct slap_stats *all)
+{
+    struct rng r = {.state = seed};
+    struct slap_stats *period = malloc(sizeof(*period));
+    assert_non_null(period);
+    assert_int_equal(stats_init(period, &stats_shape_all), SLAP_OK);
+    assert_int_equal(results_doc_init(d), SLAP_OK);
+    parse_options(&d->opts, line);
+    snprintf(d->label, sizeof(d->label), "host-%llu", (unsigned long long)seed);
+    d->start_ms = 1767225600000ULL + seed;
+    d->end_ms = d->start_ms + 3000;
+    d->seconds = 3.0;
+    d->period_s = 1.0;
+    for (int p = 1; p <= 3; p++) {
+        stats_reset(period);
+        for (int t = 0; t < STATS_TYPES; t++) {
+            record(period->lat[t], all != NULL ? all->lat[t] : NULL, &r, 500 * (t + 1) * p);
+            period->net_bytes[t] = 1000 * (uint64_t)(t + 1) + (uint64_t)p;
+            period->misses[t] = (uint64_t)(t * p);
+        }
+        period->counters.cmd_get = period->lat[STATS_GET]->count;
+        period->counters.cmd_set = period->lat[STATS_SET]->count;
+        period->counters.unanswered = (uint64_t)p;
+        assert_int_equal(results_add_period(d, p, 1.0, period), SLAP_OK);
+        stats_merge(d->global, period);
+    }
+    record(&d->global->gets[STATS_HIT], NULL, &r, 100);
+    struct server_stats_pair ok = {.ok = true, .before = {.cmd_get = 10}, .after = {.cmd_get = 99}};
+    struct server_stats_pair refused = {.ok = false, .note = "it did not answer stats"};
+    assert_int_equal(results_add_server(d, "127.0.0.1:1", d->label, &ok), SLAP_OK);
+    assert_int_equal(results_add_server(d, "127.0.0.1:2", d->label, &refused), SLAP_OK);
+    stats_free(period);
+    free(period);
+}
+
+static void to_json(const struct results_doc *d, char **text, size_t *len)
+{
+    FILE *out = open_memstream(text, len);
+    assert_non_null(out);
+    results_write_json(out, d);
+    fclose(out);
+}
+
+static void assert_same_hist(const struct hist *a, const struct hist *b)
+{
+    assert_int_equal(a->count, b->count);
+    assert_int_equal(a->min_ns, b->min_ns);
+    assert_int_equal(a->max_ns, b->max_ns);
+    assert_true(a->sum_us == b->sum_us);
+    assert_true(a->sumlog_us == b->sumlog_us);
+    assert_memory_equal(a->buckets, b->buckets, sizeof(a->buckets));
+    assert_memory_equal(a->log2_us, b->log2_us, sizeof(a->log2_us));
+}
+
+static void test_round_trip(void **state)
+{
+    (void)state;
+    struct results_doc d, back;
+    make_doc(&d,
+             "-s 127.0.0.1:1,127.0.0.1:2 -T 2 -c 8 -t 3s --value_size 4-100:0.3,1k-2k:0.7 "
+             "--ratio 1:4 --percentiles=50,99.99 --key_dist zipf:0.8 --label run-one "
+             "--max_errors 2.5% -P 50k --arrival poisson",
+             7, NULL);
+    size_t len;
+    char *text = NULL;
+    to_json(&d, &text, &len);
+    char err[512] = "";
+    if (results_parse(text, len, &back, err, sizeof(err)) != SLAP_OK) {
+        fail_msg("%s", err);
+    }
+    assert_string_equal(back.label, d.label);
+    assert_string_equal(back.opts.servers, "127.0.0.1:1,127.0.0.1:2");
+    assert_string_equal(back.opts.label, "run-one");
+    assert_int_equal(back.opts.threads, 2);
+    assert_int_equal(back.opts.run_time_ns, 3 * SLAP_NS_PER_SEC);
+    assert_true(back.opts.tps == 50000.0);
+    assert_int_equal(back.opts.arrival, ARRIVAL_POISSON);
+    assert_true(back.opts.mix[OP_SET] == d.opts.mix[OP_SET]);
+    assert_true(back.opts.mix[OP_SET] == 0.2);
+    assert_int_equal(back.opts.npercentiles, 2);
+    assert_true(back.opts.percentiles[1] == 99.99);
+    assert_true(back.opts.key_pop.s == 0.8);
+    assert_true(back.opts.max_errors_pct == 2.5);
+    assert_memory_equal(&back.opts.value_sizes, &d.opts.value_sizes, sizeof(d.opts.value_sizes));
+    for (int t = 0; t < STATS_TYPES; t++) {
+        assert_same_hist(back.global->lat[t], d.global->lat[t]);
+        assert_int_equal(back.global->net_bytes[t], d.global->net_bytes[t]);
+        assert_int_equal(back.global->misses[t], d.global->misses[t]);
+    }
+    assert_same_hist(&back.global->gets[STATS_HIT], &d.global->gets[STATS_HIT]);
+    assert_memory_equal(&back.global->counters, &d.global->counters, sizeof(d.global->counters));
+    assert_int_equal(back.periods.n, 3);
+    const struct results_period *p = back.periods.items;
+    assert_int_equal(p[2].counters.unanswered, 3);
+    assert_int_equal(p[2].lat[STATS_SET].count, 3000);
+    assert_int_equal(p[2].lat[OP_DECR].count, 500 * (OP_DECR + 1) * 3);
+    assert_int_equal(p[2].net_bytes[OP_DECR], 1000 * (OP_DECR + 1) + 3);
+    assert_int_equal(p[2].misses[OP_INCR], OP_INCR * 3);
+    assert_int_equal(back.servers.n, 2);
+    const struct results_server *srv = back.servers.items;
+    assert_true(srv[0].stats.ok && srv[0].stats.after.cmd_get == 99);
+    assert_false(srv[1].stats.ok);
+    assert_string_equal(srv[1].stats.note, "it did not answer stats");
+    assert_int_equal(back.start_ms, d.start_ms);
+    free(text);
+    results_doc_free(&d);
+    results_doc_free(&back);
+}
+
+/* Two hosts' documents merged give the percentiles of one histogram of every sample. */
+static void test_merge_is_exact(void **state)
+{
+    (void)state;
+    struct results_doc a, b, merged;
+    struct slap_stats *all = malloc(sizeof(*all));
+    assert_non_null(all);
+    assert_int_equal(stats_init(all, &stats_shape_all), SLAP_OK);
+    make_doc(&a, "-s 127.0.0.1:1 -T 2 -c 8 -t 3s", 11, all);
+    make_doc(&b, "-s 127.0.0.1:1 -T 1 -c 4 -t 3s", 12, all);
+    struct results_doc *docs[] = {&a, &b};
+    char err[512] = "";
+    assert_int_equal(results_merge(&merged, docs, 2, err, sizeof(err)), SLAP_OK);
+    struct hist *total = malloc(sizeof(*total)), *merged_total = malloc(sizeof(*total));
+    stats_total_hist(all, total);
+    stats_total_hist(merged.global, merged_total);
+    for (double pct = 1; pct <= 100; pct += 0.7) {
+        assert_int_equal(hist_percentile_ns(merged_total, pct), hist_percentile_ns(total, pct));
+    }
+    assert_int_equal(hist_percentile_ns(merged_total, 99.99), hist_percentile_ns(total, 99.99));
+    assert_memory_equal(merged_total->buckets, total->buckets, sizeof(total->buckets));
+    assert_memory_equal(merged_total->log2_us, total->log2_us, sizeof(total->log2_us));
+    assert_int_equal(merged.global->counters.cmd_get,
+                     a.global->counters.cmd_get + b.global->counters.cmd_get);
+    assert_int_equal(merged.opts.concurrency, 12);
+    assert_int_equal(merged.opts.threads, 3);
+    assert_string_equal(merged.label, "host-11+host-12");
+    assert_int_equal(merged.periods.n, 3);
+    const struct results_period *p = merged.periods.items;
+    assert_int_equal(p[0].lat[STATS_GET].count, 1000);
+    assert_int_equal(p[0].net_bytes[OP_GETS], 2 * (1000 * (OP_GETS + 1) + 1));
+    assert_int_equal(merged.global->net_bytes[OP_GETS],
+                     a.global->net_bytes[OP_GETS] + b.global->net_bytes[OP_GETS]);
+    assert_int_equal(merged.servers.n, 4);
+    free(total);
+    free(merged_total);
+    stats_free(all);
+    free(all);
+    results_doc_free(&merged);
+    results_doc_free(&a);
+    results_doc_free(&b);
+}
+
+static void test_merge_refuses_other_workloads(void **state)
+{
+    (void)state;
+    static const char *const others[] = {"-s 127.0.0.1:1 -t 3s -X 100", "-s 127.0.0.1:1 -t 4s",
+                                         "-s 127.0.0.1:1 -t 3s -d 4", "-s 127.0.0.1:1 -t 3s -B"};
+    static const char *const named[] = {"--value_size", "--time", "--division", "--protocol"};
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(others); i++) {
+        struct results_doc a, b, merged;
+        make_doc(&a, "-s 127.0.0.1:1 -t 3s", 1, NULL);
+        make_doc(&b, others[i], 2, NULL);
+        struct results_doc *docs[] = {&a, &b};
+        char err[512] = "";
+        assert_int_equal(results_merge(&merged, docs, 2, err, sizeof(err)), SLAP_ERROR);
+        if (strstr(err, named[i]) == NULL) {
+            fail_msg("'%s' does not name %s", err, named[i]);
+        }
+        results_doc_free(&merged);
+        results_doc_free(&a);
+        results_doc_free(&b);
+    }
+}
+
+/* Text edited into a good document makes it one the reader refuses, saying what. */
+static void test_refuses_bad_documents(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *from, *to, *said;
+    } edits[] = {
+        {"\"schema\": 1", "\"schema\": 2", "schema"},
+        {"\"kind\": \"run\"", "\"kind\": \"walk\"", "kind"},
+        {"\"cmd_set\": ", "\"cmd_sets\": ", "cmd_set"},
+        {"\"buckets\": [[", "\"buckets\": [[99999,1],[", "bucket"},
+        {"\"buckets\": [[", "\"buckets\": [[0,1],[", "add up"},
+        {"\"threads\": 2", "\"threads\": 0", "threads"},
+        {"\"threads\": 2", "\"threadz\": 2", "unknown option"},
+        {"\"label\": \"host-3\"", "\"label\": \"\\u001b[2J\"", "label"},
+    };
+    struct results_doc d;
+    make_doc(&d, "-s 127.0.0.1:1 -T 2 -c 8 -t 3s", 3, NULL);
+    size_t len;
+    char *text = NULL;
+    to_json(&d, &text, &len);
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(edits); i++) {
+        const char *at = strstr(text, edits[i].from);
+        assert_non_null(at);
+        size_t before = (size_t)(at - text);
+        char *edited = NULL;
+        assert_true(asprintf(&edited, "%.*s%s%s", (int)before, text, edits[i].to,
+                             text + before + strlen(edits[i].from)) > 0);
+        struct results_doc back;
+        char err[512] = "";
+        if (results_parse(edited, strlen(edited), &back, err, sizeof(err)) != SLAP_ERROR) {
+            fail_msg("edit %zu (%s) was accepted", i, edits[i].to);
+        }
+        if (strstr(err, edits[i].said) == NULL) {
+            fail_msg("edit %zu: '%s' does not say %s", i, err, edits[i].said);
+        }
+        results_doc_free(&back);
+        free(edited);
+    }
+    free(text);
+    results_doc_free(&d);
+}
+
+static void test_csv_rows(void **state)
+{
+    (void)state;
+    struct results_doc d;
+    make_doc(&d, "-s 127.0.0.1:1 -t 3s", 5, NULL);
+    char *text = NULL;
+    size_t len = 0, lines = 0;
+    FILE *out = open_memstream(&text, &len);
+    results_write_csv(out, &d);
+    fclose(out);
+    for (size_t i = 0; i < len; i++) {
+        lines += text[i] == '\n';
+    }
+    assert_int_equal(lines, 1 + 3 * (STATS_TYPES + 1));
+    assert_non_null(strstr(text, "\n3.000,set,3000,3000.0,"));
+    /* period 2 of make_doc: 1000 (t + 1) events of each type t, 1000 (t + 1) + 2 bytes, no
+     * get_misses (the total's misses), 2 unanswered */
+    uint64_t events = 0, bytes = 0;
+    for (int t = 0; t < STATS_TYPES; t++) {
+        events += 1000 * (uint64_t)(t + 1);
+        bytes += 1000 * (uint64_t)(t + 1) + 2;
+    }
+    char row[128];
+    snprintf(row, sizeof(row), "\n2.000,total,%llu,%.1f,%.3f,0,2,", (unsigned long long)events,
+             (double)events, (double)bytes / (1024.0 * 1024.0));
+    if (strstr(text, row) == NULL) {
+        fail_msg("no row %s in %s", row + 1, text);
+    }
+    snprintf(row, sizeof(row), "\n2.000,incr,%d,%.1f,%.3f,%d,,", 1000 * (OP_INCR + 1),
+             1000.0 * (OP_INCR + 1), (1000.0 * (OP_INCR + 1) + 2) / (1024.0 * 1024.0),
+             OP_INCR * 2);
+    if (strstr(text, row) == NULL) {
+        fail_msg("no row %s in %s", row + 1, text);
+    }
+    free(text);
+    results_doc_free(&d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_merge_is_exact),
+        cmocka_unit_test(test_merge_refuses_other_workloads),
+        cmocka_unit_test(test_refuses_bad_documents),
+        cmocka_unit_test(test_csv_rows),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
