@@ -20,6 +20,7 @@ phase "AddressSanitizer + UndefinedBehaviorSanitizer build"
 (cd "$top/build-asan" && ASAN_OPTIONS=detect_leaks=1 ctest -j2 --output-on-failure --no-tests=error)
 
 phase "libFuzzer targets (bounded)"
-CC=clang "$top/scripts/build.sh" "$top/build-fuzz" -DSLAP_FUZZ=ON -DSLAP_WERROR=ON
+CC=clang cmake -S "$top" -B "$top/build-fuzz" -DSLAP_FUZZ=ON -DSLAP_WERROR=ON >/dev/null
+cmake --build "$top/build-fuzz" -j "$(nproc)" --target fuzzers
 (cd "$top/build-fuzz" && ctest -j2 -L fuzz --output-on-failure --no-tests=error)
 phase "all passed"
