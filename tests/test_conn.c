@@ -170,7 +170,7 @@ static void fixture_env(struct fixture *f, uint64_t udp_timeout_ns)
 static void fixture_conn(struct fixture *f, bool udp)
 {
     struct conn_setup setup = {.owner = &f->heard, .srv = &f->srv, .udp = udp,
-                               .udp_answer_cap = 8 * UDP_MAX_DATAGRAM, .ring = f->ring,
+                               .reconnect = true, .udp_answer_cap = 8 * UDP_MAX_DATAGRAM, .ring = f->ring,
                                .cap = RING};
     assert_int_equal(conn_init(&f->conn, &f->env, &setup), SLAP_OK);
 }
