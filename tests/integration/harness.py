@@ -23,6 +23,11 @@ class Failure(Exception):
     pass
 
 
+class Skip(Exception):
+    """The machine cannot run the case (a limit outside slap): it is reported as skipped,
+    with the reason, and neither passes nor fails."""
+
+
 def check(cond, what):
     if not cond:
         raise Failure(what)

@@ -9,6 +9,8 @@ The cases are the case_* functions of the cases_*.py modules beside this file;
 that takes a parameter `mc` gets a memcached started for it and stopped after;
 a case without parameters gets none. Each case runs the built slap and checks
 what it prints against the servers' own `stats`. Servers are stopped by pid.
+A case the machine cannot run (harness.Skip: a limit outside slap) exits 77,
+which ctest reports as skipped, with the reason in its output.
 """
 import argparse
 import glob
@@ -21,6 +23,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 import harness  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+SKIPPED = 77  # the exit status of a skipped case (ctest's SKIP_RETURN_CODE)
 TOP = os.path.dirname(os.path.dirname(HERE))
 
 
@@ -85,6 +88,9 @@ def run_case(name, fn):
     except harness.Failure as f:
         print("FAIL %s: %s" % (name, f))
         return 1
+    except harness.Skip as s:
+        print("SKIP %s: %s" % (name, s))
+        return SKIPPED
     finally:
         if mc is not None:
             mc.stop()
