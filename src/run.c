@@ -414,6 +414,11 @@ static void read_server_stats(struct run *r, bool after)
             snprintf(p->note, sizeof(p->note), "not read: slap reads stats in clear, not TLS");
             continue;
         }
+        if (r->opts->protocol == PROTO_BINARY) {
+            /* A binary-only server would not answer the text request: it would cost 2 s. */
+            snprintf(p->note, sizeof(p->note), "not read: slap reads stats in text, not binary");
+            continue;
+        }
         if ((after && !p->ok) || server_stats_read(&r->servers.items[i], SERVER_STATS_TIMEOUT_NS,
                                                    after ? &p->after : &p->before, why,
                                                    sizeof(why)) == SLAP_OK) {
