@@ -156,6 +156,13 @@ static void why_neither(struct limits *l, const struct limits_server *busiest, u
                  "clients (-c %u) for the latency, each waits for its answers; raise -c",
                  client, servers, l->concurrency);
     }
+    size_t used = strlen(l->why);
+    if (l->verdict != LIMITS_RATE && l->client.wait_known && l->client.wait_max >= LIMITS_STARVED) {
+        snprintf(l->why + used, sizeof(l->why) - used,
+                 " (slap's threads also waited for a CPU up to %d%% of the run: other processes "
+                 "took it)",
+                 pct(l->client.wait_max));
+    }
 }
 
 static enum limits_verdict decide(const struct limits *l, const struct limits_server *busiest,

@@ -113,6 +113,9 @@ static void test_neither_latency(void **state)
     make(&l, 1);
     l.concurrency = 1;
     judge(&l, LIMITS_LATENCY, "too few clients (-c 1) for the latency");
+    make(&l, 1); /* neither saturated, but slap short of CPU: said too */
+    client_busy(&l, 0.40, 0.30);
+    judge(&l, LIMITS_LATENCY, "also waited for a CPU up to 30% of the run");
 }
 
 static void test_open_loop_at_target(void **state)

@@ -38,9 +38,11 @@ def free_port():
 
 class Memcached:
     """A throwaway memcached, stopped by pid. Plain-text stats go to stats_port
-    (the port itself, a second notls listener for TLS, or the unix socket)."""
+    (the port itself, a second notls listener for TLS, or the unix socket). prefix runs it
+    through commands that exec it (taskset -c 0, nice -n -5): the pid stays memcached's."""
 
-    def __init__(self, port=None, extra=(), listen="127.0.0.1", unix=None, tls=None, udp=False):
+    def __init__(self, port=None, extra=(), listen="127.0.0.1", unix=None, tls=None, udp=False,
+                 prefix=()):
         self.port = port or free_port()
         self.binary = "binary" in extra
         self.unix = unix
@@ -57,7 +59,7 @@ class Memcached:
             cmd += ["-l", listen, "-p", str(self.port)]
         if os.geteuid() == 0:
             cmd += ["-u", "root"]
-        self.proc = subprocess.Popen(cmd + list(extra), stdout=subprocess.DEVNULL,
+        self.proc = subprocess.Popen(list(prefix) + cmd + list(extra), stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 5
         while True:
@@ -138,10 +140,10 @@ class Memcached:
 
 # ------------------------------------------------------ slap and its report
 
-def run_slap(args, timeout=60, interrupt_after=None, during=None):
-    """Run slap; return (returncode, stdout, stderr)."""
-    proc = subprocess.Popen([PATHS.slap] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+def run_slap(args, timeout=60, interrupt_after=None, during=None, prefix=()):
+    """Run slap (through prefix, commands that exec it); return (returncode, stdout, stderr)."""
+    proc = subprocess.Popen(list(prefix) + [PATHS.slap] + args, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
     if during is not None:
         threading.Thread(target=during, daemon=True).start()
     if interrupt_after is not None:
