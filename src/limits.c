@@ -222,8 +222,8 @@ static void print_server(FILE *out, const struct limits_server *s, bool show_lab
         fprintf(out, "server_cpu_s: %s %.2f (%.0f threads, busy %.2f%s)\n", s->name, s->cpu_s,
                 s->threads, s->busy, by);
     } else {
-        fprintf(out, "server_cpu_s: %s %.2f (threads unknown, busy %.2f of one CPU%s)\n",
-                s->name, s->cpu_s, s->busy, by);
+        fprintf(out, "server_cpu_s: %s %.2f (threads unknown, busy %.2f of one CPU%s)\n", s->name,
+                s->cpu_s, s->busy, by);
     }
 }
 

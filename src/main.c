@@ -390,8 +390,8 @@ static void sweep_keep(struct sweep_doc *sd, const struct run *r, double rate, b
     }
     if (results_add_step(&sd->outs.doc, rate, run_seconds(r), &r->global) == SLAP_OK) {
         struct results_step *steps = sd->outs.doc.steps.items;
-        snprintf(steps[sd->outs.doc.steps.n - 1].limited_by,
-                 sizeof(steps[0].limited_by), "%s", limited_by);
+        snprintf(steps[sd->outs.doc.steps.n - 1].limited_by, sizeof(steps[0].limited_by), "%s",
+                 limited_by);
     }
     stats_merge(sd->outs.doc.global, &r->global);
     sd->seconds += run_seconds(r);

@@ -429,10 +429,9 @@ void report_sweep_row(FILE *out, double target, const struct slap_stats *s, doub
     static struct hist total;
     stats_total_hist(s, &total);
     double achieved = seconds > 0 ? (double)stats_ops(s) / seconds : 0.0;
-    fprintf(out, "%-14.0f %-15.0f %-10lld %-10lld %-10lld %-10lld %-10lld %s\n", target,
-            achieved, us_round(hist_percentile_ns(&total, 50.0)),
-            us_round(hist_percentile_ns(&total, 90.0)), us_round(hist_percentile_ns(&total, 99.0)),
-            us_round(hist_percentile_ns(&total, 99.9)), us_round(total.max_ns),
-            limited_by != NULL && limited_by[0] != '\0' ? limited_by : "-");
+    fprintf(out, "%-14.0f %-15.0f %-10lld %-10lld %-10lld %-10lld %-10lld %s\n", target, achieved,
+            us_round(hist_percentile_ns(&total, 50.0)), us_round(hist_percentile_ns(&total, 90.0)),
+            us_round(hist_percentile_ns(&total, 99.0)), us_round(hist_percentile_ns(&total, 99.9)),
+            us_round(total.max_ns), limited_by != NULL && limited_by[0] != '\0' ? limited_by : "-");
     fflush(out);
 }

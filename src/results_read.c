@@ -639,8 +639,7 @@ static enum slap_status merge_lists(struct results_doc *dst, const struct result
 }
 
 /* A merged step's verdict: the hosts' when they agree, else "mixed". */
-static void merge_step_verdicts(struct results_doc *dst, const struct results_doc *src,
-                                bool first)
+static void merge_step_verdicts(struct results_doc *dst, const struct results_doc *src, bool first)
 {
     struct results_step *to = dst->steps.items;
     const struct results_step *from = src->steps.items;

@@ -138,8 +138,7 @@ static void merged_report(const struct results_doc *m)
     report_sweep_header(stdout, &m->opts);
     for (size_t i = 0; i < m->steps.n; i++) {
         step_stats(&steps[i], s);
-        report_sweep_row(stdout, steps[i].target_tps, s, steps[i].seconds,
-                         steps[i].limited_by);
+        report_sweep_row(stdout, steps[i].target_tps, s, steps[i].seconds, steps[i].limited_by);
     }
     stats_free(s);
     free(s);

@@ -176,8 +176,8 @@ static void test_no_server_stats(void **state)
 static void test_server_from_stats(void **state)
 {
     struct limits_server s;
-    struct server_stats_pair p = {.ok = true, .before_ns = 1000000000ULL,
-                                  .after_ns = 3000000000ULL};
+    struct server_stats_pair p = {
+        .ok = true, .before_ns = 1000000000ULL, .after_ns = 3000000000ULL};
     (void)state;
     p.before.rusage_user = 10.0;
     p.before.rusage_system = 5.0;

@@ -20,13 +20,13 @@
 struct limits_client {
     double cpu_user_s; /* getrusage(RUSAGE_SELF): the whole process */
     double cpu_sys_s;
-    uint32_t threads;   /* worker threads measured */
-    double busy_mean;   /* a thread's CPU time / measured seconds, over the threads */
-    double busy_max;    /* the busiest thread's */
-    bool wait_known;    /* /proc/thread-self/schedstat was readable */
-    double wait_mean;   /* a thread's time runnable but waiting for a CPU / measured seconds */
+    uint32_t threads; /* worker threads measured */
+    double busy_mean; /* a thread's CPU time / measured seconds, over the threads */
+    double busy_max;  /* the busiest thread's */
+    bool wait_known;  /* /proc/thread-self/schedstat was readable */
+    double wait_mean; /* a thread's time runnable but waiting for a CPU / measured seconds */
     double wait_max;
-    double demand_max;  /* the largest busy + wait of a thread: how saturated slap was */
+    double demand_max; /* the largest busy + wait of a thread: how saturated slap was */
 };
 
 /* One server's CPU over the run, from its `stats` (rusage covers the whole process; memcached's
@@ -38,7 +38,7 @@ struct limits_server {
     double cpu_s;                 /* Δrusage_user + Δrusage_system */
     double threads;               /* 0: the server did not say */
     double seconds;               /* between the two reads */
-    double busy;                  /* cpu_s / (seconds × threads); cpu_s / seconds without threads */
+    double busy; /* cpu_s / (seconds × threads); cpu_s / seconds without threads */
     char note[SERVER_STATS_NOTE_MAX]; /* when not known: why */
 };
 
@@ -53,8 +53,8 @@ enum limits_verdict {
 
 struct limits {
     /* The run's shape, for the verdict and its words. */
-    double seconds;      /* measured */
-    double target_tps;   /* -P; 0 in closed loop */
+    double seconds;    /* measured */
+    double target_tps; /* -P; 0 in closed loop */
     double achieved_tps;
     bool paced_by_trace; /* --trace at its own times */
     uint32_t concurrency;

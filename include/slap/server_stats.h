@@ -37,7 +37,7 @@ struct server_stats_pair {
     bool ok; /* both reads answered */
     struct server_stats before;
     struct server_stats after;
-    uint64_t before_ns;               /* slap_now_ns() when each answer came */
+    uint64_t before_ns; /* slap_now_ns() when each answer came */
     uint64_t after_ns;
     char note[SERVER_STATS_NOTE_MAX]; /* when not ok: why (printable) */
 };

@@ -31,9 +31,9 @@ enum worker_phase {
 
 /* Where the measuring of a thread's own CPU is. */
 enum worker_cpu_state {
-    WORKER_CPU_NONE,      /* the measured part has not begun */
-    WORKER_CPU_STARTED,   /* cpu_ns and wait_ns hold the readings at its start */
-    WORKER_CPU_MEASURED,  /* they hold what the measured part used */
+    WORKER_CPU_NONE,     /* the measured part has not begun */
+    WORKER_CPU_STARTED,  /* cpu_ns and wait_ns hold the readings at its start */
+    WORKER_CPU_MEASURED, /* they hold what the measured part used */
 };
 
 /* Sockets of one server that still held unanswered requests when the run gave up on them. */
@@ -103,9 +103,9 @@ struct worker {
 
     /* The thread's CPU over the measured part: read when it begins and when it ends. */
     enum worker_cpu_state cpu_state;
-    uint64_t cpu_ns;             /* CLOCK_THREAD_CPUTIME_ID: at the start, then the difference */
-    uint64_t wait_ns;            /* time runnable but waiting for a CPU (schedstat), likewise */
-    bool wait_known;             /* /proc/thread-self/schedstat was read both times */
+    uint64_t cpu_ns;  /* CLOCK_THREAD_CPUTIME_ID: at the start, then the difference */
+    uint64_t wait_ns; /* time runnable but waiting for a CPU (schedstat), likewise */
+    bool wait_known;  /* /proc/thread-self/schedstat was read both times */
 };
 
 /*
