@@ -38,11 +38,9 @@ def free_port():
 
 class Memcached:
     """A throwaway memcached, stopped by pid. Plain-text stats go to stats_port
-    (the port itself, a second notls listener for TLS, or the unix socket). prefix runs it
-    through commands that exec it (taskset -c 0, nice -n -5): the pid stays memcached's."""
+    (the port itself, a second notls listener for TLS, or the unix socket)."""
 
-    def __init__(self, port=None, extra=(), listen="127.0.0.1", unix=None, tls=None, udp=False,
-                 prefix=()):
+    def __init__(self, port=None, extra=(), listen="127.0.0.1", unix=None, tls=None, udp=False):
         self.port = port or free_port()
         self.binary = "binary" in extra
         self.unix = unix
@@ -59,7 +57,7 @@ class Memcached:
             cmd += ["-l", listen, "-p", str(self.port)]
         if os.geteuid() == 0:
             cmd += ["-u", "root"]
-        self.proc = subprocess.Popen(list(prefix) + cmd + list(extra), stdout=subprocess.DEVNULL,
+        self.proc = subprocess.Popen(cmd + list(extra), stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 5
         while True:
