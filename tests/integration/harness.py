@@ -174,15 +174,21 @@ def run_line(out):
     return float(m.group(1)), int(m.group(2)), int(m.group(3)), float(m.group(4))
 
 
-def slap_stats_reads(args):
-    """How many `stats` requests slap itself sends each server around a run (for its
-    server_cpu_s lines): one before and one after, none with its memslap face, --tls or the
-    binary protocol."""
+def slap_stats_reads(args, server=None):
+    """How many `stats` requests slap itself sends server around a run (for its server_cpu_s
+    lines): one before and one after for each of its addresses in -s (a memcached listening
+    on two addresses is asked twice), none with its memslap face, --tls or the binary
+    protocol."""
     if args and args[0] == "memslap":
         return 0
     if any(a in ("--tls", "-B", "--binary", "--protocol=binary") for a in args):
         return 0
-    return 2
+    listed = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-s", "--servers")]
+    listed += [a.split("=", 1)[1] for a in args if a.startswith("--servers=")]
+    if server is None or not listed or server.unix:
+        return 2
+    port = ":%d" % server.port
+    return 2 * sum(1 for a in listed[-1].split(",") if a.endswith(port)) or 2
 
 
 def server_delta(before, after, slap_reads=0):
@@ -222,8 +228,8 @@ def check_agree(slap, delta):
 def measured(servers, args, **kw):
     befores = [s.stats() for s in servers]
     rc, out, err = run_slap(args, **kw)
-    reads = slap_stats_reads(args)
-    deltas = [server_delta(b, s.stats(), reads) for b, s in zip(befores, servers)]
+    deltas = [server_delta(b, s.stats(), slap_stats_reads(args, s))
+              for b, s in zip(befores, servers)]
     total = {k: sum(d[k] for d in deltas) for k in deltas[0] if k != "stats_answers"}
     total["stats_answers"] = tuple(sum(d["stats_answers"][i] for d in deltas) for i in (0, 1))
     return rc, out, err, total, deltas
