@@ -181,7 +181,8 @@ def slap_stats_reads(args, server=None):
     protocol."""
     if args and args[0] == "memslap":
         return 0
-    if any(a in ("--tls", "-B", "--binary", "--protocol=binary") for a in args):
+    if any(a in ("--tls", "-B", "--binary", "--protocol=binary") for a in args) or \
+            any(a == "--protocol" and b == "binary" for a, b in zip(args, args[1:])):
         return 0
     listed = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-s", "--servers")]
     listed += [a.split("=", 1)[1] for a in args if a.startswith("--servers=")]
