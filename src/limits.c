@@ -159,8 +159,8 @@ static void why_neither(struct limits *l, const struct limits_server *busiest, u
     size_t used = strlen(l->why);
     if (l->verdict != LIMITS_RATE && l->client.wait_known && l->client.wait_max >= LIMITS_STARVED) {
         snprintf(l->why + used, sizeof(l->why) - used,
-                 " (slap's threads also waited for a CPU up to %d%% of the run: other processes "
-                 "took it)",
+                 "; but slap's threads waited for a CPU up to %d%% of the run (other processes "
+                 "took it): the figures are uncertain, run again on a quieter machine",
                  pct(l->client.wait_max));
     }
 }
