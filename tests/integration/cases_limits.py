@@ -11,7 +11,7 @@ import tempfile
 import time
 
 from fakemc import FakeMemcached
-from harness import (PATHS, DelayProxy, Memcached, check, named, run_line, run_slap)
+from harness import (PATHS, DelayProxy, Memcached, Skip, check, named, run_line, run_slap)
 from cases_results import validate
 
 SATURATED = 0.85  # LIMITS_SATURATED in include/slap/limits.h
@@ -73,8 +73,7 @@ def case_limits_server_bound():
     run where it waited long for a CPU is tried again (5 times at most). Both run at nice -10
     for their 2 s, which makes a quiet CPU likelier on a shared machine."""
     if (os.cpu_count() or 1) < 2:
-        print("SKIP: one CPU: slap and the server cannot be pinned apart")
-        return
+        raise Skip("one CPU: slap and the server cannot be pinned apart")
     mc = Memcached(extra=("-t", "1", "-vv"))
     try:
         pin(mc.proc.pid, 0)
@@ -105,7 +104,7 @@ def case_limits_server_bound():
             check(lim["servers"][mc.addr][2] >= SATURATED, "server busy %r" % (lim,))
             check("%s's threads" % mc.addr in lim["why"], "the words name the server")
             return
-        print("SKIP: in 5 attempts the pinned memcached never had its CPU to itself")
+        raise Skip("in 5 attempts the pinned memcached never had its CPU to itself")
     finally:
         mc.stop()
 
@@ -154,13 +153,11 @@ def case_limits_client_bound(mc):
     """slap held to 20% of a CPU by a cgroup quota: it is the limit, and says it was short of
     CPU (its threads waited for one), with the advice to give it more, then raise -T."""
     if os.geteuid() != 0:
-        print("SKIP: a CPU quota cgroup needs root")
-        return
+        raise Skip("a CPU quota cgroup needs root")
     with CpuQuota(0.20) as quota:
         if quota.path is None:
-            print("SKIP: neither cgroup v2 with the cpu controller nor cgroup v1's cpu "
-                  "hierarchy is available for a CPU quota")
-            return
+            raise Skip("neither cgroup v2 with the cpu controller nor cgroup v1's cpu "
+                       "hierarchy is available for a CPU quota")
         rc, out, err = run_slap(["-s", mc.addr, "-t", "2s", "-T", "1", "-c", "16"],
                                 prefix=quota.prefix())
         check(rc == 0, "exit status %d: %s" % (rc, err))
