@@ -574,7 +574,7 @@ static enum op_type client_next_op(struct client *c)
     if (op == OP_CAS && !c->cas_ready) {
         op = OP_GETS;
     }
-    if (op_class(op) == OP_CLASS_RETRIEVAL) {
+    if (wl->division > 1 && op_class(op) == OP_CLASS_RETRIEVAL) {
         window_more_gets(&c->win, wl, wl->division - 1);
     }
     return op;
