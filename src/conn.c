@@ -659,8 +659,9 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
 {
     struct conn *c = arg;
     const struct conn_env *env = c->env;
-    char err[256] = "";
+    char err[256];
     (void)what;
+    err[0] = '\0'; /* only a TLS read fills it */
     if (c->udp) {
         udp_readable(c);
         return;
