@@ -72,12 +72,6 @@ char *proto_put_decimal(char *out, uint64_t v, size_t n)
     return out + n;
 }
 
-char *proto_put_bytes(char *out, const char *bytes, size_t n)
-{
-    memcpy(out, bytes, n);
-    return out + n;
-}
-
 enum slap_status proto_parse_decimal_long(const char **cur, const char *c, const char *end,
                                           uint64_t max, uint64_t value, uint64_t *out)
 {

@@ -92,7 +92,11 @@ static inline size_t proto_line_end(struct proto_line *l)
 /* Decimal digits by hand (the encoders run per request; no printf family). */
 size_t proto_decimal_len(uint64_t v);
 char *proto_put_decimal(char *out, uint64_t v, size_t n); /* n = proto_decimal_len(v) */
-char *proto_put_bytes(char *out, const char *bytes, size_t n);
+static inline char *proto_put_bytes(char *out, const char *bytes, size_t n)
+{
+    memcpy(out, bytes, n);
+    return out + n;
+}
 /* proto_parse_decimal's digits past the 19th, where a uint64_t may overflow: value holds the
  * first 19, c points at the 20th. */
 enum slap_status proto_parse_decimal_long(const char **cur, const char *c, const char *end,
