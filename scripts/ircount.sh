@@ -31,4 +31,4 @@ instructions() { # -x N: the run's total Ir
 
 short=$(instructions 20000 "$@")
 long=$(instructions 120000 "$@")
-echo "slap $*: $(( (long - short) / 100000 )) instructions per request (Ir $short at -x 20000, $long at -x 120000)"
+echo "slap -T 1 -c 64${*:+ $*}: $(( (long - short) / 100000 )) instructions per request (Ir $short at -x 20000, $long at -x 120000)"
