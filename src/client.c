@@ -517,6 +517,34 @@ static void queue_single_get(struct lane *l, enum op_type op, uint64_t intended_
                                                     r->exptime);
 }
 
+/* Do all n keys belong to the same server? */
+static bool one_server(const uint32_t *servers, uint32_t n)
+{
+    for (uint32_t i = 1; i < n; i++) {
+        if (servers[i] != servers[0]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* One retrieval of nkeys keys (key_size apart in keys) to server; slot is its first key's. */
+static void queue_get_keys(struct lane *l, uint32_t server, enum op_type op, uint64_t intended_ns,
+                           bool verify, const char *keys, const uint32_t *lens, uint32_t nkeys,
+                           uint64_t slot)
+{
+    struct worker *w = l->client->worker;
+    const struct workload *wl = &w->run->workload;
+    struct request *r = queue_on(l, server, op);
+    r->intended_ns = intended_ns;
+    r->nkeys = nkeys;
+    r->slot = slot;
+    r->verify = verify;
+    r->exptime = op == OP_GAT ? touch_exptime(wl) : 0;
+    r->hdr_len = (uint32_t)w->codec->encode_retrieve(r->hdr, w->hdr_cap, op, keys, wl->key_size,
+                                                    lens, nkeys, r->exptime);
+}
+
 /* A get, gets or gat of -d keys: one request per server its keys belong to. */
 static void queue_get(struct lane *l, enum op_type op, uint64_t intended_ns)
 {
@@ -530,12 +558,16 @@ static void queue_get(struct lane *l, enum op_type op, uint64_t intended_ns)
         return;
     }
     uint32_t n = pick_keys(c, wl);
+    if (one_server(pick->servers, n)) { /* the keys as picked: no regrouping copy */
+        queue_get_keys(l, pick->servers[0], op, intended_ns, verify, pick->keys, pick->lens, n,
+                       pick->slots[0]);
+        return;
+    }
     for (uint32_t i = 0; i < n; i++) {
         uint32_t server = pick->servers[i];
         if (server == UINT32_MAX) {
             continue; /* already in an earlier request */
         }
-        struct request *r = queue_on(l, server, op);
         uint32_t nkeys = 0;
         for (uint32_t j = i; j < n; j++) { /* gather this server's keys, in order */
             if (pick->servers[j] == server) {
@@ -545,14 +577,8 @@ static void queue_get(struct lane *l, enum op_type op, uint64_t intended_ns)
                 pick->servers[j] = UINT32_MAX;
             }
         }
-        r->intended_ns = intended_ns;
-        r->nkeys = nkeys;
-        r->slot = pick->slots[i];
-        r->verify = verify;
-        r->exptime = op == OP_GAT ? touch_exptime(wl) : 0;
-        r->hdr_len = (uint32_t)w->codec->encode_retrieve(r->hdr, w->hdr_cap, op, pick->group_keys,
-                                                        wl->key_size, pick->group_lens, nkeys,
-                                                        r->exptime);
+        queue_get_keys(l, server, op, intended_ns, verify, pick->group_keys, pick->group_lens,
+                       nkeys, pick->slots[i]);
     }
 }
 
@@ -574,7 +600,7 @@ static enum op_type client_next_op(struct client *c)
     if (op == OP_CAS && !c->cas_ready) {
         op = OP_GETS;
     }
-    if (op_class(op) == OP_CLASS_RETRIEVAL) {
+    if (wl->division > 1 && op_class(op) == OP_CLASS_RETRIEVAL) {
         window_more_gets(&c->win, wl, wl->division - 1);
     }
     return op;

@@ -85,7 +85,6 @@ void hist_record(struct hist *h, uint64_t ns)
     }
     h->sum_us += us;
     h->sumsq_us += us * us;
-    h->sumlog_us += log(us < 1.0 ? 1.0 : us);
     h->log2_us[log2_slot(ns / SLAP_NS_PER_US)]++;
     h->buckets[hist_bucket_index(ns)]++;
 }
@@ -101,7 +100,6 @@ void hist_merge(struct hist *dst, const struct hist *src)
     }
     dst->sum_us += src->sum_us;
     dst->sumsq_us += src->sumsq_us;
-    dst->sumlog_us += src->sumlog_us;
     for (size_t i = 0; i < HIST_LOG2_BUCKETS; i++) {
         dst->log2_us[i] += src->log2_us[i];
     }
@@ -172,7 +170,28 @@ double hist_stddev_us(const struct hist *h)
     return var > 0.0 ? sqrt(var) : 0.0;
 }
 
+/* The value that stands for bucket index: the middle of the bucket's part of [min_ns, max_ns]. */
+static double bucket_middle_ns(const struct hist *h, size_t index)
+{
+    uint64_t low = hist_bucket_low(index), high = hist_bucket_high(index);
+    low = low < h->min_ns ? h->min_ns : low;
+    high = high > h->max_ns ? h->max_ns : high;
+    return high < low ? (double)low : ((double)low + (double)high) / 2.0;
+}
+
+double hist_sumlog_us(const struct hist *h)
+{
+    double sum = 0.0;
+    for (size_t i = 0; i < HIST_BUCKETS; i++) {
+        double us = h->buckets[i] != 0 ? bucket_middle_ns(h, i) / 1000.0 : 0.0;
+        if (us > 1.0) {
+            sum += (double)h->buckets[i] * log(us);
+        }
+    }
+    return sum;
+}
+
 double hist_geomean_us(const struct hist *h)
 {
-    return h->count ? exp(h->sumlog_us / (double)h->count) : 0.0;
+    return h->count ? exp(hist_sumlog_us(h) / (double)h->count) : 0.0;
 }

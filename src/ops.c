@@ -4,25 +4,24 @@
 #include <stddef.h>
 #include <string.h>
 
+/* Names here; classes and needs (on the request path) as bit sets in ops.h. */
 static const struct {
     const char *name;
     const char *title;
-    enum op_class class;
-    bool needs_stored;
 } ops[OP_COUNT] = {
-    [OP_GET] = {"get", "Get", OP_CLASS_RETRIEVAL, true},
-    [OP_SET] = {"set", "Set", OP_CLASS_STORAGE, false},
-    [OP_GETS] = {"gets", "Gets", OP_CLASS_RETRIEVAL, true},
-    [OP_GAT] = {"gat", "Gat", OP_CLASS_RETRIEVAL, true},
-    [OP_TOUCH] = {"touch", "Touch", OP_CLASS_OTHER, true},
-    [OP_ADD] = {"add", "Add", OP_CLASS_STORAGE, false},
-    [OP_REPLACE] = {"replace", "Replace", OP_CLASS_STORAGE, true},
-    [OP_APPEND] = {"append", "Append", OP_CLASS_STORAGE, true},
-    [OP_PREPEND] = {"prepend", "Prepend", OP_CLASS_STORAGE, true},
-    [OP_CAS] = {"cas", "Cas", OP_CLASS_STORAGE, true},
-    [OP_DELETE] = {"delete", "Delete", OP_CLASS_OTHER, true},
-    [OP_INCR] = {"incr", "Incr", OP_CLASS_OTHER, false},
-    [OP_DECR] = {"decr", "Decr", OP_CLASS_OTHER, false},
+    [OP_GET] = {"get", "Get"},
+    [OP_SET] = {"set", "Set"},
+    [OP_GETS] = {"gets", "Gets"},
+    [OP_GAT] = {"gat", "Gat"},
+    [OP_TOUCH] = {"touch", "Touch"},
+    [OP_ADD] = {"add", "Add"},
+    [OP_REPLACE] = {"replace", "Replace"},
+    [OP_APPEND] = {"append", "Append"},
+    [OP_PREPEND] = {"prepend", "Prepend"},
+    [OP_CAS] = {"cas", "Cas"},
+    [OP_DELETE] = {"delete", "Delete"},
+    [OP_INCR] = {"incr", "Incr"},
+    [OP_DECR] = {"decr", "Decr"},
 };
 
 const char *op_name(enum op_type op)
@@ -43,16 +42,6 @@ enum op_type op_by_name(const char *name, size_t len)
         }
     }
     return OP_COUNT;
-}
-
-enum op_class op_class(enum op_type op)
-{
-    return ops[op].class;
-}
-
-bool op_needs_stored_key(enum op_type op)
-{
-    return ops[op].needs_stored;
 }
 
 bool op_is_arithmetic(enum op_type op)

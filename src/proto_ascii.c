@@ -105,21 +105,38 @@ enum slap_status proto_ascii_parse(struct text_parser *p, const char *buf, size_
     return proto_text_parse(p, on_line, buf, len, consumed, res);
 }
 
+/* The bytes of "<cmd>[ <exptime>] <key>... CRLF": measured first, so the keys are plain copies. */
+static size_t retrieve_len(size_t cmd_len, enum op_type op, const uint32_t *lens, uint32_t n,
+                           uint32_t exptime)
+{
+    size_t len = cmd_len + 2 + (op == OP_GAT ? 1 + proto_decimal_len(exptime) : 0);
+    for (uint32_t i = 0; i < n; i++) {
+        len += 1 + (size_t)lens[i];
+    }
+    return len;
+}
+
 size_t proto_ascii_encode_retrieve(char *out, size_t cap, enum op_type op, const char *keys,
                                    size_t stride, const uint32_t *lens, uint32_t n,
                                    uint32_t exptime)
 {
-    struct proto_line l = proto_line_begin(out, cap);
     const char *cmd = op == OP_GAT ? "gat" : op == OP_GETS ? "gets" : "get";
-    proto_line_text(&l, cmd, strlen(cmd));
+    size_t cmd_len = op == OP_GETS ? 4 : 3;
+    size_t len = retrieve_len(cmd_len, op, lens, n, exptime);
+    if (n == 0 || len > cap) {
+        return 0;
+    }
+    char *at = proto_put_bytes(out, cmd, cmd_len);
     if (op == OP_GAT) {
-        proto_line_number(&l, " ", exptime);
+        *at++ = ' ';
+        at = proto_put_decimal(at, exptime, proto_decimal_len(exptime));
     }
     for (uint32_t i = 0; i < n; i++) {
-        proto_line_text(&l, " ", 1);
-        proto_line_text(&l, keys + (size_t)i * stride, lens[i]);
+        *at++ = ' ';
+        at = proto_put_bytes(at, keys + (size_t)i * stride, lens[i]);
     }
-    return n > 0 ? proto_line_end(&l) : 0;
+    memcpy(at, "\r\n", 2);
+    return len;
 }
 
 size_t proto_ascii_encode_store(char *out, size_t cap, enum op_type op, const char *key,

@@ -42,15 +42,6 @@ void proto_check_end(struct proto_check *c, const struct proto_value_hook *hook)
     }
 }
 
-void proto_line_text(struct proto_line *l, const char *bytes, size_t n)
-{
-    if (!l->fits || (size_t)(l->end - l->at) < n) {
-        l->fits = false;
-        return;
-    }
-    l->at = proto_put_bytes(l->at, bytes, n);
-}
-
 void proto_line_number(struct proto_line *l, const char *prefix, uint64_t v)
 {
     size_t prefix_len = strlen(prefix), n = proto_decimal_len(v);
@@ -60,12 +51,6 @@ void proto_line_number(struct proto_line *l, const char *prefix, uint64_t v)
     }
     l->at = proto_put_bytes(l->at, prefix, prefix_len);
     l->at = proto_put_decimal(l->at, v, n);
-}
-
-size_t proto_line_end(struct proto_line *l)
-{
-    proto_line_text(l, "\r\n", 2);
-    return l->fits ? (size_t)(l->at - l->start) : 0;
 }
 
 size_t proto_decimal_len(uint64_t v)
@@ -87,16 +72,9 @@ char *proto_put_decimal(char *out, uint64_t v, size_t n)
     return out + n;
 }
 
-char *proto_put_bytes(char *out, const char *bytes, size_t n)
+enum slap_status proto_parse_decimal_long(const char **cur, const char *c, const char *end,
+                                          uint64_t max, uint64_t value, uint64_t *out)
 {
-    memcpy(out, bytes, n);
-    return out + n;
-}
-
-enum slap_status proto_parse_decimal(const char **cur, const char *end, uint64_t max, uint64_t *out)
-{
-    const char *c = *cur;
-    uint64_t value = 0;
     for (; c < end; c++) {
         unsigned digit = (unsigned)(unsigned char)*c - (unsigned)'0';
         if (digit > 9) {
@@ -107,7 +85,7 @@ enum slap_status proto_parse_decimal(const char **cur, const char *end, uint64_t
         }
         value = value * 10 + digit;
     }
-    if (c == *cur) {
+    if (value > max) {
         return SLAP_ERROR;
     }
     *cur = c;
@@ -122,9 +100,18 @@ enum slap_status proto_take_text_data(struct proto_check *c, const struct proto_
     if (*data_left > 2) { /* the data itself: never scanned for line ends */
         uint64_t data = *data_left - 2;
         size_t take = (uint64_t)avail < data ? avail : (size_t)data;
-        proto_check_data(c, buf + *pos, take);
+        if (c->expect != NULL) { /* data_pos counts only for a check */
+            proto_check_data(c, buf + *pos, take);
+        }
         *pos += take;
         *data_left -= take;
+    }
+    if (*data_left == 2 && len - *pos >= 2) { /* the usual case: the whole CRLF is there */
+        if (buf[*pos] != '\r' || buf[*pos + 1] != '\n') {
+            return SLAP_ERROR;
+        }
+        *pos += 2;
+        *data_left = 0;
     }
     while (*data_left > 0 && *data_left <= 2 && *pos < len) {
         char want = *data_left == 2 ? '\r' : '\n';

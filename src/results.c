@@ -112,7 +112,6 @@ enum slap_status results_sparse_from_hist(const struct hist *h, struct results_s
     out->max_ns = h->max_ns;
     out->sum_us = h->sum_us;
     out->sumsq_us = h->sumsq_us;
-    out->sumlog_us = h->sumlog_us;
     if (n == 0) {
         return SLAP_OK;
     }
@@ -138,7 +137,6 @@ void results_sparse_add(const struct results_sparse *s, struct hist *h)
     h->max_ns = s->max_ns > h->max_ns ? s->max_ns : h->max_ns;
     h->sum_us += s->sum_us;
     h->sumsq_us += s->sumsq_us;
-    h->sumlog_us += s->sumlog_us;
     for (uint32_t i = 0; i < s->npairs; i++) {
         h->buckets[s->index[i]] += s->counts[i];
     }
@@ -319,7 +317,7 @@ static void json_hist(struct json_writer *w, const char *key, const struct hist 
     json_u64(w, "max_ns", h->max_ns);
     json_double(w, "sum_us", h->sum_us);
     json_double(w, "sumsq_us", h->sumsq_us);
-    json_double(w, "sumlog_us", h->sumlog_us);
+    json_double(w, "sumlog_us", hist_sumlog_us(h));
     json_open_array(w, "buckets", true);
     for (size_t i = 0; i < HIST_BUCKETS; i++) {
         if (h->buckets[i] != 0) {

@@ -191,7 +191,7 @@ static void read_hist(struct reader *r, const struct json_value *obj, struct his
     h->max_ns = get_u64(r, obj, "max_ns");
     h->sum_us = get_double(r, obj, "sum_us");
     h->sumsq_us = get_double(r, obj, "sumsq_us");
-    h->sumlog_us = get_double(r, obj, "sumlog_us");
+    (void)get_double(r, obj, "sumlog_us"); /* required; the geometric mean comes from buckets */
     read_pairs(r, get_typed(r, obj, "buckets", JSON_ARRAY), HIST_BUCKETS, h->buckets);
     const struct json_value *log2 = json_get(obj, "log2_us");
     if (log2 != NULL) {

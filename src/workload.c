@@ -49,6 +49,11 @@ static void workload_mix(struct workload *w, const double *mix)
     if (w->mix_default < OP_COUNT && total != WORKLOAD_PPM) {
         w->mix_ppm[w->mix_default] += WORKLOAD_PPM - total; /* rounding */
     }
+    for (int op = 0; op < OP_COUNT; op++) {
+        if (op != (int)w->mix_default && w->mix_ppm[op] > 0) {
+            w->mix_others[w->mix_nothers++] = (uint8_t)op;
+        }
+    }
 }
 
 enum slap_status workload_init(struct workload *w, const struct slap_options *o)
@@ -137,11 +142,6 @@ void workload_key_init(const struct workload *w, uint32_t client_id, char *key)
     }
 }
 
-void workload_key_slot(char *key, uint64_t slot)
-{
-    put_hex(key + 7, slot, 8);
-}
-
 static int hex_value(char c)
 {
     if (c >= '0' && c <= '9') {
@@ -209,10 +209,8 @@ void window_init(struct key_window *win, const struct workload *w)
 enum op_type window_next_op(struct key_window *win, const struct workload *w)
 {
     enum op_type due = w->mix_default;
-    for (int op = 0; op < OP_COUNT; op++) {
-        if (op == (int)w->mix_default || w->mix_ppm[op] == 0) {
-            continue;
-        }
+    for (uint32_t i = 0; i < w->mix_nothers; i++) {
+        unsigned op = w->mix_others[i];
         win->mix_acc[op] += w->mix_ppm[op];
         if (due == w->mix_default && win->mix_acc[op] >= WORKLOAD_PPM) {
             win->mix_acc[op] -= WORKLOAD_PPM; /* one op a step: others stay due for the next */
@@ -224,10 +222,8 @@ enum op_type window_next_op(struct key_window *win, const struct workload *w)
 
 void window_more_gets(struct key_window *win, const struct workload *w, uint32_t n)
 {
-    for (int op = 0; op < OP_COUNT; op++) {
-        if (op != (int)w->mix_default) {
-            win->mix_acc[op] += w->mix_ppm[op] * n;
-        }
+    for (uint32_t i = 0; i < w->mix_nothers; i++) { /* the others: the default has no sum */
+        win->mix_acc[w->mix_others[i]] += w->mix_ppm[w->mix_others[i]] * n;
     }
 }
 

@@ -178,7 +178,7 @@ static void assert_same_hist(const struct hist *got, const struct hist *want)
     assert_memory_equal(got->log2_us, want->log2_us, sizeof(got->log2_us));
     assert_close(got->sum_us, want->sum_us, 1e-9);
     assert_close(got->sumsq_us, want->sumsq_us, 1e-9);
-    assert_close(got->sumlog_us, want->sumlog_us, 1e-9);
+    assert_close(hist_geomean_us(got), hist_geomean_us(want), 1e-12);
 }
 
 static void test_merge_equals_single(void **state)
@@ -258,7 +258,7 @@ static void test_summaries(void **state)
     }
     assert_close(hist_mean_us(&hist_all), mean, 1e-12);
     assert_close(hist_stddev_us(&hist_all), sqrt(var), 1e-9);
-    assert_close(hist_geomean_us(&hist_all), exp(sumlog / (double)n), 1e-12);
+    assert_close(hist_geomean_us(&hist_all), exp(sumlog / (double)n), 1.0 / 256);
     assert_int_equal(hist_all.min_ns, 500);
     assert_int_equal(hist_all.max_ns, 123456);
     hist_reset(&hist_all);
@@ -266,6 +266,54 @@ static void test_summaries(void **state)
     assert_close(hist_stddev_us(&hist_all), 0.0, 0.0);
     assert_close(hist_mean_us(&hist_all), 7.0, 1e-15);
     assert_close(hist_geomean_us(&hist_all), 7.0, 1e-12);
+}
+
+/* The exact geometric mean of values (us below 1 count as 1), by libm, for comparison. */
+static double exact_geomean_us(const uint64_t *values, size_t n)
+{
+    double sumlog = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        double us = (double)values[i] / 1000.0;
+        sumlog += log(us < 1.0 ? 1.0 : us);
+    }
+    return exp(sumlog / (double)n);
+}
+
+static void record_all(const uint64_t *values, size_t n)
+{
+    hist_reset(&hist_all);
+    for (size_t i = 0; i < n; i++) {
+        hist_record(&hist_all, values[i]);
+    }
+}
+
+/* The geometric mean comes from the buckets: within half a bucket (1/256) of the exact one. */
+static void test_geomean_from_buckets(void **state)
+{
+    (void)state;
+    fill_samples(0x9e0);
+    record_all(samples, SAMPLE_COUNT);
+    assert_close(hist_geomean_us(&hist_all), exact_geomean_us(samples, SAMPLE_COUNT), 1.0 / 256);
+    /* The worst case: every value at the bottom of a wide bucket (min and max elsewhere). */
+    for (size_t i = 0; i < SAMPLE_COUNT; i++) {
+        samples[i] = hist_bucket_low(hist_bucket_index(1000000 + 37 * (i % 4000)) | 1u);
+    }
+    samples[0] = 900;
+    samples[1] = 50000000;
+    record_all(samples, SAMPLE_COUNT);
+    double exact = exact_geomean_us(samples, SAMPLE_COUNT);
+    assert_close(hist_geomean_us(&hist_all), exact, 1.0 / 256);
+    assert_true(fabs(hist_geomean_us(&hist_all) - exact) > exact * 1e-4); /* really the worst */
+    /* One value repeated, at any size, is exact; under 1 us counts as 1 us. */
+    static const uint64_t same[] = {0, 999, 1000, 1001, 7000, 123457, 987654321, HIST_MAX_NS};
+    for (size_t k = 0; k < sizeof(same) / sizeof(same[0]); k++) {
+        for (size_t i = 0; i < 1000; i++) {
+            samples[i] = same[k];
+        }
+        record_all(samples, 1000);
+        assert_close(hist_geomean_us(&hist_all), exact_geomean_us(samples, 1000), 1e-12);
+    }
+    assert_close(hist_sumlog_us(&hist_all), 1000 * log((double)HIST_MAX_NS / 1000.0), 1e-12);
 }
 
 static void test_empty(void **state)
@@ -319,6 +367,7 @@ int main(void)
         cmocka_unit_test(test_merge_with_empty),
         cmocka_unit_test(test_log2_view),
         cmocka_unit_test(test_summaries),
+        cmocka_unit_test(test_geomean_from_buckets),
         cmocka_unit_test(test_empty),
         cmocka_unit_test(test_above_max),
     };

@@ -7,9 +7,13 @@
 
 #include <cmocka.h> /* after the four headers above, which it needs */
 
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "slap/proto.h"
+#include "slap/proto_util.h"
 
 #define KEY_MAX 250
 #define NKEYS 7
@@ -96,12 +100,73 @@ static void test_room_refused(void **state)
     }
 }
 
+/* proto_parse_decimal against strtoull: digit strings of 1 to 25 digits (leading zeros too),
+ * bounds at and around the value, and what follows the digits left alone. */
+static void test_parse_decimal(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        uint64_t max;
+        int rc;
+        uint64_t value;
+    } fixed[] = {
+        {"18446744073709551615 ", UINT64_MAX, SLAP_OK, UINT64_MAX},
+        {"18446744073709551616", UINT64_MAX, SLAP_ERROR, 0},
+        {"99999999999999999999", UINT64_MAX, SLAP_ERROR, 0},
+        {"9999999999999999999", UINT64_MAX, SLAP_OK, 9999999999999999999ULL},
+        {"0000000000000000000000042x", 42, SLAP_OK, 42},
+        {"0000000000000000000000042", 41, SLAP_ERROR, 0},
+        {"4294967295", UINT32_MAX, SLAP_OK, UINT32_MAX},
+        {"4294967296", UINT32_MAX, SLAP_ERROR, 0},
+        {"9", 0, SLAP_ERROR, 0},
+        {"0", 0, SLAP_OK, 0},
+        {"", UINT64_MAX, SLAP_ERROR, 0},
+        {" 1", UINT64_MAX, SLAP_ERROR, 0},
+    };
+    for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
+        const char *cur = fixed[i].text, *end = cur + strlen(cur);
+        uint64_t value = 0;
+        int rc = proto_parse_decimal(&cur, end, fixed[i].max, &value);
+        if (rc != fixed[i].rc || (rc == SLAP_OK && value != fixed[i].value)) {
+            fail_msg("\"%s\" (max %llu): rc %d value %llu", fixed[i].text,
+                     (unsigned long long)fixed[i].max, rc, (unsigned long long)value);
+        }
+        size_t digits = strspn(fixed[i].text, "0123456789");
+        assert_ptr_equal(cur, fixed[i].text + (rc == SLAP_OK ? digits : 0));
+    }
+    uint64_t x = 0x9e3779b97f4a7c15ULL;
+    for (int k = 0; k < 200000; k++) {
+        char text[32];
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        size_t n = 1 + (size_t)(x % 25);
+        for (size_t j = 0; j < n; j++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            text[j] = (char)('0' + (j < n / 3 && (x & 1) ? 0 : x % 10));
+        }
+        memcpy(text + n, " 7", 3);
+        errno = 0;
+        unsigned long long want = strtoull(text, NULL, 10);
+        bool fits = errno != ERANGE;
+        uint64_t max = (x >> 8) % 3 == 0 ? UINT64_MAX : (x >> 8) % 3 == 1 ? want : want - 1;
+        const char *cur = text;
+        uint64_t value = 0;
+        int rc = proto_parse_decimal(&cur, text + n + 2, max, &value);
+        int want_rc = fits && want <= max ? SLAP_OK : SLAP_ERROR;
+        if (rc != want_rc || (rc == SLAP_OK && (value != want || cur != text + n))) {
+            fail_msg("\"%s\" (max %llu): rc %d value %llu, expected rc %d value %llu", text,
+                     (unsigned long long)max, rc, (unsigned long long)value, want_rc, want);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_other_requests_bound),
         cmocka_unit_test(test_get_bounds),
         cmocka_unit_test(test_room_refused),
+        cmocka_unit_test(test_parse_decimal),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -38,13 +38,15 @@
  */
 
 /* Gets of 1, 2, 3, 4, 5 ms: log2 buckets 10, 11, 12, 12, 13.
- * avg 3000, geo 120^(1/5) * 1000 = 2605.171, std sqrt(2.5) * 1000 = 1581.139;
+ * avg 3000, std sqrt(2.5) * 1000 = 1581.139; geo from the buckets' middles narrowed to
+ * [min, max] (1001.760, 2002.944, 3006.464, 4005.888, 4990.368 us) = 2607.738, exactly
+ * 120^(1/5) * 1000 = 2607.741 (0.1% off, within half a bucket);
  * P50 rank 3 (3000 us), P90/P99/P99.9 rank 5 (5000 us). */
 static const char get_block[] = "Get Statistics (5 events)\n"
                                 "   Min:      1000\n"
                                 "   Max:      5000\n"
                                 "   Avg:      3000\n"
-                                "   Geo:   2605.17\n"
+                                "   Geo:   2607.74\n"
                                 "   Std:   1581.14\n"
                                 "   Log2 Dist:\n"
                                 "       8:        0        0        1        1\n"
@@ -56,12 +58,13 @@ static const char get_block[] = "Get Statistics (5 events)\n"
                                 "\n";
 
 /* Sets of 100, 200, 300 us: log2 buckets 7, 8, 9 (first row 4: row 8 is not below 9 - 4).
- * avg 200, geo 6e6^(1/3) = 181.712, std 100; P50 rank 2 (200 us), the others rank 3. */
+ * avg 200, std 100, geo from the buckets (100.176, 200.192, 299.504 us) = 181.776, exactly
+ * 6e6^(1/3) = 181.712; P50 rank 2 (200 us), the others rank 3. */
 static const char set_block[] = "Set Statistics (3 events)\n"
                                 "   Min:       100\n"
                                 "   Max:       300\n"
                                 "   Avg:       200\n"
-                                "   Geo:    181.71\n"
+                                "   Geo:    181.78\n"
                                 "   Std:    100.00\n"
                                 "   Log2 Dist:\n"
                                 "       4:        0        0        0        1\n"
@@ -73,14 +76,14 @@ static const char set_block[] = "Set Statistics (3 events)\n"
                                 "\n";
 
 /* Both: 100, 200, 300, 1000, 2000, 3000, 4000, 5000 us. sum 15600, avg 1950;
- * geo (6e6 * 1.2e17)^(1/8) = 959.769; sum of squares 55140000, so
+ * geo from the buckets = 960.663, exactly (6e6 * 1.2e17)^(1/8) = 959.769; sum of squares 55140000, so
  * std = sqrt((55140000 - 15600^2 / 8) / 7) = sqrt(24720000 / 7) = 1879.210;
  * P50 rank 4 (1000 us), the others rank 8 (5000 us). */
 static const char total_block[] = "Total Statistics (8 events)\n"
                                   "   Min:       100\n"
                                   "   Max:      5000\n"
                                   "   Avg:      1950\n"
-                                  "   Geo:    959.77\n"
+                                  "   Geo:    960.66\n"
                                   "   Std:   1879.21\n"
                                   "   Log2 Dist:\n"
                                   "       4:        0        0        0        1\n"
@@ -118,7 +121,7 @@ static const char get_period_row[] = "Period   " /* %-8s and the separator */
                                      " 5000      "
                                      " 3000      "
                                      " 1581.14   "
-                                     " 2605.17   "
+                                     " 2607.74   "
                                      " 3006      "
                                      " 4997      "
                                      " 4997      "
@@ -137,7 +140,7 @@ static const char get_global_row[] = "Global   "
                                      " 5000      "
                                      " 3000      "
                                      " 1490.71   "
-                                     " 2605.17   "
+                                     " 2607.74   "
                                      " 3006      "
                                      " 4997      "
                                      " 4997      "
@@ -154,7 +157,7 @@ static const char set_period_row[] = "Period   "
                                      " 300       "
                                      " 200       "
                                      " 100.00    "
-                                     " 181.71    "
+                                     " 181.78    "
                                      " 200       "
                                      " 300       "
                                      " 300       "

@@ -6,6 +6,7 @@
 
 #include <cmocka.h> /* after the four headers above, which it needs */
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -382,6 +383,78 @@ static void test_multiget_mix(void **state)
     workload_free(&w);
 }
 
+/* The slot digits are the low 32 bits as %08x, whatever the value. */
+static void test_key_slot_digits(void **state)
+{
+    (void)state;
+    static const uint64_t fixed[] = {0, 1, 9, 10, 15, 16, 0x9abcdef0, 0xffffffff, 0x100000005ULL,
+                                     UINT64_MAX};
+    char key[WORKLOAD_KEY_ID_LEN + 1] = "000000.--------";
+    char want[16];
+    uint64_t x = 0x2545f4914f6cdd1dULL;
+    for (size_t i = 0; i < 100000; i++) {
+        uint64_t slot = i < SLAP_ARRAY_SIZE(fixed) ? fixed[i] : (x ^= x << 13, x ^= x >> 7, x ^= x << 17);
+        workload_key_slot(key, slot);
+        snprintf(want, sizeof(want), "%08x", (unsigned)(uint32_t)slot);
+        if (memcmp(key + WORKLOAD_KEY_MARK + 1, want, 8) != 0 || key[WORKLOAD_KEY_MARK] != '.' ||
+            key[WORKLOAD_KEY_ID_LEN] != '\0') {
+            fail_msg("slot %#llx: key %s, expected digits %s", (unsigned long long)slot, key, want);
+        }
+    }
+}
+
+/* The mix rule as documented, over every op: what window_next_op must equal. */
+static enum op_type reference_next_op(uint32_t *acc, const struct workload *w)
+{
+    enum op_type due = w->mix_default;
+    for (int op = 0; op < OP_COUNT; op++) {
+        if (op != (int)w->mix_default && w->mix_ppm[op] > 0) {
+            acc[op] += w->mix_ppm[op];
+            if (due == w->mix_default && acc[op] >= WORKLOAD_PPM) {
+                acc[op] -= WORKLOAD_PPM;
+                due = (enum op_type)op;
+            }
+        }
+    }
+    return due;
+}
+
+/* A mix of five ops, multi-gets of 3 keys: the same sequence as the rule's. */
+static void test_mix_many_ops(void **state)
+{
+    (void)state;
+    struct slap_options o;
+    struct workload w;
+    struct key_window win;
+    options_defaults(&o);
+    o.mix[OP_GET] = 0.4;
+    o.mix[OP_SET] = 0.15;
+    o.mix[OP_DELETE] = 0.2;
+    o.mix[OP_INCR] = 0.05;
+    o.mix[OP_TOUCH] = 0.2;
+    assert_int_equal(workload_init(&w, &o), SLAP_OK);
+    window_init(&win, &w);
+    uint32_t acc[OP_COUNT];
+    memcpy(acc, win.mix_acc, sizeof(acc));
+    unsigned seen[OP_COUNT] = {0};
+    for (int i = 0; i < 20000; i++) {
+        enum op_type got = window_next_op(&win, &w), want = reference_next_op(acc, &w);
+        if (got != want) {
+            fail_msg("step %d: %s, expected %s", i, op_name(got), op_name(want));
+        }
+        seen[got]++;
+        if (got == OP_GET) {
+            window_more_gets(&win, &w, 2);
+            for (int op = 0; op < OP_COUNT; op++) {
+                acc[op] += op == (int)w.mix_default ? 0 : w.mix_ppm[op] * 2;
+            }
+        }
+    }
+    assert_true(seen[OP_SET] > 0 && seen[OP_DELETE] > 0 && seen[OP_INCR] > 0 && seen[OP_TOUCH] > 0);
+    assert_int_equal(seen[OP_ADD] + seen[OP_CAS] + seen[OP_DECR], 0);
+    workload_free(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -395,6 +468,8 @@ int main(void)
         cmocka_unit_test(test_mix_all_sets),  cmocka_unit_test(test_window_set_walk),
         cmocka_unit_test(test_window_filled), cmocka_unit_test(test_window_pick),
         cmocka_unit_test(test_rng_below),
+        cmocka_unit_test(test_key_slot_digits),
+        cmocka_unit_test(test_mix_many_ops),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -24,7 +24,6 @@ struct hist {
     uint64_t max_ns;                       /* 0 while empty */
     double sum_us;                         /* for the mean */
     double sumsq_us;                       /* for the sample deviation */
-    double sumlog_us;                      /* for the geometric mean (ln of max(us, 1)) */
     uint64_t log2_us[HIST_LOG2_BUCKETS];   /* [i]: 2^(i-1) < whole us <= 2^i, as memaslap */
     uint64_t buckets[HIST_BUCKETS];        /* log-linear counts */
 };
@@ -51,6 +50,14 @@ uint64_t hist_percentile_ns(const struct hist *h, double pct);
 /* Summaries in microseconds, from the exact sums (0 when undefined). */
 double hist_mean_us(const struct hist *h);
 double hist_stddev_us(const struct hist *h); /* sample deviation, n - 1 */
+/*
+ * The geometric mean, from the buckets (recording takes no logarithm): each value counts as
+ * the middle of its bucket narrowed to [min_ns, max_ns], so the result is within 0.4% (half a
+ * bucket, 1/256) of the exact one, and exact when every value is the same. Values under 1 us
+ * count as 1 us; values above HIST_MAX_NS as the last bucket.
+ */
 double hist_geomean_us(const struct hist *h);
+/* The sum behind it: ln(max(us, 1)) of every value, taken as above. */
+double hist_sumlog_us(const struct hist *h);
 
 #endif

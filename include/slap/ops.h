@@ -37,9 +37,6 @@ const char *op_name(enum op_type op);
 const char *op_title(enum op_type op);
 /* The op named name (len bytes), or OP_COUNT when there is none. */
 enum op_type op_by_name(const char *name, size_t len);
-enum op_class op_class(enum op_type op);
-/* Does it act on a key the client has already stored (rather than one it writes afresh)? */
-bool op_needs_stored_key(enum op_type op);
 /* incr, decr: on the client's counter keys, which hold numbers. */
 bool op_is_arithmetic(enum op_type op);
 
@@ -47,6 +44,29 @@ bool op_is_arithmetic(enum op_type op);
 static inline uint32_t op_bit(enum op_type op)
 {
     return 1u << (unsigned)op;
+}
+
+/* The classes and needs as sets of ops: asked several times a request, so inline. */
+#define OP_RETRIEVAL_OPS ((1u << OP_GET) | (1u << OP_GETS) | (1u << OP_GAT))
+#define OP_STORAGE_OPS                                                                             \
+    ((1u << OP_SET) | (1u << OP_ADD) | (1u << OP_REPLACE) | (1u << OP_APPEND) |                    \
+     (1u << OP_PREPEND) | (1u << OP_CAS))
+#define OP_NEEDS_STORED_OPS                                                                        \
+    (OP_RETRIEVAL_OPS | (1u << OP_TOUCH) | (1u << OP_REPLACE) | (1u << OP_APPEND) |                \
+     (1u << OP_PREPEND) | (1u << OP_CAS) | (1u << OP_DELETE))
+
+static inline enum op_class op_class(enum op_type op)
+{
+    uint32_t bit = op_bit(op);
+    return (bit & OP_RETRIEVAL_OPS)  ? OP_CLASS_RETRIEVAL
+           : (bit & OP_STORAGE_OPS) ? OP_CLASS_STORAGE
+                                    : OP_CLASS_OTHER;
+}
+
+/* Does it act on a key the client has already stored (rather than one it writes afresh)? */
+static inline bool op_needs_stored_key(enum op_type op)
+{
+    return (op_bit(op) & OP_NEEDS_STORED_OPS) != 0;
 }
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "slap/common.h"
 
@@ -69,18 +70,64 @@ static inline struct proto_line proto_line_begin(char *out, size_t cap)
     struct proto_line l = {out, out, out + cap, true};
     return l;
 }
-void proto_line_text(struct proto_line *l, const char *bytes, size_t n);
+/* n bytes (inline: a constant n becomes a store or two). */
+static inline void proto_line_text(struct proto_line *l, const char *bytes, size_t n)
+{
+    if (!l->fits || (size_t)(l->end - l->at) < n) {
+        l->fits = false;
+        return;
+    }
+    memcpy(l->at, bytes, n);
+    l->at += n;
+}
 /* prefix (" ", " T", ...) then v in decimal. */
 void proto_line_number(struct proto_line *l, const char *prefix, uint64_t v);
 /* "\r\n" and the line's length, or 0 if it did not fit. */
-size_t proto_line_end(struct proto_line *l);
+static inline size_t proto_line_end(struct proto_line *l)
+{
+    proto_line_text(l, "\r\n", 2);
+    return l->fits ? (size_t)(l->at - l->start) : 0;
+}
 
 /* Decimal digits by hand (the encoders run per request; no printf family). */
 size_t proto_decimal_len(uint64_t v);
 char *proto_put_decimal(char *out, uint64_t v, size_t n); /* n = proto_decimal_len(v) */
-char *proto_put_bytes(char *out, const char *bytes, size_t n);
-/* At least one digit at *cur, no larger than max: SLAP_OK and *cur advanced, or SLAP_ERROR. */
-enum slap_status proto_parse_decimal(const char **cur, const char *end, uint64_t max,
-                                     uint64_t *out);
+static inline char *proto_put_bytes(char *out, const char *bytes, size_t n)
+{
+    memcpy(out, bytes, n);
+    return out + n;
+}
+/* proto_parse_decimal's digits past the 19th, where a uint64_t may overflow: value holds the
+ * first 19, c points at the 20th. */
+enum slap_status proto_parse_decimal_long(const char **cur, const char *c, const char *end,
+                                          uint64_t max, uint64_t value, uint64_t *out);
+
+#define PROTO_DECIMAL_SAFE 19 /* digits that always fit in a uint64_t */
+
+/* At least one digit at *cur, no larger than max: SLAP_OK and *cur advanced, or SLAP_ERROR.
+ * Inline, and no overflow test per digit up to the 19th (answers carry short numbers). */
+static inline enum slap_status proto_parse_decimal(const char **cur, const char *end,
+                                                   uint64_t max, uint64_t *out)
+{
+    const char *c = *cur;
+    const char *safe_end = end - c > PROTO_DECIMAL_SAFE ? c + PROTO_DECIMAL_SAFE : end;
+    uint64_t value = 0;
+    for (; c < safe_end; c++) {
+        unsigned digit = (unsigned)(unsigned char)*c - (unsigned)'0';
+        if (digit > 9) {
+            break;
+        }
+        value = value * 10 + digit;
+    }
+    if (c == safe_end && c < end) {
+        return proto_parse_decimal_long(cur, c, end, max, value, out);
+    }
+    if (c == *cur || value > max) {
+        return SLAP_ERROR;
+    }
+    *cur = c;
+    *out = value;
+    return SLAP_OK;
+}
 
 #endif

@@ -30,7 +30,6 @@ struct results_sparse {
     uint64_t max_ns;
     double sum_us;
     double sumsq_us;
-    double sumlog_us;
     uint32_t npairs;
     uint32_t *index; /* bucket indexes, increasing */
     uint64_t *counts;

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "slap/cfgfile.h"
 #include "slap/common.h"
@@ -32,6 +33,8 @@ struct workload {
     uint32_t mix_ppm[OP_COUNT]; /* share of each operation, parts per million */
     uint32_t mix_ops;           /* the ops with a share: op_bit() of each */
     enum op_type mix_default;   /* the op sent when no other is due: get, else the largest */
+    uint8_t mix_others[OP_COUNT]; /* the ops with a share but mix_default, in op order */
+    uint32_t mix_nothers;       /* how many */
     uint32_t overwrite_ppm;     /* share of sets that rewrite a key already set */
     uint32_t verify_ppm;        /* share of gets whose value is checked */
     uint32_t expire_ppm;        /* share of sets with an expiry time */
@@ -70,7 +73,24 @@ void workload_free(struct workload *w);
  * rewrites only the slot digits, so a key costs eight byte stores.
  */
 void workload_key_init(const struct workload *w, uint32_t client_id, char *key);
-void workload_key_slot(char *key, uint64_t slot);
+
+/* The eight lowercase hex digits of the slot's low 32 bits into key[7..14], most significant
+ * first: every nibble to a byte of its own, then digits and letters all at once (SWAR). */
+static inline void workload_key_slot(char *key, uint64_t slot)
+{
+    uint64_t x = (uint32_t)slot;
+    x = (x | x << 16) & 0x0000ffff0000ffffULL;
+    x = (x | x << 8) & 0x00ff00ff00ff00ffULL;
+    x = (x | x << 4) & 0x0f0f0f0f0f0f0f0fULL; /* byte i: nibble i, the least significant first */
+    uint64_t letters = ((x + 0x0606060606060606ULL) >> 4) & 0x0101010101010101ULL;
+    x += 0x3030303030303030ULL + letters * ('a' - '0' - 10);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    x = __builtin_bswap64(x); /* the most significant digit to the lowest address */
+#elif !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_BIG_ENDIAN__
+#error "workload_key_slot needs to know the byte order"
+#endif
+    memcpy(key + WORKLOAD_KEY_MARK + 1, &x, sizeof(x));
+}
 /* The slot a key names (its digits 7..14), if it belongs to client_id; else false. */
 bool workload_key_decode(const char *key, size_t key_len, uint32_t client_id, uint64_t *slot);
 /* Length of a slot's key: fixed, or drawn from the key sizes by (client, slot). */
