@@ -85,7 +85,17 @@ wait_port() { # addr [netns]: until memcached answers there
     return 1
 }
 
-loop_port=$((20000 + RANDOM % 40000))
+free_port() { # a port below the ephemeral range (where connections take theirs) with no listener
+    local p tries
+    for tries in 1 2 3 4 5 6 7 8 9 10; do
+        p=$((20000 + RANDOM % 12000))
+        if [ -z "$(ss -Htln "sport = :$p")" ]; then echo "$p"; return 0; fi
+    done
+    echo "netcompare: no free port found between 20000 and 32000" >&2
+    return 1
+}
+
+loop_port=$(free_port)
 memcached -l 127.0.0.1 -p "$loop_port" -U 0 -t 2 -m 1024 -u root &
 pids+=($!)
 ip netns exec "$ns" memcached -l "$ns_addr" -p "$port" -U 0 -t 2 -m 1024 -u root &

@@ -126,6 +126,14 @@ static enum slap_status lane_init(struct lane *l, struct client *c, size_t lane_
         l->ring = &run->replay.rings[(size_t)c->id * run->opts->conns_per_client +
                                      lane_no % run->opts->conns_per_client];
     }
+    /* Only these lanes ever wait for a time. The loop comes later: the timer is assigned at
+     * its first use. */
+    if (run->opts->tps > 0 || run->opts->trace != NULL) {
+        l->timer = calloc(1, sizeof(*l->timer));
+        if (l->timer == NULL) {
+            return SLAP_ERROR;
+        }
+    }
     l->nconns = nsockets;
     l->conns = w->conns + lane_no * nsockets;
     for (uint32_t s = 0; s < nsockets; s++) {
@@ -135,6 +143,7 @@ static enum slap_status lane_init(struct lane *l, struct client *c, size_t lane_
             .srv = &run->servers.items[s % nservers],
             .server = s % nservers,
             .udp = run->opts->udp || s >= nservers,
+            .reconnect = run->opts->reconnect,
             .udp_answer_cap = client_udp_answer_cap(&run->workload),
             .ring = w->requests + conn_no * depth,
             .cap = depth,
@@ -214,9 +223,11 @@ void client_free(struct client *c)
         for (uint32_t s = 0; l->conns != NULL && s < l->nconns; s++) {
             conn_free(&l->conns[s]);
         }
-        if (event_initialized(&l->timer)) {
-            event_del(&l->timer);
+        if (l->timer != NULL && event_initialized(l->timer)) {
+            event_del(l->timer);
         }
+        free(l->timer);
+        l->timer = NULL;
     }
     free(c->slot_server);
     free(c->slots);
@@ -692,14 +703,14 @@ static void on_lane_timer(evutil_socket_t fd, short what, void *arg)
 
 static void lane_arm(struct lane *l, uint64_t after_ns)
 {
-    if (l->timer_armed) {
+    if (l->timer_armed || l->timer == NULL) {
         return; /* already set for an earlier (or the same) time */
     }
-    if (!event_initialized(&l->timer)) {
-        event_assign(&l->timer, lane_worker(l)->base, -1, 0, on_lane_timer, l);
+    if (!event_initialized(l->timer)) {
+        event_assign(l->timer, lane_worker(l)->base, -1, 0, on_lane_timer, l);
     }
     struct timeval tv = slap_ns_to_timeval(after_ns);
-    event_add(&l->timer, &tv);
+    event_add(l->timer, &tv);
     l->timer_armed = true;
 }
 
@@ -832,7 +843,7 @@ void lane_count_unsent(struct lane *l, uint64_t from_ns, uint64_t end_ns)
 void lane_stop(struct lane *l, uint64_t end_ns)
 {
     if (l->timer_armed) {
-        event_del(&l->timer);
+        event_del(l->timer);
         l->timer_armed = false;
     }
     for (uint32_t s = 0; s < l->nconns; s++) {

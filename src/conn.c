@@ -70,8 +70,18 @@ enum slap_status conn_init(struct conn *c, const struct conn_env *env,
     if (setup->hook != NULL) {
         c->hook = (struct proto_value_hook){setup->hook->begin, setup->hook->end, c};
     }
+    if (setup->reconnect) { /* the loop comes later: the timer is assigned at its first use */
+        c->retry = calloc(1, sizeof(*c->retry));
+        if (c->retry == NULL) {
+            return SLAP_ERROR;
+        }
+    }
     if (c->udp) {
-        return udp_reasm_init(&c->reasm, setup->udp_answer_cap);
+        c->dgram = calloc(1, sizeof(*c->dgram));
+        if (c->dgram == NULL) {
+            return SLAP_ERROR;
+        }
+        return udp_reasm_init(&c->dgram->reasm, setup->udp_answer_cap);
     }
     return SLAP_OK;
 }
@@ -118,22 +128,25 @@ static void connect_failed(struct conn *c, const char *why)
 void conn_retry_later(struct conn *c)
 {
     const struct conn_env *env = c->env;
-    if (!event_initialized(&c->retry)) {
-        event_assign(&c->retry, env->base, -1, 0, on_retry, c);
+    if (c->retry == NULL) {
+        return; /* not set up to reconnect */
+    }
+    if (!event_initialized(c->retry)) {
+        event_assign(c->retry, env->base, -1, 0, on_retry, c);
     }
     if (c->backoff_ns == 0) {
         c->backoff_ns = env->backoff_min_ns;
     }
     struct timeval tv = slap_ns_to_timeval(c->backoff_ns);
-    event_add(&c->retry, &tv);
+    event_add(c->retry, &tv);
     c->backoff_ns = c->backoff_ns * 2 > env->backoff_max_ns ? env->backoff_max_ns
                                                             : c->backoff_ns * 2;
 }
 
 void conn_retry_cancel(struct conn *c)
 {
-    if (event_initialized(&c->retry)) {
-        event_del(&c->retry);
+    if (c->retry != NULL && event_initialized(c->retry)) {
+        event_del(c->retry);
     }
 }
 
@@ -202,8 +215,8 @@ void conn_close(struct conn *c)
     event_del(&c->wev);
     tls_conn_close(c->tls);
     c->tls = NULL;
-    if (c->udp && event_initialized(&c->timeout)) {
-        event_del(&c->timeout);
+    if (c->dgram != NULL && event_initialized(&c->dgram->timeout)) {
+        event_del(&c->dgram->timeout);
     }
     close(c->fd);
     c->fd = -1;
@@ -216,12 +229,18 @@ void conn_free(struct conn *c)
 {
     conn_close(c);
     conn_retry_cancel(c);
-    if (event_initialized(&c->timeout)) {
-        event_del(&c->timeout);
+    free(c->retry);
+    c->retry = NULL;
+    if (c->dgram != NULL) {
+        if (event_initialized(&c->dgram->timeout)) {
+            event_del(&c->dgram->timeout);
+        }
+        udp_reasm_free(&c->dgram->reasm);
+        free(c->dgram);
+        c->dgram = NULL;
     }
-    if (c->udp) {
-        udp_reasm_free(&c->reasm);
-    }
+    free(c->carry);
+    c->carry = NULL;
 }
 
 static void fail(struct conn *c, const char *why)
@@ -286,7 +305,7 @@ static int gather(const struct conn *c, struct iovec *iov)
         if (c->written == c->count) {
             return 0;
         }
-        iov[n].iov_base = (void *)c->frame;
+        iov[n].iov_base = (void *)c->dgram->frame;
         iov[n++].iov_len = UDP_HEADER;
     }
     uint32_t skip = c->partial;
@@ -333,12 +352,13 @@ static void advance(struct conn *c, uint64_t done, uint64_t now_ns)
 /* UDP: a request went out; gather its answer and give it --udp_timeout to come. */
 static void udp_sent(struct conn *c)
 {
-    udp_reasm_start(&c->reasm, c->request_id);
-    if (!event_initialized(&c->timeout)) {
-        event_assign(&c->timeout, c->env->base, -1, 0, on_udp_timeout, c);
+    struct conn_dgram *d = c->dgram;
+    udp_reasm_start(&d->reasm, d->request_id);
+    if (!event_initialized(&d->timeout)) {
+        event_assign(&d->timeout, c->env->base, -1, 0, on_udp_timeout, c);
     }
     struct timeval tv = slap_ns_to_timeval(c->env->udp_timeout_ns);
-    event_add(&c->timeout, &tv);
+    event_add(&d->timeout, &tv);
 }
 
 /* UDP: the answer did not come whole in time: count it, forget the request, go on. */
@@ -346,12 +366,13 @@ static void udp_sent(struct conn *c)
  * datagrams are stale from now on. The socket goes on with the next request. */
 static void udp_give_up(struct conn *c)
 {
-    if (event_initialized(&c->timeout)) {
-        event_del(&c->timeout);
+    struct conn_dgram *d = c->dgram;
+    if (event_initialized(&d->timeout)) {
+        event_del(&d->timeout);
     }
     c->carry_len = 0;
     c->env->codec->reset(&c->parser, c->hook.begin != NULL ? &c->hook : NULL);
-    udp_reasm_start(&c->reasm, (uint16_t)(c->request_id + 1));
+    udp_reasm_start(&d->reasm, (uint16_t)(d->request_id + 1));
     uint64_t now = slap_now_ns();
     for (uint32_t i = 0; i < conn_sent_count(c); i++) {
         c->env->ops->given_up(c, ring_at(c, i), now);
@@ -363,7 +384,7 @@ static void on_udp_timeout(evutil_socket_t fd, short what, void *arg)
 {
     struct conn *c = arg;
     struct slap_counters *k = c->env->counters;
-    uint32_t missing = udp_reasm_missing(&c->reasm);
+    uint32_t missing = udp_reasm_missing(&c->dgram->reasm);
     (void)fd;
     (void)what;
     k->udp_timeout++;
@@ -406,7 +427,7 @@ static enum slap_status write_queued(struct conn *c)
         }
         uint64_t now = slap_now_ns();
         if (c->udp) {
-            udp_frame_encode(c->frame, ++c->request_id, 0, 1);
+            udp_frame_encode(c->dgram->frame, ++c->dgram->request_id, 0, 1);
         }
         ssize_t done = c->tls != NULL ? tls_writev(c, iov, n) : writev(c->fd, iov, n);
         if (done < 0) {
@@ -482,7 +503,7 @@ static enum slap_status answer(struct conn *c, const struct proto_result *res, u
     }
     struct request *r = ring_at(c, 0);
     if (c->udp) {
-        event_del(&c->timeout);
+        event_del(&c->dgram->timeout);
     }
     c->head = c->head + 1 == c->cap ? 0 : c->head + 1;
     c->count--;
@@ -490,6 +511,27 @@ static enum slap_status answer(struct conn *c, const struct proto_result *res, u
     c->env->ops->answered(c, r, res, now_ns);
     c->resp_bytes = 0;
     return c->state == CONN_READY ? SLAP_OK : SLAP_ERROR;
+}
+
+/*
+ * Keep the partial line that ends a read (the parser leaves at most PROTO_ASCII_MAX_LINE
+ * bytes) until the next one. The carry is made the first time a socket needs it and kept
+ * until conn_free: at most one allocation in a connection's life, never one per request,
+ * and none at all on the many sockets whose answers never straddle two reads.
+ */
+static enum slap_status keep_partial(struct conn *c, const char *rest, size_t len)
+{
+    c->carry_len = (uint32_t)len;
+    if (len == 0) {
+        return SLAP_OK;
+    }
+    if (c->carry == NULL && (c->carry = malloc(PROTO_ASCII_MAX_LINE)) == NULL) {
+        c->carry_len = 0;
+        fail(c, "out of memory for a partial line");
+        return SLAP_ERROR;
+    }
+    memcpy(c->carry, rest, len);
+    return SLAP_OK;
 }
 
 /* Parse every complete response in buf; keep a partial line. SLAP_ERROR if closed. */
@@ -521,9 +563,7 @@ static enum slap_status parse_all(struct conn *c, const char *buf, size_t len, u
             return SLAP_ERROR;
         }
     }
-    c->carry_len = (uint32_t)(len - off);
-    memcpy(c->carry, buf + off, c->carry_len);
-    return SLAP_OK;
+    return keep_partial(c, buf + off, len - off);
 }
 
 /* --tls: read like read(2); EAGAIN when the session needs more bytes. */
@@ -555,24 +595,25 @@ static enum slap_status udp_message(struct conn *c, const char *msg, size_t len,
 static enum slap_status udp_datagram(struct conn *c, const char *data, size_t n, uint64_t now_ns)
 {
     struct slap_counters *k = c->env->counters;
+    struct conn_dgram *d = c->dgram;
     const char *msg;
     size_t len;
     k->read_bytes += (uint64_t)n;
-    int rc = udp_reasm_add(&c->reasm, (const uint8_t *)data, n, &msg, &len);
-    k->packet_disorder += c->reasm.disorder - c->disorder_seen;
-    c->disorder_seen = c->reasm.disorder;
+    int rc = udp_reasm_add(&d->reasm, (const uint8_t *)data, n, &msg, &len);
+    k->packet_disorder += d->reasm.disorder - d->disorder_seen;
+    d->disorder_seen = d->reasm.disorder;
     if (rc == SLAP_ERROR) {
         k->protocol_error++;
-        c->env->ops->fault(c, "bad UDP datagram", c->reasm.why);
+        c->env->ops->fault(c, "bad UDP datagram", d->reasm.why);
         return SLAP_OK;
     }
-    if (c->reasm.stale != c->stale_seen) {
-        c->stale_seen = c->reasm.stale;
+    if (d->reasm.stale != d->stale_seen) {
+        d->stale_seen = d->reasm.stale;
         c->env->ops->fault(c, "UDP datagram of an unknown request id",
                            "ignored (a late answer, or not ours)");
     }
-    if (c->reasm.duplicates != c->duplicates_seen) {
-        c->duplicates_seen = c->reasm.duplicates;
+    if (d->reasm.duplicates != d->duplicates_seen) {
+        d->duplicates_seen = d->reasm.duplicates;
         c->env->ops->fault(c, "duplicated UDP datagram", "ignored");
     }
     return rc == SLAP_OK ? udp_message(c, msg, len, now_ns) : SLAP_OK;
@@ -629,7 +670,9 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
         return;
     }
     for (;;) {
-        memcpy(env->rbuf, c->carry, c->carry_len);
+        if (c->carry_len > 0) {
+            memcpy(env->rbuf, c->carry, c->carry_len);
+        }
         size_t room = env->rbuf_size - c->carry_len;
         char *into = env->rbuf + c->carry_len;
         ssize_t n = c->tls != NULL ? tls_read_into(c, into, room, err, sizeof(err))

@@ -170,7 +170,7 @@ static void fixture_env(struct fixture *f, uint64_t udp_timeout_ns)
 static void fixture_conn(struct fixture *f, bool udp)
 {
     struct conn_setup setup = {.owner = &f->heard, .srv = &f->srv, .udp = udp,
-                               .udp_answer_cap = 8 * UDP_MAX_DATAGRAM, .ring = f->ring,
+                               .reconnect = true, .udp_answer_cap = 8 * UDP_MAX_DATAGRAM, .ring = f->ring,
                                .cap = RING};
     assert_int_equal(conn_init(&f->conn, &f->env, &setup), SLAP_OK);
 }
@@ -270,6 +270,60 @@ static void test_request_and_answer(void **state)
     assert_null(conn_oldest(&f->conn));
     assert_int_equal(f->counters.written_bytes, 10);
     assert_int_equal(f->counters.read_bytes, 28);
+    assert_null(f->conn.carry); /* no line straddled two reads: no carry was made */
+}
+
+/*
+ * A line that straddles two reads is carried to the next one. The carry is made at the first
+ * partial line and kept for the connection's life, across further partial lines and a
+ * reconnect: one allocation, never one per request.
+ */
+static void test_line_straddles_reads(void **state)
+{
+    struct fixture *f = *state;
+    send_get(f, "key1");
+    peer_expect(f, "get key1\r\n", 10);
+    assert_null(f->conn.carry);
+    peer_write(f, "VALUE key1 0 5\r\nhello\r\nEN");
+    loop_until(f, &f->heard.drained, 1);
+    assert_int_equal(f->heard.answered, 0);
+    assert_non_null(f->conn.carry);
+    assert_int_equal(f->conn.carry_len, 2);
+    assert_memory_equal(f->conn.carry, "EN", 2);
+    const char *carry = f->conn.carry;
+    peer_write(f, "D\r\n");
+    loop_until(f, &f->heard.answered, 1);
+    assert_int_equal(f->heard.reply, PROTO_REPLY_VALUES);
+    assert_int_equal(f->heard.hits, 1);
+    assert_int_equal(f->conn.carry_len, 0);
+
+    send_get(f, "key2"); /* the header line itself split */
+    peer_expect(f, "get key2\r\n", 10);
+    peer_write(f, "VALUE ke");
+    loop_until(f, &f->heard.drained, 3);
+    assert_int_equal(f->conn.carry_len, 8);
+    peer_write(f, "y2 0 3\r\nabc\r\nEND\r\n");
+    loop_until(f, &f->heard.answered, 2);
+    assert_int_equal(f->heard.hits, 1);
+    assert_int_equal(f->heard.closed, 0);
+    assert_ptr_equal(f->conn.carry, carry);
+
+    conn_close(&f->conn); /* a new connection keeps the carry, empty */
+    close(f->peer);
+    assert_int_equal(conn_connect(&f->conn), SLAP_OK);
+    loop_until(f, &f->heard.connected, 2);
+    f->peer = accept(f->listener, NULL, NULL);
+    assert_true(f->peer >= 0);
+    assert_int_equal(f->conn.carry_len, 0);
+    send_get(f, "key3");
+    peer_expect(f, "get key3\r\n", 10);
+    peer_write(f, "EN");
+    loop_until(f, &f->heard.drained, 5);
+    peer_write(f, "D\r\n");
+    loop_until(f, &f->heard.answered, 3);
+    assert_int_equal(f->heard.hits, 0);
+    assert_ptr_equal(f->conn.carry, carry);
+    assert_int_equal(f->counters.protocol_error, 0);
 }
 
 /* An answer that comes a byte at a time is one answer, at its last byte. */
@@ -408,6 +462,26 @@ static void test_reconnect_backoff(void **state)
     assert_int_equal(f->conn.backoff_ns, 0);
 }
 
+/* A socket set up without reconnect has no back-off timer: a retry leaves it closed. */
+static void test_no_reconnect_timer(void **state)
+{
+    (void)state;
+    struct fixture *f = unix_fixture(SOCK_STREAM, 0);
+    assert_int_equal(listen(f->listener, 4), 0);
+    struct conn_setup setup = {.owner = &f->heard, .srv = &f->srv, .ring = f->ring, .cap = RING};
+    conn_free(&f->conn);
+    assert_int_equal(conn_init(&f->conn, &f->env, &setup), SLAP_OK);
+    assert_null(f->conn.retry);
+    assert_null(f->conn.dgram);
+    conn_retry_later(&f->conn);
+    loop_a_while(f);
+    assert_int_equal(f->heard.connected, 0);
+    assert_int_equal(f->conn.state, CONN_CLOSED);
+    conn_retry_cancel(&f->conn);
+    void *fx = f;
+    teardown(&fx);
+}
+
 /* memcached refusing a connection: an error line that answers nothing, then its close. */
 static void test_server_refuses(void **state)
 {
@@ -476,6 +550,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_request_and_answer, setup_stream, teardown),
         cmocka_unit_test_setup_teardown(test_partial_reads, setup_stream, teardown),
+        cmocka_unit_test_setup_teardown(test_line_straddles_reads, setup_stream, teardown),
         cmocka_unit_test_setup_teardown(test_partial_writes, setup_stream, teardown),
         cmocka_unit_test_setup_teardown(test_close_mid_value, setup_stream, teardown),
         cmocka_unit_test_setup_teardown(test_garbage, setup_stream, teardown),
@@ -484,6 +559,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_reconnect_backoff, setup_stream, teardown),
         cmocka_unit_test_setup_teardown(test_server_refuses, setup_stream, teardown),
         cmocka_unit_test(test_connect_refused),
+        cmocka_unit_test(test_no_reconnect_timer),
         cmocka_unit_test(test_udp_given_up),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -30,7 +30,8 @@ struct lane {
     bool done;             /* nothing left to send or to wait for */
     bool timer_armed;
     struct schedule sched; /* open loop */
-    struct event timer;    /* open loop: wakes the lane at its next intended time */
+    struct event *timer;   /* open loop, --trace: wakes the lane at its next intended time;
+                              made with the lane, NULL in a closed loop (which never waits) */
     struct replay_ring *ring; /* --trace: the requests of the trace for this lane, else NULL */
 };
 

@@ -96,10 +96,24 @@ struct conn_env {
     const struct conn_ops *ops;
 };
 
+/* UDP state of a datagram socket (-U; -a for gets), made by conn_init only for one. */
+struct conn_dgram {
+    uint16_t request_id;       /* the id of the request in flight */
+    uint8_t frame[UDP_HEADER]; /* its frame header */
+    struct udp_reasm reasm;    /* its answer's datagrams */
+    struct event timeout;      /* --udp_timeout of the request in flight */
+    uint64_t disorder_seen;    /* reasm.disorder already counted */
+    uint64_t stale_seen;       /* reasm.stale and reasm.duplicates already told */
+    uint64_t duplicates_seen;
+};
+
 /*
  * The ring holds requests in order: [head, head + written) are written whole
  * and wait for answers (which come back in the same order), then `partial`
  * bytes of the next one are written, then the rest are queued.
+ * Parts that few sockets use are held by pointer and made only when needed (memory per
+ * connection is what limits -c): the UDP state and the back-off timer when the socket is
+ * made, the carry at the first partial line.
  */
 struct conn {
     enum conn_state state;
@@ -108,10 +122,12 @@ struct conn {
     void *owner;              /* what the callbacks are about */
     const struct server *srv; /* the peer */
     uint32_t server;          /* its index in the server list */
+    uint32_t carry_len;       /* bytes of a partial line kept between reads */
+    char *carry;              /* PROTO_ASCII_MAX_LINE bytes, made at the first partial line */
     struct tls_conn *tls;     /* --tls: the session, else NULL */
     struct event rev;         /* readable; persistent while READY */
     struct event wev;         /* writable: connect completion or a blocked write */
-    struct event retry;       /* reconnect back-off timer */
+    struct event *retry;      /* reconnect back-off timer (setup.reconnect), else NULL */
     uint64_t backoff_ns;      /* next back-off; doubles up to a bound until an answer comes */
     uint64_t answers;         /* responses since the socket was opened, error lines aside */
     union proto_parser parser;
@@ -122,17 +138,9 @@ struct conn {
     uint32_t partial;         /* bytes written of the request after them */
     bool dirty;               /* requests were queued since the last flush */
     bool write_blocked;       /* the kernel took less than offered: wev will finish it */
+    bool udp;                 /* a datagram socket (-U; -a for gets): dgram is set */
     struct proto_value_hook hook; /* -v: checks values as they stream past (ctx: the conn) */
-    bool udp;                 /* a datagram socket (-U; -a for gets) */
-    uint16_t request_id;      /* UDP: the id of the request in flight */
-    uint8_t frame[UDP_HEADER]; /* UDP: its frame header */
-    struct udp_reasm reasm;   /* UDP: its answer's datagrams */
-    struct event timeout;     /* UDP: --udp_timeout of the request in flight */
-    uint64_t disorder_seen;   /* UDP: reasm.disorder already counted */
-    uint64_t stale_seen;      /* UDP: reasm.stale and reasm.duplicates already told */
-    uint64_t duplicates_seen;
-    uint32_t carry_len;       /* bytes of a partial line kept between reads */
-    char carry[PROTO_ASCII_MAX_LINE];
+    struct conn_dgram *dgram; /* UDP: its state, else NULL */
 };
 
 /* What conn_init needs to know of one socket. */
@@ -141,6 +149,7 @@ struct conn_setup {
     const struct server *srv;
     uint32_t server;
     bool udp;
+    bool reconnect;               /* may reconnect after a close (-R): a back-off timer */
     size_t udp_answer_cap;        /* UDP: room for the largest answer */
     struct request *ring;         /* cap requests, their hdr pointers set */
     uint32_t cap;
@@ -156,7 +165,8 @@ void conn_free(struct conn *c);
 /* Start a non-blocking connect; the owner hears of the outcome by callback. */
 enum slap_status conn_connect(struct conn *c);
 /* Connect again after the back-off, which doubles with each call until an answer comes on a
- * new connection (a server that accepts and closes at once is not hammered). */
+ * new connection (a server that accepts and closes at once is not hammered). Only for a
+ * socket set up with reconnect; any other is left closed. */
 void conn_retry_later(struct conn *c);
 /* Forget a pending reconnect. */
 void conn_retry_cancel(struct conn *c);

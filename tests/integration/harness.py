@@ -23,6 +23,11 @@ class Failure(Exception):
     pass
 
 
+class Skip(Exception):
+    """The machine cannot run the case (a limit outside slap): it is reported as skipped,
+    with the reason, and neither passes nor fails."""
+
+
 def check(cond, what):
     if not cond:
         raise Failure(what)
@@ -41,6 +46,15 @@ class Memcached:
     (the port itself, a second notls listener for TLS, or the unix socket)."""
 
     def __init__(self, port=None, extra=(), listen="127.0.0.1", unix=None, tls=None, udp=False):
+        for attempt in range(3):
+            try:
+                return self._start(port, extra, listen, unix, tls, udp)
+            except Failure:
+                # a port found free can be taken by a neighbouring test before memcached binds it
+                if port is not None or unix is not None or attempt == 2:
+                    raise
+
+    def _start(self, port, extra, listen, unix, tls, udp):
         self.port = port or free_port()
         self.binary = "binary" in extra
         self.unix = unix
@@ -66,6 +80,7 @@ class Memcached:
                 return
             except OSError:
                 if self.proc.poll() is not None or time.monotonic() > deadline:
+                    self.stop()
                     raise Failure("memcached did not start (%r)" % cmd)
                 time.sleep(0.02)
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Integration tests of slap against a real memcached started on a free loopback port.
 
-Usage: run.py --list
+Usage: run.py --list | --list-shared
        run.py --slap PATH [--memcached PATH] [--lmc-check PATH] [--man PATH] [--readme PATH] CASE
 
 The cases are the case_* functions of the cases_*.py modules beside this file;
@@ -9,6 +9,8 @@ The cases are the case_* functions of the cases_*.py modules beside this file;
 that takes a parameter `mc` gets a memcached started for it and stopped after;
 a case without parameters gets none. Each case runs the built slap and checks
 what it prints against the servers' own `stats`. Servers are stopped by pid.
+A case the machine cannot run (harness.Skip: a limit outside slap) exits 77,
+which ctest reports as skipped, with the reason in its output.
 """
 import argparse
 import glob
@@ -21,7 +23,34 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 import harness  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+SKIPPED = 77  # the exit status of a skipped case (ctest's SKIP_RETURN_CODE)
 TOP = os.path.dirname(os.path.dirname(HERE))
+
+
+# Cases that check only counts, texts and files, never how long something took, so they may
+# share the machine's two cores with another such case (ctest -j2). Every other case (rates,
+# latencies, time limits, signals, UDP, valgrind) runs alone: a new case is serial until it is
+# known to be neither timed nor disturbed by a neighbour.
+SHARES_CPU = frozenset([
+    "ascii_only_server", "bad_options", "binary", "binary_misses", "cfg_file", "cfg_file_bad",
+    "completion_installed", "completion_matches_help", "connection_limit", "counters_counted",
+    "dead_port", "descriptor_limits", "distribution_hash", "docs_list_every_option",
+    "docs_memslap_options", "env_servers", "error_replies_by_kind",
+    "every_command_every_protocol", "evictions", "examples_name_real_options",
+    "execute_below_concurrency", "facebook", "flush_preload", "garbage", "get_only_warmup",
+    "hdr_out", "ipv6", "json_every_command", "json_to_stdout", "json_trace",
+    "ketama_as_twemproxy", "ketama_not_libmemcached", "man_page_documents_the_schema",
+    "max_errors", "memslap_as_memcslap", "memslap_dead_server", "memslap_invocations",
+    "memslap_mget_every_key", "memslap_seed_loop", "merge_percentiles_exact_and_refusals", "meta",
+    "mix_in_config_file", "mix_shares", "multiget", "multiget_two_servers", "output_fails",
+    "oversized_reply", "pipeline", "quiet", "release_soak_60s", "rep_write", "replay_cas",
+    "replay_client_order", "replay_from_stdin", "replay_long_ttl", "replay_protocols",
+    "server_error", "server_list_checked", "start_at_checked", "tiny_window_uneven_threads",
+    "tls", "trace_gen_deterministic", "trace_stats_estimates_many_keys",
+    "trace_stats_malformed_lines", "trace_stats_recovers_generator", "trace_stats_usage",
+    "trace_stats_zipf_skew", "trace_stats_zstd_plain_stdin", "truncated_reply", "two_servers",
+    "unix_socket", "unsolicited_reply", "verify", "verify_detects"
+])
 
 
 def find_cases():
@@ -59,6 +88,9 @@ def run_case(name, fn):
     except harness.Failure as f:
         print("FAIL %s: %s" % (name, f))
         return 1
+    except harness.Skip as s:
+        print("SKIP %s: %s" % (name, s))
+        return SKIPPED
     finally:
         if mc is not None:
             mc.stop()
@@ -69,6 +101,8 @@ def run_case(name, fn):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--list", action="store_true", help="print the cases' names and exit")
+    p.add_argument("--list-shared", action="store_true",
+                   help="print the names of the cases that may run beside another, and exit")
     p.add_argument("--slap")
     p.add_argument("--memcached", default="memcached")
     p.add_argument("--lmc-check", default="lmc_check")
@@ -79,6 +113,12 @@ def main():
     p.add_argument("case", nargs="?")
     args = p.parse_args()
     cases = find_cases()
+    if args.list_shared:
+        unknown = SHARES_CPU - set(cases)
+        if unknown:
+            raise SystemExit("SHARES_CPU names no such case: %s" % ", ".join(sorted(unknown)))
+        print("\n".join(sorted(SHARES_CPU)))
+        return 0
     if args.list:
         for name in cases:
             wants_memcached(cases[name])
