@@ -9,13 +9,20 @@ the middle of each run (from --skip seconds to --skip + --window seconds) the sc
   cpu/op    the client's CPU time (user + system, all threads, from /proc/PID/stat) per op
   user/op   the user-mode part of it
   srv/op    memcached's CPU time (its own rusage from `stats`) per op
-  rss       the client's peak resident memory (from wait4), whole run
+  rss       the client's peak resident memory (VmHWM at the window's end)
+  segs      TCP segments the machine received per op (both directions on loopback: 2 when
+            every request and every answer is one segment carrying the other side's ack)
 
 and prints, per workload, each tool's median and spread over the rounds, then slap/peer ratios
 (of the medians) with the issue's targets. Nothing here is asserted by the test suite: figures
 depend on the machine; only ratios measured side by side in one run mean much.
 
-Usage: scripts/bench.sh [--rounds N] [--time S] [--workloads a,b,...] [--memtier PATH] [--list]
+After the workloads: the time from start to the first request (slap -x 1 under strace), and
+scripts/memcheck.py's peak memory with -c 1000, 10000 and 20000 (--no-memcheck skips it).
+--markdown also prints the table the README's performance section holds.
+
+Usage: scripts/bench.sh [--rounds N] [--time S] [--workloads a,b,...] [--memtier PATH]
+                        [--no-memcheck] [--markdown] [--list]
 """
 import argparse
 import os
@@ -62,19 +69,24 @@ WORKLOADS = {
                "memtier": None},
     "open80": {"slap": ["-T", "1", "-c", "64"],  # -P is added: 80% of slap's closed-loop rate
                "memaslap": ["-T", "1", "-c", "64"],
-               "memtier": None},
+               "memtier": ["--threads=1", "--clients=64", "--ratio=1:9"]},
+    "T2": {"slap": ["-T", "2", "-c", "64"],  # both threads on the client's one CPU
+           "memaslap": None,
+           "memtier": None},
 }
 
-# The issue's targets: (workload, what, bound) checked on the ratios printed.
+# The issue's targets: (workload, ratio, "<=" or ">=", bound), checked on the ratios printed.
 TARGETS = [
-    ("standard", "cpu/op slap/memaslap", 0.85),
-    ("standard", "user/op slap/memaslap", 0.5),
-    ("standard", "ops memaslap/slap", 1.0),
-    ("d10", "cpu/op slap/memaslap", 0.8),
-    ("d10", "ops memaslap/slap", 1.0),
-    ("pipeline16", "cpu/op slap/slap-standard", 0.5),
-    ("pipeline16", "ops memtier/slap", 1.0),
-    ("udp", "cpu/op slap/memaslap", 0.8),
+    ("standard", "cpu/op slap/memaslap", "<=", 0.85),
+    ("standard", "user/op slap/memaslap", "<=", 0.5),
+    ("standard", "ops slap/memaslap", ">=", 1.0),
+    ("standard", "cpu/op spread slap/memaslap", "<=", 1.0),
+    ("d10", "cpu/op slap/memaslap", "<=", 0.8),
+    ("d10", "ops slap/memaslap", ">=", 1.0),
+    ("pipeline16", "cpu/op slap/slap-standard", "<=", 0.5),
+    ("pipeline16", "ops slap/memtier", ">=", 1.0),
+    ("udp", "cpu/op slap/memaslap", "<=", 0.8),
+    ("T2", "cpu/op slap/slap-standard", "<=", 1.1),
 ]
 
 
@@ -89,7 +101,7 @@ class Server:
 
     def __init__(self, cpu, udp):
         self.port = free_port()
-        cmd = ["taskset", "-c", str(cpu), "memcached", "-t", "1", "-m", "1024", "-c", "30000",
+        cmd = ["taskset", "-c", str(cpu), "memcached", "-t", "1", "-m", "1024", "-c", "15000",
                "-p", str(self.port), "-U", str(self.port) if udp else "0",
                "-l", "127.0.0.1,127.0.0.2"]
         if os.geteuid() == 0:
@@ -153,6 +165,27 @@ def proc_cpu(pid):
     return int(fields[11]) / CLK_TCK, int(fields[12]) / CLK_TCK
 
 
+def tcp_segments():
+    """TCP segments received by this machine so far (/proc/net/snmp InSegs): on loopback, the
+    requests, answers and pure acknowledgements of both sides."""
+    with open("/proc/net/snmp") as f:
+        rows = [line.split() for line in f if line.startswith("Tcp:")]
+    return int(rows[1][rows[0].index("InSegs")])
+
+
+def peak_rss_kb(pid):
+    """The process's resident high-water mark so far (VmHWM). Not wait4's ru_maxrss: a child
+    of this script starts its count from the script's own size, inherited across exec."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return None
+
+
 def command(tool, args, port, seconds, paths):
     server = "127.0.0.1:%d" % port
     if tool == "slap":
@@ -178,13 +211,14 @@ def one_run(tool, args, cpus, opts, paths, udp):
         marks = []
         for at in (opts.skip, opts.skip + opts.window):
             time.sleep(max(0.0, start + at - time.monotonic()))
-            marks.append((time.monotonic(), proc_cpu(proc.pid), srv.stats()))
+            marks.append((time.monotonic(), proc_cpu(proc.pid), srv.stats(), tcp_segments()))
+        hwm = peak_rss_kb(proc.pid)
         out = b""
         for chunk in iter(lambda: proc.stdout.read(65536), b""):
             out += chunk
-        _, status, usage = os.wait4(proc.pid, 0)
+        _, status, _ = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
-        (t0, c0, s0), (t1, c1, s1) = marks
+        (t0, c0, s0, g0), (t1, c1, s1, g1) = marks
         if c0 is None or c1 is None:
             print("  %s: ended before the window closed (exit %d): %s"
                   % (tool, proc.returncode, out.decode(errors="replace")[-300:]), file=sys.stderr)
@@ -200,10 +234,18 @@ def one_run(tool, args, cpus, opts, paths, udp):
                 "srv_us": 1e6 * ((s1["rusage_user"] + s1["rusage_system"]) -
                                  (s0["rusage_user"] + s0["rusage_system"])) / ops,
                 "client_busy": ((c1[0] - c0[0]) + (c1[1] - c0[1])) / seconds,
-                "rss_mb": usage.ru_maxrss / 1024.0,
+                "segs": (g1 - g0) / ops,
+                "rss_mb": (hwm or 0) / 1024.0,
                 "exit": proc.returncode}
     finally:
         srv.stop()
+
+
+VERBOSE = []
+
+
+def opts_verbose():
+    return bool(VERBOSE and VERBOSE[0])
 
 
 def summary(runs, key):
@@ -221,6 +263,8 @@ def run_workload(name, opts, paths, cpus, tools, extra_slap=None, rate_from=None
             args = list(spec[tool])
             if rate_from is not None and tool in ("slap", "memaslap"):
                 args += ["-P", "%d" % rate_from]
+            elif rate_from is not None and tool == "memtier":  # its rate is per connection
+                args += ["--rate-limiting=%d" % max(1, rate_from // 64)]
             r = one_run(tool, args, cpus, opts, paths, udp=(name == "udp"))
             if r is not None:
                 results[tool].append(r)
@@ -229,17 +273,22 @@ def run_workload(name, opts, paths, cpus, tools, extra_slap=None, rate_from=None
 
 def print_workload(name, results, note=""):
     print("\n== %s%s" % (name, note))
-    print("%-9s %5s %18s %16s %16s %9s %8s %7s" % ("tool", "runs", "ops/s (min-max)",
-                                                   "cpu us/op", "user us/op", "srv us/op",
-                                                   "busy", "rss MB"))
+    print("%-9s %5s %18s %16s %16s %9s %6s %7s %6s" % ("tool", "runs", "ops/s (min-max)",
+                                                        "cpu us/op", "user us/op", "srv us/op",
+                                                        "busy", "rss MB", "segs"))
     for tool, runs in results.items():
         ops, olo, ohi = summary(runs, "ops_s")
         cpu, clo, chi = summary(runs, "cpu_us")
         user, ulo, uhi = summary(runs, "user_us")
-        print("%-9s %5d %8.0f (%3.0f-%3.0fk) %5.2f (%4.2f-%4.2f) %5.2f (%4.2f-%4.2f) %9.2f %8.2f %7.1f"
-              % (tool, len(runs), ops, olo / 1000, ohi / 1000, cpu, clo, chi, user, ulo, uhi,
-                 summary(runs, "srv_us")[0], summary(runs, "client_busy")[0],
-                 max(r["rss_mb"] for r in runs)))
+        print("%-9s %5d %8.0f (%3.0f-%3.0fk) %5.2f (%4.2f-%4.2f) %5.2f (%4.2f-%4.2f) %9.2f %6.2f "
+              "%7.1f %6.2f" % (tool, len(runs), ops, olo / 1000, ohi / 1000, cpu, clo, chi, user,
+                               ulo, uhi, summary(runs, "srv_us")[0],
+                               summary(runs, "client_busy")[0], max(r["rss_mb"] for r in runs),
+                               summary(runs, "segs")[0]))
+        if opts_verbose():
+            for r in runs:
+                print("          %8.0f ops/s  cpu %5.2f  user %4.2f  srv %5.2f  segs/op %4.2f"
+                      % (r["ops_s"], r["cpu_us"], r["user_us"], r["srv_us"], r["segs"]))
 
 
 def ratios(name, results, standard):
@@ -253,17 +302,25 @@ def ratios(name, results, standard):
             p = {k: summary(results[peer], k)[0] for k in ("ops_s", "cpu_us", "user_us")}
             out["cpu/op slap/%s" % peer] = s["cpu_us"] / p["cpu_us"]
             out["user/op slap/%s" % peer] = s["user_us"] / p["user_us"]
-            out["ops %s/slap" % peer] = p["ops_s"] / s["ops_s"]
-            spread = lambda rs: max(r["cpu_us"] for r in rs) - min(r["cpu_us"] for r in rs)
-            out["cpu/op spread slap-%s us" % peer] = spread(results["slap"]) - spread(results[peer])
+            out["ops slap/%s" % peer] = s["ops_s"] / p["ops_s"]
+            if spread(results[peer]) > 0 and len(results["slap"]) > 2:
+                out["cpu/op spread slap/%s" % peer] = spread(results["slap"]) / spread(results[peer])
     if standard is not None and name != "standard":
         out["cpu/op slap/slap-standard"] = s["cpu_us"] / summary(standard, "cpu_us")[0]
     for k, v in out.items():
-        bound = [b for w, what, b in TARGETS if w == name and what == k]
-        verdict = (" (target <= %.2f: %s)" % (bound[0], "met" if v <= bound[0] else "NOT met")
-                   if bound else "")
+        verdict = ""
+        for w, what, how, bound in TARGETS:
+            if w == name and what == k:
+                met = v <= bound if how == "<=" else v >= bound
+                verdict = " (target %s %.2f: %s)" % (how, bound, "met" if met else "NOT met")
         print("  %-34s %6.2f%s" % (k, v, verdict))
     return out
+
+
+def spread(runs):
+    """Run-to-run spread of the CPU per op: (max - min) / median."""
+    values = [r["cpu_us"] for r in runs]
+    return (max(values) - min(values)) / statistics.median(values)
 
 
 def startup_ms(paths, cpus, tries=5):
@@ -274,7 +331,8 @@ def startup_ms(paths, cpus, tries=5):
     srv = Server(cpus[0], udp=False)
     try:
         for _ in range(tries):
-            r = subprocess.run(["strace", "-f", "-ttt", "-e", "trace=execve,writev,write,sendmsg",
+            r = subprocess.run(["strace", "--seccomp-bpf", "-f", "-ttt",
+                                "-e", "trace=execve,writev,write,sendmsg",
                                 "-o", "/tmp/slap-bench-startup.%d" % os.getpid(), paths["slap"],
                                 "-s", "127.0.0.1:%d" % srv.port, "-x", "1"],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=30)
@@ -313,13 +371,20 @@ def main():
     p.add_argument("--memtier", help="path of a memtier_benchmark to compare with")
     p.add_argument("--slap", default=os.path.join(TOP, "build", "slap"))
     p.add_argument("--list", action="store_true", help="print the workloads and exit")
+    p.add_argument("--no-memcheck", action="store_true", help="skip memcheck.py's runs")
+    p.add_argument("--markdown", action="store_true", help="print a markdown table at the end")
+    p.add_argument("-v", "--verbose", action="store_true", help="print every run's figures")
     opts = p.parse_args()
+    VERBOSE.append(opts.verbose)
     if opts.list:
         for name, spec in WORKLOADS.items():
             print("%-10s slap %s" % (name, " ".join(spec["slap"])))
         return 0
     if opts.skip + opts.window >= opts.time:
         raise SystemExit("--skip + --window must end before --time")
+    for path in (opts.slap, opts.memtier):
+        if path is not None and not os.access(path, os.X_OK):
+            raise SystemExit("bench: %s is not an executable (scripts/bench.sh builds slap)" % path)
     paths = {"slap": opts.slap, "memtier": opts.memtier}
     tools = ["slap", "memaslap"] + (["memtier"] if opts.memtier else [])
     cpus = (0, 1) if os.cpu_count() >= 2 else (0, 0)
@@ -332,6 +397,7 @@ def main():
                                             opts.skip + opts.window, cpus[0], cpus[1],
                                             ", ".join(tools)))
     standard = None
+    table = []
     for name in names:
         rate = None
         if name == "open80":
@@ -343,12 +409,45 @@ def main():
         if name == "standard":
             standard = results.get("slap")
         print_workload(name, results, " (-P %d)" % rate if rate else "")
-        ratios(name, results, standard)
+        table.append((name, rate, results, ratios(name, results, standard)))
+        sys.stdout.flush()
     ms = startup_ms(paths, cpus)
     if ms is not None:
         print("\nstart to first request (slap -x 1 under strace, median of 5): %.1f ms "
               "(target < 30)" % ms)
+    if opts.markdown:
+        print_markdown(table, tools)
+    if not opts.no_memcheck:
+        print("\n== peak memory with many connections (scripts/memcheck.py)")
+        sys.stdout.flush()
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import memcheck
+        memcheck.main(["--slap", opts.slap])
     return 0
+
+
+def print_markdown(table, tools):
+    """The README's table: per workload and tool, medians (and slap's ratios to each peer)."""
+    print("\n| workload | tool | ops/s | client CPU us/op (user) | server CPU us/op | RSS MB |"
+          " slap/peer: CPU/op, user/op, ops/s |")
+    print("|---|---|---|---|---|---|---|")
+    for name, rate, results, rat in table:
+        label = "`%s`%s" % (" ".join(WORKLOADS[name]["slap"]), " -P %d" % rate if rate else "")
+        for tool in tools:
+            if tool not in results:
+                continue
+            runs = results[tool]
+            cmp = ""
+            if tool != "slap" and "cpu/op slap/%s" % tool in rat:
+                cmp = "%.2f, %.2f, %.2f" % (rat["cpu/op slap/%s" % tool],
+                                            rat["user/op slap/%s" % tool],
+                                            rat["ops slap/%s" % tool])
+            elif tool == "slap" and "cpu/op slap/slap-standard" in rat:
+                cmp = "CPU/op %.2f of slap's standard" % rat["cpu/op slap/slap-standard"]
+            print("| %s | %s | %.0fk | %.2f (%.2f) | %.2f | %.1f | %s |"
+                  % (label, tool, summary(runs, "ops_s")[0] / 1000, summary(runs, "cpu_us")[0],
+                     summary(runs, "user_us")[0], summary(runs, "srv_us")[0],
+                     max(r["rss_mb"] for r in runs), cmp))
 
 
 if __name__ == "__main__":
