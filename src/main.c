@@ -256,8 +256,10 @@ static void doc_servers(struct results_doc *d, const struct run *r,
     }
 }
 
-/* The run's figures into the document (its periods are there already). */
-static void doc_from_run(struct results_doc *d, const struct run *r, int status)
+/* The run's figures into the document (its periods are there already); it takes over what
+ * limited the run (limits is left empty). */
+static void doc_from_run(struct results_doc *d, const struct run *r, int status,
+                         struct limits *limits)
 {
     const struct slap_options *o = r->opts;
     d->opts = *o;
@@ -276,17 +278,21 @@ static void doc_from_run(struct results_doc *d, const struct run *r, int status)
     d->samples_written = r->samples_written;
     d->samples_dropped = r->samples_dropped;
     doc_servers(d, r, r->server_stats);
+    limits_free(&d->limits);
+    d->limits = *limits;
+    d->has_limits = limits->seconds > 0;
+    memset(limits, 0, sizeof(*limits));
 }
 
 /* The report, on the report stream: everything, or with -q only the Run time line. */
-static void report(FILE *out, const struct run *r)
+static void report(FILE *out, const struct run *r, const struct limits *limits)
 {
     struct report_trace trace = {&r->replay.counts, &r->trace_sent};
     if (r->opts->quiet) {
         report_run_line(out, &r->global, run_seconds(r), r->signal);
     } else {
         report_final(out, r->opts, &r->global, run_seconds(r), r->signal,
-                     r->opts->trace != NULL ? &trace : NULL);
+                     r->opts->trace != NULL ? &trace : NULL, limits);
     }
 }
 
@@ -294,7 +300,9 @@ static void report(FILE *out, const struct run *r)
 static int conclude(const struct run *r, struct outputs *outs, FILE *out)
 {
     const struct slap_options *o = r->opts;
-    report(out, r);
+    struct limits limits;
+    bool judged = run_limits(r, &limits) == SLAP_OK;
+    report(out, r, judged ? &limits : NULL);
     int status = verdict(r);
     if (r->replay.error[0] != '\0') {
         fprintf(stderr, "slap: --trace: %s\n", r->replay.error);
@@ -313,9 +321,10 @@ static int conclude(const struct run *r, struct outputs *outs, FILE *out)
         status = EXIT_RUN_FAILED;
     }
     if (outs->want_doc) {
-        doc_from_run(&outs->doc, r, status);
+        doc_from_run(&outs->doc, r, status, &limits);
         status = outputs_save(outs, o) != EXIT_RUN_OK ? EXIT_RUN_FAILED : status;
     }
+    limits_free(&limits);
     return status;
 }
 
@@ -335,7 +344,7 @@ static int run_once(const struct slap_options *opts)
     }
     status = EXIT_RUN_FAILED;
     if (run_init(&run, opts, out, err, sizeof(err)) != 0 ||
-        run_want(&run, outs.want_doc ? &outs.doc : NULL, opts->json_out != NULL, outs.samples,
+        run_want(&run, outs.want_doc ? &outs.doc : NULL, true, outs.samples,
                  progress_wanted(opts)) != SLAP_OK) {
         fprintf(stderr, "slap: %s\n", err[0] != '\0' ? err : "out of memory");
         goto out;
@@ -373,12 +382,17 @@ struct sweep_doc {
     double seconds;
 };
 
-static void sweep_keep(struct sweep_doc *sd, const struct run *r, double rate, bool first)
+static void sweep_keep(struct sweep_doc *sd, const struct run *r, double rate, bool first,
+                       const char *limited_by)
 {
     if (!sd->outs.want_doc) {
         return;
     }
-    results_add_step(&sd->outs.doc, rate, run_seconds(r), &r->global);
+    if (results_add_step(&sd->outs.doc, rate, run_seconds(r), &r->global) == SLAP_OK) {
+        struct results_step *steps = sd->outs.doc.steps.items;
+        snprintf(steps[sd->outs.doc.steps.n - 1].limited_by, sizeof(steps[0].limited_by), "%s",
+                 limited_by);
+    }
     stats_merge(sd->outs.doc.global, &r->global);
     sd->seconds += run_seconds(r);
     if (first) {
@@ -433,7 +447,7 @@ static enum slap_status sweep_step(struct run *run, struct slap_options *step,
     step->start_at_ns = first ? opts->start_at_ns : 0;
     memset(run, 0, sizeof(*run));
     if (run_init(run, step, out, err, err_len) != SLAP_OK ||
-        run_want(run, NULL, opts->json_out != NULL, NULL, false) != SLAP_OK) {
+        run_want(run, NULL, true, NULL, false) != SLAP_OK) {
         return SLAP_ERROR;
     }
     return run_execute(run, err, err_len);
@@ -460,11 +474,16 @@ static int run_sweep(const struct slap_options *opts)
         bool first = rate == opts->sweep_start;
         enum slap_status st = sweep_step(&run, &step, opts, rate, first, out, err, sizeof(err));
         int sig = run.signal;
+        struct limits limits = {.seconds = 0};
+        const char *limited_by = st == SLAP_OK && run_limits(&run, &limits) == SLAP_OK
+                                     ? limits_verdict_name(limits.verdict)
+                                     : "";
+        limits_free(&limits);
         if (st == SLAP_OK && !opts->quiet) {
-            report_sweep_row(out, rate, &run.global, run_seconds(&run));
+            report_sweep_row(out, rate, &run.global, run_seconds(&run), limited_by);
         }
         if (st == SLAP_OK) {
-            sweep_keep(&sd, &run, rate, first);
+            sweep_keep(&sd, &run, rate, first, limited_by);
             status = check_max_errors(opts, &run.global, verdict(&run)) != EXIT_RUN_OK
                          ? EXIT_RUN_FAILED
                          : status;

@@ -362,7 +362,8 @@ static void print_trace(FILE *out, const struct slap_options *o, const struct re
 }
 
 void report_final(FILE *out, const struct slap_options *o, const struct slap_stats *global,
-                  double seconds, int signal, const struct report_trace *trace)
+                  double seconds, int signal, const struct report_trace *trace,
+                  const struct limits *limits)
 {
     double secs = seconds;
     print_blocks(out, o, main_view(o, global), "");
@@ -384,6 +385,9 @@ void report_final(FILE *out, const struct slap_options *o, const struct slap_sta
     }
     if (trace != NULL) {
         print_trace(out, o, trace, global, secs);
+    }
+    if (limits != NULL) {
+        limits_print(out, limits);
     }
     fputc('\n', out);
     report_run_line(out, global, seconds, signal);
@@ -413,19 +417,21 @@ void report_sweep_header(FILE *out, const struct slap_options *o)
     report_header(out, &first);
     fprintf(out, "sweep: %.0f to %.0f ops/s by %.0f, %s arrivals\n\n", o->sweep_start,
             o->sweep_end, o->sweep_step, o->arrival == ARRIVAL_POISSON ? "poisson" : "uniform");
-    fprintf(out, "%-14s %-15s %-10s %-10s %-10s %-10s %s\n", "Target(ops/s)", "Achieved(ops/s)",
-            "P50(us)", "P90(us)", "P99(us)", "P99.9(us)", "Max(us)");
+    fprintf(out, "%-14s %-15s %-10s %-10s %-10s %-10s %-10s %s\n", "Target(ops/s)",
+            "Achieved(ops/s)", "P50(us)", "P90(us)", "P99(us)", "P99.9(us)", "Max(us)",
+            "Limited_by");
     fflush(out);
 }
 
-void report_sweep_row(FILE *out, double target, const struct slap_stats *s, double seconds)
+void report_sweep_row(FILE *out, double target, const struct slap_stats *s, double seconds,
+                      const char *limited_by)
 {
     static struct hist total;
     stats_total_hist(s, &total);
     double achieved = seconds > 0 ? (double)stats_ops(s) / seconds : 0.0;
-    fprintf(out, "%-14.0f %-15.0f %-10lld %-10lld %-10lld %-10lld %lld\n", target, achieved,
+    fprintf(out, "%-14.0f %-15.0f %-10lld %-10lld %-10lld %-10lld %-10lld %s\n", target, achieved,
             us_round(hist_percentile_ns(&total, 50.0)), us_round(hist_percentile_ns(&total, 90.0)),
             us_round(hist_percentile_ns(&total, 99.0)), us_round(hist_percentile_ns(&total, 99.9)),
-            us_round(total.max_ns));
+            us_round(total.max_ns), limited_by != NULL && limited_by[0] != '\0' ? limited_by : "-");
     fflush(out);
 }

@@ -88,6 +88,7 @@ void results_doc_free(struct results_doc *d)
     free(d->periods.items);
     free(d->steps.items);
     free(d->servers.items);
+    limits_free(&d->limits);
     for (int i = 0; i < d->argc; i++) {
         free(d->argv[i]);
     }
@@ -534,6 +535,9 @@ static void json_steps(struct json_writer *w, const struct results_doc *d)
         json_open_object(w, NULL);
         json_double(w, "target_tps", s->target_tps);
         json_double(w, "achieved_tps", per_second((double)ops, s->seconds));
+        if (s->limited_by[0] != '\0') {
+            json_string(w, "limited_by", s->limited_by);
+        }
         json_double(w, "seconds", s->seconds);
         json_u64(w, "ops", ops);
         json_u64(w, "errors", results_errors(&s->counters));
@@ -575,6 +579,63 @@ static void json_servers(struct json_writer *w, const struct results_doc *d)
         }
         json_close(w);
     }
+    json_close(w);
+}
+
+/* A share, or null when it is not known. */
+static void json_share(struct json_writer *w, const char *key, bool known, double value)
+{
+    if (known) {
+        json_double(w, key, value);
+    } else {
+        json_null(w, key);
+    }
+}
+
+static void json_limits_client(struct json_writer *w, const struct limits_client *c)
+{
+    json_open_object(w, "client");
+    json_double(w, "cpu_user_s", c->cpu_user_s);
+    json_double(w, "cpu_sys_s", c->cpu_sys_s);
+    json_u64(w, "threads", c->threads);
+    json_double(w, "busy_mean", c->busy_mean);
+    json_double(w, "busy_max", c->busy_max);
+    json_share(w, "cpu_wait_mean", c->wait_known, c->wait_mean);
+    json_share(w, "cpu_wait_max", c->wait_known, c->wait_max);
+    json_double(w, "demand_max", c->demand_max);
+    json_close(w);
+}
+
+/* What limited the run: slap's CPU, the servers', the verdict. */
+static void json_limits(struct json_writer *w, const struct results_doc *d)
+{
+    const struct limits *l = &d->limits;
+    if (!d->has_limits) {
+        return;
+    }
+    json_open_object(w, "limits");
+    json_string(w, "verdict", limits_verdict_name(l->verdict));
+    json_string(w, "why", l->why);
+    json_double(w, "saturation", LIMITS_SATURATED);
+    json_limits_client(w, &l->client);
+    json_open_array(w, "servers", false);
+    for (uint32_t i = 0; i < l->nservers; i++) {
+        const struct limits_server *srv = &l->servers[i];
+        json_open_object(w, NULL);
+        json_string(w, "name", srv->name);
+        json_string(w, "label", srv->label);
+        if (srv->known) {
+            json_null(w, "note");
+            json_double(w, "cpu_s", srv->cpu_s);
+            json_share(w, "threads", srv->threads > 0, srv->threads);
+            json_double(w, "seconds", srv->seconds);
+            json_double(w, "busy", srv->busy);
+        } else {
+            json_string(w, "note", srv->note);
+        }
+        json_close(w);
+    }
+    json_close(w);
     json_close(w);
 }
 
@@ -664,6 +725,7 @@ void results_write_json(FILE *out, const struct results_doc *d)
     json_periods(&w, d);
     json_steps(&w, d);
     json_servers(&w, d);
+    json_limits(&w, d);
     json_trace(&w, d);
     json_open_object(&w, "samples");
     json_u64(&w, "written", d->samples_written);

@@ -260,6 +260,15 @@ static void read_items(struct reader *r, const struct json_value *list, struct r
         if (st != SLAP_OK) {
             bad(r, steps ? "steps" : "periods", "out of memory, or too many");
         }
+        const char *limited_by = json_to_string(json_get(item, "limited_by"));
+        enum limits_verdict verdict;
+        if (st == SLAP_OK && steps && limited_by != NULL) {
+            struct results_step *step = &((struct results_step *)d->steps.items)[d->steps.n - 1];
+            if (!limits_verdict_parse(limited_by, &verdict) && strcmp(limited_by, "mixed") != 0) {
+                bad(r, "limited_by", "not a verdict slap gives");
+            }
+            snprintf(step->limited_by, sizeof(step->limited_by), "%s", limited_by);
+        }
     }
     if (s == NULL) {
         bad(r, "document", "out of memory");
@@ -299,6 +308,87 @@ static void read_servers(struct reader *r, const struct json_value *list, struct
         if (!r->failed && results_add_server(d, name, label, &pair) != SLAP_OK) {
             bad(r, "servers", "out of memory, or too many");
         }
+    }
+}
+
+/* A share that may be null (not known): its value, and whether it was known. */
+static double get_share(struct reader *r, const struct json_value *obj, const char *key,
+                        bool *known)
+{
+    const struct json_value *v = json_get(obj, key);
+    *known = v != NULL && v->type != JSON_NULL;
+    return *known ? get_double(r, obj, key) : 0.0;
+}
+
+static void read_limits_client(struct reader *r, const struct json_value *obj,
+                               struct limits_client *c)
+{
+    bool mean_known, max_known;
+    if (obj == NULL || obj->type != JSON_OBJECT) {
+        bad(r, "limits", "no \"client\" object");
+        return;
+    }
+    c->cpu_user_s = get_double(r, obj, "cpu_user_s");
+    c->cpu_sys_s = get_double(r, obj, "cpu_sys_s");
+    c->threads = (uint32_t)get_u64(r, obj, "threads");
+    c->busy_mean = get_double(r, obj, "busy_mean");
+    c->busy_max = get_double(r, obj, "busy_max");
+    c->wait_mean = get_share(r, obj, "cpu_wait_mean", &mean_known);
+    c->wait_max = get_share(r, obj, "cpu_wait_max", &max_known);
+    c->wait_known = mean_known && max_known;
+    c->demand_max = get_double(r, obj, "demand_max");
+}
+
+static void read_limits_server(struct reader *r, const struct json_value *item,
+                               struct limits_server *s)
+{
+    const char *name = json_to_string(json_get(item, "name"));
+    const char *label = json_to_string(json_get(item, "label"));
+    const char *note = json_to_string(json_get(item, "note"));
+    bool threads_known;
+    if (name == NULL || label == NULL) {
+        bad(r, "limits", "a server lacks its name or label");
+        return;
+    }
+    snprintf(s->name, sizeof(s->name), "%s", name);
+    snprintf(s->label, sizeof(s->label), "%s", label);
+    s->known = note == NULL;
+    if (!s->known) {
+        snprintf(s->note, sizeof(s->note), "%s", note);
+        return;
+    }
+    s->cpu_s = get_double(r, item, "cpu_s");
+    s->threads = get_share(r, item, "threads", &threads_known);
+    s->seconds = get_double(r, item, "seconds");
+    s->busy = get_double(r, item, "busy");
+}
+
+/* "limits" (absent when the run measured nothing): the figures and the verdict. */
+static void read_limits(struct reader *r, const struct json_value *obj, struct results_doc *d)
+{
+    const struct json_value *servers = json_get(obj, "servers");
+    struct limits *l = &d->limits;
+    if (obj == NULL) {
+        return;
+    }
+    if (obj->type != JSON_OBJECT || servers == NULL || servers->type != JSON_ARRAY ||
+        servers->n > RESULTS_MAX_ITEMS) {
+        bad(r, "limits", "not an object with a \"servers\" array");
+        return;
+    }
+    if (limits_init(l, (uint32_t)servers->n) != SLAP_OK) {
+        bad(r, "limits", "out of memory");
+        return;
+    }
+    d->has_limits = true;
+    if (!limits_verdict_parse(json_to_string(json_get(obj, "verdict")), &l->verdict)) {
+        bad(r, "limits", "its verdict is none slap gives");
+    }
+    const char *why = json_to_string(json_get(obj, "why"));
+    snprintf(l->why, sizeof(l->why), "%s", why != NULL ? why : "");
+    read_limits_client(r, json_get(obj, "client"), &l->client);
+    for (size_t i = 0; i < servers->n && !r->failed; i++) {
+        read_limits_server(r, servers->items[i], &l->servers[i]);
     }
 }
 
@@ -358,6 +448,7 @@ static void read_top(struct reader *r, const struct json_value *root, struct res
     read_items(r, get_typed(r, root, "periods", JSON_ARRAY), d, false);
     read_items(r, get_typed(r, root, "steps", JSON_ARRAY), d, true);
     read_servers(r, get_typed(r, root, "servers", JSON_ARRAY), d);
+    read_limits(r, json_get(root, "limits"), d);
 }
 
 enum slap_status results_parse(const char *text, size_t len, struct results_doc *d, char *err,
@@ -547,6 +638,50 @@ static enum slap_status merge_lists(struct results_doc *dst, const struct result
     return SLAP_OK;
 }
 
+/* A merged step's verdict: the hosts' when they agree, else "mixed". */
+static void merge_step_verdicts(struct results_doc *dst, const struct results_doc *src, bool first)
+{
+    struct results_step *to = dst->steps.items;
+    const struct results_step *from = src->steps.items;
+    for (size_t i = 0; i < src->steps.n && i < dst->steps.n; i++) {
+        if (first || to[i].limited_by[0] == '\0') {
+            snprintf(to[i].limited_by, sizeof(to[i].limited_by), "%s", from[i].limited_by);
+        } else if (strcmp(to[i].limited_by, from[i].limited_by) != 0) {
+            snprintf(to[i].limited_by, sizeof(to[i].limited_by), "mixed");
+        }
+    }
+}
+
+/*
+ * What limited the hosts together: their slaps as one (CPU summed, the busiest thread of
+ * all), every server each host read, judged again over the merged rate and clients. Only
+ * when every document has its limits.
+ */
+static enum slap_status merge_limits(struct results_doc *out, struct results_doc *const *docs,
+                                     size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!docs[i]->has_limits) {
+            limits_free(&out->limits);
+            out->has_limits = false;
+            return SLAP_OK;
+        }
+        if (limits_add(&out->limits, &docs[i]->limits, i == 0) != SLAP_OK) {
+            return SLAP_ERROR;
+        }
+    }
+    struct limits *l = &out->limits;
+    out->has_limits = n > 0 && !out->sweep;
+    l->seconds = out->seconds;
+    l->target_tps = out->opts.tps;
+    l->achieved_tps = out->seconds > 0 ? (double)stats_ops(out->global) / out->seconds : 0;
+    l->paced_by_trace = out->opts.trace != NULL && out->opts.trace_speed > 0;
+    l->concurrency = out->opts.concurrency;
+    l->threads = out->opts.threads;
+    limits_judge(l);
+    return SLAP_OK;
+}
+
 /* The figures of the whole: the longest measured time, the earliest start, the worst exit. */
 static void merge_top(struct results_doc *dst, const struct results_doc *src, bool first)
 {
@@ -592,6 +727,11 @@ enum slap_status results_merge(struct results_doc *out, struct results_doc *cons
             snprintf(err, err_len, "out of memory");
             st = SLAP_ERROR;
         }
+        merge_step_verdicts(out, docs[i], i == 0);
+    }
+    if (st == SLAP_OK && merge_limits(out, docs, n) != SLAP_OK) {
+        snprintf(err, err_len, "out of memory");
+        st = SLAP_ERROR;
     }
     if (st == SLAP_ERROR && err[0] == '\0') {
         snprintf(err, err_len, "out of memory");

@@ -414,15 +414,59 @@ static void read_server_stats(struct run *r, bool after)
             snprintf(p->note, sizeof(p->note), "not read: slap reads stats in clear, not TLS");
             continue;
         }
+        if (r->opts->protocol == PROTO_BINARY) {
+            /* A binary-only server would not answer the text request: it would cost 2 s. */
+            snprintf(p->note, sizeof(p->note), "not read: slap reads stats in text, not binary");
+            continue;
+        }
         if ((after && !p->ok) || server_stats_read(&r->servers.items[i], SERVER_STATS_TIMEOUT_NS,
                                                    after ? &p->after : &p->before, why,
                                                    sizeof(why)) == SLAP_OK) {
+            *(after ? &p->after_ns : &p->before_ns) = slap_now_ns();
             p->ok = p->ok || !after;
             continue;
         }
         p->ok = false;
         snprintf(p->note, sizeof(p->note), "stats not read %s the run: %s",
                  after ? "after" : "before", why);
+    }
+}
+
+/* slap's CPU so far (start), or what it used since the start (the end). */
+static void mark_cpu(struct run *r, bool start)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0 || (start ? r->cpu_started : !r->cpu_started)) {
+        return;
+    }
+    double user = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
+    double sys = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+    r->cpu_user_s = start ? user : user - r->cpu_user_s;
+    r->cpu_sys_s = start ? sys : sys - r->cpu_sys_s;
+    r->cpu_started = true;
+    r->cpu_measured = !start;
+}
+
+/*
+ * The measured part begins: with --warmup, wait (answering signals) for its end, so that the
+ * warm-up's load counts neither in slap's CPU nor in the servers' stats, read here then;
+ * without, the servers' stats were read just before the go. slap's CPU is read first: a server
+ * slow to answer stats (up to SERVER_STATS_TIMEOUT_NS) delays only its own reading.
+ */
+static void begin_measure(struct run *r)
+{
+    uint64_t start = run_measure_start(r);
+    uint64_t now;
+    while (r->opts->warmup_ns > 0 && (now = slap_now_ns()) < start && r->signal == 0 &&
+           !atomic_load(&r->stop)) {
+        wait_signal(r, start - now < 100 * SLAP_NS_PER_MS ? start - now : 100 * SLAP_NS_PER_MS);
+    }
+    if (r->signal != 0 || atomic_load(&r->stop)) {
+        return;
+    }
+    mark_cpu(r, true);
+    if (r->opts->warmup_ns > 0) {
+        read_server_stats(r, false);
     }
 }
 
@@ -500,8 +544,8 @@ enum slap_status run_execute(struct run *r, char *err, size_t err_len)
     if (rc == SLAP_OK) {
         rc = wait_ready(r, spawned, err, err_len);
     }
-    if (rc == SLAP_OK) {
-        read_server_stats(r, false);
+    if (rc == SLAP_OK && r->opts->warmup_ns == 0) {
+        read_server_stats(r, false); /* as near the go as can be without delaying it */
     }
     if (rc == SLAP_OK && r->opts->start_at_ns > 0) {
         rc = wait_start_at(r, err, err_len);
@@ -513,7 +557,9 @@ enum slap_status run_execute(struct run *r, char *err, size_t err_len)
     }
     set_go(r, rc == SLAP_OK ? RUN_GO : RUN_ABORT);
     if (rc == SLAP_OK) {
+        begin_measure(r);
         wait_workers(r);
+        mark_cpu(r, false);
     }
     join_workers(r, spawned);
     if (rc == SLAP_OK) {
@@ -566,4 +612,57 @@ void run_describe_stalls(const struct run *r, FILE *err)
         fprintf(err, "slap: %s: %u of %u connections stopped answering, the first %.3fs into the run\n",
                 r->servers.items[i].name, st->conns, per_server, since);
     }
+}
+
+/* slap's threads over the measured part: mean and most of their busy and waiting shares. */
+static void client_threads(const struct run *r, double seconds, struct limits_client *c)
+{
+    double busy_sum = 0, wait_sum = 0;
+    c->wait_known = true;
+    for (uint32_t t = 0; t < r->nworkers; t++) {
+        const struct worker *w = &r->workers[t];
+        if (w->cpu_state != WORKER_CPU_MEASURED) {
+            continue;
+        }
+        double busy = (double)w->cpu_ns / (double)SLAP_NS_PER_SEC / seconds;
+        double wait = (double)w->wait_ns / (double)SLAP_NS_PER_SEC / seconds;
+        c->wait_known = c->wait_known && w->wait_known;
+        c->threads++;
+        busy_sum += busy;
+        wait_sum += wait;
+        c->busy_max = busy > c->busy_max ? busy : c->busy_max;
+        c->wait_max = wait > c->wait_max ? wait : c->wait_max;
+        c->demand_max = busy + wait > c->demand_max ? busy + wait : c->demand_max;
+    }
+    c->busy_mean = c->threads > 0 ? busy_sum / c->threads : 0;
+    c->wait_mean = c->threads > 0 ? wait_sum / c->threads : 0;
+    if (!c->wait_known || c->threads == 0) {
+        c->wait_known = false;
+        c->wait_mean = c->wait_max = 0;
+        c->demand_max = c->busy_max;
+    }
+}
+
+enum slap_status run_limits(const struct run *r, struct limits *l)
+{
+    double seconds = run_seconds(r);
+    uint32_t nservers = r->server_stats != NULL ? r->servers.count : 0;
+    if (limits_init(l, nservers) != SLAP_OK || seconds <= 0 || !r->cpu_measured) {
+        return SLAP_ERROR;
+    }
+    l->seconds = seconds;
+    l->target_tps = r->opts->tps;
+    l->achieved_tps = (double)stats_ops(&r->global) / seconds;
+    l->paced_by_trace = r->opts->trace != NULL && r->opts->trace_speed > 0;
+    l->concurrency = r->opts->concurrency;
+    l->threads = r->opts->threads;
+    l->client.cpu_user_s = r->cpu_user_s;
+    l->client.cpu_sys_s = r->cpu_sys_s;
+    client_threads(r, seconds, &l->client);
+    for (uint32_t i = 0; i < nservers; i++) {
+        limits_server_from_stats(&l->servers[i], r->servers.items[i].name, r->opts->label,
+                                 &r->server_stats[i]);
+    }
+    limits_judge(l);
+    return SLAP_OK;
 }

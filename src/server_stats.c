@@ -40,6 +40,9 @@ static void keep_field(struct server_stats *out, const char *name, size_t name_l
     bit <<= 1;
     SERVER_STATS_FIELDS(SERVER_STATS_MATCH)
 #undef SERVER_STATS_MATCH
+    if (name_len == sizeof("threads") - 1 && memcmp(name, "threads", name_len) == 0) {
+        out->threads = strtod(value, NULL); /* optional: not every server says it */
+    }
 }
 
 static uint32_t all_fields(void)

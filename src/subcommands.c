@@ -125,7 +125,8 @@ static void merged_report(const struct results_doc *m)
 {
     report_header(stdout, &m->opts);
     if (!m->sweep) {
-        report_final(stdout, &m->opts, m->global, m->seconds, m->signal, NULL);
+        report_final(stdout, &m->opts, m->global, m->seconds, m->signal, NULL,
+                     m->has_limits ? &m->limits : NULL);
         return;
     }
     struct slap_stats *s = malloc(sizeof(*s));
@@ -137,7 +138,7 @@ static void merged_report(const struct results_doc *m)
     report_sweep_header(stdout, &m->opts);
     for (size_t i = 0; i < m->steps.n; i++) {
         step_stats(&steps[i], s);
-        report_sweep_row(stdout, steps[i].target_tps, s, steps[i].seconds);
+        report_sweep_row(stdout, steps[i].target_tps, s, steps[i].seconds, steps[i].limited_by);
     }
     stats_free(s);
     free(s);

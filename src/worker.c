@@ -19,6 +19,7 @@
 #include "slap/worker.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,6 +228,52 @@ static void on_notify(evutil_socket_t fd, short what, void *arg)
     }
 }
 
+static uint64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * SLAP_NS_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+/* The calling thread's time runnable but waiting for a CPU, throttling by a CPU quota
+ * included (the second figure of /proc/thread-self/schedstat); false when it cannot be read. */
+static bool thread_wait_ns(uint64_t *ns)
+{
+    char text[128];
+    int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, text, sizeof(text) - 1) : -1;
+    unsigned long long run_ns, wait_ns;
+    if (fd >= 0) {
+        close(fd);
+    }
+    if (n <= 0) {
+        return false;
+    }
+    text[n] = '\0';
+    if (sscanf(text, "%llu %llu", &run_ns, &wait_ns) != 2) {
+        return false;
+    }
+    *ns = wait_ns;
+    return true;
+}
+
+/* The thread's CPU readings when the measured part begins (start) and when it ends. Twice
+ * a run, never on the request path. */
+static void worker_cpu_mark(struct worker *w, bool start)
+{
+    uint64_t wait = 0;
+    if (start && w->cpu_state == WORKER_CPU_NONE) {
+        w->cpu_ns = thread_cpu_ns();
+        w->wait_known = thread_wait_ns(&w->wait_ns);
+        w->cpu_state = WORKER_CPU_STARTED;
+    } else if (!start && w->cpu_state == WORKER_CPU_STARTED) {
+        w->cpu_ns = thread_cpu_ns() - w->cpu_ns;
+        w->wait_known = w->wait_known && thread_wait_ns(&wait) && wait >= w->wait_ns;
+        w->wait_ns = w->wait_known ? wait - w->wait_ns : 0;
+        w->cpu_state = WORKER_CPU_MEASURED;
+    }
+}
+
 /* Arm ev for the instant at_ns, the same for every worker however late this one woke. */
 static void timer_until(struct event *ev, uint64_t at_ns)
 {
@@ -262,6 +309,7 @@ static void worker_finish(struct worker *w)
         const struct slap_options *o = w->run->opts;
         bool counted = o->execute_number > 0 || o->trace != NULL; /* -x, a whole trace */
         w->end_ns = counted && w->last_answer_ns > 0 ? w->last_answer_ns : slap_now_ns();
+        worker_cpu_mark(w, false);
         for (size_t i = 0; i < w->nlanes; i++) {
             lane_count_unsent(&w->lanes[i], run_measure_start(w->run), w->end_ns);
         }
@@ -311,6 +359,7 @@ static void worker_begin_stop(struct worker *w, uint64_t end_ns)
     }
     w->phase = WORKER_STOPPING;
     w->end_ns = end_ns;
+    worker_cpu_mark(w, false);
     w->active_lanes++; /* hold the loop while the lanes stop */
     for (size_t i = 0; i < w->nlanes; i++) {
         lane_count_unsent(&w->lanes[i], run_measure_start(w->run), end_ns);
@@ -449,6 +498,7 @@ static void worker_measure(struct worker *w)
     const struct slap_options *o = w->run->opts;
     uint64_t start = run_measure_start(w->run);
     stats_reset(&w->cur);
+    worker_cpu_mark(w, true);
     w->phase = WORKER_MEASURING;
     if (o->execute_number == 0 && o->run_time_ns > 0) { /* 0: a whole trace */
         w->end_timer = evtimer_new(w->base, on_end, w);

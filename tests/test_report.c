@@ -235,7 +235,7 @@ static char *final_text(const struct slap_stats *s, double seconds, int signal)
     struct slap_options o;
     options_defaults(&o);
     capture_open(&c);
-    report_final(c.out, &o, s, seconds, signal, NULL);
+    report_final(c.out, &o, s, seconds, signal, NULL, NULL);
     return capture_close(&c);
 }
 

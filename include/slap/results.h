@@ -13,6 +13,7 @@
 
 #include "slap/common.h"
 #include "slap/hist.h"
+#include "slap/limits.h"
 #include "slap/options.h"
 #include "slap/server_stats.h"
 #include "slap/stats.h"
@@ -48,6 +49,7 @@ struct results_period {
 /* One --sweep step. */
 struct results_step {
     double target_tps;
+    char limited_by[16]; /* its limits_verdict_name; "mixed" when merged hosts disagree; "" */
     double seconds;
     struct slap_counters counters;
     struct results_sparse lat[STATS_TYPES];
@@ -92,6 +94,8 @@ struct results_doc {
     uint64_t samples_written;    /* --samples */
     uint64_t samples_dropped;
     struct results_trace trace;  /* --trace */
+    bool has_limits;             /* what limited the run was judged (a run that measured) */
+    struct limits limits;        /* owned */
     char **argv; /* read documents: the replayed options' text (owned) */
     int argc;
 };

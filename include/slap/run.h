@@ -10,10 +10,11 @@
 #include <stdio.h>
 
 #include "slap/common.h"
+#include "slap/limits.h"
 #include "slap/options.h"
+#include "slap/replay.h"
 #include "slap/results.h"
 #include "slap/server_stats.h"
-#include "slap/replay.h"
 #include "slap/servers.h"
 #include "slap/stats.h"
 #include "slap/workload.h"
@@ -74,6 +75,13 @@ struct run {
     uint64_t samples_written;
     uint64_t samples_dropped;
     uint64_t start_wall_ns;    /* the wall clock (epoch ns) at start_ns */
+
+    /* slap's own CPU (getrusage RUSAGE_SELF) over the measured part: the reading at its start,
+     * then (cpu_measured) what it used up to the end of the last worker's loop. */
+    bool cpu_started;
+    bool cpu_measured;
+    double cpu_user_s;
+    double cpu_sys_s;
 };
 
 /* The signals that stop a run with its report: SIGINT, SIGTERM, SIGHUP. */
@@ -102,6 +110,12 @@ uint64_t run_measure_start(const struct run *r);
 double run_seconds(const struct run *r);
 /* The preload: sets answered, and how long the slowest thread took. */
 void run_preload(const struct run *r, uint64_t *sets, uint64_t *ns);
+/*
+ * What limited the run, as far as it is known: slap's CPU and its threads', each server's CPU
+ * (when server stats were read), the run's shape, judged. SLAP_ERROR when nothing was
+ * measured (or out of memory): l is then empty. limits_free releases it either way.
+ */
+enum slap_status run_limits(const struct run *r, struct limits *l);
 /* Did every lane still await an answer when the run gave up waiting? */
 bool run_all_blocked(const struct run *r);
 /* Say on err how many requests went unanswered, and which servers' sockets held them. */

@@ -29,6 +29,7 @@ struct server_stats {
 #define SERVER_STATS_FIELD(name) double name;
     SERVER_STATS_FIELDS(SERVER_STATS_FIELD)
 #undef SERVER_STATS_FIELD
+    double threads; /* memcached's worker threads; 0 when the server does not say (optional) */
 };
 
 /* One server's figures before and after the run, or why there are none. */
@@ -36,6 +37,8 @@ struct server_stats_pair {
     bool ok; /* both reads answered */
     struct server_stats before;
     struct server_stats after;
+    uint64_t before_ns; /* slap_now_ns() when each answer came */
+    uint64_t after_ns;
     char note[SERVER_STATS_NOTE_MAX]; /* when not ok: why (printable) */
 };
 

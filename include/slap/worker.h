@@ -29,6 +29,13 @@ enum worker_phase {
     WORKER_FAILED,     /* set-up failed: error says why */
 };
 
+/* Where the measuring of a thread's own CPU is. */
+enum worker_cpu_state {
+    WORKER_CPU_NONE,     /* the measured part has not begun */
+    WORKER_CPU_STARTED,  /* cpu_ns and wait_ns hold the readings at its start */
+    WORKER_CPU_MEASURED, /* they hold what the measured part used */
+};
+
 /* Sockets of one server that still held unanswered requests when the run gave up on them. */
 struct worker_stall {
     uint32_t conns;
@@ -93,6 +100,12 @@ struct worker {
     atomic_bool done;            /* the thread's loop is over; box holds everything */
     uint64_t end_ns;             /* end of the measured part: the common end, the stop, or
                                     (every lane done early) the last answer */
+
+    /* The thread's CPU over the measured part: read when it begins and when it ends. */
+    enum worker_cpu_state cpu_state;
+    uint64_t cpu_ns;  /* CLOCK_THREAD_CPUTIME_ID: at the start, then the difference */
+    uint64_t wait_ns; /* time runnable but waiting for a CPU (schedstat), likewise */
+    bool wait_known;  /* /proc/thread-self/schedstat was read both times */
 };
 
 /*

@@ -73,10 +73,13 @@ def case_pipeline(mc):
 def case_sweep(mc):
     rc, out, err = run_slap(["-s", mc.addr, "--sweep=500:1500:500", "--step-time=1s", "-c", "4"])
     check(rc == 0, "exit status %d" % rc)
-    rows = re.findall(r"^(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)$", out, re.M)
+    rows = re.findall(r"^(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+([a-z-]+)$",
+                      out, re.M)
     check([int(r[0]) for r in rows] == [500, 1000, 1500], "sweep targets %r" % rows)
+    # Each step met its rate, so the rate is what limited it (the last column).
+    check([r[7] for r in rows] == ["rate"] * 3, "sweep Limited_by %r" % [r[7] for r in rows])
     for r in rows:
-        target, achieved, p50, p90, p99, p999, mx = map(int, r)
+        target, achieved, p50, p90, p99, p999, mx = map(int, r[:7])
         check(abs(achieved - target) <= target * 0.02, "achieved %d for %d" % (achieved, target))
         check(p50 <= p90 <= p99 <= p999 <= mx, "percentiles out of order %r" % (r,))
 

@@ -1,0 +1,296 @@
+"""What limited a run, produced with real processes: a pinned one-thread memcached (server),
+slap under a CPU quota (client), one client behind a delay (latency); slap's CPU lines against
+its own rusage, the server's against memcached's stats; servers that do not answer stats."""
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+
+from fakemc import FakeMemcached
+from harness import (PATHS, DelayProxy, Memcached, Skip, check, named, run_line, run_slap)
+from cases_results import validate
+
+SATURATED = 0.85  # LIMITS_SATURATED in include/slap/limits.h
+
+
+def limits(out):
+    """The report's lines on what limited the run, checked for their place and form."""
+    lines = out.splitlines()
+    first = next(i for i, l in enumerate(lines) if l.startswith("client_cpu_user_s: "))
+    last = next(i for i, l in enumerate(lines) if l.startswith("limited_by: "))
+    check(lines.index("object_bytes: %d" % named(out, "object_bytes")) < first,
+          "the limits lines come after the counters")
+    check(lines[last + 1] == "" and lines[last + 2].startswith("Run time: "),
+          "limited_by is followed by the blank line and the Run time line")
+    m = re.search(r"^client_busy: ([\d.]+) \(busiest thread ([\d.]+), (\d+) threads?\)$", out,
+                  re.M)
+    check(m is not None, "no client_busy line")
+    wait = re.search(r"^client_cpu_wait: ([\d.]+) \(thread max ([\d.]+)\)$", out, re.M)
+    verdict = re.search(r"^limited_by: ([a-z]+) \((.+)\)$", out, re.M)
+    check(verdict is not None, "no limited_by line")
+    servers = {s: (float(cpu), int(threads), float(busy)) for s, cpu, threads, busy in
+               re.findall(r"^server_cpu_s: (\S+) ([\d.]+) \((\d+) threads, busy ([\d.]+)\)$",
+                          out, re.M)}
+    return {"user": named(out, "client_cpu_user_s"), "sys": named(out, "client_cpu_sys_s"),
+            "busy_mean": float(m.group(1)), "busy_max": float(m.group(2)),
+            "threads": int(m.group(3)),
+            "wait_max": float(wait.group(2)) if wait else 0.0,
+            "servers": servers,
+            "unknown": dict(re.findall(r"^server_cpu_unknown: (\S+) \((.*)\)$", out, re.M)),
+            "verdict": verdict.group(1), "why": verdict.group(2)}
+
+
+def worker_schedstat(pid):
+    """memcached's worker threads' time on a CPU and waiting for one (ns, summed)."""
+    run = wait = 0
+    for task in glob.glob("/proc/%d/task/*" % pid):
+        with open(os.path.join(task, "comm")) as f:
+            if f.read().strip() != "mc-worker":
+                continue
+        with open(os.path.join(task, "schedstat")) as f:
+            r, w, _ = f.read().split()
+        run, wait = run + int(r), wait + int(w)
+    return run, wait
+
+
+def pin(pid, cpu):
+    """Every thread of process pid on one CPU, at nice -10."""
+    tids = os.listdir("/proc/%d/task" % pid)
+    subprocess.run(["taskset", "-a", "-p", "-c", str(cpu), str(pid)], check=True,
+                   stdout=subprocess.DEVNULL)
+    subprocess.run(["renice", "-n", "-10", "-p"] + tids, check=True, stdout=subprocess.DEVNULL)
+
+
+def case_limits_server_bound():
+    """memcached -t 1 pinned to one CPU and made slow (-vv: a log line per command), slap on
+    the other with 64 clients: the server is the limit. On a shared machine the pinned server
+    may not get its CPU: the kernel's own account of its worker thread says when it was
+    saturated (always running or runnable) and got its CPU; only such a run is judged, and a
+    run where it waited long for a CPU is tried again (5 times at most). Both run at nice -10
+    for their 2 s, which makes a quiet CPU likelier on a shared machine."""
+    if (os.cpu_count() or 1) < 2:
+        raise Skip("one CPU: slap and the server cannot be pinned apart")
+    mc = Memcached(extra=("-t", "1", "-vv"))
+    try:
+        pin(mc.proc.pid, 0)
+        for attempt in range(5):
+            run0, wait0 = worker_schedstat(mc.proc.pid)
+            t0 = time.monotonic()
+            rc, out, err = run_slap(["-s", mc.addr, "-t", "2s", "-T", "1", "-c", "64"],
+                                    prefix=("nice", "-n", "-10", "taskset", "-c", "1"))
+            wall = time.monotonic() - t0
+            run1, wait1 = worker_schedstat(mc.proc.pid)
+            check(rc == 0, "exit status %d" % rc)
+            lim = limits(out)
+            busy = (run1 - run0) / 1e9 / wall
+            waited = (wait1 - wait0) / 1e9 / wall
+            secs = run_line(out)[0]
+            check(lim["servers"][mc.addr][1] == 1, "memcached -t 1 has one worker thread")
+            if (run1 - run0 + wait1 - wait0) / 1e9 < 0.5 * secs:
+                # The kernel says the worker was idle half the run: never a server verdict.
+                check(lim["verdict"] not in ("server", "both"),
+                      "an idle server judged the limit: %r" % lim)
+            if waited > 0.10 or (run1 - run0) / 1e9 < SATURATED * secs:
+                print("attempt %d: memcached's worker ran %.0f%% and waited for a CPU %.0f%%: "
+                      "the machine is busy, not judged" % (attempt + 1, busy * 100,
+                                                          waited * 100))
+                continue
+            check(lim["verdict"] in ("server", "both"),
+                  "the server's worker ran %.0f%% of the run, yet: %r" % (busy * 100, lim))
+            check(lim["servers"][mc.addr][2] >= SATURATED, "server busy %r" % (lim,))
+            check("%s's threads" % mc.addr in lim["why"], "the words name the server")
+            return
+        raise Skip("in 5 attempts the pinned memcached never had its CPU to itself")
+    finally:
+        mc.stop()
+
+
+class CpuQuota:
+    """A cgroup whose processes share `share` of one CPU: cgroup v2 where the cpu controller is
+    enabled, else cgroup v1's cpu hierarchy. Removed on exit. path is None when neither is."""
+
+    def __init__(self, share):
+        self.share = share
+        self.path = None
+        v2 = next((d for d in ("/sys/fs/cgroup", "/sys/fs/cgroup/unified")
+                   if os.path.exists(os.path.join(d, "cgroup.subtree_control"))), None)
+        if v2 and all("cpu" in open(os.path.join(v2, f)).read().split()
+                      for f in ("cgroup.controllers", "cgroup.subtree_control")):
+            self.path = os.path.join(v2, "slap-test-%d" % os.getpid())
+            os.mkdir(self.path)
+            with open(os.path.join(self.path, "cpu.max"), "w") as f:
+                f.write("%d 100000" % int(share * 100000))
+        elif os.path.exists("/sys/fs/cgroup/cpu/cpu.cfs_quota_us"):
+            self.path = "/sys/fs/cgroup/cpu/slap-test-%d" % os.getpid()
+            os.mkdir(self.path)
+            with open(os.path.join(self.path, "cpu.cfs_period_us"), "w") as f:
+                f.write("100000")
+            with open(os.path.join(self.path, "cpu.cfs_quota_us"), "w") as f:
+                f.write("%d" % int(share * 100000))
+
+    def prefix(self):
+        """A command prefix that moves the process into the cgroup, then execs it."""
+        return ("sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', self.path)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self.path is not None:
+            for _ in range(50):  # the process has left once it has been reaped
+                try:
+                    os.rmdir(self.path)
+                    break
+                except OSError:
+                    time.sleep(0.1)
+
+
+def case_limits_client_bound(mc):
+    """slap held to 20% of a CPU by a cgroup quota: it is the limit, and says it was short of
+    CPU (its threads waited for one), with the advice to give it more, then raise -T."""
+    if os.geteuid() != 0:
+        raise Skip("a CPU quota cgroup needs root")
+    with CpuQuota(0.20) as quota:
+        if quota.path is None:
+            raise Skip("neither cgroup v2 with the cpu controller nor cgroup v1's cpu "
+                       "hierarchy is available for a CPU quota")
+        rc, out, err = run_slap(["-s", mc.addr, "-t", "2s", "-T", "1", "-c", "16"],
+                                prefix=quota.prefix())
+        check(rc == 0, "exit status %d: %s" % (rc, err))
+        lim = limits(out)
+        check(lim["verdict"] == "client", "slap under a 20%% quota: %r" % lim)
+        check("waited for a CPU" in lim["why"] and "give it more CPU, then raise -T (now 1)"
+              in lim["why"], "the words say why and what to do: %s" % lim["why"])
+        # The quota holds its threads to 20% of a CPU: what they ran cannot be more.
+        check(lim["busy_max"] <= 0.20 + 0.05, "busy %.2f under a 20%% quota" % lim["busy_max"])
+        check(lim["wait_max"] >= 0.5, "waited %.2f under a 20%% quota" % lim["wait_max"])
+        check(lim["servers"][mc.addr][2] < SATURATED, "the server was not saturated")
+
+
+def case_limits_latency_bound(mc):
+    """One client behind 2 ms of delay: neither side is busy; the words ask for more clients."""
+    proxy = DelayProxy(mc.port, 0.002)
+    rc, out, err = run_slap(["-s", proxy.addr, "-t", "2s", "-c", "1"])
+    check(rc == 0, "exit status %d" % rc)
+    lim = limits(out)
+    check(lim["verdict"] == "latency", "one client 2 ms away: %r" % lim)
+    check("too few clients (-c 1)" in lim["why"] and "raise -c" in lim["why"],
+          "the words: %s" % lim["why"])
+    check(lim["busy_max"] < 0.5, "one client 2 ms away kept slap busy %.2f" % lim["busy_max"])
+    check(proxy.addr in lim["servers"], "the server's stats, through the proxy")
+
+
+def case_limits_cpu_figures_true(mc):
+    """slap's CPU lines against its own rusage (wait4), the server's against memcached's stats."""
+    before = mc.stats()[0]
+    proc = subprocess.Popen([PATHS.slap, "-s", mc.addr, "-t", "2s", "-T", "2", "-c", "16"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out = proc.stdout.read()
+    proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = 0
+    after = mc.stats()[0]
+    check(os.waitstatus_to_exitcode(status) == 0, "exit status %d" % status)
+    lim = limits(out)
+    secs = run_line(out)[0]
+    # The report covers the measured part, the process all of its life: no more, and close.
+    for mine, whole in ((lim["user"], usage.ru_utime), (lim["sys"], usage.ru_stime)):
+        check(mine <= whole + 0.005, "reported %.2f s, the process used %.3f s" % (mine, whole))
+    whole = usage.ru_utime + usage.ru_stime
+    check(lim["user"] + lim["sys"] >= 0.8 * whole - 0.1,
+          "reported %.2f s of the process's %.3f s" % (lim["user"] + lim["sys"], whole))
+    threads_cpu = lim["busy_mean"] * lim["threads"] * secs
+    check(lim["threads"] == 2 and threads_cpu <= lim["user"] + lim["sys"] + 0.03,
+          "the threads' %.2f s within the process's" % threads_cpu)
+    # The server: the test's stats readings enclose slap's.
+    cpu = (float(after["rusage_user"]) - float(before["rusage_user"]) +
+           float(after["rusage_system"]) - float(before["rusage_system"]))
+    got, threads, busy = lim["servers"][mc.addr]
+    check(got <= cpu + 0.005 and got >= 0.9 * cpu - 0.05,
+          "server_cpu_s %.2f, memcached's own stats %.3f" % (got, cpu))
+    check(threads == int(after["threads"]) == 2, "memcached's threads")
+    check(abs(busy - got / (secs * threads)) <= 0.05 * max(busy, 0.1) + 0.01,
+          "busy %.2f is not cpu / (seconds x threads)" % busy)
+
+
+def case_limits_without_server_stats():
+    """A server that refuses stats gets a note, no CPU line, and a verdict about the client
+    only, without a delay; one that never answers them delays the start by 2 s at most."""
+    refusing = FakeMemcached()  # answers ERROR to stats
+    silent = FakeMemcached(behave=lambda conn, req: "stall" if conn >= 2 else None)
+    try:
+        t0 = time.monotonic()
+        rc, out, err = run_slap(["-s", refusing.addr, "-t", "1s", "-c", "2"])
+        wall = time.monotonic() - t0
+        check(rc == 0, "exit status %d" % rc)
+        lim = limits(out)
+        note = lim["unknown"].get(refusing.addr, "")
+        check(not lim["servers"] and "did not answer stats" in note,
+              "a note, no CPU line: %r" % lim)
+        check(lim["verdict"] in ("unknown", "client") and "about the client only" in lim["why"],
+              "the verdict is about the client only: %r" % lim)
+        check(wall < 1.0 + 1.0, "a server refusing stats slowed the run: %.1f s" % wall)
+
+        t0 = time.monotonic()
+        rc, out, err = run_slap(["-s", silent.addr, "-t", "1s", "-c", "2"])
+        wall = time.monotonic() - t0
+        check(rc == 0, "exit status %d" % rc)
+        lim = limits(out)
+        check("no answer to stats in time" in lim["unknown"].get(silent.addr, ""), "note %r" % lim)
+        check(abs(run_line(out)[0] - 1.0) < 0.1, "the measured run kept its length")
+        check(wall < 1.0 + 2.0 + 1.0, "a silent server delayed the run %.1f s" % wall)
+    finally:
+        refusing.stop()
+        silent.stop()
+
+
+def case_limits_json_and_merge(mc):
+    """The document's limits are the report's lines; a merge adds the hosts' CPU and threads
+    and judges again; -q prints the Run time line alone."""
+    d = tempfile.mkdtemp(prefix="slap-limits-")
+    try:
+        outs = []
+        for i in range(2):
+            path = os.path.join(d, "h%d.json" % i)
+            rc, out, err = run_slap(["-s", mc.addr, "-t", "1s", "-c", "4", "--json", path,
+                                     "--label", "h%d" % i])
+            check(rc == 0, "exit status %d" % rc)
+            outs.append(out)
+        docs = []
+        for i, out in enumerate(outs):
+            with open(os.path.join(d, "h%d.json" % i)) as f:
+                doc = json.load(f)
+            validate(doc)
+            lim, jl = limits(out), doc["limits"]
+            check(jl["verdict"] == lim["verdict"] and jl["why"] == lim["why"], "verdict")
+            check(abs(jl["client"]["cpu_user_s"] - lim["user"]) <= 0.005 and
+                  abs(jl["client"]["busy_max"] - lim["busy_max"]) <= 0.005 and
+                  jl["client"]["threads"] == lim["threads"], "client figures %r" % jl)
+            server = jl["servers"][0]
+            check(server["name"] == mc.addr and server["label"] == "h%d" % i and
+                  abs(server["cpu_s"] - lim["servers"][mc.addr][0]) <= 0.005, "server %r" % server)
+            docs.append(jl)
+        merged = os.path.join(d, "m.json")
+        rc, out, err = run_slap(["merge", os.path.join(d, "h0.json"), os.path.join(d, "h1.json"),
+                                 "--json", merged])
+        check(rc == 0, "merge exit status %d: %s" % (rc, err))
+        with open(merged) as f:
+            doc = json.load(f)
+        validate(doc)
+        ml = doc["limits"]
+        check(ml["client"]["threads"] == 2 and
+              abs(ml["client"]["cpu_user_s"] - sum(x["client"]["cpu_user_s"] for x in docs)) < 1e-6
+              and ml["client"]["busy_max"] == max(x["client"]["busy_max"] for x in docs),
+              "merged client %r" % ml["client"])
+        check([s["label"] for s in ml["servers"]] == ["h0", "h1"], "both hosts' server readings")
+        lim = limits(out)
+        check(lim["verdict"] == ml["verdict"] and "read by h0" in out and "read by h1" in out,
+              "the merged report's lines")
+        rc, out, err = run_slap(["-s", mc.addr, "-t", "1s", "-c", "2", "-q"])
+        check(out.startswith("Run time:") and out.count("\n") == 1, "-q printed %r" % out)
+    finally:
+        shutil.rmtree(d)

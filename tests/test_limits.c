@@ -1,0 +1,296 @@
+/* Unit tests of what limited a run: the verdict from the figures, the servers' figures from
+ * their stats, the report's lines, merged hosts. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h> /* after the four headers above, which it needs */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "slap/limits.h"
+
+/* A closed-loop run of 10 s, 16 clients on 2 threads, with nservers servers (all known, idle)
+ * and an idle slap: each test sets the figures that matter to it. */
+static void make(struct limits *l, uint32_t nservers)
+{
+    assert_int_equal(limits_init(l, nservers), SLAP_OK);
+    l->seconds = 10;
+    l->concurrency = 16;
+    l->threads = 2;
+    l->achieved_tps = 50000;
+    l->client.threads = 2;
+    l->client.wait_known = true;
+    l->client.busy_mean = l->client.busy_max = l->client.demand_max = 0.10;
+    for (uint32_t i = 0; i < nservers; i++) {
+        snprintf(l->servers[i].name, sizeof(l->servers[i].name), "10.0.0.%u:11211", i + 1);
+        l->servers[i].known = true;
+        l->servers[i].threads = 4;
+        l->servers[i].seconds = 10;
+        l->servers[i].busy = 0.10;
+        l->servers[i].cpu_s = 4;
+    }
+}
+
+static void client_busy(struct limits *l, double busy, double wait)
+{
+    l->client.busy_max = l->client.busy_mean = busy;
+    l->client.wait_max = l->client.wait_mean = wait;
+    l->client.demand_max = busy + wait;
+}
+
+static void judge(struct limits *l, enum limits_verdict want, const char *words)
+{
+    limits_judge(l);
+    assert_string_equal(limits_verdict_name(l->verdict), limits_verdict_name(want));
+    if (strstr(l->why, words) == NULL) {
+        fail_msg("'%s' not in the words: %s", words, l->why);
+    }
+    limits_free(l);
+}
+
+static void test_server_bound(void **state)
+{
+    struct limits l;
+    (void)state;
+    make(&l, 2);
+    l.servers[1].busy = 0.97;
+    judge(&l, LIMITS_SERVER, "10.0.0.2:11211's threads were busy 97% of the run");
+}
+
+static void test_server_threshold_exact(void **state)
+{
+    struct limits l;
+    (void)state;
+    make(&l, 1);
+    l.servers[0].busy = LIMITS_SATURATED;
+    judge(&l, LIMITS_SERVER, "busy 85%");
+    make(&l, 1);
+    l.servers[0].busy = LIMITS_SATURATED - 0.001;
+    judge(&l, LIMITS_LATENCY, "busiest 10.0.0.1:11211 84%");
+}
+
+static void test_client_bound_cpu(void **state)
+{
+    struct limits l;
+    (void)state;
+    make(&l, 1);
+    client_busy(&l, 0.95, 0.02);
+    judge(&l, LIMITS_CLIENT, "the figures measure slap, not the server; raise -T (now 2)");
+}
+
+static void test_client_bound_starved(void **state)
+{
+    struct limits l;
+    (void)state;
+    make(&l, 1);
+    client_busy(&l, 0.20, 0.79); /* a CPU quota: runnable, throttled */
+    judge(&l, LIMITS_CLIENT, "waited for a CPU 79% of the run");
+    make(&l, 1);
+    client_busy(&l, 0.20, 0.79);
+    l.client.wait_known = false; /* no schedstat: the wait is not counted */
+    l.client.demand_max = 0.20;
+    judge(&l, LIMITS_LATENCY, "too few clients (-c 16)");
+}
+
+static void test_both(void **state)
+{
+    struct limits l;
+    (void)state;
+    make(&l, 1);
+    client_busy(&l, 0.90, 0.05);
+    l.servers[0].busy = 0.92;
+    judge(&l, LIMITS_BOTH, "busy 95% and 10.0.0.1:11211's threads 92% of the run: both sides");
+}
+
+static void test_neither_latency(void **state)
+{
+    struct limits l;
+    (void)state;
+    make(&l, 1);
+    l.concurrency = 1;
+    judge(&l, LIMITS_LATENCY, "too few clients (-c 1) for the latency");
+    make(&l, 1); /* neither saturated, but slap short of CPU: said too */
+    client_busy(&l, 0.40, 0.30);
+    judge(&l, LIMITS_LATENCY,
+          "but slap's threads waited for a CPU up to 30% of the run (other processes took it)");
+}
+
+static void test_open_loop_at_target(void **state)
+{
+    struct limits l;
+    (void)state;
+    make(&l, 1);
+    l.target_tps = 50000;
+    l.achieved_tps = 49990;
+    judge(&l, LIMITS_RATE, "the -P target of 50000 ops/s was met");
+    make(&l, 1); /* met, even with a busy server: the rate set the load */
+    l.target_tps = 50000;
+    l.achieved_tps = LIMITS_RATE_MET * 50000;
+    l.servers[0].busy = 0.9;
+    judge(&l, LIMITS_RATE, "busiest 10.0.0.1:11211 90%");
+}
+
+static void test_open_loop_short_of_target(void **state)
+{
+    struct limits l;
+    (void)state;
+    make(&l, 1);
+    l.target_tps = 100000;
+    l.achieved_tps = 50000;
+    judge(&l, LIMITS_LATENCY, "target of 100000 ops/s was not met (50000 achieved)");
+    make(&l, 1);
+    l.target_tps = 100000;
+    l.achieved_tps = 50000;
+    l.servers[0].busy = 0.99;
+    judge(&l, LIMITS_SERVER, "10.0.0.1:11211's threads were busy 99%");
+}
+
+static void test_trace_times(void **state)
+{
+    struct limits l;
+    (void)state;
+    make(&l, 1);
+    l.paced_by_trace = true;
+    judge(&l, LIMITS_RATE, "the trace's own times set the rate");
+}
+
+static void test_no_server_stats(void **state)
+{
+    struct limits l;
+    (void)state;
+    make(&l, 1);
+    l.servers[0].known = false;
+    snprintf(l.servers[0].note, sizeof(l.servers[0].note), "it did not answer stats");
+    judge(&l, LIMITS_UNKNOWN, "this verdict is about the client only");
+    make(&l, 1);
+    l.servers[0].known = false;
+    client_busy(&l, 0.99, 0);
+    judge(&l, LIMITS_CLIENT, "this verdict is about the client only");
+    make(&l, 0); /* no server was asked (none to ask) */
+    judge(&l, LIMITS_LATENCY, "the servers (load unknown)");
+}
+
+static void test_server_from_stats(void **state)
+{
+    struct limits_server s;
+    struct server_stats_pair p = {
+        .ok = true, .before_ns = 1000000000ULL, .after_ns = 3000000000ULL};
+    (void)state;
+    p.before.rusage_user = 10.0;
+    p.before.rusage_system = 5.0;
+    p.after.rusage_user = 12.0;
+    p.after.rusage_system = 6.0;
+    p.after.threads = 4;
+    limits_server_from_stats(&s, "127.0.0.1:11211", "host-a", &p);
+    assert_true(s.known);
+    assert_float_equal(s.cpu_s, 3.0, 1e-9);
+    assert_float_equal(s.seconds, 2.0, 1e-9);
+    assert_float_equal(s.busy, 3.0 / (2.0 * 4), 1e-9);
+    p.after.threads = 0; /* a server that does not say: a share of one CPU */
+    limits_server_from_stats(&s, "127.0.0.1:11211", NULL, &p);
+    assert_float_equal(s.busy, 1.5, 1e-9);
+    p.ok = false;
+    snprintf(p.note, sizeof(p.note), "it did not answer stats (it said 'ERROR')");
+    limits_server_from_stats(&s, "127.0.0.1:11211", NULL, &p);
+    assert_false(s.known);
+    assert_string_equal(s.note, p.note);
+}
+
+/* The report's lines, name first, for scripts. */
+static void test_print(void **state)
+{
+    struct limits l;
+    char text[4096] = "";
+    FILE *f = fmemopen(text, sizeof(text) - 1, "w");
+    (void)state;
+    assert_non_null(f);
+    make(&l, 2);
+    l.client.cpu_user_s = 1.234;
+    l.client.cpu_sys_s = 4.561;
+    client_busy(&l, 0.97, 0.01);
+    l.client.busy_mean = 0.92;
+    l.client.wait_mean = 0.005;
+    l.servers[0].cpu_s = 5.87;
+    l.servers[0].busy = 0.36;
+    l.servers[1].known = false;
+    snprintf(l.servers[1].note, sizeof(l.servers[1].note), "no answer to stats in time");
+    limits_judge(&l);
+    limits_print(f, &l);
+    fclose(f);
+    assert_string_equal(text, "client_cpu_user_s: 1.23\n"
+                              "client_cpu_sys_s: 4.56\n"
+                              "client_busy: 0.92 (busiest thread 0.97, 2 threads)\n"
+                              "client_cpu_wait: 0.01 (thread max 0.01)\n"
+                              "server_cpu_s: 10.0.0.1:11211 5.87 (4 threads, busy 0.36)\n"
+                              "server_cpu_unknown: 10.0.0.2:11211 (no answer to stats in time)\n"
+                              "limited_by: client (slap's busiest thread was busy 98% of the run: "
+                              "the figures measure slap, not the server; raise -T (now 2) if slap "
+                              "has idle CPUs, or run slap on more hosts; the load of some servers "
+                              "is unknown (no stats): this verdict is about the client only)\n");
+    limits_free(&l);
+}
+
+/* Two hosts as one: CPU and threads summed, the busiest thread of either, servers listed. */
+static void test_merge_hosts(void **state)
+{
+    struct limits a, b, m;
+    (void)state;
+    make(&a, 1);
+    make(&b, 1);
+    client_busy(&a, 0.40, 0.0);
+    client_busy(&b, 0.90, 0.0);
+    b.client.threads = 6;
+    a.client.cpu_user_s = 1;
+    b.client.cpu_user_s = 2;
+    assert_int_equal(limits_init(&m, 0), SLAP_OK);
+    assert_int_equal(limits_add(&m, &a, true), SLAP_OK);
+    assert_int_equal(limits_add(&m, &b, false), SLAP_OK);
+    assert_int_equal(m.client.threads, 8);
+    assert_float_equal(m.client.cpu_user_s, 3, 1e-9);
+    assert_float_equal(m.client.busy_mean, (0.40 * 2 + 0.90 * 6) / 8, 1e-9);
+    assert_float_equal(m.client.demand_max, 0.90, 1e-9);
+    assert_int_equal(m.nservers, 2);
+    m.concurrency = 32;
+    m.threads = 8;
+    m.seconds = 10;
+    judge(&m, LIMITS_CLIENT, "raise -T (now 8)");
+    limits_free(&a);
+    limits_free(&b);
+}
+
+static void test_verdict_names(void **state)
+{
+    enum limits_verdict v;
+    (void)state;
+    for (int i = LIMITS_SERVER; i <= LIMITS_UNKNOWN; i++) {
+        assert_true(limits_verdict_parse(limits_verdict_name((enum limits_verdict)i), &v));
+        assert_int_equal(v, i);
+    }
+    assert_false(limits_verdict_parse("mixed", &v));
+    assert_false(limits_verdict_parse(NULL, &v));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_server_bound),
+        cmocka_unit_test(test_server_threshold_exact),
+        cmocka_unit_test(test_client_bound_cpu),
+        cmocka_unit_test(test_client_bound_starved),
+        cmocka_unit_test(test_both),
+        cmocka_unit_test(test_neither_latency),
+        cmocka_unit_test(test_open_loop_at_target),
+        cmocka_unit_test(test_open_loop_short_of_target),
+        cmocka_unit_test(test_trace_times),
+        cmocka_unit_test(test_no_server_stats),
+        cmocka_unit_test(test_server_from_stats),
+        cmocka_unit_test(test_print),
+        cmocka_unit_test(test_merge_hosts),
+        cmocka_unit_test(test_verdict_names),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
