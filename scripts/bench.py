@@ -1,0 +1,454 @@
+#!/usr/bin/env python3
+"""slap against its peers, side by side, on this machine: what each client costs per request.
+
+For each workload and each round, a fresh memcached (-t 1) is started pinned to one CPU and each
+tool in turn runs pinned to another, the order of the tools alternating from round to round. Over
+the middle of each run (from --skip seconds to --skip + --window seconds) the script reads:
+
+  ops       what the server counted: cmd_get + cmd_set (a multi-get counts each key), per second
+  cpu/op    the client's CPU time (user + system, all threads, from /proc/PID/stat) per op
+  user/op   the user-mode part of it
+  srv/op    memcached's CPU time (its own rusage from `stats`) per op
+  rss       the client's peak resident memory (VmHWM at the window's end)
+  segs      TCP segments the machine received per op (both directions on loopback: 2 when
+            every request and every answer is one segment carrying the other side's ack)
+
+and prints, per workload, each tool's median and spread over the rounds, then slap/peer ratios
+(of the medians) with the issue's targets. Nothing here is asserted by the test suite: figures
+depend on the machine; only ratios measured side by side in one run mean much.
+
+After the workloads: the time from start to the first request (slap -x 1 under strace), and
+scripts/memcheck.py's peak memory with -c 1000, 10000 and 20000 (--no-memcheck skips it).
+--markdown also prints the table the README's performance section holds.
+
+Usage: scripts/bench.sh [--rounds N] [--time S] [--workloads a,b,...] [--memtier PATH]
+                        [--no-memcheck] [--markdown] [--list]
+"""
+import argparse
+import os
+import re
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import time
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+# Each workload: slap's options, and the same run in each peer's words (None: the peer has no
+# such run). The standard one is memaslap's defaults at -T 1 -c 64: 64-byte keys, 1 KiB values,
+# one set in ten.
+WORKLOADS = {
+    "standard": {"slap": ["-T", "1", "-c", "64"],
+                 "memaslap": ["-T", "1", "-c", "64"],
+                 "memtier": ["--threads=1", "--clients=64", "--ratio=1:9"]},
+    "d10": {"slap": ["-T", "1", "-c", "64", "-d", "10"],
+            "memaslap": ["-T", "1", "-c", "64", "-d", "10"],
+            "memtier": None},
+    "pipeline16": {"slap": ["-T", "1", "-c", "64", "--pipeline", "16"],
+                   "memaslap": None,
+                   "memtier": ["--threads=1", "--clients=64", "--ratio=1:9", "--pipeline=16"]},
+    "udp": {"slap": ["-T", "1", "-c", "64", "-U"],
+            "memaslap": ["-T", "1", "-c", "64", "-U"],
+            "memtier": None},
+    "binary": {"slap": ["-T", "1", "-c", "64", "-B"],
+               "memaslap": ["-T", "1", "-c", "64", "-B"],
+               "memtier": ["--threads=1", "--clients=64", "--ratio=1:9",
+                           "--protocol=memcache_binary"]},
+    "meta": {"slap": ["-T", "1", "-c", "64", "--protocol", "meta"],
+             "memaslap": None,
+             "memtier": None},
+    "c1000": {"slap": ["-T", "1", "-c", "1000", "-w", "100"],
+              "memaslap": ["-T", "1", "-c", "1000", "-w", "100"],
+              "memtier": ["--threads=1", "--clients=1000", "--ratio=1:9"]},
+    "c10000": {"slap": ["-T", "1", "-c", "10000", "-w", "16"],
+               "memaslap": ["-T", "1", "-c", "10000", "-w", "16"],
+               "memtier": None},
+    "open80": {"slap": ["-T", "1", "-c", "64"],  # -P is added: 80% of slap's closed-loop rate
+               "memaslap": ["-T", "1", "-c", "64"],
+               "memtier": ["--threads=1", "--clients=64", "--ratio=1:9"]},
+    "T2": {"slap": ["-T", "2", "-c", "64"],  # both threads on the client's one CPU
+           "memaslap": None,
+           "memtier": None},
+}
+
+# The issue's targets: (workload, ratio, "<=" or ">=", bound), checked on the ratios printed.
+TARGETS = [
+    ("standard", "cpu/op slap/memaslap", "<=", 0.85),
+    ("standard", "user/op slap/memaslap", "<=", 0.5),
+    ("standard", "ops slap/memaslap", ">=", 1.0),
+    ("standard", "cpu/op spread slap/memaslap", "<=", 1.0),
+    ("d10", "cpu/op slap/memaslap", "<=", 0.8),
+    ("d10", "ops slap/memaslap", ">=", 1.0),
+    ("pipeline16", "cpu/op slap/slap-standard", "<=", 0.5),
+    ("pipeline16", "ops slap/memtier", ">=", 1.0),
+    ("udp", "cpu/op slap/memaslap", "<=", 0.8),
+    ("T2", "cpu/op slap/slap-standard", "<=", 1.1),
+]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """memcached -t 1 pinned to a CPU, on a free port (TCP and UDP), stopped by pid."""
+
+    def __init__(self, cpu, udp):
+        self.port = free_port()
+        cmd = ["taskset", "-c", str(cpu), "memcached", "-t", "1", "-m", "1024", "-c", "15000",
+               "-p", str(self.port), "-U", str(self.port) if udp else "0",
+               "-l", "127.0.0.1,127.0.0.2"]
+        if os.geteuid() == 0:
+            cmd += ["-u", "root"]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                     preexec_fn=raise_nofile)
+        deadline = time.monotonic() + 5
+        while True:
+            try:
+                self.stats()
+                return
+            except OSError:
+                if self.proc.poll() is not None or time.monotonic() > deadline:
+                    raise SystemExit("memcached did not start: %r" % cmd)
+                time.sleep(0.02)
+
+    def stats(self):
+        with socket.create_connection(("127.0.0.1", self.port), timeout=5) as s:
+            s.sendall(b"stats\r\n")
+            data = b""
+            while not data.endswith(b"END\r\n"):
+                chunk = s.recv(65536)
+                if not chunk:
+                    raise OSError("closed")
+                data += chunk
+        out = {}
+        for line in data.decode().split("\r\n"):
+            parts = line.split(" ")
+            if len(parts) == 3 and parts[0] == "STAT":
+                try:
+                    out[parts[1]] = float(parts[2])
+                except ValueError:
+                    pass
+        return out
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def raise_nofile():
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = min(hard, 65536)
+    if soft < want:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+
+
+def proc_cpu(pid):
+    """User and system CPU seconds of a process, all its threads (or None once it is gone)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return int(fields[11]) / CLK_TCK, int(fields[12]) / CLK_TCK
+
+
+def tcp_segments():
+    """TCP segments received by this machine so far (/proc/net/snmp InSegs): on loopback, the
+    requests, answers and pure acknowledgements of both sides."""
+    with open("/proc/net/snmp") as f:
+        rows = [line.split() for line in f if line.startswith("Tcp:")]
+    return int(rows[1][rows[0].index("InSegs")])
+
+
+def peak_rss_kb(pid):
+    """The process's resident high-water mark so far (VmHWM). Not wait4's ru_maxrss: a child
+    of this script starts its count from the script's own size, inherited across exec."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return None
+
+
+def command(tool, args, port, seconds, paths):
+    server = "127.0.0.1:%d" % port
+    if tool == "slap":
+        return [paths["slap"], "-s", server, "-t", "%ds" % seconds] + args
+    if tool == "memaslap":
+        return ["memcaslap", "-s", server, "-t", "%ds" % seconds] + args
+    return [paths["memtier"], "-s", "127.0.0.1", "-p", str(port), "--protocol=memcache_text",
+            "--test-time=%d" % seconds, "--data-size=1024", "--key-minimum=1",
+            "--key-maximum=10000", "--key-prefix=memtier-key-of-sixty-four-bytes-or-so-padded-",
+            "--hide-histogram"] + args
+
+
+def one_run(tool, args, cpus, opts, paths, udp):
+    """One tool's run on a fresh server: its figures over the window, or None if it failed."""
+    srv = Server(cpus[0], udp)
+    try:
+        cmd = ["taskset", "-c", str(cpus[1])] + command(tool, args, srv.port, opts.time, paths)
+        if tool == "memtier" and "--protocol=memcache_binary" in args:
+            cmd.remove("--protocol=memcache_text")
+        start = time.monotonic()
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                preexec_fn=raise_nofile)
+        marks = []
+        for at in (opts.skip, opts.skip + opts.window):
+            time.sleep(max(0.0, start + at - time.monotonic()))
+            marks.append((time.monotonic(), proc_cpu(proc.pid), srv.stats(), tcp_segments()))
+        hwm = peak_rss_kb(proc.pid)
+        out = b""
+        for chunk in iter(lambda: proc.stdout.read(65536), b""):
+            out += chunk
+        _, status, _ = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        (t0, c0, s0, g0), (t1, c1, s1, g1) = marks
+        if c0 is None or c1 is None:
+            print("  %s: ended before the window closed (exit %d): %s"
+                  % (tool, proc.returncode, out.decode(errors="replace")[-300:]), file=sys.stderr)
+            return None
+        ops = (s1["cmd_get"] + s1["cmd_set"]) - (s0["cmd_get"] + s0["cmd_set"])
+        if ops <= 0:
+            print("  %s: the server counted nothing" % tool, file=sys.stderr)
+            return None
+        seconds = t1 - t0
+        return {"ops_s": ops / seconds,
+                "cpu_us": 1e6 * ((c1[0] - c0[0]) + (c1[1] - c0[1])) / ops,
+                "user_us": 1e6 * (c1[0] - c0[0]) / ops,
+                "srv_us": 1e6 * ((s1["rusage_user"] + s1["rusage_system"]) -
+                                 (s0["rusage_user"] + s0["rusage_system"])) / ops,
+                "client_busy": ((c1[0] - c0[0]) + (c1[1] - c0[1])) / seconds,
+                "segs": (g1 - g0) / ops,
+                "rss_mb": (hwm or 0) / 1024.0,
+                "exit": proc.returncode}
+    finally:
+        srv.stop()
+
+
+VERBOSE = []
+
+
+def opts_verbose():
+    return bool(VERBOSE and VERBOSE[0])
+
+
+def summary(runs, key):
+    values = [r[key] for r in runs]
+    return statistics.median(values), min(values), max(values)
+
+
+def run_workload(name, opts, paths, cpus, tools, extra_slap=None, rate_from=None):
+    spec = WORKLOADS[name]
+    present = [t for t in tools if spec.get(t) is not None]
+    results = {t: [] for t in present}
+    for rnd in range(opts.rounds):
+        order = present if rnd % 2 == 0 else list(reversed(present))
+        for tool in order:
+            args = list(spec[tool])
+            if rate_from is not None and tool in ("slap", "memaslap"):
+                args += ["-P", "%d" % rate_from]
+            elif rate_from is not None and tool == "memtier":  # its rate is per connection
+                args += ["--rate-limiting=%d" % max(1, rate_from // 64)]
+            r = one_run(tool, args, cpus, opts, paths, udp=(name == "udp"))
+            if r is not None:
+                results[tool].append(r)
+    return {t: v for t, v in results.items() if v}
+
+
+def print_workload(name, results, note=""):
+    print("\n== %s%s" % (name, note))
+    print("%-9s %5s %18s %16s %16s %9s %6s %7s %6s" % ("tool", "runs", "ops/s (min-max)",
+                                                        "cpu us/op", "user us/op", "srv us/op",
+                                                        "busy", "rss MB", "segs"))
+    for tool, runs in results.items():
+        ops, olo, ohi = summary(runs, "ops_s")
+        cpu, clo, chi = summary(runs, "cpu_us")
+        user, ulo, uhi = summary(runs, "user_us")
+        print("%-9s %5d %8.0f (%3.0f-%3.0fk) %5.2f (%4.2f-%4.2f) %5.2f (%4.2f-%4.2f) %9.2f %6.2f "
+              "%7.1f %6.2f" % (tool, len(runs), ops, olo / 1000, ohi / 1000, cpu, clo, chi, user,
+                               ulo, uhi, summary(runs, "srv_us")[0],
+                               summary(runs, "client_busy")[0], max(r["rss_mb"] for r in runs),
+                               summary(runs, "segs")[0]))
+        if opts_verbose():
+            for r in runs:
+                print("          %8.0f ops/s  cpu %5.2f  user %4.2f  srv %5.2f  segs/op %4.2f"
+                      % (r["ops_s"], r["cpu_us"], r["user_us"], r["srv_us"], r["segs"]))
+
+
+def ratios(name, results, standard):
+    """slap/peer ratios of the medians (and the pipeline against slap's own standard run)."""
+    out = {}
+    if "slap" not in results:
+        return out
+    s = {k: summary(results["slap"], k)[0] for k in ("ops_s", "cpu_us", "user_us")}
+    for peer in ("memaslap", "memtier"):
+        if peer in results:
+            p = {k: summary(results[peer], k)[0] for k in ("ops_s", "cpu_us", "user_us")}
+            out["cpu/op slap/%s" % peer] = s["cpu_us"] / p["cpu_us"]
+            out["user/op slap/%s" % peer] = s["user_us"] / p["user_us"]
+            out["ops slap/%s" % peer] = s["ops_s"] / p["ops_s"]
+            if spread(results[peer]) > 0 and len(results["slap"]) > 2:
+                out["cpu/op spread slap/%s" % peer] = spread(results["slap"]) / spread(results[peer])
+    if standard is not None and name != "standard":
+        out["cpu/op slap/slap-standard"] = s["cpu_us"] / summary(standard, "cpu_us")[0]
+    for k, v in out.items():
+        verdict = ""
+        for w, what, how, bound in TARGETS:
+            if w == name and what == k:
+                met = v <= bound if how == "<=" else v >= bound
+                verdict = " (target %s %.2f: %s)" % (how, bound, "met" if met else "NOT met")
+        print("  %-34s %6.2f%s" % (k, v, verdict))
+    return out
+
+
+def spread(runs):
+    """Run-to-run spread of the CPU per op: (max - min) / median."""
+    values = [r["cpu_us"] for r in runs]
+    return (max(values) - min(values)) / statistics.median(values)
+
+
+def startup_ms(paths, cpus, tries=5):
+    """From exec to the first request on the wire: slap -x 1 under strace -f -ttt."""
+    if shutil.which("strace") is None:
+        return None
+    times = []
+    srv = Server(cpus[0], udp=False)
+    try:
+        for _ in range(tries):
+            r = subprocess.run(["strace", "--seccomp-bpf", "-f", "-ttt",
+                                "-e", "trace=execve,writev,write,sendmsg",
+                                "-o", "/tmp/slap-bench-startup.%d" % os.getpid(), paths["slap"],
+                                "-s", "127.0.0.1:%d" % srv.port, "-x", "1"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=30)
+            if r.returncode != 0:
+                continue
+            with open("/tmp/slap-bench-startup.%d" % os.getpid()) as f:
+                lines = f.read().splitlines()
+            start = first = None
+            for line in lines:
+                m = re.match(r"\d+\s+([\d.]+) (\w+)\((\d+)?", line)
+                if not m:
+                    continue
+                if m.group(2) == "execve" and start is None:
+                    start = float(m.group(1))
+                elif m.group(2) in ("writev", "sendmsg", "write") and m.group(3) not in ("1", "2"):
+                    first = float(m.group(1))
+                    break
+            if start is not None and first is not None:
+                times.append(1000 * (first - start))
+    finally:
+        srv.stop()
+        try:
+            os.unlink("/tmp/slap-bench-startup.%d" % os.getpid())
+        except OSError:
+            pass
+    return statistics.median(times) if times else None
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--time", type=int, default=9, help="seconds each run lasts")
+    p.add_argument("--skip", type=float, default=1.5, help="seconds before the window opens")
+    p.add_argument("--window", type=float, default=6.0, help="seconds the window lasts")
+    p.add_argument("--workloads", default=",".join(WORKLOADS))
+    p.add_argument("--memtier", help="path of a memtier_benchmark to compare with")
+    p.add_argument("--slap", default=os.path.join(TOP, "build", "slap"))
+    p.add_argument("--list", action="store_true", help="print the workloads and exit")
+    p.add_argument("--no-memcheck", action="store_true", help="skip memcheck.py's runs")
+    p.add_argument("--markdown", action="store_true", help="print a markdown table at the end")
+    p.add_argument("-v", "--verbose", action="store_true", help="print every run's figures")
+    opts = p.parse_args()
+    VERBOSE.append(opts.verbose)
+    if opts.list:
+        for name, spec in WORKLOADS.items():
+            print("%-10s slap %s" % (name, " ".join(spec["slap"])))
+        return 0
+    if opts.skip + opts.window >= opts.time:
+        raise SystemExit("--skip + --window must end before --time")
+    for path in (opts.slap, opts.memtier):
+        if path is not None and not os.access(path, os.X_OK):
+            raise SystemExit("bench: %s is not an executable (scripts/bench.sh builds slap)" % path)
+    paths = {"slap": opts.slap, "memtier": opts.memtier}
+    tools = ["slap", "memaslap"] + (["memtier"] if opts.memtier else [])
+    cpus = (0, 1) if os.cpu_count() >= 2 else (0, 0)
+    names = opts.workloads.split(",")
+    for n in names:
+        if n not in WORKLOADS:
+            raise SystemExit("unknown workload %r (--list names them)" % n)
+    print("slap bench: %d rounds of %d s each (window %.1f-%.1f s), memcached -t 1 on CPU %d, "
+          "clients on CPU %d; tools: %s" % (opts.rounds, opts.time, opts.skip,
+                                            opts.skip + opts.window, cpus[0], cpus[1],
+                                            ", ".join(tools)))
+    standard = None
+    table = []
+    for name in names:
+        rate = None
+        if name == "open80":
+            base = standard or run_workload("standard", opts, paths, cpus, ["slap"]).get("slap")
+            rate = int(0.8 * summary(base, "ops_s")[0]) if base else None
+            if rate is None:
+                continue
+        results = run_workload(name, opts, paths, cpus, tools, rate_from=rate)
+        if name == "standard":
+            standard = results.get("slap")
+        print_workload(name, results, " (-P %d)" % rate if rate else "")
+        table.append((name, rate, results, ratios(name, results, standard)))
+        sys.stdout.flush()
+    ms = startup_ms(paths, cpus)
+    if ms is not None:
+        print("\nstart to first request (slap -x 1 under strace, median of 5): %.1f ms "
+              "(target < 30)" % ms)
+    if opts.markdown:
+        print_markdown(table, tools)
+    if not opts.no_memcheck:
+        print("\n== peak memory with many connections (scripts/memcheck.py)")
+        sys.stdout.flush()
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import memcheck
+        memcheck.main(["--slap", opts.slap])
+    return 0
+
+
+def print_markdown(table, tools):
+    """The README's table: per workload and tool, medians (and slap's ratios to each peer)."""
+    print("\n| workload | tool | ops/s | client CPU us/op (user) | server CPU us/op | RSS MB |"
+          " slap/peer: CPU/op, user/op, ops/s |")
+    print("|---|---|---|---|---|---|---|")
+    for name, rate, results, rat in table:
+        label = "`%s`%s" % (" ".join(WORKLOADS[name]["slap"]), " -P %d" % rate if rate else "")
+        for tool in tools:
+            if tool not in results:
+                continue
+            runs = results[tool]
+            cmp = ""
+            if tool != "slap" and "cpu/op slap/%s" % tool in rat:
+                cmp = "%.2f, %.2f, %.2f" % (rat["cpu/op slap/%s" % tool],
+                                            rat["user/op slap/%s" % tool],
+                                            rat["ops slap/%s" % tool])
+            elif tool == "slap" and "cpu/op slap/slap-standard" in rat:
+                cmp = "CPU/op %.2f of slap's standard" % rat["cpu/op slap/slap-standard"]
+            print("| %s | %s | %.0fk | %.2f (%.2f) | %.2f | %.1f | %s |"
+                  % (label, tool, summary(runs, "ops_s")[0] / 1000, summary(runs, "cpu_us")[0],
+                     summary(runs, "user_us")[0], summary(runs, "srv_us")[0],
+                     max(r["rss_mb"] for r in runs), cmp))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
