@@ -61,8 +61,8 @@ WORKLOADS = {
     "meta": {"slap": ["-T", "1", "-c", "64", "--protocol", "meta"],
              "memaslap": None,
              "memtier": None},
-    "c1000": {"slap": ["-T", "1", "-c", "1000", "-w", "100"],
-              "memaslap": ["-T", "1", "-c", "1000", "-w", "100"],
+    "c1000": {"slap": ["-T", "1", "-c", "1000", "-w", "1k"],  # memaslap wants the k
+              "memaslap": ["-T", "1", "-c", "1000", "-w", "1k"],
               "memtier": ["--threads=1", "--clients=1000", "--ratio=1:9"]},
     "c10000": {"slap": ["-T", "1", "-c", "10000", "-w", "16"],
                "memaslap": ["-T", "1", "-c", "10000", "-w", "16"],
@@ -261,8 +261,10 @@ def run_workload(name, opts, paths, cpus, tools, extra_slap=None, rate_from=None
         order = present if rnd % 2 == 0 else list(reversed(present))
         for tool in order:
             args = list(spec[tool])
-            if rate_from is not None and tool in ("slap", "memaslap"):
+            if rate_from is not None and tool == "slap":
                 args += ["-P", "%d" % rate_from]
+            elif rate_from is not None and tool == "memaslap":  # it takes thousands only
+                args += ["-P", "%dk" % max(1, rate_from // 1000)]
             elif rate_from is not None and tool == "memtier":  # its rate is per connection
                 args += ["--rate-limiting=%d" % max(1, rate_from // 64)]
             r = one_run(tool, args, cpus, opts, paths, udp=(name == "udp"))
