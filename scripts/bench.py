@@ -35,6 +35,8 @@ import subprocess
 import sys
 import time
 
+import memcheck  # beside this script: its free port, open-file limit and memory runs
+
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
@@ -90,24 +92,17 @@ TARGETS = [
 ]
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class Server:
     """memcached -t 1 pinned to a CPU, on a free port (TCP and UDP), stopped by pid."""
 
     def __init__(self, cpu, udp):
-        self.port = free_port()
+        self.port = memcheck.free_port()
         cmd = ["taskset", "-c", str(cpu), "memcached", "-t", "1", "-m", "1024", "-c", "15000",
                "-p", str(self.port), "-U", str(self.port) if udp else "0",
                "-l", "127.0.0.1,127.0.0.2"]
         if os.geteuid() == 0:
             cmd += ["-u", "root"]
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                     preexec_fn=raise_nofile)
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 5
         while True:
             try:
@@ -145,14 +140,6 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-
-
-def raise_nofile():
-    import resource
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    want = min(hard, 65536)
-    if soft < want:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
 
 
 def proc_cpu(pid):
@@ -221,8 +208,7 @@ def one_run(tool, args, cpus, opts, paths, udp):
         if tool == "memtier" and "--protocol=memcache_binary" in args:
             cmd.remove("--protocol=memcache_text")
         start = time.monotonic()
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                preexec_fn=raise_nofile)
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         marks = []
         for at in (opts.skip, opts.skip + opts.window):
             time.sleep(max(0.0, start + at - time.monotonic()))
@@ -259,13 +245,6 @@ def one_run(tool, args, cpus, opts, paths, udp):
         srv.stop()
 
 
-VERBOSE = []
-
-
-def opts_verbose():
-    return bool(VERBOSE and VERBOSE[0])
-
-
 def summary(runs, key):
     values = [r[key] for r in runs]
     return statistics.median(values), min(values), max(values)
@@ -291,7 +270,7 @@ def run_workload(name, opts, paths, cpus, tools, extra_slap=None, rate_from=None
     return {t: v for t, v in results.items() if v}
 
 
-def print_workload(name, results, note=""):
+def print_workload(name, results, note, verbose):
     print("\n== %s%s" % (name, note))
     print("%-9s %5s %18s %16s %16s %9s %6s %7s %6s" % ("tool", "runs", "ops/s (min-max)",
                                                         "cpu us/op", "user us/op", "srv us/op",
@@ -305,7 +284,7 @@ def print_workload(name, results, note=""):
                                ulo, uhi, summary(runs, "srv_us")[0],
                                summary(runs, "client_busy")[0], max(r["rss_mb"] for r in runs),
                                summary(runs, "segs")[0]))
-        if opts_verbose():
+        if verbose:
             for r in runs:
                 print("          %8.0f ops/s  cpu %5.2f  user %4.2f  srv %5.2f  segs/op %4.2f  "
                       "get misses %.0f%%" % (r["ops_s"], r["cpu_us"], r["user_us"], r["srv_us"],
@@ -396,7 +375,7 @@ def main():
     p.add_argument("--markdown", action="store_true", help="print a markdown table at the end")
     p.add_argument("-v", "--verbose", action="store_true", help="print every run's figures")
     opts = p.parse_args()
-    VERBOSE.append(opts.verbose)
+    memcheck.raise_nofile()  # children inherit it: memcached -c 15000 and slap -c 10000
     if opts.list:
         for name, spec in WORKLOADS.items():
             print("%-10s slap %s" % (name, " ".join(spec["slap"])))
@@ -429,7 +408,7 @@ def main():
         results = run_workload(name, opts, paths, cpus, tools, rate_from=rate)
         if name == "standard":
             standard = results.get("slap")
-        print_workload(name, results, " (-P %d)" % rate if rate else "")
+        print_workload(name, results, " (-P %d)" % rate if rate else "", opts.verbose)
         table.append((name, rate, results, ratios(name, results, standard)))
         sys.stdout.flush()
     ms = startup_ms(paths, cpus)
@@ -441,8 +420,6 @@ def main():
     if not opts.no_memcheck:
         print("\n== peak memory with many connections (scripts/memcheck.py)")
         sys.stdout.flush()
-        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-        import memcheck
         memcheck.main(["--slap", opts.slap])
     return 0
 

@@ -567,19 +567,26 @@ out:
 }
 
 /* slap memslap ARGS, or slap run as memslap or memcslap: memslap's options and report. */
+/* The exit status of a command line that asked for no run: --help or --version (0, or 1 when
+ * standard output failed), or a usage error (2). */
+static int parse_exit(enum options_outcome outcome)
+{
+    if (outcome == OPTIONS_USAGE) {
+        return EXIT_USAGE;
+    }
+    return output_ok() ? EXIT_RUN_OK : EXIT_RUN_FAILED;
+}
+
 static int memslap_main(int argc, char **argv, int first)
 {
     struct slap_options opts;
     struct memslap_args args;
     const char *base = strrchr(argv[0], '/');
     const char *program = first > 0 ? "slap memslap" : (base != NULL ? base + 1 : argv[0]);
-    switch (memslap_parse(&args, &opts, program, argc - first, argv + first, stdout, stderr)) {
-    case OPTIONS_EXIT:
-        return output_ok() ? EXIT_RUN_OK : EXIT_RUN_FAILED;
-    case OPTIONS_USAGE:
-        return EXIT_USAGE;
-    case OPTIONS_RUN:
-        break;
+    enum options_outcome outcome =
+        memslap_parse(&args, &opts, program, argc - first, argv + first, stdout, stderr);
+    if (outcome != OPTIONS_RUN) {
+        return parse_exit(outcome);
     }
     block_signals();
     return run_memslap(&opts, &args);
@@ -623,13 +630,9 @@ int main(int argc, char **argv)
     if (argc > 1 && subcommand_find(argv[1]) != NULL) {
         return subcommand_find(argv[1])(argc - 1, argv + 1);
     }
-    switch (options_parse(&opts, argc, argv, stdout, stderr)) {
-    case OPTIONS_EXIT:
-        return output_ok() ? EXIT_RUN_OK : EXIT_RUN_FAILED;
-    case OPTIONS_USAGE:
-        return EXIT_USAGE;
-    case OPTIONS_RUN:
-        break;
+    enum options_outcome outcome = options_parse(&opts, argc, argv, stdout, stderr);
+    if (outcome != OPTIONS_RUN) {
+        return parse_exit(outcome);
     }
     block_signals();
     return opts.sweep_step > 0 ? run_sweep(&opts) : run_once(&opts);
