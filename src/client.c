@@ -829,7 +829,8 @@ void lane_give_up(struct lane *l, uint64_t end_ns)
 }
 
 /* --trace: the lane's requests of the trace that were due by end_ns but never left. */
-static void lane_count_unsent_trace(struct lane *l, uint64_t from_ns, uint64_t end_ns)
+static void lane_count_unsent_trace(struct lane *l, uint64_t from_ns, uint64_t end_ns,
+                                    uint64_t *unsent, uint64_t *first_due)
 {
     const struct run *run = lane_worker(l)->run;
     const struct trace_request *t;
@@ -840,16 +841,45 @@ static void lane_count_unsent_trace(struct lane *l, uint64_t from_ns, uint64_t e
         }
         if (due >= from_ns) {
             count_unanswered(lane_worker(l), (uint8_t)t->op, due, 0, end_ns);
+            *first_due = (*unsent)++ == 0 ? due : *first_due;
         }
         replay_ring_pop(l->ring);
+    }
+}
+
+/*
+ * Whether the lane's requests still due at the end waited for the server: a socket of the
+ * lane was not open (lost, reconnecting), or a request sent at or before first_due_ns was
+ * still unanswered (the lane was full when they fell due). Otherwise slap itself did not
+ * send them in time: client lag.
+ */
+static bool lane_held_by_server(const struct lane *l, uint64_t first_due_ns)
+{
+    for (uint32_t s = 0; s < l->nconns; s++) {
+        uint64_t since;
+        if (l->conns[s].state != CONN_READY ||
+            (conn_waiting_since(&l->conns[s], &since) && since <= first_due_ns)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Unsent requests of a lane: counted as unanswered, and as client lag when slap was late. */
+static void lane_count_lag(struct lane *l, uint64_t unsent, uint64_t first_due_ns)
+{
+    if (unsent > 0 && !lane_held_by_server(l, first_due_ns)) {
+        lane_worker(l)->cur.counters.client_lag += unsent;
     }
 }
 
 void lane_count_unsent(struct lane *l, uint64_t from_ns, uint64_t end_ns)
 {
     struct client *c = l->client;
+    uint64_t unsent = 0, first_due = 0;
     if (l->ring != NULL) {
-        lane_count_unsent_trace(l, from_ns, end_ns);
+        lane_count_unsent_trace(l, from_ns, end_ns, &unsent, &first_due);
+        lane_count_lag(l, unsent, first_due);
         return;
     }
     if (c->worker->run->opts->tps == 0) {
@@ -862,8 +892,10 @@ void lane_count_unsent(struct lane *l, uint64_t from_ns, uint64_t end_ns)
         if (due >= from_ns) {
             count_unanswered(c->worker, (uint8_t)op, due, 0, end_ns);
             c->quota -= c->quota != UINT64_MAX;
+            first_due = unsent++ == 0 ? due : first_due;
         }
     }
+    lane_count_lag(l, unsent, first_due);
 }
 
 void lane_stop(struct lane *l, uint64_t end_ns)

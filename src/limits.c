@@ -1,18 +1,25 @@
 /*
  * What limited a run: slap's own CPU, the servers' CPU, and the verdict drawn from them.
+ * The rules, in order (README "What limited the run" has them as a table):
  *
- *   the -P target met (or a trace's times) ──────────────> rate
- *   slap's busiest thread ≥ LIMITS_SATURATED and a server's ≥ it ──> both
- *   a server's threads ≥ LIMITS_SATURATED ────────────────> server
- *   slap's busiest thread ≥ LIMITS_SATURATED ─────────────> client
- *   neither, but a server's load unknown ─────────────────> unknown (about the client only)
- *   neither ──────────────────────────────────────────────> latency (too few clients)
+ *   slap's threads waited for a CPU ≥ LIMITS_STARVED of the run ─────> client (both if a
+ *                                               server was saturated too): the host's CPU
+ *   -P: requests fell due while their socket was free, never sent ───> client (the schedule)
+ *   the -P target met (or a trace's times), neither side saturated ─> rate
+ *   slap saturated and a server too ─────────────────────────────────> both
+ *   a server's threads ≥ LIMITS_SATURATED ───────────────────────────> server
+ *   slap saturated (a thread's busy + wait, or its CPUs) ────────────> client
+ *   neither, but a server's load unknown ────────────────────────────> unknown
+ *   neither, requests in flight ≥ LIMITS_OCCUPIED of possible ───────> latency (raise -c)
+ *   neither, fewer in flight ────────────────────────────────────────> client (its turnaround)
  *
- * slap's saturation is the busiest thread's CPU time plus its time waiting for a CPU (a
- * thread that always had work, whether it got a CPU or not, never waited on the network).
+ * Requests in flight come from Little's law: requests per second × mean latency, against
+ * what slap may have in flight (-c × -n × --pipeline). "Busy" is always a share of time on a
+ * CPU; the time a thread waited for one is named as such.
  */
 #include "slap/limits.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,11 +43,12 @@ void limits_free(struct limits *l)
 }
 
 void limits_server_from_stats(struct limits_server *s, const char *name, const char *label,
-                              const struct server_stats_pair *p)
+                              const struct server_stats_pair *p, uint32_t host_cpus)
 {
     memset(s, 0, sizeof(*s));
     snprintf(s->name, sizeof(s->name), "%s", name);
     snprintf(s->label, sizeof(s->label), "%s", label != NULL ? label : "");
+    s->local = host_cpus > 0;
     if (!p->ok || p->after_ns <= p->before_ns) {
         snprintf(s->note, sizeof(s->note), "%s", p->ok ? "stats not read" : p->note);
         return;
@@ -51,7 +59,11 @@ void limits_server_from_stats(struct limits_server *s, const char *name, const c
     s->cpu_s = s->cpu_s > 0 ? s->cpu_s : 0;
     s->threads = p->after.threads;
     s->seconds = (double)(p->after_ns - p->before_ns) / (double)SLAP_NS_PER_SEC;
-    s->busy = s->cpu_s / (s->seconds * (s->threads > 0 ? s->threads : 1));
+    double cpus = s->threads > 0 ? s->threads : 1;
+    if (host_cpus > 0 && cpus > host_cpus) {
+        cpus = host_cpus; /* four threads on two CPUs are saturated at two CPUs' worth */
+    }
+    s->busy = s->cpu_s / (s->seconds * cpus);
 }
 
 const char *limits_verdict_name(enum limits_verdict v)
@@ -93,85 +105,188 @@ static const char *first_unknown(const struct limits *l)
     return "a server";
 }
 
-/* "the servers (busiest 12%)" or "the servers (load unknown)": for the verdicts' words. */
-static void servers_words(char *out, size_t len, const struct limits_server *busiest)
+/* The first server on slap's host, or NULL. */
+static const struct limits_server *first_local(const struct limits *l)
+{
+    for (uint32_t i = 0; i < l->nservers; i++) {
+        if (l->servers[i].local) {
+            return &l->servers[i];
+        }
+    }
+    return NULL;
+}
+
+static bool starved(const struct limits *l)
+{
+    return l->client.wait_known && l->client.wait_max >= LIMITS_STARVED;
+}
+
+static bool client_saturated(const struct limits *l)
+{
+    return l->client.demand_max >= LIMITS_SATURATED ||
+           (l->client.cpus > 0 && l->client.cpu_share >= LIMITS_SATURATED);
+}
+
+/* Appends printf-style words to the verdict's. */
+static void say(struct limits *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(struct limits *l, const char *fmt, ...)
+{
+    size_t used = strlen(l->why);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(l->why + used, sizeof(l->why) - used, fmt, ap);
+    va_end(ap);
+}
+
+/* "slap's busiest thread was on a CPU 18% of the run and waited for one 62%" */
+static void say_client(struct limits *l)
+{
+    const struct limits_client *c = &l->client;
+    say(l, "slap's busiest thread was on a CPU %d%% of the run", pct(c->busy_max));
+    if (c->wait_known) {
+        say(l, " and waited for one %d%%", pct(c->wait_max));
+    }
+    if (c->cpus > 0) {
+        say(l, ", the process used %d%% of the %.4g CPU%s it may use", pct(c->cpu_share), c->cpus,
+            c->cpus == 1 ? "" : "s");
+    }
+}
+
+/* "the servers (busiest 10.0.0.1:11211 12%)" or "the servers (load unknown)" */
+static void say_servers(struct limits *l, const struct limits_server *busiest)
 {
     if (busiest == NULL) {
-        snprintf(out, len, "the servers (load unknown)");
+        say(l, "the servers (load unknown)");
     } else {
-        snprintf(out, len, "the servers (busiest %s %d%%)", busiest->name, pct(busiest->busy));
+        say(l, "the servers (busiest %s %d%%)", busiest->name, pct(busiest->busy));
     }
+}
+
+/* The host's CPUs, when they were near saturation, and who shares them. */
+static void say_host(struct limits *l)
+{
+    const struct limits_server *local = first_local(l);
+    if (!l->host.known || l->host.busy < LIMITS_SATURATED) {
+        return;
+    }
+    say(l, "; this host's %u CPU%s were %d%% busy", l->host.cpus, l->host.cpus == 1 ? "" : "s",
+        pct(l->host.busy));
+    if (local != NULL) {
+        say(l, ", shared by slap and %s", local->name);
+    }
+}
+
+static void why_starved(struct limits *l, const struct limits_server *busiest, bool server,
+                        uint32_t unknown)
+{
+    const struct limits_client *c = &l->client;
+    say(l, "slap's threads waited for a CPU up to %d%% of the run (busiest thread on a CPU %d%%): "
+           "the load host's CPU limited the run, so the figures measure slap's share of it",
+        pct(c->wait_max), pct(c->busy_max));
+    if (server) {
+        say(l, ", and %s's threads were busy %d%% too", busiest->name, pct(busiest->busy));
+    }
+    say_host(l);
+    say(l, "; give slap CPUs of its own (stop other load, lift a CPU quota, pin the server "
+           "apart with taskset)");
+    if (c->cpus > 0 && l->threads > 1 && l->threads > c->cpus + 0.5) {
+        say(l, ", and use no more threads (-T %u) than the %.4g CPU%s slap may use", l->threads,
+            c->cpus, c->cpus == 1 ? "" : "s");
+    }
+    say(l, ", then run again");
+    if (l->client_lag > 0) {
+        say(l, "; slap could not keep the -P schedule: %llu requests fell due while their socket "
+               "was free and were never sent, sends were up to %.1f ms late (P99)",
+            (unsigned long long)l->client_lag, l->send_lag_p99_s * 1e3);
+    }
+    if (unknown > 0 && !server) {
+        say(l, "; the load of %s is unknown (no stats): this verdict is about the client only",
+            first_unknown(l));
+    }
+}
+
+static void why_late(struct limits *l)
+{
+    say(l, "slap could not keep the -P schedule: %llu requests fell due while their socket was "
+           "free and were never sent, sends were up to %.1f ms late (P99): the figures measure "
+           "slap's lag; ",
+        (unsigned long long)l->client_lag, l->send_lag_p99_s * 1e3);
+    say_client(l);
+    say(l, "; give it more CPU or raise -T (now %u)", l->threads);
+}
+
+static void why_rate(struct limits *l, const struct limits_server *busiest, uint32_t unknown)
+{
+    if (l->target_tps > 0) {
+        say(l, "the -P target of %.0f ops/s was met (%.0f achieved): the rate set the load; ",
+            l->target_tps, l->achieved_tps);
+        say_client(l);
+        say(l, "; ");
+        say_servers(l, busiest);
+        say(l, "%s", unknown > 0 ? ", some servers' load unknown" : "");
+        return;
+    }
+    say(l, "the trace's own times set the rate: neither slap (");
+    say_client(l);
+    say(l, ") nor ");
+    say_servers(l, busiest);
+    say(l, " were near saturation");
 }
 
 static void why_client(struct limits *l, uint32_t unknown)
 {
-    const struct limits_client *c = &l->client;
-    const char *only = unknown > 0 ? "; the load of some servers is unknown (no stats): this "
-                                     "verdict is about the client only"
-                                   : "";
-    if (c->wait_known && c->wait_max >= LIMITS_STARVED) {
-        snprintf(l->why, sizeof(l->why),
-                 "slap's busiest thread ran %d%% and waited for a CPU %d%% of the run: the "
-                 "figures measure slap, not the server; slap is short of CPU (other processes "
-                 "or a CPU quota): give it more CPU, then raise -T (now %u)%s",
-                 pct(c->busy_max), pct(c->wait_max), l->threads, only);
-        return;
+    say_client(l);
+    say(l, ": the figures measure slap, not the server; raise -T (now %u) if slap has idle "
+           "CPUs, or run slap on more hosts",
+        l->threads);
+    if (unknown > 0) {
+        say(l, "; the load of some servers is unknown (no stats): this verdict is about the "
+               "client only");
     }
-    snprintf(l->why, sizeof(l->why),
-             "slap's busiest thread was busy %d%% of the run: the figures measure slap, not the "
-             "server; raise -T (now %u) if slap has idle CPUs, or run slap on more hosts%s",
-             pct(c->demand_max), l->threads, only);
 }
 
-static void why_neither(struct limits *l, const struct limits_server *busiest, uint32_t unknown)
+/* Little's law: whether more requests in flight would have raised the rate. */
+static bool occupied(const struct limits *l)
 {
-    char servers[SERVER_NAME_MAX + 64];
-    int client = pct(l->client.demand_max);
-    servers_words(servers, sizeof(servers), busiest);
-    if (l->verdict == LIMITS_UNKNOWN) {
-        snprintf(l->why, sizeof(l->why),
-                 "slap's busiest thread was busy %d%%, so slap was not the limit; the load of %s "
-                 "is unknown (no stats): this verdict is about the client only",
-                 client, first_unknown(l));
-    } else if (l->verdict == LIMITS_RATE && l->target_tps > 0) {
-        snprintf(l->why, sizeof(l->why),
-                 "the -P target of %.0f ops/s was met (%.0f achieved): the rate set the load; "
-                 "slap's busiest thread was busy %d%%, %s%s",
-                 l->target_tps, l->achieved_tps, client, servers,
-                 unknown > 0 ? ", some servers' load unknown" : "");
-    } else if (l->verdict == LIMITS_RATE) {
-        snprintf(l->why, sizeof(l->why),
-                 "the trace's own times set the rate: neither slap (busiest thread %d%%) nor %s "
-                 "were near saturation",
-                 client, servers);
-    } else if (l->target_tps > 0) {
-        snprintf(l->why, sizeof(l->why),
-                 "the -P target of %.0f ops/s was not met (%.0f achieved) though neither slap "
-                 "(busiest thread %d%%) nor %s were near saturation: too few clients (-c %u) "
-                 "for the latency; raise -c",
-                 l->target_tps, l->achieved_tps, client, servers, l->concurrency);
-    } else {
-        snprintf(l->why, sizeof(l->why),
-                 "neither slap (busiest thread %d%%) nor %s were near saturation: too few "
-                 "clients (-c %u) for the latency, each waits for its answers; raise -c",
-                 client, servers, l->concurrency);
+    return l->in_flight_max == 0 || l->in_flight_mean >= LIMITS_OCCUPIED * l->in_flight_max;
+}
+
+static void why_neither(struct limits *l, const struct limits_server *busiest)
+{
+    say(l, "neither slap (");
+    say_client(l);
+    say(l, ") nor ");
+    say_servers(l, busiest);
+    say(l, " were near saturation, ");
+    if (!occupied(l)) {
+        say(l, "yet slap kept only %.1f of its %u possible requests in flight on average (rate "
+               "x latency): its own time between an answer and the next request limited the "
+               "run, not the clients' number; raise -T, or run slap on more hosts",
+            l->in_flight_mean, l->in_flight_max);
+        return;
     }
-    size_t used = strlen(l->why);
-    if (l->verdict != LIMITS_RATE && l->client.wait_known && l->client.wait_max >= LIMITS_STARVED) {
-        snprintf(l->why + used, sizeof(l->why) - used,
-                 "; but slap's threads waited for a CPU up to %d%% of the run (other processes "
-                 "took it): the figures are uncertain, run again on a quieter machine",
-                 pct(l->client.wait_max));
+    if (l->target_tps > 0) {
+        say(l, "and the -P target of %.0f ops/s was not met (%.0f achieved): ", l->target_tps,
+            l->achieved_tps);
     }
+    say(l, "%.1f of the %u possible requests were in flight on average (rate x latency): too "
+           "few clients (-c %u) for the latency, each waits for its answers; raise -c",
+        l->in_flight_mean, l->in_flight_max, l->concurrency);
 }
 
 static enum limits_verdict decide(const struct limits *l, const struct limits_server *busiest,
                                   uint32_t unknown)
 {
-    bool client = l->client.demand_max >= LIMITS_SATURATED;
+    bool client = client_saturated(l);
     bool server = busiest != NULL && busiest->busy >= LIMITS_SATURATED;
     bool rate_met = l->target_tps > 0 && l->achieved_tps >= LIMITS_RATE_MET * l->target_tps;
-    if (rate_met || (l->paced_by_trace && !client && !server)) {
+    if (starved(l)) {
+        return server ? LIMITS_BOTH : LIMITS_CLIENT;
+    }
+    if (l->client_lag > 0 && !server) {
+        return LIMITS_CLIENT;
+    }
+    if ((rate_met && !client) || (l->paced_by_trace && !client && !server)) {
         return LIMITS_RATE;
     }
     if (client && server) {
@@ -180,32 +295,56 @@ static enum limits_verdict decide(const struct limits *l, const struct limits_se
     if (server || client) {
         return server ? LIMITS_SERVER : LIMITS_CLIENT;
     }
-    return unknown > 0 ? LIMITS_UNKNOWN : LIMITS_LATENCY;
+    if (unknown > 0) {
+        return LIMITS_UNKNOWN;
+    }
+    return occupied(l) ? LIMITS_LATENCY : LIMITS_CLIENT;
 }
 
 void limits_judge(struct limits *l)
 {
     uint32_t unknown;
     const struct limits_server *busiest = busiest_server(l, &unknown);
+    bool server = busiest != NULL && busiest->busy >= LIMITS_SATURATED;
     l->verdict = decide(l, busiest, unknown);
+    l->why[0] = '\0';
+    if (starved(l)) {
+        why_starved(l, busiest, server, unknown);
+        return;
+    }
     switch (l->verdict) {
     case LIMITS_BOTH:
-        snprintf(l->why, sizeof(l->why),
-                 "slap's busiest thread was busy %d%% and %s's threads %d%% of the run: both "
-                 "sides near saturation, the figures measure the pair",
-                 pct(l->client.demand_max), busiest->name, pct(busiest->busy));
+        say_client(l);
+        say(l, ", and %s's threads were busy %d%%: both sides near saturation, the figures "
+               "measure the pair",
+            busiest->name, pct(busiest->busy));
+        say_host(l);
         break;
     case LIMITS_SERVER:
-        snprintf(l->why, sizeof(l->why),
-                 "%s's threads were busy %d%% of the run (slap's busiest thread %d%%): the "
-                 "figures measure the server",
-                 busiest->name, pct(busiest->busy), pct(l->client.demand_max));
+        say(l, "%s's threads were busy %d%% of the run (", busiest->name, pct(busiest->busy));
+        say_client(l);
+        say(l, "): the figures measure the server");
         break;
     case LIMITS_CLIENT:
-        why_client(l, unknown);
+        if (l->client_lag > 0) {
+            why_late(l);
+        } else if (client_saturated(l)) {
+            why_client(l, unknown);
+        } else {
+            why_neither(l, busiest);
+        }
+        break;
+    case LIMITS_RATE:
+        why_rate(l, busiest, unknown);
+        break;
+    case LIMITS_UNKNOWN:
+        say_client(l);
+        say(l, ", so slap was not the limit; the load of %s is unknown (no stats): this verdict "
+               "is about the client only",
+            first_unknown(l));
         break;
     default:
-        why_neither(l, busiest, unknown);
+        why_neither(l, busiest);
         break;
     }
 }
@@ -241,8 +380,19 @@ void limits_print(FILE *out, const struct limits *l)
     if (c->wait_known) {
         fprintf(out, "client_cpu_wait: %.2f (thread max %.2f)\n", c->wait_mean, c->wait_max);
     }
+    if (c->cpus > 0) {
+        fprintf(out, "client_cpus: %.4g (used %.2f of them)\n", c->cpus, c->cpu_share);
+    }
+    if (l->host.known) {
+        fprintf(out, "host_cpu_busy: %.2f (%u CPU%s, every process)\n", l->host.busy, l->host.cpus,
+                l->host.cpus == 1 ? "" : "s");
+    }
     for (uint32_t i = 0; i < l->nservers; i++) {
         print_server(out, &l->servers[i], labels);
+    }
+    if (l->in_flight_max > 0) {
+        fprintf(out, "in_flight: %.1f (of %u possible: requests per second x mean latency)\n",
+                l->in_flight_mean, l->in_flight_max);
     }
     fprintf(out, "limited_by: %s (%s)\n", limits_verdict_name(l->verdict), l->why);
 }
@@ -272,6 +422,10 @@ static void add_client(struct limits_client *into, const struct limits_client *f
     into->demand_max = from->demand_max > into->demand_max ? from->demand_max : into->demand_max;
     into->wait_known = into->wait_known && from->wait_known;
     into->threads = threads;
+    if (from->cpu_share > into->cpu_share) { /* the host nearest its CPUs' limit */
+        into->cpu_share = from->cpu_share;
+        into->cpus = from->cpus;
+    }
 }
 
 enum slap_status limits_add(struct limits *into, const struct limits *from, bool first)
@@ -286,8 +440,20 @@ enum slap_status limits_add(struct limits *into, const struct limits *from, bool
     into->nservers += from->nservers;
     if (first) {
         into->client = from->client;
+        into->host = from->host;
     } else {
         add_client(&into->client, &from->client);
+        into->host.known = into->host.known && from->host.known;
+        if (from->host.busy > into->host.busy) { /* the busiest host */
+            into->host.busy = from->host.busy;
+            into->host.cpus = from->host.cpus;
+        }
+    }
+    into->in_flight_max += from->in_flight_max;
+    into->in_flight_mean += from->in_flight_mean;
+    into->client_lag += from->client_lag;
+    if (from->send_lag_p99_s > into->send_lag_p99_s) {
+        into->send_lag_p99_s = from->send_lag_p99_s;
     }
     return SLAP_OK;
 }

@@ -48,6 +48,30 @@ static void die_of(int sig)
 /* More unanswered requests than this share of all due ones fail the run. */
 #define UNANSWERED_TOLERANCE 0.01
 
+/* No request succeeded: say so, with the likeliest cause the counters show. */
+static void explain_nothing(const struct run *r)
+{
+    const struct slap_counters *c = &r->global.counters;
+    const struct slap_options *o = r->opts;
+    const char *why = "";
+    if ((o->udp || o->facebook) && (c->conn_refused > 0 || c->udp_timeout > 0)) {
+        why = o->udp ? ": nothing answered over UDP; is the server started with UDP on its port "
+                       "(memcached -U PORT; -U 0 turns it off)?"
+                     : ": nothing answered the multi-gets over UDP; is the server started with "
+                       "UDP on its port (memcached -U PORT)?";
+    } else if (c->conn_refused > 0 && c->conn_refused >= c->conn_closed) {
+        why = ": the server closed every connection before its first answer";
+    } else if (c->conn_closed > 0) {
+        why = ": the connections were lost";
+    } else if (c->unanswered > 0) {
+        why = ": the server did not answer";
+    } else if (c->protocol_error > 0 || c->error_reply + c->server_error + c->client_error > 0) {
+        why = ": every answer was an error";
+    }
+    fprintf(stderr, "slap: no request succeeded, so nothing was measured (no rates, no verdict)%s\n",
+            why);
+}
+
 static int verdict(const struct run *r)
 {
     const struct slap_counters *c = &r->global.counters;
@@ -61,7 +85,7 @@ static int verdict(const struct run *r)
         run_describe_stalls(r, stderr);
     }
     if (ops == 0) {
-        fprintf(stderr, "slap: no request succeeded\n");
+        explain_nothing(r);
         return EXIT_RUN_FAILED;
     }
     if (run_all_blocked(r)) {
@@ -69,10 +93,12 @@ static int verdict(const struct run *r)
                         "that no longer answered\n");
         return EXIT_RUN_FAILED;
     }
-    if ((double)c->unanswered > UNANSWERED_TOLERANCE * (double)(ops + c->unanswered)) {
-        fprintf(stderr, "slap: %llu of %llu requests went unanswered, more than %.0f%%\n",
-                (unsigned long long)c->unanswered, (unsigned long long)(ops + c->unanswered),
-                UNANSWERED_TOLERANCE * 100);
+    uint64_t silent = c->unanswered - c->client_lag; /* the servers', not slap's lag */
+    if ((double)silent > UNANSWERED_TOLERANCE * (double)(ops + c->unanswered)) {
+        fprintf(stderr, "slap: %llu of %llu requests went unanswered by the server%s, more than "
+                        "%.0f%%\n",
+                (unsigned long long)silent, (unsigned long long)(ops + c->unanswered),
+                silent == 1 ? "" : "s", UNANSWERED_TOLERANCE * 100);
         return EXIT_RUN_FAILED;
     }
     if (c->conn_refused > 0) {
@@ -301,7 +327,10 @@ static int conclude(const struct run *r, struct outputs *outs, FILE *out)
 {
     const struct slap_options *o = r->opts;
     struct limits limits;
-    bool judged = run_limits(r, &limits) == SLAP_OK;
+    bool judged = run_limits(r, &limits) == SLAP_OK && stats_ops(&r->global) > 0;
+    if (!judged) {
+        limits.seconds = 0; /* nothing measured: no verdict, in the report or the document */
+    }
     report(out, r, judged ? &limits : NULL);
     int status = verdict(r);
     if (r->replay.error[0] != '\0') {

@@ -398,9 +398,10 @@ void report_run_line(FILE *out, const struct slap_stats *global, double seconds,
     const struct slap_counters *c = &global->counters;
     double secs = seconds;
     uint64_t ops = stats_ops(global);
+    /* A run that measured nothing has no rates: bytes sent to no answer over no time are none */
+    double bytes = ops > 0 ? (double)(c->written_bytes + c->read_bytes) : 0.0;
     fprintf(out, "Run time: %.1fs Ops: %llu TPS: %.0f Net_rate: %.1fM/s\n", seconds,
-            (unsigned long long)ops, per_second((double)ops, secs),
-            per_second((double)(c->written_bytes + c->read_bytes) / MIB, secs));
+            (unsigned long long)ops, per_second((double)ops, secs), per_second(bytes / MIB, secs));
     if (signal > 0) {
         fprintf(out, "interrupted: %s\n", signal == SIGINT    ? "SIGINT"
                                            : signal == SIGHUP ? "SIGHUP"

@@ -8,6 +8,8 @@
  */
 #include "slap/run.h"
 
+#include "slap/hostcpu.h"
+
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -445,6 +447,8 @@ static void mark_cpu(struct run *r, bool start)
     r->cpu_sys_s = start ? sys : sys - r->cpu_sys_s;
     r->cpu_started = true;
     r->cpu_measured = !start;
+    *(start ? &r->host_before : &r->host_after) = hostcpu_read();
+    r->cpus_allowed = start ? hostcpu_allowed() : r->cpus_allowed;
 }
 
 /*
@@ -602,6 +606,13 @@ void run_describe_stalls(const struct run *r, FILE *err)
         fprintf(err, " (%llu of them never sent)", (unsigned long long)c->unsent);
     }
     fputs("\n", err);
+    if (c->client_lag > 0) {
+        fprintf(err,
+                "slap: client lag: %llu of the requests never sent fell due while their socket "
+                "was free: slap fell behind its own schedule (send lag up to %.1f ms); they count "
+                "in the latency from their intended time, not against the server\n",
+                (unsigned long long)c->client_lag, (double)r->global.lag.max_ns / 1e6);
+    }
     uint32_t per_server = r->opts->concurrency * r->opts->conns_per_client * (r->opts->facebook ? 2 : 1);
     for (uint32_t i = 0; i < r->servers.count; i++) {
         const struct worker_stall *st = &r->stalls[i];
@@ -643,6 +654,27 @@ static void client_threads(const struct run *r, double seconds, struct limits_cl
     }
 }
 
+/*
+ * Little's law over the measured part: the requests slap had in flight on average (requests
+ * per second x their mean latency from the send; the corrected latency of an open loop also
+ * holds the wait for a free socket) against what it may have; and how far an open loop's
+ * sends fell behind its schedule.
+ */
+static void in_flight(const struct run *r, double seconds, struct limits *l)
+{
+    static struct hist total; /* 37 KiB: not on the stack; the main thread only */
+    const struct slap_options *o = r->opts;
+    if (o->tps > 0) {
+        stats_total_raw(&r->global, &total);
+        l->client_lag = r->global.counters.client_lag;
+        l->send_lag_p99_s = (double)hist_percentile_ns(&r->global.lag, 99.0) / 1e9;
+    } else {
+        stats_total_hist(&r->global, &total);
+    }
+    l->in_flight_max = o->concurrency * o->conns_per_client * (o->pipeline > 0 ? o->pipeline : 1);
+    l->in_flight_mean = (double)total.count / seconds * hist_mean_us(&total) / 1e6;
+}
+
 enum slap_status run_limits(const struct run *r, struct limits *l)
 {
     double seconds = run_seconds(r);
@@ -659,9 +691,19 @@ enum slap_status run_limits(const struct run *r, struct limits *l)
     l->client.cpu_user_s = r->cpu_user_s;
     l->client.cpu_sys_s = r->cpu_sys_s;
     client_threads(r, seconds, &l->client);
+    l->client.cpus = r->cpus_allowed;
+    l->client.cpu_share =
+        r->cpus_allowed > 0 ? (r->cpu_user_s + r->cpu_sys_s) / (seconds * r->cpus_allowed) : 0;
+    double host_busy = hostcpu_busy(&r->host_before, &r->host_after);
+    l->host.known = host_busy >= 0;
+    l->host.busy = host_busy >= 0 ? host_busy : 0;
+    l->host.cpus = hostcpu_online();
+    in_flight(r, seconds, l);
     for (uint32_t i = 0; i < nservers; i++) {
-        limits_server_from_stats(&l->servers[i], r->servers.items[i].name, r->opts->label,
-                                 &r->server_stats[i]);
+        const struct server *srv = &r->servers.items[i];
+        bool local = hostcpu_address_local((const struct sockaddr *)&srv->addr);
+        limits_server_from_stats(&l->servers[i], srv->name, r->opts->label, &r->server_stats[i],
+                                 local ? l->host.cpus : 0);
     }
     limits_judge(l);
     return SLAP_OK;

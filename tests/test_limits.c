@@ -22,6 +22,8 @@ static void make(struct limits *l, uint32_t nservers)
     l->concurrency = 16;
     l->threads = 2;
     l->achieved_tps = 50000;
+    l->in_flight_max = 16;
+    l->in_flight_mean = 15.5; /* every client waiting for its answer */
     l->client.threads = 2;
     l->client.wait_known = true;
     l->client.busy_mean = l->client.busy_max = l->client.demand_max = 0.10;
@@ -88,12 +90,52 @@ static void test_client_bound_starved(void **state)
     (void)state;
     make(&l, 1);
     client_busy(&l, 0.20, 0.79); /* a CPU quota: runnable, throttled */
-    judge(&l, LIMITS_CLIENT, "waited for a CPU 79% of the run");
+    judge(&l, LIMITS_CLIENT, "waited for a CPU up to 79% of the run (busiest thread on a CPU 20%)"
+                             ": the load host's CPU limited the run");
     make(&l, 1);
     client_busy(&l, 0.20, 0.79);
     l.client.wait_known = false; /* no schedstat: the wait is not counted */
     l.client.demand_max = 0.20;
     judge(&l, LIMITS_LATENCY, "too few clients (-c 16)");
+}
+
+/* A CPU hog beside slap (the busy host): little busy, much waiting, whatever -c is. */
+static void test_starved_not_latency(void **state)
+{
+    struct limits l;
+    (void)state;
+    for (uint32_t clients = 16; clients <= 1024; clients *= 4) {
+        make(&l, 1);
+        l.concurrency = l.in_flight_max = clients;
+        l.in_flight_mean = clients * 0.9;
+        l.threads = 4;
+        client_busy(&l, 0.18, 0.62);
+        l.client.cpus = 1;
+        l.servers[0].busy = 0.74;
+        judge(&l, LIMITS_CLIENT, "the load host's CPU limited the run");
+        make(&l, 1);
+        l.threads = 4;
+        client_busy(&l, 0.18, 0.62);
+        l.client.cpus = 1;
+        limits_judge(&l);
+        assert_null(strstr(l.why, "raise -c"));
+        assert_non_null(strstr(l.why, "use no more threads (-T 4) than the 1 CPU slap"));
+        limits_free(&l);
+    }
+    make(&l, 1); /* the threshold: a tenth of the run */
+    client_busy(&l, 0.30, LIMITS_STARVED);
+    judge(&l, LIMITS_CLIENT, "waited for a CPU up to 10%");
+    make(&l, 1);
+    client_busy(&l, 0.30, LIMITS_STARVED - 0.001);
+    judge(&l, LIMITS_LATENCY, "raise -c");
+    make(&l, 1); /* starved beside a saturated server: both, the host's CPUs named */
+    client_busy(&l, 0.45, 0.50);
+    l.servers[0].busy = 0.90;
+    l.servers[0].local = true;
+    l.host.known = true;
+    l.host.cpus = 2;
+    l.host.busy = 0.97;
+    judge(&l, LIMITS_BOTH, "this host's 2 CPUs were 97% busy, shared by slap and 10.0.0.1:11211");
 }
 
 static void test_both(void **state)
@@ -103,7 +145,14 @@ static void test_both(void **state)
     make(&l, 1);
     client_busy(&l, 0.90, 0.05);
     l.servers[0].busy = 0.92;
-    judge(&l, LIMITS_BOTH, "busy 95% and 10.0.0.1:11211's threads 92% of the run: both sides");
+    judge(&l, LIMITS_BOTH, "on a CPU 90% of the run and waited for one 5%, and 10.0.0.1:11211's "
+                           "threads were busy 92%: both sides");
+    make(&l, 1); /* the process at its CPUs' limit, no one thread */
+    client_busy(&l, 0.45, 0.05);
+    l.client.cpus = 1;
+    l.client.cpu_share = 0.95;
+    l.servers[0].busy = 0.92;
+    judge(&l, LIMITS_BOTH, "the process used 95% of the 1 CPU it may use");
 }
 
 static void test_neither_latency(void **state)
@@ -111,12 +160,49 @@ static void test_neither_latency(void **state)
     struct limits l;
     (void)state;
     make(&l, 1);
-    l.concurrency = 1;
+    l.concurrency = l.in_flight_max = 1;
+    l.in_flight_mean = 0.98;
     judge(&l, LIMITS_LATENCY, "too few clients (-c 1) for the latency");
-    make(&l, 1); /* neither saturated, but slap short of CPU: said too */
-    client_busy(&l, 0.40, 0.30);
-    judge(&l, LIMITS_LATENCY,
-          "but slap's threads waited for a CPU up to 30% of the run (other processes took it)");
+    make(&l, 1); /* 64 clients x 16 pipelined: 1024 possible, few of them in flight */
+    l.concurrency = 64;
+    l.in_flight_max = 1024;
+    l.in_flight_mean = 200;
+    judge(&l, LIMITS_CLIENT, "kept only 200.0 of its 1024 possible requests in flight");
+    make(&l, 1);
+    l.concurrency = 64;
+    l.in_flight_max = 1024;
+    l.in_flight_mean = 1000;
+    judge(&l, LIMITS_LATENCY, "1000.0 of the 1024 possible requests were in flight");
+}
+
+/* A four-thread server on a two-CPU host is saturated at two CPUs' worth. */
+static void test_local_server_threads(void **state)
+{
+    struct limits_server s;
+    struct server_stats_pair p = {.ok = true, .before_ns = 0, .after_ns = 2000000000ULL};
+    (void)state;
+    p.after.rusage_user = 3.6;
+    p.after.threads = 4;
+    limits_server_from_stats(&s, "127.0.0.1:11211", NULL, &p, 2);
+    assert_true(s.local);
+    assert_float_equal(s.busy, 3.6 / (2.0 * 2), 1e-9);
+    limits_server_from_stats(&s, "10.0.0.1:11211", NULL, &p, 0);
+    assert_false(s.local);
+    assert_float_equal(s.busy, 3.6 / (2.0 * 4), 1e-9);
+}
+
+/* -P: requests due while their socket was free and never sent are slap's lag, not a met rate. */
+static void test_open_loop_client_lag(void **state)
+{
+    struct limits l;
+    (void)state;
+    make(&l, 1);
+    l.target_tps = 5000;
+    l.achieved_tps = 4920;
+    l.client_lag = 160;
+    l.send_lag_p99_s = 0.084;
+    judge(&l, LIMITS_CLIENT, "slap could not keep the -P schedule: 160 requests fell due while "
+                             "their socket was free and were never sent, sends were up to 84.0 ms");
 }
 
 static void test_open_loop_at_target(void **state)
@@ -185,17 +271,17 @@ static void test_server_from_stats(void **state)
     p.after.rusage_user = 12.0;
     p.after.rusage_system = 6.0;
     p.after.threads = 4;
-    limits_server_from_stats(&s, "127.0.0.1:11211", "host-a", &p);
+    limits_server_from_stats(&s, "127.0.0.1:11211", "host-a", &p, 0);
     assert_true(s.known);
     assert_float_equal(s.cpu_s, 3.0, 1e-9);
     assert_float_equal(s.seconds, 2.0, 1e-9);
     assert_float_equal(s.busy, 3.0 / (2.0 * 4), 1e-9);
     p.after.threads = 0; /* a server that does not say: a share of one CPU */
-    limits_server_from_stats(&s, "127.0.0.1:11211", NULL, &p);
+    limits_server_from_stats(&s, "127.0.0.1:11211", NULL, &p, 0);
     assert_float_equal(s.busy, 1.5, 1e-9);
     p.ok = false;
     snprintf(p.note, sizeof(p.note), "it did not answer stats (it said 'ERROR')");
-    limits_server_from_stats(&s, "127.0.0.1:11211", NULL, &p);
+    limits_server_from_stats(&s, "127.0.0.1:11211", NULL, &p, 0);
     assert_false(s.known);
     assert_string_equal(s.note, p.note);
 }
@@ -227,7 +313,10 @@ static void test_print(void **state)
                               "client_cpu_wait: 0.01 (thread max 0.01)\n"
                               "server_cpu_s: 10.0.0.1:11211 5.87 (4 threads, busy 0.36)\n"
                               "server_cpu_unknown: 10.0.0.2:11211 (no answer to stats in time)\n"
-                              "limited_by: client (slap's busiest thread was busy 98% of the run: "
+                              "in_flight: 15.5 (of 16 possible: requests per second x mean "
+                              "latency)\n"
+                              "limited_by: client (slap's busiest thread was on a CPU 97% of the "
+                              "run and waited for one 1%: "
                               "the figures measure slap, not the server; raise -T (now 2) if slap "
                               "has idle CPUs, or run slap on more hosts; the load of some servers "
                               "is unknown (no stats): this verdict is about the client only)\n");
@@ -281,6 +370,9 @@ int main(void)
         cmocka_unit_test(test_server_threshold_exact),
         cmocka_unit_test(test_client_bound_cpu),
         cmocka_unit_test(test_client_bound_starved),
+        cmocka_unit_test(test_starved_not_latency),
+        cmocka_unit_test(test_local_server_threads),
+        cmocka_unit_test(test_open_loop_client_lag),
         cmocka_unit_test(test_both),
         cmocka_unit_test(test_neither_latency),
         cmocka_unit_test(test_open_loop_at_target),

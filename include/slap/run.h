@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "slap/common.h"
+#include "slap/hostcpu.h"
 #include "slap/limits.h"
 #include "slap/options.h"
 #include "slap/replay.h"
@@ -80,6 +81,9 @@ struct run {
      * then (cpu_measured) what it used up to the end of the last worker's loop. */
     bool cpu_started;
     bool cpu_measured;
+    struct hostcpu_sample host_before; /* every CPU of the host, at the start and the end */
+    struct hostcpu_sample host_after;
+    double cpus_allowed; /* CPUs slap may use (affinity, cgroup quota) */
     double cpu_user_s;
     double cpu_sys_s;
 };

@@ -50,6 +50,7 @@ enum counter_show {
     X(clients_stopped, COUNTER_NONZERO, "clients stopped by a lost connection (no -R)")            \
     X(unanswered, COUNTER_NONZERO, "requests due but never answered (lost, abandoned, unsent)")    \
     X(unsent, COUNTER_NONZERO, "of those, requests due that never left (behind a stalled socket)") \
+    X(client_lag, COUNTER_NONZERO, "of those, due while their socket was free: slap fell behind")  \
     X(stored, COUNTER_MIX, "storage commands answered STORED")                                     \
     X(exists, COUNTER_NONZERO, "storage commands answered EXISTS (cas: changed since the gets)")  \
     X(not_found, COUNTER_NONZERO, "commands answered NOT_FOUND")                                   \
