@@ -260,7 +260,9 @@ enum slap_status results_add_server(struct results_doc *d, const char *name, con
 
 uint64_t results_errors(const struct slap_counters *c)
 {
-    return c->server_error + c->client_error + c->error_reply + c->protocol_error + c->unanswered;
+    /* unanswered less slap's own lag: requests it never sent in time are no server's error */
+    return c->server_error + c->client_error + c->error_reply + c->protocol_error + c->unanswered -
+           c->client_lag;
 }
 
 uint64_t results_requests(const struct slap_stats *s)
@@ -421,6 +423,7 @@ static void json_errors(struct json_writer *w, const struct slap_counters *c)
     json_u64(w, "protocol_error", c->protocol_error);
     json_u64(w, "unanswered", c->unanswered);
     json_u64(w, "unsent", c->unsent);
+    json_u64(w, "client_lag", c->client_lag);
     json_u64(w, "conn_closed", c->conn_closed);
     json_u64(w, "conn_refused", c->conn_refused);
     json_u64(w, "udp_timeout", c->udp_timeout);
@@ -601,7 +604,28 @@ static void json_limits_client(struct json_writer *w, const struct limits_client
     json_share(w, "cpu_wait_mean", c->wait_known, c->wait_mean);
     json_share(w, "cpu_wait_max", c->wait_known, c->wait_max);
     json_double(w, "demand_max", c->demand_max);
+    json_share(w, "cpus", c->cpus > 0, c->cpus);
+    json_share(w, "cpu_share", c->cpus > 0, c->cpu_share);
     json_close(w);
+}
+
+/* The host's CPUs and Little's law: the figures the verdict weighs besides the CPU shares. */
+static void json_limits_run(struct json_writer *w, const struct limits *l)
+{
+    if (l->host.known) {
+        json_open_object(w, "host");
+        json_u64(w, "cpus", l->host.cpus);
+        json_double(w, "busy", l->host.busy);
+        json_close(w);
+    } else {
+        json_null(w, "host");
+    }
+    json_open_object(w, "in_flight");
+    json_double(w, "mean", l->in_flight_mean);
+    json_u64(w, "possible", l->in_flight_max);
+    json_close(w);
+    json_u64(w, "client_lag", l->client_lag);
+    json_double(w, "send_lag_p99_s", l->send_lag_p99_s);
 }
 
 /* What limited the run: slap's CPU, the servers', the verdict. */
@@ -616,6 +640,7 @@ static void json_limits(struct json_writer *w, const struct results_doc *d)
     json_string(w, "why", l->why);
     json_double(w, "saturation", LIMITS_SATURATED);
     json_limits_client(w, &l->client);
+    json_limits_run(w, l);
     json_open_array(w, "servers", false);
     for (uint32_t i = 0; i < l->nservers; i++) {
         const struct limits_server *srv = &l->servers[i];
@@ -628,6 +653,7 @@ static void json_limits(struct json_writer *w, const struct results_doc *d)
             json_share(w, "threads", srv->threads > 0, srv->threads);
             json_double(w, "seconds", srv->seconds);
             json_double(w, "busy", srv->busy);
+            json_bool(w, "local", srv->local);
         } else {
             json_string(w, "note", srv->note);
         }

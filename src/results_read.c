@@ -337,6 +337,34 @@ static void read_limits_client(struct reader *r, const struct json_value *obj,
     c->wait_max = get_share(r, obj, "cpu_wait_max", &max_known);
     c->wait_known = mean_known && max_known;
     c->demand_max = get_double(r, obj, "demand_max");
+    bool cpus_known = false, share_known = false; /* absent in documents of slap before 0.x */
+    if (json_get(obj, "cpus") != NULL) {
+        c->cpus = get_share(r, obj, "cpus", &cpus_known);
+        c->cpu_share = get_share(r, obj, "cpu_share", &share_known);
+    }
+    if (!cpus_known || !share_known) {
+        c->cpus = c->cpu_share = 0;
+    }
+}
+
+/* The host's CPUs and requests in flight, where the document has them (else unknown). */
+static void read_limits_run(struct reader *r, const struct json_value *obj, struct limits *l)
+{
+    const struct json_value *host = json_get(obj, "host");
+    const struct json_value *in_flight = json_get(obj, "in_flight");
+    if (host != NULL && host->type == JSON_OBJECT) {
+        l->host.known = true;
+        l->host.cpus = (uint32_t)get_u64(r, host, "cpus");
+        l->host.busy = get_double(r, host, "busy");
+    }
+    if (in_flight != NULL && in_flight->type == JSON_OBJECT) {
+        l->in_flight_mean = get_double(r, in_flight, "mean");
+        l->in_flight_max = (uint32_t)get_u64(r, in_flight, "possible");
+    }
+    if (json_get(obj, "client_lag") != NULL) {
+        l->client_lag = get_u64(r, obj, "client_lag");
+        l->send_lag_p99_s = get_double(r, obj, "send_lag_p99_s");
+    }
 }
 
 static void read_limits_server(struct reader *r, const struct json_value *item,
@@ -361,6 +389,8 @@ static void read_limits_server(struct reader *r, const struct json_value *item,
     s->threads = get_share(r, item, "threads", &threads_known);
     s->seconds = get_double(r, item, "seconds");
     s->busy = get_double(r, item, "busy");
+    const struct json_value *local = json_get(item, "local");
+    s->local = local != NULL && local->type == JSON_TRUE;
 }
 
 /* "limits" (absent when the run measured nothing): the figures and the verdict. */
@@ -387,6 +417,7 @@ static void read_limits(struct reader *r, const struct json_value *obj, struct r
     const char *why = json_to_string(json_get(obj, "why"));
     snprintf(l->why, sizeof(l->why), "%s", why != NULL ? why : "");
     read_limits_client(r, json_get(obj, "client"), &l->client);
+    read_limits_run(r, obj, l);
     for (size_t i = 0; i < servers->n && !r->failed; i++) {
         read_limits_server(r, servers->items[i], &l->servers[i]);
     }
