@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # Loopback versus a network: the same slap command against a memcached on 127.0.0.1 and
 # against one in a network namespace joined to this host by a veth pair (optionally slowed
-# by tc netem), then the two results side by side: throughput, p50, p99, and the CPU time
-# of slap and of the server. Everything it creates (the namespace, the veth pair, both
-# servers) is removed at the end, also when interrupted. Needs root and iproute2.
+# by tc netem), then the two results side by side: throughput, p50, p99, the CPU time of
+# slap and of the server, and what slap found limited each run (its limited_by verdict and
+# why). Both servers take UDP on their TCP port, so -U and -a work. A side that fails (its
+# server does not start, or slap exits non-zero) is shown as failed, with slap's errors,
+# while the other is still run and shown; the script then exits 1. Everything it creates
+# (the namespace, the veth pair, both servers) is removed at the end, also when
+# interrupted. Needs root, iproute2 and jq.
 #
 # Usage: scripts/netcompare.sh [--delay 1ms] [--rate 1gbit] [--slap PATH] [slap options...]
 # Default slap options: -t 5s -T 2 -c 32. The namespace's addresses come from 198.18.0.0/15,
@@ -81,27 +85,32 @@ wait_port() { # addr [netns]: until memcached answers there
         if "${@:2}" bash -c "exec 3<>/dev/tcp/$1/$port" 2>/dev/null; then return 0; fi
         sleep 0.1
     done
-    echo "netcompare: memcached did not start on $1" >&2
-    return 1
+    return 1 # the caller says so
 }
 
-free_port() { # a port below the ephemeral range (where connections take theirs) with no listener
-    local p tries
-    for tries in 1 2 3 4 5 6 7 8 9 10; do
+free_port() { # a port below the ephemeral range (where connections take theirs) with no listener,
+    local p # TCP or UDP: memcached listens on both, slap's -U expects the same port
+    for _ in 1 2 3 4 5 6 7 8 9 10; do
         p=$((20000 + RANDOM % 12000))
-        if [ -z "$(ss -Htln "sport = :$p")" ]; then echo "$p"; return 0; fi
+        if [ -z "$(ss -Htuln "sport = :$p")" ]; then echo "$p"; return 0; fi
     done
     echo "netcompare: no free port found between 20000 and 32000" >&2
     return 1
 }
 
+failed() { # side reason: the side gets no figures, the summary says why
+    printf '%s\n' "$2" >"$work/$1.failed"
+    echo "netcompare: $1: $2" >&2
+}
+
+# UDP on the TCP port (-U PORT), as slap's -U and -a expect it.
 loop_port=$(free_port)
-memcached -l 127.0.0.1 -p "$loop_port" -U 0 -t 2 -m 1024 -u root &
+memcached -l 127.0.0.1 -p "$loop_port" -U "$loop_port" -t 2 -m 1024 -u root &
 pids+=($!)
-ip netns exec "$ns" memcached -l "$ns_addr" -p "$port" -U 0 -t 2 -m 1024 -u root &
+ip netns exec "$ns" memcached -l "$ns_addr" -p "$port" -U "$port" -t 2 -m 1024 -u root &
 pids+=($!)
-port=$loop_port wait_port 127.0.0.1
-wait_port "$ns_addr" ip netns exec "$ns"
+port=$loop_port wait_port 127.0.0.1 || failed loopback "memcached did not start on 127.0.0.1:$loop_port"
+wait_port "$ns_addr" ip netns exec "$ns" || failed network "memcached did not start on $ns_addr:$port"
 
 children_cpu() { # cpu_now: CPU seconds (user + system) of the children waited for so far
     times >"$work/times" # the builtin, in this very shell (not in $(...), a subshell)
@@ -109,8 +118,9 @@ children_cpu() { # cpu_now: CPU seconds (user + system) of the children waited f
                          print u[1] * 60 + u[2] + s[1] * 60 + s[2] }' "$work/times")
 }
 
-one() { # name server [slap options]: run slap, keep its JSON and its CPU time
-    local before pid status=0
+one() { # name server [slap options]: run slap, keep its JSON and its CPU time, or why it failed
+    local before pid errors status=0
+    [ ! -e "$work/$1.failed" ] || return 0
     children_cpu
     before=$cpu_now
     # In the background and waited for, so that a signal reaches the trap at once.
@@ -121,9 +131,9 @@ one() { # name server [slap options]: run slap, keep its JSON and its CPU time
     wait "$pid" || status=$?
     unset 'pids[${#pids[@]}-1]'
     if [ "$status" -ne 0 ]; then
-        echo "netcompare: slap against $2 failed (exit $status):" >&2
-        cat "$work/$1.err" >&2
-        return 1
+        errors=$(paste -sd ' ' "$work/$1.err")
+        failed "$1" "slap against $2 failed (exit $status)${errors:+: $errors}"
+        return 0
     fi
     children_cpu
     awk -v a="$before" -v b="$cpu_now" 'BEGIN { printf "%.2f", b - a }' >"$work/$1.cpu"
@@ -131,19 +141,37 @@ one() { # name server [slap options]: run slap, keep its JSON and its CPU time
 one loopback "127.0.0.1:$loop_port" "$@"
 one network "$ns_addr:$port" "$@"
 
-figure() { # name jq-expression
-    jq -r "$2" "$work/$1.json"
+cell() { # side format jq-expression: one figure of a side, "failed" or "-" when it has none
+    local value
+    if [ -e "$work/$1.failed" ]; then echo failed; return; fi
+    value=$(jq -r "$3 // empty" "$work/$1.json")
+    # shellcheck disable=SC2059 # the formats are this script's own
+    if [ -z "$value" ]; then echo -; else printf "$2" "$value"; fi
+}
+row() { # title format jq-expression
+    printf '%-22s %14s %14s\n' "$1" "$(cell loopback "$2" "$3")" "$(cell network "$2" "$3")"
 }
 printf '%-22s %14s %14s\n' "" "loopback" "network"
 printf '%-22s %14s %14s\n' "server" "127.0.0.1" "$ns_addr (veth${delay:+, $delay}${rate:+, $rate})"
-printf '%-22s %14.0f %14.0f\n' "throughput (ops/s)" "$(figure loopback .run.tps)" "$(figure network .run.tps)"
+row "throughput (ops/s)" %.0f .run.tps
 for p in 50 99; do
-    printf '%-22s %14.1f %14.1f\n' "p$p latency (us)" \
-        "$(figure loopback ".types.total.percentiles[\"$p\"]")" \
-        "$(figure network ".types.total.percentiles[\"$p\"]")"
+    row "p$p latency (us)" %.1f ".types.total.percentiles[\"$p\"]"
 done
-cpu() { cat "$work/$1.cpu"; }
+cpu() { if [ -e "$work/$1.failed" ]; then echo failed; else cat "$work/$1.cpu"; fi; }
 printf '%-22s %14s %14s\n' "slap CPU (s)" "$(cpu loopback)" "$(cpu network)"
-server_cpu='[.servers[0].delta.rusage_user, .servers[0].delta.rusage_system] | add'
-printf '%-22s %14.2f %14.2f\n' "memcached CPU (s)" "$(figure loopback "$server_cpu")" \
-    "$(figure network "$server_cpu")"
+row "memcached CPU (s)" %.2f '[.servers[0].delta.rusage_user, .servers[0].delta.rusage_system] | add'
+# slap's own judgement of each run (its report's limited_by line), and the shares behind it.
+row "slap busiest thread" %.2f .limits.client.demand_max
+row "memcached busy" %.2f .limits.servers[0].busy
+row "limited by" %s .limits.verdict
+status=0
+for side in loopback network; do
+    if [ -e "$work/$side.failed" ]; then
+        printf '%-8s failed: %s\n' "$side" "$(cat "$work/$side.failed")"
+        status=1
+    else
+        printf '%-8s limited_by: %s (%s)\n' "$side" "$(cell $side %s .limits.verdict)" \
+            "$(cell $side %s .limits.why)"
+    fi
+done
+exit $status

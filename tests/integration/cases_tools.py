@@ -1,6 +1,7 @@
 """What ships around slap: bash completion (checked against --help and slap's own choices),
-the fan-out examples (their options are slap's), scripts/netcompare.sh (run for real, and it
-leaves nothing behind), and the man page's results schema (every member of the JSON Schema)."""
+the fan-out examples (their options are slap's), scripts/netcompare.sh (run for real over TCP
+and UDP, slap's verdict per side, a failing side reported, and it leaves nothing behind), and
+the man page's results schema (every member of the JSON Schema)."""
 import glob
 import json
 import os
@@ -9,7 +10,7 @@ import signal
 import subprocess
 import time
 
-from harness import check, PATHS, run_slap
+from harness import check, PATHS, run_slap, Skip
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 COMPLETION = os.path.join(TOP, "completion", "slap.bash")
@@ -125,27 +126,99 @@ def leftovers(ident=None):
     return re.findall(pattern, links + spaces)
 
 
-def case_netcompare_script():
-    """Loopback against a veth pair into a namespace of its own; everything removed after,
-    also when interrupted."""
+VERDICTS = ("server", "client", "both", "rate", "latency", "unknown")
+
+
+def netns_unavailable():
+    """Why this machine cannot make a network namespace with a veth pair and run a command in
+    it (ip netns exec needs mount --make-rslave /, which a chroot refuses), or None."""
+    ns, veth = "slapprobe%d" % os.getpid(), "slpp%d" % os.getpid()  # a link's name: 15 at most
+    steps = (["ip", "netns", "add", ns], ["ip", "netns", "exec", ns, "true"],
+             ["ip", "link", "add", veth, "type", "veth", "peer", "name", "slpq%d" % os.getpid()])
+    try:
+        for step in steps:
+            r = subprocess.run(step, capture_output=True, text=True, timeout=10)
+            if r.returncode != 0:
+                return "%s failed: %s" % (" ".join(step), r.stderr.strip())
+        return None
+    finally:
+        subprocess.run(["ip", "link", "del", veth], capture_output=True, timeout=10)
+        subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=10)
+
+
+def netcompare(args, timeout=90):
+    """Run the script; its exit status, output, and its table's rows by name (two columns)."""
     script = os.path.join(TOP, "scripts", "netcompare.sh")
-    if os.geteuid() != 0:
-        r = subprocess.run([script, "--slap", PATHS.slap], capture_output=True, text=True)
-        check(r.returncode == 2 and "needs root" in r.stderr, "without root: %s" % r.stderr)
-        return
-    r = subprocess.run([script, "--slap", PATHS.slap, "-t", "1s", "-T", "1", "-c", "4"],
-                       capture_output=True, text=True, timeout=90)
-    check(r.returncode == 0, "netcompare failed: %s%s" % (r.stdout, r.stderr))
+    r = subprocess.run([script] + args, capture_output=True, text=True, timeout=timeout)
     print(r.stdout)
     rows = {}
     for line in r.stdout.splitlines():
         m = re.match(r"^(.*?)\s{2,}(\S+)\s+(\S+)$", line)
         if m:
             rows[m.group(1).strip()] = (m.group(2), m.group(3))
+    return r, rows
+
+
+def check_sides(r, rows, what):
+    """Both sides ran: every figure above zero, and slap's verdict with its reason per side."""
+    check(r.returncode == 0, "netcompare %s failed: %s%s" % (what, r.stdout, r.stderr))
     for row in ("throughput (ops/s)", "p50 latency (us)", "p99 latency (us)", "slap CPU (s)",
                 "memcached CPU (s)"):
-        check(row in rows and all(float(v) > 0 for v in rows[row]), "row %r: %r" % (row, rows.get(row)))
+        check(row in rows and all(float(v) > 0 for v in rows[row]),
+              "%s: row %r: %r" % (what, row, rows.get(row)))
+    check(rows.get("limited by", ("",))[0] in VERDICTS and rows["limited by"][1] in VERDICTS,
+          "%s: no verdict per side: %r" % (what, rows.get("limited by")))
+    for side, word in zip(("loopback", "network"), rows["limited by"]):
+        check(re.search(r"^%s +limited_by: %s \(.+\)$" % (side, word), r.stdout, re.M),
+              "%s: no reason for the %s side's verdict %s" % (what, side, word))
+
+
+def case_netcompare_script():
+    """Loopback against a veth pair into a namespace of its own, over TCP and UDP, slap's
+    verdict per side, a failing side reported; everything removed after, also when
+    interrupted."""
+    script = os.path.join(TOP, "scripts", "netcompare.sh")
+    if os.geteuid() != 0:
+        r = subprocess.run([script, "--slap", PATHS.slap], capture_output=True, text=True)
+        check(r.returncode == 2 and "needs root" in r.stderr, "without root: %s" % r.stderr)
+        return
+    why = netns_unavailable()
+    if why is not None:
+        raise Skip("no network namespaces here: %s" % why)
+    r, rows = netcompare(["--slap", PATHS.slap, "-t", "1s", "-T", "1", "-c", "4"])
+    check_sides(r, rows, "over TCP")
     check(not leftovers(), "left behind: %r" % leftovers())
+    r, rows = netcompare(["--slap", PATHS.slap, "-t", "1s", "-T", "1", "-c", "4", "-U"])
+    check_sides(r, rows, "over UDP (-U)")
+    check(not leftovers(), "left behind after -U: %r" % leftovers())
+    check_failing_side()
+    check_interrupted(script)
+
+
+def check_failing_side():
+    """A slap that fails against the namespace's server: the loopback side is still shown,
+    the network side says it failed and why, and the script exits 1."""
+    fake = "/tmp/slap-netcompare-fake-%d" % os.getpid()
+    with open(fake, "w") as f:
+        f.write('#!/bin/sh\ncase "$*" in *198.18.*) echo "fake slap: refused on purpose" >&2; '
+                'exit 1 ;; esac\nexec %s "$@"\n' % PATHS.slap)
+    os.chmod(fake, 0o755)
+    try:
+        r, rows = netcompare(["--slap", fake, "-t", "1s", "-T", "1", "-c", "4"])
+    finally:
+        os.unlink(fake)
+    check(r.returncode == 1, "one side failed, yet exit status %d: %s%s"
+          % (r.returncode, r.stdout, r.stderr))
+    tps = rows.get("throughput (ops/s)", ("0", ""))
+    check(float(tps[0]) > 0 and tps[1] == "failed", "throughput with a failed side: %r" % (tps,))
+    check(rows.get("limited by", ("",))[0] in VERDICTS, "loopback's verdict: %r"
+          % (rows.get("limited by"),))
+    check(re.search(r"^network +failed: slap .*exit 1.*refused on purpose", r.stdout, re.M | re.S),
+          "the failed side's reason is not in the summary: %s" % r.stdout)
+    check(not leftovers(), "left behind after a failed side: %r" % leftovers())
+
+
+def check_interrupted(script):
     proc = subprocess.Popen([script, "--slap", PATHS.slap, "-t", "30s", "-c", "4"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 15
