@@ -5,8 +5,9 @@ import re
 import subprocess
 import sys
 
-from harness import (check, check_agree, counters, DelayProxy, measured, Memcached, named, PATHS,
-                     raw_command, run_line, run_slap, server_delta, write_file)
+from cases_ketama import Nutcracker
+from harness import (check, check_agree, counters, DelayProxy, free_port, measured, Memcached,
+                     named, PATHS, raw_command, run_line, run_slap, server_delta, write_file)
 
 
 def case_cfg_file(mc):
@@ -189,3 +190,23 @@ def case_evictions():
         check(c["get_misses"] > 0, "evicted keys must show as misses")
     finally:
         small.stop()
+
+
+def case_flush_through_nutcracker(mc):
+    """--flush through twemproxy, which refuses flush_all: the proxy is named and the refusal
+    said in slap's words, not libmemcached's; a server that is not there is told apart."""
+    proxy = Nutcracker([mc], ["fnv1a_64"])
+    try:
+        addr = "127.0.0.1:%d" % proxy.ports["fnv1a_64"]
+        rc, out, err = run_slap(["-s", addr, "--flush", "-x", "100", "-c", "2"])
+        check(rc == 1, "exit status %d" % rc)
+        check("SOME ERRORS" not in err, "libmemcached's words: %r" % err)
+        check(re.search(r"%s refused flush_all .*twemproxy" % re.escape(addr), err),
+              "the refusal is not said, naming the proxy: %r" % err)
+        dead = "127.0.0.1:%d" % free_port()
+        rc, out, err = run_slap(["-s", "%s,%s" % (mc.addr, dead), "--flush", "-x", "100", "-c", "2"])
+        check(rc == 1, "exit status %d" % rc)
+        check("cannot connect to %s" % dead in err and "refused flush_all" not in err,
+              "a dead server is not a refusal: %r" % err)
+    finally:
+        proxy.stop()
