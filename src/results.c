@@ -536,6 +536,7 @@ static void json_steps(struct json_writer *w, const struct results_doc *d)
         if (s->limited_by[0] != '\0') {
             json_string(w, "limited_by", s->limited_by);
         }
+        json_bool(w, "interrupted", s->interrupted);
         json_double(w, "seconds", s->seconds);
         json_u64(w, "ops", ops);
         json_u64(w, "errors", results_errors(&s->counters));

@@ -136,10 +136,14 @@ static void merged_report(const struct results_doc *m)
     }
     const struct results_step *steps = m->steps.items;
     report_sweep_header(stdout, &m->opts);
+    report_sweep_columns(stdout, &m->opts);
     for (size_t i = 0; i < m->steps.n; i++) {
+        struct report_step row = {steps[i].target_tps, s, steps[i].seconds, steps[i].limited_by,
+                                  steps[i].interrupted};
         step_stats(&steps[i], s);
-        report_sweep_row(stdout, steps[i].target_tps, s, steps[i].seconds, steps[i].limited_by);
+        report_sweep_row(stdout, &m->opts, &row);
     }
+    report_interrupted(stdout, m->signal);
     stats_free(s);
     free(s);
 }
