@@ -292,7 +292,9 @@ static void report(FILE *out, const struct run *r, const struct limits *limits)
         report_run_line(out, &r->global, run_seconds(r), r->signal);
     } else {
         report_final(out, r->opts, &r->global, run_seconds(r), r->signal,
-                     r->opts->trace != NULL ? &trace : NULL, limits);
+                     r->opts->trace != NULL ? &trace : NULL, limits,
+                     server_stats_preload_evictions(
+                         r->server_stats, r->server_stats != NULL ? r->servers.count : 0));
     }
 }
 
@@ -516,8 +518,12 @@ static int run_sweep(const struct slap_options *opts)
             fprintf(stderr, "slap: %s\n", err[0] != '\0' ? err : "out of memory");
             status = EXIT_RUN_FAILED;
         }
-        report_interrupted(out, sig);
         bool last = st != SLAP_OK || sig != 0 || rate + opts->sweep_step > opts->sweep_end + 0.5;
+        if (last && !opts->quiet) {
+            report_preload_evictions(out, server_stats_preload_evictions(
+                                              sd.pairs, sd.pairs != NULL ? run.servers.count : 0));
+        }
+        report_interrupted(out, sig);
         if (last) {
             status = sweep_save(&sd, opts, &run, status);
         }

@@ -361,9 +361,19 @@ static void print_trace(FILE *out, const struct slap_options *o, const struct re
             c->cmd_get > 0 ? (double)c->get_misses / (double)c->cmd_get : 0.0);
 }
 
+void report_preload_evictions(FILE *out, double evictions)
+{
+    if (evictions > 0) {
+        fprintf(out,
+                "preload_evictions: %.0f (evicted by the servers during the preload or warm-up: "
+                "the data does not fit in their memory, and gets of evicted keys miss)\n",
+                evictions);
+    }
+}
+
 void report_final(FILE *out, const struct slap_options *o, const struct slap_stats *global,
                   double seconds, int signal, const struct report_trace *trace,
-                  const struct limits *limits)
+                  const struct limits *limits, double preload_evictions)
 {
     double secs = seconds;
     print_blocks(out, o, main_view(o, global), "");
@@ -389,6 +399,7 @@ void report_final(FILE *out, const struct slap_options *o, const struct slap_sta
     if (limits != NULL) {
         limits_print(out, limits);
     }
+    report_preload_evictions(out, preload_evictions);
     fputc('\n', out);
     report_run_line(out, global, seconds, signal);
 }

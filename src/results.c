@@ -573,6 +573,9 @@ static void json_servers(struct json_writer *w, const struct results_doc *d)
             json_server_stats(w, "delta", &delta);
             json_server_stats(w, "before", &srv->stats.before);
             json_server_stats(w, "after", &srv->stats.after);
+            if (srv->stats.preload_known) {
+                json_double(w, "preload_evictions", srv->stats.preload_evictions);
+            }
         } else {
             json_string(w, "note", srv->stats.note);
         }

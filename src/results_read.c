@@ -319,6 +319,9 @@ static void read_servers(struct reader *r, const struct json_value *list, struct
             pair.ok = true;
             read_server_stats(r, get_typed(r, item, "before", JSON_OBJECT), &pair.before);
             read_server_stats(r, get_typed(r, item, "after", JSON_OBJECT), &pair.after);
+            pair.preload_known = json_get(item, "preload_evictions") != NULL;
+            pair.preload_evictions =
+                pair.preload_known ? get_double(r, item, "preload_evictions") : 0.0;
         }
         if (!r->failed && results_add_server(d, name, label, &pair) != SLAP_OK) {
             bad(r, "servers", "out of memory, or too many");

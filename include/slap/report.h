@@ -24,7 +24,8 @@ void report_period(FILE *out, const struct slap_options *o, const struct slap_st
  * Final per-type blocks (and, when they differ, the uncorrected and hit/miss
  * blocks), counters, open-loop figures and the "Run time:" line; signal > 0
  * marks an interrupt. Percentile columns and lines follow o->percentiles. trace (or NULL)
- * adds a replay's lines; limits (or NULL) what limited the run, before the Run time line.
+ * adds a replay's lines; limits (or NULL) what limited the run, and preload_evictions (when
+ * above 0) its line, before the Run time line.
  */
 /* A replay's figures: what the reader saw, and what the threads sent. */
 struct report_trace {
@@ -34,7 +35,10 @@ struct report_trace {
 
 void report_final(FILE *out, const struct slap_options *o, const struct slap_stats *global,
                   double seconds, int signal, const struct report_trace *trace,
-                  const struct limits *limits);
+                  const struct limits *limits, double preload_evictions);
+/* "preload_evictions: N (...)" when the servers evicted N > 0 items during the preload or
+ * warm-up; nothing otherwise. */
+void report_preload_evictions(FILE *out, double evictions);
 
 /* The "Run time:" line (and "interrupted:" after a signal): report_final's last lines. */
 void report_run_line(FILE *out, const struct slap_stats *global, double seconds, int signal);

@@ -43,7 +43,7 @@ SHARES_CPU = frozenset([
     "memslap_as_memcslap", "memslap_dead_server", "memslap_invocations", "memslap_mget_every_key",
     "memslap_seed_loop", "merge_percentiles_exact_and_refusals", "meta", "mix_in_config_file",
     "mix_shares", "multiget", "multiget_two_servers", "output_fails", "oversized_reply",
-    "pipeline", "quiet", "release_soak_60s", "rep_write", "replay_cas",
+    "pipeline", "preload_evictions", "quiet", "release_soak_60s", "rep_write", "replay_cas",
     "replay_client_order", "replay_from_stdin", "replay_long_ttl", "replay_protocols",
     "server_error", "server_list_checked", "start_at_checked", "tiny_window_uneven_threads", "tls",
     "trace_gen_deterministic", "trace_stats_estimates_many_keys", "trace_stats_malformed_lines",
