@@ -159,10 +159,16 @@ static enum slap_status lane_init(struct lane *l, struct client *c, size_t lane_
     return SLAP_OK;
 }
 
+bool client_windows_full(const struct slap_options *o, const struct workload *wl)
+{
+    return o->trace == NULL && (o->preload || workload_needs_fill(wl));
+}
+
 /*
  * Before the run: the counter keys of incr and decr, then (--preload, or a mix that stores no
  * new key) the whole window. With shared keys (memslap) client 0 sets the window once for all,
- * and the others read a window already full. A trace sets nothing first.
+ * and the others read a window already full; so do a sweep's later steps, whose first step
+ * stored every window (and counter). A trace sets nothing first.
  */
 static void client_plan_preload(struct client *c, const struct slap_options *o,
                                 const struct workload *wl)
@@ -171,14 +177,14 @@ static void client_plan_preload(struct client *c, const struct slap_options *o,
     if (o->trace != NULL) {
         return;
     }
-    if (wl->mix_ops & (op_bit(OP_INCR) | op_bit(OP_DECR))) {
+    if (wl->mix_ops & (op_bit(OP_INCR) | op_bit(OP_DECR)) && !o->windows_stored) {
         c->counters_left = CLIENT_COUNTERS;
     }
     c->preload_left = c->counters_left;
-    if (!o->preload && !workload_needs_fill(wl)) {
+    if (!client_windows_full(o, wl)) {
         return;
     }
-    if (o->shared_keys && c->id != 0) {
+    if (o->windows_stored || (o->shared_keys && c->id != 0)) {
         c->win.filled = wl->win_size;
         return;
     }

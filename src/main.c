@@ -318,7 +318,9 @@ static void report(FILE *out, const struct run *r, const struct limits *limits)
         report_run_line(out, &r->global, run_seconds(r), r->signal);
     } else {
         report_final(out, r->opts, &r->global, run_seconds(r), r->signal,
-                     r->opts->trace != NULL ? &trace : NULL, limits);
+                     r->opts->trace != NULL ? &trace : NULL, limits,
+                     server_stats_preload_evictions(
+                         r->server_stats, r->server_stats != NULL ? r->servers.count : 0));
     }
 }
 
@@ -411,19 +413,20 @@ struct sweep_doc {
     double seconds;
 };
 
-static void sweep_keep(struct sweep_doc *sd, const struct run *r, double rate, bool first,
-                       const char *limited_by)
+static void sweep_keep(struct sweep_doc *sd, const struct run *r, const struct report_step *row,
+                       bool first)
 {
     if (!sd->outs.want_doc) {
         return;
     }
-    if (results_add_step(&sd->outs.doc, rate, run_seconds(r), &r->global) == SLAP_OK) {
-        struct results_step *steps = sd->outs.doc.steps.items;
-        snprintf(steps[sd->outs.doc.steps.n - 1].limited_by, sizeof(steps[0].limited_by), "%s",
-                 limited_by);
+    if (results_add_step(&sd->outs.doc, row->target, row->seconds, &r->global) == SLAP_OK) {
+        struct results_step *kept =
+            &((struct results_step *)sd->outs.doc.steps.items)[sd->outs.doc.steps.n - 1];
+        snprintf(kept->limited_by, sizeof(kept->limited_by), "%s", row->limited_by);
+        kept->interrupted = row->interrupted;
     }
     stats_merge(sd->outs.doc.global, &r->global);
-    sd->seconds += run_seconds(r);
+    sd->seconds += row->seconds;
     if (first) {
         sd->start_wall_ns = r->start_wall_ns + r->opts->warmup_ns;
         sd->pairs = r->server_stats == NULL ? NULL : calloc(r->servers.count, sizeof(*sd->pairs));
@@ -464,7 +467,10 @@ static void sweep_free(struct sweep_doc *sd)
     outputs_free(&sd->outs);
 }
 
-/* One step of a sweep: a timed open-loop run at rate. SLAP_ERROR with err when it cannot run. */
+/*
+ * One step of a sweep: a timed open-loop run at rate. Only the first flushes (--flush) and
+ * preloads: the later ones find the windows it stored. SLAP_ERROR with err when it cannot run.
+ */
 static enum slap_status sweep_step(struct run *run, struct slap_options *step,
                                    const struct slap_options *opts, double rate, bool first,
                                    FILE *out, char *err, size_t err_len)
@@ -474,6 +480,8 @@ static enum slap_status sweep_step(struct run *run, struct slap_options *step,
     step->run_time_ns = opts->step_time_ns;
     step->stat_freq_ns = 0;
     step->start_at_ns = first ? opts->start_at_ns : 0;
+    step->flush = first && opts->flush;
+    step->windows_stored = !first;
     memset(run, 0, sizeof(*run));
     if (run_init(run, step, out, err, err_len) != SLAP_OK ||
         run_want(run, NULL, true, NULL, false) != SLAP_OK) {
@@ -482,12 +490,40 @@ static enum slap_status sweep_step(struct run *run, struct slap_options *step,
     return run_execute(run, err, err_len);
 }
 
-/* --sweep: one open-loop run per rate, one table row each. */
+/*
+ * A step that measured something: its row (the table's column names before the first row),
+ * its place in the document; the status so far, failed when its verdict is.
+ */
+static int sweep_row(struct sweep_doc *sd, const struct run *r, double rate, bool first,
+                     bool *columns, int status)
+{
+    const struct slap_options *opts = r->opts;
+    FILE *out = r->out;
+    struct limits limits = {.seconds = 0};
+    struct report_step row = {.target = rate, .stats = &r->global, .seconds = run_seconds(r)};
+    row.limited_by = run_limits(r, &limits) == SLAP_OK ? limits_verdict_name(limits.verdict) : "";
+    /* a signal cut it short; one after its measured part (in the drain) left it whole */
+    row.interrupted =
+        r->signal != 0 && row.seconds * (double)SLAP_NS_PER_SEC + 1e6 < (double)opts->step_time_ns;
+    limits_free(&limits);
+    if (!opts->quiet) {
+        if (!*columns) {
+            report_sweep_columns(out, opts);
+            *columns = true;
+        }
+        report_sweep_row(out, opts, &row);
+    }
+    sweep_keep(sd, r, &row, first);
+    return check_max_errors(opts, &r->global, verdict(r)) != EXIT_RUN_OK ? EXIT_RUN_FAILED : status;
+}
+
+/* --sweep: one open-loop run per rate, one table row each; a signal ends it with its report. */
 static int run_sweep(const struct slap_options *opts)
 {
     struct sweep_doc sd = {.pairs = NULL};
     int status = outputs_open(&sd.outs, opts);
     FILE *out = report_stream(opts);
+    bool columns = false;
     if (status != EXIT_RUN_OK) {
         sweep_free(&sd);
         return status;
@@ -503,24 +539,20 @@ static int run_sweep(const struct slap_options *opts)
         bool first = rate == opts->sweep_start;
         enum slap_status st = sweep_step(&run, &step, opts, rate, first, out, err, sizeof(err));
         int sig = run.signal;
-        struct limits limits = {.seconds = 0};
-        const char *limited_by = st == SLAP_OK && run_limits(&run, &limits) == SLAP_OK
-                                     ? limits_verdict_name(limits.verdict)
-                                     : "";
-        limits_free(&limits);
-        if (st == SLAP_OK && !opts->quiet) {
-            report_sweep_row(out, rate, &run.global, run_seconds(&run), limited_by);
-        }
-        if (st == SLAP_OK) {
-            sweep_keep(&sd, &run, rate, first, limited_by);
-            status = check_max_errors(opts, &run.global, verdict(&run)) != EXIT_RUN_OK
-                         ? EXIT_RUN_FAILED
-                         : status;
+        if (st == SLAP_OK && (sig == 0 || run_seconds(&run) > 0)) {
+            status = sweep_row(&sd, &run, rate, first, &columns, status);
+        } else if (st == SLAP_OK) {
+            verdict(&run); /* interrupted before the step's measured part: it says so */
         } else if (sig == 0) {
             fprintf(stderr, "slap: %s\n", err[0] != '\0' ? err : "out of memory");
             status = EXIT_RUN_FAILED;
         }
         bool last = st != SLAP_OK || sig != 0 || rate + opts->sweep_step > opts->sweep_end + 0.5;
+        if (last && !opts->quiet) {
+            report_preload_evictions(out, server_stats_preload_evictions(
+                                              sd.pairs, sd.pairs != NULL ? run.servers.count : 0));
+        }
+        report_interrupted(out, sig);
         if (last) {
             status = sweep_save(&sd, opts, &run, status);
         }

@@ -361,9 +361,19 @@ static void print_trace(FILE *out, const struct slap_options *o, const struct re
             c->cmd_get > 0 ? (double)c->get_misses / (double)c->cmd_get : 0.0);
 }
 
+void report_preload_evictions(FILE *out, double evictions)
+{
+    if (evictions > 0) {
+        fprintf(out,
+                "preload_evictions: %.0f (evicted by the servers during the preload or warm-up: "
+                "the data does not fit in their memory, and gets of evicted keys miss)\n",
+                evictions);
+    }
+}
+
 void report_final(FILE *out, const struct slap_options *o, const struct slap_stats *global,
                   double seconds, int signal, const struct report_trace *trace,
-                  const struct limits *limits)
+                  const struct limits *limits, double preload_evictions)
 {
     double secs = seconds;
     print_blocks(out, o, main_view(o, global), "");
@@ -389,6 +399,7 @@ void report_final(FILE *out, const struct slap_options *o, const struct slap_sta
     if (limits != NULL) {
         limits_print(out, limits);
     }
+    report_preload_evictions(out, preload_evictions);
     fputc('\n', out);
     report_run_line(out, global, seconds, signal);
 }
@@ -402,6 +413,11 @@ void report_run_line(FILE *out, const struct slap_stats *global, double seconds,
     double bytes = ops > 0 ? (double)(c->written_bytes + c->read_bytes) : 0.0;
     fprintf(out, "Run time: %.1fs Ops: %llu TPS: %.0f Net_rate: %.1fM/s\n", seconds,
             (unsigned long long)ops, per_second((double)ops, secs), per_second(bytes / MIB, secs));
+    report_interrupted(out, signal);
+}
+
+void report_interrupted(FILE *out, int signal)
+{
     if (signal > 0) {
         fprintf(out, "interrupted: %s\n", signal == SIGINT    ? "SIGINT"
                                            : signal == SIGHUP ? "SIGHUP"
@@ -416,23 +432,42 @@ void report_sweep_header(FILE *out, const struct slap_options *o)
     first.run_time_ns = o->step_time_ns;
     first.tps = 0;
     report_header(out, &first);
-    fprintf(out, "sweep: %.0f to %.0f ops/s by %.0f, %s arrivals\n\n", o->sweep_start,
-            o->sweep_end, o->sweep_step, o->arrival == ARRIVAL_POISSON ? "poisson" : "uniform");
-    fprintf(out, "%-14s %-15s %-10s %-10s %-10s %-10s %-10s %s\n", "Target(ops/s)",
-            "Achieved(ops/s)", "P50(us)", "P90(us)", "P99(us)", "P99.9(us)", "Max(us)",
-            "Limited_by");
+    fprintf(out, "sweep: %.0f to %.0f ops/s by %.0f, %s arrivals\n", o->sweep_start, o->sweep_end,
+            o->sweep_step, o->arrival == ARRIVAL_POISSON ? "poisson" : "uniform");
     fflush(out);
 }
 
-void report_sweep_row(FILE *out, double target, const struct slap_stats *s, double seconds,
-                      const char *limited_by)
+void report_sweep_columns(FILE *out, const struct slap_options *o)
+{
+    fprintf(out, "\n%-14s %-15s", "Target(ops/s)", "Achieved(ops/s)");
+    for (uint32_t i = 0; i < o->npercentiles; i++) {
+        char name[32];
+        percentile_name(name, sizeof(name), o->percentiles[i], "(us)");
+        fprintf(out, " %-10s", name);
+    }
+    fprintf(out, " %-10s %s\n", "Max(us)", "Limited_by");
+    fflush(out);
+}
+
+void report_sweep_row(FILE *out, const struct slap_options *o, const struct report_step *step)
 {
     static struct hist total;
+    const struct slap_stats *s = step->stats;
     stats_total_hist(s, &total);
-    double achieved = seconds > 0 ? (double)stats_ops(s) / seconds : 0.0;
-    fprintf(out, "%-14.0f %-15.0f %-10lld %-10lld %-10lld %-10lld %-10lld %s\n", target, achieved,
-            us_round(hist_percentile_ns(&total, 50.0)), us_round(hist_percentile_ns(&total, 90.0)),
-            us_round(hist_percentile_ns(&total, 99.0)), us_round(hist_percentile_ns(&total, 99.9)),
-            us_round(total.max_ns), limited_by != NULL && limited_by[0] != '\0' ? limited_by : "-");
+    double achieved = step->seconds > 0 ? (double)stats_ops(s) / step->seconds : 0.0;
+    const char *limited_by =
+        step->limited_by != NULL && step->limited_by[0] != '\0' ? step->limited_by : "-";
+    fprintf(out, "%-14.0f %-15.0f", step->target, achieved);
+    for (uint32_t i = 0; i < o->npercentiles; i++) {
+        fprintf(out, " %-10lld", us_round(hist_percentile_ns(&total, o->percentiles[i])));
+    }
+    fprintf(out, " %-10lld", us_round(total.max_ns));
+    if (step->interrupted) {
+        fprintf(out, " %-10s interrupted after %.2fs of ", limited_by, step->seconds);
+        print_seconds_width(out, o->step_time_ns, 0);
+        fputs("s\n", out);
+    } else {
+        fprintf(out, " %s\n", limited_by);
+    }
     fflush(out);
 }

@@ -539,6 +539,7 @@ static void json_steps(struct json_writer *w, const struct results_doc *d)
         if (s->limited_by[0] != '\0') {
             json_string(w, "limited_by", s->limited_by);
         }
+        json_bool(w, "interrupted", s->interrupted);
         json_double(w, "seconds", s->seconds);
         json_u64(w, "ops", ops);
         json_u64(w, "errors", results_errors(&s->counters));
@@ -575,6 +576,9 @@ static void json_servers(struct json_writer *w, const struct results_doc *d)
             json_server_stats(w, "delta", &delta);
             json_server_stats(w, "before", &srv->stats.before);
             json_server_stats(w, "after", &srv->stats.after);
+            if (srv->stats.preload_known) {
+                json_double(w, "preload_evictions", srv->stats.preload_evictions);
+            }
         } else {
             json_string(w, "note", srv->stats.note);
         }

@@ -239,6 +239,27 @@ static void read_counters(struct reader *r, const struct json_value *obj, struct
 #undef SLAP_COUNTER_READ
 }
 
+/* A step's verdict, when known, and whether a signal cut it short (older slaps do not say). */
+static void read_step_marks(struct reader *r, const struct json_value *item,
+                            struct results_step *step)
+{
+    const char *limited_by = json_to_string(json_get(item, "limited_by"));
+    const struct json_value *interrupted = json_get(item, "interrupted");
+    enum limits_verdict verdict;
+    if (interrupted != NULL) {
+        if (interrupted->type != JSON_TRUE && interrupted->type != JSON_FALSE) {
+            bad(r, "interrupted", "not true or false");
+        }
+        step->interrupted = interrupted->type == JSON_TRUE;
+    }
+    if (limited_by != NULL) {
+        if (!limits_verdict_parse(limited_by, &verdict) && strcmp(limited_by, "mixed") != 0) {
+            bad(r, "limited_by", "not a verdict slap gives");
+        }
+        snprintf(step->limited_by, sizeof(step->limited_by), "%s", limited_by);
+    }
+}
+
 /* Periods or steps: one slap_stats each, handed to add. */
 static void read_items(struct reader *r, const struct json_value *list, struct results_doc *d,
                        bool steps)
@@ -260,14 +281,8 @@ static void read_items(struct reader *r, const struct json_value *list, struct r
         if (st != SLAP_OK) {
             bad(r, steps ? "steps" : "periods", "out of memory, or too many");
         }
-        const char *limited_by = json_to_string(json_get(item, "limited_by"));
-        enum limits_verdict verdict;
-        if (st == SLAP_OK && steps && limited_by != NULL) {
-            struct results_step *step = &((struct results_step *)d->steps.items)[d->steps.n - 1];
-            if (!limits_verdict_parse(limited_by, &verdict) && strcmp(limited_by, "mixed") != 0) {
-                bad(r, "limited_by", "not a verdict slap gives");
-            }
-            snprintf(step->limited_by, sizeof(step->limited_by), "%s", limited_by);
+        if (st == SLAP_OK && steps) {
+            read_step_marks(r, item, &((struct results_step *)d->steps.items)[d->steps.n - 1]);
         }
     }
     if (s == NULL) {
@@ -304,6 +319,9 @@ static void read_servers(struct reader *r, const struct json_value *list, struct
             pair.ok = true;
             read_server_stats(r, get_typed(r, item, "before", JSON_OBJECT), &pair.before);
             read_server_stats(r, get_typed(r, item, "after", JSON_OBJECT), &pair.after);
+            pair.preload_known = json_get(item, "preload_evictions") != NULL;
+            pair.preload_evictions =
+                pair.preload_known ? get_double(r, item, "preload_evictions") : 0.0;
         }
         if (!r->failed && results_add_server(d, name, label, &pair) != SLAP_OK) {
             bad(r, "servers", "out of memory, or too many");
@@ -669,12 +687,14 @@ static enum slap_status merge_lists(struct results_doc *dst, const struct result
     return SLAP_OK;
 }
 
-/* A merged step's verdict: the hosts' when they agree, else "mixed". */
+/* A merged step's verdict: the hosts' when they agree, else "mixed"; cut short when any host's
+ * step was. */
 static void merge_step_verdicts(struct results_doc *dst, const struct results_doc *src, bool first)
 {
     struct results_step *to = dst->steps.items;
     const struct results_step *from = src->steps.items;
     for (size_t i = 0; i < src->steps.n && i < dst->steps.n; i++) {
+        to[i].interrupted = to[i].interrupted || from[i].interrupted;
         if (first || to[i].limited_by[0] == '\0') {
             snprintf(to[i].limited_by, sizeof(to[i].limited_by), "%s", from[i].limited_by);
         } else if (strcmp(to[i].limited_by, from[i].limited_by) != 0) {

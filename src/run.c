@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "slap/client.h"
 #include "slap/common.h"
 #include "slap/report.h"
 #include "slap/tls.h"
@@ -148,6 +149,7 @@ void run_free(struct run *r)
     free(r->workers);
     free(r->stalls);
     free(r->server_stats);
+    free(r->fill_evictions);
     replay_free(&r->replay);
     stats_free(&r->global);
     stats_free(&r->period);
@@ -406,19 +408,76 @@ static void wait_workers(struct run *r)
     erase_progress(r);
 }
 
+/* Why slap does not read the servers' stats in this run, or NULL when it does. */
+static const char *stats_unread(const struct slap_options *o)
+{
+    if (o->tls) {
+        return "not read: slap reads stats in clear, not TLS";
+    }
+    if (o->protocol == PROTO_BINARY) {
+        /* A binary-only server would not answer the text request: it would cost 2 s. */
+        return "not read: slap reads stats in text, not binary";
+    }
+    return NULL;
+}
+
+/* What loads the servers before the measured part: "preload", "warm-up", both, or NULL. */
+static const char *loading_phase(const struct run *r)
+{
+    const struct slap_options *o = r->opts;
+    bool preload = !o->windows_stored && client_windows_full(o, &r->workload);
+    if (preload && o->warmup_ns > 0) {
+        return "preload and warm-up";
+    }
+    return preload ? "preload" : o->warmup_ns > 0 ? "warm-up" : NULL;
+}
+
+/* Before a preload or warm-up: each server's evictions, so that those they cause are told
+ * apart from the measured run's (the windows did not fit in the server's memory). */
+static void read_fill_evictions(struct run *r)
+{
+    if (r->server_stats == NULL || stats_unread(r->opts) != NULL || loading_phase(r) == NULL) {
+        return;
+    }
+    r->fill_evictions = calloc(r->servers.count, sizeof(*r->fill_evictions));
+    for (uint32_t i = 0; r->fill_evictions != NULL && i < r->servers.count; i++) {
+        struct server_stats now;
+        char why[SERVER_STATS_NOTE_MAX];
+        bool read = server_stats_read(&r->servers.items[i], SERVER_STATS_TIMEOUT_NS, &now, why,
+                                      sizeof(why)) == SLAP_OK;
+        r->fill_evictions[i] = read ? now.evictions : -1.0;
+    }
+}
+
+/* Once the stats before the measured part are in: the evictions of the preload or warm-up,
+ * kept and, when there were any, said on standard error with what follows from them. */
+static void note_fill_evictions(struct run *r)
+{
+    for (uint32_t i = 0; r->fill_evictions != NULL && i < r->servers.count; i++) {
+        struct server_stats_pair *p = &r->server_stats[i];
+        if (!p->ok || r->fill_evictions[i] < 0 || p->before.evictions < r->fill_evictions[i]) {
+            continue;
+        }
+        p->preload_known = true;
+        p->preload_evictions = p->before.evictions - r->fill_evictions[i];
+        if (p->preload_evictions > 0) {
+            fprintf(stderr,
+                    "slap: %s evicted %.0f items during the %s: the data does not fit in its "
+                    "memory, and gets of evicted keys miss (use a smaller -w, fewer clients or "
+                    "smaller values, or give the server more memory)\n",
+                    r->servers.items[i].name, p->preload_evictions, loading_phase(r));
+        }
+    }
+}
+
 /* Each server's own stats, before (after == false) or after the run. */
 static void read_server_stats(struct run *r, bool after)
 {
     for (uint32_t i = 0; r->server_stats != NULL && i < r->servers.count; i++) {
         struct server_stats_pair *p = &r->server_stats[i];
         char why[SERVER_STATS_NOTE_MAX - 40];
-        if (r->opts->tls) {
-            snprintf(p->note, sizeof(p->note), "not read: slap reads stats in clear, not TLS");
-            continue;
-        }
-        if (r->opts->protocol == PROTO_BINARY) {
-            /* A binary-only server would not answer the text request: it would cost 2 s. */
-            snprintf(p->note, sizeof(p->note), "not read: slap reads stats in text, not binary");
+        if (stats_unread(r->opts) != NULL) {
+            snprintf(p->note, sizeof(p->note), "%s", stats_unread(r->opts));
             continue;
         }
         if ((after && !p->ok) || server_stats_read(&r->servers.items[i], SERVER_STATS_TIMEOUT_NS,
@@ -431,6 +490,9 @@ static void read_server_stats(struct run *r, bool after)
         p->ok = false;
         snprintf(p->note, sizeof(p->note), "stats not read %s the run: %s",
                  after ? "after" : "before", why);
+    }
+    if (!after) {
+        note_fill_evictions(r);
     }
 }
 
@@ -538,6 +600,7 @@ enum slap_status run_execute(struct run *r, char *err, size_t err_len)
 {
     uint32_t spawned = 0;
     int rc = SLAP_OK;
+    read_fill_evictions(r);
     for (; spawned < r->nworkers; spawned++) {
         if (worker_spawn(&r->workers[spawned]) != SLAP_OK) {
             snprintf(err, err_len, "cannot start worker thread: %s", strerror(errno));

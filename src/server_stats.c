@@ -208,3 +208,12 @@ void server_stats_delta(const struct server_stats_pair *p, struct server_stats *
     SERVER_STATS_FIELDS(SERVER_STATS_SUB)
 #undef SERVER_STATS_SUB
 }
+
+double server_stats_preload_evictions(const struct server_stats_pair *pairs, size_t n)
+{
+    double sum = 0;
+    for (size_t i = 0; pairs != NULL && i < n; i++) {
+        sum += pairs[i].ok && pairs[i].preload_known ? pairs[i].preload_evictions : 0;
+    }
+    return sum;
+}

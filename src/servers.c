@@ -1,15 +1,20 @@
 /* The server list: parsed and mapped key to server by libmemcached, resolved once. */
 #include "slap/servers.h"
 
+#include <errno.h>
 #include <libmemcached-1.0/memcached.h>
 #include <netdb.h>
+#include <poll.h>
 #include <stdbool.h>
-#include <sys/un.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include "slap/common.h"
+
+#define SERVERS_PROBE_NS (1ULL * SLAP_NS_PER_SEC) /* a connect after a failed flush_all */
 
 static enum slap_status resolve(struct server *srv, const char *host, unsigned port, char *err,
                                 size_t err_len)
@@ -344,12 +349,65 @@ enum slap_status servers_configure(struct server_list *list, enum server_distrib
     return SLAP_OK;
 }
 
+/* Can srv be connected to now (within SERVERS_PROBE_NS)? If not, why in why. */
+static bool reachable(const struct server *srv, char *why, size_t why_len)
+{
+    int fd = socket(srv->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int error = 0;
+    socklen_t error_len = sizeof(error);
+    struct pollfd pfd = {.fd = fd, .events = POLLOUT};
+    if (fd < 0) {
+        error = errno;
+    } else if (connect(fd, (const struct sockaddr *)&srv->addr, srv->addr_len) != 0 &&
+               errno != EINPROGRESS) {
+        error = errno;
+    } else if (poll(&pfd, 1, (int)(SERVERS_PROBE_NS / SLAP_NS_PER_MS)) != 1) {
+        error = ETIMEDOUT;
+    } else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &error_len) != 0) {
+        error = errno;
+    }
+    if (fd >= 0) {
+        close(fd);
+    }
+    snprintf(why, why_len, "%s", strerror(error));
+    return error == 0;
+}
+
+/*
+ * Why flush_all failed, in slap's words: the first server libmemcached recorded an error
+ * for, either out of reach or refusing the command (a proxy that does not pass it on, such
+ * as twemproxy, closes the connection instead). false when no server has an error recorded.
+ */
+static bool flush_failure(const struct server_list *list, char *err, size_t err_len)
+{
+    for (uint32_t i = 0; i < list->count; i++) {
+        const memcached_instance_st *inst = memcached_server_instance_by_position(list->memc, i);
+        const struct server *srv = &list->items[i];
+        char why[128];
+        if (memcached_server_error_return(inst) == MEMCACHED_SUCCESS) {
+            continue;
+        }
+        if (!reachable(srv, why, sizeof(why))) {
+            snprintf(err, err_len, "--flush: cannot connect to %s: %s", srv->name, why);
+        } else {
+            snprintf(err, err_len,
+                     "--flush: %s refused flush_all (proxies such as twemproxy do not pass it "
+                     "on): flush the servers behind it directly, or leave out --flush",
+                     srv->name);
+        }
+        return true;
+    }
+    return false;
+}
+
 enum slap_status servers_flush(struct server_list *list, char *err, size_t err_len)
 {
     memcached_return_t rc = memcached_flush(list->memc, 0);
     if (rc != MEMCACHED_SUCCESS) {
-        snprintf(err, err_len, "--flush: flush_all failed: %s",
-                 memcached_strerror(list->memc, rc));
+        if (!flush_failure(list, err, err_len)) {
+            snprintf(err, err_len, "--flush: flush_all failed: %s",
+                     memcached_strerror(list->memc, rc));
+        }
         return SLAP_ERROR;
     }
     memcached_quit(list->memc); /* close the admin connections before the run */

@@ -120,13 +120,24 @@ static void step_stats(const struct results_step *step, struct slap_stats *s)
     }
 }
 
+/* The evictions of the preloads (or warm-ups), where the documents say. */
+static double merged_preload_evictions(const struct results_doc *m)
+{
+    const struct results_server *servers = m->servers.items;
+    double sum = 0;
+    for (size_t i = 0; i < m->servers.n; i++) {
+        sum += server_stats_preload_evictions(&servers[i].stats, 1);
+    }
+    return sum;
+}
+
 /* The combined text report, in the layout of one run's. */
 static void merged_report(const struct results_doc *m)
 {
     report_header(stdout, &m->opts);
     if (!m->sweep) {
         report_final(stdout, &m->opts, m->global, m->seconds, m->signal, NULL,
-                     m->has_limits ? &m->limits : NULL);
+                     m->has_limits ? &m->limits : NULL, merged_preload_evictions(m));
         return;
     }
     struct slap_stats *s = malloc(sizeof(*s));
@@ -136,10 +147,15 @@ static void merged_report(const struct results_doc *m)
     }
     const struct results_step *steps = m->steps.items;
     report_sweep_header(stdout, &m->opts);
+    report_sweep_columns(stdout, &m->opts);
     for (size_t i = 0; i < m->steps.n; i++) {
+        struct report_step row = {steps[i].target_tps, s, steps[i].seconds, steps[i].limited_by,
+                                  steps[i].interrupted};
         step_stats(&steps[i], s);
-        report_sweep_row(stdout, steps[i].target_tps, s, steps[i].seconds, steps[i].limited_by);
+        report_sweep_row(stdout, &m->opts, &row);
     }
+    report_preload_evictions(stdout, merged_preload_evictions(m));
+    report_interrupted(stdout, m->signal);
     stats_free(s);
     free(s);
 }

@@ -238,7 +238,7 @@ static char *final_text(const struct slap_stats *s, double seconds, int signal)
     struct slap_options o;
     options_defaults(&o);
     capture_open(&c);
-    report_final(c.out, &o, s, seconds, signal, NULL, NULL);
+    report_final(c.out, &o, s, seconds, signal, NULL, NULL, 0);
     return capture_close(&c);
 }
 

@@ -87,6 +87,9 @@ void client_scratch_free(struct multiget_scratch *s);
  * slabs (lanes, sockets, rings, headers, keys). client_free is safe after a failure.
  */
 enum slap_status client_init(struct client *c, struct worker *w, uint32_t id, uint32_t k);
+/* Does a run of these options begin with every window stored (--preload, or a mix that stores
+ * no new key), by a preload of its own or (windows_stored) an earlier sweep step's? */
+bool client_windows_full(const struct slap_options *o, const struct workload *wl);
 void client_free(struct client *c);
 
 /* The callbacks by which a lane hears from its sockets (the conn_env's ops). */

@@ -24,7 +24,8 @@ void report_period(FILE *out, const struct slap_options *o, const struct slap_st
  * Final per-type blocks (and, when they differ, the uncorrected and hit/miss
  * blocks), counters, open-loop figures and the "Run time:" line; signal > 0
  * marks an interrupt. Percentile columns and lines follow o->percentiles. trace (or NULL)
- * adds a replay's lines; limits (or NULL) what limited the run, before the Run time line.
+ * adds a replay's lines; limits (or NULL) what limited the run, and preload_evictions (when
+ * above 0) its line, before the Run time line.
  */
 /* A replay's figures: what the reader saw, and what the threads sent. */
 struct report_trace {
@@ -34,18 +35,34 @@ struct report_trace {
 
 void report_final(FILE *out, const struct slap_options *o, const struct slap_stats *global,
                   double seconds, int signal, const struct report_trace *trace,
-                  const struct limits *limits);
+                  const struct limits *limits, double preload_evictions);
+/* "preload_evictions: N (...)" when the servers evicted N > 0 items during the preload or
+ * warm-up; nothing otherwise. */
+void report_preload_evictions(FILE *out, double evictions);
 
 /* The "Run time:" line (and "interrupted:" after a signal): report_final's last lines. */
 void report_run_line(FILE *out, const struct slap_stats *global, double seconds, int signal);
+/* "interrupted: SIGINT" (SIGTERM, SIGHUP) when signal > 0; nothing otherwise. */
+void report_interrupted(FILE *out, int signal);
 /* "Get", "Set", ... for a stats type; "Total" for STATS_TYPES; NULL beyond. */
 const char *report_type_name(int type);
 
-/* --sweep: the header block with the sweep's rates, then the table's column names. */
+/* --sweep: the header block with the sweep's rates (a "preload:" line may follow). */
 void report_sweep_header(FILE *out, const struct slap_options *o);
-/* One --sweep step: target and achieved rate, p50, p90, p99, p99.9 and max (corrected), and
- * what limited it (a limits_verdict_name; "-" when NULL or empty: not known). */
-void report_sweep_row(FILE *out, double target, const struct slap_stats *s, double seconds,
-                      const char *limited_by);
+/* The sweep table's column names, after a blank line: the percentiles follow o->percentiles. */
+void report_sweep_columns(FILE *out, const struct slap_options *o);
+
+/* One --sweep step, as its table row shows it. */
+struct report_step {
+    double target;                  /* ops/s asked for */
+    const struct slap_stats *stats; /* what it measured */
+    double seconds;                 /* for how long */
+    const char *limited_by;         /* a limits_verdict_name; "-" when NULL or empty */
+    bool interrupted;               /* a signal cut it short of --step_time */
+};
+
+/* A step's row: target and achieved rate, o->percentiles and max (corrected), what limited it;
+ * a step cut short ends with "interrupted after 0.84s of 2s". */
+void report_sweep_row(FILE *out, const struct slap_options *o, const struct report_step *step);
 
 #endif

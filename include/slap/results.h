@@ -49,6 +49,7 @@ struct results_period {
 struct results_step {
     double target_tps;
     char limited_by[16]; /* its limits_verdict_name; "mixed" when merged hosts disagree; "" */
+    bool interrupted;    /* a signal cut it short of --step_time (merged: any host's) */
     double seconds;
     struct slap_counters counters;
     struct results_sparse lat[STATS_TYPES];

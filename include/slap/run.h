@@ -72,6 +72,8 @@ struct run {
     bool progress;             /* the live line on standard error (a terminal, no -S) */
     struct results_doc *doc;   /* periods are added here; NULL: not kept */
     struct server_stats_pair *server_stats; /* per server, read around the run; NULL: not read */
+    double *fill_evictions;    /* per server, its evictions before the preload or warm-up (< 0:
+                                  not read); NULL when there is neither, or no stats are read */
     FILE *samples;             /* --samples: the file the rings are drained into */
     uint64_t samples_written;
     uint64_t samples_dropped;

@@ -39,6 +39,8 @@ struct server_stats_pair {
     struct server_stats after;
     uint64_t before_ns; /* slap_now_ns() when each answer came */
     uint64_t after_ns;
+    bool preload_known;               /* evictions were read before the preload or warm-up too */
+    double preload_evictions;         /* and these the server made during them, before `before` */
     char note[SERVER_STATS_NOTE_MAX]; /* when not ok: why (printable) */
 };
 
@@ -56,6 +58,9 @@ enum slap_status server_stats_read(const struct server *srv, uint64_t timeout_ns
  */
 enum slap_status server_stats_parse(const char *text, size_t len, struct server_stats *out,
                                     char *why, size_t why_len);
+
+/* The evictions of the preload or warm-up, summed over n servers' pairs where known. */
+double server_stats_preload_evictions(const struct server_stats_pair *pairs, size_t n);
 
 /* after - before, field by field. */
 void server_stats_delta(const struct server_stats_pair *p, struct server_stats *delta);

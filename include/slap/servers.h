@@ -74,7 +74,8 @@ enum slap_status servers_open(struct server_list *list, const char *text, char *
 /* --distribution and --hash (ketama: --hash default means md5, as libketama hashes keys). */
 enum slap_status servers_configure(struct server_list *list, enum server_distribution distribution,
                                    enum server_hash hash, char *err, size_t err_len);
-/* flush_all on every server (libmemcached's admin call); SLAP_ERROR with err if one failed. */
+/* flush_all on every server (libmemcached's admin call); SLAP_ERROR with err if one failed:
+ * the first server that could not be reached, or that refused flush_all (a proxy). */
 enum slap_status servers_flush(struct server_list *list, char *err, size_t err_len);
 void servers_close(struct server_list *list);
 

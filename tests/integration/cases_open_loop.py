@@ -84,6 +84,31 @@ def case_sweep(mc):
         check(p50 <= p90 <= p99 <= p999 <= mx, "percentiles out of order %r" % (r,))
 
 
+def case_sweep_preloads_once(mc):
+    """--sweep with --flush and --preload: the windows are flushed and loaded once, before the
+    first step, and the preload is said once; the later steps' gets find what it stored. The
+    table's percentile columns follow --percentiles."""
+    before, _ = mc.stats()
+    rc, out, err = run_slap(["-s", mc.addr, "--sweep=500:1500:500", "--step-time=1s", "-c", "4",
+                             "-w", "500", "--flush", "--preload", "--percentiles=50,99.99"])
+    after, _ = mc.stats()
+    check(rc == 0, "exit status %d" % rc)
+    preloads = re.findall(r"^preload: (\d+) sets in [\d.]+s$", out, re.M)
+    check(preloads == ["2000"], "one preload of 4 clients x 500 keys, said once: %r" % preloads)
+    check(out.index("preload:") < out.index("Target(ops/s)"), "the preload is said before the table")
+    sets = int(after["cmd_set"]) - int(before["cmd_set"])
+    check(sets < 2 * 2000, "%d sets reached the server: the windows were loaded more than once" % sets)
+    misses = int(after["get_misses"]) - int(before["get_misses"])
+    check(misses == 0, "%d gets missed: a later step flushed or forgot the preloaded windows" % misses)
+    head = re.search(r"^Target\(ops/s\).*$", out, re.M)
+    check(head and head.group(0).split() == ["Target(ops/s)", "Achieved(ops/s)", "P50(us)",
+                                             "P99.99(us)", "Max(us)", "Limited_by"],
+          "the columns do not follow --percentiles: %r" % (head and head.group(0)))
+    rows = re.findall(r"^(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+([a-z-]+)$", out, re.M)
+    check([int(r[0]) for r in rows] == [500, 1000, 1500], "sweep rows %r" % rows)
+    for r in rows:
+        check(int(r[2]) <= int(r[3]) <= int(r[4]), "P50, P99.99, Max out of order %r" % (r,))
+
 def case_hdr_out(mc):
     path = "/tmp/slap-test-%d.hgrm" % os.getpid()
     try:

@@ -226,7 +226,9 @@ def case_sweep_json_csv_svg(mc):
     validate(doc)
     check(doc["kind"] == "sweep" and [s["target_tps"] for s in doc["steps"]] == [2000, 4000],
           "steps %r" % [s["target_tps"] for s in doc["steps"]])
-    rows = re.findall(r"^(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)$", out, re.M)
+    rows = re.findall(r"^(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+[a-z-]+$", out,
+                      re.M)
+    check(len(rows) == 2, "sweep rows %r" % rows)
     for row, step in zip(rows, doc["steps"]):
         check(int(row[0]) == step["target_tps"] and int(row[1]) == round(step["achieved_tps"]),
               "sweep row %r vs step" % (row,))
@@ -243,6 +245,30 @@ def case_sweep_json_csv_svg(mc):
     render_png(v)
     shutil.rmtree(d)
 
+
+def case_sweep_interrupted(mc):
+    """SIGINT during a sweep's second step: the table ends with that step's row marked as cut
+    short, then `interrupted: SIGINT`; the JSON's steps say which one was cut short."""
+    d = tmpdir()
+    j = os.path.join(d, "r.json")
+    rc, out, err = run_slap(["-s", mc.addr, "--sweep=500:1500:500", "--step-time=2s", "-c", "4",
+                             "--json", j], interrupt_after=3.0, timeout=30)
+    check(rc == -signal.SIGINT, "exit status %d after SIGINT" % rc)
+    check(re.search(r"^interrupted: SIGINT$", out, re.M), "no `interrupted: SIGINT` line")
+    full = re.findall(r"^(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+([a-z-]+)$",
+                      out, re.M)
+    check([int(r[0]) for r in full] == [500], "only the first step is a full row: %r" % full)
+    cut = re.search(r"^1000\s.*\sinterrupted after ([\d.]+)s of 2s$", out, re.M)
+    check(cut is not None and float(cut.group(1)) < 2, "the cut-short step's row is not marked")
+    check(out.index("interrupted after") < out.index("interrupted: SIGINT"),
+          "`interrupted: SIGINT` comes after the table")
+    doc = load(j)
+    validate(doc)
+    check(doc["interrupted"] is True and doc["signal"] == "SIGINT", "the document's signal")
+    check([s.get("interrupted") for s in doc["steps"]] == [False, True],
+          "steps' interrupted %r" % [s.get("interrupted") for s in doc["steps"]])
+    check(doc["steps"][1]["seconds"] < 2, "the cut-short step's seconds")
+    shutil.rmtree(d)
 
 def case_merge_two_hosts_started_together(mc):
     """Two slap processes, one --start_at: the merged counters equal the server's."""

@@ -1,12 +1,17 @@
 """Workload fidelity: config files, multi-gets, verification, expiry,
 replication, key distribution, flush and preload, evictions."""
+import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 
-from harness import (check, check_agree, counters, DelayProxy, measured, Memcached, named, PATHS,
-                     raw_command, run_line, run_slap, server_delta, write_file)
+from cases_ketama import Nutcracker
+from cases_results import validate
+from harness import (check, check_agree, counters, DelayProxy, free_port, measured, Memcached,
+                     named, PATHS, raw_command, run_line, run_slap, server_delta, write_file)
 
 
 def case_cfg_file(mc):
@@ -156,7 +161,7 @@ def case_flush_preload(mc):
     before = mc.stats()
     rc, out, err = run_slap(["-s", mc.addr, "--flush", "--preload", "-x", "1000", "-c", "4",
                              "-w", "100", "--key-dist=zipf:1.1"])
-    delta = server_delta(before, mc.stats(), 2)
+    delta = server_delta(before, mc.stats(), 3)  # slap's stats: before the preload, the run, after
     check(rc == 0, "exit status %d" % rc)
     check(raw_command(mc, b"get slap-marker\r\n") == b"END\r\n", "--flush left the marker")
     m = re.search(r"^preload: (\d+) sets in [\d.]+s$", out, re.M)
@@ -189,3 +194,57 @@ def case_evictions():
         check(c["get_misses"] > 0, "evicted keys must show as misses")
     finally:
         small.stop()
+
+
+def case_preload_evictions():
+    """A preload that does not fit in the server's memory: the evictions it caused (outside the
+    measured run, so not in its delta) are said on standard error, in the report and in the
+    JSON; a preload that fits says nothing of them."""
+    small = Memcached(extra=["-m", "8"])
+    d = tempfile.mkdtemp(prefix="slap-evict-")
+    j = os.path.join(d, "r.json")
+    try:
+        rc, out, err = run_slap(["-s", small.addr, "--preload", "-w", "100", "-c", "4", "-X", "2000",
+                                 "-x", "1000", "--json", j])
+        check(rc == 0, "exit status %d" % rc)
+        check("preload_evictions" not in out and "evict" not in err, "a preload that fits evicted")
+        check(load_json(j)["servers"][0].get("preload_evictions") == 0, "JSON: 0 evictions")
+        rc, out, err = run_slap(["-s", small.addr, "--preload", "-w", "4k", "-c", "4", "-X", "2000",
+                                 "-x", "2000", "--json", j])
+        check(rc == 0, "exit status %d" % rc)
+        evicted = int(small.stats()[0]["evictions"])
+        m = re.search(r"^preload_evictions: (\d+) ", out, re.M)
+        check(m is not None and 0 < int(m.group(1)) <= evicted,
+              "no preload_evictions line (the server evicted %d)" % evicted)
+        check(re.search(r"evict", err) and small.addr in err, "standard error says nothing: %r" % err)
+        doc = load_json(j)
+        validate(doc)
+        check(doc["servers"][0]["preload_evictions"] == int(m.group(1)), "JSON %r" % doc["servers"])
+    finally:
+        small.stop()
+        shutil.rmtree(d)
+
+
+def load_json(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def case_flush_through_nutcracker(mc):
+    """--flush through twemproxy, which refuses flush_all: the proxy is named and the refusal
+    said in slap's words, not libmemcached's; a server that is not there is told apart."""
+    proxy = Nutcracker([mc], ["fnv1a_64"])
+    try:
+        addr = "127.0.0.1:%d" % proxy.ports["fnv1a_64"]
+        rc, out, err = run_slap(["-s", addr, "--flush", "-x", "100", "-c", "2"])
+        check(rc == 1, "exit status %d" % rc)
+        check("SOME ERRORS" not in err, "libmemcached's words: %r" % err)
+        check(re.search(r"%s refused flush_all .*twemproxy" % re.escape(addr), err),
+              "the refusal is not said, naming the proxy: %r" % err)
+        dead = "127.0.0.1:%d" % free_port()
+        rc, out, err = run_slap(["-s", "%s,%s" % (mc.addr, dead), "--flush", "-x", "100", "-c", "2"])
+        check(rc == 1, "exit status %d" % rc)
+        check("cannot connect to %s" % dead in err and "refused flush_all" not in err,
+              "a dead server is not a refusal: %r" % err)
+    finally:
+        proxy.stop()

@@ -192,8 +192,9 @@ def run_line(out):
 def slap_stats_reads(args, server=None):
     """How many `stats` requests slap itself sends server around a run (for its server_cpu_s
     lines): one before and one after for each of its addresses in -s (a memcached listening
-    on two addresses is asked twice), none with its memslap face, --tls or the binary
-    protocol."""
+    on two addresses is asked twice), and one more before a --preload or --warmup (for the
+    evictions they cause; a mix without sets preloads too: not told here), none with its
+    memslap face, --tls or the binary protocol."""
     if args and args[0] == "memslap":
         return 0
     if any(a in ("--tls", "-B", "--binary", "--protocol=binary") for a in args) or \
@@ -201,10 +202,11 @@ def slap_stats_reads(args, server=None):
         return 0
     listed = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-s", "--servers")]
     listed += [a.split("=", 1)[1] for a in args if a.startswith("--servers=")]
+    each = 3 if any(a == "--preload" or a.startswith("--warmup") for a in args) else 2
     if server is None or not listed or server.unix:
-        return 2
+        return each
     port = ":%d" % server.port
-    return 2 * sum(1 for a in listed[-1].split(",") if a.endswith(port)) or 2
+    return each * sum(1 for a in listed[-1].split(",") if a.endswith(port)) or each
 
 
 def server_delta(before, after, slap_reads=0):
