@@ -132,9 +132,12 @@ enum slap_status results_sparse_from_hist(const struct hist *h, struct results_s
 
 void results_sparse_add(const struct results_sparse *s, struct hist *h)
 {
+    if (s->count == 0) {
+        return; /* no events: its min_ns (0 in a file) is no minimum */
+    }
+    h->min_ns = h->count == 0 || s->min_ns < h->min_ns ? s->min_ns : h->min_ns;
+    h->max_ns = h->count == 0 || s->max_ns > h->max_ns ? s->max_ns : h->max_ns;
     h->count += s->count;
-    h->min_ns = s->min_ns < h->min_ns ? s->min_ns : h->min_ns;
-    h->max_ns = s->max_ns > h->max_ns ? s->max_ns : h->max_ns;
     h->sum_us += s->sum_us;
     h->sumsq_us += s->sumsq_us;
     for (uint32_t i = 0; i < s->npairs; i++) {
@@ -167,7 +170,8 @@ static void *list_add(struct results_list *list, size_t size)
  * freed on failure. */
 static enum slap_status sparse_types(const struct slap_stats *s, struct results_sparse *lat)
 {
-    static struct hist empty; /* zeroes: the sums of no events */
+    static struct hist empty; /* no events */
+    hist_reset(&empty);
     for (int t = 0; t < STATS_TYPES; t++) {
         if (results_sparse_from_hist(s->lat[t] != NULL ? s->lat[t] : &empty, &lat[t]) !=
             SLAP_OK) {

@@ -540,3 +540,32 @@ def case_json_trace(mc):
         check(abs(t[name] - text) <= max(0.5, 1e-4 * text), "%s: JSON %r, report %r"
               % (name, t[name], text))
     shutil.rmtree(d)
+
+
+def case_total_min_is_the_types_min(mc):
+    """The total's minimum is the smallest of get's and set's, not 0 from types with no events:
+    in the CSV's total rows and in the periods' total histograms of the JSON."""
+    d = tmpdir()
+    j, c = os.path.join(d, "r.json"), os.path.join(d, "r.csv")
+    rc, out, err = run_slap(["-s", mc.addr, "-t", "2s", "-S", "1s", "-c", "4", "--json", j,
+                             "--csv", c])
+    check(rc == 0, "exit status %d: %s" % (rc, err))
+    doc = load(j)
+    for p in doc["periods"]:
+        types = p["types"]
+        want = min(types[t]["hist"]["min_ns"] for t in ("get", "set") if types[t]["count"] > 0)
+        check(types["total"]["hist"]["min_ns"] == want > 0,
+              "period total min_ns %d, get/set %d" % (types["total"]["hist"]["min_ns"], want))
+    total = doc["types"]["total"]["hist"]["min_ns"]
+    check(total == min(doc["types"][t]["hist"]["min_ns"] for t in ("get", "set")) > 0,
+          "run total min_ns %d" % total)
+    with open(c) as f:
+        rows = [line.split(",") for line in f.read().splitlines()[1:]]
+    by_period = {}
+    for r in rows:
+        by_period.setdefault(r[0], {})[r[1]] = float(r[7])
+    for when, mins in by_period.items():
+        check(mins["total"] == min(mins["get"], mins["set"]) > 0,
+              "CSV at %s: total min_us %r, get %r, set %r" % (when, mins["total"], mins["get"],
+                                                             mins["set"]))
+    shutil.rmtree(d)

@@ -46,7 +46,7 @@ SHARES_CPU = frozenset([
     "oversized_reply", "pipeline", "quiet", "release_soak_60s", "rep_write", "replay_cas",
     "replay_client_order", "replay_from_stdin", "replay_long_ttl", "replay_protocols",
     "server_error", "server_list_checked", "start_at_checked", "tiny_window_uneven_threads",
-    "tls", "trace_gen_deterministic", "trace_stats_estimates_many_keys",
+    "tls", "total_min_is_the_types_min", "trace_gen_deterministic", "trace_stats_estimates_many_keys",
     "trace_stats_malformed_lines", "trace_stats_recovers_generator", "trace_stats_usage",
     "trace_stats_zipf_skew", "trace_stats_zstd_plain_stdin", "truncated_reply", "two_servers",
     "unix_socket", "unsolicited_reply", "verify", "verify_detects"
