@@ -88,6 +88,7 @@ void results_doc_free(struct results_doc *d)
     free(d->periods.items);
     free(d->steps.items);
     free(d->servers.items);
+    free(d->runs.items);
     limits_free(&d->limits);
     for (int i = 0; i < d->argc; i++) {
         free(d->argv[i]);
@@ -260,6 +261,45 @@ enum slap_status results_add_server(struct results_doc *d, const char *name, con
     snprintf(srv->label, sizeof(srv->label), "%s", label);
     srv->stats = *pair;
     return SLAP_OK;
+}
+
+enum slap_status results_add_run(struct results_doc *d, const struct results_run_id *id)
+{
+    struct results_run_id *run = list_add(&d->runs, sizeof(*run));
+    if (run == NULL) {
+        return SLAP_ERROR;
+    }
+    *run = *id;
+    return SLAP_OK;
+}
+
+enum slap_status results_add_this_run(struct results_doc *d)
+{
+    struct results_run_id id = {.pid = (uint64_t)getpid(), .start_ms = d->start_ms};
+    if (gethostname(id.host, sizeof(id.host) - 1) != 0 || id.host[0] == '\0') {
+        snprintf(id.host, sizeof(id.host), "%s", d->label);
+    }
+    return results_add_run(d, &id);
+}
+
+static bool same_run(const struct results_run_id *a, const struct results_run_id *b)
+{
+    return a->pid == b->pid && a->start_ms == b->start_ms && strcmp(a->host, b->host) == 0;
+}
+
+bool results_share_run(const struct results_doc *a, const struct results_doc *b,
+                       struct results_run_id *same)
+{
+    const struct results_run_id *ra = a->runs.items, *rb = b->runs.items;
+    for (size_t i = 0; i < a->runs.n; i++) {
+        for (size_t j = 0; j < b->runs.n; j++) {
+            if (same_run(&ra[i], &rb[j])) {
+                *same = ra[i];
+                return true;
+            }
+        }
+    }
+    return false;
 }
 
 uint64_t results_errors(const struct slap_counters *c)
@@ -641,6 +681,24 @@ static void json_limits(struct json_writer *w, const struct results_doc *d)
     json_close(w);
 }
 
+/* Which runs the document holds: one, or a merged document's every one (none known: absent). */
+static void json_runs(struct json_writer *w, const struct results_doc *d)
+{
+    const struct results_run_id *runs = d->runs.items;
+    if (d->runs.n == 0) {
+        return;
+    }
+    json_open_array(w, "runs", false);
+    for (size_t i = 0; i < d->runs.n; i++) {
+        json_open_object(w, NULL);
+        json_string(w, "host", runs[i].host);
+        json_u64(w, "pid", runs[i].pid);
+        json_u64(w, "start_ms", runs[i].start_ms);
+        json_close(w);
+    }
+    json_close(w);
+}
+
 static const char *signal_name(int sig)
 {
     return sig == 0 ? NULL : sig == SIGINT ? "SIGINT" : sig == SIGHUP ? "SIGHUP" : "SIGTERM";
@@ -712,6 +770,7 @@ void results_write_json(FILE *out, const struct results_doc *d)
     json_config(&w, &d->opts);
     json_u64(&w, "start_ms", d->start_ms);
     json_u64(&w, "end_ms", d->end_ms);
+    json_runs(&w, d);
     json_double(&w, "seconds", d->seconds);
     json_bool(&w, "interrupted", d->signal != 0);
     json_string(&w, "signal", signal_name(d->signal));

@@ -509,8 +509,14 @@ def case_json_every_command(mc):
         kinds = {tuple(line.split(",")[3:5]) for line in f.read().splitlines()[1:]}
     check(("incr", "hit") in kinds and ("delete", "hit") in kinds and ("touch", "hit") in kinds,
           "samples of every command: %r" % sorted(kinds))
+    # A second host's run of the same workload: the same document from another process.
+    other = os.path.join(d, "other.json")
+    copy = load(path)
+    copy["runs"][0]["pid"] += 1
+    with open(other, "w") as f:
+        json.dump(copy, f)
     merged = os.path.join(d, "merged.json")
-    rc, out2, err = run_slap(["merge", path, path, "--json", merged])
+    rc, out2, err = run_slap(["merge", path, other, "--json", merged])
     check(rc == 0, "merge: %d %s" % (rc, err))
     m = load(merged)
     validate(m)
@@ -568,4 +574,46 @@ def case_total_min_is_the_types_min(mc):
         check(mins["total"] == min(mins["get"], mins["set"]) > 0,
               "CSV at %s: total min_us %r, get %r, set %r" % (when, mins["total"], mins["get"],
                                                              mins["set"]))
+    shutil.rmtree(d)
+
+
+def case_merge_refuses_a_run_twice_and_sums_sweeps(mc):
+    """The same run given twice (the same file, or a copy) is refused, naming the files; two
+    hosts' sweeps merge into one header and Target summed like Achieved."""
+    d = tmpdir()
+    a, b, m = (os.path.join(d, n) for n in ("a.json", "b.json", "m.json"))
+    rc, _, err = run_slap(["-s", mc.addr, "-x", "2000", "-c", "4", "--json", a, "-q"])
+    check(rc == 0, "exit status %d: %s" % (rc, err))
+    shutil.copy(a, b)
+    for pair in ((a, a), (a, b)):
+        rc, out, err = run_slap(["merge", pair[0], pair[1], "--json", m])
+        check(rc == 2 and out == "" and "'%s' and '%s'" % pair in err and "same run" in err,
+              "merge %s %s: exit %d, %r" % (pair[0], pair[1], rc, err))
+        check(not os.path.exists(m), "a merged file was written")
+    check(load(a)["runs"][0]["pid"] > 0, "runs %r" % load(a)["runs"])
+    hosts = [os.path.join(d, "h%d.json" % i) for i in range(2)]
+    for i, path in enumerate(hosts):
+        rc, out, err = run_slap(["-s", mc.addr, "--sweep", "1k:2k:1k", "--step_time", "1s",
+                                 "-c", "4", "--label", "h%d" % i, "--json", path])
+        check(rc == 0, "sweep %d: exit %d: %s" % (i, rc, err))
+    rc, out, err = run_slap(["merge"] + hosts + ["--json", m, "--csv", os.path.join(d, "m.csv")])
+    check(rc == 0, "merged sweeps: exit %d: %s" % (rc, err))
+    check(out.count("servers: ") == 1 and out.count("Target(ops/s)") == 1,
+          "the header is printed more than once: %r" % out)
+    check("run time: 600s" not in out and "run time: 1s\n" in out, "run time in %r" % out)
+    check("sweep: 2000 to 4000 ops/s by 2000," in out, "sweep line in %r" % out)
+    rows = re.findall(r"^(\d+)\s+(\d+)\s+\d+\s+\d+\s+\d+\s+\d+\s+\d+\s+\S+$", out, re.M)
+    steps = [load(p)["steps"] for p in hosts]
+    check([int(r[0]) for r in rows] == [2000, 4000], "Target column %r" % rows)
+    for r, s0, s1 in zip(rows, *steps):
+        check(abs(int(r[1]) - (s0["achieved_tps"] + s1["achieved_tps"])) <= 1,
+              "Achieved %s is not the sum of %r and %r" % (r[1], s0["achieved_tps"],
+                                                          s1["achieved_tps"]))
+    merged = load(m)
+    validate(merged)
+    check([s["target_tps"] for s in merged["steps"]] == [2000, 4000],
+          "merged JSON targets %r" % [s["target_tps"] for s in merged["steps"]])
+    check(len(merged["runs"]) == 2, "merged runs %r" % merged["runs"])
+    rc, out, err = run_slap(["merge", m, hosts[0]])
+    check(rc == 2 and "same run" in err, "a merged file and one of its parts: %d %r" % (rc, err))
     shutil.rmtree(d)
