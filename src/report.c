@@ -87,6 +87,25 @@ static void print_mix(FILE *out, const struct slap_options *o)
     fputc('\n', out);
 }
 
+/* Are the key or value sizes other than memaslap's 64 and 1024 (a trace brings its own)? */
+static bool sizes_beyond_memaslap(const struct slap_options *o, const char *key, const char *value)
+{
+    return o->trace == NULL && (strcmp(key, "64") != 0 || strcmp(value, "1024") != 0);
+}
+
+/* "key size: 64" and "value size: 100-200:1" as --key_size and --value_size take them. */
+static void print_sizes(FILE *out, const struct slap_options *o)
+{
+    char key[1024], value[1024];
+    if (options_value(o, options_table_find("key_size"), key, sizeof(key)) != OPTION_VALUE_TEXT ||
+        options_value(o, options_table_find("value_size"), value, sizeof(value)) !=
+            OPTION_VALUE_TEXT ||
+        !sizes_beyond_memaslap(o, key, value)) {
+        return;
+    }
+    fprintf(out, "key size: %s\nvalue size: %s\n", key, value);
+}
+
 void report_header(FILE *out, const struct slap_options *o)
 {
     fprintf(out, "servers: %s\n", o->servers);
@@ -123,6 +142,7 @@ void report_header(FILE *out, const struct slap_options *o)
         print_seconds_width(out, o->warmup_ns, 0);
         fprintf(out, "s\n");
     }
+    print_sizes(out, o);
     fflush(out);
 }
 

@@ -617,3 +617,37 @@ def case_merge_refuses_a_run_twice_and_sums_sweeps(mc):
     rc, out, err = run_slap(["merge", m, hosts[0]])
     check(rc == 2 and "same run" in err, "a merged file and one of its parts: %d %r" % (rc, err))
     shutil.rmtree(d)
+
+
+def case_sizes_in_header_and_config(mc):
+    """The header says the key and value sizes when they are not memaslap's 64 and 1024 (a run
+    with those keeps memaslap's seven lines), and the JSON config says the sizes used: no
+    "fixed_size": 1024 when --value_size or -F set them."""
+    d = tmpdir()
+    j = os.path.join(d, "r.json")
+    cfg = os.path.join(d, "sizes.cfg")
+    with open(cfg, "w") as f:
+        f.write("key\n32 32 1\nvalue\n500 600 1\ncmd\n0 0.1\n1 0.9\n")
+    base = ["-s", mc.addr, "-x", "500", "-c", "2", "--json", j]
+    for extra, key, value, fixed in ((["--value_size", "300"], "64", "300", 300),
+                                     (["-X", "200"], "64", "200", 200),
+                                     (["-F", cfg], "32", "500-600:1", None),
+                                     (["--value_size", "10-20:0.5,30-40:0.5", "--key_size", "20"],
+                                      "20", "10-20:0.5,30-40:0.5", None)):
+        rc, out, err = run_slap(base + extra)
+        check(rc == 0, "%r: exit %d: %s" % (extra, rc, err))
+        header = out[:out.index("\n\n") if "\n\n" in out else len(out)]
+        lines = header.splitlines()
+        check(lines[6].startswith("get proportion:") and lines[7:9] ==
+              ["key size: %s" % key, "value size: %s" % value],
+              "%r: header %r" % (extra, lines))
+        config = load(j)["config"]
+        check(config["fixed_size"] == fixed and config["value_size"] == value and
+              config["key_size"] == key, "%r: config sizes %r" % (extra, {
+                  k: config[k] for k in ("fixed_size", "value_size", "key_size")}))
+        validate(load(j))
+    rc, out, err = run_slap(base)
+    check(rc == 0 and "key size:" not in out and "value size:" not in out,
+          "memaslap's sizes printed in the header: %r" % out[:400])
+    check(load(j)["config"]["fixed_size"] == 1024, "default fixed_size")
+    shutil.rmtree(d)
