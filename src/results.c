@@ -797,6 +797,7 @@ void results_write_json(FILE *out, const struct results_doc *d)
 
 /* ---- CSV ------------------------------------------------------------------------------ */
 
+/* The latency columns, without the end of the line. */
 static void csv_figures(FILE *out, const struct hist *h)
 {
     fprintf(out, "%.3f,%.3f,%.3f,%.3f", h->count ? us(h->min_ns) : 0.0, us(h->max_ns),
@@ -804,7 +805,21 @@ static void csv_figures(FILE *out, const struct hist *h)
     for (size_t i = 0; i < SLAP_ARRAY_SIZE(csv_percentiles); i++) {
         fprintf(out, ",%.3f", us(hist_percentile_ns(h, csv_percentiles[i])));
     }
-    fputc('\n', out);
+}
+
+/* -d above 1: keys a second at the end of the row, for get (cmd_get) and the total (every
+ * operation's keys, as the run line); empty for the other types. */
+static void csv_keys(FILE *out, const struct results_doc *d, const struct results_period *p, int t)
+{
+    if (d->opts.division <= 1) {
+        return;
+    }
+    if (t == OP_GET || t == STATS_TYPES) {
+        uint64_t keys = t == OP_GET ? p->counters.cmd_get : stats_counters_ops(&p->counters);
+        fprintf(out, ",%.1f", per_second((double)keys, p->seconds));
+    } else {
+        fputc(',', out);
+    }
 }
 
 static void csv_periods(FILE *out, const struct results_doc *d)
@@ -813,8 +828,9 @@ static void csv_periods(FILE *out, const struct results_doc *d)
     uint32_t types = results_doc_types(d);
     const struct results_period *periods = d->periods.items;
     fputs("elapsed_s,type,ops,tps,net_mib_s,misses,errors,min_us,max_us,avg_us,std_us,p50_us,"
-          "p90_us,p99_us,p99.9_us\n",
+          "p90_us,p99_us,p99.9_us",
           out);
+    fputs(d->opts.division > 1 ? ",keys_per_s\n" : "\n", out);
     for (size_t i = 0; i < d->periods.n; i++) {
         const struct results_period *p = &periods[i];
         for (int t = 0; t <= STATS_TYPES; t++) {
@@ -831,6 +847,8 @@ static void csv_periods(FILE *out, const struct results_doc *d)
             }
             fputc(',', out);
             csv_figures(out, &h);
+            csv_keys(out, d, p, t);
+            fputc('\n', out);
         }
     }
 }
@@ -850,6 +868,7 @@ static void csv_steps(FILE *out, const struct results_doc *d)
                 per_second((double)ops, s->seconds), s->seconds, (unsigned long long)ops,
                 (unsigned long long)results_errors(&s->counters));
         csv_figures(out, &h);
+        fputc('\n', out);
     }
 }
 

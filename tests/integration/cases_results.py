@@ -651,3 +651,47 @@ def case_sizes_in_header_and_config(mc):
           "memaslap's sizes printed in the header: %r" % out[:400])
     check(load(j)["config"]["fixed_size"] == 1024, "default fixed_size")
     shutil.rmtree(d)
+
+
+def case_multiget_keys_per_second(mc):
+    """-d 10: the Get and Total tables, and the CSV's get and total rows, end with the keys a
+    second (what the run line's TPS counts) besides the requests; -d 1 keeps them as they were."""
+    d = tmpdir()
+    j, c = os.path.join(d, "r.json"), os.path.join(d, "r.csv")
+    rc, out, err = run_slap(["-s", mc.addr, "-d", "10", "-t", "3s", "-S", "1s", "-c", "4",
+                             "--json", j, "--csv", c])
+    check(rc == 0, "exit status %d: %s" % (rc, err))
+    doc = load(j)
+    tables = re.findall(r"^(Get|Set|Total) Statistics\nType (.*)\nPeriod (.*)\nGlobal (.*)\n", out,
+                        re.M)
+    check(len(tables) == 9, "%d tables" % len(tables))
+    for n, (title, header, period, _) in enumerate(tables):
+        keys = title != "Set"
+        check(header.split()[-1] == "Keys/s" if keys else "Keys/s" not in header,
+              "%s header %r" % (title, header))
+        check(header.split()[:10] == ["Time(s)", "Ops", "TPS(ops/s)", "Net(M/s)", "Get_miss",
+                                      "Min(us)", "Max(us)", "Avg(us)", "Std_dev", "Geo_dist"],
+              "the columns moved: %r" % header)
+        p = doc["periods"][n // 3]
+        if not keys or n // 3 == len(doc["periods"]) - 1:
+            continue  # the last period holds besides the answers that came after its table
+        want = p["counters"]["cmd_get"] if title == "Get" else p["ops"]
+        check(int(period.split()[-1]) == round(want / p["seconds"]),
+              "%s Keys/s %s, the period's keys %d" % (title, period.split()[-1], want))
+        check(int(period.split()[-1]) > 5 * int(period.split()[2]), "%s: keys %s, TPS %s"
+              % (title, period.split()[-1], period.split()[2]))
+    with open(c) as f:
+        lines = f.read().splitlines()
+    check(lines[0].endswith(",p99.9_us,keys_per_s"), "CSV header %r" % lines[0])
+    for line in lines[1:]:
+        row = line.split(",")
+        p = next(x for x in doc["periods"] if abs(x["elapsed_s"] - float(row[0])) < 0.001)
+        want = {"get": p["counters"]["cmd_get"], "total": p["ops"]}.get(row[1])
+        check(len(row) == 16 and (row[15] == "" if want is None else
+                                  abs(float(row[15]) - want / p["seconds"]) < 0.1),
+              "CSV row %r, keys %r" % (row, want))
+    rc, out, err = run_slap(["-s", mc.addr, "-t", "1s", "-S", "1s", "-c", "4", "--csv", c])
+    check(rc == 0 and "Keys/s" not in out, "-d 1 shows Keys/s")
+    with open(c) as f:
+        check(not f.readline().rstrip().endswith("keys_per_s"), "-d 1 CSV has keys_per_s")
+    shutil.rmtree(d)
