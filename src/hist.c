@@ -91,13 +91,16 @@ void hist_record(struct hist *h, uint64_t ns)
 
 void hist_merge(struct hist *dst, const struct hist *src)
 {
-    dst->count += src->count;
-    if (src->min_ns < dst->min_ns) {
+    if (src->count == 0) {
+        return; /* an empty histogram has no bounds to give, whatever its min_ns says */
+    }
+    if (dst->count == 0 || src->min_ns < dst->min_ns) {
         dst->min_ns = src->min_ns;
     }
-    if (src->max_ns > dst->max_ns) {
+    if (dst->count == 0 || src->max_ns > dst->max_ns) {
         dst->max_ns = src->max_ns;
     }
+    dst->count += src->count;
     dst->sum_us += src->sum_us;
     dst->sumsq_us += src->sumsq_us;
     for (size_t i = 0; i < HIST_LOG2_BUCKETS; i++) {

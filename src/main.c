@@ -293,6 +293,7 @@ static void doc_from_run(struct results_doc *d, const struct run *r, int status,
     d->seconds = run_seconds(r);
     d->start_ms = (r->start_wall_ns + o->warmup_ns) / SLAP_NS_PER_MS;
     d->end_ms = d->start_ms + (uint64_t)(d->seconds * 1000.0 + 0.5);
+    results_add_this_run(d);
     d->signal = r->signal;
     d->exit_status = status;
     d->period_s = (double)r->period_ns / (double)SLAP_NS_PER_SEC;
@@ -455,6 +456,7 @@ static int sweep_save(struct sweep_doc *sd, const struct slap_options *opts, con
     d->start_ms = sd->start_wall_ns / SLAP_NS_PER_MS;
     d->seconds = sd->seconds;
     d->end_ms = d->start_ms + (uint64_t)(sd->seconds * 1000.0 + 0.5);
+    results_add_this_run(d);
     d->exit_status = status;
     d->signal = r->signal;
     doc_servers(d, r, sd->pairs);

@@ -1624,10 +1624,27 @@ static enum option_value special_value(const struct slap_options *o, size_t i, c
     }
 }
 
+/* -X: the one value length used, or none when --value_size or -F gave several. */
+static enum option_value fixed_size_value(const struct slap_options *o, char *buf, size_t len)
+{
+    const struct size_dist *d = &o->value_sizes;
+    if (d->n == 0) {
+        snprintf(buf, len, "%" PRIu32, o->value_size);
+    } else if (d->n == 1 && d->r[0].min == d->r[0].max) {
+        snprintf(buf, len, "%" PRIu32, d->r[0].min);
+    } else {
+        return OPTION_VALUE_NONE;
+    }
+    return OPTION_VALUE_NUMBER;
+}
+
 enum option_value options_value(const struct slap_options *o, size_t i, char *buf, size_t len)
 {
     if (i >= ROW_COUNT || len == 0) {
         return OPTION_VALUE_SKIP;
+    }
+    if (i == ROW_FIXED_SIZE) {
+        return fixed_size_value(o, buf, len); /* the value_size it shares may not be in use */
     }
     const struct option_row *row = &option_rows[i];
     const void *field = (const char *)o + row->field;

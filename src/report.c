@@ -87,6 +87,25 @@ static void print_mix(FILE *out, const struct slap_options *o)
     fputc('\n', out);
 }
 
+/* Are the key or value sizes other than memaslap's 64 and 1024 (a trace brings its own)? */
+static bool sizes_beyond_memaslap(const struct slap_options *o, const char *key, const char *value)
+{
+    return o->trace == NULL && (strcmp(key, "64") != 0 || strcmp(value, "1024") != 0);
+}
+
+/* "key size: 64" and "value size: 100-200:1" as --key_size and --value_size take them. */
+static void print_sizes(FILE *out, const struct slap_options *o)
+{
+    char key[1024], value[1024];
+    if (options_value(o, options_table_find("key_size"), key, sizeof(key)) != OPTION_VALUE_TEXT ||
+        options_value(o, options_table_find("value_size"), value, sizeof(value)) !=
+            OPTION_VALUE_TEXT ||
+        !sizes_beyond_memaslap(o, key, value)) {
+        return;
+    }
+    fprintf(out, "key size: %s\nvalue size: %s\n", key, value);
+}
+
 void report_header(FILE *out, const struct slap_options *o)
 {
     fprintf(out, "servers: %s\n", o->servers);
@@ -123,6 +142,7 @@ void report_header(FILE *out, const struct slap_options *o)
         print_seconds_width(out, o->warmup_ns, 0);
         fprintf(out, "s\n");
     }
+    print_sizes(out, o);
     fflush(out);
 }
 
@@ -197,8 +217,22 @@ static void percentile_name(char *name, size_t size, double pct, const char *suf
     snprintf(name, size, "P%g%s", pct, suffix);
 }
 
-static void print_row(FILE *out, const struct slap_options *o, const char *label,
-                      uint64_t time_ns, const struct hist *h, uint64_t bytes, uint64_t misses)
+/* Does the table of type show keys a second: Get and Total, when a get asks for several keys? */
+static bool shows_keys(const struct slap_options *o, int type)
+{
+    return o->division > 1 && (type == OP_GET || type == REPORT_TOTAL);
+}
+
+/* Keys asked for: Get's are cmd_get (the keys of get and gets); Total's are every operation's
+ * keys, as the Run time line counts them. */
+static uint64_t type_keys(const struct slap_stats *s, int type)
+{
+    return type == REPORT_TOTAL ? stats_ops(s) : s->counters.cmd_get;
+}
+
+/* A table row; keys < 0: no Keys/s column. */
+static void print_row(FILE *out, const struct slap_options *o, const char *label, uint64_t time_ns,
+                      const struct hist *h, uint64_t bytes, uint64_t misses, double keys)
 {
     double secs = (double)time_ns / (double)SLAP_NS_PER_SEC;
     fprintf(out, "%-8s ", label);
@@ -209,8 +243,11 @@ static void print_row(FILE *out, const struct slap_options *o, const char *label
             h->count ? us_round(h->min_ns) : 0LL, us_round(h->max_ns),
             (long long)llround(hist_mean_us(h)), hist_stddev_us(h), hist_geomean_us(h));
     for (uint32_t i = 0; i < o->npercentiles; i++) {
-        fprintf(out, i + 1 < o->npercentiles ? " %-10lld" : " %lld",
+        fprintf(out, i + 1 < o->npercentiles || keys >= 0 ? " %-10lld" : " %lld",
                 us_round(hist_percentile_ns(h, o->percentiles[i])));
+    }
+    if (keys >= 0) {
+        fprintf(out, " %.0f", per_second(keys, secs));
     }
     fputc('\n', out);
 }
@@ -226,16 +263,19 @@ static void print_table(FILE *out, const struct slap_options *o, int type,
     fprintf(out, "%-8s %-8s %-12s %-12s %-10s %-10s %-8s %-10s %-10s %-10s %-10s", "Type",
             "Time(s)", "Ops", "TPS(ops/s)", "Net(M/s)", "Get_miss", "Min(us)", "Max(us)",
             "Avg(us)", "Std_dev", "Geo_dist");
+    bool keys = shows_keys(o, type);
     for (uint32_t i = 0; i < o->npercentiles; i++) {
         char name[32];
         percentile_name(name, sizeof(name), o->percentiles[i], "(us)");
-        fprintf(out, i + 1 < o->npercentiles ? " %-10s" : " %s", name);
+        fprintf(out, i + 1 < o->npercentiles || keys ? " %-10s" : " %s", name);
     }
-    fputc('\n', out);
+    fputs(keys ? " Keys/s\n" : "\n", out);
     type_view(o, period, type, &h, &bytes, &misses);
-    print_row(out, o, "Period", o->stat_freq_ns, &h, bytes, misses);
+    print_row(out, o, "Period", o->stat_freq_ns, &h, bytes, misses,
+              keys ? (double)type_keys(period, type) : -1.0);
     type_view(o, global, type, &h, &bytes, &misses);
-    print_row(out, o, "Global", elapsed_ns, &h, bytes, misses);
+    print_row(out, o, "Global", elapsed_ns, &h, bytes, misses,
+              keys ? (double)type_keys(global, type) : -1.0);
     fputc('\n', out);
 }
 

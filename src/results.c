@@ -88,6 +88,7 @@ void results_doc_free(struct results_doc *d)
     free(d->periods.items);
     free(d->steps.items);
     free(d->servers.items);
+    free(d->runs.items);
     limits_free(&d->limits);
     for (int i = 0; i < d->argc; i++) {
         free(d->argv[i]);
@@ -132,9 +133,12 @@ enum slap_status results_sparse_from_hist(const struct hist *h, struct results_s
 
 void results_sparse_add(const struct results_sparse *s, struct hist *h)
 {
+    if (s->count == 0) {
+        return; /* no events: its min_ns (0 in a file) is no minimum */
+    }
+    h->min_ns = h->count == 0 || s->min_ns < h->min_ns ? s->min_ns : h->min_ns;
+    h->max_ns = h->count == 0 || s->max_ns > h->max_ns ? s->max_ns : h->max_ns;
     h->count += s->count;
-    h->min_ns = s->min_ns < h->min_ns ? s->min_ns : h->min_ns;
-    h->max_ns = s->max_ns > h->max_ns ? s->max_ns : h->max_ns;
     h->sum_us += s->sum_us;
     h->sumsq_us += s->sumsq_us;
     for (uint32_t i = 0; i < s->npairs; i++) {
@@ -167,7 +171,8 @@ static void *list_add(struct results_list *list, size_t size)
  * freed on failure. */
 static enum slap_status sparse_types(const struct slap_stats *s, struct results_sparse *lat)
 {
-    static struct hist empty; /* zeroes: the sums of no events */
+    static struct hist empty; /* no events */
+    hist_reset(&empty);
     for (int t = 0; t < STATS_TYPES; t++) {
         if (results_sparse_from_hist(s->lat[t] != NULL ? s->lat[t] : &empty, &lat[t]) !=
             SLAP_OK) {
@@ -256,6 +261,45 @@ enum slap_status results_add_server(struct results_doc *d, const char *name, con
     snprintf(srv->label, sizeof(srv->label), "%s", label);
     srv->stats = *pair;
     return SLAP_OK;
+}
+
+enum slap_status results_add_run(struct results_doc *d, const struct results_run_id *id)
+{
+    struct results_run_id *run = list_add(&d->runs, sizeof(*run));
+    if (run == NULL) {
+        return SLAP_ERROR;
+    }
+    *run = *id;
+    return SLAP_OK;
+}
+
+enum slap_status results_add_this_run(struct results_doc *d)
+{
+    struct results_run_id id = {.pid = (uint64_t)getpid(), .start_ms = d->start_ms};
+    if (gethostname(id.host, sizeof(id.host) - 1) != 0 || id.host[0] == '\0') {
+        snprintf(id.host, sizeof(id.host), "%s", d->label);
+    }
+    return results_add_run(d, &id);
+}
+
+static bool same_run(const struct results_run_id *a, const struct results_run_id *b)
+{
+    return a->pid == b->pid && a->start_ms == b->start_ms && strcmp(a->host, b->host) == 0;
+}
+
+bool results_share_run(const struct results_doc *a, const struct results_doc *b,
+                       struct results_run_id *same)
+{
+    const struct results_run_id *ra = a->runs.items, *rb = b->runs.items;
+    for (size_t i = 0; i < a->runs.n; i++) {
+        for (size_t j = 0; j < b->runs.n; j++) {
+            if (same_run(&ra[i], &rb[j])) {
+                *same = ra[i];
+                return true;
+            }
+        }
+    }
+    return false;
 }
 
 uint64_t results_errors(const struct slap_counters *c)
@@ -667,6 +711,24 @@ static void json_limits(struct json_writer *w, const struct results_doc *d)
     json_close(w);
 }
 
+/* Which runs the document holds: one, or a merged document's every one (none known: absent). */
+static void json_runs(struct json_writer *w, const struct results_doc *d)
+{
+    const struct results_run_id *runs = d->runs.items;
+    if (d->runs.n == 0) {
+        return;
+    }
+    json_open_array(w, "runs", false);
+    for (size_t i = 0; i < d->runs.n; i++) {
+        json_open_object(w, NULL);
+        json_string(w, "host", runs[i].host);
+        json_u64(w, "pid", runs[i].pid);
+        json_u64(w, "start_ms", runs[i].start_ms);
+        json_close(w);
+    }
+    json_close(w);
+}
+
 static const char *signal_name(int sig)
 {
     return sig == 0 ? NULL : sig == SIGINT ? "SIGINT" : sig == SIGHUP ? "SIGHUP" : "SIGTERM";
@@ -738,6 +800,7 @@ void results_write_json(FILE *out, const struct results_doc *d)
     json_config(&w, &d->opts);
     json_u64(&w, "start_ms", d->start_ms);
     json_u64(&w, "end_ms", d->end_ms);
+    json_runs(&w, d);
     json_double(&w, "seconds", d->seconds);
     json_bool(&w, "interrupted", d->signal != 0);
     json_string(&w, "signal", signal_name(d->signal));
@@ -764,6 +827,7 @@ void results_write_json(FILE *out, const struct results_doc *d)
 
 /* ---- CSV ------------------------------------------------------------------------------ */
 
+/* The latency columns, without the end of the line. */
 static void csv_figures(FILE *out, const struct hist *h)
 {
     fprintf(out, "%.3f,%.3f,%.3f,%.3f", h->count ? us(h->min_ns) : 0.0, us(h->max_ns),
@@ -771,7 +835,21 @@ static void csv_figures(FILE *out, const struct hist *h)
     for (size_t i = 0; i < SLAP_ARRAY_SIZE(csv_percentiles); i++) {
         fprintf(out, ",%.3f", us(hist_percentile_ns(h, csv_percentiles[i])));
     }
-    fputc('\n', out);
+}
+
+/* -d above 1: keys a second at the end of the row, for get (cmd_get) and the total (every
+ * operation's keys, as the run line); empty for the other types. */
+static void csv_keys(FILE *out, const struct results_doc *d, const struct results_period *p, int t)
+{
+    if (d->opts.division <= 1) {
+        return;
+    }
+    if (t == OP_GET || t == STATS_TYPES) {
+        uint64_t keys = t == OP_GET ? p->counters.cmd_get : stats_counters_ops(&p->counters);
+        fprintf(out, ",%.1f", per_second((double)keys, p->seconds));
+    } else {
+        fputc(',', out);
+    }
 }
 
 static void csv_periods(FILE *out, const struct results_doc *d)
@@ -780,8 +858,9 @@ static void csv_periods(FILE *out, const struct results_doc *d)
     uint32_t types = results_doc_types(d);
     const struct results_period *periods = d->periods.items;
     fputs("elapsed_s,type,ops,tps,net_mib_s,misses,errors,min_us,max_us,avg_us,std_us,p50_us,"
-          "p90_us,p99_us,p99.9_us\n",
+          "p90_us,p99_us,p99.9_us",
           out);
+    fputs(d->opts.division > 1 ? ",keys_per_s\n" : "\n", out);
     for (size_t i = 0; i < d->periods.n; i++) {
         const struct results_period *p = &periods[i];
         for (int t = 0; t <= STATS_TYPES; t++) {
@@ -798,6 +877,8 @@ static void csv_periods(FILE *out, const struct results_doc *d)
             }
             fputc(',', out);
             csv_figures(out, &h);
+            csv_keys(out, d, p, t);
+            fputc('\n', out);
         }
     }
 }
@@ -817,6 +898,7 @@ static void csv_steps(FILE *out, const struct results_doc *d)
                 per_second((double)ops, s->seconds), s->seconds, (unsigned long long)ops,
                 (unsigned long long)results_errors(&s->counters));
         csv_figures(out, &h);
+        fputc('\n', out);
     }
 }
 

@@ -453,6 +453,36 @@ static bool printable_text(const char *s)
     return n > 0 && n < RESULTS_LABEL_MAX;
 }
 
+/* "runs" (an older file has none: its label and start stand for its host and run). */
+static void read_runs(struct reader *r, const struct json_value *list, struct results_doc *d)
+{
+    struct results_run_id id = {.pid = 0, .start_ms = d->start_ms};
+    if (list == NULL) {
+        snprintf(id.host, sizeof(id.host), "%s", d->label);
+        if (results_add_run(d, &id) != SLAP_OK) {
+            bad(r, "runs", "out of memory");
+        }
+        return;
+    }
+    if (list->type != JSON_ARRAY || list->n == 0 || list->n > RESULTS_MAX_ITEMS) {
+        bad(r, "runs", "not an array of runs");
+        return;
+    }
+    for (size_t i = 0; i < list->n && !r->failed; i++) {
+        const char *host = json_to_string(json_get(list->items[i], "host"));
+        if (host == NULL || !printable_text(host)) {
+            bad(r, "runs", "a run lacks its host, or it is not printable");
+            return;
+        }
+        snprintf(id.host, sizeof(id.host), "%s", host);
+        id.pid = get_u64(r, list->items[i], "pid");
+        id.start_ms = get_u64(r, list->items[i], "start_ms");
+        if (!r->failed && results_add_run(d, &id) != SLAP_OK) {
+            bad(r, "runs", "out of memory, or too many");
+        }
+    }
+}
+
 static int signal_number(const char *name)
 {
     if (name == NULL) {
@@ -479,6 +509,7 @@ static void read_top(struct reader *r, const struct json_value *root, struct res
     snprintf(d->label, sizeof(d->label), "%s", label);
     d->start_ms = get_u64(r, root, "start_ms");
     d->end_ms = get_u64(r, root, "end_ms");
+    read_runs(r, json_get(root, "runs"), d);
     d->seconds = get_double(r, root, "seconds");
     d->signal = signal_number(json_to_string(json_get(root, "signal")));
     d->exit_status = (int)(get_u64(r, root, "exit_status") & 0xff);
@@ -630,6 +661,9 @@ static enum slap_status merge_item(struct results_doc *dst, size_t i, const stru
         struct slap_counters *sum = step ? &st->counters : &p->counters;
         uint64_t *bytes = step ? st->net_bytes : p->net_bytes;
         uint64_t *misses = step ? st->misses : p->misses;
+        if (step) {
+            st->target_tps += src->when; /* the hosts together aimed at the sum */
+        }
         for (int t = 0; t < STATS_TYPES; t++) {
             results_sparse_add(&have[t], scratch->lat[t]);
             results_sparse_add(&src->lat[t], scratch->lat[t]);
@@ -681,6 +715,11 @@ static enum slap_status merge_lists(struct results_doc *dst, const struct result
     for (size_t i = 0; i < src->servers.n; i++) {
         if (results_add_server(dst, servers[i].name, servers[i].label, &servers[i].stats) !=
             SLAP_OK) {
+            return SLAP_ERROR;
+        }
+    }
+    for (size_t i = 0; i < src->runs.n; i++) {
+        if (results_add_run(dst, &((const struct results_run_id *)src->runs.items)[i]) != SLAP_OK) {
             return SLAP_ERROR;
         }
     }
@@ -756,6 +795,9 @@ static void merge_top(struct results_doc *dst, const struct results_doc *src, bo
     dst->opts.threads += src->opts.threads;
     dst->opts.concurrency += src->opts.concurrency;
     dst->opts.tps += src->opts.tps;
+    dst->opts.sweep_start += src->opts.sweep_start;
+    dst->opts.sweep_end += src->opts.sweep_end;
+    dst->opts.sweep_step += src->opts.sweep_step;
 }
 
 enum slap_status results_merge(struct results_doc *out, struct results_doc *const *docs, size_t n,

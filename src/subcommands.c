@@ -110,6 +110,25 @@ static int read_inputs(const struct sub_args *a, const char *name, struct result
     return SUB_OK;
 }
 
+/* The same run given twice (the same file, or a copy) would count twice: refuse, naming both. */
+static int refuse_same_run(const struct sub_args *a, struct results_doc *const *docs)
+{
+    struct results_run_id same;
+    for (int i = 0; i < a->ninputs; i++) {
+        for (int j = i + 1; j < a->ninputs; j++) {
+            if (results_share_run(docs[i], docs[j], &same)) {
+                fprintf(stderr,
+                        "slap merge: '%s' and '%s' hold the same run (host %s, pid %llu, "
+                        "started at %llu ms): a run is counted once\n",
+                        a->inputs[i], a->inputs[j], same.host, (unsigned long long)same.pid,
+                        (unsigned long long)same.start_ms);
+                return SUB_USAGE;
+            }
+        }
+    }
+    return SUB_OK;
+}
+
 /* One step's statistics, for its sweep row. */
 static void step_stats(const struct results_step *step, struct slap_stats *s)
 {
@@ -134,8 +153,8 @@ static double merged_preload_evictions(const struct results_doc *m)
 /* The combined text report, in the layout of one run's. */
 static void merged_report(const struct results_doc *m)
 {
-    report_header(stdout, &m->opts);
     if (!m->sweep) {
+        report_header(stdout, &m->opts);
         report_final(stdout, &m->opts, m->global, m->seconds, m->signal, NULL,
                      m->has_limits ? &m->limits : NULL, merged_preload_evictions(m));
         return;
@@ -211,6 +230,9 @@ static int merge_main(int argc, char **argv)
     }
     if (status == SUB_OK) {
         status = read_inputs(&a, argv[0], docs, ptrs);
+    }
+    if (status == SUB_OK) {
+        status = refuse_same_run(&a, ptrs);
     }
     if (status == SUB_OK &&
         results_merge(&merged, ptrs, (size_t)a.ninputs, err, sizeof(err)) != SLAP_OK) {

@@ -214,6 +214,25 @@ static void test_merge_with_empty(void **state)
     assert_int_equal(hist_b.min_ns, 5000);
 }
 
+/* An empty histogram never made by hist_reset (zeroed memory: min_ns 0) adds no minimum, and
+ * an empty destination takes the source's bounds. */
+static void test_merge_with_zeroed_empty(void **state)
+{
+    (void)state;
+    hist_reset(&hist_a);
+    hist_record(&hist_a, 9000);
+    hist_record(&hist_a, 12000);
+    memcpy(&hist_all, &hist_a, sizeof(hist_all));
+    memset(&hist_b, 0, sizeof(hist_b)); /* empty, min_ns 0 */
+    hist_merge(&hist_a, &hist_b);
+    assert_same_hist(&hist_a, &hist_all);
+    assert_int_equal(hist_a.min_ns, 9000);
+    memset(&hist_b, 0, sizeof(hist_b));
+    hist_merge(&hist_b, &hist_all); /* zeroed destination */
+    assert_int_equal(hist_b.min_ns, 9000);
+    assert_int_equal(hist_b.max_ns, 12000);
+}
+
 static void test_log2_view(void **state)
 {
     (void)state;
@@ -365,6 +384,7 @@ int main(void)
         cmocka_unit_test(test_percentile_midpoint_and_clamp),
         cmocka_unit_test(test_merge_equals_single),
         cmocka_unit_test(test_merge_with_empty),
+        cmocka_unit_test(test_merge_with_zeroed_empty),
         cmocka_unit_test(test_log2_view),
         cmocka_unit_test(test_summaries),
         cmocka_unit_test(test_geomean_from_buckets),

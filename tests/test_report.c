@@ -338,6 +338,47 @@ static void test_header_variants(void **state)
                       "warmup: 0.25s\n");
 }
 
+/* Sizes other than memaslap's: two lines after the others, as --key_size and --value_size
+ * take them. */
+static void test_header_sizes(void **state)
+{
+    (void)state;
+    struct slap_options o;
+    options_defaults(&o);
+    size_dist_fixed(&o.value_sizes, 1024); /* -X 1024: memaslap's, no lines */
+    assert_header(&o, "servers: 127.0.0.1:11211\n"
+                      "threads count: 1\n"
+                      "concurrency: 16\n"
+                      "run time: 600s\n"
+                      "windows size: 10k\n"
+                      "set proportion: set_prop=0.10\n"
+                      "get proportion: get_prop=0.90\n");
+    size_dist_fixed(&o.value_sizes, 100);
+    o.pipeline = 4;
+    assert_header(&o, "servers: 127.0.0.1:11211\n"
+                      "threads count: 1\n"
+                      "concurrency: 16\n"
+                      "run time: 600s\n"
+                      "windows size: 10k\n"
+                      "set proportion: set_prop=0.10\n"
+                      "get proportion: get_prop=0.90\n"
+                      "pipeline: 4\n"
+                      "key size: 64\n"
+                      "value size: 100\n");
+    o.pipeline = 1;
+    o.value_sizes.n = 0;
+    o.key_sizes = (struct size_dist){.n = 1, .r = {{.min = 16, .max = 32, .prop = 1.0}}};
+    assert_header(&o, "servers: 127.0.0.1:11211\n"
+                      "threads count: 1\n"
+                      "concurrency: 16\n"
+                      "run time: 600s\n"
+                      "windows size: 10k\n"
+                      "set proportion: set_prop=0.10\n"
+                      "get proportion: get_prop=0.90\n"
+                      "key size: 16-32:1\n"
+                      "value size: 1024\n");
+}
+
 static struct slap_stats *final_stats(void)
 {
     struct slap_stats *s = new_stats();
@@ -532,10 +573,11 @@ static void test_period_with_sets(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_header_defaults),     cmocka_unit_test(test_header_variants),
-        cmocka_unit_test(test_final_golden),        cmocka_unit_test(test_final_single_event),
-        cmocka_unit_test(test_final_log2_row_zero), cmocka_unit_test(test_period_golden),
-        cmocka_unit_test(test_period_with_sets),    cmocka_unit_test(test_final_no_time),
+        cmocka_unit_test(test_header_defaults),    cmocka_unit_test(test_header_variants),
+        cmocka_unit_test(test_header_sizes),       cmocka_unit_test(test_final_golden),
+        cmocka_unit_test(test_final_single_event), cmocka_unit_test(test_final_log2_row_zero),
+        cmocka_unit_test(test_period_golden),      cmocka_unit_test(test_period_with_sets),
+        cmocka_unit_test(test_final_no_time),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -32,7 +32,8 @@ struct hist {
 void hist_reset(struct hist *h);
 /* Record one latency in nanoseconds. No allocation, no branch-heavy work. */
 void hist_record(struct hist *h, uint64_t ns);
-/* Add every count of src into dst (exact: periods, threads and hosts combine). */
+/* Add every count of src into dst (exact: periods, threads and hosts combine). An empty src
+ * (count 0) changes nothing; an empty dst takes src's min and max. */
 void hist_merge(struct hist *dst, const struct hist *src);
 
 /* Bucket arithmetic, exposed for serialisers (.hgrm) and tests. */

@@ -64,6 +64,14 @@ struct results_server {
     struct server_stats_pair stats;
 };
 
+/* What tells one run from another: the host that ran it, its process and when it started.
+ * The same run merged twice would count twice. */
+struct results_run_id {
+    char host[RESULTS_LABEL_MAX]; /* host name; an older file's label */
+    uint64_t pid;                 /* 0 when not known (an older file) */
+    uint64_t start_ms;            /* the measured start, ms since the epoch */
+};
+
 /* A --trace run's own figures: the report's trace_ lines (not read back, nor merged). */
 struct results_trace {
     bool present;
@@ -91,6 +99,7 @@ struct results_doc {
     struct results_list periods; /* struct results_period */
     struct results_list steps;   /* struct results_step */
     struct results_list servers; /* struct results_server */
+    struct results_list runs;    /* struct results_run_id: one; a merged document's, each */
     uint64_t samples_written;    /* --samples */
     uint64_t samples_dropped;
     struct results_trace trace;  /* --trace */
@@ -125,6 +134,14 @@ enum slap_status results_add_step(struct results_doc *d, double target_tps, doub
 /* Append a server's stats pair, read by label. */
 enum slap_status results_add_server(struct results_doc *d, const char *name, const char *label,
                                     const struct server_stats_pair *pair);
+
+/* Append this process's identity (host name, pid, d->start_ms) to the document's runs. */
+enum slap_status results_add_this_run(struct results_doc *d);
+/* Append a run's identity. */
+enum slap_status results_add_run(struct results_doc *d, const struct results_run_id *id);
+/* Do a and b hold a run in common? Then *same is that run. */
+bool results_share_run(const struct results_doc *a, const struct results_doc *b,
+                       struct results_run_id *same);
 
 /* Errors in --max_errors' sense: error replies, protocol errors and unanswered requests. */
 uint64_t results_errors(const struct slap_counters *c);

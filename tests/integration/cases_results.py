@@ -535,8 +535,14 @@ def case_json_every_command(mc):
         kinds = {tuple(line.split(",")[3:5]) for line in f.read().splitlines()[1:]}
     check(("incr", "hit") in kinds and ("delete", "hit") in kinds and ("touch", "hit") in kinds,
           "samples of every command: %r" % sorted(kinds))
+    # A second host's run of the same workload: the same document from another process.
+    other = os.path.join(d, "other.json")
+    copy = load(path)
+    copy["runs"][0]["pid"] += 1
+    with open(other, "w") as f:
+        json.dump(copy, f)
     merged = os.path.join(d, "merged.json")
-    rc, out2, err = run_slap(["merge", path, path, "--json", merged])
+    rc, out2, err = run_slap(["merge", path, other, "--json", merged])
     check(rc == 0, "merge: %d %s" % (rc, err))
     m = load(merged)
     validate(m)
@@ -565,4 +571,153 @@ def case_json_trace(mc):
         text = float(re.search(r"^%s: ([\d.]+)$" % name, out, re.M).group(1))
         check(abs(t[name] - text) <= max(0.5, 1e-4 * text), "%s: JSON %r, report %r"
               % (name, t[name], text))
+    shutil.rmtree(d)
+
+
+def case_total_min_is_the_types_min(mc):
+    """The total's minimum is the smallest of get's and set's, not 0 from types with no events:
+    in the CSV's total rows and in the periods' total histograms of the JSON."""
+    d = tmpdir()
+    j, c = os.path.join(d, "r.json"), os.path.join(d, "r.csv")
+    rc, out, err = run_slap(["-s", mc.addr, "-t", "2s", "-S", "1s", "-c", "4", "--json", j,
+                             "--csv", c])
+    check(rc == 0, "exit status %d: %s" % (rc, err))
+    doc = load(j)
+    for p in doc["periods"]:
+        types = p["types"]
+        want = min(types[t]["hist"]["min_ns"] for t in ("get", "set") if types[t]["count"] > 0)
+        check(types["total"]["hist"]["min_ns"] == want > 0,
+              "period total min_ns %d, get/set %d" % (types["total"]["hist"]["min_ns"], want))
+    total = doc["types"]["total"]["hist"]["min_ns"]
+    check(total == min(doc["types"][t]["hist"]["min_ns"] for t in ("get", "set")) > 0,
+          "run total min_ns %d" % total)
+    with open(c) as f:
+        rows = [line.split(",") for line in f.read().splitlines()[1:]]
+    by_period = {}
+    for r in rows:
+        by_period.setdefault(r[0], {})[r[1]] = float(r[7])
+    for when, mins in by_period.items():
+        check(mins["total"] == min(mins["get"], mins["set"]) > 0,
+              "CSV at %s: total min_us %r, get %r, set %r" % (when, mins["total"], mins["get"],
+                                                             mins["set"]))
+    shutil.rmtree(d)
+
+
+def case_merge_refuses_a_run_twice_and_sums_sweeps(mc):
+    """The same run given twice (the same file, or a copy) is refused, naming the files; two
+    hosts' sweeps merge into one header and Target summed like Achieved."""
+    d = tmpdir()
+    a, b, m = (os.path.join(d, n) for n in ("a.json", "b.json", "m.json"))
+    rc, _, err = run_slap(["-s", mc.addr, "-x", "2000", "-c", "4", "--json", a, "-q"])
+    check(rc == 0, "exit status %d: %s" % (rc, err))
+    shutil.copy(a, b)
+    for pair in ((a, a), (a, b)):
+        rc, out, err = run_slap(["merge", pair[0], pair[1], "--json", m])
+        check(rc == 2 and out == "" and "'%s' and '%s'" % pair in err and "same run" in err,
+              "merge %s %s: exit %d, %r" % (pair[0], pair[1], rc, err))
+        check(not os.path.exists(m), "a merged file was written")
+    check(load(a)["runs"][0]["pid"] > 0, "runs %r" % load(a)["runs"])
+    hosts = [os.path.join(d, "h%d.json" % i) for i in range(2)]
+    for i, path in enumerate(hosts):
+        rc, out, err = run_slap(["-s", mc.addr, "--sweep", "1k:2k:1k", "--step_time", "1s",
+                                 "-c", "4", "--label", "h%d" % i, "--json", path])
+        check(rc == 0, "sweep %d: exit %d: %s" % (i, rc, err))
+    rc, out, err = run_slap(["merge"] + hosts + ["--json", m, "--csv", os.path.join(d, "m.csv")])
+    check(rc == 0, "merged sweeps: exit %d: %s" % (rc, err))
+    check(out.count("servers: ") == 1 and out.count("Target(ops/s)") == 1,
+          "the header is printed more than once: %r" % out)
+    check("run time: 600s" not in out and "run time: 1s\n" in out, "run time in %r" % out)
+    check("sweep: 2000 to 4000 ops/s by 2000," in out, "sweep line in %r" % out)
+    rows = re.findall(r"^(\d+)\s+(\d+)\s+\d+\s+\d+\s+\d+\s+\d+\s+\d+\s+\S+$", out, re.M)
+    steps = [load(p)["steps"] for p in hosts]
+    check([int(r[0]) for r in rows] == [2000, 4000], "Target column %r" % rows)
+    for r, s0, s1 in zip(rows, *steps):
+        check(abs(int(r[1]) - (s0["achieved_tps"] + s1["achieved_tps"])) <= 1,
+              "Achieved %s is not the sum of %r and %r" % (r[1], s0["achieved_tps"],
+                                                          s1["achieved_tps"]))
+    merged = load(m)
+    validate(merged)
+    check([s["target_tps"] for s in merged["steps"]] == [2000, 4000],
+          "merged JSON targets %r" % [s["target_tps"] for s in merged["steps"]])
+    check(len(merged["runs"]) == 2, "merged runs %r" % merged["runs"])
+    rc, out, err = run_slap(["merge", m, hosts[0]])
+    check(rc == 2 and "same run" in err, "a merged file and one of its parts: %d %r" % (rc, err))
+    shutil.rmtree(d)
+
+
+def case_sizes_in_header_and_config(mc):
+    """The header says the key and value sizes when they are not memaslap's 64 and 1024 (a run
+    with those keeps memaslap's seven lines), and the JSON config says the sizes used: no
+    "fixed_size": 1024 when --value_size or -F set them."""
+    d = tmpdir()
+    j = os.path.join(d, "r.json")
+    cfg = os.path.join(d, "sizes.cfg")
+    with open(cfg, "w") as f:
+        f.write("key\n32 32 1\nvalue\n500 600 1\ncmd\n0 0.1\n1 0.9\n")
+    base = ["-s", mc.addr, "-x", "500", "-c", "2", "--json", j]
+    for extra, key, value, fixed in ((["--value_size", "300"], "64", "300", 300),
+                                     (["-X", "200"], "64", "200", 200),
+                                     (["-F", cfg], "32", "500-600:1", None),
+                                     (["--value_size", "10-20:0.5,30-40:0.5", "--key_size", "20"],
+                                      "20", "10-20:0.5,30-40:0.5", None)):
+        rc, out, err = run_slap(base + extra)
+        check(rc == 0, "%r: exit %d: %s" % (extra, rc, err))
+        header = out[:out.index("\n\n") if "\n\n" in out else len(out)]
+        lines = header.splitlines()
+        check(lines[6].startswith("get proportion:") and lines[7:9] ==
+              ["key size: %s" % key, "value size: %s" % value],
+              "%r: header %r" % (extra, lines))
+        config = load(j)["config"]
+        check(config["fixed_size"] == fixed and config["value_size"] == value and
+              config["key_size"] == key, "%r: config sizes %r" % (extra, {
+                  k: config[k] for k in ("fixed_size", "value_size", "key_size")}))
+        validate(load(j))
+    rc, out, err = run_slap(base)
+    check(rc == 0 and "key size:" not in out and "value size:" not in out,
+          "memaslap's sizes printed in the header: %r" % out[:400])
+    check(load(j)["config"]["fixed_size"] == 1024, "default fixed_size")
+    shutil.rmtree(d)
+
+
+def case_multiget_keys_per_second(mc):
+    """-d 10: the Get and Total tables, and the CSV's get and total rows, end with the keys a
+    second (what the run line's TPS counts) besides the requests; -d 1 keeps them as they were."""
+    d = tmpdir()
+    j, c = os.path.join(d, "r.json"), os.path.join(d, "r.csv")
+    rc, out, err = run_slap(["-s", mc.addr, "-d", "10", "-t", "3s", "-S", "1s", "-c", "4",
+                             "--json", j, "--csv", c])
+    check(rc == 0, "exit status %d: %s" % (rc, err))
+    doc = load(j)
+    tables = re.findall(r"^(Get|Set|Total) Statistics\nType (.*)\nPeriod (.*)\nGlobal (.*)\n", out,
+                        re.M)
+    check(len(tables) == 9, "%d tables" % len(tables))
+    for n, (title, header, period, _) in enumerate(tables):
+        keys = title != "Set"
+        check(header.split()[-1] == "Keys/s" if keys else "Keys/s" not in header,
+              "%s header %r" % (title, header))
+        check(header.split()[:10] == ["Time(s)", "Ops", "TPS(ops/s)", "Net(M/s)", "Get_miss",
+                                      "Min(us)", "Max(us)", "Avg(us)", "Std_dev", "Geo_dist"],
+              "the columns moved: %r" % header)
+        p = doc["periods"][n // 3]
+        if not keys or n // 3 == len(doc["periods"]) - 1:
+            continue  # the last period holds besides the answers that came after its table
+        want = p["counters"]["cmd_get"] if title == "Get" else p["ops"]
+        check(int(period.split()[-1]) == round(want / p["seconds"]),
+              "%s Keys/s %s, the period's keys %d" % (title, period.split()[-1], want))
+        check(int(period.split()[-1]) > 5 * int(period.split()[2]), "%s: keys %s, TPS %s"
+              % (title, period.split()[-1], period.split()[2]))
+    with open(c) as f:
+        lines = f.read().splitlines()
+    check(lines[0].endswith(",p99.9_us,keys_per_s"), "CSV header %r" % lines[0])
+    for line in lines[1:]:
+        row = line.split(",")
+        p = next(x for x in doc["periods"] if abs(x["elapsed_s"] - float(row[0])) < 0.001)
+        want = {"get": p["counters"]["cmd_get"], "total": p["ops"]}.get(row[1])
+        check(len(row) == 16 and (row[15] == "" if want is None else
+                                  abs(float(row[15]) - want / p["seconds"]) < 0.1),
+              "CSV row %r, keys %r" % (row, want))
+    rc, out, err = run_slap(["-s", mc.addr, "-t", "1s", "-S", "1s", "-c", "4", "--csv", c])
+    check(rc == 0 and "Keys/s" not in out, "-d 1 shows Keys/s")
+    with open(c) as f:
+        check(not f.readline().rstrip().endswith("keys_per_s"), "-d 1 CSV has keys_per_s")
     shutil.rmtree(d)
