@@ -579,7 +579,8 @@ static void json_steps(struct json_writer *w, const struct results_doc *d)
         uint64_t ops = stats_counters_ops(&s->counters);
         json_open_object(w, NULL);
         json_double(w, "target_tps", s->target_tps);
-        json_double(w, "achieved_tps", per_second((double)ops, s->seconds));
+        json_double(w, "achieved_tps",
+                    per_second((double)stats_counters_requests(&s->counters), s->seconds));
         if (s->limited_by[0] != '\0') {
             json_string(w, "limited_by", s->limited_by);
         }
@@ -895,7 +896,8 @@ static void csv_steps(FILE *out, const struct results_doc *d)
         uint64_t ops = stats_counters_ops(&s->counters);
         sparse_to_hist(s->lat, STATS_TYPES, &h);
         fprintf(out, "%.0f,%.1f,%.3f,%llu,%llu,", s->target_tps,
-                per_second((double)ops, s->seconds), s->seconds, (unsigned long long)ops,
+                per_second((double)stats_counters_requests(&s->counters), s->seconds), s->seconds,
+                (unsigned long long)ops,
                 (unsigned long long)results_errors(&s->counters));
         csv_figures(out, &h);
         fputc('\n', out);

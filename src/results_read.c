@@ -764,7 +764,8 @@ static enum slap_status merge_limits(struct results_doc *out, struct results_doc
     out->has_limits = n > 0 && !out->sweep;
     l->seconds = out->seconds;
     l->target_tps = out->opts.tps;
-    l->achieved_tps = out->seconds > 0 ? (double)stats_ops(out->global) / out->seconds : 0;
+    l->achieved_tps =
+        out->seconds > 0 ? (double)stats_requests(out->global) / out->seconds : 0; /* as -P */
     l->paced_by_trace = out->opts.trace != NULL && out->opts.trace_speed > 0;
     l->concurrency = out->opts.concurrency;
     l->threads = out->opts.threads;

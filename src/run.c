@@ -747,7 +747,7 @@ enum slap_status run_limits(const struct run *r, struct limits *l)
     }
     l->seconds = seconds;
     l->target_tps = r->opts->tps;
-    l->achieved_tps = (double)stats_ops(&r->global) / seconds;
+    l->achieved_tps = (double)stats_requests(&r->global) / seconds; /* as -P: a multi-get is one */
     l->paced_by_trace = r->opts->trace != NULL && r->opts->trace_speed > 0;
     l->concurrency = r->opts->concurrency;
     l->threads = r->opts->threads;

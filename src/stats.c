@@ -109,7 +109,11 @@ uint64_t stats_counters_ops(const struct slap_counters *c)
 
 uint64_t stats_requests(const struct slap_stats *s)
 {
-    const struct slap_counters *c = &s->counters;
+    return stats_counters_requests(&s->counters);
+}
+
+uint64_t stats_counters_requests(const struct slap_counters *c)
+{
     uint64_t lost = c->unanswered - c->unsent; /* sent, never answered */
     return c->requests_sent > lost ? c->requests_sent - lost : 0;
 }

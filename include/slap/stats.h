@@ -130,6 +130,8 @@ uint64_t stats_ops(const struct slap_stats *s);
 uint64_t stats_counters_ops(const struct slap_counters *c);
 /* Requests answered, whatever the answer (error lines too); a multi-get counts once. */
 uint64_t stats_requests(const struct slap_stats *s);
+/* The same from counters alone: the rate a -P target (requests per second) is compared with. */
+uint64_t stats_counters_requests(const struct slap_counters *c);
 /* Print "name: value" lines for counters of the given visibility (COUNTER_NONZERO and
  * COUNTER_MIX: only those that are not zero). */
 void stats_print_counters(FILE *out, const struct slap_counters *c, enum counter_show show);

@@ -419,3 +419,20 @@ def case_open_loop_client_lag(mc):
     lim = limits(out)
     check(lim["verdict"] == "client" and "could not keep the -P schedule" in lim["why"],
           "the verdict names the schedule: %r" % lim)
+
+
+def case_multiget_rate_in_requests(mc):
+    """-P counts requests, and a multi-get of -d keys is one: achieved_tps and the verdict
+    compare requests with the target, while the run line and keys_per_sec count keys."""
+    rc, out, err = run_slap(["-s", mc.addr, "-t", "2s", "-c", "4", "-d", "10", "-P", "1000",
+                             "--preload"])
+    check(rc == 0, "exit status %d: %s" % (rc, err))
+    achieved = named(out, "achieved_tps")
+    check(900 <= achieved <= 1050, "achieved_tps %s for a target of 1000 requests/s" % achieved)
+    keys = named(out, "keys_per_sec")
+    check(keys >= 2 * achieved, "keys_per_sec %s counts the keys of the multi-gets" % keys)
+    lim = limits(out)
+    if lim["verdict"] == "rate":
+        m = re.search(r"target of 1000 ops/s was met \((\d+) achieved\)", lim["why"])
+        check(m is not None and int(m.group(1)) <= 1050, "the verdict's achieved rate: %s"
+              % lim["why"])
