@@ -66,6 +66,23 @@ void limits_server_from_stats(struct limits_server *s, const char *name, const c
     s->busy = s->cpu_s / (s->seconds * cpus);
 }
 
+void limits_server_from_proc(struct limits_server *s, const char *name, const char *label,
+                             int pid, double cpu_s, double busiest, uint32_t threads,
+                             double seconds)
+{
+    memset(s, 0, sizeof(*s));
+    snprintf(s->name, sizeof(s->name), "%s", name);
+    snprintf(s->label, sizeof(s->label), "%s", label != NULL ? label : "");
+    s->known = true;
+    s->local = true;
+    s->pid = pid;
+    s->from_proc = true;
+    s->cpu_s = cpu_s;
+    s->threads = threads;
+    s->seconds = seconds;
+    s->busy = busiest; /* a proxy's event loop is one thread: the busiest one is the limit */
+}
+
 const char *limits_verdict_name(enum limits_verdict v)
 {
     static const char *const names[] = {"server", "client", "both", "rate", "latency", "unknown"};
@@ -121,6 +138,21 @@ static bool starved(const struct limits *l)
     return l->client.wait_known && l->client.wait_max >= LIMITS_STARVED;
 }
 
+/* The server on slap's host whose threads waited longest for a CPU, at LIMITS_STARVED or more:
+ * the host's CPU limited it. NULL when none did. */
+static const struct limits_server *starved_server(const struct limits *l)
+{
+    const struct limits_server *worst = NULL;
+    for (uint32_t i = 0; i < l->nservers; i++) {
+        const struct limits_server *s = &l->servers[i];
+        if (s->wait_known && s->wait_max >= LIMITS_STARVED &&
+            (worst == NULL || s->wait_max > worst->wait_max)) {
+            worst = s;
+        }
+    }
+    return worst;
+}
+
 static bool client_saturated(const struct limits *l)
 {
     return l->client.demand_max >= LIMITS_SATURATED ||
@@ -139,16 +171,34 @@ static void say(struct limits *l, const char *fmt, ...)
 }
 
 /* "slap's busiest thread was on a CPU 18% of the run and waited for one 62%" */
-static void say_client(struct limits *l)
+static void say_client_as(struct limits *l, const char *who)
 {
     const struct limits_client *c = &l->client;
-    say(l, "slap's busiest thread was on a CPU %d%% of the run", pct(c->busy_max));
+    say(l, "%s busiest thread was on a CPU %d%% of the run", who, pct(c->busy_max));
     if (c->wait_known) {
         say(l, " and waited for one %d%%", pct(c->wait_max));
     }
     if (c->cpus > 0) {
         say(l, ", the process used %d%% of the %.4g CPU%s it may use", pct(c->cpu_share), c->cpus,
             c->cpus == 1 ? "" : "s");
+    }
+}
+
+static void say_client(struct limits *l)
+{
+    say_client_as(l, "slap's");
+}
+
+/* "10.0.0.1:11211's threads were busy 97% of the run", or a proxy's busiest thread. */
+static void say_server(struct limits *l, const struct limits_server *s)
+{
+    if (s->from_proc) {
+        say(l, "%s's busiest thread was busy %d%% of the run (pid %d, from /proc: it answers no "
+               "stats)",
+            s->name, pct(s->busy), s->pid);
+    } else {
+        say(l, "%s's threads were busy %d%% of the run%s", s->name, pct(s->busy),
+            s->backend ? " (a backend)" : "");
     }
 }
 
@@ -184,7 +234,14 @@ static void why_starved(struct limits *l, const struct limits_server *busiest, b
            "the load host's CPU limited the run, so the figures measure slap's share of it",
         pct(c->wait_max), pct(c->busy_max));
     if (server) {
-        say(l, ", and %s's threads were busy %d%% too", busiest->name, pct(busiest->busy));
+        say(l, ", and ");
+        say_server(l, busiest);
+        say(l, " too");
+    }
+    const struct limits_server *other = starved_server(l);
+    if (other != NULL) {
+        say(l, ", and %s's threads waited for one up to %d%% too", other->name,
+            pct(other->wait_max));
     }
     say_host(l);
     say(l, "; give slap CPUs of its own (stop other load, lift a CPU quota, pin the server "
@@ -203,6 +260,18 @@ static void why_starved(struct limits *l, const struct limits_server *busiest, b
         say(l, "; the load of %s is unknown (no stats): this verdict is about the client only",
             first_unknown(l));
     }
+}
+
+/* A server on slap's host waited for a CPU: the host's CPU limited it, not its own work. */
+static void why_server_starved(struct limits *l, const struct limits_server *s)
+{
+    say(l, "%s's threads waited for a CPU up to %d%% of the run (pid %d; ", s->name,
+        pct(s->wait_max), s->pid);
+    say_client(l);
+    say(l, "): the load host's CPU limited the server, so the figures measure its share of it");
+    say_host(l);
+    say(l, "; give the server CPUs of its own (stop other load, pin slap apart with taskset), "
+           "then run again");
 }
 
 static void why_late(struct limits *l)
@@ -227,7 +296,7 @@ static void why_rate(struct limits *l, const struct limits_server *busiest, uint
         return;
     }
     say(l, "the trace's own times set the rate: neither slap (");
-    say_client(l);
+    say_client_as(l, "its");
     say(l, ") nor ");
     say_servers(l, busiest);
     say(l, " were near saturation");
@@ -254,7 +323,7 @@ static bool occupied(const struct limits *l)
 static void why_neither(struct limits *l, const struct limits_server *busiest)
 {
     say(l, "neither slap (");
-    say_client(l);
+    say_client_as(l, "its");
     say(l, ") nor ");
     say_servers(l, busiest);
     say(l, " were near saturation, ");
@@ -281,7 +350,10 @@ static enum limits_verdict decide(const struct limits *l, const struct limits_se
     bool server = busiest != NULL && busiest->busy >= LIMITS_SATURATED;
     bool rate_met = l->target_tps > 0 && l->achieved_tps >= LIMITS_RATE_MET * l->target_tps;
     if (starved(l)) {
-        return server ? LIMITS_BOTH : LIMITS_CLIENT;
+        return server || starved_server(l) != NULL ? LIMITS_BOTH : LIMITS_CLIENT;
+    }
+    if (starved_server(l) != NULL) {
+        return client ? LIMITS_BOTH : LIMITS_SERVER;
     }
     if (l->client_lag > 0 && !server) {
         return LIMITS_CLIENT;
@@ -301,29 +373,59 @@ static enum limits_verdict decide(const struct limits *l, const struct limits_se
     return occupied(l) ? LIMITS_LATENCY : LIMITS_CLIENT;
 }
 
+/* What the proxy said of its backends, when it reported trouble. */
+static void say_proxy(struct limits *l)
+{
+    const struct proxy_stats *d = &l->proxy.delta;
+    double trouble = d->server_err + d->server_timedout + d->server_eof + d->server_ejects +
+                     d->forward_error;
+    if (!l->proxy.known || trouble <= 0) {
+        return;
+    }
+    say(l, "; the proxy %s reported backend errors (%.0f), time-outs (%.0f), closes (%.0f), "
+           "ejections (%.0f) and forward errors (%.0f)",
+        l->proxy.name, d->server_err, d->server_timedout, d->server_eof, d->server_ejects,
+        d->forward_error);
+}
+
+static void judge_words(struct limits *l);
+
 void limits_judge(struct limits *l)
+{
+    l->why[0] = '\0';
+    judge_words(l);
+    say_proxy(l);
+}
+
+static void judge_words(struct limits *l)
 {
     uint32_t unknown;
     const struct limits_server *busiest = busiest_server(l, &unknown);
     bool server = busiest != NULL && busiest->busy >= LIMITS_SATURATED;
     l->verdict = decide(l, busiest, unknown);
-    l->why[0] = '\0';
     if (starved(l)) {
         why_starved(l, busiest, server, unknown);
+        return;
+    }
+    if (starved_server(l) != NULL) {
+        why_server_starved(l, starved_server(l));
         return;
     }
     switch (l->verdict) {
     case LIMITS_BOTH:
         say_client(l);
-        say(l, ", and %s's threads were busy %d%%: both sides near saturation, the figures "
-               "measure the pair",
-            busiest->name, pct(busiest->busy));
+        say(l, ", and ");
+        say_server(l, busiest);
+        say(l, ": both sides near saturation, the figures measure the pair");
         say_host(l);
         break;
     case LIMITS_SERVER:
-        say(l, "%s's threads were busy %d%% of the run (", busiest->name, pct(busiest->busy));
+        say_server(l, busiest);
+        say(l, " (");
         say_client(l);
-        say(l, "): the figures measure the server");
+        say(l, "): the figures measure %s", busiest->from_proc ? "that server, a proxy's limit"
+                                           : busiest->backend ? "that backend, behind a proxy"
+                                                              : "the server");
         break;
     case LIMITS_CLIENT:
         if (l->client_lag > 0) {
@@ -355,8 +457,15 @@ static void print_server(FILE *out, const struct limits_server *s, bool show_lab
     if (show_label && s->label[0] != '\0') {
         snprintf(by, sizeof(by), ", read by %s", s->label);
     }
+    if (s->backend) {
+        snprintf(by + strlen(by), sizeof(by) - strlen(by), ", a backend");
+    }
     if (!s->known) {
         fprintf(out, "server_cpu_unknown: %s (%s%s)\n", s->name, s->note, by);
+    } else if (s->from_proc) {
+        fprintf(out, "server_cpu_s: %s %.2f (%.0f threads, busiest thread busy %.2f; pid %d, from "
+                     "/proc%s)\n",
+                s->name, s->cpu_s, s->threads, s->busy, s->pid, by);
     } else if (s->threads > 0) {
         fprintf(out, "server_cpu_s: %s %.2f (%.0f threads, busy %.2f%s)\n", s->name, s->cpu_s,
                 s->threads, s->busy, by);
@@ -364,6 +473,23 @@ static void print_server(FILE *out, const struct limits_server *s, bool show_lab
         fprintf(out, "server_cpu_s: %s %.2f (threads unknown, busy %.2f of one CPU%s)\n", s->name,
                 s->cpu_s, s->busy, by);
     }
+}
+
+static void print_proxy(FILE *out, const struct limits_proxy *p)
+{
+    const struct proxy_stats *d = &p->delta;
+    if (p->name[0] == '\0') {
+        return;
+    }
+    if (!p->known) {
+        fprintf(out, "proxy_stats_unknown: %s (%s)\n", p->name, p->note);
+        return;
+    }
+    fprintf(out, "proxy_stats: %s requests %.0f responses %.0f server_err %.0f server_timedout "
+                 "%.0f server_eof %.0f server_ejects %.0f forward_error %.0f client_err %.0f "
+                 "in_queue %.0f out_queue %.0f\n",
+            p->name, d->requests, d->responses, d->server_err, d->server_timedout, d->server_eof,
+            d->server_ejects, d->forward_error, d->client_err, d->in_queue, d->out_queue);
 }
 
 void limits_print(FILE *out, const struct limits *l)
@@ -389,7 +515,12 @@ void limits_print(FILE *out, const struct limits *l)
     }
     for (uint32_t i = 0; i < l->nservers; i++) {
         print_server(out, &l->servers[i], labels);
+        if (l->servers[i].wait_known) {
+            fprintf(out, "server_cpu_wait: %s %.2f (thread max; pid %d)\n", l->servers[i].name,
+                    l->servers[i].wait_max, l->servers[i].pid);
+        }
     }
+    print_proxy(out, &l->proxy);
     if (l->in_flight_max > 0) {
         fprintf(out, "in_flight: %.1f (of %u possible: requests per second x mean latency)\n",
                 l->in_flight_mean, l->in_flight_max);
@@ -441,6 +572,7 @@ enum slap_status limits_add(struct limits *into, const struct limits *from, bool
     if (first) {
         into->client = from->client;
         into->host = from->host;
+        into->proxy = from->proxy; /* the first host's reading: each read the same proxy */
     } else {
         add_client(&into->client, &from->client);
         into->host.known = into->host.known && from->host.known;

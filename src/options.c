@@ -91,6 +91,8 @@ enum option_id {
     ROW_TRACE_SKIP_BAD,
     ROW_TRACE_SPREAD,
     ROW_TRACE_VALUE_MAX,
+    ROW_STATS_SERVERS,
+    ROW_PROXY_STATS,
     ROW_HELP,
     ROW_VERSION,
     ROW_COUNT
@@ -361,6 +363,14 @@ static const struct option_row option_rows[] = {
                              "Send larger trace values at this size (k=1024). Default 1023k, "
                              "within memcached's default item size.",
                              COUNT32(trace_value_max, 1, 128 * SLAP_MAX_VALUE_SIZE, 1024)},
+    [ROW_STATS_SERVERS] = {0, "stats_servers", "LIST",
+                           "Also read these servers' stats for what limited the run, as "
+                           "host[:port] separated by commas: the memcacheds behind a proxy.",
+                           STRING(stats_servers)},
+    [ROW_PROXY_STATS] = {0, "proxy_stats", "HOST:PORT",
+                         "twemproxy's stats port (nutcracker -s): its errors and queues over the "
+                         "run, and its backends' stats read as with --stats_servers.",
+                         STRING(proxy_stats)},
     [ROW_HELP] = {'h', "help", NULL, "Print this help and exit.", SPECIAL(apply_help)},
     [ROW_VERSION] = {'V', "version", NULL, "Print the version and exit.", SPECIAL(apply_version)},
 };
@@ -1214,6 +1224,21 @@ static enum options_outcome check_servers(const struct parse_state *st)
     if (o->rep_write > shape.count) {
         return usage_error(st->err, "--rep_write %" PRIu32 ": only %" PRIu32 " server%s listed",
                            o->rep_write, shape.count, shape.count == 1 ? " is" : "s are");
+    }
+    if (o->stats_servers != NULL && servers_check_list(o->stats_servers, &shape, why,
+                                                       sizeof(why)) != SLAP_OK) {
+        return usage_error(st->err, "--stats_servers: %s", why);
+    }
+    if (o->proxy_stats == NULL) {
+        return OPTIONS_RUN;
+    }
+    if (servers_check_list(o->proxy_stats, &shape, why, sizeof(why)) != SLAP_OK) {
+        return usage_error(st->err, "--proxy_stats: %s", why);
+    }
+    if (shape.count != 1 || shape.unix_sockets > 0) {
+        return usage_error(st->err, "--proxy_stats: one host:port (twemproxy's stats port), not "
+                                    "'%s'",
+                           o->proxy_stats);
     }
     return OPTIONS_RUN;
 }

@@ -675,6 +675,21 @@ static void json_limits_run(struct json_writer *w, const struct limits *l)
     json_close(w);
     json_u64(w, "client_lag", l->client_lag);
     json_double(w, "send_lag_p99_s", l->send_lag_p99_s);
+    if (l->proxy.name[0] == '\0') {
+        json_null(w, "proxy");
+        return;
+    }
+    json_open_object(w, "proxy");
+    json_string(w, "name", l->proxy.name);
+    if (l->proxy.known) {
+        json_null(w, "note");
+#define PROXY_STATS_JSON(field) json_double(w, #field, l->proxy.delta.field);
+        PROXY_STATS_FIELDS(PROXY_STATS_JSON)
+#undef PROXY_STATS_JSON
+    } else {
+        json_string(w, "note", l->proxy.note);
+    }
+    json_close(w);
 }
 
 /* What limited the run: slap's CPU, the servers', the verdict. */
@@ -703,9 +718,13 @@ static void json_limits(struct json_writer *w, const struct results_doc *d)
             json_double(w, "seconds", srv->seconds);
             json_double(w, "busy", srv->busy);
             json_bool(w, "local", srv->local);
+            json_string(w, "cpu_from", srv->from_proc ? "proc" : "stats");
         } else {
             json_string(w, "note", srv->note);
         }
+        json_bool(w, "backend", srv->backend);
+        json_share(w, "pid", srv->pid > 0, srv->pid);
+        json_share(w, "cpu_wait_max", srv->wait_known, srv->wait_max);
         json_close(w);
     }
     json_close(w);

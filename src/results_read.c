@@ -408,7 +408,44 @@ static void read_limits_server(struct reader *r, const struct json_value *item,
     s->seconds = get_double(r, item, "seconds");
     s->busy = get_double(r, item, "busy");
     const struct json_value *local = json_get(item, "local");
+    const char *from = json_to_string(json_get(item, "cpu_from"));
     s->local = local != NULL && local->type == JSON_TRUE;
+    s->from_proc = from != NULL && strcmp(from, "proc") == 0;
+}
+
+/* What every server entry may add, known or not: behind a proxy, its process, its CPU wait. */
+static void read_limits_server_process(struct reader *r, const struct json_value *item,
+                                       struct limits_server *s)
+{
+    const struct json_value *backend = json_get(item, "backend");
+    bool pid_known = false;
+    s->backend = backend != NULL && backend->type == JSON_TRUE;
+    if (json_get(item, "pid") != NULL) {
+        double pid = get_share(r, item, "pid", &pid_known);
+        s->pid = pid_known && pid > 0 && pid < 1e9 ? (int)pid : 0;
+    }
+    if (json_get(item, "cpu_wait_max") != NULL) {
+        s->wait_max = get_share(r, item, "cpu_wait_max", &s->wait_known);
+    }
+}
+
+/* "proxy" (--proxy_stats): twemproxy's counters over the run, or why they are unknown. */
+static void read_limits_proxy(struct reader *r, const struct json_value *obj,
+                              struct limits_proxy *p)
+{
+    if (obj == NULL || obj->type != JSON_OBJECT) {
+        return;
+    }
+    const char *name = json_to_string(json_get(obj, "name"));
+    const char *note = json_to_string(json_get(obj, "note"));
+    snprintf(p->name, sizeof(p->name), "%s", name != NULL ? name : "");
+    p->known = note == NULL;
+    snprintf(p->note, sizeof(p->note), "%s", note != NULL ? note : "");
+    if (p->known) {
+#define PROXY_STATS_READ(field) p->delta.field = get_double(r, obj, #field);
+        PROXY_STATS_FIELDS(PROXY_STATS_READ)
+#undef PROXY_STATS_READ
+    }
 }
 
 /* "limits" (absent when the run measured nothing): the figures and the verdict. */
@@ -438,7 +475,9 @@ static void read_limits(struct reader *r, const struct json_value *obj, struct r
     read_limits_run(r, obj, l);
     for (size_t i = 0; i < servers->n && !r->failed; i++) {
         read_limits_server(r, servers->items[i], &l->servers[i]);
+        read_limits_server_process(r, servers->items[i], &l->servers[i]);
     }
+    read_limits_proxy(r, json_get(obj, "proxy"), &l->proxy);
 }
 
 /* A label shown in text reports: printable, not empty, not too long. */

@@ -92,6 +92,10 @@ enum slap_status run_init(struct run *r, const struct slap_options *o, FILE *out
     if (servers_open(&r->servers, o->servers, err, err_len) != SLAP_OK) {
         return SLAP_ERROR;
     }
+    if (watch_init(&r->watch, o->stats_servers, o->proxy_stats, r->servers.count, err, err_len) !=
+        SLAP_OK) {
+        return SLAP_ERROR;
+    }
     if (servers_configure(&r->servers, o->distribution, o->hash, err, err_len) != SLAP_OK ||
         check_fd_limit(o, r->servers.count * (o->facebook ? 2 : 1), err, err_len) != SLAP_OK) {
         return SLAP_ERROR;
@@ -156,6 +160,7 @@ void run_free(struct run *r)
     workload_free(&r->workload);
     tls_ctx_close(r->tls);
     servers_close(&r->servers);
+    watch_free(&r->watch);
     pthread_mutex_destroy(&r->lock);
     pthread_cond_destroy(&r->cond);
 }
@@ -491,6 +496,9 @@ static void read_server_stats(struct run *r, bool after)
         snprintf(p->note, sizeof(p->note), "stats not read %s the run: %s",
                  after ? "after" : "before", why);
     }
+    if (r->server_stats != NULL) {
+        watch_read(&r->watch, &r->servers, r->server_stats, after);
+    }
     if (!after) {
         note_fill_evictions(r);
     }
@@ -742,7 +750,8 @@ enum slap_status run_limits(const struct run *r, struct limits *l)
 {
     double seconds = run_seconds(r);
     uint32_t nservers = r->server_stats != NULL ? r->servers.count : 0;
-    if (limits_init(l, nservers) != SLAP_OK || seconds <= 0 || !r->cpu_measured) {
+    uint32_t extra = r->server_stats != NULL ? watch_extra(&r->watch) : 0;
+    if (limits_init(l, nservers + extra) != SLAP_OK || seconds <= 0 || !r->cpu_measured) {
         return SLAP_ERROR;
     }
     l->seconds = seconds;
@@ -767,6 +776,9 @@ enum slap_status run_limits(const struct run *r, struct limits *l)
         bool local = hostcpu_address_local((const struct sockaddr *)&srv->addr);
         limits_server_from_stats(&l->servers[i], srv->name, r->opts->label, &r->server_stats[i],
                                  local ? l->host.cpus : 0);
+    }
+    if (r->server_stats != NULL) {
+        watch_limits(&r->watch, &r->servers, r->opts->label, l->host.cpus, l);
     }
     limits_judge(l);
     return SLAP_OK;

@@ -110,7 +110,7 @@ enum slap_status server_stats_parse(const char *text, size_t len, struct server_
 }
 
 /* Wait for events on fd until the deadline; false when it passed or poll failed. */
-static bool wait_for(int fd, short events, uint64_t deadline_ns)
+bool server_stats_wait(int fd, short events, uint64_t deadline_ns)
 {
     uint64_t now = slap_now_ns();
     if (now >= deadline_ns) {
@@ -122,7 +122,7 @@ static bool wait_for(int fd, short events, uint64_t deadline_ns)
 }
 
 /* A non-blocking connect to srv, finished before the deadline; -1 with why on failure. */
-static int connect_to(const struct server *srv, uint64_t deadline_ns, char *why, size_t why_len)
+int server_stats_connect(const struct server *srv, uint64_t deadline_ns, char *why, size_t why_len)
 {
     int fd = socket(srv->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     int error = 0;
@@ -134,7 +134,7 @@ static int connect_to(const struct server *srv, uint64_t deadline_ns, char *why,
     if (connect(fd, (const struct sockaddr *)&srv->addr, srv->addr_len) != 0 &&
         errno != EINPROGRESS) {
         error = errno;
-    } else if (!wait_for(fd, POLLOUT, deadline_ns)) {
+    } else if (!server_stats_wait(fd, POLLOUT, deadline_ns)) {
         error = ETIMEDOUT;
     } else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &error_len) != 0) {
         error = errno;
@@ -158,7 +158,7 @@ static enum slap_status exchange(int fd, uint64_t deadline_ns, char *buf, struct
         return SLAP_ERROR;
     }
     for (;;) {
-        if (!wait_for(fd, POLLIN, deadline_ns)) {
+        if (!server_stats_wait(fd, POLLIN, deadline_ns)) {
             snprintf(why, why_len, "no answer to stats in time");
             return SLAP_ERROR;
         }
@@ -190,7 +190,7 @@ enum slap_status server_stats_read(const struct server *srv, uint64_t timeout_ns
         snprintf(why, why_len, "out of memory");
         goto out;
     }
-    fd = connect_to(srv, deadline, why, why_len);
+    fd = server_stats_connect(srv, deadline, why, why_len);
     if (fd >= 0) {
         st = exchange(fd, deadline, buf, out, why, why_len);
     }

@@ -146,7 +146,7 @@ static void test_both(void **state)
     client_busy(&l, 0.90, 0.05);
     l.servers[0].busy = 0.92;
     judge(&l, LIMITS_BOTH, "on a CPU 90% of the run and waited for one 5%, and 10.0.0.1:11211's "
-                           "threads were busy 92%: both sides");
+                           "threads were busy 92% of the run: both sides");
     make(&l, 1); /* the process at its CPUs' limit, no one thread */
     client_busy(&l, 0.45, 0.05);
     l.client.cpus = 1;

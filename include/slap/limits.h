@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "slap/proxy_stats.h"
 #include "slap/server_stats.h"
 #include "slap/servers.h"
 
@@ -56,6 +57,19 @@ struct limits_server {
     double busy; /* cpu_s / (seconds × threads); cpu_s / seconds without threads; on slap's
                     host the threads count at most the host's CPUs */
     char note[SERVER_STATS_NOTE_MAX]; /* when not known: why */
+    bool backend;                     /* not in -s: behind a proxy (--stats_servers, --proxy_stats) */
+    int pid;                          /* > 0: its process on slap's host, found in /proc */
+    bool from_proc;                   /* its CPU is that process's (it answers no stats) */
+    bool wait_known;                  /* its threads' waits for a CPU were read (schedstat) */
+    double wait_max;                  /* the largest share of the run one waited for a CPU */
+};
+
+/* twemproxy's own counters over the run (--proxy_stats), summed over pools and backends. */
+struct limits_proxy {
+    bool known;
+    char name[SERVER_NAME_MAX];
+    char note[SERVER_STATS_NOTE_MAX]; /* when not known: why */
+    struct proxy_stats delta;         /* after - before (queues: after) */
 };
 
 enum limits_verdict {
@@ -82,6 +96,7 @@ struct limits {
     /* The figures. */
     struct limits_client client;
     struct limits_host host;
+    struct limits_proxy proxy;
     uint32_t nservers;
     struct limits_server *servers; /* owned */
     /* The verdict, from limits_judge. */
@@ -96,6 +111,11 @@ void limits_free(struct limits *l);
  * on slap's host (local), 0 when it is elsewhere. */
 void limits_server_from_stats(struct limits_server *s, const char *name, const char *label,
                               const struct server_stats_pair *p, uint32_t host_cpus);
+/* A server that answers no stats but runs on slap's host: its process's CPU (from /proc), its
+ * busy share its busiest thread's. */
+void limits_server_from_proc(struct limits_server *s, const char *name, const char *label,
+                             int pid, double cpu_s, double busiest, uint32_t threads,
+                             double seconds);
 /* The verdict and its words from the figures: a pure function of l's fields. */
 void limits_judge(struct limits *l);
 /* "server", "client", "both", "rate", "latency", "unknown". */

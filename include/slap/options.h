@@ -81,6 +81,8 @@ struct slap_options {
     bool trace_skip_bad;       /* --trace-skip-bad */
     enum trace_spread trace_spread; /* --trace-spread */
     uint32_t trace_value_max;  /* --trace-value-max: larger trace values are sent at this size */
+    const char *stats_servers; /* --stats_servers: more servers whose stats judge the run */
+    const char *proxy_stats;   /* --proxy_stats: twemproxy's stats port */
     /* Workload shape. */
     const char *cfg_file;      /* -F, read when the options are complete */
     struct size_dist key_sizes;   /* n == 0: every key is key_size bytes */

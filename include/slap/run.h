@@ -13,6 +13,7 @@
 #include "slap/hostcpu.h"
 #include "slap/limits.h"
 #include "slap/options.h"
+#include "slap/watch.h"
 #include "slap/replay.h"
 #include "slap/results.h"
 #include "slap/server_stats.h"
@@ -72,6 +73,7 @@ struct run {
     bool progress;             /* the live line on standard error (a terminal, no -S) */
     struct results_doc *doc;   /* periods are added here; NULL: not kept */
     struct server_stats_pair *server_stats; /* per server, read around the run; NULL: not read */
+    struct watch watch; /* read with them: proxies' CPU (/proc), backends, twemproxy's stats */
     double *fill_evictions;    /* per server, its evictions before the preload or warm-up (< 0:
                                   not read); NULL when there is neither, or no stats are read */
     FILE *samples;             /* --samples: the file the rings are drained into */

@@ -59,6 +59,12 @@ enum slap_status server_stats_read(const struct server *srv, uint64_t timeout_ns
 enum slap_status server_stats_parse(const char *text, size_t len, struct server_stats *out,
                                     char *why, size_t why_len);
 
+/* A non-blocking connect to srv, finished before the deadline; -1 with why on failure. */
+int server_stats_connect(const struct server *srv, uint64_t deadline_ns, char *why,
+                         size_t why_len);
+/* Wait for events (poll's) on fd until the deadline; false when it passed or poll failed. */
+bool server_stats_wait(int fd, short events, uint64_t deadline_ns);
+
 /* The evictions of the preload or warm-up, summed over n servers' pairs where known. */
 double server_stats_preload_evictions(const struct server_stats_pair *pairs, size_t n);
 

@@ -26,7 +26,7 @@ def find_nutcracker():
 class Nutcracker:
     """A throwaway nutcracker with one ketama pool per key hash, stopped by pid."""
 
-    def __init__(self, servers, hashes):
+    def __init__(self, servers, hashes, extra=()):
         self.dir = tempfile.mkdtemp(prefix="slap-nutcracker-")
         self.ports = {h: free_port() for h in hashes}
         conf = os.path.join(self.dir, "nutcracker.yml")
@@ -36,8 +36,10 @@ class Nutcracker:
                         "  auto_eject_hosts: false\n  timeout: 5000\n  servers:\n" % (h, port, h))
                 for s in servers:
                     f.write("   - %s:%d:1\n" % (s.host, s.port))
-        cmd = [find_nutcracker(), "-c", conf, "-s", str(free_port()), "-a", "127.0.0.1",
+        self.stats_port = free_port()
+        cmd = [find_nutcracker(), "-c", conf, "-s", str(self.stats_port), "-a", "127.0.0.1",
                "-p", os.path.join(self.dir, "pid"), "-o", os.path.join(self.dir, "log")]
+        cmd += list(extra)
         self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 5
         for port in self.ports.values():

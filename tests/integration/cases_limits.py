@@ -57,6 +57,19 @@ def worker_schedstat(pid):
     return run, wait
 
 
+def thread_schedstat(pid):
+    """Each thread of process pid: its time on a CPU and waiting for one (ns), by thread id."""
+    run, wait = {}, {}
+    for task in glob.glob("/proc/%d/task/*" % pid):
+        try:
+            with open(os.path.join(task, "schedstat")) as f:
+                r, w, _ = f.read().split()
+        except OSError:
+            continue
+        run[task], wait[task] = int(r), int(w)
+    return run, wait
+
+
 def pin(pid, cpu):
     """Every thread of process pid on one CPU, at nice -10."""
     tids = os.listdir("/proc/%d/task" % pid)
@@ -162,7 +175,12 @@ def case_limits_client_bound(mc):
                                 prefix=quota.prefix())
         check(rc == 0, "exit status %d: %s" % (rc, err))
         lim = limits(out)
-        check(lim["verdict"] == "client", "slap under a 20%% quota: %r" % lim)
+        # both when the machine is busy enough that memcached waited for its CPU too
+        server_waited = re.search(r"^server_cpu_wait: %s ([\d.]+) " % re.escape(mc.addr), out,
+                                  re.M)
+        check(lim["verdict"] == "client" or (lim["verdict"] == "both" and server_waited and
+                                             float(server_waited.group(1)) >= 0.10),
+              "slap under a 20%% quota: %r" % lim)
         check("waited for a CPU" in lim["why"] and "the load host's CPU limited the run" in
               lim["why"] and "lift a CPU quota" in lim["why"],
               "the words say why and what to do: %s" % lim["why"])
@@ -223,13 +241,24 @@ def case_limits_cpu_figures_true(mc):
 
 
 def case_limits_without_server_stats():
-    """A server that refuses stats gets a note, no CPU line, and a verdict about the client
-    only, without a delay; one that never answers them delays the start by 2 s at most."""
+    """A server that refuses stats, whose process slap cannot see (slap as another user), gets a
+    note, no CPU line, and a verdict about the client only, without a delay; seen in /proc (the
+    fake server runs in this process), its CPU comes from there; one that never answers stats
+    delays the start by 2 s at most."""
     refusing = FakeMemcached()  # answers ERROR to stats
     silent = FakeMemcached(behave=lambda conn, req: "stall" if conn >= 2 else None)
     try:
-        t0 = time.monotonic()
         rc, out, err = run_slap(["-s", refusing.addr, "-t", "1s", "-c", "2"])
+        check(rc == 0, "exit status %d" % rc)
+        check(re.search(r"^server_cpu_s: %s [\d.]+ \(\d+ threads, busiest thread busy [\d.]+; "
+                        r"pid %d, from /proc\)$" % (re.escape(refusing.addr), os.getpid()), out,
+                        re.M), "the refusing server's process is this one: %r" % out[-1200:])
+        if os.geteuid() != 0:
+            return  # slap cannot run as a user that does not see this process
+        t0 = time.monotonic()
+        rc, out, err = run_slap(["-s", refusing.addr, "-t", "1s", "-c", "2"],
+                                prefix=("setpriv", "--reuid=nobody", "--regid=nogroup",
+                                        "--clear-groups"))
         wall = time.monotonic() - t0
         check(rc == 0, "exit status %d" % rc)
         lim = limits(out)
@@ -241,7 +270,9 @@ def case_limits_without_server_stats():
         check(wall < 1.0 + 1.0, "a server refusing stats slowed the run: %.1f s" % wall)
 
         t0 = time.monotonic()
-        rc, out, err = run_slap(["-s", silent.addr, "-t", "1s", "-c", "2"])
+        rc, out, err = run_slap(["-s", silent.addr, "-t", "1s", "-c", "2"],
+                                prefix=("setpriv", "--reuid=nobody", "--regid=nogroup",
+                                        "--clear-groups"))
         wall = time.monotonic() - t0
         check(rc == 0, "exit status %d" % rc)
         lim = limits(out)
@@ -436,3 +467,57 @@ def case_multiget_rate_in_requests(mc):
         m = re.search(r"target of 1000 ops/s was met \((\d+) achieved\)", lim["why"])
         check(m is not None and int(m.group(1)) <= 1050, "the verdict's achieved rate: %s"
               % lim["why"])
+
+
+def case_limits_through_proxy():
+    """Through twemproxy, which answers no stats: its CPU comes from /proc (the process that
+    listens on its port, its busiest thread: the event loop), the memcached behind it is read
+    as a backend (named by --stats_servers, or found in twemproxy's stats with --proxy_stats),
+    twemproxy's own counters are shown, and a proxy made slow (a log line per request) and
+    pinned to one CPU is judged the limit by name, not `unknown`."""
+    from cases_ketama import Nutcracker
+    if (os.cpu_count() or 1) < 2:
+        raise Skip("one CPU: slap and the proxy cannot be pinned apart")
+    mc = Memcached(extra=("-t", "1"))
+    proxy = Nutcracker([mc], ["fnv1a_64"], extra=("-v", "11", "-i", "1000"))
+    try:
+        addr = "127.0.0.1:%d" % proxy.ports["fnv1a_64"]
+        stats = "127.0.0.1:%d" % proxy.stats_port
+        pin(proxy.proc.pid, 0)
+        rc, out, err = run_slap(["-s", addr, "-t", "2s", "-c", "4", "--stats_servers", mc.addr])
+        check(rc == 0, "exit status %d: %s" % (rc, err))
+        check(re.search(r"^server_cpu_s: %s [\d.]+ \(\d+ threads, busiest thread busy [\d.]+; "
+                        r"pid %d, from /proc\)$" % (re.escape(addr), proxy.proc.pid), out, re.M),
+              "the proxy's CPU from /proc: %r" % out[-1500:])
+        check(re.search(r"^server_cpu_s: %s [\d.]+ \(1 threads, busy [\d.]+, a backend\)$"
+                        % re.escape(mc.addr), out, re.M), "the backend's line: %r" % out[-1500:])
+        for attempt in range(5):
+            waited0 = sum(thread_schedstat(proxy.proc.pid)[1].values())
+            t0 = time.monotonic()
+            rc, out, err = run_slap(["-s", addr, "-t", "2s", "-T", "1", "-c", "32",
+                                     "--proxy_stats", stats],
+                                    prefix=("nice", "-n", "-10", "taskset", "-c", "1"))
+            check(rc == 0, "exit status %d: %s" % (rc, err))
+            lim = limits(out)
+            check(addr in lim["why"] or lim["verdict"] not in ("server", "both"),
+                  "the proxy is named: %r" % lim)
+            check(re.search(r"^proxy_stats: %s requests \d+ responses \d+ server_err 0 "
+                            % re.escape(stats), out, re.M), "twemproxy's counters: %r"
+                  % out[-1500:])
+            check(re.search(r"^server_cpu_s: %s .*, a backend\)$" % re.escape(mc.addr), out,
+                            re.M), "the backend found in twemproxy's stats: %r" % out[-1500:])
+            check(lim["verdict"] != "unknown", "a proxy on this host is judged: %r" % lim)
+            proxy_waited = (sum(thread_schedstat(proxy.proc.pid)[1].values()) - waited0) / 1e9 / \
+                (time.monotonic() - t0)
+            if lim["wait_max"] >= 0.10 or proxy_waited >= 0.10:
+                print("attempt %d: slap waited for a CPU %.0f%% of the run, the proxy %.0f%%: "
+                      "the machine is busy" % (attempt + 1, lim["wait_max"] * 100,
+                                               proxy_waited * 100))
+                continue
+            check(lim["verdict"] in ("server", "both"), "a proxy logging every request, pinned "
+                  "to one CPU, is the limit: %r" % lim)
+            return
+        raise Skip("in 5 attempts slap and the proxy never had their CPUs to themselves")
+    finally:
+        proxy.stop()
+        mc.stop()
