@@ -10,6 +10,7 @@
 #include "slap/hist_hgrm.h"
 #include "slap/memslap.h"
 #include "slap/options.h"
+#include "slap/outfile.h"
 #include "slap/plot.h"
 #include "slap/report.h"
 #include "slap/results.h"
@@ -121,9 +122,10 @@ static int verdict(const struct run *r)
 static int write_hdr(const struct slap_options *o, const struct slap_stats *global)
 {
     static struct hist total;
-    FILE *f = fopen(o->hdr_out, "w");
-    if (f == NULL) {
-        fprintf(stderr, "slap: --hdr-out: cannot write '%s': %s\n", o->hdr_out, strerror(errno));
+    struct outfile of;
+    char err[512];
+    if (outfile_open(&of, o->hdr_out, err, sizeof(err)) != SLAP_OK) {
+        fprintf(stderr, "slap: --hdr-out: %s\n", err);
         return EXIT_RUN_FAILED;
     }
     if (o->tps > 0 && o->latency == LATENCY_UNCORRECTED) {
@@ -131,9 +133,9 @@ static int write_hdr(const struct slap_options *o, const struct slap_stats *glob
     } else {
         stats_total_hist(global, &total);
     }
-    int rc = hist_hgrm_write(f, &total, HIST_HGRM_UNIT_NS);
-    if (fclose(f) != 0 || rc != 0) {
-        fprintf(stderr, "slap: --hdr-out: error writing '%s'\n", o->hdr_out);
+    hist_hgrm_write(of.f, &total, HIST_HGRM_UNIT_NS); /* a failure shows when it is closed */
+    if (outfile_close(&of, err, sizeof(err)) != SLAP_OK) {
+        fprintf(stderr, "slap: --hdr-out: %s\n", err);
         return EXIT_RUN_FAILED;
     }
     return EXIT_RUN_OK;
@@ -181,13 +183,15 @@ static bool progress_wanted(const struct slap_options *o)
 /* What a run writes besides the text report: its document, the samples file. */
 struct outputs {
     struct results_doc doc;
-    bool want_doc;     /* --json, --csv or --svg */
-    char *samples_tmp; /* --samples: written here, renamed at the end */
-    FILE *samples;
+    bool want_doc;               /* --json, --csv or --svg */
+    struct outfile samples;      /* --samples, written during the run */
+    bool samples_failed;         /* it could not be opened or written: the run is failed */
+    const char *samples_picture; /* the samples file for --svg's scatter, when it can be read */
 };
 
 static int outputs_open(struct outputs *outs, const struct slap_options *o)
 {
+    char err[512];
     memset(outs, 0, sizeof(*outs));
     outs->want_doc = o->json_out != NULL || o->csv_out != NULL || o->svg_out != NULL;
     if (results_doc_init(&outs->doc) != SLAP_OK) {
@@ -197,42 +201,40 @@ static int outputs_open(struct outputs *outs, const struct slap_options *o)
     if (o->samples_out == NULL) {
         return EXIT_RUN_OK;
     }
-    if (asprintf(&outs->samples_tmp, "%s.tmp.%ld", o->samples_out, (long)getpid()) < 0 ||
-        (outs->samples = fopen(outs->samples_tmp, "w")) == NULL) {
-        fprintf(stderr, "slap: --samples: cannot write '%s': %s\n", o->samples_out,
-                strerror(errno));
-        return EXIT_RUN_FAILED;
+    if (outfile_open(&outs->samples, o->samples_out, err, sizeof(err)) != SLAP_OK) {
+        /* the run goes on: its report and other outputs are worth having */
+        fprintf(stderr, "slap: --samples: %s (the run goes on without samples)\n", err);
+        outs->samples_failed = true;
+        return EXIT_RUN_OK;
     }
-    samples_write_header(outs->samples);
+    samples_write_header(outs->samples.f);
     return EXIT_RUN_OK;
 }
 
-/* The samples file, whole: renamed over its name. */
+/* The samples file, whole (or as far as it went, where it is not a regular file). */
 static int outputs_close_samples(struct outputs *outs, const struct slap_options *o)
 {
-    if (outs->samples == NULL) {
-        return EXIT_RUN_OK;
-    }
-    bool written = fflush(outs->samples) == 0 && !ferror(outs->samples);
-    int saved = errno;
-    bool closed = fclose(outs->samples) == 0;
-    outs->samples = NULL;
-    if (!written || !closed || rename(outs->samples_tmp, o->samples_out) != 0) {
-        fprintf(stderr, "slap: --samples: cannot write '%s': %s\n", o->samples_out,
-                strerror(written ? errno : saved));
-        unlink(outs->samples_tmp);
+    char err[512];
+    if (outs->samples_failed) {
+        fprintf(stderr, "slap: --samples: nothing was written to '%s'\n", o->samples_out);
         return EXIT_RUN_FAILED;
     }
+    if (outs->samples.f == NULL) {
+        return EXIT_RUN_OK;
+    }
+    bool whole = outfile_whole(&outs->samples);
+    if (outfile_close(&outs->samples, err, sizeof(err)) != SLAP_OK) {
+        fprintf(stderr, "slap: --samples: %s\n", err);
+        outs->samples_failed = true;
+        return EXIT_RUN_FAILED;
+    }
+    outs->samples_picture = whole ? o->samples_out : NULL;
     return EXIT_RUN_OK;
 }
 
 static void outputs_free(struct outputs *outs)
 {
-    if (outs->samples != NULL) {
-        fclose(outs->samples);
-        unlink(outs->samples_tmp);
-    }
-    free(outs->samples_tmp);
+    outfile_discard(&outs->samples);
     results_doc_free(&outs->doc);
 }
 
@@ -250,21 +252,21 @@ static void write_csv(FILE *out, const void *doc)
 static int outputs_save(const struct outputs *outs, const struct slap_options *o)
 {
     const struct results_doc *docs[] = {&outs->doc};
-    struct plot_input picture = {docs, 1, o->samples_out};
+    struct plot_input picture = {docs, 1, outs->samples_picture};
     const struct {
+        const char *option;
         const char *path;
-        results_writer write;
+        outfile_writer write;
         const void *arg;
-    } files[] = {{o->csv_out, write_csv, &outs->doc},
-                 {o->svg_out, plot_svg, &picture},
-                 {o->json_out, write_json, &outs->doc}};
+    } files[] = {{"--csv", o->csv_out, write_csv, &outs->doc},
+                 {"--svg", o->svg_out, plot_svg, &picture},
+                 {"--json", o->json_out, write_json, &outs->doc}};
     int status = EXIT_RUN_OK;
     for (size_t i = 0; i < SLAP_ARRAY_SIZE(files); i++) {
         char err[512];
-        if (files[i].path != NULL &&
-            results_save(files[i].path, files[i].write, files[i].arg, err, sizeof(err)) !=
-                SLAP_OK) {
-            fprintf(stderr, "slap: %s\n", err);
+        if (files[i].path != NULL && outfile_save(files[i].path, files[i].write, files[i].arg, err,
+                                                  sizeof(err)) != SLAP_OK) {
+            fprintf(stderr, "slap: %s: %s\n", files[i].option, err);
             status = EXIT_RUN_FAILED;
         }
     }
@@ -376,7 +378,7 @@ static int run_once(const struct slap_options *opts)
     }
     status = EXIT_RUN_FAILED;
     if (run_init(&run, opts, out, err, sizeof(err)) != 0 ||
-        run_want(&run, outs.want_doc ? &outs.doc : NULL, true, outs.samples,
+        run_want(&run, outs.want_doc ? &outs.doc : NULL, true, outs.samples.f,
                  progress_wanted(opts)) != SLAP_OK) {
         fprintf(stderr, "slap: %s\n", err[0] != '\0' ? err : "out of memory");
         goto out;

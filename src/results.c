@@ -1,12 +1,11 @@
 /*
  * The run as data: building the document, writing it as JSON (schema/slap-results.schema.json)
- * or CSV, and saving files whole (a temporary file renamed over the name).
+ * or CSV (saved by outfile.c).
  * Reading documents back and merging them is in results_read.c.
  */
 #include "slap/results.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -930,49 +929,4 @@ void results_write_csv(FILE *out, const struct results_doc *d)
     } else {
         csv_periods(out, d);
     }
-}
-
-/* ---- saving --------------------------------------------------------------------------- */
-
-enum slap_status results_save(const char *path, results_writer write, const void *arg, char *err,
-                              size_t err_len)
-{
-    if (strcmp(path, "-") == 0) {
-        write(stdout, arg);
-        if (fflush(stdout) != 0 || ferror(stdout)) {
-            snprintf(err, err_len, "cannot write to standard output: %s", strerror(errno));
-            return SLAP_ERROR;
-        }
-        return SLAP_OK;
-    }
-    size_t len = strlen(path) + 32;
-    char *tmp = malloc(len);
-    if (tmp == NULL) {
-        snprintf(err, err_len, "cannot write '%s': out of memory", path);
-        return SLAP_ERROR;
-    }
-    snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    enum slap_status st = SLAP_ERROR;
-    if (f == NULL) {
-        snprintf(err, err_len, "cannot write '%s': %s", path, strerror(errno));
-        goto out;
-    }
-    write(f, arg);
-    bool written = fflush(f) == 0 && !ferror(f) && fsync(fileno(f)) == 0;
-    int saved = errno;
-    if (fclose(f) != 0 || !written) {
-        snprintf(err, err_len, "cannot write '%s': %s", path, strerror(written ? errno : saved));
-        unlink(tmp);
-        goto out;
-    }
-    if (rename(tmp, path) != 0) {
-        snprintf(err, err_len, "cannot write '%s': %s", path, strerror(errno));
-        unlink(tmp);
-        goto out;
-    }
-    st = SLAP_OK;
-out:
-    free(tmp);
-    return st;
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "slap/outfile.h"
 #include "slap/plot.h"
 #include "slap/report.h"
 #include "slap/results.h"
@@ -189,12 +190,13 @@ static void write_csv(FILE *out, const void *doc)
     results_write_csv(out, doc);
 }
 
-/* Write path with write, saying why it failed. */
-static int save(const char *name, const char *path, results_writer write, const void *arg)
+/* Write path (option's) with write, saying why it failed. */
+static int save(const char *name, const char *option, const char *path, outfile_writer write,
+                const void *arg)
 {
     char err[512];
-    if (path != NULL && results_save(path, write, arg, err, sizeof(err)) != SLAP_OK) {
-        fprintf(stderr, "slap %s: %s\n", name, err);
+    if (path != NULL && outfile_save(path, write, arg, err, sizeof(err)) != SLAP_OK) {
+        fprintf(stderr, "slap %s: %s: %s\n", name, option, err);
         return SUB_FAILED;
     }
     return SUB_OK;
@@ -244,9 +246,9 @@ static int merge_main(int argc, char **argv)
         merged_report(&merged);
         const struct results_doc *one[] = {&merged};
         struct plot_input picture = {one, 1, NULL};
-        status |= save("merge", a.csv, write_csv, &merged);
-        status |= save("merge", a.svg, plot_svg, &picture);
-        status |= save("merge", a.json, write_json, &merged);
+        status |= save("merge", "--csv", a.csv, write_csv, &merged);
+        status |= save("merge", "--svg", a.svg, plot_svg, &picture);
+        status |= save("merge", "--json", a.json, write_json, &merged);
         status = fflush(stdout) != 0 || ferror(stdout) ? SUB_FAILED : status;
     }
     results_doc_free(&merged);
@@ -277,7 +279,7 @@ static int plot_main(int argc, char **argv)
     if (status == SUB_OK) {
         struct plot_input picture = {(const struct results_doc *const *)ptrs, (size_t)a.ninputs,
                                      a.samples};
-        status = save("plot", a.svg, plot_svg, &picture);
+        status = save("plot", "-o", a.svg, plot_svg, &picture);
     }
     for (int i = 0; docs != NULL && i < argc; i++) {
         results_doc_free(&docs[i]);

@@ -152,14 +152,6 @@ uint64_t results_requests(const struct slap_stats *s);
 void results_write_json(FILE *out, const struct results_doc *d);
 void results_write_csv(FILE *out, const struct results_doc *d);
 
-/*
- * Write a file whole: write(out, arg) into a temporary file beside path, then rename it over
- * path; "-" writes to standard output. SLAP_ERROR with err ("cannot write 'path': why").
- */
-typedef void (*results_writer)(FILE *out, const void *arg);
-enum slap_status results_save(const char *path, results_writer write, const void *arg, char *err,
-                              size_t err_len);
-
 /* Read a document written by results_write_json; err says what is wrong and where. Either
  * way d is then initialised: results_doc_free releases it. */
 enum slap_status results_read(const char *path, struct results_doc *d, char *err, size_t err_len);
