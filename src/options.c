@@ -335,8 +335,8 @@ static const struct option_row option_rows[] = {
                       "2026-01-01T12:00:00Z), so that several hosts start together.",
                       SPECIAL(apply_start_at)},
     [ROW_MAX_ERRORS] = {0, "max_errors", "N|P%",
-                        "A run with more errors (error replies, protocol errors, unanswered "
-                        "requests) than N, or than P% of its requests, exits 1.",
+                        "A run with more errors (error replies, protocol errors, requests the "
+                        "server left unanswered) than N, or than P% of its requests, exits 1.",
                         SPECIAL(apply_max_errors)},
     [ROW_QUIET] = {'q', "quiet", NULL, "Print only errors and the final Run time line.",
                    FLAG(quiet)},
