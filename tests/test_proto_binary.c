@@ -138,7 +138,9 @@ static const struct reply_case reply_cases[] = {
     {{STATUS(BIN_SET, 0x04, NULL, "Invalid arguments")},
      1,
      {PROTO_REPLY_CLIENT_ERROR, 0, 0, "Invalid arguments"}},
-    {{STATUS(BIN_SET, 0x03, NULL, "Too large.")}, 1, {PROTO_REPLY_SERVER_ERROR, 0, 0, "Too large."}},
+    {{STATUS(BIN_SET, 0x03, NULL, "Too large.")},
+     1,
+     {PROTO_REPLY_SERVER_ERROR, 0, 0, "Too large."}},
     {{STATUS(BIN_GETK, 0x04, "kk", "bad key")}, /* the text follows the key */
      1,
      {PROTO_REPLY_CLIENT_ERROR, 0, 0, "bad key"}},
@@ -373,9 +375,10 @@ static void hook_end(void *ctx, int equal, uint64_t first_diff)
 }
 
 static const struct packet hooked_packets[] = {
-    HIT(BIN_GETKQ, "good", "hello"),  HIT(BIN_GETKQ, "skip", "abc"),   HIT(BIN_GETKQ, "good", "helLo"),
-    HIT(BIN_GETKQ, "long", "hello!"), HIT(BIN_GETKQ, "short", "hell"), NOOP,
-    HIT(BIN_GETK, "good", "hello"),   HIT(BIN_GETK, "good", "Hello"),
+    HIT(BIN_GETKQ, "good", "hello"), HIT(BIN_GETKQ, "skip", "abc"),
+    HIT(BIN_GETKQ, "good", "helLo"), HIT(BIN_GETKQ, "long", "hello!"),
+    HIT(BIN_GETKQ, "short", "hell"), NOOP,
+    HIT(BIN_GETK, "good", "hello"),  HIT(BIN_GETK, "good", "Hello"),
 };
 
 static const struct stream_want hooked_want[] = {
@@ -571,7 +574,8 @@ static void test_garbage_after_packets(void **state)
         {"GETK inside a multi-get", HIT(BIN_GETKQ, "a", "1"), HIT(BIN_GETK, "b", "2")},
         {"GETK miss inside a multi-get", HIT(BIN_GETKQ, "a", "1"), STATUS(BIN_GETK, 1, "b", "")},
         {"SET inside a multi-get", HIT(BIN_GETKQ, "a", "1"), STATUS(BIN_SET, 0, NULL, "")},
-        {"SET error inside a multi-get", HIT(BIN_GETQ, NULL, "1"), STATUS(BIN_SET, 0x82, NULL, "x")},
+        {"SET error inside a multi-get", HIT(BIN_GETQ, NULL, "1"),
+         STATUS(BIN_SET, 0x82, NULL, "x")},
     };
     char bytes[256];
     for (size_t i = 0; i < SLAP_ARRAY_SIZE(cases); i++) {
@@ -650,13 +654,13 @@ static void test_encode_multiget(void **state)
     static const uint32_t lens[] = {2, 3, 4};
     static const unsigned char want[] = {
         0x80, 0x0d, 0x00, 0x02, 0, 0, 0, 0, 0, 0, 0, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        'k',  '1', /* GETKQ k1 */
-        0x80, 0x0d, 0x00, 0x03, 0, 0, 0, 0, 0, 0, 0, 0x03, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        'k',  '2',  '2', /* GETKQ k22 */
-        0x80, 0x0d, 0x00, 0x04, 0, 0, 0, 0, 0, 0, 0, 0x04, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        'k',  '3',  '3',  '3', /* GETKQ k333 */
-        0x80, 0x0a, 0x00, 0x00, 0, 0, 0, 0, 0, 0, 0, 0x00, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    };
+        'k',  '1', /* GETKQ k1, opaque 0 */
+        0x80, 0x0d, 0x00, 0x03, 0, 0, 0, 0, 0, 0, 0, 0x03, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0,
+        'k',  '2',  '2', /* GETKQ k22, opaque 1 */
+        0x80, 0x0d, 0x00, 0x04, 0, 0, 0, 0, 0, 0, 0, 0x04, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0,
+        'k',  '3',  '3',  '3', /* GETKQ k333, opaque 2 */
+        0x80, 0x0a, 0x00, 0x00, 0, 0, 0, 0, 0, 0, 0, 0x00, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0,
+    }; /* NOOP, opaque 3 */
     char out[128];
     memset(out, '#', sizeof(out));
     size_t n = proto_binary_encode_multiget(out, sizeof(out), keys, 4, lens, 3);
