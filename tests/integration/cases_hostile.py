@@ -22,7 +22,16 @@ def slap_cmd(args, preexec=None, stdout=subprocess.PIPE, env=None, timeout=60):
 
 def case_truncated_reply():
     """A server that closes in the middle of a value: the request is unanswered, run reported."""
-    fake = FakeMemcached(behave=lambda c, r: (b"VALUE k 0 10\r\nabc", "close") if r == 20 else None)
+    seen = {"requests": 0, "cut": False}
+
+    def cut_short(request, answer):  # the first get from the 20th request on, cut short
+        kind, keys, _ = request
+        seen["requests"] += 1
+        if kind != "get" or seen["cut"] or seen["requests"] < 20:
+            return None
+        seen["cut"] = True
+        return (b"VALUE %s 0 10\r\nabc" % keys[0], "close")
+    fake = FakeMemcached(rewrite=cut_short)
     try:
         rc, out, err = run_slap(["-s", fake.addr, "-t", "2s", "-c", "2", "--ratio=1:1"])
         c = counters(out)

@@ -13,7 +13,7 @@ conn_no counts accepted connections from 0 and req_no counts that connection's r
     (bytes, "close") send these bytes, then close
 on_accept(conn_no) may return bytes to send at once, then close (a server that refuses).
 rewrite(request, answer), when behave says None, returns the bytes to send for a request
-instead of the answer memcached would give (or None to send that). request is
+instead of the answer memcached would give, or (bytes, "close"), or None to send that. request is
 (kind, keys, value): kind "set", "get", "other" (ASCII), "bin" (keys: the packets, each a
 dict of opcode, key, opaque, extras, value) or "meta" (keys: the request's lines, each a
 list of words; value: a ms's data).
@@ -244,14 +244,13 @@ class FakeMemcached:
         if action == "close":
             self._close(c)
             return False
+        if action is None:
+            answer = self._answer(*request)
+            action = self.rewrite(request, answer) or answer
         then_close = isinstance(action, tuple)
         if then_close:
             action = action[0]
-        if isinstance(action, bytes):
-            reply = action
-        else:
-            reply = self._answer(*request)
-            reply = self.rewrite(request, reply) or reply
+        reply = action
         try:
             c.sock.sendall(reply)
         except OSError:
