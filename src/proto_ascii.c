@@ -84,6 +84,7 @@ static enum proto_step take_asked_key(struct proto_response *r, const char *key,
 static enum proto_step on_value_header(struct text_parser *p, const char *line, size_t line_len,
                                        struct proto_result *res)
 {
+    struct proto_response *r = &p->resp;
     const char *end = line + line_len;
     const char *key = line + ASCII_VALUE_PREFIX_LEN;
     const char *key_end = memchr(key, ' ', (size_t)(end - key));
@@ -104,9 +105,14 @@ static enum proto_step on_value_header(struct text_parser *p, const char *line, 
                        proto_parse_decimal(&cur, end, UINT64_MAX, &cas) != SLAP_OK || cur != end)) {
         return STEP_ERROR;
     }
-    if (proto_value_size(res, bytes) == STEP_ERROR ||
-        (p->resp.req != NULL &&
-         take_asked_key(&p->resp, key, (size_t)(key_end - key), res) == STEP_ERROR)) {
+    if (proto_value_size(res, bytes) == STEP_ERROR) {
+        return STEP_ERROR;
+    }
+    if (r->req != NULL && !asks_values(r->req, r->req_len)) {
+        return proto_fault(res, PROTO_FAULT_REPLY, line, line_len, r->req,
+                           proto_request_line_len(r));
+    }
+    if (r->req != NULL && take_asked_key(r, key, (size_t)(key_end - key), res) == STEP_ERROR) {
         return STEP_ERROR;
     }
     p->resp.cas = cas;
@@ -129,11 +135,6 @@ static enum proto_step on_line(struct text_parser *p, const char *line, size_t l
 {
     if (line_len > ASCII_VALUE_PREFIX_LEN &&
         memcmp(line, ASCII_VALUE_PREFIX, ASCII_VALUE_PREFIX_LEN) == 0) {
-        const struct proto_response *r = &p->resp;
-        if (r->req != NULL && !asks_values(r->req, r->req_len)) {
-            return proto_fault(res, PROTO_FAULT_REPLY, line, line_len, r->req,
-                               proto_request_line_len(r));
-        }
         return on_value_header(p, line, line_len, res);
     }
     if (line_len == 3 && memcmp(line, "END", 3) == 0) {

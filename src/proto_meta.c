@@ -197,9 +197,14 @@ static enum proto_step on_value_header(struct text_parser *p, const char *line, 
         scan_flags(cur, end, &flags) != SLAP_OK) {
         return STEP_ERROR;
     }
-    if (proto_value_size(res, bytes) == STEP_ERROR ||
-        (p->resp.req != NULL &&
-         take_asked_key(&p->resp, flags.key, flags.key_len, res) == STEP_ERROR)) {
+    if (proto_value_size(res, bytes) == STEP_ERROR) {
+        return STEP_ERROR; /* over the limit, whatever the request */
+    }
+    if (!(codes_answering(&p->resp) & META_VA)) {
+        return other_request(p, line, line_len, res);
+    }
+    if (p->resp.req != NULL &&
+        take_asked_key(&p->resp, flags.key, flags.key_len, res) == STEP_ERROR) {
         return STEP_ERROR;
     }
     p->resp.cas = flags.cas;
@@ -231,9 +236,6 @@ static enum proto_step on_line(struct text_parser *p, const char *line, size_t l
                                struct proto_result *res)
 {
     if (line_len >= META_CODE_LEN && memcmp(line, "VA", META_CODE_LEN) == 0) {
-        if (!(codes_answering(&p->resp) & META_VA)) {
-            return other_request(p, line, line_len, res);
-        }
         return on_value_header(p, line, line_len, res);
     }
     if (line_len == META_CODE_LEN && memcmp(line, "MN", META_CODE_LEN) == 0) {
