@@ -27,7 +27,7 @@
 
 #include "slap/tls.h"
 
-#define CONN_IOV_MAX 96  /* iovecs per writev: 32 requests */
+#define CONN_IOV_MAX 96   /* iovecs per writev: 32 requests */
 #define CONN_UDP_BATCH 16 /* datagrams per recvmmsg */
 
 static void on_readable(evutil_socket_t fd, short what, void *arg);
@@ -39,7 +39,7 @@ static void on_writable(evutil_socket_t fd, short what, void *arg);
  * half again the wrapper's instructions. slap never cancels a thread, so on Linux it makes the
  * same system calls through syscall(2) (the sanitizers keep the wrappers, which they check).
  */
-#if defined(__linux__) && defined(SYS_read) && defined(SYS_writev) &&                             \
+#if defined(__linux__) && defined(SYS_read) && defined(SYS_writev) &&                              \
     !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 static ssize_t sock_read(int fd, void *buf, size_t len)
 {
@@ -169,8 +169,8 @@ void conn_retry_later(struct conn *c)
     }
     struct timeval tv = slap_ns_to_timeval(c->backoff_ns);
     event_add(c->retry, &tv);
-    c->backoff_ns = c->backoff_ns * 2 > env->backoff_max_ns ? env->backoff_max_ns
-                                                            : c->backoff_ns * 2;
+    c->backoff_ns =
+        c->backoff_ns * 2 > env->backoff_max_ns ? env->backoff_max_ns : c->backoff_ns * 2;
 }
 
 void conn_retry_cancel(struct conn *c)
@@ -564,6 +564,30 @@ static enum slap_status keep_partial(struct conn *c, const char *rest, size_t le
     return SLAP_OK;
 }
 
+/* Tell the parser which request the next bytes answer: the oldest written, if any. */
+static void tell_asked(struct conn *c)
+{
+    const struct request *r = c->written > 0 ? ring_at(c, 0) : NULL;
+    c->env->codec->asked(&c->parser, r != NULL ? r->hdr : NULL, r != NULL ? r->hdr_len : 0);
+}
+
+/* A parse said SLAP_ERROR: count it, say what came back when the parser knows more than
+ * "garbage" (once per kind and server, the server's bytes escaped), and give the reason
+ * for closing. */
+static const char *protocol_error(struct conn *c, const struct proto_result *res)
+{
+    c->env->counters->protocol_error++;
+    if (res->fault == PROTO_FAULT_GARBAGE) {
+        return "the server sent bytes that are not a memcached response";
+    }
+    char detail[PROTO_FAULT_DETAIL];
+    proto_fault_describe(detail, sizeof(detail), res);
+    c->env->ops->fault(c, proto_fault_name(res->fault), detail);
+    return res->fault == PROTO_FAULT_TOO_LARGE
+               ? "the server sent bytes that are not a memcached response"
+               : "a reply that does not answer the request sent";
+}
+
 /* Parse every complete response in buf; keep a partial line. SLAP_ERROR if closed. */
 static enum slap_status parse_all(struct conn *c, const char *buf, size_t len, uint64_t now_ns)
 {
@@ -571,6 +595,7 @@ static enum slap_status parse_all(struct conn *c, const char *buf, size_t len, u
     while (off < len) {
         struct proto_result res;
         size_t used = 0;
+        tell_asked(c);
         int rc = c->env->codec->parse(&c->parser, buf + off, len - off, &used, &res);
         off += used;
         c->resp_bytes += used;
@@ -578,15 +603,14 @@ static enum slap_status parse_all(struct conn *c, const char *buf, size_t len, u
             break;
         }
         if (rc == SLAP_ERROR && c->udp) {
-            c->env->counters->protocol_error++;
+            protocol_error(c, &res);
             c->env->ops->fault(c, "bad UDP answer",
                                "not a memcached response: its request is given up");
             udp_give_up(c);
             return SLAP_OK; /* datagrams are separate: the socket goes on */
         }
         if (rc == SLAP_ERROR) {
-            c->env->counters->protocol_error++;
-            fail(c, "the server sent bytes that are not a memcached response");
+            fail(c, protocol_error(c, &res));
             return SLAP_ERROR;
         }
         if (answer(c, &res, now_ns) != SLAP_OK) {

@@ -87,13 +87,14 @@ enum binary_header_field {
     BIN_OFF_EXTRAS_LEN = 4,
     BIN_OFF_STATUS = 6,   /* u16; vbucket in a request */
     BIN_OFF_BODY_LEN = 8, /* u32: extras + key + value */
+    BIN_OFF_OPAQUE = 12,  /* u32: echoed by the server */
     BIN_OFF_CAS = 16,     /* u64 */
 };
 
-#define BIN_GET_EXTRAS 4 /* a hit's extras: the flags */
-#define BIN_SET_EXTRAS 8    /* flags, exptime */
-#define BIN_TOUCH_EXTRAS 4  /* exptime (touch, gat) */
-#define BIN_ARITH_EXTRAS 20 /* delta, initial value, exptime (incr, decr) */
+#define BIN_GET_EXTRAS 4          /* a hit's extras: the flags */
+#define BIN_SET_EXTRAS 8          /* flags, exptime */
+#define BIN_TOUCH_EXTRAS 4        /* exptime (touch, gat) */
+#define BIN_ARITH_EXTRAS 20       /* delta, initial value, exptime (incr, decr) */
 #define BIN_NO_CREATE 0xffffffffu /* incr, decr: a missing key is NOT_FOUND, not created */
 /* The longest error body kept whole for msg: what the caller carries between reads. */
 #define BIN_MAX_MESSAGE PROTO_ASCII_MAX_LINE
@@ -148,11 +149,42 @@ static int opcode_store(uint8_t opcode)
            opcode == BIN_OP_APPEND || opcode == BIN_OP_PREPEND;
 }
 
+/* An opcode's name, for saying which reply came to which request. */
+static const char *opcode_name(uint8_t opcode)
+{
+    static const char *const names[] = {[BIN_OP_GET] = "GET",
+                                        [BIN_OP_SET] = "SET",
+                                        [BIN_OP_ADD] = "ADD",
+                                        [BIN_OP_REPLACE] = "REPLACE",
+                                        [BIN_OP_DELETE] = "DELETE",
+                                        [BIN_OP_INCREMENT] = "INCREMENT",
+                                        [BIN_OP_DECREMENT] = "DECREMENT",
+                                        [BIN_OP_GETQ] = "GETQ",
+                                        [BIN_OP_NOOP] = "NOOP",
+                                        [BIN_OP_GETK] = "GETK",
+                                        [BIN_OP_GETKQ] = "GETKQ",
+                                        [BIN_OP_APPEND] = "APPEND",
+                                        [BIN_OP_PREPEND] = "PREPEND",
+                                        [BIN_OP_TOUCH] = "TOUCH",
+                                        [BIN_OP_GAT] = "GAT",
+                                        [BIN_OP_GATQ] = "GATQ",
+                                        [BIN_OP_GATK] = "GATK",
+                                        [BIN_OP_GATKQ] = "GATKQ"};
+    return opcode < SLAP_ARRAY_SIZE(names) && names[opcode] != NULL ? names[opcode] : "opcode";
+}
+
+/* Does a hit of this opcode carry its key? */
+static int opcode_keyed(uint8_t opcode)
+{
+    return opcode == BIN_OP_GETK || opcode == BIN_OP_GETKQ || opcode == BIN_OP_GATK ||
+           opcode == BIN_OP_GATKQ;
+}
+
 static int opcode_known(uint8_t opcode)
 {
     return opcode_get(opcode) || opcode_store(opcode) || opcode == BIN_OP_NOOP ||
-           opcode == BIN_OP_DELETE || opcode == BIN_OP_INCREMENT ||
-           opcode == BIN_OP_DECREMENT || opcode == BIN_OP_TOUCH;
+           opcode == BIN_OP_DELETE || opcode == BIN_OP_INCREMENT || opcode == BIN_OP_DECREMENT ||
+           opcode == BIN_OP_TOUCH;
 }
 
 /* What a storage command's status says; PROTO_REPLY_ERROR for one it cannot say. */
@@ -175,7 +207,7 @@ static enum proto_reply store_reply(uint32_t status)
 /* What delete, incr, decr and touch say when they worked. */
 static enum proto_reply done_reply(uint8_t opcode)
 {
-    return opcode == BIN_OP_DELETE ? PROTO_REPLY_DELETED
+    return opcode == BIN_OP_DELETE  ? PROTO_REPLY_DELETED
            : opcode == BIN_OP_TOUCH ? PROTO_REPLY_TOUCHED
                                     : PROTO_REPLY_NUMBER;
 }
@@ -223,25 +255,102 @@ void proto_binary_parser_reset(struct binary_parser *p)
     p->skip_left = 0;
     p->key_len = 0;
     p->key_have = 0;
+    p->asked_at = 0;
+    p->quiet_error = 0;
     proto_response_clear(&p->resp);
     p->resp.hook = NULL;
+    p->resp.req = NULL;
+    p->resp.req_len = 0;
 }
 
-/* The packet's body has been consumed: its response is complete, or a multi-get goes on. */
+/*
+ * The packet's body has been consumed: its response is complete, or a multi-get goes on
+ * (after a quiet hit; with the request known, after a quiet get's error too, which its NOOP
+ * then reports).
+ */
 static enum proto_step end_packet(struct binary_parser *p, struct proto_result *res,
                                   enum proto_reply reply, const char *msg, size_t msg_len)
 {
-    int multiget_goes_on = reply == PROTO_REPLY_VALUES && opcode_quiet(packet_opcode(p));
+    int quiet = opcode_quiet(packet_opcode(p));
     p->state = BIN_HEADER;
     p->header_have = 0;
-    if (multiget_goes_on) {
+    if (quiet && reply_is_error(reply) && p->resp.req != NULL) {
+        p->quiet_error = p->quiet_error != 0 ? p->quiet_error : (int)reply + 1;
         return STEP_NEXT;
     }
+    if (quiet && reply == PROTO_REPLY_VALUES) {
+        return STEP_NEXT;
+    }
+    if (p->quiet_error != 0 && reply == PROTO_REPLY_VALUES) {
+        reply = (enum proto_reply)(p->quiet_error - 1);
+    }
+    p->quiet_error = 0;
     return proto_response_finish(&p->resp, res, reply, msg, msg_len);
 }
 
+/* The request's packet at offset at: its header, or NULL past the request's end. */
+static const uint8_t *request_packet(const struct proto_response *r, size_t at)
+{
+    return r->req_len >= PROTO_BINARY_HEADER && at <= r->req_len - PROTO_BINARY_HEADER
+               ? (const uint8_t *)r->req + at
+               : NULL;
+}
+
+static size_t packet_end(const uint8_t *pkt, size_t at)
+{
+    return at + PROTO_BINARY_HEADER + get_u32(pkt + BIN_OFF_BODY_LEN);
+}
+
+/*
+ * With the request known: the packet whose header is whole must answer the request's first
+ * packet still due with its opaque, passing over only quiet gets, and have that packet's
+ * opcode. STEP_NEXT (the packet is taken, p->asked_at is where) or STEP_ERROR.
+ */
+static enum proto_step match_request(struct binary_parser *p, struct proto_result *res)
+{
+    struct proto_response *r = &p->resp;
+    uint32_t opaque = get_u32(p->header + BIN_OFF_OPAQUE);
+    const uint8_t *due = request_packet(r, r->req_at);
+    for (size_t at = r->req_at; request_packet(r, at) != NULL;) {
+        const uint8_t *pkt = request_packet(r, at);
+        if (get_u32(pkt + BIN_OFF_OPAQUE) == opaque) {
+            if (pkt[BIN_OFF_OPCODE] != packet_opcode(p)) {
+                const char *got = opcode_name(packet_opcode(p));
+                const char *asked = opcode_name(pkt[BIN_OFF_OPCODE]);
+                return proto_fault(res, PROTO_FAULT_REPLY, got, strlen(got), asked, strlen(asked));
+            }
+            p->asked_at = at;
+            r->req_at = packet_end(pkt, at);
+            return STEP_NEXT;
+        }
+        if (!opcode_quiet(pkt[BIN_OFF_OPCODE])) {
+            break; /* a packet that is not quiet is always answered before later ones */
+        }
+        at = packet_end(pkt, at);
+    }
+    res->got_number = opaque;
+    res->asked_number = due != NULL ? get_u32(due + BIN_OFF_OPAQUE) : 0;
+    return proto_fault(res, PROTO_FAULT_OPAQUE, NULL, 0, NULL, 0);
+}
+
+/* A hit's key is whole: with the request known, it must be the key its packet asked. */
+static enum proto_step check_key(struct binary_parser *p, struct proto_result *res)
+{
+    const struct proto_response *r = &p->resp;
+    if (r->req == NULL || !opcode_keyed(packet_opcode(p))) {
+        return STEP_NEXT;
+    }
+    const uint8_t *pkt = request_packet(r, p->asked_at);
+    const char *asked = (const char *)pkt + PROTO_BINARY_HEADER + pkt[BIN_OFF_EXTRAS_LEN];
+    size_t asked_len = get_u16(pkt + BIN_OFF_KEY_LEN);
+    if (asked_len == p->key_len && memcmp(asked, p->key, asked_len) == 0) {
+        return STEP_NEXT;
+    }
+    return proto_fault(res, PROTO_FAULT_KEY, p->key, p->key_len, asked, asked_len);
+}
+
 /* The header is whole: check that it adds up and choose how to read the body. */
-static enum proto_step on_header(struct binary_parser *p)
+static enum proto_step on_header(struct binary_parser *p, struct proto_result *res)
 {
     uint8_t opcode = packet_opcode(p);
     uint32_t status = packet_status(p);
@@ -250,8 +359,14 @@ static enum proto_step on_header(struct binary_parser *p)
     if (key_len > PROTO_BINARY_MAX_KEY || packet_prefix_len(p) > body_len) {
         return STEP_ERROR;
     }
+    if (proto_value_size(res, body_len - packet_prefix_len(p)) == STEP_ERROR) {
+        return STEP_ERROR;
+    }
     if (p->resp.hits > 0 && !opcode_quiet(opcode) && opcode != BIN_OP_NOOP) {
         return STEP_ERROR; /* only quiet gets and NOOP inside a multi-get */
+    }
+    if (p->resp.req != NULL && match_request(p, res) == STEP_ERROR) {
+        return STEP_ERROR;
     }
     p->body_left = body_len;
     if (opcode_get(opcode) && status == BIN_STATUS_OK) {
@@ -273,7 +388,7 @@ static enum proto_step on_header(struct binary_parser *p)
 
 /* Copy as much of the packet header as buf holds; reject a bad magic or opcode at once. */
 static enum proto_step consume_header(struct binary_parser *p, const char *buf, size_t len,
-                                      size_t *pos)
+                                      size_t *pos, struct proto_result *res)
 {
     if (*pos == len) {
         return STEP_AGAIN;
@@ -295,12 +410,12 @@ static enum proto_step consume_header(struct binary_parser *p, const char *buf, 
     if (p->header_have < PROTO_BINARY_HEADER) {
         return STEP_AGAIN;
     }
-    return on_header(p);
+    return on_header(p, res);
 }
 
 /* Skip a hit's extras and keep its key; once both are in, start checking its data. */
 static enum proto_step consume_prefix(struct binary_parser *p, const char *buf, size_t len,
-                                      size_t *pos)
+                                      size_t *pos, struct proto_result *res)
 {
     size_t avail = len - *pos;
     size_t skip = avail < p->skip_left ? avail : p->skip_left;
@@ -317,6 +432,9 @@ static enum proto_step consume_prefix(struct binary_parser *p, const char *buf, 
     p->body_left -= skip + take;
     if (p->skip_left > 0 || p->key_have < p->key_len) {
         return STEP_AGAIN;
+    }
+    if (check_key(p, res) == STEP_ERROR) {
+        return STEP_ERROR;
     }
     proto_response_value(&p->resp, p->key, p->key_len, p->body_left);
     p->state = BIN_DATA;
@@ -374,9 +492,9 @@ static enum proto_step consume_step(struct binary_parser *p, const char *buf, si
 {
     switch (p->state) {
     case BIN_HEADER:
-        return consume_header(p, buf, len, pos);
+        return consume_header(p, buf, len, pos, res);
     case BIN_PREFIX:
-        return consume_prefix(p, buf, len, pos);
+        return consume_prefix(p, buf, len, pos, res);
     case BIN_DATA:
         return consume_data(p, buf, len, pos, res);
     case BIN_MESSAGE:
@@ -393,6 +511,7 @@ enum slap_status proto_binary_parse(struct binary_parser *p, const char *buf, si
 {
     size_t pos = 0;
     enum proto_step step;
+    proto_fault_clear(res);
     do {
         step = consume_step(p, buf, len, &pos, res);
     } while (step == STEP_NEXT);
@@ -422,9 +541,9 @@ static void put_u64(unsigned char *b, uint64_t v)
     put_u32(b + 4, (uint32_t)v);
 }
 
-/* A request header: magic, opcode, lengths, cas; data type, vbucket and opaque 0. */
+/* A request header: magic, opcode, lengths, opaque, cas; data type and vbucket 0. */
 static char *put_header(char *out, uint8_t opcode, size_t key_len, uint8_t extras_len,
-                        uint32_t body_len, uint64_t cas)
+                        uint32_t body_len, uint32_t opaque, uint64_t cas)
 {
     unsigned char *h = (unsigned char *)out;
     memset(h, 0, PROTO_BINARY_HEADER);
@@ -433,6 +552,7 @@ static char *put_header(char *out, uint8_t opcode, size_t key_len, uint8_t extra
     put_u16(h + BIN_OFF_KEY_LEN, (uint32_t)key_len);
     h[BIN_OFF_EXTRAS_LEN] = extras_len;
     put_u32(h + BIN_OFF_BODY_LEN, body_len);
+    put_u32(h + BIN_OFF_OPAQUE, opaque);
     put_u64(h + BIN_OFF_CAS, cas);
     return out + PROTO_BINARY_HEADER;
 }
@@ -441,22 +561,22 @@ static char *put_header(char *out, uint8_t opcode, size_t key_len, uint8_t extra
  * follow in the body. NULL when it does not fit in room or its lengths cannot be said. */
 static char *put_request(char *out, size_t room, uint8_t opcode, const unsigned char *extras,
                          uint8_t extras_len, const char *key, size_t key_len, size_t value_len,
-                         uint64_t cas)
+                         uint32_t opaque, uint64_t cas)
 {
     size_t need = PROTO_BINARY_HEADER + extras_len + key_len;
     if (key_len > UINT16_MAX || room < need || value_len > UINT32_MAX - extras_len - key_len) {
         return NULL;
     }
     char *end = put_header(out, opcode, key_len, extras_len,
-                           (uint32_t)(extras_len + key_len + value_len), cas);
+                           (uint32_t)(extras_len + key_len + value_len), opaque, cas);
     if (extras_len > 0) {
         end = proto_put_bytes(end, (const char *)extras, extras_len);
     }
     return key_len > 0 ? proto_put_bytes(end, key, key_len) : end;
 }
 
-/* GETK (GATK) of one key; GETKQ (GATKQ) of each of several, then a NOOP. gets is a get: the
- * binary protocol always answers with the cas token. */
+/* GETK (GATK) of one key; GETKQ (GATKQ) of each of several, then a NOOP, their opaques 0, 1,
+ * ... in order. gets is a get: the binary protocol always answers with the cas token. */
 size_t proto_binary_encode_retrieve(char *out, size_t cap, enum op_type op, const char *keys,
                                     size_t stride, const uint32_t *lens, uint32_t n,
                                     uint32_t exptime)
@@ -469,10 +589,10 @@ size_t proto_binary_encode_retrieve(char *out, size_t cap, enum op_type op, cons
     put_u32(extras, exptime);
     for (uint32_t i = 0; i < n && end != NULL; i++) {
         end = put_request(end, cap - (size_t)(end - out), opcode, extras, extras_len,
-                          keys + (size_t)i * stride, lens[i], 0, 0);
+                          keys + (size_t)i * stride, lens[i], 0, i, 0);
     }
     if (n > 1 && end != NULL) {
-        end = put_request(end, cap - (size_t)(end - out), BIN_OP_NOOP, NULL, 0, NULL, 0, 0, 0);
+        end = put_request(end, cap - (size_t)(end - out), BIN_OP_NOOP, NULL, 0, NULL, 0, 0, n, 0);
     }
     return n > 0 && end != NULL ? (size_t)(end - out) : 0;
 }
@@ -480,11 +600,11 @@ size_t proto_binary_encode_retrieve(char *out, size_t cap, enum op_type op, cons
 /* SET (and cas: SET with its token), ADD, REPLACE with flags and exptime; APPEND and PREPEND
  * with none: header, extras and key; the caller sends value_len value bytes after. */
 size_t proto_binary_encode_store(char *out, size_t cap, enum op_type op, const char *key,
-                                 size_t key_len, uint32_t flags, uint32_t exptime,
-                                 size_t value_len, uint64_t cas)
+                                 size_t key_len, uint32_t flags, uint32_t exptime, size_t value_len,
+                                 uint64_t cas)
 {
     static const uint8_t opcodes[OP_COUNT] = {
-        [OP_SET] = BIN_OP_SET,       [OP_CAS] = BIN_OP_SET,         [OP_ADD] = BIN_OP_ADD,
+        [OP_SET] = BIN_OP_SET,         [OP_CAS] = BIN_OP_SET,       [OP_ADD] = BIN_OP_ADD,
         [OP_REPLACE] = BIN_OP_REPLACE, [OP_APPEND] = BIN_OP_APPEND, [OP_PREPEND] = BIN_OP_PREPEND};
     unsigned char extras[BIN_SET_EXTRAS];
     bool plain = op == OP_APPEND || op == OP_PREPEND;
@@ -493,8 +613,8 @@ size_t proto_binary_encode_store(char *out, size_t cap, enum op_type op, const c
     }
     put_u32(extras, flags);
     put_u32(extras + 4, exptime);
-    char *end = put_request(out, cap, opcodes[op], extras, plain ? 0 : BIN_SET_EXTRAS, key,
-                            key_len, value_len, op == OP_CAS ? cas : 0);
+    char *end = put_request(out, cap, opcodes[op], extras, plain ? 0 : BIN_SET_EXTRAS, key, key_len,
+                            value_len, 0, op == OP_CAS ? cas : 0);
     return end != NULL ? (size_t)(end - out) : 0;
 }
 
@@ -516,14 +636,16 @@ size_t proto_binary_encode_command(char *out, size_t cap, enum op_type op, const
     } else if (op != OP_DELETE) {
         return 0;
     }
-    char *end = put_request(out, cap, opcode, extras, extras_len, key, key_len, 0, 0);
+    char *end = put_request(out, cap, opcode, extras, extras_len, key, key_len, 0, 0, 0);
     return end != NULL ? (size_t)(end - out) : 0;
 }
 
 size_t proto_binary_encode_get(char *out, size_t cap, const char *key, size_t key_len)
 {
     uint32_t len = (uint32_t)key_len;
-    return key_len > UINT16_MAX ? 0 : proto_binary_encode_retrieve(out, cap, OP_GET, key, 0, &len, 1, 0);
+    return key_len > UINT16_MAX
+               ? 0
+               : proto_binary_encode_retrieve(out, cap, OP_GET, key, 0, &len, 1, 0);
 }
 
 size_t proto_binary_encode_multiget(char *out, size_t cap, const char *keys, size_t stride,

@@ -15,6 +15,8 @@ void proto_text_parser_reset(struct text_parser *p)
     p->data_left = 0;
     proto_response_clear(&p->resp);
     p->resp.hook = NULL;
+    p->resp.req = NULL;
+    p->resp.req_len = 0;
 }
 
 /* "WORD[ <msg>]", the word (prefix bytes) already matched: done. */
@@ -35,12 +37,12 @@ enum proto_step proto_text_shared_line(struct text_parser *p, const char *line, 
 {
     if (line_len >= TEXT_ERROR_PREFIX_LEN) {
         if (memcmp(line, "SERVER_ERROR", TEXT_ERROR_PREFIX_LEN) == 0) {
-            return on_error_line(p, PROTO_REPLY_SERVER_ERROR, TEXT_ERROR_PREFIX_LEN, line,
-                                 line_len, res);
+            return on_error_line(p, PROTO_REPLY_SERVER_ERROR, TEXT_ERROR_PREFIX_LEN, line, line_len,
+                                 res);
         }
         if (memcmp(line, "CLIENT_ERROR", TEXT_ERROR_PREFIX_LEN) == 0) {
-            return on_error_line(p, PROTO_REPLY_CLIENT_ERROR, TEXT_ERROR_PREFIX_LEN, line,
-                                 line_len, res);
+            return on_error_line(p, PROTO_REPLY_CLIENT_ERROR, TEXT_ERROR_PREFIX_LEN, line, line_len,
+                                 res);
         }
     }
     /* "ERROR", or memcached's "ERROR Too many open connections" before it closes */

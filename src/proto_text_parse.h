@@ -114,6 +114,7 @@ static inline enum slap_status proto_text_parse(struct text_parser *p, text_line
 {
     size_t pos = 0;
     enum proto_step step;
+    proto_fault_clear(res);
     do {
         if (p->state == TEXT_DATA) {
             step = proto_text_take_data(p, buf, len, &pos);

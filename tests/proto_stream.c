@@ -41,12 +41,16 @@ static const char *parse_held(struct proto_stream *s, size_t offered, struct str
         return "could not be tested: out of memory";
     }
     memcpy(buf, s->input + s->consumed, held);
+    const struct stream_request *q =
+        s->asked != NULL && s->n_responses < s->n_asked ? &s->asked[s->n_responses] : NULL;
+    codec_get(s->kind)->asked(&s->parser, q != NULL ? q->bytes : NULL, q != NULL ? q->len : 0);
     enum slap_status rc = codec_get(s->kind)->parse(&s->parser, buf, held, &used, &res);
     const char *broken = check_call(rc, buf, held, used, &res);
     memset(r, 0, sizeof(*r));
     r->status = rc;
     r->msg_off = SIZE_MAX;
     r->trace = s->trace != NULL ? *s->trace : 0;
+    r->fault = rc == SLAP_ERROR ? res.fault : PROTO_FAULT_GARBAGE;
     if (broken == NULL && rc == SLAP_OK) {
         r->reply = res.reply;
         r->hits = res.hits;
@@ -176,11 +180,31 @@ bool proto_stream_rejects(struct proto_stream *s, const char *bytes, size_t len,
     return true;
 }
 
+bool proto_stream_refuses(struct proto_stream *s, const char *req, size_t req_len,
+                          const char *bytes, size_t len, enum proto_fault fault, const char *name)
+{
+    const struct stream_request asked = {req, req_len};
+    const struct stream_request *was = s->asked;
+    size_t n_was = s->n_asked;
+    bool ok = true;
+    s->asked = &asked;
+    s->n_asked = 1;
+    ok = proto_stream_rejects(s, bytes, len, name);
+    if (ok && s->end.fault != fault) {
+        fprintf(stderr, "'%s' was refused as fault %d, not %d\n", name, (int)s->end.fault,
+                (int)fault);
+        ok = false;
+    }
+    s->asked = was;
+    s->n_asked = n_was;
+    return ok;
+}
+
 static bool same_result(const struct stream_result *a, const struct stream_result *b)
 {
     return a->status == b->status && a->reply == b->reply && a->hits == b->hits &&
            a->value_bytes == b->value_bytes && a->msg_off == b->msg_off &&
-           a->msg_len == b->msg_len && a->trace == b->trace;
+           a->msg_len == b->msg_len && a->trace == b->trace && a->fault == b->fault;
 }
 
 const char *proto_stream_agree(struct proto_stream *chunked, struct proto_stream *whole,

@@ -17,7 +17,14 @@ struct stream_result {
     uint64_t value_bytes;
     size_t msg_off; /* msg as an offset into the whole stream; SIZE_MAX: no msg */
     size_t msg_len;
-    uint64_t trace; /* *trace after the parse call that said it; 0 without a trace */
+    uint64_t trace;         /* *trace after the parse call that said it; 0 without a trace */
+    enum proto_fault fault; /* SLAP_ERROR: why */
+};
+
+/* A request a response answers, as its codec encoded it. */
+struct stream_request {
+    const char *bytes;
+    size_t len;
 };
 
 /* A response a test expects. */
@@ -45,6 +52,8 @@ struct proto_stream {
     size_t room;                         /* entries there: a run with more breaks a promise */
     const struct proto_value_hook *hook; /* NULL, or the check of values */
     const uint64_t *trace;               /* NULL, or a digest the hook keeps */
+    const struct stream_request *asked;  /* NULL, or what response i answers, i < n_asked */
+    size_t n_asked;                      /* (past them, no request is known) */
     union proto_parser parser;           /* the last run's parser as the run left it */
     const char *input;                   /* its bytes */
     size_t len;                          /* their count */
@@ -74,6 +83,11 @@ bool proto_stream_expect(const struct proto_stream *s, const struct stream_want 
 /* Garbage: the parser keeps its promises and ends in SLAP_ERROR, whether the bytes come at
  * once, one by one or seven at a time; name names them in what is said otherwise. */
 bool proto_stream_rejects(struct proto_stream *s, const char *bytes, size_t len, const char *name);
+
+/* An answer to req (req_len bytes, as its codec encoded it) that cannot be one: the parser
+ * ends in SLAP_ERROR saying fault, at once or in chunks; name names it otherwise. */
+bool proto_stream_refuses(struct proto_stream *s, const char *req, size_t req_len,
+                          const char *bytes, size_t len, enum proto_fault fault, const char *name);
 
 /*
  * Run input through chunked in chunks of chunk bytes and through whole in one piece: NULL if

@@ -124,6 +124,79 @@ static void test_value_size_limit(void **state)
     assert_int_equal(proto_ascii_parse(&p, over, strlen(over), &used, &res), SLAP_ERROR);
 }
 
+/* The request known, a VALUE must be of a key it asked, in its order (misses left out). */
+static void test_values_of_keys_asked(void **state)
+{
+    (void)state;
+    static const struct stream_request get_abc = {"get a b c\r\n", 11};
+    static const struct stream_request gat_ab = {"gat 60 a b\r\n", 12};
+    static const struct {
+        const char *req, *reply;
+        enum proto_fault fault;
+    } refused[] = {
+        {"get k\r\n", "VALUE nosuchkey 0 3\r\nabc\r\nEND\r\n", PROTO_FAULT_KEY},
+        {"gets k\r\n", "VALUE kk 0 3 7\r\nabc\r\nEND\r\n", PROTO_FAULT_KEY},
+        {"get a b c\r\n", "VALUE c 0 1\r\nx\r\nVALUE a 0 1\r\nx\r\nEND\r\n", PROTO_FAULT_KEY},
+        {"get a b c\r\n", "VALUE a 0 1\r\nx\r\nVALUE a 0 1\r\nx\r\nEND\r\n", PROTO_FAULT_KEY},
+        {"get a b c\r\n", "VALUE b 0 1\r\nx\r\nVALUE z 0 1\r\nx\r\nEND\r\n", PROTO_FAULT_KEY},
+        {"gat 60 a b\r\n", "VALUE 60 0 1\r\nx\r\nEND\r\n", PROTO_FAULT_KEY},
+        /* a VALUE cannot answer a storage command or any other: refused before its END */
+        {"set a 0 0 1\r\n", "VALUE a 0 1\r\nx\r\n", PROTO_FAULT_REPLY},
+        {"delete a\r\n", "VALUE a 0 1\r\n", PROTO_FAULT_REPLY},
+        {"get a\r\n", "VALUE a 0 1073741825\r\n", PROTO_FAULT_TOO_LARGE},
+    };
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(refused); i++) {
+        assert_true(proto_stream_refuses(&drv, refused[i].req, strlen(refused[i].req),
+                                         refused[i].reply, strlen(refused[i].reply),
+                                         refused[i].fault, refused[i].reply));
+    }
+    /* in order, misses left out; a key asked twice may come twice */
+    const char *ok = "VALUE a 0 1\r\nx\r\nVALUE c 0 2\r\nxy\r\nEND\r\n";
+    struct stream_want two = {PROTO_REPLY_VALUES, 2, 3, NULL};
+    drv.asked = &get_abc;
+    drv.n_asked = 1;
+    for (size_t chunk = 1; chunk <= strlen(ok); chunk++) {
+        driver_run(NULL, ok, strlen(ok), chunk, chunk);
+        assert_true(proto_stream_expect(&drv, &two, 1, "in order, chunk", chunk));
+    }
+    const char *gat = "VALUE a 0 1\r\nx\r\nVALUE b 0 2\r\nxy\r\nEND\r\n";
+    drv.asked = &gat_ab;
+    driver_run(NULL, gat, strlen(gat), 7, 7);
+    assert_true(proto_stream_expect(&drv, &two, 1, "gat", 0));
+    static const struct stream_request twice = {"get a a\r\n", 9};
+    const char *both = "VALUE a 0 1\r\nx\r\nVALUE a 0 2\r\nxy\r\nEND\r\n";
+    drv.asked = &twice;
+    driver_run(NULL, both, strlen(both), 5, 5);
+    assert_true(proto_stream_expect(&drv, &two, 1, "twice", 0));
+    /* no request known: only the bytes are judged, as before */
+    drv.asked = NULL;
+    drv.n_asked = 0;
+    const char *foreign = "VALUE nosuchkey 0 2\r\nxy\r\nEND\r\n";
+    struct stream_want one = {PROTO_REPLY_VALUES, 1, 2, NULL};
+    driver_run(NULL, foreign, strlen(foreign), 3, 3);
+    assert_true(proto_stream_expect(&drv, &one, 1, "no request", 0));
+}
+
+/* What a refusal says: what came back against what was asked, the server's bytes escaped. */
+static void test_fault_described(void **state)
+{
+    (void)state;
+    struct text_parser p;
+    struct proto_result res;
+    size_t used = 0;
+    char text[PROTO_FAULT_DETAIL];
+    const char *req = "get k\r\n";
+    const char *reply = "VALUE no\x1b\"such 0 3\r\n";
+    proto_text_parser_reset(&p);
+    p.resp.req = req;
+    p.resp.req_len = strlen(req);
+    assert_int_equal(proto_ascii_parse(&p, reply, strlen(reply), &used, &res), SLAP_ERROR);
+    assert_int_equal(res.fault, PROTO_FAULT_KEY);
+    proto_fault_describe(text, sizeof(text), &res);
+    assert_string_equal(text, "\"no\\x1b\\x22such\" came back; the request's next key was \"k\"");
+    assert_string_equal(proto_fault_name(res.fault), "a value for a key not asked");
+}
+
 /* A line of PROTO_ASCII_MAX_LINE bytes with its CRLF parses; a longer one is garbage. */
 static void test_line_limit(void **state)
 {
@@ -411,6 +484,8 @@ int main(void)
         cmocka_unit_test(test_single_replies),
         cmocka_unit_test(test_partial_input),
         cmocka_unit_test(test_value_size_limit),
+        cmocka_unit_test(test_values_of_keys_asked),
+        cmocka_unit_test(test_fault_described),
         cmocka_unit_test(test_line_limit),
         cmocka_unit_test(test_stream_all_at_once),
         cmocka_unit_test(test_stream_split_everywhere),

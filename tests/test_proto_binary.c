@@ -138,7 +138,9 @@ static const struct reply_case reply_cases[] = {
     {{STATUS(BIN_SET, 0x04, NULL, "Invalid arguments")},
      1,
      {PROTO_REPLY_CLIENT_ERROR, 0, 0, "Invalid arguments"}},
-    {{STATUS(BIN_SET, 0x03, NULL, "Too large.")}, 1, {PROTO_REPLY_SERVER_ERROR, 0, 0, "Too large."}},
+    {{STATUS(BIN_SET, 0x03, NULL, "Too large.")},
+     1,
+     {PROTO_REPLY_SERVER_ERROR, 0, 0, "Too large."}},
     {{STATUS(BIN_GETK, 0x04, "kk", "bad key")}, /* the text follows the key */
      1,
      {PROTO_REPLY_CLIENT_ERROR, 0, 0, "bad key"}},
@@ -312,6 +314,114 @@ static void test_large_value(void **state)
     assert_int_equal(res.value_bytes, value_len);
 }
 
+/* Response packets pks[0..n) at out, the opaque of packet i opaques[i]; their length. */
+static size_t put_answer(char *out, const struct packet *pks, const uint32_t *opaques, size_t n)
+{
+    size_t len = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t at = len;
+        len += put_packet(out + at, &pks[i]);
+        put_be((unsigned char *)out + at + 12, opaques[i], 4);
+    }
+    return len;
+}
+
+/* The request known, every packet must answer one of its packets still due: its opaque, its
+ * opcode, a hit its key; a value over 1 GiB is refused before its body. */
+static void test_answers_the_request(void **state)
+{
+    (void)state;
+    static const char keys[] = "a\0b\0c";
+    static const uint32_t lens[] = {1, 1, 1};
+    char multi[256], single[64], set[64], reply[512];
+    size_t multi_len = proto_binary_encode_multiget(multi, sizeof(multi), keys, 2, lens, 3);
+    size_t single_len = proto_binary_encode_get(single, sizeof(single), "k", 1);
+    size_t set_len = proto_binary_encode_set_header(set, sizeof(set), "k", 1, 0, 0, 3);
+    const struct packet hit_a = HIT(BIN_GETKQ, "a", "x"), hit_c = HIT(BIN_GETKQ, "c", "y");
+    const struct packet hit_z = HIT(BIN_GETKQ, "z", "x"), noop = NOOP;
+    const struct packet hit_k = HIT(BIN_GETK, "k", "x"), hit_other = HIT(BIN_GETK, "no", "x");
+    const struct packet stored = STATUS(BIN_SET, 0, NULL, "");
+    const struct packet big = FILLER(BIN_GETK, 0, 4, "k", (size_t)(1ULL << 30) + 1);
+    struct {
+        const char *req;
+        size_t req_len;
+        struct packet pks[3];
+        uint32_t opaques[3];
+        size_t n;
+        enum proto_fault fault; /* PROTO_FAULT_GARBAGE: accepted */
+    } cases[] = {
+        {multi, multi_len, {hit_a, hit_c, noop}, {0, 2, 3}, 3, PROTO_FAULT_GARBAGE},
+        {multi, multi_len, {noop}, {3}, 1, PROTO_FAULT_GARBAGE},
+        {multi, multi_len, {hit_z, noop}, {0, 3}, 2, PROTO_FAULT_KEY},              /* not asked */
+        {multi, multi_len, {hit_c, hit_a, noop}, {2, 0, 3}, 3, PROTO_FAULT_OPAQUE}, /* order */
+        {multi, multi_len, {hit_a, hit_a, noop}, {0, 0, 3}, 3, PROTO_FAULT_OPAQUE}, /* twice */
+        {multi, multi_len, {hit_a, noop}, {0, 7}, 2, PROTO_FAULT_OPAQUE},
+        {single, single_len, {hit_k}, {0}, 1, PROTO_FAULT_GARBAGE},
+        {single, single_len, {hit_k}, {0xdeadbeef}, 1, PROTO_FAULT_OPAQUE},
+        {single, single_len, {hit_other}, {0}, 1, PROTO_FAULT_KEY},
+        {single, single_len, {stored}, {0}, 1, PROTO_FAULT_REPLY},
+        {set, set_len, {stored}, {0}, 1, PROTO_FAULT_GARBAGE},
+        {set, set_len, {hit_a, noop}, {0, 3}, 2, PROTO_FAULT_REPLY}, /* no longer waits */
+    };
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(cases); i++) {
+        size_t len = put_answer(reply, cases[i].pks, cases[i].opaques, cases[i].n);
+        if (cases[i].fault != PROTO_FAULT_GARBAGE) {
+            if (!proto_stream_refuses(&drv, cases[i].req, cases[i].req_len, reply, len,
+                                      cases[i].fault, "binary answer")) {
+                fail_msg("case %zu was not refused as it should be", i);
+            }
+            continue;
+        }
+        const struct stream_request asked = {cases[i].req, cases[i].req_len};
+        drv.asked = &asked;
+        drv.n_asked = 1;
+        driver_run(NULL, reply, len, 1, 1);
+        drv.asked = NULL;
+        drv.n_asked = 0;
+        if (drv.n_responses != 1 || drv.end.status != SLAP_AGAIN || drv.consumed != len) {
+            fail_msg("case %zu should be one whole response", i);
+        }
+    }
+    /* a body over the limit: refused from its header, request known or not */
+    char header[PROTO_BINARY_HEADER + 5];
+    struct binary_parser p;
+    struct proto_result res;
+    size_t used;
+    unsigned char *h = (unsigned char *)header;
+    memset(h, 0, sizeof(header));
+    h[0] = 0x81;
+    h[1] = big.opcode;
+    put_be(h + 2, 1, 2);
+    h[4] = big.extras_len;
+    put_be(h + 8, 4 + 1 + big.body_len, 4);
+    proto_binary_parser_reset(&p);
+    assert_int_equal(proto_binary_parse(&p, header, PROTO_BINARY_HEADER, &used, &res), SLAP_ERROR);
+    assert_int_equal(res.fault, PROTO_FAULT_TOO_LARGE);
+    assert_int_equal(res.got_number, (1ULL << 30) + 1);
+}
+
+/* With the request known, an error on a quiet get keeps the multi-get open until its NOOP. */
+static void test_quiet_error_until_noop(void **state)
+{
+    (void)state;
+    static const char keys[] = "a\0b";
+    static const uint32_t lens[] = {1, 1};
+    char multi[128], reply[256];
+    size_t multi_len = proto_binary_encode_multiget(multi, sizeof(multi), keys, 2, lens, 2);
+    const struct packet pks[] = {STATUS(BIN_GETKQ, 0x82, NULL, "out of memory"),
+                                 HIT(BIN_GETKQ, "b", "x"), NOOP};
+    static const uint32_t opaques[] = {0, 1, 2};
+    size_t len = put_answer(reply, pks, opaques, 3);
+    const struct stream_request asked = {multi, multi_len};
+    struct stream_want want = {PROTO_REPLY_SERVER_ERROR, 1, 1, NULL};
+    drv.asked = &asked;
+    drv.n_asked = 1;
+    driver_run(NULL, reply, len, 5, 5);
+    drv.asked = NULL;
+    drv.n_asked = 0;
+    assert_true(proto_stream_expect(&drv, &want, 1, "quiet error", 0));
+}
+
 /* A bad magic or opcode is rejected as soon as its byte arrives. */
 static void test_early_rejection(void **state)
 {
@@ -373,9 +483,10 @@ static void hook_end(void *ctx, int equal, uint64_t first_diff)
 }
 
 static const struct packet hooked_packets[] = {
-    HIT(BIN_GETKQ, "good", "hello"),  HIT(BIN_GETKQ, "skip", "abc"),   HIT(BIN_GETKQ, "good", "helLo"),
-    HIT(BIN_GETKQ, "long", "hello!"), HIT(BIN_GETKQ, "short", "hell"), NOOP,
-    HIT(BIN_GETK, "good", "hello"),   HIT(BIN_GETK, "good", "Hello"),
+    HIT(BIN_GETKQ, "good", "hello"), HIT(BIN_GETKQ, "skip", "abc"),
+    HIT(BIN_GETKQ, "good", "helLo"), HIT(BIN_GETKQ, "long", "hello!"),
+    HIT(BIN_GETKQ, "short", "hell"), NOOP,
+    HIT(BIN_GETK, "good", "hello"),  HIT(BIN_GETK, "good", "Hello"),
 };
 
 static const struct stream_want hooked_want[] = {
@@ -571,7 +682,8 @@ static void test_garbage_after_packets(void **state)
         {"GETK inside a multi-get", HIT(BIN_GETKQ, "a", "1"), HIT(BIN_GETK, "b", "2")},
         {"GETK miss inside a multi-get", HIT(BIN_GETKQ, "a", "1"), STATUS(BIN_GETK, 1, "b", "")},
         {"SET inside a multi-get", HIT(BIN_GETKQ, "a", "1"), STATUS(BIN_SET, 0, NULL, "")},
-        {"SET error inside a multi-get", HIT(BIN_GETQ, NULL, "1"), STATUS(BIN_SET, 0x82, NULL, "x")},
+        {"SET error inside a multi-get", HIT(BIN_GETQ, NULL, "1"),
+         STATUS(BIN_SET, 0x82, NULL, "x")},
     };
     char bytes[256];
     for (size_t i = 0; i < SLAP_ARRAY_SIZE(cases); i++) {
@@ -650,13 +762,13 @@ static void test_encode_multiget(void **state)
     static const uint32_t lens[] = {2, 3, 4};
     static const unsigned char want[] = {
         0x80, 0x0d, 0x00, 0x02, 0, 0, 0, 0, 0, 0, 0, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        'k',  '1', /* GETKQ k1 */
-        0x80, 0x0d, 0x00, 0x03, 0, 0, 0, 0, 0, 0, 0, 0x03, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        'k',  '2',  '2', /* GETKQ k22 */
-        0x80, 0x0d, 0x00, 0x04, 0, 0, 0, 0, 0, 0, 0, 0x04, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        'k',  '3',  '3',  '3', /* GETKQ k333 */
-        0x80, 0x0a, 0x00, 0x00, 0, 0, 0, 0, 0, 0, 0, 0x00, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    };
+        'k',  '1', /* GETKQ k1, opaque 0 */
+        0x80, 0x0d, 0x00, 0x03, 0, 0, 0, 0, 0, 0, 0, 0x03, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0,
+        'k',  '2',  '2', /* GETKQ k22, opaque 1 */
+        0x80, 0x0d, 0x00, 0x04, 0, 0, 0, 0, 0, 0, 0, 0x04, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0,
+        'k',  '3',  '3',  '3', /* GETKQ k333, opaque 2 */
+        0x80, 0x0a, 0x00, 0x00, 0, 0, 0, 0, 0, 0, 0, 0x00, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0,
+    }; /* NOOP, opaque 3 */
     char out[128];
     memset(out, '#', sizeof(out));
     size_t n = proto_binary_encode_multiget(out, sizeof(out), keys, 4, lens, 3);
@@ -694,6 +806,8 @@ int main(void)
         cmocka_unit_test(test_replies_by_hand),
         cmocka_unit_test(test_partial_input),
         cmocka_unit_test(test_large_value),
+        cmocka_unit_test(test_answers_the_request),
+        cmocka_unit_test(test_quiet_error_until_noop),
         cmocka_unit_test(test_early_rejection),
         cmocka_unit_test(test_value_hook_every_split),
         cmocka_unit_test(test_value_hook_first_diff),

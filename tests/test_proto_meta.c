@@ -152,6 +152,74 @@ static void test_value_size_limit(void **state)
     assert_int_equal(proto_meta_parse(&p, over, strlen(over), &used, &res), SLAP_ERROR);
 }
 
+/* Every reply code against every kind of request slap sends: what cannot answer it is
+ * refused at once (a VA to an ms is not waited on for an MN that never comes). */
+static void test_reply_codes_by_request(void **state)
+{
+    (void)state;
+    static const char *const requests[] = {
+        "mg foo v k q\r\nmn\r\n", /* get */
+        "mg foo T60\r\n",         /* touch */
+        "ms foo 1 T0 F0\r\n",     /* set, add, cas ... */
+        "md foo\r\n",             /* delete */
+        "ma foo MD\r\n",          /* incr, decr */
+    };
+    static const char *const replies[] = {
+        "HD\r\n", "NS\r\n", "EX\r\n", "NF\r\n", "EN\r\n", "VA 1 kfoo\r\nx\r\nMN\r\n", "MN\r\n"};
+    /* answers[request] has bit i set when replies[i] answers it */
+    static const unsigned answers[] = {0x60, 0x11, 0x0f, 0x09, 0x09};
+    for (size_t q = 0; q < SLAP_ARRAY_SIZE(requests); q++) {
+        for (size_t i = 0; i < SLAP_ARRAY_SIZE(replies); i++) {
+            const struct stream_request asked = {requests[q], strlen(requests[q])};
+            if (!(answers[q] & (1u << i))) {
+                assert_true(proto_stream_refuses(&drv, asked.bytes, asked.len, replies[i],
+                                                 strlen(replies[i]), PROTO_FAULT_REPLY,
+                                                 replies[i]));
+                continue;
+            }
+            drv.asked = &asked;
+            drv.n_asked = 1;
+            driver_run(NULL, replies[i], strlen(replies[i]), 1, 1);
+            drv.asked = NULL;
+            drv.n_asked = 0;
+            if (drv.n_responses != 1 || drv.end.status != SLAP_AGAIN) {
+                fail_msg("%s should answer %s", replies[i], requests[q]);
+            }
+        }
+    }
+}
+
+/* The request known, a VA must carry (k flag) the key of one of its mg lines, in order. */
+static void test_values_of_keys_asked(void **state)
+{
+    (void)state;
+    const char *req = "mg a v k q\r\nmg b v k q\r\nmg c v k q\r\nmn\r\n";
+    static const char *const refused[] = {
+        "VA 1 knosuchkey\r\nx\r\nMN\r\n",         /* not asked */
+        "VA 1 kc\r\nx\r\nVA 1 ka\r\nx\r\nMN\r\n", /* out of order */
+        "VA 1 ka\r\nx\r\nVA 1 ka\r\nx\r\nMN\r\n", /* twice */
+        "VA 1\r\nx\r\nMN\r\n",                    /* no key */
+    };
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(refused); i++) {
+        assert_true(proto_stream_refuses(&drv, req, strlen(req), refused[i], strlen(refused[i]),
+                                         PROTO_FAULT_KEY, refused[i]));
+    }
+    const char *over = "VA 1073741825 ka\r\n";
+    assert_true(proto_stream_refuses(&drv, req, strlen(req), over, strlen(over),
+                                     PROTO_FAULT_TOO_LARGE, over));
+    const struct stream_request asked = {req, strlen(req)};
+    const char *ok = "VA 1 ka\r\nx\r\nVA 2 kc f0\r\nxy\r\nMN\r\n";
+    struct stream_want two = {PROTO_REPLY_VALUES, 2, 3, NULL};
+    drv.asked = &asked;
+    drv.n_asked = 1;
+    for (size_t chunk = 1; chunk <= strlen(ok); chunk++) {
+        driver_run(NULL, ok, strlen(ok), chunk, chunk);
+        assert_outcomes(&two, 1, "in order, chunk", chunk);
+    }
+    drv.asked = NULL;
+    drv.n_asked = 0;
+}
+
 /* A line of PROTO_ASCII_MAX_LINE bytes with its CRLF parses; a longer one is garbage. */
 static void test_line_limit(void **state)
 {
@@ -522,6 +590,8 @@ int main(void)
         cmocka_unit_test(test_single_replies),
         cmocka_unit_test(test_partial_input),
         cmocka_unit_test(test_value_size_limit),
+        cmocka_unit_test(test_reply_codes_by_request),
+        cmocka_unit_test(test_values_of_keys_asked),
         cmocka_unit_test(test_line_limit),
         cmocka_unit_test(test_stream_all_at_once),
         cmocka_unit_test(test_stream_split_everywhere),

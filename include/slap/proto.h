@@ -30,9 +30,8 @@ struct codec {
                               size_t stride, const uint32_t *lens, uint32_t n, uint32_t exptime);
     /* the header of a storage command (set, add, replace, append, prepend, cas): the value
      * follows, then "\r\n" when set_crlf */
-    size_t (*encode_store)(char *out, size_t cap, enum op_type op, const char *key,
-                           size_t key_len, uint32_t flags, uint32_t exptime, size_t value_len,
-                           uint64_t cas);
+    size_t (*encode_store)(char *out, size_t cap, enum op_type op, const char *key, size_t key_len,
+                           uint32_t flags, uint32_t exptime, size_t value_len, uint64_t cas);
     /* delete; incr or decr by arg; touch to exptime arg */
     size_t (*encode_command)(char *out, size_t cap, enum op_type op, const char *key,
                              size_t key_len, uint64_t arg);
@@ -43,6 +42,10 @@ struct codec {
     uint32_t get_per_key, get_fixed, set_fixed;
     /* Reset for a new stream, with hook (or NULL) checking values. */
     void (*reset)(union proto_parser *p, const struct proto_value_hook *hook);
+    /* The request the next bytes answer, as this codec encoded it (req_len bytes; for a
+     * storage command its header without the value), or NULL when none is known: called
+     * before every parse call, with the same request until its response is complete. */
+    void (*asked)(union proto_parser *p, const char *req, size_t req_len);
     enum slap_status (*parse)(union proto_parser *p, const char *buf, size_t len, size_t *consumed,
                               struct proto_result *res);
 };
@@ -54,5 +57,16 @@ size_t codec_get_bytes(const struct codec *c, uint32_t n, uint32_t key_max);
 size_t codec_set_header_bytes(const struct codec *c, uint32_t key_max);
 /* Room for any request header of a run: the larger of the two. */
 size_t codec_header_room(const struct codec *c, uint32_t n, uint32_t key_max);
+
+/* Room for proto_fault_describe's text. */
+#define PROTO_FAULT_DETAIL 256
+
+/* A fault's kind in a few words ("a value for a key not asked"): the same pointer for the
+ * same kind, so that a report can say each kind once. */
+const char *proto_fault_name(enum proto_fault fault);
+/* What a parse's SLAP_ERROR result says came back against what was asked, in printable ASCII
+ * (a server's bytes quoted, anything else in them escaped as \xNN), into out (cap bytes);
+ * its length. */
+size_t proto_fault_describe(char *out, size_t cap, const struct proto_result *res);
 
 #endif

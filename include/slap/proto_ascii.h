@@ -31,6 +31,13 @@ struct proto_result {
     uint64_t cas;         /* the cas token of the last value (gets, gats), else 0 */
     const char *msg;      /* error text, points into the parsed buffer; NULL if none */
     size_t msg_len;
+    /* SLAP_ERROR only: why, and what came back against what the request asked (a key, a
+     * reply line or command; numbers for an opaque or a size). got and asked point into the
+     * parsed buffer, the parser or the request, and last until the next parse call. */
+    enum proto_fault fault;
+    const char *got, *asked; /* NULL: none */
+    size_t got_len, asked_len;
+    uint64_t got_number, asked_number;
 };
 
 /*
@@ -43,7 +50,11 @@ struct proto_result {
  *              with it followed by more bytes);
  *   SLAP_ERROR the bytes are not a memcached response (unknown line, bad VALUE
  *              header, missing CRLF after data, a line longer than
- *              PROTO_ASCII_MAX_LINE without CRLF).
+ *              PROTO_ASCII_MAX_LINE without CRLF, a value over PROTO_MAX_VALUE_BYTES),
+ *              or not one that answers p->resp.req when that is set: a VALUE in answer
+ *              to anything but get, gets or gat, or under a key the request did not ask
+ *              for, or out of the request's order (memcached answers in the order asked,
+ *              leaving out misses); res->fault and the fields after it say which.
  * Value data is consumed as it arrives and never needs to be buffered whole.
  */
 enum slap_status proto_ascii_parse(struct text_parser *p, const char *buf, size_t len,
@@ -64,8 +75,8 @@ size_t proto_ascii_encode_retrieve(char *out, size_t cap, enum op_type op, const
 /* A storage command's line: set, add, replace, append, prepend ("<cmd> <key> <flags> <exptime>
  * <bytes>"), or cas (the same and "<cas>"); the caller sends data + "\r\n". */
 size_t proto_ascii_encode_store(char *out, size_t cap, enum op_type op, const char *key,
-                                size_t key_len, uint32_t flags, uint32_t exptime,
-                                size_t value_len, uint64_t cas);
+                                size_t key_len, uint32_t flags, uint32_t exptime, size_t value_len,
+                                uint64_t cas);
 /* "delete <key>", "incr <key> <arg>", "decr <key> <arg>" or "touch <key> <arg>" (arg the
  * exptime). */
 size_t proto_ascii_encode_command(char *out, size_t cap, enum op_type op, const char *key,

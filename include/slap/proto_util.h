@@ -9,6 +9,19 @@
 
 #include "slap/common.h"
 
+/* The largest value any codec takes: a value declared larger is not waited for (1 GiB, as
+ * memcached's item size limit can be at most). */
+#define PROTO_MAX_VALUE_BYTES (1ULL << 30)
+
+/* Why a parse said SLAP_ERROR. */
+enum proto_fault {
+    PROTO_FAULT_GARBAGE = 0, /* not a memcached response */
+    PROTO_FAULT_KEY,         /* a value under a key the request did not ask (in its order) */
+    PROTO_FAULT_OPAQUE,      /* binary: an opaque that no packet of the request still due has */
+    PROTO_FAULT_REPLY,       /* a reply that cannot answer the request sent (VA to ms) */
+    PROTO_FAULT_TOO_LARGE,   /* a value over PROTO_MAX_VALUE_BYTES */
+};
+
 /*
  * Optional check of value data as it streams past (verification), without
  * buffering the value: begin names the bytes a value's data should equal,
@@ -25,24 +38,33 @@ struct proto_value_hook {
 
 /* The check of the value being parsed. */
 struct proto_check {
-    const char *expect;  /* data the current value should equal, or NULL */
+    const char *expect; /* data the current value should equal, or NULL */
     uint64_t expect_len;
     uint64_t data_pos;   /* data bytes of the current value seen so far */
     uint64_t first_diff; /* first differing byte, or UINT64_MAX while equal */
 };
 
-/* What a parser gathers over one response, and the hook its values are checked with. */
+/*
+ * What a parser gathers over one response, and the hook its values are checked with. req is
+ * the request the response answers, as its codec encoded it (set through the codec table's
+ * asked before each parse call): with it, the parser refuses what cannot answer it (values
+ * of keys it did not ask, replies of another command); without it (NULL) only the bytes
+ * themselves are judged.
+ */
 struct proto_response {
     uint32_t hits;                       /* values so far in this response */
     uint64_t value_bytes;                /* their data bytes (without any CRLF) */
     uint64_t cas;                        /* the cas token of the last value, or 0 */
     const struct proto_value_hook *hook; /* the stream's; NULL: values are skipped unread */
     struct proto_check check;            /* of the current value */
+    const char *req;                     /* the request answered, or NULL */
+    size_t req_len;
+    size_t req_at; /* where in req the keys (packets) not yet answered begin; 0: the first */
 };
 
 /* A value of `bytes` data bytes begins: ask the hook (if any) what it should be. */
-void proto_check_begin(struct proto_check *c, const struct proto_value_hook *hook,
-                       const char *key, size_t key_len, uint64_t bytes);
+void proto_check_begin(struct proto_check *c, const struct proto_value_hook *hook, const char *key,
+                       size_t key_len, uint64_t bytes);
 /* The next n bytes of its data. */
 void proto_check_data(struct proto_check *c, const char *data, size_t n);
 /* Its data ended: tell the hook. */
@@ -106,8 +128,8 @@ enum slap_status proto_parse_decimal_long(const char **cur, const char *c, const
 
 /* At least one digit at *cur, no larger than max: SLAP_OK and *cur advanced, or SLAP_ERROR.
  * Inline, and no overflow test per digit up to the 19th (answers carry short numbers). */
-static inline enum slap_status proto_parse_decimal(const char **cur, const char *end,
-                                                   uint64_t max, uint64_t *out)
+static inline enum slap_status proto_parse_decimal(const char **cur, const char *end, uint64_t max,
+                                                   uint64_t *out)
 {
     const char *c = *cur;
     const char *safe_end = end - c > PROTO_DECIMAL_SAFE ? c + PROTO_DECIMAL_SAFE : end;

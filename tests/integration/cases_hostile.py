@@ -22,7 +22,16 @@ def slap_cmd(args, preexec=None, stdout=subprocess.PIPE, env=None, timeout=60):
 
 def case_truncated_reply():
     """A server that closes in the middle of a value: the request is unanswered, run reported."""
-    fake = FakeMemcached(behave=lambda c, r: (b"VALUE k 0 10\r\nabc", "close") if r == 20 else None)
+    seen = {"requests": 0, "cut": False}
+
+    def cut_short(request, answer):  # the first get from the 20th request on, cut short
+        kind, keys, _ = request
+        seen["requests"] += 1
+        if kind != "get" or seen["cut"] or seen["requests"] < 20:
+            return None
+        seen["cut"] = True
+        return (b"VALUE %s 0 10\r\nabc" % keys[0], "close")
+    fake = FakeMemcached(rewrite=cut_short)
     try:
         rc, out, err = run_slap(["-s", fake.addr, "-t", "2s", "-c", "2", "--ratio=1:1"])
         c = counters(out)
@@ -175,8 +184,12 @@ def case_udp_duplicated_datagrams():
 
 def case_udp_truncated_answer():
     """An answer cut short (a value without its data and END) is given up, not waited for."""
-    rc, c, err = udp_case(lambda rid, p: [frame(rid, 0, 1) + b"VALUE k 0 100\r\nabc"],
-                          "not whole within --udp_timeout", args=("-x", "20", "-c", "1"))
+    def cut_short(rid, p):  # a get's value cut short (of its own key: any other is refused)
+        if not p.startswith(b"get "):
+            return [frame(rid, 0, 1) + answer_of(p)]
+        return [frame(rid, 0, 1) + b"VALUE %s 0 100\r\nabc" % p[4:].split()[0]]
+    rc, c, err = udp_case(cut_short, "not whole within --udp_timeout",
+                          args=("-x", "20", "-c", "1"))
     check(c["udp_timeout"] >= 1, "given up after --udp_timeout: %r" % c)
 
 

@@ -91,8 +91,8 @@ def case_verify_detects(mc):
 
     async def corrupting_put(queue, item):
         due, data = item
-        if data:
-            data = data.replace(b"Z", b"Y")
+        if data:  # values only: 'k' is in no key (the filler from 'p' on) and in no command
+            data = data.replace(b"k", b"j")
         await orig_put(queue, (due, data))
     asyncio.Queue.put = corrupting_put
     try:

@@ -1,15 +1,22 @@
-"""A small scriptable memcached for fault tests: ASCII get/set over TCP, and a UDP frame server.
+"""A small scriptable memcached for fault tests: get/set over TCP in the ASCII, binary and meta
+protocols, and a UDP frame server.
 
-FakeMemcached(behave=..., on_accept=...) listens on a free loopback port in a thread of its
-own. Each request (a get of one or more keys, or a set with its data) asks
-behave(conn_no, req_no) what to do, where conn_no counts accepted connections from 0 and
-req_no counts that connection's requests from 0:
+FakeMemcached(behave=..., on_accept=..., rewrite=...) listens on a free loopback port in a
+thread of its own. Each request (a get of one or more keys, or a set with its data; in the
+binary protocol the packets up to the first one that is not quiet, in the meta protocol the
+mg lines up to mn, or one other command) asks behave(conn_no, req_no) what to do, where
+conn_no counts accepted connections from 0 and req_no counts that connection's requests from 0:
     None            answer as memcached would (values set earlier are kept)
     "stall"         read on but never answer again on this connection
     "close"         close the connection without answering
     bytes           send these bytes instead of the answer
     (bytes, "close") send these bytes, then close
 on_accept(conn_no) may return bytes to send at once, then close (a server that refuses).
+rewrite(request, answer), when behave says None, returns the bytes to send for a request
+instead of the answer memcached would give, or (bytes, "close"), or None to send that. request is
+(kind, keys, value): kind "set", "get", "other" (ASCII), "bin" (keys: the packets, each a
+dict of opcode, key, opaque, extras, value) or "meta" (keys: the request's lines, each a
+list of words; value: a ms's data).
 Counters: requests (answered or not), answered, accepted. stop() ends the thread.
 """
 import selectors
@@ -31,8 +38,9 @@ class _Conn:
 
 
 class FakeMemcached:
-    def __init__(self, behave=None, on_accept=None):
+    def __init__(self, behave=None, on_accept=None, rewrite=None):
         self.behave = behave or (lambda conn_no, req_no: None)
+        self.rewrite = rewrite or (lambda request, answer: None)
         self.on_accept = on_accept or (lambda conn_no: None)
         self.port = free_port()
         self.items = {}
@@ -110,6 +118,10 @@ class FakeMemcached:
 
     def _take_request(self, c):
         """One whole request from c.buf as (kind, keys, value), or None for more bytes."""
+        if c.buf[:1] == b"\x80":
+            return self._take_binary(c)
+        if c.buf[:1] == b"m":
+            return self._take_meta(c)
         end = c.buf.find(b"\r\n")
         if end < 0:
             return None
@@ -126,7 +138,85 @@ class FakeMemcached:
             return ("get", words[1:], None)
         return ("other", words, None)
 
+    def _take_binary(self, c):
+        """Binary packets up to the first that is not quiet (a multi-get ends with NOOP)."""
+        packets, at = [], 0
+        while len(c.buf) >= at + 24:
+            opcode, key_len, extras_len, _, _, body_len, opaque, _ = struct.unpack(
+                ">BBHBBHIIQ", c.buf[at:at + 24])[1:]
+            if len(c.buf) < at + 24 + body_len:
+                return None
+            body = c.buf[at + 24:at + 24 + body_len]
+            packets.append({"opcode": opcode, "opaque": opaque, "extras": body[:extras_len],
+                            "key": body[extras_len:extras_len + key_len],
+                            "value": body[extras_len + key_len:]})
+            at += 24 + body_len
+            if opcode not in BIN_QUIET:
+                c.buf = c.buf[at:]
+                return ("bin", packets, None)
+        return None
+
+    def _take_meta(self, c):
+        """Meta lines: mg ... q lines up to mn, or one other command (ms with its data)."""
+        lines, at = [], 0
+        while True:
+            end = c.buf.find(b"\r\n", at)
+            if end < 0:
+                return None
+            words = c.buf[at:end].split()
+            at = end + 2
+            value = None
+            if words and words[0] == b"ms":
+                size = int(words[2])
+                if len(c.buf) < at + size + 2:
+                    return None
+                value = c.buf[at:at + size]
+                at += size + 2
+            lines.append(words)
+            if not (words and words[0] == b"mg" and b"q" in words[2:]):
+                c.buf = c.buf[at:]
+                return ("meta", lines, value)
+
+    def _answer_binary(self, packets):
+        out = b""
+        for p in packets:
+            op, key = p["opcode"], p["key"]
+            if op == 0x01:
+                self.items[key] = (struct.unpack(">I", p["extras"][:4])[0], p["value"])
+                out += bin_packet(op, 0, p["opaque"])
+            elif op in (0x0c, 0x0d) and key in self.items:
+                flags, data = self.items[key]
+                out += bin_packet(op, 0, p["opaque"], struct.pack(">I", flags), key, data)
+            elif op == 0x0c:
+                out += bin_packet(op, 1, p["opaque"], key=key, value=b"Not found")
+            elif op == 0x0a:
+                out += bin_packet(op, 0, p["opaque"])
+            elif op not in BIN_QUIET:
+                out += bin_packet(op, 0x81, p["opaque"], value=b"Unknown command")
+        return out
+
+    def _answer_meta(self, lines, value):
+        out = b""
+        for words in lines:
+            if words[0] == b"ms":
+                self.items[words[1]] = (0, value)
+                out += b"HD\r\n"
+            elif words[0] == b"mg" and b"v" in words[2:] and words[1] in self.items:
+                data = self.items[words[1]][1]
+                out += b"VA %d k%s\r\n%s\r\n" % (len(data), words[1], data)
+            elif words[0] == b"mg" and b"q" not in words[2:]:
+                out += b"HD\r\n" if words[1] in self.items else b"EN\r\n"
+            elif words[0] == b"mn":
+                out += b"MN\r\n"
+            elif words[0] != b"mg":
+                out += b"ERROR\r\n"
+        return out
+
     def _answer(self, kind, keys, value):
+        if kind == "bin":
+            return self._answer_binary(keys)
+        if kind == "meta":
+            return self._answer_meta(keys, value)
         if kind == "set":
             self.items[keys[0]] = value
             return b"STORED\r\n"
@@ -154,10 +244,13 @@ class FakeMemcached:
         if action == "close":
             self._close(c)
             return False
+        if action is None:
+            answer = self._answer(*request)
+            action = self.rewrite(request, answer) or answer
         then_close = isinstance(action, tuple)
         if then_close:
             action = action[0]
-        reply = action if isinstance(action, bytes) else self._answer(*request)
+        reply = action
         try:
             c.sock.sendall(reply)
         except OSError:
@@ -212,6 +305,16 @@ class FakeUdpMemcached:
         self.running = False
         self.thread.join(5)
         self.sock.close()
+
+
+BIN_QUIET = (0x09, 0x0d, 0x1e, 0x24)  # GETQ, GETKQ, GATQ, GATKQ
+
+
+def bin_packet(opcode, status, opaque, extras=b"", key=b"", value=b"", cas=0, body_len=None):
+    """A binary response packet; body_len, when given, is what the header declares."""
+    body = extras + key + value
+    return struct.pack(">BBHBBHIIQ", 0x81, opcode, len(key), len(extras), 0, status,
+                       len(body) if body_len is None else body_len, opaque, cas) + body
 
 
 def frame(request_id, seq, total, reserved=0):
