@@ -645,6 +645,80 @@ def case_merge_refuses_a_run_twice_and_sums_sweeps(mc):
     shutil.rmtree(d)
 
 
+def save(doc, path):
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    return path
+
+
+def case_merge_refuses_corrupt_numbers(mc):
+    """A number out of range in a results file (buckets of 2^63 that wrap to the count, sum_us
+    1e308, max_ns 2^64-1, a counter near 2^64), or files each in range whose sum is not, are
+    refused: exit 2 naming the file and the field, no report."""
+    d = tmpdir()
+    a, b = os.path.join(d, "a.json"), os.path.join(d, "b.json")
+    for path in (a, b):
+        rc, _, err = run_slap(["-s", mc.addr, "-x", "500", "-c", "2", "--json", path, "-q"])
+        check(rc == 0, "exit status %d: %s" % (rc, err))
+    big = 2 ** 63
+
+    def wrap(doc):
+        doc["types"]["get"]["hist"]["buckets"][:0] = [[0, big], [1, big]]
+
+    def huge_sum(doc):
+        doc["types"]["get"]["hist"]["sum_us"] = 1e308
+
+    def huge_max(doc):
+        doc["types"]["set"]["hist"]["max_ns"] = 2 ** 64 - 1
+
+    def huge_counter(doc):
+        doc["counters"]["cmd_get"] = 2 ** 64 - 1
+
+    def huge_period(doc):
+        doc["periods"][0]["counters"]["cmd_set"] = 2 ** 64 - 2
+
+    for edit, field in ((wrap, "buckets"), (huge_sum, "sum_us"), (huge_max, "max_ns"),
+                        (huge_counter, "cmd_get"), (huge_period, "cmd_set")):
+        doc = load(a)
+        edit(doc)
+        bad = save(doc, os.path.join(d, "bad-%s.json" % field))
+        rc, out, err = run_slap(["merge", bad, b])
+        check(rc == 2 and out == "" and bad in err and field in err,
+              "%s: exit %d, %r" % (edit.__name__, rc, err))
+    # Each file in range, their sum not: the file that passes 2^53 is named.
+    docs = [load(a), load(b)]
+    for doc in docs:
+        doc["counters"]["unanswered"] = 2 ** 53 - 5
+    paths = [save(doc, os.path.join(d, "near-%d.json" % i)) for i, doc in enumerate(docs)]
+    for path in paths:
+        rc, _, err = run_slap(["merge", path])
+        check(rc == 0, "one file near 2^53 alone: %d %r" % (rc, err))
+    rc, out, err = run_slap(["merge", paths[0], paths[1], "--json", os.path.join(d, "m.json")])
+    check(rc == 2 and out == "" and paths[1] in err and "unanswered" in err,
+          "a sum past 2^53: exit %d, %r" % (rc, err))
+    check(not os.path.exists(os.path.join(d, "m.json")), "a merged file was written")
+    shutil.rmtree(d)
+
+
+def case_label_written_is_read_back(mc):
+    """--label takes only what slap merge reads back: a control character or more than 255
+    bytes is refused at once (exit 2, the reason); 255 bytes of UTF-8 run and merge."""
+    d = tmpdir()
+    path = os.path.join(d, "run.json")
+    for label, why in (("ab\x1bcd", "control character"), ("tab\there", "control character"),
+                       ("x" * 256, "longer than 255 bytes"), ("", "empty")):
+        rc, out, err = run_slap(["-s", mc.addr, "-x", "100", "--label", label, "--json", path])
+        check(rc == 2 and "--label" in err and why in err and out == "",
+              "--label %r: exit %d, %r" % (label, rc, err))
+        check(not os.path.exists(path), "a run was made with --label %r" % label)
+    label = "\u00e9" * 127 + "x"  # 255 bytes
+    rc, _, err = run_slap(["-s", mc.addr, "-x", "100", "--label", label, "--json", path, "-q"])
+    check(rc == 0, "--label of 255 bytes: exit %d, %r" % (rc, err))
+    rc, out, err = run_slap(["merge", path])
+    check(rc == 0 and load(path)["label"] == label, "merge of it: exit %d, %r" % (rc, err))
+    shutil.rmtree(d)
+
+
 def case_sizes_in_header_and_config(mc):
     """The header says the key and value sizes when they are not memaslap's 64 and 1024 (a run
     with those keeps memaslap's seven lines), and the JSON config says the sizes used: no
