@@ -8,6 +8,8 @@
 #include "slap/json.h"
 #include "slap/results.h"
 
+#include "results_split.h"
+
 #define READ_ERR_MAX 512
 
 /* Options a document records but a reader does not replay: files of the host that ran it,
@@ -326,41 +328,62 @@ static void read_step_marks(struct reader *r, const struct json_value *item,
     }
 }
 
-/* Periods or steps: one slap_stats each, handed to add. */
-static void read_items(struct reader *r, const struct json_value *list, struct results_doc *d,
-                       bool steps)
+/* Period (or step) i: into s, then appended to d. */
+static void read_item(struct reader *r, const struct json_value *item, struct results_doc *d,
+                      bool steps, size_t i, struct slap_stats *s)
+{
+    char name[32];
+    snprintf(name, sizeof(name), "%s[%zu]", steps ? "steps" : "periods", i);
+    size_t where = where_push(r, name);
+    stats_reset(s);
+    read_counters(r, json_get(item, "counters"), &s->counters);
+    read_types(r, get_typed(r, item, "types", JSON_OBJECT), s->lat, s->net_bytes, s->misses);
+    double seconds = get_double(r, item, "seconds");
+    enum slap_status st = SLAP_ERROR;
+    if (!r->failed) {
+        st = steps ? results_add_step(d, get_double(r, item, "target_tps"), seconds, s)
+                   : results_add_period(d, get_double(r, item, "elapsed_s"), seconds, s);
+        if (st != SLAP_OK) {
+            bad(r, steps ? "steps" : "periods", "out of memory, or too many");
+        }
+    }
+    if (st == SLAP_OK && steps) {
+        read_step_marks(r, item, &((struct results_step *)d->steps.items)[d->steps.n - 1]);
+    }
+    where_pop(r, where);
+}
+
+/* A slap_stats of every type (NULL when out of memory); free_scratch releases it. */
+static struct slap_stats *new_scratch(void)
 {
     struct slap_stats *s = malloc(sizeof(*s));
     if (s != NULL && stats_init(s, &stats_shape_all) != SLAP_OK) {
         free(s);
         s = NULL;
     }
-    for (size_t i = 0; s != NULL && list != NULL && i < list->n && !r->failed; i++) {
-        const struct json_value *item = list->items[i];
-        char name[32];
-        snprintf(name, sizeof(name), "%s[%zu]", steps ? "steps" : "periods", i);
-        size_t where = where_push(r, name);
-        stats_reset(s);
-        read_counters(r, json_get(item, "counters"), &s->counters);
-        read_types(r, get_typed(r, item, "types", JSON_OBJECT), s->lat, s->net_bytes, s->misses);
-        double seconds = get_double(r, item, "seconds");
-        enum slap_status st =
-            steps ? results_add_step(d, get_double(r, item, "target_tps"), seconds, s)
-                  : results_add_period(d, get_double(r, item, "elapsed_s"), seconds, s);
-        if (st != SLAP_OK) {
-            bad(r, steps ? "steps" : "periods", "out of memory, or too many");
-        }
-        if (st == SLAP_OK && steps) {
-            read_step_marks(r, item, &((struct results_step *)d->steps.items)[d->steps.n - 1]);
-        }
-        where_pop(r, where);
-    }
-    if (s == NULL) {
-        bad(r, "document", "out of memory");
-    } else {
+    return s;
+}
+
+static void free_scratch(struct slap_stats *s)
+{
+    if (s != NULL) {
         stats_free(s);
     }
     free(s);
+}
+
+/* Periods or steps: one slap_stats each, handed to add. */
+static void read_items(struct reader *r, const struct json_value *list, struct results_doc *d,
+                       bool steps)
+{
+    struct slap_stats *s = new_scratch();
+    for (size_t i = 0; s != NULL && list != NULL && i < list->n && !r->failed; i++) {
+        read_item(r, list->items[i], d, steps, i, s);
+    }
+    if (s == NULL) {
+        bad(r, "document", "out of memory");
+    }
+    free_scratch(s);
 }
 
 static void read_server_stats(struct reader *r, const struct json_value *obj,
@@ -595,40 +618,96 @@ static void read_top(struct reader *r, const struct json_value *root, struct res
     read_limits(r, json_get(root, "limits"), d);
 }
 
-enum slap_status results_parse(const char *text, size_t len, struct results_doc *d, char *err,
-                               size_t err_len)
+/* The document without its periods' elements (results_split's head) into d. */
+static void read_head(struct reader *r, const char *text, size_t len, struct results_doc *d)
 {
     struct json_value *root = NULL;
-    struct reader r = {.err = err, .err_len = err_len};
     uint64_t schema = 0;
-    if (results_doc_init(d) != SLAP_OK) {
-        snprintf(err, err_len, "out of memory");
-        return SLAP_ERROR;
-    }
-    if (json_parse(text, len, &root, err, err_len) != SLAP_OK) {
-        return SLAP_ERROR;
+    if (json_parse(text, len, &root, r->err, r->err_len) != SLAP_OK) {
+        r->failed = true;
+        return;
     }
     if (root->type != JSON_OBJECT || !json_to_u64(json_get(root, "schema"), &schema)) {
-        bad(&r, "schema", "not a slap results document (no \"schema\" number)");
+        bad(r, "schema", "not a slap results document (no \"schema\" number)");
     } else if (schema != RESULTS_SCHEMA) {
         char why[64];
         snprintf(why, sizeof(why), "version %llu; this slap reads version %d",
                  (unsigned long long)schema, RESULTS_SCHEMA);
-        bad(&r, "schema", why);
-    } else if (replay_config(json_get(root, "config"), d, err, err_len) != SLAP_OK) {
-        r.failed = true;
+        bad(r, "schema", why);
+    } else if (replay_config(json_get(root, "config"), d, r->err, r->err_len) != SLAP_OK) {
+        r->failed = true;
     } else {
-        read_top(&r, root, d);
+        read_top(r, root, d);
     }
     json_free(root);
-    return r.failed ? SLAP_ERROR : SLAP_OK;
+}
+
+/* What reads a file's periods one at a time. */
+struct period_reader {
+    struct reader r;
+    struct results_doc *d;
+    struct slap_stats *scratch;
+};
+
+/* One period's text (results_split_each): parsed, read into the document, its tree freed. */
+static enum slap_status read_period_text(void *arg, const char *text, size_t len, size_t index,
+                                         size_t line)
+{
+    struct period_reader *p = arg;
+    struct json_value *item = NULL;
+    char why[READ_ERR_MAX];
+    if (json_parse(text, len, &item, why, sizeof(why)) != SLAP_OK) {
+        snprintf(p->r.err, p->r.err_len, "periods[%zu], from line %zu: %s", index, line, why);
+        p->r.failed = true;
+        return SLAP_ERROR;
+    }
+    read_item(&p->r, item, p->d, false, index, p->scratch);
+    json_free(item);
+    return p->r.failed ? SLAP_ERROR : SLAP_OK;
+}
+
+/* A document from in, a period at a time, into d (initialised). */
+static enum slap_status read_stream(FILE *in, struct results_doc *d, char *err, size_t err_len)
+{
+    struct period_reader p = {.r = {.err = err, .err_len = err_len}, .d = d};
+    char *head = NULL;
+    size_t head_len = 0;
+    p.scratch = new_scratch();
+    if (p.scratch == NULL) {
+        snprintf(err, err_len, "out of memory");
+        return SLAP_ERROR;
+    }
+    if (results_split(in, &head, &head_len, read_period_text, &p, err, err_len) != SLAP_OK) {
+        p.r.failed = true;
+    } else {
+        read_head(&p.r, head, head_len, d);
+    }
+    free(head);
+    free_scratch(p.scratch);
+    return p.r.failed ? SLAP_ERROR : SLAP_OK;
+}
+
+enum slap_status results_parse(const char *text, size_t len, struct results_doc *d, char *err,
+                               size_t err_len)
+{
+    struct reader r = {.err = err, .err_len = err_len};
+    if (results_doc_init(d) != SLAP_OK) {
+        snprintf(err, err_len, "out of memory");
+        return SLAP_ERROR;
+    }
+    FILE *in = len > 0 ? fmemopen((void *)text, len, "r") : NULL;
+    if (in == NULL) {
+        read_head(&r, text, len, d); /* nothing to split: json_parse says what is wrong */
+        return r.failed ? SLAP_ERROR : SLAP_OK;
+    }
+    enum slap_status st = read_stream(in, d, err, err_len);
+    fclose(in);
+    return st;
 }
 
 enum slap_status results_read(const char *path, struct results_doc *d, char *err, size_t err_len)
 {
     char why[READ_ERR_MAX] = "";
-    char *text = NULL;
-    size_t len = 0;
     FILE *f = fopen(path, "r");
     enum slap_status st = SLAP_ERROR;
     memset(d, 0, sizeof(*d));
@@ -636,17 +715,11 @@ enum slap_status results_read(const char *path, struct results_doc *d, char *err
         snprintf(err, err_len, "cannot read '%s': %s", path, strerror(errno));
         return SLAP_ERROR;
     }
-    if (fseek(f, 0, SEEK_END) == 0 && ftell(f) >= 0 && (uint64_t)ftell(f) <= JSON_MAX_INPUT) {
-        len = (size_t)ftell(f);
-        rewind(f);
-        text = malloc(len + 1);
+    if (results_doc_init(d) != SLAP_OK) {
+        snprintf(why, sizeof(why), "out of memory");
+    } else {
+        st = read_stream(f, d, why, sizeof(why));
     }
-    if (text == NULL || fread(text, 1, len, f) != len) {
-        snprintf(err, err_len, "cannot read '%s': %s", path,
-                 text == NULL ? "too large, or not a regular file" : strerror(errno));
-        goto out;
-    }
-    st = results_parse(text, len, d, why, sizeof(why));
     d->source = strdup(path);
     if (st == SLAP_OK && d->source == NULL) {
         snprintf(why, sizeof(why), "out of memory");
@@ -655,9 +728,7 @@ enum slap_status results_read(const char *path, struct results_doc *d, char *err
     if (st != SLAP_OK) {
         snprintf(err, err_len, "%s: %s", path, why);
     }
-out:
     fclose(f);
-    free(text);
     return st;
 }
 
