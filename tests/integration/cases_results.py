@@ -9,6 +9,7 @@ import select
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 import xml.etree.ElementTree as ET
@@ -716,6 +717,71 @@ def case_label_written_is_read_back(mc):
     check(rc == 0, "--label of 255 bytes: exit %d, %r" % (rc, err))
     rc, out, err = run_slap(["merge", path])
     check(rc == 0 and load(path)["label"] == label, "merge of it: exit %d, %r" % (rc, err))
+    shutil.rmtree(d)
+
+
+MAXRSS = ("import resource, subprocess, sys\n"
+          "rc = subprocess.call(sys.argv[1:], stdout=subprocess.DEVNULL)\n"
+          "sys.stderr.write('maxrss_kb %d\\n' % resource.getrusage(resource.RUSAGE_CHILDREN)"
+          ".ru_maxrss)\n"
+          "sys.exit(rc)\n")
+
+
+def periods_file(doc, n, path):
+    """doc with n periods, each doc's first period stripped to what merge reads (its counters
+    and each type's histogram, bytes and misses), a second apart; written a period at a time."""
+    first = doc["periods"][0]
+    lean = {"seconds": 1.0, "counters": first["counters"],
+            "types": {t: {"hist": v["hist"], "net_bytes": v["net_bytes"], "misses": v["misses"]}
+                      for t, v in first["types"].items() if t != "total"}}
+    head, tail = json.dumps(dict(doc, periods="@")).split('"@"')
+    with open(path, "w") as f:
+        f.write(head + "[")
+        for i in range(n):
+            f.write(("," if i else "") + json.dumps(dict(lean, elapsed_s=i + 1.0)))
+        f.write("]" + tail)
+    return path
+
+
+def merge_peak_kb(paths, extra):
+    """slap merge's peak resident memory (its own, through a wrapper that waits for it)."""
+    rc, _, err = run_slap(["merge"] + paths + extra, timeout=300,
+                          prefix=("python3", "-c", MAXRSS))
+    check(rc == 0, "merge: exit %d, %r" % (rc, err[-500:]))
+    return int(re.search(r"maxrss_kb (\d+)", err).group(1))
+
+
+def case_merge_memory_bounded_by_histograms(mc):
+    """slap merge of a long run holds one period at a time: merging two hosts' files of N and of
+    4N periods (to JSON, CSV and SVG) peaks at the same memory, within 15%, and the merged JSON
+    has every period, summed."""
+    d = tmpdir()
+    base = os.path.join(d, "base.json")
+    rc, _, err = run_slap(["-s", mc.addr, "-x", "2000", "-c", "2", "--json", base, "-q"])
+    check(rc == 0, "exit status %d: %s" % (rc, err))
+    peaks = {}
+    for n in (1000, 4000):
+        paths = []
+        for host in range(2):
+            doc = load(base)
+            doc["runs"][0]["pid"] += host  # another run: merge counts a run once
+            paths.append(periods_file(doc, n, os.path.join(d, "h%d-%d.json" % (host, n))))
+        out = os.path.join(d, "m-%d.json" % n)
+        peaks[n] = merge_peak_kb(paths, ["--json", out, "--csv", os.path.join(d, "m.csv"),
+                                         "--svg", os.path.join(d, "m.svg")])
+        sys.stdout.write("%d periods, %d bytes a file: peak %d kB\n"
+                         % (n, os.path.getsize(paths[0]), peaks[n]))
+        merged = load(out)
+        check(len(merged["periods"]) == n, "merged periods: %d" % len(merged["periods"]))
+        one = load(paths[0])["periods"][n - 1]["counters"]["cmd_get"]
+        check(merged["periods"][n - 1]["counters"]["cmd_get"] == 2 * one,
+              "the last period is not the sum of the hosts'")
+        os.unlink(out)
+        for path in paths:
+            os.unlink(path)
+    check(peaks[4000] <= peaks[1000] * 1.15,
+          "peak memory grows with the periods: %d kB for 1000, %d kB for 4000"
+          % (peaks[1000], peaks[4000]))
     shutil.rmtree(d)
 
 
