@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "slap/common.h"
+#include "slap/results.h"
 #include "slap/servers.h"
 #include "slap/udp.h"
 #include "slap/units.h"
@@ -1266,8 +1267,9 @@ static enum options_outcome check_results(const struct parse_state *st)
         return usage_error(st->err, "--quiet prints no tables: it cannot be used with "
                                     "--stat_freq");
     }
-    if (o->label != NULL && o->label[0] == '\0') {
-        return usage_error(st->err, "--label: the name is empty");
+    const char *label_problem = o->label != NULL ? results_label_problem(o->label) : NULL;
+    if (label_problem != NULL) {
+        return usage_error(st->err, "--label: %s", label_problem);
     }
     return OPTIONS_RUN;
 }
@@ -1279,7 +1281,7 @@ static void apply_label_fallback(struct slap_options *o)
     if (o->label != NULL) {
         return;
     }
-    if (gethostname(host, sizeof(host) - 1) != 0 || host[0] == '\0') {
+    if (gethostname(host, sizeof(host) - 1) != 0 || results_label_problem(host) != NULL) {
         snprintf(host, sizeof(host), "slap");
     }
     o->label = host;

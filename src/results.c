@@ -38,6 +38,20 @@ const char *results_type_name(int type)
 
 /* ---- the document --------------------------------------------------------------------- */
 
+const char *results_label_problem(const char *label)
+{
+    size_t n = 0;
+    for (; label[n] != '\0'; n++) {
+        if ((unsigned char)label[n] < 0x20 || label[n] == 0x7f) {
+            return "the name holds a control character";
+        }
+    }
+    if (n == 0) {
+        return "the name is empty";
+    }
+    return n < RESULTS_LABEL_MAX ? NULL : "the name is longer than 255 bytes";
+}
+
 enum slap_status results_doc_init(struct results_doc *d)
 {
     memset(d, 0, sizeof(*d));
@@ -93,6 +107,7 @@ void results_doc_free(struct results_doc *d)
         free(d->argv[i]);
     }
     free(d->argv);
+    free(d->source);
     if (d->global != NULL) {
         stats_free(d->global);
     }
@@ -275,7 +290,7 @@ enum slap_status results_add_run(struct results_doc *d, const struct results_run
 enum slap_status results_add_this_run(struct results_doc *d)
 {
     struct results_run_id id = {.pid = (uint64_t)getpid(), .start_ms = d->start_ms};
-    if (gethostname(id.host, sizeof(id.host) - 1) != 0 || id.host[0] == '\0') {
+    if (gethostname(id.host, sizeof(id.host) - 1) != 0 || results_label_problem(id.host) != NULL) {
         snprintf(id.host, sizeof(id.host), "%s", d->label);
     }
     return results_add_run(d, &id);

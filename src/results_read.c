@@ -1,11 +1,14 @@
 /* Results documents read back (strictly: a file slap did not write is refused) and merged. */
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "slap/json.h"
 #include "slap/results.h"
+
+#include "results_split.h"
 
 #define READ_ERR_MAX 512
 
@@ -121,32 +124,71 @@ struct reader {
     char *err;
     size_t err_len;
     bool failed;
+    char where[64]; /* what is being read ("periods[3] get"), before the member's name */
 };
 
-static void bad(struct reader *r, const char *where, const char *what)
+static void bad(struct reader *r, const char *key, const char *what)
 {
     if (!r->failed) {
-        snprintf(r->err, r->err_len, "%s: %s", where, what);
+        snprintf(r->err, r->err_len, "%s%s%s: %s", r->where, r->where[0] ? " " : "", key, what);
         r->failed = true;
     }
 }
 
-static uint64_t get_u64(struct reader *r, const struct json_value *obj, const char *key)
+/* Say what is being read: text after what was said, until where_pop(r, the length returned). */
+static size_t where_push(struct reader *r, const char *text)
+{
+    size_t len = strlen(r->where);
+    snprintf(r->where + len, sizeof(r->where) - len, "%s%s", len > 0 ? " " : "", text);
+    return len;
+}
+
+static void where_pop(struct reader *r, size_t len)
+{
+    r->where[len] = '\0';
+}
+
+/* A whole number up to max. */
+static uint64_t get_u64_max(struct reader *r, const struct json_value *obj, const char *key,
+                            uint64_t max)
 {
     uint64_t value = 0;
     if (!json_to_u64(json_get(obj, key), &value)) {
         bad(r, key, "missing, or not a whole number");
+    } else if (value > max) {
+        char why[64];
+        snprintf(why, sizeof(why), "%llu is above %llu", (unsigned long long)value,
+                 (unsigned long long)max);
+        bad(r, key, why);
+        value = 0;
     }
     return value;
 }
 
-static double get_double(struct reader *r, const struct json_value *obj, const char *key)
+/* A count, bytes or nanoseconds: a whole number up to RESULTS_COUNT_MAX. */
+static uint64_t get_u64(struct reader *r, const struct json_value *obj, const char *key)
+{
+    return get_u64_max(r, obj, key, RESULTS_COUNT_MAX);
+}
+
+/* A number from 0 to max (a sum: the finite numbers). */
+static double get_double_max(struct reader *r, const struct json_value *obj, const char *key,
+                             double max)
 {
     double value = 0.0;
     if (!json_to_double(json_get(obj, key), &value)) {
-        bad(r, key, "missing, or not a number");
+        bad(r, key, "missing, or not a finite number");
+    } else if (!(value >= 0.0 && value <= max)) {
+        bad(r, key, max == RESULTS_COUNT_MAX ? "not a number from 0 to 2^53" : "negative");
+        value = 0.0;
     }
     return value;
+}
+
+/* Seconds, shares, rates, servers' figures: from 0 to 2^53. */
+static double get_double(struct reader *r, const struct json_value *obj, const char *key)
+{
+    return get_double_max(r, obj, key, (double)RESULTS_COUNT_MAX);
 }
 
 static const struct json_value *get_typed(struct reader *r, const struct json_value *obj,
@@ -160,27 +202,50 @@ static const struct json_value *get_typed(struct reader *r, const struct json_va
     return v;
 }
 
-/* [[index, count], ...] with indexes increasing below limit, into add(index, count). */
-static void read_pairs(struct reader *r, const struct json_value *pairs, size_t limit,
-                       uint64_t *dense)
+/* [[index, count], ...] with indexes increasing below limit and counts up to RESULTS_COUNT_MAX,
+ * into dense; the counts' sum into *sum (false when it passes RESULTS_COUNT_MAX). */
+static void read_pairs(struct reader *r, const char *key, const struct json_value *pairs,
+                       size_t limit, uint64_t *dense, uint64_t *sum)
 {
     uint64_t last = 0;
+    *sum = 0;
     for (size_t i = 0; pairs != NULL && i < pairs->n && !r->failed; i++) {
         const struct json_value *p = pairs->items[i];
         uint64_t index, count;
         if (p->type != JSON_ARRAY || p->n != 2 || !json_to_u64(p->items[0], &index) ||
             !json_to_u64(p->items[1], &count) || index >= limit || (i > 0 && index <= last)) {
-            bad(r, "hist", "a bucket is not [index, count] with increasing indexes in range");
+            bad(r, key, "a bucket is not [index, count] with increasing indexes in range");
             return;
         }
-        dense[index] += count;
+        if (count > RESULTS_COUNT_MAX - *sum) {
+            bad(r, key, "the counts add up to more than 2^53");
+            return;
+        }
+        dense[index] = count;
+        *sum += count;
         last = index;
     }
 }
 
-/* A histogram object into h (empty first); its counts must add up. */
+/* Do the sums hold what count values from min_ns to max_ns can add up to? (Rounding of the
+ * running sums allowed for.) */
+static void check_sums(struct reader *r, const struct hist *h)
+{
+    const double slack = 1e-4;
+    double n = (double)h->count;
+    double lo = h->count > 0 ? (double)h->min_ns / 1000.0 : 0.0;
+    double hi = (double)h->max_ns / 1000.0;
+    if (h->sum_us < n * lo * (1 - slack) || h->sum_us > n * hi * (1 + slack)) {
+        bad(r, "sum_us", "not what count latencies from min_ns to max_ns add up to");
+    } else if (h->sumsq_us < n * lo * lo * (1 - slack) || h->sumsq_us > n * hi * hi * (1 + slack)) {
+        bad(r, "sumsq_us", "not what count latencies from min_ns to max_ns add up to");
+    }
+}
+
+/* A histogram object into h (empty first): its counts must add up, its bounds and sums hold. */
 static void read_hist(struct reader *r, const struct json_value *obj, struct hist *h)
 {
+    uint64_t sum = 0, log2_sum = 0;
     hist_reset(h);
     if (obj == NULL || obj->type != JSON_OBJECT) {
         bad(r, "hist", "missing, or not an object");
@@ -189,20 +254,21 @@ static void read_hist(struct reader *r, const struct json_value *obj, struct his
     h->count = get_u64(r, obj, "count");
     h->min_ns = h->count ? get_u64(r, obj, "min_ns") : UINT64_MAX;
     h->max_ns = get_u64(r, obj, "max_ns");
-    h->sum_us = get_double(r, obj, "sum_us");
-    h->sumsq_us = get_double(r, obj, "sumsq_us");
-    (void)get_double(r, obj, "sumlog_us"); /* required; the geometric mean comes from buckets */
-    read_pairs(r, get_typed(r, obj, "buckets", JSON_ARRAY), HIST_BUCKETS, h->buckets);
+    h->sum_us = get_double_max(r, obj, "sum_us", HUGE_VAL);
+    h->sumsq_us = get_double_max(r, obj, "sumsq_us", HUGE_VAL);
+    (void)get_double_max(r, obj, "sumlog_us", HUGE_VAL); /* the geometric mean: from buckets */
+    read_pairs(r, "buckets", get_typed(r, obj, "buckets", JSON_ARRAY), HIST_BUCKETS, h->buckets,
+               &sum);
     const struct json_value *log2 = json_get(obj, "log2_us");
     if (log2 != NULL) {
-        read_pairs(r, log2->type == JSON_ARRAY ? log2 : NULL, HIST_LOG2_BUCKETS, h->log2_us);
-    }
-    uint64_t sum = 0;
-    for (size_t i = 0; i < HIST_BUCKETS; i++) {
-        sum += h->buckets[i];
+        read_pairs(r, "log2_us", log2->type == JSON_ARRAY ? log2 : NULL, HIST_LOG2_BUCKETS,
+                   h->log2_us, &log2_sum);
     }
     if (!r->failed && (sum != h->count || (h->count > 0 && h->min_ns > h->max_ns))) {
         bad(r, "hist", "its buckets do not add up to its count, or min is above max");
+    }
+    if (!r->failed) {
+        check_sums(r, h);
     }
 }
 
@@ -219,11 +285,13 @@ static void read_types(struct reader *r, const struct json_value *types, struct 
         if (t > STATS_TYPES) {
             bad(r, types->keys[i], "unknown request type (written by a newer slap?)");
         } else if (t < STATS_TYPES) {
+            size_t where = where_push(r, types->keys[i]);
             read_hist(r, json_get(types->items[i], "hist"), view[t]);
             if (net_bytes != NULL) {
                 net_bytes[t] = get_u64(r, types->items[i], "net_bytes");
                 misses[t] = get_u64(r, types->items[i], "misses");
             }
+            where_pop(r, where);
         }
     }
 }
@@ -260,37 +328,62 @@ static void read_step_marks(struct reader *r, const struct json_value *item,
     }
 }
 
-/* Periods or steps: one slap_stats each, handed to add. */
-static void read_items(struct reader *r, const struct json_value *list, struct results_doc *d,
-                       bool steps)
+/* Period (or step) i: into s, then appended to d. */
+static void read_item(struct reader *r, const struct json_value *item, struct results_doc *d,
+                      bool steps, size_t i, struct slap_stats *s)
+{
+    char name[32];
+    snprintf(name, sizeof(name), "%s[%zu]", steps ? "steps" : "periods", i);
+    size_t where = where_push(r, name);
+    stats_reset(s);
+    read_counters(r, json_get(item, "counters"), &s->counters);
+    read_types(r, get_typed(r, item, "types", JSON_OBJECT), s->lat, s->net_bytes, s->misses);
+    double seconds = get_double(r, item, "seconds");
+    enum slap_status st = SLAP_ERROR;
+    if (!r->failed) {
+        st = steps ? results_add_step(d, get_double(r, item, "target_tps"), seconds, s)
+                   : results_add_period(d, get_double(r, item, "elapsed_s"), seconds, s);
+        if (st != SLAP_OK) {
+            bad(r, steps ? "steps" : "periods", "out of memory, or too many");
+        }
+    }
+    if (st == SLAP_OK && steps) {
+        read_step_marks(r, item, &((struct results_step *)d->steps.items)[d->steps.n - 1]);
+    }
+    where_pop(r, where);
+}
+
+/* A slap_stats of every type (NULL when out of memory); free_scratch releases it. */
+static struct slap_stats *new_scratch(void)
 {
     struct slap_stats *s = malloc(sizeof(*s));
     if (s != NULL && stats_init(s, &stats_shape_all) != SLAP_OK) {
         free(s);
         s = NULL;
     }
-    for (size_t i = 0; s != NULL && list != NULL && i < list->n && !r->failed; i++) {
-        const struct json_value *item = list->items[i];
-        stats_reset(s);
-        read_counters(r, json_get(item, "counters"), &s->counters);
-        read_types(r, get_typed(r, item, "types", JSON_OBJECT), s->lat, s->net_bytes, s->misses);
-        double seconds = get_double(r, item, "seconds");
-        enum slap_status st =
-            steps ? results_add_step(d, get_double(r, item, "target_tps"), seconds, s)
-                  : results_add_period(d, get_double(r, item, "elapsed_s"), seconds, s);
-        if (st != SLAP_OK) {
-            bad(r, steps ? "steps" : "periods", "out of memory, or too many");
-        }
-        if (st == SLAP_OK && steps) {
-            read_step_marks(r, item, &((struct results_step *)d->steps.items)[d->steps.n - 1]);
-        }
-    }
-    if (s == NULL) {
-        bad(r, "document", "out of memory");
-    } else {
+    return s;
+}
+
+static void free_scratch(struct slap_stats *s)
+{
+    if (s != NULL) {
         stats_free(s);
     }
     free(s);
+}
+
+/* Periods or steps: one slap_stats each, handed to add. */
+static void read_items(struct reader *r, const struct json_value *list, struct results_doc *d,
+                       bool steps)
+{
+    struct slap_stats *s = new_scratch();
+    for (size_t i = 0; s != NULL && list != NULL && i < list->n && !r->failed; i++) {
+        read_item(r, list->items[i], d, steps, i, s);
+    }
+    if (s == NULL) {
+        bad(r, "document", "out of memory");
+    }
+    free_scratch(s);
 }
 
 static void read_server_stats(struct reader *r, const struct json_value *obj,
@@ -348,7 +441,7 @@ static void read_limits_client(struct reader *r, const struct json_value *obj,
     }
     c->cpu_user_s = get_double(r, obj, "cpu_user_s");
     c->cpu_sys_s = get_double(r, obj, "cpu_sys_s");
-    c->threads = (uint32_t)get_u64(r, obj, "threads");
+    c->threads = (uint32_t)get_u64_max(r, obj, "threads", UINT32_MAX);
     c->busy_mean = get_double(r, obj, "busy_mean");
     c->busy_max = get_double(r, obj, "busy_max");
     c->wait_mean = get_share(r, obj, "cpu_wait_mean", &mean_known);
@@ -372,12 +465,12 @@ static void read_limits_run(struct reader *r, const struct json_value *obj, stru
     const struct json_value *in_flight = json_get(obj, "in_flight");
     if (host != NULL && host->type == JSON_OBJECT) {
         l->host.known = true;
-        l->host.cpus = (uint32_t)get_u64(r, host, "cpus");
+        l->host.cpus = (uint32_t)get_u64_max(r, host, "cpus", UINT32_MAX);
         l->host.busy = get_double(r, host, "busy");
     }
     if (in_flight != NULL && in_flight->type == JSON_OBJECT) {
         l->in_flight_mean = get_double(r, in_flight, "mean");
-        l->in_flight_max = (uint32_t)get_u64(r, in_flight, "possible");
+        l->in_flight_max = (uint32_t)get_u64_max(r, in_flight, "possible", UINT32_MAX);
     }
     if (json_get(obj, "client_lag") != NULL) {
         l->client_lag = get_u64(r, obj, "client_lag");
@@ -480,16 +573,10 @@ static void read_limits(struct reader *r, const struct json_value *obj, struct r
     read_limits_proxy(r, json_get(obj, "proxy"), &l->proxy);
 }
 
-/* A label shown in text reports: printable, not empty, not too long. */
+/* A label shown in text reports: results_label_problem's rule, the one --label follows. */
 static bool printable_text(const char *s)
 {
-    size_t n = 0;
-    for (; s[n] != '\0'; n++) {
-        if ((unsigned char)s[n] < 0x20 || s[n] == 0x7f) {
-            return false;
-        }
-    }
-    return n > 0 && n < RESULTS_LABEL_MAX;
+    return results_label_problem(s) == NULL;
 }
 
 /* "runs" (an older file has none: its label and start stand for its host and run). */
@@ -551,7 +638,7 @@ static void read_top(struct reader *r, const struct json_value *root, struct res
     read_runs(r, json_get(root, "runs"), d);
     d->seconds = get_double(r, root, "seconds");
     d->signal = signal_number(json_to_string(json_get(root, "signal")));
-    d->exit_status = (int)(get_u64(r, root, "exit_status") & 0xff);
+    d->exit_status = (int)get_u64_max(r, root, "exit_status", 255);
     d->period_s = get_double(r, root, "period_s");
     read_types(r, get_typed(r, root, "types", JSON_OBJECT), d->global->lat, d->global->net_bytes,
                d->global->misses);
@@ -570,40 +657,96 @@ static void read_top(struct reader *r, const struct json_value *root, struct res
     read_limits(r, json_get(root, "limits"), d);
 }
 
-enum slap_status results_parse(const char *text, size_t len, struct results_doc *d, char *err,
-                               size_t err_len)
+/* The document without its periods' elements (results_split's head) into d. */
+static void read_head(struct reader *r, const char *text, size_t len, struct results_doc *d)
 {
     struct json_value *root = NULL;
-    struct reader r = {.err = err, .err_len = err_len};
     uint64_t schema = 0;
-    if (results_doc_init(d) != SLAP_OK) {
-        snprintf(err, err_len, "out of memory");
-        return SLAP_ERROR;
-    }
-    if (json_parse(text, len, &root, err, err_len) != SLAP_OK) {
-        return SLAP_ERROR;
+    if (json_parse(text, len, &root, r->err, r->err_len) != SLAP_OK) {
+        r->failed = true;
+        return;
     }
     if (root->type != JSON_OBJECT || !json_to_u64(json_get(root, "schema"), &schema)) {
-        bad(&r, "schema", "not a slap results document (no \"schema\" number)");
+        bad(r, "schema", "not a slap results document (no \"schema\" number)");
     } else if (schema != RESULTS_SCHEMA) {
         char why[64];
         snprintf(why, sizeof(why), "version %llu; this slap reads version %d",
                  (unsigned long long)schema, RESULTS_SCHEMA);
-        bad(&r, "schema", why);
-    } else if (replay_config(json_get(root, "config"), d, err, err_len) != SLAP_OK) {
-        r.failed = true;
+        bad(r, "schema", why);
+    } else if (replay_config(json_get(root, "config"), d, r->err, r->err_len) != SLAP_OK) {
+        r->failed = true;
     } else {
-        read_top(&r, root, d);
+        read_top(r, root, d);
     }
     json_free(root);
-    return r.failed ? SLAP_ERROR : SLAP_OK;
+}
+
+/* What reads a file's periods one at a time. */
+struct period_reader {
+    struct reader r;
+    struct results_doc *d;
+    struct slap_stats *scratch;
+};
+
+/* One period's text (results_split_each): parsed, read into the document, its tree freed. */
+static enum slap_status read_period_text(void *arg, const char *text, size_t len, size_t index,
+                                         size_t line)
+{
+    struct period_reader *p = arg;
+    struct json_value *item = NULL;
+    char why[READ_ERR_MAX];
+    if (json_parse(text, len, &item, why, sizeof(why)) != SLAP_OK) {
+        snprintf(p->r.err, p->r.err_len, "periods[%zu], from line %zu: %s", index, line, why);
+        p->r.failed = true;
+        return SLAP_ERROR;
+    }
+    read_item(&p->r, item, p->d, false, index, p->scratch);
+    json_free(item);
+    return p->r.failed ? SLAP_ERROR : SLAP_OK;
+}
+
+/* A document from in, a period at a time, into d (initialised). */
+static enum slap_status read_stream(FILE *in, struct results_doc *d, char *err, size_t err_len)
+{
+    struct period_reader p = {.r = {.err = err, .err_len = err_len}, .d = d};
+    char *head = NULL;
+    size_t head_len = 0;
+    p.scratch = new_scratch();
+    if (p.scratch == NULL) {
+        snprintf(err, err_len, "out of memory");
+        return SLAP_ERROR;
+    }
+    if (results_split(in, &head, &head_len, read_period_text, &p, err, err_len) != SLAP_OK) {
+        p.r.failed = true;
+    } else {
+        read_head(&p.r, head, head_len, d);
+    }
+    free(head);
+    free_scratch(p.scratch);
+    return p.r.failed ? SLAP_ERROR : SLAP_OK;
+}
+
+enum slap_status results_parse(const char *text, size_t len, struct results_doc *d, char *err,
+                               size_t err_len)
+{
+    struct reader r = {.err = err, .err_len = err_len};
+    if (results_doc_init(d) != SLAP_OK) {
+        snprintf(err, err_len, "out of memory");
+        return SLAP_ERROR;
+    }
+    FILE *in = len > 0 ? fmemopen((void *)text, len, "r") : NULL;
+    if (in == NULL) {
+        read_head(&r, text, len, d); /* nothing to split: json_parse says what is wrong */
+        return r.failed ? SLAP_ERROR : SLAP_OK;
+    }
+    enum slap_status st = read_stream(in, d, err, err_len);
+    fclose(in);
+    return st;
 }
 
 enum slap_status results_read(const char *path, struct results_doc *d, char *err, size_t err_len)
 {
     char why[READ_ERR_MAX] = "";
-    char *text = NULL;
-    size_t len = 0;
     FILE *f = fopen(path, "r");
     enum slap_status st = SLAP_ERROR;
     memset(d, 0, sizeof(*d));
@@ -611,23 +754,20 @@ enum slap_status results_read(const char *path, struct results_doc *d, char *err
         snprintf(err, err_len, "cannot read '%s': %s", path, strerror(errno));
         return SLAP_ERROR;
     }
-    if (fseek(f, 0, SEEK_END) == 0 && ftell(f) >= 0 && (uint64_t)ftell(f) <= JSON_MAX_INPUT) {
-        len = (size_t)ftell(f);
-        rewind(f);
-        text = malloc(len + 1);
+    if (results_doc_init(d) != SLAP_OK) {
+        snprintf(why, sizeof(why), "out of memory");
+    } else {
+        st = read_stream(f, d, why, sizeof(why));
     }
-    if (text == NULL || fread(text, 1, len, f) != len) {
-        snprintf(err, err_len, "cannot read '%s': %s", path,
-                 text == NULL ? "too large, or not a regular file" : strerror(errno));
-        goto out;
+    d->source = strdup(path);
+    if (st == SLAP_OK && d->source == NULL) {
+        snprintf(why, sizeof(why), "out of memory");
+        st = SLAP_ERROR;
     }
-    st = results_parse(text, len, d, why, sizeof(why));
     if (st != SLAP_OK) {
         snprintf(err, err_len, "%s: %s", path, why);
     }
-out:
     fclose(f);
-    free(text);
     return st;
 }
 
@@ -686,10 +826,118 @@ struct merge_part {
     const uint64_t *misses;
 };
 
+/* Would a + b pass RESULTS_COUNT_MAX? */
+static bool count_overflows(uint64_t a, uint64_t b)
+{
+    uint64_t sum;
+    return __builtin_add_overflow(a, b, &sum) || sum > RESULTS_COUNT_MAX;
+}
+
+/* The first counter whose sum would pass RESULTS_COUNT_MAX, or NULL. */
+static const char *counters_overflow(const struct slap_counters *a, const struct slap_counters *b)
+{
+#define SLAP_COUNTER_OVERFLOW(name, show, meaning)                                                 \
+    if (count_overflows(a->name, b->name)) {                                                       \
+        return #name;                                                                              \
+    }
+    SLAP_COUNTERS(SLAP_COUNTER_OVERFLOW)
+#undef SLAP_COUNTER_OVERFLOW
+    return NULL;
+}
+
+/* Type t's figure whose sum would pass RESULTS_COUNT_MAX ("get net_bytes") into name, or "". */
+static void type_overflow(int t, const uint64_t bytes[2], const uint64_t misses[2],
+                          const uint64_t counts[2], char *name, size_t len)
+{
+    const char *what = count_overflows(bytes[0], bytes[1])     ? "net_bytes"
+                       : count_overflows(misses[0], misses[1]) ? "misses"
+                       : count_overflows(counts[0], counts[1]) ? "hist count"
+                                                               : NULL;
+    snprintf(name, len, "%s%s%s", what != NULL ? results_type_name(t) : "", what != NULL ? " " : "",
+             what != NULL ? what : "");
+}
+
+/* The first figure of a period or step whose sum would pass RESULTS_COUNT_MAX into name; false
+ * when there is none. */
+static bool part_overflow(const struct merge_part *a, const struct merge_part *b, char *name,
+                          size_t len)
+{
+    const char *counter = counters_overflow(a->counters, b->counters);
+    if (counter != NULL) {
+        snprintf(name, len, "%s", counter);
+        return true;
+    }
+    for (int t = 0; t < STATS_TYPES; t++) {
+        uint64_t bytes[2] = {a->net_bytes[t], b->net_bytes[t]};
+        uint64_t misses[2] = {a->misses[t], b->misses[t]};
+        uint64_t counts[2] = {a->lat[t].count, b->lat[t].count};
+        type_overflow(t, bytes, misses, counts, name, len);
+        if (name[0] != '\0') {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The first figure of the whole run whose sum would pass RESULTS_COUNT_MAX into name; false
+ * when there is none. */
+static bool stats_overflow(const struct slap_stats *a, const struct slap_stats *b, char *name,
+                           size_t len)
+{
+    const char *counter = counters_overflow(&a->counters, &b->counters);
+    if (counter != NULL) {
+        snprintf(name, len, "%s", counter);
+        return true;
+    }
+    for (int t = 0; t < STATS_TYPES; t++) {
+        uint64_t bytes[2] = {a->net_bytes[t], b->net_bytes[t]};
+        uint64_t misses[2] = {a->misses[t], b->misses[t]};
+        uint64_t lat[2] = {a->lat[t] != NULL ? a->lat[t]->count : 0,
+                           b->lat[t] != NULL ? b->lat[t]->count : 0};
+        uint64_t raw[2] = {a->raw[t] != NULL ? a->raw[t]->count : 0,
+                           b->raw[t] != NULL ? b->raw[t]->count : 0};
+        uint64_t none[2] = {0, 0};
+        type_overflow(t, bytes, misses, lat, name, len);
+        if (name[0] == '\0') {
+            type_overflow(t, none, none, raw, name, len);
+        }
+        if (name[0] != '\0') {
+            return true;
+        }
+    }
+    for (int o = 0; o < STATS_OUTCOMES; o++) {
+        if (count_overflows(a->gets[o].count, b->gets[o].count)) {
+            snprintf(name, len, "get_outcomes hist count");
+            return true;
+        }
+    }
+    if (count_overflows(a->lag.count, b->lag.count)) {
+        snprintf(name, len, "send_lag hist count");
+        return true;
+    }
+    return false;
+}
+
+/* A document's name in messages: its file, else its label. */
+static const char *doc_name(const struct results_doc *d)
+{
+    return d->source != NULL ? d->source : d->label;
+}
+
+/* "'file': its name ..." into err, for a figure whose sum passes RESULTS_COUNT_MAX. */
+static void say_overflow(char *err, size_t err_len, const struct results_doc *d, const char *where,
+                         const char *name)
+{
+    snprintf(err, err_len,
+             "'%s': %s%s%s added to the files before it is more than 2^53 (a corrupt number?)",
+             doc_name(d), where, where[0] != '\0' ? " " : "", name);
+}
+
 /* Add src's period (or step) i into dst's, appending when dst has fewer. scratch keeps every
- * type. */
+ * type. SLAP_AGAIN with the figure named in overflow when a sum would pass RESULTS_COUNT_MAX. */
 static enum slap_status merge_item(struct results_doc *dst, size_t i, const struct merge_part *src,
-                                   bool step, struct slap_stats *scratch)
+                                   bool step, struct slap_stats *scratch, char *overflow,
+                                   size_t overflow_len)
 {
     struct results_list *list = step ? &dst->steps : &dst->periods;
     stats_reset(scratch);
@@ -700,6 +948,10 @@ static enum slap_status merge_item(struct results_doc *dst, size_t i, const stru
         struct slap_counters *sum = step ? &st->counters : &p->counters;
         uint64_t *bytes = step ? st->net_bytes : p->net_bytes;
         uint64_t *misses = step ? st->misses : p->misses;
+        struct merge_part now = {0, 0, sum, have, bytes, misses};
+        if (part_overflow(&now, src, overflow, overflow_len)) {
+            return SLAP_AGAIN;
+        }
         if (step) {
             st->target_tps += src->when; /* the hosts together aimed at the sum */
         }
@@ -728,26 +980,46 @@ static enum slap_status merge_item(struct results_doc *dst, size_t i, const stru
                 : results_add_period(dst, src->when, src->seconds, scratch);
 }
 
+/* merge_item's outcome as merge_lists': err says what went wrong. */
+static enum slap_status item_merged(enum slap_status st, const struct results_doc *src, bool step,
+                                    size_t i, const char *overflow, char *err, size_t err_len)
+{
+    char where[32];
+    if (st == SLAP_AGAIN) {
+        snprintf(where, sizeof(where), "%s[%zu]", step ? "steps" : "periods", i);
+        say_overflow(err, err_len, src, where, overflow);
+        return SLAP_ERROR;
+    }
+    if (st != SLAP_OK) {
+        snprintf(err, err_len, "out of memory");
+    }
+    return st;
+}
+
 /* Add src's periods, steps and servers into dst. */
 static enum slap_status merge_lists(struct results_doc *dst, const struct results_doc *src,
-                                    struct slap_stats *scratch)
+                                    struct slap_stats *scratch, char *err, size_t err_len)
 {
     const struct results_period *periods = src->periods.items;
     const struct results_step *steps = src->steps.items;
     const struct results_server *servers = src->servers.items;
+    char overflow[64] = "";
     for (size_t i = 0; i < src->periods.n; i++) {
         const struct results_period *p = &periods[i];
-        struct merge_part part = {p->elapsed_s, p->seconds, &p->counters, p->lat, p->net_bytes,
-                                  p->misses};
-        if (merge_item(dst, i, &part, false, scratch) != SLAP_OK) {
+        struct merge_part part = {p->elapsed_s, p->seconds,   &p->counters,
+                                  p->lat,       p->net_bytes, p->misses};
+        enum slap_status st = merge_item(dst, i, &part, false, scratch, overflow, sizeof(overflow));
+        if (item_merged(st, src, false, i, overflow, err, err_len) != SLAP_OK) {
             return SLAP_ERROR;
         }
     }
     for (size_t i = 0; i < src->steps.n; i++) {
         const struct results_step *st = &steps[i];
-        struct merge_part part = {st->target_tps, st->seconds, &st->counters, st->lat,
-                                  st->net_bytes, st->misses};
-        if (merge_item(dst, i, &part, true, scratch) != SLAP_OK) {
+        struct merge_part part = {st->target_tps, st->seconds,   &st->counters,
+                                  st->lat,        st->net_bytes, st->misses};
+        enum slap_status status =
+            merge_item(dst, i, &part, true, scratch, overflow, sizeof(overflow));
+        if (item_merged(status, src, true, i, overflow, err, err_len) != SLAP_OK) {
             return SLAP_ERROR;
         }
     }
@@ -854,10 +1126,18 @@ enum slap_status results_merge(struct results_doc *out, struct results_doc *cons
             st = SLAP_ERROR;
             break;
         }
+        char overflow[64] = "";
+        if (stats_overflow(out->global, docs[i]->global, overflow, sizeof(overflow))) {
+            say_overflow(err, err_len, docs[i], "", overflow);
+            st = SLAP_ERROR;
+            break;
+        }
         merge_top(out, docs[i], i == 0);
         stats_merge(out->global, docs[i]->global);
-        if (scratch == NULL || merge_lists(out, docs[i], scratch) != SLAP_OK) {
+        if (scratch == NULL) {
             snprintf(err, err_len, "out of memory");
+            st = SLAP_ERROR;
+        } else if (merge_lists(out, docs[i], scratch, err, err_len) != SLAP_OK) {
             st = SLAP_ERROR;
         }
         merge_step_verdicts(out, docs[i], i == 0);

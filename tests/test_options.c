@@ -267,6 +267,15 @@ static const struct bad_line bad_lines[] = {
     {{"--trace=t.csv", "--trace-spread=random"},
      "--trace_spread: 'random' is not one of client, round-robin"},
     {{"--trace=t.csv", "--trace-value-max=0"}, "--trace_value_max: must be at least 1"},
+    {{"--label", "ab\033cd"}, "--label: the name holds a control character"},
+    {{"--label=tab\there"}, "--label: the name holds a control character"},
+    {{"--label", "del\177"}, "--label: the name holds a control character"},
+    {{"--label",
+      "0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890"
+      "1234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901"
+      "234567890123456789012345678901234567890123456789012345678901234567890123456"},
+     "--label: the name is longer than 255 bytes"},
+    {{"--label="}, "--label: the name is empty"},
     {{"extra"}, "slap: unexpected argument 'extra'"},
     {{"-t", "1s", "extra"}, "unexpected argument 'extra'"},
     {{"--", "-T"}, "unexpected argument '-T'"},

@@ -264,6 +264,124 @@ static void test_refuses_bad_documents(void **state)
     results_doc_free(&d);
 }
 
+/* text with the first number after "key": (from the occurrence of after on, when not NULL)
+ * replaced by value (allocated). */
+static char *edit_number(const char *text, const char *after, const char *key, const char *value)
+{
+    char quoted[64];
+    snprintf(quoted, sizeof(quoted), "\"%s\": ", key);
+    const char *from = after != NULL ? strstr(text, after) : text;
+    assert_non_null(from);
+    const char *at = strstr(from, quoted);
+    assert_non_null(at);
+    at += strlen(quoted);
+    size_t skip = strspn(at, "-+.0123456789eE");
+    char *edited = NULL;
+    assert_true(asprintf(&edited, "%.*s%s%s", (int)(at - text), text, value, at + skip) > 0);
+    return edited;
+}
+
+/* Numbers out of range, or whose sums overflow, are refused naming the field: none of them
+ * reaches a report as garbage. */
+static void test_refuses_corrupt_numbers(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *after, *key, *value, *said;
+    } edits[] = {
+        {NULL, "cmd_get", "18446744073709551615", "cmd_get"},
+        {NULL, "cmd_get", "9007199254740993", "cmd_get"},
+        {"\"periods\"", "unanswered", "18446744073709551615", "unanswered"},
+        {NULL, "max_ns", "18446744073709551615", "max_ns"},
+        {NULL, "min_ns", "18446744073709551615", "min_ns"},
+        {NULL, "sum_us", "1e308", "sum_us"},
+        {NULL, "sum_us", "-5", "sum_us"},
+        {NULL, "sumsq_us", "1e308", "sumsq_us"},
+        {NULL, "net_bytes", "18446744073709551615", "net_bytes"},
+        {NULL, "seconds", "1e308", "seconds"},
+        {NULL, "seconds", "-3", "seconds"},
+        {NULL, "exit_status", "256", "exit_status"},
+        {"\"periods\"", "elapsed_s", "-1", "elapsed_s"},
+        {"\"servers\"", "cmd_get", "1e300", "cmd_get"},
+    };
+    struct results_doc d;
+    make_doc(&d, "-s 127.0.0.1:1 -T 2 -c 8 -t 3s", 3, NULL);
+    size_t len;
+    char *text = NULL;
+    to_json(&d, &text, &len);
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(edits); i++) {
+        char *edited = edit_number(text, edits[i].after, edits[i].key, edits[i].value);
+        struct results_doc back;
+        char err[512] = "";
+        if (results_parse(edited, strlen(edited), &back, err, sizeof(err)) != SLAP_ERROR) {
+            fail_msg("edit %zu (%s %s) was accepted", i, edits[i].key, edits[i].value);
+        }
+        if (strstr(err, edits[i].said) == NULL) {
+            fail_msg("edit %zu: '%s' does not say %s", i, err, edits[i].said);
+        }
+        results_doc_free(&back);
+        free(edited);
+    }
+    /* Two buckets of 2^63 wrap to nothing: the sum still matched the count. */
+    const char *at = strstr(text, "\"buckets\": [[");
+    assert_non_null(at);
+    char *edited = NULL;
+    assert_true(asprintf(&edited,
+                         "%.*s\"buckets\": [[0,9223372036854775808],[1,9223372036854775808],[%s",
+                         (int)(at - text), text, at + strlen("\"buckets\": [[")) > 0);
+    struct results_doc back;
+    char err[512] = "";
+    assert_int_equal(results_parse(edited, strlen(edited), &back, err, sizeof(err)), SLAP_ERROR);
+    if (strstr(err, "buckets") == NULL) {
+        fail_msg("two buckets of 2^63: '%s' does not say buckets", err);
+    }
+    results_doc_free(&back);
+    free(edited);
+    free(text);
+    results_doc_free(&d);
+}
+
+/* Documents each in range whose sums are not (counters, histogram counts, a period's figures)
+ * are refused by merge, naming the document and the field. */
+static void test_merge_refuses_overflowing_sums(void **state)
+{
+    (void)state;
+    for (int field = 0; field < 4; field++) {
+        struct results_doc a, b, merged;
+        make_doc(&a, "-s 127.0.0.1:1 -t 3s", 1, NULL);
+        make_doc(&b, "-s 127.0.0.1:1 -t 3s", 2, NULL);
+        struct results_period *pa = a.periods.items, *pb = b.periods.items;
+        const char *said = NULL;
+        switch (field) {
+        case 0:
+            a.global->counters.cmd_get = b.global->counters.cmd_get = RESULTS_COUNT_MAX - 1;
+            said = "cmd_get";
+            break;
+        case 1:
+            a.global->net_bytes[STATS_SET] = b.global->net_bytes[STATS_SET] = RESULTS_COUNT_MAX;
+            said = "net_bytes";
+            break;
+        case 2:
+            pa[1].counters.unanswered = pb[1].counters.unanswered = RESULTS_COUNT_MAX;
+            said = "unanswered";
+            break;
+        default:
+            pa[2].misses[STATS_GET] = pb[2].misses[STATS_GET] = RESULTS_COUNT_MAX;
+            said = "misses";
+            break;
+        }
+        struct results_doc *docs[] = {&a, &b};
+        char err[512] = "";
+        assert_int_equal(results_merge(&merged, docs, 2, err, sizeof(err)), SLAP_ERROR);
+        if (strstr(err, said) == NULL || strstr(err, "host-2") == NULL) {
+            fail_msg("field %d: '%s' does not name %s and host-2", field, err, said);
+        }
+        results_doc_free(&merged);
+        results_doc_free(&a);
+        results_doc_free(&b);
+    }
+}
+
 static void test_csv_rows(void **state)
 {
     (void)state;
@@ -348,6 +466,8 @@ int main(void)
         cmocka_unit_test(test_merge_is_exact),
         cmocka_unit_test(test_merge_refuses_other_workloads),
         cmocka_unit_test(test_refuses_bad_documents),
+        cmocka_unit_test(test_refuses_corrupt_numbers),
+        cmocka_unit_test(test_merge_refuses_overflowing_sums),
         cmocka_unit_test(test_csv_rows),
         cmocka_unit_test(test_total_min_ignores_empty_types),
     };

@@ -22,6 +22,9 @@
 #define RESULTS_SCHEMA 1 /* the "schema" member: bumped when a reader must change */
 #define RESULTS_LABEL_MAX 256
 #define RESULTS_MAX_ITEMS 100000 /* periods, steps or servers a file may hold */
+/* The largest count, number of bytes or nanoseconds a document holds, read or merged (2^53:
+ * exact as a double, so rates and means computed from it are too). */
+#define RESULTS_COUNT_MAX (1ULL << 53)
 
 /* A histogram without its empty buckets: what a period or a step keeps, what JSON holds. */
 struct results_sparse {
@@ -105,9 +108,15 @@ struct results_doc {
     struct results_trace trace;  /* --trace */
     bool has_limits;             /* what limited the run was judged (a run that measured) */
     struct limits limits;        /* owned */
-    char **argv; /* read documents: the replayed options' text (owned) */
+    char *source; /* read documents: the file's name (owned), for messages */
+    char **argv;  /* read documents: the replayed options' text (owned) */
     int argc;
 };
+
+/* What is wrong with a label (a run's or a host's name in results): NULL when it is 1 to
+ * RESULTS_LABEL_MAX - 1 bytes with no control character (what the reader takes back), else
+ * why not. --label is checked with it, so what a run writes, merge reads back. */
+const char *results_label_problem(const char *label);
 
 /* An empty document whose global statistics (of every type, corrected and uncorrected) are
  * allocated. SLAP_ERROR when out of memory. */

@@ -9,6 +9,7 @@ import select
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 import xml.etree.ElementTree as ET
@@ -642,6 +643,145 @@ def case_merge_refuses_a_run_twice_and_sums_sweeps(mc):
     check(len(merged["runs"]) == 2, "merged runs %r" % merged["runs"])
     rc, out, err = run_slap(["merge", m, hosts[0]])
     check(rc == 2 and "same run" in err, "a merged file and one of its parts: %d %r" % (rc, err))
+    shutil.rmtree(d)
+
+
+def save(doc, path):
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    return path
+
+
+def case_merge_refuses_corrupt_numbers(mc):
+    """A number out of range in a results file (buckets of 2^63 that wrap to the count, sum_us
+    1e308, max_ns 2^64-1, a counter near 2^64), or files each in range whose sum is not, are
+    refused: exit 2 naming the file and the field, no report."""
+    d = tmpdir()
+    a, b = os.path.join(d, "a.json"), os.path.join(d, "b.json")
+    for path in (a, b):
+        rc, _, err = run_slap(["-s", mc.addr, "-x", "500", "-c", "2", "--json", path, "-q"])
+        check(rc == 0, "exit status %d: %s" % (rc, err))
+    big = 2 ** 63
+
+    def wrap(doc):
+        doc["types"]["get"]["hist"]["buckets"][:0] = [[0, big], [1, big]]
+
+    def huge_sum(doc):
+        doc["types"]["get"]["hist"]["sum_us"] = 1e308
+
+    def huge_max(doc):
+        doc["types"]["set"]["hist"]["max_ns"] = 2 ** 64 - 1
+
+    def huge_counter(doc):
+        doc["counters"]["cmd_get"] = 2 ** 64 - 1
+
+    def huge_period(doc):
+        doc["periods"][0]["counters"]["cmd_set"] = 2 ** 64 - 2
+
+    for edit, field in ((wrap, "buckets"), (huge_sum, "sum_us"), (huge_max, "max_ns"),
+                        (huge_counter, "cmd_get"), (huge_period, "cmd_set")):
+        doc = load(a)
+        edit(doc)
+        bad = save(doc, os.path.join(d, "bad-%s.json" % field))
+        rc, out, err = run_slap(["merge", bad, b])
+        check(rc == 2 and out == "" and bad in err and field in err,
+              "%s: exit %d, %r" % (edit.__name__, rc, err))
+    # Each file in range, their sum not: the file that passes 2^53 is named.
+    docs = [load(a), load(b)]
+    for doc in docs:
+        doc["counters"]["unanswered"] = 2 ** 53 - 5
+    paths = [save(doc, os.path.join(d, "near-%d.json" % i)) for i, doc in enumerate(docs)]
+    for path in paths:
+        rc, _, err = run_slap(["merge", path])
+        check(rc == 0, "one file near 2^53 alone: %d %r" % (rc, err))
+    rc, out, err = run_slap(["merge", paths[0], paths[1], "--json", os.path.join(d, "m.json")])
+    check(rc == 2 and out == "" and paths[1] in err and "unanswered" in err,
+          "a sum past 2^53: exit %d, %r" % (rc, err))
+    check(not os.path.exists(os.path.join(d, "m.json")), "a merged file was written")
+    shutil.rmtree(d)
+
+
+def case_label_written_is_read_back(mc):
+    """--label takes only what slap merge reads back: a control character or more than 255
+    bytes is refused at once (exit 2, the reason); 255 bytes of UTF-8 run and merge."""
+    d = tmpdir()
+    path = os.path.join(d, "run.json")
+    for label, why in (("ab\x1bcd", "control character"), ("tab\there", "control character"),
+                       ("x" * 256, "longer than 255 bytes"), ("", "empty")):
+        rc, out, err = run_slap(["-s", mc.addr, "-x", "100", "--label", label, "--json", path])
+        check(rc == 2 and "--label" in err and why in err and out == "",
+              "--label %r: exit %d, %r" % (label, rc, err))
+        check(not os.path.exists(path), "a run was made with --label %r" % label)
+    label = "\u00e9" * 127 + "x"  # 255 bytes
+    rc, _, err = run_slap(["-s", mc.addr, "-x", "100", "--label", label, "--json", path, "-q"])
+    check(rc == 0, "--label of 255 bytes: exit %d, %r" % (rc, err))
+    rc, out, err = run_slap(["merge", path])
+    check(rc == 0 and load(path)["label"] == label, "merge of it: exit %d, %r" % (rc, err))
+    shutil.rmtree(d)
+
+
+MAXRSS = ("import resource, subprocess, sys\n"
+          "rc = subprocess.call(sys.argv[1:], stdout=subprocess.DEVNULL)\n"
+          "sys.stderr.write('maxrss_kb %d\\n' % resource.getrusage(resource.RUSAGE_CHILDREN)"
+          ".ru_maxrss)\n"
+          "sys.exit(rc)\n")
+
+
+def periods_file(doc, n, path):
+    """doc with n periods, each doc's first period stripped to what merge reads (its counters
+    and each type's histogram, bytes and misses), a second apart; written a period at a time."""
+    first = doc["periods"][0]
+    lean = {"seconds": 1.0, "counters": first["counters"],
+            "types": {t: {"hist": v["hist"], "net_bytes": v["net_bytes"], "misses": v["misses"]}
+                      for t, v in first["types"].items() if t != "total"}}
+    head, tail = json.dumps(dict(doc, periods="@")).split('"@"')
+    with open(path, "w") as f:
+        f.write(head + "[")
+        for i in range(n):
+            f.write(("," if i else "") + json.dumps(dict(lean, elapsed_s=i + 1.0)))
+        f.write("]" + tail)
+    return path
+
+
+def merge_peak_kb(paths, extra):
+    """slap merge's peak resident memory (its own, through a wrapper that waits for it)."""
+    rc, _, err = run_slap(["merge"] + paths + extra, timeout=300,
+                          prefix=("python3", "-c", MAXRSS))
+    check(rc == 0, "merge: exit %d, %r" % (rc, err[-500:]))
+    return int(re.search(r"maxrss_kb (\d+)", err).group(1))
+
+
+def case_merge_memory_bounded_by_histograms(mc):
+    """slap merge of a long run holds one period at a time: merging two hosts' files of N and of
+    4N periods (to JSON, CSV and SVG) peaks at the same memory, within 15%, and the merged JSON
+    has every period, summed."""
+    d = tmpdir()
+    base = os.path.join(d, "base.json")
+    rc, _, err = run_slap(["-s", mc.addr, "-x", "2000", "-c", "2", "--json", base, "-q"])
+    check(rc == 0, "exit status %d: %s" % (rc, err))
+    peaks = {}
+    for n in (1000, 4000):
+        paths = []
+        for host in range(2):
+            doc = load(base)
+            doc["runs"][0]["pid"] += host  # another run: merge counts a run once
+            paths.append(periods_file(doc, n, os.path.join(d, "h%d-%d.json" % (host, n))))
+        out = os.path.join(d, "m-%d.json" % n)
+        peaks[n] = merge_peak_kb(paths, ["--json", out, "--csv", os.path.join(d, "m.csv"),
+                                         "--svg", os.path.join(d, "m.svg")])
+        sys.stdout.write("%d periods, %d bytes a file: peak %d kB\n"
+                         % (n, os.path.getsize(paths[0]), peaks[n]))
+        merged = load(out)
+        check(len(merged["periods"]) == n, "merged periods: %d" % len(merged["periods"]))
+        one = load(paths[0])["periods"][n - 1]["counters"]["cmd_get"]
+        check(merged["periods"][n - 1]["counters"]["cmd_get"] == 2 * one,
+              "the last period is not the sum of the hosts'")
+        os.unlink(out)
+        for path in paths:
+            os.unlink(path)
+    check(peaks[4000] <= peaks[1000] * 1.15,
+          "peak memory grows with the periods: %d kB for 1000, %d kB for 4000"
+          % (peaks[1000], peaks[4000]))
     shutil.rmtree(d)
 
 
