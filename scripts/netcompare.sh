@@ -161,7 +161,8 @@ cpu() { if [ -e "$work/$1.failed" ]; then echo failed; else cat "$work/$1.cpu"; 
 printf '%-22s %14s %14s\n' "slap CPU (s)" "$(cpu loopback)" "$(cpu network)"
 row "memcached CPU (s)" %.2f '[.servers[0].delta.rusage_user, .servers[0].delta.rusage_system] | add'
 # slap's own judgement of each run (its report's limited_by line), and the shares behind it.
-row "slap busiest thread" %.2f .limits.client.demand_max
+row "slap busiest thread" %.2f .limits.client.busy_max
+row "slap CPU wait (max)" %.2f .limits.client.cpu_wait_max
 row "memcached busy" %.2f .limits.servers[0].busy
 row "limited by" %s .limits.verdict
 status=0
