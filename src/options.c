@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "slap/common.h"
@@ -1096,6 +1097,26 @@ static enum options_outcome check_trace(const struct parse_state *st)
     return OPTIONS_RUN;
 }
 
+/* --exp_time above 30 days goes as the Unix time that far ahead: it must fit the protocol's
+ * field (ascii and meta: 2038-01-19; binary: 2106-02-07). */
+static enum options_outcome check_exp_time(const struct parse_state *st)
+{
+    const struct slap_options *o = st->o;
+    const struct codec *codec = codec_get(o->protocol);
+    uint64_t ttl = o->exp_time_ns / SLAP_NS_PER_SEC;
+    uint64_t now = (uint64_t)time(NULL);
+    uint64_t most = codec_ttl_max(codec, now);
+    if (ttl <= most) {
+        return OPTIONS_RUN;
+    }
+    return usage_error(st->err,
+                       "--exp_time: %" PRIu64 " s is more than 30 days, which memcached reads as "
+                       "a Unix time: it would go as now + %" PRIu64 ", past the latest the %s "
+                       "protocol carries (%" PRIu32 "%s); give at most %" PRIu64 " s",
+                       ttl, ttl, codec->name, codec->exptime_max,
+                       codec->exptime_max == INT32_MAX ? ", 2038-01-19" : ", 2106-02-07", most);
+}
+
 /* Checks across options that the inline values alone decide. */
 static enum options_outcome check_combinations(const struct parse_state *st)
 {
@@ -1110,6 +1131,9 @@ static enum options_outcome check_combinations(const struct parse_state *st)
     }
     if (was_given(st, ROW_RATIO) && was_given(st, ROW_MIX)) {
         return usage_error(st->err, "--ratio and --mix both set the mix: give one");
+    }
+    if (check_exp_time(st) != OPTIONS_RUN) {
+        return OPTIONS_USAGE;
     }
     enum options_outcome outcome = check_open_loop(st);
     return outcome == OPTIONS_RUN ? check_tls(st) : outcome;

@@ -118,6 +118,26 @@ def case_expiry(mc):
     check(int(st.get("get_expired", "0")) > 0 or c["get_misses"] > 0, "nothing expired in 4 s")
 
 
+def case_expiry_over_30_days(mc):
+    """--exp_time above 30 days goes as the Unix time that far ahead (memcached would read 31d,
+    2678400, as a time in 1970 and drop every item at once): the gets hit, in every protocol,
+    and touch and gat keep the items too."""
+    for proto in ("ascii", "binary", "meta"):
+        for mix in ("set=1,get=9", "set=2,touch=1,gat=1,get=4"):
+            rc, out, err, delta, _ = measured([mc], ["-s", mc.addr, "-e", "1", "--exp-time=31d",
+                                                     "--protocol=" + proto, "--mix=" + mix,
+                                                     "-x", "2000", "-c", "2", "-w", "20"])
+            c = counters(out)
+            check(rc == 0, "%s %s: exit status %d: %s" % (proto, mix, rc, err))
+            check(c["get_misses"] == 0 and delta["get_misses"] == 0 and delta["get_hits"] > 0,
+                  "%s %s: items set for 31 days were gone: %r" % (proto, mix, c))
+            check(c.get("expired_get", -1) == 0 and c.get("unexpired_unget", -1) == 0,
+                  "%s %s: %r" % (proto, mix, c))
+    rc, out, err = run_slap(["-s", mc.addr, "--exp-time=1000000000", "-x", "10"])
+    check(rc == 2 and "past the latest the ascii protocol carries" in err,
+          "a TTL past 2038 in ascii: %d %r" % (rc, err))
+
+
 def case_rep_write(mc):
     other = Memcached()
     try:

@@ -36,7 +36,7 @@ SHARES_CPU = frozenset([
     "completion_installed", "completion_matches_help", "connection_limit", "counters_counted",
     "dead_port", "descriptor_limits", "distribution_hash", "docs_list_every_option",
     "docs_memslap_options", "env_servers", "error_replies_by_kind", "every_command_every_protocol",
-    "evictions", "examples_name_real_options", "execute_below_concurrency", "facebook",
+    "evictions", "examples_name_real_options", "expiry_over_30_days", "execute_below_concurrency", "facebook",
     "flush_preload", "flush_through_nutcracker", "garbage", "get_only_warmup", "hdr_out", "ipv6",
     "json_every_command", "json_to_stdout", "json_trace", "ketama_as_twemproxy",
     "ketama_not_libmemcached", "man_page_documents_the_schema", "max_errors",
