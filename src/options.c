@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -656,8 +657,9 @@ static enum options_outcome apply_ratio(struct parse_state *st, const char *arg)
     if (end != NULL && *end == ':' && is_digit(end[1])) {
         get = strtod(end + 1, &end);
     }
-    if (set < 0.0 || get < 0.0 || *end != '\0' || set + get <= 0.0) {
-        return usage_error(st->err, "--ratio: '%s' is not SET:GET (two shares, not both 0)", arg);
+    if (set < 0.0 || get < 0.0 || *end != '\0' || !(set + get > 0.0) || !isfinite(set + get)) {
+        return usage_error(st->err, "--ratio: '%s' is not SET:GET (two shares, not both 0, "
+                                    "whose sum a number can hold)", arg);
     }
     memset(st->o->mix, 0, sizeof(st->o->mix));
     st->o->mix[OP_SET] = set / (set + get);
@@ -710,6 +712,10 @@ static enum options_outcome apply_mix(struct parse_state *st, const char *arg)
     }
     if (!(sum > 0.0)) {
         return usage_error(st->err, "--mix: '%s': the shares add up to 0", arg);
+    }
+    if (!isfinite(sum)) {
+        return usage_error(st->err, "--mix: '%s': the shares add up to more than a number can "
+                           "hold", arg);
     }
     for (int op = 0; op < OP_COUNT; op++) {
         st->o->mix[op] = mix[op] / sum;

@@ -223,6 +223,11 @@ static const struct bad_line bad_lines[] = {
     {{"--exp-time=4294967296", "-B"}, "past the latest the binary protocol carries"},
     {{"--exp-time=1000000000"}, "past the latest the ascii protocol carries (2147483647"},
     {{"--exp-time=1000000000", "--protocol=meta"}, "the meta protocol carries"},
+    {{"--mix=get=1.7e308,set=1e307"}, "--mix: 'get=1.7e308,set=1e307': the shares add up to "
+                                      "more than a number can hold"},
+    {{"--ratio=1e308:1e308"}, "--ratio: '1e308:1e308' is not SET:GET"},
+    {{"--ratio=1e309:1"}, "--ratio: '1e309:1' is not SET:GET"},
+    {{"--ratio=1:1e999"}, "--ratio: '1:1e999' is not SET:GET"},
     {{"--distribution=random"}, "--distribution: 'random' is not one of modula, ketama"},
     {{"--hash=sha1"}, "--hash: 'sha1' is not one of"},
     {{"--hash=sha1"},
