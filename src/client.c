@@ -23,6 +23,7 @@
 
 #define CLIENT_SLOT_TABLE_MAX (64ULL * 1024 * 1024) /* bytes of slot-to-server tables, all clients */
 #define CLIENT_PAGE 4096
+#define LANE_TRACE_WAIT_MAX_NS (3600 * SLAP_NS_PER_SEC) /* longest a trace lane sleeps at once */
 
 static struct worker *lane_worker(const struct lane *l)
 {
@@ -690,7 +691,7 @@ static void lane_pump_trace(struct lane *l)
     uint64_t now = 0;
     while (l->in_flight < run->opts->pipeline && lane_may_issue(l)) {
         const struct trace_request *t = replay_ring_peek(l->ring);
-        uint64_t intended = speed > 0 ? run->start_ns + (uint64_t)((double)t->offset_ns / speed)
+        uint64_t intended = speed > 0 ? trace_due_ns(run->start_ns, t->offset_ns, speed)
                                       : UINT64_MAX;
         if (now == 0 || intended > now) {
             now = slap_now_ns();
@@ -698,7 +699,9 @@ static void lane_pump_trace(struct lane *l)
         if (speed == 0) {
             intended = now;
         } else if (intended > now) {
-            lane_arm(l, intended - now);
+            /* look again within the hour: a request due centuries ahead never comes */
+            lane_arm(l, intended - now < LANE_TRACE_WAIT_MAX_NS ? intended - now
+                                                                 : LANE_TRACE_WAIT_MAX_NS);
             break;
         }
         queue_trace(l, t, intended);
@@ -840,7 +843,7 @@ static void lane_count_unsent_trace(struct lane *l, uint64_t from_ns, uint64_t e
     const struct run *run = lane_worker(l)->run;
     const struct trace_request *t;
     while (run->opts->trace_speed > 0 && (t = replay_ring_peek(l->ring)) != NULL) {
-        uint64_t due = run->start_ns + (uint64_t)((double)t->offset_ns / run->opts->trace_speed);
+        uint64_t due = trace_due_ns(run->start_ns, t->offset_ns, run->opts->trace_speed);
         if (due >= end_ns) {
             break;
         }

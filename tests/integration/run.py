@@ -45,7 +45,7 @@ SHARES_CPU = frozenset([
     "merge_refuses_a_run_twice_and_sums_sweeps", "meta", "mix_in_config_file", "mix_shares",
     "multiget", "multiget_keys_per_second", "multiget_two_servers", "output_fails",
     "oversized_reply", "pipeline", "preload_evictions", "quiet", "release_soak_60s", "rep_write",
-    "replay_cas", "replay_client_order", "replay_from_stdin", "replay_long_ttl",
+    "replay_cas", "replay_client_order", "replay_due_after_the_end", "replay_from_stdin", "replay_long_ttl",
     "replay_protocols", "server_error", "server_list_checked", "sizes_in_header_and_config",
     "start_at_checked", "tiny_window_uneven_threads", "tls", "total_min_is_the_types_min",
     "trace_gen_deterministic", "trace_stats_estimates_many_keys", "trace_stats_malformed_lines",
