@@ -691,8 +691,8 @@ static void lane_pump_trace(struct lane *l)
     uint64_t now = 0;
     while (l->in_flight < run->opts->pipeline && lane_may_issue(l)) {
         const struct trace_request *t = replay_ring_peek(l->ring);
-        uint64_t intended = speed > 0 ? trace_due_ns(run->start_ns, t->offset_ns, speed)
-                                      : UINT64_MAX;
+        uint64_t intended =
+            speed > 0 ? trace_due_ns(run->start_ns, t->offset_ns, speed) : UINT64_MAX;
         if (now == 0 || intended > now) {
             now = slap_now_ns();
         }
@@ -701,7 +701,7 @@ static void lane_pump_trace(struct lane *l)
         } else if (intended > now) {
             /* look again within the hour: a request due centuries ahead never comes */
             lane_arm(l, intended - now < LANE_TRACE_WAIT_MAX_NS ? intended - now
-                                                                 : LANE_TRACE_WAIT_MAX_NS);
+                                                                : LANE_TRACE_WAIT_MAX_NS);
             break;
         }
         queue_trace(l, t, intended);
