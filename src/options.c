@@ -336,7 +336,8 @@ static const struct option_row option_rows[] = {
                       SPECIAL(apply_start_at)},
     [ROW_MAX_ERRORS] = {0, "max_errors", "N|P%",
                         "A run with more errors (error replies, protocol errors, unanswered "
-                        "requests) than N, or than P% of its requests, exits 1.",
+                        "requests, values that fail -v) than N, or than P% of its requests, "
+                        "exits 1. Without it, any -v failure does.",
                         SPECIAL(apply_max_errors)},
     [ROW_QUIET] = {'q', "quiet", NULL, "Print only errors and the final Run time line.",
                    FLAG(quiet)},
@@ -386,7 +387,7 @@ static const char help_outro[] =
     "Exit status:\n"
     "  0  the run completed\n"
     "  1  the run failed (no server reachable, nothing succeeded, more errors than\n"
-    "     --max_errors)\n"
+    "     --max_errors, a value that failed -v)\n"
     "  2  bad usage (an invalid option or value)\n"
     "On SIGINT, SIGTERM or SIGHUP, slap prints its report, then dies of that signal.\n"
     "\n"

@@ -104,6 +104,41 @@ def case_verify_detects(mc):
     check(c.get("verify_failed", 0) > 0, "a corrupted value went unnoticed: %r" % c)
     check("verify failed" in err and "differs from byte" in err, "-b details: %r" % err)
     check(err.count("verify failed") <= 10, "-b must bound its details")
+    check(rc == 1 and "found a value other than the one stored (verify_failed)" in err,
+          "a run that read wrong values passed: exit %d" % rc)
+
+
+def case_verify_failures_are_errors(mc):
+    """verify_failed counts among the errors: without --max_errors any fails the run (exit 1);
+    --max_errors decides otherwise, and the JSON's errors.total counts them."""
+    import asyncio
+    proxy = DelayProxy(mc.port, 0)
+    orig_put = asyncio.Queue.put
+
+    async def corrupting_put(queue, item):
+        due, data = item
+        if data:
+            data = data.replace(b"Z", b"Y")
+        await orig_put(queue, (due, data))
+    asyncio.Queue.put = corrupting_put
+    path = tempfile.mktemp(suffix=".json")
+    try:
+        args = ["-s", proxy.addr, "-v", "1", "-x", "2000", "-c", "2", "-w", "50", "-X", "2000"]
+        for limit, want in ((None, 1), ("100%", 0), ("1", 1)):
+            extra = ["--max_errors", limit] if limit else []
+            rc, out, err = run_slap(args + extra + ["--json", path])
+            c = counters(out)
+            check(c.get("verify_failed", 0) > 0, "nothing failed verification: %r" % c)
+            check(rc == want, "--max_errors %s: exit %d, not %d: %s" % (limit, rc, want, err))
+            with open(path) as f:
+                doc = json.load(f)
+            total = doc["errors"]["total"]
+            check(total >= c["verify_failed"], "errors.total %d leaves out verify_failed %d"
+                  % (total, c["verify_failed"]))
+    finally:
+        asyncio.Queue.put = orig_put
+        if os.path.exists(path):
+            os.unlink(path)
 
 
 def case_expiry(mc):

@@ -51,7 +51,7 @@ SHARES_CPU = frozenset([
     "trace_gen_deterministic", "trace_stats_estimates_many_keys", "trace_stats_malformed_lines",
     "trace_stats_recovers_generator", "trace_stats_usage", "trace_stats_zipf_skew",
     "trace_stats_zstd_plain_stdin", "truncated_reply", "two_servers", "unix_socket",
-    "unsolicited_reply", "verify", "verify_detects"
+    "unsolicited_reply", "verify", "verify_detects", "verify_failures_are_errors"
 ])
 
 
