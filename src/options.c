@@ -232,7 +232,8 @@ static const struct option_row option_rows[] = {
                  "decr.",
                  SPECIAL(apply_mix)},
     [ROW_EXP_TIME] = {0, "exp_time", "DURATION",
-                      "Expiry time of -e sets, whole seconds. Default 60s.",
+                      "Expiry time of -e sets, whole seconds; above 30 days sent as the Unix "
+                      "time that far ahead (ascii, meta: up to 2038). Default 60s.",
                       SPECIAL(apply_exp_time)},
     [ROW_DISTRIBUTION] = {0, "distribution", "KIND",
                           "Key to server mapping: modula (libmemcached's default), ketama "
