@@ -108,10 +108,10 @@ static int verdict(const struct run *r)
                 c->conn_refused == 1 ? "its" : "their", c->conn_refused == 1 ? "it" : "them");
     }
     if (c->clients_stopped > 0) {
-        fprintf(stderr,
-                "slap: %llu of %u clients stopped early after losing a connection "
-                "(-R reconnects)\n",
-                (unsigned long long)c->clients_stopped, clients);
+        fprintf(stderr, "slap: %llu of %u %s stopped early after losing a connection%s\n",
+                (unsigned long long)c->clients_stopped, clients,
+                r->opts->memslap_face ? "threads" : "clients",
+                r->opts->memslap_face ? "" : " (-R reconnects)");
         return EXIT_RUN_FAILED;
     }
     return EXIT_RUN_OK;

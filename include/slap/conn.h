@@ -92,6 +92,8 @@ struct conn_env {
     struct slap_counters *counters; /* bytes and faults of the transport are counted here */
     uint64_t connect_timeout_ns;    /* connect and TLS handshake */
     uint64_t udp_timeout_ns;        /* --udp_timeout */
+    const char *timeout_fault;      /* what a TCP answer later than the time-out is called */
+    const char *udp_timeout_fault;  /* and a UDP answer not whole in time (fixed strings) */
     uint64_t backoff_min_ns;        /* reconnect back-off, doubling up to backoff_max_ns */
     uint64_t backoff_max_ns;
     const struct conn_ops *ops;

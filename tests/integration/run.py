@@ -41,7 +41,7 @@ SHARES_CPU = frozenset([
     "json_every_command", "json_to_stdout", "json_trace", "ketama_as_twemproxy",
     "ketama_not_libmemcached", "man_page_documents_the_schema", "max_errors",
     "memslap_as_memcslap", "memslap_dead_server", "memslap_invocations", "memslap_mget_every_key",
-    "memslap_seed_loop", "merge_percentiles_exact_and_refusals",
+    "memslap_seed_loop", "memslap_speaks_memslap", "merge_percentiles_exact_and_refusals",
     "merge_refuses_a_run_twice_and_sums_sweeps", "meta", "mix_in_config_file", "mix_shares",
     "multiget", "multiget_keys_per_second", "multiget_two_servers", "output_fails",
     "oversized_reply", "pipeline", "preload_evictions", "quiet", "release_soak_60s", "rep_write",
