@@ -23,6 +23,7 @@
 
 #define CLIENT_SLOT_TABLE_MAX (64ULL * 1024 * 1024) /* bytes of slot-to-server tables, all clients */
 #define CLIENT_PAGE 4096
+#define LANE_TRACE_WAIT_MAX_NS (3600 * SLAP_NS_PER_SEC) /* longest a trace lane sleeps at once */
 
 static struct worker *lane_worker(const struct lane *l)
 {
@@ -379,6 +380,13 @@ static uint64_t store_slot(struct client *c, enum op_type op, bool *fresh)
     return stored_slot(c);
 }
 
+/* A TTL (seconds, 0: none) as memcached must read it: up to 30 days, seconds from now; longer,
+ * memcached would take it for a Unix time, so it goes as the Unix time that far ahead. */
+static uint32_t wire_exptime(const struct worker *w, uint32_t ttl)
+{
+    return ttl > CODEC_TTL_RELATIVE_MAX ? codec_exptime(w->codec, ttl, (uint64_t)time(NULL)) : ttl;
+}
+
 /* A storage command of one slot, to its server or (-p, sets) to each of the first N. */
 static void queue_store(struct lane *l, enum op_type op, uint64_t intended_ns)
 {
@@ -392,7 +400,8 @@ static void queue_store(struct lane *l, enum op_type op, uint64_t intended_ns)
     uint32_t key_len = workload_key_len(wl, c->key_id, slot);
     uint32_t version = c->slots != NULL ? ++c->slots[slot].version : 0;
     bool preloading = w->phase == WORKER_PRELOADING;
-    uint32_t exptime = !preloading && chance(w, wl->expire_ppm) ? wl->exp_time_s : 0;
+    uint32_t ttl = !preloading && chance(w, wl->expire_ppm) ? wl->exp_time_s : 0;
+    uint32_t exptime = wire_exptime(w, ttl);
     uint32_t first = server_of(c, slot, key_len), count = 1;
     if (run->opts->rep_write > 0 && op == OP_SET) {
         first = 0;
@@ -407,10 +416,10 @@ static void queue_store(struct lane *l, enum op_type op, uint64_t intended_ns)
         r->slot = slot;
         r->key_len = (uint8_t)key_len;
         r->version = version;
-        r->exptime = exptime;
+        r->exptime = ttl;
         put_value(r, c, slot, version);
         r->hdr_len = (uint32_t)w->codec->encode_store(r->hdr, w->hdr_cap, op, c->key, key_len, 0,
-                                                     exptime, r->value_len, cas);
+                                                      exptime, r->value_len, cas);
     }
 }
 
@@ -474,6 +483,7 @@ static void queue_command(struct lane *l, enum op_type op, uint64_t intended_ns)
     r->intended_ns = intended_ns;
     r->slot = slot;
     r->exptime = (uint32_t)arg;
+    arg = op == OP_TOUCH ? wire_exptime(w, (uint32_t)arg) : arg;
     r->hdr_len = (uint32_t)w->codec->encode_command(r->hdr, w->hdr_cap, op, key, key_len, arg);
 }
 
@@ -520,7 +530,7 @@ static void queue_single_get(struct lane *l, enum op_type op, uint64_t intended_
     r->verify = verify;
     r->exptime = op == OP_GAT ? touch_exptime(wl) : 0;
     r->hdr_len = (uint32_t)w->codec->encode_retrieve(r->hdr, w->hdr_cap, op, c->key, 0, &len, 1,
-                                                    r->exptime);
+                                                    wire_exptime(w, r->exptime));
 }
 
 /* Do all n keys belong to the same server? */
@@ -548,7 +558,7 @@ static void queue_get_keys(struct lane *l, uint32_t server, enum op_type op, uin
     r->verify = verify;
     r->exptime = op == OP_GAT ? touch_exptime(wl) : 0;
     r->hdr_len = (uint32_t)w->codec->encode_retrieve(r->hdr, w->hdr_cap, op, keys, wl->key_size,
-                                                    lens, nkeys, r->exptime);
+                                                    lens, nkeys, wire_exptime(w, r->exptime));
 }
 
 /* A get, gets or gat of -d keys: one request per server its keys belong to. */
@@ -633,17 +643,6 @@ static uint64_t trace_key_id(const char *key, uint32_t len)
     return h;
 }
 
-/* A trace's TTL as memcached must read it: up to 30 days, seconds from now; longer, memcached
- * would take it for a Unix time, so it becomes the Unix time that far ahead. */
-static uint32_t trace_exptime(uint32_t ttl)
-{
-    if (ttl <= CLIENT_TTL_RELATIVE_MAX) {
-        return ttl;
-    }
-    uint64_t at = (uint64_t)time(NULL) + ttl;
-    return at > UINT32_MAX ? UINT32_MAX : (uint32_t)at;
-}
-
 /* --trace: one request of the trace, its key as given, its value of the trace's size. */
 static void queue_trace(struct lane *l, const struct trace_request *t, uint64_t intended_ns)
 {
@@ -653,7 +652,8 @@ static void queue_trace(struct lane *l, const struct trace_request *t, uint64_t 
     uint32_t len = t->key_len;
     struct request *r = queue_on(l, server_of_key(c, t->key, len), t->op);
     r->intended_ns = intended_ns;
-    r->exptime = trace_exptime(t->ttl);
+    r->exptime = t->ttl;
+    uint32_t exptime = wire_exptime(w, t->ttl); /* a TTL past the protocol's field: its last */
     if (r->measured) {
         trace_progress_add(&w->trace_sent, t);
     }
@@ -661,7 +661,7 @@ static void queue_trace(struct lane *l, const struct trace_request *t, uint64_t 
     if (op_class(t->op) == OP_CLASS_RETRIEVAL) {
         r->nkeys = 1;
         r->hdr_len = (uint32_t)w->codec->encode_retrieve(r->hdr, w->hdr_cap, t->op, t->key, 0,
-                                                        &len, 1, r->exptime);
+                                                        &len, 1, exptime);
     } else if (op_class(t->op) == OP_CLASS_STORAGE) {
         /* A trace has no tokens: a cas uses the one of the client's latest gets of its key,
          * or one that memcached never hands out (0 would mean "no cas" in binary and meta). */
@@ -671,10 +671,10 @@ static void queue_trace(struct lane *l, const struct trace_request *t, uint64_t 
         r->value_len = t->value_size;
         r->crlf = w->codec->set_crlf;
         r->hdr_len = (uint32_t)w->codec->encode_store(r->hdr, w->hdr_cap, t->op, t->key, len, 0,
-                                                     r->exptime, r->value_len,
+                                                     exptime, r->value_len,
                                                      token ? c->cas_token : CLIENT_CAS_NONE);
     } else {
-        uint64_t arg = op_is_arithmetic(t->op) ? 1 : r->exptime;
+        uint64_t arg = op_is_arithmetic(t->op) ? 1 : exptime;
         r->hdr_len = (uint32_t)w->codec->encode_command(r->hdr, w->hdr_cap, t->op, t->key, len,
                                                        arg);
     }
@@ -691,15 +691,17 @@ static void lane_pump_trace(struct lane *l)
     uint64_t now = 0;
     while (l->in_flight < run->opts->pipeline && lane_may_issue(l)) {
         const struct trace_request *t = replay_ring_peek(l->ring);
-        uint64_t intended = speed > 0 ? run->start_ns + (uint64_t)((double)t->offset_ns / speed)
-                                      : UINT64_MAX;
+        uint64_t intended =
+            speed > 0 ? trace_due_ns(run->start_ns, t->offset_ns, speed) : UINT64_MAX;
         if (now == 0 || intended > now) {
             now = slap_now_ns();
         }
         if (speed == 0) {
             intended = now;
         } else if (intended > now) {
-            lane_arm(l, intended - now);
+            /* look again within the hour: a request due centuries ahead never comes */
+            lane_arm(l, intended - now < LANE_TRACE_WAIT_MAX_NS ? intended - now
+                                                                : LANE_TRACE_WAIT_MAX_NS);
             break;
         }
         queue_trace(l, t, intended);
@@ -841,7 +843,7 @@ static void lane_count_unsent_trace(struct lane *l, uint64_t from_ns, uint64_t e
     const struct run *run = lane_worker(l)->run;
     const struct trace_request *t;
     while (run->opts->trace_speed > 0 && (t = replay_ring_peek(l->ring)) != NULL) {
-        uint64_t due = run->start_ns + (uint64_t)((double)t->offset_ns / run->opts->trace_speed);
+        uint64_t due = trace_due_ns(run->start_ns, t->offset_ns, run->opts->trace_speed);
         if (due >= end_ns) {
             break;
         }
@@ -954,7 +956,10 @@ static void write_answered(struct client *c, const struct request *r, bool done,
     bool known = r->op == OP_SET || r->op == OP_ADD || r->op == OP_REPLACE || r->op == OP_CAS;
     st->stored_version = known ? r->version : 0;
     st->stored_ms = now_ms;
-    st->expire_ms = r->exptime > 0 ? now_ms + r->exptime * 1000 : 0;
+    /* a TTL past what the run's milliseconds count (49 days) never expires within it */
+    uint64_t expire_ms = (uint64_t)now_ms + (uint64_t)r->exptime * 1000;
+    expire_ms = expire_ms < UINT32_MAX - 1000 ? expire_ms : UINT32_MAX - 1000;
+    st->expire_ms = r->exptime > 0 ? (uint32_t)expire_ms : 0;
 }
 
 /* -e, -v: what a single get found, against what the slot should hold now. */

@@ -419,7 +419,7 @@ static void on_udp_timeout(evutil_socket_t fd, short what, void *arg)
     (void)what;
     k->udp_timeout++;
     k->packet_drop += missing > 0 ? missing : 1;
-    c->env->ops->fault(c, "UDP answer not whole within --udp_timeout",
+    c->env->ops->fault(c, c->env->udp_timeout_fault,
                        "given up (datagrams lost, late or cut short)");
     udp_give_up(c);
     c->env->ops->drained(c);
@@ -760,6 +760,6 @@ void conn_check_timeout(struct conn *c, uint64_t deadline_ns)
 {
     if (!c->udp && c->state == CONN_READY && c->written > 0 &&
         ring_at(c, 0)->sent_ns < deadline_ns) {
-        fail(c, "no answer within --timeout");
+        fail(c, c->env->timeout_fault);
     }
 }

@@ -109,10 +109,10 @@ static int verdict(const struct run *r)
                 c->conn_refused == 1 ? "its" : "their", c->conn_refused == 1 ? "it" : "them");
     }
     if (c->clients_stopped > 0) {
-        fprintf(stderr,
-                "slap: %llu of %u clients stopped early after losing a connection "
-                "(-R reconnects)\n",
-                (unsigned long long)c->clients_stopped, clients);
+        fprintf(stderr, "slap: %llu of %u %s stopped early after losing a connection%s\n",
+                (unsigned long long)c->clients_stopped, clients,
+                r->opts->memslap_face ? "threads" : "clients",
+                r->opts->memslap_face ? "" : " (-R reconnects)");
         return EXIT_RUN_FAILED;
     }
     return EXIT_RUN_OK;
@@ -152,11 +152,20 @@ static bool output_ok(void)
     return false;
 }
 
-/* --max_errors: more errors than allowed fail a run that otherwise passed. */
+/* --max_errors: more errors than allowed fail a run that otherwise passed. Without it, any
+ * verification failure does (-v: the server handed back a value that was never stored). */
 static int check_max_errors(const struct slap_options *o, const struct slap_stats *s, int status)
 {
     uint64_t errors = results_errors(&s->counters);
     uint64_t requests = results_requests(s);
+    uint64_t failed = s->counters.verify_failed;
+    if (o->max_errors == UINT64_MAX && o->max_errors_pct < 0 && failed > 0) {
+        fprintf(stderr, "slap: %llu checked get%s found a value other than the one stored "
+                        "(verify_failed): the run fails (--max_errors sets how many errors it "
+                        "may have)\n",
+                (unsigned long long)failed, failed == 1 ? "" : "s");
+        return EXIT_RUN_FAILED;
+    }
     bool over_count = o->max_errors != UINT64_MAX && errors > o->max_errors;
     bool over_share = o->max_errors_pct >= 0 &&
                       (double)errors * 100.0 > o->max_errors_pct * (double)requests;

@@ -247,6 +247,7 @@ static enum options_outcome plan_run(const struct parse_state *st, struct slap_o
     o->conns_per_client = 1;
     o->win_size = a->execute_number;
     o->shared_keys = true;
+    o->memslap_face = true;
     o->hash = a->hash;
     o->flush = a->flush;
     o->udp = a->udp;

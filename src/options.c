@@ -4,10 +4,12 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "slap/common.h"
@@ -233,7 +235,8 @@ static const struct option_row option_rows[] = {
                  "decr.",
                  SPECIAL(apply_mix)},
     [ROW_EXP_TIME] = {0, "exp_time", "DURATION",
-                      "Expiry time of -e sets, whole seconds. Default 60s.",
+                      "Expiry time of -e sets, whole seconds; above 30 days sent as the Unix "
+                      "time that far ahead (ascii, meta: up to 2038). Default 60s.",
                       SPECIAL(apply_exp_time)},
     [ROW_DISTRIBUTION] = {0, "distribution", "KIND",
                           "Key to server mapping: modula (libmemcached's default), ketama "
@@ -337,7 +340,8 @@ static const struct option_row option_rows[] = {
                       SPECIAL(apply_start_at)},
     [ROW_MAX_ERRORS] = {0, "max_errors", "N|P%",
                         "A run with more errors (error replies, protocol errors, requests the "
-                        "server left unanswered) than N, or than P% of its requests, exits 1.",
+                        "server left unanswered, values that fail -v) than N, or than P% of its "
+                        "requests, exits 1. Without it, any -v failure does.",
                         SPECIAL(apply_max_errors)},
     [ROW_QUIET] = {'q', "quiet", NULL, "Print only errors and the final Run time line.",
                    FLAG(quiet)},
@@ -395,7 +399,7 @@ static const char help_outro[] =
     "Exit status:\n"
     "  0  the run completed\n"
     "  1  the run failed (no server reachable, nothing succeeded, more errors than\n"
-    "     --max_errors)\n"
+    "     --max_errors, a value that failed -v)\n"
     "  2  bad usage (an invalid option or value)\n"
     "On SIGINT, SIGTERM or SIGHUP, slap prints its report, then dies of that signal.\n"
     "\n"
@@ -666,8 +670,9 @@ static enum options_outcome apply_ratio(struct parse_state *st, const char *arg)
     if (end != NULL && *end == ':' && is_digit(end[1])) {
         get = strtod(end + 1, &end);
     }
-    if (set < 0.0 || get < 0.0 || *end != '\0' || set + get <= 0.0) {
-        return usage_error(st->err, "--ratio: '%s' is not SET:GET (two shares, not both 0)", arg);
+    if (set < 0.0 || get < 0.0 || *end != '\0' || !(set + get > 0.0) || !isfinite(set + get)) {
+        return usage_error(st->err, "--ratio: '%s' is not SET:GET (two shares, not both 0, "
+                                    "whose sum a number can hold)", arg);
     }
     memset(st->o->mix, 0, sizeof(st->o->mix));
     st->o->mix[OP_SET] = set / (set + get);
@@ -720,6 +725,10 @@ static enum options_outcome apply_mix(struct parse_state *st, const char *arg)
     }
     if (!(sum > 0.0)) {
         return usage_error(st->err, "--mix: '%s': the shares add up to 0", arg);
+    }
+    if (!isfinite(sum)) {
+        return usage_error(st->err, "--mix: '%s': the shares add up to more than a number can "
+                           "hold", arg);
     }
     for (int op = 0; op < OP_COUNT; op++) {
         st->o->mix[op] = mix[op] / sum;
@@ -1107,6 +1116,26 @@ static enum options_outcome check_trace(const struct parse_state *st)
     return OPTIONS_RUN;
 }
 
+/* --exp_time above 30 days goes as the Unix time that far ahead: it must fit the protocol's
+ * field (ascii and meta: 2038-01-19; binary: 2106-02-07). */
+static enum options_outcome check_exp_time(const struct parse_state *st)
+{
+    const struct slap_options *o = st->o;
+    const struct codec *codec = codec_get(o->protocol);
+    uint64_t ttl = o->exp_time_ns / SLAP_NS_PER_SEC;
+    uint64_t now = (uint64_t)time(NULL);
+    uint64_t most = codec_ttl_max(codec, now);
+    if (ttl <= most) {
+        return OPTIONS_RUN;
+    }
+    return usage_error(st->err,
+                       "--exp_time: %" PRIu64 " s is more than 30 days, which memcached reads as "
+                       "a Unix time: it would go as now + %" PRIu64 ", past the latest the %s "
+                       "protocol carries (%" PRIu32 "%s); give at most %" PRIu64 " s",
+                       ttl, ttl, codec->name, codec->exptime_max,
+                       codec->exptime_max == INT32_MAX ? ", 2038-01-19" : ", 2106-02-07", most);
+}
+
 /* Checks across options that the inline values alone decide. */
 static enum options_outcome check_combinations(const struct parse_state *st)
 {
@@ -1121,6 +1150,9 @@ static enum options_outcome check_combinations(const struct parse_state *st)
     }
     if (was_given(st, ROW_RATIO) && was_given(st, ROW_MIX)) {
         return usage_error(st->err, "--ratio and --mix both set the mix: give one");
+    }
+    if (check_exp_time(st) != OPTIONS_RUN) {
+        return OPTIONS_USAGE;
     }
     enum options_outcome outcome = check_open_loop(st);
     return outcome == OPTIONS_RUN ? check_tls(st) : outcome;

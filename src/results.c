@@ -318,9 +318,10 @@ bool results_share_run(const struct results_doc *a, const struct results_doc *b,
 
 uint64_t results_errors(const struct slap_counters *c)
 {
-    /* unanswered less slap's own lag: requests it never sent in time are no server's error */
+    /* unanswered less slap's own lag: requests it never sent in time are no server's error;
+     * a value other than the one stored is one (-v), a miss is not (the cache may drop items) */
     return c->server_error + c->client_error + c->error_reply + c->protocol_error + c->unanswered -
-           c->client_lag;
+           c->client_lag + c->verify_failed;
 }
 
 uint64_t results_requests(const struct slap_stats *s)

@@ -76,6 +76,10 @@ static void out_of_memory(const struct run *r, char *err, size_t err_len)
                  (unsigned long long)o->win_size, o->concurrency, sizeof(struct slot_state), mib);
         return;
     }
+    if (o->memslap_face) {
+        snprintf(err, err_len, "out of memory for %u threads (--concurrency)", o->concurrency);
+        return;
+    }
     snprintf(err, err_len, "out of memory for %u clients (-c) with %u connections each (-n)",
              o->concurrency, o->conns_per_client);
 }
@@ -431,6 +435,9 @@ static const char *loading_phase(const struct run *r)
 {
     const struct slap_options *o = r->opts;
     bool preload = !o->windows_stored && client_windows_full(o, &r->workload);
+    if (preload && o->memslap_face) {
+        return "initial load";
+    }
     if (preload && o->warmup_ns > 0) {
         return "preload and warm-up";
     }
@@ -468,9 +475,11 @@ static void note_fill_evictions(struct run *r)
         if (p->preload_evictions > 0) {
             fprintf(stderr,
                     "slap: %s evicted %.0f items during the %s: the data does not fit in its "
-                    "memory, and gets of evicted keys miss (use a smaller -w, fewer clients or "
-                    "smaller values, or give the server more memory)\n",
-                    r->servers.items[i].name, p->preload_evictions, loading_phase(r));
+                    "memory, and gets of evicted keys miss (use %s, or give the server more "
+                    "memory)\n",
+                    r->servers.items[i].name, p->preload_evictions, loading_phase(r),
+                    r->opts->memslap_face ? "a smaller --execute-number"
+                                          : "a smaller -w, fewer clients or smaller values");
         }
     }
 }

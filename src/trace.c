@@ -277,6 +277,17 @@ static bool parse_request(const char *line, size_t len, struct trace_request *r,
     return true;
 }
 
+uint64_t trace_due_ns(uint64_t start_ns, uint64_t offset_ns, double speed)
+{
+    const double two_to_64 = 18446744073709551616.0;
+    double scaled = (double)offset_ns / speed;
+    if (!(scaled < two_to_64)) {
+        return UINT64_MAX; /* also NaN: no speed makes sense of it */
+    }
+    uint64_t after = (uint64_t)scaled;
+    return after < UINT64_MAX - start_ns ? start_ns + after : UINT64_MAX;
+}
+
 enum slap_status trace_parse_line(const char *line, size_t len, struct trace_request *r,
                                   uint64_t *second, char *err, size_t err_len)
 {

@@ -50,6 +50,10 @@ static void worker_conn_env(struct worker *w)
         .counters = &w->cur.counters,
         .connect_timeout_ns = RUN_CONNECT_TIMEOUT_NS,
         .udp_timeout_ns = o->udp_timeout_ns,
+        /* the memslap face has neither option: its values are slap's defaults */
+        .timeout_fault = o->memslap_face ? "no answer within 5 s" : "no answer within --timeout",
+        .udp_timeout_fault = o->memslap_face ? "UDP answer not whole within 200 ms"
+                                             : "UDP answer not whole within --udp_timeout",
         .backoff_min_ns = RUN_RECONNECT_MIN_NS,
         .backoff_max_ns = RUN_RECONNECT_MAX_NS,
         .ops = client_conn_ops(),
@@ -583,7 +587,10 @@ static void worker_preload(struct worker *w)
     stats_reset(&w->cur);
     for (uint32_t k = 0; k < w->nclients && !stop_asked(w); k++) {
         if (w->clients[k].stopped) {
-            worker_fail(w, NULL, "a connection was lost during --preload");
+            worker_fail(w, NULL, w->run->opts->memslap_face
+                                     ? "a connection was lost while loading the keys"
+                                     : "a connection was lost during the preload (the "
+                                       "window's keys set before the run)");
         }
     }
 }

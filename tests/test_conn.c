@@ -158,6 +158,8 @@ static void fixture_env(struct fixture *f, uint64_t udp_timeout_ns)
         .counters = &f->counters,
         .connect_timeout_ns = SLAP_NS_PER_SEC,
         .udp_timeout_ns = udp_timeout_ns,
+        .timeout_fault = "no answer within --timeout",
+        .udp_timeout_fault = "UDP answer not whole within --udp_timeout",
         .backoff_min_ns = SLAP_NS_PER_MS,
         .backoff_max_ns = 8 * SLAP_NS_PER_MS,
         .ops = &ops,

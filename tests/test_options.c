@@ -218,6 +218,16 @@ static const struct bad_line bad_lines[] = {
     {{"--ratio=1"}, "--ratio: '1' is not SET:GET"},
     {{"--ratio=0:0"}, "not both 0"},
     {{"--exp-time=1.5s"}, "--exp_time: '1.5s' is not whole seconds"},
+    /* above 30 days memcached reads a Unix time: one past what the protocol carries */
+    {{"--exp-time=4294967296"}, "--exp_time: 4294967296 s is more than 30 days"},
+    {{"--exp-time=4294967296", "-B"}, "past the latest the binary protocol carries"},
+    {{"--exp-time=1000000000"}, "past the latest the ascii protocol carries (2147483647"},
+    {{"--exp-time=1000000000", "--protocol=meta"}, "the meta protocol carries"},
+    {{"--mix=get=1.7e308,set=1e307"}, "--mix: 'get=1.7e308,set=1e307': the shares add up to "
+                                      "more than a number can hold"},
+    {{"--ratio=1e308:1e308"}, "--ratio: '1e308:1e308' is not SET:GET"},
+    {{"--ratio=1e309:1"}, "--ratio: '1e309:1' is not SET:GET"},
+    {{"--ratio=1:1e999"}, "--ratio: '1:1e999' is not SET:GET"},
     {{"--distribution=random"}, "--distribution: 'random' is not one of modula, ketama"},
     {{"--hash=sha1"}, "--hash: 'sha1' is not one of"},
     {{"--hash=sha1"},
@@ -720,6 +730,20 @@ static void test_version(void **state)
     parse_result_free(&r);
 }
 
+/* --exp_time: over 30 days is taken while the protocol can carry it. */
+static void test_exp_time_long(void **state)
+{
+    (void)state;
+    struct parse_result r;
+    parse(&r, (const char *const[]){"--exp-time=31d", NULL});
+    assert_int_equal(r.outcome, OPTIONS_RUN);
+    assert_int_equal(r.o.exp_time_ns, 31 * 86400 * SEC);
+    parse_result_free(&r);
+    parse(&r, (const char *const[]){"--exp-time=1000000000", "-B", NULL}); /* 2057: binary only */
+    assert_int_equal(r.outcome, OPTIONS_RUN);
+    parse_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -741,6 +765,7 @@ int main(void)
         cmocka_unit_test_setup(test_count_widths, unset_servers_env),
         cmocka_unit_test_teardown(test_given_beats_file_and_env, unset_servers_env),
         cmocka_unit_test_setup(test_version, unset_servers_env),
+        cmocka_unit_test_setup(test_exp_time_long, unset_servers_env),
     };
     return cmocka_run_group_tests(tests, unset_servers_env, NULL);
 }

@@ -160,6 +160,26 @@ static void test_parse_decimal(void **state)
     }
 }
 
+/* memcached's expiry rule: up to 30 days seconds from now, above a Unix time, within the
+ * protocol's field. */
+static void test_exptime(void **state)
+{
+    (void)state;
+    const struct codec *ascii = codec_get(PROTO_ASCII), *binary = codec_get(PROTO_BINARY);
+    const uint64_t now = 1700000000;
+    assert_int_equal(codec_exptime(ascii, 0, now), 0);
+    assert_int_equal(codec_exptime(ascii, 60, now), 60);
+    assert_int_equal(codec_exptime(ascii, CODEC_TTL_RELATIVE_MAX, now), CODEC_TTL_RELATIVE_MAX);
+    assert_int_equal(codec_exptime(ascii, 31 * 86400, now), now + 31 * 86400); /* --exp_time 31d */
+    assert_int_equal(codec_exptime(ascii, 1000000000, now), INT32_MAX); /* past 2038: the last */
+    assert_int_equal(codec_exptime(codec_get(PROTO_META), 1000000000, now), INT32_MAX);
+    assert_int_equal(codec_exptime(binary, 1000000000, now), now + 1000000000);
+    assert_int_equal(codec_exptime(binary, UINT64_MAX, now), UINT32_MAX);
+    assert_int_equal(codec_ttl_max(ascii, now), INT32_MAX - now);
+    assert_int_equal(codec_ttl_max(binary, now), UINT32_MAX - now);
+    assert_int_equal(codec_ttl_max(ascii, (uint64_t)INT32_MAX + 5), CODEC_TTL_RELATIVE_MAX);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -167,6 +187,7 @@ int main(void)
         cmocka_unit_test(test_get_bounds),
         cmocka_unit_test(test_room_refused),
         cmocka_unit_test(test_parse_decimal),
+        cmocka_unit_test(test_exptime),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

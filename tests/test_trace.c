@@ -699,6 +699,22 @@ static void test_open_errors(void **state)
     unlink(path);
 }
 
+/* A due time past 64 bits of nanoseconds is never, not a wrap to now. */
+static void test_due_saturates(void **state)
+{
+    (void)state;
+    const uint64_t start = 5 * SLAP_NS_PER_SEC;
+    const uint64_t last_offset = 18446744072ULL * SLAP_NS_PER_SEC; /* 0 to the last timestamp */
+    assert_int_equal(trace_due_ns(start, 0, 1.0), start);
+    assert_int_equal(trace_due_ns(start, 3 * SLAP_NS_PER_SEC, 2.0), start + 1500000000ULL);
+    assert_int_equal(trace_due_ns(start, last_offset, 1.0), UINT64_MAX);
+    assert_int_equal(trace_due_ns(0, UINT64_MAX, 1.0), UINT64_MAX);
+    assert_int_equal(trace_due_ns(start, 1000000000ULL * SLAP_NS_PER_SEC, 0.001), UINT64_MAX);
+    assert_true(trace_due_ns(start, 1000000000ULL * SLAP_NS_PER_SEC, 1.0) ==
+                start + 1000000000ULL * SLAP_NS_PER_SEC); /* a long gap that fits */
+    assert_int_equal(trace_due_ns(UINT64_MAX - 10, 1000, 1.0), UINT64_MAX);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -722,6 +738,7 @@ int main(void)
         cmocka_unit_test(test_line_ends),
         cmocka_unit_test(test_value_cap_and_hashed_counts),
         cmocka_unit_test(test_open_errors),
+        cmocka_unit_test(test_due_saturates),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

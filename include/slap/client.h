@@ -40,8 +40,6 @@ struct lane {
 #define CLIENT_COUNTER_START "1000000000"
 /* A cas token memcached never hands out (its tokens count up from 1), for a cas without one. */
 #define CLIENT_CAS_NONE UINT64_MAX
-/* The longest expiry time memcached takes as seconds from now; above, it is a Unix time. */
-#define CLIENT_TTL_RELATIVE_MAX (30u * 24 * 3600)
 
 struct client {
     struct worker *worker;

@@ -45,7 +45,8 @@ struct request {
     uint32_t nkeys;       /* keys of a get */
     uint32_t version;     /* a set: the version of the value it carries */
     uint64_t slot;        /* a set, or a single get: the key's window slot */
-    uint32_t exptime;     /* a set: its expiry time in seconds, or 0 */
+    uint32_t exptime;     /* a set, touch, gat: its TTL in seconds as meant (the wire may carry
+                             the Unix time that far ahead), or 0 */
     uint32_t hdr_len;     /* bytes of hdr */
     uint32_t value_len;   /* bytes of value, 0 for a get */
     uint64_t intended_ns; /* when it was meant to go: the schedule's time, or its send time */
@@ -91,6 +92,8 @@ struct conn_env {
     struct slap_counters *counters; /* bytes and faults of the transport are counted here */
     uint64_t connect_timeout_ns;    /* connect and TLS handshake */
     uint64_t udp_timeout_ns;        /* --udp_timeout */
+    const char *timeout_fault;      /* what a TCP answer later than the time-out is called */
+    const char *udp_timeout_fault;  /* and a UDP answer not whole in time (fixed strings) */
     uint64_t backoff_min_ns;        /* reconnect back-off, doubling up to backoff_max_ns */
     uint64_t backoff_max_ns;
     const struct conn_ops *ops;

@@ -116,6 +116,7 @@ struct slap_options {
                                   threads share one key set; client 0 alone preloads them */
     bool multiget_window;      /* a get asks for every key of the window in order (memslap's
                                   mget); division is then the window's size */
+    bool memslap_face;         /* messages speak of memslap's options, not slap's */
     /* Set by --sweep for its steps after the first; no option sets it. */
     bool windows_stored; /* the first step preloaded the windows and they stay in the
                             servers: nothing is preloaded again */

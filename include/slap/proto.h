@@ -48,7 +48,21 @@ struct codec {
     void (*asked)(union proto_parser *p, const char *req, size_t req_len);
     enum slap_status (*parse)(union proto_parser *p, const char *buf, size_t len, size_t *consumed,
                               struct proto_result *res);
+    /* The latest Unix time memcached takes as an expiry in this protocol: ascii's and meta's
+     * numbers are read as 32-bit signed (a larger one expires the item at once), binary's
+     * field is 32-bit unsigned. */
+    uint32_t exptime_max;
 };
+
+/* memcached reads an expiry time up to 30 days as seconds from now, a larger one as a Unix
+ * time. */
+#define CODEC_TTL_RELATIVE_MAX (30u * 24 * 3600)
+
+/* The expiry time to send for a TTL of ttl_s seconds (0: none) at Unix time now_s: the TTL
+ * itself up to 30 days, else the Unix time ttl_s from now, at most c->exptime_max. */
+uint32_t codec_exptime(const struct codec *c, uint64_t ttl_s, uint64_t now_s);
+/* The longest TTL c can carry at Unix time now_s (never less than 30 days). */
+uint64_t codec_ttl_max(const struct codec *c, uint64_t now_s);
 
 const struct codec *codec_get(enum proto_kind kind);
 /* The longest get of n keys of up to key_max bytes, in bytes. */

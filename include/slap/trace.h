@@ -105,6 +105,13 @@ void trace_close(struct trace_reader *t);
 uint32_t trace_key(const char *key, size_t key_len, uint32_t key_size, char *out, bool *hashed);
 
 /*
+ * When a request of the trace falls due: start_ns + offset_ns / speed (speed above 0), or
+ * UINT64_MAX, never, when that is past what 64 bits of nanoseconds hold (a timestamp near the
+ * format's limit, a slow --trace_speed and a long gap): it is due after any run ends.
+ */
+uint64_t trace_due_ns(uint64_t start_ns, uint64_t offset_ns, double speed);
+
+/*
  * Parse one line (without its newline) into *r, all but offset_ns and line. SLAP_ERROR with
  * what is wrong in err (without the FILE:LINE prefix). For tests and the fuzzer.
  */

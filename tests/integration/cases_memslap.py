@@ -200,6 +200,29 @@ def case_memslap_dead_server():
     check("Time to set" not in out, "no figures for a test that did not run")
 
 
+def case_memslap_speaks_memslap():
+    """A lost connection says so in memslap's words: no slap-only option (--preload, -R) in
+    what a memslap user reads; slap's own face still names them."""
+    from fakemc import FakeMemcached
+    slap_only = re.compile(r"--(preload|timeout|udp_timeout|max_errors)|-R\b|-w\b|\(-c\)|\(-n\)")
+    for test, at, when in (("get", 20, "while loading the keys"),
+                           ("set", 500, "threads stopped early")):  # 1 unanswered below 1%
+        fake = FakeMemcached(behave=lambda conn, req, at=at: "close" if req == at else None)
+        try:
+            rc, out, err = run_slap(["memslap", "-s", fake.addr, "-t", test, "-e", "1000"])
+        finally:
+            fake.stop()
+        check(rc == 1 and when in err, "memslap -t %s: exit %d, %r" % (test, rc, err))
+        check(not slap_only.search(err), "memslap -t %s names slap's options: %r" % (test, err))
+    fake = FakeMemcached(behave=lambda conn, req: "close" if req == 20 else None)
+    try:
+        rc, out, err = run_slap(["-s", fake.addr, "--mix", "get=1", "-w", "100", "-c", "1",
+                                 "-x", "100"])
+    finally:
+        fake.stop()
+    check(rc == 1 and "a connection was lost during the preload" in err, "slap: %r" % err)
+
+
 def case_memslap_invocations(mc):
     """By a link's name (memslap, memcslap), MEMCACHED_SERVERS, usage errors, --help."""
     tmp = tempfile.mkdtemp(prefix="slap-memslap-")

@@ -228,15 +228,40 @@ def case_replay_cas(mc):
             os.unlink(path)
 
 
+def case_replay_due_after_the_end(mc):
+    """A request due past what 64 bits of nanoseconds hold (a timestamp near the format's limit;
+    a gap of 1e9 s at --trace_speed 0.001) is due after the run ends: it is never sent, where
+    the wrapped wait sent it at once."""
+    traces = (("0,first:1,7,10,1,set,0\n18446744072,never:1,7,10,1,set,0\n", []),
+              ("0,first:1,7,10,1,set,0\n1000000000,never:1,7,10,1,set,0\n",
+               ["--trace_speed", "0.001"]))
+    for text, extra in traces:
+        path = write_file(text)
+        try:
+            before = mc.stats()[0]
+            rc, out, err = run_slap(["-s", mc.addr, "--trace", path, "-c", "1", "-t", "1s"]
+                                    + extra, timeout=30)
+            d = server_delta(mc, before)
+            check(rc == 0 and d["cmd_set"] == 1, "%r: one set, not %d (exit %d: %s)"
+                  % (extra, d["cmd_set"], rc, err))
+        finally:
+            os.unlink(path)
+
+
 def case_replay_long_ttl(mc):
     """A TTL over 30 days would be a Unix time to memcached (long past: the item gone at once);
-    slap sends it as the Unix time that far ahead, so the item is there to get."""
+    slap sends it as the Unix time that far ahead, so the item is there to get. One past what
+    the protocol carries (ascii and meta read above 2^31-1 as negative: gone at once) goes as
+    the latest it does carry."""
     path = write_file("1,long:1,6,10,1,set,2592001\n1,long:1,6,0,1,get,0\n"
-                      "1,short:1,7,10,1,set,2592000\n1,short:1,7,0,1,get,0\n")
+                      "1,short:1,7,10,1,set,2592000\n1,short:1,7,0,1,get,0\n"
+                      "1,huge:1,6,10,1,set,4294967295\n1,huge:1,6,0,1,get,0\n")
     try:
-        rc, out, err = run_slap(["-s", mc.addr, "--trace", path, "-c", "1"])
-        c = counters(out)
-        check(rc == 0 and c["cmd_get"] == 2 and c["get_misses"] == 0,
-              "both items found: %d %r" % (rc, c))
+        for proto in ("ascii", "meta", "binary"):
+            rc, out, err = run_slap(["-s", mc.addr, "--trace", path, "-c", "1",
+                                     "--protocol=" + proto])
+            c = counters(out)
+            check(rc == 0 and c["cmd_get"] == 3 and c["get_misses"] == 0,
+                  "%s: every item found: %d %r" % (proto, rc, c))
     finally:
         os.unlink(path)

@@ -104,6 +104,41 @@ def case_verify_detects(mc):
     check(c.get("verify_failed", 0) > 0, "a corrupted value went unnoticed: %r" % c)
     check("verify failed" in err and "differs from byte" in err, "-b details: %r" % err)
     check(err.count("verify failed") <= 10, "-b must bound its details")
+    check(rc == 1 and "found a value other than the one stored (verify_failed)" in err,
+          "a run that read wrong values passed: exit %d" % rc)
+
+
+def case_verify_failures_are_errors(mc):
+    """verify_failed counts among the errors: without --max_errors any fails the run (exit 1);
+    --max_errors decides otherwise, and the JSON's errors.total counts them."""
+    import asyncio
+    proxy = DelayProxy(mc.port, 0)
+    orig_put = asyncio.Queue.put
+
+    async def corrupting_put(queue, item):
+        due, data = item
+        if data:
+            data = data.replace(b"Z", b"Y")
+        await orig_put(queue, (due, data))
+    asyncio.Queue.put = corrupting_put
+    path = tempfile.mktemp(suffix=".json")
+    try:
+        args = ["-s", proxy.addr, "-v", "1", "-x", "2000", "-c", "2", "-w", "50", "-X", "2000"]
+        for limit, want in ((None, 1), ("100%", 0), ("1", 1)):
+            extra = ["--max_errors", limit] if limit else []
+            rc, out, err = run_slap(args + extra + ["--json", path])
+            c = counters(out)
+            check(c.get("verify_failed", 0) > 0, "nothing failed verification: %r" % c)
+            check(rc == want, "--max_errors %s: exit %d, not %d: %s" % (limit, rc, want, err))
+            with open(path) as f:
+                doc = json.load(f)
+            total = doc["errors"]["total"]
+            check(total >= c["verify_failed"], "errors.total %d leaves out verify_failed %d"
+                  % (total, c["verify_failed"]))
+    finally:
+        asyncio.Queue.put = orig_put
+        if os.path.exists(path):
+            os.unlink(path)
 
 
 def case_expiry(mc):
@@ -116,6 +151,26 @@ def case_expiry(mc):
           "memcached expires correctly, slap must agree: %r" % c)
     st, _ = mc.stats()
     check(int(st.get("get_expired", "0")) > 0 or c["get_misses"] > 0, "nothing expired in 4 s")
+
+
+def case_expiry_over_30_days(mc):
+    """--exp_time above 30 days goes as the Unix time that far ahead (memcached would read 31d,
+    2678400, as a time in 1970 and drop every item at once): the gets hit, in every protocol,
+    and touch and gat keep the items too."""
+    for proto in ("ascii", "binary", "meta"):
+        for mix in ("set=1,get=9", "set=2,touch=1,gat=1,get=4"):
+            rc, out, err, delta, _ = measured([mc], ["-s", mc.addr, "-e", "1", "--exp-time=31d",
+                                                     "--protocol=" + proto, "--mix=" + mix,
+                                                     "-x", "2000", "-c", "2", "-w", "20"])
+            c = counters(out)
+            check(rc == 0, "%s %s: exit status %d: %s" % (proto, mix, rc, err))
+            check(c["get_misses"] == 0 and delta["get_misses"] == 0 and delta["get_hits"] > 0,
+                  "%s %s: items set for 31 days were gone: %r" % (proto, mix, c))
+            check(c.get("expired_get", -1) == 0 and c.get("unexpired_unget", -1) == 0,
+                  "%s %s: %r" % (proto, mix, c))
+    rc, out, err = run_slap(["-s", mc.addr, "--exp-time=1000000000", "-x", "10"])
+    check(rc == 2 and "past the latest the ascii protocol carries" in err,
+          "a TTL past 2038 in ascii: %d %r" % (rc, err))
 
 
 def case_rep_write(mc):
