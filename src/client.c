@@ -856,17 +856,21 @@ static void lane_count_unsent_trace(struct lane *l, uint64_t from_ns, uint64_t e
 }
 
 /*
- * Whether the lane's requests still due at the end waited for the server: a socket of the
- * lane was not open (lost, reconnecting), or a request sent at or before first_due_ns was
- * still unanswered (the lane was full when they fell due). Otherwise slap itself did not
- * send them in time: client lag.
+ * Whether the lane's requests still due at end_ns waited for the server: a socket of the
+ * lane was not open (lost, reconnecting), or its oldest request still unanswered had waited
+ * at least half as long as the first of them had been due (the lane was full, its socket
+ * awaiting an answer, for most of the time they waited; a request sent late and just before
+ * the end, by a slap short of CPU, is not that). Otherwise slap itself did not send them in
+ * time: client lag.
  */
-static bool lane_held_by_server(const struct lane *l, uint64_t first_due_ns)
+static bool lane_held_by_server(const struct lane *l, uint64_t first_due_ns, uint64_t end_ns)
 {
+    uint64_t due_for = end_ns > first_due_ns ? end_ns - first_due_ns : 0;
     for (uint32_t s = 0; s < l->nconns; s++) {
         uint64_t since;
         if (l->conns[s].state != CONN_READY ||
-            (conn_waiting_since(&l->conns[s], &since) && since <= first_due_ns)) {
+            (conn_waiting_since(&l->conns[s], &since) &&
+             (since <= first_due_ns || end_ns - since >= due_for / 2))) {
             return true;
         }
     }
@@ -874,9 +878,10 @@ static bool lane_held_by_server(const struct lane *l, uint64_t first_due_ns)
 }
 
 /* Unsent requests of a lane: counted as unanswered, and as client lag when slap was late. */
-static void lane_count_lag(struct lane *l, uint64_t unsent, uint64_t first_due_ns)
+static void lane_count_lag(struct lane *l, uint64_t unsent, uint64_t first_due_ns,
+                           uint64_t end_ns)
 {
-    if (unsent > 0 && !lane_held_by_server(l, first_due_ns)) {
+    if (unsent > 0 && !lane_held_by_server(l, first_due_ns, end_ns)) {
         lane_worker(l)->cur.counters.client_lag += unsent;
     }
 }
@@ -887,7 +892,7 @@ void lane_count_unsent(struct lane *l, uint64_t from_ns, uint64_t end_ns)
     uint64_t unsent = 0, first_due = 0;
     if (l->ring != NULL) {
         lane_count_unsent_trace(l, from_ns, end_ns, &unsent, &first_due);
-        lane_count_lag(l, unsent, first_due);
+        lane_count_lag(l, unsent, first_due, end_ns);
         return;
     }
     if (c->worker->run->opts->tps == 0) {
@@ -903,7 +908,7 @@ void lane_count_unsent(struct lane *l, uint64_t from_ns, uint64_t end_ns)
             first_due = unsent++ == 0 ? due : first_due;
         }
     }
-    lane_count_lag(l, unsent, first_due);
+    lane_count_lag(l, unsent, first_due, end_ns);
 }
 
 void lane_stop(struct lane *l, uint64_t end_ns)
