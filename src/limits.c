@@ -153,6 +153,12 @@ static const struct limits_server *starved_server(const struct limits *l)
     return worst;
 }
 
+/* -P: every request went out, and on time (a P99 send lag under LIMITS_LATE_NS). */
+static bool schedule_kept(const struct limits *l)
+{
+    return l->client_lag == 0 && l->send_lag_p99_s * 1e9 < LIMITS_LATE_NS;
+}
+
 static bool client_saturated(const struct limits *l)
 {
     return l->client.demand_max >= LIMITS_SATURATED ||
@@ -293,6 +299,12 @@ static void why_rate(struct limits *l, const struct limits_server *busiest, uint
         say(l, "; ");
         say_servers(l, busiest);
         say(l, "%s", unknown > 0 ? ", some servers' load unknown" : "");
+        if (starved(l)) {
+            say(l, "; but slap's threads waited for a CPU up to %d%% of the run: the latencies "
+                   "include that wait (the load host's CPU); give slap CPUs of its own for "
+                   "the server's own figures",
+                pct(l->client.wait_max));
+        }
         return;
     }
     say(l, "the trace's own times set the rate: neither slap (");
@@ -349,7 +361,7 @@ static enum limits_verdict decide(const struct limits *l, const struct limits_se
     bool client = client_saturated(l);
     bool server = busiest != NULL && busiest->busy >= LIMITS_SATURATED;
     bool rate_met = l->target_tps > 0 && l->achieved_tps >= LIMITS_RATE_MET * l->target_tps;
-    if (starved(l)) {
+    if (starved(l) && !(rate_met && schedule_kept(l))) {
         return server || starved_server(l) != NULL ? LIMITS_BOTH : LIMITS_CLIENT;
     }
     if (starved_server(l) != NULL) {
@@ -403,7 +415,7 @@ static void judge_words(struct limits *l)
     const struct limits_server *busiest = busiest_server(l, &unknown);
     bool server = busiest != NULL && busiest->busy >= LIMITS_SATURATED;
     l->verdict = decide(l, busiest, unknown);
-    if (starved(l)) {
+    if (starved(l) && l->verdict != LIMITS_RATE) {
         why_starved(l, busiest, server, unknown);
         return;
     }

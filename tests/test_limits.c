@@ -191,6 +191,26 @@ static void test_local_server_threads(void **state)
     assert_float_equal(s.busy, 3.6 / (2.0 * 4), 1e-9);
 }
 
+/* -P met and sent on time by a slap that waited for its CPU: the rate set the load, and the
+ * words say the latencies include the wait; sent late, the host's CPU limited the run. */
+static void test_open_loop_met_while_starved(void **state)
+{
+    struct limits l;
+    (void)state;
+    make(&l, 1);
+    l.target_tps = 1500;
+    l.achieved_tps = 1500;
+    client_busy(&l, 0.05, 0.30);
+    l.send_lag_p99_s = 0.0002;
+    judge(&l, LIMITS_RATE, "the latencies include that wait");
+    make(&l, 1);
+    l.target_tps = 1500;
+    l.achieved_tps = 1500;
+    client_busy(&l, 0.05, 0.30);
+    l.send_lag_p99_s = LIMITS_LATE_NS / 1e9;
+    judge(&l, LIMITS_CLIENT, "the load host's CPU limited the run");
+}
+
 /* -P: requests due while their socket was free and never sent are slap's lag, not a met rate. */
 static void test_open_loop_client_lag(void **state)
 {
@@ -373,6 +393,7 @@ int main(void)
         cmocka_unit_test(test_starved_not_latency),
         cmocka_unit_test(test_local_server_threads),
         cmocka_unit_test(test_open_loop_client_lag),
+        cmocka_unit_test(test_open_loop_met_while_starved),
         cmocka_unit_test(test_both),
         cmocka_unit_test(test_neither_latency),
         cmocka_unit_test(test_open_loop_at_target),
