@@ -474,7 +474,7 @@ static enum slap_status walk_period(struct merge_walk *w, size_t index, char *er
         size_t why_len = w->first_read ? MERGE_ERR_MAX : err_len;
         enum slap_status st = source_next(&w->src[i], &p, why, why_len);
         if (st == SLAP_AGAIN && w->first_read) {
-            w->src[i].in->nperiods = index;
+            w->src[i].in->nperiods = w->src[i].next;
         } else if (st == SLAP_ERROR && !w->first_read) {
             return SLAP_ERROR;
         } else if (st == SLAP_OK) {

@@ -785,6 +785,45 @@ def case_merge_memory_bounded_by_histograms(mc):
     shutil.rmtree(d)
 
 
+def case_merge_streams_uneven_periods(mc):
+    """slap merge reads its files a period at a time: files of 3, 2 and no periods (runs that
+    started apart) merge period by period, each merged period the sum of the files that have it,
+    timed as the first of them; the JSON, CSV and SVG all have every period."""
+    d = tmpdir()
+    base = os.path.join(d, "base.json")
+    rc, _, err = run_slap(["-s", mc.addr, "-t", "3s", "-S", "1s", "-c", "2", "--json", base])
+    check(rc == 0, "exit status %d: %s" % (rc, err))
+    paths = []
+    for host, (keep, shift) in enumerate(((2, 0.25), (3, 0.0), (0, 0.0))):
+        doc = load(base)
+        check(len(doc["periods"]) == 3, "the run has %d periods" % len(doc["periods"]))
+        doc["runs"][0]["pid"] += host + 1
+        doc["periods"] = doc["periods"][:keep]
+        for p in doc["periods"]:
+            p["elapsed_s"] += shift
+        paths.append(save(doc, os.path.join(d, "h%d.json" % host)))
+    j, c, v = (os.path.join(d, "m." + ext) for ext in ("json", "csv", "svg"))
+    rc, out, err = run_slap(["merge"] + paths + ["--json", j, "--csv", c, "--svg", v])
+    check(rc == 0, "merge: exit %d, %r" % (rc, err))
+    docs = [load(path) for path in paths]
+    merged = load(j)
+    validate(merged)
+    got = [(p["elapsed_s"], p["counters"]["cmd_get"]) for p in merged["periods"]]
+    want = [(docs[0]["periods"][i]["elapsed_s"] if i < 2 else docs[1]["periods"][i]["elapsed_s"],
+             sum(x["periods"][i]["counters"]["cmd_get"] for x in docs if i < len(x["periods"])))
+            for i in range(3)]
+    check(got == want, "merged periods %r, want %r" % (got, want))
+    with open(c) as f:
+        rows = [line.split(",") for line in f.read().splitlines()[1:]]
+    check(sorted(set(float(r[0]) for r in rows)) == sorted(w[0] for w in want),
+          "CSV periods %r" % sorted(set(r[0] for r in rows)))
+    with open(v) as f:
+        svg = f.read()
+    xs = re.search(r'data-metric="rate" data-x="([^"]*)"', svg).group(1).split()
+    check([float(x) for x in xs] == [w[0] for w in want], "SVG points at %r" % xs)
+    shutil.rmtree(d)
+
+
 def case_sizes_in_header_and_config(mc):
     """The header says the key and value sizes when they are not memaslap's 64 and 1024 (a run
     with those keeps memaslap's seven lines), and the JSON config says the sizes used: no
