@@ -272,8 +272,7 @@ static bool points_grow(struct plot_points *pts)
         return true;
     }
     size_t cap = pts->cap == 0 ? 64 : pts->cap * 2;
-    double **arrays[] = {&pts->x, &pts->rate, &pts->latency[0], &pts->latency[1],
-                         &pts->latency[2]};
+    double **arrays[] = {&pts->x, &pts->rate, &pts->latency[0], &pts->latency[1], &pts->latency[2]};
     for (size_t i = 0; i < SLAP_ARRAY_SIZE(arrays); i++) {
         double *grown = realloc(*arrays[i], cap * sizeof(**arrays[i]));
         if (grown == NULL) {

@@ -19,10 +19,18 @@
 
 /* Settings that must be equal for a sum of two runs to mean something. */
 static const char *const workload_settings[] = {
-    "protocol",   "key_size",    "value_size",  "ratio",     "mix",          "division",
-    "win_size",   "verify",      "exp_verify",  "exp_time",  "overwrite",    "rep_write",
-    "key_dist",   "udp",         "facebook",    "tls",       "pipeline",     "arrival",
-    "latency",    "sweep",       "step_time",   "trace",     "trace_speed",  "trace_limit",
+    "protocol",     "key_size",
+    "value_size",   "ratio",
+    "mix",          "division",
+    "win_size",     "verify",
+    "exp_verify",   "exp_time",
+    "overwrite",    "rep_write",
+    "key_dist",     "udp",
+    "facebook",     "tls",
+    "pipeline",     "arrival",
+    "latency",      "sweep",
+    "step_time",    "trace",
+    "trace_speed",  "trace_limit",
     "trace_spread", "execute_number",
 };
 
@@ -429,8 +437,8 @@ static enum slap_status source_next(struct merge_source *s, const struct results
 struct merge_walk {
     struct merge_source *src;
     size_t n;
-    bool first_read;            /* record each input's periods and overflows; errors per input */
-    struct results_doc acc;     /* the merged period being summed (its periods list only) */
+    bool first_read;        /* record each input's periods and overflows; errors per input */
+    struct results_doc acc; /* the merged period being summed (its periods list only) */
     struct slap_stats *scratch;
     char (*errs)[MERGE_ERR_MAX]; /* first_read: each input's error, "" for none */
 };
@@ -440,11 +448,11 @@ static enum slap_status walk_add(struct merge_walk *w, size_t i, const struct re
                                  size_t index, char *err, size_t err_len)
 {
     struct results_merge_input *in = w->src[i].in;
-    struct merge_part part = {p->elapsed_s, p->seconds, &p->counters,
+    struct merge_part part = {p->elapsed_s, p->seconds,   &p->counters,
                               p->lat,       p->net_bytes, p->misses};
     char overflow[64] = "";
-    enum slap_status st = merge_item(&w->acc, 0, &part, false, w->scratch, overflow,
-                                     sizeof(overflow));
+    enum slap_status st =
+        merge_item(&w->acc, 0, &part, false, w->scratch, overflow, sizeof(overflow));
     if (st == SLAP_AGAIN && w->first_read) {
         if (in->overflow_at == SIZE_MAX) {
             in->overflow_at = index;
@@ -552,8 +560,7 @@ static enum slap_status walk_inputs(struct results_merge_input *in, size_t n, bo
 /* The inputs' documents (without their periods) merged into out, in order, refusing as a merge
  * of whole documents would. */
 static enum slap_status merge_heads(struct results_doc *out, struct results_merge_input *in,
-                                    size_t n, struct slap_stats *scratch, char *err,
-                                    size_t err_len)
+                                    size_t n, struct slap_stats *scratch, char *err, size_t err_len)
 {
     for (size_t i = 0; i < n; i++) {
         char overflow[64] = "";
@@ -648,8 +655,8 @@ enum slap_status results_merge(struct results_doc *out, struct results_doc *cons
     enum slap_status st = SLAP_ERROR;
     err[0] = '\0';
     for (size_t i = 0; in != NULL && i < n; i++) {
-        in[i] = (struct results_merge_input){.doc = docs[i], .nperiods = docs[i]->periods.n,
-                                             .overflow_at = SIZE_MAX};
+        in[i] = (struct results_merge_input){
+            .doc = docs[i], .nperiods = docs[i]->periods.n, .overflow_at = SIZE_MAX};
     }
     if (in == NULL) {
         snprintf(err, err_len, "out of memory");

@@ -677,12 +677,12 @@ static void read_head(struct reader *r, const char *text, size_t len, struct res
 struct results_stream {
     struct reader r;
     char why[READ_ERR_MAX + 128]; /* what r says went wrong */
-    FILE *in;                 /* owned when path is not NULL */
-    const char *path;         /* the file's name, or NULL (a text given) */
+    FILE *in;                     /* owned when path is not NULL */
+    const char *path;             /* the file's name, or NULL (a text given) */
     struct results_split *split;
-    struct results_doc *d;    /* the document: its head, and its periods when keep */
-    struct results_doc one;   /* not keep: the last period read (its periods list only) */
-    bool keep;                /* the periods appended to d */
+    struct results_doc *d;  /* the document: its head, and its periods when keep */
+    struct results_doc one; /* not keep: the last period read (its periods list only) */
+    bool keep;              /* the periods appended to d */
     struct slap_stats *scratch;
 };
 
@@ -751,9 +751,8 @@ static enum slap_status stream_next(struct results_stream *rs, const struct resu
                                     char *err, size_t err_len)
 {
     struct results_split_piece piece;
-    enum slap_status st = rs->r.failed ? SLAP_ERROR
-                                       : results_split_next(rs->split, &piece, rs->why,
-                                                            sizeof(rs->why));
+    enum slap_status st =
+        rs->r.failed ? SLAP_ERROR : results_split_next(rs->split, &piece, rs->why, sizeof(rs->why));
     if (st == SLAP_OK) {
         read_period_text(rs, &piece);
         const struct results_list *list = rs->keep ? &rs->d->periods : &rs->one.periods;
@@ -780,7 +779,8 @@ enum slap_status results_stream_open(const char *path, struct results_doc *d,
     *out = NULL;
     memset(d, 0, sizeof(*d));
     if (rs == NULL || (in = fopen(path, "r")) == NULL) {
-        snprintf(err, err_len, "cannot read '%s': %s", path, rs == NULL ? "out of memory" : strerror(errno));
+        snprintf(err, err_len, "cannot read '%s': %s", path,
+                 rs == NULL ? "out of memory" : strerror(errno));
         free(rs);
         return SLAP_ERROR;
     }

@@ -113,7 +113,14 @@ static void copy_rest(struct splitter *s)
  *              +-------- AFTER_MEMBER <----------+
  *   anything not that shape, or the end of the object: the rest copied into the head, DONE.
  */
-enum split_phase { SPLIT_START, SPLIT_MEMBER, SPLIT_ELEMENT, SPLIT_AFTER_ELEMENT, SPLIT_AFTER_MEMBER, SPLIT_DONE };
+enum split_phase {
+    SPLIT_START,
+    SPLIT_MEMBER,
+    SPLIT_ELEMENT,
+    SPLIT_AFTER_ELEMENT,
+    SPLIT_AFTER_MEMBER,
+    SPLIT_DONE
+};
 
 struct results_split {
     struct splitter s;
@@ -231,7 +238,8 @@ enum slap_status results_split_next(struct results_split *sp, struct results_spl
         copy_rest(s);
     }
     if (s->failed || ferror(s->in)) {
-        snprintf(err, err_len, "%s", ferror(s->in) ? "a read failed" : "out of memory, or too large");
+        snprintf(err, err_len, "%s",
+                 ferror(s->in) ? "a read failed" : "out of memory, or too large");
         sp->phase = SPLIT_DONE;
         s->failed = true;
         return SLAP_ERROR;

@@ -248,8 +248,7 @@ static enum slap_status merge_walk(struct merge_job *job, results_merge_each eac
     for (size_t i = 0; i < job->n; i++) {
         periods += job->in[i].nperiods;
     }
-    return periods == 0 ? SLAP_OK
-                        : results_merge_periods(job->in, job->n, each, job, err, err_len);
+    return periods == 0 ? SLAP_OK : results_merge_periods(job->in, job->n, each, job, err, err_len);
 }
 
 /* One output (--json or --csv) written whole as its periods come; a failure says why. */

@@ -212,12 +212,12 @@ enum slap_status results_merge(struct results_doc *out, struct results_doc *cons
 
 /* The same over files, read a period at a time (results_merge.c says how): one input. */
 struct results_merge_input {
-    const char *path;         /* the file (set by the caller) */
-    struct results_doc *doc;  /* the file's document without its periods (owned) */
-    size_t nperiods;          /* its periods */
-    size_t overflow_at;       /* its first period whose sum with the files' before passes
-                               * RESULTS_COUNT_MAX; SIZE_MAX: none */
-    char overflow[64];        /* that period's figure */
+    const char *path;        /* the file (set by the caller) */
+    struct results_doc *doc; /* the file's document without its periods (owned) */
+    size_t nperiods;         /* its periods */
+    size_t overflow_at;      /* its first period whose sum with the files' before passes
+                              * RESULTS_COUNT_MAX; SIZE_MAX: none */
+    char overflow[64];       /* that period's figure */
 };
 /* Each merged period in turn; it may take p's histograms. Anything but SLAP_OK stops. */
 typedef enum slap_status (*results_merge_each)(void *arg, struct results_period *p);
