@@ -395,7 +395,8 @@ static enum slap_status sources_open(struct merge_source *src, struct results_me
         struct results_doc *d = errs != NULL ? in[i].doc : &src[i].head;
         char *why = errs != NULL ? errs[i] : err;
         size_t why_len = errs != NULL ? MERGE_ERR_MAX : err_len;
-        if (results_stream_open(in[i].path, d, &src[i].stream, why, why_len) != SLAP_OK) {
+        const char *at = in[i].open_path != NULL ? in[i].open_path : in[i].path;
+        if (results_stream_open(at, in[i].path, d, &src[i].stream, why, why_len) != SLAP_OK) {
             src[i].done = true;
             if (errs == NULL) {
                 return SLAP_ERROR;

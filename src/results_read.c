@@ -771,7 +771,7 @@ static enum slap_status stream_next(struct results_stream *rs, const struct resu
     return stream_failed(rs, err, err_len);
 }
 
-enum slap_status results_stream_open(const char *path, struct results_doc *d,
+enum slap_status results_stream_open(const char *path, const char *name, struct results_doc *d,
                                      struct results_stream **out, char *err, size_t err_len)
 {
     struct results_stream *rs = calloc(1, sizeof(*rs));
@@ -779,12 +779,12 @@ enum slap_status results_stream_open(const char *path, struct results_doc *d,
     *out = NULL;
     memset(d, 0, sizeof(*d));
     if (rs == NULL || (in = fopen(path, "r")) == NULL) {
-        snprintf(err, err_len, "cannot read '%s': %s", path,
+        snprintf(err, err_len, "cannot read '%s': %s", name,
                  rs == NULL ? "out of memory" : strerror(errno));
         free(rs);
         return SLAP_ERROR;
     }
-    rs->path = path;
+    rs->path = name;
     if (stream_start(rs, in, d, false) != SLAP_OK) {
         stream_failed(rs, err, err_len);
         stream_free(rs);

@@ -6,9 +6,14 @@
  */
 #include "slap/subcommands.h"
 
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "slap/outfile.h"
 #include "slap/plot.h"
@@ -312,12 +317,52 @@ static int save_picture(struct merge_job *job, const char *path)
 
 /* Read every input whole (nothing kept of its periods) and merge what they hold but their
  * periods into merged; refuse (saying why) what cannot be merged. */
+/*
+ * The merge reads its inputs more than once: one that is not a regular file (a pipe, as
+ * `slap merge <(ssh host cat r.json)` gives, or standard input) is first copied whole to an
+ * unlinked temporary file, then read through /proc/self/fd/N (path, len bytes). A file that
+ * cannot be opened is left for the reader to name. open_path is the caller's to free.
+ */
+static int spool_if_stream(struct results_merge_input *in)
+{
+    char path[32];
+    struct stat st;
+    char buf[65536], tmpl[PATH_MAX];
+    const char *dir = getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp";
+    FILE *src;
+    if (stat(in->path, &st) != 0 || S_ISREG(st.st_mode) || (src = fopen(in->path, "r")) == NULL) {
+        return SUB_OK;
+    }
+    snprintf(tmpl, sizeof(tmpl), "%s/slap-merge-XXXXXX", dir);
+    int fd = mkstemp(tmpl);
+    bool ok = fd >= 0 && unlink(tmpl) == 0;
+    for (size_t n; ok && (n = fread(buf, 1, sizeof(buf), src)) > 0;) {
+        ok = write(fd, buf, n) == (ssize_t)n;
+    }
+    ok = ok && !ferror(src);
+    fclose(src);
+    if (!ok) {
+        fprintf(stderr, "slap merge: cannot copy '%s' to a temporary file in %s: %s\n", in->path,
+                dir, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+        }
+        return SUB_FAILED;
+    }
+    snprintf(path, sizeof(path), "/proc/self/fd/%d", fd); /* closed when slap exits */
+    in->open_path = strdup(path);
+    return in->open_path != NULL ? SUB_OK : SUB_FAILED;
+}
+
 static int merge_check(const struct sub_args *a, struct results_merge_input *in,
                        struct results_doc *merged)
 {
     char err[640] = "";
     for (int i = 0; i < a->ninputs; i++) {
         in[i].path = a->inputs[i];
+        if (spool_if_stream(&in[i]) != SUB_OK) {
+            return SUB_FAILED;
+        }
     }
     if (results_merge_read(in, (size_t)a->ninputs, err, sizeof(err)) != SLAP_OK) {
         fprintf(stderr, "slap merge: %s\n", err);
@@ -361,6 +406,9 @@ static int merge_main(int argc, char **argv)
         status = fflush(stdout) != 0 || ferror(stdout) ? SUB_FAILED : status;
     }
     results_doc_free(&merged);
+    for (int i = 0; in != NULL && i < argc; i++) {
+        free((char *)in[i].open_path);
+    }
     results_merge_inputs_free(in, (size_t)argc);
     free(in);
     free(a.inputs);

@@ -191,9 +191,10 @@ enum slap_status results_parse(const char *text, size_t len, struct results_doc 
 
 /* A results file read a period at a time. */
 struct results_stream;
-/* Open path to read into d (initialised here, whatever the outcome). SLAP_ERROR with err
- * ("cannot read 'PATH': why"); otherwise results_stream_close must follow. */
-enum slap_status results_stream_open(const char *path, struct results_doc *d,
+/* Open path to read into d (initialised here, whatever the outcome), naming it name in
+ * messages. SLAP_ERROR with err ("cannot read 'NAME': why"); otherwise results_stream_close
+ * must follow. */
+enum slap_status results_stream_open(const char *path, const char *name, struct results_doc *d,
                                      struct results_stream **out, char *err, size_t err_len);
 /* The next period into *p (the stream's: valid until the next call, not kept in d): SLAP_OK.
  * SLAP_AGAIN when there is none left: the rest of the document has been read into d. SLAP_ERROR
@@ -212,7 +213,8 @@ enum slap_status results_merge(struct results_doc *out, struct results_doc *cons
 
 /* The same over files, read a period at a time (results_merge.c says how): one input. */
 struct results_merge_input {
-    const char *path;        /* the file (set by the caller) */
+    const char *path;        /* the file (set by the caller), as messages name it */
+    const char *open_path;   /* where to read it, when not path (a copy of a pipe); else NULL */
     struct results_doc *doc; /* the file's document without its periods (owned) */
     size_t nperiods;         /* its periods */
     size_t overflow_at;      /* its first period whose sum with the files' before passes

@@ -900,3 +900,31 @@ def case_multiget_keys_per_second(mc):
     with open(c) as f:
         check(not f.readline().rstrip().endswith("keys_per_s"), "-d 1 CSV has keys_per_s")
     shutil.rmtree(d)
+
+
+def case_merge_reads_pipes(mc):
+    """slap merge reads its inputs more than once (to check them, then per output): inputs
+    that are pipes (`<(ssh host cat r.json)`) are copied aside first, so merging them gives the
+    same report and document as merging the files, and no copy is left behind."""
+    d = tmpdir()
+    try:
+        paths = [os.path.join(d, "h%d.json" % i) for i in range(2)]
+        for i, path in enumerate(paths):
+            rc, out, err = run_slap(["-s", mc.addr, "-t", "2s", "-c", "4",
+                                     "--label", "pipe%d" % i, "--json", path, "-q"])
+            check(rc == 0, "run %d: %s" % (i, err))
+        rc, files_out, err = run_slap(["merge"] + paths + ["--json", os.path.join(d, "f.json")])
+        check(rc == 0, "merge of files: %s" % err)
+        tmp = os.path.join(d, "tmp")
+        os.mkdir(tmp)
+        cmd = "%s merge <(cat %s) <(cat %s) --json %s" % (PATHS.slap, paths[0], paths[1],
+                                                           os.path.join(d, "p.json"))
+        r = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, timeout=60,
+                           env=dict(os.environ, TMPDIR=tmp))
+        check(r.returncode == 0, "merge of pipes: exit %d: %s" % (r.returncode, r.stderr))
+        check(r.stdout == files_out, "the report of pipes differs from the files'")
+        check(load(os.path.join(d, "p.json")) == load(os.path.join(d, "f.json")),
+              "the document of pipes differs from the files'")
+        check(os.listdir(tmp) == [], "copies left behind: %r" % os.listdir(tmp))
+    finally:
+        shutil.rmtree(d)

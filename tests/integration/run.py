@@ -42,7 +42,7 @@ SHARES_CPU = frozenset([
     "ketama_as_twemproxy", "ketama_not_libmemcached", "man_page_documents_the_schema", "max_errors",
     "memslap_as_memcslap", "memslap_dead_server", "memslap_invocations", "memslap_mget_every_key",
     "memslap_seed_loop", "merge_memory_bounded_by_histograms",
-    "merge_percentiles_exact_and_refusals", "merge_refuses_corrupt_numbers",
+    "merge_percentiles_exact_and_refusals", "merge_reads_pipes", "merge_refuses_corrupt_numbers",
     "merge_refuses_a_run_twice_and_sums_sweeps", "merge_streams_uneven_periods", "meta",
     "mix_in_config_file", "mix_shares",
     "multiget", "multiget_keys_per_second", "multiget_two_servers", "output_fails",
