@@ -265,66 +265,118 @@ static void series_free(struct series *s)
     free(s->y);
 }
 
-/* The total histogram of one period's or step's sparse types. */
-static void total_of(const struct results_sparse *lat, struct hist *h)
+/* Room for one more point; false when out of memory. */
+static bool points_grow(struct plot_points *pts)
 {
-    hist_reset(h);
-    for (int t = 0; t < STATS_TYPES; t++) {
-        results_sparse_add(&lat[t], h);
+    if (pts->n < pts->cap) {
+        return true;
     }
-}
-
-/* Fill s with the doc's points of this kind (pct for latency). */
-static bool series_of(const struct results_doc *d, enum series_kind kind, double pct,
-                      struct series *s)
-{
-    static struct hist h; /* main thread only */
-    bool steps = kind == SERIES_LATENCY_BY_RATE;
-    size_t n = steps ? d->steps.n : d->periods.n;
-    if (!series_alloc(s, n)) {
-        return false;
-    }
-    for (size_t i = 0; i < n; i++) {
-        const struct results_period *p =
-            steps ? NULL : &((const struct results_period *)d->periods.items)[i];
-        const struct results_step *st =
-            steps ? &((const struct results_step *)d->steps.items)[i] : NULL;
-        double seconds = steps ? st->seconds : p->seconds;
-        total_of(steps ? st->lat : p->lat, &h);
-        if (kind == SERIES_RATE_OVER_TIME) {
-            s->x[i] = p->elapsed_s;
-            s->y[i] = seconds > 0 ? (double)h.count / seconds : 0.0;
-            continue;
+    size_t cap = pts->cap == 0 ? 64 : pts->cap * 2;
+    double **arrays[] = {&pts->x, &pts->rate, &pts->latency[0], &pts->latency[1], &pts->latency[2]};
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(arrays); i++) {
+        double *grown = realloc(*arrays[i], cap * sizeof(**arrays[i]));
+        if (grown == NULL) {
+            return false;
         }
-        s->y[i] = (double)hist_percentile_ns(&h, pct) / (double)SLAP_NS_PER_US;
-        if (steps) {
-            uint64_t ops = st->counters.cmd_get + st->counters.cmd_set;
-            s->x[i] = seconds > 0 ? (double)ops / seconds : 0.0;
-        } else {
-            s->x[i] = p->elapsed_s;
-        }
+        *arrays[i] = grown;
     }
+    pts->cap = cap;
     return true;
 }
 
-/* The extent of every series of this kind over all docs. */
-static void extent(const struct plot_input *in, enum series_kind kind, double *xlo, double *xhi,
+/* A point of a period or a step: x, the rate of its total histogram over seconds, and the
+ * percentiles drawn. */
+static enum slap_status points_add(struct plot_points *pts, double x,
+                                   const struct results_sparse *lat, double seconds)
+{
+    static struct hist h; /* main thread only */
+    if (!points_grow(pts)) {
+        return SLAP_ERROR;
+    }
+    hist_reset(&h);
+    for (int t = 0; t < STATS_TYPES; t++) {
+        results_sparse_add(&lat[t], &h);
+    }
+    pts->x[pts->n] = x;
+    pts->rate[pts->n] = seconds > 0 ? (double)h.count / seconds : 0.0;
+    for (size_t l = 0; l < SLAP_ARRAY_SIZE(lines); l++) {
+        pts->latency[l][pts->n] =
+            (double)hist_percentile_ns(&h, lines[l].pct) / (double)SLAP_NS_PER_US;
+    }
+    pts->n++;
+    return SLAP_OK;
+}
+
+enum slap_status plot_run_add_period(struct plot_run *run, const struct results_period *p)
+{
+    return points_add(&run->periods, p->elapsed_s, p->lat, p->seconds);
+}
+
+enum slap_status plot_run_add_step(struct plot_run *run, const struct results_step *st)
+{
+    uint64_t ops = st->counters.cmd_get + st->counters.cmd_set;
+    double achieved = st->seconds > 0 ? (double)ops / st->seconds : 0.0;
+    return points_add(&run->steps, achieved, st->lat, st->seconds);
+}
+
+enum slap_status plot_run_of(struct plot_run *run, const struct results_doc *d)
+{
+    const struct results_period *periods = d->periods.items;
+    const struct results_step *steps = d->steps.items;
+    memset(run, 0, sizeof(*run));
+    run->label = d->label;
+    for (size_t i = 0; i < d->periods.n; i++) {
+        if (plot_run_add_period(run, &periods[i]) != SLAP_OK) {
+            return SLAP_ERROR;
+        }
+    }
+    for (size_t i = 0; i < d->steps.n; i++) {
+        if (plot_run_add_step(run, &steps[i]) != SLAP_OK) {
+            return SLAP_ERROR;
+        }
+    }
+    return SLAP_OK;
+}
+
+static void points_free(struct plot_points *pts)
+{
+    free(pts->x);
+    free(pts->rate);
+    for (size_t l = 0; l < PLOT_LINES; l++) {
+        free(pts->latency[l]);
+    }
+    memset(pts, 0, sizeof(*pts));
+}
+
+void plot_run_free(struct plot_run *run)
+{
+    points_free(&run->periods);
+    points_free(&run->steps);
+}
+
+/* The run's series of this kind (line l's percentile for latency), pointing into its points. */
+static struct series series_of(const struct plot_run *run, enum series_kind kind, size_t l)
+{
+    const struct plot_points *pts = kind == SERIES_LATENCY_BY_RATE ? &run->steps : &run->periods;
+    struct series s = {pts->n, pts->x, kind == SERIES_RATE_OVER_TIME ? pts->rate : pts->latency[l]};
+    return s;
+}
+
+/* The extent of every series of this kind over all runs. */
+static void extent(const struct plot_runs *in, enum series_kind kind, double *xlo, double *xhi,
                    double *ylo, double *yhi)
 {
     *xlo = *ylo = INFINITY;
     *xhi = *yhi = -INFINITY;
-    for (size_t d = 0; d < in->ndocs; d++) {
+    for (size_t d = 0; d < in->nruns; d++) {
         for (size_t l = 0; l < (kind == SERIES_RATE_OVER_TIME ? 1 : SLAP_ARRAY_SIZE(lines)); l++) {
-            struct series s;
-            if (series_of(in->docs[d], kind, lines[l].pct, &s)) {
-                for (size_t i = 0; i < s.n; i++) {
-                    *xlo = fmin(*xlo, s.x[i]);
-                    *xhi = fmax(*xhi, s.x[i]);
-                    *ylo = fmin(*ylo, s.y[i]);
-                    *yhi = fmax(*yhi, s.y[i]);
-                }
+            struct series s = series_of(&in->runs[d], kind, l);
+            for (size_t i = 0; i < s.n; i++) {
+                *xlo = fmin(*xlo, s.x[i]);
+                *xhi = fmax(*xhi, s.x[i]);
+                *ylo = fmin(*ylo, s.y[i]);
+                *yhi = fmax(*yhi, s.y[i]);
             }
-            series_free(&s);
         }
     }
     if (!isfinite(*xlo)) {
@@ -333,7 +385,7 @@ static void extent(const struct plot_input *in, enum series_kind kind, double *x
     }
 }
 
-static void panel_of(const struct plot_input *in, FILE *out, int *top, enum series_kind kind)
+static void panel_of(const struct plot_runs *in, FILE *out, int *top, enum series_kind kind)
 {
     static const char *const titles[] = {"Throughput over time", "Latency over time",
                                          "Latency against achieved rate"};
@@ -347,18 +399,14 @@ static void panel_of(const struct plot_input *in, FILE *out, int *top, enum seri
     p.y = make_axis(latency ? ylo : 0, yhi, latency);
     draw_axes(&p, titles[kind], xlabels[kind],
               latency ? "latency (\xc2\xb5s, log scale)" : "requests per second");
-    for (size_t d = 0; d < in->ndocs; d++) {
+    for (size_t d = 0; d < in->nruns; d++) {
         const char *color = palette[d % SLAP_ARRAY_SIZE(palette)];
+        const char *label = in->runs[d].label;
         for (size_t l = 0; l < (latency ? SLAP_ARRAY_SIZE(lines) : 1); l++) {
-            struct series s;
-            if (series_of(in->docs[d], kind, lines[l].pct, &s)) {
-                const char *dash = latency ? lines[l].dash : "none";
-                draw_series(&p, &s, in->docs[d]->label, latency ? lines[l].metric : "rate", color,
-                            dash);
-                legend(&p, color, dash, in->docs[d]->label,
-                       latency ? lines[l].metric : "requests/s");
-            }
-            series_free(&s);
+            struct series s = series_of(&in->runs[d], kind, l);
+            const char *dash = latency ? lines[l].dash : "none";
+            draw_series(&p, &s, label, latency ? lines[l].metric : "rate", color, dash);
+            legend(&p, color, dash, label, latency ? lines[l].metric : "requests/s");
         }
     }
     *top += PANEL_HEIGHT;
@@ -461,19 +509,19 @@ static void panel_samples(const char *path, FILE *out, int *top)
 
 /* ---- the picture ---------------------------------------------------------------------- */
 
-static int panel_count(const struct plot_input *in, bool *periods, bool *steps)
+static int panel_count(const struct plot_runs *in, bool *periods, bool *steps)
 {
     *periods = *steps = false;
-    for (size_t d = 0; d < in->ndocs; d++) {
-        *periods = *periods || in->docs[d]->periods.n > 0;
-        *steps = *steps || in->docs[d]->steps.n > 0;
+    for (size_t d = 0; d < in->nruns; d++) {
+        *periods = *periods || in->runs[d].periods.n > 0;
+        *steps = *steps || in->runs[d].steps.n > 0;
     }
     return (*periods ? 2 : 0) + (*steps ? 1 : 0) + (in->samples_path != NULL ? 1 : 0);
 }
 
-void plot_svg(FILE *out, const void *arg)
+void plot_svg_runs(FILE *out, const void *arg)
 {
-    const struct plot_input *in = arg;
+    const struct plot_runs *in = arg;
     bool periods, steps;
     int panels = panel_count(in, &periods, &steps);
     int height = (panels > 0 ? panels : 1) * PANEL_HEIGHT;
@@ -504,4 +552,19 @@ void plot_svg(FILE *out, const void *arg)
                 MARGIN_LEFT, PANEL_HEIGHT / 2);
     }
     fputs("</svg>\n", out);
+}
+
+void plot_svg(FILE *out, const void *arg)
+{
+    const struct plot_input *in = arg;
+    struct plot_run runs[PLOT_MAX_DOCS];
+    struct plot_runs picture = {runs, 0, in->samples_path};
+    for (; picture.nruns < in->ndocs && picture.nruns < PLOT_MAX_DOCS; picture.nruns++) {
+        /* out of memory: the run is drawn with the points it has */
+        (void)plot_run_of(&runs[picture.nruns], in->docs[picture.nruns]);
+    }
+    plot_svg_runs(out, &picture);
+    for (size_t i = 0; i < picture.nruns; i++) {
+        plot_run_free(&runs[i]);
+    }
 }

@@ -86,13 +86,8 @@ void results_sparse_free(struct results_sparse *s)
 
 void results_doc_free(struct results_doc *d)
 {
-    struct results_period *periods = d->periods.items;
     struct results_step *steps = d->steps.items;
-    for (size_t i = 0; i < d->periods.n; i++) {
-        for (int t = 0; t < STATS_TYPES; t++) {
-            results_sparse_free(&periods[i].lat[t]);
-        }
-    }
+    results_drop_periods(d);
     for (size_t i = 0; i < d->steps.n; i++) {
         for (int t = 0; t < STATS_TYPES; t++) {
             results_sparse_free(&steps[i].lat[t]);
@@ -216,6 +211,32 @@ enum slap_status results_add_period(struct results_doc *d, double elapsed_s, dou
         return SLAP_ERROR;
     }
     return SLAP_OK;
+}
+
+enum slap_status results_move_period(struct results_doc *d, struct results_period *p)
+{
+    struct results_period *to = list_add(&d->periods, sizeof(*to));
+    if (to == NULL) {
+        return SLAP_ERROR;
+    }
+    *to = *p;
+    for (int t = 0; t < STATS_TYPES; t++) {
+        p->lat[t].index = NULL;
+        p->lat[t].counts = NULL;
+        p->lat[t].npairs = 0;
+    }
+    return SLAP_OK;
+}
+
+void results_drop_periods(struct results_doc *d)
+{
+    struct results_period *periods = d->periods.items;
+    for (size_t i = 0; i < d->periods.n; i++) {
+        for (int t = 0; t < STATS_TYPES; t++) {
+            results_sparse_free(&periods[i].lat[t]);
+        }
+    }
+    d->periods.n = 0;
 }
 
 enum slap_status results_extend_last_period(struct results_doc *d, const struct slap_stats *s)
@@ -564,23 +585,18 @@ static void json_sparse_types(struct json_writer *w, const struct slap_options *
     json_close(w);
 }
 
-static void json_periods(struct json_writer *w, const struct results_doc *d)
+/* One element of "periods". */
+static void json_period(struct json_writer *w, const struct results_doc *d, uint32_t types,
+                        const struct results_period *p)
 {
-    uint32_t types = results_doc_types(d);
-    const struct results_period *periods = d->periods.items;
-    json_open_array(w, "periods", false);
-    for (size_t i = 0; i < d->periods.n; i++) {
-        const struct results_period *p = &periods[i];
-        json_open_object(w, NULL);
-        json_double(w, "elapsed_s", p->elapsed_s);
-        json_double(w, "seconds", p->seconds);
-        json_u64(w, "ops", stats_counters_ops(&p->counters));
-        json_u64(w, "errors", results_errors(&p->counters));
-        json_counters(w, &p->counters);
-        json_sparse_types(w, &d->opts, types, p->lat, p->net_bytes, p->misses, &p->counters,
-                          p->seconds);
-        json_close(w);
-    }
+    json_open_object(w, NULL);
+    json_double(w, "elapsed_s", p->elapsed_s);
+    json_double(w, "seconds", p->seconds);
+    json_u64(w, "ops", stats_counters_ops(&p->counters));
+    json_u64(w, "errors", results_errors(&p->counters));
+    json_counters(w, &p->counters);
+    json_sparse_types(w, &d->opts, types, p->lat, p->net_bytes, p->misses, &p->counters,
+                      p->seconds);
     json_close(w);
 }
 
@@ -823,41 +839,65 @@ static void json_trace(struct json_writer *w, const struct results_doc *d)
     json_close(w);
 }
 
+void results_json_begin(struct results_json_stream *js, FILE *out, const struct results_doc *d)
+{
+    struct json_writer *w = &js->w;
+    js->d = d;
+    json_writer_init(w, out);
+    json_open_object(w, NULL);
+    json_u64(w, "schema", RESULTS_SCHEMA);
+    json_string(w, "tool", "slap " SLAP_VERSION);
+    json_string(w, "kind", d->sweep ? "sweep" : "run");
+    json_string(w, "label", d->label);
+    json_config(w, &d->opts);
+    json_u64(w, "start_ms", d->start_ms);
+    json_u64(w, "end_ms", d->end_ms);
+    json_runs(w, d);
+    json_double(w, "seconds", d->seconds);
+    json_bool(w, "interrupted", d->signal != 0);
+    json_string(w, "signal", signal_name(d->signal));
+    json_u64(w, "exit_status", (uint64_t)d->exit_status);
+    json_double(w, "period_s", d->period_s);
+    json_run_line(w, d);
+    json_types(w, "types", &d->opts, d->global->lat, results_doc_types(d), d->global, d->seconds,
+               true);
+    json_open_loop(w, d);
+    json_outcomes(w, d);
+    json_counters(w, &d->global->counters);
+    json_errors(w, &d->global->counters);
+    json_open_array(w, "periods", false);
+}
+
+void results_json_period(struct results_json_stream *js, const struct results_period *p)
+{
+    json_period(&js->w, js->d, results_doc_types(js->d), p);
+}
+
+void results_json_end(struct results_json_stream *js)
+{
+    struct json_writer *w = &js->w;
+    const struct results_doc *d = js->d;
+    json_close(w); /* periods */
+    json_steps(w, d);
+    json_servers(w, d);
+    json_limits(w, d);
+    json_trace(w, d);
+    json_open_object(w, "samples");
+    json_u64(w, "written", d->samples_written);
+    json_u64(w, "dropped", d->samples_dropped);
+    json_close(w);
+    json_close(w);
+}
+
 void results_write_json(FILE *out, const struct results_doc *d)
 {
-    struct json_writer w;
-    json_writer_init(&w, out);
-    json_open_object(&w, NULL);
-    json_u64(&w, "schema", RESULTS_SCHEMA);
-    json_string(&w, "tool", "slap " SLAP_VERSION);
-    json_string(&w, "kind", d->sweep ? "sweep" : "run");
-    json_string(&w, "label", d->label);
-    json_config(&w, &d->opts);
-    json_u64(&w, "start_ms", d->start_ms);
-    json_u64(&w, "end_ms", d->end_ms);
-    json_runs(&w, d);
-    json_double(&w, "seconds", d->seconds);
-    json_bool(&w, "interrupted", d->signal != 0);
-    json_string(&w, "signal", signal_name(d->signal));
-    json_u64(&w, "exit_status", (uint64_t)d->exit_status);
-    json_double(&w, "period_s", d->period_s);
-    json_run_line(&w, d);
-    json_types(&w, "types", &d->opts, d->global->lat, results_doc_types(d), d->global, d->seconds,
-               true);
-    json_open_loop(&w, d);
-    json_outcomes(&w, d);
-    json_counters(&w, &d->global->counters);
-    json_errors(&w, &d->global->counters);
-    json_periods(&w, d);
-    json_steps(&w, d);
-    json_servers(&w, d);
-    json_limits(&w, d);
-    json_trace(&w, d);
-    json_open_object(&w, "samples");
-    json_u64(&w, "written", d->samples_written);
-    json_u64(&w, "dropped", d->samples_dropped);
-    json_close(&w);
-    json_close(&w);
+    struct results_json_stream js;
+    const struct results_period *periods = d->periods.items;
+    results_json_begin(&js, out, d);
+    for (size_t i = 0; i < d->periods.n; i++) {
+        results_json_period(&js, &periods[i]);
+    }
+    results_json_end(&js);
 }
 
 /* ---- CSV ------------------------------------------------------------------------------ */
@@ -887,34 +927,34 @@ static void csv_keys(FILE *out, const struct results_doc *d, const struct result
     }
 }
 
-static void csv_periods(FILE *out, const struct results_doc *d)
+static void csv_header(FILE *out, const struct results_doc *d)
 {
-    static struct hist h; /* main thread only */
-    uint32_t types = results_doc_types(d);
-    const struct results_period *periods = d->periods.items;
     fputs("elapsed_s,type,ops,tps,net_mib_s,misses,errors,min_us,max_us,avg_us,std_us,p50_us,"
           "p90_us,p99_us,p99.9_us",
           out);
     fputs(d->opts.division > 1 ? ",keys_per_s\n" : "\n", out);
-    for (size_t i = 0; i < d->periods.n; i++) {
-        const struct results_period *p = &periods[i];
-        for (int t = 0; t <= STATS_TYPES; t++) {
-            if (!shown(types, t)) {
-                continue;
-            }
-            sparse_to_hist(p->lat, t, &h);
-            fprintf(out, "%.3f,%s,%llu,%.1f,%.3f,%llu,", p->elapsed_s, results_type_name(t),
-                    (unsigned long long)h.count, per_second((double)h.count, p->seconds),
-                    per_second((double)type_net_bytes(p->net_bytes, t) / MIB, p->seconds),
-                    (unsigned long long)type_misses(p->misses, &p->counters, t));
-            if (t == STATS_TYPES) {
-                fprintf(out, "%llu", (unsigned long long)results_errors(&p->counters));
-            }
-            fputc(',', out);
-            csv_figures(out, &h);
-            csv_keys(out, d, p, t);
-            fputc('\n', out);
+}
+
+void results_csv_period(FILE *out, const struct results_doc *d, const struct results_period *p)
+{
+    static struct hist h; /* main thread only */
+    uint32_t types = results_doc_types(d);
+    for (int t = 0; t <= STATS_TYPES; t++) {
+        if (!shown(types, t)) {
+            continue;
         }
+        sparse_to_hist(p->lat, t, &h);
+        fprintf(out, "%.3f,%s,%llu,%.1f,%.3f,%llu,", p->elapsed_s, results_type_name(t),
+                (unsigned long long)h.count, per_second((double)h.count, p->seconds),
+                per_second((double)type_net_bytes(p->net_bytes, t) / MIB, p->seconds),
+                (unsigned long long)type_misses(p->misses, &p->counters, t));
+        if (t == STATS_TYPES) {
+            fprintf(out, "%llu", (unsigned long long)results_errors(&p->counters));
+        }
+        fputc(',', out);
+        csv_figures(out, &h);
+        csv_keys(out, d, p, t);
+        fputc('\n', out);
     }
 }
 
@@ -938,11 +978,20 @@ static void csv_steps(FILE *out, const struct results_doc *d)
     }
 }
 
-void results_write_csv(FILE *out, const struct results_doc *d)
+void results_csv_begin(FILE *out, const struct results_doc *d)
 {
     if (d->sweep) {
         csv_steps(out, d);
     } else {
-        csv_periods(out, d);
+        csv_header(out, d);
+    }
+}
+
+void results_write_csv(FILE *out, const struct results_doc *d)
+{
+    const struct results_period *periods = d->periods.items;
+    results_csv_begin(out, d);
+    for (size_t i = 0; !d->sweep && i < d->periods.n; i++) {
+        results_csv_period(out, d, &periods[i]);
     }
 }

@@ -1,4 +1,5 @@
-/* Results documents read back (strictly: a file slap did not write is refused) and merged. */
+/* Results documents read back (strictly: a file slap did not write is refused), whole or a
+ * period at a time. Merging them is in results_merge.c. */
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -17,15 +18,6 @@
 static const char *const not_replayed[] = {"cfg_cmd",  "tls_ca",  "tls_cert", "tls_key",
                                            "json",     "csv",     "svg",      "samples",
                                            "start_at", "hdr_out", "binary",   "sample_rate"};
-
-/* Settings that must be equal for a sum of two runs to mean something. */
-static const char *const workload_settings[] = {
-    "protocol",   "key_size",    "value_size",  "ratio",     "mix",          "division",
-    "win_size",   "verify",      "exp_verify",  "exp_time",  "overwrite",    "rep_write",
-    "key_dist",   "udp",         "facebook",    "tls",       "pipeline",     "arrival",
-    "latency",    "sweep",       "step_time",   "trace",     "trace_speed",  "trace_limit",
-    "trace_spread", "execute_number",
-};
 
 static bool replayed(const char *name)
 {
@@ -681,65 +673,179 @@ static void read_head(struct reader *r, const char *text, size_t len, struct res
     json_free(root);
 }
 
-/* What reads a file's periods one at a time. */
-struct period_reader {
+/* A document read a period at a time. */
+struct results_stream {
     struct reader r;
-    struct results_doc *d;
+    char why[READ_ERR_MAX + 128]; /* what r says went wrong */
+    FILE *in;                     /* owned when path is not NULL */
+    const char *path;             /* the file's name, or NULL (a text given) */
+    struct results_split *split;
+    struct results_doc *d;  /* the document: its head, and its periods when keep */
+    struct results_doc one; /* not keep: the last period read (its periods list only) */
+    bool keep;              /* the periods appended to d */
     struct slap_stats *scratch;
 };
 
-/* One period's text (results_split_each): parsed, read into the document, its tree freed. */
-static enum slap_status read_period_text(void *arg, const char *text, size_t len, size_t index,
-                                         size_t line)
+/* Start reading in into d (initialised here, whatever the outcome); SLAP_ERROR when out of
+ * memory. */
+static enum slap_status stream_start(struct results_stream *rs, FILE *in, struct results_doc *d,
+                                     bool keep)
 {
-    struct period_reader *p = arg;
-    struct json_value *item = NULL;
-    char why[READ_ERR_MAX];
-    if (json_parse(text, len, &item, why, sizeof(why)) != SLAP_OK) {
-        snprintf(p->r.err, p->r.err_len, "periods[%zu], from line %zu: %s", index, line, why);
-        p->r.failed = true;
+    rs->r = (struct reader){.err = rs->why, .err_len = sizeof(rs->why)};
+    rs->in = in;
+    rs->d = d;
+    rs->keep = keep;
+    rs->scratch = new_scratch();
+    if (results_doc_init(d) != SLAP_OK || rs->scratch == NULL ||
+        results_split_open(in, &rs->split) != SLAP_OK) {
+        snprintf(rs->why, sizeof(rs->why), "out of memory");
         return SLAP_ERROR;
     }
-    read_item(&p->r, item, p->d, false, index, p->scratch);
-    json_free(item);
-    return p->r.failed ? SLAP_ERROR : SLAP_OK;
+    return SLAP_OK;
 }
 
-/* A document from in, a period at a time, into d (initialised). */
-static enum slap_status read_stream(FILE *in, struct results_doc *d, char *err, size_t err_len)
+static void stream_free(struct results_stream *rs)
 {
-    struct period_reader p = {.r = {.err = err, .err_len = err_len}, .d = d};
-    char *head = NULL;
-    size_t head_len = 0;
-    p.scratch = new_scratch();
-    if (p.scratch == NULL) {
+    results_split_close(rs->split);
+    free_scratch(rs->scratch);
+    results_doc_free(&rs->one);
+    if (rs->path != NULL && rs->in != NULL) {
+        fclose(rs->in);
+    }
+    free(rs);
+}
+
+/* One period's text: parsed and read into the document (or into rs->one), its tree freed. */
+static void read_period_text(struct results_stream *rs, const struct results_split_piece *piece)
+{
+    struct results_doc *to = rs->keep ? rs->d : &rs->one;
+    struct json_value *item = NULL;
+    char why[READ_ERR_MAX];
+    if (json_parse(piece->text, piece->len, &item, why, sizeof(why)) != SLAP_OK) {
+        snprintf(rs->why, sizeof(rs->why), "periods[%zu], from line %zu: %s", piece->index,
+                 piece->line, why);
+        rs->r.failed = true;
+        return;
+    }
+    if (!rs->keep) {
+        results_drop_periods(to);
+    }
+    read_item(&rs->r, item, to, false, piece->index, rs->scratch);
+    json_free(item);
+}
+
+/* What went wrong into err: "PATH: why" for a file. */
+static enum slap_status stream_failed(struct results_stream *rs, char *err, size_t err_len)
+{
+    rs->r.failed = true;
+    if (rs->path != NULL) {
+        snprintf(err, err_len, "%s: %s", rs->path, rs->why);
+    } else {
+        snprintf(err, err_len, "%s", rs->why);
+    }
+    return SLAP_ERROR;
+}
+
+/* The next period (kept in the document when rs->keep), or the head at the end. */
+static enum slap_status stream_next(struct results_stream *rs, const struct results_period **p,
+                                    char *err, size_t err_len)
+{
+    struct results_split_piece piece;
+    enum slap_status st =
+        rs->r.failed ? SLAP_ERROR : results_split_next(rs->split, &piece, rs->why, sizeof(rs->why));
+    if (st == SLAP_OK) {
+        read_period_text(rs, &piece);
+        const struct results_list *list = rs->keep ? &rs->d->periods : &rs->one.periods;
+        *p = &((const struct results_period *)list->items)[list->n - 1];
+        return rs->r.failed ? stream_failed(rs, err, err_len) : SLAP_OK;
+    }
+    if (st == SLAP_AGAIN) {
+        size_t len;
+        const char *head = results_split_head(rs->split, &len);
+        read_head(&rs->r, head, len, rs->d);
+        if (rs->path != NULL && !rs->r.failed && (rs->d->source = strdup(rs->path)) == NULL) {
+            bad(&rs->r, "document", "out of memory");
+        }
+        return rs->r.failed ? stream_failed(rs, err, err_len) : SLAP_AGAIN;
+    }
+    return stream_failed(rs, err, err_len);
+}
+
+enum slap_status results_stream_open(const char *path, const char *name, struct results_doc *d,
+                                     struct results_stream **out, char *err, size_t err_len)
+{
+    struct results_stream *rs = calloc(1, sizeof(*rs));
+    FILE *in = NULL;
+    *out = NULL;
+    memset(d, 0, sizeof(*d));
+    if (rs == NULL || (in = fopen(path, "r")) == NULL) {
+        snprintf(err, err_len, "cannot read '%s': %s", name,
+                 rs == NULL ? "out of memory" : strerror(errno));
+        free(rs);
+        return SLAP_ERROR;
+    }
+    rs->path = name;
+    if (stream_start(rs, in, d, false) != SLAP_OK) {
+        stream_failed(rs, err, err_len);
+        stream_free(rs);
+        return SLAP_ERROR;
+    }
+    *out = rs;
+    return SLAP_OK;
+}
+
+enum slap_status results_stream_next(struct results_stream *rs, const struct results_period **p,
+                                     char *err, size_t err_len)
+{
+    return stream_next(rs, p, err, err_len);
+}
+
+void results_stream_close(struct results_stream *rs)
+{
+    if (rs != NULL) {
+        stream_free(rs);
+    }
+}
+
+/* Every period of in kept in d, then the head: SLAP_OK when the whole document reads. */
+static enum slap_status read_all(FILE *in, const char *path, struct results_doc *d, char *err,
+                                 size_t err_len)
+{
+    struct results_stream *rs = calloc(1, sizeof(*rs));
+    const struct results_period *p;
+    enum slap_status st = SLAP_ERROR;
+    if (rs == NULL) {
+        (void)results_doc_init(d);
         snprintf(err, err_len, "out of memory");
         return SLAP_ERROR;
     }
-    if (results_split(in, &head, &head_len, read_period_text, &p, err, err_len) != SLAP_OK) {
-        p.r.failed = true;
+    if (stream_start(rs, in, d, true) != SLAP_OK) {
+        stream_failed(rs, err, err_len);
     } else {
-        read_head(&p.r, head, head_len, d);
+        while ((st = stream_next(rs, &p, err, err_len)) == SLAP_OK) {
+        }
     }
-    free(head);
-    free_scratch(p.scratch);
-    return p.r.failed ? SLAP_ERROR : SLAP_OK;
+    if (path != NULL && d->source == NULL) {
+        d->source = strdup(path);
+    }
+    stream_free(rs);
+    return st == SLAP_AGAIN ? SLAP_OK : SLAP_ERROR;
 }
 
 enum slap_status results_parse(const char *text, size_t len, struct results_doc *d, char *err,
                                size_t err_len)
 {
     struct reader r = {.err = err, .err_len = err_len};
-    if (results_doc_init(d) != SLAP_OK) {
-        snprintf(err, err_len, "out of memory");
-        return SLAP_ERROR;
-    }
     FILE *in = len > 0 ? fmemopen((void *)text, len, "r") : NULL;
     if (in == NULL) {
+        if (results_doc_init(d) != SLAP_OK) {
+            snprintf(err, err_len, "out of memory");
+            return SLAP_ERROR;
+        }
         read_head(&r, text, len, d); /* nothing to split: json_parse says what is wrong */
         return r.failed ? SLAP_ERROR : SLAP_OK;
     }
-    enum slap_status st = read_stream(in, d, err, err_len);
+    enum slap_status st = read_all(in, NULL, d, err, err_len);
     fclose(in);
     return st;
 }
@@ -748,18 +854,12 @@ enum slap_status results_read(const char *path, struct results_doc *d, char *err
 {
     char why[READ_ERR_MAX] = "";
     FILE *f = fopen(path, "r");
-    enum slap_status st = SLAP_ERROR;
     memset(d, 0, sizeof(*d));
     if (f == NULL) {
         snprintf(err, err_len, "cannot read '%s': %s", path, strerror(errno));
         return SLAP_ERROR;
     }
-    if (results_doc_init(d) != SLAP_OK) {
-        snprintf(why, sizeof(why), "out of memory");
-    } else {
-        st = read_stream(f, d, why, sizeof(why));
-    }
-    d->source = strdup(path);
+    enum slap_status st = read_all(f, path, d, why, sizeof(why));
     if (st == SLAP_OK && d->source == NULL) {
         snprintf(why, sizeof(why), "out of memory");
         st = SLAP_ERROR;
@@ -768,390 +868,5 @@ enum slap_status results_read(const char *path, struct results_doc *d, char *err
         snprintf(err, err_len, "%s: %s", path, why);
     }
     fclose(f);
-    return st;
-}
-
-/* ---- merging -------------------------------------------------------------------------- */
-
-/* The text of setting name in d's options, for comparing two documents. */
-static void setting_text(const struct results_doc *d, const char *name, char *buf, size_t len)
-{
-    buf[0] = '\0';
-    if (options_value(&d->opts, options_table_find(name), buf, len) == OPTION_VALUE_NONE) {
-        snprintf(buf, len, "(none)");
-    }
-}
-
-/* Can b be added to a? If not, err names the setting that differs. */
-static enum slap_status check_compatible(const struct results_doc *a, const struct results_doc *b,
-                                         char *err, size_t err_len)
-{
-    char va[256], vb[256];
-    if (a->sweep != b->sweep) {
-        snprintf(err, err_len, "'%s' is a sweep and '%s' is not", a->sweep ? a->label : b->label,
-                 a->sweep ? b->label : a->label);
-        return SLAP_ERROR;
-    }
-    for (size_t i = 0; i < SLAP_ARRAY_SIZE(workload_settings); i++) {
-        setting_text(a, workload_settings[i], va, sizeof(va));
-        setting_text(b, workload_settings[i], vb, sizeof(vb));
-        if (strcmp(va, vb) != 0) {
-            snprintf(err, err_len, "the workloads differ: --%s is %s in '%s' and %s in '%s'",
-                     workload_settings[i], va, a->label, vb, b->label);
-            return SLAP_ERROR;
-        }
-    }
-    if (a->opts.execute_number == 0 && a->opts.run_time_ns != b->opts.run_time_ns) {
-        setting_text(a, "time", va, sizeof(va));
-        setting_text(b, "time", vb, sizeof(vb));
-        snprintf(err, err_len, "the runs differ in length: --time is %ss in '%s' and %ss in '%s'",
-                 va, a->label, vb, b->label);
-        return SLAP_ERROR;
-    }
-    if (a->period_s != b->period_s && a->periods.n > 0 && b->periods.n > 0) {
-        snprintf(err, err_len, "the periods differ: %gs in '%s' and %gs in '%s'", a->period_s,
-                 a->label, b->period_s, b->label);
-        return SLAP_ERROR;
-    }
-    return SLAP_OK;
-}
-
-/* A period's or a step's figures, whichever it is. */
-struct merge_part {
-    double when; /* elapsed_s, or target_tps */
-    double seconds;
-    const struct slap_counters *counters;
-    const struct results_sparse *lat;
-    const uint64_t *net_bytes;
-    const uint64_t *misses;
-};
-
-/* Would a + b pass RESULTS_COUNT_MAX? */
-static bool count_overflows(uint64_t a, uint64_t b)
-{
-    uint64_t sum;
-    return __builtin_add_overflow(a, b, &sum) || sum > RESULTS_COUNT_MAX;
-}
-
-/* The first counter whose sum would pass RESULTS_COUNT_MAX, or NULL. */
-static const char *counters_overflow(const struct slap_counters *a, const struct slap_counters *b)
-{
-#define SLAP_COUNTER_OVERFLOW(name, show, meaning)                                                 \
-    if (count_overflows(a->name, b->name)) {                                                       \
-        return #name;                                                                              \
-    }
-    SLAP_COUNTERS(SLAP_COUNTER_OVERFLOW)
-#undef SLAP_COUNTER_OVERFLOW
-    return NULL;
-}
-
-/* Type t's figure whose sum would pass RESULTS_COUNT_MAX ("get net_bytes") into name, or "". */
-static void type_overflow(int t, const uint64_t bytes[2], const uint64_t misses[2],
-                          const uint64_t counts[2], char *name, size_t len)
-{
-    const char *what = count_overflows(bytes[0], bytes[1])     ? "net_bytes"
-                       : count_overflows(misses[0], misses[1]) ? "misses"
-                       : count_overflows(counts[0], counts[1]) ? "hist count"
-                                                               : NULL;
-    snprintf(name, len, "%s%s%s", what != NULL ? results_type_name(t) : "", what != NULL ? " " : "",
-             what != NULL ? what : "");
-}
-
-/* The first figure of a period or step whose sum would pass RESULTS_COUNT_MAX into name; false
- * when there is none. */
-static bool part_overflow(const struct merge_part *a, const struct merge_part *b, char *name,
-                          size_t len)
-{
-    const char *counter = counters_overflow(a->counters, b->counters);
-    if (counter != NULL) {
-        snprintf(name, len, "%s", counter);
-        return true;
-    }
-    for (int t = 0; t < STATS_TYPES; t++) {
-        uint64_t bytes[2] = {a->net_bytes[t], b->net_bytes[t]};
-        uint64_t misses[2] = {a->misses[t], b->misses[t]};
-        uint64_t counts[2] = {a->lat[t].count, b->lat[t].count};
-        type_overflow(t, bytes, misses, counts, name, len);
-        if (name[0] != '\0') {
-            return true;
-        }
-    }
-    return false;
-}
-
-/* The first figure of the whole run whose sum would pass RESULTS_COUNT_MAX into name; false
- * when there is none. */
-static bool stats_overflow(const struct slap_stats *a, const struct slap_stats *b, char *name,
-                           size_t len)
-{
-    const char *counter = counters_overflow(&a->counters, &b->counters);
-    if (counter != NULL) {
-        snprintf(name, len, "%s", counter);
-        return true;
-    }
-    for (int t = 0; t < STATS_TYPES; t++) {
-        uint64_t bytes[2] = {a->net_bytes[t], b->net_bytes[t]};
-        uint64_t misses[2] = {a->misses[t], b->misses[t]};
-        uint64_t lat[2] = {a->lat[t] != NULL ? a->lat[t]->count : 0,
-                           b->lat[t] != NULL ? b->lat[t]->count : 0};
-        uint64_t raw[2] = {a->raw[t] != NULL ? a->raw[t]->count : 0,
-                           b->raw[t] != NULL ? b->raw[t]->count : 0};
-        uint64_t none[2] = {0, 0};
-        type_overflow(t, bytes, misses, lat, name, len);
-        if (name[0] == '\0') {
-            type_overflow(t, none, none, raw, name, len);
-        }
-        if (name[0] != '\0') {
-            return true;
-        }
-    }
-    for (int o = 0; o < STATS_OUTCOMES; o++) {
-        if (count_overflows(a->gets[o].count, b->gets[o].count)) {
-            snprintf(name, len, "get_outcomes hist count");
-            return true;
-        }
-    }
-    if (count_overflows(a->lag.count, b->lag.count)) {
-        snprintf(name, len, "send_lag hist count");
-        return true;
-    }
-    return false;
-}
-
-/* A document's name in messages: its file, else its label. */
-static const char *doc_name(const struct results_doc *d)
-{
-    return d->source != NULL ? d->source : d->label;
-}
-
-/* "'file': its name ..." into err, for a figure whose sum passes RESULTS_COUNT_MAX. */
-static void say_overflow(char *err, size_t err_len, const struct results_doc *d, const char *where,
-                         const char *name)
-{
-    snprintf(err, err_len,
-             "'%s': %s%s%s added to the files before it is more than 2^53 (a corrupt number?)",
-             doc_name(d), where, where[0] != '\0' ? " " : "", name);
-}
-
-/* Add src's period (or step) i into dst's, appending when dst has fewer. scratch keeps every
- * type. SLAP_AGAIN with the figure named in overflow when a sum would pass RESULTS_COUNT_MAX. */
-static enum slap_status merge_item(struct results_doc *dst, size_t i, const struct merge_part *src,
-                                   bool step, struct slap_stats *scratch, char *overflow,
-                                   size_t overflow_len)
-{
-    struct results_list *list = step ? &dst->steps : &dst->periods;
-    stats_reset(scratch);
-    if (i < list->n) {
-        struct results_step *st = step ? &((struct results_step *)list->items)[i] : NULL;
-        struct results_period *p = step ? NULL : &((struct results_period *)list->items)[i];
-        struct results_sparse *have = step ? st->lat : p->lat;
-        struct slap_counters *sum = step ? &st->counters : &p->counters;
-        uint64_t *bytes = step ? st->net_bytes : p->net_bytes;
-        uint64_t *misses = step ? st->misses : p->misses;
-        struct merge_part now = {0, 0, sum, have, bytes, misses};
-        if (part_overflow(&now, src, overflow, overflow_len)) {
-            return SLAP_AGAIN;
-        }
-        if (step) {
-            st->target_tps += src->when; /* the hosts together aimed at the sum */
-        }
-        for (int t = 0; t < STATS_TYPES; t++) {
-            results_sparse_add(&have[t], scratch->lat[t]);
-            results_sparse_add(&src->lat[t], scratch->lat[t]);
-            results_sparse_free(&have[t]);
-            if (results_sparse_from_hist(scratch->lat[t], &have[t]) != SLAP_OK) {
-                return SLAP_ERROR;
-            }
-            bytes[t] += src->net_bytes[t];
-            misses[t] += src->misses[t];
-        }
-#define SLAP_COUNTER_SUM(name, show, meaning) sum->name += src->counters->name;
-        SLAP_COUNTERS(SLAP_COUNTER_SUM)
-#undef SLAP_COUNTER_SUM
-        return SLAP_OK;
-    }
-    scratch->counters = *src->counters;
-    for (int t = 0; t < STATS_TYPES; t++) {
-        results_sparse_add(&src->lat[t], scratch->lat[t]);
-        scratch->net_bytes[t] = src->net_bytes[t];
-        scratch->misses[t] = src->misses[t];
-    }
-    return step ? results_add_step(dst, src->when, src->seconds, scratch)
-                : results_add_period(dst, src->when, src->seconds, scratch);
-}
-
-/* merge_item's outcome as merge_lists': err says what went wrong. */
-static enum slap_status item_merged(enum slap_status st, const struct results_doc *src, bool step,
-                                    size_t i, const char *overflow, char *err, size_t err_len)
-{
-    char where[32];
-    if (st == SLAP_AGAIN) {
-        snprintf(where, sizeof(where), "%s[%zu]", step ? "steps" : "periods", i);
-        say_overflow(err, err_len, src, where, overflow);
-        return SLAP_ERROR;
-    }
-    if (st != SLAP_OK) {
-        snprintf(err, err_len, "out of memory");
-    }
-    return st;
-}
-
-/* Add src's periods, steps and servers into dst. */
-static enum slap_status merge_lists(struct results_doc *dst, const struct results_doc *src,
-                                    struct slap_stats *scratch, char *err, size_t err_len)
-{
-    const struct results_period *periods = src->periods.items;
-    const struct results_step *steps = src->steps.items;
-    const struct results_server *servers = src->servers.items;
-    char overflow[64] = "";
-    for (size_t i = 0; i < src->periods.n; i++) {
-        const struct results_period *p = &periods[i];
-        struct merge_part part = {p->elapsed_s, p->seconds,   &p->counters,
-                                  p->lat,       p->net_bytes, p->misses};
-        enum slap_status st = merge_item(dst, i, &part, false, scratch, overflow, sizeof(overflow));
-        if (item_merged(st, src, false, i, overflow, err, err_len) != SLAP_OK) {
-            return SLAP_ERROR;
-        }
-    }
-    for (size_t i = 0; i < src->steps.n; i++) {
-        const struct results_step *st = &steps[i];
-        struct merge_part part = {st->target_tps, st->seconds,   &st->counters,
-                                  st->lat,        st->net_bytes, st->misses};
-        enum slap_status status =
-            merge_item(dst, i, &part, true, scratch, overflow, sizeof(overflow));
-        if (item_merged(status, src, true, i, overflow, err, err_len) != SLAP_OK) {
-            return SLAP_ERROR;
-        }
-    }
-    for (size_t i = 0; i < src->servers.n; i++) {
-        if (results_add_server(dst, servers[i].name, servers[i].label, &servers[i].stats) !=
-            SLAP_OK) {
-            return SLAP_ERROR;
-        }
-    }
-    for (size_t i = 0; i < src->runs.n; i++) {
-        if (results_add_run(dst, &((const struct results_run_id *)src->runs.items)[i]) != SLAP_OK) {
-            return SLAP_ERROR;
-        }
-    }
-    return SLAP_OK;
-}
-
-/* A merged step's verdict: the hosts' when they agree, else "mixed"; cut short when any host's
- * step was. */
-static void merge_step_verdicts(struct results_doc *dst, const struct results_doc *src, bool first)
-{
-    struct results_step *to = dst->steps.items;
-    const struct results_step *from = src->steps.items;
-    for (size_t i = 0; i < src->steps.n && i < dst->steps.n; i++) {
-        to[i].interrupted = to[i].interrupted || from[i].interrupted;
-        if (first || to[i].limited_by[0] == '\0') {
-            snprintf(to[i].limited_by, sizeof(to[i].limited_by), "%s", from[i].limited_by);
-        } else if (strcmp(to[i].limited_by, from[i].limited_by) != 0) {
-            snprintf(to[i].limited_by, sizeof(to[i].limited_by), "mixed");
-        }
-    }
-}
-
-/*
- * What limited the hosts together: their slaps as one (CPU summed, the busiest thread of
- * all), every server each host read, judged again over the merged rate and clients. Only
- * when every document has its limits.
- */
-static enum slap_status merge_limits(struct results_doc *out, struct results_doc *const *docs,
-                                     size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (!docs[i]->has_limits) {
-            limits_free(&out->limits);
-            out->has_limits = false;
-            return SLAP_OK;
-        }
-        if (limits_add(&out->limits, &docs[i]->limits, i == 0) != SLAP_OK) {
-            return SLAP_ERROR;
-        }
-    }
-    struct limits *l = &out->limits;
-    out->has_limits = n > 0 && !out->sweep;
-    l->seconds = out->seconds;
-    l->target_tps = out->opts.tps;
-    l->achieved_tps =
-        out->seconds > 0 ? (double)stats_requests(out->global) / out->seconds : 0; /* as -P */
-    l->paced_by_trace = out->opts.trace != NULL && out->opts.trace_speed > 0;
-    l->concurrency = out->opts.concurrency;
-    l->threads = out->opts.threads;
-    limits_judge(l);
-    return SLAP_OK;
-}
-
-/* The figures of the whole: the longest measured time, the earliest start, the worst exit. */
-static void merge_top(struct results_doc *dst, const struct results_doc *src, bool first)
-{
-    dst->start_ms = first || src->start_ms < dst->start_ms ? src->start_ms : dst->start_ms;
-    dst->end_ms = src->end_ms > dst->end_ms ? src->end_ms : dst->end_ms;
-    dst->seconds = src->seconds > dst->seconds ? src->seconds : dst->seconds;
-    dst->signal = dst->signal != 0 ? dst->signal : src->signal;
-    dst->exit_status = src->exit_status > dst->exit_status ? src->exit_status : dst->exit_status;
-    dst->samples_written += src->samples_written;
-    dst->samples_dropped += src->samples_dropped;
-    if (first) {
-        dst->opts = src->opts;
-        dst->sweep = src->sweep;
-        dst->period_s = src->period_s;
-        snprintf(dst->label, sizeof(dst->label), "%s", src->label);
-        return;
-    }
-    size_t used = strlen(dst->label);
-    snprintf(dst->label + used, sizeof(dst->label) - used, "+%s", src->label);
-    dst->opts.label = dst->label;
-    dst->opts.threads += src->opts.threads;
-    dst->opts.concurrency += src->opts.concurrency;
-    dst->opts.tps += src->opts.tps;
-    dst->opts.sweep_start += src->opts.sweep_start;
-    dst->opts.sweep_end += src->opts.sweep_end;
-    dst->opts.sweep_step += src->opts.sweep_step;
-}
-
-enum slap_status results_merge(struct results_doc *out, struct results_doc *const *docs, size_t n,
-                               char *err, size_t err_len)
-{
-    struct slap_stats *scratch = malloc(sizeof(*scratch));
-    enum slap_status st = results_doc_init(out);
-    if (scratch != NULL && stats_init(scratch, &stats_shape_all) != SLAP_OK) {
-        free(scratch);
-        scratch = NULL;
-    }
-    for (size_t i = 0; st == SLAP_OK && i < n; i++) {
-        if (i > 0 && check_compatible(docs[0], docs[i], err, err_len) != SLAP_OK) {
-            st = SLAP_ERROR;
-            break;
-        }
-        char overflow[64] = "";
-        if (stats_overflow(out->global, docs[i]->global, overflow, sizeof(overflow))) {
-            say_overflow(err, err_len, docs[i], "", overflow);
-            st = SLAP_ERROR;
-            break;
-        }
-        merge_top(out, docs[i], i == 0);
-        stats_merge(out->global, docs[i]->global);
-        if (scratch == NULL) {
-            snprintf(err, err_len, "out of memory");
-            st = SLAP_ERROR;
-        } else if (merge_lists(out, docs[i], scratch, err, err_len) != SLAP_OK) {
-            st = SLAP_ERROR;
-        }
-        merge_step_verdicts(out, docs[i], i == 0);
-    }
-    if (st == SLAP_OK && merge_limits(out, docs, n) != SLAP_OK) {
-        snprintf(err, err_len, "out of memory");
-        st = SLAP_ERROR;
-    }
-    if (st == SLAP_ERROR && err[0] == '\0') {
-        snprintf(err, err_len, "out of memory");
-    }
-    if (scratch != NULL) {
-        stats_free(scratch);
-    }
-    free(scratch);
     return st;
 }

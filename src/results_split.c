@@ -1,5 +1,6 @@
 /* A results file read a piece at a time: its head (the text without the periods' elements) and
- * each period's text, so that no reader holds every period's text or tree at once. */
+ * each period's text, handed out one at a time, so that no reader holds every period's text or
+ * tree at once (nor one file's while it reads another's). */
 #include "results_split.h"
 
 #include <stdlib.h>
@@ -105,90 +106,156 @@ static void copy_rest(struct splitter *s)
     }
 }
 
-/* The elements of "periods" after its '[', each handed to each; the head keeps "[]" and the
- * elements' line breaks (its errors then say the file's lines). */
-static enum slap_status split_periods(struct splitter *s, results_split_each each, void *arg)
-{
-    for (size_t index = 0; !s->failed; index++) {
-        int c = after_space(s, &s->head);
-        if (c == ']') {
-            put(s, &s->head, take(s));
-            return SLAP_OK;
-        }
-        size_t line = s->line;
-        s->piece.len = 0;
-        copy_value(s, &s->piece);
-        if (s->failed || each(arg, s->piece.bytes != NULL ? s->piece.bytes : "", s->piece.len,
-                              index, line) != SLAP_OK) {
-            return SLAP_ERROR;
-        }
-        for (; line < s->line; line++) {
-            put(s, &s->head, '\n');
-        }
-        c = after_space(s, &s->head);
-        if (c == ',') {
-            (void)take(s);
-        } else if (c != ']') {
-            copy_rest(s);
-            return SLAP_OK;
-        }
-    }
-    return SLAP_ERROR;
-}
+/* Where the splitter is in the document:
+ *
+ *   START -> MEMBER -> (a "periods" array) -> ELEMENT <-> AFTER_ELEMENT
+ *              ^                                 | ']'
+ *              +-------- AFTER_MEMBER <----------+
+ *   anything not that shape, or the end of the object: the rest copied into the head, DONE.
+ */
+enum split_phase {
+    SPLIT_START,
+    SPLIT_MEMBER,
+    SPLIT_ELEMENT,
+    SPLIT_AFTER_ELEMENT,
+    SPLIT_AFTER_MEMBER,
+    SPLIT_DONE
+};
 
-/* The top-level object's members, "periods" split off. */
-static enum slap_status split_members(struct splitter *s, results_split_each each, void *arg)
-{
-    if (after_space(s, &s->head) != '{') {
-        return SLAP_OK;
-    }
-    put(s, &s->head, take(s));
-    while (!s->failed) {
-        int c = after_space(s, &s->head);
-        if (c == '}' || c != '"') {
-            return SLAP_OK;
-        }
-        size_t key = s->head.len;
-        copy_value(s, &s->head);
-        bool periods = s->head.len - key == 9 && memcmp(s->head.bytes + key, "\"periods\"", 9) == 0;
-        if (after_space(s, &s->head) != ':') {
-            return SLAP_OK;
-        }
-        put(s, &s->head, take(s));
-        if (after_space(s, &s->head) == '[' && periods) {
-            put(s, &s->head, take(s));
-            if (split_periods(s, each, arg) != SLAP_OK) {
-                return SLAP_ERROR;
-            }
-        } else {
-            copy_value(s, &s->head);
-        }
-        if (after_space(s, &s->head) != ',') {
-            return SLAP_OK;
-        }
-        put(s, &s->head, take(s));
-    }
-    return SLAP_ERROR;
-}
+struct results_split {
+    struct splitter s;
+    enum split_phase phase;
+    size_t index;        /* of the period in the periods array */
+    size_t element_line; /* where the period last handed out began */
+};
 
-enum slap_status results_split(FILE *in, char **head, size_t *head_len, results_split_each each,
-                               void *arg, char *err, size_t err_len)
+enum slap_status results_split_open(FILE *in, struct results_split **out)
 {
-    struct splitter s = {.in = in, .line = 1};
-    enum slap_status st = split_members(&s, each, arg);
-    if (st == SLAP_OK) {
-        copy_rest(&s);
-    }
-    free(s.piece.bytes);
-    if (s.failed || ferror(in)) {
-        snprintf(err, err_len, "%s", ferror(in) ? "a read failed" : "out of memory, or too large");
-        st = SLAP_ERROR;
-    }
-    if (st != SLAP_OK) {
-        free(s.head.bytes);
+    *out = calloc(1, sizeof(**out));
+    if (*out == NULL) {
         return SLAP_ERROR;
     }
-    *head = s.head.bytes != NULL ? s.head.bytes : strdup("");
-    *head_len = s.head.len;
-    return *head != NULL ? SLAP_OK : SLAP_ERROR;
+    (*out)->s.in = in;
+    (*out)->s.line = 1;
+    return SLAP_OK;
+}
+
+void results_split_close(struct results_split *sp)
+{
+    if (sp != NULL) {
+        free(sp->s.head.bytes);
+        free(sp->s.piece.bytes);
+    }
+    free(sp);
+}
+
+/* At a member's name: its value copied, or the periods array entered; the next phase. */
+static enum split_phase split_member(struct splitter *s)
+{
+    int c = after_space(s, &s->head);
+    if (c == '}' || c != '"') {
+        return SPLIT_DONE;
+    }
+    size_t key = s->head.len;
+    copy_value(s, &s->head);
+    bool periods = s->head.len - key == 9 && memcmp(s->head.bytes + key, "\"periods\"", 9) == 0;
+    if (after_space(s, &s->head) != ':') {
+        return SPLIT_DONE;
+    }
+    put(s, &s->head, take(s));
+    if (after_space(s, &s->head) == '[' && periods) {
+        put(s, &s->head, take(s));
+        return SPLIT_ELEMENT;
+    }
+    copy_value(s, &s->head);
+    return SPLIT_AFTER_MEMBER;
+}
+
+/* After a period handed out: its line breaks kept in the head, then ',' or ']'. */
+static enum split_phase split_after_element(struct results_split *sp)
+{
+    struct splitter *s = &sp->s;
+    for (size_t line = sp->element_line; line < s->line; line++) {
+        put(s, &s->head, '\n');
+    }
+    int c = after_space(s, &s->head);
+    sp->index++;
+    if (c == ',') {
+        (void)take(s);
+    } else if (c != ']') {
+        return SPLIT_DONE;
+    }
+    return SPLIT_ELEMENT;
+}
+
+/* One step of the phases; SPLIT_ELEMENT's that found a period sets *found. */
+static enum split_phase split_step(struct results_split *sp, bool *found)
+{
+    struct splitter *s = &sp->s;
+    switch (sp->phase) {
+    case SPLIT_START:
+        if (after_space(s, &s->head) != '{') {
+            return SPLIT_DONE;
+        }
+        put(s, &s->head, take(s));
+        return SPLIT_MEMBER;
+    case SPLIT_MEMBER:
+        sp->index = 0;
+        return split_member(s);
+    case SPLIT_ELEMENT:
+        if (after_space(s, &s->head) == ']') {
+            put(s, &s->head, take(s));
+            return SPLIT_AFTER_MEMBER;
+        }
+        sp->element_line = s->line;
+        s->piece.len = 0;
+        copy_value(s, &s->piece);
+        *found = true;
+        return SPLIT_AFTER_ELEMENT;
+    case SPLIT_AFTER_ELEMENT:
+        return split_after_element(sp);
+    case SPLIT_AFTER_MEMBER:
+        if (after_space(s, &s->head) != ',') {
+            return SPLIT_DONE;
+        }
+        put(s, &s->head, take(s));
+        return SPLIT_MEMBER;
+    case SPLIT_DONE:
+    default:
+        return SPLIT_DONE;
+    }
+}
+
+enum slap_status results_split_next(struct results_split *sp, struct results_split_piece *piece,
+                                    char *err, size_t err_len)
+{
+    struct splitter *s = &sp->s;
+    bool found = false;
+    while (!s->failed && !found && sp->phase != SPLIT_DONE) {
+        sp->phase = split_step(sp, &found);
+    }
+    if (!s->failed && !found) {
+        copy_rest(s);
+    }
+    if (s->failed || ferror(s->in)) {
+        snprintf(err, err_len, "%s",
+                 ferror(s->in) ? "a read failed" : "out of memory, or too large");
+        sp->phase = SPLIT_DONE;
+        s->failed = true;
+        return SLAP_ERROR;
+    }
+    if (!found) {
+        return SLAP_AGAIN;
+    }
+    piece->text = s->piece.bytes != NULL ? s->piece.bytes : "";
+    piece->len = s->piece.len;
+    piece->index = sp->index;
+    piece->line = sp->element_line;
+    return SLAP_OK;
+}
+
+const char *results_split_head(const struct results_split *sp, size_t *len)
+{
+    *len = sp->s.head.len;
+    return sp->s.head.bytes != NULL ? sp->s.head.bytes : "";
 }

@@ -6,9 +6,14 @@
  */
 #include "slap/subcommands.h"
 
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "slap/outfile.h"
 #include "slap/plot.h"
@@ -112,12 +117,12 @@ static int read_inputs(const struct sub_args *a, const char *name, struct result
 }
 
 /* The same run given twice (the same file, or a copy) would count twice: refuse, naming both. */
-static int refuse_same_run(const struct sub_args *a, struct results_doc *const *docs)
+static int refuse_same_run(const struct sub_args *a, const struct results_merge_input *in)
 {
     struct results_run_id same;
     for (int i = 0; i < a->ninputs; i++) {
         for (int j = i + 1; j < a->ninputs; j++) {
-            if (results_share_run(docs[i], docs[j], &same)) {
+            if (results_share_run(in[i].doc, in[j].doc, &same)) {
                 fprintf(stderr,
                         "slap merge: '%s' and '%s' hold the same run (host %s, pid %llu, "
                         "started at %llu ms): a run is counted once\n",
@@ -180,16 +185,6 @@ static void merged_report(const struct results_doc *m)
     free(s);
 }
 
-static void write_json(FILE *out, const void *doc)
-{
-    results_write_json(out, doc);
-}
-
-static void write_csv(FILE *out, const void *doc)
-{
-    results_write_csv(out, doc);
-}
-
 /* Write path (option's) with write, saying why it failed. */
 static int save(const char *name, const char *option, const char *path, outfile_writer write,
                 const void *arg)
@@ -203,12 +198,12 @@ static int save(const char *name, const char *option, const char *path, outfile_
 }
 
 /* Runs that did not start together (no common --start_at) are summed all the same: say so. */
-static void warn_spread(struct results_doc *const *docs, int n)
+static void warn_spread(const struct results_merge_input *in, int n)
 {
     uint64_t lo = UINT64_MAX, hi = 0;
     for (int i = 0; i < n; i++) {
-        lo = docs[i]->start_ms < lo ? docs[i]->start_ms : lo;
-        hi = docs[i]->start_ms > hi ? docs[i]->start_ms : hi;
+        lo = in[i].doc->start_ms < lo ? in[i].doc->start_ms : lo;
+        hi = in[i].doc->start_ms > hi ? in[i].doc->start_ms : hi;
     }
     if (hi - lo > START_SPREAD_MS) {
         fprintf(stderr,
@@ -218,45 +213,204 @@ static void warn_spread(struct results_doc *const *docs, int n)
     }
 }
 
+/* ---- slap merge's outputs, written as the inputs are read again ---------------------- */
+
+/* The merge being written: its inputs, the merged document without its periods. */
+struct merge_job {
+    struct results_merge_input *in;
+    size_t n;
+    const struct results_doc *merged;
+    FILE *out;                     /* the output being written */
+    struct results_json_stream js; /* --json */
+    struct plot_run run;           /* --svg: the points drawn */
+};
+
+static enum slap_status json_period(void *arg, struct results_period *p)
+{
+    results_json_period(&((struct merge_job *)arg)->js, p);
+    return SLAP_OK;
+}
+
+static enum slap_status csv_period(void *arg, struct results_period *p)
+{
+    struct merge_job *job = arg;
+    if (!job->merged->sweep) {
+        results_csv_period(job->out, job->merged, p);
+    }
+    return SLAP_OK;
+}
+
+static enum slap_status svg_point(void *arg, struct results_period *p)
+{
+    return plot_run_add_period(&((struct merge_job *)arg)->run, p);
+}
+
+/* The merged periods handed to each (none read when no input has any). */
+static enum slap_status merge_walk(struct merge_job *job, results_merge_each each, char *err,
+                                   size_t err_len)
+{
+    size_t periods = 0;
+    for (size_t i = 0; i < job->n; i++) {
+        periods += job->in[i].nperiods;
+    }
+    return periods == 0 ? SLAP_OK : results_merge_periods(job->in, job->n, each, job, err, err_len);
+}
+
+/* One output (--json or --csv) written whole as its periods come; a failure says why. */
+static int save_streamed(struct merge_job *job, const char *option, const char *path, bool json)
+{
+    struct outfile of;
+    char err[640];
+    if (path == NULL) {
+        return SUB_OK;
+    }
+    if (outfile_open(&of, path, err, sizeof(err)) != SLAP_OK) {
+        fprintf(stderr, "slap merge: %s: %s\n", option, err);
+        return SUB_FAILED;
+    }
+    job->out = of.f;
+    if (json) {
+        results_json_begin(&job->js, of.f, job->merged);
+    } else {
+        results_csv_begin(of.f, job->merged);
+    }
+    if (merge_walk(job, json ? json_period : csv_period, err, sizeof(err)) != SLAP_OK) {
+        outfile_discard(&of);
+        fprintf(stderr, "slap merge: %s: %s\n", option, err);
+        return SUB_FAILED;
+    }
+    if (json) {
+        results_json_end(&job->js);
+    }
+    if (outfile_close(&of, err, sizeof(err)) != SLAP_OK) {
+        fprintf(stderr, "slap merge: %s: %s\n", option, err);
+        return SUB_FAILED;
+    }
+    return SUB_OK;
+}
+
+/* --svg: the points of every merged period gathered, then the picture written. */
+static int save_picture(struct merge_job *job, const char *path)
+{
+    const struct results_step *steps = job->merged->steps.items;
+    char err[640] = "out of memory";
+    int status = SUB_OK;
+    if (path == NULL) {
+        return SUB_OK;
+    }
+    memset(&job->run, 0, sizeof(job->run));
+    job->run.label = job->merged->label;
+    enum slap_status st = merge_walk(job, svg_point, err, sizeof(err));
+    for (size_t i = 0; st == SLAP_OK && i < job->merged->steps.n; i++) {
+        st = plot_run_add_step(&job->run, &steps[i]);
+    }
+    if (st != SLAP_OK) {
+        fprintf(stderr, "slap merge: --svg: %s\n", err);
+        status = SUB_FAILED;
+    } else {
+        struct plot_runs picture = {&job->run, 1, NULL};
+        status = save("merge", "--svg", path, plot_svg_runs, &picture);
+    }
+    plot_run_free(&job->run);
+    return status;
+}
+
+/* Read every input whole (nothing kept of its periods) and merge what they hold but their
+ * periods into merged; refuse (saying why) what cannot be merged. */
+/*
+ * The merge reads its inputs more than once: one that is not a regular file (a pipe, as
+ * `slap merge <(ssh host cat r.json)` gives, or standard input) is first copied whole to an
+ * unlinked temporary file, then read through /proc/self/fd/N (path, len bytes). A file that
+ * cannot be opened is left for the reader to name. open_path is the caller's to free.
+ */
+static int spool_if_stream(struct results_merge_input *in)
+{
+    char path[32];
+    struct stat st;
+    char buf[65536], tmpl[PATH_MAX];
+    const char *dir = getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp";
+    FILE *src;
+    if (stat(in->path, &st) != 0 || S_ISREG(st.st_mode) || (src = fopen(in->path, "r")) == NULL) {
+        return SUB_OK;
+    }
+    snprintf(tmpl, sizeof(tmpl), "%s/slap-merge-XXXXXX", dir);
+    int fd = mkstemp(tmpl);
+    bool ok = fd >= 0 && unlink(tmpl) == 0;
+    for (size_t n; ok && (n = fread(buf, 1, sizeof(buf), src)) > 0;) {
+        ok = write(fd, buf, n) == (ssize_t)n;
+    }
+    ok = ok && !ferror(src);
+    fclose(src);
+    if (!ok) {
+        fprintf(stderr, "slap merge: cannot copy '%s' to a temporary file in %s: %s\n", in->path,
+                dir, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+        }
+        return SUB_FAILED;
+    }
+    snprintf(path, sizeof(path), "/proc/self/fd/%d", fd); /* closed when slap exits */
+    in->open_path = strdup(path);
+    return in->open_path != NULL ? SUB_OK : SUB_FAILED;
+}
+
+static int merge_check(const struct sub_args *a, struct results_merge_input *in,
+                       struct results_doc *merged)
+{
+    char err[640] = "";
+    for (int i = 0; i < a->ninputs; i++) {
+        in[i].path = a->inputs[i];
+        if (spool_if_stream(&in[i]) != SUB_OK) {
+            return SUB_FAILED;
+        }
+    }
+    if (results_merge_read(in, (size_t)a->ninputs, err, sizeof(err)) != SLAP_OK) {
+        fprintf(stderr, "slap merge: %s\n", err);
+        return SUB_USAGE;
+    }
+    if (refuse_same_run(a, in) != SUB_OK) {
+        return SUB_USAGE;
+    }
+    if (results_merge_heads(merged, in, (size_t)a->ninputs, err, sizeof(err)) != SLAP_OK) {
+        fprintf(stderr, "slap merge: cannot merge: %s\n", err);
+        return SUB_USAGE;
+    }
+    return SUB_OK;
+}
+
+/*
+ * slap merge, in memory bounded by the histograms however many periods the files hold: the
+ * inputs are read whole once to check them (nothing is written before all are known good),
+ * then once more for each output, a period of every input at a time.
+ */
 static int merge_main(int argc, char **argv)
 {
     struct sub_args a;
     struct results_doc merged;
     int status = parse_args(argc, argv, false, &a);
-    struct results_doc *docs = calloc((size_t)argc, sizeof(*docs));
-    struct results_doc **ptrs = calloc((size_t)argc, sizeof(*ptrs));
-    char err[640] = "";
+    struct results_merge_input *in = calloc((size_t)argc, sizeof(*in));
     memset(&merged, 0, sizeof(merged));
-    if (status == SUB_OK && (docs == NULL || ptrs == NULL)) {
+    if (status == SUB_OK && in == NULL) {
         status = SUB_FAILED;
     }
     if (status == SUB_OK) {
-        status = read_inputs(&a, argv[0], docs, ptrs);
+        status = merge_check(&a, in, &merged);
     }
     if (status == SUB_OK) {
-        status = refuse_same_run(&a, ptrs);
-    }
-    if (status == SUB_OK &&
-        results_merge(&merged, ptrs, (size_t)a.ninputs, err, sizeof(err)) != SLAP_OK) {
-        fprintf(stderr, "slap merge: cannot merge: %s\n", err);
-        status = SUB_USAGE;
-    }
-    if (status == SUB_OK) {
-        warn_spread(ptrs, a.ninputs);
+        struct merge_job job = {.in = in, .n = (size_t)a.ninputs, .merged = &merged};
+        warn_spread(in, a.ninputs);
         merged_report(&merged);
-        const struct results_doc *one[] = {&merged};
-        struct plot_input picture = {one, 1, NULL};
-        status |= save("merge", "--csv", a.csv, write_csv, &merged);
-        status |= save("merge", "--svg", a.svg, plot_svg, &picture);
-        status |= save("merge", "--json", a.json, write_json, &merged);
+        status |= save_streamed(&job, "--csv", a.csv, false);
+        status |= save_picture(&job, a.svg);
+        status |= save_streamed(&job, "--json", a.json, true);
         status = fflush(stdout) != 0 || ferror(stdout) ? SUB_FAILED : status;
     }
     results_doc_free(&merged);
-    for (int i = 0; docs != NULL && i < argc; i++) {
-        results_doc_free(&docs[i]);
+    for (int i = 0; in != NULL && i < argc; i++) {
+        free((char *)in[i].open_path);
     }
-    free(docs);
-    free(ptrs);
+    results_merge_inputs_free(in, (size_t)argc);
+    free(in);
     free(a.inputs);
     return status;
 }

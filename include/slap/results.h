@@ -13,6 +13,7 @@
 
 #include "slap/common.h"
 #include "slap/hist.h"
+#include "slap/json.h"
 #include "slap/limits.h"
 #include "slap/options.h"
 #include "slap/server_stats.h"
@@ -132,6 +133,10 @@ void results_sparse_free(struct results_sparse *s);
 /* Add s into h: the same as merging the histogram s was taken from (log2 view aside). */
 void results_sparse_add(const struct results_sparse *s, struct hist *h);
 
+/* Append p to d, its histograms handed over (p keeps none). */
+enum slap_status results_move_period(struct results_doc *d, struct results_period *p);
+/* Empty d's periods list (its histograms freed). */
+void results_drop_periods(struct results_doc *d);
 /* Append a period or a step made from stats (its lat histograms, counters, bytes and misses
  * per type). */
 enum slap_status results_add_period(struct results_doc *d, double elapsed_s, double seconds,
@@ -161,19 +166,78 @@ uint64_t results_requests(const struct slap_stats *s);
 void results_write_json(FILE *out, const struct results_doc *d);
 void results_write_csv(FILE *out, const struct results_doc *d);
 
+/*
+ * The same, a period at a time, for periods not held in the document: results_json_begin
+ * writes what comes before the periods, results_json_period each period in turn,
+ * results_json_end the rest. d is the document as results_write_json would take it, without its
+ * periods; it must outlive the writing.
+ */
+struct results_json_stream {
+    struct json_writer w;
+    const struct results_doc *d;
+};
+void results_json_begin(struct results_json_stream *js, FILE *out, const struct results_doc *d);
+void results_json_period(struct results_json_stream *js, const struct results_period *p);
+void results_json_end(struct results_json_stream *js);
+/* The CSV's header (and a sweep's every row), then each period's rows. */
+void results_csv_begin(FILE *out, const struct results_doc *d);
+void results_csv_period(FILE *out, const struct results_doc *d, const struct results_period *p);
+
 /* Read a document written by results_write_json; err says what is wrong and where. Either
  * way d is then initialised: results_doc_free releases it. */
 enum slap_status results_read(const char *path, struct results_doc *d, char *err, size_t err_len);
 enum slap_status results_parse(const char *text, size_t len, struct results_doc *d, char *err,
                                size_t err_len);
 
+/* A results file read a period at a time. */
+struct results_stream;
+/* Open path to read into d (initialised here, whatever the outcome), naming it name in
+ * messages. SLAP_ERROR with err ("cannot read 'NAME': why"); otherwise results_stream_close
+ * must follow. */
+enum slap_status results_stream_open(const char *path, const char *name, struct results_doc *d,
+                                     struct results_stream **out, char *err, size_t err_len);
+/* The next period into *p (the stream's: valid until the next call, not kept in d): SLAP_OK.
+ * SLAP_AGAIN when there is none left: the rest of the document has been read into d. SLAP_ERROR
+ * with err ("PATH: what is wrong and where"), and no more. */
+enum slap_status results_stream_next(struct results_stream *rs, const struct results_period **p,
+                                     char *err, size_t err_len);
+void results_stream_close(struct results_stream *rs);
+
 /*
  * Combine documents of one workload run on several hosts: counters and histograms added,
  * periods and steps added by position, servers listed. SLAP_ERROR with err naming the
- * setting that differs when a sum would mean nothing.
+ * setting that differs when a sum would mean nothing. out is initialised either way.
  */
 enum slap_status results_merge(struct results_doc *out, struct results_doc *const *docs, size_t n,
                                char *err, size_t err_len);
+
+/* The same over files, read a period at a time (results_merge.c says how): one input. */
+struct results_merge_input {
+    const char *path;        /* the file (set by the caller), as messages name it */
+    const char *open_path;   /* where to read it, when not path (a copy of a pipe); else NULL */
+    struct results_doc *doc; /* the file's document without its periods (owned) */
+    size_t nperiods;         /* its periods */
+    size_t overflow_at;      /* its first period whose sum with the files' before passes
+                              * RESULTS_COUNT_MAX; SIZE_MAX: none */
+    char overflow[64];       /* that period's figure */
+};
+/* Each merged period in turn; it may take p's histograms. Anything but SLAP_OK stops. */
+typedef enum slap_status (*results_merge_each)(void *arg, struct results_period *p);
+
+/* Read every input (in[i].path) whole, a period at a time, keeping none: SLAP_ERROR with err
+ * naming the first file, in order, that does not read. results_merge_inputs_free follows. */
+enum slap_status results_merge_read(struct results_merge_input *in, size_t n, char *err,
+                                    size_t err_len);
+/* The merged document without its periods into out (initialised either way): SLAP_ERROR with
+ * err as results_merge's. */
+enum slap_status results_merge_heads(struct results_doc *out, struct results_merge_input *in,
+                                     size_t n, char *err, size_t err_len);
+/* Read the inputs again, in step, handing each merged period to each: SLAP_ERROR with err when
+ * a file no longer reads as it did, memory runs out or each says so. */
+enum slap_status results_merge_periods(struct results_merge_input *in, size_t n,
+                                       results_merge_each each, void *arg, char *err,
+                                       size_t err_len);
+void results_merge_inputs_free(struct results_merge_input *in, size_t n);
 
 /* The request type's name in results ("get", "set", "gets", ..., "total" for STATS_TYPES). */
 const char *results_type_name(int type);

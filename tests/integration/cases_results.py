@@ -785,6 +785,45 @@ def case_merge_memory_bounded_by_histograms(mc):
     shutil.rmtree(d)
 
 
+def case_merge_streams_uneven_periods(mc):
+    """slap merge reads its files a period at a time: files of 3, 2 and no periods (runs that
+    started apart) merge period by period, each merged period the sum of the files that have it,
+    timed as the first of them; the JSON, CSV and SVG all have every period."""
+    d = tmpdir()
+    base = os.path.join(d, "base.json")
+    rc, _, err = run_slap(["-s", mc.addr, "-t", "3s", "-S", "1s", "-c", "2", "--json", base])
+    check(rc == 0, "exit status %d: %s" % (rc, err))
+    paths = []
+    for host, (keep, shift) in enumerate(((2, 0.25), (3, 0.0), (0, 0.0))):
+        doc = load(base)
+        check(len(doc["periods"]) == 3, "the run has %d periods" % len(doc["periods"]))
+        doc["runs"][0]["pid"] += host + 1
+        doc["periods"] = doc["periods"][:keep]
+        for p in doc["periods"]:
+            p["elapsed_s"] += shift
+        paths.append(save(doc, os.path.join(d, "h%d.json" % host)))
+    j, c, v = (os.path.join(d, "m." + ext) for ext in ("json", "csv", "svg"))
+    rc, out, err = run_slap(["merge"] + paths + ["--json", j, "--csv", c, "--svg", v])
+    check(rc == 0, "merge: exit %d, %r" % (rc, err))
+    docs = [load(path) for path in paths]
+    merged = load(j)
+    validate(merged)
+    got = [(p["elapsed_s"], p["counters"]["cmd_get"]) for p in merged["periods"]]
+    want = [(docs[0]["periods"][i]["elapsed_s"] if i < 2 else docs[1]["periods"][i]["elapsed_s"],
+             sum(x["periods"][i]["counters"]["cmd_get"] for x in docs if i < len(x["periods"])))
+            for i in range(3)]
+    check(got == want, "merged periods %r, want %r" % (got, want))
+    with open(c) as f:
+        rows = [line.split(",") for line in f.read().splitlines()[1:]]
+    check(sorted(set(float(r[0]) for r in rows)) == sorted(w[0] for w in want),
+          "CSV periods %r" % sorted(set(r[0] for r in rows)))
+    with open(v) as f:
+        svg = f.read()
+    xs = re.search(r'data-metric="rate" data-x="([^"]*)"', svg).group(1).split()
+    check([float(x) for x in xs] == [w[0] for w in want], "SVG points at %r" % xs)
+    shutil.rmtree(d)
+
+
 def case_sizes_in_header_and_config(mc):
     """The header says the key and value sizes when they are not memaslap's 64 and 1024 (a run
     with those keeps memaslap's seven lines), and the JSON config says the sizes used: no
@@ -861,3 +900,31 @@ def case_multiget_keys_per_second(mc):
     with open(c) as f:
         check(not f.readline().rstrip().endswith("keys_per_s"), "-d 1 CSV has keys_per_s")
     shutil.rmtree(d)
+
+
+def case_merge_reads_pipes(mc):
+    """slap merge reads its inputs more than once (to check them, then per output): inputs
+    that are pipes (`<(ssh host cat r.json)`) are copied aside first, so merging them gives the
+    same report and document as merging the files, and no copy is left behind."""
+    d = tmpdir()
+    try:
+        paths = [os.path.join(d, "h%d.json" % i) for i in range(2)]
+        for i, path in enumerate(paths):
+            rc, out, err = run_slap(["-s", mc.addr, "-t", "2s", "-c", "4",
+                                     "--label", "pipe%d" % i, "--json", path, "-q"])
+            check(rc == 0, "run %d: %s" % (i, err))
+        rc, files_out, err = run_slap(["merge"] + paths + ["--json", os.path.join(d, "f.json")])
+        check(rc == 0, "merge of files: %s" % err)
+        tmp = os.path.join(d, "tmp")
+        os.mkdir(tmp)
+        cmd = "%s merge <(cat %s) <(cat %s) --json %s" % (PATHS.slap, paths[0], paths[1],
+                                                           os.path.join(d, "p.json"))
+        r = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, timeout=60,
+                           env=dict(os.environ, TMPDIR=tmp))
+        check(r.returncode == 0, "merge of pipes: exit %d: %s" % (r.returncode, r.stderr))
+        check(r.stdout == files_out, "the report of pipes differs from the files'")
+        check(load(os.path.join(d, "p.json")) == load(os.path.join(d, "f.json")),
+              "the document of pipes differs from the files'")
+        check(os.listdir(tmp) == [], "copies left behind: %r" % os.listdir(tmp))
+    finally:
+        shutil.rmtree(d)

@@ -43,19 +43,19 @@ SHARES_CPU = frozenset([
     "max_errors", "memslap_as_memcslap", "memslap_dead_server", "memslap_invocations",
     "memslap_mget_every_key", "memslap_seed_loop", "memslap_speaks_memslap",
     "merge_memory_bounded_by_histograms", "merge_percentiles_exact_and_refusals",
-    "merge_refuses_a_run_twice_and_sums_sweeps", "merge_refuses_corrupt_numbers", "meta",
-    "mix_in_config_file", "mix_shares", "multiget", "multiget_keys_per_second",
-    "multiget_two_servers", "output_fails", "output_that_cannot_be_written",
-    "outputs_to_a_device_node", "outputs_to_a_fifo", "outputs_to_dev_null",
-    "outputs_to_standard_output_by_name", "oversized_reply", "pipeline", "preload_evictions",
-    "quiet", "regular_output_replaced_whole", "release_soak_60s", "rep_write", "replay_cas",
-    "replay_client_order", "replay_due_after_the_end", "replay_from_stdin", "replay_long_ttl",
-    "replay_protocols", "server_error", "server_list_checked", "sizes_in_header_and_config",
-    "start_at_checked", "tiny_window_uneven_threads", "tls", "total_min_is_the_types_min",
-    "trace_gen_deterministic", "trace_stats_estimates_many_keys", "trace_stats_malformed_lines",
-    "trace_stats_recovers_generator", "trace_stats_usage", "trace_stats_zipf_skew",
-    "trace_stats_zstd_plain_stdin", "truncated_reply", "two_servers", "unix_socket",
-    "unsolicited_reply", "verify", "verify_detects", "verify_failures_are_errors"
+    "merge_reads_pipes", "merge_refuses_a_run_twice_and_sums_sweeps",
+    "merge_refuses_corrupt_numbers", "merge_streams_uneven_periods", "meta", "mix_in_config_file",
+    "mix_shares", "multiget", "multiget_keys_per_second", "multiget_two_servers", "output_fails",
+    "output_that_cannot_be_written", "outputs_to_a_device_node", "outputs_to_a_fifo",
+    "outputs_to_dev_null", "outputs_to_standard_output_by_name", "oversized_reply", "pipeline",
+    "preload_evictions", "quiet", "regular_output_replaced_whole", "release_soak_60s", "rep_write",
+    "replay_cas", "replay_client_order", "replay_due_after_the_end", "replay_from_stdin",
+    "replay_long_ttl", "replay_protocols", "server_error", "server_list_checked",
+    "sizes_in_header_and_config", "start_at_checked", "tiny_window_uneven_threads", "tls",
+    "total_min_is_the_types_min", "trace_gen_deterministic", "trace_stats_estimates_many_keys",
+    "trace_stats_malformed_lines", "trace_stats_recovers_generator", "trace_stats_usage",
+    "trace_stats_zipf_skew", "trace_stats_zstd_plain_stdin", "truncated_reply", "two_servers",
+    "unix_socket", "unsolicited_reply", "verify", "verify_detects", "verify_failures_are_errors"
 ])
 
 
