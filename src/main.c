@@ -598,10 +598,11 @@ static void memslap_timing(const struct run *run, uint64_t begin_ns, uint64_t pl
     t->flush = seconds_between(0, run->flush_ns);
     t->generate = seconds_between(begin_ns, planned_ns) - t->flush;
     t->load = seconds_between(0, load_ns);
-    t->start = seconds_between(planned_ns, run->start_ns) - t->load;
+    t->start = seconds_between(planned_ns, run->gate.start_ns) - t->load;
     t->start = t->start > 0 ? t->start : 0;
     t->test = run_seconds(run);
-    t->total = seconds_between(begin_ns, run->end_ns > run->start_ns ? run->end_ns : slap_now_ns());
+    t->total =
+        seconds_between(begin_ns, run->end_ns > run->gate.start_ns ? run->end_ns : slap_now_ns());
 }
 
 /* memslap's face: one run over the same engine, memslap's report, slap's verdict. */

@@ -13,28 +13,16 @@
 #include "slap/hostcpu.h"
 #include "slap/limits.h"
 #include "slap/options.h"
-#include "slap/watch.h"
 #include "slap/replay.h"
 #include "slap/results.h"
 #include "slap/server_stats.h"
 #include "slap/servers.h"
 #include "slap/stats.h"
+#include "slap/watch.h"
+#include "slap/worker.h"
 #include "slap/workload.h"
 
-struct worker;
-struct worker_stall;
 struct tls_ctx;
-
-#define RUN_CONNECT_TIMEOUT_NS (5ULL * 1000000000ULL)
-#define RUN_DRAIN_TIMEOUT_NS (2ULL * 1000000000ULL)
-#define RUN_RECONNECT_MIN_NS (10ULL * 1000000ULL)
-#define RUN_RECONNECT_MAX_NS (1000ULL * 1000000ULL)
-
-enum run_go {
-    RUN_WAIT = 0,  /* workers are connecting */
-    RUN_GO = 1,    /* measured run starts at start_ns */
-    RUN_ABORT = 2, /* set-up failed or interrupted: workers clean up */
-};
 
 struct run {
     const struct slap_options *opts;
@@ -44,15 +32,9 @@ struct run {
     uint32_t nworkers;
     struct worker *workers;
     FILE *out;                 /* the report: stdout */
+    struct engine_config engine; /* what the workers and their lanes read of the options */
+    struct worker_gate gate;     /* the go (its start_ns: the run's start), and the stop */
 
-    pthread_mutex_t lock;      /* set-up hand-shake only */
-    pthread_cond_t cond;
-    uint32_t ready;            /* workers done with set-up */
-    enum run_go go;
-    uint64_t start_ns;         /* start of the measured run */
-
-    atomic_bool stop;          /* main thread: no new requests (signal) */
-    atomic_uint_fast64_t stop_ns; /* when it was asked: the measured part ends there */
     int signal;                /* the signal that interrupted the run, or 0 */
     bool out_watched;          /* out is a pipe or a socket: its reader may go away */
     bool output_gone;          /* and it did: the run stopped early */
