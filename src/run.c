@@ -21,7 +21,6 @@
 
 #include "slap/client.h"
 #include "slap/common.h"
-#include "slap/report.h"
 #include "slap/tls.h"
 #include "slap/worker.h"
 
@@ -446,13 +445,9 @@ static void collect_period(struct run *r, uint64_t period_no)
     }
     struct slap_stats *period = &r->period;
     stats_merge(&r->global, period);
-    if (r->opts->stat_freq_ns > 0) {
-        report_period(r->out, r->opts, period, &r->global, period_no,
-                      isatty(fileno(r->out)) == 1);
-    }
-    if (r->doc != NULL) {
+    if (r->sinks.period != NULL) {
         double seconds = (double)r->period_ns / (double)SLAP_NS_PER_SEC;
-        results_add_period(r->doc, seconds * (double)period_no, seconds, period);
+        r->sinks.period(r->sinks.ctx, period, &r->global, period_no, seconds);
     }
     if (r->progress) {
         show_progress(r, period, period_no);
@@ -462,9 +457,9 @@ static void collect_period(struct run *r, uint64_t period_no)
 /* --samples: what the workers' rings hold, into the file. */
 static void drain_samples(struct run *r)
 {
-    for (uint32_t t = 0; r->samples != NULL && t < r->nworkers; t++) {
+    for (uint32_t t = 0; r->sinks.samples != NULL && t < r->nworkers; t++) {
         r->samples_written +=
-            samples_drain(&r->workers[t].env.samples, r->samples, run_measure_start(r));
+            r->sinks.samples(r->sinks.ctx, &r->workers[t].env.samples, run_measure_start(r));
     }
 }
 
@@ -661,23 +656,6 @@ static enum slap_status wait_start_at(struct run *r, char *err, size_t err_len)
     return SLAP_OK;
 }
 
-/* The answers that came after the last period: a last period of their own, or the last's. */
-static void keep_rest(struct run *r, const struct slap_stats *rest)
-{
-    struct results_doc *d = r->doc;
-    double elapsed = run_seconds(r);
-    const struct results_period *periods = d != NULL ? d->periods.items : NULL;
-    double last = d != NULL && d->periods.n > 0 ? periods[d->periods.n - 1].elapsed_s : 0.0;
-    if (d == NULL || r->period_ns == 0) {
-        return;
-    }
-    if (d->periods.n == 0 || elapsed > last + 0.001) {
-        results_add_period(d, elapsed, elapsed - last, rest);
-    } else {
-        results_extend_last_period(d, rest);
-    }
-}
-
 /* Join the workers; what they had not published goes into the run's total (and periods). */
 static void join_workers(struct run *r, uint32_t spawned)
 {
@@ -688,8 +666,8 @@ static void join_workers(struct run *r, uint32_t spawned)
         run_gather(r, &r->workers[t], rest);
     }
     drain_samples(r);
-    if (run_seconds(r) > 0) {
-        keep_rest(r, rest);
+    if (run_seconds(r) > 0 && r->period_ns > 0 && r->sinks.rest != NULL) {
+        r->sinks.rest(r->sinks.ctx, rest, run_seconds(r));
     }
     stats_merge(&r->global, rest);
 }
@@ -735,14 +713,13 @@ enum slap_status run_execute(struct run *r, char *err, size_t err_len)
     return rc;
 }
 
-enum slap_status run_want(struct run *r, struct results_doc *doc, bool server_stats,
-                          FILE *samples, bool progress)
+enum slap_status run_want(struct run *r, const struct run_sinks *sinks, bool keep_periods,
+                          bool server_stats, bool progress)
 {
-    r->doc = doc;
-    r->samples = samples;
+    r->sinks = sinks != NULL ? *sinks : (struct run_sinks){0};
     r->progress = progress;
     r->period_ns = r->opts->stat_freq_ns;
-    if (r->period_ns == 0 && (doc != NULL || progress)) {
+    if (r->period_ns == 0 && (keep_periods || progress)) {
         r->period_ns = SLAP_NS_PER_SEC;
     }
     r->engine.period_ns = r->period_ns;

@@ -24,6 +24,21 @@
 
 struct tls_ctx;
 
+/* Where the run's periods and samples go: the caller connects them to the outputs (tables,
+ * the results document, the samples file); the run itself formats and writes none of them.
+ * A NULL callback: not wanted. */
+struct run_sinks {
+    void *ctx;
+    /* One period collected (period_no from 1, period_s long); global holds the run so far,
+     * this period included. */
+    void (*period)(void *ctx, const struct slap_stats *period, const struct slap_stats *global,
+                   uint64_t period_no, double period_s);
+    /* The answers after the last period, the measured part having lasted elapsed_s. */
+    void (*rest)(void *ctx, const struct slap_stats *rest, double elapsed_s);
+    /* --samples: write what a worker's ring holds, times from origin_ns; how many it wrote. */
+    uint64_t (*samples)(void *ctx, struct sample_ring *ring, uint64_t origin_ns);
+};
+
 struct run {
     const struct slap_options *opts;
     struct server_list servers;
@@ -53,12 +68,11 @@ struct run {
     /* Results as data: set by the caller after run_init, before run_execute. */
     uint64_t period_ns;        /* -S, or 1 s when periods are kept or shown; 0: no periods */
     bool progress;             /* the live line on standard error (a terminal, no -S) */
-    struct results_doc *doc;   /* periods are added here; NULL: not kept */
+    struct run_sinks sinks;    /* where periods and samples go */
     struct server_stats_pair *server_stats; /* per server, read around the run; NULL: not read */
     struct watch watch; /* read with them: proxies' CPU (/proc), backends, twemproxy's stats */
     double *fill_evictions;    /* per server, its evictions before the preload or warm-up (< 0:
                                   not read); NULL when there is neither, or no stats are read */
-    FILE *samples;             /* --samples: the file the rings are drained into */
     uint64_t samples_written;
     uint64_t samples_dropped;
     uint64_t start_wall_ns;    /* the wall clock (epoch ns) at start_ns */
@@ -88,11 +102,12 @@ enum slap_status run_execute(struct run *r, char *err, size_t err_len);
 void run_free(struct run *r);
 
 /*
- * After run_init: keep periods in doc (NULL: none), read the servers' stats around the run,
- * drain samples into samples (NULL: none), show the progress line. Sets period_ns.
+ * After run_init: periods and samples go to sinks (NULL: nowhere), periods of 1 s at least
+ * when keep_periods; read the servers' stats around the run, show the progress line. Sets
+ * period_ns.
  */
-enum slap_status run_want(struct run *r, struct results_doc *doc, bool server_stats,
-                          FILE *samples, bool progress);
+enum slap_status run_want(struct run *r, const struct run_sinks *sinks, bool keep_periods,
+                          bool server_stats, bool progress);
 
 /* When the measured part starts (after any warm-up), and its length in seconds: up to the
  * common end (-t), the stop (a signal), or the last answer (-x); 0 if it never began. */
