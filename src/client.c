@@ -7,7 +7,8 @@
  *       └── an answer (after each read), the timer, a reconnect
  * A socket that closes loses what was sent on it; queued requests wait for the
  * reconnect (-R), or the client stops. The lane is its sockets' owner: conn.c
- * tells it what happened through lane_conn_ops.
+ * tells it what happened through lane_conn_ops. It knows its worker only through
+ * lane_ops (env->ops), and the run only through the lane_params it was made with.
  */
 #include "slap/client.h"
 
