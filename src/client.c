@@ -7,7 +7,8 @@
  *       └── an answer (after each read), the timer, a reconnect
  * A socket that closes loses what was sent on it; queued requests wait for the
  * reconnect (-R), or the client stops. The lane is its sockets' owner: conn.c
- * tells it what happened through lane_conn_ops.
+ * tells it what happened through lane_conn_ops. It knows its worker only through
+ * lane_ops (env->ops), and the run only through the lane_params it was made with.
  */
 #include "slap/client.h"
 
@@ -18,23 +19,27 @@
 #include <string.h>
 #include <time.h>
 
-#include "slap/run.h"
-#include "slap/worker.h"
-
 #define CLIENT_SLOT_TABLE_MAX (64ULL * 1024 * 1024) /* bytes of slot-to-server tables, all clients */
 #define CLIENT_PAGE 4096
 #define LANE_TRACE_WAIT_MAX_NS (3600 * SLAP_NS_PER_SEC) /* longest a trace lane sleeps at once */
 
-static struct worker *lane_worker(const struct lane *l)
+static struct lane_env *lane_env_of(const struct lane *l)
 {
-    return l->client->worker;
+    return l->client->env;
+}
+
+/* Tell the worker of a problem (it says each kind once per server). */
+static void lane_warn(struct lane_env *env, const char *what, uint32_t server, const char *detail,
+                      size_t detail_len)
+{
+    env->ops->warn(env->owner, what, server, detail, detail_len);
 }
 
 /* ---- construction --------------------------------------------------------------------- */
 
-uint32_t client_lane_sockets(const struct run *run)
+uint32_t client_lane_sockets(const struct lane_params *p)
 {
-    return run->servers.count * (run->opts->facebook ? 2 : 1);
+    return p->servers->count * (p->facebook ? 2 : 1);
 }
 
 size_t client_udp_answer_cap(const struct workload *wl)
@@ -79,7 +84,7 @@ static void prefault(void *p, size_t n)
     }
 }
 
-static uint64_t client_quota(const struct slap_options *o, uint32_t id)
+static uint64_t client_quota(const struct lane_params *o, uint32_t id)
 {
     if (o->execute_number == 0) {
         return UINT64_MAX;
@@ -89,12 +94,11 @@ static uint64_t client_quota(const struct slap_options *o, uint32_t id)
 }
 
 /* With several servers, look every slot's server up once instead of per request. */
-static enum slap_status client_map_slots(struct client *c, const struct run *run)
+static enum slap_status client_map_slots(struct client *c, const struct lane_params *p)
 {
-    const struct workload *wl = &run->workload;
-    uint64_t bytes = wl->win_size * sizeof(uint16_t) * run->opts->concurrency;
-    if (run->servers.count <= 1 || run->servers.count > UINT16_MAX ||
-        bytes > CLIENT_SLOT_TABLE_MAX) {
+    const struct workload *wl = p->wl;
+    uint64_t bytes = wl->win_size * sizeof(uint16_t) * p->concurrency;
+    if (p->servers->count <= 1 || p->servers->count > UINT16_MAX || bytes > CLIENT_SLOT_TABLE_MAX) {
         return SLAP_OK; /* one server, or too big: computed per request */
     }
     c->slot_server = malloc(wl->win_size * sizeof(uint16_t));
@@ -103,8 +107,8 @@ static enum slap_status client_map_slots(struct client *c, const struct run *run
     }
     for (uint64_t slot = 0; slot < wl->win_size; slot++) {
         workload_key_slot(c->key, slot);
-        c->slot_server[slot] = (uint16_t)servers_pick(&run->servers, c->key,
-                                                      workload_key_len(wl, c->key_id, slot));
+        c->slot_server[slot] =
+            (uint16_t)servers_pick(p->servers, c->key, workload_key_len(wl, c->key_id, slot));
     }
     return SLAP_OK;
 }
@@ -114,55 +118,55 @@ static const char *lane_value_begin(void *ctx, const char *key, size_t key_len, 
 static void lane_value_end(void *ctx, int equal, uint64_t first_diff);
 
 /* Lane lane_no of the worker: its sockets, one per server (and per UDP server with -a). */
-static enum slap_status lane_init(struct lane *l, struct client *c, size_t lane_no)
+static enum slap_status lane_init(struct lane *l, struct client *c, const struct lane_slabs *slabs,
+                                  size_t lane_no)
 {
-    struct worker *w = c->worker;
-    const struct run *run = w->run;
+    struct lane_env *env = c->env;
+    const struct lane_params *p = env->params;
     static const struct proto_value_hook verify_hook = {lane_value_begin, lane_value_end, NULL};
-    uint32_t nservers = run->servers.count;
-    uint32_t nsockets = client_lane_sockets(run);
-    uint32_t depth = run->opts->pipeline;
+    uint32_t nservers = p->servers->count;
+    uint32_t nsockets = client_lane_sockets(p);
+    uint32_t depth = p->pipeline;
     l->client = c;
-    if (run->opts->trace != NULL) {
-        l->ring = &run->replay.rings[(size_t)c->id * run->opts->conns_per_client +
-                                     lane_no % run->opts->conns_per_client];
+    if (p->trace) {
+        l->ring = &p->rings[(size_t)c->id * p->conns_per_client + lane_no % p->conns_per_client];
     }
     /* Only these lanes ever wait for a time. The loop comes later: the timer is assigned at
      * its first use. */
-    if (run->opts->tps > 0 || run->opts->trace != NULL) {
+    if (p->tps > 0 || p->trace) {
         l->timer = calloc(1, sizeof(*l->timer));
         if (l->timer == NULL) {
             return SLAP_ERROR;
         }
     }
     l->nconns = nsockets;
-    l->conns = w->conns + lane_no * nsockets;
+    l->conns = slabs->conns + lane_no * nsockets;
     for (uint32_t s = 0; s < nsockets; s++) {
         size_t conn_no = lane_no * nsockets + s;
         struct conn_setup setup = {
             .owner = l,
-            .srv = &run->servers.items[s % nservers],
+            .srv = &p->servers->items[s % nservers],
             .server = s % nservers,
-            .udp = run->opts->udp || s >= nservers,
-            .reconnect = run->opts->reconnect,
-            .udp_answer_cap = client_udp_answer_cap(&run->workload),
-            .ring = w->requests + conn_no * depth,
+            .udp = p->udp || s >= nservers,
+            .reconnect = p->reconnect,
+            .udp_answer_cap = client_udp_answer_cap(p->wl),
+            .ring = slabs->requests + conn_no * depth,
             .cap = depth,
-            .hook = run->opts->verify > 0 ? &verify_hook : NULL,
+            .hook = p->verify ? &verify_hook : NULL,
         };
         for (uint32_t i = 0; i < depth; i++) {
-            setup.ring[i].hdr = w->hdrs + (conn_no * depth + i) * w->hdr_cap;
+            setup.ring[i].hdr = slabs->hdrs + (conn_no * depth + i) * env->hdr_cap;
         }
-        if (conn_init(&l->conns[s], &w->conn_env, &setup) != SLAP_OK) {
+        if (conn_init(&l->conns[s], slabs->conn_env, &setup) != SLAP_OK) {
             return SLAP_ERROR;
         }
     }
     return SLAP_OK;
 }
 
-bool client_windows_full(const struct slap_options *o, const struct workload *wl)
+bool client_windows_full(const struct lane_params *o, const struct workload *wl)
 {
-    return o->trace == NULL && (o->preload || workload_needs_fill(wl));
+    return !o->trace && (o->preload || workload_needs_fill(wl));
 }
 
 /*
@@ -171,11 +175,11 @@ bool client_windows_full(const struct slap_options *o, const struct workload *wl
  * and the others read a window already full; so do a sweep's later steps, whose first step
  * stored every window (and counter). A trace sets nothing first.
  */
-static void client_plan_preload(struct client *c, const struct slap_options *o,
+static void client_plan_preload(struct client *c, const struct lane_params *o,
                                 const struct workload *wl)
 {
     c->preload_left = c->counters_left = 0;
-    if (o->trace != NULL) {
+    if (o->trace) {
         return;
     }
     if (wl->mix_ops & (op_bit(OP_INCR) | op_bit(OP_DECR)) && !o->windows_stored) {
@@ -192,22 +196,23 @@ static void client_plan_preload(struct client *c, const struct slap_options *o,
     c->preload_left += wl->win_size;
 }
 
-enum slap_status client_init(struct client *c, struct worker *w, uint32_t id, uint32_t k)
+enum slap_status client_init(struct client *c, struct lane_env *env, const struct lane_slabs *s,
+                             uint32_t id, uint32_t k)
 {
-    const struct run *run = w->run;
-    const struct workload *wl = &run->workload;
-    uint32_t nlanes = run->opts->conns_per_client;
+    const struct lane_params *p = env->params;
+    const struct workload *wl = p->wl;
+    uint32_t nlanes = p->conns_per_client;
 
-    c->worker = w;
+    c->env = env;
     c->id = id;
-    c->key = w->keys + (size_t)k * wl->key_size;
-    c->quota = client_quota(run->opts, id);
+    c->key = s->keys + (size_t)k * wl->key_size;
+    c->quota = client_quota(p, id);
     c->nlanes = nlanes;
-    c->lanes = w->lanes + (size_t)k * nlanes;
-    c->key_id = run->opts->shared_keys ? 0 : id;
+    c->lanes = s->lanes + (size_t)k * nlanes;
+    c->key_id = p->shared_keys ? 0 : id;
     window_init(&c->win, wl);
     workload_key_init(wl, c->key_id, c->key);
-    client_plan_preload(c, run->opts, wl);
+    client_plan_preload(c, p, wl);
     if (wl->track_slots) {
         c->slots = calloc(wl->win_size, sizeof(*c->slots));
         if (c->slots == NULL) {
@@ -216,11 +221,11 @@ enum slap_status client_init(struct client *c, struct worker *w, uint32_t id, ui
         prefault(c->slots, wl->win_size * sizeof(*c->slots));
     }
     for (uint32_t i = 0; i < nlanes; i++) {
-        if (lane_init(&c->lanes[i], c, (size_t)k * nlanes + i) != SLAP_OK) {
+        if (lane_init(&c->lanes[i], c, s, (size_t)k * nlanes + i) != SLAP_OK) {
             return SLAP_ERROR;
         }
     }
-    return client_map_slots(c, run);
+    return client_map_slots(c, p);
 }
 
 void client_free(struct client *c)
@@ -248,7 +253,7 @@ static bool lane_may_issue(const struct lane *l)
     if (c->stopped) {
         return false;
     }
-    switch (c->worker->phase) {
+    switch (c->env->phase) {
     case WORKER_PRELOADING:
         return c->preload_left > 0;
     case WORKER_WARMING:
@@ -262,10 +267,10 @@ static bool lane_may_issue(const struct lane *l)
 /* --trace: the lane has nothing to send now, but the trace may bring it more. */
 static bool lane_awaits_trace(const struct lane *l)
 {
-    enum worker_phase phase = l->client->worker->phase;
+    enum worker_phase phase = l->client->env->phase;
     return l->ring != NULL && !l->client->stopped &&
            (phase == WORKER_WARMING || phase == WORKER_MEASURING) &&
-           !atomic_load(&l->client->worker->run->replay.done);
+           !atomic_load(l->client->env->params->replay_done);
 }
 
 /* The lane has nothing left to do: tell the worker, once. */
@@ -273,47 +278,47 @@ static void lane_check_done(struct lane *l)
 {
     if (!l->done && l->in_flight == 0 && !lane_may_issue(l) && !lane_awaits_trace(l)) {
         l->done = true;
-        worker_lane_idle(lane_worker(l));
+        lane_env_of(l)->ops->idle(lane_env_of(l)->owner);
     }
 }
 
-static uint32_t ms_since_start(const struct worker *w, uint64_t now_ns)
+static uint32_t ms_since_start(const struct lane_env *env, uint64_t now_ns)
 {
-    return (uint32_t)((now_ns - w->run_start_ns) / SLAP_NS_PER_MS);
+    return (uint32_t)((now_ns - env->run_start_ns) / SLAP_NS_PER_MS);
 }
 
-static bool chance(struct worker *w, uint32_t ppm)
+static bool chance(struct lane_env *env, uint32_t ppm)
 {
-    return ppm > 0 && rng_below(&w->rng, WORKLOAD_PPM) < ppm;
+    return ppm > 0 && rng_below(&env->rng, WORKLOAD_PPM) < ppm;
 }
 
 /* The server of a slot's key (gets; sets without -p). */
 static uint32_t server_of(const struct client *c, uint64_t slot, uint32_t key_len)
 {
-    const struct run *run = c->worker->run;
-    if (run->servers.count <= 1) {
+    const struct lane_params *p = c->env->params;
+    if (p->servers->count <= 1) {
         return 0;
     }
-    if (run->opts->rep_write > 0) {
-        return (uint32_t)(rng_mix(c->key_id, slot, 0x726570) % run->opts->rep_write);
+    if (p->rep_write > 0) {
+        return (uint32_t)(rng_mix(c->key_id, slot, 0x726570) % p->rep_write);
     }
     if (c->slot_server != NULL) {
         return c->slot_server[slot];
     }
     workload_key_slot(c->key, slot);
-    return servers_pick(&run->servers, c->key, key_len);
+    return servers_pick(p->servers, c->key, key_len);
 }
 
 static struct request *queue_on(struct lane *l, uint32_t server, enum op_type op)
 {
-    const struct run *run = l->client->worker->run;
-    if (op_class(op) == OP_CLASS_RETRIEVAL && run->opts->facebook) {
-        server += run->servers.count; /* -a: gets go over the UDP sockets */
+    const struct lane_params *p = l->client->env->params;
+    if (op_class(op) == OP_CLASS_RETRIEVAL && p->facebook) {
+        server += p->servers->count; /* -a: gets go over the UDP sockets */
     }
     struct request *r = conn_queue(&l->conns[server]);
     memset(r, 0, offsetof(struct request, hdr));
     r->op = (uint8_t)op;
-    r->measured = l->client->worker->phase == WORKER_MEASURING;
+    r->measured = l->client->env->phase == WORKER_MEASURING;
     l->in_flight++;
     return r;
 }
@@ -321,11 +326,11 @@ static struct request *queue_on(struct lane *l, uint32_t server, enum op_type op
 /* The slot a set writes: the window's walk (*fresh), or (-o) a key already set. */
 static uint64_t set_slot(struct client *c, const struct workload *wl, bool *fresh)
 {
-    struct worker *w = c->worker;
+    struct lane_env *env = c->env;
     *fresh = false;
-    if (w->phase != WORKER_PRELOADING && window_can_get(&c->win) &&
-        chance(w, wl->overwrite_ppm)) {
-        return window_pick_get_slot(&c->win, &w->rng);
+    if (env->phase != WORKER_PRELOADING && window_can_get(&c->win) &&
+        chance(env, wl->overwrite_ppm)) {
+        return window_pick_get_slot(&c->win, &env->rng);
     }
     *fresh = c->win.filled < wl->win_size; /* a slot gets will not read before it is stored */
     return window_take_set_slot(&c->win, wl);
@@ -334,7 +339,7 @@ static uint64_t set_slot(struct client *c, const struct workload *wl, bool *fres
 /* A key already stored, by --key_dist: what gets and the commands on existing keys act on. */
 static uint64_t stored_slot(struct client *c)
 {
-    return key_dist_pick(&c->worker->run->opts->key_pop, c->win.filled, &c->worker->rng);
+    return key_dist_pick(&c->env->params->key_pop, c->win.filled, &c->env->rng);
 }
 
 /* A write of slot is about to go out (to one or more servers). */
@@ -350,7 +355,7 @@ static void slot_set_issued(struct client *c, uint64_t slot, uint32_t targets)
 /* The value a storage command of slot carries, version given. */
 static void put_value(struct request *r, const struct client *c, uint64_t slot, uint32_t version)
 {
-    const struct workload *wl = &c->worker->run->workload;
+    const struct workload *wl = c->env->params->wl;
     if (wl->fixed_values) {
         r->value = wl->value;
         r->value_len = wl->value_size;
@@ -358,13 +363,13 @@ static void put_value(struct request *r, const struct client *c, uint64_t slot, 
         r->value = workload_value(wl, c->key_id, slot, version);
         r->value_len = workload_value_len(wl, c->key_id, slot, version);
     }
-    r->crlf = c->worker->codec->set_crlf;
+    r->crlf = c->env->codec->set_crlf;
 }
 
 /* The slot a storage command writes, and whether it is fresh (not stored before). */
 static uint64_t store_slot(struct client *c, enum op_type op, bool *fresh)
 {
-    const struct workload *wl = &c->worker->run->workload;
+    const struct workload *wl = c->env->params->wl;
     if (op == OP_SET) {
         return set_slot(c, wl, fresh);
     }
@@ -382,30 +387,31 @@ static uint64_t store_slot(struct client *c, enum op_type op, bool *fresh)
 
 /* A TTL (seconds, 0: none) as memcached must read it: up to 30 days, seconds from now; longer,
  * memcached would take it for a Unix time, so it goes as the Unix time that far ahead. */
-static uint32_t wire_exptime(const struct worker *w, uint32_t ttl)
+static uint32_t wire_exptime(const struct lane_env *env, uint32_t ttl)
 {
-    return ttl > CODEC_TTL_RELATIVE_MAX ? codec_exptime(w->codec, ttl, (uint64_t)time(NULL)) : ttl;
+    return ttl > CODEC_TTL_RELATIVE_MAX ? codec_exptime(env->codec, ttl, (uint64_t)time(NULL))
+                                        : ttl;
 }
 
 /* A storage command of one slot, to its server or (-p, sets) to each of the first N. */
 static void queue_store(struct lane *l, enum op_type op, uint64_t intended_ns)
 {
     struct client *c = l->client;
-    struct worker *w = c->worker;
-    const struct run *run = w->run;
-    const struct workload *wl = &run->workload;
+    struct lane_env *env = c->env;
+    const struct lane_params *p = env->params;
+    const struct workload *wl = p->wl;
     bool fresh;
     uint64_t cas = c->cas_token;
     uint64_t slot = store_slot(c, op, &fresh);
     uint32_t key_len = workload_key_len(wl, c->key_id, slot);
     uint32_t version = c->slots != NULL ? ++c->slots[slot].version : 0;
-    bool preloading = w->phase == WORKER_PRELOADING;
-    uint32_t ttl = !preloading && chance(w, wl->expire_ppm) ? wl->exp_time_s : 0;
-    uint32_t exptime = wire_exptime(w, ttl);
+    bool preloading = env->phase == WORKER_PRELOADING;
+    uint32_t ttl = !preloading && chance(env, wl->expire_ppm) ? wl->exp_time_s : 0;
+    uint32_t exptime = wire_exptime(env, ttl);
     uint32_t first = server_of(c, slot, key_len), count = 1;
-    if (run->opts->rep_write > 0 && op == OP_SET) {
+    if (p->rep_write > 0 && op == OP_SET) {
         first = 0;
-        count = run->opts->rep_write;
+        count = p->rep_write;
     }
     workload_key_slot(c->key, slot);
     slot_set_issued(c, slot, count);
@@ -418,15 +424,15 @@ static void queue_store(struct lane *l, enum op_type op, uint64_t intended_ns)
         r->version = version;
         r->exptime = ttl;
         put_value(r, c, slot, version);
-        r->hdr_len = (uint32_t)w->codec->encode_store(r->hdr, w->hdr_cap, op, c->key, key_len, 0,
-                                                      exptime, r->value_len, cas);
+        r->hdr_len = (uint32_t)env->codec->encode_store(r->hdr, env->hdr_cap, op, c->key, key_len,
+                                                        0, exptime, r->value_len, cas);
     }
 }
 
 /* Counter key i of the client: its key with '#' where window keys have '.'. */
 static uint32_t counter_key(struct client *c, uint32_t i, char *key)
 {
-    const struct workload *wl = &c->worker->run->workload;
+    const struct workload *wl = c->env->params->wl;
     memcpy(key, c->key, wl->key_size);
     workload_key_slot(key, i);
     key[WORKLOAD_KEY_MARK] = '#';
@@ -436,39 +442,39 @@ static uint32_t counter_key(struct client *c, uint32_t i, char *key)
 /* The server of a key not in the window (counters). */
 static uint32_t server_of_key(const struct client *c, const char *key, uint32_t key_len)
 {
-    const struct run *run = c->worker->run;
-    return run->servers.count <= 1 ? 0 : servers_pick(&run->servers, key, key_len);
+    const struct lane_params *p = c->env->params;
+    return p->servers->count <= 1 ? 0 : servers_pick(p->servers, key, key_len);
 }
 
 /* Preload: store counter i with its start value, so that incr and decr count. */
 static void queue_counter_set(struct lane *l, uint32_t i)
 {
     struct client *c = l->client;
-    struct worker *w = c->worker;
-    char *key = w->multiget.keys;
+    struct lane_env *env = c->env;
+    char *key = env->multiget.keys;
     uint32_t key_len = counter_key(c, i, key);
     struct request *r = queue_on(l, server_of_key(c, key, key_len), OP_SET);
     r->slot = i;
     r->key_len = (uint8_t)key_len;
     r->value = CLIENT_COUNTER_START;
     r->value_len = sizeof(CLIENT_COUNTER_START) - 1;
-    r->crlf = w->codec->set_crlf;
-    r->hdr_len = (uint32_t)w->codec->encode_store(r->hdr, w->hdr_cap, OP_SET, key, key_len, 0, 0,
-                                                 r->value_len, 0);
+    r->crlf = env->codec->set_crlf;
+    r->hdr_len = (uint32_t)env->codec->encode_store(r->hdr, env->hdr_cap, OP_SET, key, key_len, 0,
+                                                    0, r->value_len, 0);
 }
 
 /* delete, touch (a stored key); incr, decr (a counter key). */
 static void queue_command(struct lane *l, enum op_type op, uint64_t intended_ns)
 {
     struct client *c = l->client;
-    struct worker *w = c->worker;
-    const struct workload *wl = &w->run->workload;
+    struct lane_env *env = c->env;
+    const struct workload *wl = env->params->wl;
     char *key = c->key;
     uint64_t slot, arg = 1;
     uint32_t key_len, server;
     if (op_is_arithmetic(op)) {
-        slot = rng_below(&w->rng, CLIENT_COUNTERS);
-        key = w->multiget.keys;
+        slot = rng_below(&env->rng, CLIENT_COUNTERS);
+        key = env->multiget.keys;
         key_len = counter_key(c, (uint32_t)slot, key);
         server = server_of_key(c, key, key_len);
     } else {
@@ -483,17 +489,17 @@ static void queue_command(struct lane *l, enum op_type op, uint64_t intended_ns)
     r->intended_ns = intended_ns;
     r->slot = slot;
     r->exptime = (uint32_t)arg;
-    arg = op == OP_TOUCH ? wire_exptime(w, (uint32_t)arg) : arg;
-    r->hdr_len = (uint32_t)w->codec->encode_command(r->hdr, w->hdr_cap, op, key, key_len, arg);
+    arg = op == OP_TOUCH ? wire_exptime(env, (uint32_t)arg) : arg;
+    r->hdr_len = (uint32_t)env->codec->encode_command(r->hdr, env->hdr_cap, op, key, key_len, arg);
 }
 
 /* Pick the keys of a get (-d of them) with --key_dist (or the whole window), and their servers. */
 static uint32_t pick_keys(struct client *c, const struct workload *wl)
 {
-    struct worker *w = c->worker;
-    struct multiget_scratch *pick = &w->multiget;
+    struct lane_env *env = c->env;
+    struct multiget_scratch *pick = &env->multiget;
     uint32_t n = wl->division;
-    bool whole = w->run->opts->multiget_window; /* memslap's mget: every key, in order */
+    bool whole = env->params->multiget_window; /* memslap's mget: every key, in order */
     for (uint32_t i = 0; i < n; i++) {
         uint64_t slot = whole ? i : stored_slot(c);
         uint32_t len = workload_key_len(wl, c->key_id, slot);
@@ -517,8 +523,8 @@ static uint32_t touch_exptime(const struct workload *wl)
 static void queue_single_get(struct lane *l, enum op_type op, uint64_t intended_ns, bool verify)
 {
     struct client *c = l->client;
-    struct worker *w = c->worker;
-    const struct workload *wl = &w->run->workload;
+    struct lane_env *env = c->env;
+    const struct workload *wl = env->params->wl;
     uint64_t slot = stored_slot(c);
     uint32_t len = workload_key_len(wl, c->key_id, slot);
     uint32_t server = server_of(c, slot, len);
@@ -529,8 +535,8 @@ static void queue_single_get(struct lane *l, enum op_type op, uint64_t intended_
     r->slot = slot;
     r->verify = verify;
     r->exptime = op == OP_GAT ? touch_exptime(wl) : 0;
-    r->hdr_len = (uint32_t)w->codec->encode_retrieve(r->hdr, w->hdr_cap, op, c->key, 0, &len, 1,
-                                                    wire_exptime(w, r->exptime));
+    r->hdr_len = (uint32_t)env->codec->encode_retrieve(r->hdr, env->hdr_cap, op, c->key, 0, &len, 1,
+                                                       wire_exptime(env, r->exptime));
 }
 
 /* Do all n keys belong to the same server? */
@@ -549,26 +555,26 @@ static void queue_get_keys(struct lane *l, uint32_t server, enum op_type op, uin
                            bool verify, const char *keys, const uint32_t *lens, uint32_t nkeys,
                            uint64_t slot)
 {
-    struct worker *w = l->client->worker;
-    const struct workload *wl = &w->run->workload;
+    struct lane_env *env = l->client->env;
+    const struct workload *wl = env->params->wl;
     struct request *r = queue_on(l, server, op);
     r->intended_ns = intended_ns;
     r->nkeys = nkeys;
     r->slot = slot;
     r->verify = verify;
     r->exptime = op == OP_GAT ? touch_exptime(wl) : 0;
-    r->hdr_len = (uint32_t)w->codec->encode_retrieve(r->hdr, w->hdr_cap, op, keys, wl->key_size,
-                                                    lens, nkeys, wire_exptime(w, r->exptime));
+    r->hdr_len = (uint32_t)env->codec->encode_retrieve(r->hdr, env->hdr_cap, op, keys, wl->key_size,
+                                                       lens, nkeys, wire_exptime(env, r->exptime));
 }
 
 /* A get, gets or gat of -d keys: one request per server its keys belong to. */
 static void queue_get(struct lane *l, enum op_type op, uint64_t intended_ns)
 {
     struct client *c = l->client;
-    struct worker *w = c->worker;
-    struct multiget_scratch *pick = &w->multiget;
-    const struct workload *wl = &w->run->workload;
-    bool verify = op == OP_GET && chance(w, wl->verify_ppm);
+    struct lane_env *env = c->env;
+    struct multiget_scratch *pick = &env->multiget;
+    const struct workload *wl = env->params->wl;
+    bool verify = op == OP_GET && chance(env, wl->verify_ppm);
     if (wl->division == 1) {
         queue_single_get(l, op, intended_ns, verify);
         return;
@@ -605,8 +611,8 @@ static void queue_get(struct lane *l, enum op_type op, uint64_t intended_ns)
  */
 static enum op_type client_next_op(struct client *c)
 {
-    const struct workload *wl = &c->worker->run->workload;
-    if (c->worker->phase == WORKER_PRELOADING) {
+    const struct workload *wl = c->env->params->wl;
+    if (c->env->phase == WORKER_PRELOADING) {
         return OP_SET;
     }
     enum op_type op = window_next_op(&c->win, wl);
@@ -625,7 +631,7 @@ static enum op_type client_next_op(struct client *c)
 /* One more request of the run was issued (or was due and could not be). */
 static void client_count_issue(struct client *c)
 {
-    enum worker_phase phase = c->worker->phase;
+    enum worker_phase phase = c->env->phase;
     if (phase == WORKER_PRELOADING) {
         c->preload_left--;
     } else if (c->quota != UINT64_MAX && phase == WORKER_MEASURING) {
@@ -647,21 +653,21 @@ static uint64_t trace_key_id(const char *key, uint32_t len)
 static void queue_trace(struct lane *l, const struct trace_request *t, uint64_t intended_ns)
 {
     struct client *c = l->client;
-    struct worker *w = c->worker;
-    const struct workload *wl = &w->run->workload;
+    struct lane_env *env = c->env;
+    const struct workload *wl = env->params->wl;
     uint32_t len = t->key_len;
     struct request *r = queue_on(l, server_of_key(c, t->key, len), t->op);
     r->intended_ns = intended_ns;
     r->exptime = t->ttl;
-    uint32_t exptime = wire_exptime(w, t->ttl); /* a TTL past the protocol's field: its last */
+    uint32_t exptime = wire_exptime(env, t->ttl); /* a TTL past the protocol's field: its last */
     if (r->measured) {
-        trace_progress_add(&w->trace_sent, t);
+        trace_progress_add(&env->trace_sent, t);
     }
     r->slot = trace_key_id(t->key, len); /* a gets answer leaves its token for this key */
     if (op_class(t->op) == OP_CLASS_RETRIEVAL) {
         r->nkeys = 1;
-        r->hdr_len = (uint32_t)w->codec->encode_retrieve(r->hdr, w->hdr_cap, t->op, t->key, 0,
-                                                        &len, 1, exptime);
+        r->hdr_len = (uint32_t)env->codec->encode_retrieve(r->hdr, env->hdr_cap, t->op, t->key, 0,
+                                                           &len, 1, exptime);
     } else if (op_class(t->op) == OP_CLASS_STORAGE) {
         /* A trace has no tokens: a cas uses the one of the client's latest gets of its key,
          * or one that memcached never hands out (0 would mean "no cas" in binary and meta). */
@@ -669,14 +675,14 @@ static void queue_trace(struct lane *l, const struct trace_request *t, uint64_t 
         r->key_len = (uint8_t)len;
         r->value = workload_trace_value(wl, t->value_size);
         r->value_len = t->value_size;
-        r->crlf = w->codec->set_crlf;
-        r->hdr_len = (uint32_t)w->codec->encode_store(r->hdr, w->hdr_cap, t->op, t->key, len, 0,
-                                                     exptime, r->value_len,
-                                                     token ? c->cas_token : CLIENT_CAS_NONE);
+        r->crlf = env->codec->set_crlf;
+        r->hdr_len = (uint32_t)env->codec->encode_store(r->hdr, env->hdr_cap, t->op, t->key, len, 0,
+                                                        exptime, r->value_len,
+                                                        token ? c->cas_token : CLIENT_CAS_NONE);
     } else {
         uint64_t arg = op_is_arithmetic(t->op) ? 1 : exptime;
-        r->hdr_len = (uint32_t)w->codec->encode_command(r->hdr, w->hdr_cap, t->op, t->key, len,
-                                                       arg);
+        r->hdr_len =
+            (uint32_t)env->codec->encode_command(r->hdr, env->hdr_cap, t->op, t->key, len, arg);
     }
 }
 
@@ -686,13 +692,13 @@ static void lane_arm(struct lane *l, uint64_t after_ns);
  * or, at speed max, as soon as the lane has room. */
 static void lane_pump_trace(struct lane *l)
 {
-    const struct run *run = lane_worker(l)->run;
-    double speed = run->opts->trace_speed;
+    const struct lane_params *p = lane_env_of(l)->params;
+    double speed = p->trace_speed;
     uint64_t now = 0;
-    while (l->in_flight < run->opts->pipeline && lane_may_issue(l)) {
+    while (l->in_flight < p->pipeline && lane_may_issue(l)) {
         const struct trace_request *t = replay_ring_peek(l->ring);
         uint64_t intended =
-            speed > 0 ? trace_due_ns(run->start_ns, t->offset_ns, speed) : UINT64_MAX;
+            speed > 0 ? trace_due_ns(lane_env_of(l)->start_ns, t->offset_ns, speed) : UINT64_MAX;
         if (now == 0 || intended > now) {
             now = slap_now_ns();
         }
@@ -714,7 +720,7 @@ static void lane_queue(struct lane *l, uint64_t intended_ns)
 {
     struct client *c = l->client;
     enum op_type op = client_next_op(c);
-    if (c->worker->phase == WORKER_PRELOADING && c->counters_left > 0) {
+    if (c->env->phase == WORKER_PRELOADING && c->counters_left > 0) {
         queue_counter_set(l, CLIENT_COUNTERS - c->counters_left--);
     } else if (op_class(op) == OP_CLASS_RETRIEVAL) {
         queue_get(l, op, intended_ns);
@@ -741,7 +747,7 @@ static void lane_arm(struct lane *l, uint64_t after_ns)
         return; /* already set for an earlier (or the same) time */
     }
     if (!event_initialized(l->timer)) {
-        event_assign(l->timer, lane_worker(l)->base, -1, 0, on_lane_timer, l);
+        event_assign(l->timer, lane_env_of(l)->base, -1, 0, on_lane_timer, l);
     }
     struct timeval tv = slap_ns_to_timeval(after_ns);
     event_add(l->timer, &tv);
@@ -755,11 +761,11 @@ static void lane_arm(struct lane *l, uint64_t after_ns)
  */
 void lane_pump(struct lane *l)
 {
-    const struct run *run = lane_worker(l)->run;
-    uint32_t depth = run->opts->pipeline;
-    bool open_loop = run->opts->tps > 0 && lane_worker(l)->phase != WORKER_PRELOADING;
+    const struct lane_params *p = lane_env_of(l)->params;
+    uint32_t depth = p->pipeline;
+    bool open_loop = p->tps > 0 && lane_env_of(l)->phase != WORKER_PRELOADING;
     uint64_t now = 0;
-    if (l->ring != NULL && lane_worker(l)->phase != WORKER_PRELOADING) {
+    if (l->ring != NULL && lane_env_of(l)->phase != WORKER_PRELOADING) {
         lane_pump_trace(l);
         depth = 0; /* what is queued goes out below */
     }
@@ -788,9 +794,9 @@ void lane_pump(struct lane *l)
 
 /* The one place that decides where the answer to r counts: the period's counters, or
  * (warm-up, preload) a set that is never reported. */
-static struct slap_counters *answer_counters(struct worker *w, const struct request *r)
+static struct slap_counters *answer_counters(struct lane_env *env, const struct request *r)
 {
-    return r->measured ? &w->cur.counters : &w->uncounted;
+    return r->measured ? &env->cur.counters : &env->uncounted;
 }
 
 /*
@@ -798,16 +804,16 @@ static struct slap_counters *answer_counters(struct worker *w, const struct requ
  * unanswered, and in the latency from its intended time to at_ns, a lower bound of the wait
  * it would have had. sent_ns is 0 if it never left.
  */
-static void count_unanswered(struct worker *w, uint8_t op, uint64_t intended_ns, uint64_t sent_ns,
-                             uint64_t at_ns)
+static void count_unanswered(struct lane_env *env, uint8_t op, uint64_t intended_ns,
+                             uint64_t sent_ns, uint64_t at_ns)
 {
-    struct slap_stats *s = &w->cur;
+    struct slap_stats *s = &env->cur;
     uint64_t latency = at_ns > intended_ns ? at_ns - intended_ns : 0;
     s->counters.unanswered++;
     s->counters.unsent += sent_ns == 0;
     hist_record(s->lat[op], latency);
-    samples_put(&w->samples, &(struct sample){intended_ns, sent_ns, latency, op,
-                                              sent_ns == 0 ? SAMPLE_UNSENT : SAMPLE_UNANSWERED});
+    samples_put(&env->samples, &(struct sample){intended_ns, sent_ns, latency, op,
+                                                sent_ns == 0 ? SAMPLE_UNSENT : SAMPLE_UNANSWERED});
     if (s->raw[op] != NULL && sent_ns != 0) {
         hist_record(s->raw[op], at_ns > sent_ns ? at_ns - sent_ns : 0);
     }
@@ -816,11 +822,11 @@ static void count_unanswered(struct worker *w, uint8_t op, uint64_t intended_ns,
 /* Requests 0 .. n - 1 of c will not be answered: count the measured ones, then forget them. */
 static uint32_t forget(struct lane *l, struct conn *c, uint32_t n, uint64_t at_ns)
 {
-    struct worker *w = lane_worker(l);
+    struct lane_env *env = lane_env_of(l);
     for (uint32_t i = 0; i < n; i++) {
         const struct request *r = conn_at(c, i);
         if (r->measured) {
-            count_unanswered(w, r->op, r->intended_ns, r->sent_ns, at_ns);
+            count_unanswered(env, r->op, r->intended_ns, r->sent_ns, at_ns);
         }
     }
     uint32_t dropped = n == c->count ? conn_drop_all(c) : conn_drop_sent(c);
@@ -840,15 +846,15 @@ void lane_give_up(struct lane *l, uint64_t end_ns)
 static void lane_count_unsent_trace(struct lane *l, uint64_t from_ns, uint64_t end_ns,
                                     uint64_t *unsent, uint64_t *first_due)
 {
-    const struct run *run = lane_worker(l)->run;
+    const struct lane_params *p = lane_env_of(l)->params;
     const struct trace_request *t;
-    while (run->opts->trace_speed > 0 && (t = replay_ring_peek(l->ring)) != NULL) {
-        uint64_t due = trace_due_ns(run->start_ns, t->offset_ns, run->opts->trace_speed);
+    while (p->trace_speed > 0 && (t = replay_ring_peek(l->ring)) != NULL) {
+        uint64_t due = trace_due_ns(lane_env_of(l)->start_ns, t->offset_ns, p->trace_speed);
         if (due >= end_ns) {
             break;
         }
         if (due >= from_ns) {
-            count_unanswered(lane_worker(l), (uint8_t)t->op, due, 0, end_ns);
+            count_unanswered(lane_env_of(l), (uint8_t)t->op, due, 0, end_ns);
             *first_due = (*unsent)++ == 0 ? due : *first_due;
         }
         replay_ring_pop(l->ring);
@@ -882,7 +888,7 @@ static void lane_count_lag(struct lane *l, uint64_t unsent, uint64_t first_due_n
                            uint64_t end_ns)
 {
     if (unsent > 0 && !lane_held_by_server(l, first_due_ns, end_ns)) {
-        lane_worker(l)->cur.counters.client_lag += unsent;
+        lane_env_of(l)->cur.counters.client_lag += unsent;
     }
 }
 
@@ -895,7 +901,7 @@ void lane_count_unsent(struct lane *l, uint64_t from_ns, uint64_t end_ns)
         lane_count_lag(l, unsent, first_due, end_ns);
         return;
     }
-    if (c->worker->run->opts->tps == 0) {
+    if (c->env->params->tps == 0) {
         return;
     }
     while (c->quota > 0 && schedule_peek(&l->sched) < end_ns) {
@@ -903,7 +909,7 @@ void lane_count_unsent(struct lane *l, uint64_t from_ns, uint64_t end_ns)
         schedule_advance(&l->sched);
         enum op_type op = client_next_op(c);
         if (due >= from_ns) {
-            count_unanswered(c->worker, (uint8_t)op, due, 0, end_ns);
+            count_unanswered(c->env, (uint8_t)op, due, 0, end_ns);
             c->quota -= c->quota != UINT64_MAX;
             first_due = unsent++ == 0 ? due : first_due;
         }
@@ -931,10 +937,10 @@ void lane_stop(struct lane *l, uint64_t end_ns)
 
 static void lane_sent(struct conn *conn, const struct request *r)
 {
-    struct worker *w = lane_worker(conn->owner);
-    w->cur.counters.requests_sent++;
-    if (w->run->opts->tps > 0) {
-        hist_record(&w->cur.lag, r->sent_ns - r->intended_ns);
+    struct lane_env *env = lane_env_of(conn->owner);
+    env->cur.counters.requests_sent++;
+    if (env->params->tps > 0) {
+        hist_record(&env->cur.lag, r->sent_ns - r->intended_ns);
     }
 }
 
@@ -944,7 +950,7 @@ static void lane_sent(struct conn *conn, const struct request *r)
  */
 static void write_answered(struct client *c, const struct request *r, bool done, uint64_t now_ns)
 {
-    const struct workload *wl = &c->worker->run->workload;
+    const struct workload *wl = c->env->params->wl;
     bool fills = done && r->fresh;
     struct slot_state *st = c->slots != NULL ? &c->slots[r->slot] : NULL;
     if (st != NULL) {
@@ -957,7 +963,7 @@ static void write_answered(struct client *c, const struct request *r, bool done,
     if (st == NULL || !done) {
         return;
     }
-    uint32_t now_ms = ms_since_start(c->worker, now_ns);
+    uint32_t now_ms = ms_since_start(c->env, now_ns);
     bool known = r->op == OP_SET || r->op == OP_ADD || r->op == OP_REPLACE || r->op == OP_CAS;
     st->stored_version = known ? r->version : 0;
     st->stored_ms = now_ms;
@@ -975,8 +981,8 @@ static void check_get(struct client *c, const struct request *r, struct slap_cou
         return;
     }
     const struct slot_state *st = &c->slots[r->slot];
-    uint32_t now_ms = ms_since_start(c->worker, now_ns);
-    uint32_t sent_ms = ms_since_start(c->worker, r->sent_ns);
+    uint32_t now_ms = ms_since_start(c->env, now_ns);
+    uint32_t sent_ms = ms_since_start(c->env, r->sent_ns);
     if (st->pending > 0 || st->ambiguous || st->stored_version == 0 ||
         st->stored_ms >= sent_ms) {
         return; /* a set of this key crossed the get: either answer is right */
@@ -1025,7 +1031,7 @@ static void count_retrieval(struct client *c, const struct request *r, struct sl
         k->cmd_get += r->nkeys;
         k->get_misses += misses;
         check_get(c, r, k, res->hits, now_ns);
-    } else if (c->worker->run->opts->protocol == PROTO_META) {
+    } else if (c->env->params->meta) {
         k->cmd_touch += res->hits;
         k->touch_hits += res->hits;
         k->cmd_get += misses;
@@ -1078,7 +1084,7 @@ static bool count_storage(struct client *c, const struct request *r, struct slap
 static bool count_command(struct client *c, const struct request *r, struct slap_counters *k,
                           const struct proto_result *res, uint64_t now_ns)
 {
-    bool meta = c->worker->run->opts->protocol == PROTO_META;
+    bool meta = c->env->params->meta;
     enum proto_reply done_reply = r->op == OP_DELETE  ? PROTO_REPLY_DELETED
                                   : r->op == OP_TOUCH ? PROTO_REPLY_TOUCHED
                                                       : PROTO_REPLY_NUMBER;
@@ -1148,7 +1154,7 @@ static const char *lane_value_begin(void *ctx, const char *key, size_t key_len, 
 {
     struct conn *conn = ctx;
     struct client *c = ((struct lane *)conn->owner)->client;
-    const struct workload *wl = &c->worker->run->workload;
+    const struct workload *wl = c->env->params->wl;
     const struct request *r = conn_oldest(conn);
     uint64_t slot;
     (void)bytes;
@@ -1157,13 +1163,13 @@ static const char *lane_value_begin(void *ctx, const char *key, size_t key_len, 
         return NULL;
     }
     const struct slot_state *st = &c->slots[slot];
-    uint32_t sent_ms = ms_since_start(c->worker, r->sent_ns);
+    uint32_t sent_ms = ms_since_start(c->env, r->sent_ns);
     if (st->pending > 0 || st->ambiguous || st->stored_version == 0 ||
         st->stored_ms >= sent_ms) {
         return NULL; /* a set of this key crossed the get */
     }
     *expect_len = workload_value_len(wl, c->key_id, slot, st->stored_version);
-    c->worker->verify_slot = slot;
+    c->env->verify_slot = slot;
     return workload_value(wl, c->key_id, slot, st->stored_version);
 }
 
@@ -1172,17 +1178,18 @@ static void lane_value_end(void *ctx, int equal, uint64_t first_diff)
 {
     struct conn *conn = ctx;
     struct client *c = ((struct lane *)conn->owner)->client;
-    struct worker *w = c->worker;
+    struct lane_env *env = c->env;
     if (equal) {
         return;
     }
-    answer_counters(w, conn_oldest(conn))->verify_failed++;
-    if (w->run->opts->verbose && w->verbose_left > 0) {
-        w->verbose_left--;
-        fprintf(stderr, "slap: verify failed: %s: client %u slot %llu: value differs from "
-                        "byte %llu\n",
-                conn->srv->name, c->id,
-                (unsigned long long)w->verify_slot, (unsigned long long)first_diff);
+    answer_counters(env, conn_oldest(conn))->verify_failed++;
+    if (env->params->verbose && env->verbose_left > 0) {
+        env->verbose_left--;
+        fprintf(stderr,
+                "slap: verify failed: %s: client %u slot %llu: value differs from "
+                "byte %llu\n",
+                conn->srv->name, c->id, (unsigned long long)env->verify_slot,
+                (unsigned long long)first_diff);
     }
 }
 
@@ -1225,14 +1232,14 @@ static uint8_t sample_outcome(const struct request *r, const struct proto_result
     }
 }
 
-static void record_latency(struct worker *w, const struct request *r,
+static void record_latency(struct lane_env *env, const struct request *r,
                            const struct proto_result *res, uint64_t bytes, uint64_t now_ns)
 {
-    struct slap_stats *s = &w->cur;
+    struct slap_stats *s = &env->cur;
     uint64_t latency = now_ns - r->intended_ns;
     hist_record(s->lat[r->op], latency);
-    samples_put(&w->samples, &(struct sample){r->intended_ns, r->sent_ns, latency, r->op,
-                                              sample_outcome(r, res)});
+    samples_put(&env->samples, &(struct sample){r->intended_ns, r->sent_ns, latency, r->op,
+                                                sample_outcome(r, res)});
     if (s->raw[r->op] != NULL) {
         hist_record(s->raw[r->op], now_ns - r->sent_ns);
     }
@@ -1249,30 +1256,30 @@ static void lane_answered(struct conn *c, const struct request *r,
                           const struct proto_result *res, uint64_t now_ns)
 {
     struct lane *l = c->owner;
-    struct worker *w = lane_worker(l);
+    struct lane_env *env = lane_env_of(l);
     l->in_flight--;
     if (r->measured) {
-        w->last_answer_ns = now_ns;
+        env->last_answer_ns = now_ns;
     }
-    if (!count_reply(l, r, answer_counters(w, r), res, now_ns)) {
+    if (!count_reply(l, r, answer_counters(env, r), res, now_ns)) {
         const char *why = "a reply that does not answer the request sent";
-        w->cur.counters.protocol_error++;
-        worker_warn(w, "unexpected response", c->server, why, strlen(why));
+        env->cur.counters.protocol_error++;
+        lane_warn(env, "unexpected response", c->server, why, strlen(why));
         conn_close(c);
         lane_closed(c, "unexpected response");
         return;
     }
-    if (w->phase == WORKER_PRELOADING) {
-        w->preload_sets += r->op == OP_SET && res->reply == PROTO_REPLY_STORED;
+    if (env->phase == WORKER_PRELOADING) {
+        env->preload_sets += r->op == OP_SET && res->reply == PROTO_REPLY_STORED;
     } else if (!r->measured) {
         return;
     } else if (!reply_is_error(res->reply)) {
-        record_latency(w, r, res, r->hdr_len + r->value_len + (r->crlf ? 2 : 0) + c->resp_bytes,
+        record_latency(env, r, res, r->hdr_len + r->value_len + (r->crlf ? 2 : 0) + c->resp_bytes,
                        now_ns);
     } else {
-        samples_put(&w->samples, &(struct sample){r->intended_ns, r->sent_ns,
-                                                  now_ns - r->intended_ns, r->op, SAMPLE_ERROR});
-        worker_warn(w, reply_name(res->reply), c->server, res->msg, res->msg_len);
+        samples_put(&env->samples, &(struct sample){r->intended_ns, r->sent_ns,
+                                                    now_ns - r->intended_ns, r->op, SAMPLE_ERROR});
+        lane_warn(env, reply_name(res->reply), c->server, res->msg, res->msg_len);
     }
 }
 
@@ -1280,19 +1287,19 @@ static void lane_answered(struct conn *c, const struct request *r,
 static void lane_closed(struct conn *c, const char *why)
 {
     struct lane *l = c->owner;
-    struct worker *w = lane_worker(l);
+    struct lane_env *env = lane_env_of(l);
     uint64_t now = slap_now_ns();
     forget(l, c, conn_sent_count(c), now);
-    w->cur.counters.conn_closed++;
-    w->cur.counters.conn_refused += c->answers == 0;
-    worker_warn(w, "connection lost", c->server, why, strlen(why));
-    if (w->run->opts->reconnect && w->phase != WORKER_STOPPING) {
+    env->cur.counters.conn_closed++;
+    env->cur.counters.conn_refused += c->answers == 0;
+    lane_warn(env, "connection lost", c->server, why, strlen(why));
+    if (env->params->reconnect && env->phase != WORKER_STOPPING) {
         conn_retry_later(c);
     } else {
-        forget(l, c, c->count, w->phase == WORKER_STOPPING ? w->end_ns : now);
-        if (!w->run->opts->reconnect && !l->client->stopped) {
+        forget(l, c, c->count, env->phase == WORKER_STOPPING ? env->end_ns : now);
+        if (!env->params->reconnect && !l->client->stopped) {
             l->client->stopped = true;
-            w->cur.counters.clients_stopped++;
+            env->cur.counters.clients_stopped++;
         }
     }
     lane_pump(l);
@@ -1301,12 +1308,12 @@ static void lane_closed(struct conn *c, const char *why)
 static void lane_connected(struct conn *c)
 {
     struct lane *l = c->owner;
-    struct worker *w = lane_worker(l);
-    if (w->phase == WORKER_CONNECTING) {
-        worker_setup_connected(w, c, NULL);
+    struct lane_env *env = lane_env_of(l);
+    if (env->phase == WORKER_CONNECTING) {
+        env->ops->connected(env->owner, c, NULL);
         return;
     }
-    w->cur.counters.reconnects++;
+    env->cur.counters.reconnects++;
     conn_flush(c);
     lane_pump(l);
 }
@@ -1314,14 +1321,14 @@ static void lane_connected(struct conn *c)
 static void lane_connect_failed(struct conn *c, const char *why)
 {
     struct lane *l = c->owner;
-    struct worker *w = lane_worker(l);
-    if (w->phase == WORKER_CONNECTING) {
-        worker_setup_connected(w, c, why);
+    struct lane_env *env = lane_env_of(l);
+    if (env->phase == WORKER_CONNECTING) {
+        env->ops->connected(env->owner, c, why);
         return;
     }
-    worker_warn(w, "reconnect failed", c->server, why, strlen(why));
-    if (w->phase == WORKER_STOPPING) {
-        forget(l, c, c->count, w->end_ns);
+    lane_warn(env, "reconnect failed", c->server, why, strlen(why));
+    if (env->phase == WORKER_STOPPING) {
+        forget(l, c, c->count, env->end_ns);
         lane_check_done(l);
         return;
     }
@@ -1333,7 +1340,7 @@ static void lane_given_up(struct conn *c, const struct request *r, uint64_t now_
 {
     struct lane *l = c->owner;
     if (r->measured) {
-        count_unanswered(lane_worker(l), r->op, r->intended_ns, r->sent_ns, now_ns);
+        count_unanswered(lane_env_of(l), r->op, r->intended_ns, r->sent_ns, now_ns);
     }
     l->in_flight--;
 }
@@ -1346,14 +1353,14 @@ static void lane_drained(struct conn *c)
 /* An error line that answers no request: the server's words, counted by kind, shown once. */
 static void lane_unsolicited(struct conn *c, const struct proto_result *res)
 {
-    struct worker *w = lane_worker(c->owner);
-    count_error_reply(&w->cur.counters, res->reply);
-    worker_warn(w, reply_name(res->reply), c->server, res->msg, res->msg_len);
+    struct lane_env *env = lane_env_of(c->owner);
+    count_error_reply(&env->cur.counters, res->reply);
+    lane_warn(env, reply_name(res->reply), c->server, res->msg, res->msg_len);
 }
 
 static void lane_fault(struct conn *c, const char *what, const char *detail)
 {
-    worker_warn(lane_worker(c->owner), what, c->server, detail, strlen(detail));
+    lane_warn(lane_env_of(c->owner), what, c->server, detail, strlen(detail));
 }
 
 static const struct conn_ops lane_conn_ops = {

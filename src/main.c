@@ -371,6 +371,56 @@ static int conclude(const struct run *r, struct outputs *outs, FILE *out)
     return status;
 }
 
+/* Where a run's periods and samples go: the -S tables, the document's periods, the file. */
+struct run_outputs {
+    const struct slap_options *o;
+    FILE *out;                /* the report */
+    struct results_doc *doc;  /* NULL: periods not kept */
+    FILE *samples;            /* --samples, else NULL */
+};
+
+static void sink_period(void *ctx, const struct slap_stats *period, const struct slap_stats *global,
+                        uint64_t period_no, double period_s)
+{
+    struct run_outputs *ro = ctx;
+    if (ro->o->stat_freq_ns > 0) {
+        report_period(ro->out, ro->o, period, global, period_no, isatty(fileno(ro->out)) == 1);
+    }
+    if (ro->doc != NULL) {
+        results_add_period(ro->doc, period_s * (double)period_no, period_s, period);
+    }
+}
+
+/* The answers that came after the last period: a last period of their own, or the last's. */
+static void sink_rest(void *ctx, const struct slap_stats *rest, double elapsed_s)
+{
+    struct results_doc *d = ((struct run_outputs *)ctx)->doc;
+    if (d == NULL) {
+        return;
+    }
+    const struct results_period *periods = d->periods.items;
+    double last = d->periods.n > 0 ? periods[d->periods.n - 1].elapsed_s : 0.0;
+    if (d->periods.n == 0 || elapsed_s > last + 0.001) {
+        results_add_period(d, elapsed_s, elapsed_s - last, rest);
+    } else {
+        results_extend_last_period(d, rest);
+    }
+}
+
+static uint64_t sink_samples(void *ctx, struct sample_ring *ring, uint64_t origin_ns)
+{
+    return samples_drain(ring, ((struct run_outputs *)ctx)->samples, origin_ns);
+}
+
+/* The run's periods and samples, connected to the outputs that want them. */
+static struct run_sinks run_sinks_of(struct run_outputs *ro)
+{
+    return (struct run_sinks){.ctx = ro,
+                              .period = sink_period,
+                              .rest = sink_rest,
+                              .samples = ro->samples != NULL ? sink_samples : NULL};
+}
+
 /* One measured run: header, run, report. Dies of the signal that interrupted it. */
 static int run_once(const struct slap_options *opts)
 {
@@ -379,6 +429,8 @@ static int run_once(const struct slap_options *opts)
     char err[512] = "";
     int status = outputs_open(&outs, opts);
     FILE *out = report_stream(opts);
+    struct run_outputs ro = {opts, out, outs.want_doc ? &outs.doc : NULL, outs.samples.f};
+    struct run_sinks sinks = run_sinks_of(&ro);
 
     memset(&run, 0, sizeof(run));
     if (status != EXIT_RUN_OK) {
@@ -387,8 +439,7 @@ static int run_once(const struct slap_options *opts)
     }
     status = EXIT_RUN_FAILED;
     if (run_init(&run, opts, out, err, sizeof(err)) != 0 ||
-        run_want(&run, outs.want_doc ? &outs.doc : NULL, true, outs.samples.f,
-                 progress_wanted(opts)) != SLAP_OK) {
+        run_want(&run, &sinks, outs.want_doc, true, progress_wanted(opts)) != SLAP_OK) {
         fprintf(stderr, "slap: %s\n", err[0] != '\0' ? err : "out of memory");
         goto out;
     }
@@ -497,7 +548,7 @@ static enum slap_status sweep_step(struct run *run, struct slap_options *step,
     step->windows_stored = !first;
     memset(run, 0, sizeof(*run));
     if (run_init(run, step, out, err, err_len) != SLAP_OK ||
-        run_want(run, NULL, true, NULL, false) != SLAP_OK) {
+        run_want(run, NULL, false, true, false) != SLAP_OK) {
         return SLAP_ERROR;
     }
     return run_execute(run, err, err_len);
@@ -598,10 +649,11 @@ static void memslap_timing(const struct run *run, uint64_t begin_ns, uint64_t pl
     t->flush = seconds_between(0, run->flush_ns);
     t->generate = seconds_between(begin_ns, planned_ns) - t->flush;
     t->load = seconds_between(0, load_ns);
-    t->start = seconds_between(planned_ns, run->start_ns) - t->load;
+    t->start = seconds_between(planned_ns, run->gate.start_ns) - t->load;
     t->start = t->start > 0 ? t->start : 0;
     t->test = run_seconds(run);
-    t->total = seconds_between(begin_ns, run->end_ns > run->start_ns ? run->end_ns : slap_now_ns());
+    t->total =
+        seconds_between(begin_ns, run->end_ns > run->gate.start_ns ? run->end_ns : slap_now_ns());
 }
 
 /* memslap's face: one run over the same engine, memslap's report, slap's verdict. */

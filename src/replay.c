@@ -18,43 +18,33 @@
 #include <unistd.h>
 
 #include "slap/rng.h"
-#include "slap/run.h"
-#include "slap/worker.h"
 
 #define REPLAY_WAIT_NS (50 * 1000) /* a full ring: look again after this long */
 
-enum slap_status replay_init(struct replay *p, const struct run *run, char *err, size_t err_len)
+enum slap_status replay_init(struct replay *p, const struct trace_options *to, uint32_t nlanes,
+                             bool round_robin, const struct replay_waker *waker, char *err,
+                             size_t err_len)
 {
-    const struct slap_options *o = run->opts;
-    struct trace_options to = {.path = o->trace, .skip_bad = o->trace_skip_bad,
-                               .limit = o->trace_limit, .value_max = o->trace_value_max};
     memset(p, 0, sizeof(*p));
-    p->nrings = o->concurrency * o->conns_per_client;
+    p->waker = *waker;
+    p->round_robin = round_robin;
+    p->nrings = nlanes;
     p->rings = calloc(p->nrings, sizeof(*p->rings));
     if (p->rings == NULL) {
         snprintf(err, err_len, "out of memory for the trace's %u lanes", p->nrings);
         return SLAP_ERROR;
     }
-    return trace_open(&p->reader, &to, err, err_len);
+    return trace_open(&p->reader, to, err, err_len);
 }
 
 /* The lane a request goes to: its client's (one client's requests keep their order), or the
  * next one round-robin. */
-static uint32_t lane_of(struct replay *p, const struct slap_options *o,
-                        const struct trace_request *r)
+static uint32_t lane_of(struct replay *p, const struct trace_request *r)
 {
-    if (o->trace_spread == TRACE_SPREAD_ROUND_ROBIN) {
+    if (p->round_robin) {
         return (uint32_t)(p->next_rr++ % p->nrings);
     }
     return (uint32_t)(rng_mix(r->client, 0x636c69656e74ULL, 0) % p->nrings);
-}
-
-/* The worker of lane i: clients are spread over the workers as run_init spreads them. */
-static struct worker *worker_of(struct run *run, uint32_t lane)
-{
-    uint64_t client = lane / run->opts->conns_per_client;
-    uint64_t t = ((client + 1) * run->nworkers - 1) / run->opts->concurrency;
-    return &run->workers[t];
 }
 
 static void wait_a_little(void)
@@ -64,12 +54,12 @@ static void wait_a_little(void)
 }
 
 /* Put r in lane's ring, waiting while it is full; false if the run stopped meanwhile. */
-static bool hand_over(struct run *run, uint32_t lane, const struct trace_request *r)
+static bool hand_over(struct replay *p, uint32_t lane, const struct trace_request *r)
 {
-    struct replay_ring *ring = &run->replay.rings[lane];
+    struct replay_ring *ring = &p->rings[lane];
     uint32_t tail = atomic_load_explicit(&ring->tail, memory_order_relaxed);
     while (tail - atomic_load_explicit(&ring->head, memory_order_acquire) == REPLAY_LANE_RING) {
-        if (atomic_load(&run->stop)) {
+        if (atomic_load(p->stop)) {
             return false;
         }
         wait_a_little();
@@ -79,18 +69,17 @@ static bool hand_over(struct run *run, uint32_t lane, const struct trace_request
     /* After the new tail is visible: if the worker had taken everything before it, it may
      * have looked at the empty ring and gone to sleep, so wake it (seq_cst on both sides). */
     if (atomic_load(&ring->head) == tail) {
-        worker_notify(worker_of(run, lane));
+        p->waker.wake(p->waker.ctx, lane);
     }
     return true;
 }
 
 static void *replay_main(void *arg)
 {
-    struct run *run = arg;
-    struct replay *p = &run->replay;
+    struct replay *p = arg;
     struct trace_request r;
     for (;;) {
-        if (atomic_load(&run->stop)) {
+        if (atomic_load(p->stop)) {
             break;
         }
         enum slap_status rc = trace_next(p->reader, &r, p->error, sizeof(p->error));
@@ -100,21 +89,20 @@ static void *replay_main(void *arg)
             }
             break;
         }
-        if (!hand_over(run, lane_of(p, run->opts, &r), &r)) {
+        if (!hand_over(p, lane_of(p, &r), &r)) {
             break;
         }
     }
     p->counts = *trace_counts(p->reader);
     atomic_store(&p->done, true);
-    for (uint32_t t = 0; t < run->nworkers; t++) {
-        worker_notify(&run->workers[t]);
-    }
+    p->waker.wake(p->waker.ctx, REPLAY_EVERY_LANE);
     return NULL;
 }
 
-enum slap_status replay_start(struct replay *p, struct run *run)
+enum slap_status replay_start(struct replay *p, const atomic_bool *stop)
 {
-    if (pthread_create(&p->thread, NULL, replay_main, run) != 0) {
+    p->stop = stop;
+    if (pthread_create(&p->thread, NULL, replay_main, p) != 0) {
         snprintf(p->error, sizeof(p->error), "cannot start the trace reader: %s",
                  strerror(errno));
         atomic_store(&p->done, true);

@@ -21,7 +21,6 @@
 
 #include "slap/client.h"
 #include "slap/common.h"
-#include "slap/report.h"
 #include "slap/tls.h"
 #include "slap/worker.h"
 
@@ -84,6 +83,79 @@ static void out_of_memory(const struct run *r, char *err, size_t err_len)
              o->concurrency, o->conns_per_client);
 }
 
+/* The worker of lane i: clients are spread over the workers as run_init spreads them. */
+static struct worker *worker_of(struct run *r, uint32_t lane)
+{
+    uint64_t client = lane / r->opts->conns_per_client;
+    uint64_t t = ((client + 1) * r->nworkers - 1) / r->opts->concurrency;
+    return &r->workers[t];
+}
+
+/* --trace: the reader filled the empty ring of a lane (or ended): wake its worker (or all). */
+static void wake_lane(void *ctx, uint32_t lane)
+{
+    struct run *r = ctx;
+    if (lane != REPLAY_EVERY_LANE) {
+        worker_notify(worker_of(r, lane));
+        return;
+    }
+    for (uint32_t t = 0; t < r->nworkers; t++) {
+        worker_notify(&r->workers[t]);
+    }
+}
+
+/* What the lanes read of the options, settled once. */
+static struct lane_params plan_lanes(struct run *r)
+{
+    const struct slap_options *o = r->opts;
+    return (struct lane_params){
+        .wl = &r->workload,
+        .servers = &r->servers,
+        .rings = o->trace != NULL ? r->replay.rings : NULL,
+        .replay_done = &r->replay.done,
+        .key_pop = o->key_pop,
+        .execute_number = o->execute_number,
+        .tps = o->tps,
+        .trace_speed = o->trace_speed,
+        .concurrency = o->concurrency,
+        .conns_per_client = o->conns_per_client,
+        .pipeline = o->pipeline,
+        .rep_write = o->rep_write,
+        .trace = o->trace != NULL,
+        .udp = o->udp,
+        .facebook = o->facebook,
+        .reconnect = o->reconnect,
+        .verify = o->verify > 0,
+        .verbose = o->verbose,
+        .multiget_window = o->multiget_window,
+        .shared_keys = o->shared_keys,
+        .windows_stored = o->windows_stored,
+        .preload = o->preload,
+        .meta = o->protocol == PROTO_META,
+    };
+}
+
+/* What the workers read of the options, settled once (period_ns again by run_want). */
+static void plan_engine(struct run *r)
+{
+    const struct slap_options *o = r->opts;
+    r->engine = (struct engine_config){
+        .lane = plan_lanes(r),
+        .shape = &r->shape,
+        .tls = r->tls,
+        .protocol = o->protocol,
+        .arrival = o->arrival,
+        .run_time_ns = o->run_time_ns,
+        .warmup_ns = o->warmup_ns,
+        .timeout_ns = o->timeout_ns,
+        .udp_timeout_ns = o->udp_timeout_ns,
+        .period_ns = r->period_ns,
+        .sample_rate = o->sample_rate,
+        .samples = o->samples_out != NULL,
+        .memslap_face = o->memslap_face,
+    };
+}
+
 enum slap_status run_init(struct run *r, const struct slap_options *o, FILE *out, char *err, size_t err_len)
 {
     struct stat st;
@@ -91,8 +163,8 @@ enum slap_status run_init(struct run *r, const struct slap_options *o, FILE *out
     r->opts = o;
     r->out = out;
     r->out_watched = fstat(fileno(out), &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
-    pthread_mutex_init(&r->lock, NULL);
-    pthread_cond_init(&r->cond, NULL);
+    pthread_mutex_init(&r->gate.lock, NULL);
+    pthread_cond_init(&r->gate.cond, NULL);
     if (servers_open(&r->servers, o->servers, err, err_len) != SLAP_OK) {
         return SLAP_ERROR;
     }
@@ -119,7 +191,14 @@ enum slap_status run_init(struct run *r, const struct slap_options *o, FILE *out
     r->shape = (struct stats_shape){.types = workload_ops(&r->workload), .open_loop = o->tps > 0};
     if (o->trace != NULL) {
         r->shape.types = (1u << OP_COUNT) - 1; /* whatever the trace sends */
-        if (replay_init(&r->replay, r, err, err_len) != SLAP_OK) {
+        struct trace_options to = {.path = o->trace,
+                                   .skip_bad = o->trace_skip_bad,
+                                   .limit = o->trace_limit,
+                                   .value_max = o->trace_value_max};
+        struct replay_waker waker = {wake_lane, r};
+        if (replay_init(&r->replay, &to, o->concurrency * o->conns_per_client,
+                        o->trace_spread == TRACE_SPREAD_ROUND_ROBIN, &waker, err,
+                        err_len) != SLAP_OK) {
             return SLAP_ERROR;
         }
     }
@@ -128,6 +207,7 @@ enum slap_status run_init(struct run *r, const struct slap_options *o, FILE *out
         snprintf(err, err_len, "out of memory");
         return SLAP_ERROR;
     }
+    plan_engine(r);
     r->nworkers = o->threads;
     r->workers = calloc(r->nworkers, sizeof(*r->workers));
     r->stalls = calloc(r->servers.count, sizeof(*r->stalls));
@@ -139,7 +219,7 @@ enum slap_status run_init(struct run *r, const struct slap_options *o, FILE *out
         /* Clients spread as evenly as possible: counts differ by at most one. */
         uint32_t first = (uint32_t)((uint64_t)o->concurrency * t / r->nworkers);
         uint32_t next = (uint32_t)((uint64_t)o->concurrency * (t + 1) / r->nworkers);
-        if (worker_init(&r->workers[t], r, t, first, next - first) != SLAP_OK) {
+        if (worker_init(&r->workers[t], &r->engine, &r->gate, t, first, next - first) != SLAP_OK) {
             out_of_memory(r, err, err_len);
             return SLAP_ERROR;
         }
@@ -150,7 +230,7 @@ enum slap_status run_init(struct run *r, const struct slap_options *o, FILE *out
 void run_free(struct run *r)
 {
     for (uint32_t t = 0; r->workers != NULL && t < r->nworkers; t++) {
-        if (r->workers[t].run != NULL) {
+        if (r->workers[t].cfg != NULL) {
             worker_free(&r->workers[t]);
         }
     }
@@ -165,13 +245,13 @@ void run_free(struct run *r)
     tls_ctx_close(r->tls);
     servers_close(&r->servers);
     watch_free(&r->watch);
-    pthread_mutex_destroy(&r->lock);
-    pthread_cond_destroy(&r->cond);
+    pthread_mutex_destroy(&r->gate.lock);
+    pthread_cond_destroy(&r->gate.cond);
 }
 
 uint64_t run_measure_start(const struct run *r)
 {
-    return r->start_ns + r->opts->warmup_ns;
+    return r->gate.start_ns + r->opts->warmup_ns;
 }
 
 double run_seconds(const struct run *r)
@@ -194,9 +274,9 @@ void run_stop_signals(sigset_t *set)
 /* Wait up to ns for a stop signal; remember the first one and ask for a stop. */
 static void ask_stop(struct run *r)
 {
-    if (!atomic_load(&r->stop)) {
-        atomic_store(&r->stop_ns, slap_now_ns());
-        atomic_store(&r->stop, true);
+    if (!atomic_load(&r->gate.stop)) {
+        atomic_store(&r->gate.stop_ns, slap_now_ns());
+        atomic_store(&r->gate.stop, true);
     }
 }
 
@@ -225,16 +305,16 @@ static void wait_signal(struct run *r, uint64_t ns)
     watch_output(r);
 }
 
-static void set_go(struct run *r, enum run_go go)
+static void set_go(struct run *r, enum gate_go go)
 {
     struct timespec wall;
-    pthread_mutex_lock(&r->lock);
+    pthread_mutex_lock(&r->gate.lock);
     clock_gettime(CLOCK_REALTIME, &wall);
-    r->start_ns = slap_now_ns();
+    r->gate.start_ns = slap_now_ns();
     r->start_wall_ns = (uint64_t)wall.tv_sec * SLAP_NS_PER_SEC + (uint64_t)wall.tv_nsec;
-    r->go = go;
-    pthread_cond_broadcast(&r->cond);
-    pthread_mutex_unlock(&r->lock);
+    r->gate.go = go;
+    pthread_cond_broadcast(&r->gate.cond);
+    pthread_mutex_unlock(&r->gate.lock);
 }
 
 void run_preload(const struct run *r, uint64_t *sets, uint64_t *ns)
@@ -242,7 +322,7 @@ void run_preload(const struct run *r, uint64_t *sets, uint64_t *ns)
     *sets = 0;
     *ns = 0;
     for (uint32_t t = 0; t < r->nworkers; t++) {
-        *sets += r->workers[t].preload_sets;
+        *sets += r->workers[t].env.preload_sets;
         *ns = r->workers[t].preload_ns > *ns ? r->workers[t].preload_ns : *ns;
     }
 }
@@ -263,21 +343,21 @@ static void report_preload(const struct run *r)
 static enum slap_status wait_ready(struct run *r, uint32_t spawned, char *err, size_t err_len)
 {
     for (;;) {
-        pthread_mutex_lock(&r->lock);
-        uint32_t ready = r->ready;
-        pthread_mutex_unlock(&r->lock);
+        pthread_mutex_lock(&r->gate.lock);
+        uint32_t ready = r->gate.ready;
+        pthread_mutex_unlock(&r->gate.lock);
         if (ready == spawned) {
             break;
         }
         wait_signal(r, RUN_POLL_NS);
     }
     for (uint32_t t = 0; t < spawned; t++) {
-        if (r->workers[t].phase == WORKER_FAILED) {
+        if (r->workers[t].env.phase == WORKER_FAILED) {
             snprintf(err, err_len, "%s", r->workers[t].error);
             return SLAP_ERROR;
         }
     }
-    if (atomic_load(&r->stop)) {
+    if (atomic_load(&r->gate.stop)) {
         snprintf(err, err_len, "the report's reader went away before the run began");
         return SLAP_ERROR;
     }
@@ -289,10 +369,10 @@ static enum slap_status wait_ready(struct run *r, uint32_t spawned, char *err, s
 static void run_gather(struct run *r, struct worker *w, struct slap_stats *rest)
 {
     worker_collect(w, rest);
-    r->samples_dropped += atomic_load(&w->samples.dropped);
-    r->end_ns = w->end_ns > r->end_ns ? w->end_ns : r->end_ns;
+    r->samples_dropped += atomic_load(&w->env.samples.dropped);
+    r->end_ns = w->env.end_ns > r->end_ns ? w->env.end_ns : r->end_ns;
     r->blocked_lanes += w->blocked_lanes;
-    trace_progress_merge(&r->trace_sent, &w->trace_sent);
+    trace_progress_merge(&r->trace_sent, &w->env.trace_sent);
     for (uint32_t i = 0; i < r->servers.count && w->stalls != NULL; i++) {
         struct worker_stall *to = &r->stalls[i];
         const struct worker_stall *from = &w->stalls[i];
@@ -316,7 +396,7 @@ static uint32_t workers_done(struct run *r)
 static bool period_published(struct run *r, uint64_t period_no)
 {
     for (uint32_t t = 0; t < r->nworkers; t++) {
-        if (atomic_load(&r->workers[t].ticks) < period_no) {
+        if (atomic_load(&r->workers[t].mailbox.ticks) < period_no) {
             return false;
         }
     }
@@ -365,13 +445,9 @@ static void collect_period(struct run *r, uint64_t period_no)
     }
     struct slap_stats *period = &r->period;
     stats_merge(&r->global, period);
-    if (r->opts->stat_freq_ns > 0) {
-        report_period(r->out, r->opts, period, &r->global, period_no,
-                      isatty(fileno(r->out)) == 1);
-    }
-    if (r->doc != NULL) {
+    if (r->sinks.period != NULL) {
         double seconds = (double)r->period_ns / (double)SLAP_NS_PER_SEC;
-        results_add_period(r->doc, seconds * (double)period_no, seconds, period);
+        r->sinks.period(r->sinks.ctx, period, &r->global, period_no, seconds);
     }
     if (r->progress) {
         show_progress(r, period, period_no);
@@ -381,9 +457,9 @@ static void collect_period(struct run *r, uint64_t period_no)
 /* --samples: what the workers' rings hold, into the file. */
 static void drain_samples(struct run *r)
 {
-    for (uint32_t t = 0; r->samples != NULL && t < r->nworkers; t++) {
+    for (uint32_t t = 0; r->sinks.samples != NULL && t < r->nworkers; t++) {
         r->samples_written +=
-            samples_drain(&r->workers[t].samples, r->samples, run_measure_start(r));
+            r->sinks.samples(r->sinks.ctx, &r->workers[t].env.samples, run_measure_start(r));
     }
 }
 
@@ -434,7 +510,7 @@ static const char *stats_unread(const struct slap_options *o)
 static const char *loading_phase(const struct run *r)
 {
     const struct slap_options *o = r->opts;
-    bool preload = !o->windows_stored && client_windows_full(o, &r->workload);
+    bool preload = !o->windows_stored && client_windows_full(&r->engine.lane, &r->workload);
     if (preload && o->memslap_face) {
         return "initial load";
     }
@@ -541,10 +617,10 @@ static void begin_measure(struct run *r)
     uint64_t start = run_measure_start(r);
     uint64_t now;
     while (r->opts->warmup_ns > 0 && (now = slap_now_ns()) < start && r->signal == 0 &&
-           !atomic_load(&r->stop)) {
+           !atomic_load(&r->gate.stop)) {
         wait_signal(r, start - now < 100 * SLAP_NS_PER_MS ? start - now : 100 * SLAP_NS_PER_MS);
     }
-    if (r->signal != 0 || atomic_load(&r->stop)) {
+    if (r->signal != 0 || atomic_load(&r->gate.stop)) {
         return;
     }
     mark_cpu(r, true);
@@ -580,23 +656,6 @@ static enum slap_status wait_start_at(struct run *r, char *err, size_t err_len)
     return SLAP_OK;
 }
 
-/* The answers that came after the last period: a last period of their own, or the last's. */
-static void keep_rest(struct run *r, const struct slap_stats *rest)
-{
-    struct results_doc *d = r->doc;
-    double elapsed = run_seconds(r);
-    const struct results_period *periods = d != NULL ? d->periods.items : NULL;
-    double last = d != NULL && d->periods.n > 0 ? periods[d->periods.n - 1].elapsed_s : 0.0;
-    if (d == NULL || r->period_ns == 0) {
-        return;
-    }
-    if (d->periods.n == 0 || elapsed > last + 0.001) {
-        results_add_period(d, elapsed, elapsed - last, rest);
-    } else {
-        results_extend_last_period(d, rest);
-    }
-}
-
 /* Join the workers; what they had not published goes into the run's total (and periods). */
 static void join_workers(struct run *r, uint32_t spawned)
 {
@@ -607,8 +666,8 @@ static void join_workers(struct run *r, uint32_t spawned)
         run_gather(r, &r->workers[t], rest);
     }
     drain_samples(r);
-    if (run_seconds(r) > 0) {
-        keep_rest(r, rest);
+    if (run_seconds(r) > 0 && r->period_ns > 0 && r->sinks.rest != NULL) {
+        r->sinks.rest(r->sinks.ctx, rest, run_seconds(r));
     }
     stats_merge(&r->global, rest);
 }
@@ -637,9 +696,9 @@ enum slap_status run_execute(struct run *r, char *err, size_t err_len)
     if (rc == SLAP_OK && r->opts->trace != NULL) {
         /* Before the go, so that the lanes hold their first requests at the trace's time 0.
          * A failure to start ends the replay: the lanes finish. */
-        replay_start(&r->replay, r);
+        replay_start(&r->replay, &r->gate.stop);
     }
-    set_go(r, rc == SLAP_OK ? RUN_GO : RUN_ABORT);
+    set_go(r, rc == SLAP_OK ? GATE_GO : GATE_ABORT);
     if (rc == SLAP_OK) {
         begin_measure(r);
         wait_workers(r);
@@ -649,21 +708,21 @@ enum slap_status run_execute(struct run *r, char *err, size_t err_len)
     if (rc == SLAP_OK) {
         read_server_stats(r, true);
     }
-    atomic_store(&r->stop, true); /* the reader may wait on a lane that no longer takes */
+    atomic_store(&r->gate.stop, true); /* the reader may wait on a lane that no longer takes */
     replay_join(&r->replay);
     return rc;
 }
 
-enum slap_status run_want(struct run *r, struct results_doc *doc, bool server_stats,
-                          FILE *samples, bool progress)
+enum slap_status run_want(struct run *r, const struct run_sinks *sinks, bool keep_periods,
+                          bool server_stats, bool progress)
 {
-    r->doc = doc;
-    r->samples = samples;
+    r->sinks = sinks != NULL ? *sinks : (struct run_sinks){0};
     r->progress = progress;
     r->period_ns = r->opts->stat_freq_ns;
-    if (r->period_ns == 0 && (doc != NULL || progress)) {
+    if (r->period_ns == 0 && (keep_periods || progress)) {
         r->period_ns = SLAP_NS_PER_SEC;
     }
+    r->engine.period_ns = r->period_ns;
     if (server_stats) {
         r->server_stats = calloc(r->servers.count, sizeof(*r->server_stats));
         return r->server_stats != NULL ? SLAP_OK : SLAP_ERROR;

@@ -2,18 +2,122 @@
 #ifndef SLAP_CLIENT_H
 #define SLAP_CLIENT_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "slap/common.h"
 #include "slap/conn.h"
+#include "slap/keydist.h"
 #include "slap/replay.h"
+#include "slap/rng.h"
+#include "slap/samples.h"
 #include "slap/schedule.h"
+#include "slap/servers.h"
+#include "slap/stats.h"
 #include "slap/workload.h"
 
-struct run;
-struct worker;
 struct client;
+
+/* Where the thread of the lanes is in its run: its worker moves it, the lanes read it; the
+ * transitions are drawn atop worker.c. */
+enum worker_phase {
+    WORKER_CONNECTING, /* opening every socket */
+    WORKER_PRELOADING, /* --preload: setting every window key once, unmeasured */
+    WORKER_READY,      /* set up: waiting for the main thread's go */
+    WORKER_WARMING,    /* --warmup: load that is not counted */
+    WORKER_MEASURING,  /* the run proper: statistics count */
+    WORKER_STOPPING,   /* no new requests; waiting for the answers */
+    WORKER_DONE,       /* the loop is over */
+    WORKER_FAILED,     /* set-up failed: error says why */
+};
+
+/* What a lane reads of the run: settled once when the run is planned, read-only after; a lane
+ * never reads the command line (memcached's proxy_tunables copied into each backend). */
+struct lane_params {
+    const struct workload *wl;
+    const struct server_list *servers;
+    struct replay_ring *rings;      /* --trace: one per lane of the run, else NULL */
+    const atomic_bool *replay_done; /* --trace: the reader brings no more requests */
+    struct key_dist key_pop;        /* --key_dist: which stored keys gets read */
+    uint64_t execute_number;        /* -x: requests of the whole run; 0: timed */
+    double tps;                     /* -P: open loop at this rate, all lanes; 0: closed loop */
+    double trace_speed;             /* --trace-speed; 0: as fast as the lanes go */
+    uint32_t concurrency;           /* -c: clients of the run, all threads */
+    uint32_t conns_per_client;      /* -n: lanes of each client */
+    uint32_t pipeline;              /* requests a socket has in flight at most */
+    uint32_t rep_write;             /* -p: sets go to the first N servers; 0: to their own */
+    bool trace;                     /* --trace: requests come from the replay's rings */
+    bool udp;                       /* -U: every socket is UDP */
+    bool facebook;                  /* -a: gets over UDP, the rest over TCP */
+    bool reconnect;                 /* -R: a lost socket connects again */
+    bool verify;                    /* -v: some gets check their value */
+    bool verbose;                   /* -b: say what a failed check found */
+    bool multiget_window;           /* memslap's mget: every key of the window, in order */
+    bool shared_keys;               /* memslap: every client uses client 0's keys */
+    bool windows_stored;            /* a sweep's later step: the windows are full already */
+    bool preload;                   /* --preload */
+    bool meta;                      /* the meta protocol (its server counts some misses apart) */
+};
+
+/* What a lane tells its worker (memtier's connections_manager): owner is lane_env.owner. */
+struct lane_ops {
+    /* The lane has nothing more to send nor to wait for. */
+    void (*idle)(void *owner);
+    /* During set-up: one socket's connect ended (why is NULL when it succeeded). */
+    void (*connected)(void *owner, const struct conn *c, const char *why);
+    /* A problem, to be said once per kind and server (never per request). */
+    void (*warn)(void *owner, const char *what, uint32_t server, const char *detail,
+                 size_t detail_len);
+};
+
+/* One multi-get being put together: its keys, their slots and servers (one per thread). */
+struct multiget_scratch {
+    uint64_t *slots;      /* the slot of each key, */
+    uint32_t *servers;    /* its server (UINT32_MAX once taken into a request), */
+    uint32_t *lens;       /* its length, */
+    char *keys;           /* and the keys themselves (division x key_size) */
+    char *group_keys;     /* the keys of one server's part of it, */
+    uint32_t *group_lens; /* and their lengths */
+};
+
+/*
+ * What every lane of a thread shares, owned by that thread (no lock): the run's parameters,
+ * the way to its worker, and the state the request path writes. Its worker embeds it and
+ * moves the phase.
+ */
+struct lane_env {
+    const struct lane_params *params;
+    const struct lane_ops *ops;
+    void *owner;             /* given back to ops: the worker */
+    struct event_base *base; /* the thread's loop, for the lanes' timers */
+    enum worker_phase phase;
+    struct slap_stats cur;          /* statistics since the last publish */
+    struct slap_counters uncounted; /* answers to unmeasured requests (warm-up, preload) */
+    struct sample_ring samples;     /* --samples: drained by the main thread */
+    struct rng rng;
+    struct multiget_scratch multiget; /* the multi-get being put together */
+    const struct codec *codec;        /* the protocol spoken */
+    uint32_t hdr_cap;                 /* bytes of each request header buffer */
+    uint32_t verbose_left;            /* -b: failure details still to print */
+    uint64_t verify_slot;             /* the slot of the value being checked */
+    uint64_t run_start_ns;            /* for slot times in ms */
+    uint64_t start_ns;                /* the go: time 0 of the trace */
+    uint64_t end_ns;                  /* end of the measured part, once it is known */
+    uint64_t last_answer_ns;          /* of a measured request */
+    uint64_t preload_sets;            /* sets answered during the preload */
+    struct trace_progress trace_sent; /* --trace: the measured requests sent */
+};
+
+/* The thread's slabs a client's lanes are carved from, in the worker's order. */
+struct lane_slabs {
+    struct lane *lanes;        /* all lanes of all clients */
+    struct conn *conns;        /* all sockets */
+    struct request *requests;  /* the rings of all sockets */
+    char *hdrs;                /* request headers of all rings */
+    char *keys;                /* keys of all clients */
+    struct conn_env *conn_env; /* what every socket of the thread is given */
+};
 
 /*
  * A lane is one stream of requests with up to --pipeline of them in flight,
@@ -42,7 +146,7 @@ struct lane {
 #define CLIENT_CAS_NONE UINT64_MAX
 
 struct client {
-    struct worker *worker;
+    struct lane_env *env;     /* its thread's */
     uint32_t id;              /* 0 .. concurrency-1, across all threads */
     uint32_t key_id;          /* whose keys it uses: id, or 0 with shared_keys (memslap) */
     struct key_window win;
@@ -61,18 +165,8 @@ struct client {
     struct lane *lanes;
 };
 
-/* One multi-get being put together: its keys, their slots and servers (one per thread). */
-struct multiget_scratch {
-    uint64_t *slots;       /* the slot of each key, */
-    uint32_t *servers;     /* its server (UINT32_MAX once taken into a request), */
-    uint32_t *lens;        /* its length, */
-    char *keys;            /* and the keys themselves (division x key_size) */
-    char *group_keys;      /* the keys of one server's part of it, */
-    uint32_t *group_lens;  /* and their lengths */
-};
-
 /* Sockets of each lane: one per server, twice with -a (TCP for sets, then UDP for gets). */
-uint32_t client_lane_sockets(const struct run *run);
+uint32_t client_lane_sockets(const struct lane_params *p);
 /* Room for the largest answer a UDP socket can get (a get of -d keys), by datagram. */
 size_t client_udp_answer_cap(const struct workload *wl);
 
@@ -81,13 +175,14 @@ enum slap_status client_scratch_init(struct multiget_scratch *s, const struct wo
 void client_scratch_free(struct multiget_scratch *s);
 
 /*
- * Client id of worker w, its k-th: its key, window and lanes, carved from the worker's
+ * Client id, the k-th of its thread (env): its key, window and lanes, carved from the thread's
  * slabs (lanes, sockets, rings, headers, keys). client_free is safe after a failure.
  */
-enum slap_status client_init(struct client *c, struct worker *w, uint32_t id, uint32_t k);
-/* Does a run of these options begin with every window stored (--preload, or a mix that stores
- * no new key), by a preload of its own or (windows_stored) an earlier sweep step's? */
-bool client_windows_full(const struct slap_options *o, const struct workload *wl);
+enum slap_status client_init(struct client *c, struct lane_env *env, const struct lane_slabs *s,
+                             uint32_t id, uint32_t k);
+/* Does a run with these parameters begin with every window stored (--preload, or a mix that
+ * stores no new key), by a preload of its own or (windows_stored) an earlier sweep step's? */
+bool client_windows_full(const struct lane_params *p, const struct workload *wl);
 void client_free(struct client *c);
 
 /* The callbacks by which a lane hears from its sockets (the conn_env's ops). */

@@ -10,8 +10,6 @@
 #include "slap/common.h"
 #include "slap/trace.h"
 
-struct run;
-
 /* Requests a lane holds ahead of sending them: the trace reader fills, the lane's thread takes. */
 #define REPLAY_LANE_RING 32
 
@@ -37,8 +35,20 @@ static inline void replay_ring_pop(struct replay_ring *r)
     atomic_fetch_add(&r->head, 1);
 }
 
+/* How the reader wakes the thread of a lane whose empty ring it filled; lane is
+ * REPLAY_EVERY_LANE when the trace ended (every thread is to look at its lanes). Set when the
+ * replay is made: the reader knows no worker. */
+#define REPLAY_EVERY_LANE UINT32_MAX
+struct replay_waker {
+    void (*wake)(void *ctx, uint32_t lane);
+    void *ctx;
+};
+
 /* The reader's side of a run. */
 struct replay {
+    struct replay_waker waker;
+    const atomic_bool *stop; /* the run stops: read no more */
+    bool round_robin;        /* --trace-spread=round-robin, else by the request's client */
     struct trace_reader *reader;
     pthread_t thread;
     bool started;
@@ -50,11 +60,14 @@ struct replay {
     struct trace_counts counts; /* the reader's, copied when it ends */
 };
 
-/* Open the trace and the lanes' rings. SLAP_ERROR with err. replay_free is safe after it. */
-enum slap_status replay_init(struct replay *p, const struct run *run, char *err, size_t err_len);
-/* Start reading (after the go: the trace's time 0 is the run's start). */
-enum slap_status replay_start(struct replay *p, struct run *run);
-/* Wait for the reader (it stops by itself on run->stop), and close the trace. */
+/* Open the trace and the rings of nlanes lanes. SLAP_ERROR with err. replay_free is safe
+ * after it. */
+enum slap_status replay_init(struct replay *p, const struct trace_options *to, uint32_t nlanes,
+                             bool round_robin, const struct replay_waker *waker, char *err,
+                             size_t err_len);
+/* Start reading (before the go: the trace's time 0 is the run's start) until *stop. */
+enum slap_status replay_start(struct replay *p, const atomic_bool *stop);
+/* Wait for the reader (it stops by itself on *stop), and close the trace. */
 void replay_join(struct replay *p);
 void replay_free(struct replay *p);
 

@@ -13,27 +13,30 @@
 #include "slap/hostcpu.h"
 #include "slap/limits.h"
 #include "slap/options.h"
-#include "slap/watch.h"
 #include "slap/replay.h"
 #include "slap/results.h"
 #include "slap/server_stats.h"
 #include "slap/servers.h"
 #include "slap/stats.h"
+#include "slap/watch.h"
+#include "slap/worker.h"
 #include "slap/workload.h"
 
-struct worker;
-struct worker_stall;
 struct tls_ctx;
 
-#define RUN_CONNECT_TIMEOUT_NS (5ULL * 1000000000ULL)
-#define RUN_DRAIN_TIMEOUT_NS (2ULL * 1000000000ULL)
-#define RUN_RECONNECT_MIN_NS (10ULL * 1000000ULL)
-#define RUN_RECONNECT_MAX_NS (1000ULL * 1000000ULL)
-
-enum run_go {
-    RUN_WAIT = 0,  /* workers are connecting */
-    RUN_GO = 1,    /* measured run starts at start_ns */
-    RUN_ABORT = 2, /* set-up failed or interrupted: workers clean up */
+/* Where the run's periods and samples go: the caller connects them to the outputs (tables,
+ * the results document, the samples file); the run itself formats and writes none of them.
+ * A NULL callback: not wanted. */
+struct run_sinks {
+    void *ctx;
+    /* One period collected (period_no from 1, period_s long); global holds the run so far,
+     * this period included. */
+    void (*period)(void *ctx, const struct slap_stats *period, const struct slap_stats *global,
+                   uint64_t period_no, double period_s);
+    /* The answers after the last period, the measured part having lasted elapsed_s. */
+    void (*rest)(void *ctx, const struct slap_stats *rest, double elapsed_s);
+    /* --samples: write what a worker's ring holds, times from origin_ns; how many it wrote. */
+    uint64_t (*samples)(void *ctx, struct sample_ring *ring, uint64_t origin_ns);
 };
 
 struct run {
@@ -44,15 +47,9 @@ struct run {
     uint32_t nworkers;
     struct worker *workers;
     FILE *out;                 /* the report: stdout */
+    struct engine_config engine; /* what the workers and their lanes read of the options */
+    struct worker_gate gate;     /* the go (its start_ns: the run's start), and the stop */
 
-    pthread_mutex_t lock;      /* set-up hand-shake only */
-    pthread_cond_t cond;
-    uint32_t ready;            /* workers done with set-up */
-    enum run_go go;
-    uint64_t start_ns;         /* start of the measured run */
-
-    atomic_bool stop;          /* main thread: no new requests (signal) */
-    atomic_uint_fast64_t stop_ns; /* when it was asked: the measured part ends there */
     int signal;                /* the signal that interrupted the run, or 0 */
     bool out_watched;          /* out is a pipe or a socket: its reader may go away */
     bool output_gone;          /* and it did: the run stopped early */
@@ -71,12 +68,11 @@ struct run {
     /* Results as data: set by the caller after run_init, before run_execute. */
     uint64_t period_ns;        /* -S, or 1 s when periods are kept or shown; 0: no periods */
     bool progress;             /* the live line on standard error (a terminal, no -S) */
-    struct results_doc *doc;   /* periods are added here; NULL: not kept */
+    struct run_sinks sinks;    /* where periods and samples go */
     struct server_stats_pair *server_stats; /* per server, read around the run; NULL: not read */
     struct watch watch; /* read with them: proxies' CPU (/proc), backends, twemproxy's stats */
     double *fill_evictions;    /* per server, its evictions before the preload or warm-up (< 0:
                                   not read); NULL when there is neither, or no stats are read */
-    FILE *samples;             /* --samples: the file the rings are drained into */
     uint64_t samples_written;
     uint64_t samples_dropped;
     uint64_t start_wall_ns;    /* the wall clock (epoch ns) at start_ns */
@@ -106,11 +102,12 @@ enum slap_status run_execute(struct run *r, char *err, size_t err_len);
 void run_free(struct run *r);
 
 /*
- * After run_init: keep periods in doc (NULL: none), read the servers' stats around the run,
- * drain samples into samples (NULL: none), show the progress line. Sets period_ns.
+ * After run_init: periods and samples go to sinks (NULL: nowhere), periods of 1 s at least
+ * when keep_periods; read the servers' stats around the run, show the progress line. Sets
+ * period_ns.
  */
-enum slap_status run_want(struct run *r, struct results_doc *doc, bool server_stats,
-                          FILE *samples, bool progress);
+enum slap_status run_want(struct run *r, const struct run_sinks *sinks, bool keep_periods,
+                          bool server_stats, bool progress);
 
 /* When the measured part starts (after any warm-up), and its length in seconds: up to the
  * common end (-t), the stop (a signal), or the last answer (-x); 0 if it never began. */

@@ -1,0 +1,339 @@
+/* Unit tests of a lane and its answer accounting, driven against a fake server (the test's end
+ * of a local socket) and a fake worker (its lane_ops): hits and misses, what a close leaves
+ * unanswered, and whether the requests never sent are slap's lag or the server's doing. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h> /* after the four headers above, which it needs */
+
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "slap/client.h"
+#include "slap/options.h"
+
+#define DEPTH 1 /* --pipeline */
+#define RBUF (64 * 1024 + PROTO_ASCII_MAX_LINE)
+#define LOOP_LIMIT_MS 3000
+
+/* What the lane told its worker. */
+struct heard {
+    int idle, connected, failed, warned;
+};
+
+struct fixture {
+    struct slap_options opts;
+    struct workload wl;
+    struct server srv;
+    struct server_list servers;
+    struct stats_shape shape;
+    struct lane_params params;
+    struct lane_env env;
+    struct conn_env conn_env;
+    struct lane lane;
+    struct conn conn;
+    struct request requests[DEPTH];
+    char *hdrs;
+    char *keys;
+    char rbuf[RBUF];
+    struct client client;
+    struct event_base *base;
+    int listener;
+    int peer;
+    char path[108];
+    struct heard heard;
+};
+
+static void on_idle(void *owner)
+{
+    ((struct fixture *)owner)->heard.idle++;
+}
+
+static void on_connected(void *owner, const struct conn *c, const char *why)
+{
+    (void)c;
+    *(why == NULL ? &((struct fixture *)owner)->heard.connected
+                  : &((struct fixture *)owner)->heard.failed) += 1;
+}
+
+static void on_warn(void *owner, const char *what, uint32_t server, const char *detail,
+                    size_t detail_len)
+{
+    (void)what;
+    (void)server;
+    (void)detail;
+    (void)detail_len;
+    ((struct fixture *)owner)->heard.warned++;
+}
+
+static const struct lane_ops fake_worker = {on_idle, on_connected, on_warn};
+
+/* Run the loop until *value is at least want, or fail after LOOP_LIMIT_MS. */
+static void loop_until(struct fixture *f, const uint64_t *value, uint64_t want)
+{
+    for (int ms = 0; *value < want; ms++) {
+        assert_true(ms < LOOP_LIMIT_MS);
+        event_base_loop(f->base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
+        if (*value < want) {
+            poll(NULL, 0, 1);
+        }
+    }
+}
+
+/* A get-only workload of small windows, stored already; one server at a unix socket path. */
+static void fixture_plan(struct fixture *f, double tps)
+{
+    options_defaults(&f->opts);
+    memset(f->opts.mix, 0, sizeof(f->opts.mix));
+    f->opts.mix[OP_GET] = 1.0;
+    f->opts.win_size = 16;
+    f->opts.key_size = 16;
+    f->opts.value_size = 8;
+    f->opts.concurrency = 1;
+    f->opts.conns_per_client = 1;
+    f->opts.pipeline = DEPTH;
+    f->opts.tps = tps;
+    assert_int_equal(workload_init(&f->wl, &f->opts), SLAP_OK);
+    f->shape = (struct stats_shape){.types = workload_ops(&f->wl), .open_loop = tps > 0};
+
+    struct sockaddr_un *sun = (struct sockaddr_un *)&f->srv.addr;
+    snprintf(f->path, sizeof(f->path), "/tmp/slap-test-client-%d.sock", (int)getpid());
+    unlink(f->path);
+    sun->sun_family = AF_UNIX;
+    snprintf(sun->sun_path, sizeof(sun->sun_path), "%s", f->path);
+    f->srv.addr_len = sizeof(*sun);
+    snprintf(f->srv.name, sizeof(f->srv.name), "%s", f->path);
+    f->servers = (struct server_list){.count = 1, .items = &f->srv};
+    f->params = (struct lane_params){
+        .wl = &f->wl,
+        .servers = &f->servers,
+        .key_pop = f->opts.key_pop,
+        .tps = tps,
+        .concurrency = 1,
+        .conns_per_client = 1,
+        .pipeline = DEPTH,
+        .windows_stored = true,
+    };
+}
+
+/* The thread's side: the lane environment, the sockets' environment, the slabs. */
+static void fixture_env(struct fixture *f)
+{
+    struct lane_env *env = &f->env;
+    f->base = event_base_new();
+    assert_non_null(f->base);
+    env->params = &f->params;
+    env->ops = &fake_worker;
+    env->owner = f;
+    env->base = f->base;
+    env->phase = WORKER_CONNECTING;
+    env->rng.state = 42;
+    env->codec = codec_get(PROTO_ASCII);
+    env->hdr_cap = (uint32_t)codec_header_room(env->codec, f->wl.division, f->wl.key_size);
+    env->run_start_ns = slap_now_ns();
+    assert_int_equal(stats_init(&env->cur, &f->shape), SLAP_OK);
+    assert_int_equal(client_scratch_init(&env->multiget, &f->wl), SLAP_OK);
+    f->conn_env = (struct conn_env){
+        .base = f->base,
+        .codec = env->codec,
+        .rbuf = f->rbuf,
+        .rbuf_size = sizeof(f->rbuf),
+        .counters = &env->cur.counters,
+        .connect_timeout_ns = SLAP_NS_PER_SEC,
+        .timeout_fault = "no answer within --timeout",
+        .udp_timeout_fault = "UDP answer not whole within --udp_timeout",
+        .backoff_min_ns = SLAP_NS_PER_MS,
+        .backoff_max_ns = 8 * SLAP_NS_PER_MS,
+        .ops = client_conn_ops(),
+    };
+    f->hdrs = calloc(DEPTH, env->hdr_cap);
+    f->keys = calloc(1, f->wl.key_size);
+    assert_non_null(f->hdrs);
+    assert_non_null(f->keys);
+}
+
+/* One client of one lane, its socket connected to the test's listener, then measuring. */
+static struct fixture *fixture_new(double tps)
+{
+    struct fixture *f = calloc(1, sizeof(*f));
+    assert_non_null(f);
+    fixture_plan(f, tps);
+    fixture_env(f);
+    struct lane_slabs slabs = {&f->lane, &f->conn, f->requests, f->hdrs, f->keys, &f->conn_env};
+    assert_int_equal(client_init(&f->client, &f->env, &slabs, 0, 0), SLAP_OK);
+    f->listener = socket(AF_UNIX, SOCK_STREAM, 0);
+    assert_int_equal(bind(f->listener, (struct sockaddr *)&f->srv.addr, f->srv.addr_len), 0);
+    assert_int_equal(listen(f->listener, 4), 0);
+    assert_int_equal(conn_connect(&f->conn), SLAP_OK);
+    for (int ms = 0; f->heard.connected == 0; ms++) {
+        assert_true(ms < LOOP_LIMIT_MS);
+        event_base_loop(f->base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
+        poll(NULL, 0, 1);
+    }
+    f->peer = accept(f->listener, NULL, NULL);
+    assert_true(f->peer >= 0);
+    f->env.phase = WORKER_MEASURING;
+    return f;
+}
+
+static int teardown(void **state)
+{
+    struct fixture *f = *state;
+    client_free(&f->client);
+    if (f->peer > 0) {
+        close(f->peer);
+    }
+    close(f->listener);
+    unlink(f->path);
+    event_base_free(f->base);
+    client_scratch_free(&f->env.multiget);
+    stats_free(&f->env.cur);
+    workload_free(&f->wl);
+    free(f->hdrs);
+    free(f->keys);
+    free(f);
+    return 0;
+}
+
+static int setup_closed_loop(void **state)
+{
+    *state = fixture_new(0);
+    return 0;
+}
+
+/* The request line the server got ("get <key>"): its key into key. */
+static void peer_read_get(struct fixture *f, char *key, size_t key_cap)
+{
+    char line[256];
+    size_t n = 0;
+    while (n < 2 || memcmp(line + n - 2, "\r\n", 2) != 0) {
+        assert_true(n < sizeof(line) - 1);
+        assert_int_equal(read(f->peer, line + n, 1), 1);
+        n++;
+    }
+    line[n - 2] = '\0';
+    assert_memory_equal(line, "get ", 4);
+    assert_true(strlen(line + 4) < key_cap);
+    memcpy(key, line + 4, strlen(line + 4) + 1);
+}
+
+static void peer_write(struct fixture *f, const char *bytes)
+{
+    size_t len = strlen(bytes);
+    assert_int_equal(write(f->peer, bytes, len), (ssize_t)len);
+}
+
+/* A get answered END is a miss; one answered with its value, a hit: both count in cmd_get. */
+static void test_get_hit_and_miss_counted(void **state)
+{
+    struct fixture *f = *state;
+    const struct slap_counters *k = &f->env.cur.counters;
+    char key[128], answer[256];
+
+    lane_pump(&f->lane);
+    peer_read_get(f, key, sizeof(key));
+    assert_int_equal(f->lane.in_flight, 1);
+    peer_write(f, "END\r\n");
+    loop_until(f, &k->cmd_get, 1);
+    assert_int_equal(k->get_misses, 1);
+    assert_int_equal(f->env.cur.misses[OP_GET], 1);
+
+    peer_read_get(f, key, sizeof(key)); /* the lane sent the next get when the first came back */
+    snprintf(answer, sizeof(answer), "VALUE %s 0 3\r\nabc\r\nEND\r\n", key);
+    peer_write(f, answer);
+    loop_until(f, &k->cmd_get, 2);
+    assert_int_equal(k->get_misses, 1);
+    assert_int_equal(f->env.cur.misses[OP_GET], 1);
+    assert_int_equal(f->env.cur.gets[STATS_HIT].count, 1);
+    assert_int_equal(f->env.cur.gets[STATS_MISS].count, 1);
+    assert_int_equal(k->unanswered, 0);
+    assert_int_equal(k->requests_sent, 3); /* and the third is on its way */
+}
+
+/* The server closes with a get awaited: it counts as unanswered (sent, so not unsent), the
+ * client stops (no -R) and its lane tells the worker it is done. */
+static void test_close_leaves_unanswered(void **state)
+{
+    struct fixture *f = *state;
+    const struct slap_counters *k = &f->env.cur.counters;
+    char key[128];
+
+    lane_pump(&f->lane);
+    peer_read_get(f, key, sizeof(key));
+    close(f->peer);
+    f->peer = -1;
+    loop_until(f, &k->conn_closed, 1);
+    assert_int_equal(k->unanswered, 1);
+    assert_int_equal(k->unsent, 0);
+    assert_int_equal(k->cmd_get, 0);
+    assert_int_equal(k->clients_stopped, 1);
+    assert_true(f->client.stopped);
+    assert_int_equal(f->lane.in_flight, 0);
+    assert_true(f->lane.done);
+    assert_int_equal(f->heard.idle, 1);
+    assert_int_equal(f->env.cur.lat[OP_GET]->count, 1); /* its latency, up to the close */
+}
+
+#define RATE 1000.0 /* requests a second: one due every millisecond */
+
+/* Open loop, the socket free all along: the requests that fell due and never left are slap's
+ * own lateness (client lag), and unanswered, and unsent. */
+static void test_unsent_on_a_free_socket_is_client_lag(void **state)
+{
+    struct fixture *f = fixture_new(RATE);
+    *state = f;
+    const struct slap_counters *k = &f->env.cur.counters;
+    uint64_t now = slap_now_ns();
+    uint64_t start = now - 10 * SLAP_NS_PER_MS;
+    schedule_init(&f->lane.sched, ARRIVAL_UNIFORM, RATE, 1, 0, start, 7);
+
+    lane_count_unsent(&f->lane, start, now);
+    assert_in_range(k->unsent, 9, 11);
+    assert_int_equal(k->unanswered, k->unsent);
+    assert_int_equal(k->client_lag, k->unsent);
+    assert_int_equal(k->requests_sent, 0);
+}
+
+#define SLOW_RATE 200.0 /* one due every 5 ms: time enough to send the first before the next */
+
+/* Open loop, a request sent and never answered before the others fell due: they waited for the
+ * server (the lane was full), so they are unsent and unanswered but no client lag. */
+static void test_unsent_behind_an_unanswered_request_is_not_client_lag(void **state)
+{
+    struct fixture *f = fixture_new(SLOW_RATE);
+    *state = f;
+    const struct slap_counters *k = &f->env.cur.counters;
+    char key[128];
+    uint64_t start = slap_now_ns();
+    schedule_init(&f->lane.sched, ARRIVAL_UNIFORM, SLOW_RATE, 1, 0, start, 7);
+
+    lane_pump(&f->lane); /* the first, due at start, goes; the lane is then full */
+    peer_read_get(f, key, sizeof(key));
+    assert_int_equal(k->requests_sent, 1);
+    poll(NULL, 0, 30);
+    uint64_t end = slap_now_ns();
+
+    lane_count_unsent(&f->lane, start, end);
+    assert_true(k->unsent >= 3);
+    assert_int_equal(k->unanswered, k->unsent);
+    assert_int_equal(k->client_lag, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_get_hit_and_miss_counted, setup_closed_loop, teardown),
+        cmocka_unit_test_setup_teardown(test_close_leaves_unanswered, setup_closed_loop, teardown),
+        cmocka_unit_test_teardown(test_unsent_on_a_free_socket_is_client_lag, teardown),
+        cmocka_unit_test_teardown(test_unsent_behind_an_unanswered_request_is_not_client_lag,
+                                  teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
