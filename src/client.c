@@ -865,7 +865,7 @@ static void lane_count_unsent_trace(struct lane *l, uint64_t from_ns, uint64_t e
  * Whether the lane's requests still due at end_ns waited for the server: a socket of the
  * lane was not open (lost, reconnecting), or its oldest request still unanswered had waited
  * at least half as long as the first of them had been due (the lane was full, its socket
- * awaiting an answer, for most of the time they waited; a request sent late and just before
+ * awaiting an answer, for most of the time they waited; a request sent late, just before
  * the end, by a slap short of CPU, is not that). Otherwise slap itself did not send them in
  * time: client lag.
  */
@@ -876,7 +876,7 @@ static bool lane_held_by_server(const struct lane *l, uint64_t first_due_ns, uin
         uint64_t since;
         if (l->conns[s].state != CONN_READY ||
             (conn_waiting_since(&l->conns[s], &since) &&
-             (since <= first_due_ns || end_ns - since >= due_for / 2))) {
+             (since <= first_due_ns || (end_ns > since && end_ns - since >= due_for / 2)))) {
             return true;
         }
     }

@@ -326,6 +326,48 @@ static void test_unsent_behind_an_unanswered_request_is_not_client_lag(void **st
     assert_int_equal(k->client_lag, 0);
 }
 
+/* Open loop, a slap short of CPU: the lane fell behind, then sent its oldest due request late,
+ * just before the end or (the end's timer handled after the socket) just after it. The others
+ * never left because slap was late, not because the server held the lane: client lag. */
+static void test_unsent_behind_a_late_send_is_client_lag(void **state)
+{
+    struct fixture *f = fixture_new(SLOW_RATE);
+    *state = f;
+    const struct slap_counters *k = &f->env.cur.counters;
+    char key[128];
+    uint64_t start = slap_now_ns() - 60 * SLAP_NS_PER_MS; /* a dozen due already */
+    schedule_init(&f->lane.sched, ARRIVAL_UNIFORM, SLOW_RATE, 1, 0, start, 7);
+
+    lane_pump(&f->lane); /* the first due goes now, 60 ms late */
+    peer_read_get(f, key, sizeof(key));
+    assert_int_equal(k->requests_sent, 1);
+    uint64_t sent = slap_now_ns();
+    uint64_t end = sent - SLAP_NS_PER_MS; /* the end came a moment before the send */
+
+    lane_count_unsent(&f->lane, start, end);
+    assert_true(k->unsent >= 8);
+    assert_int_equal(k->client_lag, k->unsent);
+}
+
+static void test_unsent_behind_a_send_just_before_the_end_is_client_lag(void **state)
+{
+    struct fixture *f = fixture_new(SLOW_RATE);
+    *state = f;
+    const struct slap_counters *k = &f->env.cur.counters;
+    char key[128];
+    uint64_t start = slap_now_ns() - 60 * SLAP_NS_PER_MS;
+    schedule_init(&f->lane.sched, ARRIVAL_UNIFORM, SLOW_RATE, 1, 0, start, 7);
+
+    lane_pump(&f->lane);
+    peer_read_get(f, key, sizeof(key));
+    poll(NULL, 0, 2);
+    uint64_t end = slap_now_ns(); /* the late request has waited 2 ms of the 60 */
+
+    lane_count_unsent(&f->lane, start, end);
+    assert_true(k->unsent >= 8);
+    assert_int_equal(k->client_lag, k->unsent);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -333,6 +375,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_close_leaves_unanswered, setup_closed_loop, teardown),
         cmocka_unit_test_teardown(test_unsent_on_a_free_socket_is_client_lag, teardown),
         cmocka_unit_test_teardown(test_unsent_behind_an_unanswered_request_is_not_client_lag,
+                                  teardown),
+        cmocka_unit_test_teardown(test_unsent_behind_a_late_send_is_client_lag, teardown),
+        cmocka_unit_test_teardown(test_unsent_behind_a_send_just_before_the_end_is_client_lag,
                                   teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
