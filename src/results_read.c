@@ -756,8 +756,14 @@ static enum slap_status stream_next(struct results_stream *rs, const struct resu
     if (st == SLAP_OK) {
         read_period_text(rs, &piece);
         const struct results_list *list = rs->keep ? &rs->d->periods : &rs->one.periods;
+        if (rs->r.failed || list->n == 0) { /* a period that did not read: none to hand out */
+            if (rs->why[0] == '\0') {
+                snprintf(rs->why, sizeof(rs->why), "a period that does not read");
+            }
+            return stream_failed(rs, err, err_len);
+        }
         *p = &((const struct results_period *)list->items)[list->n - 1];
-        return rs->r.failed ? stream_failed(rs, err, err_len) : SLAP_OK;
+        return SLAP_OK;
     }
     if (st == SLAP_AGAIN) {
         size_t len;
