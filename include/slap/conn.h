@@ -120,8 +120,8 @@ struct conn {
     uint32_t server;          /* its index in the server list */
     uint32_t carry_len;       /* bytes of a partial line kept between reads */
     char *carry;              /* PROTO_ASCII_MAX_LINE bytes, made at the first partial line */
-    union {                       /* the transport's own, each touched by its file alone: */
-        struct tls_conn *tls;     /* TLS: the session while connected, else NULL */
+    union {                   /* the transport's own, each touched by its file alone: */
+        struct tls_conn *tls; /* TLS: the session while connected, else NULL */
         struct conn_dgram *dgram; /* UDP: its state, made by conn_init (transport_udp.c) */
     };
     struct event rev;         /* readable; persistent while READY */
