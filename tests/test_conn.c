@@ -1,5 +1,6 @@
 /* Unit tests of one connection over real local sockets: partial writes and reads, a close in
- * the middle of a value, garbage, time-outs, reconnect back-off, a UDP answer that never came. */
+ * the middle of a value, garbage, time-outs, reconnect back-off, a UDP answer that never came;
+ * and a fake transport table, to see that the connection goes through it and that it can fail. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,10 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include "slap/conn.h"
+#include "slap/transport.h"
 
 #define RING 4
 #define HDR_CAP 512
@@ -546,6 +549,225 @@ static void test_udp_given_up(void **state)
     teardown(&fx);
 }
 
+/* A fake transport: TCP's socket and system calls, each entry counted; it can be made to fail. */
+enum fake_failure { FAKE_WORKS, FAKE_HANDSHAKE_FAILS, FAKE_WRITE_FAILS, FAKE_READ_FAILS };
+
+static struct fake_calls {
+    int open, attach, detach, handshake, readable, read, writev, answered, unasked, garbled, late,
+        close;
+} fake_calls;
+static enum fake_failure fake_failure;
+
+static int fake_open(const struct conn *c)
+{
+    fake_calls.open++;
+    return transport_tcp.open(c);
+}
+
+static enum slap_status fake_attach(struct conn *c, const struct conn_setup *setup)
+{
+    (void)c;
+    (void)setup;
+    fake_calls.attach++;
+    return SLAP_OK;
+}
+
+static void fake_detach(struct conn *c)
+{
+    (void)c;
+    fake_calls.detach++;
+}
+
+/* Asks to wait for writable once, then is done (or fails). */
+static enum slap_status fake_handshake(struct conn *c, int *want_write, char *err, size_t err_len)
+{
+    (void)c;
+    if (fake_failure == FAKE_HANDSHAKE_FAILS) {
+        snprintf(err, err_len, "fake: handshake refused");
+        return SLAP_ERROR;
+    }
+    *want_write = 1;
+    return ++fake_calls.handshake == 1 ? SLAP_AGAIN : SLAP_OK;
+}
+
+static void fake_readable(struct conn *c)
+{
+    fake_calls.readable++;
+    conn_read_stream(c);
+}
+
+static ssize_t fake_read(struct conn *c, void *buf, size_t len, char *err, size_t err_len)
+{
+    fake_calls.read++;
+    if (fake_failure == FAKE_READ_FAILS) {
+        snprintf(err, err_len, "fake: read refused");
+        errno = EPROTO;
+        return -1;
+    }
+    return read(c->fd, buf, len);
+}
+
+static ssize_t fake_writev(struct conn *c, const struct iovec *iov, int n)
+{
+    fake_calls.writev++;
+    if (fake_failure == FAKE_WRITE_FAILS) {
+        errno = EIO;
+        return -1;
+    }
+    return writev(c->fd, iov, n);
+}
+
+static void fake_answered(struct conn *c)
+{
+    (void)c;
+    fake_calls.answered++;
+}
+
+static enum slap_status fake_unasked(struct conn *c, const struct proto_result *res)
+{
+    fake_calls.unasked++;
+    return transport_tcp.unasked(c, res);
+}
+
+static enum slap_status fake_garbled(struct conn *c, const char *why)
+{
+    fake_calls.garbled++;
+    return transport_tcp.garbled(c, why);
+}
+
+static void fake_late(struct conn *c)
+{
+    fake_calls.late++;
+    transport_tcp.late(c);
+}
+
+static void fake_close(struct conn *c)
+{
+    fake_calls.close++;
+    close(c->fd);
+}
+
+static const struct conn_transport fake_transport = {
+    .name = "fake",
+    .open = fake_open,
+    .attach = fake_attach,
+    .detach = fake_detach,
+    .handshake = fake_handshake,
+    .readable = fake_readable,
+    .read = fake_read,
+    .writev = fake_writev,
+    .answered = fake_answered,
+    .unasked = fake_unasked,
+    .garbled = fake_garbled,
+    .late = fake_late,
+    .close = fake_close,
+    .requests_per_write = UINT32_MAX,
+};
+
+/* A unix stream listener and a connection made with the fake transport, connecting. */
+static struct fixture *fake_fixture(enum fake_failure failure)
+{
+    memset(&fake_calls, 0, sizeof(fake_calls));
+    fake_failure = failure;
+    struct fixture *f = unix_fixture(SOCK_STREAM, 0);
+    assert_int_equal(listen(f->listener, 4), 0);
+    conn_free(&f->conn);
+    struct conn_setup setup = {
+        .owner = &f->heard, .srv = &f->srv, .ring = f->ring, .cap = RING, .tx = &fake_transport};
+    assert_int_equal(conn_init(&f->conn, &f->env, &setup), SLAP_OK);
+    assert_ptr_equal(f->conn.tx, &fake_transport);
+    assert_int_equal(fake_calls.attach, 1);
+    assert_int_equal(conn_connect(&f->conn), SLAP_OK);
+    assert_int_equal(fake_calls.open, 1);
+    return f;
+}
+
+static void fake_accept(struct fixture *f)
+{
+    loop_until(f, &f->heard.connected, 1);
+    f->peer = accept(f->listener, NULL, NULL);
+    assert_true(f->peer >= 0);
+}
+
+static void fake_teardown(struct fixture *f)
+{
+    void *fx = f;
+    teardown(&fx);
+    assert_int_equal(fake_calls.detach, 1);
+}
+
+/* Every step goes through the connection's transport table: its handshake (waiting once for
+ * writable), writes, reads, the answer, the time-out and the close. */
+static void test_transport_table(void **state)
+{
+    (void)state;
+    struct fixture *f = fake_fixture(FAKE_WORKS);
+    fake_accept(f);
+    assert_int_equal(fake_calls.handshake, 2);
+    assert_int_equal(f->conn.state, CONN_READY);
+    send_get(f, "key1");
+    assert_int_equal(fake_calls.writev, 1);
+    peer_expect(f, "get key1\r\n", 10);
+    peer_write(f, "END\r\n");
+    loop_until(f, &f->heard.answered, 1);
+    assert_true(fake_calls.readable >= 1);
+    assert_true(fake_calls.read >= 1);
+    assert_int_equal(fake_calls.answered, 1);
+    struct request *r = send_get(f, "key2");
+    conn_check_timeout(&f->conn, r->sent_ns + 1);
+    assert_int_equal(fake_calls.late, 1);
+    assert_int_equal(f->heard.closed, 1);
+    assert_string_equal(f->heard.why, "no answer within --timeout");
+    assert_int_equal(fake_calls.close, 1);
+    assert_int_equal(fake_calls.unasked + fake_calls.garbled, 0);
+    fake_teardown(f);
+}
+
+/* A transport's failures are the connection's: a handshake refused, a write or a read that
+ * fails, an answer to nothing and garbage are told as the transport says. */
+static void test_transport_fails(void **state)
+{
+    (void)state;
+    struct fixture *f = fake_fixture(FAKE_HANDSHAKE_FAILS);
+    loop_until(f, &f->heard.connect_failed, 1);
+    assert_string_equal(f->heard.why, "fake: handshake refused");
+    assert_int_equal(f->conn.state, CONN_CLOSED);
+    assert_int_equal(fake_calls.close, 1);
+    fake_teardown(f);
+
+    f = fake_fixture(FAKE_WRITE_FAILS);
+    fake_accept(f);
+    send_get(f, "key1");
+    assert_int_equal(f->heard.closed, 1);
+    assert_string_equal(f->heard.why, strerror(EIO));
+    fake_teardown(f);
+
+    f = fake_fixture(FAKE_READ_FAILS);
+    fake_accept(f);
+    send_get(f, "key1");
+    peer_write(f, "END\r\n");
+    loop_until(f, &f->heard.closed, 1);
+    assert_string_equal(f->heard.why, "fake: read refused");
+    assert_int_equal(f->heard.answered, 0);
+    fake_teardown(f);
+
+    f = fake_fixture(FAKE_WORKS);
+    fake_accept(f);
+    peer_write(f, "END\r\n");
+    loop_until(f, &f->heard.closed, 1);
+    assert_int_equal(fake_calls.unasked, 1);
+    fake_teardown(f);
+
+    f = fake_fixture(FAKE_WORKS);
+    fake_accept(f);
+    send_get(f, "key1");
+    peer_write(f, "HELLO WORLD\r\n");
+    loop_until(f, &f->heard.closed, 1);
+    assert_int_equal(fake_calls.garbled, 1);
+    assert_non_null(strstr(f->heard.why, "not a memcached response"));
+    fake_teardown(f);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN); /* as slap does: a write to a closed peer is an error, not death */
@@ -563,6 +785,8 @@ int main(void)
         cmocka_unit_test(test_connect_refused),
         cmocka_unit_test(test_no_reconnect_timer),
         cmocka_unit_test(test_udp_given_up),
+        cmocka_unit_test(test_transport_table),
+        cmocka_unit_test(test_transport_fails),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,23 +14,26 @@
 #include "slap/udp.h"
 
 struct conn;
+struct conn_dgram;
+struct conn_transport;
 struct tls_ctx;
 struct tls_conn;
 
 /*
  *              conn_connect              connected
- *   CLOSED ------------------> CONNECTING ---------> READY <--+ write / read
- *     ^  ^                        |  --tls |           |  |     |
- *     |  |   failed, time-out     |        v           |  +-----+
- *     |  +------------------------+---- HANDSHAKE -----+ handshake done
- *     |                                                |
- *     +-- conn_close: EOF, reset, garbage, --timeout --+
+ *   CLOSED ------------------> CONNECTING ---------> HANDSHAKE ---------> READY <--+ write
+ *     ^  ^                        |                     |    transport's   |  |     / read
+ *     |  |   failed, time-out     |                     |    handshake     |  +-----+
+ *     |  +------------------------+---------------------+    done          |
+ *     |                                                                    |
+ *     +-------------------- conn_close: EOF, reset, garbage, --timeout ----+
+ * The transport's handshake is TLS's; TCP and UDP have none and are READY at once.
  * A closed socket may be opened again: conn_retry_later (after a back-off) or conn_connect.
  */
 enum conn_state {
     CONN_CLOSED,
     CONN_CONNECTING,
-    CONN_HANDSHAKE, /* --tls: connected, TLS handshake under way */
+    CONN_HANDSHAKE, /* connected, the transport's handshake (TLS) under way */
     CONN_READY,
 };
 
@@ -99,17 +102,6 @@ struct conn_env {
     const struct conn_ops *ops;
 };
 
-/* UDP state of a datagram socket (-U; -a for gets), made by conn_init only for one. */
-struct conn_dgram {
-    uint16_t request_id;       /* the id of the request in flight */
-    uint8_t frame[UDP_HEADER]; /* its frame header */
-    struct udp_reasm reasm;    /* its answer's datagrams */
-    struct event timeout;      /* --udp_timeout of the request in flight */
-    uint64_t disorder_seen;    /* reasm.disorder already counted */
-    uint64_t stale_seen;       /* reasm.stale and reasm.duplicates already told */
-    uint64_t duplicates_seen;
-};
-
 /*
  * The ring holds requests in order: [head, head + written) are written whole
  * and wait for answers (which come back in the same order), then `partial`
@@ -122,12 +114,16 @@ struct conn {
     enum conn_state state;
     int fd;
     const struct conn_env *env;
+    const struct conn_transport *tx; /* TCP, TLS or UDP: chosen by conn_init, never changed */
     void *owner;              /* what the callbacks are about */
     const struct server *srv; /* the peer */
     uint32_t server;          /* its index in the server list */
     uint32_t carry_len;       /* bytes of a partial line kept between reads */
     char *carry;              /* PROTO_ASCII_MAX_LINE bytes, made at the first partial line */
-    struct tls_conn *tls;     /* --tls: the session, else NULL */
+    union {                   /* the transport's own, each touched by its file alone: */
+        struct tls_conn *tls; /* TLS: the session while connected, else NULL */
+        struct conn_dgram *dgram; /* UDP: its state, made by conn_init (transport_udp.c) */
+    };
     struct event rev;         /* readable; persistent while READY */
     struct event wev;         /* writable: connect completion or a blocked write */
     struct event *retry;      /* reconnect back-off timer (setup.reconnect), else NULL */
@@ -141,9 +137,7 @@ struct conn {
     uint32_t partial;         /* bytes written of the request after them */
     bool dirty;               /* requests were queued since the last flush */
     bool write_blocked;       /* the kernel took less than offered: wev will finish it */
-    bool udp;                 /* a datagram socket (-U; -a for gets): dgram is set */
     struct proto_value_hook hook; /* -v: checks values as they stream past (ctx: the conn) */
-    struct conn_dgram *dgram; /* UDP: its state, else NULL */
 };
 
 /* What conn_init needs to know of one socket. */
@@ -151,7 +145,9 @@ struct conn_setup {
     void *owner;
     const struct server *srv;
     uint32_t server;
-    bool udp;
+    bool udp;                        /* a datagram socket (-U; -a for gets) */
+    const struct conn_transport *tx; /* the transport, or NULL: UDP if udp, else TLS if the
+                                        env has a TLS context, else TCP */
     bool reconnect;               /* may reconnect after a close (-R): a back-off timer */
     size_t udp_answer_cap;        /* UDP: room for the largest answer */
     struct request *ring;         /* cap requests, their hdr pointers set */

@@ -1,0 +1,39 @@
+/* read(2) and writev(2) for the request path, shared by the transports that use the kernel's. */
+#ifndef SLAP_SOCK_IO_H
+#define SLAP_SOCK_IO_H
+
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+/*
+ * glibc's wrappers are cancellation points: in a program with threads each call also switches
+ * asynchronous cancellation on and off, about half again the wrapper's instructions. slap
+ * never cancels a thread, so on Linux it makes the same system calls through syscall(2) (the
+ * sanitizers keep the wrappers, which they check).
+ */
+#if defined(__linux__) && defined(SYS_read) && defined(SYS_writev) &&                              \
+    !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+static inline ssize_t sock_read(int fd, void *buf, size_t len)
+{
+    return (ssize_t)syscall(SYS_read, fd, buf, len);
+}
+
+static inline ssize_t sock_writev(int fd, const struct iovec *iov, int n)
+{
+    return (ssize_t)syscall(SYS_writev, fd, iov, n);
+}
+#else
+static inline ssize_t sock_read(int fd, void *buf, size_t len)
+{
+    return read(fd, buf, len);
+}
+
+static inline ssize_t sock_writev(int fd, const struct iovec *iov, int n)
+{
+    return writev(fd, iov, n);
+}
+#endif
+
+#endif
