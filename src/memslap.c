@@ -29,8 +29,8 @@ static const char *const test_names[] = {
 
 /* memslap's options, in the order of memcslap --help (less SASL's -p and -u). */
 static const struct option_row memslap_rows[] = {
-    {'h', "help", NULL, "Print this help and exit.", SPECIAL(ms_help)},
-    {'V', "version", NULL, "Print the version and exit.", SPECIAL(ms_version)},
+    {'h', "help", NULL, "Print this help and exit.", ACTION(ms_help)},
+    {'V', "version", NULL, "Print the version and exit.", ACTION(ms_version)},
     {'v', "verbose", NULL, "Print memslap's progress lines too.", FLAG(verbose)},
     {'d', "debug", NULL, "The same as --verbose.", FLAG(debug)},
     {'q', "quiet", NULL,
@@ -47,7 +47,7 @@ static const struct option_row memslap_rows[] = {
     {'s', "servers", "LIST",
      "Servers, host[:port] separated by commas (port 11211 if omitted). Default: "
      "$MEMCACHED_SERVERS, else " SLAP_DEFAULT_SERVER ".",
-     SPECIAL(ms_servers)},
+     SPECIAL_UNSHOWN(ms_servers)},
     {'H', "hash", "NAME",
      "Key hash of libmemcached's default (modula) distribution: default, md5, crc, fnv1_64, "
      "fnv1a_64, fnv1_32, fnv1a_32, hsieh, murmur, jenkins, murmur3.",

@@ -1,4 +1,5 @@
-/* Command-line options: one table drives getopt_long and --help, and says how each is read. */
+/* Command-line options: one table drives getopt_long and --help, and says how each is read and
+ * shown; the checks across options, once all are read, are in options_check.c. */
 #include "slap/options.h"
 
 #include <errno.h>
@@ -13,12 +14,11 @@
 #include <unistd.h>
 
 #include "slap/common.h"
-#include "slap/results.h"
 #include "slap/servers.h"
-#include "slap/udp.h"
 #include "slap/units.h"
 #include "slap/version.h"
 
+#include "options_rows.h"
 #include "options_table.h"
 
 #define OPTIONS_TARGET struct slap_options /* what slap's rows fill */
@@ -28,78 +28,6 @@
 #define HELP_WIDTH 79        /* --help lines stay within this many columns */
 #define HELP_GAP 2           /* spaces between the widest option column and its text */
 #define CHOICES_TEXT_MAX 256 /* room for "a, b, c" listing a row's choices */
-
-/* The rows of option_rows, in memaslap's --help order, then slap's own. */
-enum option_id {
-    ROW_SERVERS,
-    ROW_THREADS,
-    ROW_CONCURRENCY,
-    ROW_CONN_SOCK,
-    ROW_EXECUTE_NUMBER,
-    ROW_TIME,
-    ROW_CFG_CMD,
-    ROW_WIN_SIZE,
-    ROW_FIXED_SIZE,
-    ROW_VERIFY,
-    ROW_DIVISION,
-    ROW_STAT_FREQ,
-    ROW_EXP_VERIFY,
-    ROW_OVERWRITE,
-    ROW_RECONNECT,
-    ROW_UDP,
-    ROW_FACEBOOK,
-    ROW_BINARY,
-    ROW_TPS,
-    ROW_REP_WRITE,
-    ROW_VERBOSE,
-    ROW_KEY_SIZE,
-    ROW_VALUE_SIZE,
-    ROW_RATIO,
-    ROW_MIX,
-    ROW_EXP_TIME,
-    ROW_DISTRIBUTION,
-    ROW_HASH,
-    ROW_KEY_DIST,
-    ROW_PROTOCOL,
-    ROW_TLS,
-    ROW_TLS_CA,
-    ROW_TLS_CERT,
-    ROW_TLS_KEY,
-    ROW_TLS_SKIP_VERIFY,
-    ROW_TLS_VERSION,
-    ROW_TIMEOUT,
-    ROW_UDP_TIMEOUT,
-    ROW_FLUSH,
-    ROW_PRELOAD,
-    ROW_ARRIVAL,
-    ROW_PIPELINE,
-    ROW_LATENCY,
-    ROW_WARMUP,
-    ROW_PERCENTILES,
-    ROW_HDR_OUT,
-    ROW_SWEEP,
-    ROW_STEP_TIME,
-    ROW_JSON,
-    ROW_LABEL,
-    ROW_CSV,
-    ROW_SVG,
-    ROW_SAMPLES,
-    ROW_SAMPLE_RATE,
-    ROW_START_AT,
-    ROW_MAX_ERRORS,
-    ROW_QUIET,
-    ROW_TRACE,
-    ROW_TRACE_SPEED,
-    ROW_TRACE_LIMIT,
-    ROW_TRACE_SKIP_BAD,
-    ROW_TRACE_SPREAD,
-    ROW_TRACE_VALUE_MAX,
-    ROW_STATS_SERVERS,
-    ROW_PROXY_STATS,
-    ROW_HELP,
-    ROW_VERSION,
-    ROW_COUNT
-};
 
 static enum options_outcome apply_servers(struct parse_state *st, const char *arg);
 static enum options_outcome apply_binary(struct parse_state *st, const char *arg);
@@ -128,6 +56,26 @@ static enum options_outcome apply_trace_speed(struct parse_state *st, const char
 static enum options_outcome apply_help(struct parse_state *st, const char *arg);
 static enum options_outcome apply_version(struct parse_state *st, const char *arg);
 
+/* How the special rows say their value back (option_show), each beside its handler's row. */
+static enum option_value show_servers(const struct slap_options *o, char *buf, size_t len);
+/* true when the protocol is binary, whether -B or --protocol set it. */
+static enum option_value show_binary(const struct slap_options *o, char *buf, size_t len);
+/* -X: the one value length used, or none when --value_size or -F gave several. */
+static enum option_value show_fixed_size(const struct slap_options *o, char *buf, size_t len);
+static enum option_value show_key_size(const struct slap_options *o, char *buf, size_t len);
+static enum option_value show_value_size(const struct slap_options *o, char *buf, size_t len);
+/* A mix of gets and sets alone; --mix says any other. */
+static enum option_value show_ratio(const struct slap_options *o, char *buf, size_t len);
+static enum option_value show_mix(const struct slap_options *o, char *buf, size_t len);
+static enum option_value show_exp_time(const struct slap_options *o, char *buf, size_t len);
+static enum option_value show_key_dist(const struct slap_options *o, char *buf, size_t len);
+static enum option_value show_tls_version(const struct slap_options *o, char *buf, size_t len);
+static enum option_value show_percentiles(const struct slap_options *o, char *buf, size_t len);
+static enum option_value show_sweep(const struct slap_options *o, char *buf, size_t len);
+static enum option_value show_start_at(const struct slap_options *o, char *buf, size_t len);
+static enum option_value show_max_errors(const struct slap_options *o, char *buf, size_t len);
+static enum option_value show_trace_speed(const struct slap_options *o, char *buf, size_t len);
+
 /* The names of each CHOICE row, indexed by the enum they stand for. */
 static const char *const protocol_names[] = {
     [PROTO_ASCII] = "ascii", [PROTO_BINARY] = "binary", [PROTO_META] = "meta", NULL};
@@ -153,7 +101,7 @@ static const struct option_row option_rows[] = {
     [ROW_SERVERS] = {'s', "servers", "LIST",
                      "Servers to load, as host[:port] separated by commas (port 11211 if "
                      "omitted). Default: $MEMCACHED_SERVERS, else " SLAP_DEFAULT_SERVER ".",
-                     SPECIAL(apply_servers)},
+                     SPECIAL(apply_servers, show_servers)},
     [ROW_THREADS] = {'T', "threads", "N", "Worker threads, 1 to 1024. Default 1.",
                      COUNT32(threads, 1, SLAP_MAX_THREADS, 0)},
     [ROW_CONCURRENCY] = {'c', "concurrency", "N",
@@ -167,7 +115,7 @@ static const struct option_row option_rows[] = {
     [ROW_EXECUTE_NUMBER] = {'x', "execute_number", "N",
                             "Run this many operations in total (k=1000, m, g) instead of a "
                             "timed run.",
-                            COUNT64(execute_number, 1, UINT64_MAX, 1000)},
+                            COUNT64(execute_number, 1, UINT64_MAX, 1000), WORKLOAD},
     [ROW_TIME] = {'t', "time", "DURATION",
                   "Run length: a number with ms, s, m, h or d (seconds if bare), e.g. 10s or "
                   "1.5m. Default 600s.",
@@ -175,20 +123,20 @@ static const struct option_row option_rows[] = {
     [ROW_CFG_CMD] = {'F', "cfg_cmd", "FILE",
                      "Key and value sizes and the set/get mix from a memaslap config file "
                      "(sections key, value, cmd).",
-                     STRING(cfg_file)},
+                     STRING(cfg_file), NOT_REPLAYED},
     [ROW_WIN_SIZE] = {'w', "win_size", "SIZE",
                       "Keys in each client's window (k=1024, m, g). Default 10k.",
-                      COUNT64(win_size, 1, SLAP_MAX_WIN_SIZE, 1024)},
+                      COUNT64(win_size, 1, SLAP_MAX_WIN_SIZE, 1024), WORKLOAD},
     [ROW_FIXED_SIZE] = {'X', "fixed_size", "BYTES",
                         "Value length in bytes, 1 to 1m (k=1024). Default 1024.",
-                        COUNT32(value_size, 1, SLAP_MAX_VALUE_SIZE, 1024)},
+                        COUNT32(value_size, 1, SLAP_MAX_VALUE_SIZE, 1024), SHOW(show_fixed_size)},
     [ROW_VERIFY] = {'v', "verify", "FRACTION",
                     "Share of gets whose value is checked against what was set (values derive "
                     "from key and version).",
-                    FRACTION(verify)},
+                    FRACTION(verify), WORKLOAD},
     [ROW_DIVISION] = {'d', "division", "N",
                       "Keys per multi-get, 1 to 512. Default 1 (single gets).",
-                      COUNT32(division, 1, SLAP_MAX_DIVISION, 0)},
+                      COUNT32(division, 1, SLAP_MAX_DIVISION, 0), WORKLOAD},
     [ROW_STAT_FREQ] = {'S', "stat_freq", "DURATION",
                        "Print statistics tables every DURATION (units as --time). Default: no "
                        "tables, only the final report.",
@@ -196,19 +144,20 @@ static const struct option_row option_rows[] = {
     [ROW_EXP_VERIFY] = {'e', "exp_verify", "FRACTION",
                         "Share of sets with an expiry time (--exp_time); later gets check that "
                         "they expired.",
-                        FRACTION(exp_verify)},
+                        FRACTION(exp_verify), WORKLOAD},
     [ROW_OVERWRITE] = {'o', "overwrite", "FRACTION",
-                       "Share of sets that overwrite a key already set.", FRACTION(overwrite)},
+                       "Share of sets that overwrite a key already set.", FRACTION(overwrite),
+                       WORKLOAD},
     [ROW_RECONNECT] = {'R', "reconnect", NULL, "Reopen connections that the server closes.",
                        FLAG(reconnect)},
     [ROW_UDP] = {'U', "udp", NULL,
                  "Send every request over UDP (the server's UDP port must equal its TCP port); "
                  "each request must fit one datagram.",
-                 FLAG(udp)},
+                 FLAG(udp), WORKLOAD},
     [ROW_FACEBOOK] = {'a', "facebook", NULL, "Sets over TCP, gets and multi-gets over UDP.",
-                      FLAG(facebook)},
+                      FLAG(facebook), WORKLOAD},
     [ROW_BINARY] = {'B', "binary", NULL, "Use the binary protocol (same as --protocol=binary).",
-                    SPECIAL(apply_binary)},
+                    SPECIAL(apply_binary, show_binary), NOT_REPLAYED},
     [ROW_TPS] = {'P', "tps", "RATE",
                  "Open loop: send RATE operations per second in all (k=1000, m, g), each at its "
                  "own intended time; latency counts from that time, so queueing shows.",
@@ -216,28 +165,28 @@ static const struct option_row option_rows[] = {
     [ROW_REP_WRITE] = {'p', "rep_write", "N",
                        "Every set goes to each of the first N servers; gets read from one of "
                        "them.",
-                       COUNT32(rep_write, 1, UINT16_MAX, 0)},
+                       COUNT32(rep_write, 1, UINT16_MAX, 0), WORKLOAD},
     [ROW_VERBOSE] = {'b', "verbose", NULL, "Print details of verification failures (the first 10).",
                      FLAG(verbose)},
     [ROW_KEY_SIZE] = {0, "key_size", "SIZES",
                       "Key sizes: N, MIN-MAX, or a weighted list such as 16-32:0.5,64-128:0.5 "
                       "(16 to 250). Default 64.",
-                      SPECIAL(apply_key_size)},
+                      SPECIAL(apply_key_size, show_key_size), WORKLOAD},
     [ROW_VALUE_SIZE] = {0, "value_size", "SIZES",
                         "Value sizes, same forms (1 to 1m, k=1024), e.g. the Olio mix "
                         "4-100:0.3,1024-2048:0.5,5120-20480:0.2. Default 1024.",
-                        SPECIAL(apply_value_size)},
+                        SPECIAL(apply_value_size, show_value_size), WORKLOAD},
     [ROW_RATIO] = {0, "ratio", "SET:GET", "The set/get mix, e.g. 1:9 (the default) or 0:1.",
-                   SPECIAL(apply_ratio)},
+                   SPECIAL(apply_ratio, show_ratio), WORKLOAD},
     [ROW_MIX] = {0, "mix", "OP=SHARE,...",
                  "The operations and their shares, e.g. get=70,set=20,delete=5,incr=5. OPs: "
                  "get, gets, gat, touch, set, add, replace, append, prepend, cas, delete, incr, "
                  "decr.",
-                 SPECIAL(apply_mix)},
+                 SPECIAL(apply_mix, show_mix), WORKLOAD},
     [ROW_EXP_TIME] = {0, "exp_time", "DURATION",
                       "Expiry time of -e sets, whole seconds; above 30 days sent as the Unix "
                       "time that far ahead (ascii, meta: up to 2038). Default 60s.",
-                      SPECIAL(apply_exp_time)},
+                      SPECIAL(apply_exp_time, show_exp_time), SECONDS, WORKLOAD},
     [ROW_DISTRIBUTION] = {0, "distribution", "KIND",
                           "Key to server mapping: modula (libmemcached's default), ketama "
                           "(libketama's continuum, as twemproxy places keys; --hash default "
@@ -250,27 +199,27 @@ static const struct option_row option_rows[] = {
     [ROW_KEY_DIST] = {0, "key_dist", "KIND",
                       "Which keys of the window gets read: uniform (default), zipf[:S] (S "
                       "default 0.99) or gaussian.",
-                      SPECIAL(apply_key_dist)},
+                      SPECIAL(apply_key_dist, show_key_dist), WORKLOAD},
     [ROW_PROTOCOL] = {0, "protocol", "NAME",
                       "ascii (default), binary, or meta (mg/ms; gets sent quiet and closed by "
                       "mn).",
-                      CHOICE(protocol, enum proto_kind, protocol_names)},
-    [ROW_TLS] = {0, "tls", NULL, "Speak TLS to every server (memcached -Z).", FLAG(tls)},
+                      CHOICE(protocol, enum proto_kind, protocol_names), WORKLOAD},
+    [ROW_TLS] = {0, "tls", NULL, "Speak TLS to every server (memcached -Z).", FLAG(tls), WORKLOAD},
     [ROW_TLS_CA] = {0, "tls_ca", "FILE",
                     "Trust the CA certificates in FILE (PEM) instead of the system's.",
-                    READABLE_FILE(tls_ca)},
+                    READABLE_FILE(tls_ca), NOT_REPLAYED},
     [ROW_TLS_CERT] = {0, "tls_cert", "FILE",
                       "Client certificate (PEM), for servers that ask for one.",
-                      READABLE_FILE(tls_cert)},
+                      READABLE_FILE(tls_cert), NOT_REPLAYED},
     [ROW_TLS_KEY] = {0, "tls_key", "FILE", "Private key of --tls_cert (PEM).",
-                     READABLE_FILE(tls_key)},
+                     READABLE_FILE(tls_key), NOT_REPLAYED},
     [ROW_TLS_SKIP_VERIFY] = {0, "tls_skip_verify", NULL,
                              "Do not verify the server's certificate (it is verified by "
                              "default).",
                              FLAG(tls_skip_verify)},
     [ROW_TLS_VERSION] = {0, "tls_version", "VERSION",
                          "Speak only TLS 1.2 or only 1.3. Default: negotiate.",
-                         SPECIAL(apply_tls_version)},
+                         SPECIAL(apply_tls_version, show_tls_version)},
     [ROW_TIMEOUT] = {0, "timeout", "DURATION",
                      "A request whose answer has not come after DURATION fails its connection "
                      "(counted as unanswered; -R reconnects). Default 5s.",
@@ -286,16 +235,16 @@ static const struct option_row option_rows[] = {
     [ROW_ARRIVAL] = {0, "arrival", "KIND",
                      "Open-loop arrivals: uniform (evenly spaced, default) or poisson (random "
                      "gaps, same mean).",
-                     CHOICE(arrival, enum arrival, arrival_names)},
+                     CHOICE(arrival, enum arrival, arrival_names), WORKLOAD},
     [ROW_PIPELINE] = {0, "pipeline", "N",
                       "Requests in flight per connection, 1 to 1024. Default 1 (one request, "
                       "then its answer).",
-                      COUNT32(pipeline, 1, SLAP_MAX_PIPELINE, 0)},
+                      COUNT32(pipeline, 1, SLAP_MAX_PIPELINE, 0), WORKLOAD},
     [ROW_LATENCY] = {0, "latency", "VIEW",
                      "Open loop: corrected (from the intended send), uncorrected (from the "
                      "actual send) or both (corrected, plus uncorrected final blocks). Default "
                      "both.",
-                     CHOICE(latency, enum latency_view, latency_names)},
+                     CHOICE(latency, enum latency_view, latency_names), WORKLOAD},
     [ROW_WARMUP] = {0, "warmup", "DURATION",
                     "Run the load this long first, then reset every statistic; the report "
                     "covers only what follows.",
@@ -303,59 +252,59 @@ static const struct option_row option_rows[] = {
     [ROW_PERCENTILES] = {0, "percentiles", "LIST",
                          "Percentiles shown in tables and blocks, e.g. 50,90,99,99.9,99.99. "
                          "Default 50,90,99,99.9.",
-                         SPECIAL(apply_percentiles)},
+                         SPECIAL(apply_percentiles, show_percentiles)},
     [ROW_HDR_OUT] = {0, "hdr_out", "FILE",
                      "Write the run's latency histogram (all types; the view --latency shows) "
                      "as HdrHistogram percentile text (.hgrm, milliseconds) to FILE.",
-                     OUTPUT_FILE(hdr_out)},
+                     OUTPUT_FILE(hdr_out), NOT_REPLAYED},
     [ROW_SWEEP] = {0, "sweep", "START:END:STEP",
                    "One open-loop run per rate from START to END by STEP (k=1000), printing "
                    "target and achieved rate, p50, p90, p99, p99.9 and max for each.",
-                   SPECIAL(apply_sweep)},
+                   SPECIAL(apply_sweep, show_sweep), WORKLOAD},
     [ROW_STEP_TIME] = {0, "step_time", "DURATION", "Length of each --sweep step. Default 5s.",
-                       DURATION(step_time_ns)},
+                       DURATION(step_time_ns), WORKLOAD},
     [ROW_JSON] = {0, "json", "FILE",
                   "Write the run's results as one JSON document to FILE (- for standard output, "
                   "the text report then goes to standard error), replacing it whole.",
-                  OUTPUT_FILE(json_out)},
+                  OUTPUT_FILE(json_out), NOT_REPLAYED},
     [ROW_LABEL] = {0, "label", "NAME", "Name of the run in results files. Default: the host name.",
                    STRING(label)},
     [ROW_CSV] = {0, "csv", "FILE",
                  "Write a CSV row per period and type (per step with --sweep) to FILE.",
-                 OUTPUT_FILE(csv_out)},
+                 OUTPUT_FILE(csv_out), NOT_REPLAYED},
     [ROW_SVG] = {0, "svg", "FILE",
                  "Draw the run (throughput and latency over time; latency against rate with "
                  "--sweep; the samples with --samples) as an SVG picture in FILE.",
-                 OUTPUT_FILE(svg_out)},
+                 OUTPUT_FILE(svg_out), NOT_REPLAYED},
     [ROW_SAMPLES] = {0, "samples", "FILE",
                      "Write every request's intended and actual send time, latency, type and "
                      "outcome to FILE as CSV, streamed.",
-                     OUTPUT_FILE(samples_out)},
+                     OUTPUT_FILE(samples_out), NOT_REPLAYED},
     [ROW_SAMPLE_RATE] = {0, "sample_rate", "FRACTION",
                          "Share of requests that --samples writes. Default 1 (all).",
-                         FRACTION(sample_rate)},
+                         FRACTION(sample_rate), NOT_REPLAYED},
     [ROW_START_AT] = {0, "start_at", "TIME",
                       "Connect, then start measuring at TIME: epoch seconds or RFC 3339 (e.g. "
                       "2026-01-01T12:00:00Z), so that several hosts start together.",
-                      SPECIAL(apply_start_at)},
+                      SPECIAL(apply_start_at, show_start_at), NOT_REPLAYED},
     [ROW_MAX_ERRORS] = {0, "max_errors", "N|P%",
                         "A run with more errors (error replies, protocol errors, requests the "
                         "server left unanswered, values that fail -v) than N, or than P% of its "
                         "requests, exits 1. Without it, any -v failure does.",
-                        SPECIAL(apply_max_errors)},
+                        SPECIAL(apply_max_errors, show_max_errors)},
     [ROW_QUIET] = {'q', "quiet", NULL, "Print only errors and the final Run time line.",
                    FLAG(quiet)},
     [ROW_TRACE] = {0, "trace", "FILE",
                    "Replay a production trace in Twitter's cache-trace format (plain or zstd; - "
                    "for stdin): its keys, value sizes, TTLs and operations, at its own times.",
-                   STRING(trace)},
+                   STRING(trace), WORKLOAD},
     [ROW_TRACE_SPEED] = {0, "trace_speed", "X",
                          "Replay X times as fast as the trace's times (2: twice as fast), or max: "
                          "as fast as the answers come (closed loop). Default 1.",
-                         SPECIAL(apply_trace_speed)},
+                         SPECIAL(apply_trace_speed, show_trace_speed), WORKLOAD},
     [ROW_TRACE_LIMIT] = {0, "trace_limit", "N",
                          "Replay at most N requests of the trace (k=1000, m, g).",
-                         COUNT64(trace_limit, 1, UINT64_MAX, 1000)},
+                         COUNT64(trace_limit, 1, UINT64_MAX, 1000), WORKLOAD},
     [ROW_TRACE_SKIP_BAD] = {0, "trace_skip_bad", NULL,
                             "Skip (and count) malformed trace lines instead of stopping at the "
                             "first.",
@@ -363,7 +312,7 @@ static const struct option_row option_rows[] = {
     [ROW_TRACE_SPREAD] = {0, "trace_spread", "HOW",
                           "Which connection sends a trace request: client (of its client id, "
                           "in order; the default) or round-robin.",
-                          CHOICE(trace_spread, enum trace_spread, trace_spread_names)},
+                          CHOICE(trace_spread, enum trace_spread, trace_spread_names), WORKLOAD},
     [ROW_TRACE_VALUE_MAX] = {0, "trace_value_max", "BYTES",
                              "Send larger trace values at this size (k=1024). Default 1023k, "
                              "within memcached's default item size.",
@@ -376,8 +325,8 @@ static const struct option_row option_rows[] = {
                          "twemproxy's stats port (nutcracker -s): its errors and queues over the "
                          "run, and its backends' stats read as with --stats_servers.",
                          STRING(proxy_stats)},
-    [ROW_HELP] = {'h', "help", NULL, "Print this help and exit.", SPECIAL(apply_help)},
-    [ROW_VERSION] = {'V', "version", NULL, "Print the version and exit.", SPECIAL(apply_version)},
+    [ROW_HELP] = {'h', "help", NULL, "Print this help and exit.", ACTION(apply_help)},
+    [ROW_VERSION] = {'V', "version", NULL, "Print the version and exit.", ACTION(apply_version)},
 };
 
 _Static_assert(SLAP_ARRAY_SIZE(option_rows) == ROW_COUNT, "a row for every option_id");
@@ -418,12 +367,6 @@ static const struct option_table slap_table = {option_rows, ROW_COUNT, help_intr
 static bool is_digit(char c)
 {
     return c >= '0' && c <= '9';
-}
-
-/* Did the command line set the option of row id (whatever the value)? */
-static bool was_given(const struct parse_state *st, enum option_id id)
-{
-    return st->given[id];
 }
 
 /* ---- errors --------------------------------------------------------------------------- */
@@ -616,6 +559,7 @@ static enum options_outcome apply_row(struct parse_state *st, const char *arg)
     case OPT_CHOICE:
         return parse_choice(st, arg, field);
     case OPT_SPECIAL:
+    case OPT_ACTION:
     default:
         return row->handle(st, arg);
     }
@@ -1042,304 +986,6 @@ static enum options_outcome dispatch(struct parse_state *st, int code, char **ar
     return outcome;
 }
 
-/* ---- once every option is read -------------------------------------------------------- */
-
-/* Open-loop options that need each other. */
-static enum options_outcome check_open_loop(const struct parse_state *st)
-{
-    const struct slap_options *o = st->o;
-    if (o->sweep_step > 0 && (o->hdr_out != NULL || o->stat_freq_ns > 0)) {
-        return usage_error(st->err, "--sweep prints one row per step: it cannot be used with "
-                                    "--hdr_out or --stat_freq");
-    }
-    if (o->sweep_step > 0 && (o->execute_number > 0 || o->tps > 0)) {
-        return usage_error(st->err, "--sweep sets the rate of timed steps: it cannot be used "
-                                    "with --tps or --execute_number");
-    }
-    if (was_given(st, ROW_STEP_TIME) && o->sweep_step == 0) {
-        return usage_error(st->err, "--step_time needs --sweep");
-    }
-    if (was_given(st, ROW_ARRIVAL) && o->tps == 0 && o->sweep_step == 0) {
-        return usage_error(st->err, "--arrival needs --tps or --sweep (an open-loop run)");
-    }
-    return OPTIONS_RUN;
-}
-
-/* The TLS options that need --tls, or each other, or cannot go with it. */
-static enum options_outcome check_tls(const struct parse_state *st)
-{
-    const struct slap_options *o = st->o;
-    if (!o->tls && (o->tls_ca || o->tls_cert || o->tls_key || o->tls_skip_verify ||
-                    o->tls_version != TLS_VERSION_ANY)) {
-        return usage_error(st->err, "--tls_ca, --tls_cert, --tls_key, --tls_skip_verify and "
-                                    "--tls_version need --tls");
-    }
-    if (o->tls && o->flush) {
-        return usage_error(st->err, "--flush goes through libmemcached, which speaks no TLS: "
-                                    "it cannot be used with --tls");
-    }
-    if ((o->tls_cert == NULL) != (o->tls_key == NULL)) {
-        return usage_error(st->err, "--tls_cert and --tls_key go together");
-    }
-    return OPTIONS_RUN;
-}
-
-/* The options a replay takes from its trace, or that need one. */
-static enum options_outcome check_trace(const struct parse_state *st)
-{
-    static const enum option_id from_trace[] = {
-        ROW_TPS,      ROW_SWEEP,   ROW_MIX,     ROW_RATIO,      ROW_CFG_CMD, ROW_EXECUTE_NUMBER,
-        ROW_DIVISION, ROW_VERIFY,  ROW_EXP_VERIFY, ROW_OVERWRITE, ROW_REP_WRITE, ROW_PRELOAD,
-        ROW_UDP,      ROW_FACEBOOK, ROW_KEY_SIZE, ROW_VALUE_SIZE, ROW_FIXED_SIZE, ROW_WIN_SIZE,
-        ROW_KEY_DIST};
-    static const enum option_id need_trace[] = {ROW_TRACE_SPEED, ROW_TRACE_LIMIT,
-                                                ROW_TRACE_SKIP_BAD, ROW_TRACE_SPREAD,
-                                                ROW_TRACE_VALUE_MAX};
-    for (size_t i = 0; st->o->trace != NULL && i < SLAP_ARRAY_SIZE(from_trace); i++) {
-        if (was_given(st, from_trace[i])) {
-            return usage_error(st->err, "--trace takes its keys, values, mix and times from the "
-                               "trace: it cannot be used with --%s",
-                               option_rows[from_trace[i]].long_name);
-        }
-    }
-    for (size_t i = 0; st->o->trace == NULL && i < SLAP_ARRAY_SIZE(need_trace); i++) {
-        if (was_given(st, need_trace[i])) {
-            return usage_error(st->err, "--%s needs --trace", option_rows[need_trace[i]].long_name);
-        }
-    }
-    if (st->o->trace != NULL && !was_given(st, ROW_TIME)) {
-        st->o->run_time_ns = 0; /* no -t: the whole trace */
-    }
-    if (st->o->trace != NULL) {
-        memset(st->o->mix, 0, sizeof(st->o->mix)); /* the trace's, not set/get proportions */
-    }
-    return OPTIONS_RUN;
-}
-
-/* --exp_time above 30 days goes as the Unix time that far ahead: it must fit the protocol's
- * field (ascii and meta: 2038-01-19; binary: 2106-02-07). */
-static enum options_outcome check_exp_time(const struct parse_state *st)
-{
-    const struct slap_options *o = st->o;
-    const struct codec *codec = codec_get(o->protocol);
-    uint64_t ttl = o->exp_time_ns / SLAP_NS_PER_SEC;
-    uint64_t now = (uint64_t)time(NULL);
-    uint64_t most = codec_ttl_max(codec, now);
-    if (ttl <= most) {
-        return OPTIONS_RUN;
-    }
-    return usage_error(st->err,
-                       "--exp_time: %" PRIu64 " s is more than 30 days, which memcached reads as "
-                       "a Unix time: it would go as now + %" PRIu64 ", past the latest the %s "
-                       "protocol carries (%" PRIu32 "%s); give at most %" PRIu64 " s",
-                       ttl, ttl, codec->name, codec->exptime_max,
-                       codec->exptime_max == INT32_MAX ? ", 2038-01-19" : ", 2106-02-07", most);
-}
-
-/* Checks across options that the inline values alone decide. */
-static enum options_outcome check_combinations(const struct parse_state *st)
-{
-    const struct slap_options *o = st->o;
-    if (o->concurrency < o->threads) {
-        return usage_error(st->err,
-                           "--concurrency (%" PRIu32 ") must be at least --threads (%" PRIu32 ")",
-                           o->concurrency, o->threads);
-    }
-    if (check_trace(st) != OPTIONS_RUN) {
-        return OPTIONS_USAGE;
-    }
-    if (was_given(st, ROW_RATIO) && was_given(st, ROW_MIX)) {
-        return usage_error(st->err, "--ratio and --mix both set the mix: give one");
-    }
-    if (check_exp_time(st) != OPTIONS_RUN) {
-        return OPTIONS_USAGE;
-    }
-    enum options_outcome outcome = check_open_loop(st);
-    return outcome == OPTIONS_RUN ? check_tls(st) : outcome;
-}
-
-/* -F under the inline options: a section counts unless its option was given; -X over both. */
-static enum options_outcome apply_cfg_file(const struct parse_state *st)
-{
-    struct slap_options *o = st->o;
-    struct cfg_file cfg = {.has_key = false}; /* no -F: no sections */
-    char why[512];
-    if (o->cfg_file != NULL && cfgfile_load(o->cfg_file, &cfg, why, sizeof(why)) != SLAP_OK) {
-        return usage_error(st->err, "--cfg_cmd: %s", why);
-    }
-    if (cfg.has_key && !was_given(st, ROW_KEY_SIZE)) {
-        o->key_sizes = cfg.key;
-    }
-    if (cfg.has_value && !was_given(st, ROW_VALUE_SIZE)) {
-        o->value_sizes = cfg.value;
-    }
-    if (cfg.has_cmd && !was_given(st, ROW_RATIO) && !was_given(st, ROW_MIX)) {
-        memcpy(o->mix, cfg.mix, sizeof(o->mix));
-    }
-    if (was_given(st, ROW_FIXED_SIZE)) {
-        size_dist_fixed(&o->value_sizes, o->value_size); /* -X wins, as in memaslap */
-    }
-    return OPTIONS_RUN;
-}
-
-/* No -s: $MEMCACHED_SERVERS when it is set and not empty, else the default stays. */
-static void apply_servers_fallback(const struct parse_state *st)
-{
-    const char *env = getenv("MEMCACHED_SERVERS");
-    if (!was_given(st, ROW_SERVERS) && env != NULL && env[0] != '\0') {
-        st->o->servers = env;
-    }
-}
-
-/* Does the mix send values (set, add, replace, append, prepend, cas)? */
-static bool carries_values(const struct slap_options *o)
-{
-    for (int op = 0; op < OP_COUNT; op++) {
-        if (o->mix[op] > 0 && op_class((enum op_type)op) == OP_CLASS_STORAGE) {
-            return true;
-        }
-    }
-    return false;
-}
-
-/* -U, -a: what UDP cannot carry is refused here, not discovered during the run. */
-static enum options_outcome check_udp(const struct parse_state *st)
-{
-    const struct slap_options *o = st->o;
-    uint32_t key_max = o->key_sizes.n ? size_dist_max(&o->key_sizes) : o->key_size;
-    uint32_t value_max = o->value_sizes.n ? size_dist_max(&o->value_sizes) : o->value_size;
-    const struct codec *codec = codec_get(o->protocol);
-    uint64_t get = codec_get_bytes(codec, o->division, key_max);
-    uint64_t set_header = codec_set_header_bytes(codec, key_max);
-    uint64_t set = set_header + value_max + (codec->set_crlf ? 2 : 0);
-    if (o->udp && o->facebook) {
-        return usage_error(st->err, "--udp and --facebook: choose one");
-    }
-    if (o->pipeline > 1 || o->tls) {
-        return usage_error(st->err,
-                           "--%s sends one request at a time in clear: it cannot be "
-                           "used with --pipeline or --tls",
-                           o->udp ? "udp" : "facebook");
-    }
-    if (get > (UDP_MAX_REQUEST - UDP_HEADER)) {
-        return usage_error(st->err,
-                           "--%s: a get of %u keys of up to %u bytes does not fit one "
-                           "datagram (%d bytes): use a smaller --division",
-                           o->udp ? "udp" : "facebook", o->division, key_max,
-                           (UDP_MAX_REQUEST - UDP_HEADER));
-    }
-    if (o->udp && carries_values(o) && set > (UDP_MAX_REQUEST - UDP_HEADER)) {
-        return usage_error(
-            st->err,
-            "--udp: a set of a %u-byte value does not fit one datagram "
-            "(%d bytes): use -X %d or less, or --facebook (sets over TCP)",
-            value_max, (UDP_MAX_REQUEST - UDP_HEADER),
-            (int)((UDP_MAX_REQUEST - UDP_HEADER) - set_header - (codec->set_crlf ? 2 : 0)));
-    }
-    return OPTIONS_RUN;
-}
-
-/* The server list's syntax (from -s or $MEMCACHED_SERVERS), and what -U, -a and -p need of it:
- * a mistyped list is refused here rather than read as some other server. */
-static enum options_outcome check_servers(const struct parse_state *st)
-{
-    const struct slap_options *o = st->o;
-    const char *from = was_given(st, ROW_SERVERS) ? "--servers" : "MEMCACHED_SERVERS";
-    struct servers_shape shape;
-    char why[512];
-    if (servers_check_list(o->servers, &shape, why, sizeof(why)) != SLAP_OK) {
-        return usage_error(st->err, "%s: %s", from, why);
-    }
-    if ((o->udp || o->facebook) && shape.unix_sockets > 0) {
-        return usage_error(st->err, "--%s needs host:port servers, and %s lists a unix socket",
-                           o->udp ? "udp" : "facebook", from);
-    }
-    if (o->rep_write > shape.count) {
-        return usage_error(st->err, "--rep_write %" PRIu32 ": only %" PRIu32 " server%s listed",
-                           o->rep_write, shape.count, shape.count == 1 ? " is" : "s are");
-    }
-    if (o->stats_servers != NULL && servers_check_list(o->stats_servers, &shape, why,
-                                                       sizeof(why)) != SLAP_OK) {
-        return usage_error(st->err, "--stats_servers: %s", why);
-    }
-    if (o->proxy_stats == NULL) {
-        return OPTIONS_RUN;
-    }
-    if (servers_check_list(o->proxy_stats, &shape, why, sizeof(why)) != SLAP_OK) {
-        return usage_error(st->err, "--proxy_stats: %s", why);
-    }
-    if (shape.count != 1 || shape.unix_sockets > 0) {
-        return usage_error(st->err, "--proxy_stats: one host:port (twemproxy's stats port), not "
-                                    "'%s'",
-                           o->proxy_stats);
-    }
-    return OPTIONS_RUN;
-}
-
-/* The results files: one name each, standard output only for --json, sampling with --samples. */
-static enum options_outcome check_results(const struct parse_state *st)
-{
-    const struct slap_options *o = st->o;
-    const char *files[] = {o->csv_out, o->svg_out, o->samples_out};
-    const char *names[] = {"csv", "svg", "samples"};
-    for (size_t i = 0; i < SLAP_ARRAY_SIZE(files); i++) {
-        if (files[i] != NULL && strcmp(files[i], "-") == 0) {
-            return usage_error(st->err, "--%s: only --json writes to standard output (-)",
-                               names[i]);
-        }
-    }
-    if (was_given(st, ROW_SAMPLE_RATE) && o->samples_out == NULL) {
-        return usage_error(st->err, "--sample_rate needs --samples");
-    }
-    if (o->samples_out != NULL && o->sweep_step > 0) {
-        return usage_error(st->err, "--samples cannot be used with --sweep (a run of its own "
-                                    "per step): sample one rate with --tps");
-    }
-    if (o->quiet && o->stat_freq_ns > 0) {
-        return usage_error(st->err, "--quiet prints no tables: it cannot be used with "
-                                    "--stat_freq");
-    }
-    const char *label_problem = o->label != NULL ? results_label_problem(o->label) : NULL;
-    if (label_problem != NULL) {
-        return usage_error(st->err, "--label: %s", label_problem);
-    }
-    return OPTIONS_RUN;
-}
-
-/* No --label: the host name, or "slap" when it has none. */
-static void apply_label_fallback(struct slap_options *o)
-{
-    static char host[256];
-    if (o->label != NULL) {
-        return;
-    }
-    if (gethostname(host, sizeof(host) - 1) != 0 || results_label_problem(host) != NULL) {
-        snprintf(host, sizeof(host), "slap");
-    }
-    o->label = host;
-}
-
-/* What needs every option: checks across them, the -F file, UDP's limits, the server list. */
-static enum options_outcome finish(const struct parse_state *st)
-{
-    enum options_outcome outcome = check_combinations(st);
-    if (outcome == OPTIONS_RUN) {
-        outcome = check_results(st);
-        apply_label_fallback(st->o);
-    }
-    if (outcome == OPTIONS_RUN) {
-        outcome = apply_cfg_file(st);
-    }
-    if (outcome == OPTIONS_RUN && (st->o->udp || st->o->facebook)) {
-        outcome = check_udp(st); /* after the file: it needs the final sizes */
-    }
-    if (outcome == OPTIONS_RUN) {
-        apply_servers_fallback(st);
-        outcome = check_servers(st);
-    }
-    return outcome;
-}
-
 /* ---- the API -------------------------------------------------------------------------- */
 
 void options_defaults(struct slap_options *o)
@@ -1408,7 +1054,7 @@ enum options_outcome options_parse(struct slap_options *o, int argc, char **argv
     struct parse_state st = {.o = o, .target = o, .table = &slap_table, .out = out, .err = err};
     options_defaults(o);
     enum options_outcome outcome = options_table_parse(&st, "slap", argc, argv);
-    return outcome == OPTIONS_RUN ? finish(&st) : outcome;
+    return outcome == OPTIONS_RUN ? options_finish(&st) : outcome;
 }
 
 /* "  -s, --servers=LIST" into left; returns its length. */
@@ -1490,7 +1136,17 @@ int options_table_short(size_t i)
 
 bool options_table_is_duration(size_t i)
 {
-    return i < ROW_COUNT && (option_rows[i].kind == OPT_DURATION || i == ROW_EXP_TIME);
+    return i < ROW_COUNT && option_rows[i].seconds;
+}
+
+bool options_table_replayed(size_t i)
+{
+    return i < ROW_COUNT && !option_rows[i].not_replayed;
+}
+
+bool options_table_workload(size_t i)
+{
+    return i < ROW_COUNT && option_rows[i].workload;
 }
 
 size_t options_table_find(const char *long_name)
@@ -1564,7 +1220,7 @@ static enum option_value text_value(const char *text, char *buf, size_t len)
     return OPTION_VALUE_TEXT;
 }
 
-static enum option_value percentiles_value(const struct slap_options *o, char *buf, size_t len)
+static enum option_value show_percentiles(const struct slap_options *o, char *buf, size_t len)
 {
     size_t used = 0;
     buf[0] = '\0';
@@ -1587,9 +1243,12 @@ static bool mix_beyond_get_set(const struct slap_options *o)
 }
 
 /* SET:GET, as --ratio takes it. */
-static enum option_value ratio_value(const struct slap_options *o, char *buf, size_t len)
+static enum option_value show_ratio(const struct slap_options *o, char *buf, size_t len)
 {
     char set[32], get[32];
+    if (o->trace != NULL || mix_beyond_get_set(o)) {
+        return OPTION_VALUE_NONE;
+    }
     shortest(set, sizeof(set), o->mix[OP_SET]);
     shortest(get, sizeof(get), o->mix[OP_GET]);
     snprintf(buf, len, "%s:%s", set, get);
@@ -1597,9 +1256,12 @@ static enum option_value ratio_value(const struct slap_options *o, char *buf, si
 }
 
 /* op=share,..., as --mix takes it. */
-static enum option_value mix_value(const struct slap_options *o, char *buf, size_t len)
+static enum option_value show_mix(const struct slap_options *o, char *buf, size_t len)
 {
     size_t used = 0;
+    if (o->trace != NULL || !mix_beyond_get_set(o)) {
+        return OPTION_VALUE_NONE;
+    }
     buf[0] = '\0';
     for (int op = 0; op < OP_COUNT && used < len; op++) {
         if (o->mix[op] > 0.0) {
@@ -1613,78 +1275,88 @@ static enum option_value mix_value(const struct slap_options *o, char *buf, size
     return OPTION_VALUE_TEXT;
 }
 
-/* The rows whose handler reads the value: each says it back its own way. */
-static enum option_value special_value(const struct slap_options *o, size_t i, char *buf,
-                                       size_t len)
+static enum option_value show_servers(const struct slap_options *o, char *buf, size_t len)
 {
-    static const char *const dist_names[] = {"uniform", "zipf", "gaussian"};
-    switch ((enum option_id)i) {
-    case ROW_SERVERS:
-        return text_value(o->servers, buf, len);
-    case ROW_BINARY:
-        snprintf(buf, len, "%s", o->protocol == PROTO_BINARY ? "true" : "false");
-        return OPTION_VALUE_BOOL;
-    case ROW_KEY_SIZE:
-        return sizes_value(&o->key_sizes, o->key_size, buf, len);
-    case ROW_VALUE_SIZE:
-        return sizes_value(&o->value_sizes, o->value_size, buf, len);
-    case ROW_RATIO: /* a mix of gets and sets alone; --mix says any other */
-        if (o->trace != NULL || mix_beyond_get_set(o)) {
-            return OPTION_VALUE_NONE;
-        }
-        return ratio_value(o, buf, len);
-    case ROW_MIX:
-        if (o->trace != NULL || !mix_beyond_get_set(o)) {
-            return OPTION_VALUE_NONE;
-        }
-        return mix_value(o, buf, len);
-    case ROW_TRACE_SPEED:
-        if (o->trace_speed == 0.0) {
-            snprintf(buf, len, "max");
-            return OPTION_VALUE_TEXT;
-        }
-        shortest(buf, len, o->trace_speed);
-        return OPTION_VALUE_NUMBER;
-    case ROW_EXP_TIME:
-        return seconds_value(o->exp_time_ns, buf, len);
-    case ROW_KEY_DIST:
-        if (o->key_pop.kind == KEY_DIST_ZIPF) {
-            char s[32];
-            shortest(s, sizeof(s), o->key_pop.s);
-            snprintf(buf, len, "zipf:%s", s);
-            return OPTION_VALUE_TEXT;
-        }
-        return text_value(dist_names[o->key_pop.kind], buf, len);
-    case ROW_TLS_VERSION:
-        return o->tls_version == TLS_VERSION_ANY
-                   ? OPTION_VALUE_NONE
-                   : text_value(o->tls_version == TLS_VERSION_1_2 ? "1.2" : "1.3", buf, len);
-    case ROW_PERCENTILES:
-        return percentiles_value(o, buf, len);
-    case ROW_SWEEP:
-        if (o->sweep_step == 0) {
-            return OPTION_VALUE_NONE;
-        }
-        snprintf(buf, len, "%.0f:%.0f:%.0f", o->sweep_start, o->sweep_end, o->sweep_step);
-        return OPTION_VALUE_TEXT;
-    case ROW_START_AT:
-        return seconds_value(o->start_at_ns, buf, len);
-    case ROW_MAX_ERRORS:
-        if (o->max_errors_pct >= 0) {
-            snprintf(buf, len, "%g%%", o->max_errors_pct);
-        } else if (o->max_errors != UINT64_MAX) {
-            snprintf(buf, len, "%llu", (unsigned long long)o->max_errors);
-        } else {
-            return OPTION_VALUE_NONE;
-        }
-        return OPTION_VALUE_TEXT;
-    default:
-        return OPTION_VALUE_SKIP; /* --help, --version */
-    }
+    return text_value(o->servers, buf, len);
 }
 
-/* -X: the one value length used, or none when --value_size or -F gave several. */
-static enum option_value fixed_size_value(const struct slap_options *o, char *buf, size_t len)
+static enum option_value show_binary(const struct slap_options *o, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", o->protocol == PROTO_BINARY ? "true" : "false");
+    return OPTION_VALUE_BOOL;
+}
+
+static enum option_value show_key_size(const struct slap_options *o, char *buf, size_t len)
+{
+    return sizes_value(&o->key_sizes, o->key_size, buf, len);
+}
+
+static enum option_value show_value_size(const struct slap_options *o, char *buf, size_t len)
+{
+    return sizes_value(&o->value_sizes, o->value_size, buf, len);
+}
+
+static enum option_value show_trace_speed(const struct slap_options *o, char *buf, size_t len)
+{
+    if (o->trace_speed == 0.0) {
+        snprintf(buf, len, "max");
+        return OPTION_VALUE_TEXT;
+    }
+    shortest(buf, len, o->trace_speed);
+    return OPTION_VALUE_NUMBER;
+}
+
+static enum option_value show_exp_time(const struct slap_options *o, char *buf, size_t len)
+{
+    return seconds_value(o->exp_time_ns, buf, len);
+}
+
+static enum option_value show_key_dist(const struct slap_options *o, char *buf, size_t len)
+{
+    static const char *const dist_names[] = {"uniform", "zipf", "gaussian"};
+    if (o->key_pop.kind == KEY_DIST_ZIPF) {
+        char s[32];
+        shortest(s, sizeof(s), o->key_pop.s);
+        snprintf(buf, len, "zipf:%s", s);
+        return OPTION_VALUE_TEXT;
+    }
+    return text_value(dist_names[o->key_pop.kind], buf, len);
+}
+
+static enum option_value show_tls_version(const struct slap_options *o, char *buf, size_t len)
+{
+    return o->tls_version == TLS_VERSION_ANY
+               ? OPTION_VALUE_NONE
+               : text_value(o->tls_version == TLS_VERSION_1_2 ? "1.2" : "1.3", buf, len);
+}
+
+static enum option_value show_sweep(const struct slap_options *o, char *buf, size_t len)
+{
+    if (o->sweep_step == 0) {
+        return OPTION_VALUE_NONE;
+    }
+    snprintf(buf, len, "%.0f:%.0f:%.0f", o->sweep_start, o->sweep_end, o->sweep_step);
+    return OPTION_VALUE_TEXT;
+}
+
+static enum option_value show_start_at(const struct slap_options *o, char *buf, size_t len)
+{
+    return seconds_value(o->start_at_ns, buf, len);
+}
+
+static enum option_value show_max_errors(const struct slap_options *o, char *buf, size_t len)
+{
+    if (o->max_errors_pct >= 0) {
+        snprintf(buf, len, "%g%%", o->max_errors_pct);
+    } else if (o->max_errors != UINT64_MAX) {
+        snprintf(buf, len, "%llu", (unsigned long long)o->max_errors);
+    } else {
+        return OPTION_VALUE_NONE;
+    }
+    return OPTION_VALUE_TEXT;
+}
+
+static enum option_value show_fixed_size(const struct slap_options *o, char *buf, size_t len)
 {
     const struct size_dist *d = &o->value_sizes;
     if (d->n == 0) {
@@ -1697,15 +1369,10 @@ static enum option_value fixed_size_value(const struct slap_options *o, char *bu
     return OPTION_VALUE_NUMBER;
 }
 
-enum option_value options_value(const struct slap_options *o, size_t i, char *buf, size_t len)
+/* A row shown as its kind says: the field's value, none when it is unset. */
+static enum option_value kind_value(const struct option_row *row, const struct slap_options *o,
+                                    char *buf, size_t len)
 {
-    if (i >= ROW_COUNT || len == 0) {
-        return OPTION_VALUE_SKIP;
-    }
-    if (i == ROW_FIXED_SIZE) {
-        return fixed_size_value(o, buf, len); /* the value_size it shares may not be in use */
-    }
-    const struct option_row *row = &option_rows[i];
     const void *field = (const char *)o + row->field;
     uint64_t count = 0;
     switch (row->kind) {
@@ -1738,8 +1405,18 @@ enum option_value options_value(const struct slap_options *o, size_t i, char *bu
         memcpy(&index, field, sizeof(index));
         return text_value(row->choices[index], buf, len);
     }
-    case OPT_SPECIAL:
+    case OPT_SPECIAL: /* a special row without its show: the unit test walks every row */
+    case OPT_ACTION:  /* --help, --version: not settings */
     default:
-        return special_value(o, i, buf, len);
+        return OPTION_VALUE_SKIP;
     }
+}
+
+enum option_value options_value(const struct slap_options *o, size_t i, char *buf, size_t len)
+{
+    if (i >= ROW_COUNT || len == 0) {
+        return OPTION_VALUE_SKIP;
+    }
+    const struct option_row *row = &option_rows[i];
+    return row->show != NULL ? row->show(o, buf, len) : kind_value(row, o, buf, len);
 }

@@ -17,28 +17,11 @@
 
 #define MERGE_ERR_MAX 640 /* an input's error: its name and what is wrong */
 
-/* Settings that must be equal for a sum of two runs to mean something. */
-static const char *const workload_settings[] = {
-    "protocol",     "key_size",
-    "value_size",   "ratio",
-    "mix",          "division",
-    "win_size",     "verify",
-    "exp_verify",   "exp_time",
-    "overwrite",    "rep_write",
-    "key_dist",     "udp",
-    "facebook",     "tls",
-    "pipeline",     "arrival",
-    "latency",      "sweep",
-    "step_time",    "trace",
-    "trace_speed",  "trace_limit",
-    "trace_spread", "execute_number",
-};
-
-/* The text of setting name in d's options, for comparing two documents. */
-static void setting_text(const struct results_doc *d, const char *name, char *buf, size_t len)
+/* The text of option row i in d's options, for comparing two documents. */
+static void setting_text(const struct results_doc *d, size_t i, char *buf, size_t len)
 {
     buf[0] = '\0';
-    if (options_value(&d->opts, options_table_find(name), buf, len) == OPTION_VALUE_NONE) {
+    if (options_value(&d->opts, i, buf, len) == OPTION_VALUE_NONE) {
         snprintf(buf, len, "(none)");
     }
 }
@@ -55,18 +38,21 @@ static enum slap_status check_compatible(const struct results_merge_input *in_a,
                  a->sweep ? b->label : a->label);
         return SLAP_ERROR;
     }
-    for (size_t i = 0; i < SLAP_ARRAY_SIZE(workload_settings); i++) {
-        setting_text(a, workload_settings[i], va, sizeof(va));
-        setting_text(b, workload_settings[i], vb, sizeof(vb));
+    for (size_t i = 0; i < options_table_size(); i++) {
+        if (!options_table_workload(i)) {
+            continue; /* the rows say which settings make the workload */
+        }
+        setting_text(a, i, va, sizeof(va));
+        setting_text(b, i, vb, sizeof(vb));
         if (strcmp(va, vb) != 0) {
             snprintf(err, err_len, "the workloads differ: --%s is %s in '%s' and %s in '%s'",
-                     workload_settings[i], va, a->label, vb, b->label);
+                     options_table_long_name(i), va, a->label, vb, b->label);
             return SLAP_ERROR;
         }
     }
     if (a->opts.execute_number == 0 && a->opts.run_time_ns != b->opts.run_time_ns) {
-        setting_text(a, "time", va, sizeof(va));
-        setting_text(b, "time", vb, sizeof(vb));
+        setting_text(a, options_table_find("time"), va, sizeof(va));
+        setting_text(b, options_table_find("time"), vb, sizeof(vb));
         snprintf(err, err_len, "the runs differ in length: --time is %ss in '%s' and %ss in '%s'",
                  va, a->label, vb, b->label);
         return SLAP_ERROR;

@@ -13,22 +13,6 @@
 
 #define READ_ERR_MAX 512
 
-/* Options a document records but a reader does not replay: files of the host that ran it,
- * and instants already past. */
-static const char *const not_replayed[] = {"cfg_cmd",  "tls_ca",  "tls_cert", "tls_key",
-                                           "json",     "csv",     "svg",      "samples",
-                                           "start_at", "hdr_out", "binary",   "sample_rate"};
-
-static bool replayed(const char *name)
-{
-    for (size_t i = 0; i < SLAP_ARRAY_SIZE(not_replayed); i++) {
-        if (strcmp(name, not_replayed[i]) == 0) {
-            return false;
-        }
-    }
-    return true;
-}
-
 /* Does v say what the option says when it is not given? (Only settings given are replayed:
  * some options are refused without others, even at their default value.) */
 static bool is_default(size_t row, const struct json_value *v)
@@ -50,12 +34,14 @@ static bool is_default(size_t row, const struct json_value *v)
     }
 }
 
-/* "--name=value" (a duration's seconds with "s"), or "--name" for a flag set; NULL to skip. */
+/* "--name=value" (a duration's seconds with "s"), or "--name" for a flag set; NULL to skip
+ * (the option's row says whether a reader replays it). */
 static char *replay_arg(size_t row, const char *name, const struct json_value *v)
 {
     char *arg = NULL;
     int n = -1;
-    if (!replayed(name) || v->type == JSON_NULL || v->type == JSON_FALSE || is_default(row, v)) {
+    if (!options_table_replayed(row) || v->type == JSON_NULL || v->type == JSON_FALSE ||
+        is_default(row, v)) {
         return NULL;
     }
     if (v->type == JSON_TRUE) {

@@ -1,4 +1,5 @@
-/* Unit tests of option parsing: the option table, good and bad command lines, --help. */
+/* Unit tests of option parsing: the option table, good and bad command lines, --help, and every
+ * row's value shown as --json shows it and read back. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,7 +13,9 @@
 #include <unistd.h>
 
 #include "slap/common.h"
+#include "slap/json.h"
 #include "slap/options.h"
+#include "slap/results.h"
 #include "slap/version.h"
 
 #define MAX_ARGS 32
@@ -744,6 +747,274 @@ static void test_exp_time_long(void **state)
     parse_result_free(&r);
 }
 
+/* ---- every row shows what it reads ---------------------------------------------------- */
+
+#define SAMPLE_WITH_MAX 4 /* other words an option's sample needs */
+
+/* A readable file for the samples that need one (-F, --tls_ca, --tls_cert, --tls_key). */
+static char sample_file[] = "/tmp/slap-test-options-XXXXXX";
+
+/* An option's sample: a value other than its default, and what else it needs to be taken. */
+struct sample {
+    const char *name;                      /* the long name */
+    const char *value;                     /* NULL for a flag */
+    const char *with[SAMPLE_WITH_MAX + 1]; /* other words of the command line, NULL-ended */
+    bool action;                           /* --help, --version: not settings, never shown */
+};
+
+/* A sample's option and value, and the other words it needs, as the rows' macros go. */
+#define SAMPLE(option, text) .name = (option), .value = (text)
+#define WITH(...) .with = {__VA_ARGS__}
+
+/* One for every row: a new option without one fails test_rows_round_trip. */
+static const struct sample samples[] = {
+    {SAMPLE("servers", "h1:1,h2:2")},
+    {SAMPLE("threads", "3")},
+    {SAMPLE("concurrency", "40")},
+    {SAMPLE("conn_sock", "3")},
+    {SAMPLE("execute_number", "5k")},
+    {SAMPLE("time", "1.5m")},
+    {SAMPLE("cfg_cmd", sample_file)},
+    {SAMPLE("win_size", "2k")},
+    {SAMPLE("fixed_size", "100")},
+    {SAMPLE("verify", "0.5")},
+    {SAMPLE("division", "4")},
+    {SAMPLE("stat_freq", "2s")},
+    {SAMPLE("exp_verify", "0.25")},
+    {SAMPLE("overwrite", "0.75")},
+    {SAMPLE("reconnect", NULL)},
+    {SAMPLE("udp", NULL)},
+    {SAMPLE("facebook", NULL)},
+    {SAMPLE("binary", NULL)},
+    {SAMPLE("tps", "50k")},
+    {SAMPLE("rep_write", "2"), WITH("-s", "h1,h2")},
+    {SAMPLE("verbose", NULL)},
+    {SAMPLE("key_size", "16-32")},
+    {SAMPLE("value_size", "4-100:0.3,1024-2048:0.7")},
+    {SAMPLE("ratio", "1:3")},
+    {SAMPLE("mix", "get=50,delete=25,incr=25")},
+    {SAMPLE("exp_time", "2m")},
+    {SAMPLE("distribution", "ketama")},
+    {SAMPLE("hash", "murmur3")},
+    {SAMPLE("key_dist", "zipf:0.8")},
+    {SAMPLE("protocol", "meta")},
+    {SAMPLE("tls", NULL)},
+    {SAMPLE("tls_ca", sample_file), WITH("--tls")},
+    {SAMPLE("tls_cert", sample_file), WITH("--tls", "--tls_key", sample_file)},
+    {SAMPLE("tls_key", sample_file), WITH("--tls", "--tls_cert", sample_file)},
+    {SAMPLE("tls_skip_verify", NULL), WITH("--tls")},
+    {SAMPLE("tls_version", "1.3"), WITH("--tls")},
+    {SAMPLE("timeout", "250ms")},
+    {SAMPLE("udp_timeout", "1s")},
+    {SAMPLE("flush", NULL)},
+    {SAMPLE("preload", NULL)},
+    {SAMPLE("arrival", "poisson"), WITH("--tps", "1k")},
+    {SAMPLE("pipeline", "8")},
+    {SAMPLE("latency", "corrected")},
+    {SAMPLE("warmup", "3s")},
+    {SAMPLE("percentiles", "50,99.99")},
+    {SAMPLE("hdr_out", "out.hgrm")},
+    {SAMPLE("sweep", "1k:5k:1k")},
+    {SAMPLE("step_time", "2s"), WITH("--sweep", "1k:2k:1k")},
+    {SAMPLE("json", "out.json")},
+    {SAMPLE("label", "box-1")},
+    {SAMPLE("csv", "out.csv")},
+    {SAMPLE("svg", "out.svg")},
+    {SAMPLE("samples", "out.samples")},
+    {SAMPLE("sample_rate", "0.5"), WITH("--samples", "out.samples")},
+    {SAMPLE("start_at", "4102444800")}, /* 2100-01-01 */
+    {SAMPLE("max_errors", "2.5%")},
+    {SAMPLE("quiet", NULL)},
+    {SAMPLE("trace", "cluster.zst")},
+    {SAMPLE("trace_speed", "2"), WITH("--trace", "cluster.zst")},
+    {SAMPLE("trace_limit", "10k"), WITH("--trace", "cluster.zst")},
+    {SAMPLE("trace_skip_bad", NULL), WITH("--trace", "cluster.zst")},
+    {SAMPLE("trace_spread", "round-robin"), WITH("--trace", "cluster.zst")},
+    {SAMPLE("trace_value_max", "100k"), WITH("--trace", "cluster.zst")},
+    {SAMPLE("stats_servers", "h3:1,h4:2")},
+    {SAMPLE("proxy_stats", "h5:22222")},
+    {.name = "help", .action = true},
+    {.name = "version", .action = true},
+};
+
+static const struct sample *sample_of(const char *name)
+{
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(samples); i++) {
+        if (strcmp(samples[i].name, name) == 0) {
+            return &samples[i];
+        }
+    }
+    return NULL;
+}
+
+/* An option's value as shown: what options_value said, and its text. */
+struct shown {
+    enum option_value type;
+    char text[1024];
+};
+
+static void show(const struct slap_options *o, size_t row, struct shown *s)
+{
+    s->text[0] = '\0';
+    s->type = options_value(o, row, s->text, sizeof(s->text));
+}
+
+/* The sample's other words, then option: a command line that must be taken, into r. */
+static void parse_sample(const struct sample *sample, const char *option, struct parse_result *r)
+{
+    const char *args[SAMPLE_WITH_MAX + 2] = {NULL};
+    size_t n = 0;
+    for (; sample->with[n] != NULL; n++) {
+        args[n] = sample->with[n];
+    }
+    args[n] = option;
+    parse(r, args);
+    if (r->outcome != OPTIONS_RUN) {
+        fail_msg("--%s: '%s' is refused: %s", sample->name, option, r->err);
+    }
+}
+
+/* The document a run of o writes, parsed (root, freed by the caller): its "config". */
+static const struct json_value *written_config(const struct slap_options *o,
+                                               struct json_value **root)
+{
+    struct results_doc d;
+    assert_int_equal(results_doc_init(&d), SLAP_OK);
+    d.opts = *o;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    assert_non_null(out);
+    results_write_json(out, &d);
+    fclose(out);
+    results_doc_free(&d);
+    char err[256] = "";
+    if (json_parse(text, len, root, err, sizeof(err)) != SLAP_OK) {
+        fail_msg("the document does not parse: %s", err);
+    }
+    free(text);
+    const struct json_value *config = json_get(*root, "config");
+    assert_non_null(config);
+    assert_int_equal(config->type, JSON_OBJECT);
+    return config;
+}
+
+/*
+ * Row's member of the config o's document holds what s shows; the option that gives it back
+ * as a results reader does, into word: "--name=text" (a duration's seconds with "s"), or
+ * "--name" for true.
+ */
+static void word_from_json(const struct slap_options *o, size_t row, const struct shown *s,
+                           char *word, size_t len)
+{
+    const char *name = options_table_long_name(row);
+    struct json_value *root = NULL;
+    const struct json_value *v = json_get(written_config(o, &root), name);
+    if (v == NULL) {
+        fail_msg("--%s is missing from the JSON config", name);
+    }
+    bool same =
+        s->type == OPTION_VALUE_BOOL
+            ? (v->type == JSON_TRUE) == (strcmp(s->text, "true") == 0)
+            : (v->type == JSON_NUMBER || v->type == JSON_STRING) && strcmp(v->text, s->text) == 0;
+    if (!same) {
+        fail_msg("--%s: the JSON config does not hold '%s'", name, s->text);
+    }
+    if (v->type == JSON_TRUE) {
+        snprintf(word, len, "--%s", name);
+    } else {
+        snprintf(word, len, "--%s=%s%s", name, v->text,
+                 v->type == JSON_NUMBER && options_table_is_duration(row) ? "s" : "");
+    }
+    json_free(root);
+}
+
+/* Row's sample, shown as --json shows it, reads back to what shows the same. */
+static void round_trip(size_t row, const struct sample *sample)
+{
+    const char *name = options_table_long_name(row);
+    struct slap_options defaults;
+    struct parse_result r;
+    struct shown plain, given, again;
+    char option[1100], word[1100];
+    options_defaults(&defaults);
+    show(&defaults, row, &plain);
+    snprintf(option, sizeof(option), "--%s%s%s", name, sample->value ? "=" : "",
+             sample->value ? sample->value : "");
+    parse_sample(sample, option, &r);
+    show(&r.o, row, &given);
+    if (given.type == OPTION_VALUE_SKIP || given.type == OPTION_VALUE_NONE) {
+        fail_msg("--%s: its sample '%s' is not shown (has the row no show?)", name, option);
+    }
+    if (given.type == plain.type && strcmp(given.text, plain.text) == 0) {
+        fail_msg("--%s: its sample '%s' shows as the default does", name, option);
+    }
+    word_from_json(&r.o, row, &given, word, sizeof(word));
+    parse_result_free(&r);
+    parse_sample(sample, word, &r);
+    show(&r.o, row, &again);
+    parse_result_free(&r);
+    if (again.type != given.type || strcmp(again.text, given.text) != 0) {
+        fail_msg("--%s: '%s' shows '%s', which reads back as '%s'", name, option, given.text,
+                 again.text);
+    }
+}
+
+/* Every option has a sample, and each setting's round-trips; --help and --version show none. */
+static void test_rows_round_trip(void **state)
+{
+    (void)state;
+    write_cfg_file(sample_file);
+    for (size_t row = 0; row < options_table_size(); row++) {
+        const char *name = options_table_long_name(row);
+        const struct sample *sample = sample_of(name);
+        if (sample == NULL) {
+            fail_msg("--%s has no sample: add one to samples[] in %s", name, __FILE__);
+        }
+        if (sample->action) {
+            struct slap_options defaults;
+            struct shown none;
+            options_defaults(&defaults);
+            show(&defaults, row, &none);
+            assert_int_equal(none.type, OPTION_VALUE_SKIP);
+        } else {
+            round_trip(row, sample);
+        }
+    }
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(samples); i++) {
+        if (options_table_find(samples[i].name) == options_table_size()) {
+            fail_msg("samples[] has --%s, which is no option", samples[i].name);
+        }
+    }
+    unlink(sample_file);
+}
+
+/* The config of a document names every setting, nothing else; merge compares what is read. */
+static void test_rows_in_json_config(void **state)
+{
+    (void)state;
+    struct slap_options o;
+    options_defaults(&o);
+    struct json_value *root = NULL;
+    const struct json_value *config = written_config(&o, &root);
+    size_t settings = 0;
+    for (size_t row = 0; row < options_table_size(); row++) {
+        const char *name = options_table_long_name(row);
+        const struct sample *sample = sample_of(name);
+        bool setting = sample == NULL || !sample->action;
+        settings += setting;
+        if (setting != (json_get(config, name) != NULL)) {
+            fail_msg("--%s is %s the JSON config", name, setting ? "missing from" : "in");
+        }
+        if (options_table_workload(row) && !options_table_replayed(row)) {
+            fail_msg("--%s is workload, which merge compares, but a reader does not replay it",
+                     name);
+        }
+    }
+    assert_int_equal(config->n, settings);
+    json_free(root);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -766,6 +1037,8 @@ int main(void)
         cmocka_unit_test_teardown(test_given_beats_file_and_env, unset_servers_env),
         cmocka_unit_test_setup(test_version, unset_servers_env),
         cmocka_unit_test_setup(test_exp_time_long, unset_servers_env),
+        cmocka_unit_test_setup(test_rows_round_trip, unset_servers_env),
+        cmocka_unit_test(test_rows_in_json_config),
     };
     return cmocka_run_group_tests(tests, unset_servers_env, NULL);
 }

@@ -1,6 +1,7 @@
 /*
- * Command-line options: the one table behind getopt_long and --help. The man page is
- * written by hand; a test checks that it names every option --help lists.
+ * Command-line options: the one table behind getopt_long, --help, the values results files
+ * record and what slap merge compares. The man page is written by hand; a test checks that it
+ * names every option --help lists, and one that every option shows what it reads.
  */
 #ifndef SLAP_OPTIONS_H
 #define SLAP_OPTIONS_H
@@ -162,8 +163,13 @@ void options_print_help(FILE *out);
 size_t options_table_size(void);
 const char *options_table_long_name(size_t i); /* underscore spelling; NULL past the end */
 int options_table_short(size_t i);             /* the letter, or 0 */
-/* Row i takes a duration, shown by options_value as a number of seconds. */
+/* Row i is shown by options_value as a number of seconds (a duration). */
 bool options_table_is_duration(size_t i);
+/* A results reader replays row i (it is not a file of the host that ran the run, an instant
+ * past, or an alias of another option). */
+bool options_table_replayed(size_t i);
+/* Row i is part of the workload: slap merge refuses to add runs that differ in it. */
+bool options_table_workload(size_t i);
 /*
  * The effective value of row i in o as text (into buf): what a results file records, and
  * what the option, given that text, would read back to the same setting (a duration with
