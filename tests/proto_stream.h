@@ -6,8 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "slap/common.h"
-#include "slap/proto.h"
+#include "slap/base/common.h"
+#include "slap/proto/proto.h"
 
 /* One thing the parser said: a complete response, or how a run ended. */
 struct stream_result {

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "slap/cfgfile.h"
-#include "slap/common.h"
+#include "slap/model/cfgfile.h"
+#include "slap/base/common.h"
 
 #define ERR_LEN 256
 #define SAMPLE_SEED 20240601u

@@ -16,8 +16,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "slap/client.h"
-#include "slap/options.h"
+#include "slap/engine/client.h"
+#include "slap/cli/options.h"
 
 #define DEPTH 1 /* --pipeline */
 #define RBUF (64 * 1024 + PROTO_ASCII_MAX_LINE)

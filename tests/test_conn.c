@@ -20,8 +20,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "slap/conn.h"
-#include "slap/transport.h"
+#include "slap/net/conn.h"
+#include "transport.h"
 
 #define RING 4
 #define HDR_CAP 512

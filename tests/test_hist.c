@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "slap/hist.h"
+#include "slap/base/hist.h"
 
 #define SAMPLE_COUNT 100000
 

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "slap/common.h"
-#include "slap/hist.h"
-#include "slap/hist_hgrm.h"
+#include "slap/base/common.h"
+#include "slap/base/hist.h"
+#include "slap/output/hist_hgrm.h"
 
 #define MAX_POINTS 4096
 #define UNIFORM_COUNT 10000

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "slap/common.h"
-#include "slap/json.h"
+#include "slap/base/common.h"
+#include "slap/base/json.h"
 
 static struct json_value *parse_ok(const char *text)
 {

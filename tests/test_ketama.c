@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-#include "slap/ketama.h"
+#include "slap/net/ketama.h"
 
 /* Two servers on memcached's default port (named by host alone) and one on another port. */
 static const char *const three[] = {"127.0.0.2", "127.0.0.3", "127.0.0.1:22122"};

@@ -10,9 +10,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "slap/common.h"
-#include "slap/keydist.h"
-#include "slap/workload.h"
+#include "slap/base/common.h"
+#include "slap/model/keydist.h"
+#include "slap/model/workload.h"
 
 #define SEED 0x6b657964697374ULL /* fixed: every run draws the same picks */
 #define RANGE_PICKS 20000

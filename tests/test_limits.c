@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "slap/limits.h"
+#include "slap/engine/limits.h"
 
 /* A closed-loop run of 10 s, 16 clients on 2 threads, with nservers servers (all known, idle)
  * and an idle slap: each test sets the figures that matter to it. */

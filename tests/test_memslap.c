@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "slap/common.h"
-#include "slap/memslap.h"
+#include "slap/base/common.h"
+#include "memslap.h"
 
 #define MAX_ARGS 16
 

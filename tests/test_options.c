@@ -12,11 +12,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "slap/common.h"
-#include "slap/json.h"
-#include "slap/options.h"
-#include "slap/results.h"
-#include "slap/version.h"
+#include "slap/base/common.h"
+#include "slap/base/json.h"
+#include "slap/cli/options.h"
+#include "slap/output/results.h"
+#include "slap/base/version.h"
 
 #define MAX_ARGS 32
 #define SEC SLAP_NS_PER_SEC

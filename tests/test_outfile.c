@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "slap/outfile.h"
+#include "slap/base/outfile.h"
 
 /* A fresh directory for one test, and paths in it. */
 struct scratch {

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "slap/proto.h"
-#include "slap/proto_util.h"
+#include "slap/proto/proto.h"
+#include "slap/proto/proto_util.h"
 
 #define KEY_MAX 250
 #define NKEYS 7

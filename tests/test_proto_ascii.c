@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "proto_stream.h"
-#include "slap/common.h"
-#include "slap/proto_ascii.h"
+#include "slap/base/common.h"
+#include "slap/proto/proto_ascii.h"
 
 #define MAX_RESPONSES 64
 

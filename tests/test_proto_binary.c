@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "proto_stream.h"
-#include "slap/common.h"
-#include "slap/proto_binary.h"
+#include "slap/base/common.h"
+#include "slap/proto/proto_binary.h"
 
 #define MAX_PACKETS 3
 #define STREAM_CAP 16384

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "proto_stream.h"
-#include "slap/common.h"
-#include "slap/proto_meta.h"
+#include "slap/base/common.h"
+#include "slap/proto/proto_meta.h"
 
 #define MAX_RESPONSES 64
 

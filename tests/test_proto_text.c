@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "proto_stream.h"
-#include "slap/common.h"
-#include "slap/proto.h"
-#include "slap/proto_text.h"
+#include "slap/base/common.h"
+#include "slap/proto/proto.h"
+#include "slap/proto/proto_text.h"
 
 #define MAX_RESPONSES 16
 #define STREAM_CAP 256

@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "slap/common.h"
-#include "slap/options.h"
-#include "slap/report.h"
-#include "slap/stats.h"
+#include "slap/base/common.h"
+#include "slap/cli/options.h"
+#include "slap/output/report.h"
+#include "slap/model/stats.h"
 
 #define MIB 1048576ULL
 

@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "slap/common.h"
-#include "slap/hist.h"
-#include "slap/results.h"
-#include "slap/rng.h"
+#include "slap/base/common.h"
+#include "slap/base/hist.h"
+#include "slap/output/results.h"
+#include "slap/base/rng.h"
 
 #define MAX_ARGS 32
 

@@ -8,8 +8,8 @@
 
 #include <math.h>
 
-#include "slap/common.h"
-#include "slap/schedule.h"
+#include "slap/base/common.h"
+#include "slap/model/schedule.h"
 
 #define START_NS 123456789ULL
 #define MS 1000000ULL

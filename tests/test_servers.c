@@ -13,8 +13,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "slap/common.h"
-#include "slap/servers.h"
+#include "slap/base/common.h"
+#include "slap/net/servers.h"
 
 #define THREE_SERVERS "127.0.0.1:11211,127.0.0.1:11212,localhost"
 #define PICK_KEYS 3000

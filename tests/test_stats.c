@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "slap/common.h"
-#include "slap/hist.h"
-#include "slap/stats.h"
+#include "slap/base/common.h"
+#include "slap/base/hist.h"
+#include "slap/model/stats.h"
 
 /* Every counter's name, from the one list. */
 static const char *const counter_names[] = {

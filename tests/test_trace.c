@@ -13,8 +13,8 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#include "slap/common.h"
-#include "slap/trace.h"
+#include "slap/base/common.h"
+#include "slap/model/trace.h"
 
 #define ERR_LEN 512
 #define PATH_LEN 64

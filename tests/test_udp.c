@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "slap/common.h"
-#include "slap/udp.h"
+#include "slap/base/common.h"
+#include "slap/proto/udp.h"
 
 #define PIECES 5
 #define ORDERS 120 /* 5! */

@@ -8,8 +8,8 @@
 
 #include <string.h>
 
-#include "slap/common.h"
-#include "slap/units.h"
+#include "slap/base/common.h"
+#include "slap/base/units.h"
 
 #define SEC SLAP_NS_PER_SEC
 #define UNTOUCHED 0x5eedULL /* stored before a parse that must fail, checked after */

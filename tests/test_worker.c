@@ -9,7 +9,7 @@
 
 #include <stdlib.h>
 
-#include "slap/worker.h"
+#include "slap/engine/worker.h"
 
 struct fixture {
     struct stats_shape shape;

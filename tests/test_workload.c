@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "slap/common.h"
-#include "slap/options.h"
-#include "slap/workload.h"
+#include "slap/base/common.h"
+#include "slap/cli/options.h"
+#include "slap/model/workload.h"
 
 #define KEY_CLIENTS 50
 #define KEY_SLOTS 2000

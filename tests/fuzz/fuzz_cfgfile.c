@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "slap/cfgfile.h"
-#include "slap/common.h"
+#include "slap/model/cfgfile.h"
+#include "slap/base/common.h"
 
 #define ERR_LEN 256
 #define KEY_LO 16u

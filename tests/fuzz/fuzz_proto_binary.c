@@ -3,8 +3,8 @@
 #include <stdlib.h>
 
 #include "proto_stream.h"
-#include "slap/common.h"
-#include "slap/proto.h"
+#include "slap/base/common.h"
+#include "slap/proto/proto.h"
 
 #define PATTERN_LEN 256
 

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "slap/json.h"
-#include "slap/results.h"
+#include "slap/base/json.h"
+#include "slap/output/results.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -8,8 +8,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "slap/common.h"
-#include "slap/trace.h"
+#include "slap/base/common.h"
+#include "slap/model/trace.h"
 
 #define ERR_LEN 256
 #define TOKEN_LEN_MAX 20 /* longest entry of fuzz_tokens */

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "slap/common.h"
-#include "slap/udp.h"
+#include "slap/base/common.h"
+#include "slap/proto/udp.h"
 
 /*
  * Input: 2 bytes pick cap, 2 bytes the request id, then records until the input ends:

@@ -14,7 +14,7 @@ from fakemc import FakeMemcached
 from harness import (PATHS, DelayProxy, Memcached, Skip, check, named, run_line, run_slap)
 from cases_results import validate
 
-SATURATED = 0.85  # LIMITS_SATURATED in include/slap/limits.h
+SATURATED = 0.85  # LIMITS_SATURATED in include/slap/engine/limits.h
 
 
 def limits(out):

@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "slap/options.h"
-#include "slap/servers.h"
-#include "slap/workload.h"
+#include "slap/cli/options.h"
+#include "slap/net/servers.h"
+#include "slap/model/workload.h"
 
 static const char *const hash_names[] = {"default", "md5",      "crc",   "fnv1_64",
                                          "fnv1a_64", "fnv1_32", "fnv1a_32", "hsieh",

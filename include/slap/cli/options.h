@@ -1,0 +1,182 @@
+/*
+ * Command-line options: the one table behind getopt_long, --help, the values results files
+ * record and what slap merge compares. The man page is written by hand; a test checks that it
+ * names every option --help lists, and one that every option shows what it reads.
+ */
+#ifndef SLAP_OPTIONS_H
+#define SLAP_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "slap/model/cfgfile.h"
+#include "slap/model/keydist.h"
+#include "slap/model/ops.h"
+#include "slap/proto/proto.h"
+#include "slap/model/schedule.h"
+#include "slap/net/servers.h"
+
+#define SLAP_DEFAULT_SERVER "127.0.0.1:11211"
+#define SLAP_MAX_THREADS 1024
+#define SLAP_MAX_CONCURRENCY 1000000
+#define SLAP_MAX_CONNS_PER_CLIENT 1024
+#define SLAP_MIN_KEY_SIZE 16
+#define SLAP_MAX_KEY_SIZE 250
+#define SLAP_MAX_VALUE_SIZE (1024u * 1024u)
+#define SLAP_MAX_WIN_SIZE (1ULL << 32)
+#define SLAP_MAX_PERCENTILES 16
+#define SLAP_MAX_PIPELINE 1024
+#define SLAP_MAX_TPS 1e9
+
+/* --trace-spread: which lane sends a trace request. */
+enum trace_spread {
+    TRACE_SPREAD_CLIENT = 0,      /* the lane of its client id: a client's requests in order */
+    TRACE_SPREAD_ROUND_ROBIN = 1, /* the lanes in turn */
+};
+
+/* Which latency the tables and blocks show in an open-loop run. */
+enum latency_view {
+    LATENCY_BOTH = 0,        /* corrected, and the uncorrected final blocks too */
+    LATENCY_CORRECTED = 1,   /* from the intended send time */
+    LATENCY_UNCORRECTED = 2, /* from the actual send */
+};
+
+/* --tls_version: which TLS versions the handshake may settle on. */
+enum tls_version {
+    TLS_VERSION_ANY = 0, /* negotiate */
+    TLS_VERSION_1_2,     /* TLS 1.2 only */
+    TLS_VERSION_1_3,     /* TLS 1.3 only */
+};
+
+struct slap_options {
+    const char *servers;       /* -s as given, else $MEMCACHED_SERVERS, else the default */
+    uint32_t threads;          /* -T, default 1 */
+    uint32_t concurrency;      /* -c, default 16; need not be a multiple of -T */
+    uint32_t conns_per_client; /* -n, default 1 */
+    uint64_t execute_number;   /* -x total operations across all clients; 0 = timed run */
+    uint64_t run_time_ns;      /* -t, default 600 s (ignored when -x is given) */
+    uint64_t win_size;         /* -w keys per client window, default 10k = 10240 */
+    uint32_t key_size;         /* bytes, default 64 */
+    uint32_t value_size;       /* -X, default 1024 */
+    uint64_t stat_freq_ns;     /* -S, 0 = no periodic tables */
+    bool reconnect;            /* -R */
+    double mix[OP_COUNT];      /* share of each operation, summing to 1: set 0.1, get 0.9 */
+    /* Open loop and latency (closed loop when tps is 0). */
+    double tps;                /* -P target operations per second, all threads together */
+    enum arrival arrival;      /* --arrival: uniform by default */
+    uint32_t pipeline;         /* --pipeline: requests in flight per connection, default 1 */
+    enum latency_view latency; /* --latency */
+    uint64_t warmup_ns;        /* --warmup: load before the measured run, 0 = none */
+    uint32_t npercentiles;     /* --percentiles */
+    double percentiles[SLAP_MAX_PERCENTILES];
+    const char *hdr_out;       /* --hdr-out FILE, or NULL */
+    double sweep_start;        /* --sweep START:END:STEP; sweep_step 0 = no sweep */
+    double sweep_end;
+    double sweep_step;
+    uint64_t step_time_ns;     /* --step-time, default 5 s */
+    /* Trace replay (--trace): the trace gives keys, values, the mix and the times. */
+    const char *trace;         /* --trace FILE or "-", or NULL */
+    double trace_speed;        /* --trace-speed: 2 = twice as fast; 0 = max (closed loop) */
+    uint64_t trace_limit;      /* --trace-limit: at most this many requests; 0 = all */
+    bool trace_skip_bad;       /* --trace-skip-bad */
+    enum trace_spread trace_spread; /* --trace-spread */
+    uint32_t trace_value_max;  /* --trace-value-max: larger trace values are sent at this size */
+    const char *stats_servers; /* --stats_servers: more servers whose stats judge the run */
+    const char *proxy_stats;   /* --proxy_stats: twemproxy's stats port */
+    /* Workload shape. */
+    const char *cfg_file;      /* -F, read when the options are complete */
+    struct size_dist key_sizes;   /* n == 0: every key is key_size bytes */
+    struct size_dist value_sizes; /* n == 0: every value is value_size bytes */
+    uint32_t division;         /* -d keys per multi-get, default 1 */
+    double verify;             /* -v share of gets whose value is checked */
+    bool verbose;              /* -b details of verification failures */
+    double exp_verify;         /* -e share of sets with an expiry time */
+    uint64_t exp_time_ns;      /* --exp_time, default 60 s */
+    double overwrite;          /* -o share of sets that overwrite a key already set */
+    uint32_t rep_write;        /* -p sets go to the first N servers; 0 = the key's server */
+    enum server_distribution distribution; /* --distribution */
+    enum server_hash hash;     /* --hash */
+    struct key_dist key_pop;   /* --key_dist: which keys gets read */
+    bool flush;                /* --flush: flush_all every server before the run */
+    bool preload;              /* --preload: set every window key before the run */
+    /* Protocol and transport. */
+    enum proto_kind protocol;  /* -B, --protocol: ASCII by default */
+    bool tls;                  /* --tls */
+    const char *tls_ca;        /* --tls_ca FILE: trusted CAs (default: the system's) */
+    const char *tls_cert;      /* --tls_cert FILE: client certificate */
+    const char *tls_key;       /* --tls_key FILE: its key */
+    bool tls_skip_verify;      /* --tls_skip_verify */
+    enum tls_version tls_version; /* --tls_version */
+    bool udp;                  /* -U: every request over UDP */
+    bool facebook;             /* -a: sets over TCP, gets over UDP */
+    uint64_t udp_timeout_ns;   /* --udp_timeout, default 200 ms */
+    uint64_t timeout_ns;       /* --timeout: a TCP answer later than this fails its socket */
+    /* Set by the memslap face only (memslap.c); no option of slap's own sets them. */
+    bool shared_keys;          /* every client reads and writes client 0's keys, as memslap's
+                                  threads share one key set; client 0 alone preloads them */
+    bool multiget_window;      /* a get asks for every key of the window in order (memslap's
+                                  mget); division is then the window's size */
+    bool memslap_face;         /* messages speak of memslap's options, not slap's */
+    /* Set by --sweep for its steps after the first; no option sets it. */
+    bool windows_stored; /* the first step preloaded the windows and they stay in the
+                            servers: nothing is preloaded again */
+
+    /* Results as data (results.c, plot.c) and life in scripts. */
+    const char *json_out;      /* --json FILE, "-" for standard output; NULL = none */
+    const char *label;         /* --label: names the run in results; default the host name */
+    const char *csv_out;       /* --csv FILE: a row per period and type (per step: --sweep) */
+    const char *svg_out;       /* --svg FILE: the run's pictures */
+    const char *samples_out;   /* --samples FILE: every (or a --sample_rate share of) request */
+    double sample_rate;        /* --sample_rate: share of requests sampled, default 1 */
+    uint64_t start_at_ns;      /* --start_at: the measured start, ns since the epoch; 0 = none */
+    uint64_t max_errors;       /* --max_errors N: more errors fail the run; UINT64_MAX = none */
+    double max_errors_pct;     /* --max_errors P%: a share of the requests; < 0 = none */
+    bool quiet;                /* -q: only errors and the Run time line */
+};
+
+/* What options_value says of an option's effective value. */
+enum option_value {
+    OPTION_VALUE_SKIP,   /* not a setting (--help, --version): leave it out */
+    OPTION_VALUE_NONE,   /* not set: no value (null) */
+    OPTION_VALUE_BOOL,   /* "true" or "false" */
+    OPTION_VALUE_NUMBER, /* a number (durations in seconds) */
+    OPTION_VALUE_TEXT,   /* a string */
+};
+
+#define SLAP_MAX_DIVISION 512
+
+/* What the caller should do after options_parse. */
+enum options_outcome {
+    OPTIONS_RUN = 0,   /* options are valid: run */
+    OPTIONS_EXIT = 1,  /* --help or --version was printed: exit 0 */
+    OPTIONS_USAGE = 2, /* a one-line error and a --help hint were printed: exit 2 */
+};
+
+/* Fill o with defaults, then apply argv. Help/version go to out, errors to err. */
+enum options_outcome options_parse(struct slap_options *o, int argc, char **argv, FILE *out,
+                                   FILE *err);
+void options_defaults(struct slap_options *o);
+void options_print_help(FILE *out);
+
+/* The option table, for tests and documentation tools: row i's names. */
+size_t options_table_size(void);
+const char *options_table_long_name(size_t i); /* underscore spelling; NULL past the end */
+int options_table_short(size_t i);             /* the letter, or 0 */
+/* Row i is shown by options_value as a number of seconds (a duration). */
+bool options_table_is_duration(size_t i);
+/* A results reader replays row i (it is not a file of the host that ran the run, an instant
+ * past, or an alias of another option). */
+bool options_table_replayed(size_t i);
+/* Row i is part of the workload: slap merge refuses to add runs that differ in it. */
+bool options_table_workload(size_t i);
+/*
+ * The effective value of row i in o as text (into buf): what a results file records, and
+ * what the option, given that text, would read back to the same setting (a duration with
+ * "s" appended). Truncated values are cut at len - 1 bytes.
+ */
+enum option_value options_value(const struct slap_options *o, size_t i, char *buf, size_t len);
+/* The row of a long name (underscore spelling), or options_table_size() when unknown. */
+size_t options_table_find(const char *long_name);
+
+#endif

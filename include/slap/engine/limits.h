@@ -1,0 +1,134 @@
+/* What limited a run: slap's own CPU, the servers' CPU, and the verdict drawn from them. */
+#ifndef SLAP_LIMITS_H
+#define SLAP_LIMITS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "slap/net/proxy_stats.h"
+#include "slap/net/server_stats.h"
+#include "slap/net/servers.h"
+
+#define LIMITS_SATURATED 0.85 /* a busy share at or above this is "near saturation" */
+#define LIMITS_STARVED 0.10   /* slap's thread waited for a CPU this share of the run, or more:
+                                 the load host's CPU limited the run (10% of waiting cost 5% of
+                                 the rate, 24% cost 18%, measured with a hog beside slap) */
+#define LIMITS_RATE_MET 0.95  /* -P: achieved / target at or above this: the rate set the load */
+#define LIMITS_OCCUPIED 0.50  /* requests in flight / possible at or above this: more clients
+                                 would raise the rate (Little's law) */
+#define LIMITS_LATE_NS 1000000 /* -P: a P99 send lag at or above 1 ms: the schedule slipped */
+#define LIMITS_WHY_MAX 1024
+#define LIMITS_LABEL_MAX 256
+
+/* slap's own CPU over the measured part. */
+struct limits_client {
+    double cpu_user_s; /* getrusage(RUSAGE_SELF): the whole process */
+    double cpu_sys_s;
+    uint32_t threads; /* worker threads measured */
+    double busy_mean; /* a thread's CPU time / measured seconds, over the threads */
+    double busy_max;  /* the busiest thread's */
+    bool wait_known;  /* /proc/thread-self/schedstat was readable */
+    double wait_mean; /* a thread's time runnable but waiting for a CPU / measured seconds */
+    double wait_max;
+    double demand_max; /* the largest busy + wait of a thread: how saturated slap was */
+    double cpus;       /* CPUs slap may use (affinity, cgroup quota); 0: not known */
+    double cpu_share;  /* (user + sys) / (seconds x cpus): the share of them slap used */
+};
+
+/* The load host's CPUs over the measured part (/proc/stat), all processes together. */
+struct limits_host {
+    bool known;
+    uint32_t cpus; /* online */
+    double busy;   /* the share of all CPUs' time that was busy */
+};
+
+/* One server's CPU over the run, from its `stats` (rusage covers the whole process; memcached's
+ * `threads` counts its worker threads only). */
+struct limits_server {
+    char name[SERVER_NAME_MAX];
+    char label[LIMITS_LABEL_MAX]; /* the run that read it (merged documents) */
+    bool known;                   /* stats were read before and after */
+    double cpu_s;                 /* Δrusage_user + Δrusage_system */
+    double threads;               /* 0: the server did not say */
+    double seconds;               /* between the two reads */
+    bool local;                   /* on slap's host: its threads share its CPUs */
+    double busy; /* cpu_s / (seconds × threads); cpu_s / seconds without threads; on slap's
+                    host the threads count at most the host's CPUs */
+    char note[SERVER_STATS_NOTE_MAX]; /* when not known: why */
+    bool backend;                     /* not in -s: behind a proxy (--stats_servers, --proxy_stats) */
+    int pid;                          /* > 0: its process on slap's host, found in /proc */
+    bool from_proc;                   /* its CPU is that process's (it answers no stats) */
+    bool wait_known;                  /* its threads' waits for a CPU were read (schedstat) */
+    double wait_max;                  /* the largest share of the run one waited for a CPU */
+};
+
+/* twemproxy's own counters over the run (--proxy_stats), summed over pools and backends. */
+struct limits_proxy {
+    bool known;
+    char name[SERVER_NAME_MAX];
+    char note[SERVER_STATS_NOTE_MAX]; /* when not known: why */
+    struct proxy_stats delta;         /* after - before (queues: after) */
+};
+
+enum limits_verdict {
+    LIMITS_SERVER,  /* a server's threads near saturation */
+    LIMITS_CLIENT,  /* slap near saturation, starved of CPU, or behind its schedule */
+    LIMITS_BOTH,    /* both near saturation */
+    LIMITS_RATE,    /* open loop: the target rate (or the trace's times) set the load */
+    LIMITS_LATENCY, /* neither busy, the clients' requests all in flight: too few clients */
+    LIMITS_UNKNOWN, /* slap not busy, the servers' load unknown */
+};
+
+struct limits {
+    /* The run's shape, for the verdict and its words. */
+    double seconds;    /* measured */
+    double target_tps; /* -P; 0 in closed loop */
+    double achieved_tps;
+    bool paced_by_trace; /* --trace at its own times */
+    uint32_t concurrency;
+    uint32_t threads;       /* -T */
+    uint32_t in_flight_max; /* requests slap may have in flight: -c x -n x --pipeline */
+    double in_flight_mean;  /* it had on average: requests per second x mean latency */
+    uint64_t client_lag;    /* -P: requests due while their socket was free, never sent */
+    double send_lag_p99_s;  /* -P: how late the sends were */
+    /* The figures. */
+    struct limits_client client;
+    struct limits_host host;
+    struct limits_proxy proxy;
+    uint32_t nservers;
+    struct limits_server *servers; /* owned */
+    /* The verdict, from limits_judge. */
+    enum limits_verdict verdict;
+    char why[LIMITS_WHY_MAX];
+};
+
+/* Room for n servers (zeroed); limits_free releases it. SLAP_ERROR when out of memory. */
+enum slap_status limits_init(struct limits *l, uint32_t nservers);
+void limits_free(struct limits *l);
+/* A server's figures from its stats pair, over the run; host_cpus caps the threads of a server
+ * on slap's host (local), 0 when it is elsewhere. */
+void limits_server_from_stats(struct limits_server *s, const char *name, const char *label,
+                              const struct server_stats_pair *p, uint32_t host_cpus);
+/* A server that answers no stats but runs on slap's host: its process's CPU (from /proc), its
+ * busy share its busiest thread's. */
+void limits_server_from_proc(struct limits_server *s, const char *name, const char *label,
+                             int pid, double cpu_s, double busiest, uint32_t threads,
+                             double seconds);
+/* The verdict and its words from the figures: a pure function of l's fields. */
+void limits_judge(struct limits *l);
+/* "server", "client", "both", "rate", "latency", "unknown". */
+const char *limits_verdict_name(enum limits_verdict v);
+/* The verdict named name (as limits_verdict_name gives it); false when it is none. */
+bool limits_verdict_parse(const char *name, enum limits_verdict *v);
+/*
+ * Merged documents: into gets from's servers appended and its client added (first: copied):
+ * CPU and threads summed, shares averaged over the threads, maxima kept. The caller then sets
+ * the merged shape and calls limits_judge. SLAP_ERROR when out of memory.
+ */
+enum slap_status limits_add(struct limits *into, const struct limits *from, bool first);
+/* The report's lines: client_cpu_*, client_busy, client_cpu_wait, server_cpu_s, limited_by. */
+void limits_print(FILE *out, const struct limits *l);
+
+#endif

@@ -1,0 +1,129 @@
+/* A run: the plan, the worker threads, the main thread's wait, periods and signals. */
+#ifndef SLAP_RUN_H
+#define SLAP_RUN_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "slap/base/common.h"
+#include "slap/base/hostcpu.h"
+#include "slap/engine/limits.h"
+#include "slap/cli/options.h"
+#include "slap/engine/replay.h"
+#include "slap/output/results.h"
+#include "slap/net/server_stats.h"
+#include "slap/net/servers.h"
+#include "slap/model/stats.h"
+#include "slap/engine/watch.h"
+#include "slap/engine/worker.h"
+#include "slap/model/workload.h"
+
+struct tls_ctx;
+
+/* Where the run's periods and samples go: the caller connects them to the outputs (tables,
+ * the results document, the samples file); the run itself formats and writes none of them.
+ * A NULL callback: not wanted. */
+struct run_sinks {
+    void *ctx;
+    /* One period collected (period_no from 1, period_s long); global holds the run so far,
+     * this period included. */
+    void (*period)(void *ctx, const struct slap_stats *period, const struct slap_stats *global,
+                   uint64_t period_no, double period_s);
+    /* The answers after the last period, the measured part having lasted elapsed_s. */
+    void (*rest)(void *ctx, const struct slap_stats *rest, double elapsed_s);
+    /* --samples: write what a worker's ring holds, times from origin_ns; how many it wrote. */
+    uint64_t (*samples)(void *ctx, struct sample_ring *ring, uint64_t origin_ns);
+};
+
+struct run {
+    const struct slap_options *opts;
+    struct server_list servers;
+    struct workload workload;
+    struct tls_ctx *tls;       /* --tls, else NULL */
+    uint32_t nworkers;
+    struct worker *workers;
+    FILE *out;                 /* the report: stdout */
+    struct engine_config engine; /* what the workers and their lanes read of the options */
+    struct worker_gate gate;     /* the go (its start_ns: the run's start), and the stop */
+
+    int signal;                /* the signal that interrupted the run, or 0 */
+    bool out_watched;          /* out is a pipe or a socket: its reader may go away */
+    bool output_gone;          /* and it did: the run stopped early */
+
+    struct stats_shape shape;  /* the histograms every statistics of the run keeps */
+    struct slap_stats global;  /* everything, collected */
+    struct slap_stats period;  /* -S: one period's, collected from the workers */
+    uint64_t end_ns;           /* end of the measured part: the latest of the workers' */
+    struct worker_stall *stalls; /* per server: sockets that held unanswered requests at the end */
+    uint32_t blocked_lanes;    /* lanes that still awaited an answer when the run gave up */
+    struct replay replay;      /* --trace: the reader of the trace */
+    struct trace_progress trace_sent; /* and what the workers sent of it */
+    uint64_t flush_ns;         /* --flush: how long flush_all took (in run_init) */
+    bool silent_preload;       /* the caller reports the preload itself: no "preload:" line */
+
+    /* Results as data: set by the caller after run_init, before run_execute. */
+    uint64_t period_ns;        /* -S, or 1 s when periods are kept or shown; 0: no periods */
+    bool progress;             /* the live line on standard error (a terminal, no -S) */
+    struct run_sinks sinks;    /* where periods and samples go */
+    struct server_stats_pair *server_stats; /* per server, read around the run; NULL: not read */
+    struct watch watch; /* read with them: proxies' CPU (/proc), backends, twemproxy's stats */
+    double *fill_evictions;    /* per server, its evictions before the preload or warm-up (< 0:
+                                  not read); NULL when there is neither, or no stats are read */
+    uint64_t samples_written;
+    uint64_t samples_dropped;
+    uint64_t start_wall_ns;    /* the wall clock (epoch ns) at start_ns */
+
+    /* slap's own CPU (getrusage RUSAGE_SELF) over the measured part: the reading at its start,
+     * then (cpu_measured) what it used up to the end of the last worker's loop. */
+    bool cpu_started;
+    bool cpu_measured;
+    struct hostcpu_sample host_before; /* every CPU of the host, at the start and the end */
+    struct hostcpu_sample host_after;
+    double cpus_allowed; /* CPUs slap may use (affinity, cgroup quota) */
+    double cpu_user_s;
+    double cpu_sys_s;
+};
+
+/* The signals that stop a run with its report: SIGINT, SIGTERM, SIGHUP. */
+void run_stop_signals(sigset_t *set);
+
+/*
+ * Plan the run: resolve servers, build the workload and workers. err gets one line.
+ * run_free is called after a failed run_init too.
+ */
+enum slap_status run_init(struct run *r, const struct slap_options *o, FILE *out, char *err,
+                          size_t err_len);
+/* Start, wait (printing -S tables), collect. SLAP_ERROR with err filled if set-up failed. */
+enum slap_status run_execute(struct run *r, char *err, size_t err_len);
+void run_free(struct run *r);
+
+/*
+ * After run_init: periods and samples go to sinks (NULL: nowhere), periods of 1 s at least
+ * when keep_periods; read the servers' stats around the run, show the progress line. Sets
+ * period_ns.
+ */
+enum slap_status run_want(struct run *r, const struct run_sinks *sinks, bool keep_periods,
+                          bool server_stats, bool progress);
+
+/* When the measured part starts (after any warm-up), and its length in seconds: up to the
+ * common end (-t), the stop (a signal), or the last answer (-x); 0 if it never began. */
+uint64_t run_measure_start(const struct run *r);
+double run_seconds(const struct run *r);
+/* The preload: sets answered, and how long the slowest thread took. */
+void run_preload(const struct run *r, uint64_t *sets, uint64_t *ns);
+/*
+ * What limited the run, as far as it is known: slap's CPU and its threads', each server's CPU
+ * (when server stats were read), the run's shape, judged. SLAP_ERROR when nothing was
+ * measured (or out of memory): l is then empty. limits_free releases it either way.
+ */
+enum slap_status run_limits(const struct run *r, struct limits *l);
+/* Did every lane still await an answer when the run gave up waiting? */
+bool run_all_blocked(const struct run *r);
+/* Say on err how many requests went unanswered, and which servers' sockets held them. */
+void run_describe_stalls(const struct run *r, FILE *err);
+
+#endif

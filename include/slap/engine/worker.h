@@ -1,0 +1,163 @@
+/* A worker thread: its event_base, its clients, timers, and the period mailbox. */
+#ifndef SLAP_WORKER_H
+#define SLAP_WORKER_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "slap/engine/client.h"
+#include "slap/model/samples.h"
+#include "slap/model/schedule.h"
+#include "slap/model/stats.h"
+#include "slap/model/workload.h"
+
+struct tls_ctx;
+
+#define WORKER_ERROR_MAX 512
+#define WORKER_TLS_OUT (16u * 1024u) /* one TLS record of requests at a time */
+#define WORKER_CONNECT_TIMEOUT_NS (5ULL * 1000000000ULL)
+#define WORKER_DRAIN_TIMEOUT_NS (2ULL * 1000000000ULL)
+#define WORKER_RECONNECT_MIN_NS (10ULL * 1000000ULL)
+#define WORKER_RECONNECT_MAX_NS (1000ULL * 1000000ULL)
+
+/* What a worker reads of its run: settled when the run is planned (period_ns by run_want,
+ * before the threads start), read-only after. The worker never reads the command line. */
+struct engine_config {
+    struct lane_params lane;         /* what every lane reads */
+    const struct stats_shape *shape; /* the histograms every statistics of the run keeps */
+    struct tls_ctx *tls;             /* --tls, else NULL */
+    enum proto_kind protocol;
+    enum arrival arrival;    /* open loop: the schedule's spacing */
+    uint64_t run_time_ns;    /* -t: the measured part's length; 0 with -x or a trace */
+    uint64_t warmup_ns;      /* --warmup: load before the measured part */
+    uint64_t timeout_ns;     /* --timeout: a socket's oldest request waits no longer */
+    uint64_t udp_timeout_ns; /* --udp_timeout */
+    uint64_t period_ns;      /* publish every period_ns; 0: at the end only */
+    double sample_rate;      /* --samples: the share of requests kept */
+    bool samples;            /* --samples */
+    bool memslap_face;       /* messages in memslap's words */
+};
+
+enum gate_go {
+    GATE_WAIT = 0,  /* workers are connecting */
+    GATE_GO = 1,    /* the run starts at start_ns */
+    GATE_ABORT = 2, /* set-up failed or interrupted: workers clean up */
+};
+
+/* Where the run's thread and its workers meet: the set-up hand-shake, and the stop. */
+struct worker_gate {
+    pthread_mutex_t lock;         /* the hand-shake only */
+    pthread_cond_t cond;
+    uint32_t ready;               /* workers done with set-up */
+    enum gate_go go;
+    uint64_t start_ns;            /* the go; the measured part starts warmup_ns later */
+    atomic_bool stop;             /* main thread: no new requests (signal) */
+    atomic_uint_fast64_t stop_ns; /* when it was asked: the measured part ends there */
+};
+
+/* The period hand-off: the worker publishes what it counted, the main thread collects it.
+ * The only shared, locked state of a worker, touched once a period. */
+struct worker_mailbox {
+    pthread_mutex_t lock;
+    struct slap_stats box;      /* published, not yet collected */
+    atomic_uint_fast64_t ticks; /* periods published */
+};
+
+/* Where the measuring of a thread's own CPU is. */
+enum worker_cpu_state {
+    WORKER_CPU_NONE,     /* the measured part has not begun */
+    WORKER_CPU_STARTED,  /* cpu_ns and wait_ns hold the readings at its start */
+    WORKER_CPU_MEASURED, /* they hold what the measured part used */
+};
+
+/* Sockets of one server that still held unanswered requests when the run gave up on them. */
+struct worker_stall {
+    uint32_t conns;
+    uint64_t since_ns; /* the oldest of those requests was sent then */
+};
+
+struct worker {
+    uint32_t index;
+    const struct engine_config *cfg;
+    struct worker_gate *gate;
+    pthread_t thread;
+    struct event_base *base;     /* EVENT_BASE_FLAG_NOLOCK: this thread only */
+
+    struct lane_env env;         /* what its lanes share: the phase, statistics, scratch */
+
+    uint32_t nclients;
+    size_t nlanes;               /* lanes of all clients */
+    size_t nconns;               /* sockets of all lanes */
+    struct client *clients;
+    struct lane *lanes;          /* all lanes of all clients, one allocation */
+    struct conn *conns;          /* all sockets, one allocation */
+    struct request *requests;    /* the rings of all sockets */
+    char *hdrs;                  /* request headers of all rings */
+    char *keys;                  /* keys of all clients */
+    char *rbuf;                  /* read buffer shared by every socket of the thread */
+    char *tls_out;               /* --tls: requests gathered for SSL_write */
+    char *ubuf;                  /* UDP: a carried partial line and the next message */
+    struct conn_env conn_env;    /* what every socket of the thread is given */
+
+    uint32_t active_lanes;       /* lanes not done */
+    uint32_t connecting;         /* connects not yet finished during set-up */
+    struct worker_stall *stalls; /* per server, filled when the drain gives up */
+    uint32_t blocked_lanes;      /* lanes that still awaited an answer then */
+    uint64_t preload_ns;         /* how long the preload took */
+    uint64_t next_timeout_check; /* --timeout: when to look at the sockets again */
+    char error[WORKER_ERROR_MAX]; /* why set-up failed */
+
+    struct event *end_timer;     /* end of a timed run */
+    struct event *tick_timer;    /* -S period: publish statistics */
+    struct event *watch_timer;   /* notices a stop asked by the main thread */
+    struct event *drain_timer;   /* bound on waiting for answers after the stop */
+    struct event *warmup_timer;  /* end of --warmup */
+    int notify_fd;               /* --trace: an eventfd the trace reader wakes the thread by */
+    struct event *notify_event;
+
+    struct worker_mailbox mailbox; /* read by the main thread */
+    atomic_bool done;              /* the thread's loop is over; the mailbox holds everything */
+
+    /* The thread's CPU over the measured part: read when it begins and when it ends. */
+    enum worker_cpu_state cpu_state;
+    uint64_t cpu_ns;  /* CLOCK_THREAD_CPUTIME_ID: at the start, then the difference */
+    uint64_t wait_ns; /* time runnable but waiting for a CPU (schedstat), likewise */
+    bool wait_known;  /* /proc/thread-self/schedstat was read both times */
+};
+
+/*
+ * Allocate the worker's clients (ids first_client .. first_client + nclients - 1) of a run
+ * configured by cfg and started through gate. worker_free is called after a failed
+ * worker_init too (once w->cfg is set).
+ */
+enum slap_status worker_init(struct worker *w, const struct engine_config *cfg,
+                             struct worker_gate *gate, uint32_t index, uint32_t first_client,
+                             uint32_t nclients);
+void worker_free(struct worker *w);
+enum slap_status worker_spawn(struct worker *w);
+
+/* Move what the worker has published into dst (main thread, once a period). */
+void worker_collect(struct worker *w, struct slap_stats *dst);
+
+/* --trace, from the reader's thread: requests came for a lane of w that had none. */
+void worker_notify(struct worker *w);
+
+/* When the measured part starts: the go, after any warm-up. */
+static inline uint64_t worker_measure_start(const struct worker_gate *g,
+                                            const struct engine_config *cfg)
+{
+    return g->start_ns + cfg->warmup_ns;
+}
+
+/* The mailbox of a thread whose statistics have this shape. worker_mailbox_free is safe
+ * after a failure. */
+enum slap_status worker_mailbox_init(struct worker_mailbox *m, const struct stats_shape *shape);
+void worker_mailbox_free(struct worker_mailbox *m);
+/* The worker's side: move cur into the box (cur starts again from nothing). */
+void worker_mailbox_publish(struct worker_mailbox *m, struct slap_stats *cur);
+/* The main thread's side: move what the box holds into dst. */
+void worker_mailbox_collect(struct worker_mailbox *m, struct slap_stats *dst);
+
+#endif

@@ -1,0 +1,68 @@
+/* Size distributions and memaslap's -F config file: key sizes, value sizes, the set/get mix. */
+#ifndef SLAP_CFGFILE_H
+#define SLAP_CFGFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "slap/model/ops.h"
+
+#include "slap/base/common.h"
+
+#define SIZE_DIST_MAX 64 /* ranges in one distribution */
+
+/* One range of sizes, drawn uniformly from [min, max] inclusive, with its share. */
+struct size_range {
+    uint32_t min;
+    uint32_t max;
+    double prop;  /* share as given */
+    double cumul; /* cumulative share, normalised: the last range ends at 1 */
+};
+
+/* A weighted list of size ranges. */
+struct size_dist {
+    uint32_t n;
+    struct size_range r[SIZE_DIST_MAX];
+};
+
+/*
+ * Parse "SIZE", "MIN-MAX" or a weighted list "MIN-MAX:SHARE,MIN-MAX:SHARE,..."
+ * (a bare SIZE or MIN-MAX inside the list is allowed too: "64:0.5,128:0.5").
+ * Sizes are whole bytes, optionally with k (1024) or m (units.h); every size must lie in
+ * [lo, hi]; shares must be > 0 and are normalised by their sum. On error:
+ * SLAP_ERROR and one line in err naming the bad part.
+ */
+enum slap_status size_dist_parse(const char *text, uint32_t lo, uint32_t hi, struct size_dist *d,
+                                 char *err, size_t err_len);
+/* A single size: the distribution that always gives size. */
+void size_dist_fixed(struct size_dist *d, uint32_t size);
+/*
+ * A size drawn by the shares, from 64 random bits u: a range by the cumulative
+ * shares, then uniformly inside it, endpoints included. Deterministic in u.
+ */
+uint32_t size_dist_sample(const struct size_dist *d, uint64_t u);
+uint32_t size_dist_max(const struct size_dist *d);
+double size_dist_mean(const struct size_dist *d);
+
+/* What a -F file says; a section it lacks leaves has_* false. */
+struct cfg_file {
+    bool has_key, has_value, has_cmd;
+    struct size_dist key;
+    struct size_dist value;
+    double mix[OP_COUNT]; /* share of each op, normalised: they add up to 1 */
+};
+
+/*
+ * memaslap's format: sections "key" and "value" with lines "MIN MAX SHARE",
+ * section "cmd" with lines "TYPE SHARE" (0 set, 1 get, or a command name: get, set, delete,
+ * ...); '#' starts a comment, blank lines are skipped, sections may come in any order. Keys 16..250 bytes,
+ * values 1..1 MiB. Every line is read for what it says (memaslap goes by
+ * order). On error: SLAP_ERROR, err = "NAME:LINE: what is wrong".
+ */
+enum slap_status cfgfile_parse(const char *text, size_t len, const char *name, struct cfg_file *cfg,
+                               char *err, size_t err_len);
+/* Read and parse a file; an unreadable file is an error naming it and the reason. */
+enum slap_status cfgfile_load(const char *path, struct cfg_file *cfg, char *err, size_t err_len);
+
+#endif

@@ -1,0 +1,155 @@
+/* Counters and latency histograms of a run: one X-macro list, merged by addition. */
+#ifndef SLAP_STATS_H
+#define SLAP_STATS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "slap/base/common.h"
+#include "slap/base/hist.h"
+#include "slap/model/ops.h"
+
+/* How a counter appears in the text report. */
+enum counter_show {
+    COUNTER_ALWAYS,  /* memaslap's lines, always printed in this order */
+    COUNTER_NONZERO, /* slap's additions, printed after memaslap's when not zero */
+    COUNTER_HIDDEN,  /* used for derived figures only */
+    COUNTER_VERIFY,  /* memaslap's lines with -v, after get_misses */
+    COUNTER_EXPIRE,  /* memaslap's lines with -e, after those */
+    COUNTER_UDP,     /* memaslap's lines with -U or -a, after object_bytes */
+    COUNTER_MIX,     /* slap's, printed when not zero and the mix has more than get and set */
+};
+
+/*
+ * X(name, show, meaning). Request counters count answered requests, so that
+ * they equal what the server counted once every sent request is answered.
+ */
+#define SLAP_COUNTERS(X)                                                                           \
+    X(cmd_get, COUNTER_ALWAYS, "keys asked for by answered gets (get, gets)")                      \
+    X(cmd_set, COUNTER_ALWAYS, "answered storage commands (set, add, replace, append, ...)")       \
+    X(get_misses, COUNTER_ALWAYS, "keys not found by answered gets")                               \
+    X(verify_misses, COUNTER_VERIFY, "checked gets that found no value where one was stored")    \
+    X(verify_failed, COUNTER_VERIFY, "checked gets whose value differed from the one stored")    \
+    X(expired_get, COUNTER_EXPIRE, "gets that found a value past its expiry time")               \
+    X(unexpired_unget, COUNTER_EXPIRE, "gets that found no value before its expiry time")        \
+    X(written_bytes, COUNTER_ALWAYS, "bytes written to servers")                                   \
+    X(read_bytes, COUNTER_ALWAYS, "bytes read from servers")                                       \
+    X(object_bytes, COUNTER_ALWAYS, "key + value bytes of answered sets")                          \
+    X(packet_disorder, COUNTER_UDP, "UDP datagrams that came before one with a lower sequence")   \
+    X(packet_drop, COUNTER_UDP, "UDP datagrams missing when their answer timed out")            \
+    X(udp_timeout, COUNTER_UDP, "UDP requests whose answer did not come in --udp_timeout")      \
+    X(not_stored, COUNTER_NONZERO, "storage commands answered NOT_STORED")                         \
+    X(server_error, COUNTER_NONZERO, "SERVER_ERROR replies")                                       \
+    X(client_error, COUNTER_NONZERO, "CLIENT_ERROR replies")                                       \
+    X(error_reply, COUNTER_NONZERO, "ERROR replies")                                               \
+    X(protocol_error, COUNTER_NONZERO, "responses that were not memcached's protocol")             \
+    X(conn_closed, COUNTER_NONZERO, "connections closed by the server or the network")            \
+    X(conn_refused, COUNTER_NONZERO, "of those, closed before their first answer (refused)")      \
+    X(reconnects, COUNTER_NONZERO, "connections opened again after a close (-R)")                  \
+    X(clients_stopped, COUNTER_NONZERO, "clients stopped by a lost connection (no -R)")            \
+    X(unanswered, COUNTER_NONZERO, "requests due but never answered (lost, abandoned, unsent)")    \
+    X(unsent, COUNTER_NONZERO, "of those, requests due that never left (behind a stalled socket)") \
+    X(client_lag, COUNTER_NONZERO, "of those, due while their socket was free: slap fell behind")  \
+    X(stored, COUNTER_MIX, "storage commands answered STORED")                                     \
+    X(exists, COUNTER_NONZERO, "storage commands answered EXISTS (cas: changed since the gets)")  \
+    X(not_found, COUNTER_NONZERO, "commands answered NOT_FOUND")                                   \
+    X(deleted, COUNTER_NONZERO, "deletes answered DELETED")                                        \
+    X(touched, COUNTER_NONZERO, "touches answered TOUCHED")                                        \
+    X(cmd_touch, COUNTER_NONZERO, "keys touched by answered touch and gat (the server's)")          \
+    X(touch_hits, COUNTER_NONZERO, "of those, keys found")                                         \
+    X(touch_misses, COUNTER_NONZERO, "of those, keys not found")                                   \
+    X(delete_hits, COUNTER_NONZERO, "deletes of a key that was there")                             \
+    X(delete_misses, COUNTER_NONZERO, "deletes of a key that was not")                             \
+    X(incr_hits, COUNTER_NONZERO, "increments of a key that was there")                            \
+    X(incr_misses, COUNTER_NONZERO, "increments of a key that was not")                            \
+    X(decr_hits, COUNTER_NONZERO, "decrements of a key that was there")                            \
+    X(decr_misses, COUNTER_NONZERO, "decrements of a key that was not")                            \
+    X(cas_hits, COUNTER_NONZERO, "cas answered STORED")                                            \
+    X(cas_misses, COUNTER_NONZERO, "cas of a key that was not there")                              \
+    X(cas_badval, COUNTER_NONZERO, "cas of a key changed since its gets")                          \
+    X(requests_sent, COUNTER_HIDDEN, "requests handed to the kernel")
+
+struct slap_counters {
+#define SLAP_COUNTER_FIELD(name, show, meaning) uint64_t name;
+    SLAP_COUNTERS(SLAP_COUNTER_FIELD)
+#undef SLAP_COUNTER_FIELD
+};
+
+/* Request types with a latency histogram of their own: every operation (ops.h). */
+enum stats_type {
+    STATS_GET = OP_GET,
+    STATS_SET = OP_SET,
+    STATS_TYPES = OP_COUNT,
+};
+
+/* Gets by outcome. */
+enum stats_outcome {
+    STATS_HIT = 0,
+    STATS_MISS = 1,
+    STATS_OUTCOMES = 2,
+};
+
+/* The histograms a run keeps: one per type in its mix, and uncorrected ones in an open loop. */
+struct stats_shape {
+    uint32_t types;  /* op_bit() of each type that may be sent */
+    bool open_loop;  /* -P: raw histograms too */
+};
+
+/*
+ * A histogram is large (37 KiB): a run keeps only those of the types its mix sends. A type
+ * outside the shape has NULL histograms, and requests of it are never recorded.
+ */
+struct slap_stats {
+    struct slap_counters counters;
+    struct hist *lat[STATS_TYPES];      /* latency per type from the intended send time */
+    struct hist *raw[STATS_TYPES];      /* open loop: from the actual send (uncorrected) */
+    uint64_t net_bytes[STATS_TYPES];    /* bytes written and read for each type */
+    uint64_t misses[STATS_TYPES];       /* keys each type did not find (the tables' Get_miss) */
+    struct hist gets[STATS_OUTCOMES];   /* latency of gets that hit, that missed */
+    struct hist lag;                    /* open loop: actual send minus intended send */
+    struct hist *slab;                  /* the per-type histograms, one allocation */
+};
+
+/* Every type, corrected and uncorrected: what a results document read back may hold. */
+extern const struct stats_shape stats_shape_all;
+
+/* Empty statistics of that shape. stats_free is safe after a failure. */
+enum slap_status stats_init(struct slap_stats *s, const struct stats_shape *shape);
+void stats_free(struct slap_stats *s);
+void stats_reset(struct slap_stats *s);
+/* Add src into dst, which has the same shape. */
+void stats_merge(struct slap_stats *dst, const struct slap_stats *src);
+/* Latency of every type together (the "Total" tables), from lat or raw. */
+void stats_total_hist(const struct slap_stats *s, struct hist *total);
+void stats_total_raw(const struct slap_stats *s, struct hist *total);
+/* Requests answered, memaslap's "Ops": cmd_get + cmd_set (keys of multi-gets, copies of
+ * -p sets), plus touches, deletes, increments and decrements. */
+uint64_t stats_ops(const struct slap_stats *s);
+/* The same from counters alone (a period's or a step's in results). */
+uint64_t stats_counters_ops(const struct slap_counters *c);
+/* Requests answered, whatever the answer (error lines too); a multi-get counts once. */
+uint64_t stats_requests(const struct slap_stats *s);
+/* The same from counters alone: the rate a -P target (requests per second) is compared with. */
+uint64_t stats_counters_requests(const struct slap_counters *c);
+/* Print "name: value" lines for counters of the given visibility (COUNTER_NONZERO and
+ * COUNTER_MIX: only those that are not zero). */
+void stats_print_counters(FILE *out, const struct slap_counters *c, enum counter_show show);
+/* slap's counter lines after memaslap's, those not zero: COUNTER_NONZERO ones, and with mix
+ * (the mix has more than gets and sets) COUNTER_MIX ones too, in the list's order. */
+void stats_print_added(FILE *out, const struct slap_counters *c, bool mix);
+/* memaslap's counter lines in its order: the -v and -e ones only when asked for. */
+void stats_print_memaslap(FILE *out, const struct slap_counters *c, bool verify, bool expire,
+                          bool udp);
+/* Look a counter up by name (for tests and machine-readable output); NULL if unknown. */
+const uint64_t *stats_counter_by_name(const struct slap_counters *c, const char *name);
+
+/* "Get", "Set", ... for a stats type (the tables' titles); "Total" for STATS_TYPES; NULL beyond. */
+const char *stats_type_title(int type);
+/* The same in lower case, as results files name them ("get", ..., "total"). */
+const char *stats_type_name(int type);
+
+/* Errors in --max_errors' sense: error replies, protocol errors and unanswered requests. */
+uint64_t stats_errors(const struct slap_counters *c);
+
+#endif

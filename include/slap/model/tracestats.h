@@ -1,0 +1,52 @@
+/* slap trace-stats: a trace's rate, operation mix, sizes, distinct keys and skew, no server. */
+#ifndef SLAP_TRACESTATS_H
+#define SLAP_TRACESTATS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "slap/base/common.h"
+#include "slap/model/trace.h"
+
+#define TRACESTATS_EXACT_KEYS 3000000u /* default --exact-keys: about 48 MB of key table */
+#define TRACESTATS_EXACT_KEYS_MAX 50000000u
+#define TRACESTATS_ZIPF_MIN_COUNT 16 /* the Zipf fit uses keys read at least this often */
+#define TRACESTATS_ZIPF_MIN_KEYS 10  /* and needs at least this many of them */
+#define TRACESTATS_RATE_ROWS 10      /* rows of the rate-over-time table */
+
+/*
+ * The figures, gathered one request at a time in bounded memory:
+ * - rate: requests per second of the trace, in a table of at most 2^20 time buckets (a
+ *   bucket widens to 2, 4, ... seconds when the trace spans more seconds than that), and the
+ *   exact peak second;
+ * - operations: a count of each;
+ * - sizes: key sizes (as sent, see trace_key) exactly, value sizes of the storage commands in
+ *   a log-linear histogram (exact below 256 bytes, within 0.8% above);
+ * - distinct keys: exact (64-bit fingerprints in a hash table) up to exact_keys keys, and a
+ *   HyperLogLog of 2^14 registers (standard error 0.8%) used beyond;
+ * - Zipf exponent: -slope of the least-squares line of log(count) against log(rank) of the
+ *   keys read at least TRACESTATS_ZIPF_MIN_COUNT times, at ranks 1, 2, ... growing by about
+ *   10% a step (so every part of the head weighs alike), from the counts of the key table.
+ */
+struct tracestats;
+
+/* SLAP_ERROR when memory runs out. exact_keys >= 1: the most keys counted exactly. */
+enum slap_status tracestats_init(struct tracestats **out, uint64_t exact_keys);
+/* One request of the trace, which is at that second of it. Seconds never go backwards. */
+void tracestats_add(struct tracestats *s, const struct trace_request *r, uint64_t second);
+/* Distinct keys so far; *exact false when the table overflowed and this is the estimate. */
+uint64_t tracestats_distinct(const struct tracestats *s, bool *exact);
+/* The Zipf exponent estimate; false when fewer than TRACESTATS_ZIPF_MIN_KEYS keys qualify.
+ * *keys: how many keys the fit used. */
+bool tracestats_zipf(const struct tracestats *s, double *exponent, uint64_t *keys);
+/* The report of what was read (c: the reader's counts; name: the file as shown). */
+void tracestats_print(FILE *f, const struct tracestats *s, const struct trace_counts *c,
+                      const char *name);
+void tracestats_free(struct tracestats *s);
+
+/* `slap trace-stats [--trace-skip-bad] [--exact-keys N] FILE` (argv[0] is "trace-stats"):
+ * 0 done, 1 the trace could not be read or has a malformed line, 2 bad usage. */
+int tracestats_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,137 @@
+/* What clients send: keys, values, the set/get mix and each client's key window. */
+#ifndef SLAP_WORKLOAD_H
+#define SLAP_WORKLOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "slap/model/cfgfile.h"
+#include "slap/base/common.h"
+#include "slap/model/keydist.h"
+#include "slap/model/ops.h"
+#include "slap/cli/options.h"
+#include "slap/base/rng.h"
+
+/* Characters of a key that identify its client and its slot (see workload_key_init). */
+#define WORKLOAD_KEY_ID_LEN 15
+#define WORKLOAD_KEY_MARK 6 /* the '.' between client and slot ('#' in counter keys) */
+#define WORKLOAD_PPM 1000000u
+
+#define WORKLOAD_POOL_SLACK 4096u /* values start at one of this many offsets of the pool */
+
+/* Read-only after workload_init: shared by every thread. */
+struct workload {
+    uint32_t key_size;          /* bytes of the longest key */
+    uint32_t value_size;        /* bytes of the longest value */
+    struct size_dist key_sizes; /* one entry of min == max: every key alike */
+    struct size_dist value_sizes;
+    bool fixed_keys;            /* every key is key_size bytes */
+    bool fixed_values;          /* every value is value (below), value_size bytes */
+    uint64_t win_size;          /* keys in each client's window */
+    uint32_t mix_ppm[OP_COUNT]; /* share of each operation, parts per million */
+    uint32_t mix_ops;           /* the ops with a share: op_bit() of each */
+    enum op_type mix_default;   /* the op sent when no other is due: get, else the largest */
+    uint8_t mix_others[OP_COUNT]; /* the ops with a share but mix_default, in op order */
+    uint32_t mix_nothers;       /* how many */
+    uint32_t overwrite_ppm;     /* share of sets that rewrite a key already set */
+    uint32_t verify_ppm;        /* share of gets whose value is checked */
+    uint32_t expire_ppm;        /* share of sets with an expiry time */
+    uint32_t exp_time_s;        /* that expiry time */
+    uint32_t division;          /* keys per get */
+    bool track_slots;           /* versions and expiry are kept per slot (-v, -e, -o) */
+    char *value;                /* value_size printable bytes followed by "\r\n" */
+    char *pool;                 /* value_size + WORKLOAD_POOL_SLACK printable bytes */
+};
+
+/* What a client knows of one key of its window, when -v, -e or -o need it. */
+struct slot_state {
+    uint32_t version;        /* sets issued for the key */
+    uint32_t stored_version; /* the version the server holds (last STORED) */
+    uint32_t stored_ms;      /* when it was stored, ms since the run began */
+    uint32_t expire_ms;      /* when it expires, or 0 */
+    uint16_t pending;        /* sets in flight */
+    bool ambiguous;          /* sets crossed each other: which one the server kept is unknown */
+};
+
+enum slap_status workload_init(struct workload *w, const struct slap_options *o);
+/* The ops the run may send: those of the mix, and gets for a cas without a token. */
+uint32_t workload_ops(const struct workload *w);
+/* --trace: value bytes of that size: a decimal number when it is short enough to be one
+ * (20 bytes or less, so that a trace's incr and decr find numbers), else printable bytes. */
+const char *workload_trace_value(const struct workload *w, uint32_t size);
+/* Does the run need its windows filled first? Its mix stores no new key (no set, no add). */
+bool workload_needs_fill(const struct workload *w);
+void workload_free(struct workload *w);
+
+/*
+ * Keys are printable and distinct per client and slot:
+ *   cccccc.ssssssss + filler to key_size
+ * six hex digits of the client id, a dot, eight hex digits of the slot.
+ * workload_key_init writes the whole key for slot 0; workload_key_slot then
+ * rewrites only the slot digits, so a key costs eight byte stores.
+ */
+void workload_key_init(const struct workload *w, uint32_t client_id, char *key);
+
+/* The eight lowercase hex digits of the slot's low 32 bits into key[7..14], most significant
+ * first: every nibble to a byte of its own, then digits and letters all at once (SWAR). */
+static inline void workload_key_slot(char *key, uint64_t slot)
+{
+    uint64_t x = (uint32_t)slot;
+    x = (x | x << 16) & 0x0000ffff0000ffffULL;
+    x = (x | x << 8) & 0x00ff00ff00ff00ffULL;
+    x = (x | x << 4) & 0x0f0f0f0f0f0f0f0fULL; /* byte i: nibble i, the least significant first */
+    uint64_t letters = ((x + 0x0606060606060606ULL) >> 4) & 0x0101010101010101ULL;
+    x += 0x3030303030303030ULL + letters * ('a' - '0' - 10);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    x = __builtin_bswap64(x); /* the most significant digit to the lowest address */
+#elif !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_BIG_ENDIAN__
+#error "workload_key_slot needs to know the byte order"
+#endif
+    memcpy(key + WORKLOAD_KEY_MARK + 1, &x, sizeof(x));
+}
+/* The slot a key names (its digits 7..14), if it belongs to client_id; else false. */
+bool workload_key_decode(const char *key, size_t key_len, uint32_t client_id, uint64_t *slot);
+/* Length of a slot's key: fixed, or drawn from the key sizes by (client, slot). */
+uint32_t workload_key_len(const struct workload *w, uint32_t client_id, uint64_t slot);
+/* A version of a slot's value: its length and bytes (in the pool, no "\r\n" after it). */
+uint32_t workload_value_len(const struct workload *w, uint32_t client_id, uint64_t slot,
+                            uint32_t version);
+const char *workload_value(const struct workload *w, uint32_t client_id, uint64_t slot,
+                           uint32_t version);
+
+/* A client's window: sets walk it in order; gets pick a slot already set. */
+struct key_window {
+    uint64_t next_set;          /* slot the next set writes */
+    uint64_t filled;            /* slots [0, filled) hold a value written by this run */
+    uint32_t mix_acc[OP_COUNT]; /* deterministic mix: an op each time its sum reaches PPM */
+};
+
+void window_init(struct key_window *win, const struct workload *w);
+/*
+ * The next operation by the mix, deterministic: every op but the default one adds its
+ * share to a sum of its own at each step and is sent when that sum reaches a million;
+ * otherwise the default op (get) is. With sets and gets alone this is memaslap's order
+ * (0.1/0.9 gives one set, then nine gets); each op starts one step short of being due,
+ * so the first operations are one of each.
+ */
+enum op_type window_next_op(struct key_window *win, const struct workload *w);
+/*
+ * A multi-get of n keys stands for n gets in the mix, as in memaslap (with
+ * 0.1/0.9 and -d 10, one set for nine keys read): account for the other n - 1.
+ */
+void window_more_gets(struct key_window *win, const struct workload *w, uint32_t n);
+/* Slot for the next set, advancing the walk. */
+uint64_t window_take_set_slot(struct key_window *win, const struct workload *w);
+/* A set of the walk was stored: one more slot may be read. */
+void window_set_done(struct key_window *win, const struct workload *w);
+/* A slot already set, uniformly; only when window_can_get. */
+uint64_t window_pick_get_slot(const struct key_window *win, struct rng *r);
+
+static inline bool window_can_get(const struct key_window *win)
+{
+    return win->filled > 0;
+}
+
+#endif

@@ -1,0 +1,35 @@
+/* TLS over OpenSSL: one context for the run, one session per socket, non-blocking. */
+#ifndef SLAP_TLS_H
+#define SLAP_TLS_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "slap/base/common.h"
+#include "slap/cli/options.h"
+
+struct tls_ctx;
+struct tls_conn;
+
+/* The run's context from --tls_ca, --tls_cert, --tls_key, --tls_skip_verify. */
+enum slap_status tls_ctx_open(struct tls_ctx **out, const struct slap_options *o, char *err,
+                              size_t err_len);
+void tls_ctx_close(struct tls_ctx *ctx);
+
+/* A session on a connected socket; host is checked against the certificate (name or IP). */
+struct tls_conn *tls_conn_open(struct tls_ctx *ctx, int fd, const char *host);
+void tls_conn_close(struct tls_conn *t);
+
+/*
+ * Non-blocking steps. Each returns SLAP_OK (done, or *n bytes moved), SLAP_AGAIN
+ * with *want_write telling whether to wait for writable (else readable), or
+ * SLAP_ERROR with a reason in err. tls_read returns SLAP_OK with *n = 0 when the
+ * server closed the session.
+ */
+enum slap_status tls_handshake(struct tls_conn *t, int *want_write, char *err, size_t err_len);
+enum slap_status tls_write(struct tls_conn *t, const void *buf, size_t len, size_t *n,
+                           int *want_write, char *err, size_t err_len);
+enum slap_status tls_read(struct tls_conn *t, void *buf, size_t len, size_t *n, int *want_write,
+                          char *err, size_t err_len);
+
+#endif

@@ -1,0 +1,66 @@
+/* The text report in memaslap's layout, with slap's additions appended. */
+#ifndef SLAP_REPORT_H
+#define SLAP_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "slap/engine/limits.h"
+#include "slap/cli/options.h"
+#include "slap/model/stats.h"
+#include "slap/model/trace.h"
+
+/* Header block: servers, threads, concurrency, run time or execute number, ... */
+void report_header(FILE *out, const struct slap_options *o);
+/*
+ * -S tables for period number period_no (1, 2, ...): Period and Global rows for
+ * Get, Set and Total. Clears the screen first when terminal (the caller knows
+ * whether out is one).
+ */
+void report_period(FILE *out, const struct slap_options *o, const struct slap_stats *period,
+                   const struct slap_stats *global, uint64_t period_no, bool terminal);
+/*
+ * Final per-type blocks (and, when they differ, the uncorrected and hit/miss
+ * blocks), counters, open-loop figures and the "Run time:" line; signal > 0
+ * marks an interrupt. Percentile columns and lines follow o->percentiles. trace (or NULL)
+ * adds a replay's lines; limits (or NULL) what limited the run, and preload_evictions (when
+ * above 0) its line, before the Run time line.
+ */
+/* A replay's figures: what the reader saw, and what the threads sent. */
+struct report_trace {
+    const struct trace_counts *counts;
+    const struct trace_progress *sent;
+};
+
+void report_final(FILE *out, const struct slap_options *o, const struct slap_stats *global,
+                  double seconds, int signal, const struct report_trace *trace,
+                  const struct limits *limits, double preload_evictions);
+/* "preload_evictions: N (...)" when the servers evicted N > 0 items during the preload or
+ * warm-up; nothing otherwise. */
+void report_preload_evictions(FILE *out, double evictions);
+
+/* The "Run time:" line (and "interrupted:" after a signal): report_final's last lines. */
+void report_run_line(FILE *out, const struct slap_stats *global, double seconds, int signal);
+/* "interrupted: SIGINT" (SIGTERM, SIGHUP) when signal > 0; nothing otherwise. */
+void report_interrupted(FILE *out, int signal);
+
+/* --sweep: the header block with the sweep's rates (a "preload:" line may follow). */
+void report_sweep_header(FILE *out, const struct slap_options *o);
+/* The sweep table's column names, after a blank line: the percentiles follow o->percentiles. */
+void report_sweep_columns(FILE *out, const struct slap_options *o);
+
+/* One --sweep step, as its table row shows it. */
+struct report_step {
+    double target;                  /* ops/s asked for */
+    const struct slap_stats *stats; /* what it measured */
+    double seconds;                 /* for how long */
+    const char *limited_by;         /* a limits_verdict_name; "-" when NULL or empty */
+    bool interrupted;               /* a signal cut it short of --step_time */
+};
+
+/* A step's row: target and achieved rate, o->percentiles and max (corrected), what limited it;
+ * a step cut short ends with "interrupted after 0.84s of 2s". */
+void report_sweep_row(FILE *out, const struct slap_options *o, const struct report_step *step);
+
+#endif

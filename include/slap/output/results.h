@@ -1,0 +1,241 @@
+/*
+ * The run as data: a document (configuration, figures, exactly mergeable histograms, periods,
+ * sweep steps, the servers' own stats), written as JSON or CSV and read back for merge and
+ * plot.
+ */
+#ifndef SLAP_RESULTS_H
+#define SLAP_RESULTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "slap/base/common.h"
+#include "slap/base/hist.h"
+#include "slap/base/json.h"
+#include "slap/engine/limits.h"
+#include "slap/cli/options.h"
+#include "slap/net/server_stats.h"
+#include "slap/model/stats.h"
+#include "slap/model/trace.h"
+
+#define RESULTS_SCHEMA 1 /* the "schema" member: bumped when a reader must change */
+#define RESULTS_LABEL_MAX 256
+#define RESULTS_MAX_ITEMS 100000 /* periods, steps or servers a file may hold */
+/* The largest count, number of bytes or nanoseconds a document holds, read or merged (2^53:
+ * exact as a double, so rates and means computed from it are too). */
+#define RESULTS_COUNT_MAX (1ULL << 53)
+
+/* A histogram without its empty buckets: what a period or a step keeps, what JSON holds. */
+struct results_sparse {
+    uint64_t count;
+    uint64_t min_ns;
+    uint64_t max_ns;
+    double sum_us;
+    double sumsq_us;
+    uint32_t npairs;
+    uint32_t *index; /* bucket indexes, increasing */
+    uint64_t *counts;
+};
+
+/* One period of the run (-S, else a second when results need periods). */
+struct results_period {
+    double elapsed_s; /* its end, seconds since the measured start */
+    double seconds;   /* its length */
+    struct slap_counters counters;
+    struct results_sparse lat[STATS_TYPES]; /* latency per type */
+    uint64_t net_bytes[STATS_TYPES];        /* bytes written and read per type */
+    uint64_t misses[STATS_TYPES];           /* keys not found per type */
+};
+
+/* One --sweep step. */
+struct results_step {
+    double target_tps;
+    char limited_by[16]; /* its limits_verdict_name; "mixed" when merged hosts disagree; "" */
+    bool interrupted;    /* a signal cut it short of --step_time (merged: any host's) */
+    double seconds;
+    struct slap_counters counters;
+    struct results_sparse lat[STATS_TYPES];
+    uint64_t net_bytes[STATS_TYPES];
+    uint64_t misses[STATS_TYPES];
+};
+
+/* One server's own stats around the run, and who read them (merged documents). */
+struct results_server {
+    char name[SERVER_NAME_MAX];
+    char label[RESULTS_LABEL_MAX];
+    struct server_stats_pair stats;
+};
+
+/* What tells one run from another: the host that ran it, its process and when it started.
+ * The same run merged twice would count twice. */
+struct results_run_id {
+    char host[RESULTS_LABEL_MAX]; /* host name; an older file's label */
+    uint64_t pid;                 /* 0 when not known (an older file) */
+    uint64_t start_ms;            /* the measured start, ms since the epoch */
+};
+
+/* A --trace run's own figures: the report's trace_ lines (not read back, nor merged). */
+struct results_trace {
+    bool present;
+    struct trace_counts counts; /* what the reader saw */
+    struct trace_progress sent; /* what the measured run sent of it */
+};
+
+struct results_list {
+    size_t n;
+    size_t cap;
+    void *items;
+};
+
+struct results_doc {
+    struct slap_options opts; /* the configuration (rebuilt from "config" when read) */
+    char label[RESULTS_LABEL_MAX];
+    bool sweep;        /* a --sweep: steps, no periods */
+    uint64_t start_ms; /* the measured start, ms since the epoch */
+    uint64_t end_ms;
+    double seconds; /* measured seconds */
+    int signal;     /* the signal that interrupted the run, or 0 */
+    int exit_status;
+    double period_s;             /* length of a period; 0 when there are none */
+    struct slap_stats *global;   /* the whole run (owned) */
+    struct results_list periods; /* struct results_period */
+    struct results_list steps;   /* struct results_step */
+    struct results_list servers; /* struct results_server */
+    struct results_list runs;    /* struct results_run_id: one; a merged document's, each */
+    uint64_t samples_written;    /* --samples */
+    uint64_t samples_dropped;
+    struct results_trace trace;  /* --trace */
+    bool has_limits;             /* what limited the run was judged (a run that measured) */
+    struct limits limits;        /* owned */
+    char *source; /* read documents: the file's name (owned), for messages */
+    char **argv;  /* read documents: the replayed options' text (owned) */
+    int argc;
+};
+
+/* What is wrong with a label (a run's or a host's name in results): NULL when it is 1 to
+ * RESULTS_LABEL_MAX - 1 bytes with no control character (what the reader takes back), else
+ * why not. --label is checked with it, so what a run writes, merge reads back. */
+const char *results_label_problem(const char *label);
+
+/* An empty document whose global statistics (of every type, corrected and uncorrected) are
+ * allocated. SLAP_ERROR when out of memory. */
+enum slap_status results_doc_init(struct results_doc *d);
+/* The request types a document shows: get and set (memaslap's) always, and every other type
+ * that had events, as op_bit()s. */
+uint32_t results_doc_types(const struct results_doc *d);
+void results_doc_free(struct results_doc *d);
+
+/* Copy h without its empty buckets (allocates); results_sparse_free releases it. */
+enum slap_status results_sparse_from_hist(const struct hist *h, struct results_sparse *out);
+void results_sparse_free(struct results_sparse *s);
+/* Add s into h: the same as merging the histogram s was taken from (log2 view aside). */
+void results_sparse_add(const struct results_sparse *s, struct hist *h);
+
+/* Append p to d, its histograms handed over (p keeps none). */
+enum slap_status results_move_period(struct results_doc *d, struct results_period *p);
+/* Empty d's periods list (its histograms freed). */
+void results_drop_periods(struct results_doc *d);
+/* Append a period or a step made from stats (its lat histograms, counters, bytes and misses
+ * per type). */
+enum slap_status results_add_period(struct results_doc *d, double elapsed_s, double seconds,
+                                    const struct slap_stats *s);
+/* Add s into the last period (answers that came after it ended); a first one if none. */
+enum slap_status results_extend_last_period(struct results_doc *d, const struct slap_stats *s);
+enum slap_status results_add_step(struct results_doc *d, double target_tps, double seconds,
+                                  const struct slap_stats *s);
+/* Append a server's stats pair, read by label. */
+enum slap_status results_add_server(struct results_doc *d, const char *name, const char *label,
+                                    const struct server_stats_pair *pair);
+
+/* Append this process's identity (host name, pid, d->start_ms) to the document's runs. */
+enum slap_status results_add_this_run(struct results_doc *d);
+/* Append a run's identity. */
+enum slap_status results_add_run(struct results_doc *d, const struct results_run_id *id);
+/* Do a and b hold a run in common? Then *same is that run. */
+bool results_share_run(const struct results_doc *a, const struct results_doc *b,
+                       struct results_run_id *same);
+
+/* Requests due: answered, unanswered, or answered with an error (the --max_errors P% base). */
+uint64_t results_requests(const struct slap_stats *s);
+
+/* The document as JSON, or as CSV (a row per period and type, or per step). */
+void results_write_json(FILE *out, const struct results_doc *d);
+void results_write_csv(FILE *out, const struct results_doc *d);
+
+/*
+ * The same, a period at a time, for periods not held in the document: results_json_begin
+ * writes what comes before the periods, results_json_period each period in turn,
+ * results_json_end the rest. d is the document as results_write_json would take it, without its
+ * periods; it must outlive the writing.
+ */
+struct results_json_stream {
+    struct json_writer w;
+    const struct results_doc *d;
+};
+void results_json_begin(struct results_json_stream *js, FILE *out, const struct results_doc *d);
+void results_json_period(struct results_json_stream *js, const struct results_period *p);
+void results_json_end(struct results_json_stream *js);
+/* The CSV's header (and a sweep's every row), then each period's rows. */
+void results_csv_begin(FILE *out, const struct results_doc *d);
+void results_csv_period(FILE *out, const struct results_doc *d, const struct results_period *p);
+
+/* Read a document written by results_write_json; err says what is wrong and where. Either
+ * way d is then initialised: results_doc_free releases it. */
+enum slap_status results_read(const char *path, struct results_doc *d, char *err, size_t err_len);
+enum slap_status results_parse(const char *text, size_t len, struct results_doc *d, char *err,
+                               size_t err_len);
+
+/* A results file read a period at a time. */
+struct results_stream;
+/* Open path to read into d (initialised here, whatever the outcome), naming it name in
+ * messages. SLAP_ERROR with err ("cannot read 'NAME': why"); otherwise results_stream_close
+ * must follow. */
+enum slap_status results_stream_open(const char *path, const char *name, struct results_doc *d,
+                                     struct results_stream **out, char *err, size_t err_len);
+/* The next period into *p (the stream's: valid until the next call, not kept in d): SLAP_OK.
+ * SLAP_AGAIN when there is none left: the rest of the document has been read into d. SLAP_ERROR
+ * with err ("PATH: what is wrong and where"), and no more. */
+enum slap_status results_stream_next(struct results_stream *rs, const struct results_period **p,
+                                     char *err, size_t err_len);
+void results_stream_close(struct results_stream *rs);
+
+/*
+ * Combine documents of one workload run on several hosts: counters and histograms added,
+ * periods and steps added by position, servers listed. SLAP_ERROR with err naming the
+ * setting that differs when a sum would mean nothing. out is initialised either way.
+ */
+enum slap_status results_merge(struct results_doc *out, struct results_doc *const *docs, size_t n,
+                               char *err, size_t err_len);
+
+/* The same over files, read a period at a time (results_merge.c says how): one input. */
+struct results_merge_input {
+    const char *path;        /* the file (set by the caller), as messages name it */
+    const char *open_path;   /* where to read it, when not path (a copy of a pipe); else NULL */
+    struct results_doc *doc; /* the file's document without its periods (owned) */
+    size_t nperiods;         /* its periods */
+    size_t overflow_at;      /* its first period whose sum with the files' before passes
+                              * RESULTS_COUNT_MAX; SIZE_MAX: none */
+    char overflow[64];       /* that period's figure */
+};
+/* Each merged period in turn; it may take p's histograms. Anything but SLAP_OK stops. */
+typedef enum slap_status (*results_merge_each)(void *arg, struct results_period *p);
+
+/* Read every input (in[i].path) whole, a period at a time, keeping none: SLAP_ERROR with err
+ * naming the first file, in order, that does not read. results_merge_inputs_free follows. */
+enum slap_status results_merge_read(struct results_merge_input *in, size_t n, char *err,
+                                    size_t err_len);
+/* The merged document without its periods into out (initialised either way): SLAP_ERROR with
+ * err as results_merge's. */
+enum slap_status results_merge_heads(struct results_doc *out, struct results_merge_input *in,
+                                     size_t n, char *err, size_t err_len);
+/* Read the inputs again, in step, handing each merged period to each: SLAP_ERROR with err when
+ * a file no longer reads as it did, memory runs out or each says so. */
+enum slap_status results_merge_periods(struct results_merge_input *in, size_t n,
+                                       results_merge_each each, void *arg, char *err,
+                                       size_t err_len);
+void results_merge_inputs_free(struct results_merge_input *in, size_t n);
+
+
+#endif

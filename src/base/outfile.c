@@ -1,0 +1,259 @@
+/* Output files: regular files replaced whole (temporary file and rename), the rest in place. */
+#include "slap/base/outfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#define FIFO_POLL_MS 20
+
+static enum slap_status fail(const char *path, int why, char *err, size_t err_len)
+{
+    if (strcmp(path, "-") == 0) {
+        snprintf(err, err_len, "cannot write to standard output: %s", strerror(why));
+    } else {
+        snprintf(err, err_len, "cannot write '%s': %s", path, strerror(why != 0 ? why : EIO));
+    }
+    return SLAP_ERROR;
+}
+
+/* The descriptor a name stands for ("-", /dev/stdout, /dev/fd/N, /proc/self/fd/N), or -1. */
+static int named_descriptor(const char *path)
+{
+    static const char *const prefixes[] = {"/dev/fd/", "/proc/self/fd/"};
+    if (strcmp(path, "-") == 0 || strcmp(path, "/dev/stdout") == 0) {
+        return STDOUT_FILENO;
+    }
+    if (strcmp(path, "/dev/stderr") == 0) {
+        return STDERR_FILENO;
+    }
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(prefixes); i++) {
+        size_t n = strlen(prefixes[i]);
+        char *end;
+        if (strncmp(path, prefixes[i], n) != 0 || path[n] < '0' || path[n] > '9') {
+            continue;
+        }
+        long fd = strtol(path + n, &end, 10);
+        if (*end == '\0' && fd <= INT_MAX) {
+            return (int)fd;
+        }
+    }
+    return -1;
+}
+
+/* Write to one of slap's descriptors as it is: standard output and error through their
+ * streams (so what slap printed there comes first), any other through a copy of it. */
+static enum slap_status open_descriptor(struct outfile *of, int fd, char *err, size_t err_len)
+{
+    if (fd == STDOUT_FILENO || fd == STDERR_FILENO) {
+        of->f = fd == STDOUT_FILENO ? stdout : stderr;
+        of->borrowed = true;
+        return SLAP_OK;
+    }
+    int copy = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    if (copy < 0 || (of->f = fdopen(copy, "w")) == NULL) {
+        int why = errno;
+        if (copy >= 0) {
+            close(copy);
+        }
+        return fail(of->path, why, err, err_len);
+    }
+    return SLAP_OK;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, ms % 1000 * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* A unix stream socket's listener, connected to. -1 with errno. */
+static int connect_socket(const char *path)
+{
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    if (strlen(path) >= sizeof(sa.sun_path)) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    memcpy(sa.sun_path, path, strlen(path) + 1);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd >= 0 && connect(fd, (const struct sockaddr *)&sa, sizeof(sa)) != 0) {
+        int why = errno;
+        close(fd);
+        errno = why;
+        return -1;
+    }
+    return fd;
+}
+
+/* Opened for writing where it is, never truncated; a FIFO's reader awaited a bounded time.
+ * -1 with errno. */
+static int open_where_it_is(const char *path, mode_t mode)
+{
+    if (S_ISSOCK(mode)) {
+        return connect_socket(path);
+    }
+    int flags = O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK | (mode == 0 ? O_CREAT : 0);
+    int fd = open(path, flags, 0666);
+    for (long waited = 0;
+         fd < 0 && errno == ENXIO && S_ISFIFO(mode) && waited < OUTFILE_FIFO_WAIT_MS;
+         waited += FIFO_POLL_MS) {
+        sleep_ms(FIFO_POLL_MS);
+        fd = open(path, flags, 0666);
+    }
+    if (fd >= 0 && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
+        int why = errno;
+        close(fd);
+        errno = why;
+        return -1;
+    }
+    return fd;
+}
+
+/* Not a regular file (mode 0: a dangling symbolic link): written in place. */
+static enum slap_status open_in_place(struct outfile *of, mode_t mode, char *err, size_t err_len)
+{
+    int fd = open_where_it_is(of->path, mode);
+    if (fd < 0 && errno == ENXIO && S_ISFIFO(mode)) {
+        snprintf(err, err_len, "cannot write '%s': no reader opened the FIFO within %d s", of->path,
+                 OUTFILE_FIFO_WAIT_MS / 1000);
+        return SLAP_ERROR;
+    }
+    if (fd < 0 || (of->f = fdopen(fd, "w")) == NULL) {
+        int why = errno;
+        if (fd >= 0) {
+            close(fd);
+        }
+        return fail(of->path, why, err, err_len);
+    }
+    return SLAP_OK;
+}
+
+/* A regular file or a new name: a temporary file beside the target (a link's file), with the
+ * old file's mode and, where allowed, owner. */
+static enum slap_status open_whole(struct outfile *of, const struct stat *old, char *err,
+                                   size_t err_len)
+{
+    struct stat link;
+    bool through_link = old != NULL && lstat(of->path, &link) == 0 && S_ISLNK(link.st_mode);
+    of->target = through_link ? realpath(of->path, NULL) : strdup(of->path);
+    if (of->target == NULL || asprintf(&of->tmp, "%s.tmp.%ld", of->target, (long)getpid()) < 0) {
+        of->tmp = NULL;
+        int why = errno;
+        outfile_discard(of);
+        return fail(of->path, why, err, err_len);
+    }
+    unlink(of->tmp); /* a stale one of a process that had this pid */
+    int fd = open(of->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0 && old != NULL) {
+        (void)!fchown(fd, old->st_uid, old->st_gid); /* only root or the owner may */
+        (void)!fchmod(fd, old->st_mode & 07777);
+    }
+    if (fd < 0 || (of->f = fdopen(fd, "w")) == NULL) {
+        int why = errno;
+        if (fd >= 0) {
+            close(fd);
+        }
+        outfile_discard(of);
+        return fail(of->path, why, err, err_len);
+    }
+    return SLAP_OK;
+}
+
+enum slap_status outfile_open(struct outfile *of, const char *path, char *err, size_t err_len)
+{
+    memset(of, 0, sizeof(*of));
+    of->path = path;
+    int fd = named_descriptor(path);
+    if (fd >= 0) {
+        return open_descriptor(of, fd, err, err_len);
+    }
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        return S_ISREG(st.st_mode) ? open_whole(of, &st, err, err_len)
+                                   : open_in_place(of, st.st_mode, err, err_len);
+    }
+    if (errno != ENOENT) {
+        return fail(path, errno, err, err_len);
+    }
+    struct stat link;
+    if (lstat(path, &link) == 0 && S_ISLNK(link.st_mode)) {
+        return open_in_place(of, 0, err, err_len);
+    }
+    return open_whole(of, NULL, err, err_len);
+}
+
+bool outfile_whole(const struct outfile *of)
+{
+    return of->tmp != NULL;
+}
+
+void outfile_discard(struct outfile *of)
+{
+    if (of->f != NULL && !of->borrowed) {
+        fclose(of->f);
+    }
+    if (of->tmp != NULL) {
+        unlink(of->tmp);
+    }
+    free(of->tmp);
+    free(of->target);
+    of->f = NULL;
+    of->tmp = of->target = NULL;
+}
+
+/* Everything written out: flushed, and a temporary file on disk. errno when not. */
+static bool flushed(FILE *f, bool sync)
+{
+    errno = 0;
+    if (fflush(f) != 0 || ferror(f)) {
+        return false;
+    }
+    return !sync || fsync(fileno(f)) == 0;
+}
+
+enum slap_status outfile_close(struct outfile *of, char *err, size_t err_len)
+{
+    if (of->f == NULL) {
+        return SLAP_OK;
+    }
+    bool written = flushed(of->f, of->tmp != NULL);
+    int why = errno;
+    if (of->borrowed) {
+        of->f = NULL;
+        return written ? SLAP_OK : fail(of->path, why, err, err_len);
+    }
+    if (fclose(of->f) != 0 && written) {
+        written = false;
+        why = errno;
+    }
+    of->f = NULL;
+    if (written && of->tmp != NULL && rename(of->tmp, of->target) != 0) {
+        written = false;
+        why = errno;
+    }
+    if (written) {
+        free(of->tmp); /* renamed: nothing to remove */
+        of->tmp = NULL;
+    }
+    outfile_discard(of);
+    return written ? SLAP_OK : fail(of->path, why, err, err_len);
+}
+
+enum slap_status outfile_save(const char *path, outfile_writer write, const void *arg, char *err,
+                              size_t err_len)
+{
+    struct outfile of;
+    if (outfile_open(&of, path, err, err_len) != SLAP_OK) {
+        return SLAP_ERROR;
+    }
+    write(of.f, arg);
+    return outfile_close(&of, err, err_len);
+}

@@ -1,0 +1,765 @@
+/* slap: options, plan, run, report, exit status. Orchestration only. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "slap/output/hist_hgrm.h"
+#include "memslap.h"
+#include "slap/cli/options.h"
+#include "slap/base/outfile.h"
+#include "slap/output/plot.h"
+#include "slap/output/report.h"
+#include "slap/output/results.h"
+#include "slap/engine/run.h"
+#include "slap/model/samples.h"
+#include "subcommands.h"
+
+enum exit_status {
+    EXIT_RUN_OK = 0,     /* the run completed and requests succeeded */
+    EXIT_RUN_FAILED = 1, /* could not connect, nothing succeeded, clients lost */
+    EXIT_USAGE = 2,      /* bad options */
+};
+
+/* Workers inherit a mask without the stop signals; the main thread waits for them. */
+static void block_signals(void)
+{
+    sigset_t set;
+    run_stop_signals(&set);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    signal(SIGPIPE, SIG_IGN);
+}
+
+/* Die of the signal that interrupted the run, so a surrounding shell loop stops too. */
+static void die_of(int sig)
+{
+    sigset_t set;
+    fflush(NULL);
+    signal(sig, SIG_DFL);
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+    raise(sig);
+    exit(128 + sig);
+}
+
+/* More unanswered requests than this share of all due ones fail the run. */
+#define UNANSWERED_TOLERANCE 0.01
+
+/* No request succeeded: say so, with the likeliest cause the counters show. */
+static void explain_nothing(const struct run *r)
+{
+    const struct slap_counters *c = &r->global.counters;
+    const struct slap_options *o = r->opts;
+    const char *why = "";
+    if ((o->udp || o->facebook) && (c->conn_refused > 0 || c->udp_timeout > 0)) {
+        why = o->udp ? ": nothing answered over UDP; is the server started with UDP on its port "
+                       "(memcached -U PORT; -U 0 turns it off)?"
+                     : ": nothing answered the multi-gets over UDP; is the server started with "
+                       "UDP on its port (memcached -U PORT)?";
+    } else if (c->conn_refused > 0 && c->conn_refused >= c->conn_closed) {
+        why = ": the server closed every connection before its first answer";
+    } else if (c->conn_closed > 0) {
+        why = ": the connections were lost";
+    } else if (c->unanswered > 0) {
+        why = ": the server did not answer";
+    } else if (c->protocol_error > 0 || c->error_reply + c->server_error + c->client_error > 0) {
+        why = ": every answer was an error";
+    }
+    fprintf(stderr, "slap: no request succeeded, so nothing was measured (no rates, no verdict)%s\n",
+            why);
+}
+
+static int verdict(const struct run *r)
+{
+    const struct slap_counters *c = &r->global.counters;
+    uint32_t clients = r->opts->concurrency;
+    uint64_t ops = stats_ops(&r->global);
+    if (r->signal != 0 && run_seconds(r) == 0.0) {
+        fprintf(stderr, "slap: interrupted before the measured run began: nothing was measured\n");
+        return EXIT_RUN_FAILED;
+    }
+    if (c->unanswered > 0) {
+        run_describe_stalls(r, stderr);
+    }
+    if (ops == 0) {
+        explain_nothing(r);
+        return EXIT_RUN_FAILED;
+    }
+    if (run_all_blocked(r)) {
+        fprintf(stderr, "slap: every connection stopped answering: the run measured a server "
+                        "that no longer answered\n");
+        return EXIT_RUN_FAILED;
+    }
+    uint64_t silent = c->unanswered - c->client_lag; /* the servers', not slap's lag */
+    if ((double)silent > UNANSWERED_TOLERANCE * (double)(ops + c->unanswered)) {
+        fprintf(stderr, "slap: %llu of %llu requests went unanswered by the server%s, more than "
+                        "%.0f%%\n",
+                (unsigned long long)silent, (unsigned long long)(ops + c->unanswered),
+                silent == 1 ? "" : "s", UNANSWERED_TOLERANCE * 100);
+        return EXIT_RUN_FAILED;
+    }
+    if (c->conn_refused > 0) {
+        fprintf(stderr, "slap: %llu connection%s closed before %s first answer: the server "
+                        "refused %s\n",
+                (unsigned long long)c->conn_refused, c->conn_refused == 1 ? " was" : "s were",
+                c->conn_refused == 1 ? "its" : "their", c->conn_refused == 1 ? "it" : "them");
+    }
+    if (c->clients_stopped > 0) {
+        fprintf(stderr, "slap: %llu of %u %s stopped early after losing a connection%s\n",
+                (unsigned long long)c->clients_stopped, clients,
+                r->opts->memslap_face ? "threads" : "clients",
+                r->opts->memslap_face ? "" : " (-R reconnects)");
+        return EXIT_RUN_FAILED;
+    }
+    return EXIT_RUN_OK;
+}
+
+/* --hdr-out: the whole run's latency, all types together, as .hgrm text. */
+static int write_hdr(const struct slap_options *o, const struct slap_stats *global)
+{
+    static struct hist total;
+    struct outfile of;
+    char err[512];
+    if (outfile_open(&of, o->hdr_out, err, sizeof(err)) != SLAP_OK) {
+        fprintf(stderr, "slap: --hdr-out: %s\n", err);
+        return EXIT_RUN_FAILED;
+    }
+    if (o->tps > 0 && o->latency == LATENCY_UNCORRECTED) {
+        stats_total_raw(global, &total);
+    } else {
+        stats_total_hist(global, &total);
+    }
+    hist_hgrm_write(of.f, &total, HIST_HGRM_UNIT_NS); /* a failure shows when it is closed */
+    if (outfile_close(&of, err, sizeof(err)) != SLAP_OK) {
+        fprintf(stderr, "slap: --hdr-out: %s\n", err);
+        return EXIT_RUN_FAILED;
+    }
+    return EXIT_RUN_OK;
+}
+
+/* Was everything written to standard output so far? If not, say why on standard error. */
+static bool output_ok(void)
+{
+    if (fflush(stdout) == 0 && !ferror(stdout)) {
+        return true;
+    }
+    fprintf(stderr, "slap: cannot write to standard output: %s\n",
+            strerror(errno != 0 ? errno : EIO));
+    return false;
+}
+
+/* --max_errors: more errors than allowed fail a run that otherwise passed. Without it, any
+ * verification failure does (-v: the server handed back a value that was never stored). */
+static int check_max_errors(const struct slap_options *o, const struct slap_stats *s, int status)
+{
+    uint64_t errors = stats_errors(&s->counters);
+    uint64_t requests = results_requests(s);
+    uint64_t failed = s->counters.verify_failed;
+    if (o->max_errors == UINT64_MAX && o->max_errors_pct < 0 && failed > 0) {
+        fprintf(stderr, "slap: %llu checked get%s found a value other than the one stored "
+                        "(verify_failed): the run fails (--max_errors sets how many errors it "
+                        "may have)\n",
+                (unsigned long long)failed, failed == 1 ? "" : "s");
+        return EXIT_RUN_FAILED;
+    }
+    bool over_count = o->max_errors != UINT64_MAX && errors > o->max_errors;
+    bool over_share = o->max_errors_pct >= 0 &&
+                      (double)errors * 100.0 > o->max_errors_pct * (double)requests;
+    if (!over_count && !over_share) {
+        return status;
+    }
+    fprintf(stderr, "slap: %llu errors in %llu requests, more than --max_errors allows\n",
+            (unsigned long long)errors, (unsigned long long)requests);
+    return EXIT_RUN_FAILED;
+}
+
+/* The text report's stream: standard error when the JSON takes standard output. */
+static FILE *report_stream(const struct slap_options *o)
+{
+    return o->json_out != NULL && strcmp(o->json_out, "-") == 0 ? stderr : stdout;
+}
+
+/* The live progress line: only on a terminal, only without -S tables or -q. */
+static bool progress_wanted(const struct slap_options *o)
+{
+    return isatty(STDERR_FILENO) == 1 && o->stat_freq_ns == 0 && !o->quiet;
+}
+
+/* What a run writes besides the text report: its document, the samples file. */
+struct outputs {
+    struct results_doc doc;
+    bool want_doc;               /* --json, --csv or --svg */
+    struct outfile samples;      /* --samples, written during the run */
+    bool samples_failed;         /* it could not be opened or written: the run is failed */
+    const char *samples_picture; /* the samples file for --svg's scatter, when it can be read */
+};
+
+static int outputs_open(struct outputs *outs, const struct slap_options *o)
+{
+    char err[512];
+    memset(outs, 0, sizeof(*outs));
+    outs->want_doc = o->json_out != NULL || o->csv_out != NULL || o->svg_out != NULL;
+    if (results_doc_init(&outs->doc) != SLAP_OK) {
+        fprintf(stderr, "slap: out of memory\n");
+        return EXIT_RUN_FAILED;
+    }
+    if (o->samples_out == NULL) {
+        return EXIT_RUN_OK;
+    }
+    if (outfile_open(&outs->samples, o->samples_out, err, sizeof(err)) != SLAP_OK) {
+        /* the run goes on: its report and other outputs are worth having */
+        fprintf(stderr, "slap: --samples: %s (the run goes on without samples)\n", err);
+        outs->samples_failed = true;
+        return EXIT_RUN_OK;
+    }
+    samples_write_header(outs->samples.f);
+    return EXIT_RUN_OK;
+}
+
+/* The samples file, whole (or as far as it went, where it is not a regular file). */
+static int outputs_close_samples(struct outputs *outs, const struct slap_options *o)
+{
+    char err[512];
+    if (outs->samples_failed) {
+        fprintf(stderr, "slap: --samples: nothing was written to '%s'\n", o->samples_out);
+        return EXIT_RUN_FAILED;
+    }
+    if (outs->samples.f == NULL) {
+        return EXIT_RUN_OK;
+    }
+    bool whole = outfile_whole(&outs->samples);
+    if (outfile_close(&outs->samples, err, sizeof(err)) != SLAP_OK) {
+        fprintf(stderr, "slap: --samples: %s\n", err);
+        outs->samples_failed = true;
+        return EXIT_RUN_FAILED;
+    }
+    outs->samples_picture = whole ? o->samples_out : NULL;
+    return EXIT_RUN_OK;
+}
+
+static void outputs_free(struct outputs *outs)
+{
+    outfile_discard(&outs->samples);
+    results_doc_free(&outs->doc);
+}
+
+static void write_json(FILE *out, const void *doc)
+{
+    results_write_json(out, doc);
+}
+
+static void write_csv(FILE *out, const void *doc)
+{
+    results_write_csv(out, doc);
+}
+
+/* --json, --csv, --svg: each written whole; a failure says why and fails the run. */
+static int outputs_save(const struct outputs *outs, const struct slap_options *o)
+{
+    const struct results_doc *docs[] = {&outs->doc};
+    struct plot_input picture = {docs, 1, outs->samples_picture};
+    const struct {
+        const char *option;
+        const char *path;
+        outfile_writer write;
+        const void *arg;
+    } files[] = {{"--csv", o->csv_out, write_csv, &outs->doc},
+                 {"--svg", o->svg_out, plot_svg, &picture},
+                 {"--json", o->json_out, write_json, &outs->doc}};
+    int status = EXIT_RUN_OK;
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(files); i++) {
+        char err[512];
+        if (files[i].path != NULL && outfile_save(files[i].path, files[i].write, files[i].arg, err,
+                                                  sizeof(err)) != SLAP_OK) {
+            fprintf(stderr, "slap: %s: %s\n", files[i].option, err);
+            status = EXIT_RUN_FAILED;
+        }
+    }
+    return status;
+}
+
+/* The servers' own stats (or why there are none) into the document. */
+static void doc_servers(struct results_doc *d, const struct run *r,
+                        const struct server_stats_pair *pairs)
+{
+    for (uint32_t i = 0; i < r->servers.count; i++) {
+        struct server_stats_pair none = {.ok = false, .note = "not read"};
+        results_add_server(d, r->servers.items[i].name, d->label,
+                           pairs != NULL ? &pairs[i] : &none);
+    }
+}
+
+/* The run's figures into the document (its periods are there already); it takes over what
+ * limited the run (limits is left empty). */
+static void doc_from_run(struct results_doc *d, const struct run *r, int status,
+                         struct limits *limits)
+{
+    const struct slap_options *o = r->opts;
+    d->opts = *o;
+    snprintf(d->label, sizeof(d->label), "%s", o->label);
+    d->seconds = run_seconds(r);
+    d->start_ms = (r->start_wall_ns + o->warmup_ns) / SLAP_NS_PER_MS;
+    d->end_ms = d->start_ms + (uint64_t)(d->seconds * 1000.0 + 0.5);
+    results_add_this_run(d);
+    d->signal = r->signal;
+    d->exit_status = status;
+    d->period_s = (double)r->period_ns / (double)SLAP_NS_PER_SEC;
+    stats_reset(d->global);
+    stats_merge(d->global, &r->global);
+    d->trace.present = o->trace != NULL;
+    d->trace.counts = r->replay.counts;
+    d->trace.sent = r->trace_sent;
+    d->samples_written = r->samples_written;
+    d->samples_dropped = r->samples_dropped;
+    doc_servers(d, r, r->server_stats);
+    limits_free(&d->limits);
+    d->limits = *limits;
+    d->has_limits = limits->seconds > 0;
+    memset(limits, 0, sizeof(*limits));
+}
+
+/* The report, on the report stream: everything, or with -q only the Run time line. */
+static void report(FILE *out, const struct run *r, const struct limits *limits)
+{
+    struct report_trace trace = {&r->replay.counts, &r->trace_sent};
+    if (r->opts->quiet) {
+        report_run_line(out, &r->global, run_seconds(r), r->signal);
+    } else {
+        report_final(out, r->opts, &r->global, run_seconds(r), r->signal,
+                     r->opts->trace != NULL ? &trace : NULL, limits,
+                     server_stats_preload_evictions(
+                         r->server_stats, r->server_stats != NULL ? r->servers.count : 0));
+    }
+}
+
+/* Everything after the run: report, verdict, files; the exit status. */
+static int conclude(const struct run *r, struct outputs *outs, FILE *out)
+{
+    const struct slap_options *o = r->opts;
+    struct limits limits;
+    bool judged = run_limits(r, &limits) == SLAP_OK && stats_ops(&r->global) > 0;
+    if (!judged) {
+        limits.seconds = 0; /* nothing measured: no verdict, in the report or the document */
+    }
+    report(out, r, judged ? &limits : NULL);
+    int status = verdict(r);
+    if (r->replay.error[0] != '\0') {
+        fprintf(stderr, "slap: --trace: %s\n", r->replay.error);
+        status = EXIT_RUN_FAILED;
+    }
+    status = check_max_errors(o, &r->global, status);
+    if (o->hdr_out != NULL && write_hdr(o, &r->global) != EXIT_RUN_OK) {
+        status = EXIT_RUN_FAILED;
+    }
+    if (r->samples_dropped > 0) {
+        fprintf(stderr, "slap: --samples: %llu samples were dropped (the file could not keep "
+                        "up): use a smaller --sample_rate\n",
+                (unsigned long long)r->samples_dropped);
+    }
+    if (outputs_close_samples(outs, o) != EXIT_RUN_OK) {
+        status = EXIT_RUN_FAILED;
+    }
+    if (outs->want_doc) {
+        doc_from_run(&outs->doc, r, status, &limits);
+        status = outputs_save(outs, o) != EXIT_RUN_OK ? EXIT_RUN_FAILED : status;
+    }
+    limits_free(&limits);
+    return status;
+}
+
+/* Where a run's periods and samples go: the -S tables, the document's periods, the file. */
+struct run_outputs {
+    const struct slap_options *o;
+    FILE *out;                /* the report */
+    struct results_doc *doc;  /* NULL: periods not kept */
+    FILE *samples;            /* --samples, else NULL */
+};
+
+static void sink_period(void *ctx, const struct slap_stats *period, const struct slap_stats *global,
+                        uint64_t period_no, double period_s)
+{
+    struct run_outputs *ro = ctx;
+    if (ro->o->stat_freq_ns > 0) {
+        report_period(ro->out, ro->o, period, global, period_no, isatty(fileno(ro->out)) == 1);
+    }
+    if (ro->doc != NULL) {
+        results_add_period(ro->doc, period_s * (double)period_no, period_s, period);
+    }
+}
+
+/* The answers that came after the last period: a last period of their own, or the last's. */
+static void sink_rest(void *ctx, const struct slap_stats *rest, double elapsed_s)
+{
+    struct results_doc *d = ((struct run_outputs *)ctx)->doc;
+    if (d == NULL) {
+        return;
+    }
+    const struct results_period *periods = d->periods.items;
+    double last = d->periods.n > 0 ? periods[d->periods.n - 1].elapsed_s : 0.0;
+    if (d->periods.n == 0 || elapsed_s > last + 0.001) {
+        results_add_period(d, elapsed_s, elapsed_s - last, rest);
+    } else {
+        results_extend_last_period(d, rest);
+    }
+}
+
+static uint64_t sink_samples(void *ctx, struct sample_ring *ring, uint64_t origin_ns)
+{
+    return samples_drain(ring, ((struct run_outputs *)ctx)->samples, origin_ns);
+}
+
+/* The run's periods and samples, connected to the outputs that want them. */
+static struct run_sinks run_sinks_of(struct run_outputs *ro)
+{
+    return (struct run_sinks){.ctx = ro,
+                              .period = sink_period,
+                              .rest = sink_rest,
+                              .samples = ro->samples != NULL ? sink_samples : NULL};
+}
+
+/* One measured run: header, run, report. Dies of the signal that interrupted it. */
+static int run_once(const struct slap_options *opts)
+{
+    struct run run;
+    struct outputs outs;
+    char err[512] = "";
+    int status = outputs_open(&outs, opts);
+    FILE *out = report_stream(opts);
+    struct run_outputs ro = {opts, out, outs.want_doc ? &outs.doc : NULL, outs.samples.f};
+    struct run_sinks sinks = run_sinks_of(&ro);
+
+    memset(&run, 0, sizeof(run));
+    if (status != EXIT_RUN_OK) {
+        outputs_free(&outs);
+        return status;
+    }
+    status = EXIT_RUN_FAILED;
+    if (run_init(&run, opts, out, err, sizeof(err)) != 0 ||
+        run_want(&run, &sinks, outs.want_doc, true, progress_wanted(opts)) != SLAP_OK) {
+        fprintf(stderr, "slap: %s\n", err[0] != '\0' ? err : "out of memory");
+        goto out;
+    }
+    if (!opts->quiet) {
+        report_header(out, opts);
+    }
+    if (!output_ok()) {
+        goto out; /* nowhere to put the report: do not load the servers for nothing */
+    }
+    if (run_execute(&run, err, sizeof(err)) != 0 && run.signal == 0) {
+        fprintf(stderr, "slap: %s\n", err);
+        goto out;
+    }
+    status = conclude(&run, &outs, out);
+    if (!output_ok()) {
+        status = EXIT_RUN_FAILED;
+    }
+    if (run.signal != 0) {
+        run_free(&run);
+        outputs_free(&outs);
+        die_of(run.signal);
+    }
+out:
+    run_free(&run);
+    outputs_free(&outs);
+    return status;
+}
+
+/* A sweep's document: the steps, the first step's server stats before and the last's after. */
+struct sweep_doc {
+    struct outputs outs;
+    struct server_stats_pair *pairs;
+    uint64_t start_wall_ns;
+    double seconds;
+};
+
+static void sweep_keep(struct sweep_doc *sd, const struct run *r, const struct report_step *row,
+                       bool first)
+{
+    if (!sd->outs.want_doc) {
+        return;
+    }
+    if (results_add_step(&sd->outs.doc, row->target, row->seconds, &r->global) == SLAP_OK) {
+        struct results_step *kept =
+            &((struct results_step *)sd->outs.doc.steps.items)[sd->outs.doc.steps.n - 1];
+        snprintf(kept->limited_by, sizeof(kept->limited_by), "%s", row->limited_by);
+        kept->interrupted = row->interrupted;
+    }
+    stats_merge(sd->outs.doc.global, &r->global);
+    sd->seconds += row->seconds;
+    if (first) {
+        sd->start_wall_ns = r->start_wall_ns + r->opts->warmup_ns;
+        sd->pairs = r->server_stats == NULL ? NULL : calloc(r->servers.count, sizeof(*sd->pairs));
+    }
+    for (uint32_t i = 0; sd->pairs != NULL && i < r->servers.count; i++) {
+        const struct server_stats_pair *p = &r->server_stats[i];
+        if (first || !p->ok) {
+            sd->pairs[i] = *p;
+        } else if (sd->pairs[i].ok) {
+            sd->pairs[i].after = p->after;
+        }
+    }
+}
+
+/* The sweep's files, once every step ran (or one failed); r is the last step's run. */
+static int sweep_save(struct sweep_doc *sd, const struct slap_options *opts, const struct run *r,
+                      int status)
+{
+    struct results_doc *d = &sd->outs.doc;
+    if (!sd->outs.want_doc) {
+        return status;
+    }
+    d->opts = *opts;
+    d->sweep = true;
+    snprintf(d->label, sizeof(d->label), "%s", opts->label);
+    d->start_ms = sd->start_wall_ns / SLAP_NS_PER_MS;
+    d->seconds = sd->seconds;
+    d->end_ms = d->start_ms + (uint64_t)(sd->seconds * 1000.0 + 0.5);
+    results_add_this_run(d);
+    d->exit_status = status;
+    d->signal = r->signal;
+    doc_servers(d, r, sd->pairs);
+    return outputs_save(&sd->outs, opts) != EXIT_RUN_OK ? EXIT_RUN_FAILED : status;
+}
+
+static void sweep_free(struct sweep_doc *sd)
+{
+    free(sd->pairs);
+    outputs_free(&sd->outs);
+}
+
+/*
+ * One step of a sweep: a timed open-loop run at rate. Only the first flushes (--flush) and
+ * preloads: the later ones find the windows it stored. SLAP_ERROR with err when it cannot run.
+ */
+static enum slap_status sweep_step(struct run *run, struct slap_options *step,
+                                   const struct slap_options *opts, double rate, bool first,
+                                   FILE *out, char *err, size_t err_len)
+{
+    *step = *opts;
+    step->tps = rate;
+    step->run_time_ns = opts->step_time_ns;
+    step->stat_freq_ns = 0;
+    step->start_at_ns = first ? opts->start_at_ns : 0;
+    step->flush = first && opts->flush;
+    step->windows_stored = !first;
+    memset(run, 0, sizeof(*run));
+    if (run_init(run, step, out, err, err_len) != SLAP_OK ||
+        run_want(run, NULL, false, true, false) != SLAP_OK) {
+        return SLAP_ERROR;
+    }
+    return run_execute(run, err, err_len);
+}
+
+/*
+ * A step that measured something: its row (the table's column names before the first row),
+ * its place in the document; the status so far, failed when its verdict is.
+ */
+static int sweep_row(struct sweep_doc *sd, const struct run *r, double rate, bool first,
+                     bool *columns, int status)
+{
+    const struct slap_options *opts = r->opts;
+    FILE *out = r->out;
+    struct limits limits = {.seconds = 0};
+    struct report_step row = {.target = rate, .stats = &r->global, .seconds = run_seconds(r)};
+    row.limited_by = run_limits(r, &limits) == SLAP_OK ? limits_verdict_name(limits.verdict) : "";
+    /* a signal cut it short; one after its measured part (in the drain) left it whole */
+    row.interrupted =
+        r->signal != 0 && row.seconds * (double)SLAP_NS_PER_SEC + 1e6 < (double)opts->step_time_ns;
+    limits_free(&limits);
+    if (!opts->quiet) {
+        if (!*columns) {
+            report_sweep_columns(out, opts);
+            *columns = true;
+        }
+        report_sweep_row(out, opts, &row);
+    }
+    sweep_keep(sd, r, &row, first);
+    return check_max_errors(opts, &r->global, verdict(r)) != EXIT_RUN_OK ? EXIT_RUN_FAILED : status;
+}
+
+/* --sweep: one open-loop run per rate, one table row each; a signal ends it with its report. */
+static int run_sweep(const struct slap_options *opts)
+{
+    struct sweep_doc sd = {.pairs = NULL};
+    int status = outputs_open(&sd.outs, opts);
+    FILE *out = report_stream(opts);
+    bool columns = false;
+    if (status != EXIT_RUN_OK) {
+        sweep_free(&sd);
+        return status;
+    }
+    if (!opts->quiet) {
+        report_sweep_header(out, opts);
+    }
+    for (double rate = opts->sweep_start; rate <= opts->sweep_end + 0.5;
+         rate += opts->sweep_step) {
+        struct slap_options step;
+        struct run run;
+        char err[512] = "";
+        bool first = rate == opts->sweep_start;
+        enum slap_status st = sweep_step(&run, &step, opts, rate, first, out, err, sizeof(err));
+        int sig = run.signal;
+        if (st == SLAP_OK && (sig == 0 || run_seconds(&run) > 0)) {
+            status = sweep_row(&sd, &run, rate, first, &columns, status);
+        } else if (st == SLAP_OK) {
+            verdict(&run); /* interrupted before the step's measured part: it says so */
+        } else if (sig == 0) {
+            fprintf(stderr, "slap: %s\n", err[0] != '\0' ? err : "out of memory");
+            status = EXIT_RUN_FAILED;
+        }
+        bool last = st != SLAP_OK || sig != 0 || rate + opts->sweep_step > opts->sweep_end + 0.5;
+        if (last && !opts->quiet) {
+            report_preload_evictions(out, server_stats_preload_evictions(
+                                              sd.pairs, sd.pairs != NULL ? run.servers.count : 0));
+        }
+        report_interrupted(out, sig);
+        if (last) {
+            status = sweep_save(&sd, opts, &run, status);
+        }
+        run_free(&run);
+        if (sig != 0) {
+            sweep_free(&sd);
+            die_of(sig);
+        }
+        if (last) {
+            break;
+        }
+    }
+    sweep_free(&sd);
+    return status;
+}
+
+/* Seconds between two clock readings (0 when they are out of order). */
+static double seconds_between(uint64_t from_ns, uint64_t to_ns)
+{
+    return to_ns > from_ns ? (double)(to_ns - from_ns) / (double)SLAP_NS_PER_SEC : 0.0;
+}
+
+/* Where a memslap run's time went: planning, flush, load, connecting, the test, all of it. */
+static void memslap_timing(const struct run *run, uint64_t begin_ns, uint64_t planned_ns,
+                           struct memslap_times *t)
+{
+    uint64_t load_ns;
+    run_preload(run, &t->loaded, &load_ns);
+    t->servers = run->servers.count;
+    t->flush = seconds_between(0, run->flush_ns);
+    t->generate = seconds_between(begin_ns, planned_ns) - t->flush;
+    t->load = seconds_between(0, load_ns);
+    t->start = seconds_between(planned_ns, run->gate.start_ns) - t->load;
+    t->start = t->start > 0 ? t->start : 0;
+    t->test = run_seconds(run);
+    t->total =
+        seconds_between(begin_ns, run->end_ns > run->gate.start_ns ? run->end_ns : slap_now_ns());
+}
+
+/* memslap's face: one run over the same engine, memslap's report, slap's verdict. */
+static int run_memslap(const struct slap_options *opts, const struct memslap_args *args)
+{
+    struct run run;
+    struct memslap_times times;
+    char err[512] = "";
+    int status = EXIT_RUN_FAILED;
+    uint64_t begin_ns = slap_now_ns();
+
+    if (run_init(&run, opts, stdout, err, sizeof(err)) != 0) {
+        fprintf(stderr, "slap: %s\n", err);
+        goto out;
+    }
+    run.silent_preload = true;
+    uint64_t planned_ns = slap_now_ns();
+    if (run_execute(&run, err, sizeof(err)) != 0 && run.signal == 0) {
+        fprintf(stderr, "slap: %s\n", err);
+        goto out;
+    }
+    memslap_timing(&run, begin_ns, planned_ns, &times);
+    if (!args->quiet) {
+        memslap_report(stdout, args, &times, &run.global);
+    }
+    status = verdict(&run);
+    if (!output_ok()) {
+        status = EXIT_RUN_FAILED;
+    }
+    if (run.signal != 0) {
+        run_free(&run);
+        die_of(run.signal);
+    }
+out:
+    run_free(&run);
+    return status;
+}
+
+/* slap memslap ARGS, or slap run as memslap or memcslap: memslap's options and report. */
+/* The exit status of a command line that asked for no run: --help or --version (0, or 1 when
+ * standard output failed), or a usage error (2). */
+static int parse_exit(enum options_outcome outcome)
+{
+    if (outcome == OPTIONS_USAGE) {
+        return EXIT_USAGE;
+    }
+    return output_ok() ? EXIT_RUN_OK : EXIT_RUN_FAILED;
+}
+
+static int memslap_main(int argc, char **argv, int first)
+{
+    struct slap_options opts;
+    struct memslap_args args;
+    const char *base = strrchr(argv[0], '/');
+    const char *program = first > 0 ? "slap memslap" : (base != NULL ? base + 1 : argv[0]);
+    enum options_outcome outcome =
+        memslap_parse(&args, &opts, program, argc - first, argv + first, stdout, stderr);
+    if (outcome != OPTIONS_RUN) {
+        return parse_exit(outcome);
+    }
+    block_signals();
+    return run_memslap(&opts, &args);
+}
+
+/*
+ * Standard streams that are closed would be taken by the first sockets opened, and the
+ * report written into a server: stdin and stderr get /dev/null; a closed stdout is refused.
+ */
+static bool standard_streams(void)
+{
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) != -1 || errno != EBADF) {
+            continue;
+        }
+        if (fd == STDOUT_FILENO) {
+            fprintf(stderr, "slap: standard output is closed: the report would be lost\n");
+            return false;
+        }
+        int null = open("/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY);
+        if (null >= 0 && null != fd) {
+            dup2(null, fd);
+            close(null);
+        }
+    }
+    return true;
+}
+
+int main(int argc, char **argv)
+{
+    struct slap_options opts;
+
+    int memslap_first;
+
+    if (!standard_streams()) {
+        return EXIT_RUN_FAILED;
+    }
+    if (memslap_invoked(argc, argv, &memslap_first)) {
+        return memslap_main(argc, argv, memslap_first);
+    }
+    if (argc > 1 && subcommand_find(argv[1]) != NULL) {
+        return subcommand_find(argv[1])(argc - 1, argv + 1);
+    }
+    enum options_outcome outcome = options_parse(&opts, argc, argv, stdout, stderr);
+    if (outcome != OPTIONS_RUN) {
+        return parse_exit(outcome);
+    }
+    block_signals();
+    return opts.sweep_step > 0 ? run_sweep(&opts) : run_once(&opts);
+}

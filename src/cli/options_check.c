@@ -1,0 +1,324 @@
+/* slap's options once every one is read: checks across them, and what they fill in (the -F
+ * file under the inline options, $MEMCACHED_SERVERS, the label). */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "slap/base/common.h"
+#include "slap/cli/options.h"
+#include "slap/proto/proto.h"
+#include "slap/output/results.h"
+#include "slap/net/servers.h"
+#include "slap/proto/udp.h"
+
+#include "options_rows.h"
+#include "options_table.h"
+
+/* Open-loop options that need each other. */
+static enum options_outcome check_open_loop(const struct parse_state *st)
+{
+    const struct slap_options *o = st->o;
+    if (o->sweep_step > 0 && (o->hdr_out != NULL || o->stat_freq_ns > 0)) {
+        return options_usage_error(st->err,
+                                   "--sweep prints one row per step: it cannot be used with "
+                                   "--hdr_out or --stat_freq");
+    }
+    if (o->sweep_step > 0 && (o->execute_number > 0 || o->tps > 0)) {
+        return options_usage_error(st->err,
+                                   "--sweep sets the rate of timed steps: it cannot be used "
+                                   "with --tps or --execute_number");
+    }
+    if (was_given(st, ROW_STEP_TIME) && o->sweep_step == 0) {
+        return options_usage_error(st->err, "--step_time needs --sweep");
+    }
+    if (was_given(st, ROW_ARRIVAL) && o->tps == 0 && o->sweep_step == 0) {
+        return options_usage_error(st->err, "--arrival needs --tps or --sweep (an open-loop run)");
+    }
+    return OPTIONS_RUN;
+}
+
+/* The TLS options that need --tls, or each other, or cannot go with it. */
+static enum options_outcome check_tls(const struct parse_state *st)
+{
+    const struct slap_options *o = st->o;
+    if (!o->tls && (o->tls_ca || o->tls_cert || o->tls_key || o->tls_skip_verify ||
+                    o->tls_version != TLS_VERSION_ANY)) {
+        return options_usage_error(st->err,
+                                   "--tls_ca, --tls_cert, --tls_key, --tls_skip_verify and "
+                                   "--tls_version need --tls");
+    }
+    if (o->tls && o->flush) {
+        return options_usage_error(st->err,
+                                   "--flush goes through libmemcached, which speaks no TLS: "
+                                   "it cannot be used with --tls");
+    }
+    if ((o->tls_cert == NULL) != (o->tls_key == NULL)) {
+        return options_usage_error(st->err, "--tls_cert and --tls_key go together");
+    }
+    return OPTIONS_RUN;
+}
+
+/* The options a replay takes from its trace, or that need one. */
+static enum options_outcome check_trace(const struct parse_state *st)
+{
+    static const enum option_id from_trace[] = {
+        ROW_TPS,        ROW_SWEEP,          ROW_MIX,       ROW_RATIO,
+        ROW_CFG_CMD,    ROW_EXECUTE_NUMBER, ROW_DIVISION,  ROW_VERIFY,
+        ROW_EXP_VERIFY, ROW_OVERWRITE,      ROW_REP_WRITE, ROW_PRELOAD,
+        ROW_UDP,        ROW_FACEBOOK,       ROW_KEY_SIZE,  ROW_VALUE_SIZE,
+        ROW_FIXED_SIZE, ROW_WIN_SIZE,       ROW_KEY_DIST};
+    static const enum option_id need_trace[] = {ROW_TRACE_SPEED, ROW_TRACE_LIMIT,
+                                                ROW_TRACE_SKIP_BAD, ROW_TRACE_SPREAD,
+                                                ROW_TRACE_VALUE_MAX};
+    for (size_t i = 0; st->o->trace != NULL && i < SLAP_ARRAY_SIZE(from_trace); i++) {
+        if (was_given(st, from_trace[i])) {
+            return options_usage_error(st->err,
+                                       "--trace takes its keys, values, mix and times from the "
+                                       "trace: it cannot be used with --%s",
+                                       st->table->rows[from_trace[i]].long_name);
+        }
+    }
+    for (size_t i = 0; st->o->trace == NULL && i < SLAP_ARRAY_SIZE(need_trace); i++) {
+        if (was_given(st, need_trace[i])) {
+            return options_usage_error(st->err, "--%s needs --trace",
+                                       st->table->rows[need_trace[i]].long_name);
+        }
+    }
+    if (st->o->trace != NULL && !was_given(st, ROW_TIME)) {
+        st->o->run_time_ns = 0; /* no -t: the whole trace */
+    }
+    if (st->o->trace != NULL) {
+        memset(st->o->mix, 0, sizeof(st->o->mix)); /* the trace's, not set/get proportions */
+    }
+    return OPTIONS_RUN;
+}
+
+/* --exp_time above 30 days goes as the Unix time that far ahead: it must fit the protocol's
+ * field (ascii and meta: 2038-01-19; binary: 2106-02-07). */
+static enum options_outcome check_exp_time(const struct parse_state *st)
+{
+    const struct slap_options *o = st->o;
+    const struct codec *codec = codec_get(o->protocol);
+    uint64_t ttl = o->exp_time_ns / SLAP_NS_PER_SEC;
+    uint64_t now = (uint64_t)time(NULL);
+    uint64_t most = codec_ttl_max(codec, now);
+    if (ttl <= most) {
+        return OPTIONS_RUN;
+    }
+    return options_usage_error(
+        st->err,
+        "--exp_time: %" PRIu64 " s is more than 30 days, which memcached reads as "
+        "a Unix time: it would go as now + %" PRIu64 ", past the latest the %s "
+        "protocol carries (%" PRIu32 "%s); give at most %" PRIu64 " s",
+        ttl, ttl, codec->name, codec->exptime_max,
+        codec->exptime_max == INT32_MAX ? ", 2038-01-19" : ", 2106-02-07", most);
+}
+
+/* Checks across options that the inline values alone decide. */
+static enum options_outcome check_combinations(const struct parse_state *st)
+{
+    const struct slap_options *o = st->o;
+    if (o->concurrency < o->threads) {
+        return options_usage_error(
+            st->err, "--concurrency (%" PRIu32 ") must be at least --threads (%" PRIu32 ")",
+            o->concurrency, o->threads);
+    }
+    if (check_trace(st) != OPTIONS_RUN) {
+        return OPTIONS_USAGE;
+    }
+    if (was_given(st, ROW_RATIO) && was_given(st, ROW_MIX)) {
+        return options_usage_error(st->err, "--ratio and --mix both set the mix: give one");
+    }
+    if (check_exp_time(st) != OPTIONS_RUN) {
+        return OPTIONS_USAGE;
+    }
+    enum options_outcome outcome = check_open_loop(st);
+    return outcome == OPTIONS_RUN ? check_tls(st) : outcome;
+}
+
+/* -F under the inline options: a section counts unless its option was given; -X over both. */
+static enum options_outcome apply_cfg_file(const struct parse_state *st)
+{
+    struct slap_options *o = st->o;
+    struct cfg_file cfg = {.has_key = false}; /* no -F: no sections */
+    char why[512];
+    if (o->cfg_file != NULL && cfgfile_load(o->cfg_file, &cfg, why, sizeof(why)) != SLAP_OK) {
+        return options_usage_error(st->err, "--cfg_cmd: %s", why);
+    }
+    if (cfg.has_key && !was_given(st, ROW_KEY_SIZE)) {
+        o->key_sizes = cfg.key;
+    }
+    if (cfg.has_value && !was_given(st, ROW_VALUE_SIZE)) {
+        o->value_sizes = cfg.value;
+    }
+    if (cfg.has_cmd && !was_given(st, ROW_RATIO) && !was_given(st, ROW_MIX)) {
+        memcpy(o->mix, cfg.mix, sizeof(o->mix));
+    }
+    if (was_given(st, ROW_FIXED_SIZE)) {
+        size_dist_fixed(&o->value_sizes, o->value_size); /* -X wins, as in memaslap */
+    }
+    return OPTIONS_RUN;
+}
+
+/* No -s: $MEMCACHED_SERVERS when it is set and not empty, else the default stays. */
+static void apply_servers_fallback(const struct parse_state *st)
+{
+    const char *env = getenv("MEMCACHED_SERVERS");
+    if (!was_given(st, ROW_SERVERS) && env != NULL && env[0] != '\0') {
+        st->o->servers = env;
+    }
+}
+
+/* Does the mix send values (set, add, replace, append, prepend, cas)? */
+static bool carries_values(const struct slap_options *o)
+{
+    for (int op = 0; op < OP_COUNT; op++) {
+        if (o->mix[op] > 0 && op_class((enum op_type)op) == OP_CLASS_STORAGE) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* -U, -a: what UDP cannot carry is refused here, not discovered during the run. */
+static enum options_outcome check_udp(const struct parse_state *st)
+{
+    const struct slap_options *o = st->o;
+    uint32_t key_max = o->key_sizes.n ? size_dist_max(&o->key_sizes) : o->key_size;
+    uint32_t value_max = o->value_sizes.n ? size_dist_max(&o->value_sizes) : o->value_size;
+    const struct codec *codec = codec_get(o->protocol);
+    uint64_t get = codec_get_bytes(codec, o->division, key_max);
+    uint64_t set_header = codec_set_header_bytes(codec, key_max);
+    uint64_t set = set_header + value_max + (codec->set_crlf ? 2 : 0);
+    if (o->udp && o->facebook) {
+        return options_usage_error(st->err, "--udp and --facebook: choose one");
+    }
+    if (o->pipeline > 1 || o->tls) {
+        return options_usage_error(st->err,
+                                   "--%s sends one request at a time in clear: it cannot be "
+                                   "used with --pipeline or --tls",
+                                   o->udp ? "udp" : "facebook");
+    }
+    if (get > (UDP_MAX_REQUEST - UDP_HEADER)) {
+        return options_usage_error(st->err,
+                                   "--%s: a get of %u keys of up to %u bytes does not fit one "
+                                   "datagram (%d bytes): use a smaller --division",
+                                   o->udp ? "udp" : "facebook", o->division, key_max,
+                                   (UDP_MAX_REQUEST - UDP_HEADER));
+    }
+    if (o->udp && carries_values(o) && set > (UDP_MAX_REQUEST - UDP_HEADER)) {
+        return options_usage_error(
+            st->err,
+            "--udp: a set of a %u-byte value does not fit one datagram "
+            "(%d bytes): use -X %d or less, or --facebook (sets over TCP)",
+            value_max, (UDP_MAX_REQUEST - UDP_HEADER),
+            (int)((UDP_MAX_REQUEST - UDP_HEADER) - set_header - (codec->set_crlf ? 2 : 0)));
+    }
+    return OPTIONS_RUN;
+}
+
+/* The server list's syntax (from -s or $MEMCACHED_SERVERS), and what -U, -a and -p need of it:
+ * a mistyped list is refused here rather than read as some other server. */
+static enum options_outcome check_servers(const struct parse_state *st)
+{
+    const struct slap_options *o = st->o;
+    const char *from = was_given(st, ROW_SERVERS) ? "--servers" : "MEMCACHED_SERVERS";
+    struct servers_shape shape;
+    char why[512];
+    if (servers_check_list(o->servers, &shape, why, sizeof(why)) != SLAP_OK) {
+        return options_usage_error(st->err, "%s: %s", from, why);
+    }
+    if ((o->udp || o->facebook) && shape.unix_sockets > 0) {
+        return options_usage_error(st->err,
+                                   "--%s needs host:port servers, and %s lists a unix socket",
+                                   o->udp ? "udp" : "facebook", from);
+    }
+    if (o->rep_write > shape.count) {
+        return options_usage_error(st->err,
+                                   "--rep_write %" PRIu32 ": only %" PRIu32 " server%s listed",
+                                   o->rep_write, shape.count, shape.count == 1 ? " is" : "s are");
+    }
+    if (o->stats_servers != NULL &&
+        servers_check_list(o->stats_servers, &shape, why, sizeof(why)) != SLAP_OK) {
+        return options_usage_error(st->err, "--stats_servers: %s", why);
+    }
+    if (o->proxy_stats == NULL) {
+        return OPTIONS_RUN;
+    }
+    if (servers_check_list(o->proxy_stats, &shape, why, sizeof(why)) != SLAP_OK) {
+        return options_usage_error(st->err, "--proxy_stats: %s", why);
+    }
+    if (shape.count != 1 || shape.unix_sockets > 0) {
+        return options_usage_error(st->err,
+                                   "--proxy_stats: one host:port (twemproxy's stats port), not "
+                                   "'%s'",
+                                   o->proxy_stats);
+    }
+    return OPTIONS_RUN;
+}
+
+/* The results files: one name each, standard output only for --json, sampling with --samples. */
+static enum options_outcome check_results(const struct parse_state *st)
+{
+    const struct slap_options *o = st->o;
+    const char *files[] = {o->csv_out, o->svg_out, o->samples_out};
+    const char *names[] = {"csv", "svg", "samples"};
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(files); i++) {
+        if (files[i] != NULL && strcmp(files[i], "-") == 0) {
+            return options_usage_error(st->err, "--%s: only --json writes to standard output (-)",
+                                       names[i]);
+        }
+    }
+    if (was_given(st, ROW_SAMPLE_RATE) && o->samples_out == NULL) {
+        return options_usage_error(st->err, "--sample_rate needs --samples");
+    }
+    if (o->samples_out != NULL && o->sweep_step > 0) {
+        return options_usage_error(st->err,
+                                   "--samples cannot be used with --sweep (a run of its own "
+                                   "per step): sample one rate with --tps");
+    }
+    if (o->quiet && o->stat_freq_ns > 0) {
+        return options_usage_error(st->err, "--quiet prints no tables: it cannot be used with "
+                                            "--stat_freq");
+    }
+    const char *label_problem = o->label != NULL ? results_label_problem(o->label) : NULL;
+    if (label_problem != NULL) {
+        return options_usage_error(st->err, "--label: %s", label_problem);
+    }
+    return OPTIONS_RUN;
+}
+
+/* No --label: the host name, or "slap" when it has none. */
+static void apply_label_fallback(struct slap_options *o)
+{
+    static char host[256];
+    if (o->label != NULL) {
+        return;
+    }
+    if (gethostname(host, sizeof(host) - 1) != 0 || results_label_problem(host) != NULL) {
+        snprintf(host, sizeof(host), "slap");
+    }
+    o->label = host;
+}
+
+enum options_outcome options_finish(const struct parse_state *st)
+{
+    enum options_outcome outcome = check_combinations(st);
+    if (outcome == OPTIONS_RUN) {
+        outcome = check_results(st);
+        apply_label_fallback(st->o);
+    }
+    if (outcome == OPTIONS_RUN) {
+        outcome = apply_cfg_file(st);
+    }
+    if (outcome == OPTIONS_RUN && (st->o->udp || st->o->facebook)) {
+        outcome = check_udp(st); /* after the file: it needs the final sizes */
+    }
+    if (outcome == OPTIONS_RUN) {
+        apply_servers_fallback(st);
+        outcome = check_servers(st);
+    }
+    return outcome;
+}

@@ -1,0 +1,456 @@
+/*
+ * slap merge and slap plot: results files read back, combined with exactly merged
+ * histograms and counters, reported as text (memaslap's layout) and written as JSON, CSV or
+ * SVG. Exit status: 0 done, 1 an output could not be written, 2 bad usage or a file that is
+ * not slap's results or cannot be combined.
+ */
+#include "subcommands.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "slap/base/outfile.h"
+#include "slap/output/plot.h"
+#include "slap/output/report.h"
+#include "slap/output/results.h"
+#include "slap/model/tracestats.h"
+
+#define SUB_OK 0
+#define SUB_FAILED 1
+#define SUB_USAGE 2
+#define START_SPREAD_MS 1000 /* runs that started further apart than this did not run together */
+
+/* What a subcommand's command line says. */
+struct sub_args {
+    const char *json;
+    const char *csv;
+    const char *svg;
+    const char *samples;
+    const char **inputs;
+    int ninputs;
+};
+
+static int usage(const char *name, const char *problem, const char *word)
+{
+    fprintf(stderr, "slap %s: %s%s%s%s\n", name, problem, word ? " '" : "", word ? word : "",
+            word ? "'" : "");
+    fprintf(stderr, "Usage: slap merge RESULT.json... [--json FILE] [--csv FILE] [--svg FILE]\n"
+                    "       slap plot RESULT.json... -o FILE.svg [--samples FILE]\n");
+    return SUB_USAGE;
+}
+
+/* "--name VALUE" or "--name=VALUE" at argv[*i] into *value; false when it is not that option. */
+static bool take_value(int argc, char **argv, int *i, const char *name, const char **value)
+{
+    size_t n = strlen(name);
+    if (strncmp(argv[*i], name, n) != 0) {
+        return false;
+    }
+    if (argv[*i][n] == '=') {
+        *value = argv[*i] + n + 1;
+        return true;
+    }
+    if (argv[*i][n] != '\0') {
+        return false;
+    }
+    *value = *i + 1 < argc ? argv[++*i] : "";
+    return true;
+}
+
+/* The options and input files; usage's status when they are wrong. */
+static int parse_args(int argc, char **argv, bool plot, struct sub_args *a)
+{
+    memset(a, 0, sizeof(*a));
+    a->inputs = calloc((size_t)argc, sizeof(*a->inputs));
+    if (a->inputs == NULL) {
+        return SUB_FAILED;
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *value = NULL;
+        if (!plot && take_value(argc, argv, &i, "--json", &value)) {
+            a->json = value;
+        } else if (!plot && take_value(argc, argv, &i, "--csv", &value)) {
+            a->csv = value;
+        } else if (take_value(argc, argv, &i, plot ? "-o" : "--svg", &value) ||
+                   (plot && take_value(argc, argv, &i, "--output", &value))) {
+            a->svg = value;
+        } else if (plot && take_value(argc, argv, &i, "--samples", &value)) {
+            a->samples = value;
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            return usage(argv[0], "unknown option", argv[i]);
+        } else {
+            a->inputs[a->ninputs++] = argv[i];
+            continue;
+        }
+        if (value == NULL || value[0] == '\0') {
+            return usage(argv[0], "an option needs a file name:", argv[i]);
+        }
+    }
+    if (a->ninputs == 0) {
+        return usage(argv[0], "give at least one results file (written by --json)", NULL);
+    }
+    if (plot && a->svg == NULL) {
+        return usage(argv[0], "-o FILE.svg names the picture", NULL);
+    }
+    return SUB_OK;
+}
+
+/* Read every input; on a failure say which file and why. */
+static int read_inputs(const struct sub_args *a, const char *name, struct results_doc *docs,
+                       struct results_doc **ptrs)
+{
+    for (int i = 0; i < a->ninputs; i++) {
+        char err[640];
+        ptrs[i] = &docs[i];
+        if (results_read(a->inputs[i], &docs[i], err, sizeof(err)) != SLAP_OK) {
+            fprintf(stderr, "slap %s: %s\n", name, err);
+            return SUB_USAGE;
+        }
+    }
+    return SUB_OK;
+}
+
+/* The same run given twice (the same file, or a copy) would count twice: refuse, naming both. */
+static int refuse_same_run(const struct sub_args *a, const struct results_merge_input *in)
+{
+    struct results_run_id same;
+    for (int i = 0; i < a->ninputs; i++) {
+        for (int j = i + 1; j < a->ninputs; j++) {
+            if (results_share_run(in[i].doc, in[j].doc, &same)) {
+                fprintf(stderr,
+                        "slap merge: '%s' and '%s' hold the same run (host %s, pid %llu, "
+                        "started at %llu ms): a run is counted once\n",
+                        a->inputs[i], a->inputs[j], same.host, (unsigned long long)same.pid,
+                        (unsigned long long)same.start_ms);
+                return SUB_USAGE;
+            }
+        }
+    }
+    return SUB_OK;
+}
+
+/* One step's statistics, for its sweep row. */
+static void step_stats(const struct results_step *step, struct slap_stats *s)
+{
+    stats_reset(s);
+    s->counters = step->counters;
+    for (int t = 0; t < STATS_TYPES; t++) {
+        results_sparse_add(&step->lat[t], s->lat[t]);
+    }
+}
+
+/* The evictions of the preloads (or warm-ups), where the documents say. */
+static double merged_preload_evictions(const struct results_doc *m)
+{
+    const struct results_server *servers = m->servers.items;
+    double sum = 0;
+    for (size_t i = 0; i < m->servers.n; i++) {
+        sum += server_stats_preload_evictions(&servers[i].stats, 1);
+    }
+    return sum;
+}
+
+/* The combined text report, in the layout of one run's. */
+static void merged_report(const struct results_doc *m)
+{
+    if (!m->sweep) {
+        report_header(stdout, &m->opts);
+        report_final(stdout, &m->opts, m->global, m->seconds, m->signal, NULL,
+                     m->has_limits ? &m->limits : NULL, merged_preload_evictions(m));
+        return;
+    }
+    struct slap_stats *s = malloc(sizeof(*s));
+    if (s == NULL || stats_init(s, &stats_shape_all) != SLAP_OK) {
+        free(s);
+        return;
+    }
+    const struct results_step *steps = m->steps.items;
+    report_sweep_header(stdout, &m->opts);
+    report_sweep_columns(stdout, &m->opts);
+    for (size_t i = 0; i < m->steps.n; i++) {
+        struct report_step row = {steps[i].target_tps, s, steps[i].seconds, steps[i].limited_by,
+                                  steps[i].interrupted};
+        step_stats(&steps[i], s);
+        report_sweep_row(stdout, &m->opts, &row);
+    }
+    report_preload_evictions(stdout, merged_preload_evictions(m));
+    report_interrupted(stdout, m->signal);
+    stats_free(s);
+    free(s);
+}
+
+/* Write path (option's) with write, saying why it failed. */
+static int save(const char *name, const char *option, const char *path, outfile_writer write,
+                const void *arg)
+{
+    char err[512];
+    if (path != NULL && outfile_save(path, write, arg, err, sizeof(err)) != SLAP_OK) {
+        fprintf(stderr, "slap %s: %s: %s\n", name, option, err);
+        return SUB_FAILED;
+    }
+    return SUB_OK;
+}
+
+/* Runs that did not start together (no common --start_at) are summed all the same: say so. */
+static void warn_spread(const struct results_merge_input *in, int n)
+{
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (int i = 0; i < n; i++) {
+        lo = in[i].doc->start_ms < lo ? in[i].doc->start_ms : lo;
+        hi = in[i].doc->start_ms > hi ? in[i].doc->start_ms : hi;
+    }
+    if (hi - lo > START_SPREAD_MS) {
+        fprintf(stderr,
+                "slap merge: the runs started %.1f s apart: rates are summed as if they "
+                "ran together (--start_at starts them together)\n",
+                (double)(hi - lo) / 1000.0);
+    }
+}
+
+/* ---- slap merge's outputs, written as the inputs are read again ---------------------- */
+
+/* The merge being written: its inputs, the merged document without its periods. */
+struct merge_job {
+    struct results_merge_input *in;
+    size_t n;
+    const struct results_doc *merged;
+    FILE *out;                     /* the output being written */
+    struct results_json_stream js; /* --json */
+    struct plot_run run;           /* --svg: the points drawn */
+};
+
+static enum slap_status json_period(void *arg, struct results_period *p)
+{
+    results_json_period(&((struct merge_job *)arg)->js, p);
+    return SLAP_OK;
+}
+
+static enum slap_status csv_period(void *arg, struct results_period *p)
+{
+    struct merge_job *job = arg;
+    if (!job->merged->sweep) {
+        results_csv_period(job->out, job->merged, p);
+    }
+    return SLAP_OK;
+}
+
+static enum slap_status svg_point(void *arg, struct results_period *p)
+{
+    return plot_run_add_period(&((struct merge_job *)arg)->run, p);
+}
+
+/* The merged periods handed to each (none read when no input has any). */
+static enum slap_status merge_walk(struct merge_job *job, results_merge_each each, char *err,
+                                   size_t err_len)
+{
+    size_t periods = 0;
+    for (size_t i = 0; i < job->n; i++) {
+        periods += job->in[i].nperiods;
+    }
+    return periods == 0 ? SLAP_OK : results_merge_periods(job->in, job->n, each, job, err, err_len);
+}
+
+/* One output (--json or --csv) written whole as its periods come; a failure says why. */
+static int save_streamed(struct merge_job *job, const char *option, const char *path, bool json)
+{
+    struct outfile of;
+    char err[640];
+    if (path == NULL) {
+        return SUB_OK;
+    }
+    if (outfile_open(&of, path, err, sizeof(err)) != SLAP_OK) {
+        fprintf(stderr, "slap merge: %s: %s\n", option, err);
+        return SUB_FAILED;
+    }
+    job->out = of.f;
+    if (json) {
+        results_json_begin(&job->js, of.f, job->merged);
+    } else {
+        results_csv_begin(of.f, job->merged);
+    }
+    if (merge_walk(job, json ? json_period : csv_period, err, sizeof(err)) != SLAP_OK) {
+        outfile_discard(&of);
+        fprintf(stderr, "slap merge: %s: %s\n", option, err);
+        return SUB_FAILED;
+    }
+    if (json) {
+        results_json_end(&job->js);
+    }
+    if (outfile_close(&of, err, sizeof(err)) != SLAP_OK) {
+        fprintf(stderr, "slap merge: %s: %s\n", option, err);
+        return SUB_FAILED;
+    }
+    return SUB_OK;
+}
+
+/* --svg: the points of every merged period gathered, then the picture written. */
+static int save_picture(struct merge_job *job, const char *path)
+{
+    const struct results_step *steps = job->merged->steps.items;
+    char err[640] = "out of memory";
+    int status = SUB_OK;
+    if (path == NULL) {
+        return SUB_OK;
+    }
+    memset(&job->run, 0, sizeof(job->run));
+    job->run.label = job->merged->label;
+    enum slap_status st = merge_walk(job, svg_point, err, sizeof(err));
+    for (size_t i = 0; st == SLAP_OK && i < job->merged->steps.n; i++) {
+        st = plot_run_add_step(&job->run, &steps[i]);
+    }
+    if (st != SLAP_OK) {
+        fprintf(stderr, "slap merge: --svg: %s\n", err);
+        status = SUB_FAILED;
+    } else {
+        struct plot_runs picture = {&job->run, 1, NULL};
+        status = save("merge", "--svg", path, plot_svg_runs, &picture);
+    }
+    plot_run_free(&job->run);
+    return status;
+}
+
+/* Read every input whole (nothing kept of its periods) and merge what they hold but their
+ * periods into merged; refuse (saying why) what cannot be merged. */
+/*
+ * The merge reads its inputs more than once: one that is not a regular file (a pipe, as
+ * `slap merge <(ssh host cat r.json)` gives, or standard input) is first copied whole to an
+ * unlinked temporary file, then read through /proc/self/fd/N (path, len bytes). A file that
+ * cannot be opened is left for the reader to name. open_path is the caller's to free.
+ */
+static int spool_if_stream(struct results_merge_input *in)
+{
+    char path[32];
+    struct stat st;
+    char buf[65536], tmpl[PATH_MAX];
+    const char *dir = getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp";
+    FILE *src;
+    if (stat(in->path, &st) != 0 || S_ISREG(st.st_mode) || (src = fopen(in->path, "r")) == NULL) {
+        return SUB_OK;
+    }
+    snprintf(tmpl, sizeof(tmpl), "%s/slap-merge-XXXXXX", dir);
+    int fd = mkstemp(tmpl);
+    bool ok = fd >= 0 && unlink(tmpl) == 0;
+    for (size_t n; ok && (n = fread(buf, 1, sizeof(buf), src)) > 0;) {
+        ok = write(fd, buf, n) == (ssize_t)n;
+    }
+    ok = ok && !ferror(src);
+    fclose(src);
+    if (!ok) {
+        fprintf(stderr, "slap merge: cannot copy '%s' to a temporary file in %s: %s\n", in->path,
+                dir, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+        }
+        return SUB_FAILED;
+    }
+    snprintf(path, sizeof(path), "/proc/self/fd/%d", fd); /* closed when slap exits */
+    in->open_path = strdup(path);
+    return in->open_path != NULL ? SUB_OK : SUB_FAILED;
+}
+
+static int merge_check(const struct sub_args *a, struct results_merge_input *in,
+                       struct results_doc *merged)
+{
+    char err[640] = "";
+    for (int i = 0; i < a->ninputs; i++) {
+        in[i].path = a->inputs[i];
+        if (spool_if_stream(&in[i]) != SUB_OK) {
+            return SUB_FAILED;
+        }
+    }
+    if (results_merge_read(in, (size_t)a->ninputs, err, sizeof(err)) != SLAP_OK) {
+        fprintf(stderr, "slap merge: %s\n", err);
+        return SUB_USAGE;
+    }
+    if (refuse_same_run(a, in) != SUB_OK) {
+        return SUB_USAGE;
+    }
+    if (results_merge_heads(merged, in, (size_t)a->ninputs, err, sizeof(err)) != SLAP_OK) {
+        fprintf(stderr, "slap merge: cannot merge: %s\n", err);
+        return SUB_USAGE;
+    }
+    return SUB_OK;
+}
+
+/*
+ * slap merge, in memory bounded by the histograms however many periods the files hold: the
+ * inputs are read whole once to check them (nothing is written before all are known good),
+ * then once more for each output, a period of every input at a time.
+ */
+static int merge_main(int argc, char **argv)
+{
+    struct sub_args a;
+    struct results_doc merged;
+    int status = parse_args(argc, argv, false, &a);
+    struct results_merge_input *in = calloc((size_t)argc, sizeof(*in));
+    memset(&merged, 0, sizeof(merged));
+    if (status == SUB_OK && in == NULL) {
+        status = SUB_FAILED;
+    }
+    if (status == SUB_OK) {
+        status = merge_check(&a, in, &merged);
+    }
+    if (status == SUB_OK) {
+        struct merge_job job = {.in = in, .n = (size_t)a.ninputs, .merged = &merged};
+        warn_spread(in, a.ninputs);
+        merged_report(&merged);
+        status |= save_streamed(&job, "--csv", a.csv, false);
+        status |= save_picture(&job, a.svg);
+        status |= save_streamed(&job, "--json", a.json, true);
+        status = fflush(stdout) != 0 || ferror(stdout) ? SUB_FAILED : status;
+    }
+    results_doc_free(&merged);
+    for (int i = 0; in != NULL && i < argc; i++) {
+        free((char *)in[i].open_path);
+    }
+    results_merge_inputs_free(in, (size_t)argc);
+    free(in);
+    free(a.inputs);
+    return status;
+}
+
+static int plot_main(int argc, char **argv)
+{
+    struct sub_args a;
+    int status = parse_args(argc, argv, true, &a);
+    struct results_doc *docs = calloc((size_t)argc, sizeof(*docs));
+    struct results_doc **ptrs = calloc((size_t)argc, sizeof(*ptrs));
+    if (status == SUB_OK && (docs == NULL || ptrs == NULL)) {
+        status = SUB_FAILED;
+    }
+    if (status == SUB_OK && a.ninputs > PLOT_MAX_DOCS) {
+        status = usage(argv[0], "too many results files for one picture", NULL);
+    }
+    if (status == SUB_OK) {
+        status = read_inputs(&a, argv[0], docs, ptrs);
+    }
+    if (status == SUB_OK) {
+        struct plot_input picture = {(const struct results_doc *const *)ptrs, (size_t)a.ninputs,
+                                     a.samples};
+        status = save("plot", "-o", a.svg, plot_svg, &picture);
+    }
+    for (int i = 0; docs != NULL && i < argc; i++) {
+        results_doc_free(&docs[i]);
+    }
+    free(docs);
+    free(ptrs);
+    free(a.inputs);
+    return status;
+}
+
+subcommand_main subcommand_find(const char *name)
+{
+    if (strcmp(name, "merge") == 0) {
+        return merge_main;
+    }
+    if (strcmp(name, "trace-stats") == 0) {
+        return tracestats_main;
+    }
+    return strcmp(name, "plot") == 0 ? plot_main : NULL;
+}

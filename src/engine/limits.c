@@ -1,0 +1,603 @@
+/*
+ * What limited a run: slap's own CPU, the servers' CPU, and the verdict drawn from them.
+ * The rules, in order (README "What limited the run" has them as a table):
+ *
+ *   slap's threads waited for a CPU ≥ LIMITS_STARVED of the run ─────> client (both if a
+ *                                               server was saturated too): the host's CPU
+ *   -P: requests fell due while their socket was free, never sent ───> client (the schedule)
+ *   the -P target met (or a trace's times), neither side saturated ─> rate
+ *   slap saturated and a server too ─────────────────────────────────> both
+ *   a server's threads ≥ LIMITS_SATURATED ───────────────────────────> server
+ *   slap saturated (a thread's busy + wait, or its CPUs) ────────────> client
+ *   neither, but a server's load unknown ────────────────────────────> unknown
+ *   neither, requests in flight ≥ LIMITS_OCCUPIED of possible ───────> latency (raise -c)
+ *   neither, fewer in flight ────────────────────────────────────────> client (its turnaround)
+ *
+ * Requests in flight come from Little's law: requests per second × mean latency, against
+ * what slap may have in flight (-c × -n × --pipeline). "Busy" is always a share of time on a
+ * CPU; the time a thread waited for one is named as such.
+ */
+#include "slap/engine/limits.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum slap_status limits_init(struct limits *l, uint32_t nservers)
+{
+    memset(l, 0, sizeof(*l));
+    l->verdict = LIMITS_UNKNOWN;
+    if (nservers == 0) {
+        return SLAP_OK;
+    }
+    l->servers = calloc(nservers, sizeof(*l->servers));
+    l->nservers = l->servers != NULL ? nservers : 0;
+    return l->servers != NULL ? SLAP_OK : SLAP_ERROR;
+}
+
+void limits_free(struct limits *l)
+{
+    free(l->servers);
+    l->servers = NULL;
+    l->nservers = 0;
+}
+
+void limits_server_from_stats(struct limits_server *s, const char *name, const char *label,
+                              const struct server_stats_pair *p, uint32_t host_cpus)
+{
+    memset(s, 0, sizeof(*s));
+    snprintf(s->name, sizeof(s->name), "%s", name);
+    snprintf(s->label, sizeof(s->label), "%s", label != NULL ? label : "");
+    s->local = host_cpus > 0;
+    if (!p->ok || p->after_ns <= p->before_ns) {
+        snprintf(s->note, sizeof(s->note), "%s", p->ok ? "stats not read" : p->note);
+        return;
+    }
+    s->known = true;
+    s->cpu_s = (p->after.rusage_user - p->before.rusage_user) +
+               (p->after.rusage_system - p->before.rusage_system);
+    s->cpu_s = s->cpu_s > 0 ? s->cpu_s : 0;
+    s->threads = p->after.threads;
+    s->seconds = (double)(p->after_ns - p->before_ns) / (double)SLAP_NS_PER_SEC;
+    double cpus = s->threads > 0 ? s->threads : 1;
+    if (host_cpus > 0 && cpus > host_cpus) {
+        cpus = host_cpus; /* four threads on two CPUs are saturated at two CPUs' worth */
+    }
+    s->busy = s->cpu_s / (s->seconds * cpus);
+}
+
+void limits_server_from_proc(struct limits_server *s, const char *name, const char *label,
+                             int pid, double cpu_s, double busiest, uint32_t threads,
+                             double seconds)
+{
+    memset(s, 0, sizeof(*s));
+    snprintf(s->name, sizeof(s->name), "%s", name);
+    snprintf(s->label, sizeof(s->label), "%s", label != NULL ? label : "");
+    s->known = true;
+    s->local = true;
+    s->pid = pid;
+    s->from_proc = true;
+    s->cpu_s = cpu_s;
+    s->threads = threads;
+    s->seconds = seconds;
+    s->busy = busiest; /* a proxy's event loop is one thread: the busiest one is the limit */
+}
+
+const char *limits_verdict_name(enum limits_verdict v)
+{
+    static const char *const names[] = {"server", "client", "both", "rate", "latency", "unknown"};
+    return (size_t)v < SLAP_ARRAY_SIZE(names) ? names[v] : "unknown";
+}
+
+/* A share in whole percent, rounded down: 84% never reads as the 85% of saturation. */
+static int pct(double share)
+{
+    return share > 0 ? (int)(share * 100.0) : 0;
+}
+
+/* The known server whose threads were the busiest, or NULL; how many are unknown. */
+static const struct limits_server *busiest_server(const struct limits *l, uint32_t *unknown)
+{
+    const struct limits_server *best = NULL;
+    *unknown = 0;
+    for (uint32_t i = 0; i < l->nservers; i++) {
+        const struct limits_server *s = &l->servers[i];
+        if (!s->known) {
+            (*unknown)++;
+        } else if (best == NULL || s->busy > best->busy) {
+            best = s;
+        }
+    }
+    return best;
+}
+
+/* The first server whose load is unknown (for the words). */
+static const char *first_unknown(const struct limits *l)
+{
+    for (uint32_t i = 0; i < l->nservers; i++) {
+        if (!l->servers[i].known) {
+            return l->servers[i].name;
+        }
+    }
+    return "a server";
+}
+
+/* The first server on slap's host, or NULL. */
+static const struct limits_server *first_local(const struct limits *l)
+{
+    for (uint32_t i = 0; i < l->nservers; i++) {
+        if (l->servers[i].local) {
+            return &l->servers[i];
+        }
+    }
+    return NULL;
+}
+
+static bool starved(const struct limits *l)
+{
+    return l->client.wait_known && l->client.wait_max >= LIMITS_STARVED;
+}
+
+/* The server on slap's host whose threads waited longest for a CPU, at LIMITS_STARVED or more:
+ * the host's CPU limited it. NULL when none did. */
+static const struct limits_server *starved_server(const struct limits *l)
+{
+    const struct limits_server *worst = NULL;
+    for (uint32_t i = 0; i < l->nservers; i++) {
+        const struct limits_server *s = &l->servers[i];
+        if (s->wait_known && s->wait_max >= LIMITS_STARVED &&
+            (worst == NULL || s->wait_max > worst->wait_max)) {
+            worst = s;
+        }
+    }
+    return worst;
+}
+
+/* -P: every request went out, and on time (a P99 send lag under LIMITS_LATE_NS). */
+static bool schedule_kept(const struct limits *l)
+{
+    return l->client_lag == 0 && l->send_lag_p99_s * 1e9 < LIMITS_LATE_NS;
+}
+
+static bool client_saturated(const struct limits *l)
+{
+    return l->client.demand_max >= LIMITS_SATURATED ||
+           (l->client.cpus > 0 && l->client.cpu_share >= LIMITS_SATURATED);
+}
+
+/* Appends printf-style words to the verdict's. */
+static void say(struct limits *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(struct limits *l, const char *fmt, ...)
+{
+    size_t used = strlen(l->why);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(l->why + used, sizeof(l->why) - used, fmt, ap);
+    va_end(ap);
+}
+
+/* "slap's busiest thread was on a CPU 18% of the run and waited for one 62%" */
+static void say_client_as(struct limits *l, const char *who)
+{
+    const struct limits_client *c = &l->client;
+    say(l, "%s busiest thread was on a CPU %d%% of the run", who, pct(c->busy_max));
+    if (c->wait_known) {
+        say(l, " and waited for one %d%%", pct(c->wait_max));
+    }
+    if (c->cpus > 0) {
+        say(l, ", the process used %d%% of the %.4g CPU%s it may use", pct(c->cpu_share), c->cpus,
+            c->cpus == 1 ? "" : "s");
+    }
+}
+
+static void say_client(struct limits *l)
+{
+    say_client_as(l, "slap's");
+}
+
+/* "10.0.0.1:11211's threads were busy 97% of the run", or a proxy's busiest thread. */
+static void say_server(struct limits *l, const struct limits_server *s)
+{
+    if (s->from_proc) {
+        say(l, "%s's busiest thread was busy %d%% of the run (pid %d, from /proc: it answers no "
+               "stats)",
+            s->name, pct(s->busy), s->pid);
+    } else {
+        say(l, "%s's threads were busy %d%% of the run%s", s->name, pct(s->busy),
+            s->backend ? " (a backend)" : "");
+    }
+}
+
+/* "the servers (busiest 10.0.0.1:11211 12%)" or "the servers (load unknown)" */
+static void say_servers(struct limits *l, const struct limits_server *busiest)
+{
+    if (busiest == NULL) {
+        say(l, "the servers (load unknown)");
+    } else {
+        say(l, "the servers (busiest %s %d%%)", busiest->name, pct(busiest->busy));
+    }
+}
+
+/* The host's CPUs, when they were near saturation, and who shares them. */
+static void say_host(struct limits *l)
+{
+    const struct limits_server *local = first_local(l);
+    if (!l->host.known || l->host.busy < LIMITS_SATURATED) {
+        return;
+    }
+    say(l, "; this host's %u CPU%s were %d%% busy", l->host.cpus, l->host.cpus == 1 ? "" : "s",
+        pct(l->host.busy));
+    if (local != NULL) {
+        say(l, ", shared by slap and %s", local->name);
+    }
+}
+
+static void why_starved(struct limits *l, const struct limits_server *busiest, bool server,
+                        uint32_t unknown)
+{
+    const struct limits_client *c = &l->client;
+    say(l, "slap's threads waited for a CPU up to %d%% of the run (busiest thread on a CPU %d%%): "
+           "the load host's CPU limited the run, so the figures measure slap's share of it",
+        pct(c->wait_max), pct(c->busy_max));
+    if (server) {
+        say(l, ", and ");
+        say_server(l, busiest);
+        say(l, " too");
+    }
+    const struct limits_server *other = starved_server(l);
+    if (other != NULL) {
+        say(l, ", and %s's threads waited for one up to %d%% too", other->name,
+            pct(other->wait_max));
+    }
+    say_host(l);
+    say(l, "; give slap CPUs of its own (stop other load, lift a CPU quota, pin the server "
+           "apart with taskset)");
+    if (c->cpus > 0 && l->threads > 1 && l->threads > c->cpus + 0.5) {
+        say(l, ", and use no more threads (-T %u) than the %.4g CPU%s slap may use", l->threads,
+            c->cpus, c->cpus == 1 ? "" : "s");
+    }
+    say(l, ", then run again");
+    if (l->client_lag > 0) {
+        say(l, "; slap could not keep the -P schedule: %llu requests fell due while their socket "
+               "was free and were never sent, sends were up to %.1f ms late (P99)",
+            (unsigned long long)l->client_lag, l->send_lag_p99_s * 1e3);
+    }
+    if (unknown > 0 && !server) {
+        say(l, "; the load of %s is unknown (no stats): this verdict is about the client only",
+            first_unknown(l));
+    }
+}
+
+/* A server on slap's host waited for a CPU: the host's CPU limited it, not its own work. */
+static void why_server_starved(struct limits *l, const struct limits_server *s)
+{
+    say(l, "%s's threads waited for a CPU up to %d%% of the run (pid %d; ", s->name,
+        pct(s->wait_max), s->pid);
+    say_client(l);
+    say(l, "): the load host's CPU limited the server, so the figures measure its share of it");
+    say_host(l);
+    say(l, "; give the server CPUs of its own (stop other load, pin slap apart with taskset), "
+           "then run again");
+}
+
+static void why_late(struct limits *l)
+{
+    say(l, "slap could not keep the -P schedule: %llu requests fell due while their socket was "
+           "free and were never sent, sends were up to %.1f ms late (P99): the figures measure "
+           "slap's lag; ",
+        (unsigned long long)l->client_lag, l->send_lag_p99_s * 1e3);
+    say_client(l);
+    say(l, "; give it more CPU or raise -T (now %u)", l->threads);
+}
+
+static void why_rate(struct limits *l, const struct limits_server *busiest, uint32_t unknown)
+{
+    if (l->target_tps > 0) {
+        say(l, "the -P target of %.0f ops/s was met (%.0f achieved): the rate set the load; ",
+            l->target_tps, l->achieved_tps);
+        say_client(l);
+        say(l, "; ");
+        say_servers(l, busiest);
+        say(l, "%s", unknown > 0 ? ", some servers' load unknown" : "");
+        if (starved(l)) {
+            say(l, "; but slap's threads waited for a CPU up to %d%% of the run: the latencies "
+                   "include that wait (the load host's CPU); give slap CPUs of its own for "
+                   "the server's own figures",
+                pct(l->client.wait_max));
+        }
+        return;
+    }
+    say(l, "the trace's own times set the rate: neither slap (");
+    say_client_as(l, "its");
+    say(l, ") nor ");
+    say_servers(l, busiest);
+    say(l, " were near saturation");
+}
+
+static void why_client(struct limits *l, uint32_t unknown)
+{
+    say_client(l);
+    say(l, ": the figures measure slap, not the server; raise -T (now %u) if slap has idle "
+           "CPUs, or run slap on more hosts",
+        l->threads);
+    if (unknown > 0) {
+        say(l, "; the load of some servers is unknown (no stats): this verdict is about the "
+               "client only");
+    }
+}
+
+/* Little's law: whether more requests in flight would have raised the rate. */
+static bool occupied(const struct limits *l)
+{
+    return l->in_flight_max == 0 || l->in_flight_mean >= LIMITS_OCCUPIED * l->in_flight_max;
+}
+
+static void why_neither(struct limits *l, const struct limits_server *busiest)
+{
+    say(l, "neither slap (");
+    say_client_as(l, "its");
+    say(l, ") nor ");
+    say_servers(l, busiest);
+    say(l, " were near saturation, ");
+    if (!occupied(l)) {
+        say(l, "yet slap kept only %.1f of its %u possible requests in flight on average (rate "
+               "x latency): its own time between an answer and the next request limited the "
+               "run, not the clients' number; raise -T, or run slap on more hosts",
+            l->in_flight_mean, l->in_flight_max);
+        return;
+    }
+    if (l->target_tps > 0) {
+        say(l, "and the -P target of %.0f ops/s was not met (%.0f achieved): ", l->target_tps,
+            l->achieved_tps);
+    }
+    say(l, "%.1f of the %u possible requests were in flight on average (rate x latency): too "
+           "few clients (-c %u) for the latency, each waits for its answers; raise -c",
+        l->in_flight_mean, l->in_flight_max, l->concurrency);
+}
+
+static enum limits_verdict decide(const struct limits *l, const struct limits_server *busiest,
+                                  uint32_t unknown)
+{
+    bool client = client_saturated(l);
+    bool server = busiest != NULL && busiest->busy >= LIMITS_SATURATED;
+    bool rate_met = l->target_tps > 0 && l->achieved_tps >= LIMITS_RATE_MET * l->target_tps;
+    if (starved(l) && !(rate_met && schedule_kept(l))) {
+        return server || starved_server(l) != NULL ? LIMITS_BOTH : LIMITS_CLIENT;
+    }
+    if (starved_server(l) != NULL) {
+        return client ? LIMITS_BOTH : LIMITS_SERVER;
+    }
+    if (l->client_lag > 0 && !server) {
+        return LIMITS_CLIENT;
+    }
+    if ((rate_met && !client) || (l->paced_by_trace && !client && !server)) {
+        return LIMITS_RATE;
+    }
+    if (client && server) {
+        return LIMITS_BOTH;
+    }
+    if (server || client) {
+        return server ? LIMITS_SERVER : LIMITS_CLIENT;
+    }
+    if (unknown > 0) {
+        return LIMITS_UNKNOWN;
+    }
+    return occupied(l) ? LIMITS_LATENCY : LIMITS_CLIENT;
+}
+
+/* What the proxy said of its backends, when it reported trouble. */
+static void say_proxy(struct limits *l)
+{
+    const struct proxy_stats *d = &l->proxy.delta;
+    double trouble = d->server_err + d->server_timedout + d->server_eof + d->server_ejects +
+                     d->forward_error;
+    if (!l->proxy.known || trouble <= 0) {
+        return;
+    }
+    say(l, "; the proxy %s reported backend errors (%.0f), time-outs (%.0f), closes (%.0f), "
+           "ejections (%.0f) and forward errors (%.0f)",
+        l->proxy.name, d->server_err, d->server_timedout, d->server_eof, d->server_ejects,
+        d->forward_error);
+}
+
+static void judge_words(struct limits *l);
+
+void limits_judge(struct limits *l)
+{
+    l->why[0] = '\0';
+    judge_words(l);
+    say_proxy(l);
+}
+
+static void judge_words(struct limits *l)
+{
+    uint32_t unknown;
+    const struct limits_server *busiest = busiest_server(l, &unknown);
+    bool server = busiest != NULL && busiest->busy >= LIMITS_SATURATED;
+    l->verdict = decide(l, busiest, unknown);
+    if (starved(l) && l->verdict != LIMITS_RATE) {
+        why_starved(l, busiest, server, unknown);
+        return;
+    }
+    if (starved_server(l) != NULL) {
+        why_server_starved(l, starved_server(l));
+        return;
+    }
+    switch (l->verdict) {
+    case LIMITS_BOTH:
+        say_client(l);
+        say(l, ", and ");
+        say_server(l, busiest);
+        say(l, ": both sides near saturation, the figures measure the pair");
+        say_host(l);
+        break;
+    case LIMITS_SERVER:
+        say_server(l, busiest);
+        say(l, " (");
+        say_client(l);
+        say(l, "): the figures measure %s", busiest->from_proc ? "that server, a proxy's limit"
+                                           : busiest->backend ? "that backend, behind a proxy"
+                                                              : "the server");
+        break;
+    case LIMITS_CLIENT:
+        if (l->client_lag > 0) {
+            why_late(l);
+        } else if (client_saturated(l)) {
+            why_client(l, unknown);
+        } else {
+            why_neither(l, busiest);
+        }
+        break;
+    case LIMITS_RATE:
+        why_rate(l, busiest, unknown);
+        break;
+    case LIMITS_UNKNOWN:
+        say_client(l);
+        say(l, ", so slap was not the limit; the load of %s is unknown (no stats): this verdict "
+               "is about the client only",
+            first_unknown(l));
+        break;
+    default:
+        why_neither(l, busiest);
+        break;
+    }
+}
+
+static void print_server(FILE *out, const struct limits_server *s, bool show_label)
+{
+    char by[LIMITS_LABEL_MAX + 16] = "";
+    if (show_label && s->label[0] != '\0') {
+        snprintf(by, sizeof(by), ", read by %s", s->label);
+    }
+    if (s->backend) {
+        snprintf(by + strlen(by), sizeof(by) - strlen(by), ", a backend");
+    }
+    if (!s->known) {
+        fprintf(out, "server_cpu_unknown: %s (%s%s)\n", s->name, s->note, by);
+    } else if (s->from_proc) {
+        fprintf(out, "server_cpu_s: %s %.2f (%.0f threads, busiest thread busy %.2f; pid %d, from "
+                     "/proc%s)\n",
+                s->name, s->cpu_s, s->threads, s->busy, s->pid, by);
+    } else if (s->threads > 0) {
+        fprintf(out, "server_cpu_s: %s %.2f (%.0f threads, busy %.2f%s)\n", s->name, s->cpu_s,
+                s->threads, s->busy, by);
+    } else {
+        fprintf(out, "server_cpu_s: %s %.2f (threads unknown, busy %.2f of one CPU%s)\n", s->name,
+                s->cpu_s, s->busy, by);
+    }
+}
+
+static void print_proxy(FILE *out, const struct limits_proxy *p)
+{
+    const struct proxy_stats *d = &p->delta;
+    if (p->name[0] == '\0') {
+        return;
+    }
+    if (!p->known) {
+        fprintf(out, "proxy_stats_unknown: %s (%s)\n", p->name, p->note);
+        return;
+    }
+    fprintf(out, "proxy_stats: %s requests %.0f responses %.0f server_err %.0f server_timedout "
+                 "%.0f server_eof %.0f server_ejects %.0f forward_error %.0f client_err %.0f "
+                 "in_queue %.0f out_queue %.0f\n",
+            p->name, d->requests, d->responses, d->server_err, d->server_timedout, d->server_eof,
+            d->server_ejects, d->forward_error, d->client_err, d->in_queue, d->out_queue);
+}
+
+void limits_print(FILE *out, const struct limits *l)
+{
+    const struct limits_client *c = &l->client;
+    bool labels = false;
+    for (uint32_t i = 1; i < l->nservers; i++) {
+        labels = labels || strcmp(l->servers[i].label, l->servers[0].label) != 0;
+    }
+    fprintf(out, "client_cpu_user_s: %.2f\n", c->cpu_user_s);
+    fprintf(out, "client_cpu_sys_s: %.2f\n", c->cpu_sys_s);
+    fprintf(out, "client_busy: %.2f (busiest thread %.2f, %u thread%s)\n", c->busy_mean,
+            c->busy_max, c->threads, c->threads == 1 ? "" : "s");
+    if (c->wait_known) {
+        fprintf(out, "client_cpu_wait: %.2f (thread max %.2f)\n", c->wait_mean, c->wait_max);
+    }
+    if (c->cpus > 0) {
+        fprintf(out, "client_cpus: %.4g (used %.2f of them)\n", c->cpus, c->cpu_share);
+    }
+    if (l->host.known) {
+        fprintf(out, "host_cpu_busy: %.2f (%u CPU%s, every process)\n", l->host.busy, l->host.cpus,
+                l->host.cpus == 1 ? "" : "s");
+    }
+    for (uint32_t i = 0; i < l->nservers; i++) {
+        print_server(out, &l->servers[i], labels);
+        if (l->servers[i].wait_known) {
+            fprintf(out, "server_cpu_wait: %s %.2f (thread max; pid %d)\n", l->servers[i].name,
+                    l->servers[i].wait_max, l->servers[i].pid);
+        }
+    }
+    print_proxy(out, &l->proxy);
+    if (l->in_flight_max > 0) {
+        fprintf(out, "in_flight: %.1f (of %u possible: requests per second x mean latency)\n",
+                l->in_flight_mean, l->in_flight_max);
+    }
+    fprintf(out, "limited_by: %s (%s)\n", limits_verdict_name(l->verdict), l->why);
+}
+
+bool limits_verdict_parse(const char *name, enum limits_verdict *v)
+{
+    for (int i = LIMITS_SERVER; name != NULL && i <= LIMITS_UNKNOWN; i++) {
+        if (strcmp(name, limits_verdict_name((enum limits_verdict)i)) == 0) {
+            *v = (enum limits_verdict)i;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Two hosts' threads as one slap's: CPU and threads added, shares averaged by threads. */
+static void add_client(struct limits_client *into, const struct limits_client *from)
+{
+    uint32_t threads = into->threads + from->threads;
+    double weight = threads > 0 ? 1.0 / threads : 0;
+    into->cpu_user_s += from->cpu_user_s;
+    into->cpu_sys_s += from->cpu_sys_s;
+    into->busy_mean = (into->busy_mean * into->threads + from->busy_mean * from->threads) * weight;
+    into->wait_mean = (into->wait_mean * into->threads + from->wait_mean * from->threads) * weight;
+    into->busy_max = from->busy_max > into->busy_max ? from->busy_max : into->busy_max;
+    into->wait_max = from->wait_max > into->wait_max ? from->wait_max : into->wait_max;
+    into->demand_max = from->demand_max > into->demand_max ? from->demand_max : into->demand_max;
+    into->wait_known = into->wait_known && from->wait_known;
+    into->threads = threads;
+    if (from->cpu_share > into->cpu_share) { /* the host nearest its CPUs' limit */
+        into->cpu_share = from->cpu_share;
+        into->cpus = from->cpus;
+    }
+}
+
+enum slap_status limits_add(struct limits *into, const struct limits *from, bool first)
+{
+    struct limits_server *servers =
+        realloc(into->servers, (into->nservers + from->nservers + 1) * sizeof(*servers));
+    if (servers == NULL) {
+        return SLAP_ERROR;
+    }
+    into->servers = servers;
+    memcpy(servers + into->nservers, from->servers, from->nservers * sizeof(*servers));
+    into->nservers += from->nservers;
+    if (first) {
+        into->client = from->client;
+        into->host = from->host;
+        into->proxy = from->proxy; /* the first host's reading: each read the same proxy */
+    } else {
+        add_client(&into->client, &from->client);
+        into->host.known = into->host.known && from->host.known;
+        if (from->host.busy > into->host.busy) { /* the busiest host */
+            into->host.busy = from->host.busy;
+            into->host.cpus = from->host.cpus;
+        }
+    }
+    into->in_flight_max += from->in_flight_max;
+    into->in_flight_mean += from->in_flight_mean;
+    into->client_lag += from->client_lag;
+    if (from->send_lag_p99_s > into->send_lag_p99_s) {
+        into->send_lag_p99_s = from->send_lag_p99_s;
+    }
+    return SLAP_OK;
+}

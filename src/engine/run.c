@@ -1,0 +1,853 @@
+/*
+ * A run: the plan, the worker threads, the main thread's wait, periods and signals.
+ *
+ * The main thread never touches a socket. It spreads the clients over the
+ * workers, waits for every worker to connect, gives the start time, then
+ * sleeps in sigtimedwait: a signal asks the workers to stop; each -S period it
+ * collects what the workers published and prints the tables.
+ */
+#include "slap/engine/run.h"
+
+#include "slap/base/hostcpu.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "slap/engine/client.h"
+#include "slap/base/common.h"
+#include "slap/net/tls.h"
+#include "slap/engine/worker.h"
+
+#define RUN_POLL_NS (2ULL * SLAP_NS_PER_MS)
+#define RUN_SPARE_FDS 64
+#define RUN_FDS_PER_THREAD 5 /* epoll, timerfd, the signal socketpair, --trace's eventfd */
+
+/*
+ * Descriptors: every socket, each thread's event loop (epoll, its timer and its signal pair)
+ * and a few spare (standard streams, files, libmemcached's admin connections). The soft
+ * limit is raised as far as the hard one allows; only if that is too low is the run refused.
+ */
+static enum slap_status check_fd_limit(const struct slap_options *o, uint32_t nservers, char *err,
+                                       size_t err_len)
+{
+    uint64_t sockets = (uint64_t)o->concurrency * o->conns_per_client * nservers;
+    uint64_t loops = (uint64_t)o->threads * RUN_FDS_PER_THREAD;
+    uint64_t need = sockets + loops + RUN_SPARE_FDS;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) {
+        return SLAP_OK;
+    }
+    if (rl.rlim_cur < need && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need ? need : rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+        getrlimit(RLIMIT_NOFILE, &rl);
+    }
+    if (rl.rlim_cur < need) {
+        snprintf(err, err_len,
+                 "%llu descriptors are needed (%llu sockets, %llu for %u threads' event loops, "
+                 "%d spare) but the open file limit is %llu, and its hard limit %llu "
+                 "(see ulimit -n)",
+                 (unsigned long long)need, (unsigned long long)sockets, (unsigned long long)loops,
+                 o->threads, RUN_SPARE_FDS, (unsigned long long)rl.rlim_cur,
+                 (unsigned long long)rl.rlim_max);
+        return SLAP_ERROR;
+    }
+    return SLAP_OK;
+}
+
+/* Name what took the memory: the windows' per-key state (-w with -v, -e, -o or -p), or the
+ * clients and their connections. */
+static void out_of_memory(const struct run *r, char *err, size_t err_len)
+{
+    const struct slap_options *o = r->opts;
+    if (r->workload.track_slots) {
+        double mib = (double)o->win_size * (double)sizeof(struct slot_state) *
+                     (double)o->concurrency / (1024.0 * 1024.0);
+        snprintf(err, err_len,
+                 "out of memory: -w %llu keys for each of %u clients, with -v, -e, -o or -p "
+                 "keeping %zu bytes a key, take %.0f MiB: use a smaller -w or fewer clients",
+                 (unsigned long long)o->win_size, o->concurrency, sizeof(struct slot_state), mib);
+        return;
+    }
+    if (o->memslap_face) {
+        snprintf(err, err_len, "out of memory for %u threads (--concurrency)", o->concurrency);
+        return;
+    }
+    snprintf(err, err_len, "out of memory for %u clients (-c) with %u connections each (-n)",
+             o->concurrency, o->conns_per_client);
+}
+
+/* The worker of lane i: clients are spread over the workers as run_init spreads them. */
+static struct worker *worker_of(struct run *r, uint32_t lane)
+{
+    uint64_t client = lane / r->opts->conns_per_client;
+    uint64_t t = ((client + 1) * r->nworkers - 1) / r->opts->concurrency;
+    return &r->workers[t];
+}
+
+/* --trace: the reader filled the empty ring of a lane (or ended): wake its worker (or all). */
+static void wake_lane(void *ctx, uint32_t lane)
+{
+    struct run *r = ctx;
+    if (lane != REPLAY_EVERY_LANE) {
+        worker_notify(worker_of(r, lane));
+        return;
+    }
+    for (uint32_t t = 0; t < r->nworkers; t++) {
+        worker_notify(&r->workers[t]);
+    }
+}
+
+/* What the lanes read of the options, settled once. */
+static struct lane_params plan_lanes(struct run *r)
+{
+    const struct slap_options *o = r->opts;
+    return (struct lane_params){
+        .wl = &r->workload,
+        .servers = &r->servers,
+        .rings = o->trace != NULL ? r->replay.rings : NULL,
+        .replay_done = &r->replay.done,
+        .key_pop = o->key_pop,
+        .execute_number = o->execute_number,
+        .tps = o->tps,
+        .trace_speed = o->trace_speed,
+        .concurrency = o->concurrency,
+        .conns_per_client = o->conns_per_client,
+        .pipeline = o->pipeline,
+        .rep_write = o->rep_write,
+        .trace = o->trace != NULL,
+        .udp = o->udp,
+        .facebook = o->facebook,
+        .reconnect = o->reconnect,
+        .verify = o->verify > 0,
+        .verbose = o->verbose,
+        .multiget_window = o->multiget_window,
+        .shared_keys = o->shared_keys,
+        .windows_stored = o->windows_stored,
+        .preload = o->preload,
+        .meta = o->protocol == PROTO_META,
+    };
+}
+
+/* What the workers read of the options, settled once (period_ns again by run_want). */
+static void plan_engine(struct run *r)
+{
+    const struct slap_options *o = r->opts;
+    r->engine = (struct engine_config){
+        .lane = plan_lanes(r),
+        .shape = &r->shape,
+        .tls = r->tls,
+        .protocol = o->protocol,
+        .arrival = o->arrival,
+        .run_time_ns = o->run_time_ns,
+        .warmup_ns = o->warmup_ns,
+        .timeout_ns = o->timeout_ns,
+        .udp_timeout_ns = o->udp_timeout_ns,
+        .period_ns = r->period_ns,
+        .sample_rate = o->sample_rate,
+        .samples = o->samples_out != NULL,
+        .memslap_face = o->memslap_face,
+    };
+}
+
+enum slap_status run_init(struct run *r, const struct slap_options *o, FILE *out, char *err, size_t err_len)
+{
+    struct stat st;
+    memset(r, 0, sizeof(*r));
+    r->opts = o;
+    r->out = out;
+    r->out_watched = fstat(fileno(out), &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+    pthread_mutex_init(&r->gate.lock, NULL);
+    pthread_cond_init(&r->gate.cond, NULL);
+    if (servers_open(&r->servers, o->servers, err, err_len) != SLAP_OK) {
+        return SLAP_ERROR;
+    }
+    if (watch_init(&r->watch, o->stats_servers, o->proxy_stats, r->servers.count, err, err_len) !=
+        SLAP_OK) {
+        return SLAP_ERROR;
+    }
+    if (servers_configure(&r->servers, o->distribution, o->hash, err, err_len) != SLAP_OK ||
+        check_fd_limit(o, r->servers.count * (o->facebook ? 2 : 1), err, err_len) != SLAP_OK) {
+        return SLAP_ERROR;
+    }
+    uint64_t flush_start = slap_now_ns();
+    if (o->flush && servers_flush(&r->servers, err, err_len) != SLAP_OK) {
+        return SLAP_ERROR;
+    }
+    r->flush_ns = o->flush ? slap_now_ns() - flush_start : 0;
+    if (o->tls && tls_ctx_open(&r->tls, o, err, err_len) != SLAP_OK) {
+        return SLAP_ERROR;
+    }
+    if (workload_init(&r->workload, o) != SLAP_OK) {
+        snprintf(err, err_len, "out of memory");
+        return SLAP_ERROR;
+    }
+    r->shape = (struct stats_shape){.types = workload_ops(&r->workload), .open_loop = o->tps > 0};
+    if (o->trace != NULL) {
+        r->shape.types = (1u << OP_COUNT) - 1; /* whatever the trace sends */
+        struct trace_options to = {.path = o->trace,
+                                   .skip_bad = o->trace_skip_bad,
+                                   .limit = o->trace_limit,
+                                   .value_max = o->trace_value_max};
+        struct replay_waker waker = {wake_lane, r};
+        if (replay_init(&r->replay, &to, o->concurrency * o->conns_per_client,
+                        o->trace_spread == TRACE_SPREAD_ROUND_ROBIN, &waker, err,
+                        err_len) != SLAP_OK) {
+            return SLAP_ERROR;
+        }
+    }
+    if (stats_init(&r->global, &r->shape) != SLAP_OK ||
+        stats_init(&r->period, &r->shape) != SLAP_OK) {
+        snprintf(err, err_len, "out of memory");
+        return SLAP_ERROR;
+    }
+    plan_engine(r);
+    r->nworkers = o->threads;
+    r->workers = calloc(r->nworkers, sizeof(*r->workers));
+    r->stalls = calloc(r->servers.count, sizeof(*r->stalls));
+    if (r->workers == NULL || r->stalls == NULL) {
+        snprintf(err, err_len, "out of memory");
+        return SLAP_ERROR;
+    }
+    for (uint32_t t = 0; t < r->nworkers; t++) {
+        /* Clients spread as evenly as possible: counts differ by at most one. */
+        uint32_t first = (uint32_t)((uint64_t)o->concurrency * t / r->nworkers);
+        uint32_t next = (uint32_t)((uint64_t)o->concurrency * (t + 1) / r->nworkers);
+        if (worker_init(&r->workers[t], &r->engine, &r->gate, t, first, next - first) != SLAP_OK) {
+            out_of_memory(r, err, err_len);
+            return SLAP_ERROR;
+        }
+    }
+    return SLAP_OK;
+}
+
+void run_free(struct run *r)
+{
+    for (uint32_t t = 0; r->workers != NULL && t < r->nworkers; t++) {
+        if (r->workers[t].cfg != NULL) {
+            worker_free(&r->workers[t]);
+        }
+    }
+    free(r->workers);
+    free(r->stalls);
+    free(r->server_stats);
+    free(r->fill_evictions);
+    replay_free(&r->replay);
+    stats_free(&r->global);
+    stats_free(&r->period);
+    workload_free(&r->workload);
+    tls_ctx_close(r->tls);
+    servers_close(&r->servers);
+    watch_free(&r->watch);
+    pthread_mutex_destroy(&r->gate.lock);
+    pthread_cond_destroy(&r->gate.cond);
+}
+
+uint64_t run_measure_start(const struct run *r)
+{
+    return r->gate.start_ns + r->opts->warmup_ns;
+}
+
+double run_seconds(const struct run *r)
+{
+    uint64_t start = run_measure_start(r);
+    if (r->end_ns <= start) {
+        return 0.0;
+    }
+    return (double)(r->end_ns - start) / (double)SLAP_NS_PER_SEC;
+}
+
+void run_stop_signals(sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGTERM);
+    sigaddset(set, SIGHUP); /* the terminal closed, an ssh session dropped */
+}
+
+/* Wait up to ns for a stop signal; remember the first one and ask for a stop. */
+static void ask_stop(struct run *r)
+{
+    if (!atomic_load(&r->gate.stop)) {
+        atomic_store(&r->gate.stop_ns, slap_now_ns());
+        atomic_store(&r->gate.stop, true);
+    }
+}
+
+/* The report goes to a pipe or socket whose reader went away (slap ... | head): stop now. */
+static void watch_output(struct run *r)
+{
+    struct pollfd pfd = {.fd = fileno(r->out), .events = 0};
+    if (r->out_watched && !r->output_gone && poll(&pfd, 1, 0) == 1 &&
+        (pfd.revents & (POLLERR | POLLHUP)) != 0) {
+        r->output_gone = true;
+        ask_stop(r);
+    }
+}
+
+static void wait_signal(struct run *r, uint64_t ns)
+{
+    sigset_t set;
+    run_stop_signals(&set);
+    struct timespec ts = {.tv_sec = (time_t)(ns / SLAP_NS_PER_SEC),
+                          .tv_nsec = (long)(ns % SLAP_NS_PER_SEC)};
+    int sig = sigtimedwait(&set, NULL, &ts);
+    if (sig > 0) {
+        r->signal = r->signal == 0 ? sig : r->signal;
+        ask_stop(r);
+    }
+    watch_output(r);
+}
+
+static void set_go(struct run *r, enum gate_go go)
+{
+    struct timespec wall;
+    pthread_mutex_lock(&r->gate.lock);
+    clock_gettime(CLOCK_REALTIME, &wall);
+    r->gate.start_ns = slap_now_ns();
+    r->start_wall_ns = (uint64_t)wall.tv_sec * SLAP_NS_PER_SEC + (uint64_t)wall.tv_nsec;
+    r->gate.go = go;
+    pthread_cond_broadcast(&r->gate.cond);
+    pthread_mutex_unlock(&r->gate.lock);
+}
+
+void run_preload(const struct run *r, uint64_t *sets, uint64_t *ns)
+{
+    *sets = 0;
+    *ns = 0;
+    for (uint32_t t = 0; t < r->nworkers; t++) {
+        *sets += r->workers[t].env.preload_sets;
+        *ns = r->workers[t].preload_ns > *ns ? r->workers[t].preload_ns : *ns;
+    }
+}
+
+/* --preload: how many sets it took and how long, before the measured run. */
+static void report_preload(const struct run *r)
+{
+    uint64_t sets, ns;
+    run_preload(r, &sets, &ns);
+    if (ns > 0 && !r->silent_preload && !r->opts->quiet) {
+        fprintf(r->out, "preload: %llu sets in %.1fs\n", (unsigned long long)sets,
+                (double)ns / (double)SLAP_NS_PER_SEC);
+        fflush(r->out);
+    }
+}
+
+/* Wait until every worker has connected (or failed), answering signals meanwhile. */
+static enum slap_status wait_ready(struct run *r, uint32_t spawned, char *err, size_t err_len)
+{
+    for (;;) {
+        pthread_mutex_lock(&r->gate.lock);
+        uint32_t ready = r->gate.ready;
+        pthread_mutex_unlock(&r->gate.lock);
+        if (ready == spawned) {
+            break;
+        }
+        wait_signal(r, RUN_POLL_NS);
+    }
+    for (uint32_t t = 0; t < spawned; t++) {
+        if (r->workers[t].env.phase == WORKER_FAILED) {
+            snprintf(err, err_len, "%s", r->workers[t].error);
+            return SLAP_ERROR;
+        }
+    }
+    if (atomic_load(&r->gate.stop)) {
+        snprintf(err, err_len, "the report's reader went away before the run began");
+        return SLAP_ERROR;
+    }
+    report_preload(r);
+    return SLAP_OK;
+}
+
+/* After a worker's thread ended: its statistics (into rest), end and stalled sockets. */
+static void run_gather(struct run *r, struct worker *w, struct slap_stats *rest)
+{
+    worker_collect(w, rest);
+    r->samples_dropped += atomic_load(&w->env.samples.dropped);
+    r->end_ns = w->env.end_ns > r->end_ns ? w->env.end_ns : r->end_ns;
+    r->blocked_lanes += w->blocked_lanes;
+    trace_progress_merge(&r->trace_sent, &w->env.trace_sent);
+    for (uint32_t i = 0; i < r->servers.count && w->stalls != NULL; i++) {
+        struct worker_stall *to = &r->stalls[i];
+        const struct worker_stall *from = &w->stalls[i];
+        if (from->conns > 0) {
+            to->since_ns = to->conns == 0 || from->since_ns < to->since_ns ? from->since_ns
+                                                                            : to->since_ns;
+            to->conns += from->conns;
+        }
+    }
+}
+
+static uint32_t workers_done(struct run *r)
+{
+    uint32_t done = 0;
+    for (uint32_t t = 0; t < r->nworkers; t++) {
+        done += atomic_load(&r->workers[t].done) ? 1 : 0;
+    }
+    return done;
+}
+
+static bool period_published(struct run *r, uint64_t period_no)
+{
+    for (uint32_t t = 0; t < r->nworkers; t++) {
+        if (atomic_load(&r->workers[t].mailbox.ticks) < period_no) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The live line: how far the run is, its rate, p99 and errors, over the line before. */
+static void show_progress(const struct run *r, const struct slap_stats *period, uint64_t period_no)
+{
+    static struct hist total; /* main thread only */
+    const struct slap_options *o = r->opts;
+    double elapsed = (double)(period_no * r->period_ns) / (double)SLAP_NS_PER_SEC;
+    stats_total_hist(period, &total);
+    fputs("\r\033[K", stderr);
+    if (o->execute_number > 0) {
+        struct hist done;
+        stats_total_hist(&r->global, &done);
+        fprintf(stderr, "slap: %llu/%llu requests", (unsigned long long)done.count,
+                (unsigned long long)o->execute_number);
+    } else {
+        fprintf(stderr, "slap: %.0fs elapsed, %.0fs left", elapsed,
+                (double)o->run_time_ns / (double)SLAP_NS_PER_SEC - elapsed);
+    }
+    fprintf(stderr, ", %.0f ops/s, p99 %.0f us, %llu errors",
+            (double)stats_ops(period) * (double)SLAP_NS_PER_SEC / (double)r->period_ns,
+            (double)hist_percentile_ns(&total, 99.0) / (double)SLAP_NS_PER_US,
+            (unsigned long long)stats_errors(&r->global.counters));
+    fflush(stderr);
+}
+
+/* The progress line goes when the run ends: nothing of it is left on the terminal. */
+static void erase_progress(const struct run *r)
+{
+    if (r->progress) {
+        fputs("\r\033[K", stderr);
+        fflush(stderr);
+    }
+}
+
+/* One period, collected: into the run's total, then tables, results and the progress line. */
+static void collect_period(struct run *r, uint64_t period_no)
+{
+    stats_reset(&r->period);
+    for (uint32_t t = 0; t < r->nworkers; t++) {
+        worker_collect(&r->workers[t], &r->period);
+    }
+    struct slap_stats *period = &r->period;
+    stats_merge(&r->global, period);
+    if (r->sinks.period != NULL) {
+        double seconds = (double)r->period_ns / (double)SLAP_NS_PER_SEC;
+        r->sinks.period(r->sinks.ctx, period, &r->global, period_no, seconds);
+    }
+    if (r->progress) {
+        show_progress(r, period, period_no);
+    }
+}
+
+/* --samples: what the workers' rings hold, into the file. */
+static void drain_samples(struct run *r)
+{
+    for (uint32_t t = 0; r->sinks.samples != NULL && t < r->nworkers; t++) {
+        r->samples_written +=
+            r->sinks.samples(r->sinks.ctx, &r->workers[t].env.samples, run_measure_start(r));
+    }
+}
+
+/* The main thread's wait: signals, -S tables, the end of every worker. */
+static void wait_workers(struct run *r)
+{
+    uint64_t freq = r->period_ns;
+    uint64_t period_no = 1;
+    bool periods = freq > 0;
+    for (;;) {
+        bool all_done = workers_done(r) == r->nworkers;
+        if (all_done && !(periods && period_published(r, period_no))) {
+            break;
+        }
+        uint64_t now = slap_now_ns();
+        uint64_t wait = 10 * SLAP_NS_PER_MS;
+        if (periods) {
+            uint64_t due = run_measure_start(r) + period_no * freq;
+            if ((now >= due || all_done) && period_published(r, period_no)) {
+                collect_period(r, period_no++);
+                continue;
+            }
+            wait = now >= due ? RUN_POLL_NS : (due - now < wait ? due - now : wait);
+        }
+        wait_signal(r, wait);
+        drain_samples(r);
+        if (r->signal != 0) {
+            periods = false;
+        }
+    }
+    erase_progress(r);
+}
+
+/* Why slap does not read the servers' stats in this run, or NULL when it does. */
+static const char *stats_unread(const struct slap_options *o)
+{
+    if (o->tls) {
+        return "not read: slap reads stats in clear, not TLS";
+    }
+    if (o->protocol == PROTO_BINARY) {
+        /* A binary-only server would not answer the text request: it would cost 2 s. */
+        return "not read: slap reads stats in text, not binary";
+    }
+    return NULL;
+}
+
+/* What loads the servers before the measured part: "preload", "warm-up", both, or NULL. */
+static const char *loading_phase(const struct run *r)
+{
+    const struct slap_options *o = r->opts;
+    bool preload = !o->windows_stored && client_windows_full(&r->engine.lane, &r->workload);
+    if (preload && o->memslap_face) {
+        return "initial load";
+    }
+    if (preload && o->warmup_ns > 0) {
+        return "preload and warm-up";
+    }
+    return preload ? "preload" : o->warmup_ns > 0 ? "warm-up" : NULL;
+}
+
+/* Before a preload or warm-up: each server's evictions, so that those they cause are told
+ * apart from the measured run's (the windows did not fit in the server's memory). */
+static void read_fill_evictions(struct run *r)
+{
+    if (r->server_stats == NULL || stats_unread(r->opts) != NULL || loading_phase(r) == NULL) {
+        return;
+    }
+    r->fill_evictions = calloc(r->servers.count, sizeof(*r->fill_evictions));
+    for (uint32_t i = 0; r->fill_evictions != NULL && i < r->servers.count; i++) {
+        struct server_stats now;
+        char why[SERVER_STATS_NOTE_MAX];
+        bool read = server_stats_read(&r->servers.items[i], SERVER_STATS_TIMEOUT_NS, &now, why,
+                                      sizeof(why)) == SLAP_OK;
+        r->fill_evictions[i] = read ? now.evictions : -1.0;
+    }
+}
+
+/* Once the stats before the measured part are in: the evictions of the preload or warm-up,
+ * kept and, when there were any, said on standard error with what follows from them. */
+static void note_fill_evictions(struct run *r)
+{
+    for (uint32_t i = 0; r->fill_evictions != NULL && i < r->servers.count; i++) {
+        struct server_stats_pair *p = &r->server_stats[i];
+        if (!p->ok || r->fill_evictions[i] < 0 || p->before.evictions < r->fill_evictions[i]) {
+            continue;
+        }
+        p->preload_known = true;
+        p->preload_evictions = p->before.evictions - r->fill_evictions[i];
+        if (p->preload_evictions > 0) {
+            fprintf(stderr,
+                    "slap: %s evicted %.0f items during the %s: the data does not fit in its "
+                    "memory, and gets of evicted keys miss (use %s, or give the server more "
+                    "memory)\n",
+                    r->servers.items[i].name, p->preload_evictions, loading_phase(r),
+                    r->opts->memslap_face ? "a smaller --execute-number"
+                                          : "a smaller -w, fewer clients or smaller values");
+        }
+    }
+}
+
+/* Each server's own stats, before (after == false) or after the run. */
+static void read_server_stats(struct run *r, bool after)
+{
+    for (uint32_t i = 0; r->server_stats != NULL && i < r->servers.count; i++) {
+        struct server_stats_pair *p = &r->server_stats[i];
+        char why[SERVER_STATS_NOTE_MAX - 40];
+        if (stats_unread(r->opts) != NULL) {
+            snprintf(p->note, sizeof(p->note), "%s", stats_unread(r->opts));
+            continue;
+        }
+        if ((after && !p->ok) || server_stats_read(&r->servers.items[i], SERVER_STATS_TIMEOUT_NS,
+                                                   after ? &p->after : &p->before, why,
+                                                   sizeof(why)) == SLAP_OK) {
+            *(after ? &p->after_ns : &p->before_ns) = slap_now_ns();
+            p->ok = p->ok || !after;
+            continue;
+        }
+        p->ok = false;
+        snprintf(p->note, sizeof(p->note), "stats not read %s the run: %s",
+                 after ? "after" : "before", why);
+    }
+    if (r->server_stats != NULL) {
+        watch_read(&r->watch, &r->servers, r->server_stats, after);
+    }
+    if (!after) {
+        note_fill_evictions(r);
+    }
+}
+
+/* slap's CPU so far (start), or what it used since the start (the end). */
+static void mark_cpu(struct run *r, bool start)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0 || (start ? r->cpu_started : !r->cpu_started)) {
+        return;
+    }
+    double user = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
+    double sys = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+    r->cpu_user_s = start ? user : user - r->cpu_user_s;
+    r->cpu_sys_s = start ? sys : sys - r->cpu_sys_s;
+    r->cpu_started = true;
+    r->cpu_measured = !start;
+    *(start ? &r->host_before : &r->host_after) = hostcpu_read();
+    r->cpus_allowed = start ? hostcpu_allowed() : r->cpus_allowed;
+}
+
+/*
+ * The measured part begins: with --warmup, wait (answering signals) for its end, so that the
+ * warm-up's load counts neither in slap's CPU nor in the servers' stats, read here then;
+ * without, the servers' stats were read just before the go. slap's CPU is read first: a server
+ * slow to answer stats (up to SERVER_STATS_TIMEOUT_NS) delays only its own reading.
+ */
+static void begin_measure(struct run *r)
+{
+    uint64_t start = run_measure_start(r);
+    uint64_t now;
+    while (r->opts->warmup_ns > 0 && (now = slap_now_ns()) < start && r->signal == 0 &&
+           !atomic_load(&r->gate.stop)) {
+        wait_signal(r, start - now < 100 * SLAP_NS_PER_MS ? start - now : 100 * SLAP_NS_PER_MS);
+    }
+    if (r->signal != 0 || atomic_load(&r->gate.stop)) {
+        return;
+    }
+    mark_cpu(r, true);
+    if (r->opts->warmup_ns > 0) {
+        read_server_stats(r, false);
+    }
+}
+
+static uint64_t wall_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * SLAP_NS_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+/* --start_at: everyone is connected; wait for the instant (signals still stop the wait). */
+static enum slap_status wait_start_at(struct run *r, char *err, size_t err_len)
+{
+    uint64_t at = r->opts->start_at_ns;
+    uint64_t now = wall_now_ns();
+    if (now > at + SLAP_NS_PER_SEC / 100) {
+        fprintf(stderr, "slap: --start_at: ready %.3f s after the start time; starting now\n",
+                (double)(now - at) / (double)SLAP_NS_PER_SEC);
+    }
+    while ((now = wall_now_ns()) < at && r->signal == 0) {
+        uint64_t left = at - now;
+        wait_signal(r, left < 100 * SLAP_NS_PER_MS ? left : 100 * SLAP_NS_PER_MS);
+    }
+    if (r->signal != 0) {
+        snprintf(err, err_len, "interrupted while waiting for --start_at");
+        return SLAP_ERROR;
+    }
+    return SLAP_OK;
+}
+
+/* Join the workers; what they had not published goes into the run's total (and periods). */
+static void join_workers(struct run *r, uint32_t spawned)
+{
+    struct slap_stats *rest = &r->period; /* the periods are over */
+    stats_reset(rest);
+    for (uint32_t t = 0; t < spawned; t++) {
+        pthread_join(r->workers[t].thread, NULL);
+        run_gather(r, &r->workers[t], rest);
+    }
+    drain_samples(r);
+    if (run_seconds(r) > 0 && r->period_ns > 0 && r->sinks.rest != NULL) {
+        r->sinks.rest(r->sinks.ctx, rest, run_seconds(r));
+    }
+    stats_merge(&r->global, rest);
+}
+
+enum slap_status run_execute(struct run *r, char *err, size_t err_len)
+{
+    uint32_t spawned = 0;
+    int rc = SLAP_OK;
+    read_fill_evictions(r);
+    for (; spawned < r->nworkers; spawned++) {
+        if (worker_spawn(&r->workers[spawned]) != SLAP_OK) {
+            snprintf(err, err_len, "cannot start worker thread: %s", strerror(errno));
+            rc = SLAP_ERROR;
+            break;
+        }
+    }
+    if (rc == SLAP_OK) {
+        rc = wait_ready(r, spawned, err, err_len);
+    }
+    if (rc == SLAP_OK && r->opts->warmup_ns == 0) {
+        read_server_stats(r, false); /* as near the go as can be without delaying it */
+    }
+    if (rc == SLAP_OK && r->opts->start_at_ns > 0) {
+        rc = wait_start_at(r, err, err_len);
+    }
+    if (rc == SLAP_OK && r->opts->trace != NULL) {
+        /* Before the go, so that the lanes hold their first requests at the trace's time 0.
+         * A failure to start ends the replay: the lanes finish. */
+        replay_start(&r->replay, &r->gate.stop);
+    }
+    set_go(r, rc == SLAP_OK ? GATE_GO : GATE_ABORT);
+    if (rc == SLAP_OK) {
+        begin_measure(r);
+        wait_workers(r);
+        mark_cpu(r, false);
+    }
+    join_workers(r, spawned);
+    if (rc == SLAP_OK) {
+        read_server_stats(r, true);
+    }
+    atomic_store(&r->gate.stop, true); /* the reader may wait on a lane that no longer takes */
+    replay_join(&r->replay);
+    return rc;
+}
+
+enum slap_status run_want(struct run *r, const struct run_sinks *sinks, bool keep_periods,
+                          bool server_stats, bool progress)
+{
+    r->sinks = sinks != NULL ? *sinks : (struct run_sinks){0};
+    r->progress = progress;
+    r->period_ns = r->opts->stat_freq_ns;
+    if (r->period_ns == 0 && (keep_periods || progress)) {
+        r->period_ns = SLAP_NS_PER_SEC;
+    }
+    r->engine.period_ns = r->period_ns;
+    if (server_stats) {
+        r->server_stats = calloc(r->servers.count, sizeof(*r->server_stats));
+        return r->server_stats != NULL ? SLAP_OK : SLAP_ERROR;
+    }
+    return SLAP_OK;
+}
+
+bool run_all_blocked(const struct run *r)
+{
+    return r->blocked_lanes > 0 && r->blocked_lanes == r->opts->concurrency * r->opts->conns_per_client;
+}
+
+void run_describe_stalls(const struct run *r, FILE *err)
+{
+    const struct slap_counters *c = &r->global.counters;
+    uint64_t start = run_measure_start(r);
+    fprintf(err, "slap: %llu request%s unanswered at the end of the run", (unsigned long long)c->unanswered,
+            c->unanswered == 1 ? "" : "s");
+    if (c->unsent > 0) {
+        fprintf(err, " (%llu of them never sent)", (unsigned long long)c->unsent);
+    }
+    fputs("\n", err);
+    if (c->client_lag > 0) {
+        fprintf(err,
+                "slap: client lag: %llu of the requests never sent fell due while their socket "
+                "was free: slap fell behind its own schedule (send lag up to %.1f ms); they count "
+                "in the latency from their intended time, not against the server\n",
+                (unsigned long long)c->client_lag, (double)r->global.lag.max_ns / 1e6);
+    }
+    uint32_t per_server = r->opts->concurrency * r->opts->conns_per_client * (r->opts->facebook ? 2 : 1);
+    for (uint32_t i = 0; i < r->servers.count; i++) {
+        const struct worker_stall *st = &r->stalls[i];
+        if (st->conns == 0) {
+            continue;
+        }
+        double since = st->since_ns > start ? (double)(st->since_ns - start) / SLAP_NS_PER_SEC : 0.0;
+        fprintf(err, "slap: %s: %u of %u connections stopped answering, the first %.3fs into the run\n",
+                r->servers.items[i].name, st->conns, per_server, since);
+    }
+}
+
+/* slap's threads over the measured part: mean and most of their busy and waiting shares. */
+static void client_threads(const struct run *r, double seconds, struct limits_client *c)
+{
+    double busy_sum = 0, wait_sum = 0;
+    c->wait_known = true;
+    for (uint32_t t = 0; t < r->nworkers; t++) {
+        const struct worker *w = &r->workers[t];
+        if (w->cpu_state != WORKER_CPU_MEASURED) {
+            continue;
+        }
+        double busy = (double)w->cpu_ns / (double)SLAP_NS_PER_SEC / seconds;
+        double wait = (double)w->wait_ns / (double)SLAP_NS_PER_SEC / seconds;
+        c->wait_known = c->wait_known && w->wait_known;
+        c->threads++;
+        busy_sum += busy;
+        wait_sum += wait;
+        c->busy_max = busy > c->busy_max ? busy : c->busy_max;
+        c->wait_max = wait > c->wait_max ? wait : c->wait_max;
+        c->demand_max = busy + wait > c->demand_max ? busy + wait : c->demand_max;
+    }
+    c->busy_mean = c->threads > 0 ? busy_sum / c->threads : 0;
+    c->wait_mean = c->threads > 0 ? wait_sum / c->threads : 0;
+    if (!c->wait_known || c->threads == 0) {
+        c->wait_known = false;
+        c->wait_mean = c->wait_max = 0;
+        c->demand_max = c->busy_max;
+    }
+}
+
+/*
+ * Little's law over the measured part: the requests slap had in flight on average (requests
+ * per second x their mean latency from the send; the corrected latency of an open loop also
+ * holds the wait for a free socket) against what it may have; and how far an open loop's
+ * sends fell behind its schedule.
+ */
+static void in_flight(const struct run *r, double seconds, struct limits *l)
+{
+    static struct hist total; /* 37 KiB: not on the stack; the main thread only */
+    const struct slap_options *o = r->opts;
+    if (o->tps > 0) {
+        stats_total_raw(&r->global, &total);
+        l->client_lag = r->global.counters.client_lag;
+        l->send_lag_p99_s = (double)hist_percentile_ns(&r->global.lag, 99.0) / 1e9;
+    } else {
+        stats_total_hist(&r->global, &total);
+    }
+    l->in_flight_max = o->concurrency * o->conns_per_client * (o->pipeline > 0 ? o->pipeline : 1);
+    l->in_flight_mean = (double)total.count / seconds * hist_mean_us(&total) / 1e6;
+}
+
+enum slap_status run_limits(const struct run *r, struct limits *l)
+{
+    double seconds = run_seconds(r);
+    uint32_t nservers = r->server_stats != NULL ? r->servers.count : 0;
+    uint32_t extra = r->server_stats != NULL ? watch_extra(&r->watch) : 0;
+    if (limits_init(l, nservers + extra) != SLAP_OK || seconds <= 0 || !r->cpu_measured) {
+        return SLAP_ERROR;
+    }
+    l->seconds = seconds;
+    l->target_tps = r->opts->tps;
+    l->achieved_tps = (double)stats_requests(&r->global) / seconds; /* as -P: a multi-get is one */
+    l->paced_by_trace = r->opts->trace != NULL && r->opts->trace_speed > 0;
+    l->concurrency = r->opts->concurrency;
+    l->threads = r->opts->threads;
+    l->client.cpu_user_s = r->cpu_user_s;
+    l->client.cpu_sys_s = r->cpu_sys_s;
+    client_threads(r, seconds, &l->client);
+    l->client.cpus = r->cpus_allowed;
+    l->client.cpu_share =
+        r->cpus_allowed > 0 ? (r->cpu_user_s + r->cpu_sys_s) / (seconds * r->cpus_allowed) : 0;
+    double host_busy = hostcpu_busy(&r->host_before, &r->host_after);
+    l->host.known = host_busy >= 0;
+    l->host.busy = host_busy >= 0 ? host_busy : 0;
+    l->host.cpus = hostcpu_online();
+    in_flight(r, seconds, l);
+    for (uint32_t i = 0; i < nservers; i++) {
+        const struct server *srv = &r->servers.items[i];
+        bool local = hostcpu_address_local((const struct sockaddr *)&srv->addr);
+        limits_server_from_stats(&l->servers[i], srv->name, r->opts->label, &r->server_stats[i],
+                                 local ? l->host.cpus : 0);
+    }
+    if (r->server_stats != NULL) {
+        watch_limits(&r->watch, &r->servers, r->opts->label, l->host.cpus, l);
+    }
+    limits_judge(l);
+    return SLAP_OK;
+}

@@ -1,0 +1,688 @@
+/* Size distributions and memaslap's -F config file: parsing, checking, normalising, sampling. */
+#include "slap/model/cfgfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "slap/base/common.h"
+#include "slap/base/units.h"
+
+#if defined(__GNUC__)
+#define CFG_PRINTF(fmt, first) __attribute__((format(printf, fmt, first)))
+#else
+#define CFG_PRINTF(fmt, first)
+#endif
+
+#define KEY_SIZE_MIN 16u
+#define KEY_SIZE_MAX 250u
+#define VALUE_SIZE_MIN 1u
+#define VALUE_SIZE_MAX (1024u * 1024u)
+#define CFG_FILE_MAX (1024 * 1024) /* bytes cfgfile_load accepts */
+#define NUMBER_MAX 64              /* longest number text we read, NUL included */
+#define QUOTE_MAX 40               /* bytes of a bad token shown in a message */
+#define QUOTE_BUF (QUOTE_MAX + 4)  /* a quoted token, "..." and its NUL */
+#define LINE_FIELDS_MAX 8          /* fields kept of one line; the rest are only counted */
+#define SIZE_KUNIT 1024            /* k = 1024 bytes, m = 1048576 */
+#define RULE_MIN 3                 /* "---" and longer: a rule line of the manual's sample */
+#define PICK_BITS 53               /* top bits of u that choose the range */
+#define PLACE_BITS 11              /* low bits of u that only place the size inside it */
+#define CMD_SET 0 /* memaslap's cmd types */
+#define CMD_GET 1
+
+__extension__ typedef unsigned __int128 u128;
+
+/* The sections of a -F file, in the order cfg_section_names lists them. */
+enum cfg_section {
+    SECTION_NONE = -1,
+    SECTION_KEY,
+    SECTION_VALUE,
+    SECTION_CMD,
+    SECTION_COUNT,
+};
+
+static const char *const cfg_section_names[SECTION_COUNT] = {"key", "value", "cmd"};
+
+/* One line cut into whitespace-separated fields, the comment left out. */
+struct line_fields {
+    const char *text[LINE_FIELDS_MAX];
+    size_t len[LINE_FIELDS_MAX];
+    size_t count;     /* every field, even those past LINE_FIELDS_MAX */
+    bool has_comment; /* a '#' on the line */
+    bool has_digit;   /* a digit before the '#' */
+};
+
+/* What cfgfile_parse carries from one line to the next. */
+struct cfg_parser {
+    const char *name;                  /* file name for messages */
+    size_t line_no;                    /* 1-based number of the current line */
+    enum cfg_section section;          /* the section lines go to */
+    size_t header_line[SECTION_COUNT]; /* line of each section's header; 0: not seen */
+    size_t rows;                       /* data lines in the current section */
+    bool after_comment;                /* the previous line held only a comment */
+    size_t cmd_line[OP_COUNT];         /* line of each cmd TYPE; 0: not given */
+    double cmd_share[OP_COUNT];        /* shares of each op as given */
+    struct cfg_file cfg;               /* built here, copied out on success */
+    char *err;
+    size_t err_len;
+};
+
+/* ---- numbers and messages ---- */
+
+static bool is_blank(char ch)
+{
+    return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\v' || ch == '\f';
+}
+
+static bool is_digit(char ch)
+{
+    return ch >= '0' && ch <= '9';
+}
+
+/* Cut blanks from both ends of [*s, *s + *len). */
+static void trim(const char **s, size_t *len)
+{
+    while (*len > 0 && is_blank(**s)) {
+        (*s)++;
+        (*len)--;
+    }
+    while (*len > 0 && is_blank((*s)[*len - 1])) {
+        (*len)--;
+    }
+}
+
+/* A token made safe for a message: at most QUOTE_MAX bytes, unprintable bytes as '?'. */
+static const char *quote(const char *s, size_t len, char buf[QUOTE_BUF])
+{
+    size_t shown = len < QUOTE_MAX ? len : QUOTE_MAX;
+    for (size_t i = 0; i < shown; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        buf[i] = ch >= 0x20 && ch < 0x7f ? (char)ch : '?';
+    }
+    strcpy(buf + shown, len > shown ? "..." : "");
+    return buf;
+}
+
+/* A finite decimal number ("0.3", "1e-2", "-1"): no hex, "nan", "inf" or trailing text. */
+static bool parse_number(const char *s, size_t len, double *number)
+{
+    char text[NUMBER_MAX];
+    if (len == 0 || len >= sizeof(text)) {
+        return false;
+    }
+    memcpy(text, s, len);
+    text[len] = '\0';
+    if (strspn(text, "0123456789.eE+-") != len) {
+        return false;
+    }
+    char *end;
+    double value = strtod(text, &end);
+    if (end != text + len || !isfinite(value)) {
+        return false;
+    }
+    *number = value;
+    return true;
+}
+
+/* ---- distributions ---- */
+
+/* Cumulative shares from the given ones; SLAP_ERROR unless they add up to a finite sum > 0. */
+static enum slap_status dist_normalise(struct size_dist *d)
+{
+    double sum = 0.0;
+    for (uint32_t i = 0; i < d->n; i++) {
+        sum += d->r[i].prop;
+    }
+    if (d->n == 0 || !(sum > 0.0) || !isfinite(sum)) {
+        return SLAP_ERROR;
+    }
+    double running = 0.0; /* the same additions in the same order: ends exactly at sum */
+    for (uint32_t i = 0; i < d->n; i++) {
+        running += d->r[i].prop;
+        d->r[i].cumul = running / sum;
+    }
+    d->r[d->n - 1].cumul = 1.0;
+    return SLAP_OK;
+}
+
+void size_dist_fixed(struct size_dist *d, uint32_t size)
+{
+    memset(d, 0, sizeof(*d));
+    d->n = 1;
+    d->r[0] = (struct size_range){.min = size, .max = size, .prop = 1.0, .cumul = 1.0};
+}
+
+uint32_t size_dist_max(const struct size_dist *d)
+{
+    uint32_t max = 0;
+    for (uint32_t i = 0; i < d->n; i++) {
+        max = d->r[i].max > max ? d->r[i].max : max;
+    }
+    return max;
+}
+
+double size_dist_mean(const struct size_dist *d)
+{
+    double mean = 0.0, below = 0.0;
+    for (uint32_t i = 0; i < d->n; i++) {
+        double share = d->r[i].cumul - below;
+        mean += share * ((double)d->r[i].min + (double)d->r[i].max) / 2.0;
+        below = d->r[i].cumul;
+    }
+    return mean;
+}
+
+/* The first value of u >> PLACE_BITS that a cumulative share c leaves to the next range. */
+static uint64_t pick_bound(double c)
+{
+    return (uint64_t)ceil(c * (double)(1ull << PICK_BITS));
+}
+
+/*
+ * The range: the first whose cumul is above the top 53 bits of u read as a fraction.
+ * Inside it, those bits less the range's first value, with the 11 low bits below them,
+ * are uniform over the count of u that choose this range; scaled to the range's width
+ * they give each size to within width / count (below 2^-20 for shares over 2^-12).
+ */
+uint32_t size_dist_sample(const struct size_dist *d, uint64_t u)
+{
+    if (d->n == 0) {
+        return 0;
+    }
+    uint64_t pick = u >> PLACE_BITS;
+    uint32_t i = 0;
+    while (i + 1 < d->n && pick >= pick_bound(d->r[i].cumul)) {
+        i++;
+    }
+    const struct size_range *r = &d->r[i];
+    uint64_t first = i == 0 ? 0 : pick_bound(d->r[i - 1].cumul);
+    uint64_t end = i + 1 == d->n ? 1ull << PICK_BITS : pick_bound(r->cumul);
+    u128 count = (u128)(end - first) << PLACE_BITS;
+    u128 place = ((u128)(pick - first) << PLACE_BITS) | (u & ((1u << PLACE_BITS) - 1));
+    uint64_t width = (uint64_t)r->max - r->min + 1;
+    return r->min + (uint32_t)(place * width / count);
+}
+
+/* ---- size_dist_parse ---- */
+
+/* One size of a list, blanks around it cut: UNITS_OUT_OF_RANGE when it is not in [lo, hi]. */
+static enum units_status list_size(const char *s, size_t len, uint32_t lo, uint32_t hi,
+                                   uint64_t *size)
+{
+    trim(&s, &len);
+    enum units_status status = units_parse_size(s, len, SIZE_KUNIT, size);
+    if (status == UNITS_TOO_LARGE || (status == UNITS_OK && (*size < lo || *size > hi))) {
+        return UNITS_OUT_OF_RANGE;
+    }
+    return status;
+}
+
+/* "SIZE" or "MIN-MAX" within [lo, hi]; on error a message naming the part. */
+static enum slap_status parse_size_range(const char *s, size_t len, uint32_t lo, uint32_t hi,
+                                         struct size_range *r, char *err, size_t err_len)
+{
+    char shown[QUOTE_BUF];
+    const char *dash = memchr(s, '-', len);
+    const char *min_text = s;
+    size_t min_len = dash != NULL ? (size_t)(dash - s) : len;
+    const char *max_text = dash != NULL ? dash + 1 : s;
+    size_t max_len = dash != NULL ? len - min_len - 1 : len;
+    uint64_t min, max;
+    enum units_status min_status = list_size(min_text, min_len, lo, hi, &min);
+    enum units_status max_status = list_size(max_text, max_len, lo, hi, &max);
+    if ((min_status != UNITS_OK && min_status != UNITS_OUT_OF_RANGE) ||
+        (max_status != UNITS_OK && max_status != UNITS_OUT_OF_RANGE)) {
+        snprintf(err, err_len, "'%s': sizes are whole bytes, with k or m", quote(s, len, shown));
+        return SLAP_ERROR;
+    }
+    if (min_status != UNITS_OK || max_status != UNITS_OK) {
+        snprintf(err, err_len, "'%s': sizes must lie in %u..%u", quote(s, len, shown), lo, hi);
+        return SLAP_ERROR;
+    }
+    if (min > max) {
+        snprintf(err, err_len, "'%s': %llu is more than %llu", quote(s, len, shown),
+                 (unsigned long long)min, (unsigned long long)max);
+        return SLAP_ERROR;
+    }
+    r->min = (uint32_t)min;
+    r->max = (uint32_t)max;
+    return SLAP_OK;
+}
+
+/* One part "RANGE[:SHARE]" of a list of parts parts, appended to d. */
+static enum slap_status parse_dist_part(const char *s, size_t len, size_t parts, uint32_t lo,
+                                        uint32_t hi, struct size_dist *d, char *err, size_t err_len)
+{
+    char shown[QUOTE_BUF];
+    trim(&s, &len);
+    if (len == 0) {
+        snprintf(err, err_len, "part %u of the size list is empty", d->n + 1);
+        return SLAP_ERROR;
+    }
+    const char *colon = memchr(s, ':', len);
+    size_t range_len = colon != NULL ? (size_t)(colon - s) : len;
+    struct size_range *r = &d->r[d->n];
+    if (parse_size_range(s, range_len, lo, hi, r, err, err_len) != SLAP_OK) {
+        return SLAP_ERROR;
+    }
+    r->prop = 1.0;
+    if (colon == NULL && parts > 1) {
+        snprintf(err, err_len, "'%s': a list needs a share on every part (MIN-MAX:SHARE)",
+                 quote(s, len, shown));
+        return SLAP_ERROR;
+    }
+    if (colon != NULL) {
+        const char *share = colon + 1;
+        size_t share_len = len - range_len - 1;
+        trim(&share, &share_len);
+        if (!parse_number(share, share_len, &r->prop) || !(r->prop > 0.0)) {
+            snprintf(err, err_len, "'%s': the share must be a number above 0",
+                     quote(s, len, shown));
+            return SLAP_ERROR;
+        }
+    }
+    d->n++;
+    return SLAP_OK;
+}
+
+enum slap_status size_dist_parse(const char *text, uint32_t lo, uint32_t hi, struct size_dist *d,
+                                 char *err, size_t err_len)
+{
+    struct size_dist parsed;
+    size_t parts = 1;
+    memset(&parsed, 0, sizeof(parsed));
+    for (const char *p = text; *p != '\0'; p++) {
+        parts += *p == ',';
+    }
+    if (parts > SIZE_DIST_MAX) {
+        snprintf(err, err_len, "more than %d ranges in the size list", SIZE_DIST_MAX);
+        return SLAP_ERROR;
+    }
+    const char *part = text;
+    for (;;) {
+        const char *comma = strchr(part, ',');
+        size_t len = comma != NULL ? (size_t)(comma - part) : strlen(part);
+        if (parse_dist_part(part, len, parts, lo, hi, &parsed, err, err_len) != SLAP_OK) {
+            return SLAP_ERROR;
+        }
+        if (comma == NULL) {
+            break;
+        }
+        part = comma + 1;
+    }
+    if (dist_normalise(&parsed) != SLAP_OK) {
+        snprintf(err, err_len, "the shares of the size list add up to too much");
+        return SLAP_ERROR;
+    }
+    *d = parsed;
+    return SLAP_OK;
+}
+
+/* ---- the -F file: lines ---- */
+
+/* Cut a line into fields up to the first '#'. */
+static void split_line(const char *line, size_t len, struct line_fields *f)
+{
+    size_t i = 0;
+    memset(f, 0, sizeof(*f));
+    while (i < len && line[i] != '#') {
+        if (is_blank(line[i])) {
+            i++;
+            continue;
+        }
+        size_t start = i;
+        while (i < len && !is_blank(line[i]) && line[i] != '#') {
+            f->has_digit |= is_digit(line[i]);
+            i++;
+        }
+        if (f->count < LINE_FIELDS_MAX) {
+            f->text[f->count] = line + start;
+            f->len[f->count] = i - start;
+        }
+        f->count++;
+    }
+    f->has_comment = i < len;
+}
+
+/* A lone "-----" like the one above the manual's sample: it says nothing. */
+static bool is_rule(const struct line_fields *f)
+{
+    if (f->count != 1 || f->len[0] < RULE_MIN) {
+        return false;
+    }
+    for (size_t i = 0; i < f->len[0]; i++) {
+        if (f->text[0][i] != '-' && f->text[0][i] != '=') {
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool starts_number(const struct line_fields *f)
+{
+    char ch = f->text[0][0];
+    return is_digit(ch) || ch == '.' || ch == '+' || ch == '-';
+}
+
+/* The section a header word names ("key", "Value", "cmd:"), or SECTION_NONE. */
+static enum cfg_section section_named(const char *word, size_t len)
+{
+    if (len > 0 && word[len - 1] == ':') {
+        len--;
+    }
+    for (int s = 0; s < SECTION_COUNT; s++) {
+        if (strlen(cfg_section_names[s]) == len &&
+            strncasecmp(word, cfg_section_names[s], len) == 0) {
+            return (enum cfg_section)s;
+        }
+    }
+    return SECTION_NONE;
+}
+
+/* ---- the -F file: sections ---- */
+
+CFG_PRINTF(3, 4)
+static enum slap_status parse_fail(struct cfg_parser *p, size_t line, const char *fmt, ...)
+{
+    if (p->err == NULL || p->err_len == 0) {
+        return SLAP_ERROR;
+    }
+    int used = snprintf(p->err, p->err_len, "%s:%zu: ", p->name, line);
+    if (used >= 0 && (size_t)used < p->err_len) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(p->err + used, p->err_len - (size_t)used, fmt, ap);
+        va_end(ap);
+    }
+    return SLAP_ERROR;
+}
+
+/* Field i of a key or value line: a size within [lo, hi]. */
+static enum slap_status read_line_size(struct cfg_parser *p, const struct line_fields *f, int i,
+                                       uint32_t lo, uint32_t hi, uint64_t *size)
+{
+    const char *what = cfg_section_names[p->section];
+    char shown[QUOTE_BUF];
+    enum units_status status = units_parse_size(f->text[i], f->len[i], SIZE_KUNIT, size);
+    if (status == UNITS_TOO_LARGE) {
+        return parse_fail(p, p->line_no, "%s size '%s' is too large (outside %u..%u)", what,
+                          quote(f->text[i], f->len[i], shown), lo, hi);
+    }
+    if (status != UNITS_OK) {
+        return parse_fail(p, p->line_no, "%s size '%s' is not a whole number of bytes", what,
+                          quote(f->text[i], f->len[i], shown));
+    }
+    if (*size < lo || *size > hi) {
+        return parse_fail(p, p->line_no, "%s size '%s' is outside %u..%u", what,
+                          quote(f->text[i], f->len[i], shown), lo, hi);
+    }
+    return SLAP_OK;
+}
+
+/* "MIN MAX SHARE" of a key or value section, sizes within [lo, hi]. */
+static enum slap_status add_size_line(struct cfg_parser *p, struct size_dist *d, uint32_t lo,
+                                      uint32_t hi, const struct line_fields *f)
+{
+    const char *what = cfg_section_names[p->section];
+    char shown[QUOTE_BUF];
+    uint64_t size[2];
+    if (f->count != 3) {
+        return parse_fail(p, p->line_no, "a %s line has 3 fields, MIN MAX SHARE, not %zu", what,
+                          f->count);
+    }
+    if (read_line_size(p, f, 0, lo, hi, &size[0]) != SLAP_OK ||
+        read_line_size(p, f, 1, lo, hi, &size[1]) != SLAP_OK) {
+        return SLAP_ERROR;
+    }
+    if (size[0] > size[1]) {
+        return parse_fail(p, p->line_no, "MIN %llu is larger than MAX %llu",
+                          (unsigned long long)size[0], (unsigned long long)size[1]);
+    }
+    double share;
+    if (!parse_number(f->text[2], f->len[2], &share) || !(share > 0.0)) {
+        return parse_fail(p, p->line_no, "share '%s' is not a number above 0",
+                          quote(f->text[2], f->len[2], shown));
+    }
+    if (d->n == SIZE_DIST_MAX) {
+        return parse_fail(p, p->line_no, "more than %d %s ranges", SIZE_DIST_MAX, what);
+    }
+    d->r[d->n++] =
+        (struct size_range){.min = (uint32_t)size[0], .max = (uint32_t)size[1], .prop = share};
+    return SLAP_OK;
+}
+
+/* A cmd line's TYPE: memaslap's 0 (set) or 1 (get), or an operation's name. */
+static enum op_type cmd_type(const char *text, size_t len)
+{
+    double type;
+    if (parse_number(text, len, &type)) {
+        return type == CMD_SET ? OP_SET : type == CMD_GET ? OP_GET : OP_COUNT;
+    }
+    return op_by_name(text, len);
+}
+
+/* "TYPE SHARE" of the cmd section: TYPE 0 (set), 1 (get) or a name, each at most once. */
+static enum slap_status add_cmd_line(struct cfg_parser *p, const struct line_fields *f)
+{
+    char shown[QUOTE_BUF];
+    double share;
+    if (f->count != 2) {
+        return parse_fail(p, p->line_no, "a cmd line has 2 fields, TYPE SHARE, not %zu", f->count);
+    }
+    enum op_type t = cmd_type(f->text[0], f->len[0]);
+    if (t == OP_COUNT) {
+        return parse_fail(p, p->line_no,
+                          "cmd type '%s' is not 0 (set), 1 (get) or a command: get, gets, gat, "
+                          "touch, set, add, replace, append, prepend, cas, delete, incr, decr",
+                          quote(f->text[0], f->len[0], shown));
+    }
+    if (p->cmd_line[t] != 0) {
+        return parse_fail(p, p->line_no, "cmd type %s is given twice (first at line %zu)",
+                          op_name(t), p->cmd_line[t]);
+    }
+    if (!parse_number(f->text[1], f->len[1], &share) || share < 0.0) {
+        return parse_fail(p, p->line_no, "share '%s' is not a number of 0 or more",
+                          quote(f->text[1], f->len[1], shown));
+    }
+    p->cmd_line[t] = p->line_no;
+    p->cmd_share[t] = share;
+    return SLAP_OK;
+}
+
+/* A line of numbers: goes to the open section. */
+static enum slap_status add_data_line(struct cfg_parser *p, const struct line_fields *f)
+{
+    switch (p->section) {
+    case SECTION_KEY:
+        return add_size_line(p, &p->cfg.key, KEY_SIZE_MIN, KEY_SIZE_MAX, f);
+    case SECTION_VALUE:
+        return add_size_line(p, &p->cfg.value, VALUE_SIZE_MIN, VALUE_SIZE_MAX, f);
+    case SECTION_CMD:
+        return add_cmd_line(p, f);
+    default:
+        return parse_fail(p, p->line_no,
+                          "a line outside any section: put key, value or cmd "
+                          "on a line before it");
+    }
+}
+
+/* The ops' shares, normalised so that they add up to 1. */
+static enum slap_status close_cmd(struct cfg_parser *p, size_t header)
+{
+    double sum = 0.0;
+    for (int op = 0; op < OP_COUNT; op++) {
+        sum += p->cmd_share[op];
+    }
+    if (!(sum > 0.0) || !isfinite(sum)) {
+        return parse_fail(p, header, "the cmd shares must add up to a number above 0");
+    }
+    for (int op = 0; op < OP_COUNT; op++) {
+        p->cfg.mix[op] = p->cmd_share[op] / sum;
+    }
+    p->cfg.has_cmd = true;
+    return SLAP_OK;
+}
+
+/* The end of the open section: it must hold a line; its shares are normalised. */
+static enum slap_status close_section(struct cfg_parser *p)
+{
+    if (p->section == SECTION_NONE) {
+        return SLAP_OK;
+    }
+    size_t header = p->header_line[p->section];
+    const char *what = cfg_section_names[p->section];
+    if (p->rows == 0) {
+        return parse_fail(p, header, "the %s section is empty", what);
+    }
+    if (p->section == SECTION_CMD) {
+        return close_cmd(p, header);
+    }
+    struct size_dist *d = p->section == SECTION_KEY ? &p->cfg.key : &p->cfg.value;
+    if (dist_normalise(d) != SLAP_OK) {
+        return parse_fail(p, header, "the %s shares add up to too much", what);
+    }
+    *(p->section == SECTION_KEY ? &p->cfg.has_key : &p->cfg.has_value) = true;
+    return SLAP_OK;
+}
+
+/* A header line: "key", "value" or "cmd", with words but no numbers after it. */
+static enum slap_status open_section(struct cfg_parser *p, enum cfg_section s,
+                                     const struct line_fields *f)
+{
+    const char *what = cfg_section_names[s];
+    if (f->has_digit) {
+        return parse_fail(p, p->line_no, "numbers after '%s': they go on the lines below it", what);
+    }
+    if (close_section(p) != SLAP_OK) {
+        return SLAP_ERROR;
+    }
+    if (p->header_line[s] != 0) {
+        return parse_fail(p, p->line_no, "the %s section is repeated (first at line %zu)", what,
+                          p->header_line[s]);
+    }
+    p->header_line[s] = p->line_no;
+    p->section = s;
+    p->rows = 0;
+    return SLAP_OK;
+}
+
+/*
+ * One line. Blank lines, comments and a "-----" rule say nothing; so does a line of
+ * words without digits right after a comment: the manual's sample wraps two comments
+ * that way ("#proportion: ... accounts for the total" / "generated keys").
+ */
+static enum slap_status parse_line(struct cfg_parser *p, const char *line, size_t len)
+{
+    struct line_fields f;
+    split_line(line, len, &f);
+    bool after_comment = p->after_comment;
+    p->after_comment = f.count == 0 && f.has_comment;
+    if (f.count == 0 || is_rule(&f)) {
+        return SLAP_OK;
+    }
+    if (starts_number(&f)) {
+        p->rows++;
+        return add_data_line(p, &f);
+    }
+    enum cfg_section s = section_named(f.text[0], f.len[0]);
+    if (s != SECTION_NONE) {
+        return open_section(p, s, &f);
+    }
+    if (p->section == SECTION_CMD && f.has_digit) {
+        p->rows++; /* "get 0.7": a command by name */
+        return add_cmd_line(p, &f);
+    }
+    if (after_comment && f.count > 1 && !f.has_digit) {
+        p->after_comment = true;
+        return SLAP_OK;
+    }
+    char shown[QUOTE_BUF];
+    return parse_fail(p, p->line_no, "unknown section '%s': sections are key, value and cmd",
+                      quote(f.text[0], f.len[0], shown));
+}
+
+enum slap_status cfgfile_parse(const char *text, size_t len, const char *name, struct cfg_file *cfg,
+                               char *err, size_t err_len)
+{
+    struct cfg_parser p = {.name = name != NULL ? name : "config",
+                           .section = SECTION_NONE,
+                           .err = err,
+                           .err_len = err_len};
+    size_t start = 0;
+    if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) {
+        start = 3; /* a UTF-8 byte order mark from a Windows editor */
+    }
+    while (start < len) {
+        const char *newline = memchr(text + start, '\n', len - start);
+        size_t end = newline != NULL ? (size_t)(newline - text) : len;
+        p.line_no++;
+        if (parse_line(&p, text + start, end - start) != SLAP_OK) {
+            return SLAP_ERROR;
+        }
+        start = end + 1;
+    }
+    if (close_section(&p) != SLAP_OK) {
+        return SLAP_ERROR;
+    }
+    if (!p.cfg.has_key && !p.cfg.has_value && !p.cfg.has_cmd) {
+        return parse_fail(&p, p.line_no > 0 ? p.line_no : 1, "no key, value or cmd section");
+    }
+    *cfg = p.cfg;
+    return SLAP_OK;
+}
+
+/* ---- cfgfile_load ---- */
+
+/* Up to cap bytes of path into buf; SLAP_ERROR with errno set when it cannot be read. */
+static enum slap_status read_whole(const char *path, char *buf, size_t cap, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return SLAP_ERROR;
+    }
+    *len = 0;
+    while (*len < cap) {
+        ssize_t got = read(fd, buf + *len, cap - *len);
+        if (got < 0 && errno == EINTR) {
+            continue;
+        }
+        if (got <= 0) {
+            int saved = errno;
+            close(fd);
+            errno = saved;
+            return got == 0 ? SLAP_OK : SLAP_ERROR;
+        }
+        *len += (size_t)got;
+    }
+    close(fd);
+    return SLAP_OK;
+}
+
+enum slap_status cfgfile_load(const char *path, struct cfg_file *cfg, char *err, size_t err_len)
+{
+    enum slap_status rc = SLAP_ERROR;
+    size_t len = 0;
+    char *text = malloc(CFG_FILE_MAX + 1);
+    if (text == NULL) {
+        snprintf(err, err_len, "cannot read %s: %s", path, strerror(ENOMEM));
+        return SLAP_ERROR;
+    }
+    if (read_whole(path, text, CFG_FILE_MAX + 1, &len) != SLAP_OK) {
+        snprintf(err, err_len, "cannot read %s: %s", path, strerror(errno));
+        goto done;
+    }
+    if (len > CFG_FILE_MAX) {
+        snprintf(err, err_len, "cannot read %s: larger than %d bytes", path, CFG_FILE_MAX);
+        goto done;
+    }
+    rc = cfgfile_parse(text, len, path, cfg, err, err_len);
+done:
+    free(text);
+    return rc;
+}

@@ -1,0 +1,184 @@
+/* Key popularity inside a window: uniform, zipf (rejection-inversion) and gaussian picks. */
+#include "slap/model/keydist.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "slap/base/common.h"
+
+#define ZIPF_DEFAULT_S 0.99
+#define ZIPF_MAX_S 10.0
+#define GAUSSIAN_SDS_PER_WINDOW 6.0 /* standard deviation n / 6 */
+#define TWO_PI 6.283185307179586
+#define SERIES_CUTOFF 1e-8 /* below this |t|, log1p(t)/t and expm1(t)/t by their series */
+
+static const char accepted_text[] = "uniform, zipf, zipf:S with 0 < S <= 10, or gaussian";
+
+/* Uniform in [0, 1) from the top 53 bits of the generator. */
+static double unit_uniform(struct rng *r)
+{
+    return (double)(rng_next(r) >> 11) * 0x1.0p-53;
+}
+
+/* Uniform in (0, 1]: safe to take the logarithm of. */
+static double unit_uniform_nonzero(struct rng *r)
+{
+    return (double)((rng_next(r) >> 11) + 1) * 0x1.0p-53;
+}
+
+/*
+ * Zipf by rejection-inversion (Hormann and Derflinger, "Rejection-inversion to
+ * generate variates from monotone discrete distributions", 1996).
+ *
+ * With k = rank + 1 in [1, n] and weight h(k) = k^-s, the hat is h itself taken
+ * as a continuous function, with integral H(x) = (x^(1-s) - 1) / (1-s) (log x
+ * when s = 1). Each k owns the slice [H(k - 1/2), H(k + 1/2)) of the u axis;
+ * because h is convex that slice is at least h(k) wide, and only its top h(k) is
+ * accepted:
+ *
+ *     u:  H(3/2)-1      H(3/2)       H(5/2)              H(n+1/2)
+ *           |<-- k = 1 -->|<-- k = 2 -->|  ...  |<-- k = n -->|
+ *                         | rej |  h(2) |       | rej |  h(n) |
+ *
+ * The axis starts at H(3/2) - h(1), so rank 0 is never rejected. A uniform u is
+ * mapped back by H^-1 and rounded to k; k is kept when u >= H(k + 1/2) - h(k),
+ * so each k comes out with probability proportional to h(k). Nothing depends on
+ * a table: n may change from call to call.
+ */
+
+/* log1p(t) / t, continuous through t = 0. */
+static double log1p_over(double t)
+{
+    if (fabs(t) < SERIES_CUTOFF) {
+        return 1.0 - t / 2.0 + t * t / 3.0;
+    }
+    return log1p(t) / t;
+}
+
+/* expm1(t) / t, continuous through t = 0. */
+static double expm1_over(double t)
+{
+    if (fabs(t) < SERIES_CUTOFF) {
+        return 1.0 + t / 2.0 + t * t / 6.0;
+    }
+    return expm1(t) / t;
+}
+
+/* H(x), the integral of t^-s from 1 to x, written so s = 1 needs no special case. */
+static double zipf_hat_integral(double x, double s)
+{
+    double log_x = log(x);
+    return expm1_over((1.0 - s) * log_x) * log_x;
+}
+
+/* The x with H(x) = y. */
+static double zipf_hat_integral_inverse(double y, double s)
+{
+    double t = (1.0 - s) * y;
+    if (t <= -1.0) {
+        return INFINITY; /* y rounded up to H's limit (s > 1): past every rank */
+    }
+    return exp(log1p_over(t) * y);
+}
+
+/* x rounded to the nearest k in [1, n]; a NaN becomes 1. */
+static double zipf_nearest_k(double x, double n_real)
+{
+    double k = floor(x + 0.5);
+    if (!(k >= 1.0)) {
+        return 1.0;
+    }
+    return k > n_real ? n_real : k;
+}
+
+static uint64_t zipf_pick(double s, uint64_t n, struct rng *r)
+{
+    double n_real = (double)n;
+    double u_low = zipf_hat_integral(1.5, s) - 1.0;
+    double u_high = zipf_hat_integral(n_real + 0.5, s);
+    for (;;) {
+        double u = u_low + unit_uniform(r) * (u_high - u_low);
+        double k = zipf_nearest_k(zipf_hat_integral_inverse(u, s), n_real);
+        if (k == 1.0 || u >= zipf_hat_integral(k + 0.5, s) - pow(k, -s)) {
+            return (uint64_t)k - 1;
+        }
+    }
+}
+
+/*
+ * Normal around n / 2 with standard deviation n / 6 by Box-Muller. A deviate
+ * outside [0, n) is drawn again rather than clamped, so the edge keys are not
+ * inflated; the pair's second deviate is tried before a new pair is drawn.
+ */
+static uint64_t gaussian_pick(uint64_t n, struct rng *r)
+{
+    double n_real = (double)n;
+    double mean = n_real / 2.0;
+    double sd = n_real / GAUSSIAN_SDS_PER_WINDOW;
+    for (;;) {
+        double radius = sd * sqrt(-2.0 * log(unit_uniform_nonzero(r)));
+        double angle = TWO_PI * unit_uniform(r);
+        double x = mean + radius * cos(angle);
+        if (x >= 0.0 && x < n_real) {
+            return (uint64_t)x;
+        }
+        x = mean + radius * sin(angle);
+        if (x >= 0.0 && x < n_real) {
+            return (uint64_t)x;
+        }
+    }
+}
+
+uint64_t key_dist_pick(const struct key_dist *d, uint64_t n, struct rng *r)
+{
+    if (n <= 1) {
+        return 0;
+    }
+    switch (d->kind) {
+    case KEY_DIST_ZIPF:
+        return zipf_pick(d->s, n, r);
+    case KEY_DIST_GAUSSIAN:
+        return gaussian_pick(n, r);
+    case KEY_DIST_UNIFORM:
+    default:
+        return rng_below(r, n);
+    }
+}
+
+/* The S of "zipf:S": a plain decimal number in (0, ZIPF_MAX_S]. */
+static enum slap_status parse_zipf_exponent(const char *text, double *s)
+{
+    size_t len = strlen(text);
+    if (len == 0 || strspn(text, "0123456789.eE+-") != len) {
+        return SLAP_ERROR; /* also keeps out spaces, hex, "nan" and "inf" */
+    }
+    char *end;
+    double value = strtod(text, &end);
+    if (*end != '\0' || !(value > 0.0 && value <= ZIPF_MAX_S)) {
+        return SLAP_ERROR;
+    }
+    *s = value;
+    return SLAP_OK;
+}
+
+enum slap_status key_dist_parse(const char *text, struct key_dist *d, char *err, size_t err_len)
+{
+    struct key_dist parsed = {.kind = KEY_DIST_UNIFORM, .s = ZIPF_DEFAULT_S};
+    if (strcmp(text, "uniform") == 0) {
+        parsed.kind = KEY_DIST_UNIFORM;
+    } else if (strcmp(text, "gaussian") == 0) {
+        parsed.kind = KEY_DIST_GAUSSIAN;
+    } else if (strcmp(text, "zipf") == 0) {
+        parsed.kind = KEY_DIST_ZIPF;
+    } else if (strncmp(text, "zipf:", 5) == 0 &&
+               parse_zipf_exponent(text + 5, &parsed.s) == SLAP_OK) {
+        parsed.kind = KEY_DIST_ZIPF;
+    } else {
+        snprintf(err, err_len, "bad key distribution '%s': expected %s", text, accepted_text);
+        return SLAP_ERROR;
+    }
+    *d = parsed;
+    return SLAP_OK;
+}

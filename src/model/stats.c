@@ -1,0 +1,193 @@
+/* Counters and latency histograms of a run: reset, merge, print, look up. */
+#include "slap/model/stats.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+const struct stats_shape stats_shape_all = {.types = (1u << OP_COUNT) - 1, .open_loop = true};
+
+enum slap_status stats_init(struct slap_stats *s, const struct stats_shape *shape)
+{
+    size_t n = 0;
+    memset(s, 0, sizeof(*s));
+    for (int t = 0; t < STATS_TYPES; t++) {
+        n += (shape->types & op_bit((enum op_type)t)) != 0 ? (shape->open_loop ? 2 : 1) : 0;
+    }
+    s->slab = calloc(n > 0 ? n : 1, sizeof(*s->slab));
+    if (s->slab == NULL) {
+        return SLAP_ERROR;
+    }
+    struct hist *next = s->slab;
+    for (int t = 0; t < STATS_TYPES; t++) {
+        if ((shape->types & op_bit((enum op_type)t)) != 0) {
+            s->lat[t] = next++;
+            s->raw[t] = shape->open_loop ? next++ : NULL;
+        }
+    }
+    stats_reset(s);
+    return SLAP_OK;
+}
+
+void stats_free(struct slap_stats *s)
+{
+    free(s->slab);
+    s->slab = NULL;
+    memset(s->lat, 0, sizeof(s->lat));
+    memset(s->raw, 0, sizeof(s->raw));
+}
+
+void stats_reset(struct slap_stats *s)
+{
+    memset(&s->counters, 0, sizeof(s->counters));
+    memset(s->net_bytes, 0, sizeof(s->net_bytes));
+    memset(s->misses, 0, sizeof(s->misses));
+    for (int t = 0; t < STATS_TYPES; t++) {
+        if (s->lat[t] != NULL) {
+            hist_reset(s->lat[t]);
+        }
+        if (s->raw[t] != NULL) {
+            hist_reset(s->raw[t]);
+        }
+    }
+    for (int o = 0; o < STATS_OUTCOMES; o++) {
+        hist_reset(&s->gets[o]);
+    }
+    hist_reset(&s->lag);
+}
+
+void stats_merge(struct slap_stats *dst, const struct slap_stats *src)
+{
+#define SLAP_COUNTER_ADD(name, show, meaning) dst->counters.name += src->counters.name;
+    SLAP_COUNTERS(SLAP_COUNTER_ADD)
+#undef SLAP_COUNTER_ADD
+    for (int t = 0; t < STATS_TYPES; t++) {
+        dst->net_bytes[t] += src->net_bytes[t];
+        dst->misses[t] += src->misses[t];
+        if (dst->lat[t] != NULL && src->lat[t] != NULL) {
+            hist_merge(dst->lat[t], src->lat[t]);
+        }
+        if (dst->raw[t] != NULL && src->raw[t] != NULL) {
+            hist_merge(dst->raw[t], src->raw[t]);
+        }
+    }
+    for (int o = 0; o < STATS_OUTCOMES; o++) {
+        hist_merge(&dst->gets[o], &src->gets[o]);
+    }
+    hist_merge(&dst->lag, &src->lag);
+}
+
+static void merge_types(struct hist *const *by_type, struct hist *total)
+{
+    hist_reset(total);
+    for (int t = 0; t < STATS_TYPES; t++) {
+        if (by_type[t] != NULL) {
+            hist_merge(total, by_type[t]);
+        }
+    }
+}
+
+void stats_total_hist(const struct slap_stats *s, struct hist *total)
+{
+    merge_types(s->lat, total);
+}
+
+void stats_total_raw(const struct slap_stats *s, struct hist *total)
+{
+    merge_types(s->raw, total);
+}
+
+uint64_t stats_ops(const struct slap_stats *s)
+{
+    return stats_counters_ops(&s->counters);
+}
+
+uint64_t stats_counters_ops(const struct slap_counters *c)
+{
+    return c->cmd_get + c->cmd_set + c->cmd_touch + c->delete_hits + c->delete_misses +
+           c->incr_hits + c->incr_misses + c->decr_hits + c->decr_misses;
+}
+
+uint64_t stats_requests(const struct slap_stats *s)
+{
+    return stats_counters_requests(&s->counters);
+}
+
+uint64_t stats_counters_requests(const struct slap_counters *c)
+{
+    uint64_t lost = c->unanswered - c->unsent; /* sent, never answered */
+    return c->requests_sent > lost ? c->requests_sent - lost : 0;
+}
+
+void stats_print_counters(FILE *out, const struct slap_counters *c, enum counter_show show)
+{
+#define SLAP_COUNTER_PRINT(name, how, meaning)                                                     \
+    if (how == show && ((show != COUNTER_NONZERO && show != COUNTER_MIX) || c->name != 0)) {       \
+        fprintf(out, "%s: %llu\n", #name, (unsigned long long)c->name);                            \
+    }
+    SLAP_COUNTERS(SLAP_COUNTER_PRINT)
+#undef SLAP_COUNTER_PRINT
+}
+
+void stats_print_added(FILE *out, const struct slap_counters *c, bool mix)
+{
+#define SLAP_COUNTER_ADDED(name, how, meaning)                                                     \
+    if ((how == COUNTER_NONZERO || (how == COUNTER_MIX && mix)) && c->name != 0) {              \
+        fprintf(out, "%s: %llu\n", #name, (unsigned long long)c->name);                            \
+    }
+    SLAP_COUNTERS(SLAP_COUNTER_ADDED)
+#undef SLAP_COUNTER_ADDED
+}
+
+void stats_print_memaslap(FILE *out, const struct slap_counters *c, bool verify, bool expire,
+                          bool udp)
+{
+#define SLAP_COUNTER_MEMASLAP(name, how, meaning)                                                  \
+    if (how == COUNTER_ALWAYS || (how == COUNTER_VERIFY && verify) ||                              \
+        (how == COUNTER_EXPIRE && expire) || (how == COUNTER_UDP && udp)) {                        \
+        fprintf(out, "%s: %llu\n", #name, (unsigned long long)c->name);                            \
+    }
+    SLAP_COUNTERS(SLAP_COUNTER_MEMASLAP)
+#undef SLAP_COUNTER_MEMASLAP
+}
+
+const uint64_t *stats_counter_by_name(const struct slap_counters *c, const char *name)
+{
+#define SLAP_COUNTER_FIND(field, show, meaning)                                                    \
+    if (strcmp(name, #field) == 0) {                                                               \
+        return &c->field;                                                                          \
+    }
+    SLAP_COUNTERS(SLAP_COUNTER_FIND)
+#undef SLAP_COUNTER_FIND
+    return NULL;
+}
+
+const char *stats_type_title(int type)
+{
+    return type >= 0 && type < STATS_TYPES ? op_title((enum op_type)type)
+           : type == STATS_TYPES          ? "Total"
+                                          : NULL;
+}
+
+const char *stats_type_name(int type)
+{
+    static char names[STATS_TYPES + 1][16];
+    const char *name = stats_type_title(type);
+    if (name == NULL) {
+        return NULL;
+    }
+    if (names[type][0] == '\0') {
+        for (size_t i = 0; name[i] != '\0' && i + 1 < sizeof(names[type]); i++) {
+            names[type][i] = (char)tolower((unsigned char)name[i]);
+        }
+    }
+    return names[type];
+}
+
+uint64_t stats_errors(const struct slap_counters *c)
+{
+    /* unanswered less slap's own lag: requests it never sent in time are no server's error;
+     * a value other than the one stored is one (-v), a miss is not (the cache may drop items) */
+    return c->server_error + c->client_error + c->error_reply + c->protocol_error + c->unanswered -
+           c->client_lag + c->verify_failed;
+}

@@ -1,0 +1,247 @@
+/* What clients send: keys, values, the set/get mix and each client's key window. */
+#include "slap/model/workload.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "slap/base/common.h"
+#include "slap/model/trace.h"
+
+static const char hex_digits[] = "0123456789abcdef";
+static const char filler[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+
+static uint32_t ppm(double share)
+{
+    return (uint32_t)lround(share * WORKLOAD_PPM);
+}
+
+static void fill_printable(char *out, size_t n, uint64_t seed)
+{
+    struct rng r = {.state = seed}; /* fixed: runs send the same bytes */
+    for (size_t i = 0; i < n; i++) {
+        out[i] = filler[rng_below(&r, sizeof(filler) - 1)];
+    }
+}
+
+static bool dist_is_fixed(const struct size_dist *d)
+{
+    return d->n == 1 && d->r[0].min == d->r[0].max;
+}
+
+/* The mix's shares in parts per million (summing to a million), and its default op. */
+static void workload_mix(struct workload *w, const double *mix)
+{
+    uint32_t total = 0;
+    w->mix_default = OP_COUNT;
+    for (int op = 0; op < OP_COUNT; op++) {
+        w->mix_ppm[op] = ppm(mix[op]);
+        total += w->mix_ppm[op];
+        w->mix_ops |= w->mix_ppm[op] > 0 ? op_bit((enum op_type)op) : 0;
+        if (w->mix_ppm[op] > 0 &&
+            (w->mix_default == OP_COUNT || w->mix_ppm[op] > w->mix_ppm[w->mix_default])) {
+            w->mix_default = (enum op_type)op;
+        }
+    }
+    if (w->mix_ppm[OP_GET] > 0) {
+        w->mix_default = OP_GET; /* memaslap's: a get unless something else is due */
+    }
+    if (w->mix_default < OP_COUNT && total != WORKLOAD_PPM) {
+        w->mix_ppm[w->mix_default] += WORKLOAD_PPM - total; /* rounding */
+    }
+    for (int op = 0; op < OP_COUNT; op++) {
+        if (op != (int)w->mix_default && w->mix_ppm[op] > 0) {
+            w->mix_others[w->mix_nothers++] = (uint8_t)op;
+        }
+    }
+}
+
+enum slap_status workload_init(struct workload *w, const struct slap_options *o)
+{
+    memset(w, 0, sizeof(*w));
+    w->key_sizes = o->key_sizes;
+    w->value_sizes = o->value_sizes;
+    if (w->key_sizes.n == 0) {
+        size_dist_fixed(&w->key_sizes, o->key_size);
+    }
+    if (w->value_sizes.n == 0) {
+        size_dist_fixed(&w->value_sizes, o->value_size);
+    }
+    w->key_size = size_dist_max(&w->key_sizes);
+    w->value_size = size_dist_max(&w->value_sizes);
+    if (o->trace != NULL) { /* the trace's keys and values, up to their bounds */
+        w->key_size = TRACE_KEY_MAX;
+        w->value_size = o->trace_value_max;
+    }
+    w->win_size = o->win_size;
+    workload_mix(w, o->mix);
+    w->overwrite_ppm = ppm(o->overwrite);
+    w->verify_ppm = ppm(o->verify);
+    w->expire_ppm = ppm(o->exp_verify);
+    w->exp_time_s = (uint32_t)(o->exp_time_ns / 1000000000ULL);
+    w->division = o->division;
+    w->track_slots = o->verify > 0 || o->exp_verify > 0 || o->overwrite > 0 || o->rep_write > 0;
+    w->fixed_keys = dist_is_fixed(&w->key_sizes);
+    w->fixed_values = dist_is_fixed(&w->value_sizes) && !w->track_slots;
+    w->value = malloc((size_t)w->value_size + 2);
+    w->pool = malloc((size_t)w->value_size + WORKLOAD_POOL_SLACK);
+    if (w->value == NULL || w->pool == NULL) {
+        return SLAP_ERROR;
+    }
+    fill_printable(w->value, w->value_size, 0x736c6170);
+    memcpy(w->value + w->value_size, "\r\n", 2);
+    fill_printable(w->pool, (size_t)w->value_size + WORKLOAD_POOL_SLACK, 0x706f6f6c);
+    return SLAP_OK;
+}
+
+uint32_t workload_ops(const struct workload *w)
+{
+    uint32_t ops = w->mix_ops | op_bit(OP_SET); /* a get with nothing to read is a set */
+    if (w->mix_ops & op_bit(OP_CAS)) {
+        ops |= op_bit(OP_GETS);
+    }
+    return ops;
+}
+
+#define WORKLOAD_NUMBER_MAX 20 /* digits of the longest value incr takes */
+
+const char *workload_trace_value(const struct workload *w, uint32_t size)
+{
+    static const char number[] = "10000000000000000000"; /* 1e19: fits in 64 bits */
+    return size <= WORKLOAD_NUMBER_MAX ? number : w->pool;
+}
+
+bool workload_needs_fill(const struct workload *w)
+{
+    return (w->mix_ops & (op_bit(OP_SET) | op_bit(OP_ADD))) == 0;
+}
+
+void workload_free(struct workload *w)
+{
+    free(w->value);
+    free(w->pool);
+    w->value = NULL;
+    w->pool = NULL;
+}
+
+static void put_hex(char *out, uint64_t v, int digits)
+{
+    for (int i = digits - 1; i >= 0; i--) {
+        out[i] = hex_digits[v & 0xf];
+        v >>= 4;
+    }
+}
+
+void workload_key_init(const struct workload *w, uint32_t client_id, char *key)
+{
+    put_hex(key, client_id, 6);
+    key[WORKLOAD_KEY_MARK] = '.';
+    put_hex(key + 7, 0, 8);
+    for (uint32_t i = WORKLOAD_KEY_ID_LEN; i < w->key_size; i++) {
+        key[i] = filler[(i + client_id) % (sizeof(filler) - 1)];
+    }
+}
+
+static int hex_value(char c)
+{
+    if (c >= '0' && c <= '9') {
+        return c - '0';
+    }
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+static bool read_hex(const char *text, int digits, uint64_t *value)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < digits; i++) {
+        int d = hex_value(text[i]);
+        if (d < 0) {
+            return false;
+        }
+        v = v << 4 | (uint64_t)d;
+    }
+    *value = v;
+    return true;
+}
+
+bool workload_key_decode(const char *key, size_t key_len, uint32_t client_id, uint64_t *slot)
+{
+    uint64_t client;
+    return key_len >= WORKLOAD_KEY_ID_LEN && key[WORKLOAD_KEY_MARK] == '.' && read_hex(key, 6, &client) &&
+           client == client_id && read_hex(key + 7, 8, slot);
+}
+
+uint32_t workload_key_len(const struct workload *w, uint32_t client_id, uint64_t slot)
+{
+    if (w->fixed_keys) {
+        return w->key_size;
+    }
+    return size_dist_sample(&w->key_sizes, rng_mix(client_id, slot, 0x6b6579));
+}
+
+uint32_t workload_value_len(const struct workload *w, uint32_t client_id, uint64_t slot,
+                            uint32_t version)
+{
+    if (w->value_sizes.n == 1 && w->value_sizes.r[0].min == w->value_sizes.r[0].max) {
+        return w->value_size;
+    }
+    return size_dist_sample(&w->value_sizes, rng_mix(client_id, slot, 0x76616c0000000000ULL ^ version));
+}
+
+const char *workload_value(const struct workload *w, uint32_t client_id, uint64_t slot,
+                           uint32_t version)
+{
+    uint64_t offset = rng_mix(client_id, slot, 0x6f66660000000000ULL ^ version) %
+                      WORKLOAD_POOL_SLACK;
+    return w->pool + offset;
+}
+
+void window_init(struct key_window *win, const struct workload *w)
+{
+    memset(win, 0, sizeof(*win));
+    for (int op = 0; op < OP_COUNT; op++) {
+        /* One step short of due, so that each op comes early (a set first, as memaslap). */
+        uint32_t share = w->mix_ppm[op];
+        win->mix_acc[op] = share == 0 || op == (int)w->mix_default ? 0 : WORKLOAD_PPM - share;
+    }
+}
+
+enum op_type window_next_op(struct key_window *win, const struct workload *w)
+{
+    enum op_type due = w->mix_default;
+    for (uint32_t i = 0; i < w->mix_nothers; i++) {
+        unsigned op = w->mix_others[i];
+        win->mix_acc[op] += w->mix_ppm[op];
+        if (due == w->mix_default && win->mix_acc[op] >= WORKLOAD_PPM) {
+            win->mix_acc[op] -= WORKLOAD_PPM; /* one op a step: others stay due for the next */
+            due = (enum op_type)op;
+        }
+    }
+    return due;
+}
+
+void window_more_gets(struct key_window *win, const struct workload *w, uint32_t n)
+{
+    for (uint32_t i = 0; i < w->mix_nothers; i++) { /* the others: the default has no sum */
+        win->mix_acc[w->mix_others[i]] += w->mix_ppm[w->mix_others[i]] * n;
+    }
+}
+
+uint64_t window_take_set_slot(struct key_window *win, const struct workload *w)
+{
+    uint64_t slot = win->next_set;
+    win->next_set = slot + 1 == w->win_size ? 0 : slot + 1;
+    return slot;
+}
+
+void window_set_done(struct key_window *win, const struct workload *w)
+{
+    if (win->filled < w->win_size) {
+        win->filled++;
+    }
+}
+
+uint64_t window_pick_get_slot(const struct key_window *win, struct rng *r)
+{
+    return rng_below(r, win->filled);
+}

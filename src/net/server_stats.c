@@ -1,0 +1,219 @@
+/* A server's own `stats`, read over a connection of its own before and after a run. */
+#include "slap/net/server_stats.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define STATS_ANSWER_MAX (64u * 1024u) /* memcached's answer is about 4 KiB */
+#define STATS_SHOWN 60                 /* bytes of a refusal shown in a note */
+
+static const char stats_request[] = "stats\r\n";
+
+/* The first line of a server's answer, printable ASCII only, cut short. */
+static void printable_line(const char *text, size_t len, char *out, size_t out_len)
+{
+    size_t n = 0;
+    for (size_t i = 0;
+         i < len && text[i] != '\r' && text[i] != '\n' && n + 4 < out_len && n < STATS_SHOWN; i++) {
+        unsigned char c = (unsigned char)text[i];
+        out[n++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+    }
+    out[n] = '\0';
+}
+
+/* The value of a STAT line's field into out, when it is one of the fields kept. */
+static void keep_field(struct server_stats *out, const char *name, size_t name_len,
+                       const char *value, uint32_t *seen)
+{
+    uint32_t bit = 1;
+#define SERVER_STATS_MATCH(field)                                                                  \
+    if (name_len == sizeof(#field) - 1 && memcmp(name, #field, name_len) == 0) {                   \
+        out->field = strtod(value, NULL);                                                          \
+        *seen |= bit;                                                                              \
+    }                                                                                              \
+    bit <<= 1;
+    SERVER_STATS_FIELDS(SERVER_STATS_MATCH)
+#undef SERVER_STATS_MATCH
+    if (name_len == sizeof("threads") - 1 && memcmp(name, "threads", name_len) == 0) {
+        out->threads = strtod(value, NULL); /* optional: not every server says it */
+    }
+}
+
+static uint32_t all_fields(void)
+{
+    uint32_t all = 0, bit = 1;
+#define SERVER_STATS_BIT(field)                                                                    \
+    all |= bit;                                                                                    \
+    bit <<= 1;
+    SERVER_STATS_FIELDS(SERVER_STATS_BIT)
+#undef SERVER_STATS_BIT
+    return all;
+}
+
+/* "STAT name value" (value up to 63 bytes): the field is kept when it is one of ours. */
+static bool stat_line(const char *line, size_t len, struct server_stats *out, uint32_t *seen)
+{
+    char value[64];
+    if (len < 5 || memcmp(line, "STAT ", 5) != 0) {
+        return false;
+    }
+    const char *name = line + 5;
+    const char *space = memchr(name, ' ', len - 5);
+    if (space == NULL) {
+        return false;
+    }
+    size_t value_len = len - (size_t)(space + 1 - line);
+    if (value_len >= sizeof(value)) {
+        return true; /* a long value (a version string): not one of ours */
+    }
+    memcpy(value, space + 1, value_len);
+    value[value_len] = '\0';
+    keep_field(out, name, (size_t)(space - name), value, seen);
+    return true;
+}
+
+enum slap_status server_stats_parse(const char *text, size_t len, struct server_stats *out,
+                                    char *why, size_t why_len)
+{
+    char shown[STATS_SHOWN + 8];
+    uint32_t seen = 0;
+    size_t pos = 0;
+    memset(out, 0, sizeof(*out));
+    while (pos < len) {
+        const char *eol = memchr(text + pos, '\n', len - pos);
+        if (eol == NULL) {
+            return SLAP_AGAIN;
+        }
+        size_t line_len = (size_t)(eol - (text + pos));
+        line_len -= line_len > 0 && text[pos + line_len - 1] == '\r';
+        if (line_len == 3 && memcmp(text + pos, "END", 3) == 0) {
+            if (seen == all_fields()) {
+                return SLAP_OK;
+            }
+            snprintf(why, why_len, "its stats lack cmd_get, bytes_read or another figure");
+            return SLAP_ERROR;
+        }
+        if (!stat_line(text + pos, line_len, out, &seen)) {
+            printable_line(text + pos, len - pos, shown, sizeof(shown));
+            snprintf(why, why_len, "it did not answer stats (it said '%s')", shown);
+            return SLAP_ERROR;
+        }
+        pos = (size_t)(eol - text) + 1;
+    }
+    return SLAP_AGAIN;
+}
+
+/* Wait for events on fd until the deadline; false when it passed or poll failed. */
+bool server_stats_wait(int fd, short events, uint64_t deadline_ns)
+{
+    uint64_t now = slap_now_ns();
+    if (now >= deadline_ns) {
+        return false;
+    }
+    struct pollfd p = {.fd = fd, .events = events};
+    int ms = (int)((deadline_ns - now + SLAP_NS_PER_MS - 1) / SLAP_NS_PER_MS);
+    return poll(&p, 1, ms) == 1;
+}
+
+/* A non-blocking connect to srv, finished before the deadline; -1 with why on failure. */
+int server_stats_connect(const struct server *srv, uint64_t deadline_ns, char *why, size_t why_len)
+{
+    int fd = socket(srv->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int error = 0;
+    socklen_t error_len = sizeof(error);
+    if (fd < 0) {
+        snprintf(why, why_len, "cannot open a socket: %s", strerror(errno));
+        return -1;
+    }
+    if (connect(fd, (const struct sockaddr *)&srv->addr, srv->addr_len) != 0 &&
+        errno != EINPROGRESS) {
+        error = errno;
+    } else if (!server_stats_wait(fd, POLLOUT, deadline_ns)) {
+        error = ETIMEDOUT;
+    } else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &error_len) != 0) {
+        error = errno;
+    }
+    if (error != 0) {
+        snprintf(why, why_len, "cannot connect for stats: %s", strerror(error));
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Send the request and read the answer into buf until END, a refusal or the deadline. */
+static enum slap_status exchange(int fd, uint64_t deadline_ns, char *buf, struct server_stats *out,
+                                 char *why, size_t why_len)
+{
+    size_t used = 0;
+    if (send(fd, stats_request, sizeof(stats_request) - 1, MSG_NOSIGNAL) !=
+        (ssize_t)(sizeof(stats_request) - 1)) {
+        snprintf(why, why_len, "cannot send stats: %s", strerror(errno));
+        return SLAP_ERROR;
+    }
+    for (;;) {
+        if (!server_stats_wait(fd, POLLIN, deadline_ns)) {
+            snprintf(why, why_len, "no answer to stats in time");
+            return SLAP_ERROR;
+        }
+        ssize_t n = recv(fd, buf + used, STATS_ANSWER_MAX - used, 0);
+        if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+            snprintf(why, why_len, "it closed the connection instead of answering stats");
+            return SLAP_ERROR;
+        }
+        used += n > 0 ? (size_t)n : 0;
+        enum slap_status st = server_stats_parse(buf, used, out, why, why_len);
+        if (st != SLAP_AGAIN) {
+            return st;
+        }
+        if (used == STATS_ANSWER_MAX) {
+            snprintf(why, why_len, "its answer to stats is too long");
+            return SLAP_ERROR;
+        }
+    }
+}
+
+enum slap_status server_stats_read(const struct server *srv, uint64_t timeout_ns,
+                                   struct server_stats *out, char *why, size_t why_len)
+{
+    uint64_t deadline = slap_now_ns() + timeout_ns;
+    char *buf = malloc(STATS_ANSWER_MAX);
+    enum slap_status st = SLAP_ERROR;
+    int fd = -1;
+    if (buf == NULL) {
+        snprintf(why, why_len, "out of memory");
+        goto out;
+    }
+    fd = server_stats_connect(srv, deadline, why, why_len);
+    if (fd >= 0) {
+        st = exchange(fd, deadline, buf, out, why, why_len);
+    }
+out:
+    if (fd >= 0) {
+        close(fd);
+    }
+    free(buf);
+    return st;
+}
+
+void server_stats_delta(const struct server_stats_pair *p, struct server_stats *delta)
+{
+#define SERVER_STATS_SUB(field) delta->field = p->after.field - p->before.field;
+    SERVER_STATS_FIELDS(SERVER_STATS_SUB)
+#undef SERVER_STATS_SUB
+}
+
+double server_stats_preload_evictions(const struct server_stats_pair *pairs, size_t n)
+{
+    double sum = 0;
+    for (size_t i = 0; pairs != NULL && i < n; i++) {
+        sum += pairs[i].ok && pairs[i].preload_known ? pairs[i].preload_evictions : 0;
+    }
+    return sum;
+}

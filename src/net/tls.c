@@ -1,0 +1,172 @@
+/* TLS over OpenSSL: one context for the run, one session per socket, non-blocking. */
+#include "slap/net/tls.h"
+
+#include <arpa/inet.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "slap/base/common.h"
+
+struct tls_ctx {
+    SSL_CTX *ssl_ctx;
+    int verify;
+};
+
+struct tls_conn {
+    SSL *ssl;
+};
+
+/* OpenSSL's own reason for the last failure, or what the caller says. */
+static void openssl_reason(char *err, size_t err_len, const char *what)
+{
+    unsigned long code = ERR_get_error();
+    if (code != 0) {
+        char text[256];
+        ERR_error_string_n(code, text, sizeof(text));
+        snprintf(err, err_len, "TLS: %s: %s", what, text);
+    } else {
+        snprintf(err, err_len, "TLS: %s", what);
+    }
+    ERR_clear_error();
+}
+
+static enum slap_status load_files(SSL_CTX *c, const struct slap_options *o, char *err,
+                                   size_t err_len)
+{
+    if (o->tls_ca != NULL ? SSL_CTX_load_verify_locations(c, o->tls_ca, NULL) != 1
+                          : SSL_CTX_set_default_verify_paths(c) != 1) {
+        openssl_reason(err, err_len, o->tls_ca != NULL ? o->tls_ca : "default CA paths");
+        return SLAP_ERROR;
+    }
+    if (o->tls_cert != NULL && (SSL_CTX_use_certificate_chain_file(c, o->tls_cert) != 1 ||
+                                SSL_CTX_use_PrivateKey_file(c, o->tls_key, SSL_FILETYPE_PEM) != 1 ||
+                                SSL_CTX_check_private_key(c) != 1)) {
+        openssl_reason(err, err_len, o->tls_cert);
+        return SLAP_ERROR;
+    }
+    return SLAP_OK;
+}
+
+enum slap_status tls_ctx_open(struct tls_ctx **out, const struct slap_options *o, char *err,
+                              size_t err_len)
+{
+    struct tls_ctx *ctx = calloc(1, sizeof(*ctx));
+    if (ctx == NULL) {
+        snprintf(err, err_len, "out of memory");
+        return SLAP_ERROR;
+    }
+    ctx->ssl_ctx = SSL_CTX_new(TLS_client_method());
+    ctx->verify = !o->tls_skip_verify;
+    if (ctx->ssl_ctx == NULL || load_files(ctx->ssl_ctx, o, err, err_len) != SLAP_OK) {
+        if (ctx->ssl_ctx == NULL) {
+            openssl_reason(err, err_len, "cannot create a context");
+        }
+        tls_ctx_close(ctx);
+        return SLAP_ERROR;
+    }
+    SSL_CTX_set_verify(ctx->ssl_ctx, ctx->verify ? SSL_VERIFY_PEER : SSL_VERIFY_NONE, NULL);
+    if (o->tls_version != TLS_VERSION_ANY) {
+        int v = o->tls_version == TLS_VERSION_1_2 ? TLS1_2_VERSION : TLS1_3_VERSION;
+        SSL_CTX_set_min_proto_version(ctx->ssl_ctx, v);
+        SSL_CTX_set_max_proto_version(ctx->ssl_ctx, v);
+    }
+    SSL_CTX_set_mode(ctx->ssl_ctx,
+                     SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    *out = ctx;
+    return SLAP_OK;
+}
+
+void tls_ctx_close(struct tls_ctx *ctx)
+{
+    if (ctx != NULL) {
+        SSL_CTX_free(ctx->ssl_ctx);
+        free(ctx);
+    }
+}
+
+/* The certificate must name host: as an IP address if it is one, else as a DNS name. */
+static int expect_host(SSL *ssl, const char *host)
+{
+    unsigned char ip[16];
+    X509_VERIFY_PARAM *param = SSL_get0_param(ssl);
+    if (inet_pton(AF_INET, host, ip) == 1 || inet_pton(AF_INET6, host, ip) == 1) {
+        return X509_VERIFY_PARAM_set1_ip_asc(param, host) == 1;
+    }
+    SSL_set_tlsext_host_name(ssl, host);
+    return X509_VERIFY_PARAM_set1_host(param, host, 0) == 1;
+}
+
+struct tls_conn *tls_conn_open(struct tls_ctx *ctx, int fd, const char *host)
+{
+    struct tls_conn *t = calloc(1, sizeof(*t));
+    if (t == NULL) {
+        return NULL;
+    }
+    t->ssl = SSL_new(ctx->ssl_ctx);
+    if (t->ssl == NULL || SSL_set_fd(t->ssl, fd) != 1 ||
+        (ctx->verify && !expect_host(t->ssl, host))) {
+        tls_conn_close(t);
+        return NULL;
+    }
+    SSL_set_connect_state(t->ssl);
+    return t;
+}
+
+void tls_conn_close(struct tls_conn *t)
+{
+    if (t != NULL) {
+        SSL_free(t->ssl);
+        free(t);
+    }
+}
+
+/* What an SSL call's result means for a non-blocking caller. */
+static enum slap_status outcome(struct tls_conn *t, int rc, int *want_write, char *err,
+                                size_t err_len)
+{
+    switch (SSL_get_error(t->ssl, rc)) {
+    case SSL_ERROR_WANT_READ:
+        *want_write = 0;
+        return SLAP_AGAIN;
+    case SSL_ERROR_WANT_WRITE:
+        *want_write = 1;
+        return SLAP_AGAIN;
+    case SSL_ERROR_ZERO_RETURN:
+        return SLAP_OK;
+    default: {
+        long verify = SSL_get_verify_result(t->ssl);
+        if (verify != X509_V_OK) {
+            snprintf(err, err_len, "TLS: certificate verification failed: %s",
+                     X509_verify_cert_error_string(verify));
+            ERR_clear_error();
+        } else {
+            openssl_reason(err, err_len, "session failed");
+        }
+        return SLAP_ERROR;
+    }
+    }
+}
+
+enum slap_status tls_handshake(struct tls_conn *t, int *want_write, char *err, size_t err_len)
+{
+    int rc = SSL_do_handshake(t->ssl);
+    return rc == 1 ? SLAP_OK : outcome(t, rc, want_write, err, err_len);
+}
+
+enum slap_status tls_write(struct tls_conn *t, const void *buf, size_t len, size_t *n,
+                           int *want_write, char *err, size_t err_len)
+{
+    int rc = SSL_write_ex(t->ssl, buf, len, n);
+    return rc == 1 ? SLAP_OK : outcome(t, 0, want_write, err, err_len);
+}
+
+enum slap_status tls_read(struct tls_conn *t, void *buf, size_t len, size_t *n, int *want_write,
+                          char *err, size_t err_len)
+{
+    *n = 0;
+    int rc = SSL_read_ex(t->ssl, buf, len, n);
+    return rc == 1 ? SLAP_OK : outcome(t, 0, want_write, err, err_len);
+}

@@ -1,0 +1,255 @@
+/* The UDP transport (-U; -a for gets): memcached's frame on each request, answers reassembled. */
+#include "transport.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "slap/proto/udp.h"
+#include "sock_io.h"
+
+#define UDP_BATCH 16      /* datagrams per recvmmsg */
+#define UDP_REQUEST_IOV 3 /* gather's iovecs for one request: header, value, "\r\n" */
+
+/* What a datagram socket keeps for its life, made by udp_attach (memory per connection is
+ * what limits -c: only UDP sockets pay for it). */
+struct conn_dgram {
+    uint16_t request_id;       /* the id of the request in flight */
+    uint8_t frame[UDP_HEADER]; /* its frame header */
+    struct udp_reasm reasm;    /* its answer's datagrams */
+    struct event timeout;      /* --udp_timeout of the request in flight */
+    uint64_t disorder_seen;    /* reasm.disorder already counted */
+    uint64_t stale_seen;       /* reasm.stale and reasm.duplicates already told */
+    uint64_t duplicates_seen;
+};
+
+static int udp_open(const struct conn *c)
+{
+    return socket(c->srv->addr.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+}
+
+static enum slap_status udp_attach(struct conn *c, const struct conn_setup *setup)
+{
+    c->dgram = calloc(1, sizeof(*c->dgram));
+    if (c->dgram == NULL) {
+        return SLAP_ERROR;
+    }
+    return udp_reasm_init(&c->dgram->reasm, setup->udp_answer_cap);
+}
+
+static void udp_stop_timer(struct conn_dgram *d)
+{
+    if (event_initialized(&d->timeout)) {
+        event_del(&d->timeout);
+    }
+}
+
+static void udp_detach(struct conn *c)
+{
+    if (c->dgram != NULL) {
+        udp_stop_timer(c->dgram);
+        udp_reasm_free(&c->dgram->reasm);
+        free(c->dgram);
+        c->dgram = NULL;
+    }
+}
+
+static enum slap_status udp_handshake(struct conn *c, int *want_write, char *err, size_t err_len)
+{
+    (void)c;
+    (void)want_write;
+    (void)err;
+    (void)err_len;
+    return SLAP_OK; /* nothing to agree on */
+}
+
+/* Forget the request in flight, whose answer did not come whole or came wrong; its late
+ * datagrams are stale from now on. The socket goes on with the next request. */
+static void udp_give_up(struct conn *c)
+{
+    struct conn_dgram *d = c->dgram;
+    udp_stop_timer(d);
+    udp_reasm_start(&d->reasm, (uint16_t)(d->request_id + 1));
+    conn_give_up(c);
+}
+
+/* The answer did not come whole in time: count it, forget the request, go on. */
+static void on_udp_timeout(evutil_socket_t fd, short what, void *arg)
+{
+    struct conn *c = arg;
+    struct slap_counters *k = c->env->counters;
+    uint32_t missing = udp_reasm_missing(&c->dgram->reasm);
+    (void)fd;
+    (void)what;
+    k->udp_timeout++;
+    k->packet_drop += missing > 0 ? missing : 1;
+    c->env->ops->fault(c, c->env->udp_timeout_fault,
+                       "given up (datagrams lost, late or cut short)");
+    udp_give_up(c);
+    c->env->ops->drained(c);
+}
+
+/* A request went out: gather its answer and give it --udp_timeout to come. */
+static void udp_sent(struct conn *c)
+{
+    struct conn_dgram *d = c->dgram;
+    udp_reasm_start(&d->reasm, d->request_id);
+    if (!event_initialized(&d->timeout)) {
+        event_assign(&d->timeout, c->env->base, -1, 0, on_udp_timeout, c);
+    }
+    struct timeval tv = slap_ns_to_timeval(c->env->udp_timeout_ns);
+    event_add(&d->timeout, &tv);
+}
+
+/* One request (requests_per_write is 1) in one datagram, behind a frame header of a new id. */
+static ssize_t udp_writev(struct conn *c, const struct iovec *iov, int n)
+{
+    struct conn_dgram *d = c->dgram;
+    struct iovec dgram[1 + UDP_REQUEST_IOV];
+    if (n > UDP_REQUEST_IOV) {
+        errno = EMSGSIZE;
+        return -1;
+    }
+    udp_frame_encode(d->frame, ++d->request_id, 0, 1);
+    dgram[0] = (struct iovec){.iov_base = d->frame, .iov_len = UDP_HEADER};
+    memcpy(dgram + 1, iov, (size_t)n * sizeof(*iov));
+    ssize_t done = sock_writev(c->fd, dgram, n + 1);
+    if (done < 0) {
+        return -1;
+    }
+    c->env->counters->written_bytes += UDP_HEADER;
+    udp_sent(c);
+    return done - UDP_HEADER;
+}
+
+/* One whole message of the answer, after any partial line carried from the last. */
+static enum slap_status udp_message(struct conn *c, const char *msg, size_t len, uint64_t now_ns)
+{
+    char *ubuf = c->env->ubuf;
+    if (c->carry_len == 0) {
+        return conn_parse(c, msg, len, now_ns);
+    }
+    memcpy(ubuf, c->carry, c->carry_len);
+    memcpy(ubuf + c->carry_len, msg, len);
+    return conn_parse(c, ubuf, c->carry_len + len, now_ns);
+}
+
+/* One datagram of the answer; SLAP_ERROR if the socket closed while parsing. */
+static enum slap_status udp_datagram(struct conn *c, const char *data, size_t n, uint64_t now_ns)
+{
+    struct slap_counters *k = c->env->counters;
+    struct conn_dgram *d = c->dgram;
+    const char *msg;
+    size_t len;
+    k->read_bytes += (uint64_t)n;
+    int rc = udp_reasm_add(&d->reasm, (const uint8_t *)data, n, &msg, &len);
+    k->packet_disorder += d->reasm.disorder - d->disorder_seen;
+    d->disorder_seen = d->reasm.disorder;
+    if (rc == SLAP_ERROR) {
+        k->protocol_error++;
+        c->env->ops->fault(c, "bad UDP datagram", d->reasm.why);
+        return SLAP_OK;
+    }
+    if (d->reasm.stale != d->stale_seen) {
+        d->stale_seen = d->reasm.stale;
+        c->env->ops->fault(c, "UDP datagram of an unknown request id",
+                           "ignored (a late answer, or not ours)");
+    }
+    if (d->reasm.duplicates != d->duplicates_seen) {
+        d->duplicates_seen = d->reasm.duplicates;
+        c->env->ops->fault(c, "duplicated UDP datagram", "ignored");
+    }
+    return rc == SLAP_OK ? udp_message(c, msg, len, now_ns) : SLAP_OK;
+}
+
+/*
+ * Take every datagram that is there, up to UDP_BATCH a recvmmsg call (an answer of several
+ * datagrams costs one call, not one per datagram).
+ */
+static void udp_readable(struct conn *c)
+{
+    const struct conn_env *env = c->env;
+    struct mmsghdr msgs[UDP_BATCH];
+    struct iovec iov[UDP_BATCH];
+    size_t slot = env->rbuf_size / UDP_BATCH;
+    for (;;) {
+        for (int i = 0; i < UDP_BATCH; i++) {
+            iov[i] = (struct iovec){.iov_base = env->rbuf + (size_t)i * slot, .iov_len = slot};
+            msgs[i] = (struct mmsghdr){.msg_hdr = {.msg_iov = &iov[i], .msg_iovlen = 1}};
+        }
+        int got = recvmmsg(c->fd, msgs, UDP_BATCH, MSG_DONTWAIT, NULL);
+        if (got < 0) {
+            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+                conn_fail(c, strerror(errno)); /* e.g. ECONNREFUSED: no UDP port there */
+                return;
+            }
+            break;
+        }
+        uint64_t now = slap_now_ns();
+        for (int i = 0; i < got; i++) {
+            if (udp_datagram(c, iov[i].iov_base, msgs[i].msg_len, now) != SLAP_OK) {
+                return;
+            }
+        }
+        if (got < UDP_BATCH) {
+            break;
+        }
+    }
+    env->ops->drained(c);
+}
+
+/* Its answer has come: no time-out for it any more. */
+static void udp_answered(struct conn *c)
+{
+    event_del(&c->dgram->timeout);
+}
+
+/* Each answer comes on its own: one to no request (a duplicate, or one late after its
+ * request was given up) is told and dropped, and the socket goes on. */
+static enum slap_status udp_unasked(struct conn *c, const struct proto_result *res)
+{
+    (void)res;
+    c->env->ops->fault(c, "UDP answer to no request", "ignored (a duplicated or late one)");
+    return SLAP_OK;
+}
+
+/* Datagrams are separate: a bad answer costs its request, not the socket. */
+static enum slap_status udp_garbled(struct conn *c, const char *why)
+{
+    (void)why;
+    c->env->ops->fault(c, "bad UDP answer", "not a memcached response: its request is given up");
+    udp_give_up(c);
+    return SLAP_OK;
+}
+
+/* --timeout is not for UDP: each request has its own --udp_timeout, which gives it up. */
+static void udp_late(struct conn *c)
+{
+    (void)c;
+}
+
+static void udp_close(struct conn *c)
+{
+    udp_stop_timer(c->dgram);
+    close(c->fd);
+}
+
+const struct conn_transport transport_udp = {
+    .name = "UDP",
+    .open = udp_open,
+    .attach = udp_attach,
+    .detach = udp_detach,
+    .handshake = udp_handshake,
+    .readable = udp_readable,
+    .read = NULL, /* datagrams are taken by udp_readable */
+    .writev = udp_writev,
+    .answered = udp_answered,
+    .unasked = udp_unasked,
+    .garbled = udp_garbled,
+    .late = udp_late,
+    .close = udp_close,
+    .requests_per_write = 1,
+    .read_until_again = false,
+};

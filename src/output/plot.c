@@ -1,0 +1,570 @@
+/*
+ * SVG pictures from results. One panel per picture kind, stacked:
+ *
+ *   throughput over time   (runs with periods)     x: seconds    y: requests/s (linear)
+ *   latency over time      (runs with periods)     x: seconds    y: p50, p99, p99.9 in us (log)
+ *   latency against rate   (sweeps)                x: ops/s      y: p50, p99, p99.9 in us (log)
+ *   samples over time      (a --samples file)      x: seconds    y: latency in us (log)
+ *
+ * Each series is a <g class="series"> whose data-x and data-y attributes hold its numbers as
+ * the results hold them, so that a reader (or a test) can check the picture against the data.
+ */
+#include "slap/output/plot.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WIDTH 980
+#define PANEL_HEIGHT 320
+#define MARGIN_LEFT 90
+#define MARGIN_RIGHT 230
+#define MARGIN_TOP 50
+#define MARGIN_BOTTOM 60
+#define PLOT_W (WIDTH - MARGIN_LEFT - MARGIN_RIGHT)
+#define PLOT_H (PANEL_HEIGHT - MARGIN_TOP - MARGIN_BOTTOM)
+#define LOG_FLOOR_US 0.1 /* latencies below this are drawn at it */
+#define MAX_TICKS 12
+
+static const char *const palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
+                                      "#ff7f0e", "#17becf", "#8c564b", "#e377c2"};
+
+/* The latency percentiles drawn, and their line styles. */
+static const struct {
+    double pct;
+    const char *metric;
+    const char *dash;
+} lines[] = {{50.0, "p50_us", "none"}, {99.0, "p99_us", "7,4"}, {99.9, "p99.9_us", "2,3"}};
+
+struct axis {
+    double lo, hi; /* the range drawn (log axes: log10 of it) */
+    bool log;
+};
+
+/* A series: its points (x, y as the data has them). */
+struct series {
+    size_t n;
+    double *x;
+    double *y;
+};
+
+struct panel {
+    FILE *out;
+    int top; /* y of the panel's top in the picture */
+    struct axis x, y;
+    int legend_rows;
+};
+
+/* ---- text ----------------------------------------------------------------------------- */
+
+static void xml_text(FILE *out, const char *s)
+{
+    for (; *s != '\0'; s++) {
+        switch (*s) {
+        case '&':
+            fputs("&amp;", out);
+            break;
+        case '<':
+            fputs("&lt;", out);
+            break;
+        case '>':
+            fputs("&gt;", out);
+            break;
+        case '"':
+            fputs("&quot;", out);
+            break;
+        default:
+            fputc((unsigned char)*s < 0x20 ? '?' : *s, out);
+        }
+    }
+}
+
+/* 1234567 -> "1.23M", 0.5 -> "0.5": tick labels. */
+static void short_number(char *buf, size_t len, double v)
+{
+    double a = fabs(v);
+    if (a >= 1e9) {
+        snprintf(buf, len, "%gG", v / 1e9);
+    } else if (a >= 1e6) {
+        snprintf(buf, len, "%gM", v / 1e6);
+    } else if (a >= 1e3) {
+        snprintf(buf, len, "%gk", v / 1e3);
+    } else {
+        snprintf(buf, len, "%g", v);
+    }
+}
+
+/* ---- axes ----------------------------------------------------------------------------- */
+
+static double axis_value(const struct axis *a, double v)
+{
+    if (!a->log) {
+        return v;
+    }
+    return log10(v > LOG_FLOOR_US ? v : LOG_FLOOR_US);
+}
+
+/* Where v goes along a length of pixels (0 at lo). */
+static double axis_pixel(const struct axis *a, double v, double length)
+{
+    double span = a->hi - a->lo;
+    return span > 0 ? (axis_value(a, v) - a->lo) / span * length : 0.0;
+}
+
+static double px(const struct panel *p, double x)
+{
+    return MARGIN_LEFT + axis_pixel(&p->x, x, PLOT_W);
+}
+
+static double py(const struct panel *p, double y)
+{
+    return p->top + MARGIN_TOP + PLOT_H - axis_pixel(&p->y, y, PLOT_H);
+}
+
+/* An axis covering [lo, hi] of the data: nice round ends (linear) or whole decades (log). */
+static struct axis make_axis(double lo, double hi, bool log_scale)
+{
+    struct axis a = {.log = log_scale};
+    if (log_scale) {
+        a.lo = floor(log10(lo > LOG_FLOOR_US ? lo : LOG_FLOOR_US));
+        a.hi = ceil(log10(hi > LOG_FLOOR_US ? hi : LOG_FLOOR_US));
+        a.hi = a.hi <= a.lo ? a.lo + 1 : a.hi;
+        return a;
+    }
+    lo = lo > 0 ? 0 : lo;
+    hi = hi > lo ? hi : lo + 1;
+    double step = pow(10, floor(log10((hi - lo) / 5)));
+    double factor = (hi - lo) / step > 25 ? 5 : (hi - lo) / step > 10 ? 2 : 1;
+    step *= factor;
+    a.lo = floor(lo / step) * step;
+    a.hi = ceil(hi / step) * step;
+    return a;
+}
+
+/* The tick values of a (in data units), up to MAX_TICKS. */
+static size_t ticks(const struct axis *a, double *at)
+{
+    size_t n = 0;
+    if (a->log) {
+        for (double e = a->lo; e <= a->hi + 1e-9 && n < MAX_TICKS; e++) {
+            at[n++] = pow(10, e);
+        }
+        return n;
+    }
+    double step = pow(10, floor(log10((a->hi - a->lo) / 5)));
+    while ((a->hi - a->lo) / step > 8) {
+        step *= (a->hi - a->lo) / step > 20 ? 5 : 2;
+    }
+    for (double v = a->lo; v <= a->hi + step * 1e-9 && n < MAX_TICKS; v += step) {
+        at[n++] = fabs(v) < step * 1e-9 ? 0.0 : v;
+    }
+    return n;
+}
+
+static void draw_axes(struct panel *p, const char *title, const char *xlabel, const char *ylabel)
+{
+    FILE *out = p->out;
+    double at[MAX_TICKS];
+    char label[32];
+    int top = p->top + MARGIN_TOP;
+    fprintf(out, "<text class=\"title\" x=\"%d\" y=\"%d\">", MARGIN_LEFT, p->top + 30);
+    xml_text(out, title);
+    fprintf(out, "</text>\n<rect class=\"frame\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/>\n",
+            MARGIN_LEFT, top, PLOT_W, PLOT_H);
+    size_t n = ticks(&p->x, at);
+    for (size_t i = 0; i < n; i++) {
+        short_number(label, sizeof(label), at[i]);
+        fprintf(out,
+                "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
+                "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
+                px(p, at[i]), top, px(p, at[i]), top + PLOT_H, px(p, at[i]), top + PLOT_H + 18,
+                label);
+    }
+    n = ticks(&p->y, at);
+    for (size_t i = 0; i < n; i++) {
+        short_number(label, sizeof(label), at[i]);
+        fprintf(out,
+                "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>"
+                "<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+                MARGIN_LEFT, py(p, at[i]), MARGIN_LEFT + PLOT_W, py(p, at[i]), MARGIN_LEFT - 6,
+                py(p, at[i]) + 4, label);
+    }
+    fprintf(out, "<text class=\"axis\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
+            MARGIN_LEFT + PLOT_W / 2, top + PLOT_H + 42, xlabel);
+    fprintf(out,
+            "<text class=\"axis\" transform=\"translate(%d,%d) rotate(-90)\" "
+            "text-anchor=\"middle\">%s</text>\n",
+            24, top + PLOT_H / 2, ylabel);
+}
+
+/* One legend row: a line in the series' style and its name. */
+static void legend(struct panel *p, const char *color, const char *dash, const char *label,
+                   const char *what)
+{
+    int y = p->top + MARGIN_TOP + 10 + 18 * p->legend_rows++;
+    int x = MARGIN_LEFT + PLOT_W + 14;
+    fprintf(p->out,
+            "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" "
+            "stroke-width=\"2\" stroke-dasharray=\"%s\"/><text class=\"legend\" x=\"%d\" "
+            "y=\"%d\">",
+            x, y, x + 28, y, color, dash, x + 34, y + 4);
+    xml_text(p->out, label);
+    fprintf(p->out, " %s</text>\n", what);
+}
+
+/* The series as a group carrying its numbers, drawn as a line (with dots when few). */
+static void draw_series(struct panel *p, const struct series *s, const char *label,
+                        const char *metric, const char *color, const char *dash)
+{
+    FILE *out = p->out;
+    fputs("<g class=\"series\" data-label=\"", out);
+    xml_text(out, label);
+    fprintf(out, "\" data-metric=\"%s\" data-x=\"", metric);
+    for (size_t i = 0; i < s->n; i++) {
+        fprintf(out, "%s%.10g", i ? " " : "", s->x[i]);
+    }
+    fputs("\" data-y=\"", out);
+    for (size_t i = 0; i < s->n; i++) {
+        fprintf(out, "%s%.10g", i ? " " : "", s->y[i]);
+    }
+    fprintf(out,
+            "\">\n<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" "
+            "stroke-dasharray=\"%s\" points=\"",
+            color, dash);
+    for (size_t i = 0; i < s->n; i++) {
+        fprintf(out, "%s%.1f,%.1f", i ? " " : "", px(p, s->x[i]), py(p, s->y[i]));
+    }
+    fputs("\"/>\n", out);
+    for (size_t i = 0; s->n <= 60 && i < s->n; i++) {
+        fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>\n", px(p, s->x[i]),
+                py(p, s->y[i]), color);
+    }
+    fputs("</g>\n", out);
+}
+
+/* ---- the data's series ---------------------------------------------------------------- */
+
+enum series_kind {
+    SERIES_RATE_OVER_TIME,    /* periods: requests/s */
+    SERIES_LATENCY_OVER_TIME, /* periods: a percentile */
+    SERIES_LATENCY_BY_RATE,   /* steps: a percentile against the achieved rate */
+};
+
+static bool series_alloc(struct series *s, size_t n)
+{
+    s->n = n;
+    s->x = calloc(n + 1, sizeof(*s->x));
+    s->y = calloc(n + 1, sizeof(*s->y));
+    return s->x != NULL && s->y != NULL;
+}
+
+static void series_free(struct series *s)
+{
+    free(s->x);
+    free(s->y);
+}
+
+/* Room for one more point; false when out of memory. */
+static bool points_grow(struct plot_points *pts)
+{
+    if (pts->n < pts->cap) {
+        return true;
+    }
+    size_t cap = pts->cap == 0 ? 64 : pts->cap * 2;
+    double **arrays[] = {&pts->x, &pts->rate, &pts->latency[0], &pts->latency[1], &pts->latency[2]};
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(arrays); i++) {
+        double *grown = realloc(*arrays[i], cap * sizeof(**arrays[i]));
+        if (grown == NULL) {
+            return false;
+        }
+        *arrays[i] = grown;
+    }
+    pts->cap = cap;
+    return true;
+}
+
+/* A point of a period or a step: x, the rate of its total histogram over seconds, and the
+ * percentiles drawn. */
+static enum slap_status points_add(struct plot_points *pts, double x,
+                                   const struct results_sparse *lat, double seconds)
+{
+    static struct hist h; /* main thread only */
+    if (!points_grow(pts)) {
+        return SLAP_ERROR;
+    }
+    hist_reset(&h);
+    for (int t = 0; t < STATS_TYPES; t++) {
+        results_sparse_add(&lat[t], &h);
+    }
+    pts->x[pts->n] = x;
+    pts->rate[pts->n] = seconds > 0 ? (double)h.count / seconds : 0.0;
+    for (size_t l = 0; l < SLAP_ARRAY_SIZE(lines); l++) {
+        pts->latency[l][pts->n] =
+            (double)hist_percentile_ns(&h, lines[l].pct) / (double)SLAP_NS_PER_US;
+    }
+    pts->n++;
+    return SLAP_OK;
+}
+
+enum slap_status plot_run_add_period(struct plot_run *run, const struct results_period *p)
+{
+    return points_add(&run->periods, p->elapsed_s, p->lat, p->seconds);
+}
+
+enum slap_status plot_run_add_step(struct plot_run *run, const struct results_step *st)
+{
+    uint64_t ops = st->counters.cmd_get + st->counters.cmd_set;
+    double achieved = st->seconds > 0 ? (double)ops / st->seconds : 0.0;
+    return points_add(&run->steps, achieved, st->lat, st->seconds);
+}
+
+enum slap_status plot_run_of(struct plot_run *run, const struct results_doc *d)
+{
+    const struct results_period *periods = d->periods.items;
+    const struct results_step *steps = d->steps.items;
+    memset(run, 0, sizeof(*run));
+    run->label = d->label;
+    for (size_t i = 0; i < d->periods.n; i++) {
+        if (plot_run_add_period(run, &periods[i]) != SLAP_OK) {
+            return SLAP_ERROR;
+        }
+    }
+    for (size_t i = 0; i < d->steps.n; i++) {
+        if (plot_run_add_step(run, &steps[i]) != SLAP_OK) {
+            return SLAP_ERROR;
+        }
+    }
+    return SLAP_OK;
+}
+
+static void points_free(struct plot_points *pts)
+{
+    free(pts->x);
+    free(pts->rate);
+    for (size_t l = 0; l < PLOT_LINES; l++) {
+        free(pts->latency[l]);
+    }
+    memset(pts, 0, sizeof(*pts));
+}
+
+void plot_run_free(struct plot_run *run)
+{
+    points_free(&run->periods);
+    points_free(&run->steps);
+}
+
+/* The run's series of this kind (line l's percentile for latency), pointing into its points. */
+static struct series series_of(const struct plot_run *run, enum series_kind kind, size_t l)
+{
+    const struct plot_points *pts = kind == SERIES_LATENCY_BY_RATE ? &run->steps : &run->periods;
+    struct series s = {pts->n, pts->x, kind == SERIES_RATE_OVER_TIME ? pts->rate : pts->latency[l]};
+    return s;
+}
+
+/* The extent of every series of this kind over all runs. */
+static void extent(const struct plot_runs *in, enum series_kind kind, double *xlo, double *xhi,
+                   double *ylo, double *yhi)
+{
+    *xlo = *ylo = INFINITY;
+    *xhi = *yhi = -INFINITY;
+    for (size_t d = 0; d < in->nruns; d++) {
+        for (size_t l = 0; l < (kind == SERIES_RATE_OVER_TIME ? 1 : SLAP_ARRAY_SIZE(lines)); l++) {
+            struct series s = series_of(&in->runs[d], kind, l);
+            for (size_t i = 0; i < s.n; i++) {
+                *xlo = fmin(*xlo, s.x[i]);
+                *xhi = fmax(*xhi, s.x[i]);
+                *ylo = fmin(*ylo, s.y[i]);
+                *yhi = fmax(*yhi, s.y[i]);
+            }
+        }
+    }
+    if (!isfinite(*xlo)) {
+        *xlo = *ylo = 0;
+        *xhi = *yhi = 1;
+    }
+}
+
+static void panel_of(const struct plot_runs *in, FILE *out, int *top, enum series_kind kind)
+{
+    static const char *const titles[] = {"Throughput over time", "Latency over time",
+                                         "Latency against achieved rate"};
+    static const char *const xlabels[] = {"time since the start (s)", "time since the start (s)",
+                                          "achieved rate (ops/s)"};
+    double xlo, xhi, ylo, yhi;
+    extent(in, kind, &xlo, &xhi, &ylo, &yhi);
+    bool latency = kind != SERIES_RATE_OVER_TIME;
+    struct panel p = {.out = out, .top = *top};
+    p.x = make_axis(kind == SERIES_LATENCY_BY_RATE ? 0 : xlo, xhi, false);
+    p.y = make_axis(latency ? ylo : 0, yhi, latency);
+    draw_axes(&p, titles[kind], xlabels[kind],
+              latency ? "latency (\xc2\xb5s, log scale)" : "requests per second");
+    for (size_t d = 0; d < in->nruns; d++) {
+        const char *color = palette[d % SLAP_ARRAY_SIZE(palette)];
+        const char *label = in->runs[d].label;
+        for (size_t l = 0; l < (latency ? SLAP_ARRAY_SIZE(lines) : 1); l++) {
+            struct series s = series_of(&in->runs[d], kind, l);
+            const char *dash = latency ? lines[l].dash : "none";
+            draw_series(&p, &s, label, latency ? lines[l].metric : "rate", color, dash);
+            legend(&p, color, dash, label, latency ? lines[l].metric : "requests/s");
+        }
+    }
+    *top += PANEL_HEIGHT;
+}
+
+/* ---- samples -------------------------------------------------------------------------- */
+
+/* intended_s, latency_us and whether it failed, from one CSV line; false for a bad line. */
+static bool sample_line(const char *line, double *t, double *latency, bool *failed)
+{
+    char type[32], outcome[32];
+    char sent[40];
+    if (sscanf(line, "%lf,%39[^,],%lf,%31[^,],%31[^\n]", t, sent, latency, type, outcome) != 5 &&
+        sscanf(line, "%lf,,%lf,%31[^,],%31[^\n]", t, latency, type, outcome) != 4) {
+        return false;
+    }
+    *failed = strcmp(outcome, "error") == 0 || strcmp(outcome, "unanswered") == 0 ||
+              strcmp(outcome, "unsent") == 0;
+    return true;
+}
+
+/* Up to PLOT_MAX_SAMPLES points of the file, evenly thinned, in two series: ok and failed. */
+static size_t read_samples(const char *path, struct series *ok, struct series *failed)
+{
+    FILE *f = fopen(path, "r");
+    char line[256];
+    size_t nlines = 0;
+    if (f == NULL || !series_alloc(ok, PLOT_MAX_SAMPLES) ||
+        !series_alloc(failed, PLOT_MAX_SAMPLES)) {
+        if (f != NULL) {
+            fclose(f);
+        }
+        return 0;
+    }
+    while (fgets(line, sizeof(line), f) != NULL) {
+        nlines++;
+    }
+    size_t stride = nlines / PLOT_MAX_SAMPLES + 1;
+    ok->n = failed->n = 0;
+    rewind(f);
+    for (size_t i = 0; fgets(line, sizeof(line), f) != NULL; i++) {
+        double t, latency;
+        bool bad;
+        if (i % stride != 0 || !sample_line(line, &t, &latency, &bad)) {
+            continue;
+        }
+        struct series *s = bad ? failed : ok;
+        if (s->n < PLOT_MAX_SAMPLES) {
+            s->x[s->n] = t;
+            s->y[s->n++] = latency;
+        }
+    }
+    fclose(f);
+    return ok->n + failed->n;
+}
+
+static void draw_dots(struct panel *p, const struct series *s, const char *metric,
+                      const char *color)
+{
+    FILE *out = p->out;
+    fprintf(out,
+            "<g class=\"series\" data-label=\"samples\" data-metric=\"%s\" data-count=\"%zu\">\n",
+            metric, s->n);
+    for (size_t i = 0; i < s->n; i++) {
+        fprintf(out,
+                "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"1.2\" fill=\"%s\" fill-opacity=\"0.5\"/>\n",
+                px(p, s->x[i]), py(p, s->y[i]), color);
+    }
+    fputs("</g>\n", out);
+}
+
+static void panel_samples(const char *path, FILE *out, int *top)
+{
+    struct series ok = {0}, failed = {0};
+    if (read_samples(path, &ok, &failed) > 0) {
+        double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
+        const struct series *both[] = {&ok, &failed};
+        for (size_t k = 0; k < 2; k++) {
+            for (size_t i = 0; i < both[k]->n; i++) {
+                xlo = fmin(xlo, both[k]->x[i]);
+                xhi = fmax(xhi, both[k]->x[i]);
+                ylo = fmin(ylo, both[k]->y[i]);
+                yhi = fmax(yhi, both[k]->y[i]);
+            }
+        }
+        struct panel p = {.out = out, .top = *top};
+        p.x = make_axis(xlo, xhi, false);
+        p.y = make_axis(ylo, yhi, true);
+        draw_axes(&p, "Every sample over time", "intended send time since the start (s)",
+                  "latency (\xc2\xb5s, log scale)");
+        draw_dots(&p, &ok, "answered", palette[0]);
+        draw_dots(&p, &failed, "failed", palette[1]);
+        legend(&p, palette[0], "none", "answered", "");
+        legend(&p, palette[1], "none", "error, unanswered", "or unsent");
+        *top += PANEL_HEIGHT;
+    }
+    series_free(&ok);
+    series_free(&failed);
+}
+
+/* ---- the picture ---------------------------------------------------------------------- */
+
+static int panel_count(const struct plot_runs *in, bool *periods, bool *steps)
+{
+    *periods = *steps = false;
+    for (size_t d = 0; d < in->nruns; d++) {
+        *periods = *periods || in->runs[d].periods.n > 0;
+        *steps = *steps || in->runs[d].steps.n > 0;
+    }
+    return (*periods ? 2 : 0) + (*steps ? 1 : 0) + (in->samples_path != NULL ? 1 : 0);
+}
+
+void plot_svg_runs(FILE *out, const void *arg)
+{
+    const struct plot_runs *in = arg;
+    bool periods, steps;
+    int panels = panel_count(in, &periods, &steps);
+    int height = (panels > 0 ? panels : 1) * PANEL_HEIGHT;
+    int top = 0;
+    fprintf(out,
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+            "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\">\n",
+            WIDTH, height, WIDTH, height);
+    fputs("<style>.title{font-size:16px;font-weight:bold}.tick{font-size:11px;fill:#444}"
+          ".axis{font-size:12px}.legend{font-size:11px}.frame{fill:none;stroke:#888}"
+          ".grid{stroke:#e4e4e4}</style>\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
+          out);
+    if (periods) {
+        panel_of(in, out, &top, SERIES_RATE_OVER_TIME);
+        panel_of(in, out, &top, SERIES_LATENCY_OVER_TIME);
+    }
+    if (steps) {
+        panel_of(in, out, &top, SERIES_LATENCY_BY_RATE);
+    }
+    if (in->samples_path != NULL) {
+        panel_samples(in->samples_path, out, &top);
+    }
+    if (top == 0) {
+        fprintf(out,
+                "<text class=\"title\" x=\"%d\" y=\"%d\">No periods, steps or samples to "
+                "draw</text>\n",
+                MARGIN_LEFT, PANEL_HEIGHT / 2);
+    }
+    fputs("</svg>\n", out);
+}
+
+void plot_svg(FILE *out, const void *arg)
+{
+    const struct plot_input *in = arg;
+    struct plot_run runs[PLOT_MAX_DOCS];
+    struct plot_runs picture = {runs, 0, in->samples_path};
+    for (; picture.nruns < in->ndocs && picture.nruns < PLOT_MAX_DOCS; picture.nruns++) {
+        /* out of memory: the run is drawn with the points it has */
+        (void)plot_run_of(&runs[picture.nruns], in->docs[picture.nruns]);
+    }
+    plot_svg_runs(out, &picture);
+    for (size_t i = 0; i < picture.nruns; i++) {
+        plot_run_free(&runs[i]);
+    }
+}

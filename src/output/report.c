@@ -1,0 +1,507 @@
+/* The text report in memaslap's layout, with slap's additions appended. */
+#include "slap/output/report.h"
+
+#include <math.h>
+#include <signal.h>
+#include <string.h>
+
+#include "slap/base/common.h"
+
+/* The order of tables and blocks: memaslap's Get, Set and Total, then the other types. */
+#define REPORT_TOTAL (-1)
+static const int type_order[] = {OP_GET,    OP_SET,     REPORT_TOTAL, OP_GETS,   OP_GAT,
+                                 OP_TOUCH,  OP_ADD,     OP_REPLACE,   OP_APPEND, OP_PREPEND,
+                                 OP_CAS,    OP_DELETE,  OP_INCR,      OP_DECR};
+_Static_assert(SLAP_ARRAY_SIZE(type_order) == OP_COUNT + 1, "every type has its place");
+
+static const char *type_title(int type)
+{
+    return type == REPORT_TOTAL ? "Total" : op_title((enum op_type)type);
+}
+
+#define MIB (1024.0 * 1024.0)
+
+static long long us_round(uint64_t ns)
+{
+    return (long long)((ns + SLAP_NS_PER_US / 2) / SLAP_NS_PER_US);
+}
+
+static void print_size(FILE *out, uint64_t n)
+{
+    if (n % 1024 == 0) {
+        fprintf(out, "%lluk", (unsigned long long)(n / 1024));
+    } else {
+        fprintf(out, "%llu", (unsigned long long)n);
+    }
+}
+
+/* Seconds as memaslap prints them: a whole number when whole, else up to 3 decimals. */
+static void print_seconds_width(FILE *out, uint64_t ns, int width)
+{
+    char text[32];
+    if (ns % SLAP_NS_PER_SEC == 0) {
+        snprintf(text, sizeof(text), "%llu", (unsigned long long)(ns / SLAP_NS_PER_SEC));
+    } else {
+        snprintf(text, sizeof(text), "%.3f", (double)ns / (double)SLAP_NS_PER_SEC);
+        char *end = text + strlen(text) - 1;
+        while (*end == '0') {
+            *end-- = '\0';
+        }
+        if (*end == '.') {
+            *end = '\0'; /* 1.0004 shows as 1, not "1." */
+        }
+    }
+    fprintf(out, "%-*s", width, text);
+}
+
+/* Does the mix have more than memaslap's gets and sets? */
+static bool mix_beyond_get_set(const struct slap_options *o)
+{
+    for (int op = 0; op < OP_COUNT; op++) {
+        if (op != OP_GET && op != OP_SET && o->mix[op] > 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* "mix: get=0.70 set=0.20 delete=0.10" when the mix has more than gets and sets. */
+static void print_mix(FILE *out, const struct slap_options *o)
+{
+    if (!mix_beyond_get_set(o)) {
+        return;
+    }
+    fputs("mix:", out);
+    for (int op = 0; op < OP_COUNT; op++) {
+        if (o->mix[op] > 0) {
+            fprintf(out, " %s=%.2f", op_name((enum op_type)op), o->mix[op]);
+        }
+    }
+    fputc('\n', out);
+}
+
+/* Are the key or value sizes other than memaslap's 64 and 1024 (a trace brings its own)? */
+static bool sizes_beyond_memaslap(const struct slap_options *o, const char *key, const char *value)
+{
+    return o->trace == NULL && (strcmp(key, "64") != 0 || strcmp(value, "1024") != 0);
+}
+
+/* "key size: 64" and "value size: 100-200:1" as --key_size and --value_size take them. */
+static void print_sizes(FILE *out, const struct slap_options *o)
+{
+    char key[1024], value[1024];
+    if (options_value(o, options_table_find("key_size"), key, sizeof(key)) != OPTION_VALUE_TEXT ||
+        options_value(o, options_table_find("value_size"), value, sizeof(value)) !=
+            OPTION_VALUE_TEXT ||
+        !sizes_beyond_memaslap(o, key, value)) {
+        return;
+    }
+    fprintf(out, "key size: %s\nvalue size: %s\n", key, value);
+}
+
+void report_header(FILE *out, const struct slap_options *o)
+{
+    fprintf(out, "servers: %s\n", o->servers);
+    fprintf(out, "threads count: %u\n", o->threads);
+    fprintf(out, "concurrency: %u\n", o->concurrency);
+    if (o->execute_number > 0) {
+        fprintf(out, "execute number: %llu\n", (unsigned long long)o->execute_number);
+    } else if (o->run_time_ns == 0) {
+        fprintf(out, "run time: the whole trace\n");
+    } else {
+        fprintf(out, "run time: ");
+        print_seconds_width(out, o->run_time_ns, 0);
+        fprintf(out, "s\n");
+    }
+    fprintf(out, "windows size: ");
+    print_size(out, o->win_size);
+    fprintf(out, "\nset proportion: set_prop=%.2f\n", o->mix[OP_SET]);
+    fprintf(out, "get proportion: get_prop=%.2f\n", o->mix[OP_GET]);
+    print_mix(out, o);
+    if (o->tps > 0) {
+        fprintf(out, "target rate: %.0f ops/s, %s arrivals\n", o->tps,
+                o->arrival == ARRIVAL_POISSON ? "poisson" : "uniform");
+    }
+    if (o->pipeline > 1) {
+        fprintf(out, "pipeline: %u\n", o->pipeline);
+    }
+    if (o->trace != NULL && o->trace_speed > 0) {
+        fprintf(out, "trace: %s at %g times its speed\n", o->trace, o->trace_speed);
+    } else if (o->trace != NULL) {
+        fprintf(out, "trace: %s as fast as it goes\n", o->trace);
+    }
+    if (o->warmup_ns > 0) {
+        fprintf(out, "warmup: ");
+        print_seconds_width(out, o->warmup_ns, 0);
+        fprintf(out, "s\n");
+    }
+    print_sizes(out, o);
+    fflush(out);
+}
+
+/* Does the run keep a separate uncorrected view, and which one do tables show? */
+static bool open_loop(const struct slap_options *o)
+{
+    return o->tps > 0;
+}
+
+static struct hist *const *main_view(const struct slap_options *o, const struct slap_stats *s)
+{
+    return open_loop(o) && o->latency == LATENCY_UNCORRECTED ? s->raw : s->lat;
+}
+
+/* Every type of a view together, into total. */
+static void merge_view(struct hist *const *view, struct hist *total)
+{
+    hist_reset(total);
+    for (int t = 0; t < STATS_TYPES; t++) {
+        if (view[t] != NULL) {
+            hist_merge(total, view[t]);
+        }
+    }
+}
+
+/* The histogram, byte count and misses of one type, or of all (REPORT_TOTAL). */
+static void type_view(const struct slap_options *o, const struct slap_stats *s, int type,
+                      struct hist *h, uint64_t *bytes, uint64_t *misses)
+{
+    struct hist *const *view = main_view(o, s);
+    if (type == REPORT_TOTAL) {
+        merge_view(view, h);
+        *bytes = 0;
+        for (int t = 0; t < STATS_TYPES; t++) {
+            *bytes += s->net_bytes[t];
+        }
+        *misses = s->counters.get_misses; /* memaslap's: the keys gets did not find */
+        return;
+    }
+    if (view[type] != NULL) {
+        *h = *view[type];
+    } else {
+        hist_reset(h);
+    }
+    *bytes = s->net_bytes[type];
+    *misses = s->misses[type];
+}
+
+/* Has the run recorded a request of type (REPORT_TOTAL: of any)? */
+static bool has_events(const struct slap_stats *s, int type)
+{
+    if (type != REPORT_TOTAL) {
+        return s->lat[type] != NULL && s->lat[type]->count > 0;
+    }
+    for (int t = 0; t < STATS_TYPES; t++) {
+        if (has_events(s, t)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* A rate; 0 when no time was measured (an interrupted warm-up), never a division by zero. */
+static double per_second(double amount, double seconds)
+{
+    return seconds > 0 ? amount / seconds : 0.0;
+}
+
+/* "P99.9" for 99.9 */
+static void percentile_name(char *name, size_t size, double pct, const char *suffix)
+{
+    snprintf(name, size, "P%g%s", pct, suffix);
+}
+
+/* Does the table of type show keys a second: Get and Total, when a get asks for several keys? */
+static bool shows_keys(const struct slap_options *o, int type)
+{
+    return o->division > 1 && (type == OP_GET || type == REPORT_TOTAL);
+}
+
+/* Keys asked for: Get's are cmd_get (the keys of get and gets); Total's are every operation's
+ * keys, as the Run time line counts them. */
+static uint64_t type_keys(const struct slap_stats *s, int type)
+{
+    return type == REPORT_TOTAL ? stats_ops(s) : s->counters.cmd_get;
+}
+
+/* A table row; keys < 0: no Keys/s column. */
+static void print_row(FILE *out, const struct slap_options *o, const char *label, uint64_t time_ns,
+                      const struct hist *h, uint64_t bytes, uint64_t misses, double keys)
+{
+    double secs = (double)time_ns / (double)SLAP_NS_PER_SEC;
+    fprintf(out, "%-8s ", label);
+    print_seconds_width(out, time_ns, 8);
+    fprintf(out, " %-12llu %-12lld %-10.1f %-10lld %-8lld %-10lld %-10lld %-10.2f %-10.2f",
+            (unsigned long long)h->count, (long long)llround((double)h->count / secs),
+            (double)bytes / MIB / secs, (long long)misses,
+            h->count ? us_round(h->min_ns) : 0LL, us_round(h->max_ns),
+            (long long)llround(hist_mean_us(h)), hist_stddev_us(h), hist_geomean_us(h));
+    for (uint32_t i = 0; i < o->npercentiles; i++) {
+        fprintf(out, i + 1 < o->npercentiles || keys >= 0 ? " %-10lld" : " %lld",
+                us_round(hist_percentile_ns(h, o->percentiles[i])));
+    }
+    if (keys >= 0) {
+        fprintf(out, " %.0f", per_second(keys, secs));
+    }
+    fputc('\n', out);
+}
+
+static void print_table(FILE *out, const struct slap_options *o, int type,
+                        const struct slap_stats *period, const struct slap_stats *global,
+                        uint64_t elapsed_ns)
+{
+    static struct hist h; /* main thread only; too big for the stack of a report */
+    uint64_t bytes, misses;
+
+    fprintf(out, "%s Statistics\n", type_title(type));
+    fprintf(out, "%-8s %-8s %-12s %-12s %-10s %-10s %-8s %-10s %-10s %-10s %-10s", "Type",
+            "Time(s)", "Ops", "TPS(ops/s)", "Net(M/s)", "Get_miss", "Min(us)", "Max(us)",
+            "Avg(us)", "Std_dev", "Geo_dist");
+    bool keys = shows_keys(o, type);
+    for (uint32_t i = 0; i < o->npercentiles; i++) {
+        char name[32];
+        percentile_name(name, sizeof(name), o->percentiles[i], "(us)");
+        fprintf(out, i + 1 < o->npercentiles || keys ? " %-10s" : " %s", name);
+    }
+    fputs(keys ? " Keys/s\n" : "\n", out);
+    type_view(o, period, type, &h, &bytes, &misses);
+    print_row(out, o, "Period", o->stat_freq_ns, &h, bytes, misses,
+              keys ? (double)type_keys(period, type) : -1.0);
+    type_view(o, global, type, &h, &bytes, &misses);
+    print_row(out, o, "Global", elapsed_ns, &h, bytes, misses,
+              keys ? (double)type_keys(global, type) : -1.0);
+    fputc('\n', out);
+}
+
+void report_period(FILE *out, const struct slap_options *o, const struct slap_stats *period,
+                   const struct slap_stats *global, uint64_t period_no, bool terminal)
+{
+    if (terminal) {
+        fputs("\033[1;1H\033[2J", out);
+    }
+    fputc('\n', out);
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(type_order); i++) {
+        if (has_events(global, type_order[i])) {
+            print_table(out, o, type_order[i], period, global, o->stat_freq_ns * period_no);
+        }
+    }
+    fflush(out);
+}
+
+static void print_log2(FILE *out, const struct hist *h)
+{
+    int last = 0;
+    for (int i = 0; i < HIST_LOG2_BUCKETS; i++) {
+        if (h->log2_us[i] != 0) {
+            last = i;
+        }
+    }
+    int first = 0; /* the first row of four with a count, as memaslap */
+    for (int i = 0; i <= last; i += 4) {
+        if (h->log2_us[i] || h->log2_us[i + 1] || h->log2_us[i + 2] || h->log2_us[i + 3]) {
+            first = i;
+            break;
+        }
+    }
+    fprintf(out, "   Log2 Dist:");
+    for (int i = first; i <= last; i++) {
+        if (i % 4 == 0) {
+            fprintf(out, "\n      %2d:", i);
+        }
+        fprintf(out, "   %6llu", (unsigned long long)h->log2_us[i]);
+    }
+    fputc('\n', out);
+}
+
+static void print_block(FILE *out, const struct slap_options *o, const char *name,
+                        const struct hist *h)
+{
+    if (h->count == 0) {
+        return;
+    }
+    fprintf(out, "%s Statistics (%llu events)\n", name, (unsigned long long)h->count);
+    fprintf(out, "   Min:  %8lld\n", us_round(h->min_ns));
+    fprintf(out, "   Max:  %8lld\n", us_round(h->max_ns));
+    fprintf(out, "   Avg:  %8lld\n", (long long)llround(hist_mean_us(h)));
+    fprintf(out, "   Geo:  %8.2f\n", hist_geomean_us(h));
+    if (h->count > 1) {
+        fprintf(out, "   Std:  %8.2f\n", hist_stddev_us(h));
+    }
+    print_log2(out, h);
+    for (uint32_t i = 0; i < o->npercentiles; i++) {
+        char label[32];
+        percentile_name(label, sizeof(label), o->percentiles[i], ":");
+        fprintf(out, "   %-6s%8lld\n", label, us_round(hist_percentile_ns(h, o->percentiles[i])));
+    }
+    fputc('\n', out);
+}
+
+/* Get, Set and Total blocks of one view, then those of the other types; prefix names the
+ * view ("" for the main one). */
+static void print_blocks(FILE *out, const struct slap_options *o, struct hist *const *view,
+                         const char *prefix)
+{
+    static struct hist total;
+    char name[64];
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(type_order); i++) {
+        int type = type_order[i];
+        snprintf(name, sizeof(name), "%s%s", prefix, type_title(type));
+        if (type == REPORT_TOTAL) {
+            merge_view(view, &total);
+            print_block(out, o, name, &total);
+        } else if (view[type] != NULL) {
+            print_block(out, o, name, view[type]);
+        }
+    }
+}
+
+/* Open loop: the rate asked for, the rate achieved, and how late sends went. */
+static void print_schedule(FILE *out, const struct slap_options *o, const struct slap_stats *s,
+                           double secs)
+{
+    const struct hist *lag = &s->lag;
+    fprintf(out, "target_tps: %.0f\n", o->tps);
+    fprintf(out, "achieved_tps: %.0f\n", per_second((double)stats_requests(s), secs));
+    fprintf(out, "send_lag_avg_us: %lld\n", (long long)llround(hist_mean_us(lag)));
+    fprintf(out, "send_lag_p99_us: %lld\n", us_round(hist_percentile_ns(lag, 99.0)));
+    fprintf(out, "send_lag_max_us: %lld\n", us_round(lag->max_ns));
+}
+
+/* --trace: the lines replayed, the trace's own rate against the rate achieved, the misses. */
+static void print_trace(FILE *out, const struct slap_options *o, const struct report_trace *rt,
+                        const struct slap_stats *s, double secs)
+{
+    const struct slap_counters *c = &s->counters;
+    const struct trace_counts *t = rt->counts;
+    const struct trace_progress *sent = rt->sent;
+    fprintf(out, "trace_lines: %llu-%llu\n", (unsigned long long)sent->min_line,
+            (unsigned long long)sent->max_line);
+    fprintf(out, "trace_requests: %llu\n", (unsigned long long)sent->sent);
+    if (t->skipped > 0) {
+        fprintf(out, "trace_skipped: %llu\n", (unsigned long long)t->skipped);
+    }
+    if (t->keys_hashed > 0) {
+        fprintf(out, "trace_keys_hashed: %llu\n", (unsigned long long)t->keys_hashed);
+    }
+    if (t->values_cut > 0) {
+        fprintf(out, "trace_values_cut: %llu\n", (unsigned long long)t->values_cut);
+    }
+    fprintf(out, "trace_tps: %.0f\n", trace_progress_rate(sent));
+    if (o->trace_speed > 0) {
+        fprintf(out, "target_tps: %.0f\n", trace_progress_rate(sent) * o->trace_speed);
+    }
+    fprintf(out, "achieved_tps: %.0f\n", per_second((double)stats_requests(s), secs));
+    fprintf(out, "miss_ratio: %.4f\n",
+            c->cmd_get > 0 ? (double)c->get_misses / (double)c->cmd_get : 0.0);
+}
+
+void report_preload_evictions(FILE *out, double evictions)
+{
+    if (evictions > 0) {
+        fprintf(out,
+                "preload_evictions: %.0f (evicted by the servers during the preload or warm-up: "
+                "the data does not fit in their memory, and gets of evicted keys miss)\n",
+                evictions);
+    }
+}
+
+void report_final(FILE *out, const struct slap_options *o, const struct slap_stats *global,
+                  double seconds, int signal, const struct report_trace *trace,
+                  const struct limits *limits, double preload_evictions)
+{
+    double secs = seconds;
+    print_blocks(out, o, main_view(o, global), "");
+    if (open_loop(o) && o->latency == LATENCY_BOTH) {
+        print_blocks(out, o, global->raw, "Uncorrected_");
+    }
+    if (global->gets[STATS_HIT].count > 0 && global->gets[STATS_MISS].count > 0) {
+        print_block(out, o, "Get_hit", &global->gets[STATS_HIT]);
+        print_block(out, o, "Get_miss", &global->gets[STATS_MISS]);
+    }
+    const struct slap_counters *c = &global->counters;
+    stats_print_memaslap(out, c, o->verify > 0, o->exp_verify > 0, o->udp || o->facebook);
+    stats_print_added(out, c, mix_beyond_get_set(o));
+    if (o->division > 1) {
+        fprintf(out, "keys_per_sec: %.0f\n", per_second((double)c->cmd_get, secs));
+    }
+    if (open_loop(o)) {
+        print_schedule(out, o, global, secs);
+    }
+    if (trace != NULL) {
+        print_trace(out, o, trace, global, secs);
+    }
+    if (limits != NULL) {
+        limits_print(out, limits);
+    }
+    report_preload_evictions(out, preload_evictions);
+    fputc('\n', out);
+    report_run_line(out, global, seconds, signal);
+}
+
+void report_run_line(FILE *out, const struct slap_stats *global, double seconds, int signal)
+{
+    const struct slap_counters *c = &global->counters;
+    double secs = seconds;
+    uint64_t ops = stats_ops(global);
+    /* A run that measured nothing has no rates: bytes sent to no answer over no time are none */
+    double bytes = ops > 0 ? (double)(c->written_bytes + c->read_bytes) : 0.0;
+    fprintf(out, "Run time: %.1fs Ops: %llu TPS: %.0f Net_rate: %.1fM/s\n", seconds,
+            (unsigned long long)ops, per_second((double)ops, secs), per_second(bytes / MIB, secs));
+    report_interrupted(out, signal);
+}
+
+void report_interrupted(FILE *out, int signal)
+{
+    if (signal > 0) {
+        fprintf(out, "interrupted: %s\n", signal == SIGINT    ? "SIGINT"
+                                           : signal == SIGHUP ? "SIGHUP"
+                                                              : "SIGTERM");
+    }
+    fflush(out);
+}
+
+void report_sweep_header(FILE *out, const struct slap_options *o)
+{
+    struct slap_options first = *o;
+    first.run_time_ns = o->step_time_ns;
+    first.tps = 0;
+    report_header(out, &first);
+    fprintf(out, "sweep: %.0f to %.0f ops/s by %.0f, %s arrivals\n", o->sweep_start, o->sweep_end,
+            o->sweep_step, o->arrival == ARRIVAL_POISSON ? "poisson" : "uniform");
+    fflush(out);
+}
+
+void report_sweep_columns(FILE *out, const struct slap_options *o)
+{
+    fprintf(out, "\n%-14s %-15s", "Target(ops/s)", "Achieved(ops/s)");
+    for (uint32_t i = 0; i < o->npercentiles; i++) {
+        char name[32];
+        percentile_name(name, sizeof(name), o->percentiles[i], "(us)");
+        fprintf(out, " %-10s", name);
+    }
+    fprintf(out, " %-10s %s\n", "Max(us)", "Limited_by");
+    fflush(out);
+}
+
+void report_sweep_row(FILE *out, const struct slap_options *o, const struct report_step *step)
+{
+    static struct hist total;
+    const struct slap_stats *s = step->stats;
+    stats_total_hist(s, &total);
+    /* requests, as the target: a multi-get of -d keys is one */
+    double achieved = step->seconds > 0 ? (double)stats_requests(s) / step->seconds : 0.0;
+    const char *limited_by =
+        step->limited_by != NULL && step->limited_by[0] != '\0' ? step->limited_by : "-";
+    fprintf(out, "%-14.0f %-15.0f", step->target, achieved);
+    for (uint32_t i = 0; i < o->npercentiles; i++) {
+        fprintf(out, " %-10lld", us_round(hist_percentile_ns(&total, o->percentiles[i])));
+    }
+    fprintf(out, " %-10lld", us_round(total.max_ns));
+    if (step->interrupted) {
+        fprintf(out, " %-10s interrupted after %.2fs of ", limited_by, step->seconds);
+        print_seconds_width(out, o->step_time_ns, 0);
+        fputs("s\n", out);
+    } else {
+        fprintf(out, " %s\n", limited_by);
+    }
+    fflush(out);
+}

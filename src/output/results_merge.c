@@ -1,0 +1,660 @@
+/*
+ * Results documents merged: counters and histograms added exactly, periods and steps added by
+ * position, servers and runs listed. slap merge reads its files a period at a time, twice:
+ *
+ *   results_merge_read    every file read whole, every period checked and summed with the
+ *                         same period of the files before (kept: none), each file's head kept
+ *   results_merge_heads   the heads merged (refusing what a sum would not mean)
+ *   results_merge_periods the files read again in step, each merged period handed on
+ *
+ * so that what it holds is the heads' histograms and a period of each file, however long the
+ * runs. results_merge does the same over documents held whole.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "slap/output/results.h"
+
+#define MERGE_ERR_MAX 640 /* an input's error: its name and what is wrong */
+
+/* The text of option row i in d's options, for comparing two documents. */
+static void setting_text(const struct results_doc *d, size_t i, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (options_value(&d->opts, i, buf, len) == OPTION_VALUE_NONE) {
+        snprintf(buf, len, "(none)");
+    }
+}
+
+/* Can b be added to a? If not, err names the setting that differs. */
+static enum slap_status check_compatible(const struct results_merge_input *in_a,
+                                         const struct results_merge_input *in_b, char *err,
+                                         size_t err_len)
+{
+    const struct results_doc *a = in_a->doc, *b = in_b->doc;
+    char va[256], vb[256];
+    if (a->sweep != b->sweep) {
+        snprintf(err, err_len, "'%s' is a sweep and '%s' is not", a->sweep ? a->label : b->label,
+                 a->sweep ? b->label : a->label);
+        return SLAP_ERROR;
+    }
+    for (size_t i = 0; i < options_table_size(); i++) {
+        if (!options_table_workload(i)) {
+            continue; /* the rows say which settings make the workload */
+        }
+        setting_text(a, i, va, sizeof(va));
+        setting_text(b, i, vb, sizeof(vb));
+        if (strcmp(va, vb) != 0) {
+            snprintf(err, err_len, "the workloads differ: --%s is %s in '%s' and %s in '%s'",
+                     options_table_long_name(i), va, a->label, vb, b->label);
+            return SLAP_ERROR;
+        }
+    }
+    if (a->opts.execute_number == 0 && a->opts.run_time_ns != b->opts.run_time_ns) {
+        setting_text(a, options_table_find("time"), va, sizeof(va));
+        setting_text(b, options_table_find("time"), vb, sizeof(vb));
+        snprintf(err, err_len, "the runs differ in length: --time is %ss in '%s' and %ss in '%s'",
+                 va, a->label, vb, b->label);
+        return SLAP_ERROR;
+    }
+    if (a->period_s != b->period_s && in_a->nperiods > 0 && in_b->nperiods > 0) {
+        snprintf(err, err_len, "the periods differ: %gs in '%s' and %gs in '%s'", a->period_s,
+                 a->label, b->period_s, b->label);
+        return SLAP_ERROR;
+    }
+    return SLAP_OK;
+}
+
+/* A period's or a step's figures, whichever it is. */
+struct merge_part {
+    double when; /* elapsed_s, or target_tps */
+    double seconds;
+    const struct slap_counters *counters;
+    const struct results_sparse *lat;
+    const uint64_t *net_bytes;
+    const uint64_t *misses;
+};
+
+/* Would a + b pass RESULTS_COUNT_MAX? */
+static bool count_overflows(uint64_t a, uint64_t b)
+{
+    uint64_t sum;
+    return __builtin_add_overflow(a, b, &sum) || sum > RESULTS_COUNT_MAX;
+}
+
+/* The first counter whose sum would pass RESULTS_COUNT_MAX, or NULL. */
+static const char *counters_overflow(const struct slap_counters *a, const struct slap_counters *b)
+{
+#define SLAP_COUNTER_OVERFLOW(name, show, meaning)                                                 \
+    if (count_overflows(a->name, b->name)) {                                                       \
+        return #name;                                                                              \
+    }
+    SLAP_COUNTERS(SLAP_COUNTER_OVERFLOW)
+#undef SLAP_COUNTER_OVERFLOW
+    return NULL;
+}
+
+/* Type t's figure whose sum would pass RESULTS_COUNT_MAX ("get net_bytes") into name, or "". */
+static void type_overflow(int t, const uint64_t bytes[2], const uint64_t misses[2],
+                          const uint64_t counts[2], char *name, size_t len)
+{
+    const char *what = count_overflows(bytes[0], bytes[1])     ? "net_bytes"
+                       : count_overflows(misses[0], misses[1]) ? "misses"
+                       : count_overflows(counts[0], counts[1]) ? "hist count"
+                                                               : NULL;
+    snprintf(name, len, "%s%s%s", what != NULL ? stats_type_name(t) : "", what != NULL ? " " : "",
+             what != NULL ? what : "");
+}
+
+/* The first figure of a period or step whose sum would pass RESULTS_COUNT_MAX into name; false
+ * when there is none. */
+static bool part_overflow(const struct merge_part *a, const struct merge_part *b, char *name,
+                          size_t len)
+{
+    const char *counter = counters_overflow(a->counters, b->counters);
+    if (counter != NULL) {
+        snprintf(name, len, "%s", counter);
+        return true;
+    }
+    for (int t = 0; t < STATS_TYPES; t++) {
+        uint64_t bytes[2] = {a->net_bytes[t], b->net_bytes[t]};
+        uint64_t misses[2] = {a->misses[t], b->misses[t]};
+        uint64_t counts[2] = {a->lat[t].count, b->lat[t].count};
+        type_overflow(t, bytes, misses, counts, name, len);
+        if (name[0] != '\0') {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The first figure of the whole run whose sum would pass RESULTS_COUNT_MAX into name; false
+ * when there is none. */
+static bool stats_overflow(const struct slap_stats *a, const struct slap_stats *b, char *name,
+                           size_t len)
+{
+    const char *counter = counters_overflow(&a->counters, &b->counters);
+    if (counter != NULL) {
+        snprintf(name, len, "%s", counter);
+        return true;
+    }
+    for (int t = 0; t < STATS_TYPES; t++) {
+        uint64_t bytes[2] = {a->net_bytes[t], b->net_bytes[t]};
+        uint64_t misses[2] = {a->misses[t], b->misses[t]};
+        uint64_t lat[2] = {a->lat[t] != NULL ? a->lat[t]->count : 0,
+                           b->lat[t] != NULL ? b->lat[t]->count : 0};
+        uint64_t raw[2] = {a->raw[t] != NULL ? a->raw[t]->count : 0,
+                           b->raw[t] != NULL ? b->raw[t]->count : 0};
+        uint64_t none[2] = {0, 0};
+        type_overflow(t, bytes, misses, lat, name, len);
+        if (name[0] == '\0') {
+            type_overflow(t, none, none, raw, name, len);
+        }
+        if (name[0] != '\0') {
+            return true;
+        }
+    }
+    for (int o = 0; o < STATS_OUTCOMES; o++) {
+        if (count_overflows(a->gets[o].count, b->gets[o].count)) {
+            snprintf(name, len, "get_outcomes hist count");
+            return true;
+        }
+    }
+    if (count_overflows(a->lag.count, b->lag.count)) {
+        snprintf(name, len, "send_lag hist count");
+        return true;
+    }
+    return false;
+}
+
+/* A document's name in messages: its file, else its label. */
+static const char *doc_name(const struct results_doc *d)
+{
+    return d->source != NULL ? d->source : d->label;
+}
+
+/* "'file': its name ..." into err, for a figure whose sum passes RESULTS_COUNT_MAX. */
+static void say_overflow(char *err, size_t err_len, const struct results_doc *d, const char *where,
+                         const char *name)
+{
+    snprintf(err, err_len,
+             "'%s': %s%s%s added to the files before it is more than 2^53 (a corrupt number?)",
+             doc_name(d), where, where[0] != '\0' ? " " : "", name);
+}
+
+/* Add src's period (or step) i into dst's, appending when dst has fewer. scratch keeps every
+ * type. SLAP_AGAIN with the figure named in overflow when a sum would pass RESULTS_COUNT_MAX. */
+static enum slap_status merge_item(struct results_doc *dst, size_t i, const struct merge_part *src,
+                                   bool step, struct slap_stats *scratch, char *overflow,
+                                   size_t overflow_len)
+{
+    struct results_list *list = step ? &dst->steps : &dst->periods;
+    stats_reset(scratch);
+    if (i < list->n) {
+        struct results_step *st = step ? &((struct results_step *)list->items)[i] : NULL;
+        struct results_period *p = step ? NULL : &((struct results_period *)list->items)[i];
+        struct results_sparse *have = step ? st->lat : p->lat;
+        struct slap_counters *sum = step ? &st->counters : &p->counters;
+        uint64_t *bytes = step ? st->net_bytes : p->net_bytes;
+        uint64_t *misses = step ? st->misses : p->misses;
+        struct merge_part now = {0, 0, sum, have, bytes, misses};
+        if (part_overflow(&now, src, overflow, overflow_len)) {
+            return SLAP_AGAIN;
+        }
+        if (step) {
+            st->target_tps += src->when; /* the hosts together aimed at the sum */
+        }
+        for (int t = 0; t < STATS_TYPES; t++) {
+            results_sparse_add(&have[t], scratch->lat[t]);
+            results_sparse_add(&src->lat[t], scratch->lat[t]);
+            results_sparse_free(&have[t]);
+            if (results_sparse_from_hist(scratch->lat[t], &have[t]) != SLAP_OK) {
+                return SLAP_ERROR;
+            }
+            bytes[t] += src->net_bytes[t];
+            misses[t] += src->misses[t];
+        }
+#define SLAP_COUNTER_SUM(name, show, meaning) sum->name += src->counters->name;
+        SLAP_COUNTERS(SLAP_COUNTER_SUM)
+#undef SLAP_COUNTER_SUM
+        return SLAP_OK;
+    }
+    scratch->counters = *src->counters;
+    for (int t = 0; t < STATS_TYPES; t++) {
+        results_sparse_add(&src->lat[t], scratch->lat[t]);
+        scratch->net_bytes[t] = src->net_bytes[t];
+        scratch->misses[t] = src->misses[t];
+    }
+    return step ? results_add_step(dst, src->when, src->seconds, scratch)
+                : results_add_period(dst, src->when, src->seconds, scratch);
+}
+
+/* merge_item's outcome as merge_lists': err says what went wrong. */
+static enum slap_status item_merged(enum slap_status st, const struct results_doc *src, bool step,
+                                    size_t i, const char *overflow, char *err, size_t err_len)
+{
+    char where[32];
+    if (st == SLAP_AGAIN) {
+        snprintf(where, sizeof(where), "%s[%zu]", step ? "steps" : "periods", i);
+        say_overflow(err, err_len, src, where, overflow);
+        return SLAP_ERROR;
+    }
+    if (st != SLAP_OK) {
+        snprintf(err, err_len, "out of memory");
+    }
+    return st;
+}
+
+/* Add src's steps, servers and runs into dst; refuse its periods when their sums with the inputs
+ * before pass RESULTS_COUNT_MAX (found when they were read). */
+static enum slap_status merge_lists(struct results_doc *dst, const struct results_merge_input *in,
+                                    struct slap_stats *scratch, char *err, size_t err_len)
+{
+    const struct results_doc *src = in->doc;
+    const struct results_step *steps = src->steps.items;
+    const struct results_server *servers = src->servers.items;
+    char overflow[64] = "";
+    if (in->overflow_at != SIZE_MAX) {
+        return item_merged(SLAP_AGAIN, src, false, in->overflow_at, in->overflow, err, err_len);
+    }
+    for (size_t i = 0; i < src->steps.n; i++) {
+        const struct results_step *st = &steps[i];
+        struct merge_part part = {st->target_tps, st->seconds,   &st->counters,
+                                  st->lat,        st->net_bytes, st->misses};
+        enum slap_status status =
+            merge_item(dst, i, &part, true, scratch, overflow, sizeof(overflow));
+        if (item_merged(status, src, true, i, overflow, err, err_len) != SLAP_OK) {
+            return SLAP_ERROR;
+        }
+    }
+    for (size_t i = 0; i < src->servers.n; i++) {
+        if (results_add_server(dst, servers[i].name, servers[i].label, &servers[i].stats) !=
+            SLAP_OK) {
+            return SLAP_ERROR;
+        }
+    }
+    for (size_t i = 0; i < src->runs.n; i++) {
+        if (results_add_run(dst, &((const struct results_run_id *)src->runs.items)[i]) != SLAP_OK) {
+            return SLAP_ERROR;
+        }
+    }
+    return SLAP_OK;
+}
+
+/* A merged step's verdict: the hosts' when they agree, else "mixed"; cut short when any host's
+ * step was. */
+static void merge_step_verdicts(struct results_doc *dst, const struct results_doc *src, bool first)
+{
+    struct results_step *to = dst->steps.items;
+    const struct results_step *from = src->steps.items;
+    for (size_t i = 0; i < src->steps.n && i < dst->steps.n; i++) {
+        to[i].interrupted = to[i].interrupted || from[i].interrupted;
+        if (first || to[i].limited_by[0] == '\0') {
+            snprintf(to[i].limited_by, sizeof(to[i].limited_by), "%s", from[i].limited_by);
+        } else if (strcmp(to[i].limited_by, from[i].limited_by) != 0) {
+            snprintf(to[i].limited_by, sizeof(to[i].limited_by), "mixed");
+        }
+    }
+}
+
+/*
+ * What limited the hosts together: their slaps as one (CPU summed, the busiest thread of
+ * all), every server each host read, judged again over the merged rate and clients. Only
+ * when every document has its limits.
+ */
+static enum slap_status merge_limits(struct results_doc *out, const struct results_merge_input *in,
+                                     size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!in[i].doc->has_limits) {
+            limits_free(&out->limits);
+            out->has_limits = false;
+            return SLAP_OK;
+        }
+        if (limits_add(&out->limits, &in[i].doc->limits, i == 0) != SLAP_OK) {
+            return SLAP_ERROR;
+        }
+    }
+    struct limits *l = &out->limits;
+    out->has_limits = n > 0 && !out->sweep;
+    l->seconds = out->seconds;
+    l->target_tps = out->opts.tps;
+    l->achieved_tps =
+        out->seconds > 0 ? (double)stats_requests(out->global) / out->seconds : 0; /* as -P */
+    l->paced_by_trace = out->opts.trace != NULL && out->opts.trace_speed > 0;
+    l->concurrency = out->opts.concurrency;
+    l->threads = out->opts.threads;
+    limits_judge(l);
+    return SLAP_OK;
+}
+
+/* The figures of the whole: the longest measured time, the earliest start, the worst exit. */
+static void merge_top(struct results_doc *dst, const struct results_doc *src, bool first)
+{
+    dst->start_ms = first || src->start_ms < dst->start_ms ? src->start_ms : dst->start_ms;
+    dst->end_ms = src->end_ms > dst->end_ms ? src->end_ms : dst->end_ms;
+    dst->seconds = src->seconds > dst->seconds ? src->seconds : dst->seconds;
+    dst->signal = dst->signal != 0 ? dst->signal : src->signal;
+    dst->exit_status = src->exit_status > dst->exit_status ? src->exit_status : dst->exit_status;
+    dst->samples_written += src->samples_written;
+    dst->samples_dropped += src->samples_dropped;
+    if (first) {
+        dst->opts = src->opts;
+        dst->sweep = src->sweep;
+        dst->period_s = src->period_s;
+        snprintf(dst->label, sizeof(dst->label), "%s", src->label);
+        return;
+    }
+    size_t used = strlen(dst->label);
+    snprintf(dst->label + used, sizeof(dst->label) - used, "+%s", src->label);
+    dst->opts.label = dst->label;
+    dst->opts.threads += src->opts.threads;
+    dst->opts.concurrency += src->opts.concurrency;
+    dst->opts.tps += src->opts.tps;
+    dst->opts.sweep_start += src->opts.sweep_start;
+    dst->opts.sweep_end += src->opts.sweep_end;
+    dst->opts.sweep_step += src->opts.sweep_step;
+}
+
+/* ---- the periods, a period of every input at a time ---------------------------------- */
+
+/* Where an input's periods come from: its file, read again, or its document's list. */
+struct merge_source {
+    struct results_merge_input *in;
+    struct results_stream *stream; /* reading in->path; NULL: in->doc's periods */
+    struct results_doc head;       /* the file's head, read again (the stream's) */
+    size_t next;                   /* the index of the next period */
+    bool done;
+};
+
+/* Open every input's source; SLAP_ERROR with err when a file cannot be opened (the first
+ * read: its error is kept in errs[i] and it has no periods). */
+static enum slap_status sources_open(struct merge_source *src, struct results_merge_input *in,
+                                     size_t n, char (*errs)[MERGE_ERR_MAX], char *err,
+                                     size_t err_len)
+{
+    for (size_t i = 0; i < n; i++) {
+        src[i].in = &in[i];
+        if (in[i].path == NULL) {
+            continue;
+        }
+        struct results_doc *d = errs != NULL ? in[i].doc : &src[i].head;
+        char *why = errs != NULL ? errs[i] : err;
+        size_t why_len = errs != NULL ? MERGE_ERR_MAX : err_len;
+        const char *at = in[i].open_path != NULL ? in[i].open_path : in[i].path;
+        if (results_stream_open(at, in[i].path, d, &src[i].stream, why, why_len) != SLAP_OK) {
+            src[i].done = true;
+            if (errs == NULL) {
+                return SLAP_ERROR;
+            }
+        }
+    }
+    return SLAP_OK;
+}
+
+static void sources_close(struct merge_source *src, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        results_stream_close(src[i].stream);
+        results_doc_free(&src[i].head);
+    }
+}
+
+/* The source's next period into *p: SLAP_OK; SLAP_AGAIN when it has no more; SLAP_ERROR with
+ * err. */
+static enum slap_status source_next(struct merge_source *s, const struct results_period **p,
+                                    char *err, size_t err_len)
+{
+    enum slap_status st = SLAP_AGAIN;
+    if (s->done) {
+        return SLAP_AGAIN;
+    }
+    if (s->stream != NULL) {
+        st = results_stream_next(s->stream, p, err, err_len);
+    } else if (s->next < s->in->doc->periods.n) {
+        *p = &((const struct results_period *)s->in->doc->periods.items)[s->next];
+        st = SLAP_OK;
+    }
+    s->next += st == SLAP_OK;
+    s->done = st != SLAP_OK;
+    return st;
+}
+
+/* What one walk over the inputs does: the first (checking) read, or a later one. */
+struct merge_walk {
+    struct merge_source *src;
+    size_t n;
+    bool first_read;        /* record each input's periods and overflows; errors per input */
+    struct results_doc acc; /* the merged period being summed (its periods list only) */
+    struct slap_stats *scratch;
+    char (*errs)[MERGE_ERR_MAX]; /* first_read: each input's error, "" for none */
+};
+
+/* Input i's period at index (its next) added into the walk's merged period. */
+static enum slap_status walk_add(struct merge_walk *w, size_t i, const struct results_period *p,
+                                 size_t index, char *err, size_t err_len)
+{
+    struct results_merge_input *in = w->src[i].in;
+    struct merge_part part = {p->elapsed_s, p->seconds,   &p->counters,
+                              p->lat,       p->net_bytes, p->misses};
+    char overflow[64] = "";
+    enum slap_status st =
+        merge_item(&w->acc, 0, &part, false, w->scratch, overflow, sizeof(overflow));
+    if (st == SLAP_AGAIN && w->first_read) {
+        if (in->overflow_at == SIZE_MAX) {
+            in->overflow_at = index;
+            snprintf(in->overflow, sizeof(in->overflow), "%s", overflow);
+        }
+        return SLAP_OK;
+    }
+    if (st == SLAP_AGAIN) {
+        snprintf(err, err_len, "'%s' changed while it was merged", in->path);
+        return SLAP_ERROR;
+    }
+    if (st != SLAP_OK) {
+        snprintf(err, err_len, "out of memory");
+    }
+    return st;
+}
+
+/* Period index of every input that has one summed into w->acc: SLAP_OK; SLAP_AGAIN when none
+ * had one; SLAP_ERROR with err (the first read: an input's error is kept, it reads no more). */
+static enum slap_status walk_period(struct merge_walk *w, size_t index, char *err, size_t err_len)
+{
+    bool any = false;
+    results_drop_periods(&w->acc);
+    for (size_t i = 0; i < w->n; i++) {
+        const struct results_period *p = NULL;
+        char *why = w->first_read ? w->errs[i] : err;
+        size_t why_len = w->first_read ? MERGE_ERR_MAX : err_len;
+        enum slap_status st = source_next(&w->src[i], &p, why, why_len);
+        if (st == SLAP_AGAIN && w->first_read) {
+            w->src[i].in->nperiods = w->src[i].next;
+        } else if (st == SLAP_ERROR && !w->first_read) {
+            return SLAP_ERROR;
+        } else if (st == SLAP_OK) {
+            any = true;
+            if (walk_add(w, i, p, index, err, err_len) != SLAP_OK) {
+                return SLAP_ERROR;
+            }
+        }
+    }
+    return any ? SLAP_OK : SLAP_AGAIN;
+}
+
+/* Every merged period handed to each (NULL: none). */
+static enum slap_status walk(struct merge_walk *w, results_merge_each each, void *arg, char *err,
+                             size_t err_len)
+{
+    enum slap_status st;
+    size_t index = 0;
+    while ((st = walk_period(w, index, err, err_len)) == SLAP_OK) {
+        struct results_period *merged = w->acc.periods.items;
+        if (each != NULL && each(arg, merged) != SLAP_OK) {
+            snprintf(err, err_len, "out of memory");
+            return SLAP_ERROR;
+        }
+        index++;
+    }
+    for (size_t i = 0; st == SLAP_AGAIN && !w->first_read && i < w->n; i++) {
+        if (w->src[i].next != w->src[i].in->nperiods) {
+            snprintf(err, err_len, "'%s' changed while it was merged", w->src[i].in->path);
+            st = SLAP_ERROR;
+        }
+    }
+    return st == SLAP_AGAIN ? SLAP_OK : SLAP_ERROR;
+}
+
+/* Read every input once more (or the first time), handing each merged period to each. */
+static enum slap_status walk_inputs(struct results_merge_input *in, size_t n, bool first_read,
+                                    results_merge_each each, void *arg, char *err, size_t err_len)
+{
+    struct merge_walk w = {.n = n, .first_read = first_read};
+    enum slap_status st = SLAP_ERROR;
+    w.src = calloc(n > 0 ? n : 1, sizeof(*w.src));
+    w.errs = first_read ? calloc(n > 0 ? n : 1, sizeof(*w.errs)) : NULL;
+    w.scratch = malloc(sizeof(*w.scratch));
+    if (w.scratch != NULL && stats_init(w.scratch, &stats_shape_all) != SLAP_OK) {
+        free(w.scratch);
+        w.scratch = NULL;
+    }
+    if (w.src == NULL || w.scratch == NULL || (first_read && w.errs == NULL)) {
+        snprintf(err, err_len, "out of memory");
+    } else if (sources_open(w.src, in, n, w.errs, err, err_len) == SLAP_OK) {
+        st = walk(&w, each, arg, err, err_len);
+    }
+    for (size_t i = 0; st == SLAP_OK && first_read && i < n; i++) {
+        if (w.errs[i][0] != '\0') {
+            snprintf(err, err_len, "%s", w.errs[i]);
+            st = SLAP_ERROR;
+        }
+    }
+    if (w.src != NULL) {
+        sources_close(w.src, n);
+    }
+    results_doc_free(&w.acc);
+    if (w.scratch != NULL) {
+        stats_free(w.scratch);
+    }
+    free(w.scratch);
+    free(w.errs);
+    free(w.src);
+    return st;
+}
+
+/* ---- the whole ------------------------------------------------------------------------ */
+
+/* The inputs' documents (without their periods) merged into out, in order, refusing as a merge
+ * of whole documents would. */
+static enum slap_status merge_heads(struct results_doc *out, struct results_merge_input *in,
+                                    size_t n, struct slap_stats *scratch, char *err, size_t err_len)
+{
+    for (size_t i = 0; i < n; i++) {
+        char overflow[64] = "";
+        if (i > 0 && check_compatible(&in[0], &in[i], err, err_len) != SLAP_OK) {
+            return SLAP_ERROR;
+        }
+        if (stats_overflow(out->global, in[i].doc->global, overflow, sizeof(overflow))) {
+            say_overflow(err, err_len, in[i].doc, "", overflow);
+            return SLAP_ERROR;
+        }
+        merge_top(out, in[i].doc, i == 0);
+        stats_merge(out->global, in[i].doc->global);
+        if (merge_lists(out, &in[i], scratch, err, err_len) != SLAP_OK) {
+            return SLAP_ERROR;
+        }
+        merge_step_verdicts(out, in[i].doc, i == 0);
+    }
+    if (merge_limits(out, in, n) != SLAP_OK) {
+        snprintf(err, err_len, "out of memory");
+        return SLAP_ERROR;
+    }
+    return SLAP_OK;
+}
+
+enum slap_status results_merge_read(struct results_merge_input *in, size_t n, char *err,
+                                    size_t err_len)
+{
+    for (size_t i = 0; i < n; i++) {
+        in[i].doc = calloc(1, sizeof(*in[i].doc));
+        in[i].overflow_at = SIZE_MAX;
+        if (in[i].doc == NULL) {
+            snprintf(err, err_len, "out of memory");
+            return SLAP_ERROR;
+        }
+    }
+    return walk_inputs(in, n, true, NULL, NULL, err, err_len);
+}
+
+enum slap_status results_merge_heads(struct results_doc *out, struct results_merge_input *in,
+                                     size_t n, char *err, size_t err_len)
+{
+    struct slap_stats *scratch = malloc(sizeof(*scratch));
+    enum slap_status st = results_doc_init(out);
+    if (scratch != NULL && stats_init(scratch, &stats_shape_all) != SLAP_OK) {
+        free(scratch);
+        scratch = NULL;
+    }
+    err[0] = '\0';
+    if (st == SLAP_OK && scratch != NULL) {
+        st = merge_heads(out, in, n, scratch, err, err_len);
+    }
+    if ((st != SLAP_OK || scratch == NULL) && err[0] == '\0') {
+        snprintf(err, err_len, "out of memory");
+        st = SLAP_ERROR;
+    }
+    if (scratch != NULL) {
+        stats_free(scratch);
+    }
+    free(scratch);
+    return st;
+}
+
+enum slap_status results_merge_periods(struct results_merge_input *in, size_t n,
+                                       results_merge_each each, void *arg, char *err,
+                                       size_t err_len)
+{
+    return walk_inputs(in, n, false, each, arg, err, err_len);
+}
+
+void results_merge_inputs_free(struct results_merge_input *in, size_t n)
+{
+    for (size_t i = 0; in != NULL && i < n; i++) {
+        if (in[i].path != NULL && in[i].doc != NULL) {
+            results_doc_free(in[i].doc);
+            free(in[i].doc);
+        }
+        in[i].doc = NULL;
+    }
+}
+
+/* A merged period kept in the document being merged (results_merge_each). */
+static enum slap_status keep_period(void *arg, struct results_period *p)
+{
+    return results_move_period(arg, p);
+}
+
+enum slap_status results_merge(struct results_doc *out, struct results_doc *const *docs, size_t n,
+                               char *err, size_t err_len)
+{
+    struct results_merge_input *in = calloc(n > 0 ? n : 1, sizeof(*in));
+    struct results_doc periods = {.period_s = 0};
+    enum slap_status st = SLAP_ERROR;
+    err[0] = '\0';
+    for (size_t i = 0; in != NULL && i < n; i++) {
+        in[i] = (struct results_merge_input){
+            .doc = docs[i], .nperiods = docs[i]->periods.n, .overflow_at = SIZE_MAX};
+    }
+    if (in == NULL) {
+        snprintf(err, err_len, "out of memory");
+        (void)results_doc_init(out);
+    } else if (walk_inputs(in, n, true, keep_period, &periods, err, err_len) != SLAP_OK) {
+        (void)results_doc_init(out);
+    } else if ((st = results_merge_heads(out, in, n, err, err_len)) == SLAP_OK) {
+        out->periods = periods.periods; /* handed over */
+        periods.periods = (struct results_list){0};
+    }
+    results_doc_free(&periods);
+    free(in);
+    return st;
+}

@@ -1,0 +1,864 @@
+/* Results documents read back (strictly: a file slap did not write is refused), whole or a
+ * period at a time. Merging them is in results_merge.c. */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "slap/base/json.h"
+#include "slap/output/results.h"
+
+#include "results_split.h"
+
+#define READ_ERR_MAX 512
+
+/* Does v say what the option says when it is not given? (Only settings given are replayed:
+ * some options are refused without others, even at their default value.) */
+static bool is_default(size_t row, const struct json_value *v)
+{
+    static struct slap_options defaults;
+    char text[1024];
+    options_defaults(&defaults);
+    switch (options_value(&defaults, row, text, sizeof(text))) {
+    case OPTION_VALUE_NONE:
+        return v->type == JSON_NULL;
+    case OPTION_VALUE_BOOL:
+        return (v->type == JSON_TRUE) == (strcmp(text, "true") == 0);
+    case OPTION_VALUE_NUMBER:
+    case OPTION_VALUE_TEXT:
+        return (v->type == JSON_NUMBER || v->type == JSON_STRING) && strcmp(v->text, text) == 0;
+    case OPTION_VALUE_SKIP:
+    default:
+        return true;
+    }
+}
+
+/* "--name=value" (a duration's seconds with "s"), or "--name" for a flag set; NULL to skip
+ * (the option's row says whether a reader replays it). */
+static char *replay_arg(size_t row, const char *name, const struct json_value *v)
+{
+    char *arg = NULL;
+    int n = -1;
+    if (!options_table_replayed(row) || v->type == JSON_NULL || v->type == JSON_FALSE ||
+        is_default(row, v)) {
+        return NULL;
+    }
+    if (v->type == JSON_TRUE) {
+        n = asprintf(&arg, "--%s", name);
+    } else if (v->type == JSON_NUMBER || v->type == JSON_STRING) {
+        n = asprintf(&arg, "--%s=%s%s", name, v->text,
+                     options_table_is_duration(row) && v->type == JSON_NUMBER ? "s" : "");
+    }
+    return n < 0 ? NULL : arg;
+}
+
+/* The options the document's "config" says, read as slap would read them from a command line. */
+static enum slap_status replay_config(const struct json_value *config, struct results_doc *d,
+                                      char *err, size_t err_len)
+{
+    if (config == NULL || config->type != JSON_OBJECT) {
+        snprintf(err, err_len, "no \"config\" object");
+        return SLAP_ERROR;
+    }
+    d->argv = calloc(config->n + 2, sizeof(*d->argv));
+    if (d->argv == NULL) {
+        snprintf(err, err_len, "out of memory");
+        return SLAP_ERROR;
+    }
+    d->argv[d->argc++] = strdup("slap");
+    for (size_t i = 0; i < config->n; i++) {
+        size_t row = options_table_find(config->keys[i]);
+        if (row == options_table_size()) {
+            snprintf(err, err_len, "config: unknown option '%.60s' (written by a newer slap?)",
+                     config->keys[i]);
+            return SLAP_ERROR;
+        }
+        char *arg = replay_arg(row, config->keys[i], config->items[i]);
+        if (arg != NULL) {
+            d->argv[d->argc++] = arg;
+        }
+    }
+    char *why = NULL;
+    size_t why_len = 0;
+    FILE *msg = open_memstream(&why, &why_len);
+    enum options_outcome outcome =
+        msg != NULL ? options_parse(&d->opts, d->argc, d->argv, msg, msg) : OPTIONS_USAGE;
+    if (msg != NULL) {
+        fclose(msg);
+    }
+    if (outcome != OPTIONS_RUN) {
+        size_t line = why != NULL ? strcspn(why, "\n") : 0;
+        snprintf(err, err_len, "config does not read back as options: %.*s", (int)line,
+                 why != NULL ? why : "");
+    }
+    free(why);
+    return outcome == OPTIONS_RUN ? SLAP_OK : SLAP_ERROR;
+}
+
+/* ---- members -------------------------------------------------------------------------- */
+
+struct reader {
+    char *err;
+    size_t err_len;
+    bool failed;
+    char where[64]; /* what is being read ("periods[3] get"), before the member's name */
+};
+
+static void bad(struct reader *r, const char *key, const char *what)
+{
+    if (!r->failed) {
+        snprintf(r->err, r->err_len, "%s%s%s: %s", r->where, r->where[0] ? " " : "", key, what);
+        r->failed = true;
+    }
+}
+
+/* Say what is being read: text after what was said, until where_pop(r, the length returned). */
+static size_t where_push(struct reader *r, const char *text)
+{
+    size_t len = strlen(r->where);
+    snprintf(r->where + len, sizeof(r->where) - len, "%s%s", len > 0 ? " " : "", text);
+    return len;
+}
+
+static void where_pop(struct reader *r, size_t len)
+{
+    r->where[len] = '\0';
+}
+
+/* A whole number up to max. */
+static uint64_t get_u64_max(struct reader *r, const struct json_value *obj, const char *key,
+                            uint64_t max)
+{
+    uint64_t value = 0;
+    if (!json_to_u64(json_get(obj, key), &value)) {
+        bad(r, key, "missing, or not a whole number");
+    } else if (value > max) {
+        char why[64];
+        snprintf(why, sizeof(why), "%llu is above %llu", (unsigned long long)value,
+                 (unsigned long long)max);
+        bad(r, key, why);
+        value = 0;
+    }
+    return value;
+}
+
+/* A count, bytes or nanoseconds: a whole number up to RESULTS_COUNT_MAX. */
+static uint64_t get_u64(struct reader *r, const struct json_value *obj, const char *key)
+{
+    return get_u64_max(r, obj, key, RESULTS_COUNT_MAX);
+}
+
+/* A number from 0 to max (a sum: the finite numbers). */
+static double get_double_max(struct reader *r, const struct json_value *obj, const char *key,
+                             double max)
+{
+    double value = 0.0;
+    if (!json_to_double(json_get(obj, key), &value)) {
+        bad(r, key, "missing, or not a finite number");
+    } else if (!(value >= 0.0 && value <= max)) {
+        bad(r, key, max == RESULTS_COUNT_MAX ? "not a number from 0 to 2^53" : "negative");
+        value = 0.0;
+    }
+    return value;
+}
+
+/* Seconds, shares, rates, servers' figures: from 0 to 2^53. */
+static double get_double(struct reader *r, const struct json_value *obj, const char *key)
+{
+    return get_double_max(r, obj, key, (double)RESULTS_COUNT_MAX);
+}
+
+static const struct json_value *get_typed(struct reader *r, const struct json_value *obj,
+                                          const char *key, enum json_type type)
+{
+    const struct json_value *v = json_get(obj, key);
+    if (v == NULL || v->type != type) {
+        bad(r, key, type == JSON_ARRAY ? "missing, or not an array" : "missing, or not an object");
+        return NULL;
+    }
+    return v;
+}
+
+/* [[index, count], ...] with indexes increasing below limit and counts up to RESULTS_COUNT_MAX,
+ * into dense; the counts' sum into *sum (false when it passes RESULTS_COUNT_MAX). */
+static void read_pairs(struct reader *r, const char *key, const struct json_value *pairs,
+                       size_t limit, uint64_t *dense, uint64_t *sum)
+{
+    uint64_t last = 0;
+    *sum = 0;
+    for (size_t i = 0; pairs != NULL && i < pairs->n && !r->failed; i++) {
+        const struct json_value *p = pairs->items[i];
+        uint64_t index, count;
+        if (p->type != JSON_ARRAY || p->n != 2 || !json_to_u64(p->items[0], &index) ||
+            !json_to_u64(p->items[1], &count) || index >= limit || (i > 0 && index <= last)) {
+            bad(r, key, "a bucket is not [index, count] with increasing indexes in range");
+            return;
+        }
+        if (count > RESULTS_COUNT_MAX - *sum) {
+            bad(r, key, "the counts add up to more than 2^53");
+            return;
+        }
+        dense[index] = count;
+        *sum += count;
+        last = index;
+    }
+}
+
+/* Do the sums hold what count values from min_ns to max_ns can add up to? (Rounding of the
+ * running sums allowed for.) */
+static void check_sums(struct reader *r, const struct hist *h)
+{
+    const double slack = 1e-4;
+    double n = (double)h->count;
+    double lo = h->count > 0 ? (double)h->min_ns / 1000.0 : 0.0;
+    double hi = (double)h->max_ns / 1000.0;
+    if (h->sum_us < n * lo * (1 - slack) || h->sum_us > n * hi * (1 + slack)) {
+        bad(r, "sum_us", "not what count latencies from min_ns to max_ns add up to");
+    } else if (h->sumsq_us < n * lo * lo * (1 - slack) || h->sumsq_us > n * hi * hi * (1 + slack)) {
+        bad(r, "sumsq_us", "not what count latencies from min_ns to max_ns add up to");
+    }
+}
+
+/* A histogram object into h (empty first): its counts must add up, its bounds and sums hold. */
+static void read_hist(struct reader *r, const struct json_value *obj, struct hist *h)
+{
+    uint64_t sum = 0, log2_sum = 0;
+    hist_reset(h);
+    if (obj == NULL || obj->type != JSON_OBJECT) {
+        bad(r, "hist", "missing, or not an object");
+        return;
+    }
+    h->count = get_u64(r, obj, "count");
+    h->min_ns = h->count ? get_u64(r, obj, "min_ns") : UINT64_MAX;
+    h->max_ns = get_u64(r, obj, "max_ns");
+    h->sum_us = get_double_max(r, obj, "sum_us", HUGE_VAL);
+    h->sumsq_us = get_double_max(r, obj, "sumsq_us", HUGE_VAL);
+    (void)get_double_max(r, obj, "sumlog_us", HUGE_VAL); /* the geometric mean: from buckets */
+    read_pairs(r, "buckets", get_typed(r, obj, "buckets", JSON_ARRAY), HIST_BUCKETS, h->buckets,
+               &sum);
+    const struct json_value *log2 = json_get(obj, "log2_us");
+    if (log2 != NULL) {
+        read_pairs(r, "log2_us", log2->type == JSON_ARRAY ? log2 : NULL, HIST_LOG2_BUCKETS,
+                   h->log2_us, &log2_sum);
+    }
+    if (!r->failed && (sum != h->count || (h->count > 0 && h->min_ns > h->max_ns))) {
+        bad(r, "hist", "its buckets do not add up to its count, or min is above max");
+    }
+    if (!r->failed) {
+        check_sums(r, h);
+    }
+}
+
+/* Every type of "types" (object of name -> {hist, net_bytes, misses}) into view (every type
+ * kept), and their bytes and misses unless NULL; an unknown type is an error. */
+static void read_types(struct reader *r, const struct json_value *types, struct hist *const *view,
+                       uint64_t *net_bytes, uint64_t *misses)
+{
+    for (size_t i = 0; types != NULL && i < types->n && !r->failed; i++) {
+        int t = 0;
+        while (t <= STATS_TYPES && strcmp(stats_type_name(t), types->keys[i]) != 0) {
+            t++;
+        }
+        if (t > STATS_TYPES) {
+            bad(r, types->keys[i], "unknown request type (written by a newer slap?)");
+        } else if (t < STATS_TYPES) {
+            size_t where = where_push(r, types->keys[i]);
+            read_hist(r, json_get(types->items[i], "hist"), view[t]);
+            if (net_bytes != NULL) {
+                net_bytes[t] = get_u64(r, types->items[i], "net_bytes");
+                misses[t] = get_u64(r, types->items[i], "misses");
+            }
+            where_pop(r, where);
+        }
+    }
+}
+
+static void read_counters(struct reader *r, const struct json_value *obj, struct slap_counters *c)
+{
+    if (obj == NULL || obj->type != JSON_OBJECT) {
+        bad(r, "counters", "missing, or not an object");
+        return;
+    }
+#define SLAP_COUNTER_READ(name, show, meaning) c->name = get_u64(r, obj, #name);
+    SLAP_COUNTERS(SLAP_COUNTER_READ)
+#undef SLAP_COUNTER_READ
+}
+
+/* A step's verdict, when known, and whether a signal cut it short (older slaps do not say). */
+static void read_step_marks(struct reader *r, const struct json_value *item,
+                            struct results_step *step)
+{
+    const char *limited_by = json_to_string(json_get(item, "limited_by"));
+    const struct json_value *interrupted = json_get(item, "interrupted");
+    enum limits_verdict verdict;
+    if (interrupted != NULL) {
+        if (interrupted->type != JSON_TRUE && interrupted->type != JSON_FALSE) {
+            bad(r, "interrupted", "not true or false");
+        }
+        step->interrupted = interrupted->type == JSON_TRUE;
+    }
+    if (limited_by != NULL) {
+        if (!limits_verdict_parse(limited_by, &verdict) && strcmp(limited_by, "mixed") != 0) {
+            bad(r, "limited_by", "not a verdict slap gives");
+        }
+        snprintf(step->limited_by, sizeof(step->limited_by), "%s", limited_by);
+    }
+}
+
+/* Period (or step) i: into s, then appended to d. */
+static void read_item(struct reader *r, const struct json_value *item, struct results_doc *d,
+                      bool steps, size_t i, struct slap_stats *s)
+{
+    char name[32];
+    snprintf(name, sizeof(name), "%s[%zu]", steps ? "steps" : "periods", i);
+    size_t where = where_push(r, name);
+    stats_reset(s);
+    read_counters(r, json_get(item, "counters"), &s->counters);
+    read_types(r, get_typed(r, item, "types", JSON_OBJECT), s->lat, s->net_bytes, s->misses);
+    double seconds = get_double(r, item, "seconds");
+    enum slap_status st = SLAP_ERROR;
+    if (!r->failed) {
+        st = steps ? results_add_step(d, get_double(r, item, "target_tps"), seconds, s)
+                   : results_add_period(d, get_double(r, item, "elapsed_s"), seconds, s);
+        if (st != SLAP_OK) {
+            bad(r, steps ? "steps" : "periods", "out of memory, or too many");
+        }
+    }
+    if (st == SLAP_OK && steps) {
+        read_step_marks(r, item, &((struct results_step *)d->steps.items)[d->steps.n - 1]);
+    }
+    where_pop(r, where);
+}
+
+/* A slap_stats of every type (NULL when out of memory); free_scratch releases it. */
+static struct slap_stats *new_scratch(void)
+{
+    struct slap_stats *s = malloc(sizeof(*s));
+    if (s != NULL && stats_init(s, &stats_shape_all) != SLAP_OK) {
+        free(s);
+        s = NULL;
+    }
+    return s;
+}
+
+static void free_scratch(struct slap_stats *s)
+{
+    if (s != NULL) {
+        stats_free(s);
+    }
+    free(s);
+}
+
+/* Periods or steps: one slap_stats each, handed to add. */
+static void read_items(struct reader *r, const struct json_value *list, struct results_doc *d,
+                       bool steps)
+{
+    struct slap_stats *s = new_scratch();
+    for (size_t i = 0; s != NULL && list != NULL && i < list->n && !r->failed; i++) {
+        read_item(r, list->items[i], d, steps, i, s);
+    }
+    if (s == NULL) {
+        bad(r, "document", "out of memory");
+    }
+    free_scratch(s);
+}
+
+static void read_server_stats(struct reader *r, const struct json_value *obj,
+                              struct server_stats *s)
+{
+#define SERVER_STATS_READ(field) s->field = get_double(r, obj, #field);
+    SERVER_STATS_FIELDS(SERVER_STATS_READ)
+#undef SERVER_STATS_READ
+}
+
+static void read_servers(struct reader *r, const struct json_value *list, struct results_doc *d)
+{
+    for (size_t i = 0; list != NULL && i < list->n && !r->failed; i++) {
+        const struct json_value *item = list->items[i];
+        struct server_stats_pair pair = {.ok = false};
+        const char *name = json_to_string(json_get(item, "name"));
+        const char *label = json_to_string(json_get(item, "label"));
+        const char *note = json_to_string(json_get(item, "note"));
+        if (name == NULL || label == NULL) {
+            bad(r, "servers", "an entry lacks its name or label");
+            return;
+        }
+        if (note != NULL) {
+            snprintf(pair.note, sizeof(pair.note), "%s", note);
+        } else {
+            pair.ok = true;
+            read_server_stats(r, get_typed(r, item, "before", JSON_OBJECT), &pair.before);
+            read_server_stats(r, get_typed(r, item, "after", JSON_OBJECT), &pair.after);
+            pair.preload_known = json_get(item, "preload_evictions") != NULL;
+            pair.preload_evictions =
+                pair.preload_known ? get_double(r, item, "preload_evictions") : 0.0;
+        }
+        if (!r->failed && results_add_server(d, name, label, &pair) != SLAP_OK) {
+            bad(r, "servers", "out of memory, or too many");
+        }
+    }
+}
+
+/* A share that may be null (not known): its value, and whether it was known. */
+static double get_share(struct reader *r, const struct json_value *obj, const char *key,
+                        bool *known)
+{
+    const struct json_value *v = json_get(obj, key);
+    *known = v != NULL && v->type != JSON_NULL;
+    return *known ? get_double(r, obj, key) : 0.0;
+}
+
+static void read_limits_client(struct reader *r, const struct json_value *obj,
+                               struct limits_client *c)
+{
+    bool mean_known, max_known;
+    if (obj == NULL || obj->type != JSON_OBJECT) {
+        bad(r, "limits", "no \"client\" object");
+        return;
+    }
+    c->cpu_user_s = get_double(r, obj, "cpu_user_s");
+    c->cpu_sys_s = get_double(r, obj, "cpu_sys_s");
+    c->threads = (uint32_t)get_u64_max(r, obj, "threads", UINT32_MAX);
+    c->busy_mean = get_double(r, obj, "busy_mean");
+    c->busy_max = get_double(r, obj, "busy_max");
+    c->wait_mean = get_share(r, obj, "cpu_wait_mean", &mean_known);
+    c->wait_max = get_share(r, obj, "cpu_wait_max", &max_known);
+    c->wait_known = mean_known && max_known;
+    c->demand_max = get_double(r, obj, "demand_max");
+    bool cpus_known = false, share_known = false; /* absent in documents of slap before 0.x */
+    if (json_get(obj, "cpus") != NULL) {
+        c->cpus = get_share(r, obj, "cpus", &cpus_known);
+        c->cpu_share = get_share(r, obj, "cpu_share", &share_known);
+    }
+    if (!cpus_known || !share_known) {
+        c->cpus = c->cpu_share = 0;
+    }
+}
+
+/* The host's CPUs and requests in flight, where the document has them (else unknown). */
+static void read_limits_run(struct reader *r, const struct json_value *obj, struct limits *l)
+{
+    const struct json_value *host = json_get(obj, "host");
+    const struct json_value *in_flight = json_get(obj, "in_flight");
+    if (host != NULL && host->type == JSON_OBJECT) {
+        l->host.known = true;
+        l->host.cpus = (uint32_t)get_u64_max(r, host, "cpus", UINT32_MAX);
+        l->host.busy = get_double(r, host, "busy");
+    }
+    if (in_flight != NULL && in_flight->type == JSON_OBJECT) {
+        l->in_flight_mean = get_double(r, in_flight, "mean");
+        l->in_flight_max = (uint32_t)get_u64_max(r, in_flight, "possible", UINT32_MAX);
+    }
+    if (json_get(obj, "client_lag") != NULL) {
+        l->client_lag = get_u64(r, obj, "client_lag");
+        l->send_lag_p99_s = get_double(r, obj, "send_lag_p99_s");
+    }
+}
+
+static void read_limits_server(struct reader *r, const struct json_value *item,
+                               struct limits_server *s)
+{
+    const char *name = json_to_string(json_get(item, "name"));
+    const char *label = json_to_string(json_get(item, "label"));
+    const char *note = json_to_string(json_get(item, "note"));
+    bool threads_known;
+    if (name == NULL || label == NULL) {
+        bad(r, "limits", "a server lacks its name or label");
+        return;
+    }
+    snprintf(s->name, sizeof(s->name), "%s", name);
+    snprintf(s->label, sizeof(s->label), "%s", label);
+    s->known = note == NULL;
+    if (!s->known) {
+        snprintf(s->note, sizeof(s->note), "%s", note);
+        return;
+    }
+    s->cpu_s = get_double(r, item, "cpu_s");
+    s->threads = get_share(r, item, "threads", &threads_known);
+    s->seconds = get_double(r, item, "seconds");
+    s->busy = get_double(r, item, "busy");
+    const struct json_value *local = json_get(item, "local");
+    const char *from = json_to_string(json_get(item, "cpu_from"));
+    s->local = local != NULL && local->type == JSON_TRUE;
+    s->from_proc = from != NULL && strcmp(from, "proc") == 0;
+}
+
+/* What every server entry may add, known or not: behind a proxy, its process, its CPU wait. */
+static void read_limits_server_process(struct reader *r, const struct json_value *item,
+                                       struct limits_server *s)
+{
+    const struct json_value *backend = json_get(item, "backend");
+    bool pid_known = false;
+    s->backend = backend != NULL && backend->type == JSON_TRUE;
+    if (json_get(item, "pid") != NULL) {
+        double pid = get_share(r, item, "pid", &pid_known);
+        s->pid = pid_known && pid > 0 && pid < 1e9 ? (int)pid : 0;
+    }
+    if (json_get(item, "cpu_wait_max") != NULL) {
+        s->wait_max = get_share(r, item, "cpu_wait_max", &s->wait_known);
+    }
+}
+
+/* "proxy" (--proxy_stats): twemproxy's counters over the run, or why they are unknown. */
+static void read_limits_proxy(struct reader *r, const struct json_value *obj,
+                              struct limits_proxy *p)
+{
+    if (obj == NULL || obj->type != JSON_OBJECT) {
+        return;
+    }
+    const char *name = json_to_string(json_get(obj, "name"));
+    const char *note = json_to_string(json_get(obj, "note"));
+    snprintf(p->name, sizeof(p->name), "%s", name != NULL ? name : "");
+    p->known = note == NULL;
+    snprintf(p->note, sizeof(p->note), "%s", note != NULL ? note : "");
+    if (p->known) {
+#define PROXY_STATS_READ(field) p->delta.field = get_double(r, obj, #field);
+        PROXY_STATS_FIELDS(PROXY_STATS_READ)
+#undef PROXY_STATS_READ
+    }
+}
+
+/* "limits" (absent when the run measured nothing): the figures and the verdict. */
+static void read_limits(struct reader *r, const struct json_value *obj, struct results_doc *d)
+{
+    const struct json_value *servers = json_get(obj, "servers");
+    struct limits *l = &d->limits;
+    if (obj == NULL) {
+        return;
+    }
+    if (obj->type != JSON_OBJECT || servers == NULL || servers->type != JSON_ARRAY ||
+        servers->n > RESULTS_MAX_ITEMS) {
+        bad(r, "limits", "not an object with a \"servers\" array");
+        return;
+    }
+    if (limits_init(l, (uint32_t)servers->n) != SLAP_OK) {
+        bad(r, "limits", "out of memory");
+        return;
+    }
+    d->has_limits = true;
+    if (!limits_verdict_parse(json_to_string(json_get(obj, "verdict")), &l->verdict)) {
+        bad(r, "limits", "its verdict is none slap gives");
+    }
+    const char *why = json_to_string(json_get(obj, "why"));
+    snprintf(l->why, sizeof(l->why), "%s", why != NULL ? why : "");
+    read_limits_client(r, json_get(obj, "client"), &l->client);
+    read_limits_run(r, obj, l);
+    for (size_t i = 0; i < servers->n && !r->failed; i++) {
+        read_limits_server(r, servers->items[i], &l->servers[i]);
+        read_limits_server_process(r, servers->items[i], &l->servers[i]);
+    }
+    read_limits_proxy(r, json_get(obj, "proxy"), &l->proxy);
+}
+
+/* A label shown in text reports: results_label_problem's rule, the one --label follows. */
+static bool printable_text(const char *s)
+{
+    return results_label_problem(s) == NULL;
+}
+
+/* "runs" (an older file has none: its label and start stand for its host and run). */
+static void read_runs(struct reader *r, const struct json_value *list, struct results_doc *d)
+{
+    struct results_run_id id = {.pid = 0, .start_ms = d->start_ms};
+    if (list == NULL) {
+        snprintf(id.host, sizeof(id.host), "%s", d->label);
+        if (results_add_run(d, &id) != SLAP_OK) {
+            bad(r, "runs", "out of memory");
+        }
+        return;
+    }
+    if (list->type != JSON_ARRAY || list->n == 0 || list->n > RESULTS_MAX_ITEMS) {
+        bad(r, "runs", "not an array of runs");
+        return;
+    }
+    for (size_t i = 0; i < list->n && !r->failed; i++) {
+        const char *host = json_to_string(json_get(list->items[i], "host"));
+        if (host == NULL || !printable_text(host)) {
+            bad(r, "runs", "a run lacks its host, or it is not printable");
+            return;
+        }
+        snprintf(id.host, sizeof(id.host), "%s", host);
+        id.pid = get_u64(r, list->items[i], "pid");
+        id.start_ms = get_u64(r, list->items[i], "start_ms");
+        if (!r->failed && results_add_run(d, &id) != SLAP_OK) {
+            bad(r, "runs", "out of memory, or too many");
+        }
+    }
+}
+
+static int signal_number(const char *name)
+{
+    if (name == NULL) {
+        return 0;
+    }
+    return strcmp(name, "SIGINT") == 0 ? SIGINT : strcmp(name, "SIGHUP") == 0 ? SIGHUP : SIGTERM;
+}
+
+/* The members of the top level, in the order results_write_json writes them. */
+static void read_top(struct reader *r, const struct json_value *root, struct results_doc *d)
+{
+    const char *kind = json_to_string(json_get(root, "kind"));
+    const char *label = json_to_string(json_get(root, "label"));
+    if (kind == NULL || (strcmp(kind, "run") != 0 && strcmp(kind, "sweep") != 0)) {
+        bad(r, "kind", "missing, or neither \"run\" nor \"sweep\"");
+    }
+    if (label == NULL || !printable_text(label)) {
+        bad(r, "label", "missing, empty, too long or not printable");
+    }
+    if (r->failed) {
+        return;
+    }
+    d->sweep = strcmp(kind, "sweep") == 0;
+    snprintf(d->label, sizeof(d->label), "%s", label);
+    d->start_ms = get_u64(r, root, "start_ms");
+    d->end_ms = get_u64(r, root, "end_ms");
+    read_runs(r, json_get(root, "runs"), d);
+    d->seconds = get_double(r, root, "seconds");
+    d->signal = signal_number(json_to_string(json_get(root, "signal")));
+    d->exit_status = (int)get_u64_max(r, root, "exit_status", 255);
+    d->period_s = get_double(r, root, "period_s");
+    read_types(r, get_typed(r, root, "types", JSON_OBJECT), d->global->lat, d->global->net_bytes,
+               d->global->misses);
+    read_types(r, json_get(root, "uncorrected"), d->global->raw, NULL, NULL);
+    const struct json_value *lag = json_get(root, "send_lag");
+    if (lag != NULL) {
+        read_hist(r, json_get(lag, "hist"), &d->global->lag);
+    }
+    const struct json_value *outcomes = get_typed(r, root, "get_outcomes", JSON_OBJECT);
+    read_hist(r, json_get(json_get(outcomes, "hit"), "hist"), &d->global->gets[STATS_HIT]);
+    read_hist(r, json_get(json_get(outcomes, "miss"), "hist"), &d->global->gets[STATS_MISS]);
+    read_counters(r, json_get(root, "counters"), &d->global->counters);
+    read_items(r, get_typed(r, root, "periods", JSON_ARRAY), d, false);
+    read_items(r, get_typed(r, root, "steps", JSON_ARRAY), d, true);
+    read_servers(r, get_typed(r, root, "servers", JSON_ARRAY), d);
+    read_limits(r, json_get(root, "limits"), d);
+}
+
+/* The document without its periods' elements (results_split's head) into d. */
+static void read_head(struct reader *r, const char *text, size_t len, struct results_doc *d)
+{
+    struct json_value *root = NULL;
+    uint64_t schema = 0;
+    if (json_parse(text, len, &root, r->err, r->err_len) != SLAP_OK) {
+        r->failed = true;
+        return;
+    }
+    if (root->type != JSON_OBJECT || !json_to_u64(json_get(root, "schema"), &schema)) {
+        bad(r, "schema", "not a slap results document (no \"schema\" number)");
+    } else if (schema != RESULTS_SCHEMA) {
+        char why[64];
+        snprintf(why, sizeof(why), "version %llu; this slap reads version %d",
+                 (unsigned long long)schema, RESULTS_SCHEMA);
+        bad(r, "schema", why);
+    } else if (replay_config(json_get(root, "config"), d, r->err, r->err_len) != SLAP_OK) {
+        r->failed = true;
+    } else {
+        read_top(r, root, d);
+    }
+    json_free(root);
+}
+
+/* A document read a period at a time. */
+struct results_stream {
+    struct reader r;
+    char why[READ_ERR_MAX + 128]; /* what r says went wrong */
+    FILE *in;                     /* owned when path is not NULL */
+    const char *path;             /* the file's name, or NULL (a text given) */
+    struct results_split *split;
+    struct results_doc *d;  /* the document: its head, and its periods when keep */
+    struct results_doc one; /* not keep: the last period read (its periods list only) */
+    bool keep;              /* the periods appended to d */
+    struct slap_stats *scratch;
+};
+
+/* Start reading in into d (initialised here, whatever the outcome); SLAP_ERROR when out of
+ * memory. */
+static enum slap_status stream_start(struct results_stream *rs, FILE *in, struct results_doc *d,
+                                     bool keep)
+{
+    rs->r = (struct reader){.err = rs->why, .err_len = sizeof(rs->why)};
+    rs->in = in;
+    rs->d = d;
+    rs->keep = keep;
+    rs->scratch = new_scratch();
+    if (results_doc_init(d) != SLAP_OK || rs->scratch == NULL ||
+        results_split_open(in, &rs->split) != SLAP_OK) {
+        snprintf(rs->why, sizeof(rs->why), "out of memory");
+        return SLAP_ERROR;
+    }
+    return SLAP_OK;
+}
+
+static void stream_free(struct results_stream *rs)
+{
+    results_split_close(rs->split);
+    free_scratch(rs->scratch);
+    results_doc_free(&rs->one);
+    if (rs->path != NULL && rs->in != NULL) {
+        fclose(rs->in);
+    }
+    free(rs);
+}
+
+/* One period's text: parsed and read into the document (or into rs->one), its tree freed. */
+static void read_period_text(struct results_stream *rs, const struct results_split_piece *piece)
+{
+    struct results_doc *to = rs->keep ? rs->d : &rs->one;
+    struct json_value *item = NULL;
+    char why[READ_ERR_MAX];
+    if (json_parse(piece->text, piece->len, &item, why, sizeof(why)) != SLAP_OK) {
+        snprintf(rs->why, sizeof(rs->why), "periods[%zu], from line %zu: %s", piece->index,
+                 piece->line, why);
+        rs->r.failed = true;
+        return;
+    }
+    if (!rs->keep) {
+        results_drop_periods(to);
+    }
+    read_item(&rs->r, item, to, false, piece->index, rs->scratch);
+    json_free(item);
+}
+
+/* What went wrong into err: "PATH: why" for a file. */
+static enum slap_status stream_failed(struct results_stream *rs, char *err, size_t err_len)
+{
+    rs->r.failed = true;
+    if (rs->path != NULL) {
+        snprintf(err, err_len, "%s: %s", rs->path, rs->why);
+    } else {
+        snprintf(err, err_len, "%s", rs->why);
+    }
+    return SLAP_ERROR;
+}
+
+/* The next period (kept in the document when rs->keep), or the head at the end. */
+static enum slap_status stream_next(struct results_stream *rs, const struct results_period **p,
+                                    char *err, size_t err_len)
+{
+    struct results_split_piece piece;
+    enum slap_status st =
+        rs->r.failed ? SLAP_ERROR : results_split_next(rs->split, &piece, rs->why, sizeof(rs->why));
+    if (st == SLAP_OK) {
+        read_period_text(rs, &piece);
+        const struct results_list *list = rs->keep ? &rs->d->periods : &rs->one.periods;
+        if (rs->r.failed || list->n == 0) { /* a period that did not read: none to hand out */
+            if (rs->why[0] == '\0') {
+                snprintf(rs->why, sizeof(rs->why), "a period that does not read");
+            }
+            return stream_failed(rs, err, err_len);
+        }
+        *p = &((const struct results_period *)list->items)[list->n - 1];
+        return SLAP_OK;
+    }
+    if (st == SLAP_AGAIN) {
+        size_t len;
+        const char *head = results_split_head(rs->split, &len);
+        read_head(&rs->r, head, len, rs->d);
+        if (rs->path != NULL && !rs->r.failed && (rs->d->source = strdup(rs->path)) == NULL) {
+            bad(&rs->r, "document", "out of memory");
+        }
+        return rs->r.failed ? stream_failed(rs, err, err_len) : SLAP_AGAIN;
+    }
+    return stream_failed(rs, err, err_len);
+}
+
+enum slap_status results_stream_open(const char *path, const char *name, struct results_doc *d,
+                                     struct results_stream **out, char *err, size_t err_len)
+{
+    struct results_stream *rs = calloc(1, sizeof(*rs));
+    FILE *in = NULL;
+    *out = NULL;
+    memset(d, 0, sizeof(*d));
+    if (rs == NULL || (in = fopen(path, "r")) == NULL) {
+        snprintf(err, err_len, "cannot read '%s': %s", name,
+                 rs == NULL ? "out of memory" : strerror(errno));
+        free(rs);
+        return SLAP_ERROR;
+    }
+    rs->path = name;
+    if (stream_start(rs, in, d, false) != SLAP_OK) {
+        stream_failed(rs, err, err_len);
+        stream_free(rs);
+        return SLAP_ERROR;
+    }
+    *out = rs;
+    return SLAP_OK;
+}
+
+enum slap_status results_stream_next(struct results_stream *rs, const struct results_period **p,
+                                     char *err, size_t err_len)
+{
+    return stream_next(rs, p, err, err_len);
+}
+
+void results_stream_close(struct results_stream *rs)
+{
+    if (rs != NULL) {
+        stream_free(rs);
+    }
+}
+
+/* Every period of in kept in d, then the head: SLAP_OK when the whole document reads. */
+static enum slap_status read_all(FILE *in, const char *path, struct results_doc *d, char *err,
+                                 size_t err_len)
+{
+    struct results_stream *rs = calloc(1, sizeof(*rs));
+    const struct results_period *p;
+    enum slap_status st = SLAP_ERROR;
+    if (rs == NULL) {
+        (void)results_doc_init(d);
+        snprintf(err, err_len, "out of memory");
+        return SLAP_ERROR;
+    }
+    if (stream_start(rs, in, d, true) != SLAP_OK) {
+        stream_failed(rs, err, err_len);
+    } else {
+        while ((st = stream_next(rs, &p, err, err_len)) == SLAP_OK) {
+        }
+    }
+    if (path != NULL && d->source == NULL) {
+        d->source = strdup(path);
+    }
+    stream_free(rs);
+    return st == SLAP_AGAIN ? SLAP_OK : SLAP_ERROR;
+}
+
+enum slap_status results_parse(const char *text, size_t len, struct results_doc *d, char *err,
+                               size_t err_len)
+{
+    struct reader r = {.err = err, .err_len = err_len};
+    FILE *in = len > 0 ? fmemopen((void *)text, len, "r") : NULL;
+    if (in == NULL) {
+        if (results_doc_init(d) != SLAP_OK) {
+            snprintf(err, err_len, "out of memory");
+            return SLAP_ERROR;
+        }
+        read_head(&r, text, len, d); /* nothing to split: json_parse says what is wrong */
+        return r.failed ? SLAP_ERROR : SLAP_OK;
+    }
+    enum slap_status st = read_all(in, NULL, d, err, err_len);
+    fclose(in);
+    return st;
+}
+
+enum slap_status results_read(const char *path, struct results_doc *d, char *err, size_t err_len)
+{
+    char why[READ_ERR_MAX] = "";
+    FILE *f = fopen(path, "r");
+    memset(d, 0, sizeof(*d));
+    if (f == NULL) {
+        snprintf(err, err_len, "cannot read '%s': %s", path, strerror(errno));
+        return SLAP_ERROR;
+    }
+    enum slap_status st = read_all(f, path, d, why, sizeof(why));
+    if (st == SLAP_OK && d->source == NULL) {
+        snprintf(why, sizeof(why), "out of memory");
+        st = SLAP_ERROR;
+    }
+    if (st != SLAP_OK) {
+        snprintf(err, err_len, "%s: %s", path, why);
+    }
+    fclose(f);
+    return st;
+}
