@@ -6,7 +6,8 @@
 # -T 1 -c 64 -x 20000 and -x 120000 under valgrind --tool=callgrind, and prints
 # (Ir(120000) - Ir(20000)) / 100000: the instructions a request costs once started, slap's
 # own and its libraries' (libevent, libc), not the kernel's. Extra options go after "--",
-# e.g. scripts/ircount.sh build/slap -- -d 10. Needs valgrind and memcached.
+# e.g. scripts/ircount.sh build/slap -- -d 10 (or -- -U: the server listens on UDP too). Needs
+# valgrind and memcached.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 slap=$top/build/slap
@@ -17,7 +18,7 @@ fi
 [[ $# -gt 0 && $1 == -- ]] && shift
 work=$(mktemp -d)
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-memcached -l 127.0.0.1 -p "$port" -U 0 -m 1024 $( [[ $(id -u) == 0 ]] && echo -u root ) &
+memcached -l 127.0.0.1 -p "$port" -U "$port" -m 1024 $( [[ $(id -u) == 0 ]] && echo -u root ) &
 mc=$!
 trap 'kill "$mc" 2>/dev/null; wait "$mc" 2>/dev/null; rm -rf "$work"' EXIT
 sleep 0.5
