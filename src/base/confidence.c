@@ -1,0 +1,283 @@
+/* Confidence intervals on percentiles: batch means over periods, order statistics as fallback. */
+#include "slap/base/confidence.h"
+
+#include <math.h>
+
+#define CI_PI 3.14159265358979323846
+#define CI_DEFAULT_LEVEL 0.95
+#define CI_RANK_SLACK 1e-12 /* as hist.c: 99.9% of 100000 is rank 99900, not 99901 */
+#define CI_BISECTIONS 200
+
+/* A run of consecutive periods [from, to) and what they hold together. */
+struct ci_span {
+    size_t from, to;
+    uint64_t count;
+    uint64_t min_ns, max_ns; /* over the non-empty periods */
+};
+
+static struct ci_span span_measure(const struct hist *const *periods, size_t from, size_t to)
+{
+    struct ci_span span = {.from = from, .to = to, .count = 0, .min_ns = UINT64_MAX, .max_ns = 0};
+    for (size_t i = from; i < to; i++) {
+        const struct hist *h = periods[i];
+        if (h->count == 0) {
+            continue;
+        }
+        span.count += h->count;
+        span.min_ns = h->min_ns < span.min_ns ? h->min_ns : span.min_ns;
+        span.max_ns = h->max_ns > span.max_ns ? h->max_ns : span.max_ns;
+    }
+    return span;
+}
+
+/* ceil(pct / 100 * count) within [1, count]: the rank hist_percentile_ns reads. */
+static uint64_t percentile_rank(double pct, uint64_t count)
+{
+    if (!(pct > 0.0)) {
+        return 1;
+    }
+    double exact = pct / 100.0 * (double)count;
+    double rank = ceil(exact - exact * CI_RANK_SLACK);
+    if (rank < 1.0) {
+        return 1;
+    }
+    return rank >= (double)count ? count : (uint64_t)rank;
+}
+
+/* The bucket where the span's cumulative count reaches rank (1..count), as if merged. */
+static size_t span_rank_bucket(const struct hist *const *periods, const struct ci_span *span,
+                               uint64_t rank)
+{
+    size_t last = hist_bucket_index(span->max_ns);
+    uint64_t seen = 0;
+    for (size_t i = hist_bucket_index(span->min_ns); i < last; i++) {
+        for (size_t p = span->from; p < span->to; p++) {
+            seen += periods[p]->buckets[i];
+        }
+        if (seen >= rank) {
+            return i;
+        }
+    }
+    return last;
+}
+
+/* The bucket's midpoint kept inside the span's [min, max], as hist_percentile_ns reports it. */
+static uint64_t span_bucket_value(const struct ci_span *span, size_t index)
+{
+    uint64_t low = hist_bucket_low(index);
+    uint64_t mid = low + (hist_bucket_high(index) - low) / 2;
+    if (mid < span->min_ns) {
+        return span->min_ns;
+    }
+    return mid > span->max_ns ? span->max_ns : mid;
+}
+
+/* hist_percentile_ns of the span's periods merged, without merging them. */
+static uint64_t span_percentile(const struct hist *const *periods, const struct ci_span *span,
+                                double pct)
+{
+    if (span->count == 0) {
+        return 0;
+    }
+    if (pct >= 100.0) {
+        return span->max_ns;
+    }
+    uint64_t rank = percentile_rank(pct, span->count);
+    return span_bucket_value(span, span_rank_bucket(periods, span, rank));
+}
+
+/* P(|T| <= t) for Student's t with df degrees of freedom (closed forms of Abramowitz and
+ * Stegun 26.7.3-4), the normal's for df 0. */
+static double t_two_sided(double t, unsigned df)
+{
+    if (df == 0) {
+        return erf(t / sqrt(2.0));
+    }
+    double theta = atan(t / sqrt((double)df));
+    double c2 = cos(theta) * cos(theta);
+    if (df % 2 == 0) {
+        double term = 1.0, sum = 1.0;
+        for (unsigned k = 2; k + 2 <= df; k += 2) {
+            term *= c2 * (double)(k - 1) / (double)k;
+            sum += term;
+        }
+        return sin(theta) * sum;
+    }
+    double term = cos(theta), sum = df >= 3 ? term : 0.0;
+    for (unsigned k = 3; k + 2 <= df; k += 2) {
+        term *= c2 * (double)(k - 1) / (double)k;
+        sum += term;
+    }
+    return 2.0 / CI_PI * (theta + sin(theta) * sum);
+}
+
+double ci_t_quantile(double level, unsigned df)
+{
+    if (!(level > 0.0 && level < 1.0)) {
+        level = CI_DEFAULT_LEVEL;
+    }
+    double low = 0.0, high = 1.0;
+    for (int i = 0; i < 64 && t_two_sided(high, df) < level; i++) {
+        low = high;
+        high *= 2.0;
+    }
+    for (int i = 0; i < CI_BISECTIONS && high - low > 1e-12 * high; i++) {
+        double mid = (low + high) / 2.0;
+        if (t_two_sided(mid, df) < level) {
+            low = mid;
+        } else {
+            high = mid;
+        }
+    }
+    return (low + high) / 2.0;
+}
+
+/* Requests a batch needs: CI_TAIL_MIN beyond the percentile on its smaller side; 0 when no
+ * count suffices (p0, p100, nonsense). */
+static uint64_t batch_requests_needed(double pct)
+{
+    double q = pct / 100.0;
+    double tail = q < 1.0 - q ? q : 1.0 - q;
+    if (!(tail > 0.0)) {
+        return 0;
+    }
+    double need = CI_TAIL_MIN / tail;
+    need = ceil(need - need * 1e-9); /* 10 / (1 - 0.99) is 999.99...: 1000 */
+    if (need >= (double)(CI_NEEDED_NEVER / CI_BATCHES_MIN)) {
+        return 0;
+    }
+    return (uint64_t)need;
+}
+
+static size_t nonempty_periods(const struct hist *const *periods, size_t count)
+{
+    size_t nonempty = 0;
+    for (size_t i = 0; i < count; i++) {
+        nonempty += periods[i]->count != 0;
+    }
+    return nonempty;
+}
+
+/*
+ * Cut the periods into at most batches batches of consecutive periods: a batch closes at the
+ * period where the running count crosses the next of batches equal shares of total. The
+ * batches made, or 0 when one holds fewer than per_batch requests.
+ */
+static size_t cut_batches(const struct hist *const *periods, size_t count, uint64_t total,
+                          size_t batches, uint64_t per_batch, struct ci_span *spans)
+{
+    size_t made = 0, start = 0;
+    uint64_t seen = 0, share = 1;
+    for (size_t i = 0; i < count && share <= batches; i++) {
+        seen += periods[i]->count;
+        if (seen * batches < share * total) {
+            continue;
+        }
+        spans[made] = span_measure(periods, start, i + 1);
+        if (spans[made].count < per_batch) {
+            return 0;
+        }
+        made++;
+        start = i + 1;
+        while (share <= batches && seen * batches >= share * total) {
+            share++;
+        }
+    }
+    return made;
+}
+
+/* Widen [low, high] to at least the bucket of the estimate: the histogram's resolution. */
+static void cover_bucket(struct ci_result *result)
+{
+    size_t index = hist_bucket_index(result->value_ns);
+    uint64_t low = hist_bucket_low(index), high = hist_bucket_high(index);
+    result->low_ns = result->low_ns < low ? result->low_ns : low;
+    result->high_ns = result->high_ns > high ? result->high_ns : high;
+}
+
+/* estimate +- t * s / sqrt(B) from the batches' percentiles. */
+static void batch_means(const struct hist *const *periods, const struct ci_span *spans,
+                        size_t batches, double pct, double level, struct ci_result *result)
+{
+    double values[CI_BATCHES_MAX], mean = 0.0, squares = 0.0;
+    for (size_t b = 0; b < batches; b++) {
+        values[b] = (double)span_percentile(periods, &spans[b], pct);
+        mean += values[b];
+    }
+    mean /= (double)batches;
+    for (size_t b = 0; b < batches; b++) {
+        squares += (values[b] - mean) * (values[b] - mean);
+    }
+    double s = sqrt(squares / (double)(batches - 1));
+    double half = ci_t_quantile(level, (unsigned)batches - 1) * s / sqrt((double)batches);
+    double value = (double)result->value_ns;
+    result->method = CI_BATCH_MEANS;
+    result->batches = (unsigned)batches;
+    result->low_ns = half >= value ? 0 : (uint64_t)floor(value - half);
+    result->high_ns = (uint64_t)ceil(value + half);
+}
+
+/* The ranks n*q +- z * sqrt(n*q*(1-q)) read through the run's cumulative counts. */
+static void order_statistics(const struct hist *const *periods, const struct ci_span *all,
+                             double pct, double level, struct ci_result *result)
+{
+    double n = (double)all->count, q = pct / 100.0;
+    double spread = ci_t_quantile(level, 0) * sqrt(n * q * (1.0 - q));
+    double low_rank = floor(n * q - spread), high_rank = ceil(n * q + spread);
+    uint64_t low = low_rank < 1.0 ? 1 : (uint64_t)low_rank;
+    uint64_t high = high_rank >= n ? all->count : (uint64_t)high_rank;
+    result->method = CI_ORDER_STATISTICS;
+    result->low_ns = hist_bucket_low(span_rank_bucket(periods, all, low));
+    result->high_ns = hist_bucket_high(span_rank_bucket(periods, all, high));
+}
+
+void ci_percentile(const struct hist *const *periods, size_t count, double pct, double level,
+                   struct ci_result *result)
+{
+    struct ci_span all = span_measure(periods, 0, count);
+    uint64_t per_batch = batch_requests_needed(pct);
+    uint64_t needed = per_batch ? per_batch * CI_BATCHES_MIN : CI_NEEDED_NEVER;
+    *result = (struct ci_result){.method = CI_NOT_ESTIMABLE,
+                                 .value_ns = span_percentile(periods, &all, pct),
+                                 .requests = all.count,
+                                 .needed = needed};
+    if (per_batch == 0 || all.count < result->needed) {
+        return;
+    }
+    struct ci_span spans[CI_BATCHES_MAX];
+    size_t most = nonempty_periods(periods, count);
+    most = most < CI_BATCHES_MAX ? most : CI_BATCHES_MAX;
+    most = most < all.count / per_batch ? most : (size_t)(all.count / per_batch);
+    size_t made = 0;
+    for (size_t batches = most; batches >= CI_BATCHES_MIN && made < CI_BATCHES_MIN; batches--) {
+        made = cut_batches(periods, count, all.count, batches, per_batch, spans);
+    }
+    if (made >= CI_BATCHES_MIN) {
+        batch_means(periods, spans, made, pct, level, result);
+    } else {
+        order_statistics(periods, &all, pct, level, result);
+    }
+    result->estimable = true;
+    cover_bucket(result);
+}
+
+double ci_relative_halfwidth(const struct ci_result *result)
+{
+    if (!result->estimable || result->value_ns == 0) {
+        return INFINITY;
+    }
+    return ((double)result->high_ns - (double)result->low_ns) / 2.0 / (double)result->value_ns;
+}
+
+const char *ci_method_name(enum ci_method method)
+{
+    switch (method) {
+    case CI_BATCH_MEANS:
+        return "batch means";
+    case CI_ORDER_STATISTICS:
+        return "order statistics";
+    case CI_NOT_ESTIMABLE:
+        break;
+    }
+    return "not estimable";
+}
