@@ -348,6 +348,71 @@ static void test_relative_halfwidth(void **state)
     assert_string_equal(ci_method_name(CI_NOT_ESTIMABLE), "not estimable");
 }
 
+/* p99 of a run of 40 periods of 2500 values, latencies scaled by scale. */
+static void run_p99(uint64_t seed, double scale, struct ci_result *ci)
+{
+    struct rng r = {.state = seed};
+    clear_periods(40);
+    for (size_t i = 0; i < 40; i++) {
+        for (size_t j = 0; j < 2500; j++) {
+            hist_record(&store[i], exponential_ns(&r, scale));
+        }
+    }
+    ci_percentile(periods, 40, 99.0, 0.95, ci);
+}
+
+/* Runs of one distribution seldom differ significantly; runs 20% slower always do. */
+static void test_compare_same_and_slower(void **state)
+{
+    (void)state;
+    unsigned false_alarms = 0, found = 0, pairs = 100;
+    for (uint64_t i = 0; i < pairs; i++) {
+        struct ci_result a, b, slow;
+        struct ci_difference same, slower;
+        run_p99(1000 + 3 * i, 1.0, &a);
+        run_p99(1001 + 3 * i, 1.0, &b);
+        run_p99(1002 + 3 * i, 1.2, &slow);
+        ci_compare(&a, &b, 0.95, &same);
+        ci_compare(&a, &slow, 0.95, &slower);
+        assert_true(same.estimable && slower.estimable);
+        assert_true(same.low_ns <= same.diff_ns && same.diff_ns <= same.high_ns);
+        false_alarms += same.significant;
+        found += slower.significant && slower.relative > 0.1;
+    }
+    /* observed: 5 false alarms in 100 pairs (95% expected), every slower run found */
+    assert_true(false_alarms <= 10);
+    assert_int_equal(found, pairs);
+}
+
+/* Not estimable on either side: no verdict. */
+static void test_compare_not_estimable(void **state)
+{
+    (void)state;
+    struct ci_result a, b;
+    struct ci_difference d;
+    build_run(5, 200, 7); /* 1000 requests: no p99.99 */
+    ci_percentile(periods, 5, 99.99, 0.95, &a);
+    run_p99(8, 1.0, &b);
+    ci_compare(&a, &b, 0.95, &d);
+    assert_false(d.estimable);
+    assert_false(d.significant);
+}
+
+/* The mean of 1..5: 3 +- t(4) * sqrt(2.5 / 5). */
+static void test_mean(void **state)
+{
+    (void)state;
+    static const double v[] = {1, 2, 3, 4, 5};
+    double mean, low, high, se;
+    ci_mean(v, 5, 0.95, &mean, &low, &high, &se);
+    assert_true(fabs(mean - 3.0) < 1e-12);
+    assert_true(fabs(se - sqrt(0.5)) < 1e-12);
+    assert_true(fabs(high - 3.0 - 2.7764451052 * sqrt(0.5)) < 1e-6);
+    assert_true(fabs(3.0 - low - 2.7764451052 * sqrt(0.5)) < 1e-6);
+    ci_mean(v, 1, 0.95, &mean, &low, &high, NULL);
+    assert_true(mean == 1.0 && low == 1.0 && high == 1.0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -362,6 +427,9 @@ int main(void)
         cmocka_unit_test(test_one_value),
         cmocka_unit_test(test_p100),
         cmocka_unit_test(test_relative_halfwidth),
+        cmocka_unit_test(test_compare_same_and_slower),
+        cmocka_unit_test(test_compare_not_estimable),
+        cmocka_unit_test(test_mean),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

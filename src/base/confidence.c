@@ -281,3 +281,54 @@ const char *ci_method_name(enum ci_method method)
     }
     return "not estimable";
 }
+
+/* A run's standard error and degrees of freedom, from its interval. */
+static void run_error(const struct ci_result *r, double level, double *se, double *df)
+{
+    unsigned freedom = r->method == CI_BATCH_MEANS && r->batches > 1 ? r->batches - 1 : 0;
+    *se = ((double)r->high_ns - (double)r->low_ns) / 2.0 / ci_t_quantile(level, freedom);
+    *df = freedom;
+}
+
+void ci_compare(const struct ci_result *a, const struct ci_result *b, double level,
+                struct ci_difference *d)
+{
+    *d = (struct ci_difference){.estimable = a->estimable && b->estimable};
+    d->diff_ns = (double)b->value_ns - (double)a->value_ns;
+    d->relative = a->value_ns > 0 ? d->diff_ns / (double)a->value_ns : 0.0;
+    if (!d->estimable) {
+        return;
+    }
+    double sa, sb, dfa, dfb;
+    run_error(a, level, &sa, &dfa);
+    run_error(b, level, &sb, &dfb);
+    double var = sa * sa + sb * sb;
+    unsigned df = 0; /* normal, unless both come with degrees of freedom */
+    if (dfa > 0 && dfb > 0 && var > 0) {
+        double den = sa * sa * sa * sa / dfa + sb * sb * sb * sb / dfb;
+        df = den > 0 ? (unsigned)fmax(1.0, floor(var * var / den)) : 0;
+    }
+    double half = ci_t_quantile(level, df) * sqrt(var);
+    d->low_ns = d->diff_ns - half;
+    d->high_ns = d->diff_ns + half;
+    d->significant = d->low_ns > 0 || d->high_ns < 0;
+}
+
+void ci_mean(const double *values, size_t n, double level, double *mean, double *low,
+             double *high, double *se)
+{
+    double sum = 0, sumsq = 0;
+    for (size_t i = 0; i < n; i++) {
+        sum += values[i];
+        sumsq += values[i] * values[i];
+    }
+    double m = n > 0 ? sum / (double)n : 0.0;
+    double err = n > 1 ? sqrt(fmax(0.0, (sumsq - sum * m) / (double)(n - 1)) / (double)n) : 0.0;
+    double half = n > 1 ? ci_t_quantile(level, (unsigned)(n - 1)) * err : 0.0;
+    *mean = m;
+    *low = m - half;
+    *high = m + half;
+    if (se != NULL) {
+        *se = err;
+    }
+}

@@ -96,4 +96,30 @@ double ci_t_quantile(double level, unsigned df);
  * "not estimable". */
 const char *ci_method_name(enum ci_method method);
 
+/*
+ * Two runs compared: the difference b - a of their estimates, with an interval. Each run's
+ * standard error is read back from its interval (half-width / t, or / z for order
+ * statistics); the two add in quadrature and the degrees of freedom are Welch-Satterthwaite's.
+ * The difference is significant when its interval excludes 0. Not estimable when either
+ * run's percentile is not.
+ */
+struct ci_difference {
+    bool estimable;
+    double diff_ns;  /* b - a */
+    double low_ns;   /* the interval of the difference */
+    double high_ns;
+    double relative; /* diff / a (0 when a is 0) */
+    bool significant;
+};
+void ci_compare(const struct ci_result *a, const struct ci_result *b, double level,
+                struct ci_difference *d);
+
+/*
+ * A mean and its interval from n values taken as independent batches (the rates of a run's
+ * periods grouped by ci_batch_rates, or the rounds of --rounds): mean +- t * s / sqrt(n).
+ * With fewer than 2 values the interval is the mean itself; *se gets s / sqrt(n) when wanted.
+ */
+void ci_mean(const double *values, size_t n, double level, double *mean, double *low,
+             double *high, double *se);
+
 #endif
