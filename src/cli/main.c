@@ -54,13 +54,13 @@ static void die_of(int sig)
 static void explain_nothing(const struct run *r)
 {
     const struct slap_counters *c = &r->global.counters;
-    const struct lane_params *o = &r->engine.lane;
+    const struct lane_params *lp = &r->engine.lane;
     const char *why = "";
-    if ((o->udp || o->facebook) && (c->conn_refused > 0 || c->udp_timeout > 0)) {
-        why = o->udp ? ": nothing answered over UDP; is the server started with UDP on its port "
-                       "(memcached -U PORT; -U 0 turns it off)?"
-                     : ": nothing answered the multi-gets over UDP; is the server started with "
-                       "UDP on its port (memcached -U PORT)?";
+    if ((lp->udp || lp->facebook) && (c->conn_refused > 0 || c->udp_timeout > 0)) {
+        why = lp->udp ? ": nothing answered over UDP; is the server started with UDP on its port "
+                        "(memcached -U PORT; -U 0 turns it off)?"
+                      : ": nothing answered the multi-gets over UDP; is the server started with "
+                        "UDP on its port (memcached -U PORT)?";
     } else if (c->conn_refused > 0 && c->conn_refused >= c->conn_closed) {
         why = ": the server closed every connection before its first answer";
     } else if (c->conn_closed > 0) {

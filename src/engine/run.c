@@ -66,23 +66,23 @@ static enum slap_status check_fd_limit(const struct run_plan *p, uint32_t nserve
  * clients and their connections. */
 static void out_of_memory(const struct run *r, char *err, size_t err_len)
 {
-    const struct lane_params *o = &r->engine.lane;
+    const struct lane_params *lp = &r->engine.lane;
     if (r->workload.track_slots) {
         double mib = (double)r->workload.win_size * (double)sizeof(struct slot_state) *
-                     (double)o->concurrency / (1024.0 * 1024.0);
+                     (double)lp->concurrency / (1024.0 * 1024.0);
         snprintf(err, err_len,
                  "out of memory: -w %llu keys for each of %u clients, with -v, -e, -o or -p "
                  "keeping %zu bytes a key, take %.0f MiB: use a smaller -w or fewer clients",
-                 (unsigned long long)r->workload.win_size, o->concurrency, sizeof(struct slot_state),
-                 mib);
+                 (unsigned long long)r->workload.win_size, lp->concurrency,
+                 sizeof(struct slot_state), mib);
         return;
     }
     if (r->engine.memslap_face) {
-        snprintf(err, err_len, "out of memory for %u threads (--concurrency)", o->concurrency);
+        snprintf(err, err_len, "out of memory for %u threads (--concurrency)", lp->concurrency);
         return;
     }
     snprintf(err, err_len, "out of memory for %u clients (-c) with %u connections each (-n)",
-             o->concurrency, o->conns_per_client);
+             lp->concurrency, lp->conns_per_client);
 }
 
 /* The worker of lane i: clients are spread over the workers as run_init spreads them. */
@@ -108,7 +108,7 @@ static void wake_lane(void *ctx, uint32_t lane)
 
 /* The plan's engine settings, with what only the run knows: where the workload, servers,
  * trace rings, shape and TLS context are, and what the codec of the protocol tells. */
-static void plan_engine(struct run *r)
+static void complete_engine(struct run *r)
 {
     r->engine = r->plan.engine;
     r->engine.lane.wl = &r->workload;
@@ -206,7 +206,7 @@ enum slap_status run_init(struct run *r, const struct run_plan *p, FILE *out, ch
         snprintf(err, err_len, "out of memory");
         return SLAP_ERROR;
     }
-    plan_engine(r);
+    complete_engine(r);
     return make_workers(r, err, err_len);
 }
 
@@ -787,15 +787,16 @@ static void client_threads(const struct run *r, double seconds, struct limits_cl
 static void in_flight(const struct run *r, double seconds, struct limits *l)
 {
     static struct hist total; /* 37 KiB: not on the stack; the main thread only */
-    const struct lane_params *o = &r->engine.lane;
-    if (o->tps > 0) {
+    const struct lane_params *lp = &r->engine.lane;
+    if (lp->tps > 0) {
         stats_total_raw(&r->global, &total);
         l->client_lag = r->global.counters.client_lag;
         l->send_lag_p99_s = (double)hist_percentile_ns(&r->global.lag, 99.0) / 1e9;
     } else {
         stats_total_hist(&r->global, &total);
     }
-    l->in_flight_max = o->concurrency * o->conns_per_client * (o->pipeline > 0 ? o->pipeline : 1);
+    l->in_flight_max =
+        lp->concurrency * lp->conns_per_client * (lp->pipeline > 0 ? lp->pipeline : 1);
     l->in_flight_mean = (double)total.count / seconds * hist_mean_us(&total) / 1e6;
 }
 

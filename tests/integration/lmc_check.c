@@ -61,8 +61,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: lmc_check SERVERS DISTRIBUTION HASH CLIENTS WINDOW KEY_SIZE\n");
         return 2;
     }
-    struct workload_plan o = {.key_size = 64, .value_size = 1024, .mix = {[OP_SET] = 0.1, [OP_GET] = 0.9},
-                              .division = 1}; /* slap's defaults: keys are what matters */
+    /* slap's defaults; the key sizes and the window are what matter here */
+    struct workload_plan o = {.key_size = 64,
+                              .value_size = 1024,
+                              .mix = {[OP_SET] = 0.1, [OP_GET] = 0.9},
+                              .division = 1};
     char err[256];
     o.win_size = (uint64_t)atoll(argv[5]);
     if (size_dist_parse(argv[6], 16, 250, &o.key_sizes, err, sizeof(err)) != 0) {

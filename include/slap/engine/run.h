@@ -69,7 +69,7 @@ struct run {
     uint32_t nworkers;
     struct worker *workers;
     FILE *out;                 /* the report: stdout */
-    struct engine_config engine; /* what the workers and their lanes read of the options */
+    struct engine_config engine; /* what the workers and their lanes read: the plan's, completed */
     struct worker_gate gate;     /* the go (its start_ns: the run's start), and the stop */
 
     int signal;                /* the signal that interrupted the run, or 0 */
