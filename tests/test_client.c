@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include "slap/engine/client.h"
-#include "slap/cli/options.h"
 
 #define DEPTH 1 /* --pipeline */
 #define RBUF (64 * 1024 + PROTO_ASCII_MAX_LINE)
@@ -29,7 +28,7 @@ struct heard {
 };
 
 struct fixture {
-    struct slap_options opts;
+    struct workload_plan plan;
     struct workload wl;
     struct server srv;
     struct server_list servers;
@@ -90,17 +89,13 @@ static void loop_until(struct fixture *f, const uint64_t *value, uint64_t want)
 /* A get-only workload of small windows, stored already; one server at a unix socket path. */
 static void fixture_plan(struct fixture *f, double tps)
 {
-    options_defaults(&f->opts);
-    memset(f->opts.mix, 0, sizeof(f->opts.mix));
-    f->opts.mix[OP_GET] = 1.0;
-    f->opts.win_size = 16;
-    f->opts.key_size = 16;
-    f->opts.value_size = 8;
-    f->opts.concurrency = 1;
-    f->opts.conns_per_client = 1;
-    f->opts.pipeline = DEPTH;
-    f->opts.tps = tps;
-    assert_int_equal(workload_init(&f->wl, &f->opts), SLAP_OK);
+    f->plan = (struct workload_plan){.key_size = 16,
+                                     .value_size = 8,
+                                     .win_size = 16,
+                                     .mix = {[OP_GET] = 1.0},
+                                     .exp_time_ns = 60 * SLAP_NS_PER_SEC,
+                                     .division = 1};
+    assert_int_equal(workload_init(&f->wl, &f->plan), SLAP_OK);
     f->shape = (struct stats_shape){.types = workload_ops(&f->wl), .open_loop = tps > 0};
 
     struct sockaddr_un *sun = (struct sockaddr_un *)&f->srv.addr;
@@ -114,7 +109,7 @@ static void fixture_plan(struct fixture *f, double tps)
     f->params = (struct lane_params){
         .wl = &f->wl,
         .servers = &f->servers,
-        .key_pop = f->opts.key_pop,
+        .key_pop = {.kind = KEY_DIST_UNIFORM, .s = 0.99}, /* slap's default */
         .tps = tps,
         .concurrency = 1,
         .conns_per_client = 1,

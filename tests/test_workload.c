@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "slap/base/common.h"
-#include "slap/cli/options.h"
 #include "slap/model/workload.h"
 
 #define KEY_CLIENTS 50
@@ -31,12 +30,24 @@ static void assert_printable(const char *bytes, size_t len)
     }
 }
 
+/* The workload slap's defaults ask for: 64-byte keys, 1024-byte values, windows of 10k keys,
+ * 10% sets and 90% gets, a key a get, a 60 s expiry time. */
+static void default_plan(struct workload_plan *p)
+{
+    *p = (struct workload_plan){.key_size = 64,
+                                .value_size = 1024,
+                                .win_size = 10 * 1024,
+                                .mix = {[OP_SET] = 0.1, [OP_GET] = 0.9},
+                                .exp_time_ns = 60 * SLAP_NS_PER_SEC,
+                                .division = 1};
+}
+
 /* A workload from the defaults with the given sizes and set share; value allocated. */
 static void make_workload(struct workload *w, uint32_t key_size, uint32_t value_size,
                           double set_prop, uint64_t win_size)
 {
-    struct slap_options o;
-    options_defaults(&o);
+    struct workload_plan o;
+    default_plan(&o);
     o.key_size = key_size;
     o.value_size = value_size;
     o.mix[OP_SET] = set_prop;
@@ -324,10 +335,10 @@ static void test_key_decode(void **state)
 static void test_sizes_by_slot_and_version(void **state)
 {
     (void)state;
-    struct slap_options o;
+    struct workload_plan o;
     struct workload w;
     char err[128];
-    options_defaults(&o);
+    default_plan(&o);
     assert_int_equal(size_dist_parse("16-32", 16, 250, &o.key_sizes, err, sizeof(err)), SLAP_OK);
     assert_int_equal(size_dist_parse("10-20:0.5,100-200:0.5", 1, 1 << 20, &o.value_sizes, err,
                                      sizeof(err)),
@@ -423,10 +434,10 @@ static enum op_type reference_next_op(uint32_t *acc, const struct workload *w)
 static void test_mix_many_ops(void **state)
 {
     (void)state;
-    struct slap_options o;
+    struct workload_plan o;
     struct workload w;
     struct key_window win;
-    options_defaults(&o);
+    default_plan(&o);
     o.mix[OP_GET] = 0.4;
     o.mix[OP_SET] = 0.15;
     o.mix[OP_DELETE] = 0.2;

@@ -9,6 +9,7 @@
 
 #include "slap/output/hist_hgrm.h"
 #include "memslap.h"
+#include "plan.h"
 #include "slap/cli/options.h"
 #include "slap/base/outfile.h"
 #include "slap/output/plot.h"
@@ -53,13 +54,13 @@ static void die_of(int sig)
 static void explain_nothing(const struct run *r)
 {
     const struct slap_counters *c = &r->global.counters;
-    const struct slap_options *o = r->opts;
+    const struct lane_params *lp = &r->engine.lane;
     const char *why = "";
-    if ((o->udp || o->facebook) && (c->conn_refused > 0 || c->udp_timeout > 0)) {
-        why = o->udp ? ": nothing answered over UDP; is the server started with UDP on its port "
-                       "(memcached -U PORT; -U 0 turns it off)?"
-                     : ": nothing answered the multi-gets over UDP; is the server started with "
-                       "UDP on its port (memcached -U PORT)?";
+    if ((lp->udp || lp->facebook) && (c->conn_refused > 0 || c->udp_timeout > 0)) {
+        why = lp->udp ? ": nothing answered over UDP; is the server started with UDP on its port "
+                        "(memcached -U PORT; -U 0 turns it off)?"
+                      : ": nothing answered the multi-gets over UDP; is the server started with "
+                        "UDP on its port (memcached -U PORT)?";
     } else if (c->conn_refused > 0 && c->conn_refused >= c->conn_closed) {
         why = ": the server closed every connection before its first answer";
     } else if (c->conn_closed > 0) {
@@ -76,7 +77,7 @@ static void explain_nothing(const struct run *r)
 static int verdict(const struct run *r)
 {
     const struct slap_counters *c = &r->global.counters;
-    uint32_t clients = r->opts->concurrency;
+    uint32_t clients = r->engine.lane.concurrency;
     uint64_t ops = stats_ops(&r->global);
     if (r->signal != 0 && run_seconds(r) == 0.0) {
         fprintf(stderr, "slap: interrupted before the measured run began: nothing was measured\n");
@@ -111,8 +112,8 @@ static int verdict(const struct run *r)
     if (c->clients_stopped > 0) {
         fprintf(stderr, "slap: %llu of %u %s stopped early after losing a connection%s\n",
                 (unsigned long long)c->clients_stopped, clients,
-                r->opts->memslap_face ? "threads" : "clients",
-                r->opts->memslap_face ? "" : " (-R reconnects)");
+                r->engine.memslap_face ? "threads" : "clients",
+                r->engine.memslap_face ? "" : " (-R reconnects)");
         return EXIT_RUN_FAILED;
     }
     return EXIT_RUN_OK;
@@ -295,10 +296,9 @@ static void doc_servers(struct results_doc *d, const struct run *r,
 
 /* The run's figures into the document (its periods are there already); it takes over what
  * limited the run (limits is left empty). */
-static void doc_from_run(struct results_doc *d, const struct run *r, int status,
-                         struct limits *limits)
+static void doc_from_run(struct results_doc *d, const struct run *r,
+                         const struct slap_options *o, int status, struct limits *limits)
 {
-    const struct slap_options *o = r->opts;
     d->opts = *o;
     snprintf(d->label, sizeof(d->label), "%s", o->label);
     d->seconds = run_seconds(r);
@@ -323,29 +323,30 @@ static void doc_from_run(struct results_doc *d, const struct run *r, int status,
 }
 
 /* The report, on the report stream: everything, or with -q only the Run time line. */
-static void report(FILE *out, const struct run *r, const struct limits *limits)
+static void report(FILE *out, const struct run *r, const struct slap_options *o,
+                   const struct limits *limits)
 {
     struct report_trace trace = {&r->replay.counts, &r->trace_sent};
-    if (r->opts->quiet) {
+    if (o->quiet) {
         report_run_line(out, &r->global, run_seconds(r), r->signal);
     } else {
-        report_final(out, r->opts, &r->global, run_seconds(r), r->signal,
-                     r->opts->trace != NULL ? &trace : NULL, limits,
+        report_final(out, o, &r->global, run_seconds(r), r->signal,
+                     o->trace != NULL ? &trace : NULL, limits,
                      server_stats_preload_evictions(
                          r->server_stats, r->server_stats != NULL ? r->servers.count : 0));
     }
 }
 
 /* Everything after the run: report, verdict, files; the exit status. */
-static int conclude(const struct run *r, struct outputs *outs, FILE *out)
+static int conclude(const struct run *r, const struct slap_options *o, struct outputs *outs,
+                    FILE *out)
 {
-    const struct slap_options *o = r->opts;
     struct limits limits;
     bool judged = run_limits(r, &limits) == SLAP_OK && stats_ops(&r->global) > 0;
     if (!judged) {
         limits.seconds = 0; /* nothing measured: no verdict, in the report or the document */
     }
-    report(out, r, judged ? &limits : NULL);
+    report(out, r, o, judged ? &limits : NULL);
     int status = verdict(r);
     if (r->replay.error[0] != '\0') {
         fprintf(stderr, "slap: --trace: %s\n", r->replay.error);
@@ -364,7 +365,7 @@ static int conclude(const struct run *r, struct outputs *outs, FILE *out)
         status = EXIT_RUN_FAILED;
     }
     if (outs->want_doc) {
-        doc_from_run(&outs->doc, r, status, &limits);
+        doc_from_run(&outs->doc, r, o, status, &limits);
         status = outputs_save(outs, o) != EXIT_RUN_OK ? EXIT_RUN_FAILED : status;
     }
     limits_free(&limits);
@@ -425,6 +426,7 @@ static struct run_sinks run_sinks_of(struct run_outputs *ro)
 static int run_once(const struct slap_options *opts)
 {
     struct run run;
+    struct run_plan plan;
     struct outputs outs;
     char err[512] = "";
     int status = outputs_open(&outs, opts);
@@ -438,7 +440,8 @@ static int run_once(const struct slap_options *opts)
         return status;
     }
     status = EXIT_RUN_FAILED;
-    if (run_init(&run, opts, out, err, sizeof(err)) != 0 ||
+    plan_run(&plan, opts);
+    if (run_init(&run, &plan, out, err, sizeof(err)) != 0 ||
         run_want(&run, &sinks, outs.want_doc, true, progress_wanted(opts)) != SLAP_OK) {
         fprintf(stderr, "slap: %s\n", err[0] != '\0' ? err : "out of memory");
         goto out;
@@ -453,7 +456,7 @@ static int run_once(const struct slap_options *opts)
         fprintf(stderr, "slap: %s\n", err);
         goto out;
     }
-    status = conclude(&run, &outs, out);
+    status = conclude(&run, opts, &outs, out);
     if (!output_ok()) {
         status = EXIT_RUN_FAILED;
     }
@@ -491,7 +494,7 @@ static void sweep_keep(struct sweep_doc *sd, const struct run *r, const struct r
     stats_merge(sd->outs.doc.global, &r->global);
     sd->seconds += row->seconds;
     if (first) {
-        sd->start_wall_ns = r->start_wall_ns + r->opts->warmup_ns;
+        sd->start_wall_ns = r->start_wall_ns + r->engine.warmup_ns;
         sd->pairs = r->server_stats == NULL ? NULL : calloc(r->servers.count, sizeof(*sd->pairs));
     }
     for (uint32_t i = 0; sd->pairs != NULL && i < r->servers.count; i++) {
@@ -546,8 +549,10 @@ static enum slap_status sweep_step(struct run *run, struct slap_options *step,
     step->start_at_ns = first ? opts->start_at_ns : 0;
     step->flush = first && opts->flush;
     step->windows_stored = !first;
+    struct run_plan plan;
+    plan_run(&plan, step);
     memset(run, 0, sizeof(*run));
-    if (run_init(run, step, out, err, err_len) != SLAP_OK ||
+    if (run_init(run, &plan, out, err, err_len) != SLAP_OK ||
         run_want(run, NULL, false, true, false) != SLAP_OK) {
         return SLAP_ERROR;
     }
@@ -558,10 +563,9 @@ static enum slap_status sweep_step(struct run *run, struct slap_options *step,
  * A step that measured something: its row (the table's column names before the first row),
  * its place in the document; the status so far, failed when its verdict is.
  */
-static int sweep_row(struct sweep_doc *sd, const struct run *r, double rate, bool first,
-                     bool *columns, int status)
+static int sweep_row(struct sweep_doc *sd, const struct run *r, const struct slap_options *opts,
+                     double rate, bool first, bool *columns, int status)
 {
-    const struct slap_options *opts = r->opts;
     FILE *out = r->out;
     struct limits limits = {.seconds = 0};
     struct report_step row = {.target = rate, .stats = &r->global, .seconds = run_seconds(r)};
@@ -604,7 +608,7 @@ static int run_sweep(const struct slap_options *opts)
         enum slap_status st = sweep_step(&run, &step, opts, rate, first, out, err, sizeof(err));
         int sig = run.signal;
         if (st == SLAP_OK && (sig == 0 || run_seconds(&run) > 0)) {
-            status = sweep_row(&sd, &run, rate, first, &columns, status);
+            status = sweep_row(&sd, &run, &step, rate, first, &columns, status);
         } else if (st == SLAP_OK) {
             verdict(&run); /* interrupted before the step's measured part: it says so */
         } else if (sig == 0) {
@@ -660,12 +664,14 @@ static void memslap_timing(const struct run *run, uint64_t begin_ns, uint64_t pl
 static int run_memslap(const struct slap_options *opts, const struct memslap_args *args)
 {
     struct run run;
+    struct run_plan plan;
     struct memslap_times times;
     char err[512] = "";
     int status = EXIT_RUN_FAILED;
     uint64_t begin_ns = slap_now_ns();
 
-    if (run_init(&run, opts, stdout, err, sizeof(err)) != 0) {
+    plan_run(&plan, opts);
+    if (run_init(&run, &plan, stdout, err, sizeof(err)) != 0) {
         fprintf(stderr, "slap: %s\n", err);
         goto out;
     }

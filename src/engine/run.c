@@ -33,11 +33,12 @@
  * and a few spare (standard streams, files, libmemcached's admin connections). The soft
  * limit is raised as far as the hard one allows; only if that is too low is the run refused.
  */
-static enum slap_status check_fd_limit(const struct slap_options *o, uint32_t nservers, char *err,
+static enum slap_status check_fd_limit(const struct run_plan *p, uint32_t nservers, char *err,
                                        size_t err_len)
 {
-    uint64_t sockets = (uint64_t)o->concurrency * o->conns_per_client * nservers;
-    uint64_t loops = (uint64_t)o->threads * RUN_FDS_PER_THREAD;
+    const struct lane_params *lp = &p->engine.lane;
+    uint64_t sockets = (uint64_t)lp->concurrency * lp->conns_per_client * nservers;
+    uint64_t loops = (uint64_t)p->threads * RUN_FDS_PER_THREAD;
     uint64_t need = sockets + loops + RUN_SPARE_FDS;
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) != 0) {
@@ -54,7 +55,7 @@ static enum slap_status check_fd_limit(const struct slap_options *o, uint32_t ns
                  "%d spare) but the open file limit is %llu, and its hard limit %llu "
                  "(see ulimit -n)",
                  (unsigned long long)need, (unsigned long long)sockets, (unsigned long long)loops,
-                 o->threads, RUN_SPARE_FDS, (unsigned long long)rl.rlim_cur,
+                 p->threads, RUN_SPARE_FDS, (unsigned long long)rl.rlim_cur,
                  (unsigned long long)rl.rlim_max);
         return SLAP_ERROR;
     }
@@ -65,29 +66,30 @@ static enum slap_status check_fd_limit(const struct slap_options *o, uint32_t ns
  * clients and their connections. */
 static void out_of_memory(const struct run *r, char *err, size_t err_len)
 {
-    const struct slap_options *o = r->opts;
+    const struct lane_params *lp = &r->engine.lane;
     if (r->workload.track_slots) {
-        double mib = (double)o->win_size * (double)sizeof(struct slot_state) *
-                     (double)o->concurrency / (1024.0 * 1024.0);
+        double mib = (double)r->workload.win_size * (double)sizeof(struct slot_state) *
+                     (double)lp->concurrency / (1024.0 * 1024.0);
         snprintf(err, err_len,
                  "out of memory: -w %llu keys for each of %u clients, with -v, -e, -o or -p "
                  "keeping %zu bytes a key, take %.0f MiB: use a smaller -w or fewer clients",
-                 (unsigned long long)o->win_size, o->concurrency, sizeof(struct slot_state), mib);
+                 (unsigned long long)r->workload.win_size, lp->concurrency,
+                 sizeof(struct slot_state), mib);
         return;
     }
-    if (o->memslap_face) {
-        snprintf(err, err_len, "out of memory for %u threads (--concurrency)", o->concurrency);
+    if (r->engine.memslap_face) {
+        snprintf(err, err_len, "out of memory for %u threads (--concurrency)", lp->concurrency);
         return;
     }
     snprintf(err, err_len, "out of memory for %u clients (-c) with %u connections each (-n)",
-             o->concurrency, o->conns_per_client);
+             lp->concurrency, lp->conns_per_client);
 }
 
 /* The worker of lane i: clients are spread over the workers as run_init spreads them. */
 static struct worker *worker_of(struct run *r, uint32_t lane)
 {
-    uint64_t client = lane / r->opts->conns_per_client;
-    uint64_t t = ((client + 1) * r->nworkers - 1) / r->opts->concurrency;
+    uint64_t client = lane / r->engine.lane.conns_per_client;
+    uint64_t t = ((client + 1) * r->nworkers - 1) / r->engine.lane.concurrency;
     return &r->workers[t];
 }
 
@@ -104,100 +106,97 @@ static void wake_lane(void *ctx, uint32_t lane)
     }
 }
 
-/* What the lanes read of the options, settled once. */
-static struct lane_params plan_lanes(struct run *r)
+/* The plan's engine settings, with what only the run knows: where the workload, servers,
+ * trace rings, shape and TLS context are, and what the codec of the protocol tells. */
+static void complete_engine(struct run *r)
 {
-    const struct slap_options *o = r->opts;
-    return (struct lane_params){
-        .wl = &r->workload,
-        .servers = &r->servers,
-        .rings = o->trace != NULL ? r->replay.rings : NULL,
-        .replay_done = &r->replay.done,
-        .key_pop = o->key_pop,
-        .execute_number = o->execute_number,
-        .tps = o->tps,
-        .trace_speed = o->trace_speed,
-        .concurrency = o->concurrency,
-        .conns_per_client = o->conns_per_client,
-        .pipeline = o->pipeline,
-        .rep_write = o->rep_write,
-        .trace = o->trace != NULL,
-        .udp = o->udp,
-        .facebook = o->facebook,
-        .reconnect = o->reconnect,
-        .verify = o->verify > 0,
-        .verbose = o->verbose,
-        .multiget_window = o->multiget_window,
-        .shared_keys = o->shared_keys,
-        .windows_stored = o->windows_stored,
-        .preload = o->preload,
-        .meta = o->protocol == PROTO_META,
-    };
+    r->engine = r->plan.engine;
+    r->engine.lane.wl = &r->workload;
+    r->engine.lane.servers = &r->servers;
+    r->engine.lane.rings = r->engine.lane.trace ? r->replay.rings : NULL;
+    r->engine.lane.replay_done = &r->replay.done;
+    r->engine.lane.meta = codec_get(r->engine.protocol)->meta_replies;
+    r->engine.shape = &r->shape;
+    r->engine.tls = r->tls;
+    r->engine.period_ns = r->period_ns;
 }
 
-/* What the workers read of the options, settled once (period_ns again by run_want). */
-static void plan_engine(struct run *r)
+/* The servers, and what the run needs of them: stats to watch, the distribution, descriptors
+ * for every socket, flushed when asked. */
+static enum slap_status open_servers(struct run *r, char *err, size_t err_len)
 {
-    const struct slap_options *o = r->opts;
-    r->engine = (struct engine_config){
-        .lane = plan_lanes(r),
-        .shape = &r->shape,
-        .tls = r->tls,
-        .protocol = o->protocol,
-        .arrival = o->arrival,
-        .run_time_ns = o->run_time_ns,
-        .warmup_ns = o->warmup_ns,
-        .timeout_ns = o->timeout_ns,
-        .udp_timeout_ns = o->udp_timeout_ns,
-        .period_ns = r->period_ns,
-        .sample_rate = o->sample_rate,
-        .samples = o->samples_out != NULL,
-        .memslap_face = o->memslap_face,
-    };
+    const struct run_plan *p = &r->plan;
+    if (servers_open(&r->servers, p->servers, err, err_len) != SLAP_OK) {
+        return SLAP_ERROR;
+    }
+    if (watch_init(&r->watch, p->stats_servers, p->proxy_stats, r->servers.count, err, err_len) !=
+        SLAP_OK) {
+        return SLAP_ERROR;
+    }
+    if (servers_configure(&r->servers, p->distribution, p->hash, err, err_len) != SLAP_OK ||
+        check_fd_limit(p, r->servers.count * (p->engine.lane.facebook ? 2 : 1), err, err_len) !=
+            SLAP_OK) {
+        return SLAP_ERROR;
+    }
+    uint64_t flush_start = slap_now_ns();
+    if (p->flush && servers_flush(&r->servers, err, err_len) != SLAP_OK) {
+        return SLAP_ERROR;
+    }
+    r->flush_ns = p->flush ? slap_now_ns() - flush_start : 0;
+    return SLAP_OK;
 }
 
-enum slap_status run_init(struct run *r, const struct slap_options *o, FILE *out, char *err, size_t err_len)
+/* The workers, the run's clients spread over them. */
+static enum slap_status make_workers(struct run *r, char *err, size_t err_len)
+{
+    uint32_t concurrency = r->engine.lane.concurrency;
+    r->nworkers = r->plan.threads;
+    r->workers = calloc(r->nworkers, sizeof(*r->workers));
+    r->stalls = calloc(r->servers.count, sizeof(*r->stalls));
+    if (r->workers == NULL || r->stalls == NULL) {
+        snprintf(err, err_len, "out of memory");
+        return SLAP_ERROR;
+    }
+    for (uint32_t t = 0; t < r->nworkers; t++) {
+        /* Clients spread as evenly as possible: counts differ by at most one. */
+        uint32_t first = (uint32_t)((uint64_t)concurrency * t / r->nworkers);
+        uint32_t next = (uint32_t)((uint64_t)concurrency * (t + 1) / r->nworkers);
+        if (worker_init(&r->workers[t], &r->engine, &r->gate, t, first, next - first) != SLAP_OK) {
+            out_of_memory(r, err, err_len);
+            return SLAP_ERROR;
+        }
+    }
+    return SLAP_OK;
+}
+
+enum slap_status run_init(struct run *r, const struct run_plan *p, FILE *out, char *err,
+                          size_t err_len)
 {
     struct stat st;
     memset(r, 0, sizeof(*r));
-    r->opts = o;
+    r->plan = *p;
     r->out = out;
     r->out_watched = fstat(fileno(out), &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
     pthread_mutex_init(&r->gate.lock, NULL);
     pthread_cond_init(&r->gate.cond, NULL);
-    if (servers_open(&r->servers, o->servers, err, err_len) != SLAP_OK) {
+    if (open_servers(r, err, err_len) != SLAP_OK) {
         return SLAP_ERROR;
     }
-    if (watch_init(&r->watch, o->stats_servers, o->proxy_stats, r->servers.count, err, err_len) !=
-        SLAP_OK) {
+    if (p->tls && tls_ctx_open(&r->tls, &p->tls_settings, err, err_len) != SLAP_OK) {
         return SLAP_ERROR;
     }
-    if (servers_configure(&r->servers, o->distribution, o->hash, err, err_len) != SLAP_OK ||
-        check_fd_limit(o, r->servers.count * (o->facebook ? 2 : 1), err, err_len) != SLAP_OK) {
-        return SLAP_ERROR;
-    }
-    uint64_t flush_start = slap_now_ns();
-    if (o->flush && servers_flush(&r->servers, err, err_len) != SLAP_OK) {
-        return SLAP_ERROR;
-    }
-    r->flush_ns = o->flush ? slap_now_ns() - flush_start : 0;
-    if (o->tls && tls_ctx_open(&r->tls, o, err, err_len) != SLAP_OK) {
-        return SLAP_ERROR;
-    }
-    if (workload_init(&r->workload, o) != SLAP_OK) {
+    if (workload_init(&r->workload, &p->workload) != SLAP_OK) {
         snprintf(err, err_len, "out of memory");
         return SLAP_ERROR;
     }
-    r->shape = (struct stats_shape){.types = workload_ops(&r->workload), .open_loop = o->tps > 0};
-    if (o->trace != NULL) {
+    r->shape = (struct stats_shape){.types = workload_ops(&r->workload),
+                                    .open_loop = p->engine.lane.tps > 0};
+    uint32_t nlanes = p->engine.lane.concurrency * p->engine.lane.conns_per_client;
+    if (p->engine.lane.trace) {
         r->shape.types = (1u << OP_COUNT) - 1; /* whatever the trace sends */
-        struct trace_options to = {.path = o->trace,
-                                   .skip_bad = o->trace_skip_bad,
-                                   .limit = o->trace_limit,
-                                   .value_max = o->trace_value_max};
         struct replay_waker waker = {wake_lane, r};
-        if (replay_init(&r->replay, &to, o->concurrency * o->conns_per_client,
-                        o->trace_spread == TRACE_SPREAD_ROUND_ROBIN, &waker, err,
+        if (replay_init(&r->replay, &p->trace, nlanes,
+                        p->trace_spread == TRACE_SPREAD_ROUND_ROBIN, &waker, err,
                         err_len) != SLAP_OK) {
             return SLAP_ERROR;
         }
@@ -207,24 +206,8 @@ enum slap_status run_init(struct run *r, const struct slap_options *o, FILE *out
         snprintf(err, err_len, "out of memory");
         return SLAP_ERROR;
     }
-    plan_engine(r);
-    r->nworkers = o->threads;
-    r->workers = calloc(r->nworkers, sizeof(*r->workers));
-    r->stalls = calloc(r->servers.count, sizeof(*r->stalls));
-    if (r->workers == NULL || r->stalls == NULL) {
-        snprintf(err, err_len, "out of memory");
-        return SLAP_ERROR;
-    }
-    for (uint32_t t = 0; t < r->nworkers; t++) {
-        /* Clients spread as evenly as possible: counts differ by at most one. */
-        uint32_t first = (uint32_t)((uint64_t)o->concurrency * t / r->nworkers);
-        uint32_t next = (uint32_t)((uint64_t)o->concurrency * (t + 1) / r->nworkers);
-        if (worker_init(&r->workers[t], &r->engine, &r->gate, t, first, next - first) != SLAP_OK) {
-            out_of_memory(r, err, err_len);
-            return SLAP_ERROR;
-        }
-    }
-    return SLAP_OK;
+    complete_engine(r);
+    return make_workers(r, err, err_len);
 }
 
 void run_free(struct run *r)
@@ -251,7 +234,7 @@ void run_free(struct run *r)
 
 uint64_t run_measure_start(const struct run *r)
 {
-    return r->gate.start_ns + r->opts->warmup_ns;
+    return r->gate.start_ns + r->engine.warmup_ns;
 }
 
 double run_seconds(const struct run *r)
@@ -332,7 +315,7 @@ static void report_preload(const struct run *r)
 {
     uint64_t sets, ns;
     run_preload(r, &sets, &ns);
-    if (ns > 0 && !r->silent_preload && !r->opts->quiet) {
+    if (ns > 0 && !r->silent_preload && !r->plan.quiet) {
         fprintf(r->out, "preload: %llu sets in %.1fs\n", (unsigned long long)sets,
                 (double)ns / (double)SLAP_NS_PER_SEC);
         fflush(r->out);
@@ -407,15 +390,15 @@ static bool period_published(struct run *r, uint64_t period_no)
 static void show_progress(const struct run *r, const struct slap_stats *period, uint64_t period_no)
 {
     static struct hist total; /* main thread only */
-    const struct slap_options *o = r->opts;
+    const struct engine_config *o = &r->engine;
     double elapsed = (double)(period_no * r->period_ns) / (double)SLAP_NS_PER_SEC;
     stats_total_hist(period, &total);
     fputs("\r\033[K", stderr);
-    if (o->execute_number > 0) {
+    if (o->lane.execute_number > 0) {
         struct hist done;
         stats_total_hist(&r->global, &done);
         fprintf(stderr, "slap: %llu/%llu requests", (unsigned long long)done.count,
-                (unsigned long long)o->execute_number);
+                (unsigned long long)o->lane.execute_number);
     } else {
         fprintf(stderr, "slap: %.0fs elapsed, %.0fs left", elapsed,
                 (double)o->run_time_ns / (double)SLAP_NS_PER_SEC - elapsed);
@@ -494,12 +477,12 @@ static void wait_workers(struct run *r)
 }
 
 /* Why slap does not read the servers' stats in this run, or NULL when it does. */
-static const char *stats_unread(const struct slap_options *o)
+static const char *stats_unread(const struct run *r)
 {
-    if (o->tls) {
+    if (r->plan.tls) {
         return "not read: slap reads stats in clear, not TLS";
     }
-    if (o->protocol == PROTO_BINARY) {
+    if (!codec_get(r->engine.protocol)->text_stats) {
         /* A binary-only server would not answer the text request: it would cost 2 s. */
         return "not read: slap reads stats in text, not binary";
     }
@@ -509,8 +492,8 @@ static const char *stats_unread(const struct slap_options *o)
 /* What loads the servers before the measured part: "preload", "warm-up", both, or NULL. */
 static const char *loading_phase(const struct run *r)
 {
-    const struct slap_options *o = r->opts;
-    bool preload = !o->windows_stored && client_windows_full(&r->engine.lane, &r->workload);
+    const struct engine_config *o = &r->engine;
+    bool preload = !o->lane.windows_stored && client_windows_full(&o->lane, &r->workload);
     if (preload && o->memslap_face) {
         return "initial load";
     }
@@ -524,7 +507,7 @@ static const char *loading_phase(const struct run *r)
  * apart from the measured run's (the windows did not fit in the server's memory). */
 static void read_fill_evictions(struct run *r)
 {
-    if (r->server_stats == NULL || stats_unread(r->opts) != NULL || loading_phase(r) == NULL) {
+    if (r->server_stats == NULL || stats_unread(r) != NULL || loading_phase(r) == NULL) {
         return;
     }
     r->fill_evictions = calloc(r->servers.count, sizeof(*r->fill_evictions));
@@ -554,7 +537,7 @@ static void note_fill_evictions(struct run *r)
                     "memory, and gets of evicted keys miss (use %s, or give the server more "
                     "memory)\n",
                     r->servers.items[i].name, p->preload_evictions, loading_phase(r),
-                    r->opts->memslap_face ? "a smaller --execute-number"
+                    r->engine.memslap_face ? "a smaller --execute-number"
                                           : "a smaller -w, fewer clients or smaller values");
         }
     }
@@ -566,8 +549,8 @@ static void read_server_stats(struct run *r, bool after)
     for (uint32_t i = 0; r->server_stats != NULL && i < r->servers.count; i++) {
         struct server_stats_pair *p = &r->server_stats[i];
         char why[SERVER_STATS_NOTE_MAX - 40];
-        if (stats_unread(r->opts) != NULL) {
-            snprintf(p->note, sizeof(p->note), "%s", stats_unread(r->opts));
+        if (stats_unread(r) != NULL) {
+            snprintf(p->note, sizeof(p->note), "%s", stats_unread(r));
             continue;
         }
         if ((after && !p->ok) || server_stats_read(&r->servers.items[i], SERVER_STATS_TIMEOUT_NS,
@@ -616,7 +599,7 @@ static void begin_measure(struct run *r)
 {
     uint64_t start = run_measure_start(r);
     uint64_t now;
-    while (r->opts->warmup_ns > 0 && (now = slap_now_ns()) < start && r->signal == 0 &&
+    while (r->engine.warmup_ns > 0 && (now = slap_now_ns()) < start && r->signal == 0 &&
            !atomic_load(&r->gate.stop)) {
         wait_signal(r, start - now < 100 * SLAP_NS_PER_MS ? start - now : 100 * SLAP_NS_PER_MS);
     }
@@ -624,7 +607,7 @@ static void begin_measure(struct run *r)
         return;
     }
     mark_cpu(r, true);
-    if (r->opts->warmup_ns > 0) {
+    if (r->engine.warmup_ns > 0) {
         read_server_stats(r, false);
     }
 }
@@ -639,7 +622,7 @@ static uint64_t wall_now_ns(void)
 /* --start_at: everyone is connected; wait for the instant (signals still stop the wait). */
 static enum slap_status wait_start_at(struct run *r, char *err, size_t err_len)
 {
-    uint64_t at = r->opts->start_at_ns;
+    uint64_t at = r->plan.start_at_ns;
     uint64_t now = wall_now_ns();
     if (now > at + SLAP_NS_PER_SEC / 100) {
         fprintf(stderr, "slap: --start_at: ready %.3f s after the start time; starting now\n",
@@ -687,13 +670,13 @@ enum slap_status run_execute(struct run *r, char *err, size_t err_len)
     if (rc == SLAP_OK) {
         rc = wait_ready(r, spawned, err, err_len);
     }
-    if (rc == SLAP_OK && r->opts->warmup_ns == 0) {
+    if (rc == SLAP_OK && r->engine.warmup_ns == 0) {
         read_server_stats(r, false); /* as near the go as can be without delaying it */
     }
-    if (rc == SLAP_OK && r->opts->start_at_ns > 0) {
+    if (rc == SLAP_OK && r->plan.start_at_ns > 0) {
         rc = wait_start_at(r, err, err_len);
     }
-    if (rc == SLAP_OK && r->opts->trace != NULL) {
+    if (rc == SLAP_OK && r->engine.lane.trace) {
         /* Before the go, so that the lanes hold their first requests at the trace's time 0.
          * A failure to start ends the replay: the lanes finish. */
         replay_start(&r->replay, &r->gate.stop);
@@ -718,7 +701,7 @@ enum slap_status run_want(struct run *r, const struct run_sinks *sinks, bool kee
 {
     r->sinks = sinks != NULL ? *sinks : (struct run_sinks){0};
     r->progress = progress;
-    r->period_ns = r->opts->stat_freq_ns;
+    r->period_ns = r->plan.stat_freq_ns;
     if (r->period_ns == 0 && (keep_periods || progress)) {
         r->period_ns = SLAP_NS_PER_SEC;
     }
@@ -732,7 +715,8 @@ enum slap_status run_want(struct run *r, const struct run_sinks *sinks, bool kee
 
 bool run_all_blocked(const struct run *r)
 {
-    return r->blocked_lanes > 0 && r->blocked_lanes == r->opts->concurrency * r->opts->conns_per_client;
+    const struct lane_params *lp = &r->engine.lane;
+    return r->blocked_lanes > 0 && r->blocked_lanes == lp->concurrency * lp->conns_per_client;
 }
 
 void run_describe_stalls(const struct run *r, FILE *err)
@@ -752,7 +736,8 @@ void run_describe_stalls(const struct run *r, FILE *err)
                 "in the latency from their intended time, not against the server\n",
                 (unsigned long long)c->client_lag, (double)r->global.lag.max_ns / 1e6);
     }
-    uint32_t per_server = r->opts->concurrency * r->opts->conns_per_client * (r->opts->facebook ? 2 : 1);
+    const struct lane_params *lp = &r->engine.lane;
+    uint32_t per_server = lp->concurrency * lp->conns_per_client * (lp->facebook ? 2 : 1);
     for (uint32_t i = 0; i < r->servers.count; i++) {
         const struct worker_stall *st = &r->stalls[i];
         if (st->conns == 0) {
@@ -802,15 +787,16 @@ static void client_threads(const struct run *r, double seconds, struct limits_cl
 static void in_flight(const struct run *r, double seconds, struct limits *l)
 {
     static struct hist total; /* 37 KiB: not on the stack; the main thread only */
-    const struct slap_options *o = r->opts;
-    if (o->tps > 0) {
+    const struct lane_params *lp = &r->engine.lane;
+    if (lp->tps > 0) {
         stats_total_raw(&r->global, &total);
         l->client_lag = r->global.counters.client_lag;
         l->send_lag_p99_s = (double)hist_percentile_ns(&r->global.lag, 99.0) / 1e9;
     } else {
         stats_total_hist(&r->global, &total);
     }
-    l->in_flight_max = o->concurrency * o->conns_per_client * (o->pipeline > 0 ? o->pipeline : 1);
+    l->in_flight_max =
+        lp->concurrency * lp->conns_per_client * (lp->pipeline > 0 ? lp->pipeline : 1);
     l->in_flight_mean = (double)total.count / seconds * hist_mean_us(&total) / 1e6;
 }
 
@@ -823,11 +809,12 @@ enum slap_status run_limits(const struct run *r, struct limits *l)
         return SLAP_ERROR;
     }
     l->seconds = seconds;
-    l->target_tps = r->opts->tps;
+    const struct lane_params *lp = &r->engine.lane;
+    l->target_tps = lp->tps;
     l->achieved_tps = (double)stats_requests(&r->global) / seconds; /* as -P: a multi-get is one */
-    l->paced_by_trace = r->opts->trace != NULL && r->opts->trace_speed > 0;
-    l->concurrency = r->opts->concurrency;
-    l->threads = r->opts->threads;
+    l->paced_by_trace = lp->trace && lp->trace_speed > 0;
+    l->concurrency = lp->concurrency;
+    l->threads = r->plan.threads;
     l->client.cpu_user_s = r->cpu_user_s;
     l->client.cpu_sys_s = r->cpu_sys_s;
     client_threads(r, seconds, &l->client);
@@ -842,11 +829,11 @@ enum slap_status run_limits(const struct run *r, struct limits *l)
     for (uint32_t i = 0; i < nservers; i++) {
         const struct server *srv = &r->servers.items[i];
         bool local = hostcpu_address_local((const struct sockaddr *)&srv->addr);
-        limits_server_from_stats(&l->servers[i], srv->name, r->opts->label, &r->server_stats[i],
+        limits_server_from_stats(&l->servers[i], srv->name, r->plan.label, &r->server_stats[i],
                                  local ? l->host.cpus : 0);
     }
     if (r->server_stats != NULL) {
-        watch_limits(&r->watch, &r->servers, r->opts->label, l->host.cpus, l);
+        watch_limits(&r->watch, &r->servers, r->plan.label, l->host.cpus, l);
     }
     limits_judge(l);
     return SLAP_OK;

@@ -56,31 +56,31 @@ static void workload_mix(struct workload *w, const double *mix)
     }
 }
 
-enum slap_status workload_init(struct workload *w, const struct slap_options *o)
+enum slap_status workload_init(struct workload *w, const struct workload_plan *p)
 {
     memset(w, 0, sizeof(*w));
-    w->key_sizes = o->key_sizes;
-    w->value_sizes = o->value_sizes;
+    w->key_sizes = p->key_sizes;
+    w->value_sizes = p->value_sizes;
     if (w->key_sizes.n == 0) {
-        size_dist_fixed(&w->key_sizes, o->key_size);
+        size_dist_fixed(&w->key_sizes, p->key_size);
     }
     if (w->value_sizes.n == 0) {
-        size_dist_fixed(&w->value_sizes, o->value_size);
+        size_dist_fixed(&w->value_sizes, p->value_size);
     }
     w->key_size = size_dist_max(&w->key_sizes);
     w->value_size = size_dist_max(&w->value_sizes);
-    if (o->trace != NULL) { /* the trace's keys and values, up to their bounds */
+    if (p->trace) { /* the trace's keys and values, up to their bounds */
         w->key_size = TRACE_KEY_MAX;
-        w->value_size = o->trace_value_max;
+        w->value_size = p->trace_value_max;
     }
-    w->win_size = o->win_size;
-    workload_mix(w, o->mix);
-    w->overwrite_ppm = ppm(o->overwrite);
-    w->verify_ppm = ppm(o->verify);
-    w->expire_ppm = ppm(o->exp_verify);
-    w->exp_time_s = (uint32_t)(o->exp_time_ns / 1000000000ULL);
-    w->division = o->division;
-    w->track_slots = o->verify > 0 || o->exp_verify > 0 || o->overwrite > 0 || o->rep_write > 0;
+    w->win_size = p->win_size;
+    workload_mix(w, p->mix);
+    w->overwrite_ppm = ppm(p->overwrite);
+    w->verify_ppm = ppm(p->verify);
+    w->expire_ppm = ppm(p->exp_verify);
+    w->exp_time_s = (uint32_t)(p->exp_time_ns / 1000000000ULL);
+    w->division = p->division;
+    w->track_slots = p->verify > 0 || p->exp_verify > 0 || p->overwrite > 0 || p->rep_write > 0;
     w->fixed_keys = dist_is_fixed(&w->key_sizes);
     w->fixed_values = dist_is_fixed(&w->value_sizes) && !w->track_slots;
     w->value = malloc((size_t)w->value_size + 2);

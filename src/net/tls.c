@@ -33,24 +33,24 @@ static void openssl_reason(char *err, size_t err_len, const char *what)
     ERR_clear_error();
 }
 
-static enum slap_status load_files(SSL_CTX *c, const struct slap_options *o, char *err,
+static enum slap_status load_files(SSL_CTX *c, const struct tls_settings *s, char *err,
                                    size_t err_len)
 {
-    if (o->tls_ca != NULL ? SSL_CTX_load_verify_locations(c, o->tls_ca, NULL) != 1
-                          : SSL_CTX_set_default_verify_paths(c) != 1) {
-        openssl_reason(err, err_len, o->tls_ca != NULL ? o->tls_ca : "default CA paths");
+    if (s->ca != NULL ? SSL_CTX_load_verify_locations(c, s->ca, NULL) != 1
+                      : SSL_CTX_set_default_verify_paths(c) != 1) {
+        openssl_reason(err, err_len, s->ca != NULL ? s->ca : "default CA paths");
         return SLAP_ERROR;
     }
-    if (o->tls_cert != NULL && (SSL_CTX_use_certificate_chain_file(c, o->tls_cert) != 1 ||
-                                SSL_CTX_use_PrivateKey_file(c, o->tls_key, SSL_FILETYPE_PEM) != 1 ||
-                                SSL_CTX_check_private_key(c) != 1)) {
-        openssl_reason(err, err_len, o->tls_cert);
+    if (s->cert != NULL && (SSL_CTX_use_certificate_chain_file(c, s->cert) != 1 ||
+                            SSL_CTX_use_PrivateKey_file(c, s->key, SSL_FILETYPE_PEM) != 1 ||
+                            SSL_CTX_check_private_key(c) != 1)) {
+        openssl_reason(err, err_len, s->cert);
         return SLAP_ERROR;
     }
     return SLAP_OK;
 }
 
-enum slap_status tls_ctx_open(struct tls_ctx **out, const struct slap_options *o, char *err,
+enum slap_status tls_ctx_open(struct tls_ctx **out, const struct tls_settings *s, char *err,
                               size_t err_len)
 {
     struct tls_ctx *ctx = calloc(1, sizeof(*ctx));
@@ -59,8 +59,8 @@ enum slap_status tls_ctx_open(struct tls_ctx **out, const struct slap_options *o
         return SLAP_ERROR;
     }
     ctx->ssl_ctx = SSL_CTX_new(TLS_client_method());
-    ctx->verify = !o->tls_skip_verify;
-    if (ctx->ssl_ctx == NULL || load_files(ctx->ssl_ctx, o, err, err_len) != SLAP_OK) {
+    ctx->verify = !s->skip_verify;
+    if (ctx->ssl_ctx == NULL || load_files(ctx->ssl_ctx, s, err, err_len) != SLAP_OK) {
         if (ctx->ssl_ctx == NULL) {
             openssl_reason(err, err_len, "cannot create a context");
         }
@@ -68,8 +68,8 @@ enum slap_status tls_ctx_open(struct tls_ctx **out, const struct slap_options *o
         return SLAP_ERROR;
     }
     SSL_CTX_set_verify(ctx->ssl_ctx, ctx->verify ? SSL_VERIFY_PEER : SSL_VERIFY_NONE, NULL);
-    if (o->tls_version != TLS_VERSION_ANY) {
-        int v = o->tls_version == TLS_VERSION_1_2 ? TLS1_2_VERSION : TLS1_3_VERSION;
+    if (s->version != TLS_VERSION_ANY) {
+        int v = s->version == TLS_VERSION_1_2 ? TLS1_2_VERSION : TLS1_3_VERSION;
         SSL_CTX_set_min_proto_version(ctx->ssl_ctx, v);
         SSL_CTX_set_max_proto_version(ctx->ssl_ctx, v);
     }

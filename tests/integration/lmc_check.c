@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "slap/cli/options.h"
 #include "slap/net/servers.h"
 #include "slap/model/workload.h"
 
@@ -62,9 +61,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: lmc_check SERVERS DISTRIBUTION HASH CLIENTS WINDOW KEY_SIZE\n");
         return 2;
     }
-    struct slap_options o;
+    /* slap's defaults; the key sizes and the window are what matter here */
+    struct workload_plan o = {.key_size = 64,
+                              .value_size = 1024,
+                              .mix = {[OP_SET] = 0.1, [OP_GET] = 0.9},
+                              .division = 1};
     char err[256];
-    options_defaults(&o);
     o.win_size = (uint64_t)atoll(argv[5]);
     if (size_dist_parse(argv[6], 16, 250, &o.key_sizes, err, sizeof(err)) != 0) {
         fprintf(stderr, "lmc_check: %s\n", err);

@@ -15,38 +15,26 @@
 #include "slap/model/ops.h"
 #include "slap/proto/proto.h"
 #include "slap/model/schedule.h"
+#include "slap/model/workload.h"
+#include "slap/engine/replay.h"
 #include "slap/net/servers.h"
+#include "slap/net/tls.h"
 
 #define SLAP_DEFAULT_SERVER "127.0.0.1:11211"
 #define SLAP_MAX_THREADS 1024
 #define SLAP_MAX_CONCURRENCY 1000000
 #define SLAP_MAX_CONNS_PER_CLIENT 1024
-#define SLAP_MIN_KEY_SIZE 16
-#define SLAP_MAX_KEY_SIZE 250
 #define SLAP_MAX_VALUE_SIZE (1024u * 1024u)
 #define SLAP_MAX_WIN_SIZE (1ULL << 32)
 #define SLAP_MAX_PERCENTILES 16
 #define SLAP_MAX_PIPELINE 1024
 #define SLAP_MAX_TPS 1e9
 
-/* --trace-spread: which lane sends a trace request. */
-enum trace_spread {
-    TRACE_SPREAD_CLIENT = 0,      /* the lane of its client id: a client's requests in order */
-    TRACE_SPREAD_ROUND_ROBIN = 1, /* the lanes in turn */
-};
-
 /* Which latency the tables and blocks show in an open-loop run. */
 enum latency_view {
     LATENCY_BOTH = 0,        /* corrected, and the uncorrected final blocks too */
     LATENCY_CORRECTED = 1,   /* from the intended send time */
     LATENCY_UNCORRECTED = 2, /* from the actual send */
-};
-
-/* --tls_version: which TLS versions the handshake may settle on. */
-enum tls_version {
-    TLS_VERSION_ANY = 0, /* negotiate */
-    TLS_VERSION_1_2,     /* TLS 1.2 only */
-    TLS_VERSION_1_3,     /* TLS 1.3 only */
 };
 
 struct slap_options {

@@ -10,6 +10,12 @@
 #include "slap/base/common.h"
 #include "slap/model/trace.h"
 
+/* --trace-spread: which lane sends a trace request. */
+enum trace_spread {
+    TRACE_SPREAD_CLIENT = 0,      /* the lane of its client id: a client's requests in order */
+    TRACE_SPREAD_ROUND_ROBIN = 1, /* the lanes in turn */
+};
+
 /* Requests a lane holds ahead of sending them: the trace reader fills, the lane's thread takes. */
 #define REPLAY_LANE_RING 32
 

@@ -12,11 +12,10 @@
 #include "slap/base/common.h"
 #include "slap/base/hostcpu.h"
 #include "slap/engine/limits.h"
-#include "slap/cli/options.h"
 #include "slap/engine/replay.h"
-#include "slap/output/results.h"
 #include "slap/net/server_stats.h"
 #include "slap/net/servers.h"
+#include "slap/net/tls.h"
 #include "slap/model/stats.h"
 #include "slap/engine/watch.h"
 #include "slap/engine/worker.h"
@@ -39,15 +38,38 @@ struct run_sinks {
     uint64_t (*samples)(void *ctx, struct sample_ring *ring, uint64_t origin_ns);
 };
 
+/* What the run is to be: made once from the command line (the cli's plan.c). */
+struct run_plan {
+    const char *servers;       /* the servers, as -s gives them */
+    const char *stats_servers; /* --stats_servers: more servers whose stats judge the run */
+    const char *proxy_stats;   /* --proxy_stats: twemproxy's stats port */
+    enum server_distribution distribution;
+    enum server_hash hash;
+    uint32_t threads;          /* -T: workers */
+    bool flush;                /* --flush: flush_all every server before the run */
+    bool tls;                  /* --tls, made of tls_settings */
+    struct tls_settings tls_settings;
+    struct workload_plan workload;
+    struct trace_options trace; /* --trace: path NULL when there is none */
+    enum trace_spread trace_spread;
+    /* What the workers and their lanes read: run_init sets its pointers (workload, servers,
+     * rings, shape, tls) and what the codec tells; run_want its period_ns. */
+    struct engine_config engine;
+    uint64_t stat_freq_ns;     /* -S: periods of this length; 0: none asked */
+    uint64_t start_at_ns;      /* --start_at: the measured start, ns since the epoch; 0: none */
+    const char *label;         /* --label: names the run in the verdict's rows */
+    bool quiet;                /* -q: no "preload:" line */
+};
+
 struct run {
-    const struct slap_options *opts;
+    struct run_plan plan;      /* as run_init was given it */
     struct server_list servers;
     struct workload workload;
     struct tls_ctx *tls;       /* --tls, else NULL */
     uint32_t nworkers;
     struct worker *workers;
     FILE *out;                 /* the report: stdout */
-    struct engine_config engine; /* what the workers and their lanes read of the options */
+    struct engine_config engine; /* what the workers and their lanes read: the plan's, completed */
     struct worker_gate gate;     /* the go (its start_ns: the run's start), and the stop */
 
     int signal;                /* the signal that interrupted the run, or 0 */
@@ -95,7 +117,7 @@ void run_stop_signals(sigset_t *set);
  * Plan the run: resolve servers, build the workload and workers. err gets one line.
  * run_free is called after a failed run_init too.
  */
-enum slap_status run_init(struct run *r, const struct slap_options *o, FILE *out, char *err,
+enum slap_status run_init(struct run *r, const struct run_plan *p, FILE *out, char *err,
                           size_t err_len);
 /* Start, wait (printing -S tables), collect. SLAP_ERROR with err filled if set-up failed. */
 enum slap_status run_execute(struct run *r, char *err, size_t err_len);

@@ -11,8 +11,11 @@
 #include "slap/base/common.h"
 #include "slap/model/keydist.h"
 #include "slap/model/ops.h"
-#include "slap/cli/options.h"
 #include "slap/base/rng.h"
+
+/* A key's bytes: 16 at least (its client and slot take 15), memcached's limit at most. */
+#define SLAP_MIN_KEY_SIZE 16
+#define SLAP_MAX_KEY_SIZE 250
 
 /* Characters of a key that identify its client and its slot (see workload_key_init). */
 #define WORKLOAD_KEY_ID_LEN 15
@@ -20,6 +23,24 @@
 #define WORKLOAD_PPM 1000000u
 
 #define WORKLOAD_POOL_SLACK 4096u /* values start at one of this many offsets of the pool */
+
+/* What the workload is made of, as the command line asked. */
+struct workload_plan {
+    uint32_t key_size;            /* bytes of every key, when key_sizes is empty */
+    uint32_t value_size;          /* bytes of every value, when value_sizes is empty */
+    struct size_dist key_sizes;   /* n == 0: every key is key_size bytes */
+    struct size_dist value_sizes; /* n == 0: every value is value_size bytes */
+    uint64_t win_size;            /* -w keys per client window */
+    double mix[OP_COUNT];         /* share of each operation, summing to 1 */
+    double overwrite;             /* -o share of sets that overwrite a key already set */
+    double verify;                /* -v share of gets whose value is checked */
+    double exp_verify;            /* -e share of sets with an expiry time */
+    uint64_t exp_time_ns;         /* --exp_time */
+    uint32_t division;            /* -d keys per multi-get */
+    uint32_t rep_write;           /* -p: sets go to the first N servers; 0: the key's server */
+    bool trace;                   /* --trace: keys and values come from the trace, */
+    uint32_t trace_value_max;     /* values of up to this many bytes */
+};
 
 /* Read-only after workload_init: shared by every thread. */
 struct workload {
@@ -55,7 +76,7 @@ struct slot_state {
     bool ambiguous;          /* sets crossed each other: which one the server kept is unknown */
 };
 
-enum slap_status workload_init(struct workload *w, const struct slap_options *o);
+enum slap_status workload_init(struct workload *w, const struct workload_plan *p);
 /* The ops the run may send: those of the mix, and gets for a cas without a token. */
 uint32_t workload_ops(const struct workload *w);
 /* --trace: value bytes of that size: a decimal number when it is short enough to be one

@@ -2,17 +2,33 @@
 #ifndef SLAP_TLS_H
 #define SLAP_TLS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
 #include "slap/base/common.h"
-#include "slap/cli/options.h"
+
+/* --tls_version: which TLS versions the handshake may settle on. */
+enum tls_version {
+    TLS_VERSION_ANY = 0, /* negotiate */
+    TLS_VERSION_1_2,     /* TLS 1.2 only */
+    TLS_VERSION_1_3,     /* TLS 1.3 only */
+};
+
+/* What the run's context is made of. */
+struct tls_settings {
+    const char *ca;           /* --tls_ca FILE: trusted CAs; NULL: the system's */
+    const char *cert;         /* --tls_cert FILE: client certificate, or NULL */
+    const char *key;          /* --tls_key FILE: its key */
+    bool skip_verify;         /* --tls_skip_verify */
+    enum tls_version version; /* --tls_version */
+};
 
 struct tls_ctx;
 struct tls_conn;
 
-/* The run's context from --tls_ca, --tls_cert, --tls_key, --tls_skip_verify. */
-enum slap_status tls_ctx_open(struct tls_ctx **out, const struct slap_options *o, char *err,
+/* The run's context from --tls_ca, --tls_cert, --tls_key, --tls_skip_verify, --tls_version. */
+enum slap_status tls_ctx_open(struct tls_ctx **out, const struct tls_settings *s, char *err,
                               size_t err_len);
 void tls_ctx_close(struct tls_ctx *ctx);
 

@@ -52,6 +52,12 @@ struct codec {
      * numbers are read as 32-bit signed (a larger one expires the item at once), binary's
      * field is 32-bit unsigned. */
     uint32_t exptime_max;
+    /* Answers in meta's words (HD for a done delete, incr or touch; EN for a touch's miss),
+     * and a server that counts a gat's misses as get misses. */
+    bool meta_replies;
+    /* A server spoken to in this protocol answers a text "stats" (a binary-only one would
+     * not: asking it would cost the reader's whole timeout). */
+    bool text_stats;
 };
 
 /* memcached reads an expiry time up to 30 days as seconds from now, a larger one as a Unix

@@ -1,0 +1,103 @@
+/* The plans each layer runs by, made once from the command line's options. */
+#include "plan.h"
+
+#include <string.h>
+
+void plan_workload(struct workload_plan *p, const struct slap_options *o)
+{
+    *p = (struct workload_plan){
+        .key_size = o->key_size,
+        .value_size = o->value_size,
+        .key_sizes = o->key_sizes,
+        .value_sizes = o->value_sizes,
+        .win_size = o->win_size,
+        .overwrite = o->overwrite,
+        .verify = o->verify,
+        .exp_verify = o->exp_verify,
+        .exp_time_ns = o->exp_time_ns,
+        .division = o->division,
+        .rep_write = o->rep_write,
+        .trace = o->trace != NULL,
+        .trace_value_max = o->trace_value_max,
+    };
+    memcpy(p->mix, o->mix, sizeof(p->mix));
+}
+
+void plan_tls(struct tls_settings *p, const struct slap_options *o)
+{
+    *p = (struct tls_settings){
+        .ca = o->tls_ca,
+        .cert = o->tls_cert,
+        .key = o->tls_key,
+        .skip_verify = o->tls_skip_verify,
+        .version = o->tls_version,
+    };
+}
+
+/* What every lane reads; run_init adds where the run's parts are. */
+static struct lane_params plan_lanes(const struct slap_options *o)
+{
+    return (struct lane_params){
+        .key_pop = o->key_pop,
+        .execute_number = o->execute_number,
+        .tps = o->tps,
+        .trace_speed = o->trace_speed,
+        .concurrency = o->concurrency,
+        .conns_per_client = o->conns_per_client,
+        .pipeline = o->pipeline,
+        .rep_write = o->rep_write,
+        .trace = o->trace != NULL,
+        .udp = o->udp,
+        .facebook = o->facebook,
+        .reconnect = o->reconnect,
+        .verify = o->verify > 0,
+        .verbose = o->verbose,
+        .multiget_window = o->multiget_window,
+        .shared_keys = o->shared_keys,
+        .windows_stored = o->windows_stored,
+        .preload = o->preload,
+    };
+}
+
+/* What the workers read; run_init adds where the run's parts are, run_want the period. */
+static struct engine_config plan_engine(const struct slap_options *o)
+{
+    return (struct engine_config){
+        .lane = plan_lanes(o),
+        .protocol = o->protocol,
+        .arrival = o->arrival,
+        .run_time_ns = o->run_time_ns,
+        .warmup_ns = o->warmup_ns,
+        .timeout_ns = o->timeout_ns,
+        .udp_timeout_ns = o->udp_timeout_ns,
+        .sample_rate = o->sample_rate,
+        .samples = o->samples_out != NULL,
+        .memslap_face = o->memslap_face,
+    };
+}
+
+void plan_run(struct run_plan *p, const struct slap_options *o)
+{
+    *p = (struct run_plan){
+        .servers = o->servers,
+        .stats_servers = o->stats_servers,
+        .proxy_stats = o->proxy_stats,
+        .distribution = o->distribution,
+        .hash = o->hash,
+        .threads = o->threads,
+        .flush = o->flush,
+        .tls = o->tls,
+        .trace = {.path = o->trace,
+                  .skip_bad = o->trace_skip_bad,
+                  .limit = o->trace_limit,
+                  .value_max = o->trace_value_max},
+        .trace_spread = o->trace_spread,
+        .engine = plan_engine(o),
+        .stat_freq_ns = o->stat_freq_ns,
+        .start_at_ns = o->start_at_ns,
+        .label = o->label,
+        .quiet = o->quiet,
+    };
+    plan_tls(&p->tls_settings, o);
+    plan_workload(&p->workload, o);
+}
