@@ -16,6 +16,7 @@
 #include "slap/proto/proto.h"
 #include "slap/model/schedule.h"
 #include "slap/net/servers.h"
+#include "slap/output/run_desc.h" /* enum latency_view */
 
 #define SLAP_DEFAULT_SERVER "127.0.0.1:11211"
 #define SLAP_MAX_THREADS 1024
@@ -33,13 +34,6 @@
 enum trace_spread {
     TRACE_SPREAD_CLIENT = 0,      /* the lane of its client id: a client's requests in order */
     TRACE_SPREAD_ROUND_ROBIN = 1, /* the lanes in turn */
-};
-
-/* Which latency the tables and blocks show in an open-loop run. */
-enum latency_view {
-    LATENCY_BOTH = 0,        /* corrected, and the uncorrected final blocks too */
-    LATENCY_CORRECTED = 1,   /* from the intended send time */
-    LATENCY_UNCORRECTED = 2, /* from the actual send */
 };
 
 /* --tls_version: which TLS versions the handshake may settle on. */
