@@ -12,7 +12,6 @@
 #include "plan_output.h"
 #include "slap/cli/options.h"
 #include "slap/base/outfile.h"
-#include "slap/output/plot.h"
 #include "slap/output/report.h"
 #include "slap/output/results.h"
 #include "slap/output/sinks.h"
