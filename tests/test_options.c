@@ -18,6 +18,8 @@
 #include "slap/output/results.h"
 #include "slap/base/version.h"
 
+#include "plan_output.h"
+
 #define MAX_ARGS 32
 #define SEC SLAP_NS_PER_SEC
 
@@ -880,7 +882,7 @@ static const struct json_value *written_config(const struct slap_options *o,
 {
     struct results_doc d;
     assert_int_equal(results_doc_init(&d), SLAP_OK);
-    d.opts = *o;
+    assert_int_equal(plan_output_describe(&d.desc, o), SLAP_OK);
     char *text = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&text, &len);

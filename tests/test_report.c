@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "slap/base/common.h"
-#include "slap/cli/options.h"
 #include "slap/output/report.h"
+#include "slap/output/run_desc.h"
 #include "slap/model/stats.h"
 
 #define MIB 1048576ULL
@@ -224,7 +224,36 @@ static char *capture_close(struct capture *c)
     return c->text;
 }
 
-static char *header_text(const struct slap_options *o)
+/* The texts of the descriptions below (never freed: nothing of them is allocated). */
+static char default_servers[] = "127.0.0.1:11211";
+static char two_servers[] = "a:1,b:2";
+static char size_64[] = "64";
+static char size_100[] = "100";
+static char size_1024[] = "1024";
+static char size_16_32[] = "16-32:1";
+
+/* What slap's defaults describe. */
+static void desc_defaults(struct run_desc *o)
+{
+    *o = (struct run_desc){
+        .servers = default_servers,
+        .threads = 1,
+        .concurrency = 16,
+        .run_time_ns = 600 * SLAP_NS_PER_SEC,
+        .win_size = 10 * 1024,
+        .mix = {[OP_SET] = 0.1, [OP_GET] = 0.9},
+        .trace_speed = 1.0,
+        .pipeline = 1,
+        .npercentiles = 4,
+        .percentiles = {50.0, 90.0, 99.0, 99.9},
+        .step_time_ns = 5 * SLAP_NS_PER_SEC,
+        .division = 1,
+        .key_sizes = size_64,
+        .value_sizes = size_1024,
+    };
+}
+
+static char *header_text(const struct run_desc *o)
 {
     struct capture c;
     capture_open(&c);
@@ -235,14 +264,14 @@ static char *header_text(const struct slap_options *o)
 static char *final_text(const struct slap_stats *s, double seconds, int signal)
 {
     struct capture c;
-    struct slap_options o;
-    options_defaults(&o);
+    struct run_desc o;
+    desc_defaults(&o);
     capture_open(&c);
     report_final(c.out, &o, s, seconds, signal, NULL, NULL, 0);
     return capture_close(&c);
 }
 
-static char *period_text(const struct slap_options *o, const struct slap_stats *period,
+static char *period_text(const struct run_desc *o, const struct slap_stats *period,
                          const struct slap_stats *global, uint64_t period_no, bool terminal)
 {
     struct capture c;
@@ -265,7 +294,7 @@ static char *concat(const char *first, ...)
     return capture_close(&c);
 }
 
-static void assert_header(const struct slap_options *o, const char *want)
+static void assert_header(const struct run_desc *o, const char *want)
 {
     char *text = header_text(o);
     assert_string_equal(text, want);
@@ -275,8 +304,8 @@ static void assert_header(const struct slap_options *o, const char *want)
 static void test_header_defaults(void **state)
 {
     (void)state;
-    struct slap_options o;
-    options_defaults(&o);
+    struct run_desc o;
+    desc_defaults(&o);
     assert_header(&o, "servers: 127.0.0.1:11211\n"
                       "threads count: 1\n"
                       "concurrency: 16\n"
@@ -289,13 +318,13 @@ static void test_header_defaults(void **state)
 static void test_header_variants(void **state)
 {
     (void)state;
-    struct slap_options o;
-    options_defaults(&o);
+    struct run_desc o;
+    desc_defaults(&o);
     o.execute_number = 10000;
     o.win_size = 1024;
     o.threads = 4;
     o.concurrency = 128;
-    o.servers = "a:1,b:2";
+    o.servers = two_servers;
     assert_header(&o, "servers: a:1,b:2\n"
                       "threads count: 4\n"
                       "concurrency: 128\n"
@@ -304,7 +333,7 @@ static void test_header_variants(void **state)
                       "set proportion: set_prop=0.10\n"
                       "get proportion: get_prop=0.90\n");
 
-    options_defaults(&o);
+    desc_defaults(&o);
     o.win_size = 1500;
     o.run_time_ns = 60 * SLAP_NS_PER_SEC; /* one minute */
     o.mix[OP_SET] = 0.25;
@@ -317,7 +346,7 @@ static void test_header_variants(void **state)
                       "set proportion: set_prop=0.25\n"
                       "get proportion: get_prop=0.75\n");
 
-    options_defaults(&o);
+    desc_defaults(&o);
     o.run_time_ns = 1000400 * SLAP_NS_PER_US; /* 1.0004 s: shown to the millisecond */
     assert_header(&o, "servers: 127.0.0.1:11211\n"
                       "threads count: 1\n"
@@ -343,9 +372,9 @@ static void test_header_variants(void **state)
 static void test_header_sizes(void **state)
 {
     (void)state;
-    struct slap_options o;
-    options_defaults(&o);
-    size_dist_fixed(&o.value_sizes, 1024); /* -X 1024: memaslap's, no lines */
+    struct run_desc o;
+    desc_defaults(&o);
+    o.value_sizes = size_1024; /* -X 1024: memaslap's, no lines */
     assert_header(&o, "servers: 127.0.0.1:11211\n"
                       "threads count: 1\n"
                       "concurrency: 16\n"
@@ -353,7 +382,7 @@ static void test_header_sizes(void **state)
                       "windows size: 10k\n"
                       "set proportion: set_prop=0.10\n"
                       "get proportion: get_prop=0.90\n");
-    size_dist_fixed(&o.value_sizes, 100);
+    o.value_sizes = size_100;
     o.pipeline = 4;
     assert_header(&o, "servers: 127.0.0.1:11211\n"
                       "threads count: 1\n"
@@ -366,8 +395,8 @@ static void test_header_sizes(void **state)
                       "key size: 64\n"
                       "value size: 100\n");
     o.pipeline = 1;
-    o.value_sizes.n = 0;
-    o.key_sizes = (struct size_dist){.n = 1, .r = {{.min = 16, .max = 32, .prop = 1.0}}};
+    o.value_sizes = size_1024;
+    o.key_sizes = size_16_32;
     assert_header(&o, "servers: 127.0.0.1:11211\n"
                       "threads count: 1\n"
                       "concurrency: 16\n"
@@ -487,9 +516,9 @@ static void test_final_log2_row_zero(void **state)
     free_stats(s);
 }
 
-static void period_options(struct slap_options *o)
+static void period_options(struct run_desc *o)
 {
-    options_defaults(o);
+    desc_defaults(o);
     o->stat_freq_ns = SLAP_NS_PER_SEC;
 }
 
@@ -508,7 +537,7 @@ static void get_only_stats(struct slap_stats *period, struct slap_stats *global)
 static void test_period_golden(void **state)
 {
     (void)state;
-    struct slap_options o;
+    struct run_desc o;
     period_options(&o);
     struct slap_stats *period = new_stats();
     struct slap_stats *global = new_stats();
@@ -536,7 +565,7 @@ static void test_period_golden(void **state)
 static void test_period_with_sets(void **state)
 {
     (void)state;
-    struct slap_options o;
+    struct run_desc o;
     period_options(&o);
     struct slap_stats *period = new_stats();
     struct slap_stats *global = new_stats();

@@ -12,26 +12,129 @@
 
 #include "slap/base/common.h"
 #include "slap/base/hist.h"
-#include "slap/output/results.h"
 #include "slap/base/rng.h"
+#include "slap/output/results.h"
+#include "slap/output/run_desc.h"
 
-#define MAX_ARGS 32
+/* What a test's run was given: the settings its description and configuration hold. */
+struct spec {
+    const char *servers;
+    uint32_t threads;        /* 0: 1 */
+    uint32_t concurrency;    /* 0: 16 */
+    const char *time;        /* --time in seconds */
+    const char *value_size;  /* NULL: 1024 */
+    const char *division;    /* NULL: 1 */
+    const char *protocol;    /* NULL: ascii */
+    const char *tps;         /* NULL: a closed loop */
+    const char *arrival;     /* NULL: uniform */
+    const char *percentiles; /* NULL: 50,90,99,99.9 */
+    const char *label;       /* NULL: the host's */
+};
 
-/* opts from a command line given as one string of words. */
-static void parse_options(struct slap_options *o, const char *line)
+/* The settings a test configuration holds, in order, and what they are beyond their value. */
+static const struct {
+    const char *name;
+    enum run_config_kind kind;
+    unsigned flags;
+} settings[] = {
+    {"servers", RUN_CONFIG_TEXT, RUN_CONFIG_REPLAYED},
+    {"threads", RUN_CONFIG_NUMBER, RUN_CONFIG_REPLAYED},
+    {"concurrency", RUN_CONFIG_NUMBER, RUN_CONFIG_REPLAYED},
+    {"time", RUN_CONFIG_NUMBER, RUN_CONFIG_REPLAYED},
+    {"value_size", RUN_CONFIG_TEXT, RUN_CONFIG_REPLAYED | RUN_CONFIG_WORKLOAD},
+    {"division", RUN_CONFIG_NUMBER, RUN_CONFIG_REPLAYED | RUN_CONFIG_WORKLOAD},
+    {"protocol", RUN_CONFIG_TEXT, RUN_CONFIG_REPLAYED | RUN_CONFIG_WORKLOAD},
+    {"tps", RUN_CONFIG_NUMBER, RUN_CONFIG_REPLAYED},
+    {"arrival", RUN_CONFIG_TEXT, RUN_CONFIG_REPLAYED | RUN_CONFIG_WORKLOAD},
+    {"percentiles", RUN_CONFIG_TEXT, RUN_CONFIG_REPLAYED},
+    {"label", RUN_CONFIG_TEXT, RUN_CONFIG_REPLAYED},
+    {"json", RUN_CONFIG_NULL, 0},
+};
+
+/* The setting of settings[] named name, or SLAP_ARRAY_SIZE(settings). */
+static size_t setting_index(const char *name)
 {
-    static char copies[4][512];
-    static int next;
-    char *words = copies[next++ % 4];
-    char *argv[MAX_ARGS] = {"slap"};
-    int argc = 1;
-    snprintf(words, sizeof(copies[0]), "%s", line);
-    for (char *w = strtok(words, " "); w != NULL && argc < MAX_ARGS; w = strtok(NULL, " ")) {
-        argv[argc++] = w;
+    size_t i = 0;
+    while (i < SLAP_ARRAY_SIZE(settings) && strcmp(settings[i].name, name) != 0) {
+        i++;
     }
-    FILE *devnull = fopen("/dev/null", "w");
-    assert_int_equal(options_parse(o, argc, argv, devnull, devnull), OPTIONS_RUN);
-    fclose(devnull);
+    return i;
+}
+
+/* The figures the outputs read, from the configuration's texts (as the cli reads them). */
+static bool figures_of(struct run_desc *d, char *err, size_t err_len)
+{
+    const struct run_config_entry *e = run_config_find(&d->config, "percentiles");
+    d->threads = (uint32_t)strtoul(run_config_find(&d->config, "threads")->value, NULL, 10);
+    d->concurrency = (uint32_t)strtoul(run_config_find(&d->config, "concurrency")->value, NULL, 10);
+    d->run_time_ns = (uint64_t)(strtod(run_config_find(&d->config, "time")->value, NULL) * 1e9);
+    d->tps = strtod(run_config_find(&d->config, "tps")->value, NULL);
+    d->arrival = strcmp(run_config_find(&d->config, "arrival")->value, "poisson") == 0
+                     ? ARRIVAL_POISSON
+                     : ARRIVAL_UNIFORM;
+    d->division = (uint32_t)strtoul(run_config_find(&d->config, "division")->value, NULL, 10);
+    d->npercentiles = 0;
+    for (const char *p = e->value; *p != '\0' && d->npercentiles < RUN_DESC_MAX_PERCENTILES;
+         p += strcspn(p, ","), p += *p == ',') {
+        d->percentiles[d->npercentiles++] = strtod(p, NULL);
+    }
+    if (d->threads == 0) {
+        snprintf(err, err_len, "config does not read back as options: --threads: 0 is below 1");
+        return false;
+    }
+    return run_desc_set_text(&d->servers, run_config_find(&d->config, "servers")->value) == SLAP_OK;
+}
+
+/* The test's results_config_reader: every member a setting of settings[], taken as it is. */
+static enum slap_status read_test_config(const struct json_value *config, struct run_desc *out,
+                                         char *err, size_t err_len)
+{
+    for (size_t i = 0; i < config->n; i++) {
+        const struct json_value *v = config->items[i];
+        size_t at = setting_index(config->keys[i]);
+        if (at == SLAP_ARRAY_SIZE(settings)) {
+            snprintf(err, err_len, "config: unknown option '%.60s' (written by a newer slap?)",
+                     config->keys[i]);
+            return SLAP_ERROR;
+        }
+        enum run_config_kind kind = v->type == JSON_NULL     ? RUN_CONFIG_NULL
+                                    : v->type == JSON_STRING ? RUN_CONFIG_TEXT
+                                                             : RUN_CONFIG_NUMBER;
+        assert_int_equal(
+            run_config_add(&out->config, settings[at].name, kind, settings[at].flags, v->text),
+            SLAP_OK);
+    }
+    return figures_of(out, err, err_len) ? SLAP_OK : SLAP_ERROR;
+}
+
+/* The description of a run given spec: its configuration, and the figures read from it. */
+static void describe(struct run_desc *d, const struct spec *spec)
+{
+    char threads[16], concurrency[16], err[128];
+    const char *values[SLAP_ARRAY_SIZE(settings)] = {
+        spec->servers,
+        threads,
+        concurrency,
+        spec->time,
+        spec->value_size != NULL ? spec->value_size : "1024",
+        spec->division != NULL ? spec->division : "1",
+        spec->protocol != NULL ? spec->protocol : "ascii",
+        spec->tps,
+        spec->arrival != NULL ? spec->arrival : "uniform",
+        spec->percentiles != NULL ? spec->percentiles : "50,90,99,99.9",
+        spec->label != NULL ? spec->label : "host",
+        NULL};
+    snprintf(threads, sizeof(threads), "%u", spec->threads > 0 ? spec->threads : 1);
+    snprintf(concurrency, sizeof(concurrency), "%u",
+             spec->concurrency > 0 ? spec->concurrency : 16);
+    run_desc_free(d);
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(settings); i++) {
+        enum run_config_kind kind = values[i] != NULL ? settings[i].kind : RUN_CONFIG_NULL;
+        assert_int_equal(
+            run_config_add(&d->config, settings[i].name, kind, settings[i].flags, values[i]),
+            SLAP_OK);
+    }
+    assert_true(figures_of(d, err, sizeof(err)));
 }
 
 /* Latencies drawn from a log-uniform spread, into h (and into all when not NULL). */
@@ -47,14 +150,15 @@ static void record(struct hist *h, struct hist *all, struct rng *r, int n)
 }
 
 /* A document as a run of the given options would leave it: figures, periods and servers. */
-static void make_doc(struct results_doc *d, const char *line, uint64_t seed, struct slap_stats *all)
+static void make_doc(struct results_doc *d, const struct spec *spec, uint64_t seed,
+                     struct slap_stats *all)
 {
     struct rng r = {.state = seed};
     struct slap_stats *period = malloc(sizeof(*period));
     assert_non_null(period);
     assert_int_equal(stats_init(period, &stats_shape_all), SLAP_OK);
     assert_int_equal(results_doc_init(d), SLAP_OK);
-    parse_options(&d->opts, line);
+    describe(&d->desc, spec);
     snprintf(d->label, sizeof(d->label), "host-%llu", (unsigned long long)seed);
     d->start_ms = 1767225600000ULL + seed;
     d->end_ms = d->start_ms + 3000;
@@ -105,32 +209,42 @@ static void test_round_trip(void **state)
 {
     (void)state;
     struct results_doc d, back;
-    make_doc(&d,
-             "-s 127.0.0.1:1,127.0.0.1:2 -T 2 -c 8 -t 3s --value_size 4-100:0.3,1k-2k:0.7 "
-             "--ratio 1:4 --percentiles=50,99.99 --key_dist zipf:0.8 --label run-one "
-             "--max_errors 2.5% -P 50k --arrival poisson",
-             7, NULL);
+    const struct spec spec = {.servers = "127.0.0.1:1,127.0.0.1:2",
+                              .threads = 2,
+                              .concurrency = 8,
+                              .time = "3",
+                              .value_size = "4-100:0.3,1024-2048:0.7",
+                              .percentiles = "50,99.99",
+                              .label = "run-one",
+                              .tps = "50000",
+                              .arrival = "poisson"};
+    make_doc(&d, &spec, 7, NULL);
     size_t len;
     char *text = NULL;
     to_json(&d, &text, &len);
     char err[512] = "";
-    if (results_parse(text, len, &back, err, sizeof(err)) != SLAP_OK) {
+    if (results_parse(text, len, read_test_config, &back, err, sizeof(err)) != SLAP_OK) {
         fail_msg("%s", err);
     }
     assert_string_equal(back.label, d.label);
-    assert_string_equal(back.opts.servers, "127.0.0.1:1,127.0.0.1:2");
-    assert_string_equal(back.opts.label, "run-one");
-    assert_int_equal(back.opts.threads, 2);
-    assert_int_equal(back.opts.run_time_ns, 3 * SLAP_NS_PER_SEC);
-    assert_true(back.opts.tps == 50000.0);
-    assert_int_equal(back.opts.arrival, ARRIVAL_POISSON);
-    assert_true(back.opts.mix[OP_SET] == d.opts.mix[OP_SET]);
-    assert_true(back.opts.mix[OP_SET] == 0.2);
-    assert_int_equal(back.opts.npercentiles, 2);
-    assert_true(back.opts.percentiles[1] == 99.99);
-    assert_true(back.opts.key_pop.s == 0.8);
-    assert_true(back.opts.max_errors_pct == 2.5);
-    assert_memory_equal(&back.opts.value_sizes, &d.opts.value_sizes, sizeof(d.opts.value_sizes));
+    assert_string_equal(back.desc.servers, "127.0.0.1:1,127.0.0.1:2");
+    assert_string_equal(run_config_find(&back.desc.config, "label")->value, "run-one");
+    assert_int_equal(back.desc.threads, 2);
+    assert_int_equal(back.desc.run_time_ns, 3 * SLAP_NS_PER_SEC);
+    assert_true(back.desc.tps == 50000.0);
+    assert_int_equal(back.desc.arrival, ARRIVAL_POISSON);
+    assert_int_equal(back.desc.npercentiles, 2);
+    assert_true(back.desc.percentiles[1] == 99.99);
+    /* the configuration reads back entry for entry */
+    assert_int_equal(back.desc.config.n, d.desc.config.n);
+    for (size_t i = 0; i < d.desc.config.n; i++) {
+        const struct run_config_entry *want = &d.desc.config.entries[i];
+        const struct run_config_entry *got = &back.desc.config.entries[i];
+        assert_string_equal(got->name, want->name);
+        assert_int_equal(got->kind, want->kind);
+        assert_int_equal(got->flags, want->flags);
+        assert_string_equal(got->value, want->value);
+    }
     for (int t = 0; t < STATS_TYPES; t++) {
         assert_same_hist(back.global->lat[t], d.global->lat[t]);
         assert_int_equal(back.global->net_bytes[t], d.global->net_bytes[t]);
@@ -164,8 +278,12 @@ static void test_merge_is_exact(void **state)
     struct slap_stats *all = malloc(sizeof(*all));
     assert_non_null(all);
     assert_int_equal(stats_init(all, &stats_shape_all), SLAP_OK);
-    make_doc(&a, "-s 127.0.0.1:1 -T 2 -c 8 -t 3s", 11, all);
-    make_doc(&b, "-s 127.0.0.1:1 -T 1 -c 4 -t 3s", 12, all);
+    make_doc(&a,
+             &(struct spec){.servers = "127.0.0.1:1", .threads = 2, .concurrency = 8, .time = "3"},
+             11, all);
+    make_doc(&b,
+             &(struct spec){.servers = "127.0.0.1:1", .threads = 1, .concurrency = 4, .time = "3"},
+             12, all);
     struct results_doc *docs[] = {&a, &b};
     char err[512] = "";
     assert_int_equal(results_merge(&merged, docs, 2, err, sizeof(err)), SLAP_OK);
@@ -180,8 +298,12 @@ static void test_merge_is_exact(void **state)
     assert_memory_equal(merged_total->log2_us, total->log2_us, sizeof(total->log2_us));
     assert_int_equal(merged.global->counters.cmd_get,
                      a.global->counters.cmd_get + b.global->counters.cmd_get);
-    assert_int_equal(merged.opts.concurrency, 12);
-    assert_int_equal(merged.opts.threads, 3);
+    assert_int_equal(merged.desc.concurrency, 12);
+    assert_int_equal(merged.desc.threads, 3);
+    /* the configuration shows the sums, and the runs' labels joined */
+    assert_string_equal(run_config_find(&merged.desc.config, "concurrency")->value, "12");
+    assert_string_equal(run_config_find(&merged.desc.config, "threads")->value, "3");
+    assert_string_equal(run_config_find(&merged.desc.config, "label")->value, "host-11+host-12");
     assert_string_equal(merged.label, "host-11+host-12");
     assert_int_equal(merged.periods.n, 3);
     const struct results_period *p = merged.periods.items;
@@ -202,13 +324,18 @@ static void test_merge_is_exact(void **state)
 static void test_merge_refuses_other_workloads(void **state)
 {
     (void)state;
-    static const char *const others[] = {"-s 127.0.0.1:1 -t 3s -X 100", "-s 127.0.0.1:1 -t 4s",
-                                         "-s 127.0.0.1:1 -t 3s -d 4", "-s 127.0.0.1:1 -t 3s -B"};
+    static const struct spec base = {.servers = "127.0.0.1:1", .time = "3"};
+    static const struct spec others[] = {
+        {.servers = "127.0.0.1:1", .time = "3", .value_size = "100"},
+        {.servers = "127.0.0.1:1", .time = "4"},
+        {.servers = "127.0.0.1:1", .time = "3", .division = "4"},
+        {.servers = "127.0.0.1:1", .time = "3", .protocol = "binary"},
+    };
     static const char *const named[] = {"--value_size", "--time", "--division", "--protocol"};
     for (size_t i = 0; i < SLAP_ARRAY_SIZE(others); i++) {
         struct results_doc a, b, merged;
-        make_doc(&a, "-s 127.0.0.1:1 -t 3s", 1, NULL);
-        make_doc(&b, others[i], 2, NULL);
+        make_doc(&a, &base, 1, NULL);
+        make_doc(&b, &others[i], 2, NULL);
         struct results_doc *docs[] = {&a, &b};
         char err[512] = "";
         assert_int_equal(results_merge(&merged, docs, 2, err, sizeof(err)), SLAP_ERROR);
@@ -238,7 +365,9 @@ static void test_refuses_bad_documents(void **state)
         {"\"label\": \"host-3\"", "\"label\": \"\\u001b[2J\"", "label"},
     };
     struct results_doc d;
-    make_doc(&d, "-s 127.0.0.1:1 -T 2 -c 8 -t 3s", 3, NULL);
+    make_doc(&d,
+             &(struct spec){.servers = "127.0.0.1:1", .threads = 2, .concurrency = 8, .time = "3"},
+             3, NULL);
     size_t len;
     char *text = NULL;
     to_json(&d, &text, &len);
@@ -251,7 +380,8 @@ static void test_refuses_bad_documents(void **state)
                              text + before + strlen(edits[i].from)) > 0);
         struct results_doc back;
         char err[512] = "";
-        if (results_parse(edited, strlen(edited), &back, err, sizeof(err)) != SLAP_ERROR) {
+        if (results_parse(edited, strlen(edited), read_test_config, &back, err, sizeof(err)) !=
+            SLAP_ERROR) {
             fail_msg("edit %zu (%s) was accepted", i, edits[i].to);
         }
         if (strstr(err, edits[i].said) == NULL) {
@@ -305,7 +435,9 @@ static void test_refuses_corrupt_numbers(void **state)
         {"\"servers\"", "cmd_get", "1e300", "cmd_get"},
     };
     struct results_doc d;
-    make_doc(&d, "-s 127.0.0.1:1 -T 2 -c 8 -t 3s", 3, NULL);
+    make_doc(&d,
+             &(struct spec){.servers = "127.0.0.1:1", .threads = 2, .concurrency = 8, .time = "3"},
+             3, NULL);
     size_t len;
     char *text = NULL;
     to_json(&d, &text, &len);
@@ -313,7 +445,8 @@ static void test_refuses_corrupt_numbers(void **state)
         char *edited = edit_number(text, edits[i].after, edits[i].key, edits[i].value);
         struct results_doc back;
         char err[512] = "";
-        if (results_parse(edited, strlen(edited), &back, err, sizeof(err)) != SLAP_ERROR) {
+        if (results_parse(edited, strlen(edited), read_test_config, &back, err, sizeof(err)) !=
+            SLAP_ERROR) {
             fail_msg("edit %zu (%s %s) was accepted", i, edits[i].key, edits[i].value);
         }
         if (strstr(err, edits[i].said) == NULL) {
@@ -331,7 +464,9 @@ static void test_refuses_corrupt_numbers(void **state)
                          (int)(at - text), text, at + strlen("\"buckets\": [[")) > 0);
     struct results_doc back;
     char err[512] = "";
-    assert_int_equal(results_parse(edited, strlen(edited), &back, err, sizeof(err)), SLAP_ERROR);
+    assert_int_equal(
+        results_parse(edited, strlen(edited), read_test_config, &back, err, sizeof(err)),
+        SLAP_ERROR);
     if (strstr(err, "buckets") == NULL) {
         fail_msg("two buckets of 2^63: '%s' does not say buckets", err);
     }
@@ -348,8 +483,8 @@ static void test_merge_refuses_overflowing_sums(void **state)
     (void)state;
     for (int field = 0; field < 4; field++) {
         struct results_doc a, b, merged;
-        make_doc(&a, "-s 127.0.0.1:1 -t 3s", 1, NULL);
-        make_doc(&b, "-s 127.0.0.1:1 -t 3s", 2, NULL);
+        make_doc(&a, &(struct spec){.servers = "127.0.0.1:1", .time = "3"}, 1, NULL);
+        make_doc(&b, &(struct spec){.servers = "127.0.0.1:1", .time = "3"}, 2, NULL);
         struct results_period *pa = a.periods.items, *pb = b.periods.items;
         const char *said = NULL;
         switch (field) {
@@ -386,7 +521,7 @@ static void test_csv_rows(void **state)
 {
     (void)state;
     struct results_doc d;
-    make_doc(&d, "-s 127.0.0.1:1 -t 3s", 5, NULL);
+    make_doc(&d, &(struct spec){.servers = "127.0.0.1:1", .time = "3"}, 5, NULL);
     char *text = NULL;
     size_t len = 0, lines = 0;
     FILE *out = open_memstream(&text, &len);
@@ -411,8 +546,7 @@ static void test_csv_rows(void **state)
         fail_msg("no row %s in %s", row + 1, text);
     }
     snprintf(row, sizeof(row), "\n2.000,incr,%d,%.1f,%.3f,%d,,", 1000 * (OP_INCR + 1),
-             1000.0 * (OP_INCR + 1), (1000.0 * (OP_INCR + 1) + 2) / (1024.0 * 1024.0),
-             OP_INCR * 2);
+             1000.0 * (OP_INCR + 1), (1000.0 * (OP_INCR + 1) + 2) / (1024.0 * 1024.0), OP_INCR * 2);
     if (strstr(text, row) == NULL) {
         fail_msg("no row %s in %s", row + 1, text);
     }
@@ -432,7 +566,7 @@ static void test_total_min_ignores_empty_types(void **state)
     assert_non_null(s);
     assert_int_equal(stats_init(s, &shape), SLAP_OK);
     assert_int_equal(results_doc_init(&d), SLAP_OK);
-    parse_options(&d.opts, "-s 127.0.0.1:1 -t 1s");
+    describe(&d.desc, &(struct spec){.servers = "127.0.0.1:1", .time = "1"});
     snprintf(d.label, sizeof(d.label), "min");
     hist_record(s->lat[OP_GET], 10000);
     hist_record(s->lat[OP_SET], 12000);

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -329,4 +330,14 @@ enum units_status units_parse_time(const char *text, size_t len, uint64_t *epoch
     }
     *epoch_ns = whole * SLAP_NS_PER_SEC + fraction_ns(digits, ndigits, SLAP_NS_PER_SEC);
     return UNITS_OK;
+}
+
+void units_shortest(char *buf, size_t len, double v)
+{
+    for (int precision = 15; precision <= 17; precision++) {
+        snprintf(buf, len, "%.*g", precision, v);
+        if (strtod(buf, NULL) == v) {
+            return;
+        }
+    }
 }

@@ -10,11 +10,12 @@
 #include "slap/output/hist_hgrm.h"
 #include "memslap.h"
 #include "plan.h"
+#include "plan_output.h"
 #include "slap/cli/options.h"
 #include "slap/base/outfile.h"
-#include "slap/output/plot.h"
 #include "slap/output/report.h"
 #include "slap/output/results.h"
+#include "slap/output/sinks.h"
 #include "slap/engine/run.h"
 #include "slap/model/samples.h"
 #include "subcommands.h"
@@ -192,7 +193,7 @@ static bool progress_wanted(const struct slap_options *o)
 
 /* What a run writes besides the text report: its document, the samples file. */
 struct outputs {
-    struct results_doc doc;
+    struct results_doc doc;      /* its desc: the run's, for the report too */
     bool want_doc;               /* --json, --csv or --svg */
     struct outfile samples;      /* --samples, written during the run */
     bool samples_failed;         /* it could not be opened or written: the run is failed */
@@ -202,9 +203,12 @@ struct outputs {
 static int outputs_open(struct outputs *outs, const struct slap_options *o)
 {
     char err[512];
+    const char *paths[RESULTS_SINKS];
     memset(outs, 0, sizeof(*outs));
-    outs->want_doc = o->json_out != NULL || o->csv_out != NULL || o->svg_out != NULL;
-    if (results_doc_init(&outs->doc) != SLAP_OK) {
+    plan_output_paths(o, paths);
+    outs->want_doc = results_sinks_wanted(paths);
+    if (results_doc_init(&outs->doc) != SLAP_OK ||
+        plan_output_describe(&outs->doc.desc, o) != SLAP_OK) {
         fprintf(stderr, "slap: out of memory\n");
         return EXIT_RUN_FAILED;
     }
@@ -248,39 +252,14 @@ static void outputs_free(struct outputs *outs)
     results_doc_free(&outs->doc);
 }
 
-static void write_json(FILE *out, const void *doc)
-{
-    results_write_json(out, doc);
-}
-
-static void write_csv(FILE *out, const void *doc)
-{
-    results_write_csv(out, doc);
-}
-
 /* --json, --csv, --svg: each written whole; a failure says why and fails the run. */
 static int outputs_save(const struct outputs *outs, const struct slap_options *o)
 {
-    const struct results_doc *docs[] = {&outs->doc};
-    struct plot_input picture = {docs, 1, outs->samples_picture};
-    const struct {
-        const char *option;
-        const char *path;
-        outfile_writer write;
-        const void *arg;
-    } files[] = {{"--csv", o->csv_out, write_csv, &outs->doc},
-                 {"--svg", o->svg_out, plot_svg, &picture},
-                 {"--json", o->json_out, write_json, &outs->doc}};
-    int status = EXIT_RUN_OK;
-    for (size_t i = 0; i < SLAP_ARRAY_SIZE(files); i++) {
-        char err[512];
-        if (files[i].path != NULL && outfile_save(files[i].path, files[i].write, files[i].arg, err,
-                                                  sizeof(err)) != SLAP_OK) {
-            fprintf(stderr, "slap: %s: %s\n", files[i].option, err);
-            status = EXIT_RUN_FAILED;
-        }
-    }
-    return status;
+    const char *paths[RESULTS_SINKS];
+    struct results_sink_input in = {&outs->doc, NULL, NULL, outs->samples_picture};
+    plan_output_paths(o, paths);
+    return results_sinks_save(paths, &in, stderr, "slap") != SLAP_OK ? EXIT_RUN_FAILED
+                                                                      : EXIT_RUN_OK;
 }
 
 /* The servers' own stats (or why there are none) into the document. */
@@ -299,7 +278,6 @@ static void doc_servers(struct results_doc *d, const struct run *r,
 static void doc_from_run(struct results_doc *d, const struct run *r,
                          const struct slap_options *o, int status, struct limits *limits)
 {
-    d->opts = *o;
     snprintf(d->label, sizeof(d->label), "%s", o->label);
     d->seconds = run_seconds(r);
     d->start_ms = (r->start_wall_ns + o->warmup_ns) / SLAP_NS_PER_MS;
@@ -324,13 +302,13 @@ static void doc_from_run(struct results_doc *d, const struct run *r,
 
 /* The report, on the report stream: everything, or with -q only the Run time line. */
 static void report(FILE *out, const struct run *r, const struct slap_options *o,
-                   const struct limits *limits)
+                   const struct run_desc *desc, const struct limits *limits)
 {
     struct report_trace trace = {&r->replay.counts, &r->trace_sent};
     if (o->quiet) {
         report_run_line(out, &r->global, run_seconds(r), r->signal);
     } else {
-        report_final(out, o, &r->global, run_seconds(r), r->signal,
+        report_final(out, desc, &r->global, run_seconds(r), r->signal,
                      o->trace != NULL ? &trace : NULL, limits,
                      server_stats_preload_evictions(
                          r->server_stats, r->server_stats != NULL ? r->servers.count : 0));
@@ -346,7 +324,7 @@ static int conclude(const struct run *r, const struct slap_options *o, struct ou
     if (!judged) {
         limits.seconds = 0; /* nothing measured: no verdict, in the report or the document */
     }
-    report(out, r, o, judged ? &limits : NULL);
+    report(out, r, o, &outs->doc.desc, judged ? &limits : NULL);
     int status = verdict(r);
     if (r->replay.error[0] != '\0') {
         fprintf(stderr, "slap: --trace: %s\n", r->replay.error);
@@ -375,6 +353,7 @@ static int conclude(const struct run *r, const struct slap_options *o, struct ou
 /* Where a run's periods and samples go: the -S tables, the document's periods, the file. */
 struct run_outputs {
     const struct slap_options *o;
+    const struct run_desc *desc; /* the run's, for the -S tables */
     FILE *out;                /* the report */
     struct results_doc *doc;  /* NULL: periods not kept */
     FILE *samples;            /* --samples, else NULL */
@@ -385,7 +364,7 @@ static void sink_period(void *ctx, const struct slap_stats *period, const struct
 {
     struct run_outputs *ro = ctx;
     if (ro->o->stat_freq_ns > 0) {
-        report_period(ro->out, ro->o, period, global, period_no, isatty(fileno(ro->out)) == 1);
+        report_period(ro->out, ro->desc, period, global, period_no, isatty(fileno(ro->out)) == 1);
     }
     if (ro->doc != NULL) {
         results_add_period(ro->doc, period_s * (double)period_no, period_s, period);
@@ -431,7 +410,8 @@ static int run_once(const struct slap_options *opts)
     char err[512] = "";
     int status = outputs_open(&outs, opts);
     FILE *out = report_stream(opts);
-    struct run_outputs ro = {opts, out, outs.want_doc ? &outs.doc : NULL, outs.samples.f};
+    struct run_outputs ro = {opts, &outs.doc.desc, out, outs.want_doc ? &outs.doc : NULL,
+                             outs.samples.f};
     struct run_sinks sinks = run_sinks_of(&ro);
 
     memset(&run, 0, sizeof(run));
@@ -447,7 +427,7 @@ static int run_once(const struct slap_options *opts)
         goto out;
     }
     if (!opts->quiet) {
-        report_header(out, opts);
+        report_header(out, &outs.doc.desc);
     }
     if (!output_ok()) {
         goto out; /* nowhere to put the report: do not load the servers for nothing */
@@ -515,7 +495,6 @@ static int sweep_save(struct sweep_doc *sd, const struct slap_options *opts, con
     if (!sd->outs.want_doc) {
         return status;
     }
-    d->opts = *opts;
     d->sweep = true;
     snprintf(d->label, sizeof(d->label), "%s", opts->label);
     d->start_ms = sd->start_wall_ns / SLAP_NS_PER_MS;
@@ -576,10 +555,10 @@ static int sweep_row(struct sweep_doc *sd, const struct run *r, const struct sla
     limits_free(&limits);
     if (!opts->quiet) {
         if (!*columns) {
-            report_sweep_columns(out, opts);
+            report_sweep_columns(out, &sd->outs.doc.desc);
             *columns = true;
         }
-        report_sweep_row(out, opts, &row);
+        report_sweep_row(out, &sd->outs.doc.desc, &row);
     }
     sweep_keep(sd, r, &row, first);
     return check_max_errors(opts, &r->global, verdict(r)) != EXIT_RUN_OK ? EXIT_RUN_FAILED : status;
@@ -597,7 +576,7 @@ static int run_sweep(const struct slap_options *opts)
         return status;
     }
     if (!opts->quiet) {
-        report_sweep_header(out, opts);
+        report_sweep_header(out, &sd.outs.doc.desc);
     }
     for (double rate = opts->sweep_start; rate <= opts->sweep_end + 0.5;
          rate += opts->sweep_step) {

@@ -1159,17 +1159,6 @@ size_t options_table_find(const char *long_name)
     return ROW_COUNT;
 }
 
-/* The shortest text of v that reads back to v. */
-static void shortest(char *buf, size_t len, double v)
-{
-    for (int precision = 15; precision <= 17; precision++) {
-        snprintf(buf, len, "%.*g", precision, v);
-        if (strtod(buf, NULL) == v) {
-            return;
-        }
-    }
-}
-
 /* Seconds with up to nine decimals, trailing zeros dropped: "2", "0.2", "0.000001". */
 static enum option_value seconds_value(uint64_t ns, char *buf, size_t len)
 {
@@ -1201,7 +1190,7 @@ static enum option_value sizes_value(const struct size_dist *d, uint32_t fixed, 
     for (uint32_t i = 0; i < d->n && used < len; i++) {
         const struct size_range *r = &d->r[i];
         char prop[32];
-        shortest(prop, sizeof(prop), r->prop);
+        units_shortest(prop, sizeof(prop), r->prop);
         int n = r->min == r->max && d->n == 1
                     ? snprintf(buf + used, len - used, "%" PRIu32, r->min)
                     : snprintf(buf + used, len - used, "%s%" PRIu32 "-%" PRIu32 ":%s",
@@ -1249,8 +1238,8 @@ static enum option_value show_ratio(const struct slap_options *o, char *buf, siz
     if (o->trace != NULL || mix_beyond_get_set(o)) {
         return OPTION_VALUE_NONE;
     }
-    shortest(set, sizeof(set), o->mix[OP_SET]);
-    shortest(get, sizeof(get), o->mix[OP_GET]);
+    units_shortest(set, sizeof(set), o->mix[OP_SET]);
+    units_shortest(get, sizeof(get), o->mix[OP_GET]);
     snprintf(buf, len, "%s:%s", set, get);
     return OPTION_VALUE_TEXT;
 }
@@ -1266,7 +1255,7 @@ static enum option_value show_mix(const struct slap_options *o, char *buf, size_
     for (int op = 0; op < OP_COUNT && used < len; op++) {
         if (o->mix[op] > 0.0) {
             char share[32];
-            shortest(share, sizeof(share), o->mix[op]);
+            units_shortest(share, sizeof(share), o->mix[op]);
             int n = snprintf(buf + used, len - used, "%s%s=%s", used > 0 ? "," : "",
                              op_name((enum op_type)op), share);
             used += n > 0 ? (size_t)n : 0;
@@ -1302,7 +1291,7 @@ static enum option_value show_trace_speed(const struct slap_options *o, char *bu
         snprintf(buf, len, "max");
         return OPTION_VALUE_TEXT;
     }
-    shortest(buf, len, o->trace_speed);
+    units_shortest(buf, len, o->trace_speed);
     return OPTION_VALUE_NUMBER;
 }
 
@@ -1316,7 +1305,7 @@ static enum option_value show_key_dist(const struct slap_options *o, char *buf, 
     static const char *const dist_names[] = {"uniform", "zipf", "gaussian"};
     if (o->key_pop.kind == KEY_DIST_ZIPF) {
         char s[32];
-        shortest(s, sizeof(s), o->key_pop.s);
+        units_shortest(s, sizeof(s), o->key_pop.s);
         snprintf(buf, len, "zipf:%s", s);
         return OPTION_VALUE_TEXT;
     }
@@ -1392,7 +1381,7 @@ static enum option_value kind_value(const struct option_row *row, const struct s
         if (*(const double *)field == 0.0) {
             return OPTION_VALUE_NONE;
         }
-        shortest(buf, len, *(const double *)field);
+        units_shortest(buf, len, *(const double *)field);
         return OPTION_VALUE_NUMBER;
     case OPT_DURATION:
         return seconds_value(*(const uint64_t *)field, buf, len);

@@ -20,6 +20,8 @@
 #include "slap/output/report.h"
 #include "slap/output/results.h"
 #include "slap/model/tracestats.h"
+#include "slap/output/sinks.h"
+#include "plan_output.h"
 
 #define SUB_OK 0
 #define SUB_FAILED 1
@@ -28,9 +30,7 @@
 
 /* What a subcommand's command line says. */
 struct sub_args {
-    const char *json;
-    const char *csv;
-    const char *svg;
+    const char *out[RESULTS_SINKS]; /* merge: each sink's file; plot: the picture's (SVG) */
     const char *samples;
     const char **inputs;
     int ninputs;
@@ -63,6 +63,29 @@ static bool take_value(int argc, char **argv, int *i, const char *name, const ch
     return true;
 }
 
+/* An output's option at argv[*i] (merge: a sink's, --json FILE...; plot: -o, --output,
+ * --samples), its file (*value) stored in a: false when it is none of them. */
+static bool take_output(int argc, char **argv, int *i, bool plot, struct sub_args *a,
+                        const char **value)
+{
+    if (plot && (take_value(argc, argv, i, "-o", value) ||
+                 take_value(argc, argv, i, "--output", value))) {
+        a->out[RESULTS_SINK_SVG] = *value;
+        return true;
+    }
+    if (plot && take_value(argc, argv, i, "--samples", value)) {
+        a->samples = *value;
+        return true;
+    }
+    for (size_t k = 0; !plot && k < RESULTS_SINKS; k++) {
+        if (take_value(argc, argv, i, results_sinks[k].option, value)) {
+            a->out[k] = *value;
+            return true;
+        }
+    }
+    return false;
+}
+
 /* The options and input files; usage's status when they are wrong. */
 static int parse_args(int argc, char **argv, bool plot, struct sub_args *a)
 {
@@ -73,29 +96,20 @@ static int parse_args(int argc, char **argv, bool plot, struct sub_args *a)
     }
     for (int i = 1; i < argc; i++) {
         const char *value = NULL;
-        if (!plot && take_value(argc, argv, &i, "--json", &value)) {
-            a->json = value;
-        } else if (!plot && take_value(argc, argv, &i, "--csv", &value)) {
-            a->csv = value;
-        } else if (take_value(argc, argv, &i, plot ? "-o" : "--svg", &value) ||
-                   (plot && take_value(argc, argv, &i, "--output", &value))) {
-            a->svg = value;
-        } else if (plot && take_value(argc, argv, &i, "--samples", &value)) {
-            a->samples = value;
+        if (take_output(argc, argv, &i, plot, a, &value)) {
+            if (value == NULL || value[0] == '\0') {
+                return usage(argv[0], "an option needs a file name:", argv[i]);
+            }
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
             return usage(argv[0], "unknown option", argv[i]);
         } else {
             a->inputs[a->ninputs++] = argv[i];
-            continue;
-        }
-        if (value == NULL || value[0] == '\0') {
-            return usage(argv[0], "an option needs a file name:", argv[i]);
         }
     }
     if (a->ninputs == 0) {
         return usage(argv[0], "give at least one results file (written by --json)", NULL);
     }
-    if (plot && a->svg == NULL) {
+    if (plot && a->out[RESULTS_SINK_SVG] == NULL) {
         return usage(argv[0], "-o FILE.svg names the picture", NULL);
     }
     return SUB_OK;
@@ -108,7 +122,8 @@ static int read_inputs(const struct sub_args *a, const char *name, struct result
     for (int i = 0; i < a->ninputs; i++) {
         char err[640];
         ptrs[i] = &docs[i];
-        if (results_read(a->inputs[i], &docs[i], err, sizeof(err)) != SLAP_OK) {
+        if (results_read(a->inputs[i], plan_output_read_config, &docs[i], err, sizeof(err)) !=
+            SLAP_OK) {
             fprintf(stderr, "slap %s: %s\n", name, err);
             return SUB_USAGE;
         }
@@ -160,8 +175,8 @@ static double merged_preload_evictions(const struct results_doc *m)
 static void merged_report(const struct results_doc *m)
 {
     if (!m->sweep) {
-        report_header(stdout, &m->opts);
-        report_final(stdout, &m->opts, m->global, m->seconds, m->signal, NULL,
+        report_header(stdout, &m->desc);
+        report_final(stdout, &m->desc, m->global, m->seconds, m->signal, NULL,
                      m->has_limits ? &m->limits : NULL, merged_preload_evictions(m));
         return;
     }
@@ -171,13 +186,13 @@ static void merged_report(const struct results_doc *m)
         return;
     }
     const struct results_step *steps = m->steps.items;
-    report_sweep_header(stdout, &m->opts);
-    report_sweep_columns(stdout, &m->opts);
+    report_sweep_header(stdout, &m->desc);
+    report_sweep_columns(stdout, &m->desc);
     for (size_t i = 0; i < m->steps.n; i++) {
         struct report_step row = {steps[i].target_tps, s, steps[i].seconds, steps[i].limited_by,
                                   steps[i].interrupted};
         step_stats(&steps[i], s);
-        report_sweep_row(stdout, &m->opts, &row);
+        report_sweep_row(stdout, &m->desc, &row);
     }
     report_preload_evictions(stdout, merged_preload_evictions(m));
     report_interrupted(stdout, m->signal);
@@ -215,104 +230,22 @@ static void warn_spread(const struct results_merge_input *in, int n)
 
 /* ---- slap merge's outputs, written as the inputs are read again ---------------------- */
 
-/* The merge being written: its inputs, the merged document without its periods. */
+/* The merge being written: its inputs. */
 struct merge_job {
     struct results_merge_input *in;
     size_t n;
-    const struct results_doc *merged;
-    FILE *out;                     /* the output being written */
-    struct results_json_stream js; /* --json */
-    struct plot_run run;           /* --svg: the points drawn */
 };
 
-static enum slap_status json_period(void *arg, struct results_period *p)
-{
-    results_json_period(&((struct merge_job *)arg)->js, p);
-    return SLAP_OK;
-}
-
-static enum slap_status csv_period(void *arg, struct results_period *p)
-{
-    struct merge_job *job = arg;
-    if (!job->merged->sweep) {
-        results_csv_period(job->out, job->merged, p);
-    }
-    return SLAP_OK;
-}
-
-static enum slap_status svg_point(void *arg, struct results_period *p)
-{
-    return plot_run_add_period(&((struct merge_job *)arg)->run, p);
-}
-
-/* The merged periods handed to each (none read when no input has any). */
-static enum slap_status merge_walk(struct merge_job *job, results_merge_each each, char *err,
+/* The merged periods handed to each (none read when no input has any): a results_walk. */
+static enum slap_status merge_walk(void *src, results_merge_each each, void *arg, char *err,
                                    size_t err_len)
 {
+    struct merge_job *job = src;
     size_t periods = 0;
     for (size_t i = 0; i < job->n; i++) {
         periods += job->in[i].nperiods;
     }
-    return periods == 0 ? SLAP_OK : results_merge_periods(job->in, job->n, each, job, err, err_len);
-}
-
-/* One output (--json or --csv) written whole as its periods come; a failure says why. */
-static int save_streamed(struct merge_job *job, const char *option, const char *path, bool json)
-{
-    struct outfile of;
-    char err[640];
-    if (path == NULL) {
-        return SUB_OK;
-    }
-    if (outfile_open(&of, path, err, sizeof(err)) != SLAP_OK) {
-        fprintf(stderr, "slap merge: %s: %s\n", option, err);
-        return SUB_FAILED;
-    }
-    job->out = of.f;
-    if (json) {
-        results_json_begin(&job->js, of.f, job->merged);
-    } else {
-        results_csv_begin(of.f, job->merged);
-    }
-    if (merge_walk(job, json ? json_period : csv_period, err, sizeof(err)) != SLAP_OK) {
-        outfile_discard(&of);
-        fprintf(stderr, "slap merge: %s: %s\n", option, err);
-        return SUB_FAILED;
-    }
-    if (json) {
-        results_json_end(&job->js);
-    }
-    if (outfile_close(&of, err, sizeof(err)) != SLAP_OK) {
-        fprintf(stderr, "slap merge: %s: %s\n", option, err);
-        return SUB_FAILED;
-    }
-    return SUB_OK;
-}
-
-/* --svg: the points of every merged period gathered, then the picture written. */
-static int save_picture(struct merge_job *job, const char *path)
-{
-    const struct results_step *steps = job->merged->steps.items;
-    char err[640] = "out of memory";
-    int status = SUB_OK;
-    if (path == NULL) {
-        return SUB_OK;
-    }
-    memset(&job->run, 0, sizeof(job->run));
-    job->run.label = job->merged->label;
-    enum slap_status st = merge_walk(job, svg_point, err, sizeof(err));
-    for (size_t i = 0; st == SLAP_OK && i < job->merged->steps.n; i++) {
-        st = plot_run_add_step(&job->run, &steps[i]);
-    }
-    if (st != SLAP_OK) {
-        fprintf(stderr, "slap merge: --svg: %s\n", err);
-        status = SUB_FAILED;
-    } else {
-        struct plot_runs picture = {&job->run, 1, NULL};
-        status = save("merge", "--svg", path, plot_svg_runs, &picture);
-    }
-    plot_run_free(&job->run);
-    return status;
+    return periods == 0 ? SLAP_OK : results_merge_periods(job->in, job->n, each, arg, err, err_len);
 }
 
 /* Read every input whole (nothing kept of its periods) and merge what they hold but their
@@ -360,6 +293,7 @@ static int merge_check(const struct sub_args *a, struct results_merge_input *in,
     char err[640] = "";
     for (int i = 0; i < a->ninputs; i++) {
         in[i].path = a->inputs[i];
+        in[i].read_config = plan_output_read_config;
         if (spool_if_stream(&in[i]) != SUB_OK) {
             return SUB_FAILED;
         }
@@ -397,12 +331,13 @@ static int merge_main(int argc, char **argv)
         status = merge_check(&a, in, &merged);
     }
     if (status == SUB_OK) {
-        struct merge_job job = {.in = in, .n = (size_t)a.ninputs, .merged = &merged};
+        struct merge_job job = {.in = in, .n = (size_t)a.ninputs};
+        struct results_sink_input sink = {&merged, merge_walk, &job, NULL};
         warn_spread(in, a.ninputs);
         merged_report(&merged);
-        status |= save_streamed(&job, "--csv", a.csv, false);
-        status |= save_picture(&job, a.svg);
-        status |= save_streamed(&job, "--json", a.json, true);
+        if (results_sinks_save(a.out, &sink, stderr, "slap merge") != SLAP_OK) {
+            status = SUB_FAILED;
+        }
         status = fflush(stdout) != 0 || ferror(stdout) ? SUB_FAILED : status;
     }
     results_doc_free(&merged);
@@ -433,7 +368,7 @@ static int plot_main(int argc, char **argv)
     if (status == SUB_OK) {
         struct plot_input picture = {(const struct results_doc *const *)ptrs, (size_t)a.ninputs,
                                      a.samples};
-        status = save("plot", "-o", a.svg, plot_svg, &picture);
+        status = save("plot", "-o", a.out[RESULTS_SINK_SVG], plot_svg, &picture);
     }
     for (int i = 0; docs != NULL && i < argc; i++) {
         results_doc_free(&docs[i]);

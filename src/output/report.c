@@ -55,10 +55,10 @@ static void print_seconds_width(FILE *out, uint64_t ns, int width)
 }
 
 /* Does the mix have more than memaslap's gets and sets? */
-static bool mix_beyond_get_set(const struct slap_options *o)
+static bool mix_beyond_get_set(const struct run_desc *desc)
 {
     for (int op = 0; op < OP_COUNT; op++) {
-        if (op != OP_GET && op != OP_SET && o->mix[op] > 0) {
+        if (op != OP_GET && op != OP_SET && desc->mix[op] > 0) {
             return true;
         }
     }
@@ -66,88 +66,85 @@ static bool mix_beyond_get_set(const struct slap_options *o)
 }
 
 /* "mix: get=0.70 set=0.20 delete=0.10" when the mix has more than gets and sets. */
-static void print_mix(FILE *out, const struct slap_options *o)
+static void print_mix(FILE *out, const struct run_desc *desc)
 {
-    if (!mix_beyond_get_set(o)) {
+    if (!mix_beyond_get_set(desc)) {
         return;
     }
     fputs("mix:", out);
     for (int op = 0; op < OP_COUNT; op++) {
-        if (o->mix[op] > 0) {
-            fprintf(out, " %s=%.2f", op_name((enum op_type)op), o->mix[op]);
+        if (desc->mix[op] > 0) {
+            fprintf(out, " %s=%.2f", op_name((enum op_type)op), desc->mix[op]);
         }
     }
     fputc('\n', out);
 }
 
 /* Are the key or value sizes other than memaslap's 64 and 1024 (a trace brings its own)? */
-static bool sizes_beyond_memaslap(const struct slap_options *o, const char *key, const char *value)
+static bool sizes_beyond_memaslap(const struct run_desc *desc, const char *key, const char *value)
 {
-    return o->trace == NULL && (strcmp(key, "64") != 0 || strcmp(value, "1024") != 0);
+    return desc->trace == NULL && (strcmp(key, "64") != 0 || strcmp(value, "1024") != 0);
 }
 
 /* "key size: 64" and "value size: 100-200:1" as --key_size and --value_size take them. */
-static void print_sizes(FILE *out, const struct slap_options *o)
+static void print_sizes(FILE *out, const struct run_desc *desc)
 {
-    char key[1024], value[1024];
-    if (options_value(o, options_table_find("key_size"), key, sizeof(key)) != OPTION_VALUE_TEXT ||
-        options_value(o, options_table_find("value_size"), value, sizeof(value)) !=
-            OPTION_VALUE_TEXT ||
-        !sizes_beyond_memaslap(o, key, value)) {
+    if (desc->key_sizes == NULL || desc->value_sizes == NULL ||
+        !sizes_beyond_memaslap(desc, desc->key_sizes, desc->value_sizes)) {
         return;
     }
-    fprintf(out, "key size: %s\nvalue size: %s\n", key, value);
+    fprintf(out, "key size: %.1023s\nvalue size: %.1023s\n", desc->key_sizes, desc->value_sizes);
 }
 
-void report_header(FILE *out, const struct slap_options *o)
+void report_header(FILE *out, const struct run_desc *desc)
 {
-    fprintf(out, "servers: %s\n", o->servers);
-    fprintf(out, "threads count: %u\n", o->threads);
-    fprintf(out, "concurrency: %u\n", o->concurrency);
-    if (o->execute_number > 0) {
-        fprintf(out, "execute number: %llu\n", (unsigned long long)o->execute_number);
-    } else if (o->run_time_ns == 0) {
+    fprintf(out, "servers: %s\n", desc->servers);
+    fprintf(out, "threads count: %u\n", desc->threads);
+    fprintf(out, "concurrency: %u\n", desc->concurrency);
+    if (desc->execute_number > 0) {
+        fprintf(out, "execute number: %llu\n", (unsigned long long)desc->execute_number);
+    } else if (desc->run_time_ns == 0) {
         fprintf(out, "run time: the whole trace\n");
     } else {
         fprintf(out, "run time: ");
-        print_seconds_width(out, o->run_time_ns, 0);
+        print_seconds_width(out, desc->run_time_ns, 0);
         fprintf(out, "s\n");
     }
     fprintf(out, "windows size: ");
-    print_size(out, o->win_size);
-    fprintf(out, "\nset proportion: set_prop=%.2f\n", o->mix[OP_SET]);
-    fprintf(out, "get proportion: get_prop=%.2f\n", o->mix[OP_GET]);
-    print_mix(out, o);
-    if (o->tps > 0) {
-        fprintf(out, "target rate: %.0f ops/s, %s arrivals\n", o->tps,
-                o->arrival == ARRIVAL_POISSON ? "poisson" : "uniform");
+    print_size(out, desc->win_size);
+    fprintf(out, "\nset proportion: set_prop=%.2f\n", desc->mix[OP_SET]);
+    fprintf(out, "get proportion: get_prop=%.2f\n", desc->mix[OP_GET]);
+    print_mix(out, desc);
+    if (desc->tps > 0) {
+        fprintf(out, "target rate: %.0f ops/s, %s arrivals\n", desc->tps,
+                desc->arrival == ARRIVAL_POISSON ? "poisson" : "uniform");
     }
-    if (o->pipeline > 1) {
-        fprintf(out, "pipeline: %u\n", o->pipeline);
+    if (desc->pipeline > 1) {
+        fprintf(out, "pipeline: %u\n", desc->pipeline);
     }
-    if (o->trace != NULL && o->trace_speed > 0) {
-        fprintf(out, "trace: %s at %g times its speed\n", o->trace, o->trace_speed);
-    } else if (o->trace != NULL) {
-        fprintf(out, "trace: %s as fast as it goes\n", o->trace);
+    if (desc->trace != NULL && desc->trace_speed > 0) {
+        fprintf(out, "trace: %s at %g times its speed\n", desc->trace, desc->trace_speed);
+    } else if (desc->trace != NULL) {
+        fprintf(out, "trace: %s as fast as it goes\n", desc->trace);
     }
-    if (o->warmup_ns > 0) {
+    if (desc->warmup_ns > 0) {
         fprintf(out, "warmup: ");
-        print_seconds_width(out, o->warmup_ns, 0);
+        print_seconds_width(out, desc->warmup_ns, 0);
         fprintf(out, "s\n");
     }
-    print_sizes(out, o);
+    print_sizes(out, desc);
     fflush(out);
 }
 
 /* Does the run keep a separate uncorrected view, and which one do tables show? */
-static bool open_loop(const struct slap_options *o)
+static bool open_loop(const struct run_desc *desc)
 {
-    return o->tps > 0;
+    return desc->tps > 0;
 }
 
-static struct hist *const *main_view(const struct slap_options *o, const struct slap_stats *s)
+static struct hist *const *main_view(const struct run_desc *desc, const struct slap_stats *s)
 {
-    return open_loop(o) && o->latency == LATENCY_UNCORRECTED ? s->raw : s->lat;
+    return open_loop(desc) && desc->latency == LATENCY_UNCORRECTED ? s->raw : s->lat;
 }
 
 /* Every type of a view together, into total. */
@@ -162,10 +159,10 @@ static void merge_view(struct hist *const *view, struct hist *total)
 }
 
 /* The histogram, byte count and misses of one type, or of all (REPORT_TOTAL). */
-static void type_view(const struct slap_options *o, const struct slap_stats *s, int type,
+static void type_view(const struct run_desc *desc, const struct slap_stats *s, int type,
                       struct hist *h, uint64_t *bytes, uint64_t *misses)
 {
-    struct hist *const *view = main_view(o, s);
+    struct hist *const *view = main_view(desc, s);
     if (type == REPORT_TOTAL) {
         merge_view(view, h);
         *bytes = 0;
@@ -211,9 +208,9 @@ static void percentile_name(char *name, size_t size, double pct, const char *suf
 }
 
 /* Does the table of type show keys a second: Get and Total, when a get asks for several keys? */
-static bool shows_keys(const struct slap_options *o, int type)
+static bool shows_keys(const struct run_desc *desc, int type)
 {
-    return o->division > 1 && (type == OP_GET || type == REPORT_TOTAL);
+    return desc->division > 1 && (type == OP_GET || type == REPORT_TOTAL);
 }
 
 /* Keys asked for: Get's are cmd_get (the keys of get and gets); Total's are every operation's
@@ -224,7 +221,7 @@ static uint64_t type_keys(const struct slap_stats *s, int type)
 }
 
 /* A table row; keys < 0: no Keys/s column. */
-static void print_row(FILE *out, const struct slap_options *o, const char *label, uint64_t time_ns,
+static void print_row(FILE *out, const struct run_desc *desc, const char *label, uint64_t time_ns,
                       const struct hist *h, uint64_t bytes, uint64_t misses, double keys)
 {
     double secs = (double)time_ns / (double)SLAP_NS_PER_SEC;
@@ -235,9 +232,9 @@ static void print_row(FILE *out, const struct slap_options *o, const char *label
             (double)bytes / MIB / secs, (long long)misses,
             h->count ? us_round(h->min_ns) : 0LL, us_round(h->max_ns),
             (long long)llround(hist_mean_us(h)), hist_stddev_us(h), hist_geomean_us(h));
-    for (uint32_t i = 0; i < o->npercentiles; i++) {
-        fprintf(out, i + 1 < o->npercentiles || keys >= 0 ? " %-10lld" : " %lld",
-                us_round(hist_percentile_ns(h, o->percentiles[i])));
+    for (uint32_t i = 0; i < desc->npercentiles; i++) {
+        fprintf(out, i + 1 < desc->npercentiles || keys >= 0 ? " %-10lld" : " %lld",
+                us_round(hist_percentile_ns(h, desc->percentiles[i])));
     }
     if (keys >= 0) {
         fprintf(out, " %.0f", per_second(keys, secs));
@@ -245,7 +242,7 @@ static void print_row(FILE *out, const struct slap_options *o, const char *label
     fputc('\n', out);
 }
 
-static void print_table(FILE *out, const struct slap_options *o, int type,
+static void print_table(FILE *out, const struct run_desc *desc, int type,
                         const struct slap_stats *period, const struct slap_stats *global,
                         uint64_t elapsed_ns)
 {
@@ -256,23 +253,23 @@ static void print_table(FILE *out, const struct slap_options *o, int type,
     fprintf(out, "%-8s %-8s %-12s %-12s %-10s %-10s %-8s %-10s %-10s %-10s %-10s", "Type",
             "Time(s)", "Ops", "TPS(ops/s)", "Net(M/s)", "Get_miss", "Min(us)", "Max(us)",
             "Avg(us)", "Std_dev", "Geo_dist");
-    bool keys = shows_keys(o, type);
-    for (uint32_t i = 0; i < o->npercentiles; i++) {
+    bool keys = shows_keys(desc, type);
+    for (uint32_t i = 0; i < desc->npercentiles; i++) {
         char name[32];
-        percentile_name(name, sizeof(name), o->percentiles[i], "(us)");
-        fprintf(out, i + 1 < o->npercentiles || keys ? " %-10s" : " %s", name);
+        percentile_name(name, sizeof(name), desc->percentiles[i], "(us)");
+        fprintf(out, i + 1 < desc->npercentiles || keys ? " %-10s" : " %s", name);
     }
     fputs(keys ? " Keys/s\n" : "\n", out);
-    type_view(o, period, type, &h, &bytes, &misses);
-    print_row(out, o, "Period", o->stat_freq_ns, &h, bytes, misses,
+    type_view(desc, period, type, &h, &bytes, &misses);
+    print_row(out, desc, "Period", desc->stat_freq_ns, &h, bytes, misses,
               keys ? (double)type_keys(period, type) : -1.0);
-    type_view(o, global, type, &h, &bytes, &misses);
-    print_row(out, o, "Global", elapsed_ns, &h, bytes, misses,
+    type_view(desc, global, type, &h, &bytes, &misses);
+    print_row(out, desc, "Global", elapsed_ns, &h, bytes, misses,
               keys ? (double)type_keys(global, type) : -1.0);
     fputc('\n', out);
 }
 
-void report_period(FILE *out, const struct slap_options *o, const struct slap_stats *period,
+void report_period(FILE *out, const struct run_desc *desc, const struct slap_stats *period,
                    const struct slap_stats *global, uint64_t period_no, bool terminal)
 {
     if (terminal) {
@@ -281,7 +278,7 @@ void report_period(FILE *out, const struct slap_options *o, const struct slap_st
     fputc('\n', out);
     for (size_t i = 0; i < SLAP_ARRAY_SIZE(type_order); i++) {
         if (has_events(global, type_order[i])) {
-            print_table(out, o, type_order[i], period, global, o->stat_freq_ns * period_no);
+            print_table(out, desc, type_order[i], period, global, desc->stat_freq_ns * period_no);
         }
     }
     fflush(out);
@@ -312,7 +309,7 @@ static void print_log2(FILE *out, const struct hist *h)
     fputc('\n', out);
 }
 
-static void print_block(FILE *out, const struct slap_options *o, const char *name,
+static void print_block(FILE *out, const struct run_desc *desc, const char *name,
                         const struct hist *h)
 {
     if (h->count == 0) {
@@ -327,17 +324,18 @@ static void print_block(FILE *out, const struct slap_options *o, const char *nam
         fprintf(out, "   Std:  %8.2f\n", hist_stddev_us(h));
     }
     print_log2(out, h);
-    for (uint32_t i = 0; i < o->npercentiles; i++) {
+    for (uint32_t i = 0; i < desc->npercentiles; i++) {
         char label[32];
-        percentile_name(label, sizeof(label), o->percentiles[i], ":");
-        fprintf(out, "   %-6s%8lld\n", label, us_round(hist_percentile_ns(h, o->percentiles[i])));
+        percentile_name(label, sizeof(label), desc->percentiles[i], ":");
+        fprintf(out, "   %-6s%8lld\n", label,
+                us_round(hist_percentile_ns(h, desc->percentiles[i])));
     }
     fputc('\n', out);
 }
 
 /* Get, Set and Total blocks of one view, then those of the other types; prefix names the
  * view ("" for the main one). */
-static void print_blocks(FILE *out, const struct slap_options *o, struct hist *const *view,
+static void print_blocks(FILE *out, const struct run_desc *desc, struct hist *const *view,
                          const char *prefix)
 {
     static struct hist total;
@@ -347,19 +345,19 @@ static void print_blocks(FILE *out, const struct slap_options *o, struct hist *c
         snprintf(name, sizeof(name), "%s%s", prefix, type_title(type));
         if (type == REPORT_TOTAL) {
             merge_view(view, &total);
-            print_block(out, o, name, &total);
+            print_block(out, desc, name, &total);
         } else if (view[type] != NULL) {
-            print_block(out, o, name, view[type]);
+            print_block(out, desc, name, view[type]);
         }
     }
 }
 
 /* Open loop: the rate asked for, the rate achieved, and how late sends went. */
-static void print_schedule(FILE *out, const struct slap_options *o, const struct slap_stats *s,
+static void print_schedule(FILE *out, const struct run_desc *desc, const struct slap_stats *s,
                            double secs)
 {
     const struct hist *lag = &s->lag;
-    fprintf(out, "target_tps: %.0f\n", o->tps);
+    fprintf(out, "target_tps: %.0f\n", desc->tps);
     fprintf(out, "achieved_tps: %.0f\n", per_second((double)stats_requests(s), secs));
     fprintf(out, "send_lag_avg_us: %lld\n", (long long)llround(hist_mean_us(lag)));
     fprintf(out, "send_lag_p99_us: %lld\n", us_round(hist_percentile_ns(lag, 99.0)));
@@ -367,7 +365,7 @@ static void print_schedule(FILE *out, const struct slap_options *o, const struct
 }
 
 /* --trace: the lines replayed, the trace's own rate against the rate achieved, the misses. */
-static void print_trace(FILE *out, const struct slap_options *o, const struct report_trace *rt,
+static void print_trace(FILE *out, const struct run_desc *desc, const struct report_trace *rt,
                         const struct slap_stats *s, double secs)
 {
     const struct slap_counters *c = &s->counters;
@@ -386,8 +384,8 @@ static void print_trace(FILE *out, const struct slap_options *o, const struct re
         fprintf(out, "trace_values_cut: %llu\n", (unsigned long long)t->values_cut);
     }
     fprintf(out, "trace_tps: %.0f\n", trace_progress_rate(sent));
-    if (o->trace_speed > 0) {
-        fprintf(out, "target_tps: %.0f\n", trace_progress_rate(sent) * o->trace_speed);
+    if (desc->trace_speed > 0) {
+        fprintf(out, "target_tps: %.0f\n", trace_progress_rate(sent) * desc->trace_speed);
     }
     fprintf(out, "achieved_tps: %.0f\n", per_second((double)stats_requests(s), secs));
     fprintf(out, "miss_ratio: %.4f\n",
@@ -404,30 +402,31 @@ void report_preload_evictions(FILE *out, double evictions)
     }
 }
 
-void report_final(FILE *out, const struct slap_options *o, const struct slap_stats *global,
+void report_final(FILE *out, const struct run_desc *desc, const struct slap_stats *global,
                   double seconds, int signal, const struct report_trace *trace,
                   const struct limits *limits, double preload_evictions)
 {
     double secs = seconds;
-    print_blocks(out, o, main_view(o, global), "");
-    if (open_loop(o) && o->latency == LATENCY_BOTH) {
-        print_blocks(out, o, global->raw, "Uncorrected_");
+    print_blocks(out, desc, main_view(desc, global), "");
+    if (open_loop(desc) && desc->latency == LATENCY_BOTH) {
+        print_blocks(out, desc, global->raw, "Uncorrected_");
     }
     if (global->gets[STATS_HIT].count > 0 && global->gets[STATS_MISS].count > 0) {
-        print_block(out, o, "Get_hit", &global->gets[STATS_HIT]);
-        print_block(out, o, "Get_miss", &global->gets[STATS_MISS]);
+        print_block(out, desc, "Get_hit", &global->gets[STATS_HIT]);
+        print_block(out, desc, "Get_miss", &global->gets[STATS_MISS]);
     }
     const struct slap_counters *c = &global->counters;
-    stats_print_memaslap(out, c, o->verify > 0, o->exp_verify > 0, o->udp || o->facebook);
-    stats_print_added(out, c, mix_beyond_get_set(o));
-    if (o->division > 1) {
+    stats_print_memaslap(out, c, desc->verify > 0, desc->exp_verify > 0,
+                         desc->udp || desc->facebook);
+    stats_print_added(out, c, mix_beyond_get_set(desc));
+    if (desc->division > 1) {
         fprintf(out, "keys_per_sec: %.0f\n", per_second((double)c->cmd_get, secs));
     }
-    if (open_loop(o)) {
-        print_schedule(out, o, global, secs);
+    if (open_loop(desc)) {
+        print_schedule(out, desc, global, secs);
     }
     if (trace != NULL) {
-        print_trace(out, o, trace, global, secs);
+        print_trace(out, desc, trace, global, secs);
     }
     if (limits != NULL) {
         limits_print(out, limits);
@@ -459,30 +458,31 @@ void report_interrupted(FILE *out, int signal)
     fflush(out);
 }
 
-void report_sweep_header(FILE *out, const struct slap_options *o)
+void report_sweep_header(FILE *out, const struct run_desc *desc)
 {
-    struct slap_options first = *o;
-    first.run_time_ns = o->step_time_ns;
+    struct run_desc first = *desc;
+    first.run_time_ns = desc->step_time_ns;
     first.tps = 0;
     report_header(out, &first);
-    fprintf(out, "sweep: %.0f to %.0f ops/s by %.0f, %s arrivals\n", o->sweep_start, o->sweep_end,
-            o->sweep_step, o->arrival == ARRIVAL_POISSON ? "poisson" : "uniform");
+    fprintf(out, "sweep: %.0f to %.0f ops/s by %.0f, %s arrivals\n", desc->sweep_start,
+            desc->sweep_end, desc->sweep_step,
+            desc->arrival == ARRIVAL_POISSON ? "poisson" : "uniform");
     fflush(out);
 }
 
-void report_sweep_columns(FILE *out, const struct slap_options *o)
+void report_sweep_columns(FILE *out, const struct run_desc *desc)
 {
     fprintf(out, "\n%-14s %-15s", "Target(ops/s)", "Achieved(ops/s)");
-    for (uint32_t i = 0; i < o->npercentiles; i++) {
+    for (uint32_t i = 0; i < desc->npercentiles; i++) {
         char name[32];
-        percentile_name(name, sizeof(name), o->percentiles[i], "(us)");
+        percentile_name(name, sizeof(name), desc->percentiles[i], "(us)");
         fprintf(out, " %-10s", name);
     }
     fprintf(out, " %-10s %s\n", "Max(us)", "Limited_by");
     fflush(out);
 }
 
-void report_sweep_row(FILE *out, const struct slap_options *o, const struct report_step *step)
+void report_sweep_row(FILE *out, const struct run_desc *desc, const struct report_step *step)
 {
     static struct hist total;
     const struct slap_stats *s = step->stats;
@@ -492,13 +492,13 @@ void report_sweep_row(FILE *out, const struct slap_options *o, const struct repo
     const char *limited_by =
         step->limited_by != NULL && step->limited_by[0] != '\0' ? step->limited_by : "-";
     fprintf(out, "%-14.0f %-15.0f", step->target, achieved);
-    for (uint32_t i = 0; i < o->npercentiles; i++) {
-        fprintf(out, " %-10lld", us_round(hist_percentile_ns(&total, o->percentiles[i])));
+    for (uint32_t i = 0; i < desc->npercentiles; i++) {
+        fprintf(out, " %-10lld", us_round(hist_percentile_ns(&total, desc->percentiles[i])));
     }
     fprintf(out, " %-10lld", us_round(total.max_ns));
     if (step->interrupted) {
         fprintf(out, " %-10s interrupted after %.2fs of ", limited_by, step->seconds);
-        print_seconds_width(out, o->step_time_ns, 0);
+        print_seconds_width(out, desc->step_time_ns, 0);
         fputs("s\n", out);
     } else {
         fprintf(out, " %s\n", limited_by);

@@ -46,7 +46,6 @@ enum slap_status results_doc_init(struct results_doc *d)
         d->global = NULL;
         return SLAP_ERROR;
     }
-    options_defaults(&d->opts);
     return SLAP_OK;
 }
 
@@ -83,10 +82,7 @@ void results_doc_free(struct results_doc *d)
     free(d->servers.items);
     free(d->runs.items);
     limits_free(&d->limits);
-    for (int i = 0; i < d->argc; i++) {
-        free(d->argv[i]);
-    }
-    free(d->argv);
+    run_desc_free(&d->desc);
     free(d->source);
     if (d->global != NULL) {
         stats_free(d->global);
@@ -403,7 +399,7 @@ static void json_hist(struct json_writer *w, const char *key, const struct hist 
 }
 
 /* count, rate, the summaries and percentiles of h; then the histogram itself. */
-static void json_summary(struct json_writer *w, const struct slap_options *o, const struct hist *h,
+static void json_summary(struct json_writer *w, const struct run_desc *desc, const struct hist *h,
                          double seconds, bool log2)
 {
     json_u64(w, "count", h->count);
@@ -414,10 +410,10 @@ static void json_summary(struct json_writer *w, const struct slap_options *o, co
     json_double(w, "std_us", hist_stddev_us(h));
     json_double(w, "geo_us", hist_geomean_us(h));
     json_open_object(w, "percentiles");
-    for (uint32_t i = 0; i < o->npercentiles; i++) {
+    for (uint32_t i = 0; i < desc->npercentiles; i++) {
         char name[32];
-        snprintf(name, sizeof(name), "%g", o->percentiles[i]);
-        json_double(w, name, us(hist_percentile_ns(h, o->percentiles[i])));
+        snprintf(name, sizeof(name), "%g", desc->percentiles[i]);
+        json_double(w, name, us(hist_percentile_ns(h, desc->percentiles[i])));
     }
     json_close(w);
     json_hist(w, "hist", h, log2);
@@ -435,7 +431,7 @@ static void json_type_traffic(struct json_writer *w, const uint64_t *net_bytes,
 }
 
 /* Every type shown of view, then "total": a summary each; traffic when s is given. */
-static void json_types(struct json_writer *w, const char *key, const struct slap_options *o,
+static void json_types(struct json_writer *w, const char *key, const struct run_desc *desc,
                        struct hist *const *view, uint32_t types, const struct slap_stats *s,
                        double seconds, bool log2)
 {
@@ -452,7 +448,7 @@ static void json_types(struct json_writer *w, const char *key, const struct slap
             continue;
         }
         json_open_object(w, stats_type_name(t));
-        json_summary(w, o, h, seconds, log2);
+        json_summary(w, desc, h, seconds, log2);
         if (s != NULL) {
             json_type_traffic(w, s->net_bytes, s->misses, &s->counters, t, seconds);
         }
@@ -491,24 +487,21 @@ static void json_errors(struct json_writer *w, const struct slap_counters *c)
 }
 
 /* Every option's effective value, by its long name (durations in seconds). */
-static void json_config(struct json_writer *w, const struct slap_options *o)
+static void json_config(struct json_writer *w, const struct run_config *c)
 {
-    char value[1024];
     json_open_object(w, "config");
-    for (size_t i = 0; i < options_table_size(); i++) {
-        const char *name = options_table_long_name(i);
-        switch (options_value(o, i, value, sizeof(value))) {
-        case OPTION_VALUE_SKIP:
+    for (size_t i = 0; i < c->n; i++) {
+        const struct run_config_entry *e = &c->entries[i];
+        switch (e->kind) {
+        case RUN_CONFIG_NULL:
+            json_null(w, e->name);
             break;
-        case OPTION_VALUE_NONE:
-            json_null(w, name);
+        case RUN_CONFIG_BOOL:
+        case RUN_CONFIG_NUMBER:
+            json_raw(w, e->name, e->value);
             break;
-        case OPTION_VALUE_BOOL:
-        case OPTION_VALUE_NUMBER:
-            json_raw(w, name, value);
-            break;
-        case OPTION_VALUE_TEXT:
-            json_string(w, name, value);
+        case RUN_CONFIG_TEXT:
+            json_string(w, e->name, e->value);
             break;
         }
     }
@@ -542,7 +535,7 @@ static void sparse_to_hist(const struct results_sparse *lat, int type, struct hi
 }
 
 /* A period's or a step's types: summaries from their sparse histograms. */
-static void json_sparse_types(struct json_writer *w, const struct slap_options *o, uint32_t types,
+static void json_sparse_types(struct json_writer *w, const struct run_desc *desc, uint32_t types,
                               const struct results_sparse *lat, const uint64_t *net_bytes,
                               const uint64_t *misses, const struct slap_counters *c,
                               double seconds)
@@ -555,7 +548,7 @@ static void json_sparse_types(struct json_writer *w, const struct slap_options *
         }
         sparse_to_hist(lat, t, &h);
         json_open_object(w, stats_type_name(t));
-        json_summary(w, o, &h, seconds, false);
+        json_summary(w, desc, &h, seconds, false);
         json_type_traffic(w, net_bytes, misses, c, t, seconds);
         json_close(w);
     }
@@ -572,7 +565,7 @@ static void json_period(struct json_writer *w, const struct results_doc *d, uint
     json_u64(w, "ops", stats_counters_ops(&p->counters));
     json_u64(w, "errors", stats_errors(&p->counters));
     json_counters(w, &p->counters);
-    json_sparse_types(w, &d->opts, types, p->lat, p->net_bytes, p->misses, &p->counters,
+    json_sparse_types(w, &d->desc, types, p->lat, p->net_bytes, p->misses, &p->counters,
                       p->seconds);
     json_close(w);
 }
@@ -597,7 +590,7 @@ static void json_steps(struct json_writer *w, const struct results_doc *d)
         json_u64(w, "ops", ops);
         json_u64(w, "errors", stats_errors(&s->counters));
         json_counters(w, &s->counters);
-        json_sparse_types(w, &d->opts, types, s->lat, s->net_bytes, s->misses, &s->counters,
+        json_sparse_types(w, &d->desc, types, s->lat, s->net_bytes, s->misses, &s->counters,
                           s->seconds);
         json_close(w);
     }
@@ -765,13 +758,13 @@ static const char *signal_name(int sig)
 /* The open loop's other views: uncorrected latency and the send lag. */
 static void json_open_loop(struct json_writer *w, const struct results_doc *d)
 {
-    if (d->opts.tps <= 0 && !d->sweep) {
+    if (d->desc.tps <= 0 && !d->sweep) {
         return;
     }
-    json_types(w, "uncorrected", &d->opts, d->global->raw, results_doc_types(d), NULL,
+    json_types(w, "uncorrected", &d->desc, d->global->raw, results_doc_types(d), NULL,
                d->seconds, true);
     json_open_object(w, "send_lag");
-    json_summary(w, &d->opts, &d->global->lag, d->seconds, true);
+    json_summary(w, &d->desc, &d->global->lag, d->seconds, true);
     json_close(w);
 }
 
@@ -781,7 +774,7 @@ static void json_outcomes(struct json_writer *w, const struct results_doc *d)
     json_open_object(w, "get_outcomes");
     for (int i = 0; i < STATS_OUTCOMES; i++) {
         json_open_object(w, names[i]);
-        json_summary(w, &d->opts, &d->global->gets[i], d->seconds, true);
+        json_summary(w, &d->desc, &d->global->gets[i], d->seconds, true);
         json_close(w);
     }
     json_close(w);
@@ -806,8 +799,8 @@ static void json_trace(struct json_writer *w, const struct results_doc *d)
     json_u64(w, "keys_hashed", t->counts.keys_hashed);
     json_u64(w, "values_cut", t->counts.values_cut);
     json_double(w, "trace_tps", rate);
-    if (d->opts.trace_speed > 0) {
-        json_double(w, "target_tps", rate * d->opts.trace_speed);
+    if (d->desc.trace_speed > 0) {
+        json_double(w, "target_tps", rate * d->desc.trace_speed);
     } else {
         json_null(w, "target_tps");
     }
@@ -826,7 +819,7 @@ void results_json_begin(struct results_json_stream *js, FILE *out, const struct 
     json_string(w, "tool", "slap " SLAP_VERSION);
     json_string(w, "kind", d->sweep ? "sweep" : "run");
     json_string(w, "label", d->label);
-    json_config(w, &d->opts);
+    json_config(w, &d->desc.config);
     json_u64(w, "start_ms", d->start_ms);
     json_u64(w, "end_ms", d->end_ms);
     json_runs(w, d);
@@ -836,7 +829,7 @@ void results_json_begin(struct results_json_stream *js, FILE *out, const struct 
     json_u64(w, "exit_status", (uint64_t)d->exit_status);
     json_double(w, "period_s", d->period_s);
     json_run_line(w, d);
-    json_types(w, "types", &d->opts, d->global->lat, results_doc_types(d), d->global, d->seconds,
+    json_types(w, "types", &d->desc, d->global->lat, results_doc_types(d), d->global, d->seconds,
                true);
     json_open_loop(w, d);
     json_outcomes(w, d);
@@ -893,7 +886,7 @@ static void csv_figures(FILE *out, const struct hist *h)
  * operation's keys, as the run line); empty for the other types. */
 static void csv_keys(FILE *out, const struct results_doc *d, const struct results_period *p, int t)
 {
-    if (d->opts.division <= 1) {
+    if (d->desc.division <= 1) {
         return;
     }
     if (t == OP_GET || t == STATS_TYPES) {
@@ -909,7 +902,7 @@ static void csv_header(FILE *out, const struct results_doc *d)
     fputs("elapsed_s,type,ops,tps,net_mib_s,misses,errors,min_us,max_us,avg_us,std_us,p50_us,"
           "p90_us,p99_us,p99.9_us",
           out);
-    fputs(d->opts.division > 1 ? ",keys_per_s\n" : "\n", out);
+    fputs(d->desc.division > 1 ? ",keys_per_s\n" : "\n", out);
 }
 
 void results_csv_period(FILE *out, const struct results_doc *d, const struct results_period *p)

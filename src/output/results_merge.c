@@ -10,20 +10,35 @@
  * so that what it holds is the heads' histograms and a period of each file, however long the
  * runs. results_merge does the same over documents held whole.
  */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "slap/base/units.h"
 #include "slap/output/results.h"
 
 #define MERGE_ERR_MAX 640 /* an input's error: its name and what is wrong */
 
-/* The text of option row i in d's options, for comparing two documents. */
-static void setting_text(const struct results_doc *d, size_t i, char *buf, size_t len)
+#define SETTING_SHOWN 255 /* the bytes of a setting compared and shown */
+
+/* The text of the setting named name in d's configuration, for comparing two documents. */
+static const char *setting_text(const struct results_doc *d, const char *name)
 {
-    buf[0] = '\0';
-    if (options_value(&d->opts, i, buf, len) == OPTION_VALUE_NONE) {
-        snprintf(buf, len, "(none)");
+    const struct run_config_entry *e = run_config_find(&d->desc.config, name);
+    return e == NULL || e->kind == RUN_CONFIG_NULL ? "(none)" : e->value;
+}
+
+/* Do a and b differ in the workload setting e (a's)? Then err says how. */
+static bool workload_differs(const struct results_doc *a, const struct results_doc *b,
+                             const struct run_config_entry *e, char *err, size_t err_len)
+{
+    const char *va = setting_text(a, e->name), *vb = setting_text(b, e->name);
+    if (strncmp(va, vb, SETTING_SHOWN) == 0) {
+        return false;
     }
+    snprintf(err, err_len, "the workloads differ: --%s is %.255s in '%s' and %.255s in '%s'",
+             e->name, va, a->label, vb, b->label);
+    return true;
 }
 
 /* Can b be added to a? If not, err names the setting that differs. */
@@ -32,29 +47,22 @@ static enum slap_status check_compatible(const struct results_merge_input *in_a,
                                          size_t err_len)
 {
     const struct results_doc *a = in_a->doc, *b = in_b->doc;
-    char va[256], vb[256];
     if (a->sweep != b->sweep) {
         snprintf(err, err_len, "'%s' is a sweep and '%s' is not", a->sweep ? a->label : b->label,
                  a->sweep ? b->label : a->label);
         return SLAP_ERROR;
     }
-    for (size_t i = 0; i < options_table_size(); i++) {
-        if (!options_table_workload(i)) {
-            continue; /* the rows say which settings make the workload */
-        }
-        setting_text(a, i, va, sizeof(va));
-        setting_text(b, i, vb, sizeof(vb));
-        if (strcmp(va, vb) != 0) {
-            snprintf(err, err_len, "the workloads differ: --%s is %s in '%s' and %s in '%s'",
-                     options_table_long_name(i), va, a->label, vb, b->label);
+    for (size_t i = 0; i < a->desc.config.n; i++) {
+        const struct run_config_entry *e = &a->desc.config.entries[i];
+        /* the entries say which settings make the workload */
+        if ((e->flags & RUN_CONFIG_WORKLOAD) && workload_differs(a, b, e, err, err_len)) {
             return SLAP_ERROR;
         }
     }
-    if (a->opts.execute_number == 0 && a->opts.run_time_ns != b->opts.run_time_ns) {
-        setting_text(a, options_table_find("time"), va, sizeof(va));
-        setting_text(b, options_table_find("time"), vb, sizeof(vb));
-        snprintf(err, err_len, "the runs differ in length: --time is %ss in '%s' and %ss in '%s'",
-                 va, a->label, vb, b->label);
+    if (a->desc.execute_number == 0 && a->desc.run_time_ns != b->desc.run_time_ns) {
+        snprintf(err, err_len,
+                 "the runs differ in length: --time is %.255ss in '%s' and %.255ss in '%s'",
+                 setting_text(a, "time"), a->label, setting_text(b, "time"), b->label);
         return SLAP_ERROR;
     }
     if (a->period_s != b->period_s && in_a->nperiods > 0 && in_b->nperiods > 0) {
@@ -318,18 +326,41 @@ static enum slap_status merge_limits(struct results_doc *out, const struct resul
     struct limits *l = &out->limits;
     out->has_limits = n > 0 && !out->sweep;
     l->seconds = out->seconds;
-    l->target_tps = out->opts.tps;
+    l->target_tps = out->desc.tps;
     l->achieved_tps =
         out->seconds > 0 ? (double)stats_requests(out->global) / out->seconds : 0; /* as -P */
-    l->paced_by_trace = out->opts.trace != NULL && out->opts.trace_speed > 0;
-    l->concurrency = out->opts.concurrency;
-    l->threads = out->opts.threads;
+    l->paced_by_trace = out->desc.trace != NULL && out->desc.trace_speed > 0;
+    l->concurrency = out->desc.concurrency;
+    l->threads = out->desc.threads;
     limits_judge(l);
     return SLAP_OK;
 }
 
+/* The settings the hosts add up (threads, clients, rates) shown again in the configuration,
+ * with the joined label. */
+static enum slap_status show_sums(struct results_doc *dst)
+{
+    const struct run_desc *s = &dst->desc;
+    struct run_config *c = &dst->desc.config;
+    char threads[32], concurrency[32], tps[32], sweep[128];
+    snprintf(threads, sizeof(threads), "%" PRIu32, s->threads);
+    snprintf(concurrency, sizeof(concurrency), "%" PRIu32, s->concurrency);
+    units_shortest(tps, sizeof(tps), s->tps);
+    snprintf(sweep, sizeof(sweep), "%.0f:%.0f:%.0f", s->sweep_start, s->sweep_end, s->sweep_step);
+    enum run_config_kind tps_kind = s->tps == 0.0 ? RUN_CONFIG_NULL : RUN_CONFIG_NUMBER;
+    enum run_config_kind sweep_kind = s->sweep_step == 0 ? RUN_CONFIG_NULL : RUN_CONFIG_TEXT;
+    if (run_config_set(c, "label", RUN_CONFIG_TEXT, dst->label) != SLAP_OK ||
+        run_config_set(c, "threads", RUN_CONFIG_NUMBER, threads) != SLAP_OK ||
+        run_config_set(c, "concurrency", RUN_CONFIG_NUMBER, concurrency) != SLAP_OK ||
+        run_config_set(c, "tps", tps_kind, tps) != SLAP_OK) {
+        return SLAP_ERROR;
+    }
+    return run_config_set(c, "sweep", sweep_kind, sweep);
+}
+
 /* The figures of the whole: the longest measured time, the earliest start, the worst exit. */
-static void merge_top(struct results_doc *dst, const struct results_doc *src, bool first)
+static enum slap_status merge_top(struct results_doc *dst, const struct results_doc *src,
+                                  bool first)
 {
     dst->start_ms = first || src->start_ms < dst->start_ms ? src->start_ms : dst->start_ms;
     dst->end_ms = src->end_ms > dst->end_ms ? src->end_ms : dst->end_ms;
@@ -339,21 +370,21 @@ static void merge_top(struct results_doc *dst, const struct results_doc *src, bo
     dst->samples_written += src->samples_written;
     dst->samples_dropped += src->samples_dropped;
     if (first) {
-        dst->opts = src->opts;
+        run_desc_free(&dst->desc);
         dst->sweep = src->sweep;
         dst->period_s = src->period_s;
         snprintf(dst->label, sizeof(dst->label), "%s", src->label);
-        return;
+        return run_desc_copy(&dst->desc, &src->desc);
     }
     size_t used = strlen(dst->label);
     snprintf(dst->label + used, sizeof(dst->label) - used, "+%s", src->label);
-    dst->opts.label = dst->label;
-    dst->opts.threads += src->opts.threads;
-    dst->opts.concurrency += src->opts.concurrency;
-    dst->opts.tps += src->opts.tps;
-    dst->opts.sweep_start += src->opts.sweep_start;
-    dst->opts.sweep_end += src->opts.sweep_end;
-    dst->opts.sweep_step += src->opts.sweep_step;
+    dst->desc.threads += src->desc.threads;
+    dst->desc.concurrency += src->desc.concurrency;
+    dst->desc.tps += src->desc.tps;
+    dst->desc.sweep_start += src->desc.sweep_start;
+    dst->desc.sweep_end += src->desc.sweep_end;
+    dst->desc.sweep_step += src->desc.sweep_step;
+    return show_sums(dst);
 }
 
 /* ---- the periods, a period of every input at a time ---------------------------------- */
@@ -382,7 +413,8 @@ static enum slap_status sources_open(struct merge_source *src, struct results_me
         char *why = errs != NULL ? errs[i] : err;
         size_t why_len = errs != NULL ? MERGE_ERR_MAX : err_len;
         const char *at = in[i].open_path != NULL ? in[i].open_path : in[i].path;
-        if (results_stream_open(at, in[i].path, d, &src[i].stream, why, why_len) != SLAP_OK) {
+        if (results_stream_open(at, in[i].path, in[i].read_config, d, &src[i].stream, why,
+                                why_len) != SLAP_OK) {
             src[i].done = true;
             if (errs == NULL) {
                 return SLAP_ERROR;
@@ -558,7 +590,10 @@ static enum slap_status merge_heads(struct results_doc *out, struct results_merg
             say_overflow(err, err_len, in[i].doc, "", overflow);
             return SLAP_ERROR;
         }
-        merge_top(out, in[i].doc, i == 0);
+        if (merge_top(out, in[i].doc, i == 0) != SLAP_OK) {
+            snprintf(err, err_len, "out of memory");
+            return SLAP_ERROR;
+        }
         stats_merge(out->global, in[i].doc->global);
         if (merge_lists(out, &in[i], scratch, err, err_len) != SLAP_OK) {
             return SLAP_ERROR;

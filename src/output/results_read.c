@@ -13,87 +13,17 @@
 
 #define READ_ERR_MAX 512
 
-/* Does v say what the option says when it is not given? (Only settings given are replayed:
- * some options are refused without others, even at their default value.) */
-static bool is_default(size_t row, const struct json_value *v)
-{
-    static struct slap_options defaults;
-    char text[1024];
-    options_defaults(&defaults);
-    switch (options_value(&defaults, row, text, sizeof(text))) {
-    case OPTION_VALUE_NONE:
-        return v->type == JSON_NULL;
-    case OPTION_VALUE_BOOL:
-        return (v->type == JSON_TRUE) == (strcmp(text, "true") == 0);
-    case OPTION_VALUE_NUMBER:
-    case OPTION_VALUE_TEXT:
-        return (v->type == JSON_NUMBER || v->type == JSON_STRING) && strcmp(v->text, text) == 0;
-    case OPTION_VALUE_SKIP:
-    default:
-        return true;
-    }
-}
-
-/* "--name=value" (a duration's seconds with "s"), or "--name" for a flag set; NULL to skip
- * (the option's row says whether a reader replays it). */
-static char *replay_arg(size_t row, const char *name, const struct json_value *v)
-{
-    char *arg = NULL;
-    int n = -1;
-    if (!options_table_replayed(row) || v->type == JSON_NULL || v->type == JSON_FALSE ||
-        is_default(row, v)) {
-        return NULL;
-    }
-    if (v->type == JSON_TRUE) {
-        n = asprintf(&arg, "--%s", name);
-    } else if (v->type == JSON_NUMBER || v->type == JSON_STRING) {
-        n = asprintf(&arg, "--%s=%s%s", name, v->text,
-                     options_table_is_duration(row) && v->type == JSON_NUMBER ? "s" : "");
-    }
-    return n < 0 ? NULL : arg;
-}
-
-/* The options the document's "config" says, read as slap would read them from a command line. */
-static enum slap_status replay_config(const struct json_value *config, struct results_doc *d,
-                                      char *err, size_t err_len)
+/* The document's "config", read back into its description by read_config. */
+static enum slap_status read_config_object(const struct json_value *config,
+                                           results_config_reader read_config,
+                                           struct results_doc *d, char *err, size_t err_len)
 {
     if (config == NULL || config->type != JSON_OBJECT) {
         snprintf(err, err_len, "no \"config\" object");
         return SLAP_ERROR;
     }
-    d->argv = calloc(config->n + 2, sizeof(*d->argv));
-    if (d->argv == NULL) {
-        snprintf(err, err_len, "out of memory");
-        return SLAP_ERROR;
-    }
-    d->argv[d->argc++] = strdup("slap");
-    for (size_t i = 0; i < config->n; i++) {
-        size_t row = options_table_find(config->keys[i]);
-        if (row == options_table_size()) {
-            snprintf(err, err_len, "config: unknown option '%.60s' (written by a newer slap?)",
-                     config->keys[i]);
-            return SLAP_ERROR;
-        }
-        char *arg = replay_arg(row, config->keys[i], config->items[i]);
-        if (arg != NULL) {
-            d->argv[d->argc++] = arg;
-        }
-    }
-    char *why = NULL;
-    size_t why_len = 0;
-    FILE *msg = open_memstream(&why, &why_len);
-    enum options_outcome outcome =
-        msg != NULL ? options_parse(&d->opts, d->argc, d->argv, msg, msg) : OPTIONS_USAGE;
-    if (msg != NULL) {
-        fclose(msg);
-    }
-    if (outcome != OPTIONS_RUN) {
-        size_t line = why != NULL ? strcspn(why, "\n") : 0;
-        snprintf(err, err_len, "config does not read back as options: %.*s", (int)line,
-                 why != NULL ? why : "");
-    }
-    free(why);
-    return outcome == OPTIONS_RUN ? SLAP_OK : SLAP_ERROR;
+    run_desc_free(&d->desc);
+    return read_config(config, &d->desc, err, err_len);
 }
 
 /* ---- members -------------------------------------------------------------------------- */
@@ -636,7 +566,8 @@ static void read_top(struct reader *r, const struct json_value *root, struct res
 }
 
 /* The document without its periods' elements (results_split's head) into d. */
-static void read_head(struct reader *r, const char *text, size_t len, struct results_doc *d)
+static void read_head(struct reader *r, const char *text, size_t len,
+                      results_config_reader read_config, struct results_doc *d)
 {
     struct json_value *root = NULL;
     uint64_t schema = 0;
@@ -651,7 +582,8 @@ static void read_head(struct reader *r, const char *text, size_t len, struct res
         snprintf(why, sizeof(why), "version %llu; this slap reads version %d",
                  (unsigned long long)schema, RESULTS_SCHEMA);
         bad(r, "schema", why);
-    } else if (replay_config(json_get(root, "config"), d, r->err, r->err_len) != SLAP_OK) {
+    } else if (read_config_object(json_get(root, "config"), read_config, d, r->err,
+                                  r->err_len) != SLAP_OK) {
         r->failed = true;
     } else {
         read_top(r, root, d);
@@ -667,6 +599,7 @@ struct results_stream {
     const char *path;             /* the file's name, or NULL (a text given) */
     struct results_split *split;
     struct results_doc *d;  /* the document: its head, and its periods when keep */
+    results_config_reader read_config; /* how its "config" reads back */
     struct results_doc one; /* not keep: the last period read (its periods list only) */
     bool keep;              /* the periods appended to d */
     struct slap_stats *scratch;
@@ -674,11 +607,13 @@ struct results_stream {
 
 /* Start reading in into d (initialised here, whatever the outcome); SLAP_ERROR when out of
  * memory. */
-static enum slap_status stream_start(struct results_stream *rs, FILE *in, struct results_doc *d,
+static enum slap_status stream_start(struct results_stream *rs, FILE *in,
+                                     results_config_reader read_config, struct results_doc *d,
                                      bool keep)
 {
     rs->r = (struct reader){.err = rs->why, .err_len = sizeof(rs->why)};
     rs->in = in;
+    rs->read_config = read_config;
     rs->d = d;
     rs->keep = keep;
     rs->scratch = new_scratch();
@@ -754,7 +689,7 @@ static enum slap_status stream_next(struct results_stream *rs, const struct resu
     if (st == SLAP_AGAIN) {
         size_t len;
         const char *head = results_split_head(rs->split, &len);
-        read_head(&rs->r, head, len, rs->d);
+        read_head(&rs->r, head, len, rs->read_config, rs->d);
         if (rs->path != NULL && !rs->r.failed && (rs->d->source = strdup(rs->path)) == NULL) {
             bad(&rs->r, "document", "out of memory");
         }
@@ -763,7 +698,8 @@ static enum slap_status stream_next(struct results_stream *rs, const struct resu
     return stream_failed(rs, err, err_len);
 }
 
-enum slap_status results_stream_open(const char *path, const char *name, struct results_doc *d,
+enum slap_status results_stream_open(const char *path, const char *name,
+                                     results_config_reader read_config, struct results_doc *d,
                                      struct results_stream **out, char *err, size_t err_len)
 {
     struct results_stream *rs = calloc(1, sizeof(*rs));
@@ -777,7 +713,7 @@ enum slap_status results_stream_open(const char *path, const char *name, struct 
         return SLAP_ERROR;
     }
     rs->path = name;
-    if (stream_start(rs, in, d, false) != SLAP_OK) {
+    if (stream_start(rs, in, read_config, d, false) != SLAP_OK) {
         stream_failed(rs, err, err_len);
         stream_free(rs);
         return SLAP_ERROR;
@@ -800,8 +736,8 @@ void results_stream_close(struct results_stream *rs)
 }
 
 /* Every period of in kept in d, then the head: SLAP_OK when the whole document reads. */
-static enum slap_status read_all(FILE *in, const char *path, struct results_doc *d, char *err,
-                                 size_t err_len)
+static enum slap_status read_all(FILE *in, const char *path, results_config_reader read_config,
+                                 struct results_doc *d, char *err, size_t err_len)
 {
     struct results_stream *rs = calloc(1, sizeof(*rs));
     const struct results_period *p;
@@ -811,7 +747,7 @@ static enum slap_status read_all(FILE *in, const char *path, struct results_doc 
         snprintf(err, err_len, "out of memory");
         return SLAP_ERROR;
     }
-    if (stream_start(rs, in, d, true) != SLAP_OK) {
+    if (stream_start(rs, in, read_config, d, true) != SLAP_OK) {
         stream_failed(rs, err, err_len);
     } else {
         while ((st = stream_next(rs, &p, err, err_len)) == SLAP_OK) {
@@ -824,8 +760,8 @@ static enum slap_status read_all(FILE *in, const char *path, struct results_doc 
     return st == SLAP_AGAIN ? SLAP_OK : SLAP_ERROR;
 }
 
-enum slap_status results_parse(const char *text, size_t len, struct results_doc *d, char *err,
-                               size_t err_len)
+enum slap_status results_parse(const char *text, size_t len, results_config_reader read_config,
+                               struct results_doc *d, char *err, size_t err_len)
 {
     struct reader r = {.err = err, .err_len = err_len};
     FILE *in = len > 0 ? fmemopen((void *)text, len, "r") : NULL;
@@ -834,15 +770,17 @@ enum slap_status results_parse(const char *text, size_t len, struct results_doc 
             snprintf(err, err_len, "out of memory");
             return SLAP_ERROR;
         }
-        read_head(&r, text, len, d); /* nothing to split: json_parse says what is wrong */
+        /* nothing to split: json_parse says what is wrong */
+        read_head(&r, text, len, read_config, d);
         return r.failed ? SLAP_ERROR : SLAP_OK;
     }
-    enum slap_status st = read_all(in, NULL, d, err, err_len);
+    enum slap_status st = read_all(in, NULL, read_config, d, err, err_len);
     fclose(in);
     return st;
 }
 
-enum slap_status results_read(const char *path, struct results_doc *d, char *err, size_t err_len)
+enum slap_status results_read(const char *path, results_config_reader read_config,
+                              struct results_doc *d, char *err, size_t err_len)
 {
     char why[READ_ERR_MAX] = "";
     FILE *f = fopen(path, "r");
@@ -851,7 +789,7 @@ enum slap_status results_read(const char *path, struct results_doc *d, char *err
         snprintf(err, err_len, "cannot read '%s': %s", path, strerror(errno));
         return SLAP_ERROR;
     }
-    enum slap_status st = read_all(f, path, d, why, sizeof(why));
+    enum slap_status st = read_all(f, path, read_config, d, why, sizeof(why));
     if (st == SLAP_OK && d->source == NULL) {
         snprintf(why, sizeof(why), "out of memory");
         st = SLAP_ERROR;

@@ -7,6 +7,8 @@
 #include "slap/base/json.h"
 #include "slap/output/results.h"
 
+#include "plan_output.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void check(int ok)
@@ -53,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     json_free(v);
     struct results_doc d;
-    if (results_parse((const char *)data, size, &d, err, sizeof(err)) == SLAP_OK) {
+    if (results_parse((const char *)data, size, plan_output_read_config, &d, err, sizeof(err)) == SLAP_OK) {
         check_doc(&d);
     }
     results_doc_free(&d);

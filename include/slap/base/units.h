@@ -43,4 +43,7 @@ enum units_status units_parse_share(const char *text, size_t len, double *value)
  */
 enum units_status units_parse_time(const char *text, size_t len, uint64_t *epoch_ns);
 
+/* The shortest text of v (%.15g, %.16g or %.17g) that strtod reads back to v, into buf. */
+void units_shortest(char *buf, size_t len, double v);
+
 #endif

@@ -19,6 +19,7 @@
 #include "slap/engine/replay.h"
 #include "slap/net/servers.h"
 #include "slap/net/tls.h"
+#include "slap/output/run_desc.h" /* enum latency_view */
 
 #define SLAP_DEFAULT_SERVER "127.0.0.1:11211"
 #define SLAP_MAX_THREADS 1024
@@ -29,13 +30,6 @@
 #define SLAP_MAX_PERCENTILES 16
 #define SLAP_MAX_PIPELINE 1024
 #define SLAP_MAX_TPS 1e9
-
-/* Which latency the tables and blocks show in an open-loop run. */
-enum latency_view {
-    LATENCY_BOTH = 0,        /* corrected, and the uncorrected final blocks too */
-    LATENCY_CORRECTED = 1,   /* from the intended send time */
-    LATENCY_UNCORRECTED = 2, /* from the actual send */
-};
 
 struct slap_options {
     const char *servers;       /* -s as given, else $MEMCACHED_SERVERS, else the default */

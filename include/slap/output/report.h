@@ -7,23 +7,23 @@
 #include <stdio.h>
 
 #include "slap/engine/limits.h"
-#include "slap/cli/options.h"
 #include "slap/model/stats.h"
 #include "slap/model/trace.h"
+#include "slap/output/run_desc.h"
 
 /* Header block: servers, threads, concurrency, run time or execute number, ... */
-void report_header(FILE *out, const struct slap_options *o);
+void report_header(FILE *out, const struct run_desc *desc);
 /*
  * -S tables for period number period_no (1, 2, ...): Period and Global rows for
  * Get, Set and Total. Clears the screen first when terminal (the caller knows
  * whether out is one).
  */
-void report_period(FILE *out, const struct slap_options *o, const struct slap_stats *period,
+void report_period(FILE *out, const struct run_desc *desc, const struct slap_stats *period,
                    const struct slap_stats *global, uint64_t period_no, bool terminal);
 /*
  * Final per-type blocks (and, when they differ, the uncorrected and hit/miss
  * blocks), counters, open-loop figures and the "Run time:" line; signal > 0
- * marks an interrupt. Percentile columns and lines follow o->percentiles. trace (or NULL)
+ * marks an interrupt. Percentile columns and lines follow desc->percentiles. trace (or NULL)
  * adds a replay's lines; limits (or NULL) what limited the run, and preload_evictions (when
  * above 0) its line, before the Run time line.
  */
@@ -33,7 +33,7 @@ struct report_trace {
     const struct trace_progress *sent;
 };
 
-void report_final(FILE *out, const struct slap_options *o, const struct slap_stats *global,
+void report_final(FILE *out, const struct run_desc *desc, const struct slap_stats *global,
                   double seconds, int signal, const struct report_trace *trace,
                   const struct limits *limits, double preload_evictions);
 /* "preload_evictions: N (...)" when the servers evicted N > 0 items during the preload or
@@ -46,9 +46,9 @@ void report_run_line(FILE *out, const struct slap_stats *global, double seconds,
 void report_interrupted(FILE *out, int signal);
 
 /* --sweep: the header block with the sweep's rates (a "preload:" line may follow). */
-void report_sweep_header(FILE *out, const struct slap_options *o);
-/* The sweep table's column names, after a blank line: the percentiles follow o->percentiles. */
-void report_sweep_columns(FILE *out, const struct slap_options *o);
+void report_sweep_header(FILE *out, const struct run_desc *desc);
+/* The sweep table's column names, after a blank line: the percentiles follow desc->percentiles. */
+void report_sweep_columns(FILE *out, const struct run_desc *desc);
 
 /* One --sweep step, as its table row shows it. */
 struct report_step {
@@ -59,8 +59,8 @@ struct report_step {
     bool interrupted;               /* a signal cut it short of --step_time */
 };
 
-/* A step's row: target and achieved rate, o->percentiles and max (corrected), what limited it;
+/* A step's row: target and achieved rate, desc->percentiles and max (corrected), what limited it;
  * a step cut short ends with "interrupted after 0.84s of 2s". */
-void report_sweep_row(FILE *out, const struct slap_options *o, const struct report_step *step);
+void report_sweep_row(FILE *out, const struct run_desc *desc, const struct report_step *step);
 
 #endif

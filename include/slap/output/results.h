@@ -15,10 +15,10 @@
 #include "slap/base/hist.h"
 #include "slap/base/json.h"
 #include "slap/engine/limits.h"
-#include "slap/cli/options.h"
 #include "slap/net/server_stats.h"
 #include "slap/model/stats.h"
 #include "slap/model/trace.h"
+#include "slap/output/run_desc.h"
 
 #define RESULTS_SCHEMA 1 /* the "schema" member: bumped when a reader must change */
 #define RESULTS_LABEL_MAX 256
@@ -90,7 +90,7 @@ struct results_list {
 };
 
 struct results_doc {
-    struct slap_options opts; /* the configuration (rebuilt from "config" when read) */
+    struct run_desc desc; /* the run's settings and configuration (owned; read: from "config") */
     char label[RESULTS_LABEL_MAX];
     bool sweep;        /* a --sweep: steps, no periods */
     uint64_t start_ms; /* the measured start, ms since the epoch */
@@ -110,8 +110,6 @@ struct results_doc {
     bool has_limits;             /* what limited the run was judged (a run that measured) */
     struct limits limits;        /* owned */
     char *source; /* read documents: the file's name (owned), for messages */
-    char **argv;  /* read documents: the replayed options' text (owned) */
-    int argc;
 };
 
 /* What is wrong with a label (a run's or a host's name in results): NULL when it is 1 to
@@ -181,18 +179,29 @@ void results_json_end(struct results_json_stream *js);
 void results_csv_begin(FILE *out, const struct results_doc *d);
 void results_csv_period(FILE *out, const struct results_doc *d, const struct results_period *p);
 
-/* Read a document written by results_write_json; err says what is wrong and where. Either
- * way d is then initialised: results_doc_free releases it. */
-enum slap_status results_read(const char *path, struct results_doc *d, char *err, size_t err_len);
-enum slap_status results_parse(const char *text, size_t len, struct results_doc *d, char *err,
-                               size_t err_len);
+/*
+ * How a document's "config" object becomes its description (the cli reads it as its options
+ * would be read from a command line): config into out (empty on entry), or SLAP_ERROR with err
+ * saying why it does not read back.
+ */
+typedef enum slap_status (*results_config_reader)(const struct json_value *config,
+                                                  struct run_desc *out, char *err,
+                                                  size_t err_len);
+
+/* Read a document written by results_write_json, its "config" by read_config; err says what is
+ * wrong and where. Either way d is then initialised: results_doc_free releases it. */
+enum slap_status results_read(const char *path, results_config_reader read_config,
+                              struct results_doc *d, char *err, size_t err_len);
+enum slap_status results_parse(const char *text, size_t len, results_config_reader read_config,
+                               struct results_doc *d, char *err, size_t err_len);
 
 /* A results file read a period at a time. */
 struct results_stream;
 /* Open path to read into d (initialised here, whatever the outcome), naming it name in
- * messages. SLAP_ERROR with err ("cannot read 'NAME': why"); otherwise results_stream_close
- * must follow. */
-enum slap_status results_stream_open(const char *path, const char *name, struct results_doc *d,
+ * messages, its "config" read by read_config. SLAP_ERROR with err ("cannot read 'NAME': why");
+ * otherwise results_stream_close must follow. */
+enum slap_status results_stream_open(const char *path, const char *name,
+                                     results_config_reader read_config, struct results_doc *d,
                                      struct results_stream **out, char *err, size_t err_len);
 /* The next period into *p (the stream's: valid until the next call, not kept in d): SLAP_OK.
  * SLAP_AGAIN when there is none left: the rest of the document has been read into d. SLAP_ERROR
@@ -213,6 +222,7 @@ enum slap_status results_merge(struct results_doc *out, struct results_doc *cons
 struct results_merge_input {
     const char *path;        /* the file (set by the caller), as messages name it */
     const char *open_path;   /* where to read it, when not path (a copy of a pipe); else NULL */
+    results_config_reader read_config; /* how its "config" reads back (set with path) */
     struct results_doc *doc; /* the file's document without its periods (owned) */
     size_t nperiods;         /* its periods */
     size_t overflow_at;      /* its first period whose sum with the files' before passes

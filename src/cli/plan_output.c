@@ -1,0 +1,213 @@
+/* The outputs' description of a run, made from the options (or from a results file's config). */
+#include "plan_output.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define VALUE_MAX 1024 /* a configuration value's text, its NUL counted: longer ones are cut */
+
+static enum run_config_kind kind_of(enum option_value v)
+{
+    switch (v) {
+    case OPTION_VALUE_BOOL:
+        return RUN_CONFIG_BOOL;
+    case OPTION_VALUE_NUMBER:
+        return RUN_CONFIG_NUMBER;
+    case OPTION_VALUE_TEXT:
+        return RUN_CONFIG_TEXT;
+    case OPTION_VALUE_NONE:
+    case OPTION_VALUE_SKIP:
+    default:
+        return RUN_CONFIG_NULL;
+    }
+}
+
+/* Every option's effective value, as results files record it. */
+static enum slap_status describe_config(struct run_config *c, const struct slap_options *o)
+{
+    char value[VALUE_MAX];
+    for (size_t i = 0; i < options_table_size(); i++) {
+        enum option_value v = options_value(o, i, value, sizeof(value));
+        unsigned flags = (options_table_workload(i) ? RUN_CONFIG_WORKLOAD : 0) |
+                         (options_table_replayed(i) ? RUN_CONFIG_REPLAYED : 0);
+        if (v != OPTION_VALUE_SKIP &&
+            run_config_add(c, options_table_long_name(i), kind_of(v), flags, value) != SLAP_OK) {
+            return SLAP_ERROR;
+        }
+    }
+    return SLAP_OK;
+}
+
+/* The text of the option named name, as --key_size shows it: NULL unless it is a text. */
+static enum slap_status describe_text(char **field, const struct slap_options *o, const char *name)
+{
+    char value[VALUE_MAX];
+    enum option_value v = options_value(o, options_table_find(name), value, sizeof(value));
+    return run_desc_set_text(field, v == OPTION_VALUE_TEXT ? value : NULL);
+}
+
+/* The figures the outputs read, copied. */
+static void describe_figures(struct run_desc *d, const struct slap_options *o)
+{
+    _Static_assert(RUN_DESC_MAX_PERCENTILES >= SLAP_MAX_PERCENTILES, "room for the percentiles");
+    d->threads = o->threads;
+    d->concurrency = o->concurrency;
+    d->execute_number = o->execute_number;
+    d->run_time_ns = o->run_time_ns;
+    d->win_size = o->win_size;
+    memcpy(d->mix, o->mix, sizeof(d->mix));
+    d->tps = o->tps;
+    d->arrival = o->arrival;
+    d->pipeline = o->pipeline;
+    d->latency = o->latency;
+    d->warmup_ns = o->warmup_ns;
+    d->stat_freq_ns = o->stat_freq_ns;
+    d->npercentiles = o->npercentiles;
+    memcpy(d->percentiles, o->percentiles, sizeof(o->percentiles));
+    d->sweep_start = o->sweep_start;
+    d->sweep_end = o->sweep_end;
+    d->sweep_step = o->sweep_step;
+    d->step_time_ns = o->step_time_ns;
+    d->trace_speed = o->trace_speed;
+    d->division = o->division;
+    d->verify = o->verify;
+    d->exp_verify = o->exp_verify;
+    d->udp = o->udp;
+    d->facebook = o->facebook;
+}
+
+enum slap_status plan_output_describe(struct run_desc *d, const struct slap_options *o)
+{
+    memset(d, 0, sizeof(*d));
+    describe_figures(d, o);
+    enum slap_status st = run_desc_set_text(&d->servers, o->servers);
+    st = st == SLAP_OK ? run_desc_set_text(&d->trace, o->trace) : st;
+    st = st == SLAP_OK ? describe_text(&d->key_sizes, o, "key_size") : st;
+    st = st == SLAP_OK ? describe_text(&d->value_sizes, o, "value_size") : st;
+    st = st == SLAP_OK ? describe_config(&d->config, o) : st;
+    if (st != SLAP_OK) {
+        run_desc_free(d);
+    }
+    return st;
+}
+
+void plan_output_paths(const struct slap_options *o, const char *paths[RESULTS_SINKS])
+{
+    paths[RESULTS_SINK_CSV] = o->csv_out;
+    paths[RESULTS_SINK_SVG] = o->svg_out;
+    paths[RESULTS_SINK_JSON] = o->json_out;
+}
+
+/* ---- a results file's config, read back ------------------------------------------------- */
+
+/* Does v say what the option says when it is not given? (Only settings given are replayed:
+ * some options are refused without others, even at their default value.) */
+static bool is_default(size_t row, const struct json_value *v)
+{
+    static struct slap_options defaults;
+    char text[VALUE_MAX];
+    options_defaults(&defaults);
+    switch (options_value(&defaults, row, text, sizeof(text))) {
+    case OPTION_VALUE_NONE:
+        return v->type == JSON_NULL;
+    case OPTION_VALUE_BOOL:
+        return (v->type == JSON_TRUE) == (strcmp(text, "true") == 0);
+    case OPTION_VALUE_NUMBER:
+    case OPTION_VALUE_TEXT:
+        return (v->type == JSON_NUMBER || v->type == JSON_STRING) && strcmp(v->text, text) == 0;
+    case OPTION_VALUE_SKIP:
+    default:
+        return true;
+    }
+}
+
+/* "--name=value" (a duration's seconds with "s"), or "--name" for a flag set; NULL to skip
+ * (the option's row says whether a reader replays it). */
+static char *replay_arg(size_t row, const char *name, const struct json_value *v)
+{
+    char *arg = NULL;
+    int n = -1;
+    if (!options_table_replayed(row) || v->type == JSON_NULL || v->type == JSON_FALSE ||
+        is_default(row, v)) {
+        return NULL;
+    }
+    if (v->type == JSON_TRUE) {
+        n = asprintf(&arg, "--%s", name);
+    } else if (v->type == JSON_NUMBER || v->type == JSON_STRING) {
+        n = asprintf(&arg, "--%s=%s%s", name, v->text,
+                     options_table_is_duration(row) && v->type == JSON_NUMBER ? "s" : "");
+    }
+    return n < 0 ? NULL : arg;
+}
+
+/* The command line config says, into r->argv. */
+static enum slap_status replay_args(const struct json_value *config, struct plan_replay *r,
+                                    char *err, size_t err_len)
+{
+    r->argv = calloc(config->n + 2, sizeof(*r->argv));
+    if (r->argv == NULL) {
+        snprintf(err, err_len, "out of memory");
+        return SLAP_ERROR;
+    }
+    r->argv[r->argc++] = strdup("slap");
+    for (size_t i = 0; i < config->n; i++) {
+        size_t row = options_table_find(config->keys[i]);
+        if (row == options_table_size()) {
+            snprintf(err, err_len, "config: unknown option '%.60s' (written by a newer slap?)",
+                     config->keys[i]);
+            return SLAP_ERROR;
+        }
+        char *arg = replay_arg(row, config->keys[i], config->items[i]);
+        if (arg != NULL) {
+            r->argv[r->argc++] = arg;
+        }
+    }
+    return SLAP_OK;
+}
+
+enum slap_status plan_output_replay(const struct json_value *config, struct plan_replay *r,
+                                    char *err, size_t err_len)
+{
+    memset(r, 0, sizeof(*r));
+    options_defaults(&r->opts);
+    if (replay_args(config, r, err, err_len) != SLAP_OK) {
+        return SLAP_ERROR;
+    }
+    char *why = NULL;
+    size_t why_len = 0;
+    FILE *msg = open_memstream(&why, &why_len);
+    enum options_outcome outcome =
+        msg != NULL ? options_parse(&r->opts, r->argc, r->argv, msg, msg) : OPTIONS_USAGE;
+    if (msg != NULL) {
+        fclose(msg);
+    }
+    if (outcome != OPTIONS_RUN) {
+        size_t line = why != NULL ? strcspn(why, "\n") : 0;
+        snprintf(err, err_len, "config does not read back as options: %.*s", (int)line,
+                 why != NULL ? why : "");
+    }
+    free(why);
+    return outcome == OPTIONS_RUN ? SLAP_OK : SLAP_ERROR;
+}
+
+void plan_output_replay_free(struct plan_replay *r)
+{
+    for (int i = 0; r->argv != NULL && i < r->argc; i++) {
+        free(r->argv[i]);
+    }
+    free(r->argv);
+    memset(r, 0, sizeof(*r));
+}
+
+enum slap_status plan_output_read_config(const struct json_value *config, struct run_desc *out,
+                                         char *err, size_t err_len)
+{
+    struct plan_replay r;
+    enum slap_status st = plan_output_replay(config, &r, err, err_len);
+    if (st == SLAP_OK && plan_output_describe(out, &r.opts) != SLAP_OK) {
+        snprintf(err, err_len, "out of memory");
+        st = SLAP_ERROR;
+    }
+    plan_output_replay_free(&r);
+    return st;
+}

@@ -1,0 +1,100 @@
+/* The outputs' description of a run: its texts and configuration entries, owned and copied. */
+#include "slap/output/run_desc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum slap_status run_desc_set_text(char **field, const char *text)
+{
+    char *copy = text != NULL ? strdup(text) : NULL;
+    if (text != NULL && copy == NULL) {
+        return SLAP_ERROR;
+    }
+    free(*field);
+    *field = copy;
+    return SLAP_OK;
+}
+
+void run_config_free(struct run_config *c)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        free(c->entries[i].value);
+    }
+    free(c->entries);
+    memset(c, 0, sizeof(*c));
+}
+
+enum slap_status run_config_add(struct run_config *c, const char *name, enum run_config_kind kind,
+                                unsigned flags, const char *value)
+{
+    if (c->n == c->cap) {
+        size_t cap = c->cap > 0 ? 2 * c->cap : 64;
+        struct run_config_entry *grown = realloc(c->entries, cap * sizeof(*grown));
+        if (grown == NULL) {
+            return SLAP_ERROR;
+        }
+        c->entries = grown;
+        c->cap = cap;
+    }
+    char *copy = strdup(kind == RUN_CONFIG_NULL || value == NULL ? "" : value);
+    if (copy == NULL) {
+        return SLAP_ERROR;
+    }
+    c->entries[c->n++] = (struct run_config_entry){name, kind, flags, copy};
+    return SLAP_OK;
+}
+
+const struct run_config_entry *run_config_find(const struct run_config *c, const char *name)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        if (strcmp(c->entries[i].name, name) == 0) {
+            return &c->entries[i];
+        }
+    }
+    return NULL;
+}
+
+enum slap_status run_config_set(struct run_config *c, const char *name, enum run_config_kind kind,
+                                const char *value)
+{
+    struct run_config_entry *e = (struct run_config_entry *)run_config_find(c, name);
+    if (e == NULL) {
+        return SLAP_OK;
+    }
+    if (run_desc_set_text(&e->value, kind == RUN_CONFIG_NULL || value == NULL ? "" : value) !=
+        SLAP_OK) {
+        return SLAP_ERROR;
+    }
+    e->kind = kind;
+    return SLAP_OK;
+}
+
+void run_desc_free(struct run_desc *d)
+{
+    free(d->servers);
+    free(d->trace);
+    free(d->key_sizes);
+    free(d->value_sizes);
+    run_config_free(&d->config);
+    memset(d, 0, sizeof(*d));
+}
+
+enum slap_status run_desc_copy(struct run_desc *dst, const struct run_desc *src)
+{
+    *dst = *src;
+    dst->servers = dst->trace = dst->key_sizes = dst->value_sizes = NULL;
+    dst->config = (struct run_config){0};
+    enum slap_status st = SLAP_OK;
+    st = st == SLAP_OK ? run_desc_set_text(&dst->servers, src->servers) : st;
+    st = st == SLAP_OK ? run_desc_set_text(&dst->trace, src->trace) : st;
+    st = st == SLAP_OK ? run_desc_set_text(&dst->key_sizes, src->key_sizes) : st;
+    st = st == SLAP_OK ? run_desc_set_text(&dst->value_sizes, src->value_sizes) : st;
+    for (size_t i = 0; st == SLAP_OK && i < src->config.n; i++) {
+        const struct run_config_entry *e = &src->config.entries[i];
+        st = run_config_add(&dst->config, e->name, e->kind, e->flags, e->value);
+    }
+    if (st != SLAP_OK) {
+        run_desc_free(dst);
+    }
+    return st;
+}
