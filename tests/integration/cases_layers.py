@@ -1,0 +1,93 @@
+"""The source tree keeps its layers: includes run downward, the options stay in the command
+line, and the layout is documented. (Calls are checked by the build's layer_check links.)"""
+import os
+import re
+
+from harness import (check, PATHS)
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def layers():
+    """The layers from the bottom, as CMakeLists.txt's SLAP_LAYERS lists them."""
+    with open(os.path.join(TOP, "CMakeLists.txt")) as f:
+        m = re.search(r"set\(SLAP_LAYERS ([a-z ]+)\)", f.read())
+    check(m is not None, "CMakeLists.txt sets no SLAP_LAYERS")
+    return m.group(1).split()
+
+
+def layer_files(layer):
+    """A layer's sources and private headers (src/LAYER) and its public headers."""
+    for folder in (os.path.join(TOP, "src", layer), os.path.join(TOP, "include", "slap", layer)):
+        for name in sorted(os.listdir(folder)):
+            if name.endswith((".c", ".h")):
+                yield os.path.join(folder, name)
+
+
+def include_problems(path, layer, order):
+    """What path includes against the rules: another layer's header only from below, in its
+    public place; a private header only from beside it, never from a public header."""
+    with open(path) as f:
+        text = f.read()
+    public = os.sep + "include" + os.sep in path
+    for name in INCLUDE.findall(text):
+        m = re.fullmatch(r"slap/([a-z]+)/[a-z0-9_]+\.h", name)
+        if m is not None:
+            if m.group(1) not in order:
+                yield "%s includes %s, in no layer" % (path, name)
+            elif order.index(m.group(1)) > order.index(layer):
+                yield "%s (layer %s) includes %s from the layer above it, %s" % (
+                    path, layer, name, m.group(1))
+        elif "/" in name:
+            yield "%s includes %s, neither a layer's public header nor a private one" % (
+                path, name)
+        elif public:
+            yield "%s is public but includes the private header %s" % (path, name)
+        elif not os.path.exists(os.path.join(os.path.dirname(path), name)):
+            yield "%s includes %s, which is not beside it in src/%s" % (path, name, layer)
+
+
+def case_docs_layers_include_downward():
+    """Every file of src/LAYER and include/slap/LAYER includes only its own layer's headers and
+    those of the layers below; private headers only from beside them."""
+    order = layers()
+    check(sorted(os.listdir(os.path.join(TOP, "src"))) == sorted(order + ["README.md"]),
+          "src/ holds other than the layers' folders and README.md: %s"
+          % sorted(os.listdir(os.path.join(TOP, "src"))))
+    problems = []
+    for layer in order:
+        for path in layer_files(layer):
+            problems.extend(include_problems(path, layer, order))
+    check(not problems, "\n".join(problems))
+
+
+def case_docs_layers_options_in_cli():
+    """No layer below the command line sees struct slap_options: the cli builds their plans."""
+    seen = []
+    for layer in layers():
+        if layer == "cli":
+            continue
+        for path in layer_files(layer):
+            with open(path) as f:
+                if re.search(r"\bslap_options\b|slap/cli/", f.read()):
+                    seen.append(path)
+    check(not seen, "below the command line, these see the options: %s" % ", ".join(seen))
+
+
+def case_docs_layers_described():
+    """src/README.md says what every layer owns and may use, and the README's source tree has a
+    row for every layer's folder naming each of its source files."""
+    with open(os.path.join(TOP, "src", "README.md")) as f:
+        guide = f.read()
+    with open(PATHS.readme) as f:
+        readme = f.read()
+    for layer in layers():
+        check(re.search(r"^#+ .*`%s/`" % layer, guide, re.M) is not None,
+              "src/README.md has no section on %s/" % layer)
+        row = re.search(r"^\| `src/%s/` \|(.*)$" % layer, readme, re.M)
+        check(row is not None, "README.md's source tree has no row for src/%s/" % layer)
+        for path in layer_files(layer):
+            name = os.path.basename(path)
+            if name.endswith(".c") and "`%s`" % name not in row.group(1):
+                check(False, "README.md's row for src/%s/ does not name %s" % (layer, name))
