@@ -320,12 +320,14 @@ def garbage_server(port, reply):
 
 
 class DelayProxy:
-    """Forwards to a server and delivers its answers `delay` seconds after they come."""
+    """Forwards to a server and delivers its answers `delay` seconds after they come. delay is
+    a number, or a function of the seconds since the proxy started giving the delay then (an
+    added delay that grows, or one drawn from a distribution)."""
 
     def __init__(self, upstream_port, delay):
         import asyncio
         self.port = free_port()
-        self.delay = delay
+        self.delay = delay if callable(delay) else (lambda elapsed: delay)
         self.upstream = upstream_port
         self.ready = threading.Event()
         self.loop = asyncio.new_event_loop()
@@ -335,6 +337,7 @@ class DelayProxy:
     def _run(self):
         import asyncio
         asyncio.set_event_loop(self.loop)
+        start = self.loop.time()
 
         async def pump(reader, writer, delay):
             queue = asyncio.Queue()
@@ -354,14 +357,15 @@ class DelayProxy:
                 data = await reader.read(65536)
                 if not data:
                     break
-                await queue.put((self.loop.time() + delay, data))
+                now = self.loop.time()
+                await queue.put((now + delay(now - start), data))
             await queue.put((0, None))
             await task
             writer.close()
 
         async def handle(creader, cwriter):
             sreader, swriter = await asyncio.open_connection("127.0.0.1", self.upstream)
-            self.loop.create_task(pump(creader, swriter, 0))
+            self.loop.create_task(pump(creader, swriter, lambda elapsed: 0))
             await pump(sreader, cwriter, self.delay)
 
         async def main():
