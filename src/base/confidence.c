@@ -5,7 +5,6 @@
 
 #define CI_PI 3.14159265358979323846
 #define CI_DEFAULT_LEVEL 0.95
-#define CI_RANK_SLACK 1e-12 /* as hist.c: 99.9% of 100000 is rank 99900, not 99901 */
 #define CI_BISECTIONS 200
 
 /* A run of consecutive periods [from, to) and what they hold together. */
@@ -28,20 +27,6 @@ static struct ci_span span_measure(const struct hist *const *periods, size_t fro
         span.max_ns = h->max_ns > span.max_ns ? h->max_ns : span.max_ns;
     }
     return span;
-}
-
-/* ceil(pct / 100 * count) within [1, count]: the rank hist_percentile_ns reads. */
-static uint64_t percentile_rank(double pct, uint64_t count)
-{
-    if (!(pct > 0.0)) {
-        return 1;
-    }
-    double exact = pct / 100.0 * (double)count;
-    double rank = ceil(exact - exact * CI_RANK_SLACK);
-    if (rank < 1.0) {
-        return 1;
-    }
-    return rank >= (double)count ? count : (uint64_t)rank;
 }
 
 /* The bucket where the span's cumulative count reaches rank (1..count), as if merged. */
@@ -82,7 +67,7 @@ static uint64_t span_percentile(const struct hist *const *periods, const struct 
     if (pct >= 100.0) {
         return span->max_ns;
     }
-    uint64_t rank = percentile_rank(pct, span->count);
+    uint64_t rank = hist_percentile_rank(pct, span->count);
     return span_bucket_value(span, span_rank_bucket(periods, span, rank));
 }
 

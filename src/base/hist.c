@@ -111,8 +111,7 @@ void hist_merge(struct hist *dst, const struct hist *src)
     }
 }
 
-/* ceil(pct / 100 * count), at least 1 and at most count, forgiving rounding noise. */
-static uint64_t percentile_rank(double pct, uint64_t count)
+uint64_t hist_percentile_rank(double pct, uint64_t count)
 {
     if (!(pct > 0.0)) {
         return 1;
@@ -147,7 +146,7 @@ uint64_t hist_percentile_ns(const struct hist *h, double pct)
     if (pct >= 100.0) {
         return h->max_ns;
     }
-    uint64_t rank = percentile_rank(pct, h->count);
+    uint64_t rank = hist_percentile_rank(pct, h->count);
     uint64_t seen = 0;
     for (size_t i = 0; i < HIST_BUCKETS; i++) {
         seen += h->buckets[i];

@@ -47,6 +47,9 @@ uint64_t hist_bucket_high(size_t index); /* largest value in the bucket */
  * [min_ns, max_ns]. 0 when empty; pct >= 100 gives max_ns.
  */
 uint64_t hist_percentile_ns(const struct hist *h, double pct);
+/* The rank it reads: ceil(pct / 100 * count), at least 1 and at most count, forgiving rounding
+ * noise (99.9% of 100000 is rank 99900, not 99901). */
+uint64_t hist_percentile_rank(double pct, uint64_t count);
 
 /* Summaries in microseconds, from the exact sums (0 when undefined). */
 double hist_mean_us(const struct hist *h);
