@@ -15,6 +15,7 @@
 #include "slap/base/outfile.h"
 #include "slap/output/report.h"
 #include "slap/output/results.h"
+#include "slap/output/rounds.h"
 #include "slap/output/sinks.h"
 #include "slap/engine/run.h"
 #include "slap/model/samples.h"
@@ -302,16 +303,17 @@ static void doc_from_run(struct results_doc *d, const struct run *r,
 
 /* The report, on the report stream: everything, or with -q only the Run time line. */
 static void report(FILE *out, const struct run *r, const struct slap_options *o,
-                   const struct run_desc *desc, const struct limits *limits)
+                   const struct results_doc *rounds, const struct limits *limits)
 {
     struct report_trace trace = {&r->replay.counts, &r->trace_sent};
     if (o->quiet) {
         report_run_line(out, &r->global, run_seconds(r), r->signal);
     } else {
-        report_final(out, desc, &r->global, run_seconds(r), r->signal,
+        report_final(out, &rounds->desc, &r->global, run_seconds(r), r->signal,
                      o->trace != NULL ? &trace : NULL, limits,
                      server_stats_preload_evictions(
                          r->server_stats, r->server_stats != NULL ? r->servers.count : 0));
+        report_rounds(out, rounds);
     }
 }
 
@@ -324,7 +326,7 @@ static int conclude(const struct run *r, const struct slap_options *o, struct ou
     if (!judged) {
         limits.seconds = 0; /* nothing measured: no verdict, in the report or the document */
     }
-    report(out, r, o, &outs->doc.desc, judged ? &limits : NULL);
+    report(out, r, o, &outs->doc, judged ? &limits : NULL);
     int status = verdict(r);
     if (r->replay.error[0] != '\0') {
         fprintf(stderr, "slap: --trace: %s\n", r->replay.error);
@@ -357,7 +359,16 @@ struct run_outputs {
     FILE *out;                /* the report */
     struct results_doc *doc;  /* NULL: periods not kept */
     FILE *samples;            /* --samples, else NULL */
+    struct results_doc *rounds; /* --rounds: where the rounds are kept (NULL: one round) */
 };
+
+/* --rounds: the round period period_no falls in (the last takes any beyond). */
+static size_t round_of(const struct slap_options *o, uint64_t period_no, double period_s)
+{
+    double per_round = (double)o->run_time_ns / (double)SLAP_NS_PER_SEC / period_s;
+    size_t round = (size_t)((double)(period_no - 1) / per_round + 1e-9);
+    return round < o->rounds ? round : o->rounds - 1;
+}
 
 static void sink_period(void *ctx, const struct slap_stats *period, const struct slap_stats *global,
                         uint64_t period_no, double period_s)
@@ -369,12 +380,21 @@ static void sink_period(void *ctx, const struct slap_stats *period, const struct
     if (ro->doc != NULL) {
         results_add_period(ro->doc, period_s * (double)period_no, period_s, period);
     }
+    if (ro->rounds != NULL) {
+        results_add_to_round(ro->rounds, round_of(ro->o, period_no, period_s),
+                             period_s * (double)period_no, period_s, period);
+    }
 }
 
 /* The answers that came after the last period: a last period of their own, or the last's. */
 static void sink_rest(void *ctx, const struct slap_stats *rest, double elapsed_s)
 {
-    struct results_doc *d = ((struct run_outputs *)ctx)->doc;
+    struct run_outputs *ro = ctx;
+    struct results_doc *d = ro->doc;
+    if (ro->rounds != NULL && ro->rounds->rounds.n > 0) {
+        size_t last = ro->rounds->rounds.n - 1;
+        results_add_to_round(ro->rounds, last, elapsed_s, 0.0, rest);
+    }
     if (d == NULL) {
         return;
     }
@@ -411,7 +431,7 @@ static int run_once(const struct slap_options *opts)
     int status = outputs_open(&outs, opts);
     FILE *out = report_stream(opts);
     struct run_outputs ro = {opts, &outs.doc.desc, out, outs.want_doc ? &outs.doc : NULL,
-                             outs.samples.f};
+                             outs.samples.f, opts->rounds > 1 ? &outs.doc : NULL};
     struct run_sinks sinks = run_sinks_of(&ro);
 
     memset(&run, 0, sizeof(run));
@@ -422,7 +442,8 @@ static int run_once(const struct slap_options *opts)
     status = EXIT_RUN_FAILED;
     plan_run(&plan, opts);
     if (run_init(&run, &plan, out, err, sizeof(err)) != 0 ||
-        run_want(&run, &sinks, outs.want_doc, true, progress_wanted(opts)) != SLAP_OK) {
+        run_want(&run, &sinks, outs.want_doc || opts->rounds > 1, true,
+                 progress_wanted(opts)) != SLAP_OK) {
         fprintf(stderr, "slap: %s\n", err[0] != '\0' ? err : "out of memory");
         goto out;
     }

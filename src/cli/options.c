@@ -263,6 +263,10 @@ static const struct option_row option_rows[] = {
                    SPECIAL(apply_sweep, show_sweep), WORKLOAD},
     [ROW_STEP_TIME] = {0, "step_time", "DURATION", "Length of each --sweep step. Default 5s.",
                        DURATION(step_time_ns), WORKLOAD},
+    [ROW_ROUNDS] = {0, "rounds", "N",
+                    "Measure N rounds of --time each, back to back on the same connections "
+                    "(no warm-up between them); report each round and their spread. Default 1.",
+                    COUNT32(rounds, 1, SLAP_MAX_ROUNDS, 0)},
     [ROW_JSON] = {0, "json", "FILE",
                   "Write the run's results as one JSON document to FILE (- for standard output, "
                   "the text report then goes to standard error), replacing it whole.",
@@ -1006,6 +1010,7 @@ void options_defaults(struct slap_options *o)
         .trace_speed = 1.0,
         .trace_value_max = SLAP_MAX_VALUE_SIZE - 1024,
         .pipeline = 1,
+        .rounds = 1,
         .npercentiles = 4,
         .percentiles = {50.0, 90.0, 99.0, 99.9},
         .step_time_ns = 5 * SLAP_NS_PER_SEC,

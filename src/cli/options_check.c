@@ -39,6 +39,30 @@ static enum options_outcome check_open_loop(const struct parse_state *st)
     return OPTIONS_RUN;
 }
 
+/* --rounds cuts one timed run into rounds of -t, each a whole number of periods. */
+static enum options_outcome check_rounds(const struct parse_state *st)
+{
+    const struct slap_options *o = st->o;
+    uint64_t period = o->stat_freq_ns > 0 ? o->stat_freq_ns : SLAP_NS_PER_SEC;
+    if (o->rounds <= 1) {
+        return OPTIONS_RUN;
+    }
+    if (o->sweep_step > 0 || o->trace != NULL || o->execute_number > 0) {
+        return options_usage_error(st->err,
+                                   "--rounds repeats a timed run: it cannot be used with "
+                                   "--sweep, --trace or --execute_number");
+    }
+    if (o->run_time_ns == 0 || o->run_time_ns % period != 0) {
+        return options_usage_error(st->err,
+                                   "--rounds: --time must be a whole number of periods (of "
+                                   "--stat_freq, else 1s) so that rounds end where periods do");
+    }
+    if (o->run_time_ns > UINT64_MAX / o->rounds) {
+        return options_usage_error(st->err, "--rounds: --time times --rounds is too long");
+    }
+    return OPTIONS_RUN;
+}
+
 /* The TLS options that need --tls, or each other, or cannot go with it. */
 static enum options_outcome check_tls(const struct parse_state *st)
 {
@@ -135,6 +159,7 @@ static enum options_outcome check_combinations(const struct parse_state *st)
         return OPTIONS_USAGE;
     }
     enum options_outcome outcome = check_open_loop(st);
+    outcome = outcome == OPTIONS_RUN ? check_rounds(st) : outcome;
     return outcome == OPTIONS_RUN ? check_tls(st) : outcome;
 }
 

@@ -59,6 +59,7 @@ enum option_id {
     ROW_HDR_OUT,
     ROW_SWEEP,
     ROW_STEP_TIME,
+    ROW_ROUNDS,
     ROW_JSON,
     ROW_LABEL,
     ROW_CSV,

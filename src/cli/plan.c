@@ -66,7 +66,7 @@ static struct engine_config plan_engine(const struct slap_options *o)
         .lane = plan_lanes(o),
         .protocol = o->protocol,
         .arrival = o->arrival,
-        .run_time_ns = o->run_time_ns,
+        .run_time_ns = o->run_time_ns * (o->rounds > 1 ? o->rounds : 1), /* rounds back to back */
         .warmup_ns = o->warmup_ns,
         .timeout_ns = o->timeout_ns,
         .udp_timeout_ns = o->udp_timeout_ns,

@@ -384,6 +384,9 @@ subcommand_main subcommand_find(const char *name)
     if (strcmp(name, "merge") == 0) {
         return merge_main;
     }
+    if (strcmp(name, "compare") == 0) {
+        return compare_main;
+    }
     if (strcmp(name, "trace-stats") == 0) {
         return tracestats_main;
     }

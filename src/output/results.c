@@ -77,7 +77,14 @@ void results_doc_free(struct results_doc *d)
             results_sparse_free(&steps[i].lat[t]);
         }
     }
+    struct results_period *rounds = d->rounds.items;
+    for (size_t i = 0; i < d->rounds.n; i++) {
+        for (int t = 0; t < STATS_TYPES; t++) {
+            results_sparse_free(&rounds[i].lat[t]);
+        }
+    }
     free(d->periods.items);
+    free(d->rounds.items);
     free(d->steps.items);
     free(d->servers.items);
     free(d->runs.items);
@@ -175,10 +182,11 @@ static enum slap_status sparse_types(const struct slap_stats *s, struct results_
     return SLAP_OK;
 }
 
-enum slap_status results_add_period(struct results_doc *d, double elapsed_s, double seconds,
-                                    const struct slap_stats *s)
+/* Append a period made from s to list. */
+static enum slap_status list_add_period(struct results_list *list, double elapsed_s, double seconds,
+                                        const struct slap_stats *s)
 {
-    struct results_period *p = list_add(&d->periods, sizeof(*p));
+    struct results_period *p = list_add(list, sizeof(*p));
     if (p == NULL) {
         return SLAP_ERROR;
     }
@@ -188,10 +196,16 @@ enum slap_status results_add_period(struct results_doc *d, double elapsed_s, dou
     memcpy(p->net_bytes, s->net_bytes, sizeof(p->net_bytes));
     memcpy(p->misses, s->misses, sizeof(p->misses));
     if (sparse_types(s, p->lat) != SLAP_OK) {
-        d->periods.n--;
+        list->n--;
         return SLAP_ERROR;
     }
     return SLAP_OK;
+}
+
+enum slap_status results_add_period(struct results_doc *d, double elapsed_s, double seconds,
+                                    const struct slap_stats *s)
+{
+    return list_add_period(&d->periods, elapsed_s, seconds, s);
 }
 
 enum slap_status results_move_period(struct results_doc *d, struct results_period *p)
@@ -220,13 +234,10 @@ void results_drop_periods(struct results_doc *d)
     d->periods.n = 0;
 }
 
-enum slap_status results_extend_last_period(struct results_doc *d, const struct slap_stats *s)
+/* Add s into p: counters, bytes, misses and histograms. */
+static enum slap_status period_extend(struct results_period *p, const struct slap_stats *s)
 {
     static struct hist h; /* main thread only */
-    if (d->periods.n == 0) {
-        return results_add_period(d, 0.0, 0.0, s);
-    }
-    struct results_period *p = &((struct results_period *)d->periods.items)[d->periods.n - 1];
 #define SLAP_COUNTER_ADD(name, show, meaning) p->counters.name += s->counters.name;
     SLAP_COUNTERS(SLAP_COUNTER_ADD)
 #undef SLAP_COUNTER_ADD
@@ -245,6 +256,29 @@ enum slap_status results_extend_last_period(struct results_doc *d, const struct 
         }
     }
     return SLAP_OK;
+}
+
+enum slap_status results_extend_last_period(struct results_doc *d, const struct slap_stats *s)
+{
+    if (d->periods.n == 0) {
+        return results_add_period(d, 0.0, 0.0, s);
+    }
+    return period_extend(&((struct results_period *)d->periods.items)[d->periods.n - 1], s);
+}
+
+enum slap_status results_add_to_round(struct results_doc *d, size_t index, double elapsed_s,
+                                      double seconds, const struct slap_stats *s)
+{
+    if (index == d->rounds.n) {
+        return list_add_period(&d->rounds, elapsed_s, seconds, s);
+    }
+    if (index > d->rounds.n) {
+        return SLAP_ERROR;
+    }
+    struct results_period *r = &((struct results_period *)d->rounds.items)[index];
+    r->elapsed_s = elapsed_s > r->elapsed_s ? elapsed_s : r->elapsed_s;
+    r->seconds += seconds;
+    return period_extend(r, s);
 }
 
 enum slap_status results_add_step(struct results_doc *d, double target_tps, double seconds,
@@ -597,6 +631,32 @@ static void json_steps(struct json_writer *w, const struct results_doc *d)
     json_close(w);
 }
 
+/* --rounds: each round, as a period with its number and rate (none: no member). */
+static void json_rounds(struct json_writer *w, const struct results_doc *d)
+{
+    uint32_t types = results_doc_types(d);
+    const struct results_period *rounds = d->rounds.items;
+    if (d->rounds.n == 0) {
+        return;
+    }
+    json_open_array(w, "rounds", false);
+    for (size_t i = 0; i < d->rounds.n; i++) {
+        const struct results_period *p = &rounds[i];
+        json_open_object(w, NULL);
+        json_u64(w, "round", i + 1);
+        json_double(w, "elapsed_s", p->elapsed_s);
+        json_double(w, "seconds", p->seconds);
+        json_u64(w, "ops", stats_counters_ops(&p->counters));
+        json_double(w, "tps", per_second((double)stats_counters_ops(&p->counters), p->seconds));
+        json_u64(w, "errors", stats_errors(&p->counters));
+        json_counters(w, &p->counters);
+        json_sparse_types(w, &d->desc, types, p->lat, p->net_bytes, p->misses, &p->counters,
+                          p->seconds);
+        json_close(w);
+    }
+    json_close(w);
+}
+
 static void json_server_stats(struct json_writer *w, const char *key, const struct server_stats *s)
 {
     json_open_object(w, key);
@@ -849,6 +909,7 @@ void results_json_end(struct results_json_stream *js)
     const struct results_doc *d = js->d;
     json_close(w); /* periods */
     json_steps(w, d);
+    json_rounds(w, d);
     json_servers(w, d);
     json_limits(w, d);
     json_trace(w, d);

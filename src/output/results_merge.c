@@ -41,12 +41,9 @@ static bool workload_differs(const struct results_doc *a, const struct results_d
     return true;
 }
 
-/* Can b be added to a? If not, err names the setting that differs. */
-static enum slap_status check_compatible(const struct results_merge_input *in_a,
-                                         const struct results_merge_input *in_b, char *err,
-                                         size_t err_len)
+enum slap_status results_same_workload(const struct results_doc *a, const struct results_doc *b,
+                                       char *err, size_t err_len)
 {
-    const struct results_doc *a = in_a->doc, *b = in_b->doc;
     if (a->sweep != b->sweep) {
         snprintf(err, err_len, "'%s' is a sweep and '%s' is not", a->sweep ? a->label : b->label,
                  a->sweep ? b->label : a->label);
@@ -58,6 +55,18 @@ static enum slap_status check_compatible(const struct results_merge_input *in_a,
         if ((e->flags & RUN_CONFIG_WORKLOAD) && workload_differs(a, b, e, err, err_len)) {
             return SLAP_ERROR;
         }
+    }
+    return SLAP_OK;
+}
+
+/* Can b be added to a? If not, err names the setting that differs. */
+static enum slap_status check_compatible(const struct results_merge_input *in_a,
+                                         const struct results_merge_input *in_b, char *err,
+                                         size_t err_len)
+{
+    const struct results_doc *a = in_a->doc, *b = in_b->doc;
+    if (results_same_workload(a, b, err, err_len) != SLAP_OK) {
+        return SLAP_ERROR;
     }
     if (a->desc.execute_number == 0 && a->desc.run_time_ns != b->desc.run_time_ns) {
         snprintf(err, err_len,

@@ -236,12 +236,33 @@ static void read_step_marks(struct reader *r, const struct json_value *item,
     }
 }
 
-/* Period (or step) i: into s, then appended to d. */
+/* What an element of a list is: a period, a --sweep step or a --rounds round. */
+enum item_kind { ITEM_PERIOD, ITEM_STEP, ITEM_ROUND };
+static const char *const item_list[] = {"periods", "steps", "rounds"};
+
+/* s, read from an item, appended to d as its kind. */
+static enum slap_status add_item(struct reader *r, const struct json_value *item,
+                                 struct results_doc *d, enum item_kind kind, double seconds,
+                                 const struct slap_stats *s)
+{
+    switch (kind) {
+    case ITEM_STEP:
+        return results_add_step(d, get_double(r, item, "target_tps"), seconds, s);
+    case ITEM_ROUND:
+        return results_add_to_round(d, d->rounds.n, get_double(r, item, "elapsed_s"), seconds,
+                                    s);
+    case ITEM_PERIOD:
+        break;
+    }
+    return results_add_period(d, get_double(r, item, "elapsed_s"), seconds, s);
+}
+
+/* Period (step, round) i: into s, then appended to d. */
 static void read_item(struct reader *r, const struct json_value *item, struct results_doc *d,
-                      bool steps, size_t i, struct slap_stats *s)
+                      enum item_kind kind, size_t i, struct slap_stats *s)
 {
     char name[32];
-    snprintf(name, sizeof(name), "%s[%zu]", steps ? "steps" : "periods", i);
+    snprintf(name, sizeof(name), "%s[%zu]", item_list[kind], i);
     size_t where = where_push(r, name);
     stats_reset(s);
     read_counters(r, json_get(item, "counters"), &s->counters);
@@ -249,13 +270,12 @@ static void read_item(struct reader *r, const struct json_value *item, struct re
     double seconds = get_double(r, item, "seconds");
     enum slap_status st = SLAP_ERROR;
     if (!r->failed) {
-        st = steps ? results_add_step(d, get_double(r, item, "target_tps"), seconds, s)
-                   : results_add_period(d, get_double(r, item, "elapsed_s"), seconds, s);
+        st = add_item(r, item, d, kind, seconds, s);
         if (st != SLAP_OK) {
-            bad(r, steps ? "steps" : "periods", "out of memory, or too many");
+            bad(r, item_list[kind], "out of memory, or too many");
         }
     }
-    if (st == SLAP_OK && steps) {
+    if (st == SLAP_OK && kind == ITEM_STEP) {
         read_step_marks(r, item, &((struct results_step *)d->steps.items)[d->steps.n - 1]);
     }
     where_pop(r, where);
@@ -280,13 +300,13 @@ static void free_scratch(struct slap_stats *s)
     free(s);
 }
 
-/* Periods or steps: one slap_stats each, handed to add. */
+/* Periods, steps or rounds: one slap_stats each, handed to add. */
 static void read_items(struct reader *r, const struct json_value *list, struct results_doc *d,
-                       bool steps)
+                       enum item_kind kind)
 {
     struct slap_stats *s = new_scratch();
     for (size_t i = 0; s != NULL && list != NULL && i < list->n && !r->failed; i++) {
-        read_item(r, list->items[i], d, steps, i, s);
+        read_item(r, list->items[i], d, kind, i, s);
     }
     if (s == NULL) {
         bad(r, "document", "out of memory");
@@ -559,8 +579,12 @@ static void read_top(struct reader *r, const struct json_value *root, struct res
     read_hist(r, json_get(json_get(outcomes, "hit"), "hist"), &d->global->gets[STATS_HIT]);
     read_hist(r, json_get(json_get(outcomes, "miss"), "hist"), &d->global->gets[STATS_MISS]);
     read_counters(r, json_get(root, "counters"), &d->global->counters);
-    read_items(r, get_typed(r, root, "periods", JSON_ARRAY), d, false);
-    read_items(r, get_typed(r, root, "steps", JSON_ARRAY), d, true);
+    read_items(r, get_typed(r, root, "periods", JSON_ARRAY), d, ITEM_PERIOD);
+    read_items(r, get_typed(r, root, "steps", JSON_ARRAY), d, ITEM_STEP);
+    const struct json_value *rounds = json_get(root, "rounds"); /* --rounds only */
+    if (rounds != NULL) {
+        read_items(r, get_typed(r, root, "rounds", JSON_ARRAY), d, ITEM_ROUND);
+    }
     read_servers(r, get_typed(r, root, "servers", JSON_ARRAY), d);
     read_limits(r, json_get(root, "limits"), d);
 }
@@ -651,7 +675,7 @@ static void read_period_text(struct results_stream *rs, const struct results_spl
     if (!rs->keep) {
         results_drop_periods(to);
     }
-    read_item(&rs->r, item, to, false, piece->index, rs->scratch);
+    read_item(&rs->r, item, to, ITEM_PERIOD, piece->index, rs->scratch);
     json_free(item);
 }
 

@@ -29,6 +29,7 @@
 #define SLAP_MAX_WIN_SIZE (1ULL << 32)
 #define SLAP_MAX_PERCENTILES 16
 #define SLAP_MAX_PIPELINE 1024
+#define SLAP_MAX_ROUNDS 1000 /* --rounds */
 #define SLAP_MAX_TPS 1e9
 
 struct slap_options {
@@ -56,6 +57,7 @@ struct slap_options {
     double sweep_start;        /* --sweep START:END:STEP; sweep_step 0 = no sweep */
     double sweep_end;
     double sweep_step;
+    uint32_t rounds;           /* --rounds: measured rounds, default 1 */
     uint64_t step_time_ns;     /* --step-time, default 5 s */
     /* Trace replay (--trace): the trace gives keys, values, the mix and the times. */
     const char *trace;         /* --trace FILE or "-", or NULL */

@@ -102,6 +102,8 @@ struct results_doc {
     struct slap_stats *global;   /* the whole run (owned) */
     struct results_list periods; /* struct results_period */
     struct results_list steps;   /* struct results_step */
+    struct results_list rounds;  /* struct results_period: --rounds, each round (elapsed_s: its
+                                  * end); not merged */
     struct results_list servers; /* struct results_server */
     struct results_list runs;    /* struct results_run_id: one; a merged document's, each */
     uint64_t samples_written;    /* --samples */
@@ -139,6 +141,11 @@ void results_drop_periods(struct results_doc *d);
  * per type). */
 enum slap_status results_add_period(struct results_doc *d, double elapsed_s, double seconds,
                                     const struct slap_stats *s);
+/* Add s (seconds long) into round index (0, 1, ...), which then ends at elapsed_s: a new round
+ * when index is the number of rounds so far, else the one there. SLAP_ERROR when out of memory
+ * or index is beyond the next. */
+enum slap_status results_add_to_round(struct results_doc *d, size_t index, double elapsed_s,
+                                      double seconds, const struct slap_stats *s);
 /* Add s into the last period (answers that came after it ended); a first one if none. */
 enum slap_status results_extend_last_period(struct results_doc *d, const struct slap_stats *s);
 enum slap_status results_add_step(struct results_doc *d, double target_tps, double seconds,
@@ -209,6 +216,12 @@ enum slap_status results_stream_open(const char *path, const char *name,
 enum slap_status results_stream_next(struct results_stream *rs, const struct results_period **p,
                                      char *err, size_t err_len);
 void results_stream_close(struct results_stream *rs);
+
+/* Do a and b run one workload (both runs or both sweeps, every workload setting alike)? If
+ * not, SLAP_ERROR with err naming the setting that differs ("the workloads differ: --NAME is
+ * X in 'A' and Y in 'B'"): slap merge's rule, and slap compare's. */
+enum slap_status results_same_workload(const struct results_doc *a, const struct results_doc *b,
+                                       char *err, size_t err_len);
 
 /*
  * Combine documents of one workload run on several hosts: counters and histograms added,

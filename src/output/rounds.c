@@ -1,0 +1,76 @@
+/* --rounds in the text report: a line per round, then each figure's spread over the rounds. */
+#include "slap/output/rounds.h"
+
+#include <stdlib.h>
+
+#include "slap/base/confidence.h"
+
+#define ROUNDS_LEVEL 0.95
+
+/* A round's latency of every type. */
+static void round_hist(const struct results_period *p, struct hist *h)
+{
+    hist_reset(h);
+    for (int t = 0; t < STATS_TYPES; t++) {
+        results_sparse_add(&p->lat[t], h);
+    }
+}
+
+static double round_tps(const struct results_period *p)
+{
+    return p->seconds > 0 ? (double)stats_counters_ops(&p->counters) / p->seconds : 0.0;
+}
+
+/* "round 2: 41234 ops/s, p50 95.2 us, p99 310.0 us" */
+static void round_line(FILE *out, const struct run_desc *desc, size_t i,
+                       const struct results_period *p, struct hist *h)
+{
+    round_hist(p, h);
+    fprintf(out, "round %zu: %.0f ops/s", i + 1, round_tps(p));
+    for (uint32_t k = 0; k < desc->npercentiles; k++) {
+        fprintf(out, ", p%g %.1f us", desc->percentiles[k],
+                (double)hist_percentile_ns(h, desc->percentiles[k]) / 1000.0);
+    }
+    fputc('\n', out);
+}
+
+/* "rounds p99: mean 300.1 us, min-max 290.0-310.0 us, 95% interval [295.2, 305.0] us" */
+static void spread_line(FILE *out, const char *name, const char *unit, const double *v,
+                        size_t n)
+{
+    double mean, low, high, lo = v[0], hi = v[0];
+    for (size_t i = 1; i < n; i++) {
+        lo = v[i] < lo ? v[i] : lo;
+        hi = v[i] > hi ? v[i] : hi;
+    }
+    ci_mean(v, n, ROUNDS_LEVEL, &mean, &low, &high, NULL);
+    fprintf(out, "rounds %s: mean %.1f %s, min-max %.1f-%.1f %s, 95%% interval [%.1f, %.1f] %s\n",
+            name, mean, unit, lo, hi, unit, low, high, unit);
+}
+
+void report_rounds(FILE *out, const struct results_doc *d)
+{
+    const struct results_period *rounds = d->rounds.items;
+    size_t n = d->rounds.n;
+    struct hist *h = malloc(sizeof(*h));
+    double *v = calloc(n > 0 ? n : 1, sizeof(*v));
+    if (n > 0 && h != NULL && v != NULL) {
+        fprintf(out, "rounds: %zu, back to back on the same connections\n", n);
+        for (size_t i = 0; i < n; i++) {
+            round_line(out, &d->desc, i, &rounds[i], h);
+            v[i] = round_tps(&rounds[i]);
+        }
+        spread_line(out, "tps", "ops/s", v, n);
+        for (uint32_t k = 0; k < d->desc.npercentiles; k++) {
+            char name[32];
+            for (size_t i = 0; i < n; i++) {
+                round_hist(&rounds[i], h);
+                v[i] = (double)hist_percentile_ns(h, d->desc.percentiles[k]) / 1000.0;
+            }
+            snprintf(name, sizeof(name), "p%g", d->desc.percentiles[k]);
+            spread_line(out, name, "us", v, n);
+        }
+    }
+    free(h);
+    free(v);
+}
