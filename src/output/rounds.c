@@ -44,6 +44,7 @@ static void spread_line(FILE *out, const char *name, const char *unit, const dou
         hi = v[i] > hi ? v[i] : hi;
     }
     ci_mean(v, n, ROUNDS_LEVEL, &mean, &low, &high, NULL);
+    low = low < 0 ? 0 : low; /* neither a rate nor a latency is below 0 */
     fprintf(out, "rounds %s: mean %.1f %s, min-max %.1f-%.1f %s, 95%% interval [%.1f, %.1f] %s\n",
             name, mean, unit, lo, hi, unit, low, high, unit);
 }

@@ -1,0 +1,103 @@
+"""Rounds and comparisons: --rounds in the report and the JSON, slap compare's verdicts against
+a delay proxy and against the same server, and its refusals."""
+import json
+import os
+import re
+import tempfile
+
+from harness import (check, check_agree, counters, measured, DelayProxy, PATHS, run_slap)
+
+# An open-loop rate both sides keep easily: latencies are the server's, not a queue's.
+LOAD = ["-c", "4", "--tps", "2000"]
+
+
+def tmpdir():
+    return tempfile.mkdtemp(prefix="slap-compare-")
+
+
+def run_json(addr, path, extra):
+    rc, out, err = run_slap(["-s", addr, "--json", path] + LOAD + extra)
+    check(rc == 0, "slap exit status %d: %s" % (rc, err))
+    return out
+
+
+def case_compare_delay_proxy_is_significant(mc):
+    """Direct runs against runs through a proxy adding 1 ms: significant, --fail-if exits 1."""
+    d = tmpdir()
+    direct, slowed = os.path.join(d, "direct.json"), os.path.join(d, "proxy.json")
+    run_json(mc.addr, direct, ["-t", "1s", "--rounds", "3", "-q"])
+    proxy = DelayProxy(mc.port, 0.001)
+    run_json(proxy.addr, slowed, ["-t", "3s", "-S", "500ms"])
+    rc, out, err = run_slap(["compare", direct, slowed, "--fail-if", "p99>+5%",
+                             "--json", os.path.join(d, "c.json")])
+    check(rc == 1, "compare exit status %d, not 1: %s%s" % (rc, out, err))
+    check("intervals from 3 rounds" in out and "intervals from 6 periods" in out,
+          "the sources are not named:\n%s" % out)
+    rows = {line.split()[0]: line for line in out.splitlines()[3:] if line.strip()}
+    for name in ("p50", "p99"):
+        check(rows[name].rstrip().endswith("yes"), "%s not significant:\n%s" % (name, out))
+    check("--fail-if p99" in err, "stderr does not say which threshold: %r" % err)
+    doc = json.load(open(os.path.join(d, "c.json")))
+    p50 = doc["comparisons"][0]["figures"]["p50"]
+    check(p50["significant"] is True and p50["diff_ci"][0] > 800, "JSON p50: %r" % p50)
+    rc, out, err = run_slap(["compare", direct, slowed, "--fail-if", "p99<-5%,tps>+50%"])
+    check(rc == 0, "thresholds the other way exit %d: %s" % (rc, err))
+
+
+def case_compare_same_server_not_significant(mc):
+    """Two sets of rounds against the same memcached: no significant difference, exit 0."""
+    d = tmpdir()
+    paths = [os.path.join(d, n) for n in ("a.json", "b.json")]
+    for path in paths:
+        run_json(mc.addr, path, ["-t", "1s", "--rounds", "4", "-q"])
+    rc, out, err = run_slap(["compare", paths[0], paths[1], "--fail-if", "p50>+5%,p99>+5%",
+                             "--fail-if", "tps<-5%"])
+    check(rc == 0, "compare exit status %d: %s%s" % (rc, out, err))
+    rows = {line.split()[0]: line for line in out.splitlines()[3:] if line.strip()}
+    for name in ("tps", "p50", "p90"):
+        check(rows[name].rstrip().endswith("no"), "%s significant:\n%s" % (name, out))
+
+
+def case_compare_refusals(mc):
+    """Workloads that differ (merge's message), bad thresholds, unreadable files: exit 2."""
+    d = tmpdir()
+    a, b = os.path.join(d, "a.json"), os.path.join(d, "b.json")
+    for path, size in ((a, "64"), (b, "128")):
+        rc, _, err = run_slap(["-s", mc.addr, "-x", "400", "-c", "2", "-q", "--key_size", size,
+                               "--json", path])
+        check(rc == 0, "slap exit status %d: %s" % (rc, err))
+    rc, out, err = run_slap(["compare", a, b])
+    check(rc == 2 and "the workloads differ: --key_size is 64" in err,
+          "differing workloads: %d %r" % (rc, err))
+    rc, _, err = run_slap(["compare", a, a, "--fail-if", "p99>5%"])
+    check(rc == 2 and "sign" in err, "a threshold without its sign: %d %r" % (rc, err))
+    rc, _, err = run_slap(["compare", a])
+    check(rc == 2, "one file: %d %r" % (rc, err))
+    rc, _, err = run_slap(["compare", a, os.path.join(d, "missing.json")])
+    check(rc == 2 and "missing.json" in err, "a missing file: %d %r" % (rc, err))
+    rc, _, err = run_slap(["-s", mc.addr, "-x", "100", "--rounds", "2"])
+    check(rc == 2 and "--rounds" in err, "--rounds with -x: %d %r" % (rc, err))
+
+
+def case_rounds_counted(mc):
+    """--rounds 3: three round lines, three rounds in the JSON adding up to the run, and slap's
+    counters still the server's."""
+    d = tmpdir()
+    path = os.path.join(d, "r.json")
+    rc, out, err, delta, _ = measured([mc], ["-s", mc.addr, "-t", "1s", "--rounds", "3",
+                                             "--json", path] + LOAD)
+    check(rc == 0, "exit status %d: %s" % (rc, err))
+    check_agree(counters(out), delta)
+    lines = re.findall(r"^round (\d+): (\d+) ops/s, p50 ", out, re.M)
+    check([n for n, _ in lines] == ["1", "2", "3"], "round lines: %r" % lines)
+    check(re.search(r"^rounds p99: mean .* 95% interval \[", out, re.M), "no spread:\n" + out)
+    doc = json.load(open(path))
+    rounds = doc["rounds"]
+    check(len(rounds) == 3, "%d rounds in the JSON" % len(rounds))
+    total = sum(r["types"]["total"]["count"] for r in rounds)
+    check(total == doc["types"]["total"]["count"], "rounds count %d, the run %d" %
+          (total, doc["types"]["total"]["count"]))
+    for c in ("cmd_get", "cmd_set"):
+        check(sum(r["counters"][c] for r in rounds) == doc["counters"][c], c + " differs")
+    check(all(0.9 < r["seconds"] < 1.1 for r in rounds), "round lengths %r" %
+          [r["seconds"] for r in rounds])
