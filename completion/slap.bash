@@ -7,7 +7,7 @@ _slap_options="--servers --threads --concurrency --conn_sock --execute_number --
 --udp --facebook --binary --tps --rep_write --verbose --key_size --value_size --ratio --mix --exp_time
 --distribution --hash --key_dist --protocol --tls --tls_ca --tls_cert --tls_key --tls_skip_verify
 --tls_version --timeout --udp_timeout --flush --preload --arrival --pipeline --latency --warmup
---percentiles --hdr_out --sweep --step_time --json --label --csv --svg --samples --sample_rate
+--percentiles --hdr_out --sweep --step_time --rounds --json --label --csv --svg --samples --sample_rate
 --start_at --max_errors --quiet --trace --trace_speed --trace_limit --trace_skip_bad --trace_spread
 --trace_value_max --stats_servers --proxy_stats --help --version"
 
@@ -69,9 +69,11 @@ _slap() {
             --buffer --quiet --verbose --debug --help --version" -- "$cur")
         return
     fi
-    if [[ $subcommand == merge || $subcommand == plot ]] && ((COMP_CWORD > 1)); then
+    if [[ $subcommand == merge || $subcommand == plot || $subcommand == compare ]] &&
+        ((COMP_CWORD > 1)); then
         local sub_options="--json --csv --svg"
         [[ $subcommand == plot ]] && sub_options="-o --samples"
+        [[ $subcommand == compare ]] && sub_options="--fail-if --json"
         if [[ $cur == -* ]]; then
             mapfile -t COMPREPLY < <(compgen -W "$sub_options" -- "$cur")
         else
@@ -82,7 +84,7 @@ _slap() {
     if [[ $cur == -* ]]; then
         mapfile -t COMPREPLY < <(compgen -W "$_slap_options" -- "$cur")
     elif ((COMP_CWORD == 1)); then
-        mapfile -t COMPREPLY < <(compgen -W "merge plot trace-stats memslap" -- "$cur")
+        mapfile -t COMPREPLY < <(compgen -W "merge plot compare trace-stats memslap" -- "$cur")
     fi
 }
 complete -F _slap slap

@@ -105,7 +105,7 @@ static void test_table(void **state)
 {
     (void)state;
     size_t rows = options_table_size();
-    assert_int_equal(rows, 67);
+    assert_int_equal(rows, 68);
     for (size_t i = 0; i < rows; i++) {
         const char *name = options_table_long_name(i);
         assert_non_null(name);
@@ -818,6 +818,7 @@ static const struct sample samples[] = {
     {SAMPLE("hdr_out", "out.hgrm")},
     {SAMPLE("sweep", "1k:5k:1k")},
     {SAMPLE("step_time", "2s"), WITH("--sweep", "1k:2k:1k")},
+    {SAMPLE("rounds", "3"), WITH("--time", "2s")},
     {SAMPLE("json", "out.json")},
     {SAMPLE("label", "box-1")},
     {SAMPLE("csv", "out.csv")},
