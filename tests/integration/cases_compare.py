@@ -15,8 +15,8 @@ def tmpdir():
     return tempfile.mkdtemp(prefix="slap-compare-")
 
 
-def run_json(addr, path, extra):
-    rc, out, err = run_slap(["-s", addr, "--json", path] + LOAD + extra)
+def run_json(addr, path, extra, load=LOAD):
+    rc, out, err = run_slap(["-s", addr, "--json", path] + load + extra)
     check(rc == 0, "slap exit status %d: %s" % (rc, err))
     return out
 
@@ -25,9 +25,11 @@ def case_compare_delay_proxy_is_significant(mc):
     """Direct runs against runs through a proxy adding 1 ms: significant, --fail-if exits 1."""
     d = tmpdir()
     direct, slowed = os.path.join(d, "direct.json"), os.path.join(d, "proxy.json")
-    run_json(mc.addr, direct, ["-t", "1s", "--rounds", "3", "-q"])
+    # Closed loop: an open loop would queue behind the proxy when the host is busy, and its
+    # corrected latencies would measure the queue, not the delay.
+    run_json(mc.addr, direct, ["-t", "1s", "--rounds", "3", "-q"], ["-c", "4"])
     proxy = DelayProxy(mc.port, 0.001)
-    run_json(proxy.addr, slowed, ["-t", "3s", "-S", "500ms"])
+    run_json(proxy.addr, slowed, ["-t", "3s", "-S", "500ms"], ["-c", "4"])
     rc, out, err = run_slap(["compare", direct, slowed, "--fail-if", "p99>+5%",
                              "--json", os.path.join(d, "c.json")])
     check(rc == 1, "compare exit status %d, not 1: %s%s" % (rc, out, err))
