@@ -46,7 +46,8 @@ CLK_TCK = os.sysconf("SC_CLK_TCK")
 WORKLOADS = {
     "standard": {"slap": ["-T", "1", "-c", "64"],
                  "memaslap": ["-T", "1", "-c", "64"],
-                 "memtier": ["--threads=1", "--clients=64", "--ratio=1:9"]},
+                 "memtier": ["--threads=1", "--clients=64", "--ratio=1:9"],
+                 "floor": ["64"]},
     "d10": {"slap": ["-T", "1", "-c", "64", "-d", "10"],
             "memaslap": ["-T", "1", "-c", "64", "-d", "10"],
             "memtier": None},
@@ -65,7 +66,8 @@ WORKLOADS = {
              "memtier": None},
     "c1000": {"slap": ["-T", "1", "-c", "1000", "-w", "1k"],  # memaslap wants the k
               "memaslap": ["-T", "1", "-c", "1000", "-w", "1k"],
-              "memtier": ["--threads=1", "--clients=1000", "--ratio=1:9"]},
+              "memtier": ["--threads=1", "--clients=1000", "--ratio=1:9"],
+              "floor": ["1000"]},
     "c10000": {"slap": ["-T", "1", "-c", "10000", "-w", "16"],
                "memaslap": ["-T", "1", "-c", "10000", "-w", "16"],
                "memtier": None},
@@ -79,6 +81,8 @@ WORKLOADS = {
 
 # The targets: (workload, ratio, "<=" or ">=", bound), checked on the ratios printed.
 TARGETS = [
+    ("standard", "cpu/op slap/floor", "<=", 1.03),
+    ("c1000", "cpu/op slap/floor", "<=", 1.03),
     ("standard", "cpu/op slap/memaslap", "<=", 0.85),
     ("standard", "user/op slap/memaslap", "<=", 0.5),
     ("standard", "ops slap/memaslap", ">=", 1.0),
@@ -179,6 +183,8 @@ def command(tool, args, port, seconds, paths):
         return [paths["slap"], "-s", server, "-t", "%ds" % seconds] + args
     if tool == "memaslap":
         return ["memcaslap", "-s", server, "-t", "%ds" % seconds] + args
+    if tool == "floor":  # scripts/floor_client.c: CLIENTS is its one argument here
+        return [paths["floor"], "127.0.0.1", str(port), args[0], str(seconds)]
     return [paths["memtier"], "-s", "127.0.0.1", "-p", str(port), "--protocol=memcache_text",
             "--test-time=%d" % seconds, "--data-size=1024", "--key-minimum=1",
             "--key-maximum=10000", "--key-prefix=memtier-key-of-sixty-four-bytes-or-so-padded-",
@@ -297,7 +303,7 @@ def ratios(name, results, standard):
     if "slap" not in results:
         return out
     s = {k: summary(results["slap"], k)[0] for k in ("ops_s", "cpu_us", "user_us")}
-    for peer in ("memaslap", "memtier"):
+    for peer in ("memaslap", "memtier", "floor"):
         if peer in results:
             p = {k: summary(results[peer], k)[0] for k in ("ops_s", "cpu_us", "user_us")}
             out["cpu/op slap/%s" % peer] = s["cpu_us"] / p["cpu_us"]
@@ -370,6 +376,8 @@ def main():
     p.add_argument("--workloads", default=",".join(WORKLOADS))
     p.add_argument("--memtier", help="path of a memtier_benchmark to compare with")
     p.add_argument("--slap", default=os.path.join(TOP, "build", "slap"))
+    p.add_argument("--floor", default=os.path.join(TOP, "build", "floor_client"),
+                   help="the bare client of scripts/floor_client.c (scripts/bench.sh builds it)")
     p.add_argument("--list", action="store_true", help="print the workloads and exit")
     p.add_argument("--no-memcheck", action="store_true", help="skip memcheck.py's runs")
     p.add_argument("--markdown", action="store_true", help="print a markdown table at the end")
@@ -385,8 +393,9 @@ def main():
     for path in (opts.slap, opts.memtier):
         if path is not None and not os.access(path, os.X_OK):
             raise SystemExit("bench: %s is not an executable (scripts/bench.sh builds slap)" % path)
-    paths = {"slap": opts.slap, "memtier": opts.memtier}
-    tools = ["slap", "memaslap"] + (["memtier"] if opts.memtier else [])
+    paths = {"slap": opts.slap, "memtier": opts.memtier, "floor": opts.floor}
+    tools = (["slap", "memaslap"] + (["memtier"] if opts.memtier else []) +
+             (["floor"] if os.access(opts.floor, os.X_OK) else []))
     cpus = (0, 1) if os.cpu_count() >= 2 else (0, 0)
     names = opts.workloads.split(",")
     for n in names:
