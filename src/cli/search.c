@@ -314,6 +314,7 @@ struct rate_result {
     enum slo_verdict verdict;
     enum limits_verdict limit;
     bool judged; /* limit is known */
+    bool slap_busy; /* slap's threads near saturation or waiting for a CPU */
     char limited_by[16];
     char why[LIMITS_WHY_MAX];
 };
@@ -360,6 +361,8 @@ static int measure_once(struct search *s, struct rate_result *res)
         res->achieved = s->seconds > 0 ? (double)stats_requests(s->acc) / s->seconds : 0;
         res->judged = run_limits(&run, &limits) == SLAP_OK;
         res->limit = res->judged ? limits.verdict : LIMITS_UNKNOWN;
+        res->slap_busy = limits.client.demand_max >= LIMITS_SATURATED ||
+                         (limits.client.wait_known && limits.client.wait_max >= LIMITS_STARVED);
         snprintf(res->limited_by, sizeof(res->limited_by), "%s",
                  res->judged ? limits_verdict_name(limits.verdict) : "");
         snprintf(res->why, sizeof(res->why), "%s", res->judged ? limits.why : "");
@@ -367,6 +370,18 @@ static int measure_once(struct search *s, struct rate_result *res)
     }
     run_free(&run);
     return status;
+}
+
+/*
+ * slap itself limited a step that did not hold: what it found may be slap's, not the
+ * server's. The verdict says client and slap's own threads were near saturation or waited
+ * for a CPU. (A verdict of client from late sends alone, slap's CPU idle, is a server whose
+ * queue grew: the step broke. A step that held despite a busy slap held.)
+ */
+static bool client_limited(const struct rate_result *res)
+{
+    return res->judged && res->limit == LIMITS_CLIENT && res->slap_busy &&
+           res->verdict != SLO_HELD;
 }
 
 /* Every run at one rate: lengthened while undecided, up to LENGTHEN times a step. */
@@ -383,7 +398,7 @@ static int measure_rate(struct search *s, double rate, struct rate_result *res)
             return status;
         }
         judge_rate(s, res);
-        if (res->verdict != SLO_UNDECIDED || (res->judged && res->limit == LIMITS_CLIENT)) {
+        if (res->verdict != SLO_UNDECIDED || client_limited(res)) {
             break;
         }
     }
@@ -523,7 +538,7 @@ static int search_steps(struct search *s, const struct search_objectives *slo,
             *best = res;
         }
         end->lowest_tried = fmin(end->lowest_tried, rate);
-        if (res.judged && res.limit == LIMITS_CLIENT) {
+        if (client_limited(&res)) {
             end->client_limit = rate;
             snprintf(s->client_why, sizeof(s->client_why), "%s", res.why);
             end->client_why = s->client_why;
