@@ -13,6 +13,7 @@ import socket
 import subprocess
 import tempfile
 import time
+import xml.etree.ElementTree as ET
 
 from harness import check, Failure, free_port, Memcached, run_slap, Skip
 from cases_limits import pin
@@ -20,6 +21,7 @@ from cases_limits import pin
 ROW = re.compile(r"^(\d+)\s+(\d+)\s+(\d+)\s+(\[\d+, \d+\]|needs \d+ reqs|not estimable)\s+"
                  r"([\d.]+)\s+(held|broken|undecided)\s+([a-z-]+)$", re.M)
 CAPACITY = re.compile(r"^capacity: (\d+) ops/s \(p(\S+) (\d+) \xb5s at that rate\)$", re.M)
+SVG = "{http://www.w3.org/2000/svg}"
 SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)  # Linux
 CLIENT = "where slap (the client), not the server, became the limit"
 
@@ -232,3 +234,55 @@ def case_search_bad_objectives():
         check(words in err and "Ops" not in out, "%r: %r" % (args, err))
     rc, out, err = run_slap(["search", "--help"])
     check(rc == 0 and "--slo OBJECTIVE" in out and "--step_time" in out, "search --help")
+
+
+def case_plot_spectrum_of_two_runs(mc):
+    """slap plot of two runs (one open loop at 2000 ops/s, one closed): a spectrum panel with
+    one curve per run on the nines axis (x = -log10(1 - p)), each point the run's percentile
+    as its JSON has it, a band of 95% intervals under each, low <= value <= high; the open
+    run's throughput panel has its target line; the picture renders."""
+    d = tempfile.mkdtemp()
+    try:
+        a, b, svg = (os.path.join(d, n) for n in ("a.json", "b.json", "p.svg"))
+        for path, label, extra in ((a, "open", ["-P", "2000"]), (b, "closed", [])):
+            rc, out, err = run_slap(["-s", mc.addr, "-t", "3s", "-c", "4", "-S", "200ms",
+                                     "--json", path, "--label", label] + extra)
+            check(rc == 0, "%s: exit status %d: %s" % (label, rc, err))
+        rc, out, err = run_slap(["plot", a, b, "-o", svg])
+        check(rc == 0, "plot failed: %s" % err)
+        root = ET.parse(svg).getroot()
+        groups = [g for g in root.iter(SVG + "g") if g.get("data-metric") is not None]
+        curves = {g.get("data-label"): g for g in groups if g.get("data-metric") == "spectrum_us"}
+        bands = {g.get("data-label"): g for g in groups if g.get("data-metric") == "spectrum_ci_us"}
+        check(sorted(curves) == ["closed", "open"], "spectrum curves %r" % sorted(curves))
+        check(sorted(bands) == ["closed", "open"], "spectrum bands %r" % sorted(bands))
+        for label, path in (("open", a), ("closed", b)):
+            xs = [float(v) for v in curves[label].get("data-x").split()]
+            ys = [float(v) for v in curves[label].get("data-y").split()]
+            check(xs[:9] == [0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0], "x %r" % xs)
+            check(ys == sorted(ys), "%s: the spectrum falls: %r" % (label, ys))
+            pct = json.load(open(path))["types"]["total"]["percentiles"]
+            for x, key in ((1.0, "90"), (2.0, "99")):
+                y = ys[xs.index(x)]
+                check(abs(y - pct[key]) <= 0.01 * pct[key] + 1,
+                      "%s: p%s drawn %.1f, JSON %.1f" % (label, key, y, pct[key]))
+            band = bands[label]
+            bx = [float(v) for v in band.get("data-x").split()]
+            lows = [float(v) for v in band.get("data-low").split()]
+            highs = [float(v) for v in band.get("data-high").split()]
+            check(0.0 not in bx and 1.0 in bx and len(bx) == len(lows) == len(highs),
+                  "%s: band x %r" % (label, bx))
+            for x, lo, hi in zip(bx, lows, highs):
+                y = ys[xs.index(x)]
+                check(lo <= y <= hi, "%s: at %g nines %g outside [%g, %g]" % (label, x, y, lo, hi))
+            check(band.find(SVG + "polygon") is not None, "%s: no band drawn" % label)
+        targets = [g for g in groups if g.get("data-metric") == "target_tps"]
+        check(len(targets) == 1 and targets[0].get("data-label") == "open" and
+              set(targets[0].get("data-y").split()) == {"2000"}, "the target line")
+        texts = " ".join(t.text or "" for t in root.iter(SVG + "text"))
+        check("Percentile spectrum" in texts and "99.9" in texts, "the spectrum's axis")
+        r = subprocess.run(["rsvg-convert", "-o", svg + ".png", svg], capture_output=True,
+                           text=True)
+        check(r.returncode == 0 and r.stderr == "", "rsvg-convert failed: %s" % r.stderr)
+    finally:
+        shutil.rmtree(d)
