@@ -105,7 +105,7 @@ static void print_stop(FILE *out, const struct report_search_end *end)
     } else if (end->exhausted) {
         fprintf(out, "search: stopped after its last step (--max_steps) before it narrowed "
                      "to 5%%");
-        if (end->lowest_broken > 0) {
+        if (end->lowest_broken > 0 && end->capacity > 0) {
             fprintf(out, ": the capacity is between %.0f and %.0f ops/s", end->capacity,
                     end->lowest_broken);
         }

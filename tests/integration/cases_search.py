@@ -17,6 +17,7 @@ import xml.etree.ElementTree as ET
 
 from harness import check, Failure, free_port, Memcached, run_slap, Skip
 from cases_limits import pin
+from cases_tools import complete
 
 ROW = re.compile(r"^(\d+)\s+(\d+)\s+(\d+)\s+(\[\d+, \d+\]|needs \d+ reqs|not estimable)\s+"
                  r"([\d.]+)\s+(held|broken|undecided)\s+([a-z-]+)$", re.M)
@@ -234,6 +235,8 @@ def case_search_bad_objectives():
         check(words in err and "Ops" not in out, "%r: %r" % (args, err))
     rc, out, err = run_slap(["search", "--help"])
     check(rc == 0 and "--slo OBJECTIVE" in out and "--step_time" in out, "search --help")
+    check(complete("slap sea") == ["search"], "completion: %r" % complete("slap sea"))
+    check(complete("slap search --sl") == ["--slo"], "completion of search's options")
 
 
 def case_plot_spectrum_of_two_runs(mc):
