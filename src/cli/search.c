@@ -17,6 +17,7 @@
 #include "slap/base/units.h"
 #include "slap/cli/options.h"
 #include "slap/engine/run.h"
+#include "slap/output/report.h"
 #include "slap/output/report_search.h"
 #include "slap/output/results.h"
 #include "slap/output/sinks.h"
@@ -572,7 +573,8 @@ static int search_run(struct search *s)
     report_search_columns(s->out, &ov.view);
     int status = search_steps(s, &ov.view, &end, &best);
     if (status < 0) {
-        fprintf(s->out, "search: interrupted\n");
+        report_interrupted(s->out, -status);
+        s->doc.signal = -status;
         save_doc(s, SEARCH_FAILED);
         die_of(-status);
     }
