@@ -162,7 +162,7 @@ def case_search_known_capacity():
     try:
         for attempt in range(2):
             out, rows = search(["--slo", "p50<40ms", "-s", server.addr, "-T", "1", "-c", "32",
-                                "--step_time", "1s", "--start", "100", "--max_steps", "8",
+                                "--step_time", "1s", "--start", "70", "--max_steps", "8",
                                 "--json", os.path.join(d, "s.json")])
             if CLIENT not in out:
                 break
