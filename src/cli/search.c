@@ -43,6 +43,7 @@ struct search_args {
     double start, max_rate;
     unsigned max_steps;
     uint64_t step_ns;
+    enum arrival arrival; /* --arrival, which slap's options take only with -P or --sweep */
 };
 
 /* The periods of one rate (every run at it), each all types together. */
@@ -79,8 +80,9 @@ static void search_help(FILE *out)
           "step's periods, decides: held when its upper bound is below the limit, broken when\n"
           "its lower bound is above it (or the rate was not achieved). An undecided step runs\n"
           "on, up to 4 times --step_time. The rates double from --start until one breaks, then\n"
-          "bisection narrows to 5%. The search stops, saying so, when slap itself becomes the\n"
-          "limit (the verdict limited_by: client).\n"
+          "bisection narrows to 5%. The search stops, saying so, when slap itself became the\n"
+          "limit: a step that did not hold, judged limited_by client with slap's threads busy\n"
+          "or waiting for a CPU.\n"
           "\n"
           "  --slo OBJECTIVE      'p99<1ms'; several comma-separated, 'p50<200us,p99.9<5ms'\n"
           "                       (any percentile, a limit in us, ms or s)\n"
@@ -152,6 +154,13 @@ static int take_search_option(int argc, char **argv, int *i, struct search_args 
         return parse_rate(v, &a->max_rate) ? 1
                                             : search_usage("--max_rate needs a rate, as 100k");
     }
+    if (take(argc, argv, i, "--arrival", &v)) {
+        bool poisson = strcmp(v, "poisson") == 0;
+        a->arrival = poisson ? ARRIVAL_POISSON : ARRIVAL_UNIFORM;
+        return poisson || strcmp(v, "uniform") == 0
+                   ? 1
+                   : search_usage("--arrival is uniform or poisson");
+    }
     if (take(argc, argv, i, "--max_steps", &v)) {
         char *end;
         long n = strtol(v, &end, 10);
@@ -184,7 +193,8 @@ static int parse(int argc, char **argv, struct search *s)
     int nrest = 1, status = SEARCH_OK;
     struct search_args *a = &s->args;
     *a = (struct search_args){.start = DEFAULT_START, .max_rate = DEFAULT_MAX_RATE,
-                              .max_steps = DEFAULT_MAX_STEPS, .step_ns = DEFAULT_STEP_NS};
+                              .max_steps = DEFAULT_MAX_STEPS, .step_ns = DEFAULT_STEP_NS,
+                              .arrival = ARRIVAL_UNIFORM};
     if (rest == NULL) {
         return SEARCH_FAILED;
     }
@@ -212,6 +222,7 @@ static int parse(int argc, char **argv, struct search *s)
                  : o == OPTIONS_EXIT ? -1 : SEARCH_USAGE;
     }
     s->opts.step_time_ns = a->step_ns;
+    s->opts.arrival = a->arrival;
     return status;
 }
 

@@ -138,6 +138,9 @@ void report_search_end(FILE *out, const struct search_objectives *slo,
     if (end->client_limit > 0) {
         fprintf(out, "search: the server's capacity is at least that: slap could not offer "
                      "more\n");
+    } else if (end->lowest_broken <= 0 && end->exhausted) {
+        fprintf(out, "search: nothing broke %s up to that rate: the capacity is at least that\n",
+                slo->text);
     } else if (end->lowest_broken <= 0) {
         fprintf(out, "search: %s held at the highest rate searched (%.0f ops/s, --max_rate): "
                      "the capacity is at least that\n",

@@ -230,10 +230,15 @@ def case_search_bad_objectives():
                         ([], "--slo names the objective"),
                         (["--slo", "p99<1ms", "-P", "1000"], "the search chooses the rates"),
                         (["--slo", "p99<1ms", "--max_steps", "0"], "--max_steps"),
+                        (["--slo", "p99<1ms", "--arrival", "bursty"], "uniform or poisson"),
                         (["--slo", "p99<1ms", "--bogus"], "--bogus")):
         rc, out, err = run_slap(["search", "-s", "127.0.0.1:1"] + args)
         check(rc == 2, "%r: exit status %d" % (args, rc))
         check(words in err and "Ops" not in out, "%r: %r" % (args, err))
+    # --arrival, slap's only with -P or --sweep, is the search's: taken, then no server
+    rc, out, err = run_slap(["search", "-s", "127.0.0.1:%d" % free_port(), "--slo", "p99<1ms",
+                             "--arrival=poisson", "--step-time", "1s"])
+    check(rc == 1 and "cannot connect" in err and "poisson arrivals" in out, "%d %s" % (rc, err))
     rc, out, err = run_slap(["search", "--help"])
     check(rc == 0 and "--slo OBJECTIVE" in out and "--step_time" in out, "search --help")
     check(complete("slap sea") == ["search"], "completion: %r" % complete("slap sea"))
