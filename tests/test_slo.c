@@ -36,9 +36,9 @@ static void test_parse_objectives(void **state)
 static void test_refuse_bad_objectives(void **state)
 {
     (void)state;
-    static const char *const bad[] = {"", "p99", "99<1ms", "p99<1", "p99<1xs", "p100<1ms",
-                                      "p0<1ms", "p99>1ms", "p<1ms", "p99<ms", "p99<-1ms",
-                                      "p99<1ms,", ",p99<1ms", "pa<1ms", "p99<0ms", "p99 < 1ms"};
+    static const char *const bad[] = {
+        "",      "p99",    "99<1ms",   "p99<1",    "p99<1xs",  "p100<1ms", "p0<1ms",  "p99>1ms",
+        "p<1ms", "p99<ms", "p99<-1ms", "p99<1ms,", ",p99<1ms", "pa<1ms",   "p99<0ms", "p99 < 1ms"};
     struct slo s[SLO_MAX];
     size_t n;
     char err[256];
@@ -54,8 +54,8 @@ static void test_refuse_bad_objectives(void **state)
 static void test_judge(void **state)
 {
     (void)state;
-    struct ci_result ci = {.estimable = true, .value_ns = 900, .low_ns = 800, .high_ns = 950,
-                           .requests = 10000};
+    struct ci_result ci = {
+        .estimable = true, .value_ns = 900, .low_ns = 800, .high_ns = 950, .requests = 10000};
     assert_int_equal(slo_judge(&ci, 1000), SLO_HELD);
     ci.high_ns = 1100; /* the interval holds the limit */
     assert_int_equal(slo_judge(&ci, 1000), SLO_UNDECIDED);
@@ -132,9 +132,12 @@ static void test_search_next_rate(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse_objectives),  cmocka_unit_test(test_refuse_bad_objectives),
-        cmocka_unit_test(test_judge),             cmocka_unit_test(test_search_converges),
-        cmocka_unit_test(test_search_bounded),    cmocka_unit_test(test_search_next_rate),
+        cmocka_unit_test(test_parse_objectives),
+        cmocka_unit_test(test_refuse_bad_objectives),
+        cmocka_unit_test(test_judge),
+        cmocka_unit_test(test_search_converges),
+        cmocka_unit_test(test_search_bounded),
+        cmocka_unit_test(test_search_next_rate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -33,7 +33,7 @@
 #define LENGTHEN 4          /* an undecided step goes on up to this many times its length */
 #define PERIODS_PER_STEP 20 /* the interval's batches come from periods this long */
 #define PERIOD_MIN_NS (20 * SLAP_NS_PER_MS)
-#define RESOLUTION 0.05     /* bisection stops within 5% */
+#define RESOLUTION 0.05 /* bisection stops within 5% */
 #define MIN_RATE 10.0
 
 /* What search's own options say; the rest is slap's. */
@@ -60,14 +60,14 @@ struct search {
     struct results_doc doc;
     bool want_doc;
     struct search_periods periods;
-    struct slap_stats *acc;  /* the rate's requests over all its runs */
-    double seconds;          /* measured at the rate */
+    struct slap_stats *acc;          /* the rate's requests over all its runs */
+    double seconds;                  /* measured at the rate */
     struct server_stats_pair *pairs; /* the first run's before, the last's after */
     char (*names)[SERVER_NAME_MAX];  /* the servers' */
     uint32_t nservers;
     uint64_t start_wall_ns;
     double total_seconds;
-    bool begun; /* a run measured something */
+    bool begun;  /* a run measured something */
     char **rest; /* slap's own options, as options_parse read them */
     char client_why[LIMITS_WHY_MAX];
 };
@@ -100,8 +100,7 @@ static void search_help(FILE *out)
 
 static int search_usage(const char *problem)
 {
-    fprintf(stderr, "slap search: %s\nTry 'slap search --help' for more information.\n",
-            problem);
+    fprintf(stderr, "slap search: %s\nTry 'slap search --help' for more information.\n", problem);
     return SEARCH_USAGE;
 }
 
@@ -151,8 +150,7 @@ static int take_search_option(int argc, char **argv, int *i, struct search_args 
         return parse_rate(v, &a->start) ? 1 : search_usage("--start needs a rate, as 1000 or 5k");
     }
     if (take(argc, argv, i, "--max_rate", &v)) {
-        return parse_rate(v, &a->max_rate) ? 1
-                                            : search_usage("--max_rate needs a rate, as 100k");
+        return parse_rate(v, &a->max_rate) ? 1 : search_usage("--max_rate needs a rate, as 100k");
     }
     if (take(argc, argv, i, "--arrival", &v)) {
         bool poisson = strcmp(v, "poisson") == 0;
@@ -165,8 +163,7 @@ static int take_search_option(int argc, char **argv, int *i, struct search_args 
         char *end;
         long n = strtol(v, &end, 10);
         a->max_steps = (unsigned)n;
-        return *end == '\0' && n >= 1 && n <= 100 ? 1
-                                                  : search_usage("--max_steps needs 1 to 100");
+        return *end == '\0' && n >= 1 && n <= 100 ? 1 : search_usage("--max_steps needs 1 to 100");
     }
     return 0;
 }
@@ -192,8 +189,10 @@ static int parse(int argc, char **argv, struct search *s)
     char **rest = s->rest = calloc((size_t)argc + 1, sizeof(*rest));
     int nrest = 1, status = SEARCH_OK;
     struct search_args *a = &s->args;
-    *a = (struct search_args){.start = DEFAULT_START, .max_rate = DEFAULT_MAX_RATE,
-                              .max_steps = DEFAULT_MAX_STEPS, .step_ns = DEFAULT_STEP_NS,
+    *a = (struct search_args){.start = DEFAULT_START,
+                              .max_rate = DEFAULT_MAX_RATE,
+                              .max_steps = DEFAULT_MAX_STEPS,
+                              .step_ns = DEFAULT_STEP_NS,
                               .arrival = ARRIVAL_UNIFORM};
     if (rest == NULL) {
         return SEARCH_FAILED;
@@ -218,8 +217,9 @@ static int parse(int argc, char **argv, struct search *s)
     }
     if (status == SEARCH_OK) {
         enum options_outcome o = options_parse(&s->opts, nrest, rest, stdout, stderr);
-        status = o == OPTIONS_RUN ? check_slap_options(&s->opts)
-                 : o == OPTIONS_EXIT ? -1 : SEARCH_USAGE;
+        status = o == OPTIONS_RUN    ? check_slap_options(&s->opts)
+                 : o == OPTIONS_EXIT ? -1
+                                     : SEARCH_USAGE;
     }
     s->opts.step_time_ns = a->step_ns;
     s->opts.arrival = a->arrival;
@@ -325,7 +325,7 @@ struct rate_result {
     struct ci_result ci[SLO_MAX];
     enum slo_verdict verdict;
     enum limits_verdict limit;
-    bool judged; /* limit is known */
+    bool judged;    /* limit is known */
     bool slap_busy; /* slap's threads near saturation or waiting for a CPU */
     char limited_by[16];
     char why[LIMITS_WHY_MAX];
@@ -392,8 +392,7 @@ static int measure_once(struct search *s, struct rate_result *res)
  */
 static bool client_limited(const struct rate_result *res)
 {
-    return res->judged && res->limit == LIMITS_CLIENT && res->slap_busy &&
-           res->verdict != SLO_HELD;
+    return res->judged && res->limit == LIMITS_CLIENT && res->slap_busy && res->verdict != SLO_HELD;
 }
 
 /* Every run at one rate: lengthened while undecided, up to LENGTHEN times a step. */
@@ -474,9 +473,8 @@ static void describe_as_sweep(struct search *s)
     }
     s->opts.sweep_start = steps[0].target_tps;
     s->opts.sweep_end = steps[s->doc.steps.n - 1].target_tps;
-    s->opts.sweep_step = s->opts.sweep_end > s->opts.sweep_start
-                             ? s->opts.sweep_end - s->opts.sweep_start
-                             : 1;
+    s->opts.sweep_step =
+        s->opts.sweep_end > s->opts.sweep_start ? s->opts.sweep_end - s->opts.sweep_start : 1;
     if (plan_output_describe(&desc, &s->opts) == SLAP_OK) {
         run_desc_free(&s->doc.desc);
         s->doc.desc = desc;
@@ -507,7 +505,7 @@ static int save_doc(struct search *s, int status)
     plan_output_paths(&s->opts, paths);
     struct results_sink_input in = {d, NULL, NULL, NULL};
     return results_sinks_save(paths, &in, stderr, "slap search") != SLAP_OK ? SEARCH_FAILED
-                                                                           : status;
+                                                                            : status;
 }
 
 /* Die of the signal that interrupted the search, as a run does. */
@@ -541,8 +539,8 @@ static int search_steps(struct search *s, const struct search_objectives *slo,
             return status;
         }
         keep_step(s, &res);
-        struct report_search_step row = {rate, res.achieved, s->seconds, res.ci,
-                                         verdict_word(res.verdict), res.limited_by};
+        struct report_search_step row = {
+            rate, res.achieved, s->seconds, res.ci, verdict_word(res.verdict), res.limited_by};
         report_search_row(s->out, slo, &row);
         bool held = res.verdict == SLO_HELD;
         next = search_record(&st, rate, held);

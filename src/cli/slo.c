@@ -51,14 +51,18 @@ static bool parse_one(const char *text, size_t len, struct slo *o, char *err, si
     num[lt - text - 1] = '\0';
     o->pct = strtod(num, &end);
     if (*end != '\0' || !(num[0] >= '0' && num[0] <= '9') || !(o->pct > 0 && o->pct < 100)) {
-        snprintf(err, err_len, "'%.*s': the percentile must be above 0 and below 100 (p50, p99, "
-                 "p99.9)", (int)len, text);
+        snprintf(err, err_len,
+                 "'%.*s': the percentile must be above 0 and below 100 (p50, p99, "
+                 "p99.9)",
+                 (int)len, text);
         return false;
     }
     size_t rest = len - (size_t)(lt - text) - 1;
     if (!parse_limit(lt + 1, rest, &o->limit_ns)) {
-        snprintf(err, err_len, "'%.*s': the limit must be a duration with a unit (us, ms, s), "
-                 "as 1ms or 250us", (int)len, text);
+        snprintf(err, err_len,
+                 "'%.*s': the limit must be a duration with a unit (us, ms, s), "
+                 "as 1ms or 250us",
+                 (int)len, text);
         return false;
     }
     snprintf(o->text, sizeof(o->text), "%.*s", (int)len, text);

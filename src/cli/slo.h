@@ -12,9 +12,9 @@
 
 /* One objective: percentile pct below limit_ns. */
 struct slo {
-    double pct;       /* (0, 100) */
+    double pct; /* (0, 100) */
     uint64_t limit_ns;
-    char text[32];    /* as given, "p99<1ms" */
+    char text[32]; /* as given, "p99<1ms" */
 };
 
 /* 'p99<1ms' or several comma-separated ('p50<200us,p99.9<5ms'): units us (or µs), ms, s.

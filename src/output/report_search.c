@@ -61,8 +61,7 @@ void report_search_row(FILE *out, const struct search_objectives *slo,
         } else if (ci->needed == CI_NEEDED_NEVER) {
             snprintf(interval, sizeof(interval), "not estimable");
         } else {
-            snprintf(interval, sizeof(interval), "needs %llu reqs",
-                     (unsigned long long)ci->needed);
+            snprintf(interval, sizeof(interval), "needs %llu reqs", (unsigned long long)ci->needed);
         }
         fprintf(out, " %-10lld %-20s", us(ci->value_ns), interval);
     }
@@ -72,8 +71,7 @@ void report_search_row(FILE *out, const struct search_objectives *slo,
 }
 
 /* "p99 812 µs, p99.9 1400 µs" of the capacity's step. */
-static void print_values(FILE *out, const struct search_objectives *slo,
-                         const struct ci_result *ci)
+static void print_values(FILE *out, const struct search_objectives *slo, const struct ci_result *ci)
 {
     for (size_t i = 0; i < slo->n; i++) {
         char name[32];
@@ -89,8 +87,8 @@ static void print_intervals(FILE *out, const struct search_objectives *slo,
     for (size_t i = 0; i < slo->n; i++) {
         char name[32];
         pct_name(name, sizeof(name), slo->pct[i]);
-        fprintf(out, "%s 95%% interval: [%lld, %lld] \xc2\xb5s (%s, limit %lld \xc2\xb5s)\n",
-                name, us(ci[i].low_ns), us(ci[i].high_ns), ci_method_name(ci[i].method),
+        fprintf(out, "%s 95%% interval: [%lld, %lld] \xc2\xb5s (%s, limit %lld \xc2\xb5s)\n", name,
+                us(ci[i].low_ns), us(ci[i].high_ns), ci_method_name(ci[i].method),
                 us(slo->limit_ns[i]));
     }
 }
@@ -99,8 +97,9 @@ static void print_intervals(FILE *out, const struct search_objectives *slo,
 static void print_stop(FILE *out, const struct report_search_end *end)
 {
     if (end->client_limit > 0) {
-        fprintf(out, "search: stopped at %.0f ops/s, where slap (the client), not the server, "
-                     "became the limit: %s\n",
+        fprintf(out,
+                "search: stopped at %.0f ops/s, where slap (the client), not the server, "
+                "became the limit: %s\n",
                 end->client_limit, end->client_why != NULL ? end->client_why : "");
     } else if (end->exhausted) {
         fprintf(out, "search: stopped after its last step (--max_steps) before it narrowed "
@@ -119,8 +118,9 @@ void report_search_end(FILE *out, const struct search_objectives *slo,
     fputc('\n', out);
     print_stop(out, end);
     if (end->capacity <= 0 && end->client_limit > 0) {
-        fprintf(out, "capacity: none found: slap became the limit at %.0f ops/s before %s held "
-                     "with confidence\n",
+        fprintf(out,
+                "capacity: none found: slap became the limit at %.0f ops/s before %s held "
+                "with confidence\n",
                 end->client_limit, slo->text);
         fflush(out);
         return;
@@ -142,8 +142,9 @@ void report_search_end(FILE *out, const struct search_objectives *slo,
         fprintf(out, "search: nothing broke %s up to that rate: the capacity is at least that\n",
                 slo->text);
     } else if (end->lowest_broken <= 0) {
-        fprintf(out, "search: %s held at the highest rate searched (%.0f ops/s, --max_rate): "
-                     "the capacity is at least that\n",
+        fprintf(out,
+                "search: %s held at the highest rate searched (%.0f ops/s, --max_rate): "
+                "the capacity is at least that\n",
                 slo->text, end->max_rate);
     }
     fflush(out);

@@ -42,9 +42,9 @@ struct report_search_end {
     double lowest_broken;       /* 0: no rate broke */
     double lowest_tried;
     double max_rate;
-    bool exhausted;             /* the step budget ran out before the resolution */
-    double client_limit;        /* > 0: slap became the limit at this rate */
-    const char *client_why;     /* and why */
+    bool exhausted;         /* the step budget ran out before the resolution */
+    double client_limit;    /* > 0: slap became the limit at this rate */
+    const char *client_why; /* and why */
 };
 void report_search_end(FILE *out, const struct search_objectives *slo,
                        const struct report_search_end *end);
