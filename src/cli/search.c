@@ -541,7 +541,9 @@ static int search_steps(struct search *s, const struct search_objectives *slo,
         keep_step(s, &res);
         struct report_search_step row = {
             rate, res.achieved, s->seconds, res.ci, verdict_word(res.verdict), res.limited_by};
-        report_search_row(s->out, slo, &row);
+        if (!s->opts.quiet) {
+            report_search_row(s->out, slo, &row);
+        }
         bool held = res.verdict == SLO_HELD;
         next = search_record(&st, rate, held);
         if (held && st.held == rate) {
@@ -577,9 +579,12 @@ static int search_run(struct search *s)
         fprintf(stderr, "slap search: out of memory\n");
         return SEARCH_FAILED;
     }
-    report_search_header(s->out, &s->doc.desc, &ov.view, s->args.start, s->args.max_rate,
-                         s->args.max_steps, LENGTHEN * s->args.step_ns);
-    report_search_columns(s->out, &ov.view);
+    if (!s->opts.quiet) { /* -q: the capacity lines only */
+        report_search_header(s->out, &s->doc.desc, &ov.view, s->args.start, s->args.max_rate,
+                             s->args.max_steps, LENGTHEN * s->args.step_ns);
+        report_search_columns(s->out, &ov.view);
+    }
+    end.alone = s->opts.quiet;
     int status = search_steps(s, &ov.view, &end, &best);
     if (status < 0) {
         report_interrupted(s->out, -status);

@@ -115,7 +115,9 @@ static void print_stop(FILE *out, const struct report_search_end *end)
 void report_search_end(FILE *out, const struct search_objectives *slo,
                        const struct report_search_end *end)
 {
-    fputc('\n', out);
+    if (!end->alone) {
+        fputc('\n', out);
+    }
     print_stop(out, end);
     if (end->capacity <= 0 && end->client_limit > 0) {
         fprintf(out,

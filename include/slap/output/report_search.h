@@ -2,6 +2,7 @@
 #ifndef SLAP_REPORT_SEARCH_H
 #define SLAP_REPORT_SEARCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -45,6 +46,7 @@ struct report_search_end {
     bool exhausted;         /* the step budget ran out before the resolution */
     double client_limit;    /* > 0: slap became the limit at this rate */
     const char *client_why; /* and why */
+    bool alone;             /* no table above (-q): no blank line first */
 };
 void report_search_end(FILE *out, const struct search_objectives *slo,
                        const struct report_search_end *end);
