@@ -342,8 +342,10 @@ static void judge_rate(struct search *s, struct rate_result *res)
         broken = broken || v == SLO_BROKEN;
         undecided = undecided || v == SLO_UNDECIDED;
     }
-    /* a rate the server could not take is broken whatever its latency */
-    broken = broken || res->achieved < LIMITS_RATE_MET * res->target;
+    /* a rate the server could not take is broken whatever its latency: more than 5% short,
+     * and more than poisson arrivals' chance (3 deviations) would leave it */
+    double due = res->target * s->seconds, short_by = due - res->achieved * s->seconds;
+    broken = broken || short_by > fmax((1 - LIMITS_RATE_MET) * due, 3 * sqrt(due));
     res->verdict = broken ? SLO_BROKEN : undecided ? SLO_UNDECIDED : SLO_HELD;
 }
 

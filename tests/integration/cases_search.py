@@ -200,7 +200,7 @@ def case_search_memcached_pinned():
         svg = os.path.join(d, "s.svg")
         rc, out, err = run_slap(["search", "--slo", "p99<10ms", "-s", mc.addr, "-T", "1",
                                  "-c", "32", "--step_time", "1s", "--start", "5000",
-                                 "--max_steps", "5", "--max_rate", "400k", "--svg", svg],
+                                 "--max_steps", "4", "--max_rate", "400k", "--svg", svg],
                                 prefix=("taskset", "-c", "1"), timeout=120)
         check(rc == 0, "exit status %d: %s" % (rc, err))
         rows = ROW.findall(out)
