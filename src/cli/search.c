@@ -1,8 +1,8 @@
 /*
  * slap search --slo 'p99<1ms': open-loop steps at rates chosen as it goes (slo.c: a ramp,
  * then bisection), each judged by the 95% interval of the objective's percentile from the
- * step's own periods; the highest rate held is the capacity. The steps are a sweep's: the
- * same table columns, the same JSON steps and SVG curve.
+ * step's own periods; the highest rate held is the capacity. The steps are a sweep's: each
+ * a timed open-loop run, kept as the JSON's steps and drawn as the SVG's curve.
  */
 #include "search.h"
 
