@@ -81,10 +81,15 @@ _slap() {
         fi
         return
     fi
+    if [[ $subcommand == search && $cur == -* ]]; then
+        mapfile -t COMPREPLY < <(compgen -W "--slo --step_time --start --max_rate --max_steps
+            $_slap_options" -- "$cur")
+        return
+    fi
     if [[ $cur == -* ]]; then
         mapfile -t COMPREPLY < <(compgen -W "$_slap_options" -- "$cur")
     elif ((COMP_CWORD == 1)); then
-        mapfile -t COMPREPLY < <(compgen -W "merge plot compare trace-stats memslap" -- "$cur")
+        mapfile -t COMPREPLY < <(compgen -W "merge plot compare search trace-stats memslap" -- "$cur")
     fi
 }
 complete -F _slap slap

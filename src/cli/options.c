@@ -357,6 +357,7 @@ static const char help_outro[] =
     "On SIGINT, SIGTERM or SIGHUP, slap prints its report, then dies of that signal.\n"
     "\n"
     "Other commands (each with its own --help):\n"
+    "  slap search --slo 'p99<1ms' OPTIONS  the most load where p99 stays below 1ms\n"
     "  slap trace-stats FILE  a trace's rate, mix, sizes and keys, without a server\n"
     "  slap memslap OPTIONS   memslap's command line and report\n"
     "\n"

@@ -22,6 +22,7 @@
 #include "slap/model/tracestats.h"
 #include "slap/output/sinks.h"
 #include "plan_output.h"
+#include "search.h"
 
 #define SUB_OK 0
 #define SUB_FAILED 1
@@ -386,6 +387,9 @@ subcommand_main subcommand_find(const char *name)
     }
     if (strcmp(name, "compare") == 0) {
         return compare_main;
+    }
+    if (strcmp(name, "search") == 0) {
+        return search_main;
     }
     if (strcmp(name, "trace-stats") == 0) {
         return tracestats_main;

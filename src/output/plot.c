@@ -5,7 +5,10 @@
  *   latency over time      (runs with periods)     x: seconds    y: p50, p99, p99.9 in us (log)
  *   latency against rate   (sweeps)                x: ops/s      y: p50, p99, p99.9 in us (log)
  *   samples over time      (a --samples file)      x: seconds    y: latency in us (log)
+ *   percentile spectrum    (several runs compared) x: nines      y: latency in us (log), with
+ *                                                                   the 95% intervals as bands
  *
+ * An open-loop run's throughput panel draws its target rate too (a dashed line).
  * Each series is a <g class="series"> whose data-x and data-y attributes hold its numbers as
  * the results hold them, so that a reader (or a test) can check the picture against the data.
  */
@@ -15,6 +18,8 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "slap/base/confidence.h"
 
 #define WIDTH 980
 #define PANEL_HEIGHT 320
@@ -40,6 +45,7 @@ static const struct {
 struct axis {
     double lo, hi; /* the range drawn (log axes: log10 of it) */
     bool log;
+    bool nines; /* x = -log10(1 - p): whole ticks, labelled by their percentile */
 };
 
 /* A series: its points (x, y as the data has them). */
@@ -152,6 +158,12 @@ static size_t ticks(const struct axis *a, double *at)
         }
         return n;
     }
+    if (a->nines) {
+        for (double v = a->lo; v <= a->hi + 1e-9 && n < MAX_TICKS; v++) {
+            at[n++] = v;
+        }
+        return n;
+    }
     double step = pow(10, floor(log10((a->hi - a->lo) / 5)));
     while ((a->hi - a->lo) / step > 8) {
         step *= (a->hi - a->lo) / step > 20 ? 5 : 2;
@@ -174,7 +186,12 @@ static void draw_axes(struct panel *p, const char *title, const char *xlabel, co
             MARGIN_LEFT, top, PLOT_W, PLOT_H);
     size_t n = ticks(&p->x, at);
     for (size_t i = 0; i < n; i++) {
-        short_number(label, sizeof(label), at[i]);
+        if (p->x.nines) {
+            snprintf(label, sizeof(label), "%.*f", at[i] > 2 ? (int)at[i] - 2 : 0,
+                     100.0 * (1.0 - pow(10, -at[i])));
+        } else {
+            short_number(label, sizeof(label), at[i]);
+        }
         fprintf(out,
                 "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
                 "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
@@ -325,6 +342,7 @@ enum slap_status plot_run_of(struct plot_run *run, const struct results_doc *d)
     const struct results_step *steps = d->steps.items;
     memset(run, 0, sizeof(*run));
     run->label = d->label;
+    run->target_tps = d->sweep ? 0.0 : d->desc.tps;
     for (size_t i = 0; i < d->periods.n; i++) {
         if (plot_run_add_period(run, &periods[i]) != SLAP_OK) {
             return SLAP_ERROR;
@@ -379,10 +397,27 @@ static void extent(const struct plot_runs *in, enum series_kind kind, double *xl
             }
         }
     }
+    for (size_t d = 0; kind == SERIES_RATE_OVER_TIME && d < in->nruns; d++) {
+        *yhi = fmax(*yhi, in->runs[d].target_tps);
+    }
     if (!isfinite(*xlo)) {
         *xlo = *ylo = 0;
         *xhi = *yhi = 1;
     }
+}
+
+/* An open-loop run's target rate across its periods: a dashed line over its throughput. */
+static void draw_target(struct panel *p, const struct plot_run *run, const char *color)
+{
+    const struct plot_points *pts = &run->periods;
+    if (run->target_tps <= 0 || pts->n == 0) {
+        return;
+    }
+    double x[2] = {pts->x[0], pts->x[pts->n - 1]};
+    double y[2] = {run->target_tps, run->target_tps};
+    struct series s = {2, x, y};
+    draw_series(p, &s, run->label, "target_tps", color, "3,3");
+    legend(p, color, "3,3", run->label, "target");
 }
 
 static void panel_of(const struct plot_runs *in, FILE *out, int *top, enum series_kind kind)
@@ -407,6 +442,9 @@ static void panel_of(const struct plot_runs *in, FILE *out, int *top, enum serie
             const char *dash = latency ? lines[l].dash : "none";
             draw_series(&p, &s, label, latency ? lines[l].metric : "rate", color, dash);
             legend(&p, color, dash, label, latency ? lines[l].metric : "requests/s");
+        }
+        if (kind == SERIES_RATE_OVER_TIME) {
+            draw_target(&p, &in->runs[d], color);
         }
     }
     *top += PANEL_HEIGHT;
@@ -507,6 +545,144 @@ static void panel_samples(const char *path, FILE *out, int *top)
     series_free(&failed);
 }
 
+/* ---- the percentile spectrum ---------------------------------------------------------- */
+
+/* The percentile at x nines: 0 -> 0, 1 -> 90, 2 -> 99. */
+static double nines_pct(double x)
+{
+    return 100.0 * (1.0 - pow(10, -x));
+}
+
+/* Each period's histogram, all types together, into hs[i] (n of them, allocated). */
+static struct hist *period_hists(const struct results_doc *d, struct hist *total)
+{
+    const struct results_period *periods = d->periods.items;
+    struct hist *hs = calloc(d->periods.n + 1, sizeof(*hs));
+    hist_reset(total);
+    for (size_t i = 0; hs != NULL && i < d->periods.n; i++) {
+        hist_reset(&hs[i]);
+        for (int t = 0; t < STATS_TYPES; t++) {
+            results_sparse_add(&periods[i].lat[t], &hs[i]);
+        }
+        hist_merge(total, &hs[i]);
+    }
+    return hs;
+}
+
+enum slap_status plot_spectrum_of(struct plot_spectrum *s, const struct results_doc *d)
+{
+    static struct hist total; /* main thread only */
+    struct hist *hs = period_hists(d, &total);
+    const struct hist **ptrs = calloc(d->periods.n + 1, sizeof(*ptrs));
+    memset(s, 0, sizeof(*s));
+    s->label = d->label;
+    if (hs == NULL || ptrs == NULL) {
+        free(hs);
+        free(ptrs);
+        return SLAP_ERROR;
+    }
+    if (d->periods.n == 0) { /* no periods: the run's whole histogram, without intervals */
+        stats_total_hist(d->global, &total);
+    }
+    for (size_t i = 0; i < d->periods.n; i++) {
+        ptrs[i] = &hs[i];
+    }
+    double reach = total.count > 1 ? fmin(log10((double)total.count), PLOT_SPECTRUM_NINES) : 0;
+    for (double x = 0; total.count > 0 && x <= reach + 1e-9; x += PLOT_SPECTRUM_STEP) {
+        struct ci_result ci;
+        double pct = nines_pct(x);
+        uint64_t v = x == 0 ? total.min_ns : hist_percentile_ns(&total, pct);
+        ci_percentile(ptrs, d->periods.n, pct, 0.95, &ci);
+        s->x[s->n] = x;
+        s->latency_us[s->n] = (double)v / (double)SLAP_NS_PER_US;
+        s->low_us[s->n] = x > 0 && ci.estimable ? (double)ci.low_ns / (double)SLAP_NS_PER_US : NAN;
+        s->high_us[s->n] = x > 0 && ci.estimable ? (double)ci.high_ns / (double)SLAP_NS_PER_US
+                                                 : NAN;
+        s->n++;
+    }
+    free(hs);
+    free(ptrs);
+    return SLAP_OK;
+}
+
+/* v's values where the spectrum has an interval, space-separated. */
+static void band_values(FILE *out, const struct plot_spectrum *s, const double *v)
+{
+    const char *sep = "";
+    for (size_t i = 0; i < s->n; i++) {
+        if (!isnan(s->low_us[i])) {
+            fprintf(out, "%s%.10g", sep, v[i]);
+            sep = " ";
+        }
+    }
+}
+
+/* The band of a spectrum's intervals: a polygon under its low ends and back over its high
+ * ones, where they can be estimated (a group carrying the numbers, as a series does). */
+static void draw_band(struct panel *p, const struct plot_spectrum *s, const char *color)
+{
+    FILE *out = p->out;
+    size_t n = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        n += !isnan(s->low_us[i]);
+    }
+    if (n == 0) {
+        return;
+    }
+    const char *sep = "";
+    fputs("<g class=\"band\" data-label=\"", out);
+    xml_text(out, s->label);
+    fputs("\" data-metric=\"spectrum_ci_us\" data-x=\"", out);
+    band_values(out, s, s->x);
+    fputs("\" data-low=\"", out);
+    band_values(out, s, s->low_us);
+    fputs("\" data-high=\"", out);
+    band_values(out, s, s->high_us);
+    fprintf(out, "\">\n<polygon fill=\"%s\" fill-opacity=\"0.2\" stroke=\"none\" points=\"",
+            color);
+    sep = "";
+    for (size_t i = 0; i < s->n; i++) {
+        if (!isnan(s->low_us[i])) {
+            fprintf(out, "%s%.1f,%.1f", sep, px(p, s->x[i]), py(p, s->low_us[i]));
+            sep = " ";
+        }
+    }
+    for (size_t i = s->n; i-- > 0;) {
+        if (!isnan(s->low_us[i])) {
+            fprintf(out, " %.1f,%.1f", px(p, s->x[i]), py(p, s->high_us[i]));
+        }
+    }
+    fputs("\"/>\n</g>\n", out);
+}
+
+static void panel_spectrum(const struct plot_runs *in, FILE *out, int *top)
+{
+    double xhi = 1, ylo = INFINITY, yhi = -INFINITY;
+    for (size_t d = 0; d < in->nspectra; d++) {
+        const struct plot_spectrum *s = &in->spectra[d];
+        for (size_t i = 0; i < s->n; i++) {
+            xhi = fmax(xhi, s->x[i]);
+            ylo = fmin(ylo, s->latency_us[i]);
+            yhi = fmax(yhi, isnan(s->high_us[i]) ? s->latency_us[i] : s->high_us[i]);
+            ylo = isnan(s->low_us[i]) ? ylo : fmin(ylo, s->low_us[i]);
+        }
+    }
+    struct panel p = {.out = out, .top = *top};
+    p.x = (struct axis){.lo = 0, .hi = ceil(xhi - 1e-9), .nines = true};
+    p.y = make_axis(isfinite(ylo) ? ylo : 1, isfinite(yhi) ? yhi : 10, true);
+    draw_axes(&p, "Percentile spectrum (bands: 95% intervals)", "percentile (nines)",
+              "latency (\xc2\xb5s, log scale)");
+    for (size_t d = 0; d < in->nspectra; d++) {
+        const struct plot_spectrum *s = &in->spectra[d];
+        const char *color = palette[d % SLAP_ARRAY_SIZE(palette)];
+        struct series line = {s->n, (double *)s->x, (double *)s->latency_us};
+        draw_band(&p, s, color);
+        draw_series(&p, &line, s->label, "spectrum_us", color, "none");
+        legend(&p, color, "none", s->label, "");
+    }
+    *top += PANEL_HEIGHT;
+}
+
 /* ---- the picture ---------------------------------------------------------------------- */
 
 static int panel_count(const struct plot_runs *in, bool *periods, bool *steps)
@@ -516,7 +692,8 @@ static int panel_count(const struct plot_runs *in, bool *periods, bool *steps)
         *periods = *periods || in->runs[d].periods.n > 0;
         *steps = *steps || in->runs[d].steps.n > 0;
     }
-    return (*periods ? 2 : 0) + (*steps ? 1 : 0) + (in->samples_path != NULL ? 1 : 0);
+    return (*periods ? 2 : 0) + (*steps ? 1 : 0) + (in->samples_path != NULL ? 1 : 0) +
+           (in->nspectra > 0 ? 1 : 0);
 }
 
 void plot_svg_runs(FILE *out, const void *arg)
@@ -545,6 +722,9 @@ void plot_svg_runs(FILE *out, const void *arg)
     if (in->samples_path != NULL) {
         panel_samples(in->samples_path, out, &top);
     }
+    if (in->nspectra > 0) {
+        panel_spectrum(in, out, &top);
+    }
     if (top == 0) {
         fprintf(out,
                 "<text class=\"title\" x=\"%d\" y=\"%d\">No periods, steps or samples to "
@@ -558,13 +738,23 @@ void plot_svg(FILE *out, const void *arg)
 {
     const struct plot_input *in = arg;
     struct plot_run runs[PLOT_MAX_DOCS];
-    struct plot_runs picture = {runs, 0, in->samples_path};
+    struct plot_runs picture = {runs, 0, in->samples_path, NULL, 0};
+    /* several runs compared: their spectra too (runs with periods or a histogram, not sweeps) */
+    struct plot_spectrum *spectra = in->ndocs > 1 ? calloc(in->ndocs, sizeof(*spectra)) : NULL;
     for (; picture.nruns < in->ndocs && picture.nruns < PLOT_MAX_DOCS; picture.nruns++) {
+        const struct results_doc *d = in->docs[picture.nruns];
         /* out of memory: the run is drawn with the points it has */
-        (void)plot_run_of(&runs[picture.nruns], in->docs[picture.nruns]);
+        (void)plot_run_of(&runs[picture.nruns], d);
+        if (spectra != NULL && !d->sweep &&
+            plot_spectrum_of(&spectra[picture.nspectra], d) == SLAP_OK &&
+            spectra[picture.nspectra].n > 0) {
+            picture.nspectra++;
+        }
     }
+    picture.spectra = spectra;
     plot_svg_runs(out, &picture);
     for (size_t i = 0; i < picture.nruns; i++) {
         plot_run_free(&runs[i]);
     }
+    free(spectra);
 }

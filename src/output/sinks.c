@@ -110,13 +110,14 @@ static enum slap_status save_svg(const char *path, const struct results_sink_inp
     const struct results_step *steps = d->steps.items;
     struct sink_job job = {.in = in};
     job.run.label = d->label;
+    job.run.target_tps = d->sweep ? 0.0 : d->desc.tps;
     snprintf(err, err_len, "out of memory");
     enum slap_status st = walk_periods(&job, svg_point, err, err_len);
     for (size_t i = 0; st == SLAP_OK && i < d->steps.n; i++) {
         st = plot_run_add_step(&job.run, &steps[i]);
     }
     if (st == SLAP_OK) {
-        struct plot_runs picture = {&job.run, 1, in->samples_path};
+        struct plot_runs picture = {&job.run, 1, in->samples_path, NULL, 0};
         st = outfile_save(path, plot_svg_runs, &picture, err, err_len);
     }
     plot_run_free(&job.run);

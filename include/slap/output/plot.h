@@ -34,6 +34,7 @@ struct plot_points {
 };
 struct plot_run {
     const char *label; /* not copied */
+    double target_tps; /* an open-loop run's target rate, drawn over its throughput; 0: none */
     struct plot_points periods;
     struct plot_points steps;
 };
@@ -44,11 +45,33 @@ enum slap_status plot_run_add_step(struct plot_run *run, const struct results_st
 enum slap_status plot_run_of(struct plot_run *run, const struct results_doc *d);
 void plot_run_free(struct plot_run *run);
 
+/*
+ * A run's percentile spectrum: latency by percentile on a "nines" axis, x = -log10(1 - p/100)
+ * (0 is p0, 1 p90, 2 p99, 3 p99.9: equal steps), with the 95% interval of each percentile
+ * from the run's periods (ci_percentile); low and high are NaN where it cannot be estimated.
+ */
+#define PLOT_SPECTRUM_STEP 0.25 /* nines between two points */
+#define PLOT_SPECTRUM_NINES 6   /* up to p99.9999 */
+#define PLOT_SPECTRUM_MAX (PLOT_SPECTRUM_NINES * 4 + 1)
+struct plot_spectrum {
+    const char *label; /* not copied */
+    size_t n;
+    double x[PLOT_SPECTRUM_MAX];
+    double latency_us[PLOT_SPECTRUM_MAX];
+    double low_us[PLOT_SPECTRUM_MAX];
+    double high_us[PLOT_SPECTRUM_MAX];
+};
+/* d's spectrum, up to the nines its requests reach (log10 of their count); SLAP_ERROR when
+ * out of memory. */
+enum slap_status plot_spectrum_of(struct plot_spectrum *s, const struct results_doc *d);
+
 /* The picture of runs' points: in is a struct plot_runs. */
 struct plot_runs {
     const struct plot_run *runs;
     size_t nruns;
     const char *samples_path; /* a --samples CSV file to scatter, or NULL */
+    const struct plot_spectrum *spectra; /* several runs compared: their spectra, or NULL */
+    size_t nspectra;
 };
 void plot_svg_runs(FILE *out, const void *in);
 

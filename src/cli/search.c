@@ -1,0 +1,642 @@
+/*
+ * slap search --slo 'p99<1ms': open-loop steps at rates chosen as it goes (slo.c: a ramp,
+ * then bisection), each judged by the 95% interval of the objective's percentile from the
+ * step's own periods; the highest rate held is the capacity. The steps are a sweep's: each
+ * a timed open-loop run, kept as the JSON's steps and drawn as the SVG's curve.
+ */
+#include "search.h"
+
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan.h"
+#include "plan_output.h"
+#include "slap/base/units.h"
+#include "slap/cli/options.h"
+#include "slap/engine/run.h"
+#include "slap/output/report.h"
+#include "slap/output/report_search.h"
+#include "slap/output/results.h"
+#include "slap/output/sinks.h"
+#include "slo.h"
+
+#define SEARCH_OK 0
+#define SEARCH_FAILED 1
+#define SEARCH_USAGE 2
+#define DEFAULT_START 1000.0
+#define DEFAULT_MAX_RATE 10e6
+#define DEFAULT_MAX_STEPS 12
+#define DEFAULT_STEP_NS (5 * SLAP_NS_PER_SEC)
+#define LENGTHEN 4          /* an undecided step goes on up to this many times its length */
+#define PERIODS_PER_STEP 20 /* the interval's batches come from periods this long */
+#define PERIOD_MIN_NS (20 * SLAP_NS_PER_MS)
+#define RESOLUTION 0.05 /* bisection stops within 5% */
+#define MIN_RATE 10.0
+
+/* What search's own options say; the rest is slap's. */
+struct search_args {
+    struct slo slo[SLO_MAX];
+    size_t nslo;
+    double start, max_rate;
+    unsigned max_steps;
+    uint64_t step_ns;
+    enum arrival arrival; /* --arrival, which slap's options take only with -P or --sweep */
+};
+
+/* The periods of one rate (every run at it), each all types together. */
+struct search_periods {
+    struct hist **items;
+    size_t n, cap;
+};
+
+/* The search under way: options, outputs, the rate being measured. */
+struct search {
+    struct slap_options opts;
+    struct search_args args;
+    FILE *out;
+    struct results_doc doc;
+    bool want_doc;
+    struct search_periods periods;
+    struct slap_stats *acc;          /* the rate's requests over all its runs */
+    double seconds;                  /* measured at the rate */
+    struct server_stats_pair *pairs; /* the first run's before, the last's after */
+    char (*names)[SERVER_NAME_MAX];  /* the servers' */
+    uint32_t nservers;
+    uint64_t start_wall_ns;
+    double total_seconds;
+    bool begun;  /* a run measured something */
+    char **rest; /* slap's own options, as options_parse read them */
+    char client_why[LIMITS_WHY_MAX];
+};
+
+static void search_help(FILE *out)
+{
+    fputs("Usage: slap search --slo OBJECTIVE [SEARCH OPTIONS] [SLAP OPTIONS]\n"
+          "The highest open-loop rate at which a latency objective holds with 95% confidence.\n"
+          "Each step is an open-loop run at one rate; the percentile's 95% interval, from the\n"
+          "step's periods, decides: held when its upper bound is below the limit, broken when\n"
+          "its lower bound is above it (or the rate was not achieved). An undecided step runs\n"
+          "on, up to 4 times --step_time. The rates double from --start until one breaks, then\n"
+          "bisection narrows to 5%. The search stops, saying so, when slap itself became the\n"
+          "limit: a step that did not hold, judged limited_by client with slap's threads busy\n"
+          "or waiting for a CPU.\n"
+          "\n"
+          "  --slo OBJECTIVE      'p99<1ms'; several comma-separated, 'p50<200us,p99.9<5ms'\n"
+          "                       (any percentile, a limit in us, ms or s)\n"
+          "  --step_time DURATION length of each step (default 5s)\n"
+          "  --start RATE         the first rate, ops/s (default 1000; 10k allowed)\n"
+          "  --max_rate RATE      never beyond this rate (default 10M)\n"
+          "  --max_steps N        at most N steps (default 12)\n"
+          "\n"
+          "The server, thread and client options are slap's (-s, -T, -c, --arrival, ...; see\n"
+          "slap --help); --json, --csv and --svg write the steps as a --sweep's.\n"
+          "Example:\n"
+          "  slap search --slo 'p99<1ms' -s 127.0.0.1:11211 -T 2 -c 32 --step_time 2s\n",
+          out);
+}
+
+static int search_usage(const char *problem)
+{
+    fprintf(stderr, "slap search: %s\nTry 'slap search --help' for more information.\n", problem);
+    return SEARCH_USAGE;
+}
+
+/* "--name VALUE" or "--name=VALUE" (dashes or underscores) at argv[*i]: its value. */
+static bool take(int argc, char **argv, int *i, const char *name, const char **value)
+{
+    char given[64];
+    size_t n = strlen(name);
+    if (strncmp(argv[*i], "--", 2) != 0) {
+        return false;
+    }
+    snprintf(given, sizeof(given), "%s", argv[*i]);
+    for (char *c = given + 2; *c != '\0' && *c != '='; c++) {
+        *c = *c == '-' ? '_' : *c;
+    }
+    if (strncmp(given, name, n) != 0 || (given[n] != '\0' && given[n] != '=')) {
+        return false;
+    }
+    *value = given[n] == '=' ? argv[*i] + n + 1 : (*i + 1 < argc ? argv[++*i] : "");
+    return true;
+}
+
+/* A rate ("2500", "10k") into *rate; false when it is not one. */
+static bool parse_rate(const char *text, double *rate)
+{
+    uint64_t v;
+    if (units_parse_size(text, strlen(text), 1000, &v) != UNITS_OK || v == 0) {
+        return false;
+    }
+    *rate = (double)v;
+    return true;
+}
+
+/* One of search's own options at argv[*i] into a; 1 taken, 0 not search's, 2 bad. */
+static int take_search_option(int argc, char **argv, int *i, struct search_args *a)
+{
+    const char *v;
+    char err[256];
+    if (take(argc, argv, i, "--slo", &v)) {
+        return slo_parse(v, a->slo, &a->nslo, err, sizeof(err)) ? 1 : search_usage(err);
+    }
+    if (take(argc, argv, i, "--step_time", &v)) {
+        bool ok = units_parse_duration(v, strlen(v), &a->step_ns) == UNITS_OK && a->step_ns > 0;
+        return ok ? 1 : search_usage("--step_time needs a duration, as 1s or 500ms");
+    }
+    if (take(argc, argv, i, "--start", &v)) {
+        return parse_rate(v, &a->start) ? 1 : search_usage("--start needs a rate, as 1000 or 5k");
+    }
+    if (take(argc, argv, i, "--max_rate", &v)) {
+        return parse_rate(v, &a->max_rate) ? 1 : search_usage("--max_rate needs a rate, as 100k");
+    }
+    if (take(argc, argv, i, "--arrival", &v)) {
+        bool poisson = strcmp(v, "poisson") == 0;
+        a->arrival = poisson ? ARRIVAL_POISSON : ARRIVAL_UNIFORM;
+        return poisson || strcmp(v, "uniform") == 0
+                   ? 1
+                   : search_usage("--arrival is uniform or poisson");
+    }
+    if (take(argc, argv, i, "--max_steps", &v)) {
+        char *end;
+        long n = strtol(v, &end, 10);
+        a->max_steps = (unsigned)n;
+        return *end == '\0' && n >= 1 && n <= 100 ? 1 : search_usage("--max_steps needs 1 to 100");
+    }
+    return 0;
+}
+
+/* What slap's options may not say in a search: the rate, the length, per-period tables. */
+static int check_slap_options(const struct slap_options *o)
+{
+    if (o->tps > 0 || o->sweep_step > 0) {
+        return search_usage("the search chooses the rates: --tps and --sweep cannot be given "
+                            "(--start sets the first rate)");
+    }
+    if (o->execute_number > 0 || o->stat_freq_ns > 0 || o->hdr_out != NULL ||
+        o->samples_out != NULL || o->trace != NULL) {
+        return search_usage("-x, -S, --hdr-out, --samples and --trace cannot be used with a "
+                            "search (a step is a timed open-loop run)");
+    }
+    return SEARCH_OK;
+}
+
+/* The command line: search's options taken out, the rest parsed as slap's into s->opts. */
+static int parse(int argc, char **argv, struct search *s)
+{
+    char **rest = s->rest = calloc((size_t)argc + 1, sizeof(*rest));
+    int nrest = 1, status = SEARCH_OK;
+    struct search_args *a = &s->args;
+    *a = (struct search_args){.start = DEFAULT_START,
+                              .max_rate = DEFAULT_MAX_RATE,
+                              .max_steps = DEFAULT_MAX_STEPS,
+                              .step_ns = DEFAULT_STEP_NS,
+                              .arrival = ARRIVAL_UNIFORM};
+    if (rest == NULL) {
+        return SEARCH_FAILED;
+    }
+    rest[0] = "slap";
+    for (int i = 1; i < argc && status == SEARCH_OK; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            search_help(stdout);
+            return fflush(stdout) == 0 ? -1 : SEARCH_FAILED;
+        }
+        int taken = take_search_option(argc, argv, &i, a);
+        status = taken == SEARCH_USAGE ? SEARCH_USAGE : SEARCH_OK;
+        if (taken == 0) {
+            rest[nrest++] = argv[i];
+        }
+    }
+    if (status == SEARCH_OK && a->nslo == 0) {
+        status = search_usage("--slo names the objective, as --slo 'p99<1ms'");
+    }
+    if (status == SEARCH_OK && a->start > a->max_rate) {
+        status = search_usage("--start is above --max_rate");
+    }
+    if (status == SEARCH_OK) {
+        enum options_outcome o = options_parse(&s->opts, nrest, rest, stdout, stderr);
+        status = o == OPTIONS_RUN    ? check_slap_options(&s->opts)
+                 : o == OPTIONS_EXIT ? -1
+                                     : SEARCH_USAGE;
+    }
+    s->opts.step_time_ns = a->step_ns;
+    s->opts.arrival = a->arrival;
+    return status;
+}
+
+/* ---- one rate: its runs, their periods ------------------------------------------------ */
+
+static void periods_clear(struct search_periods *p)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        free(p->items[i]);
+    }
+    p->n = 0;
+}
+
+static void periods_add(struct search_periods *p, const struct slap_stats *period)
+{
+    if (p->n == p->cap) {
+        size_t cap = p->cap ? 2 * p->cap : 64;
+        struct hist **items = realloc(p->items, cap * sizeof(*items));
+        if (items == NULL) {
+            return; /* out of memory: the interval is read from the periods kept */
+        }
+        p->items = items;
+        p->cap = cap;
+    }
+    struct hist *h = malloc(sizeof(*h));
+    if (h != NULL) {
+        stats_total_hist(period, h);
+        p->items[p->n++] = h;
+    }
+}
+
+static void sink_period(void *ctx, const struct slap_stats *period, const struct slap_stats *global,
+                        uint64_t period_no, double period_s)
+{
+    (void)global;
+    (void)period_no;
+    (void)period_s;
+    periods_add(ctx, period);
+}
+
+/* The answers after the last period: a short period of their own. */
+static void sink_rest(void *ctx, const struct slap_stats *rest, double elapsed_s)
+{
+    (void)elapsed_s;
+    if (stats_ops(rest) > 0) {
+        periods_add(ctx, rest);
+    }
+}
+
+/* One timed open-loop run at rate; only the search's first flushes (--flush) and preloads. */
+static enum slap_status run_at(struct search *s, struct run *run, double rate, char *err,
+                               size_t err_len)
+{
+    struct slap_options step = s->opts;
+    struct run_plan plan;
+    struct run_sinks sinks = {.ctx = &s->periods, .period = sink_period, .rest = sink_rest};
+    bool first = !s->begun;
+    uint64_t period = s->args.step_ns / PERIODS_PER_STEP;
+    step.tps = rate;
+    step.run_time_ns = s->args.step_ns;
+    step.stat_freq_ns = period > PERIOD_MIN_NS ? period : PERIOD_MIN_NS;
+    step.start_at_ns = first ? s->opts.start_at_ns : 0;
+    step.flush = first && s->opts.flush;
+    step.windows_stored = !first;
+    plan_run(&plan, &step);
+    memset(run, 0, sizeof(*run));
+    if (run_init(run, &plan, s->out, err, err_len) != SLAP_OK ||
+        run_want(run, &sinks, false, true, false) != SLAP_OK) {
+        return SLAP_ERROR;
+    }
+    return run_execute(run, err, err_len);
+}
+
+/* The servers' stats around the whole search: the first run's before, the last's after. */
+static void keep_server_stats(struct search *s, const struct run *r)
+{
+    bool first = !s->begun;
+    if (first) {
+        s->start_wall_ns = r->start_wall_ns + r->engine.warmup_ns;
+        s->pairs = r->server_stats == NULL ? NULL : calloc(r->servers.count, sizeof(*s->pairs));
+        s->names = calloc(r->servers.count, sizeof(*s->names));
+        s->nservers = s->names != NULL ? r->servers.count : 0;
+        for (uint32_t i = 0; i < s->nservers; i++) {
+            snprintf(s->names[i], sizeof(s->names[i]), "%s", r->servers.items[i].name);
+        }
+    }
+    for (uint32_t i = 0; s->pairs != NULL && i < r->servers.count; i++) {
+        const struct server_stats_pair *p = &r->server_stats[i];
+        if (first || !p->ok) {
+            s->pairs[i] = *p;
+        } else if (s->pairs[i].ok) {
+            s->pairs[i].after = p->after;
+        }
+    }
+}
+
+/* What one rate showed, over every run at it. */
+struct rate_result {
+    double target, achieved;
+    struct ci_result ci[SLO_MAX];
+    enum slo_verdict verdict;
+    enum limits_verdict limit;
+    bool judged;    /* limit is known */
+    bool slap_busy; /* slap's threads near saturation or waiting for a CPU */
+    char limited_by[16];
+    char why[LIMITS_WHY_MAX];
+};
+
+/* The objectives against the rate's periods: held only when every one holds. */
+static void judge_rate(struct search *s, struct rate_result *res)
+{
+    bool undecided = false, broken = false;
+    for (size_t i = 0; i < s->args.nslo; i++) {
+        ci_percentile((const struct hist *const *)s->periods.items, s->periods.n,
+                      s->args.slo[i].pct, 0.95, &res->ci[i]);
+        enum slo_verdict v = slo_judge(&res->ci[i], s->args.slo[i].limit_ns);
+        broken = broken || v == SLO_BROKEN;
+        undecided = undecided || v == SLO_UNDECIDED;
+    }
+    /* a rate the server could not take is broken whatever its latency: more than 5% short,
+     * and more than poisson arrivals' chance (3 deviations) would leave it */
+    double due = res->target * s->seconds, short_by = due - res->achieved * s->seconds;
+    broken = broken || short_by > fmax((1 - LIMITS_RATE_MET) * due, 3 * sqrt(due));
+    res->verdict = broken ? SLO_BROKEN : undecided ? SLO_UNDECIDED : SLO_HELD;
+}
+
+/* One run at the rate, added to what the rate showed; SEARCH_FAILED when nothing was measured,
+ * or the signal's number (negative) when one interrupted it. */
+static int measure_once(struct search *s, struct rate_result *res)
+{
+    struct run run;
+    char err[512] = "";
+    enum slap_status st = run_at(s, &run, res->target, err, sizeof(err));
+    int status = SEARCH_OK;
+    if (run.signal != 0) {
+        status = -run.signal;
+    } else if (st != SLAP_OK) {
+        fprintf(stderr, "slap search: %s\n", err[0] != '\0' ? err : "out of memory");
+        status = SEARCH_FAILED;
+    } else if (stats_ops(&run.global) == 0) {
+        fprintf(stderr, "slap search: no request succeeded at %.0f ops/s\n", res->target);
+        status = SEARCH_FAILED;
+    }
+    if (status == SEARCH_OK) {
+        struct limits limits = {.seconds = 0};
+        keep_server_stats(s, &run);
+        s->begun = true;
+        stats_merge(s->acc, &run.global);
+        s->seconds += run_seconds(&run);
+        res->achieved = s->seconds > 0 ? (double)stats_requests(s->acc) / s->seconds : 0;
+        res->judged = run_limits(&run, &limits) == SLAP_OK;
+        res->limit = res->judged ? limits.verdict : LIMITS_UNKNOWN;
+        res->slap_busy = limits.client.demand_max >= LIMITS_SATURATED ||
+                         (limits.client.wait_known && limits.client.wait_max >= LIMITS_STARVED);
+        snprintf(res->limited_by, sizeof(res->limited_by), "%s",
+                 res->judged ? limits_verdict_name(limits.verdict) : "");
+        snprintf(res->why, sizeof(res->why), "%s", res->judged ? limits.why : "");
+        limits_free(&limits);
+    }
+    run_free(&run);
+    return status;
+}
+
+/*
+ * slap itself limited a step that did not hold: what it found may be slap's, not the
+ * server's. The verdict says client and slap's own threads were near saturation or waited
+ * for a CPU. (A verdict of client from late sends alone, slap's CPU idle, is a server whose
+ * queue grew: the step broke. A step that held despite a busy slap held.)
+ */
+static bool client_limited(const struct rate_result *res)
+{
+    return res->judged && res->limit == LIMITS_CLIENT && res->slap_busy && res->verdict != SLO_HELD;
+}
+
+/* Every run at one rate: lengthened while undecided, up to LENGTHEN times a step. */
+static int measure_rate(struct search *s, double rate, struct rate_result *res)
+{
+    memset(res, 0, sizeof(*res));
+    res->target = rate;
+    periods_clear(&s->periods);
+    stats_reset(s->acc);
+    s->seconds = 0;
+    for (unsigned k = 0; k < LENGTHEN; k++) {
+        int status = measure_once(s, res);
+        if (status != SEARCH_OK) {
+            return status;
+        }
+        judge_rate(s, res);
+        if (res->verdict != SLO_UNDECIDED || client_limited(res)) {
+            break;
+        }
+    }
+    return SEARCH_OK;
+}
+
+/* ---- the search ----------------------------------------------------------------------- */
+
+static const char *verdict_word(enum slo_verdict v)
+{
+    return v == SLO_HELD ? "held" : v == SLO_BROKEN ? "broken" : "undecided";
+}
+
+/* The objectives for the output layer, pointing into a. */
+struct objectives_view {
+    double pct[SLO_MAX];
+    uint64_t limit_ns[SLO_MAX];
+    char text[SLO_MAX * 34];
+    struct search_objectives view;
+};
+
+static void objectives_of(const struct search_args *a, struct objectives_view *o)
+{
+    o->text[0] = '\0';
+    for (size_t i = 0; i < a->nslo; i++) {
+        o->pct[i] = a->slo[i].pct;
+        o->limit_ns[i] = a->slo[i].limit_ns;
+        snprintf(o->text + strlen(o->text), sizeof(o->text) - strlen(o->text), "%s%s",
+                 i > 0 ? "," : "", a->slo[i].text);
+    }
+    o->view = (struct search_objectives){a->nslo, o->pct, o->limit_ns, o->text};
+}
+
+/* The rate's step into the document, as a sweep keeps its steps. */
+static void keep_step(struct search *s, const struct rate_result *res)
+{
+    if (!s->want_doc || results_add_step(&s->doc, res->target, s->seconds, s->acc) != SLAP_OK) {
+        return;
+    }
+    struct results_step *kept = &((struct results_step *)s->doc.steps.items)[s->doc.steps.n - 1];
+    snprintf(kept->limited_by, sizeof(kept->limited_by), "%s", res->limited_by);
+    stats_merge(s->doc.global, s->acc);
+    s->total_seconds += s->seconds;
+}
+
+static int by_target(const void *a, const void *b)
+{
+    double x = ((const struct results_step *)a)->target_tps;
+    double y = ((const struct results_step *)b)->target_tps;
+    return (x > y) - (x < y);
+}
+
+/* The document's config: a sweep from the lowest rate tried to the highest (its steps say
+ * which rates), so that slap merge and slap plot read it back as one. */
+static void describe_as_sweep(struct search *s)
+{
+    const struct results_step *steps = s->doc.steps.items;
+    struct run_desc desc;
+    if (s->doc.steps.n == 0) {
+        return;
+    }
+    s->opts.sweep_start = steps[0].target_tps;
+    s->opts.sweep_end = steps[s->doc.steps.n - 1].target_tps;
+    s->opts.sweep_step =
+        s->opts.sweep_end > s->opts.sweep_start ? s->opts.sweep_end - s->opts.sweep_start : 1;
+    if (plan_output_describe(&desc, &s->opts) == SLAP_OK) {
+        run_desc_free(&s->doc.desc);
+        s->doc.desc = desc;
+    }
+}
+
+/* --json, --csv, --svg: the steps by rate, as a sweep's document. */
+static int save_doc(struct search *s, int status)
+{
+    struct results_doc *d = &s->doc;
+    const char *paths[RESULTS_SINKS];
+    if (!s->want_doc) {
+        return status;
+    }
+    qsort(d->steps.items, d->steps.n, sizeof(struct results_step), by_target);
+    d->sweep = true;
+    describe_as_sweep(s);
+    snprintf(d->label, sizeof(d->label), "%s", s->opts.label);
+    d->start_ms = s->start_wall_ns / SLAP_NS_PER_MS;
+    d->seconds = s->total_seconds;
+    d->end_ms = d->start_ms + (uint64_t)(s->total_seconds * 1000.0 + 0.5);
+    results_add_this_run(d);
+    d->exit_status = status;
+    for (uint32_t i = 0; i < s->nservers; i++) {
+        struct server_stats_pair none = {.ok = false, .note = "not read"};
+        results_add_server(d, s->names[i], d->label, s->pairs != NULL ? &s->pairs[i] : &none);
+    }
+    plan_output_paths(&s->opts, paths);
+    struct results_sink_input in = {d, NULL, NULL, NULL};
+    return results_sinks_save(paths, &in, stderr, "slap search") != SLAP_OK ? SEARCH_FAILED
+                                                                            : status;
+}
+
+/* Die of the signal that interrupted the search, as a run does. */
+static void die_of(int sig)
+{
+    sigset_t set;
+    fflush(NULL);
+    signal(sig, SIG_DFL);
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+    raise(sig);
+    exit(128 + sig);
+}
+
+/* The steps, one row each, until the search ends; its end into *end. A signal's number
+ * (negative) or SEARCH_FAILED when a step could not run. */
+static int search_steps(struct search *s, const struct search_objectives *slo,
+                        struct report_search_end *end, struct rate_result *best)
+{
+    struct search_state st;
+    struct rate_result res;
+    enum search_next next = SEARCH_TRY;
+    search_start(&st, s->args.start, MIN_RATE, s->args.max_rate, s->args.max_steps, RESOLUTION);
+    end->lowest_tried = st.rate;
+    end->max_rate = s->args.max_rate;
+    while (next == SEARCH_TRY) {
+        double rate = st.rate;
+        int status = measure_rate(s, rate, &res);
+        if (status != SEARCH_OK) {
+            return status;
+        }
+        keep_step(s, &res);
+        struct report_search_step row = {
+            rate, res.achieved, s->seconds, res.ci, verdict_word(res.verdict), res.limited_by};
+        if (!s->opts.quiet) {
+            report_search_row(s->out, slo, &row);
+        }
+        bool held = res.verdict == SLO_HELD;
+        next = search_record(&st, rate, held);
+        if (held && st.held == rate) {
+            *best = res;
+        }
+        end->lowest_tried = fmin(end->lowest_tried, rate);
+        if (client_limited(&res)) {
+            end->client_limit = rate;
+            snprintf(s->client_why, sizeof(s->client_why), "%s", res.why);
+            end->client_why = s->client_why;
+            break;
+        }
+    }
+    end->capacity = st.held;
+    end->ci = st.held > 0 ? best->ci : NULL;
+    end->lowest_broken = st.broken;
+    end->exhausted = next == SEARCH_EXHAUSTED;
+    return SEARCH_OK;
+}
+
+/* The search, its report and files; the exit status. */
+static int search_run(struct search *s)
+{
+    struct objectives_view ov;
+    struct report_search_end end = {0};
+    static struct rate_result best;
+    const char *paths[RESULTS_SINKS];
+    objectives_of(&s->args, &ov);
+    plan_output_paths(&s->opts, paths);
+    s->want_doc = results_sinks_wanted(paths);
+    if (results_doc_init(&s->doc) != SLAP_OK ||
+        plan_output_describe(&s->doc.desc, &s->opts) != SLAP_OK) {
+        fprintf(stderr, "slap search: out of memory\n");
+        return SEARCH_FAILED;
+    }
+    if (!s->opts.quiet) { /* -q: the capacity lines only */
+        report_search_header(s->out, &s->doc.desc, &ov.view, s->args.start, s->args.max_rate,
+                             s->args.max_steps, LENGTHEN * s->args.step_ns);
+        report_search_columns(s->out, &ov.view);
+    }
+    end.alone = s->opts.quiet;
+    int status = search_steps(s, &ov.view, &end, &best);
+    if (status < 0) {
+        report_interrupted(s->out, -status);
+        s->doc.signal = -status;
+        save_doc(s, SEARCH_FAILED);
+        die_of(-status);
+    }
+    if (status == SEARCH_OK) {
+        report_search_end(s->out, &ov.view, &end);
+    }
+    return save_doc(s, status);
+}
+
+static void search_free(struct search *s)
+{
+    periods_clear(&s->periods);
+    free(s->periods.items);
+    if (s->acc != NULL) {
+        stats_free(s->acc);
+        free(s->acc);
+    }
+    results_doc_free(&s->doc);
+    free(s->pairs);
+    free(s->names);
+    free(s->rest);
+}
+
+int search_main(int argc, char **argv)
+{
+    static struct search s;
+    sigset_t set;
+    int status = parse(argc, argv, &s);
+    if (status != SEARCH_OK) {
+        search_free(&s);
+        return status < 0 ? SEARCH_OK : status;
+    }
+    s.out = s.opts.json_out != NULL && strcmp(s.opts.json_out, "-") == 0 ? stderr : stdout;
+    s.acc = malloc(sizeof(*s.acc));
+    if (s.acc == NULL || stats_init(s.acc, &stats_shape_all) != SLAP_OK) {
+        fprintf(stderr, "slap search: out of memory\n");
+        search_free(&s);
+        return SEARCH_FAILED;
+    }
+    run_stop_signals(&set); /* the workers inherit them blocked; the run waits for them */
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    status = search_run(&s);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        status = SEARCH_FAILED;
+    }
+    search_free(&s);
+    return status;
+}
