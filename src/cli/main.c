@@ -10,6 +10,7 @@
 #include "slap/output/hist_hgrm.h"
 #include "memslap.h"
 #include "plan.h"
+#include "signals.h"
 #include "plan_output.h"
 #include "slap/cli/options.h"
 #include "slap/base/outfile.h"
@@ -26,28 +27,6 @@ enum exit_status {
     EXIT_RUN_FAILED = 1, /* could not connect, nothing succeeded, clients lost */
     EXIT_USAGE = 2,      /* bad options */
 };
-
-/* Workers inherit a mask without the stop signals; the main thread waits for them. */
-static void block_signals(void)
-{
-    sigset_t set;
-    run_stop_signals(&set);
-    pthread_sigmask(SIG_BLOCK, &set, NULL);
-    signal(SIGPIPE, SIG_IGN);
-}
-
-/* Die of the signal that interrupted the run, so a surrounding shell loop stops too. */
-static void die_of(int sig)
-{
-    sigset_t set;
-    fflush(NULL);
-    signal(sig, SIG_DFL);
-    sigemptyset(&set);
-    sigaddset(&set, sig);
-    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
-    raise(sig);
-    exit(128 + sig);
-}
 
 /* More unanswered requests than this share of all due ones fail the run. */
 #define UNANSWERED_TOLERANCE 0.01
@@ -464,7 +443,7 @@ static int run_once(const struct slap_options *opts)
     if (run.signal != 0) {
         run_free(&run);
         outputs_free(&outs);
-        die_of(run.signal);
+        signals_die_of(run.signal);
     }
 out:
     run_free(&run);
@@ -627,7 +606,7 @@ static int run_sweep(const struct slap_options *opts)
         run_free(&run);
         if (sig != 0) {
             sweep_free(&sd);
-            die_of(sig);
+            signals_die_of(sig);
         }
         if (last) {
             break;
@@ -691,7 +670,7 @@ static int run_memslap(const struct slap_options *opts, const struct memslap_arg
     }
     if (run.signal != 0) {
         run_free(&run);
-        die_of(run.signal);
+        signals_die_of(run.signal);
     }
 out:
     run_free(&run);
@@ -720,7 +699,7 @@ static int memslap_main(int argc, char **argv, int first)
     if (outcome != OPTIONS_RUN) {
         return parse_exit(outcome);
     }
-    block_signals();
+    signals_block();
     return run_memslap(&opts, &args);
 }
 
@@ -766,6 +745,6 @@ int main(int argc, char **argv)
     if (outcome != OPTIONS_RUN) {
         return parse_exit(outcome);
     }
-    block_signals();
+    signals_block();
     return opts.sweep_step > 0 ? run_sweep(&opts) : run_once(&opts);
 }

@@ -14,6 +14,7 @@
 
 #include "plan.h"
 #include "plan_output.h"
+#include "signals.h"
 #include "slap/base/units.h"
 #include "slap/cli/options.h"
 #include "slap/engine/run.h"
@@ -510,19 +511,6 @@ static int save_doc(struct search *s, int status)
                                                                             : status;
 }
 
-/* Die of the signal that interrupted the search, as a run does. */
-static void die_of(int sig)
-{
-    sigset_t set;
-    fflush(NULL);
-    signal(sig, SIG_DFL);
-    sigemptyset(&set);
-    sigaddset(&set, sig);
-    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
-    raise(sig);
-    exit(128 + sig);
-}
-
 /* The steps, one row each, until the search ends; its end into *end. A signal's number
  * (negative) or SEARCH_FAILED when a step could not run. */
 static int search_steps(struct search *s, const struct search_objectives *slo,
@@ -592,7 +580,7 @@ static int search_run(struct search *s)
         report_interrupted(s->out, -status);
         s->doc.signal = -status;
         save_doc(s, SEARCH_FAILED);
-        die_of(-status);
+        signals_die_of(-status);
     }
     if (status == SEARCH_OK) {
         report_search_end(s->out, &ov.view, &end);
