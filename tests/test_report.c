@@ -267,7 +267,7 @@ static char *final_text(const struct slap_stats *s, double seconds, int signal)
     struct run_desc o;
     desc_defaults(&o);
     capture_open(&c);
-    report_final(c.out, &o, s, seconds, signal, NULL, NULL, 0);
+    report_final(c.out, &o, s, seconds, signal, NULL, NULL, 0, NULL);
     return capture_close(&c);
 }
 

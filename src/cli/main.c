@@ -15,6 +15,7 @@
 #include "slap/base/outfile.h"
 #include "slap/output/report.h"
 #include "slap/output/results.h"
+#include "slap/output/intervals.h"
 #include "slap/output/sinks.h"
 #include "slap/engine/run.h"
 #include "slap/model/samples.h"
@@ -300,31 +301,107 @@ static void doc_from_run(struct results_doc *d, const struct run *r,
     memset(limits, 0, sizeof(*limits));
 }
 
+/* Without -S: engine periods of a tenth of a second, ten to a document's period. */
+#define FINE_PERIOD_NS (SLAP_NS_PER_SEC / 10)
+#define FINE_PER_PERIOD 10
+
+/* --precision: the target, and whether (and when) it was reached. */
+struct precision {
+    double pct;   /* the percentile; 0: no target */
+    double width; /* the relative half-width asked */
+    bool reached;
+    double at_s;  /* when */
+    double got;   /* the half-width then */
+};
+
+/* Is the target reached by the run so far? Only an interval by batch means counts. */
+static void precision_check(struct precision *pr, const struct intervals *iv,
+                            const struct slap_stats *global, double elapsed_s)
+{
+    static struct hist total; /* main thread only */
+    struct ci_result r;
+    if (pr->pct <= 0 || pr->reached) {
+        return;
+    }
+    stats_total_hist(global, &total);
+    intervals_ci(iv, intervals_types(INTERVALS_LAT), &total, pr->pct, &r);
+    double got = ci_relative_halfwidth(&r);
+    if (r.method == CI_BATCH_MEANS && got <= pr->width) {
+        pr->reached = true;
+        pr->at_s = elapsed_s;
+        pr->got = got;
+    }
+}
+
+/* "p99 within 4.1% after 23 s", or what was reached when -t or -x ended the run first. */
+static void precision_outcome(const struct run *r, const struct slap_options *o,
+                              const struct precision *pr, struct results_doc *d)
+{
+    static struct hist total; /* main thread only */
+    struct ci_result ci;
+    char *buf = d->precision;
+    size_t len = sizeof(d->precision);
+    if (pr->pct <= 0) {
+        return;
+    }
+    if (pr->reached) {
+        snprintf(buf, len, "p%g within %.1f%% after %.0f s", pr->pct, pr->got * 100.0, pr->at_s);
+        return;
+    }
+    stats_total_hist(&r->global, &total);
+    intervals_ci(d->intervals, intervals_types(INTERVALS_LAT), &total, pr->pct, &ci);
+    int n = o->execute_number > 0
+                ? snprintf(buf, len, "p%g not reached within -x %llu", pr->pct,
+                           (unsigned long long)o->execute_number)
+                : snprintf(buf, len, "p%g not reached within -t %.0f s", pr->pct,
+                           (double)o->run_time_ns / (double)SLAP_NS_PER_SEC);
+    size_t used = n > 0 && (size_t)n < len ? (size_t)n : len - 1;
+    if (ci.estimable) {
+        snprintf(buf + used, len - used, ": %.1f%%", ci_relative_halfwidth(&ci) * 100.0);
+    } else {
+        snprintf(buf + used, len - used, ": not estimable (%llu requests; about %llu needed)",
+                 (unsigned long long)ci.requests, (unsigned long long)ci.needed);
+    }
+}
+
+/* Without -S, periods of FINE_PERIOD_NS: enough of them for batch means in a short run. */
+static void fine_periods(struct run *r, const struct slap_options *o)
+{
+    if (o->stat_freq_ns == 0) {
+        r->period_ns = FINE_PERIOD_NS;
+        r->engine.period_ns = FINE_PERIOD_NS;
+    }
+}
+
 /* The report, on the report stream: everything, or with -q only the Run time line. */
 static void report(FILE *out, const struct run *r, const struct slap_options *o,
-                   const struct run_desc *desc, const struct limits *limits)
+                   const struct results_doc *doc, const struct limits *limits)
 {
+    const struct run_desc *desc = &doc->desc;
     struct report_trace trace = {&r->replay.counts, &r->trace_sent};
+    struct report_confidence conf = {doc->intervals, doc->precision};
     if (o->quiet) {
         report_run_line(out, &r->global, run_seconds(r), r->signal);
     } else {
         report_final(out, desc, &r->global, run_seconds(r), r->signal,
                      o->trace != NULL ? &trace : NULL, limits,
                      server_stats_preload_evictions(
-                         r->server_stats, r->server_stats != NULL ? r->servers.count : 0));
+                         r->server_stats, r->server_stats != NULL ? r->servers.count : 0),
+                     &conf);
     }
 }
 
 /* Everything after the run: report, verdict, files; the exit status. */
 static int conclude(const struct run *r, const struct slap_options *o, struct outputs *outs,
-                    FILE *out)
+                    FILE *out, const struct precision *pr)
 {
     struct limits limits;
     bool judged = run_limits(r, &limits) == SLAP_OK && stats_ops(&r->global) > 0;
     if (!judged) {
         limits.seconds = 0; /* nothing measured: no verdict, in the report or the document */
     }
-    report(out, r, o, &outs->doc.desc, judged ? &limits : NULL);
+    precision_outcome(r, o, pr, &outs->doc);
+    report(out, r, o, &outs->doc, judged ? &limits : NULL);
     int status = verdict(r);
     if (r->replay.error[0] != '\0') {
         fprintf(stderr, "slap: --trace: %s\n", r->replay.error);
@@ -356,8 +433,34 @@ struct run_outputs {
     const struct run_desc *desc; /* the run's, for the -S tables */
     FILE *out;                /* the report */
     struct results_doc *doc;  /* NULL: periods not kept */
+    struct intervals *intervals; /* the periods kept for the intervals (always) */
     FILE *samples;            /* --samples, else NULL */
+    /* Without -S the engine's periods are fine (FINE_PERIOD_NS), for the intervals of a short
+     * run; the document's periods are FINE_PER_PERIOD of them, summed here. */
+    struct slap_stats group;
+    uint32_t grouped;
+    double grouped_s;
+    struct precision precision; /* --precision */
 };
+
+/* The document's period: one engine period (-S), or FINE_PER_PERIOD of them. */
+static void keep_period(struct run_outputs *ro, const struct slap_stats *period,
+                        uint64_t period_no, double period_s)
+{
+    if (ro->o->stat_freq_ns > 0) {
+        results_add_period(ro->doc, period_s * (double)period_no, period_s, period);
+        return;
+    }
+    stats_merge(&ro->group, period);
+    ro->grouped++;
+    ro->grouped_s += period_s;
+    if (ro->grouped == FINE_PER_PERIOD) {
+        results_add_period(ro->doc, period_s * (double)period_no, ro->grouped_s, &ro->group);
+        stats_reset(&ro->group);
+        ro->grouped = 0;
+        ro->grouped_s = 0;
+    }
+}
 
 static void sink_period(void *ctx, const struct slap_stats *period, const struct slap_stats *global,
                         uint64_t period_no, double period_s)
@@ -366,17 +469,30 @@ static void sink_period(void *ctx, const struct slap_stats *period, const struct
     if (ro->o->stat_freq_ns > 0) {
         report_period(ro->out, ro->desc, period, global, period_no, isatty(fileno(ro->out)) == 1);
     }
+    intervals_add_stats(ro->intervals, period, period_s);
+    precision_check(&ro->precision, ro->intervals, global, period_s * (double)period_no);
     if (ro->doc != NULL) {
-        results_add_period(ro->doc, period_s * (double)period_no, period_s, period);
+        keep_period(ro, period, period_no, period_s);
     }
+}
+
+static bool sink_enough(void *ctx)
+{
+    return ((struct run_outputs *)ctx)->precision.reached;
 }
 
 /* The answers that came after the last period: a last period of their own, or the last's. */
 static void sink_rest(void *ctx, const struct slap_stats *rest, double elapsed_s)
 {
-    struct results_doc *d = ((struct run_outputs *)ctx)->doc;
+    struct run_outputs *ro = ctx;
+    struct results_doc *d = ro->doc;
+    intervals_extend(ro->intervals, rest, 0.0);
     if (d == NULL) {
         return;
+    }
+    if (ro->grouped > 0) {
+        stats_merge(&ro->group, rest); /* the fine periods not yet in the document, with it */
+        rest = &ro->group;
     }
     const struct results_period *periods = d->periods.items;
     double last = d->periods.n > 0 ? periods[d->periods.n - 1].elapsed_s : 0.0;
@@ -398,6 +514,7 @@ static struct run_sinks run_sinks_of(struct run_outputs *ro)
     return (struct run_sinks){.ctx = ro,
                               .period = sink_period,
                               .rest = sink_rest,
+                              .enough = ro->precision.pct > 0 ? sink_enough : NULL,
                               .samples = ro->samples != NULL ? sink_samples : NULL};
 }
 
@@ -410,22 +527,30 @@ static int run_once(const struct slap_options *opts)
     char err[512] = "";
     int status = outputs_open(&outs, opts);
     FILE *out = report_stream(opts);
-    struct run_outputs ro = {opts, &outs.doc.desc, out, outs.want_doc ? &outs.doc : NULL,
-                             outs.samples.f};
+    struct run_outputs ro = {.o = opts,
+                             .desc = &outs.doc.desc,
+                             .out = out,
+                             .doc = outs.want_doc ? &outs.doc : NULL,
+                             .intervals = outs.doc.intervals,
+                             .samples = outs.samples.f,
+                             .precision = {.pct = opts->precision_pct,
+                                           .width = opts->precision_width}};
     struct run_sinks sinks = run_sinks_of(&ro);
 
     memset(&run, 0, sizeof(run));
-    if (status != EXIT_RUN_OK) {
+    if (status != EXIT_RUN_OK || stats_init(&ro.group, &stats_shape_all) != SLAP_OK) {
+        stats_free(&ro.group);
         outputs_free(&outs);
-        return status;
+        return status != EXIT_RUN_OK ? status : EXIT_RUN_FAILED;
     }
     status = EXIT_RUN_FAILED;
     plan_run(&plan, opts);
     if (run_init(&run, &plan, out, err, sizeof(err)) != 0 ||
-        run_want(&run, &sinks, outs.want_doc, true, progress_wanted(opts)) != SLAP_OK) {
+        run_want(&run, &sinks, true, true, progress_wanted(opts)) != SLAP_OK) {
         fprintf(stderr, "slap: %s\n", err[0] != '\0' ? err : "out of memory");
         goto out;
     }
+    fine_periods(&run, opts);
     if (!opts->quiet) {
         report_header(out, &outs.doc.desc);
     }
@@ -436,17 +561,19 @@ static int run_once(const struct slap_options *opts)
         fprintf(stderr, "slap: %s\n", err);
         goto out;
     }
-    status = conclude(&run, opts, &outs, out);
+    status = conclude(&run, opts, &outs, out, &ro.precision);
     if (!output_ok()) {
         status = EXIT_RUN_FAILED;
     }
     if (run.signal != 0) {
         run_free(&run);
+        stats_free(&ro.group);
         outputs_free(&outs);
         die_of(run.signal);
     }
 out:
     run_free(&run);
+    stats_free(&ro.group);
     outputs_free(&outs);
     return status;
 }
