@@ -587,7 +587,7 @@ struct sweep_doc {
 };
 
 static void sweep_keep(struct sweep_doc *sd, const struct run *r, const struct report_step *row,
-                       bool first)
+                       bool first, struct intervals **iv)
 {
     if (!sd->outs.want_doc) {
         return;
@@ -595,6 +595,8 @@ static void sweep_keep(struct sweep_doc *sd, const struct run *r, const struct r
     if (results_add_step(&sd->outs.doc, row->target, row->seconds, &r->global) == SLAP_OK) {
         struct results_step *kept =
             &((struct results_step *)sd->outs.doc.steps.items)[sd->outs.doc.steps.n - 1];
+        kept->intervals = *iv; /* the step's own periods, handed over */
+        *iv = NULL;
         snprintf(kept->limited_by, sizeof(kept->limited_by), "%s", row->limited_by);
         kept->interrupted = row->interrupted;
     }
@@ -644,10 +646,25 @@ static void sweep_free(struct sweep_doc *sd)
  * One step of a sweep: a timed open-loop run at rate. Only the first flushes (--flush) and
  * preloads: the later ones find the windows it stored. SLAP_ERROR with err when it cannot run.
  */
+static void step_period(void *ctx, const struct slap_stats *period, const struct slap_stats *global,
+                        uint64_t period_no, double period_s)
+{
+    (void)global;
+    (void)period_no;
+    intervals_add_stats(ctx, period, period_s);
+}
+
+static void step_rest(void *ctx, const struct slap_stats *rest, double elapsed_s)
+{
+    (void)elapsed_s;
+    intervals_extend(ctx, rest, 0.0);
+}
+
 static enum slap_status sweep_step(struct run *run, struct slap_options *step,
                                    const struct slap_options *opts, double rate, bool first,
-                                   FILE *out, char *err, size_t err_len)
+                                   FILE *out, struct intervals *iv, char *err, size_t err_len)
 {
+    struct run_sinks sinks = {.ctx = iv, .period = step_period, .rest = step_rest};
     *step = *opts;
     step->tps = rate;
     step->run_time_ns = opts->step_time_ns;
@@ -659,9 +676,10 @@ static enum slap_status sweep_step(struct run *run, struct slap_options *step,
     plan_run(&plan, step);
     memset(run, 0, sizeof(*run));
     if (run_init(run, &plan, out, err, err_len) != SLAP_OK ||
-        run_want(run, NULL, false, true, false) != SLAP_OK) {
+        run_want(run, &sinks, true, true, false) != SLAP_OK) {
         return SLAP_ERROR;
     }
+    fine_periods(run, step);
     return run_execute(run, err, err_len);
 }
 
@@ -670,11 +688,12 @@ static enum slap_status sweep_step(struct run *run, struct slap_options *step,
  * its place in the document; the status so far, failed when its verdict is.
  */
 static int sweep_row(struct sweep_doc *sd, const struct run *r, const struct slap_options *opts,
-                     double rate, bool first, bool *columns, int status)
+                     double rate, bool first, bool *columns, int status, struct intervals **iv)
 {
     FILE *out = r->out;
     struct limits limits = {.seconds = 0};
-    struct report_step row = {.target = rate, .stats = &r->global, .seconds = run_seconds(r)};
+    struct report_step row = {
+        .target = rate, .stats = &r->global, .seconds = run_seconds(r), .intervals = *iv};
     row.limited_by = run_limits(r, &limits) == SLAP_OK ? limits_verdict_name(limits.verdict) : "";
     /* a signal cut it short; one after its measured part (in the drain) left it whole */
     row.interrupted =
@@ -687,7 +706,7 @@ static int sweep_row(struct sweep_doc *sd, const struct run *r, const struct sla
         }
         report_sweep_row(out, &sd->outs.doc.desc, &row);
     }
-    sweep_keep(sd, r, &row, first);
+    sweep_keep(sd, r, &row, first, iv);
     return check_max_errors(opts, &r->global, verdict(r)) != EXIT_RUN_OK ? EXIT_RUN_FAILED : status;
 }
 
@@ -711,10 +730,17 @@ static int run_sweep(const struct slap_options *opts)
         struct run run;
         char err[512] = "";
         bool first = rate == opts->sweep_start;
-        enum slap_status st = sweep_step(&run, &step, opts, rate, first, out, err, sizeof(err));
+        struct intervals *iv = malloc(sizeof(*iv));
+        if (iv == NULL || intervals_init(iv) != SLAP_OK) {
+            free(iv);
+            fprintf(stderr, "slap: out of memory\n");
+            status = EXIT_RUN_FAILED;
+            break;
+        }
+        enum slap_status st = sweep_step(&run, &step, opts, rate, first, out, iv, err, sizeof(err));
         int sig = run.signal;
         if (st == SLAP_OK && (sig == 0 || run_seconds(&run) > 0)) {
-            status = sweep_row(&sd, &run, &step, rate, first, &columns, status);
+            status = sweep_row(&sd, &run, &step, rate, first, &columns, status, &iv);
         } else if (st == SLAP_OK) {
             verdict(&run); /* interrupted before the step's measured part: it says so */
         } else if (sig == 0) {
@@ -729,6 +755,10 @@ static int run_sweep(const struct slap_options *opts)
         report_interrupted(out, sig);
         if (last) {
             status = sweep_save(&sd, opts, &run, status);
+        }
+        if (iv != NULL) {
+            intervals_free(iv);
+            free(iv);
         }
         run_free(&run);
         if (sig != 0) {
