@@ -105,7 +105,7 @@ static void test_table(void **state)
 {
     (void)state;
     size_t rows = options_table_size();
-    assert_int_equal(rows, 67);
+    assert_int_equal(rows, 68);
     for (size_t i = 0; i < rows; i++) {
         const char *name = options_table_long_name(i);
         assert_non_null(name);
@@ -815,6 +815,7 @@ static const struct sample samples[] = {
     {SAMPLE("latency", "corrected")},
     {SAMPLE("warmup", "3s")},
     {SAMPLE("percentiles", "50,99.99")},
+    {SAMPLE("precision", "p99=5%")},
     {SAMPLE("hdr_out", "out.hgrm")},
     {SAMPLE("sweep", "1k:5k:1k")},
     {SAMPLE("step_time", "2s"), WITH("--sweep", "1k:2k:1k")},
