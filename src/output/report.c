@@ -511,10 +511,10 @@ void report_final(FILE *out, const struct run_desc *desc, const struct slap_stat
     if (trace != NULL) {
         print_trace(out, desc, trace, global, secs);
     }
+    print_confidence(out, &bc);
     if (limits != NULL) {
         limits_print(out, limits);
     }
-    print_confidence(out, &bc);
     report_preload_evictions(out, preload_evictions);
     fputc('\n', out);
     report_run_line(out, global, seconds, signal);
@@ -572,26 +572,30 @@ void report_sweep_columns(FILE *out, const struct run_desc *desc)
     fflush(out);
 }
 
-/* A step's intervals, one column each: "[118,130]", or "needs_5000" when not estimable. */
-static void print_step_intervals(FILE *out, const struct run_desc *desc,
-                                 const struct report_step *step, const struct hist *total)
+/* A step's percentiles' intervals, each of desc->percentiles into r. */
+static void step_intervals(const struct run_desc *desc, const struct report_step *step,
+                           const struct hist *total, struct ci_result *r)
 {
     struct intervals_view v;
     intervals_view_open(&v, step->intervals, intervals_types(INTERVALS_LAT), total);
     for (uint32_t i = 0; i < desc->npercentiles; i++) {
-        struct ci_result r;
-        char cell[48];
-        intervals_view_ci(&v, desc->percentiles[i], &r);
-        if (r.estimable) {
-            snprintf(cell, sizeof(cell), "[%lld,%lld]", us_round(r.low_ns), us_round(r.high_ns));
-        } else if (r.needed != CI_NEEDED_NEVER) {
-            snprintf(cell, sizeof(cell), "needs_%llu", (unsigned long long)r.needed);
-        } else {
-            snprintf(cell, sizeof(cell), "never");
-        }
-        fprintf(out, " %-17s", cell);
+        intervals_view_ci(&v, desc->percentiles[i], &r[i]);
     }
     intervals_view_close(&v);
+}
+
+/* An interval's cell: "[118,130]", or "needs_5000" (or "never") when not estimable. */
+static void print_step_interval(FILE *out, const struct ci_result *r)
+{
+    char cell[48];
+    if (r->estimable) {
+        snprintf(cell, sizeof(cell), "[%lld,%lld]", us_round(r->low_ns), us_round(r->high_ns));
+    } else if (r->needed != CI_NEEDED_NEVER) {
+        snprintf(cell, sizeof(cell), "needs_%llu", (unsigned long long)r->needed);
+    } else {
+        snprintf(cell, sizeof(cell), "never");
+    }
+    fprintf(out, " %-17s", cell);
 }
 
 void report_sweep_row(FILE *out, const struct run_desc *desc, const struct report_step *step)
@@ -603,12 +607,20 @@ void report_sweep_row(FILE *out, const struct run_desc *desc, const struct repor
     double achieved = step->seconds > 0 ? (double)stats_requests(s) / step->seconds : 0.0;
     const char *limited_by =
         step->limited_by != NULL && step->limited_by[0] != '\0' ? step->limited_by : "-";
+    struct ci_result r[RUN_DESC_MAX_PERCENTILES];
+    step_intervals(desc, step, &total, r);
     fprintf(out, "%-14.0f %-15.0f", step->target, achieved);
     for (uint32_t i = 0; i < desc->npercentiles; i++) {
-        fprintf(out, " %-10lld", us_round(hist_percentile_ns(&total, desc->percentiles[i])));
+        if (r[i].estimable) {
+            fprintf(out, " %-10lld", us_round(hist_percentile_ns(&total, desc->percentiles[i])));
+        } else {
+            fprintf(out, " %-10s", "-"); /* never a number it cannot back */
+        }
     }
     fprintf(out, " %-10lld %-10s", us_round(total.max_ns), limited_by);
-    print_step_intervals(out, desc, step, &total);
+    for (uint32_t i = 0; i < desc->npercentiles; i++) {
+        print_step_interval(out, &r[i]);
+    }
     if (step->interrupted) {
         fprintf(out, " interrupted after %.2fs of ", step->seconds);
         print_seconds_width(out, desc->step_time_ns, 0);
