@@ -1009,12 +1009,43 @@ void results_csv_period(FILE *out, const struct results_doc *d, const struct res
     }
 }
 
+/* A step's figures: its percentiles empty where not estimable (the table's "-"), then each
+ * one's 95% interval, low and high, empty where not estimable. */
+static void csv_step_figures(FILE *out, const struct intervals *iv, const struct hist *h)
+{
+    enum { N = SLAP_ARRAY_SIZE(csv_percentiles) };
+    struct ci_result r[N];
+    struct intervals_view v;
+    intervals_view_open(&v, iv, intervals_types(INTERVALS_LAT), h);
+    for (size_t i = 0; i < N; i++) {
+        intervals_view_ci(&v, csv_percentiles[i], &r[i]);
+    }
+    intervals_view_close(&v);
+    fprintf(out, "%.3f,%.3f,%.3f,%.3f", h->count ? us(h->min_ns) : 0.0, us(h->max_ns),
+            hist_mean_us(h), hist_stddev_us(h));
+    for (size_t i = 0; i < N; i++) {
+        if (r[i].estimable) {
+            fprintf(out, ",%.3f", us(hist_percentile_ns(h, csv_percentiles[i])));
+        } else {
+            fputc(',', out);
+        }
+    }
+    for (size_t i = 0; i < N; i++) {
+        if (r[i].estimable) {
+            fprintf(out, ",%.3f,%.3f", us(r[i].low_ns), us(r[i].high_ns));
+        } else {
+            fputs(",,", out);
+        }
+    }
+}
+
 static void csv_steps(FILE *out, const struct results_doc *d)
 {
     static struct hist h; /* main thread only */
     const struct results_step *steps = d->steps.items;
     fputs("target_tps,achieved_tps,seconds,ops,errors,min_us,max_us,avg_us,std_us,p50_us,"
-          "p90_us,p99_us,p99.9_us\n",
+          "p90_us,p99_us,p99.9_us,p50_low_us,p50_high_us,p90_low_us,p90_high_us,p99_low_us,"
+          "p99_high_us,p99.9_low_us,p99.9_high_us\n",
           out);
     for (size_t i = 0; i < d->steps.n; i++) {
         const struct results_step *s = &steps[i];
@@ -1024,7 +1055,7 @@ static void csv_steps(FILE *out, const struct results_doc *d)
                 per_second((double)stats_counters_requests(&s->counters), s->seconds), s->seconds,
                 (unsigned long long)ops,
                 (unsigned long long)stats_errors(&s->counters));
-        csv_figures(out, &h);
+        csv_step_figures(out, s->intervals, &h);
         fputc('\n', out);
     }
 }

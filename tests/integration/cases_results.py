@@ -244,6 +244,15 @@ def case_sweep_json_csv_svg(mc):
     with open(c) as f:
         lines = f.read().splitlines()
     check(lines[0].startswith("target_tps,achieved_tps,") and len(lines) == 3, "CSV %r" % lines)
+    head = lines[0].split(",")
+    for line, step in zip(lines[1:], doc["steps"]):
+        row = dict(zip(head, line.split(",")))
+        total = step["types"]["total"]
+        for key in ("50", "90", "99", "99.9"):
+            p, ci = total["percentiles"][key], total["percentile_ci"][key]
+            got = [row["p%s_us" % key], row["p%s_low_us" % key], row["p%s_high_us" % key]]
+            want = ["", "", ""] if p is None else ["%.3f" % x for x in [p] + ci]
+            check(got == want, "CSV p%s %r, JSON %r %r" % (key, got, p, ci))
     _, series = svg_series(v)
     (_, xs, ys), = series["p99_us"]
     check([round(x) for x in xs] == [round(s["achieved_tps"]) for s in doc["steps"]],

@@ -30,6 +30,9 @@ struct hist {
 
 /* Empty the histogram (it needs no other initialisation). */
 void hist_reset(struct hist *h);
+/* Empty a histogram that hist_reset set up and only hist_record and hist_merge filled: only
+ * its buckets between min and max are written (periods are emptied ten times a second). */
+void hist_clear(struct hist *h);
 /* Record one latency in nanoseconds. No allocation, no branch-heavy work. */
 void hist_record(struct hist *h, uint64_t ns);
 /* Add every count of src into dst (exact: periods, threads and hosts combine). An empty src
