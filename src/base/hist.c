@@ -120,7 +120,8 @@ void hist_merge(struct hist *dst, const struct hist *src)
     for (size_t i = 0; i < HIST_LOG2_BUCKETS; i++) {
         dst->log2_us[i] += src->log2_us[i];
     }
-    for (size_t i = 0; i < HIST_BUCKETS; i++) {
+    size_t hi = hist_bucket_index(src->max_ns); /* nothing outside min..max */
+    for (size_t i = hist_bucket_index(src->min_ns); i <= hi; i++) {
         dst->buckets[i] += src->buckets[i];
     }
 }

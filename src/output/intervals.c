@@ -39,7 +39,7 @@ static enum slap_status sparse_sum(struct results_sparse *s, const struct result
     if ((h == NULL || h->count == 0) && (b == NULL || b->count == 0)) {
         return SLAP_OK;
     }
-    hist_reset(&sum);
+    hist_clear(&sum);
     results_sparse_add(s, &sum);
     if (b != NULL) {
         results_sparse_add(b, &sum);
@@ -185,7 +185,7 @@ static bool view_fill(struct intervals_view *v, const struct intervals *iv, inte
     uint64_t count = 0;
     for (size_t i = 0; i < iv->n; i++) {
         struct hist *h = &v->hists[i];
-        hist_reset(h);
+        hist_clear(h); /* calloc'd, then filled only by adding */
         for (int s = 0; s < INTERVALS_SERIES; s++) {
             if ((mask & INTERVALS_BIT(s)) != 0) {
                 results_sparse_add(&iv->seg[i].series[s], h);
@@ -205,7 +205,7 @@ enum slap_status intervals_view_open(struct intervals_view *v, const struct inte
     if (iv == NULL || iv->n == 0) {
         return SLAP_OK;
     }
-    v->hists = malloc(iv->n * sizeof(*v->hists));
+    v->hists = calloc(iv->n, sizeof(*v->hists));
     v->ptrs = malloc(iv->n * sizeof(*v->ptrs));
     if (v->hists == NULL || v->ptrs == NULL) {
         intervals_view_close(v);
@@ -252,7 +252,7 @@ void intervals_steady(const struct intervals *iv, struct steady_verdict *v)
     size_t n = iv != NULL ? iv->n : 0;
     for (size_t i = 0; i < n; i++) {
         const struct intervals_segment *g = &iv->seg[i];
-        hist_reset(&h);
+        hist_clear(&h);
         for (int t = 0; t < STATS_TYPES; t++) {
             results_sparse_add(&g->series[INTERVALS_LAT + t], &h);
         }

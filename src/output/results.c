@@ -109,7 +109,10 @@ enum slap_status results_sparse_from_hist(const struct hist *h, struct results_s
 {
     uint32_t n = 0;
     memset(out, 0, sizeof(*out));
-    for (size_t i = 0; i < HIST_BUCKETS; i++) {
+    /* the counts lie between min's bucket and max's (hist.h) */
+    size_t lo = h->count > 0 ? hist_bucket_index(h->min_ns) : 0;
+    size_t hi = h->count > 0 ? hist_bucket_index(h->max_ns) + 1 : 0;
+    for (size_t i = lo; i < hi; i++) {
         n += h->buckets[i] != 0;
     }
     out->count = h->count;
@@ -126,7 +129,7 @@ enum slap_status results_sparse_from_hist(const struct hist *h, struct results_s
         results_sparse_free(out);
         return SLAP_ERROR;
     }
-    for (size_t i = 0; i < HIST_BUCKETS; i++) {
+    for (size_t i = lo; i < hi; i++) {
         if (h->buckets[i] != 0) {
             out->index[out->npairs] = (uint32_t)i;
             out->counts[out->npairs++] = h->buckets[i];
