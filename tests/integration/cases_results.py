@@ -670,7 +670,8 @@ def save(doc, path):
 
 def case_merge_refuses_corrupt_numbers(mc):
     """A number out of range in a results file (buckets of 2^63 that wrap to the count, sum_us
-    1e308, max_ns 2^64-1, a counter near 2^64), or files each in range whose sum is not, are
+    1e308, max_ns 2^64-1, a counter near 2^64, a count below min_ns's bucket), or files each in
+    range whose sum is not, are
     refused: exit 2 naming the file and the field, no report."""
     d = tmpdir()
     a, b = os.path.join(d, "a.json"), os.path.join(d, "b.json")
@@ -694,8 +695,13 @@ def case_merge_refuses_corrupt_numbers(mc):
     def huge_period(doc):
         doc["periods"][0]["counters"]["cmd_set"] = 2 ** 64 - 2
 
+    def outside(doc):  # the counts must lie between min's bucket and max's (hist.h)
+        h = doc["types"]["get"]["hist"]
+        h["min_ns"] = h["max_ns"]
+
     for edit, field in ((wrap, "buckets"), (huge_sum, "sum_us"), (huge_max, "max_ns"),
-                        (huge_counter, "cmd_get"), (huge_period, "cmd_set")):
+                        (huge_counter, "cmd_get"), (huge_period, "cmd_set"),
+                        (outside, "outside min_ns..max_ns")):
         doc = load(a)
         edit(doc)
         bad = save(doc, os.path.join(d, "bad-%s.json" % field))
