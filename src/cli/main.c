@@ -314,17 +314,19 @@ struct precision {
     double got;   /* the half-width then */
 };
 
-/* Is the target reached by the run so far? Only an interval by batch means counts. */
-static void precision_check(struct precision *pr, const struct intervals *iv,
-                            const struct slap_stats *global, double elapsed_s)
+/* Is the target reached by the run so far? Only an interval by batch means counts. The
+ * latency is the one the report shows (corrected, or --latency uncorrected). */
+static void precision_check(struct precision *pr, const struct run_desc *desc,
+                            const struct intervals *iv, const struct slap_stats *global,
+                            double elapsed_s)
 {
     static struct hist total; /* main thread only */
     struct ci_result r;
     if (pr->pct <= 0 || pr->reached) {
         return;
     }
-    stats_total_hist(global, &total);
-    intervals_ci(iv, intervals_types(INTERVALS_LAT), &total, pr->pct, &r);
+    intervals_mask mask = report_main_total(desc, global, &total);
+    intervals_ci(iv, mask, &total, pr->pct, &r);
     double got = ci_relative_halfwidth(&r);
     if (r.method == CI_BATCH_MEANS && got <= pr->width) {
         pr->reached = true;
@@ -348,8 +350,8 @@ static void precision_outcome(const struct run *r, const struct slap_options *o,
         snprintf(buf, len, "p%g within %.1f%% after %.0f s", pr->pct, pr->got * 100.0, pr->at_s);
         return;
     }
-    stats_total_hist(&r->global, &total);
-    intervals_ci(d->intervals, intervals_types(INTERVALS_LAT), &total, pr->pct, &ci);
+    intervals_mask mask = report_main_total(&d->desc, &r->global, &total);
+    intervals_ci(d->intervals, mask, &total, pr->pct, &ci);
     int n = o->execute_number > 0
                 ? snprintf(buf, len, "p%g not reached within -x %llu", pr->pct,
                            (unsigned long long)o->execute_number)
@@ -470,7 +472,8 @@ static void sink_period(void *ctx, const struct slap_stats *period, const struct
         report_period(ro->out, ro->desc, period, global, period_no, isatty(fileno(ro->out)) == 1);
     }
     intervals_add_stats(ro->intervals, period, period_s);
-    precision_check(&ro->precision, ro->intervals, global, period_s * (double)period_no);
+    precision_check(&ro->precision, ro->desc, ro->intervals, global,
+                    period_s * (double)period_no);
     if (ro->doc != NULL) {
         keep_period(ro, period, period_no, period_s);
     }

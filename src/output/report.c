@@ -411,6 +411,13 @@ static int main_series(const struct run_desc *desc)
                                                                    : INTERVALS_LAT;
 }
 
+intervals_mask report_main_total(const struct run_desc *desc, const struct slap_stats *s,
+                                 struct hist *total)
+{
+    merge_view(main_view(desc, s), total);
+    return intervals_types(main_series(desc));
+}
+
 /* The intervals' method, the steady line and the precision line. */
 static void print_confidence(FILE *out, const struct block_ci *bc)
 {

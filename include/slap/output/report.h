@@ -40,6 +40,11 @@ struct report_confidence {
     const char *precision;             /* --precision's outcome, or NULL */
 };
 
+/* The run's latency as the final Total block shows it (corrected; uncorrected with --latency
+ * uncorrected in an open loop) into total; the series of its intervals. */
+intervals_mask report_main_total(const struct run_desc *desc, const struct slap_stats *s,
+                                 struct hist *total);
+
 /* conf (or NULL: no periods, no steady line) gives each percentile its interval, a
  * "percentile intervals:" line naming the method, "steady:" and "precision:" lines. */
 void report_final(FILE *out, const struct run_desc *desc, const struct slap_stats *global,
