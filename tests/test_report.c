@@ -599,6 +599,32 @@ static void test_period_with_sets(void **state)
     free_stats(global);
 }
 
+/* --precision's latency is the report's: corrected, or uncorrected with -P and
+ * --latency=uncorrected (closed loop: always the one latency). */
+static void test_main_total_follows_latency(void **state)
+{
+    (void)state;
+    static struct hist total;
+    struct run_desc o;
+    struct slap_stats *s = new_stats_shaped(true);
+    desc_defaults(&o);
+    hist_record(s->lat[OP_GET], 5000);
+    hist_record(s->raw[OP_GET], 100);
+    hist_record(s->raw[OP_SET], 200);
+    assert_int_equal(report_main_total(&o, s, &total), intervals_types(INTERVALS_LAT));
+    assert_int_equal(total.count, 1);
+    o.tps = 1000;
+    o.latency = LATENCY_UNCORRECTED;
+    assert_int_equal(report_main_total(&o, s, &total), intervals_types(INTERVALS_RAW));
+    assert_int_equal(total.count, 2);
+    assert_int_equal(total.max_ns, 200);
+    o.latency = LATENCY_BOTH;
+    assert_int_equal(report_main_total(&o, s, &total), intervals_types(INTERVALS_LAT));
+    assert_int_equal(total.count, 1);
+    stats_free(s);
+    free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -607,6 +633,7 @@ int main(void)
         cmocka_unit_test(test_final_single_event), cmocka_unit_test(test_final_log2_row_zero),
         cmocka_unit_test(test_period_golden),      cmocka_unit_test(test_period_with_sets),
         cmocka_unit_test(test_final_no_time),
+        cmocka_unit_test(test_main_total_follows_latency),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
