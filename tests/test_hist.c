@@ -373,6 +373,28 @@ static void test_above_max(void **state)
     assert_int_equal(hist_percentile_ns(&hist_all, 50.0), HIST_MAX_NS + 1); /* clamped to min */
 }
 
+/* hist_clear leaves what hist_reset does, for histograms filled by recording and merging. */
+static void test_clear_is_reset(void **state)
+{
+    (void)state;
+    fill_samples(7);
+    hist_reset(&hist_a);
+    hist_reset(&hist_b);
+    for (size_t i = 0; i < SAMPLE_COUNT; i++) {
+        hist_record(i % 2 ? &hist_a : &hist_b, samples[i]);
+    }
+    hist_record(&hist_b, UINT64_MAX);
+    hist_record(&hist_b, 0);
+    hist_merge(&hist_a, &hist_b);
+    hist_clear(&hist_a);
+    hist_clear(&hist_b);
+    hist_reset(&hist_all);
+    assert_memory_equal(&hist_a, &hist_all, sizeof(hist_all));
+    assert_memory_equal(&hist_b, &hist_all, sizeof(hist_all));
+    hist_clear(&hist_a); /* an empty one stays empty */
+    assert_memory_equal(&hist_a, &hist_all, sizeof(hist_all));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -390,6 +412,7 @@ int main(void)
         cmocka_unit_test(test_geomean_from_buckets),
         cmocka_unit_test(test_empty),
         cmocka_unit_test(test_above_max),
+        cmocka_unit_test(test_clear_is_reset),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

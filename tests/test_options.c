@@ -815,6 +815,7 @@ static const struct sample samples[] = {
     {SAMPLE("latency", "corrected")},
     {SAMPLE("warmup", "3s")},
     {SAMPLE("percentiles", "50,99.99")},
+    {SAMPLE("precision", "p99=5%")},
     {SAMPLE("hdr_out", "out.hgrm")},
     {SAMPLE("sweep", "1k:5k:1k")},
     {SAMPLE("step_time", "2s"), WITH("--sweep", "1k:2k:1k")},

@@ -51,10 +51,10 @@ static const char get_block[] = "Get Statistics (5 events)\n"
                                 "   Log2 Dist:\n"
                                 "       8:        0        0        1        1\n"
                                 "      12:        2        1\n"
-                                "   P50:      3006\n"
-                                "   P90:      4997\n"
-                                "   P99:      4997\n"
-                                "   P99.9:    4997\n"
+                                "   P50: not estimable (5 requests; about 100 needed)\n"
+                                "   P90: not estimable (5 requests; about 500 needed)\n"
+                                "   P99: not estimable (5 requests; about 5000 needed)\n"
+                                "   P99.9: not estimable (5 requests; about 50000 needed)\n"
                                 "\n";
 
 /* Sets of 100, 200, 300 us: log2 buckets 7, 8, 9 (first row 4: row 8 is not below 9 - 4).
@@ -69,10 +69,10 @@ static const char set_block[] = "Set Statistics (3 events)\n"
                                 "   Log2 Dist:\n"
                                 "       4:        0        0        0        1\n"
                                 "       8:        1        1\n"
-                                "   P50:       200\n"
-                                "   P90:       300\n"
-                                "   P99:       300\n"
-                                "   P99.9:     300\n"
+                                "   P50: not estimable (3 requests; about 100 needed)\n"
+                                "   P90: not estimable (3 requests; about 500 needed)\n"
+                                "   P99: not estimable (3 requests; about 5000 needed)\n"
+                                "   P99.9: not estimable (3 requests; about 50000 needed)\n"
                                 "\n";
 
 /* Both: 100, 200, 300, 1000, 2000, 3000, 4000, 5000 us. sum 15600, avg 1950;
@@ -89,10 +89,10 @@ static const char total_block[] = "Total Statistics (8 events)\n"
                                   "       4:        0        0        0        1\n"
                                   "       8:        1        1        1        1\n"
                                   "      12:        2        1\n"
-                                  "   P50:      1001\n"
-                                  "   P90:      4997\n"
-                                  "   P99:      4997\n"
-                                  "   P99.9:    4997\n"
+                                  "   P50: not estimable (8 requests; about 100 needed)\n"
+                                  "   P90: not estimable (8 requests; about 500 needed)\n"
+                                  "   P99: not estimable (8 requests; about 5000 needed)\n"
+                                  "   P99.9: not estimable (8 requests; about 50000 needed)\n"
                                   "\n";
 
 /* cmd_get 5 + cmd_set 3 = 8 ops in 2 s: TPS 4; (3 MiB + 2 MiB) / 2 s = 2.5M/s. */
@@ -267,7 +267,7 @@ static char *final_text(const struct slap_stats *s, double seconds, int signal)
     struct run_desc o;
     desc_defaults(&o);
     capture_open(&c);
-    report_final(c.out, &o, s, seconds, signal, NULL, NULL, 0);
+    report_final(c.out, &o, s, seconds, signal, NULL, NULL, 0, NULL);
     return capture_close(&c);
 }
 
@@ -475,10 +475,10 @@ static void test_final_single_event(void **state)
                                      "   Geo:   5000.00\n"
                                      "   Log2 Dist:\n"
                                      "      12:        0        1\n"
-                                     "   P50:      5000\n"
-                                     "   P90:      5000\n"
-                                     "   P99:      5000\n"
-                                     "   P99.9:    5000\n"
+                                     "   P50: not estimable (1 requests; about 100 needed)\n"
+                                     "   P90: not estimable (1 requests; about 500 needed)\n"
+                                     "   P99: not estimable (1 requests; about 5000 needed)\n"
+                                     "   P99.9: not estimable (1 requests; about 50000 needed)\n"
                                      "\n";
     char *want = concat("Get", block_body, "Total", block_body,
                         "cmd_get: 1\n"
@@ -510,7 +510,7 @@ static void test_final_log2_row_zero(void **state)
                                  "   Max:         1\n"));
     assert_non_null(strstr(text, "   Log2 Dist:\n"
                                  "       0:        2\n"
-                                 "   P50:  "));
+                                 "   P50: not estimable"));
     assert_null(strstr(text, "Get Statistics"));
     free(text);
     free_stats(s);
@@ -599,6 +599,32 @@ static void test_period_with_sets(void **state)
     free_stats(global);
 }
 
+/* --precision's latency is the report's: corrected, or uncorrected with -P and
+ * --latency=uncorrected (closed loop: always the one latency). */
+static void test_main_total_follows_latency(void **state)
+{
+    (void)state;
+    static struct hist total;
+    struct run_desc o;
+    struct slap_stats *s = new_stats_shaped(true);
+    desc_defaults(&o);
+    hist_record(s->lat[OP_GET], 5000);
+    hist_record(s->raw[OP_GET], 100);
+    hist_record(s->raw[OP_SET], 200);
+    assert_int_equal(report_main_total(&o, s, &total), intervals_types(INTERVALS_LAT));
+    assert_int_equal(total.count, 1);
+    o.tps = 1000;
+    o.latency = LATENCY_UNCORRECTED;
+    assert_int_equal(report_main_total(&o, s, &total), intervals_types(INTERVALS_RAW));
+    assert_int_equal(total.count, 2);
+    assert_int_equal(total.max_ns, 200);
+    o.latency = LATENCY_BOTH;
+    assert_int_equal(report_main_total(&o, s, &total), intervals_types(INTERVALS_LAT));
+    assert_int_equal(total.count, 1);
+    stats_free(s);
+    free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -607,6 +633,7 @@ int main(void)
         cmocka_unit_test(test_final_single_event), cmocka_unit_test(test_final_log2_row_zero),
         cmocka_unit_test(test_period_golden),      cmocka_unit_test(test_period_with_sets),
         cmocka_unit_test(test_final_no_time),
+        cmocka_unit_test(test_main_total_follows_latency),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

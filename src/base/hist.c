@@ -28,6 +28,20 @@ void hist_reset(struct hist *h)
     h->min_ns = UINT64_MAX;
 }
 
+void hist_clear(struct hist *h)
+{
+    if (h->count > 0) {
+        size_t lo = hist_bucket_index(h->min_ns), hi = hist_bucket_index(h->max_ns);
+        memset(&h->buckets[lo], 0, (hi - lo + 1) * sizeof(h->buckets[0]));
+        memset(h->log2_us, 0, sizeof(h->log2_us));
+    }
+    h->count = 0;
+    h->min_ns = UINT64_MAX;
+    h->max_ns = 0;
+    h->sum_us = 0.0;
+    h->sumsq_us = 0.0;
+}
+
 size_t hist_bucket_index(uint64_t ns)
 {
     uint64_t v = ns > HIST_MAX_NS ? HIST_MAX_NS : ns;
@@ -106,7 +120,8 @@ void hist_merge(struct hist *dst, const struct hist *src)
     for (size_t i = 0; i < HIST_LOG2_BUCKETS; i++) {
         dst->log2_us[i] += src->log2_us[i];
     }
-    for (size_t i = 0; i < HIST_BUCKETS; i++) {
+    size_t hi = hist_bucket_index(src->max_ns); /* nothing outside min..max */
+    for (size_t i = hist_bucket_index(src->min_ns); i <= hi; i++) {
         dst->buckets[i] += src->buckets[i];
     }
 }

@@ -17,6 +17,7 @@
 #include "slap/output/report.h"
 #include "slap/output/results.h"
 #include "slap/output/rounds.h"
+#include "slap/output/intervals.h"
 #include "slap/output/sinks.h"
 #include "slap/engine/run.h"
 #include "slap/model/samples.h"
@@ -280,31 +281,109 @@ static void doc_from_run(struct results_doc *d, const struct run *r,
     memset(limits, 0, sizeof(*limits));
 }
 
+/* Without -S: engine periods of a tenth of a second, ten to a document's period. */
+#define FINE_PERIOD_NS (SLAP_NS_PER_SEC / 10)
+#define FINE_PER_PERIOD 10
+
+/* --precision: the target, and whether (and when) it was reached. */
+struct precision {
+    double pct;   /* the percentile; 0: no target */
+    double width; /* the relative half-width asked */
+    bool reached;
+    double at_s;  /* when */
+    double got;   /* the half-width then */
+};
+
+/* Is the target reached by the run so far? Only an interval by batch means counts. The
+ * latency is the one the report shows (corrected, or --latency uncorrected). */
+static void precision_check(struct precision *pr, const struct run_desc *desc,
+                            const struct intervals *iv, const struct slap_stats *global,
+                            double elapsed_s)
+{
+    static struct hist total; /* main thread only */
+    struct ci_result r;
+    if (pr->pct <= 0 || pr->reached) {
+        return;
+    }
+    intervals_mask mask = report_main_total(desc, global, &total);
+    intervals_ci(iv, mask, &total, pr->pct, &r);
+    double got = ci_relative_halfwidth(&r);
+    if (r.method == CI_BATCH_MEANS && got <= pr->width) {
+        pr->reached = true;
+        pr->at_s = elapsed_s;
+        pr->got = got;
+    }
+}
+
+/* "p99 within 4.1% after 23 s", or what was reached when -t or -x ended the run first. */
+static void precision_outcome(const struct run *r, const struct slap_options *o,
+                              const struct precision *pr, struct results_doc *d)
+{
+    static struct hist total; /* main thread only */
+    struct ci_result ci;
+    char *buf = d->precision;
+    size_t len = sizeof(d->precision);
+    if (pr->pct <= 0) {
+        return;
+    }
+    if (pr->reached) {
+        snprintf(buf, len, "p%g within %.1f%% after %.0f s", pr->pct, pr->got * 100.0, pr->at_s);
+        return;
+    }
+    intervals_mask mask = report_main_total(&d->desc, &r->global, &total);
+    intervals_ci(d->intervals, mask, &total, pr->pct, &ci);
+    int n = o->execute_number > 0
+                ? snprintf(buf, len, "p%g not reached within -x %llu", pr->pct,
+                           (unsigned long long)o->execute_number)
+                : snprintf(buf, len, "p%g not reached within -t %.0f s", pr->pct,
+                           (double)o->run_time_ns / (double)SLAP_NS_PER_SEC);
+    size_t used = n > 0 && (size_t)n < len ? (size_t)n : len - 1;
+    if (ci.estimable) {
+        snprintf(buf + used, len - used, ": %.1f%%", ci_relative_halfwidth(&ci) * 100.0);
+    } else {
+        snprintf(buf + used, len - used, ": not estimable (%llu requests; about %llu needed)",
+                 (unsigned long long)ci.requests, (unsigned long long)ci.needed);
+    }
+}
+
+/* Without -S, periods of FINE_PERIOD_NS: enough of them for batch means in a short run. */
+static void fine_periods(struct run *r, const struct slap_options *o)
+{
+    if (o->stat_freq_ns == 0) {
+        r->period_ns = FINE_PERIOD_NS;
+        r->engine.period_ns = FINE_PERIOD_NS;
+    }
+}
+
 /* The report, on the report stream: everything, or with -q only the Run time line. */
 static void report(FILE *out, const struct run *r, const struct slap_options *o,
-                   const struct results_doc *rounds, const struct limits *limits)
+                   const struct results_doc *doc, const struct limits *limits)
 {
+    const struct run_desc *desc = &doc->desc;
     struct report_trace trace = {&r->replay.counts, &r->trace_sent};
+    struct report_confidence conf = {doc->intervals, doc->precision};
     if (o->quiet) {
         report_run_line(out, &r->global, run_seconds(r), r->signal);
     } else {
-        report_final(out, &rounds->desc, &r->global, run_seconds(r), r->signal,
+        report_final(out, desc, &r->global, run_seconds(r), r->signal,
                      o->trace != NULL ? &trace : NULL, limits,
                      server_stats_preload_evictions(
-                         r->server_stats, r->server_stats != NULL ? r->servers.count : 0));
-        report_rounds(out, rounds);
+                         r->server_stats, r->server_stats != NULL ? r->servers.count : 0),
+                     &conf);
+        report_rounds(out, doc);
     }
 }
 
 /* Everything after the run: report, verdict, files; the exit status. */
 static int conclude(const struct run *r, const struct slap_options *o, struct outputs *outs,
-                    FILE *out)
+                    FILE *out, const struct precision *pr)
 {
     struct limits limits;
     bool judged = run_limits(r, &limits) == SLAP_OK && stats_ops(&r->global) > 0;
     if (!judged) {
         limits.seconds = 0; /* nothing measured: no verdict, in the report or the document */
     }
+    precision_outcome(r, o, pr, &outs->doc);
     report(out, r, o, &outs->doc, judged ? &limits : NULL);
     int status = verdict(r);
     if (r->replay.error[0] != '\0') {
@@ -337,8 +416,15 @@ struct run_outputs {
     const struct run_desc *desc; /* the run's, for the -S tables */
     FILE *out;                /* the report */
     struct results_doc *doc;  /* NULL: periods not kept */
+    struct intervals *intervals; /* the periods kept for the intervals (always) */
     FILE *samples;            /* --samples, else NULL */
     struct results_doc *rounds; /* --rounds: where the rounds are kept (NULL: one round) */
+    /* Without -S the engine's periods are fine (FINE_PERIOD_NS), for the intervals of a short
+     * run; the document's periods are FINE_PER_PERIOD of them, summed here. */
+    struct slap_stats group;
+    uint32_t grouped;
+    double grouped_s;
+    struct precision precision; /* --precision */
 };
 
 /* --rounds: the round period period_no falls in (the last takes any beyond). */
@@ -349,6 +435,25 @@ static size_t round_of(const struct slap_options *o, uint64_t period_no, double 
     return round < o->rounds ? round : o->rounds - 1;
 }
 
+/* The document's period: one engine period (-S), or FINE_PER_PERIOD of them. */
+static void keep_period(struct run_outputs *ro, const struct slap_stats *period,
+                        uint64_t period_no, double period_s)
+{
+    if (ro->o->stat_freq_ns > 0) {
+        results_add_period(ro->doc, period_s * (double)period_no, period_s, period);
+        return;
+    }
+    stats_merge(&ro->group, period);
+    ro->grouped++;
+    ro->grouped_s += period_s;
+    if (ro->grouped == FINE_PER_PERIOD) {
+        results_add_period(ro->doc, period_s * (double)period_no, ro->grouped_s, &ro->group);
+        stats_reset(&ro->group);
+        ro->grouped = 0;
+        ro->grouped_s = 0;
+    }
+}
+
 static void sink_period(void *ctx, const struct slap_stats *period, const struct slap_stats *global,
                         uint64_t period_no, double period_s)
 {
@@ -356,13 +461,21 @@ static void sink_period(void *ctx, const struct slap_stats *period, const struct
     if (ro->o->stat_freq_ns > 0) {
         report_period(ro->out, ro->desc, period, global, period_no, isatty(fileno(ro->out)) == 1);
     }
+    intervals_add_stats(ro->intervals, period, period_s);
+    precision_check(&ro->precision, ro->desc, ro->intervals, global,
+                    period_s * (double)period_no);
     if (ro->doc != NULL) {
-        results_add_period(ro->doc, period_s * (double)period_no, period_s, period);
+        keep_period(ro, period, period_no, period_s);
     }
     if (ro->rounds != NULL) {
         results_add_to_round(ro->rounds, round_of(ro->o, period_no, period_s),
                              period_s * (double)period_no, period_s, period);
     }
+}
+
+static bool sink_enough(void *ctx)
+{
+    return ((struct run_outputs *)ctx)->precision.reached;
 }
 
 /* The answers that came after the last period: a last period of their own, or the last's. */
@@ -374,8 +487,13 @@ static void sink_rest(void *ctx, const struct slap_stats *rest, double elapsed_s
         size_t last = ro->rounds->rounds.n - 1;
         results_add_to_round(ro->rounds, last, elapsed_s, 0.0, rest);
     }
+    intervals_extend(ro->intervals, rest, 0.0);
     if (d == NULL) {
         return;
+    }
+    if (ro->grouped > 0) {
+        stats_merge(&ro->group, rest); /* the fine periods not yet in the document, with it */
+        rest = &ro->group;
     }
     const struct results_period *periods = d->periods.items;
     double last = d->periods.n > 0 ? periods[d->periods.n - 1].elapsed_s : 0.0;
@@ -397,6 +515,7 @@ static struct run_sinks run_sinks_of(struct run_outputs *ro)
     return (struct run_sinks){.ctx = ro,
                               .period = sink_period,
                               .rest = sink_rest,
+                              .enough = ro->precision.pct > 0 ? sink_enough : NULL,
                               .samples = ro->samples != NULL ? sink_samples : NULL};
 }
 
@@ -409,23 +528,31 @@ static int run_once(const struct slap_options *opts)
     char err[512] = "";
     int status = outputs_open(&outs, opts);
     FILE *out = report_stream(opts);
-    struct run_outputs ro = {opts, &outs.doc.desc, out, outs.want_doc ? &outs.doc : NULL,
-                             outs.samples.f, opts->rounds > 1 ? &outs.doc : NULL};
+    struct run_outputs ro = {.o = opts,
+                             .desc = &outs.doc.desc,
+                             .out = out,
+                             .doc = outs.want_doc ? &outs.doc : NULL,
+                             .intervals = outs.doc.intervals,
+                             .samples = outs.samples.f,
+                             .rounds = opts->rounds > 1 ? &outs.doc : NULL,
+                             .precision = {.pct = opts->precision_pct,
+                                           .width = opts->precision_width}};
     struct run_sinks sinks = run_sinks_of(&ro);
 
     memset(&run, 0, sizeof(run));
-    if (status != EXIT_RUN_OK) {
+    if (status != EXIT_RUN_OK || stats_init(&ro.group, &stats_shape_all) != SLAP_OK) {
+        stats_free(&ro.group);
         outputs_free(&outs);
-        return status;
+        return status != EXIT_RUN_OK ? status : EXIT_RUN_FAILED;
     }
     status = EXIT_RUN_FAILED;
     plan_run(&plan, opts);
     if (run_init(&run, &plan, out, err, sizeof(err)) != 0 ||
-        run_want(&run, &sinks, outs.want_doc || opts->rounds > 1, true,
-                 progress_wanted(opts)) != SLAP_OK) {
+        run_want(&run, &sinks, true, true, progress_wanted(opts)) != SLAP_OK) {
         fprintf(stderr, "slap: %s\n", err[0] != '\0' ? err : "out of memory");
         goto out;
     }
+    fine_periods(&run, opts);
     if (!opts->quiet) {
         report_header(out, &outs.doc.desc);
     }
@@ -436,17 +563,19 @@ static int run_once(const struct slap_options *opts)
         fprintf(stderr, "slap: %s\n", err);
         goto out;
     }
-    status = conclude(&run, opts, &outs, out);
+    status = conclude(&run, opts, &outs, out, &ro.precision);
     if (!output_ok()) {
         status = EXIT_RUN_FAILED;
     }
     if (run.signal != 0) {
         run_free(&run);
+        stats_free(&ro.group);
         outputs_free(&outs);
         signals_die_of(run.signal);
     }
 out:
     run_free(&run);
+    stats_free(&ro.group);
     outputs_free(&outs);
     return status;
 }
@@ -460,7 +589,7 @@ struct sweep_doc {
 };
 
 static void sweep_keep(struct sweep_doc *sd, const struct run *r, const struct report_step *row,
-                       bool first)
+                       bool first, struct intervals **iv)
 {
     if (!sd->outs.want_doc) {
         return;
@@ -468,6 +597,8 @@ static void sweep_keep(struct sweep_doc *sd, const struct run *r, const struct r
     if (results_add_step(&sd->outs.doc, row->target, row->seconds, &r->global) == SLAP_OK) {
         struct results_step *kept =
             &((struct results_step *)sd->outs.doc.steps.items)[sd->outs.doc.steps.n - 1];
+        kept->intervals = *iv; /* the step's own periods, handed over */
+        *iv = NULL;
         snprintf(kept->limited_by, sizeof(kept->limited_by), "%s", row->limited_by);
         kept->interrupted = row->interrupted;
     }
@@ -517,10 +648,25 @@ static void sweep_free(struct sweep_doc *sd)
  * One step of a sweep: a timed open-loop run at rate. Only the first flushes (--flush) and
  * preloads: the later ones find the windows it stored. SLAP_ERROR with err when it cannot run.
  */
+static void step_period(void *ctx, const struct slap_stats *period, const struct slap_stats *global,
+                        uint64_t period_no, double period_s)
+{
+    (void)global;
+    (void)period_no;
+    intervals_add_stats(ctx, period, period_s);
+}
+
+static void step_rest(void *ctx, const struct slap_stats *rest, double elapsed_s)
+{
+    (void)elapsed_s;
+    intervals_extend(ctx, rest, 0.0);
+}
+
 static enum slap_status sweep_step(struct run *run, struct slap_options *step,
                                    const struct slap_options *opts, double rate, bool first,
-                                   FILE *out, char *err, size_t err_len)
+                                   FILE *out, struct intervals *iv, char *err, size_t err_len)
 {
+    struct run_sinks sinks = {.ctx = iv, .period = step_period, .rest = step_rest};
     *step = *opts;
     step->tps = rate;
     step->run_time_ns = opts->step_time_ns;
@@ -532,9 +678,10 @@ static enum slap_status sweep_step(struct run *run, struct slap_options *step,
     plan_run(&plan, step);
     memset(run, 0, sizeof(*run));
     if (run_init(run, &plan, out, err, err_len) != SLAP_OK ||
-        run_want(run, NULL, false, true, false) != SLAP_OK) {
+        run_want(run, &sinks, true, true, false) != SLAP_OK) {
         return SLAP_ERROR;
     }
+    fine_periods(run, step);
     return run_execute(run, err, err_len);
 }
 
@@ -543,11 +690,12 @@ static enum slap_status sweep_step(struct run *run, struct slap_options *step,
  * its place in the document; the status so far, failed when its verdict is.
  */
 static int sweep_row(struct sweep_doc *sd, const struct run *r, const struct slap_options *opts,
-                     double rate, bool first, bool *columns, int status)
+                     double rate, bool first, bool *columns, int status, struct intervals **iv)
 {
     FILE *out = r->out;
     struct limits limits = {.seconds = 0};
-    struct report_step row = {.target = rate, .stats = &r->global, .seconds = run_seconds(r)};
+    struct report_step row = {
+        .target = rate, .stats = &r->global, .seconds = run_seconds(r), .intervals = *iv};
     row.limited_by = run_limits(r, &limits) == SLAP_OK ? limits_verdict_name(limits.verdict) : "";
     /* a signal cut it short; one after its measured part (in the drain) left it whole */
     row.interrupted =
@@ -560,7 +708,7 @@ static int sweep_row(struct sweep_doc *sd, const struct run *r, const struct sla
         }
         report_sweep_row(out, &sd->outs.doc.desc, &row);
     }
-    sweep_keep(sd, r, &row, first);
+    sweep_keep(sd, r, &row, first, iv);
     return check_max_errors(opts, &r->global, verdict(r)) != EXIT_RUN_OK ? EXIT_RUN_FAILED : status;
 }
 
@@ -584,10 +732,17 @@ static int run_sweep(const struct slap_options *opts)
         struct run run;
         char err[512] = "";
         bool first = rate == opts->sweep_start;
-        enum slap_status st = sweep_step(&run, &step, opts, rate, first, out, err, sizeof(err));
+        struct intervals *iv = malloc(sizeof(*iv));
+        if (iv == NULL || intervals_init(iv) != SLAP_OK) {
+            free(iv);
+            fprintf(stderr, "slap: out of memory\n");
+            status = EXIT_RUN_FAILED;
+            break;
+        }
+        enum slap_status st = sweep_step(&run, &step, opts, rate, first, out, iv, err, sizeof(err));
         int sig = run.signal;
         if (st == SLAP_OK && (sig == 0 || run_seconds(&run) > 0)) {
-            status = sweep_row(&sd, &run, &step, rate, first, &columns, status);
+            status = sweep_row(&sd, &run, &step, rate, first, &columns, status, &iv);
         } else if (st == SLAP_OK) {
             verdict(&run); /* interrupted before the step's measured part: it says so */
         } else if (sig == 0) {
@@ -602,6 +757,10 @@ static int run_sweep(const struct slap_options *opts)
         report_interrupted(out, sig);
         if (last) {
             status = sweep_save(&sd, opts, &run, status);
+        }
+        if (iv != NULL) {
+            intervals_free(iv);
+            free(iv);
         }
         run_free(&run);
         if (sig != 0) {

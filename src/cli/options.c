@@ -71,6 +71,9 @@ static enum option_value show_exp_time(const struct slap_options *o, char *buf, 
 static enum option_value show_key_dist(const struct slap_options *o, char *buf, size_t len);
 static enum option_value show_tls_version(const struct slap_options *o, char *buf, size_t len);
 static enum option_value show_percentiles(const struct slap_options *o, char *buf, size_t len);
+/* P=W%: run until percentile P's 95% interval is within W% of it. */
+static enum options_outcome apply_precision(struct parse_state *st, const char *arg);
+static enum option_value show_precision(const struct slap_options *o, char *buf, size_t len);
 static enum option_value show_sweep(const struct slap_options *o, char *buf, size_t len);
 static enum option_value show_start_at(const struct slap_options *o, char *buf, size_t len);
 static enum option_value show_max_errors(const struct slap_options *o, char *buf, size_t len);
@@ -253,6 +256,10 @@ static const struct option_row option_rows[] = {
                          "Percentiles shown in tables and blocks, e.g. 50,90,99,99.9,99.99. "
                          "Default 50,90,99,99.9.",
                          SPECIAL(apply_percentiles, show_percentiles)},
+    [ROW_PRECISION] = {0, "precision", "pP=W%",
+                       "Run until the 95% interval of percentile P is within W% of it (e.g. "
+                       "p99=5%), or until -t or -x ends the run; the report says which.",
+                       SPECIAL(apply_precision, show_precision)},
     [ROW_HDR_OUT] = {0, "hdr_out", "FILE",
                      "Write the run's latency histogram (all types; the view --latency shows) "
                      "as HdrHistogram percentile text (.hgrm, milliseconds) to FILE.",
@@ -753,6 +760,35 @@ static enum options_outcome apply_percentiles(struct parse_state *st, const char
     }
     o->npercentiles = count;
     return OPTIONS_RUN;
+}
+
+static enum options_outcome apply_precision(struct parse_state *st, const char *arg)
+{
+    const char *eq = strchr(arg, '=');
+    char *end;
+    double pct;
+    if (arg[0] != 'p' || eq == NULL || !scan_percentile(arg + 1, (size_t)(eq - arg - 1), &pct) ||
+        pct >= 100.0) {
+        return usage_error(st->err, "--precision: '%s': give pP=W%%, P a percentile above 0 and "
+                                    "below 100 (e.g. p99=5%%)", arg);
+    }
+    double width = strtod(eq + 1, &end);
+    if (end == eq + 1 || strcmp(end, "%") != 0 || !(width > 0.0) || !(width < 100.0)) {
+        return usage_error(st->err, "--precision: '%s': the width is a share above 0%% and "
+                                    "below 100%% (e.g. p99=5%%)", arg);
+    }
+    st->o->precision_pct = pct;
+    st->o->precision_width = width / 100.0;
+    return OPTIONS_RUN;
+}
+
+static enum option_value show_precision(const struct slap_options *o, char *buf, size_t len)
+{
+    if (o->precision_pct <= 0) {
+        return OPTION_VALUE_NONE;
+    }
+    snprintf(buf, len, "p%g=%g%%", o->precision_pct, o->precision_width * 100.0);
+    return OPTION_VALUE_TEXT;
 }
 
 static enum options_outcome apply_sweep(struct parse_state *st, const char *arg)

@@ -30,6 +30,10 @@ static enum options_outcome check_open_loop(const struct parse_state *st)
                                    "--sweep sets the rate of timed steps: it cannot be used "
                                    "with --tps or --execute_number");
     }
+    if (o->precision_pct > 0 && o->sweep_step > 0) {
+        return options_usage_error(st->err, "--precision cannot be used with --sweep (its steps "
+                                            "last --step_time each)");
+    }
     if (was_given(st, ROW_STEP_TIME) && o->sweep_step == 0) {
         return options_usage_error(st->err, "--step_time needs --sweep");
     }

@@ -56,6 +56,7 @@ enum option_id {
     ROW_LATENCY,
     ROW_WARMUP,
     ROW_PERCENTILES,
+    ROW_PRECISION,
     ROW_HDR_OUT,
     ROW_SWEEP,
     ROW_STEP_TIME,

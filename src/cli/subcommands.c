@@ -17,6 +17,7 @@
 
 #include "slap/base/outfile.h"
 #include "slap/output/plot.h"
+#include "slap/output/intervals.h"
 #include "slap/output/report.h"
 #include "slap/output/results.h"
 #include "slap/model/tracestats.h"
@@ -177,8 +178,9 @@ static void merged_report(const struct results_doc *m)
 {
     if (!m->sweep) {
         report_header(stdout, &m->desc);
+        struct report_confidence conf = {m->intervals, NULL};
         report_final(stdout, &m->desc, m->global, m->seconds, m->signal, NULL,
-                     m->has_limits ? &m->limits : NULL, merged_preload_evictions(m));
+                     m->has_limits ? &m->limits : NULL, merged_preload_evictions(m), &conf);
         return;
     }
     struct slap_stats *s = malloc(sizeof(*s));
@@ -191,7 +193,7 @@ static void merged_report(const struct results_doc *m)
     report_sweep_columns(stdout, &m->desc);
     for (size_t i = 0; i < m->steps.n; i++) {
         struct report_step row = {steps[i].target_tps, s, steps[i].seconds, steps[i].limited_by,
-                                  steps[i].interrupted};
+                                  steps[i].interrupted, steps[i].intervals};
         step_stats(&steps[i], s);
         report_sweep_row(stdout, &m->desc, &row);
     }
@@ -247,6 +249,23 @@ static enum slap_status merge_walk(void *src, results_merge_each each, void *arg
         periods += job->in[i].nperiods;
     }
     return periods == 0 ? SLAP_OK : results_merge_periods(job->in, job->n, each, arg, err, err_len);
+}
+
+/* A merged period kept for the intervals: a results_merge_each. */
+static enum slap_status keep_for_intervals(void *arg, struct results_period *p)
+{
+    return intervals_add_period(arg, p);
+}
+
+/* The merged periods, kept for the intervals of the merged report and files. */
+static int merge_intervals(struct merge_job *job, struct results_doc *merged)
+{
+    char err[640] = "";
+    if (merge_walk(job, keep_for_intervals, merged->intervals, err, sizeof(err)) != SLAP_OK) {
+        fprintf(stderr, "slap merge: %s\n", err[0] != '\0' ? err : "out of memory");
+        return SUB_FAILED;
+    }
+    return SUB_OK;
 }
 
 /* Read every input whole (nothing kept of its periods) and merge what they hold but their
@@ -333,8 +352,12 @@ static int merge_main(int argc, char **argv)
     }
     if (status == SUB_OK) {
         struct merge_job job = {.in = in, .n = (size_t)a.ninputs};
-        struct results_sink_input sink = {&merged, merge_walk, &job, NULL};
         warn_spread(in, a.ninputs);
+        status = merge_intervals(&job, &merged);
+    }
+    if (status == SUB_OK) {
+        struct merge_job job = {.in = in, .n = (size_t)a.ninputs};
+        struct results_sink_input sink = {&merged, merge_walk, &job, NULL};
         merged_report(&merged);
         if (results_sinks_save(a.out, &sink, stderr, "slap merge") != SLAP_OK) {
             status = SUB_FAILED;

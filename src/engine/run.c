@@ -432,6 +432,9 @@ static void collect_period(struct run *r, uint64_t period_no)
         double seconds = (double)r->period_ns / (double)SLAP_NS_PER_SEC;
         r->sinks.period(r->sinks.ctx, period, &r->global, period_no, seconds);
     }
+    if (r->sinks.enough != NULL && r->sinks.enough(r->sinks.ctx)) {
+        ask_stop(r);
+    }
     if (r->progress) {
         show_progress(r, period, period_no);
     }

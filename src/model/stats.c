@@ -7,6 +7,36 @@
 
 const struct stats_shape stats_shape_all = {.types = (1u << OP_COUNT) - 1, .open_loop = true};
 
+/* A histogram emptied: whole when full, else only where it holds something (hist_clear):
+ * periods are emptied ten times a second, and most of their histograms hold little or nothing. */
+static void empty_hist(struct hist *h, bool full)
+{
+    if (full) {
+        hist_reset(h);
+    } else {
+        hist_clear(h);
+    }
+}
+
+static void empty_stats(struct slap_stats *s, bool full)
+{
+    memset(&s->counters, 0, sizeof(s->counters));
+    memset(s->net_bytes, 0, sizeof(s->net_bytes));
+    memset(s->misses, 0, sizeof(s->misses));
+    for (int t = 0; t < STATS_TYPES; t++) {
+        if (s->lat[t] != NULL) {
+            empty_hist(s->lat[t], full);
+        }
+        if (s->raw[t] != NULL) {
+            empty_hist(s->raw[t], full);
+        }
+    }
+    for (int o = 0; o < STATS_OUTCOMES; o++) {
+        empty_hist(&s->gets[o], full);
+    }
+    empty_hist(&s->lag, full);
+}
+
 enum slap_status stats_init(struct slap_stats *s, const struct stats_shape *shape)
 {
     size_t n = 0;
@@ -25,7 +55,7 @@ enum slap_status stats_init(struct slap_stats *s, const struct stats_shape *shap
             s->raw[t] = shape->open_loop ? next++ : NULL;
         }
     }
-    stats_reset(s);
+    empty_stats(s, true);
     return SLAP_OK;
 }
 
@@ -39,21 +69,7 @@ void stats_free(struct slap_stats *s)
 
 void stats_reset(struct slap_stats *s)
 {
-    memset(&s->counters, 0, sizeof(s->counters));
-    memset(s->net_bytes, 0, sizeof(s->net_bytes));
-    memset(s->misses, 0, sizeof(s->misses));
-    for (int t = 0; t < STATS_TYPES; t++) {
-        if (s->lat[t] != NULL) {
-            hist_reset(s->lat[t]);
-        }
-        if (s->raw[t] != NULL) {
-            hist_reset(s->raw[t]);
-        }
-    }
-    for (int o = 0; o < STATS_OUTCOMES; o++) {
-        hist_reset(&s->gets[o]);
-    }
-    hist_reset(&s->lag);
+    empty_stats(s, false);
 }
 
 void stats_merge(struct slap_stats *dst, const struct slap_stats *src)

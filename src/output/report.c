@@ -309,8 +309,65 @@ static void print_log2(FILE *out, const struct hist *h)
     fputc('\n', out);
 }
 
+/* How a report's blocks get their intervals: the run's periods (NULL: none), and the method of
+ * the first interval given, which the report names once. */
+struct block_ci {
+    const struct report_confidence *conf;
+    bool named;
+    struct ci_result first;
+};
+
+/* "  [118, 130]" after a percentile, with the method when it is not the one the report names. */
+static void print_interval(FILE *out, struct block_ci *bc, const struct ci_result *r)
+{
+    if (!bc->named) {
+        bc->first = *r;
+        bc->named = true;
+    }
+    fprintf(out, "  [%lld, %lld]", us_round(r->low_ns), us_round(r->high_ns));
+    if (r->method != bc->first.method) {
+        fprintf(out, " (%s)", ci_method_name(r->method));
+    } else if (r->batches != bc->first.batches) {
+        fprintf(out, " (%u batches)", r->batches);
+    }
+}
+
+/* "not estimable (1000 requests; about 500000 needed)" */
+static void print_not_estimable(FILE *out, const struct ci_result *r)
+{
+    fprintf(out, " not estimable (%llu requests; ", (unsigned long long)r->requests);
+    if (r->needed == CI_NEEDED_NEVER) {
+        fputs("no run has enough)", out);
+    } else {
+        fprintf(out, "about %llu needed)", (unsigned long long)r->needed);
+    }
+}
+
+static void print_percentiles(FILE *out, const struct run_desc *desc, const struct hist *h,
+                              intervals_mask mask, struct block_ci *bc)
+{
+    struct intervals_view v;
+    intervals_view_open(&v, bc->conf != NULL ? bc->conf->intervals : NULL, mask, h);
+    for (uint32_t i = 0; i < desc->npercentiles; i++) {
+        char label[32];
+        struct ci_result r;
+        intervals_view_ci(&v, desc->percentiles[i], &r);
+        percentile_name(label, sizeof(label), desc->percentiles[i], ":");
+        if (!r.estimable) {
+            fprintf(out, "   %s", label);
+            print_not_estimable(out, &r);
+        } else {
+            fprintf(out, "   %-6s%8lld", label,
+                    us_round(hist_percentile_ns(h, desc->percentiles[i])));
+            print_interval(out, bc, &r);
+        }
+        fputc('\n', out);
+    }
+    intervals_view_close(&v);
+}
+
 static void print_block(FILE *out, const struct run_desc *desc, const char *name,
-                        const struct hist *h)
+                        const struct hist *h, intervals_mask mask, struct block_ci *bc)
 {
     if (h->count == 0) {
         return;
@@ -324,19 +381,14 @@ static void print_block(FILE *out, const struct run_desc *desc, const char *name
         fprintf(out, "   Std:  %8.2f\n", hist_stddev_us(h));
     }
     print_log2(out, h);
-    for (uint32_t i = 0; i < desc->npercentiles; i++) {
-        char label[32];
-        percentile_name(label, sizeof(label), desc->percentiles[i], ":");
-        fprintf(out, "   %-6s%8lld\n", label,
-                us_round(hist_percentile_ns(h, desc->percentiles[i])));
-    }
+    print_percentiles(out, desc, h, mask, bc);
     fputc('\n', out);
 }
 
 /* Get, Set and Total blocks of one view, then those of the other types; prefix names the
- * view ("" for the main one). */
+ * view ("" for the main one), series its first series (INTERVALS_LAT or INTERVALS_RAW). */
 static void print_blocks(FILE *out, const struct run_desc *desc, struct hist *const *view,
-                         const char *prefix)
+                         const char *prefix, int series, struct block_ci *bc)
 {
     static struct hist total;
     char name[64];
@@ -345,10 +397,44 @@ static void print_blocks(FILE *out, const struct run_desc *desc, struct hist *co
         snprintf(name, sizeof(name), "%s%s", prefix, type_title(type));
         if (type == REPORT_TOTAL) {
             merge_view(view, &total);
-            print_block(out, desc, name, &total);
+            print_block(out, desc, name, &total, intervals_types(series), bc);
         } else if (view[type] != NULL) {
-            print_block(out, desc, name, view[type]);
+            print_block(out, desc, name, view[type], INTERVALS_BIT(series + type), bc);
         }
+    }
+}
+
+/* The series of the main view. */
+static int main_series(const struct run_desc *desc)
+{
+    return open_loop(desc) && desc->latency == LATENCY_UNCORRECTED ? INTERVALS_RAW
+                                                                   : INTERVALS_LAT;
+}
+
+intervals_mask report_main_total(const struct run_desc *desc, const struct slap_stats *s,
+                                 struct hist *total)
+{
+    merge_view(main_view(desc, s), total);
+    return intervals_types(main_series(desc));
+}
+
+/* The intervals' method, the steady line and the precision line. */
+static void print_confidence(FILE *out, const struct block_ci *bc)
+{
+    char method[160];
+    if (bc->named) {
+        intervals_describe(&bc->first, method, sizeof(method));
+        fprintf(out, "percentile intervals: %s\n", method);
+    }
+    const struct report_confidence *c = bc->conf;
+    if (c == NULL) {
+        return;
+    }
+    struct steady_verdict v;
+    intervals_steady(c->intervals, &v);
+    fprintf(out, "steady: %s (%s)\n", steady_state_name(v.state), v.why);
+    if (c->precision != NULL && c->precision[0] != '\0') {
+        fprintf(out, "precision: %s\n", c->precision);
     }
 }
 
@@ -404,16 +490,20 @@ void report_preload_evictions(FILE *out, double evictions)
 
 void report_final(FILE *out, const struct run_desc *desc, const struct slap_stats *global,
                   double seconds, int signal, const struct report_trace *trace,
-                  const struct limits *limits, double preload_evictions)
+                  const struct limits *limits, double preload_evictions,
+                  const struct report_confidence *conf)
 {
     double secs = seconds;
-    print_blocks(out, desc, main_view(desc, global), "");
+    struct block_ci bc = {.conf = conf, .named = false};
+    print_blocks(out, desc, main_view(desc, global), "", main_series(desc), &bc);
     if (open_loop(desc) && desc->latency == LATENCY_BOTH) {
-        print_blocks(out, desc, global->raw, "Uncorrected_");
+        print_blocks(out, desc, global->raw, "Uncorrected_", INTERVALS_RAW, &bc);
     }
     if (global->gets[STATS_HIT].count > 0 && global->gets[STATS_MISS].count > 0) {
-        print_block(out, desc, "Get_hit", &global->gets[STATS_HIT]);
-        print_block(out, desc, "Get_miss", &global->gets[STATS_MISS]);
+        print_block(out, desc, "Get_hit", &global->gets[STATS_HIT],
+                    INTERVALS_BIT(INTERVALS_HIT), &bc);
+        print_block(out, desc, "Get_miss", &global->gets[STATS_MISS],
+                    INTERVALS_BIT(INTERVALS_MISS), &bc);
     }
     const struct slap_counters *c = &global->counters;
     stats_print_memaslap(out, c, desc->verify > 0, desc->exp_verify > 0,
@@ -428,6 +518,7 @@ void report_final(FILE *out, const struct run_desc *desc, const struct slap_stat
     if (trace != NULL) {
         print_trace(out, desc, trace, global, secs);
     }
+    print_confidence(out, &bc);
     if (limits != NULL) {
         limits_print(out, limits);
     }
@@ -478,8 +569,40 @@ void report_sweep_columns(FILE *out, const struct run_desc *desc)
         percentile_name(name, sizeof(name), desc->percentiles[i], "(us)");
         fprintf(out, " %-10s", name);
     }
-    fprintf(out, " %-10s %s\n", "Max(us)", "Limited_by");
+    fprintf(out, " %-10s %-10s", "Max(us)", "Limited_by");
+    for (uint32_t i = 0; i < desc->npercentiles; i++) {
+        char name[32];
+        percentile_name(name, sizeof(name), desc->percentiles[i], "_95%(us)");
+        fprintf(out, " %-17s", name);
+    }
+    fputc('\n', out);
     fflush(out);
+}
+
+/* A step's percentiles' intervals, each of desc->percentiles into r. */
+static void step_intervals(const struct run_desc *desc, const struct report_step *step,
+                           const struct hist *total, struct ci_result *r)
+{
+    struct intervals_view v;
+    intervals_view_open(&v, step->intervals, intervals_types(INTERVALS_LAT), total);
+    for (uint32_t i = 0; i < desc->npercentiles; i++) {
+        intervals_view_ci(&v, desc->percentiles[i], &r[i]);
+    }
+    intervals_view_close(&v);
+}
+
+/* An interval's cell: "[118,130]", or "needs_5000" (or "never") when not estimable. */
+static void print_step_interval(FILE *out, const struct ci_result *r)
+{
+    char cell[48];
+    if (r->estimable) {
+        snprintf(cell, sizeof(cell), "[%lld,%lld]", us_round(r->low_ns), us_round(r->high_ns));
+    } else if (r->needed != CI_NEEDED_NEVER) {
+        snprintf(cell, sizeof(cell), "needs_%llu", (unsigned long long)r->needed);
+    } else {
+        snprintf(cell, sizeof(cell), "never");
+    }
+    fprintf(out, " %-17s", cell);
 }
 
 void report_sweep_row(FILE *out, const struct run_desc *desc, const struct report_step *step)
@@ -491,17 +614,25 @@ void report_sweep_row(FILE *out, const struct run_desc *desc, const struct repor
     double achieved = step->seconds > 0 ? (double)stats_requests(s) / step->seconds : 0.0;
     const char *limited_by =
         step->limited_by != NULL && step->limited_by[0] != '\0' ? step->limited_by : "-";
+    struct ci_result r[RUN_DESC_MAX_PERCENTILES];
+    step_intervals(desc, step, &total, r);
     fprintf(out, "%-14.0f %-15.0f", step->target, achieved);
     for (uint32_t i = 0; i < desc->npercentiles; i++) {
-        fprintf(out, " %-10lld", us_round(hist_percentile_ns(&total, desc->percentiles[i])));
+        if (r[i].estimable) {
+            fprintf(out, " %-10lld", us_round(hist_percentile_ns(&total, desc->percentiles[i])));
+        } else {
+            fprintf(out, " %-10s", "-"); /* never a number it cannot back */
+        }
     }
-    fprintf(out, " %-10lld", us_round(total.max_ns));
+    fprintf(out, " %-10lld %-10s", us_round(total.max_ns), limited_by);
+    for (uint32_t i = 0; i < desc->npercentiles; i++) {
+        print_step_interval(out, &r[i]);
+    }
     if (step->interrupted) {
-        fprintf(out, " %-10s interrupted after %.2fs of ", limited_by, step->seconds);
+        fprintf(out, " interrupted after %.2fs of ", step->seconds);
         print_seconds_width(out, desc->step_time_ns, 0);
-        fputs("s\n", out);
-    } else {
-        fprintf(out, " %s\n", limited_by);
+        fputs("s", out);
     }
+    fputc('\n', out);
     fflush(out);
 }

@@ -4,6 +4,7 @@
  * Reading documents back and merging them is in results_read.c.
  */
 #include "slap/output/results.h"
+#include "slap/output/intervals.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -46,6 +47,11 @@ enum slap_status results_doc_init(struct results_doc *d)
         d->global = NULL;
         return SLAP_ERROR;
     }
+    d->intervals = malloc(sizeof(*d->intervals));
+    if (d->intervals == NULL || intervals_init(d->intervals) != SLAP_OK) {
+        results_doc_free(d);
+        return SLAP_ERROR;
+    }
     return SLAP_OK;
 }
 
@@ -76,6 +82,14 @@ void results_doc_free(struct results_doc *d)
         for (int t = 0; t < STATS_TYPES; t++) {
             results_sparse_free(&steps[i].lat[t]);
         }
+        if (steps[i].intervals != NULL) {
+            intervals_free(steps[i].intervals);
+            free(steps[i].intervals);
+        }
+    }
+    if (d->intervals != NULL) {
+        intervals_free(d->intervals);
+        free(d->intervals);
     }
     struct results_period *rounds = d->rounds.items;
     for (size_t i = 0; i < d->rounds.n; i++) {
@@ -102,7 +116,10 @@ enum slap_status results_sparse_from_hist(const struct hist *h, struct results_s
 {
     uint32_t n = 0;
     memset(out, 0, sizeof(*out));
-    for (size_t i = 0; i < HIST_BUCKETS; i++) {
+    /* the counts lie between min's bucket and max's (hist.h) */
+    size_t lo = h->count > 0 ? hist_bucket_index(h->min_ns) : 0;
+    size_t hi = h->count > 0 ? hist_bucket_index(h->max_ns) + 1 : 0;
+    for (size_t i = lo; i < hi; i++) {
         n += h->buckets[i] != 0;
     }
     out->count = h->count;
@@ -119,7 +136,7 @@ enum slap_status results_sparse_from_hist(const struct hist *h, struct results_s
         results_sparse_free(out);
         return SLAP_ERROR;
     }
-    for (size_t i = 0; i < HIST_BUCKETS; i++) {
+    for (size_t i = lo; i < hi; i++) {
         if (h->buckets[i] != 0) {
             out->index[out->npairs] = (uint32_t)i;
             out->counts[out->npairs++] = h->buckets[i];
@@ -432,9 +449,49 @@ static void json_hist(struct json_writer *w, const char *key, const struct hist 
     json_close(w);
 }
 
-/* count, rate, the summaries and percentiles of h; then the histogram itself. */
+/* Where a summary's intervals come from: the periods (NULL: order statistics of the run alone)
+ * and the series that make the histogram; NULL itself: none (a period's own percentiles). */
+struct json_ci {
+    const struct intervals *iv;
+    intervals_mask mask;
+};
+
+/* "percentiles" and "percentile_ci" of h: null in both where a percentile is not estimable. */
+static void json_percentiles(struct json_writer *w, const struct run_desc *desc,
+                             const struct hist *h, const struct json_ci *ci)
+{
+    struct ci_result r[RUN_DESC_MAX_PERCENTILES];
+    struct intervals_view v;
+    intervals_view_open(&v, ci != NULL ? ci->iv : NULL, ci != NULL ? ci->mask : 0, h);
+    for (uint32_t i = 0; i < desc->npercentiles; i++) {
+        intervals_view_ci(&v, desc->percentiles[i], &r[i]);
+    }
+    intervals_view_close(&v);
+    for (int pass = 0; pass < 2; pass++) {
+        json_open_object(w, pass == 0 ? "percentiles" : "percentile_ci");
+        for (uint32_t i = 0; i < desc->npercentiles; i++) {
+            char name[32];
+            snprintf(name, sizeof(name), "%g", desc->percentiles[i]);
+            if (ci != NULL && !r[i].estimable) {
+                json_null(w, name);
+            } else if (pass == 0) {
+                json_double(w, name, us(hist_percentile_ns(h, desc->percentiles[i])));
+            } else if (ci == NULL) {
+                json_null(w, name);
+            } else {
+                json_open_array(w, name, true);
+                json_double(w, NULL, us(r[i].low_ns));
+                json_double(w, NULL, us(r[i].high_ns));
+                json_close(w);
+            }
+        }
+        json_close(w);
+    }
+}
+
+/* count, rate, the summaries and percentiles of h (their intervals from ci); the histogram. */
 static void json_summary(struct json_writer *w, const struct run_desc *desc, const struct hist *h,
-                         double seconds, bool log2)
+                         double seconds, bool log2, const struct json_ci *ci)
 {
     json_u64(w, "count", h->count);
     json_double(w, "rate", per_second((double)h->count, seconds));
@@ -443,13 +500,7 @@ static void json_summary(struct json_writer *w, const struct run_desc *desc, con
     json_double(w, "avg_us", hist_mean_us(h));
     json_double(w, "std_us", hist_stddev_us(h));
     json_double(w, "geo_us", hist_geomean_us(h));
-    json_open_object(w, "percentiles");
-    for (uint32_t i = 0; i < desc->npercentiles; i++) {
-        char name[32];
-        snprintf(name, sizeof(name), "%g", desc->percentiles[i]);
-        json_double(w, name, us(hist_percentile_ns(h, desc->percentiles[i])));
-    }
-    json_close(w);
+    json_percentiles(w, desc, h, ci);
     json_hist(w, "hist", h, log2);
 }
 
@@ -467,7 +518,7 @@ static void json_type_traffic(struct json_writer *w, const uint64_t *net_bytes,
 /* Every type shown of view, then "total": a summary each; traffic when s is given. */
 static void json_types(struct json_writer *w, const char *key, const struct run_desc *desc,
                        struct hist *const *view, uint32_t types, const struct slap_stats *s,
-                       double seconds, bool log2)
+                       double seconds, bool log2, const struct intervals *iv, int series)
 {
     static struct hist total, none; /* main thread only */
     hist_reset(&total);
@@ -481,8 +532,10 @@ static void json_types(struct json_writer *w, const char *key, const struct run_
         if (!shown(types, t)) {
             continue;
         }
+        struct json_ci ci = {iv, t == STATS_TYPES ? intervals_types(series)
+                                                  : INTERVALS_BIT(series + t)};
         json_open_object(w, stats_type_name(t));
-        json_summary(w, desc, h, seconds, log2);
+        json_summary(w, desc, h, seconds, log2, &ci);
         if (s != NULL) {
             json_type_traffic(w, s->net_bytes, s->misses, &s->counters, t, seconds);
         }
@@ -572,7 +625,7 @@ static void sparse_to_hist(const struct results_sparse *lat, int type, struct hi
 static void json_sparse_types(struct json_writer *w, const struct run_desc *desc, uint32_t types,
                               const struct results_sparse *lat, const uint64_t *net_bytes,
                               const uint64_t *misses, const struct slap_counters *c,
-                              double seconds)
+                              double seconds, bool step, const struct intervals *iv)
 {
     static struct hist h; /* main thread only */
     json_open_object(w, "types");
@@ -581,8 +634,10 @@ static void json_sparse_types(struct json_writer *w, const struct run_desc *desc
             continue;
         }
         sparse_to_hist(lat, t, &h);
+        struct json_ci ci = {iv, t == STATS_TYPES ? intervals_types(INTERVALS_LAT)
+                                                  : INTERVALS_BIT(INTERVALS_LAT + t)};
         json_open_object(w, stats_type_name(t));
-        json_summary(w, desc, &h, seconds, false);
+        json_summary(w, desc, &h, seconds, false, step ? &ci : NULL);
         json_type_traffic(w, net_bytes, misses, c, t, seconds);
         json_close(w);
     }
@@ -600,7 +655,7 @@ static void json_period(struct json_writer *w, const struct results_doc *d, uint
     json_u64(w, "errors", stats_errors(&p->counters));
     json_counters(w, &p->counters);
     json_sparse_types(w, &d->desc, types, p->lat, p->net_bytes, p->misses, &p->counters,
-                      p->seconds);
+                      p->seconds, false, NULL);
     json_close(w);
 }
 
@@ -625,7 +680,7 @@ static void json_steps(struct json_writer *w, const struct results_doc *d)
         json_u64(w, "errors", stats_errors(&s->counters));
         json_counters(w, &s->counters);
         json_sparse_types(w, &d->desc, types, s->lat, s->net_bytes, s->misses, &s->counters,
-                          s->seconds);
+                          s->seconds, true, s->intervals);
         json_close(w);
     }
     json_close(w);
@@ -822,9 +877,10 @@ static void json_open_loop(struct json_writer *w, const struct results_doc *d)
         return;
     }
     json_types(w, "uncorrected", &d->desc, d->global->raw, results_doc_types(d), NULL,
-               d->seconds, true);
+               d->seconds, true, d->intervals, INTERVALS_RAW);
+    struct json_ci lag = {d->intervals, INTERVALS_BIT(INTERVALS_LAG)};
     json_open_object(w, "send_lag");
-    json_summary(w, &d->desc, &d->global->lag, d->seconds, true);
+    json_summary(w, &d->desc, &d->global->lag, d->seconds, true, &lag);
     json_close(w);
 }
 
@@ -833,8 +889,9 @@ static void json_outcomes(struct json_writer *w, const struct results_doc *d)
     static const char *const names[STATS_OUTCOMES] = {"hit", "miss"};
     json_open_object(w, "get_outcomes");
     for (int i = 0; i < STATS_OUTCOMES; i++) {
+        struct json_ci ci = {d->intervals, INTERVALS_BIT(INTERVALS_HIT + i)};
         json_open_object(w, names[i]);
-        json_summary(w, &d->desc, &d->global->gets[i], d->seconds, true);
+        json_summary(w, &d->desc, &d->global->gets[i], d->seconds, true, &ci);
         json_close(w);
     }
     json_close(w);
@@ -869,6 +926,32 @@ static void json_trace(struct json_writer *w, const struct results_doc *d)
     json_close(w);
 }
 
+/* How the intervals were made, whether the run was steady, --precision's outcome. */
+static void json_confidence(struct json_writer *w, const struct results_doc *d)
+{
+    struct ci_result r;
+    struct steady_verdict v;
+    static struct hist total; /* main thread only */
+    stats_total_hist(d->global, &total);
+    intervals_ci(d->intervals, intervals_types(INTERVALS_LAT), &total, 50.0, &r);
+    json_open_object(w, "percentile_intervals");
+    json_double(w, "level", INTERVALS_LEVEL);
+    json_string(w, "method", r.estimable ? ci_method_name(r.method) : "batch means");
+    json_u64(w, "batches_max", CI_BATCHES_MAX);
+    json_u64(w, "periods", d->intervals != NULL ? d->intervals->periods : 0);
+    json_close(w);
+    intervals_steady(d->intervals, &v);
+    if (v.state == STEADY_UNKNOWN) {
+        json_null(w, "steady");
+    } else {
+        json_bool(w, "steady", v.state == STEADY_YES);
+    }
+    json_string(w, "steady_why", v.why);
+    if (d->precision[0] != '\0') {
+        json_string(w, "precision", d->precision);
+    }
+}
+
 void results_json_begin(struct results_json_stream *js, FILE *out, const struct results_doc *d)
 {
     struct json_writer *w = &js->w;
@@ -890,7 +973,8 @@ void results_json_begin(struct results_json_stream *js, FILE *out, const struct 
     json_double(w, "period_s", d->period_s);
     json_run_line(w, d);
     json_types(w, "types", &d->desc, d->global->lat, results_doc_types(d), d->global, d->seconds,
-               true);
+               true, d->intervals, INTERVALS_LAT);
+    json_confidence(w, d);
     json_open_loop(w, d);
     json_outcomes(w, d);
     json_counters(w, &d->global->counters);
@@ -989,12 +1073,43 @@ void results_csv_period(FILE *out, const struct results_doc *d, const struct res
     }
 }
 
+/* A step's figures: its percentiles empty where not estimable (the table's "-"), then each
+ * one's 95% interval, low and high, empty where not estimable. */
+static void csv_step_figures(FILE *out, const struct intervals *iv, const struct hist *h)
+{
+    enum { N = SLAP_ARRAY_SIZE(csv_percentiles) };
+    struct ci_result r[N];
+    struct intervals_view v;
+    intervals_view_open(&v, iv, intervals_types(INTERVALS_LAT), h);
+    for (size_t i = 0; i < N; i++) {
+        intervals_view_ci(&v, csv_percentiles[i], &r[i]);
+    }
+    intervals_view_close(&v);
+    fprintf(out, "%.3f,%.3f,%.3f,%.3f", h->count ? us(h->min_ns) : 0.0, us(h->max_ns),
+            hist_mean_us(h), hist_stddev_us(h));
+    for (size_t i = 0; i < N; i++) {
+        if (r[i].estimable) {
+            fprintf(out, ",%.3f", us(hist_percentile_ns(h, csv_percentiles[i])));
+        } else {
+            fputc(',', out);
+        }
+    }
+    for (size_t i = 0; i < N; i++) {
+        if (r[i].estimable) {
+            fprintf(out, ",%.3f,%.3f", us(r[i].low_ns), us(r[i].high_ns));
+        } else {
+            fputs(",,", out);
+        }
+    }
+}
+
 static void csv_steps(FILE *out, const struct results_doc *d)
 {
     static struct hist h; /* main thread only */
     const struct results_step *steps = d->steps.items;
     fputs("target_tps,achieved_tps,seconds,ops,errors,min_us,max_us,avg_us,std_us,p50_us,"
-          "p90_us,p99_us,p99.9_us\n",
+          "p90_us,p99_us,p99.9_us,p50_low_us,p50_high_us,p90_low_us,p90_high_us,p99_low_us,"
+          "p99_high_us,p99.9_low_us,p99.9_high_us\n",
           out);
     for (size_t i = 0; i < d->steps.n; i++) {
         const struct results_step *s = &steps[i];
@@ -1004,7 +1119,7 @@ static void csv_steps(FILE *out, const struct results_doc *d)
                 per_second((double)stats_counters_requests(&s->counters), s->seconds), s->seconds,
                 (unsigned long long)ops,
                 (unsigned long long)stats_errors(&s->counters));
-        csv_figures(out, &h);
+        csv_step_figures(out, s->intervals, &h);
         fputc('\n', out);
     }
 }

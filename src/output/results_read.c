@@ -150,6 +150,19 @@ static void check_sums(struct reader *r, const struct hist *h)
     }
 }
 
+/* Are h's counts all between min_ns's bucket and max_ns's, as hist.h holds every histogram? */
+static bool buckets_within(const struct hist *h)
+{
+    size_t lo = h->count > 0 ? hist_bucket_index(h->min_ns) : HIST_BUCKETS;
+    size_t hi = h->count > 0 ? hist_bucket_index(h->max_ns) : 0;
+    for (size_t i = 0; i < HIST_BUCKETS; i++) {
+        if (h->buckets[i] != 0 && (i < lo || i > hi)) {
+            return false;
+        }
+    }
+    return true;
+}
+
 /* A histogram object into h (empty first): its counts must add up, its bounds and sums hold. */
 static void read_hist(struct reader *r, const struct json_value *obj, struct hist *h)
 {
@@ -174,6 +187,9 @@ static void read_hist(struct reader *r, const struct json_value *obj, struct his
     }
     if (!r->failed && (sum != h->count || (h->count > 0 && h->min_ns > h->max_ns))) {
         bad(r, "hist", "its buckets do not add up to its count, or min is above max");
+    }
+    if (!r->failed && !buckets_within(h)) {
+        bad(r, "hist", "a bucket lies outside min_ns..max_ns");
     }
     if (!r->failed) {
         check_sums(r, h);

@@ -254,13 +254,34 @@ def measured(servers, args, **kw):
 
 
 def block_stat(out, block, name):
-    """A figure of a final block, e.g. block_stat(out, "Total", "P99")."""
+    """A figure of a final block, e.g. block_stat(out, "Total", "P99"); a percentile's interval
+    may follow it. None for a percentile the block says is not estimable."""
     m = re.search(r"^%s Statistics \(\d+ events\)\n((?:   .*\n|       .*\n)+)" % re.escape(block),
                   out, re.M)
     check(m is not None, "no final %s block" % block)
-    v = re.search(r"^   %s:\s+([\d.]+)$" % re.escape(name), m.group(1), re.M)
+    if re.search(r"^   %s: not estimable \(\d+ requests; " % re.escape(name), m.group(1), re.M):
+        return None
+    v = re.search(r"^   %s:\s+([\d.]+)(?:  \[\d+, \d+\](?: \(.+\))?)?$" % re.escape(name),
+                  m.group(1), re.M)
     check(v is not None, "no %s line in the %s block" % (name, block))
     return float(v.group(1))
+
+
+def sweep_rows(out, npct):
+    """The sweep table's full rows, each (target, achieved, [percentiles], max, limited_by,
+    [interval cells]), with npct percentiles. A percentile is None ("-") exactly where its cell
+    says how many requests it needs; a cut-short row does not match."""
+    pattern = (r"^(\d+)\s+(\d+)" + r"\s+(\d+|-)" * npct + r"\s+(\d+)\s+([a-z-]+)" +
+               r"\s+(\[\d+,\d+\]|needs_\d+|never)" * npct + r"[ ]*$")
+    rows = []
+    for g in re.findall(pattern, out, re.M):
+        pct = [None if x == "-" else int(x) for x in g[2:2 + npct]]
+        cells = list(g[4 + npct:])
+        for p, c in zip(pct, cells):
+            check((p is None) == (not c.startswith("[")),
+                  "a percentile and its interval disagree in %r" % (g,))
+        rows.append((int(g[0]), int(g[1]), pct, int(g[2 + npct]), g[3 + npct], cells))
+    return rows
 
 
 def named(out, name):

@@ -33,9 +33,9 @@ TOP = os.path.dirname(os.path.dirname(HERE))
 # known to be neither timed nor disturbed by a neighbour.
 SHARES_CPU = frozenset([
     "ascii_only_server", "bad_options", "binary", "binary_misses", "cfg_file", "cfg_file_bad",
-    "compare_refusals", "completion_installed", "completion_matches_help", "connection_limit",
-    "counters_counted",
-    "dead_port", "descriptor_limits", "distribution_hash", "docs_layers_described",
+    "compare_refusals", "completion_installed", "completion_matches_help",
+    "confidence_not_estimable", "connection_limit", "counters_counted", "dead_port",
+    "descriptor_limits", "distribution_hash", "docs_layers_described",
     "docs_layers_include_downward", "docs_layers_options_in_cli", "docs_list_every_option",
     "docs_memslap_options", "env_servers", "error_replies_by_kind", "every_command_every_protocol",
     "evictions", "examples_name_real_options", "execute_below_concurrency", "expiry_over_30_days",
@@ -50,16 +50,15 @@ SHARES_CPU = frozenset([
     "mix_shares", "multiget", "multiget_keys_per_second", "multiget_two_servers", "output_fails",
     "output_that_cannot_be_written", "outputs_to_a_device_node", "outputs_to_a_fifo",
     "outputs_to_dev_null", "outputs_to_standard_output_by_name", "oversized_reply", "pipeline",
-    "plot_spectrum_of_two_runs",
-    "preload_evictions", "quiet", "regular_output_replaced_whole", "release_soak_60s", "rep_write",
-    "replay_cas", "replay_client_order", "replay_due_after_the_end", "replay_from_stdin",
-    "replay_long_ttl", "replay_protocols", "search_bad_objectives", "server_error",
-    "server_list_checked",
-    "sizes_in_header_and_config", "start_at_checked", "tiny_window_uneven_threads", "tls",
-    "total_min_is_the_types_min", "trace_gen_deterministic", "trace_stats_estimates_many_keys",
-    "trace_stats_malformed_lines", "trace_stats_recovers_generator", "trace_stats_usage",
-    "trace_stats_zipf_skew", "trace_stats_zstd_plain_stdin", "truncated_reply", "two_servers",
-    "unix_socket", "unsolicited_reply", "verify", "verify_detects", "verify_failures_are_errors"
+    "plot_spectrum_of_two_runs", "preload_evictions", "quiet", "regular_output_replaced_whole",
+    "release_soak_60s", "rep_write", "replay_cas", "replay_client_order",
+    "replay_due_after_the_end", "replay_from_stdin", "replay_long_ttl", "replay_protocols",
+    "search_bad_objectives", "server_error", "server_list_checked", "sizes_in_header_and_config",
+    "start_at_checked", "tiny_window_uneven_threads", "tls", "total_min_is_the_types_min",
+    "trace_gen_deterministic", "trace_stats_estimates_many_keys", "trace_stats_malformed_lines",
+    "trace_stats_recovers_generator", "trace_stats_usage", "trace_stats_zipf_skew",
+    "trace_stats_zstd_plain_stdin", "truncated_reply", "two_servers", "unix_socket",
+    "unsolicited_reply", "verify", "verify_detects", "verify_failures_are_errors"
 ])
 
 

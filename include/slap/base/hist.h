@@ -30,6 +30,12 @@ struct hist {
 
 /* Empty the histogram (it needs no other initialisation). */
 void hist_reset(struct hist *h);
+/* Every histogram holds its counts in the buckets from min_ns's to max_ns's (hist_record and
+ * hist_merge keep it so; a results file that breaks it is refused), so clearing, merging and
+ * scanning touch only those. */
+/* Empty a histogram set up by hist_reset: only its buckets between min and max are written
+ * (periods are emptied ten times a second). */
+void hist_clear(struct hist *h);
 /* Record one latency in nanoseconds. No allocation, no branch-heavy work. */
 void hist_record(struct hist *h, uint64_t ns);
 /* Add every count of src into dst (exact: periods, threads and hosts combine). An empty src

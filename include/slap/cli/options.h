@@ -51,6 +51,8 @@ struct slap_options {
     uint32_t pipeline;         /* --pipeline: requests in flight per connection, default 1 */
     enum latency_view latency; /* --latency */
     uint64_t warmup_ns;        /* --warmup: load before the measured run, 0 = none */
+    double precision_pct;      /* --precision P=W%: the percentile P (0: no target) */
+    double precision_width;    /* and W, the relative half-width asked (0.05 for 5%) */
     uint32_t npercentiles;     /* --percentiles */
     double percentiles[SLAP_MAX_PERCENTILES];
     const char *hdr_out;       /* --hdr-out FILE, or NULL */

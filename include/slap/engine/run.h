@@ -34,6 +34,8 @@ struct run_sinks {
                    uint64_t period_no, double period_s);
     /* The answers after the last period, the measured part having lasted elapsed_s. */
     void (*rest)(void *ctx, const struct slap_stats *rest, double elapsed_s);
+    /* Asked after each period: true ends the measured part there (as -t would). */
+    bool (*enough)(void *ctx);
     /* --samples: write what a worker's ring holds, times from origin_ns; how many it wrote. */
     uint64_t (*samples)(void *ctx, struct sample_ring *ring, uint64_t origin_ns);
 };

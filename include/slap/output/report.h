@@ -9,6 +9,7 @@
 #include "slap/engine/limits.h"
 #include "slap/model/stats.h"
 #include "slap/model/trace.h"
+#include "slap/output/intervals.h"
 #include "slap/output/run_desc.h"
 
 /* Header block: servers, threads, concurrency, run time or execute number, ... */
@@ -33,9 +34,23 @@ struct report_trace {
     const struct trace_progress *sent;
 };
 
+/* What the report says of how far its percentiles can be trusted. */
+struct report_confidence {
+    const struct intervals *intervals; /* the run's periods; NULL: none (order statistics) */
+    const char *precision;             /* --precision's outcome, or NULL */
+};
+
+/* The run's latency as the final Total block shows it (corrected; uncorrected with --latency
+ * uncorrected in an open loop) into total; the series of its intervals. */
+intervals_mask report_main_total(const struct run_desc *desc, const struct slap_stats *s,
+                                 struct hist *total);
+
+/* conf (or NULL: no periods, no steady line) gives each percentile its interval, a
+ * "percentile intervals:" line naming the method, "steady:" and "precision:" lines. */
 void report_final(FILE *out, const struct run_desc *desc, const struct slap_stats *global,
                   double seconds, int signal, const struct report_trace *trace,
-                  const struct limits *limits, double preload_evictions);
+                  const struct limits *limits, double preload_evictions,
+                  const struct report_confidence *conf);
 /* "preload_evictions: N (...)" when the servers evicted N > 0 items during the preload or
  * warm-up; nothing otherwise. */
 void report_preload_evictions(FILE *out, double evictions);
@@ -57,6 +72,7 @@ struct report_step {
     double seconds;                 /* for how long */
     const char *limited_by;         /* a limits_verdict_name; "-" when NULL or empty */
     bool interrupted;               /* a signal cut it short of --step_time */
+    const struct intervals *intervals; /* its periods, for the intervals; NULL: none */
 };
 
 /* A step's row: target and achieved rate, desc->percentiles and max (corrected), what limited it;

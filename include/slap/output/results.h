@@ -49,8 +49,11 @@ struct results_period {
     uint64_t misses[STATS_TYPES];           /* keys not found per type */
 };
 
+struct intervals;
+
 /* One --sweep step. */
 struct results_step {
+    struct intervals *intervals; /* its periods for its intervals (owned); NULL: none */
     double target_tps;
     char limited_by[16]; /* its limits_verdict_name; "mixed" when merged hosts disagree; "" */
     bool interrupted;    /* a signal cut it short of --step_time (merged: any host's) */
@@ -111,6 +114,8 @@ struct results_doc {
     struct results_trace trace;  /* --trace */
     bool has_limits;             /* what limited the run was judged (a run that measured) */
     struct limits limits;        /* owned */
+    struct intervals *intervals; /* the periods kept for the intervals and steadiness (owned) */
+    char precision[160];         /* --precision's outcome ("p99 within 4.1% after 23 s"); "" */
     char *source; /* read documents: the file's name (owned), for messages */
 };
 
