@@ -64,6 +64,10 @@ static enum options_outcome check_rounds(const struct parse_state *st)
     if (o->run_time_ns > UINT64_MAX / o->rounds) {
         return options_usage_error(st->err, "--rounds: --time times --rounds is too long");
     }
+    if (o->precision_pct > 0) {
+        return options_usage_error(st->err, "--precision cannot be used with --rounds (a run "
+                                            "stopped early would lose its last rounds)");
+    }
     return OPTIONS_RUN;
 }
 

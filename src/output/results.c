@@ -706,7 +706,7 @@ static void json_rounds(struct json_writer *w, const struct results_doc *d)
         json_u64(w, "errors", stats_errors(&p->counters));
         json_counters(w, &p->counters);
         json_sparse_types(w, &d->desc, types, p->lat, p->net_bytes, p->misses, &p->counters,
-                          p->seconds);
+                          p->seconds, false, NULL);
         json_close(w);
     }
     json_close(w);

@@ -79,6 +79,9 @@ def case_compare_refusals(mc):
     check(rc == 2 and "missing.json" in err, "a missing file: %d %r" % (rc, err))
     rc, _, err = run_slap(["-s", mc.addr, "-x", "100", "--rounds", "2"])
     check(rc == 2 and "--rounds" in err, "--rounds with -x: %d %r" % (rc, err))
+    rc, _, err = run_slap(["-s", mc.addr, "-t", "1s", "--rounds", "2", "--precision", "p99=5%"])
+    check(rc == 2 and "--precision cannot be used with --rounds" in err,
+          "--rounds with --precision: %d %r" % (rc, err))
 
 
 def case_rounds_counted(mc):
