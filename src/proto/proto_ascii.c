@@ -61,12 +61,28 @@ static size_t key_token_len(const char *req, size_t len, size_t at)
     return end - at;
 }
 
+/* Is the request's key at at exactly key? The usual case, checked without walking the
+ * request byte by byte: key holds no ' ' (it ends at the header's first), and a request's
+ * keys hold no CR (every key slap sends is graphic ASCII), so equal bytes followed by a
+ * separator are the whole token. */
+static bool key_token_is(const char *req, size_t len, size_t at, const char *key, size_t key_len)
+{
+    size_t end = at + key_len;
+    return end <= len && (end == len || req[end] == ' ' || req[end] == '\r') &&
+           memcmp(req + at, key, key_len) == 0;
+}
+
 /* A value of key came back: it must be the request's next key not yet answered, or a later
  * one (memcached answers in the order asked and leaves misses out). */
 static enum proto_step take_asked_key(struct proto_response *r, const char *key, size_t key_len,
                                       struct proto_result *res)
 {
     size_t at = r->req_at > 0 ? r->req_at : first_key_at(r->req, r->req_len);
+    if (key_token_is(r->req, r->req_len, at, key, key_len)) {
+        at += key_len;
+        r->req_at = at + (at < r->req_len && r->req[at] == ' ');
+        return STEP_NEXT;
+    }
     const char *next = r->req + at;
     size_t next_len = key_token_len(r->req, r->req_len, at);
     for (size_t n = next_len; n > 0; n = key_token_len(r->req, r->req_len, at)) {
