@@ -386,13 +386,26 @@ static bool period_published(struct run *r, uint64_t period_no)
     return true;
 }
 
-/* The live line: how far the run is, its rate, p99 and errors, over the line before. */
+/* The live line: how far the run is, its rate, p99 and errors over the last second, over the
+ * line before. Shown once a second, whatever the periods' length (0.1 s without -S). */
 static void show_progress(const struct run *r, const struct slap_stats *period, uint64_t period_no)
 {
-    static struct hist total; /* main thread only */
+    static struct hist total, second; /* main thread only: second holds the periods since */
+    static uint64_t ops, shown_ns;    /* the last line, ops their requests, shown_ns its time */
     const struct engine_config *o = &r->engine;
-    double elapsed = (double)(period_no * r->period_ns) / (double)SLAP_NS_PER_SEC;
+    uint64_t elapsed_ns = period_no * r->period_ns;
+    if (period_no == 1) {
+        hist_reset(&second);
+        ops = 0;
+        shown_ns = 0;
+    }
     stats_total_hist(period, &total);
+    hist_merge(&second, &total);
+    ops += stats_ops(period);
+    if (elapsed_ns % SLAP_NS_PER_SEC != 0 && elapsed_ns - shown_ns < SLAP_NS_PER_SEC) {
+        return;
+    }
+    double elapsed = (double)elapsed_ns / (double)SLAP_NS_PER_SEC;
     fputs("\r\033[K", stderr);
     if (o->lane.execute_number > 0) {
         struct hist done;
@@ -404,10 +417,13 @@ static void show_progress(const struct run *r, const struct slap_stats *period, 
                 (double)o->run_time_ns / (double)SLAP_NS_PER_SEC - elapsed);
     }
     fprintf(stderr, ", %.0f ops/s, p99 %.0f us, %llu errors",
-            (double)stats_ops(period) * (double)SLAP_NS_PER_SEC / (double)r->period_ns,
-            (double)hist_percentile_ns(&total, 99.0) / (double)SLAP_NS_PER_US,
+            (double)ops * (double)SLAP_NS_PER_SEC / (double)(elapsed_ns - shown_ns),
+            (double)hist_percentile_ns(&second, 99.0) / (double)SLAP_NS_PER_US,
             (unsigned long long)stats_errors(&r->global.counters));
     fflush(stderr);
+    hist_reset(&second);
+    ops = 0;
+    shown_ns = elapsed_ns;
 }
 
 /* The progress line goes when the run ends: nothing of it is left on the terminal. */

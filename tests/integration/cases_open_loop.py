@@ -38,7 +38,8 @@ def case_known_delay(mc):
 
 
 def case_stall_open_vs_closed(mc):
-    rc, out, err = run_slap(["-s", mc.addr, "-P", "1000", "-t", "3s", "-c", "4"],
+    # 6000 requests: enough for a p99 (5000 are needed for its interval)
+    rc, out, err = run_slap(["-s", mc.addr, "-P", "2000", "-t", "3s", "-c", "4"],
                             during=stall_later(mc, 1.0, 0.2))
     check(rc == 0, "open loop: exit status %d" % rc)
     p99 = block_stat(out, "Total", "P99")
