@@ -49,20 +49,26 @@ def case_compare_delay_proxy_is_significant(mc):
 def case_compare_same_server_not_significant(mc):
     """Two sets of rounds against the same memcached: no significant difference, exit 0. A first
     run stores the keys, so that both sets find the server in the same state (the first set's
-    gets would miss more otherwise: a real difference, not noise)."""
+    gets would miss more otherwise: a real difference, not noise). The body of the distribution
+    is judged (tps, p50): two invocations on a shared host can differ in their tails for real
+    (a slow moment in one set). A host that changed between the sets differs for real too, so
+    the pair gets three tries to compare alike once; a compare that always found a difference
+    fails all three."""
     d = tmpdir()
     run_json(mc.addr, os.path.join(d, "warm.json"), ["-t", "1s", "-q"])
     paths = [os.path.join(d, n) for n in ("a.json", "b.json")]
-    for path in paths:
-        run_json(mc.addr, path, ["-t", "1s", "--rounds", "4", "-q"])
-    rc, out, err = run_slap(["compare", paths[0], paths[1], "--fail-if", "p50>+5%",
-                             "--fail-if", "tps<-5%"])
-    check(rc == 0, "compare exit status %d: %s%s" % (rc, out, err))
-    rows = {line.split()[0]: line for line in out.splitlines()[3:] if line.strip()}
-    # The body of the distribution only: two invocations on a shared host differ in their tails
-    # for real (a slow moment in one set), which four rounds each cannot average out.
-    for name in ("tps", "p50"):
-        check(rows[name].rstrip().endswith("no"), "%s significant:\n%s" % (name, out))
+    found = []
+    for _ in range(3):
+        for path in paths:
+            run_json(mc.addr, path, ["-t", "1s", "--rounds", "4", "-q"])
+        rc, out, err = run_slap(["compare", paths[0], paths[1], "--fail-if", "p50>+5%",
+                                 "--fail-if", "tps<-5%"])
+        rows = {line.split()[0]: line for line in out.splitlines()[3:] if line.strip()}
+        alike = rc == 0 and all(rows[name].rstrip().endswith("no") for name in ("tps", "p50"))
+        if alike:
+            return
+        found.append("exit status %d:\n%s%s" % (rc, out, err))
+    check(False, "three pairs of sets compared as different:\n" + "\n".join(found))
 
 
 def case_compare_refusals(mc):
