@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: dependencies, a strict build, unit and integration tests (valgrind
 # memcheck and a 60 s soak among them), then the same tests built with AddressSanitizer and
-# UndefinedBehaviorSanitizer, then every libFuzzer target for a bounded time. Two tests run at a
+# UndefinedBehaviorSanitizer. Every libFuzzer target runs first, for a bounded time: the quickest
+# pass, and the one whose hand-listed sources break first. Two tests run at a
 # time, except the integration cases that measure time or rate, which run alone
 # (tests/integration/run.py, SHARES_CPU).
 set -euo pipefail
@@ -11,6 +12,11 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/scripts/deps.sh" valgrind clang libclang-rt-dev python3-yaml python3-jsonschema librsvg2-bin \
     nutcracker libmemcached-tools jq iproute2
 
+phase "libFuzzer targets (bounded)"
+CC=clang cmake -S "$top" -B "$top/build-fuzz" -DSLAP_FUZZ=ON -DSLAP_WERROR=ON >/dev/null
+cmake --build "$top/build-fuzz" -j "$(nproc)" --target fuzzers
+(cd "$top/build-fuzz" && ctest -j2 -L fuzz --output-on-failure --no-tests=error)
+
 phase "release build (warnings are errors)"
 "$top/scripts/build.sh" "$top/build" -DSLAP_WERROR=ON
 (cd "$top/build" && ctest -j2 --output-on-failure --no-tests=error)
@@ -19,8 +25,4 @@ phase "AddressSanitizer + UndefinedBehaviorSanitizer build"
 "$top/scripts/build.sh" "$top/build-asan" -DSLAP_WERROR=ON -DSLAP_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
 (cd "$top/build-asan" && ASAN_OPTIONS=detect_leaks=1 ctest -j2 --output-on-failure --no-tests=error)
 
-phase "libFuzzer targets (bounded)"
-CC=clang cmake -S "$top" -B "$top/build-fuzz" -DSLAP_FUZZ=ON -DSLAP_WERROR=ON >/dev/null
-cmake --build "$top/build-fuzz" -j "$(nproc)" --target fuzzers
-(cd "$top/build-fuzz" && ctest -j2 -L fuzz --output-on-failure --no-tests=error)
 phase "all passed"
