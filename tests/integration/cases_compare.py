@@ -30,7 +30,7 @@ def case_compare_delay_proxy_is_significant(mc):
     run_json(mc.addr, direct, ["-t", "1s", "--rounds", "3", "-q"], ["-c", "4"])
     proxy = DelayProxy(mc.port, 0.001)
     run_json(proxy.addr, slowed, ["-t", "3s", "-S", "500ms"], ["-c", "4"])
-    rc, out, err = run_slap(["compare", direct, slowed, "--fail-if", "p99>+5%",
+    rc, out, err = run_slap(["compare", direct, slowed, "--fail-if", "p99>+5%,p50>+5%",
                              "--json", os.path.join(d, "c.json")])
     check(rc == 1, "compare exit status %d, not 1: %s%s" % (rc, out, err))
     check("intervals from 3 rounds" in out and "intervals from 6 periods" in out,
@@ -39,6 +39,7 @@ def case_compare_delay_proxy_is_significant(mc):
     for name in ("p50", "p99"):
         check(rows[name].rstrip().endswith("yes"), "%s not significant:\n%s" % (name, out))
     check("--fail-if p99" in err, "stderr does not say which threshold: %r" % err)
+    check("(significant at 97.5%)" in err, "two thresholds share 5%%: %r" % err)
     doc = json.load(open(os.path.join(d, "c.json")))
     p50 = doc["comparisons"][0]["figures"]["p50"]
     check(p50["significant"] is True and p50["diff_ci"][0] > 800, "JSON p50: %r" % p50)
