@@ -449,6 +449,7 @@ static void keep_step(struct search *s, const struct rate_result *res)
     }
     struct results_step *kept = &((struct results_step *)s->doc.steps.items)[s->doc.steps.n - 1];
     snprintf(kept->limited_by, sizeof(kept->limited_by), "%s", res->limited_by);
+    snprintf(kept->slo, sizeof(kept->slo), "%s", verdict_word(res->verdict));
     stats_merge(s->doc.global, s->acc);
     s->total_seconds += s->seconds;
 }
@@ -579,6 +580,13 @@ static int search_run(struct search *s)
     }
     if (status == SEARCH_OK) {
         report_search_end(s->out, &ov.view, &end);
+        s->doc.search = (struct results_search){.present = true,
+                                                .capacity_tps = end.capacity,
+                                                .lowest_broken = end.lowest_broken,
+                                                .exhausted = end.exhausted,
+                                                .client_limit = end.client_limit};
+        snprintf(s->doc.search.objectives, sizeof(s->doc.search.objectives), "%s",
+                 ov.view.text);
     }
     return save_doc(s, status);
 }
