@@ -118,3 +118,25 @@ def case_rounds_counted(mc):
         check(sum(r["counters"][c] for r in rounds) == doc["counters"][c], c + " differs")
     check(all(0.9 < r["seconds"] < 1.1 for r in rounds), "round lengths %r" %
           [r["seconds"] for r in rounds])
+    # slap merge adds round k of each host into round k, as long as the longer host's; hosts
+    # with different numbers of rounds merge without rounds (compare takes the periods)
+    other, merged = os.path.join(d, "r2.json"), os.path.join(d, "m.json")
+    run_json(mc.addr, other, ["-t", "1s", "--rounds", "3", "-q"])
+    rc, out, err = run_slap(["merge", path, other, "--json", merged])
+    check(rc == 0, "merge exit status %d: %s" % (rc, err))
+    two = json.load(open(other))["rounds"]
+    got = json.load(open(merged)).get("rounds", [])
+    check(len(got) == 3, "%d merged rounds" % len(got))
+    for k in range(3):
+        check(got[k]["types"]["total"]["count"] ==
+              rounds[k]["types"]["total"]["count"] + two[k]["types"]["total"]["count"],
+              "merged round %d's count" % k)
+        check(got[k]["counters"]["cmd_get"] ==
+              rounds[k]["counters"]["cmd_get"] + two[k]["counters"]["cmd_get"],
+              "merged round %d's gets" % k)
+        check(got[k]["seconds"] == max(rounds[k]["seconds"], two[k]["seconds"]),
+              "merged round %d lasts %r" % (k, got[k]["seconds"]))
+    run_json(mc.addr, other, ["-t", "1s", "--rounds", "2", "-q"])
+    rc, out, err = run_slap(["merge", path, other, "--json", merged])
+    if rc == 0:
+        check("rounds" not in json.load(open(merged)), "3 rounds and 2 merged into rounds")

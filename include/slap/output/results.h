@@ -117,7 +117,7 @@ struct results_doc {
     struct results_list periods; /* struct results_period */
     struct results_list steps;   /* struct results_step */
     struct results_list rounds;  /* struct results_period: --rounds, each round (elapsed_s: its
-                                  * end); not merged */
+                                  * end); merged round by round when every input has as many */
     struct results_list servers; /* struct results_server */
     struct results_list runs;    /* struct results_run_id: one; a merged document's, each */
     uint64_t samples_written;    /* --samples */
