@@ -95,17 +95,37 @@ def case_examples_name_real_options():
     real = help_options()
     with open(os.path.join(TOP, "examples", "k8s-indexed-job.yaml")) as f:
         docs = [d for d in yaml.safe_load_all(f) if d]
-    jobs = [d for d in docs if d.get("kind") == "Job"]
-    check(len(jobs) == 1, "no Job in the manifest")
-    spec = jobs[0]["spec"]
+    jobs = {d["metadata"]["name"]: d for d in docs if d.get("kind") == "Job"}
+    check(set(jobs) == {"slap-load", "slap-merge"}, "the manifest's Jobs: %r" % sorted(jobs))
+    spec = jobs["slap-load"]["spec"]
     check(spec["completionMode"] == "Indexed" and spec["completions"] >= 2, "not an Indexed Job")
-    container = spec["template"]["spec"]["containers"][0]
+    pod = spec["template"]["spec"]
+    container = pod["containers"][0]
     check(container["command"] == ["slap"], "the container does not run slap")
     named = options_named(container["args"])
     check({"json", "start_at", "label"} <= named, "the Job must set --json, --start_at, --label")
     check(named <= real, "the manifest names options slap lacks: %r" % (named - real))
-    volumes = {v["name"] for v in spec["template"]["spec"]["volumes"]}
+    volumes = {v["name"] for v in pod["volumes"]}
     check({m["name"] for m in container["volumeMounts"]} <= volumes, "mounts without volumes")
+    anti = pod["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][0]
+    check(anti["topologyKey"] == "kubernetes.io/hostname" and
+          anti["labelSelector"]["matchLabels"] == spec["template"]["metadata"]["labels"],
+          "the load pods do not repel each other across nodes: %r" % anti)
+    merge = jobs["slap-merge"]["spec"]["template"]["spec"]["containers"][0]
+    script = " ".join(merge["command"] + merge["args"])
+    check("slap merge /results/slap-*.json" in script and
+          "%d" % spec["completions"] in script, "the merge Job does not wait for and merge "
+          "every pod's file: %s" % script)
+    # the image the Containerfile's build line makes, in both Jobs
+    with open(os.path.join(TOP, "Containerfile")) as f:
+        built = re.search(r"^# Build: +podman build -t (\S+) \.$", f.read(), re.M)
+    check(built is not None, "the Containerfile names no image in its Build line")
+    check(container["image"] == merge["image"] == built.group(1),
+          "the Jobs run %s and %s, the Containerfile builds %s" %
+          (container["image"], merge["image"], built.group(1)))
+    claims = [d for d in docs if d.get("kind") == "PersistentVolumeClaim"]
+    check(claims and claims[0]["spec"]["accessModes"] == ["ReadWriteMany"] and
+          claims[0]["spec"].get("storageClassName"), "the claim names no ReadWriteMany class")
     with open(os.path.join(TOP, "examples", "pdsh-fanout.sh")) as f:
         script = f.read()
     check(re.search(r"pdsh (-\S+ )*-w", script) and "slap merge" in script,
