@@ -160,21 +160,15 @@ def query(prom, expr, at):
 # ---------------------------------------------------------------- Prometheus scrapes slap
 
 def case_metrics_prometheus_scrape(mc):
-    """Prometheus scrapes slap every second of a 10 s open-loop run: rate() of
+    """Prometheus scrapes slap every second during a 10 s open-loop run: rate() of
     slap_requests_total agrees with slap's TPS, histogram_quantile(0.99) with its P99."""
-    # Prometheus first, already scraping the port slap is to take: it scrapes the whole run
-    # (a target found later waits for service discovery's 5 s batching)
+    # Prometheus first, configured with the port slap is to take. It hands its targets to its
+    # scrapers in batches, the first about 5 s after it starts: it scrapes the second half of
+    # the run every second (waiting for that batch would make the case 20 s long).
     port = free_port()
     prom = start_prometheus("127.0.0.1:%d" % port)
     slap = None
     try:
-        # Prometheus hands its targets to the scrapers in batches, the first a few seconds
-        # after it starts: wait until it scrapes (slap's port is still closed: "down")
-        deadline = time.monotonic() + 15
-        while '"lastScrape":"0001' in http_get(prom.base + "/api/v1/targets")[1] or \
-                '"activeTargets":[]' in http_get(prom.base + "/api/v1/targets")[1]:
-            check(time.monotonic() < deadline, "Prometheus did not take its target")
-            time.sleep(0.2)
         slap = Slap(["-s", mc.addr, "-t", "10s", "-c", "4", "-T", "2", "-P", "4000",
                      "--metrics", "127.0.0.1:%d" % port, "--label", "scraped"])
         check(slap.metrics_url() == "http://127.0.0.1:%d/metrics" % port, "the address said")
@@ -190,9 +184,11 @@ def case_metrics_prometheus_scrape(mc):
         result = json.loads(body)["data"]["result"]
         check(len(result) == 1, "one get series: %r" % result)
         points = result[0]["values"]
-        check(len(points) >= 6, "Prometheus scraped %d times in a 10 s run" % len(points))
+        check(len(points) >= 3, "Prometheus scraped %d times in a 10 s run" % len(points))
+        gaps = [float(b[0]) - float(a[0]) for a, b in zip(points, points[1:])]
+        check(max(gaps) <= 1.5, "not a scrape every second: %r" % gaps)
         last = float(points[-1][0])
-        rate = query(prom, "sum(rate(slap_requests_total[5s]))", last)
+        rate = query(prom, "sum(rate(slap_requests_total[3s]))", last)
         print("%d scrapes; slap TPS %d, Prometheus rate %.0f; slap P99 %.0f us"
               % (len(points), tps, rate, p99_us))
         check(abs(rate - tps) <= 0.1 * tps,
