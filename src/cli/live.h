@@ -14,7 +14,7 @@
 #define LIVE_MAX_CONNS 16     /* scrapers served at once; more wait in the kernel's queue */
 #define LIVE_MAX_HEADERS 8192 /* bytes of a request's line and headers */
 #define LIVE_IDLE_S 2         /* a connection silent this long is closed */
-#define LIVE_LIFETIME_S 3    /* and none lives longer (a slow sender, a slow reader) */
+#define LIVE_LIFETIME_S 3     /* and none lives longer (a slow sender, a slow reader) */
 #define LIVE_PUSH_TIMEOUT_NS (5ULL * SLAP_NS_PER_SEC)   /* the final push */
 #define LIVE_PERIOD_TIMEOUT_NS (1ULL * SLAP_NS_PER_SEC) /* a -S period's */
 

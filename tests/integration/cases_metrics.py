@@ -85,8 +85,10 @@ def start_prometheus(target):
 
 def start_pushgateway():
     need(PUSHGATEWAY)
+    # Debian's build keeps its groups in /var/lib/prometheus by default: in memory only here,
+    # so that no run sees another's groups
     return Daemon("pushgateway", lambda d: [PUSHGATEWAY, "--web.listen-address=127.0.0.1:%d"
-                                            % d.port], "/-/ready")
+                                            % d.port, "--persistence.file="], "/-/ready")
 
 
 class Slap:
@@ -258,6 +260,14 @@ def case_metrics_pushgateway(mc):
               "the first push's verdict remains: the group was not replaced")
         check(total(group, "slap_requests_total") == total(group, "slap_unanswered_requests_total"),
               "the second push's requests: all unanswered")
+        # a run cut short by a signal pushes what it measured, then dies of the signal
+        rc, out, err = run_slap(["-s", mc.addr, "-t", "20s", "-c", "2", "--label", "cut",
+                                 "--push", gw.base], interrupt_after=1.5)
+        check(rc == -signal.SIGINT, "an interrupted run dies of SIGINT: %d" % rc)
+        group = gateway_group(gw, "cut")
+        check(total(group, "slap_run_finished") == 1 and
+              total(group, "slap_requests_total") == run_line(out)[1],
+              "the interrupted run's figures were not pushed: %r" % group.get("slap_requests_total"))
         # -S: each period pushed while the run goes on, the final one after it
         seen = []
         slap = Slap(["-s", mc.addr, "-t", "3s", "-c", "2", "-S", "1s", "--label", "periods",
