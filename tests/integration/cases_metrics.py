@@ -300,7 +300,7 @@ class FakeGateway:
         threading.Thread(target=self._serve, daemon=True).start()
 
     def _serve(self):
-        while True:
+        for _ in range(1000):  # until stop() closes the listener
             try:
                 c, _ = self.sock.accept()
             except OSError:
@@ -309,8 +309,11 @@ class FakeGateway:
                 c.settimeout(2)
                 data = b""
                 try:
-                    while b"\r\n\r\n" not in data:
-                        data += c.recv(65536)
+                    for _ in range(1000):  # the headers, then the answer
+                        chunk = c.recv(65536)
+                        data += chunk
+                        if not chunk or b"\r\n\r\n" in data:
+                            break
                     self.requests += 1
                     c.sendall(self.reply)
                 except OSError:
