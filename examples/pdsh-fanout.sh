@@ -1,22 +1,64 @@
 #!/usr/bin/env bash
 # slap on several load hosts at once with pdsh: every host starts measuring at the same
-# instant (--start_at, 15 s from now), writes its results as JSON, and the results are
-# gathered here and merged into one report, one JSON document and one picture.
-# Usage: HOSTS=load1,load2,load3 SERVER=mc1:11211 examples/pdsh-fanout.sh [slap options...]
-# Needs pdsh (Debian: pdsh) with ssh access to the hosts, and slap installed on each.
-set -euo pipefail
-hosts=${HOSTS:?set HOSTS to a comma-separated list of load hosts}
+# instant (--start_at, LEAD seconds from now), writes its results as JSON, and the results are
+# gathered here and merged into one report, one JSON document and one picture. A host that
+# fails (unreachable, no slap, a run that went wrong) is named, and the others are merged.
+#
+# Usage: HOSTS='load[1-4]' SERVER=mc1:11211 examples/pdsh-fanout.sh [slap options...]
+#   HOSTS   any pdsh host list: load1,load2,load3 or load[1-4] or load[1-2],other
+#   SERVER  the memcached (or proxy) to load, host:port
+#   LEAD    seconds from now to the common start (default 15): long enough for ssh to reach
+#           every host; a host that starts later than a second past it refuses to run
+#   OUT     the directory for the results (default results-START)
+# The slap options after the script's name reach every host as they are, quoted; they come
+# after the defaults below (-T 4 -c 128 -t 60s), so they override them.
+# Needs pdsh (Debian: pdsh) with ssh access to the hosts and slap installed on each, and the
+# hosts' clocks in step (NTP or PTP): --start_at is a time of day, read by each host's clock.
+# Exit status: 0 every host's results merged; 1 some host failed, the others merged; 2 bad
+# usage, or no host produced results.
+set -uo pipefail
+hosts=${HOSTS:?set HOSTS to a pdsh host list (load1,load2 or load[1-4])}
 server=${SERVER:?set SERVER to the memcached host:port}
-start=$(($(date +%s) + 15))
-dir=results-$start
-mkdir -p "$dir"
+lead=${LEAD:-15}
+start=$(($(date +%s) + lead))
+dir=${OUT:-results-$start}
+mkdir -p "$dir" || exit 2
+
+# The remote command line, every word quoted for the remote shell; $(hostname) is left for it.
+remote="slap --servers=$(printf %q "$server") --threads=4 --concurrency=128 --time=60s"
+remote+=" --start_at=$start --label=\$(hostname) --json=/tmp/slap-$start.json --quiet"
+for arg in "$@"; do
+    remote+=" $(printf %q "$arg")"
+done
+
+# pdsh's own reading of the host list (ranges included), run here without connecting anywhere.
+mapfile -t names < <(pdsh -R exec -w "$hosts" echo %h | sed 's/^[^:]*: //' | sort -u)
+if [[ ${#names[@]} -eq 0 ]]; then
+    echo "pdsh-fanout: HOSTS '$hosts' names no host" >&2
+    exit 2
+fi
 
 export PDSH_RCMD_TYPE=ssh
-pdsh -w "$hosts" "slap --servers=$server --threads=4 --concurrency=128 --time=60s \
-    --start_at=$start --label=\$(hostname) --json=/tmp/slap-$start.json --quiet $*"
+pdsh -S -w "$hosts" "$remote" # a failed host is told apart below, by its missing results
+pdsh -R exec -w "$hosts" scp -q %h:/tmp/slap-$start.json "$dir/%h.json" 2>/dev/null
 
-for host in ${hosts//,/ }; do
-    scp -q "$host:/tmp/slap-$start.json" "$dir/$host.json"
+have=() failed=()
+for host in "${names[@]}"; do
+    if [[ -s $dir/$host.json ]]; then
+        have+=("$dir/$host.json")
+    else
+        failed+=("$host")
+    fi
 done
-slap merge "$dir"/*.json --json="$dir/merged.json" --csv="$dir/merged.csv" \
+if [[ ${#have[@]} -eq 0 ]]; then
+    echo "pdsh-fanout: no host produced results (${failed[*]})" >&2
+    exit 2
+fi
+slap merge "${have[@]}" --json="$dir/merged.json" --csv="$dir/merged.csv" \
     --svg="$dir/merged.svg"
+merged=$?
+if [[ ${#failed[@]} -gt 0 ]]; then
+    echo "pdsh-fanout: no results from ${failed[*]}: merged the other ${#have[@]} hosts into $dir" >&2
+    exit 1
+fi
+[[ $merged -eq 0 ]] && exit 0 || exit 1

@@ -151,17 +151,17 @@ static void slower_run_is_significant(void **state)
     assert_true(table.rows[1].diff[1].relative > 0.8 && table.rows[1].diff[1].relative < 1.2);
     assert_false(table.rows[0].diff[1].significant); /* the same rate */
     assert_int_equal(compare_threshold_parse("p99>+50%", &th, err, sizeof(err)), SLAP_OK);
-    assert_true(compare_crosses(&table, &th, &row, &run));
+    assert_true(compare_crosses(&table, &th, COMPARE_LEVEL, &row, &run));
     assert_int_equal(row, 2);
     assert_int_equal(run, 1);
     assert_int_equal(compare_threshold_parse("p99>+150%", &th, err, sizeof(err)), SLAP_OK);
-    assert_false(compare_crosses(&table, &th, &row, &run)); /* significant, not that far */
+    assert_false(compare_crosses(&table, &th, COMPARE_LEVEL, &row, &run)); /* significant, not that far */
     assert_int_equal(compare_threshold_parse("p99<-5%", &th, err, sizeof(err)), SLAP_OK);
-    assert_false(compare_crosses(&table, &th, &row, &run)); /* the other way */
+    assert_false(compare_crosses(&table, &th, COMPARE_LEVEL, &row, &run)); /* the other way */
     assert_int_equal(compare_threshold_parse("p50>+50us", &th, err, sizeof(err)), SLAP_OK);
-    assert_true(compare_crosses(&table, &th, &row, &run));
+    assert_true(compare_crosses(&table, &th, COMPARE_LEVEL, &row, &run));
     assert_int_equal(compare_threshold_parse("p90>+1%", &th, err, sizeof(err)), SLAP_OK);
-    assert_false(compare_crosses(&table, &th, &row, &run)); /* not in the table */
+    assert_false(compare_crosses(&table, &th, COMPARE_LEVEL, &row, &run)); /* not in the table */
 }
 
 static void same_distribution_is_not_significant(void **state)
@@ -176,7 +176,31 @@ static void same_distribution_is_not_significant(void **state)
         assert_false(table.rows[r].diff[1].significant);
     }
     assert_int_equal(compare_threshold_parse("p99>+0%", &th, err, sizeof(err)), SLAP_OK);
-    assert_false(compare_crosses(&table, &th, &row, &run));
+    assert_false(compare_crosses(&table, &th, COMPARE_LEVEL, &row, &run));
+}
+
+/* Several thresholds or runs share the 5% chance of a false failure (Bonferroni): a
+ * difference 2.2 standard errors from 0 fails one threshold at 95%, not six at 99.17%. */
+static void several_thresholds_share_the_level(void **state)
+{
+    (void)state;
+    struct compare_threshold th;
+    char err[256];
+    size_t row, run;
+    build_two(100000, 100000, 3, false);
+    assert_true(compare_gate_level(&table, 1) == COMPARE_LEVEL);
+    assert_true(fabs(compare_gate_level(&table, 6) - (1.0 - 0.05 / 6)) < 1e-12);
+    table.nruns = 3;
+    assert_true(fabs(compare_gate_level(&table, 2) - (1.0 - 0.05 / 4)) < 1e-12);
+    table.nruns = 2;
+    struct ci_difference *d = &table.rows[2].diff[1];
+    *d = (struct ci_difference){.estimable = true, .diff_ns = 2200, .se_ns = 1000, .df = 0,
+                                .relative = 0.5, .significant = true};
+    assert_int_equal(compare_threshold_parse("p99>+10%", &th, err, sizeof(err)), SLAP_OK);
+    assert_true(compare_crosses(&table, &th, compare_gate_level(&table, 1), &row, &run));
+    assert_false(compare_crosses(&table, &th, compare_gate_level(&table, 6), &row, &run));
+    d->df = 3; /* t with 3 degrees of freedom needs 3.18 at 95% */
+    assert_false(compare_crosses(&table, &th, COMPARE_LEVEL, &row, &run));
 }
 
 static void rounds_are_the_batches(void **state)
@@ -218,6 +242,7 @@ int main(void)
         cmocka_unit_test(refuses_bad_thresholds),
         cmocka_unit_test(slower_run_is_significant),
         cmocka_unit_test(same_distribution_is_not_significant),
+        cmocka_unit_test(several_thresholds_share_the_level),
         cmocka_unit_test(rounds_are_the_batches),
         cmocka_unit_test(refuses_different_workloads),
     };

@@ -365,7 +365,7 @@ static void run_p99(uint64_t seed, double scale, struct ci_result *ci)
 static void test_compare_same_and_slower(void **state)
 {
     (void)state;
-    unsigned false_alarms = 0, found = 0, pairs = 100;
+    unsigned false_alarms = 0, strict_alarms = 0, found = 0, pairs = 100;
     for (uint64_t i = 0; i < pairs; i++) {
         struct ci_result a, b, slow;
         struct ci_difference same, slower;
@@ -378,9 +378,15 @@ static void test_compare_same_and_slower(void **state)
         assert_true(same.low_ns <= same.diff_ns && same.diff_ns <= same.high_ns);
         false_alarms += same.significant;
         found += slower.significant && slower.relative > 0.1;
+        /* the same verdict asked again at the same level; a stricter one finds fewer */
+        assert_true(ci_significant_at(&same, 0.95) == same.significant);
+        assert_true(ci_significant_at(&slower, 0.95) == slower.significant);
+        strict_alarms += ci_significant_at(&same, 0.99);
+        assert_true(!ci_significant_at(&same, 0.99) || same.significant);
     }
     /* observed: 5 false alarms in 100 pairs (95% expected), every slower run found */
     assert_true(false_alarms <= 10);
+    assert_true(strict_alarms <= false_alarms && strict_alarms <= 3);
     assert_int_equal(found, pairs);
 }
 

@@ -294,9 +294,19 @@ void ci_compare(const struct ci_result *a, const struct ci_result *b, double lev
         df = den > 0 ? (unsigned)fmax(1.0, floor(var * var / den)) : 0;
     }
     double half = ci_t_quantile(level, df) * sqrt(var);
+    d->se_ns = sqrt(var);
+    d->df = df;
     d->low_ns = d->diff_ns - half;
     d->high_ns = d->diff_ns + half;
     d->significant = d->low_ns > 0 || d->high_ns < 0;
+}
+
+bool ci_significant_at(const struct ci_difference *d, double level)
+{
+    if (!d->estimable) {
+        return false;
+    }
+    return fabs(d->diff_ns) > ci_t_quantile(level, d->df) * d->se_ns;
 }
 
 void ci_mean(const double *values, size_t n, double level, double *mean, double *low,

@@ -1,8 +1,9 @@
 /*
  * slap compare: results files set beside the first, each difference with its 95% interval;
- * --fail-if makes the exit status a verdict. Exit status: 0 no threshold crossed, 1 a
- * significant difference crossed one (or an output could not be written), 2 bad usage or a
- * file that cannot be read or compared.
+ * --fail-if makes the exit status a verdict, its thresholds sharing the 5% chance of a false
+ * failure (compare_gate_level). Exit status: 0 no threshold crossed, 1 a significant
+ * difference crossed one (or an output could not be written), 2 bad usage or a file that
+ * cannot be read or compared.
  */
 #include "subcommands.h"
 
@@ -112,14 +113,15 @@ static void write_table_json(FILE *out, const void *arg)
 static int judge(const struct compare_args *a, const struct compare_table *t)
 {
     int status = COMPARE_OK;
+    double level = compare_gate_level(t, a->nth);
     for (size_t k = 0; k < a->nth; k++) {
         size_t row, run;
-        if (compare_crosses(t, &a->th[k], &row, &run)) {
+        if (compare_crosses(t, &a->th[k], level, &row, &run)) {
             const struct ci_difference *d = &t->rows[row].diff[run];
             fprintf(stderr, "slap compare: --fail-if %s: %s of '%s' changed by %+.1f%% from "
-                            "'%s' (significant)\n",
+                            "'%s' (significant at %.4g%%)\n",
                     a->th[k].figure, t->rows[row].name, t->runs[run].name, d->relative * 100.0,
-                    t->runs[0].name);
+                    t->runs[0].name, level * 100.0);
             status = COMPARE_CROSSED;
         } else if (t->nrows > 0 && !a->th[k].tps) {
             bool listed = false;

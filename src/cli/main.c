@@ -707,15 +707,8 @@ static enum slap_status sweep_step(struct run *run, struct slap_options *step,
                                    FILE *out, struct intervals *iv, char *err, size_t err_len)
 {
     struct run_sinks sinks = {.ctx = iv, .period = step_period, .rest = step_rest};
-    *step = *opts;
-    step->tps = rate;
-    step->run_time_ns = opts->step_time_ns;
-    step->stat_freq_ns = 0;
-    step->start_at_ns = first ? opts->start_at_ns : 0;
-    step->flush = first && opts->flush;
-    step->windows_stored = !first;
     struct run_plan plan;
-    plan_run(&plan, step);
+    plan_step(&plan, step, opts, rate, opts->step_time_ns, 0, first);
     memset(run, 0, sizeof(*run));
     if (run_init(run, &plan, out, err, err_len) != SLAP_OK ||
         run_want(run, &sinks, true, true, false) != SLAP_OK) {

@@ -101,3 +101,16 @@ void plan_run(struct run_plan *p, const struct slap_options *o)
     plan_tls(&p->tls_settings, o);
     plan_workload(&p->workload, o);
 }
+
+void plan_step(struct run_plan *p, struct slap_options *step, const struct slap_options *o,
+               double rate, uint64_t run_time_ns, uint64_t stat_freq_ns, bool first)
+{
+    *step = *o;
+    step->tps = rate;
+    step->run_time_ns = run_time_ns;
+    step->stat_freq_ns = stat_freq_ns;
+    step->start_at_ns = first ? o->start_at_ns : 0;
+    step->flush = first && o->flush;
+    step->windows_stored = !first;
+    plan_run(p, step);
+}

@@ -13,5 +13,11 @@ void plan_workload(struct workload_plan *p, const struct slap_options *o);
 void plan_tls(struct tls_settings *p, const struct slap_options *o);
 /* The whole run: the workload, TLS, the engine's settings, the servers and the rest. */
 void plan_run(struct run_plan *p, const struct slap_options *o);
+/* One step of a sweep or a search: a timed open-loop run of o's workload at rate, its options
+ * in *step (which the plan points into: keep it while the plan lives). Only the first step
+ * waits for --start_at, flushes (--flush) and preloads: the later ones find the windows it
+ * stored. */
+void plan_step(struct run_plan *p, struct slap_options *step, const struct slap_options *o,
+               double rate, uint64_t run_time_ns, uint64_t stat_freq_ns, bool first);
 
 #endif

@@ -281,18 +281,13 @@ static void sink_rest(void *ctx, const struct slap_stats *rest, double elapsed_s
 static enum slap_status run_at(struct search *s, struct run *run, double rate, char *err,
                                size_t err_len)
 {
-    struct slap_options step = s->opts;
+    struct slap_options step;
     struct run_plan plan;
     struct run_sinks sinks = {.ctx = &s->periods, .period = sink_period, .rest = sink_rest};
     bool first = !s->begun;
     uint64_t period = s->args.step_ns / PERIODS_PER_STEP;
-    step.tps = rate;
-    step.run_time_ns = s->args.step_ns;
-    step.stat_freq_ns = period > PERIOD_MIN_NS ? period : PERIOD_MIN_NS;
-    step.start_at_ns = first ? s->opts.start_at_ns : 0;
-    step.flush = first && s->opts.flush;
-    step.windows_stored = !first;
-    plan_run(&plan, &step);
+    plan_step(&plan, &step, &s->opts, rate, s->args.step_ns,
+              period > PERIOD_MIN_NS ? period : PERIOD_MIN_NS, first);
     memset(run, 0, sizeof(*run));
     if (run_init(run, &plan, s->out, err, err_len) != SLAP_OK ||
         run_want(run, &sinks, false, true, false) != SLAP_OK) {
@@ -458,6 +453,7 @@ static void keep_step(struct search *s, const struct rate_result *res)
     }
     struct results_step *kept = &((struct results_step *)s->doc.steps.items)[s->doc.steps.n - 1];
     snprintf(kept->limited_by, sizeof(kept->limited_by), "%s", res->limited_by);
+    snprintf(kept->slo, sizeof(kept->slo), "%s", verdict_word(res->verdict));
     stats_merge(s->doc.global, s->acc);
     s->total_seconds += s->seconds;
 }
@@ -588,6 +584,13 @@ static int search_run(struct search *s)
     }
     if (status == SEARCH_OK) {
         report_search_end(s->out, &ov.view, &end);
+        s->doc.search = (struct results_search){.present = true,
+                                                .capacity_tps = end.capacity,
+                                                .lowest_broken = end.lowest_broken,
+                                                .exhausted = end.exhausted,
+                                                .client_limit = end.client_limit};
+        snprintf(s->doc.search.objectives, sizeof(s->doc.search.objectives), "%s",
+                 ov.view.text);
     }
     return save_doc(s, status);
 }

@@ -421,8 +421,14 @@ static bool crosses(const struct compare_threshold *th, const struct ci_differen
     return th->above ? change > th->amount : change < th->amount;
 }
 
+double compare_gate_level(const struct compare_table *t, size_t nth)
+{
+    size_t k = nth * (t->nruns > 1 ? t->nruns - 1 : 1);
+    return k > 1 ? 1.0 - (1.0 - COMPARE_LEVEL) / (double)k : COMPARE_LEVEL;
+}
+
 bool compare_crosses(const struct compare_table *t, const struct compare_threshold *th,
-                     size_t *row, size_t *run)
+                     double level, size_t *row, size_t *run)
 {
     for (size_t r = 0; r < t->nrows; r++) {
         const struct compare_row *cr = &t->rows[r];
@@ -430,7 +436,7 @@ bool compare_crosses(const struct compare_table *t, const struct compare_thresho
             continue;
         }
         for (size_t i = 1; i < t->nruns; i++) {
-            if (cr->diff[i].estimable && cr->diff[i].significant && crosses(th, &cr->diff[i])) {
+            if (ci_significant_at(&cr->diff[i], level) && crosses(th, &cr->diff[i])) {
                 *row = r;
                 *run = i;
                 return true;

@@ -674,6 +674,9 @@ static void json_steps(struct json_writer *w, const struct results_doc *d)
         if (s->limited_by[0] != '\0') {
             json_string(w, "limited_by", s->limited_by);
         }
+        if (s->slo[0] != '\0') {
+            json_string(w, "slo", s->slo);
+        }
         json_bool(w, "interrupted", s->interrupted);
         json_double(w, "seconds", s->seconds);
         json_u64(w, "ops", ops);
@@ -683,6 +686,32 @@ static void json_steps(struct json_writer *w, const struct results_doc *d)
                           s->seconds, true, s->intervals);
         json_close(w);
     }
+    json_close(w);
+}
+
+/* A rate, or null when there is none (0). */
+static void json_rate_or_null(struct json_writer *w, const char *key, double rate)
+{
+    if (rate > 0) {
+        json_double(w, key, rate);
+    } else {
+        json_null(w, key);
+    }
+}
+
+/* slap search: its objectives and how it ended (none: no member). */
+static void json_search(struct json_writer *w, const struct results_doc *d)
+{
+    const struct results_search *s = &d->search;
+    if (!s->present) {
+        return;
+    }
+    json_open_object(w, "search");
+    json_string(w, "objectives", s->objectives);
+    json_rate_or_null(w, "capacity_tps", s->capacity_tps);
+    json_rate_or_null(w, "lowest_broken_tps", s->lowest_broken);
+    json_bool(w, "exhausted", s->exhausted);
+    json_rate_or_null(w, "client_limit_tps", s->client_limit);
     json_close(w);
 }
 
@@ -993,6 +1022,7 @@ void results_json_end(struct results_json_stream *js)
     const struct results_doc *d = js->d;
     json_close(w); /* periods */
     json_steps(w, d);
+    json_search(w, d);
     json_rounds(w, d);
     json_servers(w, d);
     json_limits(w, d);

@@ -587,6 +587,42 @@ static enum slap_status walk_inputs(struct results_merge_input *in, size_t n, bo
 
 /* The inputs' documents (without their periods) merged into out, in order, refusing as a merge
  * of whole documents would. */
+/*
+ * --rounds: round k of every input added into the merged round k (the hosts ran their rounds
+ * side by side, as their periods), as long as the longest host's. None when the inputs' counts
+ * differ: slap compare then takes the merged periods.
+ */
+static enum slap_status merge_rounds(struct results_doc *out, const struct results_merge_input *in,
+                                     size_t n, struct slap_stats *scratch)
+{
+    size_t rounds = in[0].doc->rounds.n;
+    for (size_t i = 1; i < n; i++) {
+        if (in[i].doc->rounds.n != rounds) {
+            return SLAP_OK;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        const struct results_period *items = in[i].doc->rounds.items;
+        for (size_t k = 0; k < rounds; k++) {
+            const struct results_period *p = &items[k];
+            stats_reset(scratch);
+            scratch->counters = p->counters;
+            for (int t = 0; t < STATS_TYPES; t++) {
+                results_sparse_add(&p->lat[t], scratch->lat[t]);
+                scratch->net_bytes[t] = p->net_bytes[t];
+                scratch->misses[t] = p->misses[t];
+            }
+            if (results_add_to_round(out, k, p->elapsed_s, i == 0 ? p->seconds : 0.0, scratch) !=
+                SLAP_OK) {
+                return SLAP_ERROR;
+            }
+            struct results_period *merged = &((struct results_period *)out->rounds.items)[k];
+            merged->seconds = p->seconds > merged->seconds ? p->seconds : merged->seconds;
+        }
+    }
+    return SLAP_OK;
+}
+
 static enum slap_status merge_heads(struct results_doc *out, struct results_merge_input *in,
                                     size_t n, struct slap_stats *scratch, char *err, size_t err_len)
 {
@@ -609,7 +645,7 @@ static enum slap_status merge_heads(struct results_doc *out, struct results_merg
         }
         merge_step_verdicts(out, in[i].doc, i == 0);
     }
-    if (merge_limits(out, in, n) != SLAP_OK) {
+    if (merge_limits(out, in, n) != SLAP_OK || merge_rounds(out, in, n, scratch) != SLAP_OK) {
         snprintf(err, err_len, "out of memory");
         return SLAP_ERROR;
     }

@@ -30,7 +30,7 @@ def case_compare_delay_proxy_is_significant(mc):
     run_json(mc.addr, direct, ["-t", "1s", "--rounds", "3", "-q"], ["-c", "4"])
     proxy = DelayProxy(mc.port, 0.001)
     run_json(proxy.addr, slowed, ["-t", "3s", "-S", "500ms"], ["-c", "4"])
-    rc, out, err = run_slap(["compare", direct, slowed, "--fail-if", "p99>+5%",
+    rc, out, err = run_slap(["compare", direct, slowed, "--fail-if", "p99>+5%,p50>+5%",
                              "--json", os.path.join(d, "c.json")])
     check(rc == 1, "compare exit status %d, not 1: %s%s" % (rc, out, err))
     check("intervals from 3 rounds" in out and "intervals from 6 periods" in out,
@@ -39,6 +39,7 @@ def case_compare_delay_proxy_is_significant(mc):
     for name in ("p50", "p99"):
         check(rows[name].rstrip().endswith("yes"), "%s not significant:\n%s" % (name, out))
     check("--fail-if p99" in err, "stderr does not say which threshold: %r" % err)
+    check("(significant at 97.5%)" in err, "two thresholds share 5%%: %r" % err)
     doc = json.load(open(os.path.join(d, "c.json")))
     p50 = doc["comparisons"][0]["figures"]["p50"]
     check(p50["significant"] is True and p50["diff_ci"][0] > 800, "JSON p50: %r" % p50)
@@ -117,3 +118,25 @@ def case_rounds_counted(mc):
         check(sum(r["counters"][c] for r in rounds) == doc["counters"][c], c + " differs")
     check(all(0.9 < r["seconds"] < 1.1 for r in rounds), "round lengths %r" %
           [r["seconds"] for r in rounds])
+    # slap merge adds round k of each host into round k, as long as the longer host's; hosts
+    # with different numbers of rounds merge without rounds (compare takes the periods)
+    other, merged = os.path.join(d, "r2.json"), os.path.join(d, "m.json")
+    run_json(mc.addr, other, ["-t", "1s", "--rounds", "3", "-q"])
+    rc, out, err = run_slap(["merge", path, other, "--json", merged])
+    check(rc == 0, "merge exit status %d: %s" % (rc, err))
+    two = json.load(open(other))["rounds"]
+    got = json.load(open(merged)).get("rounds", [])
+    check(len(got) == 3, "%d merged rounds" % len(got))
+    for k in range(3):
+        check(got[k]["types"]["total"]["count"] ==
+              rounds[k]["types"]["total"]["count"] + two[k]["types"]["total"]["count"],
+              "merged round %d's count" % k)
+        check(got[k]["counters"]["cmd_get"] ==
+              rounds[k]["counters"]["cmd_get"] + two[k]["counters"]["cmd_get"],
+              "merged round %d's gets" % k)
+        check(got[k]["seconds"] == max(rounds[k]["seconds"], two[k]["seconds"]),
+              "merged round %d lasts %r" % (k, got[k]["seconds"]))
+    run_json(mc.addr, other, ["-t", "1s", "--rounds", "2", "-q"])
+    rc, out, err = run_slap(["merge", path, other, "--json", merged])
+    if rc == 0:
+        check("rounds" not in json.load(open(merged)), "3 rounds and 2 merged into rounds")

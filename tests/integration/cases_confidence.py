@@ -8,7 +8,8 @@ import subprocess
 import tempfile
 import time
 
-from harness import check, DelayProxy, free_port, PATHS, run_slap
+from cases_limits import CpuHog, pin
+from harness import check, DelayProxy, free_port, Memcached, PATHS, run_slap, Skip
 
 
 def interval(out, block, name):
@@ -47,6 +48,52 @@ def case_confidence_steady(mc):
     rc, out, _ = run_slap(["-s", proxy.addr, "-P", "400", "-c", "16", "-T", "1", "-t", "4s"])
     check(rc == 0 and re.search(r"^steady: no \(.*median latency rose", out, re.M),
           "a growing delay judged steady:\n" + out)
+
+
+def case_confidence_steady_busy_host():
+    """The verdict on a busy load host (memcached -t 1 pinned to CPU 0, slap to CPU 1): a busy
+    loop sharing slap's CPU for the whole run takes half of it all along, a run still steady;
+    the same loop starting halfway through takes half of the second half, and the run is not
+    steady, its rate falling (slap at -c 16 is bound by its CPU: half of it cost 44% of the
+    rate when measured). On a shared machine each gets three tries to be judged so once."""
+    if (os.cpu_count() or 1) < 2:
+        raise Skip("one CPU: the server and the busy loop cannot be pinned apart")
+    mc = Memcached(extra=("-t", "1"))
+    args = ["-s", mc.addr, "-T", "1", "-c", "16", "-t", "4s"]
+    cpu1 = ("taskset", "-c", "1")
+    try:
+        pin(mc.proc.pid, 0)
+        lines = []
+        with CpuHog(1):
+            for _ in range(3):
+                rc, out, err = run_slap(args, prefix=cpu1)
+                check(rc == 0, "exit status %d: %s" % (rc, err))
+                lines.append(re.search(r"^steady: .*$", out, re.M).group(0))
+                if lines[-1].startswith("steady: yes ("):
+                    break
+        check(lines[-1].startswith("steady: yes ("),
+              "a busy loop there all along judged unsteady 3 times:\n" + "\n".join(lines))
+        lines = []
+        for _ in range(3):
+            hog = {}
+
+            def halfway():
+                time.sleep(2.0)
+                hog["h"] = CpuHog(1)
+
+            try:
+                rc, out, err = run_slap(args, prefix=cpu1, during=halfway)
+            finally:
+                if "h" in hog:
+                    hog["h"].__exit__()
+            check(rc == 0, "exit status %d: %s" % (rc, err))
+            lines.append(re.search(r"^steady: .*$", out, re.M).group(0))
+            if re.match(r"steady: no \(the rate fell", lines[-1]):
+                break
+        check(re.match(r"steady: no \(the rate fell", lines[-1]) is not None,
+              "a busy loop from halfway not seen 3 times:\n" + "\n".join(lines))
+    finally:
+        mc.stop()
 
 
 def case_confidence_precision(mc):

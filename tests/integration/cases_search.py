@@ -15,6 +15,7 @@ import tempfile
 import time
 import xml.etree.ElementTree as ET
 
+from cases_results import validate
 from harness import check, Failure, free_port, Memcached, run_slap, Skip
 from cases_limits import pin
 from cases_tools import complete
@@ -181,6 +182,13 @@ def case_search_known_capacity():
         doc = json.load(open(os.path.join(d, "s.json")))
         targets = [s["target_tps"] for s in doc["steps"]]
         check(targets == sorted(int(r[0]) for r in rows), "JSON steps %r, rows %r" % (targets, rows))
+        validate(doc)
+        verdicts = {int(r[0]): r[5] for r in rows}
+        check(all(s["slo"] == verdicts[int(s["target_tps"])] for s in doc["steps"]),
+              "JSON steps' verdicts %r, rows %r" % ([s["slo"] for s in doc["steps"]], rows))
+        check(doc["search"]["objectives"] == "p50<40ms" and
+              abs(doc["search"]["capacity_tps"] - capacity) < 1 and
+              doc["search"]["client_limit_tps"] is None, "JSON search %r" % doc["search"])
     finally:
         server.stop()
         shutil.rmtree(d)

@@ -108,15 +108,97 @@ def case_examples_name_real_options():
     check({m["name"] for m in container["volumeMounts"]} <= volumes, "mounts without volumes")
     with open(os.path.join(TOP, "examples", "pdsh-fanout.sh")) as f:
         script = f.read()
-    check("pdsh -w" in script and "slap merge" in script, "the pdsh example neither fans out nor merges")
+    check(re.search(r"pdsh (-\S+ )*-w", script) and "slap merge" in script,
+          "the pdsh example neither fans out nor merges")
     named = set()
-    for line in re.findall(r"slap [^\n]*", script.replace("\\\n", " ")):
+    for line in re.findall(r"(?:slap |remote\+?=)[^\n]*", script.replace("\\\n", " ")):
         named |= options_named(line.split())
     check({"json", "start_at"} <= named and named <= real | {"csv", "svg"},
           "the pdsh example names %r" % (named - real))
     r = subprocess.run(["bash", "-n", os.path.join(TOP, "examples", "pdsh-fanout.sh")],
                        capture_output=True, text=True)
     check(r.returncode == 0, "pdsh-fanout.sh: %s" % r.stderr)
+
+
+FAKE_SSH = r"""#!/usr/bin/env bash
+# ssh stand-in: runs the command here as if on the host, whose --json=/tmp/ is $FAKE_HOSTS/HOST/
+# and whose hostname is HOST; a host listed in $FAKE_HOSTS/down cannot be reached
+while [[ ${1-} == -* ]]; do
+    case $1 in -l | -p | -o | -i) shift 2 ;; *) shift ;; esac
+done
+host=$1
+shift
+if grep -qx "$host" "$FAKE_HOSTS/down"; then
+    echo "ssh: connect to host $host port 22: Connection refused" >&2
+    exit 255
+fi
+mkdir -p "$FAKE_HOSTS/$host/bin"
+printf '#!/bin/sh\necho %s\n' "$host" >"$FAKE_HOSTS/$host/bin/hostname"
+chmod +x "$FAKE_HOSTS/$host/bin/hostname"
+cmd="$*"
+PATH="$FAKE_HOSTS/$host/bin:$PATH" exec bash -c "${cmd//--json=\/tmp\//--json=$FAKE_HOSTS/$host/}"
+"""
+
+FAKE_SCP = r"""#!/usr/bin/env bash
+# scp stand-in: HOST:/tmp/FILE is $FAKE_HOSTS/HOST/FILE
+[[ $1 == -q ]] && shift
+src=$1 host=${1%%:*} path=${1#*:}
+exec cp "$FAKE_HOSTS/$host/${path#/tmp/}" "$2"
+"""
+
+
+def case_pdsh_fanout_survives_a_failed_host(mc):
+    """examples/pdsh-fanout.sh run through the real pdsh, with ssh and scp stand-ins that run
+    each "host" here: HOSTS in pdsh's range syntax (load[1-3]), load2 unreachable. The other two
+    run slap, starting together, and are merged; the script names load2 and exits 1. A slap
+    option whose value has spaces and a quote (a -F file) reaches every host intact."""
+    import shutil
+    import tempfile
+    if shutil.which("pdsh") is None:
+        raise Skip("pdsh is not installed")
+    d = tempfile.mkdtemp(prefix="slap-pdsh-")
+    try:
+        fake = os.path.join(d, "bin")
+        hosts = os.path.join(d, "hosts")
+        os.makedirs(fake)
+        os.makedirs(hosts)
+        for name, text in (("ssh", FAKE_SSH), ("scp", FAKE_SCP)):
+            with open(os.path.join(fake, name), "w") as f:
+                f.write(text)
+            os.chmod(os.path.join(fake, name), 0o755)
+        os.symlink(PATHS.slap, os.path.join(fake, "slap"))
+        with open(os.path.join(hosts, "down"), "w") as f:
+            f.write("load2\n")
+        cfg = os.path.join(d, "a cfg's file")
+        with open(cfg, "w") as f:
+            f.write("value\n100 200 1\n")
+        out_dir = os.path.join(d, "out")
+        env = dict(os.environ, PATH=fake + ":" + os.environ["PATH"], FAKE_HOSTS=hosts,
+                   HOSTS="load[1-3]", SERVER=mc.addr, LEAD="3", OUT=out_dir)
+        r = subprocess.run([os.path.join(TOP, "examples", "pdsh-fanout.sh"), "-T", "1", "-c", "2",
+                            "-t", "1s", "-F", cfg], env=env, capture_output=True, text=True,
+                           timeout=60)
+        check(r.returncode == 1, "exit status %d, not 1:\n%s%s" % (r.returncode, r.stdout, r.stderr))
+        check("no results from load2: merged the other 2 hosts" in r.stderr, "stderr: %s" % r.stderr)
+        doc = json.load(open(os.path.join(out_dir, "merged.json")))
+        check(sorted(doc["label"].split("+")) == ["load1", "load3"], "merged %r" % doc["label"])
+        starts = [run["start_ms"] for run in doc["runs"]]
+        check(len(starts) == 2 and max(starts) - min(starts) < 200,
+              "the hosts did not start together: %r" % starts)
+        c = doc["counters"]
+        per_set = c["object_bytes"] / max(1, c["cmd_set"])
+        check(c["cmd_set"] > 0 and 100 <= per_set <= 200 + 250,
+              "values of %.0f bytes: the -F file's 100-200 not used" % per_set)
+        # every host down: nothing to merge, exit 2
+        with open(os.path.join(hosts, "down"), "w") as f:
+            f.write("load1\nload2\nload3\n")
+        r = subprocess.run([os.path.join(TOP, "examples", "pdsh-fanout.sh"), "-t", "1s"],
+                           env=dict(env, OUT=os.path.join(d, "out2")), capture_output=True,
+                           text=True, timeout=60)
+        check(r.returncode == 2 and "no host produced results" in r.stderr,
+              "every host down: %d %s" % (r.returncode, r.stderr))
+    finally:
+        shutil.rmtree(d)
 
 
 def leftovers(ident=None):

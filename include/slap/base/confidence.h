@@ -110,9 +110,13 @@ struct ci_difference {
     double high_ns;
     double relative; /* diff / a (0 when a is 0) */
     bool significant;
+    double se_ns;    /* the standard error of diff */
+    unsigned df;     /* its degrees of freedom (Welch); 0: normal */
 };
 void ci_compare(const struct ci_result *a, const struct ci_result *b, double level,
                 struct ci_difference *d);
+/* Is d significant at another level (a stricter one, for several comparisons at once)? */
+bool ci_significant_at(const struct ci_difference *d, double level);
 
 /*
  * A mean and its interval from n values taken as independent batches (the rates of a run's

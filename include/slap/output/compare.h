@@ -66,9 +66,16 @@ struct compare_threshold {
 /* Parse one threshold; SLAP_ERROR with err saying what is wrong. */
 enum slap_status compare_threshold_parse(const char *text, struct compare_threshold *th,
                                          char *err, size_t err_len);
-/* Does a significant difference of some run from the first cross th? Then *row and *run say
- * where (the first such). A figure the table lacks crosses nothing. */
+/*
+ * The level each --fail-if comparison is judged at when nth thresholds are checked against
+ * every run after the first: COMPARE_LEVEL shared among them (Bonferroni), so that chance
+ * alone fails the whole check at most 1 - COMPARE_LEVEL of the time, however many
+ * thresholds and runs. One threshold, two runs: COMPARE_LEVEL itself.
+ */
+double compare_gate_level(const struct compare_table *t, size_t nth);
+/* Does a difference of some run from the first, significant at level, cross th? Then *row
+ * and *run say where (the first such). A figure the table lacks crosses nothing. */
 bool compare_crosses(const struct compare_table *t, const struct compare_threshold *th,
-                     size_t *row, size_t *run);
+                     double level, size_t *row, size_t *run);
 
 #endif

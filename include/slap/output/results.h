@@ -56,6 +56,7 @@ struct results_step {
     struct intervals *intervals; /* its periods for its intervals (owned); NULL: none */
     double target_tps;
     char limited_by[16]; /* its limits_verdict_name; "mixed" when merged hosts disagree; "" */
+    char slo[12];        /* slap search: "held", "broken" or "undecided"; "" for a sweep's */
     bool interrupted;    /* a signal cut it short of --step_time (merged: any host's) */
     double seconds;
     struct slap_counters counters;
@@ -92,6 +93,16 @@ struct results_list {
     void *items;
 };
 
+/* slap search's outcome (written as "search"; not read back: merge and plot take the steps). */
+struct results_search {
+    bool present;
+    char objectives[128];   /* as given, "p99<1ms" */
+    double capacity_tps;    /* the highest rate held; 0: none */
+    double lowest_broken;   /* the lowest rate broken; 0: none */
+    bool exhausted;         /* the step budget ran out before the resolution */
+    double client_limit;    /* > 0: slap became the limit at this rate */
+};
+
 struct results_doc {
     struct run_desc desc; /* the run's settings and configuration (owned; read: from "config") */
     char label[RESULTS_LABEL_MAX];
@@ -106,7 +117,7 @@ struct results_doc {
     struct results_list periods; /* struct results_period */
     struct results_list steps;   /* struct results_step */
     struct results_list rounds;  /* struct results_period: --rounds, each round (elapsed_s: its
-                                  * end); not merged */
+                                  * end); merged round by round when every input has as many */
     struct results_list servers; /* struct results_server */
     struct results_list runs;    /* struct results_run_id: one; a merged document's, each */
     uint64_t samples_written;    /* --samples */
@@ -116,6 +127,7 @@ struct results_doc {
     struct limits limits;        /* owned */
     struct intervals *intervals; /* the periods kept for the intervals and steadiness (owned) */
     char precision[160];         /* --precision's outcome ("p99 within 4.1% after 23 s"); "" */
+    struct results_search search; /* slap search's document */
     char *source; /* read documents: the file's name (owned), for messages */
 };
 
