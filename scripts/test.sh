@@ -10,7 +10,7 @@ SECONDS=0
 phase() { echo "== $1 (at ${SECONDS}s)"; }
 top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/scripts/deps.sh" valgrind clang libclang-rt-dev python3-yaml python3-jsonschema librsvg2-bin \
-    nutcracker libmemcached-tools jq iproute2 pdsh
+    nutcracker libmemcached-tools jq iproute2 pdsh prometheus prometheus-pushgateway
 
 phase "libFuzzer targets (bounded)"
 CC=clang cmake -S "$top" -B "$top/build-fuzz" -DSLAP_FUZZ=ON -DSLAP_WERROR=ON >/dev/null

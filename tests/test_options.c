@@ -105,7 +105,7 @@ static void test_table(void **state)
 {
     (void)state;
     size_t rows = options_table_size();
-    assert_int_equal(rows, 69);
+    assert_int_equal(rows, 71);
     for (size_t i = 0; i < rows; i++) {
         const char *name = options_table_long_name(i);
         assert_non_null(name);
@@ -837,6 +837,8 @@ static const struct sample samples[] = {
     {SAMPLE("trace_value_max", "100k"), WITH("--trace", "cluster.zst")},
     {SAMPLE("stats_servers", "h3:1,h4:2")},
     {SAMPLE("proxy_stats", "h5:22222")},
+    {SAMPLE("metrics", "127.0.0.1:9100")},
+    {SAMPLE("push", "http://127.0.0.1:9091/pg")},
     {.name = "help", .action = true},
     {.name = "version", .action = true},
 };

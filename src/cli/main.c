@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "slap/output/hist_hgrm.h"
+#include "live.h"
 #include "memslap.h"
 #include "plan.h"
 #include "signals.h"
@@ -374,9 +375,10 @@ static void report(FILE *out, const struct run *r, const struct slap_options *o,
     }
 }
 
-/* Everything after the run: report, verdict, files; the exit status. */
+/* Everything after the run: report, verdict, files, then --push; the exit status (a failed
+ * push leaves it as it is). */
 static int conclude(const struct run *r, const struct slap_options *o, struct outputs *outs,
-                    FILE *out, const struct precision *pr)
+                    FILE *out, const struct precision *pr, struct live *live)
 {
     struct limits limits;
     bool judged = run_limits(r, &limits) == SLAP_OK && stats_ops(&r->global) > 0;
@@ -403,9 +405,11 @@ static int conclude(const struct run *r, const struct slap_options *o, struct ou
         status = EXIT_RUN_FAILED;
     }
     if (outs->want_doc) {
-        doc_from_run(&outs->doc, r, o, status, &limits);
+        doc_from_run(&outs->doc, r, o, status, &limits); /* the limits move into the document */
         status = outputs_save(outs, o) != EXIT_RUN_OK ? EXIT_RUN_FAILED : status;
     }
+    const struct limits *final = outs->want_doc ? &outs->doc.limits : &limits;
+    live_finish(live, &r->global, run_seconds(r), judged ? final : NULL);
     limits_free(&limits);
     return status;
 }
@@ -425,6 +429,7 @@ struct run_outputs {
     uint32_t grouped;
     double grouped_s;
     struct precision precision; /* --precision */
+    struct live *live;          /* --metrics, --push; NULL: neither */
 };
 
 /* --rounds: the round period period_no falls in (the last takes any beyond). */
@@ -471,6 +476,19 @@ static void sink_period(void *ctx, const struct slap_stats *period, const struct
         results_add_to_round(ro->rounds, round_of(ro->o, period_no, period_s),
                              period_s * (double)period_no, period_s, period);
     }
+    if (ro->o->stat_freq_ns > 0) {
+        live_period(ro->live); /* --push with -S: each period */
+    }
+}
+
+static void sink_tick(void *ctx, const struct slap_stats *global, double elapsed_s)
+{
+    live_tick(((struct run_outputs *)ctx)->live, global, elapsed_s);
+}
+
+static void sink_wait(void *ctx, uint64_t ns)
+{
+    live_wait(((struct run_outputs *)ctx)->live, ns);
 }
 
 static bool sink_enough(void *ctx)
@@ -516,7 +534,27 @@ static struct run_sinks run_sinks_of(struct run_outputs *ro)
                               .period = sink_period,
                               .rest = sink_rest,
                               .enough = ro->precision.pct > 0 ? sink_enough : NULL,
-                              .samples = ro->samples != NULL ? sink_samples : NULL};
+                              .samples = ro->samples != NULL ? sink_samples : NULL,
+                              .tick = ro->live != NULL ? sink_tick : NULL,
+                              .wait = live_serves(ro->live) ? sink_wait : NULL};
+}
+
+/* --metrics and --push, when asked: listening (its address said) before the run starts. */
+static enum slap_status open_live(struct live **live, const struct slap_options *o,
+                                  const struct run_desc *desc)
+{
+    char err[512];
+    struct live_setup setup = {.metrics = o->metrics,
+                               .push = o->push,
+                               .push_periods = o->stat_freq_ns > 0,
+                               .label = o->label,
+                               .desc = desc,
+                               .target_tps = o->tps};
+    if (live_open(live, &setup, err, sizeof(err)) != SLAP_OK) {
+        fprintf(stderr, "slap: %s\n", err);
+        return SLAP_ERROR;
+    }
+    return SLAP_OK;
 }
 
 /* One measured run: header, run, report. Dies of the signal that interrupted it. */
@@ -537,14 +575,14 @@ static int run_once(const struct slap_options *opts)
                              .rounds = opts->rounds > 1 ? &outs.doc : NULL,
                              .precision = {.pct = opts->precision_pct,
                                            .width = opts->precision_width}};
-    struct run_sinks sinks = run_sinks_of(&ro);
-
     memset(&run, 0, sizeof(run));
-    if (status != EXIT_RUN_OK || stats_init(&ro.group, &stats_shape_all) != SLAP_OK) {
+    if (status != EXIT_RUN_OK || stats_init(&ro.group, &stats_shape_all) != SLAP_OK ||
+        open_live(&ro.live, opts, &outs.doc.desc) != SLAP_OK) {
         stats_free(&ro.group);
         outputs_free(&outs);
         return status != EXIT_RUN_OK ? status : EXIT_RUN_FAILED;
     }
+    struct run_sinks sinks = run_sinks_of(&ro);
     status = EXIT_RUN_FAILED;
     plan_run(&plan, opts);
     if (run_init(&run, &plan, out, err, sizeof(err)) != 0 ||
@@ -563,7 +601,7 @@ static int run_once(const struct slap_options *opts)
         fprintf(stderr, "slap: %s\n", err);
         goto out;
     }
-    status = conclude(&run, opts, &outs, out, &ro.precision);
+    status = conclude(&run, opts, &outs, out, &ro.precision, ro.live);
     if (!output_ok()) {
         status = EXIT_RUN_FAILED;
     }
@@ -571,12 +609,14 @@ static int run_once(const struct slap_options *opts)
         run_free(&run);
         stats_free(&ro.group);
         outputs_free(&outs);
+        live_close(ro.live);
         signals_die_of(run.signal);
     }
 out:
     run_free(&run);
     stats_free(&ro.group);
     outputs_free(&outs);
+    live_close(ro.live);
     return status;
 }
 

@@ -336,6 +336,16 @@ static const struct option_row option_rows[] = {
                          "twemproxy's stats port (nutcracker -s): its errors and queues over the "
                          "run, and its backends' stats read as with --stats_servers.",
                          STRING(proxy_stats)},
+    [ROW_METRICS] = {0, "metrics", "[ADDR:]PORT",
+                     "Serve the run's figures at http://ADDR:PORT/metrics in Prometheus' text "
+                     "format while it runs, updated every second. ADDR defaults to 127.0.0.1; "
+                     "PORT 0 takes a free port; the address is said on standard error.",
+                     STRING(metrics), NOT_REPLAYED},
+    [ROW_PUSH] = {0, "push", "URL",
+                  "Push the final figures (and each -S period's) to the Prometheus Pushgateway "
+                  "at URL (http://HOST:PORT), job slap, instance the --label. A failed push is "
+                  "said and changes nothing else.",
+                  STRING(push), NOT_REPLAYED},
     [ROW_HELP] = {'h', "help", NULL, "Print this help and exit.", ACTION(apply_help)},
     [ROW_VERSION] = {'V', "version", NULL, "Print the version and exit.", ACTION(apply_version)},
 };

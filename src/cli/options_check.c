@@ -13,8 +13,10 @@
 #include "slap/net/servers.h"
 #include "slap/proto/udp.h"
 
+#include "live.h"
 #include "options_rows.h"
 #include "options_table.h"
+#include "push.h"
 
 /* Open-loop options that need each other. */
 static enum options_outcome check_open_loop(const struct parse_state *st)
@@ -323,6 +325,25 @@ static enum options_outcome check_results(const struct parse_state *st)
     return OPTIONS_RUN;
 }
 
+/* --metrics and --push: an address and a URL they take, for one run. */
+static enum options_outcome check_live(const struct parse_state *st)
+{
+    const struct slap_options *o = st->o;
+    const char *problem;
+    if ((o->metrics != NULL || o->push != NULL) && o->sweep_step > 0) {
+        return options_usage_error(st->err, "--metrics and --push show one run: they cannot be "
+                                            "used with --sweep");
+    }
+    if (o->metrics != NULL &&
+        (problem = live_metrics_problem(o->metrics, NULL, 0, NULL)) != NULL) {
+        return options_usage_error(st->err, "--metrics %s: %s", o->metrics, problem);
+    }
+    if (o->push != NULL && (problem = push_url_problem(o->push)) != NULL) {
+        return options_usage_error(st->err, "--push %s: %s", o->push, problem);
+    }
+    return OPTIONS_RUN;
+}
+
 /* No --label: the host name, or "slap" when it has none. */
 static void apply_label_fallback(struct slap_options *o)
 {
@@ -341,6 +362,7 @@ enum options_outcome options_finish(const struct parse_state *st)
     enum options_outcome outcome = check_combinations(st);
     if (outcome == OPTIONS_RUN) {
         outcome = check_results(st);
+        outcome = outcome == OPTIONS_RUN ? check_live(st) : outcome;
         apply_label_fallback(st->o);
     }
     if (outcome == OPTIONS_RUN) {

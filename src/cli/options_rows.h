@@ -78,6 +78,8 @@ enum option_id {
     ROW_TRACE_VALUE_MAX,
     ROW_STATS_SERVERS,
     ROW_PROXY_STATS,
+    ROW_METRICS,
+    ROW_PUSH,
     ROW_HELP,
     ROW_VERSION,
     ROW_COUNT

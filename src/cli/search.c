@@ -181,6 +181,10 @@ static int check_slap_options(const struct slap_options *o)
         return search_usage("-x, -S, --hdr-out, --samples and --trace cannot be used with a "
                             "search (a step is a timed open-loop run)");
     }
+    if (o->metrics != NULL || o->push != NULL) {
+        return search_usage("--metrics and --push show one run: they cannot be used with a "
+                            "search");
+    }
     return SEARCH_OK;
 }
 

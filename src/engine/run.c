@@ -202,7 +202,8 @@ enum slap_status run_init(struct run *r, const struct run_plan *p, FILE *out, ch
         }
     }
     if (stats_init(&r->global, &r->shape) != SLAP_OK ||
-        stats_init(&r->period, &r->shape) != SLAP_OK) {
+        stats_init(&r->period, &r->shape) != SLAP_OK ||
+        stats_init(&r->tick, &r->shape) != SLAP_OK) {
         snprintf(err, err_len, "out of memory");
         return SLAP_ERROR;
     }
@@ -224,6 +225,7 @@ void run_free(struct run *r)
     replay_free(&r->replay);
     stats_free(&r->global);
     stats_free(&r->period);
+    stats_free(&r->tick);
     workload_free(&r->workload);
     tls_ctx_close(r->tls);
     servers_close(&r->servers);
@@ -280,6 +282,10 @@ static void wait_signal(struct run *r, uint64_t ns)
     run_stop_signals(&set);
     struct timespec ts = {.tv_sec = (time_t)(ns / SLAP_NS_PER_SEC),
                           .tv_nsec = (long)(ns % SLAP_NS_PER_SEC)};
+    if (r->sinks.wait != NULL) {
+        r->sinks.wait(r->sinks.ctx, ns); /* the signals stay blocked: they wait for us */
+        ts = (struct timespec){0, 0};
+    }
     int sig = sigtimedwait(&set, NULL, &ts);
     if (sig > 0) {
         r->signal = r->signal == 0 ? sig : r->signal;
@@ -435,15 +441,25 @@ static void erase_progress(const struct run *r)
     }
 }
 
-/* One period, collected: into the run's total, then tables, results and the progress line. */
-static void collect_period(struct run *r, uint64_t period_no)
+/* One tick, collected: into the run's total and its period. When the period is complete:
+ * tables, results and the progress line. */
+static void collect_tick(struct run *r, uint64_t tick_no)
 {
-    stats_reset(&r->period);
+    stats_reset(&r->tick);
     for (uint32_t t = 0; t < r->nworkers; t++) {
-        worker_collect(&r->workers[t], &r->period);
+        worker_collect(&r->workers[t], &r->tick);
     }
+    stats_merge(&r->global, &r->tick);
+    stats_merge(&r->period, &r->tick);
+    if (r->sinks.tick != NULL) {
+        r->sinks.tick(r->sinks.ctx, &r->global,
+                      (double)(tick_no * r->tick_ns) / (double)SLAP_NS_PER_SEC);
+    }
+    if (tick_no % r->ticks_per_period != 0) {
+        return;
+    }
+    uint64_t period_no = tick_no / r->ticks_per_period;
     struct slap_stats *period = &r->period;
-    stats_merge(&r->global, period);
     if (r->sinks.period != NULL) {
         double seconds = (double)r->period_ns / (double)SLAP_NS_PER_SEC;
         r->sinks.period(r->sinks.ctx, period, &r->global, period_no, seconds);
@@ -454,6 +470,7 @@ static void collect_period(struct run *r, uint64_t period_no)
     if (r->progress) {
         show_progress(r, period, period_no);
     }
+    stats_reset(period);
 }
 
 /* --samples: what the workers' rings hold, into the file. */
@@ -468,20 +485,20 @@ static void drain_samples(struct run *r)
 /* The main thread's wait: signals, -S tables, the end of every worker. */
 static void wait_workers(struct run *r)
 {
-    uint64_t freq = r->period_ns;
-    uint64_t period_no = 1;
+    uint64_t freq = r->tick_ns;
+    uint64_t tick_no = 1;
     bool periods = freq > 0;
     for (;;) {
         bool all_done = workers_done(r) == r->nworkers;
-        if (all_done && !(periods && period_published(r, period_no))) {
+        if (all_done && !(periods && period_published(r, tick_no))) {
             break;
         }
         uint64_t now = slap_now_ns();
         uint64_t wait = 10 * SLAP_NS_PER_MS;
         if (periods) {
-            uint64_t due = run_measure_start(r) + period_no * freq;
-            if ((now >= due || all_done) && period_published(r, period_no)) {
-                collect_period(r, period_no++);
+            uint64_t due = run_measure_start(r) + tick_no * freq;
+            if ((now >= due || all_done) && period_published(r, tick_no)) {
+                collect_tick(r, tick_no++);
                 continue;
             }
             wait = now >= due ? RUN_POLL_NS : (due - now < wait ? due - now : wait);
@@ -658,26 +675,42 @@ static enum slap_status wait_start_at(struct run *r, char *err, size_t err_len)
     return SLAP_OK;
 }
 
-/* Join the workers; what they had not published goes into the run's total (and periods). */
+/* Join the workers; what they had not published goes into the run's total (and periods):
+ * the rest is that, with the ticks of a period left incomplete. */
 static void join_workers(struct run *r, uint32_t spawned)
 {
-    struct slap_stats *rest = &r->period; /* the periods are over */
-    stats_reset(rest);
+    struct slap_stats *rest = &r->period;
+    stats_reset(&r->tick);
     for (uint32_t t = 0; t < spawned; t++) {
         pthread_join(r->workers[t].thread, NULL);
-        run_gather(r, &r->workers[t], rest);
+        run_gather(r, &r->workers[t], &r->tick);
     }
     drain_samples(r);
+    stats_merge(&r->global, &r->tick);
+    stats_merge(rest, &r->tick);
     if (run_seconds(r) > 0 && r->period_ns > 0 && r->sinks.rest != NULL) {
         r->sinks.rest(r->sinks.ctx, rest, run_seconds(r));
     }
-    stats_merge(&r->global, rest);
+}
+
+/* The workers publish every period, or (sinks.tick) at least once a second: a period longer
+ * than that is cut into equal ticks. The plan may have set period_ns after run_want. */
+static void plan_ticks(struct run *r)
+{
+    uint64_t n = 1;
+    if (r->sinks.tick != NULL && r->period_ns > SLAP_NS_PER_SEC) {
+        n = (r->period_ns + SLAP_NS_PER_SEC - 1) / SLAP_NS_PER_SEC;
+    }
+    r->ticks_per_period = n;
+    r->tick_ns = r->period_ns / n;
+    r->engine.period_ns = r->tick_ns;
 }
 
 enum slap_status run_execute(struct run *r, char *err, size_t err_len)
 {
     uint32_t spawned = 0;
     int rc = SLAP_OK;
+    plan_ticks(r);
     read_fill_evictions(r);
     for (; spawned < r->nworkers; spawned++) {
         if (worker_spawn(&r->workers[spawned]) != SLAP_OK) {
@@ -721,7 +754,7 @@ enum slap_status run_want(struct run *r, const struct run_sinks *sinks, bool kee
     r->sinks = sinks != NULL ? *sinks : (struct run_sinks){0};
     r->progress = progress;
     r->period_ns = r->plan.stat_freq_ns;
-    if (r->period_ns == 0 && (keep_periods || progress)) {
+    if (r->period_ns == 0 && (keep_periods || progress || r->sinks.tick != NULL)) {
         r->period_ns = SLAP_NS_PER_SEC;
     }
     r->engine.period_ns = r->period_ns;

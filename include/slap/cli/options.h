@@ -119,6 +119,8 @@ struct slap_options {
     uint64_t max_errors;       /* --max_errors N: more errors fail the run; UINT64_MAX = none */
     double max_errors_pct;     /* --max_errors P%: a share of the requests; < 0 = none */
     bool quiet;                /* -q: only errors and the Run time line */
+    const char *metrics;       /* --metrics [ADDR:]PORT: /metrics served during the run; NULL */
+    const char *push;          /* --push URL: the Pushgateway the figures go to; NULL = none */
 };
 
 /* What options_value says of an option's effective value. */

@@ -38,6 +38,13 @@ struct run_sinks {
     bool (*enough)(void *ctx);
     /* --samples: write what a worker's ring holds, times from origin_ns; how many it wrote. */
     uint64_t (*samples)(void *ctx, struct sample_ring *ring, uint64_t origin_ns);
+    /* The run so far (global), elapsed_s into the measured part: at least once a second while
+     * it lasts (each period; a period longer than a second is collected in ticks of a second
+     * or less, whose sum it is). Setting it asks for periods of 1 s when there are none. */
+    void (*tick)(void *ctx, const struct slap_stats *global, double elapsed_s);
+    /* The main thread has nothing to do for up to ns: the callback may use that time (serve
+     * --metrics) and must return by then. NULL: the main thread sleeps. */
+    void (*wait)(void *ctx, uint64_t ns);
 };
 
 /* What the run is to be: made once from the command line (the cli's plan.c). */
@@ -81,6 +88,9 @@ struct run {
     struct stats_shape shape;  /* the histograms every statistics of the run keeps */
     struct slap_stats global;  /* everything, collected */
     struct slap_stats period;  /* -S: one period's, collected from the workers */
+    struct slap_stats tick;    /* one tick's: a period's, or a part of one (sinks.tick) */
+    uint64_t tick_ns;          /* the workers publish every tick_ns: period_ns, or a part */
+    uint64_t ticks_per_period; /* of it when sinks.tick wants more than one a second */
     uint64_t end_ns;           /* end of the measured part: the latest of the workers' */
     struct worker_stall *stalls; /* per server: sockets that held unanswered requests at the end */
     uint32_t blocked_lanes;    /* lanes that still awaited an answer when the run gave up */

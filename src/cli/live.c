@@ -1,0 +1,567 @@
+/*
+ * --metrics and --push: the run's figures while it runs.
+ *
+ * --metrics serves GET /metrics over libevent's HTTP server (evhttp) on an event_base of the
+ * main thread's own, run while the run waits (run_sinks.wait): the workers and their request
+ * path are untouched. The text is made again from the run's total only when a scrape asks
+ * after a tick changed it, so a client asking often costs a copy, not a rendering.
+ *
+ * Hostile clients are bounded: a request line and headers of LIVE_MAX_HEADERS bytes at most,
+ * no body, a connection silent LIVE_IDLE_S is closed, none lives longer than LIVE_LIFETIME_S
+ * (a slow sender or reader), and at most LIVE_MAX_CONNS are open: the listener pauses at
+ * the cap (new ones wait in the kernel's short queue) and resumes when one closes. Every
+ * response closes its connection. evhttp tells of a connection only when a request is
+ * complete, so the slot of a new one is taken when evhttp asks for its bufferevent
+ * (evhttp_set_bevcb) and tied to its evhttp_connection (whose close frees it) just after.
+ *
+ *   accept ─> new_connection (slot PENDING) ─> attach (OPEN, lifetime timer) ─> closed (FREE)
+ *
+ * --push PUTs the same text to a Pushgateway: each -S period (a short timeout), and the
+ * final figures with the verdict after the report and files are written.
+ */
+#include "live.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+#include <event2/listener.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "push.h"
+#include "slap/output/metrics.h"
+
+#define LIVE_BACKLOG 16
+#define LIVE_ADDR_MAX 64
+
+enum slot_state {
+    SLOT_FREE,
+    SLOT_PENDING, /* evhttp made its bufferevent; its evhttp_connection is not known yet */
+    SLOT_OPEN,    /* tied to its evhttp_connection, its lifetime running */
+};
+
+struct live_slot {
+    struct live *lv;
+    enum slot_state state;
+    struct bufferevent *bev;         /* PENDING: the new connection's */
+    struct evhttp_connection *evcon; /* OPEN */
+    struct event *lifetime;          /* OPEN: when it is closed whatever it is doing */
+};
+
+struct live {
+    struct live_setup setup;
+    /* --metrics */
+    struct event_base *base; /* NULL: nothing served */
+    struct evhttp *http;
+    struct evconnlistener *listener; /* evhttp's, over our socket */
+    struct event *attach;            /* ties PENDING slots to their connections */
+    struct event *resume;            /* after an accept error: listen again a second later */
+    struct live_slot slots[LIVE_MAX_CONNS];
+    uint32_t open; /* slots not FREE */
+    bool paused;   /* the listener is off: every slot is taken */
+    bool closing;  /* live_close: evhttp frees its connections */
+    /* the figures */
+    const struct slap_stats *stats; /* the run so far; NULL before the first tick */
+    double elapsed_s;
+    bool finished;
+    const struct limits *limits;
+    char *body; /* the text last made */
+    size_t body_len;
+    bool stale; /* a tick came since */
+    /* --push */
+    bool push;
+    struct push_target target;
+    uint64_t period_pushes;
+    uint64_t period_failures;
+};
+
+/* ---- the address ----------------------------------------------------------------------- */
+
+static bool port_of(const char *s, uint16_t *port)
+{
+    unsigned long v = 0;
+    size_t n = strlen(s);
+    if (n == 0 || n > 5) {
+        return false;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9') {
+            return false;
+        }
+        v = v * 10 + (unsigned long)(s[i] - '0');
+    }
+    *port = (uint16_t)v;
+    return v <= 65535;
+}
+
+const char *live_metrics_problem(const char *text, char *addr, size_t addr_len, uint16_t *port)
+{
+    char host[LIVE_ADDR_MAX] = "127.0.0.1";
+    const char *port_text = text;
+    unsigned char bin[sizeof(struct in6_addr)];
+    uint16_t p = 0;
+    if (text[0] == '[') {
+        const char *close = strchr(text, ']');
+        if (close == NULL || close[1] != ':' || (size_t)(close - text - 1) >= sizeof(host)) {
+            return "write an IPv6 address as [ADDRESS]:PORT";
+        }
+        snprintf(host, sizeof(host), "%.*s", (int)(close - text - 1), text + 1);
+        if (inet_pton(AF_INET6, host, bin) != 1) {
+            return "not an IPv6 address between [ and ]";
+        }
+        port_text = close + 2;
+    } else if (strchr(text, ':') != NULL) {
+        const char *colon = strrchr(text, ':');
+        if ((size_t)(colon - text) >= sizeof(host)) {
+            return "the address is too long";
+        }
+        if (colon > text) {
+            snprintf(host, sizeof(host), "%.*s", (int)(colon - text), text);
+        }
+        if (strcmp(host, "localhost") == 0) {
+            snprintf(host, sizeof(host), "127.0.0.1");
+        }
+        if (inet_pton(AF_INET, host, bin) != 1) {
+            return "the address must be a numeric IPv4 address, [IPv6] or localhost";
+        }
+        port_text = colon + 1;
+    }
+    if (!port_of(port_text, &p)) {
+        return "the port must be a number from 0 (any free one) to 65535";
+    }
+    if (addr != NULL) {
+        snprintf(addr, addr_len, "%s", host);
+    }
+    if (port != NULL) {
+        *port = p;
+    }
+    return NULL;
+}
+
+/* A listening socket on addr:port: its descriptor, the port it got, or -1 with err said. */
+static int listen_on(const char *addr, uint16_t port, uint16_t *bound, char *err, size_t err_len)
+{
+    struct sockaddr_storage ss;
+    struct sockaddr_in *v4 = (struct sockaddr_in *)&ss;
+    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&ss;
+    socklen_t len;
+    memset(&ss, 0, sizeof(ss));
+    if (inet_pton(AF_INET, addr, &v4->sin_addr) == 1) {
+        v4->sin_family = AF_INET;
+        v4->sin_port = htons(port);
+        len = sizeof(*v4);
+    } else {
+        inet_pton(AF_INET6, addr, &v6->sin6_addr);
+        v6->sin6_family = AF_INET6;
+        v6->sin6_port = htons(port);
+        len = sizeof(*v6);
+    }
+    int one = 1;
+    int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
+        bind(fd, (struct sockaddr *)&ss, len) != 0 || listen(fd, LIVE_BACKLOG) != 0 ||
+        getsockname(fd, (struct sockaddr *)&ss, &len) != 0) {
+        snprintf(err, err_len, "--metrics: cannot listen on %s port %u: %s", addr, port,
+                 strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+        }
+        return -1;
+    }
+    *bound = ntohs(ss.ss_family == AF_INET ? v4->sin_port : v6->sin6_port);
+    return fd;
+}
+
+/* ---- the text -------------------------------------------------------------------------- */
+
+/* The text of the figures as they are now; the last one stays when it cannot be made. */
+static void render(struct live *lv)
+{
+    static const struct slap_stats none; /* before the first tick: nothing counted */
+    struct rusage ru;
+    struct metrics_input in = {.label = lv->setup.label,
+                               .desc = lv->setup.desc,
+                               .stats = lv->stats != NULL ? lv->stats : &none,
+                               .elapsed_s = lv->elapsed_s,
+                               .target_tps = lv->setup.target_tps,
+                               .finished = lv->finished,
+                               .limits = lv->limits};
+    if (getrusage(RUSAGE_SELF, &ru) == 0) {
+        in.cpu_user_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
+        in.cpu_sys_s = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+    }
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (f == NULL) {
+        return;
+    }
+    bool written = metrics_write(f, &in) == SLAP_OK;
+    if (fclose(f) != 0 || !written) {
+        free(text);
+        return;
+    }
+    free(lv->body);
+    lv->body = text;
+    lv->body_len = len;
+    lv->stale = false;
+}
+
+/* ---- serving --------------------------------------------------------------------------- */
+
+static void reply_text(struct evhttp_request *req, int code, const char *reason, const char *type,
+                       const char *text, size_t len)
+{
+    struct evkeyvalq *headers = evhttp_request_get_output_headers(req);
+    struct evbuffer *body = evbuffer_new();
+    evhttp_add_header(headers, "Content-Type", type);
+    evhttp_add_header(headers, "Connection", "close");
+    if (body != NULL && evbuffer_add(body, text, len) == 0) {
+        evhttp_send_reply(req, code, reason, body);
+    } else {
+        evhttp_send_error(req, HTTP_SERVUNAVAIL, "out of memory");
+    }
+    if (body != NULL) {
+        evbuffer_free(body);
+    }
+}
+
+/* GET or HEAD (evhttp refuses the others): /metrics, with or without a query; else 404. */
+static void on_request(struct evhttp_request *req, void *arg)
+{
+    static const char elsewhere[] = "slap serves its figures at /metrics\n";
+    struct live *lv = arg;
+    const char *uri = evhttp_request_get_uri(req);
+    if (uri == NULL || strcspn(uri, "?") != 8 || strncmp(uri, "/metrics", 8) != 0) {
+        reply_text(req, HTTP_NOTFOUND, "Not Found", "text/plain; charset=utf-8", elsewhere,
+                   sizeof(elsewhere) - 1);
+        return;
+    }
+    if (lv->stale || lv->body == NULL) {
+        render(lv);
+    }
+    reply_text(req, HTTP_OK, "OK", "text/plain; version=0.0.4; charset=utf-8",
+               lv->body != NULL ? lv->body : "", lv->body != NULL ? lv->body_len : 0);
+}
+
+static void slot_release(struct live_slot *s)
+{
+    struct live *lv = s->lv;
+    if (s->state == SLOT_FREE) {
+        return;
+    }
+    if (s->lifetime != NULL) {
+        evtimer_del(s->lifetime);
+    }
+    s->state = SLOT_FREE;
+    s->bev = NULL;
+    s->evcon = NULL;
+    lv->open--;
+    if (lv->paused && !lv->closing) {
+        lv->paused = false;
+        evconnlistener_enable(lv->listener);
+    }
+}
+
+static void on_connection_closed(struct evhttp_connection *evcon, void *arg)
+{
+    (void)evcon;
+    slot_release(arg);
+}
+
+/* The lifetime is over: close it, whatever it was doing. */
+static void on_lifetime(evutil_socket_t fd, short what, void *arg)
+{
+    struct live_slot *s = arg;
+    (void)fd;
+    (void)what;
+    if (s->state == SLOT_OPEN) {
+        evhttp_connection_free(s->evcon); /* its close callback frees the slot */
+        slot_release(s);                  /* if evhttp did not call it */
+    }
+}
+
+/* evhttp asks for a new connection's bufferevent: the connection takes a slot. */
+static struct bufferevent *new_connection(struct event_base *base, void *arg)
+{
+    struct live *lv = arg;
+    struct bufferevent *bev = bufferevent_socket_new(base, -1, 0);
+    for (size_t i = 0; bev != NULL && i < LIVE_MAX_CONNS; i++) {
+        struct live_slot *s = &lv->slots[i];
+        if (s->state == SLOT_FREE) {
+            s->state = SLOT_PENDING;
+            s->bev = bev;
+            lv->open++;
+            event_active(lv->attach, EV_TIMEOUT, 1);
+            break;
+        }
+    }
+    if (lv->open == LIVE_MAX_CONNS && !lv->paused) {
+        lv->paused = true; /* the listener stops accepting after this one */
+        evconnlistener_disable(lv->listener);
+    }
+    return bev;
+}
+
+/*
+ * Just after the accept, before any of its I/O: evhttp set the new bufferevent's callbacks
+ * with its evhttp_connection as their argument. Tie the slot to it: its close frees the slot.
+ */
+static void on_attach(evutil_socket_t fd, short what, void *arg)
+{
+    struct live *lv = arg;
+    struct timeval lifetime = {LIVE_LIFETIME_S, 0};
+    (void)fd;
+    (void)what;
+    for (size_t i = 0; i < LIVE_MAX_CONNS; i++) {
+        struct live_slot *s = &lv->slots[i];
+        void *evcon = NULL;
+        if (s->state != SLOT_PENDING) {
+            continue;
+        }
+        bufferevent_getcb(s->bev, NULL, NULL, NULL, &evcon);
+        if (evcon == NULL) {
+            slot_release(s);
+            continue;
+        }
+        s->state = SLOT_OPEN;
+        s->bev = NULL;
+        s->evcon = evcon;
+        evhttp_connection_set_closecb(s->evcon, on_connection_closed, s);
+        evtimer_add(s->lifetime, &lifetime);
+    }
+}
+
+/* The live whose listener evhttp owns: the listener's callbacks get evhttp as their argument,
+ * so its error callback finds the live here (the main thread's, one a process). */
+static struct live *listening;
+
+/* accept failed (out of descriptors): stop listening for a second rather than spin. */
+static void on_accept_error(struct evconnlistener *listener, void *arg)
+{
+    struct timeval second = {1, 0};
+    (void)arg; /* evhttp's */
+    evconnlistener_disable(listener);
+    if (listening != NULL) {
+        evtimer_add(listening->resume, &second);
+    }
+}
+
+static void on_resume(evutil_socket_t fd, short what, void *arg)
+{
+    struct live *lv = arg;
+    (void)fd;
+    (void)what;
+    if (!lv->paused) {
+        evconnlistener_enable(lv->listener);
+    }
+}
+
+/* The HTTP server's limits, and its events. */
+static enum slap_status setup_http(struct live *lv, int fd)
+{
+    struct evhttp_bound_socket *bound;
+    evhttp_set_max_headers_size(lv->http, LIVE_MAX_HEADERS);
+    evhttp_set_max_body_size(lv->http, 0);
+    evhttp_set_timeout(lv->http, LIVE_IDLE_S);
+    evhttp_set_allowed_methods(lv->http, EVHTTP_REQ_GET | EVHTTP_REQ_HEAD);
+    evhttp_set_gencb(lv->http, on_request, lv);
+    evhttp_set_bevcb(lv->http, new_connection, lv);
+    lv->attach = event_new(lv->base, -1, 0, on_attach, lv);
+    lv->resume = evtimer_new(lv->base, on_resume, lv);
+    for (size_t i = 0; i < LIVE_MAX_CONNS; i++) {
+        lv->slots[i].lv = lv;
+        lv->slots[i].lifetime = evtimer_new(lv->base, on_lifetime, &lv->slots[i]);
+        if (lv->slots[i].lifetime == NULL) {
+            return SLAP_ERROR;
+        }
+    }
+    bound = lv->attach != NULL && lv->resume != NULL
+                ? evhttp_accept_socket_with_handle(lv->http, fd)
+                : NULL;
+    if (bound == NULL) {
+        return SLAP_ERROR;
+    }
+    lv->listener = evhttp_bound_socket_get_listener(bound);
+    listening = lv;
+    evconnlistener_set_error_cb(lv->listener, on_accept_error);
+    return SLAP_OK;
+}
+
+static enum slap_status serve(struct live *lv, char *err, size_t err_len)
+{
+    char addr[LIVE_ADDR_MAX];
+    uint16_t port = 0, bound = 0;
+    const char *problem = live_metrics_problem(lv->setup.metrics, addr, sizeof(addr), &port);
+    if (problem != NULL) {
+        snprintf(err, err_len, "--metrics %s: %s", lv->setup.metrics, problem);
+        return SLAP_ERROR;
+    }
+    int fd = listen_on(addr, port, &bound, err, err_len);
+    if (fd < 0) {
+        return SLAP_ERROR;
+    }
+    lv->base = event_base_new();
+    lv->http = lv->base != NULL ? evhttp_new(lv->base) : NULL;
+    if (lv->http == NULL || setup_http(lv, fd) != SLAP_OK) {
+        if (lv->listener == NULL) {
+            close(fd);
+        }
+        snprintf(err, err_len, "--metrics: cannot set up the HTTP server");
+        return SLAP_ERROR;
+    }
+    bool v6 = strchr(addr, ':') != NULL;
+    fprintf(stderr, "slap: metrics at http://%s%s%s:%u/metrics\n", v6 ? "[" : "", addr,
+            v6 ? "]" : "", bound);
+    fflush(stderr);
+    render(lv);
+    return SLAP_OK;
+}
+
+/* ---- the run's side -------------------------------------------------------------------- */
+
+enum slap_status live_open(struct live **out, const struct live_setup *s, char *err, size_t err_len)
+{
+    *out = NULL;
+    if (s->metrics == NULL && s->push == NULL) {
+        return SLAP_OK;
+    }
+    struct live *lv = calloc(1, sizeof(*lv));
+    if (lv == NULL) {
+        snprintf(err, err_len, "out of memory");
+        return SLAP_ERROR;
+    }
+    lv->setup = *s;
+    if (s->push != NULL && push_target_init(&lv->target, s->push, s->label) != SLAP_OK) {
+        snprintf(err, err_len, "--push %s: %s", s->push, push_url_problem(s->push));
+        live_close(lv);
+        return SLAP_ERROR;
+    }
+    lv->push = s->push != NULL;
+    if (s->metrics != NULL && serve(lv, err, err_len) != SLAP_OK) {
+        live_close(lv);
+        return SLAP_ERROR;
+    }
+    *out = lv;
+    return SLAP_OK;
+}
+
+void live_tick(struct live *lv, const struct slap_stats *global, double elapsed_s)
+{
+    if (lv != NULL) {
+        lv->stats = global;
+        lv->elapsed_s = elapsed_s;
+        lv->stale = true;
+    }
+}
+
+bool live_serves(const struct live *lv)
+{
+    return lv != NULL && lv->base != NULL;
+}
+
+void live_wait(struct live *lv, uint64_t ns)
+{
+    struct timeval tv = slap_ns_to_timeval(ns);
+    if (live_serves(lv) && event_base_loopexit(lv->base, &tv) == 0 &&
+        event_base_dispatch(lv->base) == 0) {
+        return;
+    }
+    struct timespec ts = {.tv_sec = (time_t)(ns / SLAP_NS_PER_SEC),
+                          .tv_nsec = (long)(ns % SLAP_NS_PER_SEC)};
+    nanosleep(&ts, NULL);
+}
+
+/* Push the text as it is now: SLAP_ERROR with err when it failed. */
+static enum slap_status push_now(struct live *lv, uint64_t timeout_ns, char *err, size_t err_len)
+{
+    render(lv);
+    if (lv->body == NULL) {
+        snprintf(err, err_len, "out of memory");
+        return SLAP_ERROR;
+    }
+    return push_put(&lv->target, lv->body, lv->body_len, timeout_ns, err, err_len);
+}
+
+void live_period(struct live *lv)
+{
+    char err[512];
+    if (lv == NULL || !lv->push || !lv->setup.push_periods) {
+        return;
+    }
+    lv->period_pushes++;
+    if (push_now(lv, LIVE_PERIOD_TIMEOUT_NS, err, sizeof(err)) == SLAP_OK) {
+        return;
+    }
+    if (lv->period_failures++ == 0) {
+        fprintf(stderr, "slap: --push %s: %s (the run goes on; later failures are counted)\n",
+                lv->target.url, err);
+    }
+}
+
+enum slap_status live_finish(struct live *lv, const struct slap_stats *global, double seconds,
+                             const struct limits *limits)
+{
+    char err[512];
+    if (lv == NULL) {
+        return SLAP_OK;
+    }
+    lv->stats = global;
+    lv->elapsed_s = seconds;
+    lv->finished = true;
+    lv->limits = limits;
+    enum slap_status st = lv->push ? push_now(lv, LIVE_PUSH_TIMEOUT_NS, err, sizeof(err)) : SLAP_OK;
+    lv->limits = NULL; /* the caller's, gone after this */
+    lv->stats = NULL;
+    if (lv->period_failures > 0) {
+        fprintf(stderr, "slap: --push %s: %llu of %llu period pushes failed\n", lv->target.url,
+                (unsigned long long)lv->period_failures, (unsigned long long)lv->period_pushes);
+    }
+    if (st != SLAP_OK) {
+        fprintf(stderr,
+                "slap: --push %s: the final figures were not pushed: %s (the report and files "
+                "are not affected)\n",
+                lv->target.url, err);
+    }
+    return st;
+}
+
+void live_close(struct live *lv)
+{
+    if (lv == NULL) {
+        return;
+    }
+    lv->closing = true;
+    if (listening == lv) {
+        listening = NULL;
+    }
+    if (lv->http != NULL) {
+        evhttp_free(lv->http); /* its connections' close callbacks free their slots */
+    }
+    for (size_t i = 0; i < LIVE_MAX_CONNS; i++) {
+        if (lv->slots[i].lifetime != NULL) {
+            event_free(lv->slots[i].lifetime);
+        }
+    }
+    if (lv->attach != NULL) {
+        event_free(lv->attach);
+    }
+    if (lv->resume != NULL) {
+        event_free(lv->resume);
+    }
+    if (lv->base != NULL) {
+        event_base_free(lv->base);
+    }
+    free(lv->body);
+    free(lv);
+}

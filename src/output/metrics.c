@@ -1,0 +1,368 @@
+/*
+ * The run in Prometheus' text exposition format (version 0.0.4): counters by request type and
+ * outcome, rates, the latency histogram on slap's own bucket edges, slap's CPU and, once the
+ * run is over, its verdict. Every series carries the run's label; slap_run_info carries the
+ * workload. The text is made from statistics slap already collected; it does no I/O but out.
+ */
+#include "slap/output/metrics.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "slap/base/hist.h"
+#include "slap/base/version.h"
+
+/* One label besides "label": its name and value (NULL name: none). */
+struct metrics_label {
+    const char *name;
+    const char *value;
+};
+
+uint64_t metrics_bucket_le_ns(size_t i)
+{
+    unsigned octave = METRICS_OCTAVE_FIRST + (unsigned)(i / METRICS_PER_OCTAVE);
+    uint64_t step = 1ULL << (octave - 3); /* 1/8 of the octave */
+    return (1ULL << octave) + (uint64_t)(i % METRICS_PER_OCTAVE) * step - 1;
+}
+
+/* A label value or HELP text escaped as the format asks: \\, \n and (in values) \". */
+static void put_escaped(FILE *out, const char *s, bool quote)
+{
+    for (; *s != '\0'; s++) {
+        if (*s == '\\' || (quote && *s == '"')) {
+            fputc('\\', out);
+            fputc(*s, out);
+        } else if (*s == '\n') {
+            fputs("\\n", out);
+        } else {
+            fputc(*s, out);
+        }
+    }
+}
+
+static void family(FILE *out, const char *name, const char *type, const char *help)
+{
+    fprintf(out, "# HELP %s ", name);
+    put_escaped(out, help, false);
+    fprintf(out, "\n# TYPE %s %s\n", name, type);
+}
+
+/* name{label="...",extra="...",...} and a space: the sample's value follows. extra ends at
+ * a label with no name (or is NULL). */
+static void series(FILE *out, const struct metrics_input *in, const char *name,
+                   const struct metrics_label *extra)
+{
+    fprintf(out, "%s{label=\"", name);
+    put_escaped(out, in->label != NULL ? in->label : "", true);
+    fputc('"', out);
+    for (; extra != NULL && extra->name != NULL; extra++) {
+        fprintf(out, ",%s=\"", extra->name);
+        put_escaped(out, extra->value, true);
+        fputc('"', out);
+    }
+    fputs("} ", out);
+}
+
+static void sample_count(FILE *out, const struct metrics_input *in, const char *name,
+                         const struct metrics_label *extra, uint64_t value)
+{
+    series(out, in, name, extra);
+    fprintf(out, "%" PRIu64 "\n", value);
+}
+
+static void sample_real(FILE *out, const struct metrics_input *in, const char *name,
+                        const struct metrics_label *extra, double value)
+{
+    series(out, in, name, extra);
+    fprintf(out, "%.17g\n", value);
+}
+
+/* A counter family of one series. */
+static void counter(FILE *out, const struct metrics_input *in, const char *name, const char *help,
+                    uint64_t value)
+{
+    family(out, name, "counter", help);
+    sample_count(out, in, name, NULL, value);
+}
+
+static void gauge(FILE *out, const struct metrics_input *in, const char *name, const char *help,
+                  double value)
+{
+    family(out, name, "gauge", help);
+    sample_real(out, in, name, NULL, value);
+}
+
+/* Is c a character of a label name ([a-zA-Z_][a-zA-Z0-9_]*)? */
+static bool name_char(char c, bool first)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+           (!first && c >= '0' && c <= '9');
+}
+
+static bool label_name_ok(const char *name)
+{
+    const char *taken[] = {"label", "version", "job", "instance"}; /* ours, and a push's */
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(taken); i++) {
+        if (strcmp(name, taken[i]) == 0) {
+            return false;
+        }
+    }
+    if (name[0] == '\0' || strncmp(name, "__", 2) == 0) {
+        return false;
+    }
+    for (size_t i = 0; name[i] != '\0'; i++) {
+        if (!name_char(name[i], i == 0)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Settings slap_run_info shows besides the workload's (those slap merge compares): the shape
+ * of the load. */
+static bool shape_setting(const char *name)
+{
+    const char *names[] = {"servers", "threads", "concurrency", "conn_sock", "time", "tps"};
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(names); i++) {
+        if (strcmp(name, names[i]) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* slap_run_info: the label, the version, and every workload and shape setting with a value. */
+static void run_info(FILE *out, const struct metrics_input *in)
+{
+    family(out, "slap_run_info", "gauge",
+           "The run: its label, slap's version and its workload settings as labels; 1.");
+    fputs("slap_run_info{label=\"", out);
+    put_escaped(out, in->label != NULL ? in->label : "", true);
+    fprintf(out, "\",version=\"%s\"", SLAP_VERSION);
+    for (size_t i = 0; in->desc != NULL && i < in->desc->config.n; i++) {
+        const struct run_config_entry *e = &in->desc->config.entries[i];
+        if (((e->flags & RUN_CONFIG_WORKLOAD) == 0 && !shape_setting(e->name)) ||
+            e->kind == RUN_CONFIG_NULL || e->value == NULL || !label_name_ok(e->name)) {
+            continue;
+        }
+        fprintf(out, ",%s=\"", e->name);
+        put_escaped(out, e->value, true);
+        fputc('"', out);
+    }
+    fputs("} 1\n", out);
+}
+
+/* Requests measured (answered, or given up: both are in the latency) of every type; and of
+ * them, those answered. */
+static uint64_t requests_measured(const struct slap_stats *s)
+{
+    uint64_t n = 0;
+    for (int t = 0; t < STATS_TYPES; t++) {
+        n += s->lat[t] != NULL ? s->lat[t]->count : 0;
+    }
+    return n;
+}
+
+static uint64_t requests_answered(const struct slap_stats *s)
+{
+    uint64_t measured = requests_measured(s);
+    return measured > s->counters.unanswered ? measured - s->counters.unanswered : 0;
+}
+
+static void requests(FILE *out, const struct metrics_input *in)
+{
+    const struct slap_stats *s = in->stats;
+    const struct slap_counters *c = &s->counters;
+    family(out, "slap_requests_total", "counter",
+           "Requests of each type answered, and at the end those given up as unanswered (they "
+           "count in the latency too, up to when slap gave up).");
+    for (int t = 0; t < STATS_TYPES; t++) {
+        if (s->lat[t] != NULL) {
+            struct metrics_label type[] = {{"type", stats_type_name(t)}, {NULL, NULL}};
+            sample_count(out, in, "slap_requests_total", type, s->lat[t]->count);
+        }
+    }
+    counter(out, in, "slap_requests_sent_total", "Requests handed to the kernel.",
+            c->requests_sent);
+    uint64_t measured = requests_measured(s);
+    uint64_t resolved_sent = measured - (c->unsent < measured ? c->unsent : 0);
+    gauge(out, in, "slap_requests_in_flight", "Requests sent and not yet answered.",
+          c->requests_sent > resolved_sent ? (double)(c->requests_sent - resolved_sent) : 0.0);
+    counter(out, in, "slap_unanswered_requests_total",
+            "Requests due but never answered (lost, abandoned at the end, or never sent).",
+            c->unanswered);
+    counter(out, in, "slap_unsent_requests_total",
+            "Of the unanswered requests, those that never left (behind a stalled socket).",
+            c->unsent);
+    counter(out, in, "slap_client_lag_requests_total",
+            "Of the unsent requests, those due while their socket was free: slap fell behind.",
+            c->client_lag);
+}
+
+/* Hits and misses per command family, as memcached's own stats name them. */
+static void outcomes(FILE *out, const struct metrics_input *in)
+{
+    const struct slap_counters *c = &in->stats->counters;
+    const char *names[] = {"get", "touch", "delete", "incr", "decr", "cas"};
+    uint64_t hits[] = {c->cmd_get > c->get_misses ? c->cmd_get - c->get_misses : 0,
+                       c->touch_hits,
+                       c->delete_hits,
+                       c->incr_hits,
+                       c->decr_hits,
+                       c->cas_hits};
+    uint64_t misses[] = {c->get_misses,  c->touch_misses, c->delete_misses,
+                         c->incr_misses, c->decr_misses,  c->cas_misses};
+    family(out, "slap_hits_total", "counter",
+           "Keys found, by command (get: keys of get and gets; touch: of touch and gat).");
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(names); i++) {
+        sample_count(out, in, "slap_hits_total",
+                     (struct metrics_label[]){{"command", names[i]}, {NULL, NULL}}, hits[i]);
+    }
+    family(out, "slap_misses_total", "counter", "Keys not found, by command.");
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(names); i++) {
+        sample_count(out, in, "slap_misses_total",
+                     (struct metrics_label[]){{"command", names[i]}, {NULL, NULL}}, misses[i]);
+    }
+    const char *replies[] = {"stored", "not_stored", "exists"};
+    uint64_t stored[] = {c->stored, c->not_stored, c->exists};
+    family(out, "slap_store_replies_total", "counter",
+           "Storage commands by reply (exists: a cas whose key changed since its gets).");
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(replies); i++) {
+        sample_count(out, in, "slap_store_replies_total",
+                     (struct metrics_label[]){{"reply", replies[i]}, {NULL, NULL}}, stored[i]);
+    }
+}
+
+static void errors(FILE *out, const struct metrics_input *in)
+{
+    const struct slap_counters *c = &in->stats->counters;
+    const char *kinds[] = {"server_error", "client_error", "error",        "protocol",
+                           "conn_closed",  "udp_timeout",  "verify_failed"};
+    uint64_t values[] = {c->server_error, c->client_error, c->error_reply,  c->protocol_error,
+                         c->conn_closed,  c->udp_timeout,  c->verify_failed};
+    family(out, "slap_errors_total", "counter",
+           "Errors by kind: SERVER_ERROR, CLIENT_ERROR and ERROR replies, answers that were not "
+           "the protocol, connections closed by the server or the network, UDP answers that "
+           "never came, values that failed -v.");
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(kinds); i++) {
+        sample_count(out, in, "slap_errors_total",
+                     (struct metrics_label[]){{"kind", kinds[i]}, {NULL, NULL}}, values[i]);
+    }
+    counter(out, in, "slap_reconnects_total", "Connections opened again after a close (-R).",
+            c->reconnects);
+}
+
+static void traffic(FILE *out, const struct metrics_input *in)
+{
+    const struct slap_counters *c = &in->stats->counters;
+    double answered = (double)requests_answered(in->stats);
+    counter(out, in, "slap_sent_bytes_total", "Bytes written to the servers.", c->written_bytes);
+    counter(out, in, "slap_received_bytes_total", "Bytes read from the servers.", c->read_bytes);
+    gauge(out, in, "slap_elapsed_seconds", "Length of the measured part so far.", in->elapsed_s);
+    gauge(out, in, "slap_target_requests_per_second",
+          "The target rate (-P, --tps); 0 in a closed loop.", in->target_tps);
+    gauge(out, in, "slap_achieved_requests_per_second",
+          "Requests answered per second over the measured part so far.",
+          in->elapsed_s > 0 ? answered / in->elapsed_s : 0.0);
+}
+
+/* One type's histogram: the cumulative count at each bucket's edge, +Inf, sum and count. */
+static void histogram(FILE *out, const struct metrics_input *in, const char *type,
+                      const struct hist *h)
+{
+    char le[32];
+    struct metrics_label labels[] = {{"type", type}, {"le", le}, {NULL, NULL}};
+    uint64_t cumulative = 0;
+    size_t next = 0; /* slap's bucket to add next */
+    for (size_t i = 0; i < METRICS_BUCKETS; i++) {
+        size_t last = hist_bucket_index(metrics_bucket_le_ns(i));
+        for (; next <= last && cumulative < h->count; next++) {
+            cumulative += h->buckets[next];
+        }
+        snprintf(le, sizeof(le), "%.9g", (double)metrics_bucket_le_ns(i) / 1e9);
+        sample_count(out, in, "slap_request_duration_seconds_bucket", labels, cumulative);
+    }
+    snprintf(le, sizeof(le), "+Inf");
+    sample_count(out, in, "slap_request_duration_seconds_bucket", labels, h->count);
+    labels[1].name = NULL;
+    sample_real(out, in, "slap_request_duration_seconds_sum", labels, h->sum_us / 1e6);
+    sample_count(out, in, "slap_request_duration_seconds_count", labels, h->count);
+}
+
+/* Latency per type, from the intended send time in an open loop (as the report's tables):
+ * the types measured so far. */
+static void latency(FILE *out, const struct metrics_input *in)
+{
+    family(out, "slap_request_duration_seconds", "histogram",
+           "Latency of each request type (an open loop's from its intended send time), on "
+           "slap's own bucket edges; a type appears once one of its requests is measured.");
+    for (int t = 0; t < STATS_TYPES; t++) {
+        const struct hist *h = in->stats->lat[t];
+        if (h != NULL && h->count > 0) {
+            histogram(out, in, stats_type_name(t), h);
+        }
+    }
+}
+
+static void cpu(FILE *out, const struct metrics_input *in)
+{
+    family(out, "slap_cpu_seconds_total", "counter", "CPU time slap's process used, by mode.");
+    sample_real(out, in, "slap_cpu_seconds_total",
+                (struct metrics_label[]){{"mode", "user"}, {NULL, NULL}}, in->cpu_user_s);
+    sample_real(out, in, "slap_cpu_seconds_total",
+                (struct metrics_label[]){{"mode", "system"}, {NULL, NULL}}, in->cpu_sys_s);
+}
+
+/* The verdict and slap's CPU over the run, once it is over and they are known. */
+static void verdict(FILE *out, const struct metrics_input *in)
+{
+    const struct limits *l = in->limits;
+    if (l == NULL || l->seconds <= 0) {
+        return;
+    }
+    family(out, "slap_limited_by_info", "gauge",
+           "What limited the run (the report's limited_by) as a label; 1.");
+    sample_count(
+        out, in, "slap_limited_by_info",
+        (struct metrics_label[]){{"limited_by", limits_verdict_name(l->verdict)}, {NULL, NULL}}, 1);
+    gauge(out, in, "slap_client_cpus", "CPUs slap may use (affinity, cgroup quota); 0: unknown.",
+          l->client.cpus);
+    gauge(out, in, "slap_client_cpu_ratio",
+          "Share of the CPUs slap may use that it used over the run.", l->client.cpu_share);
+    family(out, "slap_client_thread_busy_ratio", "gauge",
+           "A worker thread's CPU time over the run's length: the mean and the busiest.");
+    sample_real(out, in, "slap_client_thread_busy_ratio",
+                (struct metrics_label[]){{"stat", "mean"}, {NULL, NULL}}, l->client.busy_mean);
+    sample_real(out, in, "slap_client_thread_busy_ratio",
+                (struct metrics_label[]){{"stat", "max"}, {NULL, NULL}}, l->client.busy_max);
+    if (l->client.wait_known) {
+        family(out, "slap_client_thread_wait_ratio", "gauge",
+               "A worker thread's time runnable but waiting for a CPU over the run's length.");
+        sample_real(out, in, "slap_client_thread_wait_ratio",
+                    (struct metrics_label[]){{"stat", "mean"}, {NULL, NULL}}, l->client.wait_mean);
+        sample_real(out, in, "slap_client_thread_wait_ratio",
+                    (struct metrics_label[]){{"stat", "max"}, {NULL, NULL}}, l->client.wait_max);
+    }
+    gauge(out, in, "slap_requests_in_flight_mean",
+          "Requests in flight on average over the run (Little's law), against the most slap "
+          "may have: slap_requests_in_flight_max.",
+          l->in_flight_mean);
+    gauge(out, in, "slap_requests_in_flight_max",
+          "Requests slap may have in flight: clients x connections x pipeline.",
+          (double)l->in_flight_max);
+}
+
+enum slap_status metrics_write(FILE *out, const struct metrics_input *in)
+{
+    run_info(out, in);
+    gauge(out, in, "slap_run_finished", "1 once the run is over: these are its final figures.",
+          in->finished ? 1.0 : 0.0);
+    requests(out, in);
+    outcomes(out, in);
+    errors(out, in);
+    traffic(out, in);
+    latency(out, in);
+    cpu(out, in);
+    verdict(out, in);
+    return fflush(out) == 0 && !ferror(out) ? SLAP_OK : SLAP_ERROR;
+}
