@@ -15,6 +15,7 @@
  *                        seq seen?  -> duplicates++, ignored
  *                        else copy payload to buf + seq * UDP_MAX_DATAGRAM
  *                             (disorder++ if a higher seq came first)
+ *                             (a message of one datagram is handed out where it lies)
  *   received == total  -> compact the pieces to the front of buf, hand them out,
  *                         forget the message (the next datagram starts a new one)
  *
@@ -57,6 +58,15 @@ enum slap_status udp_frame_decode(const uint8_t *dgram, size_t len, uint16_t *re
     *seq = frame_seq;
     *total = frame_total;
     return SLAP_OK;
+}
+
+uint8_t udp_id_slot_bits(uint32_t slots)
+{
+    uint8_t bits = 0;
+    while (bits < 16 && (1u << bits) < slots) {
+        bits++;
+    }
+    return bits;
 }
 
 /* Entries of seen and lens: enough for every total that passes the cap check. */
@@ -192,6 +202,11 @@ enum slap_status udp_reasm_add(struct udp_reasm *r, const uint8_t *dgram, size_t
     if (r->seen[seq]) {
         r->duplicates++;
         return SLAP_AGAIN;
+    }
+    if (total == 1) { /* a message of one datagram, the usual answer: no copy */
+        *msg = (const char *)dgram + UDP_HEADER;
+        *msg_len = payload_len;
+        return SLAP_OK;
     }
     place(r, seq, total, dgram + UDP_HEADER, payload_len);
     if (r->received < r->total) {

@@ -12,6 +12,27 @@
 #define UDP_MAX_DATAGRAM 1400 /* memcached sends at most this many payload bytes a datagram */
 #define UDP_MAX_REQUEST 1400  /* slap sends a request in one datagram of at most this payload */
 
+/*
+ * Request ids of a socket that several conns share (at most UDP_ID_SLOTS_MAX): the low slot_bits
+ * of an id name the conn's slot, so an answer finds its conn without a table, and ids of
+ * different slots never meet; the high bits count that conn's requests, so the answer to an
+ * earlier request of the same conn is told apart (for 2^(16 - slot_bits) of its requests).
+ * With slot_bits 0 (a socket of its own) the whole id counts, as memaslap's do.
+ */
+#define UDP_ID_SLOTS_MAX 1024u
+/* The bits that number slots 0 .. slots - 1 (0 for one slot); slots <= UDP_ID_SLOTS_MAX. */
+uint8_t udp_id_slot_bits(uint32_t slots);
+/* The id of a slot's next request after id: the same slot, the count one up (wrapping). */
+static inline uint16_t udp_id_next(uint16_t id, uint8_t slot_bits)
+{
+    return (uint16_t)(id + (1u << slot_bits));
+}
+/* The slot an id names. */
+static inline uint32_t udp_id_slot(uint16_t id, uint8_t slot_bits)
+{
+    return (uint32_t)id & ((1u << slot_bits) - 1u);
+}
+
 /* Header: request id, sequence number, datagrams in the message, 0 (all big-endian u16). */
 void udp_frame_encode(uint8_t *out, uint16_t request_id, uint16_t seq, uint16_t total);
 /* SLAP_OK and the fields, or SLAP_ERROR if len < 8, total is 0, seq >= total or reserved != 0. */
@@ -47,7 +68,8 @@ void udp_reasm_free(struct udp_reasm *r);
 void udp_reasm_start(struct udp_reasm *r, uint16_t request_id);
 /*
  * Add one datagram. SLAP_OK: a message is complete; *msg and *msg_len give its
- * payload in order (valid until the next call), and the next datagram with
+ * payload in order (valid until the next call, and while dgram is: a message of one
+ * datagram is handed out where it lies, not copied), and the next datagram with
  * this id starts a new message. SLAP_AGAIN: not complete (or the datagram was
  * stale or a duplicate). SLAP_ERROR: not a memcached UDP frame, or a message
  * too big for cap.
