@@ -24,7 +24,6 @@ struct conn_dgram {
     uint16_t request_id;       /* the id of its latest request */
     uint8_t frame[UDP_HEADER]; /* its frame header */
     struct udp_reasm reasm;    /* its answer's datagrams */
-    struct event timeout;      /* --udp_timeout of the request in flight */
     uint64_t disorder_seen;    /* reasm.disorder already counted */
     uint64_t stale_seen;       /* reasm.stale and reasm.duplicates already told */
     uint64_t duplicates_seen;
@@ -45,20 +44,19 @@ static enum slap_status udp_attach(struct conn *c, const struct conn_setup *setu
     return udp_reasm_init(&d->reasm, setup->udp_answer_cap);
 }
 
+/* No --udp_timeout for it any more (answered, given up, closed). */
 static void udp_stop_timer(struct conn_dgram *d)
 {
-    if (event_initialized(&d->timeout)) {
-        event_del(&d->timeout);
-    }
+    udp_endpoint_unwait(d->ep, d->slot);
 }
 
 static void udp_detach(struct conn *c)
 {
     struct conn_dgram *d = c->dgram;
     if (d != NULL) {
-        udp_stop_timer(d);
         udp_reasm_free(&d->reasm);
         if (d->ep != NULL) {
+            udp_stop_timer(d);
             udp_endpoint_detach(d->ep, d->slot, d->own_ep);
         }
         free(d);
@@ -92,13 +90,10 @@ static void udp_give_up(struct conn *c)
 }
 
 /* The answer did not come whole in time: count it, forget the request, go on. */
-static void on_udp_timeout(evutil_socket_t fd, short what, void *arg)
+void transport_udp_expired(struct conn *c)
 {
-    struct conn *c = arg;
     struct slap_counters *k = c->env->counters;
     uint32_t missing = udp_reasm_missing(&c->dgram->reasm);
-    (void)fd;
-    (void)what;
     k->udp_timeout++;
     k->packet_drop += missing > 0 ? missing : 1;
     c->env->ops->fault(c, c->env->udp_timeout_fault,
@@ -112,10 +107,7 @@ static void udp_sent(struct conn *c)
 {
     struct conn_dgram *d = c->dgram;
     udp_reasm_start(&d->reasm, d->request_id);
-    if (!event_initialized(&d->timeout)) {
-        event_assign(&d->timeout, c->env->base, -1, 0, on_udp_timeout, c);
-    }
-    event_add(&d->timeout, udp_endpoint_timeout(d->ep));
+    udp_endpoint_wait(d->ep, d->slot);
 }
 
 /*
@@ -195,7 +187,7 @@ static void udp_readable(struct conn *c)
 /* Its answer has come: no time-out for it any more. */
 static void udp_answered(struct conn *c)
 {
-    event_del(&c->dgram->timeout);
+    udp_stop_timer(c->dgram);
 }
 
 /* Each answer comes on its own: one to no request (a duplicate, or one late after its

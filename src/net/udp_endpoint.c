@@ -27,16 +27,21 @@
  *             to name one, goes to any conn on the socket, which finds it stale or broken
  *   an error of the socket (ICMP: port unreachable) ──> every conn with a request out fails
  *   conn_close ──> leave: its datagram leaves the queue; the last to leave closes the socket
+ *   --udp_timeout: the slots with a request out wait in a list in the order they sent, which is
+ *         the order of their deadlines (one time-out for all): linking and unlinking cost a few
+ *         instructions, not a timer each; one timer, at the first deadline, gives up the
+ *         expired ones (transport_udp_expired) and is set again for the next
  */
 
 #define UDP_RECV_BATCH 32  /* datagrams per recvmmsg */
 #define UDP_RECV_SLOT 2048 /* bytes of the read buffer per datagram (memcached's: 1408 at most) */
-#define UDP_RECV_ROUNDS 64 /* recvmmsg calls per readable at most; then the loop turns */
+#define UDP_RECV_ROUNDS 8  /* recvmmsg calls per readable at most; then the loop turns */
 #define UDP_SEND_BATCH 64  /* datagrams a sendmmsg takes at most */
 #define UDP_SEND_RETRIES 4 /* sendmmsg calls beyond one per queued datagram, at most */
 #define UDP_DGRAM_IOV (1 + UDP_REQUEST_IOV) /* the frame header, then the request's iovecs */
 #define UDP_RCVBUF_PER_CONN 8192            /* kernel room asked for each conn's answers */
 #define UDP_RCVBUF_MAX (8 * 1024 * 1024)
+#define UDP_NONE UINT32_MAX /* no slot */
 
 struct udp_endpoint {
     int fd;               /* -1 while no conn is joined */
@@ -53,8 +58,11 @@ struct udp_endpoint {
     struct event rev;     /* readable, while the socket is open */
     struct event wev;     /* writable, after a send that would block */
     struct event flush;   /* made active by the first datagram queued in a turn */
-    struct timeval timeout_plain;  /* --udp_timeout */
-    const struct timeval *timeout; /* the same as the loop's common time-out */
+    struct event timer;   /* at the first deadline of the waiting slots */
+    bool timer_armed;
+    uint32_t wait_head, wait_tail; /* slots with a request out, the oldest first */
+    uint32_t *wait_prev, *wait_next; /* by slot: the list's links */
+    uint64_t *deadline;   /* by slot: when its request is given up; 0 if it waits for none */
     uint32_t queued;      /* datagrams waiting for sendmmsg: out[0 .. queued - 1] */
     uint32_t queue_cap;
     struct mmsghdr *out;
@@ -83,11 +91,17 @@ static enum slap_status endpoint_init(struct udp_endpoint *ep, uint32_t cap)
     ep->queue_cap = cap < UDP_SEND_BATCH ? cap : UDP_SEND_BATCH;
     ep->conns = calloc(cap, sizeof(*ep->conns));
     ep->touched = calloc(cap, sizeof(*ep->touched));
+    ep->wait_prev = calloc(cap, sizeof(*ep->wait_prev));
+    ep->wait_next = calloc(cap, sizeof(*ep->wait_next));
+    ep->deadline = calloc(cap, sizeof(*ep->deadline));
+    ep->wait_head = ep->wait_tail = UDP_NONE;
     ep->out = calloc(ep->queue_cap, sizeof(*ep->out));
     ep->out_iov = calloc((size_t)ep->queue_cap * UDP_DGRAM_IOV, sizeof(*ep->out_iov));
     ep->out_conn = calloc(ep->queue_cap, sizeof(*ep->out_conn));
-    return ep->conns && ep->touched && ep->out && ep->out_iov && ep->out_conn ? SLAP_OK
-                                                                              : SLAP_ERROR;
+    return ep->conns && ep->touched && ep->wait_prev && ep->wait_next && ep->deadline &&
+                   ep->out && ep->out_iov && ep->out_conn
+               ? SLAP_OK
+               : SLAP_ERROR;
 }
 
 static void endpoint_close(struct udp_endpoint *ep)
@@ -98,6 +112,8 @@ static void endpoint_close(struct udp_endpoint *ep)
     event_del(&ep->rev);
     event_del(&ep->wev);
     event_del(&ep->flush);
+    event_del(&ep->timer);
+    ep->timer_armed = false;
     close(ep->fd);
     ep->fd = -1;
     ep->joined = 0;
@@ -111,6 +127,9 @@ static void endpoint_free(struct udp_endpoint *ep)
     endpoint_close(ep);
     free(ep->conns);
     free(ep->touched);
+    free(ep->wait_prev);
+    free(ep->wait_next);
+    free(ep->deadline);
     free(ep->out);
     free(ep->out_iov);
     free(ep->out_conn);
@@ -204,12 +223,8 @@ uint8_t udp_endpoint_slot_bits(const struct udp_endpoint *ep)
     return ep->slot_bits;
 }
 
-const struct timeval *udp_endpoint_timeout(const struct udp_endpoint *ep)
-{
-    return ep->timeout;
-}
-
 static void on_readable(evutil_socket_t fd, short what, void *arg);
+static void on_timer(evutil_socket_t fd, short what, void *arg);
 static void on_writable(evutil_socket_t fd, short what, void *arg);
 static void on_flush(evutil_socket_t fd, short what, void *arg);
 
@@ -261,12 +276,8 @@ static int endpoint_open(struct udp_endpoint *ep)
     event_assign(&ep->rev, env->base, fd, EV_READ | EV_PERSIST, on_readable, ep);
     event_assign(&ep->wev, env->base, fd, EV_WRITE, on_writable, ep);
     event_assign(&ep->flush, env->base, -1, 0, on_flush, ep);
+    event_assign(&ep->timer, env->base, -1, 0, on_timer, ep);
     event_add(&ep->rev, NULL);
-    ep->timeout_plain = slap_ns_to_timeval(env->udp_timeout_ns);
-    ep->timeout = event_base_init_common_timeout(env->base, &ep->timeout_plain);
-    if (ep->timeout == NULL) {
-        ep->timeout = &ep->timeout_plain;
-    }
     recv_buffers(ep);
     return fd;
 }
@@ -285,6 +296,75 @@ void udp_endpoint_leave(struct udp_endpoint *ep, struct conn *c)
     udp_endpoint_unqueue(ep, c);
     if (ep->joined > 0 && --ep->joined == 0) {
         endpoint_close(ep);
+    }
+}
+
+/* ---- --udp_timeout ---------------------------------------------------------------------- */
+
+static void arm_timer(struct udp_endpoint *ep, uint64_t now_ns)
+{
+    uint64_t first = ep->deadline[ep->wait_head];
+    struct timeval tv = slap_ns_to_timeval(first > now_ns ? first - now_ns : 0);
+    event_add(&ep->timer, &tv);
+    ep->timer_armed = true;
+}
+
+void udp_endpoint_wait(struct udp_endpoint *ep, uint32_t slot)
+{
+    uint64_t now = slap_now_ns();
+    udp_endpoint_unwait(ep, slot);
+    ep->deadline[slot] = now + ep->env->udp_timeout_ns;
+    ep->wait_prev[slot] = ep->wait_tail;
+    ep->wait_next[slot] = UDP_NONE;
+    if (ep->wait_tail != UDP_NONE) {
+        ep->wait_next[ep->wait_tail] = slot;
+    } else {
+        ep->wait_head = slot;
+    }
+    ep->wait_tail = slot;
+    if (!ep->timer_armed) {
+        arm_timer(ep, now);
+    }
+}
+
+void udp_endpoint_unwait(struct udp_endpoint *ep, uint32_t slot)
+{
+    if (ep->deadline[slot] == 0) {
+        return;
+    }
+    uint32_t prev = ep->wait_prev[slot], next = ep->wait_next[slot];
+    if (prev != UDP_NONE) {
+        ep->wait_next[prev] = next;
+    } else {
+        ep->wait_head = next;
+    }
+    if (next != UDP_NONE) {
+        ep->wait_prev[next] = prev;
+    } else {
+        ep->wait_tail = prev;
+    }
+    ep->deadline[slot] = 0;
+}
+
+/* The first deadline came: give up every request past its own (a slot that sends again goes
+ * to the end, with a later deadline), then wait for the next. */
+static void on_timer(evutil_socket_t fd, short what, void *arg)
+{
+    struct udp_endpoint *ep = arg;
+    uint64_t now = slap_now_ns();
+    (void)fd;
+    (void)what;
+    ep->timer_armed = false;
+    for (uint32_t n = 0; n < ep->nconns && ep->wait_head != UDP_NONE; n++) {
+        uint32_t slot = ep->wait_head;
+        if (ep->deadline[slot] > now) {
+            break;
+        }
+        udp_endpoint_unwait(ep, slot);
+        transport_udp_expired(ep->conns[slot]);
+    }
+    if (ep->wait_head != UDP_NONE && !ep->timer_armed && ep->fd >= 0) {
+        arm_timer(ep, now);
     }
 }
 
@@ -458,6 +538,9 @@ void udp_endpoint_read(struct udp_endpoint *ep)
             return;
         }
         uint64_t now = slap_now_ns();
+        /* what this batch sends times out from now, not from the loop's turn, which a long
+         * drain leaves behind */
+        event_base_update_cache_time(ep->env->base);
         for (int i = 0; i < got && ep->fd >= 0; i++) {
             deliver(ep, ep->in_iov[i].iov_base, ep->in[i].msg_len, now);
         }

@@ -26,8 +26,10 @@ int udp_endpoint_join(struct udp_endpoint *ep);
 void udp_endpoint_leave(struct udp_endpoint *ep, struct conn *c);
 /* The bits of a request id that name the slot (udp_id_slot). */
 uint8_t udp_endpoint_slot_bits(const struct udp_endpoint *ep);
-/* --udp_timeout, as the loop's common time-out (cheaper to add and delete than a plain one). */
-const struct timeval *udp_endpoint_timeout(const struct udp_endpoint *ep);
+/* The slot's request went out: it is given up (transport_udp_expired) --udp_timeout from now,
+ * unless udp_endpoint_unwait comes first. */
+void udp_endpoint_wait(struct udp_endpoint *ep, uint32_t slot);
+void udp_endpoint_unwait(struct udp_endpoint *ep, uint32_t slot);
 /*
  * Queue c's request (the frame header, then n iovecs, all kept valid until it is sent or
  * unqueued) for the next sendmmsg: at the end of this turn of the loop, or now if the queue
@@ -43,5 +45,7 @@ void udp_endpoint_read(struct udp_endpoint *ep);
 /* transport_udp.c: one datagram for c (of its request id, or one no conn of the socket waits
  * for, or broken); the endpoint calls ops->drained once c's part of the batch is read. */
 void transport_udp_deliver(struct conn *c, const char *data, size_t len, uint64_t now_ns);
+/* transport_udp.c: c's answer has not come whole within --udp_timeout. */
+void transport_udp_expired(struct conn *c);
 
 #endif

@@ -153,9 +153,9 @@ def case_udp_shared_socket():
     fake = FakeUdpMemcached(reply=own_key, hold=8)
     try:
         rc, out, err = run_slap(["-s", fake.addr, "-U", "-T", "1", "-c", "64", "-x", "3000",
-                                 "--udp-timeout=2s"])
+                                 "--udp-timeout=10s"])  # nothing is lost: time for a busy host
         c = counters(out)
-        check(rc == 0, "exit status %d: %s" % (rc, err))
+        check(rc == 0, "exit status %d: %s %r" % (rc, err, c))
         check(len(fake.peers) == 1, "64 clients, one socket: %d source ports" % len(fake.peers))
         check(fake.reordered > 1000, "answers out of order: %d" % fake.reordered)
         check(c["cmd_get"] + c["cmd_set"] == 3000 and c["get_misses"] == 0
