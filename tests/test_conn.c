@@ -597,8 +597,11 @@ static void test_udp_shared_socket_routes_by_id(void **state)
     for (int i = 0; i < RING; i++) {
         other_ring[i].hdr = other_hdrs[i];
     }
-    struct conn_setup setup = {.owner = &other_heard, .srv = &f->srv, .udp = true,
-                               .udp_answer_cap = 8 * UDP_MAX_DATAGRAM, .ring = other_ring,
+    struct conn_setup setup = {.owner = &other_heard,
+                               .srv = &f->srv,
+                               .udp = true,
+                               .udp_answer_cap = 8 * UDP_MAX_DATAGRAM,
+                               .ring = other_ring,
                                .cap = RING};
     assert_int_equal(conn_init(&other, &f->env, &setup), SLAP_OK);
     assert_int_equal(conn_connect(&f->conn), SLAP_OK);

@@ -14,7 +14,7 @@
  * never cancels a thread, so on Linux it makes the same system calls through syscall(2) (the
  * sanitizers keep the wrappers, which they check).
  */
-#if defined(__linux__) && defined(SYS_read) && defined(SYS_writev) && defined(SYS_sendmmsg) &&    \
+#if defined(__linux__) && defined(SYS_read) && defined(SYS_writev) && defined(SYS_sendmmsg) &&     \
     defined(SYS_recvmmsg) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 static inline ssize_t sock_read(int fd, void *buf, size_t len)
 {

@@ -44,32 +44,32 @@
 #define UDP_NONE UINT32_MAX /* no slot */
 
 struct udp_endpoint {
-    int fd;               /* -1 while no conn is joined */
-    uint32_t joined;      /* conns on the socket now */
-    uint32_t nconns;      /* slots handed out: 0 .. nconns - 1 */
-    uint32_t cap;         /* slots */
-    uint8_t slot_bits;    /* of a request id */
-    bool flush_armed;     /* `flush` is active for this turn */
-    bool write_blocked;   /* sendmmsg said EAGAIN: wev waits for room */
-    struct conn **conns;  /* by slot; NULL once detached */
-    uint8_t *touched;     /* by slot: got a datagram of the batch being read */
+    int fd;              /* -1 while no conn is joined */
+    uint32_t joined;     /* conns on the socket now */
+    uint32_t nconns;     /* slots handed out: 0 .. nconns - 1 */
+    uint32_t cap;        /* slots */
+    uint8_t slot_bits;   /* of a request id */
+    bool flush_armed;    /* `flush` is active for this turn */
+    bool write_blocked;  /* sendmmsg said EAGAIN: wev waits for room */
+    struct conn **conns; /* by slot; NULL once detached */
+    uint8_t *touched;    /* by slot: got a datagram of the batch being read */
     const struct conn_env *env;
     const struct server *srv;
-    struct event rev;     /* readable, while the socket is open */
-    struct event wev;     /* writable, after a send that would block */
-    struct event flush;   /* made active by the first datagram queued in a turn */
-    struct event timer;   /* at the first deadline of the waiting slots */
+    struct event rev;   /* readable, while the socket is open */
+    struct event wev;   /* writable, after a send that would block */
+    struct event flush; /* made active by the first datagram queued in a turn */
+    struct event timer; /* at the first deadline of the waiting slots */
     bool timer_armed;
-    uint32_t wait_head, wait_tail; /* slots with a request out, the oldest first */
+    uint32_t wait_head, wait_tail;   /* slots with a request out, the oldest first */
     uint32_t *wait_prev, *wait_next; /* by slot: the list's links */
-    uint64_t *deadline;   /* by slot: when its request is given up; 0 if it waits for none */
-    uint32_t queued;      /* datagrams waiting for sendmmsg: out[0 .. queued - 1] */
+    uint64_t *deadline; /* by slot: when its request is given up; 0 if it waits for none */
+    uint32_t queued;    /* datagrams waiting for sendmmsg: out[0 .. queued - 1] */
     uint32_t queue_cap;
     struct mmsghdr *out;
     struct iovec *out_iov; /* UDP_DGRAM_IOV per queued datagram */
     struct conn **out_conn;
-    unsigned recv_batch;   /* in[] used: as many UDP_RECV_SLOTs as the read buffer holds */
-    unsigned ntouched;     /* conns that got a datagram of the batch: */
+    unsigned recv_batch; /* in[] used: as many UDP_RECV_SLOTs as the read buffer holds */
+    unsigned ntouched;   /* conns that got a datagram of the batch: */
     uint32_t touched_slots[UDP_RECV_BATCH];
     struct mmsghdr in[UDP_RECV_BATCH];
     struct iovec in_iov[UDP_RECV_BATCH];
@@ -98,8 +98,8 @@ static enum slap_status endpoint_init(struct udp_endpoint *ep, uint32_t cap)
     ep->out = calloc(ep->queue_cap, sizeof(*ep->out));
     ep->out_iov = calloc((size_t)ep->queue_cap * UDP_DGRAM_IOV, sizeof(*ep->out_iov));
     ep->out_conn = calloc(ep->queue_cap, sizeof(*ep->out_conn));
-    return ep->conns && ep->touched && ep->wait_prev && ep->wait_next && ep->deadline &&
-                   ep->out && ep->out_iov && ep->out_conn
+    return ep->conns && ep->touched && ep->wait_prev && ep->wait_next && ep->deadline && ep->out &&
+                   ep->out_iov && ep->out_conn
                ? SLAP_OK
                : SLAP_ERROR;
 }
@@ -185,8 +185,7 @@ static struct udp_endpoint *take_slot(struct udp_endpoint *ep, struct conn *c, u
     return ep;
 }
 
-struct udp_endpoint *udp_endpoint_attach(struct conn *c, uint32_t server, uint32_t *slot,
-                                         bool *own)
+struct udp_endpoint *udp_endpoint_attach(struct conn *c, uint32_t server, uint32_t *slot, bool *own)
 {
     struct udp_endpoints *s = c->env->udp;
     for (uint32_t k = 0; s != NULL && server < s->nservers && k < s->per_server; k++) {
