@@ -154,6 +154,30 @@ static void test_init_and_free(void **state)
     udp_reasm_free(&r); /* a second free is harmless */
 }
 
+/* A caller's buffer: messages of several datagrams are put together in it, and it is left. */
+static void test_init_in_callers_buffer(void **state)
+{
+    (void)state;
+    static char slab[2 * CAP];
+    struct udp_reasm r;
+    struct dgram first, second;
+    const char *msg = NULL;
+    size_t msg_len = 0;
+    assert_int_equal(udp_reasm_init_in(&r, CAP, NULL), SLAP_ERROR);
+    assert_int_equal(udp_reasm_init_in(&r, UDP_MAX_DATAGRAM - 1, slab), SLAP_ERROR);
+    assert_int_equal(udp_reasm_init_in(&r, CAP, slab + CAP), SLAP_OK);
+    udp_reasm_start(&r, REQUEST_ID);
+    build_text(&first, REQUEST_ID, 0, 2, "first ");
+    build_text(&second, REQUEST_ID, 1, 2, "second");
+    assert_int_equal(add(&r, &second, &msg, &msg_len), SLAP_AGAIN);
+    assert_int_equal(add(&r, &first, &msg, &msg_len), SLAP_OK);
+    assert_ptr_equal(msg, slab + CAP);
+    assert_memory_equal(msg, "first second", msg_len);
+    udp_reasm_free(&r); /* leaves the slab: freeing it would abort */
+    assert_null(r.buf);
+    assert_memory_equal(slab + CAP, "first second", 12);
+}
+
 /* Next permutation in lexicographic order; false after the last. */
 static int next_order(uint16_t *order, size_t n)
 {
@@ -559,6 +583,7 @@ int main(void)
         cmocka_unit_test(test_frame_is_big_endian),
         cmocka_unit_test(test_frame_bad),
         cmocka_unit_test(test_init_and_free),
+        cmocka_unit_test(test_init_in_callers_buffer),
         cmocka_unit_test_setup_teardown(test_every_order_memcached_sizes, setup_reasm,
                                         teardown_reasm),
         cmocka_unit_test_setup_teardown(test_every_order_short_middle_pieces, setup_reasm,

@@ -41,7 +41,9 @@ static enum slap_status udp_attach(struct conn *c, const struct conn_setup *setu
         return SLAP_ERROR;
     }
     d->request_id = (uint16_t)d->slot; /* its first request counts one up */
-    return udp_reasm_init(&d->reasm, setup->udp_answer_cap);
+    char *buf = udp_endpoint_reasm_buf(d->ep, d->slot, setup->udp_answer_cap);
+    return buf != NULL ? udp_reasm_init_in(&d->reasm, setup->udp_answer_cap, buf)
+                       : udp_reasm_init(&d->reasm, setup->udp_answer_cap);
 }
 
 /* No --udp_timeout for it any more (answered, given up, closed). */

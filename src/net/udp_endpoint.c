@@ -63,7 +63,10 @@ struct udp_endpoint {
     uint32_t wait_head, wait_tail;   /* slots with a request out, the oldest first */
     uint32_t *wait_prev, *wait_next; /* by slot: the list's links */
     uint64_t *deadline; /* by slot: when its request is given up; 0 if it waits for none */
-    uint32_t queued;    /* datagrams waiting for sendmmsg: out[0 .. queued - 1] */
+    char *reasm_slab;   /* by slot, reasm_each bytes: where answers of several datagrams are
+                           put together (pages touched only by those) */
+    size_t reasm_each;
+    uint32_t queued; /* datagrams waiting for sendmmsg: out[0 .. queued - 1] */
     uint32_t queue_cap;
     struct mmsghdr *out;
     struct iovec *out_iov; /* UDP_DGRAM_IOV per queued datagram */
@@ -130,6 +133,7 @@ static void endpoint_free(struct udp_endpoint *ep)
     free(ep->wait_prev);
     free(ep->wait_next);
     free(ep->deadline);
+    free(ep->reasm_slab);
     free(ep->out);
     free(ep->out_iov);
     free(ep->out_conn);
@@ -215,6 +219,18 @@ void udp_endpoint_detach(struct udp_endpoint *ep, uint32_t slot, bool own)
         endpoint_free(ep);
         free(ep);
     }
+}
+
+char *udp_endpoint_reasm_buf(struct udp_endpoint *ep, uint32_t slot, size_t bytes)
+{
+    if (ep->reasm_slab == NULL) {
+        /* one allocation for all the slots: its pages stay the kernel's zero page until an
+         * answer of several datagrams is written there */
+        ep->reasm_slab = malloc((size_t)ep->cap * bytes);
+        ep->reasm_each = bytes;
+    }
+    return ep->reasm_slab != NULL && bytes == ep->reasm_each ? ep->reasm_slab + (size_t)slot * bytes
+                                                             : NULL;
 }
 
 uint8_t udp_endpoint_slot_bits(const struct udp_endpoint *ep)

@@ -18,6 +18,9 @@ struct udp_endpoint;
  * on a socket of its own: *own). NULL if out of memory. */
 struct udp_endpoint *udp_endpoint_attach(struct conn *c, uint32_t server, uint32_t *slot,
                                          bool *own);
+/* Room for the slot's answers of several datagrams (bytes of it; the same for every slot),
+ * kept until the socket is freed, or NULL (then the conn makes its own). */
+char *udp_endpoint_reasm_buf(struct udp_endpoint *ep, uint32_t slot, size_t bytes);
 /* Give the slot back (and free a socket of its own). */
 void udp_endpoint_detach(struct udp_endpoint *ep, uint32_t slot, bool own);
 /* c joins the socket, which the first to join opens and connects: its fd, or -1 with errno. */

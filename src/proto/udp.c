@@ -75,34 +75,45 @@ static size_t slot_count(size_t cap)
     return cap / UDP_MAX_DATAGRAM + 1;
 }
 
-enum slap_status udp_reasm_init(struct udp_reasm *r, size_t cap)
+enum slap_status udp_reasm_init_in(struct udp_reasm *r, size_t cap, char *buf)
 {
     memset(r, 0, sizeof(*r));
-    if (cap < UDP_MAX_DATAGRAM) {
+    if (cap < UDP_MAX_DATAGRAM || buf == NULL) {
         return SLAP_ERROR; /* not even a one-datagram message would fit */
     }
     r->seen = calloc(slot_count(cap), sizeof(*r->seen));
     r->lens = calloc(slot_count(cap), sizeof(*r->lens));
-    r->buf = malloc(cap);
-    if (r->seen == NULL || r->lens == NULL || r->buf == NULL) {
-        goto error;
+    if (r->seen == NULL || r->lens == NULL) {
+        udp_reasm_free(r);
+        return SLAP_ERROR;
     }
+    r->buf = buf;
     r->cap = cap;
     return SLAP_OK;
+}
 
-error:
-    udp_reasm_free(r);
-    return SLAP_ERROR;
+enum slap_status udp_reasm_init(struct udp_reasm *r, size_t cap)
+{
+    char *buf = cap >= UDP_MAX_DATAGRAM ? malloc(cap) : NULL;
+    if (udp_reasm_init_in(r, cap, buf) != SLAP_OK) {
+        free(buf);
+        return SLAP_ERROR;
+    }
+    r->own_buf = true;
+    return SLAP_OK;
 }
 
 void udp_reasm_free(struct udp_reasm *r)
 {
     free(r->seen);
     free(r->lens);
-    free(r->buf);
+    if (r->own_buf) {
+        free(r->buf);
+    }
     r->seen = NULL;
     r->lens = NULL;
     r->buf = NULL;
+    r->own_buf = false;
     r->cap = 0;
     r->total = 0;
     r->received = 0;

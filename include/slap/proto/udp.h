@@ -55,6 +55,7 @@ struct udp_reasm {
     uint32_t *lens;          /* per seq: payload bytes */
     char *buf;               /* payloads, datagram seq at buf + seq * UDP_MAX_DATAGRAM */
     size_t cap;
+    bool own_buf;            /* buf was made by udp_reasm_init (else it is the caller's) */
     uint64_t disorder;       /* datagrams whose seq is lower than one already received */
     uint64_t duplicates;     /* a seq received twice */
     uint64_t stale;          /* datagrams of another request id (late answers), ignored */
@@ -63,6 +64,10 @@ struct udp_reasm {
 
 /* Allocate for answers up to cap bytes. SLAP_OK or SLAP_ERROR. */
 enum slap_status udp_reasm_init(struct udp_reasm *r, size_t cap);
+/* The same with buf (cap bytes) the caller's, kept until after udp_reasm_free (which leaves
+ * it): conns sharing a socket take their slices of one slab, whose pages a one-datagram
+ * answer (handed out where it lies) never touches. */
+enum slap_status udp_reasm_init_in(struct udp_reasm *r, size_t cap, char *buf);
 void udp_reasm_free(struct udp_reasm *r);
 /* Expect the answer to request_id from now on (drops anything gathered). */
 void udp_reasm_start(struct udp_reasm *r, uint16_t request_id);
