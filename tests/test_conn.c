@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "slap/net/conn.h"
+#include "slap/net/udp_endpoints.h"
 #include "transport.h"
 
 #define RING 4
@@ -549,6 +550,108 @@ static void test_udp_given_up(void **state)
     teardown(&fx);
 }
 
+/* Queue "get <key>" on c and write it (on a shared UDP socket: queued for the turn's end). */
+static void queue_get_on(struct conn *c, const char *key)
+{
+    struct request *r = conn_queue(c);
+    memset(r, 0, offsetof(struct request, hdr));
+    r->nkeys = 1;
+    r->hdr_len = (uint32_t)proto_ascii_encode_get(r->hdr, HDR_CAP, key, strlen(key));
+    conn_flush(c);
+}
+
+/* A UDP server socket on a free loopback port, named as the fixture's server. */
+static void udp_loopback_server(struct fixture *f)
+{
+    struct sockaddr_in *sin = (struct sockaddr_in *)&f->srv.addr;
+    socklen_t len = sizeof(*sin);
+    sin->sin_family = AF_INET;
+    sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    f->listener = socket(AF_INET, SOCK_DGRAM, 0);
+    assert_int_equal(bind(f->listener, (struct sockaddr *)sin, len), 0);
+    assert_int_equal(getsockname(f->listener, (struct sockaddr *)sin, &len), 0);
+    f->srv.addr_len = len;
+    snprintf(f->srv.name, sizeof(f->srv.name), "127.0.0.1:%d", ntohs(sin->sin_port));
+}
+
+/*
+ * Two UDP conns of a thread share one socket: their requests leave together at the end of the
+ * loop's turn, from one port; the answers, sent back in the other order, each reach the conn
+ * whose request id they carry (a hit for one, a miss for the other).
+ */
+static void test_udp_shared_socket_routes_by_id(void **state)
+{
+    (void)state;
+    struct fixture *f = calloc(1, sizeof(*f));
+    struct udp_endpoints *set = NULL;
+    struct conn other;
+    struct request other_ring[RING];
+    char other_hdrs[RING][HDR_CAP];
+    struct heard other_heard = {0};
+    assert_non_null(f);
+    fixture_env(f, SLAP_NS_PER_SEC);
+    assert_int_equal(udp_endpoints_init(&set, 1, 4), SLAP_OK); /* room for 4: 2 do not fill it */
+    f->env.udp = set;
+    udp_loopback_server(f);
+    fixture_conn(f, true);
+    for (int i = 0; i < RING; i++) {
+        other_ring[i].hdr = other_hdrs[i];
+    }
+    struct conn_setup setup = {.owner = &other_heard,
+                               .srv = &f->srv,
+                               .udp = true,
+                               .udp_answer_cap = 8 * UDP_MAX_DATAGRAM,
+                               .ring = other_ring,
+                               .cap = RING};
+    assert_int_equal(conn_init(&other, &f->env, &setup), SLAP_OK);
+    assert_int_equal(conn_connect(&f->conn), SLAP_OK);
+    assert_int_equal(conn_connect(&other), SLAP_OK);
+    assert_int_equal(f->conn.fd, other.fd); /* one socket */
+    loop_until(f, &f->heard.connected, 1);
+    loop_until(f, &other_heard.connected, 1);
+
+    queue_get_on(&f->conn, "key1");
+    queue_get_on(&other, "key2");
+    char dgram[2][64];
+    struct sockaddr_in from[2];
+    socklen_t from_len = sizeof(from[0]);
+    assert_int_equal(recv(f->listener, dgram[0], sizeof(dgram[0]), MSG_DONTWAIT), -1);
+    event_base_loop(f->base, EVLOOP_ONCE | EVLOOP_NONBLOCK); /* the turn ends: both go */
+    for (int i = 0; i < 2; i++) {
+        from_len = sizeof(from[i]);
+        assert_int_equal(recvfrom(f->listener, dgram[i], sizeof(dgram[i]), 0,
+                                  (struct sockaddr *)&from[i], &from_len),
+                         UDP_HEADER + 10);
+    }
+    assert_int_equal(from[0].sin_port, from[1].sin_port);
+    int second = memcmp(dgram[0] + UDP_HEADER, "get key2", 8) == 0 ? 0 : 1;
+    assert_memory_equal(dgram[second] + UDP_HEADER, "get key2\r\n", 10);
+    assert_memory_equal(dgram[1 - second] + UDP_HEADER, "get key1\r\n", 10);
+
+    /* key2's answer (a hit) first, then key1's (a miss), each under the frame header of its
+     * request (the same id, seq 0 of 1) */
+    char answer[64];
+    memcpy(answer, dgram[second], UDP_HEADER);
+    memcpy(answer + UDP_HEADER, "VALUE key2 0 2\r\nv2\r\nEND\r\n", 25);
+    assert_int_equal(sendto(f->listener, answer, UDP_HEADER + 25, 0, (struct sockaddr *)&from[0],
+                            sizeof(from[0])), UDP_HEADER + 25);
+    memcpy(answer, dgram[1 - second], UDP_HEADER);
+    memcpy(answer + UDP_HEADER, "END\r\n", 5);
+    assert_int_equal(sendto(f->listener, answer, UDP_HEADER + 5, 0, (struct sockaddr *)&from[0],
+                            sizeof(from[0])), UDP_HEADER + 5);
+    loop_until(f, &f->heard.answered, 1);
+    loop_until(f, &other_heard.answered, 1);
+    assert_int_equal(other_heard.hits, 1);
+    assert_int_equal(f->heard.hits, 0);
+    assert_int_equal(f->counters.protocol_error, 0);
+
+    conn_free(&other);
+    conn_free(&f->conn);
+    udp_endpoints_free(set); /* after its conns, before their loop */
+    void *fx = f;
+    teardown(&fx);
+}
+
 /* A fake transport: TCP's socket and system calls, each entry counted; it can be made to fail. */
 enum fake_failure { FAKE_WORKS, FAKE_HANDSHAKE_FAILS, FAKE_WRITE_FAILS, FAKE_READ_FAILS };
 
@@ -785,6 +888,7 @@ int main(void)
         cmocka_unit_test(test_connect_refused),
         cmocka_unit_test(test_no_reconnect_timer),
         cmocka_unit_test(test_udp_given_up),
+        cmocka_unit_test(test_udp_shared_socket_routes_by_id),
         cmocka_unit_test(test_transport_table),
         cmocka_unit_test(test_transport_fails),
     };

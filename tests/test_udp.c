@@ -1,4 +1,4 @@
-/* Unit tests of the UDP frame header and of datagram reassembly (orders, duplicates, limits). */
+/* Unit tests of the UDP frame header, the ids of a shared socket, and datagram reassembly. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -152,6 +152,30 @@ static void test_init_and_free(void **state)
     udp_reasm_free(&r);
     assert_null(r.buf);
     udp_reasm_free(&r); /* a second free is harmless */
+}
+
+/* A caller's buffer: messages of several datagrams are put together in it, and it is left. */
+static void test_init_in_callers_buffer(void **state)
+{
+    (void)state;
+    static char slab[2 * CAP];
+    struct udp_reasm r;
+    struct dgram first, second;
+    const char *msg = NULL;
+    size_t msg_len = 0;
+    assert_int_equal(udp_reasm_init_in(&r, CAP, NULL), SLAP_ERROR);
+    assert_int_equal(udp_reasm_init_in(&r, UDP_MAX_DATAGRAM - 1, slab), SLAP_ERROR);
+    assert_int_equal(udp_reasm_init_in(&r, CAP, slab + CAP), SLAP_OK);
+    udp_reasm_start(&r, REQUEST_ID);
+    build_text(&first, REQUEST_ID, 0, 2, "first ");
+    build_text(&second, REQUEST_ID, 1, 2, "second");
+    assert_int_equal(add(&r, &second, &msg, &msg_len), SLAP_AGAIN);
+    assert_int_equal(add(&r, &first, &msg, &msg_len), SLAP_OK);
+    assert_ptr_equal(msg, slab + CAP);
+    assert_memory_equal(msg, "first second", msg_len);
+    udp_reasm_free(&r); /* leaves the slab: freeing it would abort */
+    assert_null(r.buf);
+    assert_memory_equal(slab + CAP, "first second", 12);
 }
 
 /* Next permutation in lexicographic order; false after the last. */
@@ -490,6 +514,68 @@ static void test_missing_counts(void **state)
     assert_int_equal(r->duplicates, 1);
 }
 
+/* Ids of a shared socket: the slot bits number every slot, and no more. */
+static void test_id_slot_bits(void **state)
+{
+    (void)state;
+    assert_int_equal(udp_id_slot_bits(1), 0);
+    assert_int_equal(udp_id_slot_bits(2), 1);
+    assert_int_equal(udp_id_slot_bits(3), 2);
+    assert_int_equal(udp_id_slot_bits(64), 6);
+    assert_int_equal(udp_id_slot_bits(65), 7);
+    assert_int_equal(udp_id_slot_bits(1000), 10);
+    assert_int_equal(udp_id_slot_bits(UDP_ID_SLOTS_MAX), 10);
+}
+
+/*
+ * Every id a slot uses names that slot, so no two slots ever share an id (an answer reaches the
+ * conn that asked); a slot goes through 2^(16 - bits) ids before one comes back, starting from
+ * its slot number; with no slot bits (a socket of its own) ids count 1, 2, 3 ... as before.
+ */
+static void test_id_next_keeps_slot(void **state)
+{
+    (void)state;
+    static uint8_t seen[65536];
+    for (uint8_t bits = 0; bits <= 10; bits += 2) {
+        uint32_t slots = 1u << bits, per_slot = 65536u >> bits;
+        memset(seen, 0, sizeof(seen));
+        for (uint32_t slot = 0; slot < slots; slot++) {
+            uint16_t id = (uint16_t)slot;
+            for (uint32_t n = 0; n < per_slot; n++) {
+                id = udp_id_next(id, bits);
+                assert_int_equal(udp_id_slot(id, bits), slot);
+                assert_int_equal(seen[id], 0); /* unique within the slot and across slots */
+                seen[id] = 1;
+            }
+            assert_int_equal(id, slot); /* the cycle closes after per_slot requests */
+        }
+    }
+    assert_int_equal(udp_id_next(0, 0), 1);
+    assert_int_equal(udp_id_next(65535, 0), 0);
+    assert_int_equal(udp_id_next(5, 6), 64 + 5);
+    assert_int_equal(udp_id_next((uint16_t)(65536 - 64 + 5), 6), 5);
+}
+
+/* A message of one datagram is handed out where it lies; one of several is copied together. */
+static void test_single_datagram_not_copied(void **state)
+{
+    struct udp_reasm *r = *state;
+    struct dgram one, first, second;
+    const char *msg = NULL;
+    size_t msg_len = 0;
+    build_text(&one, REQUEST_ID, 0, 1, "END\r\n");
+    assert_int_equal(add(r, &one, &msg, &msg_len), SLAP_OK);
+    assert_ptr_equal(msg, (const char *)one.bytes + UDP_HEADER);
+    assert_int_equal(msg_len, 5);
+    build_text(&first, REQUEST_ID, 0, 2, "first ");
+    build_text(&second, REQUEST_ID, 1, 2, "second");
+    assert_int_equal(add(r, &second, &msg, &msg_len), SLAP_AGAIN);
+    assert_int_equal(add(r, &one, &msg, &msg_len), SLAP_ERROR); /* its total is not 2 */
+    assert_int_equal(add(r, &first, &msg, &msg_len), SLAP_OK);
+    assert_memory_equal(msg, "first second", msg_len);
+    assert_ptr_not_equal(msg, (const char *)first.bytes + UDP_HEADER);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -497,6 +583,7 @@ int main(void)
         cmocka_unit_test(test_frame_is_big_endian),
         cmocka_unit_test(test_frame_bad),
         cmocka_unit_test(test_init_and_free),
+        cmocka_unit_test(test_init_in_callers_buffer),
         cmocka_unit_test_setup_teardown(test_every_order_memcached_sizes, setup_reasm,
                                         teardown_reasm),
         cmocka_unit_test_setup_teardown(test_every_order_short_middle_pieces, setup_reasm,
@@ -511,6 +598,10 @@ int main(void)
                                         teardown_reasm),
         cmocka_unit_test_setup_teardown(test_bad_frame_rejected, setup_reasm, teardown_reasm),
         cmocka_unit_test_setup_teardown(test_missing_counts, setup_reasm, teardown_reasm),
+        cmocka_unit_test(test_id_slot_bits),
+        cmocka_unit_test(test_id_next_keeps_slot),
+        cmocka_unit_test_setup_teardown(test_single_datagram_not_copied, setup_reasm,
+                                        teardown_reasm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

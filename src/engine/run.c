@@ -37,7 +37,12 @@ static enum slap_status check_fd_limit(const struct run_plan *p, uint32_t nserve
                                        size_t err_len)
 {
     const struct lane_params *lp = &p->engine.lane;
-    uint64_t sockets = (uint64_t)lp->concurrency * lp->conns_per_client * nservers;
+    uint64_t lanes = (uint64_t)lp->concurrency * lp->conns_per_client;
+    /* UDP: a thread's lanes share a socket to each server (one per UDP_ID_SLOTS_MAX lanes) */
+    uint64_t threads = p->threads > 0 ? p->threads : 1;
+    uint64_t lanes_per_thread = lanes / threads + (lanes % threads > 0);
+    uint64_t udp = threads * nservers * (lanes_per_thread / UDP_ID_SLOTS_MAX + 1);
+    uint64_t sockets = lp->udp ? udp : lanes * nservers + (lp->facebook ? udp : 0);
     uint64_t loops = (uint64_t)p->threads * RUN_FDS_PER_THREAD;
     uint64_t need = sockets + loops + RUN_SPARE_FDS;
     struct rlimit rl;

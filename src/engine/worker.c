@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "slap/base/common.h"
+#include "slap/net/udp_endpoints.h"
 
 #define WORKER_WATCH_NS (10ULL * SLAP_NS_PER_MS)
 #define WORKER_TIMEOUT_CHECK_NS (100ULL * SLAP_NS_PER_MS)
@@ -47,6 +48,7 @@ static void worker_conn_env(struct worker *w)
         .tls_out = w->tls_out,
         .tls_out_size = WORKER_TLS_OUT,
         .counters = &w->env.cur.counters,
+        .udp = w->udp,
         .connect_timeout_ns = WORKER_CONNECT_TIMEOUT_NS,
         .udp_timeout_ns = o->udp_timeout_ns,
         /* the memslap face has neither option: its values are slap's defaults */
@@ -80,6 +82,10 @@ static enum slap_status worker_alloc(struct worker *w)
     w->stalls = calloc(o->servers->count, sizeof(*w->stalls));
     if (!w->clients || !w->lanes || !w->conns || !w->requests || !w->hdrs || !w->keys ||
         !w->rbuf || (tls && !w->tls_out) || (udp && !w->ubuf) || !w->stalls) {
+        return SLAP_ERROR;
+    }
+    /* every lane has a UDP conn to each server: they share the thread's socket to it */
+    if (udp && udp_endpoints_init(&w->udp, o->servers->count, (uint32_t)w->nlanes) != SLAP_OK) {
         return SLAP_ERROR;
     }
     return client_scratch_init(&w->env.multiget, wl);
@@ -143,6 +149,7 @@ void worker_free(struct worker *w)
     for (uint32_t k = 0; w->clients != NULL && k < w->nclients; k++) {
         client_free(&w->clients[k]);
     }
+    udp_endpoints_free(w->udp); /* after its conns, before their loop */
     struct event *timers[] = {w->end_timer,    w->tick_timer,  w->watch_timer,
                               w->drain_timer,  w->warmup_timer, w->notify_event};
     for (size_t i = 0; i < SLAP_ARRAY_SIZE(timers); i++) {

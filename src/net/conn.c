@@ -6,13 +6,15 @@
  *                        └─(error or time-out)──> CLOSED ──> ops->connect_failed
  *   HANDSHAKE: the transport's (TLS's) steps, each waiting on the direction it asks for;
  *          TCP and UDP have none and are READY at once.
+ *   A transport with join (UDP) shares one connected socket among a thread's conns to a
+ *   server: conn_connect joins it; the conn is READY at the next turn of the loop.
  *   READY: conn_flush writes every queued request with c->tx->writev (one call for a
  *          whole pipeline); a short write arms wev and finishes later.
  *          readable: c->tx->readable; for a stream (TCP, TLS), conn_read_stream reads into
  *          the thread's buffer (after any carried partial line), answers the ring's oldest
  *          requests in order (ops->answered), carries a partial line to the next read, then
- *          ops->drained (once per read, not per answer). UDP takes datagrams and hands
- *          each whole message to conn_parse.
+ *          ops->drained (once per read, not per answer). UDP's shared socket takes the
+ *          datagrams of all its conns and hands each whole message to its conn's conn_parse.
  *          EOF, reset or garbage ──> CLOSED ──> ops->closed
  * The transport (TCP, TLS or UDP) is chosen once, by conn_init: this file calls it through
  * c->tx and never asks which it is. A connection knows its environment (loop, buffers, TLS
@@ -83,7 +85,7 @@ enum slap_status conn_init(struct conn *c, const struct conn_env *env,
 enum slap_status conn_connect(struct conn *c)
 {
     const struct conn_env *env = c->env;
-    c->fd = c->tx->open(c);
+    c->fd = c->tx->join != NULL ? c->tx->join(c) : c->tx->open(c);
     if (c->fd < 0) {
         return SLAP_ERROR;
     }
@@ -94,6 +96,10 @@ enum slap_status conn_connect(struct conn *c)
     event_assign(&c->rev, env->base, c->fd, EV_READ | EV_PERSIST, on_readable, c);
     event_assign(&c->wev, env->base, c->fd, EV_WRITE, on_writable, c);
     c->state = CONN_CONNECTING;
+    if (c->tx->join != NULL) { /* a shared socket, connected already: READY at the next turn */
+        event_active(&c->wev, EV_WRITE, 1);
+        return SLAP_OK;
+    }
     if (connect(c->fd, (const struct sockaddr *)&c->srv->addr, c->srv->addr_len) < 0 &&
         errno != EINPROGRESS) {
         int err = errno;
@@ -109,7 +115,9 @@ enum slap_status conn_connect(struct conn *c)
 static void connected(struct conn *c)
 {
     c->state = CONN_READY;
-    event_add(&c->rev, NULL);
+    if (c->tx->join == NULL) { /* a shared socket is read by its transport */
+        event_add(&c->rev, NULL);
+    }
     c->env->ops->connected(c);
 }
 
@@ -178,10 +186,12 @@ static void handshake(struct conn *c, short what)
 
 static void finish_connect(struct conn *c, short what)
 {
-    int err = ETIMEDOUT;
+    int err = (what & EV_TIMEOUT) != 0 ? ETIMEDOUT : 0;
     socklen_t len = sizeof(err);
 
-    if ((what & EV_TIMEOUT) == 0 && getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0) {
+    /* A shared socket's error is not this conn's: its transport reads it. */
+    if (err == 0 && c->tx->join == NULL &&
+        getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0) {
         err = errno;
     }
     if (err != 0) {

@@ -1,7 +1,8 @@
-/* read(2) and writev(2) for the request path, shared by the transports that use the kernel's. */
+/* read(2), writev(2), sendmmsg(2), recvmmsg(2) on the request path, for the transports. */
 #ifndef SLAP_SOCK_IO_H
 #define SLAP_SOCK_IO_H
 
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/uio.h>
@@ -13,8 +14,8 @@
  * never cancels a thread, so on Linux it makes the same system calls through syscall(2) (the
  * sanitizers keep the wrappers, which they check).
  */
-#if defined(__linux__) && defined(SYS_read) && defined(SYS_writev) &&                              \
-    !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#if defined(__linux__) && defined(SYS_read) && defined(SYS_writev) && defined(SYS_sendmmsg) &&     \
+    defined(SYS_recvmmsg) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 static inline ssize_t sock_read(int fd, void *buf, size_t len)
 {
     return (ssize_t)syscall(SYS_read, fd, buf, len);
@@ -23,6 +24,16 @@ static inline ssize_t sock_read(int fd, void *buf, size_t len)
 static inline ssize_t sock_writev(int fd, const struct iovec *iov, int n)
 {
     return (ssize_t)syscall(SYS_writev, fd, iov, n);
+}
+
+static inline int sock_sendmmsg(int fd, struct mmsghdr *msgs, unsigned n)
+{
+    return (int)syscall(SYS_sendmmsg, fd, msgs, n, 0);
+}
+
+static inline int sock_recvmmsg(int fd, struct mmsghdr *msgs, unsigned n)
+{
+    return (int)syscall(SYS_recvmmsg, fd, msgs, n, MSG_DONTWAIT, NULL);
 }
 #else
 static inline ssize_t sock_read(int fd, void *buf, size_t len)
@@ -33,6 +44,16 @@ static inline ssize_t sock_read(int fd, void *buf, size_t len)
 static inline ssize_t sock_writev(int fd, const struct iovec *iov, int n)
 {
     return writev(fd, iov, n);
+}
+
+static inline int sock_sendmmsg(int fd, struct mmsghdr *msgs, unsigned n)
+{
+    return sendmmsg(fd, msgs, n, 0);
+}
+
+static inline int sock_recvmmsg(int fd, struct mmsghdr *msgs, unsigned n)
+{
+    return recvmmsg(fd, msgs, n, MSG_DONTWAIT, NULL);
 }
 #endif
 

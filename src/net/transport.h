@@ -22,6 +22,11 @@ struct conn_transport {
     const char *name;
     /* A non-blocking socket for c->srv, which conn.c connects; or -1 with errno set. */
     int (*open)(const struct conn *c);
+    /* Or, for a socket shared by the thread's conns to c->srv (UDP), NULL above and here the
+     * shared socket, opened and connected by the first conn to join (connect(2) of a datagram
+     * socket does not wait); or -1 with errno set. conn.c never reads it for the conn: the
+     * transport's own event does, and the conn is READY at the next turn of the loop. */
+    int (*join)(struct conn *c);
     /* State kept for the conn's life (UDP: its reassembly buffers), made by conn_init;
      * detach releases it, after a failed attach too. */
     enum slap_status (*attach)(struct conn *c, const struct conn_setup *setup);
@@ -49,7 +54,8 @@ struct conn_transport {
     enum slap_status (*garbled)(struct conn *c, const char *why);
     /* conn_check_timeout: the oldest written request waited past --timeout. */
     void (*late)(struct conn *c);
-    /* Close the socket and end what the transport keeps for it (a TLS session). */
+    /* Close the socket and end what the transport keeps for it (a TLS session); a shared
+     * socket is left, and closed when its last conn leaves. */
     void (*close)(struct conn *c);
     uint32_t requests_per_write; /* requests one writev may carry (UDP: one a datagram) */
     bool read_until_again;       /* may hold bytes the socket no longer shows (decrypted TLS

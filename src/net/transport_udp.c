@@ -4,56 +4,71 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include "slap/proto/udp.h"
-#include "sock_io.h"
+#include "udp_endpoint.h"
 
-#define UDP_BATCH 16      /* datagrams per recvmmsg */
-#define UDP_REQUEST_IOV 3 /* gather's iovecs for one request: header, value, "\r\n" */
+/*
+ * A conn's requests go out, and its answers come in, on the socket its thread shares with its
+ * other conns to the same server (udp_endpoint.c): its slot there is in the low bits of its
+ * request ids. Without the thread's set of sockets (a conn made alone, as the unit tests
+ * make it) it has a socket of its own, through the same code.
+ */
 
-/* What a datagram socket keeps for its life, made by udp_attach (memory per connection is
- * what limits -c: only UDP sockets pay for it). */
+/* What a datagram conn keeps for its life, made by udp_attach (memory per connection is what
+ * limits -c: only UDP conns pay for it). */
 struct conn_dgram {
-    uint16_t request_id;       /* the id of the request in flight */
+    struct udp_endpoint *ep;   /* its socket */
+    uint32_t slot;             /* its slot there */
+    bool own_ep;               /* a socket of its own, freed with it */
+    uint16_t request_id;       /* the id of its latest request */
     uint8_t frame[UDP_HEADER]; /* its frame header */
     struct udp_reasm reasm;    /* its answer's datagrams */
-    struct event timeout;      /* --udp_timeout of the request in flight */
     uint64_t disorder_seen;    /* reasm.disorder already counted */
     uint64_t stale_seen;       /* reasm.stale and reasm.duplicates already told */
     uint64_t duplicates_seen;
 };
 
-static int udp_open(const struct conn *c)
-{
-    return socket(c->srv->addr.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-}
-
 static enum slap_status udp_attach(struct conn *c, const struct conn_setup *setup)
 {
-    c->dgram = calloc(1, sizeof(*c->dgram));
-    if (c->dgram == NULL) {
+    struct conn_dgram *d = calloc(1, sizeof(*d));
+    c->dgram = d;
+    if (d == NULL) {
         return SLAP_ERROR;
     }
-    return udp_reasm_init(&c->dgram->reasm, setup->udp_answer_cap);
+    d->ep = udp_endpoint_attach(c, setup->server, &d->slot, &d->own_ep);
+    if (d->ep == NULL) {
+        return SLAP_ERROR;
+    }
+    d->request_id = (uint16_t)d->slot; /* its first request counts one up */
+    char *buf = udp_endpoint_reasm_buf(d->ep, d->slot, setup->udp_answer_cap);
+    return buf != NULL ? udp_reasm_init_in(&d->reasm, setup->udp_answer_cap, buf)
+                       : udp_reasm_init(&d->reasm, setup->udp_answer_cap);
 }
 
+/* No --udp_timeout for it any more (answered, given up, closed). */
 static void udp_stop_timer(struct conn_dgram *d)
 {
-    if (event_initialized(&d->timeout)) {
-        event_del(&d->timeout);
-    }
+    udp_endpoint_unwait(d->ep, d->slot);
 }
 
 static void udp_detach(struct conn *c)
 {
-    if (c->dgram != NULL) {
-        udp_stop_timer(c->dgram);
-        udp_reasm_free(&c->dgram->reasm);
-        free(c->dgram);
+    struct conn_dgram *d = c->dgram;
+    if (d != NULL) {
+        udp_reasm_free(&d->reasm);
+        if (d->ep != NULL) {
+            udp_stop_timer(d);
+            udp_endpoint_detach(d->ep, d->slot, d->own_ep);
+        }
+        free(d);
         c->dgram = NULL;
     }
+}
+
+static int udp_join(struct conn *c)
+{
+    return udp_endpoint_join(c->dgram->ep);
 }
 
 static enum slap_status udp_handshake(struct conn *c, int *want_write, char *err, size_t err_len)
@@ -71,18 +86,16 @@ static void udp_give_up(struct conn *c)
 {
     struct conn_dgram *d = c->dgram;
     udp_stop_timer(d);
-    udp_reasm_start(&d->reasm, (uint16_t)(d->request_id + 1));
+    udp_endpoint_unqueue(d->ep, c);
+    udp_reasm_start(&d->reasm, udp_id_next(d->request_id, udp_endpoint_slot_bits(d->ep)));
     conn_give_up(c);
 }
 
 /* The answer did not come whole in time: count it, forget the request, go on. */
-static void on_udp_timeout(evutil_socket_t fd, short what, void *arg)
+void transport_udp_expired(struct conn *c)
 {
-    struct conn *c = arg;
     struct slap_counters *k = c->env->counters;
     uint32_t missing = udp_reasm_missing(&c->dgram->reasm);
-    (void)fd;
-    (void)what;
     k->udp_timeout++;
     k->packet_drop += missing > 0 ? missing : 1;
     c->env->ops->fault(c, c->env->udp_timeout_fault,
@@ -96,32 +109,30 @@ static void udp_sent(struct conn *c)
 {
     struct conn_dgram *d = c->dgram;
     udp_reasm_start(&d->reasm, d->request_id);
-    if (!event_initialized(&d->timeout)) {
-        event_assign(&d->timeout, c->env->base, -1, 0, on_udp_timeout, c);
-    }
-    struct timeval tv = slap_ns_to_timeval(c->env->udp_timeout_ns);
-    event_add(&d->timeout, &tv);
+    udp_endpoint_wait(d->ep, d->slot);
 }
 
-/* One request (requests_per_write is 1) in one datagram, behind a frame header of a new id. */
+/*
+ * One request (requests_per_write is 1) in one datagram, behind a frame header of a new id,
+ * queued on the shared socket: it goes with the others of this turn of the loop.
+ */
 static ssize_t udp_writev(struct conn *c, const struct iovec *iov, int n)
 {
     struct conn_dgram *d = c->dgram;
-    struct iovec dgram[1 + UDP_REQUEST_IOV];
     if (n > UDP_REQUEST_IOV) {
         errno = EMSGSIZE;
         return -1;
     }
-    udp_frame_encode(d->frame, ++d->request_id, 0, 1);
-    dgram[0] = (struct iovec){.iov_base = d->frame, .iov_len = UDP_HEADER};
-    memcpy(dgram + 1, iov, (size_t)n * sizeof(*iov));
-    ssize_t done = sock_writev(c->fd, dgram, n + 1);
+    uint16_t id = udp_id_next(d->request_id, udp_endpoint_slot_bits(d->ep));
+    udp_frame_encode(d->frame, id, 0, 1);
+    ssize_t done = udp_endpoint_queue(d->ep, c, d->frame, iov, n);
     if (done < 0) {
         return -1;
     }
+    d->request_id = id;
     c->env->counters->written_bytes += UDP_HEADER;
     udp_sent(c);
-    return done - UDP_HEADER;
+    return done;
 }
 
 /* One whole message of the answer, after any partial line carried from the last. */
@@ -164,46 +175,21 @@ static enum slap_status udp_datagram(struct conn *c, const char *data, size_t n,
     return rc == SLAP_OK ? udp_message(c, msg, len, now_ns) : SLAP_OK;
 }
 
-/*
- * Take every datagram that is there, up to UDP_BATCH a recvmmsg call (an answer of several
- * datagrams costs one call, not one per datagram).
- */
+void transport_udp_deliver(struct conn *c, const char *data, size_t len, uint64_t now_ns)
+{
+    (void)udp_datagram(c, data, len, now_ns); /* SLAP_ERROR: c closed (the owner heard) */
+}
+
+/* The shared socket's own event reads it; this is for a caller that asks all the same. */
 static void udp_readable(struct conn *c)
 {
-    const struct conn_env *env = c->env;
-    struct mmsghdr msgs[UDP_BATCH];
-    struct iovec iov[UDP_BATCH];
-    size_t slot = env->rbuf_size / UDP_BATCH;
-    for (;;) {
-        for (int i = 0; i < UDP_BATCH; i++) {
-            iov[i] = (struct iovec){.iov_base = env->rbuf + (size_t)i * slot, .iov_len = slot};
-            msgs[i] = (struct mmsghdr){.msg_hdr = {.msg_iov = &iov[i], .msg_iovlen = 1}};
-        }
-        int got = recvmmsg(c->fd, msgs, UDP_BATCH, MSG_DONTWAIT, NULL);
-        if (got < 0) {
-            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-                conn_fail(c, strerror(errno)); /* e.g. ECONNREFUSED: no UDP port there */
-                return;
-            }
-            break;
-        }
-        uint64_t now = slap_now_ns();
-        for (int i = 0; i < got; i++) {
-            if (udp_datagram(c, iov[i].iov_base, msgs[i].msg_len, now) != SLAP_OK) {
-                return;
-            }
-        }
-        if (got < UDP_BATCH) {
-            break;
-        }
-    }
-    env->ops->drained(c);
+    udp_endpoint_read(c->dgram->ep);
 }
 
 /* Its answer has come: no time-out for it any more. */
 static void udp_answered(struct conn *c)
 {
-    event_del(&c->dgram->timeout);
+    udp_stop_timer(c->dgram);
 }
 
 /* Each answer comes on its own: one to no request (a duplicate, or one late after its
@@ -233,12 +219,13 @@ static void udp_late(struct conn *c)
 static void udp_close(struct conn *c)
 {
     udp_stop_timer(c->dgram);
-    close(c->fd);
+    udp_endpoint_leave(c->dgram->ep, c);
 }
 
 const struct conn_transport transport_udp = {
     .name = "UDP",
-    .open = udp_open,
+    .open = NULL, /* the socket is shared: joined */
+    .join = udp_join,
     .attach = udp_attach,
     .detach = udp_detach,
     .handshake = udp_handshake,

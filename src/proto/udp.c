@@ -15,6 +15,7 @@
  *                        seq seen?  -> duplicates++, ignored
  *                        else copy payload to buf + seq * UDP_MAX_DATAGRAM
  *                             (disorder++ if a higher seq came first)
+ *                             (a message of one datagram is handed out where it lies)
  *   received == total  -> compact the pieces to the front of buf, hand them out,
  *                         forget the message (the next datagram starts a new one)
  *
@@ -59,40 +60,60 @@ enum slap_status udp_frame_decode(const uint8_t *dgram, size_t len, uint16_t *re
     return SLAP_OK;
 }
 
+uint8_t udp_id_slot_bits(uint32_t slots)
+{
+    uint8_t bits = 0;
+    while (bits < 16 && (1u << bits) < slots) {
+        bits++;
+    }
+    return bits;
+}
+
 /* Entries of seen and lens: enough for every total that passes the cap check. */
 static size_t slot_count(size_t cap)
 {
     return cap / UDP_MAX_DATAGRAM + 1;
 }
 
-enum slap_status udp_reasm_init(struct udp_reasm *r, size_t cap)
+enum slap_status udp_reasm_init_in(struct udp_reasm *r, size_t cap, char *buf)
 {
     memset(r, 0, sizeof(*r));
-    if (cap < UDP_MAX_DATAGRAM) {
+    if (cap < UDP_MAX_DATAGRAM || buf == NULL) {
         return SLAP_ERROR; /* not even a one-datagram message would fit */
     }
     r->seen = calloc(slot_count(cap), sizeof(*r->seen));
     r->lens = calloc(slot_count(cap), sizeof(*r->lens));
-    r->buf = malloc(cap);
-    if (r->seen == NULL || r->lens == NULL || r->buf == NULL) {
-        goto error;
+    if (r->seen == NULL || r->lens == NULL) {
+        udp_reasm_free(r);
+        return SLAP_ERROR;
     }
+    r->buf = buf;
     r->cap = cap;
     return SLAP_OK;
+}
 
-error:
-    udp_reasm_free(r);
-    return SLAP_ERROR;
+enum slap_status udp_reasm_init(struct udp_reasm *r, size_t cap)
+{
+    char *buf = cap >= UDP_MAX_DATAGRAM ? malloc(cap) : NULL;
+    if (udp_reasm_init_in(r, cap, buf) != SLAP_OK) {
+        free(buf);
+        return SLAP_ERROR;
+    }
+    r->own_buf = true;
+    return SLAP_OK;
 }
 
 void udp_reasm_free(struct udp_reasm *r)
 {
     free(r->seen);
     free(r->lens);
-    free(r->buf);
+    if (r->own_buf) {
+        free(r->buf);
+    }
     r->seen = NULL;
     r->lens = NULL;
     r->buf = NULL;
+    r->own_buf = false;
     r->cap = 0;
     r->total = 0;
     r->received = 0;
@@ -192,6 +213,11 @@ enum slap_status udp_reasm_add(struct udp_reasm *r, const uint8_t *dgram, size_t
     if (r->seen[seq]) {
         r->duplicates++;
         return SLAP_AGAIN;
+    }
+    if (total == 1) { /* a message of one datagram, the usual answer: no copy */
+        *msg = (const char *)dgram + UDP_HEADER;
+        *msg_len = payload_len;
+        return SLAP_OK;
     }
     place(r, seq, total, dgram + UDP_HEADER, payload_len);
     if (r->received < r->total) {

@@ -128,7 +128,8 @@ static void feed(struct udp_reasm *r, size_t len)
     check(status == model_add(&model, dgram, len));
     check(r->disorder + r->duplicates + r->stale >= events_before);
     if (status == SLAP_OK) {
-        check(msg == r->buf);
+        bool one_datagram = dgram[4] == 0 && dgram[5] == 1; /* handed out where it lies */
+        check(msg == (one_datagram ? (const char *)dgram + UDP_HEADER : r->buf));
         check(msg_len <= r->cap && msg_len == model.message_len);
         check(memcmp(msg, model.message, msg_len) == 0);
     } else {

@@ -3,6 +3,7 @@ import os
 import socket
 import time
 
+from fakemc import FakeUdpMemcached, answer_of, frame
 from harness import (check, check_agree, counters, free_port, make_certs, measured, Memcached,
                      run_line, run_slap, stall_later)
 
@@ -137,6 +138,31 @@ def case_udp():
             check_agree(c, delta)
     finally:
         server.stop()
+
+
+def case_udp_shared_socket():
+    """-U -T 1 -c 64: the 64 clients share one UDP socket (one source port at the server), and
+    answers sent back out of order, eight at a time last first, each reach the request of their
+    id: a get gets the value of its own key (another's would be a protocol error), a set
+    STORED (a get's answer to it, too)."""
+    def own_key(rid, payload):
+        if payload.startswith(b"get "):
+            key = payload[4:].split()[0]
+            return [frame(rid, 0, 1) + b"VALUE %s 0 2\r\nok\r\nEND\r\n" % key]
+        return [frame(rid, 0, 1) + answer_of(payload)]
+    fake = FakeUdpMemcached(reply=own_key, hold=8)
+    try:
+        rc, out, err = run_slap(["-s", fake.addr, "-U", "-T", "1", "-c", "64", "-x", "3000",
+                                 "--udp-timeout=10s"])  # nothing is lost: time for a busy host
+        c = counters(out)
+        check(rc == 0, "exit status %d: %s %r" % (rc, err, c))
+        check(len(fake.peers) == 1, "64 clients, one socket: %d source ports" % len(fake.peers))
+        check(fake.reordered > 1000, "answers out of order: %d" % fake.reordered)
+        check(c["cmd_get"] + c["cmd_set"] == 3000 and c["get_misses"] == 0
+              and c.get("protocol_error", 0) == 0 and c["udp_timeout"] == 0,
+              "every answer reached its request: %r" % c)
+    finally:
+        fake.stop()
 
 
 def case_udp_stall():

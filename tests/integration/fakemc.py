@@ -266,15 +266,21 @@ class FakeMemcached:
 
 class FakeUdpMemcached:
     """A UDP memcached whose answers can be bent: reply(request_id, payload) returns a list
-    of datagrams (bytes) to send back for one request, by default one right frame."""
+    of datagrams (bytes) to send back for one request, by default one right frame. With
+    hold=N the answers are held until N requests wait (or 50 ms pass), then sent back last
+    first. peers holds every source address a request came from."""
 
-    def __init__(self, reply=None):
+    def __init__(self, reply=None, hold=0):
         self.port = free_port()
         self.reply = reply or (lambda rid, payload: [frame(rid, 0, 1) + answer_of(payload)])
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         self.sock.bind(("127.0.0.1", self.port))
         self.sock.settimeout(0.05)
         self.requests = 0
+        self.hold = hold
+        self.held = []
+        self.reordered = 0  # answers sent back before one that was asked earlier
+        self.peers = set()
         self.running = True
         self.thread = threading.Thread(target=self._serve, daemon=True)
         self.thread.start()
@@ -288,6 +294,7 @@ class FakeUdpMemcached:
             try:
                 data, peer = self.sock.recvfrom(65536)
             except socket.timeout:
+                self._release()
                 continue
             except OSError:
                 return
@@ -295,7 +302,16 @@ class FakeUdpMemcached:
                 continue
             rid = struct.unpack(">H", data[:2])[0]
             self.requests += 1
-            for dgram in self.reply(rid, data[8:]):
+            self.peers.add(peer)
+            self.held.append((rid, data[8:], peer))
+            if len(self.held) >= self.hold:
+                self._release()
+
+    def _release(self):
+        held, self.held = self.held[::-1], []
+        self.reordered += max(len(held) - 1, 0)
+        for rid, payload, peer in held:
+            for dgram in self.reply(rid, payload):
                 try:
                     self.sock.sendto(dgram, peer)
                 except OSError:

@@ -59,8 +59,8 @@ SHARES_CPU = frozenset([
     "tiny_window_uneven_threads", "tls", "total_min_is_the_types_min", "trace_gen_deterministic",
     "trace_stats_estimates_many_keys", "trace_stats_malformed_lines",
     "trace_stats_recovers_generator", "trace_stats_usage", "trace_stats_zipf_skew",
-    "trace_stats_zstd_plain_stdin", "truncated_reply", "two_servers", "unix_socket",
-    "unsolicited_reply", "verify", "verify_detects", "verify_failures_are_errors"
+    "trace_stats_zstd_plain_stdin", "truncated_reply", "two_servers", "udp_shared_socket",
+    "unix_socket", "unsolicited_reply", "verify", "verify_detects", "verify_failures_are_errors"
 ])
 
 

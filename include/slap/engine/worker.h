@@ -99,6 +99,7 @@ struct worker {
     char *rbuf;                  /* read buffer shared by every socket of the thread */
     char *tls_out;               /* --tls: requests gathered for SSL_write */
     char *ubuf;                  /* UDP: a carried partial line and the next message */
+    struct udp_endpoints *udp;   /* UDP: the thread's sockets, one per server (or more) */
     struct conn_env conn_env;    /* what every socket of the thread is given */
 
     uint32_t active_lanes;       /* lanes not done */

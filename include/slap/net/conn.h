@@ -16,6 +16,7 @@
 struct conn;
 struct conn_dgram;
 struct conn_transport;
+struct udp_endpoints;
 struct tls_ctx;
 struct tls_conn;
 
@@ -93,6 +94,8 @@ struct conn_env {
     char *tls_out;                  /* --tls: requests gathered for one SSL_write */
     size_t tls_out_size;
     struct slap_counters *counters; /* bytes and faults of the transport are counted here */
+    struct udp_endpoints *udp;      /* UDP: the thread's sockets, one per server, each shared
+                                       by its datagram conns; NULL: each conn has its own */
     uint64_t connect_timeout_ns;    /* connect and TLS handshake */
     uint64_t udp_timeout_ns;        /* --udp_timeout */
     const char *timeout_fault;      /* what a TCP answer later than the time-out is called */
