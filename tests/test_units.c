@@ -336,6 +336,27 @@ static void test_time_bad(void **state)
     }
 }
 
+/* A port: digits only, at most 5 of them, 0 to 65535. */
+static void test_port(void **state)
+{
+    (void)state;
+    uint16_t port = 1;
+    assert_true(units_parse_port("11211", 5, &port));
+    assert_int_equal(port, 11211);
+    assert_true(units_parse_port("65535", 5, &port));
+    assert_int_equal(port, 65535);
+    assert_true(units_parse_port("0", 1, &port));
+    assert_int_equal(port, 0);
+    assert_true(units_parse_port("80xyz", 2, &port)); /* only len bytes are read */
+    assert_int_equal(port, 80);
+    assert_false(units_parse_port("65536", 5, &port));
+    assert_false(units_parse_port("000080", 6, &port));
+    assert_false(units_parse_port("", 0, &port));
+    assert_false(units_parse_port("8o", 2, &port));
+    assert_false(units_parse_port("-1", 2, &port));
+    assert_false(units_parse_port(" 80", 3, &port));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -344,7 +365,7 @@ int main(void)
         cmocka_unit_test(test_units_bad),      cmocka_unit_test(test_statuses),
         cmocka_unit_test(test_length_bounded), cmocka_unit_test(test_fraction_good),
         cmocka_unit_test(test_fraction_bad),   cmocka_unit_test(test_time_good),
-        cmocka_unit_test(test_time_bad),
+        cmocka_unit_test(test_time_bad),       cmocka_unit_test(test_port),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

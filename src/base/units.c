@@ -341,3 +341,22 @@ void units_shortest(char *buf, size_t len, double v)
         }
     }
 }
+
+bool units_parse_port(const char *text, size_t len, uint16_t *port)
+{
+    unsigned long v = 0;
+    if (len == 0 || len > 5) {
+        return false;
+    }
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] < '0' || text[i] > '9') {
+            return false;
+        }
+        v = v * 10 + (unsigned long)(text[i] - '0');
+    }
+    if (v > 65535) {
+        return false;
+    }
+    *port = (uint16_t)v;
+    return true;
+}

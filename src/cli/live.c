@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "push.h"
+#include "slap/base/units.h"
 #include "slap/output/metrics.h"
 
 #define LIVE_BACKLOG 16
@@ -87,23 +88,6 @@ struct live {
 
 /* ---- the address ----------------------------------------------------------------------- */
 
-static bool port_of(const char *s, uint16_t *port)
-{
-    unsigned long v = 0;
-    size_t n = strlen(s);
-    if (n == 0 || n > 5) {
-        return false;
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9') {
-            return false;
-        }
-        v = v * 10 + (unsigned long)(s[i] - '0');
-    }
-    *port = (uint16_t)v;
-    return v <= 65535;
-}
-
 const char *live_metrics_problem(const char *text, char *addr, size_t addr_len, uint16_t *port)
 {
     char host[LIVE_ADDR_MAX] = "127.0.0.1";
@@ -136,7 +120,7 @@ const char *live_metrics_problem(const char *text, char *addr, size_t addr_len, 
         }
         port_text = colon + 1;
     }
-    if (!port_of(port_text, &p)) {
+    if (!units_parse_port(port_text, strlen(port_text), &p)) {
         return "the port must be a number from 0 (any free one) to 65535";
     }
     if (addr != NULL) {

@@ -17,6 +17,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "slap/base/units.h"
 #include "slap/base/version.h"
 
 #define PUSH_ANSWER_MAX 4096 /* of the answer, what is read: the status line and a bit */
@@ -40,17 +41,8 @@ static bool host_char(char c)
 /* A port of 1 to 65535 in digits. */
 static bool port_ok(const char *s, size_t n)
 {
-    unsigned long v = 0;
-    if (n == 0 || n > 5) {
-        return false;
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9') {
-            return false;
-        }
-        v = v * 10 + (unsigned long)(s[i] - '0');
-    }
-    return v >= 1 && v <= 65535;
+    uint16_t port;
+    return units_parse_port(s, n, &port) && port >= 1;
 }
 
 /* HOST or [V6], then :PORT or nothing, up to the path. */

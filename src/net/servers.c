@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "slap/base/common.h"
+#include "slap/base/units.h"
 
 #define SERVERS_PROBE_NS (1ULL * SLAP_NS_PER_SEC) /* a connect after a failed flush_all */
 
@@ -119,17 +120,8 @@ static enum slap_status entry_error(const char *entry, size_t len, char *err, si
 /* A port: 1 to 65535, digits only. */
 static bool port_ok(const char *p, size_t len)
 {
-    unsigned long port = 0;
-    if (len == 0 || len > 5) {
-        return false;
-    }
-    for (size_t i = 0; i < len; i++) {
-        if (p[i] < '0' || p[i] > '9') {
-            return false;
-        }
-        port = port * 10 + (unsigned long)(p[i] - '0');
-    }
-    return port >= 1 && port <= 65535;
+    uint16_t port;
+    return units_parse_port(p, len, &port) && port >= 1;
 }
 
 /* A host name or address: something, no blanks or control bytes, at most a DNS name's length. */

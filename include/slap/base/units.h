@@ -2,6 +2,7 @@
 #ifndef SLAP_UNITS_H
 #define SLAP_UNITS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -45,5 +46,9 @@ enum units_status units_parse_time(const char *text, size_t len, uint64_t *epoch
 
 /* The shortest text of v (%.15g, %.16g or %.17g) that strtod reads back to v, into buf. */
 void units_shortest(char *buf, size_t len, double v);
+
+/* A TCP or UDP port written as len digits (at most 5, nothing else), 0 to 65535, into *port;
+ * false for anything else. Callers that need a real port also refuse 0. */
+bool units_parse_port(const char *text, size_t len, uint16_t *port);
 
 #endif
