@@ -94,6 +94,7 @@ class Fetches:
         while not data.endswith(b"OK\r\n"):
             data += self.sock.recv(100)
         self.data = b""
+        self.done = False
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
 
@@ -106,8 +107,8 @@ class Fetches:
             try:
                 chunk = self.sock.recv(65536)
             except socket.timeout:
-                quiet += 1
-                if self.done and quiet >= 3:
+                quiet = quiet + 1 if self.done else 0  # quiet counts after the block only
+                if quiet >= 3:
                     return
                 continue
             if not chunk:
@@ -116,7 +117,6 @@ class Fetches:
             self.data += chunk
 
     def __enter__(self):
-        self.done = False
         return self
 
     def __exit__(self, *exc):
