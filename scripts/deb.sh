@@ -11,7 +11,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir "$work/slap"
 (cd "$top" && git ls-files -z -co --exclude-standard | xargs -0 cp --parents -t "$work/slap")
-(cd "$work/slap" && dpkg-buildpackage -b -us -uc >"$work/build.log" 2>&1) ||
+(cd "$work/slap" && dpkg-buildpackage -b -us -uc -j"$(nproc)" >"$work/build.log" 2>&1) ||
     { tail -40 "$work/build.log" >&2; exit 1; }
 deb=$(ls "$work"/slap_*.deb)
 cp "$deb" "$out/"

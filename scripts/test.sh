@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: dependencies, a strict build, unit and integration tests (valgrind
-# memcheck and a 60 s soak among them), then the same tests built with AddressSanitizer and
+# memcheck and a 60 s soak among them, the Debian package installed in a fresh chroot and the
+# container image run), then the same tests built with AddressSanitizer and
 # UndefinedBehaviorSanitizer. Every libFuzzer target runs first, for a bounded time: the quickest
 # pass, and the one whose hand-listed sources break first. Two tests run at a
 # time, except the integration cases that measure time or rate, which run alone
@@ -10,7 +11,18 @@ SECONDS=0
 phase() { echo "== $1 (at ${SECONDS}s)"; }
 top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/scripts/deps.sh" valgrind clang libclang-rt-dev python3-yaml python3-jsonschema librsvg2-bin \
-    nutcracker libmemcached-tools jq iproute2 pdsh prometheus prometheus-pushgateway
+    nutcracker libmemcached-tools jq iproute2 pdsh prometheus prometheus-pushgateway \
+    debootstrap buildah debhelper dpkg-dev fakeroot lintian
+
+# The Debian package and the container image (scripts/packages.sh: the debootstrap tree and the
+# image's layers are cached between runs) are made beside the libFuzzer pass and the release
+# build, which measure no time; the release pass's package cases then find them made.
+phase "package and image (in the background)"
+mkdir -p "$top/build-pkg"
+setsid "$top/scripts/packages.sh" all >"$top/build-pkg/packages.log" 2>&1 &
+packages=$!
+# a pass that fails stops the suite: the package's build (its own process group) stops with it
+trap '[[ -n $packages ]] && kill -- -"$packages" 2>/dev/null; true' EXIT
 
 phase "libFuzzer targets (bounded)"
 CC=clang cmake -S "$top" -B "$top/build-fuzz" -DSLAP_FUZZ=ON -DSLAP_WERROR=ON >/dev/null
@@ -19,6 +31,13 @@ cmake --build "$top/build-fuzz" -j "$(nproc)" --target fuzzers
 
 phase "release build (warnings are errors)"
 "$top/scripts/build.sh" "$top/build" -DSLAP_WERROR=ON
+if ! wait "$packages"; then
+    cat "$top/build-pkg/packages.log" >&2
+    echo "test.sh: scripts/packages.sh failed (its log is above)" >&2
+    exit 1
+fi
+packages=
+phase "release tests (the package and image made at $(grep -o '[0-9]*s$' "$top/build-pkg/packages.log" | tail -1))"
 (cd "$top/build" && ctest -j2 --output-on-failure --no-tests=error)
 
 phase "AddressSanitizer + UndefinedBehaviorSanitizer build"

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# What the package tests check, built from this tree, with what is slow to make kept between runs:
+#   deb    build-pkg/slap_VERSION_ARCH.deb (scripts/deb.sh: dpkg-buildpackage, then lintian),
+#          rebuilt only when a file of the tree changed since the last build
+#   root   a Debian bookworm minbase tree made by debootstrap, kept in $SLAP_CACHE/bookworm-minbase
+#   image  the base image localhost/bookworm-minbase, imported once from that tree, and
+#          localhost/slap:test built from the Containerfile on it by buildah (chroot isolation,
+#          its layers cached: only the steps after a changed file run again)
+# Usage: scripts/packages.sh [deb|root|image|all]...   (default: all)
+#        scripts/packages.sh buildah ARGS...   buildah on the images' storage (run, from, inspect)
+# As root only (debootstrap, chroot, buildah). The cache directory is $SLAP_CACHE (default
+# /var/cache/slap); a lock in it lets a test and this script run at once. The images live in a
+# storage of their own there, overlay unless $SLAP_STORAGE_DRIVER says vfs (for a host that
+# cannot mount an overlay, such as a container: vfs copies every layer whole, about twice as
+# slow). Prints each step's time.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cache=${SLAP_CACHE:-/var/cache/slap}
+out=$top/build-pkg
+root=$cache/bookworm-minbase
+mirror=${SLAP_MIRROR:-http://deb.debian.org/debian}
+driver=${SLAP_STORAGE_DRIVER:-overlay}
+buildah=(buildah --root "$cache/containers-$driver" --runroot "/run/slap-containers-$driver"
+         --storage-driver "$driver")
+SECONDS=0
+if [[ ${1-} == buildah ]]; then
+    exec "${buildah[@]}" "${@:2}"
+fi
+
+[[ $(id -u) == 0 ]] || { echo "packages.sh: needs root (debootstrap, chroot, buildah)" >&2; exit 1; }
+"$top/scripts/deps.sh" debootstrap buildah debhelper dpkg-dev fakeroot lintian >&2
+mkdir -p "$cache" "$out"
+exec 9>"$cache/lock"
+flock 9
+
+# The tree's files as git sees them (tracked and new, nothing ignored), and their contents.
+tree_hash() {
+    (cd "$top" && git ls-files -z -co --exclude-standard | sort -z |
+        xargs -0 sha256sum -- | sha256sum | cut -c1-16)
+}
+
+step_deb() {
+    local hash
+    hash=$(tree_hash)
+    if [[ -f $out/deb.stamp && $(cat "$out/deb.stamp") == "$hash" ]] &&
+        compgen -G "$out/slap_*.deb" >/dev/null; then
+        echo "packages: deb: up to date ($(ls "$out"/slap_*.deb))" >&2
+        return
+    fi
+    rm -f "$out"/slap_*.deb "$out/deb.stamp"
+    "$top/scripts/deb.sh" "$out" >/dev/null
+    echo "$hash" >"$out/deb.stamp"
+    echo "packages: deb: built $(ls "$out"/slap_*.deb) at ${SECONDS}s" >&2
+}
+
+step_root() {
+    if [[ -f $root/etc/debian_version && -x $root/usr/bin/apt-get ]]; then
+        echo "packages: root: cached in $root" >&2
+        return
+    fi
+    local tmp=$cache/bookworm-minbase.new
+    rm -rf "$tmp"
+    if ! debootstrap --variant=minbase bookworm "$tmp" "$mirror" >"$cache/debootstrap.log" 2>&1; then
+        tail -20 "$cache/debootstrap.log" >&2
+        echo "packages: debootstrap failed (the whole log: $cache/debootstrap.log)" >&2
+        exit 1
+    fi
+    rm -rf "$root"
+    mv "$tmp" "$root"
+    echo "packages: root: made by debootstrap in $root at ${SECONDS}s" >&2
+}
+
+step_image() {
+    step_root
+    if ! "${buildah[@]}" inspect --type image localhost/bookworm-minbase >/dev/null 2>&1; then
+        local c
+        c=$("${buildah[@]}" from scratch)
+        tar -C "$root" -c . | tar -C "$("${buildah[@]}" mount "$c")" -x
+        "${buildah[@]}" commit -q --rm "$c" localhost/bookworm-minbase >/dev/null
+        echo "packages: image: base imported from $root at ${SECONDS}s" >&2
+    fi
+    if ! "${buildah[@]}" bud --isolation chroot --layers --build-arg BASE=localhost/bookworm-minbase \
+        -t localhost/slap:test "$top" >"$out/image.log" 2>&1; then
+        tail -30 "$out/image.log" >&2
+        echo "packages: the image did not build (the whole log: $out/image.log)" >&2
+        exit 1
+    fi
+    echo "packages: image: localhost/slap:test built at ${SECONDS}s" >&2
+}
+
+[[ $# -gt 0 ]] || set -- all
+for what in "$@"; do
+    case $what in
+    deb) step_deb ;;
+    root) step_root ;;
+    image) step_image ;;
+    all) step_root; step_deb; step_image ;;
+    *) echo "packages.sh: unknown step '$what' (deb, root, image or all)" >&2; exit 2 ;;
+    esac
+done
