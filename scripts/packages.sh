@@ -79,12 +79,17 @@ step_image() {
         "${buildah[@]}" commit -q --rm "$c" localhost/bookworm-minbase >/dev/null
         echo "packages: image: base imported from $root at ${SECONDS}s" >&2
     fi
-    if ! "${buildah[@]}" bud --isolation chroot --layers --build-arg BASE=localhost/bookworm-minbase \
-        -t localhost/slap:test "$top" >"$out/image.log" 2>&1; then
+    # The build stage is tagged too, so that pruning the layers no tag leads to (those of
+    # earlier trees) keeps its cached packages.
+    local bud=("${buildah[@]}" bud --isolation chroot --layers
+               --build-arg BASE=localhost/bookworm-minbase)
+    if ! { "${bud[@]}" --target build -t localhost/slap-build:test "$top" &&
+           "${bud[@]}" -t localhost/slap:test "$top"; } >"$out/image.log" 2>&1; then
         tail -30 "$out/image.log" >&2
         echo "packages: the image did not build (the whole log: $out/image.log)" >&2
         exit 1
     fi
+    "${buildah[@]}" rmi --prune >/dev/null 2>&1 || true
     echo "packages: image: localhost/slap:test built at ${SECONDS}s" >&2
 }
 
