@@ -99,7 +99,12 @@ for what in "$@"; do
     deb) step_deb ;;
     root) step_root ;;
     image) step_image ;;
-    all) step_root; step_deb; step_image ;;
+    all) # debootstrap mostly waits on the mirror: the .deb builds meanwhile
+        step_root &
+        root_made=$!
+        step_deb
+        wait "$root_made"
+        step_image ;;
     *) echo "packages.sh: unknown step '$what' (deb, root, image or all)" >&2; exit 2 ;;
     esac
 done

@@ -102,6 +102,27 @@ static void test_latency_that_grows_is_not_steady(void **state)
     assert_true(v.latency_change > 0.5);
 }
 
+/* A rate that falls 30% in periods scattered by +-90%: beyond the drift, within the noise.
+ * Not "yes" (the mean did move), not "no" (it may be chance): unknown, saying so. */
+static void test_large_move_within_noise_is_unknown(void **state)
+{
+    (void)state;
+    struct steady_verdict v;
+    fill(PERIODS, rate_falls_halfway, flat_median, 0.90, 5);
+    steady_judge(periods, PERIODS, &v);
+    assert_true(v.rate_change < -STEADY_RATE_DRIFT);
+    assert_int_equal(v.state, STEADY_UNKNOWN);
+    assert_non_null(strstr(v.why, "the rate fell"));
+    assert_non_null(strstr(v.why, "too much to tell a drift from noise"));
+    /* and a drift of the latency out of the noise still says no */
+    for (size_t i = 0; i < PERIODS; i++) {
+        periods[i].median_us = 50.0 * (1.0 + (double)i / (PERIODS - 1));
+    }
+    steady_judge(periods, PERIODS, &v);
+    assert_int_equal(v.state, STEADY_NO);
+    assert_non_null(strstr(v.why, "the median latency rose"));
+}
+
 static void test_too_few_periods_is_unknown(void **state)
 {
     (void)state;
@@ -119,6 +140,7 @@ int main(void)
         cmocka_unit_test(test_noise_without_drift_is_steady),
         cmocka_unit_test(test_rate_that_falls_is_not_steady),
         cmocka_unit_test(test_latency_that_grows_is_not_steady),
+        cmocka_unit_test(test_large_move_within_noise_is_unknown),
         cmocka_unit_test(test_too_few_periods_is_unknown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -43,15 +43,32 @@ static struct third third_of(const struct steady_period *p, size_t from, size_t 
     return t;
 }
 
-/* Did the figure move beyond drift, and out of the periods' noise (Welch's t)? */
-static bool drifted(struct third a, struct third b, double drift, double *change)
+/* How a figure moved from the first third to the last. */
+enum move {
+    HELD,    /* within its drift, or beyond it by less than the noise lets one tell */
+    DRIFTED, /* beyond its drift, and out of the periods' noise (Welch's t) */
+    NOISY,   /* beyond its drift, within the noise, and one standard error of the difference
+                is larger than the drift itself: the run cannot tell either way */
+};
+
+static enum move moved(struct third a, struct third b, double drift, double *change)
 {
     *change = a.mean > 0 ? b.mean / a.mean - 1.0 : 0.0;
     if (a.n < 2 || b.n < 2 || fabs(*change) <= drift) {
-        return false;
+        return HELD;
     }
     double se = sqrt(a.var / (double)a.n + b.var / (double)b.n);
-    return se == 0.0 || fabs(b.mean - a.mean) / se > STEADY_T;
+    if (se == 0.0 || fabs(b.mean - a.mean) / se > STEADY_T) {
+        return DRIFTED;
+    }
+    return se / a.mean > drift ? NOISY : HELD;
+}
+
+/* "the rate fell 75%" or "the median latency rose 30%". */
+static void say_move(char *buf, size_t len, const char *figure, double change)
+{
+    snprintf(buf, len, "the %s %s %.0f%%", figure, change < 0 ? "fell" : "rose",
+             fabs(change) * 100);
 }
 
 void steady_judge(const struct steady_period *p, size_t n, struct steady_verdict *v)
@@ -65,9 +82,26 @@ void steady_judge(const struct steady_period *p, size_t n, struct steady_verdict
     size_t k = n / 3;
     struct third r1 = third_of(p, 0, k, true), r3 = third_of(p, n - k, n, true);
     struct third l1 = third_of(p, 0, k, false), l3 = third_of(p, n - k, n, false);
-    bool rate = drifted(r1, r3, STEADY_RATE_DRIFT, &v->rate_change);
-    bool latency = drifted(l1, l3, STEADY_LATENCY_DRIFT, &v->latency_change);
+    enum move rate_move = moved(r1, r3, STEADY_RATE_DRIFT, &v->rate_change);
+    enum move latency_move = moved(l1, l3, STEADY_LATENCY_DRIFT, &v->latency_change);
+    bool rate = rate_move == DRIFTED, latency = latency_move == DRIFTED;
     v->state = rate || latency ? STEADY_NO : STEADY_YES;
+    if (!rate && !latency && (rate_move == NOISY || latency_move == NOISY)) {
+        /* a mean that moved this far, in periods this scattered, says neither */
+        char what[2][64] = {"", ""};
+        if (rate_move == NOISY) {
+            say_move(what[0], sizeof(what[0]), "rate", v->rate_change);
+        }
+        if (latency_move == NOISY) {
+            say_move(what[1], sizeof(what[1]), "median latency", v->latency_change);
+        }
+        v->state = STEADY_UNKNOWN;
+        snprintf(v->why, sizeof(v->why),
+                 "%s%s%s from the first third of the run to the last, but the periods varied "
+                 "too much to tell a drift from noise",
+                 what[0], what[0][0] && what[1][0] ? " and " : "", what[1]);
+        return;
+    }
     if (rate && latency) {
         snprintf(v->why, sizeof(v->why),
                  "the rate %s %.0f%% and the median latency %s %.0f%% from the first third of "

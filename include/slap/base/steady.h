@@ -13,7 +13,10 @@
  * STEADY_LATENCY_DRIFT of the latency) and the difference stands out of the periods' own
  * noise (Welch's t above STEADY_T). A run with a drifting figure is not steady: a server whose
  * memory filled and started evicting, a warm-up too short, a neighbour that took the CPU
- * halfway, a proxy whose queue grew. Fewer than STEADY_MIN_PERIODS periods: unknown.
+ * halfway, a proxy whose queue grew. Fewer than STEADY_MIN_PERIODS periods: unknown. So is a
+ * run where a figure moved beyond its threshold but not out of the noise, in periods so
+ * scattered that one standard error of the difference is larger than the threshold itself
+ * (a 75% fall may then be chance, and "held" would be false), unless the other figure drifted.
  */
 #define STEADY_MIN_PERIODS 6
 #define STEADY_RATE_DRIFT 0.10    /* the rate moved by a tenth */
@@ -27,7 +30,7 @@ struct steady_period {
 };
 
 enum steady_state {
-    STEADY_UNKNOWN, /* too few periods to say */
+    STEADY_UNKNOWN, /* too few periods, or too scattered, to say */
     STEADY_YES,
     STEADY_NO,
 };
