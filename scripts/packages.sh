@@ -20,8 +20,9 @@ out=$top/build-pkg
 root=$cache/bookworm-minbase
 mirror=${SLAP_MIRROR:-http://deb.debian.org/debian}
 driver=${SLAP_STORAGE_DRIVER:-overlay}
-buildah=(buildah --root "$cache/containers-$driver" --runroot "/run/slap-containers-$driver"
-         --storage-driver "$driver")
+# the storage's state that a reboot must clear (mounts, locks) under /run, one per cache
+runroot=/run/slap-containers/$(echo "$cache" | md5sum | cut -c1-8)-$driver
+buildah=(buildah --root "$cache/containers-$driver" --runroot "$runroot" --storage-driver "$driver")
 SECONDS=0
 if [[ ${1-} == buildah ]]; then
     exec "${buildah[@]}" "${@:2}"
