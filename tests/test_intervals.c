@@ -6,7 +6,10 @@
 
 #include <cmocka.h> /* after the four headers above, which it needs */
 
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "slap/output/intervals.h"
 
@@ -122,6 +125,43 @@ static void fallback_when_periods_do_not_add_up(void **state)
     intervals_free(&iv);
 }
 
+/* Pages of the mapping [p, p + len) in memory (mincore; p page-aligned). Reading a page never
+ * written maps the zero page, which mincore counts too: only writes come before it. */
+static size_t resident_pages(const void *p, size_t len)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), n = (len + page - 1) / page, in = 0;
+    unsigned char *vec = malloc(n);
+    assert_non_null(vec);
+    assert_int_equal(mincore((void *)(uintptr_t)p, len, vec), 0);
+    for (size_t i = 0; i < n; i++) {
+        in += vec[i] & 1u;
+    }
+    free(vec);
+    return in;
+}
+
+/* A view of 120 segments holds a histogram each (37 KB, 4.4 MB in all), but takes memory only
+ * where the segments have counts: here a page of counts and one or two of buckets each. */
+static void view_takes_the_pages_it_fills(void **state)
+{
+    (void)state;
+    struct intervals iv;
+    struct intervals_view v;
+    assert_int_equal(intervals_init(&iv), SLAP_OK);
+    for (uint64_t p = 0; p < INTERVALS_SEGMENTS; p++) {
+        add(&iv, 50, 200 + p % 7);
+    }
+    assert_int_equal(intervals_view_open(&v, &iv, INTERVALS_BIT(INTERVALS_LAT + OP_GET), &whole),
+                     SLAP_OK);
+    assert_int_equal(v.n, INTERVALS_SEGMENTS);
+    size_t pages = resident_pages(v.hists, v.nhists * sizeof(struct hist));
+    if (pages > 3 * v.n) {
+        fail_msg("%zu pages resident for a view of %zu segments", pages, v.n);
+    }
+    intervals_view_close(&v);
+    intervals_free(&iv);
+}
+
 /* 300 periods (merged to width 4): a flat latency is steady; a latency that doubles is not,
  * and the verdict names the latency; too few periods: unknown. */
 static void steadiness_from_segments(void **state)
@@ -163,6 +203,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(merging_keeps_counts_in_bounded_memory, setup, teardown),
         cmocka_unit_test_setup_teardown(fallback_when_periods_do_not_add_up, setup, teardown),
         cmocka_unit_test_setup_teardown(steadiness_from_segments, setup, teardown),
+        cmocka_unit_test_setup_teardown(view_takes_the_pages_it_fills, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

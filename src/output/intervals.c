@@ -184,8 +184,7 @@ static bool view_fill(struct intervals_view *v, const struct intervals *iv, inte
 {
     uint64_t count = 0;
     for (size_t i = 0; i < iv->n; i++) {
-        struct hist *h = &v->hists[i];
-        hist_clear(h); /* calloc'd, then filled only by adding */
+        struct hist *h = &v->hists[i]; /* empty (hist_slab_alloc), filled only by adding */
         for (int s = 0; s < INTERVALS_SERIES; s++) {
             if ((mask & INTERVALS_BIT(s)) != 0) {
                 results_sparse_add(&iv->seg[i].series[s], h);
@@ -205,9 +204,11 @@ enum slap_status intervals_view_open(struct intervals_view *v, const struct inte
     if (iv == NULL || iv->n == 0) {
         return SLAP_OK;
     }
-    v->hists = calloc(iv->n, sizeof(*v->hists));
+    /* a segment's histogram takes the pages of its buckets between min and max, not 37 KB */
+    enum slap_status mapped = hist_slab_alloc(&v->hists, iv->n);
+    v->nhists = mapped == SLAP_OK ? iv->n : 0;
     v->ptrs = malloc(iv->n * sizeof(*v->ptrs));
-    if (v->hists == NULL || v->ptrs == NULL) {
+    if (mapped != SLAP_OK || v->ptrs == NULL) {
         intervals_view_close(v);
         v->whole = whole;
         return SLAP_ERROR;
@@ -231,7 +232,7 @@ void intervals_view_ci(const struct intervals_view *v, double pct, struct ci_res
 
 void intervals_view_close(struct intervals_view *v)
 {
-    free(v->hists);
+    hist_slab_free(v->hists, v->nhists);
     free(v->ptrs);
     memset(v, 0, sizeof(*v));
 }

@@ -108,7 +108,8 @@ struct slap_stats {
     uint64_t misses[STATS_TYPES];       /* keys each type did not find (the tables' Get_miss) */
     struct hist gets[STATS_OUTCOMES];   /* latency of gets that hit, that missed */
     struct hist lag;                    /* open loop: actual send minus intended send */
-    struct hist *slab;                  /* the per-type histograms, one allocation */
+    struct hist *slab;                  /* the per-type histograms (hist_slab_alloc) */
+    size_t nslab;                       /* how many */
 };
 
 /* Every type, corrected and uncorrected: what a results document read back may hold. */

@@ -71,9 +71,10 @@ intervals_mask intervals_types(int view);
 
 /* The segments of one mask, as histograms (allocated): reused for every percentile of it. */
 struct intervals_view {
-    struct hist *hists;
+    struct hist *hists; /* one per segment (hist_slab_alloc) */
+    size_t nhists;
     const struct hist **ptrs;
-    size_t n;
+    size_t n; /* segments used: 0 when they do not hold the run */
     const struct hist *whole;
 };
 enum slap_status intervals_view_open(struct intervals_view *v, const struct intervals *iv,
