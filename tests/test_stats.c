@@ -80,7 +80,7 @@ static size_t resident_pages(const void *p, size_t len)
 
 /* Statistics of every type (a results document's, 37 KB a histogram) take memory where they
  * are written: gets recorded, reset and merged leave a page or two a histogram resident, not
- * the 950 KB of the whole slab. */
+ * the whole slab (1 MB). */
 static void test_idle_types_cost_no_memory(void **state)
 {
     (void)state;

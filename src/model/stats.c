@@ -22,21 +22,24 @@ static void empty_stats(struct slap_stats *s)
             hist_clear(s->raw[t]);
         }
     }
-    for (int o = 0; o < STATS_OUTCOMES; o++) {
-        hist_clear(&s->gets[o]);
+    if (s->lag == NULL) {
+        return; /* zeroed, never given histograms by stats_init */
     }
-    hist_clear(&s->lag);
+    for (int o = 0; o < STATS_OUTCOMES; o++) {
+        hist_clear(s->gets[o]);
+    }
+    hist_clear(s->lag);
 }
 
 enum slap_status stats_init(struct slap_stats *s, const struct stats_shape *shape)
 {
-    size_t n = 0;
+    size_t n = STATS_OUTCOMES + 1; /* gets and lag */
     memset(s, 0, sizeof(*s));
     for (int t = 0; t < STATS_TYPES; t++) {
         n += (shape->types & op_bit((enum op_type)t)) != 0 ? (shape->open_loop ? 2 : 1) : 0;
     }
     /* mapped, not reset: a type never sent, or little of it, costs no memory (every type of a
-     * results document's statistics is there) */
+     * results document's statistics is there, and a closed loop has no lag) */
     if (hist_slab_alloc(&s->slab, n) != SLAP_OK) {
         return SLAP_ERROR;
     }
@@ -49,9 +52,9 @@ enum slap_status stats_init(struct slap_stats *s, const struct stats_shape *shap
         }
     }
     for (int o = 0; o < STATS_OUTCOMES; o++) {
-        hist_reset(&s->gets[o]);
+        s->gets[o] = next++;
     }
-    hist_reset(&s->lag);
+    s->lag = next;
     return SLAP_OK;
 }
 
@@ -62,6 +65,8 @@ void stats_free(struct slap_stats *s)
     s->nslab = 0;
     memset(s->lat, 0, sizeof(s->lat));
     memset(s->raw, 0, sizeof(s->raw));
+    memset(s->gets, 0, sizeof(s->gets));
+    s->lag = NULL;
 }
 
 void stats_reset(struct slap_stats *s)
@@ -84,10 +89,13 @@ void stats_merge(struct slap_stats *dst, const struct slap_stats *src)
             hist_merge(dst->raw[t], src->raw[t]);
         }
     }
-    for (int o = 0; o < STATS_OUTCOMES; o++) {
-        hist_merge(&dst->gets[o], &src->gets[o]);
+    if (dst->lag == NULL || src->lag == NULL) {
+        return; /* either zeroed, never given histograms by stats_init */
     }
-    hist_merge(&dst->lag, &src->lag);
+    for (int o = 0; o < STATS_OUTCOMES; o++) {
+        hist_merge(dst->gets[o], src->gets[o]);
+    }
+    hist_merge(dst->lag, src->lag);
 }
 
 static void merge_types(struct hist *const *by_type, struct hist *total)

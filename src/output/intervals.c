@@ -65,8 +65,9 @@ static const struct hist *series_of(const struct slap_stats *s, int i)
     if (i < INTERVALS_HIT) {
         return s->raw[i - INTERVALS_RAW];
     }
-    return i == INTERVALS_HIT ? &s->gets[STATS_HIT] : i == INTERVALS_MISS ? &s->gets[STATS_MISS]
-                                                                         : &s->lag;
+    return i == INTERVALS_HIT    ? s->gets[STATS_HIT]
+           : i == INTERVALS_MISS ? s->gets[STATS_MISS]
+                                 : s->lag;
 }
 
 static enum slap_status segment_add(struct intervals_segment *g, const struct slap_stats *s,
