@@ -35,8 +35,8 @@ struct hist {
 void hist_reset(struct hist *h);
 /* n empty histograms in one mapping of zero pages: a page of buckets takes memory only once
  * something is recorded or merged into it, so a slab of mostly idle histograms (every type of a
- * run's statistics, a segment each for intervals) costs the few pages they use. *out is NULL
- * when n is 0. SLAP_ERROR when out of memory. */
+ * run's statistics) costs the few pages they use. *out is NULL when n is 0. SLAP_ERROR when
+ * out of memory. */
 enum slap_status hist_slab_alloc(struct hist **out, size_t n);
 /* Unmap a slab of n histograms (NULL is fine). */
 void hist_slab_free(struct hist *slab, size_t n);
