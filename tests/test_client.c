@@ -246,8 +246,8 @@ static void test_get_hit_and_miss_counted(void **state)
     loop_until(f, &k->cmd_get, 2);
     assert_int_equal(k->get_misses, 1);
     assert_int_equal(f->env.cur.misses[OP_GET], 1);
-    assert_int_equal(f->env.cur.gets[STATS_HIT].count, 1);
-    assert_int_equal(f->env.cur.gets[STATS_MISS].count, 1);
+    assert_int_equal(f->env.cur.gets[STATS_HIT]->count, 1);
+    assert_int_equal(f->env.cur.gets[STATS_MISS]->count, 1);
     assert_int_equal(k->unanswered, 0);
     assert_int_equal(k->requests_sent, 3); /* and the third is on its way */
 }

@@ -9,6 +9,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "slap/base/hist.h"
 
@@ -395,6 +397,49 @@ static void test_clear_is_reset(void **state)
     assert_memory_equal(&hist_a, &hist_all, sizeof(hist_all));
 }
 
+/* Pages of the mapping [p, p + len) in memory (mincore; p page-aligned). Reading a page never
+ * written maps the zero page, which mincore counts too: only writes come before it. */
+static size_t resident_pages(const void *p, size_t len)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), n = (len + page - 1) / page, in = 0;
+    unsigned char *vec = malloc(n);
+    assert_non_null(vec);
+    assert_int_equal(mincore((void *)(uintptr_t)p, len, vec), 0);
+    for (size_t i = 0; i < n; i++) {
+        in += vec[i] & 1u;
+    }
+    free(vec);
+    return in;
+}
+
+/* A slab's histograms are empty ones (hist_reset's), and take memory only where written: one
+ * latency recorded into each of 30 makes two pages of each resident (the counts, one bucket's
+ * page), not the 9 of a histogram. */
+static void test_slab_is_empty_and_lazy(void **state)
+{
+    (void)state;
+    enum { N = 30 };
+    struct hist *slab = NULL;
+    assert_int_equal(hist_slab_alloc(&slab, 0), SLAP_OK);
+    assert_null(slab);
+    assert_int_equal(hist_slab_alloc(&slab, N), SLAP_OK);
+    assert_non_null(slab);
+    for (size_t i = 0; i < N; i++) {
+        hist_record(&slab[i], 100000 + i * 1000);
+    }
+    size_t pages = resident_pages(slab, N * sizeof(*slab));
+    if (pages > 2 * N) {
+        fail_msg("%zu pages resident for %d histograms of one latency each", pages, (int)N);
+    }
+    for (size_t i = 0; i < N; i++) {
+        hist_reset(&hist_a);
+        hist_record(&hist_a, 100000 + i * 1000);
+        assert_memory_equal(&slab[i], &hist_a, sizeof(hist_a));
+    }
+    hist_slab_free(slab, N);
+    hist_slab_free(NULL, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -413,6 +458,7 @@ int main(void)
         cmocka_unit_test(test_empty),
         cmocka_unit_test(test_above_max),
         cmocka_unit_test(test_clear_is_reset),
+        cmocka_unit_test(test_slab_is_empty_and_lazy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

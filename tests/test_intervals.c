@@ -122,6 +122,60 @@ static void fallback_when_periods_do_not_add_up(void **state)
     intervals_free(&iv);
 }
 
+/* Every percentile's interval from a view of iv equals ci_percentile's over each segment made a
+ * histogram (the view read the segments that way until it read them where they are). */
+static void assert_view_as_hists(const struct intervals *iv, int series)
+{
+    static const double pcts[] = {1.0, 50.0, 90.0, 99.0, 99.9, 100.0};
+    struct intervals_view v;
+    struct hist *hists = NULL;
+    const struct hist *ptrs[INTERVALS_SEGMENTS];
+    assert_int_equal(hist_slab_alloc(&hists, iv->n), SLAP_OK);
+    for (size_t i = 0; i < iv->n; i++) {
+        results_sparse_add(&iv->seg[i].series[series], &hists[i]);
+        ptrs[i] = &hists[i];
+    }
+    assert_int_equal(intervals_view_open(&v, iv, INTERVALS_BIT(series), &whole), SLAP_OK);
+    assert_int_equal(v.n, iv->n);
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(pcts); i++) {
+        struct ci_result got, want;
+        intervals_view_ci(&v, pcts[i], &got);
+        ci_percentile(ptrs, iv->n, pcts[i], INTERVALS_LEVEL, &want);
+        assert_int_equal(got.estimable, want.estimable);
+        assert_int_equal(got.method, want.method);
+        assert_int_equal(got.batches, want.batches);
+        assert_int_equal(got.value_ns, want.value_ns);
+        assert_int_equal(got.low_ns, want.low_ns);
+        assert_int_equal(got.high_ns, want.high_ns);
+        assert_int_equal(got.requests, want.requests);
+        assert_int_equal(got.needed, want.needed);
+    }
+    intervals_view_close(&v);
+    hist_slab_free(hists, iv->n);
+}
+
+/* 500 periods merged to 63 segments, latencies that drift and repeat (batch means, and not
+ * estimable at p100); then 3 periods, too few for batches (order statistics). */
+static void view_reads_segments_as_histograms(void **state)
+{
+    (void)state;
+    struct intervals iv;
+    assert_int_equal(intervals_init(&iv), SLAP_OK);
+    for (uint64_t p = 0; p < 500; p++) {
+        add(&iv, 20 + p % 13 * 40, 100 + p % 17 * 30 + p / 5);
+    }
+    assert_view_as_hists(&iv, INTERVALS_LAT + OP_GET);
+    intervals_free(&iv);
+
+    hist_reset(&whole);
+    assert_int_equal(intervals_init(&iv), SLAP_OK);
+    for (uint64_t p = 0; p < 3; p++) {
+        add(&iv, 5000, 100 + p * 50);
+    }
+    assert_view_as_hists(&iv, INTERVALS_LAT + OP_GET);
+    intervals_free(&iv);
+}
+
 /* 300 periods (merged to width 4): a flat latency is steady; a latency that doubles is not,
  * and the verdict names the latency; too few periods: unknown. */
 static void steadiness_from_segments(void **state)
@@ -163,6 +217,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(merging_keeps_counts_in_bounded_memory, setup, teardown),
         cmocka_unit_test_setup_teardown(fallback_when_periods_do_not_add_up, setup, teardown),
         cmocka_unit_test_setup_teardown(steadiness_from_segments, setup, teardown),
+        cmocka_unit_test_setup_teardown(view_reads_segments_as_histograms, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -177,7 +177,7 @@ static void make_doc(struct results_doc *d, const struct spec *spec, uint64_t se
         assert_int_equal(results_add_period(d, p, 1.0, period), SLAP_OK);
         stats_merge(d->global, period);
     }
-    record(&d->global->gets[STATS_HIT], NULL, &r, 100);
+    record(d->global->gets[STATS_HIT], NULL, &r, 100);
     struct server_stats_pair ok = {.ok = true, .before = {.cmd_get = 10}, .after = {.cmd_get = 99}};
     struct server_stats_pair refused = {.ok = false, .note = "it did not answer stats"};
     assert_int_equal(results_add_server(d, "127.0.0.1:1", d->label, &ok), SLAP_OK);
@@ -250,7 +250,7 @@ static void test_round_trip(void **state)
         assert_int_equal(back.global->net_bytes[t], d.global->net_bytes[t]);
         assert_int_equal(back.global->misses[t], d.global->misses[t]);
     }
-    assert_same_hist(&back.global->gets[STATS_HIT], &d.global->gets[STATS_HIT]);
+    assert_same_hist(back.global->gets[STATS_HIT], d.global->gets[STATS_HIT]);
     assert_memory_equal(&back.global->counters, &d.global->counters, sizeof(d.global->counters));
     assert_int_equal(back.periods.n, 3);
     const struct results_period *p = back.periods.items;

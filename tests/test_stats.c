@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "slap/base/common.h"
 #include "slap/base/hist.h"
@@ -59,6 +61,49 @@ static char *capture_counters(const struct slap_counters *c, enum counter_show s
     stats_print_counters(out, c, show);
     assert_int_equal(fclose(out), 0);
     return text;
+}
+
+/* Pages of the mapping [p, p + len) in memory (mincore; p page-aligned). Reading a page never
+ * written maps the zero page, which mincore counts too: only writes come before it. */
+static size_t resident_pages(const void *p, size_t len)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), n = (len + page - 1) / page, in = 0;
+    unsigned char *vec = malloc(n);
+    assert_non_null(vec);
+    assert_int_equal(mincore((void *)(uintptr_t)p, len, vec), 0);
+    for (size_t i = 0; i < n; i++) {
+        in += vec[i] & 1u;
+    }
+    free(vec);
+    return in;
+}
+
+/* Statistics of every type (a results document's, 37 KB a histogram) take memory where they
+ * are written: gets recorded, reset and merged leave a page or two a histogram resident, not
+ * the whole slab (1 MB). */
+static void test_idle_types_cost_no_memory(void **state)
+{
+    (void)state;
+    struct slap_stats *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
+    assert_true(a != NULL && b != NULL);
+    assert_int_equal(stats_init(a, &stats_shape_all), SLAP_OK);
+    assert_int_equal(stats_init(b, &stats_shape_all), SLAP_OK);
+    for (uint64_t i = 0; i < 1000; i++) {
+        hist_record(a->lat[OP_GET], 100000 + i * 100);
+        hist_record(a->raw[OP_GET], 90000 + i * 100);
+    }
+    stats_merge(b, a);
+    stats_reset(a);
+    stats_reset(b);
+    size_t bytes = a->nslab * sizeof(struct hist);
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), bound = a->nslab + 8;
+    size_t in_a = resident_pages(a->slab, bytes), in_b = resident_pages(b->slab, bytes);
+    if (in_a > bound || in_b > bound) {
+        fail_msg("%zu and %zu pages resident of %zu (bound %zu)", in_a, in_b,
+                 (bytes + page - 1) / page, bound);
+    }
+    free_stats(a);
+    free_stats(b);
 }
 
 static void test_reset(void **state)
@@ -297,7 +342,7 @@ int main(void)
         cmocka_unit_test(test_merge_counters), cmocka_unit_test(test_merge_histograms),
         cmocka_unit_test(test_total_hist),     cmocka_unit_test(test_ops),
         cmocka_unit_test(test_print_always),   cmocka_unit_test(test_print_nonzero),
-        cmocka_unit_test(test_print_added),
+        cmocka_unit_test(test_print_added),    cmocka_unit_test(test_idle_types_cost_no_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

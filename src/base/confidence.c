@@ -14,36 +14,28 @@ struct ci_span {
     uint64_t min_ns, max_ns; /* over the non-empty periods */
 };
 
-static struct ci_span span_measure(const struct hist *const *periods, size_t from, size_t to)
+static struct ci_span span_measure(const struct ci_periods *periods, size_t from, size_t to)
 {
     struct ci_span span = {.from = from, .to = to, .count = 0, .min_ns = UINT64_MAX, .max_ns = 0};
     for (size_t i = from; i < to; i++) {
-        const struct hist *h = periods[i];
-        if (h->count == 0) {
+        uint64_t count, min_ns, max_ns;
+        periods->measure(periods->ctx, i, &count, &min_ns, &max_ns);
+        if (count == 0) {
             continue;
         }
-        span.count += h->count;
-        span.min_ns = h->min_ns < span.min_ns ? h->min_ns : span.min_ns;
-        span.max_ns = h->max_ns > span.max_ns ? h->max_ns : span.max_ns;
+        span.count += count;
+        span.min_ns = min_ns < span.min_ns ? min_ns : span.min_ns;
+        span.max_ns = max_ns > span.max_ns ? max_ns : span.max_ns;
     }
     return span;
 }
 
 /* The bucket where the span's cumulative count reaches rank (1..count), as if merged. */
-static size_t span_rank_bucket(const struct hist *const *periods, const struct ci_span *span,
+static size_t span_rank_bucket(const struct ci_periods *periods, const struct ci_span *span,
                                uint64_t rank)
 {
-    size_t last = hist_bucket_index(span->max_ns);
-    uint64_t seen = 0;
-    for (size_t i = hist_bucket_index(span->min_ns); i < last; i++) {
-        for (size_t p = span->from; p < span->to; p++) {
-            seen += periods[p]->buckets[i];
-        }
-        if (seen >= rank) {
-            return i;
-        }
-    }
-    return last;
+    return periods->rank_bucket(periods->ctx, span->from, span->to, span->min_ns, span->max_ns,
+                                rank);
 }
 
 /* The bucket's midpoint kept inside the span's [min, max], as hist_percentile_ns reports it. */
@@ -58,7 +50,7 @@ static uint64_t span_bucket_value(const struct ci_span *span, size_t index)
 }
 
 /* hist_percentile_ns of the span's periods merged, without merging them. */
-static uint64_t span_percentile(const struct hist *const *periods, const struct ci_span *span,
+static uint64_t span_percentile(const struct ci_periods *periods, const struct ci_span *span,
                                 double pct)
 {
     if (span->count == 0) {
@@ -134,11 +126,13 @@ static uint64_t batch_requests_needed(double pct)
     return (uint64_t)need;
 }
 
-static size_t nonempty_periods(const struct hist *const *periods, size_t count)
+static size_t nonempty_periods(const struct ci_periods *periods)
 {
     size_t nonempty = 0;
-    for (size_t i = 0; i < count; i++) {
-        nonempty += periods[i]->count != 0;
+    for (size_t i = 0; i < periods->count; i++) {
+        uint64_t count, min_ns, max_ns;
+        periods->measure(periods->ctx, i, &count, &min_ns, &max_ns);
+        nonempty += count != 0;
     }
     return nonempty;
 }
@@ -148,13 +142,15 @@ static size_t nonempty_periods(const struct hist *const *periods, size_t count)
  * period where the running count crosses the next of batches equal shares of total. The
  * batches made, or 0 when one holds fewer than per_batch requests.
  */
-static size_t cut_batches(const struct hist *const *periods, size_t count, uint64_t total,
-                          size_t batches, uint64_t per_batch, struct ci_span *spans)
+static size_t cut_batches(const struct ci_periods *periods, uint64_t total, size_t batches,
+                          uint64_t per_batch, struct ci_span *spans)
 {
     size_t made = 0, start = 0;
     uint64_t seen = 0, share = 1;
-    for (size_t i = 0; i < count && share <= batches; i++) {
-        seen += periods[i]->count;
+    for (size_t i = 0; i < periods->count && share <= batches; i++) {
+        uint64_t count, min_ns, max_ns;
+        periods->measure(periods->ctx, i, &count, &min_ns, &max_ns);
+        seen += count;
         if (seen * batches < share * total) {
             continue;
         }
@@ -181,7 +177,7 @@ static void cover_bucket(struct ci_result *result)
 }
 
 /* estimate +- t * s / sqrt(B) from the batches' percentiles. */
-static void batch_means(const struct hist *const *periods, const struct ci_span *spans,
+static void batch_means(const struct ci_periods *periods, const struct ci_span *spans,
                         size_t batches, double pct, double level, struct ci_result *result)
 {
     double values[CI_BATCHES_MAX], mean = 0.0, squares = 0.0;
@@ -203,7 +199,7 @@ static void batch_means(const struct hist *const *periods, const struct ci_span 
 }
 
 /* The ranks n*q +- z * sqrt(n*q*(1-q)) read through the run's cumulative counts. */
-static void order_statistics(const struct hist *const *periods, const struct ci_span *all,
+static void order_statistics(const struct ci_periods *periods, const struct ci_span *all,
                              double pct, double level, struct ci_result *result)
 {
     double n = (double)all->count, q = pct / 100.0;
@@ -216,10 +212,10 @@ static void order_statistics(const struct hist *const *periods, const struct ci_
     result->high_ns = hist_bucket_high(span_rank_bucket(periods, all, high));
 }
 
-void ci_percentile(const struct hist *const *periods, size_t count, double pct, double level,
-                   struct ci_result *result)
+void ci_percentile_of(const struct ci_periods *periods, double pct, double level,
+                      struct ci_result *result)
 {
-    struct ci_span all = span_measure(periods, 0, count);
+    struct ci_span all = span_measure(periods, 0, periods->count);
     uint64_t per_batch = batch_requests_needed(pct);
     uint64_t needed = per_batch ? per_batch * CI_BATCHES_MIN : CI_NEEDED_NEVER;
     *result = (struct ci_result){.method = CI_NOT_ESTIMABLE,
@@ -230,12 +226,12 @@ void ci_percentile(const struct hist *const *periods, size_t count, double pct, 
         return;
     }
     struct ci_span spans[CI_BATCHES_MAX];
-    size_t most = nonempty_periods(periods, count);
+    size_t most = nonempty_periods(periods);
     most = most < CI_BATCHES_MAX ? most : CI_BATCHES_MAX;
     most = most < all.count / per_batch ? most : (size_t)(all.count / per_batch);
     size_t made = 0;
     for (size_t batches = most; batches >= CI_BATCHES_MIN && made < CI_BATCHES_MIN; batches--) {
-        made = cut_batches(periods, count, all.count, batches, per_batch, spans);
+        made = cut_batches(periods, all.count, batches, per_batch, spans);
     }
     if (made >= CI_BATCHES_MIN) {
         batch_means(periods, spans, made, pct, level, result);
@@ -244,6 +240,40 @@ void ci_percentile(const struct hist *const *periods, size_t count, double pct, 
     }
     result->estimable = true;
     cover_bucket(result);
+}
+
+static void hists_measure(const void *ctx, size_t i, uint64_t *count, uint64_t *min_ns,
+                          uint64_t *max_ns)
+{
+    const struct hist *h = ((const struct hist *const *)ctx)[i];
+    *count = h->count;
+    *min_ns = h->min_ns;
+    *max_ns = h->max_ns;
+}
+
+/* Summed bucket by bucket across the periods, none merged. */
+static size_t hists_rank_bucket(const void *ctx, size_t from, size_t to, uint64_t min_ns,
+                                uint64_t max_ns, uint64_t rank)
+{
+    const struct hist *const *periods = ctx;
+    size_t last = hist_bucket_index(max_ns);
+    uint64_t seen = 0;
+    for (size_t i = hist_bucket_index(min_ns); i < last; i++) {
+        for (size_t p = from; p < to; p++) {
+            seen += periods[p]->buckets[i];
+        }
+        if (seen >= rank) {
+            return i;
+        }
+    }
+    return last;
+}
+
+void ci_percentile(const struct hist *const *periods, size_t count, double pct, double level,
+                   struct ci_result *result)
+{
+    struct ci_periods of = {count, periods, hists_measure, hists_rank_bucket};
+    ci_percentile_of(&of, pct, level, result);
 }
 
 double ci_relative_halfwidth(const struct ci_result *result)

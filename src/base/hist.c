@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "slap/base/common.h"
 
@@ -26,6 +27,37 @@ void hist_reset(struct hist *h)
 {
     memset(h, 0, sizeof(*h));
     h->min_ns = UINT64_MAX;
+}
+
+enum slap_status hist_slab_alloc(struct hist **out, size_t n)
+{
+    *out = NULL;
+    if (n == 0) {
+        return SLAP_OK;
+    }
+    if (n > SIZE_MAX / sizeof(struct hist)) {
+        return SLAP_ERROR;
+    }
+    /* not calloc: once glibc has freed a mapped block this large it serves such blocks from
+     * its heap, where calloc clears what it reuses, and every page of them becomes resident */
+    void *p = mmap(NULL, n * sizeof(struct hist), PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        return SLAP_ERROR;
+    }
+    struct hist *slab = p;
+    for (size_t i = 0; i < n; i++) {
+        slab[i].min_ns = UINT64_MAX; /* the rest is zero already: hist_reset's state */
+    }
+    *out = slab;
+    return SLAP_OK;
+}
+
+void hist_slab_free(struct hist *slab, size_t n)
+{
+    if (slab != NULL) {
+        munmap(slab, n * sizeof(*slab));
+    }
 }
 
 void hist_clear(struct hist *h)

@@ -940,7 +940,7 @@ static void lane_sent(struct conn *conn, const struct request *r)
     struct lane_env *env = lane_env_of(conn->owner);
     env->cur.counters.requests_sent++;
     if (env->params->tps > 0) {
-        hist_record(&env->cur.lag, r->sent_ns - r->intended_ns);
+        hist_record(env->cur.lag, r->sent_ns - r->intended_ns);
     }
 }
 
@@ -1244,7 +1244,7 @@ static void record_latency(struct lane_env *env, const struct request *r,
         hist_record(s->raw[r->op], now_ns - r->sent_ns);
     }
     if (r->op == OP_GET) {
-        hist_record(&s->gets[res->hits > 0 ? STATS_HIT : STATS_MISS], latency);
+        hist_record(s->gets[res->hits > 0 ? STATS_HIT : STATS_MISS], latency);
     }
     s->net_bytes[r->op] += bytes;
     s->misses[r->op] += request_misses(r, res);

@@ -791,7 +791,7 @@ void run_describe_stalls(const struct run *r, FILE *err)
                 "slap: client lag: %llu of the requests never sent fell due while their socket "
                 "was free: slap fell behind its own schedule (send lag up to %.1f ms); they count "
                 "in the latency from their intended time, not against the server\n",
-                (unsigned long long)c->client_lag, (double)r->global.lag.max_ns / 1e6);
+                (unsigned long long)c->client_lag, (double)r->global.lag->max_ns / 1e6);
     }
     const struct lane_params *lp = &r->engine.lane;
     uint32_t per_server = lp->concurrency * lp->conns_per_client * (lp->facebook ? 2 : 1);
@@ -848,7 +848,7 @@ static void in_flight(const struct run *r, double seconds, struct limits *l)
     if (lp->tps > 0) {
         stats_total_raw(&r->global, &total);
         l->client_lag = r->global.counters.client_lag;
-        l->send_lag_p99_s = (double)hist_percentile_ns(&r->global.lag, 99.0) / 1e9;
+        l->send_lag_p99_s = (double)hist_percentile_ns(r->global.lag, 99.0) / 1e9;
     } else {
         stats_total_hist(&r->global, &total);
     }

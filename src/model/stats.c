@@ -7,47 +7,43 @@
 
 const struct stats_shape stats_shape_all = {.types = (1u << OP_COUNT) - 1, .open_loop = true};
 
-/* A histogram emptied: whole when full, else only where it holds something (hist_clear):
- * periods are emptied ten times a second, and most of their histograms hold little or nothing. */
-static void empty_hist(struct hist *h, bool full)
-{
-    if (full) {
-        hist_reset(h);
-    } else {
-        hist_clear(h);
-    }
-}
-
-static void empty_stats(struct slap_stats *s, bool full)
+/* Emptied only where the histograms hold something (hist_clear): periods are emptied ten times
+ * a second, and most of their histograms hold little or nothing. */
+static void empty_stats(struct slap_stats *s)
 {
     memset(&s->counters, 0, sizeof(s->counters));
     memset(s->net_bytes, 0, sizeof(s->net_bytes));
     memset(s->misses, 0, sizeof(s->misses));
     for (int t = 0; t < STATS_TYPES; t++) {
         if (s->lat[t] != NULL) {
-            empty_hist(s->lat[t], full);
+            hist_clear(s->lat[t]);
         }
         if (s->raw[t] != NULL) {
-            empty_hist(s->raw[t], full);
+            hist_clear(s->raw[t]);
         }
     }
-    for (int o = 0; o < STATS_OUTCOMES; o++) {
-        empty_hist(&s->gets[o], full);
+    if (s->lag == NULL) {
+        return; /* zeroed, never given histograms by stats_init */
     }
-    empty_hist(&s->lag, full);
+    for (int o = 0; o < STATS_OUTCOMES; o++) {
+        hist_clear(s->gets[o]);
+    }
+    hist_clear(s->lag);
 }
 
 enum slap_status stats_init(struct slap_stats *s, const struct stats_shape *shape)
 {
-    size_t n = 0;
+    size_t n = STATS_OUTCOMES + 1; /* gets and lag */
     memset(s, 0, sizeof(*s));
     for (int t = 0; t < STATS_TYPES; t++) {
         n += (shape->types & op_bit((enum op_type)t)) != 0 ? (shape->open_loop ? 2 : 1) : 0;
     }
-    s->slab = calloc(n > 0 ? n : 1, sizeof(*s->slab));
-    if (s->slab == NULL) {
+    /* mapped, not reset: a type never sent, or little of it, costs no memory (every type of a
+     * results document's statistics is there, and a closed loop has no lag) */
+    if (hist_slab_alloc(&s->slab, n) != SLAP_OK) {
         return SLAP_ERROR;
     }
+    s->nslab = n;
     struct hist *next = s->slab;
     for (int t = 0; t < STATS_TYPES; t++) {
         if ((shape->types & op_bit((enum op_type)t)) != 0) {
@@ -55,21 +51,27 @@ enum slap_status stats_init(struct slap_stats *s, const struct stats_shape *shap
             s->raw[t] = shape->open_loop ? next++ : NULL;
         }
     }
-    empty_stats(s, true);
+    for (int o = 0; o < STATS_OUTCOMES; o++) {
+        s->gets[o] = next++;
+    }
+    s->lag = next;
     return SLAP_OK;
 }
 
 void stats_free(struct slap_stats *s)
 {
-    free(s->slab);
+    hist_slab_free(s->slab, s->nslab);
     s->slab = NULL;
+    s->nslab = 0;
     memset(s->lat, 0, sizeof(s->lat));
     memset(s->raw, 0, sizeof(s->raw));
+    memset(s->gets, 0, sizeof(s->gets));
+    s->lag = NULL;
 }
 
 void stats_reset(struct slap_stats *s)
 {
-    empty_stats(s, false);
+    empty_stats(s);
 }
 
 void stats_merge(struct slap_stats *dst, const struct slap_stats *src)
@@ -87,10 +89,13 @@ void stats_merge(struct slap_stats *dst, const struct slap_stats *src)
             hist_merge(dst->raw[t], src->raw[t]);
         }
     }
-    for (int o = 0; o < STATS_OUTCOMES; o++) {
-        hist_merge(&dst->gets[o], &src->gets[o]);
+    if (dst->lag == NULL || src->lag == NULL) {
+        return; /* either zeroed, never given histograms by stats_init */
     }
-    hist_merge(&dst->lag, &src->lag);
+    for (int o = 0; o < STATS_OUTCOMES; o++) {
+        hist_merge(dst->gets[o], src->gets[o]);
+    }
+    hist_merge(dst->lag, src->lag);
 }
 
 static void merge_types(struct hist *const *by_type, struct hist *total)

@@ -65,8 +65,9 @@ static const struct hist *series_of(const struct slap_stats *s, int i)
     if (i < INTERVALS_HIT) {
         return s->raw[i - INTERVALS_RAW];
     }
-    return i == INTERVALS_HIT ? &s->gets[STATS_HIT] : i == INTERVALS_MISS ? &s->gets[STATS_MISS]
-                                                                         : &s->lag;
+    return i == INTERVALS_HIT    ? s->gets[STATS_HIT]
+           : i == INTERVALS_MISS ? s->gets[STATS_MISS]
+                                 : s->lag;
 }
 
 static enum slap_status segment_add(struct intervals_segment *g, const struct slap_stats *s,
@@ -179,22 +180,25 @@ intervals_mask intervals_types(int view)
     return m;
 }
 
-/* Each segment's histogram of mask, into v; is their sum whole? */
-static bool view_fill(struct intervals_view *v, const struct intervals *iv, intervals_mask mask)
+/* Each segment's bounds of mask, into v; is their sum whole? */
+static bool view_fill(struct intervals_view *v)
 {
-    uint64_t count = 0;
-    for (size_t i = 0; i < iv->n; i++) {
-        struct hist *h = &v->hists[i];
-        hist_clear(h); /* calloc'd, then filled only by adding */
+    uint64_t total = 0;
+    for (size_t i = 0; i < v->iv->n; i++) {
+        struct intervals_bounds b = {0, UINT64_MAX, 0};
         for (int s = 0; s < INTERVALS_SERIES; s++) {
-            if ((mask & INTERVALS_BIT(s)) != 0) {
-                results_sparse_add(&iv->seg[i].series[s], h);
+            const struct results_sparse *series = &v->iv->seg[i].series[s];
+            if ((v->mask & INTERVALS_BIT(s)) == 0 || series->count == 0) {
+                continue;
             }
+            b.count += series->count;
+            b.min_ns = series->min_ns < b.min_ns ? series->min_ns : b.min_ns;
+            b.max_ns = series->max_ns > b.max_ns ? series->max_ns : b.max_ns;
         }
-        count += h->count;
-        v->ptrs[i] = h;
+        v->bounds[i] = b;
+        total += b.count;
     }
-    return count == v->whole->count;
+    return total == v->whole->count;
 }
 
 enum slap_status intervals_view_open(struct intervals_view *v, const struct intervals *iv,
@@ -205,24 +209,55 @@ enum slap_status intervals_view_open(struct intervals_view *v, const struct inte
     if (iv == NULL || iv->n == 0) {
         return SLAP_OK;
     }
-    v->hists = calloc(iv->n, sizeof(*v->hists));
-    v->ptrs = malloc(iv->n * sizeof(*v->ptrs));
-    if (v->hists == NULL || v->ptrs == NULL) {
-        intervals_view_close(v);
-        v->whole = whole;
+    v->iv = iv;
+    v->mask = mask;
+    v->bounds = malloc(iv->n * sizeof(*v->bounds));
+    if (v->bounds == NULL) {
         return SLAP_ERROR;
     }
-    v->n = iv->n;
-    if (!view_fill(v, iv, mask)) {
-        v->n = 0; /* the periods do not hold the run: the run alone */
-    }
+    v->n = view_fill(v) ? iv->n : 0; /* 0: the periods do not hold the run: the run alone */
     return SLAP_OK;
+}
+
+static void view_measure(const void *ctx, size_t i, uint64_t *count, uint64_t *min_ns,
+                         uint64_t *max_ns)
+{
+    const struct intervals_bounds *b = &((const struct intervals_view *)ctx)->bounds[i];
+    *count = b->count;
+    *min_ns = b->min_ns;
+    *max_ns = b->max_ns;
+}
+
+/* Segments [from, to) of the mask merged into one histogram, then read as ci_periods asks. */
+static size_t view_rank_bucket(const void *ctx, size_t from, size_t to, uint64_t min_ns,
+                               uint64_t max_ns, uint64_t rank)
+{
+    static struct hist merged; /* main thread only; only its buckets in use are written */
+    const struct intervals_view *v = ctx;
+    hist_clear(&merged);
+    for (size_t i = from; i < to; i++) {
+        for (int s = 0; s < INTERVALS_SERIES; s++) {
+            if ((v->mask & INTERVALS_BIT(s)) != 0) {
+                results_sparse_add(&v->iv->seg[i].series[s], &merged);
+            }
+        }
+    }
+    size_t last = hist_bucket_index(max_ns);
+    uint64_t seen = 0;
+    for (size_t i = hist_bucket_index(min_ns); i < last; i++) {
+        seen += merged.buckets[i];
+        if (seen >= rank) {
+            return i;
+        }
+    }
+    return last;
 }
 
 void intervals_view_ci(const struct intervals_view *v, double pct, struct ci_result *r)
 {
     if (v->n > 0) {
-        ci_percentile(v->ptrs, v->n, pct, INTERVALS_LEVEL, r);
+        struct ci_periods of = {v->n, v, view_measure, view_rank_bucket};
+        ci_percentile_of(&of, pct, INTERVALS_LEVEL, r);
     } else {
         const struct hist *one = v->whole;
         ci_percentile(&one, 1, pct, INTERVALS_LEVEL, r);
@@ -231,8 +266,7 @@ void intervals_view_ci(const struct intervals_view *v, double pct, struct ci_res
 
 void intervals_view_close(struct intervals_view *v)
 {
-    free(v->hists);
-    free(v->ptrs);
+    free(v->bounds);
     memset(v, 0, sizeof(*v));
 }
 

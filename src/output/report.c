@@ -442,7 +442,7 @@ static void print_confidence(FILE *out, const struct block_ci *bc)
 static void print_schedule(FILE *out, const struct run_desc *desc, const struct slap_stats *s,
                            double secs)
 {
-    const struct hist *lag = &s->lag;
+    const struct hist *lag = s->lag;
     fprintf(out, "target_tps: %.0f\n", desc->tps);
     fprintf(out, "achieved_tps: %.0f\n", per_second((double)stats_requests(s), secs));
     fprintf(out, "send_lag_avg_us: %lld\n", (long long)llround(hist_mean_us(lag)));
@@ -499,11 +499,11 @@ void report_final(FILE *out, const struct run_desc *desc, const struct slap_stat
     if (open_loop(desc) && desc->latency == LATENCY_BOTH) {
         print_blocks(out, desc, global->raw, "Uncorrected_", INTERVALS_RAW, &bc);
     }
-    if (global->gets[STATS_HIT].count > 0 && global->gets[STATS_MISS].count > 0) {
-        print_block(out, desc, "Get_hit", &global->gets[STATS_HIT],
-                    INTERVALS_BIT(INTERVALS_HIT), &bc);
-        print_block(out, desc, "Get_miss", &global->gets[STATS_MISS],
-                    INTERVALS_BIT(INTERVALS_MISS), &bc);
+    if (global->gets[STATS_HIT]->count > 0 && global->gets[STATS_MISS]->count > 0) {
+        print_block(out, desc, "Get_hit", global->gets[STATS_HIT], INTERVALS_BIT(INTERVALS_HIT),
+                    &bc);
+        print_block(out, desc, "Get_miss", global->gets[STATS_MISS], INTERVALS_BIT(INTERVALS_MISS),
+                    &bc);
     }
     const struct slap_counters *c = &global->counters;
     stats_print_memaslap(out, c, desc->verify > 0, desc->exp_verify > 0,

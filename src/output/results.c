@@ -909,7 +909,7 @@ static void json_open_loop(struct json_writer *w, const struct results_doc *d)
                d->seconds, true, d->intervals, INTERVALS_RAW);
     struct json_ci lag = {d->intervals, INTERVALS_BIT(INTERVALS_LAG)};
     json_open_object(w, "send_lag");
-    json_summary(w, &d->desc, &d->global->lag, d->seconds, true, &lag);
+    json_summary(w, &d->desc, d->global->lag, d->seconds, true, &lag);
     json_close(w);
 }
 
@@ -920,7 +920,7 @@ static void json_outcomes(struct json_writer *w, const struct results_doc *d)
     for (int i = 0; i < STATS_OUTCOMES; i++) {
         struct json_ci ci = {d->intervals, INTERVALS_BIT(INTERVALS_HIT + i)};
         json_open_object(w, names[i]);
-        json_summary(w, &d->desc, &d->global->gets[i], d->seconds, true, &ci);
+        json_summary(w, &d->desc, d->global->gets[i], d->seconds, true, &ci);
         json_close(w);
     }
     json_close(w);

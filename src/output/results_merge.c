@@ -172,12 +172,12 @@ static bool stats_overflow(const struct slap_stats *a, const struct slap_stats *
         }
     }
     for (int o = 0; o < STATS_OUTCOMES; o++) {
-        if (count_overflows(a->gets[o].count, b->gets[o].count)) {
+        if (count_overflows(a->gets[o]->count, b->gets[o]->count)) {
             snprintf(name, len, "get_outcomes hist count");
             return true;
         }
     }
-    if (count_overflows(a->lag.count, b->lag.count)) {
+    if (count_overflows(a->lag->count, b->lag->count)) {
         snprintf(name, len, "send_lag hist count");
         return true;
     }

@@ -589,11 +589,11 @@ static void read_top(struct reader *r, const struct json_value *root, struct res
     read_types(r, json_get(root, "uncorrected"), d->global->raw, NULL, NULL);
     const struct json_value *lag = json_get(root, "send_lag");
     if (lag != NULL) {
-        read_hist(r, json_get(lag, "hist"), &d->global->lag);
+        read_hist(r, json_get(lag, "hist"), d->global->lag);
     }
     const struct json_value *outcomes = get_typed(r, root, "get_outcomes", JSON_OBJECT);
-    read_hist(r, json_get(json_get(outcomes, "hit"), "hist"), &d->global->gets[STATS_HIT]);
-    read_hist(r, json_get(json_get(outcomes, "miss"), "hist"), &d->global->gets[STATS_MISS]);
+    read_hist(r, json_get(json_get(outcomes, "hit"), "hist"), d->global->gets[STATS_HIT]);
+    read_hist(r, json_get(json_get(outcomes, "miss"), "hist"), d->global->gets[STATS_MISS]);
     read_counters(r, json_get(root, "counters"), &d->global->counters);
     read_items(r, get_typed(r, root, "periods", JSON_ARRAY), d, ITEM_PERIOD);
     read_items(r, get_typed(r, root, "steps", JSON_ARRAY), d, ITEM_STEP);

@@ -84,6 +84,23 @@ struct ci_result {
 void ci_percentile(const struct hist *const *periods, size_t count, double pct, double level,
                    struct ci_result *result);
 
+/*
+ * The periods as ci_percentile reads them, for periods kept in another form than histograms:
+ * how many; each one's count, min_ns and max_ns (as a histogram's); and the bucket where the
+ * periods [from, to) merged reach rank (1..their count), looked for from min_ns's bucket up to
+ * max_ns's (their bounds), which it gives when the rank is not reached before.
+ */
+struct ci_periods {
+    size_t count;
+    const void *ctx;
+    void (*measure)(const void *ctx, size_t i, uint64_t *count, uint64_t *min_ns, uint64_t *max_ns);
+    size_t (*rank_bucket)(const void *ctx, size_t from, size_t to, uint64_t min_ns, uint64_t max_ns,
+                          uint64_t rank);
+};
+/* ci_percentile of periods given so. */
+void ci_percentile_of(const struct ci_periods *periods, double pct, double level,
+                      struct ci_result *result);
+
 /* The half-width relative to the estimate, (high - low) / 2 / value: what a precision target
  * ("p99 within 5%") compares with. Infinity when not estimable or the estimate is 0. */
 double ci_relative_halfwidth(const struct ci_result *result);

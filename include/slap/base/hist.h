@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "slap/base/common.h"
+
 /*
  * Values are nanoseconds. Below 2 * HIST_SUB_COUNT a value has a bucket of its
  * own; above, every power of two is cut into HIST_SUB_COUNT equal sub-buckets,
@@ -28,8 +30,16 @@ struct hist {
     uint64_t buckets[HIST_BUCKETS];        /* log-linear counts */
 };
 
-/* Empty the histogram (it needs no other initialisation). */
+/* Empty the histogram (it needs no other initialisation). It writes all 37 KB, so every page
+ * of them becomes resident: for histograms that live long and hold little, hist_slab_alloc. */
 void hist_reset(struct hist *h);
+/* n empty histograms in one mapping of zero pages: a page of buckets takes memory only once
+ * something is recorded or merged into it, so a slab of mostly idle histograms (every type of a
+ * run's statistics) costs the few pages they use. *out is NULL when n is 0. SLAP_ERROR when
+ * out of memory. */
+enum slap_status hist_slab_alloc(struct hist **out, size_t n);
+/* Unmap a slab of n histograms (NULL is fine). */
+void hist_slab_free(struct hist *slab, size_t n);
 /* Every histogram holds its counts in the buckets from min_ns's to max_ns's (hist_record and
  * hist_merge keep it so; a results file that breaks it is refused), so clearing, merging and
  * scanning touch only those. */

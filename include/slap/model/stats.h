@@ -106,15 +106,17 @@ struct slap_stats {
     struct hist *raw[STATS_TYPES];      /* open loop: from the actual send (uncorrected) */
     uint64_t net_bytes[STATS_TYPES];    /* bytes written and read for each type */
     uint64_t misses[STATS_TYPES];       /* keys each type did not find (the tables' Get_miss) */
-    struct hist gets[STATS_OUTCOMES];   /* latency of gets that hit, that missed */
-    struct hist lag;                    /* open loop: actual send minus intended send */
-    struct hist *slab;                  /* the per-type histograms, one allocation */
+    struct hist *gets[STATS_OUTCOMES];  /* latency of gets that hit, that missed */
+    struct hist *lag;                   /* open loop: actual send minus intended send */
+    struct hist *slab;                  /* all of the above (hist_slab_alloc) */
+    size_t nslab;                       /* how many */
 };
 
 /* Every type, corrected and uncorrected: what a results document read back may hold. */
 extern const struct stats_shape stats_shape_all;
 
-/* Empty statistics of that shape. stats_free is safe after a failure. */
+/* Empty statistics of that shape. stats_free is safe after a failure. Statistics zeroed and
+ * never made have no histograms (every pointer NULL): reset and merge take only their counters. */
 enum slap_status stats_init(struct slap_stats *s, const struct stats_shape *shape);
 void stats_free(struct slap_stats *s);
 void stats_reset(struct slap_stats *s);

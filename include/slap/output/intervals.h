@@ -69,11 +69,16 @@ typedef uint64_t intervals_mask;
 /* Every type of a view (INTERVALS_LAT or INTERVALS_RAW). */
 intervals_mask intervals_types(int view);
 
-/* The segments of one mask, as histograms (allocated): reused for every percentile of it. */
+/* The segments of one mask, read where they are (sparse): reused for every percentile of it.
+ * Only their bounds are allocated; the segments a batch spans are merged when it is read. */
+struct intervals_bounds {
+    uint64_t count, min_ns, max_ns; /* of a segment's series in the mask, together */
+};
 struct intervals_view {
-    struct hist *hists;
-    const struct hist **ptrs;
-    size_t n;
+    const struct intervals *iv;
+    intervals_mask mask;
+    struct intervals_bounds *bounds; /* per segment */
+    size_t n;                        /* segments used: 0 when they do not hold the run */
     const struct hist *whole;
 };
 enum slap_status intervals_view_open(struct intervals_view *v, const struct intervals *iv,
