@@ -14,6 +14,8 @@
 
 #include "slap/base/hist.h"
 
+#include "resident.h"
+
 #define SAMPLE_COUNT 100000
 
 /* Fail with both numbers when got is not within rel (relative) of want. */
@@ -395,21 +397,6 @@ static void test_clear_is_reset(void **state)
     assert_memory_equal(&hist_b, &hist_all, sizeof(hist_all));
     hist_clear(&hist_a); /* an empty one stays empty */
     assert_memory_equal(&hist_a, &hist_all, sizeof(hist_all));
-}
-
-/* Pages of the mapping [p, p + len) in memory (mincore; p page-aligned). Reading a page never
- * written maps the zero page, which mincore counts too: only writes come before it. */
-static size_t resident_pages(const void *p, size_t len)
-{
-    size_t page = (size_t)sysconf(_SC_PAGESIZE), n = (len + page - 1) / page, in = 0;
-    unsigned char *vec = malloc(n);
-    assert_non_null(vec);
-    assert_int_equal(mincore((void *)(uintptr_t)p, len, vec), 0);
-    for (size_t i = 0; i < n; i++) {
-        in += vec[i] & 1u;
-    }
-    free(vec);
-    return in;
 }
 
 /* A slab's histograms are empty ones (hist_reset's), and take memory only where written: one

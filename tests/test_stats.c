@@ -16,6 +16,8 @@
 #include "slap/base/hist.h"
 #include "slap/model/stats.h"
 
+#include "resident.h"
+
 /* Every counter's name, from the one list. */
 static const char *const counter_names[] = {
 #define COUNTER_NAME(name, show, meaning) #name,
@@ -61,21 +63,6 @@ static char *capture_counters(const struct slap_counters *c, enum counter_show s
     stats_print_counters(out, c, show);
     assert_int_equal(fclose(out), 0);
     return text;
-}
-
-/* Pages of the mapping [p, p + len) in memory (mincore; p page-aligned). Reading a page never
- * written maps the zero page, which mincore counts too: only writes come before it. */
-static size_t resident_pages(const void *p, size_t len)
-{
-    size_t page = (size_t)sysconf(_SC_PAGESIZE), n = (len + page - 1) / page, in = 0;
-    unsigned char *vec = malloc(n);
-    assert_non_null(vec);
-    assert_int_equal(mincore((void *)(uintptr_t)p, len, vec), 0);
-    for (size_t i = 0; i < n; i++) {
-        in += vec[i] & 1u;
-    }
-    free(vec);
-    return in;
 }
 
 /* Statistics of every type (a results document's, 37 KB a histogram) take memory where they
