@@ -211,14 +211,37 @@ size_t proto_ascii_encode_retrieve(char *out, size_t cap, enum op_type op, const
     return len;
 }
 
+/* The command word of op and the space after it: "set ", "delete ", ... (by a table of
+ * lengths, not op_name's string and a strlen per request). */
+static void proto_line_command(struct proto_line *l, enum op_type op)
+{
+#define ASCII_WORD(op, word) [op] = { word " ", sizeof(word) }
+    static const struct {
+        const char *text;
+        size_t len;
+    } words[OP_COUNT] = {
+        ASCII_WORD(OP_SET, "set"),         ASCII_WORD(OP_ADD, "add"),
+        ASCII_WORD(OP_REPLACE, "replace"), ASCII_WORD(OP_APPEND, "append"),
+        ASCII_WORD(OP_PREPEND, "prepend"), ASCII_WORD(OP_CAS, "cas"),
+        ASCII_WORD(OP_DELETE, "delete"),   ASCII_WORD(OP_INCR, "incr"),
+        ASCII_WORD(OP_DECR, "decr"),       ASCII_WORD(OP_TOUCH, "touch"),
+        ASCII_WORD(OP_GET, "get"),         ASCII_WORD(OP_GETS, "gets"),
+        ASCII_WORD(OP_GAT, "gat"),
+    };
+#undef ASCII_WORD
+    if ((unsigned)op >= OP_COUNT || words[op].text == NULL) {
+        l->fits = false;
+        return;
+    }
+    proto_line_text(l, words[op].text, words[op].len);
+}
+
 size_t proto_ascii_encode_store(char *out, size_t cap, enum op_type op, const char *key,
                                 size_t key_len, uint32_t flags, uint32_t exptime, size_t value_len,
                                 uint64_t cas)
 {
     struct proto_line l = proto_line_begin(out, cap);
-    const char *cmd = op_name(op);
-    proto_line_text(&l, cmd, strlen(cmd));
-    proto_line_text(&l, " ", 1);
+    proto_line_command(&l, op);
     proto_line_text(&l, key, key_len);
     proto_line_number(&l, " ", flags);
     proto_line_number(&l, " ", exptime);
@@ -233,9 +256,7 @@ size_t proto_ascii_encode_command(char *out, size_t cap, enum op_type op, const 
                                   size_t key_len, uint64_t arg)
 {
     struct proto_line l = proto_line_begin(out, cap);
-    const char *cmd = op_name(op);
-    proto_line_text(&l, cmd, strlen(cmd));
-    proto_line_text(&l, " ", 1);
+    proto_line_command(&l, op);
     proto_line_text(&l, key, key_len);
     if (op != OP_DELETE) {
         proto_line_number(&l, " ", arg);
