@@ -124,7 +124,8 @@ static enum proto_step on_value_header(struct text_parser *p, const char *line, 
     if (proto_value_size(res, bytes) == STEP_ERROR) {
         return STEP_ERROR;
     }
-    if (r->req != NULL && !asks_values(r->req, r->req_len)) {
+    /* a key of the request answered already (req_at set): it asks values */
+    if (r->req != NULL && r->req_at == 0 && !asks_values(r->req, r->req_len)) {
         return proto_fault(res, PROTO_FAULT_REPLY, line, line_len, r->req,
                            proto_request_line_len(r));
     }

@@ -94,10 +94,21 @@ static inline enum proto_step proto_text_take_line(struct text_parser *p, text_l
     return step;
 }
 
-/* Take as much of the current value's data and trailing CRLF as buf holds. */
+/* Take as much of the current value's data and trailing CRLF as buf holds. The usual case
+ * inline: a value not being checked, whole in buf, its CRLF in place. */
 static inline enum proto_step proto_text_take_data(struct text_parser *p, const char *buf,
                                                    size_t len, size_t *pos)
 {
+    uint64_t left = p->data_left;
+    if (p->resp.check.expect == NULL && left >= 2 && left <= len - *pos) {
+        const char *crlf = buf + *pos + left - 2;
+        if (crlf[0] == '\r' && crlf[1] == '\n') {
+            *pos += (size_t)left;
+            p->data_left = 0;
+            p->state = TEXT_VALUES;
+            return STEP_NEXT;
+        }
+    }
     enum slap_status rc =
         proto_take_text_data(&p->resp.check, p->resp.hook, &p->data_left, buf, len, pos);
     if (rc != SLAP_OK) {
