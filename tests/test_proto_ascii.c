@@ -177,6 +177,48 @@ static void test_values_of_keys_asked(void **state)
     assert_true(proto_stream_expect(&drv, &one, 1, "no request", 0));
 }
 
+/* With the request known, the usual lines are read in one pass (fast_line); whatever that pass
+ * does not take (a miss before a key, a cas, a bound passed) the line loop judges, the same way
+ * at every split. */
+static void test_values_read_in_one_pass(void **state)
+{
+    (void)state;
+    static const struct stream_request get3 = {"get alpha beta gamma\r\n", 22};
+    const char *ok = "VALUE alpha 0 5\r\nhello\r\nVALUE gamma 4294967295 3\r\nxyz\r\nEND\r\n"
+                     "STORED\r\nEND\r\n";
+    struct stream_want want[] = {
+        {PROTO_REPLY_VALUES, 2, 8, NULL},
+        {PROTO_REPLY_STORED, 0, 0, NULL},
+        {PROTO_REPLY_VALUES, 0, 0, NULL},
+    };
+    drv.asked = &get3;
+    drv.n_asked = 1;
+    for (size_t split = 0; split <= strlen(ok); split++) {
+        driver_run(NULL, ok, strlen(ok), split, strlen(ok));
+        assert_true(
+            proto_stream_expect(&drv, want, SLAP_ARRAY_SIZE(want), "one pass, split", split));
+    }
+    drv.asked = NULL;
+    drv.n_asked = 0;
+    static const struct {
+        const char *reply;
+        enum proto_fault fault;
+    } refused[] = {
+        {"VALUE alpha 4294967296 1\r\nx\r\nEND\r\n", PROTO_FAULT_GARBAGE}, /* flags > u32 */
+        {"VALUE alpha 0 1073741825\r\n", PROTO_FAULT_TOO_LARGE},
+        {"VALUE alpha 0 01234567890\r\n", PROTO_FAULT_TOO_LARGE}, /* 11 digits */
+        {"VALUE alpha 0 1\r\nx\r\nSTORED\r\n", PROTO_FAULT_GARBAGE},
+        {"VALUE alpha 0 1 \r\nx\r\nEND\r\n", PROTO_FAULT_GARBAGE},
+        {"VALUE alpha  0 1\r\nx\r\nEND\r\n", PROTO_FAULT_GARBAGE},
+        {"VALUE alpha 0 1\n\r\nx\r\nEND\r\n", PROTO_FAULT_GARBAGE},
+    };
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(refused); i++) {
+        assert_true(proto_stream_refuses(&drv, get3.bytes, get3.len, refused[i].reply,
+                                         strlen(refused[i].reply), refused[i].fault,
+                                         refused[i].reply));
+    }
+}
+
 /* What a refusal says: what came back against what was asked, the server's bytes escaped. */
 static void test_fault_described(void **state)
 {
@@ -488,6 +530,7 @@ int main(void)
         cmocka_unit_test(test_fault_described),
         cmocka_unit_test(test_line_limit),
         cmocka_unit_test(test_stream_all_at_once),
+        cmocka_unit_test(test_values_read_in_one_pass),
         cmocka_unit_test(test_stream_split_everywhere),
         cmocka_unit_test(test_stream_byte_at_a_time),
         cmocka_unit_test(test_garbage),

@@ -172,10 +172,68 @@ static enum proto_step on_line(struct text_parser *p, const char *line, size_t l
     return STEP_ERROR;
 }
 
+/* "VALUE <key> 0 <bytes>\r\n" (the flags slap sets) under the request's next key, read in one
+ * pass (the line's end is where the digits stop, at most 10); 0 for any other line. */
+static size_t fast_value(struct text_parser *p, const char *line, size_t avail)
+{
+    struct proto_response *r = &p->resp;
+    size_t window = avail < PROTO_ASCII_MAX_LINE ? avail : PROTO_ASCII_MAX_LINE;
+    if (r->req == NULL || window <= ASCII_VALUE_PREFIX_LEN ||
+        memcmp(line, ASCII_VALUE_PREFIX, ASCII_VALUE_PREFIX_LEN) != 0 ||
+        (r->req_at == 0 && !asks_values(r->req, r->req_len))) {
+        return 0;
+    }
+    const char *key = line + ASCII_VALUE_PREFIX_LEN, *limit = line + window;
+    const char *key_end = memchr(key, ' ', (size_t)(limit - key));
+    if (key_end == NULL || key_end == key) {
+        return 0;
+    }
+    size_t key_len = (size_t)(key_end - key);
+    size_t at = r->req_at > 0 ? r->req_at : first_key_at(r->req, r->req_len);
+    if (!key_token_is(r->req, r->req_len, at, key, key_len)) {
+        return 0; /* a later key: a miss before it */
+    }
+    const char *cur = key_end + 1;
+    if (limit - cur < 2 || cur[0] != '0' || cur[1] != ' ') {
+        return 0; /* flags other than slap's 0 */
+    }
+    cur += 2;
+    const char *digits = cur, *digits_end = limit - cur > 10 ? cur + 10 : limit;
+    uint64_t bytes = 0;
+    for (; cur < digits_end && (unsigned)(unsigned char)*cur - (unsigned)'0' <= 9; cur++) {
+        bytes = bytes * 10 + (unsigned)(unsigned char)*cur - (unsigned)'0';
+    }
+    if (cur == digits || bytes > PROTO_MAX_VALUE_BYTES || limit - cur < 2 || cur[0] != '\r' ||
+        cur[1] != '\n') {
+        return 0; /* a cas, more digits, or no such line */
+    }
+    at += key_len;
+    r->req_at = at + (at < r->req_len && r->req[at] == ' ');
+    r->cas = 0;
+    proto_text_value(p, key, key_len, bytes);
+    return (size_t)(cur + 2 - line);
+}
+
+/* The usual lines without looking for their end first: a value's header, END, STORED. */
+static size_t fast_line(struct text_parser *p, const char *line, size_t avail,
+                        enum proto_step *step, struct proto_result *res)
+{
+    if (avail >= 5 && memcmp(line, "END\r\n", 5) == 0) {
+        *step = proto_response_finish(&p->resp, res, PROTO_REPLY_VALUES, NULL, 0);
+        return 5;
+    }
+    if (p->state == TEXT_START && avail >= 8 && memcmp(line, "STORED\r\n", 8) == 0) {
+        *step = proto_response_finish(&p->resp, res, PROTO_REPLY_STORED, NULL, 0);
+        return 8;
+    }
+    *step = STEP_NEXT;
+    return fast_value(p, line, avail);
+}
+
 enum slap_status proto_ascii_parse(struct text_parser *p, const char *buf, size_t len,
                                    size_t *consumed, struct proto_result *res)
 {
-    return proto_text_parse(p, on_line, buf, len, consumed, res);
+    return proto_text_parse(p, on_line, fast_line, buf, len, consumed, res);
 }
 
 /* The bytes of "<cmd>[ <exptime>] <key>... CRLF": measured first, so the keys are plain copies. */
