@@ -6,6 +6,7 @@
 
 #include <cmocka.h> /* after the four headers above, which it needs */
 
+#include <stdio.h>
 #include <string.h>
 
 #include "proto_stream.h"
@@ -197,6 +198,36 @@ static void test_values_read_in_one_pass(void **state)
         driver_run(NULL, ok, strlen(ok), split, strlen(ok));
         assert_true(
             proto_stream_expect(&drv, want, SLAP_ARRAY_SIZE(want), "one pass, split", split));
+    }
+    /* a value's size in 1 to 12 digits (leading zeros: up to 7 read at once, more one by one,
+     * past 10 by the loop), each split every way */
+    static const char data[] = "0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnop";
+    for (unsigned size = 1; size < sizeof(data); size += 7) {
+        for (int width = 1; width <= 12; width++) {
+            char reply[160];
+            int n = snprintf(reply, sizeof(reply), "VALUE alpha 0 %0*u\r\n%.*s\r\nEND\r\n", width,
+                             size, (int)size, data);
+            struct stream_want one = {PROTO_REPLY_VALUES, 1, size, NULL};
+            for (int split = 0; split <= n; split += 3) {
+                driver_run(NULL, reply, (size_t)n, (size_t)split, (size_t)n);
+                assert_true(proto_stream_expect(&drv, &one, 1, reply, (size_t)split));
+            }
+        }
+    }
+    /* every digit's weight: sizes of 3 to 7 digits, split inside and after the header */
+    static const unsigned sizes[] = {123, 4567, 98765, 654321, 1234567};
+    static char big[1234567 + 64];
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(sizes); i++) {
+        int head = snprintf(big, sizeof(big), "VALUE alpha 0 %u\r\n", sizes[i]);
+        memset(big + head, 'v', sizes[i]);
+        memcpy(big + head + sizes[i], "\r\nEND\r\n", 7);
+        size_t n = (size_t)head + sizes[i] + 7;
+        struct stream_want one = {PROTO_REPLY_VALUES, 1, sizes[i], NULL};
+        size_t splits[] = {0, (size_t)head - 4, (size_t)head, n};
+        for (size_t k = 0; k < SLAP_ARRAY_SIZE(splits); k++) {
+            driver_run(NULL, big, n, splits[k], n);
+            assert_true(proto_stream_expect(&drv, &one, 1, "a large size, split", splits[k]));
+        }
     }
     drv.asked = NULL;
     drv.n_asked = 0;

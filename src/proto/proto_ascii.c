@@ -172,6 +172,38 @@ static enum proto_step on_line(struct text_parser *p, const char *line, size_t l
     return STEP_ERROR;
 }
 
+/*
+ * The decimal digits that begin the 8 bytes at cur, all 8 read at once (SWAR): how many (1 to
+ * 7) with their value in *out, or 0 (none, all 8 digits, or a big-endian host) for the caller
+ * to read them one by one. Byte by byte, 4 digits and the byte after cost 40 instructions.
+ */
+static unsigned eight_digits(const char *cur, uint64_t *out)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t x;
+    memcpy(&x, cur, sizeof(x)); /* the first byte is the lowest */
+    x ^= 0x3030303030303030ULL; /* a digit's byte is now 0 to 9 */
+    /* A byte is no digit if its high nibble is set, or adding 6 sets it (10 to 15). A carry out
+     * of a byte only reaches bytes after it, past the first non-digit, which is all we use. */
+    uint64_t other = (x | (x + 0x0606060606060606ULL)) & 0xf0f0f0f0f0f0f0f0ULL;
+    unsigned n = other != 0 ? (unsigned)__builtin_ctzll(other) / 8 : 0;
+    if (n == 0) {
+        return 0;
+    }
+    x <<= 8 * (8 - n);     /* as 8 digits, leading zeros */
+    x = x * 10 + (x >> 8); /* pairs: bytes 0, 2, 4, 6 */
+    x = ((x & 0x000000ff000000ffULL) * (100 + (1000000ULL << 32)) +
+         ((x >> 16) & 0x000000ff000000ffULL) * (1 + (10000ULL << 32))) >>
+        32;
+    *out = (uint32_t)x;
+    return n;
+#else
+    (void)cur;
+    (void)out;
+    return 0;
+#endif
+}
+
 /* "VALUE <key> 0 <bytes>\r\n" (the flags slap sets) under the request's next key, read in one
  * pass (the line's end is where the digits stop, at most 10); 0 for any other line. */
 static size_t fast_value(struct text_parser *p, const char *line, size_t avail)
@@ -200,7 +232,8 @@ static size_t fast_value(struct text_parser *p, const char *line, size_t avail)
     cur += 2;
     const char *digits = cur, *digits_end = limit - cur > 10 ? cur + 10 : limit;
     uint64_t bytes = 0;
-    for (; cur < digits_end && (unsigned)(unsigned char)*cur - (unsigned)'0' <= 9; cur++) {
+    unsigned n = limit - cur >= 8 ? eight_digits(cur, &bytes) : 0;
+    for (cur += n; n == 0 && cur < digits_end && (unsigned)(unsigned char)*cur - '0' <= 9; cur++) {
         bytes = bytes * 10 + (unsigned)(unsigned char)*cur - (unsigned)'0';
     }
     if (cur == digits || bytes > PROTO_MAX_VALUE_BYTES || limit - cur < 2 || cur[0] != '\r' ||
