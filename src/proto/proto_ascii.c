@@ -211,9 +211,17 @@ static size_t fast_value(struct text_parser *p, const char *line, size_t avail)
     struct proto_response *r = &p->resp;
     size_t window = avail < PROTO_ASCII_MAX_LINE ? avail : PROTO_ASCII_MAX_LINE;
     if (r->req == NULL || window <= ASCII_VALUE_PREFIX_LEN ||
-        memcmp(line, ASCII_VALUE_PREFIX, ASCII_VALUE_PREFIX_LEN) != 0 ||
-        (r->req_at == 0 && !asks_values(r->req, r->req_len))) {
+        memcmp(line, ASCII_VALUE_PREFIX, ASCII_VALUE_PREFIX_LEN) != 0) {
         return 0;
+    }
+    size_t at = r->req_at;
+    if (at == 0) { /* the response's first value: where "get " or "gets " ends (gat: on_line) */
+        at = r->req_len > 4 && memcmp(r->req, "get ", 4) == 0    ? 4
+             : r->req_len > 5 && memcmp(r->req, "gets ", 5) == 0 ? 5
+                                                                 : 0;
+        if (at == 0) {
+            return 0;
+        }
     }
     const char *key = line + ASCII_VALUE_PREFIX_LEN, *limit = line + window;
     const char *key_end = memchr(key, ' ', (size_t)(limit - key));
@@ -221,7 +229,6 @@ static size_t fast_value(struct text_parser *p, const char *line, size_t avail)
         return 0;
     }
     size_t key_len = (size_t)(key_end - key);
-    size_t at = r->req_at > 0 ? r->req_at : first_key_at(r->req, r->req_len);
     if (!key_token_is(r->req, r->req_len, at, key, key_len)) {
         return 0; /* a later key: a miss before it */
     }
