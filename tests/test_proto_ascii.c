@@ -200,7 +200,7 @@ static void test_values_read_in_one_pass(void **state)
             proto_stream_expect(&drv, want, SLAP_ARRAY_SIZE(want), "one pass, split", split));
     }
     /* a value's size in 1 to 12 digits (leading zeros: up to 7 read at once, more one by one,
-     * past 10 by the loop), each split every way */
+     * past 10 by the loop), each split at every third byte */
     static const char data[] = "0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnop";
     for (unsigned size = 1; size < sizeof(data); size += 7) {
         for (int width = 1; width <= 12; width++) {

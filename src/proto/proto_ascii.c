@@ -14,7 +14,10 @@
  * (with the request known: only for a retrieval, and only of its keys in its order),
  * END, and the replies that stand alone (STORED, NOT_STORED, EXISTS, NOT_FOUND, DELETED,
  * TOUCHED, and the number incr and decr answer); the loop
- * reads the lines meta shares (ERROR, CLIENT_ERROR, SERVER_ERROR).
+ * reads the lines meta shares (ERROR, CLIENT_ERROR, SERVER_ERROR). The lines nearly every
+ * response is made of (END, STORED, and a VALUE of the request's next key with slap's flags
+ * 0) are first tried by fast_line in one pass, without looking for the line's end; a line it
+ * does not take goes to on_line, which alone says what is wrong with one.
  */
 
 #define ASCII_VALUE_PREFIX "VALUE "
