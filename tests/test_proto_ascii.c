@@ -452,6 +452,10 @@ static void test_encode_set_header(void **state)
     assert_memory_equal(buf, "set k 0 0 0\r\n", 13);
     assert_int_equal(proto_ascii_encode_set_header(buf, sizeof(buf), "k", 1, 10, 9, 100), 16);
     assert_memory_equal(buf, "set k 10 9 100\r\n", 16);
+    /* the plain set (flags and expiry 0) is written by a path of its own: its room too */
+    assert_int_equal(proto_ascii_encode_set_header(buf, 16, "k", 1, 0, 0, 1024), 16);
+    assert_memory_equal(buf, "set k 0 0 1024\r\n", 16);
+    assert_int_equal(proto_ascii_encode_set_header(buf, 15, "k", 1, 0, 0, 1024), 0);
 }
 
 /* A key longer than the buffer must not wrap the size arithmetic. */
