@@ -6,6 +6,7 @@
 
 #include <cmocka.h> /* after the four headers above, which it needs */
 
+#include <stdio.h>
 #include <string.h>
 
 #include "proto_stream.h"
@@ -175,6 +176,78 @@ static void test_values_of_keys_asked(void **state)
     struct stream_want one = {PROTO_REPLY_VALUES, 1, 2, NULL};
     driver_run(NULL, foreign, strlen(foreign), 3, 3);
     assert_true(proto_stream_expect(&drv, &one, 1, "no request", 0));
+}
+
+/* With the request known, the usual lines are read in one pass (fast_line); whatever that pass
+ * does not take (a miss before a key, a cas, a bound passed) the line loop judges, the same way
+ * at every split. */
+static void test_values_read_in_one_pass(void **state)
+{
+    (void)state;
+    static const struct stream_request get3 = {"get alpha beta gamma\r\n", 22};
+    const char *ok = "VALUE alpha 0 5\r\nhello\r\nVALUE gamma 4294967295 3\r\nxyz\r\nEND\r\n"
+                     "STORED\r\nEND\r\n";
+    struct stream_want want[] = {
+        {PROTO_REPLY_VALUES, 2, 8, NULL},
+        {PROTO_REPLY_STORED, 0, 0, NULL},
+        {PROTO_REPLY_VALUES, 0, 0, NULL},
+    };
+    drv.asked = &get3;
+    drv.n_asked = 1;
+    for (size_t split = 0; split <= strlen(ok); split++) {
+        driver_run(NULL, ok, strlen(ok), split, strlen(ok));
+        assert_true(
+            proto_stream_expect(&drv, want, SLAP_ARRAY_SIZE(want), "one pass, split", split));
+    }
+    /* a value's size in 1 to 12 digits (leading zeros: up to 7 read at once, more one by one,
+     * past 10 by the loop), each split at every third byte */
+    static const char data[] = "0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnop";
+    for (unsigned size = 1; size < sizeof(data); size += 7) {
+        for (int width = 1; width <= 12; width++) {
+            char reply[160];
+            int n = snprintf(reply, sizeof(reply), "VALUE alpha 0 %0*u\r\n%.*s\r\nEND\r\n", width,
+                             size, (int)size, data);
+            struct stream_want one = {PROTO_REPLY_VALUES, 1, size, NULL};
+            for (int split = 0; split <= n; split += 3) {
+                driver_run(NULL, reply, (size_t)n, (size_t)split, (size_t)n);
+                assert_true(proto_stream_expect(&drv, &one, 1, reply, (size_t)split));
+            }
+        }
+    }
+    /* every digit's weight: sizes of 3 to 7 digits, split inside and after the header */
+    static const unsigned sizes[] = {123, 4567, 98765, 654321, 1234567};
+    static char big[1234567 + 64];
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(sizes); i++) {
+        int head = snprintf(big, sizeof(big), "VALUE alpha 0 %u\r\n", sizes[i]);
+        memset(big + head, 'v', sizes[i]);
+        memcpy(big + head + sizes[i], "\r\nEND\r\n", 7);
+        size_t n = (size_t)head + sizes[i] + 7;
+        struct stream_want one = {PROTO_REPLY_VALUES, 1, sizes[i], NULL};
+        size_t splits[] = {0, (size_t)head - 4, (size_t)head, n};
+        for (size_t k = 0; k < SLAP_ARRAY_SIZE(splits); k++) {
+            driver_run(NULL, big, n, splits[k], n);
+            assert_true(proto_stream_expect(&drv, &one, 1, "a large size, split", splits[k]));
+        }
+    }
+    drv.asked = NULL;
+    drv.n_asked = 0;
+    static const struct {
+        const char *reply;
+        enum proto_fault fault;
+    } refused[] = {
+        {"VALUE alpha 4294967296 1\r\nx\r\nEND\r\n", PROTO_FAULT_GARBAGE}, /* flags > u32 */
+        {"VALUE alpha 0 1073741825\r\n", PROTO_FAULT_TOO_LARGE},
+        {"VALUE alpha 0 01234567890\r\n", PROTO_FAULT_TOO_LARGE}, /* 11 digits */
+        {"VALUE alpha 0 1\r\nx\r\nSTORED\r\n", PROTO_FAULT_GARBAGE},
+        {"VALUE alpha 0 1 \r\nx\r\nEND\r\n", PROTO_FAULT_GARBAGE},
+        {"VALUE alpha  0 1\r\nx\r\nEND\r\n", PROTO_FAULT_GARBAGE},
+        {"VALUE alpha 0 1\n\r\nx\r\nEND\r\n", PROTO_FAULT_GARBAGE},
+    };
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(refused); i++) {
+        assert_true(proto_stream_refuses(&drv, get3.bytes, get3.len, refused[i].reply,
+                                         strlen(refused[i].reply), refused[i].fault,
+                                         refused[i].reply));
+    }
 }
 
 /* What a refusal says: what came back against what was asked, the server's bytes escaped. */
@@ -379,6 +452,10 @@ static void test_encode_set_header(void **state)
     assert_memory_equal(buf, "set k 0 0 0\r\n", 13);
     assert_int_equal(proto_ascii_encode_set_header(buf, sizeof(buf), "k", 1, 10, 9, 100), 16);
     assert_memory_equal(buf, "set k 10 9 100\r\n", 16);
+    /* the plain set (flags and expiry 0) is written by a path of its own: its room too */
+    assert_int_equal(proto_ascii_encode_set_header(buf, 16, "k", 1, 0, 0, 1024), 16);
+    assert_memory_equal(buf, "set k 0 0 1024\r\n", 16);
+    assert_int_equal(proto_ascii_encode_set_header(buf, 15, "k", 1, 0, 0, 1024), 0);
 }
 
 /* A key longer than the buffer must not wrap the size arithmetic. */
@@ -488,6 +565,7 @@ int main(void)
         cmocka_unit_test(test_fault_described),
         cmocka_unit_test(test_line_limit),
         cmocka_unit_test(test_stream_all_at_once),
+        cmocka_unit_test(test_values_read_in_one_pass),
         cmocka_unit_test(test_stream_split_everywhere),
         cmocka_unit_test(test_stream_byte_at_a_time),
         cmocka_unit_test(test_garbage),

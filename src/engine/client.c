@@ -500,6 +500,7 @@ static uint32_t pick_keys(struct client *c, const struct workload *wl)
     struct multiget_scratch *pick = &env->multiget;
     uint32_t n = wl->division;
     bool whole = env->params->multiget_window; /* memslap's mget: every key, in order */
+    bool one = env->params->servers->count <= 1;
     for (uint32_t i = 0; i < n; i++) {
         uint64_t slot = whole ? i : stored_slot(c);
         uint32_t len = workload_key_len(wl, c->key_id, slot);
@@ -508,7 +509,7 @@ static uint32_t pick_keys(struct client *c, const struct workload *wl)
         workload_key_slot(key, slot);
         pick->slots[i] = slot;
         pick->lens[i] = len;
-        pick->servers[i] = server_of(c, slot, len);
+        pick->servers[i] = one ? 0 : server_of(c, slot, len);
     }
     return n;
 }

@@ -131,7 +131,7 @@ static uint64_t gaussian_pick(uint64_t n, struct rng *r)
     }
 }
 
-uint64_t key_dist_pick(const struct key_dist *d, uint64_t n, struct rng *r)
+uint64_t key_dist_pick_shaped(const struct key_dist *d, uint64_t n, struct rng *r)
 {
     if (n <= 1) {
         return 0;

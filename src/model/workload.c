@@ -171,11 +171,8 @@ bool workload_key_decode(const char *key, size_t key_len, uint32_t client_id, ui
            client == client_id && read_hex(key + 7, 8, slot);
 }
 
-uint32_t workload_key_len(const struct workload *w, uint32_t client_id, uint64_t slot)
+uint32_t workload_key_len_drawn(const struct workload *w, uint32_t client_id, uint64_t slot)
 {
-    if (w->fixed_keys) {
-        return w->key_size;
-    }
     return size_dist_sample(&w->key_sizes, rng_mix(client_id, slot, 0x6b6579));
 }
 

@@ -14,7 +14,10 @@
  * (with the request known: only for a retrieval, and only of its keys in its order),
  * END, and the replies that stand alone (STORED, NOT_STORED, EXISTS, NOT_FOUND, DELETED,
  * TOUCHED, and the number incr and decr answer); the loop
- * reads the lines meta shares (ERROR, CLIENT_ERROR, SERVER_ERROR).
+ * reads the lines meta shares (ERROR, CLIENT_ERROR, SERVER_ERROR). The lines nearly every
+ * response is made of (END, STORED, and a VALUE of the request's next key with slap's flags
+ * 0) are first tried by fast_line in one pass, without looking for the line's end; a line it
+ * does not take goes to on_line, which alone says what is wrong with one.
  */
 
 #define ASCII_VALUE_PREFIX "VALUE "
@@ -124,7 +127,8 @@ static enum proto_step on_value_header(struct text_parser *p, const char *line, 
     if (proto_value_size(res, bytes) == STEP_ERROR) {
         return STEP_ERROR;
     }
-    if (r->req != NULL && !asks_values(r->req, r->req_len)) {
+    /* a key of the request answered already (req_at set): it asks values */
+    if (r->req != NULL && r->req_at == 0 && !asks_values(r->req, r->req_len)) {
         return proto_fault(res, PROTO_FAULT_REPLY, line, line_len, r->req,
                            proto_request_line_len(r));
     }
@@ -171,10 +175,108 @@ static enum proto_step on_line(struct text_parser *p, const char *line, size_t l
     return STEP_ERROR;
 }
 
+/*
+ * The decimal digits that begin the 8 bytes at cur, all 8 read at once (SWAR): how many (1 to
+ * 7) with their value in *out, or 0 (none, all 8 digits, or a big-endian host) for the caller
+ * to read them one by one. Byte by byte, 4 digits and the byte after cost 40 instructions.
+ */
+static unsigned eight_digits(const char *cur, uint64_t *out)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t x;
+    memcpy(&x, cur, sizeof(x)); /* the first byte is the lowest */
+    x ^= 0x3030303030303030ULL; /* a digit's byte is now 0 to 9 */
+    /* A byte is no digit if its high nibble is set, or adding 6 sets it (10 to 15). A carry out
+     * of a byte only reaches bytes after it, past the first non-digit, which is all we use. */
+    uint64_t other = (x | (x + 0x0606060606060606ULL)) & 0xf0f0f0f0f0f0f0f0ULL;
+    unsigned n = other != 0 ? (unsigned)__builtin_ctzll(other) / 8 : 0;
+    if (n == 0) {
+        return 0;
+    }
+    x <<= 8 * (8 - n);     /* as 8 digits, leading zeros */
+    x = x * 10 + (x >> 8); /* pairs: bytes 0, 2, 4, 6 */
+    x = ((x & 0x000000ff000000ffULL) * (100 + (1000000ULL << 32)) +
+         ((x >> 16) & 0x000000ff000000ffULL) * (1 + (10000ULL << 32))) >>
+        32;
+    *out = (uint32_t)x;
+    return n;
+#else
+    (void)cur;
+    (void)out;
+    return 0;
+#endif
+}
+
+/* "VALUE <key> 0 <bytes>\r\n" (the flags slap sets) under the request's next key, read in one
+ * pass (the line's end is where the digits stop, at most 10); 0 for any other line. */
+static size_t fast_value(struct text_parser *p, const char *line, size_t avail)
+{
+    struct proto_response *r = &p->resp;
+    size_t window = avail < PROTO_ASCII_MAX_LINE ? avail : PROTO_ASCII_MAX_LINE;
+    if (r->req == NULL || window <= ASCII_VALUE_PREFIX_LEN ||
+        memcmp(line, ASCII_VALUE_PREFIX, ASCII_VALUE_PREFIX_LEN) != 0) {
+        return 0;
+    }
+    size_t at = r->req_at;
+    if (at == 0) { /* the response's first value: where "get " or "gets " ends (gat: on_line) */
+        at = r->req_len > 4 && memcmp(r->req, "get ", 4) == 0    ? 4
+             : r->req_len > 5 && memcmp(r->req, "gets ", 5) == 0 ? 5
+                                                                 : 0;
+        if (at == 0) {
+            return 0;
+        }
+    }
+    const char *key = line + ASCII_VALUE_PREFIX_LEN, *limit = line + window;
+    const char *key_end = memchr(key, ' ', (size_t)(limit - key));
+    if (key_end == NULL || key_end == key) {
+        return 0;
+    }
+    size_t key_len = (size_t)(key_end - key);
+    if (!key_token_is(r->req, r->req_len, at, key, key_len)) {
+        return 0; /* a later key: a miss before it */
+    }
+    const char *cur = key_end + 1;
+    if (limit - cur < 2 || cur[0] != '0' || cur[1] != ' ') {
+        return 0; /* flags other than slap's 0 */
+    }
+    cur += 2;
+    const char *digits = cur, *digits_end = limit - cur > 10 ? cur + 10 : limit;
+    uint64_t bytes = 0;
+    unsigned n = limit - cur >= 8 ? eight_digits(cur, &bytes) : 0;
+    for (cur += n; n == 0 && cur < digits_end && (unsigned)(unsigned char)*cur - '0' <= 9; cur++) {
+        bytes = bytes * 10 + (unsigned)(unsigned char)*cur - (unsigned)'0';
+    }
+    if (cur == digits || bytes > PROTO_MAX_VALUE_BYTES || limit - cur < 2 || cur[0] != '\r' ||
+        cur[1] != '\n') {
+        return 0; /* a cas, more digits, or no such line */
+    }
+    at += key_len;
+    r->req_at = at + (at < r->req_len && r->req[at] == ' ');
+    r->cas = 0;
+    proto_text_value(p, key, key_len, bytes);
+    return (size_t)(cur + 2 - line);
+}
+
+/* The usual lines without looking for their end first: a value's header, END, STORED. */
+static size_t fast_line(struct text_parser *p, const char *line, size_t avail,
+                        enum proto_step *step, struct proto_result *res)
+{
+    if (avail >= 5 && memcmp(line, "END\r\n", 5) == 0) {
+        *step = proto_response_finish(&p->resp, res, PROTO_REPLY_VALUES, NULL, 0);
+        return 5;
+    }
+    if (p->state == TEXT_START && avail >= 8 && memcmp(line, "STORED\r\n", 8) == 0) {
+        *step = proto_response_finish(&p->resp, res, PROTO_REPLY_STORED, NULL, 0);
+        return 8;
+    }
+    *step = STEP_NEXT;
+    return fast_value(p, line, avail);
+}
+
 enum slap_status proto_ascii_parse(struct text_parser *p, const char *buf, size_t len,
                                    size_t *consumed, struct proto_result *res)
 {
-    return proto_text_parse(p, on_line, buf, len, consumed, res);
+    return proto_text_parse(p, on_line, fast_line, buf, len, consumed, res);
 }
 
 /* The bytes of "<cmd>[ <exptime>] <key>... CRLF": measured first, so the keys are plain copies. */
@@ -211,14 +313,57 @@ size_t proto_ascii_encode_retrieve(char *out, size_t cap, enum op_type op, const
     return len;
 }
 
+/* The command word of op and the space after it: "set ", "delete ", ... (by a table of
+ * lengths, not op_name's string and a strlen per request). */
+static void proto_line_command(struct proto_line *l, enum op_type op)
+{
+#define ASCII_WORD(op, word) [op] = { word " ", sizeof(word) }
+    static const struct {
+        const char *text;
+        size_t len;
+    } words[OP_COUNT] = {
+        ASCII_WORD(OP_SET, "set"),         ASCII_WORD(OP_ADD, "add"),
+        ASCII_WORD(OP_REPLACE, "replace"), ASCII_WORD(OP_APPEND, "append"),
+        ASCII_WORD(OP_PREPEND, "prepend"), ASCII_WORD(OP_CAS, "cas"),
+        ASCII_WORD(OP_DELETE, "delete"),   ASCII_WORD(OP_INCR, "incr"),
+        ASCII_WORD(OP_DECR, "decr"),       ASCII_WORD(OP_TOUCH, "touch"),
+        ASCII_WORD(OP_GET, "get"),         ASCII_WORD(OP_GETS, "gets"),
+        ASCII_WORD(OP_GAT, "gat"),
+    };
+#undef ASCII_WORD
+    if ((unsigned)op >= OP_COUNT || words[op].text == NULL) {
+        l->fits = false;
+        return;
+    }
+    proto_line_text(l, words[op].text, words[op].len);
+}
+
+/* "set <key> 0 0 <bytes>\r\n", the set slap sends most, measured first and written straight. */
+static size_t encode_plain_set(char *out, size_t cap, const char *key, size_t key_len,
+                               size_t value_len)
+{
+    size_t digits = proto_decimal_len(value_len);
+    if (key_len > cap || 4 + 5 + digits + 2 > cap - key_len) {
+        return 0; /* does not fit (compared so that a huge key_len cannot wrap the sum) */
+    }
+    size_t len = 4 + key_len + 5 + digits + 2;
+    char *at = proto_put_bytes(out, "set ", 4);
+    at = proto_put_bytes(at, key, key_len);
+    at = proto_put_bytes(at, " 0 0 ", 5);
+    at = proto_put_decimal(at, value_len, digits);
+    memcpy(at, "\r\n", 2);
+    return len;
+}
+
 size_t proto_ascii_encode_store(char *out, size_t cap, enum op_type op, const char *key,
                                 size_t key_len, uint32_t flags, uint32_t exptime, size_t value_len,
                                 uint64_t cas)
 {
+    if (op == OP_SET && flags == 0 && exptime == 0) {
+        return encode_plain_set(out, cap, key, key_len, value_len);
+    }
     struct proto_line l = proto_line_begin(out, cap);
-    const char *cmd = op_name(op);
-    proto_line_text(&l, cmd, strlen(cmd));
-    proto_line_text(&l, " ", 1);
+    proto_line_command(&l, op);
     proto_line_text(&l, key, key_len);
     proto_line_number(&l, " ", flags);
     proto_line_number(&l, " ", exptime);
@@ -233,9 +378,7 @@ size_t proto_ascii_encode_command(char *out, size_t cap, enum op_type op, const 
                                   size_t key_len, uint64_t arg)
 {
     struct proto_line l = proto_line_begin(out, cap);
-    const char *cmd = op_name(op);
-    proto_line_text(&l, cmd, strlen(cmd));
-    proto_line_text(&l, " ", 1);
+    proto_line_command(&l, op);
     proto_line_text(&l, key, key_len);
     if (op != OP_DELETE) {
         proto_line_number(&l, " ", arg);

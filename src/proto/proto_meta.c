@@ -253,7 +253,7 @@ static enum proto_step on_line(struct text_parser *p, const char *line, size_t l
 enum slap_status proto_meta_parse(struct text_parser *p, const char *buf, size_t len,
                                   size_t *consumed, struct proto_result *res)
 {
-    return proto_text_parse(p, on_line, buf, len, consumed, res);
+    return proto_text_parse(p, on_line, NULL, buf, len, consumed, res);
 }
 
 /* A retrieval: "mg <key> v k[ c][ T<exptime>] q\r\n" for each key (quiet: a miss answers

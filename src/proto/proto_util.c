@@ -5,8 +5,8 @@
 
 #include "slap/base/common.h"
 
-void proto_check_begin(struct proto_check *c, const struct proto_value_hook *hook,
-                       const char *key, size_t key_len, uint64_t bytes)
+void proto_check_begin(struct proto_check *c, const struct proto_value_hook *hook, const char *key,
+                       size_t key_len, uint64_t bytes)
 {
     c->expect = NULL;
     if (hook == NULL) {
@@ -40,36 +40,6 @@ void proto_check_end(struct proto_check *c, const struct proto_value_hook *hook)
         hook->end(hook->ctx, c->first_diff == UINT64_MAX, c->first_diff);
         c->expect = NULL;
     }
-}
-
-void proto_line_number(struct proto_line *l, const char *prefix, uint64_t v)
-{
-    size_t prefix_len = strlen(prefix), n = proto_decimal_len(v);
-    if (!l->fits || (size_t)(l->end - l->at) < prefix_len + n) {
-        l->fits = false;
-        return;
-    }
-    l->at = proto_put_bytes(l->at, prefix, prefix_len);
-    l->at = proto_put_decimal(l->at, v, n);
-}
-
-size_t proto_decimal_len(uint64_t v)
-{
-    size_t n = 1;
-    while (v >= 10) {
-        v /= 10;
-        n++;
-    }
-    return n;
-}
-
-char *proto_put_decimal(char *out, uint64_t v, size_t n)
-{
-    for (size_t i = n; i > 0; i--) {
-        out[i - 1] = (char)('0' + v % 10);
-        v /= 10;
-    }
-    return out + n;
 }
 
 enum slap_status proto_parse_decimal_long(const char **cur, const char *c, const char *end,

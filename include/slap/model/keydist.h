@@ -21,11 +21,18 @@ struct key_dist {
 
 /* "uniform", "zipf", "zipf:S" or "gaussian"; SLAP_ERROR with one line in err otherwise. */
 enum slap_status key_dist_parse(const char *text, struct key_dist *d, char *err, size_t err_len);
+/* key_dist_pick for any kind; the inline part below takes the uniform draws itself. */
+uint64_t key_dist_pick_shaped(const struct key_dist *d, uint64_t n, struct rng *r);
+
 /*
  * A key index in [0, n), n >= 1, from the thread's generator. No allocation and
  * no table: n may change from call to call (a window filling up), so zipf uses
- * rejection-inversion sampling (O(1) expected per draw).
+ * rejection-inversion sampling (O(1) expected per draw). Inline for the uniform
+ * draw: a multi-get picks -d keys a request.
  */
-uint64_t key_dist_pick(const struct key_dist *d, uint64_t n, struct rng *r);
+static inline uint64_t key_dist_pick(const struct key_dist *d, uint64_t n, struct rng *r)
+{
+    return d->kind == KEY_DIST_UNIFORM && n > 1 ? rng_below(r, n) : key_dist_pick_shaped(d, n, r);
+}
 
 #endif

@@ -114,8 +114,13 @@ static inline void workload_key_slot(char *key, uint64_t slot)
 }
 /* The slot a key names (its digits 7..14), if it belongs to client_id; else false. */
 bool workload_key_decode(const char *key, size_t key_len, uint32_t client_id, uint64_t *slot);
-/* Length of a slot's key: fixed, or drawn from the key sizes by (client, slot). */
-uint32_t workload_key_len(const struct workload *w, uint32_t client_id, uint64_t slot);
+/* workload_key_len of a key size drawn from the key sizes by (client, slot). */
+uint32_t workload_key_len_drawn(const struct workload *w, uint32_t client_id, uint64_t slot);
+/* Length of a slot's key: fixed (inline: a multi-get asks it -d times a request), or drawn. */
+static inline uint32_t workload_key_len(const struct workload *w, uint32_t client_id, uint64_t slot)
+{
+    return w->fixed_keys ? w->key_size : workload_key_len_drawn(w, client_id, slot);
+}
 /* A version of a slot's value: its length and bytes (in the pool, no "\r\n" after it). */
 uint32_t workload_value_len(const struct workload *w, uint32_t client_id, uint64_t slot,
                             uint32_t version);
