@@ -64,12 +64,9 @@ static enum move moved(struct third a, struct third b, double drift, double *cha
     return se / a.mean > drift ? NOISY : HELD;
 }
 
-/* "the rate fell 75%" or "the median latency rose 30%". */
-static void say_move(char *buf, size_t len, const char *figure, double change)
-{
-    snprintf(buf, len, "the %s %s %.0f%%", figure, change < 0 ? "fell" : "rose",
-             fabs(change) * 100);
-}
+#define SCATTERED                                                                               \
+    " from the first third of the run to the last, but the periods varied too much to tell a "  \
+    "drift from noise"
 
 void steady_judge(const struct steady_period *p, size_t n, struct steady_verdict *v)
 {
@@ -88,18 +85,19 @@ void steady_judge(const struct steady_period *p, size_t n, struct steady_verdict
     v->state = rate || latency ? STEADY_NO : STEADY_YES;
     if (!rate && !latency && (rate_move == NOISY || latency_move == NOISY)) {
         /* a mean that moved this far, in periods this scattered, says neither */
-        char what[2][64] = {"", ""};
-        if (rate_move == NOISY) {
-            say_move(what[0], sizeof(what[0]), "rate", v->rate_change);
-        }
-        if (latency_move == NOISY) {
-            say_move(what[1], sizeof(what[1]), "median latency", v->latency_change);
+        const char *rate_way = v->rate_change < 0 ? "fell" : "rose";
+        const char *latency_way = v->latency_change < 0 ? "fell" : "rose";
+        double rate_pct = fabs(v->rate_change) * 100, latency_pct = fabs(v->latency_change) * 100;
+        if (rate_move == NOISY && latency_move == NOISY) {
+            snprintf(v->why, sizeof(v->why), "the rate %s %.0f%% and the median latency %s %.0f%%"
+                     SCATTERED, rate_way, rate_pct, latency_way, latency_pct);
+        } else if (rate_move == NOISY) {
+            snprintf(v->why, sizeof(v->why), "the rate %s %.0f%%" SCATTERED, rate_way, rate_pct);
+        } else {
+            snprintf(v->why, sizeof(v->why), "the median latency %s %.0f%%" SCATTERED, latency_way,
+                     latency_pct);
         }
         v->state = STEADY_UNKNOWN;
-        snprintf(v->why, sizeof(v->why),
-                 "%s%s%s from the first third of the run to the last, but the periods varied "
-                 "too much to tell a drift from noise",
-                 what[0], what[0][0] && what[1][0] ? " and " : "", what[1]);
         return;
     }
     if (rate && latency) {
