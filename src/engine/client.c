@@ -293,12 +293,9 @@ static bool chance(struct lane_env *env, uint32_t ppm)
 }
 
 /* The server of a slot's key (gets; sets without -p). */
-static uint32_t server_of(const struct client *c, uint64_t slot, uint32_t key_len)
+static uint32_t server_of_many(const struct client *c, uint64_t slot, uint32_t key_len)
 {
     const struct lane_params *p = c->env->params;
-    if (p->servers->count <= 1) {
-        return 0;
-    }
     if (p->rep_write > 0) {
         return (uint32_t)(rng_mix(c->key_id, slot, 0x726570) % p->rep_write);
     }
@@ -307,6 +304,12 @@ static uint32_t server_of(const struct client *c, uint64_t slot, uint32_t key_le
     }
     workload_key_slot(c->key, slot);
     return servers_pick(p->servers, c->key, key_len);
+}
+
+/* One server: no call (a multi-get asks this for each of its keys). */
+static inline uint32_t server_of(const struct client *c, uint64_t slot, uint32_t key_len)
+{
+    return c->env->params->servers->count <= 1 ? 0 : server_of_many(c, slot, key_len);
 }
 
 static struct request *queue_on(struct lane *l, uint32_t server, enum op_type op)
@@ -500,7 +503,6 @@ static uint32_t pick_keys(struct client *c, const struct workload *wl)
     struct multiget_scratch *pick = &env->multiget;
     uint32_t n = wl->division;
     bool whole = env->params->multiget_window; /* memslap's mget: every key, in order */
-    bool one = env->params->servers->count <= 1;
     for (uint32_t i = 0; i < n; i++) {
         uint64_t slot = whole ? i : stored_slot(c);
         uint32_t len = workload_key_len(wl, c->key_id, slot);
@@ -509,7 +511,7 @@ static uint32_t pick_keys(struct client *c, const struct workload *wl)
         workload_key_slot(key, slot);
         pick->slots[i] = slot;
         pick->lens[i] = len;
-        pick->servers[i] = one ? 0 : server_of(c, slot, len);
+        pick->servers[i] = server_of(c, slot, len);
     }
     return n;
 }

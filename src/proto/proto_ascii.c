@@ -313,29 +313,11 @@ size_t proto_ascii_encode_retrieve(char *out, size_t cap, enum op_type op, const
     return len;
 }
 
-/* The command word of op and the space after it: "set ", "delete ", ... (by a table of
- * lengths, not op_name's string and a strlen per request). */
+/* The command word of op and the space after it: "set ", "delete ", ... */
 static void proto_line_command(struct proto_line *l, enum op_type op)
 {
-#define ASCII_WORD(op, word) [op] = { word " ", sizeof(word) }
-    static const struct {
-        const char *text;
-        size_t len;
-    } words[OP_COUNT] = {
-        ASCII_WORD(OP_SET, "set"),         ASCII_WORD(OP_ADD, "add"),
-        ASCII_WORD(OP_REPLACE, "replace"), ASCII_WORD(OP_APPEND, "append"),
-        ASCII_WORD(OP_PREPEND, "prepend"), ASCII_WORD(OP_CAS, "cas"),
-        ASCII_WORD(OP_DELETE, "delete"),   ASCII_WORD(OP_INCR, "incr"),
-        ASCII_WORD(OP_DECR, "decr"),       ASCII_WORD(OP_TOUCH, "touch"),
-        ASCII_WORD(OP_GET, "get"),         ASCII_WORD(OP_GETS, "gets"),
-        ASCII_WORD(OP_GAT, "gat"),
-    };
-#undef ASCII_WORD
-    if ((unsigned)op >= OP_COUNT || words[op].text == NULL) {
-        l->fits = false;
-        return;
-    }
-    proto_line_text(l, words[op].text, words[op].len);
+    proto_line_text(l, op_name(op), op_name_len(op));
+    proto_line_text(l, " ", 1);
 }
 
 /* "set <key> 0 0 <bytes>\r\n", the set slap sends most, measured first and written straight. */

@@ -33,6 +33,8 @@ enum op_class {
 
 /* "get", "set", "gets", ...: the names in --mix and -F files. */
 const char *op_name(enum op_type op);
+/* strlen(op_name(op)), without counting (the codecs write the name per request). */
+size_t op_name_len(enum op_type op);
 /* "Get", "Set", "Gets", ...: the names of report tables. */
 const char *op_title(enum op_type op);
 /* The op named name (len bytes), or OP_COUNT when there is none. */
