@@ -14,7 +14,11 @@ the middle of each run (from --skip seconds to --skip + --window seconds) the sc
             every request and every answer is one segment carrying the other side's ack)
 
 and prints, per workload, each tool's median and spread over the rounds, then slap/peer ratios
-(of the medians) with the issue's targets. Nothing here is asserted by the test suite: figures
+(of the medians) with the issue's targets. The floor (scripts/floor_client.c) runs in the design
+of each workload: one request at a time, a window of 16 and batches of 16 for --pipeline 16, one
+UDP socket with sendmmsg/recvmmsg (with and without epoll) for -U, 10-key gets for -d 10; -U and
+--pipeline 16 also run the standard workload of slap and of the floor in their own rounds, so
+that "of slap's standard" is a ratio of runs side by side. Nothing here is asserted by the test suite: figures
 depend on the machine; only ratios measured side by side in one run mean much.
 
 After the workloads: the time from start to the first request (slap -x 1 under strace), and
@@ -41,8 +45,11 @@ TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 # Each workload: slap's options, and the same run in each peer's words (None: the peer has no
-# such run). The standard one is memaslap's defaults at -T 1 -c 64: 64-byte keys, 1 KiB values,
-# one set in ten.
+# such run; floor: scripts/floor_client.c's CLIENTS and MODE). The standard one is memaslap's
+# defaults at -T 1 -c 64: 64-byte keys, 1 KiB values, one set in ten. A workload whose target is
+# against slap's own standard run ("baseline") runs the standard slap and floor in the same
+# rounds, alternated with the rest: the machine moves by more than the targets' margins between
+# one workload's rounds and the next's.
 WORKLOADS = {
     "standard": {"slap": ["-T", "1", "-c", "64"],
                  "memaslap": ["-T", "1", "-c", "64"],
@@ -50,13 +57,20 @@ WORKLOADS = {
                  "floor": ["64"]},
     "d10": {"slap": ["-T", "1", "-c", "64", "-d", "10"],
             "memaslap": ["-T", "1", "-c", "64", "-d", "10"],
-            "memtier": None},
+            "memtier": None,
+            "floor": ["64", "mget", "10"]},
     "pipeline16": {"slap": ["-T", "1", "-c", "64", "--pipeline", "16"],
                    "memaslap": None,
-                   "memtier": ["--threads=1", "--clients=64", "--ratio=1:9", "--pipeline=16"]},
+                   "memtier": ["--threads=1", "--clients=64", "--ratio=1:9", "--pipeline=16"],
+                   "floor": ["64", "pipeline", "16"],
+                   "floor-batch": ["64", "batch", "16"],  # 16 out, all 16 back, 16 out
+                   "baseline": True},
     "udp": {"slap": ["-T", "1", "-c", "64", "-U"],
             "memaslap": ["-T", "1", "-c", "64", "-U"],
-            "memtier": None},
+            "memtier": None,
+            "floor": ["64", "udp"],
+            "floor-wait": ["64", "udp-wait"],  # recvmmsg blocks: no epoll_wait
+            "baseline": True},
     "binary": {"slap": ["-T", "1", "-c", "64", "-B"],
                "memaslap": ["-T", "1", "-c", "64", "-B"],
                "memtier": ["--threads=1", "--clients=64", "--ratio=1:9",
@@ -88,6 +102,9 @@ TARGETS = [
     ("standard", "ops slap/memaslap", ">=", 1.0),
     ("standard", "cpu/op spread slap/memaslap", "<=", 1.0),
     ("d10", "cpu/op slap/memaslap", "<=", 0.8),
+    ("d10", "cpu/op slap/floor", "<=", 1.03),
+    ("udp", "cpu/op slap/floor", "<=", 1.03),  # the floor of the same design, in each mode
+    ("pipeline16", "cpu/op slap/floor", "<=", 1.03),
     ("d10", "ops slap/memaslap", ">=", 1.0),
     ("pipeline16", "cpu/op slap/slap-standard", "<=", 0.55),
     ("pipeline16", "ops slap/memtier", ">=", 1.0),
@@ -184,8 +201,8 @@ def command(tool, args, port, seconds, paths):
         return [paths["slap"], "-s", server, "-t", "%ds" % seconds] + args
     if tool == "memaslap":
         return ["memcaslap", "-s", server, "-t", "%ds" % seconds] + args
-    if tool == "floor":  # scripts/floor_client.c: CLIENTS is its one argument here
-        return [paths["floor"], "127.0.0.1", str(port), args[0], str(seconds)]
+    if tool == "floor":  # scripts/floor_client.c: CLIENTS, then its MODE if not tcp
+        return [paths["floor"], "127.0.0.1", str(port), args[0], str(seconds)] + args[1:]
     return [paths["memtier"], "-s", "127.0.0.1", "-p", str(port), "--protocol=memcache_text",
             "--test-time=%d" % seconds, "--data-size=1024", "--key-minimum=1",
             "--key-maximum=10000", "--key-prefix=memtier-key-of-sixty-four-bytes-or-so-padded-",
@@ -211,7 +228,8 @@ def one_run(tool, args, cpus, opts, paths, udp):
     try:
         if tool == "memtier":
             prefill_memtier(srv.port, paths, args)
-        cmd = ["taskset", "-c", str(cpus[1])] + command(tool, args, srv.port, opts.time, paths)
+        cmd = ["taskset", "-c", str(cpus[1])] + command(tool.split("-")[0], args, srv.port,
+                                                        opts.time, paths)
         if tool == "memtier" and "--protocol=memcache_binary" in args:
             cmd.remove("--protocol=memcache_text")
         start = time.monotonic()
@@ -260,11 +278,18 @@ def summary(runs, key):
 def run_workload(name, opts, paths, cpus, tools, extra_slap=None, rate_from=None):
     spec = WORKLOADS[name]
     present = [t for t in tools if spec.get(t) is not None]
+    if "floor" in present:  # the floor's other designs for this workload
+        present += [t for t in spec if t.startswith("floor-")]
+    if spec.get("baseline"):  # the standard run of slap (and the floor) in the same rounds
+        present += [t + "-standard" for t in ("slap", "floor") if t in present]
     results = {t: [] for t in present}
     for rnd in range(opts.rounds):
         order = present if rnd % 2 == 0 else list(reversed(present))
         for tool in order:
-            args = list(spec[tool])
+            if tool.endswith("-standard"):
+                args = list(WORKLOADS["standard"][tool.split("-")[0]])
+            else:
+                args = list(spec[tool])
             if rate_from is not None and tool == "slap":
                 args += ["-P", "%d" % rate_from]
             elif rate_from is not None and tool == "memaslap":  # it takes thousands only
@@ -279,14 +304,14 @@ def run_workload(name, opts, paths, cpus, tools, extra_slap=None, rate_from=None
 
 def print_workload(name, results, note, verbose):
     print("\n== %s%s" % (name, note))
-    print("%-9s %5s %18s %16s %16s %9s %6s %7s %6s" % ("tool", "runs", "ops/s (min-max)",
+    print("%-14s %5s %18s %16s %16s %9s %6s %7s %6s" % ("tool", "runs", "ops/s (min-max)",
                                                         "cpu us/op", "user us/op", "srv us/op",
                                                         "busy", "rss MB", "segs"))
     for tool, runs in results.items():
         ops, olo, ohi = summary(runs, "ops_s")
         cpu, clo, chi = summary(runs, "cpu_us")
         user, ulo, uhi = summary(runs, "user_us")
-        print("%-9s %5d %8.0f (%3.0f-%3.0fk) %5.2f (%4.2f-%4.2f) %5.2f (%4.2f-%4.2f) %9.2f %6.2f "
+        print("%-14s %5d %8.0f (%3.0f-%3.0fk) %5.2f (%4.2f-%4.2f) %5.2f (%4.2f-%4.2f) %9.2f %6.2f "
               "%7.1f %6.2f" % (tool, len(runs), ops, olo / 1000, ohi / 1000, cpu, clo, chi, user,
                                ulo, uhi, summary(runs, "srv_us")[0],
                                summary(runs, "client_busy")[0], max(r["rss_mb"] for r in runs),
@@ -304,7 +329,8 @@ def ratios(name, results, standard):
     if "slap" not in results:
         return out
     s = {k: summary(results["slap"], k)[0] for k in ("ops_s", "cpu_us", "user_us")}
-    for peer in ("memaslap", "memtier", "floor"):
+    for peer in ["memaslap", "memtier", "floor"] + [t for t in results if t.startswith("floor-")
+                                                    and t != "floor-standard"]:
         if peer in results:
             p = {k: summary(results[peer], k)[0] for k in ("ops_s", "cpu_us", "user_us")}
             out["cpu/op slap/%s" % peer] = s["cpu_us"] / p["cpu_us"]
@@ -312,8 +338,16 @@ def ratios(name, results, standard):
             out["ops slap/%s" % peer] = s["ops_s"] / p["ops_s"]
             if spread(results[peer]) > 0 and len(results["slap"]) > 2:
                 out["cpu/op spread slap/%s" % peer] = spread(results["slap"]) / spread(results[peer])
-    if standard is not None and name != "standard":
+    if "slap-standard" in results:  # side by side, in this workload's rounds
+        out["cpu/op slap/slap-standard"] = s["cpu_us"] / summary(results["slap-standard"],
+                                                                  "cpu_us")[0]
+    elif standard is not None and name != "standard":
         out["cpu/op slap/slap-standard"] = s["cpu_us"] / summary(standard, "cpu_us")[0]
+    for floor in [t for t in results if t.startswith("floor") and t != "floor-standard"]:
+        if "floor-standard" in results:  # what the bare client gains by the same means
+            out["cpu/op %s/floor-standard" % floor] = (
+                summary(results[floor], "cpu_us")[0] /
+                summary(results["floor-standard"], "cpu_us")[0])
     for k, v in out.items():
         verdict = ""
         for w, what, how, bound in TARGETS:
@@ -441,17 +475,22 @@ def print_markdown(table, tools):
     print("|---|---|---|---|---|---|---|")
     for name, rate, results, rat in table:
         label = "`%s`%s" % (" ".join(WORKLOADS[name]["slap"]), " -P %d" % rate if rate else "")
-        for tool in tools:
+        for tool in list(tools) + [t for t in results if t not in tools]:
             if tool not in results:
                 continue
             runs = results[tool]
             cmp = ""
-            if tool != "slap" and "cpu/op slap/%s" % tool in rat:
+            if tool.endswith("-standard"):
+                cmp = "the standard workload, in the same rounds"
+            elif tool != "slap" and "cpu/op slap/%s" % tool in rat:
                 cmp = "%.2f, %.2f, %.2f" % (rat["cpu/op slap/%s" % tool],
                                             rat["user/op slap/%s" % tool],
                                             rat["ops slap/%s" % tool])
             elif tool == "slap" and "cpu/op slap/slap-standard" in rat:
                 cmp = "CPU/op %.2f of slap's standard" % rat["cpu/op slap/slap-standard"]
+            elif "cpu/op %s/floor-standard" % tool in rat:
+                cmp = ("CPU/op %.2f of the floor's standard"
+                       % rat["cpu/op %s/floor-standard" % tool])
             print("| %s | %s | %.0fk | %.2f (%.2f) | %.2f | %.1f | %s |"
                   % (label, tool, summary(runs, "ops_s")[0] / 1000, summary(runs, "cpu_us")[0],
                      summary(runs, "user_us")[0], summary(runs, "srv_us")[0],

@@ -10,5 +10,5 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/scripts/deps.sh" libmemcached-tools memcached strace util-linux >&2
 "$top/scripts/build.sh" "$top/build" >/dev/null
 # The floor: a bare epoll client, built here, never installed.
-cc -O2 -std=c11 -D_GNU_SOURCE -Wall -Wextra -o "$top/build/floor_client" "$top/scripts/floor_client.c"
+cc -O2 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wpedantic -o "$top/build/floor_client" "$top/scripts/floor_client.c"
 exec python3 "$top/scripts/bench.py" "$@"
