@@ -475,9 +475,11 @@ static void print_server(FILE *out, const struct limits_server *s, bool show_lab
     if (!s->known) {
         fprintf(out, "server_cpu_unknown: %s (%s%s)\n", s->name, s->note, by);
     } else if (s->from_proc) {
-        fprintf(out, "server_cpu_s: %s %.2f (%.0f threads, busiest thread busy %.2f; pid %d, from "
-                     "/proc%s)\n",
-                s->name, s->cpu_s, s->threads, s->busy, s->pid, by);
+        fprintf(out,
+                "server_cpu_s: %s %.2f (%.0f threads, busiest thread busy %.2f; pid %d, from "
+                "/proc%s%s%s)\n",
+                s->name, s->cpu_s, s->threads, s->busy, s->pid, s->note[0] != '\0' ? "; " : "",
+                s->note, by);
     } else if (s->threads > 0) {
         fprintf(out, "server_cpu_s: %s %.2f (%.0f threads, busy %.2f%s)\n", s->name, s->cpu_s,
                 s->threads, s->busy, by);

@@ -6,12 +6,14 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
 
 from fakemc import FakeMemcached
-from harness import (PATHS, DelayProxy, Memcached, Skip, check, named, run_line, run_slap)
+from harness import (PATHS, DelayProxy, Memcached, Skip, check, check_agree, counters, measured,
+                     named, run_line, run_slap)
 from cases_results import validate
 
 SATURATED = 0.85  # LIMITS_SATURATED in include/slap/engine/limits.h
@@ -240,6 +242,33 @@ def case_limits_cpu_figures_true(mc):
           "busy %.2f is not cpu / (seconds x threads)" % busy)
 
 
+def case_limits_stalled_server_said():
+    """A memcached stopped (SIGSTOP) as slap starts, for longer than slap waits for its stats:
+    its CPU still comes from /proc, the line says the stats were not read and why, and slap's
+    counters still equal the server's (of slap's own `stats` requests, the test can no longer
+    tell how many were answered: slap said so)."""
+    mc = Memcached()
+    pid = mc.proc.pid
+
+    def resume():
+        time.sleep(3.5)  # past the 2 s slap waits for stats, begun within its first second
+        os.kill(pid, signal.SIGCONT)
+
+    try:
+        stop = ("sh", "-c", 'kill -STOP %d && exec "$@"' % pid, "sh")
+        rc, out, err, delta, _ = measured([mc], ["-s", mc.addr, "-t", "2s", "-T", "2", "-c", "16"],
+                                          prefix=stop, during=resume)
+        check(rc == 0, "exit status %d: %s" % (rc, err))
+        check(re.search(r"^server_cpu_s: %s [\d.]+ \(\d+ threads, busiest thread busy [\d.]+; "
+                        r"pid %d, from /proc; stats not read before the run: no answer to stats "
+                        r"in time\)$" % (re.escape(mc.addr), pid), out, re.M),
+              "the CPU line does not say the stats were not read: %r" % out[-1200:])
+        check_agree(counters(out), delta)
+    finally:
+        os.kill(pid, signal.SIGCONT)
+        mc.stop()
+
+
 def case_limits_without_server_stats():
     """A server that refuses stats, whose process slap cannot see (slap as another user), gets a
     note, no CPU line, and a verdict about the client only, without a delay; seen in /proc (the
@@ -251,8 +280,9 @@ def case_limits_without_server_stats():
         rc, out, err = run_slap(["-s", refusing.addr, "-t", "1s", "-c", "2"])
         check(rc == 0, "exit status %d" % rc)
         check(re.search(r"^server_cpu_s: %s [\d.]+ \(\d+ threads, busiest thread busy [\d.]+; "
-                        r"pid %d, from /proc\)$" % (re.escape(refusing.addr), os.getpid()), out,
-                        re.M), "the refusing server's process is this one: %r" % out[-1200:])
+                        r"pid %d, from /proc; stats not read before the run: it did not answer "
+                        r"stats \(it said 'ERROR'\)\)$" % (re.escape(refusing.addr), os.getpid()),
+                        out, re.M), "the refusing server's process is this one: %r" % out[-1200:])
         if os.geteuid() != 0:
             return  # slap cannot run as a user that does not see this process
         t0 = time.monotonic()
@@ -487,8 +517,10 @@ def case_limits_through_proxy():
         rc, out, err = run_slap(["-s", addr, "-t", "2s", "-c", "4", "--stats_servers", mc.addr])
         check(rc == 0, "exit status %d: %s" % (rc, err))
         check(re.search(r"^server_cpu_s: %s [\d.]+ \(\d+ threads, busiest thread busy [\d.]+; "
-                        r"pid %d, from /proc\)$" % (re.escape(addr), proxy.proc.pid), out, re.M),
-              "the proxy's CPU from /proc: %r" % out[-1500:])
+                        r"pid %d, from /proc; stats not read before the run: it closed the "
+                        r"connection instead of answering stats\)$" % (re.escape(addr),
+                                                                      proxy.proc.pid),
+                        out, re.M), "the proxy's CPU from /proc: %r" % out[-1500:])
         check(re.search(r"^server_cpu_s: %s [\d.]+ \(1 threads, busy [\d.]+, a backend\)$"
                         % re.escape(mc.addr), out, re.M), "the backend's line: %r" % out[-1500:])
         for attempt in range(5):

@@ -56,7 +56,7 @@ struct limits_server {
     bool local;                   /* on slap's host: its threads share its CPUs */
     double busy; /* cpu_s / (seconds × threads); cpu_s / seconds without threads; on slap's
                     host the threads count at most the host's CPUs */
-    char note[SERVER_STATS_NOTE_MAX]; /* when not known: why */
+    char note[SERVER_STATS_NOTE_MAX]; /* why its stats were not read (known from /proc too) */
     bool backend;                     /* not in -s: behind a proxy (--stats_servers, --proxy_stats) */
     int pid;                          /* > 0: its process on slap's host, found in /proc */
     bool from_proc;                   /* its CPU is that process's (it answers no stats) */
