@@ -2,7 +2,8 @@
  * The floor for scripts/bench.py: the least a memcached client can spend per request. N sockets
  * on one epoll; each sends a get (one in ten a set) of 1 KiB values, waits for the whole answer,
  * sends the next: one write and one read per request, no statistics, no timers.
- * Usage: floor_client HOST PORT CLIENTS SECONDS [MODE] (keys are set first, so gets hit). MODE:
+ * Usage: floor_client HOST PORT CLIENTS SECONDS [MODE]. 10000 keys are set first; then, as slap
+ * and memaslap do, each set writes a new key and gets ask for keys already set. MODE:
  *   tcp          the above (the default)
  *   pipeline N   each socket keeps N requests in flight and, in each read's turn, writes as many
  *                new ones as answers came, in one write
@@ -25,7 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define KEYS 10000
+#define KEYS 10000   /* set first, so the first gets hit */
+#define UNSURE 2048  /* the newest keys, whose sets may not be answered yet (at most 1024 out) */
 #define VALUE_SIZE 1024
 #define KEY_SIZE 64
 #define SET_EVERY 10
@@ -39,7 +41,8 @@ struct client {
 };
 
 static char value[VALUE_SIZE];
-static unsigned mget = 1; /* keys per get */
+static unsigned mget = 1;   /* keys per get */
+static unsigned stored = 0; /* keys set so far: as slap's and memaslap's, each set a new key */
 
 static double now_s(void)
 {
@@ -51,18 +54,25 @@ static double now_s(void)
 /* A key of KEY_SIZE bytes, as memaslap's and slap's. */
 static void key_of(unsigned n, char *key)
 {
-    snprintf(key, KEY_SIZE + 1, "floor-%0*u", KEY_SIZE - 6, n % KEYS);
+    snprintf(key, KEY_SIZE + 1, "floor-%0*u", KEY_SIZE - 6, n);
+}
+
+/* A key that was set, for the i-th key of a get: spread over all but the newest, so that the
+ * server holds (and looks up) as many keys as it would for slap or memaslap. */
+static unsigned key_stored(unsigned i)
+{
+    return (i * 2654435761u) % (stored - UNSURE); /* KEYS were set before the first get */
 }
 
 /* The request into out; its length. */
 static size_t request(unsigned n, int set, char *out)
 {
     char key[KEY_SIZE + 1];
-    key_of(n, key);
+    key_of(set ? stored++ : key_stored(n * mget), key);
     if (!set) {
         size_t len = (size_t)sprintf(out, "get %s", key);
         for (unsigned k = 1; k < mget; k++) {
-            key_of(n * mget + k, key);
+            key_of(key_stored(n * mget + k), key);
             len += (size_t)sprintf(out + len, " %s", key);
         }
         return len + (size_t)sprintf(out + len, "\r\n");
