@@ -193,15 +193,20 @@ uint64_t hist_percentile_ns(const struct hist *h, double pct)
     if (pct >= 100.0) {
         return h->max_ns;
     }
-    uint64_t rank = hist_percentile_rank(pct, h->count);
+    return bucket_value(h, hist_rank_bucket(h, hist_percentile_rank(pct, h->count)));
+}
+
+size_t hist_rank_bucket(const struct hist *h, uint64_t rank)
+{
+    size_t last = hist_bucket_index(h->max_ns);
     uint64_t seen = 0;
-    for (size_t i = 0; i < HIST_BUCKETS; i++) {
+    for (size_t i = hist_bucket_index(h->min_ns); i < last; i++) {
         seen += h->buckets[i];
         if (seen >= rank) {
-            return bucket_value(h, i);
+            return i;
         }
     }
-    return h->max_ns;
+    return last;
 }
 
 double hist_mean_us(const struct hist *h)

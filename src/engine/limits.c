@@ -70,7 +70,9 @@ void limits_server_from_proc(struct limits_server *s, const char *name, const ch
                              int pid, double cpu_s, double busiest, uint32_t threads,
                              double seconds)
 {
-    memset(s, 0, sizeof(*s));
+    struct limits_server from = {0};
+    memcpy(from.note, s->note, sizeof(from.note)); /* the line still says why */
+    *s = from;
     snprintf(s->name, sizeof(s->name), "%s", name);
     snprintf(s->label, sizeof(s->label), "%s", label != NULL ? label : "");
     s->known = true;

@@ -181,11 +181,8 @@ void watch_limits(const struct watch *w, const struct server_list *servers, cons
             continue;
         }
         if (!s->known) {
-            char why[sizeof(s->note)]; /* why the stats were not read: the line still says it */
-            snprintf(why, sizeof(why), "%s", s->note);
             limits_server_from_proc(s, servers->items[i].name, label, (int)p->pid, d.cpu_s,
                                     d.busiest, p->after.nthreads, seconds);
-            snprintf(s->note, sizeof(s->note), "%s", why);
         }
         s->pid = (int)p->pid;
         s->wait_known = d.wait_known;

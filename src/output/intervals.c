@@ -234,6 +234,8 @@ static size_t view_rank_bucket(const void *ctx, size_t from, size_t to, uint64_t
 {
     static struct hist merged; /* main thread only; only its buckets in use are written */
     const struct intervals_view *v = ctx;
+    (void)min_ns; /* the merged histogram's own: the same segments' bounds */
+    (void)max_ns;
     hist_clear(&merged);
     for (size_t i = from; i < to; i++) {
         for (int s = 0; s < INTERVALS_SERIES; s++) {
@@ -242,15 +244,7 @@ static size_t view_rank_bucket(const void *ctx, size_t from, size_t to, uint64_t
             }
         }
     }
-    size_t last = hist_bucket_index(max_ns);
-    uint64_t seen = 0;
-    for (size_t i = hist_bucket_index(min_ns); i < last; i++) {
-        seen += merged.buckets[i];
-        if (seen >= rank) {
-            return i;
-        }
-    }
-    return last;
+    return hist_rank_bucket(&merged, rank);
 }
 
 void intervals_view_ci(const struct intervals_view *v, double pct, struct ci_result *r)

@@ -66,6 +66,9 @@ uint64_t hist_percentile_ns(const struct hist *h, double pct);
 /* The rank it reads: ceil(pct / 100 * count), at least 1 and at most count, forgiving rounding
  * noise (99.9% of 100000 is rank 99900, not 99901). */
 uint64_t hist_percentile_rank(double pct, uint64_t count);
+/* The bucket where the cumulative count reaches rank (1..count): read from min_ns's bucket to
+ * max_ns's, which hold every count. */
+size_t hist_rank_bucket(const struct hist *h, uint64_t rank);
 
 /* Summaries in microseconds, from the exact sums (0 when undefined). */
 double hist_mean_us(const struct hist *h);
