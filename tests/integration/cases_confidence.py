@@ -35,15 +35,19 @@ def case_confidence_steady(mc):
     """A steady memcached run is steady; a run through a proxy whose added delay grows across
     the run (0.2 ms to 8 ms in 4 s: the median grows fourfold, far beyond any noise) is not,
     for its latency. A neighbour that takes the CPU halfway makes a run unsteady, as the
-    verdict should say: on a busy host memcached gets three tries to be judged steady once."""
+    verdict should say: on a busy host memcached gets five tries, a second apart, to be judged
+    steady once (three in a row were not, their medians moving 27-52% while another tenant
+    loaded the host: the verdict was right, the host was not steady)."""
     outs = []
-    for _ in range(3):
+    for attempt in range(5):
+        if attempt:
+            time.sleep(1.0)
         rc, out, _ = run_slap(["-s", mc.addr, "-P", "1000", "-c", "8", "-T", "1", "-t", "3s"])
         check(rc == 0, "exit status %d:\n%s" % (rc, out))
         outs.append(re.search(r"^steady: .*$", out, re.M).group(0))
         if outs[-1].startswith("steady: yes ("):
             break
-    check(outs[-1].startswith("steady: yes ("), "memcached not steady in 3 runs:\n" +
+    check(outs[-1].startswith("steady: yes ("), "memcached not steady in 5 runs:\n" +
           "\n".join(outs))
     proxy = DelayProxy(mc.port, lambda t: 0.0002 + 0.002 * t)
     rc, out, _ = run_slap(["-s", proxy.addr, "-P", "400", "-c", "16", "-T", "1", "-t", "4s"])
