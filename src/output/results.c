@@ -864,6 +864,11 @@ static void json_limits(struct json_writer *w, const struct results_doc *d)
             json_double(w, "busy", srv->busy);
             json_bool(w, "local", srv->local);
             json_string(w, "cpu_from", srv->from_proc ? "proc" : "stats");
+            if (srv->from_proc && srv->note[0] != '\0') {
+                json_string(w, "cpu_from_why", srv->note);
+            } else {
+                json_null(w, "cpu_from_why");
+            }
         } else {
             json_string(w, "note", srv->note);
         }

@@ -448,6 +448,10 @@ static void read_limits_server(struct reader *r, const struct json_value *item,
     const char *from = json_to_string(json_get(item, "cpu_from"));
     s->local = local != NULL && local->type == JSON_TRUE;
     s->from_proc = from != NULL && strcmp(from, "proc") == 0;
+    const char *why = json_to_string(json_get(item, "cpu_from_why")); /* absent in older documents */
+    if (s->from_proc && why != NULL) {
+        snprintf(s->note, sizeof(s->note), "%s", why);
+    }
 }
 
 /* What every server entry may add, known or not: behind a proxy, its process, its CPU wait. */

@@ -276,13 +276,26 @@ def case_limits_without_server_stats():
     delays the start by 2 s at most."""
     refusing = FakeMemcached()  # answers ERROR to stats
     silent = FakeMemcached(behave=lambda conn, req: "stall" if conn >= 2 else None)
+    d = tempfile.mkdtemp(prefix="slap-limits-")
     try:
-        rc, out, err = run_slap(["-s", refusing.addr, "-t", "1s", "-c", "2"])
+        path = os.path.join(d, "r.json")
+        rc, out, err = run_slap(["-s", refusing.addr, "-t", "1s", "-c", "2", "--json", path])
         check(rc == 0, "exit status %d" % rc)
-        check(re.search(r"^server_cpu_s: %s [\d.]+ \(\d+ threads, busiest thread busy [\d.]+; "
-                        r"pid %d, from /proc; stats not read before the run: it did not answer "
-                        r"stats \(it said 'ERROR'\)\)$" % (re.escape(refusing.addr), os.getpid()),
-                        out, re.M), "the refusing server's process is this one: %r" % out[-1200:])
+        line = (r"^server_cpu_s: %s [\d.]+ \(\d+ threads, busiest thread busy [\d.]+; "
+                r"pid %d, from /proc; stats not read before the run: it did not answer "
+                r"stats \(it said 'ERROR'\)%%s\)$" % (re.escape(refusing.addr), os.getpid()))
+        check(re.search(line % "", out, re.M),
+              "the refusing server's process is this one: %r" % out[-1200:])
+        # the document keeps why, and a merge prints the same line
+        with open(path) as f:
+            doc = json.load(f)
+        validate(doc)
+        why = doc["limits"]["servers"][0].get("cpu_from_why")
+        check(why == "stats not read before the run: it did not answer stats (it said 'ERROR')",
+              "the document's cpu_from_why: %r" % why)
+        rc, merged, err = run_slap(["merge", path])
+        check(rc == 0 and re.search(line % "(?:, read by [^)]*)?", merged, re.M),
+              "the merged report's line: %d %r" % (rc, merged[-1200:]))
         if os.geteuid() != 0:
             return  # slap cannot run as a user that does not see this process
         t0 = time.monotonic()
@@ -312,6 +325,7 @@ def case_limits_without_server_stats():
     finally:
         refusing.stop()
         silent.stop()
+        shutil.rmtree(d)
 
 
 def case_limits_json_and_merge(mc):
