@@ -95,7 +95,13 @@ def case_json_agrees_with_report_and_server(mc):
                          ("get_misses", "get_misses")):
         check(srv["delta"][theirs] == doc["counters"][mine],
               "server delta %s=%r, slap %d" % (theirs, srv["delta"][theirs], doc["counters"][mine]))
-    check(srv["before"]["curr_connections"] >= 16, "stats read before slap had connected")
+    # memcached counts a connection when one of its worker threads takes it: slap's stats
+    # connection comes after its 16 (accepted in order, dealt to the harness's 2 threads in
+    # turn), so the thread that answers it has counted its 8 first; the other thread may lag
+    # on a busy host (9 where 17 is usual, in 2 runs of 25 beside four CPU hogs). Had slap read
+    # its stats before it connected, the server would count its listener and that read alone.
+    check(srv["before"]["curr_connections"] >= 8,
+          "stats read before slap had connected: %r" % srv["before"]["curr_connections"])
     shutil.rmtree(d)
 
 
