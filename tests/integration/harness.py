@@ -55,6 +55,7 @@ class Memcached:
                     raise
 
     def _start(self, port, extra, listen, unix, tls, udp):
+        self.own_extra = [0, 0, 0]  # stats(): bytes read, written, connections of extra reads
         self.port = port or free_port()
         self.binary = "binary" in extra
         self.unix = unix
@@ -132,9 +133,8 @@ class Memcached:
         test's own traffic in between (the first's answer, the second's request); the extra
         snapshots' own bytes and connections are taken out of the returned figures, so that a
         caller sees one `stats` exchange, as before."""
-        request = 24 if self.binary else len(b"stats\r\n")
-        # [bytes read, bytes written, connections] of the extra snapshots so far
-        extra = getattr(self, "own_extra", [0, 0, 0])
+        request = stats_request_len(self.binary)
+        extra = self.own_extra
         prev = self._stats_once()
         for _ in range(40):
             cur = self._stats_once()
@@ -149,7 +149,6 @@ class Memcached:
             time.sleep(0.01)  # traffic still being counted (or a server still serving others)
         self.own_extra = extra
         values, length = prev
-        values = dict(values)
         values["bytes_read"] = str(int(values["bytes_read"]) - extra[0])
         values["bytes_written"] = str(int(values["bytes_written"]) - extra[1])
         if "total_connections" in values:
@@ -242,6 +241,11 @@ def slap_stats_reads(args, server=None):
     return each * sum(1 for a in listed[-1].split(",") if a.endswith(port)) or each
 
 
+def stats_request_len(binary):
+    """The bytes of one `stats` request, which the server counts as read."""
+    return 24 if binary else len(b"stats\r\n")
+
+
 def server_delta(before, after, slap_reads=0):
     """The server's counters over slap's run, less the test's own `stats` traffic, and less
     slap's (slap_reads requests): their answers' exact length is not known, only a window
@@ -251,7 +255,7 @@ def server_delta(before, after, slap_reads=0):
                                             "bytes_read", "bytes_written")}
     # The second `stats` request is read before its snapshot; the first one's
     # answer is written after its snapshot. Neither is slap's traffic.
-    d["bytes_read"] -= 24 if "binary_stats" in b else len(b"stats\r\n")
+    d["bytes_read"] -= stats_request_len("binary_stats" in b)
     d["bytes_written"] -= before_len
     d["bytes_read"] -= slap_reads * len(b"stats\r\n")
     # slap's answers were written between the test's two: as long as those, give or take
