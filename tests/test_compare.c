@@ -1,4 +1,4 @@
-/* Unit tests of slap compare's figures: --fail-if thresholds, the table, its refusals. */
+/* Unit tests of slap compare's figures: --fail-if thresholds, the table by design, refusals. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -124,114 +124,211 @@ static int teardown(void **state)
 
 static struct compare_table table;
 
-static void build_two(double mean_a, double mean_b, uint64_t seed_b, bool rounds_b)
+/* Sides of n runs each (built with seeds from seed), gets of mean mean_ns; made at times
+ * apart or interleaved with the other side's. */
+#define MAX_SIDE 10
+static struct results_doc side_docs[2][MAX_SIDE];
+static const struct results_doc *side_ptrs[2][MAX_SIDE];
+
+static void make_side(int which, size_t n, double mean_ns, uint64_t seed, const char *key_size,
+                      uint64_t start_ms, uint64_t step_ms)
 {
-    struct results_doc a, b;
-    const struct results_doc *docs[2] = {&a, &b};
-    const char *names[2] = {"a.json", "b.json"};
-    char err[256];
-    build_doc(&a, mean_a, 1, false, "64");
-    build_doc(&b, mean_b, seed_b, rounds_b, "64");
-    assert_int_equal(compare_build(&table, docs, names, 2, err, sizeof(err)), SLAP_OK);
-    results_doc_free(&a);
-    results_doc_free(&b);
+    for (size_t k = 0; k < n; k++) {
+        build_doc(&side_docs[which][k], mean_ns, seed + k, false, key_size);
+        side_docs[which][k].start_ms = start_ms + k * step_ms;
+        side_docs[which][k].end_ms = start_ms + k * step_ms + PERIODS * 1000;
+        side_ptrs[which][k] = &side_docs[which][k];
+    }
 }
 
-static void slower_run_is_significant(void **state)
+static void free_side(int which, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        results_doc_free(&side_docs[which][k]);
+    }
+}
+
+/* Two sides of na and nb runs, the second's mean mean_b; built into table. */
+static enum slap_status build_sides(size_t na, size_t nb, double mean_b, bool paired,
+                                    double gate_level, const char *key_b, bool apart)
+{
+    char err[COMPARE_DIFFERS_MAX + 64] = "";
+    make_side(0, na, 100000, 1, "64", 1000000, 50000);
+    make_side(1, nb, mean_b, 101, key_b, apart ? 9000000 : 1025000, 50000);
+    struct compare_side sides[2] = {{"a", side_ptrs[0], na}, {"b", side_ptrs[1], nb}};
+    enum slap_status st = compare_build(&table, sides, 2, paired, gate_level, err, sizeof(err));
+    free_side(0, na);
+    free_side(1, nb);
+    return st;
+}
+
+static void one_run_a_side_is_shown_not_judged(void **state)
 {
     (void)state;
     struct compare_threshold th;
-    char err[256];
+    char err[256], why[512];
     size_t row, run;
-    build_two(100000, 200000, 2, false);
+    assert_int_equal(build_sides(1, 1, 200000, false, COMPARE_LEVEL, "64", false), SLAP_OK);
+    assert_int_equal(table.mode, COMPARE_WITHIN_RUN);
     assert_int_equal(table.nrows, 3); /* tps, p50, p99 */
     assert_string_equal(table.rows[1].name, "p50");
-    assert_true(table.rows[1].diff[1].significant);
+    for (size_t r = 0; r < table.nrows; r++) {
+        assert_false(table.rows[r].diff[1].judged);
+        assert_false(table.rows[r].diff[1].significant);
+    }
+    /* the interval within the runs leaves 0 out, and is still not a verdict */
+    assert_true(table.rows[1].diff[1].estimable && table.rows[1].diff[1].low > 0);
+    assert_true(table.rows[1].diff[1].relative > 0.8 && table.rows[1].diff[1].relative < 1.2);
+    assert_int_equal(compare_threshold_parse("p99>+5%", &th, err, sizeof(err)), SLAP_OK);
+    assert_non_null(compare_gate_problem(&table, &th, why, sizeof(why)));
+    assert_non_null(strstr(why, "one run a side"));
+    assert_false(compare_crosses(&table, &th, &row, &run));
+}
+
+static void replicates_find_a_slower_side(void **state)
+{
+    (void)state;
+    struct compare_threshold th;
+    char err[256], why[512];
+    size_t row, run;
+    assert_int_equal(build_sides(5, 5, 200000, false, COMPARE_LEVEL, "64", false), SLAP_OK);
+    assert_int_equal(table.mode, COMPARE_REPLICATES);
+    assert_int_equal(table.runs[1].replicates, 5);
+    assert_true(table.rows[1].diff[1].judged && table.rows[1].diff[1].significant);
     assert_true(table.rows[2].diff[1].significant);
     assert_true(table.rows[1].diff[1].relative > 0.8 && table.rows[1].diff[1].relative < 1.2);
     assert_false(table.rows[0].diff[1].significant); /* the same rate */
+    assert_true(fabs(table.rows[1].diff[1].achieved - (1.0 - 8.0 / 252.0)) < 1e-12);
+    assert_false(table.apart[1]);
     assert_int_equal(compare_threshold_parse("p99>+50%", &th, err, sizeof(err)), SLAP_OK);
-    assert_true(compare_crosses(&table, &th, COMPARE_LEVEL, &row, &run));
+    assert_null(compare_gate_problem(&table, &th, why, sizeof(why)));
+    assert_true(compare_crosses(&table, &th, &row, &run));
     assert_int_equal(row, 2);
     assert_int_equal(run, 1);
     assert_int_equal(compare_threshold_parse("p99>+150%", &th, err, sizeof(err)), SLAP_OK);
-    assert_false(compare_crosses(&table, &th, COMPARE_LEVEL, &row, &run)); /* significant, not that far */
+    assert_false(compare_crosses(&table, &th, &row, &run)); /* significant, not that far */
     assert_int_equal(compare_threshold_parse("p99<-5%", &th, err, sizeof(err)), SLAP_OK);
-    assert_false(compare_crosses(&table, &th, COMPARE_LEVEL, &row, &run)); /* the other way */
+    assert_false(compare_crosses(&table, &th, &row, &run)); /* the other way */
     assert_int_equal(compare_threshold_parse("p50>+50us", &th, err, sizeof(err)), SLAP_OK);
-    assert_true(compare_crosses(&table, &th, COMPARE_LEVEL, &row, &run));
-    assert_int_equal(compare_threshold_parse("p90>+1%", &th, err, sizeof(err)), SLAP_OK);
-    assert_false(compare_crosses(&table, &th, COMPARE_LEVEL, &row, &run)); /* not in the table */
+    assert_true(compare_crosses(&table, &th, &row, &run));
+    /* a figure the runs lack cannot be judged: it is named */
+    assert_int_equal(compare_threshold_parse("p95>+1%", &th, err, sizeof(err)), SLAP_OK);
+    assert_int_equal(compare_row_of(&table, &th), -1);
+    assert_non_null(compare_gate_problem(&table, &th, why, sizeof(why)));
+    assert_non_null(strstr(why, "p95 is not a figure of every run"));
 }
 
-static void same_distribution_is_not_significant(void **state)
+static void replicates_of_one_distribution_are_not_significant(void **state)
 {
     (void)state;
-    struct compare_threshold th;
-    char err[256];
-    size_t row, run;
-    build_two(100000, 100000, 3, false);
+    assert_int_equal(build_sides(5, 5, 100000, false, COMPARE_LEVEL, "64", false), SLAP_OK);
     for (size_t r = 0; r < table.nrows; r++) {
         assert_true(table.rows[r].diff[1].estimable);
         assert_false(table.rows[r].diff[1].significant);
     }
-    assert_int_equal(compare_threshold_parse("p99>+0%", &th, err, sizeof(err)), SLAP_OK);
-    assert_false(compare_crosses(&table, &th, COMPARE_LEVEL, &row, &run));
 }
 
-/* Several thresholds or runs share the 5% chance of a false failure (Bonferroni): a
- * difference 2.2 standard errors from 0 fails one threshold at 95%, not six at 99.17%. */
+static void too_few_replicates_cannot_tell(void **state)
+{
+    (void)state;
+    struct compare_threshold th;
+    char err[256], why[512];
+    assert_int_equal(build_sides(3, 3, 300000, false, COMPARE_LEVEL, "64", false), SLAP_OK);
+    assert_false(table.rows[1].diff[1].estimable);
+    assert_false(table.rows[1].diff[1].significant);
+    assert_int_equal(table.rows[1].diff[1].needed, 4);
+    assert_int_equal(compare_threshold_parse("p50>+5%", &th, err, sizeof(err)), SLAP_OK);
+    assert_non_null(compare_gate_problem(&table, &th, why, sizeof(why)));
+    assert_non_null(strstr(why, "needs 4 runs a side"));
+}
+
+static void paired_rounds_find_a_slower_side(void **state)
+{
+    (void)state;
+    assert_int_equal(build_sides(8, 8, 150000, true, COMPARE_LEVEL, "64", false), SLAP_OK);
+    assert_int_equal(table.mode, COMPARE_PAIRED);
+    assert_true(table.rows[1].diff[1].significant && table.rows[1].diff[1].low > 0);
+    /* eight pairs: 5 of the 256 sign patterns have a rank sum of 3 or less (Wilcoxon's
+     * critical value 3), so the interval is at 1 - 10/256 */
+    assert_true(fabs(table.rows[1].diff[1].achieved - (1.0 - 10.0 / 256.0)) < 1e-12);
+    assert_int_equal(build_sides(8, 8, 100000, true, COMPARE_LEVEL, "64", false), SLAP_OK);
+    assert_false(table.rows[1].diff[1].significant);
+    /* a paired table needs as many rounds a side */
+    char err[256];
+    make_side(0, 3, 100000, 1, "64", 0, 0);
+    make_side(1, 2, 100000, 5, "64", 0, 0);
+    struct compare_side sides[2] = {{"a", side_ptrs[0], 3}, {"b", side_ptrs[1], 2}};
+    assert_int_equal(compare_build(&table, sides, 2, true, COMPARE_LEVEL, err, sizeof(err)),
+                     SLAP_ERROR);
+    free_side(0, 3);
+    free_side(1, 2);
+}
+
+/* Several thresholds or sides share the 5% chance of a false failure (Bonferroni); the gate's
+ * level asks for more runs. */
 static void several_thresholds_share_the_level(void **state)
 {
     (void)state;
     struct compare_threshold th;
-    char err[256];
+    char err[256], why[512];
     size_t row, run;
-    build_two(100000, 100000, 3, false);
-    assert_true(compare_gate_level(&table, 1) == COMPARE_LEVEL);
-    assert_true(fabs(compare_gate_level(&table, 6) - (1.0 - 0.05 / 6)) < 1e-12);
-    table.nruns = 3;
-    assert_true(fabs(compare_gate_level(&table, 2) - (1.0 - 0.05 / 4)) < 1e-12);
-    table.nruns = 2;
-    struct ci_difference *d = &table.rows[2].diff[1];
-    *d = (struct ci_difference){.estimable = true, .diff_ns = 2200, .se_ns = 1000, .df = 0,
-                                .relative = 0.5, .significant = true};
-    assert_int_equal(compare_threshold_parse("p99>+10%", &th, err, sizeof(err)), SLAP_OK);
-    assert_true(compare_crosses(&table, &th, compare_gate_level(&table, 1), &row, &run));
-    assert_false(compare_crosses(&table, &th, compare_gate_level(&table, 6), &row, &run));
-    d->df = 3; /* t with 3 degrees of freedom needs 3.18 at 95% */
-    assert_false(compare_crosses(&table, &th, COMPARE_LEVEL, &row, &run));
+    assert_true(compare_gate_level(2, 1) == COMPARE_LEVEL);
+    assert_true(fabs(compare_gate_level(2, 6) - (1.0 - 0.05 / 6)) < 1e-12);
+    assert_true(fabs(compare_gate_level(3, 2) - (1.0 - 0.05 / 4)) < 1e-12);
+    /* 98.75% (four thresholds): five a side reach it (1/252), four do not (1/70) */
+    assert_int_equal(build_sides(5, 5, 200000, false, compare_gate_level(2, 4), "64", false),
+                     SLAP_OK);
+    assert_int_equal(compare_threshold_parse("p99>+50%", &th, err, sizeof(err)), SLAP_OK);
+    assert_null(compare_gate_problem(&table, &th, why, sizeof(why)));
+    assert_true(compare_crosses(&table, &th, &row, &run));
+    assert_int_equal(build_sides(4, 4, 200000, false, compare_gate_level(2, 4), "64", false),
+                     SLAP_OK);
+    assert_true(table.rows[2].diff[1].significant); /* at 95% */
+    assert_non_null(compare_gate_problem(&table, &th, why, sizeof(why)));
+    assert_non_null(strstr(why, "98.75%: that needs 5 runs a side, not 4"));
+    assert_false(compare_crosses(&table, &th, &row, &run));
 }
 
-static void rounds_are_the_batches(void **state)
+static void sides_may_differ_and_say_how(void **state)
 {
     (void)state;
-    build_two(100000, 300000, 4, true);
-    assert_false(table.runs[0].rounds);
-    assert_true(table.runs[1].rounds);
-    assert_int_equal(table.runs[1].batches, PERIODS);
-    assert_int_equal(table.rows[1].run[1].batches, PERIODS);
-    assert_true(table.rows[1].diff[1].significant);
-    assert_true(table.rows[0].run[1].estimable);
+    assert_int_equal(build_sides(1, 1, 100000, false, COMPARE_LEVEL, "128", false), SLAP_OK);
+    assert_non_null(strstr(table.differs[1], "--key_size (64 in A, 128 in B)"));
+    assert_int_equal(build_sides(1, 1, 100000, false, COMPARE_LEVEL, "64", false), SLAP_OK);
+    assert_string_equal(table.differs[1], "");
 }
 
-static void refuses_different_workloads(void **state)
+static void runs_made_apart_are_told(void **state)
 {
     (void)state;
-    struct results_doc a, b;
-    const struct results_doc *docs[2] = {&a, &b};
-    const char *names[2] = {"a.json", "b.json"};
-    char err[256] = "";
-    build_doc(&a, 100000, 1, false, "64");
-    build_doc(&b, 100000, 2, false, "128");
-    assert_int_equal(compare_build(&table, docs, names, 2, err, sizeof(err)), SLAP_ERROR);
-    assert_non_null(strstr(err, "the workloads differ: --key_size is 64"));
-    b.sweep = true;
-    assert_int_equal(compare_build(&table, docs, names, 2, err, sizeof(err)), SLAP_ERROR);
+    assert_int_equal(build_sides(4, 4, 100000, false, COMPARE_LEVEL, "64", true), SLAP_OK);
+    assert_true(table.apart[1]);
+    assert_int_equal(build_sides(4, 4, 100000, false, COMPARE_LEVEL, "64", false), SLAP_OK);
+    assert_false(table.apart[1]);
+}
+
+static void refusals(void **state)
+{
+    (void)state;
+    char err[COMPARE_DIFFERS_MAX + 64] = "";
+    /* the runs of one side must be one workload */
+    make_side(0, 2, 100000, 1, "64", 0, 0);
+    build_doc(&side_docs[1][0], 100000, 9, false, "128");
+    build_doc(&side_docs[1][1], 100000, 10, false, "64");
+    side_ptrs[1][0] = &side_docs[1][0];
+    side_ptrs[1][1] = &side_docs[1][1];
+    struct compare_side sides[2] = {{"a", side_ptrs[0], 2}, {"b", side_ptrs[1], 2}};
+    assert_int_equal(compare_build(&table, sides, 2, false, COMPARE_LEVEL, err, sizeof(err)),
+                     SLAP_ERROR);
+    assert_non_null(strstr(err, "the runs of 'b' are not one workload"));
+    side_docs[1][0].sweep = true;
+    assert_int_equal(compare_build(&table, sides, 2, false, COMPARE_LEVEL, err, sizeof(err)),
+                     SLAP_ERROR);
     assert_non_null(strstr(err, "sweep"));
-    assert_int_equal(compare_build(&table, docs, names, 1, err, sizeof(err)), SLAP_ERROR);
-    results_doc_free(&a);
-    results_doc_free(&b);
+    assert_int_equal(compare_build(&table, sides, 1, false, COMPARE_LEVEL, err, sizeof(err)),
+                     SLAP_ERROR);
+    free_side(0, 2);
+    free_side(1, 2);
 }
 
 int main(void)
@@ -240,11 +337,15 @@ int main(void)
         cmocka_unit_test(parses_relative_percentile),
         cmocka_unit_test(parses_absolute_amounts),
         cmocka_unit_test(refuses_bad_thresholds),
-        cmocka_unit_test(slower_run_is_significant),
-        cmocka_unit_test(same_distribution_is_not_significant),
+        cmocka_unit_test(one_run_a_side_is_shown_not_judged),
+        cmocka_unit_test(replicates_find_a_slower_side),
+        cmocka_unit_test(replicates_of_one_distribution_are_not_significant),
+        cmocka_unit_test(too_few_replicates_cannot_tell),
+        cmocka_unit_test(paired_rounds_find_a_slower_side),
         cmocka_unit_test(several_thresholds_share_the_level),
-        cmocka_unit_test(rounds_are_the_batches),
-        cmocka_unit_test(refuses_different_workloads),
+        cmocka_unit_test(sides_may_differ_and_say_how),
+        cmocka_unit_test(runs_made_apart_are_told),
+        cmocka_unit_test(refusals),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,45 +1,73 @@
 /*
- * slap compare: results files set beside the first, each difference with its 95% interval;
- * --fail-if makes the exit status a verdict, its thresholds sharing the 5% chance of a false
- * failure (compare_gate_level). Exit status: 0 no threshold crossed, 1 a significant
- * difference crossed one (or an output could not be written), 2 bad usage or a file that
- * cannot be read or compared.
+ * slap compare: sides set beside the first, each difference with its 95% interval, judged as
+ * the design allows (output/compare.h). A side is a results file, several of them (a comma
+ * list or a quoted glob: replicates), or with --live a target measured here in rounds
+ * interleaved with the other sides' (compare_live.c). --fail-if makes the exit status a
+ * verdict, its thresholds sharing the 5% chance of a false failure (compare_gate_level).
+ * Exit status: 0 no threshold crossed, 1 a significant difference crossed one (or an output
+ * could not be written), 2 bad usage, a file that cannot be read or compared, or a threshold
+ * that cannot be judged.
  */
-#include "subcommands.h"
+#include "compare_cmd.h"
 
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "slap/base/outfile.h"
-#include "slap/output/compare.h"
-#include "slap/output/results.h"
+#include "slap/base/ranks.h"
 #include "plan_output.h"
+#include "subcommands.h"
 
-#define COMPARE_OK 0
-#define COMPARE_CROSSED 1
-#define COMPARE_USAGE 2
-#define COMPARE_MAX_THRESHOLDS 32
+#define MAX_FILES 512 /* results files over every side */
 
-struct compare_args {
-    const char *inputs[COMPARE_MAX_RUNS];
-    size_t ninputs;
-    const char *json; /* --json FILE, or NULL */
-    struct compare_threshold th[COMPARE_MAX_THRESHOLDS];
-    size_t nth;
-};
+static void compare_help(FILE *out)
+{
+    fputs("Usage: slap compare [OPTIONS] A B [C...]\n"
+          "       slap compare --live [OPTIONS] [SLAP OPTIONS] NAME=TARGET NAME=TARGET [...]\n"
+          "Each side set beside the first: throughput and percentiles, the difference B - A, its\n"
+          "95% interval and whether it is significant. A side is:\n"
+          "  FILE.json            one results file (--json): its interval holds the noise within\n"
+          "                       that run only, so the difference is shown, not judged\n"
+          "  A1.json,A2.json,...  several runs of one side (or a quoted glob, 'base-*.json'),\n"
+          "                       judged by ranks (Mann-Whitney); make the two sides' runs\n"
+          "                       alternately, at least 4 a side\n"
+          "  --live NAME=TARGET   measured now, in rounds interleaved with the other sides', each\n"
+          "                       pair's order drawn at random, judged on the paired rounds\n"
+          "                       (Wilcoxon): the way to compare two servers, a proxy with direct\n"
+          "                       access, TCP with UDP. TARGET is a server list, slap options\n"
+          "                       ('-U', '--protocol=binary'), or both ('host:11211 -U')\n"
+          "\n"
+          "  --fail-if RULE       exit 1 when a significant difference crosses RULE: 'p99>+5%',\n"
+          "                       'tps<-5%', 'p50>+200us'; repeated or comma-separated\n"
+          "  --json FILE          the table as data\n"
+          "  --live               measure the sides now (below)\n"
+          "  --rounds N           --live: N rounds of each side, N pairs (default 10)\n"
+          "  --seed N             --live: the seed of each pair's order (default: the time)\n"
+          "  -q                   --live: the table only, not a line per pair\n"
+          "The other options of --live are slap's, for every side (-t is a round's length,\n"
+          "default 2s).\n"
+          "Exit status: 0 no threshold crossed, 1 one crossed (or an output could not be\n"
+          "written), 2 bad usage, a file that cannot be compared, or a threshold that cannot be\n"
+          "judged (a figure the runs lack, one run a side, too few runs or rounds).\n"
+          "Examples:\n"
+          "  slap compare --live -T 2 -c 32 --rounds 10 direct=127.0.0.1:11211 "
+          "proxy=127.0.0.1:22121\n"
+          "  slap compare --live -s 127.0.0.1:11211 tcp= udp=-U --fail-if 'p99>+10%'\n"
+          "  slap compare 'base-*.json' 'new-*.json' --fail-if 'p99>+5%,tps<-5%'\n",
+          out);
+}
 
-static int compare_usage(const char *problem, const char *word)
+int compare_usage(const char *problem, const char *word)
 {
     fprintf(stderr, "slap compare: %s%s%s%s\n", problem, word ? " '" : "", word ? word : "",
             word ? "'" : "");
-    fprintf(stderr, "Usage: slap compare A.json B.json [C.json...] [--fail-if 'p99>+5%%'] "
-                    "[--json FILE]\n");
+    fprintf(stderr, "Try 'slap compare --help' for more information.\n");
     return COMPARE_USAGE;
 }
 
-/* "--name VALUE" or "--name=VALUE" at argv[*i]: its value, or NULL when it is not name. */
-static const char *option_value(int argc, char **argv, int *i, const char *name)
+const char *compare_option_value(int argc, char **argv, int *i, const char *name)
 {
     size_t n = strlen(name);
     if (strncmp(argv[*i], name, n) != 0 || (argv[*i][n] != '=' && argv[*i][n] != '\0')) {
@@ -51,8 +79,7 @@ static const char *option_value(int argc, char **argv, int *i, const char *name)
     return *i + 1 < argc ? argv[++*i] : "";
 }
 
-/* --fail-if's comma-separated thresholds, added to a. */
-static int add_thresholds(struct compare_args *a, const char *list)
+int compare_add_thresholds(struct compare_args *a, const char *list)
 {
     char *copy = strdup(list), *save = NULL, err[256];
     if (copy == NULL) {
@@ -76,32 +103,91 @@ static int add_thresholds(struct compare_args *a, const char *list)
     return status;
 }
 
-static int parse_compare(int argc, char **argv, struct compare_args *a)
+/* compare's own options of the files' form; the rest are sides. */
+static int parse_files(int argc, char **argv, struct compare_args *a)
 {
-    memset(a, 0, sizeof(*a));
     for (int i = 1; i < argc; i++) {
         const char *v;
-        if ((v = option_value(argc, argv, &i, "--fail-if")) != NULL) {
-            if (add_thresholds(a, v) != COMPARE_OK) {
+        if ((v = compare_option_value(argc, argv, &i, "--fail-if")) != NULL) {
+            if (compare_add_thresholds(a, v) != COMPARE_OK) {
                 return COMPARE_USAGE;
             }
-        } else if ((v = option_value(argc, argv, &i, "--json")) != NULL) {
+        } else if ((v = compare_option_value(argc, argv, &i, "--json")) != NULL) {
             if (v[0] == '\0') {
                 return compare_usage("--json needs a file name", NULL);
             }
             a->json = v;
+        } else if (strcmp(argv[i], "--rounds") == 0 || strcmp(argv[i], "--seed") == 0) {
+            return compare_usage("this option goes with --live:", argv[i]);
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
             return compare_usage("unknown option", argv[i]);
-        } else if (a->ninputs == COMPARE_MAX_RUNS) {
-            return compare_usage("too many results files", NULL);
+        } else if (a->nsides == COMPARE_MAX_RUNS) {
+            return compare_usage("too many sides", NULL);
         } else {
-            a->inputs[a->ninputs++] = argv[i];
+            a->sides[a->nsides++] = argv[i];
         }
     }
-    if (a->ninputs < 2) {
-        return compare_usage("give two results files or more (written by --json)", NULL);
+    if (a->nsides < 2) {
+        return compare_usage("give two sides or more: results files (written by --json), "
+                             "or --live targets",
+                             NULL);
     }
     return COMPARE_OK;
+}
+
+/* The files one part of a side names: itself, or what its glob matches (sorted). */
+static int expand(const char *part, char ***files, size_t *n, size_t *total)
+{
+    glob_t g;
+    if (strpbrk(part, "*?[") == NULL) {
+        if (*total == MAX_FILES) {
+            return compare_usage("too many results files", NULL);
+        }
+        (*files)[(*n)++] = strdup(part);
+        (*total)++;
+        return (*files)[*n - 1] != NULL ? COMPARE_OK : COMPARE_USAGE;
+    }
+    if (glob(part, 0, NULL, &g) != 0 || g.gl_pathc == 0) {
+        globfree(&g);
+        fprintf(stderr, "slap compare: no results file matches '%s'\n", part);
+        return COMPARE_USAGE;
+    }
+    for (size_t k = 0; k < g.gl_pathc; k++) {
+        if (*total == MAX_FILES || *n == RANKS_MAX) {
+            globfree(&g);
+            return compare_usage("too many results files in", part);
+        }
+        (*files)[(*n)++] = strdup(g.gl_pathv[k]);
+        (*total)++;
+    }
+    globfree(&g);
+    return COMPARE_OK;
+}
+
+/* The files of side text ("a.json", "a1.json,a2.json" or "'a-*.json'"). */
+static int side_files(const char *text, char ***files, size_t *n, size_t *total)
+{
+    char *copy = strdup(text), *save = NULL;
+    int status = COMPARE_OK;
+    *files = calloc(RANKS_MAX, sizeof(**files));
+    *n = 0;
+    if (copy == NULL || *files == NULL) {
+        free(copy);
+        return COMPARE_USAGE;
+    }
+    for (char *part = strtok_r(copy, ",", &save); part != NULL && status == COMPARE_OK;
+         part = strtok_r(NULL, ",", &save)) {
+        if (*n == RANKS_MAX) {
+            status = compare_usage("too many results files in a side:", text);
+        } else {
+            status = expand(part, files, n, total);
+        }
+    }
+    if (status == COMPARE_OK && *n == 0) {
+        status = compare_usage("a side names no results file:", text);
+    }
+    free(copy);
+    return status;
 }
 
 static void write_table_json(FILE *out, const void *arg)
@@ -109,75 +195,132 @@ static void write_table_json(FILE *out, const void *arg)
     compare_write_json(out, arg);
 }
 
-/* Each threshold a significant difference crossed, said on standard error. */
-static int judge(const struct compare_args *a, const struct compare_table *t)
+int compare_judge(const struct compare_args *a, const struct compare_table *t)
 {
     int status = COMPARE_OK;
-    double level = compare_gate_level(t, a->nth);
+    char why[512];
     for (size_t k = 0; k < a->nth; k++) {
         size_t row, run;
-        if (compare_crosses(t, &a->th[k], level, &row, &run)) {
-            const struct ci_difference *d = &t->rows[row].diff[run];
+        const char *problem = compare_gate_problem(t, &a->th[k], why, sizeof(why));
+        if (problem != NULL) {
+            fprintf(stderr, "slap compare: --fail-if: %s\n", problem);
+            status = COMPARE_USAGE;
+        } else if (compare_crosses(t, &a->th[k], &row, &run) && status != COMPARE_USAGE) {
+            const struct compare_diff *d = &t->rows[row].diff[run];
             fprintf(stderr, "slap compare: --fail-if %s: %s of '%s' changed by %+.1f%% from "
                             "'%s' (significant at %.4g%%)\n",
                     a->th[k].figure, t->rows[row].name, t->runs[run].name, d->relative * 100.0,
-                    t->runs[0].name, level * 100.0);
+                    t->runs[0].name, t->gate_level * 100.0);
             status = COMPARE_CROSSED;
-        } else if (t->nrows > 0 && !a->th[k].tps) {
-            bool listed = false;
-            for (size_t r = 1; r < t->nrows; r++) {
-                listed = listed || t->rows[r].pct == a->th[k].pct;
-            }
-            if (!listed) {
-                fprintf(stderr, "slap compare: --fail-if: the runs do not all list %s\n",
-                        a->th[k].figure);
-            }
         }
     }
     return status;
 }
 
-/* Read the files, build the table, print it (and its JSON); the exit status. */
-static int compare_files(const struct compare_args *a, struct results_doc *docs)
+int compare_conclude(const struct compare_args *a, const struct compare_table *t)
 {
-    const struct results_doc *ptrs[COMPARE_MAX_RUNS];
     char err[640];
-    for (size_t i = 0; i < a->ninputs; i++) {
-        ptrs[i] = &docs[i];
-        if (results_read(a->inputs[i], plan_output_read_config, &docs[i], err, sizeof(err)) !=
-            SLAP_OK) {
+    compare_print(stdout, t);
+    int status = compare_judge(a, t);
+    if (a->json != NULL &&
+        outfile_save(a->json, write_table_json, t, err, sizeof(err)) != SLAP_OK) {
+        fprintf(stderr, "slap compare: --json: %s\n", err);
+        status = status == COMPARE_OK ? COMPARE_CROSSED : status;
+    }
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        return status == COMPARE_OK ? COMPARE_CROSSED : status;
+    }
+    return status;
+}
+
+/* The files read, sides made, the table built and concluded. */
+struct file_sides {
+    char **files[COMPARE_MAX_RUNS];
+    size_t nfiles[COMPARE_MAX_RUNS];
+    struct results_doc *docs[COMPARE_MAX_RUNS];
+    const struct results_doc **ptrs[COMPARE_MAX_RUNS];
+};
+
+static int read_side(struct file_sides *fs, size_t i, size_t *total, const char *text)
+{
+    char err[640];
+    if (side_files(text, &fs->files[i], &fs->nfiles[i], total) != COMPARE_OK) {
+        return COMPARE_USAGE;
+    }
+    fs->docs[i] = calloc(fs->nfiles[i], sizeof(*fs->docs[i]));
+    fs->ptrs[i] = calloc(fs->nfiles[i], sizeof(*fs->ptrs[i]));
+    if (fs->docs[i] == NULL || fs->ptrs[i] == NULL) {
+        return compare_usage("out of memory", NULL);
+    }
+    for (size_t k = 0; k < fs->nfiles[i]; k++) {
+        fs->ptrs[i][k] = &fs->docs[i][k];
+        if (results_read(fs->files[i][k], plan_output_read_config, &fs->docs[i][k], err,
+                         sizeof(err)) != SLAP_OK) {
             fprintf(stderr, "slap compare: %s\n", err);
             return COMPARE_USAGE;
         }
     }
-    struct compare_table *t = malloc(sizeof(*t));
-    if (t == NULL || compare_build(t, ptrs, a->inputs, a->ninputs, err, sizeof(err)) != SLAP_OK) {
-        fprintf(stderr, "slap compare: cannot compare: %s\n", t == NULL ? "out of memory" : err);
-        free(t);
-        return COMPARE_USAGE;
+    return COMPARE_OK;
+}
+
+static void free_sides(struct file_sides *fs, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        for (size_t k = 0; fs->docs[i] != NULL && k < fs->nfiles[i]; k++) {
+            results_doc_free(&fs->docs[i][k]);
+        }
+        for (size_t k = 0; fs->files[i] != NULL && k < fs->nfiles[i]; k++) {
+            free(fs->files[i][k]);
+        }
+        free(fs->files[i]);
+        free(fs->docs[i]);
+        free(fs->ptrs[i]);
     }
-    compare_print(stdout, t);
-    int status = judge(a, t);
-    if (a->json != NULL && outfile_save(a->json, write_table_json, t, err, sizeof(err)) !=
-                               SLAP_OK) {
-        fprintf(stderr, "slap compare: --json: %s\n", err);
-        status = COMPARE_CROSSED;
+}
+
+static int compare_files(const struct compare_args *a)
+{
+    static struct file_sides fs;
+    struct compare_side sides[COMPARE_MAX_RUNS];
+    size_t total = 0;
+    char err[COMPARE_DIFFERS_MAX + 128];
+    int status = COMPARE_OK;
+    memset(&fs, 0, sizeof(fs));
+    for (size_t i = 0; i < a->nsides && status == COMPARE_OK; i++) {
+        status = read_side(&fs, i, &total, a->sides[i]);
+        sides[i] = (struct compare_side){a->sides[i], fs.ptrs[i], fs.nfiles[i]};
+    }
+    struct compare_table *t = status == COMPARE_OK ? malloc(sizeof(*t)) : NULL;
+    if (status == COMPARE_OK && t == NULL) {
+        status = compare_usage("out of memory", NULL);
+    } else if (status == COMPARE_OK &&
+               compare_build(t, sides, a->nsides, false, compare_gate_level(a->nsides, a->nth),
+                             err, sizeof(err)) != SLAP_OK) {
+        fprintf(stderr, "slap compare: cannot compare: %s\n", err);
+        status = COMPARE_USAGE;
+    } else if (status == COMPARE_OK) {
+        status = compare_conclude(a, t);
     }
     free(t);
-    return fflush(stdout) != 0 || ferror(stdout) ? COMPARE_CROSSED : status;
+    free_sides(&fs, a->nsides);
+    return status;
 }
 
 int compare_main(int argc, char **argv)
 {
-    struct compare_args a;
-    struct results_doc docs[COMPARE_MAX_RUNS];
-    memset(docs, 0, sizeof(docs));
-    int status = parse_compare(argc, argv, &a);
-    if (status == COMPARE_OK) {
-        status = compare_files(&a, docs);
+    static struct compare_args a;
+    memset(&a, 0, sizeof(a));
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            compare_help(stdout);
+            return fflush(stdout) == 0 ? COMPARE_OK : COMPARE_CROSSED;
+        }
     }
-    for (size_t i = 0; i < COMPARE_MAX_RUNS; i++) {
-        results_doc_free(&docs[i]);
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--live") == 0) {
+            return compare_live_main(argc, argv);
+        }
     }
-    return status;
+    int status = parse_files(argc, argv, &a);
+    return status == COMPARE_OK ? compare_files(&a) : status;
 }

@@ -1,5 +1,8 @@
-/* slap compare's figures: each run's throughput and percentiles with intervals, and each
- * difference from the first run with its interval and significance. */
+/*
+ * slap compare's figures: each side's throughput and percentiles, and each side's difference
+ * from the first with its interval, judged as the design allows (compare.h: paired rounds,
+ * replicates, or one run a side, shown and not judged).
+ */
 #include "slap/output/compare.h"
 
 #include <errno.h>
@@ -8,8 +11,12 @@
 #include <string.h>
 
 #include "slap/base/json.h"
+#include "slap/base/ranks.h"
+#include "slap/output/report.h"
 
 #define SHORT_PERIOD 0.5 /* a period shorter than this share of period_s has no rate of its own */
+
+/* ---- one run a side: the interval within it ------------------------------------------- */
 
 /* What a run's intervals come from: its rounds (two or more), else its periods. */
 static const struct results_list *batches_of(const struct results_doc *d)
@@ -31,20 +38,24 @@ static void batch_hists(const struct results_list *list, struct hist *hists,
     }
 }
 
-/* A mean's interval (ci_mean over values) set around r's value, as batch means of n. */
-static void interval_from_mean(const double *values, size_t n, struct ci_result *r)
+/* A mean's interval (ci_mean over values) set around r's value, as batch means of n, kept
+ * within [floor_v, ceil_v]: what was seen. */
+static void interval_from_mean(const double *values, size_t n, double floor_v, double ceil_v,
+                               struct ci_result *r)
 {
     double mean, low, high;
     ci_mean(values, n, COMPARE_LEVEL, &mean, &low, &high, NULL);
     double half = (high - low) / 2.0, value = (double)r->value_ns;
     r->method = CI_BATCH_MEANS;
     r->batches = (unsigned)n;
-    r->low_ns = half >= value ? 0 : (uint64_t)floor(value - half);
-    r->high_ns = (uint64_t)ceil(value + half);
+    low = fmax(value - half, floor_v);
+    high = fmin(value + half, ceil_v);
+    r->low_ns = (uint64_t)floor(fmin(low, value));
+    r->high_ns = (uint64_t)ceil(fmax(high, value));
 }
 
 /* Percentile pct of a run: ci_percentile over its periods, or over its rounds with the
- * interval of the rounds' own percentiles (each round a batch). */
+ * interval of the rounds' own percentiles (each round a batch), within the run's min and max. */
 static void run_percentile(const struct results_list *list, bool rounds, struct hist *hists,
                            const struct hist **ptrs, double pct, double *values,
                            struct ci_result *r)
@@ -53,10 +64,15 @@ static void run_percentile(const struct results_list *list, bool rounds, struct 
     if (!rounds || !r->estimable) {
         return;
     }
+    uint64_t min_ns = UINT64_MAX, max_ns = 0;
     for (size_t i = 0; i < list->n; i++) {
         values[i] = (double)hist_percentile_ns(&hists[i], pct);
+        if (hists[i].count > 0) {
+            min_ns = hists[i].min_ns < min_ns ? hists[i].min_ns : min_ns;
+            max_ns = hists[i].max_ns > max_ns ? hists[i].max_ns : max_ns;
+        }
     }
-    interval_from_mean(values, list->n, r);
+    interval_from_mean(values, list->n, (double)min_ns, (double)max_ns, r);
 }
 
 /* Throughput of a run: its ops over its seconds, the interval from its batches' rates
@@ -78,44 +94,21 @@ static void run_tps(const struct results_doc *d, const struct results_list *list
     r->requests = n;
     if (n >= 2) {
         r->estimable = true;
-        interval_from_mean(values, n, r);
+        interval_from_mean(values, n, 0.0, INFINITY, r);
     }
 }
 
-/* The percentiles every run lists, in the first run's order, named into rows. */
-static size_t common_percentiles(struct compare_table *t, const struct results_doc *const *docs,
-                                 size_t n)
-{
-    const struct run_desc *a = &docs[0]->desc;
-    size_t rows = 1;
-    for (uint32_t p = 0; p < a->npercentiles && rows < COMPARE_MAX_ROWS; p++) {
-        bool everywhere = true;
-        for (size_t i = 1; i < n && everywhere; i++) {
-            everywhere = false;
-            for (uint32_t q = 0; q < docs[i]->desc.npercentiles; q++) {
-                everywhere = everywhere || docs[i]->desc.percentiles[q] == a->percentiles[p];
-            }
-        }
-        if (everywhere) {
-            t->rows[rows].pct = a->percentiles[p];
-            snprintf(t->rows[rows].name, COMPARE_NAME_MAX, "p%g", a->percentiles[p]);
-            rows++;
-        }
-    }
-    return rows;
-}
-
-/* Every figure of run i. */
-static enum slap_status fill_run(struct compare_table *t, size_t i, const struct results_doc *d)
+/* Every figure of a side of one run, with the interval within it. */
+static enum slap_status fill_within(struct compare_table *t, size_t i, const struct results_doc *d)
 {
     const struct results_list *list = batches_of(d);
     bool rounds = list == &d->rounds;
     size_t n = list->n;
-    struct hist *hists = calloc(n > 0 ? n : 1, sizeof(*hists));
+    struct hist *hists = NULL;
     const struct hist **ptrs = calloc(n > 0 ? n : 1, sizeof(*ptrs));
     double *values = calloc(n > 0 ? n : 1, sizeof(*values));
-    if (hists == NULL || ptrs == NULL || values == NULL) {
-        free(hists);
+    if (hist_slab_alloc(&hists, n > 0 ? n : 1) != SLAP_OK || ptrs == NULL || values == NULL) {
+        hist_slab_free(hists, n > 0 ? n : 1);
         free(ptrs);
         free(values);
         return SLAP_ERROR;
@@ -127,46 +120,291 @@ static enum slap_status fill_run(struct compare_table *t, size_t i, const struct
     for (size_t r = 1; r < t->nrows; r++) {
         run_percentile(list, rounds, hists, ptrs, t->rows[r].pct, values, &t->rows[r].run[i]);
     }
-    free(hists);
+    hist_slab_free(hists, n > 0 ? n : 1);
     free(ptrs);
     free(values);
     return SLAP_OK;
 }
 
-enum slap_status compare_build(struct compare_table *t, const struct results_doc *const *docs,
-                               const char *const *names, size_t n, char *err, size_t err_len)
+/* Side i against the first, within each run: shown, not judged. */
+static void diff_within(struct compare_row *row, size_t i)
 {
-    memset(t, 0, sizeof(*t));
+    struct compare_diff *d = &row->diff[i];
+    ci_compare(&row->run[0], &row->run[i], COMPARE_LEVEL, &d->within);
+    *d = (struct compare_diff){.estimable = d->within.estimable,
+                               .diff = d->within.diff_ns,
+                               .low = d->within.low_ns,
+                               .high = d->within.high_ns,
+                               .relative = d->within.relative,
+                               .within = d->within};
+}
+
+/* ---- replicates: each run (or round) one value ---------------------------------------- */
+
+/* Requests a replicate needs for a percentile to be its own, not its maximum: CI_TAIL_MIN
+ * beyond it on its smaller side (p99: 1000). */
+static uint64_t requests_for(double pct)
+{
+    double q = pct / 100.0, tail = q < 1.0 - q ? q : 1.0 - q;
+    double need = CI_TAIL_MIN / tail;
+    return (uint64_t)ceil(need - need * 1e-9);
+}
+
+/* A side's values of every figure: [row * n + k] for its k-th replicate; its pooled figures
+ * into t->rows[..].run[side]; the fewest requests a replicate held into *fewest. */
+static void side_values(struct compare_table *t, size_t side, const struct compare_side *s,
+                        double *values, struct hist *one, struct hist *pooled, uint64_t *fewest)
+{
+    uint64_t ops = 0;
+    double seconds = 0.0;
+    hist_reset(pooled);
+    *fewest = UINT64_MAX;
+    for (size_t k = 0; k < s->n; k++) {
+        const struct results_doc *d = s->docs[k];
+        double sec = d->seconds > 0 ? d->seconds : 1.0;
+        uint64_t n_ops = stats_counters_ops(&d->global->counters);
+        report_main_total(&d->desc, d->global, one);
+        hist_merge(pooled, one);
+        *fewest = one->count < *fewest ? one->count : *fewest;
+        ops += n_ops;
+        seconds += sec;
+        values[k] = (double)n_ops / sec;
+        for (size_t r = 1; r < t->nrows; r++) {
+            values[r * s->n + k] = (double)hist_percentile_ns(one, t->rows[r].pct);
+        }
+    }
+    t->rows[0].run[side] = (struct ci_result){.value_ns = (uint64_t)llround((double)ops / seconds),
+                                              .requests = s->n};
+    for (size_t r = 1; r < t->nrows; r++) {
+        t->rows[r].run[side] = (struct ci_result){
+            .value_ns = hist_percentile_ns(pooled, t->rows[r].pct), .requests = pooled->count};
+    }
+}
+
+/* The rank interval of b - a at level into the fields given. */
+static enum slap_status rank_shift_of(const double *a, const double *b, size_t na, size_t nb,
+                                      bool paired, double level, struct rank_shift *out)
+{
+    if (!paired) {
+        return rank_two_sample(a, na, b, nb, level, out);
+    }
+    double d[RANKS_MAX];
+    for (size_t k = 0; k < na; k++) {
+        d[k] = b[k] - a[k];
+    }
+    return rank_paired(d, na, level, out);
+}
+
+/* Side i against the first from their replicates' values of one row. */
+static enum slap_status diff_ranks(struct compare_table *t, size_t r, size_t i, const double *a,
+                                   size_t na, const double *b, size_t nb, uint64_t fewest)
+{
+    struct compare_row *row = &t->rows[r];
+    struct compare_diff *d = &row->diff[i];
+    bool paired = t->mode == COMPARE_PAIRED;
+    struct rank_shift at, gate;
+    *d = (struct compare_diff){.judged = true};
+    if (!row->tps && fewest < requests_for(row->pct)) {
+        d->requests_needed = requests_for(row->pct);
+        return SLAP_OK;
+    }
+    if (rank_shift_of(a, b, na, nb, paired, COMPARE_LEVEL, &at) != SLAP_OK ||
+        rank_shift_of(a, b, na, nb, paired, t->gate_level, &gate) != SLAP_OK) {
+        return SLAP_ERROR;
+    }
+    double base = (double)row->run[0].value_ns;
+    d->estimable = at.estimable;
+    d->diff = at.estimate;
+    d->low = at.low;
+    d->high = at.high;
+    d->relative = base > 0 ? at.estimate / base : 0.0;
+    d->significant = at.significant;
+    d->achieved = at.achieved;
+    d->needed = at.needed;
+    d->gate_estimable = gate.estimable;
+    d->gate_significant = gate.significant;
+    d->gate_needed = gate.needed;
+    return SLAP_OK;
+}
+
+/* ---- the table ------------------------------------------------------------------------ */
+
+/* Does every document of every side list percentile pct? */
+static bool listed_everywhere(const struct compare_side *sides, size_t n, double pct)
+{
+    for (size_t i = 0; i < n; i++) {
+        for (size_t k = 0; k < sides[i].n; k++) {
+            const struct run_desc *desc = &sides[i].docs[k]->desc;
+            bool found = false;
+            for (uint32_t q = 0; q < desc->npercentiles && !found; q++) {
+                found = desc->percentiles[q] == pct;
+            }
+            if (!found) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+/* The percentiles every run lists, in the first run's order, named into rows. */
+static size_t common_percentiles(struct compare_table *t, const struct compare_side *sides,
+                                 size_t n)
+{
+    const struct run_desc *a = &sides[0].docs[0]->desc;
+    size_t rows = 1;
+    for (uint32_t p = 0; p < a->npercentiles && rows < COMPARE_MAX_ROWS; p++) {
+        if (listed_everywhere(sides, n, a->percentiles[p])) {
+            t->rows[rows].pct = a->percentiles[p];
+            snprintf(t->rows[rows].name, COMPARE_NAME_MAX, "p%g", a->percentiles[p]);
+            rows++;
+        }
+    }
+    return rows;
+}
+
+/* Can the sides be compared at all? A side's runs must be one workload (they are replicates
+ * of one thing); sweeps have no single figure. */
+static enum slap_status check_sides(const struct compare_side *sides, size_t n, bool paired,
+                                    char *err, size_t err_len)
+{
     if (n < 2 || n > COMPARE_MAX_RUNS) {
-        snprintf(err, err_len, "compare 2 to %d results files", COMPARE_MAX_RUNS);
+        snprintf(err, err_len, "compare 2 to %d sides", COMPARE_MAX_RUNS);
         return SLAP_ERROR;
     }
     for (size_t i = 0; i < n; i++) {
-        if (docs[i]->sweep) {
-            snprintf(err, err_len, "'%s' is a sweep: compare runs", names[i]);
+        const struct compare_side *s = &sides[i];
+        if (s->n == 0 || s->n > RANKS_MAX || (paired && s->n != sides[0].n)) {
+            snprintf(err, err_len, "'%s' has %zu runs (1 to %d%s)", s->name, s->n, RANKS_MAX,
+                     paired ? ", as many as every other side" : "");
             return SLAP_ERROR;
         }
-        if (i > 0 && results_same_workload(docs[0], docs[i], err, err_len) != SLAP_OK) {
-            return SLAP_ERROR;
+        for (size_t k = 0; k < s->n; k++) {
+            if (s->docs[k]->sweep) {
+                snprintf(err, err_len, "'%s' is a sweep: compare runs", s->docs[k]->source != NULL
+                                                                           ? s->docs[k]->source
+                                                                           : s->name);
+                return SLAP_ERROR;
+            }
+            char why[COMPARE_DIFFERS_MAX];
+            if (k > 0 && results_same_workload(s->docs[0], s->docs[k], why, sizeof(why)) !=
+                             SLAP_OK) {
+                snprintf(err, err_len, "the runs of '%s' are not one workload: %s", s->name, why);
+                return SLAP_ERROR;
+            }
         }
     }
-    t->nruns = n;
-    snprintf(t->rows[0].name, COMPARE_NAME_MAX, "tps");
-    t->rows[0].tps = true;
-    t->nrows = common_percentiles(t, docs, n);
+    return SLAP_OK;
+}
+
+/* Were all of one side's runs made before all of the other's? */
+static bool made_apart(const struct compare_side *a, const struct compare_side *b)
+{
+    uint64_t a_first = UINT64_MAX, a_last = 0, b_first = UINT64_MAX, b_last = 0;
+    for (size_t k = 0; k < a->n; k++) {
+        a_first = a->docs[k]->start_ms < a_first ? a->docs[k]->start_ms : a_first;
+        a_last = a->docs[k]->end_ms > a_last ? a->docs[k]->end_ms : a_last;
+    }
+    for (size_t k = 0; k < b->n; k++) {
+        b_first = b->docs[k]->start_ms < b_first ? b->docs[k]->start_ms : b_first;
+        b_last = b->docs[k]->end_ms > b_last ? b->docs[k]->end_ms : b_last;
+    }
+    if (a_first == 0 || b_first == 0) {
+        return false; /* a file that does not say when it ran */
+    }
+    return a_last <= b_first || b_last <= a_first;
+}
+
+/* Every side's values and each difference from the first, by ranks. */
+static enum slap_status fill_replicates(struct compare_table *t, const struct compare_side *sides,
+                                        size_t n)
+{
+    double *values[COMPARE_MAX_RUNS] = {NULL};
+    uint64_t fewest[COMPARE_MAX_RUNS];
+    struct hist *scratch = NULL;
+    enum slap_status st = hist_slab_alloc(&scratch, 2);
+    for (size_t i = 0; i < n && st == SLAP_OK; i++) {
+        values[i] = malloc(t->nrows * sides[i].n * sizeof(double));
+        if (values[i] == NULL) {
+            st = SLAP_ERROR;
+            break;
+        }
+        t->runs[i].replicates = sides[i].n;
+        side_values(t, i, &sides[i], values[i], &scratch[0], &scratch[1], &fewest[i]);
+    }
+    for (size_t r = 0; r < t->nrows && st == SLAP_OK; r++) {
+        const double *a = values[0] + r * sides[0].n;
+        for (size_t i = 1; i < n && st == SLAP_OK; i++) {
+            uint64_t least = fewest[i] < fewest[0] ? fewest[i] : fewest[0];
+            st = diff_ranks(t, r, i, a, sides[0].n, values[i] + r * sides[i].n, sides[i].n,
+                            least);
+        }
+    }
     for (size_t i = 0; i < n; i++) {
-        t->runs[i].name = names[i];
-        if (fill_run(t, i, docs[i]) != SLAP_OK) {
-            snprintf(err, err_len, "out of memory");
+        free(values[i]);
+    }
+    hist_slab_free(scratch, 2);
+    return st;
+}
+
+/* One run a side: each run's own interval, the differences shown. */
+static enum slap_status fill_within_runs(struct compare_table *t, const struct compare_side *sides,
+                                         size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        t->runs[i].replicates = 1;
+        if (fill_within(t, i, sides[i].docs[0]) != SLAP_OK) {
             return SLAP_ERROR;
         }
     }
     for (size_t r = 0; r < t->nrows; r++) {
         for (size_t i = 1; i < n; i++) {
-            ci_compare(&t->rows[r].run[0], &t->rows[r].run[i], COMPARE_LEVEL, &t->rows[r].diff[i]);
+            diff_within(&t->rows[r], i);
         }
     }
     return SLAP_OK;
+}
+
+static enum compare_mode mode_of(const struct compare_side *sides, size_t n, bool paired)
+{
+    if (paired) {
+        return COMPARE_PAIRED;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (sides[i].n > 1) {
+            return COMPARE_REPLICATES;
+        }
+    }
+    return COMPARE_WITHIN_RUN;
+}
+
+enum slap_status compare_build(struct compare_table *t, const struct compare_side *sides, size_t n,
+                               bool paired, double gate_level, char *err, size_t err_len)
+{
+    memset(t, 0, sizeof(*t));
+    if (check_sides(sides, n, paired, err, err_len) != SLAP_OK) {
+        return SLAP_ERROR;
+    }
+    t->mode = mode_of(sides, n, paired);
+    t->gate_level = gate_level > 0.0 && gate_level < 1.0 ? gate_level : COMPARE_LEVEL;
+    t->nruns = n;
+    snprintf(t->rows[0].name, COMPARE_NAME_MAX, "tps");
+    t->rows[0].tps = true;
+    t->nrows = common_percentiles(t, sides, n);
+    for (size_t i = 0; i < n; i++) {
+        t->runs[i].name = sides[i].name;
+        if (i > 0) {
+            results_workload_diff(sides[0].docs[0], sides[i].docs[0], t->differs[i],
+                                  sizeof(t->differs[i]));
+            t->apart[i] = t->mode == COMPARE_REPLICATES && made_apart(&sides[0], &sides[i]);
+        }
+    }
+    enum slap_status st = t->mode == COMPARE_WITHIN_RUN ? fill_within_runs(t, sides, n)
+                                                        : fill_replicates(t, sides, n);
+    if (st != SLAP_OK) {
+        snprintf(err, err_len, "out of memory");
+    }
+    return st;
 }
 
 /* ---- text ----------------------------------------------------------------------------- */
@@ -182,53 +420,122 @@ static const char *unit_of(const struct compare_row *row)
     return row->tps ? "ops/s" : "us";
 }
 
-/* "12.3" or "n/a": a run's value. */
+/* "12.3", or "12.3*" for a percentile of a run too short for its interval. */
 static void value_text(char *buf, size_t len, const struct compare_row *row,
-                       const struct ci_result *r)
+                       const struct ci_result *r, enum compare_mode mode)
 {
-    if (!r->estimable && !row->tps && r->requests < r->needed) {
-        snprintf(buf, len, "%.1f*", shown(row, (double)r->value_ns));
-    } else {
-        snprintf(buf, len, "%.1f", shown(row, (double)r->value_ns));
-    }
+    bool short_run = mode == COMPARE_WITHIN_RUN && !r->estimable && !row->tps &&
+                     r->requests < r->needed;
+    snprintf(buf, len, "%.1f%s", shown(row, (double)r->value_ns), short_run ? "*" : "");
 }
 
-static void print_row(FILE *out, const struct compare_row *row, size_t i)
+/* The last column: yes, no, cannot tell, or not judged (one run a side). */
+static const char *verdict_text(const struct compare_diff *d)
 {
-    const struct ci_difference *d = &row->diff[i];
+    if (!d->judged) {
+        return "not judged";
+    }
+    if (!d->estimable) {
+        return "cannot tell";
+    }
+    return d->significant ? "yes" : "no";
+}
+
+static void print_row(FILE *out, const struct compare_table *t, const struct compare_row *row,
+                      size_t i)
+{
+    const struct compare_diff *d = &row->diff[i];
     char a[32], b[32], interval[64] = "n/a";
-    value_text(a, sizeof(a), row, &row->run[0]);
-    value_text(b, sizeof(b), row, &row->run[i]);
+    value_text(a, sizeof(a), row, &row->run[0], t->mode);
+    value_text(b, sizeof(b), row, &row->run[i], t->mode);
     if (d->estimable) {
-        snprintf(interval, sizeof(interval), "[%+.1f, %+.1f]", shown(row, d->low_ns),
-                 shown(row, d->high_ns));
+        snprintf(interval, sizeof(interval), "[%+.1f, %+.1f]", shown(row, d->low),
+                 shown(row, d->high));
     }
     fprintf(out, "%-8s %-6s %12s %12s %+12.1f %+8.1f%% %26s  %s\n", row->name, unit_of(row), a,
-            b, shown(row, d->diff_ns), d->relative * 100.0, interval,
-            !d->estimable ? "cannot tell" : d->significant ? "yes" : "no");
+            b, shown(row, d->diff), d->relative * 100.0, interval, verdict_text(d));
 }
 
-/* Where run i's intervals come from. */
-static void print_source(FILE *out, const char *letter, const struct compare_run *run)
+/* Where side i's figures come from. */
+static void print_source(FILE *out, const char *letter, const struct compare_table *t, size_t i)
 {
+    const struct compare_run *run = &t->runs[i];
+    if (t->mode == COMPARE_PAIRED) {
+        fprintf(out, "%s = %s (%zu rounds)\n", letter, run->name, run->replicates);
+        return;
+    }
+    if (t->mode == COMPARE_REPLICATES) {
+        fprintf(out, "%s = %s (%zu run%s)\n", letter, run->name, run->replicates,
+                run->replicates == 1 ? "" : "s");
+        return;
+    }
     bool few = !run->rounds && run->batches < CI_BATCHES_MIN;
-    fprintf(out, "%s = %s (intervals from %zu %s%s)\n", letter, run->name, run->batches,
-            run->rounds ? "rounds" : "periods",
+    fprintf(out, "%s = %s (one run: intervals within it, from %zu %s%s)\n", letter, run->name,
+            run->batches, run->rounds ? "rounds" : "periods",
             few ? ": too few for batch means, percentiles by order statistics, optimistic" : "");
 }
 
-/* The percentiles some run has too few requests for: how many they need. */
+/* The percentiles some side has too few requests or runs for: what they need. */
 static void print_insufficient(FILE *out, const struct compare_table *t, size_t i)
 {
-    for (size_t r = 1; r < t->nrows; r++) {
-        const struct ci_result *c[2] = {&t->rows[r].run[0], &t->rows[r].run[i]};
-        for (int k = 0; k < 2; k++) {
-            if (!c[k]->estimable && c[k]->needed != CI_NEEDED_NEVER) {
-                fprintf(out, "* %s of %s cannot be estimated: %llu requests, %llu needed\n",
-                        t->rows[r].name, t->runs[k == 0 ? 0 : i].name,
-                        (unsigned long long)c[k]->requests, (unsigned long long)c[k]->needed);
+    for (size_t r = 0; r < t->nrows; r++) {
+        const struct compare_row *row = &t->rows[r];
+        const struct compare_diff *d = &row->diff[i];
+        if (t->mode == COMPARE_WITHIN_RUN) {
+            const struct ci_result *c[2] = {&row->run[0], &row->run[i]};
+            for (int k = 0; k < 2 && r > 0; k++) {
+                if (!c[k]->estimable && c[k]->needed != CI_NEEDED_NEVER) {
+                    fprintf(out, "* %s of %s cannot be estimated: %llu requests, %llu needed\n",
+                            row->name, t->runs[k == 0 ? 0 : i].name,
+                            (unsigned long long)c[k]->requests, (unsigned long long)c[k]->needed);
+                }
             }
+        } else if (d->requests_needed > 0) {
+            fprintf(out, "* %s cannot be told: a %s of one side holds fewer than the %llu "
+                         "requests it needs\n",
+                    row->name, t->mode == COMPARE_PAIRED ? "round" : "run",
+                    (unsigned long long)d->requests_needed);
+        } else if (!d->estimable) {
+            fprintf(out, "* %s cannot be told at 95%% from %zu %s: %zu needed\n", row->name,
+                    t->mode == COMPARE_PAIRED ? t->runs[i].replicates : t->runs[i].replicates,
+                    t->mode == COMPARE_PAIRED ? "pairs of rounds" : "runs a side", d->needed);
         }
+    }
+}
+
+/* What the intervals hold, and what they do not. */
+static void print_method(FILE *out, const struct compare_table *t, size_t i)
+{
+    const struct compare_diff *d = &t->rows[0].diff[i];
+    if (t->mode == COMPARE_WITHIN_RUN) {
+        fputs("significant: not judged with one run a side: each interval holds the noise "
+              "within the runs, not how the host changed between them; give each side several "
+              "runs made alternately (slap compare 'a1.json,a2.json,...' 'b1.json,b2.json,...') "
+              "or use slap compare --live\n",
+              out);
+        return;
+    }
+    if (t->mode == COMPARE_PAIRED) {
+        fprintf(out, "intervals: %zu pairs of rounds, each pair's order drawn at random; B - A is "
+                     "the median of the pairs' averaged differences (Hodges-Lehmann), the "
+                     "interval Wilcoxon's signed rank",
+                t->runs[i].replicates);
+    } else {
+        fprintf(out, "intervals: each run one replicate; B - A is the median of the differences "
+                     "between the two sides' runs (Hodges-Lehmann), the interval Mann-Whitney's");
+    }
+    if (d->estimable) {
+        fprintf(out, ", exact at %.1f%%", d->achieved * 100.0);
+    }
+    fputs(t->mode == COMPARE_PAIRED ? ", whatever the host did\n"
+                                    : ", holding when the runs of both sides were made under the "
+                                      "same conditions\n",
+          out);
+    if (t->apart[i]) {
+        fputs("warning: the runs of one side were all made before those of the other: a change "
+              "of the host in between counts as a difference; make them alternately (A, B, B, "
+              "A, ...) or use slap compare --live\n",
+              out);
     }
 }
 
@@ -238,18 +545,29 @@ void compare_print(FILE *out, const struct compare_table *t)
         if (i > 1) {
             fputc('\n', out);
         }
-        print_source(out, "A", &t->runs[0]);
-        print_source(out, "B", &t->runs[i]);
+        print_source(out, "A", t, 0);
+        print_source(out, "B", t, i);
+        if (t->differs[i][0] != '\0') {
+            fprintf(out, "B differs from A in: %s\n", t->differs[i]);
+        }
         fprintf(out, "%-8s %-6s %12s %12s %12s %9s %26s  %s\n", "figure", "unit", "A", "B",
                 "B - A", "change", "95% interval of B - A", "significant");
         for (size_t r = 0; r < t->nrows; r++) {
-            print_row(out, &t->rows[r], i);
+            print_row(out, t, &t->rows[r], i);
         }
         print_insufficient(out, t, i);
+        print_method(out, t, i);
     }
 }
 
 /* ---- JSON ----------------------------------------------------------------------------- */
+
+static const char *mode_name(enum compare_mode m)
+{
+    return m == COMPARE_PAIRED       ? "paired"
+           : m == COMPARE_REPLICATES ? "replicates"
+                                     : "within_run";
+}
 
 static void json_interval(struct json_writer *w, const char *key, bool known, double low,
                           double high)
@@ -264,25 +582,50 @@ static void json_interval(struct json_writer *w, const char *key, bool known, do
     json_close(w);
 }
 
-static void json_figure(struct json_writer *w, const struct compare_row *row, size_t i)
+static void json_figure(struct json_writer *w, const struct compare_table *t,
+                        const struct compare_row *row, size_t i)
 {
     const struct ci_result *a = &row->run[0], *b = &row->run[i];
-    const struct ci_difference *d = &row->diff[i];
+    const struct compare_diff *d = &row->diff[i];
+    bool within = t->mode == COMPARE_WITHIN_RUN;
     json_open_object(w, row->name);
     json_string(w, "unit", unit_of(row));
     json_double(w, "a", shown(row, (double)a->value_ns));
     json_double(w, "b", shown(row, (double)b->value_ns));
-    json_interval(w, "a_ci", a->estimable, shown(row, (double)a->low_ns),
+    json_interval(w, "a_ci", within && a->estimable, shown(row, (double)a->low_ns),
                   shown(row, (double)a->high_ns));
-    json_interval(w, "b_ci", b->estimable, shown(row, (double)b->low_ns),
+    json_interval(w, "b_ci", within && b->estimable, shown(row, (double)b->low_ns),
                   shown(row, (double)b->high_ns));
-    json_double(w, "diff", shown(row, d->diff_ns));
+    json_double(w, "diff", shown(row, d->diff));
     json_double(w, "relative", d->relative);
-    json_interval(w, "diff_ci", d->estimable, shown(row, d->low_ns), shown(row, d->high_ns));
-    if (d->estimable) {
+    json_interval(w, "diff_ci", d->estimable, shown(row, d->low), shown(row, d->high));
+    if (d->judged && d->estimable) {
         json_bool(w, "significant", d->significant);
+        json_double(w, "achieved", d->achieved);
     } else {
         json_null(w, "significant");
+        json_null(w, "achieved");
+    }
+    if (d->judged && !d->estimable && d->requests_needed == 0) {
+        json_u64(w, "needed", d->needed);
+    } else {
+        json_null(w, "needed");
+    }
+    json_close(w);
+}
+
+static void json_run(struct json_writer *w, const struct compare_table *t, size_t i)
+{
+    const struct compare_run *run = &t->runs[i];
+    json_open_object(w, NULL);
+    json_string(w, "file", run->name);
+    json_u64(w, "replicates", run->replicates);
+    if (t->mode == COMPARE_WITHIN_RUN) {
+        json_string(w, "intervals_from", run->rounds ? "rounds" : "periods");
+        json_u64(w, "batches", run->batches);
+    } else {
+        json_string(w, "intervals_from", t->mode == COMPARE_PAIRED ? "rounds" : "runs");
+        json_u64(w, "batches", run->replicates);
     }
     json_close(w);
 }
@@ -293,23 +636,23 @@ void compare_write_json(FILE *out, const struct compare_table *t)
     json_writer_init(&w, out);
     json_open_object(&w, NULL);
     json_double(&w, "level", COMPARE_LEVEL);
+    json_string(&w, "mode", mode_name(t->mode));
+    json_bool(&w, "judged", t->mode != COMPARE_WITHIN_RUN);
     json_string(&w, "a", t->runs[0].name);
     json_open_array(&w, "runs", false);
     for (size_t i = 0; i < t->nruns; i++) {
-        json_open_object(&w, NULL);
-        json_string(&w, "file", t->runs[i].name);
-        json_string(&w, "intervals_from", t->runs[i].rounds ? "rounds" : "periods");
-        json_u64(&w, "batches", t->runs[i].batches);
-        json_close(&w);
+        json_run(&w, t, i);
     }
     json_close(&w);
     json_open_array(&w, "comparisons", false);
     for (size_t i = 1; i < t->nruns; i++) {
         json_open_object(&w, NULL);
         json_string(&w, "b", t->runs[i].name);
+        json_string(&w, "differs", t->differs[i]);
+        json_bool(&w, "apart", t->apart[i]);
         json_open_object(&w, "figures");
         for (size_t r = 0; r < t->nrows; r++) {
-            json_figure(&w, &t->rows[r], i);
+            json_figure(&w, t, &t->rows[r], i);
         }
         json_close(&w);
         json_close(&w);
@@ -414,33 +757,93 @@ enum slap_status compare_threshold_parse(const char *text, struct compare_thresh
     return SLAP_OK;
 }
 
-/* Does the difference d (from a's value) cross th? */
-static bool crosses(const struct compare_threshold *th, const struct ci_difference *d)
+/* Does the difference d (from the first side's value) cross th? */
+static bool crosses(const struct compare_threshold *th, const struct compare_diff *d)
 {
-    double change = th->relative ? d->relative : d->diff_ns; /* ns, or ops/s for tps */
+    double change = th->relative ? d->relative : d->diff; /* ns, or ops/s for tps */
     return th->above ? change > th->amount : change < th->amount;
 }
 
-double compare_gate_level(const struct compare_table *t, size_t nth)
+double compare_gate_level(size_t nsides, size_t nth)
 {
-    size_t k = nth * (t->nruns > 1 ? t->nruns - 1 : 1);
+    size_t k = nth * (nsides > 1 ? nsides - 1 : 1);
     return k > 1 ? 1.0 - (1.0 - COMPARE_LEVEL) / (double)k : COMPARE_LEVEL;
 }
 
-bool compare_crosses(const struct compare_table *t, const struct compare_threshold *th,
-                     double level, size_t *row, size_t *run)
+int compare_row_of(const struct compare_table *t, const struct compare_threshold *th)
 {
     for (size_t r = 0; r < t->nrows; r++) {
         const struct compare_row *cr = &t->rows[r];
-        if (th->tps != cr->tps || (!th->tps && cr->pct != th->pct)) {
-            continue;
+        if (th->tps ? cr->tps : (!cr->tps && cr->pct == th->pct)) {
+            return (int)r;
         }
-        for (size_t i = 1; i < t->nruns; i++) {
-            if (ci_significant_at(&cr->diff[i], level) && crosses(th, &cr->diff[i])) {
-                *row = r;
-                *run = i;
-                return true;
-            }
+    }
+    return -1;
+}
+
+/* "p50, p90, p99": the percentiles the table lists. */
+static void listed(const struct compare_table *t, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t r = 1; r < t->nrows && used < len; r++) {
+        int n = snprintf(buf + used, len - used, "%s%s", r > 1 ? ", " : "", t->rows[r].name);
+        used += n > 0 ? (size_t)n : 0;
+    }
+}
+
+const char *compare_gate_problem(const struct compare_table *t, const struct compare_threshold *th,
+                                 char *why, size_t why_len)
+{
+    int r = compare_row_of(t, th);
+    if (r < 0) {
+        char names[256];
+        listed(t, names, sizeof(names));
+        snprintf(why, why_len, "%s is not a figure of every run (they all list tps%s%s)",
+                 th->figure, names[0] != '\0' ? ", " : "", names);
+        return why;
+    }
+    if (t->mode == COMPARE_WITHIN_RUN) {
+        snprintf(why, why_len, "%s cannot be judged from one run a side (the host's change "
+                               "between two runs is in no interval): give each side several "
+                               "runs, made alternately, or use slap compare --live",
+                 th->figure);
+        return why;
+    }
+    for (size_t i = 1; i < t->nruns; i++) {
+        const struct compare_diff *d = &t->rows[r].diff[i];
+        if (d->requests_needed > 0) {
+            snprintf(why, why_len, "%s cannot be judged: a %s holds fewer than the %llu requests "
+                                   "it needs",
+                     th->figure, t->mode == COMPARE_PAIRED ? "round" : "run",
+                     (unsigned long long)d->requests_needed);
+            return why;
+        }
+        if (!d->gate_estimable) {
+            snprintf(why, why_len, "%s cannot be judged at %.4g%%: that needs %zu %s, not %zu",
+                     th->figure, t->gate_level * 100.0, d->gate_needed,
+                     t->mode == COMPARE_PAIRED ? "pairs of rounds (--rounds)" : "runs a side",
+                     t->runs[i].replicates < t->runs[0].replicates ? t->runs[i].replicates
+                                                                   : t->runs[0].replicates);
+            return why;
+        }
+    }
+    return NULL;
+}
+
+bool compare_crosses(const struct compare_table *t, const struct compare_threshold *th,
+                     size_t *row, size_t *run)
+{
+    int r = compare_row_of(t, th);
+    if (r < 0 || t->mode == COMPARE_WITHIN_RUN) {
+        return false;
+    }
+    for (size_t i = 1; i < t->nruns; i++) {
+        const struct compare_diff *d = &t->rows[r].diff[i];
+        if (d->gate_estimable && d->gate_significant && crosses(th, d)) {
+            *row = (size_t)r;
+            *run = i;
+            return true;
         }
     }
     return false;

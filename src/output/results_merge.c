@@ -59,6 +59,32 @@ enum slap_status results_same_workload(const struct results_doc *a, const struct
     return SLAP_OK;
 }
 
+size_t results_workload_diff(const struct results_doc *a, const struct results_doc *b, char *buf,
+                             size_t len)
+{
+    size_t found = 0, used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < a->desc.config.n; i++) {
+        const struct run_config_entry *e = &a->desc.config.entries[i];
+        const char *va = setting_text(a, e->name), *vb = setting_text(b, e->name);
+        if (!(e->flags & RUN_CONFIG_WORKLOAD) || strncmp(va, vb, SETTING_SHOWN) == 0) {
+            continue;
+        }
+        char one[2 * SETTING_SHOWN + 64];
+        int n = snprintf(one, sizeof(one), "%s--%s (%.255s in A, %.255s in B)",
+                         found > 0 ? ", " : "", e->name, va, vb);
+        found++;
+        if (n < 0 || used + (size_t)n + 4 >= len) {
+            snprintf(buf + used, len - used, "%s", used + 4 < len ? "..." : "");
+            used = len;
+            continue;
+        }
+        memcpy(buf + used, one, (size_t)n + 1);
+        used += (size_t)n;
+    }
+    return found;
+}
+
 /* Can b be added to a? If not, err names the setting that differs. */
 static enum slap_status check_compatible(const struct results_merge_input *in_a,
                                          const struct results_merge_input *in_b, char *err,

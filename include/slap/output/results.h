@@ -236,9 +236,14 @@ void results_stream_close(struct results_stream *rs);
 
 /* Do a and b run one workload (both runs or both sweeps, every workload setting alike)? If
  * not, SLAP_ERROR with err naming the setting that differs ("the workloads differ: --NAME is
- * X in 'A' and Y in 'B'"): slap merge's rule, and slap compare's. */
+ * X in 'A' and Y in 'B'"): slap merge's rule, and slap compare's for the runs of one side. */
 enum slap_status results_same_workload(const struct results_doc *a, const struct results_doc *b,
                                        char *err, size_t err_len);
+/* Every workload setting b differs in from a, into buf as "--udp (false in A, true in B), ..."
+ * ("" when none, cut short with "..." when buf is full); how many. slap compare's sides may
+ * differ: it says how. */
+size_t results_workload_diff(const struct results_doc *a, const struct results_doc *b, char *buf,
+                             size_t len);
 
 /*
  * Combine documents of one workload run on several hosts: counters and histograms added,

@@ -1,0 +1,37 @@
+/* slap compare's command line, shared by its two forms: results files, and --live. */
+#ifndef SLAP_CLI_COMPARE_CMD_H
+#define SLAP_CLI_COMPARE_CMD_H
+
+#include <stddef.h>
+
+#include "slap/output/compare.h"
+
+#define COMPARE_OK 0
+#define COMPARE_CROSSED 1
+#define COMPARE_USAGE 2
+#define COMPARE_MAX_THRESHOLDS 32
+
+struct compare_args {
+    const char *sides[COMPARE_MAX_RUNS]; /* as given: files, or NAME=TARGET with --live */
+    size_t nsides;
+    const char *json; /* --json FILE, or NULL */
+    struct compare_threshold th[COMPARE_MAX_THRESHOLDS];
+    size_t nth;
+};
+
+/* A one-line problem (with word quoted, when not NULL) and the --help hint: COMPARE_USAGE. */
+int compare_usage(const char *problem, const char *word);
+/* "--name VALUE" or "--name=VALUE" at argv[*i]: its value, or NULL when it is not name. */
+const char *compare_option_value(int argc, char **argv, int *i, const char *name);
+/* --fail-if's comma-separated thresholds, added to a: COMPARE_OK or COMPARE_USAGE (said). */
+int compare_add_thresholds(struct compare_args *a, const char *list);
+/* Each threshold judged, said on standard error: COMPARE_CROSSED when one was crossed,
+ * COMPARE_USAGE when one cannot be judged (its figure missing, one run a side, too few). */
+int compare_judge(const struct compare_args *a, const struct compare_table *t);
+/* The table printed (and written with --json), the thresholds judged: the exit status. */
+int compare_conclude(const struct compare_args *a, const struct compare_table *t);
+
+/* slap compare --live (compare_live.c). */
+int compare_live_main(int argc, char **argv);
+
+#endif

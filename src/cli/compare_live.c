@@ -1,0 +1,540 @@
+/*
+ * slap compare --live: two or more targets measured now, in rounds interleaved so that the
+ * host's drift falls on every side alike. Each round measures every side once, in an order
+ * drawn at random; a side's round is the run `slap OPTIONS` would make (connections opened,
+ * the measured -t, closed). Side i's difference from the first is then judged on the rounds
+ * paired by their place (output/compare.h, COMPARE_PAIRED): when the sides do not differ,
+ * the coin that ordered each pair makes every difference's sign a fair coin, whatever the
+ * host did, so "significant" holds at the rate it says.
+ *
+ *   slap compare --live [--rounds N] [--seed N] [SLAP OPTIONS] NAME=TARGET NAME=TARGET ...
+ *
+ * TARGET is a server list, slap options, or a server list followed by options; the options
+ * before the sides are every side's.
+ */
+#include <ctype.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "compare_cmd.h"
+#include "plan.h"
+#include "plan_output.h"
+#include "signals.h"
+#include "slap/base/ranks.h"
+#include "slap/base/rng.h"
+#include "slap/base/units.h"
+#include "slap/cli/options.h"
+#include "slap/engine/limits.h"
+#include "slap/engine/run.h"
+#include "slap/output/report.h"
+
+#define DEFAULT_ROUNDS 10
+#define DEFAULT_ROUND_TIME "2s"
+#define SIDE_NAME_MAX 32
+#define MAX_WORDS 64 /* a side's own options */
+#define FIRST_GIVEN 3 /* a side's argv: "slap", "--time", DEFAULT_ROUND_TIME, then as given */
+
+struct live_side {
+    char name[SIDE_NAME_MAX];
+    const char *target;     /* after NAME= */
+    char *copy;             /* target split into words (owned) */
+    char **argv;            /* "slap", the common options, the side's (owned array) */
+    int argc;
+    struct slap_options opts;
+    struct results_doc *rounds; /* one document per round measured (owned) */
+    const struct results_doc **ptrs;
+    unsigned verdicts[LIMITS_UNKNOWN + 1]; /* rounds by limited_by */
+    unsigned starved;                       /* rounds where slap's threads were short of CPU */
+};
+
+struct live {
+    struct compare_args args;
+    unsigned rounds;
+    uint64_t seed;
+    bool quiet;
+    char **common; /* slap's options for every side (pointers into argv) */
+    int ncommon;
+    struct live_side sides[COMPARE_MAX_RUNS];
+    size_t nsides;
+    unsigned done; /* rounds every side completed */
+};
+
+/* "NAME=..." with NAME a letter, then letters, digits, '_', '-' or '.'. */
+static bool is_side(const char *arg)
+{
+    const char *eq = strchr(arg, '=');
+    if (eq == NULL || !isalpha((unsigned char)arg[0]) || eq - arg >= SIDE_NAME_MAX) {
+        return false;
+    }
+    for (const char *c = arg; c < eq; c++) {
+        if (!isalnum((unsigned char)*c) && *c != '_' && *c != '-' && *c != '.') {
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool parse_count(const char *v, uint64_t *out, uint64_t max)
+{
+    char *end;
+    unsigned long long n = strtoull(v, &end, 10);
+    if (v[0] == '\0' || *end != '\0' || v[0] == '-' || n > max) {
+        return false;
+    }
+    *out = n;
+    return true;
+}
+
+/* compare's own options, the sides, and the rest as every side's slap options. */
+static int parse_live(int argc, char **argv, struct live *lv)
+{
+    uint64_t n;
+    lv->rounds = DEFAULT_ROUNDS;
+    lv->seed = (uint64_t)time(NULL);
+    lv->common = calloc((size_t)argc, sizeof(*lv->common));
+    if (lv->common == NULL) {
+        return compare_usage("out of memory", NULL);
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        if (strcmp(argv[i], "--live") == 0) {
+            continue;
+        }
+        if ((v = compare_option_value(argc, argv, &i, "--fail-if")) != NULL) {
+            if (compare_add_thresholds(&lv->args, v) != COMPARE_OK) {
+                return COMPARE_USAGE;
+            }
+        } else if ((v = compare_option_value(argc, argv, &i, "--json")) != NULL) {
+            if (v[0] == '\0') {
+                return compare_usage("--json needs a file name", NULL);
+            }
+            lv->args.json = v;
+        } else if ((v = compare_option_value(argc, argv, &i, "--rounds")) != NULL) {
+            if (!parse_count(v, &n, RANKS_MAX) || n < 2) {
+                return compare_usage("--rounds needs 2 to 256 rounds:", v);
+            }
+            lv->rounds = (unsigned)n;
+        } else if ((v = compare_option_value(argc, argv, &i, "--seed")) != NULL) {
+            if (!parse_count(v, &lv->seed, UINT64_MAX)) {
+                return compare_usage("--seed needs a whole number:", v);
+            }
+        } else if (strcmp(argv[i], "-q") == 0 || strcmp(argv[i], "--quiet") == 0) {
+            lv->quiet = true;
+        } else if (argv[i][0] != '-' && is_side(argv[i])) {
+            if (lv->nsides == COMPARE_MAX_RUNS) {
+                return compare_usage("too many sides", NULL);
+            }
+            struct live_side *s = &lv->sides[lv->nsides++];
+            size_t len = (size_t)(strchr(argv[i], '=') - argv[i]);
+            snprintf(s->name, sizeof(s->name), "%.*s", (int)len, argv[i]);
+            s->target = argv[i] + len + 1;
+        } else {
+            lv->common[lv->ncommon++] = argv[i];
+        }
+    }
+    if (lv->nsides < 2) {
+        return compare_usage("--live needs two sides or more, as NAME=TARGET "
+                             "(A=127.0.0.1:11211 B=127.0.0.1:22122)",
+                             NULL);
+    }
+    for (size_t i = 0; i < lv->nsides; i++) {
+        for (size_t j = 0; j < i; j++) {
+            if (strcmp(lv->sides[i].name, lv->sides[j].name) == 0) {
+                return compare_usage("two sides have one name:", lv->sides[i].name);
+            }
+        }
+    }
+    return COMPARE_OK;
+}
+
+/* The side's target split at blanks (quotes keep blanks), after the common options: a first
+ * word that is no option is the server list. */
+static int side_argv(struct live *lv, struct live_side *s)
+{
+    s->copy = strdup(s->target);
+    s->argv = calloc((size_t)lv->ncommon + MAX_WORDS + 5, sizeof(*s->argv));
+    if (s->copy == NULL || s->argv == NULL) {
+        return compare_usage("out of memory", NULL);
+    }
+    s->argv[s->argc++] = "slap";
+    s->argv[s->argc++] = "--time";
+    s->argv[s->argc++] = DEFAULT_ROUND_TIME;
+    for (int i = 0; i < lv->ncommon; i++) {
+        s->argv[s->argc++] = lv->common[i];
+    }
+    int words = 0;
+    for (char *c = s->copy; *c != '\0';) {
+        while (isspace((unsigned char)*c)) {
+            c++;
+        }
+        if (*c == '\0') {
+            break;
+        }
+        if (words == MAX_WORDS) {
+            return compare_usage("too many words in side", s->name);
+        }
+        char quote = (*c == '\'' || *c == '"') ? *c++ : '\0';
+        char *word = c;
+        while (*c != '\0' && (quote ? *c != quote : !isspace((unsigned char)*c))) {
+            c++;
+        }
+        if (quote && *c != quote) {
+            return compare_usage("an unclosed quote in side", s->name);
+        }
+        if (*c != '\0') {
+            *c++ = '\0';
+        }
+        if (words == 0 && word[0] != '-') {
+            s->argv[s->argc++] = "--servers";
+        }
+        s->argv[s->argc++] = word;
+        words++;
+    }
+    return COMPARE_OK;
+}
+
+/* What a round of --live cannot be: more than one timed run, or one writing its own files. */
+static const char *refused(const struct slap_options *o)
+{
+    if (o->sweep_step > 0) {
+        return "--sweep";
+    }
+    if (o->stat_freq_ns > 0) {
+        return "-S (a round prints no tables)";
+    }
+    if (o->json_out != NULL || o->csv_out != NULL || o->svg_out != NULL ||
+        o->samples_out != NULL || o->hdr_out != NULL) {
+        return "--json, --csv, --svg, --samples or --hdr_out of a round (compare --json writes "
+               "the table)";
+    }
+    if (o->metrics != NULL || o->push != NULL) {
+        return "--metrics or --push";
+    }
+    if (o->precision_pct > 0) {
+        return "--precision (every round lasts -t)";
+    }
+    if (o->start_at_ns > 0) {
+        return "--start_at";
+    }
+    return NULL;
+}
+
+/* Every side's options parsed as slap would; the rounds' documents allocated. */
+static int prepare_sides(struct live *lv)
+{
+    for (size_t i = 0; i < lv->nsides; i++) {
+        struct live_side *s = &lv->sides[i];
+        if (side_argv(lv, s) != COMPARE_OK) {
+            return COMPARE_USAGE;
+        }
+        enum options_outcome o = options_parse(&s->opts, s->argc, s->argv, stdout, stderr);
+        if (o != OPTIONS_RUN) {
+            fprintf(stderr, "slap compare: side %s: its options (above) are not a run\n",
+                    s->name);
+            return COMPARE_USAGE;
+        }
+        const char *what = refused(&s->opts);
+        if (what != NULL) {
+            fprintf(stderr, "slap compare: side %s: --live cannot take %s\n", s->name, what);
+            return COMPARE_USAGE;
+        }
+        s->rounds = calloc(lv->rounds, sizeof(*s->rounds));
+        s->ptrs = calloc(lv->rounds, sizeof(*s->ptrs));
+        if (s->rounds == NULL || s->ptrs == NULL) {
+            return compare_usage("out of memory", NULL);
+        }
+    }
+    return COMPARE_OK;
+}
+
+/* Does every side list th's figure (tps always)? */
+static bool every_side_lists(const struct live *lv, const struct compare_threshold *th)
+{
+    for (size_t i = 0; i < lv->nsides && !th->tps; i++) {
+        const struct slap_options *o = &lv->sides[i].opts;
+        bool found = false;
+        for (uint32_t p = 0; p < o->npercentiles && !found; p++) {
+            found = o->percentiles[p] == th->pct;
+        }
+        if (!found) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* --fail-if is judged at the gate's level, on figures every side lists: refuse before a
+ * minute of rounds that cannot. */
+static int check_gate(const struct live *lv)
+{
+    if (lv->args.nth == 0) {
+        return COMPARE_OK;
+    }
+    for (size_t k = 0; k < lv->args.nth; k++) {
+        if (!every_side_lists(lv, &lv->args.th[k])) {
+            fprintf(stderr, "slap compare: --fail-if: %s is not a figure of every side (add it "
+                            "to --percentiles)\n",
+                    lv->args.th[k].figure);
+            return COMPARE_USAGE;
+        }
+    }
+    double level = compare_gate_level(lv->nsides, lv->args.nth);
+    size_t needed = rank_needed(true, level);
+    if (lv->rounds < needed) {
+        fprintf(stderr, "slap compare: --fail-if: %zu threshold%s judged at %.4g%% need %zu "
+                        "rounds a side at least, not %u (--rounds)\n",
+                lv->args.nth, lv->args.nth == 1 ? "" : "s", level * 100.0, needed, lv->rounds);
+        return COMPARE_USAGE;
+    }
+    return COMPARE_OK;
+}
+
+/* Was slap itself short of CPU in the round (its threads saturated, or waiting for one)? */
+static bool slap_starved(const struct limits *l)
+{
+    return l->client.demand_max >= LIMITS_SATURATED ||
+           (l->client.wait_known && l->client.wait_max >= LIMITS_STARVED);
+}
+
+/* The round's figures into its document. */
+static enum slap_status keep_round(struct live_side *s, const struct run *run,
+                                   struct results_doc *d)
+{
+    struct limits limits = {.seconds = 0};
+    if (results_doc_init(d) != SLAP_OK || plan_output_describe(&d->desc, &s->opts) != SLAP_OK) {
+        return SLAP_ERROR;
+    }
+    snprintf(d->label, sizeof(d->label), "%s", s->name);
+    d->seconds = run_seconds(run);
+    d->start_ms = (run->start_wall_ns + run->engine.warmup_ns) / SLAP_NS_PER_MS;
+    d->end_ms = d->start_ms + (uint64_t)(d->seconds * 1000.0 + 0.5);
+    stats_merge(d->global, &run->global);
+    if (run_limits(run, &limits) == SLAP_OK) {
+        s->verdicts[limits.verdict <= LIMITS_UNKNOWN ? limits.verdict : LIMITS_UNKNOWN]++;
+        s->starved += slap_starved(&limits);
+    }
+    limits_free(&limits);
+    return SLAP_OK;
+}
+
+/* One round of side s into round k's document; SLAP_ERROR when it measured nothing; *sig the
+ * signal that cut it short. */
+static enum slap_status live_round(struct live_side *s, unsigned k, int *sig)
+{
+    struct run run;
+    struct run_plan plan;
+    char err[512] = "";
+    enum slap_status st;
+    plan_run(&plan, &s->opts);
+    memset(&run, 0, sizeof(run));
+    st = run_init(&run, &plan, stderr, err, sizeof(err));
+    st = st == SLAP_OK ? run_want(&run, NULL, false, true, false) : st;
+    st = st == SLAP_OK ? run_execute(&run, err, sizeof(err)) : st;
+    *sig = run.signal;
+    if (run.signal == 0 && st == SLAP_OK && stats_ops(&run.global) == 0) {
+        snprintf(err, sizeof(err), "no request succeeded");
+        st = SLAP_ERROR;
+    }
+    if (run.signal == 0 && st != SLAP_OK) {
+        fprintf(stderr, "slap compare: side %s, round %u: %s\n", s->name, k + 1,
+                err[0] != '\0' ? err : "out of memory");
+    } else if (run.signal == 0 && run.global.counters.unanswered > 0) {
+        run_describe_stalls(&run, stderr);
+    }
+    if (run.signal == 0 && st == SLAP_OK && keep_round(s, &run, &s->rounds[k]) != SLAP_OK) {
+        fprintf(stderr, "slap compare: out of memory\n");
+        st = SLAP_ERROR;
+    }
+    run_free(&run);
+    return st;
+}
+
+/* "20105 ops/s, p99 812 us": a round's figures for its line. */
+static void round_text(const struct results_doc *d, char *buf, size_t len)
+{
+    static struct hist total; /* main thread only */
+    report_main_total(&d->desc, d->global, &total);
+    double seconds = d->seconds > 0 ? d->seconds : 1.0;
+    snprintf(buf, len, "%.0f ops/s, p99 %.0f us",
+             (double)stats_counters_ops(&d->global->counters) / seconds,
+             (double)hist_percentile_ns(&total, 99.0) / 1000.0);
+}
+
+/* Round k: every side once, in an order drawn from g. 0, a signal's number, or -1 (failed). */
+static int live_block(struct live *lv, unsigned k, struct rng *g)
+{
+    size_t order[COMPARE_MAX_RUNS];
+    for (size_t i = 0; i < lv->nsides; i++) {
+        order[i] = i;
+    }
+    for (size_t i = lv->nsides; i > 1; i--) { /* Fisher-Yates */
+        size_t j = (size_t)rng_below(g, i), tmp = order[i - 1];
+        order[i - 1] = order[j];
+        order[j] = tmp;
+    }
+    if (!lv->quiet) {
+        printf("round %u/%u:", k + 1, lv->rounds);
+    }
+    for (size_t n = 0; n < lv->nsides; n++) {
+        struct live_side *s = &lv->sides[order[n]];
+        int sig = 0;
+        if (live_round(s, k, &sig) != SLAP_OK || sig != 0) {
+            if (!lv->quiet) {
+                printf(" %s interrupted\n", s->name);
+            }
+            return sig != 0 ? sig : -1;
+        }
+        s->ptrs[k] = &s->rounds[k];
+        if (!lv->quiet) {
+            char figures[96];
+            round_text(&s->rounds[k], figures, sizeof(figures));
+            printf("%s %s %s", n > 0 ? ", then" : "", s->name, figures);
+            fflush(stdout);
+        }
+    }
+    if (!lv->quiet) {
+        printf("\n");
+        fflush(stdout);
+    }
+    return 0;
+}
+
+/* The rounds' shape, then each side's options as given (the default length left out). */
+static void print_header(const struct live *lv)
+{
+    printf("compare --live: %u rounds of %.3gs of each side, the sides' order in each round "
+           "drawn at random (--seed %llu)\n",
+           lv->rounds, (double)lv->sides[0].opts.run_time_ns / (double)SLAP_NS_PER_SEC,
+           (unsigned long long)lv->seed);
+    for (size_t i = 0; i < lv->nsides; i++) {
+        const struct live_side *s = &lv->sides[i];
+        printf("%s:", s->name);
+        for (int w = FIRST_GIVEN; w < s->argc; w++) {
+            printf(" %s", s->argv[w]);
+        }
+        printf("\n");
+    }
+    fflush(stdout);
+}
+
+/* How slap's own CPU fared in each side's rounds, when it was short of it in some. */
+static void print_starved(const struct live *lv)
+{
+    for (size_t i = 0; i < lv->nsides; i++) {
+        const struct live_side *s = &lv->sides[i];
+        if (s->starved == 0) {
+            continue;
+        }
+        printf("note: in %u of %s's %u rounds slap itself was short of CPU (its threads "
+               "saturated or waiting for one): those latencies include slap's own wait (limited_by",
+               s->starved, s->name, lv->done);
+        for (int v = 0; v <= LIMITS_UNKNOWN; v++) {
+            if (s->verdicts[v] > 0) {
+                printf(" %s %u", limits_verdict_name((enum limits_verdict)v), s->verdicts[v]);
+            }
+        }
+        printf(")\n");
+    }
+}
+
+/* The rounds done so far compared; the exit status. */
+static int live_conclude(struct live *lv)
+{
+    struct compare_side sides[COMPARE_MAX_RUNS];
+    char err[COMPARE_DIFFERS_MAX + 128];
+    char (*names)[SIDE_NAME_MAX + 8] = calloc(lv->nsides, sizeof(*names));
+    struct compare_table *t = malloc(sizeof(*t));
+    int status = COMPARE_OK;
+    if (names == NULL || t == NULL) {
+        free(names);
+        free(t);
+        return compare_usage("out of memory", NULL);
+    }
+    for (size_t i = 0; i < lv->nsides; i++) {
+        snprintf(names[i], sizeof(names[i]), "%s", lv->sides[i].name);
+        sides[i] = (struct compare_side){names[i], lv->sides[i].ptrs, lv->done};
+    }
+    if (!lv->quiet) {
+        printf("\n");
+    }
+    if (compare_build(t, sides, lv->nsides, true, compare_gate_level(lv->nsides, lv->args.nth),
+                      err, sizeof(err)) != SLAP_OK) {
+        fprintf(stderr, "slap compare: cannot compare: %s\n", err);
+        status = COMPARE_USAGE;
+    } else {
+        status = compare_conclude(&lv->args, t);
+        print_starved(lv);
+        fflush(stdout);
+    }
+    free(t);
+    free(names);
+    return status;
+}
+
+static void live_free(struct live *lv)
+{
+    for (size_t i = 0; i < lv->nsides; i++) {
+        struct live_side *s = &lv->sides[i];
+        for (unsigned k = 0; s->rounds != NULL && k < lv->rounds; k++) {
+            results_doc_free(&s->rounds[k]);
+        }
+        free(s->rounds);
+        free(s->ptrs);
+        free(s->argv);
+        free(s->copy);
+    }
+    free(lv->common);
+}
+
+/* The rounds, then the table; a signal ends them with the table of the rounds done. */
+static int live_run(struct live *lv)
+{
+    struct rng g = {.state = lv->seed};
+    int status = COMPARE_OK, sig = 0;
+    if (!lv->quiet) {
+        print_header(lv);
+    }
+    for (unsigned k = 0; k < lv->rounds; k++) {
+        int got = live_block(lv, k, &g);
+        if (got != 0) {
+            sig = got > 0 ? got : 0;
+            status = got < 0 ? COMPARE_CROSSED : status;
+            break;
+        }
+        lv->done++;
+    }
+    if (lv->done > 0 && status == COMPARE_OK) {
+        status = live_conclude(lv);
+    }
+    if (sig != 0) {
+        printf("interrupted: %s after %u of %u rounds\n", sig == SIGINT ? "SIGINT"
+                                                          : sig == SIGTERM ? "SIGTERM"
+                                                                           : "SIGHUP",
+               lv->done, lv->rounds);
+        fflush(stdout);
+        live_free(lv);
+        signals_die_of(sig);
+    }
+    return status;
+}
+
+int compare_live_main(int argc, char **argv)
+{
+    static struct live lv;
+    sigset_t set;
+    memset(&lv, 0, sizeof(lv));
+    int status = parse_live(argc, argv, &lv);
+    status = status == COMPARE_OK ? prepare_sides(&lv) : status;
+    status = status == COMPARE_OK ? check_gate(&lv) : status;
+    if (status == COMPARE_OK) {
+        run_stop_signals(&set); /* the workers inherit them blocked; a run waits for them */
+        pthread_sigmask(SIG_BLOCK, &set, NULL);
+        signal(SIGPIPE, SIG_IGN);
+        status = live_run(&lv);
+    }
+    live_free(&lv);
+    return status;
+}
