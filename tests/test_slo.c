@@ -14,22 +14,22 @@
 static void test_parse_objectives(void **state)
 {
     (void)state;
-    struct slo s[SLO_MAX];
+    struct objective s[SLO_MAX];
     size_t n;
     char err[256];
-    assert_true(slo_parse("p99<1ms", s, &n, err, sizeof(err)));
+    assert_true(objective_parse("p99<1ms", s, &n, err, sizeof(err)));
     assert_int_equal(n, 1);
     assert_true(s[0].pct == 99.0);
     assert_int_equal(s[0].limit_ns, 1000000);
     assert_string_equal(s[0].text, "p99<1ms");
-    assert_true(slo_parse("p50<250us,p99.9<1.5ms,p99.99<2s", s, &n, err, sizeof(err)));
+    assert_true(objective_parse("p50<250us,p99.9<1.5ms,p99.99<2s", s, &n, err, sizeof(err)));
     assert_int_equal(n, 3);
     assert_true(s[0].pct == 50.0);
     assert_int_equal(s[0].limit_ns, 250000);
     assert_true(s[1].pct == 99.9);
     assert_int_equal(s[1].limit_ns, 1500000);
     assert_int_equal(s[2].limit_ns, 2000000000ULL);
-    assert_true(slo_parse("p90<800\xc2\xb5s", s, &n, err, sizeof(err)));
+    assert_true(objective_parse("p90<800\xc2\xb5s", s, &n, err, sizeof(err)));
     assert_int_equal(s[0].limit_ns, 800000);
 }
 
@@ -39,12 +39,12 @@ static void test_refuse_bad_objectives(void **state)
     static const char *const bad[] = {
         "",      "p99",    "99<1ms",   "p99<1",    "p99<1xs",  "p100<1ms", "p0<1ms",  "p99>1ms",
         "p<1ms", "p99<ms", "p99<-1ms", "p99<1ms,", ",p99<1ms", "pa<1ms",   "p99<0ms", "p99 < 1ms"};
-    struct slo s[SLO_MAX];
+    struct objective s[SLO_MAX];
     size_t n;
     char err[256];
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         err[0] = '\0';
-        if (slo_parse(bad[i], s, &n, err, sizeof(err))) {
+        if (objective_parse(bad[i], s, &n, err, sizeof(err))) {
             fail_msg("'%s' was taken", bad[i]);
         }
         assert_true(err[0] != '\0');

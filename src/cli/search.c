@@ -36,10 +36,13 @@
 #define PERIOD_MIN_NS (20 * SLAP_NS_PER_MS)
 #define RESOLUTION 0.05 /* bisection stops within 5% */
 #define MIN_RATE 10.0
+#define CONFIRM_ROUNDS 3 /* the capacity measured again at most this often before the search
+                            says its answer is not stable */
+#define CONFIRM_EXTRA 4  /* steps a search may take again after a confirmation overturned it */
 
 /* What search's own options say; the rest is slap's. */
 struct search_args {
-    struct slo slo[SLO_MAX];
+    struct objective slo[SLO_MAX];
     size_t nslo;
     double start, max_rate;
     unsigned max_steps;
@@ -70,7 +73,7 @@ struct search {
     double total_seconds;
     bool begun;  /* a run measured something */
     char **rest; /* slap's own options, as options_parse read them */
-    char client_why[LIMITS_WHY_MAX];
+    char client_why[LIMITS_WHY_MAX + 32];
 };
 
 static void search_help(FILE *out)
@@ -141,7 +144,7 @@ static int take_search_option(int argc, char **argv, int *i, struct search_args 
     const char *v;
     char err[256];
     if (take(argc, argv, i, "--slo", &v)) {
-        return slo_parse(v, a->slo, &a->nslo, err, sizeof(err)) ? 1 : search_usage(err);
+        return objective_parse(v, a->slo, &a->nslo, err, sizeof(err)) ? 1 : search_usage(err);
     }
     if (take(argc, argv, i, "--step_time", &v)) {
         bool ok = units_parse_duration(v, strlen(v), &a->step_ns) == UNITS_OK && a->step_ns > 0;
@@ -387,14 +390,17 @@ static int measure_once(struct search *s, struct rate_result *res)
 }
 
 /*
- * slap itself limited a step that did not hold: what it found may be slap's, not the
- * server's. The verdict says client and slap's own threads were near saturation or waited
- * for a CPU. (A verdict of client from late sends alone, slap's CPU idle, is a server whose
- * queue grew: the step broke. A step that held despite a busy slap held.)
+ * slap itself was short of CPU at this step: its verdict is client or both, its threads near
+ * saturation or waiting for a CPU. What the step measured is then slap's own delay as much as
+ * the server's, so it is never taken as the server's answer, held or broken. (A verdict of
+ * client from late sends alone, slap's CPU idle, is a server whose queue grew: the step is
+ * the server's. A verdict of rate says the schedule was kept: the step is the server's, its
+ * latencies including what slap waited.)
  */
-static bool client_limited(const struct rate_result *res)
+static bool starved(const struct rate_result *res)
 {
-    return res->judged && res->limit == LIMITS_CLIENT && res->slap_busy && res->verdict != SLO_HELD;
+    return res->judged && res->slap_busy &&
+           (res->limit == LIMITS_CLIENT || res->limit == LIMITS_BOTH);
 }
 
 /* Every run at one rate: lengthened while undecided, up to LENGTHEN times a step. */
@@ -411,7 +417,7 @@ static int measure_rate(struct search *s, double rate, struct rate_result *res)
             return status;
         }
         judge_rate(s, res);
-        if (res->verdict != SLO_UNDECIDED || client_limited(res)) {
+        if (res->verdict != SLO_UNDECIDED || starved(res)) {
             break;
         }
     }
@@ -420,9 +426,14 @@ static int measure_rate(struct search *s, double rate, struct rate_result *res)
 
 /* ---- the search ----------------------------------------------------------------------- */
 
-static const char *verdict_word(enum slo_verdict v)
+/* The Objective column: held, broken, undecided, or starved (slap short of CPU: not the
+ * server's answer). */
+static const char *verdict_word(const struct rate_result *res)
 {
-    return v == SLO_HELD ? "held" : v == SLO_BROKEN ? "broken" : "undecided";
+    if (starved(res)) {
+        return "starved";
+    }
+    return res->verdict == SLO_HELD ? "held" : res->verdict == SLO_BROKEN ? "broken" : "undecided";
 }
 
 /* The objectives for the output layer, pointing into a. */
@@ -453,7 +464,7 @@ static void keep_step(struct search *s, const struct rate_result *res)
     }
     struct results_step *kept = &((struct results_step *)s->doc.steps.items)[s->doc.steps.n - 1];
     snprintf(kept->limited_by, sizeof(kept->limited_by), "%s", res->limited_by);
-    snprintf(kept->slo, sizeof(kept->slo), "%s", verdict_word(res->verdict));
+    snprintf(kept->slo, sizeof(kept->slo), "%s", verdict_word(res));
     stats_merge(s->doc.global, s->acc);
     s->total_seconds += s->seconds;
 }
@@ -511,46 +522,140 @@ static int save_doc(struct search *s, int status)
                                                                             : status;
 }
 
-/* The steps, one row each, until the search ends; its end into *end. A signal's number
- * (negative) or SEARCH_FAILED when a step could not run. */
+/* One step at rate: measured (once more when slap was short of CPU), its row printed and
+ * kept. SEARCH_OK, or a signal's number (negative) or SEARCH_FAILED. */
+static int step_at(struct search *s, const struct search_objectives *slo, double rate,
+                   struct rate_result *res)
+{
+    for (int attempt = 0; attempt < 2; attempt++) {
+        int status = measure_rate(s, rate, res);
+        if (status != SEARCH_OK) {
+            return status;
+        }
+        keep_step(s, res);
+        struct report_search_step row = {rate,           res->achieved,     s->seconds, res->ci,
+                                         verdict_word(res), res->limited_by};
+        if (!s->opts.quiet) {
+            report_search_row(s->out, slo, &row);
+        }
+        if (!starved(res)) {
+            break;
+        }
+    }
+    return SEARCH_OK;
+}
+
+/* The search ends at rate, where slap was short of CPU twice: why, for its last lines. */
+static bool stop_starved(struct search *s, struct report_search_end *end, double rate,
+                         const struct rate_result *res)
+{
+    end->client_limit = rate;
+    snprintf(s->client_why, sizeof(s->client_why), "limited_by %s: %s", res->limited_by,
+             res->why);
+    end->client_why = s->client_why;
+    return true;
+}
+
+/* The search proper: steps until it narrows (or its budget ends, or slap is starved).
+ * *stop is set when a step was starved twice. */
+static int search_narrow(struct search *s, const struct search_objectives *slo,
+                         struct search_state *st, enum search_next *next,
+                         struct report_search_end *end, struct rate_result *best, bool *stop)
+{
+    static struct rate_result res;
+    while (*next == SEARCH_TRY) {
+        double rate = st->rate;
+        int status = step_at(s, slo, rate, &res);
+        if (status != SEARCH_OK) {
+            return status;
+        }
+        end->lowest_tried = fmin(end->lowest_tried, rate);
+        if (starved(&res)) {
+            *stop = stop_starved(s, end, rate, &res);
+            return SEARCH_OK;
+        }
+        *next = search_record(st, rate, res.verdict == SLO_HELD);
+        if (res.verdict == SLO_HELD && st->held == rate) {
+            *best = res;
+        }
+    }
+    return SEARCH_OK;
+}
+
+/*
+ * The capacity measured again, and the rate broken just above it: the same verdicts confirm
+ * it. A verdict overturned (noise larger than the search's resolution) sends the search on
+ * from what every rate said last. *confirmed when both held to their verdicts; *stop when
+ * slap was starved.
+ */
+static int confirm(struct search *s, const struct search_objectives *slo, struct search_state *st,
+                   struct rate_result *best, bool *confirmed, bool *stop,
+                   struct report_search_end *end)
+{
+    static struct rate_result res;
+    double held = st->held, broken = st->broken;
+    double rates[2] = {held, broken};
+    if (!s->opts.quiet) {
+        if (broken > 0) {
+            fprintf(s->out, "confirming: %.0f ops/s again, and %.0f ops/s above it\n", held,
+                    broken);
+        } else {
+            fprintf(s->out, "confirming: %.0f ops/s again\n", held);
+        }
+    }
+    for (int i = 0; i < 2 && rates[i] > 0; i++) {
+        int status = step_at(s, slo, rates[i], &res);
+        if (status != SEARCH_OK) {
+            return status;
+        }
+        if (starved(&res)) {
+            *stop = stop_starved(s, end, rates[i], &res);
+            return SEARCH_OK;
+        }
+        (void)search_record(st, rates[i], res.verdict == SLO_HELD);
+        if (rates[i] == held && res.verdict == SLO_HELD) {
+            *best = res; /* the capacity's figures: its latest measurement */
+        }
+        if (st->held != held) {
+            break; /* the capacity did not hold again: no use measuring above it */
+        }
+    }
+    *confirmed = st->held == held && st->broken == broken;
+    return SEARCH_OK;
+}
+
+/* The steps, one row each, until the search ends, then its confirmation; its end into *end.
+ * A signal's number (negative) or SEARCH_FAILED when a step could not run. */
 static int search_steps(struct search *s, const struct search_objectives *slo,
                         struct report_search_end *end, struct rate_result *best)
 {
     struct search_state st;
-    struct rate_result res;
     enum search_next next = SEARCH_TRY;
+    bool stop = false, confirmed = false;
+    unsigned rounds = 0;
     search_start(&st, s->args.start, MIN_RATE, s->args.max_rate, s->args.max_steps, RESOLUTION);
     end->lowest_tried = st.rate;
     end->max_rate = s->args.max_rate;
-    while (next == SEARCH_TRY) {
-        double rate = st.rate;
-        int status = measure_rate(s, rate, &res);
+    for (;;) {
+        int status = search_narrow(s, slo, &st, &next, end, best, &stop);
+        if (status == SEARCH_OK && !stop && st.held > 0 && rounds < CONFIRM_ROUNDS) {
+            rounds++;
+            status = confirm(s, slo, &st, best, &confirmed, &stop, end);
+        }
         if (status != SEARCH_OK) {
             return status;
         }
-        keep_step(s, &res);
-        struct report_search_step row = {
-            rate, res.achieved, s->seconds, res.ci, verdict_word(res.verdict), res.limited_by};
-        if (!s->opts.quiet) {
-            report_search_row(s->out, slo, &row);
-        }
-        bool held = res.verdict == SLO_HELD;
-        next = search_record(&st, rate, held);
-        if (held && st.held == rate) {
-            *best = res;
-        }
-        end->lowest_tried = fmin(end->lowest_tried, rate);
-        if (client_limited(&res)) {
-            end->client_limit = rate;
-            snprintf(s->client_why, sizeof(s->client_why), "%s", res.why);
-            end->client_why = s->client_why;
+        if (stop || confirmed || st.held <= 0 || rounds == CONFIRM_ROUNDS) {
             break;
         }
+        next = search_continue(&st, CONFIRM_EXTRA);
     }
     end->capacity = st.held;
     end->ci = st.held > 0 ? best->ci : NULL;
     end->lowest_broken = st.broken;
     end->exhausted = next == SEARCH_EXHAUSTED;
+    end->confirmed = confirmed;
+    end->confirmations = rounds;
     return SEARCH_OK;
 }
 
@@ -588,7 +693,8 @@ static int search_run(struct search *s)
                                                 .capacity_tps = end.capacity,
                                                 .lowest_broken = end.lowest_broken,
                                                 .exhausted = end.exhausted,
-                                                .client_limit = end.client_limit};
+                                                .client_limit = end.client_limit,
+                                                .confirmed = end.confirmed};
         snprintf(s->doc.search.objectives, sizeof(s->doc.search.objectives), "%s",
                  ov.view.text);
     }

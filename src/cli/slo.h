@@ -1,4 +1,4 @@
-/* slap search's pure parts: the objective ('p99<1ms') and the next rate from held and broken. */
+/* slap search's pure parts: a step's verdict on an objective and the next rate from held and broken. */
 #ifndef SLAP_SLO_H
 #define SLAP_SLO_H
 
@@ -7,19 +7,9 @@
 #include <stdint.h>
 
 #include "slap/base/confidence.h"
+#include "slap/base/objective.h"
 
-#define SLO_MAX 8 /* objectives in one --slo */
-
-/* One objective: percentile pct below limit_ns. */
-struct slo {
-    double pct; /* (0, 100) */
-    uint64_t limit_ns;
-    char text[32]; /* as given, "p99<1ms" */
-};
-
-/* 'p99<1ms' or several comma-separated ('p50<200us,p99.9<5ms'): units us (or µs), ms, s.
- * false with err (one line) when the text is not that. */
-bool slo_parse(const char *text, struct slo *out, size_t *n, char *err, size_t err_len);
+#define SLO_MAX OBJECTIVES_MAX
 
 /* What one step's interval says of an objective. */
 enum slo_verdict {
@@ -30,16 +20,21 @@ enum slo_verdict {
 enum slo_verdict slo_judge(const struct ci_result *ci, uint64_t limit_ns);
 
 /* The search over rates: a ramp (doubling from start) until a rate breaks the objective,
- * then bisection between the highest held and the lowest broken. */
+ * then bisection between the highest held and the lowest broken. Every rate's latest verdict
+ * is kept, so that a rate measured again (a confirmation) can overturn what it said. */
+#define SEARCH_HISTORY 256
 struct search_state {
     double rate;       /* the rate to try next */
-    double held;       /* the highest rate held (0: none yet) */
+    double held;       /* the highest rate held below every broken one (0: none yet) */
     double broken;     /* the lowest rate broken (0: none yet) */
     double max_rate;   /* never beyond */
     double min_rate;   /* never below: a search that breaks here ends with capacity 0 */
     double resolution; /* stop when (broken - held) / held is at most this */
     unsigned steps;    /* recorded so far */
     unsigned max_steps;
+    size_t n;                          /* rates measured */
+    double rates[SEARCH_HISTORY];      /* each rate measured */
+    bool held_at[SEARCH_HISTORY];      /* its latest verdict */
 };
 
 enum search_next {
@@ -52,5 +47,8 @@ void search_start(struct search_state *s, double start, double min_rate, double 
                   unsigned max_steps, double resolution);
 /* The step at rate held or broke the objective: what to do next (state->rate set for TRY). */
 enum search_next search_record(struct search_state *s, double rate, bool held);
+/* After a confirmation changed held or broken: go on for at most extra_steps more steps (the
+ * next rate set for TRY). */
+enum search_next search_continue(struct search_state *s, unsigned extra_steps);
 
 #endif

@@ -3,7 +3,9 @@
  *
  *   throughput over time   (runs with periods)     x: seconds    y: requests/s (linear)
  *   latency over time      (runs with periods)     x: seconds    y: p50, p99, p99.9 in us (log)
- *   latency against rate   (sweeps)                x: ops/s      y: p50, p99, p99.9 in us (log)
+ *   latency against rate   (sweeps)                x: ops/s      y: p50, p99, p99.9 in us (log);
+ *                                                                   a search's objectives'
+ *                                                                   percentiles and limits
  *   samples over time      (a --samples file)      x: seconds    y: latency in us (log)
  *   percentile spectrum    (several runs compared) x: nines      y: latency in us (log), with
  *                                                                   the 95% intervals as bands
@@ -20,6 +22,7 @@
 #include <string.h>
 
 #include "slap/base/confidence.h"
+#include "slap/base/objective.h"
 
 #define WIDTH 980
 #define PANEL_HEIGHT 320
@@ -35,12 +38,11 @@
 static const char *const palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
                                       "#ff7f0e", "#17becf", "#8c564b", "#e377c2"};
 
-/* The latency percentiles drawn, and their line styles. */
-static const struct {
-    double pct;
-    const char *metric;
-    const char *dash;
-} lines[] = {{50.0, "p50_us", "none"}, {99.0, "p99_us", "7,4"}, {99.9, "p99.9_us", "2,3"}};
+/* The latency percentiles drawn unless a search's objectives say others, and the line style
+ * of each place. */
+static const double default_pct[PLOT_LINES] = {50.0, 99.0, 99.9};
+static const char *const dashes[PLOT_LINES] = {"none", "7,4", "2,3"};
+#define OBJECTIVE_DASH "12,4,2,4"
 
 struct axis {
     double lo, hi; /* the range drawn (log axes: log10 of it) */
@@ -302,8 +304,8 @@ static bool points_grow(struct plot_points *pts)
 }
 
 /* A point of a period or a step: x, the rate of its total histogram over seconds, and the
- * percentiles drawn. */
-static enum slap_status points_add(struct plot_points *pts, double x,
+ * run's percentiles. */
+static enum slap_status points_add(const struct plot_run *run, struct plot_points *pts, double x,
                                    const struct results_sparse *lat, double seconds)
 {
     static struct hist h; /* main thread only */
@@ -316,33 +318,51 @@ static enum slap_status points_add(struct plot_points *pts, double x,
     }
     pts->x[pts->n] = x;
     pts->rate[pts->n] = seconds > 0 ? (double)h.count / seconds : 0.0;
-    for (size_t l = 0; l < SLAP_ARRAY_SIZE(lines); l++) {
-        pts->latency[l][pts->n] =
-            (double)hist_percentile_ns(&h, lines[l].pct) / (double)SLAP_NS_PER_US;
+    for (size_t l = 0; l < run->nlines; l++) {
+        pts->latency[l][pts->n] = (double)hist_percentile_ns(&h, run->pct[l]) / (double)SLAP_NS_PER_US;
     }
     pts->n++;
     return SLAP_OK;
 }
 
+void plot_run_begin(struct plot_run *run, const struct results_doc *d)
+{
+    struct objective obj[OBJECTIVES_MAX];
+    size_t n = 0;
+    char err[160];
+    memset(run, 0, sizeof(*run));
+    run->label = d->label;
+    run->target_tps = d->sweep ? 0.0 : d->desc.tps;
+    if (d->search.present && objective_parse(d->search.objectives, obj, &n, err, sizeof(err)) &&
+        n > 0) {
+        run->nlines = n < PLOT_LINES ? n : PLOT_LINES;
+        for (size_t l = 0; l < run->nlines; l++) {
+            run->pct[l] = obj[l].pct;
+            run->limit_us[l] = (double)obj[l].limit_ns / (double)SLAP_NS_PER_US;
+        }
+        return;
+    }
+    run->nlines = PLOT_LINES;
+    memcpy(run->pct, default_pct, sizeof(run->pct));
+}
+
 enum slap_status plot_run_add_period(struct plot_run *run, const struct results_period *p)
 {
-    return points_add(&run->periods, p->elapsed_s, p->lat, p->seconds);
+    return points_add(run, &run->periods, p->elapsed_s, p->lat, p->seconds);
 }
 
 enum slap_status plot_run_add_step(struct plot_run *run, const struct results_step *st)
 {
     uint64_t ops = st->counters.cmd_get + st->counters.cmd_set;
     double achieved = st->seconds > 0 ? (double)ops / st->seconds : 0.0;
-    return points_add(&run->steps, achieved, st->lat, st->seconds);
+    return points_add(run, &run->steps, achieved, st->lat, st->seconds);
 }
 
 enum slap_status plot_run_of(struct plot_run *run, const struct results_doc *d)
 {
     const struct results_period *periods = d->periods.items;
     const struct results_step *steps = d->steps.items;
-    memset(run, 0, sizeof(*run));
-    run->label = d->label;
-    run->target_tps = d->sweep ? 0.0 : d->desc.tps;
+    plot_run_begin(run, d);
     for (size_t i = 0; i < d->periods.n; i++) {
         if (plot_run_add_period(run, &periods[i]) != SLAP_OK) {
             return SLAP_ERROR;
@@ -387,13 +407,18 @@ static void extent(const struct plot_runs *in, enum series_kind kind, double *xl
     *xlo = *ylo = INFINITY;
     *xhi = *yhi = -INFINITY;
     for (size_t d = 0; d < in->nruns; d++) {
-        for (size_t l = 0; l < (kind == SERIES_RATE_OVER_TIME ? 1 : SLAP_ARRAY_SIZE(lines)); l++) {
-            struct series s = series_of(&in->runs[d], kind, l);
+        const struct plot_run *run = &in->runs[d];
+        for (size_t l = 0; l < (kind == SERIES_RATE_OVER_TIME ? 1 : run->nlines); l++) {
+            struct series s = series_of(run, kind, l);
             for (size_t i = 0; i < s.n; i++) {
                 *xlo = fmin(*xlo, s.x[i]);
                 *xhi = fmax(*xhi, s.x[i]);
                 *ylo = fmin(*ylo, s.y[i]);
                 *yhi = fmax(*yhi, s.y[i]);
+            }
+            if (kind == SERIES_LATENCY_BY_RATE && run->limit_us[l] > 0 && run->steps.n > 0) {
+                *ylo = fmin(*ylo, run->limit_us[l]);
+                *yhi = fmax(*yhi, run->limit_us[l]);
             }
         }
     }
@@ -420,6 +445,30 @@ static void draw_target(struct panel *p, const struct plot_run *run, const char 
     legend(p, color, "3,3", run->label, "target");
 }
 
+/* A search's objectives across the rates it tried: a line at each limit. */
+static void draw_objectives(struct panel *p, const struct plot_run *run, const char *color)
+{
+    const struct plot_points *pts = &run->steps;
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < pts->n; i++) {
+        lo = fmin(lo, pts->x[i]);
+        hi = fmax(hi, pts->x[i]);
+    }
+    for (size_t l = 0; l < run->nlines && pts->n > 0; l++) {
+        char metric[48], what[64];
+        if (run->limit_us[l] <= 0) {
+            continue;
+        }
+        double x[2] = {lo, hi}, y[2] = {run->limit_us[l], run->limit_us[l]};
+        struct series s = {2, x, y};
+        snprintf(metric, sizeof(metric), "objective_p%g_us", run->pct[l]);
+        snprintf(what, sizeof(what), "objective: p%g under %g \xc2\xb5s", run->pct[l],
+                 run->limit_us[l]);
+        draw_series(p, &s, run->label, metric, color, OBJECTIVE_DASH);
+        legend(p, color, OBJECTIVE_DASH, run->label, what);
+    }
+}
+
 static void panel_of(const struct plot_runs *in, FILE *out, int *top, enum series_kind kind)
 {
     static const char *const titles[] = {"Throughput over time", "Latency over time",
@@ -437,14 +486,19 @@ static void panel_of(const struct plot_runs *in, FILE *out, int *top, enum serie
     for (size_t d = 0; d < in->nruns; d++) {
         const char *color = palette[d % SLAP_ARRAY_SIZE(palette)];
         const char *label = in->runs[d].label;
-        for (size_t l = 0; l < (latency ? SLAP_ARRAY_SIZE(lines) : 1); l++) {
+        for (size_t l = 0; l < (latency ? in->runs[d].nlines : 1); l++) {
             struct series s = series_of(&in->runs[d], kind, l);
-            const char *dash = latency ? lines[l].dash : "none";
-            draw_series(&p, &s, label, latency ? lines[l].metric : "rate", color, dash);
-            legend(&p, color, dash, label, latency ? lines[l].metric : "requests/s");
+            const char *dash = latency ? dashes[l] : "none";
+            char metric[32];
+            snprintf(metric, sizeof(metric), "p%g_us", in->runs[d].pct[l]);
+            draw_series(&p, &s, label, latency ? metric : "rate", color, dash);
+            legend(&p, color, dash, label, latency ? metric : "requests/s");
         }
         if (kind == SERIES_RATE_OVER_TIME) {
             draw_target(&p, &in->runs[d], color);
+        }
+        if (kind == SERIES_LATENCY_BY_RATE) {
+            draw_objectives(&p, &in->runs[d], color);
         }
     }
     *top += PANEL_HEIGHT;

@@ -98,8 +98,8 @@ static void print_stop(FILE *out, const struct report_search_end *end)
 {
     if (end->client_limit > 0) {
         fprintf(out,
-                "search: stopped at %.0f ops/s, where slap (the client), not the server, "
-                "became the limit: %s\n",
+                "search: stopped at %.0f ops/s, where slap itself was short of CPU (measured "
+                "twice), so that step measured slap's own delay as much as the server's: %s\n",
                 end->client_limit, end->client_why != NULL ? end->client_why : "");
     } else if (end->exhausted) {
         fprintf(out, "search: stopped after its last step (--max_steps) before it narrowed "
@@ -112,6 +112,36 @@ static void print_stop(FILE *out, const struct report_search_end *end)
     }
 }
 
+/* No capacity to print: why. */
+static void print_none(FILE *out, const struct search_objectives *slo,
+                       const struct report_search_end *end)
+{
+    if (end->client_limit > 0) {
+        fprintf(out,
+                "capacity: none found: slap itself was short of CPU at %.0f ops/s before %s "
+                "held with confidence; give slap CPUs of its own (see limited_by above)\n",
+                end->client_limit, slo->text);
+    } else {
+        fprintf(out, "capacity: none found: %s did not hold with confidence even at %.0f ops/s\n",
+                slo->text, end->lowest_tried);
+    }
+}
+
+/* Measured again, the capacity or the rate above it changed its verdict every time. */
+static void print_unconfirmed(FILE *out, const struct search_objectives *slo,
+                              const struct report_search_end *end)
+{
+    fprintf(out,
+            "capacity: none confirmed: measured again %u times, %s held and broke by turns "
+            "near %.0f ops/s",
+            end->confirmations, slo->text, end->capacity);
+    if (end->lowest_broken > 0) {
+        fprintf(out, " (last held %.0f, last broken %.0f)", end->capacity, end->lowest_broken);
+    }
+    fprintf(out, ": on this host the answer moves by more than the search's 5%%; give the "
+                 "steps longer (--step_time) or the host less other work\n");
+}
+
 void report_search_end(FILE *out, const struct search_objectives *slo,
                        const struct report_search_end *end)
 {
@@ -119,27 +149,30 @@ void report_search_end(FILE *out, const struct search_objectives *slo,
         fputc('\n', out);
     }
     print_stop(out, end);
-    if (end->capacity <= 0 && end->client_limit > 0) {
-        fprintf(out,
-                "capacity: none found: slap became the limit at %.0f ops/s before %s held "
-                "with confidence\n",
-                end->client_limit, slo->text);
-        fflush(out);
-        return;
-    }
     if (end->capacity <= 0) {
-        fprintf(out, "capacity: none found: %s did not hold with confidence even at %.0f ops/s\n",
-                slo->text, end->lowest_tried);
+        print_none(out, slo, end);
         fflush(out);
         return;
     }
-    fprintf(out, "capacity: %.0f ops/s (", end->capacity);
+    if (!end->confirmed && end->client_limit <= 0) {
+        print_unconfirmed(out, slo, end);
+        fflush(out);
+        return;
+    }
+    fprintf(out, "capacity: %s%.0f ops/s (", end->client_limit > 0 ? "at least " : "",
+            end->capacity);
     print_values(out, slo, end->ci);
-    fprintf(out, " at that rate)\n");
+    fprintf(out, " at that rate");
+    if (end->confirmed && end->lowest_broken > 0) {
+        fprintf(out, "; confirmed: it held again and %.0f ops/s did not", end->lowest_broken);
+    } else if (end->confirmed) {
+        fprintf(out, "; confirmed: it held again");
+    }
+    fprintf(out, ")\n");
     print_intervals(out, slo, end->ci);
     if (end->client_limit > 0) {
-        fprintf(out, "search: the server's capacity is at least that: slap could not offer "
-                     "more\n");
+        fprintf(out, "search: the server's capacity is at least that: above it slap could not "
+                     "measure the server alone\n");
     } else if (end->lowest_broken <= 0 && end->exhausted) {
         fprintf(out, "search: nothing broke %s up to that rate: the capacity is at least that\n",
                 slo->text);

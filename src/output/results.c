@@ -708,10 +708,13 @@ static void json_search(struct json_writer *w, const struct results_doc *d)
     }
     json_open_object(w, "search");
     json_string(w, "objectives", s->objectives);
-    json_rate_or_null(w, "capacity_tps", s->capacity_tps);
+    /* an answer that did not hold when measured again is none */
+    json_rate_or_null(w, "capacity_tps",
+                      s->confirmed || s->client_limit > 0 ? s->capacity_tps : 0.0);
     json_rate_or_null(w, "lowest_broken_tps", s->lowest_broken);
     json_bool(w, "exhausted", s->exhausted);
     json_rate_or_null(w, "client_limit_tps", s->client_limit);
+    json_bool(w, "confirmed", s->confirmed);
     json_close(w);
 }
 

@@ -565,6 +565,38 @@ static int signal_number(const char *name)
     return strcmp(name, "SIGINT") == 0 ? SIGINT : strcmp(name, "SIGHUP") == 0 ? SIGHUP : SIGTERM;
 }
 
+/* A rate or null (0). */
+static double get_rate_or_null(struct reader *r, const struct json_value *obj, const char *key)
+{
+    const struct json_value *v = json_get(obj, key);
+    return v != NULL && v->type == JSON_NULL ? 0.0 : get_double(r, obj, key);
+}
+
+/* slap search's outcome (absent from other documents; "confirmed" from this version on). */
+static void read_search(struct reader *r, const struct json_value *v, struct results_doc *d)
+{
+    struct results_search *s = &d->search;
+    if (v == NULL || r->failed) {
+        return;
+    }
+    const char *objectives = json_to_string(json_get(v, "objectives"));
+    const struct json_value *exhausted = json_get(v, "exhausted");
+    const struct json_value *confirmed = json_get(v, "confirmed");
+    if (v->type != JSON_OBJECT || objectives == NULL || !printable_text(objectives) ||
+        strlen(objectives) >= sizeof(s->objectives)) {
+        bad(r, "search", "not an object with its objectives as text");
+        return;
+    }
+    s->present = true;
+    snprintf(s->objectives, sizeof(s->objectives), "%s", objectives);
+    s->capacity_tps = get_rate_or_null(r, v, "capacity_tps");
+    s->lowest_broken = get_rate_or_null(r, v, "lowest_broken_tps");
+    s->client_limit = get_rate_or_null(r, v, "client_limit_tps");
+    s->exhausted = exhausted != NULL && exhausted->type == JSON_TRUE;
+    /* older files: a capacity was given only when found */
+    s->confirmed = confirmed != NULL ? confirmed->type == JSON_TRUE : s->capacity_tps > 0;
+}
+
 /* The members of the top level, in the order results_write_json writes them. */
 static void read_top(struct reader *r, const struct json_value *root, struct results_doc *d)
 {
@@ -607,6 +639,7 @@ static void read_top(struct reader *r, const struct json_value *root, struct res
     }
     read_servers(r, get_typed(r, root, "servers", JSON_ARRAY), d);
     read_limits(r, json_get(root, "limits"), d);
+    read_search(r, json_get(root, "search"), d);
 }
 
 /* The document without its periods' elements (results_split's head) into d. */

@@ -109,8 +109,7 @@ static enum slap_status save_svg(const char *path, const struct results_sink_inp
     const struct results_doc *d = in->doc;
     const struct results_step *steps = d->steps.items;
     struct sink_job job = {.in = in};
-    job.run.label = d->label;
-    job.run.target_tps = d->sweep ? 0.0 : d->desc.tps;
+    plot_run_begin(&job.run, d);
     snprintf(err, err_len, "out of memory");
     enum slap_status st = walk_periods(&job, svg_point, err, err_len);
     for (size_t i = 0; st == SLAP_OK && i < d->steps.n; i++) {

@@ -17,15 +17,16 @@ import xml.etree.ElementTree as ET
 
 from cases_results import validate
 from harness import check, Failure, free_port, Memcached, run_slap, Skip
-from cases_limits import pin
+from cases_limits import CpuHog, pin
 from cases_tools import complete
 
 ROW = re.compile(r"^(\d+)\s+(\d+)\s+(\d+)\s+(\[\d+, \d+\]|needs \d+ reqs|not estimable)\s+"
-                 r"([\d.]+)\s+(held|broken|undecided)\s+([a-z-]+)$", re.M)
-CAPACITY = re.compile(r"^capacity: (\d+) ops/s \(p(\S+) (\d+) \xb5s at that rate\)$", re.M)
+                 r"([\d.]+)\s+(held|broken|undecided|starved)\s+([a-z-]+)$", re.M)
+CAPACITY = re.compile(r"^capacity: (\d+) ops/s \(p(\S+) (\d+) \xb5s at that rate; confirmed: "
+                      r"it held again( and \d+ ops/s did not)?\)$", re.M)
 SVG = "{http://www.w3.org/2000/svg}"
 SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)  # Linux
-CLIENT = "where slap (the client), not the server, became the limit"
+CLIENT = "where slap itself was short of CPU (measured twice)"
 
 
 class QueueServer:
@@ -188,7 +189,18 @@ def case_search_known_capacity():
               "JSON steps' verdicts %r, rows %r" % ([s["slo"] for s in doc["steps"]], rows))
         check(doc["search"]["objectives"] == "p50<40ms" and
               abs(doc["search"]["capacity_tps"] - capacity) < 1 and
-              doc["search"]["client_limit_tps"] is None, "JSON search %r" % doc["search"])
+              doc["search"]["client_limit_tps"] is None and doc["search"]["confirmed"] is True,
+              "JSON search %r" % doc["search"])
+        # the capacity was measured again, and the rate above it: the last rows, after the
+        # line that says so, hold and break as before
+        m = re.search(r"^confirming: (\d+) ops/s again, and (\d+) ops/s above it\n"
+                      r"(.*\n)(.*\n)\n", out, re.M)
+        check(m is not None and int(m.group(1)) == capacity, "no confirmation:\n%s" % out)
+        again, above = ROW.match(m.group(3)), ROW.match(m.group(4))
+        check(again and above and int(again.group(1)) == capacity and again.group(6) == "held"
+              and int(above.group(1)) == int(m.group(2)) and
+              above.group(6) in ("broken", "undecided"),
+              "the confirmation's rows:\n%s" % out)
     finally:
         server.stop()
         shutil.rmtree(d)
@@ -213,17 +225,75 @@ def case_search_memcached_pinned():
         check(rc == 0, "exit status %d: %s" % (rc, err))
         rows = ROW.findall(out)
         check(rows and int(rows[0][0]) == 5000, "the first step is --start:\n%s" % out)
-        check(re.search(r"^capacity: (\d+ ops/s \(p99 \d+ \xb5s at that rate\)|none found)", out,
-                        re.M), "no capacity line:\n%s" % out)
-        # a step held despite a busy slap held; one that did not may be slap's doing
-        client = [i for i, r in enumerate(rows) if r[6] == "client" and r[5] != "held"]
-        if client and CLIENT in out:
-            check(client[0] == len(rows) - 1, "the search went on after slap became the limit")
+        check(re.search(r"^capacity: ((at least )?\d+ ops/s \(p99 \d+ \xb5s at that rate|none "
+                        r"found|none confirmed)", out, re.M), "no capacity line:\n%s" % out)
+        # a step where slap was short of CPU (client or both) is starved, never the server's
+        # answer: measured again at once, and a second starved step ends the search
+        for i, r in enumerate(rows):
+            if r[5] == "starved":
+                check(r[6] in ("client", "both"), "starved, limited by %s: %r" % (r[6], r))
+            if r[5] == "starved" and i + 1 < len(rows):
+                check(rows[i + 1][0] == r[0], "a starved step not measured again:\n%s" % out)
+        if CLIENT in out:
+            check(rows[-1][5] == "starved" and rows[-2][5] == "starved" and
+                  rows[-1][0] == rows[-2][0], "stopped without two starved steps:\n%s" % out)
         else:
-            check(CLIENT not in out, "said slap was the limit when no step says so")
+            check(not (len(rows) > 1 and rows[-1][5] == rows[-2][5] == "starved" and
+                       rows[-1][0] == rows[-2][0]), "went on after slap was starved twice")
+        # the picture: the objective's percentile against the rate, and the objective's line
+        root = ET.parse(svg).getroot()
+        metrics = {g.get("data-metric"): g for g in root.iter(SVG + "g")
+                   if g.get("data-metric") is not None}
+        check("p99_us" in metrics and "objective_p99_us" in metrics,
+              "the SVG lacks the objective's percentile or line: %r" % sorted(metrics))
+        check(set(metrics["objective_p99_us"].get("data-y").split()) == {"10000"},
+              "the objective's line is not at 10 ms: %r" % metrics["objective_p99_us"].get("data-y"))
         png = os.path.join(d, "s.png")
         r = subprocess.run(["rsvg-convert", "-o", png, svg], capture_output=True, text=True)
         check(r.returncode == 0 and r.stderr == "", "rsvg-convert failed: %s" % r.stderr)
+    finally:
+        mc.stop()
+        shutil.rmtree(d)
+
+
+def case_search_starved_ends_without_capacity():
+    """memcached -t 1 pinned to CPU 0; slap -T 4 on CPU 1 beside two busy loops there: every
+    step finds slap short of CPU (limited_by client or both), so none is the server's answer.
+    The first step is measured again, starved again, and the search ends without a capacity,
+    saying that slap was short of CPU and why (the verdict's words); the JSON has no capacity
+    and the rate where it stopped. Two tries: a step the loops happen to spare is the
+    server's, and then the search goes on."""
+    if (os.cpu_count() or 1) < 2:
+        raise Skip("one CPU: slap and the server cannot be pinned apart")
+    mc = Memcached(extra=("-t", "1"))
+    d = tempfile.mkdtemp()
+    try:
+        pin(mc.proc.pid, 0)
+        path = os.path.join(d, "s.json")
+        for attempt in range(2):
+            with CpuHog(1), CpuHog(1):
+                rc, out, err = run_slap(["search", "--slo", "p99<10ms", "-s", mc.addr, "-T", "4",
+                                         "-c", "32", "--step_time", "1s", "--start", "5000",
+                                         "--max_steps", "4", "--json", path],
+                                        prefix=("taskset", "-c", "1"), timeout=120)
+            check(rc == 0, "exit status %d: %s" % (rc, err))
+            if CLIENT in out:
+                break
+        rows = ROW.findall(out)
+        check(len(rows) == 2 and all(r[5] == "starved" and r[6] in ("client", "both") and
+                                     r[0] == "5000" for r in rows),
+              "not two starved steps at 5000 ops/s:\n%s" % out)
+        check(re.search(r"^search: stopped at 5000 ops/s, where slap itself was short of CPU "
+                        r"\(measured twice\).*: limited_by (client|both): slap's threads waited "
+                        r"for a CPU", out, re.M), "the stop is not explained:\n%s" % out)
+        check(re.search(r"^capacity: none found: slap itself was short of CPU at 5000 ops/s", out,
+                        re.M), "a capacity from starved steps:\n%s" % out)
+        doc = json.load(open(path))
+        validate(doc)
+        check(doc["search"]["capacity_tps"] is None and doc["search"]["client_limit_tps"] == 5000
+              and doc["search"]["confirmed"] is False, "JSON search %r" % doc["search"])
+        check([s["slo"] for s in doc["steps"]] == ["starved", "starved"],
+              "JSON steps %r" % [s["slo"] for s in doc["steps"]])
     finally:
         mc.stop()
         shutil.rmtree(d)

@@ -23,7 +23,7 @@ struct plot_input {
 void plot_svg(FILE *out, const void *in);
 
 /* What a run draws, without its periods held: per period (or step), x (elapsed_s; a step's
- * achieved ops/s), the rate and the latency percentiles drawn (p50, p99, p99.9, in us). */
+ * achieved ops/s), the rate and the latency percentiles drawn (the run's, in us). */
 #define PLOT_LINES 3
 struct plot_points {
     size_t n;
@@ -35,10 +35,16 @@ struct plot_points {
 struct plot_run {
     const char *label; /* not copied */
     double target_tps; /* an open-loop run's target rate, drawn over its throughput; 0: none */
+    size_t nlines;     /* the latency percentiles drawn: */
+    double pct[PLOT_LINES];      /* p50, p99, p99.9; a search's objectives' */
+    double limit_us[PLOT_LINES]; /* a search's objectives' limits, drawn as lines; 0: none */
     struct plot_points periods;
     struct plot_points steps;
 };
-/* A period's or a step's point added (an empty run is zeroed); SLAP_ERROR when out of memory. */
+/* An empty run of d's: its label, target and the percentiles it draws (a search: its
+ * objectives' percentiles and limits). */
+void plot_run_begin(struct plot_run *run, const struct results_doc *d);
+/* A period's or a step's point added (the run begun); SLAP_ERROR when out of memory. */
 enum slap_status plot_run_add_period(struct plot_run *run, const struct results_period *p);
 enum slap_status plot_run_add_step(struct plot_run *run, const struct results_step *st);
 /* Every point of d (its label, periods and steps) into run; plot_run_free releases it. */

@@ -30,7 +30,7 @@ struct report_search_step {
     double achieved;
     double seconds;             /* measured at this rate (lengthened: all of it) */
     const struct ci_result *ci; /* one per objective */
-    const char *verdict;        /* "held", "broken", "undecided" */
+    const char *verdict;        /* "held", "broken", "undecided", "starved" */
     const char *limited_by;     /* a limits_verdict_name; "-" when NULL or empty */
 };
 void report_search_row(FILE *out, const struct search_objectives *slo,
@@ -44,8 +44,10 @@ struct report_search_end {
     double lowest_tried;
     double max_rate;
     bool exhausted;         /* the step budget ran out before the resolution */
-    double client_limit;    /* > 0: slap became the limit at this rate */
+    double client_limit;    /* > 0: slap itself was short of CPU at this rate (twice) */
     const char *client_why; /* and why */
+    bool confirmed;         /* the capacity held again and the rate above it broke again */
+    unsigned confirmations; /* times the capacity was measured again */
     bool alone;             /* no table above (-q): no blank line first */
 };
 void report_search_end(FILE *out, const struct search_objectives *slo,

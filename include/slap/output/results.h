@@ -100,7 +100,8 @@ struct results_search {
     double capacity_tps;    /* the highest rate held; 0: none */
     double lowest_broken;   /* the lowest rate broken; 0: none */
     bool exhausted;         /* the step budget ran out before the resolution */
-    double client_limit;    /* > 0: slap became the limit at this rate */
+    double client_limit;    /* > 0: slap itself was short of CPU at this rate */
+    bool confirmed;         /* the capacity measured again held, the rate above it broke */
 };
 
 struct results_doc {
