@@ -628,8 +628,9 @@ struct sweep_doc {
     double seconds;
 };
 
+/* The step into the document, its intervals and what limited it (when judged) handed over. */
 static void sweep_keep(struct sweep_doc *sd, const struct run *r, const struct report_step *row,
-                       bool first, struct intervals **iv)
+                       bool first, struct intervals **iv, struct limits *limits)
 {
     if (!sd->outs.want_doc) {
         return;
@@ -641,6 +642,11 @@ static void sweep_keep(struct sweep_doc *sd, const struct run *r, const struct r
         *iv = NULL;
         snprintf(kept->limited_by, sizeof(kept->limited_by), "%s", row->limited_by);
         kept->interrupted = row->interrupted;
+        kept->has_limits = row->limited_by[0] != '\0';
+        if (kept->has_limits) {
+            kept->limits = *limits;
+            memset(limits, 0, sizeof(*limits));
+        }
     }
     stats_merge(sd->outs.doc.global, &r->global);
     sd->seconds += row->seconds;
@@ -733,7 +739,6 @@ static int sweep_row(struct sweep_doc *sd, const struct run *r, const struct sla
     /* a signal cut it short; one after its measured part (in the drain) left it whole */
     row.interrupted =
         r->signal != 0 && row.seconds * (double)SLAP_NS_PER_SEC + 1e6 < (double)opts->step_time_ns;
-    limits_free(&limits);
     if (!opts->quiet) {
         if (!*columns) {
             report_sweep_columns(out, &sd->outs.doc.desc);
@@ -741,7 +746,8 @@ static int sweep_row(struct sweep_doc *sd, const struct run *r, const struct sla
         }
         report_sweep_row(out, &sd->outs.doc.desc, &row);
     }
-    sweep_keep(sd, r, &row, first, iv);
+    sweep_keep(sd, r, &row, first, iv, &limits);
+    limits_free(&limits);
     return check_max_errors(opts, &r->global, verdict(r)) != EXIT_RUN_OK ? EXIT_RUN_FAILED : status;
 }
 

@@ -86,6 +86,7 @@ void results_doc_free(struct results_doc *d)
             intervals_free(steps[i].intervals);
             free(steps[i].intervals);
         }
+        limits_free(&steps[i].limits);
     }
     if (d->intervals != NULL) {
         intervals_free(d->intervals);
@@ -659,6 +660,8 @@ static void json_period(struct json_writer *w, const struct results_doc *d, uint
     json_close(w);
 }
 
+static void json_limits_object(struct json_writer *w, const struct limits *l);
+
 static void json_steps(struct json_writer *w, const struct results_doc *d)
 {
     uint32_t types = results_doc_types(d);
@@ -676,6 +679,9 @@ static void json_steps(struct json_writer *w, const struct results_doc *d)
         }
         if (s->slo[0] != '\0') {
             json_string(w, "slo", s->slo);
+        }
+        if (s->has_limits) {
+            json_limits_object(w, &s->limits);
         }
         json_bool(w, "interrupted", s->interrupted);
         json_double(w, "seconds", s->seconds);

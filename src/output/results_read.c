@@ -252,6 +252,9 @@ static void read_step_marks(struct reader *r, const struct json_value *item,
     }
 }
 
+static void read_step_limits(struct reader *r, const struct json_value *item,
+                             struct results_step *step);
+
 /* What an element of a list is: a period, a --sweep step or a --rounds round. */
 enum item_kind { ITEM_PERIOD, ITEM_STEP, ITEM_ROUND };
 static const char *const item_list[] = {"periods", "steps", "rounds"};
@@ -292,7 +295,9 @@ static void read_item(struct reader *r, const struct json_value *item, struct re
         }
     }
     if (st == SLAP_OK && kind == ITEM_STEP) {
-        read_step_marks(r, item, &((struct results_step *)d->steps.items)[d->steps.n - 1]);
+        struct results_step *step = &((struct results_step *)d->steps.items)[d->steps.n - 1];
+        read_step_marks(r, item, step);
+        read_step_limits(r, item, step);
     }
     where_pop(r, where);
 }
@@ -552,6 +557,24 @@ static void read_limits(struct reader *r, const struct json_value *obj, struct r
     if (obj != NULL) {
         d->has_limits = read_limits_into(r, obj, &d->limits);
     }
+}
+
+/* A sweep step's "limits" (absent in documents of older slaps): its verdict must be the step's
+ * limited_by. */
+static void read_step_limits(struct reader *r, const struct json_value *item,
+                             struct results_step *step)
+{
+    const struct json_value *obj = json_get(item, "limits");
+    if (obj == NULL) {
+        return;
+    }
+    size_t where = where_push(r, "limits");
+    step->has_limits = read_limits_into(r, obj, &step->limits);
+    if (step->has_limits && !r->failed &&
+        strcmp(step->limited_by, limits_verdict_name(step->limits.verdict)) != 0) {
+        bad(r, "verdict", "not the step's limited_by");
+    }
+    where_pop(r, where);
 }
 
 /* A label shown in text reports: results_label_problem's rule, the one --label follows. */

@@ -13,7 +13,7 @@ import time
 
 from fakemc import FakeMemcached
 from harness import (PATHS, DelayProxy, Memcached, Skip, check, check_agree, counters, measured,
-                     named, run_line, run_slap)
+                     named, run_line, run_slap, sweep_rows)
 from cases_results import validate
 
 SATURATED = 0.85  # LIMITS_SATURATED in include/slap/engine/limits.h
@@ -588,6 +588,17 @@ def case_limits_through_proxy():
         mc.stop()
 
 
+def check_step_limits(step, word):
+    """A sweep's (or a search's) step: its limits object's verdict is its limited_by and the
+    table's word; its borderline and its words agree."""
+    lim = step.get("limits")
+    check(lim is not None, "the step at %s has no limits, only %s" % (step["target_tps"],
+                                                                    sorted(step)))
+    check(lim["verdict"] == step["limited_by"] == word, "step %s: verdict %s, limited_by %s, "
+          "the table's %s" % (step["target_tps"], lim["verdict"], step["limited_by"], word))
+    check_borderline(lim)
+
+
 def check_borderline(lim):
     """A limits object's borderline: null with no figure and no such words, or the verdict
     named first in its words with a figure within its band of its line."""
@@ -599,6 +610,92 @@ def check_borderline(lim):
     check(other != lim["verdict"], "borderline with itself: %r" % lim)
     check(lim["why"].startswith("borderline with %s: " % other), "words: %s" % lim["why"])
     check(abs(figure["value"] - figure["line"]) < figure["band"], "not near: %r" % figure)
+
+
+def case_sweep_steps_judged(mc):
+    """Each step of a --sweep's JSON has its own limits object, as a run's: valid by the schema,
+    its verdict the table's Limited_by. slap merge of two hosts' sweeps judges each step again
+    over both hosts (its servers read by each, its clients' threads summed, the merged table's
+    word its verdict); a host's file whose steps have no limits (an older slap's) still merges,
+    and the merged steps then have none."""
+    d = tempfile.mkdtemp(prefix="slap-limits-")
+    try:
+        hosts = []
+        for i in range(2):
+            path = os.path.join(d, "h%d.json" % i)
+            rc, out, err = run_slap(["-s", mc.addr, "--sweep", "1k:2k:1k", "--step_time", "1s",
+                                     "-c", "4", "--label", "h%d" % i, "--json", path])
+            check(rc == 0, "sweep %d: exit %d: %s" % (i, rc, err))
+            with open(path) as f:
+                doc = json.load(f)
+            validate(doc)
+            check("limits" not in doc, "a sweep's limits are its steps'")
+            rows = sweep_rows(out, 4)
+            check(len(rows) == len(doc["steps"]) == 2, "rows %r" % rows)
+            for row, step in zip(rows, doc["steps"]):
+                check_step_limits(step, row[4])
+                check([s["label"] for s in step["limits"]["servers"]] == ["h%d" % i],
+                      "the step's servers %r" % step["limits"]["servers"])
+            hosts.append(doc)
+        m = os.path.join(d, "m.json")
+        rc, out, err = run_slap(["merge", os.path.join(d, "h0.json"), os.path.join(d, "h1.json"),
+                                 "--json", m])
+        check(rc == 0, "merge: exit %d: %s" % (rc, err))
+        with open(m) as f:
+            merged = json.load(f)
+        validate(merged)
+        rows = sweep_rows(out, 4)
+        check(len(rows) == len(merged["steps"]) == 2, "merged rows %r" % rows)
+        for k, (row, step) in enumerate(zip(rows, merged["steps"])):
+            check_step_limits(step, row[4])
+            lim = step["limits"]
+            check(sorted(s["label"] for s in lim["servers"]) == ["h0", "h1"],
+                  "merged step %d's servers %r" % (k, lim["servers"]))
+            threads = sum(h["steps"][k]["limits"]["client"]["threads"] for h in hosts)
+            check(lim["client"]["threads"] == threads, "merged step %d's threads %d, the hosts' "
+                  "%d" % (k, lim["client"]["threads"], threads))
+        old = hosts[1]
+        for step in old["steps"]:
+            del step["limits"]
+        with open(os.path.join(d, "old.json"), "w") as f:
+            json.dump(old, f)
+        rc, out, err = run_slap(["merge", os.path.join(d, "h0.json"), os.path.join(d, "old.json"),
+                                 "--json", m])
+        check(rc == 0, "merge with an older file: exit %d: %s" % (rc, err))
+        with open(m) as f:
+            merged = json.load(f)
+        validate(merged)
+        check(all("limits" not in s for s in merged["steps"]), "merged steps judged without one "
+              "host's figures: %r" % [s.get("limits") for s in merged["steps"]])
+        check([s["limited_by"] for s in merged["steps"]] ==
+              [a["limited_by"] if a["limited_by"] == b["limited_by"] else "mixed"
+               for a, b in zip(hosts[0]["steps"], old["steps"])],
+              "merged words %r" % [s["limited_by"] for s in merged["steps"]])
+    finally:
+        shutil.rmtree(d)
+
+
+def case_search_steps_judged(mc):
+    """slap search writes its steps as a sweep's: each with its limits object, its verdict the
+    step's limited_by (the table's word)."""
+    d = tempfile.mkdtemp(prefix="slap-limits-")
+    try:
+        path = os.path.join(d, "s.json")
+        rc, out, err = run_slap(["search", "--slo", "p50<1s", "-s", mc.addr, "-c", "4",
+                                 "--step_time", "1s", "--start", "1000", "--max_steps", "2",
+                                 "--json", path])
+        check(rc == 0, "exit status %d: %s" % (rc, err))
+        with open(path) as f:
+            doc = json.load(f)
+        validate(doc)
+        check(len(doc["steps"]) == 2, "steps %r" % [s["target_tps"] for s in doc["steps"]])
+        for step in doc["steps"]:
+            check(re.search(r"^%d\s.*\s%s\s*$" % (step["target_tps"], step["limited_by"]), out,
+                            re.M), "no row of %s ending %s:\n%s" % (step["target_tps"],
+                                                                   step["limited_by"], out))
+            check_step_limits(step, step["limited_by"])
+    finally:
+        shutil.rmtree(d)
 
 
 def near_line_run(mc, path):
