@@ -489,8 +489,8 @@ def case_open_loop_client_lag(mc):
     check(sent >= c["cmd_get"] + c["cmd_set"], "the server counted what slap counted")
     check(rc == 0, "the server answered what it was sent; slap's lag must not fail the run: "
           "exit %d: %s" % (rc, err))
-    check("client lag: %d of the requests never sent" % c["client_lag"] in err,
-          "standard error names slap's lag: %r" % err)
+    check("slap: client lag: %d of the requests never sent" % c["client_lag"] in err,
+          "standard error names slap's lag (a plain run's line names no step): %r" % err)
     check("unanswered by the server" not in err, "%r" % err)
     lim = limits(out)
     check(lim["verdict"] == "client" and "could not keep the -P schedule" in lim["why"],
@@ -805,3 +805,36 @@ def case_limits_borderline_read_back(mc):
               "a borderline that is no verdict: exit %d, %r" % (rc, err))
     finally:
         shutil.rmtree(d)
+
+
+def case_sweep_client_lag_names_its_step(mc):
+    """A sweep whose slap cannot keep its schedule (held to 5% of a CPU by a cgroup quota, or
+    pinned beside a busy loop where there is none): standard error's client lag and unanswered
+    lines name their step by its rate, and none is a plain run's."""
+    quota = CpuQuota(0.05) if os.geteuid() == 0 else None
+    hog = None
+    try:
+        if quota is not None and quota.path is not None:
+            prefix = quota.prefix()
+        elif (os.cpu_count() or 1) >= 2:
+            hog = CpuHog(1)
+            hog.__enter__()
+            prefix = ("taskset", "-c", "1")
+        else:
+            raise Skip("neither a CPU quota cgroup nor a second CPU to hold slap back")
+        rc, out, err = run_slap(["-s", mc.addr, "--sweep", "20k:40k:20k", "--step_time", "1s",
+                                 "-T", "1", "-c", "8"], prefix=prefix)
+    finally:
+        if hog is not None:
+            hog.__exit__()
+        if quota is not None:
+            quota.__exit__()
+    check(rc == 0, "slap's own lag does not fail a sweep: exit %d: %s" % (rc, err))
+    for rate in (20000, 40000):
+        step = "slap: step %d ops/s: " % rate
+        check(re.search(r"^%s\d+ requests? unanswered at the end of the run" % step, err, re.M),
+              "no unanswered line of the step at %d: %r" % (rate, err))
+        check(re.search(r"^%sclient lag: \d+ of the requests never sent" % step, err, re.M),
+              "no client lag line of the step at %d: %r" % (rate, err))
+    check(not re.search(r"^slap: (client lag|\d+ requests? unanswered)", err, re.M),
+          "a line that names no step: %r" % err)
