@@ -383,6 +383,236 @@ static void test_verdict_names(void **state)
     assert_false(limits_verdict_parse(NULL, &v));
 }
 
+/* ---- borderline ------------------------------------------------------------------------ */
+
+/* One line of the rules: a run whose verdict turns on one figure, set by set. */
+struct line_case {
+    const char *figure; /* the borderline's name for it */
+    double line, band;
+    enum limits_verdict below, above; /* the verdict with the figure under its line, and on it */
+    void (*set)(struct limits *l, double figure);
+};
+
+/* slap's wait beside a saturated server: server below the line, both on it. */
+static void set_client_wait(struct limits *l, double v)
+{
+    l->servers[0].busy = 0.97;
+    client_busy(l, 0.20, v);
+}
+
+/* A server on slap's host waiting for a CPU, neither side busy. */
+static void set_server_wait(struct limits *l, double v)
+{
+    l->servers[0].local = true;
+    l->servers[0].pid = 42;
+    l->servers[0].wait_known = true;
+    l->servers[0].wait_max = v;
+}
+
+static void set_client_demand(struct limits *l, double v)
+{
+    client_busy(l, v, 0);
+}
+
+static void set_client_share(struct limits *l, double v)
+{
+    l->client.cpus = 1;
+    l->client.cpu_share = v;
+}
+
+static void set_server_busy(struct limits *l, double v)
+{
+    l->servers[0].busy = v;
+}
+
+/* -P 10000 achieving a share v of it, every client waiting for its answers. */
+static void set_rate_met(struct limits *l, double v)
+{
+    l->target_tps = 10000;
+    l->achieved_tps = v * l->target_tps;
+}
+
+/* -P met while slap waited for a CPU: rate while its sends were on time, client once late. */
+static void set_late(struct limits *l, double v)
+{
+    l->target_tps = 10000;
+    l->achieved_tps = 10000;
+    client_busy(l, 0.05, 0.30);
+    l->send_lag_p99_s = v;
+}
+
+/* Little's law: v of the possible requests in flight, neither side busy. */
+static void set_occupied(struct limits *l, double v)
+{
+    l->in_flight_mean = v * l->in_flight_max;
+}
+
+static const struct line_case line_cases[] = {
+    {"client.cpu_wait_max", LIMITS_STARVED, LIMITS_BAND_WAIT, LIMITS_SERVER, LIMITS_BOTH,
+     set_client_wait},
+    {"servers[0].cpu_wait_max", LIMITS_STARVED, LIMITS_BAND_WAIT, LIMITS_LATENCY, LIMITS_SERVER,
+     set_server_wait},
+    {"client.demand_max", LIMITS_SATURATED, LIMITS_BAND_BUSY, LIMITS_LATENCY, LIMITS_CLIENT,
+     set_client_demand},
+    {"client.cpu_share", LIMITS_SATURATED, LIMITS_BAND_BUSY, LIMITS_LATENCY, LIMITS_CLIENT,
+     set_client_share},
+    {"servers[0].busy", LIMITS_SATURATED, LIMITS_BAND_BUSY, LIMITS_LATENCY, LIMITS_SERVER,
+     set_server_busy},
+    {"achieved_share", LIMITS_RATE_MET, LIMITS_BAND_RATE, LIMITS_LATENCY, LIMITS_RATE,
+     set_rate_met},
+    {"send_lag_p99_s", LIMITS_LATE_NS / 1e9, LIMITS_BAND_LATE, LIMITS_RATE, LIMITS_CLIENT,
+     set_late},
+    {"in_flight_share", LIMITS_OCCUPIED, LIMITS_BAND_OCCUPIED, LIMITS_CLIENT, LIMITS_LATENCY,
+     set_occupied},
+};
+
+/* The run of c with its figure at v, judged: its verdict and borderline checked. */
+static void judge_at(const struct line_case *c, double v, enum limits_verdict want, bool near)
+{
+    struct limits l;
+    make(&l, 1);
+    c->set(&l, v);
+    limits_judge(&l);
+    if (l.verdict != want || l.borderline.near != near) {
+        fail_msg("%s at %g: %s%s, wanted %s%s: %s", c->figure, v, limits_verdict_name(l.verdict),
+                 l.borderline.near ? " (borderline)" : "", limits_verdict_name(want),
+                 near ? " (borderline)" : "", l.why);
+    }
+    if (near) {
+        enum limits_verdict other = want == c->below ? c->above : c->below;
+        char begins[64];
+        snprintf(begins, sizeof(begins), "borderline with %s: ", limits_verdict_name(other));
+        assert_int_equal(l.borderline.with, other);
+        assert_string_equal(l.borderline.figure, c->figure);
+        assert_float_equal(l.borderline.value, v, 1e-12);
+        assert_float_equal(l.borderline.line, c->line, 1e-12);
+        assert_float_equal(l.borderline.band, c->band, 1e-12);
+        assert_memory_equal(l.why, begins, strlen(begins));
+    } else {
+        assert_null(strstr(l.why, "borderline"));
+    }
+    limits_free(&l);
+}
+
+/* Each line: just under it and just on it (within its band) borderline with the verdict of the
+ * other side; two bands away on either side not; the word is the rules' either way. */
+static void test_borderline_each_line(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof(line_cases) / sizeof(line_cases[0]); i++) {
+        const struct line_case *c = &line_cases[i];
+        /* a band wider than its line (the send lag's) has no far side below: none is < 0 */
+        double under = c->line - 0.5 * c->band > 0 ? c->line - 0.5 * c->band : 0.5 * c->line;
+        judge_at(c, under, c->below, true);
+        judge_at(c, c->line + 0.5 * c->band, c->above, true);
+        judge_at(c, c->line - 0.99 * (c->band < c->line ? c->band : c->line), c->below, true);
+        judge_at(c, c->line, c->above, true);
+        if (c->line - 2 * c->band >= 0) {
+            judge_at(c, c->line - 2 * c->band, c->below, false);
+        }
+        judge_at(c, c->line + 2 * c->band, c->above, false);
+    }
+}
+
+/* A figure near its line that decides nothing is no borderline: a server's busy share near
+ * saturation while it waits for a CPU (server either way); slap's wait near the line while it
+ * is saturated beside a starved server (both either way); nothing near a line. */
+static void test_borderline_only_when_deciding(void **state)
+{
+    struct limits l;
+    (void)state;
+    make(&l, 1);
+    set_server_wait(&l, 0.50);
+    l.servers[0].busy = LIMITS_SATURATED - 0.01;
+    limits_judge(&l);
+    assert_int_equal(l.verdict, LIMITS_SERVER);
+    assert_false(l.borderline.near);
+    limits_free(&l);
+    make(&l, 1); /* slap saturated beside a starved server: both, whichever side slap's wait */
+    set_server_wait(&l, 0.50);
+    client_busy(&l, 0.88, LIMITS_STARVED + 0.01);
+    limits_judge(&l);
+    assert_int_equal(l.verdict, LIMITS_BOTH);
+    assert_false(l.borderline.near);
+    limits_free(&l);
+    make(&l, 1); /* nothing near a line */
+    limits_judge(&l);
+    assert_int_equal(l.verdict, LIMITS_LATENCY);
+    assert_false(l.borderline.near);
+    assert_null(strstr(l.why, "borderline"));
+    limits_free(&l);
+}
+
+/* -P: a few requests held by slap (client) are near the line of none; many, or none, are not. */
+static void test_borderline_client_lag(void **state)
+{
+    struct limits l;
+    (void)state;
+    make(&l, 1);
+    l.target_tps = 50000;
+    l.achieved_tps = 50000;
+    l.client_lag = 100; /* of 500000 due */
+    limits_judge(&l);
+    assert_int_equal(l.verdict, LIMITS_CLIENT);
+    assert_true(l.borderline.near);
+    assert_int_equal(l.borderline.with, LIMITS_RATE);
+    assert_string_equal(l.borderline.figure, "client_lag_share");
+    assert_non_null(strstr(l.why, "borderline with rate: 100 requests (0.02% of those due) fell "
+                                  "due while their socket was free and were never sent, near "
+                                  "the line of none; "));
+    limits_free(&l);
+    make(&l, 1);
+    l.target_tps = 50000;
+    l.achieved_tps = 50000;
+    l.client_lag = (uint64_t)(2 * LIMITS_BAND_LAG * 500000);
+    limits_judge(&l);
+    assert_int_equal(l.verdict, LIMITS_CLIENT);
+    assert_false(l.borderline.near);
+    limits_free(&l);
+    make(&l, 1);
+    l.target_tps = 50000;
+    l.achieved_tps = 50000;
+    limits_judge(&l);
+    assert_int_equal(l.verdict, LIMITS_RATE);
+    assert_false(l.borderline.near);
+    limits_free(&l);
+}
+
+/* The words: the other verdict, the figure and its line first, then the verdict's own. */
+static void test_borderline_words(void **state)
+{
+    struct limits l;
+    (void)state;
+    make(&l, 1);
+    set_client_wait(&l, 0.096);
+    l.servers[0].busy = 0.93;
+    limits_judge(&l);
+    assert_int_equal(l.verdict, LIMITS_SERVER);
+    const char *want = "borderline with both: slap's threads waited for a CPU 9.6% of the run, "
+                       "near the 10% line; 10.0.0.1:11211's threads were busy 93% of the run";
+    if (strncmp(l.why, want, strlen(want)) != 0) {
+        fail_msg("the words: %s", l.why);
+    }
+    limits_free(&l);
+}
+
+/* Two servers: the figure nearest its line (in bands) is the one named. */
+static void test_borderline_nearest(void **state)
+{
+    struct limits l;
+    (void)state;
+    make(&l, 2);
+    l.servers[0].busy = LIMITS_SATURATED + 0.6 * LIMITS_BAND_BUSY;
+    l.servers[1].busy = LIMITS_SATURATED - 0.2 * LIMITS_BAND_BUSY;
+    limits_judge(&l);
+    assert_int_equal(l.verdict, LIMITS_SERVER);
+    /* server 1 under the line decides nothing (server 0 is saturated); server 0 does */
+    assert_true(l.borderline.near);
+    assert_string_equal(l.borderline.figure, "servers[0].busy");
+    assert_int_equal(l.borderline.with, LIMITS_LATENCY);
+    limits_free(&l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -404,6 +634,11 @@ int main(void)
         cmocka_unit_test(test_print),
         cmocka_unit_test(test_merge_hosts),
         cmocka_unit_test(test_verdict_names),
+        cmocka_unit_test(test_borderline_each_line),
+        cmocka_unit_test(test_borderline_only_when_deciding),
+        cmocka_unit_test(test_borderline_client_lag),
+        cmocka_unit_test(test_borderline_words),
+        cmocka_unit_test(test_borderline_nearest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -338,11 +338,12 @@ static enum slap_status live_round(struct live_side *s, unsigned k, int *sig)
         snprintf(err, sizeof(err), "no request succeeded");
         st = SLAP_ERROR;
     }
+    char who[SIDE_NAME_MAX + 48];
+    snprintf(who, sizeof(who), "slap compare: side %s, round %u", s->name, k + 1);
     if (run.signal == 0 && st != SLAP_OK) {
-        fprintf(stderr, "slap compare: side %s, round %u: %s\n", s->name, k + 1,
-                err[0] != '\0' ? err : "out of memory");
+        fprintf(stderr, "%s: %s\n", who, err[0] != '\0' ? err : "out of memory");
     } else if (run.signal == 0 && run.global.counters.unanswered > 0) {
-        run_describe_stalls(&run, stderr);
+        run_describe_stalls(&run, stderr, who);
     }
     if (run.signal == 0 && st == SLAP_OK && keep_round(s, &run, &s->rounds[k]) != SLAP_OK) {
         fprintf(stderr, "slap compare: out of memory\n");

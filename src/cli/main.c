@@ -34,7 +34,7 @@ enum exit_status {
 #define UNANSWERED_TOLERANCE 0.01
 
 /* No request succeeded: say so, with the likeliest cause the counters show. */
-static void explain_nothing(const struct run *r)
+static void explain_nothing(const struct run *r, const char *who)
 {
     const struct slap_counters *c = &r->global.counters;
     const struct lane_params *lp = &r->engine.lane;
@@ -53,47 +53,54 @@ static void explain_nothing(const struct run *r)
     } else if (c->protocol_error > 0 || c->error_reply + c->server_error + c->client_error > 0) {
         why = ": every answer was an error";
     }
-    fprintf(stderr, "slap: no request succeeded, so nothing was measured (no rates, no verdict)%s\n",
-            why);
+    fprintf(stderr, "%s: no request succeeded, so nothing was measured (no rates, no verdict)%s\n",
+            who, why);
 }
 
-static int verdict(const struct run *r)
+/* What the counters say of the run, on standard error, each line begun with who ("slap", or
+ * "slap: step 40000 ops/s" in a sweep); its exit status. */
+static int verdict(const struct run *r, const char *who)
 {
     const struct slap_counters *c = &r->global.counters;
     uint32_t clients = r->engine.lane.concurrency;
     uint64_t ops = stats_ops(&r->global);
     if (r->signal != 0 && run_seconds(r) == 0.0) {
-        fprintf(stderr, "slap: interrupted before the measured run began: nothing was measured\n");
+        fprintf(stderr, "%s: interrupted before the measured run began: nothing was measured\n",
+                who);
         return EXIT_RUN_FAILED;
     }
     if (c->unanswered > 0) {
-        run_describe_stalls(r, stderr);
+        run_describe_stalls(r, stderr, who);
     }
     if (ops == 0) {
-        explain_nothing(r);
+        explain_nothing(r, who);
         return EXIT_RUN_FAILED;
     }
     if (run_all_blocked(r)) {
-        fprintf(stderr, "slap: every connection stopped answering: the run measured a server "
-                        "that no longer answered\n");
+        fprintf(stderr,
+                "%s: every connection stopped answering: the run measured a server "
+                "that no longer answered\n",
+                who);
         return EXIT_RUN_FAILED;
     }
     uint64_t silent = c->unanswered - c->client_lag; /* the servers', not slap's lag */
     if ((double)silent > UNANSWERED_TOLERANCE * (double)(ops + c->unanswered)) {
-        fprintf(stderr, "slap: %llu of %llu requests went unanswered by the server%s, more than "
-                        "%.0f%%\n",
-                (unsigned long long)silent, (unsigned long long)(ops + c->unanswered),
+        fprintf(stderr,
+                "%s: %llu of %llu requests went unanswered by the server%s, more than "
+                "%.0f%%\n",
+                who, (unsigned long long)silent, (unsigned long long)(ops + c->unanswered),
                 silent == 1 ? "" : "s", UNANSWERED_TOLERANCE * 100);
         return EXIT_RUN_FAILED;
     }
     if (c->conn_refused > 0) {
-        fprintf(stderr, "slap: %llu connection%s closed before %s first answer: the server "
-                        "refused %s\n",
-                (unsigned long long)c->conn_refused, c->conn_refused == 1 ? " was" : "s were",
+        fprintf(stderr,
+                "%s: %llu connection%s closed before %s first answer: the server "
+                "refused %s\n",
+                who, (unsigned long long)c->conn_refused, c->conn_refused == 1 ? " was" : "s were",
                 c->conn_refused == 1 ? "its" : "their", c->conn_refused == 1 ? "it" : "them");
     }
     if (c->clients_stopped > 0) {
-        fprintf(stderr, "slap: %llu of %u %s stopped early after losing a connection%s\n",
+        fprintf(stderr, "%s: %llu of %u %s stopped early after losing a connection%s\n", who,
                 (unsigned long long)c->clients_stopped, clients,
                 r->engine.memslap_face ? "threads" : "clients",
                 r->engine.memslap_face ? "" : " (-R reconnects)");
@@ -138,16 +145,18 @@ static bool output_ok(void)
 
 /* --max_errors: more errors than allowed fail a run that otherwise passed. Without it, any
  * verification failure does (-v: the server handed back a value that was never stored). */
-static int check_max_errors(const struct slap_options *o, const struct slap_stats *s, int status)
+static int check_max_errors(const struct slap_options *o, const struct slap_stats *s, int status,
+                            const char *who)
 {
     uint64_t errors = stats_errors(&s->counters);
     uint64_t requests = results_requests(s);
     uint64_t failed = s->counters.verify_failed;
     if (o->max_errors == UINT64_MAX && o->max_errors_pct < 0 && failed > 0) {
-        fprintf(stderr, "slap: %llu checked get%s found a value other than the one stored "
-                        "(verify_failed): the run fails (--max_errors sets how many errors it "
-                        "may have)\n",
-                (unsigned long long)failed, failed == 1 ? "" : "s");
+        fprintf(stderr,
+                "%s: %llu checked get%s found a value other than the one stored "
+                "(verify_failed): the run fails (--max_errors sets how many errors it "
+                "may have)\n",
+                who, (unsigned long long)failed, failed == 1 ? "" : "s");
         return EXIT_RUN_FAILED;
     }
     bool over_count = o->max_errors != UINT64_MAX && errors > o->max_errors;
@@ -156,7 +165,7 @@ static int check_max_errors(const struct slap_options *o, const struct slap_stat
     if (!over_count && !over_share) {
         return status;
     }
-    fprintf(stderr, "slap: %llu errors in %llu requests, more than --max_errors allows\n",
+    fprintf(stderr, "%s: %llu errors in %llu requests, more than --max_errors allows\n", who,
             (unsigned long long)errors, (unsigned long long)requests);
     return EXIT_RUN_FAILED;
 }
@@ -387,12 +396,12 @@ static int conclude(const struct run *r, const struct slap_options *o, struct ou
     }
     precision_outcome(r, o, pr, &outs->doc);
     report(out, r, o, &outs->doc, judged ? &limits : NULL);
-    int status = verdict(r);
+    int status = verdict(r, "slap");
     if (r->replay.error[0] != '\0') {
         fprintf(stderr, "slap: --trace: %s\n", r->replay.error);
         status = EXIT_RUN_FAILED;
     }
-    status = check_max_errors(o, &r->global, status);
+    status = check_max_errors(o, &r->global, status, "slap");
     if (o->hdr_out != NULL && write_hdr(o, &r->global) != EXIT_RUN_OK) {
         status = EXIT_RUN_FAILED;
     }
@@ -628,8 +637,9 @@ struct sweep_doc {
     double seconds;
 };
 
+/* The step into the document, its intervals and what limited it (when judged) handed over. */
 static void sweep_keep(struct sweep_doc *sd, const struct run *r, const struct report_step *row,
-                       bool first, struct intervals **iv)
+                       bool first, struct intervals **iv, struct limits *limits)
 {
     if (!sd->outs.want_doc) {
         return;
@@ -641,6 +651,11 @@ static void sweep_keep(struct sweep_doc *sd, const struct run *r, const struct r
         *iv = NULL;
         snprintf(kept->limited_by, sizeof(kept->limited_by), "%s", row->limited_by);
         kept->interrupted = row->interrupted;
+        kept->has_limits = row->limited_by[0] != '\0';
+        if (kept->has_limits) {
+            kept->limits = *limits;
+            memset(limits, 0, sizeof(*limits));
+        }
     }
     stats_merge(sd->outs.doc.global, &r->global);
     sd->seconds += row->seconds;
@@ -718,6 +733,12 @@ static enum slap_status sweep_step(struct run *run, struct slap_options *step,
     return run_execute(run, err, err_len);
 }
 
+/* What a step's messages on standard error begin with: "slap: step 40000 ops/s". */
+static void step_who(char *who, size_t len, double rate)
+{
+    snprintf(who, len, "slap: step %.0f ops/s", rate);
+}
+
 /*
  * A step that measured something: its row (the table's column names before the first row),
  * its place in the document; the status so far, failed when its verdict is.
@@ -733,7 +754,6 @@ static int sweep_row(struct sweep_doc *sd, const struct run *r, const struct sla
     /* a signal cut it short; one after its measured part (in the drain) left it whole */
     row.interrupted =
         r->signal != 0 && row.seconds * (double)SLAP_NS_PER_SEC + 1e6 < (double)opts->step_time_ns;
-    limits_free(&limits);
     if (!opts->quiet) {
         if (!*columns) {
             report_sweep_columns(out, &sd->outs.doc.desc);
@@ -741,8 +761,12 @@ static int sweep_row(struct sweep_doc *sd, const struct run *r, const struct sla
         }
         report_sweep_row(out, &sd->outs.doc.desc, &row);
     }
-    sweep_keep(sd, r, &row, first, iv);
-    return check_max_errors(opts, &r->global, verdict(r)) != EXIT_RUN_OK ? EXIT_RUN_FAILED : status;
+    sweep_keep(sd, r, &row, first, iv, &limits);
+    limits_free(&limits);
+    char who[64];
+    step_who(who, sizeof(who), rate);
+    return check_max_errors(opts, &r->global, verdict(r, who), who) != EXIT_RUN_OK ? EXIT_RUN_FAILED
+                                                                                   : status;
 }
 
 /* --sweep: one open-loop run per rate, one table row each; a signal ends it with its report. */
@@ -777,7 +801,9 @@ static int run_sweep(const struct slap_options *opts)
         if (st == SLAP_OK && (sig == 0 || run_seconds(&run) > 0)) {
             status = sweep_row(&sd, &run, &step, rate, first, &columns, status, &iv);
         } else if (st == SLAP_OK) {
-            verdict(&run); /* interrupted before the step's measured part: it says so */
+            char who[64];
+            step_who(who, sizeof(who), rate);
+            verdict(&run, who); /* interrupted before the step's measured part: it says so */
         } else if (sig == 0) {
             fprintf(stderr, "slap: %s\n", err[0] != '\0' ? err : "out of memory");
             status = EXIT_RUN_FAILED;
@@ -856,7 +882,7 @@ static int run_memslap(const struct slap_options *opts, const struct memslap_arg
     if (!args->quiet) {
         memslap_report(stdout, args, &times, &run.global);
     }
-    status = verdict(&run);
+    status = verdict(&run, "slap");
     if (!output_ok()) {
         status = EXIT_RUN_FAILED;
     }

@@ -74,6 +74,7 @@ struct search {
     bool begun;  /* a run measured something */
     char **rest; /* slap's own options, as options_parse read them */
     char client_why[LIMITS_WHY_MAX + 32];
+    struct limits limits; /* the rate's last run's, for its step in the document (owned) */
 };
 
 static void search_help(FILE *out)
@@ -385,7 +386,8 @@ static int measure_once(struct search *s, struct rate_result *res)
         snprintf(res->limited_by, sizeof(res->limited_by), "%s",
                  res->judged ? limits_verdict_name(limits.verdict) : "");
         snprintf(res->why, sizeof(res->why), "%s", res->judged ? limits.why : "");
-        limits_free(&limits);
+        limits_free(&s->limits);
+        s->limits = limits; /* keep_step hands it to the step */
     }
     run_free(&run);
     return status;
@@ -467,6 +469,11 @@ static void keep_step(struct search *s, const struct rate_result *res)
     struct results_step *kept = &((struct results_step *)s->doc.steps.items)[s->doc.steps.n - 1];
     snprintf(kept->limited_by, sizeof(kept->limited_by), "%s", res->limited_by);
     snprintf(kept->slo, sizeof(kept->slo), "%s", verdict_word(res));
+    kept->has_limits = res->judged;
+    if (res->judged) {
+        kept->limits = s->limits;
+        memset(&s->limits, 0, sizeof(s->limits));
+    }
     stats_merge(s->doc.global, s->acc);
     s->total_seconds += s->seconds;
 }
@@ -712,6 +719,7 @@ static void search_free(struct search *s)
         free(s->acc);
     }
     results_doc_free(&s->doc);
+    limits_free(&s->limits);
     free(s->pairs);
     free(s->names);
     free(s->rest);

@@ -16,9 +16,16 @@
  * Requests in flight come from Little's law: requests per second × mean latency, against
  * what slap may have in flight (-c × -n × --pipeline). "Busy" is always a share of time on a
  * CPU; the time a thread waited for one is named as such.
+ *
+ * Borderline: each rule compares a figure with a line. A figure within its band of its line
+ * (LIMITS_BAND_*: about two standard deviations of its spread over identical runs) is moved
+ * to the line's other side and the rules applied again; if the verdict changes, it stays the
+ * same word, and its words begin with the other verdict and the figure ("borderline with
+ * both: slap's threads waited for a CPU 9.6% of the run, near the 10% line; ...").
  */
 #include "slap/engine/limits.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,12 +160,6 @@ static const struct limits_server *starved_server(const struct limits *l)
         }
     }
     return worst;
-}
-
-/* -P: every request went out, and on time (a P99 send lag under LIMITS_LATE_NS). */
-static bool schedule_kept(const struct limits *l)
-{
-    return l->client_lag == 0 && l->send_lag_p99_s * 1e9 < LIMITS_LATE_NS;
 }
 
 static bool client_saturated(const struct limits *l)
@@ -357,19 +358,88 @@ static void why_neither(struct limits *l, const struct limits_server *busiest)
         l->in_flight_mean, l->in_flight_max, l->concurrency);
 }
 
-static enum limits_verdict decide(const struct limits *l, const struct limits_server *busiest,
-                                  uint32_t unknown)
+/*
+ * The lines the verdict compares figures with. decide() makes every comparison through
+ * crossed(), so that the borderline search can take one of them on its line's other side: the
+ * same as moving that figure across its line, and deciding again.
+ */
+enum limits_line {
+    LINE_CLIENT_WAIT,   /* slap's threads' CPU wait, LIMITS_STARVED */
+    LINE_SERVER_WAIT,   /* a server's threads' CPU wait, LIMITS_STARVED */
+    LINE_CLIENT_DEMAND, /* slap's busiest thread's busy + wait, LIMITS_SATURATED */
+    LINE_CLIENT_SHARE,  /* slap's share of the CPUs it may use, LIMITS_SATURATED */
+    LINE_SERVER_BUSY,   /* a server's busy share, LIMITS_SATURATED */
+    LINE_RATE_MET,      /* -P: achieved / target, LIMITS_RATE_MET */
+    LINE_LATE,          /* -P: the P99 send lag, LIMITS_LATE_NS */
+    LINE_CLIENT_LAG,    /* -P: requests never sent though their socket was free, none */
+    LINE_OCCUPIED,      /* requests in flight / possible, LIMITS_OCCUPIED */
+    LIMITS_LINES,
+};
+
+/* The one comparison decide() takes the other way: line LIMITS_LINES, none. */
+struct crossing {
+    enum limits_line line;
+    uint32_t server;
+};
+
+static const struct crossing no_crossing = {LIMITS_LINES, 0};
+
+/* at (a figure at or past its line), or not at for the comparison x moves across. */
+static bool crossed(const struct crossing *x, enum limits_line line, uint32_t server, bool at)
 {
-    bool client = client_saturated(l);
-    bool server = busiest != NULL && busiest->busy >= LIMITS_SATURATED;
-    bool rate_met = l->target_tps > 0 && l->achieved_tps >= LIMITS_RATE_MET * l->target_tps;
-    if (starved(l) && !(rate_met && schedule_kept(l))) {
-        return server || starved_server(l) != NULL ? LIMITS_BOTH : LIMITS_CLIENT;
+    return x->line == line && x->server == server ? !at : at;
+}
+
+/* Some known server's busy share at LIMITS_SATURATED or more (the busiest's, unmoved). */
+static bool any_server_saturated(const struct limits *l, const struct crossing *x)
+{
+    bool any = false;
+    for (uint32_t i = 0; i < l->nservers; i++) {
+        const struct limits_server *s = &l->servers[i];
+        any = any || (s->known && crossed(x, LINE_SERVER_BUSY, i, s->busy >= LIMITS_SATURATED));
     }
-    if (starved_server(l) != NULL) {
+    return any;
+}
+
+/* Some server on slap's host waited for a CPU LIMITS_STARVED of the run or more. */
+static bool any_server_starved(const struct limits *l, const struct crossing *x)
+{
+    bool any = false;
+    for (uint32_t i = 0; i < l->nservers; i++) {
+        const struct limits_server *s = &l->servers[i];
+        any = any ||
+              (s->wait_known && crossed(x, LINE_SERVER_WAIT, i, s->wait_max >= LIMITS_STARVED));
+    }
+    return any;
+}
+
+/* The verdict, with x's comparison taken the other way (no_crossing: as the figures are). */
+static enum limits_verdict decide(const struct limits *l, uint32_t unknown,
+                                  const struct crossing *x)
+{
+    const struct limits_client *c = &l->client;
+    bool client =
+        crossed(x, LINE_CLIENT_DEMAND, 0, c->demand_max >= LIMITS_SATURATED) ||
+        (c->cpus > 0 && crossed(x, LINE_CLIENT_SHARE, 0, c->cpu_share >= LIMITS_SATURATED));
+    bool server = any_server_saturated(l, x);
+    bool rate_met =
+        l->target_tps > 0 &&
+        crossed(x, LINE_RATE_MET, 0, l->achieved_tps >= LIMITS_RATE_MET * l->target_tps);
+    bool lag = crossed(x, LINE_CLIENT_LAG, 0, l->client_lag > 0);
+    bool late = crossed(x, LINE_LATE, 0, l->send_lag_p99_s * 1e9 >= LIMITS_LATE_NS);
+    bool starved_client =
+        c->wait_known && crossed(x, LINE_CLIENT_WAIT, 0, c->wait_max >= LIMITS_STARVED);
+    bool starved_servers = any_server_starved(l, x);
+    bool occupied_enough =
+        l->in_flight_max == 0 ||
+        crossed(x, LINE_OCCUPIED, 0, l->in_flight_mean >= LIMITS_OCCUPIED * l->in_flight_max);
+    if (starved_client && !(rate_met && !lag && !late)) {
+        return server || starved_servers ? LIMITS_BOTH : LIMITS_CLIENT;
+    }
+    if (starved_servers) {
         return client ? LIMITS_BOTH : LIMITS_SERVER;
     }
-    if (l->client_lag > 0 && !server) {
+    if (lag && !server) {
         return LIMITS_CLIENT;
     }
     if ((rate_met && !client) || (l->paced_by_trace && !client && !server)) {
@@ -384,7 +454,229 @@ static enum limits_verdict decide(const struct limits *l, const struct limits_se
     if (unknown > 0) {
         return LIMITS_UNKNOWN;
     }
-    return occupied(l) ? LIMITS_LATENCY : LIMITS_CLIENT;
+    return occupied_enough ? LIMITS_LATENCY : LIMITS_CLIENT;
+}
+
+/* ---- borderline: a deciding figure near its line --------------------------------------- */
+
+/* A share as a percentage rounded down to a tenth: 9.96% reads 9.9%, on the line's near side. */
+static double pct_tenth(double share)
+{
+    return share > 0 ? (double)(long long)(share * 1000.0) / 10.0 : 0;
+}
+
+/* One line: the figure it judges (false when not known), its words, its band. */
+struct line_row {
+    const char *figure; /* as --json names it; per server: "servers[%u]." and this */
+    bool per_server;
+    double line;
+    double band;
+    bool (*read)(const struct limits *l, uint32_t server, double *figure);
+    void (*say)(struct limits *l, uint32_t server, double figure);
+};
+
+static bool read_client_wait(const struct limits *l, uint32_t server, double *figure)
+{
+    (void)server;
+    *figure = l->client.wait_max;
+    return l->client.wait_known;
+}
+
+static bool read_server_wait(const struct limits *l, uint32_t server, double *figure)
+{
+    *figure = l->servers[server].wait_max;
+    return l->servers[server].wait_known;
+}
+
+static bool read_client_demand(const struct limits *l, uint32_t server, double *figure)
+{
+    (void)server;
+    *figure = l->client.demand_max;
+    return true;
+}
+
+static bool read_client_share(const struct limits *l, uint32_t server, double *figure)
+{
+    (void)server;
+    *figure = l->client.cpu_share;
+    return l->client.cpus > 0;
+}
+
+static bool read_server_busy(const struct limits *l, uint32_t server, double *figure)
+{
+    *figure = l->servers[server].busy;
+    return l->servers[server].known;
+}
+
+static bool read_rate_met(const struct limits *l, uint32_t server, double *figure)
+{
+    (void)server;
+    *figure = l->target_tps > 0 ? l->achieved_tps / l->target_tps : 0;
+    return l->target_tps > 0;
+}
+
+static bool read_late(const struct limits *l, uint32_t server, double *figure)
+{
+    (void)server;
+    *figure = l->send_lag_p99_s;
+    return l->target_tps > 0;
+}
+
+/* The share of the requests due that slap held: near only when some were (none is where a
+ * run that kept up sits, and one request more is no measure of nearness). */
+static bool read_client_lag(const struct limits *l, uint32_t server, double *figure)
+{
+    double due = l->achieved_tps * l->seconds + (double)l->client_lag;
+    (void)server;
+    *figure = due > 0 ? (double)l->client_lag / due : 0;
+    return l->client_lag > 0;
+}
+
+static bool read_occupied(const struct limits *l, uint32_t server, double *figure)
+{
+    (void)server;
+    *figure = l->in_flight_max > 0 ? l->in_flight_mean / l->in_flight_max : 0;
+    return l->in_flight_max > 0;
+}
+
+static void say_client_wait(struct limits *l, uint32_t server, double figure)
+{
+    (void)server;
+    say(l, "slap's threads waited for a CPU %.1f%% of the run, near the %.0f%% line",
+        pct_tenth(figure), LIMITS_STARVED * 100);
+}
+
+static void say_server_wait(struct limits *l, uint32_t server, double figure)
+{
+    say(l, "%s's threads waited for a CPU %.1f%% of the run, near the %.0f%% line",
+        l->servers[server].name, pct_tenth(figure), LIMITS_STARVED * 100);
+}
+
+static void say_client_demand(struct limits *l, uint32_t server, double figure)
+{
+    (void)server;
+    say(l,
+        "slap's busiest thread was on a CPU or waiting for one %.1f%% of the run, near the "
+        "%.0f%% line",
+        pct_tenth(figure), LIMITS_SATURATED * 100);
+}
+
+static void say_client_share(struct limits *l, uint32_t server, double figure)
+{
+    (void)server;
+    say(l, "slap used %.1f%% of the %.4g CPU%s it may use, near the %.0f%% line", pct_tenth(figure),
+        l->client.cpus, l->client.cpus == 1 ? "" : "s", LIMITS_SATURATED * 100);
+}
+
+static void say_server_busy(struct limits *l, uint32_t server, double figure)
+{
+    say(l, "%s's %s busy %.1f%% of the run, near the %.0f%% line", l->servers[server].name,
+        l->servers[server].from_proc ? "busiest thread was" : "threads were", pct_tenth(figure),
+        LIMITS_SATURATED * 100);
+}
+
+static void say_rate_met(struct limits *l, uint32_t server, double figure)
+{
+    (void)server;
+    say(l, "%.1f%% of the -P target was achieved, near the %.0f%% line", pct_tenth(figure),
+        LIMITS_RATE_MET * 100);
+}
+
+static void say_late(struct limits *l, uint32_t server, double figure)
+{
+    (void)server;
+    say(l, "sends were up to %.2f ms late (P99), near the %.0f ms line", figure * 1e3,
+        LIMITS_LATE_NS / 1e6);
+}
+
+static void say_client_lag(struct limits *l, uint32_t server, double figure)
+{
+    (void)server;
+    say(l,
+        "%llu request%s (%.2f%% of those due) fell due while %s socket was free and %s never "
+        "sent, near the line of none",
+        (unsigned long long)l->client_lag, l->client_lag == 1 ? "" : "s", figure * 100,
+        l->client_lag == 1 ? "its" : "their", l->client_lag == 1 ? "was" : "were");
+}
+
+static void say_occupied(struct limits *l, uint32_t server, double figure)
+{
+    (void)server;
+    say(l, "%.1f%% of the possible requests were in flight, near the %.0f%% line",
+        pct_tenth(figure), LIMITS_OCCUPIED * 100);
+}
+
+static const struct line_row line_rows[] = {
+    [LINE_CLIENT_WAIT] = {"client.cpu_wait_max", false, LIMITS_STARVED, LIMITS_BAND_WAIT,
+                          read_client_wait, say_client_wait},
+    [LINE_SERVER_WAIT] = {"cpu_wait_max", true, LIMITS_STARVED, LIMITS_BAND_WAIT, read_server_wait,
+                          say_server_wait},
+    [LINE_CLIENT_DEMAND] = {"client.demand_max", false, LIMITS_SATURATED, LIMITS_BAND_BUSY,
+                            read_client_demand, say_client_demand},
+    [LINE_CLIENT_SHARE] = {"client.cpu_share", false, LIMITS_SATURATED, LIMITS_BAND_BUSY,
+                           read_client_share, say_client_share},
+    [LINE_SERVER_BUSY] = {"busy", true, LIMITS_SATURATED, LIMITS_BAND_BUSY, read_server_busy,
+                          say_server_busy},
+    [LINE_RATE_MET] = {"achieved_share", false, LIMITS_RATE_MET, LIMITS_BAND_RATE, read_rate_met,
+                       say_rate_met},
+    [LINE_LATE] = {"send_lag_p99_s", false, LIMITS_LATE_NS / 1e9, LIMITS_BAND_LATE, read_late,
+                   say_late},
+    [LINE_CLIENT_LAG] = {"client_lag_share", false, 0, LIMITS_BAND_LAG, read_client_lag,
+                         say_client_lag},
+    [LINE_OCCUPIED] = {"in_flight_share", false, LIMITS_OCCUPIED, LIMITS_BAND_OCCUPIED,
+                       read_occupied, say_occupied},
+};
+_Static_assert(SLAP_ARRAY_SIZE(line_rows) == LIMITS_LINES, "a row for every line");
+
+/* Keep line's figure as b's when it is nearer its line (in bands) than nearest so far. */
+static void keep_nearest(struct limits_borderline *b, double *nearest, const struct line_row *row,
+                         uint32_t server, double figure, enum limits_verdict with)
+{
+    double off = fabs(figure - row->line) / row->band;
+    if (off >= *nearest) {
+        return;
+    }
+    *nearest = off;
+    b->near = true;
+    b->with = with;
+    b->value = figure;
+    b->line = row->line;
+    b->band = row->band;
+    if (row->per_server) {
+        snprintf(b->figure, sizeof(b->figure), "servers[%u].%s", server, row->figure);
+    } else {
+        snprintf(b->figure, sizeof(b->figure), "%s", row->figure);
+    }
+}
+
+/*
+ * Every figure within its band of its line, moved across it: the nearest (in bands) whose move
+ * changes the verdict makes it borderline. Which row and server it was: *line, *server.
+ */
+static void find_borderline(struct limits *l, uint32_t unknown, enum limits_line *line,
+                            uint32_t *server)
+{
+    struct limits_borderline *b = &l->borderline;
+    double nearest = 1.0; /* within the band: less than one band away */
+    memset(b, 0, sizeof(*b));
+    *line = LIMITS_LINES;
+    for (int id = 0; id < LIMITS_LINES; id++) {
+        const struct line_row *row = &line_rows[id];
+        uint32_t n = row->per_server ? l->nservers : 1;
+        for (uint32_t i = 0; i < n; i++) {
+            double figure;
+            if (!row->read(l, i, &figure) || fabs(figure - row->line) >= row->band * nearest) {
+                continue;
+            }
+            struct crossing x = {(enum limits_line)id, i};
+            enum limits_verdict other = decide(l, unknown, &x);
+            if (other != l->verdict) {
+                keep_nearest(b, &nearest, row, i, figure, other);
+                *line = (enum limits_line)id;
+                *server = i;
+            }
+        }
+    }
 }
 
 /* What the proxy said of its backends, when it reported trouble. */
@@ -402,21 +694,29 @@ static void say_proxy(struct limits *l)
         d->forward_error);
 }
 
-static void judge_words(struct limits *l);
+static void judge_words(struct limits *l, uint32_t unknown);
 
 void limits_judge(struct limits *l)
 {
+    uint32_t unknown, server = 0;
+    enum limits_line line;
+    busiest_server(l, &unknown);
     l->why[0] = '\0';
-    judge_words(l);
+    l->verdict = decide(l, unknown, &no_crossing);
+    find_borderline(l, unknown, &line, &server);
+    if (l->borderline.near) {
+        say(l, "borderline with %s: ", limits_verdict_name(l->borderline.with));
+        line_rows[line].say(l, server, l->borderline.value);
+        say(l, "; ");
+    }
+    judge_words(l, unknown);
     say_proxy(l);
 }
 
-static void judge_words(struct limits *l)
+static void judge_words(struct limits *l, uint32_t unknown)
 {
-    uint32_t unknown;
     const struct limits_server *busiest = busiest_server(l, &unknown);
     bool server = busiest != NULL && busiest->busy >= LIMITS_SATURATED;
-    l->verdict = decide(l, busiest, unknown);
     if (starved(l) && l->verdict != LIMITS_RATE) {
         why_starved(l, busiest, server, unknown);
         return;

@@ -776,22 +776,22 @@ bool run_all_blocked(const struct run *r)
     return r->blocked_lanes > 0 && r->blocked_lanes == lp->concurrency * lp->conns_per_client;
 }
 
-void run_describe_stalls(const struct run *r, FILE *err)
+void run_describe_stalls(const struct run *r, FILE *err, const char *who)
 {
     const struct slap_counters *c = &r->global.counters;
     uint64_t start = run_measure_start(r);
-    fprintf(err, "slap: %llu request%s unanswered at the end of the run", (unsigned long long)c->unanswered,
-            c->unanswered == 1 ? "" : "s");
+    fprintf(err, "%s: %llu request%s unanswered at the end of the run", who,
+            (unsigned long long)c->unanswered, c->unanswered == 1 ? "" : "s");
     if (c->unsent > 0) {
         fprintf(err, " (%llu of them never sent)", (unsigned long long)c->unsent);
     }
     fputs("\n", err);
     if (c->client_lag > 0) {
         fprintf(err,
-                "slap: client lag: %llu of the requests never sent fell due while their socket "
+                "%s: client lag: %llu of the requests never sent fell due while their socket "
                 "was free: slap fell behind its own schedule (send lag up to %.1f ms); they count "
                 "in the latency from their intended time, not against the server\n",
-                (unsigned long long)c->client_lag, (double)r->global.lag->max_ns / 1e6);
+                who, (unsigned long long)c->client_lag, (double)r->global.lag->max_ns / 1e6);
     }
     const struct lane_params *lp = &r->engine.lane;
     uint32_t per_server = lp->concurrency * lp->conns_per_client * (lp->facebook ? 2 : 1);
@@ -801,8 +801,9 @@ void run_describe_stalls(const struct run *r, FILE *err)
             continue;
         }
         double since = st->since_ns > start ? (double)(st->since_ns - start) / SLAP_NS_PER_SEC : 0.0;
-        fprintf(err, "slap: %s: %u of %u connections stopped answering, the first %.3fs into the run\n",
-                r->servers.items[i].name, st->conns, per_server, since);
+        fprintf(err,
+                "%s: %s: %u of %u connections stopped answering, the first %.3fs into the run\n",
+                who, r->servers.items[i].name, st->conns, per_server, since);
     }
 }
 

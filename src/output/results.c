@@ -86,6 +86,7 @@ void results_doc_free(struct results_doc *d)
             intervals_free(steps[i].intervals);
             free(steps[i].intervals);
         }
+        limits_free(&steps[i].limits);
     }
     if (d->intervals != NULL) {
         intervals_free(d->intervals);
@@ -659,6 +660,8 @@ static void json_period(struct json_writer *w, const struct results_doc *d, uint
     json_close(w);
 }
 
+static void json_limits_object(struct json_writer *w, const struct limits *l);
+
 static void json_steps(struct json_writer *w, const struct results_doc *d)
 {
     uint32_t types = results_doc_types(d);
@@ -676,6 +679,9 @@ static void json_steps(struct json_writer *w, const struct results_doc *d)
         }
         if (s->slo[0] != '\0') {
             json_string(w, "slo", s->slo);
+        }
+        if (s->has_limits) {
+            json_limits_object(w, &s->limits);
         }
         json_bool(w, "interrupted", s->interrupted);
         json_double(w, "seconds", s->seconds);
@@ -840,48 +846,73 @@ static void json_limits_run(struct json_writer *w, const struct limits *l)
     json_close(w);
 }
 
-/* What limited the run: slap's CPU, the servers', the verdict. */
-static void json_limits(struct json_writer *w, const struct results_doc *d)
+/* A borderline verdict: the other verdict, and the figure near its line (both null if not). */
+static void json_borderline(struct json_writer *w, const struct limits_borderline *b)
 {
-    const struct limits *l = &d->limits;
-    if (!d->has_limits) {
+    if (!b->near) {
+        json_null(w, "borderline");
+        json_null(w, "borderline_figure");
         return;
     }
+    json_string(w, "borderline", limits_verdict_name(b->with));
+    json_open_object(w, "borderline_figure");
+    json_string(w, "name", b->figure);
+    json_double(w, "value", b->value);
+    json_double(w, "line", b->line);
+    json_double(w, "band", b->band);
+    json_close(w);
+}
+
+static void json_limits_server(struct json_writer *w, const struct limits_server *srv)
+{
+    json_open_object(w, NULL);
+    json_string(w, "name", srv->name);
+    json_string(w, "label", srv->label);
+    if (srv->known) {
+        json_null(w, "note");
+        json_double(w, "cpu_s", srv->cpu_s);
+        json_share(w, "threads", srv->threads > 0, srv->threads);
+        json_double(w, "seconds", srv->seconds);
+        json_double(w, "busy", srv->busy);
+        json_bool(w, "local", srv->local);
+        json_string(w, "cpu_from", srv->from_proc ? "proc" : "stats");
+        if (srv->from_proc && srv->note[0] != '\0') {
+            json_string(w, "cpu_from_why", srv->note);
+        } else {
+            json_null(w, "cpu_from_why");
+        }
+    } else {
+        json_string(w, "note", srv->note);
+    }
+    json_bool(w, "backend", srv->backend);
+    json_share(w, "pid", srv->pid > 0, srv->pid);
+    json_share(w, "cpu_wait_max", srv->wait_known, srv->wait_max);
+    json_close(w);
+}
+
+/* What limited a run (or a sweep's step): slap's CPU, the servers', the verdict. */
+static void json_limits_object(struct json_writer *w, const struct limits *l)
+{
     json_open_object(w, "limits");
     json_string(w, "verdict", limits_verdict_name(l->verdict));
+    json_borderline(w, &l->borderline);
     json_string(w, "why", l->why);
     json_double(w, "saturation", LIMITS_SATURATED);
     json_limits_client(w, &l->client);
     json_limits_run(w, l);
     json_open_array(w, "servers", false);
     for (uint32_t i = 0; i < l->nservers; i++) {
-        const struct limits_server *srv = &l->servers[i];
-        json_open_object(w, NULL);
-        json_string(w, "name", srv->name);
-        json_string(w, "label", srv->label);
-        if (srv->known) {
-            json_null(w, "note");
-            json_double(w, "cpu_s", srv->cpu_s);
-            json_share(w, "threads", srv->threads > 0, srv->threads);
-            json_double(w, "seconds", srv->seconds);
-            json_double(w, "busy", srv->busy);
-            json_bool(w, "local", srv->local);
-            json_string(w, "cpu_from", srv->from_proc ? "proc" : "stats");
-            if (srv->from_proc && srv->note[0] != '\0') {
-                json_string(w, "cpu_from_why", srv->note);
-            } else {
-                json_null(w, "cpu_from_why");
-            }
-        } else {
-            json_string(w, "note", srv->note);
-        }
-        json_bool(w, "backend", srv->backend);
-        json_share(w, "pid", srv->pid > 0, srv->pid);
-        json_share(w, "cpu_wait_max", srv->wait_known, srv->wait_max);
-        json_close(w);
+        json_limits_server(w, &l->servers[i]);
     }
     json_close(w);
     json_close(w);
+}
+
+static void json_limits(struct json_writer *w, const struct results_doc *d)
+{
+    if (d->has_limits) {
+        json_limits_object(w, &d->limits);
+    }
 }
 
 /* Which runs the document holds: one, or a merged document's every one (none known: absent). */

@@ -340,6 +340,20 @@ static void merge_step_verdicts(struct results_doc *dst, const struct results_do
     }
 }
 
+/* The merged run's (or step's) shape set on l, and l judged again: the hosts' rate and clients
+ * together. */
+static void judge_merged(struct limits *l, const struct results_doc *out, double seconds,
+                         double target_tps, const struct slap_counters *c)
+{
+    l->seconds = seconds;
+    l->target_tps = target_tps;
+    l->achieved_tps = seconds > 0 ? (double)stats_counters_requests(c) / seconds : 0; /* as -P */
+    l->paced_by_trace = out->desc.trace != NULL && out->desc.trace_speed > 0;
+    l->concurrency = out->desc.concurrency;
+    l->threads = out->desc.threads;
+    limits_judge(l);
+}
+
 /*
  * What limited the hosts together: their slaps as one (CPU summed, the busiest thread of
  * all), every server each host read, judged again over the merged rate and clients. Only
@@ -358,16 +372,43 @@ static enum slap_status merge_limits(struct results_doc *out, const struct resul
             return SLAP_ERROR;
         }
     }
-    struct limits *l = &out->limits;
     out->has_limits = n > 0 && !out->sweep;
-    l->seconds = out->seconds;
-    l->target_tps = out->desc.tps;
-    l->achieved_tps =
-        out->seconds > 0 ? (double)stats_requests(out->global) / out->seconds : 0; /* as -P */
-    l->paced_by_trace = out->desc.trace != NULL && out->desc.trace_speed > 0;
-    l->concurrency = out->desc.concurrency;
-    l->threads = out->desc.threads;
-    limits_judge(l);
+    judge_merged(&out->limits, out, out->seconds, out->desc.tps, &out->global->counters);
+    return SLAP_OK;
+}
+
+/*
+ * A merged sweep's step k judged as a merged run is, from each host's step k that has its
+ * limits; none when one of them lacks it (an older file): limited_by then stays the hosts'
+ * word, or "mixed".
+ */
+static enum slap_status merge_step_limits(struct results_doc *out,
+                                          const struct results_merge_input *in, size_t n, size_t k)
+{
+    struct results_step *step = &((struct results_step *)out->steps.items)[k];
+    bool first = true;
+    for (size_t i = 0; i < n; i++) {
+        const struct results_doc *d = in[i].doc;
+        if (k >= d->steps.n) {
+            continue; /* a host that ran fewer steps */
+        }
+        const struct results_step *from = &((const struct results_step *)d->steps.items)[k];
+        if (!from->has_limits) {
+            limits_free(&step->limits);
+            step->has_limits = false;
+            return SLAP_OK;
+        }
+        if (limits_add(&step->limits, &from->limits, first) != SLAP_OK) {
+            return SLAP_ERROR;
+        }
+        first = false;
+    }
+    step->has_limits = !first;
+    if (step->has_limits) {
+        judge_merged(&step->limits, out, step->seconds, step->target_tps, &step->counters);
+        snprintf(step->limited_by, sizeof(step->limited_by), "%s",
+                 limits_verdict_name(step->limits.verdict));
+    }
     return SLAP_OK;
 }
 
@@ -674,6 +715,12 @@ static enum slap_status merge_heads(struct results_doc *out, struct results_merg
     if (merge_limits(out, in, n) != SLAP_OK || merge_rounds(out, in, n, scratch) != SLAP_OK) {
         snprintf(err, err_len, "out of memory");
         return SLAP_ERROR;
+    }
+    for (size_t k = 0; k < out->steps.n; k++) {
+        if (merge_step_limits(out, in, n, k) != SLAP_OK) {
+            snprintf(err, err_len, "out of memory");
+            return SLAP_ERROR;
+        }
     }
     return SLAP_OK;
 }

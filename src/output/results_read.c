@@ -252,6 +252,9 @@ static void read_step_marks(struct reader *r, const struct json_value *item,
     }
 }
 
+static void read_step_limits(struct reader *r, const struct json_value *item,
+                             struct results_step *step);
+
 /* What an element of a list is: a period, a --sweep step or a --rounds round. */
 enum item_kind { ITEM_PERIOD, ITEM_STEP, ITEM_ROUND };
 static const char *const item_list[] = {"periods", "steps", "rounds"};
@@ -292,7 +295,9 @@ static void read_item(struct reader *r, const struct json_value *item, struct re
         }
     }
     if (st == SLAP_OK && kind == ITEM_STEP) {
-        read_step_marks(r, item, &((struct results_step *)d->steps.items)[d->steps.n - 1]);
+        struct results_step *step = &((struct results_step *)d->steps.items)[d->steps.n - 1];
+        read_step_marks(r, item, step);
+        read_step_limits(r, item, step);
     }
     where_pop(r, where);
 }
@@ -489,27 +494,50 @@ static void read_limits_proxy(struct reader *r, const struct json_value *obj,
     }
 }
 
-/* "limits" (absent when the run measured nothing): the figures and the verdict. */
-static void read_limits(struct reader *r, const struct json_value *obj, struct results_doc *d)
+/* "borderline" and "borderline_figure" (absent in older documents): null, or the verdict the
+ * figure near its line would have given, and that figure. */
+static void read_borderline(struct reader *r, const struct json_value *obj,
+                            struct limits_borderline *b)
 {
-    const struct json_value *servers = json_get(obj, "servers");
-    struct limits *l = &d->limits;
-    if (obj == NULL) {
+    const struct json_value *with = json_get(obj, "borderline");
+    const struct json_value *figure = json_get(obj, "borderline_figure");
+    memset(b, 0, sizeof(*b));
+    if (with == NULL || with->type == JSON_NULL) {
         return;
     }
+    if (!limits_verdict_parse(json_to_string(with), &b->with)) {
+        bad(r, "borderline", "not null or a verdict slap gives");
+        return;
+    }
+    const char *name = json_to_string(json_get(figure, "name"));
+    if (figure == NULL || figure->type != JSON_OBJECT || name == NULL) {
+        bad(r, "borderline_figure", "not an object with a name");
+        return;
+    }
+    b->near = true;
+    snprintf(b->figure, sizeof(b->figure), "%s", name);
+    b->value = get_double(r, figure, "value");
+    b->line = get_double(r, figure, "line");
+    b->band = get_double(r, figure, "band");
+}
+
+/* A "limits" object (a run's, or a sweep step's): the figures and the verdict into l. */
+static bool read_limits_into(struct reader *r, const struct json_value *obj, struct limits *l)
+{
+    const struct json_value *servers = json_get(obj, "servers");
     if (obj->type != JSON_OBJECT || servers == NULL || servers->type != JSON_ARRAY ||
         servers->n > RESULTS_MAX_ITEMS) {
         bad(r, "limits", "not an object with a \"servers\" array");
-        return;
+        return false;
     }
     if (limits_init(l, (uint32_t)servers->n) != SLAP_OK) {
         bad(r, "limits", "out of memory");
-        return;
+        return false;
     }
-    d->has_limits = true;
     if (!limits_verdict_parse(json_to_string(json_get(obj, "verdict")), &l->verdict)) {
         bad(r, "limits", "its verdict is none slap gives");
     }
+    read_borderline(r, obj, &l->borderline);
     const char *why = json_to_string(json_get(obj, "why"));
     snprintf(l->why, sizeof(l->why), "%s", why != NULL ? why : "");
     read_limits_client(r, json_get(obj, "client"), &l->client);
@@ -519,6 +547,34 @@ static void read_limits(struct reader *r, const struct json_value *obj, struct r
         read_limits_server_process(r, servers->items[i], &l->servers[i]);
     }
     read_limits_proxy(r, json_get(obj, "proxy"), &l->proxy);
+    return true;
+}
+
+/* "limits" (absent when the run measured nothing, and in a sweep): the figures and the
+ * verdict. */
+static void read_limits(struct reader *r, const struct json_value *obj, struct results_doc *d)
+{
+    if (obj != NULL) {
+        d->has_limits = read_limits_into(r, obj, &d->limits);
+    }
+}
+
+/* A sweep step's "limits" (absent in documents of older slaps): its verdict must be the step's
+ * limited_by. */
+static void read_step_limits(struct reader *r, const struct json_value *item,
+                             struct results_step *step)
+{
+    const struct json_value *obj = json_get(item, "limits");
+    if (obj == NULL) {
+        return;
+    }
+    size_t where = where_push(r, "limits");
+    step->has_limits = read_limits_into(r, obj, &step->limits);
+    if (step->has_limits && !r->failed &&
+        strcmp(step->limited_by, limits_verdict_name(step->limits.verdict)) != 0) {
+        bad(r, "verdict", "not the step's limited_by");
+    }
+    where_pop(r, where);
 }
 
 /* A label shown in text reports: results_label_problem's rule, the one --label follows. */

@@ -19,7 +19,21 @@
 #define LIMITS_OCCUPIED 0.50  /* requests in flight / possible at or above this: more clients
                                  would raise the rate (Little's law) */
 #define LIMITS_LATE_NS 1000000 /* -P: a P99 send lag at or above 1 ms: the schedule slipped */
+/*
+ * How near its line a deciding figure may lie for the verdict to be borderline: moved to the
+ * line's other side, the verdict would change. About two standard deviations of the figure's
+ * spread over identical 2 s runs on a busy 2-CPU host, where it was measured near its line
+ * (README "What limited the run" has the measurement, and says which were not). Shares are of
+ * the run; the send lag is in seconds.
+ */
+#define LIMITS_BAND_WAIT 0.05     /* a thread's CPU wait, against LIMITS_STARVED */
+#define LIMITS_BAND_BUSY 0.06     /* a busy share or slap's demand, against LIMITS_SATURATED */
+#define LIMITS_BAND_RATE 0.03     /* achieved / target, against LIMITS_RATE_MET */
+#define LIMITS_BAND_OCCUPIED 0.10 /* in flight / possible, against LIMITS_OCCUPIED */
+#define LIMITS_BAND_LATE 0.004    /* the P99 send lag in seconds, against LIMITS_LATE_NS */
+#define LIMITS_BAND_LAG 0.001     /* requests never sent / due, against none */
 #define LIMITS_WHY_MAX 1024
+#define LIMITS_FIGURE_MAX 48
 #define LIMITS_LABEL_MAX 256
 
 /* slap's own CPU over the measured part. */
@@ -81,6 +95,17 @@ enum limits_verdict {
     LIMITS_UNKNOWN, /* slap not busy, the servers' load unknown */
 };
 
+/* A verdict that a deciding figure near its line could have turned (limits_judge finds it). */
+struct limits_borderline {
+    bool near;                      /* the verdict was borderline */
+    enum limits_verdict with;       /* the verdict with the figure on its line's other side */
+    char figure[LIMITS_FIGURE_MAX]; /* as --json names it: "client.cpu_wait_max",
+                                       "servers[1].busy", "achieved_share" ... */
+    double value;                   /* the figure, in the line's unit */
+    double line;                    /* its line */
+    double band;                    /* near: |value - line| < band */
+};
+
 struct limits {
     /* The run's shape, for the verdict and its words. */
     double seconds;    /* measured */
@@ -101,7 +126,8 @@ struct limits {
     struct limits_server *servers; /* owned */
     /* The verdict, from limits_judge. */
     enum limits_verdict verdict;
-    char why[LIMITS_WHY_MAX];
+    struct limits_borderline borderline;
+    char why[LIMITS_WHY_MAX]; /* begins "borderline with WORD: ...; " when it was */
 };
 
 /* Room for n servers (zeroed); limits_free releases it. SLAP_ERROR when out of memory. */
@@ -116,7 +142,8 @@ void limits_server_from_stats(struct limits_server *s, const char *name, const c
 void limits_server_from_proc(struct limits_server *s, const char *name, const char *label,
                              int pid, double cpu_s, double busiest, uint32_t threads,
                              double seconds);
-/* The verdict and its words from the figures: a pure function of l's fields. */
+/* The verdict, whether it was borderline, and its words from the figures: a pure function of
+ * l's fields. */
 void limits_judge(struct limits *l);
 /* "server", "client", "both", "rate", "latency", "unknown". */
 const char *limits_verdict_name(enum limits_verdict v);

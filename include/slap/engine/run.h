@@ -157,7 +157,8 @@ void run_preload(const struct run *r, uint64_t *sets, uint64_t *ns);
 enum slap_status run_limits(const struct run *r, struct limits *l);
 /* Did every lane still await an answer when the run gave up waiting? */
 bool run_all_blocked(const struct run *r);
-/* Say on err how many requests went unanswered, and which servers' sockets held them. */
-void run_describe_stalls(const struct run *r, FILE *err);
+/* Say on err how many requests went unanswered, and which servers' sockets held them; each
+ * line begins with who ("slap", or "slap: step 40000 ops/s" in a sweep). */
+void run_describe_stalls(const struct run *r, FILE *err, const char *who);
 
 #endif

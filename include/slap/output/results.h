@@ -58,6 +58,8 @@ struct results_step {
     char limited_by[16]; /* its limits_verdict_name; "mixed" when merged hosts disagree; "" */
     char slo[12];        /* slap search: "held", "broken" or "undecided"; "" for a sweep's */
     bool interrupted;    /* a signal cut it short of --step_time (merged: any host's) */
+    bool has_limits;     /* what limited the step was judged (older documents: not kept) */
+    struct limits limits; /* owned; its verdict is limited_by's */
     double seconds;
     struct slap_counters counters;
     struct results_sparse lat[STATS_TYPES];
