@@ -817,8 +817,12 @@ static void client_threads(const struct run *r, double seconds, struct limits_cl
         if (w->cpu_state != WORKER_CPU_MEASURED) {
             continue;
         }
-        double busy = (double)w->cpu_ns / (double)SLAP_NS_PER_SEC / seconds;
-        double wait = (double)w->wait_ns / (double)SLAP_NS_PER_SEC / seconds;
+        /* the thread's own readings' span: a thread starved at the end reads late, and its
+         * wait then covers more than the measured seconds */
+        double span = w->cpu_window_ns > 0 ? (double)w->cpu_window_ns / SLAP_NS_PER_SEC : seconds;
+        span = span > seconds ? span : seconds;
+        double busy = (double)w->cpu_ns / (double)SLAP_NS_PER_SEC / span;
+        double wait = (double)w->wait_ns / (double)SLAP_NS_PER_SEC / span;
         c->wait_known = c->wait_known && w->wait_known;
         c->threads++;
         busy_sum += busy;

@@ -287,6 +287,7 @@ static void worker_cpu_mark(struct worker *w, bool start)
 {
     uint64_t wait = 0;
     if (start && w->cpu_state == WORKER_CPU_NONE) {
+        w->cpu_window_ns = slap_now_ns();
         w->cpu_ns = thread_cpu_ns();
         w->wait_known = thread_wait_ns(&w->wait_ns);
         w->cpu_state = WORKER_CPU_STARTED;
@@ -294,6 +295,8 @@ static void worker_cpu_mark(struct worker *w, bool start)
         w->cpu_ns = thread_cpu_ns() - w->cpu_ns;
         w->wait_known = w->wait_known && thread_wait_ns(&wait) && wait >= w->wait_ns;
         w->wait_ns = w->wait_known ? wait - w->wait_ns : 0;
+        /* after the readings: a wait for a CPU between them and the clock is in both */
+        w->cpu_window_ns = slap_now_ns() - w->cpu_window_ns;
         w->cpu_state = WORKER_CPU_MEASURED;
     }
 }

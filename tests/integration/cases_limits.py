@@ -841,3 +841,41 @@ def case_sweep_client_lag_names_its_step(mc):
               "no client lag line of the step at %d: %r" % (rate, err))
     check(not re.search(r"^slap: (client lag|\d+ requests? unanswered)", err, re.M),
           "a line that names no step: %r" % err)
+
+
+def case_limits_shares_within_the_run():
+    """slap starved hard (four threads at nice 15 on CPU 1 beside three busy loops at nice -5
+    there): a thread's CPU wait and its busy + wait are shares of the time its readings cover,
+    so none passes 1. Before, a thread preempted between its clock's last reading and its
+    schedstat's counted that wait in one and not the other: 1.41 of the run in 1 run of 3."""
+    if (os.cpu_count() or 1) < 2:
+        raise Skip("one CPU: the busy loops would take the server's CPU too")
+    mc = Memcached(extra=("-t", "1"))
+    d = tempfile.mkdtemp(prefix="slap-limits-")
+    hogs = [subprocess.Popen(["taskset", "-c", "1", "nice", "-n", "-5", "python3", "-c",
+                              "import time\nend = time.monotonic() + 60\n"
+                              "while time.monotonic() < end: pass"]) for _ in range(3)]
+    try:
+        pin(mc.proc.pid, 0)
+        time.sleep(0.3)
+        for k in range(5):
+            path = os.path.join(d, "r%d.json" % k)
+            rc, out, err = run_slap(["-s", mc.addr, "-T", "4", "-c", "32", "-P", "2000", "-t",
+                                     "1s", "--json", path], prefix=("taskset", "-c", "1", "nice",
+                                                                    "-n", "15"))
+            check(rc in (0, 1), "exit status %d: %s" % (rc, err))
+            if not os.path.exists(path):
+                continue
+            with open(path) as f:
+                client = json.load(f).get("limits", {}).get("client")
+            if client is None:
+                continue
+            wait = client["cpu_wait_max"] or 0.0
+            check(wait <= 1.005 and client["demand_max"] <= 1.005 and client["busy_max"] <= 1.005,
+                  "run %d: shares beyond the run: %r" % (k, client))
+    finally:
+        for h in hogs:
+            h.kill()
+            h.wait()
+        mc.stop()
+        shutil.rmtree(d)

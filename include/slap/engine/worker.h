@@ -125,6 +125,8 @@ struct worker {
     enum worker_cpu_state cpu_state;
     uint64_t cpu_ns;  /* CLOCK_THREAD_CPUTIME_ID: at the start, then the difference */
     uint64_t wait_ns; /* time runnable but waiting for a CPU (schedstat), likewise */
+    uint64_t cpu_window_ns; /* when the readings were taken at the start, then how long after
+                               it the end's were: the time they cover */
     bool wait_known;  /* /proc/thread-self/schedstat was read both times */
 };
 
