@@ -260,6 +260,19 @@ static void test_too_few_periods_is_unknown(void **state)
     assert_non_null(strstr(v.why, "periods"));
 }
 
+/* A run of 2 s in tenths: a third (0.6 s) holds one batch of half a second, and one batch a
+ * third tells no noise: unknown, saying how long a third must be, even for a 30% fall. */
+static void test_thirds_too_short_is_unknown(void **state)
+{
+    (void)state;
+    struct steady_verdict v;
+    struct shape two_seconds = {20, 0.1, 0.0, 0.0};
+    fill_shaped(&two_seconds, rate_falls_halfway, flat_median, 8);
+    steady_judge(periods, 20, &v);
+    assert_int_equal(v.state, STEADY_UNKNOWN);
+    assert_string_equal(v.why, "a third of the run is 0.6 s, 1.0 s needed to judge");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -273,6 +286,7 @@ int main(void)
         cmocka_unit_test(test_latency_that_grows_is_not_steady),
         cmocka_unit_test(test_large_move_within_noise_is_unknown),
         cmocka_unit_test(test_too_few_periods_is_unknown),
+        cmocka_unit_test(test_thirds_too_short_is_unknown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

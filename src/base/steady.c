@@ -220,6 +220,16 @@ void steady_judge(const struct steady_period *p, size_t n, struct steady_verdict
         snprintf(v->why, sizeof(v->why), "%zu periods, %d needed to judge", n, STEADY_MIN_PERIODS);
         return;
     }
+    size_t k = n / 3;
+    if (batches_of(p, 0, k) < 2 || batches_of(p, n - k, n) < 2) {
+        double first = 0;
+        for (size_t i = 0; i < k; i++) {
+            first += p[i].seconds;
+        }
+        snprintf(v->why, sizeof(v->why), "a third of the run is %.1f s, %.1f s needed to judge",
+                 first, 2 * STEADY_BATCH_MIN_S);
+        return;
+    }
     struct move rate = figure(p, n, true, STEADY_RATE_DRIFT);
     struct move latency = figure(p, n, false, STEADY_LATENCY_DRIFT);
     v->rate_change = rate.change;

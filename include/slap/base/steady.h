@@ -25,7 +25,8 @@
  * - unsure otherwise: the noise does not tell whether it moved past its threshold.
  * The run is not steady when a figure drifted (a server whose memory filled and started
  * evicting, a warm-up too short, a neighbour that took the CPU halfway, a proxy whose queue
- * grew), steady when both held, unknown otherwise and with fewer than STEADY_MIN_PERIODS.
+ * grew), steady when both held, unknown otherwise; unknown too with fewer than
+ * STEADY_MIN_PERIODS periods, or thirds too short for two batches each (a run under 3 s).
  */
 #define STEADY_MIN_PERIODS 6
 #define STEADY_BATCHES 5          /* per third, at most: see the README's figures */
