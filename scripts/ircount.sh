@@ -5,9 +5,12 @@
 # Starts a throwaway memcached on a free loopback port, runs SLAP (default build/slap) with
 # -T 1 -c 64 -x 20000 and -x 120000 under valgrind --tool=callgrind, and prints
 # (Ir(120000) - Ir(20000)) / 100000: the instructions a request costs once started, slap's
-# own and its libraries' (libevent, libc), not the kernel's. -S 1h keeps the periods of the
-# intervals (0.1 s of wall time, which under callgrind is few requests) out of the figure: in a
-# real run they cost a fraction of a percent. Extra options go after "--",
+# own and its libraries' (libevent, libc), not the kernel's. -S 1h keeps the -S tables out of
+# the figure, not the ticks of a tenth of a second that the intervals read whatever -S: under
+# callgrind a tick spans few requests, so their share shows (about 40 instructions a request
+# here, as in a run without -S), where in a real run it is a fraction of a percent. The figure
+# also grows with the number of ticks, which follows the host's speed: compare alternately.
+# Extra options go after "--",
 # e.g. scripts/ircount.sh build/slap -- -d 10 (or -- -U: the server listens on UDP too). Needs
 # valgrind and memcached.
 set -euo pipefail

@@ -290,12 +290,12 @@ static void test_all_empty(void **state)
     assert_int_equal(ci.needed, 100);
 }
 
-/* Zero spread: the interval is the bucket around the value, never zero wide, never NaN. */
+/* Zero spread: every request took 1 ms, so the interval is [1 ms, 1 ms]: the bucket around
+ * the value would reach below the fastest and above the slowest. Never NaN. */
 static void test_one_value(void **state)
 {
     (void)state;
     static const double pcts[] = {50.0, 99.0};
-    size_t index = hist_bucket_index(1000000);
     clear_periods(10);
     for (size_t i = 0; i < 10; i++) {
         for (size_t j = 0; j < 1000; j++) {
@@ -307,12 +307,59 @@ static void test_one_value(void **state)
         ci_percentile(periods, 10, pcts[k], 0.95, &ci);
         assert_true(ci.estimable);
         assert_int_equal(ci.value_ns, 1000000);
-        assert_int_equal(ci.low_ns, hist_bucket_low(index));
-        assert_int_equal(ci.high_ns, hist_bucket_high(index));
-        assert_true(ci.low_ns < ci.high_ns);
-        double rel = ci_relative_halfwidth(&ci);
-        assert_false(isnan(rel));
-        assert_true(rel > 0.0 && rel < 0.01);
+        assert_int_equal(ci.low_ns, 1000000);
+        assert_int_equal(ci.high_ns, 1000000);
+        assert_float_equal(ci_relative_halfwidth(&ci), 0.0, 1e-12);
+    }
+}
+
+/*
+ * Bounds inside what was seen. Ten periods of 1000 requests each, nine of them all at 100 us
+ * and one all at 100 ms: the batches' medians disagree so much that t * s / sqrt(B) is about
+ * 23 ms, and the median's interval would reach below 0. It stops at the fastest request,
+ * 100 us. The other way round (nine at 100 ms, one at 100 us), it stops at the slowest,
+ * 100 ms, not at 123 ms. So does every percentile's, and order statistics' too.
+ */
+static void fill_two_levels(uint64_t usual_ns, uint64_t odd_ns)
+{
+    clear_periods(10);
+    for (size_t i = 0; i < 10; i++) {
+        for (size_t j = 0; j < 1000; j++) {
+            hist_record(&store[i], i == 4 ? odd_ns : usual_ns);
+        }
+    }
+}
+
+static void test_bounds_within_seen(void **state)
+{
+    (void)state;
+    static const double pcts[] = {1.0, 10.0, 50.0, 90.0, 99.0};
+    struct ci_result ci;
+    fill_two_levels(100000, 100000000);
+    ci_percentile(periods, 10, 50.0, 0.95, &ci);
+    assert_int_equal(ci.method, CI_BATCH_MEANS);
+    assert_int_equal(ci.low_ns, 100000);
+    assert_true(ci.high_ns > 20000000 && ci.high_ns < 100000000);
+    fill_two_levels(100000000, 100000);
+    ci_percentile(periods, 10, 50.0, 0.95, &ci);
+    assert_int_equal(ci.high_ns, 100000000);
+    assert_true(ci.low_ns > 70000000);
+    hist_reset(&merged);
+    for (size_t i = 0; i < 10; i++) {
+        hist_merge(&merged, periods[i]);
+    }
+    const struct hist *whole = &merged;
+    for (size_t k = 0; k < sizeof(pcts) / sizeof(pcts[0]); k++) {
+        struct ci_result by_periods, by_ranks;
+        ci_percentile(periods, 10, pcts[k], 0.95, &by_periods);
+        ci_percentile(&whole, 1, pcts[k], 0.95, &by_ranks);
+        assert_int_equal(by_ranks.method, CI_ORDER_STATISTICS);
+        const struct ci_result *both[] = {&by_periods, &by_ranks};
+        for (size_t m = 0; m < 2; m++) {
+            const struct ci_result *r = both[m];
+            assert_true(!r->estimable || (r->low_ns >= 100000 && r->high_ns <= 100000000));
+            assert_true(!r->estimable || (r->low_ns <= r->value_ns && r->value_ns <= r->high_ns));
+        }
     }
 }
 
@@ -431,6 +478,7 @@ int main(void)
         cmocka_unit_test(test_uneven_periods),
         cmocka_unit_test(test_all_empty),
         cmocka_unit_test(test_one_value),
+        cmocka_unit_test(test_bounds_within_seen),
         cmocka_unit_test(test_p100),
         cmocka_unit_test(test_relative_halfwidth),
         cmocka_unit_test(test_compare_same_and_slower),

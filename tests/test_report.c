@@ -13,6 +13,8 @@
 
 #include "slap/base/common.h"
 #include "slap/output/report.h"
+#include "slap/output/results.h"
+#include "slap/output/rounds.h"
 #include "slap/output/run_desc.h"
 #include "slap/model/stats.h"
 
@@ -625,6 +627,38 @@ static void test_main_total_follows_latency(void **state)
     free(s);
 }
 
+/* --rounds: two rounds far apart, every get 100 us in the first and 10 ms in the second. The
+ * mean of their medians, 5050 us, has a t interval of +-62896 us (12.706 * 4950), which
+ * printed [0.0, 67945.7] before; it is kept within the rounds' fastest request and their
+ * slowest. The rate's stays at 0 or above. */
+static void test_rounds_interval_within_seen(void **state)
+{
+    (void)state;
+    static const unsigned fast[] = {100, 100, 100, 100}, slow[] = {10000, 10000, 10000, 10000};
+    struct results_doc d;
+    struct capture c;
+    struct slap_stats *s = new_stats();
+    assert_int_equal(results_doc_init(&d), SLAP_OK);
+    d.desc.npercentiles = 1;
+    d.desc.percentiles[0] = 50;
+    for (size_t round = 0; round < 2; round++) {
+        stats_reset(s);
+        record_us(s, STATS_GET, round == 0 ? fast : slow, SLAP_ARRAY_SIZE(fast));
+        s->counters.cmd_get = round == 0 ? 1000 : 10;
+        assert_int_equal(results_add_to_round(&d, round, round + 1.0, 1.0, s), SLAP_OK);
+    }
+    capture_open(&c);
+    report_rounds(c.out, &d);
+    char *text = capture_close(&c);
+    assert_non_null(strstr(text, "rounds p50: mean 5050.0 us, min-max 100.0-10000.0 us, 95% "
+                                 "interval [100.0, 10000.0] us\n"));
+    assert_non_null(strstr(text, "rounds tps: mean 505.0 ops/s, min-max 10.0-1000.0 ops/s, 95% "
+                                 "interval [0.0, 6794.6] ops/s\n"));
+    free(text);
+    results_doc_free(&d);
+    free_stats(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -634,6 +668,7 @@ int main(void)
         cmocka_unit_test(test_period_golden),      cmocka_unit_test(test_period_with_sets),
         cmocka_unit_test(test_final_no_time),
         cmocka_unit_test(test_main_total_follows_latency),
+        cmocka_unit_test(test_rounds_interval_within_seen),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

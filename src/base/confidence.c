@@ -176,6 +176,13 @@ static void cover_bucket(struct ci_result *result)
     result->high_ns = result->high_ns > high ? result->high_ns : high;
 }
 
+/* No bound beyond what was seen: the fastest and the slowest request of the run. */
+static void keep_seen(struct ci_result *result, const struct ci_span *all)
+{
+    result->low_ns = result->low_ns < all->min_ns ? all->min_ns : result->low_ns;
+    result->high_ns = result->high_ns > all->max_ns ? all->max_ns : result->high_ns;
+}
+
 /* estimate +- t * s / sqrt(B) from the batches' percentiles. */
 static void batch_means(const struct ci_periods *periods, const struct ci_span *spans,
                         size_t batches, double pct, double level, struct ci_result *result)
@@ -240,6 +247,7 @@ void ci_percentile_of(const struct ci_periods *periods, double pct, double level
     }
     result->estimable = true;
     cover_bucket(result);
+    keep_seen(result, &all);
 }
 
 static void hists_measure(const void *ctx, size_t i, uint64_t *count, uint64_t *min_ns,

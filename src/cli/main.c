@@ -475,7 +475,6 @@ static void sink_period(void *ctx, const struct slap_stats *period, const struct
     if (ro->o->stat_freq_ns > 0) {
         report_period(ro->out, ro->desc, period, global, period_no, isatty(fileno(ro->out)) == 1);
     }
-    intervals_add_stats(ro->intervals, period, period_s);
     precision_check(&ro->precision, ro->desc, ro->intervals, global,
                     period_s * (double)period_no);
     if (ro->doc != NULL) {
@@ -488,6 +487,22 @@ static void sink_period(void *ctx, const struct slap_stats *period, const struct
     if (ro->o->stat_freq_ns > 0) {
         live_period(ro->live); /* --push with -S: each period */
     }
+}
+
+/* The intervals (ctx) and the steady line read ticks of at most a tenth of a second, whatever
+ * -S: a tick each, the answers after the last tick in the last. */
+static void intervals_fine(void *ctx, const struct slap_stats *tick, double tick_s, bool rest)
+{
+    if (rest) {
+        intervals_extend(ctx, tick, tick_s);
+    } else {
+        intervals_add_stats(ctx, tick, tick_s);
+    }
+}
+
+static void sink_fine(void *ctx, const struct slap_stats *tick, double tick_s, bool rest)
+{
+    intervals_fine(((struct run_outputs *)ctx)->intervals, tick, tick_s, rest);
 }
 
 static void sink_tick(void *ctx, const struct slap_stats *global, double elapsed_s)
@@ -514,7 +529,6 @@ static void sink_rest(void *ctx, const struct slap_stats *rest, double elapsed_s
         size_t last = ro->rounds->rounds.n - 1;
         results_add_to_round(ro->rounds, last, elapsed_s, 0.0, rest);
     }
-    intervals_extend(ro->intervals, rest, 0.0);
     if (d == NULL) {
         return;
     }
@@ -542,6 +556,7 @@ static struct run_sinks run_sinks_of(struct run_outputs *ro)
     return (struct run_sinks){.ctx = ro,
                               .period = sink_period,
                               .rest = sink_rest,
+                              .fine = sink_fine,
                               .enough = ro->precision.pct > 0 ? sink_enough : NULL,
                               .samples = ro->samples != NULL ? sink_samples : NULL,
                               .tick = ro->live != NULL ? sink_tick : NULL,
@@ -703,25 +718,11 @@ static void sweep_free(struct sweep_doc *sd)
  * One step of a sweep: a timed open-loop run at rate. Only the first flushes (--flush) and
  * preloads: the later ones find the windows it stored. SLAP_ERROR with err when it cannot run.
  */
-static void step_period(void *ctx, const struct slap_stats *period, const struct slap_stats *global,
-                        uint64_t period_no, double period_s)
-{
-    (void)global;
-    (void)period_no;
-    intervals_add_stats(ctx, period, period_s);
-}
-
-static void step_rest(void *ctx, const struct slap_stats *rest, double elapsed_s)
-{
-    (void)elapsed_s;
-    intervals_extend(ctx, rest, 0.0);
-}
-
 static enum slap_status sweep_step(struct run *run, struct slap_options *step,
                                    const struct slap_options *opts, double rate, bool first,
                                    FILE *out, struct intervals *iv, char *err, size_t err_len)
 {
-    struct run_sinks sinks = {.ctx = iv, .period = step_period, .rest = step_rest};
+    struct run_sinks sinks = {.ctx = iv, .fine = intervals_fine};
     struct run_plan plan;
     plan_step(&plan, step, opts, rate, opts->step_time_ns, 0, first);
     memset(run, 0, sizeof(*run));

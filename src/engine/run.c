@@ -456,6 +456,10 @@ static void collect_tick(struct run *r, uint64_t tick_no)
     }
     stats_merge(&r->global, &r->tick);
     stats_merge(&r->period, &r->tick);
+    r->ticks_collected = tick_no;
+    if (r->sinks.fine != NULL) {
+        r->sinks.fine(r->sinks.ctx, &r->tick, (double)r->tick_ns / (double)SLAP_NS_PER_SEC, false);
+    }
     if (r->sinks.tick != NULL) {
         r->sinks.tick(r->sinks.ctx, &r->global,
                       (double)(tick_no * r->tick_ns) / (double)SLAP_NS_PER_SEC);
@@ -693,18 +697,30 @@ static void join_workers(struct run *r, uint32_t spawned)
     drain_samples(r);
     stats_merge(&r->global, &r->tick);
     stats_merge(rest, &r->tick);
-    if (run_seconds(r) > 0 && r->period_ns > 0 && r->sinks.rest != NULL) {
+    if (run_seconds(r) <= 0 || r->period_ns == 0) {
+        return;
+    }
+    if (r->sinks.fine != NULL) {
+        double left =
+            run_seconds(r) - (double)(r->ticks_collected * r->tick_ns) / (double)SLAP_NS_PER_SEC;
+        r->sinks.fine(r->sinks.ctx, &r->tick, left > 0 ? left : 0.0, true);
+    }
+    if (r->sinks.rest != NULL) {
         r->sinks.rest(r->sinks.ctx, rest, run_seconds(r));
     }
 }
 
-/* The workers publish every period, or (sinks.tick) at least once a second: a period longer
- * than that is cut into equal ticks. The plan may have set period_ns after run_want. */
+/* The workers publish every period, or (sinks.tick) at least once a second, or (sinks.fine)
+ * every RUN_FINE_TICK_NS: a period longer than that is cut into equal ticks. The plan may
+ * have set period_ns after run_want. */
 static void plan_ticks(struct run *r)
 {
     uint64_t n = 1;
-    if (r->sinks.tick != NULL && r->period_ns > SLAP_NS_PER_SEC) {
-        n = (r->period_ns + SLAP_NS_PER_SEC - 1) / SLAP_NS_PER_SEC;
+    uint64_t longest = r->sinks.fine != NULL   ? RUN_FINE_TICK_NS
+                       : r->sinks.tick != NULL ? SLAP_NS_PER_SEC
+                                               : UINT64_MAX;
+    if (r->period_ns > longest) {
+        n = (r->period_ns + longest - 1) / longest;
     }
     r->ticks_per_period = n;
     r->tick_ns = r->period_ns / n;
@@ -759,7 +775,8 @@ enum slap_status run_want(struct run *r, const struct run_sinks *sinks, bool kee
     r->sinks = sinks != NULL ? *sinks : (struct run_sinks){0};
     r->progress = progress;
     r->period_ns = r->plan.stat_freq_ns;
-    if (r->period_ns == 0 && (keep_periods || progress || r->sinks.tick != NULL)) {
+    bool ticks = r->sinks.tick != NULL || r->sinks.fine != NULL;
+    if (r->period_ns == 0 && (keep_periods || progress || ticks)) {
         r->period_ns = SLAP_NS_PER_SEC;
     }
     r->engine.period_ns = r->period_ns;

@@ -39,6 +39,10 @@ static enum slap_status sparse_sum(struct results_sparse *s, const struct result
     if ((h == NULL || h->count == 0) && (b == NULL || b->count == 0)) {
         return SLAP_OK;
     }
+    if (s->count == 0 && (b == NULL || b->count == 0)) { /* a first period: h as it is */
+        results_sparse_free(s);
+        return results_sparse_from_hist(h, s);
+    }
     hist_clear(&sum);
     results_sparse_add(s, &sum);
     if (b != NULL) {

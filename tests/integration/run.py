@@ -33,7 +33,8 @@ TOP = os.path.dirname(os.path.dirname(HERE))
 # known to be neither timed nor disturbed by a neighbour.
 SHARES_CPU = frozenset([
     "ascii_only_server", "bad_options", "binary", "binary_misses", "cfg_file", "cfg_file_bad",
-    "compare_live_refusals", "compare_refusals", "completion_installed", "completion_matches_help",
+    "compare_live_refusals", "compare_refusals", "completion_installed",
+    "completion_matches_help", "confidence_bounds_within_seen", "confidence_fine_periods",
     "confidence_not_estimable", "connection_limit", "counters_counted", "dead_port",
     "descriptor_limits", "distribution_hash", "docs_layers_described",
     "docs_layers_include_downward", "docs_layers_options_in_cli", "docs_list_every_option",

@@ -47,7 +47,10 @@
  * narrow) on a real run: the result flags it as CI_ORDER_STATISTICS.
  *
  * Either way the interval is never narrower than the histogram's own bucket at the estimate
- * (about 0.8% of the value): the histogram cannot tell values inside one bucket apart.
+ * (about 0.8% of the value): the histogram cannot tell values inside one bucket apart. And it
+ * never reaches beyond what was seen: below the run's fastest request or above its slowest
+ * (t * s / sqrt(B) can exceed a low percentile's distance from the fastest; the true
+ * percentile lies below the fastest of n requests only with a chance of (1 - p/100)^n).
  * Everything is computed from the periods' buckets in place: no allocation, no I/O. A call
  * reads every period's buckets up to the percentile twice (once for the run, once in its
  * batch): an hour of 1 s periods is about 25 million additions per percentile.

@@ -8,20 +8,33 @@
 /*
  * How it is decided. The measured periods (after any warm-up) are cut into thirds by time.
  * The first and the last third are compared on two figures: the rate (requests answered a
- * second) and the median latency, each period's own median. A figure drifted when the two
- * thirds' means differ by more than its threshold (STEADY_RATE_DRIFT of the rate,
- * STEADY_LATENCY_DRIFT of the latency) and the difference stands out of the periods' own
- * noise (Welch's t above STEADY_T). A run with a drifting figure is not steady: a server whose
- * memory filled and started evicting, a warm-up too short, a neighbour that took the CPU
- * halfway, a proxy whose queue grew. Fewer than STEADY_MIN_PERIODS periods: unknown. So is a
- * run where a figure moved beyond its threshold but not out of the noise, in periods so
- * scattered that one standard error of the difference is larger than the threshold itself
- * (a 75% fall may then be chance, and "held" would be false), unless the other figure drifted.
+ * second) and the median latency (the mean of the periods' own medians).
+ *
+ * Neighbouring periods are alike: a slow moment (a neighbour on the CPU, the scheduler moving
+ * a thread) spans several tenths of a second, so periods one by one would make the noise look
+ * smaller than it is. Each third is therefore cut into up to STEADY_BATCHES batches of
+ * consecutive periods, none shorter than STEADY_BATCH_MIN_S, and the batches' values are
+ * taken as independent: the noise is their variance about their own third's mean, pooled over
+ * the three thirds, with Student's t at its degrees of freedom (batches - 3). Per figure, with
+ * d the difference of the last and the first third's means:
+ * - drifted: the change (d over the first third's mean) is beyond the figure's threshold
+ *   (STEADY_RATE_DRIFT, STEADY_LATENCY_DRIFT) and d stands out of the noise, outside its
+ *   STEADY_DRIFT_LEVEL interval around 0: a run that held still is called drifted about once
+ *   in a thousand per figure at most;
+ * - held: the change was measured small, its STEADY_HELD_LEVEL interval inside +-threshold;
+ * - unsure otherwise: the noise does not tell whether it moved past its threshold.
+ * The run is not steady when a figure drifted (a server whose memory filled and started
+ * evicting, a warm-up too short, a neighbour that took the CPU halfway, a proxy whose queue
+ * grew), steady when both held, unknown otherwise; unknown too with fewer than
+ * STEADY_MIN_PERIODS periods, or thirds too short for two batches each (a run under 3 s).
  */
 #define STEADY_MIN_PERIODS 6
+#define STEADY_BATCHES 5          /* per third, at most: see the README's figures */
+#define STEADY_BATCH_MIN_S 0.5    /* and none shorter: the periods' correlation, measured */
 #define STEADY_RATE_DRIFT 0.10    /* the rate moved by a tenth */
 #define STEADY_LATENCY_DRIFT 0.25 /* the median latency moved by a quarter */
-#define STEADY_T 3.0              /* and by three standard errors of the difference */
+#define STEADY_HELD_LEVEL 0.95    /* held: the change's 95% interval inside the threshold */
+#define STEADY_DRIFT_LEVEL 0.999  /* drifted: past the threshold and out of the 99.9% noise */
 
 struct steady_period {
     double seconds;   /* its length (the last one may be short) */
@@ -30,14 +43,14 @@ struct steady_period {
 };
 
 enum steady_state {
-    STEADY_UNKNOWN, /* too few periods, or too scattered, to say */
+    STEADY_UNKNOWN, /* too few periods, or too noisy, to say */
     STEADY_YES,
     STEADY_NO,
 };
 
 struct steady_verdict {
     enum steady_state state;
-    char why[192]; /* "the rate fell 23% from the first third to the last" ... or the unknown */
+    char why[256]; /* "the rate fell 23% from the first third to the last" ... or the unknown */
     double rate_change;    /* last third against first, relative (-0.23: fell 23%) */
     double latency_change; /* the same for the median latency */
 };

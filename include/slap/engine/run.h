@@ -23,6 +23,10 @@
 
 struct tls_ctx;
 
+/* The longest tick when run_sinks.fine is set: a tenth of a second, so that a run of a few
+ * seconds has periods enough to judge, whatever -S. */
+#define RUN_FINE_TICK_NS (SLAP_NS_PER_SEC / 10)
+
 /* Where the run's periods and samples go: the caller connects them to the outputs (tables,
  * the results document, the samples file); the run itself formats and writes none of them.
  * A NULL callback: not wanted. */
@@ -42,6 +46,12 @@ struct run_sinks {
      * it lasts (each period; a period longer than a second is collected in ticks of a second
      * or less, whose sum it is). Setting it asks for periods of 1 s when there are none. */
     void (*tick)(void *ctx, const struct slap_stats *global, double elapsed_s);
+    /* Each tick's own statistics, tick_s long: the periods cut into ticks of at most
+     * RUN_FINE_TICK_NS, for what judges the run (intervals, steadiness) finer than -S. Last
+     * (rest true), the answers after the last tick, tick_s being the measured time they span
+     * (0 when the run ended on a tick). Setting it asks for periods of 1 s when there are
+     * none. */
+    void (*fine)(void *ctx, const struct slap_stats *tick, double tick_s, bool rest);
     /* The main thread has nothing to do for up to ns: the callback may use that time (serve
      * --metrics) and must return by then. NULL: the main thread sleeps. */
     void (*wait)(void *ctx, uint64_t ns);
@@ -90,7 +100,8 @@ struct run {
     struct slap_stats period;  /* -S: one period's, collected from the workers */
     struct slap_stats tick;    /* one tick's: a period's, or a part of one (sinks.tick) */
     uint64_t tick_ns;          /* the workers publish every tick_ns: period_ns, or a part */
-    uint64_t ticks_per_period; /* of it when sinks.tick wants more than one a second */
+    uint64_t ticks_per_period; /* of it when sinks.tick or sinks.fine want finer ones */
+    uint64_t ticks_collected;  /* by the main thread, in time order */
     uint64_t end_ns;           /* end of the measured part: the latest of the workers' */
     struct worker_stall *stalls; /* per server: sockets that held unanswered requests at the end */
     uint32_t blocked_lanes;    /* lanes that still awaited an answer when the run gave up */
