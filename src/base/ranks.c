@@ -106,6 +106,19 @@ static void shift_from(const double *sorted, size_t count, size_t c, double achi
     r->significant = r->low > 0.0 || r->high < 0.0;
 }
 
+/* The count values to sort and a statistic's distribution over 0..count. */
+static enum slap_status alloc_two(size_t count, double **values, double **dist)
+{
+    *values = malloc(count * sizeof(**values));
+    *dist = malloc((count + 1) * sizeof(**dist));
+    if (*values == NULL || *dist == NULL) {
+        free(*values);
+        free(*dist);
+        return SLAP_ERROR;
+    }
+    return SLAP_OK;
+}
+
 enum slap_status rank_paired(const double *d, size_t n, double level, struct rank_shift *r)
 {
     *r = (struct rank_shift){.needed = rank_needed(true, level)};
@@ -116,11 +129,8 @@ enum slap_status rank_paired(const double *d, size_t n, double level, struct ran
         return SLAP_ERROR;
     }
     size_t count = n * (n + 1) / 2;
-    double *walsh = malloc(count * sizeof(*walsh));
-    double *dist = malloc((count + 1) * sizeof(*dist));
-    if (walsh == NULL || dist == NULL) {
-        free(walsh);
-        free(dist);
+    double *walsh, *dist;
+    if (alloc_two(count, &walsh, &dist) != SLAP_OK) {
         return SLAP_ERROR;
     }
     size_t k = 0;
@@ -150,11 +160,8 @@ enum slap_status rank_two_sample(const double *a, size_t na, const double *b, si
         return SLAP_ERROR;
     }
     size_t count = na * nb;
-    double *diffs = malloc(count * sizeof(*diffs));
-    double *dist = malloc((count + 1) * sizeof(*dist));
-    if (diffs == NULL || dist == NULL) {
-        free(diffs);
-        free(dist);
+    double *diffs, *dist;
+    if (alloc_two(count, &diffs, &dist) != SLAP_OK) {
         return SLAP_ERROR;
     }
     for (size_t i = 0; i < na; i++) {
