@@ -73,6 +73,7 @@ struct search {
     double total_seconds;
     bool begun;  /* a run measured something */
     char **rest; /* slap's own options, as options_parse read them */
+    double ceiling; /* the lowest rate where slap was starved twice, above one held; 0: none */
     char client_why[LIMITS_WHY_MAX + 32];
     struct limits limits; /* the rate's last run's, for its step in the document (owned) */
 };
@@ -89,7 +90,8 @@ static void search_help(FILE *out)
           "above it: the same verdicts confirm it; a changed one sends the search on (at most 3\n"
           "times, then no capacity is confirmed). A step where slap itself was short of CPU\n"
           "(limited_by client or both, its threads busy or waiting for a CPU) is 'starved': not\n"
-          "the server's answer; measured once more, starved again, it ends the search.\n"
+          "the server's answer; measured once more, starved again, its rate is slap's ceiling:\n"
+          "the search narrows below it, and the capacity is at least the rate held there.\n"
           "\n"
           "  --slo OBJECTIVE      'p99<1ms'; several comma-separated, 'p50<200us,p99.9<5ms'\n"
           "                       (any percentile, a limit in us, ms or s)\n"
@@ -565,6 +567,17 @@ static bool stop_starved(struct search *s, struct report_search_end *end, double
     return true;
 }
 
+/* A rate where slap was starved twice above one the server held: nothing at or above it is
+ * the server's answer (the lowest such rate kept, with why). */
+static void note_ceiling(struct search *s, double rate, const struct rate_result *res)
+{
+    if (s->ceiling <= 0 || rate < s->ceiling) {
+        s->ceiling = rate;
+        snprintf(s->client_why, sizeof(s->client_why), "limited_by %s: %s", res->limited_by,
+                 res->why);
+    }
+}
+
 /* The search proper: steps until it narrows (or its budget ends, or slap is starved).
  * *stop is set when a step was starved twice. */
 static int search_narrow(struct search *s, const struct search_objectives *slo,
@@ -579,9 +592,14 @@ static int search_narrow(struct search *s, const struct search_objectives *slo,
             return status;
         }
         end->lowest_tried = fmin(end->lowest_tried, rate);
-        if (starved(&res)) {
-            *stop = stop_starved(s, end, rate, &res);
+        if (starved(&res) && st->held <= 0) {
+            *stop = stop_starved(s, end, rate, &res); /* nothing the server's held below it */
             return SEARCH_OK;
+        }
+        if (starved(&res)) { /* slap's ceiling: the search narrows below it */
+            note_ceiling(s, rate, &res);
+            *next = search_record(st, rate, false);
+            continue;
         }
         *next = search_record(st, rate, res.verdict == SLO_HELD);
         if (res.verdict == SLO_HELD && st->held == rate) {
@@ -594,18 +612,18 @@ static int search_narrow(struct search *s, const struct search_objectives *slo,
 /*
  * The capacity measured again, and the rate broken just above it: the same verdicts confirm
  * it. A verdict overturned (noise larger than the search's resolution) sends the search on
- * from what every rate said last. *confirmed when both held to their verdicts; *stop when
- * slap was starved.
+ * from what every rate said last, as does a step where slap was starved (its rate becomes
+ * slap's ceiling). *confirmed when both held to their verdicts.
  */
 static int confirm(struct search *s, const struct search_objectives *slo, struct search_state *st,
-                   struct rate_result *best, bool *confirmed, bool *stop,
-                   struct report_search_end *end)
+                   struct rate_result *best, bool *confirmed)
 {
     static struct rate_result res;
     double held = st->held, broken = st->broken;
-    double rates[2] = {held, broken};
+    /* above it: a rate the server broke, measured again; slap's ceiling is not the server's */
+    double rates[2] = {held, broken != s->ceiling ? broken : 0};
     if (!s->opts.quiet) {
-        if (broken > 0) {
+        if (rates[1] > 0) {
             fprintf(s->out, "confirming: %.0f ops/s again, and %.0f ops/s above it\n", held,
                     broken);
         } else {
@@ -617,9 +635,10 @@ static int confirm(struct search *s, const struct search_objectives *slo, struct
         if (status != SEARCH_OK) {
             return status;
         }
-        if (starved(&res)) {
-            *stop = stop_starved(s, end, rates[i], &res);
-            return SEARCH_OK;
+        if (starved(&res)) { /* not confirmed: slap's ceiling is now at or below it */
+            note_ceiling(s, rates[i], &res);
+            (void)search_record(st, rates[i], false);
+            break;
         }
         (void)search_record(st, rates[i], res.verdict == SLO_HELD);
         if (rates[i] == held && res.verdict == SLO_HELD) {
@@ -649,7 +668,7 @@ static int search_steps(struct search *s, const struct search_objectives *slo,
         int status = search_narrow(s, slo, &st, &next, end, best, &stop);
         if (status == SEARCH_OK && !stop && st.held > 0 && rounds < CONFIRM_ROUNDS) {
             rounds++;
-            status = confirm(s, slo, &st, best, &confirmed, &stop, end);
+            status = confirm(s, slo, &st, best, &confirmed);
         }
         if (status != SEARCH_OK) {
             return status;
@@ -658,6 +677,10 @@ static int search_steps(struct search *s, const struct search_objectives *slo,
             break;
         }
         next = search_continue(&st, CONFIRM_EXTRA);
+    }
+    if (!stop && s->ceiling > 0 && st.broken == s->ceiling) {
+        end->client_limit = s->ceiling; /* nothing above the capacity was the server's */
+        end->client_why = s->client_why;
     }
     end->capacity = st.held;
     end->ci = st.held > 0 ? best->ci : NULL;

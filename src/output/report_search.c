@@ -98,8 +98,9 @@ static void print_stop(FILE *out, const struct report_search_end *end)
 {
     if (end->client_limit > 0) {
         fprintf(out,
-                "search: stopped at %.0f ops/s, where slap itself was short of CPU (measured "
-                "twice), so that step measured slap's own delay as much as the server's: %s\n",
+                "search: went no higher than %.0f ops/s, where slap itself was short of CPU "
+                "(measured twice), so that step measured slap's own delay as much as the "
+                "server's: %s\n",
                 end->client_limit, end->client_why != NULL ? end->client_why : "");
     } else if (end->exhausted) {
         fprintf(out, "search: stopped after its last step (--max_steps) before it narrowed "
@@ -163,7 +164,7 @@ void report_search_end(FILE *out, const struct search_objectives *slo,
             end->capacity);
     print_values(out, slo, end->ci);
     fprintf(out, " at that rate");
-    if (end->confirmed && end->lowest_broken > 0) {
+    if (end->confirmed && end->lowest_broken > 0 && end->client_limit <= 0) {
         fprintf(out, "; confirmed: it held again and %.0f ops/s did not", end->lowest_broken);
     } else if (end->confirmed) {
         fprintf(out, "; confirmed: it held again");

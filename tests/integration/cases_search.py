@@ -26,7 +26,7 @@ CAPACITY = re.compile(r"^capacity: (\d+) ops/s \(p(\S+) (\d+) \xb5s at that rate
                       r"it held again( and \d+ ops/s did not)?\)$", re.M)
 SVG = "{http://www.w3.org/2000/svg}"
 SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)  # Linux
-CLIENT = "where slap itself was short of CPU (measured twice)"
+CLIENT = "where slap itself was short of CPU (measured twice)"  # the search's stop line
 
 
 class QueueServer:
@@ -234,12 +234,19 @@ def case_search_memcached_pinned():
                 check(r[6] in ("client", "both"), "starved, limited by %s: %r" % (r[6], r))
             if r[5] == "starved" and i + 1 < len(rows):
                 check(rows[i + 1][0] == r[0], "a starved step not measured again:\n%s" % out)
+        twice = [i for i in range(len(rows) - 1) if rows[i][0] == rows[i + 1][0] and
+                 rows[i][5] == rows[i + 1][5] == "starved"]
         if CLIENT in out:
-            check(rows[-1][5] == "starved" and rows[-2][5] == "starved" and
-                  rows[-1][0] == rows[-2][0], "stopped without two starved steps:\n%s" % out)
+            # starved twice at a rate: slap's ceiling, the search narrows below it
+            ceiling = int(re.search(r"went no higher than (\d+) ops/s", out).group(1))
+            first = [i for i in twice if int(rows[i][0]) == ceiling]
+            check(first, "no two starved steps at %d ops/s:\n%s" % (ceiling, out))
+            check(all(int(r[0]) < ceiling for r in rows[first[0] + 2:]),
+                  "measured at or above slap's ceiling after it:\n%s" % out)
         else:
-            check(not (len(rows) > 1 and rows[-1][5] == rows[-2][5] == "starved" and
-                       rows[-1][0] == rows[-2][0]), "went on after slap was starved twice")
+            check(not twice or any(int(r[0]) < int(rows[twice[0]][0]) and r[5] != "starved"
+                                   for r in rows[twice[0] + 2:]),
+                  "starved twice, and not said:\n%s" % out)
         # the picture: the objective's percentile against the rate, and the objective's line
         root = ET.parse(svg).getroot()
         metrics = {g.get("data-metric"): g for g in root.iter(SVG + "g")
@@ -283,7 +290,7 @@ def case_search_starved_ends_without_capacity():
         check(len(rows) == 2 and all(r[5] == "starved" and r[6] in ("client", "both") and
                                      r[0] == "5000" for r in rows),
               "not two starved steps at 5000 ops/s:\n%s" % out)
-        check(re.search(r"^search: stopped at 5000 ops/s, where slap itself was short of CPU "
+        check(re.search(r"^search: went no higher than 5000 ops/s, where slap itself was short of CPU "
                         r"\(measured twice\).*: limited_by (client|both): (borderline with \w+: "
                         r"[^;]*; )?slap's threads waited for a CPU", out, re.M),
               "the stop is not explained:\n%s" % out)
@@ -295,6 +302,48 @@ def case_search_starved_ends_without_capacity():
               and doc["search"]["confirmed"] is False, "JSON search %r" % doc["search"])
         check([s["slo"] for s in doc["steps"]] == ["starved", "starved"],
               "JSON steps %r" % [s["slo"] for s in doc["steps"]])
+    finally:
+        mc.stop()
+        shutil.rmtree(d)
+
+
+def case_search_narrows_below_slaps_ceiling():
+    """memcached -t 1 pinned to CPU 0, slap -T 1 alone on CPU 1, an objective no step breaks
+    (p50<1s): slap's one thread saturates first. The rate where it was starved twice is slap's
+    ceiling, not the server's answer: the search bisects below it to 5% and ends with 'at least'
+    the highest rate held there (confirmed by measuring it again), saying it went no higher
+    than the ceiling; the JSON has both. A host too busy to let slap hold even the start is
+    skipped (the verdict is then right: no capacity)."""
+    if (os.cpu_count() or 1) < 2:
+        raise Skip("one CPU: slap and the server cannot be pinned apart")
+    mc = Memcached(extra=("-t", "1"))
+    d = tempfile.mkdtemp()
+    try:
+        pin(mc.proc.pid, 0)
+        path = os.path.join(d, "s.json")
+        rc, out, err = run_slap(["search", "--slo", "p50<1s", "-s", mc.addr, "-T", "1",
+                                 "-c", "32", "--step_time", "1s", "--start", "10000",
+                                 "--max_steps", "12", "--json", path],
+                                prefix=("taskset", "-c", "1"), timeout=120)
+        check(rc == 0, "exit status %d: %s" % (rc, err))
+        if "capacity: none found" in out:
+            raise Skip("slap was starved at its first step: the host is too busy")
+        m = re.search(r"^search: went no higher than (\d+) ops/s, where slap itself", out, re.M)
+        cap = re.search(r"^capacity: at least (\d+) ops/s \(p50 \d+ \xb5s at that rate; "
+                        r"confirmed: it held again\)$", out, re.M)
+        check(m is not None and cap is not None, "no ceiling and lower bound:\n%s" % out)
+        ceiling, capacity = int(m.group(1)), int(cap.group(1))
+        rows = ROW.findall(out)
+        first = min(i for i in range(len(rows) - 1) if rows[i][5] == rows[i + 1][5] == "starved")
+        below = [int(r[0]) for r in rows[first + 2:] if r[5] == "held"]
+        check(below and all(int(r[0]) < ceiling for r in rows[first + 2:]),
+              "the search did not narrow below the ceiling:\n%s" % out)
+        check(ceiling <= 1.05 * capacity + 1 or "--max_steps" in out,
+              "held %d and slap's ceiling %d more than 5%% apart:\n%s" % (capacity, ceiling, out))
+        doc = json.load(open(path))
+        validate(doc)
+        check(abs(doc["search"]["capacity_tps"] - capacity) < 1 and
+              abs(doc["search"]["client_limit_tps"] - ceiling) < 1, "JSON %r" % doc["search"])
     finally:
         mc.stop()
         shutil.rmtree(d)
