@@ -19,7 +19,8 @@ printed, with the machine's load at the time.
             conclude (and why)
 
 Usage: scripts/calibrate.py compare [--hog] [--repeats N] [--only live|files] [--out DIR]
-       scripts/calibrate.py search [--hog] [--repeats N] [--slo 'p90<5ms'] [--out DIR]
+       scripts/calibrate.py search [--hog | --server-hog] [--repeats N] [--slo 'p90<5ms']
+                                   [--out DIR]
 (build slap first: scripts/build.sh build). Every loop is bounded; servers and the hog are
 started here and stopped by their pid.
 """
@@ -87,12 +88,13 @@ class Server:
 
 
 class Hog:
-    """A busy loop pinned to CPU 1 (bounded to an hour), beside slap pinned there too."""
+    """A busy loop pinned to CPU 1 (bounded to an hour), beside slap pinned there too; or to
+    CPU 0, beside the server (search --server-hog)."""
 
-    def __init__(self, on):
+    def __init__(self, on, cpu=1):
         self.proc = None
         if on:
-            self.proc = subprocess.Popen(["taskset", "-c", "1", "python3", "-c",
+            self.proc = subprocess.Popen(["taskset", "-c", str(cpu), "python3", "-c",
                                           "import time\nend = time.monotonic() + 3600\n"
                                           "while time.monotonic() < end: pass"])
             time.sleep(0.3)
@@ -240,7 +242,7 @@ def search_spread(hog, repeats, out, slo):
     """repeats searches of one memcached -t 1 pinned to CPU 0, slap -T 1 on CPU 1 (beside the
     hog when there is one): the capacities and why a search could not conclude."""
     mc = Server(threads=1)
-    subprocess.run(["taskset", "-pc", "0", str(mc.proc.pid)], capture_output=True)
+    subprocess.run(["taskset", "-a", "-pc", "0", str(mc.proc.pid)], capture_output=True)
     found = []
     try:
         for k in range(repeats):
@@ -270,6 +272,9 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("what", choices=["compare", "search"])
     p.add_argument("--hog", action="store_true", help="a busy loop pinned with slap on CPU 1")
+    p.add_argument("--server-hog", action="store_true",
+                   help="search: a busy loop pinned with the server on CPU 0 (another tenant "
+                        "of the server's host), slap alone on CPU 1")
     p.add_argument("--repeats", type=int, default=30)
     p.add_argument("--only", choices=["live", "files"], help="compare: one of its two parts")
     p.add_argument("--slo", default="p90<5ms")
@@ -281,10 +286,11 @@ def main():
         sys.exit("calibrate: --repeats is 1 to 500")
     out = a.out or tempfile.mkdtemp(prefix="slap-calibrate-")
     os.makedirs(out, exist_ok=True)
+    where = ("beside a CPU hog pinned with slap" if a.hog else
+             "a CPU hog pinned with the server" if a.server_hog else "no hog")
     print("calibrate %s: %s, load average %s at the start, %d CPUs, files in %s" %
-          (a.what, "beside a CPU hog pinned with slap" if a.hog else "no hog", load(),
-           os.cpu_count(), out))
-    hog = Hog(a.hog)
+          (a.what, where, load(), os.cpu_count(), out))
+    hog = Hog(a.hog or a.server_hog, cpu=0 if a.server_hog else 1)
     try:
         if a.what == "compare":
             if a.only != "files":

@@ -543,6 +543,36 @@ static void test_borderline_only_when_deciding(void **state)
     limits_free(&l);
 }
 
+/* Two figures that decide only together (slap saturated: its busiest thread's demand, or its
+ * share of its CPUs), both within their band: moving either alone leaves slap saturated, both
+ * together make the met -P target the verdict. Borderline with rate, the nearer named. */
+static void test_borderline_together(void **state)
+{
+    struct limits l;
+    (void)state;
+    make(&l, 1);
+    l.target_tps = 50000;
+    client_busy(&l, LIMITS_SATURATED + 0.01, 0);
+    l.client.cpus = 1;
+    l.client.cpu_share = LIMITS_SATURATED + 0.02;
+    limits_judge(&l);
+    assert_int_equal(l.verdict, LIMITS_CLIENT);
+    assert_true(l.borderline.near);
+    assert_int_equal(l.borderline.with, LIMITS_RATE);
+    assert_string_equal(l.borderline.figure, "client.demand_max");
+    assert_non_null(strstr(l.why, "borderline with rate: "));
+    limits_free(&l);
+    make(&l, 1); /* the share far past its line: slap saturated whatever its demand */
+    l.target_tps = 50000;
+    client_busy(&l, LIMITS_SATURATED + 0.01, 0);
+    l.client.cpus = 1;
+    l.client.cpu_share = 0.99;
+    limits_judge(&l);
+    assert_int_equal(l.verdict, LIMITS_CLIENT);
+    assert_false(l.borderline.near);
+    limits_free(&l);
+}
+
 /* -P: a few requests held by slap (client) are near the line of none; many, or none, are not. */
 static void test_borderline_client_lag(void **state)
 {
@@ -636,6 +666,7 @@ int main(void)
         cmocka_unit_test(test_verdict_names),
         cmocka_unit_test(test_borderline_each_line),
         cmocka_unit_test(test_borderline_only_when_deciding),
+        cmocka_unit_test(test_borderline_together),
         cmocka_unit_test(test_borderline_client_lag),
         cmocka_unit_test(test_borderline_words),
         cmocka_unit_test(test_borderline_nearest),

@@ -376,18 +376,30 @@ enum limits_line {
     LIMITS_LINES,
 };
 
-/* The one comparison decide() takes the other way: line LIMITS_LINES, none. */
+/* The comparisons decide() takes the other way: one (line LIMITS_LINES: none), or every one
+ * of the lines in the mask lines (a server's: of the servers in the mask servers, the first
+ * 64), for figures that decide only together (slap's demand and its CPU share). */
 struct crossing {
     enum limits_line line;
     uint32_t server;
+    unsigned lines;
+    uint64_t servers;
 };
 
-static const struct crossing no_crossing = {LIMITS_LINES, 0};
+static const struct crossing no_crossing = {LIMITS_LINES, 0, 0, 0};
 
-/* at (a figure at or past its line), or not at for the comparison x moves across. */
+static bool per_server(enum limits_line line)
+{
+    return line == LINE_SERVER_WAIT || line == LINE_SERVER_BUSY;
+}
+
+/* at (a figure at or past its line), or not at for a comparison x moves across. */
 static bool crossed(const struct crossing *x, enum limits_line line, uint32_t server, bool at)
 {
-    return x->line == line && x->server == server ? !at : at;
+    bool one = x->line == line && x->server == server;
+    bool joint = (x->lines & (1u << line)) != 0 &&
+                 (!per_server(line) || (server < 64 && ((x->servers >> server) & 1u) != 0));
+    return one || joint ? !at : at;
 }
 
 /* Some known server's busy share at LIMITS_SATURATED or more (the busiest's, unmoved). */
@@ -650,8 +662,50 @@ static void keep_nearest(struct limits_borderline *b, double *nearest, const str
 }
 
 /*
+ * No figure alone within its band changes the verdict: all of them moved across their lines at
+ * once may (slap's demand and CPU share both near 0.85 decide "slap saturated" together). If
+ * so, the nearest of them is named.
+ */
+static void find_joint(struct limits *l, uint32_t unknown, enum limits_line *line,
+                       uint32_t *server)
+{
+    struct crossing x = {LIMITS_LINES, 0, 0, 0};
+    int near = 0;
+    for (int id = 0; id < LIMITS_LINES; id++) {
+        const struct line_row *row = &line_rows[id];
+        uint32_t n = row->per_server ? l->nservers : 1;
+        for (uint32_t i = 0; i < n && (!row->per_server || i < 64); i++) {
+            double figure;
+            if (row->read(l, i, &figure) && fabs(figure - row->line) < row->band) {
+                x.lines |= 1u << id;
+                x.servers |= row->per_server ? (uint64_t)1 << i : 0;
+                near++;
+            }
+        }
+    }
+    enum limits_verdict other = near > 1 ? decide(l, unknown, &x) : l->verdict;
+    double nearest = 1.0;
+    for (int id = 0; other != l->verdict && id < LIMITS_LINES; id++) {
+        const struct line_row *row = &line_rows[id];
+        uint32_t n = row->per_server ? l->nservers : 1;
+        for (uint32_t i = 0; (x.lines & (1u << id)) != 0 && i < n; i++) {
+            double figure;
+            double before = nearest;
+            if (row->read(l, i, &figure)) {
+                keep_nearest(&l->borderline, &nearest, row, i, figure, other);
+            }
+            if (nearest < before) {
+                *line = (enum limits_line)id;
+                *server = i;
+            }
+        }
+    }
+}
+
+/*
  * Every figure within its band of its line, moved across it: the nearest (in bands) whose move
- * changes the verdict makes it borderline. Which row and server it was: *line, *server.
+ * changes the verdict makes it borderline; else all of them moved together (find_joint).
+ * Which row and server it was: *line, *server.
  */
 static void find_borderline(struct limits *l, uint32_t unknown, enum limits_line *line,
                             uint32_t *server)
@@ -668,7 +722,7 @@ static void find_borderline(struct limits *l, uint32_t unknown, enum limits_line
             if (!row->read(l, i, &figure) || fabs(figure - row->line) >= row->band * nearest) {
                 continue;
             }
-            struct crossing x = {(enum limits_line)id, i};
+            struct crossing x = {(enum limits_line)id, i, 0, 0};
             enum limits_verdict other = decide(l, unknown, &x);
             if (other != l->verdict) {
                 keep_nearest(b, &nearest, row, i, figure, other);
@@ -676,6 +730,9 @@ static void find_borderline(struct limits *l, uint32_t unknown, enum limits_line
                 *server = i;
             }
         }
+    }
+    if (!b->near) {
+        find_joint(l, unknown, line, server);
     }
 }
 
