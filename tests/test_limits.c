@@ -562,6 +562,18 @@ static void test_borderline_together(void **state)
     assert_string_equal(l.borderline.figure, "client.demand_max");
     assert_non_null(strstr(l.why, "borderline with rate: "));
     limits_free(&l);
+    make(&l, 1); /* a send lag nearer its line decides nothing here: not the one named */
+    l.target_tps = 50000;
+    client_busy(&l, LIMITS_SATURATED + 0.03, 0);
+    l.client.cpus = 1;
+    l.client.cpu_share = LIMITS_SATURATED + 0.04;
+    l.send_lag_p99_s = 0.0009;
+    limits_judge(&l);
+    assert_int_equal(l.verdict, LIMITS_CLIENT);
+    assert_true(l.borderline.near);
+    assert_int_equal(l.borderline.with, LIMITS_RATE);
+    assert_string_equal(l.borderline.figure, "client.demand_max");
+    limits_free(&l);
     make(&l, 1); /* the share far past its line: slap saturated whatever its demand */
     l.target_tps = 50000;
     client_busy(&l, LIMITS_SATURATED + 0.01, 0);

@@ -684,6 +684,15 @@ static void find_joint(struct limits *l, uint32_t unknown, enum limits_line *lin
         }
     }
     enum limits_verdict other = near > 1 ? decide(l, unknown, &x) : l->verdict;
+    /* only the figures the change needs: each left out in turn when the rest still change it
+     * (a send lag near its line beside a saturated slap changes nothing by itself) */
+    for (int id = 0; other != l->verdict && id < LIMITS_LINES; id++) {
+        struct crossing without = x;
+        without.lines &= ~(1u << id);
+        if ((x.lines & (1u << id)) != 0 && decide(l, unknown, &without) == other) {
+            x = without;
+        }
+    }
     double nearest = 1.0;
     for (int id = 0; other != l->verdict && id < LIMITS_LINES; id++) {
         const struct line_row *row = &line_rows[id];
