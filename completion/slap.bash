@@ -73,7 +73,8 @@ _slap() {
         ((COMP_CWORD > 1)); then
         local sub_options="--json --csv --svg"
         [[ $subcommand == plot ]] && sub_options="-o --samples"
-        [[ $subcommand == compare ]] && sub_options="--fail-if --json"
+        [[ $subcommand == compare ]] && sub_options="--fail-if --json --live --rounds --seed --help
+            $_slap_options"
         if [[ $cur == -* ]]; then
             mapfile -t COMPREPLY < <(compgen -W "$sub_options" -- "$cur")
         else

@@ -56,6 +56,10 @@ def case_completion_matches_help():
             rc, _, err = run_slap(["--%s=%s" % (option, value), "--version"])
             check(rc == 0, "slap refuses --%s=%s offered by the completion: %s" % (option, value, err))
     check(complete("slap --proto") == ["--protocol"], "--proto: %r" % complete("slap --proto"))
+    check(complete("slap compare --li") == ["--live"], "compare --li: %r" %
+          complete("slap compare --li"))
+    check(complete("slap compare --live --threa") == ["--threads"],
+          "compare --live takes slap's options: %r" % complete("slap compare --live --threa"))
     check(complete("slap --protocol ") == ["ascii", "binary", "meta"], "--protocol values")
     check(complete("slap --hash=fnv1a") == ["fnv1a_64", "fnv1a_32"], "--hash=fnv1a")
     check(complete("slap --sample") == ["--samples", "--sample_rate"], "--sample")
