@@ -69,8 +69,8 @@ static void merging_keeps_counts_in_bounded_memory(void **state)
         assert_true(iv.n <= INTERVALS_SEGMENTS);
     }
     assert_int_equal(iv.periods, 1000);
-    assert_int_equal(iv.width, 16); /* 120 -> 60 at 120, 240, 480, 960 periods */
-    assert_int_equal(iv.n, 60 + (1000 - 960 + 15) / 16);
+    assert_int_equal(iv.width, 32); /* 60 -> 30 at 60, 120, 240, 480, 960 periods */
+    assert_int_equal(iv.n, 30 + (1000 - 960 + 31) / 32);
     struct sums s = sum_segments(&iv);
     assert_int_equal(s.periods, 1000);
     assert_int_equal(s.answers, whole.count);
@@ -176,7 +176,7 @@ static void view_reads_segments_as_histograms(void **state)
     intervals_free(&iv);
 }
 
-/* 300 periods (merged to width 4): a flat latency is steady; a latency that doubles is not,
+/* 300 periods (merged to width 8): a flat latency is steady; a latency that doubles is not,
  * and the verdict names the latency; too few periods: unknown. */
 static void steadiness_from_segments(void **state)
 {
@@ -187,7 +187,7 @@ static void steadiness_from_segments(void **state)
     for (int p = 0; p < 300; p++) {
         add(&iv, 1000, 200 + (uint64_t)(p % 3));
     }
-    assert_int_equal(iv.width, 4);
+    assert_int_equal(iv.width, 8); /* 60 -> 30 at 60, 120, 240 periods */
     intervals_steady(&iv, &v);
     assert_int_equal(v.state, STEADY_YES);
     intervals_free(&iv);

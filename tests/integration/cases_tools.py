@@ -198,7 +198,7 @@ def case_pdsh_fanout_survives_a_failed_host(mc):
             f.write("value\n100 200 1\n")
         out_dir = os.path.join(d, "out")
         env = dict(os.environ, PATH=fake + ":" + os.environ["PATH"], FAKE_HOSTS=hosts,
-                   HOSTS="load[1-3]", SERVER=mc.addr, LEAD="3", OUT=out_dir)
+                   HOSTS="load[1-3]", SERVER=mc.addr, LEAD="6", OUT=out_dir)
         r = subprocess.run([os.path.join(TOP, "examples", "pdsh-fanout.sh"), "-T", "1", "-c", "2",
                             "-t", "1s", "-F", cfg], env=env, capture_output=True, text=True,
                            timeout=60)

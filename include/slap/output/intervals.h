@@ -1,4 +1,4 @@
-/* A run's periods kept for its percentiles' intervals and its steadiness: at most ~120 segments. */
+/* A run's periods kept for its percentiles' intervals and its steadiness: at most 60 segments. */
 #ifndef SLAP_INTERVALS_H
 #define SLAP_INTERVALS_H
 
@@ -19,7 +19,7 @@
  * doubles. So an hour of periods takes no more memory than two minutes of them, and every
  * segment but the last spans the same time. The histograms are kept sparse.
  */
-#define INTERVALS_SEGMENTS 120
+#define INTERVALS_SEGMENTS 60
 #define INTERVALS_LEVEL 0.95
 
 /* What a segment keeps of a period: each type's latency, corrected and not, gets that hit and
