@@ -313,8 +313,10 @@ def case_search_narrows_below_slaps_ceiling():
     (p50<1s): slap's one thread saturates first. The rate where it was starved twice is slap's
     ceiling, not the server's answer: the search bisects below it to 5% and ends with 'at least'
     the highest rate held there (confirmed by measuring it again), saying it went no higher
-    than the ceiling; the JSON has both. A host too busy to let slap hold even the start is
-    skipped (the verdict is then right: no capacity)."""
+    than the ceiling; the JSON has both. Near its line slap's CPU share starves one step in two,
+    so the ceiling may keep coming down until the confirmations are used up: the lower bound is
+    then said without "confirmed". A host too busy to let slap hold even the start is skipped
+    (the verdict is then right: no capacity)."""
     if (os.cpu_count() or 1) < 2:
         raise Skip("one CPU: slap and the server cannot be pinned apart")
     mc = Memcached(extra=("-t", "1"))
@@ -323,15 +325,15 @@ def case_search_narrows_below_slaps_ceiling():
         pin(mc.proc.pid, 0)
         path = os.path.join(d, "s.json")
         rc, out, err = run_slap(["search", "--slo", "p50<1s", "-s", mc.addr, "-T", "1",
-                                 "-c", "32", "--step_time", "1s", "--start", "10000",
+                                 "-c", "32", "--step_time", "500ms", "--start", "10000",
                                  "--max_steps", "12", "--json", path],
                                 prefix=("taskset", "-c", "1"), timeout=120)
         check(rc == 0, "exit status %d: %s" % (rc, err))
         if "capacity: none found" in out:
             raise Skip("slap was starved at its first step: the host is too busy")
         m = re.search(r"^search: went no higher than (\d+) ops/s, where slap itself", out, re.M)
-        cap = re.search(r"^capacity: at least (\d+) ops/s \(p50 \d+ \xb5s at that rate; "
-                        r"confirmed: it held again\)$", out, re.M)
+        cap = re.search(r"^capacity: at least (\d+) ops/s \(p50 \d+ \xb5s at that rate(; "
+                        r"confirmed: it held again)?\)$", out, re.M)
         check(m is not None and cap is not None, "no ceiling and lower bound:\n%s" % out)
         ceiling, capacity = int(m.group(1)), int(cap.group(1))
         rows = ROW.findall(out)
@@ -341,8 +343,11 @@ def case_search_narrows_below_slaps_ceiling():
         below = [int(r[0]) for r in rows[first + 2:] if r[5] == "held"]
         check(below and all(int(r[0]) < ceiling for r in rows[first + 2:]),
               "the search did not narrow below the ceiling:\n%s" % out)
-        check(ceiling <= 1.05 * capacity + 1 or "--max_steps" in out,
-              "held %d and slap's ceiling %d more than 5%% apart:\n%s" % (capacity, ceiling, out))
+        # confirmed, the two are within the search's 5%; a ceiling that kept coming down
+        # (slap's CPU share at its line, starved one time in two) may use up the confirmations
+        check(capacity < ceiling and (cap.group(2) is None or ceiling <= 1.05 * capacity + 1
+                                      or "--max_steps" in out),
+              "held %d and slap's ceiling %d:\n%s" % (capacity, ceiling, out))
         doc = json.load(open(path))
         validate(doc)
         check(abs(doc["search"]["capacity_tps"] - capacity) < 1 and
