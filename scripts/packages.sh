@@ -5,7 +5,9 @@
 #   root   a Debian bookworm minbase tree made by debootstrap, kept in $SLAP_CACHE/bookworm-minbase
 #   image  the base image localhost/bookworm-minbase, imported once from that tree, and
 #          localhost/slap:test built from the Containerfile on it by buildah (chroot isolation,
-#          its layers cached: only the steps after a changed file run again)
+#          its layers cached: only the steps after a changed file run again); where buildah
+#          cannot work (no mount namespace, / not a mount point as in a chroot), not made, the
+#          reason left in build-pkg/image.unable for the image's test to report as its skip
 # Usage: scripts/packages.sh [deb|root|image|all]...   (default: all)
 #        scripts/packages.sh buildah ARGS...   buildah on the images' storage (run, from, inspect)
 # As root only (debootstrap, chroot, buildah). The cache directory is $SLAP_CACHE (default
@@ -29,15 +31,16 @@ if [[ ${1-} == buildah ]]; then
 fi
 
 [[ $(id -u) == 0 ]] || { echo "packages.sh: needs root (debootstrap, chroot, buildah)" >&2; exit 1; }
-"$top/scripts/deps.sh" debootstrap buildah debhelper dpkg-dev fakeroot lintian >&2
+"$top/scripts/deps.sh" debootstrap buildah build-essential debhelper dpkg-dev fakeroot lintian >&2
 mkdir -p "$cache" "$out"
 exec 9>"$cache/lock"
 flock 9
 
-# The tree's files as git sees them (tracked and new, nothing ignored), and their contents.
+# The tree's files (scripts/tree-files.sh: git's view, or every file but the build
+# directories where there is no git), and their contents.
 tree_hash() {
-    (cd "$top" && git ls-files -z -co --exclude-standard | sort -z |
-        xargs -0 sha256sum -- | sha256sum | cut -c1-16)
+    "$top/scripts/tree-files.sh" | sort -z | (cd "$top" && xargs -0 sha256sum --) |
+        sha256sum | cut -c1-16
 }
 
 step_deb() {
@@ -71,8 +74,32 @@ step_root() {
     echo "packages: root: made by debootstrap in $root at ${SECONDS}s" >&2
 }
 
+# Why buildah cannot make images on this machine, or nothing: it needs a mount namespace of
+# its own and remounts / (a chroot's / is not a mount point: its commit fails with "remount /
+# ... invalid argument"). Said before trying, so that a machine that cannot is told apart from
+# an image that does not build.
+image_unable() {
+    local why
+    if ! mountpoint -q /; then
+        echo "/ is not a mount point (a chroot?), and buildah remounts it"
+    elif ! why=$(unshare --mount --propagation private true 2>&1); then
+        echo "no private mount namespace can be made here (unshare --mount: ${why##*: })"
+    elif ! why=$(unshare --mount --propagation private \
+            sh -c 'mount -o remount,bind / / 2>&1 || mount --make-rprivate / 2>&1'); then
+        echo "/ cannot be remounted here (${why##*: })"
+    fi
+}
+
 step_image() {
     step_root
+    local unable
+    unable=$(image_unable)
+    if [[ -n $unable ]]; then
+        echo "$unable" >"$out/image.unable"
+        echo "packages: image: not made: $unable" >&2
+        return
+    fi
+    rm -f "$out/image.unable"
     if ! "${buildah[@]}" inspect --type image localhost/bookworm-minbase >/dev/null 2>&1; then
         local c
         c=$("${buildah[@]}" from scratch)

@@ -32,7 +32,7 @@ TOP = os.path.dirname(os.path.dirname(HERE))
 # latencies, time limits, signals, UDP, valgrind) runs alone: a new case is serial until it is
 # known to be neither timed nor disturbed by a neighbour.
 SHARES_CPU = frozenset([
-    "ascii_only_server", "bad_options", "binary", "binary_misses", "cfg_file", "cfg_file_bad",
+    "ascii_only_server", "tree_files_without_git", "bad_options", "binary", "binary_misses", "cfg_file", "cfg_file_bad",
     "compare_live_refusals", "compare_refusals", "completion_installed",
     "completion_matches_help", "confidence_bounds_within_seen", "confidence_fine_periods",
     "confidence_not_estimable", "connection_limit", "counters_counted", "dead_port",
