@@ -303,8 +303,19 @@ static void runs_made_apart_are_told(void **state)
     (void)state;
     assert_int_equal(build_sides(4, 4, 100000, false, COMPARE_LEVEL, "64", true), SLAP_OK);
     assert_true(table.apart[1]);
+    char why[512];
+    struct compare_threshold th = {.figure = "tps", .tps = true, .above = true, .relative = true,
+                                   .amount = 0.05};
+    for (size_t r = 0; r < table.nrows; r++) { /* shown, never judged */
+        assert_false(table.rows[r].diff[1].judged);
+        assert_false(table.rows[r].diff[1].significant);
+    }
+    assert_non_null(compare_gate_problem(&table, &th, why, sizeof(why)));
+    assert_non_null(strstr(why, "made before those of the other"));
     assert_int_equal(build_sides(4, 4, 100000, false, COMPARE_LEVEL, "64", false), SLAP_OK);
     assert_false(table.apart[1]);
+    assert_true(table.rows[0].diff[1].judged);
+    assert_null(compare_gate_problem(&table, &th, why, sizeof(why)));
 }
 
 static void refusals(void **state)

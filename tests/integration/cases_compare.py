@@ -153,8 +153,13 @@ def case_compare_files_by_design(mc):
         run_json(mc.addr, path, ["-t", "300ms", "-q"], load)
         late.append(path)
     rc, out, err = run_slap(["compare", ",".join(direct), ",".join(late)])
-    check(rc == 0 and "made before those of the other" in out,
-          "runs made apart not warned of: %d\n%s%s" % (rc, out, err))
+    check(rc == 0 and "not judged: the runs of one side were all made before" in out,
+          "runs made apart not said: %d\n%s%s" % (rc, out, err))
+    check(all(r.rstrip().endswith("not judged") for r in rows_of(out).values()),
+          "runs made apart judged:\n" + out)
+    rc, out, err = run_slap(["compare", ",".join(direct), ",".join(late), "--fail-if", "tps<-5%"])
+    check(rc == 2 and "made before those of the other" in err,
+          "a gate on runs made apart: %d %r" % (rc, err))
     # text against binary: compared, the difference said; merge refuses them
     binary = os.path.join(d, "udp.json")
     run_json(mc.addr, binary, ["-t", "300ms", "-q", "-B"], load)
