@@ -4,8 +4,9 @@
 # this tree's files copied in without .git (scripts/tree-files.sh, as `git archive` gives
 # them), /proc and /dev mounted, then ./scripts/demo.sh and ./scripts/test.sh as root in a
 # chroot. Prints a summary: each command's exit status and time, the tests passed, failed and
-# skipped, and each skip's reason. The chroot is an overlay on the cached tree, in a mount
-# namespace of this script's own, so nothing stays mounted and the cache stays fresh.
+# skipped, and each skip's reason. The chroot is a copy of the cached tree (a plain directory,
+# as debootstrap leaves it: its / is no mount point), its mounts in a mount namespace of this
+# script's own, so nothing stays mounted and the cache stays fresh.
 # Usage: scripts/fresh.sh [demo|test|both]   (default both; logs in build-fresh/)
 # Not a test (it runs the whole suite, about 25 minutes): run it before landing a change to
 # the set-up, the packaging or the suite, and give its summary in the change's note.
@@ -20,10 +21,11 @@ logs=$top/build-fresh
 mkdir -p "$logs"
 work=$(mktemp -d /var/tmp/slap-fresh.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/upper/root/slap" "$work/upper/etc" "$work/work" "$work/root"
+cp -a "$base/." "$work/root/"
+mkdir -p "$work/root/root/slap"
 "$top/scripts/tree-files.sh" | (cd "$top" && tar --null -T - -cf -) |
-    tar -C "$work/upper/root/slap" -xf -
-cp /etc/resolv.conf "$work/upper/etc/resolv.conf"
+    tar -C "$work/root/root/slap" -xf -
+cp /etc/resolv.conf "$work/root/etc/resolv.conf"
 
 # In the chroot: one command, its output in a log, its status and time in the summary.
 # The cached tree is bound read-only where the suite's packages.sh looks for it.
@@ -31,7 +33,6 @@ inside=$(cat <<'EOF'
 set -u
 r=$1 logs=$2 base=$3
 shift 3
-mount -t overlay overlay -o "lowerdir=$base,upperdir=$r/../upper,workdir=$r/../work" "$r"
 mount -t proc proc "$r/proc"
 mount --rbind /dev "$r/dev"
 mount --make-rslave "$r/dev"

@@ -14,14 +14,20 @@
 # /var/cache/slap); a lock in it lets a test and this script run at once. The images live in a
 # storage of their own there, overlay unless $SLAP_STORAGE_DRIVER says vfs (for a host that
 # cannot mount an overlay, such as a container: vfs copies every layer whole, about twice as
-# slow). Prints each step's time.
+# slow) or the cache is on an overlay itself (then vfs). Prints each step's time.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${SLAP_CACHE:-/var/cache/slap}
 out=$top/build-pkg
 root=$cache/bookworm-minbase
 mirror=${SLAP_MIRROR:-http://deb.debian.org/debian}
+# overlay, unless $SLAP_STORAGE_DRIVER says otherwise or the cache is itself on an overlay
+# (a container's, a chroot's), which overlay cannot stack on
 driver=${SLAP_STORAGE_DRIVER:-overlay}
+if [[ -z ${SLAP_STORAGE_DRIVER-} ]] && mkdir -p "$cache" 2>/dev/null &&
+    [[ $(stat -f -c %T "$cache") == overlayfs ]]; then
+    driver=vfs
+fi
 # the storage's state that a reboot must clear (mounts, locks) under /run, one per cache
 runroot=/run/slap-containers/$(echo "$cache" | md5sum | cut -c1-8)-$driver
 buildah=(buildah --root "$cache/containers-$driver" --runroot "$runroot" --storage-driver "$driver")
@@ -76,18 +82,29 @@ step_root() {
 
 # Why buildah cannot make images on this machine, or nothing: it needs a mount namespace of
 # its own and remounts / (a chroot's / is not a mount point: its commit fails with "remount /
-# ... invalid argument"). Said before trying, so that a machine that cannot is told apart from
-# an image that does not build.
+# ... invalid argument"), and a storage it can use. Found before slap's image is tried, so that
+# a machine that cannot is told apart from an image that does not build.
 image_unable() {
     local why
     if ! mountpoint -q /; then
         echo "/ is not a mount point (a chroot?), and buildah remounts it"
     elif ! why=$(unshare --mount --propagation private true 2>&1); then
         echo "no private mount namespace can be made here (unshare --mount: ${why##*: })"
-    elif ! why=$(unshare --mount --propagation private \
-            sh -c 'mount -o remount,bind / / 2>&1 || mount --make-rprivate / 2>&1'); then
-        echo "/ cannot be remounted here (${why##*: })"
+    elif ! why=$(buildah_probe 2>&1); then
+        echo "buildah cannot commit an empty image here ($(grep -m1 -i error <<<"$why" ||
+            tail -1 <<<"$why"))"
     fi
+}
+
+# buildah itself, on nothing of this tree's: an empty image committed, then removed.
+buildah_probe() {
+    local c status=0
+    c=$("${buildah[@]}" from scratch) || return
+    "${buildah[@]}" mount "$c" >/dev/null &&
+        "${buildah[@]}" commit -q "$c" localhost/slap-probe >/dev/null &&
+        "${buildah[@]}" rmi localhost/slap-probe >/dev/null || status=$?
+    "${buildah[@]}" rm "$c" >/dev/null 2>&1 || true
+    return "$status"
 }
 
 step_image() {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Soak: slap against a throwaway memcached for a long time at a moderate rate, printing its
-# resident memory and open descriptors every interval; both must stay flat. Not a test (the
+# resident memory and open descriptors every interval; both must stay flat (descriptors from the
+# first interval, memory from half the run: the intervals' segments fill before). Not a test (the
 # suite runs a 60-second version, integration_release_soak_60s).
 # Usage: scripts/soak.sh [DURATION_S, default 3600] [INTERVAL_S, default 60] [slap options...]
 set -euo pipefail
@@ -33,10 +34,15 @@ for ((t = interval; t <= duration; t += interval)); do
     rss=$(awk '/^VmRSS:/{print $2}' "/proc/$slap_pid/status")
     fds=$(ls "/proc/$slap_pid/fd" | wc -l)
     printf '%7ss %12s %6s\n' "$t" "$rss" "$fds"
-    if [ -z "$first_rss" ]; then
-        first_rss=$rss first_fds=$fds # after one interval: buffers are in place
+    if [ -z "$first_fds" ]; then
+        first_fds=$fds # after one interval: every connection is open
     fi
-    ((rss > worst_rss)) && worst_rss=$rss
+    # memory from half the run: the intervals' segments, a cache bounded by the buckets the
+    # latencies span (not by the run's length), fill as they widen in its first doublings
+    if [ -z "$first_rss" ] && ((2 * t >= duration)); then
+        first_rss=$rss
+    fi
+    [ -n "$first_rss" ] && ((rss > worst_rss)) && worst_rss=$rss
     ((fds > worst_fds)) && worst_fds=$fds
 done
 status=0
@@ -45,7 +51,8 @@ slap_pid=""
 grep "^Run time" /tmp/slap-soak.$$ || true
 rm -f /tmp/slap-soak.$$
 if [ -n "$first_rss" ] && { ((worst_fds > first_fds)) || ((worst_rss > first_rss * 105 / 100 + 1024)); }; then
-    echo "soak: FAILED: grew from ${first_rss} KiB, ${first_fds} fds to ${worst_rss} KiB, ${worst_fds} fds"
+    echo "soak: FAILED: grew from ${first_rss} KiB (at half the run), ${first_fds} fds to" \
+        "${worst_rss} KiB, ${worst_fds} fds"
     exit 1
 fi
 echo "soak: flat (slap exit $status)"
