@@ -12,6 +12,8 @@
 #   OUT     the directory for the results (default results-START)
 # The slap options after the script's name reach every host as they are, quoted; they come
 # after the defaults below (-T 4 -c 128 -t 60s), so they override them.
+# Each host writes its results into the home directory of the user ssh logs in as
+# (slap-START.json, kept there), never into /tmp, where any user could have planted the name.
 # Needs pdsh (Debian: pdsh) with ssh access to the hosts and slap installed on each, and the
 # hosts' clocks in step (NTP or PTP): --start_at is a time of day, read by each host's clock.
 # Exit status: 0 every host's results merged; 1 some host failed, the others merged; 2 bad
@@ -26,7 +28,7 @@ mkdir -p "$dir" || exit 2
 
 # The remote command line, every word quoted for the remote shell; $(hostname) is left for it.
 remote="slap --servers=$(printf %q "$server") --threads=4 --concurrency=128 --time=60s"
-remote+=" --start_at=$start --label=\$(hostname) --json=/tmp/slap-$start.json --quiet"
+remote+=" --start_at=$start --label=\$(hostname) --json=slap-$start.json --quiet"
 for arg in "$@"; do
     remote+=" $(printf %q "$arg")"
 done
@@ -40,7 +42,7 @@ fi
 
 export PDSH_RCMD_TYPE=ssh
 pdsh -S -w "$hosts" "$remote" # a failed host is told apart below, by its missing results
-pdsh -R exec -w "$hosts" scp -q %h:/tmp/slap-$start.json "$dir/%h.json" 2>/dev/null
+pdsh -R exec -w "$hosts" scp -q %h:slap-$start.json "$dir/%h.json" 2>/dev/null
 
 have=() failed=()
 for host in "${names[@]}"; do

@@ -37,6 +37,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 import memcheck  # beside this script: its free port, open-file limit and memory runs
@@ -370,16 +371,18 @@ def startup_ms(paths, cpus, tries=5):
         return None
     times = []
     srv = Server(cpus[0], udp=False)
+    private = tempfile.mkdtemp(prefix="slap-bench-")  # strace's log where no one else writes
+    log = os.path.join(private, "startup.strace")
     try:
         for _ in range(tries):
             r = subprocess.run(["strace", "--seccomp-bpf", "-f", "-ttt",
                                 "-e", "trace=execve,writev,write,sendmsg",
-                                "-o", "/tmp/slap-bench-startup.%d" % os.getpid(), paths["slap"],
+                                "-o", log, paths["slap"],
                                 "-s", "127.0.0.1:%d" % srv.port, "-x", "1"],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=30)
             if r.returncode != 0:
                 continue
-            with open("/tmp/slap-bench-startup.%d" % os.getpid()) as f:
+            with open(log) as f:
                 lines = f.read().splitlines()
             start = first = None
             for line in lines:
@@ -395,10 +398,7 @@ def startup_ms(paths, cpus, tries=5):
                 times.append(1000 * (first - start))
     finally:
         srv.stop()
-        try:
-            os.unlink("/tmp/slap-bench-startup.%d" % os.getpid())
-        except OSError:
-            pass
+        shutil.rmtree(private, ignore_errors=True)
     return statistics.median(times) if times else None
 
 

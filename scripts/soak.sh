@@ -13,16 +13,18 @@ shift 2 || shift $# || true
 "$top/scripts/deps.sh"
 "$top/scripts/build.sh" "$top/build" >/dev/null
 . "$top/scripts/memcached.sh"
-slap_pid=""
+slap_pid="" logdir=""
 cleanup() {
     [ -n "$slap_pid" ] && kill "$slap_pid" 2>/dev/null && wait "$slap_pid" 2>/dev/null
+    [ -n "$logdir" ] && rm -rf "$logdir"
     memcached_stop
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 memcached_start -t 2 -m 1024
+logdir=$(mktemp -d "${TMPDIR:-/tmp}/slap-soak.XXXXXX") # private: not a name in /tmp itself
 
-"$top/build/slap" -s "127.0.0.1:$MC_PORT" -t "${duration}s" "$@" >/tmp/slap-soak.$$ 2>&1 &
+"$top/build/slap" -s "127.0.0.1:$MC_PORT" -t "${duration}s" "$@" >"$logdir/slap.out" 2>&1 &
 slap_pid=$!
 echo "soak: slap pid $slap_pid, memcached pid $MC_PID on 127.0.0.1:$MC_PORT, ${duration}s"
 printf '%8s %12s %6s\n' "elapsed" "rss(KiB)" "fds"
@@ -48,8 +50,7 @@ done
 status=0
 wait "$slap_pid" || status=$?
 slap_pid=""
-grep "^Run time" /tmp/slap-soak.$$ || true
-rm -f /tmp/slap-soak.$$
+grep "^Run time" "$logdir/slap.out" || true
 if [ -n "$first_rss" ] && { ((worst_fds > first_fds)) || ((worst_rss > first_rss * 105 / 100 + 1024)); }; then
     echo "soak: FAILED: grew from ${first_rss} KiB (at half the run), ${first_fds} fds to" \
         "${worst_rss} KiB, ${worst_fds} fds"

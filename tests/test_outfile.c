@@ -218,6 +218,55 @@ static void unwritable_names_say_why(void **state)
     scratch_remove(&s);
 }
 
+static void two_names_for_one_file(void **state)
+{
+    (void)state;
+    struct scratch s;
+    char err[256], a[160], b[160], link[160];
+    scratch_make(&s);
+    snprintf(a, sizeof(a), "%s/x.json", s.dir);
+    snprintf(b, sizeof(b), "%s/./x.json", s.dir);
+    assert_true(outfile_same(a, a)); /* not there yet */
+    assert_true(outfile_same(a, b)); /* ./x and x, not there yet */
+    assert_true(outfile_same("/nonexistent/dir/x", "/nonexistent/dir/x"));
+    assert_false(outfile_same(a, scratch_path(&s, "y.json")));
+    assert_int_equal(outfile_save(a, write_text, "x\n", err, sizeof(err)), SLAP_OK);
+    assert_true(outfile_same(a, b)); /* and there */
+    snprintf(link, sizeof(link), "%s/link", s.dir);
+    assert_int_equal(symlink("x.json", link), 0);
+    assert_true(outfile_same(link, a));
+    assert_int_equal(unlink(a), 0);
+    assert_true(outfile_same(link, b)); /* a dangling link and the name it leads to */
+    assert_int_equal(unlink(link), 0);
+    assert_false(outfile_same("/dev/null", "/dev/null")); /* written in place, each in turn */
+    assert_false(outfile_same("-", "-"));
+    assert_false(outfile_same("/dev/stdout", "/proc/self/fd/1"));
+    scratch_remove(&s);
+}
+
+static void temporary_name_of_nobody_else(void **state)
+{
+    (void)state;
+    struct scratch s;
+    struct outfile of;
+    struct stat st;
+    char err[256], theirs[160];
+    scratch_make(&s);
+    const char *path = scratch_path(&s, "r.json");
+    snprintf(theirs, sizeof(theirs), "%s.tmp.%ld", path, (long)getpid());
+    assert_int_equal(outfile_save(theirs, write_text, "theirs\n", err, sizeof(err)), SLAP_OK);
+    assert_int_equal(outfile_open(&of, path, err, sizeof(err)), SLAP_OK);
+    assert_string_not_equal(of.tmp, theirs);
+    assert_int_equal(stat(of.tmp, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0600); /* until finished */
+    fputs("mine\n", of.f);
+    assert_int_equal(outfile_close(&of, err, sizeof(err)), SLAP_OK);
+    assert_content(theirs, "theirs\n");
+    assert_content(path, "mine\n");
+    assert_int_equal(unlink(theirs), 0);
+    scratch_remove(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -229,6 +278,8 @@ int main(void)
         cmocka_unit_test(descriptor_by_name),
         cmocka_unit_test(fifo_with_a_reader),
         cmocka_unit_test(unwritable_names_say_why),
+        cmocka_unit_test(two_names_for_one_file),
+        cmocka_unit_test(temporary_name_of_nobody_else),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,6 +15,7 @@
 #include "plan_output.h"
 #include "slap/cli/options.h"
 #include "slap/base/outfile.h"
+#include "slap/base/quote.h"
 #include "slap/output/report.h"
 #include "slap/output/results.h"
 #include "slap/output/rounds.h"
@@ -221,7 +222,9 @@ static int outputs_close_samples(struct outputs *outs, const struct slap_options
 {
     char err[512];
     if (outs->samples_failed) {
-        fprintf(stderr, "slap: --samples: nothing was written to '%s'\n", o->samples_out);
+        char shown[QUOTE_PATH_BUF];
+        fprintf(stderr, "slap: --samples: nothing was written to %s\n",
+                quote_name(shown, o->samples_out));
         return EXIT_RUN_FAILED;
     }
     if (outs->samples.f == NULL) {

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "slap/base/common.h"
+#include "slap/base/quote.h"
 #include "slap/net/servers.h"
 #include "slap/base/units.h"
 #include "slap/base/version.h"
@@ -515,8 +516,9 @@ static enum options_outcome parse_file(const struct parse_state *st, const char 
         return usage_error(st->err, "--%s: the file name is empty", st->row->long_name);
     }
     if (st->row->kind == OPT_READABLE_FILE && access(arg, R_OK) != 0) {
-        return usage_error(st->err, "--%s: cannot read '%s': %s", st->row->long_name, arg,
-                           strerror(errno));
+        char shown[QUOTE_PATH_BUF];
+        return usage_error(st->err, "--%s: cannot read %s: %s", st->row->long_name,
+                           quote_name(shown, arg), strerror(errno));
     }
     *field = arg;
     return OPTIONS_RUN;

@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include "slap/base/common.h"
+#include "slap/base/outfile.h"
+#include "slap/base/quote.h"
 #include "slap/cli/options.h"
 #include "slap/proto/proto.h"
 #include "slap/output/results.h"
@@ -294,6 +296,35 @@ static enum options_outcome check_servers(const struct parse_state *st)
     return OPTIONS_RUN;
 }
 
+/* Each output its own file: two naming one (the same name, ./x and x, a link and its file)
+ * would leave only the last written. */
+static enum options_outcome check_distinct_outputs(const struct parse_state *st)
+{
+    const struct slap_options *o = st->o;
+    const char *files[] = {o->json_out, o->csv_out, o->svg_out, o->samples_out, o->hdr_out};
+    const char *names[] = {"json", "csv", "svg", "samples", "hdr_out"};
+    char a[QUOTE_PATH_BUF], b[QUOTE_PATH_BUF];
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(files); i++) {
+        for (size_t j = i + 1; files[i] != NULL && j < SLAP_ARRAY_SIZE(files); j++) {
+            if (files[j] == NULL || !outfile_same(files[i], files[j])) {
+                continue;
+            }
+            if (strcmp(files[i], files[j]) == 0) {
+                return options_usage_error(st->err,
+                                           "--%s and --%s both name %s: give each output a "
+                                           "file of its own",
+                                           names[i], names[j], quote_name(a, files[i]));
+            }
+            return options_usage_error(st->err,
+                                       "--%s %s and --%s %s are the same file: give each "
+                                       "output a file of its own",
+                                       names[i], quote_name(a, files[i]), names[j],
+                                       quote_name(b, files[j]));
+        }
+    }
+    return OPTIONS_RUN;
+}
+
 /* The results files: one name each, standard output only for --json, sampling with --samples. */
 static enum options_outcome check_results(const struct parse_state *st)
 {
@@ -305,6 +336,9 @@ static enum options_outcome check_results(const struct parse_state *st)
             return options_usage_error(st->err, "--%s: only --json writes to standard output (-)",
                                        names[i]);
         }
+    }
+    if (check_distinct_outputs(st) != OPTIONS_RUN) {
+        return OPTIONS_USAGE;
     }
     if (was_given(st, ROW_SAMPLE_RATE) && o->samples_out == NULL) {
         return options_usage_error(st->err, "--sample_rate needs --samples");
@@ -330,16 +364,18 @@ static enum options_outcome check_live(const struct parse_state *st)
 {
     const struct slap_options *o = st->o;
     const char *problem;
+    char shown[QUOTE_PATH_BUF];
     if ((o->metrics != NULL || o->push != NULL) && o->sweep_step > 0) {
         return options_usage_error(st->err, "--metrics and --push show one run: they cannot be "
                                             "used with --sweep");
     }
     if (o->metrics != NULL &&
         (problem = live_metrics_problem(o->metrics, NULL, 0, NULL)) != NULL) {
-        return options_usage_error(st->err, "--metrics %s: %s", o->metrics, problem);
+        return options_usage_error(st->err, "--metrics %s: %s", quote_name(shown, o->metrics),
+                                   problem);
     }
     if (o->push != NULL && (problem = push_url_problem(o->push)) != NULL) {
-        return options_usage_error(st->err, "--push %s: %s", o->push, problem);
+        return options_usage_error(st->err, "--push %s: %s", quote_name(shown, o->push), problem);
     }
     return OPTIONS_RUN;
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "slap/base/outfile.h"
+#include "slap/base/quote.h"
 #include "slap/output/plot.h"
 #include "slap/output/intervals.h"
 #include "slap/output/report.h"
@@ -40,8 +41,9 @@ struct sub_args {
 
 static int usage(const char *name, const char *problem, const char *word)
 {
-    fprintf(stderr, "slap %s: %s%s%s%s\n", name, problem, word ? " '" : "", word ? word : "",
-            word ? "'" : "");
+    char shown[QUOTE_PATH_BUF];
+    fprintf(stderr, "slap %s: %s%s%s\n", name, problem, word ? " " : "",
+            word ? quote_name(shown, word) : "");
     fprintf(stderr, "Usage: slap merge RESULT.json... [--json FILE] [--csv FILE] [--svg FILE]\n"
                     "       slap plot RESULT.json... -o FILE.svg [--samples FILE]\n");
     return SUB_USAGE;
@@ -88,6 +90,25 @@ static bool take_output(int argc, char **argv, int *i, bool plot, struct sub_arg
     return false;
 }
 
+/* Each output its own file (two naming one would leave only the last written). */
+static int distinct_outputs(const char *name, const struct sub_args *a)
+{
+    char one[QUOTE_PATH_BUF], other[QUOTE_PATH_BUF], problem[2 * QUOTE_PATH_BUF + 128];
+    for (size_t k = 0; k < RESULTS_SINKS; k++) {
+        for (size_t j = k + 1; a->out[k] != NULL && j < RESULTS_SINKS; j++) {
+            if (a->out[j] == NULL || !outfile_same(a->out[k], a->out[j])) {
+                continue;
+            }
+            snprintf(problem, sizeof(problem),
+                     "%s %s and %s %s name one file: give each output a file of its own",
+                     results_sinks[k].option, quote_name(one, a->out[k]), results_sinks[j].option,
+                     quote_name(other, a->out[j]));
+            return usage(name, problem, NULL);
+        }
+    }
+    return SUB_OK;
+}
+
 /* The options and input files; usage's status when they are wrong. */
 static int parse_args(int argc, char **argv, bool plot, struct sub_args *a)
 {
@@ -114,7 +135,7 @@ static int parse_args(int argc, char **argv, bool plot, struct sub_args *a)
     if (plot && a->out[RESULTS_SINK_SVG] == NULL) {
         return usage(argv[0], "-o FILE.svg names the picture", NULL);
     }
-    return SUB_OK;
+    return distinct_outputs(argv[0], a);
 }
 
 /* Read every input; on a failure say which file and why. */

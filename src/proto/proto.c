@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "slap/base/quote.h"
+
 static void text_reset(union proto_parser *p, const struct proto_value_hook *hook)
 {
     proto_text_parser_reset(&p->text);
@@ -128,19 +130,7 @@ static void put_text(char **at, char *end, const char *text, size_t len)
 /* "bytes" with '"', '\\' and anything but printable ASCII escaped, cut at PROTO_QUOTED_MAX. */
 static void put_quoted(char **at, char *end, const char *bytes, size_t len)
 {
-    static const char hex[] = "0123456789abcdef";
-    size_t n = len < PROTO_QUOTED_MAX ? len : PROTO_QUOTED_MAX;
-    put_text(at, end, "\"", 1);
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)bytes[i];
-        char esc[4] = {'\\', 'x', hex[c >> 4], hex[c & 15]};
-        if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
-            put_text(at, end, (const char *)&bytes[i], 1);
-        } else {
-            put_text(at, end, esc, 4);
-        }
-    }
-    put_text(at, end, len > n ? "\"..." : "\"", len > n ? 4 : 1);
+    quote_put(at, end, bytes, len, PROTO_QUOTED_MAX, '"');
 }
 
 static void put_number(char **at, char *end, uint64_t v)

@@ -139,14 +139,16 @@ def case_examples_name_real_options():
         named |= options_named(line.split())
     check({"json", "start_at"} <= named and named <= real | {"csv", "svg"},
           "the pdsh example names %r" % (named - real))
+    check("/tmp/" not in script, "the pdsh example writes into /tmp, where another user "
+          "could have planted its results' name")
     r = subprocess.run(["bash", "-n", os.path.join(TOP, "examples", "pdsh-fanout.sh")],
                        capture_output=True, text=True)
     check(r.returncode == 0, "pdsh-fanout.sh: %s" % r.stderr)
 
 
 FAKE_SSH = r"""#!/usr/bin/env bash
-# ssh stand-in: runs the command here as if on the host, whose --json=/tmp/ is $FAKE_HOSTS/HOST/
-# and whose hostname is HOST; a host listed in $FAKE_HOSTS/down cannot be reached
+# ssh stand-in: runs the command here as if on the host, in its home directory $FAKE_HOSTS/HOST
+# and with the hostname HOST; a host listed in $FAKE_HOSTS/down cannot be reached
 while [[ ${1-} == -* ]]; do
     case $1 in -l | -p | -o | -i) shift 2 ;; *) shift ;; esac
 done
@@ -159,15 +161,16 @@ fi
 mkdir -p "$FAKE_HOSTS/$host/bin"
 printf '#!/bin/sh\necho %s\n' "$host" >"$FAKE_HOSTS/$host/bin/hostname"
 chmod +x "$FAKE_HOSTS/$host/bin/hostname"
-cmd="$*"
-PATH="$FAKE_HOSTS/$host/bin:$PATH" exec bash -c "${cmd//--json=\/tmp\//--json=$FAKE_HOSTS/$host/}"
+cd "$FAKE_HOSTS/$host" || exit 255
+PATH="$FAKE_HOSTS/$host/bin:$PATH" exec bash -c "$*"
 """
 
 FAKE_SCP = r"""#!/usr/bin/env bash
-# scp stand-in: HOST:/tmp/FILE is $FAKE_HOSTS/HOST/FILE
+# scp stand-in: HOST:FILE is $FAKE_HOSTS/HOST/FILE (a name relative to the home directory)
 [[ $1 == -q ]] && shift
 src=$1 host=${1%%:*} path=${1#*:}
-exec cp "$FAKE_HOSTS/$host/${path#/tmp/}" "$2"
+[[ $path == /* ]] && { echo "scp: the fake hosts have no $path" >&2; exit 1; }
+exec cp "$FAKE_HOSTS/$host/$path" "$2"
 """
 
 
@@ -206,6 +209,9 @@ def case_pdsh_fanout_survives_a_failed_host(mc):
         check("no results from load2: merged the other 2 hosts" in r.stderr, "stderr: %s" % r.stderr)
         doc = json.load(open(os.path.join(out_dir, "merged.json")))
         check(sorted(doc["label"].split("+")) == ["load1", "load3"], "merged %r" % doc["label"])
+        for host in ("load1", "load3"):  # written in the host's home directory, not /tmp
+            check([n for n in os.listdir(os.path.join(hosts, host)) if n.endswith(".json")],
+                  "%s kept no results in its home directory" % host)
         starts = [run["start_ms"] for run in doc["runs"]]
         check(len(starts) == 2 and max(starts) - min(starts) < 200,
               "the hosts did not start together: %r" % starts)

@@ -2,10 +2,14 @@
  * Output files (--json, --csv, --svg, --samples, --hdr-out; slap merge's and slap plot's):
  * one way to save them all.
  *
- * - A regular file, or a name that does not exist yet, is written whole: into PATH.tmp.PID in
- *   the same directory, synced, then renamed over PATH, so a reader sees the old file or the
- *   new one, never half of it. The old file's permission bits (and, where slap may, its owner)
- *   are kept. Through a symbolic link, the file the link names is replaced; the link stays.
+ * - A regular file, or a name that does not exist yet, is written whole: into a temporary
+ *   file PATH.tmp.XXXXXX made anew in the same directory (O_EXCL, a random name nobody else
+ *   can have chosen, mode 0600 until finished; nothing of that name is ever removed first),
+ *   synced, then renamed over PATH, so a reader sees the old file or the new one, never half
+ *   of it. The new file is slap's user's: results are never handed to another user. It keeps
+ *   the old file's permission bits when the old file was slap's user's; otherwise (another
+ *   user's file, or a new name) it gets 0666 less the umask. Through a symbolic link, the
+ *   file the link names is replaced; the link stays.
  * - Anything else is written in place, opened without O_TRUNC and never renamed over: a
  *   character device (/dev/null, a terminal), a FIFO (its reader must come within
  *   OUTFILE_FIFO_WAIT_MS), a block device, a unix stream socket (connected to), and a
@@ -13,6 +17,12 @@
  * - "-", /dev/stdout and /proc/self/fd/1 write to slap's standard output; /dev/stderr,
  *   /dev/fd/N and /proc/self/fd/N to that descriptor of slap's, as it is (whoever owns what
  *   it leads to, and without truncating it).
+ * - In a sticky directory anyone can write (/tmp), a symbolic link, FIFO or socket owned by
+ *   neither slap's user nor the directory's owner is refused (not followed, not written to),
+ *   on the way to the name and at it: the kernel's rule for protected links and FIFOs,
+ *   applied whatever fs.protected_symlinks and fs.protected_fifos say.
+ * - A failure names the path quoted (bytes other than printable ASCII as \xNN) and the
+ *   error of the write that failed (ENOSPC on a full disk, not EIO).
  */
 #ifndef SLAP_OUTFILE_H
 #define SLAP_OUTFILE_H
@@ -24,6 +34,8 @@
 
 #define OUTFILE_FIFO_WAIT_MS 10000 /* how long a FIFO's reader may take to come */
 
+struct outfile_sink;
+
 /* One output being written. */
 struct outfile {
     FILE *f;          /* write here, between outfile_open and outfile_close */
@@ -31,6 +43,8 @@ struct outfile {
     char *target;     /* what the temporary file is renamed over; NULL when written in place */
     char *tmp;        /* the temporary file beside target */
     bool borrowed;    /* f is standard output or error: flushed, never closed */
+    struct outfile_sink *sink; /* the descriptor under f, and the first error writing it */
+    unsigned mode;             /* the permission bits a whole file gets when finished */
 };
 
 /*
@@ -50,6 +64,13 @@ void outfile_discard(struct outfile *of);
 
 /* Was it a file written whole (and so one that can be read back by its name)? */
 bool outfile_whole(const struct outfile *of);
+
+/*
+ * Would a and b write the same file, one output replacing the other? The same name, or two
+ * names for one regular file or one new name in one directory (./x and x, a link and its
+ * file). A descriptor by name, a device or a FIFO takes each output in turn: never the same.
+ */
+bool outfile_same(const char *a, const char *b);
 
 /* Open, write(out, arg), close: one whole output. SLAP_ERROR with err. */
 typedef void (*outfile_writer)(FILE *out, const void *arg);
