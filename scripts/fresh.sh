@@ -47,7 +47,7 @@ for cmd in "$@"; do
     echo "$cmd $? $((SECONDS - start))" >>"$logs/status"
     for b in build build-asan; do
         t=$r/root/slap/$b/Testing/Temporary/LastTest.log
-        [ -f "$t" ] && cp "$t" "$logs/$cmd-$b-LastTest.log"
+        if [ -f "$t" ]; then cp "$t" "$logs/$cmd-$b-LastTest.log"; fi
     done
 done
 EOF
@@ -57,14 +57,14 @@ cmds=(demo test)
 [[ $what == both ]] || cmds=("$what")
 echo "fresh: the tree in $work, logs in $logs: ${cmds[*]}" >&2
 unshare --mount --propagation private bash -c "$inside" inside "$work/root" "$logs" "$base" \
-    "${cmds[@]}"
+    "${cmds[@]}" || echo "fresh: the chroot's set-up failed (status $?)" >&2
 
 # The summary.
 fail=0
 while read -r cmd status secs; do
     printf 'fresh: ./scripts/%s.sh: exit %s after %ss\n' "$cmd" "$status" "$secs"
     [[ $status == 0 ]] || fail=1
-done <"$logs/status"
+done < <(cat "$logs/status" 2>/dev/null || echo "set-up 1 0")
 if [[ -f $logs/test.log ]]; then
     grep -E '^== |tests passed|tests failed' "$logs/test.log" | sed 's/^/fresh:   /'
     for b in build build-asan; do
