@@ -321,8 +321,8 @@ static int copy_stream(FILE *src, int fd, char *why, size_t why_len)
  * `slap merge <(ssh host cat r.json)` gives, or standard input) is first copied whole to an
  * unlinked temporary file, then read through /proc/self/fd/N. The copy stops at a control
  * byte (/dev/zero), at text before the document's '{' (`yes`), or past RESULTS_STREAM_MAX
- * bytes. A directory is refused; a file that
- * cannot be opened is left for the reader to name. open_path is the caller's to free.
+ * bytes. A directory or a socket is refused; a file that cannot be opened is left for the
+ * reader to name. open_path is the caller's to free.
  */
 static int spool_if_stream(struct results_merge_input *in)
 {
@@ -330,8 +330,9 @@ static int spool_if_stream(struct results_merge_input *in)
     struct stat st;
     const char *dir = getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp";
     FILE *src;
-    if (stat(in->path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "slap merge: '%s': a directory, not a results file\n", in->path);
+    if (stat(in->path, &st) == 0 && (S_ISDIR(st.st_mode) || S_ISSOCK(st.st_mode))) {
+        fprintf(stderr, "slap merge: '%s': %s, not a results file\n", in->path,
+                S_ISDIR(st.st_mode) ? "a directory" : "a socket");
         return SUB_USAGE;
     }
     if (stat(in->path, &st) != 0 || S_ISREG(st.st_mode) || (src = fopen(in->path, "r")) == NULL) {

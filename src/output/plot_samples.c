@@ -140,13 +140,15 @@ enum slap_status plot_samples_read(const char *path, struct plot_samples *s, cha
 {
     char why[160] = "out of memory";
     struct stat st;
-    FILE *in = fopen(path, "r");
+    bool found = stat(path, &st) == 0;
+    FILE *in = NULL;
     enum slap_status status = SLAP_ERROR;
     *s = (struct plot_samples){.stride = 1, .points = calloc(PLOT_MAX_SAMPLES, sizeof(*s->points))};
-    if (in == NULL) {
+    if (found && (S_ISDIR(st.st_mode) || S_ISSOCK(st.st_mode))) {
+        snprintf(why, sizeof(why), "%s, not a samples file",
+                 S_ISDIR(st.st_mode) ? "a directory" : "a socket");
+    } else if ((in = fopen(path, "r")) == NULL) {
         snprintf(why, sizeof(why), "cannot read it: %s", strerror(errno));
-    } else if (fstat(fileno(in), &st) == 0 && S_ISDIR(st.st_mode)) {
-        snprintf(why, sizeof(why), "a directory, not a samples file");
     } else if (s->points != NULL) {
         status = read_points(in, s, why, sizeof(why));
     }

@@ -973,17 +973,18 @@ static enum slap_status stream_next(struct results_stream *rs, const struct resu
     return stream_failed(rs, err, err_len);
 }
 
-/* path opened for reading (name in messages): NULL with err saying why, a directory too. */
+/* path opened for reading (name in messages): NULL with err saying why, a directory or a
+ * socket too. */
 static FILE *open_input(const char *path, const char *name, char *err, size_t err_len)
 {
     struct stat st;
-    FILE *in = fopen(path, "r");
-    if (in == NULL) {
+    bool found = stat(path, &st) == 0;
+    FILE *in = NULL;
+    if (found && (S_ISDIR(st.st_mode) || S_ISSOCK(st.st_mode))) {
+        snprintf(err, err_len, "'%s': %s, not a results file", name,
+                 S_ISDIR(st.st_mode) ? "a directory" : "a socket");
+    } else if ((in = fopen(path, "r")) == NULL) {
         snprintf(err, err_len, "cannot read '%s': %s", name, strerror(errno));
-    } else if (fstat(fileno(in), &st) == 0 && S_ISDIR(st.st_mode)) {
-        snprintf(err, err_len, "'%s': a directory, not a results file", name);
-        fclose(in);
-        in = NULL;
     }
     return in;
 }

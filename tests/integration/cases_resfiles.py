@@ -1,13 +1,14 @@
 """Results files that break a rule: each made by editing a real slap-written JSON, broken once,
 refused by slap merge, slap compare and slap plot (exit 2, naming the file and the field);
 runs merge refuses to add (open with closed loop, different measured lengths); streams and
-paths that are no results file (/dev/zero, a directory, an endless pipe, a --samples file that
-is not one); a run longer than the periods a document keeps, read by compare and plot."""
+paths that are no results file (/dev/zero, a directory, a socket, an endless pipe, a --samples
+file that is not one); a run longer than the periods a document keeps, read by compare and plot."""
 import copy
 import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import tempfile
 import time
@@ -132,8 +133,8 @@ def case_results_rules_refused(mc):
 def case_streams_and_paths_that_are_no_results(mc):
     """What is no results file is refused at once, naming it and why (exit 2): /dev/zero (slap
     merge copied it aside until the disk was full; slap plot --samples spun forever), text
-    before the document's '{' (`yes`), a pipe past 1 GiB, a directory; a --samples file that
-    is not slap's (/etc/passwd, a bad line); a real samples file through a pipe draws as the
+    before the document's '{' (`yes`), a pipe past 1 GiB, a directory, a socket; a --samples
+    file that is not slap's (/etc/passwd, a bad line); a real samples file through a pipe draws as the
     file does, and no copy is left behind."""
     d = tmpdir()
     tmp = os.path.join(d, "tmp")
@@ -149,6 +150,9 @@ def case_streams_and_paths_that_are_no_results(mc):
         return r.returncode, r.stdout, r.stderr, time.time() - started
 
     slap = PATHS.slap
+    sock = os.path.join(d, "sock")
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(sock)
     for cmd, name, why in (
             ("%s merge /dev/zero %s" % (slap, a), "'/dev/zero'", "(0x00)"),
             ("%s merge <(yes) %s" % (slap, a), "'/dev/fd/", "not the '{'"),
@@ -162,7 +166,10 @@ def case_streams_and_paths_that_are_no_results(mc):
              "line 1 is not the header"),
             ("%s plot %s -o %s/p.svg --samples <(head -5 %s/s.csv; echo 1,2,3,get,bogus)"
              % (slap, a, d, d), "--samples '/dev/fd/", "line 6 is not a sample"),
-            ("%s plot %s -o %s/p.svg --samples %s" % (slap, a, d, d), d, "a directory")):
+            ("%s plot %s -o %s/p.svg --samples %s" % (slap, a, d, d), d, "a directory"),
+            ("%s merge %s %s" % (slap, sock, a), sock, "a socket, not a results file"),
+            ("%s compare %s %s" % (slap, a, sock), sock, "a socket, not a results file"),
+            ("%s plot %s -o %s/p.svg --samples %s" % (slap, a, d, sock), sock, "a socket")):
         rc, out, err, took = bash(cmd)
         check(rc == 2 and out == "" and name in err and why in err and took < 10,
               "%s: exit %d after %.1f s, %r" % (cmd, rc, took, err))
@@ -180,6 +187,7 @@ def case_streams_and_paths_that_are_no_results(mc):
             pictures.append(f.read())
     check(pictures[0] == pictures[1] and 'data-label="samples"' in pictures[0],
           "the samples through a pipe drew otherwise than the file")
+    listener.close()
     shutil.rmtree(d)
 
 
