@@ -13,6 +13,7 @@ import subprocess
 import tempfile
 import time
 
+from cases_results import scale_totals
 from harness import check, PATHS, run_slap
 
 
@@ -199,14 +200,7 @@ def long_file(base, n, path):
     lean = {"seconds": 0.1, "counters": first["counters"],
             "types": {t: {"hist": v["hist"], "net_bytes": v["net_bytes"], "misses": v["misses"]}
                       for t, v in first["types"].items() if t != "total"}}
-    for t in ("get", "set"):
-        h = dict(first["types"][t]["hist"])
-        for k in ("count", "sum_us", "sumsq_us", "sumlog_us"):
-            h[k] = h[k] * n
-        h["buckets"] = [[i, c * n] for i, c in h["buckets"]]
-        d["types"][t]["hist"] = h
-    d["counters"] = {k: v * n for k, v in first["counters"].items()}
-    d["seconds"] = round(0.1 * n, 6)
+    scale_totals(d, first, n, round(0.1 * n, 6))
     head, tail = json.dumps(dict(d, periods="@")).split('"@"')
     with open(path, "w") as f:
         f.write(head + "[")

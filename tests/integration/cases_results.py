@@ -1,6 +1,7 @@
 """Results as data: --json (checked against its JSON Schema, the text report and the server's
 stats), --csv, --samples, --svg (parsed as XML and rendered), --start_at with slap merge,
 slap plot, --max_errors, -q, the progress line on a terminal."""
+import copy
 import json
 import os
 import pty
@@ -758,13 +759,29 @@ MAXRSS = ("import resource, subprocess, sys\n"
           "sys.exit(rc)\n")
 
 
+def scale_totals(doc, period, n, seconds):
+    """The run's get and set histograms and counters made n times period's, its seconds these:
+    the totals of n such periods (a file must add up: slap refuses periods that do not)."""
+    for t in ("get", "set"):
+        h = dict(period["types"][t]["hist"])
+        for k in ("count", "sum_us", "sumsq_us", "sumlog_us"):
+            h[k] = h[k] * n
+        h["buckets"] = [[i, c * n] for i, c in h["buckets"]]
+        doc["types"][t]["hist"] = h
+    doc["counters"] = {k: v * n for k, v in period["counters"].items()}
+    doc["seconds"] = seconds
+    return doc
+
+
 def periods_file(doc, n, path):
     """doc with n periods, each doc's first period stripped to what merge reads (its counters
-    and each type's histogram, bytes and misses), a second apart; written a period at a time."""
+    and each type's histogram, bytes and misses), a second apart, and the run's totals theirs;
+    written a period at a time."""
     first = doc["periods"][0]
     lean = {"seconds": 1.0, "counters": first["counters"],
             "types": {t: {"hist": v["hist"], "net_bytes": v["net_bytes"], "misses": v["misses"]}
                       for t, v in first["types"].items() if t != "total"}}
+    doc = scale_totals(copy.deepcopy(doc), first, n, float(n))
     head, tail = json.dumps(dict(doc, periods="@")).split('"@"')
     with open(path, "w") as f:
         f.write(head + "[")
