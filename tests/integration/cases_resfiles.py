@@ -135,8 +135,8 @@ def case_streams_and_paths_that_are_no_results(mc):
     """What is no results file is refused at once, naming it and why (exit 2): /dev/zero (slap
     merge copied it aside until the disk was full; slap plot --samples spun forever), text
     before the document's '{' (`yes`), a pipe past 1 GiB, a directory, a socket; a --samples
-    file that is not slap's (/etc/passwd, a bad line); a real samples file through a pipe draws as the
-    file does, and no copy is left behind."""
+    file that is not slap's (/etc/passwd, a bad line); a real samples file through a pipe draws
+    as the file does, and no copy is left behind."""
     d = tmpdir()
     tmp = os.path.join(d, "tmp")
     os.mkdir(tmp)
