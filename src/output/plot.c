@@ -742,17 +742,17 @@ void plot_svg_runs(FILE *out, const void *arg)
     if (steps) {
         panel_of(in, out, &top, SERIES_LATENCY_BY_RATE);
     }
-    struct plot_samples read = {.stride = 1};
+    struct plot_samples own = {.stride = 1};
     char err[256];
     const struct plot_samples *samples = in->samples;
     if (samples == NULL && in->samples_path != NULL &&
-        plot_samples_read(in->samples_path, &read, err, sizeof(err)) == SLAP_OK) {
-        samples = &read; /* a run's own --samples file */
+        plot_samples_read(in->samples_path, &own, err, sizeof(err)) == SLAP_OK) {
+        samples = &own; /* a run's own --samples file, as it wrote it */
     }
     if (samples != NULL) {
         panel_samples(samples, out, &top);
     }
-    plot_samples_free(&read);
+    plot_samples_free(&own);
     if (in->nspectra > 0) {
         panel_spectrum(in, out, &top);
     }
