@@ -55,6 +55,22 @@ static void test_reads_a_document(void **state)
     json_free(v);
 }
 
+/* A string holding a NUL reads as no string: no caller could take it whole (a label "a\u0000b"
+ * would be read as "a"). */
+static void test_string_with_nul(void **state)
+{
+    (void)state;
+    struct json_value *v = NULL;
+    char err[128];
+    const char *text = "{\"s\": \"a\\u0000b\", \"t\": \"ab\"}";
+    assert_int_equal(json_parse(text, strlen(text), &v, err, sizeof(err)), SLAP_OK);
+    assert_int_equal(json_get(v, "s")->type, JSON_STRING);
+    assert_int_equal(json_get(v, "s")->len, 3);
+    assert_null(json_to_string(json_get(v, "s")));
+    assert_string_equal(json_to_string(json_get(v, "t")), "ab");
+    json_free(v);
+}
+
 static void test_refuses(void **state)
 {
     (void)state;
@@ -151,7 +167,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reads_a_document),  cmocka_unit_test(test_refuses),
         cmocka_unit_test(test_depth_bounded),     cmocka_unit_test(test_error_position),
-        cmocka_unit_test(test_writer_round_trip),
+        cmocka_unit_test(test_writer_round_trip), cmocka_unit_test(test_string_with_nul),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -593,6 +593,39 @@ static void test_total_min_ignores_empty_types(void **state)
     results_doc_free(&d);
 }
 
+/* Three periods halved are two (the first two joined: the second's end, their lengths, counts
+ * and histograms added; the third kept), and a fourth folded into the last joins it: what
+ * slap compare and slap plot do past RESULTS_KEEP_PERIODS. */
+static void test_periods_halved_and_folded(void **state)
+{
+    (void)state;
+    struct results_doc d, same;
+    make_doc(&d, &(struct spec){.servers = "127.0.0.1:1", .time = "3"}, 7, NULL);
+    make_doc(&same, &(struct spec){.servers = "127.0.0.1:1", .time = "3"}, 7, NULL);
+    const struct results_period *was = same.periods.items;
+    assert_int_equal(results_halve_periods(&d), SLAP_OK);
+    assert_int_equal(d.periods.n, 2);
+    const struct results_period *p = d.periods.items;
+    assert_true(p[0].elapsed_s == 2.0 && p[0].seconds == 2.0);
+    assert_true(p[1].elapsed_s == 3.0 && p[1].seconds == 1.0);
+    assert_int_equal(p[0].counters.unanswered, 1 + 2);
+    assert_int_equal(p[1].counters.unanswered, 3);
+    for (int t = 0; t < STATS_TYPES; t++) {
+        assert_int_equal(p[0].lat[t].count, was[0].lat[t].count + was[1].lat[t].count);
+        assert_int_equal(p[0].net_bytes[t], was[0].net_bytes[t] + was[1].net_bytes[t]);
+        assert_int_equal(p[0].lat[t].max_ns, was[1].lat[t].max_ns > was[0].lat[t].max_ns
+                                                 ? was[1].lat[t].max_ns
+                                                 : was[0].lat[t].max_ns);
+    }
+    assert_int_equal(results_fold_into_last(&d, &was[2]), SLAP_OK);
+    p = d.periods.items;
+    assert_true(p[1].elapsed_s == 3.0 && p[1].seconds == 2.0);
+    assert_int_equal(p[1].counters.unanswered, 6);
+    assert_int_equal(p[1].lat[STATS_GET].count, 2 * was[2].lat[STATS_GET].count);
+    results_doc_free(&d);
+    results_doc_free(&same);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -604,6 +637,7 @@ int main(void)
         cmocka_unit_test(test_merge_refuses_overflowing_sums),
         cmocka_unit_test(test_csv_rows),
         cmocka_unit_test(test_total_min_ignores_empty_types),
+        cmocka_unit_test(test_periods_halved_and_folded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

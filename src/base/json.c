@@ -650,5 +650,6 @@ bool json_to_double(const struct json_value *v, double *out)
 
 const char *json_to_string(const struct json_value *v)
 {
-    return v != NULL && v->type == JSON_STRING ? v->text : NULL;
+    /* "\u0000" decodes to a NUL: no caller could take such a string whole */
+    return v != NULL && v->type == JSON_STRING && strlen(v->text) == v->len ? v->text : NULL;
 }

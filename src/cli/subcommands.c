@@ -289,45 +289,100 @@ static int merge_intervals(struct merge_job *job, struct results_doc *merged)
     return SUB_OK;
 }
 
-/* Read every input whole (nothing kept of its periods) and merge what they hold but their
- * periods into merged; refuse (saying why) what cannot be merged. */
+/* The first byte of buf that cannot be where it is: a control byte (never in JSON text), or
+ * before the document's '{' (*started: it was seen) anything but white space; NULL if none. */
+static const char *bad_byte(const char *buf, size_t n, bool *started)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)buf[i];
+        bool space = c == ' ' || c == '\t' || c == '\n' || c == '\r';
+        if ((c < 0x20 && !space) || (!*started && !space && c != '{')) {
+            return buf + i;
+        }
+        *started = *started || c == '{';
+    }
+    return NULL;
+}
+
+/* src copied into fd, at most RESULTS_STREAM_MAX bytes of text: SUB_OK, or the status and
+ * what is wrong in why (SUB_USAGE: the input is no results file; SUB_FAILED: the copy). */
+static int copy_stream(FILE *src, int fd, char *why, size_t why_len)
+{
+    char buf[65536];
+    uint64_t copied = 0;
+    bool started = false;
+    for (size_t n; (n = fread(buf, 1, sizeof(buf), src)) > 0; copied += n) {
+        const char *bad = bad_byte(buf, n, &started);
+        if (bad != NULL) {
+            snprintf(why, why_len, "byte %llu (0x%02x): %s",
+                     (unsigned long long)(copied + (uint64_t)(bad - buf)), (unsigned char)*bad,
+                     started ? "a control byte, not JSON text"
+                             : "not the '{' a results document begins with");
+            return SUB_USAGE;
+        }
+        if (copied + n > RESULTS_STREAM_MAX) {
+            snprintf(why, why_len, "more than %llu MiB from a stream: save it to a file first",
+                     (unsigned long long)(RESULTS_STREAM_MAX >> 20));
+            return SUB_USAGE;
+        }
+        if (write(fd, buf, n) != (ssize_t)n) {
+            snprintf(why, why_len, "cannot copy it to a temporary file: %s", strerror(errno));
+            return SUB_FAILED;
+        }
+    }
+    if (ferror(src)) {
+        snprintf(why, why_len, "cannot read it: %s", strerror(errno));
+        return SUB_USAGE;
+    }
+    return SUB_OK;
+}
+
 /*
  * The merge reads its inputs more than once: one that is not a regular file (a pipe, as
  * `slap merge <(ssh host cat r.json)` gives, or standard input) is first copied whole to an
- * unlinked temporary file, then read through /proc/self/fd/N (path, len bytes). A file that
- * cannot be opened is left for the reader to name. open_path is the caller's to free.
+ * unlinked temporary file, then read through /proc/self/fd/N. The copy stops at a control
+ * byte (/dev/zero), at text before the document's '{' (`yes`), or past RESULTS_STREAM_MAX
+ * bytes. A directory or a socket is refused; a file that cannot be opened is left for the
+ * reader to name. open_path is the caller's to free.
  */
 static int spool_if_stream(struct results_merge_input *in)
 {
-    char path[32];
+    char path[32], why[160], tmpl[PATH_MAX];
     struct stat st;
-    char buf[65536], tmpl[PATH_MAX];
     const char *dir = getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp";
     FILE *src;
+    if (stat(in->path, &st) == 0 && (S_ISDIR(st.st_mode) || S_ISSOCK(st.st_mode))) {
+        fprintf(stderr, "slap merge: '%s': %s, not a results file\n", in->path,
+                S_ISDIR(st.st_mode) ? "a directory" : "a socket");
+        return SUB_USAGE;
+    }
     if (stat(in->path, &st) != 0 || S_ISREG(st.st_mode) || (src = fopen(in->path, "r")) == NULL) {
         return SUB_OK;
     }
     snprintf(tmpl, sizeof(tmpl), "%s/slap-merge-XXXXXX", dir);
     int fd = mkstemp(tmpl);
-    bool ok = fd >= 0 && unlink(tmpl) == 0;
-    for (size_t n; ok && (n = fread(buf, 1, sizeof(buf), src)) > 0;) {
-        ok = write(fd, buf, n) == (ssize_t)n;
+    int status = SUB_FAILED;
+    if (fd < 0 || unlink(tmpl) != 0) {
+        snprintf(why, sizeof(why), "cannot make a temporary file in %s: %s", dir,
+                 strerror(errno));
+    } else {
+        status = copy_stream(src, fd, why, sizeof(why));
     }
-    ok = ok && !ferror(src);
     fclose(src);
-    if (!ok) {
-        fprintf(stderr, "slap merge: cannot copy '%s' to a temporary file in %s: %s\n", in->path,
-                dir, strerror(errno));
+    if (status != SUB_OK) {
+        fprintf(stderr, "slap merge: '%s': %s\n", in->path, why);
         if (fd >= 0) {
             close(fd);
         }
-        return SUB_FAILED;
+        return status;
     }
     snprintf(path, sizeof(path), "/proc/self/fd/%d", fd); /* closed when slap exits */
     in->open_path = strdup(path);
     return in->open_path != NULL ? SUB_OK : SUB_FAILED;
 }
 
+/* Read every input whole (nothing kept of its periods) and merge what they hold but their
+ * periods into merged; refuse (saying why) what cannot be merged. */
 static int merge_check(const struct sub_args *a, struct results_merge_input *in,
                        struct results_doc *merged)
 {
@@ -335,8 +390,9 @@ static int merge_check(const struct sub_args *a, struct results_merge_input *in,
     for (int i = 0; i < a->ninputs; i++) {
         in[i].path = a->inputs[i];
         in[i].read_config = plan_output_read_config;
-        if (spool_if_stream(&in[i]) != SUB_OK) {
-            return SUB_FAILED;
+        int status = spool_if_stream(&in[i]);
+        if (status != SUB_OK) {
+            return status;
         }
     }
     if (results_merge_read(in, (size_t)a->ninputs, err, sizeof(err)) != SLAP_OK) {
@@ -410,11 +466,19 @@ static int plot_main(int argc, char **argv)
     if (status == SUB_OK) {
         status = read_inputs(&a, argv[0], docs, ptrs);
     }
+    struct plot_samples samples = {.stride = 1};
+    char err[640];
+    if (status == SUB_OK && a.samples != NULL &&
+        plot_samples_read(a.samples, &samples, err, sizeof(err)) != SLAP_OK) {
+        fprintf(stderr, "slap plot: %s\n", err);
+        status = SUB_USAGE;
+    }
     if (status == SUB_OK) {
         struct plot_input picture = {(const struct results_doc *const *)ptrs, (size_t)a.ninputs,
-                                     a.samples};
+                                     a.samples != NULL ? &samples : NULL};
         status = save("plot", "-o", a.out[RESULTS_SINK_SVG], plot_svg, &picture);
     }
+    plot_samples_free(&samples);
     for (int i = 0; docs != NULL && i < argc; i++) {
         results_doc_free(&docs[i]);
     }

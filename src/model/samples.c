@@ -37,7 +37,7 @@ const char *samples_outcome_name(int outcome)
 
 void samples_write_header(FILE *out)
 {
-    fputs("intended_s,sent_s,latency_us,type,outcome\n", out);
+    fputs(SAMPLES_HEADER "\n", out);
 }
 
 /* Seconds since origin of a monotonic instant (negative before it). */

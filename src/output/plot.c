@@ -506,53 +506,21 @@ static void panel_of(const struct plot_runs *in, FILE *out, int *top, enum serie
 
 /* ---- samples -------------------------------------------------------------------------- */
 
-/* intended_s, latency_us and whether it failed, from one CSV line; false for a bad line. */
-static bool sample_line(const char *line, double *t, double *latency, bool *failed)
+/* The points of samples into two series: ok and failed. */
+static bool split_samples(const struct plot_samples *samples, struct series *ok,
+                          struct series *failed)
 {
-    char type[32], outcome[32];
-    char sent[40];
-    if (sscanf(line, "%lf,%39[^,],%lf,%31[^,],%31[^\n]", t, sent, latency, type, outcome) != 5 &&
-        sscanf(line, "%lf,,%lf,%31[^,],%31[^\n]", t, latency, type, outcome) != 4) {
+    if (!series_alloc(ok, samples->n) || !series_alloc(failed, samples->n)) {
         return false;
     }
-    *failed = strcmp(outcome, "error") == 0 || strcmp(outcome, "unanswered") == 0 ||
-              strcmp(outcome, "unsent") == 0;
-    return true;
-}
-
-/* Up to PLOT_MAX_SAMPLES points of the file, evenly thinned, in two series: ok and failed. */
-static size_t read_samples(const char *path, struct series *ok, struct series *failed)
-{
-    FILE *f = fopen(path, "r");
-    char line[256];
-    size_t nlines = 0;
-    if (f == NULL || !series_alloc(ok, PLOT_MAX_SAMPLES) ||
-        !series_alloc(failed, PLOT_MAX_SAMPLES)) {
-        if (f != NULL) {
-            fclose(f);
-        }
-        return 0;
-    }
-    while (fgets(line, sizeof(line), f) != NULL) {
-        nlines++;
-    }
-    size_t stride = nlines / PLOT_MAX_SAMPLES + 1;
     ok->n = failed->n = 0;
-    rewind(f);
-    for (size_t i = 0; fgets(line, sizeof(line), f) != NULL; i++) {
-        double t, latency;
-        bool bad;
-        if (i % stride != 0 || !sample_line(line, &t, &latency, &bad)) {
-            continue;
-        }
-        struct series *s = bad ? failed : ok;
-        if (s->n < PLOT_MAX_SAMPLES) {
-            s->x[s->n] = t;
-            s->y[s->n++] = latency;
-        }
+    for (size_t i = 0; i < samples->n; i++) {
+        const struct plot_sample *p = &samples->points[i];
+        struct series *s = p->failed ? failed : ok;
+        s->x[s->n] = p->t;
+        s->y[s->n++] = p->latency_us;
     }
-    fclose(f);
-    return ok->n + failed->n;
+    return true;
 }
 
 static void draw_dots(struct panel *p, const struct series *s, const char *metric,
@@ -570,10 +538,10 @@ static void draw_dots(struct panel *p, const struct series *s, const char *metri
     fputs("</g>\n", out);
 }
 
-static void panel_samples(const char *path, FILE *out, int *top)
+static void panel_samples(const struct plot_samples *samples, FILE *out, int *top)
 {
     struct series ok = {0}, failed = {0};
-    if (read_samples(path, &ok, &failed) > 0) {
+    if (split_samples(samples, &ok, &failed) && samples->n > 0) {
         double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
         const struct series *both[] = {&ok, &failed};
         for (size_t k = 0; k < 2; k++) {
@@ -746,7 +714,8 @@ static int panel_count(const struct plot_runs *in, bool *periods, bool *steps)
         *periods = *periods || in->runs[d].periods.n > 0;
         *steps = *steps || in->runs[d].steps.n > 0;
     }
-    return (*periods ? 2 : 0) + (*steps ? 1 : 0) + (in->samples_path != NULL ? 1 : 0) +
+    bool samples = in->samples != NULL || in->samples_path != NULL;
+    return (*periods ? 2 : 0) + (*steps ? 1 : 0) + (samples ? 1 : 0) +
            (in->nspectra > 0 ? 1 : 0);
 }
 
@@ -773,9 +742,17 @@ void plot_svg_runs(FILE *out, const void *arg)
     if (steps) {
         panel_of(in, out, &top, SERIES_LATENCY_BY_RATE);
     }
-    if (in->samples_path != NULL) {
-        panel_samples(in->samples_path, out, &top);
+    struct plot_samples own = {.stride = 1};
+    char err[256];
+    const struct plot_samples *samples = in->samples;
+    if (samples == NULL && in->samples_path != NULL &&
+        plot_samples_read(in->samples_path, &own, err, sizeof(err)) == SLAP_OK) {
+        samples = &own; /* a run's own --samples file, as it wrote it */
     }
+    if (samples != NULL) {
+        panel_samples(samples, out, &top);
+    }
+    plot_samples_free(&own);
     if (in->nspectra > 0) {
         panel_spectrum(in, out, &top);
     }
@@ -792,7 +769,7 @@ void plot_svg(FILE *out, const void *arg)
 {
     const struct plot_input *in = arg;
     struct plot_run runs[PLOT_MAX_DOCS];
-    struct plot_runs picture = {runs, 0, in->samples_path, NULL, 0};
+    struct plot_runs picture = {runs, 0, NULL, in->samples, NULL, 0};
     /* several runs compared: their spectra too (runs with periods or a histogram, not sweeps) */
     struct plot_spectrum *spectra = in->ndocs > 1 ? calloc(in->ndocs, sizeof(*spectra)) : NULL;
     for (; picture.nruns < in->ndocs && picture.nruns < PLOT_MAX_DOCS; picture.nruns++) {

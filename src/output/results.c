@@ -276,6 +276,56 @@ static enum slap_status period_extend(struct results_period *p, const struct sla
     return SLAP_OK;
 }
 
+/* p added into into: its end p's, its length the sum; p is left as it was. */
+static enum slap_status period_fold(struct results_period *into, const struct results_period *p)
+{
+    static struct hist h; /* main thread only */
+#define SLAP_COUNTER_FOLD(name, show, meaning) into->counters.name += p->counters.name;
+    SLAP_COUNTERS(SLAP_COUNTER_FOLD)
+#undef SLAP_COUNTER_FOLD
+    into->elapsed_s = p->elapsed_s;
+    into->seconds += p->seconds;
+    for (int t = 0; t < STATS_TYPES; t++) {
+        into->net_bytes[t] += p->net_bytes[t];
+        into->misses[t] += p->misses[t];
+        hist_reset(&h);
+        results_sparse_add(&into->lat[t], &h);
+        results_sparse_add(&p->lat[t], &h);
+        results_sparse_free(&into->lat[t]);
+        if (results_sparse_from_hist(&h, &into->lat[t]) != SLAP_OK) {
+            return SLAP_ERROR;
+        }
+    }
+    return SLAP_OK;
+}
+
+enum slap_status results_fold_into_last(struct results_doc *d, const struct results_period *p)
+{
+    if (d->periods.n == 0) {
+        return SLAP_ERROR;
+    }
+    return period_fold(&((struct results_period *)d->periods.items)[d->periods.n - 1], p);
+}
+
+enum slap_status results_halve_periods(struct results_doc *d)
+{
+    struct results_period *items = d->periods.items;
+    size_t kept = 0;
+    for (size_t i = 0; i < d->periods.n; i += 2) {
+        if (i + 1 < d->periods.n) {
+            if (period_fold(&items[i], &items[i + 1]) != SLAP_OK) {
+                return SLAP_ERROR;
+            }
+            for (int t = 0; t < STATS_TYPES; t++) {
+                results_sparse_free(&items[i + 1].lat[t]);
+            }
+        }
+        items[kept++] = items[i];
+    }
+    d->periods.n = kept;
+    return SLAP_OK;
+}
+
 enum slap_status results_extend_last_period(struct results_doc *d, const struct slap_stats *s)
 {
     if (d->periods.n == 0) {

@@ -85,6 +85,12 @@ size_t results_workload_diff(const struct results_doc *a, const struct results_d
     return found;
 }
 
+/* A document's name in messages: its file, else its label. */
+static const char *doc_name(const struct results_doc *d)
+{
+    return d->source != NULL ? d->source : d->label;
+}
+
 /* Can b be added to a? If not, err names the setting that differs. */
 static enum slap_status check_compatible(const struct results_merge_input *in_a,
                                          const struct results_merge_input *in_b, char *err,
@@ -94,10 +100,25 @@ static enum slap_status check_compatible(const struct results_merge_input *in_a,
     if (results_same_workload(a, b, err, err_len) != SLAP_OK) {
         return SLAP_ERROR;
     }
+    if ((a->desc.tps > 0) != (b->desc.tps > 0)) {
+        const struct results_doc *open = a->desc.tps > 0 ? a : b;
+        snprintf(err, err_len,
+                 "the loops differ: '%s' is open loop (--tps %.255s) and '%s' closed loop (no "
+                 "--tps): their requests were sent differently",
+                 doc_name(open), setting_text(open, "tps"), doc_name(open == a ? b : a));
+        return SLAP_ERROR;
+    }
     if (a->desc.execute_number == 0 && a->desc.run_time_ns != b->desc.run_time_ns) {
         snprintf(err, err_len,
                  "the runs differ in length: --time is %.255ss in '%s' and %.255ss in '%s'",
                  setting_text(a, "time"), a->label, setting_text(b, "time"), b->label);
+        return SLAP_ERROR;
+    }
+    if (strncmp(setting_text(a, "rounds"), setting_text(b, "rounds"), SETTING_SHOWN) != 0) {
+        snprintf(err, err_len,
+                 "the runs differ in length: --rounds is %.255s in '%s' and %.255s in '%s' "
+                 "(rounds of --time each are measured)",
+                 setting_text(a, "rounds"), doc_name(a), setting_text(b, "rounds"), doc_name(b));
         return SLAP_ERROR;
     }
     if (a->period_s != b->period_s && in_a->nperiods > 0 && in_b->nperiods > 0) {
@@ -208,12 +229,6 @@ static bool stats_overflow(const struct slap_stats *a, const struct slap_stats *
         return true;
     }
     return false;
-}
-
-/* A document's name in messages: its file, else its label. */
-static const char *doc_name(const struct results_doc *d)
-{
-    return d->source != NULL ? d->source : d->label;
 }
 
 /* "'file': its name ..." into err, for a figure whose sum passes RESULTS_COUNT_MAX. */

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "slap/base/json.h"
 #include "slap/output/results.h"
@@ -12,6 +13,7 @@
 #include "results_split.h"
 
 #define READ_ERR_MAX 512
+#define SECONDS_SLACK 0.01 /* the periods' ends may pass the run's seconds by 1% and 10 ms */
 
 /* The document's "config", read back into its description by read_config. */
 static enum slap_status read_config_object(const struct json_value *config,
@@ -28,11 +30,22 @@ static enum slap_status read_config_object(const struct json_value *config,
 
 /* ---- members -------------------------------------------------------------------------- */
 
+/* What an element of a list is: a period, a --sweep step or a --rounds round. */
+enum item_kind { ITEM_PERIOD, ITEM_STEP, ITEM_ROUND, ITEM_KINDS };
+
+/* What a list's elements add up to, for the rules across a document (check_whole). */
+struct list_seen {
+    size_t n;                     /* elements read */
+    double last_elapsed;          /* the last one's end */
+    uint64_t counts[STATS_TYPES]; /* their requests, per type */
+};
+
 struct reader {
     char *err;
     size_t err_len;
     bool failed;
     char where[64]; /* what is being read ("periods[3] get"), before the member's name */
+    struct list_seen seen[ITEM_KINDS];
 };
 
 static void bad(struct reader *r, const char *key, const char *what)
@@ -255,25 +268,53 @@ static void read_step_marks(struct reader *r, const struct json_value *item,
 static void read_step_limits(struct reader *r, const struct json_value *item,
                              struct results_step *step);
 
-/* What an element of a list is: a period, a --sweep step or a --rounds round. */
-enum item_kind { ITEM_PERIOD, ITEM_STEP, ITEM_ROUND };
 static const char *const item_list[] = {"periods", "steps", "rounds"};
 
-/* s, read from an item, appended to d as its kind. */
-static enum slap_status add_item(struct reader *r, const struct json_value *item,
-                                 struct results_doc *d, enum item_kind kind, double seconds,
-                                 const struct slap_stats *s)
+/* s, read from an item, appended to d as its kind (when: its end, or a step's target rate). */
+static enum slap_status add_item(struct results_doc *d, enum item_kind kind, double when,
+                                 double seconds, const struct slap_stats *s)
 {
     switch (kind) {
     case ITEM_STEP:
-        return results_add_step(d, get_double(r, item, "target_tps"), seconds, s);
+        return results_add_step(d, when, seconds, s);
     case ITEM_ROUND:
-        return results_add_to_round(d, d->rounds.n, get_double(r, item, "elapsed_s"), seconds,
-                                    s);
+        return results_add_to_round(d, d->rounds.n, when, seconds, s);
     case ITEM_PERIOD:
+    case ITEM_KINDS:
         break;
     }
-    return results_add_period(d, get_double(r, item, "elapsed_s"), seconds, s);
+    return results_add_period(d, when, seconds, s);
+}
+
+/* The requests of s, every type. */
+static uint64_t requests_of(struct hist *const *lat)
+{
+    uint64_t n = 0;
+    for (int t = 0; t < STATS_TYPES; t++) {
+        n += lat[t] != NULL ? lat[t]->count : 0;
+    }
+    return n;
+}
+
+/* A period or round ends after the one before it (they are paired by position), and one that
+ * holds requests lasted some time; what it holds is added to what the list has seen. */
+static void check_item(struct reader *r, enum item_kind kind, double when, double seconds,
+                       const struct slap_stats *s)
+{
+    struct list_seen *seen = &r->seen[kind];
+    if (seconds <= 0.0 && requests_of(s->lat) > 0) {
+        bad(r, "seconds", "0 for requests made: no time, no rate");
+    } else if (kind != ITEM_STEP && seen->n > 0 && !(when > seen->last_elapsed)) {
+        char why[96];
+        snprintf(why, sizeof(why), "%g is not after the %s before it (%g): out of order", when,
+                 kind == ITEM_ROUND ? "round" : "period", seen->last_elapsed);
+        bad(r, "elapsed_s", why);
+    }
+    seen->n++;
+    seen->last_elapsed = when;
+    for (int t = 0; t < STATS_TYPES; t++) {
+        seen->counts[t] += s->lat[t]->count;
+    }
 }
 
 /* Period (step, round) i: into s, then appended to d. */
@@ -287,9 +328,13 @@ static void read_item(struct reader *r, const struct json_value *item, struct re
     read_counters(r, json_get(item, "counters"), &s->counters);
     read_types(r, get_typed(r, item, "types", JSON_OBJECT), s->lat, s->net_bytes, s->misses);
     double seconds = get_double(r, item, "seconds");
+    double when = get_double(r, item, kind == ITEM_STEP ? "target_tps" : "elapsed_s");
     enum slap_status st = SLAP_ERROR;
     if (!r->failed) {
-        st = add_item(r, item, d, kind, seconds, s);
+        check_item(r, kind, when, seconds, s);
+    }
+    if (!r->failed) {
+        st = add_item(d, kind, when, seconds, s);
         if (st != SLAP_OK) {
             bad(r, item_list[kind], "out of memory, or too many");
         }
@@ -653,6 +698,70 @@ static void read_search(struct reader *r, const struct json_value *v, struct res
     s->confirmed = confirmed != NULL ? confirmed->type == JSON_TRUE : s->capacity_tps > 0;
 }
 
+/* list's requests of each type (seen) against the run's: what is wrong into r. */
+static void check_list_sums(struct reader *r, const char *list, const struct list_seen *seen,
+                            const struct results_doc *d)
+{
+    for (int t = 0; t < STATS_TYPES && !r->failed; t++) {
+        uint64_t run = d->global->lat[t]->count;
+        char why[160];
+        if (seen->counts[t] != run && seen->n == 0) {
+            snprintf(why, sizeof(why), "none, beside the run's %llu %s requests",
+                     (unsigned long long)run, stats_type_name(t));
+            bad(r, list, why);
+        } else if (seen->counts[t] != run) {
+            snprintf(why, sizeof(why),
+                     "%zu of them holding %llu %s requests, where the run's types say %llu",
+                     seen->n, (unsigned long long)seen->counts[t], stats_type_name(t),
+                     (unsigned long long)run);
+            bad(r, list, why);
+        }
+    }
+}
+
+/* The rounds of a --rounds run: as many as config.rounds (fewer when a signal cut the run
+ * short), adding up to the run. */
+static void check_rounds(struct reader *r, const struct results_doc *d)
+{
+    const struct run_config_entry *e = run_config_find(&d->desc.config, "rounds");
+    unsigned long long want =
+        e != NULL && e->kind != RUN_CONFIG_NULL ? strtoull(e->value, NULL, 10) : 1;
+    size_t n = r->seen[ITEM_ROUND].n;
+    if (n > want || (n < want && d->signal == 0)) {
+        char why[128];
+        snprintf(why, sizeof(why), "%zu rounds where config.rounds says %llu%s", n, want,
+                 n < want ? " and no signal cut the run short" : "");
+        bad(r, "rounds", why);
+    }
+    check_list_sums(r, "rounds", &r->seen[ITEM_ROUND], d);
+}
+
+/* The rules across the document: a run with requests lasted some time, its periods add up to
+ * it and end within it, its rounds are config.rounds' and add up to it. */
+static void check_whole(struct reader *r, const struct json_value *root,
+                        const struct results_doc *d)
+{
+    const struct list_seen *periods = &r->seen[ITEM_PERIOD];
+    if (r->failed) {
+        return;
+    }
+    if (d->seconds <= 0.0 && requests_of(d->global->lat) > 0) {
+        bad(r, "seconds", "0 for requests made: no time, no rate");
+    } else if (!d->sweep && periods->n > 0 &&
+               periods->last_elapsed > d->seconds * (1 + SECONDS_SLACK) + SECONDS_SLACK) {
+        char why[128];
+        snprintf(why, sizeof(why), "%g, shorter than the periods (the last ends at %g)",
+                 d->seconds, periods->last_elapsed);
+        bad(r, "seconds", why);
+    }
+    if (!d->sweep) {
+        check_list_sums(r, "periods", periods, d);
+    }
+    if (json_get(root, "rounds") != NULL) {
+        check_rounds(r, d);
+    }
+}
+
 /* The members of the top level, in the order results_write_json writes them. */
 static void read_top(struct reader *r, const struct json_value *root, struct results_doc *d)
 {
@@ -661,7 +770,10 @@ static void read_top(struct reader *r, const struct json_value *root, struct res
     if (kind == NULL || (strcmp(kind, "run") != 0 && strcmp(kind, "sweep") != 0)) {
         bad(r, "kind", "missing, or neither \"run\" nor \"sweep\"");
     }
-    if (label == NULL || !printable_text(label)) {
+    const struct json_value *label_value = json_get(root, "label");
+    if (label == NULL && label_value != NULL && label_value->type == JSON_STRING) {
+        bad(r, "label", "holds a NUL (\\u0000): not printable");
+    } else if (label == NULL || !printable_text(label)) {
         bad(r, "label", "missing, empty, too long or not printable");
     }
     if (r->failed) {
@@ -696,6 +808,7 @@ static void read_top(struct reader *r, const struct json_value *root, struct res
     read_servers(r, get_typed(r, root, "servers", JSON_ARRAY), d);
     read_limits(r, json_get(root, "limits"), d);
     read_search(r, json_get(root, "search"), d);
+    check_whole(r, root, d);
 }
 
 /* The document without its periods' elements (results_split's head) into d. */
@@ -735,6 +848,8 @@ struct results_stream {
     results_config_reader read_config; /* how its "config" reads back */
     struct results_doc one; /* not keep: the last period read (its periods list only) */
     bool keep;              /* the periods appended to d */
+    size_t stride;          /* keep: the file's periods in each of d's (RESULTS_KEEP_PERIODS) */
+    size_t fill;            /* keep: the file's periods in d's last */
     struct slap_stats *scratch;
 };
 
@@ -749,6 +864,7 @@ static enum slap_status stream_start(struct results_stream *rs, FILE *in,
     rs->read_config = read_config;
     rs->d = d;
     rs->keep = keep;
+    rs->stride = 1;
     rs->scratch = new_scratch();
     if (results_doc_init(d) != SLAP_OK || rs->scratch == NULL ||
         results_split_open(in, &rs->split) != SLAP_OK) {
@@ -769,10 +885,35 @@ static void stream_free(struct results_stream *rs)
     free(rs);
 }
 
-/* One period's text: parsed and read into the document (or into rs->one), its tree freed. */
+/* The period just read (rs->one's) kept in the document: appended, or joined to its last
+ * when each of its periods holds stride of the file's; at RESULTS_KEEP_PERIODS, neighbours
+ * are joined two by two and the stride doubles. */
+static void keep_period(struct results_stream *rs)
+{
+    struct results_doc *d = rs->d;
+    struct results_period *p = rs->one.periods.items;
+    enum slap_status st = SLAP_OK;
+    if (d->periods.n > 0 && rs->fill < rs->stride) {
+        st = results_fold_into_last(d, p);
+        rs->fill++;
+    } else {
+        if (d->periods.n == RESULTS_KEEP_PERIODS) {
+            st = results_halve_periods(d);
+            rs->stride *= 2;
+        }
+        st = st == SLAP_OK ? results_move_period(d, p) : st;
+        rs->fill = 1;
+    }
+    if (st != SLAP_OK) {
+        bad(&rs->r, "periods", "out of memory");
+    }
+}
+
+/* One period's text: parsed and read into rs->one, kept in the document when rs->keep, its
+ * tree freed. */
 static void read_period_text(struct results_stream *rs, const struct results_split_piece *piece)
 {
-    struct results_doc *to = rs->keep ? rs->d : &rs->one;
+    struct results_doc *to = &rs->one;
     struct json_value *item = NULL;
     char why[READ_ERR_MAX];
     if (json_parse(piece->text, piece->len, &item, why, sizeof(why)) != SLAP_OK) {
@@ -781,11 +922,12 @@ static void read_period_text(struct results_stream *rs, const struct results_spl
         rs->r.failed = true;
         return;
     }
-    if (!rs->keep) {
-        results_drop_periods(to);
-    }
+    results_drop_periods(to);
     read_item(&rs->r, item, to, ITEM_PERIOD, piece->index, rs->scratch);
     json_free(item);
+    if (rs->keep && !rs->r.failed && to->periods.n == 1) {
+        keep_period(rs);
+    }
 }
 
 /* What went wrong into err: "PATH: why" for a file. */
@@ -831,6 +973,22 @@ static enum slap_status stream_next(struct results_stream *rs, const struct resu
     return stream_failed(rs, err, err_len);
 }
 
+/* path opened for reading (name in messages): NULL with err saying why, a directory or a
+ * socket too. */
+static FILE *open_input(const char *path, const char *name, char *err, size_t err_len)
+{
+    struct stat st;
+    bool found = stat(path, &st) == 0;
+    FILE *in = NULL;
+    if (found && (S_ISDIR(st.st_mode) || S_ISSOCK(st.st_mode))) {
+        snprintf(err, err_len, "'%s': %s, not a results file", name,
+                 S_ISDIR(st.st_mode) ? "a directory" : "a socket");
+    } else if ((in = fopen(path, "r")) == NULL) {
+        snprintf(err, err_len, "cannot read '%s': %s", name, strerror(errno));
+    }
+    return in;
+}
+
 enum slap_status results_stream_open(const char *path, const char *name,
                                      results_config_reader read_config, struct results_doc *d,
                                      struct results_stream **out, char *err, size_t err_len)
@@ -839,9 +997,11 @@ enum slap_status results_stream_open(const char *path, const char *name,
     FILE *in = NULL;
     *out = NULL;
     memset(d, 0, sizeof(*d));
-    if (rs == NULL || (in = fopen(path, "r")) == NULL) {
-        snprintf(err, err_len, "cannot read '%s': %s", name,
-                 rs == NULL ? "out of memory" : strerror(errno));
+    if (rs == NULL) {
+        snprintf(err, err_len, "out of memory");
+        return SLAP_ERROR;
+    }
+    if ((in = open_input(path, name, err, err_len)) == NULL) {
         free(rs);
         return SLAP_ERROR;
     }
@@ -916,10 +1076,9 @@ enum slap_status results_read(const char *path, results_config_reader read_confi
                               struct results_doc *d, char *err, size_t err_len)
 {
     char why[READ_ERR_MAX] = "";
-    FILE *f = fopen(path, "r");
+    FILE *f = open_input(path, path, err, err_len);
     memset(d, 0, sizeof(*d));
     if (f == NULL) {
-        snprintf(err, err_len, "cannot read '%s': %s", path, strerror(errno));
         return SLAP_ERROR;
     }
     enum slap_status st = read_all(f, path, read_config, d, why, sizeof(why));

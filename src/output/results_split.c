@@ -20,7 +20,11 @@ struct splitter {
     struct text head;  /* the document without the periods' elements */
     struct text piece; /* one period's text */
     bool failed;       /* out of memory, or a piece larger than JSON_MAX_INPUT */
+    int control;       /* a control byte found (never in JSON text): the read stopped; -1 */
+    bool endless;      /* more than REST_MAX bytes after where the document's shape ended */
 };
+
+#define REST_MAX 65536 /* bytes read past the end of the document's shape, for json_parse */
 
 static void put(struct splitter *s, struct text *t, int c)
 {
@@ -38,11 +42,27 @@ static void put(struct splitter *s, struct text *t, int c)
     t->bytes[t->len] = '\0';
 }
 
+/* The next byte; EOF at the end, and at a control byte (a stream of NULs such as /dev/zero is
+ * no results file: nothing more is read). */
 static int take(struct splitter *s)
 {
     int c = getc(s->in);
+    if (c != EOF && c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
+        s->control = c;
+        s->failed = true;
+        return EOF;
+    }
     s->line += c == '\n';
     return c;
+}
+
+/* c taken back, to be taken again. */
+static void untake(struct splitter *s, int c)
+{
+    if (c != EOF) {
+        s->line -= c == '\n';
+        ungetc(c, s->in);
+    }
 }
 
 /* The next byte that is not white space (left unread); the white space is copied into to. */
@@ -52,7 +72,7 @@ static int after_space(struct splitter *s, struct text *to)
     while ((c = take(s)) == ' ' || c == '\t' || c == '\r' || c == '\n') {
         put(s, to, c);
     }
-    ungetc(c, s->in);
+    untake(s, c);
     return c;
 }
 
@@ -60,9 +80,9 @@ static int after_space(struct splitter *s, struct text *to)
 static void copy_scalar(struct splitter *s, struct text *to)
 {
     int c;
-    while (!s->failed && (c = getc(s->in)) != EOF) {
+    while (!s->failed && (c = take(s)) != EOF) {
         if (strchr(",]} \t\r\n", c) != NULL) {
-            ungetc(c, s->in);
+            untake(s, c);
             return;
         }
         put(s, to, c);
@@ -73,9 +93,9 @@ static void copy_scalar(struct splitter *s, struct text *to)
  * scalar. json_parse judges the bytes later. */
 static void copy_value(struct splitter *s, struct text *to)
 {
-    int depth = 0, c = getc(s->in);
+    int depth = 0, c = take(s);
     bool in_string = false;
-    ungetc(c, s->in);
+    untake(s, c);
     if (c != '"' && c != '{' && c != '[') {
         copy_scalar(s, to);
         return;
@@ -97,11 +117,18 @@ static void copy_value(struct splitter *s, struct text *to)
     } while (!s->failed && (in_string || depth > 0));
 }
 
-/* The rest of the file into the head as it is (json_parse says what is wrong with it). */
+/* The rest of the file into the head as it is (json_parse says what is wrong with it): after a
+ * document, white space. More than REST_MAX bytes is no results file (`yes` is endless). */
 static void copy_rest(struct splitter *s)
 {
     int c;
+    size_t copied = 0;
     while (!s->failed && (c = take(s)) != EOF) {
+        if (copied++ == REST_MAX) {
+            s->endless = true;
+            s->failed = true;
+            return;
+        }
         put(s, &s->head, c);
     }
 }
@@ -137,6 +164,7 @@ enum slap_status results_split_open(FILE *in, struct results_split **out)
     }
     (*out)->s.in = in;
     (*out)->s.line = 1;
+    (*out)->s.control = -1;
     return SLAP_OK;
 }
 
@@ -238,8 +266,18 @@ enum slap_status results_split_next(struct results_split *sp, struct results_spl
         copy_rest(s);
     }
     if (s->failed || ferror(s->in)) {
-        snprintf(err, err_len, "%s",
-                 ferror(s->in) ? "a read failed" : "out of memory, or too large");
+        if (s->control >= 0) {
+            snprintf(err, err_len, "line %zu: a control byte (0x%02x): not JSON text", s->line,
+                     s->control);
+        } else if (s->endless) {
+            snprintf(err, err_len,
+                     "line %zu: more than %d bytes after the document's shape "
+                     "ended: not a results document",
+                     s->line, REST_MAX);
+        } else {
+            snprintf(err, err_len, "%s",
+                     ferror(s->in) ? "a read failed" : "out of memory, or too large");
+        }
         sp->phase = SPLIT_DONE;
         s->failed = true;
         return SLAP_ERROR;

@@ -116,7 +116,7 @@ static enum slap_status save_svg(const char *path, const struct results_sink_inp
         st = plot_run_add_step(&job.run, &steps[i]);
     }
     if (st == SLAP_OK) {
-        struct plot_runs picture = {&job.run, 1, in->samples_path, NULL, 0};
+        struct plot_runs picture = {&job.run, 1, in->samples_path, NULL, NULL, 0};
         st = outfile_save(path, plot_svg_runs, &picture, err, err_len);
     }
     plot_run_free(&job.run);

@@ -1,6 +1,7 @@
 """Results as data: --json (checked against its JSON Schema, the text report and the server's
 stats), --csv, --samples, --svg (parsed as XML and rendered), --start_at with slap merge,
 slap plot, --max_errors, -q, the progress line on a terminal."""
+import copy
 import json
 import os
 import pty
@@ -758,13 +759,29 @@ MAXRSS = ("import resource, subprocess, sys\n"
           "sys.exit(rc)\n")
 
 
+def scale_totals(doc, period, n, seconds):
+    """The run's get and set histograms and counters made n times period's, its seconds these:
+    the totals of n such periods (a file must add up: slap refuses periods that do not)."""
+    for t in ("get", "set"):
+        h = dict(period["types"][t]["hist"])
+        for k in ("count", "sum_us", "sumsq_us", "sumlog_us"):
+            h[k] = h[k] * n
+        h["buckets"] = [[i, c * n] for i, c in h["buckets"]]
+        doc["types"][t]["hist"] = h
+    doc["counters"] = {k: v * n for k, v in period["counters"].items()}
+    doc["seconds"] = seconds
+    return doc
+
+
 def periods_file(doc, n, path):
     """doc with n periods, each doc's first period stripped to what merge reads (its counters
-    and each type's histogram, bytes and misses), a second apart; written a period at a time."""
+    and each type's histogram, bytes and misses), a second apart, and the run's totals theirs;
+    written a period at a time."""
     first = doc["periods"][0]
     lean = {"seconds": 1.0, "counters": first["counters"],
             "types": {t: {"hist": v["hist"], "net_bytes": v["net_bytes"], "misses": v["misses"]}
                       for t, v in first["types"].items() if t != "total"}}
+    doc = scale_totals(copy.deepcopy(doc), first, n, float(n))
     head, tail = json.dumps(dict(doc, periods="@")).split('"@"')
     with open(path, "w") as f:
         f.write(head + "[")
@@ -816,6 +833,29 @@ def case_merge_memory_bounded_by_histograms(mc):
     shutil.rmtree(d)
 
 
+def refit_totals(doc):
+    """The run's get and set histograms and counters made the sums of its periods' again (a
+    file must add up: slap refuses periods that do not), after periods were cut from it."""
+    for t in ("get", "set"):
+        hists = [p["types"][t]["hist"] for p in doc["periods"] if t in p["types"]]
+        buckets = {}
+        for h in hists:
+            for i, n in h["buckets"]:
+                buckets[i] = buckets.get(i, 0) + n
+        used = [h for h in hists if h["count"] > 0]
+        doc["types"][t]["hist"] = {
+            "count": sum(h["count"] for h in hists),
+            "min_ns": min([h["min_ns"] for h in used] or [0]),
+            "max_ns": max([h["max_ns"] for h in used] or [0]),
+            "sum_us": sum(h["sum_us"] for h in hists),
+            "sumsq_us": sum(h["sumsq_us"] for h in hists),
+            "sumlog_us": sum(h["sumlog_us"] for h in hists),
+            "buckets": sorted([i, n] for i, n in buckets.items())}
+    for name in doc["counters"]:
+        doc["counters"][name] = sum(p["counters"][name] for p in doc["periods"])
+    return doc
+
+
 def case_merge_streams_uneven_periods(mc):
     """slap merge reads its files a period at a time: files of 3, 2 and no periods (runs that
     started apart) merge period by period, each merged period the sum of the files that have it,
@@ -832,6 +872,7 @@ def case_merge_streams_uneven_periods(mc):
         doc["periods"] = doc["periods"][:keep]
         for p in doc["periods"]:
             p["elapsed_s"] += shift
+        refit_totals(doc)
         paths.append(save(doc, os.path.join(d, "h%d.json" % host)))
     j, c, v = (os.path.join(d, "m." + ext) for ext in ("json", "csv", "svg"))
     rc, out, err = run_slap(["merge"] + paths + ["--json", j, "--csv", c, "--svg", v])

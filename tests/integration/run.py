@@ -66,7 +66,9 @@ SHARES_CPU = frozenset([
     "trace_stats_estimates_many_keys", "trace_stats_malformed_lines",
     "trace_stats_recovers_generator", "trace_stats_usage", "trace_stats_zipf_skew",
     "trace_stats_zstd_plain_stdin", "truncated_reply", "two_servers", "udp_shared_socket",
-    "unix_socket", "unsolicited_reply", "verify", "verify_detects", "verify_failures_are_errors"
+    "unix_socket", "unsolicited_reply", "verify", "verify_detects", "verify_failures_are_errors",
+    "compare_and_plot_read_long_runs", "merge_refuses_loops_and_lengths_that_differ",
+    "results_rules_refused",
 ])
 
 

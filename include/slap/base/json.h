@@ -75,7 +75,7 @@ const struct json_value *json_get(const struct json_value *v, const char *key);
 bool json_to_u64(const struct json_value *v, uint64_t *out);
 /* Any number. */
 bool json_to_double(const struct json_value *v, double *out);
-/* A string's bytes, or NULL. */
+/* A string's bytes, or NULL (not a string, or one holding a NUL, "\u0000"). */
 const char *json_to_string(const struct json_value *v);
 
 #endif

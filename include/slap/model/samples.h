@@ -66,7 +66,8 @@ static inline void samples_put(struct sample_ring *r, const struct sample *s)
     atomic_store_explicit(&r->head, head + 1, memory_order_release);
 }
 
-/* The CSV header of a samples file. */
+/* The CSV header of a samples file (its first line). */
+#define SAMPLES_HEADER "intended_s,sent_s,latency_us,type,outcome"
 void samples_write_header(FILE *out);
 /* Main thread: write what r holds to out, times from origin_ns; how many were written. */
 uint64_t samples_drain(struct sample_ring *r, FILE *out, uint64_t origin_ns);

@@ -5,6 +5,7 @@
 #ifndef SLAP_PLOT_H
 #define SLAP_PLOT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -13,10 +14,31 @@
 #define PLOT_MAX_DOCS 64       /* runs overlaid in one picture */
 #define PLOT_MAX_SAMPLES 20000 /* points of the scatter; a larger file is thinned evenly */
 
+/* A --samples file's points (slap plot reads it before drawing, to refuse a bad one). */
+struct plot_sample {
+    double t;          /* intended_s */
+    double latency_us;
+    bool failed;       /* error, unanswered or unsent */
+};
+struct plot_samples {
+    size_t n;
+    size_t stride; /* one data line in stride kept */
+    struct plot_sample *points;
+};
+/*
+ * The samples file at path read once, every line checked (the header slap writes, then lines
+ * of samples_drain's form with a known type and outcome; a control byte, a line of 256 bytes
+ * or more refused at once), thinned evenly to at most PLOT_MAX_SAMPLES points as it is read:
+ * a pipe reads as a file does. SLAP_ERROR with "--samples 'PATH': line N ..." in err.
+ */
+enum slap_status plot_samples_read(const char *path, struct plot_samples *s, char *err,
+                                   size_t err_len);
+void plot_samples_free(struct plot_samples *s);
+
 struct plot_input {
     const struct results_doc *const *docs;
     size_t ndocs;
-    const char *samples_path; /* a --samples CSV file to scatter, or NULL */
+    const struct plot_samples *samples; /* the samples to scatter, or NULL */
 };
 
 /* The whole picture: a self-contained SVG document. in is a struct plot_input. */
@@ -75,7 +97,8 @@ enum slap_status plot_spectrum_of(struct plot_spectrum *s, const struct results_
 struct plot_runs {
     const struct plot_run *runs;
     size_t nruns;
-    const char *samples_path; /* a --samples CSV file to scatter, or NULL */
+    const char *samples_path; /* a --samples CSV file to scatter (read here), or NULL */
+    const struct plot_samples *samples;  /* or its points, read already */
     const struct plot_spectrum *spectra; /* several runs compared: their spectra, or NULL */
     size_t nspectra;
 };

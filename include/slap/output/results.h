@@ -23,6 +23,10 @@
 #define RESULTS_SCHEMA 1 /* the "schema" member: bumped when a reader must change */
 #define RESULTS_LABEL_MAX 256
 #define RESULTS_MAX_ITEMS 100000 /* periods, steps or servers a file may hold */
+#define RESULTS_STREAM_MAX (1ULL << 30) /* bytes slap merge copies aside from a pipe */
+/* Periods a document read whole keeps (slap compare, slap plot): past it, neighbours are joined
+ * two by two, so a run of any length reads in bounded memory. */
+#define RESULTS_KEEP_PERIODS 2000
 /* The largest count, number of bytes or nanoseconds a document holds, read or merged (2^53:
  * exact as a double, so rates and means computed from it are too). */
 #define RESULTS_COUNT_MAX (1ULL << 53)
@@ -168,6 +172,12 @@ enum slap_status results_add_to_round(struct results_doc *d, size_t index, doubl
                                       double seconds, const struct slap_stats *s);
 /* Add s into the last period (answers that came after it ended); a first one if none. */
 enum slap_status results_extend_last_period(struct results_doc *d, const struct slap_stats *s);
+/* p added into d's last period (its end p's, its length the sum). SLAP_ERROR when d has none
+ * or memory ran out. */
+enum slap_status results_fold_into_last(struct results_doc *d, const struct results_period *p);
+/* Every two neighbouring periods of d made one (a last odd one kept): half as many periods,
+ * each twice as long. SLAP_ERROR when out of memory. */
+enum slap_status results_halve_periods(struct results_doc *d);
 enum slap_status results_add_step(struct results_doc *d, double target_tps, double seconds,
                                   const struct slap_stats *s);
 /* Append a server's stats pair, read by label. */
