@@ -799,7 +799,11 @@ void run_describe_stalls(const struct run *r, FILE *err, const char *who)
     uint64_t start = run_measure_start(r);
     fprintf(err, "%s: %llu request%s unanswered at the end of the run", who,
             (unsigned long long)c->unanswered, c->unanswered == 1 ? "" : "s");
-    if (c->unsent > 0) {
+    if (c->unsent > c->client_lag) {
+        fprintf(err, " (%llu of them never sent, %llu due while their connection awaited the "
+                     "server)",
+                (unsigned long long)c->unsent, (unsigned long long)(c->unsent - c->client_lag));
+    } else if (c->unsent > 0) {
         fprintf(err, " (%llu of them never sent)", (unsigned long long)c->unsent);
     }
     fputs("\n", err);

@@ -28,6 +28,7 @@
 
 #include "slap/base/common.h"
 #include "slap/net/udp_endpoints.h"
+#include "slap/engine/limits.h"
 
 #define WORKER_WATCH_NS (10ULL * SLAP_NS_PER_MS)
 #define WORKER_TIMEOUT_CHECK_NS (100ULL * SLAP_NS_PER_MS)
@@ -298,6 +299,9 @@ static void worker_cpu_mark(struct worker *w, bool start)
         /* after the readings: a wait for a CPU between them and the clock is in both */
         w->cpu_window_ns = slap_now_ns() - w->cpu_window_ns;
         w->cpu_state = WORKER_CPU_MEASURED;
+        w->env.cpu_starved = w->cpu_window_ns > 0 && (double)(w->cpu_ns + w->wait_ns) >=
+                                                         LIMITS_HELD_BY_CLIENT *
+                                                             (double)w->cpu_window_ns;
     }
 }
 
