@@ -92,6 +92,9 @@ static int verdict(const struct run *r, const char *who)
                 silent == 1 ? "" : "s", UNANSWERED_TOLERANCE * 100);
         return EXIT_RUN_FAILED;
     }
+    if (run_describe_down(r, stderr, who) > 0) {
+        return EXIT_RUN_FAILED;
+    }
     if (c->conn_refused > 0) {
         fprintf(stderr,
                 "%s: %llu connection%s closed before %s first answer: the server "

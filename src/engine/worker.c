@@ -403,6 +403,19 @@ static void on_drain_timeout(evutil_socket_t fd, short what, void *arg)
     worker_finish(w);
 }
 
+/* -R: the sockets still not open again when the run ends, by server (their server never
+ * answered again on them). */
+static void worker_count_down(struct worker *w)
+{
+    for (size_t i = 0; i < w->nlanes; i++) {
+        const struct lane *l = &w->lanes[i];
+        for (uint32_t s = 0; s < l->nconns; s++) {
+            const struct conn *c = &l->conns[s];
+            w->stalls[c->server].down += c->retry != NULL && c->state != CONN_READY;
+        }
+    }
+}
+
 /*
  * No new requests from now on: the measured part ends at end_ns (the common end, or when
  * the main thread was asked to stop). What was sent is awaited up to WORKER_DRAIN_TIMEOUT_NS.
@@ -415,6 +428,7 @@ static void worker_begin_stop(struct worker *w, uint64_t end_ns)
     w->env.phase = WORKER_STOPPING;
     w->env.end_ns = end_ns;
     worker_cpu_mark(w, false);
+    worker_count_down(w);
     w->active_lanes++; /* hold the loop while the lanes stop */
     for (size_t i = 0; i < w->nlanes; i++) {
         lane_count_unsent(&w->lanes[i], worker_measure_start(w->gate, w->cfg), end_ns);

@@ -5,7 +5,9 @@ import json
 import os
 import re
 import tempfile
+import time
 
+from fakemc import FakeMemcached
 from harness import (check, check_agree, counters, measured, DelayProxy, PATHS, run_slap)
 
 # An open-loop rate both sides keep easily: latencies are the server's, not a queue's.
@@ -198,6 +200,40 @@ def case_compare_refusals(mc):
     rc, _, err = run_slap(["-s", mc.addr, "-t", "1s", "--rounds", "2", "--precision", "p99=5%"])
     check(rc == 2 and "--precision cannot be used with --rounds" in err,
           "--rounds with --precision: %d %r" % (rc, err))
+
+
+def case_rounds_flawed_left_out(mc):
+    """--rounds: a round cut short by a signal, and rounds after a server stalled for good,
+    are each marked on their line and left out of the figures over the rounds (a round with
+    no answers has no percentiles); fewer than two rounds left have no spread."""
+    rc, out, err = run_slap(["-s", mc.addr, "-t", "1s", "-c", "4", "--rounds", "3"],
+                            interrupt_after=1.5, timeout=30)
+    m = re.search(r"^round 2: \d+ ops/s, p50 .* \(cut short: ([\d.]+) s of 1 s: left out "
+                  r"below\)$", out, re.M)
+    check(m is not None and float(m.group(1)) < 0.9, "round 2 cut short, unmarked:\n" + out)
+    check(re.search(r"^round 1: \d+ ops/s, p50 [\d.]+ us, .*us$", out, re.M),
+          "round 1 is whole:\n" + out)
+    check("rounds tps: 1 round to judge, no spread" in out and
+          "rounds p50: 1 round to judge, no spread" in out, "the spread of one round:\n" + out)
+    start = []
+
+    def behave(conn_no, req_no):
+        start.append(time.time())
+        return "stall" if time.time() - start[0] > 1.3 else None
+    fake = FakeMemcached(behave=behave)
+    try:
+        rc, out, err = run_slap(["-s", fake.addr, "-t", "1s", "-c", "2", "-T", "1",
+                                 "--rounds", "3"], timeout=30)
+    finally:
+        fake.stop()
+    check(re.search(r"^round 3: 0 ops/s \(no answers: left out below\)$", out, re.M),
+          "round 3 had no answers:\n" + out)
+    check(re.search(r"^rounds tps: mean [\d.]+ ops/s, min-max [1-9]\d*\.0-", out, re.M),
+          "the rounds' spread left out the round without answers:\n" + out)
+    check(re.search(r"^rounds p50: mean [\d.]+ us, min-max [\d.]+-[\d.]+ us", out, re.M) and
+          not re.search(r"^rounds p50: .*\d{6,}\.\d us", out, re.M),
+          "no stalled request's wait in the rounds' p50:\n" + out)
+    check(rc == 1, "a server that stopped answering: exit %d" % rc)
 
 
 def case_rounds_counted(mc):
