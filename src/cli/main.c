@@ -92,6 +92,12 @@ static int verdict(const struct run *r, const char *who)
                 silent == 1 ? "" : "s", UNANSWERED_TOLERANCE * 100);
         return EXIT_RUN_FAILED;
     }
+    if (c->stored == 0 && c->not_stored > 0) {
+        fprintf(stderr,
+                "%s: every set was answered NOT_STORED (%llu): the server stored none; the "
+                "gets still asked for their keys, as the mix says\n",
+                who, (unsigned long long)c->not_stored);
+    }
     if (run_describe_down(r, stderr, who) > 0) {
         return EXIT_RUN_FAILED;
     }

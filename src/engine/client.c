@@ -991,11 +991,15 @@ static void lane_sent(struct conn *conn, const struct request *r)
 /*
  * A write of r's slot was answered: stored or not (-p: by one of its servers). Its value is
  * now r's version; after append or prepend, or a delete, it is no value slap can check.
+ * A fresh key's set that the server answered, stored or declined (NOT_STORED, EXISTS,
+ * NOT_FOUND), opens its slot to the gets: a server that stores nothing then gets the mix
+ * asked for, its gets missing, not sets alone. An error reply opens nothing.
  */
-static void write_answered(struct client *c, const struct request *r, bool done, uint64_t now_ns)
+static void write_answered(struct client *c, const struct request *r, bool done, bool declined,
+                           uint64_t now_ns)
 {
     const struct workload *wl = c->env->params->wl;
-    bool fills = done && r->fresh;
+    bool fills = (done || declined) && r->fresh;
     struct slot_state *st = c->slots != NULL ? &c->slots[r->slot] : NULL;
     if (st != NULL) {
         st->pending--;
@@ -1117,7 +1121,7 @@ static bool count_storage(struct client *c, const struct request *r, struct slap
         return false;
     }
     k->cmd_set++;
-    write_answered(c, r, reply == PROTO_REPLY_STORED, now_ns);
+    write_answered(c, r, reply == PROTO_REPLY_STORED, true, now_ns);
     return true;
 }
 
@@ -1143,7 +1147,7 @@ static bool count_command(struct client *c, const struct request *r, struct slap
         k->deleted += done;
         k->delete_hits += done;
         k->delete_misses += missing;
-        write_answered(c, r, done, now_ns);
+        write_answered(c, r, done, false, now_ns);
         break;
     case OP_INCR:
         k->incr_hits += done;
@@ -1174,7 +1178,7 @@ static bool count_reply(struct lane *l, const struct request *r, struct slap_cou
     if (reply_is_error(res->reply)) {
         count_error_reply(k, res->reply);
         if (op_class(r->op) == OP_CLASS_STORAGE || r->op == OP_DELETE) {
-            write_answered(c, r, false, now_ns);
+            write_answered(c, r, false, false, now_ns);
         }
         return true;
     }
