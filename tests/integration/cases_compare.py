@@ -184,6 +184,8 @@ def case_compare_refusals(mc):
           "a side whose runs differ: %d %r" % (rc, err))
     rc, _, err = run_slap(["compare", a, a, "--fail-if", "p99>5%"])
     check(rc == 2 and "sign" in err, "a threshold without its sign: %d %r" % (rc, err))
+    check(err.startswith("slap compare: --fail-if 'p99>5%': the change needs its sign") and
+          "''" not in err, "the rule quoted once: %r" % err)
     rc, _, err = run_slap(["compare", a])
     check(rc == 2, "one file: %d %r" % (rc, err))
     rc, _, err = run_slap(["compare", a, os.path.join(d, "missing.json")])
