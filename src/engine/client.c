@@ -993,7 +993,8 @@ static void lane_sent(struct conn *conn, const struct request *r)
  * now r's version; after append or prepend, or a delete, it is no value slap can check.
  * A fresh key's set that the server answered, stored or declined (NOT_STORED, EXISTS,
  * NOT_FOUND), opens its slot to the gets: a server that stores nothing then gets the mix
- * asked for, its gets missing, not sets alone. An error reply opens nothing.
+ * asked for (its gets asking for keys it declined), not sets alone. An error reply opens
+ * nothing.
  */
 static void write_answered(struct client *c, const struct request *r, bool done, bool declined,
                            uint64_t now_ns)
