@@ -1,5 +1,6 @@
 /* slap: options, plan, run, report, exit status. Orchestration only. */
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -394,6 +395,28 @@ static void report(FILE *out, const struct run *r, const struct slap_options *o,
     }
 }
 
+/* --rounds: the round in which a server stopped answering for good (the drain gave up on its
+ * connections) learns when, so that the report leaves it out as a stalled round. */
+static void mark_stalled_round(const struct run *r, const struct slap_options *o,
+                               struct results_doc *doc)
+{
+    struct results_period *rounds = doc->rounds.items;
+    double round_s = (double)o->run_time_ns / (double)SLAP_NS_PER_SEC;
+    uint64_t start = run_measure_start(r);
+    for (uint32_t i = 0; i < r->servers.count && round_s > 0; i++) {
+        const struct worker_stall *st = &r->stalls[i];
+        if (st->conns == 0 || st->since_ns < start) {
+            continue;
+        }
+        double at = (double)(st->since_ns - start) / (double)SLAP_NS_PER_SEC;
+        size_t k = (size_t)(at / round_s);
+        double into = fmax(at - (double)k * round_s, 1e-9);
+        if (k < doc->rounds.n && (rounds[k].stalled_s == 0 || into < rounds[k].stalled_s)) {
+            rounds[k].stalled_s = into;
+        }
+    }
+}
+
 /* Everything after the run: report, verdict, files, then --push; the exit status (a failed
  * push leaves it as it is). */
 static int conclude(const struct run *r, const struct slap_options *o, struct outputs *outs,
@@ -405,6 +428,7 @@ static int conclude(const struct run *r, const struct slap_options *o, struct ou
         limits.seconds = 0; /* nothing measured: no verdict, in the report or the document */
     }
     precision_outcome(r, o, pr, &outs->doc);
+    mark_stalled_round(r, o, &outs->doc);
     report(out, r, o, &outs->doc, judged ? &limits : NULL);
     int status = verdict(r, "slap");
     if (r->replay.error[0] != '\0') {

@@ -27,8 +27,8 @@ static double round_tps(const struct results_period *p)
 
 /*
  * Why a round cannot stand beside the others, into why (empty: it can): cut short of --time
- * (a signal, or the run ended early), no answers, or a server that stalled (requests left
- * unanswered) or closed connections during it.
+ * (a signal, or the run ended early), no answers, or a server that stalled (stopped
+ * answering for good, or requests left unanswered) or closed connections during it.
  */
 static bool round_flawed(const struct run_desc *desc, const struct results_period *p, char *why,
                          size_t cap)
@@ -40,6 +40,8 @@ static bool round_flawed(const struct run_desc *desc, const struct results_perio
         snprintf(why, cap, "cut short: %.2f s of %g s", p->seconds, want);
     } else if (stats_counters_ops(c) == 0) {
         snprintf(why, cap, "no answers");
+    } else if (p->stalled_s > 0) {
+        snprintf(why, cap, "the server stopped answering %.2f s in", p->stalled_s);
     } else if (c->unanswered > 0) {
         snprintf(why, cap, "%llu unanswered", (unsigned long long)c->unanswered);
     } else if (c->conn_closed > 0) {
