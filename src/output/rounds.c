@@ -30,8 +30,8 @@ static double round_tps(const struct results_period *p)
  * (a signal, or the run ended early), no answers, or a server that stalled (stopped
  * answering for good, or requests left unanswered) or closed connections during it.
  */
-static bool round_flawed(const struct run_desc *desc, const struct results_period *p, char *why,
-                         size_t cap)
+bool rounds_flawed(const struct run_desc *desc, const struct results_period *p, char *why,
+                   size_t cap)
 {
     double want = (double)desc->run_time_ns / 1e9;
     const struct slap_counters *c = &p->counters;
@@ -63,7 +63,7 @@ static void round_line(FILE *out, const struct run_desc *desc, size_t i,
         fprintf(out, ", p%g %.1f us", desc->percentiles[k],
                 (double)hist_percentile_ns(h, desc->percentiles[k]) / 1000.0);
     }
-    if (round_flawed(desc, p, why, sizeof(why))) {
+    if (rounds_flawed(desc, p, why, sizeof(why))) {
         fprintf(out, " (%s: left out below)", why);
     }
     fputc('\n', out);
@@ -102,7 +102,7 @@ static void spread_percentiles(FILE *out, const struct results_doc *d, struct hi
         size_t m = 0;
         for (size_t i = 0; i < d->rounds.n; i++) {
             round_hist(&rounds[i], h);
-            if (!round_flawed(&d->desc, &rounds[i], why, sizeof(why))) {
+            if (!rounds_flawed(&d->desc, &rounds[i], why, sizeof(why))) {
                 v[m++] = (double)hist_percentile_ns(h, d->desc.percentiles[k]) / 1000.0;
             }
         }
@@ -123,7 +123,7 @@ void report_rounds(FILE *out, const struct results_doc *d)
         char why[96];
         for (size_t i = 0; i < n; i++) {
             round_line(out, &d->desc, i, &rounds[i], h);
-            if (round_flawed(&d->desc, &rounds[i], why, sizeof(why))) {
+            if (rounds_flawed(&d->desc, &rounds[i], why, sizeof(why))) {
                 continue;
             }
             v[m++] = round_tps(&rounds[i]);

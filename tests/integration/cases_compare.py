@@ -208,9 +208,11 @@ def case_rounds_flawed_left_out(mc):
     """--rounds: a round cut short by a signal, the round where a server stalled for good and
     those after it, are each marked on their line and left out of the figures over the rounds
     (a round with no answers has no percentiles); fewer than two rounds left have no
-    spread."""
-    rc, out, err = run_slap(["-s", mc.addr, "-t", "1s", "-c", "4", "--rounds", "3"],
-                            interrupt_after=1.5, timeout=30)
+    spread; slap compare of such a file leaves them out too."""
+    d = tmpdir()
+    path, cmp_path = os.path.join(d, "cut.json"), os.path.join(d, "c.json")
+    rc, out, err = run_slap(["-s", mc.addr, "-t", "1s", "-c", "4", "--rounds", "3",
+                             "--json", path], interrupt_after=1.5, timeout=30)
     m = re.search(r"^round 2: \d+ ops/s, p50 .* \(cut short: ([\d.]+) s of 1 s: left out "
                   r"below\)$", out, re.M)
     check(m is not None and float(m.group(1)) < 0.9, "round 2 cut short, unmarked:\n" + out)
@@ -218,6 +220,12 @@ def case_rounds_flawed_left_out(mc):
           "round 1 is whole:\n" + out)
     check("rounds tps: 1 round to judge, no spread" in out and
           "rounds p50: 1 round to judge, no spread" in out, "the spread of one round:\n" + out)
+    # slap compare of that file leaves the cut round out too: one whole round is no batches,
+    # so its intervals come from the periods
+    rc, out, err = run_slap(["compare", path, path, "--json", cmp_path])
+    check(rc == 0, "compare: exit %d: %s" % (rc, err))
+    runs = json.load(open(cmp_path))["runs"]
+    check(all(r["intervals_from"] == "periods" for r in runs), "compare's batches: %r" % runs)
     start = []
 
     def behave(conn_no, req_no):
