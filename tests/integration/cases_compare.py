@@ -213,13 +213,16 @@ def case_rounds_flawed_left_out(mc):
     path, cmp_path = os.path.join(d, "cut.json"), os.path.join(d, "c.json")
     rc, out, err = run_slap(["-s", mc.addr, "-t", "1s", "-c", "4", "--rounds", "3",
                              "--json", path], interrupt_after=1.5, timeout=30)
-    m = re.search(r"^round 2: \d+ ops/s, p50 .* \(cut short: ([\d.]+) s of 1 s: left out "
-                  r"below\)$", out, re.M)
-    check(m is not None and float(m.group(1)) < 0.9, "round 2 cut short, unmarked:\n" + out)
-    check(re.search(r"^round 1: \d+ ops/s, p50 [\d.]+ us, .*us$", out, re.M),
-          "round 1 is whole:\n" + out)
-    check("rounds tps: 1 round to judge, no spread" in out and
-          "rounds p50: 1 round to judge, no spread" in out, "the spread of one round:\n" + out)
+    # the signal lands in round 2, or in round 1 when slap started late on a busy host
+    lines = re.findall(r"^round \d+: .*$", out, re.M)
+    m = re.search(r"\(cut short: ([\d.]+) s of 1 s: left out below\)$", lines[-1] if lines else "")
+    check(m is not None and float(m.group(1)) < 0.9, "the last round cut short, unmarked:\n" + out)
+    check(all(re.match(r"^round \d+: \d+ ops/s, p50 [\d.]+ us, .*us$", l) for l in lines[:-1]),
+          "the rounds before it are whole:\n" + out)
+    whole = len(lines) - 1
+    spread = "%d round%s to judge, no spread" % (whole, "" if whole == 1 else "s")
+    check("rounds tps: " + spread in out and "rounds p50: " + spread in out,
+          "the spread of %d whole round%s:\n%s" % (whole, "" if whole == 1 else "s", out))
     # slap compare of that file leaves the cut round out too: one whole round is no batches,
     # so its intervals come from the periods
     rc, out, err = run_slap(["compare", path, path, "--json", cmp_path])
