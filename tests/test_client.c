@@ -363,6 +363,58 @@ static void test_unsent_behind_a_send_just_before_the_end_is_client_lag(void **s
     assert_int_equal(k->client_lag, k->unsent);
 }
 
+#define SLOW_SERVER_MS 5 /* each answer comes this long after its request */
+
+/* The lane awaits a server that answers each request 5 ms after it, while one falls due
+ * every millisecond: each answer is followed at once by the oldest due request. */
+static void chain_behind_a_slow_server(struct fixture *f, uint64_t start, int answers)
+{
+    const struct slap_counters *k = &f->env.cur.counters;
+    char key[128];
+    schedule_init(&f->lane.sched, ARRIVAL_UNIFORM, RATE, 1, 0, start, 7);
+    lane_pump(&f->lane);
+    for (int i = 0; i < answers; i++) {
+        peer_read_get(f, key, sizeof(key));
+        poll(NULL, 0, SLOW_SERVER_MS);
+        peer_write(f, "END\r\n");
+        loop_until(f, &k->cmd_get, (uint64_t)i + 1);
+    }
+    peer_read_get(f, key, sizeof(key)); /* the last one sent, awaiting its answer */
+}
+
+/* Open loop, a slow but steady server: the lane was full from its first request on, every
+ * request due since could not go before the server answered the one ahead. They are unsent
+ * and unanswered, and the server's: no client lag, though the last send was a moment ago. */
+static void test_unsent_behind_a_slow_server_is_not_client_lag(void **state)
+{
+    struct fixture *f = fixture_new(RATE);
+    *state = f;
+    const struct slap_counters *k = &f->env.cur.counters;
+    uint64_t start = slap_now_ns();
+    chain_behind_a_slow_server(f, start, 4);
+
+    lane_count_unsent(&f->lane, start, slap_now_ns());
+    assert_true(k->unsent >= 10);
+    assert_int_equal(k->client_lag, 0);
+}
+
+/* The same lane, its thread starved of CPU (on one or waiting for one half the run): the
+ * answers it awaited may have awaited its read, so the full lane proves nothing and the
+ * request in flight, sent a moment ago, is a late send: client lag. */
+static void test_unsent_behind_a_starved_thread_is_client_lag(void **state)
+{
+    struct fixture *f = fixture_new(RATE);
+    *state = f;
+    const struct slap_counters *k = &f->env.cur.counters;
+    uint64_t start = slap_now_ns();
+    chain_behind_a_slow_server(f, start, 4);
+
+    f->env.cpu_starved = true;
+    lane_count_unsent(&f->lane, start, slap_now_ns());
+    assert_true(k->unsent >= 10);
+    assert_int_equal(k->client_lag, k->unsent);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -374,6 +426,8 @@ int main(void)
         cmocka_unit_test_teardown(test_unsent_behind_a_late_send_is_client_lag, teardown),
         cmocka_unit_test_teardown(test_unsent_behind_a_send_just_before_the_end_is_client_lag,
                                   teardown),
+        cmocka_unit_test_teardown(test_unsent_behind_a_slow_server_is_not_client_lag, teardown),
+        cmocka_unit_test_teardown(test_unsent_behind_a_starved_thread_is_client_lag, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

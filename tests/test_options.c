@@ -674,9 +674,11 @@ static void test_servers_env(void **state)
     assert_string_equal(r.o.servers, "cli:1");
     parse_result_free(&r);
 
+    /* set but empty: the empty list, refused as -s '' is, naming the variable */
     setenv("MEMCACHED_SERVERS", "", 1);
     parse(&r, (const char *const[]){NULL});
-    assert_string_equal(r.o.servers, SLAP_DEFAULT_SERVER);
+    assert_int_equal(r.outcome, OPTIONS_USAGE);
+    assert_non_null(strstr(r.err, "slap: MEMCACHED_SERVERS: the list is empty"));
     parse_result_free(&r);
 
     unsetenv("MEMCACHED_SERVERS");

@@ -83,7 +83,7 @@ const char *compare_option_value(int argc, char **argv, int *i, const char *name
 
 int compare_add_thresholds(struct compare_args *a, const char *list)
 {
-    char *copy = strdup(list), *save = NULL, err[256];
+    char *copy = strdup(list), *save = NULL, err[256], problem[300];
     if (copy == NULL) {
         return COMPARE_USAGE;
     }
@@ -93,7 +93,8 @@ int compare_add_thresholds(struct compare_args *a, const char *list)
         if (a->nth == COMPARE_MAX_THRESHOLDS) {
             status = compare_usage("too many --fail-if thresholds", NULL);
         } else if (compare_threshold_parse(one, &a->th[a->nth], err, sizeof(err)) != SLAP_OK) {
-            status = compare_usage("--fail-if:", err);
+            snprintf(problem, sizeof(problem), "--fail-if %s", err); /* err quotes the rule */
+            status = compare_usage(problem, NULL);
         } else {
             a->nth++;
         }

@@ -141,7 +141,8 @@ bool memslap_invoked(int argc, char **argv, int *first)
 
 /* ---- the run memslap's options ask for ------------------------------------------------ */
 
-/* Servers: --servers, else a MEMCACHED_SERVERS that is not empty, else the default; checked. */
+/* Servers: --servers, else MEMCACHED_SERVERS when set (empty: refused, as --servers ''), else
+ * the default; checked. */
 static enum options_outcome plan_servers(const struct parse_state *st, struct slap_options *o)
 {
     const struct memslap_args *a = st->target;
@@ -151,8 +152,11 @@ static enum options_outcome plan_servers(const struct parse_state *st, struct sl
     char why[512];
     o->servers = a->servers;
     if (o->servers == NULL) {
-        o->servers = env != NULL && env[0] != '\0' ? env : SLAP_DEFAULT_SERVER;
+        o->servers = env != NULL ? env : SLAP_DEFAULT_SERVER;
         from = "MEMCACHED_SERVERS";
+    }
+    if (o->servers[0] == '\0') {
+        return options_usage_error(st->err, "%s: the list is empty", from);
     }
     if (servers_check_list(o->servers, &shape, why, sizeof(why)) != SLAP_OK) {
         return options_usage_error(st->err, "%s: %s", from, why);

@@ -199,11 +199,12 @@ static enum options_outcome apply_cfg_file(const struct parse_state *st)
     return OPTIONS_RUN;
 }
 
-/* No -s: $MEMCACHED_SERVERS when it is set and not empty, else the default stays. */
+/* No -s: $MEMCACHED_SERVERS when it is set, else the default stays. Set but empty, it is the
+ * empty list that -s '' is (refused by check_servers, naming the variable), not the default. */
 static void apply_servers_fallback(const struct parse_state *st)
 {
     const char *env = getenv("MEMCACHED_SERVERS");
-    if (!was_given(st, ROW_SERVERS) && env != NULL && env[0] != '\0') {
+    if (!was_given(st, ROW_SERVERS) && env != NULL) {
         st->o->servers = env;
     }
 }
@@ -264,6 +265,9 @@ static enum options_outcome check_servers(const struct parse_state *st)
     const char *from = was_given(st, ROW_SERVERS) ? "--servers" : "MEMCACHED_SERVERS";
     struct servers_shape shape;
     char why[512];
+    if (o->servers[0] == '\0') {
+        return options_usage_error(st->err, "%s: the list is empty", from);
+    }
     if (servers_check_list(o->servers, &shape, why, sizeof(why)) != SLAP_OK) {
         return options_usage_error(st->err, "%s: %s", from, why);
     }

@@ -6,6 +6,7 @@
  */
 #include "push.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -45,6 +46,21 @@ static bool port_ok(const char *s, size_t n)
     return units_parse_port(s, n, &port) && port >= 1;
 }
 
+/* An IPv6 address, with a %zone or not (fe80::1%eth0): what connect can be given. */
+static bool ipv6_ok(const char *host)
+{
+    char addr[PUSH_HOST_MAX];
+    struct in6_addr bits;
+    size_t len = strcspn(host, "%");
+    snprintf(addr, sizeof(addr), "%.*s", (int)len, host);
+    for (const char *z = host + len + (host[len] == '%'); host[len] == '%' && *z != '\0'; z++) {
+        if (!host_char(*z) && *z != '_') {
+            return false;
+        }
+    }
+    return inet_pton(AF_INET6, addr, &bits) == 1 && (host[len] != '%' || host[len + 1] != '\0');
+}
+
 /* HOST or [V6], then :PORT or nothing, up to the path. */
 static void parse_authority(struct url_parts *p, const char *a, size_t n)
 {
@@ -53,6 +69,10 @@ static void parse_authority(struct url_parts *p, const char *a, size_t n)
     p->why = NULL;
     if (n == 0 || n >= sizeof(p->authority)) {
         p->why = n == 0 ? "no host" : "the host is too long";
+        return;
+    }
+    if (memchr(a, '@', n) != NULL) {
+        p->why = "credentials (USER:PASSWORD@) are not supported in the URL";
         return;
     }
     memcpy(p->authority, a, n);
@@ -65,6 +85,10 @@ static void parse_authority(struct url_parts *p, const char *a, size_t n)
         }
         memcpy(p->host, a + 1, (size_t)(close - a - 1));
         p->host[close - a - 1] = '\0';
+        if (!ipv6_ok(p->host)) {
+            p->why = "the host in [ ] is not an IPv6 address";
+            return;
+        }
         colon = close + 1 < a + n ? close + 1 : NULL;
         if (colon != NULL && *colon != ':') {
             p->why = "only :PORT may follow the host";
@@ -331,11 +355,12 @@ static enum slap_status judge_answer(const char *buf, size_t got, char *err, siz
 {
     char shown[PUSH_SHOWN_MAX + 8];
     int status = 0;
-    bool http = got >= 12 && (memcmp(buf, "HTTP/1.0 ", 9) == 0 || memcmp(buf, "HTTP/1.1 ", 9) == 0);
+    bool http = got >= 13 && (memcmp(buf, "HTTP/1.0 ", 9) == 0 || memcmp(buf, "HTTP/1.1 ", 9) == 0);
     for (int i = 9; http && i < 12; i++) {
         http = buf[i] >= '0' && buf[i] <= '9';
         status = status * 10 + (buf[i] - '0');
     }
+    http = http && (buf[12] == ' ' || buf[12] == '\r' || buf[12] == '\n'); /* three digits */
     if (!http) {
         printable(buf, got, shown, sizeof(shown));
         snprintf(err, err_len, "not an HTTP answer: \"%s\"", shown);

@@ -35,7 +35,9 @@
 #define PERIODS_PER_STEP 20 /* the interval's batches come from periods this long */
 #define PERIOD_MIN_NS (20 * SLAP_NS_PER_MS)
 #define RESOLUTION 0.05 /* bisection stops within 5% */
-#define MIN_RATE 10.0
+#define MIN_RATE 10.0 /* the lowest rate a search tries; --start and --max_rate below it
+                         are refused */
+#define STEP_MIN_NS (PERIODS_PER_STEP * PERIOD_MIN_NS) /* the shortest --step_time: 400 ms */
 #define CONFIRM_ROUNDS 3 /* the capacity measured again at most this often before the search
                             says its answer is not stable */
 #define CONFIRM_EXTRA 4  /* steps a search may take again after a confirmation overturned it */
@@ -94,10 +96,11 @@ static void search_help(FILE *out)
           "the search narrows below it, and the capacity is at least the rate held there.\n"
           "\n"
           "  --slo OBJECTIVE      'p99<1ms'; several comma-separated, 'p50<200us,p99.9<5ms'\n"
+          "                       (given once, every objective in it)\n"
           "                       (any percentile, a limit in us, ms or s)\n"
-          "  --step_time DURATION length of each step (default 5s)\n"
-          "  --start RATE         the first rate, ops/s (default 1000; 10k allowed)\n"
-          "  --max_rate RATE      never beyond this rate (default 10M)\n"
+          "  --step_time DURATION length of each step (default 5s, at least 400ms)\n"
+          "  --start RATE         the first rate, ops/s (default 1000, at least 10; 10k allowed)\n"
+          "  --max_rate RATE      never beyond this rate (default 10M, at least 10)\n"
           "  --max_steps N        at most N steps (default 12)\n"
           "\n"
           "The server, thread and client options are slap's (-s, -T, -c, --arrival, ...; see\n"
@@ -149,17 +152,30 @@ static int take_search_option(int argc, char **argv, int *i, struct search_args 
     const char *v;
     char err[256];
     if (take(argc, argv, i, "--slo", &v)) {
+        if (a->nslo > 0) {
+            return search_usage("--slo is given once, every objective in it, as "
+                                "--slo 'p99<1ms,p50<200us'");
+        }
         return objective_parse(v, a->slo, &a->nslo, err, sizeof(err)) ? 1 : search_usage(err);
     }
     if (take(argc, argv, i, "--step_time", &v)) {
         bool ok = units_parse_duration(v, strlen(v), &a->step_ns) == UNITS_OK && a->step_ns > 0;
-        return ok ? 1 : search_usage("--step_time needs a duration, as 1s or 500ms");
+        return !ok ? search_usage("--step_time needs a duration, as 1s or 500ms")
+               : a->step_ns < STEP_MIN_NS
+                   ? search_usage("--step_time is at least 400ms: a step's interval reads 20 "
+                                  "periods of 20 ms or more, and slap's CPU shares a shorter "
+                                  "step cannot measure")
+                   : 1;
     }
     if (take(argc, argv, i, "--start", &v)) {
-        return parse_rate(v, &a->start) ? 1 : search_usage("--start needs a rate, as 1000 or 5k");
+        return !parse_rate(v, &a->start) ? search_usage("--start needs a rate, as 1000 or 5k")
+               : a->start < MIN_RATE     ? search_usage("--start is at least 10 ops/s")
+                                         : 1;
     }
     if (take(argc, argv, i, "--max_rate", &v)) {
-        return parse_rate(v, &a->max_rate) ? 1 : search_usage("--max_rate needs a rate, as 100k");
+        return !parse_rate(v, &a->max_rate) ? search_usage("--max_rate needs a rate, as 100k")
+               : a->max_rate < MIN_RATE     ? search_usage("--max_rate is at least 10 ops/s")
+                                            : 1;
     }
     if (take(argc, argv, i, "--arrival", &v)) {
         bool poisson = strcmp(v, "poisson") == 0;
@@ -188,6 +204,11 @@ static int check_slap_options(const struct slap_options *o)
         o->samples_out != NULL || o->trace != NULL) {
         return search_usage("-x, -S, --hdr-out, --samples and --trace cannot be used with a "
                             "search (a step is a timed open-loop run)");
+    }
+    if (o->rounds > 1) {
+        return search_usage("--rounds cannot be used with a search: each step is one run of "
+                            "--step_time, and the capacity found is measured again to confirm "
+                            "it");
     }
     if (o->metrics != NULL || o->push != NULL) {
         return search_usage("--metrics and --push show one run: they cannot be used with a "

@@ -758,6 +758,20 @@ static void lane_arm(struct lane *l, uint64_t after_ns)
 }
 
 /*
+ * Open loop, --trace: whether the lane is left full (a request due now cannot go until the
+ * server answers). A stretch of fullness begins when the lane fills and lasts while each
+ * answer is followed at once by the next due request; it ends when the lane is left with room.
+ */
+static void lane_note_held(struct lane *l)
+{
+    if (l->in_flight < lane_env_of(l)->params->pipeline) {
+        l->held_since_ns = 0;
+    } else if (l->held_since_ns == 0) {
+        l->held_since_ns = slap_now_ns();
+    }
+}
+
+/*
  * Closed loop, a request is meant to go when it is queued; open loop, at its time in the
  * lane's schedule. Either way its latency counts from then, also while it waits behind a
  * full pipeline, a blocked write or a reconnect.
@@ -791,6 +805,9 @@ void lane_pump(struct lane *l)
         if (l->conns[s].dirty) {
             conn_flush(&l->conns[s]);
         }
+    }
+    if (open_loop || l->ring != NULL) {
+        lane_note_held(l);
     }
     lane_check_done(l);
 }
@@ -845,9 +862,67 @@ void lane_give_up(struct lane *l, uint64_t end_ns)
     lane_check_done(l);
 }
 
+/*
+ * Of a lane's requests due by end_ns and never sent, those due from held_from_ns on waited
+ * for the server; the others are slap's lag. lag counts them as they come, oldest first.
+ */
+struct lane_lag {
+    uint64_t held_from_ns; /* known once the first unsent request is */
+    uint64_t unsent;
+    uint64_t lag;
+};
+
+/*
+ * The old rule, for a lane whose fullness may be slap's (its thread starved of CPU, or the
+ * lane not full now): its oldest request still unanswered had waited at least half as long
+ * as the first unsent one had been due (a request sent late, just before the end, by a slap
+ * short of CPU, is not that).
+ */
+static bool lane_waited_long(const struct lane *l, uint64_t first_due_ns, uint64_t end_ns)
+{
+    uint64_t due_for = end_ns > first_due_ns ? end_ns - first_due_ns : 0;
+    for (uint32_t s = 0; s < l->nconns; s++) {
+        uint64_t since;
+        if (conn_waiting_since(&l->conns[s], &since) &&
+            (since <= first_due_ns || (end_ns > since && end_ns - since >= due_for / 2))) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/*
+ * From when the lane's unsent requests waited for the server (0: all did, UINT64_MAX: none).
+ * A socket not open (lost, reconnecting) holds them all. A lane full at the end, each answer
+ * followed at once by the next due request, held those due since it filled: they could not
+ * go before the server answered; those due before, while the lane had room, are slap's lag.
+ * A thread starved of CPU may itself have left the answers unread: then the old rule.
+ */
+static uint64_t lane_held_from(const struct lane *l, uint64_t first_due_ns, uint64_t end_ns)
+{
+    for (uint32_t s = 0; s < l->nconns; s++) {
+        if (l->conns[s].state != CONN_READY) {
+            return 0;
+        }
+    }
+    if (!lane_env_of(l)->cpu_starved && l->held_since_ns != 0) {
+        return l->held_since_ns;
+    }
+    return lane_waited_long(l, first_due_ns, end_ns) ? 0 : UINT64_MAX;
+}
+
+/* One more request of the lane, due at due_ns, was never sent. */
+static void lane_lag_add(const struct lane *l, struct lane_lag *g, uint64_t due_ns, uint64_t end_ns)
+{
+    if (g->unsent++ == 0) {
+        g->held_from_ns = lane_held_from(l, due_ns, end_ns);
+    }
+    g->lag += due_ns < g->held_from_ns;
+}
+
 /* --trace: the lane's requests of the trace that were due by end_ns but never left. */
 static void lane_count_unsent_trace(struct lane *l, uint64_t from_ns, uint64_t end_ns,
-                                    uint64_t *unsent, uint64_t *first_due)
+                                    struct lane_lag *g)
 {
     const struct lane_params *p = lane_env_of(l)->params;
     const struct trace_request *t;
@@ -858,66 +933,32 @@ static void lane_count_unsent_trace(struct lane *l, uint64_t from_ns, uint64_t e
         }
         if (due >= from_ns) {
             count_unanswered(lane_env_of(l), (uint8_t)t->op, due, 0, end_ns);
-            *first_due = (*unsent)++ == 0 ? due : *first_due;
+            lane_lag_add(l, g, due, end_ns);
         }
         replay_ring_pop(l->ring);
     }
 }
 
-/*
- * Whether the lane's requests still due at end_ns waited for the server: a socket of the
- * lane was not open (lost, reconnecting), or its oldest request still unanswered had waited
- * at least half as long as the first of them had been due (the lane was full, its socket
- * awaiting an answer, for most of the time they waited; a request sent late, just before
- * the end, by a slap short of CPU, is not that). Otherwise slap itself did not send them in
- * time: client lag.
- */
-static bool lane_held_by_server(const struct lane *l, uint64_t first_due_ns, uint64_t end_ns)
-{
-    uint64_t due_for = end_ns > first_due_ns ? end_ns - first_due_ns : 0;
-    for (uint32_t s = 0; s < l->nconns; s++) {
-        uint64_t since;
-        if (l->conns[s].state != CONN_READY ||
-            (conn_waiting_since(&l->conns[s], &since) &&
-             (since <= first_due_ns || (end_ns > since && end_ns - since >= due_for / 2)))) {
-            return true;
-        }
-    }
-    return false;
-}
-
-/* Unsent requests of a lane: counted as unanswered, and as client lag when slap was late. */
-static void lane_count_lag(struct lane *l, uint64_t unsent, uint64_t first_due_ns,
-                           uint64_t end_ns)
-{
-    if (unsent > 0 && !lane_held_by_server(l, first_due_ns, end_ns)) {
-        lane_env_of(l)->cur.counters.client_lag += unsent;
-    }
-}
-
+/* Unsent requests of a lane are counted as unanswered; those slap was late with as lag. */
 void lane_count_unsent(struct lane *l, uint64_t from_ns, uint64_t end_ns)
 {
     struct client *c = l->client;
-    uint64_t unsent = 0, first_due = 0;
+    struct lane_lag g = {0};
     if (l->ring != NULL) {
-        lane_count_unsent_trace(l, from_ns, end_ns, &unsent, &first_due);
-        lane_count_lag(l, unsent, first_due, end_ns);
-        return;
-    }
-    if (c->env->params->tps == 0) {
-        return;
-    }
-    while (c->quota > 0 && schedule_peek(&l->sched) < end_ns) {
-        uint64_t due = schedule_peek(&l->sched);
-        schedule_advance(&l->sched);
-        enum op_type op = client_next_op(c);
-        if (due >= from_ns) {
-            count_unanswered(c->env, (uint8_t)op, due, 0, end_ns);
-            c->quota -= c->quota != UINT64_MAX;
-            first_due = unsent++ == 0 ? due : first_due;
+        lane_count_unsent_trace(l, from_ns, end_ns, &g);
+    } else if (c->env->params->tps > 0) {
+        while (c->quota > 0 && schedule_peek(&l->sched) < end_ns) {
+            uint64_t due = schedule_peek(&l->sched);
+            schedule_advance(&l->sched);
+            enum op_type op = client_next_op(c);
+            if (due >= from_ns) {
+                count_unanswered(c->env, (uint8_t)op, due, 0, end_ns);
+                c->quota -= c->quota != UINT64_MAX;
+                lane_lag_add(l, &g, due, end_ns);
+            }
         }
     }
-    lane_count_lag(l, unsent, first_due, end_ns);
+    c->env->cur.counters.client_lag += g.lag;
 }
 
 void lane_stop(struct lane *l, uint64_t end_ns)
@@ -950,11 +991,16 @@ static void lane_sent(struct conn *conn, const struct request *r)
 /*
  * A write of r's slot was answered: stored or not (-p: by one of its servers). Its value is
  * now r's version; after append or prepend, or a delete, it is no value slap can check.
+ * A fresh key's set that the server answered, stored or declined (NOT_STORED, EXISTS,
+ * NOT_FOUND), opens its slot to the gets: a server that stores nothing then gets the mix
+ * asked for (its gets asking for keys it declined), not sets alone. An error reply opens
+ * nothing.
  */
-static void write_answered(struct client *c, const struct request *r, bool done, uint64_t now_ns)
+static void write_answered(struct client *c, const struct request *r, bool done, bool declined,
+                           uint64_t now_ns)
 {
     const struct workload *wl = c->env->params->wl;
-    bool fills = done && r->fresh;
+    bool fills = (done || declined) && r->fresh;
     struct slot_state *st = c->slots != NULL ? &c->slots[r->slot] : NULL;
     if (st != NULL) {
         st->pending--;
@@ -1076,7 +1122,7 @@ static bool count_storage(struct client *c, const struct request *r, struct slap
         return false;
     }
     k->cmd_set++;
-    write_answered(c, r, reply == PROTO_REPLY_STORED, now_ns);
+    write_answered(c, r, reply == PROTO_REPLY_STORED, true, now_ns);
     return true;
 }
 
@@ -1102,7 +1148,7 @@ static bool count_command(struct client *c, const struct request *r, struct slap
         k->deleted += done;
         k->delete_hits += done;
         k->delete_misses += missing;
-        write_answered(c, r, done, now_ns);
+        write_answered(c, r, done, false, now_ns);
         break;
     case OP_INCR:
         k->incr_hits += done;
@@ -1133,7 +1179,7 @@ static bool count_reply(struct lane *l, const struct request *r, struct slap_cou
     if (reply_is_error(res->reply)) {
         count_error_reply(k, res->reply);
         if (op_class(r->op) == OP_CLASS_STORAGE || r->op == OP_DELETE) {
-            write_answered(c, r, false, now_ns);
+            write_answered(c, r, false, false, now_ns);
         }
         return true;
     }

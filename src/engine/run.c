@@ -370,6 +370,7 @@ static void run_gather(struct run *r, struct worker *w, struct slap_stats *rest)
     for (uint32_t i = 0; i < r->servers.count && w->stalls != NULL; i++) {
         struct worker_stall *to = &r->stalls[i];
         const struct worker_stall *from = &w->stalls[i];
+        to->down += from->down;
         if (from->conns > 0) {
             to->since_ns = to->conns == 0 || from->since_ns < to->since_ns ? from->since_ns
                                                                             : to->since_ns;
@@ -799,7 +800,11 @@ void run_describe_stalls(const struct run *r, FILE *err, const char *who)
     uint64_t start = run_measure_start(r);
     fprintf(err, "%s: %llu request%s unanswered at the end of the run", who,
             (unsigned long long)c->unanswered, c->unanswered == 1 ? "" : "s");
-    if (c->unsent > 0) {
+    if (c->unsent > c->client_lag) {
+        fprintf(err, " (%llu of them never sent, %llu due while their connection awaited the "
+                     "server)",
+                (unsigned long long)c->unsent, (unsigned long long)(c->unsent - c->client_lag));
+    } else if (c->unsent > 0) {
         fprintf(err, " (%llu of them never sent)", (unsigned long long)c->unsent);
     }
     fputs("\n", err);
@@ -822,6 +827,24 @@ void run_describe_stalls(const struct run *r, FILE *err, const char *who)
                 "%s: %s: %u of %u connections stopped answering, the first %.3fs into the run\n",
                 who, r->servers.items[i].name, st->conns, per_server, since);
     }
+}
+
+uint32_t run_describe_down(const struct run *r, FILE *err, const char *who)
+{
+    const struct lane_params *lp = &r->engine.lane;
+    uint32_t per_server = lp->concurrency * lp->conns_per_client * (lp->facebook ? 2 : 1);
+    uint32_t down = 0;
+    for (uint32_t i = 0; i < r->servers.count; i++) {
+        const struct worker_stall *st = &r->stalls[i];
+        if (st->down > 0) {
+            fprintf(err,
+                    "%s: %s: %u of %u connections were lost and not open again when the run "
+                    "ended: the server did not answer again (-R kept trying)\n",
+                    who, r->servers.items[i].name, st->down, per_server);
+        }
+        down += st->down;
+    }
+    return down;
 }
 
 /* slap's threads over the measured part: mean and most of their busy and waiting shares. */

@@ -28,6 +28,7 @@
 
 #include "slap/base/common.h"
 #include "slap/net/udp_endpoints.h"
+#include "slap/engine/limits.h"
 
 #define WORKER_WATCH_NS (10ULL * SLAP_NS_PER_MS)
 #define WORKER_TIMEOUT_CHECK_NS (100ULL * SLAP_NS_PER_MS)
@@ -298,6 +299,9 @@ static void worker_cpu_mark(struct worker *w, bool start)
         /* after the readings: a wait for a CPU between them and the clock is in both */
         w->cpu_window_ns = slap_now_ns() - w->cpu_window_ns;
         w->cpu_state = WORKER_CPU_MEASURED;
+        w->env.cpu_starved = w->cpu_window_ns > 0 && (double)(w->cpu_ns + w->wait_ns) >=
+                                                         LIMITS_HELD_BY_CLIENT *
+                                                             (double)w->cpu_window_ns;
     }
 }
 
@@ -399,6 +403,19 @@ static void on_drain_timeout(evutil_socket_t fd, short what, void *arg)
     worker_finish(w);
 }
 
+/* -R: the sockets still not open again when the run ends, by server (their server never
+ * answered again on them). */
+static void worker_count_down(struct worker *w)
+{
+    for (size_t i = 0; i < w->nlanes; i++) {
+        const struct lane *l = &w->lanes[i];
+        for (uint32_t s = 0; s < l->nconns; s++) {
+            const struct conn *c = &l->conns[s];
+            w->stalls[c->server].down += c->retry != NULL && c->state != CONN_READY;
+        }
+    }
+}
+
 /*
  * No new requests from now on: the measured part ends at end_ns (the common end, or when
  * the main thread was asked to stop). What was sent is awaited up to WORKER_DRAIN_TIMEOUT_NS.
@@ -411,6 +428,7 @@ static void worker_begin_stop(struct worker *w, uint64_t end_ns)
     w->env.phase = WORKER_STOPPING;
     w->env.end_ns = end_ns;
     worker_cpu_mark(w, false);
+    worker_count_down(w);
     w->active_lanes++; /* hold the loop while the lanes stop */
     for (size_t i = 0; i < w->nlanes; i++) {
         lane_count_unsent(&w->lanes[i], worker_measure_start(w->gate, w->cfg), end_ns);

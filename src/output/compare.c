@@ -13,15 +13,34 @@
 #include "slap/base/json.h"
 #include "slap/base/ranks.h"
 #include "slap/output/report.h"
+#include "slap/output/rounds.h"
 
 #define SHORT_PERIOD 0.5 /* a period shorter than this share of period_s has no rate of its own */
 
 /* ---- one run a side: the interval within it ------------------------------------------- */
 
-/* What a run's intervals come from: its rounds (two or more), else its periods. */
-static const struct results_list *batches_of(const struct results_doc *d)
+/*
+ * What a run's intervals come from: its rounds that can stand beside each other (two or
+ * more: copied into whole, which the caller frees), else its periods. A round cut short, or
+ * one where the server stopped answering, is left out (rounds_flawed), as the report does.
+ */
+static const struct results_list *batches_of(const struct results_doc *d,
+                                             struct results_list *whole)
 {
-    return d->rounds.n >= 2 ? &d->rounds : &d->periods;
+    const struct results_period *rounds = d->rounds.items;
+    char why[96];
+    *whole = (struct results_list){0};
+    whole->items = calloc(d->rounds.n > 0 ? d->rounds.n : 1, sizeof(*rounds));
+    if (whole->items == NULL) {
+        return &d->periods;
+    }
+    for (size_t i = 0; i < d->rounds.n; i++) {
+        if (!rounds_flawed(&d->desc, &rounds[i], why, sizeof(why))) {
+            ((struct results_period *)whole->items)[whole->n++] = rounds[i];
+        }
+    }
+    whole->cap = d->rounds.n;
+    return whole->n >= 2 ? whole : &d->periods;
 }
 
 /* Each batch's latency of every type, into hists[0..n) (pointed to by ptrs). */
@@ -101,8 +120,9 @@ static void run_tps(const struct results_doc *d, const struct results_list *list
 /* Every figure of a side of one run, with the interval within it. */
 static enum slap_status fill_within(struct compare_table *t, size_t i, const struct results_doc *d)
 {
-    const struct results_list *list = batches_of(d);
-    bool rounds = list == &d->rounds;
+    struct results_list whole;
+    const struct results_list *list = batches_of(d, &whole);
+    bool rounds = list == &whole;
     size_t n = list->n;
     struct hist *hists = NULL;
     const struct hist **ptrs = calloc(n > 0 ? n : 1, sizeof(*ptrs));
@@ -111,6 +131,7 @@ static enum slap_status fill_within(struct compare_table *t, size_t i, const str
         hist_slab_free(hists, n > 0 ? n : 1);
         free(ptrs);
         free(values);
+        free(whole.items);
         return SLAP_ERROR;
     }
     batch_hists(list, hists, ptrs);
@@ -123,6 +144,7 @@ static enum slap_status fill_within(struct compare_table *t, size_t i, const str
     hist_slab_free(hists, n > 0 ? n : 1);
     free(ptrs);
     free(values);
+    free(whole.items);
     return SLAP_OK;
 }
 

@@ -161,3 +161,24 @@ def case_ascii_value_to_a_set():
     """A VALUE block in answer to a set is refused at once, not waited on for its END."""
     bend = lambda req, ans: b"VALUE k 0 3\r\nabc\r\n" if req[0] == "set" else None
     refused(bend, [], OTHER_REQUEST)
+
+
+def case_not_stored_keeps_the_mix():
+    """A server that answers every set NOT_STORED: the default 10/90 mix is still 10/90 (a
+    declined set opens its key to the gets, as a stored one does), not sets alone under a
+    header saying 10/90, and standard error says the server stored none."""
+    fake = FakeMemcached(rewrite=lambda request, answer:
+                         b"NOT_STORED\r\n" if request[0] == "set" else None)
+    try:
+        rc, out, err = run_slap(["-s", fake.addr, "-t", "1s", "-c", "2", "-T", "1"], timeout=30)
+    finally:
+        fake.stop()
+    c = counters(out)
+    check("set_prop=0.10" in out, "the header's mix: %r" % out[:400])
+    check(c.get("cmd_set", 0) > 0 and c.get("not_stored") == c["cmd_set"], "%r" % c)
+    share = c.get("cmd_get", 0) / float(c.get("cmd_get", 0) + c["cmd_set"])
+    check(0.85 <= share <= 0.95, "gets are %.2f of the requests, the mix says 0.90: %r"
+          % (share, c))
+    check("slap: every set was answered NOT_STORED (%d): the server stored none" % c["cmd_set"]
+          in err, "%r" % err)
+    check(rc == 0, "exit %d: %s" % (rc, err))

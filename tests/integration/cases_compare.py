@@ -5,7 +5,9 @@ import json
 import os
 import re
 import tempfile
+import time
 
+from fakemc import FakeMemcached
 from harness import (check, check_agree, counters, measured, DelayProxy, PATHS, run_slap)
 
 # An open-loop rate both sides keep easily: latencies are the server's, not a queue's.
@@ -187,6 +189,8 @@ def case_compare_refusals(mc):
           "a side whose runs differ: %d %r" % (rc, err))
     rc, _, err = run_slap(["compare", a, a, "--fail-if", "p99>5%"])
     check(rc == 2 and "sign" in err, "a threshold without its sign: %d %r" % (rc, err))
+    check(err.startswith("slap compare: --fail-if 'p99>5%': the change needs its sign") and
+          "''" not in err, "the rule quoted once: %r" % err)
     rc, _, err = run_slap(["compare", a])
     check(rc == 2, "one file: %d %r" % (rc, err))
     rc, _, err = run_slap(["compare", a, os.path.join(d, "missing.json")])
@@ -203,6 +207,56 @@ def case_compare_refusals(mc):
     rc, _, err = run_slap(["-s", mc.addr, "-t", "1s", "--rounds", "2", "--precision", "p99=5%"])
     check(rc == 2 and "--precision cannot be used with --rounds" in err,
           "--rounds with --precision: %d %r" % (rc, err))
+
+
+def case_rounds_flawed_left_out(mc):
+    """--rounds: a round cut short by a signal, the round where a server stalled for good and
+    those after it, are each marked on their line and left out of the figures over the rounds
+    (a round with no answers has no percentiles); fewer than two rounds left have no
+    spread; slap compare of such a file leaves them out too."""
+    d = tmpdir()
+    path, cmp_path = os.path.join(d, "cut.json"), os.path.join(d, "c.json")
+    rc, out, err = run_slap(["-s", mc.addr, "-t", "1s", "-c", "4", "--rounds", "3",
+                             "--json", path], interrupt_after=1.5, timeout=30)
+    # the signal lands in round 2, or in round 1 when slap started late on a busy host
+    lines = re.findall(r"^round \d+: .*$", out, re.M)
+    m = re.search(r"\(cut short: ([\d.]+) s of 1 s: left out below\)$", lines[-1] if lines else "")
+    check(m is not None and float(m.group(1)) < 0.9, "the last round cut short, unmarked:\n" + out)
+    check(all(re.match(r"^round \d+: \d+ ops/s, p50 [\d.]+ us, .*us$", l) for l in lines[:-1]),
+          "the rounds before it are whole:\n" + out)
+    whole = len(lines) - 1
+    spread = "%d round%s to judge, no spread" % (whole, "" if whole == 1 else "s")
+    check("rounds tps: " + spread in out and "rounds p50: " + spread in out,
+          "the spread of %d whole round%s:\n%s" % (whole, "" if whole == 1 else "s", out))
+    # slap compare of that file leaves the cut round out too: one whole round is no batches,
+    # so its intervals come from the periods
+    rc, out, err = run_slap(["compare", path, path, "--json", cmp_path])
+    check(rc == 0, "compare: exit %d: %s" % (rc, err))
+    runs = json.load(open(cmp_path))["runs"]
+    check(all(r["intervals_from"] == "periods" for r in runs), "compare's batches: %r" % runs)
+    start = []
+
+    def behave(conn_no, req_no):
+        start.append(time.time())
+        return "stall" if time.time() - start[0] > 1.3 else None
+    fake = FakeMemcached(behave=behave)
+    try:
+        rc, out, err = run_slap(["-s", fake.addr, "-t", "1s", "-c", "2", "-T", "1",
+                                 "--rounds", "3"], timeout=30)
+    finally:
+        fake.stop()
+    check(re.search(r"^round 1: \d+ ops/s, p50 [\d.]+ us, .*us$", out, re.M),
+          "round 1 is whole:\n" + out)
+    m = re.search(r"^round 2: \d+ ops/s, p50 .* \(the server stopped answering ([\d.]+) s in: "
+                  r"left out below\)$", out, re.M)
+    check(m is not None and 0.1 <= float(m.group(1)) <= 0.7,
+          "round 2, where the server stopped answering 0.3 s in:\n" + out)
+    check(re.search(r"^round 3: 0 ops/s \(no answers: left out below\)$", out, re.M),
+          "round 3 had no answers:\n" + out)
+    check("rounds tps: 1 round to judge, no spread" in out and
+          not re.search(r"^rounds p50: .*\d{6,}\.\d us", out, re.M),
+          "the rounds' figures left out the stalled and empty rounds:\n" + out)
+    check(rc == 1, "a server that stopped answering: exit %d" % rc)
 
 
 def case_rounds_counted(mc):

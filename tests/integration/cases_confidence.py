@@ -201,9 +201,12 @@ def case_confidence_bounds_within_seen(mc):
 def case_confidence_precision(mc):
     rc, out, _ = run_slap(["-s", mc.addr, "-P", "2000", "-c", "8", "-T", "1", "-t", "20s",
                            "--precision", "p50=10%"])
-    m = re.search(r"^precision: p50 within ([\d.]+)% after (\d+) s$", out, re.M)
+    m = re.search(r"^precision: p50 within ([\d.]+)% after ([\d.]+) s$", out, re.M)
     check(rc == 0 and m is not None, "precision not reached:\n" + out)
-    check(float(m.group(1)) <= 10 and int(m.group(2)) < 10, "stopped late: " + m.group(0))
+    check(float(m.group(1)) <= 10 and float(m.group(2)) < 10, "stopped late: " + m.group(0))
+    # the time as measured, not rounded to a second: the run stopped then
+    secs = float(re.search(r"^Run time: ([\d.]+)s ", out, re.M).group(1))
+    check(abs(float(m.group(2)) - secs) <= 0.06, "%s, but the run took %.1f s" % (m.group(0), secs))
     rc, out, _ = run_slap(["-s", mc.addr, "-P", "1000", "-c", "8", "-T", "1", "-t", "2s",
                            "--precision", "p99=0.1%"])
     check(re.search(r"^precision: p99 not reached within -t 2 s: ", out, re.M) is not None,

@@ -123,6 +123,15 @@ def case_env_servers(mc):
     check(res.returncode == 0, "exit status %d" % res.returncode)
     check("servers: %s" % mc.addr in res.stdout, "MEMCACHED_SERVERS not used")
     check_agree(counters(res.stdout), delta)
+    # set but empty: the same refusal as -s '', naming the variable, in both faces
+    empty = dict(os.environ, MEMCACHED_SERVERS="")
+    for argv, says in (([PATHS.slap, "-t", "1s"], "slap: MEMCACHED_SERVERS: the list is empty"),
+                       ([PATHS.slap, "-s", "", "-t", "1s"], "slap: --servers: the list is empty"),
+                       ([PATHS.slap, "memslap"], "slap: MEMCACHED_SERVERS: the list is empty")):
+        res = subprocess.run(argv, env=empty, capture_output=True, text=True, timeout=60)
+        check(res.returncode == 2 and res.stderr.startswith(says) and res.stdout == "",
+              "%r with MEMCACHED_SERVERS='': exit %d %r" % (argv[1:], res.returncode,
+                                                               res.stderr))
 
 
 def case_bad_options():

@@ -47,6 +47,22 @@ def case_reconnect(mc):
             box["new"].stop()
 
 
+def case_reconnect_server_never_back(mc):
+    """-R and a server that dies for good a second into a 3 s run: slap keeps trying, and
+    ends saying each server's connections still down; exit 1, since the server never
+    answered again (0 only once it does, as in reconnect)."""
+    def kill_later():
+        time.sleep(1.0)
+        mc.stop()
+    rc, out, err = run_slap(["-s", mc.addr, "-t", "3s", "-c", "4", "-R"], during=kill_later,
+                            timeout=30)
+    check(rc == 1, "exit status %d with -R and a server never back, expected 1: %s" % (rc, err))
+    check("%s: 4 of 4 connections were lost and not open again when the run ended: the server "
+          "did not answer again (-R kept trying)" % mc.addr in err, "%r" % err)
+    secs, ops, _, _ = run_line(out)
+    check(secs >= 2.9 and ops > 0, "-R keeps the run going: %.1fs, %d ops" % (secs, ops))
+
+
 def case_server_error():
     small = Memcached(extra=["-I", "1k", "-o", "slab_chunk_max=1024", "-m", "8"])
     try:

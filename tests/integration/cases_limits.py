@@ -497,6 +497,51 @@ def case_open_loop_client_lag(mc):
           "the verdict names the schedule: %r" % lim)
 
 
+def case_open_loop_slow_server_not_client_lag(mc):
+    """-P 2000 over 4 connections through a proxy adding 5 ms: each lane can carry about 175
+    requests a second, so most requests fall due while their lane awaits an answer. Those are
+    the server's, not slap's lag (its thread is idle): unsent and unanswered, no client_lag,
+    no 'client lag' line, a verdict of latency (the lanes are full), and the run fails on the
+    1% rule; a search step against it is not client either (unless starved). A busy host
+    may starve slap's thread: the counters are checked in every try where it was on a CPU or
+    waiting for one under 40% of the run (at half, slap's own unread answers may fill a lane,
+    and the old rule decides), the verdict in a try where it waited under 10%; up to four
+    tries, else skipped (not passed)."""
+    proxy = DelayProxy(mc.port, 0.005)
+    counted = judged = False
+    for attempt in range(4):
+        rc, out, err = run_slap(["-s", "127.0.0.1:%d" % proxy.port, "-c", "4", "-t", "2s",
+                                 "-P", "2000"], timeout=60)
+        lim = limits(out)
+        c = {k: int(v) for k, v in re.findall(r"^(\w+): (\d+)$", out, re.M)}
+        check(c.get("unsent", 0) >= 1000 and c["unsent"] <= c.get("unanswered", 0),
+              "most requests fell due behind a full lane: %r" % c)
+        check("could not keep the -P schedule" not in lim["why"] or
+              lim["wait_max"] + lim["busy_max"] >= 0.4, "%r" % lim)
+        if lim["wait_max"] + lim["busy_max"] < 0.4:
+            counted = True
+            check(c.get("client_lag", 0) == 0, "the server held those lanes, not slap: %r" % c)
+            check("client lag" not in err, "%r" % err)
+            check("(%d of them never sent, %d due while their connection awaited the server)"
+                  % (c["unsent"], c["unsent"]) in err, "standard error says whose: %r" % err)
+            check(rc == 1 and "more than 1%" in err, "the server's unanswered fail the run: "
+                  "exit %d: %s" % (rc, err))
+        if "waited for a CPU" not in lim["why"]:
+            judged = True
+            check(lim["verdict"] == "latency" and "raise -c" in lim["why"],
+                  "the verdict is the latency, not slap: %r" % lim)
+            break
+    rc, sout, serr = run_slap(["search", "-s", "127.0.0.1:%d" % proxy.port, "-c", "4",
+                               "--slo", "p50<1s", "--step_time", "1s", "--start", "2000",
+                               "--max_steps", "1"], timeout=60)
+    row = re.search(r"^2000\s+\d+\s+.*\s(held|broken|undecided|starved)\s+([a-z-]+)$", sout,
+                    re.M)
+    check(row is not None and (row.group(2) != "client" or row.group(1) == "starved"),
+          "the search step's verdict:\n%s" % sout)
+    if not (counted and judged):
+        raise Skip("slap's thread waited for a CPU in every try (load host busy): %r" % lim)
+
+
 def case_multiget_rate_in_requests(mc):
     """-P counts requests, and a multi-get of -d keys is one: achieved_tps and the verdict
     compare requests with the target, while the run line and keys_per_sec count keys."""

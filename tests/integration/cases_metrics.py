@@ -358,6 +358,17 @@ def case_metrics_push_failures(mc):
         check(re.search(r"^slap: --push %s: the final figures were not pushed: the server "
                         r"answered HTTP 500" % re.escape(url), err, re.M), "final: %r" % err)
         check(fake.requests >= 2, "periods and the final figures pushed: %d" % fake.requests)
+        # a status of more than three digits is no HTTP status, not a 2xx success
+        fake = FakeGateway(b"HTTP/1.1 2000000 OK\r\nContent-Length: 0\r\n\r\n")
+        try:
+            url = "http://127.0.0.1:%d" % fake.port
+            rc, out, err = run_slap(["-s", mc.addr, "-t", "1s", "-c", "2", "--push", url])
+        finally:
+            fake.stop()
+        check(rc == 0 and fake.requests >= 1, "exit %d, %d pushes" % (rc, fake.requests))
+        check(re.search(r"^slap: --push %s: the final figures were not pushed: not an HTTP "
+                        r"answer: \"HTTP/1\.1 2000000 OK" % re.escape(url), err, re.M),
+              "a 7-digit status taken as success: %r" % err)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -371,6 +382,11 @@ def case_metrics_bad_options():
                        (["--push", "https://127.0.0.1:9091"], "https is not supported"),
                        (["--push", "127.0.0.1:9091"], "must start http://"),
                        (["--push", "http://h:9091/x?y"], "the path holds"),
+                       (["--push", "http://user:pass@h:9/"], "credentials (USER:PASSWORD@) are "
+                        "not supported"),
+                       (["--push", "http://[ ::1 ]:9/"], "the host in [ ] is not an IPv6 "
+                        "address"),
+                       (["--push", "http://[::1%]:9/"], "not an IPv6 address"),
                        (["--metrics", "0", "--sweep", "1000:2000:1000"], "cannot be used with")):
         rc, out, err = run_slap(["-s", "127.0.0.1:1", "-t", "1s"] + args)
         check(rc == 2, "%r: exit %d" % (args, rc))

@@ -367,7 +367,13 @@ def case_search_bad_objectives():
                         (["--slo", "p99<1ms", "-P", "1000"], "the search chooses the rates"),
                         (["--slo", "p99<1ms", "--max_steps", "0"], "--max_steps"),
                         (["--slo", "p99<1ms", "--arrival", "bursty"], "uniform or poisson"),
-                        (["--slo", "p99<1ms", "--bogus"], "--bogus")):
+                        (["--slo", "p99<1ms", "--bogus"], "--bogus"),
+                        # the header would say other than what is done: refused
+                        (["--slo", "p99<1ms", "--step_time", "1ms"], "at least 400ms"),
+                        (["--slo", "p99<1ms", "--start", "1"], "--start is at least 10"),
+                        (["--slo", "p99<1ms", "--max_rate", "9"], "--max_rate is at least 10"),
+                        (["--slo", "p99<1ms", "--rounds", "3"], "--rounds cannot be used"),
+                        (["--slo", "p99<1ms", "--slo", "p50<1ms"], "--slo is given once")):
         rc, out, err = run_slap(["search", "-s", "127.0.0.1:1"] + args)
         check(rc == 2, "%r: exit status %d" % (args, rc))
         check(words in err and "Ops" not in out, "%r: %r" % (args, err))

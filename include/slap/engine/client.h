@@ -105,6 +105,10 @@ struct lane_env {
     uint64_t start_ns;                /* the go: time 0 of the trace */
     uint64_t end_ns;                  /* end of the measured part, once it is known */
     uint64_t last_answer_ns;          /* of a measured request */
+    bool cpu_starved;                 /* the thread was on a CPU or waiting for one
+                                         LIMITS_HELD_BY_CLIENT of the measured part or more:
+                                         a lane awaiting an answer may have awaited slap's
+                                         own read (set at the end) */
     uint64_t preload_sets;            /* sets answered during the preload */
     struct trace_progress trace_sent; /* --trace: the measured requests sent */
 };
@@ -133,6 +137,8 @@ struct lane {
     uint32_t in_flight;    /* requests queued or waiting for answers, over all sockets */
     bool done;             /* nothing left to send or to wait for */
     bool timer_armed;
+    uint64_t held_since_ns; /* open loop, --trace: since when the lane has been full, every
+                               answer followed at once by the next due request; 0 with room */
     struct schedule sched; /* open loop */
     struct event *timer;   /* open loop, --trace: wakes the lane at its next intended time;
                               made with the lane, NULL in a closed loop (which never waits) */

@@ -18,6 +18,10 @@
 #define LIMITS_RATE_MET 0.95  /* -P: achieved / target at or above this: the rate set the load */
 #define LIMITS_OCCUPIED 0.50  /* requests in flight / possible at or above this: more clients
                                  would raise the rate (Little's law) */
+#define LIMITS_HELD_BY_CLIENT 0.50 /* -P: a thread on a CPU or waiting for one this share of the
+                                      run, or more: a lane it saw full may have held answers it
+                                      had not read yet (5 ms server: 0.03 to 0.12 on a busy host;
+                                      a 5% CPU quota: 0.95 to 0.98) */
 #define LIMITS_LATE_NS 1000000 /* -P: a P99 send lag at or above 1 ms: the schedule slipped */
 /*
  * How near its line a deciding figure may lie for the verdict to be borderline: moved to the

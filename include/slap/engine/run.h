@@ -171,5 +171,8 @@ bool run_all_blocked(const struct run *r);
 /* Say on err how many requests went unanswered, and which servers' sockets held them; each
  * line begins with who ("slap", or "slap: step 40000 ops/s" in a sweep). */
 void run_describe_stalls(const struct run *r, FILE *err, const char *who);
+/* -R: says, per server, how many connections were lost and still not open again when the run
+ * ended (the server never answered again on them); returns how many in all. */
+uint32_t run_describe_down(const struct run *r, FILE *err, const char *who);
 
 #endif

@@ -76,6 +76,7 @@ enum worker_cpu_state {
 struct worker_stall {
     uint32_t conns;
     uint64_t since_ns; /* the oldest of those requests was sent then */
+    uint32_t down;     /* -R: connections lost and still not open again at the end */
 };
 
 struct worker {

@@ -51,6 +51,9 @@ struct results_period {
     struct results_sparse lat[STATS_TYPES]; /* latency per type */
     uint64_t net_bytes[STATS_TYPES];        /* bytes written and read per type */
     uint64_t misses[STATS_TYPES];           /* keys not found per type */
+    double stalled_s; /* --rounds: a server stopped answering this far into the round (its
+                         stalled connections' oldest request was sent then); 0: none did.
+                         Not written: the report's note only */
 };
 
 struct intervals;
