@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "push.h"
+#include "slap/base/quote.h"
 #include "slap/base/units.h"
 #include "slap/output/metrics.h"
 
@@ -427,7 +428,10 @@ enum slap_status live_open(struct live **out, const struct live_setup *s, char *
     }
     lv->setup = *s;
     if (s->push != NULL && push_target_init(&lv->target, s->push, s->label) != SLAP_OK) {
-        snprintf(err, err_len, "--push %s: %s", s->push, push_url_problem(s->push));
+        char redacted[2048], shown[QUOTE_PATH_BUF];
+        push_url_redacted(s->push, redacted, sizeof(redacted));
+        snprintf(err, err_len, "--push %s: %s", quote_name(shown, redacted),
+                 push_url_problem(s->push));
         live_close(lv);
         return SLAP_ERROR;
     }

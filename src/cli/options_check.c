@@ -379,7 +379,9 @@ static enum options_outcome check_live(const struct parse_state *st)
                                    problem);
     }
     if (o->push != NULL && (problem = push_url_problem(o->push)) != NULL) {
-        return options_usage_error(st->err, "--push %s: %s", quote_name(shown, o->push), problem);
+        char redacted[2048];
+        push_url_redacted(o->push, redacted, sizeof(redacted));
+        return options_usage_error(st->err, "--push %s: %s", quote_name(shown, redacted), problem);
     }
     return OPTIONS_RUN;
 }

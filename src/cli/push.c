@@ -146,6 +146,20 @@ static void parse_url(const char *url, struct url_parts *p)
     }
 }
 
+const char *push_url_redacted(const char *url, char *out, size_t len)
+{
+    const char *host = strstr(url, "://");
+    host = host != NULL ? host + 3 : url;
+    size_t authority = strcspn(host, "/");
+    const char *at = memchr(host, '@', authority);
+    if (at == NULL) {
+        snprintf(out, len, "%s", url);
+    } else {
+        snprintf(out, len, "%.*s***%s", (int)(host - url), url, at);
+    }
+    return out;
+}
+
 const char *push_url_problem(const char *url)
 {
     struct url_parts p;

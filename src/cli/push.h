@@ -22,6 +22,8 @@ struct push_target {
 
 /* NULL when url is one --push takes (http://HOST[:PORT][/PATH]), else what is wrong with it. */
 const char *push_url_problem(const char *url);
+/* url as it may be shown: credentials before an '@' of its host part become "***". out. */
+const char *push_url_redacted(const char *url, char *out, size_t len);
 
 /*
  * The target of url (push_url_problem(url) == NULL) for the run labelled label. A URL without

@@ -391,6 +391,7 @@ def case_metrics_bad_options():
         rc, out, err = run_slap(["-s", "127.0.0.1:1", "-t", "1s"] + args)
         check(rc == 2, "%r: exit %d" % (args, rc))
         check(says in err and err.startswith("slap: "), "%r: %r" % (args, err))
+        check("pass@" not in err, "the password shown: %r" % err)
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen(1)
