@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -13,11 +14,29 @@
 #include <unistd.h>
 
 #define FIFO_POLL_MS 20
+#define STALL_SLICE_MS 50 /* a guarded write looks for a stop this often */
+
+static outfile_stop_check stop_check;
+
+void outfile_set_stop_check(outfile_stop_check check)
+{
+    stop_check = check;
+}
+
+static bool stop_asked(void)
+{
+    return stop_check != NULL && stop_check();
+}
 
 static enum slap_status fail(const char *path, int why, char *err, size_t err_len)
 {
     if (strcmp(path, "-") == 0) {
         snprintf(err, err_len, "cannot write to standard output: %s", strerror(why));
+    } else if (why == ETIMEDOUT) {
+        snprintf(err, err_len, "cannot write '%s': its reader took nothing for %d s", path,
+                 OUTFILE_STALL_MS / 1000);
+    } else if (why == EINTR) {
+        snprintf(err, err_len, "cannot write '%s': interrupted by a stop signal", path);
     } else {
         snprintf(err, err_len, "cannot write '%s': %s", path, strerror(why != 0 ? why : EIO));
     }
@@ -48,6 +67,87 @@ static int named_descriptor(const char *path)
     return -1;
 }
 
+static long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Some of buf written without blocking: slap's own descriptors are non-blocking; a borrowed
+ * one (/dev/fd/N, shared with others) is sent to with MSG_DONTWAIT when a socket, else written
+ * at most PIPE_BUF bytes once poll says the pipe has room. -1 with EAGAIN when it had none. */
+static ssize_t write_some(const struct outfile *of, const char *buf, size_t len)
+{
+    if (of->own_fd) {
+        return write(of->fd, buf, len);
+    }
+    ssize_t n = send(of->fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n >= 0 || errno != ENOTSOCK) {
+        return n;
+    }
+    struct pollfd pfd = {.fd = of->fd, .events = POLLOUT};
+    if (poll(&pfd, 1, 0) != 1) {
+        errno = EAGAIN;
+        return -1;
+    }
+    return write(of->fd, buf, len < PIPE_BUF ? len : PIPE_BUF);
+}
+
+/* The stream's writes to a FIFO, pipe or socket: bounded by OUTFILE_STALL_MS without progress
+ * and by a stop; once given up, every later write fails at once (of->why). */
+static ssize_t guarded_write(void *cookie, const char *buf, size_t len)
+{
+    struct outfile *of = cookie;
+    size_t done = 0;
+    long idle_since = now_ms();
+    while (done < len && of->why == 0) {
+        ssize_t n = stop_asked() ? (errno = EINTR, -2) : write_some(of, buf + done, len - done);
+        if (n > 0) {
+            done += (size_t)n;
+            idle_since = now_ms();
+            continue;
+        }
+        long idle = now_ms() - idle_since;
+        if (n == -2 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+            of->why = errno;
+        } else if (idle >= OUTFILE_STALL_MS) {
+            of->why = ETIMEDOUT;
+        } else {
+            struct pollfd pfd = {.fd = of->fd, .events = POLLOUT};
+            long left = OUTFILE_STALL_MS - idle;
+            (void)poll(&pfd, 1, (int)(left < STALL_SLICE_MS ? left : STALL_SLICE_MS));
+        }
+    }
+    if (done == 0 && of->why != 0) {
+        errno = of->why;
+        return -1;
+    }
+    return (ssize_t)done;
+}
+
+static int guarded_close(void *cookie)
+{
+    return close(((struct outfile *)cookie)->fd);
+}
+
+/* of->f over fd (taken over, closed with the stream): guarded when a FIFO, pipe or socket.
+ * -1 with errno (fd left open). */
+static int stream_over(struct outfile *of, int fd, bool own_fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
+        cookie_io_functions_t io = {.write = guarded_write, .close = guarded_close};
+        of->guarded = true;
+        of->own_fd = own_fd;
+        of->fd = fd;
+        of->f = fopencookie(of, "w", io);
+    } else {
+        of->f = fdopen(fd, "w");
+    }
+    return of->f != NULL ? 0 : -1;
+}
+
 /* Write to one of slap's descriptors as it is: standard output and error through their
  * streams (so what slap printed there comes first), any other through a copy of it. */
 static enum slap_status open_descriptor(struct outfile *of, int fd, char *err, size_t err_len)
@@ -58,7 +158,7 @@ static enum slap_status open_descriptor(struct outfile *of, int fd, char *err, s
         return SLAP_OK;
     }
     int copy = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-    if (copy < 0 || (of->f = fdopen(copy, "w")) == NULL) {
+    if (copy < 0 || stream_over(of, copy, false) != 0) {
         int why = errno;
         if (copy >= 0) {
             close(copy);
@@ -74,7 +174,8 @@ static void sleep_ms(long ms)
     nanosleep(&ts, NULL);
 }
 
-/* A unix stream socket's listener, connected to. -1 with errno. */
+/* A unix stream socket's listener, connected to without blocking (the descriptor stays
+ * non-blocking); a full backlog awaited as a FIFO's reader is. -1 with errno. */
 static int connect_socket(const char *path)
 {
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
@@ -83,9 +184,19 @@ static int connect_socket(const char *path)
         return -1;
     }
     memcpy(sa.sun_path, path, strlen(path) + 1);
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd >= 0 && connect(fd, (const struct sockaddr *)&sa, sizeof(sa)) != 0) {
-        int why = errno;
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    int rc = fd >= 0 ? connect(fd, (const struct sockaddr *)&sa, sizeof(sa)) : -1;
+    for (long waited = 0; rc != 0 && fd >= 0 && errno == EAGAIN && waited < OUTFILE_FIFO_WAIT_MS;
+         waited += FIFO_POLL_MS) {
+        if (stop_asked()) {
+            errno = EINTR;
+            break;
+        }
+        sleep_ms(FIFO_POLL_MS);
+        rc = connect(fd, (const struct sockaddr *)&sa, sizeof(sa));
+    }
+    if (fd >= 0 && rc != 0) {
+        int why = errno == EAGAIN ? ENXIO : errno; /* nobody took it: as a FIFO without reader */
         close(fd);
         errno = why;
         return -1;
@@ -93,8 +204,8 @@ static int connect_socket(const char *path)
     return fd;
 }
 
-/* Opened for writing where it is, never truncated; a FIFO's reader awaited a bounded time.
- * -1 with errno. */
+/* Opened for writing where it is, never truncated; a FIFO's reader awaited a bounded time
+ * (and left non-blocking, for the guarded writes). -1 with errno. */
 static int open_where_it_is(const char *path, mode_t mode)
 {
     if (S_ISSOCK(mode)) {
@@ -105,10 +216,14 @@ static int open_where_it_is(const char *path, mode_t mode)
     for (long waited = 0;
          fd < 0 && errno == ENXIO && S_ISFIFO(mode) && waited < OUTFILE_FIFO_WAIT_MS;
          waited += FIFO_POLL_MS) {
+        if (stop_asked()) {
+            errno = EINTR;
+            return -1;
+        }
         sleep_ms(FIFO_POLL_MS);
         fd = open(path, flags, 0666);
     }
-    if (fd >= 0 && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
+    if (fd >= 0 && !S_ISFIFO(mode) && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
         int why = errno;
         close(fd);
         errno = why;
@@ -121,12 +236,13 @@ static int open_where_it_is(const char *path, mode_t mode)
 static enum slap_status open_in_place(struct outfile *of, mode_t mode, char *err, size_t err_len)
 {
     int fd = open_where_it_is(of->path, mode);
-    if (fd < 0 && errno == ENXIO && S_ISFIFO(mode)) {
-        snprintf(err, err_len, "cannot write '%s': no reader opened the FIFO within %d s", of->path,
+    if (fd < 0 && errno == ENXIO && (S_ISFIFO(mode) || S_ISSOCK(mode))) {
+        snprintf(err, err_len, "cannot write '%s': no %s within %d s", of->path,
+                 S_ISFIFO(mode) ? "reader opened the FIFO" : "listener took the connection",
                  OUTFILE_FIFO_WAIT_MS / 1000);
         return SLAP_ERROR;
     }
-    if (fd < 0 || (of->f = fdopen(fd, "w")) == NULL) {
+    if (fd < 0 || stream_over(of, fd, true) != 0) {
         int why = errno;
         if (fd >= 0) {
             close(fd);
@@ -225,7 +341,7 @@ enum slap_status outfile_close(struct outfile *of, char *err, size_t err_len)
         return SLAP_OK;
     }
     bool written = flushed(of->f, of->tmp != NULL);
-    int why = errno;
+    int why = of->guarded && of->why != 0 ? of->why : errno;
     if (of->borrowed) {
         of->f = NULL;
         return written ? SLAP_OK : fail(of->path, why, err, err_len);

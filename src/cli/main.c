@@ -207,8 +207,9 @@ static int outputs_open(struct outputs *outs, const struct slap_options *o)
         return EXIT_RUN_OK;
     }
     if (outfile_open(&outs->samples, o->samples_out, err, sizeof(err)) != SLAP_OK) {
-        /* the run goes on: its report and other outputs are worth having */
-        fprintf(stderr, "slap: --samples: %s (the run goes on without samples)\n", err);
+        /* the run goes on: its report and other outputs are worth having; a stop ends it */
+        fprintf(stderr, "slap: --samples: %s%s\n", err,
+                signals_stop_pending() ? "" : " (the run goes on without samples)");
         outs->samples_failed = true;
         return EXIT_RUN_OK;
     }
@@ -600,6 +601,10 @@ static int run_once(const struct slap_options *opts)
                              .precision = {.pct = opts->precision_pct,
                                            .width = opts->precision_width}};
     memset(&run, 0, sizeof(run));
+    if (outs.samples_failed && signals_stop_pending()) {
+        outputs_free(&outs); /* stopped while waiting for --samples' reader: nothing to report */
+        signals_die_of(signals_take_pending());
+    }
     if (status != EXIT_RUN_OK || stats_init(&ro.group, &stats_shape_all) != SLAP_OK ||
         open_live(&ro.live, opts, &outs.doc.desc) != SLAP_OK) {
         stats_free(&ro.group);
@@ -625,9 +630,15 @@ static int run_once(const struct slap_options *opts)
         fprintf(stderr, "slap: %s\n", err);
         goto out;
     }
+    if (run.signal == 0) {
+        run.signal = signals_take_pending(); /* after the run: the report says so too */
+    }
     status = conclude(&run, opts, &outs, out, &ro.precision, ro.live);
     if (!output_ok()) {
         status = EXIT_RUN_FAILED;
+    }
+    if (run.signal == 0) {
+        run.signal = signals_take_pending(); /* while writing the outputs: they gave up */
     }
     if (run.signal != 0) {
         run_free(&run);
@@ -817,6 +828,7 @@ static int run_sweep(const struct slap_options *opts)
         report_interrupted(out, sig);
         if (last) {
             status = sweep_save(&sd, opts, &run, status);
+            sig = sig != 0 ? sig : signals_take_pending(); /* while writing the files */
         }
         if (iv != NULL) {
             intervals_free(iv);

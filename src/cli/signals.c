@@ -6,7 +6,9 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
+#include "slap/base/outfile.h"
 #include "slap/engine/run.h"
 
 void signals_block(void)
@@ -15,6 +17,26 @@ void signals_block(void)
     run_stop_signals(&set);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     signal(SIGPIPE, SIG_IGN);
+    outfile_set_stop_check(signals_stop_pending);
+}
+
+bool signals_stop_pending(void)
+{
+    sigset_t pending;
+    if (sigpending(&pending) != 0) {
+        return false;
+    }
+    return sigismember(&pending, SIGINT) == 1 || sigismember(&pending, SIGTERM) == 1 ||
+           sigismember(&pending, SIGHUP) == 1;
+}
+
+int signals_take_pending(void)
+{
+    sigset_t set;
+    struct timespec now = {0, 0};
+    run_stop_signals(&set);
+    int sig = sigtimedwait(&set, NULL, &now);
+    return sig > 0 ? sig : 0;
 }
 
 void signals_die_of(int sig)

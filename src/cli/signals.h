@@ -3,8 +3,14 @@
 #ifndef SLAP_CLI_SIGNALS_H
 #define SLAP_CLI_SIGNALS_H
 
+#include <stdbool.h>
+
 /* Workers inherit a mask without the stop signals; the main thread waits for them. */
 void signals_block(void);
+/* Is a stop signal waiting (blocked, not yet taken)? The outputs' waits ask this. */
+bool signals_stop_pending(void);
+/* The stop signal waiting, taken; 0 when none. */
+int signals_take_pending(void);
 /* Die of the signal that interrupted the run, so a surrounding shell loop stops too. */
 void signals_die_of(int sig);
 

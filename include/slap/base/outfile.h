@@ -10,6 +10,10 @@
  *   character device (/dev/null, a terminal), a FIFO (its reader must come within
  *   OUTFILE_FIFO_WAIT_MS), a block device, a unix stream socket (connected to), and a
  *   dangling symbolic link (the file it names is created).
+ * - Writes to a FIFO, a pipe or a socket (opened here, or given as /dev/fd/N) never block for
+ *   good: a reader that takes nothing for OUTFILE_STALL_MS fails the output (ETIMEDOUT), and
+ *   so does a stop asked meanwhile (EINTR, see outfile_set_stop_check), within a tenth of a
+ *   second. The waits for a FIFO's reader or a socket's listener end on a stop too.
  * - "-", /dev/stdout and /proc/self/fd/1 write to slap's standard output; /dev/stderr,
  *   /dev/fd/N and /proc/self/fd/N to that descriptor of slap's, as it is (whoever owns what
  *   it leads to, and without truncating it).
@@ -23,6 +27,7 @@
 #include "slap/base/common.h"
 
 #define OUTFILE_FIFO_WAIT_MS 10000 /* how long a FIFO's reader may take to come */
+#define OUTFILE_STALL_MS 5000      /* how long a FIFO, pipe or socket may take no bytes */
 
 /* One output being written. */
 struct outfile {
@@ -31,7 +36,18 @@ struct outfile {
     char *target;     /* what the temporary file is renamed over; NULL when written in place */
     char *tmp;        /* the temporary file beside target */
     bool borrowed;    /* f is standard output or error: flushed, never closed */
+    bool guarded;     /* f writes through guarded_write: a FIFO, a pipe or a socket */
+    bool own_fd;      /* guarded: fd is slap's own (non-blocking); else a borrowed copy */
+    int fd;           /* guarded: where the bytes go */
+    int why;          /* guarded: why writing gave up (ETIMEDOUT, EINTR), else 0 */
 };
+
+/*
+ * Tell the waits of every output how to know that a stop was asked (a signal pending): they
+ * give up with EINTR within a tenth of a second. NULL (the default): never asked.
+ */
+typedef bool (*outfile_stop_check)(void);
+void outfile_set_stop_check(outfile_stop_check check);
 
 /*
  * Open path for writing as above. SLAP_ERROR with err ("cannot write 'PATH': why"), and

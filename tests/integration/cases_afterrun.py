@@ -1,0 +1,198 @@
+"""After the run: a stop signal ends slap within about 2 s in any phase, writing the outputs
+and waiting for their readers included, and slap dies of it; a FIFO, pipe or socket whose
+reader takes nothing fails its output after 5 s (exit 1); a stalled --samples reader and a
+silent Pushgateway (or its resolver) cost samples and pushes, never the periods."""
+import fcntl
+import os
+import select
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+from harness import PATHS, Failure, Skip, check
+
+STOP_S = 3.0    # "about 2 s" after a signal, with room for a busy 2-core host
+STALL_S = 5.0   # OUTFILE_STALL_MS
+F_SETPIPE_SZ = 1031  # fcntl.F_SETPIPE_SZ (Python 3.10+ names it)
+
+
+def start(args, **kw):
+    return subprocess.Popen([PATHS.slap] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, **kw)
+
+
+def finish(proc, timeout):
+    """(returncode, stdout, stderr) once it ends; a failure (and the process killed by pid)
+    when it does not within timeout s."""
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        raise Failure("slap did not end within %.0f s\nstdout:\n%s\nstderr:\n%s"
+                      % (timeout, out[-2000:], err))
+    sys.stdout.write("$ %s  -> %d\n%s%s" % (" ".join(proc.args), proc.returncode,
+                                                 out[-1500:], err))
+    return proc.returncode, out, err
+
+
+def stop_and_time(proc, sig, timeout=30):
+    """Send sig; (returncode, stdout, stderr, seconds from the signal to the end)."""
+    sent = time.monotonic()
+    proc.send_signal(sig)
+    rc, out, err = finish(proc, timeout)
+    return rc, out, err, time.monotonic() - sent
+
+
+def stalled_reader(path):
+    """Open the FIFO at path for reading and never read: its pipe shrunk to a page, so the
+    first few KiB written fill it. The descriptor, to close afterwards."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    fcntl.fcntl(fd, F_SETPIPE_SZ, 4096)
+    return fd
+
+
+def wait_readable(fd, timeout, what):
+    check(select.select([fd], [], [], timeout)[0], "%s within %.0f s" % (what, timeout))
+
+
+def died_of(rc, out, err, took, sig, what):
+    check(rc == -sig, "%s: exit status %d, not death by signal %d" % (what, rc, sig))
+    check(took < STOP_S, "%s: %.1f s from the signal to the end" % (what, took))
+    check("Run time" in out, "%s: no report" % what)
+
+
+def periods_total_ops(out):
+    """The Period rows of the Total tables' ops."""
+    rows, in_total = [], False
+    for line in out.splitlines():
+        if line.startswith("Total Statistics"):
+            in_total = True
+        elif in_total and line.startswith("Period"):
+            rows.append(int(line.split()[2]))
+            in_total = False
+    return rows
+
+
+def check_periods(out, expected, what):
+    rows = periods_total_ops(out)
+    check(len(rows) >= expected, "%s: %d periods, not %d: %r" % (what, len(rows), expected, rows))
+    check(all(n > 0 for n in rows[:expected]), "%s: empty periods: %r" % (what, rows))
+    return rows
+
+
+def case_signal_while_writing_to_a_stalled_fifo(mc):
+    """SIGTERM while --json is written to a FIFO whose reader never reads, and SIGINT while it
+    is written to a pipe given as /dev/fd/N: the report, then death by the signal at once."""
+    d = tempfile.mkdtemp(prefix="slap-afterrun-")
+    try:
+        fifo = os.path.join(d, "f")
+        os.mkfifo(fifo)
+        proc = start(["-s", mc.addr, "-t", "1s", "-S", "0.5s", "--json", fifo])
+        fd = stalled_reader(fifo)
+        wait_readable(fd, 20, "the JSON began")
+        time.sleep(0.5)
+        rc, out, err, took = stop_and_time(proc, signal.SIGTERM)
+        os.close(fd)
+        died_of(rc, out, err, took, signal.SIGTERM, "a FIFO")
+        check("--json" in err and fifo in err and "interrupted" in err,
+              "a FIFO: standard error does not name the output and the stop: %r" % err)
+
+        r, w = os.pipe()
+        fcntl.fcntl(r, F_SETPIPE_SZ, 4096)
+        proc = start(["-s", mc.addr, "-t", "1s", "-S", "0.5s", "--json", "/dev/fd/%d" % w],
+                     pass_fds=(w,))
+        os.close(w)
+        wait_readable(r, 20, "the JSON began")
+        time.sleep(0.5)
+        rc, out, err, took = stop_and_time(proc, signal.SIGINT)
+        os.close(r)
+        died_of(rc, out, err, took, signal.SIGINT, "a pipe")
+    finally:
+        shutil.rmtree(d)
+
+
+def case_stalled_fifo_fails_its_output(mc):
+    """A FIFO whose reader takes nothing fails --json after 5 s: exit 1, the report printed,
+    standard error naming the option, the file and the stall."""
+    d = tempfile.mkdtemp(prefix="slap-afterrun-")
+    try:
+        fifo = os.path.join(d, "f")
+        os.mkfifo(fifo)
+        proc = start(["-s", mc.addr, "-t", "1s", "-S", "0.5s", "--json", fifo])
+        fd = stalled_reader(fifo)
+        wait_readable(fd, 20, "the JSON began")
+        began = time.monotonic()
+        rc, out, err = finish(proc, 40)
+        took = time.monotonic() - began
+        os.close(fd)
+        check(rc == 1, "exit status %d, not 1" % rc)
+        check(STALL_S - 0.5 < took < STALL_S + 5, "%.1f s after the JSON began" % took)
+        check("Run time" in out, "no report")
+        check("--json: cannot write '%s': its reader took nothing for 5 s" % fifo in err,
+              "standard error: %r" % err)
+    finally:
+        shutil.rmtree(d)
+
+
+def case_signal_while_waiting_for_a_fifo_reader(mc):
+    """A FIFO nobody opens: a signal during the wait for its reader (up to 10 s) ends slap at
+    once, dying of it, after the run (--json) and before it (--samples, opened first)."""
+    d = tempfile.mkdtemp(prefix="slap-afterrun-")
+    try:
+        fifo = os.path.join(d, "f")
+        os.mkfifo(fifo)
+        proc = start(["-s", mc.addr, "-t", "1s", "--json", fifo])
+        time.sleep(3)  # the run is over; slap waits for the reader
+        rc, out, err, took = stop_and_time(proc, signal.SIGTERM)
+        died_of(rc, out, err, took, signal.SIGTERM, "--json")
+        check("interrupted" in err, "--json: standard error does not say why: %r" % err)
+
+        proc = start(["-s", mc.addr, "-t", "1s", "--samples", fifo])
+        time.sleep(1)
+        rc, out, err, took = stop_and_time(proc, signal.SIGHUP)
+        check(rc == -signal.SIGHUP, "--samples: exit status %d" % rc)
+        check(took < STOP_S, "--samples: %.1f s from the signal to the end" % took)
+        check("Run time" not in out, "--samples: a run after the signal: %r" % out)
+    finally:
+        shutil.rmtree(d)
+
+
+def case_unix_socket_that_never_accepts(mc):
+    """A unix socket whose listener never accepts. Its backlog full: --hdr-out waits for it,
+    and a signal ends the wait at once. Its backlog free: --samples connects, fills the
+    socket's buffer, and a signal after the run ends slap at once."""
+    d = tempfile.mkdtemp(prefix="slap-afterrun-")
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    waiting = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        path = os.path.join(d, "sock")
+        listener.bind(path)
+        listener.listen(0)
+        waiting.setblocking(False)
+        waiting.connect(path)  # takes the backlog's one place
+        proc = start(["-s", mc.addr, "-t", "1s", "--hdr-out", path])
+        time.sleep(3)
+        rc, out, err, took = stop_and_time(proc, signal.SIGTERM)
+        died_of(rc, out, err, took, signal.SIGTERM, "a full backlog")
+        check("--hdr-out" in err and "interrupted" in err, "standard error: %r" % err)
+
+        waiting.close()
+        listener.close()
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        os.unlink(path)
+        listener.bind(path)
+        listener.listen(4)
+        proc = start(["-s", mc.addr, "-t", "1s", "-S", "0.25s", "--samples", path])
+        time.sleep(2.5)
+        rc, out, err, took = stop_and_time(proc, signal.SIGHUP)
+        died_of(rc, out, err, took, signal.SIGHUP, "a socket never read")
+    finally:
+        waiting.close()
+        listener.close()
+        shutil.rmtree(d)
