@@ -192,7 +192,29 @@ def case_unix_socket_that_never_accepts(mc):
         time.sleep(2.5)
         rc, out, err, took = stop_and_time(proc, signal.SIGHUP)
         died_of(rc, out, err, took, signal.SIGHUP, "a socket never read")
+        check_periods(out, 4, "a socket never read")
     finally:
         waiting.close()
         listener.close()
+        shutil.rmtree(d)
+
+
+def case_stalled_samples_reader_costs_samples_not_periods(mc):
+    """--samples to a FIFO whose reader never reads: every -S period is still collected and
+    printed, the samples that did not fit are counted as dropped, and the file fails (exit 1)
+    5 s after it stalled, not never."""
+    d = tempfile.mkdtemp(prefix="slap-afterrun-")
+    try:
+        fifo = os.path.join(d, "s")
+        os.mkfifo(fifo)
+        proc = start(["-s", mc.addr, "-t", "2s", "-S", "0.25s", "--samples", fifo])
+        fd = stalled_reader(fifo)
+        rc, out, err = finish(proc, 30)
+        os.close(fd)
+        check(rc == 1, "exit status %d, not 1" % rc)
+        check_periods(out, 8, "the periods")
+        check("samples were dropped" in err, "no drops counted: %r" % err)
+        check("--samples: cannot write '%s': its reader took nothing for 5 s" % fifo in err,
+              "standard error: %r" % err)
+    finally:
         shutil.rmtree(d)
