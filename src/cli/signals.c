@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "push.h"
 #include "slap/base/outfile.h"
 #include "slap/engine/run.h"
 
@@ -18,6 +19,7 @@ void signals_block(void)
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     signal(SIGPIPE, SIG_IGN);
     outfile_set_stop_check(signals_stop_pending);
+    push_set_stop_check(signals_stop_pending);
 }
 
 bool signals_stop_pending(void)

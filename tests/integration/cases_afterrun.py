@@ -218,3 +218,105 @@ def case_stalled_samples_reader_costs_samples_not_periods(mc):
               "standard error: %r" % err)
     finally:
         shutil.rmtree(d)
+
+
+class SilentGateway:
+    """A Pushgateway that accepts connections and never answers (nor reads)."""
+
+    def __init__(self):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(64)
+        self.url = "http://127.0.0.1:%d" % self.sock.getsockname()[1]
+        self.conns = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.conns.append(conn)
+
+    def close(self):
+        self.sock.close()
+        for conn in self.conns:
+            conn.close()
+
+
+def case_silent_pushgateway_costs_pushes_not_periods(mc):
+    """--push with -S 0.25s to a gateway that accepts and never answers: every period is
+    collected and printed with its requests, the failed pushes are counted, the final push
+    gives up after 5 s; and a signal during the final push ends slap at once."""
+    gw = SilentGateway()
+    try:
+        began = time.monotonic()
+        rc, out, err = finish(start(["-s", mc.addr, "-t", "2s", "-S", "0.25s", "--push",
+                                     gw.url]), 40)
+        took = time.monotonic() - began
+        check(rc == 0, "exit status %d: a failed push leaves it as the run made it" % rc)
+        rows = check_periods(out, 8, "the periods")
+        check(min(rows[:8]) * 4 > max(rows[:8]), "periods far apart: %r" % rows)
+        check("of 8 period pushes failed" in err, "the failures not counted: %r" % err)
+        check("did not answer within the timeout" in err, "the final push: %r" % err)
+        check(took < 2 + 1 + 5 + 8, "%.1f s for a 2 s run" % took)
+
+        accepted = len(gw.conns)
+        proc = start(["-s", mc.addr, "-t", "1s", "--push", gw.url])  # only the final push
+        deadline = time.monotonic() + 20
+        while len(gw.conns) == accepted and time.monotonic() < deadline:
+            time.sleep(0.05)
+        check(len(gw.conns) > accepted, "the final push never came")
+        time.sleep(0.5)  # in the final push's 5 s
+        rc, out, err, took = stop_and_time(proc, signal.SIGTERM)
+        died_of(rc, out, err, took, signal.SIGTERM, "the final push")
+    finally:
+        gw.close()
+
+
+def case_push_resolver_that_never_answers(mc):
+    """--push to a name whose resolver never answers (a nameserver on 127.0.0.0/8 that takes
+    the queries and says nothing, through a resolv.conf of slap's own mount namespace): the
+    pushes give up at their time limit (1 s a period, 5 s the last) off the collecting
+    thread, so every period is there and the run ends in seconds, not the resolver's 30 s."""
+    if shutil.which("unshare") is None:
+        raise Skip("no unshare: a resolv.conf of slap's own cannot be mounted")
+    d = tempfile.mkdtemp(prefix="slap-afterrun-")
+    dns = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        addr = None
+        for last in range(53, 250):
+            try:
+                dns.bind(("127.0.31.%d" % last, 53))
+                addr = "127.0.31.%d" % last
+                break
+            except OSError:
+                continue
+        if addr is None:
+            raise Skip("no free 127.0.31.X:53 to listen on")
+        conf = os.path.join(d, "resolv.conf")
+        with open(conf, "w") as f:
+            f.write("nameserver %s\noptions timeout:30 attempts:1\n" % addr)
+        probe = subprocess.run(["unshare", "-m", "sh", "-c",
+                                "mount --bind %s /etc/resolv.conf" % conf],
+                               capture_output=True, text=True)
+        if probe.returncode != 0:
+            raise Skip("unshare -m cannot bind-mount a resolv.conf here: %s"
+                       % probe.stderr.strip())
+        script = 'mount --bind "$0" /etc/resolv.conf && exec "$@"'
+        proc = subprocess.Popen(["unshare", "-m", "sh", "-c", script, conf, PATHS.slap,
+                                 "-s", mc.addr, "-t", "2s", "-S", "0.25s", "--push",
+                                 "http://gateway.slap-test.example:9091"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        began = time.monotonic()
+        rc, out, err = finish(proc, 60)
+        took = time.monotonic() - began
+        check(rc == 0, "exit status %d" % rc)
+        check_periods(out, 8, "the periods")
+        check("cannot resolve gateway.slap-test.example: no answer within the timeout" in err,
+              "standard error: %r" % err)
+        check(took < 2 + 1 + 5 + 8, "%.1f s for a 2 s run" % took)
+    finally:
+        dns.close()
+        shutil.rmtree(d)
