@@ -4,6 +4,7 @@ reader takes nothing fails its output after 5 s (exit 1); a stalled --samples re
 silent Pushgateway (or its resolver) cost samples and pushes, never the periods."""
 import fcntl
 import os
+import re
 import select
 import shutil
 import signal
@@ -320,3 +321,21 @@ def case_push_resolver_that_never_answers(mc):
     finally:
         dns.close()
         shutil.rmtree(d)
+
+
+def case_unsent_counted_at_a_gigarequest_rate(mc):
+    """-c 2 -P 1g: the requests the run's end leaves unsent (about a billion a second) are
+    counted in a few steps, not one by one: slap ends within seconds of the run, counts them
+    all as never sent, and its workers, not held up counting, trip no --timeout."""
+    began = time.monotonic()
+    rc, out, err = finish(start(["-s", mc.addr, "-c", "2", "-P", "1g", "-t", "1s",
+                                 "--timeout", "0.3s"]), 60)
+    took = time.monotonic() - began
+    m = re.search(r"(\d+) requests unanswered at the end of the run \((\d+) of them never sent\)",
+                  err)
+    check(m, "no count of the unanswered: %r" % err)
+    seconds = float(re.search(r"^Run time: ([0-9.]+)s", out, re.M).group(1))
+    check(int(m.group(2)) >= 0.9e9 * seconds, "%s never sent in %.1f s at 1e9 a second"
+          % (m.group(2), seconds))
+    check(took < 1 + 2 + 6, "%.1f s for a 1 s run" % took)
+    check("stopped answering" not in err, "a --timeout tripped: %r" % err)
