@@ -102,15 +102,17 @@ static ssize_t guarded_write(void *cookie, const char *buf, size_t len)
     size_t done = 0;
     long idle_since = now_ms();
     while (done < len && of->why == 0) {
-        ssize_t n = stop_asked() ? (errno = EINTR, -2) : write_some(of, buf + done, len - done);
+        ssize_t n = write_some(of, buf + done, len - done);
         if (n > 0) {
             done += (size_t)n;
             idle_since = now_ms();
             continue;
         }
         long idle = now_ms() - idle_since;
-        if (n == -2 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+        if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
             of->why = errno;
+        } else if (stop_asked()) { /* only a write that would wait gives up on a stop */
+            of->why = EINTR;
         } else if (idle >= OUTFILE_STALL_MS) {
             of->why = ETIMEDOUT;
         } else {
