@@ -339,3 +339,34 @@ def case_unsent_counted_at_a_gigarequest_rate(mc):
           % (m.group(2), seconds))
     check(took < 1 + 2 + 6, "%.1f s for a 1 s run" % took)
     check("stopped answering" not in err, "a --timeout tripped: %r" % err)
+
+
+def case_signal_while_standard_output_is_stalled(mc):
+    """Standard output a pipe whose reader never reads: the -S tables fill it and slap's main
+    thread blocks writing them, where nothing looks for a signal. SIGTERM still ends slap,
+    dying of it, within the watchdog's 3 s (the report it could not write is lost)."""
+    r, w = os.pipe()
+    fcntl.fcntl(r, F_SETPIPE_SZ, 4096)
+    try:
+        proc = subprocess.Popen([PATHS.slap, "-s", mc.addr, "-t", "5s", "-S", "0.1s"], stdout=w,
+                                stderr=subprocess.PIPE, text=True)
+        os.close(w)
+        w = None
+        wait_readable(r, 20, "the tables began")
+        time.sleep(1.5)  # the pipe is full, the tables blocked
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        try:
+            _, err = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            raise Failure("slap did not end within 30 s of SIGTERM")
+        took = time.monotonic() - sent
+        sys.stdout.write("-> %d after %.1f s\n%s" % (proc.returncode, took, err))
+        check(proc.returncode == -signal.SIGTERM, "exit status %d" % proc.returncode)
+        check(took < 3 + STOP_S, "%.1f s from the signal to the end" % took)
+    finally:
+        os.close(r)
+        if w is not None:
+            os.close(w)
