@@ -546,9 +546,17 @@ static void sink_rest(void *ctx, const struct slap_stats *rest, double elapsed_s
     }
 }
 
+/* The samples thread's: what a ring holds, into the file; once the file failed (a reader that
+ * stalled past its bound), what is drained is lost, and counted as dropped, not written. */
 static uint64_t sink_samples(void *ctx, struct sample_ring *ring, uint64_t origin_ns)
 {
-    return samples_drain(ring, ((struct run_outputs *)ctx)->samples, origin_ns);
+    FILE *f = ((struct run_outputs *)ctx)->samples;
+    uint64_t n = samples_drain(ring, f, origin_ns);
+    if (!ferror(f)) {
+        return n;
+    }
+    atomic_fetch_add_explicit(&ring->dropped, n, memory_order_relaxed);
+    return 0;
 }
 
 /* The run's periods and samples, connected to the outputs that want them. */

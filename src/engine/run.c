@@ -365,7 +365,6 @@ static enum slap_status wait_ready(struct run *r, uint32_t spawned, char *err, s
 static void run_gather(struct run *r, struct worker *w, struct slap_stats *rest)
 {
     worker_collect(w, rest);
-    r->samples_dropped += atomic_load(&w->env.samples.dropped);
     r->end_ns = w->env.end_ns > r->end_ns ? w->env.end_ns : r->end_ns;
     r->blocked_lanes += w->blocked_lanes;
     trace_progress_merge(&r->trace_sent, &w->env.trace_sent);
@@ -731,6 +730,9 @@ static void join_workers(struct run *r, uint32_t spawned)
         run_gather(r, &r->workers[t], &r->tick);
     }
     stop_samples(r);
+    for (uint32_t t = 0; t < spawned; t++) { /* the samples thread's last drain may add some */
+        r->samples_dropped += atomic_load(&r->workers[t].env.samples.dropped);
+    }
     stats_merge(&r->global, &r->tick);
     stats_merge(rest, &r->tick);
     if (run_seconds(r) <= 0 || r->period_ns == 0) {

@@ -3,6 +3,7 @@ and waiting for their readers included, and slap dies of it; a FIFO, pipe or soc
 reader takes nothing fails its output after 5 s (exit 1); a stalled --samples reader and a
 silent Pushgateway (or its resolver) cost samples and pushes, never the periods."""
 import fcntl
+import json
 import os
 import re
 import select
@@ -207,14 +208,22 @@ def case_stalled_samples_reader_costs_samples_not_periods(mc):
     d = tempfile.mkdtemp(prefix="slap-afterrun-")
     try:
         fifo = os.path.join(d, "s")
+        doc_path = os.path.join(d, "r.json")
         os.mkfifo(fifo)
-        proc = start(["-s", mc.addr, "-t", "2s", "-S", "0.25s", "--samples", fifo])
+        proc = start(["-s", mc.addr, "-t", "2s", "-S", "0.25s", "--samples", fifo, "--json",
+                      doc_path])
         fd = stalled_reader(fifo)
         rc, out, err = finish(proc, 30)
         os.close(fd)
         check(rc == 1, "exit status %d, not 1" % rc)
         check_periods(out, 8, "the periods")
         check("samples were dropped" in err, "no drops counted: %r" % err)
+        with open(doc_path) as f:
+            doc = json.load(f)
+        samples, count = doc["samples"], doc["types"]["total"]["count"]
+        check(samples["written"] + samples["dropped"] == count and samples["written"] < 1000,
+              "every request's sample written (into a stalled FIFO's page) or dropped: %r of %d"
+              % (samples, count))
         check("--samples: cannot write '%s': its reader took nothing for 5 s" % fifo in err,
               "standard error: %r" % err)
     finally:
