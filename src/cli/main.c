@@ -407,9 +407,11 @@ static int conclude(const struct run *r, const struct slap_options *o, struct ou
         status = EXIT_RUN_FAILED;
     }
     if (r->samples_dropped > 0) {
-        fprintf(stderr, "slap: --samples: %llu samples were dropped (the file could not keep "
-                        "up): use a smaller --sample_rate\n",
-                (unsigned long long)r->samples_dropped);
+        bool failed = outs->samples.f != NULL && ferror(outs->samples.f);
+        fprintf(stderr, "slap: --samples: %llu samples were dropped %s\n",
+                (unsigned long long)r->samples_dropped,
+                failed ? "(the file stopped taking them)"
+                       : "(the file could not keep up): use a smaller --sample_rate");
     }
     if (outputs_close_samples(outs, o) != EXIT_RUN_OK) {
         status = EXIT_RUN_FAILED;
