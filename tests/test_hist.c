@@ -427,10 +427,35 @@ static void test_slab_is_empty_and_lazy(void **state)
     hist_slab_free(NULL, 0);
 }
 
+/* n values recorded at once are n values recorded one by one: every field. */
+static void test_record_n_is_n_records(void **state)
+{
+    (void)state;
+    static struct hist a, b;
+    static const uint64_t values[] = {0, 999, 1500, 123456, 987654321};
+    hist_reset(&a);
+    hist_reset(&b);
+    for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+        for (uint64_t k = 0; k <= i * 3; k++) {
+            hist_record(&a, values[i]);
+        }
+        hist_record_n(&b, values[i], i * 3 + 1);
+    }
+    hist_record_n(&b, 42, 0);
+    assert_int_equal(a.count, b.count);
+    assert_int_equal(a.min_ns, b.min_ns);
+    assert_int_equal(a.max_ns, b.max_ns);
+    assert_true(fabs(a.sum_us - b.sum_us) < 1e-6 * a.sum_us);
+    assert_true(fabs(a.sumsq_us - b.sumsq_us) < 1e-6 * a.sumsq_us);
+    assert_memory_equal(a.log2_us, b.log2_us, sizeof(a.log2_us));
+    assert_memory_equal(a.buckets, b.buckets, sizeof(a.buckets));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bucket_round_trip),
+        cmocka_unit_test(test_record_n_is_n_records),
         cmocka_unit_test(test_buckets_are_contiguous),
         cmocka_unit_test(test_buckets_cover_max),
         cmocka_unit_test(test_percentiles_match_sorted),

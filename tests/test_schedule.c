@@ -203,6 +203,44 @@ static void test_peek_does_not_advance(void **state)
     check_peek_is_stable(ARRIVAL_POISSON);
 }
 
+/* Skipping to an end consumes exactly the times one-by-one advancing would, at odd rates and
+ * lane staggers, and leaves the schedule where they would. */
+static void test_uniform_skip_matches_advancing(void **state)
+{
+    (void)state;
+    static const double rates[] = {1000.0, 3333.3, 1e6, 7e8};
+    for (size_t i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
+        struct schedule a, b;
+        schedule_init(&a, ARRIVAL_UNIFORM, rates[i], 3, 2, START_NS, 1);
+        schedule_init(&b, ARRIVAL_UNIFORM, rates[i], 3, 2, START_NS, 1);
+        uint64_t end = START_NS + 3 * MS + 7;
+        uint64_t n = 0;
+        while (schedule_peek(&a) < end) {
+            schedule_advance(&a);
+            n++;
+        }
+        assert_int_equal(schedule_skip(&b, end, UINT64_MAX), n);
+        assert_int_equal(schedule_peek(&b), schedule_peek(&a));
+        assert_int_equal(schedule_skip(&b, end, UINT64_MAX), 0);
+    }
+}
+
+/* At most max are consumed; a skip of 1e9 per second over 30 s is one step (no loop). */
+static void test_skip_bounded_and_large(void **state)
+{
+    (void)state;
+    struct schedule s;
+    schedule_init(&s, ARRIVAL_UNIFORM, 1e9, 1, 0, START_NS, 1);
+    assert_int_equal(schedule_skip(&s, START_NS + 1000, 10), 10);
+    assert_int_equal(schedule_peek(&s), START_NS + 10);
+    assert_int_equal(schedule_skip(&s, START_NS + 30 * 1000 * MS, UINT64_MAX),
+                     30ULL * 1000000000ULL - 10);
+    schedule_init(&s, ARRIVAL_POISSON, 1e9, 1, 0, START_NS, 7);
+    uint64_t n = schedule_skip(&s, START_NS + 30 * 1000 * MS, UINT64_MAX);
+    assert_true(n > 29999000000ULL && n < 30001000000ULL);
+    assert_true(schedule_peek(&s) >= START_NS + 30 * 1000 * MS);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -215,6 +253,8 @@ int main(void)
         cmocka_unit_test(test_poisson_mean_and_variance),
         cmocka_unit_test(test_poisson_seeded),
         cmocka_unit_test(test_peek_does_not_advance),
+        cmocka_unit_test(test_uniform_skip_matches_advancing),
+        cmocka_unit_test(test_skip_bounded_and_large),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -135,6 +135,21 @@ void hist_record(struct hist *h, uint64_t ns)
     h->buckets[hist_bucket_index(ns)]++;
 }
 
+void hist_record_n(struct hist *h, uint64_t ns, uint64_t n)
+{
+    double us = (double)ns / 1000.0;
+    if (n == 0) {
+        return;
+    }
+    h->count += n;
+    h->min_ns = ns < h->min_ns ? ns : h->min_ns;
+    h->max_ns = ns > h->max_ns ? ns : h->max_ns;
+    h->sum_us += us * (double)n;
+    h->sumsq_us += us * us * (double)n;
+    h->log2_us[log2_slot(ns / SLAP_NS_PER_US)] += n;
+    h->buckets[hist_bucket_index(ns)] += n;
+}
+
 void hist_merge(struct hist *dst, const struct hist *src)
 {
     if (src->count == 0) {

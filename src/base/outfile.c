@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -17,18 +18,40 @@
 
 #define FIFO_POLL_MS 20
 #define LINKS_MAX 40 /* symbolic links followed on the way to one name, as the kernel's limit */
+#define STALL_SLICE_MS 50 /* a guarded write looks for a stop this often */
 
-/* The descriptor under an outfile's stream, and the first error in writing to it. */
+/* The descriptor under an outfile's stream, and the first error in writing to it (a guarded
+ * one's: ETIMEDOUT for a reader that took nothing, EINTR for a stop). */
 struct outfile_sink {
     int fd;
     int error;
+    bool guarded; /* a FIFO, a pipe or a socket: no write blocks for good */
+    bool own_fd;  /* guarded: fd is slap's own (non-blocking); else a borrowed copy */
 };
+
+static outfile_stop_check stop_check;
+
+void outfile_set_stop_check(outfile_stop_check check)
+{
+    stop_check = check;
+}
+
+static bool stop_asked(void)
+{
+    return stop_check != NULL && stop_check();
+}
 
 static enum slap_status fail(const char *path, int why, char *err, size_t err_len)
 {
     char shown[QUOTE_PATH_BUF];
     if (strcmp(path, "-") == 0) {
         snprintf(err, err_len, "cannot write to standard output: %s", strerror(why));
+    } else if (why == ETIMEDOUT) {
+        snprintf(err, err_len, "cannot write %s: its reader took nothing for %d s",
+                 quote_name(shown, path), OUTFILE_STALL_MS / 1000);
+    } else if (why == EINTR) {
+        snprintf(err, err_len, "cannot write %s: interrupted by a stop signal",
+                 quote_name(shown, path));
     } else {
         snprintf(err, err_len, "cannot write %s: %s", quote_name(shown, path),
                  strerror(why != 0 ? why : EIO));
@@ -62,9 +85,72 @@ static int named_descriptor(const char *path)
 
 /* ---- the stream: every write's error kept, so that the report names the real one ---- */
 
+static long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Some of buf written without blocking: slap's own descriptors are non-blocking; a borrowed
+ * one (/dev/fd/N, shared with others) is sent to with MSG_DONTWAIT when a socket, else written
+ * at most PIPE_BUF bytes once poll says the pipe has room. -1 with EAGAIN when it had none. */
+static ssize_t write_some(const struct outfile_sink *sink, const char *buf, size_t len)
+{
+    if (sink->own_fd) {
+        return write(sink->fd, buf, len);
+    }
+    ssize_t n = send(sink->fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n >= 0 || errno != ENOTSOCK) {
+        return n;
+    }
+    struct pollfd pfd = {.fd = sink->fd, .events = POLLOUT};
+    if (poll(&pfd, 1, 0) != 1) {
+        errno = EAGAIN;
+        return -1;
+    }
+    return write(sink->fd, buf, len < PIPE_BUF ? len : PIPE_BUF);
+}
+
+/* A FIFO's, pipe's or socket's writes: bounded by OUTFILE_STALL_MS without progress and by a
+ * stop; once given up, every later write fails at once. */
+static ssize_t guarded_write(struct outfile_sink *sink, const char *buf, size_t len)
+{
+    size_t done = 0;
+    long idle_since = now_ms();
+    while (done < len && sink->error == 0) {
+        ssize_t n = write_some(sink, buf + done, len - done);
+        if (n > 0) {
+            done += (size_t)n;
+            idle_since = now_ms();
+            continue;
+        }
+        long idle = now_ms() - idle_since;
+        if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+            sink->error = errno;
+        } else if (stop_asked()) { /* only a write that would wait gives up on a stop */
+            sink->error = EINTR;
+        } else if (idle >= OUTFILE_STALL_MS) {
+            sink->error = ETIMEDOUT;
+        } else {
+            struct pollfd pfd = {.fd = sink->fd, .events = POLLOUT};
+            long left = OUTFILE_STALL_MS - idle;
+            (void)poll(&pfd, 1, (int)(left < STALL_SLICE_MS ? left : STALL_SLICE_MS));
+        }
+    }
+    if (done == 0 && sink->error != 0) {
+        errno = sink->error;
+        return -1;
+    }
+    return (ssize_t)done;
+}
+
 static ssize_t sink_write(void *cookie, const char *buf, size_t len)
 {
     struct outfile_sink *sink = cookie;
+    if (sink->guarded) {
+        return guarded_write(sink, buf, len);
+    }
     size_t done = 0;
     while (done < len) {
         ssize_t n = write(sink->fd, buf + done, len - done);
@@ -91,13 +177,16 @@ static int sink_close(void *cookie)
     return rc;
 }
 
-/* A stream on fd (taken: closed with the stream, or here when there is none). -1 with errno. */
-static int attach(struct outfile *of, int fd)
+/* A stream on fd (taken: closed with the stream, or here when there is none), guarded when a
+ * FIFO, a pipe or a socket (own_fd: slap's own, non-blocking). -1 with errno. */
+static int attach(struct outfile *of, int fd, bool own_fd)
 {
     static const cookie_io_functions_t io = {.write = sink_write, .close = sink_close};
+    struct stat st;
+    bool guarded = fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
     of->sink = malloc(sizeof(*of->sink));
     if (of->sink != NULL) {
-        *of->sink = (struct outfile_sink){fd, 0};
+        *of->sink = (struct outfile_sink){fd, 0, guarded, own_fd};
         of->f = fopencookie(of->sink, "w", io);
     }
     if (of->f == NULL) {
@@ -121,7 +210,7 @@ static enum slap_status open_descriptor(struct outfile *of, int fd, char *err, s
         return SLAP_OK;
     }
     int copy = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-    if (copy < 0 || attach(of, copy) != 0) {
+    if (copy < 0 || attach(of, copy, false) != 0) {
         return fail(of->path, errno, err, err_len);
     }
     return SLAP_OK;
@@ -234,7 +323,8 @@ static void sleep_ms(long ms)
     nanosleep(&ts, NULL);
 }
 
-/* A unix stream socket's listener, connected to. -1 with errno. */
+/* A unix stream socket's listener, connected to without blocking (the descriptor stays
+ * non-blocking); a full backlog awaited as a FIFO's reader is. -1 with errno. */
 static int connect_socket(const char *path)
 {
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
@@ -243,9 +333,19 @@ static int connect_socket(const char *path)
         return -1;
     }
     memcpy(sa.sun_path, path, strlen(path) + 1);
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd >= 0 && connect(fd, (const struct sockaddr *)&sa, sizeof(sa)) != 0) {
-        int why = errno;
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    int rc = fd >= 0 ? connect(fd, (const struct sockaddr *)&sa, sizeof(sa)) : -1;
+    for (long waited = 0; rc != 0 && fd >= 0 && errno == EAGAIN && waited < OUTFILE_FIFO_WAIT_MS;
+         waited += FIFO_POLL_MS) {
+        if (stop_asked()) {
+            errno = EINTR;
+            break;
+        }
+        sleep_ms(FIFO_POLL_MS);
+        rc = connect(fd, (const struct sockaddr *)&sa, sizeof(sa));
+    }
+    if (fd >= 0 && rc != 0) {
+        int why = errno == EAGAIN ? ENXIO : errno; /* nobody took it: as a FIFO without reader */
         close(fd);
         errno = why;
         return -1;
@@ -253,8 +353,8 @@ static int connect_socket(const char *path)
     return fd;
 }
 
-/* Opened for writing where it is, never truncated; a FIFO's reader awaited a bounded time.
- * -1 with errno. */
+/* Opened for writing where it is, never truncated; a FIFO's reader awaited a bounded time
+ * (and left non-blocking, for the guarded writes). -1 with errno. */
 static int open_where_it_is(const char *path, mode_t mode)
 {
     if (S_ISSOCK(mode)) {
@@ -265,10 +365,14 @@ static int open_where_it_is(const char *path, mode_t mode)
     for (long waited = 0;
          fd < 0 && errno == ENXIO && S_ISFIFO(mode) && waited < OUTFILE_FIFO_WAIT_MS;
          waited += FIFO_POLL_MS) {
+        if (stop_asked()) {
+            errno = EINTR;
+            return -1;
+        }
         sleep_ms(FIFO_POLL_MS);
         fd = open(path, flags, 0666);
     }
-    if (fd >= 0 && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
+    if (fd >= 0 && !S_ISFIFO(mode) && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
         int why = errno;
         close(fd);
         errno = why;
@@ -291,12 +395,13 @@ static enum slap_status open_in_place(struct outfile *of, const struct stat *st,
         return SLAP_ERROR;
     }
     int fd = open_where_it_is(of->path, mode);
-    if (fd < 0 && errno == ENXIO && S_ISFIFO(mode)) {
-        snprintf(err, err_len, "cannot write %s: no reader opened the FIFO within %d s",
-                 quote_name(shown, of->path), OUTFILE_FIFO_WAIT_MS / 1000);
+    if (fd < 0 && errno == ENXIO && (S_ISFIFO(mode) || S_ISSOCK(mode))) {
+        snprintf(err, err_len, "cannot write %s: no %s within %d s", quote_name(shown, of->path),
+                 S_ISFIFO(mode) ? "reader opened the FIFO" : "listener took the connection",
+                 OUTFILE_FIFO_WAIT_MS / 1000);
         return SLAP_ERROR;
     }
-    if (fd < 0 || attach(of, fd) != 0) {
+    if (fd < 0 || attach(of, fd, true) != 0) {
         return fail(of->path, errno, err, err_len);
     }
     return SLAP_OK;
@@ -336,7 +441,7 @@ static enum slap_status open_whole(struct outfile *of, const struct stat *old, c
         outfile_discard(of);
         return fail(of->path, why, err, err_len);
     }
-    if (attach(of, fd) != 0) {
+    if (attach(of, fd, true) != 0) {
         int why = errno;
         outfile_discard(of);
         return fail(of->path, why, err, err_len);

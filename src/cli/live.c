@@ -17,7 +17,10 @@
  *   accept ─> new_connection (slot PENDING) ─> attach (OPEN, lifetime timer) ─> closed (FREE)
  *
  * --push PUTs the same text to a Pushgateway: each -S period (a short timeout), and the
- * final figures with the verdict after the report and files are written.
+ * final figures with the verdict after the report and files are written. The periods' pushes
+ * go through a thread of their own (the pusher), one at a time: the thread that collects the
+ * periods only hands over the text, so a slow or silent gateway costs pushes (a period whose
+ * turn comes while the last push still runs is skipped, and counted as failed), never periods.
  */
 #include "live.h"
 
@@ -30,6 +33,7 @@
 #include <event2/keyvalq_struct.h>
 #include <event2/listener.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,7 +88,19 @@ struct live {
     bool push;
     struct push_target target;
     uint64_t period_pushes;
-    uint64_t period_failures;
+    uint64_t period_failures; /* the pusher's lock guards it, while the pusher runs */
+    bool failure_said;        /* the first failure's message is out */
+    struct pusher {
+        pthread_t thread;
+        bool started;
+        pthread_mutex_t lock;
+        pthread_cond_t cond;
+        char *body; /* the next period's text, handed over; NULL: none */
+        size_t len;
+        bool busy; /* a push is running */
+        bool quit;
+        char err[512]; /* the first failure's reason, for the collecting thread to say */
+    } pusher;
 };
 
 /* ---- the address ----------------------------------------------------------------------- */
@@ -413,6 +429,87 @@ static enum slap_status serve(struct live *lv, char *err, size_t err_len)
     return SLAP_OK;
 }
 
+/* ---- the pusher ------------------------------------------------------------------------ */
+
+/* The pusher: each text handed over, PUT within LIVE_PERIOD_TIMEOUT_NS. */
+static void *pusher_main(void *arg)
+{
+    struct live *lv = arg;
+    struct pusher *p = &lv->pusher;
+    char err[512];
+    pthread_mutex_lock(&p->lock);
+    for (;;) {
+        while (p->body == NULL && !p->quit) {
+            pthread_cond_wait(&p->cond, &p->lock);
+        }
+        if (p->body == NULL) {
+            break;
+        }
+        char *body = p->body;
+        size_t len = p->len;
+        p->body = NULL;
+        p->busy = true;
+        pthread_mutex_unlock(&p->lock);
+        enum slap_status st =
+            push_put(&lv->target, body, len, LIVE_PERIOD_TIMEOUT_NS, err, sizeof(err));
+        free(body);
+        pthread_mutex_lock(&p->lock);
+        p->busy = false;
+        if (st != SLAP_OK && lv->period_failures++ == 0) {
+            snprintf(p->err, sizeof(p->err), "%s", err);
+        }
+    }
+    pthread_mutex_unlock(&p->lock);
+    return NULL;
+}
+
+static enum slap_status pusher_start(struct live *lv)
+{
+    struct pusher *p = &lv->pusher;
+    pthread_mutex_init(&p->lock, NULL);
+    pthread_cond_init(&p->cond, NULL);
+    p->started = pthread_create(&p->thread, NULL, pusher_main, lv) == 0;
+    if (!p->started) {
+        pthread_cond_destroy(&p->cond);
+        pthread_mutex_destroy(&p->lock);
+        return SLAP_ERROR;
+    }
+    return SLAP_OK;
+}
+
+/* The pusher ends once its push is done (bounded by its timeout, or a stop); a text it had
+ * not begun is dropped, counted as failed. */
+static void pusher_stop(struct live *lv)
+{
+    struct pusher *p = &lv->pusher;
+    if (!p->started) {
+        return;
+    }
+    pthread_mutex_lock(&p->lock);
+    p->quit = true;
+    if (p->body != NULL) {
+        free(p->body);
+        p->body = NULL;
+        lv->period_failures++;
+    }
+    pthread_cond_signal(&p->cond);
+    pthread_mutex_unlock(&p->lock);
+    pthread_join(p->thread, NULL);
+    pthread_cond_destroy(&p->cond);
+    pthread_mutex_destroy(&p->lock);
+    p->started = false;
+}
+
+/* The first failure of a period's push, said once, by the collecting thread. */
+static void say_first_failure(struct live *lv, const char *err)
+{
+    if (err[0] != '\0' && !lv->failure_said) {
+        lv->failure_said = true;
+        fprintf(stderr, "slap: --push %s: %s (the run goes on; later failures are counted)\n",
+                lv->target.url, err);
+    }
+}
+
 /* ---- the run's side -------------------------------------------------------------------- */
 
 enum slap_status live_open(struct live **out, const struct live_setup *s, char *err, size_t err_len)
@@ -436,6 +533,11 @@ enum slap_status live_open(struct live **out, const struct live_setup *s, char *
         return SLAP_ERROR;
     }
     lv->push = s->push != NULL;
+    if (lv->push && s->push_periods && pusher_start(lv) != SLAP_OK) {
+        snprintf(err, err_len, "--push %s: cannot start its thread", s->push);
+        live_close(lv);
+        return SLAP_ERROR;
+    }
     if (s->metrics != NULL && serve(lv, err, err_len) != SLAP_OK) {
         live_close(lv);
         return SLAP_ERROR;
@@ -483,18 +585,33 @@ static enum slap_status push_now(struct live *lv, uint64_t timeout_ns, char *err
 
 void live_period(struct live *lv)
 {
-    char err[512];
-    if (lv == NULL || !lv->push || !lv->setup.push_periods) {
+    if (lv == NULL || !lv->push || !lv->setup.push_periods || !lv->pusher.started) {
         return;
     }
+    struct pusher *p = &lv->pusher;
+    char err[sizeof(p->err)];
     lv->period_pushes++;
-    if (push_now(lv, LIVE_PERIOD_TIMEOUT_NS, err, sizeof(err)) == SLAP_OK) {
-        return;
+    render(lv);
+    char *copy = lv->body != NULL ? malloc(lv->body_len) : NULL;
+    pthread_mutex_lock(&p->lock);
+    if (copy == NULL || p->busy || p->body != NULL) {
+        free(copy); /* the last push still runs: this period's is skipped */
+        lv->period_failures++;
+        if (copy == NULL && p->err[0] == '\0') {
+            snprintf(p->err, sizeof(p->err), "out of memory");
+        } else if (p->err[0] == '\0') {
+            snprintf(p->err, sizeof(p->err),
+                     "a period's push was skipped: the one before had not finished");
+        }
+    } else {
+        memcpy(copy, lv->body, lv->body_len);
+        p->body = copy;
+        p->len = lv->body_len;
+        pthread_cond_signal(&p->cond);
     }
-    if (lv->period_failures++ == 0) {
-        fprintf(stderr, "slap: --push %s: %s (the run goes on; later failures are counted)\n",
-                lv->target.url, err);
-    }
+    snprintf(err, sizeof(err), "%s", p->err);
+    pthread_mutex_unlock(&p->lock);
+    say_first_failure(lv, err);
 }
 
 enum slap_status live_finish(struct live *lv, const struct slap_stats *global, double seconds,
@@ -504,6 +621,8 @@ enum slap_status live_finish(struct live *lv, const struct slap_stats *global, d
     if (lv == NULL) {
         return SLAP_OK;
     }
+    pusher_stop(lv);
+    say_first_failure(lv, lv->pusher.err);
     lv->stats = global;
     lv->elapsed_s = seconds;
     lv->finished = true;
@@ -530,6 +649,7 @@ void live_close(struct live *lv)
         return;
     }
     lv->closing = true;
+    pusher_stop(lv);
     if (listening == lv) {
         listening = NULL;
     }

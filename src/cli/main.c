@@ -218,8 +218,9 @@ static int outputs_open(struct outputs *outs, const struct slap_options *o)
         return EXIT_RUN_OK;
     }
     if (outfile_open(&outs->samples, o->samples_out, err, sizeof(err)) != SLAP_OK) {
-        /* the run goes on: its report and other outputs are worth having */
-        fprintf(stderr, "slap: --samples: %s (the run goes on without samples)\n", err);
+        /* the run goes on: its report and other outputs are worth having; a stop ends it */
+        fprintf(stderr, "slap: --samples: %s%s\n", err,
+                signals_stop_pending() ? "" : " (the run goes on without samples)");
         outs->samples_failed = true;
         return EXIT_RUN_OK;
     }
@@ -443,9 +444,11 @@ static int conclude(const struct run *r, const struct slap_options *o, struct ou
         status = EXIT_RUN_FAILED;
     }
     if (r->samples_dropped > 0) {
-        fprintf(stderr, "slap: --samples: %llu samples were dropped (the file could not keep "
-                        "up): use a smaller --sample_rate\n",
-                (unsigned long long)r->samples_dropped);
+        bool failed = outs->samples.f != NULL && ferror(outs->samples.f);
+        fprintf(stderr, "slap: --samples: %llu samples were dropped %s\n",
+                (unsigned long long)r->samples_dropped,
+                failed ? "(the file stopped taking them)"
+                       : "(the file could not keep up): use a smaller --sample_rate");
     }
     if (outputs_close_samples(outs, o) != EXIT_RUN_OK) {
         status = EXIT_RUN_FAILED;
@@ -582,9 +585,17 @@ static void sink_rest(void *ctx, const struct slap_stats *rest, double elapsed_s
     }
 }
 
+/* The samples thread's: what a ring holds, into the file; once the file failed (a reader that
+ * stalled past its bound), what is drained is lost, and counted as dropped, not written. */
 static uint64_t sink_samples(void *ctx, struct sample_ring *ring, uint64_t origin_ns)
 {
-    return samples_drain(ring, ((struct run_outputs *)ctx)->samples, origin_ns);
+    FILE *f = ((struct run_outputs *)ctx)->samples;
+    uint64_t n = samples_drain(ring, f, origin_ns);
+    if (!ferror(f)) {
+        return n;
+    }
+    atomic_fetch_add_explicit(&ring->dropped, n, memory_order_relaxed);
+    return 0;
 }
 
 /* The run's periods and samples, connected to the outputs that want them. */
@@ -637,6 +648,10 @@ static int run_once(const struct slap_options *opts)
                              .precision = {.pct = opts->precision_pct,
                                            .width = opts->precision_width}};
     memset(&run, 0, sizeof(run));
+    if (outs.samples_failed && signals_stop_pending()) {
+        outputs_free(&outs); /* stopped while waiting for --samples' reader: nothing to report */
+        signals_die_of(signals_take_pending());
+    }
     if (status != EXIT_RUN_OK || stats_init(&ro.group, &stats_shape_all) != SLAP_OK ||
         open_live(&ro.live, opts, &outs.doc.desc) != SLAP_OK) {
         stats_free(&ro.group);
@@ -662,9 +677,15 @@ static int run_once(const struct slap_options *opts)
         fprintf(stderr, "slap: %s\n", err);
         goto out;
     }
+    if (run.signal == 0) {
+        run.signal = signals_take_pending(); /* after the run: the report says so too */
+    }
     status = conclude(&run, opts, &outs, out, &ro.precision, ro.live);
     if (!output_ok()) {
         status = EXIT_RUN_FAILED;
+    }
+    if (run.signal == 0) {
+        run.signal = signals_take_pending(); /* while writing the outputs: they gave up */
     }
     if (run.signal != 0) {
         run_free(&run);
@@ -854,6 +875,7 @@ static int run_sweep(const struct slap_options *opts)
         report_interrupted(out, sig);
         if (last) {
             status = sweep_save(&sd, opts, &run, status);
+            sig = sig != 0 ? sig : signals_take_pending(); /* while writing the files */
         }
         if (iv != NULL) {
             intervals_free(iv);

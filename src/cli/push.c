@@ -11,11 +11,13 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "slap/base/units.h"
@@ -23,6 +25,19 @@
 
 #define PUSH_ANSWER_MAX 4096 /* of the answer, what is read: the status line and a bit */
 #define PUSH_SHOWN_MAX 160   /* of it, what a message shows */
+#define PUSH_SLICE_MS 50     /* a wait looks for a stop this often */
+
+static bool (*stop_check)(void);
+
+void push_set_stop_check(bool (*check)(void))
+{
+    stop_check = check;
+}
+
+static bool stop_asked(void)
+{
+    return stop_check != NULL && stop_check();
+}
 
 /* The parts of http://HOST[:PORT][/PATH]; why is set when there is a problem. */
 struct url_parts {
@@ -249,12 +264,17 @@ static int ms_left(uint64_t deadline)
     return ms > 60000 ? 60000 : (int)ms;
 }
 
-/* Wait for events on fd until the deadline: true when they came. */
+/* Wait for events on fd until the deadline: true when they came; false with ETIMEDOUT, or
+ * EINTR when a stop was asked meanwhile. */
 static bool wait_fd(int fd, short events, uint64_t deadline)
 {
     struct pollfd pfd = {.fd = fd, .events = events};
     for (int ms; (ms = ms_left(deadline)) > 0;) {
-        int n = poll(&pfd, 1, ms);
+        if (stop_asked()) {
+            errno = EINTR;
+            return false;
+        }
+        int n = poll(&pfd, 1, ms < PUSH_SLICE_MS ? ms : PUSH_SLICE_MS);
         if (n > 0) {
             return true;
         }
@@ -262,17 +282,131 @@ static bool wait_fd(int fd, short events, uint64_t deadline)
             return false;
         }
     }
+    errno = ETIMEDOUT;
     return false;
+}
+
+/* A name being resolved by a thread of its own, so that a resolver that never answers costs
+ * the push its deadline, not the run. Whoever of the two leaves last frees it. */
+struct resolution {
+    pthread_mutex_t lock;
+    pthread_cond_t cond; /* on CLOCK_MONOTONIC */
+    char host[PUSH_HOST_MAX];
+    char port[8];
+    struct addrinfo *list;
+    int rc;
+    bool done;      /* the resolver's answer is in */
+    bool abandoned; /* the push went on without it: the thread frees everything */
+};
+
+static void resolution_free(struct resolution *res)
+{
+    if (res->rc == 0 && res->list != NULL) {
+        freeaddrinfo(res->list);
+    }
+    pthread_cond_destroy(&res->cond);
+    pthread_mutex_destroy(&res->lock);
+    free(res);
+}
+
+static void *resolve_main(void *arg)
+{
+    struct resolution *res = arg;
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
+    struct addrinfo *list = NULL;
+    int rc = getaddrinfo(res->host, res->port, &hints, &list);
+    pthread_mutex_lock(&res->lock);
+    res->list = list;
+    res->rc = rc;
+    res->done = true;
+    bool abandoned = res->abandoned;
+    pthread_cond_signal(&res->cond);
+    pthread_mutex_unlock(&res->lock);
+    if (abandoned) {
+        resolution_free(res);
+    }
+    return NULL;
+}
+
+/* A new resolution of t's host, its thread started; NULL when it could not be. */
+static struct resolution *resolution_start(const struct push_target *t)
+{
+    struct resolution *res = calloc(1, sizeof(*res));
+    pthread_condattr_t ca;
+    pthread_attr_t attr;
+    pthread_t thread;
+    if (res == NULL) {
+        return NULL;
+    }
+    snprintf(res->host, sizeof(res->host), "%s", t->host);
+    snprintf(res->port, sizeof(res->port), "%s", t->port);
+    pthread_mutex_init(&res->lock, NULL);
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&res->cond, &ca);
+    pthread_condattr_destroy(&ca);
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    int rc = pthread_create(&thread, &attr, resolve_main, res);
+    pthread_attr_destroy(&attr);
+    if (rc != 0) {
+        resolution_free(res);
+        return NULL;
+    }
+    return res;
+}
+
+/* t's host resolved before the deadline (a stop ends the wait too): its addresses, or NULL
+ * with err said. A numeric address needs no resolver. */
+static struct addrinfo *resolve(const struct push_target *t, uint64_t deadline, char *err,
+                                size_t err_len)
+{
+    struct addrinfo hints = {.ai_family = AF_UNSPEC,
+                             .ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV};
+    struct addrinfo *list = NULL;
+    if (getaddrinfo(t->host, t->port, &hints, &list) == 0) {
+        return list;
+    }
+    struct resolution *res = resolution_start(t);
+    if (res == NULL) {
+        snprintf(err, err_len, "cannot resolve %s: %s", t->host, strerror(errno));
+        return NULL;
+    }
+    pthread_mutex_lock(&res->lock);
+    bool stopped = false;
+    while (!res->done && ms_left(deadline) > 0 && !(stopped = stop_asked())) {
+        struct timespec until;
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        until.tv_nsec += PUSH_SLICE_MS * 1000000L;
+        until.tv_sec += until.tv_nsec / 1000000000L;
+        until.tv_nsec %= 1000000000L;
+        pthread_cond_timedwait(&res->cond, &res->lock, &until);
+    }
+    if (!res->done) {
+        res->abandoned = true; /* the thread frees it when its resolver answers */
+        pthread_mutex_unlock(&res->lock);
+        snprintf(err, err_len, "cannot resolve %s: %s", t->host,
+                 stopped ? "interrupted by a stop signal" : "no answer within the timeout");
+        return NULL;
+    }
+    pthread_mutex_unlock(&res->lock);
+    if (res->rc != 0) {
+        snprintf(err, err_len, "cannot resolve %s: %s", t->host, gai_strerror(res->rc));
+        resolution_free(res);
+        return NULL;
+    }
+    list = res->list;
+    res->list = NULL;
+    resolution_free(res);
+    return list;
 }
 
 /* A non-blocking socket connected to one of the host's addresses, or -1 with err said. */
 static int connect_to(const struct push_target *t, uint64_t deadline, char *err, size_t err_len)
 {
-    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
-    struct addrinfo *list = NULL;
-    int rc = getaddrinfo(t->host, t->port, &hints, &list);
-    if (rc != 0) {
-        snprintf(err, err_len, "cannot resolve %s: %s", t->host, gai_strerror(rc));
+    struct addrinfo *list = resolve(t, deadline, err, err_len);
+    if (list == NULL) {
         return -1;
     }
     int fd = -1, why = ETIMEDOUT;
@@ -288,7 +422,7 @@ static int connect_to(const struct push_target *t, uint64_t deadline, char *err,
         if (connect(fd, ai->ai_addr, ai->ai_addrlen) != 0 &&
             (errno != EINPROGRESS || !wait_fd(fd, POLLOUT, deadline) ||
              getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) != 0 || soerr != 0)) {
-            why = errno == EINPROGRESS ? (soerr != 0 ? soerr : ETIMEDOUT) : errno;
+            why = soerr != 0 ? soerr : errno;
             close(fd);
             fd = -1;
         }
@@ -414,13 +548,17 @@ enum slap_status push_put(const struct push_target *t, const char *body, size_t 
     enum slap_status st = SLAP_ERROR;
     if (!send_all(fd, head, (size_t)n, deadline) || !send_all(fd, body, len, deadline)) {
         snprintf(err, err_len, "sending to %s failed: %s", t->authority,
-                 ms_left(deadline) == 0 ? "no progress within the timeout" : strerror(errno));
+                 errno == EINTR           ? "interrupted by a stop signal"
+                 : ms_left(deadline) == 0 ? "no progress within the timeout"
+                                          : strerror(errno));
         goto out;
     }
     size_t got = read_answer(fd, answer, sizeof(answer), deadline, &timed_out);
     if (got == 0) {
         snprintf(err, err_len, "%s %s", t->authority,
-                 timed_out ? "did not answer within the timeout" : "closed without an answer");
+                 timed_out && errno == EINTR ? "had not answered when a stop signal came"
+                 : timed_out                 ? "did not answer within the timeout"
+                                             : "closed without an answer");
         goto out;
     }
     st = judge_answer(answer, got, err, err_len);

@@ -2,6 +2,7 @@
 #ifndef SLAP_PUSH_H
 #define SLAP_PUSH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,10 +35,15 @@ enum slap_status push_target_init(struct push_target *t, const char *url, const 
 
 /*
  * PUT body (the Prometheus text format) to the target, replacing its group: SLAP_OK on a 2xx
- * answer within timeout_ns. Else err says why in one line: the address that did not answer
- * and the system's error, or the HTTP status with the start of the answer, made printable.
+ * answer within timeout_ns, the host's name resolution included (by a thread of its own: a
+ * resolver that never answers costs the timeout, nothing more). Else err says why in one
+ * line: the address that did not answer and the system's error, or the HTTP status with the
+ * start of the answer, made printable. A stop asked (push_set_stop_check) ends it too.
  */
 enum slap_status push_put(const struct push_target *t, const char *body, size_t len,
                           uint64_t timeout_ns, char *err, size_t err_len);
+
+/* How a push knows a stop was asked (a signal pending): its waits end within 50 ms. */
+void push_set_stop_check(bool (*check)(void));
 
 #endif

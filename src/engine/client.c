@@ -21,6 +21,8 @@
 
 #define CLIENT_SLOT_TABLE_MAX (64ULL * 1024 * 1024) /* bytes of slot-to-server tables, all clients */
 #define CLIENT_PAGE 4096
+#define LANE_UNSENT_EXACT 256 /* unsent requests a lane counts one by one; the rest in bulk */
+#define LANE_UNSENT_SLICES 64 /* the bulk's latencies: this many equal slices of their span */
 #define LANE_TRACE_WAIT_MAX_NS (3600 * SLAP_NS_PER_SEC) /* longest a trace lane sleeps at once */
 
 static struct lane_env *lane_env_of(const struct lane *l)
@@ -939,7 +941,69 @@ static void lane_count_unsent_trace(struct lane *l, uint64_t from_ns, uint64_t e
     }
 }
 
-/* Unsent requests of a lane are counted as unanswered; those slap was late with as lag. */
+/* n unsent requests of op, due evenly from first_due_ns to end_ns: counted, their latencies
+ * (end_ns - due) in LANE_UNSENT_SLICES slices, their samples as dropped (none is kept). */
+static void count_unsent_bulk(struct lane_env *env, uint8_t op, uint64_t n, uint64_t first_due_ns,
+                              uint64_t end_ns)
+{
+    struct slap_stats *s = &env->cur;
+    uint64_t span = end_ns > first_due_ns ? end_ns - first_due_ns : 0;
+    s->counters.unanswered += n;
+    s->counters.unsent += n;
+    for (uint64_t j = 0; j < LANE_UNSENT_SLICES; j++) {
+        uint64_t count = n * (j + 1) / LANE_UNSENT_SLICES - n * j / LANE_UNSENT_SLICES;
+        double middle = ((double)j + 0.5) / LANE_UNSENT_SLICES;
+        hist_record_n(s->lat[op], (uint64_t)((double)span * (1.0 - middle)), count);
+    }
+    if (env->samples.slots != NULL) {
+        double share = env->samples.threshold == UINT64_MAX
+                           ? 1.0
+                           : (double)env->samples.threshold / 18446744073709551616.0;
+        atomic_fetch_add_explicit(&env->samples.dropped, (uint64_t)((double)n * share + 0.5),
+                                  memory_order_relaxed);
+    }
+}
+
+/* The n requests after the first LANE_UNSENT_EXACT, from first_due_ns on: shared among the
+ * operations by the mix (a retrieval, cas as gets while no token is held), in one step. */
+static void lane_count_unsent_bulk(struct lane *l, uint64_t n, uint64_t first_due_ns,
+                                   uint64_t end_ns)
+{
+    struct client *c = l->client;
+    const struct workload *wl = c->env->params->wl;
+    uint64_t left = n;
+    for (uint32_t i = 0; i < wl->mix_nothers; i++) {
+        enum op_type op = (enum op_type)wl->mix_others[i];
+        uint64_t m = (uint64_t)((double)n * wl->mix_ppm[op] / WORKLOAD_PPM);
+        m = m < left ? m : left;
+        left -= m;
+        op = op == OP_CAS && !c->cas_ready ? OP_GETS : op;
+        count_unsent_bulk(c->env, (uint8_t)op, m, first_due_ns, end_ns);
+    }
+    count_unsent_bulk(c->env, (uint8_t)wl->mix_default, left, first_due_ns, end_ns);
+}
+
+/* n more, due evenly from first_due_ns to end_ns: those due before the lane was held are lag. */
+static void lane_lag_bulk(const struct lane *l, struct lane_lag *g, uint64_t n,
+                          uint64_t first_due_ns, uint64_t end_ns)
+{
+    if (g->unsent == 0) {
+        g->held_from_ns = lane_held_from(l, first_due_ns, end_ns);
+    }
+    g->unsent += n;
+    if (g->held_from_ns <= first_due_ns) {
+        return;
+    }
+    if (g->held_from_ns >= end_ns) {
+        g->lag += n;
+        return;
+    }
+    g->lag += (uint64_t)((double)n * (double)(g->held_from_ns - first_due_ns) /
+                         (double)(end_ns - first_due_ns));
+}
+
+/* Unsent requests of a lane are counted as unanswered; those slap was late with as lag. The
+ * first LANE_UNSENT_EXACT one by one, the rest (a rate far past what was sent) in one step. */
 void lane_count_unsent(struct lane *l, uint64_t from_ns, uint64_t end_ns)
 {
     struct client *c = l->client;
@@ -947,15 +1011,22 @@ void lane_count_unsent(struct lane *l, uint64_t from_ns, uint64_t end_ns)
     if (l->ring != NULL) {
         lane_count_unsent_trace(l, from_ns, end_ns, &g);
     } else if (c->env->params->tps > 0) {
-        while (c->quota > 0 && schedule_peek(&l->sched) < end_ns) {
+        schedule_skip(&l->sched, from_ns < end_ns ? from_ns : end_ns, UINT64_MAX); /* not measured */
+        while (c->quota > 0 && schedule_peek(&l->sched) < end_ns &&
+               g.unsent < LANE_UNSENT_EXACT) {
             uint64_t due = schedule_peek(&l->sched);
             schedule_advance(&l->sched);
             enum op_type op = client_next_op(c);
-            if (due >= from_ns) {
-                count_unanswered(c->env, (uint8_t)op, due, 0, end_ns);
-                c->quota -= c->quota != UINT64_MAX;
-                lane_lag_add(l, &g, due, end_ns);
-            }
+            count_unanswered(c->env, (uint8_t)op, due, 0, end_ns);
+            c->quota -= c->quota != UINT64_MAX;
+            lane_lag_add(l, &g, due, end_ns);
+        }
+        uint64_t bulk_from = schedule_peek(&l->sched);
+        uint64_t bulk = c->quota > 0 ? schedule_skip(&l->sched, end_ns, c->quota) : 0;
+        if (bulk > 0) {
+            lane_count_unsent_bulk(l, bulk, bulk_from, end_ns);
+            c->quota -= c->quota != UINT64_MAX ? bulk : 0;
+            lane_lag_bulk(l, &g, bulk, bulk_from, end_ns);
         }
     }
     c->env->cur.counters.client_lag += g.lag;

@@ -17,6 +17,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "slap/engine/client.h"
@@ -25,6 +26,7 @@
 #include "slap/engine/worker.h"
 
 #define RUN_POLL_NS (2ULL * SLAP_NS_PER_MS)
+#define RUN_SAMPLES_DRAIN_NS (5ULL * SLAP_NS_PER_MS)
 #define RUN_SPARE_FDS 64
 #define RUN_FDS_PER_THREAD 5 /* epoll, timerfd, the signal socketpair, --trace's eventfd */
 
@@ -363,7 +365,6 @@ static enum slap_status wait_ready(struct run *r, uint32_t spawned, char *err, s
 static void run_gather(struct run *r, struct worker *w, struct slap_stats *rest)
 {
     worker_collect(w, rest);
-    r->samples_dropped += atomic_load(&w->env.samples.dropped);
     r->end_ns = w->env.end_ns > r->end_ns ? w->env.end_ns : r->end_ns;
     r->blocked_lanes += w->blocked_lanes;
     trace_progress_merge(&r->trace_sent, &w->env.trace_sent);
@@ -492,6 +493,41 @@ static void drain_samples(struct run *r)
     }
 }
 
+/* The samples thread: drains the rings every RUN_SAMPLES_DRAIN_NS while the workers run, and
+ * once more after they ended. A writer that blocks holds only this thread: the rings fill and
+ * the workers count what does not fit as dropped. */
+static void *samples_main(void *arg)
+{
+    struct run *r = arg;
+    struct timespec pause = {0, (long)RUN_SAMPLES_DRAIN_NS};
+    while (!atomic_load(&r->samples_stop)) {
+        drain_samples(r);
+        nanosleep(&pause, NULL);
+    }
+    drain_samples(r);
+    return NULL;
+}
+
+static void start_samples(struct run *r)
+{
+    atomic_store(&r->samples_stop, false);
+    r->samples_running =
+        r->sinks.samples != NULL && pthread_create(&r->samples_thread, NULL, samples_main, r) == 0;
+}
+
+/* After the workers: the last samples, then the thread's end (bounded: a stalled output gives
+ * up within OUTFILE_STALL_MS, or at once on a stop signal). Without the thread, drained here. */
+static void stop_samples(struct run *r)
+{
+    if (!r->samples_running) {
+        drain_samples(r);
+        return;
+    }
+    atomic_store(&r->samples_stop, true);
+    pthread_join(r->samples_thread, NULL);
+    r->samples_running = false;
+}
+
 /* The main thread's wait: signals, -S tables, the end of every worker. */
 static void wait_workers(struct run *r)
 {
@@ -514,7 +550,6 @@ static void wait_workers(struct run *r)
             wait = now >= due ? RUN_POLL_NS : (due - now < wait ? due - now : wait);
         }
         wait_signal(r, wait);
-        drain_samples(r);
         if (r->signal != 0) {
             periods = false;
         }
@@ -695,7 +730,10 @@ static void join_workers(struct run *r, uint32_t spawned)
         pthread_join(r->workers[t].thread, NULL);
         run_gather(r, &r->workers[t], &r->tick);
     }
-    drain_samples(r);
+    stop_samples(r);
+    for (uint32_t t = 0; t < spawned; t++) { /* the samples thread's last drain may add some */
+        r->samples_dropped += atomic_load(&r->workers[t].env.samples.dropped);
+    }
     stats_merge(&r->global, &r->tick);
     stats_merge(rest, &r->tick);
     if (run_seconds(r) <= 0 || r->period_ns == 0) {
@@ -734,6 +772,7 @@ enum slap_status run_execute(struct run *r, char *err, size_t err_len)
     int rc = SLAP_OK;
     plan_ticks(r);
     read_fill_evictions(r);
+    start_samples(r);
     for (; spawned < r->nworkers; spawned++) {
         if (worker_spawn(&r->workers[spawned]) != SLAP_OK) {
             snprintf(err, err_len, "cannot start worker thread: %s", strerror(errno));

@@ -26,10 +26,15 @@ static uint64_t add_saturating(uint64_t a, uint64_t b)
 }
 
 /* Uniform: request k of the lane, from k itself (k * 1e9 is exact in long double). */
+static uint64_t uniform_time_of(const struct schedule *s, uint64_t k)
+{
+    long double offset = (long double)k * (long double)SLAP_NS_PER_SEC / (long double)s->rate;
+    return add_saturating(s->first_ns, round_ns(offset));
+}
+
 static uint64_t uniform_time(const struct schedule *s)
 {
-    long double offset = (long double)s->k * (long double)SLAP_NS_PER_SEC / (long double)s->rate;
-    return add_saturating(s->first_ns, round_ns(offset));
+    return uniform_time_of(s, s->k);
 }
 
 /* Poisson: one exponential gap in ns, -ln(U) * 1e9 / rate with U in (0, 1]. */
@@ -77,4 +82,46 @@ void schedule_advance(struct schedule *s)
         return;
     }
     s->next_ns = uniform_time(s);
+}
+
+/* Uniform: the first k from s->k on whose time is end_ns or later, from the rate, then set
+ * right by the times themselves (a step or two for rounding). */
+static uint64_t uniform_first_at(const struct schedule *s, uint64_t end_ns)
+{
+    long double span =
+        (long double)(end_ns - s->first_ns) * (long double)s->rate / (long double)SLAP_NS_PER_SEC;
+    uint64_t k = span >= (long double)UINT64_MAX / 2 ? UINT64_MAX / 2 : (uint64_t)ceill(span);
+    k = k > s->k ? k : s->k;
+    while (k > s->k && uniform_time_of(s, k - 1) >= end_ns) {
+        k--;
+    }
+    while (uniform_time_of(s, k) < end_ns) {
+        k++;
+    }
+    return k;
+}
+
+uint64_t schedule_skip(struct schedule *s, uint64_t end_ns, uint64_t max)
+{
+    if (s->next_ns >= end_ns || max == 0) {
+        return 0;
+    }
+    if (s->arrival == ARRIVAL_POISSON) {
+        double after = (double)(end_ns - s->next_ns) * s->rate / (double)SLAP_NS_PER_SEC;
+        uint64_t n = 1 + (uint64_t)(after + 0.5);
+        if (n > max) {
+            n = max;
+            s->poisson_ns += (double)n * (double)SLAP_NS_PER_SEC / s->rate;
+        } else {
+            s->poisson_ns = (double)(end_ns - s->first_ns) + poisson_gap_ns(s);
+        }
+        s->k += n;
+        s->next_ns = poisson_time(s);
+        return n;
+    }
+    uint64_t n = uniform_first_at(s, end_ns) - s->k;
+    n = n < max ? n : max;
+    s->k += n;
+    s->next_ns = uniform_time(s);
+    return n;
 }

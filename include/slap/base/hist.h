@@ -48,6 +48,8 @@ void hist_slab_free(struct hist *slab, size_t n);
 void hist_clear(struct hist *h);
 /* Record one latency in nanoseconds. No allocation, no branch-heavy work. */
 void hist_record(struct hist *h, uint64_t ns);
+/* Record n latencies of ns each, as n calls of hist_record would. */
+void hist_record_n(struct hist *h, uint64_t ns, uint64_t n);
 /* Add every count of src into dst (exact: periods, threads and hosts combine). An empty src
  * (count 0) changes nothing; an empty dst takes src's min and max. */
 void hist_merge(struct hist *dst, const struct hist *src);

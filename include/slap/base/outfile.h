@@ -14,6 +14,10 @@
  *   character device (/dev/null, a terminal), a FIFO (its reader must come within
  *   OUTFILE_FIFO_WAIT_MS), a block device, a unix stream socket (connected to), and a
  *   dangling symbolic link (the file it names is created).
+ * - Writes to a FIFO, a pipe or a socket (opened here, or given as /dev/fd/N) never block for
+ *   good: a reader that takes nothing for OUTFILE_STALL_MS fails the output (ETIMEDOUT), and
+ *   so does a stop asked meanwhile (EINTR, see outfile_set_stop_check), within a tenth of a
+ *   second. The waits for a FIFO's reader or a socket's listener end on a stop too.
  * - "-", /dev/stdout and /proc/self/fd/1 write to slap's standard output; /dev/stderr,
  *   /dev/fd/N and /proc/self/fd/N to that descriptor of slap's, as it is (whoever owns what
  *   it leads to, and without truncating it).
@@ -33,6 +37,7 @@
 #include "slap/base/common.h"
 
 #define OUTFILE_FIFO_WAIT_MS 10000 /* how long a FIFO's reader may take to come */
+#define OUTFILE_STALL_MS 5000      /* how long a FIFO, pipe or socket may take no bytes */
 
 struct outfile_sink;
 
@@ -46,6 +51,13 @@ struct outfile {
     struct outfile_sink *sink; /* the descriptor under f, and the first error writing it */
     unsigned mode;             /* the permission bits a whole file gets when finished */
 };
+
+/*
+ * Tell the waits of every output how to know that a stop was asked (a signal pending): they
+ * give up with EINTR within a tenth of a second. NULL (the default): never asked.
+ */
+typedef bool (*outfile_stop_check)(void);
+void outfile_set_stop_check(outfile_stop_check check);
 
 /*
  * Open path for writing as above. SLAP_ERROR with err ("cannot write 'PATH': why"), and

@@ -40,7 +40,9 @@ struct run_sinks {
     void (*rest)(void *ctx, const struct slap_stats *rest, double elapsed_s);
     /* Asked after each period: true ends the measured part there (as -t would). */
     bool (*enough)(void *ctx);
-    /* --samples: write what a worker's ring holds, times from origin_ns; how many it wrote. */
+    /* --samples: write what a worker's ring holds, times from origin_ns; how many it wrote.
+     * Called by a thread of the run's own (never the one that collects the periods), so a
+     * slow writer costs samples (dropped, counted), never a period. */
     uint64_t (*samples)(void *ctx, struct sample_ring *ring, uint64_t origin_ns);
     /* The run so far (global), elapsed_s into the measured part: at least once a second while
      * it lasts (each period; a period longer than a second is collected in ticks of a second
@@ -118,8 +120,11 @@ struct run {
     struct watch watch; /* read with them: proxies' CPU (/proc), backends, twemproxy's stats */
     double *fill_evictions;    /* per server, its evictions before the preload or warm-up (< 0:
                                   not read); NULL when there is neither, or no stats are read */
-    uint64_t samples_written;
+    uint64_t samples_written;  /* the samples thread's, read once it was joined */
     uint64_t samples_dropped;
+    pthread_t samples_thread;  /* --samples: drains the workers' rings into sinks.samples */
+    bool samples_running;
+    atomic_bool samples_stop;  /* the workers are joined: drain once more, then end */
     uint64_t start_wall_ns;    /* the wall clock (epoch ns) at start_ns */
 
     /* slap's own CPU (getrusage RUSAGE_SELF) over the measured part: the reading at its start,

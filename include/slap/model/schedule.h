@@ -42,5 +42,12 @@ void schedule_init(struct schedule *s, enum arrival arrival, double total_rate, 
 uint64_t schedule_peek(const struct schedule *s);
 /* Consume the next intended time (the request is sent or queued). */
 void schedule_advance(struct schedule *s);
+/*
+ * Consume the times before end_ns, at most max of them, in a few steps whatever their number
+ * (the requests a run's end leaves unsent, at -P 1g): how many. Uniform times are consumed
+ * exactly; Poisson ones as many as the rate gives on average (rounded), the next time then
+ * a random gap after end_ns.
+ */
+uint64_t schedule_skip(struct schedule *s, uint64_t end_ns, uint64_t max);
 
 #endif
