@@ -17,6 +17,7 @@
 
 #include "slap/base/outfile.h"
 #include "slap/base/ranks.h"
+#include "slap/base/quote.h"
 #include "plan_output.h"
 #include "subcommands.h"
 
@@ -152,7 +153,8 @@ static int expand(const char *part, char ***files, size_t *n, size_t *total)
     }
     if (glob(part, 0, NULL, &g) != 0 || g.gl_pathc == 0) {
         globfree(&g);
-        fprintf(stderr, "slap compare: no results file matches '%s'\n", part);
+        char shown[QUOTE_PATH_BUF];
+        fprintf(stderr, "slap compare: no results file matches %s\n", quote_name(shown, part));
         return COMPARE_USAGE;
     }
     for (size_t k = 0; k < g.gl_pathc; k++) {

@@ -105,6 +105,17 @@ static int distinct_outputs(const char *name, const struct sub_args *a)
                      quote_name(other, a->out[j]));
             return usage(name, problem, NULL);
         }
+        for (int i = 0; a->out[k] != NULL && i <= a->ninputs; i++) {
+            const char *input = i < a->ninputs ? a->inputs[i] : a->samples;
+            if (input == NULL || !outfile_same(a->out[k], input)) {
+                continue;
+            }
+            snprintf(problem, sizeof(problem),
+                     "%s %s names the input %s: it would be replaced while read; give the "
+                     "output a file of its own",
+                     results_sinks[k].option, quote_name(one, a->out[k]), quote_name(other, input));
+            return usage(name, problem, NULL);
+        }
     }
     return SUB_OK;
 }
@@ -161,10 +172,12 @@ static int refuse_same_run(const struct sub_args *a, const struct results_merge_
     for (int i = 0; i < a->ninputs; i++) {
         for (int j = i + 1; j < a->ninputs; j++) {
             if (results_share_run(in[i].doc, in[j].doc, &same)) {
+                char qa[QUOTE_PATH_BUF], qb[QUOTE_PATH_BUF], qh[QUOTE_PATH_BUF];
                 fprintf(stderr,
-                        "slap merge: '%s' and '%s' hold the same run (host %s, pid %llu, "
+                        "slap merge: %s and %s hold the same run (host %s, pid %llu, "
                         "started at %llu ms): a run is counted once\n",
-                        a->inputs[i], a->inputs[j], same.host, (unsigned long long)same.pid,
+                        quote_name(qa, a->inputs[i]), quote_name(qb, a->inputs[j]),
+                        quote_name(qh, same.host), (unsigned long long)same.pid,
                         (unsigned long long)same.start_ms);
                 return SUB_USAGE;
             }
@@ -352,7 +365,8 @@ static int spool_if_stream(struct results_merge_input *in)
     const char *dir = getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp";
     FILE *src;
     if (stat(in->path, &st) == 0 && (S_ISDIR(st.st_mode) || S_ISSOCK(st.st_mode))) {
-        fprintf(stderr, "slap merge: '%s': %s, not a results file\n", in->path,
+        char shown[QUOTE_PATH_BUF];
+        fprintf(stderr, "slap merge: %s: %s, not a results file\n", quote_name(shown, in->path),
                 S_ISDIR(st.st_mode) ? "a directory" : "a socket");
         return SUB_USAGE;
     }
@@ -370,7 +384,8 @@ static int spool_if_stream(struct results_merge_input *in)
     }
     fclose(src);
     if (status != SUB_OK) {
-        fprintf(stderr, "slap merge: '%s': %s\n", in->path, why);
+        char shown[QUOTE_PATH_BUF];
+        fprintf(stderr, "slap merge: %s: %s\n", quote_name(shown, in->path), why);
         if (fd >= 0) {
             close(fd);
         }

@@ -10,6 +10,7 @@
 #include "slap/model/samples.h"
 #include "slap/model/stats.h"
 #include "slap/output/plot.h"
+#include "slap/base/quote.h"
 
 #define LINE_MAX_BYTES 256 /* a sample line is far shorter */
 
@@ -156,7 +157,8 @@ enum slap_status plot_samples_read(const char *path, struct plot_samples *s, cha
         fclose(in);
     }
     if (status != SLAP_OK) {
-        snprintf(err, err_len, "--samples '%s': %s", path, why);
+        char shown[QUOTE_PATH_BUF];
+        snprintf(err, err_len, "--samples %s: %s", quote_name(shown, path), why);
         plot_samples_free(s);
     }
     return status;

@@ -16,6 +16,7 @@
 
 #include "slap/base/units.h"
 #include "slap/output/results.h"
+#include "slap/base/quote.h"
 
 #define MERGE_ERR_MAX 640 /* an input's error: its name and what is wrong */
 
@@ -36,8 +37,9 @@ static bool workload_differs(const struct results_doc *a, const struct results_d
     if (strncmp(va, vb, SETTING_SHOWN) == 0) {
         return false;
     }
-    snprintf(err, err_len, "the workloads differ: --%s is %.255s in '%s' and %.255s in '%s'",
-             e->name, va, a->label, vb, b->label);
+    char qa[QUOTE_PATH_BUF], qb[QUOTE_PATH_BUF];
+    snprintf(err, err_len, "the workloads differ: --%s is %.255s in %s and %.255s in %s", e->name,
+             va, quote_name(qa, a->label), vb, quote_name(qb, b->label));
     return true;
 }
 
@@ -45,8 +47,10 @@ enum slap_status results_same_workload(const struct results_doc *a, const struct
                                        char *err, size_t err_len)
 {
     if (a->sweep != b->sweep) {
-        snprintf(err, err_len, "'%s' is a sweep and '%s' is not", a->sweep ? a->label : b->label,
-                 a->sweep ? b->label : a->label);
+        char qa[QUOTE_PATH_BUF], qb[QUOTE_PATH_BUF];
+        snprintf(err, err_len, "%s is a sweep and %s is not",
+                 quote_name(qa, a->sweep ? a->label : b->label),
+                 quote_name(qb, a->sweep ? b->label : a->label));
         return SLAP_ERROR;
     }
     for (size_t i = 0; i < a->desc.config.n; i++) {
@@ -100,30 +104,34 @@ static enum slap_status check_compatible(const struct results_merge_input *in_a,
     if (results_same_workload(a, b, err, err_len) != SLAP_OK) {
         return SLAP_ERROR;
     }
+    char qa[QUOTE_PATH_BUF], qb[QUOTE_PATH_BUF];
     if ((a->desc.tps > 0) != (b->desc.tps > 0)) {
         const struct results_doc *open = a->desc.tps > 0 ? a : b;
         snprintf(err, err_len,
-                 "the loops differ: '%s' is open loop (--tps %.255s) and '%s' closed loop (no "
+                 "the loops differ: %s is open loop (--tps %.255s) and %s closed loop (no "
                  "--tps): their requests were sent differently",
-                 doc_name(open), setting_text(open, "tps"), doc_name(open == a ? b : a));
+                 quote_name(qa, doc_name(open)), setting_text(open, "tps"),
+                 quote_name(qb, doc_name(open == a ? b : a)));
         return SLAP_ERROR;
     }
     if (a->desc.execute_number == 0 && a->desc.run_time_ns != b->desc.run_time_ns) {
         snprintf(err, err_len,
-                 "the runs differ in length: --time is %.255ss in '%s' and %.255ss in '%s'",
-                 setting_text(a, "time"), a->label, setting_text(b, "time"), b->label);
+                 "the runs differ in length: --time is %.255ss in %s and %.255ss in %s",
+                 setting_text(a, "time"), quote_name(qa, a->label), setting_text(b, "time"),
+                 quote_name(qb, b->label));
         return SLAP_ERROR;
     }
     if (strncmp(setting_text(a, "rounds"), setting_text(b, "rounds"), SETTING_SHOWN) != 0) {
         snprintf(err, err_len,
-                 "the runs differ in length: --rounds is %.255s in '%s' and %.255s in '%s' "
+                 "the runs differ in length: --rounds is %.255s in %s and %.255s in %s "
                  "(rounds of --time each are measured)",
-                 setting_text(a, "rounds"), doc_name(a), setting_text(b, "rounds"), doc_name(b));
+                 setting_text(a, "rounds"), quote_name(qa, doc_name(a)), setting_text(b, "rounds"),
+                 quote_name(qb, doc_name(b)));
         return SLAP_ERROR;
     }
     if (a->period_s != b->period_s && in_a->nperiods > 0 && in_b->nperiods > 0) {
-        snprintf(err, err_len, "the periods differ: %gs in '%s' and %gs in '%s'", a->period_s,
-                 a->label, b->period_s, b->label);
+        snprintf(err, err_len, "the periods differ: %gs in %s and %gs in %s", a->period_s,
+                 quote_name(qa, a->label), b->period_s, quote_name(qb, b->label));
         return SLAP_ERROR;
     }
     return SLAP_OK;
@@ -235,9 +243,10 @@ static bool stats_overflow(const struct slap_stats *a, const struct slap_stats *
 static void say_overflow(char *err, size_t err_len, const struct results_doc *d, const char *where,
                          const char *name)
 {
+    char shown[QUOTE_PATH_BUF];
     snprintf(err, err_len,
-             "'%s': %s%s%s added to the files before it is more than 2^53 (a corrupt number?)",
-             doc_name(d), where, where[0] != '\0' ? " " : "", name);
+             "%s: %s%s%s added to the files before it is more than 2^53 (a corrupt number?)",
+             quote_name(shown, doc_name(d)), where, where[0] != '\0' ? " " : "", name);
 }
 
 /* Add src's period (or step) i into dst's, appending when dst has fewer. scratch keeps every
@@ -571,7 +580,8 @@ static enum slap_status walk_add(struct merge_walk *w, size_t i, const struct re
         return SLAP_OK;
     }
     if (st == SLAP_AGAIN) {
-        snprintf(err, err_len, "'%s' changed while it was merged", in->path);
+        char shown[QUOTE_PATH_BUF];
+        snprintf(err, err_len, "%s changed while it was merged", quote_name(shown, in->path));
         return SLAP_ERROR;
     }
     if (st != SLAP_OK) {
@@ -621,7 +631,9 @@ static enum slap_status walk(struct merge_walk *w, results_merge_each each, void
     }
     for (size_t i = 0; st == SLAP_AGAIN && !w->first_read && i < w->n; i++) {
         if (w->src[i].next != w->src[i].in->nperiods) {
-            snprintf(err, err_len, "'%s' changed while it was merged", w->src[i].in->path);
+            char shown[QUOTE_PATH_BUF];
+            snprintf(err, err_len, "%s changed while it was merged",
+                     quote_name(shown, w->src[i].in->path));
             st = SLAP_ERROR;
         }
     }

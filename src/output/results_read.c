@@ -9,6 +9,7 @@
 
 #include "slap/base/json.h"
 #include "slap/output/results.h"
+#include "slap/base/quote.h"
 
 #include "results_split.h"
 
@@ -980,11 +981,12 @@ static FILE *open_input(const char *path, const char *name, char *err, size_t er
     struct stat st;
     bool found = stat(path, &st) == 0;
     FILE *in = NULL;
+    char shown[QUOTE_PATH_BUF];
     if (found && (S_ISDIR(st.st_mode) || S_ISSOCK(st.st_mode))) {
-        snprintf(err, err_len, "'%s': %s, not a results file", name,
+        snprintf(err, err_len, "%s: %s, not a results file", quote_name(shown, name),
                  S_ISDIR(st.st_mode) ? "a directory" : "a socket");
     } else if ((in = fopen(path, "r")) == NULL) {
-        snprintf(err, err_len, "cannot read '%s': %s", name, strerror(errno));
+        snprintf(err, err_len, "cannot read %s: %s", quote_name(shown, name), strerror(errno));
     }
     return in;
 }

@@ -444,6 +444,14 @@ def case_two_outputs_one_file(mc):
         check(r.returncode == 2 and "--csv './m.json' and --json 'm.json' name one file"
               in r.stderr, "slap merge: %d %r" % (r.returncode, r.stderr))
         check(not os.path.exists(os.path.join(d, "m.json")), "slap merge wrote m.json")
+        before = open(saved, "rb").read()
+        for args in (["merge", "saved.json", "--json", "./saved.json"],
+                     ["plot", "saved.json", "-o", "saved.json"]):
+            r = subprocess.run([PATHS.slap] + args, cwd=d, capture_output=True, text=True,
+                               timeout=30)
+            check(r.returncode == 2 and "names the input 'saved.json'" in r.stderr,
+                  "an output over its input: %r: %d %r" % (args, r.returncode, r.stderr))
+            check(open(saved, "rb").read() == before, "%r replaced its input" % args)
     finally:
         shutil.rmtree(d)
 
@@ -518,6 +526,9 @@ def case_paths_in_messages_are_quoted(mc):
     bytes as \\xNN: nothing paints the terminal or starts a forged line of its own."""
     bad = "nodir/\x1b[31mRED\x1b[0m\nfake: line.csv"
     shown = "'nodir/\\x1b[31mRED\\x1b[0m\\x0afake: line.csv'"
+    run = os.path.join(tmpdir(), "run.json")
+    rc, _, err = run_slap(["-s", mc.addr] + RUN + ["--json", run])
+    check(rc == 0, "a results file: %d %r" % (rc, err))
     tries = (
         (["-s", mc.addr] + RUN + ["--csv", bad], 1, "--csv: cannot write %s" % shown),
         (["-s", mc.addr] + RUN + ["--csv", bad, "--svg", bad], 2,
@@ -527,7 +538,12 @@ def case_paths_in_messages_are_quoted(mc):
          "--push 'http://nodir/\\x1b[31mRED\\x1b[0m\\x0afake: line.csv'"),
         (["merge", "--" + bad], 2, "unknown option '--nodir/\\x1b[31m"),
         (["-s", mc.addr] + RUN + ["--json", "/nonexistent/it's"], 1,
-         "cannot write '/nonexistent/it\\x27s'"))
+         "cannot write '/nonexistent/it\\x27s'"),
+        # inputs: merge's and plot's files, compare's globs, plot's samples
+        (["merge", bad], 2, "cannot read %s" % shown),
+        (["plot", bad, "-o", "/dev/null"], 2, "cannot read %s" % shown),
+        (["compare", bad + "*", bad + "*"], 2, "no results file matches %s" % shown[:-1]),
+        (["plot", run, "--samples", bad, "-o", "/dev/null"], 2, "--samples %s" % shown))
     for args, status, want in tries:
         rc, out, err = run_slap(args)
         check(rc == status and want in err, "%r: %d %r" % (args[-1], rc, err))
