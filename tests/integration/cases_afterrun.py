@@ -88,16 +88,23 @@ def check_periods(out, expected, what):
     return rows
 
 
+def json_into_a_stalled_fifo(mc, d):
+    """A run whose --json is a FIFO in d, its reader there and taking nothing once the JSON
+    began: (the FIFO, slap's process, the reader's descriptor)."""
+    fifo = os.path.join(d, "f")
+    os.mkfifo(fifo)
+    proc = start(["-s", mc.addr, "-t", "1s", "-S", "0.5s", "--json", fifo])
+    fd = stalled_reader(fifo)
+    wait_readable(fd, 20, "the JSON began")
+    return fifo, proc, fd
+
+
 def case_signal_while_writing_to_a_stalled_fifo(mc):
     """SIGTERM while --json is written to a FIFO whose reader never reads, and SIGINT while it
     is written to a pipe given as /dev/fd/N: the report, then death by the signal at once."""
     d = tempfile.mkdtemp(prefix="slap-afterrun-")
     try:
-        fifo = os.path.join(d, "f")
-        os.mkfifo(fifo)
-        proc = start(["-s", mc.addr, "-t", "1s", "-S", "0.5s", "--json", fifo])
-        fd = stalled_reader(fifo)
-        wait_readable(fd, 20, "the JSON began")
+        fifo, proc, fd = json_into_a_stalled_fifo(mc, d)
         time.sleep(0.5)
         rc, out, err, took = stop_and_time(proc, signal.SIGTERM)
         os.close(fd)
@@ -124,11 +131,7 @@ def case_stalled_fifo_fails_its_output(mc):
     standard error naming the option, the file and the stall."""
     d = tempfile.mkdtemp(prefix="slap-afterrun-")
     try:
-        fifo = os.path.join(d, "f")
-        os.mkfifo(fifo)
-        proc = start(["-s", mc.addr, "-t", "1s", "-S", "0.5s", "--json", fifo])
-        fd = stalled_reader(fifo)
-        wait_readable(fd, 20, "the JSON began")
+        fifo, proc, fd = json_into_a_stalled_fifo(mc, d)
         began = time.monotonic()
         rc, out, err = finish(proc, 40)
         took = time.monotonic() - began
