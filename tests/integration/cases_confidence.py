@@ -169,7 +169,7 @@ def case_confidence_bounds_within_seen(mc):
     tmp = tempfile.mkdtemp(prefix="slap-seen-")
     try:
         path, svg = os.path.join(tmp, "run.json"), os.path.join(tmp, "run.svg")
-        rc, out, err = run_slap(["-s", proxy.addr, "-P", "1000", "-c", "8", "-T", "1", "-t", "3s",
+        rc, out, err = run_slap(["-s", proxy.addr, "-P", "1000", "-c", "32", "-T", "1", "-t", "3s",
                                  "-S", "0.1s", "--percentiles", "10,50,90", "--json", path])
         check(rc == 0, "exit status %d: %s" % (rc, err))
         total = [b for b in blocks_within_seen(out) if b[0] == "Total"]
