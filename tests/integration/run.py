@@ -32,7 +32,15 @@ TOP = os.path.dirname(os.path.dirname(HERE))
 # latencies, time limits, signals, UDP, valgrind) runs alone: a new case is serial until it is
 # known to be neither timed nor disturbed by a neighbour.
 SHARES_CPU = frozenset([
-    "ascii_only_server", "tree_files_without_git", "bad_options", "binary", "binary_misses", "cfg_file", "cfg_file_bad",
+    "ascii_only_server", "bad_options", "binary", "binary_misses", "cfg_file", "cfg_file_bad",
+    "tree_files_without_git",
+    # after the run: each waits on a stall or a silent peer, and bounds only a stop's delay
+    # (3 s for "about 2 s") and the periods' being non-empty
+    "signal_while_writing_to_a_stalled_fifo", "stalled_fifo_fails_its_output",
+    "signal_while_waiting_for_a_fifo_reader", "unix_socket_that_never_accepts",
+    "stalled_samples_reader_costs_samples_not_periods",
+    "silent_pushgateway_costs_pushes_not_periods", "push_resolver_that_never_answers",
+    "unsent_counted_at_a_gigarequest_rate", "signal_while_standard_output_is_stalled",
     "compare_live_refusals", "compare_refusals", "completion_installed",
     "completion_matches_help", "confidence_bounds_within_seen", "confidence_fine_periods",
     "confidence_not_estimable", "connection_limit", "counters_counted", "dead_port",
