@@ -120,6 +120,38 @@ static int distinct_outputs(const char *name, const struct sub_args *a)
     return SUB_OK;
 }
 
+/* --help (or -h) among the words: the command's help on standard output. */
+static bool asked_help(int argc, char **argv, bool plot)
+{
+    static const char merge_help[] =
+        "Usage: slap merge RESULT.json... [--json FILE] [--csv FILE] [--svg FILE]\n"
+        "Runs made together on several load hosts (--start_at, a --label each), as one: the\n"
+        "text report on standard output, the merged results in the files asked for. The runs\n"
+        "must share their workload, their loop (open or closed) and their measured length; a\n"
+        "run given twice is refused. Files are read in memory bounded by their histograms.\n"
+        "  --json FILE   the merged results, in slap's results schema\n"
+        "  --csv FILE    the merged periods and totals as CSV\n"
+        "  --svg FILE    a picture of the merged run\n"
+        "Exit status: 0 merged, 1 an output could not be written, 2 bad usage, a file that is\n"
+        "not slap's results (named, with the field and the reason) or runs that cannot be\n"
+        "merged.\n";
+    static const char plot_help[] =
+        "Usage: slap plot RESULT.json... -o FILE.svg [--samples FILE]\n"
+        "A picture of one run or several (at most 64): rates and percentiles over the run,\n"
+        "and, for several, each run's latency spectrum with its intervals.\n"
+        "  -o FILE.svg      the picture (SVG)\n"
+        "  --samples FILE   a run's --samples file: its requests drawn as points\n"
+        "Exit status: 0 drawn, 1 the picture could not be written, 2 bad usage or a file that\n"
+        "is not slap's results or samples (named, with the reason).\n";
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(plot ? plot_help : merge_help, stdout);
+            return true;
+        }
+    }
+    return false;
+}
+
 /* The options and input files; usage's status when they are wrong. */
 static int parse_args(int argc, char **argv, bool plot, struct sub_args *a)
 {
@@ -431,6 +463,9 @@ static int merge_check(const struct sub_args *a, struct results_merge_input *in,
  */
 static int merge_main(int argc, char **argv)
 {
+    if (asked_help(argc, argv, false)) {
+        return fflush(stdout) != 0 || ferror(stdout) ? SUB_FAILED : SUB_OK;
+    }
     struct sub_args a;
     struct results_doc merged;
     int status = parse_args(argc, argv, false, &a);
@@ -468,6 +503,9 @@ static int merge_main(int argc, char **argv)
 
 static int plot_main(int argc, char **argv)
 {
+    if (asked_help(argc, argv, true)) {
+        return fflush(stdout) != 0 || ferror(stdout) ? SUB_FAILED : SUB_OK;
+    }
     struct sub_args a;
     int status = parse_args(argc, argv, true, &a);
     struct results_doc *docs = calloc((size_t)argc, sizeof(*docs));

@@ -358,3 +358,15 @@ def case_man_page_documents_the_schema():
         man = f.read().replace("\\-", "-").replace("\\(dq", '"')
     for name in schema["properties"]:
         check(re.search(r"\b%s\b" % re.escape(name), man), "the man page lacks the member %s" % name)
+
+
+def case_subcommands_answer_help():
+    """Every subcommand answers --help: its usage on standard output, nothing on standard
+    error, exit 0 (slap merge and slap plot answered "unknown option '--help'", exit 2)."""
+    for cmd in ("merge", "plot", "compare", "search", "trace-stats"):
+        for word in ("--help", "-h"):
+            r = subprocess.run([PATHS.slap, cmd, word], capture_output=True, text=True,
+                               timeout=30)
+            check(r.returncode == 0 and r.stdout.startswith("Usage: slap %s" % cmd)
+                  and r.stderr == "", "slap %s %s: %d %r %r" % (cmd, word, r.returncode,
+                                                                 r.stdout[:80], r.stderr))

@@ -33,7 +33,7 @@ TOP = os.path.dirname(os.path.dirname(HERE))
 # known to be neither timed nor disturbed by a neighbour.
 SHARES_CPU = frozenset([
     "ascii_only_server", "bad_options", "binary", "binary_misses", "cfg_file", "cfg_file_bad",
-    "tree_files_without_git",
+    "tree_files_without_git", "subcommands_answer_help",
     # after the run: each waits on a stall or a silent peer, and bounds only a stop's delay
     # (3 s for "about 2 s") and the periods' being non-empty
     "signal_while_writing_to_a_stalled_fifo", "stalled_fifo_fails_its_output",
