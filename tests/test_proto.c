@@ -24,6 +24,27 @@ static const enum proto_kind kinds[] = {PROTO_ASCII, PROTO_BINARY, PROTO_META};
 
 /* The longest non-retrieval request of any op with the longest key and every number at its
  * widest: never above the bound, and the widest reaches it. */
+/* Every protocol has its codec row whole, under a name of its own (a row left out of the
+ * middle of the table would be all zeros). */
+static void test_every_codec_filled(void **state)
+{
+    (void)state;
+    for (int k = 0; k < PROTO_KINDS; k++) {
+        const struct codec *c = codec_get((enum proto_kind)k);
+        assert_non_null(c->name);
+        assert_non_null(c->encode_retrieve);
+        assert_non_null(c->encode_store);
+        assert_non_null(c->encode_command);
+        assert_non_null(c->reset);
+        assert_non_null(c->asked);
+        assert_non_null(c->parse);
+        assert_true(c->exptime_max > 0 && c->get_fixed > 0);
+        for (int j = 0; j < k; j++) {
+            assert_string_not_equal(c->name, codec_get((enum proto_kind)j)->name);
+        }
+    }
+}
+
 static void test_other_requests_bound(void **state)
 {
     (void)state;
@@ -183,6 +204,7 @@ static void test_exptime(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_codec_filled),
         cmocka_unit_test(test_other_requests_bound),
         cmocka_unit_test(test_get_bounds),
         cmocka_unit_test(test_room_refused),

@@ -83,6 +83,7 @@ static enum option_value show_trace_speed(const struct slap_options *o, char *bu
 /* The names of each CHOICE row, indexed by the enum they stand for. */
 static const char *const protocol_names[] = {
     [PROTO_ASCII] = "ascii", [PROTO_BINARY] = "binary", [PROTO_META] = "meta", NULL};
+_Static_assert(SLAP_ARRAY_SIZE(protocol_names) == PROTO_KINDS + 1, "a name for every protocol");
 static const char *const distribution_names[] = {
     [DISTRIBUTION_MODULA] = "modula", [DISTRIBUTION_KETAMA] = "ketama",
     [DISTRIBUTION_KETAMA_LIBMEMCACHED] = "ketama-libmemcached", NULL};

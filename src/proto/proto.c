@@ -62,6 +62,7 @@ static const struct codec codecs[] = {
                     proto_meta_encode_command, true, 23, 4, 62, text_reset, text_asked, meta_parse,
                     INT32_MAX, true, true},
 };
+_Static_assert(SLAP_ARRAY_SIZE(codecs) == PROTO_KINDS, "a codecs row for every enum proto_kind");
 
 const struct codec *codec_get(enum proto_kind kind)
 {

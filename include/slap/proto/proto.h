@@ -11,10 +11,13 @@
 #include "slap/proto/proto_binary.h"
 #include "slap/proto/proto_meta.h"
 
+/* The protocols: a new one is a row here and its row in proto.c's codecs table (a static
+ * assert counts the rows; test_proto checks that every row is filled). */
 enum proto_kind {
     PROTO_ASCII = 0,
     PROTO_BINARY = 1,
     PROTO_META = 2,
+    PROTO_KINDS /* how many */
 };
 
 /* Any protocol's parser state; a socket holds one. */
