@@ -94,8 +94,12 @@ void limits_server_from_proc(struct limits_server *s, const char *name, const ch
 
 const char *limits_verdict_name(enum limits_verdict v)
 {
-    static const char *const names[] = {"server", "client", "both", "rate", "latency", "unknown"};
-    return (size_t)v < SLAP_ARRAY_SIZE(names) ? names[v] : "unknown";
+    static const char *const names[] = {
+        [LIMITS_SERVER] = "server", [LIMITS_CLIENT] = "client",   [LIMITS_BOTH] = "both",
+        [LIMITS_RATE] = "rate",     [LIMITS_LATENCY] = "latency", [LIMITS_UNKNOWN] = "unknown",
+    };
+    _Static_assert(SLAP_ARRAY_SIZE(names) == LIMITS_VERDICTS, "a name for every verdict");
+    return (size_t)v < SLAP_ARRAY_SIZE(names) && names[v] != NULL ? names[v] : "unknown";
 }
 
 /* A share in whole percent, rounded down: 84% never reads as the 85% of saturation. */
@@ -912,7 +916,7 @@ void limits_print(FILE *out, const struct limits *l)
 
 bool limits_verdict_parse(const char *name, enum limits_verdict *v)
 {
-    for (int i = LIMITS_SERVER; name != NULL && i <= LIMITS_UNKNOWN; i++) {
+    for (int i = 0; name != NULL && i < LIMITS_VERDICTS; i++) {
         if (strcmp(name, limits_verdict_name((enum limits_verdict)i)) == 0) {
             *v = (enum limits_verdict)i;
             return true;

@@ -97,6 +97,7 @@ enum limits_verdict {
     LIMITS_RATE,    /* open loop: the target rate (or the trace's times) set the load */
     LIMITS_LATENCY, /* neither busy, the clients' requests all in flight: too few clients */
     LIMITS_UNKNOWN, /* slap not busy, the servers' load unknown */
+    LIMITS_VERDICTS /* how many: a new verdict is a row above and its name in limits.c */
 };
 
 /* A verdict that a deciding figure near its line could have turned (limits_judge finds it). */
