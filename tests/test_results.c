@@ -15,6 +15,7 @@
 #include "slap/base/rng.h"
 #include "slap/output/results.h"
 #include "slap/output/run_desc.h"
+#include "slap/output/sinks.h"
 
 /* What a test's run was given: the settings its description and configuration hold. */
 struct spec {
@@ -626,9 +627,25 @@ static void test_periods_halved_and_folded(void **state)
     results_doc_free(&same);
 }
 
+/* Every sink has its row whole, under an option of its own (a row left out of the table is
+ * all zeros: slap merge crashed on it). */
+static void test_every_sink_filled(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < RESULTS_SINKS; i++) {
+        assert_non_null(results_sinks[i].option);
+        assert_non_null(results_sinks[i].save);
+        assert_int_equal(strncmp(results_sinks[i].option, "--", 2), 0);
+        for (size_t j = 0; j < i; j++) {
+            assert_string_not_equal(results_sinks[i].option, results_sinks[j].option);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_sink_filled),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_merge_is_exact),
         cmocka_unit_test(test_merge_refuses_other_workloads),
