@@ -67,7 +67,7 @@ int compare_usage(const char *problem, const char *word)
     fprintf(stderr, "slap compare: %s%s%s%s\n", problem, word ? " '" : "", word ? word : "",
             word ? "'" : "");
     fprintf(stderr, "Try 'slap compare --help' for more information.\n");
-    return COMPARE_USAGE;
+    return SLAP_EXIT_USAGE;
 }
 
 const char *compare_option_value(int argc, char **argv, int *i, const char *name)
@@ -86,10 +86,10 @@ int compare_add_thresholds(struct compare_args *a, const char *list)
 {
     char *copy = strdup(list), *save = NULL, err[256], problem[300];
     if (copy == NULL) {
-        return COMPARE_USAGE;
+        return SLAP_EXIT_USAGE;
     }
-    int status = COMPARE_OK;
-    for (char *one = strtok_r(copy, ",", &save); one != NULL && status == COMPARE_OK;
+    int status = SLAP_EXIT_OK;
+    for (char *one = strtok_r(copy, ",", &save); one != NULL && status == SLAP_EXIT_OK;
          one = strtok_r(NULL, ",", &save)) {
         if (a->nth == COMPARE_MAX_THRESHOLDS) {
             status = compare_usage("too many --fail-if thresholds", NULL);
@@ -100,7 +100,7 @@ int compare_add_thresholds(struct compare_args *a, const char *list)
             a->nth++;
         }
     }
-    if (status == COMPARE_OK && a->nth == 0) {
+    if (status == SLAP_EXIT_OK && a->nth == 0) {
         status = compare_usage("--fail-if needs a threshold", NULL);
     }
     free(copy);
@@ -113,8 +113,8 @@ static int parse_files(int argc, char **argv, struct compare_args *a)
     for (int i = 1; i < argc; i++) {
         const char *v;
         if ((v = compare_option_value(argc, argv, &i, "--fail-if")) != NULL) {
-            if (compare_add_thresholds(a, v) != COMPARE_OK) {
-                return COMPARE_USAGE;
+            if (compare_add_thresholds(a, v) != SLAP_EXIT_OK) {
+                return SLAP_EXIT_USAGE;
             }
         } else if ((v = compare_option_value(argc, argv, &i, "--json")) != NULL) {
             if (v[0] == '\0') {
@@ -136,7 +136,7 @@ static int parse_files(int argc, char **argv, struct compare_args *a)
                              "or --live targets",
                              NULL);
     }
-    return COMPARE_OK;
+    return SLAP_EXIT_OK;
 }
 
 /* The files one part of a side names: itself, or what its glob matches (sorted). */
@@ -149,13 +149,13 @@ static int expand(const char *part, char ***files, size_t *n, size_t *total)
         }
         (*files)[(*n)++] = strdup(part);
         (*total)++;
-        return (*files)[*n - 1] != NULL ? COMPARE_OK : COMPARE_USAGE;
+        return (*files)[*n - 1] != NULL ? SLAP_EXIT_OK : SLAP_EXIT_USAGE;
     }
     if (glob(part, 0, NULL, &g) != 0 || g.gl_pathc == 0) {
         globfree(&g);
         char shown[QUOTE_PATH_BUF];
         fprintf(stderr, "slap compare: no results file matches %s\n", quote_name(shown, part));
-        return COMPARE_USAGE;
+        return SLAP_EXIT_USAGE;
     }
     for (size_t k = 0; k < g.gl_pathc; k++) {
         if (*total == MAX_FILES || *n == RANKS_MAX) {
@@ -166,21 +166,21 @@ static int expand(const char *part, char ***files, size_t *n, size_t *total)
         (*total)++;
     }
     globfree(&g);
-    return COMPARE_OK;
+    return SLAP_EXIT_OK;
 }
 
 /* The files of side text ("a.json", "a1.json,a2.json" or "'a-*.json'"). */
 static int side_files(const char *text, char ***files, size_t *n, size_t *total)
 {
     char *copy = strdup(text), *save = NULL;
-    int status = COMPARE_OK;
+    int status = SLAP_EXIT_OK;
     *files = calloc(RANKS_MAX, sizeof(**files));
     *n = 0;
     if (copy == NULL || *files == NULL) {
         free(copy);
-        return COMPARE_USAGE;
+        return SLAP_EXIT_USAGE;
     }
-    for (char *part = strtok_r(copy, ",", &save); part != NULL && status == COMPARE_OK;
+    for (char *part = strtok_r(copy, ",", &save); part != NULL && status == SLAP_EXIT_OK;
          part = strtok_r(NULL, ",", &save)) {
         if (*n == RANKS_MAX) {
             status = compare_usage("too many results files in a side:", text);
@@ -188,7 +188,7 @@ static int side_files(const char *text, char ***files, size_t *n, size_t *total)
             status = expand(part, files, n, total);
         }
     }
-    if (status == COMPARE_OK && *n == 0) {
+    if (status == SLAP_EXIT_OK && *n == 0) {
         status = compare_usage("a side names no results file:", text);
     }
     free(copy);
@@ -202,21 +202,21 @@ static void write_table_json(FILE *out, const void *arg)
 
 int compare_judge(const struct compare_args *a, const struct compare_table *t)
 {
-    int status = COMPARE_OK;
+    int status = SLAP_EXIT_OK;
     char why[512];
     for (size_t k = 0; k < a->nth; k++) {
         size_t row, run;
         const char *problem = compare_gate_problem(t, &a->th[k], why, sizeof(why));
         if (problem != NULL) {
             fprintf(stderr, "slap compare: --fail-if: %s\n", problem);
-            status = COMPARE_USAGE;
-        } else if (compare_crosses(t, &a->th[k], &row, &run) && status != COMPARE_USAGE) {
+            status = SLAP_EXIT_USAGE;
+        } else if (compare_crosses(t, &a->th[k], &row, &run) && status != SLAP_EXIT_USAGE) {
             const struct compare_diff *d = &t->rows[row].diff[run];
             fprintf(stderr, "slap compare: --fail-if %s: %s of '%s' changed by %+.1f%% from "
                             "'%s' (significant at %.4g%%)\n",
                     a->th[k].figure, t->rows[row].name, t->runs[run].name, d->relative * 100.0,
                     t->runs[0].name, t->gate_level * 100.0);
-            status = COMPARE_CROSSED;
+            status = SLAP_EXIT_FAILED;
         }
     }
     return status;
@@ -230,10 +230,10 @@ int compare_conclude(const struct compare_args *a, const struct compare_table *t
     if (a->json != NULL &&
         outfile_save(a->json, write_table_json, t, err, sizeof(err)) != SLAP_OK) {
         fprintf(stderr, "slap compare: --json: %s\n", err);
-        status = status == COMPARE_OK ? COMPARE_CROSSED : status;
+        status = status == SLAP_EXIT_OK ? SLAP_EXIT_FAILED : status;
     }
     if (fflush(stdout) != 0 || ferror(stdout)) {
-        return status == COMPARE_OK ? COMPARE_CROSSED : status;
+        return status == SLAP_EXIT_OK ? SLAP_EXIT_FAILED : status;
     }
     return status;
 }
@@ -249,8 +249,8 @@ struct file_sides {
 static int read_side(struct file_sides *fs, size_t i, size_t *total, const char *text)
 {
     char err[640];
-    if (side_files(text, &fs->files[i], &fs->nfiles[i], total) != COMPARE_OK) {
-        return COMPARE_USAGE;
+    if (side_files(text, &fs->files[i], &fs->nfiles[i], total) != SLAP_EXIT_OK) {
+        return SLAP_EXIT_USAGE;
     }
     fs->docs[i] = calloc(fs->nfiles[i], sizeof(*fs->docs[i]));
     fs->ptrs[i] = calloc(fs->nfiles[i], sizeof(*fs->ptrs[i]));
@@ -262,10 +262,10 @@ static int read_side(struct file_sides *fs, size_t i, size_t *total, const char 
         if (results_read(fs->files[i][k], plan_output_read_config, &fs->docs[i][k], err,
                          sizeof(err)) != SLAP_OK) {
             fprintf(stderr, "slap compare: %s\n", err);
-            return COMPARE_USAGE;
+            return SLAP_EXIT_USAGE;
         }
     }
-    return COMPARE_OK;
+    return SLAP_EXIT_OK;
 }
 
 static void free_sides(struct file_sides *fs, size_t n)
@@ -289,21 +289,21 @@ static int compare_files(const struct compare_args *a)
     struct compare_side sides[COMPARE_MAX_RUNS];
     size_t total = 0;
     char err[COMPARE_DIFFERS_MAX + 128];
-    int status = COMPARE_OK;
+    int status = SLAP_EXIT_OK;
     memset(&fs, 0, sizeof(fs));
-    for (size_t i = 0; i < a->nsides && status == COMPARE_OK; i++) {
+    for (size_t i = 0; i < a->nsides && status == SLAP_EXIT_OK; i++) {
         status = read_side(&fs, i, &total, a->sides[i]);
         sides[i] = (struct compare_side){a->sides[i], fs.ptrs[i], fs.nfiles[i]};
     }
-    struct compare_table *t = status == COMPARE_OK ? malloc(sizeof(*t)) : NULL;
-    if (status == COMPARE_OK && t == NULL) {
+    struct compare_table *t = status == SLAP_EXIT_OK ? malloc(sizeof(*t)) : NULL;
+    if (status == SLAP_EXIT_OK && t == NULL) {
         status = compare_usage("out of memory", NULL);
-    } else if (status == COMPARE_OK &&
+    } else if (status == SLAP_EXIT_OK &&
                compare_build(t, sides, a->nsides, false, compare_gate_level(a->nsides, a->nth),
                              err, sizeof(err)) != SLAP_OK) {
         fprintf(stderr, "slap compare: cannot compare: %s\n", err);
-        status = COMPARE_USAGE;
-    } else if (status == COMPARE_OK) {
+        status = SLAP_EXIT_USAGE;
+    } else if (status == SLAP_EXIT_OK) {
         status = compare_conclude(a, t);
     }
     free(t);
@@ -318,7 +318,7 @@ int compare_main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             compare_help(stdout);
-            return fflush(stdout) == 0 ? COMPARE_OK : COMPARE_CROSSED;
+            return fflush(stdout) == 0 ? SLAP_EXIT_OK : SLAP_EXIT_FAILED;
         }
     }
     for (int i = 1; i < argc; i++) {
@@ -327,5 +327,5 @@ int compare_main(int argc, char **argv)
         }
     }
     int status = parse_files(argc, argv, &a);
-    return status == COMPARE_OK ? compare_files(&a) : status;
+    return status == SLAP_EXIT_OK ? compare_files(&a) : status;
 }

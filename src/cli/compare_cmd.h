@@ -6,9 +6,6 @@
 
 #include "slap/output/compare.h"
 
-#define COMPARE_OK 0
-#define COMPARE_CROSSED 1
-#define COMPARE_USAGE 2
 #define COMPARE_MAX_THRESHOLDS 32
 
 struct compare_args {
@@ -19,14 +16,14 @@ struct compare_args {
     size_t nth;
 };
 
-/* A one-line problem (with word quoted, when not NULL) and the --help hint: COMPARE_USAGE. */
+/* A one-line problem (with word quoted, when not NULL) and the --help hint: SLAP_EXIT_USAGE. */
 int compare_usage(const char *problem, const char *word);
 /* "--name VALUE" or "--name=VALUE" at argv[*i]: its value, or NULL when it is not name. */
 const char *compare_option_value(int argc, char **argv, int *i, const char *name);
-/* --fail-if's comma-separated thresholds, added to a: COMPARE_OK or COMPARE_USAGE (said). */
+/* --fail-if's comma-separated thresholds, added to a: SLAP_EXIT_OK or SLAP_EXIT_USAGE (said). */
 int compare_add_thresholds(struct compare_args *a, const char *list);
-/* Each threshold judged, said on standard error: COMPARE_CROSSED when one was crossed,
- * COMPARE_USAGE when one cannot be judged (its figure missing, one run a side, too few). */
+/* Each threshold judged, said on standard error: SLAP_EXIT_FAILED when one was crossed,
+ * SLAP_EXIT_USAGE when one cannot be judged (its figure missing, one run a side, too few). */
 int compare_judge(const struct compare_args *a, const struct compare_table *t);
 /* The table printed (and written with --json), the thresholds judged: the exit status. */
 int compare_conclude(const struct compare_args *a, const struct compare_table *t);

@@ -104,8 +104,8 @@ static int parse_live(int argc, char **argv, struct live *lv)
             continue;
         }
         if ((v = compare_option_value(argc, argv, &i, "--fail-if")) != NULL) {
-            if (compare_add_thresholds(&lv->args, v) != COMPARE_OK) {
-                return COMPARE_USAGE;
+            if (compare_add_thresholds(&lv->args, v) != SLAP_EXIT_OK) {
+                return SLAP_EXIT_USAGE;
             }
         } else if ((v = compare_option_value(argc, argv, &i, "--json")) != NULL) {
             if (v[0] == '\0') {
@@ -147,7 +147,7 @@ static int parse_live(int argc, char **argv, struct live *lv)
             }
         }
     }
-    return COMPARE_OK;
+    return SLAP_EXIT_OK;
 }
 
 /* The side's target split at blanks (quotes keep blanks), after the common options: a first
@@ -193,7 +193,7 @@ static int side_argv(struct live *lv, struct live_side *s)
         s->argv[s->argc++] = word;
         words++;
     }
-    return COMPARE_OK;
+    return SLAP_EXIT_OK;
 }
 
 /* What a round of --live cannot be: more than one timed run, or one writing its own files. */
@@ -227,19 +227,19 @@ static int prepare_sides(struct live *lv)
 {
     for (size_t i = 0; i < lv->nsides; i++) {
         struct live_side *s = &lv->sides[i];
-        if (side_argv(lv, s) != COMPARE_OK) {
-            return COMPARE_USAGE;
+        if (side_argv(lv, s) != SLAP_EXIT_OK) {
+            return SLAP_EXIT_USAGE;
         }
         enum options_outcome o = options_parse(&s->opts, s->argc, s->argv, stdout, stderr);
         if (o != OPTIONS_RUN) {
             fprintf(stderr, "slap compare: side %s: its options (above) are not a run\n",
                     s->name);
-            return COMPARE_USAGE;
+            return SLAP_EXIT_USAGE;
         }
         const char *what = refused(&s->opts);
         if (what != NULL) {
             fprintf(stderr, "slap compare: side %s: --live cannot take %s\n", s->name, what);
-            return COMPARE_USAGE;
+            return SLAP_EXIT_USAGE;
         }
         s->rounds = calloc(lv->rounds, sizeof(*s->rounds));
         s->ptrs = calloc(lv->rounds, sizeof(*s->ptrs));
@@ -247,7 +247,7 @@ static int prepare_sides(struct live *lv)
             return compare_usage("out of memory", NULL);
         }
     }
-    return COMPARE_OK;
+    return SLAP_EXIT_OK;
 }
 
 /* Does every side list th's figure (tps always)? */
@@ -271,14 +271,14 @@ static bool every_side_lists(const struct live *lv, const struct compare_thresho
 static int check_gate(const struct live *lv)
 {
     if (lv->args.nth == 0) {
-        return COMPARE_OK;
+        return SLAP_EXIT_OK;
     }
     for (size_t k = 0; k < lv->args.nth; k++) {
         if (!every_side_lists(lv, &lv->args.th[k])) {
             fprintf(stderr, "slap compare: --fail-if: %s is not a figure of every side (add it "
                             "to --percentiles)\n",
                     lv->args.th[k].figure);
-            return COMPARE_USAGE;
+            return SLAP_EXIT_USAGE;
         }
     }
     double level = compare_gate_level(lv->nsides, lv->args.nth);
@@ -287,9 +287,9 @@ static int check_gate(const struct live *lv)
         fprintf(stderr, "slap compare: --fail-if: %zu threshold%s judged at %.4g%% need %zu "
                         "rounds a side at least, not %u (--rounds)\n",
                 lv->args.nth, lv->args.nth == 1 ? "" : "s", level * 100.0, needed, lv->rounds);
-        return COMPARE_USAGE;
+        return SLAP_EXIT_USAGE;
     }
-    return COMPARE_OK;
+    return SLAP_EXIT_OK;
 }
 
 /* Was slap itself short of CPU in the round (its threads saturated, or waiting for one)? */
@@ -448,7 +448,7 @@ static int live_conclude(struct live *lv)
     char err[COMPARE_DIFFERS_MAX + 128];
     char (*names)[SIDE_NAME_MAX + 8] = calloc(lv->nsides, sizeof(*names));
     struct compare_table *t = malloc(sizeof(*t));
-    int status = COMPARE_OK;
+    int status = SLAP_EXIT_OK;
     if (names == NULL || t == NULL) {
         free(names);
         free(t);
@@ -464,7 +464,7 @@ static int live_conclude(struct live *lv)
     if (compare_build(t, sides, lv->nsides, true, compare_gate_level(lv->nsides, lv->args.nth),
                       err, sizeof(err)) != SLAP_OK) {
         fprintf(stderr, "slap compare: cannot compare: %s\n", err);
-        status = COMPARE_USAGE;
+        status = SLAP_EXIT_USAGE;
     } else {
         status = compare_conclude(&lv->args, t);
         print_starved(lv);
@@ -494,7 +494,7 @@ static void live_free(struct live *lv)
 static int live_run(struct live *lv)
 {
     struct rng g = {.state = lv->seed};
-    int status = COMPARE_OK, sig = 0;
+    int status = SLAP_EXIT_OK, sig = 0;
     if (!lv->quiet) {
         print_header(lv);
     }
@@ -502,12 +502,12 @@ static int live_run(struct live *lv)
         int got = live_block(lv, k, &g);
         if (got != 0) {
             sig = got > 0 ? got : 0;
-            status = got < 0 ? COMPARE_CROSSED : status;
+            status = got < 0 ? SLAP_EXIT_FAILED : status;
             break;
         }
         lv->done++;
     }
-    if (lv->done > 0 && status == COMPARE_OK) {
+    if (lv->done > 0 && status == SLAP_EXIT_OK) {
         status = live_conclude(lv);
     }
     if (sig != 0) {
@@ -528,9 +528,9 @@ int compare_live_main(int argc, char **argv)
     sigset_t set;
     memset(&lv, 0, sizeof(lv));
     int status = parse_live(argc, argv, &lv);
-    status = status == COMPARE_OK ? prepare_sides(&lv) : status;
-    status = status == COMPARE_OK ? check_gate(&lv) : status;
-    if (status == COMPARE_OK) {
+    status = status == SLAP_EXIT_OK ? prepare_sides(&lv) : status;
+    status = status == SLAP_EXIT_OK ? check_gate(&lv) : status;
+    if (status == SLAP_EXIT_OK) {
         run_stop_signals(&set); /* the workers inherit them blocked; a run waits for them */
         pthread_sigmask(SIG_BLOCK, &set, NULL);
         signal(SIGPIPE, SIG_IGN);

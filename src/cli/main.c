@@ -26,12 +26,6 @@
 #include "slap/model/samples.h"
 #include "subcommands.h"
 
-enum exit_status {
-    EXIT_RUN_OK = 0,     /* the run completed and requests succeeded */
-    EXIT_RUN_FAILED = 1, /* could not connect, nothing succeeded, clients lost */
-    EXIT_USAGE = 2,      /* bad options */
-};
-
 /* More unanswered requests than this share of all due ones fail the run. */
 #define UNANSWERED_TOLERANCE 0.01
 
@@ -69,21 +63,21 @@ static int verdict(const struct run *r, const char *who)
     if (r->signal != 0 && run_seconds(r) == 0.0) {
         fprintf(stderr, "%s: interrupted before the measured run began: nothing was measured\n",
                 who);
-        return EXIT_RUN_FAILED;
+        return SLAP_EXIT_FAILED;
     }
     if (c->unanswered > 0) {
         run_describe_stalls(r, stderr, who);
     }
     if (ops == 0) {
         explain_nothing(r, who);
-        return EXIT_RUN_FAILED;
+        return SLAP_EXIT_FAILED;
     }
     if (run_all_blocked(r)) {
         fprintf(stderr,
                 "%s: every connection stopped answering: the run measured a server "
                 "that no longer answered\n",
                 who);
-        return EXIT_RUN_FAILED;
+        return SLAP_EXIT_FAILED;
     }
     uint64_t silent = c->unanswered - c->client_lag; /* the servers', not slap's lag */
     if ((double)silent > UNANSWERED_TOLERANCE * (double)(ops + c->unanswered)) {
@@ -92,7 +86,7 @@ static int verdict(const struct run *r, const char *who)
                 "%.0f%%\n",
                 who, (unsigned long long)silent, (unsigned long long)(ops + c->unanswered),
                 silent == 1 ? "" : "s", UNANSWERED_TOLERANCE * 100);
-        return EXIT_RUN_FAILED;
+        return SLAP_EXIT_FAILED;
     }
     if (c->stored == 0 && c->not_stored > 0) {
         fprintf(stderr,
@@ -101,7 +95,7 @@ static int verdict(const struct run *r, const char *who)
                 who, (unsigned long long)c->not_stored);
     }
     if (run_describe_down(r, stderr, who) > 0) {
-        return EXIT_RUN_FAILED;
+        return SLAP_EXIT_FAILED;
     }
     if (c->conn_refused > 0) {
         fprintf(stderr,
@@ -115,9 +109,9 @@ static int verdict(const struct run *r, const char *who)
                 (unsigned long long)c->clients_stopped, clients,
                 r->engine.memslap_face ? "threads" : "clients",
                 r->engine.memslap_face ? "" : " (-R reconnects)");
-        return EXIT_RUN_FAILED;
+        return SLAP_EXIT_FAILED;
     }
-    return EXIT_RUN_OK;
+    return SLAP_EXIT_OK;
 }
 
 /* --hdr-out: the whole run's latency, all types together, as .hgrm text. */
@@ -128,7 +122,7 @@ static int write_hdr(const struct slap_options *o, const struct slap_stats *glob
     char err[512];
     if (outfile_open(&of, o->hdr_out, err, sizeof(err)) != SLAP_OK) {
         fprintf(stderr, "slap: --hdr-out: %s\n", err);
-        return EXIT_RUN_FAILED;
+        return SLAP_EXIT_FAILED;
     }
     if (o->tps > 0 && o->latency == LATENCY_UNCORRECTED) {
         stats_total_raw(global, &total);
@@ -138,9 +132,9 @@ static int write_hdr(const struct slap_options *o, const struct slap_stats *glob
     hist_hgrm_write(of.f, &total, HIST_HGRM_UNIT_NS); /* a failure shows when it is closed */
     if (outfile_close(&of, err, sizeof(err)) != SLAP_OK) {
         fprintf(stderr, "slap: --hdr-out: %s\n", err);
-        return EXIT_RUN_FAILED;
+        return SLAP_EXIT_FAILED;
     }
-    return EXIT_RUN_OK;
+    return SLAP_EXIT_OK;
 }
 
 /* Was everything written to standard output so far? If not, say why on standard error. */
@@ -168,7 +162,7 @@ static int check_max_errors(const struct slap_options *o, const struct slap_stat
                 "(verify_failed): the run fails (--max_errors sets how many errors it "
                 "may have)\n",
                 who, (unsigned long long)failed, failed == 1 ? "" : "s");
-        return EXIT_RUN_FAILED;
+        return SLAP_EXIT_FAILED;
     }
     bool over_count = o->max_errors != UINT64_MAX && errors > o->max_errors;
     bool over_share = o->max_errors_pct >= 0 &&
@@ -178,7 +172,7 @@ static int check_max_errors(const struct slap_options *o, const struct slap_stat
     }
     fprintf(stderr, "%s: %llu errors in %llu requests, more than --max_errors allows\n", who,
             (unsigned long long)errors, (unsigned long long)requests);
-    return EXIT_RUN_FAILED;
+    return SLAP_EXIT_FAILED;
 }
 
 /* The text report's stream: standard error when the JSON takes standard output. */
@@ -212,20 +206,20 @@ static int outputs_open(struct outputs *outs, const struct slap_options *o)
     if (results_doc_init(&outs->doc) != SLAP_OK ||
         plan_output_describe(&outs->doc.desc, o) != SLAP_OK) {
         fprintf(stderr, "slap: out of memory\n");
-        return EXIT_RUN_FAILED;
+        return SLAP_EXIT_FAILED;
     }
     if (o->samples_out == NULL) {
-        return EXIT_RUN_OK;
+        return SLAP_EXIT_OK;
     }
     if (outfile_open(&outs->samples, o->samples_out, err, sizeof(err)) != SLAP_OK) {
         /* the run goes on: its report and other outputs are worth having; a stop ends it */
         fprintf(stderr, "slap: --samples: %s%s\n", err,
                 signals_stop_pending() ? "" : " (the run goes on without samples)");
         outs->samples_failed = true;
-        return EXIT_RUN_OK;
+        return SLAP_EXIT_OK;
     }
     samples_write_header(outs->samples.f);
-    return EXIT_RUN_OK;
+    return SLAP_EXIT_OK;
 }
 
 /* The samples file, whole (or as far as it went, where it is not a regular file). */
@@ -236,19 +230,19 @@ static int outputs_close_samples(struct outputs *outs, const struct slap_options
         char shown[QUOTE_PATH_BUF];
         fprintf(stderr, "slap: --samples: nothing was written to %s\n",
                 quote_name(shown, o->samples_out));
-        return EXIT_RUN_FAILED;
+        return SLAP_EXIT_FAILED;
     }
     if (outs->samples.f == NULL) {
-        return EXIT_RUN_OK;
+        return SLAP_EXIT_OK;
     }
     bool whole = outfile_whole(&outs->samples);
     if (outfile_close(&outs->samples, err, sizeof(err)) != SLAP_OK) {
         fprintf(stderr, "slap: --samples: %s\n", err);
         outs->samples_failed = true;
-        return EXIT_RUN_FAILED;
+        return SLAP_EXIT_FAILED;
     }
     outs->samples_picture = whole ? o->samples_out : NULL;
-    return EXIT_RUN_OK;
+    return SLAP_EXIT_OK;
 }
 
 static void outputs_free(struct outputs *outs)
@@ -263,8 +257,8 @@ static int outputs_save(const struct outputs *outs, const struct slap_options *o
     const char *paths[RESULTS_SINKS];
     struct results_sink_input in = {&outs->doc, NULL, NULL, outs->samples_picture};
     plan_output_paths(o, paths);
-    return results_sinks_save(paths, &in, stderr, "slap") != SLAP_OK ? EXIT_RUN_FAILED
-                                                                      : EXIT_RUN_OK;
+    return results_sinks_save(paths, &in, stderr, "slap") != SLAP_OK ? SLAP_EXIT_FAILED
+                                                                      : SLAP_EXIT_OK;
 }
 
 /* The servers' own stats (or why there are none) into the document. */
@@ -437,11 +431,11 @@ static int conclude(const struct run *r, const struct slap_options *o, struct ou
     int status = verdict(r, "slap");
     if (r->replay.error[0] != '\0') {
         fprintf(stderr, "slap: --trace: %s\n", r->replay.error);
-        status = EXIT_RUN_FAILED;
+        status = SLAP_EXIT_FAILED;
     }
     status = check_max_errors(o, &r->global, status, "slap");
-    if (o->hdr_out != NULL && write_hdr(o, &r->global) != EXIT_RUN_OK) {
-        status = EXIT_RUN_FAILED;
+    if (o->hdr_out != NULL && write_hdr(o, &r->global) != SLAP_EXIT_OK) {
+        status = SLAP_EXIT_FAILED;
     }
     if (r->samples_dropped > 0) {
         bool failed = outs->samples.f != NULL && ferror(outs->samples.f);
@@ -450,12 +444,12 @@ static int conclude(const struct run *r, const struct slap_options *o, struct ou
                 failed ? "(the file stopped taking them)"
                        : "(the file could not keep up): use a smaller --sample_rate");
     }
-    if (outputs_close_samples(outs, o) != EXIT_RUN_OK) {
-        status = EXIT_RUN_FAILED;
+    if (outputs_close_samples(outs, o) != SLAP_EXIT_OK) {
+        status = SLAP_EXIT_FAILED;
     }
     if (outs->want_doc) {
         doc_from_run(&outs->doc, r, o, status, &limits); /* the limits move into the document */
-        status = outputs_save(outs, o) != EXIT_RUN_OK ? EXIT_RUN_FAILED : status;
+        status = outputs_save(outs, o) != SLAP_EXIT_OK ? SLAP_EXIT_FAILED : status;
     }
     const struct limits *final = outs->want_doc ? &outs->doc.limits : &limits;
     live_finish(live, &r->global, run_seconds(r), judged ? final : NULL);
@@ -652,14 +646,14 @@ static int run_once(const struct slap_options *opts)
         outputs_free(&outs); /* stopped while waiting for --samples' reader: nothing to report */
         signals_die_of(signals_take_pending());
     }
-    if (status != EXIT_RUN_OK || stats_init(&ro.group, &stats_shape_all) != SLAP_OK ||
+    if (status != SLAP_EXIT_OK || stats_init(&ro.group, &stats_shape_all) != SLAP_OK ||
         open_live(&ro.live, opts, &outs.doc.desc) != SLAP_OK) {
         stats_free(&ro.group);
         outputs_free(&outs);
-        return status != EXIT_RUN_OK ? status : EXIT_RUN_FAILED;
+        return status != SLAP_EXIT_OK ? status : SLAP_EXIT_FAILED;
     }
     struct run_sinks sinks = run_sinks_of(&ro);
-    status = EXIT_RUN_FAILED;
+    status = SLAP_EXIT_FAILED;
     plan_run(&plan, opts);
     if (run_init(&run, &plan, out, err, sizeof(err)) != 0 ||
         run_want(&run, &sinks, true, true, progress_wanted(opts)) != SLAP_OK) {
@@ -682,7 +676,7 @@ static int run_once(const struct slap_options *opts)
     }
     status = conclude(&run, opts, &outs, out, &ro.precision, ro.live);
     if (!output_ok()) {
-        status = EXIT_RUN_FAILED;
+        status = SLAP_EXIT_FAILED;
     }
     if (run.signal == 0) {
         run.signal = signals_take_pending(); /* while writing the outputs: they gave up */
@@ -763,7 +757,7 @@ static int sweep_save(struct sweep_doc *sd, const struct slap_options *opts, con
     d->exit_status = status;
     d->signal = r->signal;
     doc_servers(d, r, sd->pairs);
-    return outputs_save(&sd->outs, opts) != EXIT_RUN_OK ? EXIT_RUN_FAILED : status;
+    return outputs_save(&sd->outs, opts) != SLAP_EXIT_OK ? SLAP_EXIT_FAILED : status;
 }
 
 static void sweep_free(struct sweep_doc *sd)
@@ -824,8 +818,8 @@ static int sweep_row(struct sweep_doc *sd, const struct run *r, const struct sla
     limits_free(&limits);
     char who[64];
     step_who(who, sizeof(who), rate);
-    return check_max_errors(opts, &r->global, verdict(r, who), who) != EXIT_RUN_OK ? EXIT_RUN_FAILED
-                                                                                   : status;
+    bool errors_fail = check_max_errors(opts, &r->global, verdict(r, who), who) != SLAP_EXIT_OK;
+    return errors_fail ? SLAP_EXIT_FAILED : status;
 }
 
 /* --sweep: one open-loop run per rate, one table row each; a signal ends it with its report. */
@@ -835,7 +829,7 @@ static int run_sweep(const struct slap_options *opts)
     int status = outputs_open(&sd.outs, opts);
     FILE *out = report_stream(opts);
     bool columns = false;
-    if (status != EXIT_RUN_OK) {
+    if (status != SLAP_EXIT_OK) {
         sweep_free(&sd);
         return status;
     }
@@ -852,7 +846,7 @@ static int run_sweep(const struct slap_options *opts)
         if (iv == NULL || intervals_init(iv) != SLAP_OK) {
             free(iv);
             fprintf(stderr, "slap: out of memory\n");
-            status = EXIT_RUN_FAILED;
+            status = SLAP_EXIT_FAILED;
             break;
         }
         enum slap_status st = sweep_step(&run, &step, opts, rate, first, out, iv, err, sizeof(err));
@@ -865,7 +859,7 @@ static int run_sweep(const struct slap_options *opts)
             verdict(&run, who); /* interrupted before the step's measured part: it says so */
         } else if (sig == 0) {
             fprintf(stderr, "slap: %s\n", err[0] != '\0' ? err : "out of memory");
-            status = EXIT_RUN_FAILED;
+            status = SLAP_EXIT_FAILED;
         }
         bool last = st != SLAP_OK || sig != 0 || rate + opts->sweep_step > opts->sweep_end + 0.5;
         if (last && !opts->quiet) {
@@ -924,7 +918,7 @@ static int run_memslap(const struct slap_options *opts, const struct memslap_arg
     struct run_plan plan;
     struct memslap_times times;
     char err[512] = "";
-    int status = EXIT_RUN_FAILED;
+    int status = SLAP_EXIT_FAILED;
     uint64_t begin_ns = slap_now_ns();
 
     plan_run(&plan, opts);
@@ -944,7 +938,7 @@ static int run_memslap(const struct slap_options *opts, const struct memslap_arg
     }
     status = verdict(&run, "slap");
     if (!output_ok()) {
-        status = EXIT_RUN_FAILED;
+        status = SLAP_EXIT_FAILED;
     }
     if (run.signal != 0) {
         run_free(&run);
@@ -961,9 +955,9 @@ out:
 static int parse_exit(enum options_outcome outcome)
 {
     if (outcome == OPTIONS_USAGE) {
-        return EXIT_USAGE;
+        return SLAP_EXIT_USAGE;
     }
-    return output_ok() ? EXIT_RUN_OK : EXIT_RUN_FAILED;
+    return output_ok() ? SLAP_EXIT_OK : SLAP_EXIT_FAILED;
 }
 
 static int memslap_main(int argc, char **argv, int first)
@@ -1011,7 +1005,7 @@ int main(int argc, char **argv)
     int memslap_first;
 
     if (!standard_streams()) {
-        return EXIT_RUN_FAILED;
+        return SLAP_EXIT_FAILED;
     }
     if (memslap_invoked(argc, argv, &memslap_first)) {
         return memslap_main(argc, argv, memslap_first);

@@ -24,9 +24,6 @@
 #include "slap/output/sinks.h"
 #include "slo.h"
 
-#define SEARCH_OK 0
-#define SEARCH_FAILED 1
-#define SEARCH_USAGE 2
 #define DEFAULT_START 1000.0
 #define DEFAULT_MAX_RATE 10e6
 #define DEFAULT_MAX_STEPS 12
@@ -113,7 +110,7 @@ static void search_help(FILE *out)
 static int search_usage(const char *problem)
 {
     fprintf(stderr, "slap search: %s\nTry 'slap search --help' for more information.\n", problem);
-    return SEARCH_USAGE;
+    return SLAP_EXIT_USAGE;
 }
 
 /* "--name VALUE" or "--name=VALUE" (dashes or underscores) at argv[*i]: its value. */
@@ -214,14 +211,14 @@ static int check_slap_options(const struct slap_options *o)
         return search_usage("--metrics and --push show one run: they cannot be used with a "
                             "search");
     }
-    return SEARCH_OK;
+    return SLAP_EXIT_OK;
 }
 
 /* The command line: search's options taken out, the rest parsed as slap's into s->opts. */
 static int parse(int argc, char **argv, struct search *s)
 {
     char **rest = s->rest = calloc((size_t)argc + 1, sizeof(*rest));
-    int nrest = 1, status = SEARCH_OK;
+    int nrest = 1, status = SLAP_EXIT_OK;
     struct search_args *a = &s->args;
     *a = (struct search_args){.start = DEFAULT_START,
                               .max_rate = DEFAULT_MAX_RATE,
@@ -229,31 +226,31 @@ static int parse(int argc, char **argv, struct search *s)
                               .step_ns = DEFAULT_STEP_NS,
                               .arrival = ARRIVAL_UNIFORM};
     if (rest == NULL) {
-        return SEARCH_FAILED;
+        return SLAP_EXIT_FAILED;
     }
     rest[0] = "slap";
-    for (int i = 1; i < argc && status == SEARCH_OK; i++) {
+    for (int i = 1; i < argc && status == SLAP_EXIT_OK; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             search_help(stdout);
-            return fflush(stdout) == 0 ? -1 : SEARCH_FAILED;
+            return fflush(stdout) == 0 ? -1 : SLAP_EXIT_FAILED;
         }
         int taken = take_search_option(argc, argv, &i, a);
-        status = taken == SEARCH_USAGE ? SEARCH_USAGE : SEARCH_OK;
+        status = taken == SLAP_EXIT_USAGE ? SLAP_EXIT_USAGE : SLAP_EXIT_OK;
         if (taken == 0) {
             rest[nrest++] = argv[i];
         }
     }
-    if (status == SEARCH_OK && a->nslo == 0) {
+    if (status == SLAP_EXIT_OK && a->nslo == 0) {
         status = search_usage("--slo names the objective, as --slo 'p99<1ms'");
     }
-    if (status == SEARCH_OK && a->start > a->max_rate) {
+    if (status == SLAP_EXIT_OK && a->start > a->max_rate) {
         status = search_usage("--start is above --max_rate");
     }
-    if (status == SEARCH_OK) {
+    if (status == SLAP_EXIT_OK) {
         enum options_outcome o = options_parse(&s->opts, nrest, rest, stdout, stderr);
         status = o == OPTIONS_RUN    ? check_slap_options(&s->opts)
                  : o == OPTIONS_EXIT ? -1
-                                     : SEARCH_USAGE;
+                                     : SLAP_EXIT_USAGE;
     }
     s->opts.step_time_ns = a->step_ns;
     s->opts.arrival = a->arrival;
@@ -378,24 +375,24 @@ static void judge_rate(struct search *s, struct rate_result *res)
     res->verdict = broken ? SLO_BROKEN : undecided ? SLO_UNDECIDED : SLO_HELD;
 }
 
-/* One run at the rate, added to what the rate showed; SEARCH_FAILED when nothing was measured,
+/* One run at the rate, added to what the rate showed; SLAP_EXIT_FAILED when nothing was measured,
  * or the signal's number (negative) when one interrupted it. */
 static int measure_once(struct search *s, struct rate_result *res)
 {
     struct run run;
     char err[512] = "";
     enum slap_status st = run_at(s, &run, res->target, err, sizeof(err));
-    int status = SEARCH_OK;
+    int status = SLAP_EXIT_OK;
     if (run.signal != 0) {
         status = -run.signal;
     } else if (st != SLAP_OK) {
         fprintf(stderr, "slap search: %s\n", err[0] != '\0' ? err : "out of memory");
-        status = SEARCH_FAILED;
+        status = SLAP_EXIT_FAILED;
     } else if (stats_ops(&run.global) == 0) {
         fprintf(stderr, "slap search: no request succeeded at %.0f ops/s\n", res->target);
-        status = SEARCH_FAILED;
+        status = SLAP_EXIT_FAILED;
     }
-    if (status == SEARCH_OK) {
+    if (status == SLAP_EXIT_OK) {
         struct limits limits = {.seconds = 0};
         keep_server_stats(s, &run);
         s->begun = true;
@@ -440,7 +437,7 @@ static int measure_rate(struct search *s, double rate, struct rate_result *res)
     s->seconds = 0;
     for (unsigned k = 0; k < LENGTHEN; k++) {
         int status = measure_once(s, res);
-        if (status != SEARCH_OK) {
+        if (status != SLAP_EXIT_OK) {
             return status;
         }
         judge_rate(s, res);
@@ -448,7 +445,7 @@ static int measure_rate(struct search *s, double rate, struct rate_result *res)
             break;
         }
     }
-    return SEARCH_OK;
+    return SLAP_EXIT_OK;
 }
 
 /* ---- the search ----------------------------------------------------------------------- */
@@ -550,18 +547,18 @@ static int save_doc(struct search *s, int status)
     }
     plan_output_paths(&s->opts, paths);
     struct results_sink_input in = {d, NULL, NULL, NULL};
-    return results_sinks_save(paths, &in, stderr, "slap search") != SLAP_OK ? SEARCH_FAILED
+    return results_sinks_save(paths, &in, stderr, "slap search") != SLAP_OK ? SLAP_EXIT_FAILED
                                                                             : status;
 }
 
 /* One step at rate: measured (once more when slap was short of CPU), its row printed and
- * kept. SEARCH_OK, or a signal's number (negative) or SEARCH_FAILED. */
+ * kept. SLAP_EXIT_OK, or a signal's number (negative) or SLAP_EXIT_FAILED. */
 static int step_at(struct search *s, const struct search_objectives *slo, double rate,
                    struct rate_result *res)
 {
     for (int attempt = 0; attempt < 2; attempt++) {
         int status = measure_rate(s, rate, res);
-        if (status != SEARCH_OK) {
+        if (status != SLAP_EXIT_OK) {
             return status;
         }
         keep_step(s, res);
@@ -574,7 +571,7 @@ static int step_at(struct search *s, const struct search_objectives *slo, double
             break;
         }
     }
-    return SEARCH_OK;
+    return SLAP_EXIT_OK;
 }
 
 /* The search ends at rate, where slap was short of CPU twice: why, for its last lines. */
@@ -609,13 +606,13 @@ static int search_narrow(struct search *s, const struct search_objectives *slo,
     while (*next == SEARCH_TRY) {
         double rate = st->rate;
         int status = step_at(s, slo, rate, &res);
-        if (status != SEARCH_OK) {
+        if (status != SLAP_EXIT_OK) {
             return status;
         }
         end->lowest_tried = fmin(end->lowest_tried, rate);
         if (starved(&res) && st->held <= 0) {
             *stop = stop_starved(s, end, rate, &res); /* nothing the server's held below it */
-            return SEARCH_OK;
+            return SLAP_EXIT_OK;
         }
         if (starved(&res)) { /* slap's ceiling: the search narrows below it */
             note_ceiling(s, rate, &res);
@@ -627,7 +624,7 @@ static int search_narrow(struct search *s, const struct search_objectives *slo,
             *best = res;
         }
     }
-    return SEARCH_OK;
+    return SLAP_EXIT_OK;
 }
 
 /*
@@ -653,7 +650,7 @@ static int confirm(struct search *s, const struct search_objectives *slo, struct
     }
     for (int i = 0; i < 2 && rates[i] > 0; i++) {
         int status = step_at(s, slo, rates[i], &res);
-        if (status != SEARCH_OK) {
+        if (status != SLAP_EXIT_OK) {
             return status;
         }
         if (starved(&res)) { /* not confirmed: slap's ceiling is now at or below it */
@@ -670,11 +667,11 @@ static int confirm(struct search *s, const struct search_objectives *slo, struct
         }
     }
     *confirmed = st->held == held && st->broken == broken;
-    return SEARCH_OK;
+    return SLAP_EXIT_OK;
 }
 
 /* The steps, one row each, until the search ends, then its confirmation; its end into *end.
- * A signal's number (negative) or SEARCH_FAILED when a step could not run. */
+ * A signal's number (negative) or SLAP_EXIT_FAILED when a step could not run. */
 static int search_steps(struct search *s, const struct search_objectives *slo,
                         struct report_search_end *end, struct rate_result *best)
 {
@@ -687,11 +684,11 @@ static int search_steps(struct search *s, const struct search_objectives *slo,
     end->max_rate = s->args.max_rate;
     for (;;) {
         int status = search_narrow(s, slo, &st, &next, end, best, &stop);
-        if (status == SEARCH_OK && !stop && st.held > 0 && rounds < CONFIRM_ROUNDS) {
+        if (status == SLAP_EXIT_OK && !stop && st.held > 0 && rounds < CONFIRM_ROUNDS) {
             rounds++;
             status = confirm(s, slo, &st, best, &confirmed);
         }
-        if (status != SEARCH_OK) {
+        if (status != SLAP_EXIT_OK) {
             return status;
         }
         if (stop || confirmed || st.held <= 0 || rounds == CONFIRM_ROUNDS) {
@@ -709,7 +706,7 @@ static int search_steps(struct search *s, const struct search_objectives *slo,
     end->exhausted = next == SEARCH_EXHAUSTED;
     end->confirmed = confirmed;
     end->confirmations = rounds;
-    return SEARCH_OK;
+    return SLAP_EXIT_OK;
 }
 
 /* The search, its report and files; the exit status. */
@@ -725,7 +722,7 @@ static int search_run(struct search *s)
     if (results_doc_init(&s->doc) != SLAP_OK ||
         plan_output_describe(&s->doc.desc, &s->opts) != SLAP_OK) {
         fprintf(stderr, "slap search: out of memory\n");
-        return SEARCH_FAILED;
+        return SLAP_EXIT_FAILED;
     }
     if (!s->opts.quiet) { /* -q: the capacity lines only */
         report_search_header(s->out, &s->doc.desc, &ov.view, s->args.start, s->args.max_rate,
@@ -737,10 +734,10 @@ static int search_run(struct search *s)
     if (status < 0) {
         report_interrupted(s->out, -status);
         s->doc.signal = -status;
-        save_doc(s, SEARCH_FAILED);
+        save_doc(s, SLAP_EXIT_FAILED);
         signals_die_of(-status);
     }
-    if (status == SEARCH_OK) {
+    if (status == SLAP_EXIT_OK) {
         report_search_end(s->out, &ov.view, &end);
         s->doc.search = (struct results_search){.present = true,
                                                 .capacity_tps = end.capacity,
@@ -774,23 +771,23 @@ int search_main(int argc, char **argv)
     static struct search s;
     sigset_t set;
     int status = parse(argc, argv, &s);
-    if (status != SEARCH_OK) {
+    if (status != SLAP_EXIT_OK) {
         search_free(&s);
-        return status < 0 ? SEARCH_OK : status;
+        return status < 0 ? SLAP_EXIT_OK : status;
     }
     s.out = s.opts.json_out != NULL && strcmp(s.opts.json_out, "-") == 0 ? stderr : stdout;
     s.acc = malloc(sizeof(*s.acc));
     if (s.acc == NULL || stats_init(s.acc, &stats_shape_all) != SLAP_OK) {
         fprintf(stderr, "slap search: out of memory\n");
         search_free(&s);
-        return SEARCH_FAILED;
+        return SLAP_EXIT_FAILED;
     }
     run_stop_signals(&set); /* the workers inherit them blocked; the run waits for them */
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     signal(SIGPIPE, SIG_IGN);
     status = search_run(&s);
     if (fflush(stdout) != 0 || ferror(stdout)) {
-        status = SEARCH_FAILED;
+        status = SLAP_EXIT_FAILED;
     }
     search_free(&s);
     return status;

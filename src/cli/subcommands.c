@@ -26,9 +26,6 @@
 #include "plan_output.h"
 #include "search.h"
 
-#define SUB_OK 0
-#define SUB_FAILED 1
-#define SUB_USAGE 2
 #define START_SPREAD_MS 1000 /* runs that started further apart than this did not run together */
 
 /* What a subcommand's command line says. */
@@ -46,7 +43,7 @@ static int usage(const char *name, const char *problem, const char *word)
             word ? quote_name(shown, word) : "");
     fprintf(stderr, "Usage: slap merge RESULT.json... [--json FILE] [--csv FILE] [--svg FILE]\n"
                     "       slap plot RESULT.json... -o FILE.svg [--samples FILE]\n");
-    return SUB_USAGE;
+    return SLAP_EXIT_USAGE;
 }
 
 /* "--name VALUE" or "--name=VALUE" at argv[*i] into *value; false when it is not that option. */
@@ -117,7 +114,7 @@ static int distinct_outputs(const char *name, const struct sub_args *a)
             return usage(name, problem, NULL);
         }
     }
-    return SUB_OK;
+    return SLAP_EXIT_OK;
 }
 
 /* --help (or -h) among the words: the command's help on standard output. */
@@ -158,7 +155,7 @@ static int parse_args(int argc, char **argv, bool plot, struct sub_args *a)
     memset(a, 0, sizeof(*a));
     a->inputs = calloc((size_t)argc, sizeof(*a->inputs));
     if (a->inputs == NULL) {
-        return SUB_FAILED;
+        return SLAP_EXIT_FAILED;
     }
     for (int i = 1; i < argc; i++) {
         const char *value = NULL;
@@ -191,10 +188,10 @@ static int read_inputs(const struct sub_args *a, const char *name, struct result
         if (results_read(a->inputs[i], plan_output_read_config, &docs[i], err, sizeof(err)) !=
             SLAP_OK) {
             fprintf(stderr, "slap %s: %s\n", name, err);
-            return SUB_USAGE;
+            return SLAP_EXIT_USAGE;
         }
     }
-    return SUB_OK;
+    return SLAP_EXIT_OK;
 }
 
 /* The same run given twice (the same file, or a copy) would count twice: refuse, naming both. */
@@ -211,11 +208,11 @@ static int refuse_same_run(const struct sub_args *a, const struct results_merge_
                         quote_name(qa, a->inputs[i]), quote_name(qb, a->inputs[j]),
                         quote_name(qh, same.host), (unsigned long long)same.pid,
                         (unsigned long long)same.start_ms);
-                return SUB_USAGE;
+                return SLAP_EXIT_USAGE;
             }
         }
     }
-    return SUB_OK;
+    return SLAP_EXIT_OK;
 }
 
 /* One step's statistics, for its sweep row. */
@@ -276,9 +273,9 @@ static int save(const char *name, const char *option, const char *path, outfile_
     char err[512];
     if (path != NULL && outfile_save(path, write, arg, err, sizeof(err)) != SLAP_OK) {
         fprintf(stderr, "slap %s: %s: %s\n", name, option, err);
-        return SUB_FAILED;
+        return SLAP_EXIT_FAILED;
     }
-    return SUB_OK;
+    return SLAP_EXIT_OK;
 }
 
 /* Runs that did not start together (no common --start_at) are summed all the same: say so. */
@@ -329,9 +326,9 @@ static int merge_intervals(struct merge_job *job, struct results_doc *merged)
     char err[640] = "";
     if (merge_walk(job, keep_for_intervals, merged->intervals, err, sizeof(err)) != SLAP_OK) {
         fprintf(stderr, "slap merge: %s\n", err[0] != '\0' ? err : "out of memory");
-        return SUB_FAILED;
+        return SLAP_EXIT_FAILED;
     }
-    return SUB_OK;
+    return SLAP_EXIT_OK;
 }
 
 /* The first byte of buf that cannot be where it is: a control byte (never in JSON text), or
@@ -349,8 +346,9 @@ static const char *bad_byte(const char *buf, size_t n, bool *started)
     return NULL;
 }
 
-/* src copied into fd, at most RESULTS_STREAM_MAX bytes of text: SUB_OK, or the status and
- * what is wrong in why (SUB_USAGE: the input is no results file; SUB_FAILED: the copy). */
+/* src copied into fd, at most RESULTS_STREAM_MAX bytes of text: SLAP_EXIT_OK, or the status
+ * and what is wrong in why (SLAP_EXIT_USAGE: the input is no results file; SLAP_EXIT_FAILED:
+ * the copy). */
 static int copy_stream(FILE *src, int fd, char *why, size_t why_len)
 {
     char buf[65536];
@@ -363,23 +361,23 @@ static int copy_stream(FILE *src, int fd, char *why, size_t why_len)
                      (unsigned long long)(copied + (uint64_t)(bad - buf)), (unsigned char)*bad,
                      started ? "a control byte, not JSON text"
                              : "not the '{' a results document begins with");
-            return SUB_USAGE;
+            return SLAP_EXIT_USAGE;
         }
         if (copied + n > RESULTS_STREAM_MAX) {
             snprintf(why, why_len, "more than %llu MiB from a stream: save it to a file first",
                      (unsigned long long)(RESULTS_STREAM_MAX >> 20));
-            return SUB_USAGE;
+            return SLAP_EXIT_USAGE;
         }
         if (write(fd, buf, n) != (ssize_t)n) {
             snprintf(why, why_len, "cannot copy it to a temporary file: %s", strerror(errno));
-            return SUB_FAILED;
+            return SLAP_EXIT_FAILED;
         }
     }
     if (ferror(src)) {
         snprintf(why, why_len, "cannot read it: %s", strerror(errno));
-        return SUB_USAGE;
+        return SLAP_EXIT_USAGE;
     }
-    return SUB_OK;
+    return SLAP_EXIT_OK;
 }
 
 /*
@@ -400,14 +398,14 @@ static int spool_if_stream(struct results_merge_input *in)
         char shown[QUOTE_PATH_BUF];
         fprintf(stderr, "slap merge: %s: %s, not a results file\n", quote_name(shown, in->path),
                 S_ISDIR(st.st_mode) ? "a directory" : "a socket");
-        return SUB_USAGE;
+        return SLAP_EXIT_USAGE;
     }
     if (stat(in->path, &st) != 0 || S_ISREG(st.st_mode) || (src = fopen(in->path, "r")) == NULL) {
-        return SUB_OK;
+        return SLAP_EXIT_OK;
     }
     snprintf(tmpl, sizeof(tmpl), "%s/slap-merge-XXXXXX", dir);
     int fd = mkstemp(tmpl);
-    int status = SUB_FAILED;
+    int status = SLAP_EXIT_FAILED;
     if (fd < 0 || unlink(tmpl) != 0) {
         snprintf(why, sizeof(why), "cannot make a temporary file in %s: %s", dir,
                  strerror(errno));
@@ -415,7 +413,7 @@ static int spool_if_stream(struct results_merge_input *in)
         status = copy_stream(src, fd, why, sizeof(why));
     }
     fclose(src);
-    if (status != SUB_OK) {
+    if (status != SLAP_EXIT_OK) {
         char shown[QUOTE_PATH_BUF];
         fprintf(stderr, "slap merge: %s: %s\n", quote_name(shown, in->path), why);
         if (fd >= 0) {
@@ -425,7 +423,7 @@ static int spool_if_stream(struct results_merge_input *in)
     }
     snprintf(path, sizeof(path), "/proc/self/fd/%d", fd); /* closed when slap exits */
     in->open_path = strdup(path);
-    return in->open_path != NULL ? SUB_OK : SUB_FAILED;
+    return in->open_path != NULL ? SLAP_EXIT_OK : SLAP_EXIT_FAILED;
 }
 
 /* Read every input whole (nothing kept of its periods) and merge what they hold but their
@@ -438,22 +436,22 @@ static int merge_check(const struct sub_args *a, struct results_merge_input *in,
         in[i].path = a->inputs[i];
         in[i].read_config = plan_output_read_config;
         int status = spool_if_stream(&in[i]);
-        if (status != SUB_OK) {
+        if (status != SLAP_EXIT_OK) {
             return status;
         }
     }
     if (results_merge_read(in, (size_t)a->ninputs, err, sizeof(err)) != SLAP_OK) {
         fprintf(stderr, "slap merge: %s\n", err);
-        return SUB_USAGE;
+        return SLAP_EXIT_USAGE;
     }
-    if (refuse_same_run(a, in) != SUB_OK) {
-        return SUB_USAGE;
+    if (refuse_same_run(a, in) != SLAP_EXIT_OK) {
+        return SLAP_EXIT_USAGE;
     }
     if (results_merge_heads(merged, in, (size_t)a->ninputs, err, sizeof(err)) != SLAP_OK) {
         fprintf(stderr, "slap merge: cannot merge: %s\n", err);
-        return SUB_USAGE;
+        return SLAP_EXIT_USAGE;
     }
-    return SUB_OK;
+    return SLAP_EXIT_OK;
 }
 
 /*
@@ -464,32 +462,32 @@ static int merge_check(const struct sub_args *a, struct results_merge_input *in,
 static int merge_main(int argc, char **argv)
 {
     if (asked_help(argc, argv, false)) {
-        return fflush(stdout) != 0 || ferror(stdout) ? SUB_FAILED : SUB_OK;
+        return fflush(stdout) != 0 || ferror(stdout) ? SLAP_EXIT_FAILED : SLAP_EXIT_OK;
     }
     struct sub_args a;
     struct results_doc merged;
     int status = parse_args(argc, argv, false, &a);
     struct results_merge_input *in = calloc((size_t)argc, sizeof(*in));
     memset(&merged, 0, sizeof(merged));
-    if (status == SUB_OK && in == NULL) {
-        status = SUB_FAILED;
+    if (status == SLAP_EXIT_OK && in == NULL) {
+        status = SLAP_EXIT_FAILED;
     }
-    if (status == SUB_OK) {
+    if (status == SLAP_EXIT_OK) {
         status = merge_check(&a, in, &merged);
     }
-    if (status == SUB_OK) {
+    if (status == SLAP_EXIT_OK) {
         struct merge_job job = {.in = in, .n = (size_t)a.ninputs};
         warn_spread(in, a.ninputs);
         status = merge_intervals(&job, &merged);
     }
-    if (status == SUB_OK) {
+    if (status == SLAP_EXIT_OK) {
         struct merge_job job = {.in = in, .n = (size_t)a.ninputs};
         struct results_sink_input sink = {&merged, merge_walk, &job, NULL};
         merged_report(&merged);
         if (results_sinks_save(a.out, &sink, stderr, "slap merge") != SLAP_OK) {
-            status = SUB_FAILED;
+            status = SLAP_EXIT_FAILED;
         }
-        status = fflush(stdout) != 0 || ferror(stdout) ? SUB_FAILED : status;
+        status = fflush(stdout) != 0 || ferror(stdout) ? SLAP_EXIT_FAILED : status;
     }
     results_doc_free(&merged);
     for (int i = 0; in != NULL && i < argc; i++) {
@@ -504,29 +502,29 @@ static int merge_main(int argc, char **argv)
 static int plot_main(int argc, char **argv)
 {
     if (asked_help(argc, argv, true)) {
-        return fflush(stdout) != 0 || ferror(stdout) ? SUB_FAILED : SUB_OK;
+        return fflush(stdout) != 0 || ferror(stdout) ? SLAP_EXIT_FAILED : SLAP_EXIT_OK;
     }
     struct sub_args a;
     int status = parse_args(argc, argv, true, &a);
     struct results_doc *docs = calloc((size_t)argc, sizeof(*docs));
     struct results_doc **ptrs = calloc((size_t)argc, sizeof(*ptrs));
-    if (status == SUB_OK && (docs == NULL || ptrs == NULL)) {
-        status = SUB_FAILED;
+    if (status == SLAP_EXIT_OK && (docs == NULL || ptrs == NULL)) {
+        status = SLAP_EXIT_FAILED;
     }
-    if (status == SUB_OK && a.ninputs > PLOT_MAX_DOCS) {
+    if (status == SLAP_EXIT_OK && a.ninputs > PLOT_MAX_DOCS) {
         status = usage(argv[0], "too many results files for one picture", NULL);
     }
-    if (status == SUB_OK) {
+    if (status == SLAP_EXIT_OK) {
         status = read_inputs(&a, argv[0], docs, ptrs);
     }
     struct plot_samples samples = {.stride = 1};
     char err[640];
-    if (status == SUB_OK && a.samples != NULL &&
+    if (status == SLAP_EXIT_OK && a.samples != NULL &&
         plot_samples_read(a.samples, &samples, err, sizeof(err)) != SLAP_OK) {
         fprintf(stderr, "slap plot: %s\n", err);
-        status = SUB_USAGE;
+        status = SLAP_EXIT_USAGE;
     }
-    if (status == SUB_OK) {
+    if (status == SLAP_EXIT_OK) {
         struct plot_input picture = {(const struct results_doc *const *)ptrs, (size_t)a.ninputs,
                                      a.samples != NULL ? &samples : NULL};
         status = save("plot", "-o", a.out[RESULTS_SINK_SVG], plot_svg, &picture);

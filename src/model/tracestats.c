@@ -19,9 +19,6 @@
 #define HLL_REGISTERS (1u << HLL_BITS)
 #define KEY_HASH_SEED 0x6b6579735f736c61ULL
 #define ZIPF_RANK_STEP 1.1 /* ranks of the fit: each about 10% beyond the one before */
-#define EXIT_DONE 0
-#define EXIT_FAILED 1
-#define EXIT_USAGE 2
 
 /* Counts of the keys seen, by 64-bit fingerprint (0 marks a free slot), open addressing. */
 struct key_table {
@@ -473,7 +470,7 @@ static int bad_usage(const char *what, const char *arg)
     fprintf(stderr, "slap trace-stats: %s%s%s\n", what, arg != NULL ? ": " : "",
             arg != NULL ? arg : "");
     fprintf(stderr, "Try 'slap trace-stats --help' for more information.\n");
-    return EXIT_USAGE;
+    return SLAP_EXIT_USAGE;
 }
 
 static bool parse_exact_keys(const char *text, uint64_t *value)
@@ -500,7 +497,7 @@ static int parse_args(int argc, char **argv, struct tracestats_args *a)
     while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         if (ch == 'h') {
             usage(stdout);
-            return EXIT_DONE;
+            return SLAP_EXIT_OK;
         } else if (ch == 's') {
             a->skip_bad = true;
         } else if (ch == 'k' && !parse_exact_keys(optarg, &a->exact_keys)) {
@@ -544,7 +541,7 @@ int tracestats_main(int argc, char **argv)
     if (status >= 0) {
         return status;
     }
-    status = EXIT_FAILED;
+    status = SLAP_EXIT_FAILED;
     struct trace_options o = {.path = a.path, .skip_bad = a.skip_bad};
     if (trace_open(&t, &o, err, sizeof(err)) != SLAP_OK) {
         goto out;
@@ -557,12 +554,12 @@ int tracestats_main(int argc, char **argv)
         goto out;
     }
     tracestats_print(stdout, s, trace_counts(t), strcmp(a.path, "-") == 0 ? "stdin" : a.path);
-    status = fflush(stdout) == 0 && !ferror(stdout) ? EXIT_DONE : EXIT_FAILED;
-    if (status != EXIT_DONE) {
+    status = fflush(stdout) == 0 && !ferror(stdout) ? SLAP_EXIT_OK : SLAP_EXIT_FAILED;
+    if (status != SLAP_EXIT_OK) {
         snprintf(err, sizeof(err), "cannot write to standard output");
     }
 out:
-    if (status != EXIT_DONE) {
+    if (status != SLAP_EXIT_OK) {
         fprintf(stderr, "slap trace-stats: %s\n", err);
     }
     tracestats_free(s);

@@ -13,6 +13,13 @@ enum slap_status {
     SLAP_AGAIN = 1,  /* need more bytes, or the operation would block */
 };
 
+/* Every command's exit status, slap's and its subcommands' (README: "Exit status"). */
+enum slap_exit {
+    SLAP_EXIT_OK = 0,     /* done: the run succeeded, the files merged, no threshold crossed */
+    SLAP_EXIT_FAILED = 1, /* the run or an output failed, or a --fail-if threshold was crossed */
+    SLAP_EXIT_USAGE = 2,  /* bad usage, or an input that cannot be used */
+};
+
 #define SLAP_NS_PER_US 1000ULL
 #define SLAP_NS_PER_MS 1000000ULL
 #define SLAP_NS_PER_SEC 1000000000ULL
