@@ -191,7 +191,7 @@ def case_memslap_as_memcslap(mc):
     memcslap = find_memcslap()
     for extra in (["--flush"], ["-t", "get"], ["-t", "mget", "--binary"], ["-t", "get", "-b"]):
         args = ["-s", mc.addr, "-c", "2", "-e", "300"] + extra
-        before = mc.stats()[0]
+        before = mc.stats()
         theirs = subprocess.run([memcslap] + args, capture_output=True, text=True, timeout=60)
         sys.stdout.write("$ memcslap %s -> %d\n%s%s" % (" ".join(args), theirs.returncode,
                                                         theirs.stdout, theirs.stderr))
