@@ -67,6 +67,8 @@ while read -r cmd status secs; do
 done < <(cat "$logs/status" 2>/dev/null || echo "set-up 1 0")
 if [[ -f $logs/test.log ]]; then
     grep -E '^== |tests passed|tests failed' "$logs/test.log" | sed 's/^/fresh:   /'
+    grep -E '^[[:space:]]+[0-9]+ - [a-z0-9_]+ \((Failed|Timeout|SEGFAULT|Subprocess aborted)' \
+        "$logs/test.log" | sed 's/^[[:space:]]*/fresh:   failed: /' || true
     for b in build build-asan; do
         t=$logs/test-$b-LastTest.log
         [[ -f $t ]] || continue
