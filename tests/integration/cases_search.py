@@ -3,6 +3,7 @@ server of known capacity (a single-threaded fake that serves each request in a f
 against memcached -t 1 pinned to one CPU; its bad objectives; slap plot of several runs (the
 percentile spectrum with its intervals)."""
 import collections
+import contextlib
 import json
 import os
 import re
@@ -206,17 +207,28 @@ def case_search_known_capacity():
         shutil.rmtree(d)
 
 
-def case_search_memcached_pinned():
-    """memcached -t 1 pinned to CPU 0, slap on CPU 1: the search ramps from 5000 ops/s and ends
-    with a capacity line; when slap rather than the server became the limit (a step that did
-    not hold, judged client) it stops at that step and says so, and says so of no other. The
-    SVG of the curve renders."""
+@contextlib.contextmanager
+def memcached_on_cpu0():
+    """memcached -t 1 pinned to CPU 0 (the cases run slap on CPU 1) and a scratch directory:
+    (mc, d), both gone afterwards. Skipped on one CPU."""
     if (os.cpu_count() or 1) < 2:
         raise Skip("one CPU: slap and the server cannot be pinned apart")
     mc = Memcached(extra=("-t", "1"))
     d = tempfile.mkdtemp()
     try:
         pin(mc.proc.pid, 0)
+        yield mc, d
+    finally:
+        mc.stop()
+        shutil.rmtree(d)
+
+
+def case_search_memcached_pinned():
+    """memcached -t 1 pinned to CPU 0, slap on CPU 1: the search ramps from 5000 ops/s and ends
+    with a capacity line; when slap rather than the server became the limit (a step that did
+    not hold, judged client) it stops at that step and says so, and says so of no other. The
+    SVG of the curve renders."""
+    with memcached_on_cpu0() as (mc, d):
         svg = os.path.join(d, "s.svg")
         rc, out, err = run_slap(["search", "--slo", "p99<10ms", "-s", mc.addr, "-T", "1",
                                  "-c", "32", "--step_time", "1s", "--start", "5000",
@@ -259,9 +271,6 @@ def case_search_memcached_pinned():
         png = os.path.join(d, "s.png")
         r = subprocess.run(["rsvg-convert", "-o", png, svg], capture_output=True, text=True)
         check(r.returncode == 0 and r.stderr == "", "rsvg-convert failed: %s" % r.stderr)
-    finally:
-        mc.stop()
-        shutil.rmtree(d)
 
 
 def case_search_starved_ends_without_capacity():
@@ -271,12 +280,7 @@ def case_search_starved_ends_without_capacity():
     saying that slap was short of CPU and why (the verdict's words); the JSON has no capacity
     and the rate where it stopped. Two tries: a step the loops happen to spare is the
     server's, and then the search goes on."""
-    if (os.cpu_count() or 1) < 2:
-        raise Skip("one CPU: slap and the server cannot be pinned apart")
-    mc = Memcached(extra=("-t", "1"))
-    d = tempfile.mkdtemp()
-    try:
-        pin(mc.proc.pid, 0)
+    with memcached_on_cpu0() as (mc, d):
         path = os.path.join(d, "s.json")
         for attempt in range(2):
             with CpuHog(1), CpuHog(1):
@@ -303,9 +307,6 @@ def case_search_starved_ends_without_capacity():
               and doc["search"]["confirmed"] is False, "JSON search %r" % doc["search"])
         check([s["slo"] for s in doc["steps"]] == ["starved", "starved"],
               "JSON steps %r" % [s["slo"] for s in doc["steps"]])
-    finally:
-        mc.stop()
-        shutil.rmtree(d)
 
 
 def case_search_narrows_below_slaps_ceiling():
@@ -317,12 +318,7 @@ def case_search_narrows_below_slaps_ceiling():
     so the ceiling may keep coming down until the confirmations are used up: the lower bound is
     then said without "confirmed". A host too busy to let slap hold even the start is skipped
     (the verdict is then right: no capacity)."""
-    if (os.cpu_count() or 1) < 2:
-        raise Skip("one CPU: slap and the server cannot be pinned apart")
-    mc = Memcached(extra=("-t", "1"))
-    d = tempfile.mkdtemp()
-    try:
-        pin(mc.proc.pid, 0)
+    with memcached_on_cpu0() as (mc, d):
         path = os.path.join(d, "s.json")
         rc, out, err = run_slap(["search", "--slo", "p50<1s", "-s", mc.addr, "-T", "1",
                                  "-c", "32", "--step_time", "500ms", "--start", "10000",
@@ -352,9 +348,6 @@ def case_search_narrows_below_slaps_ceiling():
         validate(doc)
         check(abs(doc["search"]["capacity_tps"] - capacity) < 1 and
               abs(doc["search"]["client_limit_tps"] - ceiling) < 1, "JSON %r" % doc["search"])
-    finally:
-        mc.stop()
-        shutil.rmtree(d)
 
 
 def case_search_bad_objectives():
