@@ -294,31 +294,35 @@ static void ms_line(FILE *out, const char *label, uint64_t count, const char *wh
     fprintf(out, "%s%*.3f seconds.\n", left, width, seconds);
 }
 
-/* The latency of the measured requests, one line: microseconds, min to max. */
-static void ms_latency(FILE *out, const struct slap_stats *s)
+/* The latency of the measured requests, one line: microseconds, min to max. total: a
+ * histogram set up, for every type together. */
+static void ms_latency(FILE *out, const struct slap_stats *s, struct hist *total)
 {
-    static struct hist total; /* 37 KiB: not on the stack */
     static const double pcts[] = {50, 90, 99, 99.9};
-    stats_total_hist(s, &total);
-    if (total.count == 0) {
+    stats_total_hist(s, total);
+    if (total->count == 0) {
         return;
     }
-    fprintf(out, "Latency(us): min %" PRIu64 " avg %.1f", (uint64_t)(total.min_ns / SLAP_NS_PER_US),
-            hist_mean_us(&total));
+    fprintf(out, "Latency(us): min %" PRIu64 " avg %.1f",
+            (uint64_t)(total->min_ns / SLAP_NS_PER_US), hist_mean_us(total));
     for (size_t i = 0; i < SLAP_ARRAY_SIZE(pcts); i++) {
-        uint64_t us = hist_percentile_ns(&total, pcts[i]) / SLAP_NS_PER_US;
+        uint64_t us = hist_percentile_ns(total, pcts[i]) / SLAP_NS_PER_US;
         fprintf(out, " p%g %" PRIu64, pcts[i], us);
     }
     fprintf(out, " max %" PRIu64 " requests %" PRIu64 "\n",
-            (uint64_t)(total.max_ns / SLAP_NS_PER_US), total.count);
+            (uint64_t)(total->max_ns / SLAP_NS_PER_US), total->count);
 }
 
-void memslap_report(FILE *out, const struct memslap_args *a, const struct memslap_times *t,
-                    const struct slap_stats *s)
+enum slap_status memslap_report(FILE *out, const struct memslap_args *a,
+                                const struct memslap_times *t, const struct slap_stats *s)
 {
     const struct slap_counters *c = &s->counters;
     bool progress = a->verbose || a->debug;
     char label[32], what[48];
+    struct hist *total;
+    if (hist_slab_alloc(&total, 1) != SLAP_OK) {
+        return SLAP_ERROR;
+    }
     if (a->flush) {
         ms_line(out, "Time to flush", t->servers, "servers:", t->flush);
     }
@@ -345,5 +349,7 @@ void memslap_report(FILE *out, const struct memslap_args *a, const struct memsla
         fprintf(out, "get_misses: %" PRIu64 "\n", c->get_misses);
     }
     stats_print_counters(out, c, COUNTER_NONZERO);
-    ms_latency(out, s);
+    ms_latency(out, s, total);
+    hist_slab_free(total, 1);
+    return SLAP_OK;
 }
