@@ -235,7 +235,7 @@ static void test_report_layout(void **state)
     s.counters.cmd_set = 40000;
     FILE *out = open_memstream(&text, &len);
     assert_non_null(out);
-    memslap_report(out, &a, &t, &s);
+    assert_int_equal(memslap_report(out, &a, &t, &s), SLAP_OK);
     fclose(out);
     assert_memory_equal(text, memslap_said, strlen(memslap_said)); /* then slap's additions */
     free(text);
@@ -261,7 +261,7 @@ static void test_report_get(void **state)
     s.counters.conn_closed = 1;
     FILE *out = open_memstream(&text, &len);
     assert_non_null(out);
-    memslap_report(out, &a, &t, &s);
+    assert_int_equal(memslap_report(out, &a, &t, &s), SLAP_OK);
     fclose(out);
     assert_string_equal(text,
                         "Time to generate        100 test keys:                0.001 seconds.\n"

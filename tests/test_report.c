@@ -269,7 +269,7 @@ static char *final_text(const struct slap_stats *s, double seconds, int signal)
     struct run_desc o;
     desc_defaults(&o);
     capture_open(&c);
-    report_final(c.out, &o, s, seconds, signal, NULL, NULL, 0, NULL);
+    assert_int_equal(report_final(c.out, &o, s, seconds, signal, NULL, NULL, 0, NULL), SLAP_OK);
     return capture_close(&c);
 }
 
@@ -278,7 +278,7 @@ static char *period_text(const struct run_desc *o, const struct slap_stats *peri
 {
     struct capture c;
     capture_open(&c);
-    report_period(c.out, o, period, global, period_no, terminal);
+    assert_int_equal(report_period(c.out, o, period, global, period_no, terminal), SLAP_OK);
     return capture_close(&c);
 }
 

@@ -59,7 +59,8 @@ struct live {
     int ncommon;
     struct live_side sides[COMPARE_MAX_RUNS];
     size_t nsides;
-    unsigned done; /* rounds every side completed */
+    unsigned done;      /* rounds every side completed */
+    struct hist *total; /* a round's histogram, every type together, for its line */
 };
 
 /* "NAME=..." with NAME a letter, then letters, digits, '_', '-' or '.'. */
@@ -247,6 +248,9 @@ static int prepare_sides(struct live *lv)
             return compare_usage("out of memory", NULL);
         }
     }
+    if (hist_slab_alloc(&lv->total, 1) != SLAP_OK) {
+        return compare_usage("out of memory", NULL);
+    }
     return SLAP_EXIT_OK;
 }
 
@@ -353,15 +357,14 @@ static enum slap_status live_round(struct live_side *s, unsigned k, int *sig)
     return st;
 }
 
-/* "20105 ops/s, p99 812 us": a round's figures for its line. */
-static void round_text(const struct results_doc *d, char *buf, size_t len)
+/* "20105 ops/s, p99 812 us": a round's figures for its line, its histogram merged in total. */
+static void round_text(const struct results_doc *d, struct hist *total, char *buf, size_t len)
 {
-    static struct hist total; /* main thread only */
-    report_main_total(&d->desc, d->global, &total);
+    report_main_total(&d->desc, d->global, total);
     double seconds = d->seconds > 0 ? d->seconds : 1.0;
     snprintf(buf, len, "%.0f ops/s, p99 %.0f us",
              (double)stats_counters_ops(&d->global->counters) / seconds,
-             (double)hist_percentile_ns(&total, 99.0) / 1000.0);
+             (double)hist_percentile_ns(total, 99.0) / 1000.0);
 }
 
 /* Round k: every side once, in an order drawn from g. 0, a signal's number, or -1 (failed). */
@@ -391,7 +394,7 @@ static int live_block(struct live *lv, unsigned k, struct rng *g)
         s->ptrs[k] = &s->rounds[k];
         if (!lv->quiet) {
             char figures[96];
-            round_text(&s->rounds[k], figures, sizeof(figures));
+            round_text(&s->rounds[k], lv->total, figures, sizeof(figures));
             printf("%s %s %s", n > 0 ? ", then" : "", s->name, figures);
             fflush(stdout);
         }
@@ -488,6 +491,7 @@ static void live_free(struct live *lv)
         free(s->copy);
     }
     free(lv->common);
+    hist_slab_free(lv->total, 1);
 }
 
 /* The rounds, then the table; a signal ends them with the table of the rounds done. */

@@ -113,7 +113,7 @@ static enum options_outcome ms_version(struct parse_state *st, const char *arg)
 static enum options_outcome ms_servers(struct parse_state *st, const char *arg)
 {
     if (arg[0] == '\0') {
-        return options_usage_error(st->err, "--servers: the list is empty");
+        return options_usage_error(st, "--servers: the list is empty");
     }
     ((struct memslap_args *)st->target)->servers = arg;
     return OPTIONS_RUN;
@@ -156,13 +156,13 @@ static enum options_outcome plan_servers(const struct parse_state *st, struct sl
         from = "MEMCACHED_SERVERS";
     }
     if (o->servers[0] == '\0') {
-        return options_usage_error(st->err, "%s: the list is empty", from);
+        return options_usage_error(st, "%s: the list is empty", from);
     }
     if (servers_check_list(o->servers, &shape, why, sizeof(why)) != SLAP_OK) {
-        return options_usage_error(st->err, "%s: %s", from, why);
+        return options_usage_error(st, "%s: %s", from, why);
     }
     if (a->udp && shape.unix_sockets > 0) {
-        return options_usage_error(st->err,
+        return options_usage_error(st,
                                    "--udp needs host:port servers, and %s lists a unix "
                                    "socket",
                                    from);
@@ -179,13 +179,13 @@ static enum options_outcome plan_udp(const struct parse_state *st, struct slap_o
                   (codec->set_crlf ? 2 : 0);
     char sizes[64], why[256];
     if (o->multiget_window) {
-        return options_usage_error(st->err, "--udp: a multi-get of every key does not fit one "
-                                            "datagram: use --test=get or --test=set");
+        return options_usage_error(st, "--udp: a multi-get of every key does not fit one "
+                                       "datagram: use --test=get or --test=set");
     }
     snprintf(sizes, sizeof(sizes), "50-%zu", room);
     if (size_dist_parse(sizes, 1, SLAP_MAX_VALUE_SIZE, &o->value_sizes, why, sizeof(why)) !=
         SLAP_OK) {
-        return options_usage_error(st->err,
+        return options_usage_error(st,
                                    "--udp: no value of 50 bytes or more fits one "
                                    "datagram: %s",
                                    why);
@@ -208,7 +208,7 @@ static enum options_outcome plan_mget(const struct parse_state *st, struct slap_
     uint64_t bytes = per_thread * o->threads;
     if (bytes > MEMSLAP_MGET_BUFFERS_MAX) {
         return options_usage_error(
-            st->err,
+            st,
             "--test=mget: a multi-get of %" PRIu64 " keys in each of %" PRIu32 " threads needs "
             "%" PRIu64 " MiB of request buffers, more than %llu: use a smaller --execute-number "
             "or --concurrency",
@@ -227,8 +227,8 @@ static enum options_outcome plan_test(const struct parse_state *st, struct slap_
     const struct memslap_args *a = st->target;
     if (a->noreply && a->test == MEMSLAP_SET) {
         return options_usage_error(
-            st->err, "--noreply: the server does not answer noreply sets, so slap could neither "
-                     "count nor time them: run --test=set without it");
+            st, "--noreply: the server does not answer noreply sets, so slap could neither "
+                "count nor time them: run --test=set without it");
     }
     memset(o->mix, 0, sizeof(o->mix));
     o->mix[a->test == MEMSLAP_SET ? OP_SET : OP_GET] = 1.0; /* no sets: the keys are loaded
@@ -260,7 +260,7 @@ static enum options_outcome plan_run(const struct parse_state *st, struct slap_o
                         sizeof(why)) != SLAP_OK ||
         size_dist_parse(MEMSLAP_VALUE_SIZES, 1, SLAP_MAX_VALUE_SIZE, &o->value_sizes, why,
                         sizeof(why)) != SLAP_OK) {
-        return options_usage_error(st->err, "memslap's sizes: %s", why);
+        return options_usage_error(st, "memslap's sizes: %s", why);
     }
     outcome = plan_test(st, o);
     if (outcome == OPTIONS_RUN && o->udp) {
@@ -294,31 +294,35 @@ static void ms_line(FILE *out, const char *label, uint64_t count, const char *wh
     fprintf(out, "%s%*.3f seconds.\n", left, width, seconds);
 }
 
-/* The latency of the measured requests, one line: microseconds, min to max. */
-static void ms_latency(FILE *out, const struct slap_stats *s)
+/* The latency of the measured requests, one line: microseconds, min to max. total: a
+ * histogram set up, for every type together. */
+static void ms_latency(FILE *out, const struct slap_stats *s, struct hist *total)
 {
-    static struct hist total; /* 37 KiB: not on the stack */
     static const double pcts[] = {50, 90, 99, 99.9};
-    stats_total_hist(s, &total);
-    if (total.count == 0) {
+    stats_total_hist(s, total);
+    if (total->count == 0) {
         return;
     }
-    fprintf(out, "Latency(us): min %" PRIu64 " avg %.1f", (uint64_t)(total.min_ns / SLAP_NS_PER_US),
-            hist_mean_us(&total));
+    fprintf(out, "Latency(us): min %" PRIu64 " avg %.1f",
+            (uint64_t)(total->min_ns / SLAP_NS_PER_US), hist_mean_us(total));
     for (size_t i = 0; i < SLAP_ARRAY_SIZE(pcts); i++) {
-        uint64_t us = hist_percentile_ns(&total, pcts[i]) / SLAP_NS_PER_US;
+        uint64_t us = hist_percentile_ns(total, pcts[i]) / SLAP_NS_PER_US;
         fprintf(out, " p%g %" PRIu64, pcts[i], us);
     }
     fprintf(out, " max %" PRIu64 " requests %" PRIu64 "\n",
-            (uint64_t)(total.max_ns / SLAP_NS_PER_US), total.count);
+            (uint64_t)(total->max_ns / SLAP_NS_PER_US), total->count);
 }
 
-void memslap_report(FILE *out, const struct memslap_args *a, const struct memslap_times *t,
-                    const struct slap_stats *s)
+enum slap_status memslap_report(FILE *out, const struct memslap_args *a,
+                                const struct memslap_times *t, const struct slap_stats *s)
 {
     const struct slap_counters *c = &s->counters;
     bool progress = a->verbose || a->debug;
     char label[32], what[48];
+    struct hist *total;
+    if (hist_slab_alloc(&total, 1) != SLAP_OK) {
+        return SLAP_ERROR;
+    }
     if (a->flush) {
         ms_line(out, "Time to flush", t->servers, "servers:", t->flush);
     }
@@ -345,5 +349,7 @@ void memslap_report(FILE *out, const struct memslap_args *a, const struct memsla
         fprintf(out, "get_misses: %" PRIu64 "\n", c->get_misses);
     }
     stats_print_counters(out, c, COUNTER_NONZERO);
-    ms_latency(out, s);
+    ms_latency(out, s, total);
+    hist_slab_free(total, 1);
+    return SLAP_OK;
 }

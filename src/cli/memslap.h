@@ -72,8 +72,9 @@ enum options_outcome memslap_parse(struct memslap_args *a, struct slap_options *
                                    const char *program, int argc, char **argv, FILE *out,
                                    FILE *err);
 
-/* memslap's lines, then slap's additions (misses, errors, latency) after "Time total:". */
-void memslap_report(FILE *out, const struct memslap_args *a, const struct memslap_times *t,
-                    const struct slap_stats *s);
+/* memslap's lines, then slap's additions (misses, errors, latency) after "Time total:".
+ * SLAP_ERROR, nothing written, when the latency's histogram (mapped for the call) cannot be had. */
+enum slap_status memslap_report(FILE *out, const struct memslap_args *a,
+                                const struct memslap_times *t, const struct slap_stats *s);
 
 #endif

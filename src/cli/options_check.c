@@ -25,24 +25,22 @@ static enum options_outcome check_open_loop(const struct parse_state *st)
 {
     const struct slap_options *o = st->o;
     if (o->sweep_step > 0 && (o->hdr_out != NULL || o->stat_freq_ns > 0)) {
-        return options_usage_error(st->err,
-                                   "--sweep prints one row per step: it cannot be used with "
-                                   "--hdr_out or --stat_freq");
+        return options_usage_error(st, "--sweep prints one row per step: it cannot be used with "
+                                       "--hdr_out or --stat_freq");
     }
     if (o->sweep_step > 0 && (o->execute_number > 0 || o->tps > 0)) {
-        return options_usage_error(st->err,
-                                   "--sweep sets the rate of timed steps: it cannot be used "
-                                   "with --tps or --execute_number");
+        return options_usage_error(st, "--sweep sets the rate of timed steps: it cannot be used "
+                                       "with --tps or --execute_number");
     }
     if (o->precision_pct > 0 && o->sweep_step > 0) {
-        return options_usage_error(st->err, "--precision cannot be used with --sweep (its steps "
-                                            "last --step_time each)");
+        return options_usage_error(st, "--precision cannot be used with --sweep (its steps "
+                                       "last --step_time each)");
     }
     if (was_given(st, ROW_STEP_TIME) && o->sweep_step == 0) {
-        return options_usage_error(st->err, "--step_time needs --sweep");
+        return options_usage_error(st, "--step_time needs --sweep");
     }
     if (was_given(st, ROW_ARRIVAL) && o->tps == 0 && o->sweep_step == 0) {
-        return options_usage_error(st->err, "--arrival needs --tps or --sweep (an open-loop run)");
+        return options_usage_error(st, "--arrival needs --tps or --sweep (an open-loop run)");
     }
     return OPTIONS_RUN;
 }
@@ -56,21 +54,19 @@ static enum options_outcome check_rounds(const struct parse_state *st)
         return OPTIONS_RUN;
     }
     if (o->sweep_step > 0 || o->trace != NULL || o->execute_number > 0) {
-        return options_usage_error(st->err,
-                                   "--rounds repeats a timed run: it cannot be used with "
-                                   "--sweep, --trace or --execute_number");
+        return options_usage_error(st, "--rounds repeats a timed run: it cannot be used with "
+                                       "--sweep, --trace or --execute_number");
     }
     if (o->run_time_ns == 0 || o->run_time_ns % period != 0) {
-        return options_usage_error(st->err,
-                                   "--rounds: --time must be a whole number of periods (of "
-                                   "--stat_freq, else 1s) so that rounds end where periods do");
+        return options_usage_error(st, "--rounds: --time must be a whole number of periods (of "
+                                       "--stat_freq, else 1s) so that rounds end where periods do");
     }
     if (o->run_time_ns > UINT64_MAX / o->rounds) {
-        return options_usage_error(st->err, "--rounds: --time times --rounds is too long");
+        return options_usage_error(st, "--rounds: --time times --rounds is too long");
     }
     if (o->precision_pct > 0) {
-        return options_usage_error(st->err, "--precision cannot be used with --rounds (a run "
-                                            "stopped early would lose its last rounds)");
+        return options_usage_error(st, "--precision cannot be used with --rounds (a run "
+                                       "stopped early would lose its last rounds)");
     }
     return OPTIONS_RUN;
 }
@@ -81,17 +77,15 @@ static enum options_outcome check_tls(const struct parse_state *st)
     const struct slap_options *o = st->o;
     if (!o->tls && (o->tls_ca || o->tls_cert || o->tls_key || o->tls_skip_verify ||
                     o->tls_version != TLS_VERSION_ANY)) {
-        return options_usage_error(st->err,
-                                   "--tls_ca, --tls_cert, --tls_key, --tls_skip_verify and "
-                                   "--tls_version need --tls");
+        return options_usage_error(st, "--tls_ca, --tls_cert, --tls_key, --tls_skip_verify and "
+                                       "--tls_version need --tls");
     }
     if (o->tls && o->flush) {
-        return options_usage_error(st->err,
-                                   "--flush goes through libmemcached, which speaks no TLS: "
-                                   "it cannot be used with --tls");
+        return options_usage_error(st, "--flush goes through libmemcached, which speaks no TLS: "
+                                       "it cannot be used with --tls");
     }
     if ((o->tls_cert == NULL) != (o->tls_key == NULL)) {
-        return options_usage_error(st->err, "--tls_cert and --tls_key go together");
+        return options_usage_error(st, "--tls_cert and --tls_key go together");
     }
     return OPTIONS_RUN;
 }
@@ -110,7 +104,7 @@ static enum options_outcome check_trace(const struct parse_state *st)
                                                 ROW_TRACE_VALUE_MAX};
     for (size_t i = 0; st->o->trace != NULL && i < SLAP_ARRAY_SIZE(from_trace); i++) {
         if (was_given(st, from_trace[i])) {
-            return options_usage_error(st->err,
+            return options_usage_error(st,
                                        "--trace takes its keys, values, mix and times from the "
                                        "trace: it cannot be used with --%s",
                                        st->table->rows[from_trace[i]].long_name);
@@ -118,7 +112,7 @@ static enum options_outcome check_trace(const struct parse_state *st)
     }
     for (size_t i = 0; st->o->trace == NULL && i < SLAP_ARRAY_SIZE(need_trace); i++) {
         if (was_given(st, need_trace[i])) {
-            return options_usage_error(st->err, "--%s needs --trace",
+            return options_usage_error(st, "--%s needs --trace",
                                        st->table->rows[need_trace[i]].long_name);
         }
     }
@@ -144,7 +138,7 @@ static enum options_outcome check_exp_time(const struct parse_state *st)
         return OPTIONS_RUN;
     }
     return options_usage_error(
-        st->err,
+        st,
         "--exp_time: %" PRIu64 " s is more than 30 days, which memcached reads as "
         "a Unix time: it would go as now + %" PRIu64 ", past the latest the %s "
         "protocol carries (%" PRIu32 "%s); give at most %" PRIu64 " s",
@@ -158,14 +152,14 @@ static enum options_outcome check_combinations(const struct parse_state *st)
     const struct slap_options *o = st->o;
     if (o->concurrency < o->threads) {
         return options_usage_error(
-            st->err, "--concurrency (%" PRIu32 ") must be at least --threads (%" PRIu32 ")",
+            st, "--concurrency (%" PRIu32 ") must be at least --threads (%" PRIu32 ")",
             o->concurrency, o->threads);
     }
     if (check_trace(st) != OPTIONS_RUN) {
         return OPTIONS_USAGE;
     }
     if (was_given(st, ROW_RATIO) && was_given(st, ROW_MIX)) {
-        return options_usage_error(st->err, "--ratio and --mix both set the mix: give one");
+        return options_usage_error(st, "--ratio and --mix both set the mix: give one");
     }
     if (check_exp_time(st) != OPTIONS_RUN) {
         return OPTIONS_USAGE;
@@ -182,7 +176,7 @@ static enum options_outcome apply_cfg_file(const struct parse_state *st)
     struct cfg_file cfg = {.has_key = false}; /* no -F: no sections */
     char why[512];
     if (o->cfg_file != NULL && cfgfile_load(o->cfg_file, &cfg, why, sizeof(why)) != SLAP_OK) {
-        return options_usage_error(st->err, "--cfg_cmd: %s", why);
+        return options_usage_error(st, "--cfg_cmd: %s", why);
     }
     if (cfg.has_key && !was_given(st, ROW_KEY_SIZE)) {
         o->key_sizes = cfg.key;
@@ -231,16 +225,16 @@ static enum options_outcome check_udp(const struct parse_state *st)
     uint64_t set_header = codec_set_header_bytes(codec, key_max);
     uint64_t set = set_header + value_max + (codec->set_crlf ? 2 : 0);
     if (o->udp && o->facebook) {
-        return options_usage_error(st->err, "--udp and --facebook: choose one");
+        return options_usage_error(st, "--udp and --facebook: choose one");
     }
     if (o->pipeline > 1 || o->tls) {
-        return options_usage_error(st->err,
+        return options_usage_error(st,
                                    "--%s sends one request at a time in clear: it cannot be "
                                    "used with --pipeline or --tls",
                                    o->udp ? "udp" : "facebook");
     }
     if (get > (UDP_MAX_REQUEST - UDP_HEADER)) {
-        return options_usage_error(st->err,
+        return options_usage_error(st,
                                    "--%s: a get of %u keys of up to %u bytes does not fit one "
                                    "datagram (%d bytes): use a smaller --division",
                                    o->udp ? "udp" : "facebook", o->division, key_max,
@@ -248,7 +242,7 @@ static enum options_outcome check_udp(const struct parse_state *st)
     }
     if (o->udp && carries_values(o) && set > (UDP_MAX_REQUEST - UDP_HEADER)) {
         return options_usage_error(
-            st->err,
+            st,
             "--udp: a set of a %u-byte value does not fit one datagram "
             "(%d bytes): use -X %d or less, or --facebook (sets over TCP)",
             value_max, (UDP_MAX_REQUEST - UDP_HEADER),
@@ -266,33 +260,31 @@ static enum options_outcome check_servers(const struct parse_state *st)
     struct servers_shape shape;
     char why[512];
     if (o->servers[0] == '\0') {
-        return options_usage_error(st->err, "%s: the list is empty", from);
+        return options_usage_error(st, "%s: the list is empty", from);
     }
     if (servers_check_list(o->servers, &shape, why, sizeof(why)) != SLAP_OK) {
-        return options_usage_error(st->err, "%s: %s", from, why);
+        return options_usage_error(st, "%s: %s", from, why);
     }
     if ((o->udp || o->facebook) && shape.unix_sockets > 0) {
-        return options_usage_error(st->err,
-                                   "--%s needs host:port servers, and %s lists a unix socket",
+        return options_usage_error(st, "--%s needs host:port servers, and %s lists a unix socket",
                                    o->udp ? "udp" : "facebook", from);
     }
     if (o->rep_write > shape.count) {
-        return options_usage_error(st->err,
-                                   "--rep_write %" PRIu32 ": only %" PRIu32 " server%s listed",
+        return options_usage_error(st, "--rep_write %" PRIu32 ": only %" PRIu32 " server%s listed",
                                    o->rep_write, shape.count, shape.count == 1 ? " is" : "s are");
     }
     if (o->stats_servers != NULL &&
         servers_check_list(o->stats_servers, &shape, why, sizeof(why)) != SLAP_OK) {
-        return options_usage_error(st->err, "--stats_servers: %s", why);
+        return options_usage_error(st, "--stats_servers: %s", why);
     }
     if (o->proxy_stats == NULL) {
         return OPTIONS_RUN;
     }
     if (servers_check_list(o->proxy_stats, &shape, why, sizeof(why)) != SLAP_OK) {
-        return options_usage_error(st->err, "--proxy_stats: %s", why);
+        return options_usage_error(st, "--proxy_stats: %s", why);
     }
     if (shape.count != 1 || shape.unix_sockets > 0) {
-        return options_usage_error(st->err,
+        return options_usage_error(st,
                                    "--proxy_stats: one host:port (twemproxy's stats port), not "
                                    "'%s'",
                                    o->proxy_stats);
@@ -314,12 +306,12 @@ static enum options_outcome check_distinct_outputs(const struct parse_state *st)
                 continue;
             }
             if (strcmp(files[i], files[j]) == 0) {
-                return options_usage_error(st->err,
+                return options_usage_error(st,
                                            "--%s and --%s both name %s: give each output a "
                                            "file of its own",
                                            names[i], names[j], quote_name(a, files[i]));
             }
-            return options_usage_error(st->err,
+            return options_usage_error(st,
                                        "--%s %s and --%s %s are the same file: give each "
                                        "output a file of its own",
                                        names[i], quote_name(a, files[i]), names[j],
@@ -337,7 +329,7 @@ static enum options_outcome check_results(const struct parse_state *st)
     const char *names[] = {"csv", "svg", "samples"};
     for (size_t i = 0; i < SLAP_ARRAY_SIZE(files); i++) {
         if (files[i] != NULL && strcmp(files[i], "-") == 0) {
-            return options_usage_error(st->err, "--%s: only --json writes to standard output (-)",
+            return options_usage_error(st, "--%s: only --json writes to standard output (-)",
                                        names[i]);
         }
     }
@@ -345,20 +337,19 @@ static enum options_outcome check_results(const struct parse_state *st)
         return OPTIONS_USAGE;
     }
     if (was_given(st, ROW_SAMPLE_RATE) && o->samples_out == NULL) {
-        return options_usage_error(st->err, "--sample_rate needs --samples");
+        return options_usage_error(st, "--sample_rate needs --samples");
     }
     if (o->samples_out != NULL && o->sweep_step > 0) {
-        return options_usage_error(st->err,
-                                   "--samples cannot be used with --sweep (a run of its own "
-                                   "per step): sample one rate with --tps");
+        return options_usage_error(st, "--samples cannot be used with --sweep (a run of its own "
+                                       "per step): sample one rate with --tps");
     }
     if (o->quiet && o->stat_freq_ns > 0) {
-        return options_usage_error(st->err, "--quiet prints no tables: it cannot be used with "
-                                            "--stat_freq");
+        return options_usage_error(st, "--quiet prints no tables: it cannot be used with "
+                                       "--stat_freq");
     }
     const char *label_problem = o->label != NULL ? results_label_problem(o->label) : NULL;
     if (label_problem != NULL) {
-        return options_usage_error(st->err, "--label: %s", label_problem);
+        return options_usage_error(st, "--label: %s", label_problem);
     }
     return OPTIONS_RUN;
 }
@@ -370,18 +361,17 @@ static enum options_outcome check_live(const struct parse_state *st)
     const char *problem;
     char shown[QUOTE_PATH_BUF];
     if ((o->metrics != NULL || o->push != NULL) && o->sweep_step > 0) {
-        return options_usage_error(st->err, "--metrics and --push show one run: they cannot be "
-                                            "used with --sweep");
+        return options_usage_error(st, "--metrics and --push show one run: they cannot be "
+                                       "used with --sweep");
     }
     if (o->metrics != NULL &&
         (problem = live_metrics_problem(o->metrics, NULL, 0, NULL)) != NULL) {
-        return options_usage_error(st->err, "--metrics %s: %s", quote_name(shown, o->metrics),
-                                   problem);
+        return options_usage_error(st, "--metrics %s: %s", quote_name(shown, o->metrics), problem);
     }
     if (o->push != NULL && (problem = push_url_problem(o->push)) != NULL) {
         char redacted[2048];
         push_url_redacted(o->push, redacted, sizeof(redacted));
-        return options_usage_error(st->err, "--push %s: %s", quote_name(shown, redacted), problem);
+        return options_usage_error(st, "--push %s: %s", quote_name(shown, redacted), problem);
     }
     return OPTIONS_RUN;
 }

@@ -47,6 +47,7 @@ struct parse_state {
     const struct option_table *table; /* the rows being parsed */
     FILE *out;
     FILE *err;
+    const char *program;          /* the command the --help hint of an error names */
     const struct option_row *row; /* the option being applied */
     bool given[OPTIONS_MAX_ROWS]; /* which options the command line set */
 };
@@ -132,14 +133,31 @@ extern const char *const options_hash_names[];
 
 /*
  * Apply argv's options to st->target by st->table's rows (st->out, st->err and the target
- * set; the rest is cleared here). program names the command in the --help hint of errors.
- * Stops at the first bad option; OPTIONS_RUN when every option was read.
+ * set; the rest is set here). program names the command in the --help hint of errors.
+ * Stops at the first bad option; OPTIONS_RUN when every option was read. Its getopt tables
+ * live on its stack; nothing outlives the call but st (and getopt's own optind).
  */
 enum options_outcome options_table_parse(struct parse_state *st, const char *program, int argc,
                                          char **argv);
-/* "slap: <message>" and the --help hint of the parse under way: the two lines of an error. */
+/* "slap: <message>" and the --help hint naming st->program, on st->err: the two lines of a
+ * usage error. */
 SLAP_PRINTF(2, 3)
-enum options_outcome options_usage_error(FILE *err, const char *format, ...);
+enum options_outcome options_usage_error(const struct parse_state *st, const char *format, ...);
+
+/* The kinds' readers a special row may use for its current option (st->row). */
+/* A duration; it must be more than zero. */
+enum options_outcome options_parse_duration(const struct parse_state *st, const char *arg,
+                                            uint64_t *ns);
+/* Where arg stands in names (NULL-terminated), into *index; false when it is not there. */
+bool options_find_choice(const char *const *names, const char *arg, unsigned *index);
+/* "--NAME: 'ARG' is not one of a, b, c", every name listed. */
+enum options_outcome options_choice_error(const struct parse_state *st, const char *arg,
+                                          const char *const *names);
+
+static inline bool options_is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
 /* The table's --help: intro, one wrapped entry per row, outro. */
 void options_table_print_help(const struct option_table *t, FILE *out);
 

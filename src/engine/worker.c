@@ -33,7 +33,6 @@
 #define WORKER_WATCH_NS (10ULL * SLAP_NS_PER_MS)
 #define WORKER_TIMEOUT_CHECK_NS (100ULL * SLAP_NS_PER_MS)
 #define WORKER_READ_BUFFER (64u * 1024u)
-#define WORKER_MAX_WARNINGS 32
 #define WORKER_DETAIL_SHOWN 200 /* bytes of a server's message shown */
 
 /* What every socket of the thread is given (the loop is filled in by worker_spawn). */
@@ -193,39 +192,38 @@ static const char *printable(char *out, const char *in, size_t len)
     return out;
 }
 
+/* Has the run not shown this kind of problem at server yet? Then it is noted as shown. Each
+ * kind once per server and run: a dying server must not flood stderr. */
+static bool first_warning(struct worker_gate *g, const char *what, uint32_t server)
+{
+    bool first = true;
+    pthread_mutex_lock(&g->lock);
+    for (size_t i = 0; i < g->nwarned && first; i++) {
+        first = !(g->warned[i].what == what && g->warned[i].server == server);
+    }
+    if (first && g->nwarned < WORKER_MAX_WARNINGS) {
+        g->warned[g->nwarned++] = (struct worker_warned){what, server};
+    } else {
+        first = false;
+    }
+    pthread_mutex_unlock(&g->lock);
+    return first;
+}
+
 /* Report a problem to stderr once per kind and server (never per request). */
 static void worker_warn(void *owner, const char *what, uint32_t server, const char *detail,
                         size_t detail_len)
 {
     const struct worker *w = owner;
-    /* Each kind of problem once per server: a dying server must not flood stderr. */
-    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-    static struct {
-        const char *what;
-        uint32_t server;
-    } seen[WORKER_MAX_WARNINGS];
-    static size_t nseen;
-    bool print = true;
-
-    pthread_mutex_lock(&lock);
-    for (size_t i = 0; i < nseen && print; i++) {
-        print = !(seen[i].what == what && seen[i].server == server);
+    char shown[WORKER_DETAIL_SHOWN + 4];
+    if (!first_warning(w->gate, what, server)) {
+        return;
     }
-    if (print && nseen < WORKER_MAX_WARNINGS) {
-        seen[nseen].what = what;
-        seen[nseen++].server = server;
+    if (detail == NULL || detail_len == 0) {
+        fprintf(stderr, "slap: %s: %s\n", w->cfg->lane.servers->items[server].name, what);
     } else {
-        print = false;
-    }
-    pthread_mutex_unlock(&lock);
-    if (print) {
-        char shown[WORKER_DETAIL_SHOWN + 4];
-        if (detail == NULL || detail_len == 0) {
-            fprintf(stderr, "slap: %s: %s\n", w->cfg->lane.servers->items[server].name, what);
-        } else {
-            fprintf(stderr, "slap: %s: %s: %s\n", w->cfg->lane.servers->items[server].name, what,
-                    printable(shown, detail, detail_len));
-        }
+        fprintf(stderr, "slap: %s: %s: %s\n", w->cfg->lane.servers->items[server].name, what,
+                printable(shown, detail, detail_len));
     }
 }
 

@@ -303,23 +303,27 @@ static bool points_grow(struct plot_points *pts)
     return true;
 }
 
-/* A point of a period or a step: x, the rate of its total histogram over seconds, and the
- * run's percentiles. */
-static enum slap_status points_add(const struct plot_run *run, struct plot_points *pts, double x,
+/* A point of a period or a step: x, the rate of its total histogram (made in the run's
+ * scratch, mapped at its first point) over seconds, and the run's percentiles. */
+static enum slap_status points_add(struct plot_run *run, struct plot_points *pts, double x,
                                    const struct results_sparse *lat, double seconds)
 {
-    static struct hist h; /* main thread only */
+    if (run->scratch == NULL && hist_slab_alloc(&run->scratch, 1) != SLAP_OK) {
+        return SLAP_ERROR;
+    }
     if (!points_grow(pts)) {
         return SLAP_ERROR;
     }
-    hist_reset(&h);
+    struct hist *h = run->scratch;
+    hist_clear(h);
     for (int t = 0; t < STATS_TYPES; t++) {
-        results_sparse_add(&lat[t], &h);
+        results_sparse_add(&lat[t], h);
     }
     pts->x[pts->n] = x;
-    pts->rate[pts->n] = seconds > 0 ? (double)h.count / seconds : 0.0;
+    pts->rate[pts->n] = seconds > 0 ? (double)h->count / seconds : 0.0;
     for (size_t l = 0; l < run->nlines; l++) {
-        pts->latency[l][pts->n] = (double)hist_percentile_ns(&h, run->pct[l]) / (double)SLAP_NS_PER_US;
+        pts->latency[l][pts->n] =
+            (double)hist_percentile_ns(h, run->pct[l]) / (double)SLAP_NS_PER_US;
     }
     pts->n++;
     return SLAP_OK;
@@ -390,6 +394,8 @@ void plot_run_free(struct plot_run *run)
 {
     points_free(&run->periods);
     points_free(&run->steps);
+    hist_slab_free(run->scratch, 1);
+    run->scratch = NULL;
 }
 
 /* The run's series of this kind (line l's percentile for latency), pointing into its points. */
@@ -575,45 +581,48 @@ static double nines_pct(double x)
     return 100.0 * (1.0 - pow(10, -x));
 }
 
-/* Each period's histogram, all types together, into hs[i] (n of them, allocated). */
-static struct hist *period_hists(const struct results_doc *d, struct hist *total)
+/* Each period's histogram, all types together, into hs[i], and their sum into hs[n]: n + 1
+ * histograms in one slab (hist_slab_free(hs, n + 1)), or NULL when out of memory. */
+static struct hist *period_hists(const struct results_doc *d)
 {
     const struct results_period *periods = d->periods.items;
-    struct hist *hs = calloc(d->periods.n + 1, sizeof(*hs));
-    hist_reset(total);
-    for (size_t i = 0; hs != NULL && i < d->periods.n; i++) {
-        hist_reset(&hs[i]);
+    size_t n = d->periods.n;
+    struct hist *hs;
+    if (hist_slab_alloc(&hs, n + 1) != SLAP_OK) {
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
         for (int t = 0; t < STATS_TYPES; t++) {
             results_sparse_add(&periods[i].lat[t], &hs[i]);
         }
-        hist_merge(total, &hs[i]);
+        hist_merge(&hs[n], &hs[i]);
     }
     return hs;
 }
 
 enum slap_status plot_spectrum_of(struct plot_spectrum *s, const struct results_doc *d)
 {
-    static struct hist total; /* main thread only */
-    struct hist *hs = period_hists(d, &total);
+    struct hist *hs = period_hists(d);
     const struct hist **ptrs = calloc(d->periods.n + 1, sizeof(*ptrs));
     memset(s, 0, sizeof(*s));
     s->label = d->label;
     if (hs == NULL || ptrs == NULL) {
-        free(hs);
+        hist_slab_free(hs, d->periods.n + 1);
         free(ptrs);
         return SLAP_ERROR;
     }
+    struct hist *total = &hs[d->periods.n];
     if (d->periods.n == 0) { /* no periods: the run's whole histogram, without intervals */
-        stats_total_hist(d->global, &total);
+        stats_total_hist(d->global, total);
     }
     for (size_t i = 0; i < d->periods.n; i++) {
         ptrs[i] = &hs[i];
     }
-    double reach = total.count > 1 ? fmin(log10((double)total.count), PLOT_SPECTRUM_NINES) : 0;
-    for (double x = 0; total.count > 0 && x <= reach + 1e-9; x += PLOT_SPECTRUM_STEP) {
+    double reach = total->count > 1 ? fmin(log10((double)total->count), PLOT_SPECTRUM_NINES) : 0;
+    for (double x = 0; total->count > 0 && x <= reach + 1e-9; x += PLOT_SPECTRUM_STEP) {
         struct ci_result ci;
         double pct = nines_pct(x);
-        uint64_t v = x == 0 ? total.min_ns : hist_percentile_ns(&total, pct);
+        uint64_t v = x == 0 ? total->min_ns : hist_percentile_ns(total, pct);
         ci_percentile(ptrs, d->periods.n, pct, 0.95, &ci);
         s->x[s->n] = x;
         s->latency_us[s->n] = (double)v / (double)SLAP_NS_PER_US;
@@ -622,7 +631,7 @@ enum slap_status plot_spectrum_of(struct plot_spectrum *s, const struct results_
                                                  : NAN;
         s->n++;
     }
-    free(hs);
+    hist_slab_free(hs, d->periods.n + 1);
     free(ptrs);
     return SLAP_OK;
 }

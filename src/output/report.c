@@ -147,10 +147,10 @@ static struct hist *const *main_view(const struct run_desc *desc, const struct s
     return open_loop(desc) && desc->latency == LATENCY_UNCORRECTED ? s->raw : s->lat;
 }
 
-/* Every type of a view together, into total. */
+/* Every type of a view together, into total (a histogram already set up: emptied here). */
 static void merge_view(struct hist *const *view, struct hist *total)
 {
-    hist_reset(total);
+    hist_clear(total);
     for (int t = 0; t < STATS_TYPES; t++) {
         if (view[t] != NULL) {
             hist_merge(total, view[t]);
@@ -158,27 +158,29 @@ static void merge_view(struct hist *const *view, struct hist *total)
     }
 }
 
-/* The histogram, byte count and misses of one type, or of all (REPORT_TOTAL). */
-static void type_view(const struct run_desc *desc, const struct slap_stats *s, int type,
-                      struct hist *h, uint64_t *bytes, uint64_t *misses)
+/* The histogram, byte count and misses of one type, or of all (REPORT_TOTAL: merged into
+ * scratch, emptied first); a type without a histogram reads as scratch emptied. */
+static const struct hist *type_view(const struct run_desc *desc, const struct slap_stats *s,
+                                    int type, struct hist *scratch, uint64_t *bytes,
+                                    uint64_t *misses)
 {
     struct hist *const *view = main_view(desc, s);
     if (type == REPORT_TOTAL) {
-        merge_view(view, h);
+        merge_view(view, scratch);
         *bytes = 0;
         for (int t = 0; t < STATS_TYPES; t++) {
             *bytes += s->net_bytes[t];
         }
         *misses = s->counters.get_misses; /* memaslap's: the keys gets did not find */
-        return;
-    }
-    if (view[type] != NULL) {
-        *h = *view[type];
-    } else {
-        hist_reset(h);
+        return scratch;
     }
     *bytes = s->net_bytes[type];
     *misses = s->misses[type];
+    if (view[type] != NULL) {
+        return view[type];
+    }
+    hist_clear(scratch);
+    return scratch;
 }
 
 /* Has the run recorded a request of type (REPORT_TOTAL: of any)? */
@@ -242,11 +244,11 @@ static void print_row(FILE *out, const struct run_desc *desc, const char *label,
     fputc('\n', out);
 }
 
+/* scratch: a histogram for the Total rows (37 KiB: not for the stack). */
 static void print_table(FILE *out, const struct run_desc *desc, int type,
                         const struct slap_stats *period, const struct slap_stats *global,
-                        uint64_t elapsed_ns)
+                        uint64_t elapsed_ns, struct hist *scratch)
 {
-    static struct hist h; /* main thread only; too big for the stack of a report */
     uint64_t bytes, misses;
 
     fprintf(out, "%s Statistics\n", type_title(type));
@@ -260,28 +262,36 @@ static void print_table(FILE *out, const struct run_desc *desc, int type,
         fprintf(out, i + 1 < desc->npercentiles || keys ? " %-10s" : " %s", name);
     }
     fputs(keys ? " Keys/s\n" : "\n", out);
-    type_view(desc, period, type, &h, &bytes, &misses);
-    print_row(out, desc, "Period", desc->stat_freq_ns, &h, bytes, misses,
+    const struct hist *h = type_view(desc, period, type, scratch, &bytes, &misses);
+    print_row(out, desc, "Period", desc->stat_freq_ns, h, bytes, misses,
               keys ? (double)type_keys(period, type) : -1.0);
-    type_view(desc, global, type, &h, &bytes, &misses);
-    print_row(out, desc, "Global", elapsed_ns, &h, bytes, misses,
+    h = type_view(desc, global, type, scratch, &bytes, &misses);
+    print_row(out, desc, "Global", elapsed_ns, h, bytes, misses,
               keys ? (double)type_keys(global, type) : -1.0);
     fputc('\n', out);
 }
 
-void report_period(FILE *out, const struct run_desc *desc, const struct slap_stats *period,
-                   const struct slap_stats *global, uint64_t period_no, bool terminal)
+enum slap_status report_period(FILE *out, const struct run_desc *desc,
+                               const struct slap_stats *period, const struct slap_stats *global,
+                               uint64_t period_no, bool terminal)
 {
+    struct hist *scratch;
+    if (hist_slab_alloc(&scratch, 1) != SLAP_OK) {
+        return SLAP_ERROR;
+    }
     if (terminal) {
         fputs("\033[1;1H\033[2J", out);
     }
     fputc('\n', out);
     for (size_t i = 0; i < SLAP_ARRAY_SIZE(type_order); i++) {
         if (has_events(global, type_order[i])) {
-            print_table(out, desc, type_order[i], period, global, desc->stat_freq_ns * period_no);
+            print_table(out, desc, type_order[i], period, global, desc->stat_freq_ns * period_no,
+                        scratch);
         }
     }
     fflush(out);
+    hist_slab_free(scratch, 1);
+    return SLAP_OK;
 }
 
 static void print_log2(FILE *out, const struct hist *h)
@@ -386,18 +396,18 @@ static void print_block(FILE *out, const struct run_desc *desc, const char *name
 }
 
 /* Get, Set and Total blocks of one view, then those of the other types; prefix names the
- * view ("" for the main one), series its first series (INTERVALS_LAT or INTERVALS_RAW). */
+ * view ("" for the main one), series its first series (INTERVALS_LAT or INTERVALS_RAW); the
+ * Total is merged into total (a histogram set up, emptied here). */
 static void print_blocks(FILE *out, const struct run_desc *desc, struct hist *const *view,
-                         const char *prefix, int series, struct block_ci *bc)
+                         const char *prefix, int series, struct block_ci *bc, struct hist *total)
 {
-    static struct hist total;
     char name[64];
     for (size_t i = 0; i < SLAP_ARRAY_SIZE(type_order); i++) {
         int type = type_order[i];
         snprintf(name, sizeof(name), "%s%s", prefix, type_title(type));
         if (type == REPORT_TOTAL) {
-            merge_view(view, &total);
-            print_block(out, desc, name, &total, intervals_types(series), bc);
+            merge_view(view, total);
+            print_block(out, desc, name, total, intervals_types(series), bc);
         } else if (view[type] != NULL) {
             print_block(out, desc, name, view[type], INTERVALS_BIT(series + type), bc);
         }
@@ -414,6 +424,7 @@ static int main_series(const struct run_desc *desc)
 intervals_mask report_main_total(const struct run_desc *desc, const struct slap_stats *s,
                                  struct hist *total)
 {
+    hist_reset(total); /* whatever it held, or nothing set up */
     merge_view(main_view(desc, s), total);
     return intervals_types(main_series(desc));
 }
@@ -488,17 +499,22 @@ void report_preload_evictions(FILE *out, double evictions)
     }
 }
 
-void report_final(FILE *out, const struct run_desc *desc, const struct slap_stats *global,
-                  double seconds, int signal, const struct report_trace *trace,
-                  const struct limits *limits, double preload_evictions,
-                  const struct report_confidence *conf)
+enum slap_status report_final(FILE *out, const struct run_desc *desc,
+                              const struct slap_stats *global, double seconds, int signal,
+                              const struct report_trace *trace, const struct limits *limits,
+                              double preload_evictions, const struct report_confidence *conf)
 {
     double secs = seconds;
     struct block_ci bc = {.conf = conf, .named = false};
-    print_blocks(out, desc, main_view(desc, global), "", main_series(desc), &bc);
-    if (open_loop(desc) && desc->latency == LATENCY_BOTH) {
-        print_blocks(out, desc, global->raw, "Uncorrected_", INTERVALS_RAW, &bc);
+    struct hist *total;
+    if (hist_slab_alloc(&total, 1) != SLAP_OK) {
+        return SLAP_ERROR;
     }
+    print_blocks(out, desc, main_view(desc, global), "", main_series(desc), &bc, total);
+    if (open_loop(desc) && desc->latency == LATENCY_BOTH) {
+        print_blocks(out, desc, global->raw, "Uncorrected_", INTERVALS_RAW, &bc, total);
+    }
+    hist_slab_free(total, 1);
     if (global->gets[STATS_HIT]->count > 0 && global->gets[STATS_MISS]->count > 0) {
         print_block(out, desc, "Get_hit", global->gets[STATS_HIT], INTERVALS_BIT(INTERVALS_HIT),
                     &bc);
@@ -525,6 +541,7 @@ void report_final(FILE *out, const struct run_desc *desc, const struct slap_stat
     report_preload_evictions(out, preload_evictions);
     fputc('\n', out);
     report_run_line(out, global, seconds, signal);
+    return SLAP_OK;
 }
 
 void report_run_line(FILE *out, const struct slap_stats *global, double seconds, int signal)
@@ -605,26 +622,30 @@ static void print_step_interval(FILE *out, const struct ci_result *r)
     fprintf(out, " %-17s", cell);
 }
 
-void report_sweep_row(FILE *out, const struct run_desc *desc, const struct report_step *step)
+enum slap_status report_sweep_row(FILE *out, const struct run_desc *desc,
+                                  const struct report_step *step)
 {
-    static struct hist total;
+    struct hist *total;
+    if (hist_slab_alloc(&total, 1) != SLAP_OK) {
+        return SLAP_ERROR;
+    }
     const struct slap_stats *s = step->stats;
-    stats_total_hist(s, &total);
+    stats_total_hist(s, total);
     /* requests, as the target: a multi-get of -d keys is one */
     double achieved = step->seconds > 0 ? (double)stats_requests(s) / step->seconds : 0.0;
     const char *limited_by =
         step->limited_by != NULL && step->limited_by[0] != '\0' ? step->limited_by : "-";
     struct ci_result r[RUN_DESC_MAX_PERCENTILES];
-    step_intervals(desc, step, &total, r);
+    step_intervals(desc, step, total, r);
     fprintf(out, "%-14.0f %-15.0f", step->target, achieved);
     for (uint32_t i = 0; i < desc->npercentiles; i++) {
         if (r[i].estimable) {
-            fprintf(out, " %-10lld", us_round(hist_percentile_ns(&total, desc->percentiles[i])));
+            fprintf(out, " %-10lld", us_round(hist_percentile_ns(total, desc->percentiles[i])));
         } else {
             fprintf(out, " %-10s", "-"); /* never a number it cannot back */
         }
     }
-    fprintf(out, " %-10lld %-10s", us_round(total.max_ns), limited_by);
+    fprintf(out, " %-10lld %-10s", us_round(total->max_ns), limited_by);
     for (uint32_t i = 0; i < desc->npercentiles; i++) {
         print_step_interval(out, &r[i]);
     }
@@ -635,4 +656,6 @@ void report_sweep_row(FILE *out, const struct run_desc *desc, const struct repor
     }
     fputc('\n', out);
     fflush(out);
+    hist_slab_free(total, 1);
+    return SLAP_OK;
 }

@@ -5,7 +5,7 @@ import signal
 import tempfile
 
 from fakemc import FakeMemcached
-from harness import block_stat, check, counters, Memcached, run_line, run_slap
+from harness import block_stat, check, counters, Memcached, run_line, run_slap, sweep_rows
 
 
 def events(out, block):
@@ -122,3 +122,20 @@ def case_many_threads_common_end():
         check(tps == ops, "TPS %d for %d ops in 1 s" % (tps, ops))
     finally:
         server.stop()
+
+
+def case_sweep_warns_in_every_step():
+    """A server that answers SERVER_ERROR now and then in every step of a --sweep: each step is a
+    run of its own and says so on stderr once, not only the first (the kinds already shown belong
+    to the run, not to the process)."""
+    fake = FakeMemcached(behave=lambda conn, req: b"SERVER_ERROR busy\r\n" if req % 5 == 4
+                         else None)
+    try:
+        rc, out, err = run_slap(["-s", fake.addr, "-T", "1", "-c", "2", "--sweep", "200:600:200",
+                                 "--step_time", "1s"], timeout=60)
+        rows = sweep_rows(out, 4)
+        check([r[0] for r in rows] == [200, 400, 600], "sweep targets %r: %s" % (rows, err))
+        shown = err.count("%s: SERVER_ERROR: busy" % fake.addr)
+        check(shown == 3, "SERVER_ERROR shown %d times for 3 steps, each erring: %r" % (shown, err))
+    finally:
+        fake.stop()

@@ -21,6 +21,7 @@ struct tls_ctx;
 #define WORKER_DRAIN_TIMEOUT_NS (2ULL * 1000000000ULL)
 #define WORKER_RECONNECT_MIN_NS (10ULL * 1000000ULL)
 #define WORKER_RECONNECT_MAX_NS (1000ULL * 1000000ULL)
+#define WORKER_MAX_WARNINGS 32 /* kinds of problem (per server) a run shows on stderr */
 
 /* What a worker reads of its run: settled when the run is planned (period_ns by run_want,
  * before the threads start), read-only after. The worker never reads the command line. */
@@ -46,15 +47,25 @@ enum gate_go {
     GATE_ABORT = 2, /* set-up failed or interrupted: workers clean up */
 };
 
-/* Where the run's thread and its workers meet: the set-up hand-shake, and the stop. */
+/* A problem a worker has shown on stderr: its kind (the warning's text, a constant) and where. */
+struct worker_warned {
+    const char *what;
+    uint32_t server;
+};
+
+/* Where the run's thread and its workers meet: the set-up hand-shake, the stop, and the
+ * problems already shown (each kind once per server and run: a later run, a sweep's next step
+ * or a search's next probe, shows them again). Zeroed with the run. */
 struct worker_gate {
-    pthread_mutex_t lock;         /* the hand-shake only */
+    pthread_mutex_t lock;         /* the hand-shake, and warned (taken only on a problem) */
     pthread_cond_t cond;
     uint32_t ready;               /* workers done with set-up */
     enum gate_go go;
     uint64_t start_ns;            /* the go; the measured part starts warmup_ns later */
     atomic_bool stop;             /* main thread: no new requests (signal) */
     atomic_uint_fast64_t stop_ns; /* when it was asked: the measured part ends there */
+    struct worker_warned warned[WORKER_MAX_WARNINGS]; /* shown by any worker of the run */
+    size_t nwarned;
 };
 
 /* The period hand-off: the worker publishes what it counted, the main thread collects it.

@@ -62,6 +62,7 @@ struct plot_run {
     double limit_us[PLOT_LINES]; /* a search's objectives' limits, drawn as lines; 0: none */
     struct plot_points periods;
     struct plot_points steps;
+    struct hist *scratch; /* a point's histogram, every type together: mapped at the first */
 };
 /* An empty run of d's: its label, target and the percentiles it draws (a search: its
  * objectives' percentiles and limits). */

@@ -17,10 +17,12 @@ void report_header(FILE *out, const struct run_desc *desc);
 /*
  * -S tables for period number period_no (1, 2, ...): Period and Global rows for
  * Get, Set and Total. Clears the screen first when terminal (the caller knows
- * whether out is one).
+ * whether out is one). SLAP_ERROR, nothing written, when the Total's histogram (mapped for the
+ * call, its pages taken only as buckets are merged into it) cannot be had.
  */
-void report_period(FILE *out, const struct run_desc *desc, const struct slap_stats *period,
-                   const struct slap_stats *global, uint64_t period_no, bool terminal);
+enum slap_status report_period(FILE *out, const struct run_desc *desc,
+                               const struct slap_stats *period, const struct slap_stats *global,
+                               uint64_t period_no, bool terminal);
 /*
  * Final per-type blocks (and, when they differ, the uncorrected and hit/miss
  * blocks), counters, open-loop figures and the "Run time:" line; signal > 0
@@ -46,11 +48,12 @@ intervals_mask report_main_total(const struct run_desc *desc, const struct slap_
                                  struct hist *total);
 
 /* conf (or NULL: no periods, no steady line) gives each percentile its interval, a
- * "percentile intervals:" line naming the method, "steady:" and "precision:" lines. */
-void report_final(FILE *out, const struct run_desc *desc, const struct slap_stats *global,
-                  double seconds, int signal, const struct report_trace *trace,
-                  const struct limits *limits, double preload_evictions,
-                  const struct report_confidence *conf);
+ * "percentile intervals:" line naming the method, "steady:" and "precision:" lines.
+ * SLAP_ERROR, nothing written, as report_period. */
+enum slap_status report_final(FILE *out, const struct run_desc *desc,
+                              const struct slap_stats *global, double seconds, int signal,
+                              const struct report_trace *trace, const struct limits *limits,
+                              double preload_evictions, const struct report_confidence *conf);
 /* "preload_evictions: N (...)" when the servers evicted N > 0 items during the preload or
  * warm-up; nothing otherwise. */
 void report_preload_evictions(FILE *out, double evictions);
@@ -76,7 +79,9 @@ struct report_step {
 };
 
 /* A step's row: target and achieved rate, desc->percentiles and max (corrected), what limited it;
- * a step cut short ends with "interrupted after 0.84s of 2s". */
-void report_sweep_row(FILE *out, const struct run_desc *desc, const struct report_step *step);
+ * a step cut short ends with "interrupted after 0.84s of 2s". SLAP_ERROR, nothing written, as
+ * report_period. */
+enum slap_status report_sweep_row(FILE *out, const struct run_desc *desc,
+                                  const struct report_step *step);
 
 #endif
