@@ -91,3 +91,25 @@ def case_docs_subcommands_everywhere():
               "slap %s --help: %d %r %r" % (name, rc, out[:60], err))
     check(sorted(offered) == sorted(names),
           "the completion offers %r, slap --help lists %r" % (offered, names))
+
+
+def case_docs_protocols_everywhere():
+    """Every protocol slap takes (its codec table's names) is in the man page's --protocol
+    entry (.B name) and offered by the completion's --protocol."""
+    from harness import slap_protocols
+    protocols = slap_protocols()
+    check(len(protocols) >= 3, "too few protocols: %r" % protocols)
+    with open(PATHS.man) as f:
+        man = f.read()
+    entry = re.search(r"^\.BI \\-\\-protocol= name\n(.*?)^\.TP", man, re.M | re.S)
+    check(entry is not None, "%s has no --protocol entry" % PATHS.man)
+    completion_path = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))), "completion", "slap.bash")
+    with open(completion_path) as f:
+        offered = re.search(r'--protocol\) echo "([^"]*)"', f.read())
+    check(offered is not None, "the completion offers no --protocol values")
+    for name in protocols:
+        check(re.search(r"^\.BR? %s\b" % re.escape(name), entry.group(1), re.M) is not None,
+              "%s's --protocol entry does not name %s" % (PATHS.man, name))
+    check(sorted(offered.group(1).split()) == sorted(protocols),
+          "the completion's --protocol offers %r, slap takes %r" % (offered.group(1), protocols))
