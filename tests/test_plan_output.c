@@ -14,6 +14,7 @@
 #include "slap/base/common.h"
 #include "slap/base/json.h"
 #include "slap/output/results.h"
+#include "slap/output/sinks.h"
 
 #include "plan_output.h"
 
@@ -217,6 +218,31 @@ static void test_merge_shows_sums(void **state)
                          "-s 127.0.0.1:1 -T 3 -c 12 --sweep 2k:4k:1k --label a+b", true);
 }
 
+/* Each sink's option (its row's name, output/sinks.c) puts its file in that sink's path, and
+ * in no other: a sink left out of plan_output.c's sink_paths, or given another's field, fails. */
+static void test_every_sink_has_its_path(void **state)
+{
+    (void)state;
+    for (size_t k = 0; k < RESULTS_SINKS; k++) {
+        struct slap_options o;
+        char line[128];
+        const char *paths[RESULTS_SINKS];
+        snprintf(line, sizeof(line), "-s 127.0.0.1:1 %s /tmp/sink-%zu", results_sinks[k].option,
+                 k);
+        parse_options(&o, line);
+        plan_output_paths(&o, paths);
+        for (size_t j = 0; j < RESULTS_SINKS; j++) {
+            if (j == k) {
+                assert_non_null(paths[j]);
+                assert_string_equal(paths[j], strchr(line, '/'));
+            } else if (paths[j] != NULL) {
+                fail_msg("%s filled the path of %s", results_sinks[k].option,
+                         results_sinks[j].option);
+            }
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -224,6 +250,7 @@ int main(void)
         cmocka_unit_test(test_refuses_bad_configs),
         cmocka_unit_test(test_merge_refuses_other_workloads),
         cmocka_unit_test(test_merge_shows_sums),
+        cmocka_unit_test(test_every_sink_has_its_path),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,6 +11,8 @@
 #include "compare_cmd.h"
 
 #include <glob.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,67 +21,98 @@
 #include "slap/base/ranks.h"
 #include "slap/base/quote.h"
 #include "plan_output.h"
+#include "subargs.h"
 #include "subcommands.h"
 
 #define MAX_FILES 512 /* results files over every side */
 
-static void compare_help(FILE *out)
+/* --fail-if's value: its thresholds added (a SUBARG_CALL). */
+static int take_fail_if(void *args, const char *value)
 {
-    fputs("Usage: slap compare [OPTIONS] A B [C...]\n"
-          "       slap compare --live [OPTIONS] [SLAP OPTIONS] NAME=TARGET NAME=TARGET [...]\n"
-          "Each side set beside the first: throughput and percentiles, the difference B - A, its\n"
-          "95% interval and whether it is significant. A side is:\n"
-          "  FILE.json            one results file (--json): its interval holds the noise within\n"
-          "                       that run only, so the difference is shown, not judged\n"
-          "  A1.json,A2.json,...  several runs of one side (or a quoted glob, 'base-*.json'),\n"
-          "                       judged by ranks (Mann-Whitney); make the two sides' runs\n"
-          "                       alternately, at least 4 a side (one side's runs all made\n"
-          "                       before the other's are shown, not judged)\n"
-          "  --live NAME=TARGET   measured now, in rounds interleaved with the other sides', each\n"
-          "                       pair's order drawn at random, judged on the paired rounds\n"
-          "                       (Wilcoxon): the way to compare two servers, a proxy with direct\n"
-          "                       access, TCP with UDP. TARGET is a server list, slap options\n"
-          "                       ('-U', '--protocol=binary'), or both ('host:11211 -U')\n"
-          "\n"
-          "  --fail-if RULE       exit 1 when a significant difference crosses RULE: 'p99>+5%',\n"
-          "                       'tps<-5%', 'p50>+200us'; repeated or comma-separated\n"
-          "  --json FILE          the table as data\n"
-          "  --live               measure the sides now (below)\n"
-          "  --rounds N           --live: N rounds of each side, N pairs (default 10)\n"
-          "  --seed N             --live: the seed of each pair's order (default: the time)\n"
-          "  -q                   --live: the table only, not a line per pair\n"
-          "The other options of --live are slap's, for every side (-t is a round's length,\n"
-          "default 2s).\n"
-          "Exit status: 0 no threshold crossed, 1 one crossed (or an output could not be\n"
-          "written), 2 bad usage, a file that cannot be compared, or a threshold that cannot be\n"
-          "judged (a figure the runs lack, one run a side, too few runs or rounds, one side's\n"
-          "runs all made before the other's).\n"
-          "Examples:\n"
-          "  slap compare --live -T 2 -c 32 --rounds 10 direct=127.0.0.1:11211 "
-          "proxy=127.0.0.1:22121\n"
-          "  slap compare --live -s 127.0.0.1:11211 tcp= udp=-U --fail-if 'p99>+10%'\n"
-          "  slap compare 'base-*.json' 'new-*.json' --fail-if 'p99>+5%,tps<-5%'\n",
-          out);
+    return compare_add_thresholds(&((struct compare_cli *)args)->args, value);
 }
+
+static const struct subarg compare_rows[] = {
+    {.name = "--fail-if",
+     .value = "RULE",
+     .kind = SUBARG_CALL,
+     .take = take_fail_if,
+     .help = "exit 1 when a significant difference crosses RULE: 'p99>+5%',\n"
+             "'tps<-5%', 'p50>+200us'; repeated or comma-separated"},
+    {.name = "--json",
+     .value = "FILE",
+     .kind = SUBARG_FILE,
+     .offset = offsetof(struct compare_cli, args.json),
+     .help = "the table as data"},
+    {.name = "--live",
+     .kind = SUBARG_FLAG,
+     .offset = offsetof(struct compare_cli, live),
+     .help = "measure the sides now (below)"},
+    {.name = "--rounds",
+     .value = "N",
+     .kind = SUBARG_TEXT,
+     .offset = offsetof(struct compare_cli, rounds),
+     .help = "--live: N rounds of each side, N pairs (default 10)"},
+    {.name = "--seed",
+     .value = "N",
+     .kind = SUBARG_TEXT,
+     .offset = offsetof(struct compare_cli, seed),
+     .help = "--live: the seed of each pair's order (default: the time)"},
+    {.name = "-q",
+     .alias = "--quiet",
+     .kind = SUBARG_FLAG,
+     .offset = offsetof(struct compare_cli, quiet),
+     .help = "--live: the table only, not a line per pair"},
+};
+
+#define COMPARE_SPEC(slap_options_)                                                             \
+    {                                                                                            \
+        .name = "compare",                                                                       \
+        .intro = compare_intro,                                                             \
+        .outro = compare_outro,                                                                  \
+        .rows = compare_rows,                                                                    \
+        .count = SLAP_ARRAY_SIZE(compare_rows),                                                  \
+        .slap_options = slap_options_,                                                           \
+    }
+
+static const char compare_intro[] =
+    "Usage: slap compare [OPTIONS] A B [C...]\n"
+    "       slap compare --live [OPTIONS] [SLAP OPTIONS] NAME=TARGET NAME=TARGET [...]\n"
+    "Each side set beside the first: throughput and percentiles, the difference B - A, its\n"
+    "95% interval and whether it is significant. A side is:\n"
+    "  FILE.json            one results file (--json): its interval holds the noise within\n"
+    "                       that run only, so the difference is shown, not judged\n"
+    "  A1.json,A2.json,...  several runs of one side (or a quoted glob, 'base-*.json'),\n"
+    "                       judged by ranks (Mann-Whitney); make the two sides' runs\n"
+    "                       alternately, at least 4 a side (one side's runs all made\n"
+    "                       before the other's are shown, not judged)\n"
+    "  --live NAME=TARGET   measured now, in rounds interleaved with the other sides', each\n"
+    "                       pair's order drawn at random, judged on the paired rounds\n"
+    "                       (Wilcoxon): the way to compare two servers, a proxy with direct\n"
+    "                       access, TCP with UDP. TARGET is a server list, slap options\n"
+    "                       ('-U', '--protocol=binary'), or both ('host:11211 -U')\n"
+    "\n";
+
+static const char compare_outro[] =
+    "The other options of --live are slap's, for every side (-t is a round's length,\n"
+    "default 2s).\n"
+    "Exit status: 0 no threshold crossed, 1 one crossed (or an output could not be\n"
+    "written), 2 bad usage, a file that cannot be compared, or a threshold that cannot be\n"
+    "judged (a figure the runs lack, one run a side, too few runs or rounds, one side's\n"
+    "runs all made before the other's).\n"
+    "Examples:\n"
+    "  slap compare --live -T 2 -c 32 --rounds 10 direct=127.0.0.1:11211 "
+    "proxy=127.0.0.1:22121\n"
+    "  slap compare --live -s 127.0.0.1:11211 tcp= udp=-U --fail-if 'p99>+10%'\n"
+    "  slap compare 'base-*.json' 'new-*.json' --fail-if 'p99>+5%,tps<-5%'\n";
+
+/* Its files' form, and --live's (whose words not compare's own are slap's options). */
+static const struct subargs_spec compare_spec = COMPARE_SPEC(false);
+static const struct subargs_spec compare_live_spec = COMPARE_SPEC(true);
 
 int compare_usage(const char *problem, const char *word)
 {
-    fprintf(stderr, "slap compare: %s%s%s%s\n", problem, word ? " '" : "", word ? word : "",
-            word ? "'" : "");
-    fprintf(stderr, "Try 'slap compare --help' for more information.\n");
-    return SLAP_EXIT_USAGE;
-}
-
-const char *compare_option_value(int argc, char **argv, int *i, const char *name)
-{
-    size_t n = strlen(name);
-    if (strncmp(argv[*i], name, n) != 0 || (argv[*i][n] != '=' && argv[*i][n] != '\0')) {
-        return NULL;
-    }
-    if (argv[*i][n] == '=') {
-        return argv[*i] + n + 1;
-    }
-    return *i + 1 < argc ? argv[++*i] : "";
+    return subargs_usage(&compare_spec, problem, word);
 }
 
 int compare_add_thresholds(struct compare_args *a, const char *list)
@@ -107,29 +140,22 @@ int compare_add_thresholds(struct compare_args *a, const char *list)
     return status;
 }
 
-/* compare's own options of the files' form; the rest are sides. */
-static int parse_files(int argc, char **argv, struct compare_args *a)
+/* The files' form: no option of --live's; the words, its sides. */
+static int check_files(const struct compare_cli *c, char **words, int n,
+                       struct compare_args *a)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        if ((v = compare_option_value(argc, argv, &i, "--fail-if")) != NULL) {
-            if (compare_add_thresholds(a, v) != SLAP_EXIT_OK) {
-                return SLAP_EXIT_USAGE;
-            }
-        } else if ((v = compare_option_value(argc, argv, &i, "--json")) != NULL) {
-            if (v[0] == '\0') {
-                return compare_usage("--json needs a file name", NULL);
-            }
-            a->json = v;
-        } else if (strcmp(argv[i], "--rounds") == 0 || strcmp(argv[i], "--seed") == 0) {
-            return compare_usage("this option goes with --live:", argv[i]);
-        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            return compare_usage("unknown option", argv[i]);
-        } else if (a->nsides == COMPARE_MAX_RUNS) {
-            return compare_usage("too many sides", NULL);
-        } else {
-            a->sides[a->nsides++] = argv[i];
-        }
+    const char *live_only = c->rounds != NULL ? "--rounds"
+                            : c->seed != NULL ? "--seed"
+                            : c->quiet        ? "-q"
+                                              : NULL;
+    if (live_only != NULL) {
+        return compare_usage("this option goes with --live:", live_only);
+    }
+    if (n > COMPARE_MAX_RUNS) {
+        return compare_usage("too many sides", NULL);
+    }
+    for (int i = 0; i < n; i++) {
+        a->sides[a->nsides++] = words[i];
     }
     if (a->nsides < 2) {
         return compare_usage("give two sides or more: results files (written by --json), "
@@ -313,19 +339,25 @@ static int compare_files(const struct compare_args *a)
 
 int compare_main(int argc, char **argv)
 {
-    static struct compare_args a;
-    memset(&a, 0, sizeof(a));
+    static struct compare_cli c;
+    bool live = false, run;
+    int n = 0;
+    memset(&c, 0, sizeof(c));
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            compare_help(stdout);
-            return fflush(stdout) == 0 ? SLAP_EXIT_OK : SLAP_EXIT_FAILED;
-        }
+        live = live || strcmp(argv[i], "--live") == 0;
     }
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--live") == 0) {
-            return compare_live_main(argc, argv);
-        }
+    char **words = calloc((size_t)argc + 1, sizeof(*words));
+    if (words == NULL) {
+        return compare_usage("out of memory", NULL);
     }
-    int status = parse_files(argc, argv, &a);
-    return status == SLAP_EXIT_OK ? compare_files(&a) : status;
+    int status = subargs_parse(live ? &compare_live_spec : &compare_spec, argc, argv, &c, words,
+                               &n, &run);
+    if (run && live) {
+        status = compare_live_main(&c, words, n);
+    } else if (run) {
+        status = check_files(&c, words, n, &c.args);
+        status = status == SLAP_EXIT_OK ? compare_files(&c.args) : status;
+    }
+    free(words);
+    return status;
 }

@@ -2,6 +2,7 @@
 #ifndef SLAP_CLI_COMPARE_CMD_H
 #define SLAP_CLI_COMPARE_CMD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "slap/output/compare.h"
@@ -16,10 +17,17 @@ struct compare_args {
     size_t nth;
 };
 
+/* compare's command line: its own options (the rows of compare_cmd.c). */
+struct compare_cli {
+    struct compare_args args; /* --json, --fail-if */
+    const char *rounds;       /* --live's --rounds, as given */
+    const char *seed;         /* --live's --seed, as given */
+    bool live;                /* --live */
+    bool quiet;               /* -q */
+};
+
 /* A one-line problem (with word quoted, when not NULL) and the --help hint: SLAP_EXIT_USAGE. */
 int compare_usage(const char *problem, const char *word);
-/* "--name VALUE" or "--name=VALUE" at argv[*i]: its value, or NULL when it is not name. */
-const char *compare_option_value(int argc, char **argv, int *i, const char *name);
 /* --fail-if's comma-separated thresholds, added to a: SLAP_EXIT_OK or SLAP_EXIT_USAGE (said). */
 int compare_add_thresholds(struct compare_args *a, const char *list);
 /* Each threshold judged, said on standard error: SLAP_EXIT_FAILED when one was crossed,
@@ -28,7 +36,8 @@ int compare_judge(const struct compare_args *a, const struct compare_table *t);
 /* The table printed (and written with --json), the thresholds judged: the exit status. */
 int compare_conclude(const struct compare_args *a, const struct compare_table *t);
 
-/* slap compare --live (compare_live.c). */
-int compare_live_main(int argc, char **argv);
+/* slap compare --live (compare_live.c): words are the sides (NAME=TARGET) and slap's options
+ * for every side, in the order given. */
+int compare_live_main(const struct compare_cli *c, char **words, int nwords);
 
 #endif

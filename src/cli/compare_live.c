@@ -89,51 +89,39 @@ static bool parse_count(const char *v, uint64_t *out, uint64_t max)
     return true;
 }
 
-/* compare's own options, the sides, and the rest as every side's slap options. */
-static int parse_live(int argc, char **argv, struct live *lv)
+/* compare's own options (read by compare_main), the sides, and the rest of the words as every
+ * side's slap options. */
+static int parse_live(const struct compare_cli *c, char **words, int n, struct live *lv)
 {
-    uint64_t n;
+    uint64_t count;
+    lv->args = c->args;
+    lv->quiet = c->quiet;
     lv->rounds = DEFAULT_ROUNDS;
     lv->seed = (uint64_t)time(NULL);
-    lv->common = calloc((size_t)argc, sizeof(*lv->common));
+    if (c->rounds != NULL) {
+        if (!parse_count(c->rounds, &count, RANKS_MAX) || count < 2) {
+            return compare_usage("--rounds needs 2 to 256 rounds:", c->rounds);
+        }
+        lv->rounds = (unsigned)count;
+    }
+    if (c->seed != NULL && !parse_count(c->seed, &lv->seed, UINT64_MAX)) {
+        return compare_usage("--seed needs a whole number:", c->seed);
+    }
+    lv->common = calloc((size_t)n + 1, sizeof(*lv->common));
     if (lv->common == NULL) {
         return compare_usage("out of memory", NULL);
     }
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        if (strcmp(argv[i], "--live") == 0) {
-            continue;
-        }
-        if ((v = compare_option_value(argc, argv, &i, "--fail-if")) != NULL) {
-            if (compare_add_thresholds(&lv->args, v) != SLAP_EXIT_OK) {
-                return SLAP_EXIT_USAGE;
-            }
-        } else if ((v = compare_option_value(argc, argv, &i, "--json")) != NULL) {
-            if (v[0] == '\0') {
-                return compare_usage("--json needs a file name", NULL);
-            }
-            lv->args.json = v;
-        } else if ((v = compare_option_value(argc, argv, &i, "--rounds")) != NULL) {
-            if (!parse_count(v, &n, RANKS_MAX) || n < 2) {
-                return compare_usage("--rounds needs 2 to 256 rounds:", v);
-            }
-            lv->rounds = (unsigned)n;
-        } else if ((v = compare_option_value(argc, argv, &i, "--seed")) != NULL) {
-            if (!parse_count(v, &lv->seed, UINT64_MAX)) {
-                return compare_usage("--seed needs a whole number:", v);
-            }
-        } else if (strcmp(argv[i], "-q") == 0 || strcmp(argv[i], "--quiet") == 0) {
-            lv->quiet = true;
-        } else if (argv[i][0] != '-' && is_side(argv[i])) {
+    for (int i = 0; i < n; i++) {
+        if (words[i][0] != '-' && is_side(words[i])) {
             if (lv->nsides == COMPARE_MAX_RUNS) {
                 return compare_usage("too many sides", NULL);
             }
             struct live_side *s = &lv->sides[lv->nsides++];
-            size_t len = (size_t)(strchr(argv[i], '=') - argv[i]);
-            snprintf(s->name, sizeof(s->name), "%.*s", (int)len, argv[i]);
-            s->target = argv[i] + len + 1;
+            size_t len = (size_t)(strchr(words[i], '=') - words[i]);
+            snprintf(s->name, sizeof(s->name), "%.*s", (int)len, words[i]);
+            s->target = words[i] + len + 1;
         } else {
-            lv->common[lv->ncommon++] = argv[i];
+            lv->common[lv->ncommon++] = words[i];
         }
     }
     if (lv->nsides < 2) {
@@ -526,12 +514,12 @@ static int live_run(struct live *lv)
     return status;
 }
 
-int compare_live_main(int argc, char **argv)
+int compare_live_main(const struct compare_cli *c, char **words, int nwords)
 {
     static struct live lv;
     sigset_t set;
     memset(&lv, 0, sizeof(lv));
-    int status = parse_live(argc, argv, &lv);
+    int status = parse_live(c, words, nwords, &lv);
     status = status == SLAP_EXIT_OK ? prepare_sides(&lv) : status;
     status = status == SLAP_EXIT_OK ? check_gate(&lv) : status;
     if (status == SLAP_EXIT_OK) {

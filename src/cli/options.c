@@ -16,6 +16,7 @@
 #include "options_rows.h"
 #include "options_special.h"
 #include "options_table.h"
+#include "subcommand_list.h"
 
 #define OPTIONS_TARGET struct slap_options /* what slap's rows fill */
 
@@ -301,8 +302,7 @@ _Static_assert(ROW_COUNT <= OPTIONS_MAX_ROWS, "OPTIONS_MAX_ROWS holds every row"
 
 static const char help_intro[] =
     "Usage: slap [OPTIONS]\n"
-    "       slap merge RESULT.json... [--json FILE] [--csv FILE] [--svg FILE]\n"
-    "       slap plot RESULT.json... -o FILE.svg [--samples FILE]\n"
+    "       slap COMMAND [ARGUMENTS] (the commands are listed below)\n"
     "\n"
     "slap is a load generator for memcached. It takes memaslap's options and prints\n"
     "memaslap's report, so existing command lines and scripts keep working. Each\n"
@@ -317,15 +317,9 @@ static const char help_outro[] =
     "  1  the run failed (no server reachable, nothing succeeded, more errors than\n"
     "     --max_errors, a value that failed -v)\n"
     "  2  bad usage (an invalid option or value)\n"
-    "On SIGINT, SIGTERM or SIGHUP, slap prints its report, then dies of that signal.\n"
-    "\n"
-    "Other commands (each with its own --help):\n"
-    "  slap search --slo 'p99<1ms' OPTIONS  the most load where p99 stays below 1ms\n"
-    "  slap compare --live OPTIONS A=HOST B=HOST  two targets in rounds interleaved:\n"
-    "                         is B faster or slower than A, with 95% confidence\n"
-    "  slap compare A.json B.json  results side by side (judged: several a side)\n"
-    "  slap trace-stats FILE  a trace's rate, mix, sizes and keys, without a server\n"
-    "  slap memslap OPTIONS   memslap's command line and report\n"
+    "On SIGINT, SIGTERM or SIGHUP, slap prints its report, then dies of that signal.\n";
+
+static const char help_examples[] = /* after the subcommands' list (subcommand_list.c) */
     "\n"
     "Examples:\n"
     "  slap -s 127.0.0.1:11211 -t 10s\n"
@@ -338,7 +332,7 @@ static const struct option_table slap_table = {option_rows, ROW_COUNT, help_intr
 static enum options_outcome apply_help(struct parse_state *st, const char *arg)
 {
     (void)arg;
-    options_table_print_help(st->table, st->out);
+    options_print_help(st->out); /* slap's rows, then its subcommands */
     return OPTIONS_EXIT;
 }
 
@@ -402,6 +396,8 @@ enum options_outcome options_parse(struct slap_options *o, int argc, char **argv
 void options_print_help(FILE *out)
 {
     options_table_print_help(&slap_table, out);
+    subcommand_list_print(out);
+    fputs(help_examples, out);
 }
 
 size_t options_table_size(void)

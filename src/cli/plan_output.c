@@ -1,6 +1,7 @@
 /* The outputs' description of a run, made from the options (or from a results file's config). */
 #include "plan_output.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,11 +92,20 @@ enum slap_status plan_output_describe(struct run_desc *d, const struct slap_opti
     return st;
 }
 
+/* Where each sink's file is among the options, by the sink's row (output/sinks.c); a row
+ * left out would read the options' first field: test_plan_output's test_every_sink_has_its_path
+ * gives each sink's option and finds its file. */
+static const size_t sink_paths[RESULTS_SINKS] = {
+    [RESULTS_SINK_CSV] = offsetof(struct slap_options, csv_out),
+    [RESULTS_SINK_SVG] = offsetof(struct slap_options, svg_out),
+    [RESULTS_SINK_JSON] = offsetof(struct slap_options, json_out),
+};
+
 void plan_output_paths(const struct slap_options *o, const char *paths[RESULTS_SINKS])
 {
-    paths[RESULTS_SINK_CSV] = o->csv_out;
-    paths[RESULTS_SINK_SVG] = o->svg_out;
-    paths[RESULTS_SINK_JSON] = o->json_out;
+    for (size_t k = 0; k < RESULTS_SINKS; k++) {
+        paths[k] = *(const char *const *)((const char *)o + sink_paths[k]);
+    }
 }
 
 /* ---- a results file's config, read back ------------------------------------------------- */

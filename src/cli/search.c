@@ -23,6 +23,7 @@
 #include "slap/output/results.h"
 #include "slap/output/sinks.h"
 #include "slo.h"
+#include "subargs.h"
 
 #define DEFAULT_START 1000.0
 #define DEFAULT_MAX_RATE 10e6
@@ -77,59 +78,10 @@ struct search {
     struct limits limits; /* the rate's last run's, for its step in the document (owned) */
 };
 
-static void search_help(FILE *out)
-{
-    fputs("Usage: slap search --slo OBJECTIVE [SEARCH OPTIONS] [SLAP OPTIONS]\n"
-          "The highest open-loop rate at which a latency objective holds with 95% confidence.\n"
-          "Each step is an open-loop run at one rate; the percentile's 95% interval, from the\n"
-          "step's periods, decides: held when its upper bound is below the limit, broken when\n"
-          "its lower bound is above it (or the rate was not achieved). An undecided step runs\n"
-          "on, up to 4 times --step_time. The rates double from --start until one breaks, then\n"
-          "bisection narrows to 5%. The capacity found is measured again, with the rate broken\n"
-          "above it: the same verdicts confirm it; a changed one sends the search on (at most 3\n"
-          "times, then no capacity is confirmed). A step where slap itself was short of CPU\n"
-          "(limited_by client or both, its threads busy or waiting for a CPU) is 'starved': not\n"
-          "the server's answer; measured once more, starved again, its rate is slap's ceiling:\n"
-          "the search narrows below it, and the capacity is at least the rate held there.\n"
-          "\n"
-          "  --slo OBJECTIVE      'p99<1ms'; several comma-separated, 'p50<200us,p99.9<5ms'\n"
-          "                       (given once, every objective in it)\n"
-          "                       (any percentile, a limit in us, ms or s)\n"
-          "  --step_time DURATION length of each step (default 5s, at least 400ms)\n"
-          "  --start RATE         the first rate, ops/s (default 1000, at least 10; 10k allowed)\n"
-          "  --max_rate RATE      never beyond this rate (default 10M, at least 10)\n"
-          "  --max_steps N        at most N steps (default 12)\n"
-          "\n"
-          "The server, thread and client options are slap's (-s, -T, -c, --arrival, ...; see\n"
-          "slap --help); --json, --csv and --svg write the steps as a --sweep's.\n"
-          "Example:\n"
-          "  slap search --slo 'p99<1ms' -s 127.0.0.1:11211 -T 2 -c 32 --step_time 2s\n",
-          out);
-}
-
 static int search_usage(const char *problem)
 {
-    fprintf(stderr, "slap search: %s\nTry 'slap search --help' for more information.\n", problem);
-    return SLAP_EXIT_USAGE;
-}
-
-/* "--name VALUE" or "--name=VALUE" (dashes or underscores) at argv[*i]: its value. */
-static bool take(int argc, char **argv, int *i, const char *name, const char **value)
-{
-    char given[64];
-    size_t n = strlen(name);
-    if (strncmp(argv[*i], "--", 2) != 0) {
-        return false;
-    }
-    snprintf(given, sizeof(given), "%s", argv[*i]);
-    for (char *c = given + 2; *c != '\0' && *c != '='; c++) {
-        *c = *c == '-' ? '_' : *c;
-    }
-    if (strncmp(given, name, n) != 0 || (given[n] != '\0' && given[n] != '=')) {
-        return false;
-    }
-    *value = given[n] == '=' ? argv[*i] + n + 1 : (*i + 1 < argc ? argv[++*i] : "");
-    return true;
+    const struct subargs_spec spec = {.name = "search"};
+    return subargs_usage(&spec, problem, NULL);
 }
 
 /* A rate ("2500", "10k") into *rate; false when it is not one. */
@@ -143,52 +95,127 @@ static bool parse_rate(const char *text, double *rate)
     return true;
 }
 
-/* One of search's own options at argv[*i] into a; 1 taken, 0 not search's, 2 bad. */
-static int take_search_option(int argc, char **argv, int *i, struct search_args *a)
+/* ---- search's own options: each row's take ------------------------------------------- */
+
+static int take_slo(void *args, const char *v)
 {
-    const char *v;
+    struct search_args *a = args;
     char err[256];
-    if (take(argc, argv, i, "--slo", &v)) {
-        if (a->nslo > 0) {
-            return search_usage("--slo is given once, every objective in it, as "
-                                "--slo 'p99<1ms,p50<200us'");
-        }
-        return objective_parse(v, a->slo, &a->nslo, err, sizeof(err)) ? 1 : search_usage(err);
+    if (a->nslo > 0) {
+        return search_usage("--slo is given once, every objective in it, as "
+                            "--slo 'p99<1ms,p50<200us'");
     }
-    if (take(argc, argv, i, "--step_time", &v)) {
-        bool ok = units_parse_duration(v, strlen(v), &a->step_ns) == UNITS_OK && a->step_ns > 0;
-        return !ok ? search_usage("--step_time needs a duration, as 1s or 500ms")
-               : a->step_ns < STEP_MIN_NS
-                   ? search_usage("--step_time is at least 400ms: a step's interval reads 20 "
-                                  "periods of 20 ms or more, and slap's CPU shares a shorter "
-                                  "step cannot measure")
-                   : 1;
-    }
-    if (take(argc, argv, i, "--start", &v)) {
-        return !parse_rate(v, &a->start) ? search_usage("--start needs a rate, as 1000 or 5k")
-               : a->start < MIN_RATE     ? search_usage("--start is at least 10 ops/s")
-                                         : 1;
-    }
-    if (take(argc, argv, i, "--max_rate", &v)) {
-        return !parse_rate(v, &a->max_rate) ? search_usage("--max_rate needs a rate, as 100k")
-               : a->max_rate < MIN_RATE     ? search_usage("--max_rate is at least 10 ops/s")
-                                            : 1;
-    }
-    if (take(argc, argv, i, "--arrival", &v)) {
-        bool poisson = strcmp(v, "poisson") == 0;
-        a->arrival = poisson ? ARRIVAL_POISSON : ARRIVAL_UNIFORM;
-        return poisson || strcmp(v, "uniform") == 0
-                   ? 1
-                   : search_usage("--arrival is uniform or poisson");
-    }
-    if (take(argc, argv, i, "--max_steps", &v)) {
-        char *end;
-        long n = strtol(v, &end, 10);
-        a->max_steps = (unsigned)n;
-        return *end == '\0' && n >= 1 && n <= 100 ? 1 : search_usage("--max_steps needs 1 to 100");
-    }
-    return 0;
+    return objective_parse(v, a->slo, &a->nslo, err, sizeof(err)) ? SLAP_EXIT_OK
+                                                                   : search_usage(err);
 }
+
+static int take_step_time(void *args, const char *v)
+{
+    struct search_args *a = args;
+    bool ok = units_parse_duration(v, strlen(v), &a->step_ns) == UNITS_OK && a->step_ns > 0;
+    return !ok ? search_usage("--step_time needs a duration, as 1s or 500ms")
+           : a->step_ns < STEP_MIN_NS
+               ? search_usage("--step_time is at least 400ms: a step's interval reads 20 "
+                              "periods of 20 ms or more, and slap's CPU shares a shorter "
+                              "step cannot measure")
+               : SLAP_EXIT_OK;
+}
+
+static int take_start(void *args, const char *v)
+{
+    struct search_args *a = args;
+    return !parse_rate(v, &a->start) ? search_usage("--start needs a rate, as 1000 or 5k")
+           : a->start < MIN_RATE     ? search_usage("--start is at least 10 ops/s")
+                                     : SLAP_EXIT_OK;
+}
+
+static int take_max_rate(void *args, const char *v)
+{
+    struct search_args *a = args;
+    return !parse_rate(v, &a->max_rate) ? search_usage("--max_rate needs a rate, as 100k")
+           : a->max_rate < MIN_RATE     ? search_usage("--max_rate is at least 10 ops/s")
+                                        : SLAP_EXIT_OK;
+}
+
+static int take_arrival(void *args, const char *v)
+{
+    struct search_args *a = args;
+    bool poisson = strcmp(v, "poisson") == 0;
+    a->arrival = poisson ? ARRIVAL_POISSON : ARRIVAL_UNIFORM;
+    return poisson || strcmp(v, "uniform") == 0 ? SLAP_EXIT_OK
+                                                : search_usage("--arrival is uniform or poisson");
+}
+
+static int take_max_steps(void *args, const char *v)
+{
+    struct search_args *a = args;
+    char *end;
+    long n = strtol(v, &end, 10);
+    a->max_steps = (unsigned)n;
+    return *end == '\0' && n >= 1 && n <= 100 ? SLAP_EXIT_OK
+                                              : search_usage("--max_steps needs 1 to 100");
+}
+
+static const struct subarg search_rows[] = {
+    {.name = "--slo",
+     .value = "OBJECTIVE",
+     .kind = SUBARG_CALL,
+     .take = take_slo,
+     .help = "'p99<1ms'; several comma-separated, 'p50<200us,p99.9<5ms'\n"
+             "(given once, every objective in it)\n"
+             "(any percentile, a limit in us, ms or s)"},
+    {.name = "--step_time",
+     .value = "DURATION",
+     .kind = SUBARG_CALL,
+     .take = take_step_time,
+     .help = "length of each step (default 5s, at least 400ms)"},
+    {.name = "--start",
+     .value = "RATE",
+     .kind = SUBARG_CALL,
+     .take = take_start,
+     .help = "the first rate, ops/s (default 1000, at least 10; 10k allowed)"},
+    {.name = "--max_rate",
+     .value = "RATE",
+     .kind = SUBARG_CALL,
+     .take = take_max_rate,
+     .help = "never beyond this rate (default 10M, at least 10)"},
+    {.name = "--max_steps",
+     .value = "N",
+     .kind = SUBARG_CALL,
+     .take = take_max_steps,
+     .help = "at most N steps (default 12)"},
+    {.name = "--arrival",
+     .value = "KIND",
+     .kind = SUBARG_CALL,
+     .take = take_arrival,
+     .help = "uniform or poisson: how a step spaces its requests (default uniform)"},
+};
+
+static const struct subargs_spec search_spec = {
+    .name = "search",
+    .intro =
+        "Usage: slap search --slo OBJECTIVE [SEARCH OPTIONS] [SLAP OPTIONS]\n"
+        "The highest open-loop rate at which a latency objective holds with 95% confidence.\n"
+        "Each step is an open-loop run at one rate; the percentile's 95% interval, from the\n"
+        "step's periods, decides: held when its upper bound is below the limit, broken when\n"
+        "its lower bound is above it (or the rate was not achieved). An undecided step runs\n"
+        "on, up to 4 times --step_time. The rates double from --start until one breaks, then\n"
+        "bisection narrows to 5%. The capacity found is measured again, with the rate broken\n"
+        "above it: the same verdicts confirm it; a changed one sends the search on (at most 3\n"
+        "times, then no capacity is confirmed). A step where slap itself was short of CPU\n"
+        "(limited_by client or both, its threads busy or waiting for a CPU) is 'starved': not\n"
+        "the server's answer; measured once more, starved again, its rate is slap's ceiling:\n"
+        "the search narrows below it, and the capacity is at least the rate held there.\n"
+        "\n",
+    .outro = "\n"
+             "The server, thread and client options are slap's (-s, -T, -c, ...; see\n"
+             "slap --help); --json, --csv and --svg write the steps as a --sweep's.\n"
+             "Example:\n"
+             "  slap search --slo 'p99<1ms' -s 127.0.0.1:11211 -T 2 -c 32 --step_time 2s\n",
+    .rows = search_rows,
+    .count = SLAP_ARRAY_SIZE(search_rows),
+    .slap_options = true,
+};
 
 /* What slap's options may not say in a search: the rate, the length, per-period tables. */
 static int check_slap_options(const struct slap_options *o)
@@ -214,11 +241,13 @@ static int check_slap_options(const struct slap_options *o)
     return SLAP_EXIT_OK;
 }
 
-/* The command line: search's options taken out, the rest parsed as slap's into s->opts. */
+/* The command line: search's options taken out, the rest parsed as slap's into s->opts; -1
+ * after the help. */
 static int parse(int argc, char **argv, struct search *s)
 {
     char **rest = s->rest = calloc((size_t)argc + 1, sizeof(*rest));
-    int nrest = 1, status = SLAP_EXIT_OK;
+    int nrest = 0;
+    bool run;
     struct search_args *a = &s->args;
     *a = (struct search_args){.start = DEFAULT_START,
                               .max_rate = DEFAULT_MAX_RATE,
@@ -229,16 +258,10 @@ static int parse(int argc, char **argv, struct search *s)
         return SLAP_EXIT_FAILED;
     }
     rest[0] = "slap";
-    for (int i = 1; i < argc && status == SLAP_EXIT_OK; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            search_help(stdout);
-            return fflush(stdout) == 0 ? -1 : SLAP_EXIT_FAILED;
-        }
-        int taken = take_search_option(argc, argv, &i, a);
-        status = taken == SLAP_EXIT_USAGE ? SLAP_EXIT_USAGE : SLAP_EXIT_OK;
-        if (taken == 0) {
-            rest[nrest++] = argv[i];
-        }
+    int status = subargs_parse(&search_spec, argc, argv, a, rest + 1, &nrest, &run);
+    nrest++;
+    if (!run) {
+        return status == SLAP_EXIT_OK ? -1 : status;
     }
     if (status == SLAP_EXIT_OK && a->nslo == 0) {
         status = search_usage("--slo names the objective, as --slo 'p99<1ms'");

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,8 @@
 #include "slap/output/sinks.h"
 #include "plan_output.h"
 #include "search.h"
+#include "subargs.h"
+#include "subcommand_list.h"
 
 #define START_SPREAD_MS 1000 /* runs that started further apart than this did not run together */
 
@@ -32,59 +35,17 @@
 struct sub_args {
     const char *out[RESULTS_SINKS]; /* merge: each sink's file; plot: the picture's (SVG) */
     const char *samples;
-    const char **inputs;
+    char **inputs;
     int ninputs;
 };
 
-static int usage(const char *name, const char *problem, const char *word)
-{
-    char shown[QUOTE_PATH_BUF];
-    fprintf(stderr, "slap %s: %s%s%s\n", name, problem, word ? " " : "",
-            word ? quote_name(shown, word) : "");
-    fprintf(stderr, "Usage: slap merge RESULT.json... [--json FILE] [--csv FILE] [--svg FILE]\n"
-                    "       slap plot RESULT.json... -o FILE.svg [--samples FILE]\n");
-    return SLAP_EXIT_USAGE;
-}
+/* ---- the command lines of merge and plot --------------------------------------------- */
 
-/* "--name VALUE" or "--name=VALUE" at argv[*i] into *value; false when it is not that option. */
-static bool take_value(int argc, char **argv, int *i, const char *name, const char **value)
+/* "each output its own file": refused as any other bad usage. */
+static int refuse(const char *name, const char *problem)
 {
-    size_t n = strlen(name);
-    if (strncmp(argv[*i], name, n) != 0) {
-        return false;
-    }
-    if (argv[*i][n] == '=') {
-        *value = argv[*i] + n + 1;
-        return true;
-    }
-    if (argv[*i][n] != '\0') {
-        return false;
-    }
-    *value = *i + 1 < argc ? argv[++*i] : "";
-    return true;
-}
-
-/* An output's option at argv[*i] (merge: a sink's, --json FILE...; plot: -o, --output,
- * --samples), its file (*value) stored in a: false when it is none of them. */
-static bool take_output(int argc, char **argv, int *i, bool plot, struct sub_args *a,
-                        const char **value)
-{
-    if (plot && (take_value(argc, argv, i, "-o", value) ||
-                 take_value(argc, argv, i, "--output", value))) {
-        a->out[RESULTS_SINK_SVG] = *value;
-        return true;
-    }
-    if (plot && take_value(argc, argv, i, "--samples", value)) {
-        a->samples = *value;
-        return true;
-    }
-    for (size_t k = 0; !plot && k < RESULTS_SINKS; k++) {
-        if (take_value(argc, argv, i, results_sinks[k].option, value)) {
-            a->out[k] = *value;
-            return true;
-        }
-    }
-    return false;
+    const struct subargs_spec spec = {.name = name};
+    return subargs_usage(&spec, problem, NULL);
 }
 
 /* Each output its own file (two naming one would leave only the last written). */
@@ -100,7 +61,7 @@ static int distinct_outputs(const char *name, const struct sub_args *a)
                      "%s %s and %s %s name one file: give each output a file of its own",
                      results_sinks[k].option, quote_name(one, a->out[k]), results_sinks[j].option,
                      quote_name(other, a->out[j]));
-            return usage(name, problem, NULL);
+            return refuse(name, problem);
         }
         for (int i = 0; a->out[k] != NULL && i <= a->ninputs; i++) {
             const char *input = i < a->ninputs ? a->inputs[i] : a->samples;
@@ -111,71 +72,88 @@ static int distinct_outputs(const char *name, const struct sub_args *a)
                      "%s %s names the input %s: it would be replaced while read; give the "
                      "output a file of its own",
                      results_sinks[k].option, quote_name(one, a->out[k]), quote_name(other, input));
-            return usage(name, problem, NULL);
+            return refuse(name, problem);
         }
     }
     return SLAP_EXIT_OK;
 }
 
-/* --help (or -h) among the words: the command's help on standard output. */
-static bool asked_help(int argc, char **argv, bool plot)
+static const char merge_intro[] =
+    "Usage: slap merge RESULT.json... [--json FILE] [--csv FILE] [--svg FILE]\n"
+    "Runs made together on several load hosts (--start_at, a --label each), as one: the\n"
+    "text report on standard output, the merged results in the files asked for. The runs\n"
+    "must share their workload, their loop (open or closed) and their measured length; a\n"
+    "run given twice is refused. Files are read in memory bounded by their histograms.\n";
+static const char merge_outro[] =
+    "Exit status: 0 merged, 1 an output could not be written, 2 bad usage, a file that is\n"
+    "not slap's results (named, with the field and the reason) or runs that cannot be\n"
+    "merged.\n";
+
+/* slap merge's options: one per sink of the table (output/sinks.c), each its file. */
+static void merge_rows(struct subarg rows[RESULTS_SINKS])
 {
-    static const char merge_help[] =
-        "Usage: slap merge RESULT.json... [--json FILE] [--csv FILE] [--svg FILE]\n"
-        "Runs made together on several load hosts (--start_at, a --label each), as one: the\n"
-        "text report on standard output, the merged results in the files asked for. The runs\n"
-        "must share their workload, their loop (open or closed) and their measured length; a\n"
-        "run given twice is refused. Files are read in memory bounded by their histograms.\n"
-        "  --json FILE   the merged results, in slap's results schema\n"
-        "  --csv FILE    the merged periods and totals as CSV\n"
-        "  --svg FILE    a picture of the merged run\n"
-        "Exit status: 0 merged, 1 an output could not be written, 2 bad usage, a file that is\n"
-        "not slap's results (named, with the field and the reason) or runs that cannot be\n"
-        "merged.\n";
-    static const char plot_help[] =
-        "Usage: slap plot RESULT.json... -o FILE.svg [--samples FILE]\n"
-        "A picture of one run or several (at most 64): rates and percentiles over the run,\n"
-        "and, for several, each run's latency spectrum with its intervals.\n"
-        "  -o FILE.svg      the picture (SVG)\n"
-        "  --samples FILE   a run's --samples file: its requests drawn as points\n"
-        "Exit status: 0 drawn, 1 the picture could not be written, 2 bad usage or a file that\n"
-        "is not slap's results or samples (named, with the reason).\n";
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            fputs(plot ? plot_help : merge_help, stdout);
-            return true;
-        }
+    for (size_t k = 0; k < RESULTS_SINKS; k++) {
+        rows[k] = (struct subarg){.name = results_sinks[k].option,
+                                  .value = "FILE",
+                                  .kind = SUBARG_FILE,
+                                  .offset = offsetof(struct sub_args, out) + k * sizeof(char *),
+                                  .help = results_sinks[k].help};
     }
-    return false;
 }
 
-/* The options and input files; usage's status when they are wrong. */
-static int parse_args(int argc, char **argv, bool plot, struct sub_args *a)
+static const struct subarg plot_rows[] = {
+    {.name = "-o",
+     .alias = "--output",
+     .value = "FILE.svg",
+     .kind = SUBARG_FILE,
+     .offset = offsetof(struct sub_args, out) + RESULTS_SINK_SVG * sizeof(char *),
+     .help = "the picture (SVG)"},
+    {.name = "--samples",
+     .value = "FILE",
+     .kind = SUBARG_FILE,
+     .offset = offsetof(struct sub_args, samples),
+     .help = "a run's --samples file: its requests drawn as points"},
+};
+
+static const struct subargs_spec plot_spec = {
+    .name = "plot",
+    .intro = "Usage: slap plot RESULT.json... -o FILE.svg [--samples FILE]\n"
+             "A picture of one run or several (at most 64): rates and percentiles over the run,\n"
+             "and, for several, each run's latency spectrum with its intervals.\n",
+    .outro = "Exit status: 0 drawn, 1 the picture could not be written, 2 bad usage or a file that\n"
+             "is not slap's results or samples (named, with the reason).\n",
+    .rows = plot_rows,
+    .count = SLAP_ARRAY_SIZE(plot_rows),
+};
+
+/* The options and input files: *run false when the command ends here with the status. */
+static int parse_args(int argc, char **argv, bool plot, struct sub_args *a, bool *run)
 {
+    struct subarg rows[RESULTS_SINKS];
+    struct subargs_spec merge_spec = {"merge", merge_intro, merge_outro, rows, RESULTS_SINKS,
+                                      false};
+    const struct subargs_spec *spec = plot ? &plot_spec : &merge_spec;
+    merge_rows(rows);
     memset(a, 0, sizeof(*a));
+    *run = false;
     a->inputs = calloc((size_t)argc, sizeof(*a->inputs));
     if (a->inputs == NULL) {
         return SLAP_EXIT_FAILED;
     }
-    for (int i = 1; i < argc; i++) {
-        const char *value = NULL;
-        if (take_output(argc, argv, &i, plot, a, &value)) {
-            if (value == NULL || value[0] == '\0') {
-                return usage(argv[0], "an option needs a file name:", argv[i]);
-            }
-        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            return usage(argv[0], "unknown option", argv[i]);
-        } else {
-            a->inputs[a->ninputs++] = argv[i];
-        }
+    int status = subargs_parse(spec, argc, argv, a, a->inputs, &a->ninputs, run);
+    if (!*run) {
+        return status;
     }
+    *run = false;
     if (a->ninputs == 0) {
-        return usage(argv[0], "give at least one results file (written by --json)", NULL);
+        return subargs_usage(spec, "give at least one results file (written by --json)", NULL);
     }
     if (plot && a->out[RESULTS_SINK_SVG] == NULL) {
-        return usage(argv[0], "-o FILE.svg names the picture", NULL);
+        return subargs_usage(spec, "-o FILE.svg names the picture", NULL);
     }
-    return distinct_outputs(argv[0], a);
+    status = distinct_outputs(spec->name, a);
+    *run = status == SLAP_EXIT_OK;
+    return status;
 }
 
 /* Read every input; on a failure say which file and why. */
@@ -461,15 +439,18 @@ static int merge_check(const struct sub_args *a, struct results_merge_input *in,
  */
 static int merge_main(int argc, char **argv)
 {
-    if (asked_help(argc, argv, false)) {
-        return fflush(stdout) != 0 || ferror(stdout) ? SLAP_EXIT_FAILED : SLAP_EXIT_OK;
-    }
     struct sub_args a;
     struct results_doc merged;
-    int status = parse_args(argc, argv, false, &a);
+    bool run;
+    int status = parse_args(argc, argv, false, &a, &run);
     struct results_merge_input *in = calloc((size_t)argc, sizeof(*in));
     memset(&merged, 0, sizeof(merged));
-    if (status == SLAP_EXIT_OK && in == NULL) {
+    if (!run) {
+        free(in);
+        free(a.inputs);
+        return status;
+    }
+    if (in == NULL) {
         status = SLAP_EXIT_FAILED;
     }
     if (status == SLAP_EXIT_OK) {
@@ -501,18 +482,20 @@ static int merge_main(int argc, char **argv)
 
 static int plot_main(int argc, char **argv)
 {
-    if (asked_help(argc, argv, true)) {
-        return fflush(stdout) != 0 || ferror(stdout) ? SLAP_EXIT_FAILED : SLAP_EXIT_OK;
-    }
     struct sub_args a;
-    int status = parse_args(argc, argv, true, &a);
+    bool run;
+    int status = parse_args(argc, argv, true, &a, &run);
+    if (!run) {
+        free(a.inputs);
+        return status;
+    }
     struct results_doc *docs = calloc((size_t)argc, sizeof(*docs));
     struct results_doc **ptrs = calloc((size_t)argc, sizeof(*ptrs));
-    if (status == SLAP_EXIT_OK && (docs == NULL || ptrs == NULL)) {
+    if (docs == NULL || ptrs == NULL) {
         status = SLAP_EXIT_FAILED;
     }
     if (status == SLAP_EXIT_OK && a.ninputs > PLOT_MAX_DOCS) {
-        status = usage(argv[0], "too many results files for one picture", NULL);
+        status = subargs_usage(&plot_spec, "too many results files for one picture", NULL);
     }
     if (status == SLAP_EXIT_OK) {
         status = read_inputs(&a, argv[0], docs, ptrs);
@@ -539,19 +522,24 @@ static int plot_main(int argc, char **argv)
     return status;
 }
 
+/* The dispatch, from the subcommands' rows (subcommand_list.h). */
+static const struct subcommand {
+    const char *name;
+    subcommand_main main;
+} subcommands[SUBCOMMANDS] = {
+#define SUBCOMMAND_MAIN(id, name_, main_, usage, summary) [SUBCOMMAND_##id] = {name_, main_},
+    SLAP_SUBCOMMANDS(SUBCOMMAND_MAIN)
+#undef SUBCOMMAND_MAIN
+};
+
+_Static_assert(SLAP_ARRAY_SIZE(subcommands) == SUBCOMMANDS, "a main for every subcommand");
+
 subcommand_main subcommand_find(const char *name)
 {
-    if (strcmp(name, "merge") == 0) {
-        return merge_main;
+    for (size_t i = 0; i < SUBCOMMANDS; i++) {
+        if (strcmp(name, subcommands[i].name) == 0) {
+            return subcommands[i].main;
+        }
     }
-    if (strcmp(name, "compare") == 0) {
-        return compare_main;
-    }
-    if (strcmp(name, "search") == 0) {
-        return search_main;
-    }
-    if (strcmp(name, "trace-stats") == 0) {
-        return tracestats_main;
-    }
-    return strcmp(name, "plot") == 0 ? plot_main : NULL;
+    return NULL;
 }

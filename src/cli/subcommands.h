@@ -1,4 +1,4 @@
-/* slap merge and slap plot: results files combined, reported and drawn. */
+/* The subcommands' mains: each dispatched from its row of subcommand_list.h. */
 #ifndef SLAP_SUBCOMMANDS_H
 #define SLAP_SUBCOMMANDS_H
 
@@ -7,8 +7,12 @@ typedef int (*subcommand_main)(int argc, char **argv);
 
 /* slap compare (compare_cmd.c). */
 int compare_main(int argc, char **argv);
+/* slap trace-stats (tracestats_cmd.c): 0 done, 1 the trace could not be read or has a
+ * malformed line, 2 bad usage. */
+int tracestats_main(int argc, char **argv);
 
-/* The subcommand called name ("merge", "plot", "compare"), or NULL. */
+/* The subcommand called name ("merge", "plot", "compare", ...), or NULL (memslap's too: main.c
+ * reaches memslap first). */
 subcommand_main subcommand_find(const char *name);
 
 #endif

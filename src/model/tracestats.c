@@ -1,14 +1,13 @@
-/* slap trace-stats: a trace's rate, operation mix, sizes, distinct keys and skew, no server. */
+/* A trace's rate, operation mix, sizes, distinct keys and skew, gathered and reported (the
+ * command, slap trace-stats, is cli/tracestats_cmd.c). */
 #include "slap/model/tracestats.h"
 
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "slap/base/hist.h"
 #include "slap/base/rng.h"
-#include "slap/base/units.h"
 
 #define TIME_BUCKETS_MAX (1u << 20) /* seconds (or wider buckets) of the rate table */
 #define TIME_BUCKETS_INITIAL 4096
@@ -441,128 +440,4 @@ void tracestats_print(FILE *f, const struct tracestats *s, const struct trace_co
     print_ops(f, s);
     print_sizes(f, s);
     print_keys(f, s);
-}
-
-/* ---- the command ---- */
-
-struct tracestats_args {
-    const char *path;
-    bool skip_bad;
-    uint64_t exact_keys;
-};
-
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "Usage: slap trace-stats [--trace-skip-bad] [--exact-keys N] FILE\n"
-            "A trace's rate over time, operation mix, key and value sizes, distinct keys and\n"
-            "Zipf exponent, read without a server. FILE: Twitter's cache-trace format, plain or\n"
-            "zstd-compressed; - reads standard input.\n"
-            "  --trace-skip-bad  skip and count malformed lines instead of stopping at the first\n"
-            "  --exact-keys N    count up to N distinct keys exactly (default %u, about 16 bytes\n"
-            "                    each; k = 1000, m); beyond, estimate (HyperLogLog)\n"
-            "  -h, --help        print this and exit\n",
-            TRACESTATS_EXACT_KEYS);
-}
-
-static int bad_usage(const char *what, const char *arg)
-{
-    fprintf(stderr, "slap trace-stats: %s%s%s\n", what, arg != NULL ? ": " : "",
-            arg != NULL ? arg : "");
-    fprintf(stderr, "Try 'slap trace-stats --help' for more information.\n");
-    return SLAP_EXIT_USAGE;
-}
-
-static bool parse_exact_keys(const char *text, uint64_t *value)
-{
-    return units_parse_size(text, strlen(text), 1000, value) == UNITS_OK && *value >= 1 &&
-           *value <= TRACESTATS_EXACT_KEYS_MAX;
-}
-
-/* -1 to go on, else the exit status (0 for --help). */
-static int parse_args(int argc, char **argv, struct tracestats_args *a)
-{
-    static const struct option longopts[] = {
-        {"trace-skip-bad", no_argument, NULL, 's'},
-        {"trace_skip_bad", no_argument, NULL, 's'},
-        {"exact-keys", required_argument, NULL, 'k'},
-        {"exact_keys", required_argument, NULL, 'k'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    int ch;
-    *a = (struct tracestats_args){.exact_keys = TRACESTATS_EXACT_KEYS};
-    opterr = 0;
-    optind = 1;
-    while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        if (ch == 'h') {
-            usage(stdout);
-            return SLAP_EXIT_OK;
-        } else if (ch == 's') {
-            a->skip_bad = true;
-        } else if (ch == 'k' && !parse_exact_keys(optarg, &a->exact_keys)) {
-            return bad_usage("--exact-keys takes a whole number from 1 to 50m", optarg);
-        } else if (ch == ':') {
-            return bad_usage("this option needs a value", argv[optind - 1]);
-        } else if (ch == '?') {
-            return bad_usage("unknown option", argv[optind - 1]);
-        }
-    }
-    if (optind == argc) {
-        return bad_usage("which trace? Give a file, or - for standard input", NULL);
-    }
-    if (optind + 1 < argc) {
-        return bad_usage("one trace at a time; also given", argv[optind + 1]);
-    }
-    a->path = argv[optind];
-    return -1;
-}
-
-/* Read the whole trace into s: SLAP_ERROR with the message in err. */
-static enum slap_status gather(struct trace_reader *t, struct tracestats *s, char *err,
-                               size_t err_len)
-{
-    struct trace_request r;
-    enum slap_status st;
-    const struct trace_counts *c = trace_counts(t);
-    while ((st = trace_next(t, &r, err, err_len)) == SLAP_OK) {
-        tracestats_add(s, &r, c->first_second + r.offset_ns / SLAP_NS_PER_SEC);
-    }
-    return st == SLAP_AGAIN ? SLAP_OK : SLAP_ERROR;
-}
-
-int tracestats_main(int argc, char **argv)
-{
-    struct tracestats_args a;
-    struct trace_reader *t = NULL;
-    struct tracestats *s = NULL;
-    char err[1024] = "";
-    int status = parse_args(argc, argv, &a);
-    if (status >= 0) {
-        return status;
-    }
-    status = SLAP_EXIT_FAILED;
-    struct trace_options o = {.path = a.path, .skip_bad = a.skip_bad};
-    if (trace_open(&t, &o, err, sizeof(err)) != SLAP_OK) {
-        goto out;
-    }
-    if (tracestats_init(&s, a.exact_keys) != SLAP_OK) {
-        snprintf(err, sizeof(err), "out of memory");
-        goto out;
-    }
-    if (gather(t, s, err, sizeof(err)) != SLAP_OK) {
-        goto out;
-    }
-    tracestats_print(stdout, s, trace_counts(t), strcmp(a.path, "-") == 0 ? "stdin" : a.path);
-    status = fflush(stdout) == 0 && !ferror(stdout) ? SLAP_EXIT_OK : SLAP_EXIT_FAILED;
-    if (status != SLAP_EXIT_OK) {
-        snprintf(err, sizeof(err), "cannot write to standard output");
-    }
-out:
-    if (status != SLAP_EXIT_OK) {
-        fprintf(stderr, "slap trace-stats: %s\n", err);
-    }
-    tracestats_free(s);
-    trace_close(t);
-    return status;
 }

@@ -124,10 +124,12 @@ static enum slap_status save_svg(const char *path, const struct results_sink_inp
 }
 
 const struct results_sink results_sinks[RESULTS_SINKS] = {
-    [RESULTS_SINK_CSV] = {"--csv", save_csv},
-    [RESULTS_SINK_SVG] = {"--svg", save_svg},
-    [RESULTS_SINK_JSON] = {"--json", save_json},
+    [RESULTS_SINK_CSV] = {"--csv", "the periods and totals as CSV", save_csv},
+    [RESULTS_SINK_SVG] = {"--svg", "a picture of the run", save_svg},
+    [RESULTS_SINK_JSON] = {"--json", "the results, in slap's results schema", save_json},
 };
+
+_Static_assert(SLAP_ARRAY_SIZE(results_sinks) == RESULTS_SINKS, "a row for every sink");
 
 bool results_sinks_wanted(const char *const paths[RESULTS_SINKS])
 {

@@ -1,7 +1,7 @@
 """Every storage and retrieval command, in every protocol, counted as the server counts them."""
 import re
 
-from harness import (check, counters, Memcached, run_line, run_slap, server_delta,
+from harness import (check, counters, Memcached, run_line, run_slap, slap_protocols, server_delta,
                      slap_stats_reads, write_file)
 
 EVERY_OP = "get=30,gets=5,gat=5,touch=5,set=20,add=5,replace=5,append=3,prepend=2,cas=5," \
@@ -57,7 +57,7 @@ def check_as_server(c, d, what, preloaded):
 
 def case_every_command_every_protocol():
     """Each command, in each protocol, equals the server's own counters; each has its block."""
-    for protocol in ("ascii", "binary", "meta"):
+    for protocol in slap_protocols():
         server = Memcached(extra=["-B", "binary"] if protocol == "binary" else [])
         try:
             before = stats_of(server)

@@ -1,4 +1,5 @@
 """The documentation keeps up with the options."""
+import os
 import re
 
 from harness import (check, PATHS, run_slap)
@@ -46,3 +47,69 @@ def case_docs_memslap_options():
               "%s does not document memslap's --%s" % (PATHS.man, name))
         check(documents(readme, "--", name, "-"),
               "%s does not document memslap's --%s" % (PATHS.readme, name))
+
+
+def help_subcommands():
+    """The subcommands `slap --help` lists (from their rows, src/cli/subcommand_list.h)."""
+    rc, out, err = run_slap(["--help"])
+    check(rc == 0, "--help exit status %d" % rc)
+    part = out.split("Other commands", 1)
+    check(len(part) == 2, "--help has no list of the other commands")
+    section = part[1].split("\n\n", 1)[0]
+    names = []
+    for name in re.findall(r"^  slap ([a-z][a-z-]*)", section, re.M):
+        if name not in names:
+            names.append(name)
+    return names
+
+
+def case_docs_subcommands_everywhere():
+    """Every subcommand of `slap --help`'s list (generated from the table of subcommands)
+    answers its own --help, has a synopsis in the man page (.SY slap / .B name, or
+    .SY "slap name") and is offered by the bash completion as slap's first word; the
+    completion offers no other."""
+    names = help_subcommands()
+    check(len(names) >= 6, "too few subcommands in --help: %r" % names)
+    with open(PATHS.man) as f:
+        man = f.read()
+    completion_path = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))), "completion", "slap.bash")
+    with open(completion_path) as f:
+        completion = f.read()
+    first = re.search(r'COMP_CWORD == 1\)\); then\s+mapfile -t COMPREPLY < <\(compgen -W "([^"]*)"',
+                      completion)
+    check(first is not None, "%s offers no subcommands as the first word" % completion_path)
+    offered = first.group(1).split()
+    for name in names:
+        roff = name.replace("-", r"\-")
+        check(re.search(r'^\.SY slap\n\.B %s$' % re.escape(roff), man, re.M) is not None or
+              '.SY "slap %s"' % roff in man,
+              "%s has no synopsis of slap %s" % (PATHS.man, name))
+        check(name in offered, "%s does not offer slap %s" % (completion_path, name))
+        rc, out, err = run_slap([name, "--help"])
+        check(rc == 0 and out.startswith("Usage: slap %s" % name) and err == "",
+              "slap %s --help: %d %r %r" % (name, rc, out[:60], err))
+    check(sorted(offered) == sorted(names),
+          "the completion offers %r, slap --help lists %r" % (offered, names))
+
+
+def case_docs_protocols_everywhere():
+    """Every protocol slap takes (its codec table's names) is in the man page's --protocol
+    entry (.B name) and offered by the completion's --protocol."""
+    from harness import slap_protocols
+    protocols = slap_protocols()
+    check(len(protocols) >= 3, "too few protocols: %r" % protocols)
+    with open(PATHS.man) as f:
+        man = f.read()
+    entry = re.search(r"^\.BI \\-\\-protocol= name\n(.*?)^\.TP", man, re.M | re.S)
+    check(entry is not None, "%s has no --protocol entry" % PATHS.man)
+    completion_path = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))), "completion", "slap.bash")
+    with open(completion_path) as f:
+        offered = re.search(r'--protocol\) echo "([^"]*)"', f.read())
+    check(offered is not None, "the completion offers no --protocol values")
+    for name in protocols:
+        check(re.search(r"^\.BR? %s\b" % re.escape(name), entry.group(1), re.M) is not None,
+              "%s's --protocol entry does not name %s" % (PATHS.man, name))
+    check(sorted(offered.group(1).split()) == sorted(protocols),
+          "the completion's --protocol offers %r, slap takes %r" % (offered.group(1), protocols))

@@ -5,7 +5,7 @@ import re
 import subprocess
 import tempfile
 
-from harness import PATHS, check, counters, Memcached, named, run_line, run_slap, write_file
+from harness import PATHS, check, counters, Memcached, named, run_line, run_slap, slap_protocols, write_file
 
 OPS = ("get", "set", "delete", "incr", "add", "replace", "append", "prepend", "gets", "cas",
        "decr")
@@ -257,7 +257,7 @@ def case_replay_long_ttl(mc):
                       "1,short:1,7,10,1,set,2592000\n1,short:1,7,0,1,get,0\n"
                       "1,huge:1,6,10,1,set,4294967295\n1,huge:1,6,0,1,get,0\n")
     try:
-        for proto in ("ascii", "meta", "binary"):
+        for proto in slap_protocols():
             rc, out, err = run_slap(["-s", mc.addr, "--trace", path, "-c", "1",
                                      "--protocol=" + proto])
             c = counters(out)

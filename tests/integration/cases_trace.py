@@ -239,7 +239,7 @@ def case_trace_stats_usage():
         with open(path, "w") as f:
             f.write("1,a,1,1,1,get,0\n")
         for args, want in ((["trace-stats"], "which trace?"),
-                           (["trace-stats", "--bogus", path], "unknown option: --bogus"),
+                           (["trace-stats", "--bogus", path], "unknown option '--bogus'"),
                            (["trace-stats", path, path], "one trace at a time"),
                            (["trace-stats", "--exact-keys", "0", path], "--exact-keys takes"),
                            (["trace-stats", "--exact-keys"], "needs a value")):

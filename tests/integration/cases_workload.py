@@ -10,7 +10,7 @@ import tempfile
 
 from cases_ketama import Nutcracker
 from cases_results import validate
-from harness import (check, check_agree, counters, DelayProxy, free_port, measured, Memcached,
+from harness import (slap_protocols, check, check_agree, counters, DelayProxy, free_port, measured, Memcached,
                      named, PATHS, raw_command, run_line, run_slap, server_delta, write_file)
 
 
@@ -157,7 +157,7 @@ def case_expiry_over_30_days(mc):
     """--exp_time above 30 days goes as the Unix time that far ahead (memcached would read 31d,
     2678400, as a time in 1970 and drop every item at once): the gets hit, in every protocol,
     and touch and gat keep the items too."""
-    for proto in ("ascii", "binary", "meta"):
+    for proto in slap_protocols():
         for mix in ("set=1,get=9", "set=2,touch=1,gat=1,get=4"):
             rc, out, err, delta, _ = measured([mc], ["-s", mc.addr, "-e", "1", "--exp-time=31d",
                                                      "--protocol=" + proto, "--mix=" + mix,

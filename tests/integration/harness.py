@@ -204,6 +204,15 @@ def run_slap(args, timeout=60, interrupt_after=None, during=None, prefix=()):
     return proc.returncode, out, err
 
 
+
+def slap_protocols():
+    """The protocols slap takes (its codec table's names, from its message for one it does not),
+    so that no case keeps its own list."""
+    rc, _, err = run_slap(["--protocol=no-such-protocol", "--version"])
+    m = re.search(r"is not one of (.*)$", err, re.M)
+    check(rc == 2 and m is not None, "slap's protocols: %d %r" % (rc, err))
+    return m.group(1).split(", ")
+
 def counters(out):
     found = {}
     for line in out.splitlines():

@@ -45,8 +45,4 @@ void tracestats_print(FILE *f, const struct tracestats *s, const struct trace_co
                       const char *name);
 void tracestats_free(struct tracestats *s);
 
-/* `slap trace-stats [--trace-skip-bad] [--exact-keys N] FILE` (argv[0] is "trace-stats"):
- * 0 done, 1 the trace could not be read or has a malformed line, 2 bad usage. */
-int tracestats_main(int argc, char **argv);
-
 #endif

@@ -30,6 +30,7 @@ struct results_sink_input {
 
 struct results_sink {
     const char *option; /* "--csv": how command lines and messages name it */
+    const char *help;   /* what it writes, for slap merge's --help */
     /* Write in to path, whole: SLAP_ERROR with err saying why not. */
     enum slap_status (*save)(const char *path, const struct results_sink_input *in, char *err,
                              size_t err_len);
