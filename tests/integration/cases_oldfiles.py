@@ -16,7 +16,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(os.path.dirname(HERE), "fixtures", "results")
 GOLDEN = os.path.join(FIXTURES, "golden")
 # The fixtures whose merge is kept byte for byte: the first format, one of each kind, today's.
-GOLDEN_FILES = ["79ea331-sweep.json",
+GOLDEN_FILES = ["1d77c31-run.json", "315d188-open.json", "79ea331-sweep.json",
                 "967cda0-rounds.json", "6fd5366-run.json", "3861f7f-search.json",
                 "4004912-run.json", "4004912-open.json", "4004912-sweep.json"]
 
@@ -116,7 +116,8 @@ def merged_outputs(d, path):
 def case_old_results_golden():
     """slap merge of each of GOLDEN_FILES prints, byte for byte, the text, JSON and CSV in
     tests/fixtures/results/golden/ (made by HEAD 4004912 before the reader learnt the older
-    formats; the three oldest by the first slap that read them). No output of merge holds the
+    formats, their "schema" then 1, now 2; 1d77c31's and 315d188's, which 4004912 refused, by
+    the first slap that read them). No output of merge holds the
     host or the time of the merge itself: nothing is masked. SLAP_UPDATE_GOLDENS=1 writes them
     anew (then review the diff)."""
     d = tempfile.mkdtemp(prefix="slap-golden-")
