@@ -20,7 +20,7 @@
 
 /* Every counter's name, from the one list. */
 static const char *const counter_names[] = {
-#define COUNTER_NAME(name, show, meaning) #name,
+#define COUNTER_NAME(name, show, since, meaning) #name,
     SLAP_COUNTERS(COUNTER_NAME)
 #undef COUNTER_NAME
 };

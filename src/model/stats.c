@@ -76,7 +76,7 @@ void stats_reset(struct slap_stats *s)
 
 void stats_merge(struct slap_stats *dst, const struct slap_stats *src)
 {
-#define SLAP_COUNTER_ADD(name, show, meaning) dst->counters.name += src->counters.name;
+#define SLAP_COUNTER_ADD(name, show, since, meaning) dst->counters.name += src->counters.name;
     SLAP_COUNTERS(SLAP_COUNTER_ADD)
 #undef SLAP_COUNTER_ADD
     for (int t = 0; t < STATS_TYPES; t++) {
@@ -142,7 +142,7 @@ uint64_t stats_counters_requests(const struct slap_counters *c)
 
 void stats_print_counters(FILE *out, const struct slap_counters *c, enum counter_show show)
 {
-#define SLAP_COUNTER_PRINT(name, how, meaning)                                                     \
+#define SLAP_COUNTER_PRINT(name, how, since, meaning)                                                     \
     if (how == show && ((show != COUNTER_NONZERO && show != COUNTER_MIX) || c->name != 0)) {       \
         fprintf(out, "%s: %llu\n", #name, (unsigned long long)c->name);                            \
     }
@@ -152,7 +152,7 @@ void stats_print_counters(FILE *out, const struct slap_counters *c, enum counter
 
 void stats_print_added(FILE *out, const struct slap_counters *c, bool mix)
 {
-#define SLAP_COUNTER_ADDED(name, how, meaning)                                                     \
+#define SLAP_COUNTER_ADDED(name, how, since, meaning)                                                     \
     if ((how == COUNTER_NONZERO || (how == COUNTER_MIX && mix)) && c->name != 0) {              \
         fprintf(out, "%s: %llu\n", #name, (unsigned long long)c->name);                            \
     }
@@ -163,7 +163,7 @@ void stats_print_added(FILE *out, const struct slap_counters *c, bool mix)
 void stats_print_memaslap(FILE *out, const struct slap_counters *c, bool verify, bool expire,
                           bool udp)
 {
-#define SLAP_COUNTER_MEMASLAP(name, how, meaning)                                                  \
+#define SLAP_COUNTER_MEMASLAP(name, how, since, meaning)                                                  \
     if (how == COUNTER_ALWAYS || (how == COUNTER_VERIFY && verify) ||                              \
         (how == COUNTER_EXPIRE && expire) || (how == COUNTER_UDP && udp)) {                        \
         fprintf(out, "%s: %llu\n", #name, (unsigned long long)c->name);                            \
@@ -174,7 +174,7 @@ void stats_print_memaslap(FILE *out, const struct slap_counters *c, bool verify,
 
 const uint64_t *stats_counter_by_name(const struct slap_counters *c, const char *name)
 {
-#define SLAP_COUNTER_FIND(field, show, meaning)                                                    \
+#define SLAP_COUNTER_FIND(field, show, since, meaning)                                                    \
     if (strcmp(name, #field) == 0) {                                                               \
         return &c->field;                                                                          \
     }

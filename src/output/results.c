@@ -256,7 +256,7 @@ void results_drop_periods(struct results_doc *d)
 static enum slap_status period_extend(struct results_period *p, const struct slap_stats *s)
 {
     static struct hist h; /* main thread only */
-#define SLAP_COUNTER_ADD(name, show, meaning) p->counters.name += s->counters.name;
+#define SLAP_COUNTER_ADD(name, show, since, meaning) p->counters.name += s->counters.name;
     SLAP_COUNTERS(SLAP_COUNTER_ADD)
 #undef SLAP_COUNTER_ADD
     for (int t = 0; t < STATS_TYPES; t++) {
@@ -280,7 +280,7 @@ static enum slap_status period_extend(struct results_period *p, const struct sla
 static enum slap_status period_fold(struct results_period *into, const struct results_period *p)
 {
     static struct hist h; /* main thread only */
-#define SLAP_COUNTER_FOLD(name, show, meaning) into->counters.name += p->counters.name;
+#define SLAP_COUNTER_FOLD(name, show, since, meaning) into->counters.name += p->counters.name;
     SLAP_COUNTERS(SLAP_COUNTER_FOLD)
 #undef SLAP_COUNTER_FOLD
     into->elapsed_s = p->elapsed_s;
@@ -595,16 +595,22 @@ static void json_types(struct json_writer *w, const char *key, const struct run_
     json_close(w);
 }
 
-static void json_counters(struct json_writer *w, const struct slap_counters *c)
+/* The counters; one an older file lacked (a bit of unknown) is null. */
+static void json_counters(struct json_writer *w, const struct slap_counters *c, uint64_t unknown)
 {
     json_open_object(w, "counters");
-#define SLAP_COUNTER_JSON(name, show, meaning) json_u64(w, #name, c->name);
+#define SLAP_COUNTER_JSON(name, show, since, meaning)                                              \
+    if (unknown & (1ULL << RESULTS_COUNTER_##name)) {                                              \
+        json_null(w, #name);                                                                       \
+    } else {                                                                                       \
+        json_u64(w, #name, c->name);                                                               \
+    }
     SLAP_COUNTERS(SLAP_COUNTER_JSON)
 #undef SLAP_COUNTER_JSON
     json_close(w);
 }
 
-static void json_errors(struct json_writer *w, const struct slap_counters *c)
+static void json_errors(struct json_writer *w, const struct slap_counters *c, uint64_t unknown)
 {
     json_open_object(w, "errors");
     json_u64(w, "total", stats_errors(c));
@@ -614,7 +620,11 @@ static void json_errors(struct json_writer *w, const struct slap_counters *c)
     json_u64(w, "protocol_error", c->protocol_error);
     json_u64(w, "unanswered", c->unanswered);
     json_u64(w, "unsent", c->unsent);
-    json_u64(w, "client_lag", c->client_lag);
+    if (unknown & (1ULL << RESULTS_COUNTER_client_lag)) {
+        json_null(w, "client_lag");
+    } else {
+        json_u64(w, "client_lag", c->client_lag);
+    }
     json_u64(w, "conn_closed", c->conn_closed);
     json_u64(w, "conn_refused", c->conn_refused);
     json_u64(w, "udp_timeout", c->udp_timeout);
@@ -704,7 +714,7 @@ static void json_period(struct json_writer *w, const struct results_doc *d, uint
     json_double(w, "seconds", p->seconds);
     json_u64(w, "ops", stats_counters_ops(&p->counters));
     json_u64(w, "errors", stats_errors(&p->counters));
-    json_counters(w, &p->counters);
+    json_counters(w, &p->counters, d->counters_unknown);
     json_sparse_types(w, &d->desc, types, p->lat, p->net_bytes, p->misses, &p->counters,
                       p->seconds, false, NULL);
     json_close(w);
@@ -737,7 +747,7 @@ static void json_steps(struct json_writer *w, const struct results_doc *d)
         json_double(w, "seconds", s->seconds);
         json_u64(w, "ops", ops);
         json_u64(w, "errors", stats_errors(&s->counters));
-        json_counters(w, &s->counters);
+        json_counters(w, &s->counters, d->counters_unknown);
         json_sparse_types(w, &d->desc, types, s->lat, s->net_bytes, s->misses, &s->counters,
                           s->seconds, true, s->intervals);
         json_close(w);
@@ -792,7 +802,7 @@ static void json_rounds(struct json_writer *w, const struct results_doc *d)
         json_u64(w, "ops", stats_counters_ops(&p->counters));
         json_double(w, "tps", per_second((double)stats_counters_ops(&p->counters), p->seconds));
         json_u64(w, "errors", stats_errors(&p->counters));
-        json_counters(w, &p->counters);
+        json_counters(w, &p->counters, d->counters_unknown);
         json_sparse_types(w, &d->desc, types, p->lat, p->net_bytes, p->misses, &p->counters,
                           p->seconds, false, NULL);
         json_close(w);
@@ -1095,8 +1105,8 @@ void results_json_begin(struct results_json_stream *js, FILE *out, const struct 
     json_confidence(w, d);
     json_open_loop(w, d);
     json_outcomes(w, d);
-    json_counters(w, &d->global->counters);
-    json_errors(w, &d->global->counters);
+    json_counters(w, &d->global->counters, d->counters_unknown);
+    json_errors(w, &d->global->counters, d->counters_unknown);
     json_open_array(w, "periods", false);
 }
 

@@ -157,7 +157,7 @@ static bool count_overflows(uint64_t a, uint64_t b)
 /* The first counter whose sum would pass RESULTS_COUNT_MAX, or NULL. */
 static const char *counters_overflow(const struct slap_counters *a, const struct slap_counters *b)
 {
-#define SLAP_COUNTER_OVERFLOW(name, show, meaning)                                                 \
+#define SLAP_COUNTER_OVERFLOW(name, show, since, meaning)                                                 \
     if (count_overflows(a->name, b->name)) {                                                       \
         return #name;                                                                              \
     }
@@ -281,7 +281,7 @@ static enum slap_status merge_item(struct results_doc *dst, size_t i, const stru
             bytes[t] += src->net_bytes[t];
             misses[t] += src->misses[t];
         }
-#define SLAP_COUNTER_SUM(name, show, meaning) sum->name += src->counters->name;
+#define SLAP_COUNTER_SUM(name, show, since, meaning) sum->name += src->counters->name;
         SLAP_COUNTERS(SLAP_COUNTER_SUM)
 #undef SLAP_COUNTER_SUM
         return SLAP_OK;
@@ -345,6 +345,7 @@ static enum slap_status merge_lists(struct results_doc *dst, const struct result
             return SLAP_ERROR;
         }
     }
+    dst->counters_unknown |= src->counters_unknown; /* a sum with an unknown is not known */
     return SLAP_OK;
 }
 

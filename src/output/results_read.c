@@ -46,6 +46,7 @@ struct reader {
     size_t err_len;
     bool failed;
     char where[64]; /* what is being read ("periods[3] get"), before the member's name */
+    unsigned schema; /* the document's version: a field younger than it may be absent */
     struct list_seen seen[ITEM_KINDS];
 };
 
@@ -210,10 +211,25 @@ static void read_hist(struct reader *r, const struct json_value *obj, struct his
     }
 }
 
+/* A type's bytes written and read. Files of schema 1 before 315d188 kept them as the counters
+ * net_get_bytes and net_set_bytes (gets and sets were then the only types: another's is 0). */
+static uint64_t read_net_bytes(struct reader *r, const struct json_value *type,
+                               const struct json_value *counters, int t)
+{
+    if (json_get(type, "net_bytes") != NULL || r->schema >= 2 || counters == NULL) {
+        return get_u64(r, type, "net_bytes");
+    }
+    if (t == STATS_GET || t == STATS_SET) {
+        return get_u64(r, counters, t == STATS_GET ? "net_get_bytes" : "net_set_bytes");
+    }
+    return 0;
+}
+
 /* Every type of "types" (object of name -> {hist, net_bytes, misses}) into view (every type
- * kept), and their bytes and misses unless NULL; an unknown type is an error. */
+ * kept), and their bytes and misses unless NULL (counters: the object's, for older files' bytes);
+ * an unknown type is an error. */
 static void read_types(struct reader *r, const struct json_value *types, struct hist *const *view,
-                       uint64_t *net_bytes, uint64_t *misses)
+                       uint64_t *net_bytes, uint64_t *misses, const struct json_value *counters)
 {
     for (size_t i = 0; types != NULL && i < types->n && !r->failed; i++) {
         int t = 0;
@@ -226,7 +242,7 @@ static void read_types(struct reader *r, const struct json_value *types, struct 
             size_t where = where_push(r, types->keys[i]);
             read_hist(r, json_get(types->items[i], "hist"), view[t]);
             if (net_bytes != NULL) {
-                net_bytes[t] = get_u64(r, types->items[i], "net_bytes");
+                net_bytes[t] = read_net_bytes(r, types->items[i], counters, t);
                 misses[t] = get_u64(r, types->items[i], "misses");
             }
             where_pop(r, where);
@@ -234,13 +250,30 @@ static void read_types(struct reader *r, const struct json_value *types, struct 
     }
 }
 
-static void read_counters(struct reader *r, const struct json_value *obj, struct slap_counters *c)
+/* A counter: a whole number; absent in a file older than the counter (since above its schema)
+ * or null (a merge of such a file), not known: 0, and its bit set in *unknown unless NULL. */
+static uint64_t read_counter(struct reader *r, const struct json_value *obj, const char *name,
+                             unsigned since, int index, uint64_t *unknown)
+{
+    const struct json_value *v = json_get(obj, name);
+    if (since > 1 && ((v == NULL && since > r->schema) || (v != NULL && v->type == JSON_NULL))) {
+        if (unknown != NULL) {
+            *unknown |= 1ULL << index;
+        }
+        return 0;
+    }
+    return get_u64(r, obj, name);
+}
+
+static void read_counters(struct reader *r, const struct json_value *obj, struct slap_counters *c,
+                          uint64_t *unknown)
 {
     if (obj == NULL || obj->type != JSON_OBJECT) {
         bad(r, "counters", "missing, or not an object");
         return;
     }
-#define SLAP_COUNTER_READ(name, show, meaning) c->name = get_u64(r, obj, #name);
+#define SLAP_COUNTER_READ(name, show, since, meaning)                                              \
+    c->name = read_counter(r, obj, #name, since, RESULTS_COUNTER_##name, unknown);
     SLAP_COUNTERS(SLAP_COUNTER_READ)
 #undef SLAP_COUNTER_READ
 }
@@ -326,8 +359,9 @@ static void read_item(struct reader *r, const struct json_value *item, struct re
     snprintf(name, sizeof(name), "%s[%zu]", item_list[kind], i);
     size_t where = where_push(r, name);
     stats_reset(s);
-    read_counters(r, json_get(item, "counters"), &s->counters);
-    read_types(r, get_typed(r, item, "types", JSON_OBJECT), s->lat, s->net_bytes, s->misses);
+    read_counters(r, json_get(item, "counters"), &s->counters, NULL);
+    read_types(r, get_typed(r, item, "types", JSON_OBJECT), s->lat, s->net_bytes, s->misses,
+               json_get(item, "counters"));
     double seconds = get_double(r, item, "seconds");
     double when = get_double(r, item, kind == ITEM_STEP ? "target_tps" : "elapsed_s");
     enum slap_status st = SLAP_ERROR;
@@ -790,8 +824,8 @@ static void read_top(struct reader *r, const struct json_value *root, struct res
     d->exit_status = (int)get_u64_max(r, root, "exit_status", 255);
     d->period_s = get_double(r, root, "period_s");
     read_types(r, get_typed(r, root, "types", JSON_OBJECT), d->global->lat, d->global->net_bytes,
-               d->global->misses);
-    read_types(r, json_get(root, "uncorrected"), d->global->raw, NULL, NULL);
+               d->global->misses, json_get(root, "counters"));
+    read_types(r, json_get(root, "uncorrected"), d->global->raw, NULL, NULL, NULL);
     const struct json_value *lag = json_get(root, "send_lag");
     if (lag != NULL) {
         read_hist(r, json_get(lag, "hist"), d->global->lag);
@@ -799,7 +833,7 @@ static void read_top(struct reader *r, const struct json_value *root, struct res
     const struct json_value *outcomes = get_typed(r, root, "get_outcomes", JSON_OBJECT);
     read_hist(r, json_get(json_get(outcomes, "hit"), "hist"), d->global->gets[STATS_HIT]);
     read_hist(r, json_get(json_get(outcomes, "miss"), "hist"), d->global->gets[STATS_MISS]);
-    read_counters(r, json_get(root, "counters"), &d->global->counters);
+    read_counters(r, json_get(root, "counters"), &d->global->counters, &d->counters_unknown);
     read_items(r, get_typed(r, root, "periods", JSON_ARRAY), d, ITEM_PERIOD);
     read_items(r, get_typed(r, root, "steps", JSON_ARRAY), d, ITEM_STEP);
     const struct json_value *rounds = json_get(root, "rounds"); /* --rounds only */
@@ -822,12 +856,15 @@ static void read_head(struct reader *r, const char *text, size_t len,
         r->failed = true;
         return;
     }
-    if (root->type != JSON_OBJECT || !json_to_u64(json_get(root, "schema"), &schema)) {
+    bool numbered = root->type == JSON_OBJECT && json_to_u64(json_get(root, "schema"), &schema);
+    r->schema = schema <= RESULTS_SCHEMA ? (unsigned)schema : 0;
+    if (!numbered) {
         bad(r, "schema", "not a slap results document (no \"schema\" number)");
-    } else if (schema != RESULTS_SCHEMA) {
-        char why[64];
-        snprintf(why, sizeof(why), "version %llu; this slap reads version %d",
-                 (unsigned long long)schema, RESULTS_SCHEMA);
+    } else if (schema < 1 || schema > RESULTS_SCHEMA) {
+        char why[128];
+        snprintf(why, sizeof(why), "version %llu; this slap reads versions 1 to %d%s",
+                 (unsigned long long)schema, RESULTS_SCHEMA,
+                 schema > RESULTS_SCHEMA ? " (a newer slap wrote it)" : "");
         bad(r, "schema", why);
     } else if (read_config_object(json_get(root, "config"), read_config, d, r->err,
                                   r->err_len) != SLAP_OK) {

@@ -54,7 +54,7 @@ SHARES_CPU = frozenset([
     "facebook", "flush_preload", "flush_through_nutcracker", "garbage", "get_only_warmup",
     "hdr_out", "ipv6", "json_every_command", "json_to_stdout", "json_trace", "ketama_as_twemproxy",
     "ketama_not_libmemcached", "label_written_is_read_back", "limits_stalled_server_said",
-    "man_page_documents_the_schema",
+    "man_page_documents_the_schema", "old_results_files_read", "old_results_golden",
     "max_errors", "memslap_as_memcslap", "memslap_dead_server", "memslap_invocations",
     "memslap_mget_every_key", "memslap_seed_loop", "memslap_speaks_memslap",
     "merge_memory_bounded_by_histograms", "merge_percentiles_exact_and_refusals",

@@ -22,56 +22,59 @@ enum counter_show {
 };
 
 /*
- * X(name, show, meaning). Request counters count answered requests, so that
- * they equal what the server counted once every sent request is answered.
+ * X(name, show, since, meaning). Request counters count answered requests, so that
+ * they equal what the server counted once every sent request is answered. since: the results
+ * schema (RESULTS_SCHEMA, output/results.h) whose files first hold the counter: a file of an
+ * older schema may lack it, and is read with it not known. A new counter takes the schema
+ * version the next format change will have (RESULTS_SCHEMA + 1 until it is released).
  */
 #define SLAP_COUNTERS(X)                                                                           \
-    X(cmd_get, COUNTER_ALWAYS, "keys asked for by answered gets (get, gets)")                      \
-    X(cmd_set, COUNTER_ALWAYS, "answered storage commands (set, add, replace, append, ...)")       \
-    X(get_misses, COUNTER_ALWAYS, "keys not found by answered gets")                               \
-    X(verify_misses, COUNTER_VERIFY, "checked gets that found no value where one was stored")    \
-    X(verify_failed, COUNTER_VERIFY, "checked gets whose value differed from the one stored")    \
-    X(expired_get, COUNTER_EXPIRE, "gets that found a value past its expiry time")               \
-    X(unexpired_unget, COUNTER_EXPIRE, "gets that found no value before its expiry time")        \
-    X(written_bytes, COUNTER_ALWAYS, "bytes written to servers")                                   \
-    X(read_bytes, COUNTER_ALWAYS, "bytes read from servers")                                       \
-    X(object_bytes, COUNTER_ALWAYS, "key + value bytes of answered sets")                          \
-    X(packet_disorder, COUNTER_UDP, "UDP datagrams that came before one with a lower sequence")   \
-    X(packet_drop, COUNTER_UDP, "UDP datagrams missing when their answer timed out")            \
-    X(udp_timeout, COUNTER_UDP, "UDP requests whose answer did not come in --udp_timeout")      \
-    X(not_stored, COUNTER_NONZERO, "storage commands answered NOT_STORED")                         \
-    X(server_error, COUNTER_NONZERO, "SERVER_ERROR replies")                                       \
-    X(client_error, COUNTER_NONZERO, "CLIENT_ERROR replies")                                       \
-    X(error_reply, COUNTER_NONZERO, "ERROR replies")                                               \
-    X(protocol_error, COUNTER_NONZERO, "responses that were not memcached's protocol")             \
-    X(conn_closed, COUNTER_NONZERO, "connections closed by the server or the network")            \
-    X(conn_refused, COUNTER_NONZERO, "of those, closed before their first answer (refused)")      \
-    X(reconnects, COUNTER_NONZERO, "connections opened again after a close (-R)")                  \
-    X(clients_stopped, COUNTER_NONZERO, "clients stopped by a lost connection (no -R)")            \
-    X(unanswered, COUNTER_NONZERO, "requests due but never answered (lost, abandoned, unsent)")    \
-    X(unsent, COUNTER_NONZERO, "of those, requests due that never left (behind a stalled socket)") \
-    X(client_lag, COUNTER_NONZERO, "of those, due while their socket was free: slap fell behind")  \
-    X(stored, COUNTER_MIX, "storage commands answered STORED")                                     \
-    X(exists, COUNTER_NONZERO, "storage commands answered EXISTS (cas: changed since the gets)")  \
-    X(not_found, COUNTER_NONZERO, "commands answered NOT_FOUND")                                   \
-    X(deleted, COUNTER_NONZERO, "deletes answered DELETED")                                        \
-    X(touched, COUNTER_NONZERO, "touches answered TOUCHED")                                        \
-    X(cmd_touch, COUNTER_NONZERO, "keys touched by answered touch and gat (the server's)")          \
-    X(touch_hits, COUNTER_NONZERO, "of those, keys found")                                         \
-    X(touch_misses, COUNTER_NONZERO, "of those, keys not found")                                   \
-    X(delete_hits, COUNTER_NONZERO, "deletes of a key that was there")                             \
-    X(delete_misses, COUNTER_NONZERO, "deletes of a key that was not")                             \
-    X(incr_hits, COUNTER_NONZERO, "increments of a key that was there")                            \
-    X(incr_misses, COUNTER_NONZERO, "increments of a key that was not")                            \
-    X(decr_hits, COUNTER_NONZERO, "decrements of a key that was there")                            \
-    X(decr_misses, COUNTER_NONZERO, "decrements of a key that was not")                            \
-    X(cas_hits, COUNTER_NONZERO, "cas answered STORED")                                            \
-    X(cas_misses, COUNTER_NONZERO, "cas of a key that was not there")                              \
-    X(cas_badval, COUNTER_NONZERO, "cas of a key changed since its gets")                          \
-    X(requests_sent, COUNTER_HIDDEN, "requests handed to the kernel")
+    X(cmd_get, COUNTER_ALWAYS, 1, "keys asked for by answered gets (get, gets)")                   \
+    X(cmd_set, COUNTER_ALWAYS, 1, "answered storage commands (set, add, replace, append, ...)")    \
+    X(get_misses, COUNTER_ALWAYS, 1, "keys not found by answered gets")                            \
+    X(verify_misses, COUNTER_VERIFY, 1, "checked gets that found no value where one was stored")   \
+    X(verify_failed, COUNTER_VERIFY, 1, "checked gets whose value differed from the one stored")   \
+    X(expired_get, COUNTER_EXPIRE, 1, "gets that found a value past its expiry time")              \
+    X(unexpired_unget, COUNTER_EXPIRE, 1, "gets that found no value before its expiry time")       \
+    X(written_bytes, COUNTER_ALWAYS, 1, "bytes written to servers")                                \
+    X(read_bytes, COUNTER_ALWAYS, 1, "bytes read from servers")                                    \
+    X(object_bytes, COUNTER_ALWAYS, 1, "key + value bytes of answered sets")                       \
+    X(packet_disorder, COUNTER_UDP, 1, "UDP datagrams that came before one with a lower sequence") \
+    X(packet_drop, COUNTER_UDP, 1, "UDP datagrams missing when their answer timed out")            \
+    X(udp_timeout, COUNTER_UDP, 1, "UDP requests whose answer did not come in --udp_timeout")      \
+    X(not_stored, COUNTER_NONZERO, 1, "storage commands answered NOT_STORED")                      \
+    X(server_error, COUNTER_NONZERO, 1, "SERVER_ERROR replies")                                    \
+    X(client_error, COUNTER_NONZERO, 1, "CLIENT_ERROR replies")                                    \
+    X(error_reply, COUNTER_NONZERO, 1, "ERROR replies")                                            \
+    X(protocol_error, COUNTER_NONZERO, 1, "responses that were not memcached's protocol")          \
+    X(conn_closed, COUNTER_NONZERO, 1, "connections closed by the server or the network")          \
+    X(conn_refused, COUNTER_NONZERO, 1, "of those, closed before their first answer (refused)")    \
+    X(reconnects, COUNTER_NONZERO, 1, "connections opened again after a close (-R)")               \
+    X(clients_stopped, COUNTER_NONZERO, 1, "clients stopped by a lost connection (no -R)")         \
+    X(unanswered, COUNTER_NONZERO, 1, "requests due but never answered (lost, abandoned, unsent)") \
+    X(unsent, COUNTER_NONZERO, 1, "of those, due requests that never left (a stalled socket)")     \
+    X(client_lag, COUNTER_NONZERO, 2, "of those, due while their socket was free: slap lagged")    \
+    X(stored, COUNTER_MIX, 2, "storage commands answered STORED")                                  \
+    X(exists, COUNTER_NONZERO, 2, "storage commands answered EXISTS (cas: changed since gets)")    \
+    X(not_found, COUNTER_NONZERO, 2, "commands answered NOT_FOUND")                                \
+    X(deleted, COUNTER_NONZERO, 2, "deletes answered DELETED")                                     \
+    X(touched, COUNTER_NONZERO, 2, "touches answered TOUCHED")                                     \
+    X(cmd_touch, COUNTER_NONZERO, 2, "keys touched by answered touch and gat (the server's)")      \
+    X(touch_hits, COUNTER_NONZERO, 2, "of those, keys found")                                      \
+    X(touch_misses, COUNTER_NONZERO, 2, "of those, keys not found")                                \
+    X(delete_hits, COUNTER_NONZERO, 2, "deletes of a key that was there")                          \
+    X(delete_misses, COUNTER_NONZERO, 2, "deletes of a key that was not")                          \
+    X(incr_hits, COUNTER_NONZERO, 2, "increments of a key that was there")                         \
+    X(incr_misses, COUNTER_NONZERO, 2, "increments of a key that was not")                         \
+    X(decr_hits, COUNTER_NONZERO, 2, "decrements of a key that was there")                         \
+    X(decr_misses, COUNTER_NONZERO, 2, "decrements of a key that was not")                         \
+    X(cas_hits, COUNTER_NONZERO, 2, "cas answered STORED")                                         \
+    X(cas_misses, COUNTER_NONZERO, 2, "cas of a key that was not there")                           \
+    X(cas_badval, COUNTER_NONZERO, 2, "cas of a key changed since its gets")                       \
+    X(requests_sent, COUNTER_HIDDEN, 1, "requests handed to the kernel")
 
 struct slap_counters {
-#define SLAP_COUNTER_FIELD(name, show, meaning) uint64_t name;
+#define SLAP_COUNTER_FIELD(name, show, since, meaning) uint64_t name;
     SLAP_COUNTERS(SLAP_COUNTER_FIELD)
 #undef SLAP_COUNTER_FIELD
 };

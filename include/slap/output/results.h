@@ -20,7 +20,16 @@
 #include "slap/model/trace.h"
 #include "slap/output/run_desc.h"
 
-#define RESULTS_SCHEMA 1 /* the "schema" member: bumped when a reader must change */
+/*
+ * The "schema" member: the version of the results format. Rules (src/README.md, "output"):
+ * every change to what a document holds raises it by one; a field added gets since = the new
+ * version in its object's table (results_fields.c), a counter in SLAP_COUNTERS its since
+ * column. A document of version v must hold every field whose since is at most v; a field
+ * younger than the file is read as not known. 1: every format from 1d77c31 to 4004912 (the
+ * fields of 1d77c31's required, the rest optional); 2: all of 4004912's fields required.
+ * A file of a version above RESULTS_SCHEMA is refused, naming both.
+ */
+#define RESULTS_SCHEMA 2
 #define RESULTS_LABEL_MAX 256
 #define RESULTS_MAX_ITEMS 100000 /* periods, steps or servers a file may hold */
 #define RESULTS_STREAM_MAX (1ULL << 30) /* bytes slap merge copies aside from a pipe */
@@ -30,6 +39,15 @@
 /* The largest count, number of bytes or nanoseconds a document holds, read or merged (2^53:
  * exact as a double, so rates and means computed from it are too). */
 #define RESULTS_COUNT_MAX (1ULL << 53)
+
+/* Each counter's index, for results_doc's counters_unknown. */
+enum results_counter {
+#define RESULTS_COUNTER_INDEX(name, show, since, meaning) RESULTS_COUNTER_##name,
+    SLAP_COUNTERS(RESULTS_COUNTER_INDEX)
+#undef RESULTS_COUNTER_INDEX
+    RESULTS_COUNTERS
+};
+_Static_assert(RESULTS_COUNTERS <= 64, "counters_unknown holds a bit per counter");
 
 /* A histogram without its empty buckets: what a period or a step keeps, what JSON holds. */
 struct results_sparse {
@@ -139,6 +157,9 @@ struct results_doc {
     char precision[160];         /* --precision's outcome ("p99 within 4.1% after 23 s"); "" */
     struct results_search search; /* slap search's document */
     char *source; /* read documents: the file's name (owned), for messages */
+    uint64_t counters_unknown; /* bit 1 << RESULTS_COUNTER_x: a counter an older file lacked
+                                * (since above its schema): 0 in the figures, never printed
+                                * by the report (a 0 counter is not), null in the JSON */
 };
 
 /* What is wrong with a label (a run's or a host's name in results): NULL when it is 1 to
