@@ -7,6 +7,7 @@
  * collects what the workers published and prints the tables.
  */
 #include "slap/engine/run.h"
+#include "run_state.h"
 
 #include "slap/base/hostcpu.h"
 
@@ -176,12 +177,13 @@ static enum slap_status make_workers(struct run *r, char *err, size_t err_len)
     return SLAP_OK;
 }
 
-enum slap_status run_init(struct run *r, const struct run_plan *p, FILE *out, char *err,
-                          size_t err_len)
+/* run_init's work, on a run that is all zeros. */
+static enum slap_status init(struct run *r, const struct run_plan *p, FILE *out, char *err,
+                             size_t err_len)
 {
     struct stat st;
-    memset(r, 0, sizeof(*r));
     r->plan = *p;
+    r->period_ns = p->period_ns;
     r->out = out;
     r->out_watched = fstat(fileno(out), &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
     pthread_mutex_init(&r->gate.lock, NULL);
@@ -210,7 +212,8 @@ enum slap_status run_init(struct run *r, const struct run_plan *p, FILE *out, ch
     }
     if (stats_init(&r->global, &r->shape) != SLAP_OK ||
         stats_init(&r->period, &r->shape) != SLAP_OK ||
-        stats_init(&r->tick, &r->shape) != SLAP_OK) {
+        stats_init(&r->tick, &r->shape) != SLAP_OK ||
+        hist_slab_alloc(&r->scratch, RUN_SCRATCH_HISTS) != SLAP_OK) {
         snprintf(err, err_len, "out of memory");
         return SLAP_ERROR;
     }
@@ -218,8 +221,22 @@ enum slap_status run_init(struct run *r, const struct run_plan *p, FILE *out, ch
     return make_workers(r, err, err_len);
 }
 
+enum slap_status run_init(struct run **rp, const struct run_plan *p, FILE *out, char *err,
+                          size_t err_len)
+{
+    *rp = calloc(1, sizeof(**rp));
+    if (*rp == NULL) {
+        snprintf(err, err_len, "out of memory");
+        return SLAP_ERROR;
+    }
+    return init(*rp, p, out, err, err_len);
+}
+
 void run_free(struct run *r)
 {
+    if (r == NULL) {
+        return;
+    }
     for (uint32_t t = 0; r->workers != NULL && t < r->nworkers; t++) {
         if (r->workers[t].cfg != NULL) {
             worker_free(&r->workers[t]);
@@ -239,6 +256,34 @@ void run_free(struct run *r)
     watch_free(&r->watch);
     pthread_mutex_destroy(&r->gate.lock);
     pthread_cond_destroy(&r->gate.cond);
+    hist_slab_free(r->scratch, RUN_SCRATCH_HISTS);
+    free(r);
+}
+
+void run_result(const struct run *r, struct run_result *res)
+{
+    *res = (struct run_result){.trace_error = ""};
+    if (r == NULL) {
+        return;
+    }
+    *res = (struct run_result){
+        .signal = r->signal,
+        .global = &r->global,
+        .start_ns = r->gate.start_ns,
+        .end_ns = r->end_ns,
+        .measure_wall_ns = r->start_wall_ns + r->engine.warmup_ns,
+        .flush_ns = r->flush_ns,
+        .period_ns = r->period_ns,
+        .nservers = r->servers.count,
+        .servers = r->servers.items,
+        .server_stats = r->server_stats,
+        .stalls = r->stalls,
+        .trace_counts = &r->replay.counts,
+        .trace_sent = &r->trace_sent,
+        .trace_error = r->replay.error,
+        .samples_written = r->samples_written,
+        .samples_dropped = r->samples_dropped,
+    };
 }
 
 uint64_t run_measure_start(const struct run *r)
@@ -328,7 +373,7 @@ static void report_preload(const struct run *r)
 {
     uint64_t sets, ns;
     run_preload(r, &sets, &ns);
-    if (ns > 0 && !r->silent_preload && !r->plan.quiet) {
+    if (ns > 0 && !r->plan.silent_preload && !r->plan.quiet) {
         fprintf(r->out, "preload: %llu sets in %.1fs\n", (unsigned long long)sets,
                 (double)ns / (double)SLAP_NS_PER_SEC);
         fflush(r->out);
@@ -401,20 +446,21 @@ static bool period_published(struct run *r, uint64_t period_no)
 
 /* The live line: how far the run is, its rate, p99 and errors over the last second, over the
  * line before. Shown once a second, whatever the periods' length (0.1 s without -S). */
-static void show_progress(const struct run *r, const struct slap_stats *period, uint64_t period_no)
+static void show_progress(struct run *r, const struct slap_stats *period, uint64_t period_no)
 {
-    static struct hist total, second; /* main thread only: second holds the periods since */
-    static uint64_t ops, shown_ns;    /* the last line, ops their requests, shown_ns its time */
+    struct hist *total = &r->scratch[RUN_SCRATCH_PROGRESS];
+    struct hist *second = &r->scratch[RUN_SCRATCH_SECOND]; /* the periods since the last line */
     const struct engine_config *o = &r->engine;
     uint64_t elapsed_ns = period_no * r->period_ns;
     if (period_no == 1) {
-        hist_reset(&second);
-        ops = 0;
-        shown_ns = 0;
+        hist_reset(second);
+        r->progress_ops = 0;
+        r->progress_shown_ns = 0;
     }
-    stats_total_hist(period, &total);
-    hist_merge(&second, &total);
-    ops += stats_ops(period);
+    stats_total_hist(period, total);
+    hist_merge(second, total);
+    r->progress_ops += stats_ops(period);
+    uint64_t shown_ns = r->progress_shown_ns;
     if (elapsed_ns % SLAP_NS_PER_SEC != 0 && elapsed_ns - shown_ns < SLAP_NS_PER_SEC) {
         return;
     }
@@ -430,13 +476,13 @@ static void show_progress(const struct run *r, const struct slap_stats *period, 
                 (double)o->run_time_ns / (double)SLAP_NS_PER_SEC - elapsed);
     }
     fprintf(stderr, ", %.0f ops/s, p99 %.0f us, %llu errors",
-            (double)ops * (double)SLAP_NS_PER_SEC / (double)(elapsed_ns - shown_ns),
-            (double)hist_percentile_ns(&second, 99.0) / (double)SLAP_NS_PER_US,
+            (double)r->progress_ops * (double)SLAP_NS_PER_SEC / (double)(elapsed_ns - shown_ns),
+            (double)hist_percentile_ns(second, 99.0) / (double)SLAP_NS_PER_US,
             (unsigned long long)stats_errors(&r->global.counters));
     fflush(stderr);
-    hist_reset(&second);
-    ops = 0;
-    shown_ns = elapsed_ns;
+    hist_reset(second);
+    r->progress_ops = 0;
+    r->progress_shown_ns = elapsed_ns;
 }
 
 /* The progress line goes when the run ends: nothing of it is left on the terminal. */
@@ -750,8 +796,7 @@ static void join_workers(struct run *r, uint32_t spawned)
 }
 
 /* The workers publish every period, or (sinks.tick) at least once a second, or (sinks.fine)
- * every RUN_FINE_TICK_NS: a period longer than that is cut into equal ticks. The plan may
- * have set period_ns after run_want. */
+ * every RUN_FINE_TICK_NS: a period longer than that is cut into equal ticks. */
 static void plan_ticks(struct run *r)
 {
     uint64_t n = 1;
@@ -814,7 +859,6 @@ enum slap_status run_want(struct run *r, const struct run_sinks *sinks, bool kee
 {
     r->sinks = sinks != NULL ? *sinks : (struct run_sinks){0};
     r->progress = progress;
-    r->period_ns = r->plan.stat_freq_ns;
     bool ticks = r->sinks.tick != NULL || r->sinks.fine != NULL;
     if (r->period_ns == 0 && (keep_periods || progress || ticks)) {
         r->period_ns = SLAP_NS_PER_SEC;
@@ -927,18 +971,18 @@ static void client_threads(const struct run *r, double seconds, struct limits_cl
  */
 static void in_flight(const struct run *r, double seconds, struct limits *l)
 {
-    static struct hist total; /* 37 KiB: not on the stack; the main thread only */
+    struct hist *total = &r->scratch[RUN_SCRATCH_LIMITS]; /* the run's: written through const */
     const struct lane_params *lp = &r->engine.lane;
     if (lp->tps > 0) {
-        stats_total_raw(&r->global, &total);
+        stats_total_raw(&r->global, total);
         l->client_lag = r->global.counters.client_lag;
         l->send_lag_p99_s = (double)hist_percentile_ns(r->global.lag, 99.0) / 1e9;
     } else {
-        stats_total_hist(&r->global, &total);
+        stats_total_hist(&r->global, total);
     }
     l->in_flight_max =
         lp->concurrency * lp->conns_per_client * (lp->pipeline > 0 ? lp->pipeline : 1);
-    l->in_flight_mean = (double)total.count / seconds * hist_mean_us(&total) / 1e6;
+    l->in_flight_mean = (double)total->count / seconds * hist_mean_us(total) / 1e6;
 }
 
 enum slap_status run_limits(const struct run *r, struct limits *l)
