@@ -22,7 +22,6 @@
 #include "slap/output/results.h"
 #include "slap/output/rounds.h"
 
-
 /* --hdr-out: the whole run's latency, all types together, as .hgrm text. */
 static int write_hdr(const struct slap_options *o, const struct slap_stats *global)
 {
@@ -243,8 +242,8 @@ struct run_outputs {
     struct intervals *intervals; /* the periods kept for the intervals (always) */
     FILE *samples;            /* --samples, else NULL */
     struct results_doc *rounds; /* --rounds: where the rounds are kept (NULL: one round) */
-    /* Without -S the engine's periods are fine (PLAN_FINE_PERIOD_NS), for the intervals of a short
-     * run; the document's periods are FINE_PER_PERIOD of them, summed here. */
+    /* Without -S the engine's periods are fine (PLAN_FINE_PERIOD_NS), for the intervals of a
+     * short run; the document's periods are FINE_PER_PERIOD of them, summed here. */
     struct slap_stats group;
     uint32_t grouped;
     double grouped_s;
@@ -299,7 +298,6 @@ static void sink_period(void *ctx, const struct slap_stats *period, const struct
         live_period(ro->live); /* --push with -S: each period */
     }
 }
-
 
 static void sink_fine(void *ctx, const struct slap_stats *tick, double tick_s, bool rest)
 {

@@ -123,8 +123,8 @@ static int sweep_row(struct sweep_doc *sd, const struct run *r, const struct run
         .target = rate, .stats = res->global, .seconds = run_seconds(r), .intervals = *iv};
     row.limited_by = run_limits(r, &limits) == SLAP_OK ? limits_verdict_name(limits.verdict) : "";
     /* a signal cut it short; one after its measured part (in the drain) left it whole */
-    row.interrupted =
-        res->signal != 0 && row.seconds * (double)SLAP_NS_PER_SEC + 1e6 < (double)opts->step_time_ns;
+    row.interrupted = res->signal != 0 &&
+                      row.seconds * (double)SLAP_NS_PER_SEC + 1e6 < (double)opts->step_time_ns;
     if (!opts->quiet) {
         if (!*columns) {
             report_sweep_columns(out, &sd->outs.doc.desc);
