@@ -293,7 +293,7 @@ static bool slap_starved(const struct limits *l)
 
 /* The round's figures into its document. */
 static enum slap_status keep_round(struct live_side *s, const struct run *run,
-                                   struct results_doc *d)
+                                   const struct run_result *res, struct results_doc *d)
 {
     struct limits limits = {.seconds = 0};
     if (results_doc_init(d) != SLAP_OK || plan_output_describe(&d->desc, &s->opts) != SLAP_OK) {
@@ -301,9 +301,9 @@ static enum slap_status keep_round(struct live_side *s, const struct run *run,
     }
     snprintf(d->label, sizeof(d->label), "%s", s->name);
     d->seconds = run_seconds(run);
-    d->start_ms = (run->start_wall_ns + run->engine.warmup_ns) / SLAP_NS_PER_MS;
+    d->start_ms = res->measure_wall_ns / SLAP_NS_PER_MS;
     d->end_ms = d->start_ms + (uint64_t)(d->seconds * 1000.0 + 0.5);
-    stats_merge(d->global, &run->global);
+    stats_merge(d->global, res->global);
     if (run_limits(run, &limits) == SLAP_OK) {
         s->verdicts[limits.verdict <= LIMITS_UNKNOWN ? limits.verdict : LIMITS_UNKNOWN]++;
         s->starved += slap_starved(&limits);
@@ -316,32 +316,33 @@ static enum slap_status keep_round(struct live_side *s, const struct run *run,
  * signal that cut it short. */
 static enum slap_status live_round(struct live_side *s, unsigned k, int *sig)
 {
-    struct run run;
+    struct run *run = NULL;
+    struct run_result res;
     struct run_plan plan;
     char err[512] = "";
     enum slap_status st;
-    plan_run(&plan, &s->opts);
-    memset(&run, 0, sizeof(run));
+    plan_run(&plan, &s->opts, PLAN_PERIODS_ASKED);
     st = run_init(&run, &plan, stderr, err, sizeof(err));
-    st = st == SLAP_OK ? run_want(&run, NULL, false, true, false) : st;
-    st = st == SLAP_OK ? run_execute(&run, err, sizeof(err)) : st;
-    *sig = run.signal;
-    if (run.signal == 0 && st == SLAP_OK && stats_ops(&run.global) == 0) {
+    st = st == SLAP_OK ? run_want(run, NULL, false, true, false) : st;
+    st = st == SLAP_OK ? run_execute(run, err, sizeof(err)) : st;
+    run_result(run, &res);
+    *sig = res.signal;
+    if (res.signal == 0 && st == SLAP_OK && stats_ops(res.global) == 0) {
         snprintf(err, sizeof(err), "no request succeeded");
         st = SLAP_ERROR;
     }
     char who[SIDE_NAME_MAX + 48];
     snprintf(who, sizeof(who), "slap compare: side %s, round %u", s->name, k + 1);
-    if (run.signal == 0 && st != SLAP_OK) {
+    if (res.signal == 0 && st != SLAP_OK) {
         fprintf(stderr, "%s: %s\n", who, err[0] != '\0' ? err : "out of memory");
-    } else if (run.signal == 0 && run.global.counters.unanswered > 0) {
-        run_describe_stalls(&run, stderr, who);
+    } else if (res.signal == 0 && res.global->counters.unanswered > 0) {
+        run_describe_stalls(run, stderr, who);
     }
-    if (run.signal == 0 && st == SLAP_OK && keep_round(s, &run, &s->rounds[k]) != SLAP_OK) {
+    if (res.signal == 0 && st == SLAP_OK && keep_round(s, run, &res, &s->rounds[k]) != SLAP_OK) {
         fprintf(stderr, "slap compare: out of memory\n");
         st = SLAP_ERROR;
     }
-    run_free(&run);
+    run_free(run);
     return st;
 }
 

@@ -59,7 +59,7 @@ static struct lane_params plan_lanes(const struct slap_options *o)
     };
 }
 
-/* What the workers read; run_init adds where the run's parts are, run_want the period. */
+/* What the workers read; run_init adds where the run's parts are, and the period. */
 static struct engine_config plan_engine(const struct slap_options *o)
 {
     return (struct engine_config){
@@ -76,8 +76,9 @@ static struct engine_config plan_engine(const struct slap_options *o)
     };
 }
 
-void plan_run(struct run_plan *p, const struct slap_options *o)
+void plan_run(struct run_plan *p, const struct slap_options *o, enum plan_periods periods)
 {
+    bool fine = periods == PLAN_PERIODS_FINE && o->stat_freq_ns == 0;
     *p = (struct run_plan){
         .servers = o->servers,
         .stats_servers = o->stats_servers,
@@ -93,7 +94,7 @@ void plan_run(struct run_plan *p, const struct slap_options *o)
                   .value_max = o->trace_value_max},
         .trace_spread = o->trace_spread,
         .engine = plan_engine(o),
-        .stat_freq_ns = o->stat_freq_ns,
+        .period_ns = fine ? PLAN_FINE_PERIOD_NS : o->stat_freq_ns,
         .start_at_ns = o->start_at_ns,
         .label = o->label,
         .quiet = o->quiet,
@@ -112,5 +113,5 @@ void plan_step(struct run_plan *p, struct slap_options *step, const struct slap_
     step->start_at_ns = first ? o->start_at_ns : 0;
     step->flush = first && o->flush;
     step->windows_stored = !first;
-    plan_run(p, step);
+    plan_run(p, step, PLAN_PERIODS_FINE);
 }

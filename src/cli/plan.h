@@ -11,10 +11,21 @@
 void plan_workload(struct workload_plan *p, const struct slap_options *o);
 /* The TLS context's files and checks. */
 void plan_tls(struct tls_settings *p, const struct slap_options *o);
-/* The whole run: the workload, TLS, the engine's settings, the servers and the rest. */
-void plan_run(struct run_plan *p, const struct slap_options *o);
+/* Without -S: periods of a tenth of a second, enough for batch means in a short run. */
+#define PLAN_FINE_PERIOD_NS (SLAP_NS_PER_SEC / 10)
+
+/* The periods a run is planned with. */
+enum plan_periods {
+    PLAN_PERIODS_ASKED, /* -S's, or none */
+    PLAN_PERIODS_FINE,  /* -S's, or else PLAN_FINE_PERIOD_NS: the outputs keep them */
+};
+
+/* The whole run: the workload, TLS, the engine's settings, the servers, the periods and the
+ * rest. */
+void plan_run(struct run_plan *p, const struct slap_options *o, enum plan_periods periods);
 /* One step of a sweep or a search: a timed open-loop run of o's workload at rate, its options
- * in *step (which the plan points into: keep it while the plan lives). Only the first step
+ * in *step (which the plan points into: keep it while the plan lives), with periods of
+ * stat_freq_ns, or PLAN_FINE_PERIOD_NS when that is 0. Only the first step
  * waits for --start_at, flushes (--flush) and preloads: the later ones find the windows it
  * stored. */
 void plan_step(struct run_plan *p, struct slap_options *step, const struct slap_options *o,

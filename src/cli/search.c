@@ -327,7 +327,7 @@ static void sink_rest(void *ctx, const struct slap_stats *rest, double elapsed_s
 }
 
 /* One timed open-loop run at rate; only the search's first flushes (--flush) and preloads. */
-static enum slap_status run_at(struct search *s, struct run *run, double rate, char *err,
+static enum slap_status run_at(struct search *s, struct run **run, double rate, char *err,
                                size_t err_len)
 {
     struct slap_options step;
@@ -337,29 +337,28 @@ static enum slap_status run_at(struct search *s, struct run *run, double rate, c
     uint64_t period = s->args.step_ns / PERIODS_PER_STEP;
     plan_step(&plan, &step, &s->opts, rate, s->args.step_ns,
               period > PERIOD_MIN_NS ? period : PERIOD_MIN_NS, first);
-    memset(run, 0, sizeof(*run));
     if (run_init(run, &plan, s->out, err, err_len) != SLAP_OK ||
-        run_want(run, &sinks, false, true, false) != SLAP_OK) {
+        run_want(*run, &sinks, false, true, false) != SLAP_OK) {
         return SLAP_ERROR;
     }
-    return run_execute(run, err, err_len);
+    return run_execute(*run, err, err_len);
 }
 
 /* The servers' stats around the whole search: the first run's before, the last's after. */
-static void keep_server_stats(struct search *s, const struct run *r)
+static void keep_server_stats(struct search *s, const struct run_result *res)
 {
     bool first = !s->begun;
     if (first) {
-        s->start_wall_ns = r->start_wall_ns + r->engine.warmup_ns;
-        s->pairs = r->server_stats == NULL ? NULL : calloc(r->servers.count, sizeof(*s->pairs));
-        s->names = calloc(r->servers.count, sizeof(*s->names));
-        s->nservers = s->names != NULL ? r->servers.count : 0;
+        s->start_wall_ns = res->measure_wall_ns;
+        s->pairs = res->server_stats == NULL ? NULL : calloc(res->nservers, sizeof(*s->pairs));
+        s->names = calloc(res->nservers, sizeof(*s->names));
+        s->nservers = s->names != NULL ? res->nservers : 0;
         for (uint32_t i = 0; i < s->nservers; i++) {
-            snprintf(s->names[i], sizeof(s->names[i]), "%s", r->servers.items[i].name);
+            snprintf(s->names[i], sizeof(s->names[i]), "%s", res->servers[i].name);
         }
     }
-    for (uint32_t i = 0; s->pairs != NULL && i < r->servers.count; i++) {
-        const struct server_stats_pair *p = &r->server_stats[i];
+    for (uint32_t i = 0; s->pairs != NULL && i < res->nservers; i++) {
+        const struct server_stats_pair *p = &res->server_stats[i];
         if (first || !p->ok) {
             s->pairs[i] = *p;
         } else if (s->pairs[i].ok) {
@@ -402,27 +401,29 @@ static void judge_rate(struct search *s, struct rate_result *res)
  * or the signal's number (negative) when one interrupted it. */
 static int measure_once(struct search *s, struct rate_result *res)
 {
-    struct run run;
+    struct run *run = NULL;
+    struct run_result rr;
     char err[512] = "";
     enum slap_status st = run_at(s, &run, res->target, err, sizeof(err));
     int status = SLAP_EXIT_OK;
-    if (run.signal != 0) {
-        status = -run.signal;
+    run_result(run, &rr);
+    if (rr.signal != 0) {
+        status = -rr.signal;
     } else if (st != SLAP_OK) {
         fprintf(stderr, "slap search: %s\n", err[0] != '\0' ? err : "out of memory");
         status = SLAP_EXIT_FAILED;
-    } else if (stats_ops(&run.global) == 0) {
+    } else if (stats_ops(rr.global) == 0) {
         fprintf(stderr, "slap search: no request succeeded at %.0f ops/s\n", res->target);
         status = SLAP_EXIT_FAILED;
     }
     if (status == SLAP_EXIT_OK) {
         struct limits limits = {.seconds = 0};
-        keep_server_stats(s, &run);
+        keep_server_stats(s, &rr);
         s->begun = true;
-        stats_merge(s->acc, &run.global);
-        s->seconds += run_seconds(&run);
+        stats_merge(s->acc, rr.global);
+        s->seconds += run_seconds(run);
         res->achieved = s->seconds > 0 ? (double)stats_requests(s->acc) / s->seconds : 0;
-        res->judged = run_limits(&run, &limits) == SLAP_OK;
+        res->judged = run_limits(run, &limits) == SLAP_OK;
         res->limit = res->judged ? limits.verdict : LIMITS_UNKNOWN;
         res->slap_busy = limits.client.demand_max >= LIMITS_SATURATED ||
                          (limits.client.wait_known && limits.client.wait_max >= LIMITS_STARVED);
@@ -432,7 +433,7 @@ static int measure_once(struct search *s, struct rate_result *res)
         limits_free(&s->limits);
         s->limits = limits; /* keep_step hands it to the step */
     }
-    run_free(&run);
+    run_free(run);
     return status;
 }
 

@@ -7,6 +7,7 @@
  * collects what the workers published and prints the tables.
  */
 #include "slap/engine/run.h"
+#include "run_state.h"
 
 #include "slap/base/hostcpu.h"
 
@@ -176,12 +177,13 @@ static enum slap_status make_workers(struct run *r, char *err, size_t err_len)
     return SLAP_OK;
 }
 
-enum slap_status run_init(struct run *r, const struct run_plan *p, FILE *out, char *err,
-                          size_t err_len)
+/* run_init's work, on a run that is all zeros. */
+static enum slap_status init(struct run *r, const struct run_plan *p, FILE *out, char *err,
+                             size_t err_len)
 {
     struct stat st;
-    memset(r, 0, sizeof(*r));
     r->plan = *p;
+    r->period_ns = p->period_ns;
     r->out = out;
     r->out_watched = fstat(fileno(out), &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
     pthread_mutex_init(&r->gate.lock, NULL);
@@ -210,7 +212,8 @@ enum slap_status run_init(struct run *r, const struct run_plan *p, FILE *out, ch
     }
     if (stats_init(&r->global, &r->shape) != SLAP_OK ||
         stats_init(&r->period, &r->shape) != SLAP_OK ||
-        stats_init(&r->tick, &r->shape) != SLAP_OK) {
+        stats_init(&r->tick, &r->shape) != SLAP_OK ||
+        hist_slab_alloc(&r->scratch, RUN_SCRATCH_HISTS) != SLAP_OK) {
         snprintf(err, err_len, "out of memory");
         return SLAP_ERROR;
     }
@@ -218,8 +221,22 @@ enum slap_status run_init(struct run *r, const struct run_plan *p, FILE *out, ch
     return make_workers(r, err, err_len);
 }
 
+enum slap_status run_init(struct run **rp, const struct run_plan *p, FILE *out, char *err,
+                          size_t err_len)
+{
+    *rp = calloc(1, sizeof(**rp));
+    if (*rp == NULL) {
+        snprintf(err, err_len, "out of memory");
+        return SLAP_ERROR;
+    }
+    return init(*rp, p, out, err, err_len);
+}
+
 void run_free(struct run *r)
 {
+    if (r == NULL) {
+        return;
+    }
     for (uint32_t t = 0; r->workers != NULL && t < r->nworkers; t++) {
         if (r->workers[t].cfg != NULL) {
             worker_free(&r->workers[t]);
@@ -239,6 +256,8 @@ void run_free(struct run *r)
     watch_free(&r->watch);
     pthread_mutex_destroy(&r->gate.lock);
     pthread_cond_destroy(&r->gate.cond);
+    hist_slab_free(r->scratch, RUN_SCRATCH_HISTS);
+    free(r);
 }
 
 uint64_t run_measure_start(const struct run *r)
@@ -328,7 +347,7 @@ static void report_preload(const struct run *r)
 {
     uint64_t sets, ns;
     run_preload(r, &sets, &ns);
-    if (ns > 0 && !r->silent_preload && !r->plan.quiet) {
+    if (ns > 0 && !r->plan.silent_preload && !r->plan.quiet) {
         fprintf(r->out, "preload: %llu sets in %.1fs\n", (unsigned long long)sets,
                 (double)ns / (double)SLAP_NS_PER_SEC);
         fflush(r->out);
@@ -401,20 +420,21 @@ static bool period_published(struct run *r, uint64_t period_no)
 
 /* The live line: how far the run is, its rate, p99 and errors over the last second, over the
  * line before. Shown once a second, whatever the periods' length (0.1 s without -S). */
-static void show_progress(const struct run *r, const struct slap_stats *period, uint64_t period_no)
+static void show_progress(struct run *r, const struct slap_stats *period, uint64_t period_no)
 {
-    static struct hist total, second; /* main thread only: second holds the periods since */
-    static uint64_t ops, shown_ns;    /* the last line, ops their requests, shown_ns its time */
+    struct hist *total = &r->scratch[RUN_SCRATCH_PROGRESS];
+    struct hist *second = &r->scratch[RUN_SCRATCH_SECOND]; /* the periods since the last line */
     const struct engine_config *o = &r->engine;
     uint64_t elapsed_ns = period_no * r->period_ns;
     if (period_no == 1) {
-        hist_reset(&second);
-        ops = 0;
-        shown_ns = 0;
+        hist_reset(second);
+        r->progress_ops = 0;
+        r->progress_shown_ns = 0;
     }
-    stats_total_hist(period, &total);
-    hist_merge(&second, &total);
-    ops += stats_ops(period);
+    stats_total_hist(period, total);
+    hist_merge(second, total);
+    r->progress_ops += stats_ops(period);
+    uint64_t shown_ns = r->progress_shown_ns;
     if (elapsed_ns % SLAP_NS_PER_SEC != 0 && elapsed_ns - shown_ns < SLAP_NS_PER_SEC) {
         return;
     }
@@ -430,13 +450,13 @@ static void show_progress(const struct run *r, const struct slap_stats *period, 
                 (double)o->run_time_ns / (double)SLAP_NS_PER_SEC - elapsed);
     }
     fprintf(stderr, ", %.0f ops/s, p99 %.0f us, %llu errors",
-            (double)ops * (double)SLAP_NS_PER_SEC / (double)(elapsed_ns - shown_ns),
-            (double)hist_percentile_ns(&second, 99.0) / (double)SLAP_NS_PER_US,
+            (double)r->progress_ops * (double)SLAP_NS_PER_SEC / (double)(elapsed_ns - shown_ns),
+            (double)hist_percentile_ns(second, 99.0) / (double)SLAP_NS_PER_US,
             (unsigned long long)stats_errors(&r->global.counters));
     fflush(stderr);
-    hist_reset(&second);
-    ops = 0;
-    shown_ns = elapsed_ns;
+    hist_reset(second);
+    r->progress_ops = 0;
+    r->progress_shown_ns = elapsed_ns;
 }
 
 /* The progress line goes when the run ends: nothing of it is left on the terminal. */
@@ -750,8 +770,7 @@ static void join_workers(struct run *r, uint32_t spawned)
 }
 
 /* The workers publish every period, or (sinks.tick) at least once a second, or (sinks.fine)
- * every RUN_FINE_TICK_NS: a period longer than that is cut into equal ticks. The plan may
- * have set period_ns after run_want. */
+ * every RUN_FINE_TICK_NS: a period longer than that is cut into equal ticks. */
 static void plan_ticks(struct run *r)
 {
     uint64_t n = 1;
@@ -814,7 +833,6 @@ enum slap_status run_want(struct run *r, const struct run_sinks *sinks, bool kee
 {
     r->sinks = sinks != NULL ? *sinks : (struct run_sinks){0};
     r->progress = progress;
-    r->period_ns = r->plan.stat_freq_ns;
     bool ticks = r->sinks.tick != NULL || r->sinks.fine != NULL;
     if (r->period_ns == 0 && (keep_periods || progress || ticks)) {
         r->period_ns = SLAP_NS_PER_SEC;
@@ -824,158 +842,5 @@ enum slap_status run_want(struct run *r, const struct run_sinks *sinks, bool kee
         r->server_stats = calloc(r->servers.count, sizeof(*r->server_stats));
         return r->server_stats != NULL ? SLAP_OK : SLAP_ERROR;
     }
-    return SLAP_OK;
-}
-
-bool run_all_blocked(const struct run *r)
-{
-    const struct lane_params *lp = &r->engine.lane;
-    return r->blocked_lanes > 0 && r->blocked_lanes == lp->concurrency * lp->conns_per_client;
-}
-
-void run_describe_stalls(const struct run *r, FILE *err, const char *who)
-{
-    const struct slap_counters *c = &r->global.counters;
-    uint64_t start = run_measure_start(r);
-    fprintf(err, "%s: %llu request%s unanswered at the end of the run", who,
-            (unsigned long long)c->unanswered, c->unanswered == 1 ? "" : "s");
-    if (c->unsent > c->client_lag) {
-        fprintf(err, " (%llu of them never sent, %llu due while their connection awaited the "
-                     "server)",
-                (unsigned long long)c->unsent, (unsigned long long)(c->unsent - c->client_lag));
-    } else if (c->unsent > 0) {
-        fprintf(err, " (%llu of them never sent)", (unsigned long long)c->unsent);
-    }
-    fputs("\n", err);
-    if (c->client_lag > 0) {
-        fprintf(err,
-                "%s: client lag: %llu of the requests never sent fell due while their socket "
-                "was free: slap fell behind its own schedule (send lag up to %.1f ms); they count "
-                "in the latency from their intended time, not against the server\n",
-                who, (unsigned long long)c->client_lag, (double)r->global.lag->max_ns / 1e6);
-    }
-    const struct lane_params *lp = &r->engine.lane;
-    uint32_t per_server = lp->concurrency * lp->conns_per_client * (lp->facebook ? 2 : 1);
-    for (uint32_t i = 0; i < r->servers.count; i++) {
-        const struct worker_stall *st = &r->stalls[i];
-        if (st->conns == 0) {
-            continue;
-        }
-        double since = st->since_ns > start ? (double)(st->since_ns - start) / SLAP_NS_PER_SEC : 0.0;
-        fprintf(err,
-                "%s: %s: %u of %u connections stopped answering, the first %.3fs into the run\n",
-                who, r->servers.items[i].name, st->conns, per_server, since);
-    }
-}
-
-uint32_t run_describe_down(const struct run *r, FILE *err, const char *who)
-{
-    const struct lane_params *lp = &r->engine.lane;
-    uint32_t per_server = lp->concurrency * lp->conns_per_client * (lp->facebook ? 2 : 1);
-    uint32_t down = 0;
-    for (uint32_t i = 0; i < r->servers.count; i++) {
-        const struct worker_stall *st = &r->stalls[i];
-        if (st->down > 0) {
-            fprintf(err,
-                    "%s: %s: %u of %u connections were lost and not open again when the run "
-                    "ended: the server did not answer again (-R kept trying)\n",
-                    who, r->servers.items[i].name, st->down, per_server);
-        }
-        down += st->down;
-    }
-    return down;
-}
-
-/* slap's threads over the measured part: mean and most of their busy and waiting shares. */
-static void client_threads(const struct run *r, double seconds, struct limits_client *c)
-{
-    double busy_sum = 0, wait_sum = 0;
-    c->wait_known = true;
-    for (uint32_t t = 0; t < r->nworkers; t++) {
-        const struct worker *w = &r->workers[t];
-        if (w->cpu_state != WORKER_CPU_MEASURED) {
-            continue;
-        }
-        /* the thread's own readings' span: a thread starved at the end reads late, and its
-         * wait then covers more than the measured seconds */
-        double span = w->cpu_window_ns > 0 ? (double)w->cpu_window_ns / SLAP_NS_PER_SEC : seconds;
-        span = span > seconds ? span : seconds;
-        double busy = (double)w->cpu_ns / (double)SLAP_NS_PER_SEC / span;
-        double wait = (double)w->wait_ns / (double)SLAP_NS_PER_SEC / span;
-        c->wait_known = c->wait_known && w->wait_known;
-        c->threads++;
-        busy_sum += busy;
-        wait_sum += wait;
-        c->busy_max = busy > c->busy_max ? busy : c->busy_max;
-        c->wait_max = wait > c->wait_max ? wait : c->wait_max;
-        c->demand_max = busy + wait > c->demand_max ? busy + wait : c->demand_max;
-    }
-    c->busy_mean = c->threads > 0 ? busy_sum / c->threads : 0;
-    c->wait_mean = c->threads > 0 ? wait_sum / c->threads : 0;
-    if (!c->wait_known || c->threads == 0) {
-        c->wait_known = false;
-        c->wait_mean = c->wait_max = 0;
-        c->demand_max = c->busy_max;
-    }
-}
-
-/*
- * Little's law over the measured part: the requests slap had in flight on average (requests
- * per second x their mean latency from the send; the corrected latency of an open loop also
- * holds the wait for a free socket) against what it may have; and how far an open loop's
- * sends fell behind its schedule.
- */
-static void in_flight(const struct run *r, double seconds, struct limits *l)
-{
-    static struct hist total; /* 37 KiB: not on the stack; the main thread only */
-    const struct lane_params *lp = &r->engine.lane;
-    if (lp->tps > 0) {
-        stats_total_raw(&r->global, &total);
-        l->client_lag = r->global.counters.client_lag;
-        l->send_lag_p99_s = (double)hist_percentile_ns(r->global.lag, 99.0) / 1e9;
-    } else {
-        stats_total_hist(&r->global, &total);
-    }
-    l->in_flight_max =
-        lp->concurrency * lp->conns_per_client * (lp->pipeline > 0 ? lp->pipeline : 1);
-    l->in_flight_mean = (double)total.count / seconds * hist_mean_us(&total) / 1e6;
-}
-
-enum slap_status run_limits(const struct run *r, struct limits *l)
-{
-    double seconds = run_seconds(r);
-    uint32_t nservers = r->server_stats != NULL ? r->servers.count : 0;
-    uint32_t extra = r->server_stats != NULL ? watch_extra(&r->watch) : 0;
-    if (limits_init(l, nservers + extra) != SLAP_OK || seconds <= 0 || !r->cpu_measured) {
-        return SLAP_ERROR;
-    }
-    l->seconds = seconds;
-    const struct lane_params *lp = &r->engine.lane;
-    l->target_tps = lp->tps;
-    l->achieved_tps = (double)stats_requests(&r->global) / seconds; /* as -P: a multi-get is one */
-    l->paced_by_trace = lp->trace && lp->trace_speed > 0;
-    l->concurrency = lp->concurrency;
-    l->threads = r->plan.threads;
-    l->client.cpu_user_s = r->cpu_user_s;
-    l->client.cpu_sys_s = r->cpu_sys_s;
-    client_threads(r, seconds, &l->client);
-    l->client.cpus = r->cpus_allowed;
-    l->client.cpu_share =
-        r->cpus_allowed > 0 ? (r->cpu_user_s + r->cpu_sys_s) / (seconds * r->cpus_allowed) : 0;
-    double host_busy = hostcpu_busy(&r->host_before, &r->host_after);
-    l->host.known = host_busy >= 0;
-    l->host.busy = host_busy >= 0 ? host_busy : 0;
-    l->host.cpus = hostcpu_online();
-    in_flight(r, seconds, l);
-    for (uint32_t i = 0; i < nservers; i++) {
-        const struct server *srv = &r->servers.items[i];
-        bool local = hostcpu_address_local((const struct sockaddr *)&srv->addr);
-        limits_server_from_stats(&l->servers[i], srv->name, r->plan.label, &r->server_stats[i],
-                                 local ? l->host.cpus : 0);
-    }
-    if (r->server_stats != NULL) {
-        watch_limits(&r->watch, &r->servers, r->plan.label, l->host.cpus, l);
-    }
-    limits_judge(l);
     return SLAP_OK;
 }

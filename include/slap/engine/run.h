@@ -74,87 +74,64 @@ struct run_plan {
     struct trace_options trace; /* --trace: path NULL when there is none */
     enum trace_spread trace_spread;
     /* What the workers and their lanes read: run_init sets its pointers (workload, servers,
-     * rings, shape, tls) and what the codec tells; run_want its period_ns. */
+     * rings, shape, tls), what the codec tells, and its period_ns from period_ns below. */
     struct engine_config engine;
-    uint64_t stat_freq_ns;     /* -S: periods of this length; 0: none asked */
+    /* The periods, collected from the workers and handed to run_sinks: -S, or shorter ones
+     * the outputs keep for a short run's intervals; 0: none (periods of 1 s all the same when
+     * run_want asks for kept periods, ticks or the progress line). */
+    uint64_t period_ns;
     uint64_t start_at_ns;      /* --start_at: the measured start, ns since the epoch; 0: none */
     const char *label;         /* --label: names the run in the verdict's rows */
     bool quiet;                /* -q: no "preload:" line */
+    bool silent_preload;       /* the caller reports the preload itself: no "preload:" line */
 };
 
-struct run {
-    struct run_plan plan;      /* as run_init was given it */
-    struct server_list servers;
-    struct workload workload;
-    struct tls_ctx *tls;       /* --tls, else NULL */
-    uint32_t nworkers;
-    struct worker *workers;
-    FILE *out;                 /* the report: stdout */
-    struct engine_config engine; /* what the workers and their lanes read: the plan's, completed */
-    struct worker_gate gate;     /* the go (its start_ns: the run's start), and the stop */
+/* A run, opaque to its caller: made by run_init, read through the functions below. */
+struct run;
 
-    int signal;                /* the signal that interrupted the run, or 0 */
-    bool out_watched;          /* out is a pipe or a socket: its reader may go away */
-    bool output_gone;          /* and it did: the run stopped early */
-
-    struct stats_shape shape;  /* the histograms every statistics of the run keeps */
-    struct slap_stats global;  /* everything, collected */
-    struct slap_stats period;  /* -S: one period's, collected from the workers */
-    struct slap_stats tick;    /* one tick's: a period's, or a part of one (sinks.tick) */
-    uint64_t tick_ns;          /* the workers publish every tick_ns: period_ns, or a part */
-    uint64_t ticks_per_period; /* of it when sinks.tick or sinks.fine want finer ones */
-    uint64_t ticks_collected;  /* by the main thread, in time order */
-    uint64_t end_ns;           /* end of the measured part: the latest of the workers' */
-    struct worker_stall *stalls; /* per server: sockets that held unanswered requests at the end */
-    uint32_t blocked_lanes;    /* lanes that still awaited an answer when the run gave up */
-    struct replay replay;      /* --trace: the reader of the trace */
-    struct trace_progress trace_sent; /* and what the workers sent of it */
-    uint64_t flush_ns;         /* --flush: how long flush_all took (in run_init) */
-    bool silent_preload;       /* the caller reports the preload itself: no "preload:" line */
-
-    /* Results as data: set by the caller after run_init, before run_execute. */
-    uint64_t period_ns;        /* -S, or 1 s when periods are kept or shown; 0: no periods */
-    bool progress;             /* the live line on standard error (a terminal, no -S) */
-    struct run_sinks sinks;    /* where periods and samples go */
-    struct server_stats_pair *server_stats; /* per server, read around the run; NULL: not read */
-    struct watch watch; /* read with them: proxies' CPU (/proc), backends, twemproxy's stats */
-    double *fill_evictions;    /* per server, its evictions before the preload or warm-up (< 0:
-                                  not read); NULL when there is neither, or no stats are read */
-    uint64_t samples_written;  /* the samples thread's, read once it was joined */
+/* What the caller reads of a run: run_result fills it, once run_execute returned (or run_init
+ * failed: then nothing ran). Its pointers are the run's, valid until run_free. */
+struct run_result {
+    int signal;                         /* the signal that interrupted the run, or 0 */
+    const struct slap_stats *global;    /* everything, collected; NULL when run_init failed */
+    uint64_t start_ns;                  /* the go (slap_now_ns); 0 if never given */
+    uint64_t end_ns;                    /* end of the measured part: the latest of the workers' */
+    uint64_t measure_wall_ns;           /* the wall clock (epoch ns) where the measured part
+                                           began: the go plus any warm-up */
+    uint64_t flush_ns;                  /* --flush: how long flush_all took */
+    uint64_t period_ns;                 /* the periods' length; 0: none */
+    uint32_t nservers;
+    const struct server *servers;       /* nservers of them */
+    const struct server_stats_pair *server_stats; /* per server, around the run; NULL: not read */
+    const struct worker_stall *stalls;  /* per server: sockets that held unanswered requests */
+    const struct trace_counts *trace_counts; /* --trace: what the reader read */
+    const struct trace_progress *trace_sent; /* and what the workers sent of it */
+    const char *trace_error;            /* why the reader stopped early, or "" */
+    uint64_t samples_written;           /* --samples */
     uint64_t samples_dropped;
-    pthread_t samples_thread;  /* --samples: drains the workers' rings into sinks.samples */
-    bool samples_running;
-    atomic_bool samples_stop;  /* the workers are joined: drain once more, then end */
-    uint64_t start_wall_ns;    /* the wall clock (epoch ns) at start_ns */
-
-    /* slap's own CPU (getrusage RUSAGE_SELF) over the measured part: the reading at its start,
-     * then (cpu_measured) what it used up to the end of the last worker's loop. */
-    bool cpu_started;
-    bool cpu_measured;
-    struct hostcpu_sample host_before; /* every CPU of the host, at the start and the end */
-    struct hostcpu_sample host_after;
-    double cpus_allowed; /* CPUs slap may use (affinity, cgroup quota) */
-    double cpu_user_s;
-    double cpu_sys_s;
 };
 
 /* The signals that stop a run with its report: SIGINT, SIGTERM, SIGHUP. */
 void run_stop_signals(sigset_t *set);
 
 /*
- * Plan the run: resolve servers, build the workload and workers. err gets one line.
- * run_free is called after a failed run_init too.
+ * Plan the run: resolve servers, build the workload and workers. err gets one line. *rp is
+ * the run even when run_init fails (NULL only when there was no memory for it): run_free it
+ * either way. out takes the run's own lines ("preload:").
  */
-enum slap_status run_init(struct run *r, const struct run_plan *p, FILE *out, char *err,
+enum slap_status run_init(struct run **rp, const struct run_plan *p, FILE *out, char *err,
                           size_t err_len);
 /* Start, wait (printing -S tables), collect. SLAP_ERROR with err filled if set-up failed. */
 enum slap_status run_execute(struct run *r, char *err, size_t err_len);
+/* NULL is fine. */
 void run_free(struct run *r);
+/* What the run did, for its caller's report (NULL, a run that could not be made: nothing). */
+void run_result(const struct run *r, struct run_result *res);
 
 /*
- * After run_init: periods and samples go to sinks (NULL: nowhere), periods of 1 s at least
- * when keep_periods; read the servers' stats around the run, show the progress line. Sets
- * period_ns.
+ * After run_init, before run_execute: periods and samples go to sinks (NULL: nowhere), periods
+ * of 1 s at least when keep_periods and the plan has none; read the servers' stats around the
+ * run, show the progress line.
  */
 enum slap_status run_want(struct run *r, const struct run_sinks *sinks, bool keep_periods,
                           bool server_stats, bool progress);

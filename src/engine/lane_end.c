@@ -1,0 +1,236 @@
+/*
+ * What a lane leaves when the run ends: requests queued or awaited that will never be answered,
+ * and (open loop, --trace) requests that fell due but never left, counted as unanswered with
+ * their latency up to the end; of those never sent, the ones slap was late with, as its lag.
+ */
+#include "lane.h"
+
+#define LANE_UNSENT_EXACT 256 /* unsent requests a lane counts one by one; the rest in bulk */
+#define LANE_UNSENT_SLICES 64 /* the bulk's latencies: this many equal slices of their span */
+
+/*
+ * A request of type op, meant to go at intended_ns, will never be answered: it counts as
+ * unanswered, and in the latency from its intended time to at_ns, a lower bound of the wait
+ * it would have had. sent_ns is 0 if it never left.
+ */
+void lane_count_unanswered(struct lane_env *env, uint8_t op, uint64_t intended_ns, uint64_t sent_ns,
+                           uint64_t at_ns)
+{
+    struct slap_stats *s = &env->cur;
+    uint64_t latency = at_ns > intended_ns ? at_ns - intended_ns : 0;
+    s->counters.unanswered++;
+    s->counters.unsent += sent_ns == 0;
+    hist_record(s->lat[op], latency);
+    samples_put(&env->samples, &(struct sample){intended_ns, sent_ns, latency, op,
+                                                sent_ns == 0 ? SAMPLE_UNSENT : SAMPLE_UNANSWERED});
+    if (s->raw[op] != NULL && sent_ns != 0) {
+        hist_record(s->raw[op], at_ns > sent_ns ? at_ns - sent_ns : 0);
+    }
+}
+
+/* Requests 0 .. n - 1 of c will not be answered: count the measured ones, then forget them. */
+uint32_t lane_forget(struct lane *l, struct conn *c, uint32_t n, uint64_t at_ns)
+{
+    struct lane_env *env = lane_env_of(l);
+    for (uint32_t i = 0; i < n; i++) {
+        const struct request *r = conn_at(c, i);
+        if (r->measured) {
+            lane_count_unanswered(env, r->op, r->intended_ns, r->sent_ns, at_ns);
+        }
+    }
+    uint32_t dropped = n == c->count ? conn_drop_all(c) : conn_drop_sent(c);
+    l->in_flight -= dropped;
+    return dropped;
+}
+
+void lane_give_up(struct lane *l, uint64_t end_ns)
+{
+    for (uint32_t s = 0; s < l->nconns; s++) {
+        lane_forget(l, &l->conns[s], l->conns[s].count, end_ns);
+    }
+    lane_check_done(l);
+}
+
+/*
+ * Of a lane's requests due by end_ns and never sent, those due from held_from_ns on waited
+ * for the server; the others are slap's lag. lag counts them as they come, oldest first.
+ */
+struct lane_lag {
+    uint64_t held_from_ns; /* known once the first unsent request is */
+    uint64_t unsent;
+    uint64_t lag;
+};
+
+/*
+ * The old rule, for a lane whose fullness may be slap's (its thread starved of CPU, or the
+ * lane not full now): its oldest request still unanswered had waited at least half as long
+ * as the first unsent one had been due (a request sent late, just before the end, by a slap
+ * short of CPU, is not that).
+ */
+static bool lane_waited_long(const struct lane *l, uint64_t first_due_ns, uint64_t end_ns)
+{
+    uint64_t due_for = end_ns > first_due_ns ? end_ns - first_due_ns : 0;
+    for (uint32_t s = 0; s < l->nconns; s++) {
+        uint64_t since;
+        if (conn_waiting_since(&l->conns[s], &since) &&
+            (since <= first_due_ns || (end_ns > since && end_ns - since >= due_for / 2))) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/*
+ * From when the lane's unsent requests waited for the server (0: all did, UINT64_MAX: none).
+ * A socket not open (lost, reconnecting) holds them all. A lane full at the end, each answer
+ * followed at once by the next due request, held those due since it filled: they could not
+ * go before the server answered; those due before, while the lane had room, are slap's lag.
+ * A thread starved of CPU may itself have left the answers unread: then the old rule.
+ */
+static uint64_t lane_held_from(const struct lane *l, uint64_t first_due_ns, uint64_t end_ns)
+{
+    for (uint32_t s = 0; s < l->nconns; s++) {
+        if (l->conns[s].state != CONN_READY) {
+            return 0;
+        }
+    }
+    if (!lane_env_of(l)->cpu_starved && l->held_since_ns != 0) {
+        return l->held_since_ns;
+    }
+    return lane_waited_long(l, first_due_ns, end_ns) ? 0 : UINT64_MAX;
+}
+
+/* One more request of the lane, due at due_ns, was never sent. */
+static void lane_lag_add(const struct lane *l, struct lane_lag *g, uint64_t due_ns, uint64_t end_ns)
+{
+    if (g->unsent++ == 0) {
+        g->held_from_ns = lane_held_from(l, due_ns, end_ns);
+    }
+    g->lag += due_ns < g->held_from_ns;
+}
+
+/* --trace: the lane's requests of the trace that were due by end_ns but never left. */
+static void lane_count_unsent_trace(struct lane *l, uint64_t from_ns, uint64_t end_ns,
+                                    struct lane_lag *g)
+{
+    const struct lane_params *p = lane_env_of(l)->params;
+    const struct trace_request *t;
+    while (p->trace_speed > 0 && (t = replay_ring_peek(l->ring)) != NULL) {
+        uint64_t due = trace_due_ns(lane_env_of(l)->start_ns, t->offset_ns, p->trace_speed);
+        if (due >= end_ns) {
+            break;
+        }
+        if (due >= from_ns) {
+            lane_count_unanswered(lane_env_of(l), (uint8_t)t->op, due, 0, end_ns);
+            lane_lag_add(l, g, due, end_ns);
+        }
+        replay_ring_pop(l->ring);
+    }
+}
+
+/* n unsent requests of op, due evenly from first_due_ns to end_ns: counted, their latencies
+ * (end_ns - due) in LANE_UNSENT_SLICES slices, their samples as dropped (none is kept). */
+static void count_unsent_bulk(struct lane_env *env, uint8_t op, uint64_t n, uint64_t first_due_ns,
+                              uint64_t end_ns)
+{
+    struct slap_stats *s = &env->cur;
+    uint64_t span = end_ns > first_due_ns ? end_ns - first_due_ns : 0;
+    s->counters.unanswered += n;
+    s->counters.unsent += n;
+    for (uint64_t j = 0; j < LANE_UNSENT_SLICES; j++) {
+        uint64_t count = n * (j + 1) / LANE_UNSENT_SLICES - n * j / LANE_UNSENT_SLICES;
+        double middle = ((double)j + 0.5) / LANE_UNSENT_SLICES;
+        hist_record_n(s->lat[op], (uint64_t)((double)span * (1.0 - middle)), count);
+    }
+    if (env->samples.slots != NULL) {
+        double share = env->samples.threshold == UINT64_MAX
+                           ? 1.0
+                           : (double)env->samples.threshold / 18446744073709551616.0;
+        atomic_fetch_add_explicit(&env->samples.dropped, (uint64_t)((double)n * share + 0.5),
+                                  memory_order_relaxed);
+    }
+}
+
+/* The n requests after the first LANE_UNSENT_EXACT, from first_due_ns on: shared among the
+ * operations by the mix (a retrieval, cas as gets while no token is held), in one step. */
+static void lane_count_unsent_bulk(struct lane *l, uint64_t n, uint64_t first_due_ns,
+                                   uint64_t end_ns)
+{
+    struct client *c = l->client;
+    const struct workload *wl = c->env->params->wl;
+    uint64_t left = n;
+    for (uint32_t i = 0; i < wl->mix_nothers; i++) {
+        enum op_type op = (enum op_type)wl->mix_others[i];
+        uint64_t m = (uint64_t)((double)n * wl->mix_ppm[op] / WORKLOAD_PPM);
+        m = m < left ? m : left;
+        left -= m;
+        op = op == OP_CAS && !c->cas_ready ? OP_GETS : op;
+        count_unsent_bulk(c->env, (uint8_t)op, m, first_due_ns, end_ns);
+    }
+    count_unsent_bulk(c->env, (uint8_t)wl->mix_default, left, first_due_ns, end_ns);
+}
+
+/* n more, due evenly from first_due_ns to end_ns: those due before the lane was held are lag. */
+static void lane_lag_bulk(const struct lane *l, struct lane_lag *g, uint64_t n,
+                          uint64_t first_due_ns, uint64_t end_ns)
+{
+    if (g->unsent == 0) {
+        g->held_from_ns = lane_held_from(l, first_due_ns, end_ns);
+    }
+    g->unsent += n;
+    if (g->held_from_ns <= first_due_ns) {
+        return;
+    }
+    if (g->held_from_ns >= end_ns) {
+        g->lag += n;
+        return;
+    }
+    g->lag += (uint64_t)((double)n * (double)(g->held_from_ns - first_due_ns) /
+                         (double)(end_ns - first_due_ns));
+}
+
+/* Unsent requests of a lane are counted as unanswered; those slap was late with as lag. The
+ * first LANE_UNSENT_EXACT one by one, the rest (a rate far past what was sent) in one step. */
+void lane_count_unsent(struct lane *l, uint64_t from_ns, uint64_t end_ns)
+{
+    struct client *c = l->client;
+    struct lane_lag g = {0};
+    if (l->ring != NULL) {
+        lane_count_unsent_trace(l, from_ns, end_ns, &g);
+    } else if (c->env->params->tps > 0) {
+        schedule_skip(&l->sched, from_ns < end_ns ? from_ns : end_ns, UINT64_MAX); /* not measured */
+        while (c->quota > 0 && schedule_peek(&l->sched) < end_ns &&
+               g.unsent < LANE_UNSENT_EXACT) {
+            uint64_t due = schedule_peek(&l->sched);
+            schedule_advance(&l->sched);
+            enum op_type op = client_next_op(c);
+            lane_count_unanswered(c->env, (uint8_t)op, due, 0, end_ns);
+            c->quota -= c->quota != UINT64_MAX;
+            lane_lag_add(l, &g, due, end_ns);
+        }
+        uint64_t bulk_from = schedule_peek(&l->sched);
+        uint64_t bulk = c->quota > 0 ? schedule_skip(&l->sched, end_ns, c->quota) : 0;
+        if (bulk > 0) {
+            lane_count_unsent_bulk(l, bulk, bulk_from, end_ns);
+            c->quota -= c->quota != UINT64_MAX ? bulk : 0;
+            lane_lag_bulk(l, &g, bulk, bulk_from, end_ns);
+        }
+    }
+    c->env->cur.counters.client_lag += g.lag;
+}
+
+void lane_stop(struct lane *l, uint64_t end_ns)
+{
+    if (l->timer_armed) {
+        event_del(l->timer);
+        l->timer_armed = false;
+    }
+    for (uint32_t s = 0; s < l->nconns; s++) {
+        struct conn *c = &l->conns[s];
+        conn_retry_cancel(c);
+        if (c->state != CONN_READY) {
+            lane_forget(l, c, c->count, end_ns); /* queued behind a reconnect: never answered */
+        }
+    }
+    lane_check_done(l);
+}

@@ -1,0 +1,187 @@
+/* What a run tells its caller once it ended: its result, the requests it left unanswered and
+ * the servers that held them, what limited it. */
+#include "slap/engine/run.h"
+#include "run_state.h"
+
+#include <sys/socket.h>
+
+#include "slap/base/hostcpu.h"
+
+void run_result(const struct run *r, struct run_result *res)
+{
+    *res = (struct run_result){.trace_error = ""};
+    if (r == NULL) {
+        return;
+    }
+    *res = (struct run_result){
+        .signal = r->signal,
+        .global = &r->global,
+        .start_ns = r->gate.start_ns,
+        .end_ns = r->end_ns,
+        .measure_wall_ns = r->start_wall_ns + r->engine.warmup_ns,
+        .flush_ns = r->flush_ns,
+        .period_ns = r->period_ns,
+        .nservers = r->servers.count,
+        .servers = r->servers.items,
+        .server_stats = r->server_stats,
+        .stalls = r->stalls,
+        .trace_counts = &r->replay.counts,
+        .trace_sent = &r->trace_sent,
+        .trace_error = r->replay.error,
+        .samples_written = r->samples_written,
+        .samples_dropped = r->samples_dropped,
+    };
+}
+
+bool run_all_blocked(const struct run *r)
+{
+    const struct lane_params *lp = &r->engine.lane;
+    return r->blocked_lanes > 0 && r->blocked_lanes == lp->concurrency * lp->conns_per_client;
+}
+
+void run_describe_stalls(const struct run *r, FILE *err, const char *who)
+{
+    const struct slap_counters *c = &r->global.counters;
+    uint64_t start = run_measure_start(r);
+    fprintf(err, "%s: %llu request%s unanswered at the end of the run", who,
+            (unsigned long long)c->unanswered, c->unanswered == 1 ? "" : "s");
+    if (c->unsent > c->client_lag) {
+        fprintf(err, " (%llu of them never sent, %llu due while their connection awaited the "
+                     "server)",
+                (unsigned long long)c->unsent, (unsigned long long)(c->unsent - c->client_lag));
+    } else if (c->unsent > 0) {
+        fprintf(err, " (%llu of them never sent)", (unsigned long long)c->unsent);
+    }
+    fputs("\n", err);
+    if (c->client_lag > 0) {
+        fprintf(err,
+                "%s: client lag: %llu of the requests never sent fell due while their socket "
+                "was free: slap fell behind its own schedule (send lag up to %.1f ms); they count "
+                "in the latency from their intended time, not against the server\n",
+                who, (unsigned long long)c->client_lag, (double)r->global.lag->max_ns / 1e6);
+    }
+    const struct lane_params *lp = &r->engine.lane;
+    uint32_t per_server = lp->concurrency * lp->conns_per_client * (lp->facebook ? 2 : 1);
+    for (uint32_t i = 0; i < r->servers.count; i++) {
+        const struct worker_stall *st = &r->stalls[i];
+        if (st->conns == 0) {
+            continue;
+        }
+        double since = st->since_ns > start ? (double)(st->since_ns - start) / SLAP_NS_PER_SEC : 0.0;
+        fprintf(err,
+                "%s: %s: %u of %u connections stopped answering, the first %.3fs into the run\n",
+                who, r->servers.items[i].name, st->conns, per_server, since);
+    }
+}
+
+uint32_t run_describe_down(const struct run *r, FILE *err, const char *who)
+{
+    const struct lane_params *lp = &r->engine.lane;
+    uint32_t per_server = lp->concurrency * lp->conns_per_client * (lp->facebook ? 2 : 1);
+    uint32_t down = 0;
+    for (uint32_t i = 0; i < r->servers.count; i++) {
+        const struct worker_stall *st = &r->stalls[i];
+        if (st->down > 0) {
+            fprintf(err,
+                    "%s: %s: %u of %u connections were lost and not open again when the run "
+                    "ended: the server did not answer again (-R kept trying)\n",
+                    who, r->servers.items[i].name, st->down, per_server);
+        }
+        down += st->down;
+    }
+    return down;
+}
+
+/* slap's threads over the measured part: mean and most of their busy and waiting shares. */
+static void client_threads(const struct run *r, double seconds, struct limits_client *c)
+{
+    double busy_sum = 0, wait_sum = 0;
+    c->wait_known = true;
+    for (uint32_t t = 0; t < r->nworkers; t++) {
+        const struct worker *w = &r->workers[t];
+        if (w->cpu_state != WORKER_CPU_MEASURED) {
+            continue;
+        }
+        /* the thread's own readings' span: a thread starved at the end reads late, and its
+         * wait then covers more than the measured seconds */
+        double span = w->cpu_window_ns > 0 ? (double)w->cpu_window_ns / SLAP_NS_PER_SEC : seconds;
+        span = span > seconds ? span : seconds;
+        double busy = (double)w->cpu_ns / (double)SLAP_NS_PER_SEC / span;
+        double wait = (double)w->wait_ns / (double)SLAP_NS_PER_SEC / span;
+        c->wait_known = c->wait_known && w->wait_known;
+        c->threads++;
+        busy_sum += busy;
+        wait_sum += wait;
+        c->busy_max = busy > c->busy_max ? busy : c->busy_max;
+        c->wait_max = wait > c->wait_max ? wait : c->wait_max;
+        c->demand_max = busy + wait > c->demand_max ? busy + wait : c->demand_max;
+    }
+    c->busy_mean = c->threads > 0 ? busy_sum / c->threads : 0;
+    c->wait_mean = c->threads > 0 ? wait_sum / c->threads : 0;
+    if (!c->wait_known || c->threads == 0) {
+        c->wait_known = false;
+        c->wait_mean = c->wait_max = 0;
+        c->demand_max = c->busy_max;
+    }
+}
+
+/*
+ * Little's law over the measured part: the requests slap had in flight on average (requests
+ * per second x their mean latency from the send; the corrected latency of an open loop also
+ * holds the wait for a free socket) against what it may have; and how far an open loop's
+ * sends fell behind its schedule.
+ */
+static void in_flight(const struct run *r, double seconds, struct limits *l)
+{
+    struct hist *total = &r->scratch[RUN_SCRATCH_LIMITS]; /* the run's: written through const */
+    const struct lane_params *lp = &r->engine.lane;
+    if (lp->tps > 0) {
+        stats_total_raw(&r->global, total);
+        l->client_lag = r->global.counters.client_lag;
+        l->send_lag_p99_s = (double)hist_percentile_ns(r->global.lag, 99.0) / 1e9;
+    } else {
+        stats_total_hist(&r->global, total);
+    }
+    l->in_flight_max =
+        lp->concurrency * lp->conns_per_client * (lp->pipeline > 0 ? lp->pipeline : 1);
+    l->in_flight_mean = (double)total->count / seconds * hist_mean_us(total) / 1e6;
+}
+
+enum slap_status run_limits(const struct run *r, struct limits *l)
+{
+    double seconds = run_seconds(r);
+    uint32_t nservers = r->server_stats != NULL ? r->servers.count : 0;
+    uint32_t extra = r->server_stats != NULL ? watch_extra(&r->watch) : 0;
+    if (limits_init(l, nservers + extra) != SLAP_OK || seconds <= 0 || !r->cpu_measured) {
+        return SLAP_ERROR;
+    }
+    l->seconds = seconds;
+    const struct lane_params *lp = &r->engine.lane;
+    l->target_tps = lp->tps;
+    l->achieved_tps = (double)stats_requests(&r->global) / seconds; /* as -P: a multi-get is one */
+    l->paced_by_trace = lp->trace && lp->trace_speed > 0;
+    l->concurrency = lp->concurrency;
+    l->threads = r->plan.threads;
+    l->client.cpu_user_s = r->cpu_user_s;
+    l->client.cpu_sys_s = r->cpu_sys_s;
+    client_threads(r, seconds, &l->client);
+    l->client.cpus = r->cpus_allowed;
+    l->client.cpu_share =
+        r->cpus_allowed > 0 ? (r->cpu_user_s + r->cpu_sys_s) / (seconds * r->cpus_allowed) : 0;
+    double host_busy = hostcpu_busy(&r->host_before, &r->host_after);
+    l->host.known = host_busy >= 0;
+    l->host.busy = host_busy >= 0 ? host_busy : 0;
+    l->host.cpus = hostcpu_online();
+    in_flight(r, seconds, l);
+    for (uint32_t i = 0; i < nservers; i++) {
+        const struct server *srv = &r->servers.items[i];
+        bool local = hostcpu_address_local((const struct sockaddr *)&srv->addr);
+        limits_server_from_stats(&l->servers[i], srv->name, r->plan.label, &r->server_stats[i],
+                                 local ? l->host.cpus : 0);
+    }
+    if (r->server_stats != NULL) {
+        watch_limits(&r->watch, &r->servers, r->plan.label, l->host.cpus, l);
+    }
+    limits_judge(l);
+    return SLAP_OK;
+}
