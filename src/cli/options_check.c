@@ -384,8 +384,7 @@ static void apply_label_fallback(struct slap_options *o)
         return;
     }
     memset(host, 0, sizeof(o->host_label));
-    if (gethostname(host, sizeof(o->host_label) - 1) != 0 ||
-        results_label_problem(host) != NULL) {
+    if (gethostname(host, sizeof(o->host_label) - 1) != 0 || results_label_problem(host) != NULL) {
         snprintf(host, sizeof(o->host_label), "slap");
     }
     o->label = host;

@@ -112,8 +112,7 @@ void plan_output_paths(const struct slap_options *o, const char *paths[RESULTS_S
 
 /* Does v say what the option says when it is not given (in defaults)? (Only settings given
  * are replayed: some options are refused without others, even at their default value.) */
-static bool is_default(const struct slap_options *defaults, size_t row,
-                       const struct json_value *v)
+static bool is_default(const struct slap_options *defaults, size_t row, const struct json_value *v)
 {
     char text[VALUE_MAX];
     switch (options_value(defaults, row, text, sizeof(text))) {

@@ -341,9 +341,8 @@ size_t tracestats_rates(const struct tracestats *s, struct tracestats_rate_row *
         for (; bucket < s->time_cap && bucket * s->bucket_width < to; bucket++) {
             requests += s->time_buckets[bucket];
         }
-        rows[row] = (struct tracestats_rate_row){.first_second = s->first_second + from,
-                                                 .seconds = to - from,
-                                                 .requests = requests};
+        rows[row] = (struct tracestats_rate_row){
+            .first_second = s->first_second + from, .seconds = to - from, .requests = requests};
     }
     return (size_t)n;
 }
