@@ -1,4 +1,5 @@
-/* Unit tests of trace-stats' figures: rates, peaks, sizes, distinct keys, the Zipf fit. */
+/* Unit tests of trace-stats' figures: rates, peaks, sizes, distinct keys, the Zipf fit (the
+ * report's text is tested at the command line's level, test_tracestats_report.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -31,26 +32,6 @@ static struct tracestats *stats_new(uint64_t exact_keys)
     return s;
 }
 
-/* The report, as text (free it). */
-static char *report(const struct tracestats *s, uint64_t requests)
-{
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    struct trace_counts c = {.requests = requests, .first_line = 1, .last_line = requests};
-    assert_non_null(f);
-    tracestats_print(f, s, &c, "t.csv");
-    assert_int_equal(fclose(f), 0);
-    return text;
-}
-
-static void assert_has(const char *text, const char *want)
-{
-    if (strstr(text, want) == NULL) {
-        fail_msg("no '%s' in:\n%s", want, text);
-    }
-}
-
 static void test_distinct_exact_then_estimated(void **state)
 {
     (void)state;
@@ -77,9 +58,10 @@ static void test_distinct_exact_then_estimated(void **state)
                      (unsigned long long)totals[i]);
         }
     }
-    char *text = report(s, 100000);
-    assert_has(text, "(estimate: HyperLogLog");
-    free(text);
+    struct tracestats_summary sum;
+    tracestats_summary(s, &sum);
+    assert_int_equal(sum.exact_keys, 1000);
+    assert_int_equal(sum.requests, 2000 + 49000);
     tracestats_free(s);
 }
 
@@ -126,9 +108,6 @@ static void test_zipf_needs_frequent_keys(void **state)
     uint64_t fitted;
     assert_false(tracestats_zipf(s, &exponent, &fitted));
     assert_int_equal(fitted, TRACESTATS_ZIPF_MIN_KEYS - 1);
-    char *text = report(s, 0);
-    assert_has(text, "zipf exponent: not estimated (9 keys read 16 times or more, fewer than 10)");
-    free(text);
     tracestats_free(s);
 }
 
@@ -147,14 +126,23 @@ static void test_rate_mean_and_peak(void **state)
             tracestats_add(s, &r, seconds[i].second);
         }
     }
-    char *text = report(s, 9);
-    assert_has(text, "seconds: 100 to 103 (4 s)\n");
-    assert_has(text, "rate: mean 2.2/s, peak 5/s at second 102\n");
-    assert_has(text, "\n100                      3            3.0\n"
-                     "101                      0            0.0\n"
-                     "102                      5            5.0\n"
-                     "103                      1            1.0\n");
-    free(text);
+    struct tracestats_summary sum;
+    tracestats_summary(s, &sum);
+    assert_int_equal(sum.requests, 9);
+    assert_int_equal(sum.first_second, 100);
+    assert_int_equal(sum.last_second, 103);
+    assert_int_equal(sum.peak_second, 102);
+    assert_int_equal(sum.peak_count, 5);
+    struct tracestats_sizes values;
+    assert_false(tracestats_value_sizes(s, &values)); /* no storage command */
+    struct tracestats_rate_row rows[TRACESTATS_RATE_ROWS];
+    static const uint64_t per_second[] = {3, 0, 5, 1};
+    assert_int_equal(tracestats_rates(s, rows), 4);
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(per_second); i++) {
+        assert_int_equal(rows[i].first_second, 100 + i);
+        assert_int_equal(rows[i].seconds, 1);
+        assert_int_equal(rows[i].requests, per_second[i]);
+    }
     tracestats_free(s);
 }
 
@@ -168,12 +156,28 @@ static void test_rate_table_folds(void **state)
         struct trace_request r = request(OP_GET, i, 8, 0);
         tracestats_add(s, &r, seconds[i]);
     }
-    char *text = report(s, SLAP_ARRAY_SIZE(seconds));
-    assert_has(text, "\n0-499999                 2            0.0\n");
-    assert_has(text, "\n3000000-3499999          2            0.0\n");
-    assert_has(text, "\n4500000-5000000          2            0.0\n");
-    assert_has(text, "rate: mean 0.0/s, peak 1/s at second 0\n");
-    free(text);
+    struct tracestats_rate_row rows[TRACESTATS_RATE_ROWS];
+    assert_int_equal(tracestats_rates(s, rows), TRACESTATS_RATE_ROWS);
+    uint64_t total = 0, next = 0;
+    for (size_t i = 0; i < TRACESTATS_RATE_ROWS; i++) {
+        assert_int_equal(rows[i].first_second, next); /* the rows tile the trace's seconds */
+        next += rows[i].seconds;
+        total += rows[i].requests;
+    }
+    assert_int_equal(next, 5000001);
+    assert_int_equal(total, SLAP_ARRAY_SIZE(seconds));
+    assert_int_equal(rows[0].seconds, 500000);
+    assert_int_equal(rows[0].requests, 2);
+    assert_int_equal(rows[6].first_second, 3000000);
+    assert_int_equal(rows[6].seconds, 500000);
+    assert_int_equal(rows[6].requests, 2);
+    assert_int_equal(rows[9].first_second, 4500000);
+    assert_int_equal(rows[9].seconds, 500001);
+    assert_int_equal(rows[9].requests, 2);
+    struct tracestats_summary sum;
+    tracestats_summary(s, &sum);
+    assert_int_equal(sum.peak_count, 1);
+    assert_int_equal(sum.peak_second, 0);
     tracestats_free(s);
 }
 
@@ -188,20 +192,26 @@ static void test_ops_and_sizes(void **state)
         tracestats_add(s, &get, 7);
         tracestats_add(s, &set, 7);
     }
-    char *text = report(s, 300);
-    assert_has(text, "\nget        200          66.67%\nset        100          33.33%\n");
-    assert_has(text, "\nkey              300          60         100        109        110\n");
-    char *row = strstr(text, "\nvalue(writes)    100          ");
-    assert_non_null(row);
-    unsigned long long p50, p90, p99, max;
-    assert_int_equal(sscanf(row, "\nvalue(writes) 100 %llu %llu %llu %llu", &p50, &p90, &p99, &max),
-                     4);
-    assert_true(fabs((double)p50 / 50000 - 1) < 0.008); /* the log-linear histogram's error */
-    assert_true(fabs((double)p90 / 90000 - 1) < 0.008);
-    assert_true(fabs((double)p99 / 99000 - 1) < 0.008);
-    assert_int_equal(max, 100000);
-    assert_has(text, "distinct keys: 100 (exact)\n");
-    free(text);
+    struct tracestats_summary sum;
+    tracestats_summary(s, &sum);
+    assert_int_equal(sum.ops[OP_GET], 200);
+    assert_int_equal(sum.ops[OP_SET], 100);
+    struct tracestats_sizes keys, values;
+    tracestats_key_sizes(s, &keys);
+    assert_int_equal(keys.count, 300);
+    assert_int_equal(keys.p50, 60);
+    assert_int_equal(keys.p90, 100);
+    assert_int_equal(keys.p99, 109);
+    assert_int_equal(keys.max, 110);
+    assert_true(tracestats_value_sizes(s, &values));
+    assert_int_equal(values.count, 100);
+    assert_true(fabs((double)values.p50 / 50000 - 1) < 0.008); /* the histogram's error */
+    assert_true(fabs((double)values.p90 / 90000 - 1) < 0.008);
+    assert_true(fabs((double)values.p99 / 99000 - 1) < 0.008);
+    assert_int_equal(values.max, 100000);
+    bool exact = false;
+    assert_int_equal(tracestats_distinct(s, &exact), 100);
+    assert_true(exact);
     tracestats_free(s);
 }
 

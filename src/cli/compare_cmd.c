@@ -309,17 +309,16 @@ static void free_sides(struct file_sides *fs, size_t n)
     }
 }
 
-static int compare_files(const struct compare_args *a)
+/* The files' sides are this comparison's own: fs, made empty by compare_main. */
+static int compare_files(const struct compare_args *a, struct file_sides *fs)
 {
-    static struct file_sides fs;
     struct compare_side sides[COMPARE_MAX_RUNS];
     size_t total = 0;
     char err[COMPARE_DIFFERS_MAX + 128];
     int status = SLAP_EXIT_OK;
-    memset(&fs, 0, sizeof(fs));
     for (size_t i = 0; i < a->nsides && status == SLAP_EXIT_OK; i++) {
-        status = read_side(&fs, i, &total, a->sides[i]);
-        sides[i] = (struct compare_side){a->sides[i], fs.ptrs[i], fs.nfiles[i]};
+        status = read_side(fs, i, &total, a->sides[i]);
+        sides[i] = (struct compare_side){a->sides[i], fs->ptrs[i], fs->nfiles[i]};
     }
     struct compare_table *t = status == SLAP_EXIT_OK ? malloc(sizeof(*t)) : NULL;
     if (status == SLAP_EXIT_OK && t == NULL) {
@@ -333,31 +332,40 @@ static int compare_files(const struct compare_args *a)
         status = compare_conclude(a, t);
     }
     free(t);
-    free_sides(&fs, a->nsides);
+    free_sides(fs, a->nsides);
     return status;
 }
 
+/* The command's state: its command line, and the files' sides it reads. */
+struct compare_cmd {
+    struct compare_cli cli;
+    struct file_sides files;
+};
+
 int compare_main(int argc, char **argv)
 {
-    static struct compare_cli c;
     bool live = false, run;
     int n = 0;
-    memset(&c, 0, sizeof(c));
     for (int i = 1; i < argc; i++) {
         live = live || strcmp(argv[i], "--live") == 0;
     }
+    struct compare_cmd *cmd = calloc(1, sizeof(*cmd));
     char **words = calloc((size_t)argc + 1, sizeof(*words));
-    if (words == NULL) {
+    if (cmd == NULL || words == NULL) {
+        free(cmd);
+        free(words);
         return compare_usage("out of memory", NULL);
     }
-    int status = subargs_parse(live ? &compare_live_spec : &compare_spec, argc, argv, &c, words,
+    struct compare_cli *c = &cmd->cli;
+    int status = subargs_parse(live ? &compare_live_spec : &compare_spec, argc, argv, c, words,
                                &n, &run);
     if (run && live) {
-        status = compare_live_main(&c, words, n);
+        status = compare_live_main(c, words, n);
     } else if (run) {
-        status = check_files(&c, words, n, &c.args);
-        status = status == SLAP_EXIT_OK ? compare_files(&c.args) : status;
+        status = check_files(c, words, n, &c->args);
+        status = status == SLAP_EXIT_OK ? compare_files(&c->args, &cmd->files) : status;
     }
     free(words);
+    free(cmd);
     return status;
 }

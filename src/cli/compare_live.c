@@ -515,20 +515,26 @@ static int live_run(struct live *lv)
     return status;
 }
 
+/* The comparison's state is the command's own: made here, freed here (or left to the signal
+ * that ends the process in live_run). */
 int compare_live_main(const struct compare_cli *c, char **words, int nwords)
 {
-    static struct live lv;
+    struct live *lv = calloc(1, sizeof(*lv));
     sigset_t set;
-    memset(&lv, 0, sizeof(lv));
-    int status = parse_live(c, words, nwords, &lv);
-    status = status == SLAP_EXIT_OK ? prepare_sides(&lv) : status;
-    status = status == SLAP_EXIT_OK ? check_gate(&lv) : status;
+    if (lv == NULL) {
+        fprintf(stderr, "slap compare: out of memory\n");
+        return SLAP_EXIT_FAILED;
+    }
+    int status = parse_live(c, words, nwords, lv);
+    status = status == SLAP_EXIT_OK ? prepare_sides(lv) : status;
+    status = status == SLAP_EXIT_OK ? check_gate(lv) : status;
     if (status == SLAP_EXIT_OK) {
         run_stop_signals(&set); /* the workers inherit them blocked; a run waits for them */
         pthread_sigmask(SIG_BLOCK, &set, NULL);
         signal(SIGPIPE, SIG_IGN);
-        status = live_run(&lv);
+        status = live_run(lv);
     }
-    live_free(&lv);
+    live_free(lv);
+    free(lv);
     return status;
 }

@@ -71,7 +71,6 @@ struct live {
     struct evhttp *http;
     struct evconnlistener *listener; /* evhttp's, over our socket */
     struct event *attach;            /* ties PENDING slots to their connections */
-    struct event *resume;            /* after an accept error: listen again a second later */
     struct live_slot slots[LIVE_MAX_CONNS];
     uint32_t open; /* slots not FREE */
     bool paused;   /* the listener is off: every slot is taken */
@@ -343,29 +342,29 @@ static void on_attach(evutil_socket_t fd, short what, void *arg)
     }
 }
 
-/* The live whose listener evhttp owns: the listener's callbacks get evhttp as their argument,
- * so its error callback finds the live here (the main thread's, one a process). */
-static struct live *listening;
+/* A second after an accept error: listen again. (The listener was off that second, so no
+ * connection came to fill the slots: it was not paused at the cap, nor is it now.) */
+static void on_resume(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    evconnlistener_enable(arg);
+}
 
-/* accept failed (out of descriptors): stop listening for a second rather than spin. */
+/*
+ * accept failed (out of descriptors): stop listening for a second rather than spin. The
+ * listener's callbacks get evhttp as their argument, not the live, so the second is a one-shot
+ * event on the listener's own base (the live's), which frees it with the base if it is still
+ * pending when the live closes; no state outside the live is needed to find it.
+ */
 static void on_accept_error(struct evconnlistener *listener, void *arg)
 {
     struct timeval second = {1, 0};
     (void)arg; /* evhttp's */
     evconnlistener_disable(listener);
-    if (listening != NULL) {
-        evtimer_add(listening->resume, &second);
-    }
-}
-
-static void on_resume(evutil_socket_t fd, short what, void *arg)
-{
-    struct live *lv = arg;
-    (void)fd;
-    (void)what;
-    if (!lv->paused) {
-        evconnlistener_enable(lv->listener);
-    }
+    /* no memory for the event: the listener stays off rather than spin */
+    (void)event_base_once(evconnlistener_get_base(listener), -1, EV_TIMEOUT, on_resume, listener,
+                          &second);
 }
 
 /* The HTTP server's limits, and its events. */
@@ -379,7 +378,6 @@ static enum slap_status setup_http(struct live *lv, int fd)
     evhttp_set_gencb(lv->http, on_request, lv);
     evhttp_set_bevcb(lv->http, new_connection, lv);
     lv->attach = event_new(lv->base, -1, 0, on_attach, lv);
-    lv->resume = evtimer_new(lv->base, on_resume, lv);
     for (size_t i = 0; i < LIVE_MAX_CONNS; i++) {
         lv->slots[i].lv = lv;
         lv->slots[i].lifetime = evtimer_new(lv->base, on_lifetime, &lv->slots[i]);
@@ -387,14 +385,11 @@ static enum slap_status setup_http(struct live *lv, int fd)
             return SLAP_ERROR;
         }
     }
-    bound = lv->attach != NULL && lv->resume != NULL
-                ? evhttp_accept_socket_with_handle(lv->http, fd)
-                : NULL;
+    bound = lv->attach != NULL ? evhttp_accept_socket_with_handle(lv->http, fd) : NULL;
     if (bound == NULL) {
         return SLAP_ERROR;
     }
     lv->listener = evhttp_bound_socket_get_listener(bound);
-    listening = lv;
     evconnlistener_set_error_cb(lv->listener, on_accept_error);
     return SLAP_OK;
 }
@@ -650,9 +645,6 @@ void live_close(struct live *lv)
     }
     lv->closing = true;
     pusher_stop(lv);
-    if (listening == lv) {
-        listening = NULL;
-    }
     if (lv->http != NULL) {
         evhttp_free(lv->http); /* its connections' close callbacks free their slots */
     }
@@ -663,9 +655,6 @@ void live_close(struct live *lv)
     }
     if (lv->attach != NULL) {
         event_free(lv->attach);
-    }
-    if (lv->resume != NULL) {
-        event_free(lv->resume);
     }
     if (lv->base != NULL) {
         event_base_free(lv->base);

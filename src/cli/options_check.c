@@ -376,15 +376,16 @@ static enum options_outcome check_live(const struct parse_state *st)
     return OPTIONS_RUN;
 }
 
-/* No --label: the host name, or "slap" when it has none. */
+/* No --label: the host name, or "slap" when it has none, kept in the options' own array. */
 static void apply_label_fallback(struct slap_options *o)
 {
-    static char host[256];
+    char *host = o->host_label;
     if (o->label != NULL) {
         return;
     }
-    if (gethostname(host, sizeof(host) - 1) != 0 || results_label_problem(host) != NULL) {
-        snprintf(host, sizeof(host), "slap");
+    memset(host, 0, sizeof(o->host_label));
+    if (gethostname(host, sizeof(o->host_label) - 1) != 0 || results_label_problem(host) != NULL) {
+        snprintf(host, sizeof(o->host_label), "slap");
     }
     o->label = host;
 }

@@ -107,6 +107,9 @@ void plan_step(struct run_plan *p, struct slap_options *step, const struct slap_
                double rate, uint64_t run_time_ns, uint64_t stat_freq_ns, bool first)
 {
     *step = *o;
+    if (o->label == o->host_label) {
+        step->label = step->host_label; /* the copy's own, not o's */
+    }
     step->tps = rate;
     step->run_time_ns = run_time_ns;
     step->stat_freq_ns = stat_freq_ns;

@@ -110,14 +110,12 @@ void plan_output_paths(const struct slap_options *o, const char *paths[RESULTS_S
 
 /* ---- a results file's config, read back ------------------------------------------------- */
 
-/* Does v say what the option says when it is not given? (Only settings given are replayed:
- * some options are refused without others, even at their default value.) */
-static bool is_default(size_t row, const struct json_value *v)
+/* Does v say what the option says when it is not given (in defaults)? (Only settings given
+ * are replayed: some options are refused without others, even at their default value.) */
+static bool is_default(const struct slap_options *defaults, size_t row, const struct json_value *v)
 {
-    static struct slap_options defaults;
     char text[VALUE_MAX];
-    options_defaults(&defaults);
-    switch (options_value(&defaults, row, text, sizeof(text))) {
+    switch (options_value(defaults, row, text, sizeof(text))) {
     case OPTION_VALUE_NONE:
         return v->type == JSON_NULL;
     case OPTION_VALUE_BOOL:
@@ -133,12 +131,13 @@ static bool is_default(size_t row, const struct json_value *v)
 
 /* "--name=value" (a duration's seconds with "s"), or "--name" for a flag set; NULL to skip
  * (the option's row says whether a reader replays it). */
-static char *replay_arg(size_t row, const char *name, const struct json_value *v)
+static char *replay_arg(const struct slap_options *defaults, size_t row, const char *name,
+                        const struct json_value *v)
 {
     char *arg = NULL;
     int n = -1;
     if (!options_table_replayed(row) || v->type == JSON_NULL || v->type == JSON_FALSE ||
-        is_default(row, v)) {
+        is_default(defaults, row, v)) {
         return NULL;
     }
     if (v->type == JSON_TRUE) {
@@ -150,7 +149,7 @@ static char *replay_arg(size_t row, const char *name, const struct json_value *v
     return n < 0 ? NULL : arg;
 }
 
-/* The command line config says, into r->argv. */
+/* The command line config says, into r->argv; r->opts holds the defaults, not parsed yet. */
 static enum slap_status replay_args(const struct json_value *config, struct plan_replay *r,
                                     char *err, size_t err_len)
 {
@@ -167,7 +166,7 @@ static enum slap_status replay_args(const struct json_value *config, struct plan
                      config->keys[i]);
             return SLAP_ERROR;
         }
-        char *arg = replay_arg(row, config->keys[i], config->items[i]);
+        char *arg = replay_arg(&r->opts, row, config->keys[i], config->items[i]);
         if (arg != NULL) {
             r->argv[r->argc++] = arg;
         }

@@ -56,6 +56,18 @@ struct search_periods {
     size_t n, cap;
 };
 
+/* What one rate showed, over every run at it. */
+struct rate_result {
+    double target, achieved;
+    struct ci_result ci[SLO_MAX];
+    enum slo_verdict verdict;
+    enum limits_verdict limit;
+    bool judged;    /* limit is known */
+    bool slap_busy; /* slap's threads near saturation or waiting for a CPU */
+    char limited_by[16];
+    char why[LIMITS_WHY_MAX];
+};
+
 /* The search under way: options, outputs, the rate being measured. */
 struct search {
     struct slap_options opts;
@@ -76,6 +88,8 @@ struct search {
     double ceiling; /* the lowest rate where slap was starved twice, above one held; 0: none */
     char client_why[LIMITS_WHY_MAX + 32];
     struct limits limits; /* the rate's last run's, for its step in the document (owned) */
+    struct rate_result step; /* the step being measured (search_narrow's, then confirm's) */
+    struct rate_result best; /* the capacity's latest measurement, for its interval */
 };
 
 static int search_usage(const char *problem)
@@ -367,18 +381,6 @@ static void keep_server_stats(struct search *s, const struct run_result *res)
     }
 }
 
-/* What one rate showed, over every run at it. */
-struct rate_result {
-    double target, achieved;
-    struct ci_result ci[SLO_MAX];
-    enum slo_verdict verdict;
-    enum limits_verdict limit;
-    bool judged;    /* limit is known */
-    bool slap_busy; /* slap's threads near saturation or waiting for a CPU */
-    char limited_by[16];
-    char why[LIMITS_WHY_MAX];
-};
-
 /* The objectives against the rate's periods: held only when every one holds. */
 static void judge_rate(struct search *s, struct rate_result *res)
 {
@@ -624,28 +626,28 @@ static void note_ceiling(struct search *s, double rate, const struct rate_result
  * *stop is set when a step was starved twice. */
 static int search_narrow(struct search *s, const struct search_objectives *slo,
                          struct search_state *st, enum search_next *next,
-                         struct report_search_end *end, struct rate_result *best, bool *stop)
+                         struct report_search_end *end, bool *stop)
 {
-    static struct rate_result res;
+    struct rate_result *res = &s->step;
     while (*next == SEARCH_TRY) {
         double rate = st->rate;
-        int status = step_at(s, slo, rate, &res);
+        int status = step_at(s, slo, rate, res);
         if (status != SLAP_EXIT_OK) {
             return status;
         }
         end->lowest_tried = fmin(end->lowest_tried, rate);
-        if (starved(&res) && st->held <= 0) {
-            *stop = stop_starved(s, end, rate, &res); /* nothing the server's held below it */
+        if (starved(res) && st->held <= 0) {
+            *stop = stop_starved(s, end, rate, res); /* nothing the server's held below it */
             return SLAP_EXIT_OK;
         }
-        if (starved(&res)) { /* slap's ceiling: the search narrows below it */
-            note_ceiling(s, rate, &res);
+        if (starved(res)) { /* slap's ceiling: the search narrows below it */
+            note_ceiling(s, rate, res);
             *next = search_record(st, rate, false);
             continue;
         }
-        *next = search_record(st, rate, res.verdict == SLO_HELD);
-        if (res.verdict == SLO_HELD && st->held == rate) {
-            *best = res;
+        *next = search_record(st, rate, res->verdict == SLO_HELD);
+        if (res->verdict == SLO_HELD && st->held == rate) {
+            s->best = *res;
         }
     }
     return SLAP_EXIT_OK;
@@ -658,9 +660,9 @@ static int search_narrow(struct search *s, const struct search_objectives *slo,
  * slap's ceiling). *confirmed when both held to their verdicts.
  */
 static int confirm(struct search *s, const struct search_objectives *slo, struct search_state *st,
-                   struct rate_result *best, bool *confirmed)
+                   bool *confirmed)
 {
-    static struct rate_result res;
+    struct rate_result *res = &s->step;
     double held = st->held, broken = st->broken;
     /* above it: a rate the server broke, measured again; slap's ceiling is not the server's */
     double rates[2] = {held, broken != s->ceiling ? broken : 0};
@@ -673,18 +675,18 @@ static int confirm(struct search *s, const struct search_objectives *slo, struct
         }
     }
     for (int i = 0; i < 2 && rates[i] > 0; i++) {
-        int status = step_at(s, slo, rates[i], &res);
+        int status = step_at(s, slo, rates[i], res);
         if (status != SLAP_EXIT_OK) {
             return status;
         }
-        if (starved(&res)) { /* not confirmed: slap's ceiling is now at or below it */
-            note_ceiling(s, rates[i], &res);
+        if (starved(res)) { /* not confirmed: slap's ceiling is now at or below it */
+            note_ceiling(s, rates[i], res);
             (void)search_record(st, rates[i], false);
             break;
         }
-        (void)search_record(st, rates[i], res.verdict == SLO_HELD);
-        if (rates[i] == held && res.verdict == SLO_HELD) {
-            *best = res; /* the capacity's figures: its latest measurement */
+        (void)search_record(st, rates[i], res->verdict == SLO_HELD);
+        if (rates[i] == held && res->verdict == SLO_HELD) {
+            s->best = *res; /* the capacity's figures: its latest measurement */
         }
         if (st->held != held) {
             break; /* the capacity did not hold again: no use measuring above it */
@@ -697,7 +699,7 @@ static int confirm(struct search *s, const struct search_objectives *slo, struct
 /* The steps, one row each, until the search ends, then its confirmation; its end into *end.
  * A signal's number (negative) or SLAP_EXIT_FAILED when a step could not run. */
 static int search_steps(struct search *s, const struct search_objectives *slo,
-                        struct report_search_end *end, struct rate_result *best)
+                        struct report_search_end *end)
 {
     struct search_state st;
     enum search_next next = SEARCH_TRY;
@@ -707,10 +709,10 @@ static int search_steps(struct search *s, const struct search_objectives *slo,
     end->lowest_tried = st.rate;
     end->max_rate = s->args.max_rate;
     for (;;) {
-        int status = search_narrow(s, slo, &st, &next, end, best, &stop);
+        int status = search_narrow(s, slo, &st, &next, end, &stop);
         if (status == SLAP_EXIT_OK && !stop && st.held > 0 && rounds < CONFIRM_ROUNDS) {
             rounds++;
-            status = confirm(s, slo, &st, best, &confirmed);
+            status = confirm(s, slo, &st, &confirmed);
         }
         if (status != SLAP_EXIT_OK) {
             return status;
@@ -725,7 +727,7 @@ static int search_steps(struct search *s, const struct search_objectives *slo,
         end->client_why = s->client_why;
     }
     end->capacity = st.held;
-    end->ci = st.held > 0 ? best->ci : NULL;
+    end->ci = st.held > 0 ? s->best.ci : NULL;
     end->lowest_broken = st.broken;
     end->exhausted = next == SEARCH_EXHAUSTED;
     end->confirmed = confirmed;
@@ -738,7 +740,6 @@ static int search_run(struct search *s)
 {
     struct objectives_view ov;
     struct report_search_end end = {0};
-    static struct rate_result best;
     const char *paths[RESULTS_SINKS];
     objectives_of(&s->args, &ov);
     plan_output_paths(&s->opts, paths);
@@ -754,7 +755,7 @@ static int search_run(struct search *s)
         report_search_columns(s->out, &ov.view);
     }
     end.alone = s->opts.quiet;
-    int status = search_steps(s, &ov.view, &end, &best);
+    int status = search_steps(s, &ov.view, &end);
     if (status < 0) {
         report_interrupted(s->out, -status);
         s->doc.signal = -status;
@@ -788,31 +789,38 @@ static void search_free(struct search *s)
     free(s->pairs);
     free(s->names);
     free(s->rest);
+    free(s);
 }
 
+/* The search's state is the command's own: made here, freed here (or left to the signal that
+ * ends the process in search_run). */
 int search_main(int argc, char **argv)
 {
-    static struct search s;
+    struct search *s = calloc(1, sizeof(*s));
     sigset_t set;
-    int status = parse(argc, argv, &s);
+    if (s == NULL) {
+        fprintf(stderr, "slap search: out of memory\n");
+        return SLAP_EXIT_FAILED;
+    }
+    int status = parse(argc, argv, s);
     if (status != SLAP_EXIT_OK) {
-        search_free(&s);
+        search_free(s);
         return status < 0 ? SLAP_EXIT_OK : status;
     }
-    s.out = s.opts.json_out != NULL && strcmp(s.opts.json_out, "-") == 0 ? stderr : stdout;
-    s.acc = malloc(sizeof(*s.acc));
-    if (s.acc == NULL || stats_init(s.acc, &stats_shape_all) != SLAP_OK) {
+    s->out = s->opts.json_out != NULL && strcmp(s->opts.json_out, "-") == 0 ? stderr : stdout;
+    s->acc = malloc(sizeof(*s->acc));
+    if (s->acc == NULL || stats_init(s->acc, &stats_shape_all) != SLAP_OK) {
         fprintf(stderr, "slap search: out of memory\n");
-        search_free(&s);
+        search_free(s);
         return SLAP_EXIT_FAILED;
     }
     run_stop_signals(&set); /* the workers inherit them blocked; the run waits for them */
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     signal(SIGPIPE, SIG_IGN);
-    status = search_run(&s);
+    status = search_run(s);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         status = SLAP_EXIT_FAILED;
     }
-    search_free(&s);
+    search_free(s);
     return status;
 }

@@ -1,4 +1,5 @@
-/* slap trace-stats FILE: its command line, the trace read whole into model/tracestats. */
+/* slap trace-stats FILE: its command line, the trace read whole into model/tracestats, the
+ * report printed by tracestats_report.c. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include "slap/model/tracestats.h"
 #include "subargs.h"
 #include "subcommands.h"
+#include "tracestats_report.h"
 
 struct tracestats_args {
     const char *exact_keys; /* --exact-keys, as given */
@@ -122,7 +124,7 @@ int tracestats_main(int argc, char **argv)
     if (gather(t, s, err, sizeof(err)) != SLAP_OK) {
         goto out;
     }
-    tracestats_print(stdout, s, trace_counts(t), strcmp(path, "-") == 0 ? "stdin" : path);
+    tracestats_report(stdout, s, trace_counts(t), strcmp(path, "-") == 0 ? "stdin" : path);
     status = fflush(stdout) == 0 && !ferror(stdout) ? SLAP_EXIT_OK : SLAP_EXIT_FAILED;
     if (status != SLAP_EXIT_OK) {
         snprintf(err, sizeof(err), "cannot write to standard output");

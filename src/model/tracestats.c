@@ -1,5 +1,6 @@
-/* A trace's rate, operation mix, sizes, distinct keys and skew, gathered and reported (the
- * command, slap trace-stats, is cli/tracestats_cmd.c). */
+/* A trace's rate, operation mix, sizes, distinct keys and skew, gathered in bounded memory
+ * (the command, slap trace-stats, and its report are cli/tracestats_cmd.c and
+ * cli/tracestats_report.c). */
 #include "slap/model/tracestats.h"
 
 #include <math.h>
@@ -313,43 +314,37 @@ void tracestats_free(struct tracestats *s)
     free(s);
 }
 
-/* ---- the report ---- */
+/* ---- the figures, for a report ---- */
 
-static void print_rates(FILE *f, const struct tracestats *s)
+void tracestats_summary(const struct tracestats *s, struct tracestats_summary *out)
 {
+    *out = (struct tracestats_summary){.requests = s->requests,
+                                       .first_second = s->first_second,
+                                       .last_second = s->last_second,
+                                       .peak_second = s->peak_second,
+                                       .peak_count = s->peak_count,
+                                       .exact_keys = s->keys.limit};
+    memcpy(out->ops, s->ops, sizeof(out->ops));
+}
+
+size_t tracestats_rates(const struct tracestats *s, struct tracestats_rate_row *rows)
+{
+    if (s->requests == 0) {
+        return 0;
+    }
     uint64_t span = s->last_second - s->first_second + 1;
-    uint64_t rows = span < TRACESTATS_RATE_ROWS ? span : TRACESTATS_RATE_ROWS;
-    fprintf(f, "rate: mean %.1f/s, peak %llu/s at second %llu\n", (double)s->requests / span,
-            (unsigned long long)s->peak_count, (unsigned long long)s->peak_second);
-    fprintf(f, "\nRate over time\n%-24s %-12s %s\n", "Seconds", "Requests", "Rate(/s)");
+    uint64_t n = span < TRACESTATS_RATE_ROWS ? span : TRACESTATS_RATE_ROWS;
     size_t bucket = 0;
-    for (uint64_t row = 0; row < rows; row++) {
-        uint64_t from = row * span / rows, to = (row + 1) * span / rows; /* [from, to) */
+    for (uint64_t row = 0; row < n; row++) {
+        uint64_t from = row * span / n, to = (row + 1) * span / n; /* [from, to) */
         uint64_t requests = 0;
         for (; bucket < s->time_cap && bucket * s->bucket_width < to; bucket++) {
             requests += s->time_buckets[bucket];
         }
-        char seconds[48];
-        int n = snprintf(seconds, sizeof(seconds), "%llu",
-                         (unsigned long long)(s->first_second + from));
-        if (to - from > 1) {
-            snprintf(seconds + n, sizeof(seconds) - (size_t)n, "-%llu",
-                     (unsigned long long)(s->first_second + to - 1));
-        }
-        fprintf(f, "%-24s %-12llu %.1f\n", seconds, (unsigned long long)requests,
-                (double)requests / (double)(to - from));
+        rows[row] = (struct tracestats_rate_row){
+            .first_second = s->first_second + from, .seconds = to - from, .requests = requests};
     }
-}
-
-static void print_ops(FILE *f, const struct tracestats *s)
-{
-    fprintf(f, "\nOperations\n%-10s %-12s %s\n", "Op", "Requests", "Share");
-    for (int op = 0; op < OP_COUNT; op++) {
-        if (s->ops[op] > 0) {
-            fprintf(f, "%-10s %-12llu %.2f%%\n", op_name((enum op_type)op),
-                    (unsigned long long)s->ops[op], 100.0 * (double)s->ops[op] / s->requests);
-        }
-    }
+    return (size_t)n;
 }
 
 /* The key size at percentile pct: the least size with ceil(pct% of n) sizes at or below. */
@@ -365,79 +360,25 @@ static uint64_t key_size_percentile(const struct tracestats *s, double pct)
     return TRACE_KEY_MAX;
 }
 
-static void print_size_row(FILE *f, const char *what, uint64_t count, uint64_t p50, uint64_t p90,
-                           uint64_t p99, uint64_t max)
+void tracestats_key_sizes(const struct tracestats *s, struct tracestats_sizes *out)
 {
-    fprintf(f, "%-16s %-12llu %-10llu %-10llu %-10llu %llu\n", what, (unsigned long long)count,
-            (unsigned long long)p50, (unsigned long long)p90, (unsigned long long)p99,
-            (unsigned long long)max);
+    *out = (struct tracestats_sizes){.count = s->requests,
+                                     .p50 = key_size_percentile(s, 50),
+                                     .p90 = key_size_percentile(s, 90),
+                                     .p99 = key_size_percentile(s, 99),
+                                     .max = key_size_percentile(s, 100)};
 }
 
-static void print_sizes(FILE *f, const struct tracestats *s)
+bool tracestats_value_sizes(const struct tracestats *s, struct tracestats_sizes *out)
 {
     const struct hist *v = &s->value_sizes;
-    fprintf(f, "\n%-16s %-12s %-10s %-10s %-10s %s\n", "Sizes(bytes)", "Count", "P50", "P90", "P99",
-            "Max");
-    print_size_row(f, "key", s->requests, key_size_percentile(s, 50), key_size_percentile(s, 90),
-                   key_size_percentile(s, 99), key_size_percentile(s, 100));
-    if (v->count > 0) {
-        print_size_row(f, "value(writes)", v->count, hist_percentile_ns(v, 50),
-                       hist_percentile_ns(v, 90), hist_percentile_ns(v, 99), v->max_ns);
+    *out = (struct tracestats_sizes){.count = v->count};
+    if (v->count == 0) {
+        return false;
     }
-}
-
-static void print_keys(FILE *f, const struct tracestats *s)
-{
-    bool exact;
-    uint64_t distinct = tracestats_distinct(s, &exact), fitted;
-    double exponent;
-    fputc('\n', f);
-    if (exact) {
-        fprintf(f, "distinct keys: %llu (exact)\n", (unsigned long long)distinct);
-    } else {
-        fprintf(f,
-                "distinct keys: %llu (estimate: HyperLogLog, standard error 0.8%%; more than "
-                "the %llu keys --exact-keys counts exactly)\n",
-                (unsigned long long)distinct, (unsigned long long)s->keys.limit);
-    }
-    if (tracestats_zipf(s, &exponent, &fitted)) {
-        fprintf(f,
-                "zipf exponent: %.2f (least squares of log(count) on log(rank), over the %llu "
-                "keys read %d times or more%s)\n",
-                exponent, (unsigned long long)fitted, TRACESTATS_ZIPF_MIN_COUNT,
-                exact ? "" : " among those counted exactly");
-    } else {
-        fprintf(f,
-                "zipf exponent: not estimated (%llu keys read %d times or more, fewer than %d)\n",
-                (unsigned long long)fitted, TRACESTATS_ZIPF_MIN_COUNT, TRACESTATS_ZIPF_MIN_KEYS);
-    }
-}
-
-void tracestats_print(FILE *f, const struct tracestats *s, const struct trace_counts *c,
-                      const char *name)
-{
-    fputs("trace: ", f);
-    for (const char *p = name; *p != '\0'; p++) {
-        fputc(*p >= 0x20 && *p < 0x7f ? *p : '?', f); /* a name is shown, never its raw bytes */
-    }
-    fprintf(f, "\nrequests: %llu", (unsigned long long)c->requests);
-    if (c->requests > 0) {
-        fprintf(f, " (lines %llu to %llu)", (unsigned long long)c->first_line,
-                (unsigned long long)c->last_line);
-    }
-    fprintf(f, "\nskipped: %llu malformed lines\n", (unsigned long long)c->skipped);
-    if (c->keys_hashed > 0) {
-        fprintf(f, "keys_hashed: %llu (keys memcached refuses as they are, sent as their hash)\n",
-                (unsigned long long)c->keys_hashed);
-    }
-    if (s->requests == 0) {
-        return;
-    }
-    fprintf(f, "seconds: %llu to %llu (%llu s)\n", (unsigned long long)s->first_second,
-            (unsigned long long)s->last_second,
-            (unsigned long long)(s->last_second - s->first_second + 1));
-    print_rates(f, s);
-    print_ops(f, s);
-    print_sizes(f, s);
-    print_keys(f, s);
+    out->p50 = hist_percentile_ns(v, 50);
+    out->p90 = hist_percentile_ns(v, 90);
+    out->p99 = hist_percentile_ns(v, 99);
+    out->max = v->max_ns;
+    return true;
 }

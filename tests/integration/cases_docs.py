@@ -113,3 +113,58 @@ def case_docs_protocols_everywhere():
               "%s's --protocol entry does not name %s" % (PATHS.man, name))
     check(sorted(offered.group(1).split()) == sorted(protocols),
           "the completion's --protocol offers %r, slap takes %r" % (offered.group(1), protocols))
+
+
+def merge_sinks():
+    """The file outputs written from a finished results document, as `slap merge --help` lists
+    its options: one row per sink of the table (src/output/sinks.c), so no case keeps a list."""
+    rc, out, err = run_slap(["merge", "--help"])
+    check(rc == 0, "merge --help exit status %d" % rc)
+    return re.findall(r"^  --([a-z0-9_]+(?:-[a-z0-9_]+)*) FILE ", out, re.M)
+
+
+def roff_options(text, pattern):
+    """The option names (roff's \\-\\- taken off, its hyphens too) pattern finds in text."""
+    return [name.replace(r"\-", "-") for name in re.findall(pattern, text, re.M)]
+
+
+def case_docs_outputs_everywhere():
+    """Every file output of the sink table (the options `slap merge` takes) is in the man page's
+    list of output files, in slap merge's synopsis and its section's first line (which name no
+    other output), has a section of its own under RESULTS AS DATA, and is offered by the
+    completion after slap merge (which offers no other)."""
+    sinks = merge_sinks()
+    check(len(sinks) >= 3, "too few outputs in slap merge --help: %r" % sinks)
+    with open(PATHS.man) as f:
+        man = f.read()
+    listed = re.search(r"^\.SS Output files\n(.*?)are saved alike", man, re.M | re.S)
+    check(listed is not None, "%s has no list of output files" % PATHS.man)
+    synopsis = re.search(r"^\.SY slap\n\.B merge\n(.*?)^\.YS", man, re.M | re.S)
+    check(synopsis is not None, "%s has no synopsis of slap merge" % PATHS.man)
+    section = re.search(r"^\.SS Many load hosts \(slap merge\)\n(.*?)^combines", man, re.M | re.S)
+    check(section is not None, "%s has no section on slap merge" % PATHS.man)
+    data = man.split("\n.SH RESULTS AS DATA\n", 1)
+    check(len(data) == 2, "%s has no RESULTS AS DATA" % PATHS.man)
+    titles = re.findall(r"^\.SS (.*)$", data[1].split("\n.SH ", 1)[0], re.M)
+    in_list = roff_options(listed.group(1), r"^\.BR? \\-\\-([a-z0-9_\\-]+)")
+    in_synopsis = roff_options(synopsis.group(1), r"^\.OP \\-\\-([a-z0-9_\\-]+) file$")
+    in_section = roff_options(section.group(1), r"^\.RB \[ \\-\\-([a-z0-9_\\-]+)$")
+    for name in sinks:
+        roff = r"\-\-" + name.replace("-", r"\-")
+        check(name in in_list, "%s's list of output files does not name --%s" % (PATHS.man, name))
+        check(any(re.search(re.escape(roff) + r"[,)]", t) for t in titles),
+              "%s has no section on --%s under RESULTS AS DATA" % (PATHS.man, name))
+    check(sorted(in_synopsis) == sorted(sinks),
+          "%s's synopsis of slap merge names %r, the sinks are %r" % (PATHS.man, in_synopsis,
+                                                                      sinks))
+    check(sorted(in_section) == sorted(sinks),
+          "%s's section on slap merge names %r, the sinks are %r" % (PATHS.man, in_section, sinks))
+    completion_path = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))), "completion", "slap.bash")
+    with open(completion_path) as f:
+        offered = re.search(r'subcommand == merge .*?local sub_options="([^"]*)"', f.read(), re.S)
+    check(offered is not None, "%s offers no options after slap merge" % completion_path)
+    completed = [word[2:] for word in offered.group(1).split() if word.startswith("--")]
+    check(sorted(completed) == sorted(sinks) and len(completed) == len(offered.group(1).split()),
+          "the completion offers %r after slap merge, the sinks are %r" % (
+              offered.group(1).split(), sinks))

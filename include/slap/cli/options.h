@@ -31,6 +31,7 @@
 #define SLAP_MAX_PIPELINE 1024
 #define SLAP_MAX_ROUNDS 1000 /* --rounds */
 #define SLAP_MAX_TPS 1e9
+#define SLAP_HOST_LABEL_MAX 256 /* the host name that labels a run without --label */
 
 struct slap_options {
     const char *servers;       /* -s as given, else $MEMCACHED_SERVERS, else the default */
@@ -121,6 +122,9 @@ struct slap_options {
     bool quiet;                /* -q: only errors and the Run time line */
     const char *metrics;       /* --metrics [ADDR:]PORT: /metrics served during the run; NULL */
     const char *push;          /* --push URL: the Pushgateway the figures go to; NULL = none */
+    /* Owned by the options: the default label (the host name, or "slap"), which label points
+     * to when --label is not given. A copy of the options points its label at its own. */
+    char host_label[SLAP_HOST_LABEL_MAX];
 };
 
 /* What options_value says of an option's effective value. */

@@ -3,8 +3,8 @@
 #define SLAP_TRACESTATS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "slap/base/common.h"
 #include "slap/model/trace.h"
@@ -40,9 +40,36 @@ uint64_t tracestats_distinct(const struct tracestats *s, bool *exact);
 /* The Zipf exponent estimate; false when fewer than TRACESTATS_ZIPF_MIN_KEYS keys qualify.
  * *keys: how many keys the fit used. */
 bool tracestats_zipf(const struct tracestats *s, double *exponent, uint64_t *keys);
-/* The report of what was read (c: the reader's counts; name: the file as shown). */
-void tracestats_print(FILE *f, const struct tracestats *s, const struct trace_counts *c,
-                      const char *name);
+
+/* What a report shows (cli/tracestats_report.c prints it). */
+struct tracestats_summary {
+    uint64_t requests;
+    uint64_t ops[OP_COUNT];
+    uint64_t first_second, last_second; /* of the trace's requests (0 without any) */
+    uint64_t peak_second, peak_count;   /* the busiest second, exactly */
+    uint64_t exact_keys;                /* the most keys counted exactly */
+};
+void tracestats_summary(const struct tracestats *s, struct tracestats_summary *out);
+
+/* One row of the rate over time: seconds [first_second, first_second + seconds). */
+struct tracestats_rate_row {
+    uint64_t first_second;
+    uint64_t seconds;
+    uint64_t requests;
+};
+/* The trace's seconds in at most TRACESTATS_RATE_ROWS rows of about equal length, into rows
+ * (room for TRACESTATS_RATE_ROWS); how many (0 without requests). */
+size_t tracestats_rates(const struct tracestats *s, struct tracestats_rate_row *rows);
+
+/* Sizes in bytes: how many, and their percentiles. */
+struct tracestats_sizes {
+    uint64_t count;
+    uint64_t p50, p90, p99, max;
+};
+/* Every request's key size, exactly. */
+void tracestats_key_sizes(const struct tracestats *s, struct tracestats_sizes *out);
+/* The storage commands' value sizes (within 0.8% above 256 bytes); false when none. */
+bool tracestats_value_sizes(const struct tracestats *s, struct tracestats_sizes *out);
 void tracestats_free(struct tracestats *s);
 
 #endif
