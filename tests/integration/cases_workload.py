@@ -82,6 +82,11 @@ def case_verify(mc):
           "false verification failures with -o: %r" % c)
     check(out.index("get_misses:") < out.index("verify_misses:") < out.index("written_bytes:"),
           "verify lines in memaslap's place")
+    # how many answers -v checked: every get but those a set of the same key crossed
+    check(0.5 * c["cmd_get"] <= c.get("verify_checked", -1) <= c["cmd_get"],
+          "verify_checked %r of %d gets" % (c.get("verify_checked"), c["cmd_get"]))
+    check(out.index("object_bytes:") < out.index("verify_checked:"),
+          "verify_checked after memaslap's lines")
 
 
 def case_verify_detects(mc):
