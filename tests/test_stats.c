@@ -296,7 +296,8 @@ static void test_print_nonzero(void **state)
     free_stats(s);
 }
 
-/* slap's added lines in list order; the mix's (stored) only when the mix goes beyond get/set. */
+/* slap's added lines in list order; the mix's (stored) only when the mix goes beyond get/set;
+ * with -v, verify_checked even when zero (a -v that checked nothing must say so). */
 static void test_print_added(void **state)
 {
     (void)state;
@@ -308,15 +309,21 @@ static void test_print_added(void **state)
     char *text = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&text, &len);
-    stats_print_added(out, &s->counters, false);
+    stats_print_added(out, &s->counters, false, false);
     fputs("--\n", out);
-    stats_print_added(out, &s->counters, true);
+    stats_print_added(out, &s->counters, true, false);
+    fputs("--\n", out);
+    stats_print_added(out, &s->counters, false, true);
     assert_int_equal(fclose(out), 0);
     assert_string_equal(text, "not_stored: 3\n"
                               "deleted: 2\n"
                               "--\n"
                               "not_stored: 3\n"
                               "stored: 8\n"
+                              "deleted: 2\n"
+                              "--\n"
+                              "verify_checked: 0\n"
+                              "not_stored: 3\n"
                               "deleted: 2\n");
     free(text);
     free_stats(s);

@@ -103,11 +103,33 @@ bool exit_output_ok(void)
     return false;
 }
 
+/* -v asked for checks the answers never allowed (gets at least VERIFY_EXPECTED_MIN times the
+ * share checked, none checked): verify_failed: 0 would vouch for nothing, so the run fails.
+ * Chance alone leaves all unchecked with probability below e^-20 (1e-9). */
+#define VERIFY_EXPECTED_MIN 20.0
+
+static int exit_verify_checked(const struct slap_options *o, const struct slap_stats *s,
+                               int status, const char *who)
+{
+    const struct slap_counters *c = &s->counters;
+    if (o->verify <= 0 || c->verify_checked > 0 ||
+        o->verify * (double)c->cmd_get < VERIFY_EXPECTED_MIN) {
+        return status;
+    }
+    fprintf(stderr,
+            "%s: -v checked none of %llu gets (verify_checked: 0): no answer could be compared "
+            "with a value stored (sets that were never stored, or that always crossed the "
+            "gets), so verify_failed: 0 vouches for nothing: the run fails\n",
+            who, (unsigned long long)c->cmd_get);
+    return SLAP_EXIT_FAILED;
+}
+
 /* Without --max_errors, a verification failure (-v: the server handed back a value that was
- * never stored) fails the run. */
+ * never stored) fails the run, and so does a -v that checked nothing. */
 int exit_max_errors(const struct slap_options *o, const struct slap_stats *s, int status,
                     const char *who)
 {
+    status = exit_verify_checked(o, s, status, who);
     uint64_t errors = stats_errors(&s->counters);
     uint64_t requests = results_requests(s);
     uint64_t failed = s->counters.verify_failed;

@@ -58,11 +58,12 @@ static int run_memslap(const struct slap_options *opts, const struct memslap_arg
         goto out;
     }
     memslap_timing(run, &res, begin_ns, planned_ns, &times);
-    if (!args->quiet) {
-        memslap_report(stdout, args, &times, res.global);
-    }
+    bool reported = args->quiet || memslap_report(stdout, args, &times, res.global) == SLAP_OK;
     status = exit_verdict(run, opts, res.signal, "slap");
-    if (!exit_output_ok()) {
+    if (!reported) {
+        fprintf(stderr, "slap: out of memory: the report could not be written\n");
+    }
+    if (!reported || !exit_output_ok()) {
         status = SLAP_EXIT_FAILED;
     }
     if (res.signal != 0) {

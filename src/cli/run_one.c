@@ -148,24 +148,29 @@ static void precision_outcome(const struct run_result *res, const struct slap_op
     }
 }
 
-/* The report, on the report stream: everything, or with -q only the Run time line. */
-static void report(FILE *out, const struct run *r, const struct run_result *res,
-                   const struct slap_options *o, const struct results_doc *doc,
-                   const struct limits *limits)
+/* The report, on the report stream: everything, or with -q only the Run time line.
+ * SLAP_ERROR (said on standard error) when memory for it ran out. */
+static enum slap_status report(FILE *out, const struct run *r, const struct run_result *res,
+                               const struct slap_options *o, const struct results_doc *doc,
+                               const struct limits *limits)
 {
     const struct run_desc *desc = &doc->desc;
     struct report_trace trace = {res->trace_counts, res->trace_sent};
     struct report_confidence conf = {doc->intervals, doc->precision};
     if (o->quiet) {
         report_run_line(out, res->global, run_seconds(r), res->signal);
-    } else {
-        report_final(out, desc, res->global, run_seconds(r), res->signal,
-                     o->trace != NULL ? &trace : NULL, limits,
-                     server_stats_preload_evictions(
-                         res->server_stats, res->server_stats != NULL ? res->nservers : 0),
-                     &conf);
-        report_rounds(out, doc);
+        return SLAP_OK;
     }
+    if (report_final(out, desc, res->global, run_seconds(r), res->signal,
+                     o->trace != NULL ? &trace : NULL, limits,
+                     server_stats_preload_evictions(res->server_stats,
+                                                    res->server_stats != NULL ? res->nservers : 0),
+                     &conf) != SLAP_OK) {
+        fprintf(stderr, "slap: out of memory: the report could not be written\n");
+        return SLAP_ERROR;
+    }
+    report_rounds(out, doc);
+    return SLAP_OK;
 }
 
 /* --rounds: the round in which a server stopped answering for good (the drain gave up on its
@@ -203,8 +208,9 @@ static int conclude(const struct run *r, const struct run_result *res,
     }
     precision_outcome(res, o, pr, &outs->doc);
     mark_stalled_round(r, res, o, &outs->doc);
-    report(out, r, res, o, &outs->doc, judged ? &limits : NULL);
+    bool reported = report(out, r, res, o, &outs->doc, judged ? &limits : NULL) == SLAP_OK;
     int status = exit_verdict(r, o, res->signal, "slap");
+    status = reported ? status : SLAP_EXIT_FAILED;
     if (res->trace_error[0] != '\0') {
         fprintf(stderr, "slap: --trace: %s\n", res->trace_error);
         status = SLAP_EXIT_FAILED;
@@ -283,7 +289,11 @@ static void sink_period(void *ctx, const struct slap_stats *period, const struct
 {
     struct run_outputs *ro = ctx;
     if (ro->o->stat_freq_ns > 0) {
-        report_period(ro->out, ro->desc, period, global, period_no, isatty(fileno(ro->out)) == 1);
+        if (report_period(ro->out, ro->desc, period, global, period_no,
+                          isatty(fileno(ro->out)) == 1) != SLAP_OK) {
+            fprintf(stderr, "slap: out of memory: period %llu's table could not be written\n",
+                    (unsigned long long)period_no);
+        }
     }
     precision_check(&ro->precision, ro->desc, ro->intervals, global,
                     period_s * (double)period_no);

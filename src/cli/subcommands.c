@@ -215,19 +215,21 @@ static double merged_preload_evictions(const struct results_doc *m)
 }
 
 /* The combined text report, in the layout of one run's. */
-static void merged_report(const struct results_doc *m)
+/* The merged report on standard output: SLAP_ERROR when memory for it ran out. */
+static enum slap_status merged_report(const struct results_doc *m)
 {
     if (!m->sweep) {
         report_header(stdout, &m->desc);
         struct report_confidence conf = {m->intervals, NULL};
-        report_final(stdout, &m->desc, m->global, m->seconds, m->signal, NULL,
-                     m->has_limits ? &m->limits : NULL, merged_preload_evictions(m), &conf);
-        return;
+        return report_final(stdout, &m->desc, m->global, m->seconds, m->signal, NULL,
+                            m->has_limits ? &m->limits : NULL, merged_preload_evictions(m),
+                            &conf);
     }
+    enum slap_status st = SLAP_OK;
     struct slap_stats *s = malloc(sizeof(*s));
     if (s == NULL || stats_init(s, &stats_shape_all) != SLAP_OK) {
         free(s);
-        return;
+        return SLAP_ERROR;
     }
     const struct results_step *steps = m->steps.items;
     report_sweep_header(stdout, &m->desc);
@@ -236,12 +238,13 @@ static void merged_report(const struct results_doc *m)
         struct report_step row = {steps[i].target_tps, s, steps[i].seconds, steps[i].limited_by,
                                   steps[i].interrupted, steps[i].intervals};
         step_stats(&steps[i], s);
-        report_sweep_row(stdout, &m->desc, &row);
+        st = report_sweep_row(stdout, &m->desc, &row) != SLAP_OK ? SLAP_ERROR : st;
     }
     report_preload_evictions(stdout, merged_preload_evictions(m));
     report_interrupted(stdout, m->signal);
     stats_free(s);
     free(s);
+    return st;
 }
 
 /* Write path (option's) with write, saying why it failed. */
@@ -464,7 +467,10 @@ static int merge_main(int argc, char **argv)
     if (status == SLAP_EXIT_OK) {
         struct merge_job job = {.in = in, .n = (size_t)a.ninputs};
         struct results_sink_input sink = {&merged, merge_walk, &job, NULL};
-        merged_report(&merged);
+        if (merged_report(&merged) != SLAP_OK) {
+            fprintf(stderr, "slap merge: out of memory: the report could not be written\n");
+            status = SLAP_EXIT_FAILED;
+        }
         if (results_sinks_save(a.out, &sink, stderr, "slap merge") != SLAP_OK) {
             status = SLAP_EXIT_FAILED;
         }

@@ -130,7 +130,11 @@ static int sweep_row(struct sweep_doc *sd, const struct run *r, const struct run
             report_sweep_columns(out, &sd->outs.doc.desc);
             *columns = true;
         }
-        report_sweep_row(out, &sd->outs.doc.desc, &row);
+        if (report_sweep_row(out, &sd->outs.doc.desc, &row) != SLAP_OK) {
+            fprintf(stderr, "slap: out of memory: the row of %.0f ops/s could not be written\n",
+                    rate);
+            status = SLAP_EXIT_FAILED;
+        }
     }
     sweep_keep(sd, res, &row, first, iv, &limits);
     limits_free(&limits);

@@ -76,6 +76,7 @@ static void check_get(struct client *c, const struct request *r, struct slap_cou
     }
     if (r->verify && hits == 0) {
         k->verify_misses++;
+        k->verify_checked++;
     }
 }
 
@@ -257,10 +258,12 @@ void lane_value_end(void *ctx, int equal, uint64_t first_diff)
     struct conn *conn = ctx;
     struct client *c = ((struct lane *)conn->owner)->client;
     struct lane_env *env = c->env;
+    struct slap_counters *k = answer_counters(env, conn_oldest(conn));
+    k->verify_checked++;
     if (equal) {
         return;
     }
-    answer_counters(env, conn_oldest(conn))->verify_failed++;
+    k->verify_failed++;
     if (env->params->verbose && env->verbose_left > 0) {
         env->verbose_left--;
         fprintf(stderr,

@@ -150,10 +150,11 @@ void stats_print_counters(FILE *out, const struct slap_counters *c, enum counter
 #undef SLAP_COUNTER_PRINT
 }
 
-void stats_print_added(FILE *out, const struct slap_counters *c, bool mix)
+void stats_print_added(FILE *out, const struct slap_counters *c, bool mix, bool verify)
 {
-#define SLAP_COUNTER_ADDED(name, how, since, meaning)                                                     \
-    if ((how == COUNTER_NONZERO || (how == COUNTER_MIX && mix)) && c->name != 0) {              \
+#define SLAP_COUNTER_ADDED(name, how, since, meaning)                                              \
+    if (((how == COUNTER_NONZERO || (how == COUNTER_MIX && mix)) && c->name != 0) ||              \
+        (how == COUNTER_CHECKED && verify)) {                                                      \
         fprintf(out, "%s: %llu\n", #name, (unsigned long long)c->name);                            \
     }
     SLAP_COUNTERS(SLAP_COUNTER_ADDED)

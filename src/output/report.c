@@ -524,7 +524,7 @@ enum slap_status report_final(FILE *out, const struct run_desc *desc,
     const struct slap_counters *c = &global->counters;
     stats_print_memaslap(out, c, desc->verify > 0, desc->exp_verify > 0,
                          desc->udp || desc->facebook);
-    stats_print_added(out, c, mix_beyond_get_set(desc));
+    stats_print_added(out, c, mix_beyond_get_set(desc), desc->verify > 0);
     if (desc->division > 1) {
         fprintf(out, "keys_per_sec: %.0f\n", per_second((double)c->cmd_get, secs));
     }

@@ -82,6 +82,11 @@ def case_verify(mc):
           "false verification failures with -o: %r" % c)
     check(out.index("get_misses:") < out.index("verify_misses:") < out.index("written_bytes:"),
           "verify lines in memaslap's place")
+    # how many answers -v checked: every get but those a set of the same key crossed
+    check(0.5 * c["cmd_get"] <= c.get("verify_checked", -1) <= c["cmd_get"],
+          "verify_checked %r of %d gets" % (c.get("verify_checked"), c["cmd_get"]))
+    check(out.index("object_bytes:") < out.index("verify_checked:"),
+          "verify_checked after memaslap's lines")
 
 
 def case_verify_detects(mc):
@@ -303,3 +308,27 @@ def case_flush_through_nutcracker(mc):
               "a dead server is not a refusal: %r" % err)
     finally:
         proxy.stop()
+
+
+def case_verify_that_checked_nothing_fails():
+    """A server that answers every set NOT_STORED leaves -v nothing to compare: the report says
+    verify_checked: 0 and the run fails (exit 1) saying why, rather than pass on a clean
+    verify_failed: 0. A -v share too small to expect a check in a short run passes."""
+    from fakemc import FakeMemcached
+
+    def refuse_sets(request, answer):
+        return b"NOT_STORED\r\n" if request[0] == "set" else None
+    fake = FakeMemcached(rewrite=refuse_sets)
+    try:
+        rc, out, err = run_slap(["-s", fake.addr, "-v", "1", "-x", "400", "-c", "2", "-w", "20"])
+        c = counters(out)
+        check(c.get("verify_checked", -1) == 0 and c["cmd_get"] > 20 and c["not_stored"] > 0,
+              "a server that stores nothing: %r" % c)
+        check(rc == 1 and "-v checked none of" in err and "vouches for nothing" in err,
+              "-v that checked nothing passed: exit %d %r" % (rc, err))
+        rc, out, err = run_slap(["-s", fake.addr, "-v", "0.01", "-x", "400", "-c", "2",
+                                 "-w", "20"])
+        check(rc == 0 and "-v checked none" not in err,
+              "-v 0.01 of a few hundred gets expects under 20 checks: exit %d %r" % (rc, err))
+    finally:
+        fake.stop()

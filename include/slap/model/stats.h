@@ -19,6 +19,7 @@ enum counter_show {
     COUNTER_EXPIRE,  /* memaslap's lines with -e, after those */
     COUNTER_UDP,     /* memaslap's lines with -U or -a, after object_bytes */
     COUNTER_MIX,     /* slap's, printed when not zero and the mix has more than get and set */
+    COUNTER_CHECKED, /* slap's, printed with -v after memaslap's lines, zero included */
 };
 
 /*
@@ -34,6 +35,7 @@ enum counter_show {
     X(get_misses, COUNTER_ALWAYS, 1, "keys not found by answered gets")                            \
     X(verify_misses, COUNTER_VERIFY, 1, "checked gets that found no value where one was stored")   \
     X(verify_failed, COUNTER_VERIFY, 1, "checked gets whose value differed from the one stored")   \
+    X(verify_checked, COUNTER_CHECKED, 2, "gets checked: a value compared, or a miss of a stored one")\
     X(expired_get, COUNTER_EXPIRE, 1, "gets that found a value past its expiry time")              \
     X(unexpired_unget, COUNTER_EXPIRE, 1, "gets that found no value before its expiry time")       \
     X(written_bytes, COUNTER_ALWAYS, 1, "bytes written to servers")                                \
@@ -142,7 +144,7 @@ uint64_t stats_counters_requests(const struct slap_counters *c);
 void stats_print_counters(FILE *out, const struct slap_counters *c, enum counter_show show);
 /* slap's counter lines after memaslap's, those not zero: COUNTER_NONZERO ones, and with mix
  * (the mix has more than gets and sets) COUNTER_MIX ones too, in the list's order. */
-void stats_print_added(FILE *out, const struct slap_counters *c, bool mix);
+void stats_print_added(FILE *out, const struct slap_counters *c, bool mix, bool verify);
 /* memaslap's counter lines in its order: the -v and -e ones only when asked for. */
 void stats_print_memaslap(FILE *out, const struct slap_counters *c, bool verify, bool expire,
                           bool udp);
