@@ -193,6 +193,66 @@ static int refuse_same_run(const struct sub_args *a, const struct results_merge_
     return SLAP_EXIT_OK;
 }
 
+/*
+ * --share: the parts of one load merge when they are parts of the same N, each once. Two runs
+ * of one part (or runs with shares beside runs without) are refused: exit 2. Parts missing are
+ * named into missing (e.g. "3/4, 4/4"; "" when none): the merge goes on.
+ */
+/* "part 2/4,keys" or "no --share": a run's share, for messages. */
+static const char *share_text(char *buf, size_t len, const struct run_desc *d)
+{
+    if (d->share_count == 0) {
+        return "no --share";
+    }
+    snprintf(buf, len, "part %u/%u%s", d->share_index, d->share_count,
+             d->share_keys ? ",keys" : "");
+    return buf;
+}
+
+static int check_shares(const struct sub_args *a, const struct results_merge_input *in,
+                        char *missing, size_t len)
+{
+    const struct run_desc *first = &in[0].doc->desc;
+    char qa[QUOTE_PATH_BUF], qb[QUOTE_PATH_BUF];
+    missing[0] = '\0';
+    for (int i = 1; i < a->ninputs; i++) {
+        const struct run_desc *d = &in[i].doc->desc;
+        if (d->share_count != first->share_count || d->share_keys != first->share_keys) {
+            char sa[32], sb[32];
+            fprintf(stderr,
+                    "slap merge: %s is %s and %s is %s: only the parts of one load "
+                    "(--share I/N, the same N) merge\n",
+                    quote_name(qa, a->inputs[0]), share_text(sa, sizeof(sa), first),
+                    quote_name(qb, a->inputs[i]), share_text(sb, sizeof(sb), d));
+            return SLAP_EXIT_USAGE;
+        }
+        for (int j = 0; first->share_count > 0 && j < i; j++) {
+            if (in[j].doc->desc.share_index == d->share_index) {
+                fprintf(stderr,
+                        "slap merge: %s and %s are both part %u/%u of the load: each part is "
+                        "counted once\n",
+                        quote_name(qa, a->inputs[j]), quote_name(qb, a->inputs[i]),
+                        d->share_index, d->share_count);
+                return SLAP_EXIT_USAGE;
+            }
+        }
+    }
+    for (uint32_t part = 1; part <= first->share_count; part++) {
+        bool have = false;
+        for (int i = 0; i < a->ninputs && !have; i++) {
+            have = in[i].doc->desc.share_index == part;
+        }
+        size_t used = strlen(missing);
+        if (!have && used + 32 < len) {
+            snprintf(missing + used, len - used, "%s%u/%u", used ? ", " : "", part,
+                     first->share_count);
+        } else if (!have && used + 4 < len && strcmp(missing + used - 3, "...") != 0) {
+            snprintf(missing + used, len - used, "...");
+        }
+    }
+    return SLAP_EXIT_OK;
+}
+
 /* One step's statistics, for its sweep row. */
 static void step_stats(const struct results_step *step, struct slap_stats *s)
 {
@@ -410,7 +470,7 @@ static int spool_if_stream(struct results_merge_input *in)
 /* Read every input whole (nothing kept of its periods) and merge what they hold but their
  * periods into merged; refuse (saying why) what cannot be merged. */
 static int merge_check(const struct sub_args *a, struct results_merge_input *in,
-                       struct results_doc *merged)
+                       struct results_doc *merged, char *missing, size_t missing_len)
 {
     char err[640] = "";
     for (int i = 0; i < a->ninputs; i++) {
@@ -425,12 +485,23 @@ static int merge_check(const struct sub_args *a, struct results_merge_input *in,
         fprintf(stderr, "slap merge: %s\n", err);
         return SLAP_EXIT_USAGE;
     }
-    if (refuse_same_run(a, in) != SLAP_EXIT_OK) {
+    if (refuse_same_run(a, in) != SLAP_EXIT_OK ||
+        check_shares(a, in, missing, missing_len) != SLAP_EXIT_OK) {
         return SLAP_EXIT_USAGE;
     }
     if (results_merge_heads(merged, in, (size_t)a->ninputs, err, sizeof(err)) != SLAP_OK) {
         fprintf(stderr, "slap merge: cannot merge: %s\n", err);
         return SLAP_EXIT_USAGE;
+    }
+    if (merged->desc.share_count > 0) {
+        /* the merge is the load of the parts it holds, not one host's part */
+        merged->desc.share_index = 0;
+        if (missing[0] == '\0') {
+            merged->desc.share_count = 0;
+        }
+        if (run_config_set(&merged->desc.config, "share", RUN_CONFIG_NULL, NULL) != SLAP_OK) {
+            return SLAP_EXIT_FAILED;
+        }
     }
     return SLAP_EXIT_OK;
 }
@@ -444,6 +515,7 @@ static int merge_main(int argc, char **argv)
 {
     struct sub_args a;
     struct results_doc merged;
+    char missing[256] = "";
     bool run;
     int status = parse_args(argc, argv, false, &a, &run);
     struct results_merge_input *in = calloc((size_t)argc, sizeof(*in));
@@ -457,7 +529,7 @@ static int merge_main(int argc, char **argv)
         status = SLAP_EXIT_FAILED;
     }
     if (status == SLAP_EXIT_OK) {
-        status = merge_check(&a, in, &merged);
+        status = merge_check(&a, in, &merged, missing, sizeof(missing));
     }
     if (status == SLAP_EXIT_OK) {
         struct merge_job job = {.in = in, .n = (size_t)a.ninputs};
@@ -475,6 +547,13 @@ static int merge_main(int argc, char **argv)
             status = SLAP_EXIT_FAILED;
         }
         status = fflush(stdout) != 0 || ferror(stdout) ? SLAP_EXIT_FAILED : status;
+        if (missing[0] != '\0') {
+            fprintf(stderr,
+                    "slap merge: no results of part %s of the load (--share): the merged "
+                    "figures are those of the parts given\n",
+                    missing);
+            status = SLAP_EXIT_FAILED;
+        }
     }
     results_doc_free(&merged);
     for (int i = 0; in != NULL && i < argc; i++) {
