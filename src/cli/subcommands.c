@@ -253,6 +253,70 @@ static int check_shares(const struct sub_args *a, const struct results_merge_inp
     return SLAP_EXIT_OK;
 }
 
+/*
+ * Runs merge when they loaded the same servers at the same time: runs of different servers,
+ * or whose measured spans have no instant in common, are a comparison (slap compare), not one
+ * load: refused, naming the files.
+ */
+static int refuse_apart(const struct sub_args *a, const struct results_merge_input *in)
+{
+    char qa[QUOTE_PATH_BUF], qb[QUOTE_PATH_BUF], qs[QUOTE_PATH_BUF], qt[QUOTE_PATH_BUF];
+    const struct results_doc *first = in[0].doc;
+    uint64_t latest_start = first->start_ms, earliest_end = first->end_ms;
+    int late = 0, early = 0;
+    for (int i = 1; i < a->ninputs; i++) {
+        const struct results_doc *d = in[i].doc;
+        const char *sa = first->desc.servers != NULL ? first->desc.servers : "";
+        const char *sb = d->desc.servers != NULL ? d->desc.servers : "";
+        if (strcmp(sa, sb) != 0) {
+            fprintf(stderr,
+                    "slap merge: %s loaded %s and %s loaded %s: runs of different servers are "
+                    "compared (slap compare), not merged\n",
+                    quote_name(qa, a->inputs[0]), quote_name(qs, sa), quote_name(qb, a->inputs[i]),
+                    quote_name(qt, sb));
+            return SLAP_EXIT_USAGE;
+        }
+        if (d->start_ms > latest_start) {
+            latest_start = d->start_ms;
+            late = i;
+        }
+        if (d->end_ms < earliest_end) {
+            earliest_end = d->end_ms;
+            early = i;
+        }
+    }
+    if (a->ninputs > 1 && latest_start >= earliest_end) {
+        fprintf(stderr,
+                "slap merge: %s ended before %s began (%.1f s apart): runs made at different "
+                "times are compared (slap compare), not merged (--start_at starts hosts "
+                "together)\n",
+                quote_name(qa, a->inputs[early]), quote_name(qb, a->inputs[late]),
+                (double)(latest_start - earliest_end) / 1000.0);
+        return SLAP_EXIT_USAGE;
+    }
+    return SLAP_EXIT_OK;
+}
+
+/* After the merged report, a line per input: its label, requests, rate, errors, verdict and
+ * when it started measuring, in ms after the first. */
+static void print_hosts(const struct sub_args *a, const struct results_merge_input *in)
+{
+    uint64_t first = in[0].doc->start_ms;
+    for (int i = 1; i < a->ninputs; i++) {
+        first = in[i].doc->start_ms < first ? in[i].doc->start_ms : first;
+    }
+    printf("\nHost   Requests        TPS     Errors  Start_ms  Limited_by  Label\n");
+    for (int i = 0; i < a->ninputs; i++) {
+        const struct results_doc *d = in[i].doc;
+        uint64_t requests = results_requests(d->global);
+        printf("%-4d %10llu %10.0f %10llu %9llu  %-10s  %s\n", i + 1,
+               (unsigned long long)requests, d->seconds > 0 ? (double)requests / d->seconds : 0.0,
+               (unsigned long long)stats_errors(&d->global->counters),
+               (unsigned long long)(d->start_ms - first),
+               d->has_limits ? limits_verdict_name(d->limits.verdict) : "-", d->label);
+    }
+}
+
 /* One step's statistics, for its sweep row. */
 static void step_stats(const struct results_step *step, struct slap_stats *s)
 {
@@ -485,7 +549,7 @@ static int merge_check(const struct sub_args *a, struct results_merge_input *in,
         fprintf(stderr, "slap merge: %s\n", err);
         return SLAP_EXIT_USAGE;
     }
-    if (refuse_same_run(a, in) != SLAP_EXIT_OK ||
+    if (refuse_same_run(a, in) != SLAP_EXIT_OK || refuse_apart(a, in) != SLAP_EXIT_OK ||
         check_shares(a, in, missing, missing_len) != SLAP_EXIT_OK) {
         return SLAP_EXIT_USAGE;
     }
@@ -542,6 +606,9 @@ static int merge_main(int argc, char **argv)
         if (merged_report(&merged) != SLAP_OK) {
             fprintf(stderr, "slap merge: out of memory: the report could not be written\n");
             status = SLAP_EXIT_FAILED;
+        }
+        if (a.ninputs > 1 && !merged.sweep) {
+            print_hosts(&a, in);
         }
         if (results_sinks_save(a.out, &sink, stderr, "slap merge") != SLAP_OK) {
             status = SLAP_EXIT_FAILED;
