@@ -253,58 +253,85 @@ static int check_shares(const struct sub_args *a, const struct results_merge_inp
     return SLAP_EXIT_OK;
 }
 
-/*
- * Runs merge when they loaded the same servers at the same time: runs of different servers,
- * or whose measured spans have no instant in common, are a comparison (slap compare), not one
- * load: refused, naming the files.
- */
-static int refuse_apart(const struct sub_args *a, const struct results_merge_input *in)
+/* Runs of different servers are a comparison (slap compare), not one load: refused, naming
+ * the files. */
+static int refuse_other_servers(const struct sub_args *a, const struct results_merge_input *in)
 {
     char qa[QUOTE_PATH_BUF], qb[QUOTE_PATH_BUF], qs[QUOTE_PATH_BUF], qt[QUOTE_PATH_BUF];
-    const struct results_doc *first = in[0].doc;
-    uint64_t latest_start = first->start_ms, earliest_end = first->end_ms;
-    int late = 0, early = 0;
+    const char *first = in[0].doc->desc.servers != NULL ? in[0].doc->desc.servers : "";
     for (int i = 1; i < a->ninputs; i++) {
-        const struct results_doc *d = in[i].doc;
-        const char *sa = first->desc.servers != NULL ? first->desc.servers : "";
-        const char *sb = d->desc.servers != NULL ? d->desc.servers : "";
-        if (strcmp(sa, sb) != 0) {
+        const char *other = in[i].doc->desc.servers != NULL ? in[i].doc->desc.servers : "";
+        if (strcmp(first, other) != 0) {
             fprintf(stderr,
                     "slap merge: %s loaded %s and %s loaded %s: runs of different servers are "
                     "compared (slap compare), not merged\n",
-                    quote_name(qa, a->inputs[0]), quote_name(qs, sa), quote_name(qb, a->inputs[i]),
-                    quote_name(qt, sb));
+                    quote_name(qa, a->inputs[0]), quote_name(qs, first),
+                    quote_name(qb, a->inputs[i]), quote_name(qt, other));
             return SLAP_EXIT_USAGE;
         }
-        if (d->start_ms > latest_start) {
-            latest_start = d->start_ms;
-            late = i;
-        }
-        if (d->end_ms < earliest_end) {
-            earliest_end = d->end_ms;
-            early = i;
-        }
-    }
-    if (a->ninputs > 1 && latest_start >= earliest_end) {
-        fprintf(stderr,
-                "slap merge: %s ended before %s began (%.1f s apart): runs made at different "
-                "times are compared (slap compare), not merged (--start_at starts hosts "
-                "together)\n",
-                quote_name(qa, a->inputs[early]), quote_name(qb, a->inputs[late]),
-                (double)(latest_start - earliest_end) / 1000.0);
-        return SLAP_EXIT_USAGE;
     }
     return SLAP_EXIT_OK;
 }
 
-/* After the merged report, a line per input: its label, requests, rate, errors, verdict and
- * when it started measuring, in ms after the first. */
+/* When the inputs measured: the first start, the spread of their starts, and the time all of
+ * them were measuring at once (negative: none; the gap between the first end and the last
+ * start), in ms. */
+struct merge_span {
+    uint64_t first_start_ms;
+    uint64_t skew_ms;
+    int64_t common_ms;
+    int late, early; /* the input that started last, the one that ended first */
+};
+
+static struct merge_span merge_span_of(const struct results_merge_input *in, int n)
+{
+    struct merge_span sp = {in[0].doc->start_ms, 0, 0, 0, 0};
+    uint64_t last_start = in[0].doc->start_ms, first_end = in[0].doc->end_ms;
+    for (int i = 1; i < n; i++) {
+        const struct results_doc *d = in[i].doc;
+        sp.first_start_ms = d->start_ms < sp.first_start_ms ? d->start_ms : sp.first_start_ms;
+        if (d->start_ms > last_start) {
+            last_start = d->start_ms;
+            sp.late = i;
+        }
+        if (d->end_ms < first_end) {
+            first_end = d->end_ms;
+            sp.early = i;
+        }
+    }
+    sp.skew_ms = last_start - sp.first_start_ms;
+    sp.common_ms = (int64_t)first_end - (int64_t)last_start;
+    return sp;
+}
+
+/* Inputs that were never all measuring at once make no load that ran at once, and inputs that
+ * started apart (no common --start_at) are summed as if they had not: said, and merged all the
+ * same (hosts whose -x runs are short may well miss each other). */
+static void warn_apart(const struct sub_args *a, const struct results_merge_input *in)
+{
+    struct merge_span sp = merge_span_of(in, a->ninputs);
+    char qa[QUOTE_PATH_BUF], qb[QUOTE_PATH_BUF];
+    if (a->ninputs > 1 && sp.common_ms >= 0 && sp.skew_ms > START_SPREAD_MS) {
+        fprintf(stderr,
+                "slap merge: the runs started %.1f s apart: rates are summed as if they "
+                "ran together (--start_at starts them together)\n",
+                (double)sp.skew_ms / 1000.0);
+    } else if (a->ninputs > 1 && sp.common_ms < 0) {
+        fprintf(stderr,
+                "slap merge: %s ended %.1f s before %s began: these runs were not measuring "
+                "at once, so their sum is no load that ran together (--start_at starts hosts "
+                "together; slap compare compares runs made apart)\n",
+                quote_name(qa, a->inputs[sp.early]), (double)-sp.common_ms / 1000.0,
+                quote_name(qb, a->inputs[sp.late]));
+    }
+}
+
+/* After the merged report, a line per input (its label, requests, rate, errors, verdict, and
+ * when it started measuring, in ms after the first), then the spread of the starts and how
+ * long every input was measuring at once. */
 static void print_hosts(const struct sub_args *a, const struct results_merge_input *in)
 {
-    uint64_t first = in[0].doc->start_ms;
-    for (int i = 1; i < a->ninputs; i++) {
-        first = in[i].doc->start_ms < first ? in[i].doc->start_ms : first;
-    }
+    struct merge_span sp = merge_span_of(in, a->ninputs);
     printf("\nHost   Requests        TPS     Errors  Start_ms  Limited_by  Label\n");
     for (int i = 0; i < a->ninputs; i++) {
         const struct results_doc *d = in[i].doc;
@@ -312,8 +339,15 @@ static void print_hosts(const struct sub_args *a, const struct results_merge_inp
         printf("%-4d %10llu %10.0f %10llu %9llu  %-10s  %s\n", i + 1,
                (unsigned long long)requests, d->seconds > 0 ? (double)requests / d->seconds : 0.0,
                (unsigned long long)stats_errors(&d->global->counters),
-               (unsigned long long)(d->start_ms - first),
+               (unsigned long long)(d->start_ms - sp.first_start_ms),
                d->has_limits ? limits_verdict_name(d->limits.verdict) : "-", d->label);
+    }
+    if (sp.common_ms >= 0) {
+        printf("start_skew: %llu ms; all measuring at once: %.1f s\n",
+               (unsigned long long)sp.skew_ms, (double)sp.common_ms / 1000.0);
+    } else {
+        printf("start_skew: %llu ms; all measuring at once: never (%.1f s apart)\n",
+               (unsigned long long)sp.skew_ms, (double)-sp.common_ms / 1000.0);
     }
 }
 
@@ -381,22 +415,6 @@ static int save(const char *name, const char *option, const char *path, outfile_
         return SLAP_EXIT_FAILED;
     }
     return SLAP_EXIT_OK;
-}
-
-/* Runs that did not start together (no common --start_at) are summed all the same: say so. */
-static void warn_spread(const struct results_merge_input *in, int n)
-{
-    uint64_t lo = UINT64_MAX, hi = 0;
-    for (int i = 0; i < n; i++) {
-        lo = in[i].doc->start_ms < lo ? in[i].doc->start_ms : lo;
-        hi = in[i].doc->start_ms > hi ? in[i].doc->start_ms : hi;
-    }
-    if (hi - lo > START_SPREAD_MS) {
-        fprintf(stderr,
-                "slap merge: the runs started %.1f s apart: rates are summed as if they "
-                "ran together (--start_at starts them together)\n",
-                (double)(hi - lo) / 1000.0);
-    }
 }
 
 /* ---- slap merge's outputs, written as the inputs are read again ---------------------- */
@@ -549,7 +567,7 @@ static int merge_check(const struct sub_args *a, struct results_merge_input *in,
         fprintf(stderr, "slap merge: %s\n", err);
         return SLAP_EXIT_USAGE;
     }
-    if (refuse_same_run(a, in) != SLAP_EXIT_OK || refuse_apart(a, in) != SLAP_EXIT_OK ||
+    if (refuse_same_run(a, in) != SLAP_EXIT_OK || refuse_other_servers(a, in) != SLAP_EXIT_OK ||
         check_shares(a, in, missing, missing_len) != SLAP_EXIT_OK) {
         return SLAP_EXIT_USAGE;
     }
@@ -597,7 +615,7 @@ static int merge_main(int argc, char **argv)
     }
     if (status == SLAP_EXIT_OK) {
         struct merge_job job = {.in = in, .n = (size_t)a.ninputs};
-        warn_spread(in, a.ninputs);
+        warn_apart(&a, in);
         status = merge_intervals(&job, &merged);
     }
     if (status == SLAP_EXIT_OK) {

@@ -6,6 +6,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import time
 
 from harness import PATHS, Memcached, check, run_line, run_slap
 
@@ -63,7 +64,8 @@ def case_share_splits_rate_and_keys(mc):
     try:
         common = ["-P", "1500", "-c", "2", "-w", "100", "--preload", "-t", "2s"]
         before = stats(mc)
-        done = run_parts(mc, tmp, ["%d/3,keys" % i for i in (1, 2, 3)], common)
+        done = run_parts(mc, tmp, ["%d/3,keys" % i for i in (1, 2, 3)],
+                         common + ["--start_at", "%.3f" % (time.time() + 3)])
         after = stats(mc)
         for i, (rc, out, err, _) in enumerate(done):
             check(rc == 0, "part %d: exit %d: %s" % (i + 1, rc, err))
@@ -85,6 +87,18 @@ def case_share_splits_rate_and_keys(mc):
         check(figure(r.stdout, "target_tps") == 1500, "the merge aims at %s/s"
               % figure(r.stdout, "target_tps"))
         check("share:" not in r.stdout, "a merge of every part is the whole load: %s" % r.stdout)
+        # a line per host after the report, then how far apart they started (--start_at)
+        rows = re.findall(r"^(\d+) +(\d+) +(\d+) +(\d+) +(\d+)  (\S+) +(host\d)$", r.stdout,
+                          re.M)
+        check(len(rows) == 3 and [row[6] for row in rows] == ["host0", "host1", "host2"],
+              "a line per host: %r" % rows)
+        for row, (_, out, _, _) in zip(rows, done):
+            check(int(row[1]) == run_line(out)[1] and row[5] == "rate",
+                  "host %s's line %r, its report's Ops %d" % (row[0], row, run_line(out)[1]))
+        skew = re.search(r"^start_skew: (\d+) ms; all measuring at once: ([\d.]+) s$",
+                         r.stdout, re.M)
+        check(skew is not None and int(skew.group(1)) < 200 and float(skew.group(2)) >= 1.5,
+              "three hosts with --start_at: %r" % (skew and skew.group(0)))
         doc = json.load(open(os.path.join(tmp, "merged.json")))
         check(doc["config"]["share"] is None, "merged config share %r" % doc["config"]["share"])
         part = json.load(open(done[1][3]))
@@ -195,4 +209,29 @@ def case_share_auto_from_engine(mc):
             check(share == part, "%s=%s: share %r, not %s" % (var, value, share, part))
             check(run_line(r.stdout)[1] == 2, "a quarter of -x 8: %r" % r.stdout)
     finally:
+        shutil.rmtree(tmp)
+
+
+def case_merge_checks_time_and_servers(mc):
+    """Runs of different servers are refused (exit 2, naming both); runs made one after the
+    other merge with a warning that they never ran at once, and the line after the hosts says
+    how far apart they were."""
+    tmp = tempfile.mkdtemp(prefix="slap-apart-")
+    other = Memcached()
+    try:
+        a, b, c = (os.path.join(tmp, n + ".json") for n in "abc")
+        for path, server in ((a, mc), (b, mc), (c, other)):
+            rc, _, _ = run_slap(["-s", server.addr, "-t", "1s", "-c", "2", "-q", "--json", path])
+            check(rc == 0, "a run failed")
+        r = merge([a, c])
+        check(r.returncode == 2 and "runs of different servers are compared" in r.stderr and
+              "a.json" in r.stderr and "c.json" in r.stderr,
+              "different servers: %d %s" % (r.returncode, r.stderr))
+        r = merge([a, b])
+        check(r.returncode == 0 and "were not measuring at once" in r.stderr,
+              "runs one after the other: %d %s" % (r.returncode, r.stderr))
+        check(re.search(r"^start_skew: \d+ ms; all measuring at once: never \([\d.]+ s apart\)$",
+                        r.stdout, re.M), "the hosts' spread: %s" % r.stdout[-400:])
+    finally:
+        other.stop()
         shutil.rmtree(tmp)
