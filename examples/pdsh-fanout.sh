@@ -13,7 +13,9 @@
 # The slap options after the script's name reach every host as they are, quoted; they come
 # after the defaults below (-T 4 -c 128 -t 60s), so they override them.
 # Each host writes its results into the home directory of the user ssh logs in as
-# (slap-START.json, kept there), never into /tmp, where any user could have planted the name.
+# (slap-START.json), never into /tmp, where any user could have planted the name; once copied
+# here, the file is removed from every host (a host's copy is kept only if it could not be
+# fetched, and the script says so).
 # Needs pdsh (Debian: pdsh) with ssh access to the hosts and slap installed on each, and the
 # hosts' clocks in step (NTP or PTP): --start_at is a time of day, read by each host's clock.
 # Exit status: 0 every host's results merged; 1 some host failed, the others merged; 2 bad
@@ -44,14 +46,22 @@ export PDSH_RCMD_TYPE=ssh
 pdsh -S -w "$hosts" "$remote" # a failed host is told apart below, by its missing results
 pdsh -R exec -w "$hosts" scp -q %h:slap-$start.json "$dir/%h.json" 2>/dev/null
 
-have=() failed=()
+have=() fetched=() failed=()
 for host in "${names[@]}"; do
     if [[ -s $dir/$host.json ]]; then
         have+=("$dir/$host.json")
+        fetched+=("$host")
     else
         failed+=("$host")
     fi
 done
+# The copies are here: remove each host's file (its name is this run's own, nothing else is
+# touched). A host whose file could not be fetched keeps it, if it wrote one.
+if [[ ${#fetched[@]} -gt 0 ]] &&
+    ! pdsh -S -w "$(IFS=,; echo "${fetched[*]}")" "rm -f slap-$start.json"; then
+    echo "pdsh-fanout: slap-$start.json may remain in the home directory of some of" \
+        "${fetched[*]}" >&2
+fi
 if [[ ${#have[@]} -eq 0 ]]; then
     echo "pdsh-fanout: no host produced results (${failed[*]})" >&2
     exit 2

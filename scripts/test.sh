@@ -12,7 +12,7 @@ phase() { echo "== $1 (at ${SECONDS}s)"; }
 top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/scripts/deps.sh" valgrind clang libclang-rt-dev python3-yaml python3-jsonschema librsvg2-bin \
     nutcracker libmemcached-tools jq iproute2 pdsh prometheus prometheus-pushgateway \
-    debootstrap buildah build-essential debhelper dpkg-dev fakeroot lintian
+    debootstrap buildah build-essential debhelper dpkg-dev fakeroot lintian kubernetes-client
 
 # The Debian package and the container image (scripts/packages.sh: the debootstrap tree and the
 # image's layers are cached between runs) are made beside the libFuzzer pass and the release

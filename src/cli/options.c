@@ -245,6 +245,12 @@ static const struct option_row option_rows[] = {
                       "Connect, then start measuring at TIME: epoch seconds or RFC 3339 (e.g. "
                       "2026-01-01T12:00:00Z), so that several hosts start together.",
                       SPECIAL(options_apply_start_at, options_show_start_at), NOT_REPLAYED},
+    [ROW_SHARE] = {0, "share", "I/N[,keys]",
+                   "This host's part of a load that N hosts make together: 1/N of -P (and of "
+                   "each --sweep rate) and of -x; with ,keys, keys no other host uses. I from 1 "
+                   "to N, or auto: Kubernetes' JOB_COMPLETION_INDEX or Slurm's SLURM_PROCID, "
+                   "plus 1.",
+                   SPECIAL(options_apply_share, options_show_share)},
     [ROW_MAX_ERRORS] = {0, "max_errors", "N|P%",
                         "A run with more errors (error replies, protocol errors, requests the "
                         "server left unanswered, values that fail -v) than N, or than P% of its "

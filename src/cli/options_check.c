@@ -146,6 +146,31 @@ static enum options_outcome check_exp_time(const struct parse_state *st)
         codec->exptime_max == INT32_MAX ? ", 2038-01-19" : ", 2106-02-07", most);
 }
 
+/* --share: a trace's times are its own, and key ids are six hex digits. */
+static enum options_outcome check_share(const struct parse_state *st)
+{
+    const struct slap_options *o = st->o;
+    if (o->share_count == 0) {
+        return OPTIONS_RUN;
+    }
+    if (o->trace != NULL) {
+        return options_usage_error(st, "--share splits -P and -x among hosts; a --trace replay "
+                                       "sends the trace's own requests at its own times: it "
+                                       "cannot be split");
+    }
+    if (o->share_keys &&
+        (uint64_t)o->share_count * o->concurrency > WORKLOAD_KEY_CLIENTS) {
+        return options_usage_error(st,
+                                   "--share %" PRIu32 "/%" PRIu32 ",keys: %" PRIu32
+                                   " hosts of %" PRIu32 " clients each need more client ids "
+                                   "than a key holds (%llu)",
+                                   o->share_index, o->share_count, o->share_count,
+                                   o->concurrency,
+                                   (unsigned long long)WORKLOAD_KEY_CLIENTS);
+    }
+    return OPTIONS_RUN;
+}
+
 /* Checks across options that the inline values alone decide. */
 static enum options_outcome check_combinations(const struct parse_state *st)
 {
@@ -166,6 +191,7 @@ static enum options_outcome check_combinations(const struct parse_state *st)
     }
     enum options_outcome outcome = check_open_loop(st);
     outcome = outcome == OPTIONS_RUN ? check_rounds(st) : outcome;
+    outcome = outcome == OPTIONS_RUN ? check_share(st) : outcome;
     return outcome == OPTIONS_RUN ? check_tls(st) : outcome;
 }
 

@@ -68,6 +68,7 @@ enum option_id {
     ROW_SAMPLES,
     ROW_SAMPLE_RATE,
     ROW_START_AT,
+    ROW_SHARE,
     ROW_MAX_ERRORS,
     ROW_QUIET,
     ROW_TRACE,

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "slap/base/common.h"
+#include "slap/base/quote.h"
 #include "slap/base/units.h"
 
 /* The list is kept as given (it points into argv); servers.c reads its syntax. */
@@ -288,6 +289,87 @@ enum options_outcome options_apply_start_at(struct parse_state *st, const char *
     return OPTIONS_RUN;
 }
 
+/* The index an engine gives each of its processes, counted from 0: Kubernetes' Indexed Jobs,
+ * then Slurm's srun. */
+static const char *const share_index_variables[] = {"JOB_COMPLETION_INDEX", "SLURM_PROCID"};
+
+/* A whole number of at most 9 digits, the whole text; false otherwise. */
+static bool small_number(const char *text, size_t len, uint32_t *out)
+{
+    uint32_t v = 0;
+    if (len == 0 || len > 9) {
+        return false;
+    }
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] < '0' || text[i] > '9') {
+            return false;
+        }
+        v = v * 10 + (uint32_t)(text[i] - '0');
+    }
+    *out = v;
+    return true;
+}
+
+/* --share auto/N: the engine's own index, plus 1. */
+static enum options_outcome share_index_from_engine(struct parse_state *st, uint32_t *index)
+{
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(share_index_variables); i++) {
+        const char *name = share_index_variables[i];
+        const char *value = getenv(name);
+        uint32_t v;
+        if (value == NULL) {
+            continue;
+        }
+        if (!small_number(value, strlen(value), &v)) {
+            char shown[QUOTE_PATH_BUF];
+            return options_usage_error(st, "--share auto: %s is %s, not an index", name,
+                                       quote_name(shown, value));
+        }
+        *index = v + 1;
+        return OPTIONS_RUN;
+    }
+    return options_usage_error(st, "--share auto: neither JOB_COMPLETION_INDEX (a Kubernetes "
+                                   "Indexed Job) nor SLURM_PROCID (srun) is set: give the "
+                                   "index, --share I/N");
+}
+
+enum options_outcome options_apply_share(struct parse_state *st, const char *arg)
+{
+    const char *slash = strchr(arg, '/');
+    const char *comma = strchr(arg, ',');
+    const char *end = comma != NULL ? comma : arg + strlen(arg);
+    uint32_t index = 0;
+    uint32_t count;
+    if (slash == NULL || slash > end ||
+        !small_number(slash + 1, (size_t)(end - slash - 1), &count) ||
+        (comma != NULL && strcmp(comma, ",keys") != 0)) {
+        return options_usage_error(st, "--share: '%s' is not I/N or I/N,keys (e.g. 2/4: the "
+                                       "second of four hosts)", arg);
+    }
+    if (count < 1 || count > SLAP_MAX_SHARES) {
+        return options_usage_error(st, "--share: %s: N is 1 to %d hosts", arg, SLAP_MAX_SHARES);
+    }
+    if ((size_t)(slash - arg) == 4 && strncmp(arg, "auto", 4) == 0) {
+        enum options_outcome outcome = share_index_from_engine(st, &index);
+        if (outcome != OPTIONS_RUN) {
+            return outcome;
+        }
+    } else if (!small_number(arg, (size_t)(slash - arg), &index)) {
+        return options_usage_error(st, "--share: '%s': I is a number from 1 to N, or auto", arg);
+    }
+    if (index < 1 || index > count) {
+        return options_usage_error(st, "--share: %s: this host's part is %u, outside 1 to %u%s",
+                                   arg, index, count,
+                                   index == 0 ? " (parts count from 1; auto adds 1 to an "
+                                                "engine's index)"
+                                              : "");
+    }
+    st->o->share_index = index;
+    st->o->share_count = count;
+    st->o->share_keys = comma != NULL;
+    return OPTIONS_RUN;
+}
+
 enum options_outcome options_apply_max_errors(struct parse_state *st, const char *arg)
 {
     size_t len = strlen(arg);
@@ -501,6 +583,15 @@ enum option_value options_show_sweep(const struct slap_options *o, char *buf, si
 enum option_value options_show_start_at(const struct slap_options *o, char *buf, size_t len)
 {
     return options_seconds_value(o->start_at_ns, buf, len);
+}
+
+enum option_value options_show_share(const struct slap_options *o, char *buf, size_t len)
+{
+    if (o->share_count == 0) {
+        return OPTION_VALUE_NONE;
+    }
+    snprintf(buf, len, "%u/%u%s", o->share_index, o->share_count, o->share_keys ? ",keys" : "");
+    return OPTION_VALUE_TEXT;
 }
 
 enum option_value options_show_max_errors(const struct slap_options *o, char *buf, size_t len)

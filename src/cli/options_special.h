@@ -34,6 +34,7 @@ enum options_outcome options_apply_percentiles(struct parse_state *st, const cha
 enum options_outcome options_apply_sweep(struct parse_state *st, const char *arg);
 /* An instant: epoch seconds or RFC 3339, not more than a second past. */
 enum options_outcome options_apply_start_at(struct parse_state *st, const char *arg);
+enum options_outcome options_apply_share(struct parse_state *st, const char *arg);
 /* N (k=1000) errors, or P% of the requests. */
 enum options_outcome options_apply_max_errors(struct parse_state *st, const char *arg);
 /* A positive number, or max (0: as fast as the answers come). */
@@ -59,6 +60,7 @@ enum options_outcome options_apply_precision(struct parse_state *st, const char 
 enum option_value options_show_precision(const struct slap_options *o, char *buf, size_t len);
 enum option_value options_show_sweep(const struct slap_options *o, char *buf, size_t len);
 enum option_value options_show_start_at(const struct slap_options *o, char *buf, size_t len);
+enum option_value options_show_share(const struct slap_options *o, char *buf, size_t len);
 enum option_value options_show_max_errors(const struct slap_options *o, char *buf, size_t len);
 enum option_value options_show_trace_speed(const struct slap_options *o, char *buf, size_t len);
 

@@ -3,6 +3,20 @@
 
 #include <string.h>
 
+double plan_share_rate(const struct slap_options *o, double rate)
+{
+    return o->share_count > 0 ? rate / o->share_count : rate;
+}
+
+uint64_t plan_share_count(const struct slap_options *o, uint64_t n)
+{
+    if (o->share_count == 0) {
+        return n;
+    }
+    /* the first n mod N hosts take one more: the N parts add up to n */
+    return n / o->share_count + (o->share_index <= n % o->share_count ? 1 : 0);
+}
+
 void plan_workload(struct workload_plan *p, const struct slap_options *o)
 {
     *p = (struct workload_plan){
@@ -39,8 +53,8 @@ static struct lane_params plan_lanes(const struct slap_options *o)
 {
     return (struct lane_params){
         .key_pop = o->key_pop,
-        .execute_number = o->execute_number,
-        .tps = o->tps,
+        .execute_number = plan_share_count(o, o->execute_number),
+        .tps = plan_share_rate(o, o->tps),
         .trace_speed = o->trace_speed,
         .concurrency = o->concurrency,
         .conns_per_client = o->conns_per_client,
@@ -54,6 +68,7 @@ static struct lane_params plan_lanes(const struct slap_options *o)
         .verbose = o->verbose,
         .multiget_window = o->multiget_window,
         .shared_keys = o->shared_keys,
+        .key_id_base = o->share_keys ? (o->share_index - 1) * o->concurrency : 0,
         .windows_stored = o->windows_stored,
         .preload = o->preload,
     };

@@ -8,6 +8,11 @@
 #include "slap/net/tls.h"
 
 /* The workload: keys, values, the mix, the windows. */
+/* --share I/N: this host's part of a rate, or of a count (the N hosts' parts add up to it);
+ * the whole without --share. */
+double plan_share_rate(const struct slap_options *o, double rate);
+uint64_t plan_share_count(const struct slap_options *o, uint64_t n);
+
 void plan_workload(struct workload_plan *p, const struct slap_options *o);
 /* The TLS context's files and checks. */
 void plan_tls(struct tls_settings *p, const struct slap_options *o);

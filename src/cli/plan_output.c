@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan.h"
+
 #define VALUE_MAX 1024 /* a configuration value's text, its NUL counted: longer ones are cut */
 
 static enum run_config_kind kind_of(enum option_value v)
@@ -53,11 +55,14 @@ static void describe_figures(struct run_desc *d, const struct slap_options *o)
     _Static_assert(RUN_DESC_MAX_PERCENTILES >= SLAP_MAX_PERCENTILES, "room for the percentiles");
     d->threads = o->threads;
     d->concurrency = o->concurrency;
-    d->execute_number = o->execute_number;
+    d->execute_number = plan_share_count(o, o->execute_number);
     d->run_time_ns = o->run_time_ns;
     d->win_size = o->win_size;
     memcpy(d->mix, o->mix, sizeof(d->mix));
-    d->tps = o->tps;
+    d->tps = plan_share_rate(o, o->tps);
+    d->share_index = o->share_index;
+    d->share_count = o->share_count;
+    d->share_keys = o->share_keys;
     d->arrival = o->arrival;
     d->pipeline = o->pipeline;
     d->latency = o->latency;
@@ -65,9 +70,9 @@ static void describe_figures(struct run_desc *d, const struct slap_options *o)
     d->stat_freq_ns = o->stat_freq_ns;
     d->npercentiles = o->npercentiles;
     memcpy(d->percentiles, o->percentiles, sizeof(o->percentiles));
-    d->sweep_start = o->sweep_start;
-    d->sweep_end = o->sweep_end;
-    d->sweep_step = o->sweep_step;
+    d->sweep_start = plan_share_rate(o, o->sweep_start);
+    d->sweep_end = plan_share_rate(o, o->sweep_end);
+    d->sweep_step = plan_share_rate(o, o->sweep_step);
     d->step_time_ns = o->step_time_ns;
     d->trace_speed = o->trace_speed;
     d->division = o->division;

@@ -193,6 +193,164 @@ static int refuse_same_run(const struct sub_args *a, const struct results_merge_
     return SLAP_EXIT_OK;
 }
 
+/*
+ * --share: the parts of one load merge when they are parts of the same N, each once. Two runs
+ * of one part (or runs with shares beside runs without) are refused: exit 2. Parts missing are
+ * named into missing (e.g. "3/4, 4/4"; "" when none): the merge goes on.
+ */
+/* "part 2/4,keys" or "no --share": a run's share, for messages. */
+static const char *share_text(char *buf, size_t len, const struct run_desc *d)
+{
+    if (d->share_count == 0) {
+        return "no --share";
+    }
+    snprintf(buf, len, "part %u/%u%s", d->share_index, d->share_count,
+             d->share_keys ? ",keys" : "");
+    return buf;
+}
+
+static int check_shares(const struct sub_args *a, const struct results_merge_input *in,
+                        char *missing, size_t len)
+{
+    const struct run_desc *first = &in[0].doc->desc;
+    char qa[QUOTE_PATH_BUF], qb[QUOTE_PATH_BUF];
+    missing[0] = '\0';
+    for (int i = 1; i < a->ninputs; i++) {
+        const struct run_desc *d = &in[i].doc->desc;
+        if (d->share_count != first->share_count || d->share_keys != first->share_keys) {
+            char sa[32], sb[32];
+            fprintf(stderr,
+                    "slap merge: %s is %s and %s is %s: only the parts of one load "
+                    "(--share I/N, the same N) merge\n",
+                    quote_name(qa, a->inputs[0]), share_text(sa, sizeof(sa), first),
+                    quote_name(qb, a->inputs[i]), share_text(sb, sizeof(sb), d));
+            return SLAP_EXIT_USAGE;
+        }
+        for (int j = 0; first->share_count > 0 && j < i; j++) {
+            if (in[j].doc->desc.share_index == d->share_index) {
+                fprintf(stderr,
+                        "slap merge: %s and %s are both part %u/%u of the load: each part is "
+                        "counted once\n",
+                        quote_name(qa, a->inputs[j]), quote_name(qb, a->inputs[i]),
+                        d->share_index, d->share_count);
+                return SLAP_EXIT_USAGE;
+            }
+        }
+    }
+    for (uint32_t part = 1; part <= first->share_count; part++) {
+        bool have = false;
+        for (int i = 0; i < a->ninputs && !have; i++) {
+            have = in[i].doc->desc.share_index == part;
+        }
+        size_t used = strlen(missing);
+        if (!have && used + 32 < len) {
+            snprintf(missing + used, len - used, "%s%u/%u", used ? ", " : "", part,
+                     first->share_count);
+        } else if (!have && used + 4 < len && strcmp(missing + used - 3, "...") != 0) {
+            snprintf(missing + used, len - used, "...");
+        }
+    }
+    return SLAP_EXIT_OK;
+}
+
+/* Runs of different servers are a comparison (slap compare), not one load: refused, naming
+ * the files. */
+static int refuse_other_servers(const struct sub_args *a, const struct results_merge_input *in)
+{
+    char qa[QUOTE_PATH_BUF], qb[QUOTE_PATH_BUF], qs[QUOTE_PATH_BUF], qt[QUOTE_PATH_BUF];
+    const char *first = in[0].doc->desc.servers != NULL ? in[0].doc->desc.servers : "";
+    for (int i = 1; i < a->ninputs; i++) {
+        const char *other = in[i].doc->desc.servers != NULL ? in[i].doc->desc.servers : "";
+        if (strcmp(first, other) != 0) {
+            fprintf(stderr,
+                    "slap merge: %s loaded %s and %s loaded %s: runs of different servers are "
+                    "compared (slap compare), not merged\n",
+                    quote_name(qa, a->inputs[0]), quote_name(qs, first),
+                    quote_name(qb, a->inputs[i]), quote_name(qt, other));
+            return SLAP_EXIT_USAGE;
+        }
+    }
+    return SLAP_EXIT_OK;
+}
+
+/* When the inputs measured: the first start, the spread of their starts, and the time all of
+ * them were measuring at once (negative: none; the gap between the first end and the last
+ * start), in ms. */
+struct merge_span {
+    uint64_t first_start_ms;
+    uint64_t skew_ms;
+    int64_t common_ms;
+    int late, early; /* the input that started last, the one that ended first */
+};
+
+static struct merge_span merge_span_of(const struct results_merge_input *in, int n)
+{
+    struct merge_span sp = {in[0].doc->start_ms, 0, 0, 0, 0};
+    uint64_t last_start = in[0].doc->start_ms, first_end = in[0].doc->end_ms;
+    for (int i = 1; i < n; i++) {
+        const struct results_doc *d = in[i].doc;
+        sp.first_start_ms = d->start_ms < sp.first_start_ms ? d->start_ms : sp.first_start_ms;
+        if (d->start_ms > last_start) {
+            last_start = d->start_ms;
+            sp.late = i;
+        }
+        if (d->end_ms < first_end) {
+            first_end = d->end_ms;
+            sp.early = i;
+        }
+    }
+    sp.skew_ms = last_start - sp.first_start_ms;
+    sp.common_ms = (int64_t)first_end - (int64_t)last_start;
+    return sp;
+}
+
+/* Inputs that were never all measuring at once make no load that ran at once, and inputs that
+ * started apart (no common --start_at) are summed as if they had not: said, and merged all the
+ * same (hosts whose -x runs are short may well miss each other). */
+static void warn_apart(const struct sub_args *a, const struct results_merge_input *in)
+{
+    struct merge_span sp = merge_span_of(in, a->ninputs);
+    char qa[QUOTE_PATH_BUF], qb[QUOTE_PATH_BUF];
+    if (a->ninputs > 1 && sp.common_ms >= 0 && sp.skew_ms > START_SPREAD_MS) {
+        fprintf(stderr,
+                "slap merge: the runs started %.1f s apart: rates are summed as if they "
+                "ran together (--start_at starts them together)\n",
+                (double)sp.skew_ms / 1000.0);
+    } else if (a->ninputs > 1 && sp.common_ms < 0) {
+        fprintf(stderr,
+                "slap merge: %s ended %.1f s before %s began: these runs were not measuring "
+                "at once, so their sum is no load that ran together (--start_at starts hosts "
+                "together; slap compare compares runs made apart)\n",
+                quote_name(qa, a->inputs[sp.early]), (double)-sp.common_ms / 1000.0,
+                quote_name(qb, a->inputs[sp.late]));
+    }
+}
+
+/* After the merged report, a line per input (its label, requests, rate, errors, verdict, and
+ * when it started measuring, in ms after the first), then the spread of the starts and how
+ * long every input was measuring at once. */
+static void print_hosts(const struct sub_args *a, const struct results_merge_input *in)
+{
+    struct merge_span sp = merge_span_of(in, a->ninputs);
+    printf("\nHost   Requests        TPS     Errors  Start_ms  Limited_by  Label\n");
+    for (int i = 0; i < a->ninputs; i++) {
+        const struct results_doc *d = in[i].doc;
+        uint64_t requests = results_requests(d->global);
+        printf("%-4d %10llu %10.0f %10llu %9llu  %-10s  %s\n", i + 1,
+               (unsigned long long)requests, d->seconds > 0 ? (double)requests / d->seconds : 0.0,
+               (unsigned long long)stats_errors(&d->global->counters),
+               (unsigned long long)(d->start_ms - sp.first_start_ms),
+               d->has_limits ? limits_verdict_name(d->limits.verdict) : "-", d->label);
+    }
+    if (sp.common_ms >= 0) {
+        printf("start_skew: %llu ms; all measuring at once: %.1f s\n",
+               (unsigned long long)sp.skew_ms, (double)sp.common_ms / 1000.0);
+    } else {
+        printf("start_skew: %llu ms; all measuring at once: never (%.1f s apart)\n",
+               (unsigned long long)sp.skew_ms, (double)-sp.common_ms / 1000.0);
+    }
+}
+
 /* One step's statistics, for its sweep row. */
 static void step_stats(const struct results_step *step, struct slap_stats *s)
 {
@@ -257,22 +415,6 @@ static int save(const char *name, const char *option, const char *path, outfile_
         return SLAP_EXIT_FAILED;
     }
     return SLAP_EXIT_OK;
-}
-
-/* Runs that did not start together (no common --start_at) are summed all the same: say so. */
-static void warn_spread(const struct results_merge_input *in, int n)
-{
-    uint64_t lo = UINT64_MAX, hi = 0;
-    for (int i = 0; i < n; i++) {
-        lo = in[i].doc->start_ms < lo ? in[i].doc->start_ms : lo;
-        hi = in[i].doc->start_ms > hi ? in[i].doc->start_ms : hi;
-    }
-    if (hi - lo > START_SPREAD_MS) {
-        fprintf(stderr,
-                "slap merge: the runs started %.1f s apart: rates are summed as if they "
-                "ran together (--start_at starts them together)\n",
-                (double)(hi - lo) / 1000.0);
-    }
 }
 
 /* ---- slap merge's outputs, written as the inputs are read again ---------------------- */
@@ -410,7 +552,7 @@ static int spool_if_stream(struct results_merge_input *in)
 /* Read every input whole (nothing kept of its periods) and merge what they hold but their
  * periods into merged; refuse (saying why) what cannot be merged. */
 static int merge_check(const struct sub_args *a, struct results_merge_input *in,
-                       struct results_doc *merged)
+                       struct results_doc *merged, char *missing, size_t missing_len)
 {
     char err[640] = "";
     for (int i = 0; i < a->ninputs; i++) {
@@ -425,12 +567,23 @@ static int merge_check(const struct sub_args *a, struct results_merge_input *in,
         fprintf(stderr, "slap merge: %s\n", err);
         return SLAP_EXIT_USAGE;
     }
-    if (refuse_same_run(a, in) != SLAP_EXIT_OK) {
+    if (refuse_same_run(a, in) != SLAP_EXIT_OK || refuse_other_servers(a, in) != SLAP_EXIT_OK ||
+        check_shares(a, in, missing, missing_len) != SLAP_EXIT_OK) {
         return SLAP_EXIT_USAGE;
     }
     if (results_merge_heads(merged, in, (size_t)a->ninputs, err, sizeof(err)) != SLAP_OK) {
         fprintf(stderr, "slap merge: cannot merge: %s\n", err);
         return SLAP_EXIT_USAGE;
+    }
+    if (merged->desc.share_count > 0) {
+        /* the merge is the load of the parts it holds, not one host's part */
+        merged->desc.share_index = 0;
+        if (missing[0] == '\0') {
+            merged->desc.share_count = 0;
+        }
+        if (run_config_set(&merged->desc.config, "share", RUN_CONFIG_NULL, NULL) != SLAP_OK) {
+            return SLAP_EXIT_FAILED;
+        }
     }
     return SLAP_EXIT_OK;
 }
@@ -444,6 +597,7 @@ static int merge_main(int argc, char **argv)
 {
     struct sub_args a;
     struct results_doc merged;
+    char missing[256] = "";
     bool run;
     int status = parse_args(argc, argv, false, &a, &run);
     struct results_merge_input *in = calloc((size_t)argc, sizeof(*in));
@@ -457,11 +611,11 @@ static int merge_main(int argc, char **argv)
         status = SLAP_EXIT_FAILED;
     }
     if (status == SLAP_EXIT_OK) {
-        status = merge_check(&a, in, &merged);
+        status = merge_check(&a, in, &merged, missing, sizeof(missing));
     }
     if (status == SLAP_EXIT_OK) {
         struct merge_job job = {.in = in, .n = (size_t)a.ninputs};
-        warn_spread(in, a.ninputs);
+        warn_apart(&a, in);
         status = merge_intervals(&job, &merged);
     }
     if (status == SLAP_EXIT_OK) {
@@ -471,10 +625,20 @@ static int merge_main(int argc, char **argv)
             fprintf(stderr, "slap merge: out of memory: the report could not be written\n");
             status = SLAP_EXIT_FAILED;
         }
+        if (a.ninputs > 1 && !merged.sweep) {
+            print_hosts(&a, in);
+        }
         if (results_sinks_save(a.out, &sink, stderr, "slap merge") != SLAP_OK) {
             status = SLAP_EXIT_FAILED;
         }
         status = fflush(stdout) != 0 || ferror(stdout) ? SLAP_EXIT_FAILED : status;
+        if (missing[0] != '\0') {
+            fprintf(stderr,
+                    "slap merge: no results of part %s of the load (--share): the merged "
+                    "figures are those of the parts given\n",
+                    missing);
+            status = SLAP_EXIT_FAILED;
+        }
     }
     results_doc_free(&merged);
     for (int i = 0; in != NULL && i < argc; i++) {

@@ -120,7 +120,8 @@ static int sweep_row(struct sweep_doc *sd, const struct run *r, const struct run
     FILE *out = outputs_stream(opts);
     struct limits limits = {.seconds = 0};
     struct report_step row = {
-        .target = rate, .stats = res->global, .seconds = run_seconds(r), .intervals = *iv};
+        .target = plan_share_rate(opts, rate), /* this host's part of the step's rate */
+        .stats = res->global, .seconds = run_seconds(r), .intervals = *iv};
     row.limited_by = run_limits(r, &limits) == SLAP_OK ? limits_verdict_name(limits.verdict) : "";
     /* a signal cut it short; one after its measured part (in the drain) left it whole */
     row.interrupted = res->signal != 0 &&

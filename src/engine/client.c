@@ -196,7 +196,7 @@ enum slap_status client_init(struct client *c, struct lane_env *env, const struc
     c->quota = client_quota(p, id);
     c->nlanes = nlanes;
     c->lanes = s->lanes + (size_t)k * nlanes;
-    c->key_id = p->shared_keys ? 0 : id;
+    c->key_id = p->shared_keys ? 0 : p->key_id_base + id;
     window_init(&c->win, wl);
     workload_key_init(wl, c->key_id, c->key);
     client_plan_preload(c, p, wl);

@@ -119,6 +119,12 @@ void report_header(FILE *out, const struct run_desc *desc)
         fprintf(out, "target rate: %.0f ops/s, %s arrivals\n", desc->tps,
                 desc->arrival == ARRIVAL_POISSON ? "poisson" : "uniform");
     }
+    if (desc->share_count > 0 && desc->share_index > 0) {
+        fprintf(out, "share: %u/%u%s (this host's part of -P and -x)\n", desc->share_index,
+                desc->share_count, desc->share_keys ? ", keys of its own" : "");
+    } else if (desc->share_count > 0) {
+        fprintf(out, "share: some of %u parts (a merge that lacks parts)\n", desc->share_count);
+    }
     if (desc->pipeline > 1) {
         fprintf(out, "pipeline: %u\n", desc->pipeline);
     }

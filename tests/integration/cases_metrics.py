@@ -543,3 +543,87 @@ def case_metrics_hostile_clients(mc):
           "the run stalled under the hostile clients: tables %r s apart" % gaps)
     secs, ops, tps, _ = run_line(out)
     check(tps >= 1800, "the run fell behind its 2000/s under the hostile clients: %d" % tps)
+
+
+# ---------------------------------------------------------------- a fleet: scraped and pushed
+
+def readme_fleet_recipe():
+    """The README's 'A fleet in Prometheus': its scrape configuration and its queries."""
+    with open(PATHS.readme) as f:
+        text = f.read()
+    m = re.search(r"^### A fleet in Prometheus\n(.*?)(?=^#{2,3} )", text, re.M | re.S)
+    check(m is not None, "README: no section 'A fleet in Prometheus'")
+    section = m.group(1)
+    yml = re.search(r"```yaml\n(.*?)```", section, re.S)
+    promql = re.search(r"```promql\n(.*?)```", section, re.S)
+    check(yml is not None and promql is not None, "README's fleet recipe: no yaml or promql block")
+    queries = [q for q in promql.group(1).splitlines() if q.strip() and not q.startswith("#")]
+    return yml.group(1), queries
+
+
+def case_prometheus_fleet_total_counts_once(mc):
+    """Two slaps, each scraped by Prometheus (--metrics) and pushing its periods to a
+    Pushgateway (--push -S 1s), with the README's fleet recipe: each of its queries of the
+    fleet's rate reads the two slaps' rates added once, not twice."""
+    config, queries = readme_fleet_recipe()
+    ports = [free_port(), free_port()]
+    gw = start_pushgateway()
+    config = config.replace('["load1:9100", "load2:9100"]',
+                            '["127.0.0.1:%d", "127.0.0.1:%d"]' % tuple(ports))
+    config = config.replace('["pushgateway.example:9091"]', '["127.0.0.1:%d"]' % gw.port)
+    check("127.0.0.1:%d" % gw.port in config and "127.0.0.1:%d" % ports[1] in config,
+          "README's fleet recipe no longer names load1:9100, load2:9100 and "
+          "pushgateway.example:9091:\n" + config)
+
+    def cmd(d):
+        path = os.path.join(d.dir, "prometheus.yml")
+        with open(path, "w") as f:
+            f.write("global:\n  scrape_interval: 1s\n  scrape_timeout: 900ms\n" + config)
+        return [PROMETHEUS, "--config.file=" + path, "--storage.tsdb.path=" + d.dir + "/data",
+                "--web.listen-address=127.0.0.1:%d" % d.port]
+    need(PROMETHEUS)
+    prom = Daemon("prometheus", cmd, "/-/ready")
+    slaps = []
+    try:
+        for i, port in enumerate(ports):
+            slaps.append(Slap(["-s", mc.addr, "-t", "14s", "-c", "2", "-T", "1", "-P", "1500",
+                               "-S", "1s", "--metrics", "127.0.0.1:%d" % port,
+                               "--label", "host%d" % (i + 1), "--push", gw.base]))
+        # the last seconds of the run: both jobs scraped by then (Prometheus hands its targets
+        # to its scrapers about 5 s after it starts)
+        time.sleep(12)
+        for s in slaps:
+            check(s.proc.poll() is None, "a slap ended early: %s" % "".join(s.err_lines))
+        at = time.time()
+        sent = 0.0
+        for q in queries:
+            if "by (label)" in q:
+                continue
+            # a window of 30 s needs 30 s of samples: this run's are read over its last 5 s,
+            # what is checked being which series each query adds
+            q = q.replace("[30s]", "[5s]")
+            url = "%s/api/v1/query?%s" % (prom.base, urllib.parse.urlencode({"query": q,
+                                                                             "time": at}))
+            status, body = http_get(url, timeout=5)
+            check(status == 200, "query %s: HTTP %d %s" % (q, status, body[:300]))
+            result = json.loads(body)["data"]["result"]
+            check(len(result) == 1, "the README's query %s: %r" % (q, result))
+            value = float(result[0]["value"][1])
+            print("%s = %.0f" % (q, value))
+            check(2 * 1500 * 0.8 <= value <= 2 * 1500 * 1.2,
+                  "the README's query %s reads %.0f where two slaps sent 1500/s each"
+                  % (q, value))
+            sent += 1
+        check(sent >= 2, "the README's fleet recipe has no scraped and pushed query: %r" % queries)
+        naive = query(prom, "sum(rate(slap_requests_total[5s]))", at)
+        print("without job: %.0f (both series of each run)" % naive)
+        for s in slaps:
+            rc, out, err = s.finish()
+            check(rc == 0, "exit %d: %s" % (rc, err))
+    finally:
+        for s in slaps:
+            if s.proc.poll() is None:
+                s.proc.kill()
+                s.proc.wait()
+        prom.stop()
+        gw.stop()

@@ -94,6 +94,29 @@ def options_named(words):
     return {m for w in words for m in re.findall(r"^--([a-z0-9_-]+)", w)}
 
 
+def check_k8s_jobs(jobs, image):
+    """What a cluster operator needs of both Jobs: the image taken as loaded on the node, the
+    image's user allowed to write the volume, one failed pod leaving the others running."""
+    with open(os.path.join(TOP, "Containerfile")) as f:
+        uid = int(re.search(r"useradd .*--uid (\d+)", f.read()).group(1))
+    for name, job in jobs.items():
+        pod = job["spec"]["template"]["spec"]
+        for c in pod["containers"]:
+            check(c.get("imagePullPolicy") == "IfNotPresent",
+                  "%s: %s with imagePullPolicy %r: a tag latest is pulled Always, and a node "
+                  "that had the image loaded fails with ErrImagePull"
+                  % (name, image, c.get("imagePullPolicy")))
+        sc = pod.get("securityContext", {})
+        check(sc.get("runAsUser") == uid and sc.get("fsGroup") == uid and sc.get("runAsNonRoot"),
+              "%s: securityContext %r: the image's user (uid %d) may not write the volume"
+              % (name, sc, uid))
+    load = jobs["slap-load"]["spec"]
+    check(load.get("backoffLimitPerIndex") == 0 and "backoffLimit" not in load,
+          "slap-load: backoffLimit %r, backoffLimitPerIndex %r: one failed pod must fail its "
+          "own index, not stop the others mid-run"
+          % (load.get("backoffLimit"), load.get("backoffLimitPerIndex")))
+
+
 def case_examples_name_real_options():
     import yaml
     real = help_options()
@@ -117,9 +140,12 @@ def case_examples_name_real_options():
           "the load pods do not repel each other across nodes: %r" % anti)
     merge = jobs["slap-merge"]["spec"]["template"]["spec"]["containers"][0]
     script = " ".join(merge["command"] + merge["args"])
-    check("slap merge /results/slap-*.json" in script and
+    check("slap merge /results/slap-@START_AT@-*.json" in script and
           "%d" % spec["completions"] in script, "the merge Job does not wait for and merge "
-          "every pod's file: %s" % script)
+          "every pod's file of this run: %s" % script)
+    check("--json=/results/slap-@START_AT@-$(JOB_COMPLETION_INDEX).json" in container["args"],
+          "the load pods' files are not named after the run's START_AT: an earlier run's "
+          "files on the volume would be merged as this one's")
     # the image the Containerfile's build line makes, in both Jobs
     with open(os.path.join(TOP, "Containerfile")) as f:
         built = re.search(r"^# Build: +podman build -t (\S+) \.$", f.read(), re.M)
@@ -127,6 +153,7 @@ def case_examples_name_real_options():
     check(container["image"] == merge["image"] == built.group(1),
           "the Jobs run %s and %s, the Containerfile builds %s" %
           (container["image"], merge["image"], built.group(1)))
+    check_k8s_jobs(jobs, built.group(1))
     claims = [d for d in docs if d.get("kind") == "PersistentVolumeClaim"]
     check(claims and claims[0]["spec"]["accessModes"] == ["ReadWriteMany"] and
           claims[0]["spec"].get("storageClassName"), "the claim names no ReadWriteMany class")
@@ -209,9 +236,13 @@ def case_pdsh_fanout_survives_a_failed_host(mc):
         check("no results from load2: merged the other 2 hosts" in r.stderr, "stderr: %s" % r.stderr)
         doc = json.load(open(os.path.join(out_dir, "merged.json")))
         check(sorted(doc["label"].split("+")) == ["load1", "load3"], "merged %r" % doc["label"])
-        for host in ("load1", "load3"):  # written in the host's home directory, not /tmp
-            check([n for n in os.listdir(os.path.join(hosts, host)) if n.endswith(".json")],
-                  "%s kept no results in its home directory" % host)
+        # written in the host's home directory (the scp stand-in takes no path outside it),
+        # fetched, and removed from the host
+        for host in ("load1", "load3"):
+            check(os.path.getsize(os.path.join(out_dir, host + ".json")) > 0,
+                  "%s's results were not fetched" % host)
+            left = [n for n in os.listdir(os.path.join(hosts, host)) if n.endswith(".json")]
+            check(not left, "%s keeps %r in its home directory after the run" % (host, left))
         starts = [run["start_ms"] for run in doc["runs"]]
         check(len(starts) == 2 and max(starts) - min(starts) < 200,
               "the hosts did not start together: %r" % starts)
@@ -370,3 +401,79 @@ def case_subcommands_answer_help():
             check(r.returncode == 0 and r.stdout.startswith("Usage: slap %s" % cmd)
                   and r.stderr == "", "slap %s %s: %d %r %r" % (cmd, word, r.returncode,
                                                                  r.stdout[:80], r.stderr))
+
+
+# What kubectl asks of a cluster before it reads a manifest: the API's groups and resources.
+# Only the kinds the Kubernetes example uses; nothing here knows their schemas.
+K8S_DISCOVERY = {
+    "/api": {"kind": "APIVersions", "versions": ["v1"], "serverAddressByClientCIDRs": []},
+    "/apis": {"kind": "APIGroupList", "apiVersion": "v1", "groups": [
+        {"name": "batch", "versions": [{"groupVersion": "batch/v1", "version": "v1"}],
+         "preferredVersion": {"groupVersion": "batch/v1", "version": "v1"}}]},
+    "/api/v1": {"kind": "APIResourceList", "groupVersion": "v1", "resources": [
+        {"name": "persistentvolumeclaims", "singularName": "persistentvolumeclaim",
+         "namespaced": True, "kind": "PersistentVolumeClaim",
+         "verbs": ["create", "delete", "get", "list", "patch", "update", "watch"]}]},
+    "/apis/batch/v1": {"kind": "APIResourceList", "groupVersion": "batch/v1", "resources": [
+        {"name": "jobs", "singularName": "job", "namespaced": True, "kind": "Job",
+         "verbs": ["create", "delete", "get", "list", "patch", "update", "watch"]}]},
+}
+
+
+def case_examples_k8s_dry_run():
+    """kubectl (Debian's kubernetes-client) reads the Kubernetes example with
+    `kubectl create --dry-run=client`, START_AT filled in as the README says, against a
+    stand-in that answers only its discovery (there is no cluster here: the API's schema is not
+    checked); what kubectl would send holds both Jobs and the claim, with the start time and
+    the checks of examples_name_real_options."""
+    import http.server
+    import shutil
+    import tempfile
+    import threading
+    import yaml
+    if shutil.which("kubectl") is None:
+        raise Skip("kubectl is not installed (Debian: kubernetes-client)")
+
+    class Discovery(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = K8S_DISCOVERY.get(self.path.split("?")[0])
+            data = json.dumps(body if body is not None else {
+                "kind": "Status", "apiVersion": "v1", "status": "Failure", "code": 404}).encode()
+            self.send_response(200 if body is not None else 404)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Discovery)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    home = tempfile.mkdtemp(prefix="slap-kubectl-")
+    try:
+        start = "2026-12-03T15:00:00Z"
+        with open(os.path.join(TOP, "examples", "k8s-indexed-job.yaml")) as f:
+            manifest = f.read().replace("@START_AT@", start)
+        check("@" not in re.sub(r"#.*", "", manifest), "a placeholder other than @START_AT@")
+        r = subprocess.run(["kubectl", "--server", "http://127.0.0.1:%d" % server.server_port,
+                            "--cache-dir", os.path.join(home, "cache"), "create",
+                            "--dry-run=client", "--validate=false", "-o", "yaml", "-f", "-"],
+                           input=manifest, capture_output=True, text=True, timeout=60,
+                           env=dict(os.environ, HOME=home, KUBECONFIG=os.path.join(home, "none")))
+        print(r.stderr[-2000:])
+        check(r.returncode == 0, "kubectl create --dry-run=client: exit %d: %s"
+              % (r.returncode, r.stderr[-500:]))
+        docs = [d for d in yaml.safe_load_all(r.stdout) if d]
+        items = [i for d in docs for i in (d.get("items") or [d])]
+        kinds = sorted("%s/%s" % (i["kind"], i["metadata"]["name"]) for i in items)
+        check(kinds == ["Job/slap-load", "Job/slap-merge", "PersistentVolumeClaim/slap-results"],
+              "kubectl would create %r" % kinds)
+        jobs = {i["metadata"]["name"]: i for i in items if i["kind"] == "Job"}
+        args = jobs["slap-load"]["spec"]["template"]["spec"]["containers"][0]["args"]
+        check("--start_at=%s" % start in args, "the start time did not reach the pods: %r" % args)
+        check_k8s_jobs(jobs, jobs["slap-load"]["spec"]["template"]["spec"]["containers"][0]["image"])
+    finally:
+        server.shutdown()
+        server.server_close()
+        shutil.rmtree(home, ignore_errors=True)

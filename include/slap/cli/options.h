@@ -24,6 +24,7 @@
 #define SLAP_DEFAULT_SERVER "127.0.0.1:11211"
 #define SLAP_MAX_THREADS 1024
 #define SLAP_MAX_CONCURRENCY 1000000
+#define SLAP_MAX_SHARES 4096 /* --share I/N: N at most */
 #define SLAP_MAX_CONNS_PER_CLIENT 1024
 #define SLAP_MAX_VALUE_SIZE (1024u * 1024u)
 #define SLAP_MAX_WIN_SIZE (1ULL << 32)
@@ -117,6 +118,9 @@ struct slap_options {
     const char *samples_out;   /* --samples FILE: every (or a --sample_rate share of) request */
     double sample_rate;        /* --sample_rate: share of requests sampled, default 1 */
     uint64_t start_at_ns;      /* --start_at: the measured start, ns since the epoch; 0 = none */
+    uint32_t share_index;      /* --share I/N: this host's part, 1 to N; 0 = the whole load */
+    uint32_t share_count;      /* N: the hosts that make the load together */
+    bool share_keys;           /* --share I/N,keys: this host's clients have keys of their own */
     uint64_t max_errors;       /* --max_errors N: more errors fail the run; UINT64_MAX = none */
     double max_errors_pct;     /* --max_errors P%: a share of the requests; < 0 = none */
     bool quiet;                /* -q: only errors and the Run time line */

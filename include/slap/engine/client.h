@@ -55,6 +55,8 @@ struct lane_params {
     bool verbose;                   /* -b: say what a failed check found */
     bool multiget_window;           /* memslap's mget: every key of the window, in order */
     bool shared_keys;               /* memslap: every client uses client 0's keys */
+    uint32_t key_id_base;           /* --share I/N,keys: (I - 1) x -c, added to the clients' ids
+                                       in their keys, so that no two hosts share a key */
     bool windows_stored;            /* a sweep's later step: the windows are full already */
     bool preload;                   /* --preload */
     bool meta;                      /* the meta protocol (its server counts some misses apart) */

@@ -20,6 +20,7 @@
 /* Characters of a key that identify its client and its slot (see workload_key_init). */
 #define WORKLOAD_KEY_ID_LEN 15
 #define WORKLOAD_KEY_MARK 6 /* the '.' between client and slot ('#' in counter keys) */
+#define WORKLOAD_KEY_CLIENTS (1ULL << (4 * WORKLOAD_KEY_MARK)) /* ids six hex digits name */
 #define WORKLOAD_PPM 1000000u
 
 #define WORKLOAD_POOL_SLACK 4096u /* values start at one of this many offsets of the pool */

@@ -59,6 +59,10 @@ struct run_desc {
     uint64_t win_size;
     double mix[OP_COUNT]; /* share of each operation */
     double tps;           /* the target rate; 0: closed loop */
+    uint32_t share_index; /* --share I/N: this run's part of a load made by N hosts (I from 1);
+                             0: the whole load (a merge of every part too) */
+    uint32_t share_count;
+    bool share_keys;      /* --share I/N,keys: keys no other part uses */
     enum arrival arrival;
     uint32_t pipeline;
     enum latency_view latency;

@@ -1,0 +1,237 @@
+"""Many load hosts making one load: --share I/N splits the rate, -x and (with ,keys) the keys,
+checked against the server's own counters; slap merge checks that the parts add up."""
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+
+from harness import PATHS, Memcached, check, run_line, run_slap
+
+
+def stats(mc):
+    """The server's stats as numbers (those that are)."""
+    with mc.connect() as s:
+        s.sendall(b"stats\r\n")
+        data = b""
+        while not data.endswith(b"END\r\n"):
+            chunk = s.recv(65536)
+            check(chunk, "stats: connection closed")
+            data += chunk
+    found = {}
+    for m in re.finditer(rb"^STAT (\S+) (\d+)\r$", data, re.M):
+        found[m.group(1).decode()] = int(m.group(2))
+    return found
+
+
+def run_parts(mc, tmp, parts, extra):
+    """The parts (e.g. ["1/3,keys", "2/3,keys", "3/3,keys"]) run at once, as hosts would: each
+    (returncode, stdout, stderr, its JSON path)."""
+    procs = []
+    for i, part in enumerate(parts):
+        path = os.path.join(tmp, "part%d.json" % i)
+        args = ["-s", mc.addr, "--share", part, "--label", "host%d" % i, "--json", path] + extra
+        procs.append((args, path, subprocess.Popen([PATHS.slap] + args, stdout=subprocess.PIPE,
+                                                   stderr=subprocess.PIPE, text=True)))
+    done = []
+    for args, path, p in procs:
+        out, err = p.communicate(timeout=60)
+        print("$ slap %s  -> %d\n%s%s" % (" ".join(args), p.returncode, out, err))
+        done.append((p.returncode, out, err, path))
+    return done
+
+
+def merge(paths, *extra):
+    r = subprocess.run([PATHS.slap, "merge"] + list(paths) + list(extra), capture_output=True,
+                       text=True, timeout=60)
+    print("$ slap merge %s  -> %d\n%s%s" % (" ".join(paths), r.returncode, r.stdout, r.stderr))
+    return r
+
+
+def figure(out, name):
+    m = re.search(r"^%s: ([\d.]+)" % re.escape(name), out, re.M)
+    check(m is not None, "no %s line" % name)
+    return float(m.group(1))
+
+
+def case_share_splits_rate_and_keys(mc):
+    """Three hosts with --share i/3,keys and -P 1500: each aims at 500/s, the server counts the
+    three parts' requests, and their keys are apart (three times the items of one host); the
+    same without ,keys shares one set of keys. The merge aims at 1500/s."""
+    tmp = tempfile.mkdtemp(prefix="slap-share-")
+    try:
+        common = ["-P", "1500", "-c", "2", "-w", "100", "--preload", "-t", "2s"]
+        before = stats(mc)
+        done = run_parts(mc, tmp, ["%d/3,keys" % i for i in (1, 2, 3)],
+                         common + ["--start_at", "%.3f" % (time.time() + 3)])
+        after = stats(mc)
+        for i, (rc, out, err, _) in enumerate(done):
+            check(rc == 0, "part %d: exit %d: %s" % (i + 1, rc, err))
+            check("share: %d/3, keys of its own" % (i + 1) in out, "part %d's header" % (i + 1))
+            check(figure(out, "target_tps") == 500, "part %d aims at %s/s, not 500"
+                  % (i + 1, figure(out, "target_tps")))
+        gets = sum(figure(out, "cmd_get") for _, out, _, _ in done)
+        sets = sum(figure(out, "cmd_set") for _, out, _, _ in done)
+        check(after["cmd_get"] - before["cmd_get"] == gets and
+              after["cmd_set"] - before["cmd_set"] >= sets,
+              "the server counted %d gets and %d sets, the parts %d and %d (preloads besides)"
+              % (after["cmd_get"] - before["cmd_get"], after["cmd_set"] - before["cmd_set"],
+                 gets, sets))
+        check(after["curr_items"] - before["curr_items"] == 3 * 2 * 100,
+              "three parts of 2 clients x 100 keys with keys of their own: %d new items"
+              % (after["curr_items"] - before["curr_items"]))
+        r = merge([d[3] for d in done], "--json", os.path.join(tmp, "merged.json"))
+        check(r.returncode == 0, "merge: exit %d: %s" % (r.returncode, r.stderr))
+        check(figure(r.stdout, "target_tps") == 1500, "the merge aims at %s/s"
+              % figure(r.stdout, "target_tps"))
+        check("share:" not in r.stdout, "a merge of every part is the whole load: %s" % r.stdout)
+        # a line per host after the report, then how far apart they started (--start_at)
+        rows = re.findall(r"^(\d+) +(\d+) +(\d+) +(\d+) +(\d+)  (\S+) +(host\d)$", r.stdout,
+                          re.M)
+        check(len(rows) == 3 and [row[6] for row in rows] == ["host0", "host1", "host2"],
+              "a line per host: %r" % rows)
+        for row, (_, out, _, _) in zip(rows, done):
+            check(int(row[1]) == run_line(out)[1] and row[5] == "rate",
+                  "host %s's line %r, its report's Ops %d" % (row[0], row, run_line(out)[1]))
+        skew = re.search(r"^start_skew: (\d+) ms; all measuring at once: ([\d.]+) s$",
+                         r.stdout, re.M)
+        check(skew is not None and int(skew.group(1)) < 200 and float(skew.group(2)) >= 1.5,
+              "three hosts with --start_at: %r" % (skew and skew.group(0)))
+        doc = json.load(open(os.path.join(tmp, "merged.json")))
+        check(doc["config"]["share"] is None, "merged config share %r" % doc["config"]["share"])
+        part = json.load(open(done[1][3]))
+        check(part["config"]["share"] == "2/3,keys" and part["config"]["tps"] == 1500,
+              "a part's config: share %r, tps %r" % (part["config"]["share"],
+                                                      part["config"]["tps"]))
+        # without ,keys the hosts read and write one set of keys (a server of its own: a flush
+        # leaves the items counted until they are reclaimed)
+        other = Memcached()
+        try:
+            done = run_parts(other, tmp, ["%d/3" % i for i in (1, 2, 3)], common)
+            check(all(d[0] == 0 for d in done), "the parts without keys failed")
+            items = stats(other)["curr_items"]
+            check(items == 2 * 100, "three parts sharing keys: %d items, not one host's 200"
+                  % items)
+        finally:
+            other.stop()
+    finally:
+        shutil.rmtree(tmp)
+
+
+def case_share_execute_number(mc):
+    """-x 10 split three ways: 4, 3 and 3 requests, 10 in all by the server's count."""
+    tmp = tempfile.mkdtemp(prefix="slap-share-")
+    try:
+        before = stats(mc)
+        done = run_parts(mc, tmp, ["1/3", "2/3", "3/3"], ["-x", "10", "-c", "1"])
+        after = stats(mc)
+        ops = [run_line(out)[1] for _, out, _, _ in done]
+        check(ops == [4, 3, 3], "-x 10 in three parts: %r" % ops)
+        served = (after["cmd_get"] - before["cmd_get"]) + (after["cmd_set"] - before["cmd_set"])
+        check(served == 10, "the server served %d requests of -x 10" % served)
+    finally:
+        shutil.rmtree(tmp)
+
+
+def case_share_merge_refusals(mc):
+    """slap merge takes the parts of one load once each: a part twice, parts of different N or
+    runs with and without --share are refused (exit 2, naming the files); a missing part is
+    named after the report (exit 1)."""
+    tmp = tempfile.mkdtemp(prefix="slap-share-")
+    try:
+        done = run_parts(mc, tmp, ["1/3", "2/3", "3/3", "2/3", "1/2"],
+                         ["-x", "30", "-c", "1", "-q"])
+        check(all(d[0] == 0 for d in done), "a part failed")
+        p1, p2, p3, p2b, half = [d[3] for d in done]
+        r = merge([p1, p2, p2b, p3])
+        check(r.returncode == 2 and "are both part 2/3 of the load" in r.stderr and
+              os.path.basename(p2b) in r.stderr, "a part twice: %d %s" % (r.returncode, r.stderr))
+        r = merge([p1, half])
+        check(r.returncode == 2 and "only the parts of one load" in r.stderr,
+              "parts of 3 and of 2: %d %s" % (r.returncode, r.stderr))
+        whole = os.path.join(tmp, "whole.json")
+        rc, _, _ = run_slap(["-s", mc.addr, "-x", "30", "-c", "1", "-q", "--json", whole])
+        check(rc == 0, "the whole run")
+        r = merge([whole, p1])
+        check(r.returncode == 2 and "is no --share" in r.stderr and "is part 1/3" in r.stderr,
+              "with and without --share: %d %s" % (r.returncode, r.stderr))
+        r = merge([p1, p3])
+        check(r.returncode == 1 and "no results of part 2/3 of the load" in r.stderr and
+              "Run time:" in r.stdout and "share: some of 3 parts" in r.stdout,
+              "a missing part: %d %s" % (r.returncode, r.stderr))
+        _, ops, _, _ = run_line(r.stdout)
+        check(ops == 20, "parts 1/3 and 3/3 of -x 30: %d" % ops)
+    finally:
+        shutil.rmtree(tmp)
+
+
+def case_share_bad_options():
+    """--share refuses what is not a part of N (exit 2, naming it); auto takes an engine's
+    index (Kubernetes' JOB_COMPLETION_INDEX, Slurm's SLURM_PROCID, from 0) plus 1."""
+    env = {k: v for k, v in os.environ.items() if k not in ("JOB_COMPLETION_INDEX",
+                                                              "SLURM_PROCID")}
+    for arg, said in (("0/4", "outside 1 to 4"), ("5/4", "outside 1 to 4"),
+                      ("2/0", "N is 1 to"), ("a/4", "I is a number"), ("2/4,key", "is not I/N"),
+                      ("2", "is not I/N"), ("auto/4", "neither JOB_COMPLETION_INDEX")):
+        r = subprocess.run([PATHS.slap, "--share", arg, "-x", "1"], capture_output=True,
+                           text=True, env=env, timeout=30)
+        check(r.returncode == 2 and "--share" in r.stderr and said in r.stderr,
+              "--share %s: %d %r" % (arg, r.returncode, r.stderr))
+    r = subprocess.run([PATHS.slap, "--share", "auto/4", "-x", "1"], capture_output=True,
+                       text=True, env=dict(env, JOB_COMPLETION_INDEX="1\x1b[2J"), timeout=30)
+    check(r.returncode == 2 and "\\x1b" in r.stderr and "\x1b" not in r.stderr,
+          "a bad JOB_COMPLETION_INDEX, quoted: %r" % r.stderr)
+    r = subprocess.run([PATHS.slap, "--share", "1/2,keys", "-c", "10000000", "-x", "1"],
+                       capture_output=True, text=True, env=env, timeout=30)
+    check(r.returncode == 2, "-c beyond what --share ,keys can name: %r" % r.stderr)
+    r = subprocess.run([PATHS.slap, "--share", "1/2", "--trace", "/dev/null"],
+                       capture_output=True, text=True, env=env, timeout=30)
+    check(r.returncode == 2 and "cannot be split" in r.stderr, "--trace: %r" % r.stderr)
+
+
+def case_share_auto_from_engine(mc):
+    """--share auto/N: a Kubernetes Indexed Job's pod 1 is part 2/N, srun's process 0 part 1/N;
+    the JSON records the part."""
+    tmp = tempfile.mkdtemp(prefix="slap-share-")
+    try:
+        base = {k: v for k, v in os.environ.items() if k not in ("JOB_COMPLETION_INDEX",
+                                                                   "SLURM_PROCID")}
+        for var, value, part in (("JOB_COMPLETION_INDEX", "1", "2/4"),
+                                 ("SLURM_PROCID", "0", "1/4")):
+            path = os.path.join(tmp, var + ".json")
+            r = subprocess.run([PATHS.slap, "-s", mc.addr, "--share", "auto/4", "-x", "8",
+                                "-c", "1", "-q", "--json", path], capture_output=True,
+                               text=True, env=dict(base, **{var: value}), timeout=30)
+            check(r.returncode == 0, "%s=%s: %s" % (var, value, r.stderr))
+            share = json.load(open(path))["config"]["share"]
+            check(share == part, "%s=%s: share %r, not %s" % (var, value, share, part))
+            check(run_line(r.stdout)[1] == 2, "a quarter of -x 8: %r" % r.stdout)
+    finally:
+        shutil.rmtree(tmp)
+
+
+def case_merge_checks_time_and_servers(mc):
+    """Runs of different servers are refused (exit 2, naming both); runs made one after the
+    other merge with a warning that they never ran at once, and the line after the hosts says
+    how far apart they were."""
+    tmp = tempfile.mkdtemp(prefix="slap-apart-")
+    other = Memcached()
+    try:
+        a, b, c = (os.path.join(tmp, n + ".json") for n in "abc")
+        for path, server in ((a, mc), (b, mc), (c, other)):
+            rc, _, _ = run_slap(["-s", server.addr, "-t", "1s", "-c", "2", "-q", "--json", path])
+            check(rc == 0, "a run failed")
+        r = merge([a, c])
+        check(r.returncode == 2 and "runs of different servers are compared" in r.stderr and
+              "a.json" in r.stderr and "c.json" in r.stderr,
+              "different servers: %d %s" % (r.returncode, r.stderr))
+        r = merge([a, b])
+        check(r.returncode == 0 and "were not measuring at once" in r.stderr,
+              "runs one after the other: %d %s" % (r.returncode, r.stderr))
+        check(re.search(r"^start_skew: \d+ ms; all measuring at once: never \([\d.]+ s apart\)$",
+                        r.stdout, re.M), "the hosts' spread: %s" % r.stdout[-400:])
+    finally:
+        other.stop()
+        shutil.rmtree(tmp)
