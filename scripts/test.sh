@@ -10,9 +10,13 @@ set -euo pipefail
 SECONDS=0
 phase() { echo "== $1 (at ${SECONDS}s)"; }
 top=$(cd "$(dirname "$0")/.." && pwd)
+# kubectl: Debian's kubernetes-client, unless a kubectl is installed already (another package,
+# such as a cloud SDK's, owns /usr/bin/kubectl then, and Debian's would not install beside it)
+kubectl=kubernetes-client
+command -v kubectl >/dev/null && kubectl=
 "$top/scripts/deps.sh" valgrind clang libclang-rt-dev python3-yaml python3-jsonschema librsvg2-bin \
     nutcracker libmemcached-tools jq iproute2 pdsh prometheus prometheus-pushgateway \
-    debootstrap buildah build-essential debhelper dpkg-dev fakeroot lintian kubernetes-client
+    debootstrap buildah build-essential debhelper dpkg-dev fakeroot lintian $kubectl
 
 # The Debian package and the container image (scripts/packages.sh: the debootstrap tree and the
 # image's layers are cached between runs) are made beside the libFuzzer pass and the release
