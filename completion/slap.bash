@@ -8,7 +8,7 @@ _slap_options="--servers --threads --concurrency --conn_sock --execute_number --
 --distribution --hash --key_dist --protocol --tls --tls_ca --tls_cert --tls_key --tls_skip_verify
 --tls_version --timeout --udp_timeout --flush --preload --arrival --pipeline --latency --warmup
 --percentiles --precision --hdr_out --sweep --step_time --rounds --json --label --csv --svg --samples --sample_rate
---start_at --share --max_errors --quiet --trace --trace_speed --trace_limit --trace_skip_bad --trace_spread
+--start_at --share --probe --max_errors --quiet --trace --trace_speed --trace_limit --trace_skip_bad --trace_spread
 --trace_value_max --stats_servers --proxy_stats --metrics --push --help --version"
 
 # The values of each option that takes one of a few words.

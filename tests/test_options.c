@@ -105,7 +105,7 @@ static void test_table(void **state)
 {
     (void)state;
     size_t rows = options_table_size();
-    assert_int_equal(rows, 72);
+    assert_int_equal(rows, 73);
     for (size_t i = 0; i < rows; i++) {
         const char *name = options_table_long_name(i);
         assert_non_null(name);
@@ -830,6 +830,7 @@ static const struct sample samples[] = {
     {SAMPLE("sample_rate", "0.5"), WITH("--samples", "out.samples")},
     {SAMPLE("start_at", "4102444800")}, /* 2100-01-01 */
     {SAMPLE("share", "2/4,keys")},
+    {SAMPLE("probe", NULL)},
     {SAMPLE("max_errors", "2.5%")},
     {SAMPLE("quiet", NULL)},
     {SAMPLE("trace", "cluster.zst")},

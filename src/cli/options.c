@@ -251,6 +251,11 @@ static const struct option_row option_rows[] = {
                    "to N, or auto: Kubernetes' JOB_COMPLETION_INDEX or Slurm's SLURM_PROCID, "
                    "plus 1.",
                    SPECIAL(options_apply_share, options_show_share)},
+    [ROW_PROBE] = {0, "probe", NULL,
+                   "A latency probe to run beside load hosts: a low fixed rate (-P 100 unless "
+                   "given) from 1 thread and 2 clients (unless -T, -c); slap merge shows its "
+                   "latency apart and adds none of its requests to the load's.",
+                   FLAG(probe)},
     [ROW_MAX_ERRORS] = {0, "max_errors", "N|P%",
                         "A run with more errors (error replies, protocol errors, requests the "
                         "server left unanswered, values that fail -v) than N, or than P% of its "

@@ -146,6 +146,27 @@ static enum options_outcome check_exp_time(const struct parse_state *st)
         codec->exptime_max == INT32_MAX ? ", 2038-01-19" : ", 2106-02-07", most);
 }
 
+/* --probe: a light open loop of its own, unless the command line says otherwise. */
+#define PROBE_TPS 100.0
+#define PROBE_CLIENTS 2
+
+static enum options_outcome apply_probe(const struct parse_state *st)
+{
+    struct slap_options *o = st->o;
+    if (!o->probe) {
+        return OPTIONS_RUN;
+    }
+    if (o->share_count > 0 || o->sweep_step > 0 || o->trace != NULL || o->execute_number > 0) {
+        return options_usage_error(st, "--probe measures latency beside a load at its own fixed "
+                                       "rate for --time: it cannot be used with --share, "
+                                       "--sweep, --trace or --execute_number");
+    }
+    o->threads = was_given(st, ROW_THREADS) ? o->threads : 1;
+    o->concurrency = was_given(st, ROW_CONCURRENCY) ? o->concurrency : PROBE_CLIENTS;
+    o->tps = was_given(st, ROW_TPS) ? o->tps : PROBE_TPS;
+    return OPTIONS_RUN;
+}
+
 /* --share: a trace's times are its own, and key ids are six hex digits. */
 static enum options_outcome check_share(const struct parse_state *st)
 {
@@ -175,6 +196,9 @@ static enum options_outcome check_share(const struct parse_state *st)
 static enum options_outcome check_combinations(const struct parse_state *st)
 {
     const struct slap_options *o = st->o;
+    if (apply_probe(st) != OPTIONS_RUN) {
+        return OPTIONS_USAGE;
+    }
     if (o->concurrency < o->threads) {
         return options_usage_error(
             st, "--concurrency (%" PRIu32 ") must be at least --threads (%" PRIu32 ")",

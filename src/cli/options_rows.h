@@ -69,6 +69,7 @@ enum option_id {
     ROW_SAMPLE_RATE,
     ROW_START_AT,
     ROW_SHARE,
+    ROW_PROBE,
     ROW_MAX_ERRORS,
     ROW_QUIET,
     ROW_TRACE,

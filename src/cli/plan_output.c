@@ -63,6 +63,7 @@ static void describe_figures(struct run_desc *d, const struct slap_options *o)
     d->share_index = o->share_index;
     d->share_count = o->share_count;
     d->share_keys = o->share_keys;
+    d->probe = o->probe;
     d->arrival = o->arrival;
     d->pipeline = o->pipeline;
     d->latency = o->latency;

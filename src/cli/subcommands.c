@@ -551,8 +551,66 @@ static int spool_if_stream(struct results_merge_input *in)
 
 /* Read every input whole (nothing kept of its periods) and merge what they hold but their
  * periods into merged; refuse (saying why) what cannot be merged. */
-static int merge_check(const struct sub_args *a, struct results_merge_input *in,
-                       struct results_doc *merged, char *missing, size_t missing_len)
+/*
+ * --probe runs measure latency beside the load, not part of it: moved after the load's runs
+ * (in and the names alike, each side in its order); how many runs are load. Inputs that are
+ * all probes are merged as a load of their own.
+ */
+static int put_probes_last(struct sub_args *a, struct results_merge_input *in)
+{
+    int nload = 0;
+    for (int i = 0; i < a->ninputs; i++) {
+        nload += !in[i].doc->desc.probe;
+    }
+    if (nload == 0 || nload == a->ninputs) {
+        return a->ninputs;
+    }
+    for (int i = 0, next = 0; i < a->ninputs; i++) {
+        if (!in[i].doc->desc.probe) {
+            /* rotate the run into place: the probes before it move one along, in order */
+            struct results_merge_input run = in[i];
+            char *name = a->inputs[i];
+            memmove(&in[next + 1], &in[next], (size_t)(i - next) * sizeof(*in));
+            memmove(&a->inputs[next + 1], &a->inputs[next], (size_t)(i - next) * sizeof(*a->inputs));
+            in[next] = run;
+            a->inputs[next++] = name;
+        }
+    }
+    return nload;
+}
+
+/* After the hosts' lines, each probe's latency (from the intended send time), apart. */
+static enum slap_status print_probes(const struct sub_args *a, const struct results_merge_input *in,
+                                     int nload)
+{
+    struct hist *total;
+    if (nload == a->ninputs) {
+        return SLAP_OK;
+    }
+    if (hist_slab_alloc(&total, 1) != SLAP_OK) {
+        return SLAP_ERROR;
+    }
+    printf("\nProbe latency (not part of the load above; from each request's intended send "
+           "time)\n");
+    printf("Probe  Requests        TPS      p50_us      p99_us    p99.9_us      max_us  Label\n");
+    for (int i = nload; i < a->ninputs; i++) {
+        const struct results_doc *d = in[i].doc;
+        uint64_t requests = results_requests(d->global);
+        hist_clear(total);
+        stats_total_hist(d->global, total);
+        printf("%-4d %10llu %10.0f %11.0f %11.0f %11.0f %11.0f  %s\n", i - nload + 1,
+               (unsigned long long)requests, d->seconds > 0 ? (double)requests / d->seconds : 0.0,
+               (double)hist_percentile_ns(total, 50) / 1e3,
+               (double)hist_percentile_ns(total, 99) / 1e3,
+               (double)hist_percentile_ns(total, 99.9) / 1e3, (double)total->max_ns / 1e3,
+               d->label);
+    }
+    hist_slab_free(total, 1);
+    return SLAP_OK;
+}
+
+static int merge_check(struct sub_args *a, struct results_merge_input *in,
+                       struct results_doc *merged, int *nload, char *missing, size_t missing_len)
 {
     char err[640] = "";
     for (int i = 0; i < a->ninputs; i++) {
@@ -567,11 +625,16 @@ static int merge_check(const struct sub_args *a, struct results_merge_input *in,
         fprintf(stderr, "slap merge: %s\n", err);
         return SLAP_EXIT_USAGE;
     }
-    if (refuse_same_run(a, in) != SLAP_EXIT_OK || refuse_other_servers(a, in) != SLAP_EXIT_OK ||
-        check_shares(a, in, missing, missing_len) != SLAP_EXIT_OK) {
+    if (refuse_same_run(a, in) != SLAP_EXIT_OK || refuse_other_servers(a, in) != SLAP_EXIT_OK) {
         return SLAP_EXIT_USAGE;
     }
-    if (results_merge_heads(merged, in, (size_t)a->ninputs, err, sizeof(err)) != SLAP_OK) {
+    *nload = put_probes_last(a, in);
+    struct sub_args load = *a;
+    load.ninputs = *nload;
+    if (check_shares(&load, in, missing, missing_len) != SLAP_EXIT_OK) {
+        return SLAP_EXIT_USAGE;
+    }
+    if (results_merge_heads(merged, in, (size_t)*nload, err, sizeof(err)) != SLAP_OK) {
         fprintf(stderr, "slap merge: cannot merge: %s\n", err);
         return SLAP_EXIT_USAGE;
     }
@@ -599,6 +662,7 @@ static int merge_main(int argc, char **argv)
     struct results_doc merged;
     char missing[256] = "";
     bool run;
+    int nload = 0; /* the inputs that are load (the probes follow them) */
     int status = parse_args(argc, argv, false, &a, &run);
     struct results_merge_input *in = calloc((size_t)argc, sizeof(*in));
     memset(&merged, 0, sizeof(merged));
@@ -611,22 +675,26 @@ static int merge_main(int argc, char **argv)
         status = SLAP_EXIT_FAILED;
     }
     if (status == SLAP_EXIT_OK) {
-        status = merge_check(&a, in, &merged, missing, sizeof(missing));
+        status = merge_check(&a, in, &merged, &nload, missing, sizeof(missing));
     }
     if (status == SLAP_EXIT_OK) {
-        struct merge_job job = {.in = in, .n = (size_t)a.ninputs};
+        struct merge_job job = {.in = in, .n = (size_t)nload};
         warn_apart(&a, in);
         status = merge_intervals(&job, &merged);
     }
     if (status == SLAP_EXIT_OK) {
-        struct merge_job job = {.in = in, .n = (size_t)a.ninputs};
+        struct merge_job job = {.in = in, .n = (size_t)nload};
         struct results_sink_input sink = {&merged, merge_walk, &job, NULL};
-        if (merged_report(&merged) != SLAP_OK) {
+        struct sub_args load = a;
+        load.ninputs = nload;
+        bool whole = merged_report(&merged) == SLAP_OK;
+        if (a.ninputs > 1 && !merged.sweep) {
+            print_hosts(&load, in);
+            whole = print_probes(&a, in, nload) == SLAP_OK && whole;
+        }
+        if (!whole) {
             fprintf(stderr, "slap merge: out of memory: the report could not be written\n");
             status = SLAP_EXIT_FAILED;
-        }
-        if (a.ninputs > 1 && !merged.sweep) {
-            print_hosts(&a, in);
         }
         if (results_sinks_save(a.out, &sink, stderr, "slap merge") != SLAP_OK) {
             status = SLAP_EXIT_FAILED;

@@ -119,6 +119,9 @@ void report_header(FILE *out, const struct run_desc *desc)
         fprintf(out, "target rate: %.0f ops/s, %s arrivals\n", desc->tps,
                 desc->arrival == ARRIVAL_POISSON ? "poisson" : "uniform");
     }
+    if (desc->probe) {
+        fprintf(out, "probe: a latency probe (its requests are not part of the load)\n");
+    }
     if (desc->share_count > 0 && desc->share_index > 0) {
         fprintf(out, "share: %u/%u%s (this host's part of -P and -x)\n", desc->share_index,
                 desc->share_count, desc->share_keys ? ", keys of its own" : "");

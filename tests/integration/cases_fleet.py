@@ -5,10 +5,11 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 
-from harness import PATHS, Memcached, check, run_line, run_slap
+from harness import PATHS, Memcached, Skip, block_stat, check, free_port, run_line, run_slap
 
 
 def stats(mc):
@@ -189,6 +190,11 @@ def case_share_bad_options():
     r = subprocess.run([PATHS.slap, "--share", "1/2", "--trace", "/dev/null"],
                        capture_output=True, text=True, env=env, timeout=30)
     check(r.returncode == 2 and "cannot be split" in r.stderr, "--trace: %r" % r.stderr)
+    for other in (["--share", "1/2"], ["-x", "10"], ["--sweep", "1k:2k:1k"]):
+        r = subprocess.run([PATHS.slap, "--probe"] + other, capture_output=True, text=True,
+                           env=env, timeout=30)
+        check(r.returncode == 2 and "--probe measures latency beside a load" in r.stderr,
+              "--probe %s: %d %r" % (" ".join(other), r.returncode, r.stderr))
 
 
 def case_share_auto_from_engine(mc):
@@ -234,4 +240,66 @@ def case_merge_checks_time_and_servers(mc):
                         r.stdout, re.M), "the hosts' spread: %s" % r.stdout[-400:])
     finally:
         other.stop()
+        shutil.rmtree(tmp)
+
+
+def case_probe_latency_beside_saturated_load():
+    """A latency probe (--probe: 100/s on 2 connections, its own CPU) beside two load hosts that
+    saturate their CPU (closed loop, 200 connections each, pinned with a busy loop to the other
+    CPU), against a server (delay_server) that answers every request 2 ms after it comes: the
+    probe's p50 is the server's 2 ms (plus loopback), the load hosts' is their own wait besides;
+    slap merge adds none of the probe's requests to the load's and shows its latency apart."""
+    if not shutil.which("taskset") or len(os.sched_getaffinity(0)) < 2:
+        raise Skip("needs taskset and two CPUs")
+    server = os.path.join(os.path.dirname(os.path.abspath(PATHS.lmc_check)), "delay_server")
+    port = free_port()
+    tmp = tempfile.mkdtemp(prefix="slap-probe-")
+    procs = []
+    try:
+        procs.append(subprocess.Popen(["taskset", "-c", "0", server, str(port), "2000", "0", "7"]))
+        hog = subprocess.Popen(["taskset", "-c", "1", sys.executable, "-c",
+                                "import time\nend = time.time() + 12\nwhile time.time() < end: pass"])
+        procs.append(hog)
+        time.sleep(0.3)
+        addr = "127.0.0.1:%d" % port
+        at = "%.3f" % (time.time() + 1.5)
+        runs = []
+        for name, cpu, extra in (("load1", "1", ["-T", "1", "-c", "200"]),
+                                 ("load2", "1", ["-T", "1", "-c", "200"]),
+                                 ("probe", "0", ["--probe"])):
+            path = os.path.join(tmp, name + ".json")
+            args = ["taskset", "-c", cpu, PATHS.slap, "-s", addr, "-t", "3s", "--start_at", at,
+                    "--label", name, "--json", path, "-q"] + extra
+            runs.append((path, subprocess.Popen(args, stdout=subprocess.PIPE,
+                                                stderr=subprocess.PIPE, text=True)))
+        outs = []
+        for path, p in runs:
+            out, err = p.communicate(timeout=60)
+            check(p.returncode == 0, "%s: exit %d %s" % (path, p.returncode, err))
+            outs.append(out)
+        r = merge([path for path, _ in runs])
+        check(r.returncode == 0, "merge: %d %s" % (r.returncode, r.stderr))
+        load_ops = sum(run_line(out)[1] for out in outs[:2])
+        check(run_line(r.stdout)[1] == load_ops,
+              "the merged Ops %d are not the load hosts' %d: the probe's %d were added"
+              % (run_line(r.stdout)[1], load_ops, run_line(outs[2])[1]))
+        config = json.load(open(runs[2][0]))["config"]
+        check(config["probe"] is True and config["tps"] == 100 and config["threads"] == 1 and
+              config["concurrency"] == 2, "the probe's config: %r" % config)
+        probe = re.search(r"^1 +(\d+) +(\d+) +(\d+) +(\d+) +(\d+) +(\d+)  probe$", r.stdout, re.M)
+        check(probe is not None and "Probe latency" in r.stdout, "no probe line: %s" % r.stdout)
+        probe_p50 = int(probe.group(3))
+        load_p50 = block_stat(r.stdout, "Total", "P50")
+        print("probe p50 %d us, the load hosts' %.0f us; the server's delay 2000 us"
+              % (probe_p50, load_p50))
+        check(2000 <= probe_p50 <= 2600, "the probe's p50 %d us, the server's delay 2000 us"
+              % probe_p50)
+        check(load_p50 >= 1.5 * probe_p50, "the load hosts were not saturated (p50 %.0f us, "
+              "the probe's %d us): the case shows nothing" % (load_p50, probe_p50))
+        check(re.search(r"^\d+ +\d+ +\d+ +\d+ +\d+  (client|both) +load1$", r.stdout, re.M),
+              "the load hosts' verdict is not their own CPU: %s" % r.stdout[-600:])
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
         shutil.rmtree(tmp)

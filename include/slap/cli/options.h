@@ -121,6 +121,8 @@ struct slap_options {
     uint32_t share_index;      /* --share I/N: this host's part, 1 to N; 0 = the whole load */
     uint32_t share_count;      /* N: the hosts that make the load together */
     bool share_keys;           /* --share I/N,keys: this host's clients have keys of their own */
+    bool probe;                /* --probe: a latency probe beside load hosts (1 thread, 2
+                                  clients, -P 100 unless given); merge keeps it apart */
     uint64_t max_errors;       /* --max_errors N: more errors fail the run; UINT64_MAX = none */
     double max_errors_pct;     /* --max_errors P%: a share of the requests; < 0 = none */
     bool quiet;                /* -q: only errors and the Run time line */

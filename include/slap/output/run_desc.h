@@ -63,6 +63,7 @@ struct run_desc {
                              0: the whole load (a merge of every part too) */
     uint32_t share_count;
     bool share_keys;      /* --share I/N,keys: keys no other part uses */
+    bool probe;           /* --probe: a latency probe beside load hosts, not part of the load */
     enum arrival arrival;
     uint32_t pipeline;
     enum latency_view latency;
