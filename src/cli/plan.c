@@ -3,20 +3,6 @@
 
 #include <string.h>
 
-double plan_share_rate(const struct slap_options *o, double rate)
-{
-    return o->share_count > 0 ? rate / o->share_count : rate;
-}
-
-uint64_t plan_share_count(const struct slap_options *o, uint64_t n)
-{
-    if (o->share_count == 0) {
-        return n;
-    }
-    /* the first n mod N hosts take one more: the N parts add up to n */
-    return n / o->share_count + (o->share_index <= n % o->share_count ? 1 : 0);
-}
-
 void plan_workload(struct workload_plan *p, const struct slap_options *o)
 {
     *p = (struct workload_plan){

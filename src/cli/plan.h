@@ -7,11 +7,23 @@
 #include "slap/model/workload.h"
 #include "slap/net/tls.h"
 
+/* --share I/N: this host's part of a rate, or of a count (the first n mod N parts take one
+ * more, so that the N hosts' parts add up to it); the whole without --share. Inline: the
+ * outputs' description (plan_output.c) uses them without the rest of the plan. */
+static inline double plan_share_rate(const struct slap_options *o, double rate)
+{
+    return o->share_count > 0 ? rate / o->share_count : rate;
+}
+
+static inline uint64_t plan_share_count(const struct slap_options *o, uint64_t n)
+{
+    if (o->share_count == 0) {
+        return n;
+    }
+    return n / o->share_count + (o->share_index <= n % o->share_count ? 1 : 0);
+}
+
 /* The workload: keys, values, the mix, the windows. */
-/* --share I/N: this host's part of a rate, or of a count (the N hosts' parts add up to it);
- * the whole without --share. */
-double plan_share_rate(const struct slap_options *o, double rate);
-uint64_t plan_share_count(const struct slap_options *o, uint64_t n);
 
 void plan_workload(struct workload_plan *p, const struct slap_options *o);
 /* The TLS context's files and checks. */

@@ -57,6 +57,20 @@ static bool progress_wanted(const struct slap_options *o)
     return isatty(STDERR_FILENO) == 1 && o->stat_freq_ns == 0 && !o->quiet;
 }
 
+/* Without -S: ten of the engine's periods (PLAN_FINE_PERIOD_NS) to a document's period, or
+ * each one, in a run of SHORT_RUN_NS or less: a merge of short runs (many hosts' files) then
+ * has periods enough to judge steadiness and the intervals as each run did (30 and more). */
+#define FINE_PER_PERIOD 10
+#define SHORT_RUN_NS (30 * SLAP_NS_PER_SEC)
+
+/* The engine's periods to a document's period: 1 with -S (they are -S's). */
+static uint32_t fine_per_period(const struct slap_options *o)
+{
+    uint64_t length = o->run_time_ns * (o->rounds > 1 ? o->rounds : 1);
+    bool short_run = o->execute_number == 0 && length > 0 && length <= SHORT_RUN_NS;
+    return o->stat_freq_ns > 0 || short_run ? 1 : FINE_PER_PERIOD;
+}
+
 /* The run's figures into the document (its periods are there already); it takes over what
  * limited the run (limits is left empty). */
 static void doc_from_run(struct results_doc *d, const struct run *r, const struct run_result *res,
@@ -69,7 +83,7 @@ static void doc_from_run(struct results_doc *d, const struct run *r, const struc
     results_add_this_run(d);
     d->signal = res->signal;
     d->exit_status = status;
-    d->period_s = (double)res->period_ns / (double)SLAP_NS_PER_SEC;
+    d->period_s = (double)(res->period_ns * fine_per_period(o)) / (double)SLAP_NS_PER_SEC;
     stats_reset(d->global);
     stats_merge(d->global, res->global);
     d->trace.present = o->trace != NULL;
@@ -84,8 +98,6 @@ static void doc_from_run(struct results_doc *d, const struct run *r, const struc
     memset(limits, 0, sizeof(*limits));
 }
 
-/* Without -S: ten of the engine's periods (PLAN_FINE_PERIOD_NS) to a document's period. */
-#define FINE_PER_PERIOD 10
 
 /* --precision: the target, and whether (and when) it was reached. */
 struct precision {
@@ -249,7 +261,7 @@ struct run_outputs {
     FILE *samples;            /* --samples, else NULL */
     struct results_doc *rounds; /* --rounds: where the rounds are kept (NULL: one round) */
     /* Without -S the engine's periods are fine (PLAN_FINE_PERIOD_NS), for the intervals of a
-     * short run; the document's periods are FINE_PER_PERIOD of them, summed here. */
+     * short run; the document's periods are fine_per_period() of them, summed here. */
     struct slap_stats group;
     uint32_t grouped;
     double grouped_s;
@@ -265,19 +277,21 @@ static size_t round_of(const struct slap_options *o, uint64_t period_no, double 
     return round < o->rounds ? round : o->rounds - 1;
 }
 
-/* The document's period: one engine period (-S), or FINE_PER_PERIOD of them. */
+/* The document's period: fine_per_period of the engine's. Its end to the microsecond, so that
+ * the third of 0.1 s periods ends at 0.3, not 0.30000000000000004. */
 static void keep_period(struct run_outputs *ro, const struct slap_stats *period,
                         uint64_t period_no, double period_s)
 {
-    if (ro->o->stat_freq_ns > 0) {
-        results_add_period(ro->doc, period_s * (double)period_no, period_s, period);
+    double elapsed_s = (double)llround(period_s * (double)period_no * 1e6) / 1e6;
+    if (fine_per_period(ro->o) == 1) {
+        results_add_period(ro->doc, elapsed_s, period_s, period);
         return;
     }
     stats_merge(&ro->group, period);
     ro->grouped++;
     ro->grouped_s += period_s;
-    if (ro->grouped == FINE_PER_PERIOD) {
-        results_add_period(ro->doc, period_s * (double)period_no, ro->grouped_s, &ro->group);
+    if (ro->grouped == fine_per_period(ro->o)) {
+        results_add_period(ro->doc, elapsed_s, ro->grouped_s, &ro->group);
         stats_reset(&ro->group);
         ro->grouped = 0;
         ro->grouped_s = 0;

@@ -303,3 +303,38 @@ def case_probe_latency_beside_saturated_load():
             p.kill()
             p.wait()
         shutil.rmtree(tmp)
+
+
+def case_merge_of_short_runs_is_judged(mc):
+    """Two hosts' 3 s runs (no -S): each document keeps 0.1 s periods (30), so their merge has
+    the periods to judge steadiness and the percentiles' intervals as each run did; a 1 s
+    period for each would leave the merge 'unknown (3 periods, ...)'."""
+    tmp = tempfile.mkdtemp(prefix="slap-short-")
+    try:
+        at = "%.3f" % (time.time() + 1.5)
+        procs = []
+        for i in (1, 2):
+            path = os.path.join(tmp, "h%d.json" % i)
+            procs.append((path, subprocess.Popen(
+                [PATHS.slap, "-s", mc.addr, "-t", "3s", "-c", "2", "-P", "2000", "--start_at", at,
+                 "--label", "h%d" % i, "--json", path, "-q"], stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, text=True)))
+        for path, p in procs:
+            _, err = p.communicate(timeout=60)
+            check(p.returncode == 0, "%s: %s" % (path, err))
+            doc = json.load(open(path))
+            ends = [q["elapsed_s"] for q in doc["periods"]]
+            check(doc["period_s"] == 0.1 and len(ends) == 30 and ends[2] == 0.3,
+                  "a 3 s run's document: period_s %r, %d periods ending %r"
+                  % (doc["period_s"], len(ends), ends[:4]))
+        r = merge([path for path, _ in procs])
+        check(r.returncode == 0, "merge: %s" % r.stderr)
+        batches = re.search(r"^percentile intervals: 95%, batch means of (\d+) batches", r.stdout,
+                            re.M)
+        steady = re.search(r"^steady: (.*)$", r.stdout, re.M)
+        check(batches is not None and int(batches.group(1)) >= 20,
+              "the merge's intervals: %r" % (batches and batches.group(0)))
+        check(steady is not None and "periods," not in steady.group(1),
+              "the merge could not judge steadiness: %r" % (steady and steady.group(0)))
+    finally:
+        shutil.rmtree(tmp)
