@@ -159,7 +159,7 @@ def case_examples_name_real_options():
           claims[0]["spec"].get("storageClassName"), "the claim names no ReadWriteMany class")
     with open(os.path.join(TOP, "examples", "pdsh-fanout.sh")) as f:
         script = f.read()
-    check(re.search(r"pdsh (-\S+ )*-w", script) and "slap merge" in script,
+    check(re.search(r"pdsh (-\S+ (exec )?)*-w", script) and "slap merge" in script,
           "the pdsh example neither fans out nor merges")
     named = set()
     for line in re.findall(r"(?:slap |remote\+?=)[^\n]*", script.replace("\\\n", " ")):
