@@ -16,14 +16,16 @@
 #           their own keys too; none gives no --share, every host making the whole load
 # The slap options after the script's name reach every host as they are, quoted; they come
 # after the defaults below (-T 4 -c 128 -t 60s), so they override them.
-# A host's I is its place in the host list as pdsh expands it (load[1-4]: load1 is 1/4), each
-# name once; a host that fails leaves its part missing, and the merge names it.
+# A host's I is its place among the names pdsh expands HOSTS into, sorted, each name once
+# (load[1-4]: load1 is 1/4; load[1-10]: load10 is 2/10); a host that fails leaves its part
+# missing, and the merge names it.
 # Each host writes its results into the home directory of the user ssh logs in as
 # (slap-START.json), never into /tmp, where any user could have planted the name; once copied
 # here, the file is removed from every host (a host's copy is kept only if it could not be
 # fetched, and the script says so).
 # Needs pdsh (Debian: pdsh; its exec module runs ssh and scp once per host) with ssh access
-# to the hosts and slap installed on each, and the hosts' clocks in step (NTP or PTP): --start_at is a time of day, read by each host's clock.
+# to the hosts and slap installed on each, and the hosts' clocks in step (NTP or PTP):
+# --start_at is a time of day, read by each host's clock.
 # Exit status: 0 every host's results merged; 1 some host failed, the others merged; 2 bad
 # usage, or no host produced results.
 set -uo pipefail
@@ -53,7 +55,7 @@ if [[ ${#names[@]} -eq 0 ]]; then
     exit 2
 fi
 
-# Each host once, in that order: its place is its part of the load.
+# Each host once, in that (sorted) order: its place is its part of the load.
 list=$(IFS=,; echo "${names[*]}")
 export FANOUT_NAMES="${names[*]}" FANOUT_REMOTE=$remote FANOUT_SHARE=""
 [[ ${SHARE-} == none ]] || FANOUT_SHARE="/${#names[@]}$keys"
