@@ -159,7 +159,7 @@ def case_examples_name_real_options():
           claims[0]["spec"].get("storageClassName"), "the claim names no ReadWriteMany class")
     with open(os.path.join(TOP, "examples", "pdsh-fanout.sh")) as f:
         script = f.read()
-    check(re.search(r"pdsh (-\S+ )*-w", script) and "slap merge" in script,
+    check(re.search(r"pdsh (-\S+ (exec )?)*-w", script) and "slap merge" in script,
           "the pdsh example neither fans out nor merges")
     named = set()
     for line in re.findall(r"(?:slap |remote\+?=)[^\n]*", script.replace("\\\n", " ")):
@@ -204,8 +204,9 @@ exec cp "$FAKE_HOSTS/$host/$path" "$2"
 def case_pdsh_fanout_survives_a_failed_host(mc):
     """examples/pdsh-fanout.sh run through the real pdsh, with ssh and scp stand-ins that run
     each "host" here: HOSTS in pdsh's range syntax (load[1-3]), load2 unreachable. The other two
-    run slap, starting together, and are merged; the script names load2 and exits 1. A slap
-    option whose value has spaces and a quote (a -F file) reaches every host intact."""
+    run slap, starting together, each its share (--share 1/3, 3/3: its place in the list), and
+    are merged; the script names load2 and exits 1. A slap option whose value has spaces and a
+    quote (a -F file) reaches every host intact. A SHARE of neither keys nor none is refused."""
     import shutil
     import tempfile
     if shutil.which("pdsh") is None:
@@ -243,6 +244,9 @@ def case_pdsh_fanout_survives_a_failed_host(mc):
                   "%s's results were not fetched" % host)
             left = [n for n in os.listdir(os.path.join(hosts, host)) if n.endswith(".json")]
             check(not left, "%s keeps %r in its home directory after the run" % (host, left))
+            share = json.load(open(os.path.join(out_dir, host + ".json")))["config"]["share"]
+            check(share == host[-1] + "/3", "%s ran share %r, not its place in load[1-3]"
+                  % (host, share))
         starts = [run["start_ms"] for run in doc["runs"]]
         check(len(starts) == 2 and max(starts) - min(starts) < 200,
               "the hosts did not start together: %r" % starts)
@@ -258,6 +262,10 @@ def case_pdsh_fanout_survives_a_failed_host(mc):
                            text=True, timeout=60)
         check(r.returncode == 2 and "no host produced results" in r.stderr,
               "every host down: %d %s" % (r.returncode, r.stderr))
+        r = subprocess.run([os.path.join(TOP, "examples", "pdsh-fanout.sh")],
+                           env=dict(env, SHARE="key"), capture_output=True, text=True, timeout=60)
+        check(r.returncode == 2 and "SHARE is empty, keys or none, not 'key'" in r.stderr,
+              "SHARE=key: %d %s" % (r.returncode, r.stderr))
     finally:
         shutil.rmtree(d)
 
