@@ -18,6 +18,7 @@
 #include "slap/output/results.h"
 #include "slap/base/version.h"
 
+#include "option_samples.h"
 #include "plan_output.h"
 
 #define MAX_ARGS 32
@@ -80,16 +81,6 @@ static void assert_same_options(const struct slap_options *a, const struct slap_
     assert_int_equal(a->reconnect, b->reconnect);
     assert_true(a->mix[OP_SET] == b->mix[OP_SET]);
     assert_true(a->mix[OP_GET] == b->mix[OP_GET]);
-}
-
-/* A -F file with key 16-32, value 100-200 and one set in four, at path (a mkstemp template). */
-static void write_cfg_file(char *path)
-{
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    static const char cfg[] = "key\n16 32 1\nvalue\n100 200 1\ncmd\n0 0.25\n1 0.75\n";
-    assert_int_equal(write(fd, cfg, sizeof(cfg) - 1), (ssize_t)(sizeof(cfg) - 1));
-    close(fd);
 }
 
 static int unset_servers_env(void **state)
@@ -753,110 +744,6 @@ static void test_exp_time_long(void **state)
 
 /* ---- every row shows what it reads ---------------------------------------------------- */
 
-#define SAMPLE_WITH_MAX 4 /* other words an option's sample needs */
-
-/* A readable file for the samples that need one (-F, --tls_ca, --tls_cert, --tls_key). */
-static char sample_file[] = "/tmp/slap-test-options-XXXXXX";
-
-/* An option's sample: a value other than its default, and what else it needs to be taken. */
-struct sample {
-    const char *name;                      /* the long name */
-    const char *value;                     /* NULL for a flag */
-    const char *with[SAMPLE_WITH_MAX + 1]; /* other words of the command line, NULL-ended */
-    bool action;                           /* --help, --version: not settings, never shown */
-};
-
-/* A sample's option and value, and the other words it needs, as the rows' macros go. */
-#define SAMPLE(option, text) .name = (option), .value = (text)
-#define WITH(...) .with = {__VA_ARGS__}
-
-/* One for every row: a new option without one fails test_rows_round_trip. */
-static const struct sample samples[] = {
-    {SAMPLE("servers", "h1:1,h2:2")},
-    {SAMPLE("threads", "3")},
-    {SAMPLE("concurrency", "40")},
-    {SAMPLE("conn_sock", "3")},
-    {SAMPLE("execute_number", "5k")},
-    {SAMPLE("time", "1.5m")},
-    {SAMPLE("cfg_cmd", sample_file)},
-    {SAMPLE("win_size", "2k")},
-    {SAMPLE("fixed_size", "100")},
-    {SAMPLE("verify", "0.5")},
-    {SAMPLE("division", "4")},
-    {SAMPLE("stat_freq", "2s")},
-    {SAMPLE("exp_verify", "0.25")},
-    {SAMPLE("overwrite", "0.75")},
-    {SAMPLE("reconnect", NULL)},
-    {SAMPLE("udp", NULL)},
-    {SAMPLE("facebook", NULL)},
-    {SAMPLE("binary", NULL)},
-    {SAMPLE("tps", "50k")},
-    {SAMPLE("rep_write", "2"), WITH("-s", "h1,h2")},
-    {SAMPLE("verbose", NULL)},
-    {SAMPLE("key_size", "16-32")},
-    {SAMPLE("value_size", "4-100:0.3,1024-2048:0.7")},
-    {SAMPLE("ratio", "1:3")},
-    {SAMPLE("mix", "get=50,delete=25,incr=25")},
-    {SAMPLE("exp_time", "2m")},
-    {SAMPLE("distribution", "ketama")},
-    {SAMPLE("hash", "murmur3")},
-    {SAMPLE("key_dist", "zipf:0.8")},
-    {SAMPLE("protocol", "meta")},
-    {SAMPLE("tls", NULL)},
-    {SAMPLE("tls_ca", sample_file), WITH("--tls")},
-    {SAMPLE("tls_cert", sample_file), WITH("--tls", "--tls_key", sample_file)},
-    {SAMPLE("tls_key", sample_file), WITH("--tls", "--tls_cert", sample_file)},
-    {SAMPLE("tls_skip_verify", NULL), WITH("--tls")},
-    {SAMPLE("tls_version", "1.3"), WITH("--tls")},
-    {SAMPLE("timeout", "250ms")},
-    {SAMPLE("udp_timeout", "1s")},
-    {SAMPLE("flush", NULL)},
-    {SAMPLE("preload", NULL)},
-    {SAMPLE("arrival", "poisson"), WITH("--tps", "1k")},
-    {SAMPLE("pipeline", "8")},
-    {SAMPLE("latency", "corrected")},
-    {SAMPLE("warmup", "3s")},
-    {SAMPLE("percentiles", "50,99.99")},
-    {SAMPLE("precision", "p99=5%")},
-    {SAMPLE("hdr_out", "out.hgrm")},
-    {SAMPLE("sweep", "1k:5k:1k")},
-    {SAMPLE("step_time", "2s"), WITH("--sweep", "1k:2k:1k")},
-    {SAMPLE("rounds", "3"), WITH("--time", "2s")},
-    {SAMPLE("json", "out.json")},
-    {SAMPLE("label", "box-1")},
-    {SAMPLE("csv", "out.csv")},
-    {SAMPLE("svg", "out.svg")},
-    {SAMPLE("samples", "out.samples")},
-    {SAMPLE("sample_rate", "0.5"), WITH("--samples", "out.samples")},
-    {SAMPLE("start_at", "4102444800")}, /* 2100-01-01 */
-    {SAMPLE("share", "2/4,keys")},
-    {SAMPLE("probe", NULL)},
-    {SAMPLE("max_errors", "2.5%")},
-    {SAMPLE("quiet", NULL)},
-    {SAMPLE("trace", "cluster.zst")},
-    {SAMPLE("trace_speed", "2"), WITH("--trace", "cluster.zst")},
-    {SAMPLE("trace_limit", "10k"), WITH("--trace", "cluster.zst")},
-    {SAMPLE("trace_skip_bad", NULL), WITH("--trace", "cluster.zst")},
-    {SAMPLE("trace_spread", "round-robin"), WITH("--trace", "cluster.zst")},
-    {SAMPLE("trace_value_max", "100k"), WITH("--trace", "cluster.zst")},
-    {SAMPLE("stats_servers", "h3:1,h4:2")},
-    {SAMPLE("proxy_stats", "h5:22222")},
-    {SAMPLE("metrics", "127.0.0.1:9100")},
-    {SAMPLE("push", "http://127.0.0.1:9091/pg")},
-    {.name = "help", .action = true},
-    {.name = "version", .action = true},
-};
-
-static const struct sample *sample_of(const char *name)
-{
-    for (size_t i = 0; i < SLAP_ARRAY_SIZE(samples); i++) {
-        if (strcmp(samples[i].name, name) == 0) {
-            return &samples[i];
-        }
-    }
-    return NULL;
-}
-
 /* An option's value as shown: what options_value said, and its text. */
 struct shown {
     enum option_value type;
@@ -870,7 +757,8 @@ static void show(const struct slap_options *o, size_t row, struct shown *s)
 }
 
 /* The sample's other words, then option: a command line that must be taken, into r. */
-static void parse_sample(const struct sample *sample, const char *option, struct parse_result *r)
+static void parse_sample(const struct option_sample *sample, const char *option,
+                         struct parse_result *r)
 {
     const char *args[SAMPLE_WITH_MAX + 2] = {NULL};
     size_t n = 0;
@@ -940,7 +828,7 @@ static void word_from_json(const struct slap_options *o, size_t row, const struc
 }
 
 /* Row's sample, shown as --json shows it, reads back to what shows the same. */
-static void round_trip(size_t row, const struct sample *sample)
+static void round_trip(size_t row, const struct option_sample *sample)
 {
     const char *name = options_table_long_name(row);
     struct slap_options defaults;
@@ -977,9 +865,9 @@ static void test_rows_round_trip(void **state)
     write_cfg_file(sample_file);
     for (size_t row = 0; row < options_table_size(); row++) {
         const char *name = options_table_long_name(row);
-        const struct sample *sample = sample_of(name);
+        const struct option_sample *sample = sample_of(name);
         if (sample == NULL) {
-            fail_msg("--%s has no sample: add one to samples[] in %s", name, __FILE__);
+            fail_msg("--%s has no sample: add one to samples[] in option_samples.h", name);
         }
         if (sample->action) {
             struct slap_options defaults;
@@ -1010,7 +898,7 @@ static void test_rows_in_json_config(void **state)
     size_t settings = 0;
     for (size_t row = 0; row < options_table_size(); row++) {
         const char *name = options_table_long_name(row);
-        const struct sample *sample = sample_of(name);
+        const struct option_sample *sample = sample_of(name);
         bool setting = sample == NULL || !sample->action;
         settings += setting;
         if (setting != (json_get(config, name) != NULL)) {

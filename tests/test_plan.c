@@ -1,5 +1,6 @@
 /* Unit tests of plan: the periods a run is planned with (-S's, or the fine ones the outputs
- * keep), so that no caller sets them on the run after the plan. */
+ * keep), so that no caller sets them on the run after the plan; every option reaches what a
+ * run is planned or described with. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,7 +13,9 @@
 
 #include "slap/base/common.h"
 
+#include "option_samples.h"
 #include "plan.h"
+#include "plan_output.h"
 
 #define MAX_ARGS 32
 
@@ -111,6 +114,267 @@ static void test_share_parts(void **state)
     assert_true(plan_share_rate(&o, 900.0) == 900.0);
 }
 
+/* ---- every option reaches what a run is planned or described with ---------------------- */
+
+/*
+ * A field of a plan or of the description: compared by its bytes (a number, an enum, or an
+ * array of them, none with padding inside) or, for a string, by its text.
+ *
+ * Why field by field and not memcmp of the whole structs: their padding holds unspecified
+ * bytes (C11 6.2.6.1: a struct assigned, as plan_run assigns them, need not copy it), their
+ * strings point into different command lines (and label into each options' own host_label),
+ * and the engine's pointers are set by run_init, not by the plan. A field left out of these
+ * lists can only make an option seem to reach nothing, and the test then fails: it cannot
+ * hide a missed copy. A field added to a plan needs its line here when an option reaches it.
+ */
+struct field {
+    const char *name;
+    size_t offset;
+    size_t size;
+    bool text;
+};
+
+#define BYTES(type, f)                                                                             \
+    {                                                                                              \
+#f, offsetof(type, f), sizeof(((type *)0)->f), false                                       \
+    }
+#define TEXT(type, f)                                                                              \
+    {                                                                                              \
+#f,                                                                                           \
+     _Generic(((type *)0)->f, const char *: offsetof(type, f), char *: offsetof(type, f)),         \
+     sizeof(char *), true    \
+    }
+#define PLAN(f) BYTES(struct run_plan, f)
+#define PLAN_TEXT(f) TEXT(struct run_plan, f)
+#define DESC(f) BYTES(struct run_desc, f)
+#define DESC_TEXT(f) TEXT(struct run_desc, f)
+
+/* What plan_run sets (run_init sets the engine's pointers). */
+static const struct field plan_fields[] = {
+    PLAN_TEXT(servers),
+    PLAN_TEXT(stats_servers),
+    PLAN_TEXT(proxy_stats),
+    PLAN(distribution),
+    PLAN(hash),
+    PLAN(threads),
+    PLAN(flush),
+    PLAN(tls),
+    PLAN_TEXT(tls_settings.ca),
+    PLAN_TEXT(tls_settings.cert),
+    PLAN_TEXT(tls_settings.key),
+    PLAN(tls_settings.skip_verify),
+    PLAN(tls_settings.version),
+    PLAN(workload.key_size),
+    PLAN(workload.value_size),
+    PLAN(workload.key_sizes.n),
+    PLAN(workload.key_sizes.r),
+    PLAN(workload.value_sizes.n),
+    PLAN(workload.value_sizes.r),
+    PLAN(workload.win_size),
+    PLAN(workload.mix),
+    PLAN(workload.overwrite),
+    PLAN(workload.verify),
+    PLAN(workload.exp_verify),
+    PLAN(workload.exp_time_ns),
+    PLAN(workload.division),
+    PLAN(workload.rep_write),
+    PLAN(workload.trace),
+    PLAN(workload.trace_value_max),
+    PLAN_TEXT(trace.path),
+    PLAN(trace.skip_bad),
+    PLAN(trace.limit),
+    PLAN(trace.value_max),
+    PLAN(trace_spread),
+    PLAN(engine.lane.key_pop.kind),
+    PLAN(engine.lane.key_pop.s),
+    PLAN(engine.lane.execute_number),
+    PLAN(engine.lane.tps),
+    PLAN(engine.lane.trace_speed),
+    PLAN(engine.lane.concurrency),
+    PLAN(engine.lane.conns_per_client),
+    PLAN(engine.lane.pipeline),
+    PLAN(engine.lane.rep_write),
+    PLAN(engine.lane.trace),
+    PLAN(engine.lane.udp),
+    PLAN(engine.lane.facebook),
+    PLAN(engine.lane.reconnect),
+    PLAN(engine.lane.verify),
+    PLAN(engine.lane.verbose),
+    PLAN(engine.lane.multiget_window),
+    PLAN(engine.lane.shared_keys),
+    PLAN(engine.lane.key_id_base),
+    PLAN(engine.lane.windows_stored),
+    PLAN(engine.lane.preload),
+    PLAN(engine.lane.meta),
+    PLAN(engine.protocol),
+    PLAN(engine.arrival),
+    PLAN(engine.run_time_ns),
+    PLAN(engine.warmup_ns),
+    PLAN(engine.timeout_ns),
+    PLAN(engine.udp_timeout_ns),
+    PLAN(engine.period_ns),
+    PLAN(engine.sample_rate),
+    PLAN(engine.samples),
+    PLAN(engine.memslap_face),
+    PLAN(period_ns),
+    PLAN(start_at_ns),
+    PLAN_TEXT(label),
+    PLAN(quiet),
+    PLAN(silent_preload),
+};
+
+/* What plan_output_describe sets but the config (which records every option as text). */
+static const struct field desc_fields[] = {
+    DESC_TEXT(servers),
+    DESC(threads),
+    DESC(concurrency),
+    DESC(execute_number),
+    DESC(run_time_ns),
+    DESC(win_size),
+    DESC(mix),
+    DESC(tps),
+    DESC(share_index),
+    DESC(share_count),
+    DESC(share_keys),
+    DESC(probe),
+    DESC(arrival),
+    DESC(pipeline),
+    DESC(latency),
+    DESC(warmup_ns),
+    DESC(stat_freq_ns),
+    DESC(npercentiles),
+    DESC(percentiles),
+    DESC(sweep_start),
+    DESC(sweep_end),
+    DESC(sweep_step),
+    DESC(step_time_ns),
+    DESC_TEXT(trace),
+    DESC(trace_speed),
+    DESC_TEXT(key_sizes),
+    DESC_TEXT(value_sizes),
+    DESC(division),
+    DESC(verify),
+    DESC(exp_verify),
+    DESC(udp),
+    DESC(facebook),
+};
+
+static bool same_text(const char *a, const char *b)
+{
+    return a == b || (a != NULL && b != NULL && strcmp(a, b) == 0);
+}
+
+/* The first of n fields in which a and b differ, or NULL. */
+static const char *first_difference(const void *a, const void *b, const struct field *fields,
+                                    size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *fa = (const char *)a + fields[i].offset;
+        const char *fb = (const char *)b + fields[i].offset;
+        bool same = fields[i].text ? same_text(*(const char *const *)(const void *)fa,
+                                               *(const char *const *)(const void *)fb)
+                                   : memcmp(fa, fb, fields[i].size) == 0;
+        if (!same) {
+            return fields[i].name;
+        }
+    }
+    return NULL;
+}
+
+/* Where o's setting differs from base's: REACH_ flags (REACH_CLI for none of them), and in
+ * where the first field found of each, for the messages. */
+static unsigned reached(const struct slap_options *base, const struct slap_options *o, char *where,
+                        size_t len)
+{
+    static struct run_plan plan_base, plan; /* large: off the stack */
+    struct run_desc desc_base, desc;
+    const char *paths_base[RESULTS_SINKS], *paths[RESULTS_SINKS];
+    plan_run(&plan_base, base, PLAN_PERIODS_ASKED);
+    plan_run(&plan, o, PLAN_PERIODS_ASKED);
+    assert_int_equal(plan_output_describe(&desc_base, base), SLAP_OK);
+    assert_int_equal(plan_output_describe(&desc, o), SLAP_OK);
+    plan_output_paths(base, paths_base);
+    plan_output_paths(o, paths);
+    const char *in_plan =
+        first_difference(&plan_base, &plan, plan_fields, SLAP_ARRAY_SIZE(plan_fields));
+    const char *in_desc =
+        first_difference(&desc_base, &desc, desc_fields, SLAP_ARRAY_SIZE(desc_fields));
+    unsigned flags = (in_plan != NULL ? REACH_PLAN : 0) | (in_desc != NULL ? REACH_DESC : 0);
+    for (size_t k = 0; k < RESULTS_SINKS; k++) {
+        flags |= same_text(paths_base[k], paths[k]) ? 0 : REACH_SINK;
+    }
+    snprintf(where, len, "plan: %s, description: %s", in_plan ? in_plan : "-",
+             in_desc ? in_desc : "-");
+    run_desc_free(&desc_base);
+    run_desc_free(&desc);
+    return flags != 0 ? flags : REACH_CLI;
+}
+
+/* "plan, description" and so on. */
+static void reach_names(unsigned flags, char *out, size_t len)
+{
+    static const char *const names[] = {"plan", "description", "sink's path", "cli only"};
+    out[0] = '\0';
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(names); i++) {
+        if (flags & (1u << i)) {
+            size_t used = strlen(out);
+            snprintf(out + used, len - used, "%s%s", used > 0 ? ", " : "", names[i]);
+        }
+    }
+}
+
+/* "slap", the words, and the option when not NULL, parsed into o: taken or not. */
+static bool parse_words(struct slap_options *o, const char *const *words, const char *option)
+{
+    char *argv[SAMPLE_WITH_MAX + 3] = {"slap"};
+    int argc = 1;
+    for (; words[argc - 1] != NULL; argc++) {
+        argv[argc] = (char *)words[argc - 1];
+    }
+    argv[argc] = (char *)option;
+    argc += option != NULL;
+    FILE *devnull = fopen("/dev/null", "w");
+    assert_non_null(devnull);
+    bool taken = options_parse(o, argc, argv, devnull, devnull) == OPTIONS_RUN;
+    fclose(devnull);
+    return taken;
+}
+
+/* Each option's sample (option_samples.h), against its other words alone, changes exactly
+ * what the sample says it reaches: a copy missed in plan.c or plan_output.c fails here. */
+static void test_rows_reach_a_plan(void **state)
+{
+    static struct slap_options base, given; /* large: off the stack */
+    (void)state;
+    unsetenv("MEMCACHED_SERVERS");
+    write_cfg_file(sample_file);
+    for (size_t row = 0; row < options_table_size(); row++) {
+        const char *name = options_table_long_name(row);
+        const struct option_sample *sample = sample_of(name);
+        if (sample == NULL) {
+            fail_msg("--%s has no sample: add one to samples[] in option_samples.h", name);
+        }
+        if (sample->action) {
+            continue;
+        }
+        char option[1100], where[256], found[64], said[64];
+        snprintf(option, sizeof(option), "--%s%s%s", name, sample->value ? "=" : "",
+                 sample->value ? sample->value : "");
+        if (!parse_words(&base, sample->with, NULL) || !parse_words(&given, sample->with, option)) {
+            fail_msg("--%s: its sample, or its other words alone, are refused", name);
+        }
+        unsigned flags = reached(&base, &given, where, sizeof(where));
+        if (flags != sample->reaches) {
+            reach_names(flags, found, sizeof(found));
+            reach_names(sample->reaches, said, sizeof(said));
+            fail_msg("--%s reaches %s (%s); its sample says %s (a copy missed in plan.c or "
+                     "plan_output.c, or a field of theirs not in this test's lists?)",
+                     name, found, where, sample->reaches != 0 ? said : "nothing: say where");
+        }
+    }
+    unlink(sample_file);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -118,6 +382,7 @@ int main(void)
         cmocka_unit_test(test_periods_of_stat_freq),
         cmocka_unit_test(test_step_periods),
         cmocka_unit_test(test_share_parts),
+        cmocka_unit_test(test_rows_reach_a_plan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

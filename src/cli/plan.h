@@ -2,6 +2,8 @@
 #ifndef SLAP_CLI_PLAN_H
 #define SLAP_CLI_PLAN_H
 
+#include <stddef.h>
+
 #include "slap/cli/options.h"
 #include "slap/engine/run.h"
 #include "slap/model/workload.h"
@@ -22,6 +24,25 @@ static inline uint64_t plan_share_count(const struct slap_options *o, uint64_t n
     }
     return n / o->share_count + (o->share_index <= n % o->share_count ? 1 : 0);
 }
+
+/* A setting a plan (or the run's description) takes as the option holds it: the plan's field
+ * and the option's, of one type. */
+struct plan_copy {
+    size_t to;   /* the field's offset in the plan */
+    size_t from; /* and in struct slap_options */
+    size_t size;
+};
+
+/* The offset of field name of struct of, a compile error unless the field is of type. */
+#define PLAN_FIELD(of, name, type) _Generic(((of *)0)->name, type : offsetof(of, name))
+/* The row of a plan's field to, taken from the options' field from, both of type. */
+#define PLAN_COPY(plan, to, from, type)                                                            \
+    {                                                                                              \
+        PLAN_FIELD(plan, to, type), PLAN_FIELD(struct slap_options, from, type), sizeof(type)      \
+    }
+
+/* Each of the n rows' fields of o into the plan. */
+void plan_copy(void *plan, const struct slap_options *o, const struct plan_copy *rows, size_t n);
 
 /* The workload: keys, values, the mix, the windows. */
 

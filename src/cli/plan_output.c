@@ -49,38 +49,45 @@ static enum slap_status describe_text(char **field, const struct slap_options *o
     return run_desc_set_text(field, v == OPTION_VALUE_TEXT ? value : NULL);
 }
 
-/* The figures the outputs read, copied. */
+#define DESC(field, type) PLAN_COPY(struct run_desc, field, field, type)
+/* The figures the outputs read as the options hold them (see plan.c). */
+static const struct plan_copy desc_copies[] = {
+    DESC(threads, uint32_t),
+    DESC(concurrency, uint32_t),
+    DESC(run_time_ns, uint64_t),
+    DESC(win_size, uint64_t),
+    DESC(share_index, uint32_t),
+    DESC(share_count, uint32_t),
+    DESC(share_keys, bool),
+    DESC(probe, bool),
+    DESC(arrival, enum arrival),
+    DESC(pipeline, uint32_t),
+    DESC(latency, enum latency_view),
+    DESC(warmup_ns, uint64_t),
+    DESC(stat_freq_ns, uint64_t),
+    DESC(npercentiles, uint32_t),
+    DESC(step_time_ns, uint64_t),
+    DESC(trace_speed, double),
+    DESC(division, uint32_t),
+    DESC(verify, double),
+    DESC(exp_verify, double),
+    DESC(udp, bool),
+    DESC(facebook, bool),
+};
+
+/* The figures the outputs read: this host's part of the load, and the rest as they are. */
 static void describe_figures(struct run_desc *d, const struct slap_options *o)
 {
     _Static_assert(RUN_DESC_MAX_PERCENTILES >= SLAP_MAX_PERCENTILES, "room for the percentiles");
-    d->threads = o->threads;
-    d->concurrency = o->concurrency;
+    _Static_assert(sizeof(d->mix) == sizeof(o->mix), "one share per operation");
     d->execute_number = plan_share_count(o, o->execute_number);
-    d->run_time_ns = o->run_time_ns;
-    d->win_size = o->win_size;
-    memcpy(d->mix, o->mix, sizeof(d->mix));
     d->tps = plan_share_rate(o, o->tps);
-    d->share_index = o->share_index;
-    d->share_count = o->share_count;
-    d->share_keys = o->share_keys;
-    d->probe = o->probe;
-    d->arrival = o->arrival;
-    d->pipeline = o->pipeline;
-    d->latency = o->latency;
-    d->warmup_ns = o->warmup_ns;
-    d->stat_freq_ns = o->stat_freq_ns;
-    d->npercentiles = o->npercentiles;
-    memcpy(d->percentiles, o->percentiles, sizeof(o->percentiles));
     d->sweep_start = plan_share_rate(o, o->sweep_start);
     d->sweep_end = plan_share_rate(o, o->sweep_end);
     d->sweep_step = plan_share_rate(o, o->sweep_step);
-    d->step_time_ns = o->step_time_ns;
-    d->trace_speed = o->trace_speed;
-    d->division = o->division;
-    d->verify = o->verify;
-    d->exp_verify = o->exp_verify;
-    d->udp = o->udp;
-    d->facebook = o->facebook;
+    memcpy(d->mix, o->mix, sizeof(d->mix));
+    memcpy(d->percentiles, o->percentiles, sizeof(o->percentiles));
+    plan_copy(d, o, desc_copies, SLAP_ARRAY_SIZE(desc_copies));
 }
 
 enum slap_status plan_output_describe(struct run_desc *d, const struct slap_options *o)
