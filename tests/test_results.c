@@ -165,6 +165,9 @@ static void make_doc(struct results_doc *d, const struct spec *spec, uint64_t se
     d->end_ms = d->start_ms + 3000;
     d->seconds = 3.0;
     d->period_s = 1.0;
+    struct results_run_id id = {.pid = 4000 + seed, .start_ms = d->start_ms};
+    snprintf(id.host, sizeof(id.host), "%s", d->label);
+    assert_int_equal(results_add_run(d, &id), SLAP_OK);
     for (int p = 1; p <= 3; p++) {
         stats_reset(period);
         for (int t = 0; t < STATS_TYPES; t++) {

@@ -11,6 +11,7 @@
 #include "slap/output/results.h"
 #include "slap/base/quote.h"
 
+#include "results_fields.h"
 #include "results_split.h"
 
 #define READ_ERR_MAX 512
@@ -69,6 +70,41 @@ static size_t where_push(struct reader *r, const char *text)
 static void where_pop(struct reader *r, size_t len)
 {
     r->where[len] = '\0';
+}
+
+/* obj (an object; else nothing to check) against its table for the file's version, named label
+ * in messages (NULL: what is being read already says). variant: its RF_WHEN fields are due. */
+static void check_fields(struct reader *r, const struct results_object *o,
+                         const struct json_value *obj, const char *label, bool variant)
+{
+    const char *name, *why;
+    if (r->failed || obj == NULL || obj->type != JSON_OBJECT) {
+        return;
+    }
+    if (!results_fields_check(o, obj, r->schema, variant, &name, &why)) {
+        size_t where = label != NULL ? where_push(r, label) : strlen(r->where);
+        bad(r, name, why);
+        where_pop(r, where);
+    }
+}
+
+/* o's fields, the table-driven ones read into base (results_fields_read), named label. */
+static void read_fields(struct reader *r, const struct results_object *o,
+                        const struct json_value *obj, void *base, const char *label)
+{
+    const char *name, *why;
+    if (r->failed) {
+        return;
+    }
+    if (obj == NULL || obj->type != JSON_OBJECT) {
+        bad(r, label, "missing, or not an object");
+        return;
+    }
+    size_t where = where_push(r, label);
+    if (!results_fields_read(o, obj, base, r->schema, false, &name, &why)) {
+        bad(r, name, why);
+    }
+    where_pop(r, where);
 }
 
 /* A whole number up to max. */
@@ -187,6 +223,7 @@ static void read_hist(struct reader *r, const struct json_value *obj, struct his
         bad(r, "hist", "missing, or not an object");
         return;
     }
+    check_fields(r, &results_obj_hist, obj, "hist", false);
     h->count = get_u64(r, obj, "count");
     h->min_ns = h->count ? get_u64(r, obj, "min_ns") : UINT64_MAX;
     h->max_ns = get_u64(r, obj, "max_ns");
@@ -216,7 +253,8 @@ static void read_hist(struct reader *r, const struct json_value *obj, struct his
 static uint64_t read_net_bytes(struct reader *r, const struct json_value *type,
                                const struct json_value *counters, int t)
 {
-    if (json_get(type, "net_bytes") != NULL || r->schema >= 2 || counters == NULL) {
+    if (json_get(type, "net_bytes") != NULL ||
+        results_field_due(&results_obj_type, "net_bytes", r->schema) || counters == NULL) {
         return get_u64(r, type, "net_bytes");
     }
     if (t == STATS_GET || t == STATS_SET) {
@@ -231,6 +269,7 @@ static uint64_t read_net_bytes(struct reader *r, const struct json_value *type,
 static void read_types(struct reader *r, const struct json_value *types, struct hist *const *view,
                        uint64_t *net_bytes, uint64_t *misses, const struct json_value *counters)
 {
+    const struct results_object *o = net_bytes != NULL ? &results_obj_type : &results_obj_summary;
     for (size_t i = 0; types != NULL && i < types->n && !r->failed; i++) {
         int t = 0;
         while (t <= STATS_TYPES && strcmp(stats_type_name(t), types->keys[i]) != 0) {
@@ -238,8 +277,11 @@ static void read_types(struct reader *r, const struct json_value *types, struct 
         }
         if (t > STATS_TYPES) {
             bad(r, types->keys[i], "unknown request type (written by a newer slap?)");
-        } else if (t < STATS_TYPES) {
+        } else if (t == STATS_TYPES) {
+            check_fields(r, o, types->items[i], types->keys[i], false);
+        } else {
             size_t where = where_push(r, types->keys[i]);
+            check_fields(r, o, types->items[i], NULL, false);
             read_hist(r, json_get(types->items[i], "hist"), view[t]);
             if (net_bytes != NULL) {
                 net_bytes[t] = read_net_bytes(r, types->items[i], counters, t);
@@ -358,6 +400,9 @@ static void read_item(struct reader *r, const struct json_value *item, struct re
     char name[32];
     snprintf(name, sizeof(name), "%s[%zu]", item_list[kind], i);
     size_t where = where_push(r, name);
+    static const struct results_object *const tables[] = {&results_obj_period, &results_obj_step,
+                                                         &results_obj_round};
+    check_fields(r, tables[kind], item, NULL, false);
     stats_reset(s);
     read_counters(r, json_get(item, "counters"), &s->counters, NULL);
     read_types(r, get_typed(r, item, "types", JSON_OBJECT), s->lat, s->net_bytes, s->misses,
@@ -415,12 +460,10 @@ static void read_items(struct reader *r, const struct json_value *list, struct r
     free_scratch(s);
 }
 
-static void read_server_stats(struct reader *r, const struct json_value *obj,
+static void read_server_stats(struct reader *r, const struct json_value *obj, const char *label,
                               struct server_stats *s)
 {
-#define SERVER_STATS_READ(field) s->field = get_double(r, obj, #field);
-    SERVER_STATS_FIELDS(SERVER_STATS_READ)
-#undef SERVER_STATS_READ
+    read_fields(r, &results_obj_server_stats, obj, s, label);
 }
 
 static void read_servers(struct reader *r, const struct json_value *list, struct results_doc *d)
@@ -435,12 +478,13 @@ static void read_servers(struct reader *r, const struct json_value *list, struct
             bad(r, "servers", "an entry lacks its name or label");
             return;
         }
+        check_fields(r, &results_obj_server, item, "servers", note == NULL);
         if (note != NULL) {
             snprintf(pair.note, sizeof(pair.note), "%s", note);
         } else {
             pair.ok = true;
-            read_server_stats(r, get_typed(r, item, "before", JSON_OBJECT), &pair.before);
-            read_server_stats(r, get_typed(r, item, "after", JSON_OBJECT), &pair.after);
+            read_server_stats(r, json_get(item, "before"), "servers before", &pair.before);
+            read_server_stats(r, json_get(item, "after"), "servers after", &pair.after);
             pair.preload_known = json_get(item, "preload_evictions") != NULL;
             pair.preload_evictions =
                 pair.preload_known ? get_double(r, item, "preload_evictions") : 0.0;
@@ -468,43 +512,32 @@ static void read_limits_client(struct reader *r, const struct json_value *obj,
         bad(r, "limits", "no \"client\" object");
         return;
     }
-    c->cpu_user_s = get_double(r, obj, "cpu_user_s");
-    c->cpu_sys_s = get_double(r, obj, "cpu_sys_s");
-    c->threads = (uint32_t)get_u64_max(r, obj, "threads", UINT32_MAX);
-    c->busy_mean = get_double(r, obj, "busy_mean");
-    c->busy_max = get_double(r, obj, "busy_max");
+    read_fields(r, &results_obj_client, obj, c, "client");
     c->wait_mean = get_share(r, obj, "cpu_wait_mean", &mean_known);
     c->wait_max = get_share(r, obj, "cpu_wait_max", &max_known);
     c->wait_known = mean_known && max_known;
-    c->demand_max = get_double(r, obj, "demand_max");
-    bool cpus_known = false, share_known = false; /* absent in documents of slap before 0.x */
-    if (json_get(obj, "cpus") != NULL) {
-        c->cpus = get_share(r, obj, "cpus", &cpus_known);
-        c->cpu_share = get_share(r, obj, "cpu_share", &share_known);
-    }
+    bool cpus_known = false, share_known = false; /* since 2: absent in some of schema 1 */
+    c->cpus = get_share(r, obj, "cpus", &cpus_known);
+    c->cpu_share = get_share(r, obj, "cpu_share", &share_known);
     if (!cpus_known || !share_known) {
         c->cpus = c->cpu_share = 0;
     }
 }
 
-/* The host's CPUs and requests in flight, where the document has them (else unknown). */
+/* The host's CPUs (null: not known), requests in flight and slap's lag: since 2, absent from
+ * some files of schema 1 (not known then). */
 static void read_limits_run(struct reader *r, const struct json_value *obj, struct limits *l)
 {
     const struct json_value *host = json_get(obj, "host");
     const struct json_value *in_flight = json_get(obj, "in_flight");
     if (host != NULL && host->type == JSON_OBJECT) {
         l->host.known = true;
-        l->host.cpus = (uint32_t)get_u64_max(r, host, "cpus", UINT32_MAX);
-        l->host.busy = get_double(r, host, "busy");
+        read_fields(r, &results_obj_host, host, &l->host, "host");
     }
-    if (in_flight != NULL && in_flight->type == JSON_OBJECT) {
-        l->in_flight_mean = get_double(r, in_flight, "mean");
-        l->in_flight_max = (uint32_t)get_u64_max(r, in_flight, "possible", UINT32_MAX);
+    if (in_flight != NULL) {
+        read_fields(r, &results_obj_in_flight, in_flight, l, "in_flight");
     }
-    if (json_get(obj, "client_lag") != NULL) {
-        l->client_lag = get_u64(r, obj, "client_lag");
-        l->send_lag_p99_s = get_double(r, obj, "send_lag_p99_s");
-    }
+    read_fields(r, &results_obj_limits, obj, l, "limits");
 }
 
 static void read_limits_server(struct reader *r, const struct json_value *item,
@@ -521,6 +554,7 @@ static void read_limits_server(struct reader *r, const struct json_value *item,
     snprintf(s->name, sizeof(s->name), "%s", name);
     snprintf(s->label, sizeof(s->label), "%s", label);
     s->known = note == NULL;
+    check_fields(r, &results_obj_limits_server, item, "limits servers", s->known);
     if (!s->known) {
         snprintf(s->note, sizeof(s->note), "%s", note);
         return;
@@ -533,7 +567,7 @@ static void read_limits_server(struct reader *r, const struct json_value *item,
     const char *from = json_to_string(json_get(item, "cpu_from"));
     s->local = local != NULL && local->type == JSON_TRUE;
     s->from_proc = from != NULL && strcmp(from, "proc") == 0;
-    const char *why = json_to_string(json_get(item, "cpu_from_why")); /* absent in older documents */
+    const char *why = json_to_string(json_get(item, "cpu_from_why")); /* since 2 */
     if (s->from_proc && why != NULL) {
         snprintf(s->note, sizeof(s->note), "%s", why);
     }
@@ -546,36 +580,33 @@ static void read_limits_server_process(struct reader *r, const struct json_value
     const struct json_value *backend = json_get(item, "backend");
     bool pid_known = false;
     s->backend = backend != NULL && backend->type == JSON_TRUE;
-    if (json_get(item, "pid") != NULL) {
-        double pid = get_share(r, item, "pid", &pid_known);
-        s->pid = pid_known && pid > 0 && pid < 1e9 ? (int)pid : 0;
-    }
-    if (json_get(item, "cpu_wait_max") != NULL) {
-        s->wait_max = get_share(r, item, "cpu_wait_max", &s->wait_known);
-    }
+    double pid = get_share(r, item, "pid", &pid_known); /* these three: since 2 */
+    s->pid = pid_known && pid > 0 && pid < 1e9 ? (int)pid : 0;
+    s->wait_max = get_share(r, item, "cpu_wait_max", &s->wait_known);
 }
 
 /* "proxy" (--proxy_stats): twemproxy's counters over the run, or why they are unknown. */
 static void read_limits_proxy(struct reader *r, const struct json_value *obj,
                               struct limits_proxy *p)
 {
-    if (obj == NULL || obj->type != JSON_OBJECT) {
+    const char *name, *why;
+    if (obj == NULL || obj->type != JSON_OBJECT || r->failed) {
         return;
     }
-    const char *name = json_to_string(json_get(obj, "name"));
+    const char *proxy = json_to_string(json_get(obj, "name"));
     const char *note = json_to_string(json_get(obj, "note"));
-    snprintf(p->name, sizeof(p->name), "%s", name != NULL ? name : "");
+    snprintf(p->name, sizeof(p->name), "%s", proxy != NULL ? proxy : "");
     p->known = note == NULL;
     snprintf(p->note, sizeof(p->note), "%s", note != NULL ? note : "");
-    if (p->known) {
-#define PROXY_STATS_READ(field) p->delta.field = get_double(r, obj, #field);
-        PROXY_STATS_FIELDS(PROXY_STATS_READ)
-#undef PROXY_STATS_READ
+    size_t where = where_push(r, "proxy");
+    if (!results_fields_read(&results_obj_proxy, obj, p, r->schema, p->known, &name, &why)) {
+        bad(r, name, why);
     }
+    where_pop(r, where);
 }
 
-/* "borderline" and "borderline_figure" (absent in older documents): null, or the verdict the
- * figure near its line would have given, and that figure. */
+/* "borderline" and "borderline_figure" (since 2: absent from some files of schema 1): null, or
+ * the verdict the figure near its line would have given, and that figure. */
 static void read_borderline(struct reader *r, const struct json_value *obj,
                             struct limits_borderline *b)
 {
@@ -589,16 +620,8 @@ static void read_borderline(struct reader *r, const struct json_value *obj,
         bad(r, "borderline", "not null or a verdict slap gives");
         return;
     }
-    const char *name = json_to_string(json_get(figure, "name"));
-    if (figure == NULL || figure->type != JSON_OBJECT || name == NULL) {
-        bad(r, "borderline_figure", "not an object with a name");
-        return;
-    }
     b->near = true;
-    snprintf(b->figure, sizeof(b->figure), "%s", name);
-    b->value = get_double(r, figure, "value");
-    b->line = get_double(r, figure, "line");
-    b->band = get_double(r, figure, "band");
+    read_fields(r, &results_obj_borderline, figure, b, "borderline_figure");
 }
 
 /* A "limits" object (a run's, or a sweep step's): the figures and the verdict into l. */
@@ -614,6 +637,7 @@ static bool read_limits_into(struct reader *r, const struct json_value *obj, str
         bad(r, "limits", "out of memory");
         return false;
     }
+    check_fields(r, &results_obj_limits, obj, "limits", false);
     if (!limits_verdict_parse(json_to_string(json_get(obj, "verdict")), &l->verdict)) {
         bad(r, "limits", "its verdict is none slap gives");
     }
@@ -663,7 +687,8 @@ static bool printable_text(const char *s)
     return results_label_problem(s) == NULL;
 }
 
-/* "runs" (an older file has none: its label and start stand for its host and run). */
+/* "runs" (since 2; a file of schema 1 may have none: its label and start stand for its host
+ * and run). */
 static void read_runs(struct reader *r, const struct json_value *list, struct results_doc *d)
 {
     struct results_run_id id = {.pid = 0, .start_ms = d->start_ms};
@@ -684,9 +709,7 @@ static void read_runs(struct reader *r, const struct json_value *list, struct re
             bad(r, "runs", "a run lacks its host, or it is not printable");
             return;
         }
-        snprintf(id.host, sizeof(id.host), "%s", host);
-        id.pid = get_u64(r, list->items[i], "pid");
-        id.start_ms = get_u64(r, list->items[i], "start_ms");
+        read_fields(r, &results_obj_runs, list->items[i], &id, "runs");
         if (!r->failed && results_add_run(d, &id) != SLAP_OK) {
             bad(r, "runs", "out of memory, or too many");
         }
@@ -708,7 +731,7 @@ static double get_rate_or_null(struct reader *r, const struct json_value *obj, c
     return v != NULL && v->type == JSON_NULL ? 0.0 : get_double(r, obj, key);
 }
 
-/* slap search's outcome (absent from other documents; "confirmed" from this version on). */
+/* slap search's outcome (absent from other documents; "confirmed" since 2). */
 static void read_search(struct reader *r, const struct json_value *v, struct results_doc *d)
 {
     struct results_search *s = &d->search;
@@ -728,8 +751,9 @@ static void read_search(struct reader *r, const struct json_value *v, struct res
     s->capacity_tps = get_rate_or_null(r, v, "capacity_tps");
     s->lowest_broken = get_rate_or_null(r, v, "lowest_broken_tps");
     s->client_limit = get_rate_or_null(r, v, "client_limit_tps");
+    check_fields(r, &results_obj_search, v, "search", false);
     s->exhausted = exhausted != NULL && exhausted->type == JSON_TRUE;
-    /* older files: a capacity was given only when found */
+    /* schema 1 without it: a capacity was given only when found */
     s->confirmed = confirmed != NULL ? confirmed->type == JSON_TRUE : s->capacity_tps > 0;
 }
 
@@ -811,6 +835,7 @@ static void read_top(struct reader *r, const struct json_value *root, struct res
     } else if (label == NULL || !printable_text(label)) {
         bad(r, "label", "missing, empty, too long or not printable");
     }
+    check_fields(r, &results_obj_top, root, NULL, false);
     if (r->failed) {
         return;
     }
@@ -830,7 +855,16 @@ static void read_top(struct reader *r, const struct json_value *root, struct res
     if (lag != NULL) {
         read_hist(r, json_get(lag, "hist"), d->global->lag);
     }
+    check_fields(r, &results_obj_run_line, json_get(root, "run"), "run", false);
+    check_fields(r, &results_obj_keys, json_get(json_get(root, "run"), "keys"), "run keys", false);
+    check_fields(r, &results_obj_intervals, json_get(root, "percentile_intervals"),
+                 "percentile_intervals", false);
+    check_fields(r, &results_obj_errors, json_get(root, "errors"), "errors", false);
+    check_fields(r, &results_obj_summary, lag, "send_lag", false);
     const struct json_value *outcomes = get_typed(r, root, "get_outcomes", JSON_OBJECT);
+    check_fields(r, &results_obj_outcomes, outcomes, "get_outcomes", false);
+    check_fields(r, &results_obj_summary, json_get(outcomes, "hit"), "get_outcomes hit", false);
+    check_fields(r, &results_obj_summary, json_get(outcomes, "miss"), "get_outcomes miss", false);
     read_hist(r, json_get(json_get(outcomes, "hit"), "hist"), d->global->gets[STATS_HIT]);
     read_hist(r, json_get(json_get(outcomes, "miss"), "hist"), d->global->gets[STATS_MISS]);
     read_counters(r, json_get(root, "counters"), &d->global->counters, &d->counters_unknown);
@@ -843,6 +877,8 @@ static void read_top(struct reader *r, const struct json_value *root, struct res
     read_servers(r, get_typed(r, root, "servers", JSON_ARRAY), d);
     read_limits(r, json_get(root, "limits"), d);
     read_search(r, json_get(root, "search"), d);
+    check_fields(r, &results_obj_trace, json_get(root, "trace"), "trace", false);
+    read_fields(r, &results_obj_samples, json_get(root, "samples"), d, "samples");
     check_whole(r, root, d);
 }
 
