@@ -17,6 +17,8 @@
 #include "slap/output/report.h"
 #include "slap/base/version.h"
 
+#include "results_fields.h"
+
 #define MIB (1024.0 * 1024.0)
 
 /* The percentiles CSV rows always carry, whatever --percentiles says. */
@@ -813,9 +815,7 @@ static void json_rounds(struct json_writer *w, const struct results_doc *d)
 static void json_server_stats(struct json_writer *w, const char *key, const struct server_stats *s)
 {
     json_open_object(w, key);
-#define SERVER_STATS_JSON(field) json_double(w, #field, s->field);
-    SERVER_STATS_FIELDS(SERVER_STATS_JSON)
-#undef SERVER_STATS_JSON
+    results_fields_write(w, &results_obj_server_stats, s);
     json_close(w);
 }
 
@@ -877,18 +877,15 @@ static void json_limits_run(struct json_writer *w, const struct limits *l)
 {
     if (l->host.known) {
         json_open_object(w, "host");
-        json_u64(w, "cpus", l->host.cpus);
-        json_double(w, "busy", l->host.busy);
+        results_fields_write(w, &results_obj_host, &l->host);
         json_close(w);
     } else {
         json_null(w, "host");
     }
     json_open_object(w, "in_flight");
-    json_double(w, "mean", l->in_flight_mean);
-    json_u64(w, "possible", l->in_flight_max);
+    results_fields_write(w, &results_obj_in_flight, l);
     json_close(w);
-    json_u64(w, "client_lag", l->client_lag);
-    json_double(w, "send_lag_p99_s", l->send_lag_p99_s);
+    results_fields_write(w, &results_obj_limits, l); /* client_lag, send_lag_p99_s */
     if (l->proxy.name[0] == '\0') {
         json_null(w, "proxy");
         return;
@@ -897,9 +894,7 @@ static void json_limits_run(struct json_writer *w, const struct limits *l)
     json_string(w, "name", l->proxy.name);
     if (l->proxy.known) {
         json_null(w, "note");
-#define PROXY_STATS_JSON(field) json_double(w, #field, l->proxy.delta.field);
-        PROXY_STATS_FIELDS(PROXY_STATS_JSON)
-#undef PROXY_STATS_JSON
+        results_fields_write(w, &results_obj_proxy, &l->proxy);
     } else {
         json_string(w, "note", l->proxy.note);
     }
@@ -916,10 +911,7 @@ static void json_borderline(struct json_writer *w, const struct limits_borderlin
     }
     json_string(w, "borderline", limits_verdict_name(b->with));
     json_open_object(w, "borderline_figure");
-    json_string(w, "name", b->figure);
-    json_double(w, "value", b->value);
-    json_double(w, "line", b->line);
-    json_double(w, "band", b->band);
+    results_fields_write(w, &results_obj_borderline, b);
     json_close(w);
 }
 
@@ -985,9 +977,7 @@ static void json_runs(struct json_writer *w, const struct results_doc *d)
     json_open_array(w, "runs", false);
     for (size_t i = 0; i < d->runs.n; i++) {
         json_open_object(w, NULL);
-        json_string(w, "host", runs[i].host);
-        json_u64(w, "pid", runs[i].pid);
-        json_u64(w, "start_ms", runs[i].start_ms);
+        results_fields_write(w, &results_obj_runs, &runs[i]);
         json_close(w);
     }
     json_close(w);
@@ -1127,8 +1117,7 @@ void results_json_end(struct results_json_stream *js)
     json_limits(w, d);
     json_trace(w, d);
     json_open_object(w, "samples");
-    json_u64(w, "written", d->samples_written);
-    json_u64(w, "dropped", d->samples_dropped);
+    results_fields_write(w, &results_obj_samples, d);
     json_close(w);
     json_close(w);
 }
