@@ -197,15 +197,15 @@ OBJECT(results_obj_server, "servers", "/$defs/server", server_rows);
 static const struct results_field limits_rows[] = {
     LISTED("verdict", RF_TEXT, 0, 1, NULL),
     LISTED("borderline", RF_TEXT, RF_NULL, 2, NULL),
-    LISTED("borderline_figure", RF_OBJECT, RF_NULL, 2, "borderline_figure"),
+    LISTED("borderline_figure", RF_OBJECT, RF_NULL, 2, "limits.borderline_figure"),
     LISTED("why", RF_TEXT, 0, 1, NULL),
     LISTED("saturation", RF_NUMBER, 0, 1, NULL),
-    LISTED("client", RF_OBJECT, 0, 1, "client"),
-    LISTED("host", RF_OBJECT, RF_NULL, 2, "host"),
-    LISTED("in_flight", RF_OBJECT, 0, 2, "in_flight"),
+    LISTED("client", RF_OBJECT, 0, 1, "limits.client"),
+    LISTED("host", RF_OBJECT, RF_NULL, 2, "limits.host"),
+    LISTED("in_flight", RF_OBJECT, 0, 2, "limits.in_flight"),
     STORED("client_lag", RF_COUNT, 0, 2, RF_STORE_U64, struct limits, client_lag),
     STORED("send_lag_p99_s", RF_NUMBER, 0, 2, RF_STORE_DOUBLE, struct limits, send_lag_p99_s),
-    LISTED("proxy", RF_OBJECT, RF_NULL, 2, "proxy"),
+    LISTED("proxy", RF_OBJECT, RF_NULL, 2, "limits.proxy"),
     LISTED("servers", RF_ARRAY, 0, 1, "limits.servers"),
 };
 OBJECT(results_obj_limits, "limits", "/$defs/limits", limits_rows);

@@ -320,11 +320,12 @@ static void read_counters(struct reader *r, const struct json_value *obj, struct
 #undef SLAP_COUNTER_READ
 }
 
-/* A step's verdict, when known, and whether a signal cut it short (older slaps do not say). */
+/* A step's verdict and its objectives' (when known), and whether a signal cut it short. */
 static void read_step_marks(struct reader *r, const struct json_value *item,
                             struct results_step *step)
 {
     const char *limited_by = json_to_string(json_get(item, "limited_by"));
+    const char *slo = json_to_string(json_get(item, "slo"));
     const struct json_value *interrupted = json_get(item, "interrupted");
     enum limits_verdict verdict;
     if (interrupted != NULL) {
@@ -338,6 +339,13 @@ static void read_step_marks(struct reader *r, const struct json_value *item,
             bad(r, "limited_by", "not a verdict slap gives");
         }
         snprintf(step->limited_by, sizeof(step->limited_by), "%s", limited_by);
+    }
+    if (slo != NULL) {
+        if (strcmp(slo, "held") != 0 && strcmp(slo, "broken") != 0 &&
+            strcmp(slo, "undecided") != 0) {
+            bad(r, "slo", "not held, broken or undecided");
+        }
+        snprintf(step->slo, sizeof(step->slo), "%s", slo);
     }
 }
 
@@ -483,6 +491,8 @@ static void read_servers(struct reader *r, const struct json_value *list, struct
             snprintf(pair.note, sizeof(pair.note), "%s", note);
         } else {
             pair.ok = true;
+            check_fields(r, &results_obj_server_stats, json_get(item, "delta"), "servers delta",
+                         false);
             read_server_stats(r, json_get(item, "before"), "servers before", &pair.before);
             read_server_stats(r, json_get(item, "after"), "servers after", &pair.after);
             pair.preload_known = json_get(item, "preload_evictions") != NULL;
@@ -619,6 +629,9 @@ static void read_borderline(struct reader *r, const struct json_value *obj,
     if (!limits_verdict_parse(json_to_string(with), &b->with)) {
         bad(r, "borderline", "not null or a verdict slap gives");
         return;
+    }
+    if (figure == NULL && !results_field_due(&results_obj_limits, "borderline_figure", r->schema)) {
+        return; /* a file older than the figure: taken as not near */
     }
     b->near = true;
     read_fields(r, &results_obj_borderline, figure, b, "borderline_figure");
@@ -997,6 +1010,9 @@ static void read_period_text(struct results_stream *rs, const struct results_spl
         return;
     }
     results_drop_periods(to);
+    /* the fields a period must hold are its file's version's: "schema" came before it */
+    unsigned schema = results_split_schema(rs->split);
+    rs->r.schema = schema <= RESULTS_SCHEMA ? schema : 0;
     read_item(&rs->r, item, to, ITEM_PERIOD, piece->index, rs->scratch);
     json_free(item);
     if (rs->keep && !rs->r.failed && to->periods.n == 1) {
@@ -1039,6 +1055,10 @@ static enum slap_status stream_next(struct results_stream *rs, const struct resu
         size_t len;
         const char *head = results_split_head(rs->split, &len);
         read_head(&rs->r, head, len, rs->read_config, rs->d);
+        if (!rs->r.failed && rs->r.seen[ITEM_PERIOD].n > 0 &&
+            results_split_schema(rs->split) != rs->r.schema) {
+            bad(&rs->r, "schema", "after the periods (slap writes it first): not read as such");
+        }
         if (rs->path != NULL && !rs->r.failed && (rs->d->source = strdup(rs->path)) == NULL) {
             bad(&rs->r, "document", "out of memory");
         }
