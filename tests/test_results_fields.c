@@ -417,12 +417,200 @@ static void test_round_trip_every_object(void **state)
     }
 }
 
+/* ---- the schema file against the tables -------------------------------------------------- */
+
+enum { T_NULL = 1, T_BOOL = 2, T_INT = 4, T_NUM = 8, T_TEXT = 16, T_OBJECT = 32, T_ARRAY = 64 };
+
+static const struct json_value *schema_at(const struct json_value *root, const char *path);
+
+/* node with its "$ref"s followed (the schema's own, "#/..."). */
+static const struct json_value *deref(const struct json_value *root, const struct json_value *node)
+{
+    const char *ref = json_to_string(json_get(node, "$ref"));
+    for (int hops = 0; ref != NULL && hops < 8; hops++) {
+        assert_true(ref[0] == '#');
+        node = schema_at(root, ref + 1);
+        ref = json_to_string(json_get(node, "$ref"));
+    }
+    return node;
+}
+
+/* The schema's node at path ("/properties/limits/..."), each step's "$ref" followed. */
+static const struct json_value *schema_at(const struct json_value *root, const char *path)
+{
+    const struct json_value *node = root;
+    char step[64];
+    while (*path == '/') {
+        size_t len = strcspn(path + 1, "/");
+        assert_true(len < sizeof(step));
+        memcpy(step, path + 1, len);
+        step[len] = '\0';
+        node = deref(root, json_get(node, step));
+        if (node == NULL) {
+            fail_msg("the schema has no %s", path);
+        }
+        path += len + 1;
+    }
+    return node;
+}
+
+static unsigned value_types(const struct json_value *v)
+{
+    uint64_t n;
+    switch (v->type) {
+    case JSON_NULL:
+        return T_NULL;
+    case JSON_FALSE:
+    case JSON_TRUE:
+        return T_BOOL;
+    case JSON_NUMBER:
+        return json_to_u64(v, &n) ? T_INT : T_NUM;
+    case JSON_STRING:
+        return T_TEXT;
+    case JSON_ARRAY:
+        return T_ARRAY;
+    case JSON_OBJECT:
+        return T_OBJECT;
+    }
+    return 0;
+}
+
+static unsigned type_word(const char *word)
+{
+    static const struct {
+        const char *word;
+        unsigned types;
+    } words[] = {{"null", T_NULL},     {"boolean", T_BOOL}, {"integer", T_INT},
+                 {"number", T_NUM | T_INT}, {"string", T_TEXT}, {"object", T_OBJECT},
+                 {"array", T_ARRAY}};
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(words); i++) {
+        if (strcmp(words[i].word, word) == 0) {
+            return words[i].types;
+        }
+    }
+    fail_msg("schema type %s", word);
+    return 0;
+}
+
+/* The JSON types a schema node allows ("type", "const", "enum", "anyOf"; none said: all). */
+static unsigned schema_types(const struct json_value *root, const struct json_value *node)
+{
+    unsigned types = 0;
+    node = deref(root, node);
+    const struct json_value *type = json_get(node, "type");
+    const struct json_value *any = json_get(node, "anyOf");
+    const struct json_value *choices = json_get(node, "enum");
+    if (type != NULL && type->type == JSON_STRING) {
+        types |= type_word(type->text);
+    }
+    for (size_t i = 0; type != NULL && type->type == JSON_ARRAY && i < type->n; i++) {
+        types |= type_word(type->items[i]->text);
+    }
+    for (size_t i = 0; any != NULL && i < any->n; i++) {
+        types |= schema_types(root, any->items[i]);
+    }
+    for (size_t i = 0; choices != NULL && i < choices->n; i++) {
+        types |= value_types(choices->items[i]);
+    }
+    if (json_get(node, "const") != NULL) {
+        types |= value_types(json_get(node, "const"));
+    }
+    return types != 0 ? types : ~0u;
+}
+
+/* Is name in node's "required"? */
+static bool schema_requires(const struct json_value *node, const char *name)
+{
+    const struct json_value *required = json_get(node, "required");
+    for (size_t i = 0; required != NULL && i < required->n; i++) {
+        if (strcmp(required->items[i]->text, name) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* One row against its place in the schema: there, of its type, null as the row; in "required"
+ * when every document of RESULTS_SCHEMA holds it (neither RF_SOMETIMES nor RF_WHEN), in
+ * "then"'s "required" (the object's "if" says the variant) when RF_WHEN. */
+static void check_row(const struct json_value *root, const struct json_value *node,
+                      const struct results_object *o, const struct results_field *f)
+{
+    static const unsigned wants[] = {[RF_COUNT] = T_INT,   [RF_NUMBER] = T_NUM,
+                                     [RF_TEXT] = T_TEXT,   [RF_BOOL] = T_BOOL,
+                                     [RF_OBJECT] = T_OBJECT, [RF_ARRAY] = T_ARRAY};
+    const struct json_value *prop = json_get(json_get(node, "properties"), f->name);
+    const struct json_value *other = json_get(node, "additionalProperties");
+    if (prop == NULL && other != NULL && other->type == JSON_OBJECT) {
+        prop = other;
+    }
+    if (prop == NULL) {
+        fail_msg("%s.%s: not in the schema (%s)", o->name, f->name, o->schema);
+    }
+    unsigned types = schema_types(root, prop);
+    if ((types & wants[f->type]) == 0) {
+        fail_msg("%s.%s: the schema's type is not the table's", o->name, f->name);
+    }
+    if (((types & T_NULL) != 0) != ((f->flags & RF_NULL) != 0) && types != ~0u) {
+        fail_msg("%s.%s: null %s by the schema, %s by the table", o->name, f->name,
+                 types & T_NULL ? "allowed" : "refused", f->flags & RF_NULL ? "allowed" : "not");
+    }
+    bool always = (f->flags & (RF_SOMETIMES | RF_WHEN)) == 0;
+    if (schema_requires(node, f->name) != always) {
+        fail_msg("%s.%s: %s by the schema, %s by the table", o->name, f->name,
+                 always ? "not required" : "required", always ? "in every document" : "not");
+    }
+    /* a variant's rows: the schema's "if" (its note null) "then" requires them */
+    bool variant = (f->flags & RF_WHEN) != 0;
+    if (schema_requires(json_get(node, "then"), f->name) != variant) {
+        fail_msg("%s.%s: %s by the schema's \"then\", %s by the table", o->name, f->name,
+                 variant ? "not required" : "required", variant ? "in its variant" : "not");
+    }
+}
+
+/* The schema file describes each table (at its object's place) and nothing more. */
+static void test_schema_matches_tables(void **state)
+{
+    (void)state;
+    FILE *in = fopen(SLAP_SCHEMA_FILE, "r");
+    assert_non_null(in);
+    char *text = NULL;
+    size_t cap = 0;
+    ssize_t len = getdelim(&text, &cap, '\0', in);
+    fclose(in);
+    assert_true(len > 0);
+    struct json_value *root = tree_of(text);
+    free(text);
+    for (size_t i = 0; i < results_nobjects; i++) {
+        const struct results_object *o = results_objects[i];
+        const struct json_value *node = schema_at(root, o->schema);
+        for (size_t j = 0; j < o->n; j++) {
+            check_row(root, node, o, &o->fields[j]);
+        }
+        const struct json_value *props = json_get(node, "properties");
+        for (size_t j = 0; props != NULL && j < props->n; j++) {
+            if (results_field_find(o, props->keys[j]) == NULL) {
+                fail_msg("%s: the schema's %s is no row of its table", o->name, props->keys[j]);
+            }
+        }
+        const struct json_value *required = json_get(node, "required");
+        for (size_t j = 0; required != NULL && j < required->n; j++) {
+            if (results_field_find(o, required->items[j]->text) == NULL) {
+                fail_msg("%s: the schema requires %s, no row of its table", o->name,
+                         required->items[j]->text);
+            }
+        }
+    }
+    json_free(root);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_member_in_its_table),
         cmocka_unit_test(test_fields_by_version),
         cmocka_unit_test(test_round_trip_every_object),
+        cmocka_unit_test(test_schema_matches_tables),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -90,7 +90,7 @@ static const struct results_field type_rows[] = {
     LISTED("net_mib_s", RF_NUMBER, 0, 1, NULL),
     LISTED("misses", RF_COUNT, 0, 1, NULL),
 };
-OBJECT(results_obj_type, "type", "/$defs/summary", type_rows);
+OBJECT(results_obj_type, "type", "/$defs/type", type_rows);
 
 static const struct results_field hist_rows[] = {
     LISTED("count", RF_COUNT, 0, 1, NULL),
