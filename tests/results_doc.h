@@ -3,6 +3,7 @@
 #ifndef SLAP_TEST_RESULTS_DOC_H
 #define SLAP_TEST_RESULTS_DOC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,5 +38,14 @@ void make_doc(struct results_doc *d, const struct spec *spec, uint64_t seed,
               struct slap_stats *all);
 /* d written as JSON into *text (allocated), *len bytes. */
 void to_json(const struct results_doc *d, char **text, size_t *len);
+
+/* A run of every part: open loop, limits (every figure, a proxy, a server read and one not), a
+ * round, samples, --precision's outcome; with extras, what is written and not read back (the
+ * trace's figures, a server's preload evictions). */
+void make_run(struct results_doc *d, bool extras);
+/* slap search's sweep: two steps (one judged, one cut short), its outcome. */
+void make_search(struct results_doc *d);
+/* The texts of the documents of every object: a run (with extras or not), a search. */
+void every_object_texts(char **run, char **search, bool extras);
 
 #endif

@@ -95,6 +95,28 @@ static void test_round_trip(void **state)
     results_doc_free(&back);
 }
 
+/* A document of every object read back and written again: the same bytes. */
+static void test_round_trip_every_object(void **state)
+{
+    (void)state;
+    char *texts[2];
+    every_object_texts(&texts[0], &texts[1], false);
+    for (int i = 0; i < 2; i++) {
+        struct results_doc back;
+        char err[512] = "", *again = NULL;
+        size_t len;
+        if (results_parse(texts[i], strlen(texts[i]), read_test_config, &back, err,
+                          sizeof(err)) != SLAP_OK) {
+            fail_msg("%s", err);
+        }
+        to_json(&back, &again, &len);
+        assert_string_equal(again, texts[i]);
+        free(again);
+        results_doc_free(&back);
+        free(texts[i]);
+    }
+}
+
 /* Two hosts' documents merged give the percentiles of one histogram of every sample. */
 static void test_merge_is_exact(void **state)
 {
@@ -552,6 +574,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_sink_filled),
         cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_round_trip_every_object),
         cmocka_unit_test(test_merge_is_exact),
         cmocka_unit_test(test_merge_refuses_other_workloads),
         cmocka_unit_test(test_refuses_bad_documents),

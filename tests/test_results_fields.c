@@ -19,91 +19,6 @@
 #include "results_doc.h"
 #include "results_fields.h"
 
-/* ---- documents of every object ---------------------------------------------------------- */
-
-/* What limited a run or a step: every figure known, a proxy, a server read and one not. */
-static void fill_limits(struct limits *l, enum limits_verdict verdict)
-{
-    assert_int_equal(limits_init(l, 2), SLAP_OK);
-    l->verdict = verdict;
-    snprintf(l->why, sizeof(l->why), "borderline with client: the servers were busy");
-    l->borderline = (struct limits_borderline){.near = true, .with = LIMITS_CLIENT,
-                                               .value = 0.84, .line = 0.85, .band = 0.05};
-    snprintf(l->borderline.figure, sizeof(l->borderline.figure), "client.cpu_wait_max");
-    l->client = (struct limits_client){.cpu_user_s = 1.5, .cpu_sys_s = 0.25, .threads = 2,
-                                       .busy_mean = 0.4, .busy_max = 0.5, .wait_known = true,
-                                       .wait_mean = 0.01, .wait_max = 0.02, .demand_max = 0.52,
-                                       .cpus = 4, .cpu_share = 0.15};
-    l->host = (struct limits_host){.known = true, .cpus = 8, .busy = 0.3};
-    l->in_flight_mean = 7.5;
-    l->in_flight_max = 16;
-    l->client_lag = 3;
-    l->send_lag_p99_s = 0.002;
-    l->proxy.known = true;
-    snprintf(l->proxy.name, sizeof(l->proxy.name), "127.0.0.1:22122");
-    l->proxy.delta.server_ejects = 2;
-    struct limits_server *s = l->servers;
-    snprintf(s[0].name, sizeof(s[0].name), "127.0.0.1:1");
-    snprintf(s[0].label, sizeof(s[0].label), "host-3");
-    s[0].known = true;
-    s[0].cpu_s = 1.25;
-    s[0].threads = 4;
-    s[0].seconds = 3;
-    s[0].busy = 0.1;
-    s[0].local = true;
-    s[0].from_proc = true;
-    snprintf(s[0].note, sizeof(s[0].note), "it answers no stats");
-    s[0].pid = 1234;
-    s[0].wait_known = true;
-    s[0].wait_max = 0.05;
-    snprintf(s[1].name, sizeof(s[1].name), "127.0.0.1:2");
-    snprintf(s[1].label, sizeof(s[1].label), "host-3");
-    snprintf(s[1].note, sizeof(s[1].note), "it did not answer stats");
-    s[1].backend = true;
-}
-
-/* A run of every part: open loop, limits, a round, samples; with extras, what is written and
- * not read back (the trace's figures, --precision's outcome, a server's preload evictions). */
-static void make_run(struct results_doc *d, bool extras)
-{
-    make_doc(d, &(struct spec){.servers = "127.0.0.1:1", .threads = 2, .time = "3", .tps = "900"},
-             3, NULL);
-    d->has_limits = true;
-    fill_limits(&d->limits, LIMITS_SERVER);
-    assert_int_equal(results_add_to_round(d, 0, 3.0, 3.0, d->global), SLAP_OK);
-    d->samples_written = 40;
-    d->samples_dropped = 2;
-    if (extras) {
-        d->trace.present = true;
-        d->trace.counts.skipped = 1;
-        snprintf(d->precision, sizeof(d->precision), "p99 within 4.1%% after 23 s");
-        struct results_server *srv = d->servers.items;
-        srv[0].stats.preload_known = true;
-        srv[0].stats.preload_evictions = 5;
-    }
-}
-
-/* slap search's sweep: two steps (one judged, one cut short), its outcome. */
-static void make_search(struct results_doc *d)
-{
-    make_doc(d, &(struct spec){.servers = "127.0.0.1:1", .threads = 2, .time = "3"}, 4, NULL);
-    results_drop_periods(d);
-    d->sweep = true;
-    assert_int_equal(results_add_step(d, 1000, 1.0, d->global), SLAP_OK);
-    assert_int_equal(results_add_step(d, 2000, 1.0, d->global), SLAP_OK);
-    struct results_step *steps = d->steps.items;
-    steps[0].has_limits = true;
-    fill_limits(&steps[0].limits, LIMITS_RATE);
-    snprintf(steps[0].limited_by, sizeof(steps[0].limited_by), "%s",
-             limits_verdict_name(LIMITS_RATE));
-    snprintf(steps[0].slo, sizeof(steps[0].slo), "held");
-    snprintf(steps[1].slo, sizeof(steps[1].slo), "broken");
-    steps[1].interrupted = true;
-    d->search = (struct results_search){.present = true, .capacity_tps = 1000,
-                                        .lowest_broken = 2000, .confirmed = true};
-    snprintf(d->search.objectives, sizeof(d->search.objectives), "p99<1ms");
-}
-
 /* ---- a JSON tree edited and written back ------------------------------------------------ */
 
 static void put_string(FILE *out, const char *s, size_t len)
@@ -227,19 +142,6 @@ static void walk_object(struct json_value *root, struct json_value *obj,
         visit(arg, root, obj, o, f);
         walk_into(root, obj->items[i], f, visit, arg);
     }
-}
-
-/* The texts of the documents of every object: a run (with extras or not), a search. */
-static void every_object_texts(char **run, char **search, bool extras)
-{
-    struct results_doc d;
-    size_t len;
-    make_run(&d, extras);
-    to_json(&d, run, &len);
-    results_doc_free(&d);
-    make_search(&d);
-    to_json(&d, search, &len);
-    results_doc_free(&d);
 }
 
 /* Each table and row met, for the tests that want each once. */
@@ -393,28 +295,6 @@ static void test_fields_by_version(void **state)
         free(texts[i]);
     }
     free(met);
-}
-
-/* A document of every object read back and written again: the same bytes. */
-static void test_round_trip_every_object(void **state)
-{
-    (void)state;
-    char *texts[2];
-    every_object_texts(&texts[0], &texts[1], false);
-    for (int i = 0; i < 2; i++) {
-        struct results_doc back;
-        char err[512] = "", *again = NULL;
-        size_t len;
-        if (results_parse(texts[i], strlen(texts[i]), read_test_config, &back, err,
-                          sizeof(err)) != SLAP_OK) {
-            fail_msg("%s", err);
-        }
-        to_json(&back, &again, &len);
-        assert_string_equal(again, texts[i]);
-        free(again);
-        results_doc_free(&back);
-        free(texts[i]);
-    }
 }
 
 /* ---- the schema file against the tables -------------------------------------------------- */
@@ -609,7 +489,6 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_member_in_its_table),
         cmocka_unit_test(test_fields_by_version),
-        cmocka_unit_test(test_round_trip_every_object),
         cmocka_unit_test(test_schema_matches_tables),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

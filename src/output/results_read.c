@@ -770,6 +770,20 @@ static void read_search(struct reader *r, const struct json_value *v, struct res
     s->confirmed = confirmed != NULL ? confirmed->type == JSON_TRUE : s->capacity_tps > 0;
 }
 
+/* --precision's outcome, as the report's line says it (absent without the option). */
+static void read_precision(struct reader *r, const struct json_value *v, struct results_doc *d)
+{
+    const char *text = json_to_string(v);
+    if (v == NULL) {
+        return;
+    }
+    if (text == NULL || strlen(text) >= sizeof(d->precision) || !printable_text(text)) {
+        bad(r, "precision", "not printable text of up to 159 bytes");
+        return;
+    }
+    snprintf(d->precision, sizeof(d->precision), "%s", text);
+}
+
 /* list's requests of each type (seen) against the run's: what is wrong into r. */
 static void check_list_sums(struct reader *r, const char *list, const struct list_seen *seen,
                             const struct results_doc *d)
@@ -891,6 +905,7 @@ static void read_top(struct reader *r, const struct json_value *root, struct res
     read_limits(r, json_get(root, "limits"), d);
     read_search(r, json_get(root, "search"), d);
     check_fields(r, &results_obj_trace, json_get(root, "trace"), "trace", false);
+    read_precision(r, json_get(root, "precision"), d);
     read_fields(r, &results_obj_samples, json_get(root, "samples"), d, "samples");
     check_whole(r, root, d);
 }
