@@ -89,7 +89,8 @@ bool results_fields_read(const struct results_object *o, const struct json_value
 extern const struct results_object results_obj_top, results_obj_runs, results_obj_run_line,
     results_obj_keys, results_obj_summary, results_obj_type, results_obj_hist,
     results_obj_outcomes, results_obj_errors, results_obj_intervals, results_obj_period,
-    results_obj_step, results_obj_round, results_obj_server_stats, results_obj_server, results_obj_limits,
+    results_obj_step, results_obj_round, results_obj_server_stats, results_obj_server,
+    results_obj_limits,
     results_obj_client, results_obj_host, results_obj_in_flight, results_obj_proxy,
     results_obj_limits_server, results_obj_borderline, results_obj_search, results_obj_trace,
     results_obj_samples;
