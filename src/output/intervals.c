@@ -11,7 +11,10 @@ enum slap_status intervals_init(struct intervals *iv)
     memset(iv, 0, sizeof(*iv));
     iv->width = 1;
     iv->seg = calloc(INTERVALS_SEGMENTS, sizeof(*iv->seg));
-    return iv->seg != NULL ? SLAP_OK : SLAP_ERROR;
+    if (iv->seg == NULL || hist_slab_alloc(&iv->scratch, 1) != SLAP_OK) {
+        return SLAP_ERROR;
+    }
+    return SLAP_OK;
 }
 
 static void segment_free(struct intervals_segment *g)
@@ -28,14 +31,14 @@ void intervals_free(struct intervals *iv)
         segment_free(&iv->seg[i]);
     }
     free(iv->seg);
+    hist_slab_free(iv->scratch, 1);
     memset(iv, 0, sizeof(*iv));
 }
 
-/* s becomes s + b + h (b and h may be NULL). */
+/* s becomes s + b + h (b and h may be NULL), summed in sum. */
 static enum slap_status sparse_sum(struct results_sparse *s, const struct results_sparse *b,
-                                   const struct hist *h)
+                                   const struct hist *h, struct hist *sum)
 {
-    static struct hist sum; /* main thread only */
     if ((h == NULL || h->count == 0) && (b == NULL || b->count == 0)) {
         return SLAP_OK;
     }
@@ -43,16 +46,16 @@ static enum slap_status sparse_sum(struct results_sparse *s, const struct result
         results_sparse_free(s);
         return results_sparse_from_hist(h, s);
     }
-    hist_clear(&sum);
-    results_sparse_add(s, &sum);
+    hist_clear(sum);
+    results_sparse_add(s, sum);
     if (b != NULL) {
-        results_sparse_add(b, &sum);
+        results_sparse_add(b, sum);
     }
     if (h != NULL) {
-        hist_merge(&sum, h);
+        hist_merge(sum, h);
     }
     struct results_sparse out;
-    if (results_sparse_from_hist(&sum, &out) != SLAP_OK) {
+    if (results_sparse_from_hist(sum, &out) != SLAP_OK) {
         return SLAP_ERROR;
     }
     results_sparse_free(s);
@@ -75,12 +78,12 @@ static const struct hist *series_of(const struct slap_stats *s, int i)
 }
 
 static enum slap_status segment_add(struct intervals_segment *g, const struct slap_stats *s,
-                                    double seconds)
+                                    double seconds, struct hist *sum)
 {
     g->seconds += seconds;
     g->answers += stats_counters_requests(&s->counters);
     for (int i = 0; i < INTERVALS_SERIES; i++) {
-        if (sparse_sum(&g->series[i], NULL, series_of(s, i)) != SLAP_OK) {
+        if (sparse_sum(&g->series[i], NULL, series_of(s, i), sum) != SLAP_OK) {
             return SLAP_ERROR;
         }
     }
@@ -88,13 +91,14 @@ static enum slap_status segment_add(struct intervals_segment *g, const struct sl
 }
 
 /* b merged into a (b emptied). */
-static enum slap_status segment_merge(struct intervals_segment *a, struct intervals_segment *b)
+static enum slap_status segment_merge(struct intervals_segment *a, struct intervals_segment *b,
+                                      struct hist *sum)
 {
     a->seconds += b->seconds;
     a->answers += b->answers;
     a->periods += b->periods;
     for (int i = 0; i < INTERVALS_SERIES; i++) {
-        if (sparse_sum(&a->series[i], &b->series[i], NULL) != SLAP_OK) {
+        if (sparse_sum(&a->series[i], &b->series[i], NULL, sum) != SLAP_OK) {
             return SLAP_ERROR;
         }
     }
@@ -107,7 +111,7 @@ static enum slap_status compact(struct intervals *iv)
 {
     size_t kept = 0;
     for (size_t i = 0; i < iv->n; i += 2) {
-        if (i + 1 < iv->n && segment_merge(&iv->seg[i], &iv->seg[i + 1]) != SLAP_OK) {
+        if (i + 1 < iv->n && segment_merge(&iv->seg[i], &iv->seg[i + 1], iv->scratch) != SLAP_OK) {
             return SLAP_ERROR;
         }
         if (kept != i) {
@@ -146,7 +150,7 @@ enum slap_status intervals_add_stats(struct intervals *iv, const struct slap_sta
         return SLAP_ERROR;
     }
     iv->periods++;
-    return segment_add(g, s, seconds);
+    return segment_add(g, s, seconds, iv->scratch);
 }
 
 enum slap_status intervals_extend(struct intervals *iv, const struct slap_stats *s,
@@ -155,7 +159,7 @@ enum slap_status intervals_extend(struct intervals *iv, const struct slap_stats 
     if (iv->n == 0) {
         return intervals_add_stats(iv, s, seconds);
     }
-    return segment_add(&iv->seg[iv->n - 1], s, seconds);
+    return segment_add(&iv->seg[iv->n - 1], s, seconds, iv->scratch);
 }
 
 enum slap_status intervals_add_period(struct intervals *iv, const struct results_period *p)
@@ -168,7 +172,7 @@ enum slap_status intervals_add_period(struct intervals *iv, const struct results
     g->seconds += p->seconds;
     g->answers += stats_counters_requests(&p->counters);
     for (int t = 0; t < STATS_TYPES; t++) {
-        if (sparse_sum(&g->series[INTERVALS_LAT + t], &p->lat[t], NULL) != SLAP_OK) {
+        if (sparse_sum(&g->series[INTERVALS_LAT + t], &p->lat[t], NULL, iv->scratch) != SLAP_OK) {
             return SLAP_ERROR;
         }
     }
@@ -236,19 +240,19 @@ static void view_measure(const void *ctx, size_t i, uint64_t *count, uint64_t *m
 static size_t view_rank_bucket(const void *ctx, size_t from, size_t to, uint64_t min_ns,
                                uint64_t max_ns, uint64_t rank)
 {
-    static struct hist merged; /* main thread only; only its buckets in use are written */
     const struct intervals_view *v = ctx;
+    struct hist *merged = v->iv->scratch; /* only its buckets in use are written */
     (void)min_ns; /* the merged histogram's own: the same segments' bounds */
     (void)max_ns;
-    hist_clear(&merged);
+    hist_clear(merged);
     for (size_t i = from; i < to; i++) {
         for (int s = 0; s < INTERVALS_SERIES; s++) {
             if ((v->mask & INTERVALS_BIT(s)) != 0) {
-                results_sparse_add(&v->iv->seg[i].series[s], &merged);
+                results_sparse_add(&v->iv->seg[i].series[s], merged);
             }
         }
     }
-    return hist_rank_bucket(&merged, rank);
+    return hist_rank_bucket(merged, rank);
 }
 
 void intervals_view_ci(const struct intervals_view *v, double pct, struct ci_result *r)
@@ -279,18 +283,18 @@ void intervals_ci(const struct intervals *iv, intervals_mask mask, const struct 
 
 void intervals_steady(const struct intervals *iv, struct steady_verdict *v)
 {
-    static struct hist h; /* main thread only */
     struct steady_period p[INTERVALS_SEGMENTS];
     size_t n = iv != NULL ? iv->n : 0;
     for (size_t i = 0; i < n; i++) {
         const struct intervals_segment *g = &iv->seg[i];
-        hist_clear(&h);
+        struct hist *h = iv->scratch;
+        hist_clear(h);
         for (int t = 0; t < STATS_TYPES; t++) {
-            results_sparse_add(&g->series[INTERVALS_LAT + t], &h);
+            results_sparse_add(&g->series[INTERVALS_LAT + t], h);
         }
         p[i].seconds = g->seconds;
         p[i].answers = g->answers;
-        p[i].median_us = h.count > 0 ? (double)hist_percentile_ns(&h, 50.0) / 1000.0 : -1.0;
+        p[i].median_us = h->count > 0 ? (double)hist_percentile_ns(h, 50.0) / 1000.0 : -1.0;
     }
     /* the last segment may be short of its width: judged on whole segments when others are */
     if (n > STEADY_MIN_PERIODS && iv->seg[n - 1].periods < iv->width) {

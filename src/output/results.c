@@ -1,7 +1,6 @@
 /*
- * The run as data: building the document, writing it as JSON (schema/slap-results.schema.json)
- * or CSV (saved by outfile.c).
- * Reading documents back and merging them is in results_read.c.
+ * The run as data: building the document. Writing it is results_json.c's and results_csv.c's,
+ * reading documents back results_read.c's, merging them results_merge.c's.
  */
 #include "slap/output/results.h"
 #include "slap/output/intervals.h"
@@ -17,10 +16,7 @@
 #include "slap/output/report.h"
 #include "slap/base/version.h"
 
-#define MIB (1024.0 * 1024.0)
-
-/* The percentiles CSV rows always carry, whatever --percentiles says. */
-static const double csv_percentiles[] = {50.0, 90.0, 99.0, 99.9};
+#include "results_fields.h"
 
 /* ---- the document --------------------------------------------------------------------- */
 
@@ -48,7 +44,8 @@ enum slap_status results_doc_init(struct results_doc *d)
         return SLAP_ERROR;
     }
     d->intervals = malloc(sizeof(*d->intervals));
-    if (d->intervals == NULL || intervals_init(d->intervals) != SLAP_OK) {
+    if (d->intervals == NULL || intervals_init(d->intervals) != SLAP_OK ||
+        hist_slab_alloc(&d->scratch, RESULTS_SCRATCH) != SLAP_OK) {
         results_doc_free(d);
         return SLAP_ERROR;
     }
@@ -63,15 +60,6 @@ uint32_t results_doc_types(const struct results_doc *d)
         types |= h != NULL && h->count > 0 ? op_bit((enum op_type)t) : 0;
     }
     return types;
-}
-
-void results_sparse_free(struct results_sparse *s)
-{
-    free(s->index);
-    free(s->counts);
-    s->index = NULL;
-    s->counts = NULL;
-    s->npairs = 0;
 }
 
 void results_doc_free(struct results_doc *d)
@@ -110,55 +98,8 @@ void results_doc_free(struct results_doc *d)
         stats_free(d->global);
     }
     free(d->global);
+    hist_slab_free(d->scratch, RESULTS_SCRATCH);
     memset(d, 0, sizeof(*d));
-}
-
-enum slap_status results_sparse_from_hist(const struct hist *h, struct results_sparse *out)
-{
-    uint32_t n = 0;
-    memset(out, 0, sizeof(*out));
-    /* the counts lie between min's bucket and max's (hist.h) */
-    size_t lo = h->count > 0 ? hist_bucket_index(h->min_ns) : 0;
-    size_t hi = h->count > 0 ? hist_bucket_index(h->max_ns) + 1 : 0;
-    for (size_t i = lo; i < hi; i++) {
-        n += h->buckets[i] != 0;
-    }
-    out->count = h->count;
-    out->min_ns = h->min_ns;
-    out->max_ns = h->max_ns;
-    out->sum_us = h->sum_us;
-    out->sumsq_us = h->sumsq_us;
-    if (n == 0) {
-        return SLAP_OK;
-    }
-    out->index = malloc(n * sizeof(*out->index));
-    out->counts = malloc(n * sizeof(*out->counts));
-    if (out->index == NULL || out->counts == NULL) {
-        results_sparse_free(out);
-        return SLAP_ERROR;
-    }
-    for (size_t i = lo; i < hi; i++) {
-        if (h->buckets[i] != 0) {
-            out->index[out->npairs] = (uint32_t)i;
-            out->counts[out->npairs++] = h->buckets[i];
-        }
-    }
-    return SLAP_OK;
-}
-
-void results_sparse_add(const struct results_sparse *s, struct hist *h)
-{
-    if (s->count == 0) {
-        return; /* no events: its min_ns (0 in a file) is no minimum */
-    }
-    h->min_ns = h->count == 0 || s->min_ns < h->min_ns ? s->min_ns : h->min_ns;
-    h->max_ns = h->count == 0 || s->max_ns > h->max_ns ? s->max_ns : h->max_ns;
-    h->count += s->count;
-    h->sum_us += s->sum_us;
-    h->sumsq_us += s->sumsq_us;
-    for (uint32_t i = 0; i < s->npairs; i++) {
-        h->buckets[s->index[i]] += s->counts[i];
-    }
 }
 
 /* Room for one more item of size bytes in list; NULL when out of memory or full. */
@@ -186,11 +127,10 @@ static void *list_add(struct results_list *list, size_t size)
  * freed on failure. */
 static enum slap_status sparse_types(const struct slap_stats *s, struct results_sparse *lat)
 {
-    static struct hist empty; /* no events */
-    hist_reset(&empty);
     for (int t = 0; t < STATS_TYPES; t++) {
-        if (results_sparse_from_hist(s->lat[t] != NULL ? s->lat[t] : &empty, &lat[t]) !=
-            SLAP_OK) {
+        if (s->lat[t] == NULL) {
+            memset(&lat[t], 0, sizeof(lat[t])); /* no events */
+        } else if (results_sparse_from_hist(s->lat[t], &lat[t]) != SLAP_OK) {
             while (t-- > 0) {
                 results_sparse_free(&lat[t]);
             }
@@ -252,10 +192,10 @@ void results_drop_periods(struct results_doc *d)
     d->periods.n = 0;
 }
 
-/* Add s into p: counters, bytes, misses and histograms. */
-static enum slap_status period_extend(struct results_period *p, const struct slap_stats *s)
+/* Add s into p: counters, bytes, misses and histograms (summed in h). */
+static enum slap_status period_extend(struct results_period *p, const struct slap_stats *s,
+                                      struct hist *h)
 {
-    static struct hist h; /* main thread only */
 #define SLAP_COUNTER_ADD(name, show, since, meaning) p->counters.name += s->counters.name;
     SLAP_COUNTERS(SLAP_COUNTER_ADD)
 #undef SLAP_COUNTER_ADD
@@ -265,21 +205,21 @@ static enum slap_status period_extend(struct results_period *p, const struct sla
         if (s->lat[t] == NULL) {
             continue;
         }
-        hist_reset(&h);
-        results_sparse_add(&p->lat[t], &h);
-        hist_merge(&h, s->lat[t]);
+        hist_clear(h);
+        results_sparse_add(&p->lat[t], h);
+        hist_merge(h, s->lat[t]);
         results_sparse_free(&p->lat[t]);
-        if (results_sparse_from_hist(&h, &p->lat[t]) != SLAP_OK) {
+        if (results_sparse_from_hist(h, &p->lat[t]) != SLAP_OK) {
             return SLAP_ERROR;
         }
     }
     return SLAP_OK;
 }
 
-/* p added into into: its end p's, its length the sum; p is left as it was. */
-static enum slap_status period_fold(struct results_period *into, const struct results_period *p)
+/* p added into into: its end p's, its length the sum; p is left as it was (summed in h). */
+static enum slap_status period_fold(struct results_period *into, const struct results_period *p,
+                                    struct hist *h)
 {
-    static struct hist h; /* main thread only */
 #define SLAP_COUNTER_FOLD(name, show, since, meaning) into->counters.name += p->counters.name;
     SLAP_COUNTERS(SLAP_COUNTER_FOLD)
 #undef SLAP_COUNTER_FOLD
@@ -288,11 +228,11 @@ static enum slap_status period_fold(struct results_period *into, const struct re
     for (int t = 0; t < STATS_TYPES; t++) {
         into->net_bytes[t] += p->net_bytes[t];
         into->misses[t] += p->misses[t];
-        hist_reset(&h);
-        results_sparse_add(&into->lat[t], &h);
-        results_sparse_add(&p->lat[t], &h);
+        hist_clear(h);
+        results_sparse_add(&into->lat[t], h);
+        results_sparse_add(&p->lat[t], h);
         results_sparse_free(&into->lat[t]);
-        if (results_sparse_from_hist(&h, &into->lat[t]) != SLAP_OK) {
+        if (results_sparse_from_hist(h, &into->lat[t]) != SLAP_OK) {
             return SLAP_ERROR;
         }
     }
@@ -304,7 +244,8 @@ enum slap_status results_fold_into_last(struct results_doc *d, const struct resu
     if (d->periods.n == 0) {
         return SLAP_ERROR;
     }
-    return period_fold(&((struct results_period *)d->periods.items)[d->periods.n - 1], p);
+    return period_fold(&((struct results_period *)d->periods.items)[d->periods.n - 1], p,
+                       d->scratch);
 }
 
 enum slap_status results_halve_periods(struct results_doc *d)
@@ -313,7 +254,7 @@ enum slap_status results_halve_periods(struct results_doc *d)
     size_t kept = 0;
     for (size_t i = 0; i < d->periods.n; i += 2) {
         if (i + 1 < d->periods.n) {
-            if (period_fold(&items[i], &items[i + 1]) != SLAP_OK) {
+            if (period_fold(&items[i], &items[i + 1], d->scratch) != SLAP_OK) {
                 return SLAP_ERROR;
             }
             for (int t = 0; t < STATS_TYPES; t++) {
@@ -331,7 +272,8 @@ enum slap_status results_extend_last_period(struct results_doc *d, const struct 
     if (d->periods.n == 0) {
         return results_add_period(d, 0.0, 0.0, s);
     }
-    return period_extend(&((struct results_period *)d->periods.items)[d->periods.n - 1], s);
+    return period_extend(&((struct results_period *)d->periods.items)[d->periods.n - 1], s,
+                         d->scratch);
 }
 
 enum slap_status results_add_to_round(struct results_doc *d, size_t index, double elapsed_s,
@@ -346,7 +288,7 @@ enum slap_status results_add_to_round(struct results_doc *d, size_t index, doubl
     struct results_period *r = &((struct results_period *)d->rounds.items)[index];
     r->elapsed_s = elapsed_s > r->elapsed_s ? elapsed_s : r->elapsed_s;
     r->seconds += seconds;
-    return period_extend(r, s);
+    return period_extend(r, s, d->scratch);
 }
 
 enum slap_status results_add_step(struct results_doc *d, double target_tps, double seconds,
@@ -428,845 +370,4 @@ uint64_t results_requests(const struct slap_stats *s)
         events += s->lat[t] != NULL ? s->lat[t]->count : 0;
     }
     return events + c->server_error + c->client_error + c->error_reply;
-}
-
-/* ---- figures -------------------------------------------------------------------------- */
-
-static double per_second(double amount, double seconds)
-{
-    return seconds > 0 ? amount / seconds : 0.0;
-}
-
-static double us(uint64_t ns)
-{
-    return (double)ns / (double)SLAP_NS_PER_US;
-}
-
-/* Bytes of one type, or (STATS_TYPES) of all. */
-static uint64_t type_net_bytes(const uint64_t *net_bytes, int type)
-{
-    uint64_t sum = 0;
-    for (int t = 0; t < STATS_TYPES; t++) {
-        sum += type == STATS_TYPES || type == t ? net_bytes[t] : 0;
-    }
-    return sum;
-}
-
-/* Keys one type did not find; for the total, memaslap's get_misses (as the report's). */
-static uint64_t type_misses(const uint64_t *misses, const struct slap_counters *c, int type)
-{
-    return type == STATS_TYPES ? c->get_misses : misses[type];
-}
-
-/* Whether results show type t (STATS_TYPES: the total, always). */
-static bool shown(uint32_t types, int t)
-{
-    return t == STATS_TYPES || (types & op_bit((enum op_type)t)) != 0;
-}
-
-/* ---- JSON ----------------------------------------------------------------------------- */
-
-static void json_hist(struct json_writer *w, const char *key, const struct hist *h, bool log2)
-{
-    json_open_object(w, key);
-    json_u64(w, "count", h->count);
-    json_u64(w, "min_ns", h->count ? h->min_ns : 0);
-    json_u64(w, "max_ns", h->max_ns);
-    json_double(w, "sum_us", h->sum_us);
-    json_double(w, "sumsq_us", h->sumsq_us);
-    json_double(w, "sumlog_us", hist_sumlog_us(h));
-    json_open_array(w, "buckets", true);
-    for (size_t i = 0; i < HIST_BUCKETS; i++) {
-        if (h->buckets[i] != 0) {
-            json_open_array(w, NULL, true);
-            json_u64(w, NULL, i);
-            json_u64(w, NULL, h->buckets[i]);
-            json_close(w);
-        }
-    }
-    json_close(w);
-    if (log2) {
-        json_open_array(w, "log2_us", true);
-        for (size_t i = 0; i < HIST_LOG2_BUCKETS; i++) {
-            if (h->log2_us[i] != 0) {
-                json_open_array(w, NULL, true);
-                json_u64(w, NULL, i);
-                json_u64(w, NULL, h->log2_us[i]);
-                json_close(w);
-            }
-        }
-        json_close(w);
-    }
-    json_close(w);
-}
-
-/* Where a summary's intervals come from: the periods (NULL: order statistics of the run alone)
- * and the series that make the histogram; NULL itself: none (a period's own percentiles). */
-struct json_ci {
-    const struct intervals *iv;
-    intervals_mask mask;
-};
-
-/* "percentiles" and "percentile_ci" of h: null in both where a percentile is not estimable. */
-static void json_percentiles(struct json_writer *w, const struct run_desc *desc,
-                             const struct hist *h, const struct json_ci *ci)
-{
-    struct ci_result r[RUN_DESC_MAX_PERCENTILES];
-    struct intervals_view v;
-    intervals_view_open(&v, ci != NULL ? ci->iv : NULL, ci != NULL ? ci->mask : 0, h);
-    for (uint32_t i = 0; i < desc->npercentiles; i++) {
-        intervals_view_ci(&v, desc->percentiles[i], &r[i]);
-    }
-    intervals_view_close(&v);
-    for (int pass = 0; pass < 2; pass++) {
-        json_open_object(w, pass == 0 ? "percentiles" : "percentile_ci");
-        for (uint32_t i = 0; i < desc->npercentiles; i++) {
-            char name[32];
-            snprintf(name, sizeof(name), "%g", desc->percentiles[i]);
-            if (ci != NULL && !r[i].estimable) {
-                json_null(w, name);
-            } else if (pass == 0) {
-                json_double(w, name, us(hist_percentile_ns(h, desc->percentiles[i])));
-            } else if (ci == NULL) {
-                json_null(w, name);
-            } else {
-                json_open_array(w, name, true);
-                json_double(w, NULL, us(r[i].low_ns));
-                json_double(w, NULL, us(r[i].high_ns));
-                json_close(w);
-            }
-        }
-        json_close(w);
-    }
-}
-
-/* count, rate, the summaries and percentiles of h (their intervals from ci); the histogram. */
-static void json_summary(struct json_writer *w, const struct run_desc *desc, const struct hist *h,
-                         double seconds, bool log2, const struct json_ci *ci)
-{
-    json_u64(w, "count", h->count);
-    json_double(w, "rate", per_second((double)h->count, seconds));
-    json_double(w, "min_us", h->count ? us(h->min_ns) : 0.0);
-    json_double(w, "max_us", us(h->max_ns));
-    json_double(w, "avg_us", hist_mean_us(h));
-    json_double(w, "std_us", hist_stddev_us(h));
-    json_double(w, "geo_us", hist_geomean_us(h));
-    json_percentiles(w, desc, h, ci);
-    json_hist(w, "hist", h, log2);
-}
-
-/* The bytes and misses of a type (exact bytes, so that merged documents add up). */
-static void json_type_traffic(struct json_writer *w, const uint64_t *net_bytes,
-                              const uint64_t *misses, const struct slap_counters *c, int t,
-                              double seconds)
-{
-    uint64_t bytes = type_net_bytes(net_bytes, t);
-    json_u64(w, "net_bytes", bytes);
-    json_double(w, "net_mib_s", per_second((double)bytes / MIB, seconds));
-    json_u64(w, "misses", type_misses(misses, c, t));
-}
-
-/* Every type shown of view, then "total": a summary each; traffic when s is given. */
-static void json_types(struct json_writer *w, const char *key, const struct run_desc *desc,
-                       struct hist *const *view, uint32_t types, const struct slap_stats *s,
-                       double seconds, bool log2, const struct intervals *iv, int series)
-{
-    static struct hist total, none; /* main thread only */
-    hist_reset(&total);
-    hist_reset(&none);
-    json_open_object(w, key);
-    for (int t = 0; t <= STATS_TYPES; t++) {
-        const struct hist *h = t == STATS_TYPES ? &total : view[t] != NULL ? view[t] : &none;
-        if (t < STATS_TYPES) {
-            hist_merge(&total, h);
-        }
-        if (!shown(types, t)) {
-            continue;
-        }
-        struct json_ci ci = {iv, t == STATS_TYPES ? intervals_types(series)
-                                                  : INTERVALS_BIT(series + t)};
-        json_open_object(w, stats_type_name(t));
-        json_summary(w, desc, h, seconds, log2, &ci);
-        if (s != NULL) {
-            json_type_traffic(w, s->net_bytes, s->misses, &s->counters, t, seconds);
-        }
-        json_close(w);
-    }
-    json_close(w);
-}
-
-/* The counters; one an older file lacked (a bit of unknown) is null. */
-static void json_counters(struct json_writer *w, const struct slap_counters *c, uint64_t unknown)
-{
-    json_open_object(w, "counters");
-#define SLAP_COUNTER_JSON(name, show, since, meaning)                                              \
-    if (unknown & (1ULL << RESULTS_COUNTER_##name)) {                                              \
-        json_null(w, #name);                                                                       \
-    } else {                                                                                       \
-        json_u64(w, #name, c->name);                                                               \
-    }
-    SLAP_COUNTERS(SLAP_COUNTER_JSON)
-#undef SLAP_COUNTER_JSON
-    json_close(w);
-}
-
-static void json_errors(struct json_writer *w, const struct slap_counters *c, uint64_t unknown)
-{
-    json_open_object(w, "errors");
-    json_u64(w, "total", stats_errors(c));
-    json_u64(w, "server_error", c->server_error);
-    json_u64(w, "client_error", c->client_error);
-    json_u64(w, "error_reply", c->error_reply);
-    json_u64(w, "protocol_error", c->protocol_error);
-    json_u64(w, "unanswered", c->unanswered);
-    json_u64(w, "unsent", c->unsent);
-    if (unknown & (1ULL << RESULTS_COUNTER_client_lag)) {
-        json_null(w, "client_lag");
-    } else {
-        json_u64(w, "client_lag", c->client_lag);
-    }
-    json_u64(w, "conn_closed", c->conn_closed);
-    json_u64(w, "conn_refused", c->conn_refused);
-    json_u64(w, "udp_timeout", c->udp_timeout);
-    json_u64(w, "not_stored", c->not_stored);
-    json_u64(w, "verify_misses", c->verify_misses);
-    json_u64(w, "verify_failed", c->verify_failed);
-    json_close(w);
-}
-
-/* Every option's effective value, by its long name (durations in seconds). */
-static void json_config(struct json_writer *w, const struct run_config *c)
-{
-    json_open_object(w, "config");
-    for (size_t i = 0; i < c->n; i++) {
-        const struct run_config_entry *e = &c->entries[i];
-        switch (e->kind) {
-        case RUN_CONFIG_NULL:
-            json_null(w, e->name);
-            break;
-        case RUN_CONFIG_BOOL:
-        case RUN_CONFIG_NUMBER:
-            json_raw(w, e->name, e->value);
-            break;
-        case RUN_CONFIG_TEXT:
-            json_string(w, e->name, e->value);
-            break;
-        }
-    }
-    json_close(w);
-}
-
-static void json_run_line(struct json_writer *w, const struct results_doc *d)
-{
-    const struct slap_counters *c = &d->global->counters;
-    uint64_t ops = stats_ops(d->global);
-    json_open_object(w, "run");
-    json_u64(w, "ops", ops);
-    json_double(w, "tps", per_second((double)ops, d->seconds));
-    json_double(w, "net_mib_s",
-                per_second((double)(c->written_bytes + c->read_bytes) / MIB, d->seconds));
-    json_open_object(w, "keys");
-    json_u64(w, "count", c->cmd_get);
-    json_double(w, "rate", per_second((double)c->cmd_get, d->seconds));
-    json_close(w);
-    json_close(w);
-}
-
-static void sparse_to_hist(const struct results_sparse *lat, int type, struct hist *h)
-{
-    hist_reset(h);
-    for (int t = 0; t < STATS_TYPES; t++) {
-        if (type == STATS_TYPES || type == t) {
-            results_sparse_add(&lat[t], h);
-        }
-    }
-}
-
-/* A period's or a step's types: summaries from their sparse histograms. */
-static void json_sparse_types(struct json_writer *w, const struct run_desc *desc, uint32_t types,
-                              const struct results_sparse *lat, const uint64_t *net_bytes,
-                              const uint64_t *misses, const struct slap_counters *c,
-                              double seconds, bool step, const struct intervals *iv)
-{
-    static struct hist h; /* main thread only */
-    json_open_object(w, "types");
-    for (int t = 0; t <= STATS_TYPES; t++) {
-        if (!shown(types, t)) {
-            continue;
-        }
-        sparse_to_hist(lat, t, &h);
-        struct json_ci ci = {iv, t == STATS_TYPES ? intervals_types(INTERVALS_LAT)
-                                                  : INTERVALS_BIT(INTERVALS_LAT + t)};
-        json_open_object(w, stats_type_name(t));
-        json_summary(w, desc, &h, seconds, false, step ? &ci : NULL);
-        json_type_traffic(w, net_bytes, misses, c, t, seconds);
-        json_close(w);
-    }
-    json_close(w);
-}
-
-/* One element of "periods". */
-static void json_period(struct json_writer *w, const struct results_doc *d, uint32_t types,
-                        const struct results_period *p)
-{
-    json_open_object(w, NULL);
-    json_double(w, "elapsed_s", p->elapsed_s);
-    json_double(w, "seconds", p->seconds);
-    json_u64(w, "ops", stats_counters_ops(&p->counters));
-    json_u64(w, "errors", stats_errors(&p->counters));
-    json_counters(w, &p->counters, d->counters_unknown);
-    json_sparse_types(w, &d->desc, types, p->lat, p->net_bytes, p->misses, &p->counters,
-                      p->seconds, false, NULL);
-    json_close(w);
-}
-
-static void json_limits_object(struct json_writer *w, const struct limits *l);
-
-static void json_steps(struct json_writer *w, const struct results_doc *d)
-{
-    uint32_t types = results_doc_types(d);
-    const struct results_step *steps = d->steps.items;
-    json_open_array(w, "steps", false);
-    for (size_t i = 0; i < d->steps.n; i++) {
-        const struct results_step *s = &steps[i];
-        uint64_t ops = stats_counters_ops(&s->counters);
-        json_open_object(w, NULL);
-        json_double(w, "target_tps", s->target_tps);
-        json_double(w, "achieved_tps",
-                    per_second((double)stats_counters_requests(&s->counters), s->seconds));
-        if (s->limited_by[0] != '\0') {
-            json_string(w, "limited_by", s->limited_by);
-        }
-        if (s->slo[0] != '\0') {
-            json_string(w, "slo", s->slo);
-        }
-        if (s->has_limits) {
-            json_limits_object(w, &s->limits);
-        }
-        json_bool(w, "interrupted", s->interrupted);
-        json_double(w, "seconds", s->seconds);
-        json_u64(w, "ops", ops);
-        json_u64(w, "errors", stats_errors(&s->counters));
-        json_counters(w, &s->counters, d->counters_unknown);
-        json_sparse_types(w, &d->desc, types, s->lat, s->net_bytes, s->misses, &s->counters,
-                          s->seconds, true, s->intervals);
-        json_close(w);
-    }
-    json_close(w);
-}
-
-/* A rate, or null when there is none (0). */
-static void json_rate_or_null(struct json_writer *w, const char *key, double rate)
-{
-    if (rate > 0) {
-        json_double(w, key, rate);
-    } else {
-        json_null(w, key);
-    }
-}
-
-/* slap search: its objectives and how it ended (none: no member). */
-static void json_search(struct json_writer *w, const struct results_doc *d)
-{
-    const struct results_search *s = &d->search;
-    if (!s->present) {
-        return;
-    }
-    json_open_object(w, "search");
-    json_string(w, "objectives", s->objectives);
-    /* an answer that did not hold when measured again is none */
-    json_rate_or_null(w, "capacity_tps",
-                      s->confirmed || s->client_limit > 0 ? s->capacity_tps : 0.0);
-    json_rate_or_null(w, "lowest_broken_tps", s->lowest_broken);
-    json_bool(w, "exhausted", s->exhausted);
-    json_rate_or_null(w, "client_limit_tps", s->client_limit);
-    json_bool(w, "confirmed", s->confirmed);
-    json_close(w);
-}
-
-/* --rounds: each round, as a period with its number and rate (none: no member). */
-static void json_rounds(struct json_writer *w, const struct results_doc *d)
-{
-    uint32_t types = results_doc_types(d);
-    const struct results_period *rounds = d->rounds.items;
-    if (d->rounds.n == 0) {
-        return;
-    }
-    json_open_array(w, "rounds", false);
-    for (size_t i = 0; i < d->rounds.n; i++) {
-        const struct results_period *p = &rounds[i];
-        json_open_object(w, NULL);
-        json_u64(w, "round", i + 1);
-        json_double(w, "elapsed_s", p->elapsed_s);
-        json_double(w, "seconds", p->seconds);
-        json_u64(w, "ops", stats_counters_ops(&p->counters));
-        json_double(w, "tps", per_second((double)stats_counters_ops(&p->counters), p->seconds));
-        json_u64(w, "errors", stats_errors(&p->counters));
-        json_counters(w, &p->counters, d->counters_unknown);
-        json_sparse_types(w, &d->desc, types, p->lat, p->net_bytes, p->misses, &p->counters,
-                          p->seconds, false, NULL);
-        json_close(w);
-    }
-    json_close(w);
-}
-
-static void json_server_stats(struct json_writer *w, const char *key, const struct server_stats *s)
-{
-    json_open_object(w, key);
-#define SERVER_STATS_JSON(field) json_double(w, #field, s->field);
-    SERVER_STATS_FIELDS(SERVER_STATS_JSON)
-#undef SERVER_STATS_JSON
-    json_close(w);
-}
-
-static void json_servers(struct json_writer *w, const struct results_doc *d)
-{
-    const struct results_server *servers = d->servers.items;
-    json_open_array(w, "servers", false);
-    for (size_t i = 0; i < d->servers.n; i++) {
-        const struct results_server *srv = &servers[i];
-        json_open_object(w, NULL);
-        json_string(w, "name", srv->name);
-        json_string(w, "label", srv->label);
-        if (srv->stats.ok) {
-            struct server_stats delta;
-            server_stats_delta(&srv->stats, &delta);
-            json_null(w, "note");
-            json_server_stats(w, "delta", &delta);
-            json_server_stats(w, "before", &srv->stats.before);
-            json_server_stats(w, "after", &srv->stats.after);
-            if (srv->stats.preload_known) {
-                json_double(w, "preload_evictions", srv->stats.preload_evictions);
-            }
-        } else {
-            json_string(w, "note", srv->stats.note);
-        }
-        json_close(w);
-    }
-    json_close(w);
-}
-
-/* A share, or null when it is not known. */
-static void json_share(struct json_writer *w, const char *key, bool known, double value)
-{
-    if (known) {
-        json_double(w, key, value);
-    } else {
-        json_null(w, key);
-    }
-}
-
-static void json_limits_client(struct json_writer *w, const struct limits_client *c)
-{
-    json_open_object(w, "client");
-    json_double(w, "cpu_user_s", c->cpu_user_s);
-    json_double(w, "cpu_sys_s", c->cpu_sys_s);
-    json_u64(w, "threads", c->threads);
-    json_double(w, "busy_mean", c->busy_mean);
-    json_double(w, "busy_max", c->busy_max);
-    json_share(w, "cpu_wait_mean", c->wait_known, c->wait_mean);
-    json_share(w, "cpu_wait_max", c->wait_known, c->wait_max);
-    json_double(w, "demand_max", c->demand_max);
-    json_share(w, "cpus", c->cpus > 0, c->cpus);
-    json_share(w, "cpu_share", c->cpus > 0, c->cpu_share);
-    json_close(w);
-}
-
-/* The host's CPUs and Little's law: the figures the verdict weighs besides the CPU shares. */
-static void json_limits_run(struct json_writer *w, const struct limits *l)
-{
-    if (l->host.known) {
-        json_open_object(w, "host");
-        json_u64(w, "cpus", l->host.cpus);
-        json_double(w, "busy", l->host.busy);
-        json_close(w);
-    } else {
-        json_null(w, "host");
-    }
-    json_open_object(w, "in_flight");
-    json_double(w, "mean", l->in_flight_mean);
-    json_u64(w, "possible", l->in_flight_max);
-    json_close(w);
-    json_u64(w, "client_lag", l->client_lag);
-    json_double(w, "send_lag_p99_s", l->send_lag_p99_s);
-    if (l->proxy.name[0] == '\0') {
-        json_null(w, "proxy");
-        return;
-    }
-    json_open_object(w, "proxy");
-    json_string(w, "name", l->proxy.name);
-    if (l->proxy.known) {
-        json_null(w, "note");
-#define PROXY_STATS_JSON(field) json_double(w, #field, l->proxy.delta.field);
-        PROXY_STATS_FIELDS(PROXY_STATS_JSON)
-#undef PROXY_STATS_JSON
-    } else {
-        json_string(w, "note", l->proxy.note);
-    }
-    json_close(w);
-}
-
-/* A borderline verdict: the other verdict, and the figure near its line (both null if not). */
-static void json_borderline(struct json_writer *w, const struct limits_borderline *b)
-{
-    if (!b->near) {
-        json_null(w, "borderline");
-        json_null(w, "borderline_figure");
-        return;
-    }
-    json_string(w, "borderline", limits_verdict_name(b->with));
-    json_open_object(w, "borderline_figure");
-    json_string(w, "name", b->figure);
-    json_double(w, "value", b->value);
-    json_double(w, "line", b->line);
-    json_double(w, "band", b->band);
-    json_close(w);
-}
-
-static void json_limits_server(struct json_writer *w, const struct limits_server *srv)
-{
-    json_open_object(w, NULL);
-    json_string(w, "name", srv->name);
-    json_string(w, "label", srv->label);
-    if (srv->known) {
-        json_null(w, "note");
-        json_double(w, "cpu_s", srv->cpu_s);
-        json_share(w, "threads", srv->threads > 0, srv->threads);
-        json_double(w, "seconds", srv->seconds);
-        json_double(w, "busy", srv->busy);
-        json_bool(w, "local", srv->local);
-        json_string(w, "cpu_from", srv->from_proc ? "proc" : "stats");
-        if (srv->from_proc && srv->note[0] != '\0') {
-            json_string(w, "cpu_from_why", srv->note);
-        } else {
-            json_null(w, "cpu_from_why");
-        }
-    } else {
-        json_string(w, "note", srv->note);
-    }
-    json_bool(w, "backend", srv->backend);
-    json_share(w, "pid", srv->pid > 0, srv->pid);
-    json_share(w, "cpu_wait_max", srv->wait_known, srv->wait_max);
-    json_close(w);
-}
-
-/* What limited a run (or a sweep's step): slap's CPU, the servers', the verdict. */
-static void json_limits_object(struct json_writer *w, const struct limits *l)
-{
-    json_open_object(w, "limits");
-    json_string(w, "verdict", limits_verdict_name(l->verdict));
-    json_borderline(w, &l->borderline);
-    json_string(w, "why", l->why);
-    json_double(w, "saturation", LIMITS_SATURATED);
-    json_limits_client(w, &l->client);
-    json_limits_run(w, l);
-    json_open_array(w, "servers", false);
-    for (uint32_t i = 0; i < l->nservers; i++) {
-        json_limits_server(w, &l->servers[i]);
-    }
-    json_close(w);
-    json_close(w);
-}
-
-static void json_limits(struct json_writer *w, const struct results_doc *d)
-{
-    if (d->has_limits) {
-        json_limits_object(w, &d->limits);
-    }
-}
-
-/* Which runs the document holds: one, or a merged document's every one (none known: absent). */
-static void json_runs(struct json_writer *w, const struct results_doc *d)
-{
-    const struct results_run_id *runs = d->runs.items;
-    if (d->runs.n == 0) {
-        return;
-    }
-    json_open_array(w, "runs", false);
-    for (size_t i = 0; i < d->runs.n; i++) {
-        json_open_object(w, NULL);
-        json_string(w, "host", runs[i].host);
-        json_u64(w, "pid", runs[i].pid);
-        json_u64(w, "start_ms", runs[i].start_ms);
-        json_close(w);
-    }
-    json_close(w);
-}
-
-static const char *signal_name(int sig)
-{
-    return sig == 0 ? NULL : sig == SIGINT ? "SIGINT" : sig == SIGHUP ? "SIGHUP" : "SIGTERM";
-}
-
-/* The open loop's other views: uncorrected latency and the send lag. */
-static void json_open_loop(struct json_writer *w, const struct results_doc *d)
-{
-    if (d->desc.tps <= 0 && !d->sweep) {
-        return;
-    }
-    json_types(w, "uncorrected", &d->desc, d->global->raw, results_doc_types(d), NULL,
-               d->seconds, true, d->intervals, INTERVALS_RAW);
-    struct json_ci lag = {d->intervals, INTERVALS_BIT(INTERVALS_LAG)};
-    json_open_object(w, "send_lag");
-    json_summary(w, &d->desc, d->global->lag, d->seconds, true, &lag);
-    json_close(w);
-}
-
-static void json_outcomes(struct json_writer *w, const struct results_doc *d)
-{
-    static const char *const names[STATS_OUTCOMES] = {"hit", "miss"};
-    json_open_object(w, "get_outcomes");
-    for (int i = 0; i < STATS_OUTCOMES; i++) {
-        struct json_ci ci = {d->intervals, INTERVALS_BIT(INTERVALS_HIT + i)};
-        json_open_object(w, names[i]);
-        json_summary(w, &d->desc, d->global->gets[i], d->seconds, true, &ci);
-        json_close(w);
-    }
-    json_close(w);
-}
-
-/* --trace: the trace's lines, requests and rates, as the report gives them. */
-static void json_trace(struct json_writer *w, const struct results_doc *d)
-{
-    const struct results_trace *t = &d->trace;
-    if (!t->present) {
-        return;
-    }
-    const struct slap_counters *c = &d->global->counters;
-    double rate = trace_progress_rate(&t->sent);
-    json_open_object(w, "trace");
-    json_open_array(w, "lines", true);
-    json_u64(w, NULL, t->sent.min_line);
-    json_u64(w, NULL, t->sent.max_line);
-    json_close(w);
-    json_u64(w, "requests", t->sent.sent);
-    json_u64(w, "skipped", t->counts.skipped);
-    json_u64(w, "keys_hashed", t->counts.keys_hashed);
-    json_u64(w, "values_cut", t->counts.values_cut);
-    json_double(w, "trace_tps", rate);
-    if (d->desc.trace_speed > 0) {
-        json_double(w, "target_tps", rate * d->desc.trace_speed);
-    } else {
-        json_null(w, "target_tps");
-    }
-    json_double(w, "achieved_tps", per_second((double)stats_requests(d->global), d->seconds));
-    json_double(w, "miss_ratio", c->cmd_get > 0 ? (double)c->get_misses / (double)c->cmd_get : 0);
-    json_close(w);
-}
-
-/* How the intervals were made, whether the run was steady, --precision's outcome. */
-static void json_confidence(struct json_writer *w, const struct results_doc *d)
-{
-    struct ci_result r;
-    struct steady_verdict v;
-    static struct hist total; /* main thread only */
-    stats_total_hist(d->global, &total);
-    intervals_ci(d->intervals, intervals_types(INTERVALS_LAT), &total, 50.0, &r);
-    json_open_object(w, "percentile_intervals");
-    json_double(w, "level", INTERVALS_LEVEL);
-    json_string(w, "method", r.estimable ? ci_method_name(r.method) : "batch means");
-    json_u64(w, "batches_max", CI_BATCHES_MAX);
-    json_u64(w, "periods", d->intervals != NULL ? d->intervals->periods : 0);
-    json_close(w);
-    intervals_steady(d->intervals, &v);
-    if (v.state == STEADY_UNKNOWN) {
-        json_null(w, "steady");
-    } else {
-        json_bool(w, "steady", v.state == STEADY_YES);
-    }
-    json_string(w, "steady_why", v.why);
-    if (d->precision[0] != '\0') {
-        json_string(w, "precision", d->precision);
-    }
-}
-
-void results_json_begin(struct results_json_stream *js, FILE *out, const struct results_doc *d)
-{
-    struct json_writer *w = &js->w;
-    js->d = d;
-    json_writer_init(w, out);
-    json_open_object(w, NULL);
-    json_u64(w, "schema", RESULTS_SCHEMA);
-    json_string(w, "tool", "slap " SLAP_VERSION);
-    json_string(w, "kind", d->sweep ? "sweep" : "run");
-    json_string(w, "label", d->label);
-    json_config(w, &d->desc.config);
-    json_u64(w, "start_ms", d->start_ms);
-    json_u64(w, "end_ms", d->end_ms);
-    json_runs(w, d);
-    json_double(w, "seconds", d->seconds);
-    json_bool(w, "interrupted", d->signal != 0);
-    json_string(w, "signal", signal_name(d->signal));
-    json_u64(w, "exit_status", (uint64_t)d->exit_status);
-    json_double(w, "period_s", d->period_s);
-    json_run_line(w, d);
-    json_types(w, "types", &d->desc, d->global->lat, results_doc_types(d), d->global, d->seconds,
-               true, d->intervals, INTERVALS_LAT);
-    json_confidence(w, d);
-    json_open_loop(w, d);
-    json_outcomes(w, d);
-    json_counters(w, &d->global->counters, d->counters_unknown);
-    json_errors(w, &d->global->counters, d->counters_unknown);
-    json_open_array(w, "periods", false);
-}
-
-void results_json_period(struct results_json_stream *js, const struct results_period *p)
-{
-    json_period(&js->w, js->d, results_doc_types(js->d), p);
-}
-
-void results_json_end(struct results_json_stream *js)
-{
-    struct json_writer *w = &js->w;
-    const struct results_doc *d = js->d;
-    json_close(w); /* periods */
-    json_steps(w, d);
-    json_search(w, d);
-    json_rounds(w, d);
-    json_servers(w, d);
-    json_limits(w, d);
-    json_trace(w, d);
-    json_open_object(w, "samples");
-    json_u64(w, "written", d->samples_written);
-    json_u64(w, "dropped", d->samples_dropped);
-    json_close(w);
-    json_close(w);
-}
-
-void results_write_json(FILE *out, const struct results_doc *d)
-{
-    struct results_json_stream js;
-    const struct results_period *periods = d->periods.items;
-    results_json_begin(&js, out, d);
-    for (size_t i = 0; i < d->periods.n; i++) {
-        results_json_period(&js, &periods[i]);
-    }
-    results_json_end(&js);
-}
-
-/* ---- CSV ------------------------------------------------------------------------------ */
-
-/* The latency columns, without the end of the line. */
-static void csv_figures(FILE *out, const struct hist *h)
-{
-    fprintf(out, "%.3f,%.3f,%.3f,%.3f", h->count ? us(h->min_ns) : 0.0, us(h->max_ns),
-            hist_mean_us(h), hist_stddev_us(h));
-    for (size_t i = 0; i < SLAP_ARRAY_SIZE(csv_percentiles); i++) {
-        fprintf(out, ",%.3f", us(hist_percentile_ns(h, csv_percentiles[i])));
-    }
-}
-
-/* -d above 1: keys a second at the end of the row, for get (cmd_get) and the total (every
- * operation's keys, as the run line); empty for the other types. */
-static void csv_keys(FILE *out, const struct results_doc *d, const struct results_period *p, int t)
-{
-    if (d->desc.division <= 1) {
-        return;
-    }
-    if (t == OP_GET || t == STATS_TYPES) {
-        uint64_t keys = t == OP_GET ? p->counters.cmd_get : stats_counters_ops(&p->counters);
-        fprintf(out, ",%.1f", per_second((double)keys, p->seconds));
-    } else {
-        fputc(',', out);
-    }
-}
-
-static void csv_header(FILE *out, const struct results_doc *d)
-{
-    fputs("elapsed_s,type,ops,tps,net_mib_s,misses,errors,min_us,max_us,avg_us,std_us,p50_us,"
-          "p90_us,p99_us,p99.9_us",
-          out);
-    fputs(d->desc.division > 1 ? ",keys_per_s\n" : "\n", out);
-}
-
-void results_csv_period(FILE *out, const struct results_doc *d, const struct results_period *p)
-{
-    static struct hist h; /* main thread only */
-    uint32_t types = results_doc_types(d);
-    for (int t = 0; t <= STATS_TYPES; t++) {
-        if (!shown(types, t)) {
-            continue;
-        }
-        sparse_to_hist(p->lat, t, &h);
-        fprintf(out, "%.3f,%s,%llu,%.1f,%.3f,%llu,", p->elapsed_s, stats_type_name(t),
-                (unsigned long long)h.count, per_second((double)h.count, p->seconds),
-                per_second((double)type_net_bytes(p->net_bytes, t) / MIB, p->seconds),
-                (unsigned long long)type_misses(p->misses, &p->counters, t));
-        if (t == STATS_TYPES) {
-            fprintf(out, "%llu", (unsigned long long)stats_errors(&p->counters));
-        }
-        fputc(',', out);
-        csv_figures(out, &h);
-        csv_keys(out, d, p, t);
-        fputc('\n', out);
-    }
-}
-
-/* A step's figures: its percentiles empty where not estimable (the table's "-"), then each
- * one's 95% interval, low and high, empty where not estimable. */
-static void csv_step_figures(FILE *out, const struct intervals *iv, const struct hist *h)
-{
-    enum { N = SLAP_ARRAY_SIZE(csv_percentiles) };
-    struct ci_result r[N];
-    struct intervals_view v;
-    intervals_view_open(&v, iv, intervals_types(INTERVALS_LAT), h);
-    for (size_t i = 0; i < N; i++) {
-        intervals_view_ci(&v, csv_percentiles[i], &r[i]);
-    }
-    intervals_view_close(&v);
-    fprintf(out, "%.3f,%.3f,%.3f,%.3f", h->count ? us(h->min_ns) : 0.0, us(h->max_ns),
-            hist_mean_us(h), hist_stddev_us(h));
-    for (size_t i = 0; i < N; i++) {
-        if (r[i].estimable) {
-            fprintf(out, ",%.3f", us(hist_percentile_ns(h, csv_percentiles[i])));
-        } else {
-            fputc(',', out);
-        }
-    }
-    for (size_t i = 0; i < N; i++) {
-        if (r[i].estimable) {
-            fprintf(out, ",%.3f,%.3f", us(r[i].low_ns), us(r[i].high_ns));
-        } else {
-            fputs(",,", out);
-        }
-    }
-}
-
-static void csv_steps(FILE *out, const struct results_doc *d)
-{
-    static struct hist h; /* main thread only */
-    const struct results_step *steps = d->steps.items;
-    fputs("target_tps,achieved_tps,seconds,ops,errors,min_us,max_us,avg_us,std_us,p50_us,"
-          "p90_us,p99_us,p99.9_us,p50_low_us,p50_high_us,p90_low_us,p90_high_us,p99_low_us,"
-          "p99_high_us,p99.9_low_us,p99.9_high_us\n",
-          out);
-    for (size_t i = 0; i < d->steps.n; i++) {
-        const struct results_step *s = &steps[i];
-        uint64_t ops = stats_counters_ops(&s->counters);
-        sparse_to_hist(s->lat, STATS_TYPES, &h);
-        fprintf(out, "%.0f,%.1f,%.3f,%llu,%llu,", s->target_tps,
-                per_second((double)stats_counters_requests(&s->counters), s->seconds), s->seconds,
-                (unsigned long long)ops,
-                (unsigned long long)stats_errors(&s->counters));
-        csv_step_figures(out, s->intervals, &h);
-        fputc('\n', out);
-    }
-}
-
-void results_csv_begin(FILE *out, const struct results_doc *d)
-{
-    if (d->sweep) {
-        csv_steps(out, d);
-    } else {
-        csv_header(out, d);
-    }
-}
-
-void results_write_csv(FILE *out, const struct results_doc *d)
-{
-    const struct results_period *periods = d->periods.items;
-    results_csv_begin(out, d);
-    for (size_t i = 0; !d->sweep && i < d->periods.n; i++) {
-        results_csv_period(out, d, &periods[i]);
-    }
 }

@@ -11,6 +11,7 @@
 #include "slap/output/results.h"
 #include "slap/base/quote.h"
 
+#include "results_reader.h"
 #include "results_split.h"
 
 #define READ_ERR_MAX 512
@@ -31,100 +32,6 @@ static enum slap_status read_config_object(const struct json_value *config,
 
 /* ---- members -------------------------------------------------------------------------- */
 
-/* What an element of a list is: a period, a --sweep step or a --rounds round. */
-enum item_kind { ITEM_PERIOD, ITEM_STEP, ITEM_ROUND, ITEM_KINDS };
-
-/* What a list's elements add up to, for the rules across a document (check_whole). */
-struct list_seen {
-    size_t n;                     /* elements read */
-    double last_elapsed;          /* the last one's end */
-    uint64_t counts[STATS_TYPES]; /* their requests, per type */
-};
-
-struct reader {
-    char *err;
-    size_t err_len;
-    bool failed;
-    char where[64]; /* what is being read ("periods[3] get"), before the member's name */
-    unsigned schema; /* the document's version: a field younger than it may be absent */
-    struct list_seen seen[ITEM_KINDS];
-};
-
-static void bad(struct reader *r, const char *key, const char *what)
-{
-    if (!r->failed) {
-        snprintf(r->err, r->err_len, "%s%s%s: %s", r->where, r->where[0] ? " " : "", key, what);
-        r->failed = true;
-    }
-}
-
-/* Say what is being read: text after what was said, until where_pop(r, the length returned). */
-static size_t where_push(struct reader *r, const char *text)
-{
-    size_t len = strlen(r->where);
-    snprintf(r->where + len, sizeof(r->where) - len, "%s%s", len > 0 ? " " : "", text);
-    return len;
-}
-
-static void where_pop(struct reader *r, size_t len)
-{
-    r->where[len] = '\0';
-}
-
-/* A whole number up to max. */
-static uint64_t get_u64_max(struct reader *r, const struct json_value *obj, const char *key,
-                            uint64_t max)
-{
-    uint64_t value = 0;
-    if (!json_to_u64(json_get(obj, key), &value)) {
-        bad(r, key, "missing, or not a whole number");
-    } else if (value > max) {
-        char why[64];
-        snprintf(why, sizeof(why), "%llu is above %llu", (unsigned long long)value,
-                 (unsigned long long)max);
-        bad(r, key, why);
-        value = 0;
-    }
-    return value;
-}
-
-/* A count, bytes or nanoseconds: a whole number up to RESULTS_COUNT_MAX. */
-static uint64_t get_u64(struct reader *r, const struct json_value *obj, const char *key)
-{
-    return get_u64_max(r, obj, key, RESULTS_COUNT_MAX);
-}
-
-/* A number from 0 to max (a sum: the finite numbers). */
-static double get_double_max(struct reader *r, const struct json_value *obj, const char *key,
-                             double max)
-{
-    double value = 0.0;
-    if (!json_to_double(json_get(obj, key), &value)) {
-        bad(r, key, "missing, or not a finite number");
-    } else if (!(value >= 0.0 && value <= max)) {
-        bad(r, key, max == RESULTS_COUNT_MAX ? "not a number from 0 to 2^53" : "negative");
-        value = 0.0;
-    }
-    return value;
-}
-
-/* Seconds, shares, rates, servers' figures: from 0 to 2^53. */
-static double get_double(struct reader *r, const struct json_value *obj, const char *key)
-{
-    return get_double_max(r, obj, key, (double)RESULTS_COUNT_MAX);
-}
-
-static const struct json_value *get_typed(struct reader *r, const struct json_value *obj,
-                                          const char *key, enum json_type type)
-{
-    const struct json_value *v = json_get(obj, key);
-    if (v == NULL || v->type != type) {
-        bad(r, key, type == JSON_ARRAY ? "missing, or not an array" : "missing, or not an object");
-        return NULL;
-    }
-    return v;
-}
-
 /* [[index, count], ...] with indexes increasing below limit and counts up to RESULTS_COUNT_MAX,
  * into dense; the counts' sum into *sum (false when it passes RESULTS_COUNT_MAX). */
 static void read_pairs(struct reader *r, const char *key, const struct json_value *pairs,
@@ -137,11 +44,11 @@ static void read_pairs(struct reader *r, const char *key, const struct json_valu
         uint64_t index, count;
         if (p->type != JSON_ARRAY || p->n != 2 || !json_to_u64(p->items[0], &index) ||
             !json_to_u64(p->items[1], &count) || index >= limit || (i > 0 && index <= last)) {
-            bad(r, key, "a bucket is not [index, count] with increasing indexes in range");
+            reader_bad(r, key, "a bucket is not [index, count] with increasing indexes in range");
             return;
         }
         if (count > RESULTS_COUNT_MAX - *sum) {
-            bad(r, key, "the counts add up to more than 2^53");
+            reader_bad(r, key, "the counts add up to more than 2^53");
             return;
         }
         dense[index] = count;
@@ -159,9 +66,9 @@ static void check_sums(struct reader *r, const struct hist *h)
     double lo = h->count > 0 ? (double)h->min_ns / 1000.0 : 0.0;
     double hi = (double)h->max_ns / 1000.0;
     if (h->sum_us < n * lo * (1 - slack) || h->sum_us > n * hi * (1 + slack)) {
-        bad(r, "sum_us", "not what count latencies from min_ns to max_ns add up to");
+        reader_bad(r, "sum_us", "not what count latencies from min_ns to max_ns add up to");
     } else if (h->sumsq_us < n * lo * lo * (1 - slack) || h->sumsq_us > n * hi * hi * (1 + slack)) {
-        bad(r, "sumsq_us", "not what count latencies from min_ns to max_ns add up to");
+        reader_bad(r, "sumsq_us", "not what count latencies from min_ns to max_ns add up to");
     }
 }
 
@@ -184,16 +91,17 @@ static void read_hist(struct reader *r, const struct json_value *obj, struct his
     uint64_t sum = 0, log2_sum = 0;
     hist_reset(h);
     if (obj == NULL || obj->type != JSON_OBJECT) {
-        bad(r, "hist", "missing, or not an object");
+        reader_bad(r, "hist", "missing, or not an object");
         return;
     }
-    h->count = get_u64(r, obj, "count");
-    h->min_ns = h->count ? get_u64(r, obj, "min_ns") : UINT64_MAX;
-    h->max_ns = get_u64(r, obj, "max_ns");
-    h->sum_us = get_double_max(r, obj, "sum_us", HUGE_VAL);
-    h->sumsq_us = get_double_max(r, obj, "sumsq_us", HUGE_VAL);
-    (void)get_double_max(r, obj, "sumlog_us", HUGE_VAL); /* the geometric mean: from buckets */
-    read_pairs(r, "buckets", get_typed(r, obj, "buckets", JSON_ARRAY), HIST_BUCKETS, h->buckets,
+    reader_check(r, &results_obj_hist, obj, "hist", false);
+    h->count = reader_u64(r, obj, "count");
+    h->min_ns = h->count ? reader_u64(r, obj, "min_ns") : UINT64_MAX;
+    h->max_ns = reader_u64(r, obj, "max_ns");
+    h->sum_us = reader_double_max(r, obj, "sum_us", HUGE_VAL);
+    h->sumsq_us = reader_double_max(r, obj, "sumsq_us", HUGE_VAL);
+    (void)reader_double_max(r, obj, "sumlog_us", HUGE_VAL); /* the geometric mean: from buckets */
+    read_pairs(r, "buckets", reader_typed(r, obj, "buckets", JSON_ARRAY), HIST_BUCKETS, h->buckets,
                &sum);
     const struct json_value *log2 = json_get(obj, "log2_us");
     if (log2 != NULL) {
@@ -201,10 +109,10 @@ static void read_hist(struct reader *r, const struct json_value *obj, struct his
                    h->log2_us, &log2_sum);
     }
     if (!r->failed && (sum != h->count || (h->count > 0 && h->min_ns > h->max_ns))) {
-        bad(r, "hist", "its buckets do not add up to its count, or min is above max");
+        reader_bad(r, "hist", "its buckets do not add up to its count, or min is above max");
     }
     if (!r->failed && !buckets_within(h)) {
-        bad(r, "hist", "a bucket lies outside min_ns..max_ns");
+        reader_bad(r, "hist", "a bucket lies outside min_ns..max_ns");
     }
     if (!r->failed) {
         check_sums(r, h);
@@ -216,11 +124,12 @@ static void read_hist(struct reader *r, const struct json_value *obj, struct his
 static uint64_t read_net_bytes(struct reader *r, const struct json_value *type,
                                const struct json_value *counters, int t)
 {
-    if (json_get(type, "net_bytes") != NULL || r->schema >= 2 || counters == NULL) {
-        return get_u64(r, type, "net_bytes");
+    if (json_get(type, "net_bytes") != NULL ||
+        results_field_due(&results_obj_type, "net_bytes", r->schema) || counters == NULL) {
+        return reader_u64(r, type, "net_bytes");
     }
     if (t == STATS_GET || t == STATS_SET) {
-        return get_u64(r, counters, t == STATS_GET ? "net_get_bytes" : "net_set_bytes");
+        return reader_u64(r, counters, t == STATS_GET ? "net_get_bytes" : "net_set_bytes");
     }
     return 0;
 }
@@ -231,21 +140,25 @@ static uint64_t read_net_bytes(struct reader *r, const struct json_value *type,
 static void read_types(struct reader *r, const struct json_value *types, struct hist *const *view,
                        uint64_t *net_bytes, uint64_t *misses, const struct json_value *counters)
 {
+    const struct results_object *o = net_bytes != NULL ? &results_obj_type : &results_obj_summary;
     for (size_t i = 0; types != NULL && i < types->n && !r->failed; i++) {
         int t = 0;
         while (t <= STATS_TYPES && strcmp(stats_type_name(t), types->keys[i]) != 0) {
             t++;
         }
         if (t > STATS_TYPES) {
-            bad(r, types->keys[i], "unknown request type (written by a newer slap?)");
-        } else if (t < STATS_TYPES) {
-            size_t where = where_push(r, types->keys[i]);
+            reader_bad(r, types->keys[i], "unknown request type (written by a newer slap?)");
+        } else if (t == STATS_TYPES) {
+            reader_check(r, o, types->items[i], types->keys[i], false);
+        } else {
+            size_t where = reader_where_push(r, types->keys[i]);
+            reader_check(r, o, types->items[i], NULL, false);
             read_hist(r, json_get(types->items[i], "hist"), view[t]);
             if (net_bytes != NULL) {
                 net_bytes[t] = read_net_bytes(r, types->items[i], counters, t);
-                misses[t] = get_u64(r, types->items[i], "misses");
+                misses[t] = reader_u64(r, types->items[i], "misses");
             }
-            where_pop(r, where);
+            reader_where_pop(r, where);
         }
     }
 }
@@ -262,14 +175,14 @@ static uint64_t read_counter(struct reader *r, const struct json_value *obj, con
         }
         return 0;
     }
-    return get_u64(r, obj, name);
+    return reader_u64(r, obj, name);
 }
 
 static void read_counters(struct reader *r, const struct json_value *obj, struct slap_counters *c,
                           uint64_t *unknown)
 {
     if (obj == NULL || obj->type != JSON_OBJECT) {
-        bad(r, "counters", "missing, or not an object");
+        reader_bad(r, "counters", "missing, or not an object");
         return;
     }
 #define SLAP_COUNTER_READ(name, show, since, meaning)                                              \
@@ -278,29 +191,34 @@ static void read_counters(struct reader *r, const struct json_value *obj, struct
 #undef SLAP_COUNTER_READ
 }
 
-/* A step's verdict, when known, and whether a signal cut it short (older slaps do not say). */
+/* A step's verdict and its objectives' (when known), and whether a signal cut it short. */
 static void read_step_marks(struct reader *r, const struct json_value *item,
                             struct results_step *step)
 {
     const char *limited_by = json_to_string(json_get(item, "limited_by"));
+    const char *slo = json_to_string(json_get(item, "slo"));
     const struct json_value *interrupted = json_get(item, "interrupted");
     enum limits_verdict verdict;
     if (interrupted != NULL) {
         if (interrupted->type != JSON_TRUE && interrupted->type != JSON_FALSE) {
-            bad(r, "interrupted", "not true or false");
+            reader_bad(r, "interrupted", "not true or false");
         }
         step->interrupted = interrupted->type == JSON_TRUE;
     }
     if (limited_by != NULL) {
         if (!limits_verdict_parse(limited_by, &verdict) && strcmp(limited_by, "mixed") != 0) {
-            bad(r, "limited_by", "not a verdict slap gives");
+            reader_bad(r, "limited_by", "not a verdict slap gives");
         }
         snprintf(step->limited_by, sizeof(step->limited_by), "%s", limited_by);
     }
+    if (slo != NULL) {
+        if (strcmp(slo, "held") != 0 && strcmp(slo, "broken") != 0 &&
+            strcmp(slo, "undecided") != 0) {
+            reader_bad(r, "slo", "not held, broken or undecided");
+        }
+        snprintf(step->slo, sizeof(step->slo), "%s", slo);
+    }
 }
-
-static void read_step_limits(struct reader *r, const struct json_value *item,
-                             struct results_step *step);
 
 static const char *const item_list[] = {"periods", "steps", "rounds"};
 
@@ -337,12 +255,12 @@ static void check_item(struct reader *r, enum item_kind kind, double when, doubl
 {
     struct list_seen *seen = &r->seen[kind];
     if (seconds <= 0.0 && requests_of(s->lat) > 0) {
-        bad(r, "seconds", "0 for requests made: no time, no rate");
+        reader_bad(r, "seconds", "0 for requests made: no time, no rate");
     } else if (kind != ITEM_STEP && seen->n > 0 && !(when > seen->last_elapsed)) {
         char why[96];
         snprintf(why, sizeof(why), "%g is not after the %s before it (%g): out of order", when,
                  kind == ITEM_ROUND ? "round" : "period", seen->last_elapsed);
-        bad(r, "elapsed_s", why);
+        reader_bad(r, "elapsed_s", why);
     }
     seen->n++;
     seen->last_elapsed = when;
@@ -357,13 +275,16 @@ static void read_item(struct reader *r, const struct json_value *item, struct re
 {
     char name[32];
     snprintf(name, sizeof(name), "%s[%zu]", item_list[kind], i);
-    size_t where = where_push(r, name);
+    size_t where = reader_where_push(r, name);
+    static const struct results_object *const tables[] = {&results_obj_period, &results_obj_step,
+                                                         &results_obj_round};
+    reader_check(r, tables[kind], item, NULL, false);
     stats_reset(s);
     read_counters(r, json_get(item, "counters"), &s->counters, NULL);
-    read_types(r, get_typed(r, item, "types", JSON_OBJECT), s->lat, s->net_bytes, s->misses,
+    read_types(r, reader_typed(r, item, "types", JSON_OBJECT), s->lat, s->net_bytes, s->misses,
                json_get(item, "counters"));
-    double seconds = get_double(r, item, "seconds");
-    double when = get_double(r, item, kind == ITEM_STEP ? "target_tps" : "elapsed_s");
+    double seconds = reader_double(r, item, "seconds");
+    double when = reader_double(r, item, kind == ITEM_STEP ? "target_tps" : "elapsed_s");
     enum slap_status st = SLAP_ERROR;
     if (!r->failed) {
         check_item(r, kind, when, seconds, s);
@@ -371,15 +292,15 @@ static void read_item(struct reader *r, const struct json_value *item, struct re
     if (!r->failed) {
         st = add_item(d, kind, when, seconds, s);
         if (st != SLAP_OK) {
-            bad(r, item_list[kind], "out of memory, or too many");
+            reader_bad(r, item_list[kind], "out of memory, or too many");
         }
     }
     if (st == SLAP_OK && kind == ITEM_STEP) {
         struct results_step *step = &((struct results_step *)d->steps.items)[d->steps.n - 1];
         read_step_marks(r, item, step);
-        read_step_limits(r, item, step);
+        reader_step_limits(r, item, step);
     }
-    where_pop(r, where);
+    reader_where_pop(r, where);
 }
 
 /* A slap_stats of every type (NULL when out of memory); free_scratch releases it. */
@@ -410,287 +331,9 @@ static void read_items(struct reader *r, const struct json_value *list, struct r
         read_item(r, list->items[i], d, kind, i, s);
     }
     if (s == NULL) {
-        bad(r, "document", "out of memory");
+        reader_bad(r, "document", "out of memory");
     }
     free_scratch(s);
-}
-
-static void read_server_stats(struct reader *r, const struct json_value *obj,
-                              struct server_stats *s)
-{
-#define SERVER_STATS_READ(field) s->field = get_double(r, obj, #field);
-    SERVER_STATS_FIELDS(SERVER_STATS_READ)
-#undef SERVER_STATS_READ
-}
-
-static void read_servers(struct reader *r, const struct json_value *list, struct results_doc *d)
-{
-    for (size_t i = 0; list != NULL && i < list->n && !r->failed; i++) {
-        const struct json_value *item = list->items[i];
-        struct server_stats_pair pair = {.ok = false};
-        const char *name = json_to_string(json_get(item, "name"));
-        const char *label = json_to_string(json_get(item, "label"));
-        const char *note = json_to_string(json_get(item, "note"));
-        if (name == NULL || label == NULL) {
-            bad(r, "servers", "an entry lacks its name or label");
-            return;
-        }
-        if (note != NULL) {
-            snprintf(pair.note, sizeof(pair.note), "%s", note);
-        } else {
-            pair.ok = true;
-            read_server_stats(r, get_typed(r, item, "before", JSON_OBJECT), &pair.before);
-            read_server_stats(r, get_typed(r, item, "after", JSON_OBJECT), &pair.after);
-            pair.preload_known = json_get(item, "preload_evictions") != NULL;
-            pair.preload_evictions =
-                pair.preload_known ? get_double(r, item, "preload_evictions") : 0.0;
-        }
-        if (!r->failed && results_add_server(d, name, label, &pair) != SLAP_OK) {
-            bad(r, "servers", "out of memory, or too many");
-        }
-    }
-}
-
-/* A share that may be null (not known): its value, and whether it was known. */
-static double get_share(struct reader *r, const struct json_value *obj, const char *key,
-                        bool *known)
-{
-    const struct json_value *v = json_get(obj, key);
-    *known = v != NULL && v->type != JSON_NULL;
-    return *known ? get_double(r, obj, key) : 0.0;
-}
-
-static void read_limits_client(struct reader *r, const struct json_value *obj,
-                               struct limits_client *c)
-{
-    bool mean_known, max_known;
-    if (obj == NULL || obj->type != JSON_OBJECT) {
-        bad(r, "limits", "no \"client\" object");
-        return;
-    }
-    c->cpu_user_s = get_double(r, obj, "cpu_user_s");
-    c->cpu_sys_s = get_double(r, obj, "cpu_sys_s");
-    c->threads = (uint32_t)get_u64_max(r, obj, "threads", UINT32_MAX);
-    c->busy_mean = get_double(r, obj, "busy_mean");
-    c->busy_max = get_double(r, obj, "busy_max");
-    c->wait_mean = get_share(r, obj, "cpu_wait_mean", &mean_known);
-    c->wait_max = get_share(r, obj, "cpu_wait_max", &max_known);
-    c->wait_known = mean_known && max_known;
-    c->demand_max = get_double(r, obj, "demand_max");
-    bool cpus_known = false, share_known = false; /* absent in documents of slap before 0.x */
-    if (json_get(obj, "cpus") != NULL) {
-        c->cpus = get_share(r, obj, "cpus", &cpus_known);
-        c->cpu_share = get_share(r, obj, "cpu_share", &share_known);
-    }
-    if (!cpus_known || !share_known) {
-        c->cpus = c->cpu_share = 0;
-    }
-}
-
-/* The host's CPUs and requests in flight, where the document has them (else unknown). */
-static void read_limits_run(struct reader *r, const struct json_value *obj, struct limits *l)
-{
-    const struct json_value *host = json_get(obj, "host");
-    const struct json_value *in_flight = json_get(obj, "in_flight");
-    if (host != NULL && host->type == JSON_OBJECT) {
-        l->host.known = true;
-        l->host.cpus = (uint32_t)get_u64_max(r, host, "cpus", UINT32_MAX);
-        l->host.busy = get_double(r, host, "busy");
-    }
-    if (in_flight != NULL && in_flight->type == JSON_OBJECT) {
-        l->in_flight_mean = get_double(r, in_flight, "mean");
-        l->in_flight_max = (uint32_t)get_u64_max(r, in_flight, "possible", UINT32_MAX);
-    }
-    if (json_get(obj, "client_lag") != NULL) {
-        l->client_lag = get_u64(r, obj, "client_lag");
-        l->send_lag_p99_s = get_double(r, obj, "send_lag_p99_s");
-    }
-}
-
-static void read_limits_server(struct reader *r, const struct json_value *item,
-                               struct limits_server *s)
-{
-    const char *name = json_to_string(json_get(item, "name"));
-    const char *label = json_to_string(json_get(item, "label"));
-    const char *note = json_to_string(json_get(item, "note"));
-    bool threads_known;
-    if (name == NULL || label == NULL) {
-        bad(r, "limits", "a server lacks its name or label");
-        return;
-    }
-    snprintf(s->name, sizeof(s->name), "%s", name);
-    snprintf(s->label, sizeof(s->label), "%s", label);
-    s->known = note == NULL;
-    if (!s->known) {
-        snprintf(s->note, sizeof(s->note), "%s", note);
-        return;
-    }
-    s->cpu_s = get_double(r, item, "cpu_s");
-    s->threads = get_share(r, item, "threads", &threads_known);
-    s->seconds = get_double(r, item, "seconds");
-    s->busy = get_double(r, item, "busy");
-    const struct json_value *local = json_get(item, "local");
-    const char *from = json_to_string(json_get(item, "cpu_from"));
-    s->local = local != NULL && local->type == JSON_TRUE;
-    s->from_proc = from != NULL && strcmp(from, "proc") == 0;
-    const char *why = json_to_string(json_get(item, "cpu_from_why")); /* absent in older documents */
-    if (s->from_proc && why != NULL) {
-        snprintf(s->note, sizeof(s->note), "%s", why);
-    }
-}
-
-/* What every server entry may add, known or not: behind a proxy, its process, its CPU wait. */
-static void read_limits_server_process(struct reader *r, const struct json_value *item,
-                                       struct limits_server *s)
-{
-    const struct json_value *backend = json_get(item, "backend");
-    bool pid_known = false;
-    s->backend = backend != NULL && backend->type == JSON_TRUE;
-    if (json_get(item, "pid") != NULL) {
-        double pid = get_share(r, item, "pid", &pid_known);
-        s->pid = pid_known && pid > 0 && pid < 1e9 ? (int)pid : 0;
-    }
-    if (json_get(item, "cpu_wait_max") != NULL) {
-        s->wait_max = get_share(r, item, "cpu_wait_max", &s->wait_known);
-    }
-}
-
-/* "proxy" (--proxy_stats): twemproxy's counters over the run, or why they are unknown. */
-static void read_limits_proxy(struct reader *r, const struct json_value *obj,
-                              struct limits_proxy *p)
-{
-    if (obj == NULL || obj->type != JSON_OBJECT) {
-        return;
-    }
-    const char *name = json_to_string(json_get(obj, "name"));
-    const char *note = json_to_string(json_get(obj, "note"));
-    snprintf(p->name, sizeof(p->name), "%s", name != NULL ? name : "");
-    p->known = note == NULL;
-    snprintf(p->note, sizeof(p->note), "%s", note != NULL ? note : "");
-    if (p->known) {
-#define PROXY_STATS_READ(field) p->delta.field = get_double(r, obj, #field);
-        PROXY_STATS_FIELDS(PROXY_STATS_READ)
-#undef PROXY_STATS_READ
-    }
-}
-
-/* "borderline" and "borderline_figure" (absent in older documents): null, or the verdict the
- * figure near its line would have given, and that figure. */
-static void read_borderline(struct reader *r, const struct json_value *obj,
-                            struct limits_borderline *b)
-{
-    const struct json_value *with = json_get(obj, "borderline");
-    const struct json_value *figure = json_get(obj, "borderline_figure");
-    memset(b, 0, sizeof(*b));
-    if (with == NULL || with->type == JSON_NULL) {
-        return;
-    }
-    if (!limits_verdict_parse(json_to_string(with), &b->with)) {
-        bad(r, "borderline", "not null or a verdict slap gives");
-        return;
-    }
-    const char *name = json_to_string(json_get(figure, "name"));
-    if (figure == NULL || figure->type != JSON_OBJECT || name == NULL) {
-        bad(r, "borderline_figure", "not an object with a name");
-        return;
-    }
-    b->near = true;
-    snprintf(b->figure, sizeof(b->figure), "%s", name);
-    b->value = get_double(r, figure, "value");
-    b->line = get_double(r, figure, "line");
-    b->band = get_double(r, figure, "band");
-}
-
-/* A "limits" object (a run's, or a sweep step's): the figures and the verdict into l. */
-static bool read_limits_into(struct reader *r, const struct json_value *obj, struct limits *l)
-{
-    const struct json_value *servers = json_get(obj, "servers");
-    if (obj->type != JSON_OBJECT || servers == NULL || servers->type != JSON_ARRAY ||
-        servers->n > RESULTS_MAX_ITEMS) {
-        bad(r, "limits", "not an object with a \"servers\" array");
-        return false;
-    }
-    if (limits_init(l, (uint32_t)servers->n) != SLAP_OK) {
-        bad(r, "limits", "out of memory");
-        return false;
-    }
-    if (!limits_verdict_parse(json_to_string(json_get(obj, "verdict")), &l->verdict)) {
-        bad(r, "limits", "its verdict is none slap gives");
-    }
-    read_borderline(r, obj, &l->borderline);
-    const char *why = json_to_string(json_get(obj, "why"));
-    snprintf(l->why, sizeof(l->why), "%s", why != NULL ? why : "");
-    read_limits_client(r, json_get(obj, "client"), &l->client);
-    read_limits_run(r, obj, l);
-    for (size_t i = 0; i < servers->n && !r->failed; i++) {
-        read_limits_server(r, servers->items[i], &l->servers[i]);
-        read_limits_server_process(r, servers->items[i], &l->servers[i]);
-    }
-    read_limits_proxy(r, json_get(obj, "proxy"), &l->proxy);
-    return true;
-}
-
-/* "limits" (absent when the run measured nothing, and in a sweep): the figures and the
- * verdict. */
-static void read_limits(struct reader *r, const struct json_value *obj, struct results_doc *d)
-{
-    if (obj != NULL) {
-        d->has_limits = read_limits_into(r, obj, &d->limits);
-    }
-}
-
-/* A sweep step's "limits" (absent in documents of older slaps): its verdict must be the step's
- * limited_by. */
-static void read_step_limits(struct reader *r, const struct json_value *item,
-                             struct results_step *step)
-{
-    const struct json_value *obj = json_get(item, "limits");
-    if (obj == NULL) {
-        return;
-    }
-    size_t where = where_push(r, "limits");
-    step->has_limits = read_limits_into(r, obj, &step->limits);
-    if (step->has_limits && !r->failed &&
-        strcmp(step->limited_by, limits_verdict_name(step->limits.verdict)) != 0) {
-        bad(r, "verdict", "not the step's limited_by");
-    }
-    where_pop(r, where);
-}
-
-/* A label shown in text reports: results_label_problem's rule, the one --label follows. */
-static bool printable_text(const char *s)
-{
-    return results_label_problem(s) == NULL;
-}
-
-/* "runs" (an older file has none: its label and start stand for its host and run). */
-static void read_runs(struct reader *r, const struct json_value *list, struct results_doc *d)
-{
-    struct results_run_id id = {.pid = 0, .start_ms = d->start_ms};
-    if (list == NULL) {
-        snprintf(id.host, sizeof(id.host), "%s", d->label);
-        if (results_add_run(d, &id) != SLAP_OK) {
-            bad(r, "runs", "out of memory");
-        }
-        return;
-    }
-    if (list->type != JSON_ARRAY || list->n == 0 || list->n > RESULTS_MAX_ITEMS) {
-        bad(r, "runs", "not an array of runs");
-        return;
-    }
-    for (size_t i = 0; i < list->n && !r->failed; i++) {
-        const char *host = json_to_string(json_get(list->items[i], "host"));
-        if (host == NULL || !printable_text(host)) {
-            bad(r, "runs", "a run lacks its host, or it is not printable");
-            return;
-        }
-        snprintf(id.host, sizeof(id.host), "%s", host);
-        id.pid = get_u64(r, list->items[i], "pid");
-        id.start_ms = get_u64(r, list->items[i], "start_ms");
-        if (!r->failed && results_add_run(d, &id) != SLAP_OK) {
-            bad(r, "runs", "out of memory, or too many");
-        }
-    }
 }
 
 static int signal_number(const char *name)
@@ -699,38 +342,6 @@ static int signal_number(const char *name)
         return 0;
     }
     return strcmp(name, "SIGINT") == 0 ? SIGINT : strcmp(name, "SIGHUP") == 0 ? SIGHUP : SIGTERM;
-}
-
-/* A rate or null (0). */
-static double get_rate_or_null(struct reader *r, const struct json_value *obj, const char *key)
-{
-    const struct json_value *v = json_get(obj, key);
-    return v != NULL && v->type == JSON_NULL ? 0.0 : get_double(r, obj, key);
-}
-
-/* slap search's outcome (absent from other documents; "confirmed" from this version on). */
-static void read_search(struct reader *r, const struct json_value *v, struct results_doc *d)
-{
-    struct results_search *s = &d->search;
-    if (v == NULL || r->failed) {
-        return;
-    }
-    const char *objectives = json_to_string(json_get(v, "objectives"));
-    const struct json_value *exhausted = json_get(v, "exhausted");
-    const struct json_value *confirmed = json_get(v, "confirmed");
-    if (v->type != JSON_OBJECT || objectives == NULL || !printable_text(objectives) ||
-        strlen(objectives) >= sizeof(s->objectives)) {
-        bad(r, "search", "not an object with its objectives as text");
-        return;
-    }
-    s->present = true;
-    snprintf(s->objectives, sizeof(s->objectives), "%s", objectives);
-    s->capacity_tps = get_rate_or_null(r, v, "capacity_tps");
-    s->lowest_broken = get_rate_or_null(r, v, "lowest_broken_tps");
-    s->client_limit = get_rate_or_null(r, v, "client_limit_tps");
-    s->exhausted = exhausted != NULL && exhausted->type == JSON_TRUE;
-    /* older files: a capacity was given only when found */
-    s->confirmed = confirmed != NULL ? confirmed->type == JSON_TRUE : s->capacity_tps > 0;
 }
 
 /* list's requests of each type (seen) against the run's: what is wrong into r. */
@@ -743,13 +354,13 @@ static void check_list_sums(struct reader *r, const char *list, const struct lis
         if (seen->counts[t] != run && seen->n == 0) {
             snprintf(why, sizeof(why), "none, beside the run's %llu %s requests",
                      (unsigned long long)run, stats_type_name(t));
-            bad(r, list, why);
+            reader_bad(r, list, why);
         } else if (seen->counts[t] != run) {
             snprintf(why, sizeof(why),
                      "%zu of them holding %llu %s requests, where the run's types say %llu",
                      seen->n, (unsigned long long)seen->counts[t], stats_type_name(t),
                      (unsigned long long)run);
-            bad(r, list, why);
+            reader_bad(r, list, why);
         }
     }
 }
@@ -766,7 +377,7 @@ static void check_rounds(struct reader *r, const struct results_doc *d)
         char why[128];
         snprintf(why, sizeof(why), "%zu rounds where config.rounds says %llu%s", n, want,
                  n < want ? " and no signal cut the run short" : "");
-        bad(r, "rounds", why);
+        reader_bad(r, "rounds", why);
     }
     check_list_sums(r, "rounds", &r->seen[ITEM_ROUND], d);
 }
@@ -781,13 +392,13 @@ static void check_whole(struct reader *r, const struct json_value *root,
         return;
     }
     if (d->seconds <= 0.0 && requests_of(d->global->lat) > 0) {
-        bad(r, "seconds", "0 for requests made: no time, no rate");
+        reader_bad(r, "seconds", "0 for requests made: no time, no rate");
     } else if (!d->sweep && periods->n > 0 &&
                periods->last_elapsed > d->seconds * (1 + SECONDS_SLACK) + SECONDS_SLACK) {
         char why[128];
         snprintf(why, sizeof(why), "%g, shorter than the periods (the last ends at %g)",
                  d->seconds, periods->last_elapsed);
-        bad(r, "seconds", why);
+        reader_bad(r, "seconds", why);
     }
     if (!d->sweep) {
         check_list_sums(r, "periods", periods, d);
@@ -803,46 +414,59 @@ static void read_top(struct reader *r, const struct json_value *root, struct res
     const char *kind = json_to_string(json_get(root, "kind"));
     const char *label = json_to_string(json_get(root, "label"));
     if (kind == NULL || (strcmp(kind, "run") != 0 && strcmp(kind, "sweep") != 0)) {
-        bad(r, "kind", "missing, or neither \"run\" nor \"sweep\"");
+        reader_bad(r, "kind", "missing, or neither \"run\" nor \"sweep\"");
     }
     const struct json_value *label_value = json_get(root, "label");
     if (label == NULL && label_value != NULL && label_value->type == JSON_STRING) {
-        bad(r, "label", "holds a NUL (\\u0000): not printable");
-    } else if (label == NULL || !printable_text(label)) {
-        bad(r, "label", "missing, empty, too long or not printable");
+        reader_bad(r, "label", "holds a NUL (\\u0000): not printable");
+    } else if (label == NULL || !reader_printable(label)) {
+        reader_bad(r, "label", "missing, empty, too long or not printable");
     }
+    reader_check(r, &results_obj_top, root, NULL, false);
     if (r->failed) {
         return;
     }
     d->sweep = strcmp(kind, "sweep") == 0;
     snprintf(d->label, sizeof(d->label), "%s", label);
-    d->start_ms = get_u64(r, root, "start_ms");
-    d->end_ms = get_u64(r, root, "end_ms");
-    read_runs(r, json_get(root, "runs"), d);
-    d->seconds = get_double(r, root, "seconds");
+    d->start_ms = reader_u64(r, root, "start_ms");
+    d->end_ms = reader_u64(r, root, "end_ms");
+    reader_runs(r, json_get(root, "runs"), d);
+    d->seconds = reader_double(r, root, "seconds");
     d->signal = signal_number(json_to_string(json_get(root, "signal")));
-    d->exit_status = (int)get_u64_max(r, root, "exit_status", 255);
-    d->period_s = get_double(r, root, "period_s");
-    read_types(r, get_typed(r, root, "types", JSON_OBJECT), d->global->lat, d->global->net_bytes,
+    d->exit_status = (int)reader_u64_max(r, root, "exit_status", 255);
+    d->period_s = reader_double(r, root, "period_s");
+    read_types(r, reader_typed(r, root, "types", JSON_OBJECT), d->global->lat, d->global->net_bytes,
                d->global->misses, json_get(root, "counters"));
     read_types(r, json_get(root, "uncorrected"), d->global->raw, NULL, NULL, NULL);
     const struct json_value *lag = json_get(root, "send_lag");
     if (lag != NULL) {
         read_hist(r, json_get(lag, "hist"), d->global->lag);
     }
-    const struct json_value *outcomes = get_typed(r, root, "get_outcomes", JSON_OBJECT);
+    reader_check(r, &results_obj_run_line, json_get(root, "run"), "run", false);
+    reader_check(r, &results_obj_keys, json_get(json_get(root, "run"), "keys"), "run keys", false);
+    reader_check(r, &results_obj_intervals, json_get(root, "percentile_intervals"),
+                 "percentile_intervals", false);
+    reader_check(r, &results_obj_errors, json_get(root, "errors"), "errors", false);
+    reader_check(r, &results_obj_summary, lag, "send_lag", false);
+    const struct json_value *outcomes = reader_typed(r, root, "get_outcomes", JSON_OBJECT);
+    reader_check(r, &results_obj_outcomes, outcomes, "get_outcomes", false);
+    reader_check(r, &results_obj_summary, json_get(outcomes, "hit"), "get_outcomes hit", false);
+    reader_check(r, &results_obj_summary, json_get(outcomes, "miss"), "get_outcomes miss", false);
     read_hist(r, json_get(json_get(outcomes, "hit"), "hist"), d->global->gets[STATS_HIT]);
     read_hist(r, json_get(json_get(outcomes, "miss"), "hist"), d->global->gets[STATS_MISS]);
     read_counters(r, json_get(root, "counters"), &d->global->counters, &d->counters_unknown);
-    read_items(r, get_typed(r, root, "periods", JSON_ARRAY), d, ITEM_PERIOD);
-    read_items(r, get_typed(r, root, "steps", JSON_ARRAY), d, ITEM_STEP);
+    read_items(r, reader_typed(r, root, "periods", JSON_ARRAY), d, ITEM_PERIOD);
+    read_items(r, reader_typed(r, root, "steps", JSON_ARRAY), d, ITEM_STEP);
     const struct json_value *rounds = json_get(root, "rounds"); /* --rounds only */
     if (rounds != NULL) {
-        read_items(r, get_typed(r, root, "rounds", JSON_ARRAY), d, ITEM_ROUND);
+        read_items(r, reader_typed(r, root, "rounds", JSON_ARRAY), d, ITEM_ROUND);
     }
-    read_servers(r, get_typed(r, root, "servers", JSON_ARRAY), d);
-    read_limits(r, json_get(root, "limits"), d);
-    read_search(r, json_get(root, "search"), d);
+    reader_servers(r, reader_typed(r, root, "servers", JSON_ARRAY), d);
+    reader_limits(r, json_get(root, "limits"), d);
+    reader_search(r, json_get(root, "search"), d);
+    reader_check(r, &results_obj_trace, json_get(root, "trace"), "trace", false);
+    reader_precision(r, json_get(root, "precision"), d);
+    reader_fields(r, &results_obj_samples, json_get(root, "samples"), d, "samples");
     check_whole(r, root, d);
 }
 
@@ -859,13 +483,13 @@ static void read_head(struct reader *r, const char *text, size_t len,
     bool numbered = root->type == JSON_OBJECT && json_to_u64(json_get(root, "schema"), &schema);
     r->schema = schema <= RESULTS_SCHEMA ? (unsigned)schema : 0;
     if (!numbered) {
-        bad(r, "schema", "not a slap results document (no \"schema\" number)");
+        reader_bad(r, "schema", "not a slap results document (no \"schema\" number)");
     } else if (schema < 1 || schema > RESULTS_SCHEMA) {
         char why[128];
         snprintf(why, sizeof(why), "version %llu; this slap reads versions 1 to %d%s",
                  (unsigned long long)schema, RESULTS_SCHEMA,
                  schema > RESULTS_SCHEMA ? " (a newer slap wrote it)" : "");
-        bad(r, "schema", why);
+        reader_bad(r, "schema", why);
     } else if (read_config_object(json_get(root, "config"), read_config, d, r->err,
                                   r->err_len) != SLAP_OK) {
         r->failed = true;
@@ -943,7 +567,7 @@ static void keep_period(struct results_stream *rs)
         rs->fill = 1;
     }
     if (st != SLAP_OK) {
-        bad(&rs->r, "periods", "out of memory");
+        reader_bad(&rs->r, "periods", "out of memory");
     }
 }
 
@@ -961,6 +585,9 @@ static void read_period_text(struct results_stream *rs, const struct results_spl
         return;
     }
     results_drop_periods(to);
+    /* the fields a period must hold are its file's version's: "schema" came before it */
+    unsigned schema = results_split_schema(rs->split);
+    rs->r.schema = schema <= RESULTS_SCHEMA ? schema : 0;
     read_item(&rs->r, item, to, ITEM_PERIOD, piece->index, rs->scratch);
     json_free(item);
     if (rs->keep && !rs->r.failed && to->periods.n == 1) {
@@ -1003,8 +630,13 @@ static enum slap_status stream_next(struct results_stream *rs, const struct resu
         size_t len;
         const char *head = results_split_head(rs->split, &len);
         read_head(&rs->r, head, len, rs->read_config, rs->d);
+        if (!rs->r.failed && rs->r.seen[ITEM_PERIOD].n > 0 &&
+            results_split_schema(rs->split) != rs->r.schema) {
+            reader_bad(&rs->r, "schema",
+                       "after the periods (slap writes it first): not read as such");
+        }
         if (rs->path != NULL && !rs->r.failed && (rs->d->source = strdup(rs->path)) == NULL) {
-            bad(&rs->r, "document", "out of memory");
+            reader_bad(&rs->r, "document", "out of memory");
         }
         return rs->r.failed ? stream_failed(rs, err, err_len) : SLAP_AGAIN;
     }

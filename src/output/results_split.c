@@ -22,6 +22,7 @@ struct splitter {
     bool failed;       /* out of memory, or a piece larger than JSON_MAX_INPUT */
     int control;       /* a control byte found (never in JSON text): the read stopped; -1 */
     bool endless;      /* more than REST_MAX bytes after where the document's shape ended */
+    unsigned schema;   /* the top-level "schema" member's number, once copied; 0: not seen */
 };
 
 #define REST_MAX 65536 /* bytes read past the end of the document's shape, for json_parse */
@@ -177,6 +178,19 @@ void results_split_close(struct results_split *sp)
     free(sp);
 }
 
+/* text[0..len) as a whole number of up to 4 digits; 0 when it is not one. */
+static unsigned small_number(const char *text, size_t len)
+{
+    unsigned n = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] < '0' || text[i] > '9' || len > 4) {
+            return 0;
+        }
+        n = n * 10 + (unsigned)(text[i] - '0');
+    }
+    return n;
+}
+
 /* At a member's name: its value copied, or the periods array entered; the next phase. */
 static enum split_phase split_member(struct splitter *s)
 {
@@ -187,6 +201,7 @@ static enum split_phase split_member(struct splitter *s)
     size_t key = s->head.len;
     copy_value(s, &s->head);
     bool periods = s->head.len - key == 9 && memcmp(s->head.bytes + key, "\"periods\"", 9) == 0;
+    bool schema = s->head.len - key == 8 && memcmp(s->head.bytes + key, "\"schema\"", 8) == 0;
     if (after_space(s, &s->head) != ':') {
         return SPLIT_DONE;
     }
@@ -195,7 +210,11 @@ static enum split_phase split_member(struct splitter *s)
         put(s, &s->head, take(s));
         return SPLIT_ELEMENT;
     }
+    size_t value = s->head.len;
     copy_value(s, &s->head);
+    if (schema) {
+        s->schema = small_number(s->head.bytes + value, s->head.len - value);
+    }
     return SPLIT_AFTER_MEMBER;
 }
 
@@ -290,6 +309,11 @@ enum slap_status results_split_next(struct results_split *sp, struct results_spl
     piece->index = sp->index;
     piece->line = sp->element_line;
     return SLAP_OK;
+}
+
+unsigned results_split_schema(const struct results_split *sp)
+{
+    return sp->s.schema;
 }
 
 const char *results_split_head(const struct results_split *sp, size_t *len)

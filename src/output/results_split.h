@@ -35,6 +35,10 @@ void results_split_close(struct results_split *sp);
 enum slap_status results_split_next(struct results_split *sp, struct results_split_piece *piece,
                                     char *err, size_t err_len);
 
+/* The top-level "schema" member's number when it has been read (slap writes it first, so
+ * before the periods); 0 when not, or when it is no whole number of up to 4 digits. */
+unsigned results_split_schema(const struct results_split *sp);
+
 /* The head, once results_split_next said SLAP_AGAIN (owned by the splitter). */
 const char *results_split_head(const struct results_split *sp, size_t *len);
 

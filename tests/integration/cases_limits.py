@@ -820,8 +820,9 @@ def case_limits_borderline_read_back(mc):
                                  cpu_wait_mean=wait, demand_max=0.2 + wait, cpu_share=0.2)
             for s in lim["servers"]:
                 s.update(busy=0.95, cpu_wait_max=0.0 if s.get("pid") else None)
-            lim.pop("borderline", None)  # as an older slap wrote it
+            lim.pop("borderline", None)  # as an older slap wrote it, under schema 1
             lim.pop("borderline_figure", None)
+            doc["schema"] = 1
             path = os.path.join(d, "w%s.json" % wait)
             with open(path, "w") as f:
                 json.dump(doc, f)

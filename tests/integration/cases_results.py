@@ -774,13 +774,10 @@ def scale_totals(doc, period, n, seconds):
 
 
 def periods_file(doc, n, path):
-    """doc with n periods, each doc's first period stripped to what merge reads (its counters
-    and each type's histogram, bytes and misses), a second apart, and the run's totals theirs;
-    written a period at a time."""
+    """doc with n periods, each doc's first period (a second long), a second apart, and the
+    run's totals theirs; written a period at a time."""
     first = doc["periods"][0]
-    lean = {"seconds": 1.0, "counters": first["counters"],
-            "types": {t: {"hist": v["hist"], "net_bytes": v["net_bytes"], "misses": v["misses"]}
-                      for t, v in first["types"].items() if t != "total"}}
+    lean = dict(first, seconds=1.0)  # every field a period holds: a file of its schema is whole
     doc = scale_totals(copy.deepcopy(doc), first, n, float(n))
     head, tail = json.dumps(dict(doc, periods="@")).split('"@"')
     with open(path, "w") as f:

@@ -11,7 +11,7 @@
 #include "slap/base/hist.h"
 #include "slap/base/steady.h"
 #include "slap/model/stats.h"
-#include "slap/output/results.h"
+#include "slap/output/period.h"
 
 /*
  * Every period of a run goes into the last segment. A segment holds INTERVALS_WIDTH periods
@@ -45,9 +45,11 @@ struct intervals {
     uint64_t width;      /* periods a full segment holds */
     uint64_t periods;    /* periods added */
     struct intervals_segment *seg; /* INTERVALS_SEGMENTS of them */
+    struct hist *scratch; /* one histogram the sums and views work in (hist_slab_alloc) */
 };
 
-/* Empty, its segments allocated: SLAP_ERROR when out of memory. intervals_free after either. */
+/* Empty, its segments and scratch allocated: SLAP_ERROR when out of memory. intervals_free
+ * after either. */
 enum slap_status intervals_init(struct intervals *iv);
 void intervals_free(struct intervals *iv);
 /* Add a period: its statistics, or a results file's period (its corrected latency only). */

@@ -18,6 +18,7 @@
 #include "slap/net/server_stats.h"
 #include "slap/model/stats.h"
 #include "slap/model/trace.h"
+#include "slap/output/period.h"
 #include "slap/output/run_desc.h"
 
 /*
@@ -39,6 +40,7 @@
 /* The largest count, number of bytes or nanoseconds a document holds, read or merged (2^53:
  * exact as a double, so rates and means computed from it are too). */
 #define RESULTS_COUNT_MAX (1ULL << 53)
+#define RESULTS_SCRATCH 2 /* histograms a document keeps to work in (results_doc's scratch) */
 
 /* Each counter's index, for results_doc's counters_unknown. */
 enum results_counter {
@@ -48,31 +50,6 @@ enum results_counter {
     RESULTS_COUNTERS
 };
 _Static_assert(RESULTS_COUNTERS <= 64, "counters_unknown holds a bit per counter");
-
-/* A histogram without its empty buckets: what a period or a step keeps, what JSON holds. */
-struct results_sparse {
-    uint64_t count;
-    uint64_t min_ns;
-    uint64_t max_ns;
-    double sum_us;
-    double sumsq_us;
-    uint32_t npairs;
-    uint32_t *index; /* bucket indexes, increasing */
-    uint64_t *counts;
-};
-
-/* One period of the run (-S, else a second when results need periods). */
-struct results_period {
-    double elapsed_s; /* its end, seconds since the measured start */
-    double seconds;   /* its length */
-    struct slap_counters counters;
-    struct results_sparse lat[STATS_TYPES]; /* latency per type */
-    uint64_t net_bytes[STATS_TYPES];        /* bytes written and read per type */
-    uint64_t misses[STATS_TYPES];           /* keys not found per type */
-    double stalled_s; /* --rounds: a server stopped answering this far into the round (its
-                         stalled connections' oldest request was sent then); 0: none did.
-                         Not written: the report's note only */
-};
 
 struct intervals;
 
@@ -157,6 +134,8 @@ struct results_doc {
     char precision[160];         /* --precision's outcome ("p99 within 4.1% after 23 s"); "" */
     struct results_search search; /* slap search's document */
     char *source; /* read documents: the file's name (owned), for messages */
+    struct hist *scratch; /* RESULTS_SCRATCH histograms the folds and the writers work in
+                           * (hist_slab_alloc; owned; every results_doc_init'd document's) */
     uint64_t counters_unknown; /* bit 1 << RESULTS_COUNTER_x: a counter an older file lacked
                                 * (since above its schema): 0 in the figures, never printed
                                 * by the report (a 0 counter is not), null in the JSON */
@@ -174,12 +153,6 @@ enum slap_status results_doc_init(struct results_doc *d);
  * that had events, as op_bit()s. */
 uint32_t results_doc_types(const struct results_doc *d);
 void results_doc_free(struct results_doc *d);
-
-/* Copy h without its empty buckets (allocates); results_sparse_free releases it. */
-enum slap_status results_sparse_from_hist(const struct hist *h, struct results_sparse *out);
-void results_sparse_free(struct results_sparse *s);
-/* Add s into h: the same as merging the histogram s was taken from (log2 view aside). */
-void results_sparse_add(const struct results_sparse *s, struct hist *h);
 
 /* Append p to d, its histograms handed over (p keeps none). */
 enum slap_status results_move_period(struct results_doc *d, struct results_period *p);
