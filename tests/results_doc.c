@@ -237,6 +237,9 @@ void make_run(struct results_doc *d, bool extras)
     d->samples_written = 40;
     d->samples_dropped = 2;
     snprintf(d->precision, sizeof(d->precision), "p99 within 4.1%% after 23 s");
+    struct results_probe probe = {.label = "probe-1", .requests = 300, .tps = 100,
+                                  .p50_us = 2100, .p99_us = 2800, .p999_us = 3100, .max_us = 3150};
+    assert_int_equal(results_keep_probe(d, &probe), SLAP_OK);
     if (extras) {
         d->trace.present = true;
         d->trace.counts.skipped = 1;

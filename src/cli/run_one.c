@@ -80,7 +80,10 @@ static void doc_from_run(struct results_doc *d, const struct run *r, const struc
     d->seconds = run_seconds(r);
     d->start_ms = res->measure_wall_ns / SLAP_NS_PER_MS;
     d->end_ms = d->start_ms + (uint64_t)(d->seconds * 1000.0 + 0.5);
-    results_add_this_run(d);
+    if (results_add_this_run(d) == SLAP_OK) {
+        struct results_run_id *runs = d->runs.items;
+        runs[d->runs.n - 1].start_at_ms = o->start_at_ns / SLAP_NS_PER_MS;
+    }
     d->signal = res->signal;
     d->exit_status = status;
     d->period_s = (double)(res->period_ns * fine_per_period(o)) / (double)SLAP_NS_PER_SEC;

@@ -332,14 +332,20 @@ static void warn_apart(const struct sub_args *a, const struct results_merge_inpu
 static void print_hosts(const struct sub_args *a, const struct results_merge_input *in)
 {
     struct merge_span sp = merge_span_of(in, a->ninputs);
-    printf("\nHost   Requests        TPS     Errors  Start_ms  Limited_by  Label\n");
+    printf("\nHost   Requests        TPS     Errors  Start_ms  Late_ms  Limited_by  Label\n");
     for (int i = 0; i < a->ninputs; i++) {
         const struct results_doc *d = in[i].doc;
+        const struct results_run_id *run = d->runs.items;
         uint64_t requests = results_requests(d->global);
-        printf("%-4d %10llu %10.0f %10llu %9llu  %-10s  %s\n", i + 1,
+        char late[24] = "-"; /* how long after its --start_at it began measuring */
+        if (d->runs.n == 1 && run->start_at_ms > 0) {
+            snprintf(late, sizeof(late), "%lld",
+                     (long long)run->start_ms - (long long)run->start_at_ms);
+        }
+        printf("%-4d %10llu %10.0f %10llu %9llu %8s  %-10s  %s\n", i + 1,
                (unsigned long long)requests, d->seconds > 0 ? (double)requests / d->seconds : 0.0,
                (unsigned long long)stats_errors(&d->global->counters),
-               (unsigned long long)(d->start_ms - sp.first_start_ms),
+               (unsigned long long)(d->start_ms - sp.first_start_ms), late,
                d->has_limits ? limits_verdict_name(d->limits.verdict) : "-", d->label);
     }
     if (sp.common_ms >= 0) {
@@ -580,33 +586,21 @@ static int put_probes_last(struct sub_args *a, struct results_merge_input *in)
 }
 
 /* After the hosts' lines, each probe's latency (from the intended send time), apart. */
-static enum slap_status print_probes(const struct sub_args *a, const struct results_merge_input *in,
-                                     int nload)
+static void print_probes(const struct results_doc *m)
 {
-    struct hist *total;
-    if (nload == a->ninputs) {
-        return SLAP_OK;
-    }
-    if (hist_slab_alloc(&total, 1) != SLAP_OK) {
-        return SLAP_ERROR;
+    const struct results_probe *probes = m->probes.items;
+    if (m->probes.n == 0) {
+        return;
     }
     printf("\nProbe latency (not part of the load above; from each request's intended send "
            "time)\n");
     printf("Probe  Requests        TPS      p50_us      p99_us    p99.9_us      max_us  Label\n");
-    for (int i = nload; i < a->ninputs; i++) {
-        const struct results_doc *d = in[i].doc;
-        uint64_t requests = results_requests(d->global);
-        hist_clear(total);
-        stats_total_hist(d->global, total);
-        printf("%-4d %10llu %10.0f %11.0f %11.0f %11.0f %11.0f  %s\n", i - nload + 1,
-               (unsigned long long)requests, d->seconds > 0 ? (double)requests / d->seconds : 0.0,
-               (double)hist_percentile_ns(total, 50) / 1e3,
-               (double)hist_percentile_ns(total, 99) / 1e3,
-               (double)hist_percentile_ns(total, 99.9) / 1e3, (double)total->max_ns / 1e3,
-               d->label);
+    for (size_t i = 0; i < m->probes.n; i++) {
+        const struct results_probe *p = &probes[i];
+        printf("%-4zu %10llu %10.0f %11.0f %11.0f %11.0f %11.0f  %s\n", i + 1,
+               (unsigned long long)p->requests, p->tps, p->p50_us, p->p99_us, p->p999_us,
+               p->max_us, p->label);
     }
-    hist_slab_free(total, 1);
-    return SLAP_OK;
 }
 
 static int merge_check(struct sub_args *a, struct results_merge_input *in,
@@ -637,6 +631,18 @@ static int merge_check(struct sub_args *a, struct results_merge_input *in,
     if (results_merge_heads(merged, in, (size_t)*nload, err, sizeof(err)) != SLAP_OK) {
         fprintf(stderr, "slap merge: cannot merge: %s\n", err);
         return SLAP_EXIT_USAGE;
+    }
+    for (int i = 0; i < a->ninputs && !merged->sweep; i++) {
+        /* the probes beside the load: its inputs' own (a merged file's), then the probe runs */
+        const struct results_probe *kept = in[i].doc->probes.items;
+        for (size_t k = 0; i < *nload && k < in[i].doc->probes.n; k++) {
+            if (results_keep_probe(merged, &kept[k]) != SLAP_OK) {
+                return SLAP_EXIT_FAILED;
+            }
+        }
+        if (i >= *nload && results_add_probe(merged, in[i].doc) != SLAP_OK) {
+            return SLAP_EXIT_FAILED;
+        }
     }
     if (merged->desc.share_count > 0) {
         /* the merge is the load of the parts it holds, not one host's part */
@@ -690,8 +696,8 @@ static int merge_main(int argc, char **argv)
         bool whole = merged_report(&merged) == SLAP_OK;
         if (a.ninputs > 1 && !merged.sweep) {
             print_hosts(&load, in);
-            whole = print_probes(&a, in, nload) == SLAP_OK && whole;
         }
+        print_probes(&merged);
         if (!whole) {
             fprintf(stderr, "slap merge: out of memory: the report could not be written\n");
             status = SLAP_EXIT_FAILED;

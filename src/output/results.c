@@ -91,6 +91,7 @@ void results_doc_free(struct results_doc *d)
     free(d->steps.items);
     free(d->servers.items);
     free(d->runs.items);
+    free(d->probes.items);
     limits_free(&d->limits);
     run_desc_free(&d->desc);
     free(d->source);
@@ -333,6 +334,35 @@ enum slap_status results_add_run(struct results_doc *d, const struct results_run
     return SLAP_OK;
 }
 
+enum slap_status results_keep_probe(struct results_doc *d, const struct results_probe *p)
+{
+    struct results_probe *kept = list_add(&d->probes, sizeof(*kept));
+    if (kept == NULL) {
+        return SLAP_ERROR;
+    }
+    *kept = *p;
+    return SLAP_OK;
+}
+
+enum slap_status results_add_probe(struct results_doc *d, const struct results_doc *probe)
+{
+    struct hist *total;
+    struct results_probe p;
+    if (hist_slab_alloc(&total, 1) != SLAP_OK) {
+        return SLAP_ERROR;
+    }
+    stats_total_hist(probe->global, total);
+    snprintf(p.label, sizeof(p.label), "%s", probe->label);
+    p.requests = results_requests(probe->global);
+    p.tps = probe->seconds > 0 ? (double)p.requests / probe->seconds : 0.0;
+    p.p50_us = (double)hist_percentile_ns(total, 50) / 1e3;
+    p.p99_us = (double)hist_percentile_ns(total, 99) / 1e3;
+    p.p999_us = (double)hist_percentile_ns(total, 99.9) / 1e3;
+    p.max_us = (double)total->max_ns / 1e3;
+    hist_slab_free(total, 1);
+    return results_keep_probe(d, &p);
+}
+
 enum slap_status results_add_this_run(struct results_doc *d)
 {
     struct results_run_id id = {.pid = (uint64_t)getpid(), .start_ms = d->start_ms};
@@ -345,6 +375,16 @@ enum slap_status results_add_this_run(struct results_doc *d)
 static bool same_run(const struct results_run_id *a, const struct results_run_id *b)
 {
     return a->pid == b->pid && a->start_ms == b->start_ms && strcmp(a->host, b->host) == 0;
+}
+
+void results_run_figures(const struct results_doc *d, struct results_run_id *id)
+{
+    snprintf(id->label, sizeof(id->label), "%s", d->label);
+    id->requests = results_requests(d->global);
+    id->tps = d->seconds > 0 ? (double)id->requests / d->seconds : 0.0;
+    id->errors = stats_errors(&d->global->counters);
+    snprintf(id->limited_by, sizeof(id->limited_by), "%s",
+             d->has_limits ? limits_verdict_name(d->limits.verdict) : "");
 }
 
 bool results_share_run(const struct results_doc *a, const struct results_doc *b,

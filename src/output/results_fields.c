@@ -49,6 +49,7 @@ static const struct results_field top_rows[] = {
     LISTED("limits", RF_OBJECT, RF_SOMETIMES, 1, "limits"),
     LISTED("trace", RF_OBJECT, RF_SOMETIMES, 2, "trace"),
     LISTED("samples", RF_OBJECT, 0, 1, "samples"),
+    LISTED("probes", RF_ARRAY, RF_SOMETIMES, 2, "probes"),
 };
 OBJECT(results_obj_top, "document", "", top_rows);
 
@@ -56,8 +57,25 @@ static const struct results_field runs_rows[] = {
     STORED("host", RF_TEXT, 0, 1, RF_STORE_CHARS, struct results_run_id, host),
     STORED("pid", RF_COUNT, 0, 1, RF_STORE_U64, struct results_run_id, pid),
     STORED("start_ms", RF_COUNT, 0, 1, RF_STORE_U64, struct results_run_id, start_ms),
+    STORED("label", RF_TEXT, 0, 2, RF_STORE_CHARS, struct results_run_id, label),
+    STORED("start_at_ms", RF_COUNT, 0, 2, RF_STORE_U64, struct results_run_id, start_at_ms),
+    STORED("requests", RF_COUNT, 0, 2, RF_STORE_U64, struct results_run_id, requests),
+    STORED("tps", RF_NUMBER, 0, 2, RF_STORE_DOUBLE, struct results_run_id, tps),
+    STORED("errors", RF_COUNT, 0, 2, RF_STORE_U64, struct results_run_id, errors),
+    STORED("limited_by", RF_TEXT, 0, 2, RF_STORE_CHARS, struct results_run_id, limited_by),
 };
 OBJECT(results_obj_runs, "runs", "/properties/runs/items", runs_rows);
+
+static const struct results_field probes_rows[] = {
+    STORED("label", RF_TEXT, 0, 2, RF_STORE_CHARS, struct results_probe, label),
+    STORED("requests", RF_COUNT, 0, 2, RF_STORE_U64, struct results_probe, requests),
+    STORED("tps", RF_NUMBER, 0, 2, RF_STORE_DOUBLE, struct results_probe, tps),
+    STORED("p50_us", RF_NUMBER, 0, 2, RF_STORE_DOUBLE, struct results_probe, p50_us),
+    STORED("p99_us", RF_NUMBER, 0, 2, RF_STORE_DOUBLE, struct results_probe, p99_us),
+    STORED("p99.9_us", RF_NUMBER, 0, 2, RF_STORE_DOUBLE, struct results_probe, p999_us),
+    STORED("max_us", RF_NUMBER, 0, 2, RF_STORE_DOUBLE, struct results_probe, max_us),
+};
+OBJECT(results_obj_probes, "probes", "/properties/probes/items", probes_rows);
 
 static const struct results_field run_rows[] = {
     LISTED("ops", RF_COUNT, 0, 1, NULL),
@@ -314,7 +332,7 @@ const struct results_object *const results_objects[] = {
     &results_obj_limits,     &results_obj_client,        &results_obj_host,
     &results_obj_in_flight,  &results_obj_proxy,         &results_obj_limits_server,
     &results_obj_borderline, &results_obj_search,        &results_obj_trace,
-    &results_obj_samples,
+    &results_obj_samples,    &results_obj_probes,
 };
 const size_t results_nobjects = SLAP_ARRAY_SIZE(results_objects);
 

@@ -511,8 +511,12 @@ static void json_runs(struct json_writer *w, const struct results_doc *d)
     }
     json_open_array(w, "runs", false);
     for (size_t i = 0; i < d->runs.n; i++) {
+        struct results_run_id id = runs[i];
+        if (d->runs.n == 1) {
+            results_run_figures(d, &id); /* one run: the document's own */
+        }
         json_open_object(w, NULL);
-        results_fields_write(w, &results_obj_runs, &runs[i]);
+        results_fields_write(w, &results_obj_runs, &id);
         json_close(w);
     }
     json_close(w);
@@ -654,6 +658,16 @@ void results_json_end(struct results_json_stream *js)
     json_open_object(w, "samples");
     results_fields_write(w, &results_obj_samples, d);
     json_close(w);
+    if (d->probes.n > 0) { /* a merge's --probe runs, apart from the load */
+        const struct results_probe *probes = d->probes.items;
+        json_open_array(w, "probes", false);
+        for (size_t i = 0; i < d->probes.n; i++) {
+            json_open_object(w, NULL);
+            results_fields_write(w, &results_obj_probes, &probes[i]);
+            json_close(w);
+        }
+        json_close(w);
+    }
     json_close(w);
 }
 

@@ -341,7 +341,11 @@ static enum slap_status merge_lists(struct results_doc *dst, const struct result
         }
     }
     for (size_t i = 0; i < src->runs.n; i++) {
-        if (results_add_run(dst, &((const struct results_run_id *)src->runs.items)[i]) != SLAP_OK) {
+        struct results_run_id id = ((const struct results_run_id *)src->runs.items)[i];
+        if (src->runs.n == 1) {
+            results_run_figures(src, &id); /* a host's run: its document's figures */
+        }
+        if (results_add_run(dst, &id) != SLAP_OK) {
             return SLAP_ERROR;
         }
     }

@@ -253,6 +253,31 @@ void reader_runs(struct reader *r, const struct json_value *list, struct results
     }
 }
 
+/* "probes" (since 2, a merge's --probe runs; absent from other documents). */
+void reader_probes(struct reader *r, const struct json_value *list, struct results_doc *d)
+{
+    if (list == NULL || r->failed) {
+        return;
+    }
+    if (list->type != JSON_ARRAY || list->n > RESULTS_MAX_ITEMS) {
+        reader_bad(r, "probes", "not an array of probes");
+        return;
+    }
+    for (size_t i = 0; i < list->n && !r->failed; i++) {
+        struct results_probe p;
+        memset(&p, 0, sizeof(p));
+        const char *label = json_to_string(json_get(list->items[i], "label"));
+        if (label != NULL && !reader_printable(label)) {
+            reader_bad(r, "probes", "a probe's label is not printable");
+            return;
+        }
+        reader_fields(r, &results_obj_probes, list->items[i], &p, "probes");
+        if (!r->failed && results_keep_probe(d, &p) != SLAP_OK) {
+            reader_bad(r, "probes", "out of memory, or too many");
+        }
+    }
+}
+
 /* slap search's outcome (absent from other documents; "confirmed" since 2). */
 void reader_search(struct reader *r, const struct json_value *v, struct results_doc *d)
 {

@@ -76,6 +76,7 @@ void reader_step_limits(struct reader *r, const struct json_value *item,
 /* "runs" (since 2; a file of schema 1 may have none: its label and start stand for its host
  * and run). */
 void reader_runs(struct reader *r, const struct json_value *list, struct results_doc *d);
+void reader_probes(struct reader *r, const struct json_value *list, struct results_doc *d);
 /* slap search's outcome (absent from other documents; "confirmed" since 2). */
 void reader_search(struct reader *r, const struct json_value *v, struct results_doc *d);
 /* --precision's outcome, as the report's line says it (absent without the option). */

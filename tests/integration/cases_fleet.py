@@ -79,15 +79,22 @@ def case_share_splits_rate_and_keys(mc):
               % figure(r.stdout, "target_tps"))
         check("share:" not in r.stdout, "a merge of every part is the whole load: %s" % r.stdout)
         # a line per host after the report, then how far apart they started (--start_at)
-        rows = re.findall(r"^(\d+) +(\d+) +(\d+) +(\d+) +(\d+)  (\S+) +(host\d)$", r.stdout,
-                          re.M)
-        check(len(rows) == 3 and [row[6] for row in rows] == ["host0", "host1", "host2"],
+        rows = re.findall(r"^(\d+) +(\d+) +(\d+) +(\d+) +(\d+) +(-?\d+)  (\S+) +(host\d)$",
+                          r.stdout, re.M)
+        check(len(rows) == 3 and [row[7] for row in rows] == ["host0", "host1", "host2"],
               "a line per host: %r" % rows)
-        for row, (_, out, _, _) in zip(rows, done):
+        merged_runs = json.load(open(os.path.join(tmp, "merged.json")))["runs"]
+        for row, (_, out, _, _), run in zip(rows, done, merged_runs):
             word = re.search(r"^limited_by: (\S+)", out, re.M).group(1)
-            check(int(row[1]) == run_line(out)[1] and row[5] == word,
+            check(int(row[1]) == run_line(out)[1] and row[6] == word,
                   "host %s's line %r, its report's Ops %d and limited_by %s"
                   % (row[0], row, run_line(out)[1], word))
+            # how late after --start_at it began measuring: a few ms, as the start skew
+            check(0 <= int(row[5]) < 200, "host %s began %s ms after --start_at" % (row[0], row[5]))
+            # the merged JSON's runs hold each host's figures, as its line
+            check(run["label"] == row[7] and run["requests"] == int(row[1]) and
+                  run["limited_by"] == word and run["start_ms"] - run["start_at_ms"] == int(row[5]),
+                  "the merged runs[] entry %r, the host's line %r" % (run, row))
         skew = re.search(r"^start_skew: (\d+) ms; all measuring at once: ([\d.]+) s$",
                          r.stdout, re.M)
         check(skew is not None and int(skew.group(1)) < 200 and float(skew.group(2)) >= 1.5,
@@ -269,7 +276,8 @@ def case_probe_latency_beside_saturated_load():
             out, err = p.communicate(timeout=60)
             check(p.returncode == 0, "%s: exit %d %s" % (path, p.returncode, err))
             outs.append(out)
-        r = merge([path for path, _ in runs])
+        merged = os.path.join(tmp, "merged.json")
+        r = merge([path for path, _ in runs], "--json", merged)
         check(r.returncode == 0, "merge: %d %s" % (r.returncode, r.stderr))
         load_ops = sum(run_line(out)[1] for out in outs[:2])
         check(run_line(r.stdout)[1] == load_ops,
@@ -281,6 +289,14 @@ def case_probe_latency_beside_saturated_load():
         probe = re.search(r"^1 +(\d+) +(\d+) +(\d+) +(\d+) +(\d+) +(\d+)  probe$", r.stdout, re.M)
         check(probe is not None and "Probe latency" in r.stdout, "no probe line: %s" % r.stdout)
         probe_p50 = int(probe.group(3))
+        probes = json.load(open(merged)).get("probes")
+        check(probes and probes[0]["label"] == "probe" and
+              round(probes[0]["p50_us"]) == probe_p50 and
+              probes[0]["requests"] == int(probe.group(1)),
+              "the merged JSON's probes %r, the probe's line %r" % (probes, probe.group(0)))
+        again = merge([merged])  # a merge's file reads back, its probe kept apart
+        check(again.returncode == 0 and "probe" in again.stdout,
+              "the merged file with its probe: %d %s" % (again.returncode, again.stderr))
         load_p50 = block_stat(r.stdout, "Total", "P50")
         print("probe p50 %d us, the load hosts' %.0f us; the server's delay 2000 us"
               % (probe_p50, load_p50))
@@ -288,7 +304,7 @@ def case_probe_latency_beside_saturated_load():
               % probe_p50)
         check(load_p50 >= 1.5 * probe_p50, "the load hosts were not saturated (p50 %.0f us, "
               "the probe's %d us): the case shows nothing" % (load_p50, probe_p50))
-        check(re.search(r"^\d+ +\d+ +\d+ +\d+ +\d+  (client|both) +load1$", r.stdout, re.M),
+        check(re.search(r"^\d+ +\d+ +\d+ +\d+ +\d+ +\S+  (client|both) +load1$", r.stdout, re.M),
               "the load hosts' verdict is not their own CPU: %s" % r.stdout[-600:])
     finally:
         for p in procs:
@@ -328,5 +344,31 @@ def case_merge_of_short_runs_is_judged(mc):
               "the merge's intervals: %r" % (batches and batches.group(0)))
         check(steady is not None and "periods," not in steady.group(1),
               "the merge could not judge steadiness: %r" % (steady and steady.group(0)))
+    finally:
+        shutil.rmtree(tmp)
+
+
+def case_merge_lists_old_hosts_figures():
+    """Two files of schema 1 (a fixture of 1d77c31 and a copy under another label: no runs[]
+    in them) merged: the merged runs[] holds each host's label, requests and errors, taken
+    from each file, as a merge of today's files does from theirs."""
+    fixture = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "results",
+                           "1d77c31-run.json")
+    tmp = tempfile.mkdtemp(prefix="slap-oldhosts-")
+    try:
+        doc = json.load(open(fixture))
+        check("runs" not in doc and doc["schema"] == 1, "the fixture is no longer schema 1")
+        other = os.path.join(tmp, "other.json")
+        doc["label"] = "other-host"
+        with open(other, "w") as f:
+            json.dump(doc, f)
+        merged = os.path.join(tmp, "m.json")
+        r = merge([fixture, other], "--json", merged)
+        check(r.returncode == 0, "merge: %d %s" % (r.returncode, r.stderr))
+        runs = json.load(open(merged))["runs"]
+        ops = doc["run"]["ops"]
+        check([run["label"] for run in runs] == [json.load(open(fixture))["label"], "other-host"]
+              and all(run["requests"] == ops and run["errors"] == 0 for run in runs),
+              "the merged runs[] of two schema-1 files: %r (each file's ops %d)" % (runs, ops))
     finally:
         shutil.rmtree(tmp)

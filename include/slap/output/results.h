@@ -82,6 +82,24 @@ struct results_run_id {
     char host[RESULTS_LABEL_MAX]; /* host name; an older file's label */
     uint64_t pid;                 /* 0 when not known (an older file) */
     uint64_t start_ms;            /* the measured start, ms since the epoch */
+    /* The run's own figures, for a merge's line per host (since schema 2; an older file's are
+     * its document's, taken when it is merged): */
+    char label[RESULTS_LABEL_MAX];
+    uint64_t start_at_ms; /* --start_at, ms since the epoch; 0: none */
+    uint64_t requests;
+    double tps;
+    uint64_t errors;
+    char limited_by[16]; /* the verdict's word; "" when nothing was judged */
+};
+
+
+/* A --probe run beside a merged load: its latency from the intended send time, not added to
+ * the load's (slap merge's "probes"). */
+struct results_probe {
+    char label[RESULTS_LABEL_MAX];
+    uint64_t requests;
+    double tps;
+    double p50_us, p99_us, p999_us, max_us;
 };
 
 /* A --trace run's own figures: the report's trace_ lines (not read back, nor merged). */
@@ -125,6 +143,7 @@ struct results_doc {
                                   * end); merged round by round when every input has as many */
     struct results_list servers; /* struct results_server */
     struct results_list runs;    /* struct results_run_id: one; a merged document's, each */
+    struct results_list probes;  /* struct results_probe: a merge's --probe runs, kept apart */
     uint64_t samples_written;    /* --samples */
     uint64_t samples_dropped;
     struct results_trace trace;  /* --trace */
@@ -183,8 +202,14 @@ enum slap_status results_add_server(struct results_doc *d, const char *name, con
 
 /* Append this process's identity (host name, pid, d->start_ms) to the document's runs. */
 enum slap_status results_add_this_run(struct results_doc *d);
+/* A --probe run's latency into d's probes (its document, probe, read whole); one as read back. */
+enum slap_status results_add_probe(struct results_doc *d, const struct results_doc *probe);
+enum slap_status results_keep_probe(struct results_doc *d, const struct results_probe *p);
 /* Append a run's identity. */
 enum slap_status results_add_run(struct results_doc *d, const struct results_run_id *id);
+/* A document of one run: its figures into id (runs[]'s, which a merge keeps per host). */
+void results_run_figures(const struct results_doc *d, struct results_run_id *id);
+
 /* Do a and b hold a run in common? Then *same is that run. */
 bool results_share_run(const struct results_doc *a, const struct results_doc *b,
                        struct results_run_id *same);
