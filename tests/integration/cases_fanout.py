@@ -144,15 +144,17 @@ class Fleet:
 
 def host_rows(out):
     """The merged report's line per host: label -> (requests, start_ms)."""
-    rows = re.findall(r"^(\d+) +(\d+) +(\d+) +(\d+) +(\d+)  (\S+) +(\S+)$", out, re.M)
-    return {row[6]: (int(row[1]), int(row[4])) for row in rows}
+    rows = re.findall(r"^(\d+) +(\d+) +(\d+) +(\d+) +(\d+) +(-?\d+|-)  (\S+) +(\S+)$", out,
+                      re.M)
+    return {row[7]: (int(row[1]), int(row[4])) for row in rows}
 
 
-def check_merged(what, out, doc, before, after, labels):
-    """The merged counters are the server's own deltas, every host has its line with its own
-    requests, and they started together."""
+def check_merged(what, out, doc, before, after, labels, beside=None):
+    """The merged counters are the server's own deltas (less those of a probe beside the load,
+    beside's counters), every host has its line with its own requests, and they started
+    together."""
     c = doc["counters"]
-    delta = {k: after[k] - before[k] for k in ("cmd_get", "cmd_set")}
+    delta = {k: after[k] - before[k] - (beside[k] if beside else 0) for k in ("cmd_get", "cmd_set")}
     check(c["cmd_get"] == delta["cmd_get"] and c["cmd_set"] == delta["cmd_set"],
           "%s: merged cmd_get %d, cmd_set %d; the server counted %r"
           % (what, c["cmd_get"], c["cmd_set"], delta))
@@ -182,6 +184,13 @@ def pdsh_fanout(fleet, d, env):
         f.write("load1 %s\nload3 %s\n" % (fleet.hosts[0], fleet.hosts[2]))
     out_dir = os.path.join(d, "pdsh")
     before = fleet.stats()
+    # a latency probe beside the load, from load2's namespace (no pdsh host there), started
+    # with the script's start (LEAD=8 s from now, give or take the second the probe allows)
+    probe_json = os.path.join(d, "probe.json")
+    probe = fleet.start(["ip", "netns", "exec", fleet.hosts[1], PATHS.slap, "-s",
+                         "%s:%d" % (SERVER, PORT), "--probe", "-t", "3s", "--start_at",
+                         "%d" % (int(time.time()) + 8), "--label", "probe", "--json", probe_json,
+                         "-q"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     p = fleet.start([os.path.join(TOP, "examples", "pdsh-fanout.sh"), "-T", "1", "-c", "2",
                      "-x", "600", "-P", "600", "--max_errors=1%"],
                     env=dict(env, FAKE_HOSTS=hosts, HOSTS="load[1-3]", LEAD="8", OUT=out_dir,
@@ -189,11 +198,26 @@ def pdsh_fanout(fleet, d, env):
                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     out, err = p.communicate(timeout=90)
     print("$ examples/pdsh-fanout.sh -> %d\n%s%s" % (p.returncode, out, err))
+    probe_out, probe_err = probe.communicate(timeout=60)
+    print("probe -> %d\n%s%s" % (probe.returncode, probe_out, probe_err))
+    check(probe.returncode == 0, "the probe: exit %d: %s" % (probe.returncode, probe_err))
     after = fleet.stats()
     check(p.returncode == 1, "load2 unreachable: exit %d, not 1" % p.returncode)
     check(os.path.exists(os.path.join(out_dir, "merged.json")), "nothing merged: %s" % err)
     doc = json.load(open(os.path.join(out_dir, "merged.json")))
-    delta = check_merged("pdsh", out, doc, before, after, ["load1", "load3"])
+    beside = json.load(open(probe_json))["counters"]
+    delta = check_merged("pdsh", out, doc, before, after, ["load1", "load3"], beside)
+    # the probe merged beside the hosts: shown apart, its requests in no figure of the load
+    r = subprocess.run([PATHS.slap, "merge", os.path.join(out_dir, "load1.json"),
+                        os.path.join(out_dir, "load3.json"), probe_json], capture_output=True,
+                       text=True, timeout=60)
+    print("$ slap merge load1 load3 probe -> %d\n%s%s" % (r.returncode, r.stdout, r.stderr))
+    probe_line = re.search(r"^1 +(\d+) +\d+ +(\d+) +\d+ +\d+ +\d+  probe$", r.stdout, re.M)
+    check(probe_line is not None and int(probe_line.group(1)) == beside["cmd_get"] +
+          beside["cmd_set"] and "Probe latency" in r.stdout,
+          "the probe beside the fleet is not shown apart: %s" % r.stdout[-800:])
+    check("Ops: %d " % doc["run"]["ops"] in r.stdout,
+          "the probe's requests were added to the load's: %s" % r.stdout[-800:])
     # each host made its share: 200 of the 600 at 200/s, so the server saw 400, not 1200
     check(sum(delta.values()) == 400, "the server served %d requests: two hosts of three with "
           "-x 600 send 400 (1200 if each sent the whole)" % sum(delta.values()))
