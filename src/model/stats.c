@@ -29,11 +29,12 @@ static void empty_stats(struct slap_stats *s)
         hist_clear(s->gets[o]);
     }
     hist_clear(s->lag);
+    hist_clear(s->own);
 }
 
 enum slap_status stats_init(struct slap_stats *s, const struct stats_shape *shape)
 {
-    size_t n = STATS_OUTCOMES + 1; /* gets and lag */
+    size_t n = STATS_OUTCOMES + 2; /* gets, lag and own */
     memset(s, 0, sizeof(*s));
     for (int t = 0; t < STATS_TYPES; t++) {
         n += (shape->types & op_bit((enum op_type)t)) != 0 ? (shape->open_loop ? 2 : 1) : 0;
@@ -54,7 +55,8 @@ enum slap_status stats_init(struct slap_stats *s, const struct stats_shape *shap
     for (int o = 0; o < STATS_OUTCOMES; o++) {
         s->gets[o] = next++;
     }
-    s->lag = next;
+    s->lag = next++;
+    s->own = next;
     return SLAP_OK;
 }
 
@@ -67,6 +69,7 @@ void stats_free(struct slap_stats *s)
     memset(s->raw, 0, sizeof(s->raw));
     memset(s->gets, 0, sizeof(s->gets));
     s->lag = NULL;
+    s->own = NULL;
 }
 
 void stats_reset(struct slap_stats *s)
@@ -96,6 +99,7 @@ void stats_merge(struct slap_stats *dst, const struct slap_stats *src)
         hist_merge(dst->gets[o], src->gets[o]);
     }
     hist_merge(dst->lag, src->lag);
+    hist_merge(dst->own, src->own);
 }
 
 static void merge_types(struct hist *const *by_type, struct hist *total)
@@ -142,7 +146,7 @@ uint64_t stats_counters_requests(const struct slap_counters *c)
 
 void stats_print_counters(FILE *out, const struct slap_counters *c, enum counter_show show)
 {
-#define SLAP_COUNTER_PRINT(name, how, since, meaning)                                                     \
+#define SLAP_COUNTER_PRINT(name, how, since, meaning)                                              \
     if (how == show && ((show != COUNTER_NONZERO && show != COUNTER_MIX) || c->name != 0)) {       \
         fprintf(out, "%s: %llu\n", #name, (unsigned long long)c->name);                            \
     }
@@ -153,7 +157,7 @@ void stats_print_counters(FILE *out, const struct slap_counters *c, enum counter
 void stats_print_added(FILE *out, const struct slap_counters *c, bool mix, bool verify)
 {
 #define SLAP_COUNTER_ADDED(name, how, since, meaning)                                              \
-    if (((how == COUNTER_NONZERO || (how == COUNTER_MIX && mix)) && c->name != 0) ||              \
+    if (((how == COUNTER_NONZERO || (how == COUNTER_MIX && mix)) && c->name != 0) ||               \
         (how == COUNTER_CHECKED && verify)) {                                                      \
         fprintf(out, "%s: %llu\n", #name, (unsigned long long)c->name);                            \
     }
@@ -164,7 +168,7 @@ void stats_print_added(FILE *out, const struct slap_counters *c, bool mix, bool 
 void stats_print_memaslap(FILE *out, const struct slap_counters *c, bool verify, bool expire,
                           bool udp)
 {
-#define SLAP_COUNTER_MEMASLAP(name, how, since, meaning)                                                  \
+#define SLAP_COUNTER_MEMASLAP(name, how, since, meaning)                                           \
     if (how == COUNTER_ALWAYS || (how == COUNTER_VERIFY && verify) ||                              \
         (how == COUNTER_EXPIRE && expire) || (how == COUNTER_UDP && udp)) {                        \
         fprintf(out, "%s: %llu\n", #name, (unsigned long long)c->name);                            \
@@ -175,7 +179,7 @@ void stats_print_memaslap(FILE *out, const struct slap_counters *c, bool verify,
 
 const uint64_t *stats_counter_by_name(const struct slap_counters *c, const char *name)
 {
-#define SLAP_COUNTER_FIND(field, show, since, meaning)                                                    \
+#define SLAP_COUNTER_FIND(field, show, since, meaning)                                             \
     if (strcmp(name, #field) == 0) {                                                               \
         return &c->field;                                                                          \
     }
@@ -187,8 +191,8 @@ const uint64_t *stats_counter_by_name(const struct slap_counters *c, const char 
 const char *stats_type_title(int type)
 {
     return type >= 0 && type < STATS_TYPES ? op_title((enum op_type)type)
-           : type == STATS_TYPES          ? "Total"
-                                          : NULL;
+           : type == STATS_TYPES           ? "Total"
+                                           : NULL;
 }
 
 const char *stats_type_name(int type)
