@@ -14,9 +14,9 @@
 
 #include "slap/base/common.h"
 #include "slap/base/json.h"
-#include "slap/base/version.h"
 #include "slap/cli/options.h"
 #include "slap/output/results.h"
+#include "slap/base/version.h"
 
 #include "option_samples.h"
 #include "plan_output.h"
@@ -219,9 +219,8 @@ static const struct bad_line bad_lines[] = {
     {{"--exp-time=4294967296", "-B"}, "past the latest the binary protocol carries"},
     {{"--exp-time=1000000000"}, "past the latest the ascii protocol carries (2147483647"},
     {{"--exp-time=1000000000", "--protocol=meta"}, "the meta protocol carries"},
-    {{"--mix=get=1.7e308,set=1e307"},
-     "--mix: 'get=1.7e308,set=1e307': the shares add up to "
-     "more than a number can hold"},
+    {{"--mix=get=1.7e308,set=1e307"}, "--mix: 'get=1.7e308,set=1e307': the shares add up to "
+                                      "more than a number can hold"},
     {{"--ratio=1e308:1e308"}, "--ratio: '1e308:1e308' is not SET:GET"},
     {{"--ratio=1e309:1"}, "--ratio: '1e309:1' is not SET:GET"},
     {{"--ratio=1:1e999"}, "--ratio: '1:1e999' is not SET:GET"},
@@ -261,9 +260,8 @@ static const struct bad_line bad_lines[] = {
     {{"--timeout=0"}, "--timeout: must be more than 0"},
     {{"-v", "0"}, "--verify: '0' is not a fraction above 0 and up to 1"},
     {{"-v", "x"}, "--verify: 'x' is not a fraction"},
-    {{"--trace=t.csv", "-P", "1k"},
-     "--trace takes its keys, values, mix and times from the "
-     "trace: it cannot be used with --tps"},
+    {{"--trace=t.csv", "-P", "1k"}, "--trace takes its keys, values, mix and times from the "
+                                    "trace: it cannot be used with --tps"},
     {{"--trace=t.csv", "-U"}, "cannot be used with --udp"},
     {{"--trace=t.csv", "-w", "10"}, "cannot be used with --win_size"},
     {{"--trace=t.csv", "--mix=get=1"}, "cannot be used with --mix"},
@@ -409,28 +407,10 @@ static void test_workload_line(void **state)
     char path[] = "/tmp/slap-options-XXXXXX";
     write_cfg_file(path);
     struct parse_result r;
-    parse(&r, (const char *const[]){"-F",
-                                    path,
-                                    "-d",
-                                    "10",
-                                    "-v",
-                                    "0.5",
-                                    "-e",
-                                    "0.1",
-                                    "--exp-time=5s",
-                                    "-o",
-                                    "0.2",
-                                    "-p",
-                                    "2",
-                                    "-b",
-                                    "-s",
-                                    "a:1,b:2",
-                                    "--distribution=ketama",
-                                    "--hash=md5",
-                                    "--key-dist=zipf:1.2",
-                                    "--flush",
-                                    "--preload",
-                                    NULL});
+    parse(&r, (const char *const[]){"-F", path, "-d", "10", "-v", "0.5", "-e", "0.1",
+                                    "--exp-time=5s", "-o", "0.2", "-p", "2", "-b", "-s", "a:1,b:2",
+                                    "--distribution=ketama", "--hash=md5", "--key-dist=zipf:1.2",
+                                    "--flush", "--preload", NULL});
     assert_int_equal(r.outcome, OPTIONS_RUN);
     assert_string_equal(r.err, "");
     assert_int_equal(r.o.key_sizes.n, 1);
@@ -449,7 +429,8 @@ static void test_workload_line(void **state)
     assert_true(r.o.key_pop.s == 1.2);
     parse_result_free(&r);
     /* -X wins over the file's values; --ratio and --key_size over its other sections */
-    parse(&r, (const char *const[]){"-F", path, "-X", "64", "--ratio=1:1", "--key-size=20", NULL});
+    parse(&r, (const char *const[]){"-F", path, "-X", "64", "--ratio=1:1", "--key-size=20",
+                                    NULL});
     assert_int_equal(r.outcome, OPTIONS_RUN);
     assert_int_equal(r.o.value_sizes.r[0].min, 64);
     assert_int_equal(r.o.value_sizes.r[0].max, 64);
@@ -587,28 +568,9 @@ static void test_count_widths(void **state)
 {
     (void)state;
     struct parse_result r;
-    parse(&r, (const char *const[]){"-x",
-                                    "5000000001",
-                                    "-w",
-                                    "4g",
-                                    "-P",
-                                    "1g",
-                                    "-T",
-                                    "3",
-                                    "-c",
-                                    "70000",
-                                    "-n",
-                                    "1024",
-                                    "-p",
-                                    "3",
-                                    "-s",
-                                    "a,b,c",
-                                    "--pipeline=1000",
-                                    "-d",
-                                    "512",
-                                    "-X",
-                                    "1023k",
-                                    NULL});
+    parse(&r, (const char *const[]){"-x", "5000000001", "-w", "4g", "-P", "1g", "-T", "3", "-c",
+                                    "70000", "-n", "1024", "-p", "3", "-s", "a,b,c", "--pipeline=1000",
+                                    "-d", "512", "-X", "1023k", NULL});
     assert_int_equal(r.outcome, OPTIONS_RUN);
     assert_int_equal(r.o.execute_number, 5000000001ULL);
     assert_int_equal(r.o.win_size, 4ULL << 30);
@@ -632,8 +594,8 @@ static void test_given_beats_file_and_env(void **state)
     char path[] = "/tmp/slap-options-XXXXXX";
     write_cfg_file(path);
     struct parse_result r;
-    parse(&r, (const char *const[]){"-F", path, "--key-size=64", "--value-size=1024", "--ratio=1:9",
-                                    NULL});
+    parse(&r, (const char *const[]){"-F", path, "--key-size=64", "--value-size=1024",
+                                    "--ratio=1:9", NULL});
     assert_int_equal(r.outcome, OPTIONS_RUN);
     assert_int_equal(r.o.key_sizes.r[0].min, 64);
     assert_int_equal(r.o.key_sizes.r[0].max, 64);

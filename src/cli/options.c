@@ -28,11 +28,9 @@ static enum options_outcome apply_version(struct parse_state *st, const char *ar
 static const char *const protocol_names[] = {
     [PROTO_ASCII] = "ascii", [PROTO_BINARY] = "binary", [PROTO_META] = "meta", NULL};
 _Static_assert(SLAP_ARRAY_SIZE(protocol_names) == PROTO_KINDS + 1, "a name for every protocol");
-static const char *const distribution_names[] = {[DISTRIBUTION_MODULA] = "modula",
-                                                 [DISTRIBUTION_KETAMA] = "ketama",
-                                                 [DISTRIBUTION_KETAMA_LIBMEMCACHED] =
-                                                     "ketama-libmemcached",
-                                                 NULL};
+static const char *const distribution_names[] = {
+    [DISTRIBUTION_MODULA] = "modula", [DISTRIBUTION_KETAMA] = "ketama",
+    [DISTRIBUTION_KETAMA_LIBMEMCACHED] = "ketama-libmemcached", NULL};
 const char *const options_hash_names[] = {
     [HASH_DEFAULT] = "default",   [HASH_MD5] = "md5",           [HASH_CRC] = "crc",
     [HASH_FNV1_64] = "fnv1_64",   [HASH_FNV1A_64] = "fnv1a_64", [HASH_FNV1_32] = "fnv1_32",
@@ -203,7 +201,7 @@ static const struct option_row option_rows[] = {
                         "Where an answer's latency ends: read (slap's read of it, default) or "
                         "kernel (the kernel's arrival stamp, TCP and UDP; slap's own delay "
                         "between the two is reported as own_delay).",
-                        CHOICE(timestamps, enum timestamps, timestamps_names)},
+                        CHOICE(stamps, enum timestamps, timestamps_names)},
     [ROW_WARMUP] = {0, "warmup", "DURATION",
                     "Run the load this long first, then reset every statistic; the report "
                     "covers only what follows.",

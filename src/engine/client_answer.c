@@ -61,7 +61,8 @@ static void check_get(struct client *c, const struct request *r, struct slap_cou
     const struct slot_state *st = &c->slots[r->slot];
     uint32_t now_ms = ms_since_start(c->env, now_ns);
     uint32_t sent_ms = ms_since_start(c->env, r->sent_ns);
-    if (st->pending > 0 || st->ambiguous || st->stored_version == 0 || st->stored_ms >= sent_ms) {
+    if (st->pending > 0 || st->ambiguous || st->stored_version == 0 ||
+        st->stored_ms >= sent_ms) {
         return; /* a set of this key crossed the get: either answer is right */
     }
     if (st->expire_ms != 0) {
@@ -167,9 +168,8 @@ static bool count_command(struct client *c, const struct request *r, struct slap
                                   : r->op == OP_TOUCH ? PROTO_REPLY_TOUCHED
                                                       : PROTO_REPLY_NUMBER;
     bool done = res->reply == done_reply || (meta && res->reply == PROTO_REPLY_STORED);
-    bool missing =
-        res->reply == PROTO_REPLY_NOT_FOUND ||
-        (meta && r->op == OP_TOUCH && res->reply == PROTO_REPLY_VALUES && res->hits == 0);
+    bool missing = res->reply == PROTO_REPLY_NOT_FOUND ||
+                   (meta && r->op == OP_TOUCH && res->reply == PROTO_REPLY_VALUES && res->hits == 0);
     if (!done && !missing) {
         return false;
     }
@@ -243,7 +243,8 @@ const char *lane_value_begin(void *ctx, const char *key, size_t key_len, uint64_
     }
     const struct slot_state *st = &c->slots[slot];
     uint32_t sent_ms = ms_since_start(c->env, r->sent_ns);
-    if (st->pending > 0 || st->ambiguous || st->stored_version == 0 || st->stored_ms >= sent_ms) {
+    if (st->pending > 0 || st->ambiguous || st->stored_version == 0 ||
+        st->stored_ms >= sent_ms) {
         return NULL; /* a set of this key crossed the get */
     }
     *expect_len = workload_value_len(wl, c->key_id, slot, st->stored_version);
@@ -348,8 +349,8 @@ static void record_latency(struct lane_env *env, const struct request *r,
 
 static void lane_closed(struct conn *c, const char *why);
 
-static void lane_answered(struct conn *c, const struct request *r, const struct proto_result *res,
-                          uint64_t now_ns, uint64_t kernel_ns)
+static void lane_answered(struct conn *c, const struct request *r,
+                          const struct proto_result *res, uint64_t now_ns, uint64_t kernel_ns)
 {
     struct lane *l = c->owner;
     struct lane_env *env = lane_env_of(l);
@@ -373,10 +374,10 @@ static void lane_answered(struct conn *c, const struct request *r, const struct 
         record_latency(env, r, res, r->hdr_len + r->value_len + (r->crlf ? 2 : 0) + c->resp_bytes,
                        now_ns, kernel_ns);
     } else {
-        samples_put(&env->samples,
-                    &(struct sample){r->intended_ns, r->sent_ns,
-                                     answer_end(r, now_ns, kernel_ns) - r->intended_ns, r->op,
-                                     SAMPLE_ERROR});
+        samples_put(&env->samples, &(struct sample){r->intended_ns, r->sent_ns,
+                                                    answer_end(r, now_ns, kernel_ns) -
+                                                        r->intended_ns,
+                                                    r->op, SAMPLE_ERROR});
         lane_warn(env, reply_name(res->reply), c->server, res->msg, res->msg_len);
     }
 }
