@@ -54,7 +54,6 @@ enum option_id {
     ROW_ARRIVAL,
     ROW_PIPELINE,
     ROW_LATENCY,
-    ROW_TIMESTAMPS,
     ROW_WARMUP,
     ROW_PERCENTILES,
     ROW_PRECISION,
