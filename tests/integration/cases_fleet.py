@@ -246,7 +246,8 @@ def case_probe_latency_beside_saturated_load():
     """A latency probe (--probe: 100/s on 2 connections, its own CPU) beside two load hosts that
     saturate their CPU (closed loop, 200 connections each, pinned with a busy loop to the other
     CPU), against a server (delay_server) that answers every request 2 ms after it comes: the
-    probe's p50 is the server's 2 ms (plus loopback), the load hosts' is their own wait besides;
+    probe's p50 is the server's 2 ms (plus loopback, within 1 ms), the load hosts' at least 1.5
+    times it, their own wait besides;
     slap merge adds none of the probe's requests to the load's and shows its latency apart."""
     if not shutil.which("taskset") or len(os.sched_getaffinity(0)) < 2:
         raise Skip("needs taskset and two CPUs")
@@ -300,7 +301,9 @@ def case_probe_latency_beside_saturated_load():
         load_p50 = block_stat(r.stdout, "Total", "P50")
         print("probe p50 %d us, the load hosts' %.0f us; the server's delay 2000 us"
               % (probe_p50, load_p50))
-        check(2000 <= probe_p50 <= 2600, "the probe's p50 %d us, the server's delay 2000 us"
+        # the server's 2 ms, and the probe's own loopback and wake-up on a CPU the test's harness
+        # shares (2.25 ms by hand on a quiet host, 2.8 ms once in the suite)
+        check(2000 <= probe_p50 <= 3000, "the probe's p50 %d us, the server's delay 2000 us"
               % probe_p50)
         check(load_p50 >= 1.5 * probe_p50, "the load hosts were not saturated (p50 %.0f us, "
               "the probe's %d us): the case shows nothing" % (load_p50, probe_p50))
