@@ -140,6 +140,7 @@ void make_doc(struct results_doc *d, const struct spec *spec, uint64_t seed,
                      struct slap_stats *all)
 {
     struct rng r = {.state = seed};
+    int samples = spec->samples > 0 ? spec->samples : 500;
     struct slap_stats *period = malloc(sizeof(*period));
     assert_non_null(period);
     assert_int_equal(stats_init(period, &stats_shape_all), SLAP_OK);
@@ -156,7 +157,7 @@ void make_doc(struct results_doc *d, const struct spec *spec, uint64_t seed,
     for (int p = 1; p <= 3; p++) {
         stats_reset(period);
         for (int t = 0; t < STATS_TYPES; t++) {
-            record(period->lat[t], all != NULL ? all->lat[t] : NULL, &r, 500 * (t + 1) * p);
+            record(period->lat[t], all != NULL ? all->lat[t] : NULL, &r, samples * (t + 1) * p);
             period->net_bytes[t] = 1000 * (uint64_t)(t + 1) + (uint64_t)p;
             period->misses[t] = (uint64_t)(t * p);
         }
@@ -226,10 +227,12 @@ static void fill_limits(struct limits *l, enum limits_verdict verdict)
     s[1].backend = true;
 }
 
-/* A run of every part (results_doc.h). */
+/* A run of every part (results_doc.h); few latencies, each test of a field reads it again. */
 void make_run(struct results_doc *d, bool extras)
 {
-    make_doc(d, &(struct spec){.servers = "127.0.0.1:1", .threads = 2, .time = "3", .tps = "900"},
+    make_doc(d,
+             &(struct spec){.servers = "127.0.0.1:1", .threads = 2, .time = "3", .tps = "900",
+                            .samples = 20},
              3, NULL);
     d->has_limits = true;
     fill_limits(&d->limits, LIMITS_SERVER);
@@ -252,7 +255,8 @@ void make_run(struct results_doc *d, bool extras)
 /* slap search's sweep (results_doc.h). */
 void make_search(struct results_doc *d)
 {
-    make_doc(d, &(struct spec){.servers = "127.0.0.1:1", .threads = 2, .time = "3"}, 4, NULL);
+    make_doc(d, &(struct spec){.servers = "127.0.0.1:1", .threads = 2, .time = "3", .samples = 20},
+             4, NULL);
     results_drop_periods(d);
     d->sweep = true;
     assert_int_equal(results_add_step(d, 1000, 1.0, d->global), SLAP_OK);

@@ -24,6 +24,8 @@ struct spec {
     const char *arrival;     /* NULL: uniform */
     const char *percentiles; /* NULL: 50,90,99,99.9 */
     const char *label;       /* NULL: the host's */
+    int samples;             /* latencies of a type's first period (the t-th type's t+1 times,
+                                the p-th period's p times); 0: 500 */
 };
 
 /* The tests' results_config_reader: every member a setting the tests give, taken as it is. */

@@ -47,7 +47,7 @@ static void put(struct splitter *s, struct text *t, int c)
  * no results file: nothing more is read). */
 static int take(struct splitter *s)
 {
-    int c = getc(s->in);
+    int c = getc_unlocked(s->in); /* one thread reads the stream */
     if (c != EOF && c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
         s->control = c;
         s->failed = true;

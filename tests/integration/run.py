@@ -80,6 +80,10 @@ SHARES_CPU = frozenset([
     "unix_socket", "unsolicited_reply", "verify", "verify_detects", "verify_failures_are_errors",
     "compare_and_plot_read_long_runs", "merge_refuses_loops_and_lengths_that_differ",
     "results_rules_refused",
+    # fleets: requests counted, parts and refusals checked; no figure of time
+    "share_execute_number", "share_merge_refusals", "share_bad_options",
+    "share_auto_from_engine", "merge_checks_time_and_servers", "merge_lists_old_hosts_figures",
+    "examples_k8s_dry_run",
 ])
 
 
