@@ -92,6 +92,12 @@ WORKLOADS = {
     "T2": {"slap": ["-T", "2", "-c", "64"],  # both threads on the client's one CPU
            "memaslap": None,
            "memtier": None},
+    # --timestamps=kernel (issue 34): the standard run with the kernel's arrival stamps, side by
+    # side with the standard run without them
+    "kstamps": {"slap": ["-T", "1", "-c", "64", "--timestamps=kernel"],
+                "memaslap": None,
+                "memtier": None,
+                "baseline": True},
 }
 
 # The issue's targets: (workload, ratio, "<=" or ">=", bound), checked on the ratios printed.
@@ -112,6 +118,7 @@ TARGETS = [
     ("udp", "cpu/op slap/slap-standard", "<=", 0.75),
     ("udp", "cpu/op slap/memaslap", "<=", 0.8),
     ("T2", "cpu/op slap/slap-standard", "<=", 1.1),
+    ("kstamps", "cpu/op slap/slap-standard", "<=", 1.03),
 ]
 
 

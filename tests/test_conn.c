@@ -77,8 +77,9 @@ static void on_sent(struct conn *c, const struct request *r)
 }
 
 static void on_answered(struct conn *c, const struct request *r, const struct proto_result *res,
-                        uint64_t now_ns)
+                        uint64_t now_ns, uint64_t kernel_ns)
 {
+    assert_true(kernel_ns == 0 || (kernel_ns >= r->sent_ns && kernel_ns <= now_ns));
     assert_true(now_ns >= r->sent_ns);
     heard_of(c)->answered++;
     heard_of(c)->reply = res->reply;
@@ -699,8 +700,10 @@ static void fake_readable(struct conn *c)
     conn_read_stream(c);
 }
 
-static ssize_t fake_read(struct conn *c, void *buf, size_t len, char *err, size_t err_len)
+static ssize_t fake_read(struct conn *c, void *buf, size_t len, uint64_t *stamp_ns, char *err,
+                         size_t err_len)
 {
+    (void)stamp_ns;
     fake_calls.read++;
     if (fake_failure == FAKE_READ_FAILS) {
         snprintf(err, err_len, "fake: read refused");

@@ -63,6 +63,26 @@ static void test_server_bound(void **state)
     judge(&l, LIMITS_SERVER, "10.0.0.2:11211's threads were busy 97% of the run");
 }
 
+/* --timestamps=kernel: the words say what share of the latency slap's own delay was; the
+ * verdict is the one its rules give, stamps or not. */
+static void test_own_delay_words(void **state)
+{
+    struct limits l;
+    (void)state;
+    make(&l, 2);
+    l.servers[1].busy = 0.97;
+    l.own_known = true;
+    l.own_share = 0.25;
+    l.own_p99_s = 41e-6;
+    judge(&l, LIMITS_SERVER,
+          "; slap's own delay (kernel arrival to its read, left out of the latencies) was 25% of "
+          "the mean latency to its read, p99 41 us");
+    make(&l, 2);
+    l.servers[1].busy = 0.97;
+    judge(&l, LIMITS_SERVER, "busy 97%");
+    assert_null(strstr(l.why, "own delay"));
+}
+
 static void test_server_threshold_exact(void **state)
 {
     struct limits l;
@@ -661,6 +681,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_server_bound),
+        cmocka_unit_test(test_own_delay_words),
         cmocka_unit_test(test_server_threshold_exact),
         cmocka_unit_test(test_client_bound_cpu),
         cmocka_unit_test(test_client_bound_starved),

@@ -187,6 +187,33 @@ static void quantiles_agree(void **state)
     stats_free(&s);
 }
 
+/* --timestamps=kernel: slap's own delay is a histogram family of its own, once an answer had
+ * a stamp; none before. */
+static void own_delay_histogram(void **state)
+{
+    struct slap_stats s;
+    (void)state;
+    assert_int_equal(stats_init(&s, &get_set), SLAP_OK);
+    hist_record(s.lat[OP_GET], 50000);
+    struct metrics_input in = input_of(&s, "n");
+    char *text = write_text(&in);
+    assert_null(strstr(text, "slap_own_delay_seconds"));
+    free(text);
+    hist_record(s.own, 3000);
+    hist_record(s.own, 41000);
+    hist_record(s.own, 900000);
+    text = write_text(&in);
+    assert_non_null(strstr(text, "# TYPE slap_own_delay_seconds histogram"));
+    assert_int_equal(value_of(text, "slap_own_delay_seconds_count{label=\"n\"}"), 3);
+    assert_int_equal(value_of(text, "slap_own_delay_seconds_bucket{label=\"n\",le=\"+Inf\"}"), 3);
+    double sum = value_of(text, "slap_own_delay_seconds_sum{label=\"n\"}");
+    assert_true(sum > 0.00094 && sum < 0.00095); /* 3 + 41 + 900 us */
+    assert_int_equal(
+        value_of(text, "slap_request_duration_seconds_count{label=\"n\",type=\"get\"}"), 1);
+    free(text);
+    stats_free(&s);
+}
+
 /* Names start slap_, counters end _total, a family's # TYPE comes before its samples. */
 static void names_follow_conventions(void **state)
 {
@@ -326,6 +353,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(bucket_edges),        cmocka_unit_test(histogram_counts_exact),
         cmocka_unit_test(quantiles_agree),     cmocka_unit_test(names_follow_conventions),
+        cmocka_unit_test(own_delay_histogram),
         cmocka_unit_test(label_escaped),       cmocka_unit_test(run_info_workload),
         cmocka_unit_test(verdict_when_judged), cmocka_unit_test(write_failure),
     };

@@ -208,6 +208,7 @@ static const struct field plan_fields[] = {
     PLAN(engine.lane.meta),
     PLAN(engine.protocol),
     PLAN(engine.arrival),
+    PLAN(engine.timestamps),
     PLAN(engine.run_time_ns),
     PLAN(engine.warmup_ns),
     PLAN(engine.timeout_ns),

@@ -44,6 +44,8 @@ static const char *const latency_names[] = {[LATENCY_BOTH] = "both",
                                             [LATENCY_CORRECTED] = "corrected",
                                             [LATENCY_UNCORRECTED] = "uncorrected",
                                             NULL};
+static const char *const timestamps_names[] = {
+    [TIMESTAMPS_READ] = "read", [TIMESTAMPS_KERNEL] = "kernel", NULL};
 
 /* memaslap's options, in the order of its --help, then slap's own. */
 static const struct option_row option_rows[] = {
@@ -195,6 +197,11 @@ static const struct option_row option_rows[] = {
                      "actual send) or both (corrected, plus uncorrected final blocks). Default "
                      "both.",
                      CHOICE(latency, enum latency_view, latency_names), WORKLOAD},
+    [ROW_TIMESTAMPS] = {0, "timestamps", "WHEN",
+                        "Where an answer's latency ends: read (slap's read of it, default) or "
+                        "kernel (the kernel's arrival stamp, TCP and UDP; slap's own delay "
+                        "between the two is reported as own_delay).",
+                        CHOICE(stamps, enum timestamps, timestamps_names)},
     [ROW_WARMUP] = {0, "warmup", "DURATION",
                     "Run the load this long first, then reset every statistic; the report "
                     "covers only what follows.",

@@ -54,6 +54,7 @@ enum option_id {
     ROW_ARRIVAL,
     ROW_PIPELINE,
     ROW_LATENCY,
+    ROW_TIMESTAMPS,
     ROW_WARMUP,
     ROW_PERCENTILES,
     ROW_PRECISION,

@@ -89,7 +89,7 @@ static const struct plan_copy engine_copies[] = {
     ENGINE(protocol, protocol, enum proto_kind),      ENGINE(arrival, arrival, enum arrival),
     ENGINE(warmup_ns, warmup_ns, uint64_t),           ENGINE(timeout_ns, timeout_ns, uint64_t),
     ENGINE(udp_timeout_ns, udp_timeout_ns, uint64_t), ENGINE(sample_rate, sample_rate, double),
-    ENGINE(memslap_face, memslap_face, bool),
+    ENGINE(memslap_face, memslap_face, bool),         ENGINE(timestamps, stamps, enum timestamps),
 };
 
 /* What the workers read; run_init adds where the run's parts are, and the period. */

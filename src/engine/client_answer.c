@@ -313,16 +313,32 @@ static uint8_t sample_outcome(const struct request *r, const struct proto_result
     }
 }
 
+/* Where r's latency ends: the kernel's arrival stamp of its answer, if the read had one (not
+ * before r went: the stamp's clock is converted to slap's, a few tens of ns apart), else the
+ * read at now_ns. */
+static uint64_t answer_end(const struct request *r, uint64_t now_ns, uint64_t kernel_ns)
+{
+    if (kernel_ns == 0) {
+        return now_ns;
+    }
+    return kernel_ns > r->sent_ns ? kernel_ns : r->sent_ns;
+}
+
 static void record_latency(struct lane_env *env, const struct request *r,
-                           const struct proto_result *res, uint64_t bytes, uint64_t now_ns)
+                           const struct proto_result *res, uint64_t bytes, uint64_t now_ns,
+                           uint64_t kernel_ns)
 {
     struct slap_stats *s = &env->cur;
-    uint64_t latency = now_ns - r->intended_ns;
+    uint64_t end_ns = answer_end(r, now_ns, kernel_ns);
+    uint64_t latency = end_ns - r->intended_ns;
     hist_record(s->lat[r->op], latency);
     samples_put(&env->samples, &(struct sample){r->intended_ns, r->sent_ns, latency, r->op,
                                                 sample_outcome(r, res)});
     if (s->raw[r->op] != NULL) {
-        hist_record(s->raw[r->op], now_ns - r->sent_ns);
+        hist_record(s->raw[r->op], end_ns - r->sent_ns);
+    }
+    if (kernel_ns != 0) { /* slap's own delay: the answer waited in the socket this long */
+        hist_record(s->own, now_ns - end_ns);
     }
     if (r->op == OP_GET) {
         hist_record(s->gets[res->hits > 0 ? STATS_HIT : STATS_MISS], latency);
@@ -334,7 +350,7 @@ static void record_latency(struct lane_env *env, const struct request *r,
 static void lane_closed(struct conn *c, const char *why);
 
 static void lane_answered(struct conn *c, const struct request *r,
-                          const struct proto_result *res, uint64_t now_ns)
+                          const struct proto_result *res, uint64_t now_ns, uint64_t kernel_ns)
 {
     struct lane *l = c->owner;
     struct lane_env *env = lane_env_of(l);
@@ -356,10 +372,12 @@ static void lane_answered(struct conn *c, const struct request *r,
         return;
     } else if (!reply_is_error(res->reply)) {
         record_latency(env, r, res, r->hdr_len + r->value_len + (r->crlf ? 2 : 0) + c->resp_bytes,
-                       now_ns);
+                       now_ns, kernel_ns);
     } else {
         samples_put(&env->samples, &(struct sample){r->intended_ns, r->sent_ns,
-                                                    now_ns - r->intended_ns, r->op, SAMPLE_ERROR});
+                                                    answer_end(r, now_ns, kernel_ns) -
+                                                        r->intended_ns,
+                                                    r->op, SAMPLE_ERROR});
         lane_warn(env, reply_name(res->reply), c->server, res->msg, res->msg_len);
     }
 }

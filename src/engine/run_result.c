@@ -145,6 +145,12 @@ static void in_flight(const struct run *r, double seconds, struct limits *l)
     l->in_flight_max =
         lp->concurrency * lp->conns_per_client * (lp->pipeline > 0 ? lp->pipeline : 1);
     l->in_flight_mean = (double)total->count / seconds * hist_mean_us(total) / 1e6;
+    const struct hist *own = r->global.own;
+    l->own_known = own != NULL && own->count > 0 && hist_mean_us(total) > 0;
+    if (l->own_known) { /* latency ends at the kernel's arrival: slap's read is later by own */
+        l->own_share = hist_mean_us(own) / (hist_mean_us(total) + hist_mean_us(own));
+        l->own_p99_s = (double)hist_percentile_ns(own, 99.0) / 1e9;
+    }
 }
 
 enum slap_status run_limits(const struct run *r, struct limits *l)

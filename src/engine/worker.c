@@ -58,6 +58,7 @@ static void worker_conn_env(struct worker *w)
         .backoff_min_ns = WORKER_RECONNECT_MIN_NS,
         .backoff_max_ns = WORKER_RECONNECT_MAX_NS,
         .ops = client_conn_ops(),
+        .clock = o->timestamps == TIMESTAMPS_KERNEL ? &w->clock : NULL,
     };
 }
 

@@ -29,11 +29,12 @@ static void empty_stats(struct slap_stats *s)
         hist_clear(s->gets[o]);
     }
     hist_clear(s->lag);
+    hist_clear(s->own);
 }
 
 enum slap_status stats_init(struct slap_stats *s, const struct stats_shape *shape)
 {
-    size_t n = STATS_OUTCOMES + 1; /* gets and lag */
+    size_t n = STATS_OUTCOMES + 2; /* gets, lag and own */
     memset(s, 0, sizeof(*s));
     for (int t = 0; t < STATS_TYPES; t++) {
         n += (shape->types & op_bit((enum op_type)t)) != 0 ? (shape->open_loop ? 2 : 1) : 0;
@@ -54,7 +55,8 @@ enum slap_status stats_init(struct slap_stats *s, const struct stats_shape *shap
     for (int o = 0; o < STATS_OUTCOMES; o++) {
         s->gets[o] = next++;
     }
-    s->lag = next;
+    s->lag = next++;
+    s->own = next;
     return SLAP_OK;
 }
 
@@ -67,6 +69,7 @@ void stats_free(struct slap_stats *s)
     memset(s->raw, 0, sizeof(s->raw));
     memset(s->gets, 0, sizeof(s->gets));
     s->lag = NULL;
+    s->own = NULL;
 }
 
 void stats_reset(struct slap_stats *s)
@@ -96,6 +99,7 @@ void stats_merge(struct slap_stats *dst, const struct slap_stats *src)
         hist_merge(dst->gets[o], src->gets[o]);
     }
     hist_merge(dst->lag, src->lag);
+    hist_merge(dst->own, src->own);
 }
 
 static void merge_types(struct hist *const *by_type, struct hist *total)

@@ -29,6 +29,7 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 
+#include "stamp.h"
 #include "transport.h"
 
 #define CONN_IOV_MAX 96 /* iovecs per writev: 32 requests */
@@ -45,7 +46,8 @@ static struct request *ring_at(const struct conn *c, uint32_t i)
 static void on_retry(evutil_socket_t fd, short what, void *arg);
 
 /* The transport, chosen here once for the conn's life: the setup's, else UDP for a datagram
- * socket, else TLS when the thread has a TLS context, else TCP. */
+ * socket, else TLS when the thread has a TLS context, else TCP (read by recvmsg for its
+ * arrival stamps with --timestamps=kernel). */
 static const struct conn_transport *transport_for(const struct conn_env *env,
                                                   const struct conn_setup *setup)
 {
@@ -55,7 +57,10 @@ static const struct conn_transport *transport_for(const struct conn_env *env,
     if (setup->udp) {
         return &transport_udp;
     }
-    return env->tls != NULL ? &transport_tls : &transport_tcp;
+    if (env->tls != NULL) {
+        return &transport_tls;
+    }
+    return env->clock != NULL ? &transport_tcp_stamped : &transport_tcp;
 }
 
 enum slap_status conn_init(struct conn *c, const struct conn_env *env,
@@ -386,7 +391,8 @@ static void on_writable(evutil_socket_t fd, short what, void *arg)
 }
 
 /* One complete response: it answers the oldest written request. */
-static enum slap_status answer(struct conn *c, const struct proto_result *res, uint64_t now_ns)
+static enum slap_status answer(struct conn *c, const struct proto_result *res, uint64_t now_ns,
+                               uint64_t kernel_ns)
 {
     if (c->written == 0) {
         return c->tx->unasked(c, res);
@@ -400,7 +406,7 @@ static enum slap_status answer(struct conn *c, const struct proto_result *res, u
     c->head = c->head + 1 == c->cap ? 0 : c->head + 1;
     c->count--;
     c->written--;
-    c->env->ops->answered(c, r, res, now_ns);
+    c->env->ops->answered(c, r, res, now_ns, kernel_ns);
     c->resp_bytes = 0;
     return c->state == CONN_READY ? SLAP_OK : SLAP_ERROR;
 }
@@ -450,7 +456,8 @@ static const char *protocol_error(struct conn *c, const struct proto_result *res
                : "a reply that does not answer the request sent";
 }
 
-enum slap_status conn_parse(struct conn *c, const char *buf, size_t len, uint64_t now_ns)
+enum slap_status conn_parse(struct conn *c, const char *buf, size_t len, uint64_t now_ns,
+                            uint64_t kernel_ns)
 {
     size_t off = 0;
     while (off < len) {
@@ -466,7 +473,7 @@ enum slap_status conn_parse(struct conn *c, const char *buf, size_t len, uint64_
         if (rc == SLAP_ERROR) {
             return c->tx->garbled(c, protocol_error(c, &res));
         }
-        if (answer(c, &res, now_ns) != SLAP_OK) {
+        if (answer(c, &res, now_ns, kernel_ns) != SLAP_OK) {
             return SLAP_ERROR;
         }
     }
@@ -484,6 +491,21 @@ void conn_give_up(struct conn *c)
     conn_drop_sent(c);
 }
 
+void conn_unstamped(struct conn *c)
+{
+    char detail[200];
+    if (c->unstamped_told) {
+        return;
+    }
+    c->unstamped_told = true;
+    const char *why = c->tx->unstamped != NULL ? c->tx->unstamped : "a read came without one";
+    if (c->srv != NULL && c->srv->addr.ss_family == AF_UNIX) {
+        why = "the kernel does not stamp a unix socket's bytes";
+    }
+    snprintf(detail, sizeof(detail), "%s: %s; its latencies end at slap's read", c->tx->name, why);
+    c->env->ops->fault(c, "no kernel arrival stamps", detail);
+}
+
 void conn_read_stream(struct conn *c)
 {
     const struct conn_env *env = c->env;
@@ -494,7 +516,8 @@ void conn_read_stream(struct conn *c)
             memcpy(env->rbuf, c->carry, c->carry_len);
         }
         size_t room = env->rbuf_size - c->carry_len;
-        ssize_t n = c->tx->read(c, env->rbuf + c->carry_len, room, err, sizeof(err));
+        uint64_t stamp = 0;
+        ssize_t n = c->tx->read(c, env->rbuf + c->carry_len, room, &stamp, err, sizeof(err));
         if (n <= 0) {
             if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
                 break;
@@ -505,8 +528,16 @@ void conn_read_stream(struct conn *c)
             return;
         }
         uint64_t now = slap_now_ns();
+        uint64_t arrived = 0;
+        if (env->clock != NULL) {
+            if (stamp != 0) {
+                arrived = stamp_in_clock(env->clock, stamp, now);
+            } else {
+                conn_unstamped(c);
+            }
+        }
         env->counters->read_bytes += (uint64_t)n;
-        if (conn_parse(c, env->rbuf, c->carry_len + (size_t)n, now) != SLAP_OK) {
+        if (conn_parse(c, env->rbuf, c->carry_len + (size_t)n, now, arrived) != SLAP_OK) {
             return;
         }
         if ((size_t)n < room && !c->tx->read_until_again) {

@@ -1,4 +1,5 @@
-/* read(2), writev(2), sendmmsg(2), recvmmsg(2) on the request path, for the transports. */
+/* read(2), writev(2), recvmsg(2), sendmmsg(2), recvmmsg(2) on the request path, for the transports.
+ */
 #ifndef SLAP_SOCK_IO_H
 #define SLAP_SOCK_IO_H
 
@@ -15,7 +16,8 @@
  * sanitizers keep the wrappers, which they check).
  */
 #if defined(__linux__) && defined(SYS_read) && defined(SYS_writev) && defined(SYS_sendmmsg) &&     \
-    defined(SYS_recvmmsg) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+    defined(SYS_recvmsg) && defined(SYS_recvmmsg) && !defined(__SANITIZE_ADDRESS__) &&             \
+    !defined(__SANITIZE_THREAD__)
 static inline ssize_t sock_read(int fd, void *buf, size_t len)
 {
     return (ssize_t)syscall(SYS_read, fd, buf, len);
@@ -29,6 +31,11 @@ static inline ssize_t sock_writev(int fd, const struct iovec *iov, int n)
 static inline int sock_sendmmsg(int fd, struct mmsghdr *msgs, unsigned n)
 {
     return (int)syscall(SYS_sendmmsg, fd, msgs, n, 0);
+}
+
+static inline ssize_t sock_recvmsg(int fd, struct msghdr *m)
+{
+    return (ssize_t)syscall(SYS_recvmsg, fd, m, 0);
 }
 
 static inline int sock_recvmmsg(int fd, struct mmsghdr *msgs, unsigned n)
@@ -49,6 +56,11 @@ static inline ssize_t sock_writev(int fd, const struct iovec *iov, int n)
 static inline int sock_sendmmsg(int fd, struct mmsghdr *msgs, unsigned n)
 {
     return sendmmsg(fd, msgs, n, 0);
+}
+
+static inline ssize_t sock_recvmsg(int fd, struct msghdr *m)
+{
+    return recvmsg(fd, m, 0);
 }
 
 static inline int sock_recvmmsg(int fd, struct mmsghdr *msgs, unsigned n)

@@ -39,8 +39,10 @@ struct conn_transport {
      * (unless the socket closed meanwhile). */
     void (*readable)(struct conn *c);
     /* For conn_read_stream: like read(2), bytes, 0 at the end, or -1 with errno (EAGAIN:
-     * nothing more yet) and perhaps a reason in err (left empty if errno says it). */
-    ssize_t (*read)(struct conn *c, void *buf, size_t len, char *err, size_t err_len);
+     * nothing more yet) and perhaps a reason in err (left empty if errno says it). *stamp_ns:
+     * the kernel's arrival stamp of the latest segment read (CLOCK_REALTIME), or 0. */
+    ssize_t (*read)(struct conn *c, void *buf, size_t len, uint64_t *stamp_ns, char *err,
+                    size_t err_len);
     /* Like writev(2): how many of the iovecs' bytes went, or -1 with errno. Bytes of its
      * own framing are not in the count: the transport adds them to written_bytes. */
     ssize_t (*writev)(struct conn *c, const struct iovec *iov, int n);
@@ -57,12 +59,14 @@ struct conn_transport {
     /* Close the socket and end what the transport keeps for it (a TLS session); a shared
      * socket is left, and closed when its last conn leaves. */
     void (*close)(struct conn *c);
+    const char *unstamped;       /* --timestamps=kernel: why its reads bring no stamp, or NULL */
     uint32_t requests_per_write; /* requests one writev may carry (UDP: one a datagram) */
     bool read_until_again;       /* may hold bytes the socket no longer shows (decrypted TLS
                                     records): conn_read_stream reads until EAGAIN */
 };
 
 extern const struct conn_transport transport_tcp;
+extern const struct conn_transport transport_tcp_stamped; /* --timestamps=kernel: recvmsg */
 extern const struct conn_transport transport_tls;
 extern const struct conn_transport transport_udp;
 
@@ -71,8 +75,11 @@ extern const struct conn_transport transport_udp;
  * until the kernel has no more; then ops->drained. The readable of a stream transport. */
 void conn_read_stream(struct conn *c);
 /* Parse every whole response in buf, answering requests; keep a partial line. SLAP_ERROR if
- * the socket closed. */
-enum slap_status conn_parse(struct conn *c, const char *buf, size_t len, uint64_t now_ns);
+ * the socket closed. Read at now_ns; kernel_ns: its arrival stamp in slap's clock, or 0. */
+enum slap_status conn_parse(struct conn *c, const char *buf, size_t len, uint64_t now_ns,
+                            uint64_t kernel_ns);
+/* --timestamps=kernel: a read of c brought no stamp; the owner hears so once per conn. */
+void conn_unstamped(struct conn *c);
 /* Close the socket and tell the owner why (ops->closed). */
 void conn_fail(struct conn *c, const char *why);
 /* Forget the requests sent, telling the owner of each (ops->given_up), and any partial

@@ -1,12 +1,15 @@
-/* The TCP transport (unix stream sockets too): the kernel's read and writev, nothing between. */
+/* The TCP transport (unix stream sockets too): the kernel's read (or recvmsg, for arrival
+ * stamps) and writev, nothing between. */
 #include "transport.h"
 
+#include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "sock_io.h"
+#include "stamp.h"
 
 int transport_stream_open(const struct conn *c)
 {
@@ -69,11 +72,48 @@ static enum slap_status tcp_handshake(struct conn *c, int *want_write, char *err
     return SLAP_OK; /* connected is ready */
 }
 
-static ssize_t tcp_read(struct conn *c, void *buf, size_t len, char *err, size_t err_len)
+static ssize_t tcp_read(struct conn *c, void *buf, size_t len, uint64_t *stamp_ns, char *err,
+                        size_t err_len)
 {
+    (void)stamp_ns;
     (void)err;
     (void)err_len;
     return sock_read(c->fd, buf, len);
+}
+
+/* --timestamps=kernel: the socket stamps what arrives (a unix socket takes the option and
+ * stamps nothing: its reads say so once, and end at read time). */
+static int tcp_open_stamped(const struct conn *c)
+{
+    int fd = transport_stream_open(c);
+    if (fd >= 0 && stamp_enable(fd) != 0) {
+        int err = errno;
+        close(fd);
+        errno = err;
+        return -1;
+    }
+    return fd;
+}
+
+/* recvmsg in place of read, the same one system call: the kernel adds the stamp of the
+ * latest segment the read took. */
+static ssize_t tcp_read_stamped(struct conn *c, void *buf, size_t len, uint64_t *stamp_ns,
+                                char *err, size_t err_len)
+{
+    (void)err;
+    (void)err_len;
+    union {
+        char bytes[STAMP_CONTROL];
+        size_t align; /* a cmsghdr's alignment */
+    } control;
+    struct iovec iov = {.iov_base = buf, .iov_len = len};
+    struct msghdr m = {.msg_iov = &iov,
+                       .msg_iovlen = 1,
+                       .msg_control = control.bytes,
+                       .msg_controllen = sizeof(control.bytes)};
+    ssize_t n = sock_recvmsg(c->fd, &m);
+    *stamp_ns = n > 0 ? stamp_of(&m) : 0;
+    return n;
 }
 
 static ssize_t tcp_writev(struct conn *c, const struct iovec *iov, int n)
@@ -94,6 +134,24 @@ const struct conn_transport transport_tcp = {
     .handshake = tcp_handshake,
     .readable = conn_read_stream,
     .read = tcp_read,
+    .writev = tcp_writev,
+    .answered = transport_nothing,
+    .unasked = transport_stream_unasked,
+    .garbled = transport_stream_garbled,
+    .late = transport_stream_late,
+    .close = tcp_close,
+    .requests_per_write = UINT32_MAX,
+    .read_until_again = false,
+};
+
+const struct conn_transport transport_tcp_stamped = {
+    .name = "TCP",
+    .open = tcp_open_stamped,
+    .attach = transport_attach_nothing,
+    .detach = transport_nothing,
+    .handshake = tcp_handshake,
+    .readable = conn_read_stream,
+    .read = tcp_read_stamped,
     .writev = tcp_writev,
     .answered = transport_nothing,
     .unasked = transport_stream_unasked,

@@ -22,8 +22,10 @@ static enum slap_status tls_step(struct conn *c, int *want_write, char *err, siz
 }
 
 /* Like read(2); EAGAIN when the session needs more bytes. */
-static ssize_t tls_read_into(struct conn *c, void *buf, size_t room, char *err, size_t err_len)
+static ssize_t tls_read_into(struct conn *c, void *buf, size_t room, uint64_t *stamp_ns, char *err,
+                             size_t err_len)
 {
+    (void)stamp_ns; /* OpenSSL's socket BIO reads by read(2): no stamps (the fallback, told) */
     size_t n = 0;
     int want_write = 0;
     int rc = tls_read(c->tls, buf, room, &n, &want_write, err, err_len);
@@ -77,6 +79,7 @@ const struct conn_transport transport_tls = {
     .garbled = transport_stream_garbled,
     .late = transport_stream_late,
     .close = tls_close,
+    .unstamped = "OpenSSL reads the socket itself, by read(2), which brings no stamp",
     .requests_per_write = UINT32_MAX,
     .read_until_again = true, /* a session may hold more decrypted bytes than the socket shows */
 };

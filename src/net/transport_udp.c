@@ -136,19 +136,22 @@ static ssize_t udp_writev(struct conn *c, const struct iovec *iov, int n)
 }
 
 /* One whole message of the answer, after any partial line carried from the last. */
-static enum slap_status udp_message(struct conn *c, const char *msg, size_t len, uint64_t now_ns)
+static enum slap_status udp_message(struct conn *c, const char *msg, size_t len, uint64_t now_ns,
+                                    uint64_t kernel_ns)
 {
     char *ubuf = c->env->ubuf;
     if (c->carry_len == 0) {
-        return conn_parse(c, msg, len, now_ns);
+        return conn_parse(c, msg, len, now_ns, kernel_ns);
     }
     memcpy(ubuf, c->carry, c->carry_len);
     memcpy(ubuf + c->carry_len, msg, len);
-    return conn_parse(c, ubuf, c->carry_len + len, now_ns);
+    return conn_parse(c, ubuf, c->carry_len + len, now_ns, kernel_ns);
 }
 
-/* One datagram of the answer; SLAP_ERROR if the socket closed while parsing. */
-static enum slap_status udp_datagram(struct conn *c, const char *data, size_t n, uint64_t now_ns)
+/* One datagram of the answer; SLAP_ERROR if the socket closed while parsing. An answer is
+ * timed by the datagram that made it whole. */
+static enum slap_status udp_datagram(struct conn *c, const char *data, size_t n, uint64_t now_ns,
+                                     uint64_t kernel_ns)
 {
     struct slap_counters *k = c->env->counters;
     struct conn_dgram *d = c->dgram;
@@ -172,12 +175,14 @@ static enum slap_status udp_datagram(struct conn *c, const char *data, size_t n,
         d->duplicates_seen = d->reasm.duplicates;
         c->env->ops->fault(c, "duplicated UDP datagram", "ignored");
     }
-    return rc == SLAP_OK ? udp_message(c, msg, len, now_ns) : SLAP_OK;
+    return rc == SLAP_OK ? udp_message(c, msg, len, now_ns, kernel_ns) : SLAP_OK;
 }
 
-void transport_udp_deliver(struct conn *c, const char *data, size_t len, uint64_t now_ns)
+void transport_udp_deliver(struct conn *c, const char *data, size_t len, uint64_t now_ns,
+                           uint64_t kernel_ns)
 {
-    (void)udp_datagram(c, data, len, now_ns); /* SLAP_ERROR: c closed (the owner heard) */
+    /* SLAP_ERROR: c closed (the owner heard) */
+    (void)udp_datagram(c, data, len, now_ns, kernel_ns);
 }
 
 /* The shared socket's own event reads it; this is for a caller that asks all the same. */

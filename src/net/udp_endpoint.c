@@ -11,6 +11,7 @@
 #include "slap/net/udp_endpoints.h"
 #include "slap/proto/udp.h"
 #include "sock_io.h"
+#include "stamp.h"
 #include "transport.h"
 
 /*
@@ -76,6 +77,10 @@ struct udp_endpoint {
     uint32_t touched_slots[UDP_RECV_BATCH];
     struct mmsghdr in[UDP_RECV_BATCH];
     struct iovec in_iov[UDP_RECV_BATCH];
+    union { /* --timestamps=kernel: each datagram's arrival stamp */
+        char bytes[STAMP_CONTROL];
+        size_t align; /* a cmsghdr's alignment */
+    } in_control[UDP_RECV_BATCH];
 };
 
 struct udp_endpoints {
@@ -287,6 +292,12 @@ static int endpoint_open(struct udp_endpoint *ep)
         return -1;
     }
     endpoint_room(fd, ep->cap);
+    if (env->clock != NULL && stamp_enable(fd) != 0) {
+        int err = errno;
+        close(fd);
+        errno = err;
+        return -1;
+    }
     ep->fd = fd;
     event_assign(&ep->rev, env->base, fd, EV_READ | EV_PERSIST, on_readable, ep);
     event_assign(&ep->wev, env->base, fd, EV_WRITE, on_writable, ep);
@@ -505,7 +516,8 @@ static uint32_t any_ready(const struct udp_endpoint *ep)
 }
 
 /* One datagram to the conn its id names (or, naming none on the socket, to any conn there). */
-static void deliver(struct udp_endpoint *ep, const char *data, size_t len, uint64_t now_ns)
+static void deliver(struct udp_endpoint *ep, const char *data, size_t len, uint64_t now_ns,
+                    uint64_t kernel_ns)
 {
     uint32_t slot = ep->nconns;
     if (len >= 2) {
@@ -522,7 +534,7 @@ static void deliver(struct udp_endpoint *ep, const char *data, size_t len, uint6
         ep->touched[slot] = 1;
         ep->touched_slots[ep->ntouched++] = slot;
     }
-    transport_udp_deliver(ep->conns[slot], data, len, now_ns);
+    transport_udp_deliver(ep->conns[slot], data, len, now_ns, kernel_ns);
 }
 
 /* The batch is read: each conn that got some of it hears so once, and may send again. */
@@ -539,9 +551,31 @@ static void drained(struct udp_endpoint *ep)
     ep->ntouched = 0;
 }
 
+/* --timestamps=kernel: each datagram's room for its stamp, which a read uses up. */
+static void control_room(struct udp_endpoint *ep)
+{
+    for (unsigned i = 0; i < ep->recv_batch; i++) {
+        ep->in[i].msg_hdr.msg_control = ep->in_control[i].bytes;
+        ep->in[i].msg_hdr.msg_controllen = sizeof(ep->in_control[i].bytes);
+    }
+}
+
+/* The i-th datagram's arrival in slap's clock, or 0 without stamps (said once per conn). */
+static uint64_t arrival(struct udp_endpoint *ep, int i, uint64_t now_ns)
+{
+    if (ep->env->clock == NULL) {
+        return 0;
+    }
+    uint64_t stamp = stamp_of(&ep->in[i].msg_hdr);
+    return stamp != 0 ? stamp_in_clock(ep->env->clock, stamp, now_ns) : 0;
+}
+
 void udp_endpoint_read(struct udp_endpoint *ep)
 {
     for (int round = 0; round < UDP_RECV_ROUNDS && ep->fd >= 0; round++) {
+        if (ep->env->clock != NULL) {
+            control_room(ep);
+        }
         int got = sock_recvmmsg(ep->fd, ep->in, ep->recv_batch);
         if (got < 0) {
             if (errno == EINTR) {
@@ -557,7 +591,7 @@ void udp_endpoint_read(struct udp_endpoint *ep)
          * drain leaves behind */
         event_base_update_cache_time(ep->env->base);
         for (int i = 0; i < got && ep->fd >= 0; i++) {
-            deliver(ep, ep->in_iov[i].iov_base, ep->in[i].msg_len, now);
+            deliver(ep, ep->in_iov[i].iov_base, ep->in[i].msg_len, now, arrival(ep, i, now));
         }
         drained(ep);
         if ((unsigned)got < ep->recv_batch) {

@@ -47,7 +47,8 @@ void udp_endpoint_read(struct udp_endpoint *ep);
 
 /* transport_udp.c: one datagram for c (of its request id, or one no conn of the socket waits
  * for, or broken); the endpoint calls ops->drained once c's part of the batch is read. */
-void transport_udp_deliver(struct conn *c, const char *data, size_t len, uint64_t now_ns);
+void transport_udp_deliver(struct conn *c, const char *data, size_t len, uint64_t now_ns,
+                           uint64_t kernel_ns);
 /* transport_udp.c: c's answer has not come whole within --udp_timeout. */
 void transport_udp_expired(struct conn *c);
 

@@ -266,12 +266,20 @@ static void traffic(FILE *out, const struct metrics_input *in)
           in->elapsed_s > 0 ? answered / in->elapsed_s : 0.0);
 }
 
-/* One type's histogram: the cumulative count at each bucket's edge, +Inf, sum and count. */
-static void histogram(FILE *out, const struct metrics_input *in, const char *type,
-                      const struct hist *h)
+/* A histogram family's samples (of one type, or of none): the cumulative count at each
+ * bucket's edge, +Inf, sum and count. */
+static void histogram(FILE *out, const struct metrics_input *in, const char *family_name,
+                      const char *type, const struct hist *h)
 {
     char le[32];
-    struct metrics_label labels[] = {{"type", type}, {"le", le}, {NULL, NULL}};
+    char bucket[96];
+    char sum[96];
+    char count[96];
+    snprintf(bucket, sizeof(bucket), "%s_bucket", family_name);
+    snprintf(sum, sizeof(sum), "%s_sum", family_name);
+    snprintf(count, sizeof(count), "%s_count", family_name);
+    struct metrics_label typed[] = {{"type", type}, {"le", le}, {NULL, NULL}};
+    struct metrics_label *labels = type != NULL ? typed : typed + 1;
     uint64_t cumulative = 0;
     size_t next = 0; /* slap's bucket to add next */
     for (size_t i = 0; i < METRICS_BUCKETS; i++) {
@@ -280,13 +288,13 @@ static void histogram(FILE *out, const struct metrics_input *in, const char *typ
             cumulative += h->buckets[next];
         }
         snprintf(le, sizeof(le), "%.9g", (double)metrics_bucket_le_ns(i) / 1e9);
-        sample_count(out, in, "slap_request_duration_seconds_bucket", labels, cumulative);
+        sample_count(out, in, bucket, labels, cumulative);
     }
     snprintf(le, sizeof(le), "+Inf");
-    sample_count(out, in, "slap_request_duration_seconds_bucket", labels, h->count);
-    labels[1].name = NULL;
-    sample_real(out, in, "slap_request_duration_seconds_sum", labels, h->sum_us / 1e6);
-    sample_count(out, in, "slap_request_duration_seconds_count", labels, h->count);
+    sample_count(out, in, bucket, labels, h->count);
+    typed[1].name = NULL;
+    sample_real(out, in, sum, type != NULL ? typed : typed + 2, h->sum_us / 1e6);
+    sample_count(out, in, count, type != NULL ? typed : typed + 2, h->count);
 }
 
 /* Latency per type, from the intended send time in an open loop (as the report's tables):
@@ -299,9 +307,22 @@ static void latency(FILE *out, const struct metrics_input *in)
     for (int t = 0; t < STATS_TYPES; t++) {
         const struct hist *h = in->stats->lat[t];
         if (h != NULL && h->count > 0) {
-            histogram(out, in, stats_type_name(t), h);
+            histogram(out, in, "slap_request_duration_seconds", stats_type_name(t), h);
         }
     }
+}
+
+/* --timestamps=kernel: slap's own delay, once an answer has had a stamp. */
+static void own_delay(FILE *out, const struct metrics_input *in)
+{
+    const struct hist *h = in->stats->own;
+    if (h == NULL || h->count == 0) {
+        return;
+    }
+    family(out, "slap_own_delay_seconds", "histogram",
+           "slap's own delay (--timestamps=kernel): from the kernel's arrival stamp of an answer "
+           "to slap's read of it, the time the load host added to each latency.");
+    histogram(out, in, "slap_own_delay_seconds", NULL, h);
 }
 
 static void cpu(FILE *out, const struct metrics_input *in)
@@ -362,6 +383,7 @@ enum slap_status metrics_write(FILE *out, const struct metrics_input *in)
     errors(out, in);
     traffic(out, in);
     latency(out, in);
+    own_delay(out, in);
     cpu(out, in);
     verdict(out, in);
     return fflush(out) == 0 && !ferror(out) ? SLAP_OK : SLAP_ERROR;

@@ -470,6 +470,16 @@ static void print_schedule(FILE *out, const struct run_desc *desc, const struct 
     fprintf(out, "send_lag_max_us: %lld\n", us_round(lag->max_ns));
 }
 
+void report_own_delay(FILE *out, const struct hist *own)
+{
+    if (own == NULL || own->count == 0) {
+        return; /* no kernel stamps: --timestamps=read, or none came */
+    }
+    fprintf(out, "own_delay: p50 %lld us, p99 %lld us, max %lld us (kernel arrival to slap's read)\n",
+            us_round(hist_percentile_ns(own, 50.0)), us_round(hist_percentile_ns(own, 99.0)),
+            us_round(own->max_ns));
+}
+
 /* --trace: the lines replayed, the trace's own rate against the rate achieved, the misses. */
 static void print_trace(FILE *out, const struct run_desc *desc, const struct report_trace *rt,
                         const struct slap_stats *s, double secs)
@@ -543,6 +553,7 @@ enum slap_status report_final(FILE *out, const struct run_desc *desc,
     if (trace != NULL) {
         print_trace(out, desc, trace, global, secs);
     }
+    report_own_delay(out, global->own);
     print_confidence(out, &bc);
     if (limits != NULL) {
         limits_print(out, limits);

@@ -38,6 +38,7 @@ static const struct results_field top_rows[] = {
     LISTED("precision", RF_TEXT, RF_SOMETIMES, 2, NULL),
     LISTED("uncorrected", RF_OBJECT, RF_SOMETIMES | RF_MAP, 1, "summary"),
     LISTED("send_lag", RF_OBJECT, RF_SOMETIMES, 1, "summary"),
+    LISTED("own_delay", RF_OBJECT, RF_SOMETIMES, 2, "summary"), /* --timestamps=kernel */
     LISTED("get_outcomes", RF_OBJECT, 0, 1, "get_outcomes"),
     LISTED("counters", RF_OBJECT, 0, 1, NULL),
     LISTED("errors", RF_OBJECT, 0, 1, "errors"),

@@ -633,6 +633,11 @@ void results_json_begin(struct results_json_stream *js, FILE *out, const struct 
                true, d->intervals, INTERVALS_LAT, d->scratch);
     json_confidence(w, d);
     json_open_loop(w, d);
+    if (d->global->own != NULL && d->global->own->count > 0) { /* --timestamps=kernel */
+        json_open_object(w, "own_delay");
+        json_summary(w, &d->desc, d->global->own, d->seconds, true, NULL);
+        json_close(w);
+    }
     json_outcomes(w, d);
     json_counters(w, &d->global->counters, d->counters_unknown);
     json_errors(w, &d->global->counters, d->counters_unknown);

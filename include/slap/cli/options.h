@@ -16,6 +16,7 @@
 #include "slap/proto/proto.h"
 #include "slap/model/schedule.h"
 #include "slap/model/workload.h"
+#include "slap/net/conn.h" /* enum timestamps */
 #include "slap/engine/replay.h"
 #include "slap/net/servers.h"
 #include "slap/net/tls.h"
@@ -52,6 +53,7 @@ struct slap_options {
     enum arrival arrival;      /* --arrival: uniform by default */
     uint32_t pipeline;         /* --pipeline: requests in flight per connection, default 1 */
     enum latency_view latency; /* --latency */
+    enum timestamps stamps;    /* --timestamps: read (default) or kernel */
     uint64_t warmup_ns;        /* --warmup: load before the measured run, 0 = none */
     double precision_pct;      /* --precision P=W%: the percentile P (0: no target) */
     double precision_width;    /* and W, the relative half-width asked (0.05 for 5%) */

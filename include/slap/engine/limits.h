@@ -123,6 +123,10 @@ struct limits {
     double in_flight_mean;  /* it had on average: requests per second x mean latency */
     uint64_t client_lag;    /* -P: requests due while their socket was free, never sent */
     double send_lag_p99_s;  /* -P: how late the sends were */
+    bool own_known;         /* --timestamps=kernel: answers had arrival stamps */
+    double own_share;       /* then slap's own delay's mean over the mean latency to its read
+                               (the kernel-time latency's mean plus its own) */
+    double own_p99_s;       /* and its p99 */
     /* The figures. */
     struct limits_client client;
     struct limits_host host;

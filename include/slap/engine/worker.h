@@ -29,6 +29,7 @@ struct engine_config {
     struct lane_params lane;         /* what every lane reads */
     const struct stats_shape *shape; /* the histograms every statistics of the run keeps */
     struct tls_ctx *tls;             /* --tls, else NULL */
+    enum timestamps timestamps;      /* --timestamps: where an answer's latency ends */
     enum proto_kind protocol;
     enum arrival arrival;    /* open loop: the schedule's spacing */
     uint64_t run_time_ns;    /* -t: the measured part's length; 0 with -x or a trace */
@@ -113,6 +114,7 @@ struct worker {
     char *ubuf;                  /* UDP: a carried partial line and the next message */
     struct udp_endpoints *udp;   /* UDP: the thread's sockets, one per server (or more) */
     struct conn_env conn_env;    /* what every socket of the thread is given */
+    struct conn_clock clock;     /* --timestamps=kernel: its stamps' conversion (conn_env's) */
 
     uint32_t active_lanes;       /* lanes not done */
     uint32_t connecting;         /* connects not yet finished during set-up */

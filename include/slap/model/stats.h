@@ -113,6 +113,8 @@ struct slap_stats {
     uint64_t misses[STATS_TYPES];       /* keys each type did not find (the tables' Get_miss) */
     struct hist *gets[STATS_OUTCOMES];  /* latency of gets that hit, that missed */
     struct hist *lag;                   /* open loop: actual send minus intended send */
+    struct hist *own;                   /* --timestamps=kernel: slap's read of an answer
+                                           minus its kernel arrival stamp (its own delay) */
     struct hist *slab;                  /* all of the above (hist_slab_alloc) */
     size_t nslab;                       /* how many */
 };

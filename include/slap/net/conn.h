@@ -67,9 +67,11 @@ struct conn_ops {
     void (*connect_failed)(struct conn *c, const char *why);
     /* The last byte of r went to the kernel (r->sent_ns is set). */
     void (*sent)(struct conn *c, const struct request *r);
-    /* A whole response to r, the oldest written request, which has left the ring. */
+    /* A whole response to r, the oldest written request, which has left the ring: read at
+     * now_ns; kernel_ns, the kernel's arrival stamp of the read that completed it (in slap's
+     * clock), or 0 without --timestamps=kernel or where the socket brings none. */
     void (*answered)(struct conn *c, const struct request *r, const struct proto_result *res,
-                     uint64_t now_ns);
+                     uint64_t now_ns, uint64_t kernel_ns);
     /* The socket closed (EOF, reset, garbage, --timeout); its requests are still queued. */
     void (*closed)(struct conn *c, const char *why);
     /* UDP: r, the request in flight, got no whole answer in time; it is forgotten next. */
@@ -81,6 +83,18 @@ struct conn_ops {
     void (*unsolicited)(struct conn *c, const struct proto_result *res);
     /* Something was wrong that costs no connection (a bad UDP datagram): what, and detail. */
     void (*fault)(struct conn *c, const char *what, const char *detail);
+};
+
+/* --timestamps: where an answer's latency ends. */
+enum timestamps {
+    TIMESTAMPS_READ = 0,   /* slap's read of it */
+    TIMESTAMPS_KERNEL = 1, /* the kernel's arrival stamp (SO_TIMESTAMPING), where it has one */
+};
+
+/* A thread's conversion of the kernel's stamps (CLOCK_REALTIME) to slap's clock. */
+struct conn_clock {
+    uint64_t real_minus_mono_ns; /* CLOCK_REALTIME less CLOCK_MONOTONIC (mod 2^64) */
+    uint64_t set_ns;             /* when it was read (slap's clock) */
 };
 
 /* What every connection of a thread shares, given when it is made and never reached around. */
@@ -103,6 +117,8 @@ struct conn_env {
     uint64_t backoff_min_ns;        /* reconnect back-off, doubling up to backoff_max_ns */
     uint64_t backoff_max_ns;
     const struct conn_ops *ops;
+    struct conn_clock *clock;       /* --timestamps=kernel: the thread's (its sockets ask for
+                                       arrival stamps); NULL: no stamps, latency ends at read */
 };
 
 /*
@@ -144,6 +160,7 @@ struct conn {
     struct event *retry;      /* reconnect back-off timer (setup.reconnect), else NULL */
     uint64_t backoff_ns;      /* next back-off; doubles up to a bound until an answer comes */
     struct proto_value_hook hook; /* -v: checks values as they stream past (ctx: the conn) */
+    bool unstamped_told;          /* --timestamps=kernel: a read without a stamp was told */
 };
 
 /* What conn_init needs to know of one socket. */
