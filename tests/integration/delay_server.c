@@ -4,6 +4,11 @@
  * to the microsecond, so the intervals slap puts on its percentiles can be checked against a
  * truth. Answers on a connection keep their order (a later one waits for the one before).
  * stats, version and anything else are answered at once.
+ *
+ * The truth as the server saw it: each delayed answer's time from the kernel's arrival stamp
+ * of its request (SO_TIMESTAMPNS) to the server's write of it is kept, and the command "truth"
+ * answers "TRUTH count mean_us p50_us p99_us p999_us" of the answers written since the last
+ * "truth" (or the start), at once, and starts again. A server held up on its CPU is in it.
  * Usage: delay_server PORT BASE_US MEAN_US SEED (listens on 127.0.0.1; runs until killed)
  */
 #include <arpa/inet.h>
@@ -25,6 +30,7 @@
 
 struct answer {
     uint64_t due_ns;
+    uint64_t arrived_real_ns; /* the request's kernel stamp (CLOCK_REALTIME); 0: not timed */
     const char *text;
 };
 
@@ -41,11 +47,65 @@ static struct conn *conns[CONNS];
 static uint64_t rng_state;
 static double base_ns, mean_ns;
 
-static uint64_t now_ns(void)
+static uint64_t clock_of(clockid_t id)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(id, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t now_ns(void)
+{
+    return clock_of(CLOCK_MONOTONIC);
+}
+
+/* The delays written since the last "truth" (nanoseconds), and that command's answer. */
+static uint64_t *truth;
+static size_t truth_n, truth_cap;
+static char truth_text[128];
+static uint64_t arrived_real_ns; /* the stamp of the read being taken */
+
+static void truth_keep(uint64_t ns)
+{
+    if (truth_n == truth_cap) {
+        truth_cap = truth_cap == 0 ? 65536 : 2 * truth_cap;
+        truth = realloc(truth, truth_cap * sizeof(*truth));
+        if (truth == NULL) {
+            fprintf(stderr, "delay_server: out of memory\n");
+            exit(1);
+        }
+    }
+    truth[truth_n++] = ns;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The nearest-rank q-quantile of the sorted delays, in microseconds. */
+static double truth_at(double q)
+{
+    size_t rank = (size_t)ceil(q * (double)truth_n);
+    return (double)truth[rank > 0 ? rank - 1 : 0] / 1000.0;
+}
+
+static const char *truth_report(void)
+{
+    double sum = 0;
+    for (size_t i = 0; i < truth_n; i++) {
+        sum += (double)truth[i];
+    }
+    if (truth_n == 0) {
+        snprintf(truth_text, sizeof(truth_text), "TRUTH 0 0 0 0 0\r\n");
+    } else {
+        qsort(truth, truth_n, sizeof(*truth), by_value);
+        snprintf(truth_text, sizeof(truth_text), "TRUTH %zu %.1f %.1f %.1f %.1f\r\n", truth_n,
+                 sum / (double)truth_n / 1000.0, truth_at(0.5), truth_at(0.99), truth_at(0.999));
+    }
+    truth_n = 0;
+    return truth_text;
 }
 
 /* Uniform in (0, 1]. */
@@ -71,7 +131,7 @@ static void queue_answer(struct conn *c, const char *text, int delayed)
                 PENDING);
         exit(1);
     }
-    c->q[c->tail++ % PENDING] = (struct answer){due, text};
+    c->q[c->tail++ % PENDING] = (struct answer){due, delayed ? arrived_real_ns : 0, text};
 }
 
 /* One whole line of a request (without its CRLF). */
@@ -86,6 +146,8 @@ static void request_line(struct conn *c, const char *line, size_t len)
         queue_answer(c, "STORED\r\n", 1);
     } else if (len >= 7 && memcmp(line, "version", 7) == 0) {
         queue_answer(c, "VERSION 1.6.0\r\n", 0);
+    } else if (len == 5 && memcmp(line, "truth", 5) == 0) {
+        queue_answer(c, truth_report(), 0);
     } else if (len >= 5 && memcmp(line, "stats", 5) == 0) {
         queue_answer(c, "END\r\n", 0);
     } else {
@@ -133,10 +195,12 @@ static uint64_t send_due(void)
     for (int i = 0; i < CONNS; i++) {
         struct conn *c = conns[i];
         while (c != NULL && c->head != c->tail && c->q[c->head % PENDING].due_ns <= now) {
-            const char *text = c->q[c->head++ % PENDING].text;
-            if (write(c->fd, text, strlen(text)) < 0) {
+            struct answer *a = &c->q[c->head++ % PENDING];
+            if (write(c->fd, a->text, strlen(a->text)) < 0) {
                 close_conn(i);
                 c = NULL;
+            } else if (a->arrived_real_ns != 0) {
+                truth_keep(clock_of(CLOCK_REALTIME) - a->arrived_real_ns);
             }
         }
         if (c != NULL && c->head != c->tail) {
@@ -174,6 +238,7 @@ static void accept_one(int ep, int lfd)
     for (int i = 0; fd >= 0 && i < CONNS; i++) {
         if (conns[i] == NULL && (conns[i] = calloc(1, sizeof(struct conn))) != NULL) {
             conns[i]->fd = fd;
+            setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &(int){1}, sizeof(int));
             struct epoll_event ev = {.events = EPOLLIN, .data.u32 = (uint32_t)i + 2};
             epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
             return;
@@ -187,7 +252,19 @@ static void accept_one(int ep, int lfd)
 static void readable(int i)
 {
     struct conn *c = conns[i];
-    ssize_t got = read(c->fd, c->in + c->have, sizeof(c->in) - c->have);
+    struct iovec iov = {c->in + c->have, sizeof(c->in) - c->have};
+    char control[CMSG_SPACE(sizeof(struct timespec))];
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
+                       .msg_controllen = sizeof(control)};
+    ssize_t got = recvmsg(c->fd, &m, 0);
+    arrived_real_ns = clock_of(CLOCK_REALTIME); /* no stamp came: the read's time */
+    for (struct cmsghdr *h = CMSG_FIRSTHDR(&m); h != NULL; h = CMSG_NXTHDR(&m, h)) {
+        if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SO_TIMESTAMPNS) {
+            struct timespec ts;
+            memcpy(&ts, CMSG_DATA(h), sizeof(ts));
+            arrived_real_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+        }
+    }
     if (got <= 0) {
         close_conn(i);
         return;
