@@ -116,11 +116,12 @@ def case_timestamps_busy_host_truth():
             truth = server_truth(addr)
             r99, k99 = read["percentiles"]["99"], kernel["percentiles"]["99"]
             excess = read["avg_us"] - truth["mean"]
+            ratio = excess / own["avg_us"] if own["avg_us"] > 0 else math.inf
             print("busy: server p99 %.0f us mean %.0f; read-time p99 %.0f mean %.0f; "
                   "kernel-time p99 %.0f mean %.0f; own delay mean %.0f p99 %.0f: "
                   "read-time excess / own delay %.2f" %
                   (truth["p99"], truth["mean"], r99, read["avg_us"], k99, kernel["avg_us"],
-                   own["avg_us"], own["percentiles"]["99"], excess / own["avg_us"]))
+                   own["avg_us"], own["percentiles"]["99"], ratio))
             check(read_own is None, "--timestamps=read has no own_delay")
             check(read["count"] + kernel["count"] == truth["count"],
                   "busy: slap measured %d + %d answers, the server wrote %d" %
