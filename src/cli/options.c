@@ -199,7 +199,7 @@ static const struct option_row option_rows[] = {
                      CHOICE(latency, enum latency_view, latency_names), WORKLOAD},
     [ROW_TIMESTAMPS] = {0, "timestamps", "WHEN",
                         "Where an answer's latency ends: read (slap's read of it, default) or "
-                        "kernel (the kernel's arrival stamp, TCP and UDP; slap's own delay "
+                        "kernel (the kernel's arrival stamp, TCP, UDP and TLS; slap's own delay "
                         "between the two is reported as own_delay).",
                         CHOICE(stamps, enum timestamps, timestamps_names)},
     [ROW_WARMUP] = {0, "warmup", "DURATION",

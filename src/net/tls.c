@@ -5,19 +5,90 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 
 #include "slap/base/common.h"
+
+#include "sock_io.h"
+#include "stamp.h"
 
 struct tls_ctx {
     SSL_CTX *ssl_ctx;
     int verify;
+    BIO_METHOD *stamped; /* a socket BIO reading by recvmsg, for --timestamps=kernel */
 };
 
 struct tls_conn {
     SSL *ssl;
+    int fd;
+    uint64_t stamp_ns; /* the arrival stamp of the latest segment OpenSSL read (0: none) */
 };
+
+/* ---- the stamped socket BIO: OpenSSL's reads by recvmsg, each keeping its stamp ---------- */
+
+static int stamped_read(BIO *b, char *buf, int len)
+{
+    struct tls_conn *t = BIO_get_data(b);
+    union {
+        char bytes[STAMP_CONTROL];
+        size_t align; /* a cmsghdr's alignment */
+    } control;
+    struct iovec iov = {.iov_base = buf, .iov_len = len > 0 ? (size_t)len : 0};
+    struct msghdr m = {.msg_iov = &iov,
+                       .msg_iovlen = 1,
+                       .msg_control = control.bytes,
+                       .msg_controllen = sizeof(control.bytes)};
+    BIO_clear_retry_flags(b);
+    ssize_t n = sock_recvmsg(t->fd, &m);
+    if (n > 0) {
+        t->stamp_ns = stamp_of(&m);
+    } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+        BIO_set_retry_read(b);
+    }
+    return (int)n;
+}
+
+static int stamped_write(BIO *b, const char *buf, int len)
+{
+    struct tls_conn *t = BIO_get_data(b);
+    BIO_clear_retry_flags(b);
+    ssize_t n = send(t->fd, buf, len > 0 ? (size_t)len : 0, MSG_NOSIGNAL);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+        BIO_set_retry_write(b);
+    }
+    return (int)n;
+}
+
+static long stamped_ctrl(BIO *b, int cmd, long num, void *ptr)
+{
+    (void)b;
+    (void)num;
+    (void)ptr;
+    return cmd == BIO_CTRL_FLUSH ? 1 : 0; /* writes go straight to the socket */
+}
+
+static int stamped_create(BIO *b)
+{
+    BIO_set_init(b, 1);
+    return 1;
+}
+
+static BIO_METHOD *stamped_method(void)
+{
+    BIO_METHOD *m = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK |
+                                     BIO_TYPE_DESCRIPTOR,
+                                 "slap stamped socket");
+    if (m != NULL &&
+        (BIO_meth_set_read(m, stamped_read) != 1 || BIO_meth_set_write(m, stamped_write) != 1 ||
+         BIO_meth_set_ctrl(m, stamped_ctrl) != 1 || BIO_meth_set_create(m, stamped_create) != 1)) {
+        BIO_meth_free(m);
+        return NULL;
+    }
+    return m;
+}
 
 /* OpenSSL's own reason for the last failure, or what the caller says. */
 static void openssl_reason(char *err, size_t err_len, const char *what)
@@ -75,6 +146,12 @@ enum slap_status tls_ctx_open(struct tls_ctx **out, const struct tls_settings *s
     }
     SSL_CTX_set_mode(ctx->ssl_ctx,
                      SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    ctx->stamped = stamped_method();
+    if (ctx->stamped == NULL) {
+        openssl_reason(err, err_len, "cannot create a socket BIO");
+        tls_ctx_close(ctx);
+        return SLAP_ERROR;
+    }
     *out = ctx;
     return SLAP_OK;
 }
@@ -83,6 +160,7 @@ void tls_ctx_close(struct tls_ctx *ctx)
 {
     if (ctx != NULL) {
         SSL_CTX_free(ctx->ssl_ctx);
+        BIO_meth_free(ctx->stamped);
         free(ctx);
     }
 }
@@ -99,14 +177,28 @@ static int expect_host(SSL *ssl, const char *host)
     return X509_VERIFY_PARAM_set1_host(param, host, 0) == 1;
 }
 
-struct tls_conn *tls_conn_open(struct tls_ctx *ctx, int fd, const char *host)
+/* The session reads fd through the stamped BIO. */
+static int set_stamped_bio(struct tls_ctx *ctx, struct tls_conn *t)
+{
+    BIO *b = BIO_new(ctx->stamped);
+    if (b == NULL) {
+        return 0;
+    }
+    BIO_set_data(b, t);
+    SSL_set_bio(t->ssl, b, b); /* one BIO both ways: the session holds its one reference */
+    return 1;
+}
+
+struct tls_conn *tls_conn_open(struct tls_ctx *ctx, int fd, const char *host, bool stamped)
 {
     struct tls_conn *t = calloc(1, sizeof(*t));
     if (t == NULL) {
         return NULL;
     }
+    t->fd = fd;
     t->ssl = SSL_new(ctx->ssl_ctx);
-    if (t->ssl == NULL || SSL_set_fd(t->ssl, fd) != 1 ||
+    if (t->ssl == NULL ||
+        (stamped ? set_stamped_bio(ctx, t) != 1 : SSL_set_fd(t->ssl, fd) != 1) ||
         (ctx->verify && !expect_host(t->ssl, host))) {
         tls_conn_close(t);
         return NULL;
@@ -169,4 +261,9 @@ enum slap_status tls_read(struct tls_conn *t, void *buf, size_t len, size_t *n, 
     *n = 0;
     int rc = SSL_read_ex(t->ssl, buf, len, n);
     return rc == 1 ? SLAP_OK : outcome(t, 0, want_write, err, err_len);
+}
+
+uint64_t tls_stamp(const struct tls_conn *t)
+{
+    return t->stamp_ns;
 }

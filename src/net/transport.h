@@ -88,6 +88,8 @@ void conn_give_up(struct conn *c);
 
 /* What every stream transport does as TCP does (transport_tcp.c). */
 int transport_stream_open(const struct conn *c);
+/* The same, asking the kernel to stamp what arrives (--timestamps=kernel). */
+int transport_stream_open_stamped(const struct conn *c);
 enum slap_status transport_stream_unasked(struct conn *c, const struct proto_result *res);
 enum slap_status transport_stream_garbled(struct conn *c, const char *why);
 void transport_stream_late(struct conn *c);

@@ -83,7 +83,7 @@ static ssize_t tcp_read(struct conn *c, void *buf, size_t len, uint64_t *stamp_n
 
 /* --timestamps=kernel: the socket stamps what arrives (a unix socket takes the option and
  * stamps nothing: its reads say so once, and end at read time). */
-static int tcp_open_stamped(const struct conn *c)
+int transport_stream_open_stamped(const struct conn *c)
 {
     int fd = transport_stream_open(c);
     if (fd >= 0 && stamp_enable(fd) != 0) {
@@ -146,7 +146,7 @@ const struct conn_transport transport_tcp = {
 
 const struct conn_transport transport_tcp_stamped = {
     .name = "TCP",
-    .open = tcp_open_stamped,
+    .open = transport_stream_open_stamped,
     .attach = transport_attach_nothing,
     .detach = transport_nothing,
     .handshake = tcp_handshake,

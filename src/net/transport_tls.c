@@ -8,11 +8,18 @@
 
 #include "slap/net/tls.h"
 
+/* A TCP socket, stamping what arrives with --timestamps=kernel (the session reads it by
+ * recvmsg then). */
+static int transport_open(const struct conn *c)
+{
+    return c->env->clock != NULL ? transport_stream_open_stamped(c) : transport_stream_open(c);
+}
+
 /* The session is made at the first step, on the connected socket, and ended by tls_close. */
 static enum slap_status tls_step(struct conn *c, int *want_write, char *err, size_t err_len)
 {
     if (c->tls == NULL) {
-        c->tls = tls_conn_open(c->env->tls, c->fd, c->srv->host);
+        c->tls = tls_conn_open(c->env->tls, c->fd, c->srv->host, c->env->clock != NULL);
         if (c->tls == NULL) {
             snprintf(err, err_len, "TLS: cannot start a session");
             return SLAP_ERROR;
@@ -25,11 +32,11 @@ static enum slap_status tls_step(struct conn *c, int *want_write, char *err, siz
 static ssize_t tls_read_into(struct conn *c, void *buf, size_t room, uint64_t *stamp_ns, char *err,
                              size_t err_len)
 {
-    (void)stamp_ns; /* OpenSSL's socket BIO reads by read(2): no stamps (the fallback, told) */
     size_t n = 0;
     int want_write = 0;
     int rc = tls_read(c->tls, buf, room, &n, &want_write, err, err_len);
     if (rc == SLAP_OK) {
+        *stamp_ns = tls_stamp(c->tls); /* the record's last segment's (a stamped session) */
         return (ssize_t)n;
     }
     errno = rc == SLAP_AGAIN ? EAGAIN : EPROTO;
@@ -67,7 +74,7 @@ static void tls_close(struct conn *c)
 
 const struct conn_transport transport_tls = {
     .name = "TLS",
-    .open = transport_stream_open,
+    .open = transport_open,
     .attach = transport_attach_nothing,
     .detach = transport_nothing,
     .handshake = tls_step,
@@ -79,7 +86,6 @@ const struct conn_transport transport_tls = {
     .garbled = transport_stream_garbled,
     .late = transport_stream_late,
     .close = tls_close,
-    .unstamped = "OpenSSL reads the socket itself, by read(2), which brings no stamp",
     .requests_per_write = UINT32_MAX,
     .read_until_again = true, /* a session may hold more decrypted bytes than the socket shows */
 };

@@ -8,9 +8,11 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 from cases_limits import CpuHog
-from harness import check, free_port, Memcached, PATHS, run_slap, Skip
+from harness import (check, counters, free_port, make_certs, measured, Memcached, PATHS,
+                     run_slap, Skip)
 
 OWN_LINE = re.compile(r"^own_delay: p50 (\d+) us, p99 (\d+) us, max (\d+) us "
                       r"\(kernel arrival to slap's read\)$", re.M)
@@ -187,5 +189,119 @@ def case_timestamps_unix_falls_back():
               "a unix socket has no own delay")
         check(doc["types"]["total"]["count"] > 0, "no answers measured")
     finally:
+        server.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def case_timestamps_tls():
+    """TLS with --timestamps=kernel: OpenSSL reads the socket through slap's stamped BIO
+    (recvmsg), so every answer has the stamp of its record's last segment: own_delay counts
+    every answer, no fallback is said, and the counters are the server's."""
+    tmp = tempfile.mkdtemp(prefix="slap-ktime-")
+    try:
+        ca, crt, key = make_certs(tmp)
+        server = Memcached(tls=(crt, key))
+        try:
+            path = os.path.join(tmp, "tls.json")
+            for version in ("1.2", "1.3"):
+                rc, out, err, delta, _ = measured(
+                    [server], ["-s", server.addr, "--tls", "--tls-ca", ca,
+                               "--tls-version=" + version, "-x", "3000", "-c", "4",
+                               "--timestamps=kernel", "--json", path])
+                check(rc == 0, "TLS %s: exit status %d: %s" % (version, rc, err))
+                check("no kernel arrival stamps" not in err, "TLS %s fell back: %r"
+                      % (version, err))
+                with open(path) as f:
+                    doc = json.load(f)
+                own, total = doc.get("own_delay"), doc["types"]["total"]
+                check(own is not None and own["count"] == total["count"] == 3000,
+                      "TLS %s: own_delay %r for %d answers of -x 3000"
+                      % (version, own and own["count"], total["count"]))
+                check(OWN_LINE.search(out) is not None, "TLS %s: no own_delay line" % version)
+                c = counters(out)
+                check(c["cmd_get"] + c["cmd_set"] == 3000 and
+                      delta["cmd_get"] + delta["cmd_set"] >= 3000,
+                      "TLS %s: slap counted %r, the server %r" % (version, c, delta))
+        finally:
+            server.stop()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+class SplitProxy:
+    """Forwards to a server, and hands each piece of its answers on in two segments: the first
+    byte at once, the rest `gap` seconds later (TCP_NODELAY: two segments)."""
+
+    def __init__(self, upstream, gap):
+        self.gap = gap
+        self.upstream = upstream
+        self.listener = socket.socket()
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(16)
+        self.addr = "127.0.0.1:%d" % self.listener.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        try:
+            while True:
+                client, _ = self.listener.accept()
+                client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                host, port = self.upstream.rsplit(":", 1)
+                server = socket.create_connection((host, int(port)))
+                threading.Thread(target=self._pump, args=(client, server, 0), daemon=True).start()
+                threading.Thread(target=self._pump, args=(server, client, self.gap),
+                                 daemon=True).start()
+        except OSError:
+            pass
+
+    @staticmethod
+    def _pump(src, dst, gap):
+        try:
+            while True:
+                data = src.recv(65536)
+                if not data:
+                    break
+                if gap > 0 and len(data) > 1:
+                    dst.sendall(data[:1])
+                    time.sleep(gap)
+                    data = data[1:]
+                dst.sendall(data)
+        except OSError:
+            pass
+        for s in (src, dst):
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def stop(self):
+        self.listener.close()
+
+
+def case_timestamps_split_answer():
+    """An answer in two TCP segments 30 ms apart (a proxy holds back all but its first byte):
+    slap reads the first byte at once and the rest when it comes; the answer's kernel time is
+    the stamp of the segment that completed it, so no latency is under the 30 ms gap, and slap,
+    idle, read the last segment soon after it came (own_delay p50 under 1 ms)."""
+    server = Memcached()
+    proxy = SplitProxy(server.addr, 0.03)
+    tmp = tempfile.mkdtemp(prefix="slap-ktime-")
+    try:
+        path = os.path.join(tmp, "split.json")
+        rc, out, err = run_slap(["-s", proxy.addr, "-x", "40", "-c", "1", "-T", "1",
+                                 "--timestamps=kernel", "--json", path])
+        check(rc == 0, "exit status %d: %s" % (rc, err))
+        with open(path) as f:
+            doc = json.load(f)
+        total, own = doc["types"]["total"], doc.get("own_delay")
+        check(total["count"] == 40 and own is not None and own["count"] == 40,
+              "40 answers, each stamped: %r, %r" % (total["count"], own and own["count"]))
+        check(total["min_us"] >= 30000, "an answer's kernel time %.0f us is under the 30 ms "
+              "between its segments: the stamp of its first segment" % total["min_us"])
+        check(own["percentiles"]["50"] < 1000, "own delay p50 %.0f us" %
+              own["percentiles"]["50"])
+    finally:
+        proxy.stop()
         server.stop()
         shutil.rmtree(tmp, ignore_errors=True)

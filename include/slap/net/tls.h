@@ -32,8 +32,10 @@ enum slap_status tls_ctx_open(struct tls_ctx **out, const struct tls_settings *s
                               size_t err_len);
 void tls_ctx_close(struct tls_ctx *ctx);
 
-/* A session on a connected socket; host is checked against the certificate (name or IP). */
-struct tls_conn *tls_conn_open(struct tls_ctx *ctx, int fd, const char *host);
+/* A session on a connected socket; host is checked against the certificate (name or IP).
+ * stamped: OpenSSL reads the socket by recvmsg, keeping the kernel's arrival stamps (the
+ * socket asked for them: --timestamps=kernel), else by read(2). */
+struct tls_conn *tls_conn_open(struct tls_ctx *ctx, int fd, const char *host, bool stamped);
 void tls_conn_close(struct tls_conn *t);
 
 /*
@@ -47,5 +49,9 @@ enum slap_status tls_write(struct tls_conn *t, const void *buf, size_t len, size
                            int *want_write, char *err, size_t err_len);
 enum slap_status tls_read(struct tls_conn *t, void *buf, size_t len, size_t *n, int *want_write,
                           char *err, size_t err_len);
+/* A stamped session: the kernel's arrival stamp (CLOCK_REALTIME, ns) of the latest segment
+ * OpenSSL read from the socket, the last of the record a tls_read's bytes came from (OpenSSL
+ * reads no further than a record's end); 0 if none came (or the session is not stamped). */
+uint64_t tls_stamp(const struct tls_conn *t);
 
 #endif
