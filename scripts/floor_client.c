@@ -13,8 +13,17 @@
  *                memcached's frame header: epoll, then one recvmmsg for what came and one
  *                sendmmsg for the requests that replace them
  *   udp-wait     the same without epoll: recvmmsg blocks until at least one answer came
+ *   stamped      tcp, each socket asking for the kernel's software arrival stamps and each read
+ *                a recvmsg taking its stamp (the design of slap's --timestamps=kernel)
+ *   stamped-tx   stamped, and each write's departure stamped too (SOF_TIMESTAMPING_TX_SOFTWARE,
+ *                OPT_ID, OPT_TSONLY): the kernel queues each on the socket's error queue, which
+ *                wakes epoll (EPOLLERR) and is read by recvmsg(MSG_ERRQUEUE) until empty; the
+ *                mean time from before the write to the departure stamp is printed
  */
 #include <arpa/inet.h>
+#include <errno.h>
+#include <linux/errqueue.h>
+#include <linux/net_tstamp.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
@@ -34,6 +43,7 @@
 
 struct client {
     int fd;
+    double sent_real; /* stamped-tx: CLOCK_REALTIME before the latest write */
     unsigned next;   /* requests sent */
     unsigned owed;   /* batch: answers still to come */
     size_t have;     /* bytes of the answer read so far (pipeline: of the unfinished tail) */
@@ -41,6 +51,10 @@ struct client {
 };
 
 static char value[VALUE_SIZE];
+static int stamps;               /* 1: arrival stamps read; 2: departure stamps too */
+static unsigned long stamped_in; /* reads that brought an arrival stamp */
+static unsigned long stamped_out; /* departure stamps read */
+static double late_sum;           /* their time after the write began, in seconds */
 static unsigned mget = 1;   /* keys per get */
 static unsigned stored = 0; /* keys set so far: as slap's and memaslap's, each set a new key */
 
@@ -90,10 +104,83 @@ static int is_set(unsigned n)
     return n % (SET_EVERY - 1 + mget) >= SET_EVERY - 1;
 }
 
+static double real_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A socket's stamps asked for: arrivals; with 2, departures too. */
+static void stamp_socket(int fd)
+{
+    int flags = SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE;
+    if (stamps == 2) {
+        flags |= SOF_TIMESTAMPING_TX_SOFTWARE | SOF_TIMESTAMPING_OPT_ID |
+                 SOF_TIMESTAMPING_OPT_TSONLY;
+    }
+    if (setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &flags, sizeof(flags)) != 0) {
+        perror("SO_TIMESTAMPING");
+        exit(1);
+    }
+}
+
+/* The software stamp in m's control bytes (seconds, CLOCK_REALTIME), or 0. */
+static double stamp_in(struct msghdr *m)
+{
+    for (struct cmsghdr *h = CMSG_FIRSTHDR(m); h != NULL; h = CMSG_NXTHDR(m, h)) {
+        if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SO_TIMESTAMPING) {
+            struct scm_timestamping t;
+            memcpy(&t, CMSG_DATA(h), sizeof(t));
+            return (double)t.ts[0].tv_sec + (double)t.ts[0].tv_nsec / 1e9;
+        }
+    }
+    return 0;
+}
+
+/* read(2), or with stamps recvmsg keeping the arrival stamp. */
+static ssize_t read_answer(struct client *c, void *buf, size_t len)
+{
+    if (stamps == 0) {
+        return read(c->fd, buf, len);
+    }
+    char control[256];
+    struct iovec iov = {buf, len};
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
+                       .msg_controllen = sizeof(control)};
+    ssize_t got = recvmsg(c->fd, &m, 0);
+    stamped_in += got > 0 && stamp_in(&m) > 0;
+    return got;
+}
+
+/* stamped-tx: every departure stamp on c's error queue read. */
+static void read_departures(struct client *c)
+{
+    for (;;) {
+        char control[256];
+        struct msghdr m = {.msg_control = control, .msg_controllen = sizeof(control)};
+        if (recvmsg(c->fd, &m, MSG_ERRQUEUE | MSG_DONTWAIT) < 0) {
+            if (errno != EAGAIN && errno != EWOULDBLOCK) {
+                perror("recvmsg(MSG_ERRQUEUE)");
+                exit(1);
+            }
+            return;
+        }
+        double at = stamp_in(&m);
+        if (at > 0) {
+            stamped_out++;
+            late_sum += at - c->sent_real;
+        }
+    }
+}
+
 static void send_next(struct client *c)
 {
     char out[VALUE_SIZE + 256 + 16 * (KEY_SIZE + 1)];
     size_t len = request(c->next, is_set(c->next), out);
+    if (stamps == 2) {
+        c->sent_real = real_s();
+    }
     if (write(c->fd, out, len) != (ssize_t)len) {
         perror("write");
         exit(1);
@@ -251,7 +338,8 @@ int main(int argc, char **argv)
 {
     if (argc < 5 || argc > 7) {
         fprintf(stderr, "usage: floor_client HOST PORT CLIENTS SECONDS "
-                        "[tcp | pipeline N | batch N | mget N | udp | udp-wait]\n");
+                        "[tcp | pipeline N | batch N | mget N | udp | udp-wait | stamped | "
+                        "stamped-tx]\n");
         return 2;
     }
     int port = atoi(argv[2]), clients = atoi(argv[3]);
@@ -265,6 +353,8 @@ int main(int argc, char **argv)
             return 2;
         }
         *(mode[0] == 'm' ? &mget : &depth) = n;
+    } else if (strcmp(mode, "stamped") == 0 || strcmp(mode, "stamped-tx") == 0) {
+        stamps = mode[7] == '-' ? 2 : 1;
     } else if (strcmp(mode, "tcp") != 0 && strcmp(mode, "udp") != 0 &&
                strcmp(mode, "udp-wait") != 0) {
         fprintf(stderr, "floor_client: unknown mode %s\n", mode);
@@ -285,6 +375,9 @@ int main(int argc, char **argv)
     }
     for (int i = 0; i < clients; i++) {
         cs[i].fd = connect_to(argv[1], port);
+        if (stamps > 0) {
+            stamp_socket(cs[i].fd);
+        }
         cs[i].next = (unsigned)i * 7919u;
         struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &cs[i]};
         epoll_ctl(ep, EPOLL_CTL_ADD, cs[i].fd, &ev);
@@ -301,7 +394,13 @@ int main(int argc, char **argv)
         int n = epoll_wait(ep, evs, 256, 1000);
         for (int i = 0; i < n; i++) {
             struct client *c = evs[i].data.ptr;
-            ssize_t got = read(c->fd, c->buf + c->have, sizeof(c->buf) - c->have);
+            if (evs[i].events & EPOLLERR) {
+                read_departures(c); /* stamped-tx: the error queue woke it */
+            }
+            if ((evs[i].events & EPOLLIN) == 0) {
+                continue;
+            }
+            ssize_t got = read_answer(c, c->buf + c->have, sizeof(c->buf) - c->have);
             if (got <= 0) {
                 perror("read");
                 return 1;
@@ -328,5 +427,13 @@ int main(int argc, char **argv)
         }
     }
     printf("floor_client: %lu requests\n", done);
+    if (stamps > 0) {
+        printf("floor_client: %lu reads stamped", stamped_in);
+        if (stamps == 2) {
+            printf(", %lu departures stamped, %.1f us after the write began on average",
+                   stamped_out, stamped_out > 0 ? late_sum / (double)stamped_out * 1e6 : 0.0);
+        }
+        printf("\n");
+    }
     return 0;
 }

@@ -57,7 +57,8 @@ def timed_slap(addr, stamps, tmp, name, nice):
 
 
 def finished(proc, path, name):
-    """The run's report, and its total's and own_delay's summaries from its JSON."""
+    """The run's total's and own_delay's summaries from its JSON, its report, and the
+    limited_by verdict's words."""
     try:
         out, err = proc.communicate(timeout=60)
     except subprocess.TimeoutExpired:
@@ -67,7 +68,11 @@ def finished(proc, path, name):
     check(proc.returncode == 0, "%s: exit status %d: %s" % (name, proc.returncode, err))
     with open(path) as f:
         doc = json.load(f)
-    return doc["types"]["total"], doc.get("own_delay"), out
+    return doc["types"]["total"], doc.get("own_delay"), out, (doc.get("limits") or {}).get("why")
+
+
+OWN_WORDS = re.compile(r"slap's own delay \(kernel arrival to its read, left out of the "
+                       r"latencies\) was (\d+)% of the mean latency to its read, p99 (\d+) us")
 
 
 def case_timestamps_busy_host_truth():
@@ -80,7 +85,8 @@ def case_timestamps_busy_host_truth():
     Busy: a busy loop on CPU 0, and beside it two slaps at nice 15 at once, one timing to its
     read, one to the kernel's arrival (they get the CPU a slice at a time, so answers wait in
     their sockets alike). The read-time p99 inflates (at least 1.3 times the server's); the
-    kernel-time p99 stays within 10% of the server's; and the own delay accounts for the
+    kernel-time p99 stays within 10% of the server's; the kernel-time run's limited_by words
+    give the own delay's share of the latency to the read; and the own delay accounts for the
     difference: the read-time mean's excess over the server's mean is 0.67 to 1.5 times the
     kernel-time run's mean own delay (measured 0.93 to 1.08). The two runs' counts add up to
     the server's. A busy run whose read-time p99 did not inflate (the busy loop did not hold
@@ -91,7 +97,7 @@ def case_timestamps_busy_host_truth():
     tmp = tempfile.mkdtemp(prefix="slap-ktime-")
     try:
         server_truth(addr)
-        quiet, quiet_own, out = finished(*timed_slap(addr, "kernel", tmp, "quiet", 0), "quiet")
+        quiet, quiet_own, out, _ = finished(*timed_slap(addr, "kernel", tmp, "quiet", 0), "quiet")
         truth = server_truth(addr)
         print("quiet: slap p99 %.0f us (server's %.0f), own delay p50 %.1f p99 %.1f us" %
               (quiet["percentiles"]["99"], truth["p99"], quiet_own["percentiles"]["50"],
@@ -113,8 +119,8 @@ def case_timestamps_busy_host_truth():
             with CpuHog(0):
                 read_run = timed_slap(addr, "read", tmp, "busy_read", 15)
                 kernel_run = timed_slap(addr, "kernel", tmp, "busy_kernel", 15)
-                read, read_own, _ = finished(*read_run, "busy read")
-                kernel, own, _ = finished(*kernel_run, "busy kernel")
+                read, read_own, _, _ = finished(*read_run, "busy read")
+                kernel, own, _, why = finished(*kernel_run, "busy kernel")
             truth = server_truth(addr)
             r99, k99 = read["percentiles"]["99"], kernel["percentiles"]["99"]
             excess = read["avg_us"] - truth["mean"]
@@ -130,6 +136,11 @@ def case_timestamps_busy_host_truth():
                   (read["count"], kernel["count"], truth["count"]))
             check(abs(k99 - truth["p99"]) <= 0.10 * truth["p99"], "busy kernel-time p99 %.0f us "
                   "is not within 10%% of the server's %.0f us" % (k99, truth["p99"]))
+            words = OWN_WORDS.search(why or "")
+            share = own["avg_us"] / (own["avg_us"] + kernel["avg_us"]) * 100
+            check(words is not None and abs(int(words.group(1)) - share) <= 1,
+                  "the verdict's words on the own delay (%.0f%% of the latency to the read): "
+                  "%r" % (share, why))
             check(0.67 * own["avg_us"] <= excess <= 1.5 * own["avg_us"],
                   "the read-time mean's excess over the server's, %.0f us, against the mean "
                   "own delay %.0f us" % (excess, own["avg_us"]))

@@ -84,6 +84,8 @@ SHARES_CPU = frozenset([
     "share_execute_number", "share_merge_refusals", "share_bad_options",
     "share_auto_from_engine", "merge_checks_time_and_servers", "merge_lists_old_hosts_figures",
     "examples_k8s_dry_run",
+    # kernel stamps: every answer stamped, the fallback said, counters the server's; no time
+    "timestamps_tls", "timestamps_udp", "timestamps_unix_falls_back",
 ])
 
 
