@@ -6,7 +6,7 @@ _slap_options="--servers --threads --concurrency --conn_sock --execute_number --
 --win_size --fixed_size --verify --division --stat_freq --exp_verify --overwrite --reconnect
 --udp --facebook --binary --tps --rep_write --verbose --key_size --value_size --ratio --mix --exp_time
 --distribution --hash --key_dist --protocol --tls --tls_ca --tls_cert --tls_key --tls_skip_verify
---tls_version --timeout --udp_timeout --flush --preload --arrival --pipeline --latency --timestamps --warmup
+--tls_version --auth --timeout --udp_timeout --flush --preload --arrival --pipeline --latency --timestamps --warmup
 --percentiles --precision --hdr_out --sweep --step_time --rounds --json --label --csv --svg --samples --sample_rate
 --start_at --share --probe --max_errors --quiet --trace --trace_speed --trace_limit --trace_skip_bad --trace_spread
 --trace_value_max --stats_servers --proxy_stats --metrics --push --help --version"
@@ -27,7 +27,7 @@ _slap_choices() {
 }
 
 # Options whose value is a file name.
-_slap_file_options="--cfg_cmd --tls_ca --tls_cert --tls_key --hdr_out --json --csv --svg --samples
+_slap_file_options="--cfg_cmd --tls_ca --tls_cert --tls_key --auth --hdr_out --json --csv --svg --samples
 --trace -F -o"
 
 _slap() {

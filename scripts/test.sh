@@ -16,7 +16,7 @@ kubectl=kubernetes-client
 command -v kubectl >/dev/null && kubectl=
 "$top/scripts/deps.sh" valgrind clang libclang-rt-dev python3-yaml python3-jsonschema librsvg2-bin \
     nutcracker libmemcached-tools jq iproute2 pdsh prometheus prometheus-pushgateway \
-    debootstrap buildah build-essential debhelper dpkg-dev fakeroot lintian $kubectl
+    debootstrap buildah build-essential debhelper dpkg-dev fakeroot lintian sasl2-bin $kubectl
 
 # The Debian package and the container image (scripts/packages.sh: the debootstrap tree and the
 # image's layers are cached between runs) are made beside the libFuzzer pass and the release

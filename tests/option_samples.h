@@ -13,9 +13,12 @@
 
 #include "slap/base/common.h"
 
-/* A -F file with key 16-32, value 100-200 and one set in four, at path (a mkstemp template). */
+/* A -F file with key 16-32, value 100-200 and one set in four, at path (a mkstemp template);
+ * and the environment --auth env reads. */
 static void write_cfg_file(char *path)
 {
+    setenv("SLAP_AUTH_USER", "sample-user", 1);
+    setenv("SLAP_AUTH_PASSWORD", "sample-password", 1);
     int fd = mkstemp(path);
     assert_true(fd >= 0);
     static const char cfg[] = "key\n16 32 1\nvalue\n100 200 1\ncmd\n0 0.25\n1 0.75\n";
@@ -98,6 +101,7 @@ static const struct option_sample samples[] = {
      WITH("--tls", "--tls_cert", sample_file, "--tls_key", "/dev/null"), REACHES(REACH_PLAN)},
     {SAMPLE("tls_skip_verify", NULL), WITH("--tls"), REACHES(REACH_PLAN)},
     {SAMPLE("tls_version", "1.3"), WITH("--tls"), REACHES(REACH_PLAN)},
+    {SAMPLE("auth", "env"), REACHES(REACH_PLAN)},
     {SAMPLE("timeout", "250ms"), REACHES(REACH_PLAN)},
     {SAMPLE("udp_timeout", "1s"), REACHES(REACH_PLAN)},
     {SAMPLE("flush", NULL), REACHES(REACH_PLAN)},

@@ -164,6 +164,7 @@ static const struct field plan_fields[] = {
     PLAN_TEXT(tls_settings.key),
     PLAN(tls_settings.skip_verify),
     PLAN(tls_settings.version),
+    PLAN(auth),
     PLAN(workload.key_size),
     PLAN(workload.value_size),
     PLAN(workload.key_sizes.n),

@@ -172,6 +172,12 @@ static const struct option_row option_rows[] = {
     [ROW_TLS_VERSION] = {0, "tls_version", "VERSION",
                          "Speak only TLS 1.2 or only 1.3. Default: negotiate.",
                          SPECIAL(options_apply_tls_version, options_show_tls_version)},
+    [ROW_AUTH] = {0, "auth", "SOURCE",
+                  "Authenticate every connection before its first request: SASL PLAIN with "
+                  "the binary protocol (memcached -S), memcached's ASCII authentication with "
+                  "ascii and meta (-Y). SOURCE: a file whose first line is USER:PASSWORD, or "
+                  "env (SLAP_AUTH_USER, SLAP_AUTH_PASSWORD); never the command line.",
+                  STRING(auth), NOT_REPLAYED},
     [ROW_TIMEOUT] = {0, "timeout", "DURATION",
                      "A request whose answer has not come after DURATION fails its connection "
                      "(counted as unanswered; -R reconnects). Default 5s.",

@@ -90,6 +90,32 @@ static enum options_outcome check_tls(const struct parse_state *st)
     return OPTIONS_RUN;
 }
 
+/* --auth: its credentials read (exit 2 naming what was wrong), and the ways no connection of
+ * slap's can authenticate refused. */
+static enum options_outcome check_auth(const struct parse_state *st)
+{
+    struct slap_options *o = st->o;
+    char why[512];
+    o->auth_creds = (struct conn_auth){.kind = AUTH_NONE};
+    if (o->auth == NULL) {
+        return OPTIONS_RUN;
+    }
+    if (o->udp || o->facebook) {
+        return options_usage_error(st, "--auth: memcached authenticates no UDP request (-U, "
+                                       "-a): use TCP");
+    }
+    if (o->flush) {
+        return options_usage_error(st, "--flush goes through libmemcached, which slap does not "
+                                       "give the credentials: it cannot be used with --auth");
+    }
+    o->auth_creds.kind = o->protocol == PROTO_BINARY ? AUTH_SASL_PLAIN : AUTH_ASCII;
+    if (auth_read(&o->auth_creds, o->auth, why, sizeof(why)) != SLAP_OK) {
+        o->auth_creds = (struct conn_auth){.kind = AUTH_NONE};
+        return options_usage_error(st, "%s", why);
+    }
+    return OPTIONS_RUN;
+}
+
 /* The options a replay takes from its trace, or that need one. */
 static enum options_outcome check_trace(const struct parse_state *st)
 {
@@ -216,7 +242,8 @@ static enum options_outcome check_combinations(const struct parse_state *st)
     enum options_outcome outcome = check_open_loop(st);
     outcome = outcome == OPTIONS_RUN ? check_rounds(st) : outcome;
     outcome = outcome == OPTIONS_RUN ? check_share(st) : outcome;
-    return outcome == OPTIONS_RUN ? check_tls(st) : outcome;
+    outcome = outcome == OPTIONS_RUN ? check_tls(st) : outcome;
+    return outcome == OPTIONS_RUN ? check_auth(st) : outcome;
 }
 
 /* -F under the inline options: a section counts unless its option was given; -X over both. */

@@ -47,6 +47,7 @@ enum option_id {
     ROW_TLS_KEY,
     ROW_TLS_SKIP_VERIFY,
     ROW_TLS_VERSION,
+    ROW_AUTH,
     ROW_TIMEOUT,
     ROW_UDP_TIMEOUT,
     ROW_FLUSH,

@@ -114,6 +114,7 @@ static const struct plan_copy run_copies[] = {
     RUN(threads, threads, uint32_t),
     RUN(flush, flush, bool),
     RUN(tls, tls, bool),
+    RUN(auth, auth_creds, struct conn_auth),
     RUN(trace.path, trace, const char *),
     RUN(trace.skip_bad, trace_skip_bad, bool),
     RUN(trace.limit, trace_limit, uint64_t),

@@ -126,6 +126,7 @@ static void complete_engine(struct run *r)
     r->engine.lane.meta = codec_get(r->engine.protocol)->meta_replies;
     r->engine.shape = &r->shape;
     r->engine.tls = r->tls;
+    r->engine.auth = r->plan.auth.kind != AUTH_NONE ? &r->plan.auth : NULL;
     r->engine.period_ns = r->period_ns;
 }
 

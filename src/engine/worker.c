@@ -42,6 +42,7 @@ static void worker_conn_env(struct worker *w)
     w->conn_env = (struct conn_env){
         .codec = w->env.codec,
         .tls = o->tls,
+        .auth = o->auth,
         .rbuf = w->rbuf,
         .rbuf_size = WORKER_READ_BUFFER + PROTO_ASCII_MAX_LINE,
         .ubuf = w->ubuf,

@@ -173,11 +173,16 @@ static void handshake(struct conn *c, short what)
     char err[256];
     int want_write = 0;
     if (what & EV_TIMEOUT) {
-        snprintf(err, sizeof(err), "%s: no handshake within the connect time-out", c->tx->name);
+        snprintf(err, sizeof(err), "%s: no %s within the connect time-out", c->tx->name,
+                 c->auth_state != 0 ? "answer to its authentication" : "handshake");
         connect_failed(c, err);
         return;
     }
-    int rc = c->tx->handshake(c, &want_write, err, sizeof(err));
+    /* the transport's handshake, then --auth's exchange over it */
+    int rc = c->auth_state == 0 ? c->tx->handshake(c, &want_write, err, sizeof(err)) : SLAP_OK;
+    if (rc == SLAP_OK && c->env->auth != NULL) {
+        rc = conn_auth_step(c, &want_write, err, sizeof(err));
+    }
     if (rc == SLAP_OK) {
         event_del(&c->rev);
         connected(c);
@@ -215,6 +220,7 @@ void conn_close(struct conn *c)
     event_del(&c->rev);
     event_del(&c->wev);
     c->tx->close(c);
+    conn_auth_reset(c);
     c->fd = -1;
     c->state = CONN_CLOSED;
     c->write_blocked = false;

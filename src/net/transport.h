@@ -80,6 +80,13 @@ enum slap_status conn_parse(struct conn *c, const char *buf, size_t len, uint64_
                             uint64_t kernel_ns);
 /* --timestamps=kernel: a read of c brought no stamp; the owner hears so once per conn. */
 void conn_unstamped(struct conn *c);
+
+/* --auth (conn_auth.c): one more step of c's authentication, after its transport's handshake:
+ * SLAP_OK once the server accepted it, SLAP_AGAIN waiting (on writable if *want_write, else
+ * readable), SLAP_ERROR with why in err (the server's words quoted, never the password). */
+enum slap_status conn_auth_step(struct conn *c, int *want_write, char *err, size_t err_len);
+/* Forget a connection's exchange (a new connect starts it again). */
+void conn_auth_reset(struct conn *c);
 /* Close the socket and tell the owner why (ops->closed). */
 void conn_fail(struct conn *c, const char *why);
 /* Forget the requests sent, telling the owner of each (ops->given_up), and any partial

@@ -16,6 +16,7 @@
 #include "slap/proto/proto.h"
 #include "slap/model/schedule.h"
 #include "slap/model/workload.h"
+#include "slap/net/auth.h"
 #include "slap/net/conn.h" /* enum timestamps */
 #include "slap/engine/replay.h"
 #include "slap/net/servers.h"
@@ -98,6 +99,8 @@ struct slap_options {
     const char *tls_key;       /* --tls_key FILE: its key */
     bool tls_skip_verify;      /* --tls_skip_verify */
     enum tls_version tls_version; /* --tls_version */
+    const char *auth;          /* --auth SOURCE: a file of USER:PASSWORD, or env */
+    struct conn_auth auth_creds; /* what --auth read (options_check); kind AUTH_NONE: none */
     bool udp;                  /* -U: every request over UDP */
     bool facebook;             /* -a: sets over TCP, gets over UDP */
     uint64_t udp_timeout_ns;   /* --udp_timeout, default 200 ms */

@@ -15,6 +15,7 @@
 #include "slap/engine/replay.h"
 #include "slap/net/server_stats.h"
 #include "slap/net/servers.h"
+#include "slap/net/auth.h"
 #include "slap/net/tls.h"
 #include "slap/model/stats.h"
 #include "slap/engine/watch.h"
@@ -70,6 +71,7 @@ struct run_plan {
     bool flush;                /* --flush: flush_all every server before the run */
     bool tls;                  /* --tls, made of tls_settings */
     struct tls_settings tls_settings;
+    struct conn_auth auth;     /* --auth: what each connection presents (kind AUTH_NONE: none) */
     struct workload_plan workload;
     struct trace_options trace; /* --trace: path NULL when there is none */
     enum trace_spread trace_spread;

@@ -14,6 +14,7 @@
 #include "slap/model/workload.h"
 
 struct tls_ctx;
+struct conn_auth;
 
 #define WORKER_ERROR_MAX 512
 #define WORKER_TLS_OUT (16u * 1024u) /* one TLS record of requests at a time */
@@ -29,6 +30,7 @@ struct engine_config {
     struct lane_params lane;         /* what every lane reads */
     const struct stats_shape *shape; /* the histograms every statistics of the run keeps */
     struct tls_ctx *tls;             /* --tls, else NULL */
+    const struct conn_auth *auth;    /* --auth: the run's credentials, else NULL */
     enum timestamps timestamps;      /* --timestamps: where an answer's latency ends */
     enum proto_kind protocol;
     enum arrival arrival;    /* open loop: the schedule's spacing */

@@ -18,6 +18,7 @@ struct conn_dgram;
 struct conn_transport;
 struct udp_endpoints;
 struct tls_ctx;
+struct conn_auth;
 struct tls_conn;
 
 /*
@@ -119,6 +120,7 @@ struct conn_env {
     const struct conn_ops *ops;
     struct conn_clock *clock;       /* --timestamps=kernel: the thread's (its sockets ask for
                                        arrival stamps); NULL: no stamps, latency ends at read */
+    const struct conn_auth *auth;   /* --auth: each connection authenticates first; NULL: not */
 };
 
 /*
@@ -161,6 +163,10 @@ struct conn {
     uint64_t backoff_ns;      /* next back-off; doubles up to a bound until an answer comes */
     struct proto_value_hook hook; /* -v: checks values as they stream past (ctx: the conn) */
     bool unstamped_told;          /* --timestamps=kernel: a read without a stamp was told */
+    uint8_t auth_state;           /* --auth: where its exchange is (conn_auth.c); 0 before */
+    uint16_t auth_len;            /* bytes of auth_buf: to write, then read */
+    uint16_t auth_done;           /* of them, written (or read) so far */
+    char *auth_buf;               /* the request, then the answer; made for the exchange */
 };
 
 /* What conn_init needs to know of one socket. */

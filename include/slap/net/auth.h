@@ -1,0 +1,29 @@
+/* --auth: the credentials each connection presents before its first request. */
+#ifndef SLAP_AUTH_H
+#define SLAP_AUTH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "slap/base/common.h"
+
+#define AUTH_FIELD_MAX 256 /* bytes of a user name or a password, with its NUL */
+
+/* How a connection authenticates: SASL PLAIN over the binary protocol (memcached -S), or
+ * memcached's ASCII authentication (-Y: a set whose data is "USER PASSWORD") for ascii and
+ * meta. */
+enum auth_kind { AUTH_NONE, AUTH_SASL_PLAIN, AUTH_ASCII };
+
+struct conn_auth {
+    enum auth_kind kind;
+    char user[AUTH_FIELD_MAX];
+    char password[AUTH_FIELD_MAX];
+};
+
+/* The credentials of --auth SOURCE into a: SOURCE "env" takes SLAP_AUTH_USER and
+ * SLAP_AUTH_PASSWORD, any other is a file whose first line is USER:PASSWORD (memcached -Y's
+ * form; the password may hold ':'). a->kind is left for the caller. On failure, why names
+ * what was wrong (never the password). */
+enum slap_status auth_read(struct conn_auth *a, const char *source, char *why, size_t why_len);
+
+#endif

@@ -1,0 +1,90 @@
+/* --auth's credentials, from a file or the environment (never the command line). */
+#include "slap/net/auth.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "slap/base/quote.h"
+
+/* text (len bytes) into out as a field: not empty, no NUL, no line break, within room. */
+static enum slap_status take_field(char *out, const char *text, size_t len, const char *what,
+                                   const char *where, char *why, size_t why_len)
+{
+    if (len == 0 || len >= AUTH_FIELD_MAX || memchr(text, '\0', len) != NULL ||
+        memchr(text, '\n', len) != NULL || memchr(text, '\r', len) != NULL) {
+        snprintf(why, why_len, "%s: the %s is %s", where, what,
+                 len == 0 ? "empty" : len >= AUTH_FIELD_MAX ? "longer than 255 bytes"
+                                                             : "not one line of text");
+        return SLAP_ERROR;
+    }
+    memcpy(out, text, len);
+    out[len] = '\0';
+    return SLAP_OK;
+}
+
+static enum slap_status from_env(struct conn_auth *a, char *why, size_t why_len)
+{
+    const char *user = getenv("SLAP_AUTH_USER"), *password = getenv("SLAP_AUTH_PASSWORD");
+    if (user == NULL || password == NULL) {
+        snprintf(why, why_len, "--auth env: %s is not set",
+                 user == NULL ? "SLAP_AUTH_USER" : "SLAP_AUTH_PASSWORD");
+        return SLAP_ERROR;
+    }
+    if (take_field(a->user, user, strlen(user), "user name", "SLAP_AUTH_USER", why, why_len) !=
+        SLAP_OK) {
+        return SLAP_ERROR;
+    }
+    return take_field(a->password, password, strlen(password), "password",
+                      "SLAP_AUTH_PASSWORD", why, why_len);
+}
+
+static enum slap_status from_file(struct conn_auth *a, const char *path, char *why,
+                                  size_t why_len)
+{
+    char where[QUOTE_PATH_BUF], line[2 * AUTH_FIELD_MAX + 8];
+    quote_name(where, path);
+    FILE *f = fopen(path, "r");
+    if (f == NULL) {
+        snprintf(why, why_len, "--auth %s: %s", where, strerror(errno));
+        return SLAP_ERROR;
+    }
+    size_t len = fread(line, 1, sizeof(line) - 1, f);
+    fclose(f);
+    line[len] = '\0';
+    size_t end = strcspn(line, "\n");
+    if (end == len && len == sizeof(line) - 1) {
+        snprintf(why, why_len, "--auth %s: the first line is longer than a user name and a "
+                               "password may be", where);
+        return SLAP_ERROR;
+    }
+    if (end > 0 && line[end - 1] == '\r') {
+        end--;
+    }
+    const char *colon = memchr(line, ':', end);
+    if (colon == NULL) {
+        snprintf(why, why_len, "--auth %s: the first line is not USER:PASSWORD", where);
+        return SLAP_ERROR;
+    }
+    char what[QUOTE_PATH_BUF + 16];
+    snprintf(what, sizeof(what), "--auth %s", where);
+    if (take_field(a->user, line, (size_t)(colon - line), "user name", what, why, why_len) !=
+        SLAP_OK) {
+        return SLAP_ERROR;
+    }
+    return take_field(a->password, colon + 1, (size_t)(line + end - colon - 1), "password", what,
+                      why, why_len);
+}
+
+enum slap_status auth_read(struct conn_auth *a, const char *source, char *why, size_t why_len)
+{
+    enum slap_status st = strcmp(source, "env") == 0 ? from_env(a, why, why_len)
+                                                     : from_file(a, source, why, why_len);
+    if (st == SLAP_OK && a->kind == AUTH_ASCII && strchr(a->user, ' ') != NULL) {
+        snprintf(why, why_len, "--auth: memcached's ASCII authentication takes no space in the "
+                               "user name");
+        return SLAP_ERROR;
+    }
+    return st;
+}

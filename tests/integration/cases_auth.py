@@ -1,0 +1,204 @@
+"""--auth (issue 35): each connection authenticates before its first request, SASL PLAIN over
+the binary protocol (memcached -S, a sasldb made by saslpasswd2) or memcached's ASCII
+authentication (-Y); the counters are the server's, a refusal is a clear error, and the
+password is never printed."""
+import json
+import os
+import shutil
+import socket
+import struct
+import subprocess
+import tempfile
+import time
+from harness import check, counters, Memcached, PATHS, run_slap
+
+USER, PASSWORD = "alice", "s3cret:with-colon"
+
+
+def header(op, key=b"", value=b""):
+    return struct.pack(">BBHBBHIIQ", 0x80, op, len(key), 0, 0, 0, len(key) + len(value), 0,
+                       0) + key + value
+
+
+def binary_answers(s, until_empty_key):
+    """The binary answers on s: one, or (STAT) up to the one with an empty key."""
+    data, pos, out = b"", 0, []
+    while True:
+        while len(data) - pos < 24:
+            chunk = s.recv(65536)
+            check(chunk != b"", "the server closed the connection")
+            data += chunk
+        _, op, klen, _, _, status, body, _, _ = struct.unpack(">BBHBBHIIQ", data[pos:pos + 24])
+        while len(data) - pos < 24 + body:
+            data += s.recv(65536)
+        key = data[pos + 24:pos + 24 + klen]
+        out.append((status, key, data[pos + 24 + klen:pos + 24 + body]))
+        pos += 24 + body
+        if not until_empty_key or klen == 0:
+            return out
+
+
+def sasl_stats(mc):
+    """The server's stats over a binary connection that authenticates first (its own
+    auth_cmds counts one)."""
+    with socket.create_connection((mc.host, mc.port), timeout=5) as s:
+        s.sendall(header(0x21, b"PLAIN", b"\0%s\0%s" % (USER.encode(), PASSWORD.encode())))
+        status, _, said = binary_answers(s, False)[0]
+        check(status == 0, "the test's own SASL authentication: %r" % said)
+        s.sendall(header(0x10))
+        return {k.decode(): int(v) for st, k, v in binary_answers(s, True)
+                if k and v.isdigit()}
+
+
+def ascii_stats(mc):
+    """The server's stats over an ASCII connection that authenticates first."""
+    with socket.create_connection((mc.host, mc.port), timeout=5) as s:
+        data = ("%s %s" % (USER, PASSWORD)).encode()
+        s.sendall(b"set auth 0 0 %d\r\n%s\r\nstats\r\n" % (len(data), data))
+        text = b""
+        while not text.endswith(b"END\r\n"):
+            chunk = s.recv(65536)
+            check(chunk != b"", "stats: the server closed the connection: %r" % text)
+            text += chunk
+    check(text.startswith(b"STORED\r\n"), "the test's own ASCII authentication: %r" % text[:80])
+    return {l.split()[1]: int(l.split()[2]) for l in text.decode().splitlines()
+            if l.startswith("STAT ") and l.split()[2].isdigit()}
+
+
+def credentials(tmp, password=PASSWORD):
+    path = os.path.join(tmp, "credentials")
+    with open(path, "w") as f:
+        f.write("%s:%s\n" % (USER, password))
+    os.chmod(path, 0o600)
+    return path
+
+
+def sasl_server(tmp):
+    """memcached -S with a sasldb holding USER (saslpasswd2, Debian's sasl2-bin)."""
+    saslpasswd2 = shutil.which("saslpasswd2") or "/usr/sbin/saslpasswd2"
+    db = os.path.join(tmp, "sasldb2")
+    subprocess.run([saslpasswd2, "-p", "-a", "memcached", "-f", db, "-c", USER],
+                   input=PASSWORD + "\n", text=True, check=True, timeout=30)
+    with open(os.path.join(tmp, "memcached.conf"), "w") as f:
+        f.write("mech_list: plain\nsasldb_path: %s\n" % db)
+    os.environ["SASL_CONF_PATH"] = tmp  # this case's process only: memcached reads it
+    return Memcached(extra=("-S",))
+
+
+def check_run(mc, stats, args, conns, env=None):
+    """slap with args against mc: exit 0, -x 3000 by its count and the server's, conns
+    authentications and no failure by the server's, and the password in none of its output."""
+    before = stats(mc)
+    tmp = tempfile.mkdtemp(prefix="slap-auth-")
+    try:
+        path = os.path.join(tmp, "run.json")
+        proc = subprocess.run([PATHS.slap, "-s", mc.addr, "-x", "3000", "-c", str(conns),
+                               "--json", path] + args, capture_output=True, text=True,
+                              timeout=60, env=env)
+        print(proc.stdout[-600:], proc.stderr)
+        check(proc.returncode == 0, "%s: exit status %d: %s" % (args, proc.returncode,
+                                                                 proc.stderr))
+        after = stats(mc)
+        c = counters(proc.stdout)
+        served = (after["cmd_get"] - before["cmd_get"]) + (after["cmd_set"] - before["cmd_set"])
+        check(c["cmd_get"] + c["cmd_set"] == 3000 and served == 3000,
+              "%s: slap counted %d, the server served %d of -x 3000"
+              % (args, c["cmd_get"] + c["cmd_set"], served))
+        auths = after["auth_cmds"] - before["auth_cmds"] - 1  # less the test's own
+        check(auths == conns and after["auth_errors"] == before["auth_errors"],
+              "%s: the server saw %d authentications (%d failed) of %d connections"
+              % (args, auths, after["auth_errors"] - before["auth_errors"], conns))
+        with open(path) as f:
+            text = f.read()
+        json.loads(text)
+        for where, what in (("stdout", proc.stdout), ("stderr", proc.stderr), ("JSON", text)):
+            check(PASSWORD not in what, "%s: the password is in its %s" % (args, where))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def check_refused(mc, args, said):
+    """A wrong password: exit 1 at once, naming the server and what it said."""
+    start = time.monotonic()
+    rc, out, err = run_slap(["-s", mc.addr, "-x", "100", "-c", "2"] + args, timeout=30)
+    check(rc == 1 and "authentication" in err and said in err and mc.addr in err,
+          "%s with a wrong password: %d %r" % (args, rc, err))
+    check(time.monotonic() - start < 15, "a refusal must not wait out a time-out")
+    check("wrong-password" not in out + err, "the wrong password printed")
+
+
+def case_auth_sasl_binary():
+    """SASL PLAIN over the binary protocol against memcached -S: every connection
+    authenticates once (auth_cmds), the requests are the server's count, the password is in
+    no output; a wrong password is refused by the server and said (exit 1)."""
+    tmp = tempfile.mkdtemp(prefix="slap-sasl-")
+    mc = None
+    try:
+        mc = sasl_server(tmp)
+        check_run(mc, sasl_stats, ["-B", "--auth", credentials(tmp)], 4)
+        check_run(mc, sasl_stats, ["--protocol=binary", "--auth", credentials(tmp), "-T", "2"], 6)
+        before = sasl_stats(mc)
+        check_refused(mc, ["-B", "--auth", credentials(tmp, "wrong-password")],
+                      '"Auth failure."')
+        after = sasl_stats(mc)
+        check(after["auth_errors"] - before["auth_errors"] >= 1,
+              "the server saw no failed authentication")
+    finally:
+        if mc is not None:
+            mc.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def case_auth_ascii():
+    """memcached's ASCII authentication (-Y) for the ascii and meta protocols, the credentials
+    from a file and from the environment: counters the server's, one authentication per
+    connection, a wrong password refused and said (exit 1)."""
+    tmp = tempfile.mkdtemp(prefix="slap-auth-")
+    mc = None
+    try:
+        mc = Memcached(extra=("-Y", credentials(tmp)))
+        check_run(mc, ascii_stats, ["--auth", credentials(tmp)], 4)
+        env = dict(os.environ, SLAP_AUTH_USER=USER, SLAP_AUTH_PASSWORD=PASSWORD)
+        check_run(mc, ascii_stats, ["--protocol=meta", "--auth", "env"], 3, env=env)
+        check_refused(mc, ["--auth", credentials(tmp, "wrong-password")],
+                      '"CLIENT_ERROR authentication failure"')
+        rc, _, err = run_slap(["-s", mc.addr, "-x", "100", "-c", "2"], timeout=30)
+        check(rc != 0 and ("unauthenticated" in err or "authentication" in err),
+              "no --auth to a -Y server: %d %r"
+              % (rc, err))
+    finally:
+        if mc is not None:
+            mc.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def case_auth_bad_options():
+    """--auth refuses what it cannot use, naming it (exit 2), and never echoes a password."""
+    tmp = tempfile.mkdtemp(prefix="slap-auth-")
+    try:
+        def refused(args, said, env=None, content=None):
+            if content is not None:
+                with open(os.path.join(tmp, "c"), "w") as f:
+                    f.write(content)
+            r = subprocess.run([PATHS.slap, "-x", "1"] + args, capture_output=True, text=True,
+                               timeout=30, env=env)
+            check(r.returncode == 2 and said in r.stderr and "pw-secret" not in r.stderr,
+                  "%s: %d %r" % (args, r.returncode, r.stderr))
+        path = os.path.join(tmp, "c")
+        refused(["--auth", os.path.join(tmp, "missing")], "No such file")
+        refused(["--auth", path], "is not USER:PASSWORD", content="alice pw-secret\n")
+        refused(["--auth", path], "the user name is empty", content=":pw-secret\n")
+        refused(["--auth", path], "the password is empty", content="alice:\n")
+        refused(["--auth", path], "longer than", content="alice:" + "x" * 600 + "\n")
+        refused(["--auth", path], "no space in the user name", content="al ice:pw-secret\n")
+        env = {k: v for k, v in os.environ.items() if not k.startswith("SLAP_AUTH_")}
+        refused(["--auth", "env"], "SLAP_AUTH_USER is not set", env=env)
+        refused(["--auth", "env"], "SLAP_AUTH_PASSWORD is not set",
+                env=dict(env, SLAP_AUTH_USER="alice"))
+        with open(path, "w") as f:
+            f.write("alice:pw-secret\n")
+        refused(["--auth", path, "-U"], "no UDP")
+        refused(["--auth", path, "-a"], "no UDP")
+        refused(["--auth", path, "--flush"], "--flush")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
