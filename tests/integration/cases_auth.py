@@ -10,7 +10,7 @@ import struct
 import subprocess
 import tempfile
 import time
-from harness import check, counters, Memcached, PATHS, run_slap
+from harness import check, counters, make_certs, Memcached, PATHS, run_slap
 
 USER, PASSWORD = "alice", "s3cret:with-colon"
 
@@ -51,8 +51,9 @@ def sasl_stats(mc):
 
 
 def ascii_stats(mc):
-    """The server's stats over an ASCII connection that authenticates first."""
-    with socket.create_connection((mc.host, mc.port), timeout=5) as s:
+    """The server's stats over an ASCII connection that authenticates first (to the plain
+    listener of a TLS server)."""
+    with socket.create_connection((mc.host, mc.stats_port), timeout=5) as s:
         data = ("%s %s" % (USER, PASSWORD)).encode()
         s.sendall(b"set auth 0 0 %d\r\n%s\r\nstats\r\n" % (len(data), data))
         text = b""
@@ -151,8 +152,8 @@ def case_auth_sasl_binary():
 
 def case_auth_ascii():
     """memcached's ASCII authentication (-Y) for the ascii and meta protocols, the credentials
-    from a file and from the environment: counters the server's, one authentication per
-    connection, a wrong password refused and said (exit 1)."""
+    from a file and from the environment, and over TLS: counters the server's, one
+    authentication per connection, a wrong password refused and said (exit 1)."""
     tmp = tempfile.mkdtemp(prefix="slap-auth-")
     mc = None
     try:
@@ -166,6 +167,10 @@ def case_auth_ascii():
         check(rc != 0 and ("unauthenticated" in err or "authentication" in err),
               "no --auth to a -Y server: %d %r"
               % (rc, err))
+        mc.stop()
+        ca, crt, key = make_certs(tmp)
+        mc = Memcached(tls=(crt, key), extra=("-Y", credentials(tmp)))
+        check_run(mc, ascii_stats, ["--tls", "--tls_ca", ca, "--auth", credentials(tmp)], 2)
     finally:
         if mc is not None:
             mc.stop()
