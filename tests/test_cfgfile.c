@@ -6,6 +6,7 @@
 
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -721,6 +722,157 @@ static void test_load_size_limit(void **state)
     free(text);
 }
 
+/* ---- laws by name: draws against the law's own distribution ---------------------------- */
+
+#define LAW_DRAWS 200000
+
+/* What a test's law is: one law on [min, max], or ETC's values (a table of sizes, then a
+ * generalized Pareto law from 15 bytes). */
+struct law_truth {
+    enum size_law law;
+    double p[3];
+    uint32_t min, max;
+    bool etc_values;
+};
+
+/* P(size <= k) of a law floored to whole bytes and clamped to [min, max]. */
+static double law_at(enum size_law law, const double p[3], uint32_t min, uint32_t max,
+                     uint32_t k)
+{
+    return k < min ? 0 : k >= max ? 1 : size_law_cdf(law, p, (double)k + 1);
+}
+
+static double truth_at(const struct law_truth *t, uint32_t k)
+{
+    if (!t->etc_values) {
+        return law_at(t->law, t->p, t->min, t->max, k);
+    }
+    /* Atikoglu et al. (SIGMETRICS 2012) through mutilate's fb_value: sizes 0 to 14 by these
+     * shares (0 sent as 1), the rest generalized Pareto (15, 214.476, 0.348238) */
+    static const double head[15] = {0.00536, 0.00047, 0.17820, 0.09239, 0.00018,
+                                    0.02740, 0.00065, 0.00606, 0.00023, 0.00837,
+                                    0.00837, 0.08989, 0.00092, 0.00326, 0.01980};
+    static const double tail_p[3] = {15, 214.476, 0.348238};
+    double below = 0, tail = 1;
+    for (uint32_t size = 0; size < 15; size++) {
+        below += (size < 1 ? 1 : size) <= k ? head[size] : 0;
+        tail -= head[size];
+    }
+    return below + tail * law_at(SIZE_LAW_GPARETO, tail_p, 15, t->max, k);
+}
+
+/* Kolmogorov-Smirnov's distance between LAW_DRAWS draws of text's law (parsed within
+ * [lo, hi]) and the truth, over every whole size. */
+static double law_distance(const char *text, uint32_t lo, uint32_t hi,
+                           const struct law_truth *t)
+{
+    struct size_dist d;
+    char err[ERR_LEN];
+    if (size_dist_parse(text, lo, hi, &d, err, sizeof(err)) != SLAP_OK) {
+        fail_msg("%s: %s", text, err);
+    }
+    uint32_t *hits = calloc((size_t)hi + 1, sizeof(*hits));
+    assert_non_null(hits);
+    uint64_t rng = SAMPLE_SEED;
+    for (int s = 0; s < LAW_DRAWS; s++) {
+        uint32_t size = size_dist_sample(&d, splitmix64(&rng));
+        assert_in_range(size, lo, hi);
+        hits[size]++;
+    }
+    double seen = 0, worst = 0;
+    for (uint32_t k = 0; k <= hi; k++) {
+        seen += hits[k];
+        double gap = fabs(seen / LAW_DRAWS - truth_at(t, k));
+        worst = gap > worst ? gap : worst;
+    }
+    free(hits);
+    return worst;
+}
+
+/* Each law, and ETC's presets, against its distribution: the largest gap under 1.95 / sqrt(n),
+ * Kolmogorov-Smirnov's critical value at 0.1% (for a law of whole sizes the test is stricter
+ * than its level); and the laws' quantile and distribution functions inverse of each other. */
+static void test_laws_draw_their_distributions(void **state)
+{
+    (void)state;
+    const uint32_t vmax = 1024 * 1024;
+    const struct {
+        const char *text;
+        uint32_t lo, hi;
+        struct law_truth truth;
+    } cases[] = {
+        {"normal:100,20", 1, vmax, {SIZE_LAW_NORMAL, {100, 20, 0}, 1, vmax, false}},
+        {"normal:20,10", 16, 250, {SIZE_LAW_NORMAL, {20, 10, 0}, 16, 250, false}},
+        {"exponential:200", 1, vmax, {SIZE_LAW_EXPONENTIAL, {200, 0, 0}, 1, vmax, false}},
+        {"gev:30.7984,8.20449,0.078688", 16, 250,
+         {SIZE_LAW_GEV, {30.7984, 8.20449, 0.078688}, 16, 250, false}},
+        {"gev:100,10,-0.2", 1, vmax, {SIZE_LAW_GEV, {100, 10, -0.2}, 1, vmax, false}},
+        {"gev:100,10,0", 1, vmax, {SIZE_LAW_GEV, {100, 10, 0}, 1, vmax, false}},
+        {"gpareto:15,214.476,0.348238", 1, vmax,
+         {SIZE_LAW_GPARETO, {15, 214.476, 0.348238}, 1, vmax, false}},
+        {"gpareto:50,30,0", 1, vmax, {SIZE_LAW_GPARETO, {50, 30, 0}, 1, vmax, false}},
+        {"gpareto:50,30,-0.25", 1, vmax, {SIZE_LAW_GPARETO, {50, 30, -0.25}, 1, vmax, false}},
+        {"etc", 16, 250, {SIZE_LAW_GEV, {30.7984, 8.20449, 0.078688}, 16, 250, false}},
+        {"etc", 1, vmax, {SIZE_LAW_UNIFORM, {0, 0, 0}, 1, vmax, true}},
+    };
+    double bound = 1.95 / sqrt(LAW_DRAWS);
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(cases); i++) {
+        double gap = law_distance(cases[i].text, cases[i].lo, cases[i].hi, &cases[i].truth);
+        if (!(gap < bound)) {
+            fail_msg("%s in %u..%u: draws %.4f from the law's distribution (bound %.4f)",
+                     cases[i].text, cases[i].lo, cases[i].hi, gap, bound);
+        }
+        const struct law_truth *t = &cases[i].truth;
+        for (double q = 0.01; t->law != SIZE_LAW_UNIFORM && q < 1; q += 0.01) {
+            double back = size_law_cdf(t->law, t->p, size_law_quantile(t->law, t->p, q));
+            if (fabs(back - q) > 1e-9) {
+                fail_msg("%s: the distribution at the %.2f-quantile is %.12f", cases[i].text, q,
+                         back);
+            }
+        }
+    }
+}
+
+/* A law's text refused naming what is wrong; a good one said back as given. */
+static void test_laws_parse(void **state)
+{
+    (void)state;
+    const struct {
+        const char *text;
+        const char *said;
+    } bad[] = {
+        {"normal:1", "normal takes 2 numbers"},
+        {"normal:1,2,3", "normal takes 2 numbers"},
+        {"normal:1;2", "normal takes 2 numbers"},
+        {"normal:1:2", "normal takes 2 numbers"},
+        {"normal:100,0", "the standard deviation must be above 0"},
+        {"exponential:-5", "the mean must be above 0"},
+        {"gev:1,0,0.1", "the scale must be above 0"},
+        {"gpareto:1,2,nan", "gpareto takes 3 numbers"},
+        {"uniform:10,5", "the least first"},
+        {"uniform:1.5,5", "whole bytes"},
+        {"fixed:2000", "whole bytes in 16..250"},
+        {"lognormal:1,2", "is no law of sizes"},
+        {"Etc", "is no law of sizes"},
+    };
+    char err[ERR_LEN];
+    struct size_dist d;
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(bad); i++) {
+        err[0] = '\0';
+        if (size_dist_parse(bad[i].text, 16, 250, &d, err, sizeof(err)) != SLAP_ERROR ||
+            strstr(err, bad[i].said) == NULL) {
+            fail_msg("%s: '%s', not '%s'", bad[i].text, err, bad[i].said);
+        }
+    }
+    assert_int_equal(size_dist_parse("gev:30,8,0.1", 16, 250, &d, err, sizeof(err)), SLAP_OK);
+    assert_string_equal(d.name, "gev:30,8,0.1");
+    assert_int_equal(size_dist_max(&d), 250);
+    assert_int_equal(size_dist_parse("fixed:64", 16, 250, &d, err, sizeof(err)), SLAP_OK);
+    assert_int_equal(size_dist_sample(&d, 12345), 64);
+    assert_int_equal(size_dist_parse("16-32", 16, 250, &d, err, sizeof(err)), SLAP_OK);
+    assert_string_equal(d.name, "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -743,6 +895,8 @@ int main(void)
         cmocka_unit_test(test_sample_uniform),
         cmocka_unit_test(test_sample_fixed),
         cmocka_unit_test(test_mean_and_max),
+        cmocka_unit_test(test_laws_draw_their_distributions),
+        cmocka_unit_test(test_laws_parse),
         cmocka_unit_test(test_load),
         cmocka_unit_test(test_load_size_too_large),
         cmocka_unit_test(test_load_size_limit),

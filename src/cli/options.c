@@ -121,12 +121,14 @@ static const struct option_row option_rows[] = {
     [ROW_VERBOSE] = {'b', "verbose", NULL, "Print details of verification failures (the first 10).",
                      FLAG(verbose)},
     [ROW_KEY_SIZE] = {0, "key_size", "SIZES",
-                      "Key sizes: N, MIN-MAX, or a weighted list such as 16-32:0.5,64-128:0.5 "
-                      "(16 to 250). Default 64.",
+                      "Key sizes: N, MIN-MAX, a weighted list such as 16-32:0.5,64-128:0.5, a "
+                      "law (normal:MEAN,SD, exponential:MEAN, gev:LOC,SCALE,SHAPE, "
+                      "gpareto:LOC,SCALE,SHAPE, uniform:MIN,MAX, fixed:N) or etc (Facebook's "
+                      "ETC pool), 16 to 250. Default 64.",
                       SPECIAL(options_apply_key_size, options_show_key_size), WORKLOAD},
     [ROW_VALUE_SIZE] = {0, "value_size", "SIZES",
                         "Value sizes, same forms (1 to 1m, k=1024), e.g. the Olio mix "
-                        "4-100:0.3,1024-2048:0.5,5120-20480:0.2. Default 1024.",
+                        "4-100:0.3,1024-2048:0.5,5120-20480:0.2, or etc. Default 1024.",
                         SPECIAL(options_apply_value_size, options_show_value_size), WORKLOAD},
     [ROW_RATIO] = {0, "ratio", "SET:GET", "The set/get mix, e.g. 1:9 (the default) or 0:1.",
                    SPECIAL(options_apply_ratio, options_show_ratio), WORKLOAD},

@@ -438,6 +438,10 @@ static enum option_value sizes_value(const struct size_dist *d, uint32_t fixed, 
         snprintf(buf, len, "%" PRIu32, fixed);
         return OPTION_VALUE_TEXT;
     }
+    if (d->name[0] != '\0') { /* a law or a preset, as it was given */
+        snprintf(buf, len, "%s", d->name);
+        return OPTION_VALUE_TEXT;
+    }
     buf[0] = '\0';
     for (uint32_t i = 0; i < d->n && used < len; i++) {
         const struct size_range *r = &d->r[i];

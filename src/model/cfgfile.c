@@ -167,13 +167,29 @@ uint32_t size_dist_max(const struct size_dist *d)
     return max;
 }
 
+/* A law's size at quantile q: floored to whole bytes, clamped to the range. */
+static uint32_t law_size(const struct size_range *r, double q)
+{
+    double x = floor(size_law_quantile(r->law, r->p, q));
+    return !(x > (double)r->min) ? r->min : x >= (double)r->max ? r->max : (uint32_t)x;
+}
+
+#define MEAN_STRATA 4096 /* quantiles a law's mean is taken over */
+
 double size_dist_mean(const struct size_dist *d)
 {
     double mean = 0.0, below = 0.0;
     for (uint32_t i = 0; i < d->n; i++) {
-        double share = d->r[i].cumul - below;
-        mean += share * ((double)d->r[i].min + (double)d->r[i].max) / 2.0;
-        below = d->r[i].cumul;
+        const struct size_range *r = &d->r[i];
+        double share = r->cumul - below, in = ((double)r->min + (double)r->max) / 2.0;
+        if (r->law != SIZE_LAW_UNIFORM) {
+            in = 0;
+            for (int k = 0; k < MEAN_STRATA; k++) {
+                in += law_size(r, (k + 0.5) / MEAN_STRATA) / (double)MEAN_STRATA;
+            }
+        }
+        mean += share * in;
+        below = r->cumul;
     }
     return mean;
 }
@@ -205,6 +221,9 @@ uint32_t size_dist_sample(const struct size_dist *d, uint64_t u)
     uint64_t end = i + 1 == d->n ? 1ull << PICK_BITS : pick_bound(r->cumul);
     u128 count = (u128)(end - first) << PLACE_BITS;
     u128 place = ((u128)(pick - first) << PLACE_BITS) | (u & ((1u << PLACE_BITS) - 1));
+    if (r->law != SIZE_LAW_UNIFORM) { /* the law's quantile at the middle of u's place */
+        return law_size(r, ((double)place + 0.5) / (double)count);
+    }
     uint64_t width = (uint64_t)r->max - r->min + 1;
     return r->min + (uint32_t)(place * width / count);
 }
@@ -291,9 +310,129 @@ static enum slap_status parse_dist_part(const char *s, size_t len, size_t parts,
     return SLAP_OK;
 }
 
+/* ---- laws by name ---- */
+
+/* Facebook's ETC pool (Atikoglu et al., "Workload Analysis of a Large-Scale Key-Value Store",
+ * SIGMETRICS 2012), as mutilate's fb_key and fb_value give it: key sizes a generalized extreme
+ * value law; values of 0 to 14 bytes by a table (0 is sent as 1: slap's least value), the rest
+ * a generalized Pareto law from 15 bytes. */
+static const double etc_key[3] = {30.7984, 8.20449, 0.078688};
+static const double etc_value_tail[3] = {15, 214.476, 0.348238};
+static const double etc_value_head[15] = {0.00536, 0.00047, 0.17820, 0.09239, 0.00018,
+                                          0.02740, 0.00065, 0.00606, 0.00023, 0.00837,
+                                          0.00837, 0.08989, 0.00092, 0.00326, 0.01980};
+
+static void preset_etc(uint32_t lo, uint32_t hi, struct size_dist *d)
+{
+    if (lo == KEY_SIZE_MIN) {
+        d->n = 1;
+        d->r[0] = (struct size_range){.min = lo, .max = hi, .prop = 1, .law = SIZE_LAW_GEV};
+        memcpy(d->r[0].p, etc_key, sizeof(etc_key));
+        return;
+    }
+    double tail = 1.0;
+    for (uint32_t size = 0; size < SLAP_ARRAY_SIZE(etc_value_head); size++) {
+        uint32_t at = size < lo ? lo : size;
+        tail -= etc_value_head[size];
+        if (d->n > 0 && d->r[d->n - 1].min == at) {
+            d->r[d->n - 1].prop += etc_value_head[size];
+            continue;
+        }
+        d->r[d->n++] = (struct size_range){.min = at, .max = at, .prop = etc_value_head[size]};
+    }
+    d->r[d->n] = (struct size_range){.min = 15, .max = hi, .prop = tail, .law = SIZE_LAW_GPARETO};
+    memcpy(d->r[d->n].p, etc_value_tail, sizeof(etc_value_tail));
+    d->n++;
+}
+
+static const struct {
+    const char *name;
+    enum size_law law;
+    unsigned params;
+} size_laws[] = {
+    {"normal", SIZE_LAW_NORMAL, 2},   {"exponential", SIZE_LAW_EXPONENTIAL, 1},
+    {"gev", SIZE_LAW_GEV, 3},         {"gpareto", SIZE_LAW_GPARETO, 3},
+    {"uniform", SIZE_LAW_UNIFORM, 2}, {"fixed", SIZE_LAW_UNIFORM, 1},
+};
+
+/* "NAME:P1,P2,...": a law of sizes by name, its draws clamped to [lo, hi]; or a preset. */
+static enum slap_status parse_law(const char *text, uint32_t lo, uint32_t hi, struct size_dist *d,
+                                  char *err, size_t err_len)
+{
+    char shown[QUOTE_BUF];
+    size_t len = strlen(text);
+    if (len >= SIZE_DIST_NAME) {
+        snprintf(err, err_len, "'%s': longer than %d bytes", quote(text, len, shown),
+                 SIZE_DIST_NAME - 1);
+        return SLAP_ERROR;
+    }
+    memcpy(d->name, text, len + 1);
+    if (strcmp(text, "etc") == 0) {
+        preset_etc(lo, hi, d);
+        return dist_normalise(d);
+    }
+    size_t name_len = strcspn(text, ":");
+    for (size_t k = 0; k < SLAP_ARRAY_SIZE(size_laws); k++) {
+        if (strlen(size_laws[k].name) != name_len ||
+            strncmp(size_laws[k].name, text, name_len) != 0) {
+            continue;
+        }
+        double p[3] = {0, 0, 0};
+        unsigned n = 0;
+        const char *at = text + name_len;
+        while ((n == 0 && *at == ':') || (n > 0 && *at == ',')) {
+            const char *start = at + 1;
+            size_t plen = strcspn(start, ",");
+            if (n == 3 || !parse_number(start, plen, &p[n])) {
+                break;
+            }
+            n++;
+            at = start + plen;
+        }
+        if (*at != '\0' || n != size_laws[k].params) {
+            snprintf(err, err_len, "'%s': %s takes %u number%s after the colon, with commas "
+                                   "between", quote(text, len, shown), size_laws[k].name,
+                     size_laws[k].params, size_laws[k].params > 1 ? "s" : "");
+            return SLAP_ERROR;
+        }
+        struct size_range *r = &d->r[0];
+        *r = (struct size_range){.min = lo, .max = hi, .prop = 1, .law = size_laws[k].law};
+        memcpy(r->p, p, sizeof(p));
+        d->n = 1;
+        if (size_laws[k].law == SIZE_LAW_UNIFORM) { /* uniform:MIN,MAX and fixed:SIZE */
+            double min = p[0], max = n > 1 ? p[1] : p[0];
+            if (min != floor(min) || max != floor(max) || min < lo || max > hi || min > max) {
+                snprintf(err, err_len, "'%s': sizes must be whole bytes in %u..%u, the least "
+                                       "first", quote(text, len, shown), lo, hi);
+                return SLAP_ERROR;
+            }
+            r->min = (uint32_t)min;
+            r->max = (uint32_t)max;
+        } else if (!(p[size_laws[k].law == SIZE_LAW_EXPONENTIAL ? 0 : 1] > 0)) {
+            snprintf(err, err_len, "'%s': the %s must be above 0", quote(text, len, shown),
+                     size_laws[k].law == SIZE_LAW_NORMAL ? "standard deviation"
+                     : size_laws[k].law == SIZE_LAW_EXPONENTIAL ? "mean" : "scale");
+            return SLAP_ERROR;
+        }
+        return dist_normalise(d);
+    }
+    snprintf(err, err_len, "'%s' is no law of sizes: normal, exponential, gev, gpareto, "
+                           "uniform, fixed, or the preset etc", quote(text, len, shown));
+    return SLAP_ERROR;
+}
+
 enum slap_status size_dist_parse(const char *text, uint32_t lo, uint32_t hi, struct size_dist *d,
                                  char *err, size_t err_len)
 {
+    if ((text[0] >= 'a' && text[0] <= 'z') || (text[0] >= 'A' && text[0] <= 'Z')) {
+        struct size_dist named;
+        memset(&named, 0, sizeof(named));
+        if (parse_law(text, lo, hi, &named, err, err_len) != SLAP_OK) {
+            return SLAP_ERROR;
+        }
+        *d = named;
+        return SLAP_OK;
+    }
     struct size_dist parsed;
     size_t parts = 1;
     memset(&parsed, 0, sizeof(parsed));

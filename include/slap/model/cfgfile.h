@@ -7,28 +7,38 @@
 #include <stdint.h>
 
 #include "slap/model/ops.h"
+#include "slap/model/sizelaw.h"
 
 #include "slap/base/common.h"
 
 #define SIZE_DIST_MAX 64 /* ranges in one distribution */
 
-/* One range of sizes, drawn uniformly from [min, max] inclusive, with its share. */
+/* One range of sizes, drawn uniformly from [min, max] inclusive (or by its law, floored and
+ * clamped to [min, max]), with its share. */
 struct size_range {
     uint32_t min;
     uint32_t max;
     double prop;  /* share as given */
     double cumul; /* cumulative share, normalised: the last range ends at 1 */
+    enum size_law law; /* SIZE_LAW_UNIFORM: memaslap's ranges */
+    double p[3];       /* the law's parameters (sizelaw.h) */
 };
+
+#define SIZE_DIST_NAME 96 /* a law's or preset's text, as given, with its NUL */
 
 /* A weighted list of size ranges. */
 struct size_dist {
     uint32_t n;
     struct size_range r[SIZE_DIST_MAX];
+    char name[SIZE_DIST_NAME]; /* a law or preset ("gev:30,8,0.1", "etc") as given; "": ranges */
 };
 
 /*
  * Parse "SIZE", "MIN-MAX" or a weighted list "MIN-MAX:SHARE,MIN-MAX:SHARE,..."
- * (a bare SIZE or MIN-MAX inside the list is allowed too: "64:0.5,128:0.5").
+ * (a bare SIZE or MIN-MAX inside the list is allowed too: "64:0.5,128:0.5"); or a law by name,
+ * "normal:MEAN,SD", "exponential:MEAN", "gev:LOC,SCALE,SHAPE", "gpareto:LOC,SCALE,SHAPE",
+ * "uniform:MIN,MAX", "fixed:SIZE", each draw floored and clamped to [lo, hi]; or the preset
+ * "etc" (Facebook's ETC pool: its key sizes when lo is a key's least size, else its values').
  * Sizes are whole bytes, optionally with k (1024) or m (units.h); every size must lie in
  * [lo, hi]; shares must be > 0 and are normalised by their sum. On error:
  * SLAP_ERROR and one line in err naming the bad part.

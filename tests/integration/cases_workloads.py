@@ -1,0 +1,109 @@
+"""Published workloads (issue 35): sizes drawn from named laws and Facebook's ETC preset,
+checked against what the server holds."""
+import math
+import socket
+import time
+from harness import check, counters, Memcached, run_slap
+
+# Facebook's ETC pool (Atikoglu et al., SIGMETRICS 2012, as mutilate's fb_key and fb_value
+# give it): the truth the server's items are held to
+ETC_KEY = (30.7984, 8.20449, 0.078688)
+ETC_VALUE_HEAD = (0.00536, 0.00047, 0.17820, 0.09239, 0.00018, 0.02740, 0.00065, 0.00606,
+                  0.00023, 0.00837, 0.00837, 0.08989, 0.00092, 0.00326, 0.01980)
+ETC_VALUE_TAIL = (15, 214.476, 0.348238)
+
+
+def gev_cdf(x, loc, scale, shape):
+    t = 1 + shape * (x - loc) / scale
+    if t <= 0:
+        return 0.0 if shape > 0 else 1.0
+    return math.exp(-t ** (-1 / shape))
+
+
+def gpareto_cdf(x, loc, scale, shape):
+    z = (x - loc) / scale
+    if z <= 0:
+        return 0.0
+    t = 1 + shape * z
+    return 1.0 if t <= 0 else 1 - t ** (-1 / shape)
+
+
+def clamped(cdf, lo, hi):
+    """P(size <= k) of a law floored to whole bytes and clamped to [lo, hi]."""
+    return lambda k: 0.0 if k < lo else 1.0 if k >= hi else cdf(k + 1)
+
+
+def etc_key_truth(k):
+    return clamped(lambda x: gev_cdf(x, *ETC_KEY), 16, 250)(k)
+
+
+def etc_value_truth(k):
+    tail = 1 - sum(ETC_VALUE_HEAD)
+    head = sum(p for size, p in enumerate(ETC_VALUE_HEAD) if max(size, 1) <= k)
+    return head + tail * clamped(lambda x: gpareto_cdf(x, *ETC_VALUE_TAIL), 15, 1 << 20)(k)
+
+
+def ks_distance(sizes, truth):
+    """Kolmogorov-Smirnov's distance between the sizes seen and a law of whole sizes."""
+    counts = {}
+    for s in sizes:
+        counts[s] = counts.get(s, 0) + 1
+    seen, worst = 0, 0.0
+    for k in sorted(counts):
+        before = truth(k - 1)
+        worst = max(worst, abs(seen / len(sizes) - before))
+        seen += counts[k]
+        worst = max(worst, abs(seen / len(sizes) - truth(k)))
+    return worst
+
+
+def metadump(mc):
+    """Every item the server holds: (key, total size) from lru_crawler metadump."""
+    with socket.create_connection((mc.host, mc.port), timeout=30) as s:
+        s.sendall(b"lru_crawler metadump all\r\n")
+        data = b""
+        deadline = time.monotonic() + 30
+        while not data.endswith(b"END\r\n"):
+            chunk = s.recv(1 << 20)
+            check(chunk != b"" and time.monotonic() < deadline, "metadump: %r" % data[-200:])
+            data += chunk
+    items = []
+    for line in data.decode().splitlines():
+        fields = dict(f.split("=", 1) for f in line.split() if "=" in f)
+        if "key" in fields:
+            items.append((fields["key"], int(fields["size"])))
+    return items
+
+
+def case_etc_sizes_as_the_server_holds_them():
+    """--key_size=etc --value_size=etc, sets only: the server holds every key set (its counters
+    are slap's), and the sizes of its items, read back by lru_crawler metadump (a known item
+    gives the bytes each item adds), follow ETC's laws: Kolmogorov-Smirnov's distance under
+    1.95 / sqrt(n) (0.1%) for the key sizes and the value sizes."""
+    mc = Memcached(extra=("-m", "512"))
+    try:
+        with socket.create_connection((mc.host, mc.port), timeout=5) as s:
+            s.sendall(b"set calibration-key 0 0 100\r\n" + b"v" * 100 + b"\r\n")
+            check(s.recv(100) == b"STORED\r\n", "the calibration item")
+        items = dict(metadump(mc))
+        overhead = items["calibration-key"] - len("calibration-key") - 100
+        rc, out, err = run_slap(["-s", mc.addr, "--key_size=etc", "--value_size=etc",
+                                 "--ratio=1:0", "-x", "20000", "-c", "4", "-w", "100k"],
+                                timeout=120)
+        check(rc == 0, "exit status %d: %s" % (rc, err))
+        check("key size: etc" in out and "value size: etc" in out,
+              "the header names the preset: %s" % out[:600])
+        check(counters(out)["cmd_set"] == 20000, "20000 sets")
+        items = [(k, size) for k, size in metadump(mc) if k != "calibration-key"]
+        check(len(items) == 20000, "the server holds %d items of 20000 sets" % len(items))
+        keys = [len(k) for k, _ in items]
+        values = [size - overhead - len(k) for k, size in items]
+        bound = 1.95 / math.sqrt(len(items))
+        dk, dv = ks_distance(keys, etc_key_truth), ks_distance(values, etc_value_truth)
+        print("n %d: key sizes %.4f, value sizes %.4f from ETC's laws (bound %.4f); mean key "
+              "%.1f, mean value %.1f" % (len(items), dk, dv, bound, sum(keys) / len(keys),
+                                         sum(values) / len(values)))
+        check(dk < bound, "key sizes %.4f from ETC's (bound %.4f)" % (dk, bound))
+        check(dv < bound, "value sizes %.4f from ETC's (bound %.4f)" % (dv, bound))
+    finally:
+        mc.stop()
