@@ -18,7 +18,7 @@ _slap_choices() {
     --distribution) echo "modula ketama ketama-libmemcached" ;;
     --trace_spread) echo "client round-robin" ;;
     --hash) echo "default md5 crc fnv1_64 fnv1a_64 fnv1_32 fnv1a_32 hsieh murmur jenkins murmur3" ;;
-    --arrival) echo "uniform poisson" ;;
+    --arrival) echo "uniform poisson exponential etc" ;;
     --latency) echo "both corrected uncorrected" ;;
     --timestamps) echo "read kernel" ;;
     --key_dist) echo "uniform zipf gaussian" ;;

@@ -287,7 +287,7 @@ static void test_unsent_on_a_free_socket_is_client_lag(void **state)
     const struct slap_counters *k = &f->env.cur.counters;
     uint64_t now = slap_now_ns();
     uint64_t start = now - 10 * SLAP_NS_PER_MS;
-    schedule_init(&f->lane.sched, ARRIVAL_UNIFORM, RATE, 1, 0, start, 7);
+    schedule_init(&f->lane.sched, ARRIVAL_UNIFORM, 0, RATE, 1, 0, start, 7);
 
     lane_count_unsent(&f->lane, start, now);
     assert_in_range(k->unsent, 9, 11);
@@ -307,7 +307,7 @@ static void test_unsent_behind_an_unanswered_request_is_not_client_lag(void **st
     const struct slap_counters *k = &f->env.cur.counters;
     char key[128];
     uint64_t start = slap_now_ns();
-    schedule_init(&f->lane.sched, ARRIVAL_UNIFORM, SLOW_RATE, 1, 0, start, 7);
+    schedule_init(&f->lane.sched, ARRIVAL_UNIFORM, 0, SLOW_RATE, 1, 0, start, 7);
 
     lane_pump(&f->lane); /* the first, due at start, goes; the lane is then full */
     peer_read_get(f, key, sizeof(key));
@@ -331,7 +331,7 @@ static void test_unsent_behind_a_late_send_is_client_lag(void **state)
     const struct slap_counters *k = &f->env.cur.counters;
     char key[128];
     uint64_t start = slap_now_ns() - 60 * SLAP_NS_PER_MS; /* a dozen due already */
-    schedule_init(&f->lane.sched, ARRIVAL_UNIFORM, SLOW_RATE, 1, 0, start, 7);
+    schedule_init(&f->lane.sched, ARRIVAL_UNIFORM, 0, SLOW_RATE, 1, 0, start, 7);
 
     lane_pump(&f->lane); /* the first due goes now, 60 ms late */
     peer_read_get(f, key, sizeof(key));
@@ -351,7 +351,7 @@ static void test_unsent_behind_a_send_just_before_the_end_is_client_lag(void **s
     const struct slap_counters *k = &f->env.cur.counters;
     char key[128];
     uint64_t start = slap_now_ns() - 60 * SLAP_NS_PER_MS;
-    schedule_init(&f->lane.sched, ARRIVAL_UNIFORM, SLOW_RATE, 1, 0, start, 7);
+    schedule_init(&f->lane.sched, ARRIVAL_UNIFORM, 0, SLOW_RATE, 1, 0, start, 7);
 
     lane_pump(&f->lane);
     peer_read_get(f, key, sizeof(key));
@@ -371,7 +371,7 @@ static void chain_behind_a_slow_server(struct fixture *f, uint64_t start, int an
 {
     const struct slap_counters *k = &f->env.cur.counters;
     char key[128];
-    schedule_init(&f->lane.sched, ARRIVAL_UNIFORM, RATE, 1, 0, start, 7);
+    schedule_init(&f->lane.sched, ARRIVAL_UNIFORM, 0, RATE, 1, 0, start, 7);
     lane_pump(&f->lane);
     for (int i = 0; i < answers; i++) {
         peer_read_get(f, key, sizeof(key));

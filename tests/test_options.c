@@ -232,7 +232,12 @@ static const struct bad_line bad_lines[] = {
     {{"--key-dist=pareto"}, "--key_dist"},
     {{"--tps=0"}, "slap: --tps: must be at least 1"},
     {{"-P", "1x"}, "--tps: '1x' has an unknown unit"},
-    {{"-P", "1k", "--arrival=zipf"}, "--arrival: 'zipf' is not one of uniform, poisson"},
+    {{"-P", "1k", "--arrival=zipf"}, "--arrival: 'zipf' is no law of arrivals: uniform, poisson"},
+    {{"-P", "1k", "--arrival=gpareto:1"}, "gpareto:SHAPE takes a shape from 0 and below 1"},
+    {{"-P", "1k", "--arrival=gev:0"}, "gev:SHAPE takes a shape above 0 and below 1"},
+    {{"-P", "1k", "--arrival=normal:0.5"}, "normal:SHAPE takes a shape above 0 and up to 0.33"},
+    {{"-P", "1k", "--arrival=gev"}, "gev:SHAPE takes a shape"},
+    {{"-P", "1k", "--arrival=gpareto:0.1x"}, "gpareto:SHAPE takes a shape"},
     {{"--arrival=poisson"}, "--arrival needs --tps or --sweep"},
     {{"--arrival=uniform"}, "--arrival needs --tps or --sweep"}, /* given, though the default */
     {{"--pipeline=0"}, "--pipeline: must be at least 1"},

@@ -7,9 +7,11 @@
 #include <cmocka.h> /* after the four headers above, which it needs */
 
 #include <math.h>
+#include <stdlib.h>
 
 #include "slap/base/common.h"
 #include "slap/model/schedule.h"
+#include "slap/model/sizelaw.h"
 
 #define START_NS 123456789ULL
 #define MS 1000000ULL
@@ -27,7 +29,7 @@ static void test_uniform_one_lane_exact(void **state)
 {
     (void)state;
     struct schedule s;
-    schedule_init(&s, ARRIVAL_UNIFORM, 1000.0, 1, 0, START_NS, 1);
+    schedule_init(&s, ARRIVAL_UNIFORM, 0, 1000.0, 1, 0, START_NS, 1);
     for (uint64_t k = 0; k < 1000; k++) {
         assert_int_equal(schedule_peek(&s), START_NS + k * MS);
         schedule_advance(&s);
@@ -39,7 +41,7 @@ static void test_uniform_lanes_staggered(void **state)
     (void)state;
     for (uint32_t lane = 0; lane < 4; lane++) {
         struct schedule s;
-        schedule_init(&s, ARRIVAL_UNIFORM, 1000.0, 4, lane, START_NS, 1);
+        schedule_init(&s, ARRIVAL_UNIFORM, 0, 1000.0, 4, lane, START_NS, 1);
         for (uint64_t k = 0; k < 100; k++) {
             assert_int_equal(schedule_peek(&s), START_NS + lane * MS + k * 4 * MS);
             schedule_advance(&s);
@@ -64,7 +66,7 @@ static void test_uniform_lanes_merge_evenly(void **state)
     (void)state;
     struct schedule lanes[4];
     for (uint32_t i = 0; i < 4; i++) {
-        schedule_init(&lanes[i], ARRIVAL_UNIFORM, 1000.0, 4, i, START_NS, 1);
+        schedule_init(&lanes[i], ARRIVAL_UNIFORM, 0, 1000.0, 4, i, START_NS, 1);
     }
     uint64_t previous = 0;
     for (size_t n = 0; n < MERGED_COUNT; n++) {
@@ -87,7 +89,7 @@ static void test_uniform_no_drift(void **state)
     (void)state;
     for (uint32_t lane = 0; lane < 7; lane++) {
         struct schedule s;
-        schedule_init(&s, ARRIVAL_UNIFORM, 3.0, 7, lane, START_NS, 1);
+        schedule_init(&s, ARRIVAL_UNIFORM, 0, 3.0, 7, lane, START_NS, 1);
         uint64_t first = START_NS + div_round(lane * SLAP_NS_PER_SEC, 3);
         for (uint64_t k = 0; k <= DRIFT_COUNT; k++) {
             uint64_t want = first + div_round(k * 7 * SLAP_NS_PER_SEC, 3);
@@ -105,17 +107,17 @@ static void test_uniform_large_k(void **state)
 {
     (void)state;
     struct schedule s;
-    schedule_init(&s, ARRIVAL_UNIFORM, 3.0, 1, 0, START_NS, 1);
+    schedule_init(&s, ARRIVAL_UNIFORM, 0, 3.0, 1, 0, START_NS, 1);
     s.k = 999999999;
     schedule_advance(&s);
     assert_int_equal(schedule_peek(&s), START_NS + div_round(1000000000ULL * SLAP_NS_PER_SEC, 3));
 
-    schedule_init(&s, ARRIVAL_UNIFORM, 1e6, 1, 0, START_NS, 1);
+    schedule_init(&s, ARRIVAL_UNIFORM, 0, 1e6, 1, 0, START_NS, 1);
     s.k = 999999999999ULL;
     schedule_advance(&s);
     assert_int_equal(schedule_peek(&s), START_NS + 1000000000000000ULL);
 
-    schedule_init(&s, ARRIVAL_UNIFORM, 0.001, 1, 0, START_NS, 1);
+    schedule_init(&s, ARRIVAL_UNIFORM, 0, 0.001, 1, 0, START_NS, 1);
     s.k = 999999999999ULL;
     schedule_advance(&s);
     assert_int_equal(schedule_peek(&s), UINT64_MAX); /* saturates, never wraps */
@@ -128,7 +130,7 @@ static void test_poisson_follows_formula(void **state)
     struct schedule s;
     struct rng r = {.state = 42};
     double offset = 0.0;
-    schedule_init(&s, ARRIVAL_POISSON, 1000.0, 4, 3, START_NS, 42);
+    schedule_init(&s, ARRIVAL_POISSON, 0, 1000.0, 4, 3, START_NS, 42);
     for (int i = 0; i < 1000; i++) {
         double unit = (double)((rng_next(&r) >> 11) + 1) / 9007199254740992.0;
         offset += -log(unit) * 1e9 / 250.0;
@@ -142,7 +144,7 @@ static void test_poisson_mean_and_variance(void **state)
 {
     (void)state;
     struct schedule s;
-    schedule_init(&s, ARRIVAL_POISSON, 1000.0, 4, 0, START_NS, 7);
+    schedule_init(&s, ARRIVAL_POISSON, 0, 1000.0, 4, 0, START_NS, 7);
     double want_mean = 4.0 * MS;
     uint64_t previous = START_NS;
     long double sum = 0.0L, sumsq = 0.0L;
@@ -169,9 +171,9 @@ static void test_poisson_seeded(void **state)
 {
     (void)state;
     struct schedule a, b, other;
-    schedule_init(&a, ARRIVAL_POISSON, 5000.0, 2, 0, START_NS, 99);
-    schedule_init(&b, ARRIVAL_POISSON, 5000.0, 2, 1, START_NS, 99); /* lane ignored */
-    schedule_init(&other, ARRIVAL_POISSON, 5000.0, 2, 0, START_NS, 100);
+    schedule_init(&a, ARRIVAL_POISSON, 0, 5000.0, 2, 0, START_NS, 99);
+    schedule_init(&b, ARRIVAL_POISSON, 0, 5000.0, 2, 1, START_NS, 99); /* lane ignored */
+    schedule_init(&other, ARRIVAL_POISSON, 0, 5000.0, 2, 0, START_NS, 100);
     int differences = 0;
     for (int i = 0; i < 10000; i++) {
         assert_int_equal(schedule_peek(&a), schedule_peek(&b));
@@ -183,10 +185,70 @@ static void test_poisson_seeded(void **state)
     assert_true(differences > 9000);
 }
 
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The laws of gaps by shape: 1000/s over 4 lanes, a lane's gaps have mean 4 ms (within 1%) and
+ * follow the law of mean 1 scaled by it: Kolmogorov-Smirnov's distance over 200000 gaps under
+ * 1.95 / sqrt(n), the 0.1% critical value. */
+static void test_gap_laws(void **state)
+{
+    (void)state;
+    const struct {
+        enum arrival arrival;
+        double shape;
+        enum size_law law;
+        double p[3]; /* the law of mean 1 */
+    } cases[] = {
+        {ARRIVAL_NORMAL, 0.2, SIZE_LAW_NORMAL, {1, 0.2, 0}},
+        {ARRIVAL_GEV, 0.3, SIZE_LAW_GEV, {0, 0, 0.3}},
+        {ARRIVAL_GPARETO, 0, SIZE_LAW_GPARETO, {0, 1, 0}},
+        {ARRIVAL_GPARETO, ARRIVAL_ETC_SHAPE, SIZE_LAW_GPARETO,
+         {0, 1 - ARRIVAL_ETC_SHAPE, ARRIVAL_ETC_SHAPE}},
+    };
+    static double gaps[POISSON_GAPS];
+    for (size_t c = 0; c < SLAP_ARRAY_SIZE(cases); c++) {
+        double p[3] = {cases[c].p[0], cases[c].p[1], cases[c].p[2]};
+        if (cases[c].law == SIZE_LAW_GEV) { /* from 0, mean 1: scale shape / Gamma(1 - shape) */
+            p[1] = p[2] / tgamma(1 - p[2]);
+            p[0] = p[1] / p[2];
+        }
+        struct schedule s;
+        schedule_init(&s, cases[c].arrival, cases[c].shape, 1000.0, 4, 0, START_NS, 11 + c);
+        uint64_t previous = START_NS;
+        double sum = 0;
+        for (int i = 0; i < POISSON_GAPS; i++) {
+            uint64_t now = schedule_peek(&s);
+            assert_true(now >= previous);
+            gaps[i] = (double)(now - previous) / (4.0 * MS);
+            sum += gaps[i];
+            previous = now;
+            schedule_advance(&s);
+        }
+        double mean = sum / POISSON_GAPS;
+        if (fabs(mean - 1) > 0.01) {
+            fail_msg("law %zu: mean gap %.4f of 4 ms", c, mean);
+        }
+        qsort(gaps, POISSON_GAPS, sizeof(gaps[0]), by_value);
+        double worst = 0;
+        for (int i = 0; i < POISSON_GAPS; i++) {
+            double f = size_law_cdf(cases[c].law, p, gaps[i]);
+            double lo = fabs(f - (double)i / POISSON_GAPS), hi = fabs(f - (i + 1.0) / POISSON_GAPS);
+            worst = fmax(worst, fmax(lo, hi));
+        }
+        if (worst > 1.95 / sqrt(POISSON_GAPS)) {
+            fail_msg("law %zu: gaps %.4f from the law's distribution", c, worst);
+        }
+    }
+}
+
 static void check_peek_is_stable(enum arrival arrival)
 {
     struct schedule s;
-    schedule_init(&s, arrival, 1000.0, 2, 1, START_NS, 5);
+    schedule_init(&s, arrival, 0.15, 1000.0, 2, 1, START_NS, 5);
     for (int i = 0; i < 100; i++) {
         uint64_t next = schedule_peek(&s);
         assert_int_equal(schedule_peek(&s), next);
@@ -211,8 +273,8 @@ static void test_uniform_skip_matches_advancing(void **state)
     static const double rates[] = {1000.0, 3333.3, 1e6, 7e8};
     for (size_t i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
         struct schedule a, b;
-        schedule_init(&a, ARRIVAL_UNIFORM, rates[i], 3, 2, START_NS, 1);
-        schedule_init(&b, ARRIVAL_UNIFORM, rates[i], 3, 2, START_NS, 1);
+        schedule_init(&a, ARRIVAL_UNIFORM, 0, rates[i], 3, 2, START_NS, 1);
+        schedule_init(&b, ARRIVAL_UNIFORM, 0, rates[i], 3, 2, START_NS, 1);
         uint64_t end = START_NS + 3 * MS + 7;
         uint64_t n = 0;
         while (schedule_peek(&a) < end) {
@@ -230,12 +292,12 @@ static void test_skip_bounded_and_large(void **state)
 {
     (void)state;
     struct schedule s;
-    schedule_init(&s, ARRIVAL_UNIFORM, 1e9, 1, 0, START_NS, 1);
+    schedule_init(&s, ARRIVAL_UNIFORM, 0, 1e9, 1, 0, START_NS, 1);
     assert_int_equal(schedule_skip(&s, START_NS + 1000, 10), 10);
     assert_int_equal(schedule_peek(&s), START_NS + 10);
     assert_int_equal(schedule_skip(&s, START_NS + 30 * 1000 * MS, UINT64_MAX),
                      30ULL * 1000000000ULL - 10);
-    schedule_init(&s, ARRIVAL_POISSON, 1e9, 1, 0, START_NS, 7);
+    schedule_init(&s, ARRIVAL_POISSON, 0, 1e9, 1, 0, START_NS, 7);
     uint64_t n = schedule_skip(&s, START_NS + 30 * 1000 * MS, UINT64_MAX);
     assert_true(n > 29999000000ULL && n < 30001000000ULL);
     assert_true(schedule_peek(&s) >= START_NS + 30 * 1000 * MS);
@@ -252,6 +314,7 @@ int main(void)
         cmocka_unit_test(test_poisson_follows_formula),
         cmocka_unit_test(test_poisson_mean_and_variance),
         cmocka_unit_test(test_poisson_seeded),
+        cmocka_unit_test(test_gap_laws),
         cmocka_unit_test(test_peek_does_not_advance),
         cmocka_unit_test(test_uniform_skip_matches_advancing),
         cmocka_unit_test(test_skip_bounded_and_large),

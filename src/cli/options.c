@@ -36,8 +36,6 @@ const char *const options_hash_names[] = {
     [HASH_FNV1_64] = "fnv1_64",   [HASH_FNV1A_64] = "fnv1a_64", [HASH_FNV1_32] = "fnv1_32",
     [HASH_FNV1A_32] = "fnv1a_32", [HASH_HSIEH] = "hsieh",       [HASH_MURMUR] = "murmur",
     [HASH_JENKINS] = "jenkins",   [HASH_MURMUR3] = "murmur3",   NULL};
-static const char *const arrival_names[] = {
-    [ARRIVAL_UNIFORM] = "uniform", [ARRIVAL_POISSON] = "poisson", NULL};
 static const char *const trace_spread_names[] = {
     [TRACE_SPREAD_CLIENT] = "client", [TRACE_SPREAD_ROUND_ROBIN] = "round-robin", NULL};
 static const char *const latency_names[] = {[LATENCY_BOTH] = "both",
@@ -193,9 +191,11 @@ static const struct option_row option_rows[] = {
                      "Set every window key once before the run (reported apart, not measured).",
                      FLAG(preload)},
     [ROW_ARRIVAL] = {0, "arrival", "KIND",
-                     "Open-loop arrivals: uniform (evenly spaced, default) or poisson (random "
-                     "gaps, same mean).",
-                     CHOICE(arrival, enum arrival, arrival_names), WORKLOAD},
+                     "Open-loop arrivals: uniform (evenly spaced, default), poisson (random "
+                     "exponential gaps, same mean), or random gaps of a law by its shape, the "
+                     "mean -P's: normal:CV (0 to 0.33), gev:SHAPE (0 to 1), gpareto:SHAPE (0 to "
+                     "1), etc (Facebook's ETC pool: gpareto:0.154971).",
+                     SPECIAL(options_apply_arrival, options_show_arrival), WORKLOAD},
     [ROW_PIPELINE] = {0, "pipeline", "N",
                       "Requests in flight per connection, 1 to 1024. Default 1 (one request, "
                       "then its answer).",

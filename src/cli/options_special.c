@@ -161,6 +161,54 @@ enum options_outcome options_apply_tls_version(struct parse_state *st, const cha
     return OPTIONS_RUN;
 }
 
+/* --arrival: uniform, poisson (exponential), a law of gaps by its shape, or etc. */
+enum options_outcome options_apply_arrival(struct parse_state *st, const char *arg)
+{
+    static const struct {
+        const char *name;
+        enum arrival arrival;
+        double lo, hi;  /* the shape's bounds */
+        bool lo_in;     /* lo itself allowed */
+    } laws[] = {{"normal", ARRIVAL_NORMAL, 0, ARRIVAL_NORMAL_CV_MAX, false},
+                {"gev", ARRIVAL_GEV, 0, 1, false},
+                {"gpareto", ARRIVAL_GPARETO, 0, 1, true}};
+    struct slap_options *o = st->o;
+    o->arrival_shape = 0;
+    if (strcmp(arg, "uniform") == 0 || strcmp(arg, "poisson") == 0 ||
+        strcmp(arg, "exponential") == 0) {
+        o->arrival = arg[0] == 'u' ? ARRIVAL_UNIFORM : ARRIVAL_POISSON;
+        return OPTIONS_RUN;
+    }
+    if (strcmp(arg, "etc") == 0) {
+        o->arrival = ARRIVAL_GPARETO;
+        o->arrival_shape = ARRIVAL_ETC_SHAPE;
+        return OPTIONS_RUN;
+    }
+    size_t name_len = strcspn(arg, ":");
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(laws); i++) {
+        if (strlen(laws[i].name) != name_len || strncmp(arg, laws[i].name, name_len) != 0) {
+            continue;
+        }
+        char *end = NULL;
+        double shape = arg[name_len] == ':' ? strtod(arg + name_len + 1, &end) : NAN;
+        if (end == NULL || end == arg + name_len + 1 || *end != '\0' || !isfinite(shape) ||
+            shape < laws[i].lo || (shape == laws[i].lo && !laws[i].lo_in) ||
+            shape > laws[i].hi || (shape == laws[i].hi && laws[i].hi == 1)) {
+            return options_usage_error(st, "--arrival: '%s': %s:SHAPE takes a shape %s %g and "
+                                           "%s %g (the gaps' mean is -P's)",
+                                       arg, laws[i].name, laws[i].lo_in ? "from" : "above",
+                                       laws[i].lo, laws[i].hi == 1 ? "below" : "up to",
+                                       laws[i].hi);
+        }
+        o->arrival = laws[i].arrival;
+        o->arrival_shape = shape;
+        return OPTIONS_RUN;
+    }
+    return options_usage_error(st, "--arrival: '%s' is no law of arrivals: uniform, poisson "
+                                   "(or exponential), normal:CV, gev:SHAPE, gpareto:SHAPE or "
+                                   "etc", arg);
+}
+
 /* One percentile of a list: a number in (0, 100]. */
 static bool scan_percentile(const char *text, size_t length, double *value)
 {
@@ -566,6 +614,12 @@ enum option_value options_show_key_dist(const struct slap_options *o, char *buf,
         return OPTION_VALUE_TEXT;
     }
     return options_text_value(dist_names[o->key_pop.kind], buf, len);
+}
+
+enum option_value options_show_arrival(const struct slap_options *o, char *buf, size_t len)
+{
+    arrival_text(buf, len, o->arrival, o->arrival_shape);
+    return OPTION_VALUE_TEXT;
 }
 
 enum option_value options_show_tls_version(const struct slap_options *o, char *buf, size_t len)

@@ -61,6 +61,7 @@ static const struct plan_copy desc_copies[] = {
     DESC(share_keys, bool),
     DESC(probe, bool),
     DESC(arrival, enum arrival),
+    DESC(arrival_shape, double),
     DESC(pipeline, uint32_t),
     DESC(latency, enum latency_view),
     DESC(warmup_ns, uint64_t),

@@ -622,7 +622,7 @@ static void worker_start(struct worker *w, uint64_t start_ns)
     }
     w->env.start_ns = start_ns;
     for (size_t i = 0; i < w->nlanes && o->lane.tps > 0; i++) {
-        schedule_init(&w->lanes[i].sched, o->arrival, o->lane.tps, total_lanes,
+        schedule_init(&w->lanes[i].sched, o->arrival, o->arrival_shape, o->lane.tps, total_lanes,
                       first_lane + (uint32_t)i, start_ns, rng_next(&w->env.rng));
     }
 }

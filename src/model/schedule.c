@@ -3,7 +3,11 @@
 
 #include <math.h>
 
+#include <stdio.h>
+
 #include "slap/base/common.h"
+#include "slap/base/units.h"
+#include "slap/model/sizelaw.h"
 
 /* 2^53: (x >> 11) + 1 over this is uniform in (0, 1] with a double's full mantissa. */
 #define UNIT_SCALE 9007199254740992.0
@@ -37,11 +41,50 @@ static uint64_t uniform_time(const struct schedule *s)
     return uniform_time_of(s, s->k);
 }
 
-/* Poisson: one exponential gap in ns, -ln(U) * 1e9 / rate with U in (0, 1]. */
+/* Random gaps: one gap in ns. Poisson's -ln(U) * 1e9 / rate with U in (0, 1]; another law's
+ * quantile at U (in (0, 1)) of the law of mean 1, times the mean gap. */
 static double poisson_gap_ns(struct schedule *s)
 {
-    double unit = (double)((rng_next(&s->rng) >> 11) + 1) / UNIT_SCALE;
-    return -log(unit) * (double)SLAP_NS_PER_SEC / s->rate;
+    uint64_t bits = rng_next(&s->rng) >> 11;
+    double mean_ns = (double)SLAP_NS_PER_SEC / s->rate;
+    if (s->arrival == ARRIVAL_POISSON) {
+        return -log((double)(bits + 1) / UNIT_SCALE) * mean_ns;
+    }
+    static const enum size_law laws[] = {[ARRIVAL_NORMAL] = SIZE_LAW_NORMAL,
+                                         [ARRIVAL_GEV] = SIZE_LAW_GEV,
+                                         [ARRIVAL_GPARETO] = SIZE_LAW_GPARETO};
+    double gap = size_law_quantile(laws[s->arrival], s->p, ((double)bits + 0.5) / UNIT_SCALE);
+    return gap > 0 ? gap * mean_ns : 0;
+}
+
+void arrival_text(char *buf, size_t len, enum arrival arrival, double shape)
+{
+    static const char *const names[] = {[ARRIVAL_UNIFORM] = "uniform",
+                                        [ARRIVAL_POISSON] = "poisson",
+                                        [ARRIVAL_NORMAL] = "normal",
+                                        [ARRIVAL_GEV] = "gev",
+                                        [ARRIVAL_GPARETO] = "gpareto"};
+    if (arrival <= ARRIVAL_POISSON) {
+        snprintf(buf, len, "%s", names[arrival]);
+    } else {
+        char number[32];
+        units_shortest(number, sizeof(number), shape); /* the shortest text that reads back */
+        snprintf(buf, len, "%s:%s", names[arrival], number);
+    }
+}
+
+/* The law of gaps of mean 1 with the shape: normal (1, shape); GEV from 0 (location
+ * scale / shape, scale shape / Gamma(1 - shape)); generalized Pareto from 0 (scale 1 - shape). */
+static void gap_law(struct schedule *s, double shape)
+{
+    if (s->arrival == ARRIVAL_NORMAL) {
+        s->p[0] = 1, s->p[1] = shape;
+    } else if (s->arrival == ARRIVAL_GEV) {
+        s->p[1] = shape / tgamma(1 - shape), s->p[2] = shape;
+        s->p[0] = s->p[1] / shape;
+    } else if (s->arrival == ARRIVAL_GPARETO) {
+        s->p[0] = 0, s->p[1] = 1 - shape, s->p[2] = shape;
+    }
 }
 
 static uint64_t poisson_time(const struct schedule *s)
@@ -49,15 +92,16 @@ static uint64_t poisson_time(const struct schedule *s)
     return add_saturating(s->first_ns, round_ns((long double)s->poisson_ns));
 }
 
-void schedule_init(struct schedule *s, enum arrival arrival, double total_rate, uint32_t lanes,
-                   uint32_t lane_index, uint64_t start_ns, uint64_t seed)
+void schedule_init(struct schedule *s, enum arrival arrival, double shape, double total_rate,
+                   uint32_t lanes, uint32_t lane_index, uint64_t start_ns, uint64_t seed)
 {
     s->arrival = arrival;
     s->rate = total_rate / (double)lanes;
     s->k = 0;
     s->poisson_ns = 0.0;
     s->rng.state = seed;
-    if (arrival == ARRIVAL_POISSON) {
+    gap_law(s, shape);
+    if (arrival != ARRIVAL_UNIFORM) {
         s->first_ns = start_ns;
         s->poisson_ns = poisson_gap_ns(s);
         s->next_ns = poisson_time(s);
@@ -76,7 +120,7 @@ uint64_t schedule_peek(const struct schedule *s)
 void schedule_advance(struct schedule *s)
 {
     s->k++;
-    if (s->arrival == ARRIVAL_POISSON) {
+    if (s->arrival != ARRIVAL_UNIFORM) {
         s->poisson_ns += poisson_gap_ns(s);
         s->next_ns = poisson_time(s);
         return;
@@ -106,7 +150,7 @@ uint64_t schedule_skip(struct schedule *s, uint64_t end_ns, uint64_t max)
     if (s->next_ns >= end_ns || max == 0) {
         return 0;
     }
-    if (s->arrival == ARRIVAL_POISSON) {
+    if (s->arrival != ARRIVAL_UNIFORM) {
         double after = (double)(end_ns - s->next_ns) * s->rate / (double)SLAP_NS_PER_SEC;
         uint64_t n = 1 + (uint64_t)(after + 0.5);
         if (n > max) {

@@ -116,8 +116,9 @@ void report_header(FILE *out, const struct run_desc *desc)
     fprintf(out, "get proportion: get_prop=%.2f\n", desc->mix[OP_GET]);
     print_mix(out, desc);
     if (desc->tps > 0) {
-        fprintf(out, "target rate: %.0f ops/s, %s arrivals\n", desc->tps,
-                desc->arrival == ARRIVAL_POISSON ? "poisson" : "uniform");
+        char arrivals[64];
+        arrival_text(arrivals, sizeof(arrivals), desc->arrival, desc->arrival_shape);
+        fprintf(out, "target rate: %.0f ops/s, %s arrivals\n", desc->tps, arrivals);
     }
     if (desc->probe) {
         fprintf(out, "probe: a latency probe (its requests are not part of the load)\n");
@@ -592,9 +593,10 @@ void report_sweep_header(FILE *out, const struct run_desc *desc)
     first.run_time_ns = desc->step_time_ns;
     first.tps = 0;
     report_header(out, &first);
+    char arrivals[64];
+    arrival_text(arrivals, sizeof(arrivals), desc->arrival, desc->arrival_shape);
     fprintf(out, "sweep: %.0f to %.0f ops/s by %.0f, %s arrivals\n", desc->sweep_start,
-            desc->sweep_end, desc->sweep_step,
-            desc->arrival == ARRIVAL_POISSON ? "poisson" : "uniform");
+            desc->sweep_end, desc->sweep_step, arrivals);
     fflush(out);
 }
 

@@ -107,3 +107,44 @@ def case_etc_sizes_as_the_server_holds_them():
         check(dv < bound, "value sizes %.4f from ETC's (bound %.4f)" % (dv, bound))
     finally:
         mc.stop()
+
+
+def case_arrivals_by_law():
+    """--arrival=etc (ETC's gaps: generalized Pareto of shape 0.154971, their mean -P's): the
+    intended send times --samples records are gaps of that law (Kolmogorov-Smirnov under
+    1.95 / sqrt(n)), the rate is -P's (within 10% over 4 s of a heavy tail), the header says the
+    law, and the counters are the server's."""
+    import csv
+    import os
+    import shutil
+    import tempfile
+    mc = Memcached()
+    tmp = tempfile.mkdtemp(prefix="slap-arrival-")
+    try:
+        samples = os.path.join(tmp, "samples.csv")
+        before = mc.stats()[0]
+        rc, out, err = run_slap(["-s", mc.addr, "-P", "500", "-T", "1", "-c", "1", "-t", "4s",
+                                 "--arrival=etc", "--samples", samples], timeout=60)
+        after = mc.stats()[0]
+        check(rc == 0, "exit status %d: %s" % (rc, err))
+        check("500 ops/s, gpareto:0.154971 arrivals" in out, "the header: %s" % out[:800])
+        c = counters(out)
+        served = sum(int(after[k]) - int(before[k]) for k in ("cmd_get", "cmd_set"))
+        check(c["cmd_get"] + c["cmd_set"] == served, "slap counted %d, the server %d"
+              % (c["cmd_get"] + c["cmd_set"], served))
+        check(abs(served - 2000) <= 200, "%d requests in 4 s at -P 500" % served)
+        with open(samples) as f:
+            times = sorted(float(row["intended_s"]) for row in csv.DictReader(f))
+        gaps = [(b - a) * 500 for a, b in zip(times, times[1:])]
+        shape = 0.154971
+        truth = lambda x: gpareto_cdf(x, 0, 1 - shape, shape)
+        gaps.sort()
+        n = len(gaps)
+        worst = max(max(abs(truth(g) - i / n), abs(truth(g) - (i + 1) / n))
+                    for i, g in enumerate(gaps))
+        print("%d gaps: %.4f from the law (bound %.4f), mean %.4f of 2 ms"
+              % (n, worst, 1.95 / math.sqrt(n), sum(gaps) / n))
+        check(worst < 1.95 / math.sqrt(n), "gaps %.4f from ETC's law" % worst)
+    finally:
+        mc.stop()
+        shutil.rmtree(tmp, ignore_errors=True)

@@ -2,6 +2,7 @@
 #ifndef SLAP_SCHEDULE_H
 #define SLAP_SCHEDULE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "slap/base/rng.h"
@@ -9,7 +10,21 @@
 enum arrival {
     ARRIVAL_UNIFORM = 0, /* evenly spaced */
     ARRIVAL_POISSON = 1, /* exponential gaps with the same mean */
+    ARRIVAL_NORMAL,      /* normal gaps: the mean, and the shape times it as the deviation
+                            (0 < shape <= ARRIVAL_NORMAL_CV_MAX), clamped at 0 */
+    ARRIVAL_GEV,         /* generalized extreme value gaps of the shape (0 < shape < 1), from 0 */
+    ARRIVAL_GPARETO,     /* generalized Pareto gaps of the shape (0 <= shape < 1), from 0 */
 };
+
+/* Normal gaps' largest deviation (as a share of the mean): the clamp at 0 then moves the mean
+ * by under 0.001% (below 1 in 1000 gaps are clamped). */
+#define ARRIVAL_NORMAL_CV_MAX 0.33
+/* The shape of the gaps of Facebook's ETC pool (mutilate's fb_ia: generalized Pareto with
+ * shape 0.154971; its scale, 16.0292 us, is the rate's to set). */
+#define ARRIVAL_ETC_SHAPE 0.154971
+
+/* The arrival law as --arrival says it ("uniform", "poisson", "gpareto:0.154971") into buf. */
+void arrival_text(char *buf, size_t len, enum arrival arrival, double shape);
 
 /*
  * A schedule of intended send times for one lane at rate lane_rate (requests
@@ -28,6 +43,7 @@ struct schedule {
     double poisson_ns; /* Poisson: offset of the next time from first_ns */
     uint64_t next_ns;  /* the next intended time, as schedule_peek returns it */
     struct rng rng;    /* Poisson: the lane's own generator */
+    double p[3];       /* normal, GEV, generalized Pareto: the law of gaps of mean 1 */
 };
 
 /*
@@ -36,8 +52,8 @@ struct schedule {
  * lane i starts i / total_rate after start (rounded to the ns once). Poisson
  * ignores lane_index: the first time is start_ns plus one random gap.
  */
-void schedule_init(struct schedule *s, enum arrival arrival, double total_rate, uint32_t lanes,
-                   uint32_t lane_index, uint64_t start_ns, uint64_t seed);
+void schedule_init(struct schedule *s, enum arrival arrival, double shape, double total_rate,
+                   uint32_t lanes, uint32_t lane_index, uint64_t start_ns, uint64_t seed);
 /* The next intended send time, without consuming it. */
 uint64_t schedule_peek(const struct schedule *s);
 /* Consume the next intended time (the request is sent or queued). */

@@ -65,6 +65,7 @@ struct run_desc {
     bool share_keys;      /* --share I/N,keys: keys no other part uses */
     bool probe;           /* --probe: a latency probe beside load hosts, not part of the load */
     enum arrival arrival;
+    double arrival_shape;
     uint32_t pipeline;
     enum latency_view latency;
     uint64_t warmup_ns;
