@@ -251,6 +251,7 @@ void make_run(struct results_doc *d, bool extras)
         srv[0].stats.preload_evictions = 5;
         hist_record(d->global->own, 25000); /* --timestamps=kernel: own_delay */
         hist_record(d->global->own, 41000);
+        hist_record(d->global->connect, 90000); /* --reconnect_every: connect_time */
     }
 }
 

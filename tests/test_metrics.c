@@ -187,6 +187,28 @@ static void quantiles_agree(void **state)
     stats_free(&s);
 }
 
+/* --reconnect_every: the connections made while measuring are a histogram family of their
+ * own, once there was one; none before. */
+static void connect_histogram(void **state)
+{
+    struct slap_stats s;
+    (void)state;
+    assert_int_equal(stats_init(&s, &get_set), SLAP_OK);
+    struct metrics_input in = input_of(&s, "n");
+    char *text = write_text(&in);
+    assert_null(strstr(text, "slap_connect_seconds"));
+    free(text);
+    hist_record(s.connect, 80000);
+    hist_record(s.connect, 120000);
+    text = write_text(&in);
+    assert_non_null(strstr(text, "# TYPE slap_connect_seconds histogram"));
+    assert_int_equal(value_of(text, "slap_connect_seconds_count{label=\"n\"}"), 2);
+    double sum = value_of(text, "slap_connect_seconds_sum{label=\"n\"}");
+    assert_true(sum > 0.000199 && sum < 0.000201); /* 80 + 120 us */
+    free(text);
+    stats_free(&s);
+}
+
 /* --timestamps=kernel: slap's own delay is a histogram family of its own, once an answer had
  * a stamp; none before. */
 static void own_delay_histogram(void **state)
@@ -354,6 +376,7 @@ int main(void)
         cmocka_unit_test(bucket_edges),        cmocka_unit_test(histogram_counts_exact),
         cmocka_unit_test(quantiles_agree),     cmocka_unit_test(names_follow_conventions),
         cmocka_unit_test(own_delay_histogram),
+        cmocka_unit_test(connect_histogram),
         cmocka_unit_test(label_escaped),       cmocka_unit_test(run_info_workload),
         cmocka_unit_test(verdict_when_judged), cmocka_unit_test(write_failure),
     };

@@ -98,6 +98,11 @@ static const struct option_row option_rows[] = {
     [ROW_OVERWRITE] = {'o', "overwrite", "FRACTION",
                        "Share of sets that overwrite a key already set.", FRACTION(overwrite),
                        WORKLOAD},
+    [ROW_RECONNECT_EVERY] = {0, "reconnect_every", "N",
+                             "Close each connection after N answers and open it again (between "
+                             "requests: needs --pipeline 1, TCP); the time to reconnect is "
+                             "reported as connect.",
+                             COUNT64(reconnect_every, 1, UINT64_MAX, 1000), WORKLOAD},
     [ROW_RECONNECT] = {'R', "reconnect", NULL, "Reopen connections that the server closes.",
                        FLAG(reconnect)},
     [ROW_UDP] = {'U', "udp", NULL,

@@ -42,6 +42,14 @@ static enum options_outcome check_open_loop(const struct parse_state *st)
     if (was_given(st, ROW_ARRIVAL) && o->tps == 0 && o->sweep_step == 0) {
         return options_usage_error(st, "--arrival needs --tps or --sweep (an open-loop run)");
     }
+    if (o->reconnect_every > 0 && (o->udp || o->facebook)) {
+        return options_usage_error(st, "--reconnect_every reopens TCP connections: it cannot be "
+                                       "used with -U or -a");
+    }
+    if (o->reconnect_every > 0 && o->pipeline > 1) {
+        return options_usage_error(st, "--reconnect_every closes a connection between requests: "
+                                       "it needs --pipeline 1");
+    }
     return OPTIONS_RUN;
 }
 

@@ -26,6 +26,7 @@ enum option_id {
     ROW_EXP_VERIFY,
     ROW_OVERWRITE,
     ROW_RECONNECT,
+    ROW_RECONNECT_EVERY,
     ROW_UDP,
     ROW_FACEBOOK,
     ROW_BINARY,

@@ -63,6 +63,7 @@ static const struct plan_copy lane_copies[] = {
     LANE(udp, udp, bool),
     LANE(facebook, facebook, bool),
     LANE(reconnect, reconnect, bool),
+    LANE(reconnect_every, reconnect_every, uint64_t),
     LANE(verbose, verbose, bool),
     LANE(multiget_window, multiget_window, bool),
     LANE(shared_keys, shared_keys, bool),

@@ -5,6 +5,7 @@
  */
 #include "lane.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -412,6 +413,9 @@ static void lane_connected(struct conn *c)
         env->ops->connected(env->owner, c, NULL);
         return;
     }
+    if (env->phase == WORKER_MEASURING) { /* c->connect_ns: connect to ready */
+        hist_record(env->cur.connect, c->connect_ns);
+    }
     env->cur.counters.reconnects++;
     conn_flush(c);
     lane_pump(l);
@@ -444,8 +448,30 @@ static void lane_given_up(struct conn *c, const struct request *r, uint64_t now_
     l->in_flight--;
 }
 
+/* --reconnect_every: a socket that has had its answers, with nothing in flight or queued, is
+ * closed and opened again at once; what the lane sends next waits for it. */
+static void churn(struct conn *c)
+{
+    struct lane *l = c->owner;
+    struct lane_env *env = lane_env_of(l);
+    if (c->state != CONN_READY || c->answers < env->params->reconnect_every || c->count > 0 ||
+        env->phase == WORKER_STOPPING) {
+        return;
+    }
+    conn_close(c);
+    if (conn_connect(c) != SLAP_OK) {
+        char why[128];
+        snprintf(why, sizeof(why), "--reconnect_every: cannot connect again: %s",
+                 strerror(errno));
+        lane_closed(c, why);
+    }
+}
+
 static void lane_drained(struct conn *c)
 {
+    if (lane_env_of(c->owner)->params->reconnect_every > 0) {
+        churn(c);
+    }
     lane_pump(c->owner);
 }
 

@@ -30,11 +30,12 @@ static void empty_stats(struct slap_stats *s)
     }
     hist_clear(s->lag);
     hist_clear(s->own);
+    hist_clear(s->connect);
 }
 
 enum slap_status stats_init(struct slap_stats *s, const struct stats_shape *shape)
 {
-    size_t n = STATS_OUTCOMES + 2; /* gets, lag and own */
+    size_t n = STATS_OUTCOMES + 3; /* gets, lag, own and connect */
     memset(s, 0, sizeof(*s));
     for (int t = 0; t < STATS_TYPES; t++) {
         n += (shape->types & op_bit((enum op_type)t)) != 0 ? (shape->open_loop ? 2 : 1) : 0;
@@ -56,7 +57,8 @@ enum slap_status stats_init(struct slap_stats *s, const struct stats_shape *shap
         s->gets[o] = next++;
     }
     s->lag = next++;
-    s->own = next;
+    s->own = next++;
+    s->connect = next;
     return SLAP_OK;
 }
 
@@ -70,6 +72,7 @@ void stats_free(struct slap_stats *s)
     memset(s->gets, 0, sizeof(s->gets));
     s->lag = NULL;
     s->own = NULL;
+    s->connect = NULL;
 }
 
 void stats_reset(struct slap_stats *s)
@@ -100,6 +103,7 @@ void stats_merge(struct slap_stats *dst, const struct slap_stats *src)
     }
     hist_merge(dst->lag, src->lag);
     hist_merge(dst->own, src->own);
+    hist_merge(dst->connect, src->connect);
 }
 
 static void merge_types(struct hist *const *by_type, struct hist *total)

@@ -101,6 +101,7 @@ enum slap_status conn_connect(struct conn *c)
     event_assign(&c->rev, env->base, c->fd, EV_READ | EV_PERSIST, on_readable, c);
     event_assign(&c->wev, env->base, c->fd, EV_WRITE, on_writable, c);
     c->state = CONN_CONNECTING;
+    c->connect_ns = slap_now_ns();
     if (c->tx->join != NULL) { /* a shared socket, connected already: READY at the next turn */
         event_active(&c->wev, EV_WRITE, 1);
         return SLAP_OK;
@@ -120,6 +121,7 @@ enum slap_status conn_connect(struct conn *c)
 static void connected(struct conn *c)
 {
     c->state = CONN_READY;
+    c->connect_ns = slap_now_ns() - c->connect_ns;
     if (c->tx->join == NULL) { /* a shared socket is read by its transport */
         event_add(&c->rev, NULL);
     }

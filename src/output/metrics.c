@@ -325,6 +325,19 @@ static void own_delay(FILE *out, const struct metrics_input *in)
     histogram(out, in, "slap_own_delay_seconds", NULL, h);
 }
 
+/* Connections made while measuring (--reconnect_every, -R): connect to ready. */
+static void connect_time(FILE *out, const struct metrics_input *in)
+{
+    const struct hist *h = in->stats->connect;
+    if (h == NULL || h->count == 0) {
+        return;
+    }
+    family(out, "slap_connect_seconds", "histogram",
+           "Connections slap made while measuring (--reconnect_every, -R): from the connect to "
+           "ready (TCP, a TLS handshake, --auth).");
+    histogram(out, in, "slap_connect_seconds", NULL, h);
+}
+
 static void cpu(FILE *out, const struct metrics_input *in)
 {
     family(out, "slap_cpu_seconds_total", "counter", "CPU time slap's process used, by mode.");
@@ -384,6 +397,7 @@ enum slap_status metrics_write(FILE *out, const struct metrics_input *in)
     traffic(out, in);
     latency(out, in);
     own_delay(out, in);
+    connect_time(out, in);
     cpu(out, in);
     verdict(out, in);
     return fflush(out) == 0 && !ferror(out) ? SLAP_OK : SLAP_ERROR;

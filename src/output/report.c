@@ -481,6 +481,16 @@ void report_own_delay(FILE *out, const struct hist *own)
             us_round(own->max_ns));
 }
 
+void report_connect_time(FILE *out, const struct hist *connect)
+{
+    if (connect == NULL || connect->count == 0) {
+        return;
+    }
+    fprintf(out, "connect: %llu, p50 %lld us, p99 %lld us, max %lld us (opened to ready)\n",
+            (unsigned long long)connect->count, us_round(hist_percentile_ns(connect, 50.0)),
+            us_round(hist_percentile_ns(connect, 99.0)), us_round(connect->max_ns));
+}
+
 /* --trace: the lines replayed, the trace's own rate against the rate achieved, the misses. */
 static void print_trace(FILE *out, const struct run_desc *desc, const struct report_trace *rt,
                         const struct slap_stats *s, double secs)
@@ -555,6 +565,7 @@ enum slap_status report_final(FILE *out, const struct run_desc *desc,
         print_trace(out, desc, trace, global, secs);
     }
     report_own_delay(out, global->own);
+    report_connect_time(out, global->connect);
     print_confidence(out, &bc);
     if (limits != NULL) {
         limits_print(out, limits);

@@ -39,6 +39,7 @@ static const struct results_field top_rows[] = {
     LISTED("uncorrected", RF_OBJECT, RF_SOMETIMES | RF_MAP, 1, "summary"),
     LISTED("send_lag", RF_OBJECT, RF_SOMETIMES, 1, "summary"),
     LISTED("own_delay", RF_OBJECT, RF_SOMETIMES, 2, "summary"), /* --timestamps=kernel */
+    LISTED("connect_time", RF_OBJECT, RF_SOMETIMES, 2, "summary"), /* reconnections */
     LISTED("get_outcomes", RF_OBJECT, 0, 1, "get_outcomes"),
     LISTED("counters", RF_OBJECT, 0, 1, NULL),
     LISTED("errors", RF_OBJECT, 0, 1, "errors"),

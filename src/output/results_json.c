@@ -638,6 +638,11 @@ void results_json_begin(struct results_json_stream *js, FILE *out, const struct 
         json_summary(w, &d->desc, d->global->own, d->seconds, true, NULL);
         json_close(w);
     }
+    if (d->global->connect != NULL && d->global->connect->count > 0) { /* reconnections */
+        json_open_object(w, "connect_time");
+        json_summary(w, &d->desc, d->global->connect, d->seconds, true, NULL);
+        json_close(w);
+    }
     json_outcomes(w, d);
     json_counters(w, &d->global->counters, d->counters_unknown);
     json_errors(w, &d->global->counters, d->counters_unknown);

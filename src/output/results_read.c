@@ -447,6 +447,10 @@ static void read_top(struct reader *r, const struct json_value *root, struct res
     if (own != NULL) {
         read_hist(r, json_get(own, "hist"), d->global->own);
     }
+    const struct json_value *connect = json_get(root, "connect_time"); /* reconnections */
+    if (connect != NULL) {
+        read_hist(r, json_get(connect, "hist"), d->global->connect);
+    }
     reader_check(r, &results_obj_run_line, json_get(root, "run"), "run", false);
     reader_check(r, &results_obj_keys, json_get(json_get(root, "run"), "keys"), "run keys", false);
     reader_check(r, &results_obj_intervals, json_get(root, "percentile_intervals"),
@@ -454,6 +458,7 @@ static void read_top(struct reader *r, const struct json_value *root, struct res
     reader_check(r, &results_obj_errors, json_get(root, "errors"), "errors", false);
     reader_check(r, &results_obj_summary, lag, "send_lag", false);
     reader_check(r, &results_obj_summary, own, "own_delay", false);
+    reader_check(r, &results_obj_summary, connect, "connect_time", false);
     const struct json_value *outcomes = reader_typed(r, root, "get_outcomes", JSON_OBJECT);
     reader_check(r, &results_obj_outcomes, outcomes, "get_outcomes", false);
     reader_check(r, &results_obj_summary, json_get(outcomes, "hit"), "get_outcomes hit", false);

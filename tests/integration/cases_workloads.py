@@ -148,3 +148,55 @@ def case_arrivals_by_law():
     finally:
         mc.stop()
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def case_reconnect_every_counts_connections():
+    """--reconnect_every N: each connection is closed and opened again after N answers. Closed
+    loop, -x 3000 over 4 clients every 100: 28 reconnections (7 a client), each one a
+    connection the server counted (total_connections), each timed (connect_time in JSON, the
+    connect line), and the requests the server's. Open loop, -P 2000 for 2 s every 50: one
+    reconnection per 50 requests of a lane. Refused with -U and with --pipeline 2 (exit 2)."""
+    import json
+    import os
+    import re
+    import shutil
+    import tempfile
+    from harness import check_agree, measured, slap_stats_reads
+    mc = Memcached()
+    tmp = tempfile.mkdtemp(prefix="slap-churn-")
+    try:
+        path = os.path.join(tmp, "run.json")
+        conns_before = int(mc.stats()[0]["total_connections"])
+        args = ["-s", mc.addr, "-x", "3000", "-c", "4", "--reconnect_every", "100",
+                "--json", path]
+        rc, out, err, delta, _ = measured([mc], args)
+        check(rc == 0, "exit status %d: %s" % (rc, err))
+        c = counters(out)
+        check_agree(c, delta)
+        check(c["reconnects"] == 28, "%d reconnections of 3000 requests, every 100 over 4 "
+              "clients" % c["reconnects"])
+        made = int(mc.stats()[0]["total_connections"]) - conns_before - 3 - \
+            slap_stats_reads(args, mc)
+        check(made == 4 + 28, "the server saw %d connections, not 32" % made)
+        m = re.search(r"^connect: (\d+), p50 (\d+) us, p99 (\d+) us, max (\d+) us "
+                      r"\(opened to ready\)$", out, re.M)
+        with open(path) as f:
+            doc = json.load(f)
+        check(m is not None and int(m.group(1)) == 28 and doc["connect_time"]["count"] == 28,
+              "the connect line and JSON: %r, %r" % (m and m.group(0), doc.get("connect_time")))
+        check(0 < doc["connect_time"]["percentiles"]["50"] < 1e6,
+              "connect p50 %r us" % doc["connect_time"]["percentiles"]["50"])
+        rc, out, err = run_slap(["-s", mc.addr, "-P", "2000", "-t", "2s", "-c", "4",
+                                 "--reconnect_every", "50"])
+        check(rc == 0, "open loop: exit status %d: %s" % (rc, err))
+        c = counters(out)
+        sent = c["cmd_get"] + c["cmd_set"]
+        check(abs(c["reconnects"] - sent / 50) <= 4, "open loop: %d reconnections of %d "
+              "requests every 50" % (c["reconnects"], sent))
+        for other, said in ((["-U"], "cannot be used with -U"),
+                            (["--pipeline", "2"], "needs --pipeline 1")):
+            rc, _, err = run_slap(["-s", mc.addr, "-x", "10", "--reconnect_every", "5"] + other)
+            check(rc == 2 and said in err, "%s: %d %r" % (other, rc, err))
+    finally:
+        mc.stop()
+        shutil.rmtree(tmp, ignore_errors=True)

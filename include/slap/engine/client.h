@@ -51,6 +51,8 @@ struct lane_params {
     bool udp;                       /* -U: every socket is UDP */
     bool facebook;                  /* -a: gets over UDP, the rest over TCP */
     bool reconnect;                 /* -R: a lost socket connects again */
+    uint64_t reconnect_every;       /* --reconnect_every: answers a socket gets before it is
+                                       closed and opened again (between requests); 0: never */
     bool verify;                    /* -v: some gets check their value */
     bool verbose;                   /* -b: say what a failed check found */
     bool multiget_window;           /* memslap's mget: every key of the window, in order */

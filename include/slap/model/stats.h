@@ -115,6 +115,8 @@ struct slap_stats {
     struct hist *lag;                   /* open loop: actual send minus intended send */
     struct hist *own;                   /* --timestamps=kernel: slap's read of an answer
                                            minus its kernel arrival stamp (its own delay) */
+    struct hist *connect;               /* connections made while measuring (reopened by
+                                           --reconnect_every or -R): connect to ready */
     struct hist *slab;                  /* all of the above (hist_slab_alloc) */
     size_t nslab;                       /* how many */
 };

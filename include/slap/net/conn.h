@@ -161,6 +161,8 @@ struct conn {
     struct event wev;         /* writable: connect completion or a blocked write */
     struct event *retry;      /* reconnect back-off timer (setup.reconnect), else NULL */
     uint64_t backoff_ns;      /* next back-off; doubles up to a bound until an answer comes */
+    uint64_t connect_ns;      /* when the connect began; once ready, how long it took (the
+                                 connect, a TLS handshake, --auth): the owner reads it */
     struct proto_value_hook hook; /* -v: checks values as they stream past (ctx: the conn) */
     bool unstamped_told;          /* --timestamps=kernel: a read without a stamp was told */
     uint8_t auth_state;           /* --auth: where its exchange is (conn_auth.c); 0 before */

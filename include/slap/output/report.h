@@ -64,6 +64,9 @@ void report_run_line(FILE *out, const struct slap_stats *global, double seconds,
  * of it ("own_delay: p50 3 us, p99 41 us, max 900 us (...)"); nothing if no answer had a
  * stamp. */
 void report_own_delay(FILE *out, const struct hist *own);
+/* Connections made while measuring (--reconnect_every, -R): "connect: N, p50 .., p99 ..,
+ * max .. (opened to ready)"; nothing when there were none. */
+void report_connect_time(FILE *out, const struct hist *connect);
 /* "interrupted: SIGINT" (SIGTERM, SIGHUP) when signal > 0; nothing otherwise. */
 void report_interrupted(FILE *out, int signal);
 
