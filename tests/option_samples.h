@@ -91,6 +91,7 @@ static const struct option_sample samples[] = {
     {SAMPLE("distribution", "ketama"), REACHES(REACH_PLAN)},
     {SAMPLE("hash", "murmur3"), REACHES(REACH_PLAN)},
     {SAMPLE("key_dist", "zipf:0.8"), REACHES(REACH_PLAN)},
+    {SAMPLE("ycsb", "b"), REACHES(REACH_PLAN | REACH_DESC)},
     {SAMPLE("protocol", "meta"), REACHES(REACH_PLAN)},
     {SAMPLE("tls", NULL), REACHES(REACH_PLAN)},
     {SAMPLE("tls_ca", sample_file), WITH("--tls"), REACHES(REACH_PLAN)},

@@ -352,6 +352,7 @@ static void test_parse_good(void **state)
         {"zipf:2", KEY_DIST_ZIPF, 2.0},     {"zipf:.5", KEY_DIST_ZIPF, 0.5},
         {"zipf:10", KEY_DIST_ZIPF, 10.0},   {"zipf:1e-3", KEY_DIST_ZIPF, 0.001},
         {"zipf:0.01", KEY_DIST_ZIPF, 0.01},
+        {"latest", KEY_DIST_LATEST, 0.99},  {"latest:1.2", KEY_DIST_LATEST, 1.2},
     };
     for (size_t i = 0; i < SLAP_ARRAY_SIZE(cases); i++) {
         struct key_dist d = {KEY_DIST_GAUSSIAN, -1.0};
@@ -360,7 +361,7 @@ static void test_parse_good(void **state)
             fail_msg("'%s' rejected: %s", cases[i].text, err);
         }
         assert_int_equal(d.kind, cases[i].kind);
-        if (cases[i].kind == KEY_DIST_ZIPF) {
+        if (cases[i].kind == KEY_DIST_ZIPF || cases[i].kind == KEY_DIST_LATEST) {
             assert_true(d.s == cases[i].s);
         }
     }
@@ -374,6 +375,7 @@ static void test_parse_bad(void **state)
         "zipf:0",     "zipf:0.0",  "zipf:-1",   "zipf:10.5", "zipf:11",    "zipf:1e9",
         "zipf:abc",   "zipf:1x",   "zipf: 1",   "zipf:1 ",   "zipf:nan",   "zipf:inf",
         "zipf:0x1p0", "zipf:1..2", "zipf1",     "zipf::1",   " uniform",   "zipfian",
+        "latest:",    "latest:0",  "latest:11", "latests",
     };
     for (size_t i = 0; i < SLAP_ARRAY_SIZE(cases); i++) {
         struct key_dist d = {KEY_DIST_GAUSSIAN, -1.0};

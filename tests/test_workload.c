@@ -163,6 +163,32 @@ static void test_set_ppm(void **state)
     workload_free(&w);
 }
 
+/* --key_dist=latest: rank 0 is the slot stored last, rank r the one r sets before it, on the
+ * window's first pass (slots 0 .. filled - 1) and after it has wrapped. */
+static void test_latest_slot(void **state)
+{
+    (void)state;
+    struct workload w;
+    struct key_window win;
+    make_workload(&w, 64, 10, 0.1, 1024);
+    window_init(&win, &w);
+    for (int i = 0; i < 4; i++) { /* slots 0..3 set and stored */
+        window_take_set_slot(&win, &w);
+        window_set_done(&win, &w);
+    }
+    assert_int_equal(window_latest_slot(&win, &w, 0), 3);
+    assert_int_equal(window_latest_slot(&win, &w, 3), 0);
+    for (uint64_t i = 4; i < w.win_size + 2; i++) { /* the walk wraps: slots 0 and 1 again */
+        window_take_set_slot(&win, &w);
+        window_set_done(&win, &w);
+    }
+    assert_int_equal(window_latest_slot(&win, &w, 0), 1);
+    assert_int_equal(window_latest_slot(&win, &w, 1), 0);
+    assert_int_equal(window_latest_slot(&win, &w, 2), w.win_size - 1);
+    assert_int_equal(window_latest_slot(&win, &w, w.win_size - 1), 2);
+    workload_free(&w);
+}
+
 /* Count the sets among MIX_OPS operations of a fresh window. */
 static unsigned count_sets(double set_prop, enum op_type *ops)
 {
@@ -481,6 +507,7 @@ int main(void)
         cmocka_unit_test(test_rng_below),
         cmocka_unit_test(test_key_slot_digits),
         cmocka_unit_test(test_mix_many_ops),
+        cmocka_unit_test(test_latest_slot),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

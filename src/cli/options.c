@@ -157,6 +157,12 @@ static const struct option_row option_rows[] = {
                       "Which keys of the window gets read: uniform (default), zipf[:S] (S "
                       "default 0.99) or gaussian.",
                       SPECIAL(options_apply_key_dist, options_show_key_dist), WORKLOAD},
+    [ROW_YCSB] = {0, "ycsb", "WORKLOAD",
+                  "One of YCSB's core workloads: a (50% reads, 50% updates), b (95/5), c "
+                  "(reads), d (95% reads of the latest keys, 5% inserts) or f (reads and "
+                  "read-modify-writes: gets, then cas), zipfian keys, 1000-byte values, 23-byte "
+                  "keys; --mix, --ratio, --key_dist and the sizes given override it.",
+                  SPECIAL(options_apply_ycsb, options_show_ycsb), NOT_REPLAYED},
     [ROW_PROTOCOL] = {0, "protocol", "NAME",
                       "ascii (default), binary, or meta (mg/ms; gets sent quiet and closed by "
                       "mn).",

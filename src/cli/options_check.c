@@ -254,10 +254,50 @@ static enum options_outcome check_combinations(const struct parse_state *st)
     return outcome == OPTIONS_RUN ? check_auth(st) : outcome;
 }
 
+/* --ycsb: YCSB's core workloads (Cooper et al., "Benchmarking Cloud Serving Systems with
+ * YCSB", SoCC 2010; its workloads/workload[a-f] files): the mix of reads and updates (an
+ * update a set, an insert a set of the window's walk, a read-modify-write a gets and a cas),
+ * the request distribution, records of 10 fields of 100 bytes under keys "user" and 19
+ * digits. Under -F's sections and the options given. */
+static void apply_ycsb(const struct parse_state *st)
+{
+    static const struct {
+        char name;
+        double get, set, gets, cas;
+        enum key_dist_kind keys;
+    } presets[] = {{'a', 50, 50, 0, 0, KEY_DIST_ZIPF},   {'b', 95, 5, 0, 0, KEY_DIST_ZIPF},
+                   {'c', 100, 0, 0, 0, KEY_DIST_ZIPF},   {'d', 95, 5, 0, 0, KEY_DIST_LATEST},
+                   {'f', 1, 0, 1, 1, KEY_DIST_ZIPF}}; /* a read, and a read and a write */
+    struct slap_options *o = st->o;
+    for (size_t i = 0; o->ycsb != NULL && i < SLAP_ARRAY_SIZE(presets); i++) {
+        if (presets[i].name != o->ycsb[0]) {
+            continue;
+        }
+        if (!was_given(st, ROW_MIX) && !was_given(st, ROW_RATIO)) {
+            double sum = presets[i].get + presets[i].set + presets[i].gets + presets[i].cas;
+            memset(o->mix, 0, sizeof(o->mix));
+            o->mix[OP_GET] = presets[i].get / sum;
+            o->mix[OP_SET] = presets[i].set / sum;
+            o->mix[OP_GETS] = presets[i].gets / sum;
+            o->mix[OP_CAS] = presets[i].cas / sum;
+        }
+        if (!was_given(st, ROW_KEY_DIST)) {
+            o->key_pop = (struct key_dist){.kind = presets[i].keys, .s = 0.99};
+        }
+        if (!was_given(st, ROW_KEY_SIZE)) {
+            size_dist_fixed(&o->key_sizes, 23);
+        }
+        if (!was_given(st, ROW_VALUE_SIZE) && !was_given(st, ROW_FIXED_SIZE)) {
+            size_dist_fixed(&o->value_sizes, 1000);
+        }
+    }
+}
+
 /* -F under the inline options: a section counts unless its option was given; -X over both. */
 static enum options_outcome apply_cfg_file(const struct parse_state *st)
 {
     struct slap_options *o = st->o;
+    apply_ycsb(st);
     struct cfg_file cfg = {.has_key = false}; /* no -F: no sections */
     char why[512];
     if (o->cfg_file != NULL && cfgfile_load(o->cfg_file, &cfg, why, sizeof(why)) != SLAP_OK) {

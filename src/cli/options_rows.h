@@ -41,6 +41,7 @@ enum option_id {
     ROW_DISTRIBUTION,
     ROW_HASH,
     ROW_KEY_DIST,
+    ROW_YCSB,
     ROW_PROTOCOL,
     ROW_TLS,
     ROW_TLS_CA,

@@ -161,6 +161,21 @@ enum options_outcome options_apply_tls_version(struct parse_state *st, const cha
     return OPTIONS_RUN;
 }
 
+/* --ycsb: one of YCSB's core workloads, checked here and applied by options_check. */
+enum options_outcome options_apply_ycsb(struct parse_state *st, const char *arg)
+{
+    if (strcmp(arg, "e") == 0) {
+        return options_usage_error(st, "--ycsb: workload e scans ranges of keys, which "
+                                       "memcached cannot: a, b, c, d or f");
+    }
+    if (strlen(arg) != 1 || strchr("abcdf", arg[0]) == NULL) {
+        return options_usage_error(st, "--ycsb: '%s' is none of YCSB's core workloads a, b, c, "
+                                       "d and f", arg);
+    }
+    st->o->ycsb = arg;
+    return OPTIONS_RUN;
+}
+
 /* --arrival: uniform, poisson (exponential), a law of gaps by its shape, or etc. */
 enum options_outcome options_apply_arrival(struct parse_state *st, const char *arg)
 {
@@ -606,14 +621,19 @@ enum option_value options_show_exp_time(const struct slap_options *o, char *buf,
 
 enum option_value options_show_key_dist(const struct slap_options *o, char *buf, size_t len)
 {
-    static const char *const dist_names[] = {"uniform", "zipf", "gaussian"};
-    if (o->key_pop.kind == KEY_DIST_ZIPF) {
+    static const char *const dist_names[] = {"uniform", "zipf", "gaussian", "latest"};
+    if (o->key_pop.kind == KEY_DIST_ZIPF || o->key_pop.kind == KEY_DIST_LATEST) {
         char s[32];
         units_shortest(s, sizeof(s), o->key_pop.s);
-        snprintf(buf, len, "zipf:%s", s);
+        snprintf(buf, len, "%s:%s", dist_names[o->key_pop.kind], s);
         return OPTION_VALUE_TEXT;
     }
     return options_text_value(dist_names[o->key_pop.kind], buf, len);
+}
+
+enum option_value options_show_ycsb(const struct slap_options *o, char *buf, size_t len)
+{
+    return options_text_value(o->ycsb, buf, len);
 }
 
 enum option_value options_show_arrival(const struct slap_options *o, char *buf, size_t len)

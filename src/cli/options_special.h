@@ -29,6 +29,7 @@ enum options_outcome options_apply_exp_time(struct parse_state *st, const char *
 enum options_outcome options_apply_key_dist(struct parse_state *st, const char *arg);
 enum options_outcome options_apply_tls_version(struct parse_state *st, const char *arg);
 enum options_outcome options_apply_arrival(struct parse_state *st, const char *arg);
+enum options_outcome options_apply_ycsb(struct parse_state *st, const char *arg);
 /* An increasing list of at most SLAP_MAX_PERCENTILES percentiles. */
 enum options_outcome options_apply_percentiles(struct parse_state *st, const char *arg);
 /* START:END:STEP, three rates of k=1000, at most 1000 steps. */
@@ -56,6 +57,7 @@ enum option_value options_show_exp_time(const struct slap_options *o, char *buf,
 enum option_value options_show_key_dist(const struct slap_options *o, char *buf, size_t len);
 enum option_value options_show_tls_version(const struct slap_options *o, char *buf, size_t len);
 enum option_value options_show_arrival(const struct slap_options *o, char *buf, size_t len);
+enum option_value options_show_ycsb(const struct slap_options *o, char *buf, size_t len);
 enum option_value options_show_percentiles(const struct slap_options *o, char *buf, size_t len);
 /* P=W%: run until percentile P's 95% interval is within W% of it. */
 enum options_outcome options_apply_precision(struct parse_state *st, const char *arg);

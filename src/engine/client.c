@@ -324,7 +324,10 @@ static uint64_t set_slot(struct client *c, const struct workload *wl, bool *fres
 /* A key already stored, by --key_dist: what gets and the commands on existing keys act on. */
 static uint64_t stored_slot(struct client *c)
 {
-    return key_dist_pick(&c->env->params->key_pop, c->win.filled, &c->env->rng);
+    const struct key_dist *d = &c->env->params->key_pop;
+    uint64_t pick = key_dist_pick(d, c->win.filled, &c->env->rng);
+    return d->kind == KEY_DIST_LATEST ? window_latest_slot(&c->win, c->env->params->wl, pick)
+                                      : pick;
 }
 
 /* A write of slot is about to go out (to one or more servers). */

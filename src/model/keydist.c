@@ -14,7 +14,8 @@
 #define TWO_PI 6.283185307179586
 #define SERIES_CUTOFF 1e-8 /* below this |t|, log1p(t)/t and expm1(t)/t by their series */
 
-static const char accepted_text[] = "uniform, zipf, zipf:S with 0 < S <= 10, or gaussian";
+static const char accepted_text[] =
+    "uniform, zipf, zipf:S with 0 < S <= 10, latest, latest:S, or gaussian";
 
 /* Uniform in [0, 1) from the top 53 bits of the generator. */
 static double unit_uniform(struct rng *r)
@@ -138,6 +139,7 @@ uint64_t key_dist_pick_shaped(const struct key_dist *d, uint64_t n, struct rng *
     }
     switch (d->kind) {
     case KEY_DIST_ZIPF:
+    case KEY_DIST_LATEST: /* a rank of recency: the caller finds its key */
         return zipf_pick(d->s, n, r);
     case KEY_DIST_GAUSSIAN:
         return gaussian_pick(n, r);
@@ -175,6 +177,11 @@ enum slap_status key_dist_parse(const char *text, struct key_dist *d, char *err,
     } else if (strncmp(text, "zipf:", 5) == 0 &&
                parse_zipf_exponent(text + 5, &parsed.s) == SLAP_OK) {
         parsed.kind = KEY_DIST_ZIPF;
+    } else if (strcmp(text, "latest") == 0) {
+        parsed.kind = KEY_DIST_LATEST;
+    } else if (strncmp(text, "latest:", 7) == 0 &&
+               parse_zipf_exponent(text + 7, &parsed.s) == SLAP_OK) {
+        parsed.kind = KEY_DIST_LATEST;
     } else {
         snprintf(err, err_len, "bad key distribution '%s': expected %s", text, accepted_text);
         return SLAP_ERROR;

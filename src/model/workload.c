@@ -238,6 +238,16 @@ void window_set_done(struct key_window *win, const struct workload *w)
     }
 }
 
+uint64_t window_latest_slot(const struct key_window *win, const struct workload *w,
+                            uint64_t rank)
+{
+    if (win->filled < w->win_size) { /* the walk's first pass: slots 0 .. filled - 1 */
+        return win->filled - 1 - rank;
+    }
+    uint64_t newest = win->next_set == 0 ? w->win_size - 1 : win->next_set - 1;
+    return (newest + w->win_size - rank % w->win_size) % w->win_size;
+}
+
 uint64_t window_pick_get_slot(const struct key_window *win, struct rng *r)
 {
     return rng_below(r, win->filled);

@@ -200,3 +200,46 @@ def case_reconnect_every_counts_connections():
     finally:
         mc.stop()
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def case_ycsb_presets_as_the_server_counts():
+    """--ycsb a, b, c, d and f: the server counts each workload's mix of reads and writes
+    (a 50/50, b and d 95/5, c reads only, f a third each of gets, gets for a read-modify-write
+    and cas), slap's counters are the server's, every read finds its key (d's reads of the
+    latest keys too), the header says the 23-byte keys and 1000-byte values, and e (scans) and
+    an unknown letter are refused (exit 2)."""
+    from harness import check_agree, measured
+    mc = Memcached()
+    try:
+        for letter, gets, sets, cas in (("a", 3000, 3000, 0), ("b", 5700, 300, 0),
+                                        ("c", 6000, 0, 0), ("d", 5700, 300, 0),
+                                        ("f", 4000, 0, 2000)):
+            cas_before = int(mc.stats()[0]["cas_hits"])
+            # c and f store no new key: their windows are filled first (as --preload does)
+            rc, out, err, delta, _ = measured([mc], ["-s", mc.addr, "--ycsb", letter,
+                                                     "-x", "6000", "-c", "4"] +
+                                              (["--preload"] if letter in "cf" else []))
+            delta["cas_hits"] = int(mc.stats()[0]["cas_hits"]) - cas_before
+            check(rc == 0, "--ycsb %s: exit status %d: %s" % (letter, rc, err))
+            c = counters(out)
+            import re
+            preload = re.search(r"^preload: (\d+) sets", out, re.M)  # c's windows, filled first
+            if preload:
+                delta["cmd_set"] -= int(preload.group(1))
+                delta["bytes_read"] -= int(preload.group(1)) * (len("set  0 0 1000\r\n") + 23 + 1002)
+                delta["bytes_written"] -= int(preload.group(1)) * len("STORED\r\n")
+            check_agree(c, delta)
+            check(delta["cmd_get"] == gets and delta["cmd_set"] == sets + cas and
+                  delta["cas_hits"] == cas,
+                  "--ycsb %s: the server counted gets %d, sets %d, cas hits %r; expected %d, "
+                  "%d, %d" % (letter, delta["cmd_get"], delta["cmd_set"], delta.get("cas_hits"),
+                              gets, sets + cas, cas))
+            check(delta["get_misses"] == 0, "--ycsb %s: %d reads missed"
+                  % (letter, delta["get_misses"]))
+            check("key size: 23" in out and "value size: 1000" in out,
+                  "--ycsb %s: the header %s" % (letter, out[:500]))
+        for letter, said in (("e", "scans ranges of keys"), ("g", "none of YCSB's")):
+            rc, _, err = run_slap(["-s", mc.addr, "--ycsb", letter, "-x", "10"])
+            check(rc == 2 and said in err, "--ycsb %s: %d %r" % (letter, rc, err))
+    finally:
+        mc.stop()

@@ -53,6 +53,7 @@ struct slap_options {
     double tps;                /* -P target operations per second, all threads together */
     enum arrival arrival;      /* --arrival: uniform by default */
     double arrival_shape;      /* --arrival's law's shape (normal, gev, gpareto) */
+    const char *ycsb;          /* --ycsb: a YCSB core workload's letter, or NULL */
     uint32_t pipeline;         /* --pipeline: requests in flight per connection, default 1 */
     enum latency_view latency; /* --latency */
     enum timestamps stamps;    /* --timestamps: read (default) or kernel */

@@ -12,6 +12,8 @@ enum key_dist_kind {
     KEY_DIST_UNIFORM = 0,  /* every key alike (memaslap) */
     KEY_DIST_ZIPF = 1,     /* rank r (0-based) drawn with weight 1 / (r + 1)^s */
     KEY_DIST_GAUSSIAN = 2, /* normal around n / 2, standard deviation n / 6, cut to [0, n) */
+    KEY_DIST_LATEST = 3,   /* zipf over recency: rank 0 the key set last (YCSB's "latest");
+                              key_dist_pick gives the rank, window_latest_slot the key */
 };
 
 struct key_dist {
@@ -19,7 +21,8 @@ struct key_dist {
     double s; /* zipf exponent, > 0 (default 0.99); unused otherwise */
 };
 
-/* "uniform", "zipf", "zipf:S" or "gaussian"; SLAP_ERROR with one line in err otherwise. */
+/* "uniform", "zipf", "zipf:S", "latest", "latest:S" or "gaussian"; SLAP_ERROR with one line
+ * in err otherwise. */
 enum slap_status key_dist_parse(const char *text, struct key_dist *d, char *err, size_t err_len);
 /* key_dist_pick for any kind; the inline part below takes the uniform draws itself. */
 uint64_t key_dist_pick_shaped(const struct key_dist *d, uint64_t n, struct rng *r);

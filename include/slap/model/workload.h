@@ -153,6 +153,9 @@ void window_more_gets(struct key_window *win, const struct workload *w, uint32_t
 uint64_t window_take_set_slot(struct key_window *win, const struct workload *w);
 /* A set of the walk was stored: one more slot may be read. */
 void window_set_done(struct key_window *win, const struct workload *w);
+/* --key_dist=latest: the slot set rank sets ago (0: the latest), of the slots set so far. */
+uint64_t window_latest_slot(const struct key_window *win, const struct workload *w,
+                            uint64_t rank);
 /* A slot already set, uniformly; only when window_can_get. */
 uint64_t window_pick_get_slot(const struct key_window *win, struct rng *r);
 
