@@ -312,30 +312,26 @@ static void latency(FILE *out, const struct metrics_input *in)
     }
 }
 
-/* --timestamps=kernel: slap's own delay, once an answer has had a stamp. */
-static void own_delay(FILE *out, const struct metrics_input *in)
+/* A histogram of one series, its family said once it holds a value (none before). */
+static void lone_histogram(FILE *out, const struct metrics_input *in, const struct hist *h,
+                           const char *name, const char *help)
 {
-    const struct hist *h = in->stats->own;
     if (h == NULL || h->count == 0) {
         return;
     }
-    family(out, "slap_own_delay_seconds", "histogram",
-           "slap's own delay (--timestamps=kernel): from the kernel's arrival stamp of an answer "
-           "to slap's read of it, the time the load host added to each latency.");
-    histogram(out, in, "slap_own_delay_seconds", NULL, h);
+    family(out, name, "histogram", help);
+    histogram(out, in, name, NULL, h);
 }
 
-/* Connections made while measuring (--reconnect_every, -R): connect to ready. */
-static void connect_time(FILE *out, const struct metrics_input *in)
+/* --timestamps=kernel: slap's own delay; connections made while measuring. */
+static void own_delay_and_connects(FILE *out, const struct metrics_input *in)
 {
-    const struct hist *h = in->stats->connect;
-    if (h == NULL || h->count == 0) {
-        return;
-    }
-    family(out, "slap_connect_seconds", "histogram",
-           "Connections slap made while measuring (--reconnect_every, -R): from the connect to "
-           "ready (TCP, a TLS handshake, --auth).");
-    histogram(out, in, "slap_connect_seconds", NULL, h);
+    lone_histogram(out, in, in->stats->own, "slap_own_delay_seconds",
+                   "slap's own delay (--timestamps=kernel): from the kernel's arrival stamp of an "
+                   "answer to slap's read of it, the time the load host added to each latency.");
+    lone_histogram(out, in, in->stats->connect, "slap_connect_seconds",
+                   "Connections slap made while measuring (--reconnect_every, -R): from the "
+                   "connect to ready (TCP, a TLS handshake, --auth).");
 }
 
 static void cpu(FILE *out, const struct metrics_input *in)
@@ -396,8 +392,7 @@ enum slap_status metrics_write(FILE *out, const struct metrics_input *in)
     errors(out, in);
     traffic(out, in);
     latency(out, in);
-    own_delay(out, in);
-    connect_time(out, in);
+    own_delay_and_connects(out, in);
     cpu(out, in);
     verdict(out, in);
     return fflush(out) == 0 && !ferror(out) ? SLAP_OK : SLAP_ERROR;
