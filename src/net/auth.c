@@ -2,9 +2,12 @@
 #include "slap/net/auth.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "slap/base/quote.h"
 
@@ -45,13 +48,24 @@ static enum slap_status from_file(struct conn_auth *a, const char *path, char *w
 {
     char where[QUOTE_PATH_BUF], line[2 * AUTH_FIELD_MAX + 8];
     quote_name(where, path);
-    FILE *f = fopen(path, "r");
-    if (f == NULL) {
+    /* not blocking: a FIFO with no writer, or a device, is refused, not waited on */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(why, why_len, "--auth %s: %s", where,
+                 fd < 0 ? strerror(errno) : "not a regular file");
+        if (fd >= 0) {
+            close(fd);
+        }
+        return SLAP_ERROR;
+    }
+    ssize_t got = read(fd, line, sizeof(line) - 1);
+    close(fd);
+    if (got < 0) {
         snprintf(why, why_len, "--auth %s: %s", where, strerror(errno));
         return SLAP_ERROR;
     }
-    size_t len = fread(line, 1, sizeof(line) - 1, f);
-    fclose(f);
+    size_t len = (size_t)got;
     line[len] = '\0';
     size_t end = strcspn(line, "\n");
     if (end == len && len == sizeof(line) - 1) {

@@ -62,6 +62,9 @@ static bool answer_whole(const struct conn *c)
     if (c->env->auth->kind == AUTH_ASCII) {
         return memchr(c->auth_buf, '\n', c->auth_done) != NULL;
     }
+    if (c->auth_done > 0 && h[0] != 0x81) {
+        return true; /* no binary answer: judged as it is */
+    }
     if (c->auth_done < 24) {
         return false;
     }

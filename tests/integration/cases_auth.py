@@ -207,3 +207,44 @@ def case_auth_bad_options():
         refused(["--auth", path, "--flush"], "--flush")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def case_auth_hostile_servers():
+    """--auth against servers that do not authenticate: one that answers garbage is refused
+    naming its words, quoted (exit 1); one that never answers fails within the connect
+    time-out (exit 1), not a hang; a FIFO as the credentials' file is refused, not waited on
+    (exit 2)."""
+    from harness import free_port, garbage_server
+    tmp = tempfile.mkdtemp(prefix="slap-auth-")
+    servers = []
+    try:
+        path = credentials(tmp)
+        port = free_port()
+        servers.append(garbage_server(port, b"HELLO \x1b[2J there\r\n"))
+        for args in (["--auth", path], ["-B", "--auth", path]):
+            start = time.monotonic()
+            rc, _, err = run_slap(["-s", "127.0.0.1:%d" % port, "-x", "10", "-c", "1"] + args,
+                                  timeout=30)
+            check(rc == 1 and "refused: the server said" in err and "\x1b" not in err,
+                  "%s against garbage: %d %r" % (args, rc, err))
+            check(time.monotonic() - start < 15, "%s against garbage: not at once" % args)
+        silent = socket.socket()
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        servers.append(silent)
+        start = time.monotonic()
+        rc, _, err = run_slap(["-s", "127.0.0.1:%d" % silent.getsockname()[1], "-x", "10",
+                               "-c", "1", "--auth", path], timeout=30)
+        check(rc == 1 and "authentication" in err, "a silent server: %d %r" % (rc, err))
+        check(time.monotonic() - start < 15, "a silent server: %.1f s" %
+              (time.monotonic() - start))
+        fifo = os.path.join(tmp, "fifo")
+        os.mkfifo(fifo)
+        r = subprocess.run([PATHS.slap, "-x", "1", "--auth", fifo], capture_output=True,
+                           text=True, timeout=30)
+        check(r.returncode == 2 and "not a regular file" in r.stderr,
+              "a FIFO: %d %r" % (r.returncode, r.stderr))
+    finally:
+        for s in servers:
+            s.close()
+        shutil.rmtree(tmp, ignore_errors=True)

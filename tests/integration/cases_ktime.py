@@ -31,7 +31,7 @@ def delay_server(base_us, mean_us):
 def server_truth(addr):
     """The delay server's own account of the answers it wrote since it was last asked: from
     its kernel's arrival stamp of each request to its write of the answer (count, mean, p50,
-    p99, p99.9 in microseconds), the truth slap's latencies are held to."""
+    p90, p99, p99.9 in microseconds), the truth slap's latencies are held to."""
     host, port = addr.rsplit(":", 1)
     with socket.create_connection((host, int(port)), timeout=10) as s:
         s.sendall(b"truth\r\n")
@@ -41,8 +41,9 @@ def server_truth(addr):
             check(got != b"", "the delay server closed before its truth")
             line += got
     words = line.split()
-    check(words[0] == b"TRUTH" and len(words) == 6, "the delay server's truth: %r" % line)
-    return dict(zip(("count", "mean", "p50", "p99", "p999"), (float(w) for w in words[1:])))
+    check(words[0] == b"TRUTH" and len(words) == 7, "the delay server's truth: %r" % line)
+    return dict(zip(("count", "mean", "p50", "p90", "p99", "p999"),
+                    (float(w) for w in words[1:])))
 
 
 def timed_slap(addr, stamps, tmp, name, nice):

@@ -7,7 +7,7 @@
  *
  * The truth as the server saw it: each delayed answer's time from the kernel's arrival stamp
  * of its request (SO_TIMESTAMPNS) to the server's write of it is kept, and the command "truth"
- * answers "TRUTH count mean_us p50_us p99_us p999_us" of the answers written since the last
+ * answers "TRUTH count mean_us p50_us p90_us p99_us p999_us" of the answers written since the last
  * "truth" (or the start), at once, and starts again. A server held up on its CPU is in it.
  * Usage: delay_server PORT BASE_US MEAN_US SEED (listens on 127.0.0.1; runs until killed)
  */
@@ -98,11 +98,12 @@ static const char *truth_report(void)
         sum += (double)truth[i];
     }
     if (truth_n == 0) {
-        snprintf(truth_text, sizeof(truth_text), "TRUTH 0 0 0 0 0\r\n");
+        snprintf(truth_text, sizeof(truth_text), "TRUTH 0 0 0 0 0 0\r\n");
     } else {
         qsort(truth, truth_n, sizeof(*truth), by_value);
-        snprintf(truth_text, sizeof(truth_text), "TRUTH %zu %.1f %.1f %.1f %.1f\r\n", truth_n,
-                 sum / (double)truth_n / 1000.0, truth_at(0.5), truth_at(0.99), truth_at(0.999));
+        snprintf(truth_text, sizeof(truth_text), "TRUTH %zu %.1f %.1f %.1f %.1f %.1f\r\n",
+                 truth_n, sum / (double)truth_n / 1000.0, truth_at(0.5), truth_at(0.9),
+                 truth_at(0.99), truth_at(0.999));
     }
     truth_n = 0;
     return truth_text;
