@@ -219,10 +219,11 @@ def case_confidence_precision(mc):
 def p90_run(addr, seconds, path):
     """One closed-loop run of -c 64 against addr: (p90, low, high) in us from its --json. A
     warm-up first, so that a short run's start (connecting, the first requests) does not make
-    it differ from a long one."""
+    it differ from a long one; latencies end at the kernel's arrival stamps, so that a moment
+    when this shared host holds slap up does not move one run's figures from another's."""
     rc, out, err = run_slap(["-s", addr, "-c", "64", "-T", "1", "-t", "%ds" % seconds,
-                             "--warmup", "0.3s", "--percentiles", "50,90", "--json", path],
-                            timeout=seconds + 30)
+                             "--warmup", "0.3s", "--percentiles", "50,90", "--json", path,
+                             "--timestamps=kernel"], timeout=seconds + 30)
     check(rc == 0, "exit status %d: %s" % (rc, err))
     with open(path) as f:
         total = json.load(f)["types"]["total"]
@@ -239,7 +240,10 @@ def case_confidence_covers_known_truth():
     the host's noise. The delay's p90 is 20 + 10 ln 10 = 43.0 ms; the truth is the p90 of two
     pooled 6 s runs, checked to be within 1% below (the histogram's bucket) and 1 ms above the
     p90 the server itself measured of the same answers (delay_server's truth: a host that holds
-    the server up, as it did once here by 1.1 ms, moves both alike).
+    the server up, as it did once here by 1.1 ms, moves both alike). The 1 s runs go four at
+    a time, and each four's truth is the p90 the server measured of their answers: a host whose
+    load comes and goes moved the server's p90 by 2.5 ms within one case (12 of 20 intervals
+    held the long runs' p90 then).
     Of 20 runs of 1 s, the 95% intervals must not show a coverage below 90%: fewer than 16
     holding the truth would (at a coverage of 90%, 16 or more hold 96% of the time; 17 to 20
     measured, 155 of 160 in eight tries with the bounds kept within the fastest and slowest
@@ -247,7 +251,8 @@ def case_confidence_covers_known_truth():
     runs' (sqrt(1/6) = 0.41; 0.35 to 0.41 times as wide measured; at most 0.6 is asked)."""
     server = os.path.join(os.path.dirname(os.path.abspath(PATHS.lmc_check)), "delay_server")
     port = free_port()
-    proc = subprocess.Popen([server, str(port), "20000", "10000", "7"])
+    # at nice -10: its timers fire on time on a shared host (the truth is its delays)
+    proc = subprocess.Popen(["nice", "-n", "-10", server, str(port), "20000", "10000", "7"])
     tmp = tempfile.mkdtemp(prefix="slap-coverage-")
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=4)
     try:
@@ -266,18 +271,29 @@ def case_confidence_covers_known_truth():
         check(0.99 * served <= truth <= served + 1000,
               "p90 %.0f us: the server's of the same answers is %.0f us (the delay's %.0f)"
               % (truth, served, analytic))
-        short = list(pool.map(lambda i: p90_run(addr, 1, os.path.join(tmp, "short%d.json" % i)),
-                              range(20)))
-        covered = sum(1 for _, low, high in short if low <= truth <= high)
-        check(covered >= 16, "%d of 20 intervals hold the p90 %.0f us: %r" %
-              (covered, truth, [(round(lo), round(hi)) for _, lo, hi in short]))
+        # the short runs four at a time; each four's truth is the p90 the server measured of
+        # their answers (10000 of them: within 0.5% of the law's p90 as the server then made
+        # it), so that the host's load, which moves the server's delays from one moment to the
+        # next, moves the truth with them
+        short, truths = [], []
+        for batch in range(5):
+            server_truth(addr)
+            short += list(pool.map(
+                lambda i: p90_run(addr, 1, os.path.join(tmp, "short%d.json" % (4 * batch + i))),
+                range(4)))
+            truths += [server_truth(addr)["p90"]] * 4
+        covered = sum(1 for (_, low, high), t in zip(short, truths) if low <= t <= high)
+        check(covered >= 16, "%d of 20 intervals hold their p90: %r" %
+              (covered, [(round(lo), round(t), round(hi))
+                         for (_, lo, hi), t in zip(short, truths)]))
         width_short = sum(high - low for _, low, high in short) / len(short)
         width_long = sum(high - low for _, low, high in long_runs) / len(long_runs)
         check(width_long <= 0.6 * width_short, "6 s runs' intervals %.0f us wide, 1 s runs' %.0f"
               % (width_long, width_short))
-        print("p90 %.0f us (the server's %.0f, the delay's %.0f): %d of 20 intervals hold it; "
-              "mean width %.0f us at 1 s, %.0f us at 6 s" % (truth, served, analytic, covered,
-                                                             width_short, width_long))
+        print("p90 %.0f us (the server's %.0f, the delay's %.0f): %d of 20 intervals hold their "
+              "four's (%s); mean width %.0f us at 1 s, %.0f us at 6 s"
+              % (truth, served, analytic, covered, ", ".join("%.0f" % t for t in truths[::4]),
+                 width_short, width_long))
     finally:
         pool.shutdown(wait=True)
         proc.kill()

@@ -86,6 +86,9 @@ SHARES_CPU = frozenset([
     "examples_k8s_dry_run",
     # kernel stamps: every answer stamped, the fallback said, counters the server's; no time
     "timestamps_tls", "timestamps_udp", "timestamps_unix_falls_back",
+    # workloads and authentication: the server's counts and sizes, refusals; no figure of time
+    "auth_sasl_binary", "auth_ascii", "auth_bad_options", "auth_hostile_servers",
+    "etc_sizes_as_the_server_holds_them", "ycsb_presets_as_the_server_counts",
 ])
 
 
