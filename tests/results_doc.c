@@ -232,7 +232,7 @@ void make_run(struct results_doc *d, bool extras)
 {
     make_doc(d,
              &(struct spec){.servers = "127.0.0.1:1", .threads = 2, .time = "3", .tps = "900",
-                            .samples = 20},
+                            .samples = 3},
              3, NULL);
     d->has_limits = true;
     fill_limits(&d->limits, LIMITS_SERVER);
@@ -258,7 +258,7 @@ void make_run(struct results_doc *d, bool extras)
 /* slap search's sweep (results_doc.h). */
 void make_search(struct results_doc *d)
 {
-    make_doc(d, &(struct spec){.servers = "127.0.0.1:1", .threads = 2, .time = "3", .samples = 20},
+    make_doc(d, &(struct spec){.servers = "127.0.0.1:1", .threads = 2, .time = "3", .samples = 3},
              4, NULL);
     results_drop_periods(d);
     d->sweep = true;

@@ -380,7 +380,7 @@ static bool same_run(const struct results_run_id *a, const struct results_run_id
 void results_run_figures(const struct results_doc *d, struct results_run_id *id)
 {
     snprintf(id->label, sizeof(id->label), "%s", d->label);
-    id->requests = results_requests(d->global);
+    id->requests = stats_ops(d->global); /* as the run line's Ops */
     id->tps = d->seconds > 0 ? (double)id->requests / d->seconds : 0.0;
     id->errors = stats_errors(&d->global->counters);
     snprintf(id->limited_by, sizeof(id->limited_by), "%s",

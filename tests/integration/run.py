@@ -89,6 +89,12 @@ SHARES_CPU = frozenset([
     # workloads and authentication: the server's counts and sizes, refusals; no figure of time
     "auth_sasl_binary", "auth_ascii", "auth_bad_options", "auth_hostile_servers",
     "etc_sizes_as_the_server_holds_them", "ycsb_presets_as_the_server_counts",
+    # counts, refusals and bounded waits (a silent peer fails within seconds, not a figure of
+    # time): the fan-out's merged counters and parts, the schedule's intended times, the
+    # reconnections counted
+    "examples_fan_out_through_namespaces", "tls_silent_server",
+    "streams_and_paths_that_are_no_results", "every_connection_silent", "arrivals_by_law",
+    "reconnect_every_counts_connections",
 ])
 
 
