@@ -29,8 +29,11 @@ After the workloads: the time from start to the first request (slap -x 1 under s
 scripts/memcheck.py's peak memory with -c 1000, 10000 and 20000 (--no-memcheck skips it).
 --markdown also prints the table the README's performance section holds.
 
+--before PATH runs another build of slap (an earlier commit's) as one more tool in the same
+rounds: "cpu/op paired slap/slap-before" is what the commits between them cost per request.
+
 Usage: scripts/bench.sh [--rounds N] [--time S] [--workloads a,b,...] [--memtier PATH]
-                        [--no-memcheck] [--markdown] [--list]
+                        [--before PATH] [--no-memcheck] [--markdown] [--list]
 """
 import argparse
 import os
@@ -212,8 +215,8 @@ def peak_rss_kb(pid):
 
 def command(tool, args, port, seconds, paths):
     server = "127.0.0.1:%d" % port
-    if tool == "slap":
-        return [paths["slap"], "-s", server, "-t", "%ds" % seconds] + args
+    if tool in ("slap", "slap-before"):  # --before: another build of slap, in the same rounds
+        return [paths[tool], "-s", server, "-t", "%ds" % seconds] + args
     if tool == "memaslap":
         return ["memcaslap", "-s", server, "-t", "%ds" % seconds] + args
     if tool == "floor":  # scripts/floor_client.c: CLIENTS, then its MODE if not tcp
@@ -243,8 +246,9 @@ def one_run(tool, args, cpus, opts, paths, udp):
     try:
         if tool == "memtier":
             prefill_memtier(srv.port, paths, args)
-        cmd = ["taskset", "-c", str(cpus[1])] + command(tool.split("-")[0], args, srv.port,
-                                                        opts.time, paths)
+        cmd = ["taskset", "-c", str(cpus[1])] + command(
+            tool if tool == "slap-before" else tool.split("-")[0], args, srv.port, opts.time,
+            paths)
         if tool == "memtier" and "--protocol=memcache_binary" in args:
             cmd.remove("--protocol=memcache_text")
         start = time.monotonic()
@@ -292,7 +296,7 @@ def summary(runs, key):
 
 def run_workload(name, opts, paths, cpus, tools, extra_slap=None, rate_from=None):
     spec = WORKLOADS[name]
-    present = [t for t in tools if spec.get(t) is not None]
+    present = [t for t in tools if spec.get("slap" if t == "slap-before" else t) is not None]
     if "floor" in present:  # the floor's other designs for this workload
         present += [t for t in spec if t.startswith("floor-")]
     if spec.get("baseline"):  # the standard run of slap (and the floor) in the same rounds
@@ -304,8 +308,8 @@ def run_workload(name, opts, paths, cpus, tools, extra_slap=None, rate_from=None
             if tool.endswith("-standard"):
                 args = list(WORKLOADS["standard"][tool.split("-")[0]])
             else:
-                args = list(spec[tool])
-            if rate_from is not None and tool == "slap":
+                args = list(spec["slap" if tool == "slap-before" else tool])
+            if rate_from is not None and tool in ("slap", "slap-before"):
                 args += ["-P", "%d" % rate_from]
             elif rate_from is not None and tool == "memaslap":  # it takes thousands only
                 args += ["-P", "%dk" % max(1, rate_from // 1000)]
@@ -344,7 +348,7 @@ def ratios(name, results, standard):
     if "slap" not in results:
         return out
     s = {k: summary(results["slap"], k)[0] for k in ("ops_s", "cpu_us", "user_us")}
-    for peer in ["memaslap", "memtier", "floor"] + [t for t in results if t.startswith("floor-")
+    for peer in ["slap-before", "memaslap", "memtier", "floor"] + [t for t in results if t.startswith("floor-")
                                                     and t != "floor-standard"]:
         if peer in results:
             p = {k: summary(results[peer], k)[0] for k in ("ops_s", "cpu_us", "user_us")}
@@ -433,6 +437,8 @@ def main():
     p.add_argument("--workloads", default=",".join(WORKLOADS))
     p.add_argument("--memtier", help="path of a memtier_benchmark to compare with")
     p.add_argument("--slap", default=os.path.join(TOP, "build", "slap"))
+    p.add_argument("--before", help="another slap (an earlier commit's build) to run in the same "
+                   "rounds: its cost against this one's, paired (the request path's budget)")
     p.add_argument("--floor", default=os.path.join(TOP, "build", "floor_client"),
                    help="the bare client of scripts/floor_client.c (scripts/bench.sh builds it)")
     p.add_argument("--list", action="store_true", help="print the workloads and exit")
@@ -447,11 +453,12 @@ def main():
         return 0
     if opts.skip + opts.window >= opts.time:
         raise SystemExit("--skip + --window must end before --time")
-    for path in (opts.slap, opts.memtier):
+    for path in (opts.slap, opts.memtier, opts.before):
         if path is not None and not os.access(path, os.X_OK):
             raise SystemExit("bench: %s is not an executable (scripts/bench.sh builds slap)" % path)
-    paths = {"slap": opts.slap, "memtier": opts.memtier, "floor": opts.floor}
-    tools = (["slap", "memaslap"] + (["memtier"] if opts.memtier else []) +
+    paths = {"slap": opts.slap, "memtier": opts.memtier, "floor": opts.floor,
+             "slap-before": opts.before}
+    tools = (["slap"] + (["slap-before"] if opts.before else []) + ["memaslap"] + (["memtier"] if opts.memtier else []) +
              (["floor"] if os.access(opts.floor, os.X_OK) else []))
     cpus = (0, 1) if os.cpu_count() >= 2 else (0, 0)
     names = opts.workloads.split(",")

@@ -4,7 +4,8 @@
 # client CPU per request, server-counted rate, server CPU per request and peak memory, for each
 # workload, from rounds that alternate the tools' order, with memcached and the client pinned to
 # different CPUs. See scripts/bench.py for what is measured and how.
-# Usage: scripts/bench.sh [--rounds N] [--time S] [--workloads a,b,...] [--memtier PATH] [--list]
+# Usage: scripts/bench.sh [--rounds N] [--time S] [--workloads a,b,...] [--memtier PATH]
+#                         [--before PATH] [--list]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/scripts/deps.sh" libmemcached-tools memcached strace util-linux >&2
