@@ -616,8 +616,8 @@ static void read_fill_evictions(struct run *r)
     for (uint32_t i = 0; r->fill_evictions != NULL && i < r->servers.count; i++) {
         struct server_stats now;
         char why[SERVER_STATS_NOTE_MAX];
-        bool read = server_stats_read(&r->servers.items[i], SERVER_STATS_TIMEOUT_NS, &now, why,
-                                      sizeof(why)) == SLAP_OK;
+        bool read = server_stats_read(&r->servers.items[i], SERVER_STATS_TIMEOUT_NS,
+                                      r->engine.auth, &now, why, sizeof(why)) == SLAP_OK;
         r->fill_evictions[i] = read ? now.evictions : -1.0;
     }
 }
@@ -656,6 +656,7 @@ static void read_server_stats(struct run *r, bool after)
             continue;
         }
         if ((after && !p->ok) || server_stats_read(&r->servers.items[i], SERVER_STATS_TIMEOUT_NS,
+                                                   r->engine.auth,
                                                    after ? &p->after : &p->before, why,
                                                    sizeof(why)) == SLAP_OK) {
             *(after ? &p->after_ns : &p->before_ns) = slap_now_ns();

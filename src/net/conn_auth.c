@@ -10,50 +10,11 @@
 #include "slap/base/quote.h"
 #include "slap/net/auth.h"
 
-#define AUTH_BUF 1024 /* the request (at most 24 + 5 + 2 + 2 * 255 bytes), then the answer */
+#define AUTH_BUF 1024 /* the request (auth_request's), then the answer */
+_Static_assert(AUTH_BUF >= AUTH_REQUEST_MAX, "the request fits its buffer");
 #define AUTH_SHOWN 80 /* bytes of a refusal shown */
 
 enum { AUTH_WRITING = 1, AUTH_READING, AUTH_DONE };
-
-static void put16(unsigned char *p, size_t v)
-{
-    p[0] = (unsigned char)(v >> 8);
-    p[1] = (unsigned char)v;
-}
-
-static void put32(unsigned char *p, size_t v)
-{
-    put16(p, v >> 16);
-    put16(p + 2, v & 0xffff);
-}
-
-/* The request into c->auth_buf: its length. */
-static size_t auth_request(const struct conn_auth *a, char *buf)
-{
-    size_t user = strlen(a->user), password = strlen(a->password);
-    if (a->kind == AUTH_ASCII) { /* memcached -Y: a set whose data is "USER PASSWORD" */
-        return (size_t)snprintf(buf, AUTH_BUF, "set slap-auth 0 0 %zu\r\n%s %s\r\n",
-                                user + 1 + password, a->user, a->password);
-    }
-    /* binary SASL_AUTH (0x21): key the mechanism, value "\0USER\0PASSWORD" */
-    static const char mech[] = "PLAIN";
-    size_t key = sizeof(mech) - 1, value = 1 + user + 1 + password;
-    unsigned char *h = (unsigned char *)buf;
-    memset(h, 0, 24);
-    h[0] = 0x80;
-    h[1] = 0x21;
-    put16(h + 2, key);
-    put32(h + 8, key + value);
-    char *at = buf + 24;
-    memcpy(at, mech, key);
-    at += key;
-    *at++ = '\0';
-    memcpy(at, a->user, user);
-    at += user;
-    *at++ = '\0';
-    memcpy(at, a->password, password);
-    return 24 + key + value;
-}
 
 /* Is the answer in c->auth_buf whole? */
 static bool answer_whole(const struct conn *c)

@@ -10,6 +10,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "slap/net/auth.h"
+
 #define STATS_ANSWER_MAX (64u * 1024u) /* memcached's answer is about 4 KiB */
 #define STATS_SHOWN 60                 /* bytes of a refusal shown in a note */
 
@@ -147,13 +149,39 @@ int server_stats_connect(const struct server *srv, uint64_t deadline_ns, char *w
     return fd;
 }
 
-/* Send the request and read the answer into buf until END, a refusal or the deadline. */
-static enum slap_status exchange(int fd, uint64_t deadline_ns, char *buf, struct server_stats *out,
-                                 char *why, size_t why_len)
+/* With memcached's ASCII authentication, the answer begins with the authentication's: the
+ * length of its line when it is STORED, 0 when it is not whole yet, -1 (why said) when it is a
+ * refusal. */
+static long authenticated(const char *buf, size_t used, char *why, size_t why_len)
 {
-    size_t used = 0;
-    if (send(fd, stats_request, sizeof(stats_request) - 1, MSG_NOSIGNAL) !=
-        (ssize_t)(sizeof(stats_request) - 1)) {
+    char shown[STATS_SHOWN + 8];
+    const char *eol = memchr(buf, '\n', used);
+    if (eol == NULL) {
+        return 0;
+    }
+    if (eol - buf == 7 && memcmp(buf, "STORED\r", 7) == 0) {
+        return 8;
+    }
+    printable_line(buf, used, shown, sizeof(shown));
+    snprintf(why, why_len, "its ASCII authentication was refused (it said '%s')", shown);
+    return -1;
+}
+
+/* Send the request (after the authentication's, with --auth) and read the answer into buf
+ * until END, a refusal or the deadline. */
+static enum slap_status exchange(int fd, uint64_t deadline_ns, const struct conn_auth *auth,
+                                 char *buf, struct server_stats *out, char *why, size_t why_len)
+{
+    size_t used = 0, request = 0;
+    long skip = -1; /* bytes of the authentication's answer, once it is known */
+    if (auth != NULL && auth->kind == AUTH_ASCII) {
+        request = auth_request(auth, buf);
+    } else {
+        skip = 0;
+    }
+    memcpy(buf + request, stats_request, sizeof(stats_request) - 1);
+    request += sizeof(stats_request) - 1;
+    if (send(fd, buf, request, MSG_NOSIGNAL) != (ssize_t)request) {
         snprintf(why, why_len, "cannot send stats: %s", strerror(errno));
         return SLAP_ERROR;
     }
@@ -168,7 +196,15 @@ static enum slap_status exchange(int fd, uint64_t deadline_ns, char *buf, struct
             return SLAP_ERROR;
         }
         used += n > 0 ? (size_t)n : 0;
-        enum slap_status st = server_stats_parse(buf, used, out, why, why_len);
+        if (skip < 0 && (skip = authenticated(buf, used, why, why_len)) <= 0) {
+            if (skip < 0) {
+                return SLAP_ERROR;
+            }
+            skip = -1;
+            continue;
+        }
+        enum slap_status st =
+            server_stats_parse(buf + skip, used - (size_t)skip, out, why, why_len);
         if (st != SLAP_AGAIN) {
             return st;
         }
@@ -180,7 +216,8 @@ static enum slap_status exchange(int fd, uint64_t deadline_ns, char *buf, struct
 }
 
 enum slap_status server_stats_read(const struct server *srv, uint64_t timeout_ns,
-                                   struct server_stats *out, char *why, size_t why_len)
+                                   const struct conn_auth *auth, struct server_stats *out,
+                                   char *why, size_t why_len)
 {
     uint64_t deadline = slap_now_ns() + timeout_ns;
     char *buf = malloc(STATS_ANSWER_MAX);
@@ -192,7 +229,7 @@ enum slap_status server_stats_read(const struct server *srv, uint64_t timeout_ns
     }
     fd = server_stats_connect(srv, deadline, why, why_len);
     if (fd >= 0) {
-        st = exchange(fd, deadline, buf, out, why, why_len);
+        st = exchange(fd, deadline, auth, buf, out, why, why_len);
     }
 out:
     if (fd >= 0) {

@@ -86,9 +86,11 @@ def sasl_server(tmp):
     return Memcached(extra=("-S",))
 
 
-def check_run(mc, stats, args, conns, env=None):
+def check_run(mc, stats, args, conns, env=None, own_stats=False):
     """slap with args against mc: exit 0, -x 3000 by its count and the server's, conns
-    authentications and no failure by the server's, and the password in none of its output."""
+    authentications and no failure by the server's, and the password in none of its output.
+    own_stats: slap reads the server's stats itself (ascii or meta in clear), authenticating
+    before and after the run, and its JSON holds the server's counts."""
     before = stats(mc)
     tmp = tempfile.mkdtemp(prefix="slap-auth-")
     try:
@@ -106,12 +108,17 @@ def check_run(mc, stats, args, conns, env=None):
               "%s: slap counted %d, the server served %d of -x 3000"
               % (args, c["cmd_get"] + c["cmd_set"], served))
         auths = after["auth_cmds"] - before["auth_cmds"] - 1  # less the test's own
+        auths -= 2 if own_stats else 0  # slap's stats, before and after
         check(auths == conns and after["auth_errors"] == before["auth_errors"],
               "%s: the server saw %d authentications (%d failed) of %d connections"
               % (args, auths, after["auth_errors"] - before["auth_errors"], conns))
         with open(path) as f:
             text = f.read()
-        json.loads(text)
+        doc = json.loads(text)
+        if own_stats:
+            srv = doc["servers"][0]
+            check(srv["note"] is None and srv["delta"]["cmd_get"] + srv["delta"]["cmd_set"] ==
+                  served, "%s: slap's reading of the server's stats: %r" % (args, srv))
         for where, what in (("stdout", proc.stdout), ("stderr", proc.stderr), ("JSON", text)):
             check(PASSWORD not in what, "%s: the password is in its %s" % (args, where))
     finally:
@@ -158,9 +165,10 @@ def case_auth_ascii():
     mc = None
     try:
         mc = Memcached(extra=("-Y", credentials(tmp)))
-        check_run(mc, ascii_stats, ["--auth", credentials(tmp)], 4)
+        check_run(mc, ascii_stats, ["--auth", credentials(tmp)], 4, own_stats=True)
         env = dict(os.environ, SLAP_AUTH_USER=USER, SLAP_AUTH_PASSWORD=PASSWORD)
-        check_run(mc, ascii_stats, ["--protocol=meta", "--auth", "env"], 3, env=env)
+        check_run(mc, ascii_stats, ["--protocol=meta", "--auth", "env"], 3, env=env,
+                  own_stats=True)
         check_refused(mc, ["--auth", credentials(tmp, "wrong-password")],
                       '"CLIENT_ERROR authentication failure"')
         rc, _, err = run_slap(["-s", mc.addr, "-x", "100", "-c", "2"], timeout=30)

@@ -25,5 +25,9 @@ struct conn_auth {
  * form; the password may hold ':'). a->kind is left for the caller. On failure, why names
  * what was wrong (never the password). */
 enum slap_status auth_read(struct conn_auth *a, const char *source, char *why, size_t why_len);
+/* The bytes a connection sends to authenticate by a (kind SASL PLAIN or ASCII) into buf, of at
+ * least AUTH_REQUEST_MAX bytes: their number. */
+#define AUTH_REQUEST_MAX (24 + 5 + 2 * AUTH_FIELD_MAX + 64)
+size_t auth_request(const struct conn_auth *a, char *buf);
 
 #endif

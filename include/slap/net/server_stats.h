@@ -9,6 +9,8 @@
 #include "slap/base/common.h"
 #include "slap/net/servers.h"
 
+struct conn_auth;
+
 #define SERVER_STATS_NOTE_MAX 160
 #define SERVER_STATS_TIMEOUT_NS (2ULL * SLAP_NS_PER_SEC)
 
@@ -48,10 +50,12 @@ struct server_stats_pair {
  * Send `stats` to srv over a new connection, waiting at most timeout_ns in all, and read the
  * fields. SLAP_ERROR with a printable reason in why (the server's first line, made safe) when
  * it cannot connect, closes, answers something else (a proxy that refuses `stats`) or
- * is missing a field.
+ * is missing a field. auth (or NULL): with memcached's ASCII authentication (-Y), the connection
+ * authenticates first, in the same write; a refusal is said in why.
  */
 enum slap_status server_stats_read(const struct server *srv, uint64_t timeout_ns,
-                                   struct server_stats *out, char *why, size_t why_len);
+                                   const struct conn_auth *auth, struct server_stats *out,
+                                   char *why, size_t why_len);
 /*
  * Parse a `stats` answer (text[0..len), up to and including END) into out. SLAP_AGAIN when
  * END has not come yet; SLAP_ERROR, with why, when it is not a stats answer.
