@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 
 #include "slap/base/common.h"
+#include "slap/net/server_stats.h"
 #include "slap/net/servers.h"
 
 #define THREE_SERVERS "127.0.0.1:11211,127.0.0.1:11212,localhost"
@@ -203,6 +204,73 @@ static void test_pick_ketama(void **state)
     }
 }
 
+/* A binary answer packet (opcode, status, key, value) appended at *at. */
+static void put_packet(char *buf, size_t *at, unsigned op, unsigned status, const char *key,
+                       const char *value)
+{
+    size_t k = strlen(key), v = strlen(value);
+    unsigned char *h = (unsigned char *)buf + *at;
+    memset(h, 0, 24);
+    h[0] = 0x81;
+    h[1] = (unsigned char)op;
+    h[2] = (unsigned char)(k >> 8);
+    h[3] = (unsigned char)k;
+    h[6] = (unsigned char)(status >> 8);
+    h[7] = (unsigned char)status;
+    h[11] = (unsigned char)(k + v); /* bodies here are short */
+    memcpy(buf + *at + 24, key, k);
+    memcpy(buf + *at + 24 + k, value, v);
+    *at += 24 + k + v;
+}
+
+/* The binary protocol's stats answer: each field read, after a SASL answer; cut anywhere it is
+ * not whole yet; a missing field, a foreign packet and a refusal are errors that say so. */
+static void test_stats_binary(void **state)
+{
+    (void)state;
+    static const char *const fields[][2] = {
+        {"pid", "7"}, {"cmd_get", "1800"}, {"cmd_set", "200"}, {"get_hits", "1790"},
+        {"get_misses", "10"}, {"evictions", "0"}, {"bytes_read", "347038"},
+        {"version", "1.6.21"}, {"bytes_written", "2001818"}, {"curr_connections", "3"},
+        {"rusage_user", "0.003871"}, {"rusage_system", "0.022117"}};
+    char buf[4096], why[160];
+    size_t len = 0;
+    struct server_stats st;
+    put_packet(buf, &len, 0x21, 0, "", "Authenticated");
+    for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+        put_packet(buf, &len, 0x10, 0, fields[i][0], fields[i][1]);
+    }
+    put_packet(buf, &len, 0x10, 0, "", "");
+    assert_int_equal(server_stats_parse_binary(buf, len, &st, why, sizeof(why)), SLAP_OK);
+    assert_true(st.cmd_get == 1800 && st.cmd_set == 200 && st.get_hits == 1790 &&
+                st.get_misses == 10 && st.bytes_read == 347038 && st.bytes_written == 2001818 &&
+                st.curr_connections == 3 && st.rusage_system == 0.022117);
+    for (size_t cut = 0; cut < len; cut++) {
+        assert_int_equal(server_stats_parse_binary(buf, cut, &st, why, sizeof(why)), SLAP_AGAIN);
+    }
+    /* without bytes_written */
+    char part[4096];
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+        if (strcmp(fields[i][0], "bytes_written") != 0) {
+            put_packet(part, &n, 0x10, 0, fields[i][0], fields[i][1]);
+        }
+    }
+    put_packet(part, &n, 0x10, 0, "", "");
+    assert_int_equal(server_stats_parse_binary(part, n, &st, why, sizeof(why)), SLAP_ERROR);
+    assert_non_null(strstr(why, "lack"));
+    /* a refusal: its status and words */
+    n = 0;
+    put_packet(part, &n, 0x21, 0x20, "", "Auth failure.");
+    assert_int_equal(server_stats_parse_binary(part, n, &st, why, sizeof(why)), SLAP_ERROR);
+    assert_non_null(strstr(why, "SASL authentication was refused (status 0x20: 'Auth failure.')"));
+    /* text where binary was asked: named, printable */
+    static const char text[] = "ERROR\r\nERROR\r\nERROR\r\nERROR\r\nERROR\r\n";
+    assert_int_equal(server_stats_parse_binary(text, sizeof(text) - 1, &st, why, sizeof(why)),
+                     SLAP_ERROR);
+    assert_non_null(strstr(why, "did not answer stats in binary (it said 'ERROR')"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -211,6 +279,7 @@ int main(void)
         cmocka_unit_test(test_pick_one_server),
         cmocka_unit_test(test_pick_three_servers),
         cmocka_unit_test(test_pick_ketama),
+        cmocka_unit_test(test_stats_binary),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

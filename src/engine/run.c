@@ -584,11 +584,14 @@ static const char *stats_unread(const struct run *r)
     if (r->plan.tls) {
         return "not read: slap reads stats in clear, not TLS";
     }
-    if (!codec_get(r->engine.protocol)->text_stats) {
-        /* A binary-only server would not answer the text request: it would cost 2 s. */
-        return "not read: slap reads stats in text, not binary";
-    }
     return NULL;
+}
+
+/* The servers' stats are read in the run's protocol: a server that speaks binary (memcached -B
+ * binary, or -S) may refuse text. */
+static bool stats_binary(const struct run *r)
+{
+    return !codec_get(r->engine.protocol)->text_stats;
 }
 
 /* What loads the servers before the measured part: "preload", "warm-up", both, or NULL. */
@@ -617,7 +620,8 @@ static void read_fill_evictions(struct run *r)
         struct server_stats now;
         char why[SERVER_STATS_NOTE_MAX];
         bool read = server_stats_read(&r->servers.items[i], SERVER_STATS_TIMEOUT_NS,
-                                      r->engine.auth, &now, why, sizeof(why)) == SLAP_OK;
+                                      r->engine.auth, stats_binary(r), &now, why,
+                                      sizeof(why)) == SLAP_OK;
         r->fill_evictions[i] = read ? now.evictions : -1.0;
     }
 }
@@ -656,7 +660,7 @@ static void read_server_stats(struct run *r, bool after)
             continue;
         }
         if ((after && !p->ok) || server_stats_read(&r->servers.items[i], SERVER_STATS_TIMEOUT_NS,
-                                                   r->engine.auth,
+                                                   r->engine.auth, stats_binary(r),
                                                    after ? &p->after : &p->before, why,
                                                    sizeof(why)) == SLAP_OK) {
             *(after ? &p->after_ns : &p->before_ns) = slap_now_ns();

@@ -110,7 +110,7 @@ static void read_backends(struct watch *w, bool after)
         struct server_stats_pair *p = &w->backend_stats[i];
         char why[SERVER_STATS_NOTE_MAX - 40];
         if ((after && !p->ok) ||
-            server_stats_read(&w->backends.items[i], SERVER_STATS_TIMEOUT_NS, NULL,
+            server_stats_read(&w->backends.items[i], SERVER_STATS_TIMEOUT_NS, NULL, false,
                               after ? &p->after : &p->before, why, sizeof(why)) == SLAP_OK) {
             *(after ? &p->after_ns : &p->before_ns) = slap_now_ns();
             p->ok = p->ok || !after;

@@ -16,6 +16,13 @@
 #define STATS_SHOWN 60                 /* bytes of a refusal shown in a note */
 
 static const char stats_request[] = "stats\r\n";
+/* The binary protocol's: a request header of opcode STAT, no key, no body. */
+#define BINARY_HEADER 24
+#define BINARY_REQUEST 0x80
+#define BINARY_ANSWER 0x81
+#define BINARY_STATS 0x10
+#define BINARY_SASL_AUTH 0x21
+static const unsigned char binary_stats_request[BINARY_HEADER] = {BINARY_REQUEST, BINARY_STATS};
 
 /* The first line of a server's answer, printable ASCII only, cut short. */
 static void printable_line(const char *text, size_t len, char *out, size_t out_len)
@@ -111,6 +118,64 @@ enum slap_status server_stats_parse(const char *text, size_t len, struct server_
     return SLAP_AGAIN;
 }
 
+/* A big-endian field of a binary header. */
+static uint32_t be(const unsigned char *p, size_t bytes)
+{
+    uint32_t v = 0;
+    for (size_t i = 0; i < bytes; i++) {
+        v = v << 8 | p[i];
+    }
+    return v;
+}
+
+enum slap_status server_stats_parse_binary(const char *text, size_t len, struct server_stats *out,
+                                           char *why, size_t why_len)
+{
+    char shown[STATS_SHOWN + 8];
+    uint32_t seen = 0;
+    size_t pos = 0;
+    memset(out, 0, sizeof(*out));
+    while (len - pos >= BINARY_HEADER) {
+        const unsigned char *h = (const unsigned char *)text + pos;
+        size_t key = be(h + 2, 2), extras = h[4], status = be(h + 6, 2), body = be(h + 8, 4);
+        if (h[0] != BINARY_ANSWER || key + extras > body ||
+            (h[1] != BINARY_STATS && h[1] != BINARY_SASL_AUTH)) {
+            printable_line(text + pos, len - pos, shown, sizeof(shown));
+            snprintf(why, why_len, "it did not answer stats in binary (it said '%s')", shown);
+            return SLAP_ERROR;
+        }
+        if (len - pos - BINARY_HEADER < body) {
+            return SLAP_AGAIN;
+        }
+        const char *k = text + pos + BINARY_HEADER + extras;
+        if (status != 0) { /* its words: printable, cut short */
+            printable_line(k + key, body - extras - key, shown, sizeof(shown));
+            snprintf(why, why_len, "its %s was refused (status 0x%02zx: '%s')",
+                     h[1] == BINARY_SASL_AUTH ? "SASL authentication" : "stats", status, shown);
+            return SLAP_ERROR;
+        }
+        pos += BINARY_HEADER + body;
+        if (h[1] == BINARY_SASL_AUTH) {
+            continue; /* authenticated: the stats follow */
+        }
+        if (key == 0) { /* the end */
+            if (seen == all_fields()) {
+                return SLAP_OK;
+            }
+            snprintf(why, why_len, "its stats lack cmd_get, bytes_read or another figure");
+            return SLAP_ERROR;
+        }
+        char value[64];
+        size_t value_len = body - extras - key;
+        if (value_len < sizeof(value)) { /* a long value (a version string): not one of ours */
+            memcpy(value, k + key, value_len);
+            value[value_len] = '\0';
+            keep_field(out, k, key, value, &seen);
+        }
+    }
+    return SLAP_AGAIN;
+}
+
 /* Wait for events on fd until the deadline; false when it passed or poll failed. */
 bool server_stats_wait(int fd, short events, uint64_t deadline_ns)
 {
@@ -170,17 +235,24 @@ static long authenticated(const char *buf, size_t used, char *why, size_t why_le
 /* Send the request (after the authentication's, with --auth) and read the answer into buf
  * until END, a refusal or the deadline. */
 static enum slap_status exchange(int fd, uint64_t deadline_ns, const struct conn_auth *auth,
-                                 char *buf, struct server_stats *out, char *why, size_t why_len)
+                                 bool binary, char *buf, struct server_stats *out, char *why,
+                                 size_t why_len)
 {
     size_t used = 0, request = 0;
-    long skip = -1; /* bytes of the authentication's answer, once it is known */
-    if (auth != NULL && auth->kind == AUTH_ASCII) {
+    long skip = -1; /* bytes of the ASCII authentication's answer, once it is known */
+    if (auth != NULL && auth->kind == (binary ? AUTH_SASL_PLAIN : AUTH_ASCII)) {
         request = auth_request(auth, buf);
-    } else {
-        skip = 0;
     }
-    memcpy(buf + request, stats_request, sizeof(stats_request) - 1);
-    request += sizeof(stats_request) - 1;
+    if (binary || request == 0) {
+        skip = 0; /* none, or a binary answer to SASL_AUTH: the parser's */
+    }
+    if (binary) {
+        memcpy(buf + request, binary_stats_request, sizeof(binary_stats_request));
+        request += sizeof(binary_stats_request);
+    } else {
+        memcpy(buf + request, stats_request, sizeof(stats_request) - 1);
+        request += sizeof(stats_request) - 1;
+    }
     if (send(fd, buf, request, MSG_NOSIGNAL) != (ssize_t)request) {
         snprintf(why, why_len, "cannot send stats: %s", strerror(errno));
         return SLAP_ERROR;
@@ -204,7 +276,8 @@ static enum slap_status exchange(int fd, uint64_t deadline_ns, const struct conn
             continue;
         }
         enum slap_status st =
-            server_stats_parse(buf + skip, used - (size_t)skip, out, why, why_len);
+            binary ? server_stats_parse_binary(buf, used, out, why, why_len)
+                   : server_stats_parse(buf + skip, used - (size_t)skip, out, why, why_len);
         if (st != SLAP_AGAIN) {
             return st;
         }
@@ -216,8 +289,8 @@ static enum slap_status exchange(int fd, uint64_t deadline_ns, const struct conn
 }
 
 enum slap_status server_stats_read(const struct server *srv, uint64_t timeout_ns,
-                                   const struct conn_auth *auth, struct server_stats *out,
-                                   char *why, size_t why_len)
+                                   const struct conn_auth *auth, bool binary,
+                                   struct server_stats *out, char *why, size_t why_len)
 {
     uint64_t deadline = slap_now_ns() + timeout_ns;
     char *buf = malloc(STATS_ANSWER_MAX);
@@ -229,7 +302,7 @@ enum slap_status server_stats_read(const struct server *srv, uint64_t timeout_ns
     }
     fd = server_stats_connect(srv, deadline, why, why_len);
     if (fd >= 0) {
-        st = exchange(fd, deadline, auth, buf, out, why, why_len);
+        st = exchange(fd, deadline, auth, binary, buf, out, why, why_len);
     }
 out:
     if (fd >= 0) {

@@ -230,24 +230,34 @@ def run_line(out):
     return float(m.group(1)), int(m.group(2)), int(m.group(3)), float(m.group(4))
 
 
+class SlapReads(int):
+    """A number of slap's own `stats` requests, and whether they are in the binary protocol."""
+    def __new__(cls, n, binary=False):
+        self = super().__new__(cls, n)
+        self.binary = binary
+        return self
+
+
 def slap_stats_reads(args, server=None):
     """How many `stats` requests slap itself sends server around a run (for its server_cpu_s
     lines): one before and one after for each of its addresses in -s (a memcached listening
     on two addresses is asked twice), and one more before a --preload or --warmup (for the
     evictions they cause; a mix without sets preloads too: not told here), none with its
-    memslap face, --tls or the binary protocol."""
+    memslap face or --tls; in the run's protocol, so binary with the binary protocol."""
     if args and args[0] == "memslap":
-        return 0
-    if any(a in ("--tls", "-B", "--binary", "--protocol=binary") for a in args) or \
-            any(a == "--protocol" and b == "binary" for a, b in zip(args, args[1:])):
-        return 0
+        return SlapReads(0)
+    if "--tls" in args:
+        return SlapReads(0)
+    binary = any(a in ("-B", "--binary", "--protocol=binary") for a in args) or \
+        any(a == "--protocol" and b == "binary" for a, b in zip(args, args[1:]))
     listed = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-s", "--servers")]
     listed += [a.split("=", 1)[1] for a in args if a.startswith("--servers=")]
     each = 3 if any(a == "--preload" or a.startswith("--warmup") for a in args) else 2
     if server is None or not listed or server.unix:
-        return each
+        return SlapReads(each, binary)
     port = ":%d" % server.port
-    return each * sum(1 for a in listed[-1].split(",") if a.endswith(port)) or each
+    return SlapReads(each * sum(1 for a in listed[-1].split(",") if a.endswith(port)) or each,
+                     binary)
 
 
 def stats_request_len(binary):
@@ -266,7 +276,13 @@ def server_delta(before, after, slap_reads=0):
     # answer is written after its snapshot. Neither is slap's traffic.
     d["bytes_read"] -= stats_request_len("binary_stats" in b)
     d["bytes_written"] -= before_len
-    d["bytes_read"] -= slap_reads * len(b"stats\r\n")
+    slap_binary = getattr(slap_reads, "binary", False)
+    d["bytes_read"] -= slap_reads * stats_request_len(slap_binary)
+    if slap_binary and "binary_stats" not in b:
+        # slap's answers in binary, the test's in text: each STAT line (5 + name + 1 + value
+        # + 2 bytes) is a packet of 24 + name + value, and END's 5 a header of 24
+        before_len += 16 * len(b) + 19
+        after_len += 16 * len(a) + 19
     # slap's answers were written between the test's two: as long as those, give or take
     # a few digits of counters that shrank (curr_connections) or grew.
     d["stats_answers"] = (slap_reads * (before_len - 8), slap_reads * (after_len + 8))

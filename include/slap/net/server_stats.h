@@ -50,18 +50,23 @@ struct server_stats_pair {
  * Send `stats` to srv over a new connection, waiting at most timeout_ns in all, and read the
  * fields. SLAP_ERROR with a printable reason in why (the server's first line, made safe) when
  * it cannot connect, closes, answers something else (a proxy that refuses `stats`) or
- * is missing a field. auth (or NULL): with memcached's ASCII authentication (-Y), the connection
- * authenticates first, in the same write; a refusal is said in why.
+ * is missing a field. binary: in the binary protocol (a server started -B binary or -S speaks no
+ * other). auth (or NULL): the connection authenticates first, in the same write, by SASL PLAIN
+ * in binary or memcached's ASCII authentication (-Y) in text; a refusal is said in why.
  */
 enum slap_status server_stats_read(const struct server *srv, uint64_t timeout_ns,
-                                   const struct conn_auth *auth, struct server_stats *out,
-                                   char *why, size_t why_len);
+                                   const struct conn_auth *auth, bool binary,
+                                   struct server_stats *out, char *why, size_t why_len);
 /*
  * Parse a `stats` answer (text[0..len), up to and including END) into out. SLAP_AGAIN when
  * END has not come yet; SLAP_ERROR, with why, when it is not a stats answer.
  */
 enum slap_status server_stats_parse(const char *text, size_t len, struct server_stats *out,
                                     char *why, size_t why_len);
+/* The same for the binary protocol's answer (its packets up to the one without a key, after
+ * a SASL_AUTH answer when the request authenticated first). */
+enum slap_status server_stats_parse_binary(const char *text, size_t len, struct server_stats *out,
+                                           char *why, size_t why_len);
 
 /* A non-blocking connect to srv, finished before the deadline; -1 with why on failure. */
 int server_stats_connect(const struct server *srv, uint64_t deadline_ns, char *why,
