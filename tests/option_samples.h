@@ -77,6 +77,7 @@ static const struct option_sample samples[] = {
     {SAMPLE("overwrite", "0.75"), REACHES(REACH_PLAN)},
     {SAMPLE("reconnect", NULL), REACHES(REACH_PLAN)},
     {SAMPLE("reconnect_every", "100"), REACHES(REACH_PLAN)},
+    {SAMPLE("reconnect_rate", "2k"), REACHES(REACH_PLAN)},
     {SAMPLE("udp", NULL), REACHES(REACH_PLAN | REACH_DESC)},
     {SAMPLE("facebook", NULL), REACHES(REACH_PLAN | REACH_DESC)},
     {SAMPLE("binary", NULL), REACHES(REACH_PLAN)},

@@ -39,6 +39,7 @@ struct fixture {
     struct lane lane;
     struct conn conn;
     struct request requests[DEPTH];
+    struct lane_reopen reopen; /* --reconnect_rate: the socket's */
     char *hdrs;
     char *keys;
     char rbuf[RBUF];
@@ -154,15 +155,31 @@ static void fixture_env(struct fixture *f)
     assert_non_null(f->keys);
 }
 
-/* One client of one lane, its socket connected to the test's listener, then measuring. */
-static struct fixture *fixture_new(double tps)
+#define CHURN_CLIENTS 4 /* --reconnect_rate: the run's clients; the fixture's is the third */
+#define CHURN_CLIENT 2
+
+/* One client of one lane, its socket connected to the test's listener, then measuring. With
+ * reconnect_rate, a run of CHURN_CLIENTS whose client CHURN_CLIENT it is. */
+static struct fixture *fixture_make(double tps, double reconnect_rate)
 {
     struct fixture *f = calloc(1, sizeof(*f));
     assert_non_null(f);
     fixture_plan(f, tps);
     fixture_env(f);
-    struct lane_slabs slabs = {&f->lane, &f->conn, f->requests, f->hdrs, f->keys, &f->conn_env};
-    assert_int_equal(client_init(&f->client, &f->env, &slabs, 0, 0), SLAP_OK);
+    struct lane_slabs slabs = {.lanes = &f->lane,
+                               .conns = &f->conn,
+                               .requests = f->requests,
+                               .hdrs = f->hdrs,
+                               .keys = f->keys,
+                               .conn_env = &f->conn_env};
+    uint32_t id = 0;
+    if (reconnect_rate > 0) {
+        f->params.reconnect_rate = reconnect_rate;
+        f->params.concurrency = CHURN_CLIENTS;
+        slabs.reopens = &f->reopen;
+        id = CHURN_CLIENT;
+    }
+    assert_int_equal(client_init(&f->client, &f->env, &slabs, id, 0), SLAP_OK);
     f->listener = socket(AF_UNIX, SOCK_STREAM, 0);
     assert_int_equal(bind(f->listener, (struct sockaddr *)&f->srv.addr, f->srv.addr_len), 0);
     assert_int_equal(listen(f->listener, 4), 0);
@@ -176,6 +193,11 @@ static struct fixture *fixture_new(double tps)
     assert_true(f->peer >= 0);
     f->env.phase = WORKER_MEASURING;
     return f;
+}
+
+static struct fixture *fixture_new(double tps)
+{
+    return fixture_make(tps, 0);
 }
 
 static int teardown(void **state)
@@ -415,6 +437,74 @@ static void test_unsent_behind_a_starved_thread_is_client_lag(void **state)
     assert_int_equal(k->client_lag, k->unsent);
 }
 
+#define CHURN_RATE 1000.0 /* reopens a second, all clients: each one's every 4 ms */
+
+/* The server answers the get the lane sent (a miss). */
+static void peer_answer(struct fixture *f, uint64_t answers)
+{
+    char key[128];
+    peer_read_get(f, key, sizeof(key));
+    peer_write(f, "END\r\n");
+    loop_until(f, &f->env.cur.counters.cmd_get, answers);
+}
+
+/* A reopen's new connection: the old peer closed, the new one accepted. */
+static void peer_reaccept(struct fixture *f)
+{
+    close(f->peer);
+    f->peer = accept(f->listener, NULL, NULL);
+    assert_true(f->peer >= 0);
+    loop_until(f, &f->env.cur.counters.reconnects, f->env.cur.counters.reconnects + 1);
+}
+
+/* The run's n-th reopen is due (n - 1/2) / rate after the go: exactly, whatever n. */
+static void assert_due_of(const struct fixture *f, uint64_t n)
+{
+    assert_int_equal(f->reopen.n, n);
+    assert_int_equal(f->reopen.due_ns,
+                     f->env.start_ns + (uint64_t)(((double)n - 0.5) * 1e9 / CHURN_RATE + 0.5));
+}
+
+/* --reconnect_rate 1000 over 4 clients: the third's socket takes the run's reopens 3, 7, 11,
+ * ... (due 2.5 ms, 6.5 ms, 10.5 ms after the go). An answer before its time leaves it open; the
+ * first answer after reopens it once (a new connection the server accepts, counted and timed),
+ * and the times that passed meanwhile are skipped, not made up. */
+static void test_reopen_at_its_times(void **state)
+{
+    struct fixture *f = fixture_make(0, CHURN_RATE);
+    *state = f;
+    const struct slap_counters *k = &f->env.cur.counters;
+    f->env.start_ns = slap_now_ns();
+    lane_reopens_begin(&f->lane);
+    assert_due_of(f, CHURN_CLIENT + 1);
+
+    lane_pump(&f->lane);
+    peer_answer(f, 1); /* well before 2.5 ms, even on a busy host: not reopened */
+    if (slap_now_ns() < f->reopen.due_ns) {
+        assert_int_equal(k->reconnects, 0);
+        assert_int_equal(f->conn.state, CONN_READY);
+    }
+    poll(NULL, 0, 5); /* 5 ms after the go at least: the reopen due at 2.5 ms is due */
+    peer_answer(f, 2);
+    uint64_t answered = f->reopen.answered_ns;
+    peer_reaccept(f);
+    assert_int_equal(k->reconnects, 1);
+    assert_int_equal(f->env.cur.connect->count, 1);
+    assert_true(f->reopen.due_ns > answered); /* the next after the answer, a socket's turn on */
+    assert_true(f->reopen.due_ns - answered <= CHURN_CLIENTS * SLAP_NS_PER_SEC / CHURN_RATE);
+    assert_int_equal((f->reopen.n - (CHURN_CLIENT + 1)) % CHURN_CLIENTS, 0);
+    assert_due_of(f, f->reopen.n);
+
+    uint64_t before = f->reopen.n;
+    poll(NULL, 0, 20); /* five of its times pass without an answer: one reopen for them */
+    peer_answer(f, 3);
+    peer_reaccept(f);
+    assert_int_equal(k->reconnects, 2);
+    assert_true(f->reopen.n >= before + 5 * CHURN_CLIENTS);
+    assert_due_of(f, f->reopen.n);
+    assert_int_equal(k->unanswered, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -428,6 +518,7 @@ int main(void)
                                   teardown),
         cmocka_unit_test_teardown(test_unsent_behind_a_slow_server_is_not_client_lag, teardown),
         cmocka_unit_test_teardown(test_unsent_behind_a_starved_thread_is_client_lag, teardown),
+        cmocka_unit_test_teardown(test_reopen_at_its_times, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

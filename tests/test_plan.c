@@ -200,6 +200,7 @@ static const struct field plan_fields[] = {
     PLAN(engine.lane.facebook),
     PLAN(engine.lane.reconnect),
     PLAN(engine.lane.reconnect_every),
+    PLAN(engine.lane.reconnect_rate),
     PLAN(engine.lane.verify),
     PLAN(engine.lane.verbose),
     PLAN(engine.lane.multiget_window),

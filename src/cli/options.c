@@ -103,6 +103,11 @@ static const struct option_row option_rows[] = {
                              "requests: needs --pipeline 1, TCP); the time to reconnect is "
                              "reported as connect.",
                              COUNT64(reconnect_every, 1, UINT64_MAX, 1000), WORKLOAD},
+    [ROW_RECONNECT_RATE] = {0, "reconnect_rate", "RATE",
+                            "Close and reopen RATE connections per second in all (k=1000), each "
+                            "connection in turn at its own times, between requests (needs "
+                            "--pipeline 1, TCP); the time to reconnect is reported as connect.",
+                            RATE(reconnect_rate, 1, (uint64_t)SLAP_MAX_TPS, 1000), WORKLOAD},
     [ROW_RECONNECT] = {'R', "reconnect", NULL, "Reopen connections that the server closes.",
                        FLAG(reconnect)},
     [ROW_UDP] = {'U', "udp", NULL,

@@ -42,13 +42,28 @@ static enum options_outcome check_open_loop(const struct parse_state *st)
     if (was_given(st, ROW_ARRIVAL) && o->tps == 0 && o->sweep_step == 0) {
         return options_usage_error(st, "--arrival needs --tps or --sweep (an open-loop run)");
     }
-    if (o->reconnect_every > 0 && (o->udp || o->facebook)) {
-        return options_usage_error(st, "--reconnect_every reopens TCP connections: it cannot be "
-                                       "used with -U or -a");
+    return OPTIONS_RUN;
+}
+
+/* Connection churn: --reconnect_every or --reconnect_rate (one of them), between requests of a
+ * stream socket. */
+static enum options_outcome check_churn(const struct parse_state *st)
+{
+    const struct slap_options *o = st->o;
+    if (o->reconnect_every > 0 && o->reconnect_rate > 0) {
+        return options_usage_error(st, "--reconnect_every and --reconnect_rate both say when a "
+                                       "connection is reopened: give one of them");
     }
-    if (o->reconnect_every > 0 && o->pipeline > 1) {
-        return options_usage_error(st, "--reconnect_every closes a connection between requests: "
-                                       "it needs --pipeline 1");
+    const char *name = o->reconnect_every > 0  ? "--reconnect_every"
+                       : o->reconnect_rate > 0 ? "--reconnect_rate"
+                                               : NULL;
+    if (name != NULL && (o->udp || o->facebook)) {
+        return options_usage_error(st, "%s reopens TCP connections: it cannot be used with -U "
+                                       "or -a", name);
+    }
+    if (name != NULL && o->pipeline > 1) {
+        return options_usage_error(st, "%s closes a connection between requests: it needs "
+                                       "--pipeline 1", name);
     }
     return OPTIONS_RUN;
 }
@@ -248,6 +263,7 @@ static enum options_outcome check_combinations(const struct parse_state *st)
         return OPTIONS_USAGE;
     }
     enum options_outcome outcome = check_open_loop(st);
+    outcome = outcome == OPTIONS_RUN ? check_churn(st) : outcome;
     outcome = outcome == OPTIONS_RUN ? check_rounds(st) : outcome;
     outcome = outcome == OPTIONS_RUN ? check_share(st) : outcome;
     outcome = outcome == OPTIONS_RUN ? check_tls(st) : outcome;

@@ -77,6 +77,7 @@ static struct lane_params plan_lanes(const struct slap_options *o)
     struct lane_params p = {
         .execute_number = plan_share_count(o, o->execute_number),
         .tps = plan_share_rate(o, o->tps),
+        .reconnect_rate = plan_share_rate(o, o->reconnect_rate), /* --share: this host's part */
         .trace = o->trace != NULL,
         .verify = o->verify > 0,
         .key_id_base = o->share_keys ? (o->share_index - 1) * o->concurrency : 0,

@@ -128,6 +128,14 @@ static enum slap_status lane_init(struct lane *l, struct client *c, const struct
     }
     l->nconns = nsockets;
     l->conns = slabs->conns + lane_no * nsockets;
+    if (slabs->reopens != NULL) { /* the run's sockets numbered lane by lane, client by client */
+        uint64_t first = ((uint64_t)c->id * p->conns_per_client + lane_no % p->conns_per_client) *
+                         nsockets;
+        l->reopens = slabs->reopens + lane_no * nsockets;
+        for (uint32_t s = 0; s < nsockets; s++) {
+            l->reopens[s] = (struct lane_reopen){.due_ns = UINT64_MAX, .n = first + s + 1};
+        }
+    }
     for (uint32_t s = 0; s < nsockets; s++) {
         size_t conn_no = lane_no * nsockets + s;
         struct conn_setup setup = {

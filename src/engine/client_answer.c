@@ -359,6 +359,9 @@ static void lane_answered(struct conn *c, const struct request *r,
     if (r->measured) {
         env->last_answer_ns = now_ns;
     }
+    if (l->reopens != NULL) { /* --reconnect_rate: the socket's time, read by lane_drained */
+        l->reopens[c - l->conns].answered_ns = now_ns;
+    }
     if (!count_reply(l, r, answer_counters(env, r), res, now_ns)) {
         const char *why = "a reply that does not answer the request sent";
         env->cur.counters.protocol_error++;
@@ -448,29 +451,88 @@ static void lane_given_up(struct conn *c, const struct request *r, uint64_t now_
     l->in_flight--;
 }
 
-/* --reconnect_every: a socket that has had its answers, with nothing in flight or queued, is
- * closed and opened again at once; what the lane sends next waits for it. */
-static void churn(struct conn *c)
+/* ---- connection churn: --reconnect_every, --reconnect_rate ----------------------------- */
+
+/* Close c and open it again at once (option says why); what the lane sends next waits for it. */
+static void reopen(struct conn *c, const char *option)
 {
-    struct lane *l = c->owner;
-    struct lane_env *env = lane_env_of(l);
-    if (c->state != CONN_READY || c->answers < env->params->reconnect_every || c->count > 0 ||
-        env->phase == WORKER_STOPPING) {
-        return;
-    }
     conn_close(c);
     if (conn_connect(c) != SLAP_OK) {
         char why[128];
-        snprintf(why, sizeof(why), "--reconnect_every: cannot connect again: %s",
-                 strerror(errno));
+        snprintf(why, sizeof(why), "%s: cannot connect again: %s", option, strerror(errno));
         lane_closed(c, why);
     }
 }
 
+/* --reconnect_every: a socket that has had its answers, with nothing in flight or queued, is
+ * closed and opened again. */
+static void churn_every(struct conn *c)
+{
+    struct lane_env *env = lane_env_of(c->owner);
+    if (c->state != CONN_READY || c->answers < env->params->reconnect_every || c->count > 0 ||
+        env->phase == WORKER_STOPPING) {
+        return;
+    }
+    reopen(c, "--reconnect_every");
+}
+
+/* --reconnect_rate: the sockets of the run, all threads', which take its reopens in turn. */
+static uint64_t run_sockets(const struct lane_params *p)
+{
+    return (uint64_t)p->concurrency * p->conns_per_client * client_lane_sockets(p);
+}
+
+/* When the run's n-th reopen is due: (n - 1/2) / rate after the go, rounded to the ns once. */
+static uint64_t reopen_due(const struct lane_env *env, uint64_t n)
+{
+    long double after = ((long double)n - 0.5L) * 1e9L / env->params->reconnect_rate;
+    return env->start_ns + (uint64_t)(after + 0.5L);
+}
+
+void lane_reopens_begin(struct lane *l)
+{
+    for (uint32_t s = 0; s < l->nconns; s++) {
+        l->reopens[s].due_ns = reopen_due(lane_env_of(l), l->reopens[s].n);
+    }
+}
+
+/* The socket's first reopen due after now_ns: those that fell due while no answer came are
+ * skipped, not made up (a socket reopens once per answer at most). */
+static void reopen_next(struct lane_reopen *ro, const struct lane_env *env, uint64_t now_ns)
+{
+    uint64_t every = run_sockets(env->params);
+    /* the run's reopens due after now are those with n > (now - go) x rate + 1/2 */
+    long double past =
+        (long double)(now_ns - env->start_ns) * env->params->reconnect_rate / 1e9L + 0.5L;
+    uint64_t first = (uint64_t)past + 1;
+    ro->n += (first > ro->n ? (first - ro->n + every - 1) / every : 1) * every;
+    while ((ro->due_ns = reopen_due(env, ro->n)) <= now_ns) { /* rounding's last ns */
+        ro->n += every;
+    }
+}
+
+/* --reconnect_rate: a socket whose latest answer came at or after its reopen time, with
+ * nothing in flight or queued, is closed and opened again. */
+static void churn_by_rate(struct conn *c)
+{
+    struct lane *l = c->owner;
+    struct lane_env *env = lane_env_of(l);
+    struct lane_reopen *ro = &l->reopens[c - l->conns];
+    if (c->state != CONN_READY || ro->answered_ns < ro->due_ns || c->count > 0 ||
+        env->phase == WORKER_STOPPING) {
+        return;
+    }
+    reopen_next(ro, env, ro->answered_ns);
+    reopen(c, "--reconnect_rate");
+}
+
 static void lane_drained(struct conn *c)
 {
-    if (lane_env_of(c->owner)->params->reconnect_every > 0) {
-        churn(c);
+    const struct lane *l = c->owner;
+    if (lane_env_of(l)->params->reconnect_every > 0) {
+        churn_every(c);
+    } else if (l->reopens != NULL) {
+        churn_by_rate(c);
     }
     lane_pump(c->owner);
 }

@@ -76,6 +76,7 @@ static enum slap_status worker_alloc(struct worker *w)
     w->lanes = calloc(w->nlanes, sizeof(*w->lanes));
     w->conns = calloc(w->nconns, sizeof(*w->conns));
     w->requests = calloc(nrequests, sizeof(*w->requests));
+    w->reopens = o->reconnect_rate > 0 ? calloc(w->nconns, sizeof(*w->reopens)) : NULL;
     w->hdrs = malloc(nrequests * w->env.hdr_cap);
     w->keys = malloc((size_t)w->nclients * wl->key_size);
     w->rbuf = malloc(WORKER_READ_BUFFER + PROTO_ASCII_MAX_LINE);
@@ -83,7 +84,8 @@ static enum slap_status worker_alloc(struct worker *w)
     w->ubuf = udp ? malloc(client_udp_answer_cap(wl) + PROTO_ASCII_MAX_LINE) : NULL;
     w->stalls = calloc(o->servers->count, sizeof(*w->stalls));
     if (!w->clients || !w->lanes || !w->conns || !w->requests || !w->hdrs || !w->keys ||
-        !w->rbuf || (tls && !w->tls_out) || (udp && !w->ubuf) || !w->stalls) {
+        (o->reconnect_rate > 0 && !w->reopens) || !w->rbuf || (tls && !w->tls_out) ||
+        (udp && !w->ubuf) || !w->stalls) {
         return SLAP_ERROR;
     }
     /* every lane has a UDP conn to each server: they share the thread's socket to it */
@@ -137,7 +139,13 @@ enum slap_status worker_init(struct worker *w, const struct engine_config *cfg,
         return SLAP_ERROR;
     }
     worker_conn_env(w);
-    struct lane_slabs slabs = {w->lanes, w->conns, w->requests, w->hdrs, w->keys, &w->conn_env};
+    struct lane_slabs slabs = {.lanes = w->lanes,
+                               .conns = w->conns,
+                               .requests = w->requests,
+                               .reopens = w->reopens,
+                               .hdrs = w->hdrs,
+                               .keys = w->keys,
+                               .conn_env = &w->conn_env};
     for (uint32_t k = 0; k < nclients; k++) {
         if (client_init(&w->clients[k], &w->env, &slabs, first_client + k, k) != SLAP_OK) {
             return SLAP_ERROR;
@@ -169,6 +177,7 @@ void worker_free(struct worker *w)
     free(w->lanes);
     free(w->conns);
     free(w->requests);
+    free(w->reopens);
     free(w->hdrs);
     free(w->keys);
     free(w->rbuf);
@@ -624,6 +633,9 @@ static void worker_start(struct worker *w, uint64_t start_ns)
     for (size_t i = 0; i < w->nlanes && o->lane.tps > 0; i++) {
         schedule_init(&w->lanes[i].sched, o->arrival, o->arrival_shape, o->lane.tps, total_lanes,
                       first_lane + (uint32_t)i, start_ns, rng_next(&w->env.rng));
+    }
+    for (size_t i = 0; i < w->nlanes && w->reopens != NULL; i++) {
+        lane_reopens_begin(&w->lanes[i]);
     }
 }
 

@@ -137,7 +137,9 @@ def case_env_servers(mc):
 def case_bad_options():
     for args in (["-T", "0"], ["--win_size=0k"], ["--no-such-option"], ["-t", "5x"],
                  ["--mix", "get=1.7e308,set=1e307"], ["--ratio", "1e308:1e308"],
-                 ["--exp_time", "4294967296"], ["--exp_time", "1000000000"]):
+                 ["--exp_time", "4294967296"], ["--exp_time", "1000000000"],
+                 ["--reconnect_rate", "10", "--reconnect_every", "100"],
+                 ["--reconnect_rate", "0"]):
         rc, out, err = run_slap(args)
         check(rc == 2, "%r: exit status %d, expected 2" % (args, rc))
         check(out == "", "%r printed to stdout" % (args,))

@@ -243,3 +243,64 @@ def case_ycsb_presets_as_the_server_counts():
             check(rc == 2 and said in err, "--ycsb %s: %d %r" % (letter, rc, err))
     finally:
         mc.stop()
+
+
+def case_reconnect_rate_spreads_reopens():
+    """--reconnect_rate R: R reopens a second over all the connections, each connection at its
+    own times. Closed loop, -t 2s -c 4 at 20: the run's n-th reopen is due (n - 1/2) / 20 s
+    after the go (25 ms, 75 ms, ... 1975 ms), 40 in all, connection (n - 1) mod 4's; each is
+    made at the connection's first answer after its time, never twice for one time, so 40 at
+    most, and one fewer for each connection whose answer came too late for its last time (the
+    last is 25 ms before the end; a host stalled that long: 36 at least). Whatever the count,
+    the server saw exactly that many connections more than the 4 (total_connections), each
+    timed (the connect line and connect_time), and its cmd_get and cmd_set are slap's. Open
+    loop, -P 1000 for 1 s at 20: the same, 20 (16 at least). Refused with --reconnect_every
+    (a message naming both), -U and --pipeline 2 (exit 2)."""
+    import json
+    import os
+    import re
+    import shutil
+    import tempfile
+    from harness import check_agree, measured, slap_stats_reads
+    mc = Memcached()
+    tmp = tempfile.mkdtemp(prefix="slap-churn-rate-")
+    try:
+        path = os.path.join(tmp, "run.json")
+        conns_before = int(mc.stats()[0]["total_connections"])
+        args = ["-s", mc.addr, "-t", "2s", "-c", "4", "--reconnect_rate=20", "--json", path]
+        rc, out, err, delta, _ = measured([mc], args)
+        check(rc == 0, "exit status %d: %s" % (rc, err))
+        c = counters(out)
+        check_agree(c, delta)
+        check(36 <= c["reconnects"] <= 40, "%d reopens in 2 s at 20 a second, not 36 to 40"
+              % c["reconnects"])
+        made = int(mc.stats()[0]["total_connections"]) - conns_before - 3 - \
+            slap_stats_reads(args, mc)
+        check(made == 4 + c["reconnects"], "the server saw %d connections, slap made 4 and "
+              "reopened %d" % (made, c["reconnects"]))
+        m = re.search(r"^connect: (\d+), p50 \d+ us, p99 \d+ us, max \d+ us \(opened to ready\)$",
+                      out, re.M)
+        with open(path) as f:
+            doc = json.load(f)
+        check(m is not None and int(m.group(1)) == c["reconnects"] and
+              doc["connect_time"]["count"] == c["reconnects"] and
+              doc["config"]["reconnect_rate"] == 20,
+              "the connect line and JSON: %r, %r, config %r" % (
+                  m and m.group(0), doc.get("connect_time"), doc["config"].get("reconnect_rate")))
+        rc, out, err = run_slap(["-s", mc.addr, "-P", "1000", "-t", "1s", "-c", "4",
+                                 "--reconnect_rate", "20"])
+        check(rc == 0, "open loop: exit status %d: %s" % (rc, err))
+        c = counters(out)
+        check(16 <= c["reconnects"] <= 20, "open loop: %d reopens in 1 s at 20 a second"
+              % c["reconnects"])
+        for other, said in ((["--reconnect_every", "5"],
+                             "--reconnect_every and --reconnect_rate both say"),
+                            (["-U"], "--reconnect_rate reopens TCP connections: it cannot be "
+                                     "used with -U"),
+                            (["--pipeline", "2"], "--reconnect_rate closes a connection "
+                                                  "between requests: it needs --pipeline 1")):
+            rc, _, err = run_slap(["-s", mc.addr, "-x", "10", "--reconnect_rate", "5"] + other)
+            check(rc == 2 and said in err, "%s: %d %r" % (other, rc, err))
+    finally:
+        mc.stop()
+        shutil.rmtree(tmp, ignore_errors=True)

@@ -94,7 +94,7 @@ SHARES_CPU = frozenset([
     # reconnections counted
     "examples_fan_out_through_namespaces", "tls_silent_server",
     "streams_and_paths_that_are_no_results", "every_connection_silent", "arrivals_by_law",
-    "reconnect_every_counts_connections",
+    "reconnect_every_counts_connections", "reconnect_rate_spreads_reopens",
 ])
 
 # Timed cases that run with no neighbour at all: the judgements calibrated on this host alone

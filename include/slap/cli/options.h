@@ -105,6 +105,8 @@ struct slap_options {
     struct conn_auth auth_creds; /* what --auth read (options_check); kind AUTH_NONE: none */
     bool udp;                  /* -U: every request over UDP */
     uint64_t reconnect_every;  /* --reconnect_every N: a connection reopened every N answers */
+    double reconnect_rate;     /* --reconnect_rate R: connections reopened per second, all of
+                                  them together; 0: never */
     bool facebook;             /* -a: sets over TCP, gets over UDP */
     uint64_t udp_timeout_ns;   /* --udp_timeout, default 200 ms */
     uint64_t timeout_ns;       /* --timeout: a TCP answer later than this fails its socket */

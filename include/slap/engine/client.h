@@ -53,6 +53,8 @@ struct lane_params {
     bool reconnect;                 /* -R: a lost socket connects again */
     uint64_t reconnect_every;       /* --reconnect_every: answers a socket gets before it is
                                        closed and opened again (between requests); 0: never */
+    double reconnect_rate;          /* --reconnect_rate: sockets closed and opened again per
+                                       second, all of the run's in turn (between requests) */
     bool verify;                    /* -v: some gets check their value */
     bool verbose;                   /* -b: say what a failed check found */
     bool multiget_window;           /* memslap's mget: every key of the window, in order */
@@ -117,11 +119,27 @@ struct lane_env {
     struct trace_progress trace_sent; /* --trace: the measured requests sent */
 };
 
+/*
+ * --reconnect_rate: when one socket is next closed and opened again. The run's sockets take
+ * the run's reopens in turn: its n-th (from 1) is due (n - 1/2) / rate after the go, to
+ * socket (n - 1) mod sockets (numbered across threads as the lanes are), so each socket's are
+ * evenly spaced and all of them together come at the rate: a run of T seconds holds rate x T
+ * of them, none at its very start or end. Times are worked out from n, never by adding gaps:
+ * they do not drift.
+ */
+struct lane_reopen {
+    uint64_t due_ns;      /* the next one: the first answer read at or after it reopens the
+                             socket; UINT64_MAX before the go */
+    uint64_t n;           /* which of the run's reopens that is */
+    uint64_t answered_ns; /* when the socket's latest answer was read */
+};
+
 /* The thread's slabs a client's lanes are carved from, in the worker's order. */
 struct lane_slabs {
     struct lane *lanes;        /* all lanes of all clients */
     struct conn *conns;        /* all sockets */
     struct request *requests;  /* the rings of all sockets */
+    struct lane_reopen *reopens; /* --reconnect_rate: one per socket, else NULL */
     char *hdrs;                /* request headers of all rings */
     char *keys;                /* keys of all clients */
     struct conn_env *conn_env; /* what every socket of the thread is given */
@@ -147,6 +165,7 @@ struct lane {
     struct event *timer;   /* open loop, --trace: wakes the lane at its next intended time;
                               made with the lane, NULL in a closed loop (which never waits) */
     struct replay_ring *ring; /* --trace: the requests of the trace for this lane, else NULL */
+    struct lane_reopen *reopens; /* --reconnect_rate: one per socket (as conns), else NULL */
 };
 
 /* Keys that incr and decr count on, per client, stored with CLIENT_COUNTER_START first. */
@@ -198,6 +217,8 @@ void client_free(struct client *c);
 /* The callbacks by which a lane hears from its sockets (the conn_env's ops). */
 const struct conn_ops *client_conn_ops(void);
 
+/* --reconnect_rate, at the go (env->start_ns set): each socket's first reopen time. */
+void lane_reopens_begin(struct lane *l);
 /* Send what the lane may send now (start, an answer, its timer, a reconnect). */
 void lane_pump(struct lane *l);
 /* The worker stops: requests that cannot be written (queued behind a reconnect) count as

@@ -110,6 +110,7 @@ struct worker {
     struct lane *lanes;          /* all lanes of all clients, one allocation */
     struct conn *conns;          /* all sockets, one allocation */
     struct request *requests;    /* the rings of all sockets */
+    struct lane_reopen *reopens; /* --reconnect_rate: each socket's next reopen, else NULL */
     char *hdrs;                  /* request headers of all rings */
     char *keys;                  /* keys of all clients */
     char *rbuf;                  /* read buffer shared by every socket of the thread */
