@@ -16,7 +16,6 @@
 
 #include "results_doc.h"
 
-
 /* The settings a test configuration holds, in order, and what they are beyond their value. */
 static const struct {
     const char *name;
@@ -32,6 +31,7 @@ static const struct {
     {"protocol", RUN_CONFIG_TEXT, RUN_CONFIG_REPLAYED | RUN_CONFIG_WORKLOAD},
     {"tps", RUN_CONFIG_NUMBER, RUN_CONFIG_REPLAYED},
     {"arrival", RUN_CONFIG_TEXT, RUN_CONFIG_REPLAYED | RUN_CONFIG_WORKLOAD},
+    {"ramp", RUN_CONFIG_TEXT, RUN_CONFIG_REPLAYED | RUN_CONFIG_WORKLOAD},
     {"percentiles", RUN_CONFIG_TEXT, RUN_CONFIG_REPLAYED},
     {"label", RUN_CONFIG_TEXT, RUN_CONFIG_REPLAYED},
     {"json", RUN_CONFIG_NULL, 0},
@@ -59,6 +59,13 @@ static bool figures_of(struct run_desc *d, char *err, size_t err_len)
                      ? ARRIVAL_POISSON
                      : ARRIVAL_UNIFORM;
     d->division = (uint32_t)strtoul(run_config_find(&d->config, "division")->value, NULL, 10);
+    const struct run_config_entry *ramp = run_config_find(&d->config, "ramp");
+    double ramp_seconds = 0;
+    d->ramp = (struct ramp){0};
+    if (ramp != NULL && ramp->kind == RUN_CONFIG_TEXT &&
+        sscanf(ramp->value, "%lf:%lf/%lfs", &d->ramp.from, &d->ramp.to, &ramp_seconds) == 3) {
+        d->ramp.duration_ns = (uint64_t)(ramp_seconds * 1e9);
+    }
     d->npercentiles = 0;
     for (const char *p = e->value; *p != '\0' && d->npercentiles < RUN_DESC_MAX_PERCENTILES;
          p += strcspn(p, ","), p += *p == ',') {
@@ -72,8 +79,8 @@ static bool figures_of(struct run_desc *d, char *err, size_t err_len)
 }
 
 /* The test's results_config_reader: every member a setting of settings[], taken as it is. */
-enum slap_status read_test_config(const struct json_value *config, struct run_desc *out,
-                                         char *err, size_t err_len)
+enum slap_status read_test_config(const struct json_value *config, struct run_desc *out, char *err,
+                                  size_t err_len)
 {
     for (size_t i = 0; i < config->n; i++) {
         const struct json_value *v = config->items[i];
@@ -107,6 +114,7 @@ void describe(struct run_desc *d, const struct spec *spec)
         spec->protocol != NULL ? spec->protocol : "ascii",
         spec->tps,
         spec->arrival != NULL ? spec->arrival : "uniform",
+        spec->ramp,
         spec->percentiles != NULL ? spec->percentiles : "50,90,99,99.9",
         spec->label != NULL ? spec->label : "host",
         NULL};
@@ -136,8 +144,7 @@ static void record(struct hist *h, struct hist *all, struct rng *r, int n)
 }
 
 /* A document as a run of the given options would leave it: figures, periods and servers. */
-void make_doc(struct results_doc *d, const struct spec *spec, uint64_t seed,
-                     struct slap_stats *all)
+void make_doc(struct results_doc *d, const struct spec *spec, uint64_t seed, struct slap_stats *all)
 {
     struct rng r = {.state = seed};
     int samples = spec->samples > 0 ? spec->samples : 500;
@@ -184,21 +191,26 @@ void to_json(const struct results_doc *d, char **text, size_t *len)
     fclose(out);
 }
 
-
-
 /* What limited a run or a step: every figure known, a proxy, a server read and one not. */
 static void fill_limits(struct limits *l, enum limits_verdict verdict)
 {
     assert_int_equal(limits_init(l, 2), SLAP_OK);
     l->verdict = verdict;
     snprintf(l->why, sizeof(l->why), "borderline with client: the servers were busy");
-    l->borderline = (struct limits_borderline){.near = true, .with = LIMITS_CLIENT,
-                                               .value = 0.84, .line = 0.85, .band = 0.05};
+    l->borderline = (struct limits_borderline){
+        .near = true, .with = LIMITS_CLIENT, .value = 0.84, .line = 0.85, .band = 0.05};
     snprintf(l->borderline.figure, sizeof(l->borderline.figure), "client.cpu_wait_max");
-    l->client = (struct limits_client){.cpu_user_s = 1.5, .cpu_sys_s = 0.25, .threads = 2,
-                                       .busy_mean = 0.4, .busy_max = 0.5, .wait_known = true,
-                                       .wait_mean = 0.01, .wait_max = 0.02, .demand_max = 0.52,
-                                       .cpus = 4, .cpu_share = 0.15};
+    l->client = (struct limits_client){.cpu_user_s = 1.5,
+                                       .cpu_sys_s = 0.25,
+                                       .threads = 2,
+                                       .busy_mean = 0.4,
+                                       .busy_max = 0.5,
+                                       .wait_known = true,
+                                       .wait_mean = 0.01,
+                                       .wait_max = 0.02,
+                                       .demand_max = 0.52,
+                                       .cpus = 4,
+                                       .cpu_share = 0.15};
     l->host = (struct limits_host){.known = true, .cpus = 8, .busy = 0.3};
     l->in_flight_mean = 7.5;
     l->in_flight_max = 16;
@@ -231,7 +243,11 @@ static void fill_limits(struct limits *l, enum limits_verdict verdict)
 void make_run(struct results_doc *d, bool extras)
 {
     make_doc(d,
-             &(struct spec){.servers = "127.0.0.1:1", .threads = 2, .time = "3", .tps = "900",
+             &(struct spec){.servers = "127.0.0.1:1",
+                            .threads = 2,
+                            .time = "3",
+                            .tps = "900",
+                            .ramp = "600:1200/2s",
                             .samples = 3},
              3, NULL);
     d->has_limits = true;
@@ -240,8 +256,13 @@ void make_run(struct results_doc *d, bool extras)
     d->samples_written = 40;
     d->samples_dropped = 2;
     snprintf(d->precision, sizeof(d->precision), "p99 within 4.1%% after 23 s");
-    struct results_probe probe = {.label = "probe-1", .requests = 300, .tps = 100,
-                                  .p50_us = 2100, .p99_us = 2800, .p999_us = 3100, .max_us = 3150};
+    struct results_probe probe = {.label = "probe-1",
+                                  .requests = 300,
+                                  .tps = 100,
+                                  .p50_us = 2100,
+                                  .p99_us = 2800,
+                                  .p999_us = 3100,
+                                  .max_us = 3150};
     assert_int_equal(results_keep_probe(d, &probe), SLAP_OK);
     if (extras) {
         d->trace.present = true;
@@ -272,8 +293,8 @@ void make_search(struct results_doc *d)
     snprintf(steps[0].slo, sizeof(steps[0].slo), "held");
     snprintf(steps[1].slo, sizeof(steps[1].slo), "broken");
     steps[1].interrupted = true;
-    d->search = (struct results_search){.present = true, .capacity_tps = 1000,
-                                        .lowest_broken = 2000, .confirmed = true};
+    d->search = (struct results_search){
+        .present = true, .capacity_tps = 1000, .lowest_broken = 2000, .confirmed = true};
     snprintf(d->search.objectives, sizeof(d->search.objectives), "p99<1ms");
 }
 
@@ -289,4 +310,3 @@ void every_object_texts(char **run, char **search, bool extras)
     to_json(&d, search, &len);
     results_doc_free(&d);
 }
-

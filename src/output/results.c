@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "slap/base/json.h"
-#include "slap/output/report.h"
 #include "slap/base/version.h"
+#include "slap/output/report.h"
 
 #include "results_fields.h"
 
@@ -159,6 +159,15 @@ static enum slap_status list_add_period(struct results_list *list, double elapse
         return SLAP_ERROR;
     }
     return SLAP_OK;
+}
+
+double results_period_target(const struct results_doc *d, const struct results_period *p)
+{
+    if (!results_has_ramp(d)) {
+        return 0.0;
+    }
+    double from = p->elapsed_s > p->seconds ? p->elapsed_s - p->seconds : 0.0;
+    return ramp_rate_between(&d->desc.ramp, from, p->elapsed_s);
 }
 
 enum slap_status results_add_period(struct results_doc *d, double elapsed_s, double seconds,
