@@ -15,6 +15,7 @@
 #include "slap/base/hist.h"
 #include "slap/base/json.h"
 #include "slap/base/rng.h"
+#include "slap/output/report_ramp.h"
 #include "slap/output/results.h"
 #include "slap/output/run_desc.h"
 #include "slap/output/sinks.h"
@@ -537,6 +538,46 @@ static void test_ramp_target_rates(void **state)
     results_doc_free(&d);
 }
 
+/* The text report's --ramp table: a row per period, its start, the ramp's target over it and
+ * the requests a second it achieved; nothing without a ramp. */
+static void test_ramp_table(void **state)
+{
+    (void)state;
+    struct results_doc d;
+    char *text = NULL;
+    size_t len = 0;
+    make_doc(&d,
+             &(struct spec){
+                 .servers = "127.0.0.1:1", .time = "3", .tps = "2333.33", .ramp = "1000:3000/2s"},
+             5, NULL);
+    struct results_period *p = d.periods.items;
+    for (size_t i = 0; i < 3; i++) { /* requests answered: 1490, 2510, 2990 */
+        p[i].counters.unanswered = p[i].counters.unsent = 0;
+        p[i].counters.requests_sent = (uint64_t[]){1490, 2510, 2990}[i];
+    }
+    FILE *out = open_memstream(&text, &len);
+    assert_int_equal(report_ramp(out, &d, true), SLAP_OK);
+    fclose(out);
+    assert_non_null(strstr(text, "\nStart(s)   Target(ops/s)  Achieved(ops/s) P50(us)"));
+    for (size_t i = 0; i < 3; i++) {
+        char row[96];
+        snprintf(row, sizeof(row), "\n%-10.3f %-14.0f %-15.0f ", (double)i,
+                 (double[]){1500, 2500, 3000}[i], (double[]){1490, 2510, 2990}[i]);
+        if (strstr(text, row) == NULL) {
+            fail_msg("no row '%s' in %s", row + 1, text);
+        }
+    }
+    free(text);
+    results_doc_free(&d);
+    make_doc(&d, &(struct spec){.servers = "127.0.0.1:1", .time = "3", .tps = "900"}, 5, NULL);
+    out = open_memstream(&text, &len);
+    assert_int_equal(report_ramp(out, &d, true), SLAP_OK);
+    fclose(out);
+    assert_int_equal(len, 0);
+    free(text);
+    results_doc_free(&d);
+}
+
 /* A type with no events (empty sparse histogram, min_ns 0 as an older file or a type the run
  * did not keep leaves it) adds no minimum to the total: the CSV's and JSON's total min is the
  * smallest latency of the types that had events. */
@@ -638,6 +679,7 @@ int main(void)
         cmocka_unit_test(test_merge_refuses_overflowing_sums),
         cmocka_unit_test(test_csv_rows),
         cmocka_unit_test(test_ramp_target_rates),
+        cmocka_unit_test(test_ramp_table),
         cmocka_unit_test(test_total_min_ignores_empty_types),
         cmocka_unit_test(test_periods_halved_and_folded),
     };
