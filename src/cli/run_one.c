@@ -412,7 +412,7 @@ static enum slap_status open_live(struct live **live, const struct slap_options 
                                .push_periods = o->stat_freq_ns > 0,
                                .label = o->label,
                                .desc = desc,
-                               .target_tps = o->tps};
+                               .target_tps = o->ramp.duration_ns > 0 ? desc->tps : o->tps};
     if (live_open(live, &setup, err, sizeof(err)) != SLAP_OK) {
         fprintf(stderr, "slap: %s\n", err);
         return SLAP_ERROR;
