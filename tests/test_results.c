@@ -108,8 +108,8 @@ static void test_round_trip_every_object(void **state)
         struct results_doc back;
         char err[512] = "", *again = NULL;
         size_t len;
-        if (results_parse(texts[i], strlen(texts[i]), read_test_config, &back, err, sizeof(err)) !=
-            SLAP_OK) {
+        if (results_parse(texts[i], strlen(texts[i]), read_test_config, &back, err,
+                          sizeof(err)) != SLAP_OK) {
             fail_msg("%s", err);
         }
         to_json(&back, &again, &len);
@@ -260,7 +260,8 @@ static char *drop_member(const char *text, const char *name)
         if (strncmp(member, key, strlen(key)) != 0) {
             memcpy(out + n, line, len);
             n += len;
-        } else if (line[len - 1] == '\n' && line[len - 2] != ',' && n >= 2 && out[n - 2] == ',') {
+        } else if (line[len - 1] == '\n' && line[len - 2] != ',' && n >= 2 &&
+                   out[n - 2] == ',') {
             out[n - 2] = '\n'; /* it was the object's last member */
             n--;
         }

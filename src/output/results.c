@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "slap/base/json.h"
-#include "slap/base/version.h"
 #include "slap/output/report.h"
+#include "slap/base/version.h"
 
 #include "results_fields.h"
 

@@ -1,6 +1,6 @@
 /* The results document written as CSV: a row per period and type, or per sweep step. */
-#include "slap/output/intervals.h"
 #include "slap/output/results.h"
+#include "slap/output/intervals.h"
 
 #include <stdio.h>
 
@@ -126,7 +126,8 @@ static void csv_steps(FILE *out, const struct results_doc *d)
         results_sparse_to_hist(s->lat, STATS_TYPES, h);
         fprintf(out, "%.0f,%.1f,%.3f,%llu,%llu,", s->target_tps,
                 per_second((double)stats_counters_requests(&s->counters), s->seconds), s->seconds,
-                (unsigned long long)ops, (unsigned long long)stats_errors(&s->counters));
+                (unsigned long long)ops,
+                (unsigned long long)stats_errors(&s->counters));
         csv_step_figures(out, s->intervals, h);
         fputc('\n', out);
     }
