@@ -121,6 +121,7 @@ static const struct option_sample samples[] = {
     {SAMPLE("hdr_out", "out.hgrm"), REACHES(REACH_CLI)},
     {SAMPLE("sweep", "1k:5k:1k"), REACHES(REACH_DESC)},
     {SAMPLE("step_time", "2s"), WITH("--sweep", "1k:2k:1k"), REACHES(REACH_DESC)},
+    {SAMPLE("ramp", "1k:20k/30m"), REACHES(REACH_PLAN | REACH_DESC)},
     {SAMPLE("rounds", "3"), WITH("--time", "2s"), REACHES(REACH_PLAN)},
     {SAMPLE("json", "out.json"), REACHES(REACH_SINK)},
     {SAMPLE("label", "box-1"), REACHES(REACH_PLAN)},

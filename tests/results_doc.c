@@ -32,6 +32,7 @@ static const struct {
     {"protocol", RUN_CONFIG_TEXT, RUN_CONFIG_REPLAYED | RUN_CONFIG_WORKLOAD},
     {"tps", RUN_CONFIG_NUMBER, RUN_CONFIG_REPLAYED},
     {"arrival", RUN_CONFIG_TEXT, RUN_CONFIG_REPLAYED | RUN_CONFIG_WORKLOAD},
+    {"ramp", RUN_CONFIG_TEXT, RUN_CONFIG_REPLAYED | RUN_CONFIG_WORKLOAD},
     {"percentiles", RUN_CONFIG_TEXT, RUN_CONFIG_REPLAYED},
     {"label", RUN_CONFIG_TEXT, RUN_CONFIG_REPLAYED},
     {"json", RUN_CONFIG_NULL, 0},
@@ -59,6 +60,13 @@ static bool figures_of(struct run_desc *d, char *err, size_t err_len)
                      ? ARRIVAL_POISSON
                      : ARRIVAL_UNIFORM;
     d->division = (uint32_t)strtoul(run_config_find(&d->config, "division")->value, NULL, 10);
+    const struct run_config_entry *ramp = run_config_find(&d->config, "ramp");
+    double ramp_seconds = 0;
+    d->ramp = (struct ramp){0};
+    if (ramp != NULL && ramp->kind == RUN_CONFIG_TEXT &&
+        sscanf(ramp->value, "%lf:%lf/%lfs", &d->ramp.from, &d->ramp.to, &ramp_seconds) == 3) {
+        d->ramp.duration_ns = (uint64_t)(ramp_seconds * 1e9);
+    }
     d->npercentiles = 0;
     for (const char *p = e->value; *p != '\0' && d->npercentiles < RUN_DESC_MAX_PERCENTILES;
          p += strcspn(p, ","), p += *p == ',') {
@@ -107,6 +115,7 @@ void describe(struct run_desc *d, const struct spec *spec)
         spec->protocol != NULL ? spec->protocol : "ascii",
         spec->tps,
         spec->arrival != NULL ? spec->arrival : "uniform",
+        spec->ramp,
         spec->percentiles != NULL ? spec->percentiles : "50,90,99,99.9",
         spec->label != NULL ? spec->label : "host",
         NULL};
@@ -232,7 +241,7 @@ void make_run(struct results_doc *d, bool extras)
 {
     make_doc(d,
              &(struct spec){.servers = "127.0.0.1:1", .threads = 2, .time = "3", .tps = "900",
-                            .samples = 3},
+                            .ramp = "600:1200/2s", .samples = 3},
              3, NULL);
     d->has_limits = true;
     fill_limits(&d->limits, LIMITS_SERVER);

@@ -22,6 +22,7 @@ struct spec {
     const char *protocol;    /* NULL: ascii */
     const char *tps;         /* NULL: a closed loop */
     const char *arrival;     /* NULL: uniform */
+    const char *ramp;        /* --ramp FROM:TO/SECONDSs; NULL: none */
     const char *percentiles; /* NULL: 50,90,99,99.9 */
     const char *label;       /* NULL: the host's */
     int samples;             /* latencies of a type's first period (the t-th type's t+1 times,

@@ -324,6 +324,12 @@ static void run_info_workload(void **state)
     assert_null(strstr(line, "json="));
     assert_null(strstr(line, "bad-name"));
     assert_string_equal(line + strlen(line) - 3, "} 1");
+    assert_false(has_line_starting(text, "slap_ramp_target_requests_per_second"));
+    free(text);
+    /* --ramp 1000:3000/4s, 2 s in: the ramp asks 2000 a second now */
+    desc.ramp = (struct ramp){1000.0, 3000.0, 4 * SLAP_NS_PER_SEC};
+    text = write_text(&in);
+    assert_true(value_of(text, "slap_ramp_target_requests_per_second{label=\"w\"}") == 2000.0);
     free(text);
     run_desc_free(&desc);
     stats_free(&s);

@@ -96,7 +96,7 @@ static void test_table(void **state)
 {
     (void)state;
     size_t rows = options_table_size();
-    assert_int_equal(rows, 78);
+    assert_int_equal(rows, 79);
     for (size_t i = 0; i < rows; i++) {
         const char *name = options_table_long_name(i);
         assert_non_null(name);
@@ -238,8 +238,21 @@ static const struct bad_line bad_lines[] = {
     {{"-P", "1k", "--arrival=normal:0.5"}, "normal:SHAPE takes a shape above 0 and up to 0.33"},
     {{"-P", "1k", "--arrival=gev"}, "gev:SHAPE takes a shape"},
     {{"-P", "1k", "--arrival=gpareto:0.1x"}, "gpareto:SHAPE takes a shape"},
-    {{"--arrival=poisson"}, "--arrival needs --tps or --sweep"},
-    {{"--arrival=uniform"}, "--arrival needs --tps or --sweep"}, /* given, though the default */
+    {{"--arrival=poisson"}, "--arrival needs --tps, --sweep or --ramp"},
+    {{"--arrival=uniform"}, "--arrival needs --tps, --sweep or --ramp"}, /* given, the default */
+    {{"--ramp=1k:2k"}, "--ramp: '1k:2k' is not FROM:TO/DURATION"},
+    {{"--ramp=1k:0/1m"}, "TO one from 1 to 1g"},
+    {{"--ramp=x:2k/1m"}, "FROM is a rate from 0 to 1g"},
+    {{"--ramp=1k:2k/0"}, "DURATION is a time above 0"},
+    {{"--ramp=1k:2k/1m", "-P", "1k"}, "--ramp sets the rate of one timed open-loop run: it cannot "
+                                       "be used with --tps"},
+    {{"--ramp=1k:2k/1m", "--sweep=1k:2k:1k"}, "cannot be used with --sweep"},
+    {{"--ramp=1k:2k/1m", "-x", "10"}, "cannot be used with --execute_number"},
+    {{"--ramp=1k:2k/1m", "--rounds=2"}, "cannot be used with --rounds"},
+    {{"--ramp=1k:2k/1m", "--warmup=1s"}, "cannot be used with --warmup"},
+    {{"--ramp=1k:2k/1m", "--probe"}, "cannot be used with --probe"},
+    {{"--ramp=1k:2k/1m", "--trace=-"}, "cannot be used with --trace"},
+    {{"--ramp=1k:2k/1m", "--precision=p99=5%"}, "cannot be used with --precision"},
     {{"--pipeline=0"}, "--pipeline: must be at least 1"},
     {{"--pipeline=2000"}, "--pipeline: must be at most 1024"},
     {{"--latency=raw"}, "--latency: 'raw' is not one of both, corrected, uncorrected"},
@@ -403,6 +416,18 @@ static void test_latency_line(void **state)
     assert_true(r.o.sweep_start == 1000.0 && r.o.sweep_end == 5000.0 && r.o.sweep_step == 2000.0);
     assert_int_equal(r.o.step_time_ns, 2 * SEC);
     assert_true(r.o.tps == 0.0);
+    parse_result_free(&r);
+    /* --ramp: the run lasts the ramp unless -t is given; FROM may be 0, TO below FROM */
+    parse(&r, (const char *const[]){"--ramp=0:20k/30m", "--arrival=poisson", NULL});
+    assert_int_equal(r.outcome, OPTIONS_RUN);
+    assert_true(r.o.ramp.from == 0.0 && r.o.ramp.to == 20000.0);
+    assert_int_equal(r.o.ramp.duration_ns, 1800 * SEC);
+    assert_int_equal(r.o.run_time_ns, 1800 * SEC);
+    parse_result_free(&r);
+    parse(&r, (const char *const[]){"--ramp=2k:500/10s", "-t", "15s", NULL});
+    assert_int_equal(r.outcome, OPTIONS_RUN);
+    assert_true(r.o.ramp.from == 2000.0 && r.o.ramp.to == 500.0);
+    assert_int_equal(r.o.run_time_ns, 15 * SEC);
     parse_result_free(&r);
 }
 

@@ -112,6 +112,14 @@ static void test_share_parts(void **state)
     parse_options(&o, "-s 127.0.0.1:11211 -x 10 -P 900");
     assert_int_equal(plan_share_count(&o, 10), 10);
     assert_true(plan_share_rate(&o, 900.0) == 900.0);
+    /* --ramp: each part ramps 1/N of both rates; the open loop's target is its mean over -t
+     * (1000 to 3000 over 10 s, then 3000 for 10 s: 2500 a second, 1250 a part of 2) */
+    parse_options(&o, "-s 127.0.0.1:11211 --ramp=1k:3k/10s -t 20s --share 2/2");
+    plan_run(&p, &o, PLAN_PERIODS_ASKED);
+    assert_true(p.engine.ramp.from == 500.0 && p.engine.ramp.to == 1500.0);
+    assert_int_equal(p.engine.ramp.duration_ns, 10 * SLAP_NS_PER_SEC);
+    assert_true(p.engine.lane.tps > 1249.999 && p.engine.lane.tps < 1250.001);
+    assert_int_equal(p.engine.run_time_ns, 20 * SLAP_NS_PER_SEC);
 }
 
 /* ---- every option reaches what a run is planned or described with ---------------------- */
@@ -211,6 +219,7 @@ static const struct field plan_fields[] = {
     PLAN(engine.lane.meta),
     PLAN(engine.protocol),
     PLAN(engine.arrival),
+    PLAN(engine.ramp),
     PLAN(engine.timestamps),
     PLAN(engine.run_time_ns),
     PLAN(engine.warmup_ns),
@@ -237,6 +246,7 @@ static const struct field desc_fields[] = {
     DESC(win_size),
     DESC(mix),
     DESC(tps),
+    DESC(ramp),
     DESC(share_index),
     DESC(share_count),
     DESC(share_keys),

@@ -6,13 +6,16 @@
 
 #include <cmocka.h> /* after the four headers above, which it needs */
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "slap/base/common.h"
 #include "slap/base/hist.h"
+#include "slap/base/json.h"
 #include "slap/base/rng.h"
+#include "slap/output/report_ramp.h"
 #include "slap/output/results.h"
 #include "slap/output/run_desc.h"
 #include "slap/output/sinks.h"
@@ -482,6 +485,100 @@ static void test_csv_rows(void **state)
     results_doc_free(&d);
 }
 
+/* --ramp 1000:3000/2s: make_doc's three periods of 1 s ask 1500, 2500 and 3000 (the ramp's
+ * count over each second: 1500, 2500, then 3000 held): each period's "target_rate" in the
+ * JSON, read back as written, and the CSV's last column of the total rows (a header's
+ * target_rate, empty cells for the other types); a run without a ramp has neither. */
+static void test_ramp_target_rates(void **state)
+{
+    (void)state;
+    static const double want[] = {1500.0, 2500.0, 3000.0};
+    struct results_doc d;
+    make_doc(&d,
+             &(struct spec){
+                 .servers = "127.0.0.1:1", .time = "3", .tps = "2333.33", .ramp = "1000:3000/2s"},
+             5, NULL);
+    size_t len;
+    char *text = NULL, err[256] = "";
+    to_json(&d, &text, &len);
+    struct json_value *root = NULL;
+    assert_int_equal(json_parse(text, len, &root, err, sizeof(err)), SLAP_OK);
+    const struct json_value *periods = json_get(root, "periods");
+    assert_int_equal(periods->n, 3);
+    for (size_t i = 0; i < 3; i++) {
+        double rate = 0;
+        assert_true(json_to_double(json_get(periods->items[i], "target_rate"), &rate));
+        assert_true(fabs(rate - want[i]) < 1e-6);
+    }
+    json_free(root);
+    struct results_doc back;
+    if (results_parse(text, len, read_test_config, &back, err, sizeof(err)) != SLAP_OK) {
+        fail_msg("%s", err);
+    }
+    const struct results_period *bp = back.periods.items;
+    assert_true(fabs(results_period_target(&back, &bp[1]) - want[1]) < 1e-6);
+    results_doc_free(&back);
+    free(text);
+    FILE *out = open_memstream(&text, &len);
+    results_write_csv(out, &d);
+    fclose(out);
+    assert_non_null(strstr(text, ",p99.9_us,target_rate\n"));
+    assert_non_null(strstr(text, ",2500.0\n3.000,"));
+    assert_non_null(strstr(text, ",3000.0\n"));
+    free(text);
+    results_doc_free(&d);
+    make_doc(&d, &(struct spec){.servers = "127.0.0.1:1", .time = "3", .tps = "900"}, 5, NULL);
+    to_json(&d, &text, &len);
+    assert_null(strstr(text, "target_rate"));
+    free(text);
+    out = open_memstream(&text, &len);
+    results_write_csv(out, &d);
+    fclose(out);
+    assert_null(strstr(text, "target_rate"));
+    free(text);
+    results_doc_free(&d);
+}
+
+/* The text report's --ramp table: a row per period, its start, the ramp's target over it and
+ * the requests a second it achieved; nothing without a ramp. */
+static void test_ramp_table(void **state)
+{
+    (void)state;
+    struct results_doc d;
+    char *text = NULL;
+    size_t len = 0;
+    make_doc(&d,
+             &(struct spec){
+                 .servers = "127.0.0.1:1", .time = "3", .tps = "2333.33", .ramp = "1000:3000/2s"},
+             5, NULL);
+    struct results_period *p = d.periods.items;
+    for (size_t i = 0; i < 3; i++) { /* requests answered: 1490, 2510, 2990 */
+        p[i].counters.unanswered = p[i].counters.unsent = 0;
+        p[i].counters.requests_sent = (uint64_t[]){1490, 2510, 2990}[i];
+    }
+    FILE *out = open_memstream(&text, &len);
+    assert_int_equal(report_ramp(out, &d, true), SLAP_OK);
+    fclose(out);
+    assert_non_null(strstr(text, "\nStart(s)   Target(ops/s)  Achieved(ops/s) P50(us)"));
+    for (size_t i = 0; i < 3; i++) {
+        char row[96];
+        snprintf(row, sizeof(row), "\n%-10.3f %-14.0f %-15.0f ", (double)i,
+                 (double[]){1500, 2500, 3000}[i], (double[]){1490, 2510, 2990}[i]);
+        if (strstr(text, row) == NULL) {
+            fail_msg("no row '%s' in %s", row + 1, text);
+        }
+    }
+    free(text);
+    results_doc_free(&d);
+    make_doc(&d, &(struct spec){.servers = "127.0.0.1:1", .time = "3", .tps = "900"}, 5, NULL);
+    out = open_memstream(&text, &len);
+    assert_int_equal(report_ramp(out, &d, true), SLAP_OK);
+    fclose(out);
+    assert_int_equal(len, 0);
+    free(text);
+    results_doc_free(&d);
+}
+
 /* A type with no events (empty sparse histogram, min_ns 0 as an older file or a type the run
  * did not keep leaves it) adds no minimum to the total: the CSV's and JSON's total min is the
  * smallest latency of the types that had events. */
@@ -582,6 +679,8 @@ int main(void)
         cmocka_unit_test(test_refuses_corrupt_numbers),
         cmocka_unit_test(test_merge_refuses_overflowing_sums),
         cmocka_unit_test(test_csv_rows),
+        cmocka_unit_test(test_ramp_target_rates),
+        cmocka_unit_test(test_ramp_table),
         cmocka_unit_test(test_total_min_ignores_empty_types),
         cmocka_unit_test(test_periods_halved_and_folded),
     };

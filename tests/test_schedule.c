@@ -303,6 +303,120 @@ static void test_skip_bounded_and_large(void **state)
     assert_true(schedule_peek(&s) >= START_NS + 30 * 1000 * MS);
 }
 
+/* The ramps the ramp tests run: rising, from nothing, falling, nearly flat, and to nothing
+ * near (each 2 s, then TO held). */
+static const struct ramp test_ramps[] = {
+    {1000.0, 20000.0, 2000 * MS},     {0.0, 20000.0, 2000 * MS}, {20000.0, 1000.0, 2000 * MS},
+    {5000.0, 5000.000001, 2000 * MS}, {20000.0, 1.0, 2000 * MS},
+};
+#define RAMP_LANES 3
+#define RAMP_SECONDS 3.0 /* the 2 s ramp, then 1 s at TO */
+
+/* ramp_time undoes ramp_count within a ns, in the ramp and after it, whatever its shape. */
+static void test_ramp_time_inverts_count(void **state)
+{
+    (void)state;
+    for (size_t r = 0; r < sizeof(test_ramps) / sizeof(test_ramps[0]); r++) {
+        for (int i = 1; i <= 3000; i++) {
+            long double t = (long double)i / 1000.0L;
+            long double back = ramp_time(&test_ramps[r], ramp_count(&test_ramps[r], t));
+            assert_true(fabsl(back - t) < 1e-9L);
+        }
+        assert_true(ramp_time(&test_ramps[r], 0.0L) == 0.0L);
+    }
+    struct ramp flat = {5000.0, 5000.0, 2000 * MS};
+    assert_true(fabsl(ramp_count(&flat, 1.5L) - 7500.0L) < 1e-9L);
+    assert_true(fabsl(ramp_time(&flat, 7500.0L) - 1.5L) < 1e-12L);
+    assert_true(fabs(ramp_rate_between(&test_ramps[0], 0.5, 1.5) - 10500.0) < 1e-6);
+}
+
+/* Uniform over each ramp: every lane's times rise, and at every ms the count of a lane's
+ * times at or before it is its share of L(t) within 1. */
+static void test_ramp_uniform_counts(void **state)
+{
+    (void)state;
+    size_t cap = 80000;
+    uint64_t *times = malloc(cap * sizeof(*times));
+    assert_non_null(times);
+    for (size_t r = 0; r < sizeof(test_ramps) / sizeof(test_ramps[0]); r++) {
+        for (uint32_t lane = 0; lane < RAMP_LANES; lane++) {
+            struct schedule s;
+            schedule_init_ramp(&s, ARRIVAL_UNIFORM, 0, &test_ramps[r], RAMP_LANES, lane, START_NS,
+                               1);
+            size_t n = 0;
+            while (schedule_peek(&s) <= START_NS + (uint64_t)(RAMP_SECONDS * 1e9)) {
+                assert_true(n < cap);
+                times[n++] = schedule_peek(&s);
+                assert_true(n == 1 || times[n - 1] > times[n - 2]);
+                schedule_advance(&s);
+            }
+            size_t seen = 0;
+            for (int ms = 1; ms <= (int)(RAMP_SECONDS * 1000); ms++) {
+                while (seen < n && times[seen] <= START_NS + (uint64_t)ms * MS) {
+                    seen++;
+                }
+                long double share = (ramp_count(&test_ramps[r], ms / 1000.0L) - lane) / RAMP_LANES;
+                /* 1e-6: a time on the ms itself may round either way */
+                assert_true(fabsl((long double)seen - share) <= 1.0L + 1e-6L);
+            }
+        }
+    }
+    free(times);
+}
+
+/* Poisson over each ramp: the count of the lanes' times in each 0.1 s is the ramp's within 5
+ * standard deviations (a Poisson count's: the root of its mean), and each lane's times rise. */
+static void test_ramp_poisson_counts(void **state)
+{
+    (void)state;
+    for (size_t r = 0; r < sizeof(test_ramps) / sizeof(test_ramps[0]); r++) {
+        uint64_t slices[30] = {0};
+        for (uint32_t lane = 0; lane < RAMP_LANES; lane++) {
+            struct schedule s;
+            schedule_init_ramp(&s, ARRIVAL_POISSON, 0, &test_ramps[r], RAMP_LANES, lane, START_NS,
+                               1000 + lane);
+            uint64_t last = 0;
+            while (schedule_peek(&s) < START_NS + (uint64_t)(RAMP_SECONDS * 1e9)) {
+                assert_true(schedule_peek(&s) >= last);
+                last = schedule_peek(&s);
+                slices[(last - START_NS) / (100 * MS)]++;
+                schedule_advance(&s);
+            }
+        }
+        for (int i = 0; i < 30; i++) {
+            long double mean =
+                ramp_count(&test_ramps[r], (i + 1) / 10.0L) - ramp_count(&test_ramps[r], i / 10.0L);
+            assert_true(fabsl((long double)slices[i] - mean) <= 5.0L * sqrtl(mean) + 1.0L);
+        }
+    }
+}
+
+/* Over a ramp, skipping to an end consumes exactly what advancing would (uniform), and a
+ * random law's skip lands past the end with about the ramp's count. */
+static void test_ramp_skip(void **state)
+{
+    (void)state;
+    for (size_t r = 0; r < sizeof(test_ramps) / sizeof(test_ramps[0]); r++) {
+        struct schedule a, b;
+        schedule_init_ramp(&a, ARRIVAL_UNIFORM, 0, &test_ramps[r], 3, 2, START_NS, 1);
+        schedule_init_ramp(&b, ARRIVAL_UNIFORM, 0, &test_ramps[r], 3, 2, START_NS, 1);
+        uint64_t end = START_NS + 2500 * MS + 7;
+        uint64_t n = 0;
+        while (schedule_peek(&a) < end) {
+            schedule_advance(&a);
+            n++;
+        }
+        assert_int_equal(schedule_skip(&b, end, UINT64_MAX), n);
+        assert_int_equal(schedule_peek(&b), schedule_peek(&a));
+        assert_int_equal(schedule_skip(&b, end, UINT64_MAX), 0);
+        schedule_init_ramp(&b, ARRIVAL_POISSON, 0, &test_ramps[r], 1, 0, START_NS, 5);
+        uint64_t m = schedule_skip(&b, end, UINT64_MAX);
+        long double due = ramp_count(&test_ramps[r], 2.5L);
+        assert_true(fabsl((long double)m - due) <= 2.0L);
+        assert_true(schedule_peek(&b) >= end);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -318,6 +432,10 @@ int main(void)
         cmocka_unit_test(test_peek_does_not_advance),
         cmocka_unit_test(test_uniform_skip_matches_advancing),
         cmocka_unit_test(test_skip_bounded_and_large),
+        cmocka_unit_test(test_ramp_time_inverts_count),
+        cmocka_unit_test(test_ramp_uniform_counts),
+        cmocka_unit_test(test_ramp_poisson_counts),
+        cmocka_unit_test(test_ramp_skip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

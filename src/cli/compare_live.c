@@ -191,6 +191,9 @@ static const char *refused(const struct slap_options *o)
     if (o->sweep_step > 0) {
         return "--sweep";
     }
+    if (o->ramp.duration_ns > 0) {
+        return "--ramp (the rounds are compared at one rate: give -P)";
+    }
     if (o->stat_freq_ns > 0) {
         return "-S (a round prints no tables)";
     }

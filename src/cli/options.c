@@ -248,6 +248,11 @@ static const struct option_row option_rows[] = {
                    SPECIAL(options_apply_sweep, options_show_sweep), WORKLOAD},
     [ROW_STEP_TIME] = {0, "step_time", "DURATION", "Length of each --sweep step. Default 5s.",
                        DURATION(step_time_ns), WORKLOAD},
+    [ROW_RAMP] = {0, "ramp", "FROM:TO/DURATION",
+                  "Open loop at a rate going linearly from FROM to TO (k=1000; FROM may be 0, "
+                  "TO below FROM falls) over DURATION, then TO; the run lasts DURATION unless -t "
+                  "says otherwise. Each period's target and achieved rate in every output.",
+                  SPECIAL(options_apply_ramp, options_show_ramp), WORKLOAD},
     [ROW_ROUNDS] = {0, "rounds", "N",
                     "Measure N rounds of --time each, back to back on the same connections "
                     "(no warm-up between them); report each round and their spread. Default 1.",

@@ -39,8 +39,10 @@ static enum options_outcome check_open_loop(const struct parse_state *st)
     if (was_given(st, ROW_STEP_TIME) && o->sweep_step == 0) {
         return options_usage_error(st, "--step_time needs --sweep");
     }
-    if (was_given(st, ROW_ARRIVAL) && o->tps == 0 && o->sweep_step == 0) {
-        return options_usage_error(st, "--arrival needs --tps or --sweep (an open-loop run)");
+    if (was_given(st, ROW_ARRIVAL) && o->tps == 0 && o->sweep_step == 0 &&
+        o->ramp.duration_ns == 0) {
+        return options_usage_error(st, "--arrival needs --tps, --sweep or --ramp (an open-loop "
+                                       "run)");
     }
     return OPTIONS_RUN;
 }
@@ -64,6 +66,27 @@ static enum options_outcome check_churn(const struct parse_state *st)
     if (name != NULL && o->pipeline > 1) {
         return options_usage_error(st, "%s closes a connection between requests: it needs "
                                        "--pipeline 1", name);
+    }
+    return OPTIONS_RUN;
+}
+
+/* --ramp: an open loop whose rate it sets itself, for its own length unless -t is given. */
+static enum options_outcome check_ramp(const struct parse_state *st)
+{
+    static const enum option_id refused[] = {ROW_TPS,    ROW_SWEEP,  ROW_TRACE,
+                                             ROW_ROUNDS, ROW_WARMUP, ROW_EXECUTE_NUMBER,
+                                             ROW_PROBE,  ROW_PRECISION};
+    struct slap_options *o = st->o;
+    for (size_t i = 0; o->ramp.duration_ns > 0 && i < SLAP_ARRAY_SIZE(refused); i++) {
+        if (was_given(st, refused[i])) {
+            return options_usage_error(st,
+                                       "--ramp sets the rate of one timed open-loop run: it "
+                                       "cannot be used with --%s",
+                                       st->table->rows[refused[i]].long_name);
+        }
+    }
+    if (o->ramp.duration_ns > 0 && !was_given(st, ROW_TIME)) {
+        o->run_time_ns = o->ramp.duration_ns;
     }
     return OPTIONS_RUN;
 }
@@ -245,7 +268,7 @@ static enum options_outcome check_share(const struct parse_state *st)
 static enum options_outcome check_combinations(const struct parse_state *st)
 {
     const struct slap_options *o = st->o;
-    if (apply_probe(st) != OPTIONS_RUN) {
+    if (check_ramp(st) != OPTIONS_RUN || apply_probe(st) != OPTIONS_RUN) {
         return OPTIONS_USAGE;
     }
     if (o->concurrency < o->threads) {

@@ -65,6 +65,7 @@ enum option_id {
     ROW_HDR_OUT,
     ROW_SWEEP,
     ROW_STEP_TIME,
+    ROW_RAMP,
     ROW_ROUNDS,
     ROW_JSON,
     ROW_LABEL,

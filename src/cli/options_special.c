@@ -324,6 +324,42 @@ enum options_outcome options_apply_sweep(struct parse_state *st, const char *arg
     return OPTIONS_RUN;
 }
 
+/* One rate of --ramp, len bytes at text: 0 to 1g, k=1000. */
+static bool ramp_rate(const char *text, size_t len, double *rate)
+{
+    uint64_t value;
+    if (len == 0 || units_parse_size(text, len, 1000, &value) != UNITS_OK ||
+        value > (uint64_t)SLAP_MAX_TPS) {
+        return false;
+    }
+    *rate = (double)value;
+    return true;
+}
+
+enum options_outcome options_apply_ramp(struct parse_state *st, const char *arg)
+{
+    const char *colon = strchr(arg, ':');
+    const char *slash = colon != NULL ? strchr(colon, '/') : NULL;
+    struct ramp r;
+    if (slash == NULL) {
+        return options_usage_error(st, "--ramp: '%s' is not FROM:TO/DURATION", arg);
+    }
+    if (!ramp_rate(arg, (size_t)(colon - arg), &r.from) ||
+        !ramp_rate(colon + 1, (size_t)(slash - colon - 1), &r.to) || r.to == 0) {
+        return options_usage_error(st,
+                                   "--ramp: '%s': FROM is a rate from 0 to 1g and TO one "
+                                   "from 1 to 1g (k=1000)",
+                                   arg);
+    }
+    if (units_parse_duration(slash + 1, strlen(slash + 1), &r.duration_ns) != UNITS_OK ||
+        r.duration_ns == 0) {
+        return options_usage_error(st, "--ramp: '%s': DURATION is a time above 0 (30s, 30m)",
+                                   arg);
+    }
+    st->o->ramp = r;
+    return OPTIONS_RUN;
+}
+
 /* Start-at instants this far in the past are still taken (clocks of hosts differ a little). */
 #define START_AT_SLACK_NS SLAP_NS_PER_SEC
 
@@ -655,6 +691,17 @@ enum option_value options_show_sweep(const struct slap_options *o, char *buf, si
         return OPTION_VALUE_NONE;
     }
     snprintf(buf, len, "%.0f:%.0f:%.0f", o->sweep_start, o->sweep_end, o->sweep_step);
+    return OPTION_VALUE_TEXT;
+}
+
+enum option_value options_show_ramp(const struct slap_options *o, char *buf, size_t len)
+{
+    char seconds[40];
+    if (o->ramp.duration_ns == 0) {
+        return OPTION_VALUE_NONE;
+    }
+    options_seconds_value(o->ramp.duration_ns, seconds, sizeof(seconds));
+    snprintf(buf, len, "%.0f:%.0f/%ss", o->ramp.from, o->ramp.to, seconds);
     return OPTION_VALUE_TEXT;
 }
 

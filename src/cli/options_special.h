@@ -34,6 +34,7 @@ enum options_outcome options_apply_ycsb(struct parse_state *st, const char *arg)
 enum options_outcome options_apply_percentiles(struct parse_state *st, const char *arg);
 /* START:END:STEP, three rates of k=1000, at most 1000 steps. */
 enum options_outcome options_apply_sweep(struct parse_state *st, const char *arg);
+enum options_outcome options_apply_ramp(struct parse_state *st, const char *arg);
 /* An instant: epoch seconds or RFC 3339, not more than a second past. */
 enum options_outcome options_apply_start_at(struct parse_state *st, const char *arg);
 enum options_outcome options_apply_share(struct parse_state *st, const char *arg);
@@ -63,6 +64,7 @@ enum option_value options_show_percentiles(const struct slap_options *o, char *b
 enum options_outcome options_apply_precision(struct parse_state *st, const char *arg);
 enum option_value options_show_precision(const struct slap_options *o, char *buf, size_t len);
 enum option_value options_show_sweep(const struct slap_options *o, char *buf, size_t len);
+enum option_value options_show_ramp(const struct slap_options *o, char *buf, size_t len);
 enum option_value options_show_start_at(const struct slap_options *o, char *buf, size_t len);
 enum option_value options_show_share(const struct slap_options *o, char *buf, size_t len);
 enum option_value options_show_max_errors(const struct slap_options *o, char *buf, size_t len);

@@ -76,7 +76,7 @@ static struct lane_params plan_lanes(const struct slap_options *o)
 {
     struct lane_params p = {
         .execute_number = plan_share_count(o, o->execute_number),
-        .tps = plan_share_rate(o, o->tps),
+        .tps = plan_share_target(o),
         .reconnect_rate = plan_share_rate(o, o->reconnect_rate), /* --share: this host's part */
         .trace = o->trace != NULL,
         .verify = o->verify > 0,
@@ -102,6 +102,7 @@ static struct engine_config plan_engine(const struct slap_options *o)
         .lane = plan_lanes(o),
         .run_time_ns = o->run_time_ns * (o->rounds > 1 ? o->rounds : 1), /* rounds back to back */
         .samples = o->samples_out != NULL,
+        .ramp = plan_share_ramp(o),
     };
     plan_copy(&p, o, engine_copies, SLAP_ARRAY_SIZE(engine_copies));
     return p;

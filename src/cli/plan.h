@@ -25,6 +25,24 @@ static inline uint64_t plan_share_count(const struct slap_options *o, uint64_t n
     return n / o->share_count + (o->share_index <= n % o->share_count ? 1 : 0);
 }
 
+/* --ramp: this host's part of it (both rates shared as -P is); duration_ns 0 without one. */
+static inline struct ramp plan_share_ramp(const struct slap_options *o)
+{
+    return o->share_count > 0 ? ramp_share(&o->ramp, o->share_count) : o->ramp;
+}
+
+/* The open loop's target rate: -P's part, or over a ramp the mean of its part over -t (what
+ * the run's verdict on the rate met and the report's target_tps compare with). */
+static inline double plan_share_target(const struct slap_options *o)
+{
+    if (o->ramp.duration_ns == 0 || o->run_time_ns == 0) {
+        return plan_share_rate(o, o->tps);
+    }
+    struct ramp r = plan_share_ramp(o);
+    long double seconds = (long double)o->run_time_ns / (long double)SLAP_NS_PER_SEC;
+    return (double)(ramp_count(&r, seconds) / seconds);
+}
+
 /* A setting a plan (or the run's description) takes as the option holds it: the plan's field
  * and the option's, of one type. */
 struct plan_copy {

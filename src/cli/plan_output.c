@@ -82,7 +82,8 @@ static void describe_figures(struct run_desc *d, const struct slap_options *o)
     _Static_assert(RUN_DESC_MAX_PERCENTILES >= SLAP_MAX_PERCENTILES, "room for the percentiles");
     _Static_assert(sizeof(d->mix) == sizeof(o->mix), "one share per operation");
     d->execute_number = plan_share_count(o, o->execute_number);
-    d->tps = plan_share_rate(o, o->tps);
+    d->tps = plan_share_target(o);
+    d->ramp = plan_share_ramp(o);
     d->sweep_start = plan_share_rate(o, o->sweep_start);
     d->sweep_end = plan_share_rate(o, o->sweep_end);
     d->sweep_step = plan_share_rate(o, o->sweep_step);

@@ -19,6 +19,7 @@
 #include "slap/output/hist_hgrm.h"
 #include "slap/output/intervals.h"
 #include "slap/output/report.h"
+#include "slap/output/report_ramp.h"
 #include "slap/output/results.h"
 #include "slap/output/rounds.h"
 
@@ -185,6 +186,10 @@ static enum slap_status report(FILE *out, const struct run *r, const struct run_
         return SLAP_ERROR;
     }
     report_rounds(out, doc);
+    if (report_ramp(out, doc, o->stat_freq_ns > 0) != SLAP_OK) {
+        fprintf(stderr, "slap: out of memory: the --ramp table could not be written\n");
+        return SLAP_ERROR;
+    }
     return SLAP_OK;
 }
 
@@ -407,7 +412,7 @@ static enum slap_status open_live(struct live **live, const struct slap_options 
                                .push_periods = o->stat_freq_ns > 0,
                                .label = o->label,
                                .desc = desc,
-                               .target_tps = o->tps};
+                               .target_tps = o->ramp.duration_ns > 0 ? desc->tps : o->tps};
     if (live_open(live, &setup, err, sizeof(err)) != SLAP_OK) {
         fprintf(stderr, "slap: %s\n", err);
         return SLAP_ERROR;
@@ -437,7 +442,9 @@ int run_one(const struct slap_options *opts)
     struct run_outputs ro = {.o = opts,
                              .desc = &outs.doc.desc,
                              .out = out,
-                             .doc = outs.want_doc ? &outs.doc : NULL,
+                             /* --ramp: its table reads the periods */
+                             .doc = outs.want_doc || opts->ramp.duration_ns > 0 ? &outs.doc
+                                                                                : NULL,
                              .intervals = outs.doc.intervals,
                              .samples = outs.samples.f,
                              .rounds = opts->rounds > 1 ? &outs.doc : NULL,

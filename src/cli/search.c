@@ -234,9 +234,9 @@ static const struct subargs_spec search_spec = {
 /* What slap's options may not say in a search: the rate, the length, per-period tables. */
 static int check_slap_options(const struct slap_options *o)
 {
-    if (o->tps > 0 || o->sweep_step > 0) {
-        return search_usage("the search chooses the rates: --tps and --sweep cannot be given "
-                            "(--start sets the first rate)");
+    if (o->tps > 0 || o->sweep_step > 0 || o->ramp.duration_ns > 0) {
+        return search_usage("the search chooses the rates: --tps, --sweep and --ramp cannot be "
+                            "given (--start sets the first rate)");
     }
     if (o->execute_number > 0 || o->stat_freq_ns > 0 || o->hdr_out != NULL ||
         o->samples_out != NULL || o->trace != NULL) {

@@ -631,8 +631,14 @@ static void worker_start(struct worker *w, uint64_t start_ns)
     }
     w->env.start_ns = start_ns;
     for (size_t i = 0; i < w->nlanes && o->lane.tps > 0; i++) {
-        schedule_init(&w->lanes[i].sched, o->arrival, o->arrival_shape, o->lane.tps, total_lanes,
-                      first_lane + (uint32_t)i, start_ns, rng_next(&w->env.rng));
+        if (o->ramp.duration_ns > 0) {
+            schedule_init_ramp(&w->lanes[i].sched, o->arrival, o->arrival_shape, &o->ramp,
+                               total_lanes, first_lane + (uint32_t)i, start_ns,
+                               rng_next(&w->env.rng));
+        } else {
+            schedule_init(&w->lanes[i].sched, o->arrival, o->arrival_shape, o->lane.tps,
+                          total_lanes, first_lane + (uint32_t)i, start_ns, rng_next(&w->env.rng));
+        }
     }
     for (size_t i = 0; i < w->nlanes && w->reopens != NULL; i++) {
         lane_reopens_begin(&w->lanes[i]);

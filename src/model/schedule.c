@@ -1,4 +1,5 @@
-/* Open-loop timing: intended send times of one lane, uniform (exact) or Poisson (seeded). */
+/* Open-loop timing: intended send times of one lane, uniform (exact) or Poisson (seeded), at a
+ * fixed rate or over a --ramp. */
 #include "slap/model/schedule.h"
 
 #include <math.h>
@@ -41,20 +42,25 @@ static uint64_t uniform_time(const struct schedule *s)
     return uniform_time_of(s, s->k);
 }
 
-/* Random gaps: one gap in ns. Poisson's -ln(U) * 1e9 / rate with U in (0, 1]; another law's
- * quantile at U (in (0, 1)) of the law of mean 1, times the mean gap. */
-static double poisson_gap_ns(struct schedule *s)
+/* Random gaps of mean 1: Poisson's -ln(U) with U in (0, 1]; another law's quantile at U (in
+ * (0, 1)) of the law of mean 1. */
+static double unit_gap(struct schedule *s)
 {
     uint64_t bits = rng_next(&s->rng) >> 11;
-    double mean_ns = (double)SLAP_NS_PER_SEC / s->rate;
     if (s->arrival == ARRIVAL_POISSON) {
-        return -log((double)(bits + 1) / UNIT_SCALE) * mean_ns;
+        return -log((double)(bits + 1) / UNIT_SCALE);
     }
     static const enum size_law laws[] = {[ARRIVAL_NORMAL] = SIZE_LAW_NORMAL,
                                          [ARRIVAL_GEV] = SIZE_LAW_GEV,
                                          [ARRIVAL_GPARETO] = SIZE_LAW_GPARETO};
     double gap = size_law_quantile(laws[s->arrival], s->p, ((double)bits + 0.5) / UNIT_SCALE);
-    return gap > 0 ? gap * mean_ns : 0;
+    return gap > 0 ? gap : 0;
+}
+
+/* One random gap in ns: a gap of mean 1 times the mean gap. */
+static double poisson_gap_ns(struct schedule *s)
+{
+    return unit_gap(s) * ((double)SLAP_NS_PER_SEC / s->rate);
 }
 
 void arrival_text(char *buf, size_t len, enum arrival arrival, double shape)
@@ -100,6 +106,7 @@ void schedule_init(struct schedule *s, enum arrival arrival, double shape, doubl
     s->k = 0;
     s->poisson_ns = 0.0;
     s->rng.state = seed;
+    s->ramp = (struct ramp){0};
     gap_law(s, shape);
     if (arrival != ARRIVAL_UNIFORM) {
         s->first_ns = start_ns;
@@ -112,6 +119,94 @@ void schedule_init(struct schedule *s, enum arrival arrival, double shape, doubl
     s->next_ns = uniform_time(s);
 }
 
+long double ramp_count(const struct ramp *r, long double t)
+{
+    long double d = (long double)r->duration_ns / (long double)SLAP_NS_PER_SEC;
+    long double a = r->from, b = r->to;
+    if (t <= 0.0L) {
+        return 0.0L;
+    }
+    if (t <= d) {
+        return a * t + (b - a) * t * t / (2.0L * d);
+    }
+    return (a + b) * d / 2.0L + b * (t - d);
+}
+
+/* Within the ramp, the root of (b - a) t^2 / (2 d) + a t - count = 0 as 2 count / (a +
+ * sqrt(a^2 + 2 (b - a) count / d)): no difference of near numbers when a and b are close
+ * (the usual form divides by b - a), and sqrt(2 count d / b) when a is 0. Falling, the square
+ * stays at least b^2 up to L(d). */
+long double ramp_time(const struct ramp *r, long double count)
+{
+    long double d = (long double)r->duration_ns / (long double)SLAP_NS_PER_SEC;
+    long double a = r->from, b = r->to;
+    long double at_end = (a + b) * d / 2.0L;
+    if (!(count > 0.0L)) {
+        return 0.0L;
+    }
+    if (count > at_end) {
+        return d + (count - at_end) / b;
+    }
+    long double square = a * a + 2.0L * (b - a) * count / d;
+    long double t = 2.0L * count / (a + sqrtl(square > 0.0L ? square : 0.0L));
+    return t < d ? t : d;
+}
+
+double ramp_rate_between(const struct ramp *r, double t0, double t1)
+{
+    if (!(t1 > t0)) { /* the rate at t0 */
+        long double d = (long double)r->duration_ns / (long double)SLAP_NS_PER_SEC;
+        return t0 >= d ? r->to : (double)(r->from + (r->to - r->from) * t0 / d);
+    }
+    return (double)((ramp_count(r, t1) - ramp_count(r, t0)) / ((long double)t1 - t0));
+}
+
+struct ramp ramp_share(const struct ramp *r, double parts)
+{
+    return (struct ramp){r->from / parts, r->to / parts, r->duration_ns};
+}
+
+/* A ramp's count as an intended time: start plus ramp_time, rounded to the ns once. */
+static uint64_t ramp_time_ns(const struct schedule *s, long double count)
+{
+    return add_saturating(s->first_ns,
+                          round_ns(ramp_time(&s->ramp, count) * (long double)SLAP_NS_PER_SEC));
+}
+
+/* Uniform over a ramp: request k of the lane is the (k lanes + lane_index)-th of the run. */
+static uint64_t ramp_uniform_time_of(const struct schedule *s, uint64_t k)
+{
+    return ramp_time_ns(s, (long double)k * s->lanes + s->lane_index);
+}
+
+/* The next time of s, whichever law and shape it follows. */
+static uint64_t next_time(const struct schedule *s)
+{
+    if (s->ramp.duration_ns > 0) {
+        return s->arrival == ARRIVAL_UNIFORM ? ramp_uniform_time_of(s, s->k)
+                                             : ramp_time_ns(s, s->op_count);
+    }
+    return s->arrival == ARRIVAL_UNIFORM ? uniform_time(s) : poisson_time(s);
+}
+
+void schedule_init_ramp(struct schedule *s, enum arrival arrival, double shape,
+                        const struct ramp *r, uint32_t lanes, uint32_t lane_index,
+                        uint64_t start_ns, uint64_t seed)
+{
+    *s = (struct schedule){.arrival = arrival,
+                           .rate = r->to / (double)lanes,
+                           .first_ns = start_ns,
+                           .rng = {.state = seed},
+                           .ramp = *r,
+                           .lanes = lanes,
+                           .lane_index = lane_index};
+    gap_law(s, shape);
+    if (arrival != ARRIVAL_UNIFORM) {
+        s->op_count = (long double)unit_gap(s) * lanes;
+    }
+    s->next_ns = next_time(s);
+}
+
 uint64_t schedule_peek(const struct schedule *s)
 {
     return s->next_ns;
@@ -120,6 +215,13 @@ uint64_t schedule_peek(const struct schedule *s)
 void schedule_advance(struct schedule *s)
 {
     s->k++;
+    if (s->ramp.duration_ns > 0) {
+        if (s->arrival != ARRIVAL_UNIFORM) {
+            s->op_count += (long double)unit_gap(s) * s->lanes;
+        }
+        s->next_ns = next_time(s);
+        return;
+    }
     if (s->arrival != ARRIVAL_UNIFORM) {
         s->poisson_ns += poisson_gap_ns(s);
         s->next_ns = poisson_time(s);
@@ -145,10 +247,57 @@ static uint64_t uniform_first_at(const struct schedule *s, uint64_t end_ns)
     return k;
 }
 
+/* Uniform over a ramp: the first k from s->k on whose time is end_ns or later, from the count
+ * due by then, set right by the times themselves. */
+static uint64_t ramp_uniform_first_at(const struct schedule *s, uint64_t end_ns)
+{
+    long double t = (long double)(end_ns - s->first_ns) / (long double)SLAP_NS_PER_SEC;
+    long double span = (ramp_count(&s->ramp, t) - s->lane_index) / s->lanes;
+    uint64_t k = span >= (long double)UINT64_MAX / 2 ? UINT64_MAX / 2
+                 : span > 0                          ? (uint64_t)ceill(span)
+                                                     : 0;
+    k = k > s->k ? k : s->k;
+    while (k > s->k && ramp_uniform_time_of(s, k - 1) >= end_ns) {
+        k--;
+    }
+    while (ramp_uniform_time_of(s, k) < end_ns) {
+        k++;
+    }
+    return k;
+}
+
+/* schedule_skip over a ramp: uniform times exactly; random ones as many as the ramp's count
+ * gives the lane on average, the next time then a random gap past end_ns. */
+static uint64_t ramp_skip(struct schedule *s, uint64_t end_ns, uint64_t max)
+{
+    uint64_t n;
+    if (s->arrival == ARRIVAL_UNIFORM) {
+        n = ramp_uniform_first_at(s, end_ns) - s->k;
+        n = n < max ? n : max;
+    } else {
+        long double t = (long double)(end_ns - s->first_ns) / (long double)SLAP_NS_PER_SEC;
+        long double due = ramp_count(&s->ramp, t);
+        long double after = (due - s->op_count) / s->lanes;
+        n = 1 + (after > 0 ? (uint64_t)(after + 0.5L) : 0);
+        if (n > max) {
+            n = max;
+            s->op_count += (long double)n * s->lanes;
+        } else {
+            s->op_count = due + (long double)unit_gap(s) * s->lanes;
+        }
+    }
+    s->k += n;
+    s->next_ns = next_time(s);
+    return n;
+}
+
 uint64_t schedule_skip(struct schedule *s, uint64_t end_ns, uint64_t max)
 {
     if (s->next_ns >= end_ns || max == 0) {
         return 0;
+    }
+    if (s->ramp.duration_ns > 0) {
+        return ramp_skip(s, end_ns, max);
     }
     if (s->arrival != ARRIVAL_UNIFORM) {
         double after = (double)(end_ns - s->next_ns) * s->rate / (double)SLAP_NS_PER_SEC;

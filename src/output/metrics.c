@@ -260,10 +260,17 @@ static void traffic(FILE *out, const struct metrics_input *in)
     counter(out, in, "slap_received_bytes_total", "Bytes read from the servers.", c->read_bytes);
     gauge(out, in, "slap_elapsed_seconds", "Length of the measured part so far.", in->elapsed_s);
     gauge(out, in, "slap_target_requests_per_second",
-          "The target rate (-P, --tps); 0 in a closed loop.", in->target_tps);
+          "The target rate (-P, --tps; --ramp: its mean over the run); 0 in a closed loop.",
+          in->target_tps);
     gauge(out, in, "slap_achieved_requests_per_second",
           "Requests answered per second over the measured part so far.",
           in->elapsed_s > 0 ? answered / in->elapsed_s : 0.0);
+    if (in->desc != NULL && in->desc->ramp.duration_ns > 0) {
+        gauge(out, in, "slap_ramp_target_requests_per_second",
+              "--ramp: the rate the ramp asks at this point of the measured part (at its end "
+              "once the run is over).",
+              ramp_rate_between(&in->desc->ramp, in->elapsed_s, in->elapsed_s));
+    }
 }
 
 /* A histogram family's samples (of one type, or of none): the cumulative count at each

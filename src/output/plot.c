@@ -4,6 +4,7 @@
  *   throughput over time   (runs with periods)     x: seconds    y: requests/s (linear)
  *   latency over time      (runs with periods)     x: seconds    y: p50, p99, p99.9 in us (log)
  *   latency against rate   (sweeps)                x: ops/s      y: p50, p99, p99.9 in us (log);
+ *                          (--ramp: its periods by their target rate)
  *                                                                   a search's objectives'
  *                                                                   percentiles and limits
  *   samples over time      (a --samples file)      x: seconds    y: latency in us (log)
@@ -337,6 +338,7 @@ void plot_run_begin(struct plot_run *run, const struct results_doc *d)
     memset(run, 0, sizeof(*run));
     run->label = d->label;
     run->target_tps = d->sweep ? 0.0 : d->desc.tps;
+    run->ramp = d->sweep ? (struct ramp){0} : d->desc.ramp;
     if (d->search.present && objective_parse(d->search.objectives, obj, &n, err, sizeof(err)) &&
         n > 0) {
         run->nlines = n < PLOT_LINES ? n : PLOT_LINES;
@@ -352,6 +354,13 @@ void plot_run_begin(struct plot_run *run, const struct results_doc *d)
 
 enum slap_status plot_run_add_period(struct plot_run *run, const struct results_period *p)
 {
+    if (run->ramp.duration_ns > 0) { /* latency against the rate the ramp asked of the period */
+        double from = p->elapsed_s > p->seconds ? p->elapsed_s - p->seconds : 0.0;
+        double target = ramp_rate_between(&run->ramp, from, p->elapsed_s);
+        if (points_add(run, &run->steps, target, p->lat, p->seconds) != SLAP_OK) {
+            return SLAP_ERROR;
+        }
+    }
     return points_add(run, &run->periods, p->elapsed_s, p->lat, p->seconds);
 }
 
@@ -430,6 +439,9 @@ static void extent(const struct plot_runs *in, enum series_kind kind, double *xl
     }
     for (size_t d = 0; kind == SERIES_RATE_OVER_TIME && d < in->nruns; d++) {
         *yhi = fmax(*yhi, in->runs[d].target_tps);
+        if (in->runs[d].ramp.duration_ns > 0) {
+            *yhi = fmax(*yhi, fmax(in->runs[d].ramp.from, in->runs[d].ramp.to));
+        }
     }
     if (!isfinite(*xlo)) {
         *xlo = *ylo = 0;
@@ -444,9 +456,20 @@ static void draw_target(struct panel *p, const struct plot_run *run, const char 
     if (run->target_tps <= 0 || pts->n == 0) {
         return;
     }
-    double x[2] = {pts->x[0], pts->x[pts->n - 1]};
-    double y[2] = {run->target_tps, run->target_tps};
+    double x[3] = {pts->x[0], pts->x[pts->n - 1]};
+    double y[3] = {run->target_tps, run->target_tps};
     struct series s = {2, x, y};
+    if (run->ramp.duration_ns > 0) { /* the ramp's rate: its start, its end, then TO held */
+        double ramp_s = (double)run->ramp.duration_ns / (double)SLAP_NS_PER_SEC;
+        double end = pts->x[pts->n - 1];
+        x[0] = 0;
+        x[1] = fmin(ramp_s, end);
+        x[2] = end;
+        for (int i = 0; i < 3; i++) {
+            y[i] = ramp_rate_between(&run->ramp, x[i], x[i]);
+        }
+        s.n = end > ramp_s ? 3 : 2;
+    }
     draw_series(p, &s, run->label, "target_tps", color, "3,3");
     legend(p, color, "3,3", run->label, "target");
 }
@@ -475,19 +498,32 @@ static void draw_objectives(struct panel *p, const struct plot_run *run, const c
     }
 }
 
+/* Are the rates of the latency-against-rate panel all --ramp's targets (no sweep's steps)? */
+static bool ramps_only(const struct plot_runs *in)
+{
+    for (size_t d = 0; d < in->nruns; d++) {
+        if (in->runs[d].steps.n > 0 && in->runs[d].ramp.duration_ns == 0) {
+            return false;
+        }
+    }
+    return true;
+}
+
 static void panel_of(const struct plot_runs *in, FILE *out, int *top, enum series_kind kind)
 {
     static const char *const titles[] = {"Throughput over time", "Latency over time",
-                                         "Latency against achieved rate"};
+                                         "Latency against achieved rate",
+                                         "Latency against target rate"};
     static const char *const xlabels[] = {"time since the start (s)", "time since the start (s)",
-                                          "achieved rate (ops/s)"};
+                                          "achieved rate (ops/s)", "target rate (ops/s)"};
     double xlo, xhi, ylo, yhi;
     extent(in, kind, &xlo, &xhi, &ylo, &yhi);
     bool latency = kind != SERIES_RATE_OVER_TIME;
     struct panel p = {.out = out, .top = *top};
     p.x = make_axis(kind == SERIES_LATENCY_BY_RATE ? 0 : xlo, xhi, false);
     p.y = make_axis(latency ? ylo : 0, yhi, latency);
-    draw_axes(&p, titles[kind], xlabels[kind],
+    size_t names = kind == SERIES_LATENCY_BY_RATE && ramps_only(in) ? 3 : (size_t)kind;
+    draw_axes(&p, titles[names], xlabels[names],
               latency ? "latency (\xc2\xb5s, log scale)" : "requests per second");
     for (size_t d = 0; d < in->nruns; d++) {
         const char *color = palette[d % SLAP_ARRAY_SIZE(palette)];

@@ -118,7 +118,14 @@ void report_header(FILE *out, const struct run_desc *desc)
     if (desc->tps > 0) {
         char arrivals[64];
         arrival_text(arrivals, sizeof(arrivals), desc->arrival, desc->arrival_shape);
-        fprintf(out, "target rate: %.0f ops/s, %s arrivals\n", desc->tps, arrivals);
+        if (desc->ramp.duration_ns > 0) {
+            fprintf(out, "target rate: a ramp from %.0f to %.0f ops/s over ", desc->ramp.from,
+                    desc->ramp.to);
+            print_seconds_width(out, desc->ramp.duration_ns, 0);
+            fprintf(out, "s (%.0f ops/s on average), %s arrivals\n", desc->tps, arrivals);
+        } else {
+            fprintf(out, "target rate: %.0f ops/s, %s arrivals\n", desc->tps, arrivals);
+        }
     }
     if (desc->probe) {
         fprintf(out, "probe: a latency probe (its requests are not part of the load)\n");

@@ -161,6 +161,15 @@ static enum slap_status list_add_period(struct results_list *list, double elapse
     return SLAP_OK;
 }
 
+double results_period_target(const struct results_doc *d, const struct results_period *p)
+{
+    if (!results_has_ramp(d)) {
+        return 0.0;
+    }
+    double from = p->elapsed_s > p->seconds ? p->elapsed_s - p->seconds : 0.0;
+    return ramp_rate_between(&d->desc.ramp, from, p->elapsed_s);
+}
+
 enum slap_status results_add_period(struct results_doc *d, double elapsed_s, double seconds,
                                     const struct slap_stats *s)
 {

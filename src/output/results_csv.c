@@ -34,12 +34,28 @@ static void csv_keys(FILE *out, const struct results_doc *d, const struct result
     }
 }
 
+/* --ramp: the period's target rate at the end of the total's row (the rate the ramp asked of
+ * every request); empty for the other types. */
+static void csv_target(FILE *out, const struct results_doc *d, const struct results_period *p,
+                       int t)
+{
+    if (!results_has_ramp(d)) {
+        return;
+    }
+    if (t == STATS_TYPES) {
+        fprintf(out, ",%.1f", results_period_target(d, p));
+    } else {
+        fputc(',', out);
+    }
+}
+
 static void csv_header(FILE *out, const struct results_doc *d)
 {
     fputs("elapsed_s,type,ops,tps,net_mib_s,misses,errors,min_us,max_us,avg_us,std_us,p50_us,"
           "p90_us,p99_us,p99.9_us",
           out);
-    fputs(d->desc.division > 1 ? ",keys_per_s\n" : "\n", out);
+    fputs(d->desc.division > 1 ? ",keys_per_s" : "", out);
+    fputs(results_has_ramp(d) ? ",target_rate\n" : "\n", out);
 }
 
 void results_csv_period(FILE *out, const struct results_doc *d, const struct results_period *p)
@@ -61,6 +77,7 @@ void results_csv_period(FILE *out, const struct results_doc *d, const struct res
         fputc(',', out);
         csv_figures(out, h);
         csv_keys(out, d, p, t);
+        csv_target(out, d, p, t);
         fputc('\n', out);
     }
 }

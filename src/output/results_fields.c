@@ -160,6 +160,7 @@ OBJECT(results_obj_intervals, "percentile_intervals", "/properties/percentile_in
 static const struct results_field period_rows[] = {
     LISTED("elapsed_s", RF_NUMBER, 0, 1, NULL),
     LISTED("seconds", RF_NUMBER, 0, 1, NULL),
+    LISTED("target_rate", RF_NUMBER, RF_SOMETIMES, 2, NULL), /* --ramp */
     LISTED("ops", RF_COUNT, 0, 1, NULL),
     LISTED("errors", RF_COUNT, 0, 1, NULL),
     LISTED("counters", RF_OBJECT, 0, 1, NULL),

@@ -249,6 +249,9 @@ static void json_period(struct json_writer *w, const struct results_doc *d, uint
     json_open_object(w, NULL);
     json_double(w, "elapsed_s", p->elapsed_s);
     json_double(w, "seconds", p->seconds);
+    if (results_has_ramp(d)) {
+        json_double(w, "target_rate", results_period_target(d, p));
+    }
     json_u64(w, "ops", stats_counters_ops(&p->counters));
     json_u64(w, "errors", stats_errors(&p->counters));
     json_counters(w, &p->counters, d->counters_unknown);

@@ -486,6 +486,8 @@ static enum slap_status merge_top(struct results_doc *dst, const struct results_
     dst->desc.threads += src->desc.threads;
     dst->desc.concurrency += src->desc.concurrency;
     dst->desc.tps += src->desc.tps;
+    dst->desc.ramp.from += src->desc.ramp.from; /* the same ramp's parts: one length */
+    dst->desc.ramp.to += src->desc.ramp.to;
     dst->desc.sweep_start += src->desc.sweep_start;
     dst->desc.sweep_end += src->desc.sweep_end;
     dst->desc.sweep_step += src->desc.sweep_step;

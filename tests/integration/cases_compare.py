@@ -99,6 +99,7 @@ def case_compare_live_refusals(mc):
         (["B=" + mc.addr, "--rounds", "6", "--fail-if", "p50>+5%,tps<-5%"],
          "need 7 rounds a side at least, not 6"),
         (["B=" + mc.addr + " -S 1s"], "--live cannot take -S"),
+        (["B=" + mc.addr + " --ramp=1k:2k/1s"], "--live cannot take --ramp"),
         (["B=--json x.json"], "--live cannot take --json"),
         ([], "--live needs two sides or more"),
         (["A=" + mc.addr], "two sides have one name"),

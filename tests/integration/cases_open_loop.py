@@ -146,3 +146,57 @@ def case_hdr_out(mc):
     finally:
         if os.path.exists(path):
             os.unlink(path)
+
+
+def case_ramp(mc):
+    """--ramp=500:3000/3s -S 0.5s: each period's target the ramp's (rising by 417/s a period),
+    achieved within 10% of it, in the JSON, the CSV, the text table and the SVG alike; slap's
+    counts the server's."""
+    from cases_results import close, load, svg_series, validate
+    d = tempfile.mkdtemp(prefix="slap-ramp-")
+    j, c, v = (os.path.join(d, n) for n in ("r.json", "r.csv", "r.svg"))
+    # --pipeline 4: a lane keeps sending while it awaits an answer, so that a stall of this
+    # shared host's leaves no requests unsent at the end
+    rc, out, err, delta, _ = measured([mc], ["-s", mc.addr, "--ramp=500:3000/3s", "-S", "0.5s",
+                                             "-c", "8", "--pipeline", "4", "--json", j, "--csv",
+                                             c, "--svg", v])
+    check(rc == 0, "exit status %d: %s" % (rc, err))
+    check("target rate: a ramp from 500 to 3000 ops/s over 3s (1750 ops/s on average), uniform "
+          "arrivals" in out, "the header lacks the ramp")
+    check_agree(counters(out), delta)
+    _, ops, _, _ = run_line(out)
+    check(abs(ops - 5250) <= 55, "%d operations over the ramp, its count is 5250" % ops)
+    doc = load(j)
+    validate(doc)
+    check(doc["config"]["ramp"] == "500:3000/3s", "config's ramp %r" % doc["config"].get("ramp"))
+    whole = [p for p in doc["periods"] if p["seconds"] > 0.45]
+    check(len(whole) >= 5, "%d periods of 0.5 s" % len(whole))
+    for p in whole:
+        start = p["elapsed_s"] - p["seconds"]
+        want = 500 + 2500 / 3 * (start + p["seconds"] / 2)  # the ramp's rate at the middle
+        check(close(p["target_rate"], want, 1e-6), "period %.1f: target %r, the ramp's %.1f"
+              % (start, p["target_rate"], want))
+        achieved = p["ops"] / p["seconds"]
+        check(abs(achieved - want) <= 0.1 * want, "period %.1f: achieved %.0f for %.0f"
+              % (start, achieved, want))
+    rows = re.findall(r"^(\d+\.\d{3})\s+(\d+)\s+(\d+)\s+\d+\s+\d+\s+\d+\s+\d+\s+\d+$", out, re.M)
+    check(re.search(r"^Start\(s\)\s+Target\(ops/s\)\s+Achieved\(ops/s\)\s+P50\(us\)", out, re.M),
+          "no ramp table")
+    check(len(rows) == len(doc["periods"]), "table rows %r" % rows)
+    for row, p in zip(rows, doc["periods"]):
+        check(int(row[1]) == round(p["target_rate"]), "row %r vs target %r" % (row,
+                                                                             p["target_rate"]))
+    with open(c) as f:
+        lines = f.read().splitlines()
+    check(lines[0].endswith(",p99.9_us,target_rate"), "CSV header %r" % lines[0])
+    totals = [line.split(",") for line in lines[1:] if line.split(",")[1] == "total"]
+    check([round(float(t[-1]), 1) for t in totals] ==
+          [round(p["target_rate"], 1) for p in doc["periods"]], "CSV targets %r" % totals)
+    root, series = svg_series(v)
+    texts = " ".join(t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text"))
+    check("Latency against target rate" in texts, "the picture lacks latency against the rate")
+    by_rate = [xs for _, xs, _ in series["p99_us"] if xs[0] > 100]
+    check(len(by_rate) == 1 and all(close(x, p["target_rate"], 1e-3)
+                                    for x, p in zip(by_rate[0], doc["periods"])),
+          "latency-by-rate x %r" % by_rate)
+    shutil.rmtree(d)

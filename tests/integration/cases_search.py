@@ -360,6 +360,7 @@ def case_search_bad_objectives():
                         (["--slo", "p99>1ms"], "write it as p99<1ms"),
                         ([], "--slo names the objective"),
                         (["--slo", "p99<1ms", "-P", "1000"], "the search chooses the rates"),
+                        (["--slo", "p99<1ms", "--ramp=1k:2k/1m"], "--sweep and --ramp cannot"),
                         (["--slo", "p99<1ms", "--max_steps", "0"], "--max_steps"),
                         (["--slo", "p99<1ms", "--arrival", "bursty"], "uniform or poisson"),
                         (["--slo", "p99<1ms", "--bogus"], "--bogus"),

@@ -66,6 +66,7 @@ struct slap_options {
     double sweep_start;        /* --sweep START:END:STEP; sweep_step 0 = no sweep */
     double sweep_end;
     double sweep_step;
+    struct ramp ramp;          /* --ramp FROM:TO/DURATION; duration_ns 0 = no ramp */
     uint32_t rounds;           /* --rounds: measured rounds, default 1 */
     uint64_t step_time_ns;     /* --step-time, default 5 s */
     /* Trace replay (--trace): the trace gives keys, values, the mix and the times. */

@@ -35,6 +35,8 @@ struct engine_config {
     enum proto_kind protocol;
     enum arrival arrival;    /* open loop: the schedule's spacing */
     double arrival_shape;    /* and its law's shape (schedule.h) */
+    struct ramp ramp;        /* --ramp (this host's part): the schedule's rate; duration_ns 0:
+                                lane.tps throughout */
     uint64_t run_time_ns;    /* -t: the measured part's length; 0 with -x or a trace */
     uint64_t warmup_ns;      /* --warmup: load before the measured part */
     uint64_t timeout_ns;     /* --timeout: a socket's oldest request waits no longer */

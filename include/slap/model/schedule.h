@@ -23,6 +23,29 @@ enum arrival {
  * shape 0.154971; its scale, 16.0292 us, is the rate's to set). */
 #define ARRIVAL_ETC_SHAPE 0.154971
 
+/*
+ * --ramp FROM:TO/DURATION: a target rate going linearly from FROM to TO (requests per second,
+ * all lanes together) over duration_ns, then staying at TO. duration_ns 0: no ramp. Its
+ * cumulative target count from the start is
+ *   L(t) = FROM t + (TO - FROM) t^2 / (2 D)   for t <= D,   L(D) + TO (t - D) after.
+ */
+struct ramp {
+    double from;          /* >= 0 */
+    double to;            /* > 0 */
+    uint64_t duration_ns; /* D; 0: no ramp */
+};
+
+/* L(t): the requests the ramp means to have sent t seconds after its start (t >= 0). */
+long double ramp_count(const struct ramp *r, long double t);
+/* The inverse of ramp_count: the time in seconds by which count requests are due (count >= 0),
+ * in closed form (no iteration), exact when FROM is 0 or FROM and TO nearly equal. */
+long double ramp_time(const struct ramp *r, long double count);
+/* The target rate over [t0, t1] seconds: (L(t1) - L(t0)) / (t1 - t0); the rate at t0 when the
+ * span is empty. */
+double ramp_rate_between(const struct ramp *r, double t0, double t1);
+/* The ramp with both rates divided by parts (--share), for one of them. */
+struct ramp ramp_share(const struct ramp *r, double parts);
+
 /* The arrival law as --arrival says it ("uniform", "poisson", "gpareto:0.154971") into buf. */
 void arrival_text(char *buf, size_t len, enum arrival arrival, double shape);
 
@@ -44,6 +67,13 @@ struct schedule {
     uint64_t next_ns;  /* the next intended time, as schedule_peek returns it */
     struct rng rng;    /* Poisson: the lane's own generator */
     double p[3];       /* normal, GEV, generalized Pareto: the law of gaps of mean 1 */
+    /* A ramp (ramp.duration_ns > 0): times are ramp_time of an operational count, the law's
+     * times at unit rate. Uniform: request k of lane i is due at count k * lanes + i, so the
+     * lanes interleave; a random law adds gaps of mean lanes to op_count. */
+    struct ramp ramp;
+    uint32_t lanes;
+    uint32_t lane_index;
+    long double op_count; /* random laws: the operational count of the next time */
 };
 
 /*
@@ -54,6 +84,11 @@ struct schedule {
  */
 void schedule_init(struct schedule *s, enum arrival arrival, double shape, double total_rate,
                    uint32_t lanes, uint32_t lane_index, uint64_t start_ns, uint64_t seed);
+/* The same over a ramp (r->duration_ns > 0): the arrival law in operational time, each lane
+ * 1 / lanes of the ramp's count, mapped through ramp_time. Uniform lanes stagger as above. */
+void schedule_init_ramp(struct schedule *s, enum arrival arrival, double shape,
+                        const struct ramp *r, uint32_t lanes, uint32_t lane_index,
+                        uint64_t start_ns, uint64_t seed);
 /* The next intended send time, without consuming it. */
 uint64_t schedule_peek(const struct schedule *s);
 /* Consume the next intended time (the request is sent or queued). */

@@ -45,7 +45,8 @@ struct plot_input {
 void plot_svg(FILE *out, const void *in);
 
 /* What a run draws, without its periods held: per period (or step), x (elapsed_s; a step's
- * achieved ops/s), the rate and the latency percentiles drawn (the run's, in us). */
+ * achieved ops/s; a --ramp period's target ops/s, among the steps), the rate and the latency
+ * percentiles drawn (the run's, in us). */
 #define PLOT_LINES 3
 struct plot_points {
     size_t n;
@@ -57,6 +58,8 @@ struct plot_points {
 struct plot_run {
     const char *label; /* not copied */
     double target_tps; /* an open-loop run's target rate, drawn over its throughput; 0: none */
+    struct ramp ramp;  /* --ramp (duration_ns 0: none): its target drawn over the throughput,
+                          and each period a point of latency against its target rate (steps) */
     size_t nlines;     /* the latency percentiles drawn: */
     double pct[PLOT_LINES];      /* p50, p99, p99.9; a search's objectives' */
     double limit_us[PLOT_LINES]; /* a search's objectives' limits, drawn as lines; 0: none */

@@ -173,6 +173,15 @@ enum slap_status results_doc_init(struct results_doc *d);
 uint32_t results_doc_types(const struct results_doc *d);
 void results_doc_free(struct results_doc *d);
 
+/* Does d's run follow a --ramp (its description's)? */
+static inline bool results_has_ramp(const struct results_doc *d)
+{
+    return d->desc.ramp.duration_ns > 0;
+}
+/* A --ramp run's target rate over period p (the ramp's count over the period over its
+ * length): requests per second. 0 without a ramp. */
+double results_period_target(const struct results_doc *d, const struct results_period *p);
+
 /* Append p to d, its histograms handed over (p keeps none). */
 enum slap_status results_move_period(struct results_doc *d, struct results_period *p);
 /* Empty d's periods list (its histograms freed). */

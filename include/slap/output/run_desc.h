@@ -58,7 +58,8 @@ struct run_desc {
     uint64_t run_time_ns;
     uint64_t win_size;
     double mix[OP_COUNT]; /* share of each operation */
-    double tps;           /* the target rate; 0: closed loop */
+    double tps;           /* the target rate (a ramp's mean over the run); 0: closed loop */
+    struct ramp ramp;     /* --ramp, this run's part; duration_ns 0: none */
     uint32_t share_index; /* --share I/N: this run's part of a load made by N hosts (I from 1);
                              0: the whole load (a merge of every part too) */
     uint32_t share_count;

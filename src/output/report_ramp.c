@@ -1,0 +1,88 @@
+/* --ramp in the text report: a row per period (or group of periods) by target rate. */
+#include "slap/output/report_ramp.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "slap/base/hist.h"
+
+#include "results_figures.h"
+
+/* A row of the table: one period or several joined. */
+struct ramp_row {
+    double start_s;
+    double seconds;
+    uint64_t requests;
+    struct hist *h;
+};
+
+static void ramp_columns(FILE *out, const struct run_desc *desc)
+{
+    fprintf(out, "\n%-10s %-14s %-15s", "Start(s)", "Target(ops/s)", "Achieved(ops/s)");
+    for (uint32_t i = 0; i < desc->npercentiles; i++) {
+        char name[32];
+        snprintf(name, sizeof(name), "P%g(us)", desc->percentiles[i]);
+        fprintf(out, " %-10s", name);
+    }
+    fprintf(out, " %s\n", "Max(us)");
+}
+
+static void ramp_print_row(FILE *out, const struct results_doc *d, const struct ramp_row *row)
+{
+    const struct run_desc *desc = &d->desc;
+    double end_s = row->start_s + row->seconds;
+    fprintf(out, "%-10.3f %-14.0f %-15.0f", row->start_s,
+            ramp_rate_between(&desc->ramp, row->start_s, end_s),
+            per_second((double)row->requests, row->seconds));
+    for (uint32_t i = 0; i < desc->npercentiles; i++) {
+        uint64_t ns = row->h->count > 0 ? hist_percentile_ns(row->h, desc->percentiles[i]) : 0;
+        fprintf(out, " %-10lld", (long long)llround(us(ns)));
+    }
+    fprintf(out, " %lld\n", (long long)llround(us(row->h->max_ns)));
+}
+
+/* How many of d's periods a row joins: 1 when each is asked for, else enough that the run
+ * takes at most REPORT_RAMP_ROWS rows. */
+static size_t periods_per_row(const struct results_doc *d, bool each_period)
+{
+    const struct results_period *periods = d->periods.items;
+    if (each_period || d->periods.n <= REPORT_RAMP_ROWS) {
+        return 1;
+    }
+    double run_s = periods[d->periods.n - 1].elapsed_s;
+    double period_s = periods[0].seconds > 0 ? periods[0].seconds : 1.0;
+    double per_row = ceil(run_s / REPORT_RAMP_ROWS / period_s - 1e-9);
+    return per_row > 1 ? (size_t)per_row : 1;
+}
+
+enum slap_status report_ramp(FILE *out, const struct results_doc *d, bool each_period)
+{
+    const struct results_period *periods = d->periods.items;
+    if (!results_has_ramp(d) || d->periods.n == 0) {
+        return SLAP_OK;
+    }
+    struct ramp_row row = {0};
+    if (hist_slab_alloc(&row.h, 1) != SLAP_OK) {
+        return SLAP_ERROR;
+    }
+    size_t per_row = periods_per_row(d, each_period);
+    ramp_columns(out, &d->desc);
+    for (size_t i = 0; i < d->periods.n; i += per_row) {
+        size_t last = i + per_row < d->periods.n ? i + per_row - 1 : d->periods.n - 1;
+        hist_reset(row.h);
+        row.requests = 0;
+        row.start_s = periods[i].elapsed_s - periods[i].seconds;
+        row.start_s = row.start_s > 0 ? row.start_s : 0.0;
+        for (size_t k = i; k <= last; k++) {
+            for (int t = 0; t < STATS_TYPES; t++) {
+                results_sparse_add(&periods[k].lat[t], row.h);
+            }
+            row.requests += stats_counters_requests(&periods[k].counters);
+        }
+        row.seconds = periods[last].elapsed_s - row.start_s;
+        ramp_print_row(out, d, &row);
+    }
+    fflush(out);
+    hist_slab_free(row.h, 1);
+    return SLAP_OK;
+}
