@@ -258,6 +258,11 @@ static void test_open_loop_at_target(void **state)
     l.achieved_tps = LIMITS_RATE_MET * 50000;
     l.servers[0].busy = 0.9;
     judge(&l, LIMITS_RATE, "busiest 10.0.0.1:11211 90%");
+    make(&l, 1); /* a ramp's target is its mean over the run, and said so */
+    l.target_tps = 50000;
+    l.achieved_tps = 49990;
+    l.ramped = true;
+    judge(&l, LIMITS_RATE, "the --ramp's mean target of 50000 ops/s was met");
 }
 
 static void test_open_loop_short_of_target(void **state)

@@ -297,11 +297,17 @@ static void why_late(struct limits *l)
     say(l, "; give it more CPU or raise -T (now %u)", l->threads);
 }
 
+/* What the open loop's target is called in the verdict's words. */
+static const char *target_name(const struct limits *l)
+{
+    return l->ramped ? "--ramp's mean target" : "-P target";
+}
+
 static void why_rate(struct limits *l, const struct limits_server *busiest, uint32_t unknown)
 {
     if (l->target_tps > 0) {
-        say(l, "the -P target of %.0f ops/s was met (%.0f achieved): the rate set the load; ",
-            l->target_tps, l->achieved_tps);
+        say(l, "the %s of %.0f ops/s was met (%.0f achieved): the rate set the load; ",
+            target_name(l), l->target_tps, l->achieved_tps);
         say_client(l);
         say(l, "; ");
         say_servers(l, busiest);
@@ -354,8 +360,8 @@ static void why_neither(struct limits *l, const struct limits_server *busiest)
         return;
     }
     if (l->target_tps > 0) {
-        say(l, "and the -P target of %.0f ops/s was not met (%.0f achieved): ", l->target_tps,
-            l->achieved_tps);
+        say(l, "and the %s of %.0f ops/s was not met (%.0f achieved): ", target_name(l),
+            l->target_tps, l->achieved_tps);
     }
     say(l, "%.1f of the %u possible requests were in flight on average (rate x latency): too "
            "few clients (-c %u) for the latency, each waits for its answers; raise -c",
@@ -594,8 +600,8 @@ static void say_server_busy(struct limits *l, uint32_t server, double figure)
 static void say_rate_met(struct limits *l, uint32_t server, double figure)
 {
     (void)server;
-    say(l, "%.1f%% of the -P target was achieved, near the %.0f%% line", pct_tenth(figure),
-        LIMITS_RATE_MET * 100);
+    say(l, "%.1f%% of the %s was achieved, near the %.0f%% line", pct_tenth(figure),
+        target_name(l), LIMITS_RATE_MET * 100);
 }
 
 static void say_late(struct limits *l, uint32_t server, double figure)

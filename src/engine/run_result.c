@@ -166,6 +166,7 @@ enum slap_status run_limits(const struct run *r, struct limits *l)
     l->target_tps = lp->tps;
     l->achieved_tps = (double)stats_requests(&r->global) / seconds; /* as -P: a multi-get is one */
     l->paced_by_trace = lp->trace && lp->trace_speed > 0;
+    l->ramped = r->engine.ramp.duration_ns > 0;
     l->concurrency = lp->concurrency;
     l->threads = r->plan.threads;
     l->client.cpu_user_s = r->cpu_user_s;

@@ -378,6 +378,7 @@ static void judge_merged(struct limits *l, const struct results_doc *out, double
     l->target_tps = target_tps;
     l->achieved_tps = seconds > 0 ? (double)stats_counters_requests(c) / seconds : 0; /* as -P */
     l->paced_by_trace = out->desc.trace != NULL && out->desc.trace_speed > 0;
+    l->ramped = out->desc.ramp.duration_ns > 0;
     l->concurrency = out->desc.concurrency;
     l->threads = out->desc.threads;
     limits_judge(l);

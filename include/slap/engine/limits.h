@@ -116,6 +116,7 @@ struct limits {
     double seconds;    /* measured */
     double target_tps; /* -P; 0 in closed loop */
     double achieved_tps;
+    bool ramped;         /* --ramp: target_tps is the ramp's mean over the run */
     bool paced_by_trace; /* --trace at its own times */
     uint32_t concurrency;
     uint32_t threads;       /* -T */
