@@ -424,7 +424,14 @@ void options_defaults(struct slap_options *o)
 enum options_outcome options_parse(struct slap_options *o, int argc, char **argv, FILE *out,
                                    FILE *err)
 {
-    struct parse_state st = {.o = o, .target = o, .table = &slap_table, .out = out, .err = err};
+    return options_parse_seen(o, argc, argv, out, err, NULL, NULL);
+}
+
+enum options_outcome options_parse_seen(struct slap_options *o, int argc, char **argv, FILE *out,
+                                        FILE *err, options_seen seen, void *seen_arg)
+{
+    struct parse_state st = {.o = o, .target = o, .table = &slap_table, .out = out, .err = err,
+                             .seen = seen, .seen_arg = seen_arg};
     options_defaults(o);
     enum options_outcome outcome = options_table_parse(&st, "slap", argc, argv);
     return outcome == OPTIONS_RUN ? options_finish(&st) : outcome;
