@@ -230,6 +230,7 @@ struct groups_run {
     char dir[PATH_MAX - 16]; /* the private directory of the groups' results; "": none */
     struct group_child child[CFG_GROUPS_MAX];
     int stop;             /* the stop signal taken and forwarded; 0: none */
+    int saved_stdout;     /* standard output while the report goes to standard error; -1 */
 };
 
 /* A group's command line: the run's options, its own, its label, results file, start and -q. */
@@ -403,7 +404,11 @@ static void describe_total(struct results_doc *m, const struct results_merge_inp
     char *servers = calloc(1, len);
     for (size_t i = 0; servers != NULL && i < n; i++) {
         const char *s = in[i].doc->desc.servers;
-        if (s != NULL && strstr(servers, s) == NULL) { /* a group's list once */
+        bool again = false; /* a list another group gave before: once */
+        for (size_t k = 0; s != NULL && k < i && !again; k++) {
+            again = in[k].doc->desc.servers != NULL && strcmp(in[k].doc->desc.servers, s) == 0;
+        }
+        if (s != NULL && !again) {
             strcat(strcat(servers, servers[0] != '\0' ? "," : ""), s);
         }
     }
@@ -419,16 +424,34 @@ static void describe_total(struct results_doc *m, const struct results_merge_inp
     }
 }
 
-/* merge_groups' before: a block per group, then the total's header. */
+/* merge_groups' before: a block per group, then the total's header; with --json - the report
+ * goes to standard error, as a run's does, and the JSON alone to standard output. */
 static void groups_before(void *arg, struct results_doc *m, const struct results_merge_input *in,
                           size_t n)
 {
-    (void)arg;
+    struct groups_run *r = arg;
+    if (r->o->json_out != NULL && strcmp(r->o->json_out, "-") == 0) {
+        fflush(stdout);
+        r->saved_stdout = dup(STDOUT_FILENO);
+        dup2(STDERR_FILENO, STDOUT_FILENO);
+    }
     for (size_t i = 0; i < n; i++) {
         print_block(i, in[i].doc);
     }
     describe_total(m, in, n);
     printf("Total of %zu group%s:\n", n, n == 1 ? "" : "s");
+}
+
+/* merge_groups' after_report: standard output back for the files. */
+static void groups_after_report(void *arg)
+{
+    struct groups_run *r = arg;
+    if (r->saved_stdout >= 0) {
+        fflush(stdout);
+        dup2(r->saved_stdout, STDOUT_FILENO);
+        close(r->saved_stdout);
+        r->saved_stdout = -1;
+    }
 }
 
 /* ---- the run -------------------------------------------------------------------------- */
@@ -503,7 +526,7 @@ static int run_groups(struct groups_run *r)
     }
     if (n > 0) {
         const char *out[RESULTS_SINKS];
-        struct merge_groups g = {groups_before, r};
+        struct merge_groups g = {groups_before, groups_after_report, r};
         plan_output_paths(r->o, out);
         int status = merge_groups_run(paths, n, out, &g);
         worst = status > worst ? status : worst;
@@ -551,6 +574,7 @@ bool groups_run(const struct slap_options *o, int argc, char **argv, int *exit_s
         return true;
     }
     r->o = o;
+    r->saved_stdout = -1;
     if (cfggroups_load(o->cfg_file, &r->groups, err, sizeof(err)) != SLAP_OK) {
         fprintf(stderr, "slap: --cfg_cmd: %s\nTry 'slap --help' for more information.\n", err);
         *exit_status = SLAP_EXIT_USAGE;

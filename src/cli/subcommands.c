@@ -697,6 +697,9 @@ static int merge_files(struct sub_args *a, int max_inputs, const struct merge_gr
             print_hosts(&load, in);
         }
         print_probes(&merged);
+        if (g != NULL) {
+            g->after_report(g->arg);
+        }
         if (!whole) {
             fprintf(stderr, "slap merge: out of memory: the report could not be written\n");
             status = SLAP_EXIT_FAILED;

@@ -18,10 +18,11 @@ struct results_merge_input;
 
 /* What a groups run (groups.c) adds to slap merge's work: before the report, the merged
  * document and the inputs (its groups) handed to before, which may print and change the
- * document's description. */
+ * document's description, and after_report once the report is printed. */
 struct merge_groups {
     void (*before)(void *arg, struct results_doc *merged, const struct results_merge_input *in,
                    size_t n);
+    void (*after_report)(void *arg); /* the report printed, the files not yet written */
     void *arg;
 };
 
