@@ -71,7 +71,8 @@ static const struct option_row option_rows[] = {
                   DURATION(run_time_ns)},
     [ROW_CFG_CMD] = {'F', "cfg_cmd", "FILE",
                      "Key and value sizes and the set/get mix from a memaslap config file "
-                     "(sections key, value, cmd).",
+                     "(sections key, value, cmd); or several workloads at once from a file of "
+                     "'group NAME' sections, each its options.",
                      STRING(cfg_file), NOT_REPLAYED},
     [ROW_WIN_SIZE] = {'w', "win_size", "SIZE",
                       "Keys in each client's window (k=1024, m, g). Default 10k.",
