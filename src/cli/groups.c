@@ -35,6 +35,7 @@
 #include "subcommands.h"
 
 #define GROUPS_LEAD_NS 2000000000ULL /* from the start of the children to their --start_at */
+#define GROUPS_LEAD_EACH_NS 250000000ULL /* and more for many groups: each parses and connects */
 #define GROUPS_ARGS_MAX 1024         /* words of one child's command line */
 #define GROUPS_MESSAGE 1024          /* a usage error's first line */
 
@@ -492,11 +493,13 @@ static int run_groups(struct groups_run *r)
 {
     sigset_t set;
     struct timespec now;
+    uint64_t lead = r->groups.n * GROUPS_LEAD_EACH_NS;
+    lead = lead > GROUPS_LEAD_NS ? lead : GROUPS_LEAD_NS;
     clock_gettime(CLOCK_REALTIME, &now);
     uint64_t start_at = r->o->start_at_ns != 0
                             ? r->o->start_at_ns
                             : (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec +
-                                  GROUPS_LEAD_NS;
+                                  lead;
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
