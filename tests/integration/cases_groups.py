@@ -163,3 +163,23 @@ def case_groups_one_fails(mc):
               "the good group's report: %r" % out[-600:])
     finally:
         shutil.rmtree(tmp)
+
+
+def case_groups_interrupted(mc):
+    """SIGINT to a groups run is handed to every group: each ends and writes its results, the
+    run prints a block per group and the total marked interrupted, then dies of SIGINT."""
+    tmp = tempfile.mkdtemp(prefix="slap-groups-int-")
+    try:
+        cfg = write(tmp, "groups.cfg",
+                    "group one\n  -s %s -c 1 -P 200\ngroup two\n  -s %s -c 1 --ratio=0:1 -w 50\n"
+                    % (mc.addr, mc.addr))
+        rc, out, err = run_slap(["-F", cfg, "-t", "60s", "--label", "box"], interrupt_after=3.5,
+                                timeout=30)
+        check(rc == -2, "interrupted: exit %d (not death by SIGINT): %s" % (rc, err))
+        got = blocks(out)
+        check(set(got) == {"box/one", "box/two"} and all(b[0] > 0 for b in got.values()),
+              "a block per group: %r" % got)
+        check("interrupted: SIGINT" in out and run_line(out)[1] == sum(b[0] for b in got.values()),
+              "the total, interrupted: %r" % out[-500:])
+    finally:
+        shutil.rmtree(tmp)
