@@ -31,6 +31,7 @@
 #include "slap/base/hist.h"
 #include "slap/base/quote.h"
 #include "slap/model/cfggroups.h"
+#include "slap/output/report.h"
 #include "slap/output/results.h"
 #include "subcommands.h"
 
@@ -50,7 +51,7 @@ static const char *const not_with_groups[] = {"sweep",   "step_time",   "rounds"
                                               "samples", "sample_rate", "share",  "probe"};
 /* The run's options the groups run handles itself: not handed to the groups. */
 static const char *const kept_by_run[] = {"cfg_cmd", "json",     "csv",  "svg",
-                                          "label",   "metrics", "start_at", "quiet"};
+                                          "label",   "metrics", "start_at", "quiet"}; /* -q: the run's report */
 
 static bool listed(const char *const *list, size_t n, const char *name)
 {
@@ -231,7 +232,8 @@ struct groups_run {
     char dir[PATH_MAX - 16]; /* the private directory of the groups' results; "": none */
     struct group_child child[CFG_GROUPS_MAX];
     int stop;             /* the stop signal taken and forwarded; 0: none */
-    int saved_stdout;     /* standard output while the report goes to standard error; -1 */
+    int saved_stdout;     /* standard output while the report goes elsewhere; -1 */
+    const struct results_doc *total; /* the merged document, while it is reported */
 };
 
 /* A group's command line: the run's options, its own, its label, results file, start and -q. */
@@ -426,15 +428,25 @@ static void describe_total(struct results_doc *m, const struct results_merge_inp
 }
 
 /* merge_groups' before: a block per group, then the total's header; with --json - the report
- * goes to standard error, as a run's does, and the JSON alone to standard output. */
+ * goes to standard error, as a run's does, and the JSON alone to standard output; with -q
+ * nothing but the Run time line (and interrupted:) after it. */
 static void groups_before(void *arg, struct results_doc *m, const struct results_merge_input *in,
                           size_t n)
 {
     struct groups_run *r = arg;
+    r->total = m;
+    fflush(stdout);
     if (r->o->json_out != NULL && strcmp(r->o->json_out, "-") == 0) {
-        fflush(stdout);
         r->saved_stdout = dup(STDOUT_FILENO);
         dup2(STDERR_FILENO, STDOUT_FILENO);
+    }
+    if (r->o->quiet) { /* -q: the report's last lines alone, after it */
+        int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+        r->saved_stdout = r->saved_stdout >= 0 ? r->saved_stdout : dup(STDOUT_FILENO);
+        if (null >= 0) {
+            dup2(null, STDOUT_FILENO);
+            close(null);
+        }
     }
     for (size_t i = 0; i < n; i++) {
         print_block(i, in[i].doc);
@@ -443,7 +455,7 @@ static void groups_before(void *arg, struct results_doc *m, const struct results
     printf("Total of %zu group%s:\n", n, n == 1 ? "" : "s");
 }
 
-/* merge_groups' after_report: standard output back for the files. */
+/* merge_groups' after_report: standard output back for the files; -q's last lines. */
 static void groups_after_report(void *arg)
 {
     struct groups_run *r = arg;
@@ -452,6 +464,11 @@ static void groups_after_report(void *arg)
         dup2(r->saved_stdout, STDOUT_FILENO);
         close(r->saved_stdout);
         r->saved_stdout = -1;
+    }
+    if (r->o->quiet) {
+        bool json_out = r->o->json_out != NULL && strcmp(r->o->json_out, "-") == 0;
+        report_run_line(json_out ? stderr : stdout, r->total->global, r->total->seconds,
+                        r->total->signal);
     }
 }
 
