@@ -30,6 +30,7 @@
 #include "signals.h"
 #include "slap/base/hist.h"
 #include "slap/base/quote.h"
+#include "slap/base/units.h"
 #include "slap/model/cfggroups.h"
 #include "slap/output/report.h"
 #include "slap/output/results.h"
@@ -391,7 +392,8 @@ static void print_block(size_t i, const struct results_doc *d)
     printf("\n");
 }
 
-/* The total's description: every group's servers, and the mix the groups sent together. */
+/* The total's description: every group's servers, and the mix the groups sent together (its
+ * --mix in the configuration, weighted by each group's requests; --ratio null). */
 static void describe_total(struct results_doc *m, const struct results_merge_input *in, size_t n)
 {
     size_t len = 1;
@@ -422,8 +424,20 @@ static void describe_total(struct results_doc *m, const struct results_merge_inp
         servers = NULL;
     }
     free(servers);
+    char text[OP_COUNT * 40] = "";
     for (int op = 0; requests > 0 && op < OP_COUNT; op++) {
         m->desc.mix[op] = mix[op] / requests;
+        if (m->desc.mix[op] > 0) {
+            char share[32];
+            size_t used = strlen(text);
+            units_shortest(share, sizeof(share), m->desc.mix[op]);
+            snprintf(text + used, sizeof(text) - used, "%s%s=%s", used > 0 ? "," : "",
+                     op_name((enum op_type)op), share);
+        }
+    }
+    if (text[0] != '\0') { /* the configuration says the mix the header shows */
+        run_config_set(&m->desc.config, "ratio", RUN_CONFIG_NULL, NULL);
+        run_config_set(&m->desc.config, "mix", RUN_CONFIG_TEXT, text);
     }
 }
 

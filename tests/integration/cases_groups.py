@@ -103,6 +103,11 @@ def case_groups_writer_and_reader(mc):
                   run["p50_us"] <= run["p90_us"] <= run["p99_us"] <= run["p99.9_us"] <= run["max_us"],
                   "%s's runs[] latency %r, its block's %r" % (label, run, block))
         check(doc["label"] == "box/writer+box/reader", "the total's label %r" % doc["label"])
+        mix = doc["config"]["mix"]
+        mix = dict(part.split("=") for part in mix.split(",")) if mix else {}
+        check(doc["config"]["ratio"] is None and set(mix) == {"get", "set"} and
+              abs(float(mix["set"]) - sets / float(sets + gets)) < 1e-9,
+              "the total's mix, what the groups sent: %r %r" % (doc["config"]["ratio"], mix))
         rows = open(out_csv).read().splitlines()
         check({r.split(",")[1] for r in rows[1:]} >= {"get", "set"}, "CSV types: %r" % rows[:3])
         r = subprocess.run([PATHS.slap, "merge", out_json], capture_output=True, text=True,
