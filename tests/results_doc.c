@@ -252,6 +252,13 @@ void make_run(struct results_doc *d, bool extras)
     struct results_probe probe = {.label = "probe-1", .requests = 300, .tps = 100,
                                   .p50_us = 2100, .p99_us = 2800, .p999_us = 3100, .max_us = 3150};
     assert_int_equal(results_keep_probe(d, &probe), SLAP_OK);
+    struct results_run_id *run = d->runs.items; /* as a groups run's group */
+    run->has_latency = true;
+    run->p50_us = 110;
+    run->p90_us = 180;
+    run->p99_us = 420;
+    run->p999_us = 900;
+    run->max_us = 1200;
     if (extras) {
         d->trace.present = true;
         d->trace.counts.skipped = 1;

@@ -1,12 +1,14 @@
 /* slap: which command the command line asks for (memslap's face, a subcommand, a run or a
  * sweep), and standard streams fit for it. Orchestration only: a run is run_one.c, a sweep
- * sweep.c, memslap's face memslap_run.c, the exit status exit_status.c. */
+ * sweep.c, memslap's face memslap_run.c, a -F file's groups groups.c, the exit status
+ * exit_status.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
 
 #include "exit_status.h"
+#include "groups.h"
 #include "memslap.h"
 #include "memslap_run.h"
 #include "run_one.h"
@@ -58,5 +60,9 @@ int main(int argc, char **argv)
         return exit_no_run(outcome);
     }
     signals_block();
+    int status;
+    if (opts.cfg_file != NULL && groups_run(&opts, argc, argv, &status)) {
+        return status;
+    }
     return opts.sweep_step > 0 ? sweep_run(&opts) : run_one(&opts);
 }

@@ -71,7 +71,8 @@ static const struct option_row option_rows[] = {
                   DURATION(run_time_ns)},
     [ROW_CFG_CMD] = {'F', "cfg_cmd", "FILE",
                      "Key and value sizes and the set/get mix from a memaslap config file "
-                     "(sections key, value, cmd).",
+                     "(sections key, value, cmd); or several workloads at once from a file of "
+                     "'group NAME' sections, each its options.",
                      STRING(cfg_file), NOT_REPLAYED},
     [ROW_WIN_SIZE] = {'w', "win_size", "SIZE",
                       "Keys in each client's window (k=1024, m, g). Default 10k.",
@@ -434,7 +435,14 @@ void options_defaults(struct slap_options *o)
 enum options_outcome options_parse(struct slap_options *o, int argc, char **argv, FILE *out,
                                    FILE *err)
 {
-    struct parse_state st = {.o = o, .target = o, .table = &slap_table, .out = out, .err = err};
+    return options_parse_seen(o, argc, argv, out, err, NULL, NULL);
+}
+
+enum options_outcome options_parse_seen(struct slap_options *o, int argc, char **argv, FILE *out,
+                                        FILE *err, options_seen seen, void *seen_arg)
+{
+    struct parse_state st = {.o = o, .target = o, .table = &slap_table, .out = out, .err = err,
+                             .seen = seen, .seen_arg = seen_arg};
     options_defaults(o);
     enum options_outcome outcome = options_table_parse(&st, "slap", argc, argv);
     return outcome == OPTIONS_RUN ? options_finish(&st) : outcome;

@@ -325,6 +325,10 @@ static enum options_outcome dispatch(struct parse_state *st, int code, char **ar
     enum options_outcome outcome = apply_row(st, optarg);
     if (outcome == OPTIONS_RUN) {
         st->given[row - st->table->rows] = true;
+        if (st->seen != NULL) {
+            st->seen(st->seen_arg, (size_t)(row - st->table->rows),
+                     row->arg_name != NULL ? optarg : NULL);
+        }
     }
     return outcome;
 }

@@ -50,6 +50,8 @@ struct parse_state {
     const char *program;          /* the command the --help hint of an error names */
     const struct option_row *row; /* the option being applied */
     bool given[OPTIONS_MAX_ROWS]; /* which options the command line set */
+    options_seen seen;            /* told of each option read well (NULL: none) */
+    void *seen_arg;
 };
 
 /* Apply arg (NULL for a flag); print a usage error and say so when it is bad. */

@@ -604,11 +604,13 @@ static void print_probes(const struct results_doc *m)
 }
 
 static int merge_check(struct sub_args *a, struct results_merge_input *in,
-                       struct results_doc *merged, int *nload, char *missing, size_t missing_len)
+                       struct results_doc *merged, int *nload, char *missing, size_t missing_len,
+                       bool groups)
 {
     char err[640] = "";
     for (int i = 0; i < a->ninputs; i++) {
         in[i].path = a->inputs[i];
+        in[i].group = groups;
         in[i].read_config = plan_output_read_config;
         int status = spool_if_stream(&in[i]);
         if (status != SLAP_EXIT_OK) {
@@ -619,7 +621,8 @@ static int merge_check(struct sub_args *a, struct results_merge_input *in,
         fprintf(stderr, "slap merge: %s\n", err);
         return SLAP_EXIT_USAGE;
     }
-    if (refuse_same_run(a, in) != SLAP_EXIT_OK || refuse_other_servers(a, in) != SLAP_EXIT_OK) {
+    if (refuse_same_run(a, in) != SLAP_EXIT_OK ||
+        (!groups && refuse_other_servers(a, in) != SLAP_EXIT_OK)) {
         return SLAP_EXIT_USAGE;
     }
     *nload = put_probes_last(a, in);
@@ -660,49 +663,48 @@ static int merge_check(struct sub_args *a, struct results_merge_input *in,
 /*
  * slap merge, in memory bounded by the histograms however many periods the files hold: the
  * inputs are read whole once to check them (nothing is written before all are known good),
- * then once more for each output, a period of every input at a time.
+ * then once more for each output, a period of every input at a time. g: a groups run's.
  */
-static int merge_main(int argc, char **argv)
+static int merge_files(struct sub_args *a, int max_inputs, const struct merge_groups *g)
 {
-    struct sub_args a;
     struct results_doc merged;
     char missing[256] = "";
-    bool run;
     int nload = 0; /* the inputs that are load (the probes follow them) */
-    int status = parse_args(argc, argv, false, &a, &run);
-    struct results_merge_input *in = calloc((size_t)argc, sizeof(*in));
+    int status = SLAP_EXIT_OK;
+    struct results_merge_input *in = calloc((size_t)max_inputs, sizeof(*in));
     memset(&merged, 0, sizeof(merged));
-    if (!run) {
-        free(in);
-        free(a.inputs);
-        return status;
-    }
     if (in == NULL) {
         status = SLAP_EXIT_FAILED;
     }
     if (status == SLAP_EXIT_OK) {
-        status = merge_check(&a, in, &merged, &nload, missing, sizeof(missing));
+        status = merge_check(a, in, &merged, &nload, missing, sizeof(missing), g != NULL);
     }
     if (status == SLAP_EXIT_OK) {
         struct merge_job job = {.in = in, .n = (size_t)nload};
-        warn_apart(&a, in);
+        warn_apart(a, in);
         status = merge_intervals(&job, &merged);
     }
     if (status == SLAP_EXIT_OK) {
         struct merge_job job = {.in = in, .n = (size_t)nload};
         struct results_sink_input sink = {&merged, merge_walk, &job, NULL};
-        struct sub_args load = a;
+        struct sub_args load = *a;
         load.ninputs = nload;
+        if (g != NULL) {
+            g->before(g->arg, &merged, in, (size_t)nload);
+        }
         bool whole = merged_report(&merged) == SLAP_OK;
-        if (a.ninputs > 1 && !merged.sweep) {
+        if (a->ninputs > 1 && !merged.sweep && g == NULL) {
             print_hosts(&load, in);
         }
         print_probes(&merged);
+        if (g != NULL) {
+            g->after_report(g->arg);
+        }
         if (!whole) {
             fprintf(stderr, "slap merge: out of memory: the report could not be written\n");
             status = SLAP_EXIT_FAILED;
         }
-        if (results_sinks_save(a.out, &sink, stderr, "slap merge") != SLAP_OK) {
+        if (results_sinks_save(a->out, &sink, stderr, "slap merge") != SLAP_OK) {
             status = SLAP_EXIT_FAILED;
         }
         status = fflush(stdout) != 0 || ferror(stdout) ? SLAP_EXIT_FAILED : status;
@@ -715,13 +717,33 @@ static int merge_main(int argc, char **argv)
         }
     }
     results_doc_free(&merged);
-    for (int i = 0; in != NULL && i < argc; i++) {
+    for (int i = 0; in != NULL && i < max_inputs; i++) {
         free((char *)in[i].open_path);
     }
-    results_merge_inputs_free(in, (size_t)argc);
+    results_merge_inputs_free(in, (size_t)max_inputs);
     free(in);
+    return status;
+}
+
+static int merge_main(int argc, char **argv)
+{
+    struct sub_args a;
+    bool run;
+    int status = parse_args(argc, argv, false, &a, &run);
+    if (run) {
+        status = merge_files(&a, argc, NULL);
+    }
     free(a.inputs);
     return status;
+}
+
+int merge_groups_run(char **paths, int n, const char *const *out, const struct merge_groups *g)
+{
+    struct sub_args a = {.inputs = paths, .ninputs = n};
+    for (size_t k = 0; k < RESULTS_SINKS; k++) {
+        a.out[k] = out[k];
+    }
+    return merge_files(&a, n, g);
 }
 
 static int plot_main(int argc, char **argv)

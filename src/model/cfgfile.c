@@ -66,6 +66,7 @@ struct cfg_parser {
     size_t header_line[SECTION_COUNT]; /* line of each section's header; 0: not seen */
     size_t rows;                       /* data lines in the current section */
     bool after_comment;                /* the previous line held only a comment */
+    bool groups;                       /* a "group NAME" line was met: the rest is cfggroups' */
     size_t cmd_line[OP_COUNT];         /* line of each cmd TYPE; 0: not given */
     double cmd_share[OP_COUNT];        /* shares of each op as given */
     struct cfg_file cfg;               /* built here, copied out on success */
@@ -711,6 +712,23 @@ static enum slap_status open_section(struct cfg_parser *p, enum cfg_section s,
     return SLAP_OK;
 }
 
+/* The first "group NAME": the file is one of groups (cfggroups.c reads them), which holds no
+ * memaslap section. */
+static enum slap_status open_groups(struct cfg_parser *p)
+{
+    for (int s = 0; s < SECTION_COUNT; s++) {
+        if (p->header_line[s] != 0) {
+            return parse_fail(p, p->line_no,
+                              "a file of groups holds only groups: the %s section at line %zu "
+                              "goes in a file of its own, given to a group with -F",
+                              cfg_section_names[s], p->header_line[s]);
+        }
+    }
+    p->groups = true;
+    p->cfg.has_groups = true;
+    return SLAP_OK;
+}
+
 /*
  * One line. Blank lines, comments and a "-----" rule say nothing; so does a line of
  * words without digits right after a comment: the manual's sample wraps two comments
@@ -728,6 +746,9 @@ static enum slap_status parse_line(struct cfg_parser *p, const char *line, size_
     if (starts_number(&f)) {
         p->rows++;
         return add_data_line(p, &f);
+    }
+    if (f.len[0] == 5 && strncasecmp(f.text[0], "group", 5) == 0) {
+        return open_groups(p);
     }
     enum cfg_section s = section_named(f.text[0], f.len[0]);
     if (s != SECTION_NONE) {
@@ -757,7 +778,7 @@ enum slap_status cfgfile_parse(const char *text, size_t len, const char *name, s
     if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) {
         start = 3; /* a UTF-8 byte order mark from a Windows editor */
     }
-    while (start < len) {
+    while (start < len && !p.groups) {
         const char *newline = memchr(text + start, '\n', len - start);
         size_t end = newline != NULL ? (size_t)(newline - text) : len;
         p.line_no++;
@@ -769,7 +790,7 @@ enum slap_status cfgfile_parse(const char *text, size_t len, const char *name, s
     if (close_section(&p) != SLAP_OK) {
         return SLAP_ERROR;
     }
-    if (!p.cfg.has_key && !p.cfg.has_value && !p.cfg.has_cmd) {
+    if (!p.cfg.has_key && !p.cfg.has_value && !p.cfg.has_cmd && !p.groups) {
         return parse_fail(&p, p.line_no > 0 ? p.line_no : 1, "no key, value or cmd section");
     }
     *cfg = p.cfg;

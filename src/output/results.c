@@ -396,6 +396,23 @@ void results_run_figures(const struct results_doc *d, struct results_run_id *id)
              d->has_limits ? limits_verdict_name(d->limits.verdict) : "");
 }
 
+enum slap_status results_run_latency(const struct results_doc *d, struct results_run_id *id)
+{
+    struct hist *total;
+    if (hist_slab_alloc(&total, 1) != SLAP_OK) {
+        return SLAP_ERROR;
+    }
+    stats_total_hist(d->global, total);
+    id->has_latency = true;
+    id->p50_us = (double)hist_percentile_ns(total, 50) / 1e3;
+    id->p90_us = (double)hist_percentile_ns(total, 90) / 1e3;
+    id->p99_us = (double)hist_percentile_ns(total, 99) / 1e3;
+    id->p999_us = (double)hist_percentile_ns(total, 99.9) / 1e3;
+    id->max_us = (double)total->max_ns / 1e3;
+    hist_slab_free(total, 1);
+    return SLAP_OK;
+}
+
 bool results_share_run(const struct results_doc *a, const struct results_doc *b,
                        struct results_run_id *same)
 {

@@ -65,6 +65,12 @@ static const struct results_field runs_rows[] = {
     STORED("tps", RF_NUMBER, 0, 2, RF_STORE_DOUBLE, struct results_run_id, tps),
     STORED("errors", RF_COUNT, 0, 2, RF_STORE_U64, struct results_run_id, errors),
     STORED("limited_by", RF_TEXT, 0, 2, RF_STORE_CHARS, struct results_run_id, limited_by),
+    /* a groups run's groups (results_json.c writes them when known) */
+    LISTED("p50_us", RF_NUMBER, RF_SOMETIMES, 2, NULL),
+    LISTED("p90_us", RF_NUMBER, RF_SOMETIMES, 2, NULL),
+    LISTED("p99_us", RF_NUMBER, RF_SOMETIMES, 2, NULL),
+    LISTED("p99.9_us", RF_NUMBER, RF_SOMETIMES, 2, NULL),
+    LISTED("max_us", RF_NUMBER, RF_SOMETIMES, 2, NULL),
 };
 OBJECT(results_obj_runs, "runs", "/properties/runs/items", runs_rows);
 

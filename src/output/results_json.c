@@ -520,6 +520,13 @@ static void json_runs(struct json_writer *w, const struct results_doc *d)
         }
         json_open_object(w, NULL);
         results_fields_write(w, &results_obj_runs, &id);
+        if (id.has_latency) {
+            json_double(w, "p50_us", id.p50_us);
+            json_double(w, "p90_us", id.p90_us);
+            json_double(w, "p99_us", id.p99_us);
+            json_double(w, "p99.9_us", id.p999_us);
+            json_double(w, "max_us", id.max_us);
+        }
         json_close(w);
     }
     json_close(w);

@@ -101,11 +101,12 @@ static enum slap_status check_compatible(const struct results_merge_input *in_a,
                                          size_t err_len)
 {
     const struct results_doc *a = in_a->doc, *b = in_b->doc;
-    if (results_same_workload(a, b, err, err_len) != SLAP_OK) {
+    bool groups = in_a->group && in_b->group; /* one run's groups: each its own workload */
+    if (!groups && results_same_workload(a, b, err, err_len) != SLAP_OK) {
         return SLAP_ERROR;
     }
     char qa[QUOTE_PATH_BUF], qb[QUOTE_PATH_BUF];
-    if ((a->desc.tps > 0) != (b->desc.tps > 0)) {
+    if (!groups && (a->desc.tps > 0) != (b->desc.tps > 0)) {
         const struct results_doc *open = a->desc.tps > 0 ? a : b;
         snprintf(err, err_len,
                  "the loops differ: %s is open loop (--tps %.255s) and %s closed loop (no "
@@ -344,6 +345,9 @@ static enum slap_status merge_lists(struct results_doc *dst, const struct result
         struct results_run_id id = ((const struct results_run_id *)src->runs.items)[i];
         if (src->runs.n == 1) {
             results_run_figures(src, &id); /* a host's run: its document's figures */
+        }
+        if (src->runs.n == 1 && in->group && results_run_latency(src, &id) != SLAP_OK) {
+            return SLAP_ERROR;
         }
         if (results_add_run(dst, &id) != SLAP_OK) {
             return SLAP_ERROR;

@@ -224,6 +224,23 @@ void reader_step_limits(struct reader *r, const struct json_value *item,
     reader_where_pop(r, where);
 }
 
+/* A run's latency (a groups run's groups): known when all five figures are there. */
+static void run_latency(struct reader *r, const struct json_value *run, struct results_run_id *id)
+{
+    static const char *const names[] = {"p50_us", "p90_us", "p99_us", "p99.9_us", "max_us"};
+    double *at[] = {&id->p50_us, &id->p90_us, &id->p99_us, &id->p999_us, &id->max_us};
+    size_t found = 0;
+    for (size_t k = 0; k < SLAP_ARRAY_SIZE(names); k++) {
+        const struct json_value *v = json_get(run, names[k]);
+        if (v != NULL && !(json_to_double(v, at[k]) && *at[k] >= 0)) {
+            reader_bad(r, "runs", "a run's latency figure is not a number of 0 or more");
+            return;
+        }
+        found += v != NULL;
+    }
+    id->has_latency = found == SLAP_ARRAY_SIZE(names); /* a figure missing: none is known */
+}
+
 /* "runs" (since 2; a file of schema 1 may have none: its label and start stand for its host
  * and run). */
 void reader_runs(struct reader *r, const struct json_value *list, struct results_doc *d)
@@ -247,6 +264,7 @@ void reader_runs(struct reader *r, const struct json_value *list, struct results
             return;
         }
         reader_fields(r, &results_obj_runs, list->items[i], &id, "runs");
+        run_latency(r, list->items[i], &id);
         if (!r->failed && results_add_run(d, &id) != SLAP_OK) {
             reader_bad(r, "runs", "out of memory, or too many");
         }

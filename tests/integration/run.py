@@ -37,6 +37,8 @@ SHARES_CPU = frozenset([
     # outputs and refusals checked, no time: valgrind's errors, files against each other
     "release_valgrind_clean", "csv_rows_match_json", "svg_holds_the_json_numbers",
     "udp_bad_headers", "limits_json_and_merge", "replay_bad_trace",
+    # a groups file refused before anything starts; a failed group named and the other reported
+    "groups_bad_files", "groups_one_fails",
     # after the run: each waits on a stall or a silent peer, and bounds only a stop's delay
     # (3 s for "about 2 s") and the periods' being non-empty
     "signal_while_writing_to_a_stalled_fifo", "stalled_fifo_fails_its_output",

@@ -165,6 +165,12 @@ enum options_outcome {
 /* Fill o with defaults, then apply argv. Help/version go to out, errors to err. */
 enum options_outcome options_parse(struct slap_options *o, int argc, char **argv, FILE *out,
                                    FILE *err);
+/* Each option options_parse_seen read well, in argv's order: its row (options_table_long_name's
+ * index) and its value as given (NULL for a flag). */
+typedef void (*options_seen)(void *arg, size_t row, const char *value);
+/* options_parse, telling seen (when not NULL) of each option as it is read. */
+enum options_outcome options_parse_seen(struct slap_options *o, int argc, char **argv, FILE *out,
+                                        FILE *err, options_seen seen, void *seen_arg);
 void options_defaults(struct slap_options *o);
 void options_print_help(FILE *out);
 

@@ -58,6 +58,7 @@ double size_dist_mean(const struct size_dist *d);
 /* What a -F file says; a section it lacks leaves has_* false. */
 struct cfg_file {
     bool has_key, has_value, has_cmd;
+    bool has_groups; /* a "group NAME" line: a file of groups (cfggroups.h), no section here */
     struct size_dist key;
     struct size_dist value;
     double mix[OP_COUNT]; /* share of each op, normalised: they add up to 1 */
@@ -68,7 +69,9 @@ struct cfg_file {
  * section "cmd" with lines "TYPE SHARE" (0 set, 1 get, or a command name: get, set, delete,
  * ...); '#' starts a comment, blank lines are skipped, sections may come in any order. Keys 16..250 bytes,
  * values 1..1 MiB. Every line is read for what it says (memaslap goes by
- * order). On error: SLAP_ERROR, err = "NAME:LINE: what is wrong".
+ * order). A line "group NAME" makes it a file of groups: has_groups, reading stops there
+ * (cfggroups.h reads them), and a section before it is refused. On error: SLAP_ERROR,
+ * err = "NAME:LINE: what is wrong".
  */
 enum slap_status cfgfile_parse(const char *text, size_t len, const char *name, struct cfg_file *cfg,
                                char *err, size_t err_len);

@@ -90,6 +90,10 @@ struct results_run_id {
     double tps;
     uint64_t errors;
     char limited_by[16]; /* the verdict's word; "" when nothing was judged */
+    /* Its latency over every type, from the intended send time (a groups run's groups: a merge
+     * of results_merge_input.group inputs; absent elsewhere): */
+    bool has_latency;
+    double p50_us, p90_us, p99_us, p999_us, max_us;
 };
 
 
@@ -216,6 +220,8 @@ enum slap_status results_add_probe(struct results_doc *d, const struct results_d
 enum slap_status results_keep_probe(struct results_doc *d, const struct results_probe *p);
 /* Append a run's identity. */
 enum slap_status results_add_run(struct results_doc *d, const struct results_run_id *id);
+/* A document's latency over every type into id (has_latency); SLAP_ERROR: out of memory. */
+enum slap_status results_run_latency(const struct results_doc *d, struct results_run_id *id);
 /* A document of one run: its figures into id (runs[]'s, which a merge keeps per host). */
 void results_run_figures(const struct results_doc *d, struct results_run_id *id);
 
@@ -307,6 +313,8 @@ struct results_merge_input {
     size_t overflow_at;      /* its first period whose sum with the files' before passes
                               * RESULTS_COUNT_MAX; SIZE_MAX: none */
     char overflow[64];       /* that period's figure */
+    bool group; /* a group of one groups run (-F): workloads, loops and servers may differ from
+                 * the other groups', and its runs[] entry keeps its latency */
 };
 /* Each merged period in turn; it may take p's histograms. Anything but SLAP_OK stops. */
 typedef enum slap_status (*results_merge_each)(void *arg, struct results_period *p);

@@ -1,0 +1,190 @@
+"""Groups (-F with 'group NAME' sections): several workloads in one run, each a slap of its own
+started together, checked against each server's own counters; the bad files refused before
+anything starts; a group that fails leaves the others' report."""
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+
+from harness import PATHS, Memcached, check, free_port, run_line, run_slap
+
+
+def counters(mc):
+    """The server's cmd_get and cmd_set (harness's settled snapshot)."""
+    s = mc.stats()[0]
+    return int(s["cmd_get"]), int(s["cmd_set"])
+
+
+def write(tmp, name, text):
+    path = os.path.join(tmp, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def blocks(out):
+    """Each group's block: label -> (requests, tps, errors, the types' rows)."""
+    found = {}
+    for m in re.finditer(r"^Group \d+: (\S+)\n  servers: \S+\n  requests: (\d+)  tps: (\d+)  "
+                         r"errors: (\d+)  limited_by: \S+\n  Type .*\n((?:  \S+ +\d+.*\n)+)",
+                         out, re.M):
+        types = {row.split()[0]: [float(x) for x in row.split()[1:]]
+                 for row in m.group(5).splitlines()}
+        found[m.group(1)] = (int(m.group(2)), int(m.group(3)), int(m.group(4)), types)
+    return found
+
+
+def figure(out, name):
+    m = re.search(r"^%s: (\d+)$" % re.escape(name), out, re.M)
+    check(m is not None, "no %s line" % name)
+    return int(m.group(1))
+
+
+def case_groups_writer_and_reader(mc):
+    """A writer group (sets only, -P 500) to one memcached and a reader group (gets only, closed
+    loop) to another, in one run of 2 s: each server counts its own group's requests, each
+    group's block its own figures, the total their sum; the JSON's runs[] a group each with its
+    latency, the CSV rows of both types, and slap merge reads the run's document again."""
+    other = Memcached()
+    tmp = tempfile.mkdtemp(prefix="slap-groups-")
+    try:
+        cfg = write(tmp, "groups.cfg",
+                    "# a writer and a reader\n"
+                    "group writer\n"
+                    "  --servers=%s -T 1 -c 4   # sets only, at a fixed rate\n"
+                    "  --ratio=1:0 -P 500\n"
+                    "\n"
+                    "group reader\n"
+                    "  -s %s -c 1 --ratio=0:1 -w 100\n" % (mc.addr, other.addr))
+        a0, b0 = counters(mc), counters(other)
+        out_json, out_csv = os.path.join(tmp, "run.json"), os.path.join(tmp, "run.csv")
+        private = os.path.join(tmp, "tmpdir")  # the groups' private directory goes in here
+        os.mkdir(private)
+        os.environ["TMPDIR"] = private
+        try:
+            rc, out, err = run_slap(["-F", cfg, "-t", "2s", "--label", "box", "--json", out_json,
+                                     "--csv", out_csv])
+        finally:
+            del os.environ["TMPDIR"]
+        a1, b1 = counters(mc), counters(other)
+        check(rc == 0, "the groups run: exit %d: %s" % (rc, err))
+        got = blocks(out)
+        check(set(got) == {"box/writer", "box/reader"}, "a block per group: %r" % sorted(got))
+        writer, reader = got["box/writer"], got["box/reader"]
+        sets, gets = a1[1] - a0[1], b1[0] - b0[0]
+        check(a1[0] == a0[0] and b1[1] - b0[1] == 100,
+              "the writer's server got %d gets (none due), the reader's %d sets (its preload: a "
+              "mix of gets alone fills its window of 100 keys first)"
+              % (a1[0] - a0[0], b1[1] - b0[1]))
+        check(sets == writer[0] and set(writer[3]) == {"set", "total"},
+              "the writer's server counted %d sets, its block %r" % (sets, writer))
+        check(gets == reader[0] and set(reader[3]) == {"get", "total"},
+              "the reader's server counted %d gets, its block %r" % (gets, reader))
+        check(900 <= sets <= 1050 and 450 <= writer[1] <= 525,
+              "the writer's -P 500 for 2 s: %d sets at %d/s" % (sets, writer[1]))
+        check(reader[0] > sets, "the closed-loop reader sent %d, no more than the writer's %d"
+              % (reader[0], sets))
+        ops = run_line(out)[1]
+        check(ops == sets + gets and figure(out, "cmd_set") == sets and
+              figure(out, "cmd_get") == gets,
+              "the total: %d ops, its cmd_set %d and cmd_get %d; the servers %d and %d"
+              % (ops, figure(out, "cmd_set"), figure(out, "cmd_get"), sets, gets))
+        check("servers: %s,%s" % (mc.addr, other.addr) in out, "the total's servers")
+        doc = json.load(open(out_json))
+        runs = {run["label"]: run for run in doc["runs"]}
+        check(set(runs) == {"box/writer", "box/reader"} and
+              runs["box/writer"]["requests"] == sets and runs["box/reader"]["requests"] == gets,
+              "runs[]: %r" % doc["runs"])
+        for label, run in runs.items():
+            block = got[label][3]["total"]
+            check(abs(run["p50_us"] - block[1]) <= 1 and abs(run["max_us"] - block[5]) <= 1 and
+                  run["p50_us"] <= run["p90_us"] <= run["p99_us"] <= run["p99.9_us"] <= run["max_us"],
+                  "%s's runs[] latency %r, its block's %r" % (label, run, block))
+        check(doc["label"] == "box/writer+box/reader", "the total's label %r" % doc["label"])
+        mix = doc["config"]["mix"]
+        mix = dict(part.split("=") for part in mix.split(",")) if mix else {}
+        check(doc["config"]["ratio"] is None and set(mix) == {"get", "set"} and
+              abs(float(mix["set"]) - sets / float(sets + gets)) < 1e-9,
+              "the total's mix, what the groups sent: %r %r" % (doc["config"]["ratio"], mix))
+        rows = open(out_csv).read().splitlines()
+        check({r.split(",")[1] for r in rows[1:]} >= {"get", "set"}, "CSV types: %r" % rows[:3])
+        r = subprocess.run([PATHS.slap, "merge", out_json], capture_output=True, text=True,
+                           timeout=60)
+        check(r.returncode == 0 and run_line(r.stdout)[1] == ops,
+              "slap merge of the run's document: %d %s" % (r.returncode, r.stderr))
+        check(os.listdir(private) == [], "the groups' files left behind: %r"
+              % os.listdir(private))
+    finally:
+        other.stop()
+        shutil.rmtree(tmp)
+
+
+def case_groups_bad_files():
+    """Bad group files exit 2 before anything starts, naming the file, the line and the group:
+    an unknown option, a run's option inside a group, an empty group, a memaslap section beside
+    groups; and a run's option that makes no groups run (--sweep) on the command line."""
+    tmp = tempfile.mkdtemp(prefix="slap-groups-bad-")
+    port = free_port()  # nothing listens: a group that started would fail to connect
+    try:
+        bad = [
+            ("group a\n  -s 127.0.0.1:%d\n  -c 2 --bogus=1\n" % port,
+             r":3: group a: unknown option '--bogus'"),
+            ("group a\n  -s 127.0.0.1:%d\ngroup b\n  -c 2\n  --json=x.json\n" % port,
+             r":5: group b: --json is the run's, not a group's"),
+            ("group a\n  -c 2\ngroup empty\n# nothing\ngroup c\n  -c 1\n",
+             r":3: group empty holds no options"),
+            ("key\n16 16 1\ngroup a\n  -c 2\n", r":3: a file of groups holds only groups"),
+            ("group a\n  -c 2 --udp\n  --pipeline=4\n", r":3: group a: --udp sends one request"),
+        ]
+        for i, (text, said) in enumerate(bad):
+            path = write(tmp, "bad%d.cfg" % i, text)
+            rc, out, err = run_slap(["-F", path, "-t", "1s"], timeout=20)
+            check(rc == 2 and re.search(re.escape(path) + said, err) and out == "",
+                  "bad file %d: exit %d, %r" % (i, rc, err))
+        path = write(tmp, "good.cfg", "group a\n  -s 127.0.0.1:%d\n" % port)
+        rc, _, err = run_slap(["-F", path, "--sweep=1:2:1"], timeout=20)
+        check(rc == 2 and "--sweep makes no groups run" in err, "--sweep: %d %r" % (rc, err))
+    finally:
+        shutil.rmtree(tmp)
+
+
+def case_groups_one_fails(mc):
+    """A group whose server is not there exits 1, is named with its status, and the other
+    group's report is still printed: the run's exit status is the worst of the groups', 1."""
+    tmp = tempfile.mkdtemp(prefix="slap-groups-fail-")
+    try:
+        cfg = write(tmp, "groups.cfg",
+                    "group good\n  -s %s -c 2 --ratio=0:1\n"
+                    "group gone\n  -s 127.0.0.1:%d -c 2\n" % (mc.addr, free_port()))
+        rc, out, err = run_slap(["-F", cfg, "-t", "1s", "--label", "box"])
+        check(rc == 1, "a group failed: exit %d" % rc)
+        check("group gone exited with status 1" in err and "group gone wrote no results" in err,
+              "the failed group named: %r" % err)
+        got = blocks(out)
+        check(set(got) == {"box/good"} and got["box/good"][0] > 0 and "Total of 1 group:" in out
+              and run_line(out)[1] == got["box/good"][0],
+              "the good group's report: %r" % out[-600:])
+    finally:
+        shutil.rmtree(tmp)
+
+
+def case_groups_interrupted(mc):
+    """SIGINT to a groups run is handed to every group: each ends and writes its results, the
+    run prints a block per group and the total marked interrupted, then dies of SIGINT."""
+    tmp = tempfile.mkdtemp(prefix="slap-groups-int-")
+    try:
+        cfg = write(tmp, "groups.cfg",
+                    "group one\n  -s %s -c 1 -P 200\ngroup two\n  -s %s -c 1 --ratio=0:1 -w 50\n"
+                    % (mc.addr, mc.addr))
+        rc, out, err = run_slap(["-F", cfg, "-t", "60s", "--label", "box"], interrupt_after=3.5,
+                                timeout=30)
+        check(rc == -2, "interrupted: exit %d (not death by SIGINT): %s" % (rc, err))
+        got = blocks(out)
+        check(set(got) == {"box/one", "box/two"} and all(b[0] > 0 for b in got.values()),
+              "a block per group: %r" % got)
+        check("interrupted: SIGINT" in out and run_line(out)[1] == sum(b[0] for b in got.values()),
+              "the total, interrupted: %r" % out[-500:])
+    finally:
+        shutil.rmtree(tmp)
