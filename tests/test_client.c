@@ -455,12 +455,12 @@ static void peer_read_request(struct fixture *f, char *cmd, char *key, size_t ca
     }
 }
 
-/* The number a key of the range names ("shared:" and eight hex digits, then filler alike for
+/* The number a key of the range names ("shared-" and eight hex digits, then filler alike for
  * every number). */
 static uint64_t shared_key_number(const struct fixture *f, const char *key)
 {
     assert_int_equal(strlen(key), f->wl.key_size);
-    assert_memory_equal(key, "shared:", 7);
+    assert_memory_equal(key, "shared-", 7);
     assert_memory_equal(key + WORKLOAD_KEY_ID_LEN, f->client.key + WORKLOAD_KEY_ID_LEN,
                         f->wl.key_size - WORKLOAD_KEY_ID_LEN);
     return strtoull(key + 7, NULL, 16);

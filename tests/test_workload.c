@@ -572,7 +572,7 @@ static void test_bounds(void **state)
     workload_key_slot(a, w.key_base + 7);
     workload_key_slot(b, w.key_base + 7);
     assert_memory_equal(a, b, w.key_size);
-    assert_memory_equal(a, "shared:000003ef", WORKLOAD_KEY_ID_LEN);
+    assert_memory_equal(a, "shared-000003ef", WORKLOAD_KEY_ID_LEN);
     window_init(&win, &w);
     window_start(&win, &w, 40);
     assert_true(window_can_get(&win));

@@ -146,7 +146,7 @@ void workload_key_init(const struct workload *w, uint32_t client_id, char *key)
 {
     if (w->bounds) { /* a name of the number alone: the same for every client and run */
         memcpy(key, "shared", WORKLOAD_KEY_MARK);
-        key[WORKLOAD_KEY_MARK] = ':';
+        key[WORKLOAD_KEY_MARK] = '-';
         client_id = 0;
     } else {
         put_hex(key, client_id, 6);

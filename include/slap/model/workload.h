@@ -104,7 +104,7 @@ void workload_free(struct workload *w);
  * Keys are printable and distinct per client and slot:
  *   cccccc.ssssssss + filler to key_size
  * six hex digits of the client id, a dot, eight hex digits of the slot. With bounds, one
- * name per number for every client and every run: shared:nnnnnnnn + filler (workload_key_slot
+ * name per number for every client and every run: shared-nnnnnnnn + filler (workload_key_slot
  * is then given the key's number, key_base + slot).
  * workload_key_init writes the whole key for slot 0; workload_key_slot then
  * rewrites only the slot digits, so a key costs eight byte stores.
