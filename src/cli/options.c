@@ -164,13 +164,14 @@ static const struct option_row option_rows[] = {
                          "walk by default) or a --key_dist law. E.g. set:uniform,get:zipf.",
                          SPECIAL(options_apply_key_pattern, options_show_key_pattern), WORKLOAD},
     [ROW_KEY_MIN] = {0, "key_min", "N",
-                     "With --key_max: every client takes keys N to --key_max (default 0), one "
-                     "range named by number alone, shared by clients and runs (not with -w).",
+                     "With or without --key_max: every client takes keys N (default 0) to "
+                     "--key_max, one range named by number alone, shared by clients and runs "
+                     "(not with -w, -v, -o, -e).",
                      COUNT64(key_min, 0, WORKLOAD_KEY_NUMBER_MAX, 1000),
                      SHOW(options_show_key_min), WORKLOAD},
     [ROW_KEY_MAX] = {0, "key_max", "N",
-                     "The last key of --key_min's range (k=1000, up to 4294967295; default "
-                     "10m); a key never set is a miss.",
+                     "The last key of that range (k=1000, up to 4294967295; default 10m); a get "
+                     "of a key never set is a miss.",
                      COUNT64(key_max, 0, WORKLOAD_KEY_NUMBER_MAX, 1000),
                      SHOW(options_show_key_max), WORKLOAD},
     [ROW_YCSB] = {0, "ycsb", "WORKLOAD",
