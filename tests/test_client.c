@@ -442,13 +442,14 @@ static void peer_read_request(struct fixture *f, char *cmd, char *key, size_t ca
     *space = '\0';
     snprintf(cmd, cap, "%s", line);
     char *end = strchr(space + 1, ' ');
+    bool storage = false; /* "KEY FLAGS EXPTIME BYTES": data follows (incr's "KEY 1": none) */
     if (end != NULL) {
         *end = '\0';
-        assert_int_equal(sscanf(end + 1, "%u %u %u", &flags, &exptime, &bytes), 3);
+        storage = sscanf(end + 1, "%u %u %u", &flags, &exptime, &bytes) == 3;
     }
     snprintf(key, cap, "%s", space + 1);
     assert_true(bytes + 2 <= sizeof(data));
-    for (size_t got = 0; end != NULL && got < bytes + 2;) {
+    for (size_t got = 0; storage && got < bytes + 2;) {
         ssize_t r = read(f->peer, data + got, bytes + 2 - got);
         assert_true(r > 0);
         got += (size_t)r;
@@ -541,6 +542,38 @@ static void test_gets_walk_in_bounds(void **state)
     assert_int_equal(k->cmd_set, 0);
 }
 
+static void shape_incr_walks(struct workload_plan *p)
+{
+    char err[128];
+    p->mix[OP_GET] = 0.0;
+    p->mix[OP_INCR] = 1.0;
+    assert_int_equal(key_pattern_parse("all:zipf,incr:sequential", &p->key_pattern, err,
+                                       sizeof(err)),
+                     SLAP_OK);
+}
+
+/* --key_pattern all:zipf,incr:sequential with a mix of incr: the later item wins for incr,
+ * whose requests walk the client's 16 counter keys in order and wrap. */
+static void test_incr_walks_its_counters(void **state)
+{
+    struct fixture *f = fixture_new_shaped(0, shape_incr_walks);
+    *state = f;
+    const struct slap_counters *k = &f->env.cur.counters;
+    char cmd[256], key[256], want[256];
+    lane_pump(&f->lane);
+    for (uint64_t i = 0; i < 2 * CLIENT_COUNTERS + 3; i++) {
+        peer_read_request(f, cmd, key, sizeof(cmd));
+        assert_string_equal(cmd, "incr");
+        memcpy(want, f->client.key, f->wl.key_size);
+        want[f->wl.key_size] = '\0';
+        workload_key_slot(want, i % CLIENT_COUNTERS);
+        want[WORKLOAD_KEY_MARK] = '#';
+        assert_string_equal(key, want);
+        peer_write(f, "1000000001\r\n");
+        loop_until(f, &k->incr_hits, i + 1);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -556,6 +589,7 @@ int main(void)
         cmocka_unit_test_teardown(test_unsent_behind_a_starved_thread_is_client_lag, teardown),
         cmocka_unit_test_teardown(test_sets_by_zipf_in_bounds, teardown),
         cmocka_unit_test_teardown(test_gets_walk_in_bounds, teardown),
+        cmocka_unit_test_teardown(test_incr_walks_its_counters, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
