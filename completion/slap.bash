@@ -5,7 +5,7 @@
 _slap_options="--servers --threads --concurrency --conn_sock --execute_number --time --cfg_cmd
 --win_size --fixed_size --verify --division --stat_freq --exp_verify --overwrite --reconnect
 --reconnect_every --reconnect_rate --udp --facebook --binary --tps --rep_write --verbose --key_size --value_size --ratio --mix --exp_time
---distribution --hash --key_dist --ycsb --protocol --tls --tls_ca --tls_cert --tls_key --tls_skip_verify
+--distribution --hash --key_dist --key_pattern --key_min --key_max --ycsb --protocol --tls --tls_ca --tls_cert --tls_key --tls_skip_verify
 --tls_version --auth --timeout --udp_timeout --flush --preload --arrival --pipeline --latency --timestamps --warmup
 --percentiles --precision --hdr_out --sweep --step_time --ramp --rounds --json --label --csv --svg --samples --sample_rate
 --start_at --share --probe --max_errors --quiet --trace --trace_speed --trace_limit --trace_skip_bad --trace_spread

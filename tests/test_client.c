@@ -88,7 +88,10 @@ static void loop_until(struct fixture *f, const uint64_t *value, uint64_t want)
 }
 
 /* A get-only workload of small windows, stored already; one server at a unix socket path. */
-static void fixture_plan(struct fixture *f, double tps)
+/* A change to the workload a test asks for (NULL: none). */
+typedef void (*plan_shape)(struct workload_plan *p);
+
+static void fixture_plan(struct fixture *f, double tps, plan_shape shape)
 {
     f->plan = (struct workload_plan){.key_size = 16,
                                      .value_size = 8,
@@ -96,6 +99,9 @@ static void fixture_plan(struct fixture *f, double tps)
                                      .mix = {[OP_GET] = 1.0},
                                      .exp_time_ns = 60 * SLAP_NS_PER_SEC,
                                      .division = 1};
+    if (shape != NULL) {
+        shape(&f->plan);
+    }
     assert_int_equal(workload_init(&f->wl, &f->plan), SLAP_OK);
     f->shape = (struct stats_shape){.types = workload_ops(&f->wl), .open_loop = tps > 0};
 
@@ -110,7 +116,6 @@ static void fixture_plan(struct fixture *f, double tps)
     f->params = (struct lane_params){
         .wl = &f->wl,
         .servers = &f->servers,
-        .key_pop = {.kind = KEY_DIST_UNIFORM, .s = 0.99}, /* slap's default */
         .tps = tps,
         .concurrency = 1,
         .conns_per_client = 1,
@@ -159,12 +164,13 @@ static void fixture_env(struct fixture *f)
 #define CHURN_CLIENT 2
 
 /* One client of one lane, its socket connected to the test's listener, then measuring. With
- * reconnect_rate, a run of CHURN_CLIENTS whose client CHURN_CLIENT it is. */
-static struct fixture *fixture_make(double tps, double reconnect_rate)
+ * reconnect_rate, a run of CHURN_CLIENTS whose client CHURN_CLIENT it is; shape (or NULL)
+ * changes the plan first. */
+static struct fixture *fixture_make(double tps, double reconnect_rate, plan_shape shape)
 {
     struct fixture *f = calloc(1, sizeof(*f));
     assert_non_null(f);
-    fixture_plan(f, tps);
+    fixture_plan(f, tps, shape);
     fixture_env(f);
     struct lane_slabs slabs = {.lanes = &f->lane,
                                .conns = &f->conn,
@@ -197,7 +203,7 @@ static struct fixture *fixture_make(double tps, double reconnect_rate)
 
 static struct fixture *fixture_new(double tps)
 {
-    return fixture_make(tps, 0);
+    return fixture_make(tps, 0, NULL);
 }
 
 static int teardown(void **state)
@@ -471,7 +477,7 @@ static void assert_due_of(const struct fixture *f, uint64_t n)
  * and the times that passed meanwhile are skipped, not made up. */
 static void test_reopen_at_its_times(void **state)
 {
-    struct fixture *f = fixture_make(0, CHURN_RATE);
+    struct fixture *f = fixture_make(0, CHURN_RATE, NULL);
     *state = f;
     const struct slap_counters *k = &f->env.cur.counters;
     f->env.start_ns = slap_now_ns();
@@ -505,6 +511,155 @@ static void test_reopen_at_its_times(void **state)
     assert_int_equal(k->unanswered, 0);
 }
 
+/* A request the server got: its command and key; a storage command's data read past. */
+static void peer_read_request(struct fixture *f, char *cmd, char *key, size_t cap)
+{
+    char line[256], data[64];
+    size_t n = 0;
+    unsigned flags, exptime, bytes = 0;
+    while (n < 2 || memcmp(line + n - 2, "\r\n", 2) != 0) {
+        assert_true(n < sizeof(line) - 1);
+        assert_int_equal(read(f->peer, line + n, 1), 1);
+        n++;
+    }
+    line[n - 2] = '\0';
+    char *space = strchr(line, ' ');
+    assert_non_null(space);
+    *space = '\0';
+    snprintf(cmd, cap, "%s", line);
+    char *end = strchr(space + 1, ' ');
+    bool storage = false; /* "KEY FLAGS EXPTIME BYTES": data follows (incr's "KEY 1": none) */
+    if (end != NULL) {
+        *end = '\0';
+        storage = sscanf(end + 1, "%u %u %u", &flags, &exptime, &bytes) == 3;
+    }
+    snprintf(key, cap, "%s", space + 1);
+    assert_true(bytes + 2 <= sizeof(data));
+    for (size_t got = 0; storage && got < bytes + 2;) {
+        ssize_t r = read(f->peer, data + got, bytes + 2 - got);
+        assert_true(r > 0);
+        got += (size_t)r;
+    }
+}
+
+/* The number a key of the range names ("shared-" and eight hex digits, then filler alike for
+ * every number). */
+static uint64_t shared_key_number(const struct fixture *f, const char *key)
+{
+    assert_int_equal(strlen(key), f->wl.key_size);
+    assert_memory_equal(key, "shared-", 7);
+    assert_memory_equal(key + WORKLOAD_KEY_ID_LEN, f->client.key + WORKLOAD_KEY_ID_LEN,
+                        f->wl.key_size - WORKLOAD_KEY_ID_LEN);
+    return strtoull(key + 7, NULL, 16);
+}
+
+#define LAW_KEYS 64
+#define LAW_SETS 2000
+
+static void shape_sets_by_zipf(struct workload_plan *p)
+{
+    char err[128];
+    p->mix[OP_GET] = 0.0;
+    p->mix[OP_SET] = 1.0;
+    p->key_min = 1000;
+    p->key_count = LAW_KEYS;
+    assert_int_equal(key_pattern_parse("set:zipf:1", &p->key_pattern, err, sizeof(err)), SLAP_OK);
+}
+
+/* --key_min 1000 --key_max 1063 --key_pattern set:zipf:1: the lane's sets name keys of the range
+ * by number alone, and draw them by zipf: key 1000 about 1 / H(64) of them, each of the first
+ * ranks more than the next. */
+static void test_sets_by_zipf_in_bounds(void **state)
+{
+    struct fixture *f = fixture_make(0, 0, shape_sets_by_zipf);
+    *state = f;
+    const struct slap_counters *k = &f->env.cur.counters;
+    unsigned hits[LAW_KEYS] = {0};
+    char cmd[256], key[256];
+    lane_pump(&f->lane);
+    for (uint64_t i = 0; i < LAW_SETS; i++) {
+        peer_read_request(f, cmd, key, sizeof(cmd));
+        assert_string_equal(cmd, "set");
+        uint64_t number = shared_key_number(f, key);
+        assert_in_range(number, 1000, 1000 + LAW_KEYS - 1);
+        hits[number - 1000]++;
+        peer_write(f, "STORED\r\n");
+        loop_until(f, &k->stored, i + 1);
+    }
+    double harmonic = 0.0;
+    for (int r = 1; r <= LAW_KEYS; r++) {
+        harmonic += 1.0 / r;
+    }
+    double first = (double)hits[0] / LAW_SETS;
+    if (first < 0.85 / harmonic || first > 1.15 / harmonic) {
+        fail_msg("key 1000 set %.3f of the time; zipf:1 over %d keys says %.3f", first, LAW_KEYS,
+                 1.0 / harmonic);
+    }
+    assert_true(hits[0] > hits[1] && hits[1] > hits[2]);
+}
+
+static void shape_gets_walk_in_bounds(struct workload_plan *p)
+{
+    char err[128];
+    p->key_min = 70;
+    p->key_count = 5;
+    assert_int_equal(key_pattern_parse("read:sequential", &p->key_pattern, err, sizeof(err)),
+                     SLAP_OK);
+}
+
+/* --key_min 70 --key_max 74 --key_pattern read:sequential, gets only: the gets walk the range in
+ * order from the client's place (client 0 of 1: its start), at once (no set first: the range is
+ * shared, a key never set a miss), and each miss counts as one. */
+static void test_gets_walk_in_bounds(void **state)
+{
+    struct fixture *f = fixture_make(0, 0, shape_gets_walk_in_bounds);
+    *state = f;
+    const struct slap_counters *k = &f->env.cur.counters;
+    char cmd[256], key[256];
+    lane_pump(&f->lane);
+    for (uint64_t i = 0; i < 12; i++) {
+        peer_read_request(f, cmd, key, sizeof(cmd));
+        assert_string_equal(cmd, "get");
+        assert_int_equal(shared_key_number(f, key), 70 + i % 5);
+        peer_write(f, "END\r\n");
+        loop_until(f, &k->cmd_get, i + 1);
+    }
+    assert_int_equal(k->get_misses, 12);
+    assert_int_equal(k->cmd_set, 0);
+}
+
+static void shape_incr_walks(struct workload_plan *p)
+{
+    char err[128];
+    p->mix[OP_GET] = 0.0;
+    p->mix[OP_INCR] = 1.0;
+    assert_int_equal(key_pattern_parse("all:zipf,incr:sequential", &p->key_pattern, err,
+                                       sizeof(err)),
+                     SLAP_OK);
+}
+
+/* --key_pattern all:zipf,incr:sequential with a mix of incr: the later item wins for incr,
+ * whose requests walk the client's 16 counter keys in order and wrap. */
+static void test_incr_walks_its_counters(void **state)
+{
+    struct fixture *f = fixture_make(0, 0, shape_incr_walks);
+    *state = f;
+    const struct slap_counters *k = &f->env.cur.counters;
+    char cmd[256], key[256], want[256];
+    lane_pump(&f->lane);
+    for (uint64_t i = 0; i < 2 * CLIENT_COUNTERS + 3; i++) {
+        peer_read_request(f, cmd, key, sizeof(cmd));
+        assert_string_equal(cmd, "incr");
+        memcpy(want, f->client.key, f->wl.key_size);
+        want[f->wl.key_size] = '\0';
+        workload_key_slot(want, i % CLIENT_COUNTERS);
+        want[WORKLOAD_KEY_MARK] = '#';
+        assert_string_equal(key, want);
+        peer_write(f, "1000000001\r\n");
+        loop_until(f, &k->incr_hits, i + 1);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -519,6 +674,9 @@ int main(void)
         cmocka_unit_test_teardown(test_unsent_behind_a_slow_server_is_not_client_lag, teardown),
         cmocka_unit_test_teardown(test_unsent_behind_a_starved_thread_is_client_lag, teardown),
         cmocka_unit_test_teardown(test_reopen_at_its_times, teardown),
+        cmocka_unit_test_teardown(test_sets_by_zipf_in_bounds, teardown),
+        cmocka_unit_test_teardown(test_gets_walk_in_bounds, teardown),
+        cmocka_unit_test_teardown(test_incr_walks_its_counters, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

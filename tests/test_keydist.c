@@ -404,6 +404,65 @@ static void test_parse_error_fits_small_buffer(void **state)
     assert_int_equal(err[8], 'x');
 }
 
+/* --key_pattern: the defaults (set and add walk, incr and decr uniform, the rest --key_dist),
+ * groups, later items over earlier ones, and the text reads back to the same pattern. */
+static void test_pattern_resolve(void **state)
+{
+    (void)state;
+    struct key_pattern p;
+    struct key_dist laws[OP_COUNT];
+    const struct key_dist zipf = {KEY_DIST_ZIPF, 0.8};
+    char err[256] = "", text[256];
+    key_pattern_resolve(&(struct key_pattern){.n = 0}, &zipf, laws);
+    for (int op = 0; op < OP_COUNT; op++) {
+        enum key_dist_kind want = op == OP_SET || op == OP_ADD ? KEY_DIST_SEQUENTIAL
+                                  : op == OP_INCR || op == OP_DECR ? KEY_DIST_UNIFORM
+                                                                   : KEY_DIST_ZIPF;
+        assert_int_equal(laws[op].kind, want);
+    }
+    assert_true(laws[OP_DELETE].s == 0.8 && laws[OP_CAS].s == 0.8);
+    if (key_pattern_parse("all:gaussian,write:uniform,read:sequential,get:zipf:1.5,add:latest:2",
+                          &p, err, sizeof(err)) != SLAP_OK) {
+        fail_msg("rejected: %s", err);
+    }
+    key_pattern_resolve(&p, &zipf, laws);
+    assert_int_equal(laws[OP_GET].kind, KEY_DIST_ZIPF);
+    assert_true(laws[OP_GET].s == 1.5);
+    assert_int_equal(laws[OP_GETS].kind, KEY_DIST_SEQUENTIAL);
+    assert_int_equal(laws[OP_TOUCH].kind, KEY_DIST_SEQUENTIAL);
+    assert_int_equal(laws[OP_SET].kind, KEY_DIST_UNIFORM);
+    assert_int_equal(laws[OP_CAS].kind, KEY_DIST_UNIFORM);
+    assert_int_equal(laws[OP_ADD].kind, KEY_DIST_LATEST);
+    assert_true(laws[OP_ADD].s == 2.0);
+    assert_int_equal(laws[OP_DELETE].kind, KEY_DIST_GAUSSIAN);
+    assert_int_equal(laws[OP_INCR].kind, KEY_DIST_GAUSSIAN);
+    key_pattern_format(&p, text, sizeof(text));
+    assert_string_equal(text,
+                        "all:gaussian,write:uniform,read:sequential,get:zipf:1.5,add:latest:2");
+}
+
+static void test_pattern_parse_bad(void **state)
+{
+    (void)state;
+    static const char *const cases[] = {
+        "",          "set",         "set:",        "sets:uniform", "set:zipf:0",
+        "set:walk",  "get:uniform,", ",get:uniform", "read:zipf:11", "write=uniform",
+        "a:b,c:d",   "set:sequential:1", "set:uniform,get:zipf,gets:zipf,gat:zipf,touch:zipf,"
+                                         "add:zipf,replace:zipf,append:zipf,prepend:zipf,"
+                                         "cas:zipf,delete:zipf,incr:zipf,decr:zipf,all:zipf,"
+                                         "read:zipf,write:zipf,set:zipf"};
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(cases); i++) {
+        struct key_pattern p = {.n = 7};
+        char err[256] = "";
+        if (key_pattern_parse(cases[i], &p, err, sizeof(err)) != SLAP_ERROR) {
+            fail_msg("'%s' accepted", cases[i]);
+        }
+        assert_true(err[0] != '\0');
+        assert_null(strchr(err, '\n'));
+        assert_int_equal(p.n, 7); /* untouched on error */
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -422,6 +481,8 @@ int main(void)
         cmocka_unit_test(test_parse_good),
         cmocka_unit_test(test_parse_bad),
         cmocka_unit_test(test_parse_error_fits_small_buffer),
+        cmocka_unit_test(test_pattern_resolve),
+        cmocka_unit_test(test_pattern_parse_bad),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -96,7 +96,7 @@ static void test_table(void **state)
 {
     (void)state;
     size_t rows = options_table_size();
-    assert_int_equal(rows, 79);
+    assert_int_equal(rows, 82);
     for (size_t i = 0; i < rows; i++) {
         const char *name = options_table_long_name(i);
         assert_non_null(name);
@@ -230,6 +230,27 @@ static const struct bad_line bad_lines[] = {
      "--hash: 'sha1' is not one of default, md5, crc, fnv1_64, fnv1a_64, fnv1_32, fnv1a_32, "
      "hsieh, murmur, jenkins, murmur3\n"},
     {{"--key-dist=pareto"}, "--key_dist"},
+    {{"--key-pattern=set"}, "--key_pattern: 'set' is not OP:LAW"},
+    {{"--key-pattern=get:zipf,set:pareto"}, "--key_pattern: 'set:pareto': the law is sequential"},
+    {{"--key-pattern=set:latest"}, "set:latest: latest ranks keys by when set's walk stored them"},
+    {{"--key-pattern=incr:latest"}, "incr cannot take it"},
+    {{"--key-pattern=set:zipf", "--key_dist=latest"},
+     "--key_dist, --key_pattern: get:latest ranks keys by when set's walk stored them: it cannot "
+     "be used with --key_pattern set:zipf"},
+    {{"--key-pattern=write:gaussian", "-o", "0.1"},
+     "--overwrite chooses the sets that rewrite a stored key: it cannot be used with "
+     "--key_pattern set:LAW"},
+    {{"--key_min=5", "-w", "10"}, "--win_size sizes each client's own window: it cannot be used "
+                                  "with --key_min"},
+    {{"--key_max=5", "-v", "0.1"}, "--verify checks a value against what its own client set: it "
+                                   "cannot be used with --key_max"},
+    {{"--key_max=5", "-o", "0.1"}, "--overwrite overwrites keys its own client set: it cannot"},
+    {{"--key_min=5", "-e", "0.1"}, "--exp_verify checks the expiry of what its own client set"},
+    {{"--key_min=20", "--key_max=10"}, "--key_min (20) is above --key_max (10)"},
+    {{"--key_max=4294967296"}, "--key_max: must be at most 4294967295"},
+    {{"--key_min=0", "--key_max=2", "--share=1/4,keys"},
+     "--share 1/4,keys gives each host a part of --key_min's range: its 3 keys are fewer than "
+     "the hosts"},
     {{"--tps=0"}, "slap: --tps: must be at least 1"},
     {{"-P", "1x"}, "--tps: '1x' has an unknown unit"},
     {{"-P", "1k", "--arrival=zipf"}, "--arrival: 'zipf' is no law of arrivals: uniform, poisson"},

@@ -109,7 +109,21 @@ static void test_share_parts(void **state)
     parse_options(&o, "-s 127.0.0.1:11211 -c 5 -x 10 -P 900 --share 3/4");
     plan_run(&p, &o, PLAN_PERIODS_ASKED);
     assert_int_equal(p.engine.lane.key_id_base, 0);
+    /* --key_min, --key_max: with ,keys host I takes the I-th part of the range, else all of it */
+    parse_options(&o, "-s 127.0.0.1:11211 --key_min 100 --key_max 198 --share 3/4,keys");
+    plan_run(&p, &o, PLAN_PERIODS_ASKED);
+    assert_int_equal(p.workload.key_min, 100 + 49);
+    assert_int_equal(p.workload.key_count, 74 - 49);
+    parse_options(&o, "-s 127.0.0.1:11211 --key_min 100 --key_max 198 --share 4/4,keys");
+    plan_run(&p, &o, PLAN_PERIODS_ASKED);
+    assert_int_equal(p.workload.key_min + p.workload.key_count, 199);
+    parse_options(&o, "-s 127.0.0.1:11211 --key_max 198 --share 3/4");
+    plan_run(&p, &o, PLAN_PERIODS_ASKED);
+    assert_int_equal(p.workload.key_min, 0);
+    assert_int_equal(p.workload.key_count, 199);
     parse_options(&o, "-s 127.0.0.1:11211 -x 10 -P 900");
+    plan_run(&p, &o, PLAN_PERIODS_ASKED);
+    assert_int_equal(p.workload.key_count, 0); /* no bounds: windows */
     assert_int_equal(plan_share_count(&o, 10), 10);
     assert_true(plan_share_rate(&o, 900.0) == 900.0);
     /* --ramp: each part ramps 1/N of both rates; the open loop's target is its mean over -t
@@ -188,14 +202,20 @@ static const struct field plan_fields[] = {
     PLAN(workload.division),
     PLAN(workload.rep_write),
     PLAN(workload.trace),
+    PLAN(workload.key_pop.kind),
+    PLAN(workload.key_pop.s),
+    PLAN(workload.key_pattern.s),
+    PLAN(workload.key_pattern.ops),
+    PLAN(workload.key_pattern.kind),
+    PLAN(workload.key_pattern.n),
+    PLAN(workload.key_min),
+    PLAN(workload.key_count),
     PLAN(workload.trace_value_max),
     PLAN_TEXT(trace.path),
     PLAN(trace.skip_bad),
     PLAN(trace.limit),
     PLAN(trace.value_max),
     PLAN(trace_spread),
-    PLAN(engine.lane.key_pop.kind),
-    PLAN(engine.lane.key_pop.s),
     PLAN(engine.lane.execute_number),
     PLAN(engine.lane.tps),
     PLAN(engine.lane.trace_speed),

@@ -492,6 +492,99 @@ static void test_mix_many_ops(void **state)
     workload_free(&w);
 }
 
+/* A workload of a set/get mix with --key_pattern text (and bounds when key_count > 0). */
+static void make_patterned(struct workload *w, const char *pattern, uint64_t win_size,
+                           uint64_t key_min, uint64_t key_count)
+{
+    struct workload_plan o;
+    char err[256] = "";
+    default_plan(&o);
+    o.win_size = win_size;
+    o.key_min = key_min;
+    o.key_count = key_count;
+    o.key_pop = (struct key_dist){KEY_DIST_UNIFORM, 0.99};
+    if (pattern != NULL && key_pattern_parse(pattern, &o.key_pattern, err, sizeof(err)) != SLAP_OK) {
+        fail_msg("%s: %s", pattern, err);
+    }
+    assert_int_equal(workload_init(w, &o), SLAP_OK);
+}
+
+/* set:zipf draws its slot over the whole window by zipf (rank 0 about 1 / H(n, s) of the draws,
+ * each rank above the next), gets take the pattern's own law; by default sets walk. */
+#define LAW_WINDOW 64
+#define LAW_PICKS 200000
+static void test_pick_by_law(void **state)
+{
+    (void)state;
+    struct workload w;
+    struct key_window win;
+    struct rng r = {.state = 777};
+    uint32_t hits[LAW_WINDOW] = {0};
+    make_patterned(&w, "set:zipf:1,get:sequential", LAW_WINDOW, 0, 0);
+    assert_int_equal(w.walk_ops & op_bit(OP_SET), 0);
+    assert_true(workload_needs_fill(&w)); /* nothing walks the window: it is filled first */
+    window_init(&win, &w);
+    for (int i = 0; i < LAW_PICKS; i++) {
+        uint64_t slot = window_pick(&win, &w, OP_SET, w.win_size, &r);
+        assert_true(slot < LAW_WINDOW);
+        hits[slot]++;
+    }
+    double harmonic = 0.0;
+    for (int k = 1; k <= LAW_WINDOW; k++) {
+        harmonic += 1.0 / k;
+    }
+    double share0 = (double)hits[0] / LAW_PICKS;
+    if (share0 < 0.97 / harmonic || share0 > 1.03 / harmonic) {
+        fail_msg("rank 0 drawn %.4f of the time, zipf:1 says %.4f", share0, 1.0 / harmonic);
+    }
+    for (int k = 0; k + 1 < 8; k++) {
+        assert_true(hits[k] > hits[k + 1]);
+    }
+    for (uint64_t i = 0; i < 3 * 5; i++) { /* get:sequential walks the 5 keys stored */
+        assert_int_equal(window_pick(&win, &w, OP_GET, 5, &r), i % 5);
+    }
+    workload_free(&w);
+    make_patterned(&w, NULL, LAW_WINDOW, 0, 0); /* the defaults: set and add walk */
+    assert_int_equal(w.walk_ops, op_bit(OP_SET) | op_bit(OP_ADD));
+    assert_int_equal(w.key_law[OP_INCR].kind, KEY_DIST_UNIFORM);
+    assert_false(workload_needs_fill(&w));
+    workload_free(&w);
+}
+
+/* Bounds: every client's keys are the range's, named by number alone (two clients write the
+ * same bytes for a number), walks begin where window_start says and stay in the range; no
+ * fill first (a key never set is a miss). */
+static void test_bounds(void **state)
+{
+    (void)state;
+    struct workload w;
+    struct key_window win;
+    struct rng r = {.state = 99};
+    char a[64], b[64];
+    make_patterned(&w, "get:zipf,delete:sequential", 0, 1000, 50);
+    assert_true(w.bounds);
+    assert_int_equal(w.win_size, 50);
+    assert_int_equal(w.key_base, 1000);
+    assert_false(workload_needs_fill(&w));
+    assert_false(w.track_slots);
+    workload_key_init(&w, 3, a);
+    workload_key_init(&w, 9, b);
+    workload_key_slot(a, w.key_base + 7);
+    workload_key_slot(b, w.key_base + 7);
+    assert_memory_equal(a, b, w.key_size);
+    assert_memory_equal(a, "shared-000003ef", WORKLOAD_KEY_ID_LEN);
+    window_init(&win, &w);
+    window_start(&win, &w, 40);
+    assert_true(window_can_get(&win));
+    assert_int_equal(win.filled, 50);
+    for (uint64_t i = 0; i < 60; i++) {
+        assert_int_equal(window_take_set_slot(&win, &w), (40 + i) % 50);
+        assert_int_equal(window_pick(&win, &w, OP_DELETE, win.filled, &r), (40 + i) % 50);
+        assert_true(window_pick(&win, &w, OP_GET, win.filled, &r) < 50);
+    }
+    workload_free(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -508,6 +601,8 @@ int main(void)
         cmocka_unit_test(test_key_slot_digits),
         cmocka_unit_test(test_mix_many_ops),
         cmocka_unit_test(test_latest_slot),
+        cmocka_unit_test(test_pick_by_law),
+        cmocka_unit_test(test_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -160,9 +160,26 @@ static const struct option_row option_rows[] = {
                   "fnv1a_32, hsieh, murmur, jenkins, murmur3.",
                   CHOICE(hash, enum server_hash, options_hash_names)},
     [ROW_KEY_DIST] = {0, "key_dist", "KIND",
-                      "Which keys of the window gets read: uniform (default), zipf[:S] (S "
-                      "default 0.99) or gaussian.",
+                      "Which stored keys gets and the other commands on a stored key read: "
+                      "uniform (default), zipf[:S] (S default 0.99), latest[:S] or gaussian.",
                       SPECIAL(options_apply_key_dist, options_show_key_dist), WORKLOAD},
+    [ROW_KEY_PATTERN] = {0, "key_pattern", "OP:LAW,...",
+                         "The keys each command takes, later items over earlier ones: OP a "
+                         "command of --mix, write (set, add, replace, append, prepend, cas), "
+                         "read (get, gets, gat, touch) or all; LAW sequential (in order, as sets "
+                         "walk by default) or a --key_dist law. E.g. set:uniform,get:zipf.",
+                         SPECIAL(options_apply_key_pattern, options_show_key_pattern), WORKLOAD},
+    [ROW_KEY_MIN] = {0, "key_min", "N",
+                     "With or without --key_max: every client takes keys N (default 0) to "
+                     "--key_max, one range named by number alone, shared by clients and runs "
+                     "(not with -w, -v, -o, -e).",
+                     COUNT64(key_min, 0, WORKLOAD_KEY_NUMBER_MAX, 1000),
+                     SHOW(options_show_key_min), WORKLOAD},
+    [ROW_KEY_MAX] = {0, "key_max", "N",
+                     "The last key of that range (k=1000, up to 4294967295; default 10m); a get "
+                     "of a key never set is a miss.",
+                     COUNT64(key_max, 0, WORKLOAD_KEY_NUMBER_MAX, 1000),
+                     SHOW(options_show_key_max), WORKLOAD},
     [ROW_YCSB] = {0, "ycsb", "WORKLOAD",
                   "One of YCSB's core workloads: a (50% reads, 50% updates), b (95/5), c "
                   "(reads), d (95% reads of the latest keys, 5% inserts) or f (reads and "
@@ -418,6 +435,7 @@ void options_defaults(struct slap_options *o)
         .division = 1,
         .exp_time_ns = 60 * SLAP_NS_PER_SEC,
         .key_pop = {.kind = KEY_DIST_UNIFORM, .s = 0.99},
+        .key_max = 10000000, /* memtier's --key-maximum */
         .arrival = ARRIVAL_UNIFORM,
         .latency = LATENCY_BOTH,
         .distribution = DISTRIBUTION_MODULA,

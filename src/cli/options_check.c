@@ -170,7 +170,8 @@ static enum options_outcome check_trace(const struct parse_state *st)
         ROW_CFG_CMD,    ROW_EXECUTE_NUMBER, ROW_DIVISION,  ROW_VERIFY,
         ROW_EXP_VERIFY, ROW_OVERWRITE,      ROW_REP_WRITE, ROW_PRELOAD,
         ROW_UDP,        ROW_FACEBOOK,       ROW_KEY_SIZE,  ROW_VALUE_SIZE,
-        ROW_FIXED_SIZE, ROW_WIN_SIZE,       ROW_KEY_DIST};
+        ROW_FIXED_SIZE, ROW_WIN_SIZE,       ROW_KEY_DIST,  ROW_KEY_PATTERN,
+        ROW_KEY_MIN,    ROW_KEY_MAX};
     static const enum option_id need_trace[] = {ROW_TRACE_SPEED, ROW_TRACE_LIMIT,
                                                 ROW_TRACE_SKIP_BAD, ROW_TRACE_SPREAD,
                                                 ROW_TRACE_VALUE_MAX};
@@ -353,6 +354,82 @@ static enum options_outcome apply_cfg_file(const struct parse_state *st)
     }
     if (was_given(st, ROW_FIXED_SIZE)) {
         size_dist_fixed(&o->value_sizes, o->value_size); /* -X wins, as in memaslap */
+    }
+    return OPTIONS_RUN;
+}
+
+/* --key_min, --key_max: one range for every client, which no window option, check of a
+ * client's own versions, nor share among more hosts than keys goes with. */
+static enum options_outcome check_key_bounds(const struct parse_state *st)
+{
+    struct slap_options *o = st->o;
+    static const struct {
+        enum option_id row;
+        const char *why;
+    } per_client[] = {
+        {ROW_WIN_SIZE, "sizes each client's own window"},
+        {ROW_VERIFY, "checks a value against what its own client set"},
+        {ROW_OVERWRITE, "overwrites keys its own client set"},
+        {ROW_EXP_VERIFY, "checks the expiry of what its own client set"},
+    };
+    o->key_bounds = was_given(st, ROW_KEY_MIN) || was_given(st, ROW_KEY_MAX);
+    if (!o->key_bounds) {
+        return OPTIONS_RUN;
+    }
+    const char *bound = was_given(st, ROW_KEY_MIN) ? "--key_min" : "--key_max";
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(per_client); i++) {
+        if (was_given(st, per_client[i].row)) {
+            return options_usage_error(st,
+                                       "--%s %s: it cannot be used with %s (one range of keys "
+                                       "shared by every client)",
+                                       st->table->rows[per_client[i].row].long_name,
+                                       per_client[i].why, bound);
+        }
+    }
+    if (o->key_min > o->key_max) {
+        return options_usage_error(st, "--key_min (%" PRIu64 ") is above --key_max (%" PRIu64 ")",
+                                   o->key_min, o->key_max);
+    }
+    if (o->share_keys && o->key_max - o->key_min + 1 < o->share_count) {
+        return options_usage_error(st,
+                                   "--share %" PRIu32 "/%" PRIu32 ",keys gives each host a part "
+                                   "of %s's range: its %" PRIu64 " keys are fewer than the hosts",
+                                   o->share_index, o->share_count, bound,
+                                   o->key_max - o->key_min + 1);
+    }
+    return OPTIONS_RUN;
+}
+
+/* --key_pattern (under --key_dist, -F and --ycsb): what a law cannot mean for a command. */
+static enum options_outcome check_key_pattern(const struct parse_state *st)
+{
+    const struct slap_options *o = st->o;
+    struct key_dist laws[OP_COUNT];
+    key_pattern_resolve(&o->key_pattern, &o->key_pop, laws);
+    const char *from = was_given(st, ROW_KEY_DIST) ? "--key_dist, --key_pattern" : "--key_pattern";
+    for (int op = 0; op < OP_COUNT; op++) {
+        bool walks_counters = op == OP_SET || op == OP_ADD || op_is_arithmetic((enum op_type)op);
+        if (laws[op].kind == KEY_DIST_LATEST && walks_counters) {
+            return options_usage_error(st,
+                                       "%s: %s:latest: latest ranks keys by when set's walk "
+                                       "stored them; %s cannot take it",
+                                       from, op_name((enum op_type)op), op_name((enum op_type)op));
+        }
+        if (laws[op].kind == KEY_DIST_LATEST && laws[OP_SET].kind != KEY_DIST_SEQUENTIAL) {
+            return options_usage_error(st,
+                                       "%s: %s:latest ranks keys by when set's walk stored "
+                                       "them: it cannot be used with --key_pattern set:%s "
+                                       "(sets that do not walk)",
+                                       from, op_name((enum op_type)op),
+                                       laws[OP_SET].kind == KEY_DIST_ZIPF       ? "zipf"
+                                       : laws[OP_SET].kind == KEY_DIST_GAUSSIAN ? "gaussian"
+                                                                                : "uniform");
+        }
+    }
+    if (o->overwrite > 0 && laws[OP_SET].kind != KEY_DIST_SEQUENTIAL) {
+        return options_usage_error(st, "--overwrite chooses the sets that rewrite a stored key: "
+                                       "it cannot be used with --key_pattern set:LAW (every set "
+                                       "draws its key)");
     }
     return OPTIONS_RUN;
 }
@@ -564,6 +641,10 @@ enum options_outcome options_finish(const struct parse_state *st)
     }
     if (outcome == OPTIONS_RUN) {
         outcome = apply_cfg_file(st);
+    }
+    if (outcome == OPTIONS_RUN) { /* after the file and --ycsb: the final mix and --key_dist */
+        outcome = check_key_bounds(st);
+        outcome = outcome == OPTIONS_RUN ? check_key_pattern(st) : outcome;
     }
     if (outcome == OPTIONS_RUN && (st->o->udp || st->o->facebook)) {
         outcome = check_udp(st); /* after the file: it needs the final sizes */

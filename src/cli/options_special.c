@@ -149,6 +149,15 @@ enum options_outcome options_apply_key_dist(struct parse_state *st, const char *
     return OPTIONS_RUN;
 }
 
+enum options_outcome options_apply_key_pattern(struct parse_state *st, const char *arg)
+{
+    char why[256];
+    if (key_pattern_parse(arg, &st->o->key_pattern, why, sizeof(why)) != SLAP_OK) {
+        return options_usage_error(st, "--key_pattern: %s", why);
+    }
+    return OPTIONS_RUN;
+}
+
 /* Two names, and the default (negotiate) that no name stands for. */
 enum options_outcome options_apply_tls_version(struct parse_state *st, const char *arg)
 {
@@ -657,14 +666,37 @@ enum option_value options_show_exp_time(const struct slap_options *o, char *buf,
 
 enum option_value options_show_key_dist(const struct slap_options *o, char *buf, size_t len)
 {
-    static const char *const dist_names[] = {"uniform", "zipf", "gaussian", "latest"};
-    if (o->key_pop.kind == KEY_DIST_ZIPF || o->key_pop.kind == KEY_DIST_LATEST) {
-        char s[32];
-        units_shortest(s, sizeof(s), o->key_pop.s);
-        snprintf(buf, len, "%s:%s", dist_names[o->key_pop.kind], s);
-        return OPTION_VALUE_TEXT;
+    key_dist_format(&o->key_pop, buf, len);
+    return OPTION_VALUE_TEXT;
+}
+
+enum option_value options_show_key_pattern(const struct slap_options *o, char *buf, size_t len)
+{
+    if (o->key_pattern.n == 0) {
+        return OPTION_VALUE_NONE;
     }
-    return options_text_value(dist_names[o->key_pop.kind], buf, len);
+    key_pattern_format(&o->key_pattern, buf, len);
+    return OPTION_VALUE_TEXT;
+}
+
+static enum option_value key_bound_value(const struct slap_options *o, uint64_t key, char *buf,
+                                         size_t len)
+{
+    if (!o->key_bounds) {
+        return OPTION_VALUE_NONE;
+    }
+    snprintf(buf, len, "%llu", (unsigned long long)key);
+    return OPTION_VALUE_NUMBER;
+}
+
+enum option_value options_show_key_min(const struct slap_options *o, char *buf, size_t len)
+{
+    return key_bound_value(o, o->key_min, buf, len);
+}
+
+enum option_value options_show_key_max(const struct slap_options *o, char *buf, size_t len)
+{
+    return key_bound_value(o, o->key_max, buf, len);
 }
 
 enum option_value options_show_ycsb(const struct slap_options *o, char *buf, size_t len)

@@ -27,6 +27,8 @@ enum options_outcome options_apply_mix(struct parse_state *st, const char *arg);
 enum options_outcome options_apply_exp_time(struct parse_state *st, const char *arg);
 /* keydist.c reads the popularity's syntax. */
 enum options_outcome options_apply_key_dist(struct parse_state *st, const char *arg);
+/* keydist.c reads OP:LAW,...; the checks across options are in options_check.c. */
+enum options_outcome options_apply_key_pattern(struct parse_state *st, const char *arg);
 enum options_outcome options_apply_tls_version(struct parse_state *st, const char *arg);
 enum options_outcome options_apply_arrival(struct parse_state *st, const char *arg);
 enum options_outcome options_apply_ycsb(struct parse_state *st, const char *arg);
@@ -56,6 +58,10 @@ enum option_value options_show_ratio(const struct slap_options *o, char *buf, si
 enum option_value options_show_mix(const struct slap_options *o, char *buf, size_t len);
 enum option_value options_show_exp_time(const struct slap_options *o, char *buf, size_t len);
 enum option_value options_show_key_dist(const struct slap_options *o, char *buf, size_t len);
+enum option_value options_show_key_pattern(const struct slap_options *o, char *buf, size_t len);
+/* --key_min, --key_max: the number when either was given, else none. */
+enum option_value options_show_key_min(const struct slap_options *o, char *buf, size_t len);
+enum option_value options_show_key_max(const struct slap_options *o, char *buf, size_t len);
 enum option_value options_show_tls_version(const struct slap_options *o, char *buf, size_t len);
 enum option_value options_show_arrival(const struct slap_options *o, char *buf, size_t len);
 enum option_value options_show_ycsb(const struct slap_options *o, char *buf, size_t len);

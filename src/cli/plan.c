@@ -27,7 +27,24 @@ static const struct plan_copy workload_copies[] = {
     WORKLOAD(division, division, uint32_t),
     WORKLOAD(rep_write, rep_write, uint32_t),
     WORKLOAD(trace_value_max, trace_value_max, uint32_t),
+    WORKLOAD(key_pop, key_pop, struct key_dist),
+    WORKLOAD(key_pattern, key_pattern, struct key_pattern),
 };
+
+/* --key_min, --key_max: this host's keys, the whole range or (--share I/N,keys) its I-th part
+ * of N, so that no two hosts share a key. */
+static void plan_key_range(struct workload_plan *p, const struct slap_options *o)
+{
+    if (!o->key_bounds) {
+        return;
+    }
+    uint64_t count = o->key_max - o->key_min + 1; /* at most 2^32 */
+    uint64_t parts = o->share_keys ? o->share_count : 1;
+    uint64_t part = o->share_keys ? o->share_index - 1 : 0;
+    uint64_t first = count * part / parts, end = count * (part + 1) / parts;
+    p->key_min = o->key_min + first;
+    p->key_count = end - first;
+}
 
 void plan_workload(struct workload_plan *p, const struct slap_options *o)
 {
@@ -35,6 +52,7 @@ void plan_workload(struct workload_plan *p, const struct slap_options *o)
     *p = (struct workload_plan){.trace = o->trace != NULL};
     memcpy(p->mix, o->mix, sizeof(p->mix));
     plan_copy(p, o, workload_copies, SLAP_ARRAY_SIZE(workload_copies));
+    plan_key_range(p, o);
 }
 
 #define TLS(to, from, type) PLAN_COPY(struct tls_settings, to, from, type)
@@ -54,7 +72,6 @@ void plan_tls(struct tls_settings *p, const struct slap_options *o)
 
 #define LANE(to, from, type) PLAN_COPY(struct lane_params, to, from, type)
 static const struct plan_copy lane_copies[] = {
-    LANE(key_pop, key_pop, struct key_dist),
     LANE(trace_speed, trace_speed, double),
     LANE(concurrency, concurrency, uint32_t),
     LANE(conns_per_client, conns_per_client, uint32_t),

@@ -97,7 +97,7 @@ static enum slap_status client_map_slots(struct client *c, const struct lane_par
         return SLAP_ERROR;
     }
     for (uint64_t slot = 0; slot < wl->win_size; slot++) {
-        workload_key_slot(c->key, slot);
+        workload_key_slot(c->key, wl->key_base + slot);
         c->slot_server[slot] =
             (uint16_t)servers_pick(p->servers, c->key, workload_key_len(wl, c->key_id, slot));
     }
@@ -159,6 +159,11 @@ static enum slap_status lane_init(struct lane *l, struct client *c, const struct
     return SLAP_OK;
 }
 
+uint64_t client_range_start(const struct lane_params *p, const struct workload *wl, uint32_t id)
+{
+    return wl->win_size * id / p->concurrency; /* at most 2^32 keys, 2^20 clients: no overflow */
+}
+
 bool client_windows_full(const struct lane_params *o, const struct workload *wl)
 {
     return !o->trace && (o->preload || workload_needs_fill(wl));
@@ -188,7 +193,8 @@ static void client_plan_preload(struct client *c, const struct lane_params *o,
         c->win.filled = wl->win_size;
         return;
     }
-    c->preload_left += wl->win_size;
+    c->preload_left +=
+        wl->bounds ? client_range_start(o, wl, c->id + 1) - c->win.next_set : wl->win_size;
 }
 
 enum slap_status client_init(struct client *c, struct lane_env *env, const struct lane_slabs *s,
@@ -206,6 +212,10 @@ enum slap_status client_init(struct client *c, struct lane_env *env, const struc
     c->lanes = s->lanes + (size_t)k * nlanes;
     c->key_id = p->shared_keys ? 0 : p->key_id_base + id;
     window_init(&c->win, wl);
+    if (wl->bounds) { /* one range for all: each client walks it from a place of its own */
+        c->key_id = 0;
+        window_start(&c->win, wl, client_range_start(p, wl, id));
+    }
     workload_key_init(wl, c->key_id, c->key);
     client_plan_preload(c, p, wl);
     if (wl->track_slots) {
@@ -292,7 +302,7 @@ static uint32_t server_of_many(const struct client *c, uint64_t slot, uint32_t k
     if (c->slot_server != NULL) {
         return c->slot_server[slot];
     }
-    workload_key_slot(c->key, slot);
+    workload_key_slot(c->key, p->wl->key_base + slot);
     return servers_pick(p->servers, c->key, key_len);
 }
 
@@ -316,26 +326,31 @@ static struct request *queue_on(struct lane *l, uint32_t server, enum op_type op
     return r;
 }
 
-/* The slot a set writes: the window's walk (*fresh), or (-o) a key already set. */
-static uint64_t set_slot(struct client *c, const struct workload *wl, bool *fresh)
+/*
+ * The slot a set or an add (op) writes: the window's walk (*fresh), or (-o, sets) a key already
+ * set; by a law (--key_pattern), any key of the window once something is stored (the preload,
+ * and a first set, walk).
+ */
+static uint64_t set_slot(struct client *c, const struct workload *wl, enum op_type op, bool *fresh)
 {
     struct lane_env *env = c->env;
     *fresh = false;
-    if (env->phase != WORKER_PRELOADING && window_can_get(&c->win) &&
-        chance(env, wl->overwrite_ppm)) {
+    bool running = env->phase != WORKER_PRELOADING && window_can_get(&c->win);
+    if (running && !(wl->walk_ops & op_bit(op))) {
+        return window_pick(&c->win, wl, op, wl->win_size, &env->rng);
+    }
+    if (running && op == OP_SET && chance(env, wl->overwrite_ppm)) {
         return window_pick_get_slot(&c->win, &env->rng);
     }
     *fresh = c->win.filled < wl->win_size; /* a slot gets will not read before it is stored */
     return window_take_set_slot(&c->win, wl);
 }
 
-/* A key already stored, by --key_dist: what gets and the commands on existing keys act on. */
-static uint64_t stored_slot(struct client *c)
+/* A key already stored (bounds: any of the range), by op's law: what gets and the commands on
+ * existing keys act on. */
+static uint64_t stored_slot(struct client *c, enum op_type op)
 {
-    const struct key_dist *d = &c->env->params->key_pop;
-    uint64_t pick = key_dist_pick(d, c->win.filled, &c->env->rng);
-    return d->kind == KEY_DIST_LATEST ? window_latest_slot(&c->win, c->env->params->wl, pick)
-                                      : pick;
+    return window_pick(&c->win, c->env->params->wl, op, c->win.filled, &c->env->rng);
 }
 
 /* A write of slot is about to go out (to one or more servers). */
@@ -365,20 +380,15 @@ static void put_value(struct request *r, const struct client *c, uint64_t slot, 
 /* The slot a storage command writes, and whether it is fresh (not stored before). */
 static uint64_t store_slot(struct client *c, enum op_type op, bool *fresh)
 {
-    const struct workload *wl = c->env->params->wl;
-    if (op == OP_SET) {
-        return set_slot(c, wl, fresh);
-    }
-    if (op == OP_ADD) { /* the walk's next slot: absent until the window wraps */
-        *fresh = c->win.filled < wl->win_size;
-        return window_take_set_slot(&c->win, wl);
+    if (op == OP_SET || op == OP_ADD) { /* add: the walk's next slot, absent until it wraps */
+        return set_slot(c, c->env->params->wl, op, fresh);
     }
     *fresh = false;
     if (op == OP_CAS) {
         c->cas_ready = false;
         return c->cas_slot;
     }
-    return stored_slot(c);
+    return stored_slot(c, op);
 }
 
 /* A TTL (seconds, 0: none) as memcached must read it: up to 30 days, seconds from now; longer,
@@ -409,7 +419,7 @@ static void queue_store(struct lane *l, enum op_type op, uint64_t intended_ns)
         first = 0;
         count = p->rep_write;
     }
-    workload_key_slot(c->key, slot);
+    workload_key_slot(c->key, wl->key_base + slot);
     slot_set_issued(c, slot, count);
     for (uint32_t s = first; s < first + count; s++) {
         struct request *r = queue_on(l, s, op);
@@ -469,15 +479,15 @@ static void queue_command(struct lane *l, enum op_type op, uint64_t intended_ns)
     uint64_t slot, arg = 1;
     uint32_t key_len, server;
     if (op_is_arithmetic(op)) {
-        slot = rng_below(&env->rng, CLIENT_COUNTERS);
+        slot = window_pick(&c->win, wl, op, CLIENT_COUNTERS, &env->rng);
         key = env->multiget.keys;
         key_len = counter_key(c, (uint32_t)slot, key);
         server = server_of_key(c, key, key_len);
     } else {
-        slot = stored_slot(c);
+        slot = stored_slot(c, op);
         key_len = workload_key_len(wl, c->key_id, slot);
         server = server_of(c, slot, key_len);
-        workload_key_slot(key, slot);
+        workload_key_slot(key, wl->key_base + slot);
         arg = wl->expire_ppm > 0 ? wl->exp_time_s : 0; /* touch: -e's expiry, else none */
         slot_set_issued(c, slot, op == OP_DELETE ? 1 : 0);
     }
@@ -489,19 +499,19 @@ static void queue_command(struct lane *l, enum op_type op, uint64_t intended_ns)
     r->hdr_len = (uint32_t)env->codec->encode_command(r->hdr, env->hdr_cap, op, key, key_len, arg);
 }
 
-/* Pick the keys of a get (-d of them) with --key_dist (or the whole window), and their servers. */
-static uint32_t pick_keys(struct client *c, const struct workload *wl)
+/* Pick the keys of a get (-d of them) by key_op's law (or the whole window), and their servers. */
+static uint32_t pick_keys(struct client *c, const struct workload *wl, enum op_type key_op)
 {
     struct lane_env *env = c->env;
     struct multiget_scratch *pick = &env->multiget;
     uint32_t n = wl->division;
     bool whole = env->params->multiget_window; /* memslap's mget: every key, in order */
     for (uint32_t i = 0; i < n; i++) {
-        uint64_t slot = whole ? i : stored_slot(c);
+        uint64_t slot = whole ? i : stored_slot(c, key_op);
         uint32_t len = workload_key_len(wl, c->key_id, slot);
         char *key = pick->keys + (size_t)i * wl->key_size;
         memcpy(key, c->key, wl->key_size);
-        workload_key_slot(key, slot);
+        workload_key_slot(key, wl->key_base + slot);
         pick->slots[i] = slot;
         pick->lens[i] = len;
         pick->servers[i] = server_of(c, slot, len);
@@ -515,17 +525,18 @@ static uint32_t touch_exptime(const struct workload *wl)
     return wl->expire_ppm > 0 ? wl->exp_time_s : 0;
 }
 
-/* A single get, gets or gat, encoded straight from the client's key. */
-static void queue_single_get(struct lane *l, enum op_type op, uint64_t intended_ns, bool verify)
+/* A single get, gets or gat, encoded straight from the client's key (key_op's law). */
+static void queue_single_get(struct lane *l, enum op_type op, enum op_type key_op,
+                             uint64_t intended_ns, bool verify)
 {
     struct client *c = l->client;
     struct lane_env *env = c->env;
     const struct workload *wl = env->params->wl;
-    uint64_t slot = stored_slot(c);
+    uint64_t slot = stored_slot(c, key_op);
     uint32_t len = workload_key_len(wl, c->key_id, slot);
     uint32_t server = server_of(c, slot, len);
     struct request *r = queue_on(l, server, op);
-    workload_key_slot(c->key, slot);
+    workload_key_slot(c->key, wl->key_base + slot);
     r->intended_ns = intended_ns;
     r->nkeys = 1;
     r->slot = slot;
@@ -563,8 +574,9 @@ static void queue_get_keys(struct lane *l, uint32_t server, enum op_type op, uin
                                                        lens, nkeys, wire_exptime(env, r->exptime));
 }
 
-/* A get, gets or gat of -d keys: one request per server its keys belong to. */
-static void queue_get(struct lane *l, enum op_type op, uint64_t intended_ns)
+/* A get, gets or gat of -d keys, by key_op's law (a cas's gets: the cas's): one request per
+ * server its keys belong to. */
+static void queue_get(struct lane *l, enum op_type op, enum op_type key_op, uint64_t intended_ns)
 {
     struct client *c = l->client;
     struct lane_env *env = c->env;
@@ -572,10 +584,10 @@ static void queue_get(struct lane *l, enum op_type op, uint64_t intended_ns)
     const struct workload *wl = env->params->wl;
     bool verify = op == OP_GET && chance(env, wl->verify_ppm);
     if (wl->division == 1) {
-        queue_single_get(l, op, intended_ns, verify);
+        queue_single_get(l, op, key_op, intended_ns, verify);
         return;
     }
-    uint32_t n = pick_keys(c, wl);
+    uint32_t n = pick_keys(c, wl, key_op);
     if (one_server(pick->servers, n)) { /* the keys as picked: no regrouping copy */
         queue_get_keys(l, pick->servers[0], op, intended_ns, verify, pick->keys, pick->lens, n,
                        pick->slots[0]);
@@ -603,11 +615,12 @@ static void queue_get(struct lane *l, enum op_type op, uint64_t intended_ns)
 /*
  * The next operation by the mix (and the -d keys a get stands for); sets only in a preload.
  * One that needs a stored key when nothing is stored yet is a set; a cas with no token from
- * a gets is that gets.
+ * a gets is that gets, its key drawn by the cas's law (*key_op: the op whose law picks the key).
  */
-enum op_type client_next_op(struct client *c)
+enum op_type client_next_op(struct client *c, enum op_type *key_op)
 {
     const struct workload *wl = c->env->params->wl;
+    *key_op = OP_SET;
     if (c->env->phase == WORKER_PRELOADING) {
         return OP_SET;
     }
@@ -615,6 +628,7 @@ enum op_type client_next_op(struct client *c)
     if (op_needs_stored_key(op) && !window_can_get(&c->win)) {
         return OP_SET; /* nothing of this run to read yet */
     }
+    *key_op = op;
     if (op == OP_CAS && !c->cas_ready) {
         op = OP_GETS;
     }
@@ -715,11 +729,12 @@ static void lane_pump_trace(struct lane *l)
 static void lane_queue(struct lane *l, uint64_t intended_ns)
 {
     struct client *c = l->client;
-    enum op_type op = client_next_op(c);
+    enum op_type key_op;
+    enum op_type op = client_next_op(c, &key_op);
     if (c->env->phase == WORKER_PRELOADING && c->counters_left > 0) {
         queue_counter_set(l, CLIENT_COUNTERS - c->counters_left--);
     } else if (op_class(op) == OP_CLASS_RETRIEVAL) {
-        queue_get(l, op, intended_ns);
+        queue_get(l, op, key_op, intended_ns);
     } else if (op_class(op) == OP_CLASS_STORAGE) {
         queue_store(l, op, intended_ns);
     } else {

@@ -30,8 +30,9 @@ static inline struct slap_counters *answer_counters(struct lane_env *env, const 
     return r->measured ? &env->cur.counters : &env->uncounted;
 }
 
-/* client.c: the next operation by the mix (and the -d keys a get stands for). */
-enum op_type client_next_op(struct client *c);
+/* client.c: the next operation by the mix (and the -d keys a get stands for); *key_op the op
+ * whose law picks its key. */
+enum op_type client_next_op(struct client *c, enum op_type *key_op);
 /* client.c: the lane has nothing left to do: tell the worker, once. */
 void lane_check_done(struct lane *l);
 

@@ -203,7 +203,8 @@ void lane_count_unsent(struct lane *l, uint64_t from_ns, uint64_t end_ns)
                g.unsent < LANE_UNSENT_EXACT) {
             uint64_t due = schedule_peek(&l->sched);
             schedule_advance(&l->sched);
-            enum op_type op = client_next_op(c);
+            enum op_type key_op;
+            enum op_type op = client_next_op(c, &key_op);
             lane_count_unanswered(c->env, (uint8_t)op, due, 0, end_ns);
             c->quota -= c->quota != UINT64_MAX;
             lane_lag_add(l, &g, due, end_ns);

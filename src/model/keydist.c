@@ -1,4 +1,5 @@
-/* Key popularity inside a window: uniform, zipf (rejection-inversion) and gaussian picks. */
+/* Key popularity inside a window: uniform, zipf (rejection-inversion) and gaussian picks; the
+ * law of each command (--key_pattern). */
 #include "slap/model/keydist.h"
 
 #include <math.h>
@@ -7,6 +8,7 @@
 #include <string.h>
 
 #include "slap/base/common.h"
+#include "slap/base/units.h"
 
 #define ZIPF_DEFAULT_S 0.99
 #define ZIPF_MAX_S 10.0
@@ -144,6 +146,7 @@ uint64_t key_dist_pick_shaped(const struct key_dist *d, uint64_t n, struct rng *
     case KEY_DIST_GAUSSIAN:
         return gaussian_pick(n, r);
     case KEY_DIST_UNIFORM:
+    case KEY_DIST_SEQUENTIAL: /* the caller walks; never asked to draw */
     default:
         return rng_below(r, n);
     }
@@ -188,4 +191,153 @@ enum slap_status key_dist_parse(const char *text, struct key_dist *d, char *err,
     }
     *d = parsed;
     return SLAP_OK;
+}
+
+/* ---- --key_pattern ---------------------------------------------------------------------- */
+
+static const char *const key_dist_names[] = {[KEY_DIST_UNIFORM] = "uniform",
+                                             [KEY_DIST_ZIPF] = "zipf",
+                                             [KEY_DIST_GAUSSIAN] = "gaussian",
+                                             [KEY_DIST_LATEST] = "latest",
+                                             [KEY_DIST_SEQUENTIAL] = "sequential"};
+
+/* The ops an item's OP names (a command, write, read or all); 0 when it names none. */
+static uint32_t pattern_ops(const char *name, size_t len)
+{
+    static const struct {
+        const char *name;
+        uint32_t ops;
+    } groups[] = {{"write", KEY_PATTERN_WRITE_OPS},
+                  {"read", KEY_PATTERN_READ_OPS},
+                  {"all", (1u << OP_COUNT) - 1}};
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(groups); i++) {
+        if (strlen(groups[i].name) == len && memcmp(groups[i].name, name, len) == 0) {
+            return groups[i].ops;
+        }
+    }
+    enum op_type op = op_by_name(name, len);
+    return op < OP_COUNT ? op_bit(op) : 0;
+}
+
+/* One OP:LAW item of len bytes into item i of p. */
+static enum slap_status pattern_item(const char *item, size_t len, struct key_pattern *p,
+                                     uint32_t i, char *err, size_t err_len)
+{
+    const char *colon = memchr(item, ':', len);
+    uint32_t ops = colon != NULL ? pattern_ops(item, (size_t)(colon - item)) : 0;
+    char law_text[64];
+    struct key_dist law = {.kind = KEY_DIST_SEQUENTIAL, .s = ZIPF_DEFAULT_S};
+    if (ops == 0) {
+        snprintf(err, err_len, "'%.*s' is not OP:LAW (OP a command of --mix, write, read or all)",
+                 (int)len, item);
+        return SLAP_ERROR;
+    }
+    size_t law_len = len - (size_t)(colon + 1 - item);
+    if (law_len >= sizeof(law_text)) {
+        law_len = sizeof(law_text) - 1; /* too long for any law: refused below */
+    }
+    memcpy(law_text, colon + 1, law_len);
+    law_text[law_len] = '\0';
+    if (strcmp(law_text, "sequential") != 0 &&
+        key_dist_parse(law_text, &law, err, err_len) != SLAP_OK) {
+        snprintf(err, err_len, "'%.*s': the law is sequential or %s", (int)len, item,
+                 accepted_text);
+        return SLAP_ERROR;
+    }
+    p->ops[i] = ops;
+    p->kind[i] = (uint32_t)law.kind;
+    p->s[i] = law.s;
+    return SLAP_OK;
+}
+
+enum slap_status key_pattern_parse(const char *text, struct key_pattern *p, char *err,
+                                   size_t err_len)
+{
+    struct key_pattern parsed = {.n = 0};
+    const char *item = text;
+    for (;;) {
+        const char *comma = strchr(item, ',');
+        size_t len = comma != NULL ? (size_t)(comma - item) : strlen(item);
+        if (parsed.n == KEY_PATTERN_MAX) {
+            snprintf(err, err_len, "more than %d items", KEY_PATTERN_MAX);
+            return SLAP_ERROR;
+        }
+        if (pattern_item(item, len, &parsed, parsed.n, err, err_len) != SLAP_OK) {
+            return SLAP_ERROR;
+        }
+        parsed.n++;
+        if (comma == NULL) {
+            break;
+        }
+        item = comma + 1;
+    }
+    *p = parsed;
+    return SLAP_OK;
+}
+
+void key_dist_format(const struct key_dist *d, char *buf, size_t len)
+{
+    const char *name =
+        (unsigned)d->kind < SLAP_ARRAY_SIZE(key_dist_names) ? key_dist_names[d->kind] : "?";
+    if (d->kind == KEY_DIST_ZIPF || d->kind == KEY_DIST_LATEST) {
+        char s[32];
+        units_shortest(s, sizeof(s), d->s);
+        snprintf(buf, len, "%s:%s", name, s);
+    } else {
+        snprintf(buf, len, "%s", name);
+    }
+}
+
+/* An item's OP as it was named: a group when its ops are one, else the command. */
+static const char *pattern_op_name(uint32_t ops)
+{
+    if (ops == KEY_PATTERN_WRITE_OPS) {
+        return "write";
+    }
+    if (ops == KEY_PATTERN_READ_OPS) {
+        return "read";
+    }
+    if (ops == (1u << OP_COUNT) - 1) {
+        return "all";
+    }
+    for (int op = 0; op < OP_COUNT; op++) {
+        if (ops == op_bit((enum op_type)op)) {
+            return op_name((enum op_type)op);
+        }
+    }
+    return "?";
+}
+
+size_t key_pattern_format(const struct key_pattern *p, char *buf, size_t len)
+{
+    size_t used = 0;
+    for (uint32_t i = 0; i < p->n; i++) {
+        char law[48];
+        key_dist_format(&(struct key_dist){.kind = (enum key_dist_kind)p->kind[i], .s = p->s[i]},
+                        law, sizeof(law));
+        int n = snprintf(buf + (used < len ? used : len), used < len ? len - used : 0, "%s%s:%s",
+                         i > 0 ? "," : "", pattern_op_name(p->ops[i]), law);
+        used += n > 0 ? (size_t)n : 0;
+    }
+    if (p->n == 0 && len > 0) {
+        buf[0] = '\0';
+    }
+    return used;
+}
+
+void key_pattern_resolve(const struct key_pattern *p, const struct key_dist *stored,
+                         struct key_dist laws[OP_COUNT])
+{
+    for (int op = 0; op < OP_COUNT; op++) {
+        laws[op] = *stored;
+    }
+    laws[OP_SET] = laws[OP_ADD] = (struct key_dist){.kind = KEY_DIST_SEQUENTIAL, .s = 0.0};
+    laws[OP_INCR] = laws[OP_DECR] = (struct key_dist){.kind = KEY_DIST_UNIFORM, .s = 0.0};
+    for (uint32_t i = 0; i < p->n && i < KEY_PATTERN_MAX; i++) {
+        for (int op = 0; op < OP_COUNT; op++) {
+            if (p->ops[i] & op_bit((enum op_type)op)) {
+                laws[op] = (struct key_dist){.kind = (enum key_dist_kind)p->kind[i], .s = p->s[i]};
+            }
+        }
+    }
 }

@@ -74,13 +74,23 @@ enum slap_status workload_init(struct workload *w, const struct workload_plan *p
         w->value_size = p->trace_value_max;
     }
     w->win_size = p->win_size;
+    w->bounds = p->key_count > 0;
+    if (w->bounds) {
+        w->win_size = p->key_count;
+        w->key_base = p->key_min;
+    }
+    key_pattern_resolve(&p->key_pattern, &p->key_pop, w->key_law);
+    for (int op = OP_SET; op <= OP_ADD; op += OP_ADD - OP_SET) {
+        w->walk_ops |= w->key_law[op].kind == KEY_DIST_SEQUENTIAL ? op_bit((enum op_type)op) : 0;
+    }
     workload_mix(w, p->mix);
     w->overwrite_ppm = ppm(p->overwrite);
     w->verify_ppm = ppm(p->verify);
     w->expire_ppm = ppm(p->exp_verify);
     w->exp_time_s = (uint32_t)(p->exp_time_ns / 1000000000ULL);
     w->division = p->division;
-    w->track_slots = p->verify > 0 || p->exp_verify > 0 || p->overwrite > 0 || p->rep_write > 0;
+    w->track_slots = !w->bounds && (p->verify > 0 || p->exp_verify > 0 || p->overwrite > 0 ||
+                                    p->rep_write > 0); /* bounds: no version is one client's */
     w->fixed_keys = dist_is_fixed(&w->key_sizes);
     w->fixed_values = dist_is_fixed(&w->value_sizes) && !w->track_slots;
     w->value = malloc((size_t)w->value_size + 2);
@@ -113,7 +123,7 @@ const char *workload_trace_value(const struct workload *w, uint32_t size)
 
 bool workload_needs_fill(const struct workload *w)
 {
-    return (w->mix_ops & (op_bit(OP_SET) | op_bit(OP_ADD))) == 0;
+    return !w->bounds && (w->mix_ops & w->walk_ops) == 0;
 }
 
 void workload_free(struct workload *w)
@@ -134,8 +144,14 @@ static void put_hex(char *out, uint64_t v, int digits)
 
 void workload_key_init(const struct workload *w, uint32_t client_id, char *key)
 {
-    put_hex(key, client_id, 6);
-    key[WORKLOAD_KEY_MARK] = '.';
+    if (w->bounds) { /* a name of the number alone: the same for every client and run */
+        memcpy(key, "shared", WORKLOAD_KEY_MARK);
+        key[WORKLOAD_KEY_MARK] = '-';
+        client_id = 0;
+    } else {
+        put_hex(key, client_id, 6);
+        key[WORKLOAD_KEY_MARK] = '.';
+    }
     put_hex(key + 7, 0, 8);
     for (uint32_t i = WORKLOAD_KEY_ID_LEN; i < w->key_size; i++) {
         key[i] = filler[(i + client_id) % (sizeof(filler) - 1)];
@@ -173,7 +189,8 @@ bool workload_key_decode(const char *key, size_t key_len, uint32_t client_id, ui
 
 uint32_t workload_key_len_drawn(const struct workload *w, uint32_t client_id, uint64_t slot)
 {
-    return size_dist_sample(&w->key_sizes, rng_mix(client_id, slot, 0x6b6579));
+    /* bounds: by the key's number, so that every run with other bounds names it alike */
+    return size_dist_sample(&w->key_sizes, rng_mix(client_id, w->key_base + slot, 0x6b6579));
 }
 
 uint32_t workload_value_len(const struct workload *w, uint32_t client_id, uint64_t slot,
@@ -191,6 +208,15 @@ const char *workload_value(const struct workload *w, uint32_t client_id, uint64_
     uint64_t offset = rng_mix(client_id, slot, 0x6f66660000000000ULL ^ version) %
                       WORKLOAD_POOL_SLACK;
     return w->pool + offset;
+}
+
+void window_start(struct key_window *win, const struct workload *w, uint64_t start)
+{
+    win->next_set = start;
+    win->filled = w->win_size;
+    for (int op = 0; op < OP_COUNT; op++) {
+        win->walk[op] = start;
+    }
 }
 
 void window_init(struct key_window *win, const struct workload *w)

@@ -97,6 +97,9 @@ SHARES_CPU = frozenset([
     "examples_fan_out_through_namespaces", "tls_silent_server",
     "streams_and_paths_that_are_no_results", "every_connection_silent", "arrivals_by_law",
     "reconnect_every_counts_connections", "reconnect_rate_spreads_reopens",
+    # key patterns and bounds: the server's counts and items, no time
+    "key_bounds_as_the_server_counts", "key_bounds_shared_between_runs",
+    "key_pattern_sets_by_law_in_windows",
 ])
 
 # Timed cases that run with no neighbour at all: the judgements calibrated on this host alone

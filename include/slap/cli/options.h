@@ -92,6 +92,10 @@ struct slap_options {
     enum server_distribution distribution; /* --distribution */
     enum server_hash hash;     /* --hash */
     struct key_dist key_pop;   /* --key_dist: which keys gets read */
+    struct key_pattern key_pattern; /* --key_pattern: the law of each command's keys */
+    uint64_t key_min;          /* --key_min, default 0 */
+    uint64_t key_max;          /* --key_max, default 10m */
+    bool key_bounds;           /* either given: one range of keys for every client */
     bool flush;                /* --flush: flush_all every server before the run */
     bool preload;              /* --preload: set every window key before the run */
     /* Protocol and transport. */

@@ -39,7 +39,6 @@ struct lane_params {
     const struct server_list *servers;
     struct replay_ring *rings;      /* --trace: one per lane of the run, else NULL */
     const atomic_bool *replay_done; /* --trace: the reader brings no more requests */
-    struct key_dist key_pop;        /* --key_dist: which stored keys gets read */
     uint64_t execute_number;        /* -x: requests of the whole run; 0: timed */
     double tps;                     /* -P: open loop at this rate, all lanes; 0: closed loop */
     double trace_speed;             /* --trace-speed; 0: as fast as the lanes go */
@@ -212,6 +211,9 @@ enum slap_status client_init(struct client *c, struct lane_env *env, const struc
 /* Does a run with these parameters begin with every window stored (--preload, or a mix that
  * stores no new key), by a preload of its own or (windows_stored) an earlier sweep step's? */
 bool client_windows_full(const struct lane_params *p, const struct workload *wl);
+/* Bounds: where client id's walks begin in the range, the clients spread evenly; a --preload
+ * sets keys [start(id), start(id + 1)) (id + 1 == concurrency: the range's end). */
+uint64_t client_range_start(const struct lane_params *p, const struct workload *wl, uint32_t id);
 void client_free(struct client *c);
 
 /* The callbacks by which a lane hears from its sockets (the conn_env's ops). */

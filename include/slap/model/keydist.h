@@ -1,4 +1,5 @@
-/* Key popularity inside a window: which of n keys a get reads (uniform, zipf, gaussian). */
+/* Key popularity inside a window: which of n keys a command acts on (uniform, zipf, gaussian,
+ * latest, or the walk), and --key_pattern's law per command. */
 #ifndef SLAP_KEYDIST_H
 #define SLAP_KEYDIST_H
 
@@ -7,13 +8,16 @@
 
 #include "slap/base/common.h"
 #include "slap/base/rng.h"
+#include "slap/model/ops.h"
 
 enum key_dist_kind {
-    KEY_DIST_UNIFORM = 0,  /* every key alike (memaslap) */
-    KEY_DIST_ZIPF = 1,     /* rank r (0-based) drawn with weight 1 / (r + 1)^s */
-    KEY_DIST_GAUSSIAN = 2, /* normal around n / 2, standard deviation n / 6, cut to [0, n) */
-    KEY_DIST_LATEST = 3,   /* zipf over recency: rank 0 the key set last (YCSB's "latest");
-                              key_dist_pick gives the rank, window_latest_slot the key */
+    KEY_DIST_UNIFORM = 0,    /* every key alike (memaslap) */
+    KEY_DIST_ZIPF = 1,       /* rank r (0-based) drawn with weight 1 / (r + 1)^s */
+    KEY_DIST_GAUSSIAN = 2,   /* normal around n / 2, standard deviation n / 6, cut to [0, n) */
+    KEY_DIST_LATEST = 3,     /* zipf over recency: rank 0 the key set last (YCSB's "latest");
+                                key_dist_pick gives the rank, window_latest_slot the key */
+    KEY_DIST_SEQUENTIAL = 4, /* no draw: the keys in order, a walk (--key_pattern only; the
+                                caller keeps the walk's place) */
 };
 
 struct key_dist {
@@ -37,5 +41,36 @@ static inline uint64_t key_dist_pick(const struct key_dist *d, uint64_t n, struc
 {
     return d->kind == KEY_DIST_UNIFORM && n > 1 ? rng_below(r, n) : key_dist_pick_shaped(d, n, r);
 }
+
+/*
+ * --key_pattern OP:LAW[,OP:LAW...] as given: OP a command of --mix, or write (set, add, replace,
+ * append, prepend, cas), read (get, gets, gat, touch) or all; LAW sequential or a --key_dist law.
+ * Arrays of one type each (no padding inside a field: plans are compared field by field).
+ */
+#define KEY_PATTERN_MAX 16
+struct key_pattern {
+    double s[KEY_PATTERN_MAX];      /* zipf, latest: the exponent */
+    uint32_t ops[KEY_PATTERN_MAX];  /* the op_bit()s each item names */
+    uint32_t kind[KEY_PATTERN_MAX]; /* its law: enum key_dist_kind */
+    uint32_t n;                     /* items; 0: no --key_pattern */
+};
+
+#define KEY_PATTERN_WRITE_OPS OP_STORAGE_OPS
+#define KEY_PATTERN_READ_OPS (OP_RETRIEVAL_OPS | (1u << OP_TOUCH))
+
+/* SLAP_ERROR with one line in err when text is not OP:LAW[,OP:LAW...]. */
+enum slap_status key_pattern_parse(const char *text, struct key_pattern *p, char *err,
+                                   size_t err_len);
+/* The pattern as it reads back ("set:uniform,get:zipf:0.99"); the bytes it needed. */
+size_t key_pattern_format(const struct key_pattern *p, char *buf, size_t len);
+/*
+ * The law of each op: set and add walk, incr and decr draw uniformly among their counters,
+ * every other op (those on a stored key) takes stored (--key_dist); then the pattern's items,
+ * each over the ones before.
+ */
+void key_pattern_resolve(const struct key_pattern *p, const struct key_dist *stored,
+                         struct key_dist laws[OP_COUNT]);
+/* "uniform", "zipf:0.99", "sequential", ... into buf. */
+void key_dist_format(const struct key_dist *d, char *buf, size_t len);
 
 #endif

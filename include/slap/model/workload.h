@@ -21,6 +21,7 @@
 #define WORKLOAD_KEY_ID_LEN 15
 #define WORKLOAD_KEY_MARK 6 /* the '.' between client and slot ('#' in counter keys) */
 #define WORKLOAD_KEY_CLIENTS (1ULL << (4 * WORKLOAD_KEY_MARK)) /* ids six hex digits name */
+#define WORKLOAD_KEY_NUMBER_MAX 0xffffffffULL /* --key_max: the most eight hex digits name */
 #define WORKLOAD_PPM 1000000u
 
 #define WORKLOAD_POOL_SLACK 4096u /* values start at one of this many offsets of the pool */
@@ -39,6 +40,11 @@ struct workload_plan {
     uint64_t exp_time_ns;         /* --exp_time */
     uint32_t division;            /* -d keys per multi-get */
     uint32_t rep_write;           /* -p: sets go to the first N servers; 0: the key's server */
+    struct key_dist key_pop;      /* --key_dist: the law of the commands on a stored key */
+    struct key_pattern key_pattern; /* --key_pattern: laws per command, over the defaults */
+    uint64_t key_min;             /* --key_min, --key_max: this host's keys are key_min .. */
+    uint64_t key_count;           /* key_min + key_count - 1, shared by every client; 0: each
+                                     client has its window of win_size keys */
     bool trace;                   /* --trace: keys and values come from the trace, */
     uint32_t trace_value_max;     /* values of up to this many bytes */
 };
@@ -51,7 +57,12 @@ struct workload {
     struct size_dist value_sizes;
     bool fixed_keys;            /* every key is key_size bytes */
     bool fixed_values;          /* every value is value (below), value_size bytes */
-    uint64_t win_size;          /* keys in each client's window */
+    uint64_t win_size;          /* keys in each client's window (bounds: in the range) */
+    bool bounds;                /* --key_min/--key_max: one range of keys for every client, named
+                                   by number alone; slot s is key key_base + s */
+    uint64_t key_base;          /* bounds: the range's first key; 0 otherwise */
+    struct key_dist key_law[OP_COUNT]; /* each op's law (KEY_DIST_SEQUENTIAL: the walk) */
+    uint32_t walk_ops;          /* set, add when they walk (the ops that fill a window) */
     uint32_t mix_ppm[OP_COUNT]; /* share of each operation, parts per million */
     uint32_t mix_ops;           /* the ops with a share: op_bit() of each */
     enum op_type mix_default;   /* the op sent when no other is due: get, else the largest */
@@ -83,14 +94,18 @@ uint32_t workload_ops(const struct workload *w);
 /* --trace: value bytes of that size: a decimal number when it is short enough to be one
  * (20 bytes or less, so that a trace's incr and decr find numbers), else printable bytes. */
 const char *workload_trace_value(const struct workload *w, uint32_t size);
-/* Does the run need its windows filled first? Its mix stores no new key (no set, no add). */
+/* Does the run need its windows filled first? No command of its mix walks the window to store
+ * new keys (no set or add, or they draw by a law); never with bounds (a key never set is a
+ * miss). */
 bool workload_needs_fill(const struct workload *w);
 void workload_free(struct workload *w);
 
 /*
  * Keys are printable and distinct per client and slot:
  *   cccccc.ssssssss + filler to key_size
- * six hex digits of the client id, a dot, eight hex digits of the slot.
+ * six hex digits of the client id, a dot, eight hex digits of the slot. With bounds, one
+ * name per number for every client and every run: shared-nnnnnnnn + filler (workload_key_slot
+ * is then given the key's number, key_base + slot).
  * workload_key_init writes the whole key for slot 0; workload_key_slot then
  * rewrites only the slot digits, so a key costs eight byte stores.
  */
@@ -131,11 +146,16 @@ const char *workload_value(const struct workload *w, uint32_t client_id, uint64_
 /* A client's window: sets walk it in order; gets pick a slot already set. */
 struct key_window {
     uint64_t next_set;          /* slot the next set writes */
-    uint64_t filled;            /* slots [0, filled) hold a value written by this run */
+    uint64_t filled;            /* slots [0, filled) hold a value written by this run
+                                   (bounds: the whole range, whoever wrote it) */
+    uint64_t walk[OP_COUNT];    /* the place of each other op that walks (KEY_DIST_SEQUENTIAL) */
     uint32_t mix_acc[OP_COUNT]; /* deterministic mix: an op each time its sum reaches PPM */
 };
 
 void window_init(struct key_window *win, const struct workload *w);
+/* Bounds: the client's walks begin at slot start (clients spread over the range), and every
+ * key of the range may be read (one never set is a miss). */
+void window_start(struct key_window *win, const struct workload *w, uint64_t start);
 /*
  * The next operation by the mix, deterministic: every op but the default one adds its
  * share to a sum of its own at each step and is sent when that sum reaches a million;
@@ -162,6 +182,29 @@ uint64_t window_pick_get_slot(const struct key_window *win, struct rng *r);
 static inline bool window_can_get(const struct key_window *win)
 {
     return win->filled > 0;
+}
+
+/* The walk of op (not set's or add's) over n keys: its next slot, from where it is. */
+static inline uint64_t window_walk(struct key_window *win, enum op_type op, uint64_t n)
+{
+    uint64_t slot = win->walk[op] < n ? win->walk[op] : 0;
+    win->walk[op] = slot + 1;
+    return slot;
+}
+
+/*
+ * The slot op acts on among n (the keys stored, the window, or counters): a draw by the op's
+ * law, its walk, or (latest) the slot stored that many sets ago.
+ */
+static inline uint64_t window_pick(struct key_window *win, const struct workload *w,
+                                   enum op_type op, uint64_t n, struct rng *r)
+{
+    const struct key_dist *d = &w->key_law[op];
+    if (d->kind == KEY_DIST_SEQUENTIAL) {
+        return window_walk(win, op, n);
+    }
+    uint64_t pick = key_dist_pick(d, n, r);
+    return d->kind == KEY_DIST_LATEST ? window_latest_slot(win, w, pick) : pick;
 }
 
 #endif
