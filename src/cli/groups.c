@@ -219,6 +219,9 @@ struct group_child {
     const struct cfg_group *group;
     struct words argv;
     char json[PATH_MAX];
+    bool json_kept; /* json is the group's file beside the run's --json: not removed */
+    dev_t old_dev;  /* and the file of that name before the run (0, 0: none): an earlier */
+    ino_t old_ino;  /* run's, which must not pass for this one's (a new one is renamed in) */
     pid_t pid;    /* 0: not started, or ended */
     int status;   /* waitpid's */
     bool started, ended;
@@ -237,7 +240,32 @@ struct groups_run {
     const struct results_doc *total; /* the merged document, while it is reported */
 };
 
-/* A group's command line: the run's options, its own, its label, results file, start and -q. */
+/*
+ * A group's file beside the run's: PATH with "-NAME" before its extension (run.json ->
+ * run-writer.json, out -> out-writer), so that each group's results are a run's results
+ * (any reader of slap's JSON or CSV takes them). false when it does not fit.
+ */
+static bool group_file(char *out, size_t len, const char *path, const char *name)
+{
+    const char *base = strrchr(path, '/');
+    base = base != NULL ? base + 1 : path;
+    const char *dot = strrchr(base, '.');
+    size_t stem = dot != NULL && dot > base ? (size_t)(dot - path) : strlen(path);
+    int n = snprintf(out, len, "%.*s-%s%s", (int)stem, path, name, path + stem);
+    return n > 0 && (size_t)n < len;
+}
+
+/* Does the run's output PATH get group files beside it? A regular file or a new one does; -,
+ * a FIFO, a device (/dev/null) do not. */
+static bool beside(const char *path)
+{
+    struct stat st;
+    return path != NULL && strcmp(path, "-") != 0 && (stat(path, &st) != 0 || S_ISREG(st.st_mode));
+}
+
+/* A group's command line: the run's options, its own, its label, results files, start and
+ * -q. Its JSON goes beside the run's --json FILE (else into the private directory), its CSV
+ * beside the run's --csv FILE. */
 static enum slap_status child_argv(struct groups_run *r, size_t i, uint64_t start_at_ns)
 {
     struct group_child *c = &r->child[i];
@@ -248,9 +276,24 @@ static enum slap_status child_argv(struct groups_run *r, size_t i, uint64_t star
     for (size_t k = 0; k < grp->nwords; k++) {
         words_add(&c->argv, "%s", grp->words[k].text);
     }
-    snprintf(c->json, sizeof(c->json), "%s/%zu.json", r->dir, i);
+    const char *json = r->o->json_out, *csv = r->o->csv_out;
+    c->json_kept = beside(json);
+    if (c->json_kept ? !group_file(c->json, sizeof(c->json), json, grp->name)
+                     : snprintf(c->json, sizeof(c->json), "%s/%zu.json", r->dir, i) < 0) {
+        fprintf(stderr, "slap: group %s: its --json file's name is too long\n", grp->name);
+        c->json[0] = '\0';
+        return SLAP_ERROR;
+    }
     words_add(&c->argv, "--label=%s/%s", r->o->label, grp->name);
     words_add(&c->argv, "--json=%s", c->json);
+    if (beside(csv)) {
+        char path[PATH_MAX];
+        if (!group_file(path, sizeof(path), csv, grp->name)) {
+            fprintf(stderr, "slap: group %s: its --csv file's name is too long\n", grp->name);
+            return SLAP_ERROR;
+        }
+        words_add(&c->argv, "--csv=%s", path);
+    }
     words_add(&c->argv, "--start_at=%llu.%09llu", (unsigned long long)(start_at_ns / 1000000000u),
               (unsigned long long)(start_at_ns % 1000000000u));
     words_add(&c->argv, "--quiet");
@@ -271,6 +314,11 @@ static enum slap_status child_argv(struct groups_run *r, size_t i, uint64_t star
 static void start_child(struct groups_run *r, size_t i)
 {
     struct group_child *c = &r->child[i];
+    struct stat st;
+    if (stat(c->json, &st) == 0) {
+        c->old_dev = st.st_dev;
+        c->old_ino = st.st_ino;
+    }
     pid_t pid = fork();
     if (pid == 0) {
         sigset_t none;
@@ -336,7 +384,8 @@ static int child_outcome(const struct groups_run *r, const struct group_child *c
 {
     struct stat st;
     int status = SLAP_EXIT_FAILED;
-    *results = stat(c->json, &st) == 0 && st.st_size > 0;
+    *results = stat(c->json, &st) == 0 && st.st_size > 0 &&
+               !(st.st_dev == c->old_dev && st.st_ino == c->old_ino);
     if (WIFEXITED(c->status)) {
         status = WEXITSTATUS(c->status);
         if (status != SLAP_EXIT_OK) {
@@ -540,7 +589,9 @@ static int run_groups(struct groups_run *r)
     for (size_t i = 0; i < r->groups.n; i++) {
         r->child[i].group = &r->groups.items[i];
         if (child_argv(r, i, start_at) != SLAP_OK) {
-            fprintf(stderr, "slap: group %s: too many words\n", r->groups.items[i].name);
+            if (r->child[i].argv.full) {
+                fprintf(stderr, "slap: group %s: too many words\n", r->groups.items[i].name);
+            }
             return SLAP_EXIT_USAGE;
         }
     }
@@ -572,7 +623,7 @@ static int run_groups(struct groups_run *r)
 static void clean_up(struct groups_run *r)
 {
     for (size_t i = 0; i < r->groups.n; i++) {
-        if (r->child[i].json[0] != '\0') {
+        if (r->child[i].json[0] != '\0' && !r->child[i].json_kept) {
             unlink(r->child[i].json);
         }
         words_free(&r->child[i].argv);

@@ -46,7 +46,9 @@ def case_groups_writer_and_reader(mc):
     """A writer group (sets only, -P 500) to one memcached and a reader group (gets only, closed
     loop) to another, in one run of 2 s: each server counts its own group's requests, each
     group's block its own figures, the total their sum; the JSON's runs[] a group each with its
-    latency, the CSV rows of both types, and slap merge reads the run's document again."""
+    latency, the CSV rows of both types, and slap merge reads the run's document again. Each
+    group's own JSON and CSV lie beside the run's (run-writer.json, run-reader.csv, ...): its
+    counts its server's, per type; a stale file of a group's name is replaced, not taken."""
     other = Memcached()
     tmp = tempfile.mkdtemp(prefix="slap-groups-")
     try:
@@ -63,6 +65,8 @@ def case_groups_writer_and_reader(mc):
         private = os.path.join(tmp, "tmpdir")  # the groups' private directory goes in here
         os.mkdir(private)
         os.environ["TMPDIR"] = private
+        with open(os.path.join(tmp, "run-reader.json"), "w") as f:
+            f.write("stale: an earlier run's")
         try:
             rc, out, err = run_slap(["-F", cfg, "-t", "2s", "--label", "box", "--json", out_json,
                                      "--csv", out_csv])
@@ -116,6 +120,18 @@ def case_groups_writer_and_reader(mc):
               "slap merge of the run's document: %d %s" % (r.returncode, r.stderr))
         check(os.listdir(private) == [], "the groups' files left behind: %r"
               % os.listdir(private))
+        # each group's own results, beside the run's
+        for name, op, count in (("writer", "set", sets), ("reader", "get", gets)):
+            own = json.load(open(os.path.join(tmp, "run-%s.json" % name)))
+            check(own["label"] == "box/" + name and own["types"][op]["count"] == count and
+                  own["types"]["total"]["count"] == count,
+                  "%s's own JSON: %r, its server %d" % (name, own["types"].get(op), count))
+            rows = open(os.path.join(tmp, "run-%s.csv" % name)).read().splitlines()
+            typed = [r.split(",") for r in rows[1:] if r.split(",")[1] == op]
+            check(rows[0].startswith("elapsed_s,type,ops,") and
+                  sum(int(r[2]) for r in typed) == count,
+                  "%s's own CSV: %d %s rows adding to %d, its server %d"
+                  % (name, len(typed), op, sum(int(r[2]) for r in typed), count))
     finally:
         other.stop()
         shutil.rmtree(tmp)
