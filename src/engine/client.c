@@ -128,6 +128,7 @@ static enum slap_status lane_init(struct lane *l, struct client *c, const struct
     }
     l->nconns = nsockets;
     l->conns = slabs->conns + lane_no * nsockets;
+    l->churn = p->reconnect_every > 0 || slabs->reopens != NULL;
     if (slabs->reopens != NULL) { /* the run's sockets numbered lane by lane, client by client */
         uint64_t first = ((uint64_t)c->id * p->conns_per_client + lane_no % p->conns_per_client) *
                          nsockets;

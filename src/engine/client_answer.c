@@ -529,10 +529,12 @@ static void churn_by_rate(struct conn *c)
 static void lane_drained(struct conn *c)
 {
     const struct lane *l = c->owner;
-    if (lane_env_of(l)->params->reconnect_every > 0) {
-        churn_every(c);
-    } else if (l->reopens != NULL) {
-        churn_by_rate(c);
+    if (l->churn) { /* one test on the request path when neither option is given */
+        if (l->reopens != NULL) {
+            churn_by_rate(c);
+        } else {
+            churn_every(c);
+        }
     }
     lane_pump(c->owner);
 }

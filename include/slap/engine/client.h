@@ -158,6 +158,7 @@ struct lane {
     uint32_t in_flight;    /* requests queued or waiting for answers, over all sockets */
     bool done;             /* nothing left to send or to wait for */
     bool timer_armed;
+    bool churn;            /* --reconnect_every or --reconnect_rate: lane_drained looks */
     uint64_t held_since_ns; /* open loop, --trace: since when the lane has been full, every
                                answer followed at once by the next due request; 0 with room */
     struct schedule sched; /* open loop */
