@@ -343,6 +343,7 @@ static enum options_outcome apply_cfg_file(const struct parse_state *st)
     if (o->cfg_file != NULL && cfgfile_load(o->cfg_file, &cfg, why, sizeof(why)) != SLAP_OK) {
         return options_usage_error(st, "--cfg_cmd: %s", why);
     }
+    o->cfg_groups = cfg.has_groups;
     if (cfg.has_key && !was_given(st, ROW_KEY_SIZE)) {
         o->key_sizes = cfg.key;
     }
