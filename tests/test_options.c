@@ -234,6 +234,9 @@ static const struct bad_line bad_lines[] = {
     {{"--key-pattern=get:zipf,set:pareto"}, "--key_pattern: 'set:pareto': the law is sequential"},
     {{"--key-pattern=set:latest"}, "set:latest: latest ranks keys by when set's walk stored them"},
     {{"--key-pattern=incr:latest"}, "incr cannot take it"},
+    {{"--key-pattern=all:latest"},
+     "--key_pattern: set:latest: latest ranks keys by when set's walk stored them; set cannot "
+     "take it"},
     {{"--key-pattern=set:zipf", "--key_dist=latest"},
      "--key_dist, --key_pattern: get:latest ranks keys by when set's walk stored them: it cannot "
      "be used with --key_pattern set:zipf"},
