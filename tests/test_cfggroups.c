@@ -8,7 +8,10 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "slap/base/common.h"
 #include "slap/model/cfgfile.h"
@@ -108,6 +111,85 @@ static void test_cfgfile_meets_groups(void **state)
     assert_false(cfg.has_groups);
 }
 
+/* What each reader makes of len bytes of text: refused (-1), no groups (0) or groups (1). */
+static int groups_said(const char *text, size_t len, int *by_cfgfile)
+{
+    struct cfg_file cfg;
+    struct cfg_groups g;
+    char err[ERR_LEN];
+    *by_cfgfile =
+        cfgfile_parse(text, len, "f.cfg", &cfg, err, sizeof(err)) != SLAP_OK ? -1 : cfg.has_groups;
+    if (cfggroups_parse(text, len, "f.cfg", &g, err, sizeof(err)) != SLAP_OK) {
+        return -1;
+    }
+    int said = g.n > 0;
+    cfggroups_free(&g);
+    return said;
+}
+
+/* The two readers of a -F file agree on whether it holds groups (else slap ran a file of
+ * groups as one plain run): a byte order mark first, "group#x", a first line of too many
+ * words. */
+static void test_readers_agree(void **state)
+{
+    (void)state;
+    int by_cfgfile;
+    static const char bom[] = "\xef\xbb\xbfgroup a\n -c 2\n";
+    assert_int_equal(groups_said(bom, sizeof(bom) - 1, &by_cfgfile), 1);
+    assert_int_equal(by_cfgfile, 1);
+    static const char hash[] = "group#x a\n -c 2\n";
+    assert_int_equal(groups_said(hash, sizeof(hash) - 1, &by_cfgfile), 0);
+    assert_int_equal(by_cfgfile, -1);
+    char *wide = malloc(8 + 300 * 3 + 1);
+    assert_non_null(wide);
+    strcpy(wide, "group a");
+    for (int i = 0; i < 300; i++) {
+        strcat(wide, " -c");
+    }
+    assert_int_equal(groups_said(wide, strlen(wide), &by_cfgfile), -1); /* too many words */
+    assert_int_equal(by_cfgfile, 1);
+    free(wide);
+}
+
+/* Bytes no text holds: a NUL refused (a word would end there unseen), a control byte in a name
+ * shown as \xNN. */
+static void test_groups_hostile_bytes(void **state)
+{
+    (void)state;
+    struct cfg_groups g;
+    char err[ERR_LEN];
+    static const char nul[] = "group a\n -c 1\0garbage\n";
+    assert_int_equal(cfggroups_parse(nul, sizeof(nul) - 1, "f.cfg", &g, err, sizeof(err)),
+                     SLAP_ERROR);
+    assert_string_equal(err, "f.cfg:2: a NUL byte: a file of groups is text");
+    assert_int_equal(g.n, 0);
+    assert_string_equal(parse_bad("group \x1b[31mred\n -c 1\n", err),
+                        "f.cfg:1: group '\\x1b[31mred': a name holds letters, digits, '.', '_' "
+                        "and '-'");
+}
+
+/* A FIFO no one writes to is refused at once, never waited on; so is a file past 1 MiB. */
+static void test_load_never_waits(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/slap-test-cfggroups-XXXXXX", fifo[64], err[ERR_LEN];
+    struct cfg_groups g;
+    struct cfg_file cfg;
+    assert_non_null(mkdtemp(dir));
+    snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    alarm(10); /* a hang fails the test */
+    assert_int_equal(cfggroups_load(fifo, &g, err, sizeof(err)), SLAP_ERROR);
+    assert_non_null(strstr(err, "a pipe with nothing written to it"));
+    assert_int_equal(cfgfile_load(fifo, &cfg, err, sizeof(err)), SLAP_ERROR);
+    assert_non_null(strstr(err, "a pipe with nothing written to it"));
+    assert_int_equal(cfggroups_load("/dev/zero", &g, err, sizeof(err)), SLAP_ERROR);
+    assert_string_equal(err, "cannot read /dev/zero: larger than 1048576 bytes");
+    alarm(0);
+    unlink(fifo);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -115,6 +197,9 @@ int main(void)
         cmocka_unit_test(test_no_groups),
         cmocka_unit_test(test_groups_errors),
         cmocka_unit_test(test_cfgfile_meets_groups),
+        cmocka_unit_test(test_readers_agree),
+        cmocka_unit_test(test_groups_hostile_bytes),
+        cmocka_unit_test(test_load_never_waits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -450,7 +450,9 @@ static void test_pattern_parse_bad(void **state)
         "a:b,c:d",   "set:sequential:1", "set:uniform,get:zipf,gets:zipf,gat:zipf,touch:zipf,"
                                          "add:zipf,replace:zipf,append:zipf,prepend:zipf,"
                                          "cas:zipf,delete:zipf,incr:zipf,decr:zipf,all:zipf,"
-                                         "read:zipf,write:zipf,set:zipf"};
+                                         "read:zipf,write:zipf,set:zipf",
+        /* a law past 63 bytes: once cut there and read as zipf:0.99...9 */
+        "get:zipf:0.999999999999999999999999999999999999999999999999999999999999garbage"};
     for (size_t i = 0; i < SLAP_ARRAY_SIZE(cases); i++) {
         struct key_pattern p = {.n = 7};
         char err[256] = "";

@@ -331,6 +331,21 @@ static void test_server_from_stats(void **state)
     assert_string_equal(s.note, p.note);
 }
 
+/* A share past belief (a server's rusage of 2^64 s over a second) is said as INT_MAX percent,
+ * never as a converted overflow (INT_MIN on x86: 'busy -2147483648%'). */
+static void test_share_past_belief(void **state)
+{
+    struct limits l;
+    (void)state;
+    make(&l, 1);
+    l.servers[0].busy = 18446744073709551616.0;
+    limits_judge(&l);
+    if (strstr(l.why, "busy 2147483647% of the run") == NULL) {
+        fail_msg("not said as INT_MAX percent: %s", l.why);
+    }
+    limits_free(&l);
+}
+
 /* The report's lines, name first, for scripts. */
 static void test_print(void **state)
 {
@@ -701,6 +716,7 @@ int main(void)
         cmocka_unit_test(test_trace_times),
         cmocka_unit_test(test_no_server_stats),
         cmocka_unit_test(test_server_from_stats),
+        cmocka_unit_test(test_share_past_belief),
         cmocka_unit_test(test_print),
         cmocka_unit_test(test_merge_hosts),
         cmocka_unit_test(test_verdict_names),

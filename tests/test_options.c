@@ -234,6 +234,9 @@ static const struct bad_line bad_lines[] = {
     {{"--key-pattern=get:zipf,set:pareto"}, "--key_pattern: 'set:pareto': the law is sequential"},
     {{"--key-pattern=set:latest"}, "set:latest: latest ranks keys by when set's walk stored them"},
     {{"--key-pattern=incr:latest"}, "incr cannot take it"},
+    {{"--key-pattern=all:latest"},
+     "--key_pattern: set:latest: latest ranks keys by when set's walk stored them; set cannot "
+     "take it"},
     {{"--key-pattern=set:zipf", "--key_dist=latest"},
      "--key_dist, --key_pattern: get:latest ranks keys by when set's walk stored them: it cannot "
      "be used with --key_pattern set:zipf"},
@@ -265,6 +268,8 @@ static const struct bad_line bad_lines[] = {
     {{"--ramp=1k:0/1m"}, "TO one from 1 to 1g"},
     {{"--ramp=x:2k/1m"}, "FROM is a rate from 0 to 1g"},
     {{"--ramp=1k:2k/0"}, "DURATION is a time above 0"},
+    {{"--ramp=1k:2k/1us"}, "--ramp: '1k:2k/1us': DURATION has an unknown unit (use ms, s, m, h"},
+    {{"--ramp=1k:2k/1000000d"}, "--ramp: '1k:2k/1000000d': DURATION is too large"},
     {{"--ramp=1k:2k/1m", "-P", "1k"}, "--ramp sets the rate of one timed open-loop run: it cannot "
                                        "be used with --tps"},
     {{"--ramp=1k:2k/1m", "--sweep=1k:2k:1k"}, "cannot be used with --sweep"},

@@ -9,6 +9,7 @@
 #include <arpa/inet.h>
 #include <libmemcached-1.0/memcached.h>
 #include <netinet/in.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -271,6 +272,45 @@ static void test_stats_binary(void **state)
     assert_non_null(strstr(why, "did not answer stats in binary (it said 'ERROR')"));
 }
 
+/* A figure that is no number a server holds (garbage, nan, inf, negative, past 2^64, a NUL in
+ * it) is a refusal naming it, in text and in binary: never a figure. */
+static void test_stats_not_numbers(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {"nan", "inf", "-1", "1e308",
+                                      "12x", "",    "99999999999999999999999"};
+    static const char *const names[] = {"cmd_get", "cmd_set", "get_hits", "get_misses",
+                                        "evictions", "bytes_read", "bytes_written",
+                                        "curr_connections", "rusage_user", "rusage_system"};
+    char text[2048], bin[4096], why[160], want[160];
+    struct server_stats st;
+    for (size_t b = 0; b < sizeof(bad) / sizeof(bad[0]); b++) {
+        size_t len = 0, n = 0;
+        for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+            const char *value = i == 8 ? bad[b] : "1"; /* rusage_user */
+            len += (size_t)snprintf(text + len, sizeof(text) - len, "STAT %s %s\r\n", names[i],
+                                    value);
+            put_packet(bin, &n, 0x10, 0, names[i], value);
+        }
+        len += (size_t)snprintf(text + len, sizeof(text) - len, "END\r\n");
+        put_packet(bin, &n, 0x10, 0, "", "");
+        snprintf(want, sizeof(want),
+                 "its stats' rusage_user is not a number from 0 to 2^64 (it said '%s')", bad[b]);
+        assert_int_equal(server_stats_parse(text, len, &st, why, sizeof(why)), SLAP_ERROR);
+        assert_string_equal(why, want);
+        assert_int_equal(server_stats_parse_binary(bin, n, &st, why, sizeof(why)), SLAP_ERROR);
+        assert_string_equal(why, want);
+    }
+    static const char nul[] = "STAT threads 4\0x\r\n";
+    assert_int_equal(server_stats_parse(nul, sizeof(nul) - 1, &st, why, sizeof(why)),
+                     SLAP_ERROR);
+    assert_non_null(strstr(why, "its stats' threads is not a number"));
+    static const char fine[] = "STAT threads 4\r\nSTAT rusage_user -0\r\n";
+    assert_int_equal(server_stats_parse(fine, sizeof(fine) - 1, &st, why, sizeof(why)),
+                     SLAP_AGAIN);
+    assert_true(st.threads == 4 && st.rusage_user == 0 && !signbit(st.rusage_user));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -280,6 +320,7 @@ int main(void)
         cmocka_unit_test(test_pick_three_servers),
         cmocka_unit_test(test_pick_ketama),
         cmocka_unit_test(test_stats_binary),
+        cmocka_unit_test(test_stats_not_numbers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -660,15 +660,22 @@ bool groups_run(const struct slap_options *o, int argc, char **argv, int *exit_s
     }
     r->o = o;
     r->saved_stdout = -1;
+    if (!o->cfg_groups) { /* a file of memaslap's sections (a pipe among them, read once) */
+        free(r);
+        return false;
+    }
     if (cfggroups_load(o->cfg_file, &r->groups, err, sizeof(err)) != SLAP_OK) {
         fprintf(stderr, "slap: --cfg_cmd: %s\nTry 'slap --help' for more information.\n", err);
         *exit_status = SLAP_EXIT_USAGE;
         free(r);
         return true;
     }
-    if (r->groups.n == 0) {
+    if (r->groups.n == 0) { /* its first read found a group: it changed since */
+        fprintf(stderr, "slap: --cfg_cmd: %s: no group on a second read (the file changed)\n"
+                        "Try 'slap --help' for more information.\n", o->cfg_file);
+        *exit_status = SLAP_EXIT_USAGE;
         free(r);
-        return false;
+        return true;
     }
     int status = scan_command_line(r, argc, argv);
     status = status == SLAP_EXIT_OK ? check_metrics(r) : status;

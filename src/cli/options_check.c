@@ -343,6 +343,7 @@ static enum options_outcome apply_cfg_file(const struct parse_state *st)
     if (o->cfg_file != NULL && cfgfile_load(o->cfg_file, &cfg, why, sizeof(why)) != SLAP_OK) {
         return options_usage_error(st, "--cfg_cmd: %s", why);
     }
+    o->cfg_groups = cfg.has_groups;
     if (cfg.has_key && !was_given(st, ROW_KEY_SIZE)) {
         o->key_sizes = cfg.key;
     }
@@ -407,7 +408,7 @@ static enum options_outcome check_key_pattern(const struct parse_state *st)
     struct key_dist laws[OP_COUNT];
     key_pattern_resolve(&o->key_pattern, &o->key_pop, laws);
     const char *from = was_given(st, ROW_KEY_DIST) ? "--key_dist, --key_pattern" : "--key_pattern";
-    for (int op = 0; op < OP_COUNT; op++) {
+    for (int op = 0; op < OP_COUNT; op++) { /* first: all:latest is refused for set's sake */
         bool walks_counters = op == OP_SET || op == OP_ADD || op_is_arithmetic((enum op_type)op);
         if (laws[op].kind == KEY_DIST_LATEST && walks_counters) {
             return options_usage_error(st,
@@ -415,6 +416,8 @@ static enum options_outcome check_key_pattern(const struct parse_state *st)
                                        "stored them; %s cannot take it",
                                        from, op_name((enum op_type)op), op_name((enum op_type)op));
         }
+    }
+    for (int op = 0; op < OP_COUNT; op++) {
         if (laws[op].kind == KEY_DIST_LATEST && laws[OP_SET].kind != KEY_DIST_SEQUENTIAL) {
             return options_usage_error(st,
                                        "%s: %s:latest ranks keys by when set's walk stored "

@@ -360,8 +360,14 @@ enum options_outcome options_apply_ramp(struct parse_state *st, const char *arg)
                                    "from 1 to 1g (k=1000)",
                                    arg);
     }
-    if (units_parse_duration(slash + 1, strlen(slash + 1), &r.duration_ns) != UNITS_OK ||
-        r.duration_ns == 0) {
+    enum units_status duration = units_parse_duration(slash + 1, strlen(slash + 1), &r.duration_ns);
+    if (duration == UNITS_BAD_UNIT || duration == UNITS_TOO_LARGE) { /* 1us, 1000000d */
+        return options_usage_error(st, "--ramp: '%s': DURATION %s", arg,
+                                   duration == UNITS_TOO_LARGE
+                                       ? "is too large"
+                                       : "has an unknown unit (use ms, s, m, h or d)");
+    }
+    if (duration != UNITS_OK || r.duration_ns == 0) {
         return options_usage_error(st, "--ramp: '%s': DURATION is a time above 0 (30s, 30m)",
                                    arg);
     }

@@ -25,6 +25,7 @@
  */
 #include "slap/engine/limits.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -102,10 +103,11 @@ const char *limits_verdict_name(enum limits_verdict v)
     return (size_t)v < SLAP_ARRAY_SIZE(names) && names[v] != NULL ? names[v] : "unknown";
 }
 
-/* A share in whole percent, rounded down: 84% never reads as the 85% of saturation. */
+/* A share in whole percent, rounded down: 84% never reads as the 85% of saturation. A share
+ * no int holds (a server's figures past belief) is INT_MAX, not a conversion's overflow. */
 static int pct(double share)
 {
-    return share > 0 ? (int)(share * 100.0) : 0;
+    return share > 0 ? (share * 100.0 < INT_MAX ? (int)(share * 100.0) : INT_MAX) : 0;
 }
 
 /* The known server whose threads were the busiest, or NULL; how many are unknown. */

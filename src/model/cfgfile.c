@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "slap/base/common.h"
@@ -712,6 +713,15 @@ static enum slap_status open_section(struct cfg_parser *p, enum cfg_section s,
     return SLAP_OK;
 }
 
+/* A line whose first word is "group" as cfggroups.c splits words: followed by a blank or the
+ * line's end ("group#x" is no group there, so none here either). */
+static bool group_header(const char *line, size_t len, const struct line_fields *f)
+{
+    size_t after = (size_t)(f->text[0] - line) + 5;
+    return f->len[0] == 5 && strncasecmp(f->text[0], "group", 5) == 0 &&
+           (after == len || is_blank(line[after]));
+}
+
 /* The first "group NAME": the file is one of groups (cfggroups.c reads them), which holds no
  * memaslap section. */
 static enum slap_status open_groups(struct cfg_parser *p)
@@ -747,7 +757,7 @@ static enum slap_status parse_line(struct cfg_parser *p, const char *line, size_
         p->rows++;
         return add_data_line(p, &f);
     }
-    if (f.len[0] == 5 && strncasecmp(f.text[0], "group", 5) == 0) {
+    if (group_header(line, len, &f)) {
         return open_groups(p);
     }
     enum cfg_section s = section_named(f.text[0], f.len[0]);
@@ -799,13 +809,9 @@ enum slap_status cfgfile_parse(const char *text, size_t len, const char *name, s
 
 /* ---- cfgfile_load ---- */
 
-/* Up to cap bytes of path into buf; SLAP_ERROR with errno set when it cannot be read. */
-static enum slap_status read_whole(const char *path, char *buf, size_t cap, size_t *len)
+/* Up to cap bytes of fd into buf; SLAP_ERROR with errno set when it cannot be read. */
+static enum slap_status read_whole(int fd, char *buf, size_t cap, size_t *len)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        return SLAP_ERROR;
-    }
     *len = 0;
     while (*len < cap) {
         ssize_t got = read(fd, buf + *len, cap - *len);
@@ -813,36 +819,54 @@ static enum slap_status read_whole(const char *path, char *buf, size_t cap, size
             continue;
         }
         if (got <= 0) {
-            int saved = errno;
-            close(fd);
-            errno = saved;
             return got == 0 ? SLAP_OK : SLAP_ERROR;
         }
         *len += (size_t)got;
     }
-    close(fd);
+    return SLAP_OK;
+}
+
+enum slap_status cfgfile_read(const char *path, char **text, size_t *len, char *err,
+                              size_t err_len)
+{
+    struct stat st;
+    char *buf = malloc(CFG_FILE_MAX + 1);
+    /* not blocking in open: a FIFO no one writes to is opened at once, read empty */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    const char *why = NULL;
+    char larger[48];
+    *text = NULL;
+    *len = 0;
+    if (buf == NULL || fd < 0 || fstat(fd, &st) != 0 ||
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 ||
+        read_whole(fd, buf, CFG_FILE_MAX + 1, len) != SLAP_OK) {
+        why = strerror(buf == NULL ? ENOMEM : errno);
+    } else if (*len > CFG_FILE_MAX) {
+        snprintf(larger, sizeof(larger), "larger than %d bytes", CFG_FILE_MAX);
+        why = larger;
+    } else if (*len == 0 && S_ISFIFO(st.st_mode)) {
+        why = "a pipe with nothing written to it (no writer, or it was read already)";
+    }
+    if (fd >= 0) {
+        close(fd);
+    }
+    if (why != NULL) {
+        snprintf(err, err_len, "cannot read %s: %s", path, why);
+        free(buf);
+        return SLAP_ERROR;
+    }
+    *text = buf;
     return SLAP_OK;
 }
 
 enum slap_status cfgfile_load(const char *path, struct cfg_file *cfg, char *err, size_t err_len)
 {
-    enum slap_status rc = SLAP_ERROR;
-    size_t len = 0;
-    char *text = malloc(CFG_FILE_MAX + 1);
-    if (text == NULL) {
-        snprintf(err, err_len, "cannot read %s: %s", path, strerror(ENOMEM));
+    char *text;
+    size_t len;
+    if (cfgfile_read(path, &text, &len, err, err_len) != SLAP_OK) {
         return SLAP_ERROR;
     }
-    if (read_whole(path, text, CFG_FILE_MAX + 1, &len) != SLAP_OK) {
-        snprintf(err, err_len, "cannot read %s: %s", path, strerror(errno));
-        goto done;
-    }
-    if (len > CFG_FILE_MAX) {
-        snprintf(err, err_len, "cannot read %s: larger than %d bytes", path, CFG_FILE_MAX);
-        goto done;
-    }
-    rc = cfgfile_parse(text, len, path, cfg, err, err_len);
-done:
+    enum slap_status rc = cfgfile_parse(text, len, path, cfg, err, err_len);
     free(text);
     return rc;
 }

@@ -1,7 +1,6 @@
 /* The groups of a -F file: "group NAME" sections, each the words of a command line. */
 #include "slap/model/cfggroups.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -9,9 +8,13 @@
 #include <string.h>
 #include <strings.h>
 
-#define GROUPS_FILE_MAX (1024 * 1024) /* bytes cfggroups_load accepts, as cfgfile_load */
-#define GROUP_WORDS_MAX 256           /* words of one group */
-#define SHOWN_MAX 40                  /* bytes of a bad word shown in a message */
+#include "slap/base/quote.h"
+#include "slap/model/cfgfile.h"
+
+#define GROUP_WORDS_MAX 256            /* words of one group */
+#define SHOWN_MAX 40                   /* bytes of a bad word shown in a message */
+#define SHOWN_BUF (SHOWN_MAX * 4 + 8)  /* and room for it quoted: \xNN a byte, marks, "..." */
+#define BYTE_ORDER_MARK "\xef\xbb\xbf" /* UTF-8's, from a Windows editor: skipped, as cfgfile.c */
 
 #if defined(__GNUC__)
 #define GROUPS_PRINTF(fmt, first) __attribute__((format(printf, fmt, first)))
@@ -53,7 +56,8 @@ static bool blank(char ch)
     return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\v' || ch == '\f';
 }
 
-/* The words of a line, up to a word that starts with '#'; false when there are too many. */
+/* The words of a line, up to a word that starts with '#'; false when there are too many (the
+ * first GROUP_WORDS_MAX kept). */
 static bool split_words(const char *line, size_t len, struct line_words *w)
 {
     size_t i = 0;
@@ -101,6 +105,15 @@ static bool name_char(char ch)
            ch == '.' || ch == '_' || ch == '-';
 }
 
+/* A bad name as the message shows it: quoted, an unprintable byte as \xNN, cut short. */
+static const char *shown_name(const char *name, size_t len, char buf[SHOWN_BUF])
+{
+    char *at = buf;
+    quote_put(&at, buf + SHOWN_BUF, name, len, SHOWN_MAX, '\'');
+    *at = '\0';
+    return buf;
+}
+
 /* "group NAME": a new group, its name checked. */
 static enum slap_status open_group(struct groups_parser *p, const struct line_words *w)
 {
@@ -110,11 +123,12 @@ static enum slap_status open_group(struct groups_parser *p, const struct line_wo
     }
     const char *name = w->text[1];
     size_t len = w->len[1];
+    char shown[SHOWN_BUF];
     for (size_t i = 0; i < len; i++) {
         if (!name_char(name[i])) {
             return groups_fail(p, p->line_no,
-                               "group '%.*s': a name holds letters, digits, '.', '_' and '-'",
-                               (int)(len < SHOWN_MAX ? len : SHOWN_MAX), name);
+                               "group %s: a name holds letters, digits, '.', '_' and '-'",
+                               shown_name(name, len, shown));
         }
     }
     if (len >= CFG_GROUP_NAME) {
@@ -171,6 +185,9 @@ static enum slap_status groups_line(struct groups_parser *p, const char *line, s
                                     size_t first_group)
 {
     struct line_words w;
+    if (memchr(line, '\0', len) != NULL) { /* a word would end there, unseen */
+        return groups_fail(p, p->line_no, "a NUL byte: a file of groups is text");
+    }
     if (!split_words(line, len, &w)) {
         return groups_fail(p, p->line_no, "more than %d words on a line", GROUP_WORDS_MAX);
     }
@@ -198,7 +215,8 @@ static size_t first_group_line(const char *text, size_t len)
         size_t end = newline != NULL ? (size_t)(newline - text) : len;
         struct line_words w;
         line++;
-        if (split_words(text + start, end - start, &w) && w.count > 0 && word_is(&w, 0, "group")) {
+        split_words(text + start, end - start, &w); /* too many words: its first still count */
+        if (w.count > 0 && word_is(&w, 0, "group")) {
             return line;
         }
         start = end + 1;
@@ -212,6 +230,11 @@ enum slap_status cfggroups_parse(const char *text, size_t len, const char *name,
     struct groups_parser p = {.name = name != NULL ? name : "config", .g = g, .err = err,
                               .err_len = err_len};
     memset(g, 0, sizeof(*g));
+    size_t bom = sizeof(BYTE_ORDER_MARK) - 1;
+    if (len >= bom && memcmp(text, BYTE_ORDER_MARK, bom) == 0) {
+        text += bom;
+        len -= bom;
+    }
     size_t first = first_group_line(text, len), start = 0;
     while (first > 0 && start < len) {
         const char *newline = memchr(text + start, '\n', len - start);
@@ -234,26 +257,13 @@ enum slap_status cfggroups_parse(const char *text, size_t len, const char *name,
 
 enum slap_status cfggroups_load(const char *path, struct cfg_groups *g, char *err, size_t err_len)
 {
+    char *text;
+    size_t len;
     memset(g, 0, sizeof(*g));
-    FILE *f = fopen(path, "re");
-    char *text = malloc(GROUPS_FILE_MAX + 1);
-    enum slap_status rc = SLAP_ERROR;
-    size_t len = 0;
-    if (f == NULL || text == NULL) {
-        snprintf(err, err_len, "cannot read %s: %s", path, strerror(f == NULL ? errno : ENOMEM));
-        goto done;
+    if (cfgfile_read(path, &text, &len, err, err_len) != SLAP_OK) {
+        return SLAP_ERROR;
     }
-    len = fread(text, 1, GROUPS_FILE_MAX + 1, f);
-    if (ferror(f) || len > GROUPS_FILE_MAX) {
-        snprintf(err, err_len, "cannot read %s: %s", path,
-                 ferror(f) ? strerror(errno) : "larger than 1 MiB");
-        goto done;
-    }
-    rc = cfggroups_parse(text, len, path, g, err, err_len);
-done:
-    if (f != NULL) {
-        fclose(f);
-    }
+    enum slap_status rc = cfggroups_parse(text, len, path, g, err, err_len);
     free(text);
     return rc;
 }

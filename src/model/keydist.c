@@ -233,13 +233,12 @@ static enum slap_status pattern_item(const char *item, size_t len, struct key_pa
         return SLAP_ERROR;
     }
     size_t law_len = len - (size_t)(colon + 1 - item);
-    if (law_len >= sizeof(law_text)) {
-        law_len = sizeof(law_text) - 1; /* too long for any law: refused below */
+    if (law_len < sizeof(law_text)) { /* a longer one is no law (cut, it might read as one) */
+        memcpy(law_text, colon + 1, law_len);
+        law_text[law_len] = '\0';
     }
-    memcpy(law_text, colon + 1, law_len);
-    law_text[law_len] = '\0';
-    if (strcmp(law_text, "sequential") != 0 &&
-        key_dist_parse(law_text, &law, err, err_len) != SLAP_OK) {
+    if (law_len >= sizeof(law_text) || (strcmp(law_text, "sequential") != 0 &&
+                                         key_dist_parse(law_text, &law, err, err_len) != SLAP_OK)) {
         snprintf(err, err_len, "'%.*s': the law is sequential or %s", (int)len, item,
                  accepted_text);
         return SLAP_ERROR;

@@ -14,6 +14,8 @@
 
 #define STATS_ANSWER_MAX (64u * 1024u) /* memcached's answer is about 4 KiB */
 #define STATS_SHOWN 60                 /* bytes of a refusal shown in a note */
+/* 2^64: the largest figure taken */
+#define STATS_NUMBER_MAX 18446744073709551616.0
 
 static const char stats_request[] = "stats\r\n";
 /* The binary protocol's: a request header of opcode STAT, no key, no body. */
@@ -36,22 +38,47 @@ static void printable_line(const char *text, size_t len, char *out, size_t out_l
     out[n] = '\0';
 }
 
-/* The value of a STAT line's field into out, when it is one of the fields kept. */
-static void keep_field(struct server_stats *out, const char *name, size_t name_len,
-                       const char *value, uint32_t *seen)
+/* A figure's value, all of it a number from 0 to 2^64 (memcached's counters are 64 bits, its
+ * times seconds): strtod's "nan", "inf", "-1", "12x" and "1\0x" are none. value holds len
+ * bytes and a NUL after them. */
+static bool stats_number(const char *value, size_t len, double *number)
 {
+    char *end;
+    double v = strtod(value, &end);
+    if (end == value || end != value + len || !(v >= 0 && v <= STATS_NUMBER_MAX)) {
+        return false;
+    }
+    *number = v + 0.0; /* -0 read as 0 */
+    return true;
+}
+
+/* The value of a STAT line's field into out, when it is one of the fields kept; false, with
+ * why, when it is one but its value is no number. */
+static bool keep_field(struct server_stats *out, const char *name, size_t name_len,
+                       const char *value, size_t value_len, uint32_t *seen, char *why,
+                       size_t why_len)
+{
+    char shown[STATS_SHOWN + 8];
     uint32_t bit = 1;
-#define SERVER_STATS_MATCH(field)                                                                  \
-    if (name_len == sizeof(#field) - 1 && memcmp(name, #field, name_len) == 0) {                   \
-        out->field = strtod(value, NULL);                                                          \
+    double *field = NULL;
+#define SERVER_STATS_MATCH(name_of)                                                                \
+    if (name_len == sizeof(#name_of) - 1 && memcmp(name, #name_of, name_len) == 0) {               \
+        field = &out->name_of;                                                                     \
         *seen |= bit;                                                                              \
     }                                                                                              \
     bit <<= 1;
     SERVER_STATS_FIELDS(SERVER_STATS_MATCH)
 #undef SERVER_STATS_MATCH
     if (name_len == sizeof("threads") - 1 && memcmp(name, "threads", name_len) == 0) {
-        out->threads = strtod(value, NULL); /* optional: not every server says it */
+        field = &out->threads; /* optional: not every server says it */
     }
+    if (field != NULL && !stats_number(value, value_len, field)) {
+        printable_line(value, value_len, shown, sizeof(shown));
+        snprintf(why, why_len, "its stats' %.*s is not a number from 0 to 2^64 (it said '%s')",
+                 (int)name_len, name, shown);
+        return false;
+    }
+    return true;
 }
 
 static uint32_t all_fields(void)
@@ -65,26 +92,31 @@ static uint32_t all_fields(void)
     return all;
 }
 
+/* A STAT line's verdict: one (kept or not), none (not a STAT line), or a bad figure. */
+enum stat_line_kind { STAT_LINE, STAT_LINE_NOT, STAT_LINE_BAD };
+
 /* "STAT name value" (value up to 63 bytes): the field is kept when it is one of ours. */
-static bool stat_line(const char *line, size_t len, struct server_stats *out, uint32_t *seen)
+static enum stat_line_kind stat_line(const char *line, size_t len, struct server_stats *out,
+                                     uint32_t *seen, char *why, size_t why_len)
 {
     char value[64];
     if (len < 5 || memcmp(line, "STAT ", 5) != 0) {
-        return false;
+        return STAT_LINE_NOT;
     }
     const char *name = line + 5;
     const char *space = memchr(name, ' ', len - 5);
     if (space == NULL) {
-        return false;
+        return STAT_LINE_NOT;
     }
     size_t value_len = len - (size_t)(space + 1 - line);
     if (value_len >= sizeof(value)) {
-        return true; /* a long value (a version string): not one of ours */
+        return STAT_LINE; /* a long value (a version string): not one of ours */
     }
     memcpy(value, space + 1, value_len);
     value[value_len] = '\0';
-    keep_field(out, name, (size_t)(space - name), value, seen);
-    return true;
+    return keep_field(out, name, (size_t)(space - name), value, value_len, seen, why, why_len)
+               ? STAT_LINE
+               : STAT_LINE_BAD;
 }
 
 enum slap_status server_stats_parse(const char *text, size_t len, struct server_stats *out,
@@ -108,7 +140,11 @@ enum slap_status server_stats_parse(const char *text, size_t len, struct server_
             snprintf(why, why_len, "its stats lack cmd_get, bytes_read or another figure");
             return SLAP_ERROR;
         }
-        if (!stat_line(text + pos, line_len, out, &seen)) {
+        enum stat_line_kind kind = stat_line(text + pos, line_len, out, &seen, why, why_len);
+        if (kind == STAT_LINE_BAD) {
+            return SLAP_ERROR;
+        }
+        if (kind == STAT_LINE_NOT) {
             printable_line(text + pos, len - pos, shown, sizeof(shown));
             snprintf(why, why_len, "it did not answer stats (it said '%s')", shown);
             return SLAP_ERROR;
@@ -170,7 +206,9 @@ enum slap_status server_stats_parse_binary(const char *text, size_t len, struct 
         if (value_len < sizeof(value)) { /* a long value (a version string): not one of ours */
             memcpy(value, k + key, value_len);
             value[value_len] = '\0';
-            keep_field(out, k, key, value, &seen);
+            if (!keep_field(out, k, key, value, value_len, &seen, why, why_len)) {
+                return SLAP_ERROR;
+            }
         }
     }
     return SLAP_AGAIN;

@@ -1,10 +1,13 @@
-/* libFuzzer target: the -F parser and size_dist_parse stay in bounds and keep their promises. */
+/* libFuzzer target: the -F parsers (memaslap sections, groups) and size_dist_parse stay in
+ * bounds and keep their promises. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "slap/model/cfgfile.h"
+#include "slap/model/cfggroups.h"
 #include "slap/base/common.h"
 
 #define ERR_LEN 256
@@ -13,6 +16,7 @@
 #define VALUE_LO 1u
 #define VALUE_HI (1024u * 1024u)
 #define TOKEN_LEN_MAX 8 /* longest entry of fuzz_tokens */
+#define GROUP_WORDS_MAX 256 /* words of one group (cfggroups.c) */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -21,6 +25,8 @@ static const char *const fuzz_tokens[] = {
     "key",  "value", "cmd",     "\n",      "\r\n",  " ",   "\t", "#",   ":",   ",",    "-",
     "k",    "m",     "0",       "1",       "1.0",   "0.5", "2",  "15",  "16",  "250",  "251",
     "1024", "2048",  "1048576", "1048577", "1e308", "nan", "-1", "0.1", "0.9", "4096", "---",
+    "group", "group ", "-c",    "-t",      "--",    "_",   ".",  "#x",  "\v",  "GROUP",
+    "\xef\xbb\xbf", /* a byte order mark */
 };
 
 static void check(int ok)
@@ -60,7 +66,10 @@ static void check_dist(const struct size_dist *d, uint32_t lo, uint32_t hi, uint
     check(mean >= lo * (1.0 - 1e-9) && mean <= size_dist_max(d) * (1.0 + 1e-9));
 }
 
-static void fuzz_cfgfile(const uint8_t *data, size_t size, uint64_t u)
+/* What a parser made of a file: refused, or a file of groups or of sections. */
+enum fuzz_outcome { FUZZ_REFUSED, FUZZ_GROUPS, FUZZ_SECTIONS };
+
+static enum fuzz_outcome fuzz_cfgfile(const uint8_t *data, size_t size, uint64_t u)
 {
     struct cfg_file cfg;
     char err[ERR_LEN] = "";
@@ -72,7 +81,12 @@ static void fuzz_cfgfile(const uint8_t *data, size_t size, uint64_t u)
         check_message(err);
         check(strncmp(err, "fuzz.cnf:", 9) == 0);
         free(text);
-        return;
+        return FUZZ_REFUSED;
+    }
+    free(text);
+    if (cfg.has_groups) { /* the rest is cfggroups': no section before */
+        check(!cfg.has_key && !cfg.has_value && !cfg.has_cmd);
+        return FUZZ_GROUPS;
     }
     check(cfg.has_key || cfg.has_value || cfg.has_cmd);
     if (cfg.has_key) {
@@ -89,7 +103,79 @@ static void fuzz_cfgfile(const uint8_t *data, size_t size, uint64_t u)
         }
         check(fabs(sum - 1.0) < 1e-9);
     }
+    return FUZZ_SECTIONS;
+}
+
+static bool group_name_char(char ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+           ch == '.' || ch == '_' || ch == '-';
+}
+
+/* A word as split: not empty, no blank, no newline, not a comment. */
+static void check_word(const struct cfg_word *w, size_t after_line, size_t before_line)
+{
+    size_t len = strlen(w->text);
+    check(len > 0 && w->text[0] != '#');
+    check(strpbrk(w->text, " \t\r\v\f\n") == NULL);
+    check(w->line > after_line && w->line < before_line);
+}
+
+/* Groups in the order of their lines, each named once, each with at most 256 words. */
+static void check_groups(const struct cfg_groups *g)
+{
+    check(g->n <= CFG_GROUPS_MAX);
+    for (size_t i = 0; i < g->n; i++) {
+        const struct cfg_group *grp = &g->items[i];
+        size_t len = strnlen(grp->name, CFG_GROUP_NAME);
+        size_t next_line = i + 1 < g->n ? g->items[i + 1].line : SIZE_MAX;
+        check(len > 0 && len < CFG_GROUP_NAME);
+        for (size_t k = 0; k < len; k++) {
+            check(group_name_char(grp->name[k]));
+        }
+        for (size_t k = 0; k < i; k++) {
+            check(strcmp(g->items[k].name, grp->name) != 0);
+        }
+        check(grp->line >= 1 && grp->line < next_line);
+        check(grp->nwords >= 1 && grp->nwords <= GROUP_WORDS_MAX && grp->words != NULL);
+        for (size_t k = 0; k < grp->nwords; k++) {
+            check(k == 0 || grp->words[k].line >= grp->words[k - 1].line);
+            check_word(&grp->words[k], grp->line, next_line);
+        }
+    }
+}
+
+static enum fuzz_outcome fuzz_cfggroups(const uint8_t *data, size_t size)
+{
+    enum fuzz_outcome outcome = FUZZ_REFUSED;
+    struct cfg_groups *g = malloc(sizeof(*g));
+    char err[ERR_LEN] = "";
+    char *text = malloc(size > 0 ? size : 1); /* exact size: reads past len are caught */
+    check(g != NULL && text != NULL);
+    memcpy(text, data, size);
+    if (cfggroups_parse(text, size, "fuzz.cnf", g, err, sizeof(err)) == SLAP_OK) {
+        check_groups(g);
+        outcome = g->n > 0 ? FUZZ_GROUPS : FUZZ_SECTIONS;
+    } else {
+        check_message(err);
+        check(strncmp(err, "fuzz.cnf:", 9) == 0);
+        check(g->n == 0); /* a refusal leaves nothing to free */
+    }
+    cfggroups_free(g);
+    check(g->n == 0);
     free(text);
+    free(g);
+    return outcome;
+}
+
+/* The two readers of a -F file agree on whether it is one of groups: one that finds groups
+ * where the other finds none would run the file's groups as one run, or not at all. A refusal
+ * by either is a message, which is enough. */
+static void fuzz_file(const uint8_t *data, size_t size, uint64_t u)
+{
+    enum fuzz_outcome sections = fuzz_cfgfile(data, size, u);
+    enum fuzz_outcome groups = fuzz_cfggroups(data, size);
+    check(sections == FUZZ_REFUSED || groups == FUZZ_REFUSED || sections == groups);
 }
 
 static void fuzz_size_dist(const uint8_t *data, size_t size, uint64_t u)
@@ -130,13 +216,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     uint64_t u = 0;
     memcpy(&u, data, size < sizeof(u) ? size : sizeof(u));
-    fuzz_cfgfile(data, size, u);
+    fuzz_file(data, size, u);
     fuzz_size_dist(data, size, u);
 
     char *text = malloc(size * TOKEN_LEN_MAX + 1);
     check(text != NULL);
     size_t len = render(data, size, text);
-    fuzz_cfgfile((const uint8_t *)text, len, u);
+    fuzz_file((const uint8_t *)text, len, u);
     fuzz_size_dist((const uint8_t *)text, len, u);
     free(text);
     return 0;

@@ -139,7 +139,13 @@ def case_bad_options():
                  ["--mix", "get=1.7e308,set=1e307"], ["--ratio", "1e308:1e308"],
                  ["--exp_time", "4294967296"], ["--exp_time", "1000000000"],
                  ["--reconnect_rate", "10", "--reconnect_every", "100"],
-                 ["--reconnect_rate", "0"]):
+                 ["--reconnect_rate", "0"], ["--reconnect_rate", "2g"], ["--reconnect_rate", "x"],
+                 ["--ramp=0:0/1s"], ["--ramp=1:10"], ["--ramp=-1:10/1s"], ["--ramp=1:10/1us"],
+                 ["--ramp=1:10/1000000d"], ["--ramp=1:10/1s", "-x", "100"],
+                 ["--key_min=10", "--key_max=5"], ["--key_max=4294967296"],
+                 ["--key_pattern=get:zipf,,set:sequential"], ["--key_pattern=foo:zipf"],
+                 ["--key_pattern=get:zipf:0"], ["--key_pattern=get:zipf:1e308"],
+                 ["--key_pattern=all:latest"], ["--key_pattern=get:zipf:0." + "9" * 60 + "x"]):
         rc, out, err = run_slap(args)
         check(rc == 2, "%r: exit status %d, expected 2" % (args, rc))
         check(out == "", "%r printed to stdout" % (args,))

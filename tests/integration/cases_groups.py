@@ -140,7 +140,10 @@ def case_groups_writer_and_reader(mc):
 def case_groups_bad_files():
     """Bad group files exit 2 before anything starts, naming the file, the line and the group:
     an unknown option, a run's option inside a group, an empty group, a memaslap section beside
-    groups; and a run's option that makes no groups run (--sweep) on the command line."""
+    groups, a NUL byte, 65 groups, 257 words, a long or unprintable name (quoted), a byte order
+    mark (still a file of groups), a group's -F naming a file of groups or a FIFO no one writes
+    to; -F a FIFO, or a pipe of groups (read twice); and a run's option that makes no groups
+    run (--sweep) on the command line."""
     tmp = tempfile.mkdtemp(prefix="slap-groups-bad-")
     port = free_port()  # nothing listens: a group that started would fail to connect
     try:
@@ -153,12 +156,33 @@ def case_groups_bad_files():
              r":3: group empty holds no options"),
             ("key\n16 16 1\ngroup a\n  -c 2\n", r":3: a file of groups holds only groups"),
             ("group a\n  -c 2 --udp\n  --pipeline=4\n", r":3: group a: --udp sends one request"),
+            ("group a\n  -c 1\0garbage\n", r":2: a NUL byte: a file of groups is text"),
+            ("".join("group g%d\n  -c 1\n" % i for i in range(65)), r":129: more than 64 groups"),
+            ("group a\n" + " -c1" * 257 + "\n", r":2: more than 256 words on a line"),
+            ("group %s\n  -c 1\n" % ("n" * 300), r":1: group 'n{40}\.\.\.': a name is at most 63"),
+            ("group \x1b[31mred\n  -c 1\n", r":1: group '\\x1b\[31mred': a name holds letters"),
+            ("\ufeffgroup a\n  -c 2 --bogus=1\n", r":2: group a: unknown option '--bogus'"),
+            ("group#x a\n  -c 2\n", r":1: unknown section 'group'"),
+            ("group a\n  -c 2 -F SELF\n", r":2: group a: its -F file holds groups"),
+            ("group a\n  -c 2 -F %s\n" % os.path.join(tmp, "fifo"),
+             r":2: group a: --cfg_cmd: cannot read .*fifo: a pipe with nothing written to it"),
         ]
+        os.mkfifo(os.path.join(tmp, "fifo"))  # no one writes to it: read at once, never waited on
         for i, (text, said) in enumerate(bad):
-            path = write(tmp, "bad%d.cfg" % i, text)
+            path = os.path.join(tmp, "bad%d.cfg" % i)
+            write(tmp, "bad%d.cfg" % i, text.replace("SELF", path))  # SELF: the file itself
             rc, out, err = run_slap(["-F", path, "-t", "1s"], timeout=20)
             check(rc == 2 and re.search(re.escape(path) + said, err) and out == "",
                   "bad file %d: exit %d, %r" % (i, rc, err))
+        fifo = os.path.join(tmp, "fifo")
+        rc, out, err = run_slap(["-F", fifo, "-t", "1s"], timeout=20)
+        check(rc == 2 and "cannot read %s: a pipe with nothing written to it" % fifo in err,
+              "-F a FIFO: exit %d, %r" % (rc, err))
+        # a pipe of groups is read twice (options, then groups): refused, not run as one run
+        rc, out, err = run_slap(["-t", "1s"], timeout=20, prefix=[
+            "bash", "-c", 'exec "$0" "$@" -F <(printf "group a\\n  -c 2\\n")'])
+        check(rc == 2 and re.search(r"cannot read /dev/fd/\d+: a pipe with nothing", err),
+              "-F a pipe of groups: exit %d, %r" % (rc, err))
         path = write(tmp, "good.cfg", "group a\n  -s 127.0.0.1:%d\n" % port)
         rc, _, err = run_slap(["-F", path, "--sweep=1:2:1"], timeout=20)
         check(rc == 2 and "--sweep makes no groups run" in err, "--sweep: %d %r" % (rc, err))

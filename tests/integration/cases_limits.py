@@ -269,6 +269,27 @@ def case_limits_stalled_server_said():
         mc.stop()
 
 
+def case_limits_garbage_server_stats():
+    """A server whose stats say figures that are no numbers (rusage_user nan, threads 1e308)
+    gets a note naming the figure, and the run its whole report (exit 0): never a figure made of
+    garbage (a busy share of 0 from nan) nor an overflow."""
+    figures = ["cmd_get", "cmd_set", "get_hits", "get_misses", "evictions", "bytes_read",
+               "bytes_written", "curr_connections", "rusage_user", "rusage_system", "threads"]
+    for bad, value in (("rusage_user", "nan"), ("threads", "1e308")):
+        stats = "".join("STAT %s %s\r\n" % (f, value if f == bad else "1") for f in figures)
+        garbage = FakeMemcached(rewrite=lambda request, answer, stats=stats: (
+            (stats + "END\r\n").encode() if request[0] == "other"
+            and request[1][:1] == [b"stats"] else None))
+        try:
+            rc, out, err = run_slap(["-s", garbage.addr, "-t", "1s", "-c", "2"], timeout=30)
+            said = ("stats not read before the run: its stats' %s is not a number from 0 to "
+                    "2^64 (it said '%s')" % (bad, value))
+            check(rc == 0 and said in out and run_line(out)[1] > 0,
+                  "%s %s: exit %d, %r" % (bad, value, rc, out[-1500:] + err))
+        finally:
+            garbage.stop()
+
+
 def case_limits_without_server_stats():
     """A server that refuses stats, whose process slap cannot see (slap as another user), gets a
     note, no CPU line, and a verdict about the client only, without a delay; seen in /proc (the

@@ -37,6 +37,7 @@ SHARES_CPU = frozenset([
     # outputs and refusals checked, no time: valgrind's errors, files against each other
     "release_valgrind_clean", "csv_rows_match_json", "svg_holds_the_json_numbers",
     "udp_bad_headers", "limits_json_and_merge", "replay_bad_trace",
+    "limits_garbage_server_stats",
     # a groups file refused before anything starts; a failed group named and the other reported
     "groups_bad_files", "groups_one_fails",
     # after the run: each waits on a stall or a silent peer, and bounds only a stop's delay

@@ -80,6 +80,7 @@ struct slap_options {
     const char *proxy_stats;   /* --proxy_stats: twemproxy's stats port */
     /* Workload shape. */
     const char *cfg_file;      /* -F, read when the options are complete */
+    bool cfg_groups;           /* and it holds groups (groups.c runs them); no option sets it */
     struct size_dist key_sizes;   /* n == 0: every key is key_size bytes */
     struct size_dist value_sizes; /* n == 0: every value is value_size bytes */
     uint32_t division;         /* -d keys per multi-get, default 1 */

@@ -75,7 +75,14 @@ struct cfg_file {
  */
 enum slap_status cfgfile_parse(const char *text, size_t len, const char *name, struct cfg_file *cfg,
                                char *err, size_t err_len);
-/* Read and parse a file; an unreadable file is an error naming it and the reason. */
+/* A -F file's bytes (at most 1 MiB) into *text, a NUL-less buffer of *len bytes that the
+ * caller frees. Never waits for a writer: a FIFO no one writes to, or a pipe read already, is
+ * refused as one with nothing in it; a longer file is refused. On error: SLAP_ERROR, err =
+ * "cannot read PATH: why". */
+enum slap_status cfgfile_read(const char *path, char **text, size_t *len, char *err,
+                              size_t err_len);
+/* Read (cfgfile_read) and parse a file; an unreadable file is an error naming it and the
+ * reason. */
 enum slap_status cfgfile_load(const char *path, struct cfg_file *cfg, char *err, size_t err_len);
 
 #endif

@@ -31,14 +31,16 @@ struct cfg_groups {
 /*
  * A -F file's groups: a line "group NAME" opens one (NAME: letters, digits, '.', '_', '-',
  * at most 63 bytes, each once); the lines after it, up to the next, hold its options as on a
- * command line, words apart by blanks (no quoting), '#' starting a comment. A file with a
- * group holds only groups: a key, value or cmd section, or any other line before the first
- * group, is refused, as is a group with no word. No group at all: SLAP_OK with n 0. On error:
+ * command line, words apart by blanks (no quoting), a word starting with '#' starting a
+ * comment. A UTF-8 byte order mark before it all is skipped (as cfgfile_parse skips it: both
+ * readers see the same first group). A file with a group holds only groups: a key, value or cmd
+ * section, or any other line before the first group, is refused, as are a group with no word
+ * and a NUL byte. No group at all: SLAP_OK with n 0. On error:
  * SLAP_ERROR, g empty, err = "NAME:LINE: what is wrong".
  */
 enum slap_status cfggroups_parse(const char *text, size_t len, const char *name,
                                  struct cfg_groups *g, char *err, size_t err_len);
-/* Read and parse a file (as cfgfile_load reads one). */
+/* Read (cfgfile_read: 1 MiB at most, never waiting for a writer) and parse a file. */
 enum slap_status cfggroups_load(const char *path, struct cfg_groups *g, char *err, size_t err_len);
 void cfggroups_free(struct cfg_groups *g);
 
