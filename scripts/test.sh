@@ -3,10 +3,9 @@
 # memcheck and a 60 s soak among them, the Debian package installed in a fresh chroot and the
 # container image run), then the same tests built with AddressSanitizer and
 # UndefinedBehaviorSanitizer. Every libFuzzer target runs first, for a bounded time: the quickest
-# pass, and the one whose hand-listed sources break first. Three tests run at a time: a case
-# that measures time or rate takes two of tests/resources.json's three "cpu" slots (so it runs
-# beside at most one that measures none), and in the release pass the calibrated judgements
-# run alone (tests/integration/run.py: SHARES_CPU, ALONE; tests/CMakeLists.txt).
+# pass, and the one whose hand-listed sources break first. In the release pass, three tests
+# run at a time, except the integration cases that measure time or rate, which run alone
+# (tests/integration/run.py, SHARES_CPU); the others mostly wait on their servers and timers.
 set -euo pipefail
 SECONDS=0
 phase() { echo "== $1 (at ${SECONDS}s)"; }
@@ -45,15 +44,13 @@ packages=
 phase "release tests (the package and image made at $(grep -o '[0-9]*s$' "$top/build-pkg/packages.log" | tail -1))"
 # a case that fails is run once more (a timed one can meet a moment when this shared host's
 # other load holds the server or slap up); one that fails twice fails the suite
-slots=(--resource-spec-file "$top/tests/resources.json")
-(cd "$top/build" && ctest -j3 "${slots[@]}" --repeat until-pass:2 --output-on-failure \
-    --no-tests=error)
+(cd "$top/build" && ctest -j3 --repeat until-pass:2 --output-on-failure --no-tests=error)
 
 phase "AddressSanitizer + UndefinedBehaviorSanitizer build"
 "$top/scripts/build.sh" "$top/build-asan" -DSLAP_WERROR=ON -DSLAP_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
 # A timed case here runs beside a case that measures no time (tests/CMakeLists.txt): one whose
 # timing check fails there gets a second try; a memory error fails every try.
-(cd "$top/build-asan" && ASAN_OPTIONS=detect_leaks=1 ctest -j3 "${slots[@]}" \
-    --repeat until-pass:2 --output-on-failure --no-tests=error)
+(cd "$top/build-asan" &&
+    ASAN_OPTIONS=detect_leaks=1 ctest -j2 --repeat until-pass:2 --output-on-failure --no-tests=error)
 
 phase "all passed"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Integration tests of slap against a real memcached started on a free loopback port.
 
-Usage: run.py --list | --list-shared | --list-alone
+Usage: run.py --list | --list-shared
        run.py --slap PATH [--memcached PATH] [--lmc-check PATH] [--man PATH] [--readme PATH] CASE
 
 The cases are the case_* functions of the cases_*.py modules beside this file;
@@ -103,25 +103,6 @@ SHARES_CPU = frozenset([
     "key_pattern_sets_by_law_in_windows",
 ])
 
-# Timed cases that run with no neighbour at all: the judgements calibrated on this host alone
-# (intervals' coverage, two sets alike, steadiness, a capacity found, Prometheus' rate against
-# slap's, the side that limited a run, CPU figures against the kernel's, memory against a
-# bound) and those that load the host themselves (a busy loop pinned beside slap, a cgroup
-# quota). Every other timed case bounds a rate or a wait with room to spare (the sanitizers'
-# pass runs each beside a case that measures no time, at its slower speed): it may run beside
-# one case that measures no time, never beside another timed one (tests/CMakeLists.txt).
-ALONE = frozenset([
-    "confidence_covers_known_truth", "confidence_steady", "confidence_steady_busy_host",
-    "compare_live_identical_not_significant", "search_known_capacity",
-    "search_narrows_below_slaps_ceiling", "search_starved_ends_without_capacity",
-    "metrics_prometheus_scrape", "prometheus_fleet_total_counts_once",
-    "probe_latency_beside_saturated_load", "timestamps_busy_host_truth", "netcompare_script",
-    "limits_busy_host", "limits_shares_within_the_run", "limits_borderline_beside_hog",
-    "limits_through_proxy", "limits_without_server_stats", "limits_cpu_figures_true",
-    "limits_latency_bound", "limits_server_bound", "limits_client_bound",
-    "limits_in_flight_little", "open_loop_client_lag", "sweep_client_lag_names_its_step",
-])
-
 
 def find_cases():
     """Every case_* function of the cases_*.py modules, by name without the prefix."""
@@ -173,8 +154,6 @@ def main():
     p.add_argument("--list", action="store_true", help="print the cases' names and exit")
     p.add_argument("--list-shared", action="store_true",
                    help="print the names of the cases that may run beside another, and exit")
-    p.add_argument("--list-alone", action="store_true",
-                   help="print the names of the timed cases that must run alone, and exit")
     p.add_argument("--slap")
     p.add_argument("--memcached", default="memcached")
     p.add_argument("--lmc-check", default="lmc_check")
@@ -190,13 +169,6 @@ def main():
         if unknown:
             raise SystemExit("SHARES_CPU names no such case: %s" % ", ".join(sorted(unknown)))
         print("\n".join(sorted(SHARES_CPU)))
-        return 0
-    if args.list_alone:
-        unknown = ALONE - set(cases)
-        if unknown or ALONE & SHARES_CPU:
-            raise SystemExit("ALONE names no such case, or a case that shares the CPU: %s" %
-                             ", ".join(sorted(unknown | (ALONE & SHARES_CPU))))
-        print("\n".join(sorted(ALONE)))
         return 0
     if args.list:
         for name in cases:
