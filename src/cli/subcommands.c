@@ -336,7 +336,7 @@ static void print_hosts(const struct sub_args *a, const struct results_merge_inp
     for (int i = 0; i < a->ninputs; i++) {
         const struct results_doc *d = in[i].doc;
         const struct results_run_id *run = d->runs.items;
-        uint64_t requests = results_requests(d->global);
+        uint64_t requests = stats_ops(d->global); /* as its run line's Ops and runs[] */
         char late[24] = "-"; /* how long after its --start_at it began measuring */
         if (d->runs.n == 1 && run->start_at_ms > 0) {
             snprintf(late, sizeof(late), "%lld",
