@@ -14,9 +14,12 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 # such as a cloud SDK's, owns /usr/bin/kubectl then, and Debian's would not install beside it)
 kubectl=kubernetes-client
 command -v kubectl >/dev/null && kubectl=
+# libsasl2-modules: SASL's PLAIN mechanism, which memcached -S needs for the auth cases; it is
+# only a Recommends of libsasl2-2, so a minimal Debian installs sasl2-bin without it
 "$top/scripts/deps.sh" valgrind clang libclang-rt-dev python3-yaml python3-jsonschema librsvg2-bin \
     nutcracker libmemcached-tools jq iproute2 pdsh prometheus prometheus-pushgateway \
-    debootstrap buildah build-essential debhelper dpkg-dev fakeroot lintian sasl2-bin $kubectl
+    debootstrap buildah build-essential debhelper dpkg-dev fakeroot lintian sasl2-bin libsasl2-modules \
+    $kubectl
 
 # The Debian package and the container image (scripts/packages.sh: the debootstrap tree and the
 # image's layers are cached between runs) are made beside the libFuzzer pass and the release
