@@ -202,10 +202,15 @@ static void test_merge_refuses_other_workloads(void **state)
 static void test_refuses_bad_documents(void **state)
 {
     (void)state;
-    static const struct {
+    char schema_now[32], schema_next[32], schema_said[96];
+    snprintf(schema_now, sizeof(schema_now), "\"schema\": %d", RESULTS_SCHEMA);
+    snprintf(schema_next, sizeof(schema_next), "\"schema\": %d", RESULTS_SCHEMA + 1);
+    snprintf(schema_said, sizeof(schema_said), "schema: version %d; this slap reads versions 1 to %d",
+             RESULTS_SCHEMA + 1, RESULTS_SCHEMA);
+    const struct {
         const char *from, *to, *said;
     } edits[] = {
-        {"\"schema\": 2", "\"schema\": 3", "schema: version 3; this slap reads versions 1 to 2"},
+        {schema_now, schema_next, schema_said},
         {"\"kind\": \"run\"", "\"kind\": \"walk\"", "kind"},
         {"\"cmd_set\": ", "\"cmd_sets\": ", "cmd_set"},
         {"\"buckets\": [[", "\"buckets\": [[99999,1],[", "bucket"},
@@ -284,7 +289,9 @@ static void test_schema_1_lacks_younger_counters(void **state)
     size_t len;
     char *text = NULL;
     to_json(&d, &text, &len);
-    char *one = strstr(text, "\"schema\": 2");
+    char now[32];
+    snprintf(now, sizeof(now), "\"schema\": %d", RESULTS_SCHEMA);
+    char *one = strstr(text, now);
     assert_non_null(one);
     one[strlen("\"schema\": ")] = '1';
     static const struct {

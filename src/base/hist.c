@@ -224,6 +224,20 @@ size_t hist_rank_bucket(const struct hist *h, uint64_t rank)
     return last;
 }
 
+uint64_t hist_count_from(const struct hist *h, size_t index)
+{
+    if (h->count == 0) {
+        return 0;
+    }
+    size_t last = hist_bucket_index(h->max_ns);
+    uint64_t seen = 0;
+    for (size_t i = index > hist_bucket_index(h->min_ns) ? index : hist_bucket_index(h->min_ns);
+         i <= last; i++) {
+        seen += h->buckets[i];
+    }
+    return seen;
+}
+
 double hist_mean_us(const struct hist *h)
 {
     return h->count ? h->sum_us / (double)h->count : 0.0;

@@ -24,6 +24,7 @@ struct hostcpu_sample hostcpu_read(void)
         s.ok = true;
         s.busy = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
         s.total = s.busy + v[3] + v[4];
+        s.steal = v[7];
     }
     return s;
 }
@@ -34,6 +35,14 @@ double hostcpu_busy(const struct hostcpu_sample *before, const struct hostcpu_sa
         return -1.0;
     }
     return (double)(after->busy - before->busy) / (double)(after->total - before->total);
+}
+
+double hostcpu_steal(const struct hostcpu_sample *before, const struct hostcpu_sample *after)
+{
+    if (hostcpu_busy(before, after) < 0 || after->steal < before->steal) {
+        return -1.0;
+    }
+    return (double)(after->steal - before->steal) / (double)(after->total - before->total);
 }
 
 uint32_t hostcpu_online(void)

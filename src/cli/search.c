@@ -64,6 +64,7 @@ struct rate_result {
     enum limits_verdict limit;
     bool judged;    /* limit is known */
     bool slap_busy; /* slap's threads near saturation or waiting for a CPU */
+    bool slap_late; /* the P99 tail mostly slap late to send (limits' slap_tail_share) */
     char limited_by[16];
     char why[LIMITS_WHY_MAX];
 };
@@ -216,10 +217,11 @@ static const struct subargs_spec search_spec = {
         "on, up to 4 times --step_time. The rates double from --start until one breaks, then\n"
         "bisection narrows to 5%. The capacity found is measured again, with the rate broken\n"
         "above it: the same verdicts confirm it; a changed one sends the search on (at most 3\n"
-        "times, then no capacity is confirmed). A step where slap itself was short of CPU\n"
-        "(limited_by client or both, its threads busy or waiting for a CPU) is 'starved': not\n"
-        "the server's answer; measured once more, starved again, its rate is slap's ceiling:\n"
-        "the search narrows below it, and the capacity is at least the rate held there.\n"
+        "times, then no capacity is confirmed). A step where slap itself held the load back\n"
+        "(limited_by client or both: its threads busy or waiting for a CPU, or, the objective\n"
+        "not held, its P99 tail mostly slap late to send) is 'starved': not the server's\n"
+        "answer; measured once more, starved again, its rate is slap's ceiling: the search\n"
+        "narrows below it, and the capacity is at least the rate held there.\n"
         "\n",
     .outro = "\n"
              "The server, thread and client options are slap's (-s, -T, -c, ...; see\n"
@@ -429,6 +431,7 @@ static int measure_once(struct search *s, struct rate_result *res)
         res->limit = res->judged ? limits.verdict : LIMITS_UNKNOWN;
         res->slap_busy = limits.client.demand_max >= LIMITS_SATURATED ||
                          (limits.client.wait_known && limits.client.wait_max >= LIMITS_STARVED);
+        res->slap_late = res->judged && limits.slap_tail_share >= LIMITS_SLAP_TAIL;
         snprintf(res->limited_by, sizeof(res->limited_by), "%s",
                  res->judged ? limits_verdict_name(limits.verdict) : "");
         snprintf(res->why, sizeof(res->why), "%s", res->judged ? limits.why : "");
@@ -440,17 +443,18 @@ static int measure_once(struct search *s, struct rate_result *res)
 }
 
 /*
- * slap itself was short of CPU at this step: its verdict is client or both, its threads near
- * saturation or waiting for a CPU. What the step measured is then slap's own delay as much as
- * the server's, so it is never taken as the server's answer, held or broken. (A verdict of
- * client from late sends alone, slap's CPU idle, is a server whose queue grew: the step is
- * the server's. A verdict of rate says the schedule was kept: the step is the server's, its
- * latencies including what slap waited.)
+ * slap itself held this step back: its verdict is client or both, and its threads were near
+ * saturation or waiting for a CPU, or the step's P99 tail was mostly slap late to send (a late
+ * wake-up on a crowded run queue, a hypervisor's steal, a stopped process: no CPU-wait share
+ * shows those) and the objective did not hold. What the step measured is then slap's own
+ * delay as much as the server's, so it is never taken as the server's answer. (A step that
+ * held despite slap's lateness held: the server did at least that well. Sends late because
+ * the server held their sockets are the server's: the step is the server's.)
  */
 static bool starved(const struct rate_result *res)
 {
-    return res->judged && res->slap_busy &&
-           (res->limit == LIMITS_CLIENT || res->limit == LIMITS_BOTH);
+    return res->judged && (res->limit == LIMITS_CLIENT || res->limit == LIMITS_BOTH) &&
+           (res->slap_busy || (res->slap_late && res->verdict != SLO_HELD));
 }
 
 /* Every run at one rate: lengthened while undecided, up to LENGTHEN times a step. */

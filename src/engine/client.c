@@ -323,6 +323,7 @@ static struct request *queue_on(struct lane *l, uint32_t server, enum op_type op
     memset(r, 0, offsetof(struct request, hdr));
     r->op = (uint8_t)op;
     r->measured = l->client->env->phase == WORKER_MEASURING;
+    r->held_ns = l->next_held_ns;
     l->in_flight++;
     return r;
 }
@@ -699,6 +700,21 @@ static void queue_trace(struct lane *l, const struct trace_request *t, uint64_t 
 
 static void lane_arm(struct lane *l, uint64_t after_ns);
 
+/*
+ * Open loop, --trace: how long the server held a request due at intended_ns that goes now. A
+ * lane full since held_since_ns held it from then (or from its time, if later) until the
+ * answer that gave it room arrived (freed_ns); what it waited before the lane filled or after
+ * that answer is slap's own lateness.
+ */
+static uint64_t lane_held_for(const struct lane *l, uint64_t intended_ns)
+{
+    if (l->held_since_ns == 0 || l->freed_ns == 0 || intended_ns >= l->freed_ns) {
+        return 0;
+    }
+    uint64_t from = intended_ns > l->held_since_ns ? intended_ns : l->held_since_ns;
+    return l->freed_ns > from ? l->freed_ns - from : 0;
+}
+
 /* --trace: send the lane's requests of the trace, each at its time (scaled by --trace-speed)
  * or, at speed max, as soon as the lane has room. */
 static void lane_pump_trace(struct lane *l)
@@ -721,6 +737,7 @@ static void lane_pump_trace(struct lane *l)
                                                                 : LANE_TRACE_WAIT_MAX_NS);
             break;
         }
+        l->next_held_ns = speed > 0 ? lane_held_for(l, intended) : 0;
         queue_trace(l, t, intended);
         replay_ring_pop(l->ring);
     }
@@ -807,9 +824,12 @@ void lane_pump(struct lane *l)
             break;
         } else {
             schedule_advance(&l->sched);
+            l->next_held_ns = lane_held_for(l, intended);
         }
         lane_queue(l, intended);
     }
+    l->next_held_ns = 0;
+    l->freed_ns = 0;
     for (uint32_t s = 0; s < l->nconns; s++) {
         if (l->conns[s].dirty) {
             conn_flush(&l->conns[s]);

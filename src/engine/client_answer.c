@@ -325,6 +325,28 @@ static uint64_t answer_end(const struct request *r, uint64_t now_ns, uint64_t ke
     return kernel_ns > r->sent_ns ? kernel_ns : r->sent_ns;
 }
 
+/*
+ * An open loop's latency in its parts (stats.h): the server held the request (held_ns), slap
+ * was late to send it (the rest of the wait before it went), the network and the server (sent
+ * to the answer's end). slap late to read it is the own delay (kernel stamps), which the
+ * latency leaves out. A latency mostly slap's lateness, by STATS_SLAP_LATE_NS or more, is
+ * counted and kept apart.
+ */
+static void record_parts(struct slap_stats *s, const struct request *r, uint64_t latency,
+                         uint64_t end_ns)
+{
+    uint64_t wait = r->sent_ns - r->intended_ns;
+    uint64_t held = r->held_ns < wait ? r->held_ns : wait;
+    uint64_t late = wait - held;
+    hist_record(s->raw[r->op], end_ns - r->sent_ns);
+    hist_record(s->held[r->op], held);
+    hist_record(s->late[r->op], late);
+    if (late >= STATS_SLAP_LATE_NS && 2 * late > latency) {
+        s->counters.slap_late++;
+        hist_record(s->slap_tail, latency);
+    }
+}
+
 static void record_latency(struct lane_env *env, const struct request *r,
                            const struct proto_result *res, uint64_t bytes, uint64_t now_ns,
                            uint64_t kernel_ns)
@@ -335,8 +357,8 @@ static void record_latency(struct lane_env *env, const struct request *r,
     hist_record(s->lat[r->op], latency);
     samples_put(&env->samples, &(struct sample){r->intended_ns, r->sent_ns, latency, r->op,
                                                 sample_outcome(r, res)});
-    if (s->raw[r->op] != NULL) {
-        hist_record(s->raw[r->op], end_ns - r->sent_ns);
+    if (s->raw[r->op] != NULL) { /* open loop: the latency taken apart */
+        record_parts(s, r, latency, end_ns);
     }
     if (kernel_ns != 0) { /* slap's own delay: the answer waited in the socket this long */
         hist_record(s->own, now_ns - end_ns);
@@ -356,6 +378,9 @@ static void lane_answered(struct conn *c, const struct request *r,
     struct lane *l = c->owner;
     struct lane_env *env = lane_env_of(l);
     l->in_flight--;
+    if (l->held_since_ns != 0 && l->freed_ns == 0) { /* the full lane has room from then */
+        l->freed_ns = answer_end(r, now_ns, kernel_ns);
+    }
     if (r->measured) {
         env->last_answer_ns = now_ns;
     }

@@ -4,6 +4,8 @@
  *
  *   slap's threads waited for a CPU ≥ LIMITS_STARVED of the run ─────> client (both if a
  *                                               server was saturated too): the host's CPU
+ *   -P: the P99 tail mostly slap late to send (≥ LIMITS_SLAP_TAIL) ─> client (both if a
+ *                                               server was saturated or starved too)
  *   -P: requests fell due while their socket was free, never sent ───> client (the schedule)
  *   the -P target met (or a trace's times), neither side saturated ─> rate
  *   slap saturated and a server too ─────────────────────────────────> both
@@ -289,6 +291,74 @@ static void why_server_starved(struct limits *l, const struct limits_server *s)
            "then run again");
 }
 
+static bool slap_tail(const struct limits *l)
+{
+    return l->target_tps > 0 && l->slap_tail_share >= LIMITS_SLAP_TAIL;
+}
+
+/* A time for the words: "45.2 ms", "440 us". */
+static void say_time(struct limits *l, double seconds)
+{
+    if (seconds >= 1e-3) {
+        say(l, "%.1f ms", seconds * 1e3);
+    } else {
+        say(l, "%.0f us", seconds * 1e6);
+    }
+}
+
+/* "P99 45.2 ms: slap late to send 27.6 ms, held by the server 0 us, network and server
+ * 440 us (each part's own P99)" */
+static void say_parts(struct limits *l)
+{
+    say(l, "P99 ");
+    say_time(l, l->latency_p99_s);
+    say(l, ": slap late to send ");
+    say_time(l, l->slap_late_p99_s);
+    say(l, ", held by the server ");
+    say_time(l, l->held_p99_s);
+    say(l, ", network and server ");
+    say_time(l, l->net_p99_s);
+    say(l, " (each part's own P99)");
+}
+
+/* The host's steal time, when a hypervisor took enough of its CPUs to matter. */
+static void say_steal(struct limits *l)
+{
+    if (l->host.known && l->host.steal >= LIMITS_STEAL) {
+        say(l, "; the hypervisor took %d%% of this host's CPU time (steal): slap's threads were "
+               "stopped without waiting on this host's run queue",
+            pct(l->host.steal));
+    }
+}
+
+/* The tail was slap's lateness: the words say how much, why it may be, and what to do. */
+static void why_slap_tail(struct limits *l, const struct limits_server *busiest, bool server)
+{
+    say(l, "slap was late to send: %d%% of the requests at or above the P99 were mostly slap's "
+           "own lateness (",
+        pct(l->slap_tail_share));
+    say_parts(l);
+    say(l, "), so the tail measures slap, not the server; ");
+    say_client(l);
+    if (server) {
+        say(l, ", and ");
+        say_server(l, busiest);
+        say(l, " too");
+    }
+    say_steal(l);
+    say_host(l);
+    say(l, "; run slap on CPUs of its own (fewer threads than CPUs, -T now %u; taskset to pin it "
+           "apart from the server and other work), on a host with less other work",
+        l->threads);
+    if (!l->own_known) {
+        say(l, ", and --timestamps=kernel to keep its late reads out of the latencies");
+    }
+    if (l->client_lag > 0) {
+        say(l, "; %llu requests fell due while their socket was free and were never sent",
+            (unsigned long long)l->client_lag);
+    }
+}
+
 static void why_late(struct limits *l)
 {
     say(l, "slap could not keep the -P schedule: %llu requests fell due while their socket was "
@@ -384,6 +454,7 @@ enum limits_line {
     LINE_RATE_MET,      /* -P: achieved / target, LIMITS_RATE_MET */
     LINE_LATE,          /* -P: the P99 send lag, LIMITS_LATE_NS */
     LINE_CLIENT_LAG,    /* -P: requests never sent though their socket was free, none */
+    LINE_SLAP_TAIL,     /* -P: the P99 tail's share mostly slap late to send, LIMITS_SLAP_TAIL */
     LINE_OCCUPIED,      /* requests in flight / possible, LIMITS_OCCUPIED */
     LIMITS_LINES,
 };
@@ -454,10 +525,15 @@ static enum limits_verdict decide(const struct limits *l, uint32_t unknown,
     bool starved_client =
         c->wait_known && crossed(x, LINE_CLIENT_WAIT, 0, c->wait_max >= LIMITS_STARVED);
     bool starved_servers = any_server_starved(l, x);
+    bool slap_tail = l->target_tps > 0 &&
+                     crossed(x, LINE_SLAP_TAIL, 0, l->slap_tail_share >= LIMITS_SLAP_TAIL);
     bool occupied_enough =
         l->in_flight_max == 0 ||
         crossed(x, LINE_OCCUPIED, 0, l->in_flight_mean >= LIMITS_OCCUPIED * l->in_flight_max);
     if (starved_client && !(rate_met && !lag && !late)) {
+        return server || starved_servers ? LIMITS_BOTH : LIMITS_CLIENT;
+    }
+    if (slap_tail) { /* what the tail measured was slap's lateness, whatever else was busy */
         return server || starved_servers ? LIMITS_BOTH : LIMITS_CLIENT;
     }
     if (starved_servers) {
@@ -556,6 +632,13 @@ static bool read_client_lag(const struct limits *l, uint32_t server, double *fig
     return l->client_lag > 0;
 }
 
+static bool read_slap_tail(const struct limits *l, uint32_t server, double *figure)
+{
+    (void)server;
+    *figure = l->slap_tail_share;
+    return l->target_tps > 0;
+}
+
 static bool read_occupied(const struct limits *l, uint32_t server, double *figure)
 {
     (void)server;
@@ -623,6 +706,14 @@ static void say_client_lag(struct limits *l, uint32_t server, double figure)
         l->client_lag == 1 ? "its" : "their", l->client_lag == 1 ? "was" : "were");
 }
 
+static void say_slap_tail(struct limits *l, uint32_t server, double figure)
+{
+    (void)server;
+    say(l, "%.1f%% of the requests at or above the P99 were mostly slap late to send, near the "
+           "%.0f%% line",
+        pct_tenth(figure), LIMITS_SLAP_TAIL * 100);
+}
+
 static void say_occupied(struct limits *l, uint32_t server, double figure)
 {
     (void)server;
@@ -647,6 +738,8 @@ static const struct line_row line_rows[] = {
                    say_late},
     [LINE_CLIENT_LAG] = {"client_lag_share", false, 0, LIMITS_BAND_LAG, read_client_lag,
                          say_client_lag},
+    [LINE_SLAP_TAIL] = {"slap_tail_share", false, LIMITS_SLAP_TAIL, LIMITS_BAND_SLAP_TAIL,
+                        read_slap_tail, say_slap_tail},
     [LINE_OCCUPIED] = {"in_flight_share", false, LIMITS_OCCUPIED, LIMITS_BAND_OCCUPIED,
                        read_occupied, say_occupied},
 };
@@ -789,6 +882,10 @@ void limits_judge(struct limits *l)
     }
     judge_words(l, unknown);
     say_proxy(l);
+    if (l->target_tps > 0 && l->latency_p99_s > 0 && !slap_tail(l)) {
+        say(l, "; ");
+        say_parts(l);
+    }
     if (l->own_known) { /* measured, not inferred: what the load host added to each latency */
         say(l, "; slap's own delay (kernel arrival to its read, left out of the latencies) was "
                "%.0f%% of the mean latency to its read, p99 %.0f us",
@@ -800,6 +897,10 @@ static void judge_words(struct limits *l, uint32_t unknown)
 {
     const struct limits_server *busiest = busiest_server(l, &unknown);
     bool server = busiest != NULL && busiest->busy >= LIMITS_SATURATED;
+    if (slap_tail(l) && (l->verdict == LIMITS_CLIENT || l->verdict == LIMITS_BOTH)) {
+        why_slap_tail(l, busiest, server);
+        return;
+    }
     if (starved(l) && l->verdict != LIMITS_RATE) {
         why_starved(l, busiest, server, unknown);
         return;
@@ -983,6 +1084,12 @@ enum slap_status limits_add(struct limits *into, const struct limits *from, bool
     into->in_flight_max += from->in_flight_max;
     into->in_flight_mean += from->in_flight_mean;
     into->client_lag += from->client_lag;
+    into->latency_p99_s = fmax(into->latency_p99_s, from->latency_p99_s);
+    into->slap_late_p99_s = fmax(into->slap_late_p99_s, from->slap_late_p99_s);
+    into->held_p99_s = fmax(into->held_p99_s, from->held_p99_s);
+    into->net_p99_s = fmax(into->net_p99_s, from->net_p99_s);
+    into->slap_tail_share = fmax(into->slap_tail_share, from->slap_tail_share);
+    into->host.steal = fmax(into->host.steal, from->host.steal);
     if (from->send_lag_p99_s > into->send_lag_p99_s) {
         into->send_lag_p99_s = from->send_lag_p99_s;
     }

@@ -125,6 +125,23 @@ static void client_threads(const struct run *r, double seconds, struct limits_cl
     }
 }
 
+/* An open loop's latency taken apart at its P99: each part's own P99, and the share of the
+ * requests at or above the P99 that were mostly slap late to send. total: scratch. */
+static void latency_parts(const struct slap_stats *s, struct hist *total, struct limits *l)
+{
+    stats_total_of(s->late, total);
+    l->slap_late_p99_s = (double)hist_percentile_ns(total, 99.0) / 1e9;
+    stats_total_of(s->held, total);
+    l->held_p99_s = (double)hist_percentile_ns(total, 99.0) / 1e9;
+    stats_total_hist(s, total);
+    l->latency_p99_s = (double)hist_percentile_ns(total, 99.0) / 1e9;
+    if (total->count > 0) {
+        size_t p99 = hist_rank_bucket(total, hist_percentile_rank(99.0, total->count));
+        uint64_t tail = hist_count_from(total, p99);
+        l->slap_tail_share = tail > 0 ? (double)hist_count_from(s->slap_tail, p99) / tail : 0;
+    }
+}
+
 /*
  * Little's law over the measured part: the requests slap had in flight on average (requests
  * per second x their mean latency from the send; the corrected latency of an open loop also
@@ -136,9 +153,11 @@ static void in_flight(const struct run *r, double seconds, struct limits *l)
     struct hist *total = &r->scratch[RUN_SCRATCH_LIMITS]; /* the run's: written through const */
     const struct lane_params *lp = &r->engine.lane;
     if (lp->tps > 0) {
+        latency_parts(&r->global, total, l);
         stats_total_raw(&r->global, total);
         l->client_lag = r->global.counters.client_lag;
         l->send_lag_p99_s = (double)hist_percentile_ns(r->global.lag, 99.0) / 1e9;
+        l->net_p99_s = (double)hist_percentile_ns(total, 99.0) / 1e9;
     } else {
         stats_total_hist(&r->global, total);
     }
@@ -178,6 +197,8 @@ enum slap_status run_limits(const struct run *r, struct limits *l)
     double host_busy = hostcpu_busy(&r->host_before, &r->host_after);
     l->host.known = host_busy >= 0;
     l->host.busy = host_busy >= 0 ? host_busy : 0;
+    double steal = hostcpu_steal(&r->host_before, &r->host_after);
+    l->host.steal = steal > 0 ? steal : 0;
     l->host.cpus = hostcpu_online();
     in_flight(r, seconds, l);
     for (uint32_t i = 0; i < nservers; i++) {

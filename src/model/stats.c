@@ -20,6 +20,8 @@ static void empty_stats(struct slap_stats *s)
         }
         if (s->raw[t] != NULL) {
             hist_clear(s->raw[t]);
+            hist_clear(s->held[t]);
+            hist_clear(s->late[t]);
         }
     }
     if (s->lag == NULL) {
@@ -29,16 +31,17 @@ static void empty_stats(struct slap_stats *s)
         hist_clear(s->gets[o]);
     }
     hist_clear(s->lag);
+    hist_clear(s->slap_tail);
     hist_clear(s->own);
     hist_clear(s->connect);
 }
 
 enum slap_status stats_init(struct slap_stats *s, const struct stats_shape *shape)
 {
-    size_t n = STATS_OUTCOMES + 3; /* gets, lag, own and connect */
+    size_t n = STATS_OUTCOMES + 4; /* gets, lag, slap_tail, own and connect */
     memset(s, 0, sizeof(*s));
     for (int t = 0; t < STATS_TYPES; t++) {
-        n += (shape->types & op_bit((enum op_type)t)) != 0 ? (shape->open_loop ? 2 : 1) : 0;
+        n += (shape->types & op_bit((enum op_type)t)) != 0 ? (shape->open_loop ? 4 : 1) : 0;
     }
     /* mapped, not reset: a type never sent, or little of it, costs no memory (every type of a
      * results document's statistics is there, and a closed loop has no lag) */
@@ -51,12 +54,15 @@ enum slap_status stats_init(struct slap_stats *s, const struct stats_shape *shap
         if ((shape->types & op_bit((enum op_type)t)) != 0) {
             s->lat[t] = next++;
             s->raw[t] = shape->open_loop ? next++ : NULL;
+            s->held[t] = shape->open_loop ? next++ : NULL;
+            s->late[t] = shape->open_loop ? next++ : NULL;
         }
     }
     for (int o = 0; o < STATS_OUTCOMES; o++) {
         s->gets[o] = next++;
     }
     s->lag = next++;
+    s->slap_tail = next++;
     s->own = next++;
     s->connect = next;
     return SLAP_OK;
@@ -69,8 +75,11 @@ void stats_free(struct slap_stats *s)
     s->nslab = 0;
     memset(s->lat, 0, sizeof(s->lat));
     memset(s->raw, 0, sizeof(s->raw));
+    memset(s->held, 0, sizeof(s->held));
+    memset(s->late, 0, sizeof(s->late));
     memset(s->gets, 0, sizeof(s->gets));
     s->lag = NULL;
+    s->slap_tail = NULL;
     s->own = NULL;
     s->connect = NULL;
 }
@@ -93,6 +102,8 @@ void stats_merge(struct slap_stats *dst, const struct slap_stats *src)
         }
         if (dst->raw[t] != NULL && src->raw[t] != NULL) {
             hist_merge(dst->raw[t], src->raw[t]);
+            hist_merge(dst->held[t], src->held[t]);
+            hist_merge(dst->late[t], src->late[t]);
         }
     }
     if (dst->lag == NULL || src->lag == NULL) {
@@ -102,11 +113,12 @@ void stats_merge(struct slap_stats *dst, const struct slap_stats *src)
         hist_merge(dst->gets[o], src->gets[o]);
     }
     hist_merge(dst->lag, src->lag);
+    hist_merge(dst->slap_tail, src->slap_tail);
     hist_merge(dst->own, src->own);
     hist_merge(dst->connect, src->connect);
 }
 
-static void merge_types(struct hist *const *by_type, struct hist *total)
+void stats_total_of(struct hist *const *by_type, struct hist *total)
 {
     hist_reset(total);
     for (int t = 0; t < STATS_TYPES; t++) {
@@ -118,12 +130,12 @@ static void merge_types(struct hist *const *by_type, struct hist *total)
 
 void stats_total_hist(const struct slap_stats *s, struct hist *total)
 {
-    merge_types(s->lat, total);
+    stats_total_of(s->lat, total);
 }
 
 void stats_total_raw(const struct slap_stats *s, struct hist *total)
 {
-    merge_types(s->raw, total);
+    stats_total_of(s->raw, total);
 }
 
 uint64_t stats_ops(const struct slap_stats *s)

@@ -118,10 +118,30 @@ enum slap_status conn_connect(struct conn *c)
     return SLAP_OK;
 }
 
+/*
+ * The requests still unsent could not go from from_ns (or their intended time, if later) until
+ * now_ns: the socket was not connected, or the kernel took no more bytes. That wait is the
+ * server's (or the network's), not slap's: add it to what held them. A closed loop's requests
+ * are meant to go when written (intended_ns 0 until then).
+ */
+static void hold_unsent(struct conn *c, uint64_t from_ns, uint64_t now_ns)
+{
+    for (uint32_t i = c->written; i < c->count; i++) {
+        struct request *r = ring_at(c, i);
+        uint64_t since = r->intended_ns + r->held_ns;
+        since = since > from_ns ? since : from_ns;
+        if (r->intended_ns != 0 && now_ns > since) {
+            r->held_ns += now_ns - since;
+        }
+    }
+}
+
 static void connected(struct conn *c)
 {
+    uint64_t now = slap_now_ns();
     c->state = CONN_READY;
-    c->connect_ns = slap_now_ns() - c->connect_ns;
+    c->connect_ns = now - c->connect_ns;
+    hold_unsent(c, 0, now);
     if (c->tx->join == NULL) { /* a shared socket is read by its transport */
         event_add(&c->rev, NULL);
     }
@@ -366,7 +386,13 @@ static enum slap_status write_queued(struct conn *c)
 
 static void flush_ready(struct conn *c)
 {
+    if (c->write_blocked) {
+        hold_unsent(c, c->blocked_ns, slap_now_ns());
+    }
     int rc = write_queued(c);
+    if (rc == SLAP_AGAIN && !c->write_blocked) {
+        c->blocked_ns = slap_now_ns();
+    }
     c->write_blocked = rc == SLAP_AGAIN;
     if (rc == SLAP_AGAIN) {
         event_add(&c->wev, NULL);

@@ -9,6 +9,8 @@
 
 /* The order of tables and blocks: memaslap's Get, Set and Total, then the other types. */
 #define REPORT_TOTAL (-1)
+#define REPORT_PARTS 4        /* the latency, then its parts: send, held, net */
+#define REPORT_PARTS_TAIL 5.0 /* a percentile is shown when this many requests lie above it */
 static const int type_order[] = {OP_GET,    OP_SET,     REPORT_TOTAL, OP_GETS,   OP_GAT,
                                  OP_TOUCH,  OP_ADD,     OP_REPLACE,   OP_APPEND, OP_PREPEND,
                                  OP_CAS,    OP_DELETE,  OP_INCR,      OP_DECR};
@@ -478,6 +480,77 @@ static void print_schedule(FILE *out, const struct run_desc *desc, const struct 
     fprintf(out, "send_lag_max_us: %lld\n", us_round(lag->max_ns));
 }
 
+/* A part's value at pct in the table, "-" where the part is not known. */
+static void print_part(FILE *out, const struct hist *h, double pct)
+{
+    if (h == NULL || h->count == 0) {
+        fprintf(out, " %10s", "-");
+    } else {
+        fprintf(out, " %10lld", us_round(hist_percentile_ns(h, pct)));
+    }
+}
+
+/* One type's rows (or the total's: own, slap late to read, is kept over every type only). */
+static void print_parts_rows(FILE *out, const char *name, struct hist *const parts[REPORT_PARTS],
+                             const struct hist *own)
+{
+    static const double pcts[] = {50.0, 90.0, 99.0, 99.9};
+    static const char *const titles[] = {"P50", "P90", "P99", "P99.9"};
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(pcts); i++) {
+        /* as the tables: a percentile of too few requests is not shown */
+        if ((double)parts[0]->count * (100.0 - pcts[i]) / 100.0 < REPORT_PARTS_TAIL) {
+            break;
+        }
+        fprintf(out, "   %-8s %-6s", name, titles[i]);
+        for (int p = 0; p < REPORT_PARTS; p++) {
+            print_part(out, parts[p], pcts[i]);
+        }
+        print_part(out, own, pcts[i]);
+        fputc('\n', out);
+    }
+}
+
+/*
+ * Open loop: each type's latency taken apart, each part at its own percentile (a sum of the
+ * parts' P99s is not the P99): slap late to send, the server holding the request (its lane
+ * full, its socket closed or blocked), network and server (sent to answer), slap late to read
+ * (kernel stamps only).
+ */
+static enum slap_status print_parts(FILE *out, const struct slap_stats *s)
+{
+    struct hist *totals;
+    struct hist *const *by_part[REPORT_PARTS] = {s->lat, s->late, s->held, s->raw};
+    if (hist_slab_alloc(&totals, REPORT_PARTS) != SLAP_OK) {
+        return SLAP_ERROR;
+    }
+    for (int p = 0; p < REPORT_PARTS; p++) {
+        stats_total_of(by_part[p], &totals[p]);
+    }
+    if (totals[1].count == 0) { /* a file from before the parts, or nothing answered */
+        hist_slab_free(totals, REPORT_PARTS);
+        return SLAP_OK;
+    }
+    fprintf(out, "Latency parts (us, each part at its own percentile; slap's own: Send, Read)\n");
+    fprintf(out, "   %-8s %-6s %10s %10s %10s %10s %10s\n", "Type", "", "Latency", "Send",
+            "Held", "Net", "Read");
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(type_order); i++) {
+        int type = type_order[i];
+        struct hist *parts[REPORT_PARTS];
+        for (int p = 0; p < REPORT_PARTS; p++) {
+            if (type == REPORT_TOTAL) {
+                parts[p] = &totals[p];
+            } else {
+                parts[p] = by_part[p][type];
+            }
+        }
+        if (parts[0] != NULL && parts[0]->count > 0 && parts[1] != NULL) {
+            print_parts_rows(out, type_title(type), parts, type == REPORT_TOTAL ? s->own : NULL);
+        }
+    }
+    hist_slab_free(totals, REPORT_PARTS);
+    return SLAP_OK;
+}
+
 void report_own_delay(FILE *out, const struct hist *own)
 {
     if (own == NULL || own->count == 0) {
@@ -567,6 +640,9 @@ enum slap_status report_final(FILE *out, const struct run_desc *desc,
     }
     if (open_loop(desc)) {
         print_schedule(out, desc, global, secs);
+        if (print_parts(out, global) != SLAP_OK) {
+            return SLAP_ERROR;
+        }
     }
     if (trace != NULL) {
         print_trace(out, desc, trace, global, secs);

@@ -38,6 +38,9 @@ static const struct results_field top_rows[] = {
     LISTED("precision", RF_TEXT, RF_SOMETIMES, 2, NULL),
     LISTED("uncorrected", RF_OBJECT, RF_SOMETIMES | RF_MAP, 1, "summary"),
     LISTED("send_lag", RF_OBJECT, RF_SOMETIMES, 1, "summary"),
+    LISTED("late_to_send", RF_OBJECT, RF_SOMETIMES | RF_MAP, 3, "summary"), /* open loop */
+    LISTED("held_by_server", RF_OBJECT, RF_SOMETIMES | RF_MAP, 3, "summary"),
+    LISTED("slap_tail", RF_OBJECT, RF_SOMETIMES, 3, "summary"),
     LISTED("own_delay", RF_OBJECT, RF_SOMETIMES, 2, "summary"), /* --timestamps=kernel */
     LISTED("connect_time", RF_OBJECT, RF_SOMETIMES, 2, "summary"), /* reconnections */
     LISTED("get_outcomes", RF_OBJECT, 0, 1, "get_outcomes"),
@@ -232,6 +235,11 @@ static const struct results_field limits_rows[] = {
     LISTED("in_flight", RF_OBJECT, 0, 2, "limits.in_flight"),
     STORED("client_lag", RF_COUNT, 0, 2, RF_STORE_U64, struct limits, client_lag),
     STORED("send_lag_p99_s", RF_NUMBER, 0, 2, RF_STORE_DOUBLE, struct limits, send_lag_p99_s),
+    STORED("latency_p99_s", RF_NUMBER, 0, 3, RF_STORE_DOUBLE, struct limits, latency_p99_s),
+    STORED("late_to_send_p99_s", RF_NUMBER, 0, 3, RF_STORE_DOUBLE, struct limits, slap_late_p99_s),
+    STORED("held_by_server_p99_s", RF_NUMBER, 0, 3, RF_STORE_DOUBLE, struct limits, held_p99_s),
+    STORED("uncorrected_p99_s", RF_NUMBER, 0, 3, RF_STORE_DOUBLE, struct limits, net_p99_s),
+    STORED("slap_tail_share", RF_NUMBER, 0, 3, RF_STORE_DOUBLE, struct limits, slap_tail_share),
     LISTED("proxy", RF_OBJECT, RF_NULL, 2, "limits.proxy"),
     LISTED("servers", RF_ARRAY, 0, 1, "limits.servers"),
 };
@@ -254,6 +262,7 @@ OBJECT(results_obj_client, "limits.client", "/$defs/limits/properties/client", c
 static const struct results_field host_rows[] = {
     STORED("cpus", RF_COUNT, 0, 1, RF_STORE_U32, struct limits_host, cpus),
     STORED("busy", RF_NUMBER, 0, 1, RF_STORE_DOUBLE, struct limits_host, busy),
+    STORED("steal", RF_NUMBER, 0, 3, RF_STORE_DOUBLE, struct limits_host, steal),
 };
 OBJECT(results_obj_host, "limits.host", "/$defs/limits/properties/host", host_rows);
 

@@ -549,6 +549,20 @@ static void json_open_loop(struct json_writer *w, const struct results_doc *d)
     json_open_object(w, "send_lag");
     json_summary(w, &d->desc, d->global->lag, d->seconds, true, &lag);
     json_close(w);
+    bool parts = false;
+    for (int t = 0; t < STATS_TYPES; t++) {
+        parts = parts || (d->global->late[t] != NULL && d->global->late[t]->count > 0);
+    }
+    if (!parts) {
+        return; /* nothing answered, or a document from before the parts (schema 3) */
+    }
+    json_types(w, "late_to_send", &d->desc, d->global->late, results_doc_types(d), NULL,
+               d->seconds, true, NULL, 0, d->scratch);
+    json_types(w, "held_by_server", &d->desc, d->global->held, results_doc_types(d), NULL,
+               d->seconds, true, NULL, 0, d->scratch);
+    json_open_object(w, "slap_tail");
+    json_summary(w, &d->desc, d->global->slap_tail, d->seconds, true, NULL);
+    json_close(w);
 }
 
 static void json_outcomes(struct json_writer *w, const struct results_doc *d)

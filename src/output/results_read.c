@@ -443,6 +443,12 @@ static void read_top(struct reader *r, const struct json_value *root, struct res
     if (lag != NULL) {
         read_hist(r, json_get(lag, "hist"), d->global->lag);
     }
+    read_types(r, json_get(root, "late_to_send"), d->global->late, NULL, NULL, NULL);
+    read_types(r, json_get(root, "held_by_server"), d->global->held, NULL, NULL, NULL);
+    const struct json_value *tail = json_get(root, "slap_tail"); /* schema 3 */
+    if (tail != NULL) {
+        read_hist(r, json_get(tail, "hist"), d->global->slap_tail);
+    }
     const struct json_value *own = json_get(root, "own_delay"); /* --timestamps=kernel */
     if (own != NULL) {
         read_hist(r, json_get(own, "hist"), d->global->own);
@@ -457,6 +463,7 @@ static void read_top(struct reader *r, const struct json_value *root, struct res
                  "percentile_intervals", false);
     reader_check(r, &results_obj_errors, json_get(root, "errors"), "errors", false);
     reader_check(r, &results_obj_summary, lag, "send_lag", false);
+    reader_check(r, &results_obj_summary, tail, "slap_tail", false);
     reader_check(r, &results_obj_summary, own, "own_delay", false);
     reader_check(r, &results_obj_summary, connect, "connect_time", false);
     const struct json_value *outcomes = reader_typed(r, root, "get_outcomes", JSON_OBJECT);

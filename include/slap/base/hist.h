@@ -72,6 +72,10 @@ uint64_t hist_percentile_rank(double pct, uint64_t count);
  * max_ns's, which hold every count. */
 size_t hist_rank_bucket(const struct hist *h, uint64_t rank);
 
+/* The values in bucket index and above (a tail's count: two histograms' tails from one
+ * bucket hold the same values, whatever their other counts). */
+uint64_t hist_count_from(const struct hist *h, size_t index);
+
 /* Summaries in microseconds, from the exact sums (0 when undefined). */
 double hist_mean_us(const struct hist *h);
 double hist_stddev_us(const struct hist *h); /* sample deviation, n - 1 */

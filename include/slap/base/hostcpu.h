@@ -11,12 +11,16 @@ struct hostcpu_sample {
     bool ok;
     uint64_t busy;  /* user + nice + system + irq + softirq + steal */
     uint64_t total; /* busy + idle + iowait */
+    uint64_t steal; /* of busy: time a hypervisor gave this host's virtual CPUs to others */
 };
 
 /* The reading now; ok false when /proc/stat cannot be read. */
 struct hostcpu_sample hostcpu_read(void);
 /* The share of all CPUs' time that was busy between two readings; negative when unknown. */
 double hostcpu_busy(const struct hostcpu_sample *before, const struct hostcpu_sample *after);
+/* The share of all CPUs' time a hypervisor took (steal) between two readings; negative when
+ * unknown. */
+double hostcpu_steal(const struct hostcpu_sample *before, const struct hostcpu_sample *after);
 /* The host's online CPUs (at least 1). */
 uint32_t hostcpu_online(void);
 /*

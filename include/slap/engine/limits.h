@@ -23,6 +23,10 @@
                                       had not read yet (5 ms server: 0.03 to 0.12 on a busy host;
                                       a 5% CPU quota: 0.95 to 0.98) */
 #define LIMITS_LATE_NS 1000000 /* -P: a P99 send lag at or above 1 ms: the schedule slipped */
+#define LIMITS_SLAP_TAIL 0.50 /* -P: of the answered requests at or above the P99, this share
+                                 or more were mostly slap late to send (stats.h's slap_late):
+                                 the tail is slap's, whatever its CPU-wait shares say */
+#define LIMITS_STEAL 0.05     /* the host's steal share at or above this is named as a cause */
 /*
  * How near its line a deciding figure may lie for the verdict to be borderline: moved to the
  * line's other side, the verdict would change. About two standard deviations of the figure's
@@ -36,6 +40,7 @@
 #define LIMITS_BAND_OCCUPIED 0.10 /* in flight / possible, against LIMITS_OCCUPIED */
 #define LIMITS_BAND_LATE 0.004    /* the P99 send lag in seconds, against LIMITS_LATE_NS */
 #define LIMITS_BAND_LAG 0.001     /* requests never sent / due, against none */
+#define LIMITS_BAND_SLAP_TAIL 0.15 /* the tail's share that was slap's, against LIMITS_SLAP_TAIL */
 #define LIMITS_WHY_MAX 1024
 #define LIMITS_FIGURE_MAX 48
 #define LIMITS_LABEL_MAX 256
@@ -60,6 +65,7 @@ struct limits_host {
     bool known;
     uint32_t cpus; /* online */
     double busy;   /* the share of all CPUs' time that was busy */
+    double steal;  /* of it, the share a hypervisor gave to others (steal); 0 if not known */
 };
 
 /* One server's CPU over the run, from its `stats` (rusage covers the whole process; memcached's
@@ -124,6 +130,14 @@ struct limits {
     double in_flight_mean;  /* it had on average: requests per second x mean latency */
     uint64_t client_lag;    /* -P: requests due while their socket was free, never sent */
     double send_lag_p99_s;  /* -P: how late the sends were */
+    double latency_p99_s;   /* -P: the P99 of every type's latency (from the intended time) */
+    double slap_late_p99_s; /* -P: the P99 of slap late to send: the send lag less the time
+                               the server held the request */
+    double held_p99_s;      /* -P: the P99 of the time the server held requests before they
+                               went (their lane full, their socket closed or blocked) */
+    double net_p99_s;       /* -P: the P99 from the send to the answer (network and server) */
+    double slap_tail_share; /* -P: of the answered requests at or above the P99, the share
+                               that were mostly slap late to send (stats.h's slap_late) */
     bool own_known;         /* --timestamps=kernel: answers had arrival stamps */
     double own_share;       /* then slap's own delay's mean over the mean latency to its read
                                (the kernel-time latency's mean plus its own) */

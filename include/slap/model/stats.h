@@ -73,6 +73,7 @@ enum counter_show {
     X(cas_hits, COUNTER_NONZERO, 2, "cas answered STORED")                                         \
     X(cas_misses, COUNTER_NONZERO, 2, "cas of a key that was not there")                           \
     X(cas_badval, COUNTER_NONZERO, 2, "cas of a key changed since its gets")                       \
+    X(slap_late, COUNTER_NONZERO, 3, "answered requests whose latency was mostly slap late to send")\
     X(requests_sent, COUNTER_HIDDEN, 1, "requests handed to the kernel")
 
 struct slap_counters {
@@ -80,6 +81,11 @@ struct slap_counters {
     SLAP_COUNTERS(SLAP_COUNTER_FIELD)
 #undef SLAP_COUNTER_FIELD
 };
+
+/* An open loop's answered request counts as slap_late when slap was late to send it by this
+ * much or more and that was more than half of its latency (LIMITS_LATE_NS's 1 ms: the schedule
+ * slipped). */
+#define STATS_SLAP_LATE_NS 1000000ULL
 
 /* Request types with a latency histogram of their own: every operation (ops.h). */
 enum stats_type {
@@ -108,11 +114,17 @@ struct stats_shape {
 struct slap_stats {
     struct slap_counters counters;
     struct hist *lat[STATS_TYPES];      /* latency per type from the intended send time */
-    struct hist *raw[STATS_TYPES];      /* open loop: from the actual send (uncorrected) */
+    struct hist *raw[STATS_TYPES];      /* open loop: from the actual send (uncorrected): the
+                                           network and the server */
+    struct hist *held[STATS_TYPES];     /* open loop: the wait before the send while the server
+                                           held the request (its lane full, its socket closed
+                                           or taking no bytes) */
+    struct hist *late[STATS_TYPES];     /* open loop: the rest of that wait: slap late to send */
     uint64_t net_bytes[STATS_TYPES];    /* bytes written and read for each type */
     uint64_t misses[STATS_TYPES];       /* keys each type did not find (the tables' Get_miss) */
     struct hist *gets[STATS_OUTCOMES];  /* latency of gets that hit, that missed */
     struct hist *lag;                   /* open loop: actual send minus intended send */
+    struct hist *slap_tail;             /* open loop: latency of the slap_late requests */
     struct hist *own;                   /* --timestamps=kernel: slap's read of an answer
                                            minus its kernel arrival stamp (its own delay) */
     struct hist *connect;               /* connections made while measuring (reopened by
@@ -134,6 +146,8 @@ void stats_merge(struct slap_stats *dst, const struct slap_stats *src);
 /* Latency of every type together (the "Total" tables), from lat or raw. */
 void stats_total_hist(const struct slap_stats *s, struct hist *total);
 void stats_total_raw(const struct slap_stats *s, struct hist *total);
+/* The same of any per-type array (held, late): the types' histograms that exist, merged. */
+void stats_total_of(struct hist *const *by_type, struct hist *total);
 /* Requests answered, memaslap's "Ops": cmd_get + cmd_set (keys of multi-gets, copies of
  * -p sets), plus touches, deletes, increments and decrements. */
 uint64_t stats_ops(const struct slap_stats *s);

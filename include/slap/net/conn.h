@@ -56,6 +56,9 @@ struct request {
     uint32_t value_len;   /* bytes of value, 0 for a get */
     uint64_t intended_ns; /* when it was meant to go: the schedule's time, or its send time */
     uint64_t sent_ns;     /* when its last byte went to the kernel; 0 until then */
+    uint64_t held_ns;     /* of the wait from intended_ns to sent_ns, how long the server held
+                             it: its lane full of unanswered requests, its socket not connected
+                             or not taking bytes (the rest of that wait is slap's lateness) */
     char *hdr;            /* request line, in the socket's header slab */
     const char *value;    /* shared value bytes, or NULL */
 };
@@ -147,6 +150,7 @@ struct conn {
     uint32_t partial;         /* bytes written of the request after them */
     bool dirty;               /* requests were queued since the last flush */
     bool write_blocked;       /* the kernel took less than offered: wev will finish it */
+    uint64_t blocked_ns;      /* since when (write_blocked): what waits from then is held */
     uint64_t resp_bytes;      /* bytes of the response being parsed so far */
     uint64_t answers;         /* responses since the socket was opened, error lines aside */
     struct event rev;         /* readable; persistent while READY */

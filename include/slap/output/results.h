@@ -28,9 +28,11 @@
  * column. A document of version v must hold every field whose since is at most v; a field
  * younger than the file is read as not known. 1: every format from 1d77c31 to 4004912 (the
  * fields of 1d77c31's required, the rest optional); 2: all of 4004912's fields required.
+ * 3: an open loop's latency taken apart (late_to_send, held_by_server, slap_tail, the limits'
+ * P99 parts and slap_tail_share, the slap_late counter, the host's steal).
  * A file of a version above RESULTS_SCHEMA is refused, naming both.
  */
-#define RESULTS_SCHEMA 2
+#define RESULTS_SCHEMA 3
 #define RESULTS_LABEL_MAX 256
 #define RESULTS_MAX_ITEMS 100000 /* periods, steps or servers a file may hold */
 #define RESULTS_STREAM_MAX (1ULL << 30) /* bytes slap merge copies aside from a pipe */
