@@ -46,8 +46,10 @@ struct live_side {
     struct slap_options opts;
     struct results_doc *rounds; /* one document per round measured (owned) */
     const struct results_doc **ptrs;
-    unsigned verdicts[LIMITS_UNKNOWN + 1]; /* rounds by limited_by */
-    unsigned starved;                       /* rounds where slap's threads were short of CPU */
+    unsigned verdicts[LIMITS_VERDICTS]; /* rounds by limited_by */
+    unsigned starved;                    /* rounds where slap's threads were short of CPU */
+    unsigned late;                       /* rounds whose P99 tail was mostly slap late to send */
+    double late_p99_s, late_send_p99_s;  /* the latest such round's P99 and slap's part */
 };
 
 struct live {
@@ -308,8 +310,13 @@ static enum slap_status keep_round(struct live_side *s, const struct run *run,
     d->end_ms = d->start_ms + (uint64_t)(d->seconds * 1000.0 + 0.5);
     stats_merge(d->global, res->global);
     if (run_limits(run, &limits) == SLAP_OK) {
-        s->verdicts[limits.verdict <= LIMITS_UNKNOWN ? limits.verdict : LIMITS_UNKNOWN]++;
+        s->verdicts[limits.verdict < LIMITS_VERDICTS ? limits.verdict : LIMITS_UNKNOWN]++;
         s->starved += slap_starved(&limits);
+        if (limits.target_tps > 0 && limits.slap_tail_share >= LIMITS_SLAP_TAIL) {
+            s->late++;
+            s->late_p99_s = limits.latency_p99_s;
+            s->late_send_p99_s = limits.slap_late_p99_s;
+        }
     }
     limits_free(&limits);
     return SLAP_OK;
@@ -427,12 +434,27 @@ static void print_starved(const struct live *lv)
         printf("note: in %u of %s's %u rounds slap itself was short of CPU (its threads "
                "saturated or waiting for one): those latencies include slap's own wait (limited_by",
                s->starved, s->name, lv->done);
-        for (int v = 0; v <= LIMITS_UNKNOWN; v++) {
+        for (int v = 0; v < LIMITS_VERDICTS; v++) {
             if (s->verdicts[v] > 0) {
                 printf(" %s %u", limits_verdict_name((enum limits_verdict)v), s->verdicts[v]);
             }
         }
         printf(")\n");
+    }
+}
+
+/* The rounds whose tail was slap's own lateness, not the server's, side by side. */
+static void print_late(const struct live *lv)
+{
+    for (size_t i = 0; i < lv->nsides; i++) {
+        const struct live_side *s = &lv->sides[i];
+        if (s->late == 0) {
+            continue;
+        }
+        printf("note: in %u of %s's %u rounds the P99 tail was mostly slap late to send (the "
+               "latest: P99 %.2f ms, slap late to send %.2f ms at its own P99): those tails are "
+               "slap's, not the server's; give slap CPUs of its own, then compare again\n",
+               s->late, s->name, lv->done, s->late_p99_s * 1e3, s->late_send_p99_s * 1e3);
     }
 }
 
@@ -463,6 +485,7 @@ static int live_conclude(struct live *lv)
     } else {
         status = compare_conclude(&lv->args, t);
         print_starved(lv);
+        print_late(lv);
         fflush(stdout);
     }
     free(t);

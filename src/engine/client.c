@@ -703,8 +703,8 @@ static void lane_arm(struct lane *l, uint64_t after_ns);
 /*
  * Open loop, --trace: how long the server held a request due at intended_ns that goes now. A
  * lane full since held_since_ns held it from then (or from its time, if later) until the
- * answer that gave it room arrived (freed_ns); what it waited before the lane filled or after
- * that answer is slap's own lateness.
+ * answer that gave it room would have come on schedule (freed_ns); what it waited before the
+ * lane filled or after that is slap's own lateness.
  */
 static uint64_t lane_held_for(const struct lane *l, uint64_t intended_ns)
 {

@@ -372,6 +372,22 @@ static void record_latency(struct lane_env *env, const struct request *r,
 
 static void lane_closed(struct conn *c, const char *why);
 
+/*
+ * When r's answer would have come had slap kept its schedule: r sent as soon as the server
+ * let it (its intended time plus what the server held it), answered after the same network
+ * and server time. A lane that r's answer frees has room from then: what a request waits
+ * past it is slap's lateness, also when slap's earlier lateness filled the lane (a backlog
+ * after a stop is slap's, not the server's).
+ */
+static uint64_t punctual_answer(const struct request *r, uint64_t now_ns, uint64_t kernel_ns)
+{
+    uint64_t end = answer_end(r, now_ns, kernel_ns);
+    if (r->intended_ns == 0 || r->sent_ns < r->intended_ns + r->held_ns) {
+        return end; /* a closed loop's, or sent before the server let it (none) */
+    }
+    return r->intended_ns + r->held_ns + (end - r->sent_ns);
+}
+
 static void lane_answered(struct conn *c, const struct request *r,
                           const struct proto_result *res, uint64_t now_ns, uint64_t kernel_ns)
 {
@@ -379,7 +395,7 @@ static void lane_answered(struct conn *c, const struct request *r,
     struct lane_env *env = lane_env_of(l);
     l->in_flight--;
     if (l->held_since_ns != 0 && l->freed_ns == 0) { /* the full lane has room from then */
-        l->freed_ns = answer_end(r, now_ns, kernel_ns);
+        l->freed_ns = punctual_answer(r, now_ns, kernel_ns);
     }
     if (r->measured) {
         env->last_answer_ns = now_ns;

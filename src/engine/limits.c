@@ -243,54 +243,6 @@ static void say_host(struct limits *l)
     }
 }
 
-static void why_starved(struct limits *l, const struct limits_server *busiest, bool server,
-                        uint32_t unknown)
-{
-    const struct limits_client *c = &l->client;
-    say(l, "slap's threads waited for a CPU up to %d%% of the run (busiest thread on a CPU %d%%): "
-           "the load host's CPU limited the run, so the figures measure slap's share of it",
-        pct(c->wait_max), pct(c->busy_max));
-    if (server) {
-        say(l, ", and ");
-        say_server(l, busiest);
-        say(l, " too");
-    }
-    const struct limits_server *other = starved_server(l);
-    if (other != NULL) {
-        say(l, ", and %s's threads waited for one up to %d%% too", other->name,
-            pct(other->wait_max));
-    }
-    say_host(l);
-    say(l, "; give slap CPUs of its own (stop other load, lift a CPU quota, pin the server "
-           "apart with taskset)");
-    if (c->cpus > 0 && l->threads > 1 && l->threads > c->cpus + 0.5) {
-        say(l, ", and use no more threads (-T %u) than the %.4g CPU%s slap may use", l->threads,
-            c->cpus, c->cpus == 1 ? "" : "s");
-    }
-    say(l, ", then run again");
-    if (l->client_lag > 0) {
-        say(l, "; slap could not keep the -P schedule: %llu requests fell due while their socket "
-               "was free and were never sent, sends were up to %.1f ms late (P99)",
-            (unsigned long long)l->client_lag, l->send_lag_p99_s * 1e3);
-    }
-    if (unknown > 0 && !server) {
-        say(l, "; the load of %s is unknown (no stats): this verdict is about the client only",
-            first_unknown(l));
-    }
-}
-
-/* A server on slap's host waited for a CPU: the host's CPU limited it, not its own work. */
-static void why_server_starved(struct limits *l, const struct limits_server *s)
-{
-    say(l, "%s's threads waited for a CPU up to %d%% of the run (pid %d; ", s->name,
-        pct(s->wait_max), s->pid);
-    say_client(l);
-    say(l, "): the load host's CPU limited the server, so the figures measure its share of it");
-    say_host(l);
-    say(l, "; give the server CPUs of its own (stop other load, pin slap apart with taskset), "
-           "then run again");
-}
-
 static bool slap_tail(const struct limits *l)
 {
     return l->target_tps > 0 && l->slap_tail_share >= LIMITS_SLAP_TAIL;
@@ -329,6 +281,60 @@ static void say_steal(struct limits *l)
                "stopped without waiting on this host's run queue",
             pct(l->host.steal));
     }
+}
+
+static void why_starved(struct limits *l, const struct limits_server *busiest, bool server,
+                        uint32_t unknown)
+{
+    const struct limits_client *c = &l->client;
+    say(l, "slap's threads waited for a CPU up to %d%% of the run (busiest thread on a CPU %d%%): "
+           "the load host's CPU limited the run, so the figures measure slap's share of it",
+        pct(c->wait_max), pct(c->busy_max));
+    if (server) {
+        say(l, ", and ");
+        say_server(l, busiest);
+        say(l, " too");
+    }
+    const struct limits_server *other = starved_server(l);
+    if (other != NULL) {
+        say(l, ", and %s's threads waited for one up to %d%% too", other->name,
+            pct(other->wait_max));
+    }
+    say_host(l);
+    say(l, "; give slap CPUs of its own (stop other load, lift a CPU quota, pin the server "
+           "apart with taskset)");
+    if (c->cpus > 0 && l->threads > 1 && l->threads > c->cpus + 0.5) {
+        say(l, ", and use no more threads (-T %u) than the %.4g CPU%s slap may use", l->threads,
+            c->cpus, c->cpus == 1 ? "" : "s");
+    }
+    say(l, ", then run again");
+    if (l->client_lag > 0) {
+        say(l, "; slap could not keep the -P schedule: %llu requests fell due while their socket "
+               "was free and were never sent, sends were up to %.1f ms late (P99)",
+            (unsigned long long)l->client_lag, l->send_lag_p99_s * 1e3);
+    }
+    if (slap_tail(l)) {
+        say(l, "; %d%% of the requests at or above the P99 were mostly slap's own lateness (",
+            pct(l->slap_tail_share));
+        say_parts(l);
+        say(l, ")");
+    }
+    if (unknown > 0 && !server) {
+        say(l, "; the load of %s is unknown (no stats): this verdict is about the client only",
+            first_unknown(l));
+    }
+}
+
+/* A server on slap's host waited for a CPU: the host's CPU limited it, not its own work. */
+static void why_server_starved(struct limits *l, const struct limits_server *s)
+{
+    say(l, "%s's threads waited for a CPU up to %d%% of the run (pid %d; ", s->name,
+        pct(s->wait_max), s->pid);
+    say_client(l);
+    say(l, "): the load host's CPU limited the server, so the figures measure its share of it");
+    say_host(l);
+    say(l, "; give the server CPUs of its own (stop other load, pin slap apart with taskset), "
+           "then run again");
 }
 
 /* The tail was slap's lateness: the words say how much, why it may be, and what to do. */
@@ -897,12 +903,12 @@ static void judge_words(struct limits *l, uint32_t unknown)
 {
     const struct limits_server *busiest = busiest_server(l, &unknown);
     bool server = busiest != NULL && busiest->busy >= LIMITS_SATURATED;
-    if (slap_tail(l) && (l->verdict == LIMITS_CLIENT || l->verdict == LIMITS_BOTH)) {
-        why_slap_tail(l, busiest, server);
-        return;
-    }
     if (starved(l) && l->verdict != LIMITS_RATE) {
         why_starved(l, busiest, server, unknown);
+        return;
+    }
+    if (slap_tail(l) && (l->verdict == LIMITS_CLIENT || l->verdict == LIMITS_BOTH)) {
+        why_slap_tail(l, busiest, server);
         return;
     }
     if (starved_server(l) != NULL) {

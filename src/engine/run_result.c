@@ -125,8 +125,13 @@ static void client_threads(const struct run *r, double seconds, struct limits_cl
     }
 }
 
+/* The fewest requests the tail's share is taken over: the P99's tail of a short run (20 of
+ * 2000) is too few to say whose it was, and a few late wake-ups would decide it. */
+#define RUN_TAIL_MIN 100
+
 /* An open loop's latency taken apart at its P99: each part's own P99, and the share of the
- * requests at or above the P99 that were mostly slap late to send. total: scratch. */
+ * requests at or above the P99 (at least the slowest RUN_TAIL_MIN) that were mostly slap late
+ * to send. total: scratch. */
 static void latency_parts(const struct slap_stats *s, struct hist *total, struct limits *l)
 {
     stats_total_of(s->late, total);
@@ -135,10 +140,14 @@ static void latency_parts(const struct slap_stats *s, struct hist *total, struct
     l->held_p99_s = (double)hist_percentile_ns(total, 99.0) / 1e9;
     stats_total_hist(s, total);
     l->latency_p99_s = (double)hist_percentile_ns(total, 99.0) / 1e9;
-    if (total->count > 0) {
-        size_t p99 = hist_rank_bucket(total, hist_percentile_rank(99.0, total->count));
-        uint64_t tail = hist_count_from(total, p99);
-        l->slap_tail_share = tail > 0 ? (double)hist_count_from(s->slap_tail, p99) / tail : 0;
+    if (total->count > 0) { /* the tail: at or above the P99, or the slowest RUN_TAIL_MIN */
+        uint64_t rank = hist_percentile_rank(99.0, total->count);
+        rank = total->count - rank + 1 >= RUN_TAIL_MIN || total->count < RUN_TAIL_MIN
+                   ? rank
+                   : total->count - RUN_TAIL_MIN + 1;
+        size_t from = hist_rank_bucket(total, total->count < RUN_TAIL_MIN ? 1 : rank);
+        uint64_t tail = hist_count_from(total, from);
+        l->slap_tail_share = tail > 0 ? (double)hist_count_from(s->slap_tail, from) / tail : 0;
     }
 }
 

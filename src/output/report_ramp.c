@@ -13,8 +13,13 @@ struct ramp_row {
     double start_s;
     double seconds;
     uint64_t requests;
+    uint64_t slap_late; /* of its answered requests, those mostly slap late to send */
     struct hist *h;
 };
+
+/* A row whose requests were this share or more slap_late: its P99 and above hold slap's own
+ * lateness, not the server's (marked). */
+#define RAMP_SLAP_LATE 0.01
 
 static void ramp_columns(FILE *out, const struct run_desc *desc)
 {
@@ -24,7 +29,13 @@ static void ramp_columns(FILE *out, const struct run_desc *desc)
         snprintf(name, sizeof(name), "P%g(us)", desc->percentiles[i]);
         fprintf(out, " %-10s", name);
     }
-    fprintf(out, " %s\n", "Max(us)");
+    fprintf(out, " %-10s %s\n", "Max(us)", "Slap_late");
+}
+
+/* Whether the row's tail was slap's: its slap_late share at RAMP_SLAP_LATE or more. */
+static bool row_late(const struct ramp_row *row)
+{
+    return row->h->count > 0 && (double)row->slap_late >= RAMP_SLAP_LATE * (double)row->h->count;
 }
 
 static void ramp_print_row(FILE *out, const struct results_doc *d, const struct ramp_row *row)
@@ -38,7 +49,9 @@ static void ramp_print_row(FILE *out, const struct results_doc *d, const struct 
         uint64_t ns = row->h->count > 0 ? hist_percentile_ns(row->h, desc->percentiles[i]) : 0;
         fprintf(out, " %-10lld", (long long)llround(us(ns)));
     }
-    fprintf(out, " %lld\n", (long long)llround(us(row->h->max_ns)));
+    fprintf(out, " %-10lld", (long long)llround(us(row->h->max_ns)));
+    double share = row->h->count > 0 ? (double)row->slap_late / (double)row->h->count : 0;
+    fprintf(out, " %.1f%%%s\n", share * 100, row_late(row) ? " *" : "");
 }
 
 /* How many of d's periods a row joins: 1 when each is asked for, else enough that the run
@@ -66,11 +79,13 @@ enum slap_status report_ramp(FILE *out, const struct results_doc *d, bool each_p
         return SLAP_ERROR;
     }
     size_t per_row = periods_per_row(d, each_period);
+    bool marked = false;
     ramp_columns(out, &d->desc);
     for (size_t i = 0; i < d->periods.n; i += per_row) {
         size_t last = i + per_row < d->periods.n ? i + per_row - 1 : d->periods.n - 1;
         hist_reset(row.h);
         row.requests = 0;
+        row.slap_late = 0;
         row.start_s = periods[i].elapsed_s - periods[i].seconds;
         row.start_s = row.start_s > 0 ? row.start_s : 0.0;
         for (size_t k = i; k <= last; k++) {
@@ -78,9 +93,16 @@ enum slap_status report_ramp(FILE *out, const struct results_doc *d, bool each_p
                 results_sparse_add(&periods[k].lat[t], row.h);
             }
             row.requests += stats_counters_requests(&periods[k].counters);
+            row.slap_late += periods[k].counters.slap_late;
         }
         row.seconds = periods[last].elapsed_s - row.start_s;
         ramp_print_row(out, d, &row);
+        marked = marked || row_late(&row);
+    }
+    if (marked) {
+        fprintf(out, "* slap was late to send %.0f%% or more of the row's requests by 1 ms or "
+                     "more (Slap_late): its P99 and above are slap's lateness, not the server's\n",
+                RAMP_SLAP_LATE * 100);
     }
     fflush(out);
     hist_slab_free(row.h, 1);

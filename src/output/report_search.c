@@ -98,9 +98,9 @@ static void print_stop(FILE *out, const struct report_search_end *end)
 {
     if (end->client_limit > 0) {
         fprintf(out,
-                "search: went no higher than %.0f ops/s, where slap itself was short of CPU "
-                "(measured twice), so that step measured slap's own delay as much as the "
-                "server's: %s\n",
+                "search: went no higher than %.0f ops/s, where slap itself held the load back "
+                "(short of CPU, or late to send: measured twice), so that step measured slap's "
+                "own delay as much as the server's: %s\n",
                 end->client_limit, end->client_why != NULL ? end->client_why : "");
     } else if (end->exhausted) {
         fprintf(out, "search: stopped after its last step (--max_steps) before it narrowed "
@@ -119,8 +119,9 @@ static void print_none(FILE *out, const struct search_objectives *slo,
 {
     if (end->client_limit > 0) {
         fprintf(out,
-                "capacity: none found: slap itself was short of CPU at %.0f ops/s before %s "
-                "held with confidence; give slap CPUs of its own (see limited_by above)\n",
+                "capacity: none found: slap itself held the load back (short of CPU, or late "
+                "to send) at %.0f ops/s before %s held with confidence; the server was not "
+                "judged: give slap CPUs of its own (see limited_by above)\n",
                 end->client_limit, slo->text);
     } else {
         fprintf(out, "capacity: none found: %s did not hold with confidence even at %.0f ops/s\n",

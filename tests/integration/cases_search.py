@@ -27,7 +27,7 @@ CAPACITY = re.compile(r"^capacity: (\d+) ops/s \(p(\S+) (\d+) \xb5s at that rate
                       r"it held again( and \d+ ops/s did not)?\)$", re.M)
 SVG = "{http://www.w3.org/2000/svg}"
 SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)  # Linux
-CLIENT = "where slap itself was short of CPU (measured twice)"  # the search's stop line
+CLIENT = "where slap itself held the load back (short of CPU, or late to send: measured twice)"  # the search's stop line
 
 
 class QueueServer:
@@ -297,11 +297,12 @@ def case_search_starved_ends_without_capacity():
         check(len(rows) == 2 and all(r[5] == "starved" and r[6] in ("client", "both") and
                                      r[0] == "5000" for r in rows),
               "not two starved steps at 5000 ops/s:\n%s" % out)
-        check(re.search(r"^search: went no higher than 5000 ops/s, where slap itself was short of CPU "
-                        r"\(measured twice\).*: limited_by (client|both): (borderline with \w+: "
+        check(re.search(r"^search: went no higher than 5000 ops/s, where slap itself held the load "
+                        r"back \(short of CPU, or late to send: measured twice\).*: limited_by (client|both): (borderline with \w+: "
                         r"[^;]*; )?slap's threads waited for a CPU", out, re.M),
               "the stop is not explained:\n%s" % out)
-        check(re.search(r"^capacity: none found: slap itself was short of CPU at 5000 ops/s", out,
+        check(re.search(r"^capacity: none found: slap itself held the load back \(short of CPU, or "
+                        r"late to send\) at 5000 ops/s", out,
                         re.M), "a capacity from starved steps:\n%s" % out)
         doc = json.load(open(path))
         validate(doc)

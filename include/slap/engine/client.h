@@ -161,8 +161,9 @@ struct lane {
     bool churn;            /* --reconnect_every or --reconnect_rate: lane_drained looks */
     uint64_t held_since_ns; /* open loop, --trace: since when the lane has been full, every
                                answer followed at once by the next due request; 0 with room */
-    uint64_t freed_ns;      /* then the first answer that gave the full lane room: its kernel
-                               arrival stamp, or its read; 0 until one comes */
+    uint64_t freed_ns;      /* then when the first answer that gave the full lane room would
+                               have come had slap kept its schedule (client_answer.c); 0 until
+                               one comes */
     uint64_t next_held_ns;  /* what the server held the request being queued (lane_pump) */
     struct schedule sched; /* open loop */
     struct event *timer;   /* open loop, --trace: wakes the lane at its next intended time;
