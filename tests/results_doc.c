@@ -268,6 +268,11 @@ void make_run(struct results_doc *d, bool extras)
         hist_record(d->global->own, 25000); /* --timestamps=kernel: own_delay */
         hist_record(d->global->own, 41000);
         hist_record(d->global->connect, 90000); /* --reconnect_every: connect_time */
+        if (d->global->late[OP_GET] != NULL) { /* an open loop's parts (schema 3) */
+            hist_record(d->global->late[OP_GET], 1500000);
+            hist_record(d->global->held[OP_GET], 0);
+            hist_record(d->global->slap_tail, 1700000);
+        }
     }
 }
 
