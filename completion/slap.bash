@@ -6,7 +6,7 @@ _slap_options="--servers --threads --concurrency --conn_sock --execute_number --
 --win_size --fixed_size --verify --division --stat_freq --exp_verify --overwrite --reconnect
 --reconnect_every --reconnect_rate --udp --facebook --binary --tps --rep_write --verbose --key_size --value_size --ratio --mix --exp_time
 --distribution --hash --key_dist --key_pattern --key_min --key_max --ycsb --protocol --tls --tls_ca --tls_cert --tls_key --tls_skip_verify
---tls_version --auth --timeout --udp_timeout --flush --preload --arrival --pipeline --latency --timestamps --warmup
+--tls_version --auth --timeout --udp_timeout --flush --preload --arrival --pipeline --latency --timestamps --priority --warmup
 --percentiles --precision --hdr_out --sweep --step_time --ramp --rounds --json --label --csv --svg --samples --sample_rate
 --start_at --share --probe --max_errors --quiet --trace --trace_speed --trace_limit --trace_skip_bad --trace_spread
 --trace_value_max --stats_servers --proxy_stats --metrics --push --help --version"
@@ -21,6 +21,7 @@ _slap_choices() {
     --arrival) echo "uniform poisson exponential etc" ;;
     --latency) echo "both corrected uncorrected" ;;
     --timestamps) echo "read kernel" ;;
+    --priority) echo "normal realtime" ;;
     --key_dist) echo "uniform zipf latest gaussian" ;;
     --ycsb) echo "a b c d f" ;;
     --tls_version) echo "1.2 1.3" ;;

@@ -96,6 +96,12 @@ WORKLOADS = {
     "open80": {"slap": ["-T", "1", "-c", "64"],  # -P is added: 80% of slap's closed-loop rate
                "memaslap": ["-T", "1", "-c", "64"],
                "memtier": ["--threads=1", "--clients=64", "--ratio=1:9"]},
+    # --priority=realtime (issue 42): the open loop at 80% of slap's closed-loop rate with its
+    # workers at SCHED_FIFO, side by side with the same open loop at the ordinary priority
+    "realtime": {"slap": ["-T", "1", "-c", "64", "--priority=realtime"],
+                 "memaslap": None,
+                 "memtier": None,
+                 "baseline": True},
     "T2": {"slap": ["-T", "2", "-c", "64"],  # both threads on the client's one CPU
            "memaslap": None,
            "memtier": None},
@@ -129,6 +135,7 @@ TARGETS = [
     ("udp", "cpu/op slap/memaslap", "<=", 0.8),
     ("T2", "cpu/op slap/slap-standard", "<=", 1.1),
     ("kstamps", "cpu/op paired slap/slap-standard", "<=", 1.03),
+    ("realtime", "cpu/op paired slap/slap-standard", "<=", 1.03),
 ]
 
 
@@ -309,7 +316,7 @@ def run_workload(name, opts, paths, cpus, tools, extra_slap=None, rate_from=None
                 args = list(WORKLOADS["standard"][tool.split("-")[0]])
             else:
                 args = list(spec["slap" if tool == "slap-before" else tool])
-            if rate_from is not None and tool in ("slap", "slap-before"):
+            if rate_from is not None and tool in ("slap", "slap-before", "slap-standard"):
                 args += ["-P", "%d" % rate_from]
             elif rate_from is not None and tool == "memaslap":  # it takes thousands only
                 args += ["-P", "%dk" % max(1, rate_from // 1000)]
@@ -473,7 +480,7 @@ def main():
     table = []
     for name in names:
         rate = None
-        if name == "open80":
+        if name in ("open80", "realtime"):
             base = standard or run_workload("standard", opts, paths, cpus, ["slap"]).get("slap")
             rate = int(0.8 * summary(base, "ops_s")[0]) if base else None
             if rate is None:

@@ -44,6 +44,8 @@ static const char *const latency_names[] = {[LATENCY_BOTH] = "both",
                                             NULL};
 static const char *const timestamps_names[] = {
     [TIMESTAMPS_READ] = "read", [TIMESTAMPS_KERNEL] = "kernel", NULL};
+static const char *const priority_names[] = {
+    [PRIORITY_NORMAL] = "normal", [PRIORITY_REALTIME] = "realtime", NULL};
 
 /* memaslap's options, in the order of its --help, then slap's own. */
 static const struct option_row option_rows[] = {
@@ -244,6 +246,11 @@ static const struct option_row option_rows[] = {
                         "kernel (the kernel's arrival stamp, TCP, UDP and TLS; slap's own delay "
                         "between the two is reported as own_delay).",
                         CHOICE(stamps, enum timestamps, timestamps_names)},
+    [ROW_PRIORITY] = {0, "priority", "WHICH",
+                      "Open loop: normal (default) or realtime, the worker threads at the lowest "
+                      "SCHED_FIFO priority, so that a due request's wake-up preempts other "
+                      "processes on its CPU (root or CAP_SYS_NICE).",
+                      CHOICE(priority, enum worker_priority, priority_names)},
     [ROW_WARMUP] = {0, "warmup", "DURATION",
                     "Run the load this long first, then reset every statistic; the report "
                     "covers only what follows.",
@@ -461,7 +468,9 @@ enum options_outcome options_parse_seen(struct slap_options *o, int argc, char *
 {
     struct parse_state st = {.o = o, .target = o, .table = &slap_table, .out = out, .err = err,
                              .seen = seen, .seen_arg = seen_arg};
+    bool open_steps = o->open_steps;
     options_defaults(o);
+    o->open_steps = open_steps;
     enum options_outcome outcome = options_table_parse(&st, "slap", argc, argv);
     return outcome == OPTIONS_RUN ? options_finish(&st) : outcome;
 }

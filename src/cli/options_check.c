@@ -47,6 +47,32 @@ static enum options_outcome check_open_loop(const struct parse_state *st)
     return OPTIONS_RUN;
 }
 
+/* --priority=realtime: an open loop's (a closed loop never sleeps: a thread at a real-time
+ * priority that never sleeps holds its CPU from every other process), and only where this
+ * process may use it. */
+static enum options_outcome check_priority(const struct parse_state *st)
+{
+    const struct slap_options *o = st->o;
+    char why[128];
+    if (o->priority != PRIORITY_REALTIME) {
+        return OPTIONS_RUN;
+    }
+    if (o->tps <= 0 && o->sweep_step == 0 && o->ramp.duration_ns == 0 && !o->open_steps &&
+        !(o->trace != NULL && o->trace_speed > 0)) {
+        return options_usage_error(st, "--priority=realtime needs an open loop (--tps, --sweep, "
+                                       "--ramp or a --trace at its times): a closed loop never "
+                                       "sleeps, and a real-time thread that never sleeps holds "
+                                       "its CPU from every other process");
+    }
+    if (!worker_realtime_permitted(why, sizeof(why))) {
+        return options_usage_error(st, "--priority=realtime: this process may not use "
+                                       "SCHED_FIFO (%s): run as root, with CAP_SYS_NICE, or "
+                                       "with an RLIMIT_RTPRIO above 0",
+                                   why);
+    }
+    return OPTIONS_RUN;
+}
+
 /* Connection churn: --reconnect_every or --reconnect_rate (one of them), between requests of a
  * stream socket. */
 static enum options_outcome check_churn(const struct parse_state *st)
@@ -287,6 +313,7 @@ static enum options_outcome check_combinations(const struct parse_state *st)
         return OPTIONS_USAGE;
     }
     enum options_outcome outcome = check_open_loop(st);
+    outcome = outcome == OPTIONS_RUN ? check_priority(st) : outcome;
     outcome = outcome == OPTIONS_RUN ? check_churn(st) : outcome;
     outcome = outcome == OPTIONS_RUN ? check_rounds(st) : outcome;
     outcome = outcome == OPTIONS_RUN ? check_share(st) : outcome;

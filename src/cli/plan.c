@@ -110,6 +110,7 @@ static const struct plan_copy engine_copies[] = {
     ENGINE(warmup_ns, warmup_ns, uint64_t),           ENGINE(timeout_ns, timeout_ns, uint64_t),
     ENGINE(udp_timeout_ns, udp_timeout_ns, uint64_t), ENGINE(sample_rate, sample_rate, double),
     ENGINE(memslap_face, memslap_face, bool),         ENGINE(timestamps, stamps, enum timestamps),
+    ENGINE(priority, priority, enum worker_priority),
 };
 
 /* What the workers read; run_init adds where the run's parts are, and the period. */

@@ -20,6 +20,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -693,9 +695,42 @@ static void worker_preload(struct worker *w)
     }
 }
 
+bool worker_realtime_permitted(char *why, size_t len)
+{
+    struct sched_param param = {.sched_priority = sched_get_priority_min(SCHED_FIFO)};
+    int policy;
+    struct sched_param was;
+    int err = pthread_getschedparam(pthread_self(), &policy, &was);
+    if (err == 0) {
+        err = pthread_setschedparam(pthread_self(), SCHED_FIFO, &param);
+    }
+    if (err == 0) {
+        (void)pthread_setschedparam(pthread_self(), policy, &was); /* only the workers */
+        return true;
+    }
+    snprintf(why, len, "%s", strerror(err));
+    return false;
+}
+
+/* --priority=realtime: this worker's thread at the lowest SCHED_FIFO priority (checked to be
+ * permitted before the run: a refusal now is said, and the thread runs as it is). */
+static void worker_set_priority(struct worker *w)
+{
+    if (w->cfg->priority != PRIORITY_REALTIME) {
+        return;
+    }
+    struct sched_param param = {.sched_priority = sched_get_priority_min(SCHED_FIFO)};
+    int err = pthread_setschedparam(pthread_self(), SCHED_FIFO, &param);
+    if (err != 0) {
+        fprintf(stderr, "slap: --priority=realtime: a worker thread stays at its ordinary "
+                        "priority: %s\n", strerror(err));
+    }
+}
+
 static void *worker_main(void *arg)
 {
     struct worker *w = arg;
+    worker_set_priority(w);
     w->watch_timer = timer_at(w, WORKER_WATCH_NS, EV_PERSIST, on_watch);
     if (worker_connect_all(w) == SLAP_OK && !stop_asked(w)) {
         w->env.phase = WORKER_READY;

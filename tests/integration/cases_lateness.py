@@ -311,3 +311,46 @@ def case_lateness_ramp_marks_rows():
     finally:
         mc.stop()
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def thread_policies(pid):
+    """The scheduling policy of each of the process's threads by thread id (/proc's stat field
+    41: 0 SCHED_OTHER, 1 SCHED_FIFO)."""
+    out = {}
+    for tid in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/stat" % (pid, tid)) as f:
+                stat = f.read()
+        except OSError:
+            continue
+        out[int(tid)] = int(stat[stat.rindex(")") + 2:].split()[41 - 3])
+    return out
+
+
+def case_priority_realtime_workers(mc):
+    """--priority=realtime: while the run goes on, its worker threads (-T 2) are SCHED_FIFO and
+    its main thread is not; without it none is. Refused with exit 2 and said: in a closed loop,
+    and for a user who may not use SCHED_FIFO (nobody, as root drops to it)."""
+    for prio, want in (("realtime", 2), ("normal", 0)):
+        proc = subprocess.Popen([PATHS.slap, "-s", mc.addr, "-T", "2", "-c", "4", "-P", "200",
+                                 "-t", "2s", "--priority=" + prio], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        time.sleep(1.0)
+        policies = thread_policies(proc.pid)
+        out, err = proc.communicate(timeout=30)
+        check(proc.returncode == 0, "--priority=%s: exit %d: %s" % (prio, proc.returncode, err))
+        fifo = sum(1 for p in policies.values() if p == 1)
+        print("--priority=%s: %r" % (prio, policies))
+        check(fifo == want, "--priority=%s: %d SCHED_FIFO threads, not %d: %r" %
+              (prio, fifo, want, policies))
+        check(policies.get(proc.pid) == 0, "the main thread's policy: %r" % policies)
+    rc, out, err = run_slap(["-s", mc.addr, "-t", "1s", "--priority=realtime"])
+    check(rc == 2 and "--priority=realtime needs an open loop" in err,
+          "closed loop: exit %d: %s" % (rc, err))
+    if os.geteuid() != 0:
+        raise Skip("not root: cannot run slap as another user to see it refused")
+    r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                        PATHS.slap, "-s", mc.addr, "-P", "100", "-t", "1s",
+                        "--priority=realtime"], capture_output=True, text=True, timeout=30)
+    check(r.returncode == 2 and "this process may not use SCHED_FIFO" in r.stderr,
+          "unprivileged: exit %d: %s" % (r.returncode, r.stderr))

@@ -179,7 +179,8 @@ def case_ramp(mc):
         achieved = p["ops"] / p["seconds"]
         check(abs(achieved - want) <= 0.1 * want, "period %.1f: achieved %.0f for %.0f"
               % (start, achieved, want))
-    rows = re.findall(r"^(\d+\.\d{3})\s+(\d+)\s+(\d+)\s+\d+\s+\d+\s+\d+\s+\d+\s+\d+$", out, re.M)
+    rows = re.findall(r"^(\d+\.\d{3})\s+(\d+)\s+(\d+)\s+\d+\s+\d+\s+\d+\s+\d+\s+\d+\s+"
+                      r"\d+\.\d%( \*)?$", out, re.M)
     check(re.search(r"^Start\(s\)\s+Target\(ops/s\)\s+Achieved\(ops/s\)\s+P50\(us\)", out, re.M),
           "no ramp table")
     check(len(rows) == len(doc["periods"]), "table rows %r" % rows)

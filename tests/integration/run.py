@@ -101,6 +101,8 @@ SHARES_CPU = frozenset([
     # key patterns and bounds: the server's counts and items, no time
     "key_bounds_as_the_server_counts", "key_bounds_shared_between_runs",
     "key_pattern_sets_by_law_in_windows",
+    # --priority: the worker threads' policy read from /proc and the refusals; no time
+    "priority_realtime_workers",
 ])
 
 

@@ -19,6 +19,7 @@
 #include "slap/net/auth.h"
 #include "slap/net/conn.h" /* enum timestamps */
 #include "slap/engine/replay.h"
+#include "slap/engine/worker.h" /* enum worker_priority */
 #include "slap/net/servers.h"
 #include "slap/net/tls.h"
 #include "slap/output/run_desc.h" /* enum latency_view */
@@ -57,6 +58,9 @@ struct slap_options {
     uint32_t pipeline;         /* --pipeline: requests in flight per connection, default 1 */
     enum latency_view latency; /* --latency */
     enum timestamps stamps;    /* --timestamps: read (default) or kernel */
+    enum worker_priority priority; /* --priority: normal (default) or realtime */
+    bool open_steps;           /* set before parsing by a command whose runs are all open
+                                  loops at rates of its own (slap search): kept by parsing */
     uint64_t warmup_ns;        /* --warmup: load before the measured run, 0 = none */
     double precision_pct;      /* --precision P=W%: the percentile P (0: no target) */
     double precision_width;    /* and W, the relative half-width asked (0.05 for 5%) */

@@ -26,6 +26,17 @@ struct conn_auth;
 
 /* What a worker reads of its run: settled when the run is planned (period_ns by run_want,
  * before the threads start), read-only after. The worker never reads the command line. */
+/* --priority: how the worker threads are scheduled. */
+enum worker_priority {
+    PRIORITY_NORMAL = 0,   /* the process's own (SCHED_OTHER, its nice level) */
+    PRIORITY_REALTIME = 1, /* SCHED_FIFO at the lowest real-time priority: a due request's
+                              wake-up preempts every ordinary process on the CPU */
+};
+
+/* Whether this process may give its threads a real-time priority (SCHED_FIFO); false with
+ * the system's words in why. */
+bool worker_realtime_permitted(char *why, size_t len);
+
 struct engine_config {
     struct lane_params lane;         /* what every lane reads */
     const struct stats_shape *shape; /* the histograms every statistics of the run keeps */
@@ -45,6 +56,7 @@ struct engine_config {
     double sample_rate;      /* --samples: the share of requests kept */
     bool samples;            /* --samples */
     bool memslap_face;       /* messages in memslap's words */
+    enum worker_priority priority; /* --priority */
 };
 
 enum gate_go {
