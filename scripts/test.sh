@@ -2,10 +2,11 @@
 # The whole test suite: dependencies, a strict build, unit and integration tests (valgrind
 # memcheck and a 60 s soak among them, the Debian package installed in a fresh chroot and the
 # container image run), then the same tests built with AddressSanitizer and
-# UndefinedBehaviorSanitizer. Every libFuzzer target runs first, for a bounded time: the quickest
-# pass, and the one whose hand-listed sources break first. In the release pass, three tests
-# run at a time, except the integration cases that measure time or rate, which run alone
-# (tests/integration/run.py, SHARES_CPU); the others mostly wait on their servers and timers.
+# UndefinedBehaviorSanitizer. Every libFuzzer target runs first, for a bounded time, while the
+# release and sanitizers' trees build beside it (nothing then measures time). In the release
+# pass, three tests run at a time, except the integration cases that measure time or rate, which
+# run alone (tests/integration/run.py, SHARES_CPU); the others mostly wait on their servers and
+# timers. A case that passed only on its second try is named at the end.
 set -euo pipefail
 SECONDS=0
 phase() { echo "== $1 (at ${SECONDS}s)"; }
@@ -31,29 +32,59 @@ packages=$!
 # a pass that fails stops the suite: the package's build (its own process group) stops with it
 trap '[[ -n $packages ]] && kill -- -"$packages" 2>/dev/null; true' EXIT
 
-phase "libFuzzer targets (bounded)"
+phase "libFuzzer targets (bounded), beside the release and sanitizers' builds"
 CC=clang cmake -S "$top" -B "$top/build-fuzz" -DSLAP_FUZZ=ON -DSLAP_WERROR=ON >/dev/null
 cmake --build "$top/build-fuzz" -j "$(nproc)" --target fuzzers
-(cd "$top/build-fuzz" && ctest -j2 -L fuzz --output-on-failure --no-tests=error)
-
-phase "release build (warnings are errors)"
+# the targets run for a bounded time each, whatever else runs: the two builds beside them cost
+# them executions, not time, and the suite the builds' minute and a half
+(cd "$top/build-fuzz" && ctest -j2 -L fuzz --output-on-failure --no-tests=error) \
+    >"$top/build-fuzz/fuzz.log" 2>&1 &
+fuzz=$!
 "$top/scripts/build.sh" "$top/build" -DSLAP_WERROR=ON
+"$top/scripts/build.sh" "$top/build-asan" -DSLAP_WERROR=ON -DSLAP_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
+if ! wait "$fuzz"; then
+    cat "$top/build-fuzz/fuzz.log" >&2
+    echo "test.sh: a libFuzzer target failed (its log is above)" >&2
+    exit 1
+fi
+grep -E "tests passed|Total Test time" "$top/build-fuzz/fuzz.log"
 if ! wait "$packages"; then
     cat "$top/build-pkg/packages.log" >&2
     echo "test.sh: scripts/packages.sh failed (its log is above)" >&2
     exit 1
 fi
 packages=
+
+# The cases that failed a try and passed the next (ctest --repeat until-pass:2), named at the
+# end of the suite: a retry is never silent.
+retries=()
+note_retries() { # PASS LOG
+    local name
+    for name in $(grep -oE 'Test +#[0-9]+: [A-Za-z0-9_]+ [.]+\*\*\*(Failed|Timeout)' "$2" |
+        awk '{print $3}' | sort -u); do
+        retries+=("$1: $name")
+    done
+}
+
 phase "release tests (the package and image made at $(grep -o '[0-9]*s$' "$top/build-pkg/packages.log" | tail -1))"
 # a case that fails is run once more (a timed one can meet a moment when this shared host's
 # other load holds the server or slap up); one that fails twice fails the suite
-(cd "$top/build" && ctest -j3 --repeat until-pass:2 --output-on-failure --no-tests=error)
+(cd "$top/build" && ctest -j3 --repeat until-pass:2 --output-on-failure --no-tests=error) |
+    tee "$top/build/ctest.log"
+note_retries release "$top/build/ctest.log"
 
-phase "AddressSanitizer + UndefinedBehaviorSanitizer build"
-"$top/scripts/build.sh" "$top/build-asan" -DSLAP_WERROR=ON -DSLAP_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
+phase "AddressSanitizer + UndefinedBehaviorSanitizer tests"
 # A timed case here runs beside a case that measures no time (tests/CMakeLists.txt): one whose
 # timing check fails there gets a second try; a memory error fails every try.
 (cd "$top/build-asan" &&
-    ASAN_OPTIONS=detect_leaks=1 ctest -j2 --repeat until-pass:2 --output-on-failure --no-tests=error)
+    ASAN_OPTIONS=detect_leaks=1 ctest -j2 --repeat until-pass:2 --output-on-failure --no-tests=error) |
+    tee "$top/build-asan/ctest.log"
+note_retries sanitizers "$top/build-asan/ctest.log"
 
+if [[ ${#retries[@]} -gt 0 ]]; then
+    echo "== passed on a second try (each failed once first; its output is above):"
+    printf '   %s\n' "${retries[@]}"
+else
+    echo "== no case needed a second try"
+fi
 phase "all passed"

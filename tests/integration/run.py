@@ -103,6 +103,9 @@ SHARES_CPU = frozenset([
     "key_pattern_sets_by_law_in_windows",
     # --priority: the worker threads' policy read from /proc and the refusals; no time
     "priority_realtime_workers",
+    # counts and words that agree with each other, whatever the rates: the rounds' counters
+    # and lengths (0.9 to 1.1 s), the groups' servers' counts, each step's verdict its row's
+    "rounds_counted", "groups_writer_and_reader", "sweep_steps_judged", "search_steps_judged",
 ])
 
 
