@@ -1,6 +1,9 @@
 /* slap's options once every one is read: checks across them, and what they fill in (the -F
  * file under the inline options, $MEMCACHED_SERVERS, the label). */
 #include <inttypes.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -47,6 +50,25 @@ static enum options_outcome check_open_loop(const struct parse_state *st)
     return OPTIONS_RUN;
 }
 
+/* Whether this process may give its threads a real-time priority (SCHED_FIFO): tried on this
+ * thread and undone (the workers take it when they start); false with the system's words. */
+static bool realtime_permitted(char *why, size_t len)
+{
+    struct sched_param param = {.sched_priority = sched_get_priority_min(SCHED_FIFO)};
+    struct sched_param was;
+    int policy;
+    int err = pthread_getschedparam(pthread_self(), &policy, &was);
+    if (err == 0) {
+        err = pthread_setschedparam(pthread_self(), SCHED_FIFO, &param);
+    }
+    if (err == 0) {
+        (void)pthread_setschedparam(pthread_self(), policy, &was);
+        return true;
+    }
+    snprintf(why, len, "%s", strerror(err));
+    return false;
+}
+
 /* --priority=realtime: an open loop's (a closed loop never sleeps: a thread at a real-time
  * priority that never sleeps holds its CPU from every other process), and only where this
  * process may use it. */
@@ -64,7 +86,7 @@ static enum options_outcome check_priority(const struct parse_state *st)
                                        "sleeps, and a real-time thread that never sleeps holds "
                                        "its CPU from every other process");
     }
-    if (!worker_realtime_permitted(why, sizeof(why))) {
+    if (!realtime_permitted(why, sizeof(why))) {
         return options_usage_error(st, "--priority=realtime: this process may not use "
                                        "SCHED_FIFO (%s): run as root, with CAP_SYS_NICE, or "
                                        "with an RLIMIT_RTPRIO above 0",

@@ -695,23 +695,6 @@ static void worker_preload(struct worker *w)
     }
 }
 
-bool worker_realtime_permitted(char *why, size_t len)
-{
-    struct sched_param param = {.sched_priority = sched_get_priority_min(SCHED_FIFO)};
-    int policy;
-    struct sched_param was;
-    int err = pthread_getschedparam(pthread_self(), &policy, &was);
-    if (err == 0) {
-        err = pthread_setschedparam(pthread_self(), SCHED_FIFO, &param);
-    }
-    if (err == 0) {
-        (void)pthread_setschedparam(pthread_self(), policy, &was); /* only the workers */
-        return true;
-    }
-    snprintf(why, len, "%s", strerror(err));
-    return false;
-}
-
 /* --priority=realtime: this worker's thread at the lowest SCHED_FIFO priority (checked to be
  * permitted before the run: a refusal now is said, and the thread runs as it is). */
 static void worker_set_priority(struct worker *w)

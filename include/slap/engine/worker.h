@@ -33,10 +33,6 @@ enum worker_priority {
                               wake-up preempts every ordinary process on the CPU */
 };
 
-/* Whether this process may give its threads a real-time priority (SCHED_FIFO); false with
- * the system's words in why. */
-bool worker_realtime_permitted(char *why, size_t len);
-
 struct engine_config {
     struct lane_params lane;         /* what every lane reads */
     const struct stats_shape *shape; /* the histograms every statistics of the run keeps */
