@@ -241,6 +241,7 @@ static const struct field plan_fields[] = {
     PLAN(engine.arrival),
     PLAN(engine.ramp),
     PLAN(engine.timestamps),
+    PLAN(engine.priority),
     PLAN(engine.run_time_ns),
     PLAN(engine.warmup_ns),
     PLAN(engine.timeout_ns),

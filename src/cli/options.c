@@ -250,7 +250,7 @@ static const struct option_row option_rows[] = {
                       "Open loop: normal (default) or realtime, the worker threads at the lowest "
                       "SCHED_FIFO priority, so that a due request's wake-up preempts other "
                       "processes on its CPU (root or CAP_SYS_NICE).",
-                      CHOICE(priority, enum worker_priority, priority_names)},
+                      CHOICE(priority, enum worker_priority, priority_names), NOT_REPLAYED},
     [ROW_WARMUP] = {0, "warmup", "DURATION",
                     "Run the load this long first, then reset every statistic; the report "
                     "covers only what follows.",

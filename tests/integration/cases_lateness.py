@@ -354,3 +354,19 @@ def case_priority_realtime_workers(mc):
                         "--priority=realtime"], capture_output=True, text=True, timeout=30)
     check(r.returncode == 2 and "this process may not use SCHED_FIFO" in r.stderr,
           "unprivileged: exit %d: %s" % (r.returncode, r.stderr))
+    # how a run was scheduled is not replayed: its results file reads back anywhere
+    tmp = tempfile.mkdtemp(prefix="slap-prio-")
+    try:
+        path = os.path.join(tmp, "rt.json")
+        rc, out, err = run_slap(["-s", mc.addr, "-P", "100", "-t", "1s", "--priority=realtime",
+                                 "--json", path])
+        check(rc == 0, "realtime run: exit %d: %s" % (rc, err))
+        os.chmod(tmp, 0o755)
+        os.chmod(path, 0o644)
+        r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                            PATHS.slap, "merge", path], capture_output=True, text=True,
+                           timeout=30)
+        check(r.returncode == 0, "a realtime run's file merged by nobody: exit %d: %s" %
+              (r.returncode, r.stderr))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
