@@ -236,6 +236,38 @@ static void own_delay_histogram(void **state)
     stats_free(&s);
 }
 
+/* An open loop's parts: slap late to send and the server's hold per type, families of their own
+ * once they hold a value; the slap_late counter. */
+static void latency_parts_histograms(void **state)
+{
+    struct slap_stats s;
+    (void)state;
+    assert_int_equal(stats_init(&s, &(struct stats_shape){.types = op_bit(OP_GET) | op_bit(OP_SET),
+                                                          .open_loop = true}),
+                     SLAP_OK);
+    hist_record(s.lat[OP_GET], 50000);
+    struct metrics_input in = input_of(&s, "n");
+    char *text = write_text(&in);
+    assert_null(strstr(text, "slap_late_to_send_seconds"));
+    free(text);
+    hist_record(s.late[OP_GET], 2000000);
+    hist_record(s.late[OP_GET], 3000000);
+    hist_record(s.held[OP_SET], 7000);
+    s.counters.slap_late = 2;
+    text = write_text(&in);
+    assert_non_null(strstr(text, "# TYPE slap_late_to_send_seconds histogram"));
+    assert_int_equal(
+        value_of(text, "slap_late_to_send_seconds_count{label=\"n\",type=\"get\"}"), 2);
+    double sum = value_of(text, "slap_late_to_send_seconds_sum{label=\"n\",type=\"get\"}");
+    assert_true(sum > 0.00499 && sum < 0.00501); /* 2 + 3 ms */
+    assert_null(strstr(text, "slap_late_to_send_seconds_count{label=\"n\",type=\"set\"}"));
+    assert_int_equal(
+        value_of(text, "slap_held_by_server_seconds_count{label=\"n\",type=\"set\"}"), 1);
+    assert_int_equal(value_of(text, "slap_late_requests_total{label=\"n\"}"), 2);
+    free(text);
+    stats_free(&s);
+}
+
 /* Names start slap_, counters end _total, a family's # TYPE comes before its samples. */
 static void names_follow_conventions(void **state)
 {
@@ -381,6 +413,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(bucket_edges),        cmocka_unit_test(histogram_counts_exact),
         cmocka_unit_test(quantiles_agree),     cmocka_unit_test(names_follow_conventions),
+        cmocka_unit_test(latency_parts_histograms),
         cmocka_unit_test(own_delay_histogram),
         cmocka_unit_test(connect_histogram),
         cmocka_unit_test(label_escaped),       cmocka_unit_test(run_info_workload),

@@ -16,16 +16,43 @@ void json_writer_init(struct json_writer *w, FILE *out)
     w->first[0] = true;
 }
 
+/* The length of the valid UTF-8 sequence at p (1 to 4), or 0 when the bytes there are none
+ * (a stray continuation, an overlong form, a surrogate, past U+10FFFF, cut short). */
+static int utf8_length(const unsigned char *p)
+{
+    unsigned char c = p[0];
+    if (c < 0x80) {
+        return 1;
+    }
+    int n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    unsigned char lo = c == 0xe0 ? 0xa0 : c == 0xf0 ? 0x90 : 0x80;
+    unsigned char hi = c == 0xed ? 0x9f : c == 0xf4 ? 0x8f : 0xbf;
+    if (n > 1 && (p[1] < lo || p[1] > hi)) {
+        return 0;
+    }
+    for (int i = 2; i < n; i++) {
+        if (p[i] < 0x80 || p[i] > 0xbf) {
+            return 0;
+        }
+    }
+    return n;
+}
+
+/* A JSON string: always valid UTF-8, so that every reader takes the file. A byte that begins
+ * no valid sequence (text from outside, or cut mid-character) is written as \u00XX, its value
+ * kept in sight. */
 static void write_escaped(FILE *out, const char *s)
 {
     fputc('"', out);
     for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++) {
+        int n = utf8_length(p);
         if (*p == '"' || *p == '\\') {
             fprintf(out, "\\%c", *p);
-        } else if (*p < 0x20 || *p == 0x7f) {
+        } else if (*p < 0x20 || *p == 0x7f || n == 0) {
             fprintf(out, "\\u%04x", *p);
         } else {
-            fputc(*p, out);
+            fwrite(p, 1, (size_t)n, out);
+            p += n - 1;
         }
     }
     fputc('"', out);

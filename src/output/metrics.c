@@ -197,6 +197,9 @@ static void requests(FILE *out, const struct metrics_input *in)
     counter(out, in, "slap_client_lag_requests_total",
             "Of the unsent requests, those due while their socket was free: slap fell behind.",
             c->client_lag);
+    counter(out, in, "slap_late_requests_total",
+            "Answered requests whose latency was mostly slap late to send (1 ms or more).",
+            c->slap_late);
 }
 
 /* Hits and misses per command family, as memcached's own stats name them. */
@@ -319,6 +322,35 @@ static void latency(FILE *out, const struct metrics_input *in)
     }
 }
 
+/* An open loop's parts of the latency per type (the report's Send and Held), each family said
+ * once one of its histograms holds a value. */
+static void typed_family(FILE *out, const struct metrics_input *in, struct hist *const *by_type,
+                         const char *name, const char *help)
+{
+    bool said = false;
+    for (int t = 0; t < STATS_TYPES; t++) {
+        const struct hist *h = by_type[t];
+        if (h != NULL && h->count > 0) {
+            if (!said) {
+                family(out, name, "histogram", help);
+                said = true;
+            }
+            histogram(out, in, name, stats_type_name(t), h);
+        }
+    }
+}
+
+static void latency_parts(FILE *out, const struct metrics_input *in)
+{
+    typed_family(out, in, in->stats->late, "slap_late_to_send_seconds",
+                 "An open loop's slap late to send, per request type: the wait before a "
+                 "request went less what the server held it (the report's Send).");
+    typed_family(out, in, in->stats->held, "slap_held_by_server_seconds",
+                 "An open loop's wait before a request went while the server held it: its lane "
+                 "full of unanswered requests, its socket reconnecting or taking no bytes (the "
+                 "report's Held).");
+}
+
 /* A histogram of one series, its family said once it holds a value (none before). */
 static void lone_histogram(FILE *out, const struct metrics_input *in, const struct hist *h,
                            const char *name, const char *help)
@@ -399,6 +431,7 @@ enum slap_status metrics_write(FILE *out, const struct metrics_input *in)
     errors(out, in);
     traffic(out, in);
     latency(out, in);
+    latency_parts(out, in);
     own_delay_and_connects(out, in);
     cpu(out, in);
     verdict(out, in);
