@@ -74,10 +74,11 @@ phase "release tests (the package and image made at $(grep -o '[0-9]*s$' "$top/b
 note_retries release "$top/build/ctest.log"
 
 phase "AddressSanitizer + UndefinedBehaviorSanitizer tests"
-# A timed case here runs beside a case that measures no time (tests/CMakeLists.txt): one whose
-# timing check fails there gets a second try; a memory error fails every try.
+# A timed case here runs beside cases that measure no time (tests/CMakeLists.txt: one timed
+# case at a time, by a resource lock; three cases at once, the others mostly waiting on their
+# servers): one whose timing check fails there gets a second try; a memory error fails every try.
 (cd "$top/build-asan" &&
-    ASAN_OPTIONS=detect_leaks=1 ctest -j2 --repeat until-pass:2 --output-on-failure --no-tests=error) |
+    ASAN_OPTIONS=detect_leaks=1 ctest -j3 --repeat until-pass:2 --output-on-failure --no-tests=error) |
     tee "$top/build-asan/ctest.log"
 note_retries sanitizers "$top/build-asan/ctest.log"
 
