@@ -463,16 +463,29 @@ enum options_outcome options_parse(struct slap_options *o, int argc, char **argv
     return options_parse_seen(o, argc, argv, out, err, NULL, NULL);
 }
 
-enum options_outcome options_parse_seen(struct slap_options *o, int argc, char **argv, FILE *out,
-                                        FILE *err, options_seen seen, void *seen_arg)
+/* The options from the defaults; open_steps: a command whose runs are all open loops. */
+static enum options_outcome parse_from_defaults(struct slap_options *o, int argc, char **argv,
+                                                FILE *out, FILE *err, options_seen seen,
+                                                void *seen_arg, bool open_steps)
 {
     struct parse_state st = {.o = o, .target = o, .table = &slap_table, .out = out, .err = err,
                              .seen = seen, .seen_arg = seen_arg};
-    bool open_steps = o->open_steps;
     options_defaults(o);
     o->open_steps = open_steps;
     enum options_outcome outcome = options_table_parse(&st, "slap", argc, argv);
     return outcome == OPTIONS_RUN ? options_finish(&st) : outcome;
+}
+
+enum options_outcome options_parse_seen(struct slap_options *o, int argc, char **argv, FILE *out,
+                                        FILE *err, options_seen seen, void *seen_arg)
+{
+    return parse_from_defaults(o, argc, argv, out, err, seen, seen_arg, false);
+}
+
+enum options_outcome options_parse_open_steps(struct slap_options *o, int argc, char **argv,
+                                              FILE *out, FILE *err)
+{
+    return parse_from_defaults(o, argc, argv, out, err, NULL, NULL, true);
 }
 
 void options_print_help(FILE *out)

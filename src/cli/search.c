@@ -286,8 +286,8 @@ static int parse(int argc, char **argv, struct search *s)
         status = search_usage("--start is above --max_rate");
     }
     if (status == SLAP_EXIT_OK) {
-        s->opts.open_steps = true; /* every step an open loop: --priority=realtime is fine */
-        enum options_outcome o = options_parse(&s->opts, nrest, rest, stdout, stderr);
+        /* every step an open loop: --priority=realtime is fine */
+        enum options_outcome o = options_parse_open_steps(&s->opts, nrest, rest, stdout, stderr);
         status = o == OPTIONS_RUN    ? check_slap_options(&s->opts)
                  : o == OPTIONS_EXIT ? -1
                                      : SLAP_EXIT_USAGE;

@@ -59,8 +59,8 @@ struct slap_options {
     enum latency_view latency; /* --latency */
     enum timestamps stamps;    /* --timestamps: read (default) or kernel */
     enum worker_priority priority; /* --priority: normal (default) or realtime */
-    bool open_steps;           /* set before parsing by a command whose runs are all open
-                                  loops at rates of its own (slap search): kept by parsing */
+    bool open_steps;           /* parsed for a command whose runs are all open loops at rates
+                                  of its own (slap search: options_parse_open_steps) */
     uint64_t warmup_ns;        /* --warmup: load before the measured run, 0 = none */
     double precision_pct;      /* --precision P=W%: the percentile P (0: no target) */
     double precision_width;    /* and W, the relative half-width asked (0.05 for 5%) */
@@ -174,6 +174,10 @@ enum options_outcome {
 /* Fill o with defaults, then apply argv. Help/version go to out, errors to err. */
 enum options_outcome options_parse(struct slap_options *o, int argc, char **argv, FILE *out,
                                    FILE *err);
+/* The same for a command whose runs are all open loops at rates of its own (slap search), so
+ * that what needs an open loop (--priority=realtime) is taken without -P. */
+enum options_outcome options_parse_open_steps(struct slap_options *o, int argc, char **argv,
+                                              FILE *out, FILE *err);
 /* Each option options_parse_seen read well, in argv's order: its row (options_table_long_name's
  * index) and its value as given (NULL for a flag). */
 typedef void (*options_seen)(void *arg, size_t row, const char *value);
