@@ -2,6 +2,7 @@
 apart (slap late to send, held by the server, network and server, slap late to read), checked
 against what the delay server says it did, on a quiet host and with slap held back; and the
 verdict, a search and a ramp judged from the parts."""
+import contextlib
 import json
 import os
 import re
@@ -56,7 +57,7 @@ def open_loop(args, path, stopped=False, hog=False):
     a busy loop on its CPU (slap at nice 15) when asked. Its document and report."""
     prefix = ["taskset", "-c", "0"] + (["nice", "-n", "15"] if hog else [])
     cmd = prefix + [PATHS.slap, "-T", "1", "--timestamps=kernel", "--json", path] + args
-    with CpuHog(0) if hog else NoHog():
+    with CpuHog(0) if hog else contextlib.nullcontext():
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         if stopped:
             with StopBursts(proc):
@@ -66,14 +67,6 @@ def open_loop(args, path, stopped=False, hog=False):
     check(proc.returncode == 0, "slap %s: exit %d: %s" % (" ".join(args), proc.returncode, err))
     with open(path) as f:
         return json.load(f), out
-
-
-class NoHog:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        pass
 
 
 def total(doc, key):

@@ -40,7 +40,8 @@
 #define LIMITS_BAND_OCCUPIED 0.10 /* in flight / possible, against LIMITS_OCCUPIED */
 #define LIMITS_BAND_LATE 0.004    /* the P99 send lag in seconds, against LIMITS_LATE_NS */
 #define LIMITS_BAND_LAG 0.001     /* requests never sent / due, against none */
-#define LIMITS_BAND_SLAP_TAIL 0.15 /* the tail's share that was slap's, against LIMITS_SLAP_TAIL */
+#define LIMITS_BAND_SLAP_TAIL 0.15 /* the tail's share that was slap's, against LIMITS_SLAP_TAIL:
+                                      not measured as the others were, a first guess */
 #define LIMITS_WHY_MAX 1024
 #define LIMITS_FIGURE_MAX 48
 #define LIMITS_LABEL_MAX 256
