@@ -118,11 +118,12 @@ def load():
     return open("/proc/loadavg").read().split()[0]
 
 
-def verdicts(table_json, comparison=0):
-    """{figure: True/False/None} of a compare --json document."""
+def verdicts(table_json, comparison=0, key="significant"):
+    """{figure: True/False/None} of a compare --json document (key: significant at 95%, or
+    significant_together: every figure judged at once)."""
     doc = json.load(open(table_json))
     figures = doc["comparisons"][comparison]["figures"]
-    return {name: f["significant"] for name, f in figures.items()}
+    return {name: f[key] for name, f in figures.items()}
 
 
 def within_run_verdicts(table_json):
@@ -160,7 +161,7 @@ def compare_live(hog, repeats, out):
     """repeats comparisons of a memcached with itself (10 rounds of 0.3 s), then a third as
     many of two delay servers, the second 20% slower."""
     mc = Server()
-    same, found = [], 0
+    same, together, found = [], [], 0
     try:
         for k in range(repeats):
             path = os.path.join(out, "live-%d.json" % k)
@@ -170,7 +171,12 @@ def compare_live(hog, repeats, out):
             if rc not in (0, 1):
                 sys.exit("calibrate: compare --live failed (%d): %s" % (rc, e))
             same.append(verdicts(path))
+            together.append(verdicts(path, key="significant_together"))
         show("--live, identical sides (10 rounds)", same)
+        print("--live, identical sides: comparisons with a yes among their %d figures: %d of "
+              "%d at 95%% each, %d of %d judged all at once (the 'together' line)" %
+              (len(FIGURES), sum(any(v.values()) for v in same), len(same),
+               sum(any(v.values()) for v in together), len(together)))
     finally:
         mc.stop()
     fast, slow = Server(delay=(500, 250)), Server(delay=(600, 300))

@@ -289,6 +289,84 @@ static void several_thresholds_share_the_level(void **state)
     assert_false(compare_crosses(&table, &th, &row, &run));
 }
 
+/* The table as text, into buf. */
+static void printed(char *buf, size_t len)
+{
+    FILE *f = fmemopen(buf, len, "w");
+    assert_non_null(f);
+    compare_print(f, &table);
+    fclose(f);
+}
+
+/* The row of a figure in the printed table. */
+static const char *row_line(const char *text, const char *figure, char *line, size_t len)
+{
+    char head[32];
+    snprintf(head, sizeof(head), "\n%-8s ", figure);
+    const char *at = strstr(text, head);
+    assert_non_null(at);
+    const char *end = strchr(at + 1, '\n');
+    size_t n = end != NULL ? (size_t)(end - at - 1) : strlen(at + 1);
+    snprintf(line, len, "%.*s", (int)n, at + 1);
+    return line;
+}
+
+/*
+ * A figure where nothing was found says "cannot tell" with what could have been found and
+ * the rounds the change estimated needs; one without an estimate shows no B - A; five figures
+ * at 95% each name the chance of a yes among them; a median of the differences pointing the
+ * other way from the pooled values is explained; a short round is named.
+ */
+static void what_could_have_been_found(void **state)
+{
+    (void)state;
+    static char text[16384];
+    char line[256];
+    assert_int_equal(build_sides(8, 8, 100000, true, COMPARE_LEVEL, "64", false), SLAP_OK);
+    const struct compare_diff *d = &table.rows[1].diff[1];
+    assert_true(d->estimable && !d->significant && d->detectable > 0);
+    assert_true(d->detectable >= (d->high - d->low) / 2.0); /* more than the half-width */
+    assert_true(fabs(table.shortest_s - PERIODS) < 1e-9);
+    printed(text, sizeof(text));
+    assert_non_null(strstr(row_line(text, "p50", line, sizeof(line)), "cannot tell"));
+    assert_null(strstr(text, " no\n"));
+    assert_non_null(strstr(text, "* p50: no change found at 8 pairs of rounds; one of +-"));
+    assert_non_null(strstr(text, "would have been found (2 times in 3 or more)"));
+    assert_non_null(strstr(text, "together: 3 figures judged at 95% each: between identical "
+                                 "sides chance alone says yes to one of them in up to 15%"));
+    assert_non_null(strstr(text, "(98.33% each, as --fail-if does): none yes\n"));
+    assert_null(strstr(text, "short:"));
+    assert_null(strstr(text, "points the other way"));
+    /* the median of the differences against the pooled values, and a round of 0.2 s */
+    table.rows[1].diff[1].diff = -5000.0;
+    table.rows[1].run[1].value_ns = table.rows[1].run[0].value_ns + 3000;
+    table.shortest_s = 0.2;
+    printed(text, sizeof(text));
+    assert_non_null(strstr(text, "* p50: B - A (-5.0 us) is the median of the pairs' "
+                                 "differences and points the other way from B's value against "
+                                 "A's over all of them (+3.0 us)"));
+    assert_non_null(strstr(text, "short: a round of 0.20 s is too short to carry a comparison"));
+    /* no estimate: no B - A shown */
+    assert_int_equal(build_sides(3, 3, 300000, false, COMPARE_LEVEL, "64", false), SLAP_OK);
+    printed(text, sizeof(text));
+    row_line(text, "p50", line, sizeof(line));
+    assert_non_null(strstr(line, " n/a "));
+    assert_null(strstr(line, "+0.0"));
+    assert_non_null(strstr(line, "cannot tell"));
+    /* a slower side found: yes, nothing said of what could have been */
+    assert_int_equal(build_sides(8, 8, 150000, true, COMPARE_LEVEL, "64", false), SLAP_OK);
+    assert_true(table.rows[1].diff[1].detectable == 0.0);
+    assert_true(table.rows[1].diff[1].together_estimable);
+    assert_true(table.rows[1].diff[1].together_significant);
+    printed(text, sizeof(text));
+    assert_null(strstr(text, "* p50: no change found"));
+    assert_non_null(strstr(text, "(98.33% each, as --fail-if does): p50, p99 yes\n"));
+    /* six pairs: enough for 95%, not for every figure at once */
+    assert_int_equal(build_sides(6, 6, 150000, true, COMPARE_LEVEL, "64", false), SLAP_OK);
+    printed(text, sizeof(text));
+    assert_non_null(strstr(text, "(98.33% each, as --fail-if does): needs 7 pairs of rounds\n"));
+}
+
 static void sides_may_differ_and_say_how(void **state)
 {
     (void)state;
@@ -354,6 +432,7 @@ int main(void)
         cmocka_unit_test(too_few_replicates_cannot_tell),
         cmocka_unit_test(paired_rounds_find_a_slower_side),
         cmocka_unit_test(several_thresholds_share_the_level),
+        cmocka_unit_test(what_could_have_been_found),
         cmocka_unit_test(sides_may_differ_and_say_how),
         cmocka_unit_test(runs_made_apart_are_told),
         cmocka_unit_test(refusals),

@@ -4,6 +4,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "slap/base/confidence.h"
+
 #define RANKS_DEFAULT_LEVEL 0.95
 
 static double alpha_of(double level)
@@ -128,6 +130,7 @@ enum slap_status rank_paired(const double *d, size_t n, double level, struct ran
     if (n > RANKS_MAX) {
         return SLAP_ERROR;
     }
+    r->freedom = n - 1;
     size_t count = n * (n + 1) / 2;
     double *walsh, *dist;
     if (alloc_two(count, &walsh, &dist) != SLAP_OK) {
@@ -159,6 +162,7 @@ enum slap_status rank_two_sample(const double *a, size_t na, const double *b, si
     if (na > RANKS_MAX || nb > RANKS_MAX) {
         return SLAP_ERROR;
     }
+    r->freedom = na + nb - 2;
     size_t count = na * nb;
     double *diffs, *dist;
     if (alloc_two(count, &diffs, &dist) != SLAP_OK) {
@@ -197,4 +201,30 @@ size_t rank_needed(bool paired, double level)
         n++;
     }
     return n;
+}
+
+double rank_detectable(const struct rank_shift *r)
+{
+    if (!r->estimable || !(r->achieved > 0.0 && r->achieved < 1.0)) {
+        return 0.0;
+    }
+    double z = ci_t_quantile(r->achieved, 0);
+    /* one-sided RANKS_POWER, with the freedom h was measured with */
+    double z_power = ci_t_quantile(2.0 * RANKS_POWER - 1.0, (unsigned)r->freedom);
+    return (r->high - r->low) / 2.0 * (z + z_power) / z;
+}
+
+size_t rank_needed_for(const struct rank_shift *r, size_t n, double change, bool paired,
+                       double level)
+{
+    double s = rank_detectable(r);
+    if (s <= 0.0 || change == 0.0 || !isfinite(change)) {
+        return 0;
+    }
+    double need = ceil((double)n * (s / change) * (s / change) - 1e-9);
+    size_t least = rank_needed(paired, level);
+    if (!(need <= (double)RANKS_MAX)) {
+        return RANKS_MAX + 1;
+    }
+    return (size_t)need < least ? least : (size_t)need;
 }

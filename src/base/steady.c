@@ -77,6 +77,7 @@ struct move {
     double from, to;  /* the first and the last third's means */
     double change;    /* to / from - 1 */
     double low, high; /* its STEADY_HELD_LEVEL interval (NAN: too few batches) */
+    double seen;      /* the smallest change likely to be called drifted (0: none) */
 };
 
 /* The batches' variance about their own third's mean, pooled over the three thirds, and its
@@ -111,8 +112,14 @@ static struct move moved(const struct third t[3], double drift)
     double half = base > 0 ? ci_t_quantile(STEADY_HELD_LEVEL, df) * se / base : 0.0;
     m.low = fmax(m.change - half, -1.0); /* no figure falls below 0 */
     m.high = m.change + half;
-    if (fabs(m.change) > drift &&
-        fabs(b->mean - a->mean) > ci_t_quantile(STEADY_DRIFT_LEVEL, df) * se) {
+    double rel = base > 0 ? se / base : 0.0;
+    double out_of_noise = ci_t_quantile(STEADY_DRIFT_LEVEL, df) * rel;
+    double power = ci_t_quantile(2.0 * STEADY_SEEN_POWER - 1.0, df) * rel; /* one-sided */
+    double beyond = ci_t_quantile(STEADY_BEYOND_LEVEL, df) * rel; /* surely past it */
+    m.seen = fmin(fmax(drift, out_of_noise + power), drift + beyond + power);
+    if ((fabs(m.change) > drift && fabs(b->mean - a->mean) > ci_t_quantile(STEADY_DRIFT_LEVEL,
+                                                                            df) * se) ||
+        fabs(m.change) - beyond > drift) {
         m.kind = DRIFTED;
     } else if (m.low >= -drift && m.high <= drift) {
         m.kind = HELD;
@@ -146,15 +153,18 @@ static void say_held(const struct move *r, const struct move *l, struct steady_v
              l->high * 100, STEADY_HELD_LEVEL * 100);
 }
 
-/* One figure that the noise leaves open, into buf: "the rate rose 17.0% [-3.1%, +37.2%]". */
+/* One figure that the noise leaves open, into buf: "the rate rose 17.0% [-3.1%, +37.2%]
+ * (a drift of 41% would likely have been seen)". */
 static int say_unsure_figure(char *buf, size_t len, const char *name, const struct move *m)
 {
     if (isnan(m->low)) {
         return snprintf(buf, len, "the %s %s %.1f%% (too few periods with answers)", name,
                         way(m->change), fabs(m->change) * 100);
     }
-    return snprintf(buf, len, "the %s %s %.1f%% [%+.1f%%, %+.1f%%]", name, way(m->change),
-                    fabs(m->change) * 100, m->low * 100, m->high * 100);
+    return snprintf(buf, len, "the %s %s %.1f%% [%+.1f%%, %+.1f%%] (a drift of %.0f%% would "
+                              "likely have been seen)",
+                    name, way(m->change), fabs(m->change) * 100, m->low * 100, m->high * 100,
+                    m->seen * 100);
 }
 
 /* What the noise leaves open about an unsure figure: whether it moved past its threshold
@@ -234,6 +244,8 @@ void steady_judge(const struct steady_period *p, size_t n, struct steady_verdict
     struct move latency = figure(p, n, false, STEADY_LATENCY_DRIFT);
     v->rate_change = rate.change;
     v->latency_change = latency.change;
+    v->rate_seen = rate.seen;
+    v->latency_seen = latency.seen;
     if (rate.kind == DRIFTED || latency.kind == DRIFTED) {
         v->state = STEADY_NO;
         say_drifted(&rate, &latency, v);

@@ -224,16 +224,25 @@ static enum slap_status diff_ranks(struct compare_table *t, size_t r, size_t i, 
     struct compare_row *row = &t->rows[r];
     struct compare_diff *d = &row->diff[i];
     bool paired = t->mode == COMPARE_PAIRED;
-    struct rank_shift at, gate;
+    struct rank_shift at, gate, together;
     *d = (struct compare_diff){.judged = true};
     if (!row->tps && fewest < requests_for(row->pct)) {
         d->requests_needed = requests_for(row->pct);
         return SLAP_OK;
     }
     if (rank_shift_of(a, b, na, nb, paired, COMPARE_LEVEL, &at) != SLAP_OK ||
-        rank_shift_of(a, b, na, nb, paired, t->gate_level, &gate) != SLAP_OK) {
+        rank_shift_of(a, b, na, nb, paired, t->gate_level, &gate) != SLAP_OK ||
+        rank_shift_of(a, b, na, nb, paired, t->together_level, &together) != SLAP_OK) {
         return SLAP_ERROR;
     }
+    if (at.estimable && !at.significant) {
+        d->detectable = rank_detectable(&at);
+        d->needed_for_estimate = rank_needed_for(&at, na < nb ? na : nb, at.estimate, paired,
+                                                 COMPARE_LEVEL);
+    }
+    d->together_estimable = together.estimable;
+    d->together_significant = together.significant;
+    d->together_needed = together.needed;
     double base = (double)row->run[0].value_ns;
     d->estimable = at.estimable;
     d->diff = at.estimate;
@@ -402,6 +411,19 @@ static void unjudge_apart(struct compare_table *t)
     }
 }
 
+/* The shortest run (or --live round) of any side, in seconds. */
+static double shortest_of(const struct compare_side *sides, size_t n)
+{
+    double shortest = INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        for (size_t k = 0; k < sides[i].n; k++) {
+            double sec = sides[i].docs[k]->seconds;
+            shortest = sec > 0 && sec < shortest ? sec : shortest;
+        }
+    }
+    return shortest;
+}
+
 static enum compare_mode mode_of(const struct compare_side *sides, size_t n, bool paired)
 {
     if (paired) {
@@ -424,10 +446,12 @@ enum slap_status compare_build(struct compare_table *t, const struct compare_sid
     }
     t->mode = mode_of(sides, n, paired);
     t->gate_level = gate_level > 0.0 && gate_level < 1.0 ? gate_level : COMPARE_LEVEL;
+    t->shortest_s = shortest_of(sides, n);
     t->nruns = n;
     snprintf(t->rows[0].name, COMPARE_NAME_MAX, "tps");
     t->rows[0].tps = true;
     t->nrows = common_percentiles(t, sides, n);
+    t->together_level = compare_gate_level(2, t->nrows);
     for (size_t i = 0; i < n; i++) {
         t->runs[i].name = sides[i].name;
         if (i > 0) {
@@ -467,16 +491,14 @@ static void value_text(char *buf, size_t len, const struct compare_row *row,
     snprintf(buf, len, "%.1f%s", shown(row, (double)r->value_ns), short_run ? "*" : "");
 }
 
-/* The last column: yes, no, cannot tell, or not judged (one run a side). */
+/* The last column: yes, cannot tell (too few replicates, or none found: the notes say what
+ * could have been), or not judged (one run a side). */
 static const char *verdict_text(const struct compare_diff *d)
 {
     if (!d->judged) {
         return "not judged";
     }
-    if (!d->estimable) {
-        return "cannot tell";
-    }
-    return d->significant ? "yes" : "no";
+    return d->estimable && d->significant ? "yes" : "cannot tell";
 }
 
 static void print_row(FILE *out, const struct compare_table *t, const struct compare_row *row,
@@ -489,6 +511,11 @@ static void print_row(FILE *out, const struct compare_table *t, const struct com
     if (d->estimable) {
         snprintf(interval, sizeof(interval), "[%+.1f, %+.1f]", shown(row, d->low),
                  shown(row, d->high));
+    }
+    if (d->judged && !d->estimable) { /* no estimate of B - A: none shown */
+        fprintf(out, "%-8s %-6s %12s %12s %12s %9s %26s  %s\n", row->name, unit_of(row), a, b,
+                "n/a", "n/a", interval, verdict_text(d));
+        return;
     }
     fprintf(out, "%-8s %-6s %12s %12s %+12.1f %+8.1f%% %26s  %s\n", row->name, unit_of(row), a,
             b, shown(row, d->diff), d->relative * 100.0, interval, verdict_text(d));
@@ -539,6 +566,107 @@ static void print_insufficient(FILE *out, const struct compare_table *t, size_t 
                     t->mode == COMPARE_PAIRED ? "pairs of rounds" : "runs a side", d->needed);
         }
     }
+}
+
+/* What the replicates of side i are called: "pairs of rounds", "runs a side". */
+static const char *replicates_name(const struct compare_table *t)
+{
+    return t->mode == COMPARE_PAIRED ? "pairs of rounds" : "runs a side";
+}
+
+/* A judged figure where nothing was found: the change that would have been, and the
+ * replicates the change estimated needs. */
+static void print_unseen(FILE *out, const struct compare_table *t, const struct compare_row *row,
+                         size_t i)
+{
+    const struct compare_diff *d = &row->diff[i];
+    double base = (double)row->run[0].value_ns;
+    size_t n = t->runs[i].replicates < t->runs[0].replicates ? t->runs[i].replicates
+                                                            : t->runs[0].replicates;
+    fprintf(out, "* %s: no change found at %zu %s; one of +-%.1f %s", row->name, n,
+            replicates_name(t), shown(row, d->detectable), unit_of(row));
+    if (base > 0) {
+        fprintf(out, " (+-%.1f%%)", d->detectable / base * 100.0);
+    }
+    fputs(" would have been found (2 times in 3 or more)", out);
+    if (d->needed_for_estimate > RANKS_MAX) {
+        fprintf(out, "; the %+.1f%% estimated would need more than %d %s", d->relative * 100.0,
+                RANKS_MAX, replicates_name(t));
+    } else if (d->needed_for_estimate > 0) {
+        fprintf(out, "; the %+.1f%% estimated would need about %zu %s", d->relative * 100.0,
+                d->needed_for_estimate, replicates_name(t));
+        if (t->mode == COMPARE_PAIRED) {
+            fprintf(out, " (--rounds %zu)", d->needed_for_estimate);
+        }
+    }
+    fputc('\n', out);
+}
+
+/* B - A against the pooled values: the median of the replicates' differences can point the
+ * other way from B's value over all of them against A's. */
+static void print_contradiction(FILE *out, const struct compare_table *t,
+                                const struct compare_row *row, size_t i)
+{
+    const struct compare_diff *d = &row->diff[i];
+    double pooled = (double)row->run[i].value_ns - (double)row->run[0].value_ns;
+    if (!d->judged || !d->estimable || d->diff * pooled >= 0.0) {
+        return;
+    }
+    fprintf(out, "* %s: B - A (%+.1f %s) is the median of the %s differences and points the "
+                 "other way from B's value against A's over all of them (%+.1f %s): most %s "
+                 "went one way, a few far the other\n",
+            row->name, shown(row, d->diff), unit_of(row),
+            t->mode == COMPARE_PAIRED ? "pairs'" : "runs'", shown(row, pooled), unit_of(row),
+            t->mode == COMPARE_PAIRED ? "pairs" : "runs");
+}
+
+/* Several figures judged at 95% each: what chance alone does to one of them, and which hold
+ * when every figure is judged at once. */
+static void print_together(FILE *out, const struct compare_table *t, size_t i)
+{
+    if (t->nrows < 2 || t->mode == COMPARE_WITHIN_RUN || t->apart[i]) {
+        return;
+    }
+    char yes[256] = "";
+    size_t used = 0, needed = 0;
+    bool estimable = true;
+    for (size_t r = 0; r < t->nrows; r++) {
+        const struct compare_diff *d = &t->rows[r].diff[i];
+        if (d->requests_needed > 0) {
+            continue;
+        }
+        if (!d->together_estimable) {
+            estimable = false;
+            needed = d->together_needed > needed ? d->together_needed : needed;
+        } else if (d->together_significant && used < sizeof(yes)) {
+            int k = snprintf(yes + used, sizeof(yes) - used, "%s%s", used ? ", " : "",
+                             t->rows[r].name);
+            used += k > 0 ? (size_t)k : 0;
+        }
+    }
+    fprintf(out, "together: %zu figures judged at %.0f%% each: between identical sides chance "
+                 "alone says yes to one of them in up to %.0f%% of comparisons; judged all at "
+                 "once (%.2f%% each, as --fail-if does): ",
+            t->nrows, COMPARE_LEVEL * 100.0, (double)t->nrows * (1.0 - COMPARE_LEVEL) * 100.0,
+            t->together_level * 100.0);
+    if (!estimable) {
+        fprintf(out, "needs %zu %s\n", needed, replicates_name(t));
+    } else {
+        fprintf(out, "%s\n", used > 0 ? strcat(yes, " yes") : "none yes");
+    }
+}
+
+/* A run or round too short to carry a comparison. */
+static void print_short(FILE *out, const struct compare_table *t)
+{
+    if (!(t->shortest_s < COMPARE_SHORT_S)) {
+        return;
+    }
+    fprintf(out, "short: a %s of %.2f s is too short to carry a comparison: connections "
+                 "opening and the server's first answers weigh on it, and in such runs the "
+                 "faster side changed from run to run; make each at least %.0f s (-t, or more "
+                 "requests with -x)\n",
+            t->mode == COMPARE_PAIRED ? "round" : "run", t->shortest_s, COMPARE_SHORT_S);
 }
 
 /* What the intervals hold, and what they do not. */
@@ -594,7 +722,15 @@ void compare_print(FILE *out, const struct compare_table *t)
             print_row(out, t, &t->rows[r], i);
         }
         print_insufficient(out, t, i);
+        for (size_t r = 0; r < t->nrows; r++) {
+            if (t->rows[r].diff[i].detectable > 0 && !t->apart[i]) {
+                print_unseen(out, t, &t->rows[r], i);
+            }
+            print_contradiction(out, t, &t->rows[r], i);
+        }
         print_method(out, t, i);
+        print_together(out, t, i);
+        print_short(out, t);
     }
 }
 
@@ -649,6 +785,18 @@ static void json_figure(struct json_writer *w, const struct compare_table *t,
     } else {
         json_null(w, "needed");
     }
+    if (d->detectable > 0 && !t->apart[i]) {
+        json_double(w, "detectable", shown(row, d->detectable));
+        json_u64(w, "needed_for_estimate", d->needed_for_estimate);
+    } else {
+        json_null(w, "detectable");
+        json_null(w, "needed_for_estimate");
+    }
+    if (d->judged && d->together_estimable) {
+        json_bool(w, "significant_together", d->together_significant);
+    } else {
+        json_null(w, "significant_together");
+    }
     json_close(w);
 }
 
@@ -674,6 +822,13 @@ void compare_write_json(FILE *out, const struct compare_table *t)
     json_writer_init(&w, out);
     json_open_object(&w, NULL);
     json_double(&w, "level", COMPARE_LEVEL);
+    json_double(&w, "together_level", t->together_level);
+    if (isfinite(t->shortest_s)) {
+        json_double(&w, "shortest_s", t->shortest_s);
+    } else {
+        json_null(&w, "shortest_s");
+    }
+    json_bool(&w, "too_short", t->shortest_s < COMPARE_SHORT_S);
     json_string(&w, "mode", mode_name(t->mode));
     bool judged = t->mode != COMPARE_WITHIN_RUN;
     for (size_t i = 1; i < t->nruns; i++) {

@@ -47,6 +47,7 @@ struct rank_shift {
     double achieved; /* the interval's exact confidence, at least the level asked */
     bool significant; /* the interval leaves 0 out */
     size_t needed;    /* not estimable: pairs, or replicates a side (equal sides), needed */
+    size_t freedom;   /* the replicates' degrees of freedom: pairs - 1, or both sides' - 2 */
 };
 
 /* The shift b - a from n paired differences d[i] = b_i - a_i at level (0..1).
@@ -59,5 +60,24 @@ enum slap_status rank_two_sample(const double *a, size_t na, const double *b, si
 
 /* Replicates needed for an interval at level: pairs (paired), or a side (two equal sides). */
 size_t rank_needed(bool paired, double level);
+
+/*
+ * What a comparison that found nothing could have found. An interval of half-width h at
+ * confidence c leaves 0 out when the estimate is further than h from it; a true shift s gives
+ * estimates spread about s, so it would be found RANKS_POWER of the time, were h exact and
+ * the estimates normal, when s = h (z_c + t_power) / z_c (z_c the normal quantile at c,
+ * t_power Student's one-sided at RANKS_POWER with the replicates' degrees of freedom: h is
+ * measured from them). That s is the smallest shift the comparison would find, about 2 times
+ * in 3 or more (test_ranks, over many repeats: 0.81 to 0.88 with even noise, 0.67 to 0.75
+ * with a host's skewed noise, whose occasional slow round one comparison's width often
+ * misses); 0 when r has no interval. The width shrinks as the square root of the replicates:
+ * a shift of size change needs about n (s / change)^2 of them (never fewer than
+ * rank_needed); RANKS_MAX + 1 when that is more than RANKS_MAX, 0 when change is 0 or s
+ * unknown.
+ */
+#define RANKS_POWER 0.9
+double rank_detectable(const struct rank_shift *r);
+size_t rank_needed_for(const struct rank_shift *r, size_t n, double change, bool paired,
+                       double level);
 
 #endif

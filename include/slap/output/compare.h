@@ -15,6 +15,10 @@
 #define COMPARE_LEVEL 0.95
 #define COMPARE_NAME_MAX 16
 #define COMPARE_DIFFERS_MAX 768
+/* A run or round shorter than this carries no comparison: connections opening and the
+ * server's first answers weigh on it (measured: proxy against direct with -x 10000, 0.1 s a
+ * run, the faster side changed from run to run). */
+#define COMPARE_SHORT_S 1.0
 
 /*
  * How a comparison is judged: by its design more than by a formula. The host's noise is
@@ -67,6 +71,15 @@ struct compare_diff {
     bool gate_estimable;      /* the same at the table's gate_level (--fail-if) */
     bool gate_significant;
     size_t gate_needed;
+    /* rank modes, estimable and not significant: the smallest change the comparison would
+     * have found (rank_detectable, ns or ops/s), and the replicates a change of the size
+     * estimated needs (rank_needed_for: 0 none, RANKS_MAX + 1 more than RANKS_MAX) */
+    double detectable;
+    size_t needed_for_estimate;
+    /* rank modes: judged at the table's together_level, every figure at once (Bonferroni) */
+    bool together_estimable;
+    bool together_significant;
+    size_t together_needed;
     /* within one run: the standard error and degrees of freedom (ci_compare) */
     struct ci_difference within;
 };
@@ -83,7 +96,9 @@ struct compare_row {
 
 struct compare_table {
     enum compare_mode mode;
-    double gate_level; /* --fail-if's share of the 5% (compare_gate_level) */
+    double gate_level;     /* --fail-if's share of the 5% (compare_gate_level) */
+    double together_level; /* every figure of a block at once: COMPARE_LEVEL shared by them */
+    double shortest_s;     /* the shortest run or round of any side (seconds) */
     size_t nruns;
     size_t nrows;
     struct compare_run runs[COMPARE_MAX_RUNS];
