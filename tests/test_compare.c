@@ -341,7 +341,11 @@ static void what_could_have_been_found(void **state)
     table.rows[1].diff[1].diff = -5000.0;
     table.rows[1].run[1].value_ns = table.rows[1].run[0].value_ns + 3000;
     table.shortest_s = 0.2;
+    /* every pair the same (a rate -P set): no change at all, said "no" */
+    table.rows[0].diff[1] = (struct compare_diff){.judged = true, .estimable = true,
+                                                  .achieved = 0.96};
     printed(text, sizeof(text));
+    assert_true(strstr(row_line(text, "tps", line, sizeof(line)), "  no") != NULL);
     assert_non_null(strstr(text, "* p50: B - A (-5.0 us) is the median of the pairs' "
                                  "differences and points the other way from B's value against "
                                  "A's over all of them (+3.0 us)"));

@@ -153,18 +153,33 @@ static void say_held(const struct move *r, const struct move *l, struct steady_v
              l->high * 100, STEADY_HELD_LEVEL * 100);
 }
 
-/* One figure that the noise leaves open, into buf: "the rate rose 17.0% [-3.1%, +37.2%]
- * (a drift of 41% would likely have been seen)". */
+/* One figure that the noise leaves open, into buf: "the rate rose 17.0% [-3.1%, +37.2%]". */
 static int say_unsure_figure(char *buf, size_t len, const char *name, const struct move *m)
 {
     if (isnan(m->low)) {
         return snprintf(buf, len, "the %s %s %.1f%% (too few periods with answers)", name,
                         way(m->change), fabs(m->change) * 100);
     }
-    return snprintf(buf, len, "the %s %s %.1f%% [%+.1f%%, %+.1f%%] (a drift of %.0f%% would "
-                              "likely have been seen)",
-                    name, way(m->change), fabs(m->change) * 100, m->low * 100, m->high * 100,
-                    m->seen * 100);
+    return snprintf(buf, len, "the %s %s %.1f%% [%+.1f%%, %+.1f%%]", name, way(m->change),
+                    fabs(m->change) * 100, m->low * 100, m->high * 100);
+}
+
+/* What the unsure figures' noise would likely have shown: "; a drift of 29% would likely
+ * have been seen", or "; drifts of 29% (rate) and 60% (median) ...". Nothing for a figure
+ * without an interval. */
+static void say_seen(char *buf, size_t len, const struct move *r, const struct move *l,
+                     bool rate, bool latency)
+{
+    rate = rate && !isnan(r->low);
+    latency = latency && !isnan(l->low);
+    if (rate && latency) {
+        snprintf(buf, len, "; drifts of %.0f%% (rate) and %.0f%% (median) would likely have "
+                           "been seen",
+                 r->seen * 100, l->seen * 100);
+    } else if (rate || latency) {
+        snprintf(buf, len, "; a drift of %.0f%% would likely have been seen",
+                 (rate ? r->seen : l->seen) * 100);
+    }
 }
 
 /* What the noise leaves open about an unsure figure: whether it moved past its threshold
@@ -198,12 +213,17 @@ static void say_unsure(const struct move *r, const struct move *l, struct steady
     const char *doubt = out || in ? "to be sure" : "to tell whether";
     const char *moved = in ? "stayed within" : "moved past";
     const char *who = rate && latency ? "they" : "it";
+    int n;
     if (rate && latency) {
-        snprintf(buf + used, len - used, THIRDS ": too noisy %s %s %s %.0f%% and %.0f%%", doubt,
-                 who, moved, STEADY_RATE_DRIFT * 100, STEADY_LATENCY_DRIFT * 100);
+        n = snprintf(buf + used, len - used, THIRDS ": too noisy %s %s %s %.0f%% and %.0f%%",
+                     doubt, who, moved, STEADY_RATE_DRIFT * 100, STEADY_LATENCY_DRIFT * 100);
     } else {
-        snprintf(buf + used, len - used, THIRDS ": too noisy %s %s %s %.0f%%", doubt, who, moved,
-                 (rate ? STEADY_RATE_DRIFT : STEADY_LATENCY_DRIFT) * 100);
+        n = snprintf(buf + used, len - used, THIRDS ": too noisy %s %s %s %.0f%%", doubt, who,
+                     moved, (rate ? STEADY_RATE_DRIFT : STEADY_LATENCY_DRIFT) * 100);
+    }
+    used += n > 0 ? (size_t)n : 0;
+    if (used < len) {
+        say_seen(buf + used, len - used, r, l, rate, latency);
     }
 }
 

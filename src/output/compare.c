@@ -492,11 +492,14 @@ static void value_text(char *buf, size_t len, const struct compare_row *row,
 }
 
 /* The last column: yes, cannot tell (too few replicates, or none found: the notes say what
- * could have been), or not judged (one run a side). */
+ * could have been), no (every replicate the same), or not judged (one run a side). */
 static const char *verdict_text(const struct compare_diff *d)
 {
     if (!d->judged) {
         return "not judged";
+    }
+    if (d->estimable && !d->significant && d->low == 0.0 && d->high == 0.0) {
+        return "no"; /* every pair the same (a rate set by -P): no change at all */
     }
     return d->estimable && d->significant ? "yes" : "cannot tell";
 }
@@ -770,8 +773,13 @@ static void json_figure(struct json_writer *w, const struct compare_table *t,
                   shown(row, (double)a->high_ns));
     json_interval(w, "b_ci", within && b->estimable, shown(row, (double)b->low_ns),
                   shown(row, (double)b->high_ns));
-    json_double(w, "diff", shown(row, d->diff));
-    json_double(w, "relative", d->relative);
+    if (d->judged && !d->estimable) { /* no estimate of B - A */
+        json_null(w, "diff");
+        json_null(w, "relative");
+    } else {
+        json_double(w, "diff", shown(row, d->diff));
+        json_double(w, "relative", d->relative);
+    }
     json_interval(w, "diff_ci", d->estimable, shown(row, d->low), shown(row, d->high));
     if (d->judged && d->estimable) {
         json_bool(w, "significant", d->significant);
