@@ -529,9 +529,9 @@ static void test_ramp_target_rates(void **state)
     FILE *out = open_memstream(&text, &len);
     results_write_csv(out, &d);
     fclose(out);
-    assert_non_null(strstr(text, ",p99.9_us,target_rate\n"));
-    assert_non_null(strstr(text, ",2500.0\n3.000,"));
-    assert_non_null(strstr(text, ",3000.0\n"));
+    assert_non_null(strstr(text, ",p99.9_us,target_rate,late_to_send_p99_us,"));
+    assert_non_null(strstr(text, ",2500.0,,\n3.000,")); /* make_doc keeps no parts */
+    assert_non_null(strstr(text, ",3000.0,,\n"));
     free(text);
     results_doc_free(&d);
     make_doc(&d, &(struct spec){.servers = "127.0.0.1:1", .time = "3", .tps = "900"}, 5, NULL);
@@ -542,6 +542,81 @@ static void test_ramp_target_rates(void **state)
     results_write_csv(out, &d);
     fclose(out);
     assert_null(strstr(text, "target_rate"));
+    free(text);
+    results_doc_free(&d);
+}
+
+/*
+ * An open loop's CSV rows end with the P99 of each latency part of the row's type (slap late
+ * to send, held by the server), as the period kept them: 100 gets late by 2 ms (the rest
+ * never), held 5 ms for the slowest 2 and 0.1 ms for the rest; the total row the same (gets
+ * only). A period read back from the JSON keeps no parts: empty cells. A closed loop has no
+ * such columns.
+ */
+static void test_csv_latency_parts(void **state)
+{
+    (void)state;
+    struct results_doc d;
+    struct slap_stats s;
+    struct stats_shape shape = {.types = op_bit(OP_GET) | op_bit(OP_SET), .open_loop = true};
+    make_doc(&d, &(struct spec){.servers = "127.0.0.1:1", .time = "3", .tps = "900"}, 5, NULL);
+    results_drop_periods(&d);
+    assert_int_equal(stats_init(&s, &shape), SLAP_OK);
+    for (int i = 0; i < 1000; i++) {
+        uint64_t late = i < 100 ? 2000000 : 0, held = i >= 998 ? 5000000 : 100000;
+        hist_record(s.lat[OP_GET], late + held + 50000);
+        hist_record(s.late[OP_GET], late);
+        hist_record(s.held[OP_GET], held);
+    }
+    s.counters.cmd_get = 1000;
+    assert_int_equal(results_add_period(&d, 1.0, 1.0, &s), SLAP_OK);
+    stats_reset(d.global); /* the run is that period */
+    stats_merge(d.global, &s);
+    char *text = NULL;
+    size_t len;
+    FILE *out = open_memstream(&text, &len);
+    results_write_csv(out, &d);
+    fclose(out);
+    assert_non_null(strstr(text, ",p99.9_us,late_to_send_p99_us,held_by_server_p99_us\n"));
+    const char *get = strstr(text, "\n1.000,get,1000,"), *total = strstr(text, "\n1.000,total,");
+    assert_non_null(get);
+    assert_non_null(total);
+    for (const char *row = get; row != NULL; row = row == get ? total : NULL) {
+        const char *end = strchr(row + 1, '\n');
+        const char *last = end - 1;
+        int commas = 0;
+        while (last > row && commas < 2) {
+            commas += *--last == ',';
+        }
+        double late_us = 0, held_us = 0;
+        assert_int_equal(sscanf(last, ",%lf,%lf", &late_us, &held_us), 2);
+        assert_true(fabs(late_us - 2000.0) < 2000.0 * 0.01); /* within a bucket */
+        assert_true(fabs(held_us - 100.0) < 100.0 * 0.01);
+    }
+    free(text);
+    /* read back: no parts kept */
+    to_json(&d, &text, &len);
+    struct results_doc back;
+    char err[256] = "";
+    if (results_parse(text, len, read_test_config, &back, err, sizeof(err)) != SLAP_OK) {
+        fail_msg("%s", err);
+    }
+    free(text);
+    out = open_memstream(&text, &len);
+    results_write_csv(out, &back);
+    fclose(out);
+    assert_non_null(strstr(text, ",late_to_send_p99_us,held_by_server_p99_us\n"));
+    assert_non_null(strstr(text, ",,\n"));
+    free(text);
+    results_doc_free(&back);
+    stats_free(&s);
+    results_doc_free(&d);
+    /* a closed loop: no such columns */
+    make_doc(&d, &(struct spec){.servers = "127.0.0.1:1", .time = "3"}, 5, NULL);
+    out = open_memstream(&text, &len);
+    results_write_csv(out, &d);
+    fclose(out);
+    assert_null(strstr(text, "late_to_send"));
     free(text);
     results_doc_free(&d);
 }
@@ -687,6 +762,7 @@ int main(void)
         cmocka_unit_test(test_merge_refuses_overflowing_sums),
         cmocka_unit_test(test_csv_rows),
         cmocka_unit_test(test_ramp_target_rates),
+        cmocka_unit_test(test_csv_latency_parts),
         cmocka_unit_test(test_ramp_table),
         cmocka_unit_test(test_total_min_ignores_empty_types),
         cmocka_unit_test(test_periods_halved_and_folded),

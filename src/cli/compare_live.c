@@ -50,6 +50,8 @@ struct live_side {
     unsigned starved;                    /* rounds where slap's threads were short of CPU */
     unsigned late;                       /* rounds whose P99 tail was mostly slap late to send */
     double late_p99_s, late_send_p99_s;  /* the latest such round's P99 and slap's part */
+    bool parts;                          /* the last round kept its parts (open loop) */
+    double parts_late_s, parts_held_s;   /* their P99s: slap late to send, held */
 };
 
 struct live {
@@ -309,7 +311,11 @@ static enum slap_status keep_round(struct live_side *s, const struct run *run,
     d->start_ms = res->measure_wall_ns / SLAP_NS_PER_MS;
     d->end_ms = d->start_ms + (uint64_t)(d->seconds * 1000.0 + 0.5);
     stats_merge(d->global, res->global);
+    s->parts = false;
     if (run_limits(run, &limits) == SLAP_OK) {
+        s->parts = limits.target_tps > 0 && limits.latency_p99_s > 0;
+        s->parts_late_s = limits.slap_late_p99_s;
+        s->parts_held_s = limits.held_p99_s;
         s->verdicts[limits.verdict < LIMITS_VERDICTS ? limits.verdict : LIMITS_UNKNOWN]++;
         s->starved += slap_starved(&limits);
         if (limits.target_tps > 0 && limits.slap_tail_share >= LIMITS_SLAP_TAIL) {
@@ -356,14 +362,22 @@ static enum slap_status live_round(struct live_side *s, unsigned k, int *sig)
     return st;
 }
 
-/* "20105 ops/s, p99 812 us": a round's figures for its line, its histogram merged in total. */
-static void round_text(const struct results_doc *d, struct hist *total, char *buf, size_t len)
+/* "20105 ops/s, p99 812 us": a round's figures for its line, its histogram merged in total;
+ * an open loop's adds its parts' own P99: "p99 812 us (p99 of slap late to send 610 us, of
+ * held 0 us)". */
+static void round_text(const struct live_side *s, const struct results_doc *d, struct hist *total,
+                       char *buf, size_t len)
 {
     report_main_total(&d->desc, d->global, total);
     double seconds = d->seconds > 0 ? d->seconds : 1.0;
-    snprintf(buf, len, "%.0f ops/s, p99 %.0f us",
-             (double)stats_counters_ops(&d->global->counters) / seconds,
-             (double)hist_percentile_ns(total, 99.0) / 1000.0);
+    int n = snprintf(buf, len, "%.0f ops/s, p99 %.0f us",
+                     (double)stats_counters_ops(&d->global->counters) / seconds,
+                     (double)hist_percentile_ns(total, 99.0) / 1000.0);
+    if (s->parts && n > 0 && (size_t)n < len) {
+        snprintf(buf + n, len - (size_t)n,
+                 " (p99 of slap late to send %.0f us, of held %.0f us)", s->parts_late_s * 1e6,
+                 s->parts_held_s * 1e6);
+    }
 }
 
 /* Round k: every side once, in an order drawn from g. 0, a signal's number, or -1 (failed). */
@@ -392,8 +406,8 @@ static int live_block(struct live *lv, unsigned k, struct rng *g)
         }
         s->ptrs[k] = &s->rounds[k];
         if (!lv->quiet) {
-            char figures[96];
-            round_text(&s->rounds[k], lv->total, figures, sizeof(figures));
+            char figures[160];
+            round_text(s, &s->rounds[k], lv->total, figures, sizeof(figures));
             printf("%s %s %s", n > 0 ? ", then" : "", s->name, figures);
             fflush(stdout);
         }

@@ -62,6 +62,16 @@ uint32_t results_doc_types(const struct results_doc *d)
     return types;
 }
 
+/* Every histogram a period owns, freed. */
+static void period_free_hists(struct results_period *p)
+{
+    for (int t = 0; t < STATS_TYPES; t++) {
+        results_sparse_free(&p->lat[t]);
+        results_sparse_free(&p->late[t]);
+        results_sparse_free(&p->held[t]);
+    }
+}
+
 void results_doc_free(struct results_doc *d)
 {
     struct results_step *steps = d->steps.items;
@@ -82,9 +92,7 @@ void results_doc_free(struct results_doc *d)
     }
     struct results_period *rounds = d->rounds.items;
     for (size_t i = 0; i < d->rounds.n; i++) {
-        for (int t = 0; t < STATS_TYPES; t++) {
-            results_sparse_free(&rounds[i].lat[t]);
-        }
+        period_free_hists(&rounds[i]);
     }
     free(d->periods.items);
     free(d->rounds.items);
@@ -124,21 +132,42 @@ static void *list_add(struct results_list *list, size_t size)
     return item;
 }
 
-/* The lat histograms of s, sparse, into lat[] (a type s does not keep: empty); everything
- * freed on failure. */
-static enum slap_status sparse_types(const struct slap_stats *s, struct results_sparse *lat)
+/* The per-type histograms hs (s->lat, late or held), sparse, into out[] (a type s does not
+ * keep: empty); everything freed on failure. */
+static enum slap_status sparse_of(struct hist *const *hs, struct results_sparse *out)
 {
     for (int t = 0; t < STATS_TYPES; t++) {
-        if (s->lat[t] == NULL) {
-            memset(&lat[t], 0, sizeof(lat[t])); /* no events */
-        } else if (results_sparse_from_hist(s->lat[t], &lat[t]) != SLAP_OK) {
+        if (hs[t] == NULL) {
+            memset(&out[t], 0, sizeof(out[t])); /* no events */
+        } else if (results_sparse_from_hist(hs[t], &out[t]) != SLAP_OK) {
             while (t-- > 0) {
-                results_sparse_free(&lat[t]);
+                results_sparse_free(&out[t]);
             }
             return SLAP_ERROR;
         }
     }
     return SLAP_OK;
+}
+
+static enum slap_status sparse_types(const struct slap_stats *s, struct results_sparse *lat)
+{
+    return sparse_of(s->lat, lat);
+}
+
+/* into += add (a histogram, or another sparse one), through h. */
+static enum slap_status sparse_merge(struct results_sparse *into, const struct hist *add,
+                                     const struct results_sparse *add_sparse, struct hist *h)
+{
+    hist_clear(h);
+    results_sparse_add(into, h);
+    if (add != NULL) {
+        hist_merge(h, add);
+    }
+    if (add_sparse != NULL) {
+        results_sparse_add(add_sparse, h);
+    }
+    results_sparse_free(into);
+    return results_sparse_from_hist(h, into);
 }
 
 /* Append a period made from s to list. */
@@ -155,6 +184,11 @@ static enum slap_status list_add_period(struct results_list *list, double elapse
     memcpy(p->net_bytes, s->net_bytes, sizeof(p->net_bytes));
     memcpy(p->misses, s->misses, sizeof(p->misses));
     if (sparse_types(s, p->lat) != SLAP_OK) {
+        list->n--;
+        return SLAP_ERROR;
+    }
+    if (sparse_of(s->late, p->late) != SLAP_OK || sparse_of(s->held, p->held) != SLAP_OK) {
+        period_free_hists(p);
         list->n--;
         return SLAP_ERROR;
     }
@@ -183,11 +217,9 @@ enum slap_status results_move_period(struct results_doc *d, struct results_perio
         return SLAP_ERROR;
     }
     *to = *p;
-    for (int t = 0; t < STATS_TYPES; t++) {
-        p->lat[t].index = NULL;
-        p->lat[t].counts = NULL;
-        p->lat[t].npairs = 0;
-    }
+    memset(p->lat, 0, sizeof(p->lat)); /* now to's */
+    memset(p->late, 0, sizeof(p->late));
+    memset(p->held, 0, sizeof(p->held));
     return SLAP_OK;
 }
 
@@ -195,9 +227,7 @@ void results_drop_periods(struct results_doc *d)
 {
     struct results_period *periods = d->periods.items;
     for (size_t i = 0; i < d->periods.n; i++) {
-        for (int t = 0; t < STATS_TYPES; t++) {
-            results_sparse_free(&periods[i].lat[t]);
-        }
+        period_free_hists(&periods[i]);
     }
     d->periods.n = 0;
 }
@@ -212,14 +242,9 @@ static enum slap_status period_extend(struct results_period *p, const struct sla
     for (int t = 0; t < STATS_TYPES; t++) {
         p->net_bytes[t] += s->net_bytes[t];
         p->misses[t] += s->misses[t];
-        if (s->lat[t] == NULL) {
-            continue;
-        }
-        hist_clear(h);
-        results_sparse_add(&p->lat[t], h);
-        hist_merge(h, s->lat[t]);
-        results_sparse_free(&p->lat[t]);
-        if (results_sparse_from_hist(h, &p->lat[t]) != SLAP_OK) {
+        if ((s->lat[t] != NULL && sparse_merge(&p->lat[t], s->lat[t], NULL, h) != SLAP_OK) ||
+            (s->late[t] != NULL && sparse_merge(&p->late[t], s->late[t], NULL, h) != SLAP_OK) ||
+            (s->held[t] != NULL && sparse_merge(&p->held[t], s->held[t], NULL, h) != SLAP_OK)) {
             return SLAP_ERROR;
         }
     }
@@ -238,11 +263,9 @@ static enum slap_status period_fold(struct results_period *into, const struct re
     for (int t = 0; t < STATS_TYPES; t++) {
         into->net_bytes[t] += p->net_bytes[t];
         into->misses[t] += p->misses[t];
-        hist_clear(h);
-        results_sparse_add(&into->lat[t], h);
-        results_sparse_add(&p->lat[t], h);
-        results_sparse_free(&into->lat[t]);
-        if (results_sparse_from_hist(h, &into->lat[t]) != SLAP_OK) {
+        if (sparse_merge(&into->lat[t], NULL, &p->lat[t], h) != SLAP_OK ||
+            sparse_merge(&into->late[t], NULL, &p->late[t], h) != SLAP_OK ||
+            sparse_merge(&into->held[t], NULL, &p->held[t], h) != SLAP_OK) {
             return SLAP_ERROR;
         }
     }
@@ -267,9 +290,7 @@ enum slap_status results_halve_periods(struct results_doc *d)
             if (period_fold(&items[i], &items[i + 1], d->scratch) != SLAP_OK) {
                 return SLAP_ERROR;
             }
-            for (int t = 0; t < STATS_TYPES; t++) {
-                results_sparse_free(&items[i + 1].lat[t]);
-            }
+            period_free_hists(&items[i + 1]);
         }
         items[kept++] = items[i];
     }

@@ -49,13 +49,34 @@ static void csv_target(FILE *out, const struct results_doc *d, const struct resu
     }
 }
 
+/* -P: the P99 of the type's latency parts at the end of the row, slap late to send and held
+ * by the server (each its own P99); empty where the period does not keep them (read back
+ * from a results file, or merged). h is free to use. */
+static void csv_parts(FILE *out, const struct results_doc *d, const struct results_period *p,
+                      int t, struct hist *h)
+{
+    if (!(d->desc.tps > 0)) {
+        return;
+    }
+    const struct results_sparse *parts[2] = {p->late, p->held};
+    for (int k = 0; k < 2; k++) {
+        results_sparse_to_hist(parts[k], t, h);
+        if (h->count > 0) {
+            fprintf(out, ",%.3f", us(hist_percentile_ns(h, 99.0)));
+        } else {
+            fputc(',', out);
+        }
+    }
+}
+
 static void csv_header(FILE *out, const struct results_doc *d)
 {
     fputs("elapsed_s,type,ops,tps,net_mib_s,misses,errors,min_us,max_us,avg_us,std_us,p50_us,"
           "p90_us,p99_us,p99.9_us",
           out);
     fputs(d->desc.division > 1 ? ",keys_per_s" : "", out);
-    fputs(results_has_ramp(d) ? ",target_rate\n" : "\n", out);
+    fputs(results_has_ramp(d) ? ",target_rate" : "", out);
+    fputs(d->desc.tps > 0 ? ",late_to_send_p99_us,held_by_server_p99_us\n" : "\n", out);
 }
 
 void results_csv_period(FILE *out, const struct results_doc *d, const struct results_period *p)
@@ -78,6 +99,7 @@ void results_csv_period(FILE *out, const struct results_doc *d, const struct res
         csv_figures(out, h);
         csv_keys(out, d, p, t);
         csv_target(out, d, p, t);
+        csv_parts(out, d, p, t, h);
         fputc('\n', out);
     }
 }

@@ -100,6 +100,28 @@ def case_compare_live_identical_not_significant(mc):
           "\n".join(found))
 
 
+def case_compare_live_rounds_take_latency_apart(mc):
+    """An open loop's round lines give its parts' own P99 (slap late to send, held by the
+    server) beside the round's P99, each no more than the P99 it is a part of; a closed loop's
+    give none."""
+    rc, out, err = run_slap(["compare", "--live", "--rounds", "6", "-T", "1", "-c", "4",
+                             "-P", "2000", "-t", "300ms", "A=" + mc.addr, "B=" + mc.addr],
+                            timeout=60)
+    check(rc == 0, "exit status %d: %s" % (rc, err))
+    sides = re.findall(r"(?:: |, then )(\w+) \d+ ops/s, p99 (\d+) us \(p99 of slap late to send "
+                       r"(\d+) us, of held (\d+) us\)", out)
+    check(len(sides) == 12, "not every round's side gives its parts (%d of 12):\n%s" %
+          (len(sides), out))
+    for name, p99, late, held in sides:
+        check(int(late) <= int(p99) + 1 and int(held) <= int(p99) + 1,
+              "a part above its P99 (%s: p99 %s, late %s, held %s):\n%s" %
+              (name, p99, late, held, out))
+    rc, out, err = run_slap(["compare", "--live", "--rounds", "6", "-T", "1", "-c", "4",
+                             "-t", "200ms", "A=" + mc.addr, "B=" + mc.addr], timeout=60)
+    check(rc == 0 and "round 6/6" in out and "slap late to send" not in out,
+          "a closed loop's rounds: exit %d\n%s" % (rc, out))
+
+
 def case_compare_live_refusals(mc):
     """What --live cannot do is refused before any round runs (exit 2, the reason named)."""
     base = ["compare", "--live", "-t", "300ms", "A=" + mc.addr]

@@ -151,7 +151,7 @@ def case_hdr_out(mc):
 def case_ramp(mc):
     """--ramp=500:3000/3s -S 0.5s: each period's target the ramp's (rising by 417/s a period),
     achieved within 10% of it, in the JSON, the CSV, the text table and the SVG alike; slap's
-    counts the server's."""
+    counts the server's; the CSV's rows give the latency's parts."""
     from cases_results import close, load, svg_series, validate
     d = tempfile.mkdtemp(prefix="slap-ramp-")
     j, c, v = (os.path.join(d, n) for n in ("r.json", "r.csv", "r.svg"))
@@ -189,10 +189,16 @@ def case_ramp(mc):
                                                                              p["target_rate"]))
     with open(c) as f:
         lines = f.read().splitlines()
-    check(lines[0].endswith(",p99.9_us,target_rate"), "CSV header %r" % lines[0])
+    check(lines[0].endswith(",p99.9_us,target_rate,late_to_send_p99_us,held_by_server_p99_us"),
+          "CSV header %r" % lines[0])
     totals = [line.split(",") for line in lines[1:] if line.split(",")[1] == "total"]
-    check([round(float(t[-1]), 1) for t in totals] ==
+    check([round(float(t[-3]), 1) for t in totals] ==
           [round(p["target_rate"], 1) for p in doc["periods"]], "CSV targets %r" % totals)
+    # each period's latency parts: their own P99, none above the row's P99 (a part of each
+    # request's latency is no more than it)
+    for t in totals:
+        p99, late, held = float(t[13]), float(t[-2]), float(t[-1])
+        check(late <= p99 * 1.01 and held <= p99 * 1.01, "CSV parts above the P99: %r" % t)
     root, series = svg_series(v)
     texts = " ".join(t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text"))
     check("Latency against target rate" in texts, "the picture lacks latency against the rate")

@@ -30,6 +30,11 @@ struct results_period {
     struct results_sparse lat[STATS_TYPES]; /* latency per type */
     uint64_t net_bytes[STATS_TYPES];        /* bytes written and read per type */
     uint64_t misses[STATS_TYPES];           /* keys not found per type */
+    /* an open loop's latency parts per type as the run kept them (stats.h's late and held:
+     * slap late to send, held by the server); empty in a period read back from a file or
+     * merged: results files keep the run's parts, not each period's */
+    struct results_sparse late[STATS_TYPES];
+    struct results_sparse held[STATS_TYPES];
     double stalled_s; /* --rounds: a server stopped answering this far into the round (its
                          stalled connections' oldest request was sent then); 0: none did.
                          Not written: the report's note only */
