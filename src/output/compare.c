@@ -659,17 +659,25 @@ static void print_together(FILE *out, const struct compare_table *t, size_t i)
     }
 }
 
-/* A run or round too short to carry a comparison. */
+/* A run too short to carry a comparison; rounds short enough that their start weighs on
+ * them (paired rounds still judge what they measured: the coin holds whatever that is). */
 static void print_short(FILE *out, const struct compare_table *t)
 {
     if (!(t->shortest_s < COMPARE_SHORT_S)) {
         return;
     }
-    fprintf(out, "short: a %s of %.2f s is too short to carry a comparison: connections "
+    if (t->mode == COMPARE_PAIRED) {
+        fprintf(out, "short: rounds of %.2f s: connections opening and the server's first "
+                     "answers weigh on each, so this compares starts as much as steady running; "
+                     "rounds of %.0f s or more (-t) compare the steady state\n",
+                t->shortest_s, COMPARE_SHORT_S);
+        return;
+    }
+    fprintf(out, "short: a run of %.2f s is too short to carry a comparison: connections "
                  "opening and the server's first answers weigh on it, and in such runs the "
                  "faster side changed from run to run; make each at least %.0f s (-t, or more "
                  "requests with -x)\n",
-            t->mode == COMPARE_PAIRED ? "round" : "run", t->shortest_s, COMPARE_SHORT_S);
+            t->shortest_s, COMPARE_SHORT_S);
 }
 
 /* What the intervals hold, and what they do not. */

@@ -92,7 +92,7 @@ def case_compare_live_identical_not_significant(mc):
                   "what could have been found is not said:\n" + out)
             check(re.search(r"^together: 5 figures judged at 95% each: .* up to 25% of", out,
                             re.M), "chance over five figures is not said:\n" + out)
-            check(re.search(r"^short: a round of 0\.[0-9]+ s is too short", out, re.M),
+            check(re.search(r"^short: rounds of 0\.[0-9]+ s: connections opening", out, re.M),
                   "rounds of 0.3 s not named short:\n" + out)
             return
         found.append("exit status %d:\n%s%s" % (rc, out, err))
