@@ -65,6 +65,7 @@ struct rate_result {
     bool judged;    /* limit is known */
     bool slap_busy; /* slap's threads near saturation or waiting for a CPU */
     bool slap_late; /* the P99 tail mostly slap late to send (limits' slap_tail_share) */
+    uint64_t late_p99_ns, held_p99_ns; /* the P99 of each latency part over the rate's runs */
     char limited_by[16];
     char why[LIMITS_WHY_MAX];
 };
@@ -402,6 +403,22 @@ static void judge_rate(struct search *s, struct rate_result *res)
     res->verdict = broken ? SLO_BROKEN : undecided ? SLO_UNDECIDED : SLO_HELD;
 }
 
+/* The P99 of each latency part (slap late to send, held by the server) of acc into res; 0
+ * when memory runs out (the row then shows 0, the step is still judged). */
+static void parts_p99(const struct slap_stats *acc, struct rate_result *res)
+{
+    struct hist *h = NULL;
+    res->late_p99_ns = res->held_p99_ns = 0;
+    if (hist_slab_alloc(&h, 1) != SLAP_OK) {
+        return;
+    }
+    stats_total_of(acc->late, h);
+    res->late_p99_ns = hist_percentile_ns(h, 99.0);
+    stats_total_of(acc->held, h);
+    res->held_p99_ns = hist_percentile_ns(h, 99.0);
+    hist_slab_free(h, 1);
+}
+
 /* One run at the rate, added to what the rate showed; SLAP_EXIT_FAILED when nothing was measured,
  * or the signal's number (negative) when one interrupted it. */
 static int measure_once(struct search *s, struct rate_result *res)
@@ -426,6 +443,7 @@ static int measure_once(struct search *s, struct rate_result *res)
         keep_server_stats(s, &rr);
         s->begun = true;
         stats_merge(s->acc, rr.global);
+        parts_p99(s->acc, res);
         s->seconds += run_seconds(run);
         res->achieved = s->seconds > 0 ? (double)stats_requests(s->acc) / s->seconds : 0;
         res->judged = run_limits(run, &limits) == SLAP_OK;
@@ -593,8 +611,14 @@ static int step_at(struct search *s, const struct search_objectives *slo, double
             return status;
         }
         keep_step(s, res);
-        struct report_search_step row = {rate,           res->achieved,     s->seconds, res->ci,
-                                         verdict_word(res), res->limited_by};
+        struct report_search_step row = {rate,
+                                         res->achieved,
+                                         s->seconds,
+                                         res->ci,
+                                         verdict_word(res),
+                                         res->limited_by,
+                                         res->late_p99_ns,
+                                         res->held_p99_ns};
         if (!s->opts.quiet) {
             report_search_row(s->out, slo, &row);
         }

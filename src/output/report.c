@@ -702,7 +702,8 @@ void report_sweep_columns(FILE *out, const struct run_desc *desc)
         percentile_name(name, sizeof(name), desc->percentiles[i], "(us)");
         fprintf(out, " %-10s", name);
     }
-    fprintf(out, " %-10s %-10s", "Max(us)", "Limited_by");
+    fprintf(out, " %-10s %-10s %-10s %-10s", "Max(us)", "Limited_by", "Late99(us)",
+            "Held99(us)");
     for (uint32_t i = 0; i < desc->npercentiles; i++) {
         char name[32];
         percentile_name(name, sizeof(name), desc->percentiles[i], "_95%(us)");
@@ -762,6 +763,11 @@ enum slap_status report_sweep_row(FILE *out, const struct run_desc *desc,
         }
     }
     fprintf(out, " %-10lld %-10s", us_round(total->max_ns), limited_by);
+    struct hist *const *parts[2] = {s->late, s->held}; /* each part's own P99 */
+    for (int k = 0; k < 2; k++) {
+        stats_total_of(parts[k], total);
+        fprintf(out, " %-10lld", us_round(hist_percentile_ns(total, 99.0)));
+    }
     for (uint32_t i = 0; i < desc->npercentiles; i++) {
         print_step_interval(out, &r[i]);
     }

@@ -45,7 +45,8 @@ void report_search_columns(FILE *out, const struct search_objectives *slo)
         strncat(name, "(us)", sizeof(name) - strlen(name) - 1);
         fprintf(out, " %-10s %-20s", name, ci);
     }
-    fprintf(out, " %-8s %-10s %s\n", "Time(s)", "Objective", "Limited_by");
+    fprintf(out, " %-12s %-12s %-8s %-10s %s\n", "Late99(us)", "Held99(us)", "Time(s)",
+            "Objective", "Limited_by");
     fflush(out);
 }
 
@@ -65,7 +66,8 @@ void report_search_row(FILE *out, const struct search_objectives *slo,
         }
         fprintf(out, " %-10lld %-20s", us(ci->value_ns), interval);
     }
-    fprintf(out, " %-8.1f %-10s %s\n", step->seconds, step->verdict,
+    fprintf(out, " %-12lld %-12lld %-8.1f %-10s %s\n", us(step->late_p99_ns),
+            us(step->held_p99_ns), step->seconds, step->verdict,
             step->limited_by != NULL && step->limited_by[0] != '\0' ? step->limited_by : "-");
     fflush(out);
 }

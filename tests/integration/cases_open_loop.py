@@ -123,7 +123,8 @@ def case_sweep_preloads_once(mc):
     head = re.search(r"^Target\(ops/s\).*$", out, re.M)
     check(head and head.group(0).split() == ["Target(ops/s)", "Achieved(ops/s)", "P50(us)",
                                              "P99.99(us)", "Max(us)", "Limited_by",
-                                             "P50_95%(us)", "P99.99_95%(us)"],
+                                             "Late99(us)", "Held99(us)", "P50_95%(us)",
+                                             "P99.99_95%(us)"],
           "the columns do not follow --percentiles: %r" % (head and head.group(0)))
     rows = sweep_rows(out, 2)
     check([r[0] for r in rows] == [500, 1000, 1500], "sweep rows %r" % rows)

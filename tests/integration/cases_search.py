@@ -22,6 +22,7 @@ from cases_limits import CpuHog, pin
 from cases_tools import complete
 
 ROW = re.compile(r"^(\d+)\s+(\d+)\s+(\d+)\s+(\[\d+, \d+\]|needs \d+ reqs|not estimable)\s+"
+                 r"(?:\d+)\s+(?:\d+)\s+"  # Late99(us), Held99(us)
                  r"([\d.]+)\s+(held|broken|undecided|starved)\s+([a-z-]+)$", re.M)
 CAPACITY = re.compile(r"^capacity: (\d+) ops/s \(p(\S+) (\d+) \xb5s at that rate; confirmed: "
                       r"it held again( and \d+ ops/s did not)?\)$", re.M)

@@ -32,6 +32,8 @@ struct report_search_step {
     const struct ci_result *ci; /* one per objective */
     const char *verdict;        /* "held", "broken", "undecided", "starved" */
     const char *limited_by;     /* a limits_verdict_name; "-" when NULL or empty */
+    uint64_t late_p99_ns;       /* the P99 of slap late to send over the step's requests */
+    uint64_t held_p99_ns;       /* the P99 of the wait the server held them */
 };
 void report_search_row(FILE *out, const struct search_objectives *slo,
                        const struct report_search_step *step);
