@@ -766,7 +766,11 @@ enum slap_status report_sweep_row(FILE *out, const struct run_desc *desc,
     struct hist *const *parts[2] = {s->late, s->held}; /* each part's own P99 */
     for (int k = 0; k < 2; k++) {
         stats_total_of(parts[k], total);
-        fprintf(out, " %-10lld", us_round(hist_percentile_ns(total, 99.0)));
+        if (total->count > 0) {
+            fprintf(out, " %-10lld", us_round(hist_percentile_ns(total, 99.0)));
+        } else {
+            fprintf(out, " %-10s", "-"); /* not kept: a step read back from a file */
+        }
     }
     for (uint32_t i = 0; i < desc->npercentiles; i++) {
         print_step_interval(out, &r[i]);
