@@ -298,6 +298,27 @@ static void test_print_nonzero(void **state)
 
 /* slap's added lines in list order; the mix's (stored) only when the mix goes beyond get/set;
  * with -v, verify_checked even when zero (a -v that checked nothing must say so). */
+/* Each type's name is its title in lower case ("total" for the total), the same pointer on
+ * every call (a constant, not a table filled on first use), NULL out of range. */
+static void test_type_names(void **state)
+{
+    (void)state;
+    for (int t = 0; t <= STATS_TYPES; t++) {
+        const char *name = stats_type_name(t), *title = stats_type_title(t);
+        assert_non_null(name);
+        assert_int_equal(strlen(name), strlen(title));
+        for (size_t i = 0; title[i] != '\0'; i++) {
+            char lower = title[i] >= 'A' && title[i] <= 'Z' ? (char)(title[i] - 'A' + 'a')
+                                                             : title[i];
+            assert_int_equal(name[i], lower);
+        }
+        assert_ptr_equal(name, stats_type_name(t));
+    }
+    assert_string_equal(stats_type_name(STATS_TYPES), "total");
+    assert_null(stats_type_name(-1));
+    assert_null(stats_type_name(STATS_TYPES + 1));
+}
+
 static void test_print_added(void **state)
 {
     (void)state;
@@ -337,6 +358,7 @@ int main(void)
         cmocka_unit_test(test_total_hist),     cmocka_unit_test(test_ops),
         cmocka_unit_test(test_print_always),   cmocka_unit_test(test_print_nonzero),
         cmocka_unit_test(test_print_added),    cmocka_unit_test(test_idle_types_cost_no_memory),
+        cmocka_unit_test(test_type_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

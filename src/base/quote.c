@@ -39,3 +39,14 @@ const char *quote_name(char buf[QUOTE_PATH_BUF], const char *name)
     *at = '\0';
     return buf;
 }
+
+void quote_controls(FILE *out, const char *text)
+{
+    for (const unsigned char *p = (const unsigned char *)text; *p != '\0'; p++) {
+        if (*p < 0x20 || *p == 0x7f) {
+            fprintf(out, "\\x%02x", *p);
+        } else {
+            fputc(*p, out);
+        }
+    }
+}

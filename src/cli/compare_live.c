@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "compare_cmd.h"
+#include "exit_status.h"
 #include "plan.h"
 #include "plan_output.h"
 #include "signals.h"
@@ -64,6 +65,7 @@ struct live {
     struct live_side sides[COMPARE_MAX_RUNS];
     size_t nsides;
     unsigned done;      /* rounds every side completed */
+    int failed;         /* the side whose round failed (no signal), -1: none */
     struct hist *total; /* a round's histogram, every type together, for its line */
 };
 
@@ -344,7 +346,8 @@ static enum slap_status live_round(struct live_side *s, unsigned k, int *sig)
     run_result(run, &res);
     *sig = res.signal;
     if (res.signal == 0 && st == SLAP_OK && stats_ops(res.global) == 0) {
-        snprintf(err, sizeof(err), "no request succeeded");
+        snprintf(err, sizeof(err), "no request succeeded%s",
+                 exit_nothing_cause(&res.global->counters, &s->opts));
         st = SLAP_ERROR;
     }
     char who[SIDE_NAME_MAX + 48];
@@ -380,10 +383,14 @@ static void round_text(const struct live_side *s, const struct results_doc *d, s
     }
 }
 
-/* Round k: every side once, in an order drawn from g. 0, a signal's number, or -1 (failed). */
+/* Round k: every side once, in an order drawn from g. 0, a signal's number, or -1 (a side
+ * failed: lv->failed names it). The round's line is printed whole once its sides are done, so
+ * that a side's message on standard error never lands inside it. */
 static int live_block(struct live *lv, unsigned k, struct rng *g)
 {
     size_t order[COMPARE_MAX_RUNS];
+    char line[COMPARE_MAX_RUNS * 200];
+    size_t used = 0;
     for (size_t i = 0; i < lv->nsides; i++) {
         order[i] = i;
     }
@@ -392,28 +399,31 @@ static int live_block(struct live *lv, unsigned k, struct rng *g)
         order[i - 1] = order[j];
         order[j] = tmp;
     }
-    if (!lv->quiet) {
-        printf("round %u/%u:", k + 1, lv->rounds);
-    }
+    int n0 = snprintf(line, sizeof(line), "round %u/%u:", k + 1, lv->rounds);
+    used = n0 > 0 ? (size_t)n0 : 0;
     for (size_t n = 0; n < lv->nsides; n++) {
         struct live_side *s = &lv->sides[order[n]];
         int sig = 0;
         if (live_round(s, k, &sig) != SLAP_OK || sig != 0) {
+            if (sig == 0) {
+                lv->failed = (int)order[n];
+            }
             if (!lv->quiet) {
-                printf(" %s interrupted\n", s->name);
+                printf("%s%s %s %s\n", line, n > 0 ? ", then" : "", s->name,
+                       sig != 0 ? "interrupted" : "failed");
+                fflush(stdout);
             }
             return sig != 0 ? sig : -1;
         }
         s->ptrs[k] = &s->rounds[k];
-        if (!lv->quiet) {
-            char figures[160];
-            round_text(s, &s->rounds[k], lv->total, figures, sizeof(figures));
-            printf("%s %s %s", n > 0 ? ", then" : "", s->name, figures);
-            fflush(stdout);
-        }
+        char figures[160];
+        round_text(s, &s->rounds[k], lv->total, figures, sizeof(figures));
+        int w = snprintf(line + used, sizeof(line) - used, "%s %s %s", n > 0 ? ", then" : "",
+                         s->name, figures);
+        used += w > 0 && (size_t)w < sizeof(line) - used ? (size_t)w : 0;
     }
     if (!lv->quiet) {
-        printf("\n");
+        printf("%s\n", line);
         fflush(stdout);
     }
     return 0;
@@ -531,17 +541,24 @@ static int live_run(struct live *lv)
     if (!lv->quiet) {
         print_header(lv);
     }
+    lv->failed = -1;
     for (unsigned k = 0; k < lv->rounds; k++) {
         int got = live_block(lv, k, &g);
         if (got != 0) {
             sig = got > 0 ? got : 0;
-            status = got < 0 ? SLAP_EXIT_FAILED : status;
             break;
         }
         lv->done++;
     }
-    if (lv->done > 0 && status == SLAP_EXIT_OK) {
+    if (lv->done > 0) { /* what was measured is kept: the table of the rounds done */
         status = live_conclude(lv);
+    }
+    if (lv->failed >= 0) {
+        printf("stopped: side %s failed in round %u of %u (its message above)%s\n",
+               lv->sides[lv->failed].name, lv->done + 1, lv->rounds,
+               lv->done > 0 ? ": the table holds the rounds every side completed" : "");
+        fflush(stdout);
+        status = SLAP_EXIT_FAILED;
     }
     if (sig != 0) {
         printf("interrupted: %s after %u of %u rounds\n", sig == SIGINT ? "SIGINT"

@@ -10,9 +10,7 @@
 /* More unanswered requests than this share of all due ones fail the run. */
 #define UNANSWERED_TOLERANCE 0.01
 
-/* No request succeeded: say so, with the likeliest cause the counters show. */
-static void explain_nothing(const struct slap_counters *c, const struct slap_options *o,
-                            const char *who)
+const char *exit_nothing_cause(const struct slap_counters *c, const struct slap_options *o)
 {
     const char *why = "";
     if ((o->udp || o->facebook) && (c->conn_refused > 0 || c->udp_timeout > 0)) {
@@ -29,8 +27,15 @@ static void explain_nothing(const struct slap_counters *c, const struct slap_opt
     } else if (c->protocol_error > 0 || c->error_reply + c->server_error + c->client_error > 0) {
         why = ": every answer was an error";
     }
+    return why;
+}
+
+/* No request succeeded: say so, with the likeliest cause the counters show. */
+static void explain_nothing(const struct slap_counters *c, const struct slap_options *o,
+                            const char *who)
+{
     fprintf(stderr, "%s: no request succeeded, so nothing was measured (no rates, no verdict)%s\n",
-            who, why);
+            who, exit_nothing_cause(c, o));
 }
 
 int exit_verdict(const struct run *r, const struct slap_options *o, int signal, const char *who)

@@ -13,6 +13,10 @@
  * begun with who ("slap", or "slap: step 40000 ops/s" in a sweep); signal is the one that
  * interrupted it, or 0. Its exit status. */
 int exit_verdict(const struct run *r, const struct slap_options *o, int signal, const char *who);
+/* When no request of a run succeeded: the likeliest cause its counters c show, as the end of
+ * a sentence (": nothing answered over UDP; is the server started with UDP on its port ...?"),
+ * or "". */
+const char *exit_nothing_cause(const struct slap_counters *c, const struct slap_options *o);
 /* --max_errors: more errors than allowed fail a run that otherwise passed (status). Without
  * it, any verification failure does. */
 int exit_max_errors(const struct slap_options *o, const struct slap_stats *s, int status,

@@ -27,11 +27,13 @@
 enum options_outcome options_usage_error(const struct parse_state *st, const char *format, ...)
 {
     va_list args;
+    char text[2048];
     va_start(args, format);
-    fputs("slap: ", st->err);
-    vfprintf(st->err, format, args);
-    fprintf(st->err, "\nTry '%s --help' for more information.\n", st->program);
+    vsnprintf(text, sizeof(text), format, args); /* the message may quote the user's words */
     va_end(args);
+    fputs("slap: ", st->err);
+    quote_controls(st->err, text);
+    fprintf(st->err, "\nTry '%s --help' for more information.\n", st->program);
     return OPTIONS_USAGE;
 }
 

@@ -16,9 +16,10 @@
 int subargs_usage(const struct subargs_spec *spec, const char *problem, const char *word)
 {
     char shown[QUOTE_PATH_BUF];
-    fprintf(stderr, "slap %s: %s%s%s\nTry 'slap %s --help' for more information.\n", spec->name,
-            problem, word != NULL ? " " : "", word != NULL ? quote_name(shown, word) : "",
-            spec->name);
+    fprintf(stderr, "slap %s: ", spec->name);
+    quote_controls(stderr, problem); /* it may quote the user's words (a rule, a side) */
+    fprintf(stderr, "%s%s\nTry 'slap %s --help' for more information.\n",
+            word != NULL ? " " : "", word != NULL ? quote_name(shown, word) : "", spec->name);
     return SLAP_EXIT_USAGE;
 }
 

@@ -1,7 +1,6 @@
 /* Counters and latency histograms of a run: reset, merge, print, look up. */
 #include "slap/model/stats.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -213,17 +212,10 @@ const char *stats_type_title(int type)
 
 const char *stats_type_name(int type)
 {
-    static char names[STATS_TYPES + 1][16];
-    const char *name = stats_type_title(type);
-    if (name == NULL) {
-        return NULL;
-    }
-    if (names[type][0] == '\0') {
-        for (size_t i = 0; name[i] != '\0' && i + 1 < sizeof(names[type]); i++) {
-            names[type][i] = (char)tolower((unsigned char)name[i]);
-        }
-    }
-    return names[type];
+    /* constant names, no table filled at run time (the samples and pusher threads ask too) */
+    return type >= 0 && type < STATS_TYPES ? op_name((enum op_type)type)
+           : type == STATS_TYPES          ? "total"
+                                          : NULL;
 }
 
 uint64_t stats_errors(const struct slap_counters *c)

@@ -2,6 +2,7 @@
 #include "slap/net/auth.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,9 +18,11 @@ static enum slap_status take_field(char *out, const char *text, size_t len, cons
 {
     if (len == 0 || len >= AUTH_FIELD_MAX || memchr(text, '\0', len) != NULL ||
         memchr(text, '\n', len) != NULL || memchr(text, '\r', len) != NULL) {
-        snprintf(why, why_len, "%s: the %s is %s", where, what,
-                 len == 0 ? "empty" : len >= AUTH_FIELD_MAX ? "longer than 255 bytes"
-                                                             : "not one line of text");
+        snprintf(why, why_len, "%s: the %s %s", where, what,
+                 len == 0                            ? "is empty"
+                 : len >= AUTH_FIELD_MAX             ? "is longer than 255 bytes"
+                 : memchr(text, '\0', len) != NULL ? "holds a NUL byte"
+                                                     : "is not one line of text");
         return SLAP_ERROR;
     }
     memcpy(out, text, len);
@@ -67,7 +70,8 @@ static enum slap_status from_file(struct conn_auth *a, const char *path, char *w
     }
     size_t len = (size_t)got;
     line[len] = '\0';
-    size_t end = strcspn(line, "\n");
+    const char *newline = memchr(line, '\n', len); /* not strcspn: a NUL is no end of line */
+    size_t end = newline != NULL ? (size_t)(newline - line) : len;
     if (end == len && len == sizeof(line) - 1) {
         snprintf(why, why_len, "--auth %s: the first line is longer than a user name and a "
                                "password may be", where);
@@ -140,4 +144,69 @@ size_t auth_request(const struct conn_auth *a, char *buf)
     *at++ = '\0';
     memcpy(at, a->password, password);
     return 24 + key + value;
+}
+
+/* The binary answer's body length (its header's bytes 8 to 11). */
+static size_t binary_body(const unsigned char *h)
+{
+    return (size_t)h[8] << 24 | (size_t)h[9] << 16 | (size_t)h[10] << 8 | h[11];
+}
+
+/* Is the answer whole, or can no more come (the buffer full)? */
+static bool answer_whole(enum auth_kind kind, const char *buf, size_t len, size_t cap)
+{
+    const unsigned char *h = (const unsigned char *)buf;
+    if (len >= cap) {
+        return true;
+    }
+    if (kind == AUTH_ASCII) {
+        return memchr(buf, '\n', len) != NULL;
+    }
+    if (len > 0 && h[0] != 0x81) {
+        return true; /* no binary answer: judged as it is */
+    }
+    return len >= 24 && (len >= 24 + binary_body(h) || 24 + binary_body(h) > cap);
+}
+
+enum auth_answer auth_answer_judge(enum auth_kind kind, const char *buf, size_t len, size_t cap,
+                                   char *why, size_t why_len)
+{
+    const unsigned char *h = (const unsigned char *)buf;
+    char said[AUTH_SHOWN * 4 + 8], *at = said;
+    const char *text = buf;
+    size_t shown = len;
+    if (!answer_whole(kind, buf, len, cap)) {
+        return AUTH_ANSWER_MORE;
+    }
+    const char *name = kind == AUTH_ASCII ? "ASCII" : "SASL PLAIN";
+    if (kind == AUTH_ASCII) {
+        const char *end = memchr(buf, '\n', len);
+        if (end == NULL) { /* the buffer filled without an end of line */
+            quote_put(&at, said + sizeof(said), buf, len, AUTH_SHOWN, '"');
+            *at = '\0';
+            snprintf(why, why_len, "authentication (%s): the server's answer ran past %zu bytes "
+                                   "without an end of line: %s",
+                     name, cap, said);
+            return AUTH_ANSWER_REFUSED;
+        }
+        shown = (size_t)(end - buf) + 1;
+        if (shown == 8 && memcmp(buf, "STORED\r\n", 8) == 0 && shown == len) {
+            return AUTH_ANSWER_OK;
+        }
+        shown -= shown >= 2 && buf[shown - 2] == '\r' ? 2 : 1;
+    } else if (len >= 24 && h[0] == 0x81) {
+        size_t body = binary_body(h);
+        unsigned status = (unsigned)h[6] << 8 | h[7];
+        if (h[1] == 0x21 && status == 0 && len == 24 + body) {
+            return AUTH_ANSWER_OK;
+        }
+        if (h[1] == 0x21) {
+            text = buf + 24;
+            shown = body < len - 24 ? body : len - 24;
+        }
+    }
+    quote_put(&at, said + sizeof(said), text, shown, AUTH_SHOWN, '"');
+    *at = '\0';
+    snprintf(why, why_len, "authentication (%s) refused: the server said %s", name, said);
+    return AUTH_ANSWER_REFUSED;
 }

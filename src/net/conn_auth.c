@@ -3,69 +3,17 @@
 #include "transport.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "slap/base/quote.h"
 #include "slap/net/auth.h"
 
 #define AUTH_BUF 1024 /* the request (auth_request's), then the answer */
 _Static_assert(AUTH_BUF >= AUTH_REQUEST_MAX, "the request fits its buffer");
-#define AUTH_SHOWN 80 /* bytes of a refusal shown */
 
 enum { AUTH_WRITING = 1, AUTH_READING, AUTH_DONE };
-
-/* Is the answer in c->auth_buf whole? */
-static bool answer_whole(const struct conn *c)
-{
-    const unsigned char *h = (const unsigned char *)c->auth_buf;
-    if (c->env->auth->kind == AUTH_ASCII) {
-        return memchr(c->auth_buf, '\n', c->auth_done) != NULL;
-    }
-    if (c->auth_done > 0 && h[0] != 0x81) {
-        return true; /* no binary answer: judged as it is */
-    }
-    if (c->auth_done < 24) {
-        return false;
-    }
-    size_t body = (size_t)h[8] << 24 | (size_t)h[9] << 16 | (size_t)h[10] << 8 | h[11];
-    return c->auth_done >= 24 + body || 24 + body > AUTH_BUF;
-}
-
-/* The server's answer judged: SLAP_OK, or SLAP_ERROR with what it said (quoted). */
-static enum slap_status judge(struct conn *c, char *err, size_t err_len)
-{
-    const unsigned char *h = (const unsigned char *)c->auth_buf;
-    char said[AUTH_SHOWN * 4 + 8], *at = said;
-    const char *text;
-    size_t len;
-    if (c->env->auth->kind == AUTH_ASCII) {
-        len = (size_t)((const char *)memchr(c->auth_buf, '\n', c->auth_done) - c->auth_buf) + 1;
-        if (len == 8 && memcmp(c->auth_buf, "STORED\r\n", 8) == 0 && len == c->auth_done) {
-            return SLAP_OK;
-        }
-        text = c->auth_buf;
-        len -= len >= 2 && c->auth_buf[len - 2] == '\r' ? 2 : 1;
-    } else {
-        unsigned status = (unsigned)h[6] << 8 | h[7];
-        size_t body = (size_t)h[8] << 24 | (size_t)h[9] << 16 | (size_t)h[10] << 8 | h[11];
-        if (h[0] == 0x81 && h[1] == 0x21 && status == 0 && c->auth_done == 24 + body) {
-            return SLAP_OK;
-        }
-        text = c->auth_buf + 24;
-        len = body < (size_t)c->auth_done - 24 ? body : (size_t)c->auth_done - 24;
-        if (h[0] != 0x81 || h[1] != 0x21) {
-            text = c->auth_buf;
-            len = c->auth_done;
-        }
-    }
-    quote_put(&at, said + sizeof(said), text, len, AUTH_SHOWN, '"');
-    *at = '\0';
-    snprintf(err, err_len, "authentication (%s) refused: the server said %s",
-             c->env->auth->kind == AUTH_ASCII ? "ASCII" : "SASL PLAIN", said);
-    return SLAP_ERROR;
-}
 
 static void auth_end(struct conn *c)
 {
@@ -119,16 +67,22 @@ enum slap_status conn_auth_step(struct conn *c, int *want_write, char *err, size
             return SLAP_AGAIN;
         }
         if (n <= 0) {
-            snprintf(err, err_len, "authentication: %s",
-                     n == 0 ? "the server closed the connection" : why[0] ? why : strerror(errno));
+            /* memcached -S closes an ASCII connection at its first line: SASL is binary only */
+            bool sasl = n == 0 && c->env->auth->kind == AUTH_ASCII;
+            snprintf(err, err_len, "authentication: %s%s",
+                     n == 0 ? "the server closed the connection" : why[0] ? why : strerror(errno),
+                     sasl ? " (a server with SASL, memcached -S, takes only the binary "
+                            "protocol: --protocol=binary)"
+                          : "");
             return SLAP_ERROR;
         }
         c->auth_done = (uint16_t)(c->auth_done + n);
-        if (answer_whole(c) || c->auth_done == AUTH_BUF) {
-            enum slap_status st = judge(c, err, err_len);
+        enum auth_answer said = auth_answer_judge(c->env->auth->kind, c->auth_buf,
+                                                  c->auth_done, AUTH_BUF, err, err_len);
+        if (said != AUTH_ANSWER_MORE) {
             auth_end(c);
-            c->auth_state = st == SLAP_OK ? AUTH_DONE : 0;
-            return st;
+            c->auth_state = said == AUTH_ANSWER_OK ? AUTH_DONE : 0;
+            return said == AUTH_ANSWER_OK ? SLAP_OK : SLAP_ERROR;
         }
     }
     return SLAP_OK; /* AUTH_DONE */

@@ -138,7 +138,8 @@ def check_refused(mc, args, said):
 def case_auth_sasl_binary():
     """SASL PLAIN over the binary protocol against memcached -S: every connection
     authenticates once (auth_cmds), the requests are the server's count, the password is in
-    no output; a wrong password is refused by the server and said (exit 1)."""
+    no output; a wrong password is refused by the server and said (exit 1); ASCII
+    authentication against it says that SASL takes the binary protocol."""
     tmp = tempfile.mkdtemp(prefix="slap-sasl-")
     mc = None
     try:
@@ -152,6 +153,11 @@ def case_auth_sasl_binary():
         after = sasl_stats(mc)
         check(after["auth_errors"] - before["auth_errors"] >= 1,
               "the server saw no failed authentication")
+        # ASCII authentication against SASL: the server closes; the hint names the protocol
+        rc, _, err = run_slap(["-s", mc.addr, "-x", "10", "-c", "1", "--auth",
+                               credentials(tmp)], timeout=30)
+        check(rc == 1 and "takes only the binary protocol: --protocol=binary" in err,
+              "ASCII --auth against SASL: %d %r" % (rc, err))
     finally:
         if mc is not None:
             mc.stop()
@@ -205,6 +211,8 @@ def case_auth_bad_options():
         refused(["--auth", path], "the password is empty", content="alice:\n")
         refused(["--auth", path], "longer than", content="alice:" + "x" * 600 + "\n")
         refused(["--auth", path], "no space in the user name", content="al ice:pw-secret\n")
+        refused(["--auth", path], "the password holds a NUL byte", content="alice:pw\0-secret\n")
+        refused(["--auth", path], "the user name holds a NUL byte", content="al\0ice:pw-secret\n")
         env = {k: v for k, v in os.environ.items() if not k.startswith("SLAP_AUTH_")}
         refused(["--auth", "env"], "SLAP_AUTH_USER is not set", env=env)
         refused(["--auth", "env"], "SLAP_AUTH_PASSWORD is not set",
@@ -220,7 +228,8 @@ def case_auth_bad_options():
 
 def case_auth_hostile_servers():
     """--auth against servers that do not authenticate: one that answers garbage is refused
-    naming its words, quoted (exit 1); one that never answers fails within the connect
+    naming its words, quoted (exit 1), and so is one whose answer fills slap's buffer without
+    an end of line (it crashed slap once); one that never answers fails within the connect
     time-out (exit 1), not a hang; a FIFO as the credentials' file is refused, not waited on
     (exit 2)."""
     from harness import free_port, garbage_server
@@ -237,6 +246,14 @@ def case_auth_hostile_servers():
             check(rc == 1 and "refused: the server said" in err and "\x1b" not in err,
                   "%s against garbage: %d %r" % (args, rc, err))
             check(time.monotonic() - start < 15, "%s against garbage: not at once" % args)
+        # an answer that never ends its line: refused naming it (exit 1), never a crash
+        port = free_port()
+        servers.append(garbage_server(port, b"A" * 1100))
+        for args in (["--auth", path], ["--protocol=meta", "--auth", path]):
+            rc, _, err = run_slap(["-s", "127.0.0.1:%d" % port, "-x", "10", "-c", "1"] + args,
+                                  timeout=30)
+            check(rc == 1 and "ran past 1024 bytes without an end of line" in err,
+                  "%s against an answer without its end: %d %r" % (args, rc, err))
         silent = socket.socket()
         silent.bind(("127.0.0.1", 0))
         silent.listen(8)

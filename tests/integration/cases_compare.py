@@ -122,6 +122,40 @@ def case_compare_live_rounds_take_latency_apart(mc):
           "a closed loop's rounds: exit %d\n%s" % (rc, out))
 
 
+def case_compare_live_keeps_rounds_done(mc):
+    """A side whose server dies during the rounds: the rounds every side completed are still
+    compared (their table printed), the round line says which side failed, a last line says
+    why the rounds stopped, and the exit status is 1. A side over UDP against a server without
+    it gets the hint a plain run gives."""
+    import threading
+    from harness import Memcached
+    other = Memcached()
+    timer = threading.Timer(3.0, other.stop)
+    timer.start()
+    try:
+        rc, out, err = run_slap(["compare", "--live", "--rounds", "40", "-T", "1", "-c", "2",
+                                 "-t", "300ms", "A=" + mc.addr, "B=" + other.addr], timeout=90)
+    finally:
+        timer.cancel()
+        other.stop()
+    stopped = re.search(r"^stopped: side B failed in round (\d+) of 40 \(its message above\): "
+                        r"the table holds the rounds every side completed$", out, re.M)
+    check(rc == 1 and stopped is not None, "exit %d, no 'stopped' line:\n%s%s" % (rc, out, err))
+    done = int(stopped.group(1)) - 1
+    check(re.search(r"^round %d/40:.*\bB failed$" % (done + 1), out, re.M),
+          "the round line does not say B failed:\n" + out)
+    check("A = A (%d rounds)" % done in out and "B = B (%d rounds)" % done in out,
+          "no table of the %d rounds done:\n%s" % (done, out))
+    check("slap compare: side B, round %d:" % (done + 1) in err,
+          "the failing side's message is missing: %r" % err)
+    # a side over UDP against a server without it: the hint a plain run gives
+    rc, out, err = run_slap(["compare", "--live", "--rounds", "6", "-T", "1", "-c", "2",
+                             "-t", "300ms", "A=" + mc.addr, "B=" + mc.addr + " -U"], timeout=60)
+    check(rc == 1 and "nothing answered over UDP; is the server started with UDP" in err and
+          re.search(r"^stopped: side B failed in round 1 of 6 \(its message above\)$", out,
+                    re.M), "a UDP side without UDP: exit %d\n%s%s" % (rc, out, err))
+
+
 def case_compare_live_refusals(mc):
     """What --live cannot do is refused before any round runs (exit 2, the reason named)."""
     base = ["compare", "--live", "-t", "300ms", "A=" + mc.addr]

@@ -293,6 +293,24 @@ def case_output_fails(mc):
         check(rc == 1 and "--hdr-out" in err, "a full disk for a results file: %d %r" % (rc, err))
 
 
+def case_outputs_over_the_file_size_limit(mc):
+    """Under a file size limit (ulimit -f) smaller than the JSON: the write fails with its
+    reason and slap goes on (it was killed by SIGXFSZ, exit 153, its files half written): the
+    report is printed whole, the output named, no temporary file left, exit 1."""
+    import tempfile
+    d = tempfile.mkdtemp(prefix="slap-fsize-")
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, resource.RLIM_INFINITY))
+    rc, out, err = slap_cmd(["-s", mc.addr, "-t", "1s", "--json", os.path.join(d, "r.json")],
+                            preexec=limit)
+    left = sorted(os.listdir(d))
+    check(rc == 1 and "--json" in err and "File too large" in err and "Run time:" in out,
+          "exit %d, stderr %r" % (rc, err))
+    check(left == [], "files left behind: %r" % left)
+    os.rmdir(d)
+
+
 # ---------------------------------------------------------------- server lists
 
 def case_server_list_checked():
@@ -307,6 +325,26 @@ def case_server_list_checked():
         env = dict(os.environ, MEMCACHED_SERVERS=bad)
         rc, out, err = slap_cmd(["-x", "10"], env=env)
         check(rc == 2 and "MEMCACHED_SERVERS" in err, "from the environment: %d %r" % (rc, err))
+
+
+def case_option_errors_quote_control_bytes():
+    """The words of an option a user (or a script fed a file's contents) gives come back in its
+    error quoted: no control byte of theirs (ESC, BEL, CR) reaches the terminal raw, where it
+    could set the title or clear the screen (--ramp, --fail-if, --slo, a compare --live side,
+    --servers); exit 2 every time."""
+    hostile = "\x1b]0;owned\x07\x1b[2J\r"
+    cases = [
+        ["-s", "127.0.0.1:1", "--ramp", hostile, "-x", "10"],
+        ["-s", "127.0.0.1:1" + hostile, "-x", "10"],
+        ["compare", "a.json", "b.json", "--fail-if", "p99>" + hostile],
+        ["compare", "a.json", "b.json", "--fail-if", hostile + ">+5%"],
+        ["search", "-s", "127.0.0.1:1", "--slo", "p99<" + hostile],
+        ["compare", "--live", "A=127.0.0.1:1", "B=127.0.0.1:1 --" + hostile],
+    ]
+    for args in cases:
+        rc, out, err = slap_cmd(args)
+        raw = [c for c in err if ord(c) < 0x20 and c != "\n"] + [c for c in err if c == "\x7f"]
+        check(rc == 2 and not raw, "%r: exit %d, control bytes %r in %r" % (args, rc, raw, err))
 
 
 # ---------------------------------------------------------------- memory and descriptors

@@ -30,4 +30,17 @@ enum slap_status auth_read(struct conn_auth *a, const char *source, char *why, s
 #define AUTH_REQUEST_MAX (24 + 5 + 2 * AUTH_FIELD_MAX + 64)
 size_t auth_request(const struct conn_auth *a, char *buf);
 
+/*
+ * A server's answer to the authentication of kind (SASL PLAIN or ASCII) judged from the bytes
+ * come so far, buf[0..len) of a buffer of cap: AUTH_ANSWER_MORE while it is not whole and the
+ * buffer has room; AUTH_ANSWER_OK when it accepts (exactly "STORED\r\n", or a binary
+ * SASL_AUTH answer of status 0 and nothing after it); else AUTH_ANSWER_REFUSED, why saying
+ * what the server said, quoted (at most AUTH_SHOWN bytes of it), or that its answer filled
+ * the buffer without an end.
+ */
+enum auth_answer { AUTH_ANSWER_MORE, AUTH_ANSWER_OK, AUTH_ANSWER_REFUSED };
+#define AUTH_SHOWN 80
+enum auth_answer auth_answer_judge(enum auth_kind kind, const char *buf, size_t len, size_t cap,
+                                   char *why, size_t why_len);
+
 #endif
