@@ -24,12 +24,14 @@
 #include "plan.h"
 #include "plan_output.h"
 #include "signals.h"
+#include "slap/base/quote.h"
 #include "slap/base/ranks.h"
 #include "slap/base/rng.h"
 #include "slap/base/units.h"
 #include "slap/cli/options.h"
 #include "slap/engine/limits.h"
 #include "slap/engine/run.h"
+#include "slap/net/servers.h"
 #include "slap/output/report.h"
 
 #define DEFAULT_ROUNDS 10
@@ -221,6 +223,26 @@ static const char *refused(const struct slap_options *o)
 }
 
 /* Every side's options parsed as slap would; the rounds' documents allocated. */
+/* The side's servers resolved now, not in its first round: a name that does not resolve (an
+ * option glued to the list with a comma, 'h1,h2,--distribution=ketama') is refused before any
+ * round runs. */
+static int resolve_side(const struct live_side *s)
+{
+    struct server_list list = {0};
+    char err[512] = "";
+    if (servers_open(&list, s->opts.servers, err, sizeof(err)) == SLAP_OK) {
+        servers_close(&list);
+        return SLAP_EXIT_OK;
+    }
+    const char *glued = strstr(s->opts.servers, ",-");
+    fprintf(stderr, "slap compare: side %s: ", s->name);
+    quote_controls(stderr, err);
+    fprintf(stderr, "%s\n", glued != NULL ? " (an option after a comma is taken for a server: "
+                                            "separate options from the list with a space)"
+                                          : "");
+    return SLAP_EXIT_USAGE;
+}
+
 static int prepare_sides(struct live *lv)
 {
     for (size_t i = 0; i < lv->nsides; i++) {
@@ -237,6 +259,9 @@ static int prepare_sides(struct live *lv)
         const char *what = refused(&s->opts);
         if (what != NULL) {
             fprintf(stderr, "slap compare: side %s: --live cannot take %s\n", s->name, what);
+            return SLAP_EXIT_USAGE;
+        }
+        if (resolve_side(s) != SLAP_EXIT_OK) {
             return SLAP_EXIT_USAGE;
         }
         s->rounds = calloc(lv->rounds, sizeof(*s->rounds));
@@ -430,17 +455,42 @@ static int live_block(struct live *lv, unsigned k, struct rng *g)
 }
 
 /* The rounds' shape, then each side's options as given (the default length left out). */
+/* A side's round: "2s", or "10000 requests" (-x). */
+static void round_length(const struct live_side *s, char *buf, size_t len)
+{
+    if (s->opts.execute_number > 0) {
+        snprintf(buf, len, "%llu requests", (unsigned long long)s->opts.execute_number);
+    } else {
+        snprintf(buf, len, "%.3gs", (double)s->opts.run_time_ns / (double)SLAP_NS_PER_SEC);
+    }
+}
+
 static void print_header(const struct live *lv)
 {
-    printf("compare --live: %u rounds of %.3gs of each side, the sides' order in each round "
-           "drawn at random (--seed %llu)\n",
-           lv->rounds, (double)lv->sides[0].opts.run_time_ns / (double)SLAP_NS_PER_SEC,
+    char first[48], other[48];
+    bool same = true;
+    round_length(&lv->sides[0], first, sizeof(first));
+    for (size_t i = 1; i < lv->nsides && same; i++) {
+        round_length(&lv->sides[i], other, sizeof(other));
+        same = strcmp(first, other) == 0;
+    }
+    if (same) {
+        printf("compare --live: %u rounds of %s of each side", lv->rounds, first);
+    } else { /* each side's line says its own */
+        printf("compare --live: %u rounds of each side (their lengths differ: below)", lv->rounds);
+    }
+    printf(", the sides' order in each round drawn at random (--seed %llu)\n",
            (unsigned long long)lv->seed);
     for (size_t i = 0; i < lv->nsides; i++) {
         const struct live_side *s = &lv->sides[i];
         printf("%s:", s->name);
         for (int w = FIRST_GIVEN; w < s->argc; w++) {
-            printf(" %s", s->argv[w]);
+            fputc(' ', stdout);
+            quote_controls(stdout, s->argv[w]); /* the user's words */
+        }
+        if (!same) {
+            round_length(s, other, sizeof(other));
+            printf(" (a round: %s)", other);
         }
         printf("\n");
     }

@@ -209,7 +209,16 @@ static void handshake(struct conn *c, short what)
         event_del(&c->rev);
         connected(c);
     } else if (rc == SLAP_AGAIN) {
-        struct timeval tv = slap_ns_to_timeval(c->env->connect_timeout_ns);
+        /* one deadline for the whole set-up (connect, TLS, authentication), from the connect:
+         * a server dripping its answer a byte at a time does not re-arm it */
+        uint64_t deadline = c->connect_ns + c->env->connect_timeout_ns, now = slap_now_ns();
+        if (now >= deadline) {
+            snprintf(err, sizeof(err), "%s: no %s within the connect time-out", c->tx->name,
+                     c->auth_state != 0 ? "answer to its authentication" : "handshake");
+            connect_failed(c, err);
+            return;
+        }
+        struct timeval tv = slap_ns_to_timeval(deadline - now);
         event_add(want_write ? &c->wev : &c->rev, &tv);
     } else {
         connect_failed(c, err);

@@ -479,6 +479,7 @@ static enum slap_status merge_top(struct results_doc *dst, const struct results_
     dst->exit_status = src->exit_status > dst->exit_status ? src->exit_status : dst->exit_status;
     dst->samples_written += src->samples_written;
     dst->samples_dropped += src->samples_dropped;
+    dst->closed_part = (!first && dst->closed_part) || src->desc.tps == 0.0;
     if (first) {
         run_desc_free(&dst->desc);
         dst->sweep = src->sweep;
@@ -490,7 +491,8 @@ static enum slap_status merge_top(struct results_doc *dst, const struct results_
     snprintf(dst->label + used, sizeof(dst->label) - used, "+%s", src->label);
     dst->desc.threads += src->desc.threads;
     dst->desc.concurrency += src->desc.concurrency;
-    dst->desc.tps += src->desc.tps;
+    /* the parts aimed at the sum; with a closed loop among them (groups) there is no target */
+    dst->desc.tps = dst->closed_part ? 0.0 : dst->desc.tps + src->desc.tps;
     dst->desc.ramp.from += src->desc.ramp.from; /* the same ramp's parts: one length */
     dst->desc.ramp.to += src->desc.ramp.to;
     dst->desc.sweep_start += src->desc.sweep_start;

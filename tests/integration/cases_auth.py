@@ -229,7 +229,8 @@ def case_auth_bad_options():
 def case_auth_hostile_servers():
     """--auth against servers that do not authenticate: one that answers garbage is refused
     naming its words, quoted (exit 1), and so is one whose answer fills slap's buffer without
-    an end of line (it crashed slap once); one that never answers fails within the connect
+    an end of line (it crashed slap once); one that drips its answer a byte a second fails at
+    the set-up's one deadline; one that never answers fails within the connect
     time-out (exit 1), not a hang; a FIFO as the credentials' file is refused, not waited on
     (exit 2)."""
     from harness import free_port, garbage_server
@@ -254,6 +255,30 @@ def case_auth_hostile_servers():
                                   timeout=30)
             check(rc == 1 and "ran past 1024 bytes without an end of line" in err,
                   "%s against an answer without its end: %d %r" % (args, rc, err))
+        # an answer dripped a byte a second: the set-up's one deadline (5 s from the connect)
+        # ends it; each byte re-armed the time-out before, and a -t 2s run lasted a minute
+        import threading
+        drip = socket.socket()
+        drip.bind(("127.0.0.1", 0))
+        drip.listen(8)
+        servers.append(drip)
+
+        def dripping():
+            try:
+                conn, _ = drip.accept()
+                conn.recv(4096)
+                for _ in range(30):
+                    conn.sendall(b"S")
+                    time.sleep(1.0)
+            except OSError:
+                pass
+        threading.Thread(target=dripping, daemon=True).start()
+        start = time.monotonic()
+        rc, _, err = run_slap(["-s", "127.0.0.1:%d" % drip.getsockname()[1], "-t", "2s",
+                               "-c", "1", "--auth", path], timeout=60)
+        took = time.monotonic() - start
+        check(rc == 1 and "no answer to its authentication within the connect time-out" in err
+              and took < 12, "a dripping server: exit %d after %.1f s: %r" % (rc, took, err))
         silent = socket.socket()
         silent.bind(("127.0.0.1", 0))
         silent.listen(8)

@@ -170,6 +170,8 @@ def case_compare_live_refusals(mc):
         (["A=" + mc.addr], "two sides have one name"),
         (["B=" + mc.addr, "--rounds", "1"], "--rounds needs 2 to 256"),
         (["B=" + mc.addr + " --no_such_option"], "side B: its options"),
+        (["B=" + mc.addr + ",--distribution=ketama"],
+         "an option after a comma is taken for a server: separate options from the list"),
     ]
     for extra, said in cases:
         rc, out, err = run_slap(base + extra, timeout=10)

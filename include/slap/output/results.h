@@ -164,6 +164,8 @@ struct results_doc {
     uint64_t counters_unknown; /* bit 1 << RESULTS_COUNTER_x: a counter an older file lacked
                                 * (since above its schema): 0 in the figures, never printed
                                 * by the report (a 0 counter is not), null in the JSON */
+    bool closed_part; /* merged: some part was a closed loop, so the whole has no target rate
+                       * (groups whose loops differ) */
 };
 
 /* What is wrong with a label (a run's or a host's name in results): NULL when it is 1 to
