@@ -103,7 +103,7 @@ def case_compare_live_identical_not_significant(mc):
 def case_compare_live_rounds_take_latency_apart(mc):
     """An open loop's round lines give its parts' own P99 (slap late to send, held by the
     server) beside the round's P99, each no more than the P99 it is a part of; a closed loop's
-    give none."""
+    give none, and rounds of different lengths are said side by side."""
     rc, out, err = run_slap(["compare", "--live", "--rounds", "6", "-T", "1", "-c", "4",
                              "-P", "2000", "-t", "300ms", "A=" + mc.addr, "B=" + mc.addr],
                             timeout=60)
@@ -117,9 +117,15 @@ def case_compare_live_rounds_take_latency_apart(mc):
               "a part above its P99 (%s: p99 %s, late %s, held %s):\n%s" %
               (name, p99, late, held, out))
     rc, out, err = run_slap(["compare", "--live", "--rounds", "6", "-T", "1", "-c", "4",
-                             "-t", "200ms", "A=" + mc.addr, "B=" + mc.addr], timeout=60)
+                             "A=" + mc.addr + " -x 2000", "B=" + mc.addr + " -t 200ms"],
+                            timeout=60)
     check(rc == 0 and "round 6/6" in out and "slap late to send" not in out,
           "a closed loop's rounds: exit %d\n%s" % (rc, out))
+    # rounds of different lengths (-x on one side): each side's line says its own
+    check("6 rounds of each side (their lengths differ: below)" in out and
+          re.search(r"^A: .* \(a round: 2000 requests\)$", out, re.M) and
+          re.search(r"^B: .* \(a round: 0\.2s\)$", out, re.M),
+          "the header does not give each side's round:\n" + out)
 
 
 def case_compare_live_keeps_rounds_done(mc):
