@@ -10,8 +10,9 @@
 # interrupted. Needs root, iproute2 and jq.
 #
 # Usage: scripts/netcompare.sh [--delay 1ms] [--rate 1gbit] [--slap PATH] [slap options...]
-# Default slap options: -t 5s -T 2 -c 32. The namespace's addresses come from 198.18.0.0/15,
-# the range set aside for benchmarks (RFC 2544), and exist only on the veth pair made here.
+# Default slap options: -t 5s -T 2 -c 32. The namespace's addresses are a /30 of 198.18.0.0/16
+# (in the range set aside for benchmarks, RFC 2544) that no address or route of this host uses,
+# picked per run and checked after set-up, and exist only on the veth pair made here.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 slap=$top/build/slap
@@ -37,10 +38,28 @@ id=$$
 ns=slapnet$id
 host_if=slapa$id
 ns_if=slapb$id
-host_addr=198.18.0.1
-ns_addr=198.18.0.2
-port=11211
+port=11211 # inside the namespace, which is this run's own
 work=$(mktemp -d /tmp/netcompare.XXXXXX)
+
+# A /30 of 198.18.0.0/16 that no address or route of this host uses yet: two copies at once
+# (two users, CI and a person) each get their own, and each checks after set-up that its
+# addresses and route are its own alone.
+pick_subnet() {
+    local n b c d
+    for _ in $(seq 40); do
+        n=$((RANDOM % 16384)) # /30s in the /16
+        b=$((n * 4 / 256)) c=$((n * 4 % 256))
+        d="198.18.$b"
+        host_addr="$d.$((c + 1))" ns_addr="$d.$((c + 2))"
+        if ! ip -o -4 addr show | grep -qE " ($host_addr|$ns_addr)/" &&
+            [ -z "$(ip -4 route show to match "$ns_addr" | grep -v '^default')" ]; then
+            return 0
+        fi
+    done
+    echo "netcompare: no free /30 found in 198.18.0.0/16" >&2
+    return 1
+}
+pick_subnet || exit 1
 pids=()
 
 cleanup() {
@@ -79,6 +98,13 @@ ip netns exec "$ns" ip link set "$ns_if" up
 ip netns exec "$ns" ip link set lo up
 netem "$host_if"
 netem "$ns_if" ip netns exec "$ns"
+# the addresses and the route are this run's alone (another copy may have picked the same
+# subnet between the check and the set-up): else it would measure that copy's server
+if [ "$(ip -o -4 addr show | grep -cE " ($host_addr|$ns_addr)/")" -ne 1 ] ||
+    ! ip -4 route get "$ns_addr" | grep -q "dev $host_if "; then
+    echo "netcompare: $host_addr/30 is used by another network of this host as well: run again" >&2
+    exit 1
+fi
 
 wait_port() { # addr [netns]: until memcached answers there
     for _ in $(seq 50); do

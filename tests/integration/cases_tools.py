@@ -327,7 +327,7 @@ def check_sides(r, rows, what):
 def case_netcompare_script():
     """Loopback against a veth pair into a namespace of its own, over TCP and UDP, slap's
     verdict per side, a failing side reported; everything removed after, also when
-    interrupted."""
+    interrupted; two copies at once each measure their own server."""
     script = os.path.join(TOP, "scripts", "netcompare.sh")
     if os.geteuid() != 0:
         r = subprocess.run([script, "--slap", PATHS.slap], capture_output=True, text=True)
@@ -344,6 +344,25 @@ def case_netcompare_script():
     check(not leftovers(), "left behind after -U: %r" % leftovers())
     check_failing_side()
     check_interrupted(script)
+    check_two_copies(script)
+
+
+def check_two_copies(script):
+    """Two copies at once (two users, CI and a person): each its own subnet and server, both
+    pass, and each table's network column names another address (they both used 198.18.0.2
+    and port 11211, and the second measured the first's server)."""
+    args = [script, "--slap", PATHS.slap, "-t", "1s", "-T", "1", "-c", "2"]
+    procs = [subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(2)]
+    outs = [p.communicate(timeout=90) for p in procs]
+    addrs = []
+    for p, (out, err) in zip(procs, outs):
+        check(p.returncode == 0, "a copy beside another: exit %d\n%s%s" % (p.returncode, out, err))
+        m = re.search(r"^server +127\.0\.0\.1 +(198\.18\.\d+\.\d+) ", out, re.M)
+        check(m is not None, "no network address in the table:\n" + out)
+        addrs.append(m.group(1))
+    check(addrs[0] != addrs[1], "two copies used one address: %r" % addrs)
+    check(not leftovers(), "left behind after two copies: %r" % leftovers())
 
 
 def check_failing_side():
