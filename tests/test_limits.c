@@ -63,6 +63,33 @@ static void test_server_bound(void **state)
     judge(&l, LIMITS_SERVER, "10.0.0.2:11211's threads were busy 97% of the run");
 }
 
+/* A server that stopped answering leaves no verdict, whatever slap's CPU said (a starved
+ * slap was called the limit of a run whose server had died): above 1% of the requests due
+ * left unanswered by it, or every connection awaiting it at the end. 1% itself, or requests
+ * slap never sent in time, still get the verdict the figures give. */
+static void test_server_stopped_no_verdict(void **state)
+{
+    struct limits l;
+    (void)state;
+    make(&l, 1);
+    client_busy(&l, 0.60, 0.20); /* starved: the client, had the server answered */
+    l.due = 10000;
+    l.silent = 101;
+    judge(&l, LIMITS_UNKNOWN, "the server left 101 of the 10000 requests due unanswered: it "
+                              "stopped answering");
+    make(&l, 1);
+    client_busy(&l, 0.60, 0.20);
+    l.due = 10000;
+    l.silent = 2;
+    l.stopped = true;
+    judge(&l, LIMITS_UNKNOWN, "every connection awaiting it at the end");
+    make(&l, 1);
+    client_busy(&l, 0.60, 0.20);
+    l.due = 10000;
+    l.silent = 100; /* 1%: within */
+    judge(&l, LIMITS_CLIENT, "waited for a CPU");
+}
+
 /* --timestamps=kernel: the words say what share of the latency slap's own delay was; the
  * verdict is the one its rules give, stamps or not. */
 static void test_own_delay_words(void **state)
@@ -701,6 +728,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_server_bound),
+        cmocka_unit_test(test_server_stopped_no_verdict),
         cmocka_unit_test(test_own_delay_words),
         cmocka_unit_test(test_server_threshold_exact),
         cmocka_unit_test(test_client_bound_cpu),

@@ -7,6 +7,7 @@
 #include <cmocka.h> /* after the four headers above, which it needs */
 
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "slap/base/steady.h"
@@ -233,6 +234,24 @@ static void test_surely_past_the_threshold_is_not_steady(void **state)
     }
 }
 
+/* A server that stopped answering for the last third: its median latency is said to have no
+ * answers there, never to have "fallen 100%" (the waits of requests never answered are no
+ * latency, and no answer is no median). */
+static void test_no_answers_in_a_third_is_no_median(void **state)
+{
+    (void)state;
+    struct steady_verdict v;
+    for (size_t i = 0; i < PERIODS; i++) {
+        bool answered = i < 2 * PERIODS / 3;
+        periods[i] = (struct steady_period){0.1, answered ? (i % 2 ? 19000 : 1000) : 0,
+                                            answered ? 50.0 + (double)(i % 4) : -1.0};
+    }
+    steady_judge(periods, PERIODS, &v); /* the rate too noisy to say more */
+    assert_int_equal(v.state, STEADY_UNKNOWN);
+    assert_non_null(strstr(v.why, "the median latency has no answers in the last third"));
+    assert_null(strstr(v.why, "median latency fell"));
+}
+
 /* A rate stepping by step from one third to the next (place 0..1). */
 static double step;
 static double rate_steps(double at)
@@ -360,6 +379,7 @@ int main(void)
         cmocka_unit_test(test_noisy_flat_is_never_no),
         cmocka_unit_test(test_what_could_have_been_seen_is),
         cmocka_unit_test(test_surely_past_the_threshold_is_not_steady),
+        cmocka_unit_test(test_no_answers_in_a_third_is_no_median),
         cmocka_unit_test(test_rate_that_falls_is_not_steady),
         cmocka_unit_test(test_latency_that_grows_is_not_steady),
         cmocka_unit_test(test_large_move_within_noise_is_unknown),

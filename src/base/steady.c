@@ -78,6 +78,7 @@ struct move {
     double change;    /* to / from - 1 */
     double low, high; /* its STEADY_HELD_LEVEL interval (NAN: too few batches) */
     double seen;      /* the smallest change likely to be called drifted (0: none) */
+    int empty;        /* a third without a value (no answers): 1 the first, 3 the last, 0 none */
 };
 
 /* The batches' variance about their own third's mean, pooled over the three thirds, and its
@@ -105,6 +106,7 @@ static struct move moved(const struct third t[3], double drift)
     m.change = base > 0 ? (b->mean - a->mean) / base : 0.0;
     unsigned df;
     double var = pooled_variance(t, &df);
+    m.empty = a->n == 0 ? 1 : b->n == 0 ? 3 : 0;
     if (a->n == 0 || b->n == 0 || df == 0) {
         return m;
     }
@@ -156,6 +158,10 @@ static void say_held(const struct move *r, const struct move *l, struct steady_v
 /* One figure that the noise leaves open, into buf: "the rate rose 17.0% [-3.1%, +37.2%]". */
 static int say_unsure_figure(char *buf, size_t len, const char *name, const struct move *m)
 {
+    if (m->empty != 0) { /* a change from or to nothing is no change of a figure */
+        return snprintf(buf, len, "the %s has no answers in the %s third to compare", name,
+                        m->empty == 1 ? "first" : "last");
+    }
     if (isnan(m->low)) {
         return snprintf(buf, len, "the %s %s %.1f%% (too few periods with answers)", name,
                         way(m->change), fabs(m->change) * 100);
@@ -205,6 +211,13 @@ static void say_unsure(const struct move *r, const struct move *l, struct steady
         used += (size_t)say_unsure_figure(buf + used, len - used, "median latency", l);
     }
     if (used >= len) {
+        return;
+    }
+    /* a figure without answers in a third was said as such: the noise speaks of the others */
+    rate = rate && r->empty == 0;
+    latency = latency && l->empty == 0;
+    if (!rate && !latency) {
+        snprintf(buf + used, len - used, THIRDS);
         return;
     }
     bool out = (!rate || past(r, STEADY_RATE_DRIFT)) && (!latency || past(l, STEADY_LATENCY_DRIFT));

@@ -5,10 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "slap/engine/limits.h"
 #include "slap/output/results.h"
 
-/* More unanswered requests than this share of all due ones fail the run. */
-#define UNANSWERED_TOLERANCE 0.01
 
 const char *exit_nothing_cause(const struct slap_counters *c, const struct slap_options *o)
 {
@@ -65,12 +64,12 @@ int exit_verdict(const struct run *r, const struct slap_options *o, int signal, 
         return SLAP_EXIT_FAILED;
     }
     uint64_t silent = c->unanswered - c->client_lag; /* the servers', not slap's lag */
-    if ((double)silent > UNANSWERED_TOLERANCE * (double)(ops + c->unanswered)) {
+    if ((double)silent > LIMITS_UNANSWERED * (double)(ops + c->unanswered)) {
         fprintf(stderr,
                 "%s: %llu of %llu requests went unanswered by the server%s, more than "
                 "%.0f%%\n",
                 who, (unsigned long long)silent, (unsigned long long)(ops + c->unanswered),
-                silent == 1 ? "" : "s", UNANSWERED_TOLERANCE * 100);
+                silent == 1 ? "" : "s", LIMITS_UNANSWERED * 100);
         return SLAP_EXIT_FAILED;
     }
     if (c->stored == 0 && c->not_stored > 0) {

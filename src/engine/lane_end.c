@@ -1,31 +1,27 @@
 /*
  * What a lane leaves when the run ends: requests queued or awaited that will never be answered,
- * and (open loop, --trace) requests that fell due but never left, counted as unanswered with
- * their latency up to the end; of those never sent, the ones slap was late with, as its lag.
+ * and (open loop, --trace) requests that fell due but never left, counted as unanswered (no
+ * latency: none was answered); of those never sent, the ones slap was late with, as its lag.
  */
 #include "lane.h"
 
 #define LANE_UNSENT_EXACT 256 /* unsent requests a lane counts one by one; the rest in bulk */
-#define LANE_UNSENT_SLICES 64 /* the bulk's latencies: this many equal slices of their span */
 
 /*
  * A request of type op, meant to go at intended_ns, will never be answered: it counts as
- * unanswered, and in the latency from its intended time to at_ns, a lower bound of the wait
- * it would have had. sent_ns is 0 if it never left.
+ * unanswered (and unsent when sent_ns is 0: it never left), and its sample says how long it
+ * had waited by at_ns. It is no latency: no answer came, so no histogram holds it; the
+ * counters name it beside the percentiles of the requests answered.
  */
 void lane_count_unanswered(struct lane_env *env, uint8_t op, uint64_t intended_ns, uint64_t sent_ns,
                            uint64_t at_ns)
 {
     struct slap_stats *s = &env->cur;
-    uint64_t latency = at_ns > intended_ns ? at_ns - intended_ns : 0;
+    uint64_t waited = at_ns > intended_ns ? at_ns - intended_ns : 0;
     s->counters.unanswered++;
     s->counters.unsent += sent_ns == 0;
-    hist_record(s->lat[op], latency);
-    samples_put(&env->samples, &(struct sample){intended_ns, sent_ns, latency, op,
+    samples_put(&env->samples, &(struct sample){intended_ns, sent_ns, waited, op,
                                                 sent_ns == 0 ? SAMPLE_UNSENT : SAMPLE_UNANSWERED});
-    if (s->raw[op] != NULL && sent_ns != 0) {
-        hist_record(s->raw[op], at_ns > sent_ns ? at_ns - sent_ns : 0);
-    }
 }
 
 /* Requests 0 .. n - 1 of c will not be answered: count the measured ones, then forget them. */
@@ -128,20 +124,14 @@ static void lane_count_unsent_trace(struct lane *l, uint64_t from_ns, uint64_t e
     }
 }
 
-/* n unsent requests of op, due evenly from first_due_ns to end_ns: counted, their latencies
- * (end_ns - due) in LANE_UNSENT_SLICES slices, their samples as dropped (none is kept). */
-static void count_unsent_bulk(struct lane_env *env, uint8_t op, uint64_t n, uint64_t first_due_ns,
-                              uint64_t end_ns)
+/* The n unsent requests after the first LANE_UNSENT_EXACT, in one step: counted (no latency:
+ * none was answered), their samples as dropped (none is kept). */
+static void lane_count_unsent_bulk(struct lane *l, uint64_t n)
 {
+    struct lane_env *env = lane_env_of(l);
     struct slap_stats *s = &env->cur;
-    uint64_t span = end_ns > first_due_ns ? end_ns - first_due_ns : 0;
     s->counters.unanswered += n;
     s->counters.unsent += n;
-    for (uint64_t j = 0; j < LANE_UNSENT_SLICES; j++) {
-        uint64_t count = n * (j + 1) / LANE_UNSENT_SLICES - n * j / LANE_UNSENT_SLICES;
-        double middle = ((double)j + 0.5) / LANE_UNSENT_SLICES;
-        hist_record_n(s->lat[op], (uint64_t)((double)span * (1.0 - middle)), count);
-    }
     if (env->samples.slots != NULL) {
         double share = env->samples.threshold == UINT64_MAX
                            ? 1.0
@@ -149,25 +139,6 @@ static void count_unsent_bulk(struct lane_env *env, uint8_t op, uint64_t n, uint
         atomic_fetch_add_explicit(&env->samples.dropped, (uint64_t)((double)n * share + 0.5),
                                   memory_order_relaxed);
     }
-}
-
-/* The n requests after the first LANE_UNSENT_EXACT, from first_due_ns on: shared among the
- * operations by the mix (a retrieval, cas as gets while no token is held), in one step. */
-static void lane_count_unsent_bulk(struct lane *l, uint64_t n, uint64_t first_due_ns,
-                                   uint64_t end_ns)
-{
-    struct client *c = l->client;
-    const struct workload *wl = c->env->params->wl;
-    uint64_t left = n;
-    for (uint32_t i = 0; i < wl->mix_nothers; i++) {
-        enum op_type op = (enum op_type)wl->mix_others[i];
-        uint64_t m = (uint64_t)((double)n * wl->mix_ppm[op] / WORKLOAD_PPM);
-        m = m < left ? m : left;
-        left -= m;
-        op = op == OP_CAS && !c->cas_ready ? OP_GETS : op;
-        count_unsent_bulk(c->env, (uint8_t)op, m, first_due_ns, end_ns);
-    }
-    count_unsent_bulk(c->env, (uint8_t)wl->mix_default, left, first_due_ns, end_ns);
 }
 
 /* n more, due evenly from first_due_ns to end_ns: those due before the lane was held are lag. */
@@ -212,7 +183,7 @@ void lane_count_unsent(struct lane *l, uint64_t from_ns, uint64_t end_ns)
         uint64_t bulk_from = schedule_peek(&l->sched);
         uint64_t bulk = c->quota > 0 ? schedule_skip(&l->sched, end_ns, c->quota) : 0;
         if (bulk > 0) {
-            lane_count_unsent_bulk(l, bulk, bulk_from, end_ns);
+            lane_count_unsent_bulk(l, bulk);
             c->quota -= c->quota != UINT64_MAX ? bulk : 0;
             lane_lag_bulk(l, &g, bulk, bulk_from, end_ns);
         }

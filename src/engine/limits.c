@@ -879,6 +879,15 @@ void limits_judge(struct limits *l)
     enum limits_line line;
     busiest_server(l, &unknown);
     l->why[0] = '\0';
+    l->borderline = (struct limits_borderline){0};
+    if (l->stopped || ((double)l->silent > LIMITS_UNANSWERED * (double)l->due && l->silent > 0)) {
+        l->verdict = LIMITS_UNKNOWN; /* nothing about the load, nor about slap, to judge */
+        say(l, "the server left %llu of the %llu requests due unanswered%s: it stopped "
+               "answering, so the run measured no limit of the load, and none of slap",
+            (unsigned long long)l->silent, (unsigned long long)l->due,
+            l->stopped ? ", every connection awaiting it at the end" : "");
+        return;
+    }
     l->verdict = decide(l, unknown, &no_crossing);
     find_borderline(l, unknown, &line, &server);
     if (l->borderline.near) {

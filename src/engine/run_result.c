@@ -52,12 +52,12 @@ void run_describe_stalls(const struct run *r, FILE *err, const char *who)
     } else if (c->unsent > 0) {
         fprintf(err, " (%llu of them never sent)", (unsigned long long)c->unsent);
     }
-    fputs("\n", err);
+    fputs(": in no latency, which holds the requests answered\n", err);
     if (c->client_lag > 0) {
         fprintf(err,
                 "%s: client lag: %llu of the requests never sent fell due while their socket "
-                "was free: slap fell behind its own schedule (send lag up to %.1f ms); they count "
-                "in the latency from their intended time, not against the server\n",
+                "was free: slap fell behind its own schedule (send lag up to %.1f ms); they "
+                "count against slap, not against the server\n",
                 who, (unsigned long long)c->client_lag, (double)r->global.lag->max_ns / 1e6);
     }
     const struct lane_params *lp = &r->engine.lane;
@@ -170,6 +170,9 @@ static void in_flight(const struct run *r, double seconds, struct limits *l)
     } else {
         stats_total_hist(&r->global, total);
     }
+    const struct slap_counters *c = &r->global.counters;
+    l->due = stats_ops(&r->global) + c->unanswered;
+    l->silent = c->unanswered > c->client_lag ? c->unanswered - c->client_lag : 0;
     l->in_flight_max =
         lp->concurrency * lp->conns_per_client * (lp->pipeline > 0 ? lp->pipeline : 1);
     l->in_flight_mean = (double)total->count / seconds * hist_mean_us(total) / 1e6;
@@ -210,6 +213,7 @@ enum slap_status run_limits(const struct run *r, struct limits *l)
     l->host.steal = steal > 0 ? steal : 0;
     l->host.cpus = hostcpu_online();
     in_flight(r, seconds, l);
+    l->stopped = run_all_blocked(r);
     for (uint32_t i = 0; i < nservers; i++) {
         const struct server *srv = &r->servers.items[i];
         bool local = hostcpu_address_local((const struct sockaddr *)&srv->addr);

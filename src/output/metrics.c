@@ -152,9 +152,8 @@ static void run_info(FILE *out, const struct metrics_input *in)
     fputs("} 1\n", out);
 }
 
-/* Requests measured (answered, or given up: both are in the latency) of every type; and of
- * them, those answered. */
-static uint64_t requests_measured(const struct slap_stats *s)
+/* Requests answered, of every type: those in the latency (an unanswered one is in none). */
+static uint64_t requests_answered(const struct slap_stats *s)
 {
     uint64_t n = 0;
     for (int t = 0; t < STATS_TYPES; t++) {
@@ -163,19 +162,13 @@ static uint64_t requests_measured(const struct slap_stats *s)
     return n;
 }
 
-static uint64_t requests_answered(const struct slap_stats *s)
-{
-    uint64_t measured = requests_measured(s);
-    return measured > s->counters.unanswered ? measured - s->counters.unanswered : 0;
-}
-
 static void requests(FILE *out, const struct metrics_input *in)
 {
     const struct slap_stats *s = in->stats;
     const struct slap_counters *c = &s->counters;
     family(out, "slap_requests_total", "counter",
-           "Requests of each type answered, and at the end those given up as unanswered (they "
-           "count in the latency too, up to when slap gave up).");
+           "Requests of each type answered (those never answered are "
+           "slap_unanswered_requests_total, in no latency).");
     for (int t = 0; t < STATS_TYPES; t++) {
         if (s->lat[t] != NULL) {
             struct metrics_label type[] = {{"type", stats_type_name(t)}, {NULL, NULL}};
@@ -184,8 +177,8 @@ static void requests(FILE *out, const struct metrics_input *in)
     }
     counter(out, in, "slap_requests_sent_total", "Requests handed to the kernel.",
             c->requests_sent);
-    uint64_t measured = requests_measured(s);
-    uint64_t resolved_sent = measured - (c->unsent < measured ? c->unsent : 0);
+    uint64_t lost = c->unanswered > c->unsent ? c->unanswered - c->unsent : 0; /* sent */
+    uint64_t resolved_sent = requests_answered(s) + lost;
     gauge(out, in, "slap_requests_in_flight", "Requests sent and not yet answered.",
           c->requests_sent > resolved_sent ? (double)(c->requests_sent - resolved_sent) : 0.0);
     counter(out, in, "slap_unanswered_requests_total",

@@ -69,8 +69,8 @@ static void json_percentiles(struct json_writer *w, const struct run_desc *desc,
         for (uint32_t i = 0; i < desc->npercentiles; i++) {
             char name[32];
             snprintf(name, sizeof(name), "%g", desc->percentiles[i]);
-            if (ci != NULL && !r[i].estimable) {
-                json_null(w, name);
+            if ((ci != NULL && !r[i].estimable) || h->count == 0) {
+                json_null(w, name); /* too few to estimate; or none answered: no latency */
             } else if (pass == 0) {
                 json_double(w, name, us(hist_percentile_ns(h, desc->percentiles[i])));
             } else if (ci == NULL) {

@@ -385,6 +385,8 @@ static void judge_merged(struct limits *l, const struct results_doc *out, double
     l->ramped = out->desc.ramp.duration_ns > 0;
     l->concurrency = out->desc.concurrency;
     l->threads = out->desc.threads;
+    l->due = stats_counters_ops(c) + c->unanswered;
+    l->silent = c->unanswered > c->client_lag ? c->unanswered - c->client_lag : 0;
     limits_judge(l);
 }
 

@@ -287,7 +287,8 @@ def case_rounds_flawed_left_out(mc):
     """--rounds: a round cut short by a signal, the round where a server stalled for good and
     those after it, are each marked on their line and left out of the figures over the rounds
     (a round with no answers has no percentiles); fewer than two rounds left have no
-    spread; slap compare of such a file leaves them out too."""
+    spread; slap compare of such a file leaves them out too. Requests never answered are in
+    no latency (a round without answers has none in the JSON) and the run gets no verdict."""
     d = tmpdir()
     path, cmp_path = os.path.join(d, "cut.json"), os.path.join(d, "c.json")
     rc, out, err = run_slap(["-s", mc.addr, "-t", "1s", "-c", "4", "--rounds", "3",
@@ -314,11 +315,27 @@ def case_rounds_flawed_left_out(mc):
         start.append(time.time())
         return "stall" if time.time() - start[0] > 1.3 else None
     fake = FakeMemcached(behave=behave)
+    stalled = os.path.join(d, "stalled.json")
     try:
         rc, out, err = run_slap(["-s", fake.addr, "-t", "1s", "-c", "2", "-T", "1",
-                                 "--rounds", "3"], timeout=30)
+                                 "--rounds", "3", "--json", stalled], timeout=30)
     finally:
         fake.stop()
+    # the requests never answered are in no latency, in any output: round 3 (none answered)
+    # has no percentiles in the JSON, the steadiness does not read the waits as a median that
+    # rose, and the run gets no verdict about slap (it measured a server that stopped)
+    doc = json.load(open(stalled))
+    third = doc["rounds"][2]["types"]["total"]
+    check(third["count"] == 0 and all(v is None for v in third["percentiles"].values()),
+          "round 3, no answers, has latencies: %r" % third)
+    check(doc["types"]["total"]["count"] == doc["run"]["ops"],
+          "the run's latency counts %d, its answers %d" % (doc["types"]["total"]["count"],
+                                                          doc["run"]["ops"]))
+    check(not re.search(r"^steady: no", out, re.M), "steady judged the waits:\n" + out)
+    check(re.search(r"^limited_by: unknown \(the server left \d+ of the \d+ requests due "
+                    r"unanswered(, every connection awaiting it at the end)?: it stopped answering", out,
+                    re.M),
+          "a run whose server stopped answering got a verdict:\n" + out)
     check(re.search(r"^round 1: \d+ ops/s, p50 [\d.]+ us, .*us$", out, re.M),
           "round 1 is whole:\n" + out)
     m = re.search(r"^round 2: \d+ ops/s, p50 .* \(the server stopped answering ([\d.]+) s in: "

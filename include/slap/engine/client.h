@@ -229,12 +229,12 @@ void lane_reopens_begin(struct lane *l);
 /* Send what the lane may send now (start, an answer, its timer, a reconnect). */
 void lane_pump(struct lane *l);
 /* The worker stops: requests that cannot be written (queued behind a reconnect) count as
- * unanswered, with latency to end_ns; timers and reconnects stop. */
+ * unanswered (in no latency); timers and reconnects stop. */
 void lane_stop(struct lane *l, uint64_t end_ns);
-/* The end: every request still queued or awaited counts as unanswered (latency to end_ns). */
+/* The end: every request still queued or awaited counts as unanswered (in no latency). */
 void lane_give_up(struct lane *l, uint64_t end_ns);
 /* Open loop: requests the schedule made due in [from_ns, end_ns) but that never left (the lane
- * was full: a stalled or lost connection) count as unanswered, with latency to end_ns. */
+ * was full: a stalled or lost connection) count as unanswered (in no latency). */
 void lane_count_unsent(struct lane *l, uint64_t from_ns, uint64_t end_ns);
 
 

@@ -118,6 +118,11 @@ struct limits_borderline {
     double band;                    /* near: |value - line| < band */
 };
 
+/* More requests left unanswered by the server than this share of those due fail the run
+ * (exit status 1) and leave it without a verdict: it measured a server that stopped
+ * answering, not a limit of the load, nor of slap. */
+#define LIMITS_UNANSWERED 0.01
+
 struct limits {
     /* The run's shape, for the verdict and its words. */
     double seconds;    /* measured */
@@ -130,6 +135,11 @@ struct limits {
     uint32_t in_flight_max; /* requests slap may have in flight: -c x -n x --pipeline */
     double in_flight_mean;  /* it had on average: requests per second x mean latency */
     uint64_t client_lag;    /* -P: requests due while their socket was free, never sent */
+    uint64_t due;           /* requests answered plus those never answered */
+    uint64_t silent;        /* of them, never answered by the server (unanswered less
+                               client_lag): above LIMITS_UNANSWERED of due, no verdict */
+    bool stopped;           /* every connection still awaited an answer at the end: the
+                               server stopped answering (no verdict either) */
     double send_lag_p99_s;  /* -P: how late the sends were */
     double latency_p99_s;   /* -P: the P99 of every type's latency (from the intended time) */
     double slap_late_p99_s; /* -P: the P99 of slap late to send: the send lag less the time
