@@ -93,6 +93,18 @@ static void test_refuses(void **state)
     }
 }
 
+/* A UTF-8 byte order mark before a document is named, not "unexpected character". */
+static void test_byte_order_mark_named(void **state)
+{
+    (void)state;
+    static const char text[] = "\xef\xbb\xbf{\"a\": 1}";
+    struct json_value *v = (struct json_value *)1;
+    char err[256] = "";
+    assert_int_equal(json_parse(text, sizeof(text) - 1, &v, err, sizeof(err)), SLAP_ERROR);
+    assert_null(v);
+    assert_non_null(strstr(err, "a UTF-8 byte order mark (EF BB BF) begins the text"));
+}
+
 static void test_depth_bounded(void **state)
 {
     (void)state;
@@ -197,6 +209,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reads_a_document),  cmocka_unit_test(test_refuses),
+        cmocka_unit_test(test_byte_order_mark_named),
         cmocka_unit_test(test_depth_bounded),     cmocka_unit_test(test_error_position),
         cmocka_unit_test(test_writer_round_trip), cmocka_unit_test(test_string_with_nul),
         cmocka_unit_test(test_writer_keeps_utf8_valid),

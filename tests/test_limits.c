@@ -65,8 +65,9 @@ static void test_server_bound(void **state)
 
 /* A server that stopped answering leaves no verdict, whatever slap's CPU said (a starved
  * slap was called the limit of a run whose server had died): above 1% of the requests due
- * left unanswered by it, or every connection awaiting it at the end. 1% itself, or requests
- * slap never sent in time, still get the verdict the figures give. */
+ * sent and never answered, every connection awaiting it at the end, or (-R) connections lost
+ * and not open again. 1% itself still gets the verdict the figures give (and requests never
+ * sent behind a slow server's full lanes are not counted as silent). */
 static void test_server_stopped_no_verdict(void **state)
 {
     struct limits l;
@@ -83,6 +84,11 @@ static void test_server_stopped_no_verdict(void **state)
     l.silent = 2;
     l.stopped = true;
     judge(&l, LIMITS_UNKNOWN, "every connection awaiting it at the end");
+    make(&l, 1);
+    client_busy(&l, 0.60, 0.20);
+    l.due = 10000;
+    l.down = 3; /* -R: lost, not open again */
+    judge(&l, LIMITS_UNKNOWN, "3 connections lost and not open again at the end");
     make(&l, 1);
     client_busy(&l, 0.60, 0.20);
     l.due = 10000;

@@ -608,6 +608,11 @@ enum slap_status json_parse(const char *text, size_t len, struct json_value **ro
         snprintf(err, err_len, "more than %u bytes", JSON_MAX_INPUT);
         return SLAP_ERROR;
     }
+    if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) { /* an editor's, on Windows */
+        snprintf(err, err_len, "line 1, column 1: a UTF-8 byte order mark (EF BB BF) begins "
+                               "the text, which JSON does not take: save the file without it");
+        return SLAP_ERROR;
+    }
     struct json_value *v = parse_value(&r, 0);
     if (v != NULL) {
         skip_space(&r);

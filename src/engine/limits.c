@@ -880,12 +880,21 @@ void limits_judge(struct limits *l)
     busiest_server(l, &unknown);
     l->why[0] = '\0';
     l->borderline = (struct limits_borderline){0};
-    if (l->stopped || ((double)l->silent > LIMITS_UNANSWERED * (double)l->due && l->silent > 0)) {
+    if (l->stopped || l->stalled > 0 || l->down > 0 ||
+        ((double)l->silent > LIMITS_UNANSWERED * (double)l->due && l->silent > 0)) {
         l->verdict = LIMITS_UNKNOWN; /* nothing about the load, nor about slap, to judge */
-        say(l, "the server left %llu of the %llu requests due unanswered%s: it stopped "
-               "answering, so the run measured no limit of the load, and none of slap",
-            (unsigned long long)l->silent, (unsigned long long)l->due,
-            l->stopped ? ", every connection awaiting it at the end" : "");
+        say(l, "the server left %llu of the %llu requests due unanswered",
+            (unsigned long long)l->silent, (unsigned long long)l->due);
+        if (l->stopped) {
+            say(l, ", every connection awaiting it at the end");
+        } else if (l->stalled > 0) {
+            say(l, ", %u connection%s awaiting it at the end", l->stalled,
+                l->stalled == 1 ? "" : "s");
+        } else if (l->down > 0) {
+            say(l, ", %u connections lost and not open again at the end", l->down);
+        }
+        say(l, ": it stopped answering, so the run measured no limit of the load, and none "
+               "of slap");
         return;
     }
     l->verdict = decide(l, unknown, &no_crossing);

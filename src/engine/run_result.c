@@ -172,7 +172,7 @@ static void in_flight(const struct run *r, double seconds, struct limits *l)
     }
     const struct slap_counters *c = &r->global.counters;
     l->due = stats_ops(&r->global) + c->unanswered;
-    l->silent = c->unanswered > c->client_lag ? c->unanswered - c->client_lag : 0;
+    l->silent = c->unanswered > c->unsent ? c->unanswered - c->unsent : 0;
     l->in_flight_max =
         lp->concurrency * lp->conns_per_client * (lp->pipeline > 0 ? lp->pipeline : 1);
     l->in_flight_mean = (double)total->count / seconds * hist_mean_us(total) / 1e6;
@@ -214,6 +214,11 @@ enum slap_status run_limits(const struct run *r, struct limits *l)
     l->host.cpus = hostcpu_online();
     in_flight(r, seconds, l);
     l->stopped = run_all_blocked(r);
+    l->down = l->stalled = 0;
+    for (uint32_t i = 0; r->stalls != NULL && i < r->servers.count; i++) {
+        l->down += r->stalls[i].down;
+        l->stalled += r->stalls[i].conns;
+    }
     for (uint32_t i = 0; i < nservers; i++) {
         const struct server *srv = &r->servers.items[i];
         bool local = hostcpu_address_local((const struct sockaddr *)&srv->addr);

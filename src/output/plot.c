@@ -810,6 +810,20 @@ void plot_svg_runs(FILE *out, const void *arg)
     fputs("</svg>\n", out);
 }
 
+/* Do two of the runs share a label (each host's name by default), so that their legends would
+ * read alike? Then each is named by its file. */
+static bool labels_alike(const struct plot_input *in)
+{
+    for (size_t i = 0; i < in->ndocs; i++) {
+        for (size_t j = i + 1; j < in->ndocs; j++) {
+            if (strcmp(in->docs[i]->label, in->docs[j]->label) == 0) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
 void plot_svg(FILE *out, const void *arg)
 {
     const struct plot_input *in = arg;
@@ -817,13 +831,17 @@ void plot_svg(FILE *out, const void *arg)
     struct plot_runs picture = {runs, 0, NULL, in->samples, NULL, 0};
     /* several runs compared: their spectra too (runs with periods or a histogram, not sweeps) */
     struct plot_spectrum *spectra = in->ndocs > 1 ? calloc(in->ndocs, sizeof(*spectra)) : NULL;
+    bool by_file = labels_alike(in);
     for (; picture.nruns < in->ndocs && picture.nruns < PLOT_MAX_DOCS; picture.nruns++) {
         const struct results_doc *d = in->docs[picture.nruns];
+        const char *name = by_file && d->source != NULL ? d->source : d->label;
         /* out of memory: the run is drawn with the points it has */
         (void)plot_run_of(&runs[picture.nruns], d);
+        runs[picture.nruns].label = name;
         if (spectra != NULL && !d->sweep &&
             plot_spectrum_of(&spectra[picture.nspectra], d) == SLAP_OK &&
             spectra[picture.nspectra].n > 0) {
+            spectra[picture.nspectra].label = name;
             picture.nspectra++;
         }
     }

@@ -386,7 +386,7 @@ static void judge_merged(struct limits *l, const struct results_doc *out, double
     l->concurrency = out->desc.concurrency;
     l->threads = out->desc.threads;
     l->due = stats_counters_ops(c) + c->unanswered;
-    l->silent = c->unanswered > c->client_lag ? c->unanswered - c->client_lag : 0;
+    l->silent = c->unanswered > c->unsent ? c->unanswered - c->unsent : 0;
     limits_judge(l);
 }
 

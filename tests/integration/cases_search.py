@@ -389,7 +389,8 @@ def case_plot_spectrum_of_two_runs(mc):
     """slap plot of two runs (one open loop at 2000 ops/s, one closed): a spectrum panel with
     one curve per run on the nines axis (x = -log10(1 - p)), each point the run's percentile
     as its JSON has it, a band of 95% intervals under each, low <= value <= high; the open
-    run's throughput panel has its target line; the picture renders."""
+    run's throughput panel has its target line; the picture renders. Two files of one label
+    are named by their files."""
     d = tempfile.mkdtemp()
     try:
         a, b, svg = (os.path.join(d, n) for n in ("a.json", "b.json", "p.svg"))
@@ -433,5 +434,20 @@ def case_plot_spectrum_of_two_runs(mc):
         r = subprocess.run(["rsvg-convert", "-o", svg + ".png", svg], capture_output=True,
                            text=True)
         check(r.returncode == 0 and r.stderr == "", "rsvg-convert failed: %s" % r.stderr)
+        # two runs of one label (the host's, by default): told apart by their files
+        rc, out, err = run_slap(["plot", a, a, "-o", svg])
+        root = ET.parse(svg).getroot()
+        labels = {g.get("data-label") for g in root.iter(SVG + "g")
+                  if g.get("data-metric") == "spectrum_us"}
+        check(rc == 0 and len(labels) == 1 and labels != {"open"},
+              "two runs of one label: legends %r" % labels)
+        b2 = os.path.join(d, "again.json")
+        shutil.copy(a, b2)
+        rc, out, err = run_slap(["plot", a, b2, "-o", svg])
+        root = ET.parse(svg).getroot()
+        labels = {g.get("data-label") for g in root.iter(SVG + "g")
+                  if g.get("data-metric") == "spectrum_us"}
+        check(rc == 0 and len(labels) == 2 and all(l.endswith(".json") for l in labels),
+              "two files of one label are not told apart by their names: %r" % labels)
     finally:
         shutil.rmtree(d)

@@ -136,10 +136,15 @@ struct limits {
     double in_flight_mean;  /* it had on average: requests per second x mean latency */
     uint64_t client_lag;    /* -P: requests due while their socket was free, never sent */
     uint64_t due;           /* requests answered plus those never answered */
-    uint64_t silent;        /* of them, never answered by the server (unanswered less
-                               client_lag): above LIMITS_UNANSWERED of due, no verdict */
+    uint64_t silent;        /* of them, sent and never answered (lost with their connection,
+                               or awaited at the end): above LIMITS_UNANSWERED of due, the
+                               server stopped answering and the run gets no verdict (those
+                               never sent behind a slow server's full lanes are not this) */
     bool stopped;           /* every connection still awaited an answer at the end: the
                                server stopped answering (no verdict either) */
+    uint32_t stalled;       /* connections that still awaited an answer when the run gave up
+                               on them (the same: the requests behind them are the server's) */
+    uint32_t down;          /* -R: connections lost and not open again at the end (the same) */
     double send_lag_p99_s;  /* -P: how late the sends were */
     double latency_p99_s;   /* -P: the P99 of every type's latency (from the intended time) */
     double slap_late_p99_s; /* -P: the P99 of slap late to send: the send lag less the time
