@@ -417,6 +417,20 @@ static mode_t creation_mode(void)
     return 0666 & ~mask;
 }
 
+/* The temporary file's name into of->tmp: TARGET.tmp.XXXXXX, or, when that would pass a
+ * name's NAME_MAX bytes (an output named with 245 to 255 bytes), .slap.tmp.XXXXXX in the
+ * target's directory. asprintf's result. */
+static int temporary_name(struct outfile *of)
+{
+    static const char suffix[] = ".tmp.XXXXXX";
+    const char *slash = strrchr(of->target, '/');
+    size_t dir = slash != NULL ? (size_t)(slash - of->target) + 1 : 0;
+    if (strlen(of->target) - dir + sizeof(suffix) - 1 <= NAME_MAX) {
+        return asprintf(&of->tmp, "%s%s", of->target, suffix);
+    }
+    return asprintf(&of->tmp, "%.*s.slap%s", (int)dir, of->target, suffix);
+}
+
 /* A regular file or a new name: a temporary file of a name nobody could have chosen, made
  * anew (mode 0600) beside the target (a link's file). It gets the old file's permission bits
  * when the old file was slap's user's, the umask's mode otherwise; its owner is slap's user. */
@@ -427,7 +441,7 @@ static enum slap_status open_whole(struct outfile *of, const struct stat *old, c
     bool through_link = old != NULL && lstat(of->path, &link) == 0 && S_ISLNK(link.st_mode);
     of->mode = old != NULL && old->st_uid == geteuid() ? old->st_mode & 0777 : creation_mode();
     of->target = through_link ? realpath(of->path, NULL) : strdup(of->path);
-    if (of->target == NULL || asprintf(&of->tmp, "%s.tmp.XXXXXX", of->target) < 0) {
+    if (of->target == NULL || temporary_name(of) < 0) {
         of->tmp = NULL;
         int why = errno;
         outfile_discard(of);

@@ -456,6 +456,24 @@ def case_two_outputs_one_file(mc):
         shutil.rmtree(d)
 
 
+def case_outputs_with_names_near_the_limit(mc):
+    """Output names of 245 to 255 bytes (the longest a directory takes) are written: the
+    temporary file's suffix would pass the limit, so it is named .slap.tmp.XXXXXX beside it
+    (they failed with 'File name too long'); nothing is left behind."""
+    d = tmpdir()
+    try:
+        for length in (245, 255):
+            name = "r" * (length - 5) + ".json"
+            out = os.path.join(d, name)
+            rc, _, err = run_slap(["-s", mc.addr, "-x", "2000", "-c", "4", "-q", "--json", out])
+            check(rc == 0, "a %d-byte name: exit %d: %s" % (length, rc, err))
+            json.load(open(out))
+            check(sorted(os.listdir(d)) == [name], "left in the directory: %r" % os.listdir(d))
+            os.unlink(out)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
 def case_temporary_file_is_slaps_own(mc):
     """A file named like slap's temporary file (PATH.tmp.PID, the old name) is left alone; the
     temporary file slap makes is its user's, mode 0600 while it is written, and the finished
