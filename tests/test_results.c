@@ -492,6 +492,18 @@ static void test_csv_rows(void **state)
     results_doc_free(&d);
 }
 
+/* d written as CSV: the text (malloc'd). */
+static char *csv_of(const struct results_doc *d)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    assert_non_null(out);
+    results_write_csv(out, d);
+    fclose(out);
+    return text;
+}
+
 /* --ramp 1000:3000/2s: make_doc's three periods of 1 s ask 1500, 2500 and 3000 (the ramp's
  * count over each second: 1500, 2500, then 3000 held): each period's "target_rate" in the
  * JSON, read back as written, and the CSV's last column of the total rows (a header's
@@ -526,9 +538,7 @@ static void test_ramp_target_rates(void **state)
     assert_true(fabs(results_period_target(&back, &bp[1]) - want[1]) < 1e-6);
     results_doc_free(&back);
     free(text);
-    FILE *out = open_memstream(&text, &len);
-    results_write_csv(out, &d);
-    fclose(out);
+    text = csv_of(&d);
     assert_non_null(strstr(text, ",p99.9_us,target_rate,late_to_send_p99_us,"));
     assert_non_null(strstr(text, ",2500.0,,\n3.000,")); /* make_doc keeps no parts */
     assert_non_null(strstr(text, ",3000.0,,\n"));
@@ -538,9 +548,7 @@ static void test_ramp_target_rates(void **state)
     to_json(&d, &text, &len);
     assert_null(strstr(text, "target_rate"));
     free(text);
-    out = open_memstream(&text, &len);
-    results_write_csv(out, &d);
-    fclose(out);
+    text = csv_of(&d);
     assert_null(strstr(text, "target_rate"));
     free(text);
     results_doc_free(&d);
@@ -572,11 +580,8 @@ static void test_csv_latency_parts(void **state)
     assert_int_equal(results_add_period(&d, 1.0, 1.0, &s), SLAP_OK);
     stats_reset(d.global); /* the run is that period */
     stats_merge(d.global, &s);
-    char *text = NULL;
+    char *text = csv_of(&d);
     size_t len;
-    FILE *out = open_memstream(&text, &len);
-    results_write_csv(out, &d);
-    fclose(out);
     assert_non_null(strstr(text, ",p99.9_us,late_to_send_p99_us,held_by_server_p99_us\n"));
     const char *get = strstr(text, "\n1.000,get,1000,"), *total = strstr(text, "\n1.000,total,");
     assert_non_null(get);
@@ -602,9 +607,7 @@ static void test_csv_latency_parts(void **state)
         fail_msg("%s", err);
     }
     free(text);
-    out = open_memstream(&text, &len);
-    results_write_csv(out, &back);
-    fclose(out);
+    text = csv_of(&back);
     assert_non_null(strstr(text, ",late_to_send_p99_us,held_by_server_p99_us\n"));
     assert_non_null(strstr(text, ",,\n"));
     free(text);
@@ -613,9 +616,7 @@ static void test_csv_latency_parts(void **state)
     results_doc_free(&d);
     /* a closed loop: no such columns */
     make_doc(&d, &(struct spec){.servers = "127.0.0.1:1", .time = "3"}, 5, NULL);
-    out = open_memstream(&text, &len);
-    results_write_csv(out, &d);
-    fclose(out);
+    text = csv_of(&d);
     assert_null(strstr(text, "late_to_send"));
     free(text);
     results_doc_free(&d);

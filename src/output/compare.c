@@ -655,7 +655,7 @@ static void print_together(FILE *out, const struct compare_table *t, size_t i)
     if (!estimable) {
         fprintf(out, "needs %zu %s\n", needed, replicates_name(t));
     } else {
-        fprintf(out, "%s\n", used > 0 ? strcat(yes, " yes") : "none yes");
+        fprintf(out, "%s yes\n", used > 0 ? yes : "none");
     }
 }
 

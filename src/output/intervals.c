@@ -35,34 +35,6 @@ void intervals_free(struct intervals *iv)
     memset(iv, 0, sizeof(*iv));
 }
 
-/* s becomes s + b + h (b and h may be NULL), summed in sum. */
-static enum slap_status sparse_sum(struct results_sparse *s, const struct results_sparse *b,
-                                   const struct hist *h, struct hist *sum)
-{
-    if ((h == NULL || h->count == 0) && (b == NULL || b->count == 0)) {
-        return SLAP_OK;
-    }
-    if (s->count == 0 && (b == NULL || b->count == 0)) { /* a first period: h as it is */
-        results_sparse_free(s);
-        return results_sparse_from_hist(h, s);
-    }
-    hist_clear(sum);
-    results_sparse_add(s, sum);
-    if (b != NULL) {
-        results_sparse_add(b, sum);
-    }
-    if (h != NULL) {
-        hist_merge(sum, h);
-    }
-    struct results_sparse out;
-    if (results_sparse_from_hist(sum, &out) != SLAP_OK) {
-        return SLAP_ERROR;
-    }
-    results_sparse_free(s);
-    *s = out;
-    return SLAP_OK;
-}
-
 /* Each series of s, in the order of the enum. */
 static const struct hist *series_of(const struct slap_stats *s, int i)
 {
@@ -83,7 +55,7 @@ static enum slap_status segment_add(struct intervals_segment *g, const struct sl
     g->seconds += seconds;
     g->answers += stats_counters_requests(&s->counters);
     for (int i = 0; i < INTERVALS_SERIES; i++) {
-        if (sparse_sum(&g->series[i], NULL, series_of(s, i), sum) != SLAP_OK) {
+        if (results_sparse_sum(&g->series[i], NULL, series_of(s, i), sum) != SLAP_OK) {
             return SLAP_ERROR;
         }
     }
@@ -98,7 +70,7 @@ static enum slap_status segment_merge(struct intervals_segment *a, struct interv
     a->answers += b->answers;
     a->periods += b->periods;
     for (int i = 0; i < INTERVALS_SERIES; i++) {
-        if (sparse_sum(&a->series[i], &b->series[i], NULL, sum) != SLAP_OK) {
+        if (results_sparse_sum(&a->series[i], &b->series[i], NULL, sum) != SLAP_OK) {
             return SLAP_ERROR;
         }
     }
@@ -172,7 +144,8 @@ enum slap_status intervals_add_period(struct intervals *iv, const struct results
     g->seconds += p->seconds;
     g->answers += stats_counters_requests(&p->counters);
     for (int t = 0; t < STATS_TYPES; t++) {
-        if (sparse_sum(&g->series[INTERVALS_LAT + t], &p->lat[t], NULL, iv->scratch) != SLAP_OK) {
+        if (results_sparse_sum(&g->series[INTERVALS_LAT + t], &p->lat[t], NULL,
+                               iv->scratch) != SLAP_OK) {
             return SLAP_ERROR;
         }
     }

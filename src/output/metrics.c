@@ -300,6 +300,18 @@ static void histogram(FILE *out, const struct metrics_input *in, const char *fam
     sample_count(out, in, count, type != NULL ? typed : typed + 2, h->count);
 }
 
+/* The series of a family of per-type histograms: the types that hold a value. */
+static void typed_series(FILE *out, const struct metrics_input *in, struct hist *const *by_type,
+                         const char *name)
+{
+    for (int t = 0; t < STATS_TYPES; t++) {
+        const struct hist *h = by_type[t];
+        if (h != NULL && h->count > 0) {
+            histogram(out, in, name, stats_type_name(t), h);
+        }
+    }
+}
+
 /* Latency per type, from the intended send time in an open loop (as the report's tables):
  * the types measured so far. */
 static void latency(FILE *out, const struct metrics_input *in)
@@ -307,12 +319,7 @@ static void latency(FILE *out, const struct metrics_input *in)
     family(out, "slap_request_duration_seconds", "histogram",
            "Latency of each request type (an open loop's from its intended send time), on "
            "slap's own bucket edges; a type appears once one of its requests is measured.");
-    for (int t = 0; t < STATS_TYPES; t++) {
-        const struct hist *h = in->stats->lat[t];
-        if (h != NULL && h->count > 0) {
-            histogram(out, in, "slap_request_duration_seconds", stats_type_name(t), h);
-        }
-    }
+    typed_series(out, in, in->stats->lat, "slap_request_duration_seconds");
 }
 
 /* An open loop's parts of the latency per type (the report's Send and Held), each family said
@@ -320,15 +327,11 @@ static void latency(FILE *out, const struct metrics_input *in)
 static void typed_family(FILE *out, const struct metrics_input *in, struct hist *const *by_type,
                          const char *name, const char *help)
 {
-    bool said = false;
     for (int t = 0; t < STATS_TYPES; t++) {
-        const struct hist *h = by_type[t];
-        if (h != NULL && h->count > 0) {
-            if (!said) {
-                family(out, name, "histogram", help);
-                said = true;
-            }
-            histogram(out, in, name, stats_type_name(t), h);
+        if (by_type[t] != NULL && by_type[t]->count > 0) {
+            family(out, name, "histogram", help);
+            typed_series(out, in, by_type, name);
+            return;
         }
     }
 }

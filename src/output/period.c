@@ -70,3 +70,30 @@ void results_sparse_to_hist(const struct results_sparse *lat, int type, struct h
         }
     }
 }
+
+enum slap_status results_sparse_sum(struct results_sparse *s, const struct results_sparse *b,
+                                    const struct hist *h, struct hist *sum)
+{
+    if ((h == NULL || h->count == 0) && (b == NULL || b->count == 0)) {
+        return SLAP_OK;
+    }
+    if (s->count == 0 && (b == NULL || b->count == 0)) { /* a first period: h as it is */
+        results_sparse_free(s);
+        return results_sparse_from_hist(h, s);
+    }
+    hist_clear(sum);
+    results_sparse_add(s, sum);
+    if (b != NULL) {
+        results_sparse_add(b, sum);
+    }
+    if (h != NULL) {
+        hist_merge(sum, h);
+    }
+    struct results_sparse out;
+    if (results_sparse_from_hist(sum, &out) != SLAP_OK) {
+        return SLAP_ERROR;
+    }
+    results_sparse_free(s);
+    *s = out;
+    return SLAP_OK;
+}

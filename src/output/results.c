@@ -154,22 +154,6 @@ static enum slap_status sparse_types(const struct slap_stats *s, struct results_
     return sparse_of(s->lat, lat);
 }
 
-/* into += add (a histogram, or another sparse one), through h. */
-static enum slap_status sparse_merge(struct results_sparse *into, const struct hist *add,
-                                     const struct results_sparse *add_sparse, struct hist *h)
-{
-    hist_clear(h);
-    results_sparse_add(into, h);
-    if (add != NULL) {
-        hist_merge(h, add);
-    }
-    if (add_sparse != NULL) {
-        results_sparse_add(add_sparse, h);
-    }
-    results_sparse_free(into);
-    return results_sparse_from_hist(h, into);
-}
-
 /* Append a period made from s to list. */
 static enum slap_status list_add_period(struct results_list *list, double elapsed_s, double seconds,
                                         const struct slap_stats *s)
@@ -242,9 +226,9 @@ static enum slap_status period_extend(struct results_period *p, const struct sla
     for (int t = 0; t < STATS_TYPES; t++) {
         p->net_bytes[t] += s->net_bytes[t];
         p->misses[t] += s->misses[t];
-        if ((s->lat[t] != NULL && sparse_merge(&p->lat[t], s->lat[t], NULL, h) != SLAP_OK) ||
-            (s->late[t] != NULL && sparse_merge(&p->late[t], s->late[t], NULL, h) != SLAP_OK) ||
-            (s->held[t] != NULL && sparse_merge(&p->held[t], s->held[t], NULL, h) != SLAP_OK)) {
+        if (results_sparse_sum(&p->lat[t], NULL, s->lat[t], h) != SLAP_OK ||
+            results_sparse_sum(&p->late[t], NULL, s->late[t], h) != SLAP_OK ||
+            results_sparse_sum(&p->held[t], NULL, s->held[t], h) != SLAP_OK) {
             return SLAP_ERROR;
         }
     }
@@ -263,9 +247,9 @@ static enum slap_status period_fold(struct results_period *into, const struct re
     for (int t = 0; t < STATS_TYPES; t++) {
         into->net_bytes[t] += p->net_bytes[t];
         into->misses[t] += p->misses[t];
-        if (sparse_merge(&into->lat[t], NULL, &p->lat[t], h) != SLAP_OK ||
-            sparse_merge(&into->late[t], NULL, &p->late[t], h) != SLAP_OK ||
-            sparse_merge(&into->held[t], NULL, &p->held[t], h) != SLAP_OK) {
+        if (results_sparse_sum(&into->lat[t], &p->lat[t], NULL, h) != SLAP_OK ||
+            results_sparse_sum(&into->late[t], &p->late[t], NULL, h) != SLAP_OK ||
+            results_sparse_sum(&into->held[t], &p->held[t], NULL, h) != SLAP_OK) {
             return SLAP_ERROR;
         }
     }

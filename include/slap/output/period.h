@@ -45,6 +45,9 @@ enum slap_status results_sparse_from_hist(const struct hist *h, struct results_s
 void results_sparse_free(struct results_sparse *s);
 /* Add s into h: the same as merging the histogram s was taken from (log2 view aside). */
 void results_sparse_add(const struct results_sparse *s, struct hist *h);
+/* s becomes s + b + h (b and h may be NULL), summed in sum; on failure s is left as it was. */
+enum slap_status results_sparse_sum(struct results_sparse *s, const struct results_sparse *b,
+                                    const struct hist *h, struct hist *sum);
 
 /* The sparse histograms of lat (one per type) of type, or (STATS_TYPES) of every type, added
  * into h, emptied first. */
