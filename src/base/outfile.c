@@ -604,6 +604,27 @@ static bool place_of(const char *path, struct place *p, int links)
     return true;
 }
 
+bool outfile_is_stream_name(const char *path)
+{
+    char dir[PATH_MAX], real[PATH_MAX], target[PATH_MAX];
+    if (named_descriptor(path) >= 0) {
+        return true;
+    }
+    ssize_t n = readlink(path, target, sizeof(target) - 1);
+    if (n > 0) {
+        target[n] = '\0';
+        if (strncmp(target, "/proc/", 6) == 0 || strncmp(target, "/dev/fd/", 8) == 0) {
+            return true;
+        }
+    }
+    if (strlen(path) >= sizeof(dir)) {
+        return false;
+    }
+    dir_part(path, strlen(path), dir);
+    return realpath(dir, real) != NULL &&
+           (strcmp(real, "/proc") == 0 || strncmp(real, "/proc/", 6) == 0);
+}
+
 bool outfile_same(const char *a, const char *b)
 {
     struct place pa, pb;

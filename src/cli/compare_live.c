@@ -199,6 +199,9 @@ static const char *refused(const struct slap_options *o)
     if (o->sweep_step > 0) {
         return "--sweep";
     }
+    if (o->cfg_groups) { /* it ran 127.0.0.1:11211's default load instead */
+        return "-F with groups (a side is one workload: give each group's options as a side)";
+    }
     if (o->ramp.duration_ns > 0) {
         return "--ramp (the rounds are compared at one rate: give -P)";
     }

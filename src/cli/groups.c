@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -27,8 +28,10 @@
 #include "exit_status.h"
 #include "live.h"
 #include "plan_output.h"
+#include "run_one.h"
 #include "signals.h"
 #include "slap/base/hist.h"
+#include "slap/base/outfile.h"
 #include "slap/base/quote.h"
 #include "slap/base/units.h"
 #include "slap/model/cfggroups.h"
@@ -51,8 +54,9 @@ static const char *const run_only[] = {
 static const char *const not_with_groups[] = {"sweep",   "step_time",   "rounds", "hdr_out",
                                               "samples", "sample_rate", "share",  "probe"};
 /* The run's options the groups run handles itself: not handed to the groups. */
-static const char *const kept_by_run[] = {"cfg_cmd", "json",     "csv",  "svg",
-                                          "label",   "metrics", "start_at", "quiet"}; /* -q: the run's report */
+static const char *const kept_by_run[] = {"cfg_cmd", "json",     "csv",      "svg",
+                                          "label",   "metrics", "start_at", "quiet", /* -q: the run's report */
+                                          "stat_freq"}; /* one period for all: child_argv */
 
 static bool listed(const char *const *list, size_t n, const char *name)
 {
@@ -154,12 +158,17 @@ static void group_problem(const struct words *run, const struct cfg_group *grp, 
     problem[0] = '\0';
     if (err == NULL || out == NULL || argv.full) {
         snprintf(problem, len, "%s", argv.full ? "too many words" : "out of memory");
-    } else if (options_parse_seen(o, (int)argv.n, argv.v, out, err, scan_group, &scan) !=
-               OPTIONS_RUN) {
+    } else {
+        enum options_outcome outcome =
+            options_parse_seen(o, (int)argv.n, argv.v, out, err, scan_group, &scan);
         fflush(err);
         const char *text = said != NULL && strncmp(said, "slap: ", 6) == 0 ? said + 6 : said;
-        snprintf(problem, len, "%.*s", text != NULL ? (int)strcspn(text, "\n") : 0,
-                 text != NULL ? text : "");
+        if (outcome == OPTIONS_EXIT) { /* it printed --help or --version, and would not run */
+            snprintf(problem, len, "--help and --version print and exit: a group runs");
+        } else if (outcome != OPTIONS_RUN) {
+            snprintf(problem, len, "%.*s", text != NULL ? (int)strcspn(text, "\n") : 0,
+                     text != NULL ? text : "");
+        }
     }
     if (scan.run_only != NULL) {
         snprintf(problem, len,
@@ -188,13 +197,22 @@ static void group_problem(const struct words *run, const struct cfg_group *grp, 
 
 /* A group read with the run's words; on a problem, the first line that brings it is named
  * (file:line: group NAME: what) and exit 2. */
-static int check_group(const char *file, const struct words *run, const struct cfg_group *grp,
-                       struct slap_options *o)
+static int check_group(const char *file, const char *label, const struct words *run,
+                       const struct cfg_group *grp, struct slap_options *o)
 {
-    char whole[GROUPS_MESSAGE], part[GROUPS_MESSAGE];
+    char whole[GROUPS_MESSAGE], part[GROUPS_MESSAGE], shown[QUOTE_PATH_BUF];
     group_problem(run, grp, SIZE_MAX, o, whole, sizeof(whole));
-    if (whole[0] == '\0') {
-        return SLAP_EXIT_OK;
+    if (whole[0] == '\0') { /* its label, LABEL/NAME, a label slap merge reads back */
+        char composed[2 * RESULTS_LABEL_MAX];
+        snprintf(composed, sizeof(composed), "%s/%s", label, grp->name);
+        const char *problem = results_label_problem(composed);
+        if (problem == NULL) {
+            return SLAP_EXIT_OK;
+        }
+        fprintf(stderr, "slap: --label: the group %s's label, %s/%s: %s\n", grp->name,
+                quote_name(shown, label), grp->name, problem);
+        fprintf(stderr, "Try 'slap --help' for more information.\n");
+        return SLAP_EXIT_USAGE;
     }
     size_t line = grp->words[grp->nwords - 1].line;
     for (size_t i = 0; i < grp->nwords; i++) {
@@ -219,12 +237,17 @@ struct group_child {
     const struct cfg_group *group;
     struct words argv;
     char json[PATH_MAX];
+    char csv[PATH_MAX]; /* its CSV beside the run's --csv FILE; "": none */
     bool json_kept; /* json is the group's file beside the run's --json: not removed */
     dev_t old_dev;  /* and the file of that name before the run (0, 0: none): an earlier */
     ino_t old_ino;  /* run's, which must not pass for this one's (a new one is renamed in) */
     pid_t pid;    /* 0: not started, or ended */
     int status;   /* waitpid's */
     bool started, ended;
+    bool stopped; /* by a signal (SIGSTOP, SIGTSTP): said once, until it continues */
+    int err;      /* the read end of its standard error, -1: closed */
+    char line[GROUPS_MESSAGE]; /* a line of it not yet ended */
+    size_t used;
 };
 
 /* The groups and what the run hands them. */
@@ -256,11 +279,13 @@ static bool group_file(char *out, size_t len, const char *path, const char *name
 }
 
 /* Does the run's output PATH get group files beside it? A regular file or a new one does; -,
- * a FIFO, a device (/dev/null) do not. */
+ * a FIFO, a device (/dev/null), a descriptor's name (/dev/stdout, /dev/fd/1, /proc/self/fd/1,
+ * which would have made /dev/stdout-writer) do not. */
 static bool beside(const char *path)
 {
     struct stat st;
-    return path != NULL && strcmp(path, "-") != 0 && (stat(path, &st) != 0 || S_ISREG(st.st_mode));
+    return path != NULL && !outfile_is_stream_name(path) &&
+           (stat(path, &st) != 0 || S_ISREG(st.st_mode));
 }
 
 /* A group's command line: the run's options, its own, its label, results files, start and
@@ -287,16 +312,20 @@ static enum slap_status child_argv(struct groups_run *r, size_t i, uint64_t star
     words_add(&c->argv, "--label=%s/%s", r->o->label, grp->name);
     words_add(&c->argv, "--json=%s", c->json);
     if (beside(csv)) {
-        char path[PATH_MAX];
-        if (!group_file(path, sizeof(path), csv, grp->name)) {
+        if (!group_file(c->csv, sizeof(c->csv), csv, grp->name)) {
             fprintf(stderr, "slap: group %s: its --csv file's name is too long\n", grp->name);
             return SLAP_ERROR;
         }
-        words_add(&c->argv, "--csv=%s", path);
+        words_add(&c->argv, "--csv=%s", c->csv);
     }
     words_add(&c->argv, "--start_at=%llu.%09llu", (unsigned long long)(start_at_ns / 1000000000u),
               (unsigned long long)(start_at_ns % 1000000000u));
-    words_add(&c->argv, "--quiet");
+    /* Every group keeps the periods the run's options give (a group's own -x would make them
+     * 1 s where a short timed group keeps 0.1 s, and the total could not be merged); its
+     * report, tables and all, goes to /dev/null (-q takes no -S). */
+    uint64_t period = run_one_period_ns(r->o);
+    words_add(&c->argv, "--stat_freq=%llu.%09llu", (unsigned long long)(period / 1000000000u),
+              (unsigned long long)(period % 1000000000u));
     if (r->o->metrics != NULL) {
         char addr[256];
         uint16_t port = 0;
@@ -306,6 +335,103 @@ static enum slap_status child_argv(struct groups_run *r, size_t i, uint64_t star
                 port == 0 ? 0u : (unsigned)(port + i), port == 0 ? " (a free port, said below)" : "");
     }
     return c->argv.full ? SLAP_ERROR : SLAP_OK;
+}
+
+/* ---- the files: each output its own, no input overwritten -------------------------- */
+
+#define GROUPS_FILES_MAX (3 + CFG_GROUPS_MAX * 8)
+
+/* A file the run reads or writes: whose (group NAME's, or the run's), which option. */
+struct run_file {
+    const char *path, *group, *option;
+    bool output;
+};
+
+struct input_scan {
+    struct run_file *files;
+    size_t *n;
+    const char *group;
+};
+
+/* The inputs among a group's options: the files it reads. */
+static void scan_inputs(void *arg, size_t row, const char *value)
+{
+    static const char *const inputs[] = {"cfg_cmd", "trace", "tls_ca", "tls_cert", "tls_key",
+                                         "auth"};
+    struct input_scan *scan = arg;
+    const char *name = options_table_long_name(row);
+    if (value != NULL && listed(inputs, SLAP_ARRAY_SIZE(inputs), name) &&
+        *scan->n < GROUPS_FILES_MAX && strcmp(value, "-") != 0) {
+        scan->files[(*scan->n)++] = (struct run_file){value, scan->group, name, false};
+    }
+}
+
+static const char *whose(char *buf, size_t len, const struct run_file *f)
+{
+    const char *dash = strcmp(f->option, "cfg_cmd") == 0 ? "-" : "--";
+    const char *option = strcmp(f->option, "cfg_cmd") == 0 ? "F" : f->option;
+    if (f->group != NULL) {
+        snprintf(buf, len, "group %s's %s%s", f->group, dash, option);
+    } else {
+        snprintf(buf, len, "the run's %s%s", dash, option);
+    }
+    return buf;
+}
+
+/* The groups' files beside the run's (run-writer.json, run-writer.csv) against each other, the
+ * run's outputs and every file the run or a group reads (the groups file itself, a group's
+ * -F, --trace, TLS and --auth files): one written twice, or an input written over, exit 2. */
+static int check_files(struct groups_run *r)
+{
+    struct run_file *files = calloc(GROUPS_FILES_MAX, sizeof(*files));
+    size_t n = 0;
+    int status = SLAP_EXIT_OK;
+    if (files == NULL) {
+        return SLAP_EXIT_FAILED;
+    }
+    const char *run_out[] = {r->o->json_out, r->o->csv_out, r->o->svg_out};
+    const char *run_names[] = {"json", "csv", "svg"};
+    for (size_t k = 0; k < SLAP_ARRAY_SIZE(run_out); k++) {
+        if (run_out[k] != NULL && !outfile_is_stream_name(run_out[k])) {
+            files[n++] = (struct run_file){run_out[k], NULL, run_names[k], true};
+        }
+    }
+    files[n++] = (struct run_file){r->o->cfg_file, NULL, "cfg_cmd", false};
+    for (size_t i = 0; i < r->groups.n; i++) {
+        struct group_child *c = &r->child[i];
+        if (c->json_kept) {
+            files[n++] = (struct run_file){c->json, c->group->name, "json", true};
+        }
+        if (c->csv[0] != '\0') {
+            files[n++] = (struct run_file){c->csv, c->group->name, "csv", true};
+        }
+        struct slap_options scratch;
+        struct input_scan scan = {files, &n, c->group->name};
+        FILE *null = fopen("/dev/null", "w");
+        if (null != NULL) { /* the group's words read well (check_group): only its inputs */
+            options_parse_seen(&scratch, (int)c->argv.n, c->argv.v, null, null, scan_inputs,
+                               &scan);
+            fclose(null);
+        }
+    }
+    for (size_t i = 0; i < n && status == SLAP_EXIT_OK; i++) {
+        for (size_t j = 0; j < n && status == SLAP_EXIT_OK; j++) {
+            const struct run_file *a = &files[i], *b = &files[j];
+            /* each pair once, an output first */
+            if (i == j || !a->output || (b->output && j < i) || !outfile_same(a->path, b->path)) {
+                continue;
+            }
+            char wa[96], wb[96], qa[QUOTE_PATH_BUF], qb[QUOTE_PATH_BUF];
+            fprintf(stderr, "slap: %s %s and %s %s are the same file: %s\n", whose(wa, sizeof(wa), a),
+                    quote_name(qa, a->path), whose(wb, sizeof(wb), b), quote_name(qb, b->path),
+                    b->output ? "give each output a file of its own"
+                              : "it would be written over: give the output another name");
+            fprintf(stderr, "Try 'slap --help' for more information.\n");
+            status = SLAP_EXIT_USAGE;
+        }
+    }
+    free(files);
+    return status;
 }
 
 /* The child of group i: its own process group (the terminal's signals reach the run, which
@@ -319,6 +445,10 @@ static void start_child(struct groups_run *r, size_t i)
         c->old_dev = st.st_dev;
         c->old_ino = st.st_ino;
     }
+    int err[2] = {-1, -1};
+    if (pipe2(err, O_CLOEXEC) != 0) {
+        err[0] = err[1] = -1; /* its messages then go straight to the run's standard error */
+    }
     pid_t pid = fork();
     if (pid == 0) {
         sigset_t none;
@@ -330,51 +460,159 @@ static void start_child(struct groups_run *r, size_t i)
             dup2(null, STDOUT_FILENO);
             close(null);
         }
+        if (err[1] >= 0) {
+            dup2(err[1], STDERR_FILENO);
+        }
         signal(SIGPIPE, SIG_DFL);
         pthread_sigmask(SIG_SETMASK, &none, NULL);
         execv("/proc/self/exe", c->argv.v);
         fprintf(stderr, "slap: group %s: cannot start: %s\n", c->group->name, strerror(errno));
         _exit(SLAP_EXIT_FAILED);
     }
+    if (err[1] >= 0) {
+        close(err[1]);
+    }
     if (pid < 0) {
         fprintf(stderr, "slap: group %s: cannot start: %s\n", c->group->name, strerror(errno));
         c->ended = true;
         c->status = SLAP_EXIT_FAILED << 8;
+        if (err[0] >= 0) {
+            close(err[0]);
+        }
         return;
+    }
+    c->err = err[0];
+    if (c->err >= 0) {
+        fcntl(c->err, F_SETFL, O_NONBLOCK);
     }
     c->pid = pid;
     c->started = true;
 }
 
-/* Reap what ended; how many are still running. */
+/* A line of a group's standard error on the run's, its group named: "slap: X" becomes
+ * "slap: group NAME: X" (its bytes were quoted where they were made). */
+static void pass_line(const struct group_child *c, const char *text, size_t len)
+{
+    if (len >= 6 && memcmp(text, "slap: ", 6) == 0) {
+        text += 6;
+        len -= 6;
+    }
+    fprintf(stderr, "slap: group %s: %.*s\n", c->group->name, (int)len, text);
+}
+
+/* What group c wrote on its standard error: each whole line passed on, a line longer than the
+ * buffer in parts; at the end (its pipe closed) the rest. */
+static void pass_messages(struct group_child *c)
+{
+    while (c->err >= 0) {
+        ssize_t n = read(c->err, c->line + c->used, sizeof(c->line) - c->used);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            if (n == 0 || errno != EAGAIN) {
+                if (c->used > 0) {
+                    pass_line(c, c->line, c->used);
+                }
+                c->used = 0;
+                close(c->err);
+                c->err = -1;
+            }
+            return;
+        }
+        c->used += (size_t)n;
+        char *start = c->line, *nl;
+        while ((nl = memchr(start, '\n', c->used - (size_t)(start - c->line))) != NULL) {
+            pass_line(c, start, (size_t)(nl - start));
+            start = nl + 1;
+        }
+        c->used -= (size_t)(start - c->line);
+        memmove(c->line, start, c->used);
+        if (c->used == sizeof(c->line)) {
+            pass_line(c, c->line, c->used);
+            c->used = 0;
+        }
+    }
+}
+
+/* Reap what ended, say what was stopped; how many are still running. */
 static size_t reap(struct groups_run *r)
 {
     size_t live = 0;
     for (size_t i = 0; i < r->groups.n; i++) {
         struct group_child *c = &r->child[i];
-        if (c->started && !c->ended && waitpid(c->pid, &c->status, WNOHANG) == c->pid) {
-            c->ended = true;
+        int status;
+        pid_t got;
+        while (c->started && !c->ended &&
+               (got = waitpid(c->pid, &status, WNOHANG | WUNTRACED | WCONTINUED)) == c->pid) {
+            if (WIFSTOPPED(status) && !c->stopped) {
+                fprintf(stderr, "slap: group %s is stopped (signal %d): the run waits for it "
+                                "(kill -CONT %ld), or interrupt the run\n",
+                        c->group->name, WSTOPSIG(status), (long)c->pid);
+            }
+            c->stopped = WIFSTOPPED(status);
+            if (WIFEXITED(status) || WIFSIGNALED(status)) {
+                c->status = status;
+                c->ended = true;
+            }
         }
         live += c->started && !c->ended;
     }
     return live;
 }
 
-/* Wait for every child; a stop signal is handed to those still running (each then prints its
- * results, and the run its report). Never a hang: each child ends by its -t or -x, or by the
- * signal. */
+/* Wait for every child, passing its messages on; a stop signal is handed to those still
+ * running, with SIGCONT for one that was stopped (each then prints its results, and the run
+ * its report); the third stop signal kills what still runs. Never a hang: each child ends by
+ * its -t or -x, or by the signals. */
 static void wait_children(struct groups_run *r, const sigset_t *set)
 {
-    while (reap(r) > 0) {
+    struct pollfd fds[CFG_GROUPS_MAX];
+    int stops = 0;
+    for (;;) {
+        size_t live = reap(r), nfds = 0;
+        for (size_t i = 0; i < r->groups.n; i++) {
+            if (r->child[i].err >= 0) {
+                fds[nfds++] = (struct pollfd){.fd = r->child[i].err, .events = POLLIN};
+            }
+        }
+        if (live == 0) {
+            break;
+        }
         struct timespec tick = {.tv_sec = 0, .tv_nsec = 200000000};
+        if (nfds > 0) {
+            poll(fds, nfds, 200);
+            tick.tv_nsec = 0;
+        }
+        for (size_t i = 0; i < r->groups.n; i++) {
+            pass_messages(&r->child[i]);
+        }
         int sig = sigtimedwait(set, NULL, &tick);
         if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
             r->stop = sig;
+            stops++;
             for (size_t i = 0; i < r->groups.n; i++) {
-                if (r->child[i].started && !r->child[i].ended) {
-                    kill(r->child[i].pid, sig);
+                struct group_child *c = &r->child[i];
+                if (c->started && !c->ended) {
+                    kill(c->pid, stops >= 3 ? SIGKILL : sig);
+                    kill(c->pid, SIGCONT);
                 }
             }
+            if (stops == 3) {
+                fprintf(stderr, "slap: a third stop signal: the groups still running are "
+                                "killed\n");
+            }
+        }
+    }
+    for (size_t i = 0; i < r->groups.n; i++) { /* what the ended wrote last */
+        struct group_child *c = &r->child[i];
+        pass_messages(c);
+        if (c->err >= 0) { /* still open: nothing more will come from the group itself */
+            if (c->used > 0) {
+                pass_line(c, c->line, c->used);
+            }
+            close(c->err);
+            c->err = -1;
         }
     }
 }
@@ -473,20 +711,11 @@ static void describe_total(struct results_doc *m, const struct results_merge_inp
         servers = NULL;
     }
     free(servers);
-    char text[OP_COUNT * 40] = "";
     for (int op = 0; requests > 0 && op < OP_COUNT; op++) {
-        m->desc.mix[op] = mix[op] / requests;
-        if (m->desc.mix[op] > 0) {
-            char share[32];
-            size_t used = strlen(text);
-            units_shortest(share, sizeof(share), m->desc.mix[op]);
-            snprintf(text + used, sizeof(text) - used, "%s%s=%s", used > 0 ? "," : "",
-                     op_name((enum op_type)op), share);
-        }
+        mix[op] /= requests;
     }
-    if (text[0] != '\0') { /* the configuration says the mix the header shows */
-        run_config_set(&m->desc.config, "ratio", RUN_CONFIG_NULL, NULL);
-        run_config_set(&m->desc.config, "mix", RUN_CONFIG_TEXT, text);
+    if (requests > 0) { /* the configuration says the mix the header shows */
+        run_desc_set_mix(&m->desc, mix);
     }
 }
 
@@ -588,12 +817,17 @@ static int run_groups(struct groups_run *r)
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     for (size_t i = 0; i < r->groups.n; i++) {
         r->child[i].group = &r->groups.items[i];
+        r->child[i].err = -1;
         if (child_argv(r, i, start_at) != SLAP_OK) {
             if (r->child[i].argv.full) {
                 fprintf(stderr, "slap: group %s: too many words\n", r->groups.items[i].name);
             }
             return SLAP_EXIT_USAGE;
         }
+    }
+    int files = check_files(r);
+    if (files != SLAP_EXIT_OK) {
+        return files;
     }
     for (size_t i = 0; i < r->groups.n; i++) {
         start_child(r, i);
@@ -627,6 +861,9 @@ static void clean_up(struct groups_run *r)
             unlink(r->child[i].json);
         }
         words_free(&r->child[i].argv);
+        if (r->child[i].started && r->child[i].err >= 0) {
+            close(r->child[i].err);
+        }
     }
     if (r->dir[0] != '\0') {
         rmdir(r->dir);
@@ -681,7 +918,7 @@ bool groups_run(const struct slap_options *o, int argc, char **argv, int *exit_s
     status = status == SLAP_EXIT_OK ? check_metrics(r) : status;
     for (size_t i = 0; status == SLAP_EXIT_OK && i < r->groups.n; i++) {
         struct slap_options group;
-        status = check_group(o->cfg_file, &r->run, &r->groups.items[i], &group);
+        status = check_group(o->cfg_file, o->label, &r->run, &r->groups.items[i], &group);
     }
     status = status == SLAP_EXIT_OK ? make_dir(r) : status;
     status = status == SLAP_EXIT_OK ? run_groups(r) : status;

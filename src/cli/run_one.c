@@ -72,6 +72,11 @@ static uint32_t fine_per_period(const struct slap_options *o)
     return o->stat_freq_ns > 0 || short_run ? 1 : FINE_PER_PERIOD;
 }
 
+uint64_t run_one_period_ns(const struct slap_options *o)
+{
+    return (o->stat_freq_ns > 0 ? o->stat_freq_ns : PLAN_FINE_PERIOD_NS) * fine_per_period(o);
+}
+
 /* The run's figures into the document (its periods are there already); it takes over what
  * limited the run (limits is left empty). */
 static void doc_from_run(struct results_doc *d, const struct run *r, const struct run_result *res,

@@ -246,6 +246,10 @@ static int check_slap_options(const struct slap_options *o)
         return search_usage("-x, -S, --hdr-out, --samples and --trace cannot be used with a "
                             "search (a step is a timed open-loop run)");
     }
+    if (o->cfg_groups) { /* it searched 127.0.0.1:11211's default load instead */
+        return search_usage("-F with groups cannot be searched: a search steps one workload "
+                            "(give a group's options to slap search)");
+    }
     if (o->rounds > 1) {
         return search_usage("--rounds cannot be used with a search: each step is one run of "
                             "--step_time, and the capacity found is measured again to confirm "

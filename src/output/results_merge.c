@@ -43,9 +43,67 @@ static bool workload_differs(const struct results_doc *a, const struct results_d
     return true;
 }
 
+/* Is d a groups run's total (-F with groups)? Its runs[] entries, a group's each, keep their
+ * latency; its mix is what the groups sent together. */
+static bool groups_total(const struct results_doc *d)
+{
+    const struct results_run_id *runs = d->runs.items;
+    for (size_t i = 0; i < d->runs.n; i++) {
+        if (runs[i].has_latency) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* A group's name in a groups total: its label after the run's ("box/writer": writer). */
+static const char *group_name(const struct results_run_id *id)
+{
+    const char *slash = strrchr(id->label, '/');
+    return slash != NULL ? slash + 1 : id->label;
+}
+
+/* Two groups runs' totals (two hosts that ran one file of groups) hold the same groups, in one
+ * order, or err says how they differ. */
+static enum slap_status same_groups(const struct results_doc *a, const struct results_doc *b,
+                                    char *err, size_t err_len)
+{
+    const struct results_run_id *ra = a->runs.items, *rb = b->runs.items;
+    size_t i = 0, j = 0;
+    for (;; i++, j++) {
+        while (i < a->runs.n && !ra[i].has_latency) {
+            i++;
+        }
+        while (j < b->runs.n && !rb[j].has_latency) {
+            j++;
+        }
+        if (i == a->runs.n || j == b->runs.n) {
+            break;
+        }
+        if (strcmp(group_name(&ra[i]), group_name(&rb[j])) != 0) {
+            break;
+        }
+    }
+    if (i == a->runs.n && j == b->runs.n) {
+        return SLAP_OK;
+    }
+    char qa[QUOTE_PATH_BUF], qb[QUOTE_PATH_BUF];
+    snprintf(err, err_len, "the workloads differ: %s and %s ran different groups (%s)",
+             quote_name(qa, a->label), quote_name(qb, b->label),
+             i < a->runs.n && j < b->runs.n ? "a group's name differs"
+                                            : "one has more groups");
+    return SLAP_ERROR;
+}
+
 enum slap_status results_same_workload(const struct results_doc *a, const struct results_doc *b,
                                        char *err, size_t err_len)
 {
+    /* groups runs' totals: the mix each sent is what its groups achieved, and differs from
+     * host to host; the groups are compared instead (each group's settings lie in its file) */
+    bool groups = groups_total(a) && groups_total(b);
+    if (groups && same_groups(a, b, err, err_len) != SLAP_OK) {
+        return SLAP_ERROR;
+    }
     if (a->sweep != b->sweep) {
         char qa[QUOTE_PATH_BUF], qb[QUOTE_PATH_BUF];
         snprintf(err, err_len, "%s is a sweep and %s is not",
@@ -56,7 +114,9 @@ enum slap_status results_same_workload(const struct results_doc *a, const struct
     for (size_t i = 0; i < a->desc.config.n; i++) {
         const struct run_config_entry *e = &a->desc.config.entries[i];
         /* the entries say which settings make the workload */
-        if ((e->flags & RUN_CONFIG_WORKLOAD) && workload_differs(a, b, e, err, err_len)) {
+        bool achieved = groups && (strcmp(e->name, "mix") == 0 || strcmp(e->name, "ratio") == 0);
+        if ((e->flags & RUN_CONFIG_WORKLOAD) && !achieved &&
+            workload_differs(a, b, e, err, err_len)) {
             return SLAP_ERROR;
         }
     }
@@ -488,6 +548,16 @@ static enum slap_status merge_top(struct results_doc *dst, const struct results_
         dst->period_s = src->period_s;
         snprintf(dst->label, sizeof(dst->label), "%s", src->label);
         return run_desc_copy(&dst->desc, &src->desc);
+    }
+    if (groups_total(dst) && groups_total(src)) { /* the mix the hosts' groups sent together */
+        double wa = (double)stats_ops(dst->global), wb = (double)stats_ops(src->global);
+        double mix[OP_COUNT];
+        for (int op = 0; op < OP_COUNT && wa + wb > 0; op++) {
+            mix[op] = (wa * dst->desc.mix[op] + wb * src->desc.mix[op]) / (wa + wb);
+        }
+        if (wa + wb > 0 && run_desc_set_mix(&dst->desc, mix) != SLAP_OK) {
+            return SLAP_ERROR;
+        }
     }
     size_t used = strlen(dst->label);
     snprintf(dst->label + used, sizeof(dst->label) - used, "+%s", src->label);

@@ -1,8 +1,11 @@
 /* The outputs' description of a run: its texts and configuration entries, owned and copied. */
 #include "slap/output/run_desc.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "slap/base/units.h"
 
 enum slap_status run_desc_set_text(char **field, const char *text)
 {
@@ -97,4 +100,26 @@ enum slap_status run_desc_copy(struct run_desc *dst, const struct run_desc *src)
         run_desc_free(dst);
     }
     return st;
+}
+
+enum slap_status run_desc_set_mix(struct run_desc *d, const double mix[OP_COUNT])
+{
+    char text[OP_COUNT * 40] = "";
+    for (int op = 0; op < OP_COUNT; op++) {
+        d->mix[op] = mix[op];
+        if (mix[op] > 0) {
+            char share[32];
+            size_t used = strlen(text);
+            units_shortest(share, sizeof(share), mix[op]);
+            snprintf(text + used, sizeof(text) - used, "%s%s=%s", used > 0 ? "," : "",
+                     op_name((enum op_type)op), share);
+        }
+    }
+    if (text[0] == '\0') {
+        return SLAP_OK;
+    }
+    if (run_config_set(&d->config, "ratio", RUN_CONFIG_NULL, NULL) != SLAP_OK) {
+        return SLAP_ERROR;
+    }
+    return run_config_set(&d->config, "mix", RUN_CONFIG_TEXT, text);
 }

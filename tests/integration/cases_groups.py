@@ -5,8 +5,10 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
+import time
 
 from harness import PATHS, Memcached, check, free_port, run_line, run_slap
 
@@ -169,6 +171,8 @@ def case_groups_bad_files():
             ("\ufeffgroup a\n  -c 2 --bogus=1\n", r":2: group a: unknown option '--bogus'"),
             ("group#x a\n  -c 2\n", r":1: unknown section 'group'"),
             ("group a\n  -c 2 -F SELF\n", r":2: group a: its -F file holds groups"),
+            ("group a\n  -c 2\n  --help\n", r":3: group a: --help and --version print and exit"),
+            ("group a\n  -c 2\ngroup b\n  -V\n", r":4: group b: --help and --version print"),
             ("group a\n  -c 2 -F %s\n" % os.path.join(tmp, "fifo"),
              r":2: group a: --cfg_cmd: cannot read .*fifo: a pipe with nothing written to it"),
         ]
@@ -191,6 +195,106 @@ def case_groups_bad_files():
         path = write(tmp, "good.cfg", "group a\n  -s 127.0.0.1:%d\n" % port)
         rc, _, err = run_slap(["-F", path, "--sweep=1:2:1"], timeout=20)
         check(rc == 2 and "--sweep makes no groups run" in err, "--sweep: %d %r" % (rc, err))
+        # the label a group writes, LABEL/NAME, is one slap merge reads back (255 bytes at most)
+        rc, out, err = run_slap(["-F", path, "-t", "1s", "--label", "b" * 254], timeout=20)
+        check(rc == 2 and "--label: the group a's label" in err and "longer than 255" in err
+              and out == "", "a label too long with the group's name: %d %r" % (rc, err))
+        # commands that run one workload take no groups (they loaded 127.0.0.1:11211 instead)
+        rc, _, err = run_slap(["compare", "--live", "a=-F %s" % path, "b=-s 127.0.0.1:%d" % port,
+                               "-t", "1s"], timeout=20)
+        check(rc == 2 and "side a: --live cannot take -F with groups" in err,
+              "compare --live of a groups file: %d %r" % (rc, err))
+        rc, _, err = run_slap(["search", "-F", path, "--slo", "p99<1ms"], timeout=20)
+        check(rc == 2 and "-F with groups cannot be searched" in err,
+              "search of a groups file: %d %r" % (rc, err))
+        # the files a group writes beside the run's are checked against the run's others and
+        # its inputs: nothing overwritten (the groups file was, with exit 0)
+        groups_file = write(tmp, "r-a.json", "group a\n  -s 127.0.0.1:%d\n" % port)
+        for args, said in (
+                (["-F", groups_file, "--json", os.path.join(tmp, "r.json")],
+                 "group a's --json '%s' and the run's -F '%s' are the same file: it would be "
+                 "written over" % (groups_file, groups_file)),
+                (["-F", path, "--json", os.path.join(tmp, "good.json"), "--csv",
+                  os.path.join(tmp, "good-a.json")],
+                 "the run's --csv '%s' and group a's --json '%s' are the same file: give each "
+                 "output a file of its own" % (os.path.join(tmp, "good-a.json"),
+                                               os.path.join(tmp, "good-a.json")))):
+            before = open(groups_file).read()
+            rc, out, err = run_slap(args + ["-t", "1s"], timeout=20)
+            check(rc == 2 and said in err and out == "" and open(groups_file).read() == before,
+                  "%r: exit %d, %r" % (args, rc, err))
+        key = write(tmp, "k-a.json", "key\n16 16 1\n")
+        inner = write(tmp, "inner.cfg", "group a\n  -s 127.0.0.1:%d -F %s\n" % (port, key))
+        rc, _, err = run_slap(["-F", inner, "-t", "1s", "--json", os.path.join(tmp, "k.json")],
+                              timeout=20)
+        check(rc == 2 and "group a's --json '%s' and group a's -F '%s' are the same file"
+              % (key, key) in err, "a group's -F under its own JSON: %d %r" % (rc, err))
+    finally:
+        shutil.rmtree(tmp)
+
+
+def case_groups_runs_like_any_other(mc):
+    """A groups run takes what a run takes: a group's own -x beside a timed group (every
+    result was lost: 1 s periods against 0.1 s, the merge refused), -S on the command line
+    (every group exited 2: -q with -S), --json /dev/stdout to a file (each group wrote
+    /dev/stdout-NAME); and two hosts that ran one file of groups merge, their mixes achieved
+    differing (refused: the workloads differ)."""
+    tmp = tempfile.mkdtemp(prefix="slap-groups-like-")
+    try:
+        cfg = write(tmp, "groups.cfg",
+                    "group w\n  -s %s -c 1 --ratio=1:0 -x 300\n"
+                    "group r\n  -s %s -c 1 --ratio=0:1 -w 50\n" % (mc.addr, mc.addr))
+        out_json = os.path.join(tmp, "run.json")
+        rc, out, err = run_slap(["-F", cfg, "-t", "1s", "--label", "box", "--json", out_json])
+        got = blocks(out)
+        check(rc == 0 and set(got) == {"box/w", "box/r"} and got["box/w"][0] == 300,
+              "a group's -x beside a timed group: exit %d, %r %s" % (rc, got, err))
+        periods = {json.load(open(os.path.join(tmp, "run-%s.json" % g)))["period_s"]
+                   for g in "wr"}
+        check(len(periods) == 1, "the groups' periods differ: %r" % periods)
+        rc, out, err = run_slap(["-F", cfg, "-t", "1s", "-S", "1s"])
+        check(rc == 0 and len(blocks(out)) == 2, "-S with groups: exit %d %s" % (rc, err))
+        # --json /dev/stdout when standard output is a file: the JSON there, nothing in /dev
+        before = set(os.listdir("/dev"))
+        with open(os.path.join(tmp, "stdout"), "w") as f:
+            r = subprocess.run([PATHS.slap, "-F", cfg, "-t", "1s", "--json", "/dev/stdout", "-q"],
+                               stdout=f, stderr=subprocess.PIPE, text=True, timeout=60)
+        made = sorted(set(os.listdir("/dev")) - before)
+        for name in made:
+            if name.startswith("stdout-"):
+                os.unlink(os.path.join("/dev", name))
+        text = open(os.path.join(tmp, "stdout")).read()
+        check(r.returncode == 0 and not made and '"runs"' in text,
+              "--json /dev/stdout: exit %d, made in /dev: %r, %s" % (r.returncode, made, r.stderr))
+        # two hosts, one file of groups, one start: their totals merge
+        start = "%d" % (int(time.time()) + 4)
+        hosts = [subprocess.Popen([PATHS.slap, "-F", cfg, "-t", "1s", "--label", host, "--json",
+                                   os.path.join(tmp, host + ".json"), "--start_at", start, "-q"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                 for host in ("h1", "h2")]
+        for p in hosts:
+            check(p.wait(timeout=60) == 0, "a host's groups run: %s" % p.stderr.read())
+        docs = [json.load(open(os.path.join(tmp, h + ".json"))) for h in ("h1", "h2")]
+        merged = os.path.join(tmp, "merged.json")
+        r = subprocess.run([PATHS.slap, "merge", os.path.join(tmp, "h1.json"),
+                            os.path.join(tmp, "h2.json"), "--json", merged],
+                           capture_output=True, text=True, timeout=60)
+        requests = [d["types"]["total"]["count"] for d in docs]
+        check(r.returncode == 0 and run_line(r.stdout)[1] == sum(requests),
+              "the hosts' totals merged: exit %d, %s" % (r.returncode, r.stderr))
+        sets = [d["types"].get("set", {"count": 0})["count"] for d in docs]
+        mix = dict(part.split("=") for part in json.load(open(merged))["config"]["mix"].split(","))
+        check(abs(float(mix["set"]) - sum(sets) / float(sum(requests))) < 1e-9,
+              "the merged mix %r, the hosts' sets %r of %r" % (mix, sets, requests))
+        # a total of other groups is another workload
+        other = write(tmp, "other.cfg", "group w\n  -s %s -c 1 -x 10\n" % mc.addr)
+        rc, _, err = run_slap(["-F", other, "-t", "1s", "--json", os.path.join(tmp, "o.json"),
+                               "-q"])
+        r = subprocess.run([PATHS.slap, "merge", os.path.join(tmp, "h1.json"),
+                            os.path.join(tmp, "o.json")], capture_output=True, text=True,
+                           timeout=60)
+        check(rc == 0 and r.returncode == 2 and "ran different groups" in r.stderr,
+              "totals of other groups merged: %d %d %s" % (rc, r.returncode, r.stderr))
     finally:
         shutil.rmtree(tmp)
 
@@ -207,6 +311,8 @@ def case_groups_one_fails(mc):
         check(rc == 1, "a group failed: exit %d" % rc)
         check("group gone exited with status 1" in err and "group gone wrote no results" in err,
               "the failed group named: %r" % err)
+        check("slap: group gone: cannot connect to 127.0.0.1:" in err,
+              "the group's own message carries its name: %r" % err)
         got = blocks(out)
         check(set(got) == {"box/good"} and got["box/good"][0] > 0 and "Total of 1 group:" in out
               and run_line(out)[1] == got["box/good"][0],
@@ -215,17 +321,46 @@ def case_groups_one_fails(mc):
         shutil.rmtree(tmp)
 
 
+def children(pid):
+    """The pids of pid's children (from /proc)."""
+    found = []
+    for name in os.listdir("/proc"):
+        try:
+            if name.isdigit() and open("/proc/%s/stat" % name).read().rsplit(")", 1)[1].split()[1] == str(pid):
+                found.append(int(name))
+        except (OSError, IndexError):
+            pass
+    return found
+
+
 def case_groups_interrupted(mc):
     """SIGINT to a groups run is handed to every group: each ends and writes its results, the
-    run prints a block per group and the total marked interrupted, then dies of SIGINT."""
+    run prints a block per group and the total marked interrupted, then dies of SIGINT. A group
+    stopped (SIGSTOP) is named, and continued with the signal: it blocked the run's wait for
+    ever, through any number of SIGINTs."""
     tmp = tempfile.mkdtemp(prefix="slap-groups-int-")
     try:
         cfg = write(tmp, "groups.cfg",
                     "group one\n  -s %s -c 1 -P 200\ngroup two\n  -s %s -c 1 --ratio=0:1 -w 50\n"
                     % (mc.addr, mc.addr))
-        rc, out, err = run_slap(["-F", cfg, "-t", "60s", "--label", "box"], interrupt_after=3.5,
-                                timeout=30)
+        proc = subprocess.Popen([PATHS.slap, "-F", cfg, "-t", "60s", "--label", "box"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            time.sleep(2.5)
+            kids = children(proc.pid)
+            check(len(kids) == 2, "the groups' processes: %r" % kids)
+            os.kill(kids[0], signal.SIGSTOP)
+            time.sleep(1)
+            proc.send_signal(signal.SIGINT)
+            out, err = proc.communicate(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+        rc = proc.returncode
         check(rc == -2, "interrupted: exit %d (not death by SIGINT): %s" % (rc, err))
+        check(re.search(r"slap: group \w+ is stopped \(signal %d\)" % signal.SIGSTOP, err),
+              "the stopped group named: %r" % err)
         got = blocks(out)
         check(set(got) == {"box/one", "box/two"} and all(b[0] > 0 for b in got.values()),
               "a block per group: %r" % got)

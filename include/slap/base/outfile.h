@@ -84,6 +84,10 @@ bool outfile_whole(const struct outfile *of);
  */
 bool outfile_same(const char *a, const char *b);
 
+/* Does path name a descriptor ("-", /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N) or
+ * lie among /proc's files (a link into /proc/PID/fd included), not a file of its own? */
+bool outfile_is_stream_name(const char *path);
+
 /* Open, write(out, arg), close: one whole output. SLAP_ERROR with err. */
 typedef void (*outfile_writer)(FILE *out, const void *arg);
 enum slap_status outfile_save(const char *path, outfile_writer write, const void *arg, char *err,

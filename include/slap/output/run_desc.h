@@ -98,6 +98,10 @@ enum slap_status run_desc_copy(struct run_desc *dst, const struct run_desc *src)
  * memory. */
 enum slap_status run_desc_set_text(char **field, const char *text);
 
+/* The mix the parts of a run sent together (a groups run's, or their hosts'): d->mix and the
+ * configuration's --mix ("get=0.75,set=0.25"; --ratio null), weighed by each part's requests. */
+enum slap_status run_desc_set_mix(struct run_desc *d, const double mix[OP_COUNT]);
+
 /* Append an entry (value copied; NULL for a null one). SLAP_ERROR when out of memory. */
 enum slap_status run_config_add(struct run_config *c, const char *name, enum run_config_kind kind,
                                 unsigned flags, const char *value);
