@@ -120,6 +120,47 @@ static void test_round_trip_every_object(void **state)
     }
 }
 
+/* A proxy's figures that count only part of the run: read back as partial, figures and note
+ * kept, and printed with the note; a note without figures reads back as unknown. */
+static void test_partial_proxy_read_back(void **state)
+{
+    (void)state;
+    static const char note[] = "partial: they count 5 answers to the 10 requests slap had answered";
+    for (int partial = 0; partial < 2; partial++) {
+        struct results_doc d, back;
+        make_run(&d, false);
+        d.limits.proxy.known = partial == 1;
+        d.limits.proxy.partial = partial == 1;
+        d.limits.proxy.delta.requests = 5;
+        snprintf(d.limits.proxy.note, sizeof(d.limits.proxy.note), "%s", note);
+        char *text = NULL, *again = NULL, err[512] = "", *printed = NULL;
+        size_t len, printed_len;
+        to_json(&d, &text, &len);
+        if (results_parse(text, len, read_test_config, &back, err, sizeof(err)) != SLAP_OK) {
+            fail_msg("%s", err);
+        }
+        assert_int_equal(back.limits.proxy.known, partial == 1);
+        assert_int_equal(back.limits.proxy.partial, partial == 1);
+        assert_string_equal(back.limits.proxy.note, note);
+        assert_true(back.limits.proxy.delta.requests == (partial == 1 ? 5 : 0));
+        to_json(&back, &again, &len);
+        assert_string_equal(again, text);
+        FILE *out = open_memstream(&printed, &printed_len);
+        assert_non_null(out);
+        limits_print(out, &back.limits);
+        fclose(out);
+        assert_non_null(strstr(printed, partial == 1 ? "\nproxy_stats: 127.0.0.1:22122 requests 5 "
+                                                     : "\nproxy_stats_unknown: 127.0.0.1:22122 ("));
+        assert_non_null(strstr(printed, partial == 1 ? " out_queue 0 (partial: they count 5 "
+                                                     : "(partial: they count 5 "));
+        free(printed);
+        free(again);
+        free(text);
+        results_doc_free(&back);
+        results_doc_free(&d);
+    }
+}
+
 /* Two hosts' documents merged give the percentiles of one histogram of every sample. */
 static void test_merge_is_exact(void **state)
 {
@@ -755,6 +796,7 @@ int main(void)
         cmocka_unit_test(test_every_sink_filled),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_round_trip_every_object),
+        cmocka_unit_test(test_partial_proxy_read_back),
         cmocka_unit_test(test_merge_is_exact),
         cmocka_unit_test(test_merge_refuses_other_workloads),
         cmocka_unit_test(test_refuses_bad_documents),

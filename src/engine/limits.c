@@ -1011,9 +1011,10 @@ static void print_proxy(FILE *out, const struct limits_proxy *p)
     }
     fprintf(out, "proxy_stats: %s requests %.0f responses %.0f server_err %.0f server_timedout "
                  "%.0f server_eof %.0f server_ejects %.0f forward_error %.0f client_err %.0f "
-                 "in_queue %.0f out_queue %.0f\n",
+                 "in_queue %.0f out_queue %.0f%s%s%s\n",
             p->name, d->requests, d->responses, d->server_err, d->server_timedout, d->server_eof,
-            d->server_ejects, d->forward_error, d->client_err, d->in_queue, d->out_queue);
+            d->server_ejects, d->forward_error, d->client_err, d->in_queue, d->out_queue,
+            p->partial ? " (" : "", p->partial ? p->note : "", p->partial ? ")" : "");
 }
 
 void limits_print(FILE *out, const struct limits *l)

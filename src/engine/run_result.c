@@ -226,7 +226,8 @@ enum slap_status run_limits(const struct run *r, struct limits *l)
                                  local ? l->host.cpus : 0);
     }
     if (r->server_stats != NULL) {
-        watch_limits(&r->watch, &r->servers, r->plan.label, l->host.cpus, l);
+        watch_limits(&r->watch, &r->servers, r->plan.label, l->host.cpus,
+                     stats_requests(&r->global), l);
     }
     limits_judge(l);
     return SLAP_OK;

@@ -84,15 +84,39 @@ static void adopt_backends(struct watch *w)
     }
 }
 
-static void read_proxy(struct watch *w, bool after)
+/* Turn the proxy's event loop through each -s server whose stats were not read (a proxy's
+ * client port: a memcached answers stats), all within one stats time-out. */
+static bool turn_proxy(const struct server_list *servers, const struct server_stats_pair *pairs)
+{
+    uint64_t deadline = slap_now_ns() + SERVER_STATS_TIMEOUT_NS;
+    bool turned = false;
+    char why[SERVER_STATS_NOTE_MAX];
+    for (uint32_t i = 0; pairs != NULL && i < servers->count; i++) {
+        if (!pairs[i].ok &&
+            proxy_stats_turn(&servers->items[i], deadline, why, sizeof(why)) == SLAP_OK) {
+            turned = true;
+        }
+    }
+    return turned;
+}
+
+/* The proxy's stats: read, its event loop turned, read again, so that they hold its counters
+ * up to now and not as of its last stats interval (see net/proxy_stats.c). */
+static void read_proxy(struct watch *w, const struct server_list *servers,
+                       const struct server_stats_pair *pairs, bool after)
 {
     char why[SERVER_STATS_NOTE_MAX - 40];
+    struct proxy_stats *into = after ? &w->proxy_after : &w->proxy_before;
     if (w->proxy.count == 0 || (after && !w->proxy_ok)) {
         return;
     }
-    if (proxy_stats_read(&w->proxy.items[0], SERVER_STATS_TIMEOUT_NS,
-                         after ? &w->proxy_after : &w->proxy_before, why,
-                         sizeof(why)) != SLAP_OK) {
+    bool read = proxy_stats_read(&w->proxy.items[0], SERVER_STATS_TIMEOUT_NS, into, why,
+                                 sizeof(why)) == SLAP_OK;
+    if (read && turn_proxy(servers, pairs)) {
+        read = proxy_stats_read(&w->proxy.items[0], SERVER_STATS_TIMEOUT_NS, into, why,
+                                sizeof(why)) == SLAP_OK;
+    }
+    if (!read) {
         w->proxy_ok = false;
         snprintf(w->proxy_note, sizeof(w->proxy_note), "not read %s the run: %s",
                  after ? "after" : "before", why);
@@ -142,19 +166,45 @@ static void read_procs(struct watch *w, const struct server_list *servers, bool 
 void watch_read(struct watch *w, const struct server_list *servers,
                 const struct server_stats_pair *pairs, bool after)
 {
-    read_proxy(w, after);
+    w->direct = 0;
+    for (uint32_t i = 0; pairs != NULL && i < servers->count; i++) {
+        w->direct += pairs[i].ok;
+    }
+    read_proxy(w, servers, pairs, after);
     read_backends(w, after);
-    (void)pairs;
     read_procs(w, servers, after);
 }
 
-static void proxy_limits(const struct watch *w, struct limits_proxy *p)
+/* The proxy's figures against slap's answered requests: none of them counted, the figures are
+ * not the run's; fewer, when all of slap's load went through proxies, they are partial. */
+static void proxy_coverage(const struct watch *w, uint64_t answered, struct limits_proxy *p)
+{
+    double share = proxy_stats_coverage(&p->delta, answered);
+    if (share <= 0) {
+        p->known = false;
+        snprintf(p->note, sizeof(p->note),
+                 "its figures count no answer to the run's %llu requests: its stats are older "
+                 "than the run (twemproxy adds them up once per stats interval, nutcracker -i), "
+                 "or slap's load did not go through it",
+                 (unsigned long long)answered);
+    } else if (share < 1 && w->direct == 0) {
+        p->partial = true;
+        snprintf(p->note, sizeof(p->note),
+                 "partial: they count %.0f answers to the %llu requests slap had answered "
+                 "(%.1f%%): its stats cover part of the run (nutcracker -i), or part of slap's "
+                 "load went through other servers",
+                 proxy_stats_answers(&p->delta), (unsigned long long)answered, share * 100);
+    }
+}
+
+static void proxy_limits(const struct watch *w, uint64_t answered, struct limits_proxy *p)
 {
     if (w->proxy.count == 0) {
         return;
     }
     snprintf(p->name, sizeof(p->name), "%s", w->proxy.items[0].name);
     p->known = w->proxy_ok;
+    p->partial = false;
     snprintf(p->note, sizeof(p->note), "%s", w->proxy_note);
     if (!p->known) {
         return;
@@ -166,10 +216,11 @@ static void proxy_limits(const struct watch *w, struct limits_proxy *p)
 #undef PROXY_STATS_SUB
     p->delta.in_queue = w->proxy_after.in_queue; /* queues are levels: the one at the end */
     p->delta.out_queue = w->proxy_after.out_queue;
+    proxy_coverage(w, answered, p);
 }
 
 void watch_limits(const struct watch *w, const struct server_list *servers, const char *label,
-                  uint32_t host_cpus, struct limits *l)
+                  uint32_t host_cpus, uint64_t answered, struct limits *l)
 {
     for (uint32_t i = 0; i < w->nservers && i < l->nservers && i < servers->count; i++) {
         const struct watch_proc *p = &w->procs[i];
@@ -195,5 +246,5 @@ void watch_limits(const struct watch *w, const struct server_list *servers, cons
         limits_server_from_stats(s, srv->name, label, &w->backend_stats[b], local ? host_cpus : 0);
         s->backend = true;
     }
-    proxy_limits(w, &l->proxy);
+    proxy_limits(w, answered, &l->proxy);
 }

@@ -1,4 +1,15 @@
-/* twemproxy's own stats (its stats port, JSON): its errors and queues, and its backends. */
+/* twemproxy's own stats (its stats port, JSON): its errors and queues, and its backends.
+ *
+ * twemproxy keeps three copies of its counters. Its event loop counts into the current one;
+ * at the end of a turn of the loop that counted something, when its stats thread has taken
+ * the last hand-over, the current copy becomes the shadow and counting starts afresh. The
+ * stats thread adds the shadow into the sum it reports only when it wakes: once per stats
+ * interval (nutcracker -i, 30 s by default) or at a read of its stats port. So a read reports
+ * the counters as of the hand-over before it, which under load is the first turn after the
+ * previous read or interval: a read after a run without one in between held the run's first
+ * request or so. A read, a turn of the loop (proxy_stats_turn), and a read again give the
+ * counters up to that turn.
+ */
 #include "slap/net/proxy_stats.h"
 
 #include <errno.h>
@@ -109,6 +120,53 @@ enum slap_status proxy_stats_read(const struct server *srv, uint64_t timeout_ns,
     }
     free(buf);
     return st;
+}
+
+enum slap_status proxy_stats_turn(const struct server *srv, uint64_t deadline_ns, char *why,
+                                  size_t why_len)
+{
+    static const char quit[] = "quit\r\n";
+    char sink[512];
+    enum slap_status st = SLAP_ERROR;
+    int fd = server_stats_connect(srv, deadline_ns, why, why_len);
+    if (fd >= 0 && send(fd, quit, sizeof(quit) - 1, MSG_NOSIGNAL) != (ssize_t)sizeof(quit) - 1) {
+        snprintf(why, why_len, "cannot send quit: %s", strerror(errno));
+        close(fd);
+        fd = -1;
+    }
+    while (fd >= 0) { /* read until the close: the loop took the connection and the quit */
+        if (!server_stats_wait(fd, POLLIN, deadline_ns)) {
+            snprintf(why, why_len, "it did not close the connection after quit in time");
+            break;
+        }
+        ssize_t n = recv(fd, sink, sizeof(sink), 0);
+        if (n == 0 || (n < 0 && errno == ECONNRESET)) {
+            st = SLAP_OK;
+            break;
+        }
+        if (n < 0 && errno != EAGAIN && errno != EINTR) {
+            snprintf(why, why_len, "cannot read after quit: %s", strerror(errno));
+            break;
+        }
+    }
+    if (fd >= 0) {
+        close(fd);
+    }
+    return st;
+}
+
+double proxy_stats_answers(const struct proxy_stats *p)
+{
+    return p->responses + p->server_err + p->server_timedout + p->server_eof + p->forward_error;
+}
+
+double proxy_stats_coverage(const struct proxy_stats *delta, uint64_t answered)
+{
+    double counted = proxy_stats_answers(delta);
+    if (answered == 0 || counted >= (double)answered) {
+        return 1.0;
+    }
+    return counted > 0 ? counted / (double)answered : 0.0;
 }
 
 bool proxy_stats_backend_list(const struct proxy_stats *p, char *out, size_t out_len)

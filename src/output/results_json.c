@@ -430,8 +430,12 @@ static void json_limits_run(struct json_writer *w, const struct limits *l)
     }
     json_open_object(w, "proxy");
     json_string(w, "name", l->proxy.name);
-    if (l->proxy.known) {
-        json_null(w, "note");
+    if (l->proxy.known) { /* partial figures: the numbers with a note saying how much */
+        if (l->proxy.partial) {
+            json_string(w, "note", l->proxy.note);
+        } else {
+            json_null(w, "note");
+        }
         results_fields_write(w, &results_obj_proxy, &l->proxy);
     } else {
         json_string(w, "note", l->proxy.note);

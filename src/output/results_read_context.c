@@ -125,7 +125,8 @@ static void read_limits_server_process(struct reader *r, const struct json_value
     s->wait_max = reader_share(r, item, "cpu_wait_max", &s->wait_known);
 }
 
-/* "proxy" (--proxy_stats): twemproxy's counters over the run, or why they are unknown. */
+/* "proxy" (--proxy_stats): twemproxy's counters over the run (with a note when partial), or
+ * why they are unknown. */
 static void read_limits_proxy(struct reader *r, const struct json_value *obj,
                               struct limits_proxy *p)
 {
@@ -136,7 +137,8 @@ static void read_limits_proxy(struct reader *r, const struct json_value *obj,
     const char *proxy = json_to_string(json_get(obj, "name"));
     const char *note = json_to_string(json_get(obj, "note"));
     snprintf(p->name, sizeof(p->name), "%s", proxy != NULL ? proxy : "");
-    p->known = note == NULL;
+    p->partial = note != NULL && json_get(obj, "requests") != NULL; /* a note and the figures */
+    p->known = note == NULL || p->partial;
     snprintf(p->note, sizeof(p->note), "%s", note != NULL ? note : "");
     size_t where = reader_where_push(r, "proxy");
     if (!results_fields_read(&results_obj_proxy, obj, p, r->schema, p->known, &name, &why)) {

@@ -654,6 +654,93 @@ def case_limits_through_proxy():
         mc.stop()
 
 
+PROXY_LINE = (r"^proxy_stats: %s requests (\d+) responses (\d+) server_err 0 server_timedout 0 "
+              r"server_eof 0 server_ejects 0 forward_error 0 client_err (\d+) in_queue 0 "
+              r"out_queue 0(?: \((.*)\))?$")
+
+
+def proxy_run(servers, stats, extra=()):
+    """slap's 10,000 requests through servers, --proxy_stats stats: its report, its run line's
+    count and the JSON's proxy object (the document follows the schema, and slap merge prints
+    the same proxy line); exit status 0."""
+    with tempfile.TemporaryDirectory(prefix="slap-proxy-") as tmp:
+        path = os.path.join(tmp, "r.json")
+        rc, out, err = run_slap(["-s", servers, "-x", "10000", "-c", "4", "-T", "1",
+                                 "--proxy_stats", stats, "--json", path] + list(extra))
+        check(rc == 0, "exit status %d: %s" % (rc, err))
+        with open(path) as f:
+            doc = json.load(f)
+        validate(doc)
+        rc, merged, err = run_slap(["merge", path])
+        check(rc == 0, "slap merge: exit status %d: %s" % (rc, err))
+    proxy_lines = [l for l in out.splitlines() if l.startswith("proxy_stats")]
+    check(proxy_lines == [l for l in merged.splitlines() if l.startswith("proxy_stats")],
+          "slap merge prints the run's proxy line: %r" % merged[-1500:])
+    return out, run_line(out)[1], doc["limits"]["proxy"]
+
+
+def case_proxy_stats_cover_the_run():
+    """--proxy_stats against nutcracker, whose stats thread adds up its counters only when it
+    wakes (once per stats interval, -i, or at a read of its stats port) and then only those its
+    event loop handed over since: with -i 30000 slap's 10,000 requests read back as "requests 4
+    responses 0". slap reads its stats, turns its loop through -s and reads again, so with a
+    long interval and a short one alike the proxy's counts are the run's: slap's own and the
+    memcached's behind it. A proxy that carried only part of slap's load (two proxies in -s)
+    is said to be partial with the share its figures count; one that carried none of it says so
+    instead of its figures."""
+    from cases_ketama import Nutcracker
+    mc = Memcached(extra=("-t", "1"))
+    proxies = []
+    try:
+        for interval in ("30000", "100"):
+            proxy = Nutcracker([mc], ["fnv1a_64"], extra=("-i", interval))
+            proxies.append(proxy)
+            addr = "127.0.0.1:%d" % proxy.ports["fnv1a_64"]
+            stats = "127.0.0.1:%d" % proxy.stats_port
+            before = mc.stats()
+            out, ops, obj = proxy_run(addr, stats)
+            after = mc.stats()
+            served = sum(int(after[0][k]) - int(before[0][k]) for k in ("cmd_get", "cmd_set"))
+            m = re.search(PROXY_LINE % re.escape(stats), out, re.M)
+            check(m is not None, "-i %s: the proxy's line: %r" % (interval, out[-1500:]))
+            requests, responses, client_err, note = m.groups()
+            check(note is None and obj["note"] is None, "-i %s: the whole run, no note: %r %r"
+                  % (interval, note, obj))
+            check(int(requests) == int(responses) == ops == served == obj["requests"],
+                  "-i %s: the proxy's requests %s, responses %s, slap's %d, the memcached's %d, "
+                  "the JSON's %s agree" % (interval, requests, responses, ops, served,
+                                           obj["requests"]))
+            check(int(client_err) == 0, "slap's stats request to the proxy is not the run's: "
+                  "client_err %s" % client_err)
+        # -s two proxies, --proxy_stats the first: its figures count its share of slap's load
+        first, second = proxies
+        stats = "127.0.0.1:%d" % first.stats_port
+        both = "127.0.0.1:%d,127.0.0.1:%d" % (first.ports["fnv1a_64"], second.ports["fnv1a_64"])
+        out, ops, obj = proxy_run(both, stats)
+        m = re.search(PROXY_LINE % re.escape(stats), out, re.M)
+        check(m is not None and m.group(4) is not None, "a partial proxy line: %r" % out[-1500:])
+        counted = int(m.group(2))
+        check(0.3 * ops < counted < 0.7 * ops, "the first proxy's share of the keys: %d of %d"
+              % (counted, ops))
+        want = ("partial: they count %d answers to the %d requests slap had answered (%.1f%%): "
+                "its stats cover part of the run (nutcracker -i), or part of slap's load went "
+                "through other servers" % (counted, ops, counted / ops * 100))
+        check(m.group(4) == want == obj["note"] and obj["responses"] == counted,
+              "the note says how much: %r, %r" % (m.group(4), obj))
+        # -s the memcached itself: the proxy's figures count none of the run, and say so
+        out, ops, obj = proxy_run(mc.addr, stats)
+        want = ("its figures count no answer to the run's %d requests: its stats are older than "
+                "the run (twemproxy adds them up once per stats interval, nutcracker -i), or "
+                "slap's load did not go through it" % ops)
+        check("\nproxy_stats_unknown: %s (%s)\n" % (stats, want) in out,
+              "no figures, the reason: %r" % out[-1500:])
+        check(obj == {"name": stats, "note": want}, "the JSON's proxy: %r" % obj)
+    finally:
+        for proxy in proxies:
+            proxy.stop()
+        mc.stop()
+
+
 def check_step_limits(step, word):
     """A sweep's (or a search's) step: its limits object's verdict is its limited_by and the
     table's word; its borderline and its words agree."""

@@ -106,6 +106,8 @@ SHARES_CPU = frozenset([
     # counts and words that agree with each other, whatever the rates: the rounds' counters
     # and lengths (0.9 to 1.1 s), the groups' servers' counts, each step's verdict its row's
     "rounds_counted", "groups_writer_and_reader", "sweep_steps_judged", "search_steps_judged",
+    # the proxy's counts against slap's and the memcached's, whatever the rates
+    "proxy_stats_cover_the_run",
 ])
 
 

@@ -89,11 +89,14 @@ struct limits_server {
     double wait_max;                  /* the largest share of the run one waited for a CPU */
 };
 
+#define LIMITS_PROXY_NOTE_MAX 320
+
 /* twemproxy's own counters over the run (--proxy_stats), summed over pools and backends. */
 struct limits_proxy {
-    bool known;
+    bool known;                      /* read before and after, and they count some of the run */
+    bool partial;                    /* known, but they count fewer answers than slap had */
     char name[SERVER_NAME_MAX];
-    char note[SERVER_STATS_NOTE_MAX]; /* when not known: why */
+    char note[LIMITS_PROXY_NOTE_MAX]; /* not known: why; partial: how much they count */
     struct proxy_stats delta;         /* after - before (queues: after) */
 };
 

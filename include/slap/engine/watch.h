@@ -27,6 +27,7 @@ struct watch {
     struct watch_proc *procs;               /* per -s server */
     struct server_list backends;            /* --stats_servers, else the proxy's own list */
     struct server_stats_pair *backend_stats;
+    uint32_t direct;                        /* -s servers whose stats were read (memcacheds) */
     struct server_list proxy;               /* --proxy_stats: one server, else none */
     bool proxy_ok;
     struct proxy_stats proxy_before;
@@ -39,16 +40,18 @@ enum slap_status watch_init(struct watch *w, const char *stats_servers, const ch
                             uint32_t nservers, char *err, size_t err_len);
 void watch_free(struct watch *w);
 /*
- * Before (after == false) or after the run: the proxy's stats (before: its backends become the
+ * Before (after == false) or after the run: the proxy's stats (read, its event loop turned
+ * through the -s servers whose pairs were not read, read again; before: its backends become the
  * backends when none were given), the backends' stats, and the processes of the -s servers
  * whose stats were not read (pairs: theirs, NULL when none are read).
  */
 void watch_read(struct watch *w, const struct server_list *servers,
                 const struct server_stats_pair *pairs, bool after);
 /* Into l (made with limits_init for nservers + w->backends.count): the -s servers that answered
- * no stats but were found in /proc, the backends, the proxy. */
+ * no stats but were found in /proc, the backends, the proxy (its counts weighed against
+ * answered, slap's answered requests). */
 void watch_limits(const struct watch *w, const struct server_list *servers, const char *label,
-                  uint32_t host_cpus, struct limits *l);
+                  uint32_t host_cpus, uint64_t answered, struct limits *l);
 /* How many servers watch_limits adds after the -s ones. */
 uint32_t watch_extra(const struct watch *w);
 

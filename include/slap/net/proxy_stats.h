@@ -42,6 +42,21 @@ enum slap_status proxy_stats_parse(const char *text, size_t len, struct proxy_st
 /* Connect to the stats port, read the document to its end (at most timeout_ns), parse it. */
 enum slap_status proxy_stats_read(const struct server *srv, uint64_t timeout_ns,
                                   struct proxy_stats *out, char *why, size_t why_len);
+/*
+ * Turn the proxy's event loop once: connect to srv (one of its client ports), send quit and
+ * wait for the close, at most until deadline_ns. twemproxy hands its counters to its stats
+ * thread only when its event loop turns after the last stats read, so a stats read before
+ * this and one after it give the counters up to now (see proxy_stats.c). SLAP_ERROR with why
+ * when srv did not close in time.
+ */
+enum slap_status proxy_stats_turn(const struct server *srv, uint64_t deadline_ns, char *why,
+                                  size_t why_len);
+/* The answers the proxy counted for its clients: its backends' responses and the errors it sent
+ * in their place (a backend's error, time-out or close, a request it could not forward). */
+double proxy_stats_answers(const struct proxy_stats *p);
+/* The share of answered (slap's answered requests) that the proxy's counts over the run (a
+ * delta) account for: from 0 to 1, 1 when it counted as many or more, or answered is 0. */
+double proxy_stats_coverage(const struct proxy_stats *delta, uint64_t answered);
 /* The backends' names as a -s style list ("a:1,b:2") into out; false when none or no room. */
 bool proxy_stats_backend_list(const struct proxy_stats *p, char *out, size_t out_len);
 
