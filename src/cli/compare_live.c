@@ -368,6 +368,7 @@ static enum slap_status live_round(struct live_side *s, unsigned k, int *sig)
     char err[512] = "";
     enum slap_status st;
     plan_run(&plan, &s->opts, PLAN_PERIODS_ASKED);
+    plan.engine.time_caps_count = true; /* a side's -x 1g ran for hours: -t bounds every round */
     st = run_init(&run, &plan, stderr, err, sizeof(err));
     st = st == SLAP_OK ? run_want(run, NULL, false, true, false) : st;
     st = st == SLAP_OK ? run_execute(run, err, sizeof(err)) : st;
@@ -462,7 +463,9 @@ static int live_block(struct live *lv, unsigned k, struct rng *g)
 static void round_length(const struct live_side *s, char *buf, size_t len)
 {
     if (s->opts.execute_number > 0) {
-        snprintf(buf, len, "%llu requests", (unsigned long long)s->opts.execute_number);
+        snprintf(buf, len, "%llu requests, or %.3gs if that comes first",
+                 (unsigned long long)s->opts.execute_number,
+                 (double)s->opts.run_time_ns / (double)SLAP_NS_PER_SEC);
     } else {
         snprintf(buf, len, "%.3gs", (double)s->opts.run_time_ns / (double)SLAP_NS_PER_SEC);
     }
@@ -470,7 +473,7 @@ static void round_length(const struct live_side *s, char *buf, size_t len)
 
 static void print_header(const struct live *lv)
 {
-    char first[48], other[48];
+    char first[96], other[96];
     bool same = true;
     round_length(&lv->sides[0], first, sizeof(first));
     for (size_t i = 1; i < lv->nsides && same; i++) {

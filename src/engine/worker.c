@@ -594,7 +594,8 @@ static void worker_measure(struct worker *w)
     stats_reset(&w->env.cur);
     worker_cpu_mark(w, true);
     w->env.phase = WORKER_MEASURING;
-    if (o->lane.execute_number == 0 && o->run_time_ns > 0) { /* 0: a whole trace */
+    if ((o->lane.execute_number == 0 || o->time_caps_count) && o->run_time_ns > 0) {
+        /* run_time_ns 0: a whole trace */
         w->end_timer = evtimer_new(w->base, on_end, w);
         timer_until(w->end_timer, start + o->run_time_ns);
     }

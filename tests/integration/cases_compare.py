@@ -123,9 +123,18 @@ def case_compare_live_rounds_take_latency_apart(mc):
           "a closed loop's rounds: exit %d\n%s" % (rc, out))
     # rounds of different lengths (-x on one side): each side's line says its own
     check("6 rounds of each side (their lengths differ: below)" in out and
-          re.search(r"^A: .* \(a round: 2000 requests\)$", out, re.M) and
+          re.search(r"^A: .* \(a round: 2000 requests, or [0-9.]+s if that comes first\)$",
+                    out, re.M) and
           re.search(r"^B: .* \(a round: 0\.2s\)$", out, re.M),
           "the header does not give each side's round:\n" + out)
+    # a side's -x never makes a round longer than -t (-x 1g ran for hours)
+    began = time.time()
+    rc, out, err = run_slap(["compare", "--live", "--rounds", "2", "-T", "1", "-c", "1",
+                             "-t", "300ms", "A=" + mc.addr + " -x 1g", "B=" + mc.addr],
+                            timeout=60)
+    took = time.time() - began
+    check(rc == 0 and "round 2/2" in out and took < 20,
+          "a side's -x 1g with -t 300ms: exit %d after %.1f s\n%s%s" % (rc, took, out, err))
 
 
 def case_compare_live_keeps_rounds_done(mc):

@@ -45,6 +45,8 @@ struct engine_config {
     struct ramp ramp;        /* --ramp (this host's part): the schedule's rate; duration_ns 0:
                                 lane.tps throughout */
     uint64_t run_time_ns;    /* -t: the measured part's length; 0 with -x or a trace */
+    bool time_caps_count;    /* -x ends at run_time_ns too, if that comes first (a round of
+                                compare --live: never longer than -t) */
     uint64_t warmup_ns;      /* --warmup: load before the measured part */
     uint64_t timeout_ns;     /* --timeout: a socket's oldest request waits no longer */
     uint64_t udp_timeout_ns; /* --udp_timeout */
