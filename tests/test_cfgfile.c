@@ -316,51 +316,51 @@ static void test_layout(void **state)
 
 struct bad_file {
     const char *text;
-    const char *prefix; /* "t.cnf:LINE: " */
+    const char *prefix; /* "'t.cnf':LINE: " */
     const char *word;   /* in the message */
 };
 
 static const struct bad_file bad_files[] = {
-    {"64 64 1\n", "t.cnf:1: ", "outside"},
-    {"# sizes\n\n16 16 1\nkey\n16 16 1\n", "t.cnf:3: ", "outside"},
-    {"key\n64 64\n", "t.cnf:2: ", "3 fields"},
-    {"key\n64 64 1 1\n", "t.cnf:2: ", "not 4"},
-    {"key\n64 abc 1\n", "t.cnf:2: ", "'abc'"},
-    {"key\n64.5 65 1\n", "t.cnf:2: ", "whole"},
-    {"key\n64 64 x\n", "t.cnf:2: ", "'x'"},
-    {"key\n64 64 0\n", "t.cnf:2: ", "above 0"},
-    {"key\n64 64 -0.5\n", "t.cnf:2: ", "above 0"},
-    {"key\n64 64 nan\n", "t.cnf:2: ", "'nan'"},
-    {"key\n64 64 1e999\n", "t.cnf:2: ", "'1e999'"},
-    {"key\n64 64 0x1\n", "t.cnf:2: ", "'0x1'"},
-    {"key\n15 64 1\n", "t.cnf:2: ", "16..250"},
-    {"key\n64 251 1\n", "t.cnf:2: ", "16..250"},
-    {"key\n100 50 1\n", "t.cnf:2: ", "larger"},
-    {"value\n0 10 1\n", "t.cnf:2: ", "1..1048576"},
-    {"value\n1 1048577 1\n", "t.cnf:2: ", "1..1048576"},
-    {"value\n1 99999999999999999999999 1\n", "t.cnf:2: ", "outside"},
-    {"key\n16 18446744073709551616 1\n", "t.cnf:2: ", "'18446744073709551616' is too large"},
-    {"value\n17179869184g 1 1\n", "t.cnf:2: ", "'17179869184g' is too large"},
-    {"keys\n64 64 1\n", "t.cnf:1: ", "section 'keys'"},
-    {"key\n64 64 1\nhello world\n", "t.cnf:3: ", "section 'hello'"},
-    {"# a comment\nset 1\n", "t.cnf:2: ", "section 'set'"},
-    {"key 64 64 1\n", "t.cnf:1: ", "below"},
-    {"key\nvalue\n1 1 1\n", "t.cnf:1: ", "empty"},
-    {"key\n# nothing\n", "t.cnf:1: ", "empty"},
-    {"value\n1 1 1\nkey\n64 64 1\n\nvalue\n2 2 1\n", "t.cnf:6: ", "repeated"},
-    {"cmd\n2 0.5\n", "t.cnf:2: ", "'2'"},
-    {"cmd\n0.5 1\n", "t.cnf:2: ", "is not 0 (set), 1 (get) or a command"},
-    {"cmd\nfoo 1\n", "t.cnf:2: ", "cmd type 'foo' is not 0 (set), 1 (get) or a command"},
-    {"cmd\nget 1\n1 1\n", "t.cnf:3: ", "cmd type get is given twice"},
-    {"key\nget 1\n", "t.cnf:2: ", "section 'get'"}, /* names are commands only in cmd */
-    {"cmd\n0 0.5\n1 0.5\n0.0 0.5\n", "t.cnf:4: ", "twice (first at line 2)"},
-    {"cmd\n0 -1\n", "t.cnf:2: ", "0 or more"},
-    {"cmd\n0 0\n1 0\n", "t.cnf:1: ", "add up"},
-    {"cmd\n0\n", "t.cnf:2: ", "2 fields"},
-    {"key\n1e308 1 1\n", "t.cnf:2: ", "whole"},
-    {"value\n1 1 1e308\n2 2 1e308\n", "t.cnf:1: ", "too much"},
-    {"", "t.cnf:1: ", "no key, value or cmd"},
-    {"# only\n# comments\n", "t.cnf:2: ", "no key"},
+    {"64 64 1\n", "'t.cnf':1: ", "outside"},
+    {"# sizes\n\n16 16 1\nkey\n16 16 1\n", "'t.cnf':3: ", "outside"},
+    {"key\n64 64\n", "'t.cnf':2: ", "3 fields"},
+    {"key\n64 64 1 1\n", "'t.cnf':2: ", "not 4"},
+    {"key\n64 abc 1\n", "'t.cnf':2: ", "'abc'"},
+    {"key\n64.5 65 1\n", "'t.cnf':2: ", "whole"},
+    {"key\n64 64 x\n", "'t.cnf':2: ", "'x'"},
+    {"key\n64 64 0\n", "'t.cnf':2: ", "above 0"},
+    {"key\n64 64 -0.5\n", "'t.cnf':2: ", "above 0"},
+    {"key\n64 64 nan\n", "'t.cnf':2: ", "'nan'"},
+    {"key\n64 64 1e999\n", "'t.cnf':2: ", "'1e999'"},
+    {"key\n64 64 0x1\n", "'t.cnf':2: ", "'0x1'"},
+    {"key\n15 64 1\n", "'t.cnf':2: ", "16..250"},
+    {"key\n64 251 1\n", "'t.cnf':2: ", "16..250"},
+    {"key\n100 50 1\n", "'t.cnf':2: ", "larger"},
+    {"value\n0 10 1\n", "'t.cnf':2: ", "1..1048576"},
+    {"value\n1 1048577 1\n", "'t.cnf':2: ", "1..1048576"},
+    {"value\n1 99999999999999999999999 1\n", "'t.cnf':2: ", "outside"},
+    {"key\n16 18446744073709551616 1\n", "'t.cnf':2: ", "'18446744073709551616' is too large"},
+    {"value\n17179869184g 1 1\n", "'t.cnf':2: ", "'17179869184g' is too large"},
+    {"keys\n64 64 1\n", "'t.cnf':1: ", "section 'keys'"},
+    {"key\n64 64 1\nhello world\n", "'t.cnf':3: ", "section 'hello'"},
+    {"# a comment\nset 1\n", "'t.cnf':2: ", "section 'set'"},
+    {"key 64 64 1\n", "'t.cnf':1: ", "below"},
+    {"key\nvalue\n1 1 1\n", "'t.cnf':1: ", "empty"},
+    {"key\n# nothing\n", "'t.cnf':1: ", "empty"},
+    {"value\n1 1 1\nkey\n64 64 1\n\nvalue\n2 2 1\n", "'t.cnf':6: ", "repeated"},
+    {"cmd\n2 0.5\n", "'t.cnf':2: ", "'2'"},
+    {"cmd\n0.5 1\n", "'t.cnf':2: ", "is not 0 (set), 1 (get) or a command"},
+    {"cmd\nfoo 1\n", "'t.cnf':2: ", "cmd type 'foo' is not 0 (set), 1 (get) or a command"},
+    {"cmd\nget 1\n1 1\n", "'t.cnf':3: ", "cmd type get is given twice"},
+    {"key\nget 1\n", "'t.cnf':2: ", "section 'get'"}, /* names are commands only in cmd */
+    {"cmd\n0 0.5\n1 0.5\n0.0 0.5\n", "'t.cnf':4: ", "twice (first at line 2)"},
+    {"cmd\n0 -1\n", "'t.cnf':2: ", "0 or more"},
+    {"cmd\n0 0\n1 0\n", "'t.cnf':1: ", "add up"},
+    {"cmd\n0\n", "'t.cnf':2: ", "2 fields"},
+    {"key\n1e308 1 1\n", "'t.cnf':2: ", "whole"},
+    {"value\n1 1 1e308\n2 2 1e308\n", "'t.cnf':1: ", "too much"},
+    {"", "'t.cnf':1: ", "no key, value or cmd"},
+    {"# only\n# comments\n", "'t.cnf':2: ", "no key"},
 };
 
 static void test_bad_files(void **state)
@@ -389,7 +389,7 @@ static void test_bad_bytes(void **state)
     assert_int_equal(
         cfgfile_parse(nul_inside, sizeof(nul_inside) - 1, "t.cnf", &cfg, err, sizeof(err)),
         SLAP_ERROR);
-    assert_string_equal(err, "t.cnf:2: key size '64?' is not a whole number of bytes");
+    assert_string_equal(err, "'t.cnf':2: key size '64\\x00' is not a whole number of bytes");
     /* the text stops at len: what follows "1" is not read */
     assert_int_equal(cfgfile_parse("key\n64 64 1\nrubbish", 11, "t.cnf", &cfg, err, sizeof(err)),
                      SLAP_OK);
@@ -407,7 +407,7 @@ static void test_too_many_ranges(void **state)
     char err[ERR_LEN] = "";
     assert_int_equal(cfgfile_parse(text, strlen(text), "t.cnf", &cfg, err, sizeof(err)),
                      SLAP_ERROR);
-    assert_string_equal(err, "t.cnf:66: more than 64 key ranges");
+    assert_string_equal(err, "'t.cnf':66: more than 64 key ranges");
     text[strlen(text) - strlen("80 80 1\n")] = '\0'; /* exactly SIZE_DIST_MAX */
     cfg = parse_ok(text);
     assert_int_equal(cfg.key.n, SIZE_DIST_MAX);
@@ -672,16 +672,16 @@ static void test_load(void **state)
 
     write_temp(path, sizeof(path), "key\n64 64 1\ncmd\n", 16);
     assert_int_equal(cfgfile_load(path, &cfg, err, sizeof(err)), SLAP_ERROR);
-    snprintf(want, sizeof(want), "%s:3: the cmd section is empty", path);
+    snprintf(want, sizeof(want), "'%s':3: the cmd section is empty", path);
     assert_string_equal(err, want);
     unlink(path);
 
     assert_int_equal(cfgfile_load(path, &cfg, err, sizeof(err)), SLAP_ERROR);
-    snprintf(want, sizeof(want), "cannot read %s: No such file or directory", path);
+    snprintf(want, sizeof(want), "cannot read '%s': No such file or directory", path);
     assert_string_equal(err, want);
 
     assert_int_equal(cfgfile_load("/tmp", &cfg, err, sizeof(err)), SLAP_ERROR);
-    assert_string_equal(err, "cannot read /tmp: Is a directory");
+    assert_string_equal(err, "cannot read '/tmp': Is a directory");
 }
 
 /* A size beyond 64 bits is an error naming the file, the line and the value, not a cap. */
@@ -694,7 +694,7 @@ static void test_load_size_too_large(void **state)
     write_temp(path, sizeof(path), text, strlen(text));
     assert_int_equal(cfgfile_load(path, &cfg, err, sizeof(err)), SLAP_ERROR);
     snprintf(want, sizeof(want),
-             "%s:4: value size '99999999999999999999k' is too large (outside 1..1048576)", path);
+             "'%s':4: value size '99999999999999999999k' is too large (outside 1..1048576)", path);
     assert_string_equal(err, want);
     unlink(path);
 }

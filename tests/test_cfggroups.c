@@ -77,17 +77,18 @@ static void test_groups_errors(void **state)
     (void)state;
     char err[ERR_LEN];
     assert_string_equal(parse_bad("group a\n  -c 2\ngroup b\n# none\ngroup c\n -c 1\n", err),
-                        "f.cfg:3: group b holds no options");
+                        "'f.cfg':3: group b holds no options");
     assert_string_equal(parse_bad("group a\n  -c 2\ngroup b\n", err),
-                        "f.cfg:3: group b holds no options");
+                        "'f.cfg':3: group b holds no options");
     assert_string_equal(parse_bad("group a\n -c 1\ngroup a\n -c 2\n", err),
-                        "f.cfg:3: group a is named twice (first at line 1)");
-    assert_non_null(strstr(parse_bad("-c 1\ngroup a\n -c 2\n", err), "f.cfg:1: a file of groups"));
+                        "'f.cfg':3: group a is named twice (first at line 1)");
+    assert_non_null(
+        strstr(parse_bad("-c 1\ngroup a\n -c 2\n", err), "'f.cfg':1: a file of groups"));
     assert_non_null(strstr(parse_bad("group a\n -c 2\nkey\n16 16 1\n", err),
-                           "f.cfg:3: a file of groups (line 1) holds only groups"));
-    assert_non_null(strstr(parse_bad("group a/b\n -c 2\n", err), "f.cfg:1: group 'a/b': a name"));
-    assert_non_null(strstr(parse_bad("group\n -c 2\n", err), "f.cfg:1: a group's line is"));
-    assert_non_null(strstr(parse_bad("group a b\n -c 2\n", err), "f.cfg:1: a group's line is"));
+                           "'f.cfg':3: a file of groups (line 1) holds only groups"));
+    assert_non_null(strstr(parse_bad("group a/b\n -c 2\n", err), "'f.cfg':1: group 'a/b': a name"));
+    assert_non_null(strstr(parse_bad("group\n -c 2\n", err), "'f.cfg':1: a group's line is"));
+    assert_non_null(strstr(parse_bad("group a b\n -c 2\n", err), "'f.cfg':1: a group's line is"));
 }
 
 /* memaslap's reader: a file of groups is said (has_groups), a section before a group refused. */
@@ -104,7 +105,7 @@ static void test_cfgfile_meets_groups(void **state)
     const char *mixed = "cmd\n0 1\ngroup a\n  -c 2\n";
     assert_int_equal(cfgfile_parse(mixed, strlen(mixed), "f.cfg", &cfg, err, sizeof(err)),
                      SLAP_ERROR);
-    assert_non_null(strstr(err, "f.cfg:3: a file of groups holds only groups: the cmd section"));
+    assert_non_null(strstr(err, "'f.cfg':3: a file of groups holds only groups: the cmd section"));
     const char *plain = "cmd\n0 1\n";
     assert_int_equal(cfgfile_parse(plain, strlen(plain), "f.cfg", &cfg, err, sizeof(err)),
                      SLAP_OK);
@@ -161,10 +162,10 @@ static void test_groups_hostile_bytes(void **state)
     static const char nul[] = "group a\n -c 1\0garbage\n";
     assert_int_equal(cfggroups_parse(nul, sizeof(nul) - 1, "f.cfg", &g, err, sizeof(err)),
                      SLAP_ERROR);
-    assert_string_equal(err, "f.cfg:2: a NUL byte: a file of groups is text");
+    assert_string_equal(err, "'f.cfg':2: a NUL byte: a file of groups is text");
     assert_int_equal(g.n, 0);
     assert_string_equal(parse_bad("group \x1b[31mred\n -c 1\n", err),
-                        "f.cfg:1: group '\\x1b[31mred': a name holds letters, digits, '.', '_' "
+                        "'f.cfg':1: group '\\x1b[31mred': a name holds letters, digits, '.', '_' "
                         "and '-'");
 }
 
@@ -184,7 +185,7 @@ static void test_load_never_waits(void **state)
     assert_int_equal(cfgfile_load(fifo, &cfg, err, sizeof(err)), SLAP_ERROR);
     assert_non_null(strstr(err, "a pipe with nothing written to it"));
     assert_int_equal(cfggroups_load("/dev/zero", &g, err, sizeof(err)), SLAP_ERROR);
-    assert_string_equal(err, "cannot read /dev/zero: larger than 1048576 bytes");
+    assert_string_equal(err, "cannot read '/dev/zero': larger than 1048576 bytes");
     alarm(0);
     unlink(fifo);
     rmdir(dir);

@@ -561,7 +561,7 @@ static void test_bad_line_named(void **state)
     char want[PATH_LEN + 64];
     next_ok(t); /* the requests before the bad line are still handed out */
     next_ok(t);
-    snprintf(want, sizeof(want), "%s:3: value size 'x' is not a whole number", path);
+    snprintf(want, sizeof(want), "'%s':3: value size 'x' is not a whole number", path);
     next_fails(t, want);
     next_fails(t, want); /* and it stays stopped */
     trace_close(t);
@@ -597,7 +597,7 @@ static void test_skip_bad(void **state)
     t = open_text(path, text, false);
     next_ok(t);
     char want[PATH_LEN + 32];
-    snprintf(want, sizeof(want), "%s:2: 5 fields, not 7", path);
+    snprintf(want, sizeof(want), "'%s':2: 5 fields, not 7", path);
     next_fails(t, want);
     trace_close(t);
     unlink(path);

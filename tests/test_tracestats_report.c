@@ -168,7 +168,7 @@ static void test_empty_and_name(void **state)
     assert_non_null(f);
     tracestats_report(f, s, &c, "a\tb");
     assert_int_equal(fclose(f), 0);
-    assert_string_equal(text, "trace: a?b\nrequests: 0\nskipped: 2 malformed lines\n");
+    assert_string_equal(text, "trace: a\\x09b\nrequests: 0\nskipped: 2 malformed lines\n");
     free(text);
     tracestats_free(s);
 }

@@ -257,7 +257,7 @@ int compare_conclude(const struct compare_args *a, const struct compare_table *t
     int status = compare_judge(a, t);
     if (a->json != NULL &&
         outfile_save(a->json, write_table_json, t, err, sizeof(err)) != SLAP_OK) {
-        fprintf(stderr, "slap compare: --json: %s\n", err);
+        quote_line(stderr, "slap compare: --json: ", err);
         status = status == SLAP_EXIT_OK ? SLAP_EXIT_FAILED : status;
     }
     if (fflush(stdout) != 0 || ferror(stdout)) {
@@ -289,7 +289,7 @@ static int read_side(struct file_sides *fs, size_t i, size_t *total, const char 
         fs->ptrs[i][k] = &fs->docs[i][k];
         if (results_read(fs->files[i][k], plan_output_read_config, &fs->docs[i][k], err,
                          sizeof(err)) != SLAP_OK) {
-            fprintf(stderr, "slap compare: %s\n", err);
+            quote_line(stderr, "slap compare: ", err);
             return SLAP_EXIT_USAGE;
         }
     }
@@ -315,12 +315,14 @@ static void free_sides(struct file_sides *fs, size_t n)
 static int compare_files(const struct compare_args *a, struct file_sides *fs)
 {
     struct compare_side sides[COMPARE_MAX_RUNS];
+    char shown[COMPARE_MAX_RUNS][QUOTE_PATH_BUF]; /* each side's words, as the table shows them */
     size_t total = 0;
     char err[COMPARE_DIFFERS_MAX + 128];
     int status = SLAP_EXIT_OK;
     for (size_t i = 0; i < a->nsides && status == SLAP_EXIT_OK; i++) {
         status = read_side(fs, i, &total, a->sides[i]);
-        sides[i] = (struct compare_side){a->sides[i], fs->ptrs[i], fs->nfiles[i]};
+        sides[i] =
+            (struct compare_side){quote_text(shown[i], a->sides[i]), fs->ptrs[i], fs->nfiles[i]};
     }
     struct compare_table *t = status == SLAP_EXIT_OK ? malloc(sizeof(*t)) : NULL;
     if (status == SLAP_EXIT_OK && t == NULL) {
@@ -328,7 +330,7 @@ static int compare_files(const struct compare_args *a, struct file_sides *fs)
     } else if (status == SLAP_EXIT_OK &&
                compare_build(t, sides, a->nsides, false, compare_gate_level(a->nsides, a->nth),
                              err, sizeof(err)) != SLAP_OK) {
-        fprintf(stderr, "slap compare: cannot compare: %s\n", err);
+        quote_line(stderr, "slap compare: cannot compare: ", err);
         status = SLAP_EXIT_USAGE;
     } else if (status == SLAP_EXIT_OK) {
         status = compare_conclude(a, t);

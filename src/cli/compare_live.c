@@ -560,7 +560,7 @@ static int live_conclude(struct live *lv)
     }
     if (compare_build(t, sides, lv->nsides, true, compare_gate_level(lv->nsides, lv->args.nth),
                       err, sizeof(err)) != SLAP_OK) {
-        fprintf(stderr, "slap compare: cannot compare: %s\n", err);
+        quote_line(stderr, "slap compare: cannot compare: ", err);
         status = SLAP_EXIT_USAGE;
     } else {
         status = compare_conclude(&lv->args, t);

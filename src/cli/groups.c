@@ -226,7 +226,10 @@ static int check_group(const char *file, const char *label, const struct words *
             break;
         }
     }
-    fprintf(stderr, "slap: --cfg_cmd: %s:%zu: group %s: %s\n", file, line, grp->name, whole);
+    char shown[QUOTE_PATH_BUF];
+    fprintf(stderr, "slap: --cfg_cmd: %s:%zu: group %s: ", quote_name(shown, file), line,
+            grp->name);
+    quote_line(stderr, "", whole); /* an option's error: it may hold the file's words */
     fprintf(stderr, "Try 'slap --help' for more information.\n");
     return SLAP_EXIT_USAGE;
 }
@@ -902,14 +905,18 @@ bool groups_run(const struct slap_options *o, int argc, char **argv, int *exit_s
         return false;
     }
     if (cfggroups_load(o->cfg_file, &r->groups, err, sizeof(err)) != SLAP_OK) {
-        fprintf(stderr, "slap: --cfg_cmd: %s\nTry 'slap --help' for more information.\n", err);
+        quote_line(stderr, "slap: --cfg_cmd: ", err);
+        fprintf(stderr, "Try 'slap --help' for more information.\n");
         *exit_status = SLAP_EXIT_USAGE;
         free(r);
         return true;
     }
     if (r->groups.n == 0) { /* its first read found a group: it changed since */
-        fprintf(stderr, "slap: --cfg_cmd: %s: no group on a second read (the file changed)\n"
-                        "Try 'slap --help' for more information.\n", o->cfg_file);
+        char shown[QUOTE_PATH_BUF];
+        fprintf(stderr,
+                "slap: --cfg_cmd: %s: no group on a second read (the file changed)\n"
+                "Try 'slap --help' for more information.\n",
+                quote_name(shown, o->cfg_file));
         *exit_status = SLAP_EXIT_USAGE;
         free(r);
         return true;

@@ -9,6 +9,7 @@
 #include "memslap.h"
 #include "plan.h"
 #include "signals.h"
+#include "slap/base/quote.h"
 #include "slap/engine/run.h"
 
 /* Seconds between two clock readings (0 when they are out of order). */
@@ -47,14 +48,14 @@ static int run_memslap(const struct slap_options *opts, const struct memslap_arg
     plan_run(&plan, opts, PLAN_PERIODS_ASKED);
     plan.silent_preload = true; /* memslap's report times the load itself */
     if (run_init(&run, &plan, stdout, err, sizeof(err)) != 0) {
-        fprintf(stderr, "slap: %s\n", err);
+        quote_line(stderr, "slap: ", err);
         goto out;
     }
     uint64_t planned_ns = slap_now_ns();
     enum slap_status st = run_execute(run, err, sizeof(err));
     run_result(run, &res);
     if (st != SLAP_OK && res.signal == 0) {
-        fprintf(stderr, "slap: %s\n", err);
+        quote_line(stderr, "slap: ", err);
         goto out;
     }
     memslap_timing(run, &res, begin_ns, planned_ns, &times);

@@ -642,7 +642,9 @@ static enum options_outcome check_results(const struct parse_state *st)
     }
     const char *label_problem = o->label != NULL ? results_label_problem(o->label) : NULL;
     if (label_problem != NULL) {
-        return options_usage_error(st, "--label: %s", label_problem);
+        char shown[QUOTE_PATH_BUF];
+        return options_usage_error(st, "--label %s: %s", quote_name(shown, o->label),
+                                   label_problem);
     }
     return OPTIONS_RUN;
 }

@@ -55,7 +55,7 @@ int outputs_close_samples(struct outputs *outs, const struct slap_options *o)
     }
     bool whole = outfile_whole(&outs->samples);
     if (outfile_close(&outs->samples, err, sizeof(err)) != SLAP_OK) {
-        fprintf(stderr, "slap: --samples: %s\n", err);
+        quote_line(stderr, "slap: --samples: ", err);
         outs->samples_failed = true;
         return SLAP_EXIT_FAILED;
     }

@@ -14,6 +14,7 @@
 #include "plan.h"
 #include "signals.h"
 #include "slap/base/outfile.h"
+#include "slap/base/quote.h"
 #include "slap/engine/run.h"
 #include "slap/model/samples.h"
 #include "slap/output/hist_hgrm.h"
@@ -34,7 +35,7 @@ static int write_hdr(const struct slap_options *o, const struct slap_stats *glob
         return SLAP_EXIT_FAILED;
     }
     if (outfile_open(&of, o->hdr_out, err, sizeof(err)) != SLAP_OK) {
-        fprintf(stderr, "slap: --hdr-out: %s\n", err);
+        quote_line(stderr, "slap: --hdr-out: ", err);
         hist_slab_free(total, 1);
         return SLAP_EXIT_FAILED;
     }
@@ -46,7 +47,7 @@ static int write_hdr(const struct slap_options *o, const struct slap_stats *glob
     hist_hgrm_write(of.f, total, HIST_HGRM_UNIT_NS); /* a failure shows when it is closed */
     hist_slab_free(total, 1);
     if (outfile_close(&of, err, sizeof(err)) != SLAP_OK) {
-        fprintf(stderr, "slap: --hdr-out: %s\n", err);
+        quote_line(stderr, "slap: --hdr-out: ", err);
         return SLAP_EXIT_FAILED;
     }
     return SLAP_EXIT_OK;
@@ -237,7 +238,7 @@ static int conclude(const struct run *r, const struct run_result *res,
     int status = exit_verdict(r, o, res->signal, "slap");
     status = reported ? status : SLAP_EXIT_FAILED;
     if (res->trace_error[0] != '\0') {
-        fprintf(stderr, "slap: --trace: %s\n", res->trace_error);
+        quote_line(stderr, "slap: --trace: ", res->trace_error);
         status = SLAP_EXIT_FAILED;
     }
     status = exit_max_errors(o, res->global, status, "slap");
@@ -419,7 +420,7 @@ static enum slap_status open_live(struct live **live, const struct slap_options 
                                .desc = desc,
                                .target_tps = o->ramp.duration_ns > 0 ? desc->tps : o->tps};
     if (live_open(live, &setup, err, sizeof(err)) != SLAP_OK) {
-        fprintf(stderr, "slap: %s\n", err);
+        quote_line(stderr, "slap: ", err);
         return SLAP_ERROR;
     }
     return SLAP_OK;
@@ -472,7 +473,7 @@ int run_one(const struct slap_options *opts)
     plan_run(&plan, opts, PLAN_PERIODS_FINE);
     if (run_init(&run, &plan, out, err, sizeof(err)) != 0 ||
         run_want(run, &sinks, true, true, progress_wanted(opts)) != SLAP_OK) {
-        fprintf(stderr, "slap: %s\n", err[0] != '\0' ? err : "out of memory");
+        quote_line(stderr, "slap: ", err[0] != '\0' ? err : "out of memory");
         goto out;
     }
     if (!opts->quiet) {
@@ -484,7 +485,7 @@ int run_one(const struct slap_options *opts)
     enum slap_status st = run_execute(run, err, sizeof(err));
     run_result(run, &res);
     if (st != SLAP_OK && res.signal == 0) {
-        fprintf(stderr, "slap: %s\n", err);
+        quote_line(stderr, "slap: ", err);
         goto out;
     }
     if (res.signal == 0) {

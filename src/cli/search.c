@@ -15,6 +15,7 @@
 #include "plan.h"
 #include "plan_output.h"
 #include "signals.h"
+#include "slap/base/quote.h"
 #include "slap/base/units.h"
 #include "slap/cli/options.h"
 #include "slap/engine/run.h"
@@ -436,7 +437,7 @@ static int measure_once(struct search *s, struct rate_result *res)
     if (rr.signal != 0) {
         status = -rr.signal;
     } else if (st != SLAP_OK) {
-        fprintf(stderr, "slap search: %s\n", err[0] != '\0' ? err : "out of memory");
+        quote_line(stderr, "slap search: ", err[0] != '\0' ? err : "out of memory");
         status = SLAP_EXIT_FAILED;
     } else if (stats_ops(rr.global) == 0) {
         fprintf(stderr, "slap search: no request succeeded at %.0f ops/s\n", res->target);

@@ -454,7 +454,7 @@ static int merge_intervals(struct merge_job *job, struct results_doc *merged)
 {
     char err[640] = "";
     if (merge_walk(job, keep_for_intervals, merged->intervals, err, sizeof(err)) != SLAP_OK) {
-        fprintf(stderr, "slap merge: %s\n", err[0] != '\0' ? err : "out of memory");
+        quote_line(stderr, "slap merge: ", err[0] != '\0' ? err : "out of memory");
         return SLAP_EXIT_FAILED;
     }
     return SLAP_EXIT_OK;
@@ -618,7 +618,7 @@ static int merge_check(struct sub_args *a, struct results_merge_input *in,
         }
     }
     if (results_merge_read(in, (size_t)a->ninputs, err, sizeof(err)) != SLAP_OK) {
-        fprintf(stderr, "slap merge: %s\n", err);
+        quote_line(stderr, "slap merge: ", err);
         return SLAP_EXIT_USAGE;
     }
     if (refuse_same_run(a, in) != SLAP_EXIT_OK ||
@@ -632,7 +632,7 @@ static int merge_check(struct sub_args *a, struct results_merge_input *in,
         return SLAP_EXIT_USAGE;
     }
     if (results_merge_heads(merged, in, (size_t)*nload, err, sizeof(err)) != SLAP_OK) {
-        fprintf(stderr, "slap merge: cannot merge: %s\n", err);
+        quote_line(stderr, "slap merge: cannot merge: ", err);
         return SLAP_EXIT_USAGE;
     }
     for (int i = 0; i < a->ninputs && !merged->sweep; i++) {
@@ -770,7 +770,7 @@ static int plot_main(int argc, char **argv)
     char err[640];
     if (status == SLAP_EXIT_OK && a.samples != NULL &&
         plot_samples_read(a.samples, &samples, err, sizeof(err)) != SLAP_OK) {
-        fprintf(stderr, "slap plot: %s\n", err);
+        quote_line(stderr, "slap plot: ", err);
         status = SLAP_EXIT_USAGE;
     }
     if (status == SLAP_EXIT_OK) {

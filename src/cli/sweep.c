@@ -9,6 +9,7 @@
 #include "outputs.h"
 #include "plan.h"
 #include "signals.h"
+#include "slap/base/quote.h"
 #include "slap/engine/run.h"
 #include "slap/output/intervals.h"
 #include "slap/output/report.h"
@@ -184,7 +185,7 @@ int sweep_run(const struct slap_options *opts)
             step_who(who, sizeof(who), rate);
             exit_verdict(run, &step, sig, who); /* interrupted before the step's measured part */
         } else if (sig == 0) {
-            fprintf(stderr, "slap: %s\n", err[0] != '\0' ? err : "out of memory");
+            quote_line(stderr, "slap: ", err[0] != '\0' ? err : "out of memory");
             status = SLAP_EXIT_FAILED;
         }
         bool last = st != SLAP_OK || sig != 0 || rate + opts->sweep_step > opts->sweep_end + 0.5;

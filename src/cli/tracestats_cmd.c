@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "slap/base/quote.h"
 #include "slap/base/units.h"
 #include "slap/model/tracestats.h"
 #include "subargs.h"
@@ -131,7 +132,7 @@ int tracestats_main(int argc, char **argv)
     }
 out:
     if (status != SLAP_EXIT_OK) {
-        fprintf(stderr, "slap trace-stats: %s\n", err);
+        quote_line(stderr, "slap trace-stats: ", err);
     }
     tracestats_free(s);
     trace_close(t);

@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "slap/base/quote.h"
+
 static void print_rates(FILE *f, const struct tracestats *s, const struct tracestats_summary *sum)
 {
     struct tracestats_rate_row rows[TRACESTATS_RATE_ROWS];
@@ -88,9 +90,7 @@ void tracestats_report(FILE *f, const struct tracestats *s, const struct trace_c
 {
     struct tracestats_summary sum;
     fputs("trace: ", f);
-    for (const char *p = name; *p != '\0'; p++) {
-        fputc(*p >= 0x20 && *p < 0x7f ? *p : '?', f); /* a name is shown, never its raw bytes */
-    }
+    quote_controls(f, name); /* a name is shown, never its raw bytes */
     fprintf(f, "\nrequests: %llu", (unsigned long long)c->requests);
     if (c->requests > 0) {
         fprintf(f, " (lines %llu to %llu)", (unsigned long long)c->first_line,

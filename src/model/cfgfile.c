@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "slap/base/common.h"
+#include "slap/base/quote.h"
 #include "slap/base/units.h"
 
 #if defined(__GNUC__)
@@ -28,7 +29,7 @@
 #define CFG_FILE_MAX (1024 * 1024) /* bytes cfgfile_load accepts */
 #define NUMBER_MAX 64              /* longest number text we read, NUL included */
 #define QUOTE_MAX 40               /* bytes of a bad token shown in a message */
-#define QUOTE_BUF (QUOTE_MAX + 4)  /* a quoted token, "..." and its NUL */
+#define QUOTE_BUF (QUOTE_MAX * 4 + 6) /* a token quoted, each byte \xNN at worst, "..." */
 #define LINE_FIELDS_MAX 8          /* fields kept of one line; the rest are only counted */
 #define SIZE_KUNIT 1024            /* k = 1024 bytes, m = 1048576 */
 #define RULE_MIN 3                 /* "---" and longer: a rule line of the manual's sample */
@@ -99,15 +100,12 @@ static void trim(const char **s, size_t *len)
     }
 }
 
-/* A token made safe for a message: at most QUOTE_MAX bytes, unprintable bytes as '?'. */
+/* A token made safe for a message: quoted, at most QUOTE_MAX bytes, by quote.h's rule. */
 static const char *quote(const char *s, size_t len, char buf[QUOTE_BUF])
 {
-    size_t shown = len < QUOTE_MAX ? len : QUOTE_MAX;
-    for (size_t i = 0; i < shown; i++) {
-        unsigned char ch = (unsigned char)s[i];
-        buf[i] = ch >= 0x20 && ch < 0x7f ? (char)ch : '?';
-    }
-    strcpy(buf + shown, len > shown ? "..." : "");
+    char *at = buf;
+    quote_put(&at, buf + QUOTE_BUF, s, len, QUOTE_MAX, '\'');
+    *at = '\0';
     return buf;
 }
 
@@ -259,15 +257,15 @@ static enum slap_status parse_size_range(const char *s, size_t len, uint32_t lo,
     enum units_status max_status = list_size(max_text, max_len, lo, hi, &max);
     if ((min_status != UNITS_OK && min_status != UNITS_OUT_OF_RANGE) ||
         (max_status != UNITS_OK && max_status != UNITS_OUT_OF_RANGE)) {
-        snprintf(err, err_len, "'%s': sizes are whole bytes, with k or m", quote(s, len, shown));
+        snprintf(err, err_len, "%s: sizes are whole bytes, with k or m", quote(s, len, shown));
         return SLAP_ERROR;
     }
     if (min_status != UNITS_OK || max_status != UNITS_OK) {
-        snprintf(err, err_len, "'%s': sizes must lie in %u..%u", quote(s, len, shown), lo, hi);
+        snprintf(err, err_len, "%s: sizes must lie in %u..%u", quote(s, len, shown), lo, hi);
         return SLAP_ERROR;
     }
     if (min > max) {
-        snprintf(err, err_len, "'%s': %llu is more than %llu", quote(s, len, shown),
+        snprintf(err, err_len, "%s: %llu is more than %llu", quote(s, len, shown),
                  (unsigned long long)min, (unsigned long long)max);
         return SLAP_ERROR;
     }
@@ -294,7 +292,7 @@ static enum slap_status parse_dist_part(const char *s, size_t len, size_t parts,
     }
     r->prop = 1.0;
     if (colon == NULL && parts > 1) {
-        snprintf(err, err_len, "'%s': a list needs a share on every part (MIN-MAX:SHARE)",
+        snprintf(err, err_len, "%s: a list needs a share on every part (MIN-MAX:SHARE)",
                  quote(s, len, shown));
         return SLAP_ERROR;
     }
@@ -303,7 +301,7 @@ static enum slap_status parse_dist_part(const char *s, size_t len, size_t parts,
         size_t share_len = len - range_len - 1;
         trim(&share, &share_len);
         if (!parse_number(share, share_len, &r->prop) || !(r->prop > 0.0)) {
-            snprintf(err, err_len, "'%s': the share must be a number above 0",
+            snprintf(err, err_len, "%s: the share must be a number above 0",
                      quote(s, len, shown));
             return SLAP_ERROR;
         }
@@ -364,7 +362,7 @@ static enum slap_status parse_law(const char *text, uint32_t lo, uint32_t hi, st
     char shown[QUOTE_BUF];
     size_t len = strlen(text);
     if (len >= SIZE_DIST_NAME) {
-        snprintf(err, err_len, "'%s': longer than %d bytes", quote(text, len, shown),
+        snprintf(err, err_len, "%s: longer than %d bytes", quote(text, len, shown),
                  SIZE_DIST_NAME - 1);
         return SLAP_ERROR;
     }
@@ -392,7 +390,7 @@ static enum slap_status parse_law(const char *text, uint32_t lo, uint32_t hi, st
             at = start + plen;
         }
         if (*at != '\0' || n != size_laws[k].params) {
-            snprintf(err, err_len, "'%s': %s takes %u number%s after the colon, with commas "
+            snprintf(err, err_len, "%s: %s takes %u number%s after the colon, with commas "
                                    "between", quote(text, len, shown), size_laws[k].name,
                      size_laws[k].params, size_laws[k].params > 1 ? "s" : "");
             return SLAP_ERROR;
@@ -404,21 +402,21 @@ static enum slap_status parse_law(const char *text, uint32_t lo, uint32_t hi, st
         if (size_laws[k].law == SIZE_LAW_UNIFORM) { /* uniform:MIN,MAX and fixed:SIZE */
             double min = p[0], max = n > 1 ? p[1] : p[0];
             if (min != floor(min) || max != floor(max) || min < lo || max > hi || min > max) {
-                snprintf(err, err_len, "'%s': sizes must be whole bytes in %u..%u, the least "
+                snprintf(err, err_len, "%s: sizes must be whole bytes in %u..%u, the least "
                                        "first", quote(text, len, shown), lo, hi);
                 return SLAP_ERROR;
             }
             r->min = (uint32_t)min;
             r->max = (uint32_t)max;
         } else if (!(p[size_laws[k].law == SIZE_LAW_EXPONENTIAL ? 0 : 1] > 0)) {
-            snprintf(err, err_len, "'%s': the %s must be above 0", quote(text, len, shown),
+            snprintf(err, err_len, "%s: the %s must be above 0", quote(text, len, shown),
                      size_laws[k].law == SIZE_LAW_NORMAL ? "standard deviation"
                      : size_laws[k].law == SIZE_LAW_EXPONENTIAL ? "mean" : "scale");
             return SLAP_ERROR;
         }
         return dist_normalise(d);
     }
-    snprintf(err, err_len, "'%s' is no law of sizes: normal, exponential, gev, gpareto, "
+    snprintf(err, err_len, "%s is no law of sizes: normal, exponential, gev, gpareto, "
                            "uniform, fixed, or the preset etc", quote(text, len, shown));
     return SLAP_ERROR;
 }
@@ -534,7 +532,8 @@ static enum slap_status parse_fail(struct cfg_parser *p, size_t line, const char
     if (p->err == NULL || p->err_len == 0) {
         return SLAP_ERROR;
     }
-    int used = snprintf(p->err, p->err_len, "%s:%zu: ", p->name, line);
+    char shown[QUOTE_PATH_BUF];
+    int used = snprintf(p->err, p->err_len, "%s:%zu: ", quote_name(shown, p->name), line);
     if (used >= 0 && (size_t)used < p->err_len) {
         va_list ap;
         va_start(ap, fmt);
@@ -552,15 +551,15 @@ static enum slap_status read_line_size(struct cfg_parser *p, const struct line_f
     char shown[QUOTE_BUF];
     enum units_status status = units_parse_size(f->text[i], f->len[i], SIZE_KUNIT, size);
     if (status == UNITS_TOO_LARGE) {
-        return parse_fail(p, p->line_no, "%s size '%s' is too large (outside %u..%u)", what,
+        return parse_fail(p, p->line_no, "%s size %s is too large (outside %u..%u)", what,
                           quote(f->text[i], f->len[i], shown), lo, hi);
     }
     if (status != UNITS_OK) {
-        return parse_fail(p, p->line_no, "%s size '%s' is not a whole number of bytes", what,
+        return parse_fail(p, p->line_no, "%s size %s is not a whole number of bytes", what,
                           quote(f->text[i], f->len[i], shown));
     }
     if (*size < lo || *size > hi) {
-        return parse_fail(p, p->line_no, "%s size '%s' is outside %u..%u", what,
+        return parse_fail(p, p->line_no, "%s size %s is outside %u..%u", what,
                           quote(f->text[i], f->len[i], shown), lo, hi);
     }
     return SLAP_OK;
@@ -587,7 +586,7 @@ static enum slap_status add_size_line(struct cfg_parser *p, struct size_dist *d,
     }
     double share;
     if (!parse_number(f->text[2], f->len[2], &share) || !(share > 0.0)) {
-        return parse_fail(p, p->line_no, "share '%s' is not a number above 0",
+        return parse_fail(p, p->line_no, "share %s is not a number above 0",
                           quote(f->text[2], f->len[2], shown));
     }
     if (d->n == SIZE_DIST_MAX) {
@@ -619,7 +618,7 @@ static enum slap_status add_cmd_line(struct cfg_parser *p, const struct line_fie
     enum op_type t = cmd_type(f->text[0], f->len[0]);
     if (t == OP_COUNT) {
         return parse_fail(p, p->line_no,
-                          "cmd type '%s' is not 0 (set), 1 (get) or a command: get, gets, gat, "
+                          "cmd type %s is not 0 (set), 1 (get) or a command: get, gets, gat, "
                           "touch, set, add, replace, append, prepend, cas, delete, incr, decr",
                           quote(f->text[0], f->len[0], shown));
     }
@@ -628,7 +627,7 @@ static enum slap_status add_cmd_line(struct cfg_parser *p, const struct line_fie
                           op_name(t), p->cmd_line[t]);
     }
     if (!parse_number(f->text[1], f->len[1], &share) || share < 0.0) {
-        return parse_fail(p, p->line_no, "share '%s' is not a number of 0 or more",
+        return parse_fail(p, p->line_no, "share %s is not a number of 0 or more",
                           quote(f->text[1], f->len[1], shown));
     }
     p->cmd_line[t] = p->line_no;
@@ -773,7 +772,7 @@ static enum slap_status parse_line(struct cfg_parser *p, const char *line, size_
         return SLAP_OK;
     }
     char shown[QUOTE_BUF];
-    return parse_fail(p, p->line_no, "unknown section '%s': sections are key, value and cmd",
+    return parse_fail(p, p->line_no, "unknown section %s: sections are key, value and cmd",
                       quote(f.text[0], f.len[0], shown));
 }
 
@@ -851,7 +850,8 @@ enum slap_status cfgfile_read(const char *path, char **text, size_t *len, char *
         close(fd);
     }
     if (why != NULL) {
-        snprintf(err, err_len, "cannot read %s: %s", path, why);
+        char shown[QUOTE_PATH_BUF];
+        snprintf(err, err_len, "cannot read %s: %s", quote_name(shown, path), why);
         free(buf);
         return SLAP_ERROR;
     }

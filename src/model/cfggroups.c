@@ -41,7 +41,8 @@ struct groups_parser {
 GROUPS_PRINTF(3, 4)
 static enum slap_status groups_fail(struct groups_parser *p, size_t line, const char *fmt, ...)
 {
-    int used = snprintf(p->err, p->err_len, "%s:%zu: ", p->name, line);
+    char shown[QUOTE_PATH_BUF];
+    int used = snprintf(p->err, p->err_len, "%s:%zu: ", quote_name(shown, p->name), line);
     if (used >= 0 && (size_t)used < p->err_len) {
         va_list ap;
         va_start(ap, fmt);

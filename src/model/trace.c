@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "slap/base/quote.h"
 #include "slap/base/rng.h"
 
 /*
@@ -29,7 +30,8 @@
 #define QUOTE_MAX 40         /* bytes of a trace shown in a message */
 #define QUOTE_BUF (QUOTE_MAX * 4 + 4)
 #define WHY_LEN 200    /* what is wrong with a line, without FILE:LINE */
-#define NAME_SHOWN 512 /* bytes of a file name kept for messages */
+#define NAME_BYTES 120 /* bytes of a file name shown in messages, the rest cut */
+#define NAME_SHOWN (NAME_BYTES * 4 + 8) /* room for them quoted, each as \xNN at worst */
 #define FIELDS 7
 #define KEY_HASH_SEED_HI 0x74726163655f6869ULL /* two halves of a 128-bit key hash */
 #define KEY_HASH_SEED_LO 0x74726163655f6c6fULL
@@ -655,18 +657,16 @@ static bool sniff(struct trace_reader *t)
     return true;
 }
 
-/* Name the file in messages: its path, bytes other than printable ASCII as '?'. */
+/* Name the file in messages: its path quoted by quote.h's rule, cut after NAME_BYTES bytes. */
 static void set_name(struct trace_reader *t, const char *path)
 {
+    char *at = t->name;
     if (strcmp(path, "-") == 0) {
-        path = "stdin";
+        snprintf(t->name, sizeof(t->name), "stdin");
+        return;
     }
-    size_t len = strnlen(path, sizeof(t->name) - 4);
-    for (size_t i = 0; i < len; i++) {
-        unsigned char ch = (unsigned char)path[i];
-        t->name[i] = ch >= 0x20 && ch < 0x7f ? (char)ch : '?';
-    }
-    strcpy(t->name + len, path[len] != '\0' ? "..." : "");
+    quote_put(&at, t->name + sizeof(t->name), path, strlen(path), NAME_BYTES, '\'');
+    *at = '\0';
 }
 
 static bool open_fd(struct trace_reader *t, const char *path)

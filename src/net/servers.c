@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "slap/base/common.h"
+#include "slap/base/quote.h"
 #include "slap/base/units.h"
 
 #define SERVERS_PROBE_NS (1ULL * SLAP_NS_PER_SEC) /* a connect after a failed flush_all */
@@ -49,7 +50,8 @@ static enum slap_status unix_socket(struct server *srv, const char *path, char *
     struct sockaddr_un *sun = (struct sockaddr_un *)&srv->addr;
     snprintf(srv->name, sizeof(srv->name), "%s", path);
     if (strlen(path) >= sizeof(sun->sun_path)) {
-        snprintf(err, err_len, "unix socket path too long: '%s'", path);
+        char shown[QUOTE_PATH_BUF];
+        snprintf(err, err_len, "unix socket path too long: %s", quote_name(shown, path));
         return SLAP_ERROR;
     }
     memset(sun, 0, sizeof(*sun));
@@ -102,18 +104,15 @@ static enum slap_status fill_servers(struct server_list *list, memcached_st *mem
 
 #define ENTRY_SHOWN 60 /* bytes of a bad entry quoted in a message */
 
-/* A bad entry: "'ENTRY': why", the entry quoted safely (printable, cut short). */
+/* A bad entry: "'ENTRY': why", the entry quoted by quote.h's rule, cut short. */
 static enum slap_status entry_error(const char *entry, size_t len, char *err, size_t err_len,
                                     const char *why)
 {
-    char shown[ENTRY_SHOWN + 4];
-    size_t n = len < ENTRY_SHOWN ? len : ENTRY_SHOWN;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)entry[i];
-        shown[i] = c >= 0x20 && c < 0x7f ? (char)c : '?';
-    }
-    strcpy(shown + n, len > n ? "..." : "");
-    snprintf(err, err_len, "'%s': %s", shown, why);
+    char shown[ENTRY_SHOWN * 4 + 8];
+    char *at = shown;
+    quote_put(&at, shown + sizeof(shown), entry, len, ENTRY_SHOWN, '\'');
+    *at = '\0';
+    snprintf(err, err_len, "%s: %s", shown, why);
     return SLAP_ERROR;
 }
 
@@ -194,6 +193,11 @@ static enum slap_status check_entry(const char *e, size_t len, struct servers_sh
     shape->count++;
     if (e[0] == '/') {
         shape->unix_sockets++;
+        if (!quote_as_is(e, len)) { /* its name is in every message and report, as a host's */
+            return entry_error(e, len, err, err_len,
+                               "a unix socket path has a control byte or a byte of no UTF-8 "
+                               "character");
+        }
         return len <= SERVERS_PATH_MAX
                    ? SLAP_OK
                    : entry_error(e, len, err, err_len, "a unix socket path is at most 107 bytes");
@@ -223,19 +227,20 @@ enum slap_status servers_check_list(const char *text, struct servers_shape *shap
 enum slap_status servers_open(struct server_list *list, const char *text, char *err, size_t err_len)
 {
     struct servers_shape shape;
+    char shown[QUOTE_PATH_BUF];
     memset(list, 0, sizeof(*list));
     if (servers_check_list(text, &shape, err, err_len) != SLAP_OK) {
         return SLAP_ERROR; /* libmemcached's parser would guess, or overflow on long entries */
     }
     memcached_server_list_st parsed = memcached_servers_parse(text);
     if (parsed == NULL || memcached_server_list_count(parsed) == 0) {
-        snprintf(err, err_len, "cannot parse server list '%s'", text);
+        snprintf(err, err_len, "cannot parse server list %s", quote_name(shown, text));
         goto error;
     }
     memcached_st *memc = memcached_create(NULL);
     list->memc = memc;
     if (memc == NULL || memcached_server_push(memc, parsed) != MEMCACHED_SUCCESS) {
-        snprintf(err, err_len, "cannot use server list '%s'", text);
+        snprintf(err, err_len, "cannot use server list %s", quote_name(shown, text));
         goto error;
     }
     memcached_server_list_free(parsed);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "slap/base/common.h"
+#include "slap/base/quote.h"
 
 /* The order of tables and blocks: memaslap's Get, Set and Total, then the other types. */
 #define REPORT_TOTAL (-1)
@@ -141,10 +142,14 @@ void report_header(FILE *out, const struct run_desc *desc)
     if (desc->pipeline > 1) {
         fprintf(out, "pipeline: %u\n", desc->pipeline);
     }
-    if (desc->trace != NULL && desc->trace_speed > 0) {
-        fprintf(out, "trace: %s at %g times its speed\n", desc->trace, desc->trace_speed);
-    } else if (desc->trace != NULL) {
-        fprintf(out, "trace: %s as fast as it goes\n", desc->trace);
+    if (desc->trace != NULL) {
+        fputs("trace: ", out);
+        quote_controls(out, desc->trace); /* a path: never its raw bytes */
+        if (desc->trace_speed > 0) {
+            fprintf(out, " at %g times its speed\n", desc->trace_speed);
+        } else {
+            fprintf(out, " as fast as it goes\n");
+        }
     }
     if (desc->warmup_ns > 0) {
         fprintf(out, "warmup: ");

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "slap/base/json.h"
+#include "slap/base/quote.h"
 #include "slap/output/report.h"
 #include "slap/base/version.h"
 
@@ -22,11 +23,9 @@
 
 const char *results_label_problem(const char *label)
 {
-    size_t n = 0;
-    for (; label[n] != '\0'; n++) {
-        if ((unsigned char)label[n] < 0x20 || label[n] == 0x7f) {
-            return "the name holds a control character";
-        }
+    size_t n = strlen(label);
+    if (!quote_as_is(label, n)) { /* reports show it as it is */
+        return "the name holds a control character or a byte of no UTF-8 character";
     }
     if (n == 0) {
         return "the name is empty";

@@ -618,7 +618,8 @@ static enum slap_status stream_failed(struct results_stream *rs, char *err, size
 {
     rs->r.failed = true;
     if (rs->path != NULL) {
-        snprintf(err, err_len, "%s: %s", rs->path, rs->why);
+        char shown[QUOTE_PATH_BUF];
+        snprintf(err, err_len, "%s: %s", quote_name(shown, rs->path), rs->why);
     } else {
         snprintf(err, err_len, "%s", rs->why);
     }
@@ -776,7 +777,8 @@ enum slap_status results_read(const char *path, results_config_reader read_confi
         st = SLAP_ERROR;
     }
     if (st != SLAP_OK) {
-        snprintf(err, err_len, "%s: %s", path, why);
+        char shown[QUOTE_PATH_BUF];
+        snprintf(err, err_len, "%s: %s", quote_name(shown, path), why);
     }
     fclose(f);
     return st;

@@ -174,23 +174,23 @@ def case_groups_bad_files():
             ("group a\n  -c 2\n  --help\n", r":3: group a: --help and --version print and exit"),
             ("group a\n  -c 2\ngroup b\n  -V\n", r":4: group b: --help and --version print"),
             ("group a\n  -c 2 -F %s\n" % os.path.join(tmp, "fifo"),
-             r":2: group a: --cfg_cmd: cannot read .*fifo: a pipe with nothing written to it"),
+             r":2: group a: --cfg_cmd: cannot read .*fifo': a pipe with nothing written to it"),
         ]
         os.mkfifo(os.path.join(tmp, "fifo"))  # no one writes to it: read at once, never waited on
         for i, (text, said) in enumerate(bad):
             path = os.path.join(tmp, "bad%d.cfg" % i)
             write(tmp, "bad%d.cfg" % i, text.replace("SELF", path))  # SELF: the file itself
             rc, out, err = run_slap(["-F", path, "-t", "1s"], timeout=20)
-            check(rc == 2 and re.search(re.escape(path) + said, err) and out == "",
+            check(rc == 2 and re.search(re.escape("'%s'" % path) + said, err) and out == "",
                   "bad file %d: exit %d, %r" % (i, rc, err))
         fifo = os.path.join(tmp, "fifo")
         rc, out, err = run_slap(["-F", fifo, "-t", "1s"], timeout=20)
-        check(rc == 2 and "cannot read %s: a pipe with nothing written to it" % fifo in err,
+        check(rc == 2 and "cannot read '%s': a pipe with nothing written to it" % fifo in err,
               "-F a FIFO: exit %d, %r" % (rc, err))
         # a pipe of groups is read twice (options, then groups): refused, not run as one run
         rc, out, err = run_slap(["-t", "1s"], timeout=20, prefix=[
             "bash", "-c", 'exec "$0" "$@" -F <(printf "group a\\n  -c 2\\n")'])
-        check(rc == 2 and re.search(r"cannot read /dev/fd/\d+: a pipe with nothing", err),
+        check(rc == 2 and re.search(r"cannot read '/dev/fd/\d+': a pipe with nothing", err),
               "-F a pipe of groups: exit %d, %r" % (rc, err))
         path = write(tmp, "good.cfg", "group a\n  -s 127.0.0.1:%d\n" % port)
         rc, _, err = run_slap(["-F", path, "--sweep=1:2:1"], timeout=20)

@@ -149,7 +149,7 @@ def case_replay_bad_trace(mc):
             f.write("2,k%d,3,10,1,set,0\n" % i)
     try:
         rc, out, err = run_slap(["-s", mc.addr, "--trace", path, "-c", "4"])
-        check(rc == 1 and "%s:101:" % path in err, "the bad line named: %d %r" % (rc, err))
+        check(rc == 1 and "'%s':101:" % path in err, "the bad line named: %d %r" % (rc, err))
         check("Run time:" in out, "the report of what was replayed")
         rc, out, err = run_slap(["-s", mc.addr, "--trace", path, "--trace-skip-bad", "-c", "4"])
         check(rc == 0 and named(out, "trace_skipped") == 1 and named(out, "trace_requests") == 200,

@@ -222,7 +222,7 @@ def case_trace_stats_malformed_lines():
                 f.write(good + line + good)
             rc, out, err = run_slap(["trace-stats", path])
             check(rc == 1, "%r: exit status %d" % (line, rc))
-            check("%s:3: %s" % (path, want) in err, "%r: message %r" % (line, err))
+            check("'%s':3: %s" % (path, want) in err, "%r: message %r" % (line, err))
             check("\x1b" not in err and out == "", "%r: raw bytes or a report: %r" % (line, err))
         with open(path, "w") as f:
             f.write(good + "".join(line for line, _ in MALFORMED) + good)
@@ -248,7 +248,8 @@ def case_trace_stats_usage():
         rc, out, err = run_slap(["trace-stats", "--help"])
         check(rc == 0 and "--trace-skip-bad" in out and "--exact-keys" in out, "--help: %d" % rc)
         rc, out, err = run_slap(["trace-stats", os.path.join(tmp, "none.csv")])
-        check(rc == 1 and "none.csv: cannot open: No such file" in err, "missing: %d %r" % (rc, err))
+        check(rc == 1 and "none.csv': cannot open: No such file" in err,
+              "missing: %d %r" % (rc, err))
         subprocess.run(["gzip", "-k", path], check=True)
         rc, out, err = run_slap(["trace-stats", path + ".gz"])
         check(rc == 1 and "gzip-compressed" in err, "gzip: %d %r" % (rc, err))

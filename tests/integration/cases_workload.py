@@ -38,7 +38,7 @@ def case_cfg_file_bad(mc):
     finally:
         os.unlink(path)
     check(rc == 2, "exit status %d for a bad config file" % rc)
-    check("%s:4:" % path in err, "the error should name the file and line 4: %r" % err)
+    check("'%s':4:" % path in err, "the error should name the file and line 4: %r" % err)
 
 
 def case_multiget(mc):
