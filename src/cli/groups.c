@@ -226,7 +226,6 @@ static int check_group(const char *file, const char *label, const struct words *
             break;
         }
     }
-    char shown[QUOTE_PATH_BUF];
     fprintf(stderr, "slap: --cfg_cmd: %s:%zu: group %s: ", quote_name(shown, file), line,
             grp->name);
     quote_line(stderr, "", whole); /* an option's error: it may hold the file's words */
