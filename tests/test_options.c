@@ -113,6 +113,45 @@ static void test_table(void **state)
 }
 
 /* Every row answers to both spellings, alike. */
+/* The outputs are known by their rows, not by lists: any two given one file are refused, one
+ * that does not take "-" refuses it, and a groups run keeps each for itself (handed to every
+ * group, each would write it). A new output row is checked here without a line of its own. */
+static void test_outputs_from_rows(void **state)
+{
+    (void)state;
+    size_t outputs = 0;
+    for (size_t i = 0; i < options_table_size(); i++) {
+        unsigned use = options_table_groups(i);
+        assert_true(!(use & GROUPS_NONE) || (use & GROUPS_RUN)); /* none with groups: the run's */
+        if (!options_table_writes_file(i)) {
+            continue;
+        }
+        outputs++;
+        assert_true(use & GROUPS_RUN);
+        char a[80], b[80];
+        snprintf(a, sizeof(a), "--%s", options_table_long_name(i));
+        struct parse_result r;
+        parse(&r, (const char *const[]){a, "-", NULL});
+        bool takes_stdout = r.outcome == OPTIONS_RUN;
+        if (!takes_stdout) {
+            assert_int_equal(r.outcome, OPTIONS_USAGE);
+            assert_non_null(strstr(r.err, "write to standard output (-)"));
+        }
+        parse_result_free(&r);
+        for (size_t j = i + 1; j < options_table_size(); j++) {
+            if (!options_table_writes_file(j)) {
+                continue;
+            }
+            snprintf(b, sizeof(b), "--%s", options_table_long_name(j));
+            parse(&r, (const char *const[]){a, "out.same", b, "./out.same", NULL});
+            assert_int_equal(r.outcome, OPTIONS_USAGE);
+            assert_non_null(strstr(r.err, "are the same file"));
+            parse_result_free(&r);
+        }
+    }
+    assert_true(outputs >= 5); /* --json, --csv, --svg, --samples, --hdr_out at least */
+}
+
 static void test_table_spellings(void **state)
 {
     (void)state;
@@ -975,6 +1014,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table),
+        cmocka_unit_test(test_outputs_from_rows),
         cmocka_unit_test_setup(test_table_spellings, unset_servers_env),
         cmocka_unit_test_setup(test_bad_lines, unset_servers_env),
         cmocka_unit_test_setup(test_parse_again, unset_servers_env),

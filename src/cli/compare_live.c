@@ -208,10 +208,13 @@ static const char *refused(const struct slap_options *o)
     if (o->stat_freq_ns > 0) {
         return "-S (a round prints no tables)";
     }
-    if (o->json_out != NULL || o->csv_out != NULL || o->svg_out != NULL ||
-        o->samples_out != NULL || o->hdr_out != NULL) {
-        return "--json, --csv, --svg, --samples or --hdr_out of a round (compare --json writes "
-               "the table)";
+    for (size_t i = 0; i < options_table_size(); i++) { /* every output's row */
+        char value[8];
+        if (options_table_writes_file(i) &&
+            options_value(o, i, value, sizeof(value)) != OPTION_VALUE_NONE) {
+            return "--json, --csv, --svg, --samples or --hdr_out of a round (compare --json "
+                   "writes the table)";
+        }
     }
     if (o->metrics != NULL || o->push != NULL) {
         return "--metrics or --push";

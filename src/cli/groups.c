@@ -44,29 +44,9 @@
 #define GROUPS_ARGS_MAX 1024         /* words of one child's command line */
 #define GROUPS_MESSAGE 1024          /* a usage error's first line */
 
-/* Options a groups run takes from the command line only: refused inside a group. */
-static const char *const run_only[] = {
-    "time",      "stat_freq",   "json",     "csv",         "svg",     "label",   "metrics",
-    "push",      "start_at",    "quiet",    "warmup",      "sweep",   "step_time", "rounds",
-    "hdr_out",   "samples",     "sample_rate", "percentiles", "precision", "share", "probe",
-    "help",      "version"};
-/* Options that make no groups run: refused on its command line. */
-static const char *const not_with_groups[] = {"sweep",   "step_time",   "rounds", "hdr_out",
-                                              "samples", "sample_rate", "share",  "probe"};
-/* The run's options the groups run handles itself: not handed to the groups. */
-static const char *const kept_by_run[] = {"cfg_cmd", "json",     "csv",      "svg",
-                                          "label",   "metrics", "start_at", "quiet", /* -q: the run's report */
-                                          "stat_freq"}; /* one period for all: child_argv */
-
-static bool listed(const char *const *list, size_t n, const char *name)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (strcmp(list[i], name) == 0) {
-            return true;
-        }
-    }
-    return false;
-}
+/* What a groups run does with each option is its row's (options_table_groups): the run's
+ * alone (refused inside a group), kept by the run (not handed to the groups), or none with
+ * groups at all. */
 
 /* A command line being built: owned words, NULL-terminated. */
 struct words {
@@ -114,9 +94,10 @@ static void scan_run(void *arg, size_t row, const char *value)
 {
     struct run_scan *scan = arg;
     const char *name = options_table_long_name(row);
-    if (listed(not_with_groups, SLAP_ARRAY_SIZE(not_with_groups), name)) {
+    unsigned use = options_table_groups(row);
+    if (use & GROUPS_NONE) {
         scan->refused = scan->refused != NULL ? scan->refused : name;
-    } else if (!listed(kept_by_run, SLAP_ARRAY_SIZE(kept_by_run), name)) {
+    } else if (!(use & GROUPS_KEPT)) {
         words_add(scan->words, value != NULL ? "--%s=%s" : "--%s%s", name,
                   value != NULL ? value : "");
     }
@@ -135,7 +116,7 @@ static void scan_group(void *arg, size_t row, const char *value)
     const char *name = options_table_long_name(row);
     (void)value;
     if (scan->seen++ >= scan->nrun && scan->run_only == NULL &&
-        listed(run_only, SLAP_ARRAY_SIZE(run_only), name)) {
+        (options_table_groups(row) & GROUPS_RUN)) {
         scan->run_only = name;
     }
 }
@@ -358,12 +339,10 @@ struct input_scan {
 /* The inputs among a group's options: the files it reads. */
 static void scan_inputs(void *arg, size_t row, const char *value)
 {
-    static const char *const inputs[] = {"cfg_cmd", "trace", "tls_ca", "tls_cert", "tls_key",
-                                         "auth"};
     struct input_scan *scan = arg;
     const char *name = options_table_long_name(row);
-    if (value != NULL && listed(inputs, SLAP_ARRAY_SIZE(inputs), name) &&
-        *scan->n < GROUPS_FILES_MAX && strcmp(value, "-") != 0) {
+    if (value != NULL && options_table_reads_file(row) && *scan->n < GROUPS_FILES_MAX &&
+        strcmp(value, "-") != 0 && strcmp(value, "env") != 0) {
         scan->files[(*scan->n)++] = (struct run_file){value, scan->group, name, false};
     }
 }

@@ -70,12 +70,12 @@ static const struct option_row option_rows[] = {
     [ROW_TIME] = {'t', "time", "DURATION",
                   "Run length: a number with ms, s, m, h or d (seconds if bare), e.g. 10s or "
                   "1.5m. Default 600s.",
-                  DURATION(run_time_ns)},
+                  DURATION(run_time_ns), RUN_ONLY},
     [ROW_CFG_CMD] = {'F', "cfg_cmd", "FILE",
                      "Key and value sizes and the set/get mix from a memaslap config file "
                      "(sections key, value, cmd); or several workloads at once from a file of "
                      "'group NAME' sections, each its options.",
-                     STRING(cfg_file), NOT_REPLAYED},
+                     STRING(cfg_file), NOT_REPLAYED, GROUP_OWN_FILE, READS_FILE},
     [ROW_WIN_SIZE] = {'w', "win_size", "SIZE",
                       "Keys in each client's window (k=1024, m, g). Default 10k.",
                       COUNT64(win_size, 1, SLAP_MAX_WIN_SIZE, 1024), WORKLOAD},
@@ -93,7 +93,7 @@ static const struct option_row option_rows[] = {
     [ROW_STAT_FREQ] = {'S', "stat_freq", "DURATION",
                        "Print statistics tables every DURATION (units as --time). Default: no "
                        "tables, only the final report.",
-                       DURATION(stat_freq_ns)},
+                       DURATION(stat_freq_ns), RUN_KEPT},
     [ROW_EXP_VERIFY] = {'e', "exp_verify", "FRACTION",
                         "Share of sets with an expiry time (--exp_time); later gets check that "
                         "they expired.",
@@ -213,7 +213,7 @@ static const struct option_row option_rows[] = {
                   "the binary protocol (memcached -S), memcached's ASCII authentication with "
                   "ascii and meta (-Y). SOURCE: a file whose first line is USER:PASSWORD, or "
                   "env (SLAP_AUTH_USER, SLAP_AUTH_PASSWORD); never the command line.",
-                  STRING(auth), NOT_REPLAYED},
+                  STRING(auth), NOT_REPLAYED, READS_FILE},
     [ROW_TIMEOUT] = {0, "timeout", "DURATION",
                      "A request whose answer has not come after DURATION fails its connection "
                      "(counted as unanswered; -R reconnects). Default 5s.",
@@ -254,25 +254,25 @@ static const struct option_row option_rows[] = {
     [ROW_WARMUP] = {0, "warmup", "DURATION",
                     "Run the load this long first, then reset every statistic; the report "
                     "covers only what follows.",
-                    DURATION(warmup_ns)},
+                    DURATION(warmup_ns), RUN_ONLY},
     [ROW_PERCENTILES] = {0, "percentiles", "LIST",
                          "Percentiles shown in tables and blocks, e.g. 50,90,99,99.9,99.99. "
                          "Default 50,90,99,99.9.",
-                         SPECIAL(options_apply_percentiles, options_show_percentiles)},
+                         SPECIAL(options_apply_percentiles, options_show_percentiles), RUN_ONLY},
     [ROW_PRECISION] = {0, "precision", "pP=W%",
                        "Run until the 95% interval of percentile P is within W% of it (e.g. "
                        "p99=5%), or until -t or -x ends the run; the report says which.",
-                       SPECIAL(options_apply_precision, options_show_precision)},
+                       SPECIAL(options_apply_precision, options_show_precision), RUN_ONLY},
     [ROW_HDR_OUT] = {0, "hdr_out", "FILE",
                      "Write the run's latency histogram (all types; the view --latency shows) "
                      "as HdrHistogram percentile text (.hgrm, milliseconds) to FILE.",
-                     OUTPUT_FILE(hdr_out), NOT_REPLAYED},
+                     OUTPUT_FILE(hdr_out), NOT_REPLAYED, NO_GROUPS, TO_STDOUT},
     [ROW_SWEEP] = {0, "sweep", "START:END:STEP",
                    "One open-loop run per rate from START to END by STEP (k=1000), printing "
                    "target and achieved rate, p50, p90, p99, p99.9 and max for each.",
-                   SPECIAL(options_apply_sweep, options_show_sweep), WORKLOAD},
+                   SPECIAL(options_apply_sweep, options_show_sweep), WORKLOAD, NO_GROUPS},
     [ROW_STEP_TIME] = {0, "step_time", "DURATION", "Length of each --sweep step. Default 5s.",
-                       DURATION(step_time_ns), WORKLOAD},
+                       DURATION(step_time_ns), WORKLOAD, NO_GROUPS},
     [ROW_RAMP] = {0, "ramp", "FROM:TO/DURATION",
                   "Open loop at a rate going linearly from FROM to TO (k=1000; FROM may be 0, "
                   "TO below FROM falls) over DURATION, then TO; the run lasts DURATION unless -t "
@@ -281,53 +281,53 @@ static const struct option_row option_rows[] = {
     [ROW_ROUNDS] = {0, "rounds", "N",
                     "Measure N rounds of --time each, back to back on the same connections "
                     "(no warm-up between them); report each round and their spread. Default 1.",
-                    COUNT32(rounds, 1, SLAP_MAX_ROUNDS, 0)},
+                    COUNT32(rounds, 1, SLAP_MAX_ROUNDS, 0), NO_GROUPS},
     [ROW_JSON] = {0, "json", "FILE",
                   "Write the run's results as one JSON document to FILE (- for standard output, "
                   "the text report then goes to standard error), replacing it whole.",
-                  OUTPUT_FILE(json_out), NOT_REPLAYED},
+                  OUTPUT_FILE(json_out), NOT_REPLAYED, RUN_KEPT, TO_STDOUT},
     [ROW_LABEL] = {0, "label", "NAME", "Name of the run in results files. Default: the host name.",
-                   STRING(label)},
+                   STRING(label), RUN_KEPT},
     [ROW_CSV] = {0, "csv", "FILE",
                  "Write a CSV row per period and type (per step with --sweep) to FILE.",
-                 OUTPUT_FILE(csv_out), NOT_REPLAYED},
+                 OUTPUT_FILE(csv_out), NOT_REPLAYED, RUN_KEPT},
     [ROW_SVG] = {0, "svg", "FILE",
                  "Draw the run (throughput and latency over time; latency against rate with "
                  "--sweep; the samples with --samples) as an SVG picture in FILE.",
-                 OUTPUT_FILE(svg_out), NOT_REPLAYED},
+                 OUTPUT_FILE(svg_out), NOT_REPLAYED, RUN_KEPT},
     [ROW_SAMPLES] = {0, "samples", "FILE",
                      "Write every request's intended and actual send time, latency, type and "
                      "outcome to FILE as CSV, streamed.",
-                     OUTPUT_FILE(samples_out), NOT_REPLAYED},
+                     OUTPUT_FILE(samples_out), NOT_REPLAYED, NO_GROUPS},
     [ROW_SAMPLE_RATE] = {0, "sample_rate", "FRACTION",
                          "Share of requests that --samples writes. Default 1 (all).",
-                         FRACTION(sample_rate), NOT_REPLAYED},
+                         FRACTION(sample_rate), NOT_REPLAYED, NO_GROUPS},
     [ROW_START_AT] = {0, "start_at", "TIME",
                       "Connect, then start measuring at TIME: epoch seconds or RFC 3339 (e.g. "
                       "2026-01-01T12:00:00Z), so that several hosts start together.",
-                      SPECIAL(options_apply_start_at, options_show_start_at), NOT_REPLAYED},
+                      SPECIAL(options_apply_start_at, options_show_start_at), NOT_REPLAYED, RUN_KEPT},
     [ROW_SHARE] = {0, "share", "I/N[,keys]",
                    "This host's part of a load that N hosts make together: 1/N of -P (and of "
                    "each --sweep rate) and of -x; with ,keys, keys no other host uses. I from 1 "
                    "to N, or auto: Kubernetes' JOB_COMPLETION_INDEX or Slurm's SLURM_PROCID, "
                    "plus 1.",
-                   SPECIAL(options_apply_share, options_show_share)},
+                   SPECIAL(options_apply_share, options_show_share), NO_GROUPS},
     [ROW_PROBE] = {0, "probe", NULL,
                    "A latency probe to run beside load hosts: a low fixed rate (-P 100 unless "
                    "given) from 1 thread and 2 clients (unless -T, -c); slap merge shows its "
                    "latency apart and adds none of its requests to the load's.",
-                   FLAG(probe)},
+                   FLAG(probe), NO_GROUPS},
     [ROW_MAX_ERRORS] = {0, "max_errors", "N|P%",
                         "A run with more errors (error replies, protocol errors, requests the "
                         "server left unanswered, values that fail -v) than N, or than P% of its "
                         "requests, exits 1. Without it, any -v failure does.",
                         SPECIAL(options_apply_max_errors, options_show_max_errors)},
     [ROW_QUIET] = {'q', "quiet", NULL, "Print only errors and the final Run time line.",
-                   FLAG(quiet)},
+                   FLAG(quiet), RUN_KEPT},
     [ROW_TRACE] = {0, "trace", "FILE",
                    "Replay a production trace in Twitter's cache-trace format (plain or zstd; - "
                    "for stdin): its keys, value sizes, TTLs and operations, at its own times.",
-                   STRING(trace), WORKLOAD},
+                   STRING(trace), WORKLOAD, READS_FILE},
     [ROW_TRACE_SPEED] = {0, "trace_speed", "X",
                          "Replay X times as fast as the trace's times (2: twice as fast), or max: "
                          "as fast as the answers come (closed loop). Default 1.",
@@ -359,14 +359,14 @@ static const struct option_row option_rows[] = {
                      "Serve the run's figures at http://ADDR:PORT/metrics in Prometheus' text "
                      "format while it runs, updated every second. ADDR defaults to 127.0.0.1; "
                      "PORT 0 takes a free port; the address is said on standard error.",
-                     STRING(metrics), NOT_REPLAYED},
+                     STRING(metrics), NOT_REPLAYED, RUN_KEPT},
     [ROW_PUSH] = {0, "push", "URL",
                   "Push the final figures (and each -S period's) to the Prometheus Pushgateway "
                   "at URL (http://HOST:PORT), job slap, instance the --label. A failed push is "
                   "said and changes nothing else.",
-                  STRING(push), NOT_REPLAYED},
-    [ROW_HELP] = {'h', "help", NULL, "Print this help and exit.", ACTION(apply_help)},
-    [ROW_VERSION] = {'V', "version", NULL, "Print the version and exit.", ACTION(apply_version)},
+                  STRING(push), NOT_REPLAYED, RUN_ONLY},
+    [ROW_HELP] = {'h', "help", NULL, "Print this help and exit.", ACTION(apply_help), RUN_ONLY},
+    [ROW_VERSION] = {'V', "version", NULL, "Print the version and exit.", ACTION(apply_version), RUN_ONLY},
 };
 
 _Static_assert(SLAP_ARRAY_SIZE(option_rows) == ROW_COUNT, "a row for every option_id");
@@ -525,6 +525,22 @@ bool options_table_replayed(size_t i)
 bool options_table_workload(size_t i)
 {
     return i < ROW_COUNT && option_rows[i].workload;
+}
+
+bool options_table_writes_file(size_t i)
+{
+    return i < ROW_COUNT && option_rows[i].kind == OPT_OUTPUT_FILE;
+}
+
+bool options_table_reads_file(size_t i)
+{
+    return i < ROW_COUNT &&
+           (option_rows[i].reads_file || option_rows[i].kind == OPT_READABLE_FILE);
+}
+
+unsigned options_table_groups(size_t i)
+{
+    return i < ROW_COUNT ? option_rows[i].groups : 0;
 }
 
 size_t options_table_find(const char *long_name)

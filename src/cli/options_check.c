@@ -585,45 +585,56 @@ static enum options_outcome check_servers(const struct parse_state *st)
     return OPTIONS_RUN;
 }
 
+/* The value of an output row (OPT_OUTPUT_FILE: a const char * of the target), or NULL. */
+static const char *output_of(const struct parse_state *st, const struct option_row *row)
+{
+    const char *value;
+    memcpy(&value, (const char *)st->target + row->field, sizeof(value));
+    return value;
+}
+
 /* Each output its own file: two naming one (the same name, ./x and x, a link and its file)
- * would leave only the last written. */
+ * would leave only the last written. Every output row is one (a new output needs no list). */
 static enum options_outcome check_distinct_outputs(const struct parse_state *st)
 {
-    const struct slap_options *o = st->o;
-    const char *files[] = {o->json_out, o->csv_out, o->svg_out, o->samples_out, o->hdr_out};
-    const char *names[] = {"json", "csv", "svg", "samples", "hdr_out"};
+    const struct option_row *rows = st->table->rows;
     char a[QUOTE_PATH_BUF], b[QUOTE_PATH_BUF];
-    for (size_t i = 0; i < SLAP_ARRAY_SIZE(files); i++) {
-        for (size_t j = i + 1; files[i] != NULL && j < SLAP_ARRAY_SIZE(files); j++) {
-            if (files[j] == NULL || !outfile_same(files[i], files[j])) {
+    for (size_t i = 0; i < st->table->count; i++) {
+        const char *fi = rows[i].kind == OPT_OUTPUT_FILE ? output_of(st, &rows[i]) : NULL;
+        for (size_t j = i + 1; fi != NULL && j < st->table->count; j++) {
+            const char *fj = rows[j].kind == OPT_OUTPUT_FILE ? output_of(st, &rows[j]) : NULL;
+            if (fj == NULL || !outfile_same(fi, fj)) {
                 continue;
             }
-            if (strcmp(files[i], files[j]) == 0) {
+            if (strcmp(fi, fj) == 0) {
                 return options_usage_error(st,
                                            "--%s and --%s both name %s: give each output a "
                                            "file of its own",
-                                           names[i], names[j], quote_name(a, files[i]));
+                                           rows[i].long_name, rows[j].long_name,
+                                           quote_name(a, fi));
             }
             return options_usage_error(st,
                                        "--%s %s and --%s %s are the same file: give each "
                                        "output a file of its own",
-                                       names[i], quote_name(a, files[i]), names[j],
-                                       quote_name(b, files[j]));
+                                       rows[i].long_name, quote_name(a, fi), rows[j].long_name,
+                                       quote_name(b, fj));
         }
     }
     return OPTIONS_RUN;
 }
 
-/* The results files: one name each, standard output only for --json, sampling with --samples. */
+/* The results files: one name each, standard output only for the rows that take it (--json,
+ * --hdr_out), sampling with --samples. */
 static enum options_outcome check_results(const struct parse_state *st)
 {
     const struct slap_options *o = st->o;
-    const char *files[] = {o->csv_out, o->svg_out, o->samples_out};
-    const char *names[] = {"csv", "svg", "samples"};
-    for (size_t i = 0; i < SLAP_ARRAY_SIZE(files); i++) {
-        if (files[i] != NULL && strcmp(files[i], "-") == 0) {
-            return options_usage_error(st, "--%s: only --json writes to standard output (-)",
-                                       names[i]);
+    const struct option_row *rows = st->table->rows;
+    for (size_t i = 0; i < st->table->count; i++) {
+        const char *file = rows[i].kind == OPT_OUTPUT_FILE ? output_of(st, &rows[i]) : NULL;
+        if (file != NULL && strcmp(file, "-") == 0 && !rows[i].to_stdout) {
+            return options_usage_error(st, "--%s: only --json and --hdr_out write to standard "
+                                           "output (-)",
+                                       rows[i].long_name);
         }
     }
     if (check_distinct_outputs(st) != OPTIONS_RUN) {

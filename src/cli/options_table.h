@@ -81,6 +81,10 @@ struct option_row {
                                    the run, an instant past, an alias of another option */
     bool workload;              /* part of the workload: slap merge refuses to add runs that
                                    differ in it */
+    bool reads_file;            /* its value names a file read (OPT_READABLE_FILE rows too) */
+    bool to_stdout;             /* OPT_OUTPUT_FILE: "-" is standard output (else refused) */
+    unsigned groups;            /* enum options_groups_use's bits: 0, the run's value handed
+                                   to every group, a group's own over it */
 };
 
 /* A set of rows and the --help text around them. */
@@ -129,6 +133,14 @@ struct option_table {
 #define SECONDS .seconds = true       /* a special row shown as a number of seconds */
 #define NOT_REPLAYED .not_replayed = true
 #define WORKLOAD .workload = true
+#define READS_FILE .reads_file = true /* a file read, though its kind is not READABLE_FILE */
+#define TO_STDOUT .to_stdout = true /* an output that "-" sends to standard output */
+/* Its place in a groups run (enum options_groups_use): */
+#define RUN_ONLY .groups = GROUPS_RUN                 /* the run's: refused inside a group */
+#define RUN_KEPT .groups = GROUPS_RUN | GROUPS_KEPT   /* and the run's alone (not handed on) */
+#define NO_GROUPS .groups = GROUPS_RUN | GROUPS_NONE  /* makes no groups run */
+#define GROUP_OWN_FILE .groups = GROUPS_KEPT          /* the run's -F is its groups; a group's
+                                                         own is its sections */
 
 /* libmemcached's key hashes by name, in enum server_hash order (--hash of both faces). */
 extern const char *const options_hash_names[];

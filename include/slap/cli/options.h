@@ -198,6 +198,18 @@ bool options_table_is_duration(size_t i);
 bool options_table_replayed(size_t i);
 /* Row i is part of the workload: slap merge refuses to add runs that differ in it. */
 bool options_table_workload(size_t i);
+/* Row i names a file slap writes (--json, --csv, ...: OPT_OUTPUT_FILE). */
+bool options_table_writes_file(size_t i);
+/* Row i's value names a file slap reads (-F, --trace, TLS files, --auth's): no output may
+ * be written over it. */
+bool options_table_reads_file(size_t i);
+/* What a groups run (-F with groups) does with an option: bits of its row. */
+enum options_groups_use {
+    GROUPS_RUN = 1u << 0,  /* the run's: refused inside a group */
+    GROUPS_KEPT = 1u << 1, /* the run acts on it itself: the command line's is not handed on */
+    GROUPS_NONE = 1u << 2, /* makes no groups run: refused on the command line too */
+};
+unsigned options_table_groups(size_t i);
 /*
  * The effective value of row i in o as text (into buf): what a results file records, and
  * what the option, given that text, would read back to the same setting (a duration with
