@@ -514,15 +514,30 @@ static void drain_samples(struct run *r)
     }
 }
 
-/* The samples thread: drains the rings every RUN_SAMPLES_DRAIN_NS while the workers run, and
- * once more after they ended. A writer that blocks holds only this thread: the rings fill and
- * the workers count what does not fit as dropped. */
+/* Whether the go was given (or the run aborted): the gate's start_ns, the samples' origin, is
+ * written under the lock before and never after, so the samples thread reads it once this is
+ * true (the thread starts before the go: reading it sooner raced with set_go). */
+static bool go_given(struct run *r)
+{
+    pthread_mutex_lock(&r->gate.lock);
+    bool given = r->gate.go != GATE_WAIT;
+    pthread_mutex_unlock(&r->gate.lock);
+    return given;
+}
+
+/* The samples thread: drains the rings every RUN_SAMPLES_DRAIN_NS from the go while the workers
+ * run, and once more after they ended (samples_stop is set after the go). A writer that blocks
+ * holds only this thread: the rings fill and the workers count what does not fit as dropped. */
 static void *samples_main(void *arg)
 {
     struct run *r = arg;
     struct timespec pause = {0, (long)RUN_SAMPLES_DRAIN_NS};
+    bool go = false;
     while (!atomic_load(&r->samples_stop)) {
-        drain_samples(r);
+        go = go || go_given(r);
+        if (go) {
+            drain_samples(r);
+        }
         nanosleep(&pause, NULL);
     }
     drain_samples(r);

@@ -109,6 +109,8 @@ SHARES_CPU = frozenset([
     "rounds_counted", "groups_writer_and_reader", "sweep_steps_judged", "search_steps_judged",
     # the proxy's counts against slap's and the memcached's, whatever the rates
     "proxy_stats_cover_the_run",
+    # every thread at once: the outputs' counts agree with each other; no figure of time
+    "every_thread_at_once",
 ])
 
 
