@@ -9,6 +9,7 @@ import sys
 import tempfile
 import time
 
+from cases_ktime import server_truth
 from harness import PATHS, Memcached, Skip, block_stat, check, free_port, run_line, run_slap
 
 
@@ -242,13 +243,62 @@ def case_merge_checks_time_and_servers(mc):
         shutil.rmtree(tmp)
 
 
+# The probe case's hosts: name, CPU, nice level, options. The probe at nice -10 beside the
+# server: its CPU's own, on a host with other work.
+PROBE_HOSTS = (("load1", "1", "0", ["-T", "1", "-c", "200"]),
+               ("load2", "1", "0", ["-T", "1", "-c", "200"]),
+               ("probe", "0", "-10", ["--probe"]))
+# What a busy host does to the probe case's hosts: any of them started after its --start_at
+# (exit 2); a load host given so little CPU that the answers it had no time to read passed 1%
+# of its requests (exit 1)
+LATE_START = re.compile(r"--start_at: '[^']*' is [\d.]+ s in the past")
+STARVED = re.compile(r"requests unanswered at the end of the run")
+
+
+def disturbed(name, status, err):
+    return ((status == 2 and LATE_START.search(err)) or
+            (name != "probe" and status == 1 and STARVED.search(err)))
+
+
+def probe_and_load(addr, tmp, lead_s):
+    """The load hosts and the probe, measuring together from lead_s from now for 3 s: each
+    (its JSON's path, its standard output); None when the busy host kept one of them from its
+    part (disturbed), to be tried again. Any other exit status but 0 fails the case."""
+    at = "%.3f" % (time.time() + lead_s)
+    runs = []
+    for name, cpu, nice, extra in PROBE_HOSTS:
+        path = os.path.join(tmp, name + ".json")
+        args = ["nice", "-n", nice, "taskset", "-c", cpu, PATHS.slap, "-s", addr, "-t", "3s",
+                "--start_at", at, "--label", name, "--json", path, "-q"] + extra
+        runs.append((name, path, subprocess.Popen(args, stdout=subprocess.PIPE,
+                                                  stderr=subprocess.PIPE, text=True)))
+    done, kept = [], []
+    for name, path, p in runs:
+        out, err = p.communicate(timeout=60)
+        if disturbed(name, p.returncode, err):
+            kept.append("%s: exit %d %s" % (name, p.returncode, err.strip().splitlines()[0]))
+        else:
+            check(p.returncode == 0, "%s: exit %d %s" % (path, p.returncode, err))
+        done.append((path, out))
+    if kept:
+        print("tried again (the busy host kept a host from its part): %s" % "; ".join(kept))
+        return None
+    return done
+
+
 def case_probe_latency_beside_saturated_load():
     """A latency probe (--probe: 100/s on 2 connections, its own CPU) beside two load hosts that
     saturate their CPU (closed loop, 200 connections each, pinned with a busy loop to the other
-    CPU), against a server (delay_server) that answers every request 2 ms after it comes: the
-    probe's p50 is the server's 2 ms (plus loopback, within 1 ms), the load hosts' at least 1.5
-    times it, their own wait besides;
-    slap merge adds none of the probe's requests to the load's and shows its latency apart."""
+    CPU), against a server (delay_server) that answers every request 2 ms after it comes.
+    The server and the probe run at nice -10 (a CPU of their own, on a host with other work).
+    Judged from the server's own account of the same run (its truth: each answer's time from
+    its request's kernel arrival stamp to its write), so that a host whose other load holds the
+    server up moves the mark with it: the probe's p50 is the server's p50 plus at most 1 ms
+    (loopback and the probe's wake-ups; a fifth of the server's p50 when that is more), and
+    never below the server's 2 ms; the load hosts' p50 is the server's plus more than 1 ms and
+    more than twice the probe's excess (their own wait for their CPU besides). A try in which
+    the busy host kept a host from its part (disturbed) is made again, 3 tries at most. slap
+    merge adds none of the probe's requests to the load's and shows its latency apart."""
     if not shutil.which("taskset") or len(os.sched_getaffinity(0)) < 2:
         raise Skip("needs taskset and two CPUs")
     server = os.path.join(os.path.dirname(os.path.abspath(PATHS.lmc_check)), "delay_server")
@@ -256,35 +306,28 @@ def case_probe_latency_beside_saturated_load():
     tmp = tempfile.mkdtemp(prefix="slap-probe-")
     procs = []
     try:
-        procs.append(subprocess.Popen(["taskset", "-c", "0", server, str(port), "2000", "0", "7"]))
+        procs.append(subprocess.Popen(["nice", "-n", "-10", "taskset", "-c", "0", server,
+                                       str(port), "2000", "0", "7"]))
         hog = subprocess.Popen(["taskset", "-c", "1", sys.executable, "-c",
-                                "import time\nend = time.time() + 12\nwhile time.time() < end: pass"])
+                                "import time\nend = time.time() + 40\nwhile time.time() < end: pass"])
         procs.append(hog)
         time.sleep(0.3)
         addr = "127.0.0.1:%d" % port
-        at = "%.3f" % (time.time() + 1.5)
-        runs = []
-        for name, cpu, extra in (("load1", "1", ["-T", "1", "-c", "200"]),
-                                 ("load2", "1", ["-T", "1", "-c", "200"]),
-                                 ("probe", "0", ["--probe"])):
-            path = os.path.join(tmp, name + ".json")
-            args = ["taskset", "-c", cpu, PATHS.slap, "-s", addr, "-t", "3s", "--start_at", at,
-                    "--label", name, "--json", path, "-q"] + extra
-            runs.append((path, subprocess.Popen(args, stdout=subprocess.PIPE,
-                                                stderr=subprocess.PIPE, text=True)))
-        outs = []
-        for path, p in runs:
-            out, err = p.communicate(timeout=60)
-            check(p.returncode == 0, "%s: exit %d %s" % (path, p.returncode, err))
-            outs.append(out)
+        for attempt in range(3):
+            server_truth(addr)  # from nothing: what a disturbed try left is not this one's
+            done = probe_and_load(addr, tmp, 1.5 * (attempt + 1))
+            if done is not None:
+                break
+        check(done is not None, "the busy host kept a host from its part in 3 tries")
+        runs, outs = [path for path, _ in done], [out for _, out in done]
         merged = os.path.join(tmp, "merged.json")
-        r = merge([path for path, _ in runs], "--json", merged)
+        r = merge(runs, "--json", merged)
         check(r.returncode == 0, "merge: %d %s" % (r.returncode, r.stderr))
         load_ops = sum(run_line(out)[1] for out in outs[:2])
         check(run_line(r.stdout)[1] == load_ops,
               "the merged Ops %d are not the load hosts' %d: the probe's %d were added"
               % (run_line(r.stdout)[1], load_ops, run_line(outs[2])[1]))
-        config = json.load(open(runs[2][0]))["config"]
+        config = json.load(open(runs[2]))["config"]
         check(config["probe"] is True and config["tps"] == 100 and config["threads"] == 1 and
               config["concurrency"] == 2, "the probe's config: %r" % config)
         probe = re.search(r"^1 +(\d+) +(\d+) +(\d+) +(\d+) +(\d+) +(\d+)  probe$", r.stdout, re.M)
@@ -299,14 +342,23 @@ def case_probe_latency_beside_saturated_load():
         check(again.returncode == 0 and "probe" in again.stdout,
               "the merged file with its probe: %d %s" % (again.returncode, again.stderr))
         load_p50 = block_stat(r.stdout, "Total", "P50")
-        print("probe p50 %d us, the load hosts' %.0f us; the server's delay 2000 us"
-              % (probe_p50, load_p50))
-        # the server's 2 ms, and the probe's own loopback and wake-up on a CPU the test's harness
-        # shares (2.25 ms by hand on a quiet host, 2.8 ms once in the suite)
-        check(2000 <= probe_p50 <= 3000, "the probe's p50 %d us, the server's delay 2000 us"
+        truth = server_truth(addr)  # every answer of the run, the load's and the probe's
+        probe_excess, load_excess = probe_p50 - truth["p50"], load_p50 - truth["p50"]
+        print("probe p50 %d us, the load hosts' %.0f us; the server's own p50 %.0f us "
+              "(%d answers; its delay 2000 us): the probe's excess %.0f us, the load's %.0f us"
+              % (probe_p50, load_p50, truth["p50"], truth["count"], probe_excess, load_excess))
+        check(probe_p50 >= 2000, "the probe's p50 %d us, below the server's delay 2000 us"
               % probe_p50)
-        check(load_p50 >= 1.5 * probe_p50, "the load hosts were not saturated (p50 %.0f us, "
-              "the probe's %d us): the case shows nothing" % (load_p50, probe_p50))
+        # loopback and the probe's wake-up on a CPU it shares with the server and the harness;
+        # a server held up answers unevenly, and the probe's 300 requests are not the load's
+        # tens of thousands: a fifth of the server's p50 when that is more
+        allowed = max(1000, 0.2 * truth["p50"])
+        check(probe_excess <= allowed, "the probe's p50 %d us is more than %.0f us over the "
+              "server's own p50 %.0f us: the probe measured a wait of its own"
+              % (probe_p50, allowed, truth["p50"]))
+        check(load_excess > 1000 and load_excess > 2 * probe_excess,
+              "the load hosts were not saturated (p50 %.0f us, the server's own %.0f us, the "
+              "probe's %d us): the case shows nothing" % (load_p50, truth["p50"], probe_p50))
         check(re.search(r"^\d+ +\d+ +\d+ +\d+ +\d+ +\S+  (client|both) +load1$", r.stdout, re.M),
               "the load hosts' verdict is not their own CPU: %s" % r.stdout[-600:])
     finally:
