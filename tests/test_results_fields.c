@@ -484,12 +484,41 @@ static void test_schema_matches_tables(void **state)
     json_free(root);
 }
 
+/* The schema's verdicts are limits.h's rows, in their order, and a word's room is theirs. */
+static void test_schema_verdicts(void **state)
+{
+    (void)state;
+    FILE *in = fopen(SLAP_SCHEMA_FILE, "r");
+    assert_non_null(in);
+    char *text = NULL;
+    size_t cap = 0;
+    ssize_t len = getdelim(&text, &cap, '\0', in);
+    fclose(in);
+    assert_true(len > 0);
+    struct json_value *root = tree_of(text);
+    free(text);
+    const struct json_value *words = json_get(schema_at(root, "/$defs/verdict"), "enum");
+    assert_non_null(words);
+    assert_int_equal(words->n, LIMITS_VERDICTS);
+    for (int v = 0; v < LIMITS_VERDICTS; v++) {
+        const char *word = json_to_string(words->items[v]);
+        assert_non_null(word);
+        assert_string_equal(word, limits_verdict_name((enum limits_verdict)v));
+    }
+    const struct json_value *room =
+        schema_at(root, "/properties/runs/items/properties/limited_by/maxLength");
+    assert_non_null(room);
+    assert_int_equal((int)strtol(room->text, NULL, 10), LIMITS_VERDICT_WORD_MAX - 1);
+    json_free(root);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_member_in_its_table),
         cmocka_unit_test(test_fields_by_version),
         cmocka_unit_test(test_schema_matches_tables),
+        cmocka_unit_test(test_schema_verdicts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -67,7 +67,7 @@ struct rate_result {
     bool slap_busy; /* slap's threads near saturation or waiting for a CPU */
     bool slap_late; /* the P99 tail mostly slap late to send (limits' slap_tail_share) */
     uint64_t late_p99_ns, held_p99_ns; /* the P99 of each latency part over the rate's runs */
-    char limited_by[16];
+    char limited_by[LIMITS_VERDICT_WORD_MAX];
     char why[LIMITS_WHY_MAX];
 };
 

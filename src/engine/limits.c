@@ -95,14 +95,17 @@ void limits_server_from_proc(struct limits_server *s, const char *name, const ch
     s->busy = busiest; /* a proxy's event loop is one thread: the busiest one is the limit */
 }
 
+#define VERDICT_FITS(id, word)                                                                     \
+    _Static_assert(sizeof(word) <= LIMITS_VERDICT_WORD_MAX, "verdict " word " is too long");
+LIMITS_VERDICT_ROWS(VERDICT_FITS)
+#undef VERDICT_FITS
+
 const char *limits_verdict_name(enum limits_verdict v)
 {
-    static const char *const names[] = {
-        [LIMITS_SERVER] = "server", [LIMITS_CLIENT] = "client",   [LIMITS_BOTH] = "both",
-        [LIMITS_RATE] = "rate",     [LIMITS_LATENCY] = "latency", [LIMITS_UNKNOWN] = "unknown",
-    };
-    _Static_assert(SLAP_ARRAY_SIZE(names) == LIMITS_VERDICTS, "a name for every verdict");
-    return (size_t)v < SLAP_ARRAY_SIZE(names) && names[v] != NULL ? names[v] : "unknown";
+#define VERDICT_WORD(id, word) [id] = word,
+    static const char *const names[] = {LIMITS_VERDICT_ROWS(VERDICT_WORD)};
+#undef VERDICT_WORD
+    return (size_t)v < SLAP_ARRAY_SIZE(names) ? names[v] : "unknown";
 }
 
 /* A share in whole percent, rounded down: 84% never reads as the 85% of saturation. A share
@@ -967,7 +970,7 @@ static void judge_words(struct limits *l, uint32_t unknown)
                "is about the client only",
             first_unknown(l));
         break;
-    default:
+    case LIMITS_LATENCY:
         why_neither(l, busiest);
         break;
     }

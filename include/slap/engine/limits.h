@@ -100,15 +100,28 @@ struct limits_proxy {
     struct proxy_stats delta;         /* after - before (queues: after) */
 };
 
+/*
+ * The verdicts, a row each: its enum and its word (the report's limited_by, the JSON's, the
+ * schema's enum, which test_results checks against these rows). A new verdict is a row here
+ * and a case in limits.c's switch (-Wswitch: no default hides one).
+ */
+#define LIMITS_VERDICT_ROWS(X)                                                                      \
+    X(LIMITS_SERVER, "server")   /* a server's threads near saturation */                          \
+    X(LIMITS_CLIENT, "client")   /* slap near saturation, starved of CPU, or behind schedule */    \
+    X(LIMITS_BOTH, "both")       /* both near saturation */                                        \
+    X(LIMITS_RATE, "rate")       /* open loop: the target rate (or a trace's times) set the load */ \
+    X(LIMITS_LATENCY, "latency") /* neither busy, every request in flight: too few clients */      \
+    X(LIMITS_UNKNOWN, "unknown") /* slap not busy, the servers' load unknown */
+
 enum limits_verdict {
-    LIMITS_SERVER,  /* a server's threads near saturation */
-    LIMITS_CLIENT,  /* slap near saturation, starved of CPU, or behind its schedule */
-    LIMITS_BOTH,    /* both near saturation */
-    LIMITS_RATE,    /* open loop: the target rate (or the trace's times) set the load */
-    LIMITS_LATENCY, /* neither busy, the clients' requests all in flight: too few clients */
-    LIMITS_UNKNOWN, /* slap not busy, the servers' load unknown */
-    LIMITS_VERDICTS /* how many: a new verdict is a row above and its name in limits.c */
+#define LIMITS_VERDICT_ENUM(id, word) id,
+    LIMITS_VERDICT_ROWS(LIMITS_VERDICT_ENUM)
+#undef LIMITS_VERDICT_ENUM
 };
+#define LIMITS_VERDICT_ONE(id, word) +1
+#define LIMITS_VERDICTS (0 LIMITS_VERDICT_ROWS(LIMITS_VERDICT_ONE)) /* how many */
+/* A verdict's word with its NUL fits this (results' limited_by fields): limits.c asserts it. */
+#define LIMITS_VERDICT_WORD_MAX 16
 
 /* A verdict that a deciding figure near its line could have turned (limits_judge finds it). */
 struct limits_borderline {

@@ -59,7 +59,8 @@ struct intervals;
 struct results_step {
     struct intervals *intervals; /* its periods for its intervals (owned); NULL: none */
     double target_tps;
-    char limited_by[16]; /* its limits_verdict_name; "mixed" when merged hosts disagree; "" */
+    char limited_by[LIMITS_VERDICT_WORD_MAX]; /* its limits_verdict_name; "mixed" when merged
+                                               * hosts disagree; "" */
     char slo[12];        /* slap search: "held", "broken" or "undecided"; "" for a sweep's */
     bool interrupted;    /* a signal cut it short of --step_time (merged: any host's) */
     bool has_limits;     /* what limited the step was judged (older documents: not kept) */
@@ -91,7 +92,7 @@ struct results_run_id {
     uint64_t requests;
     double tps;
     uint64_t errors;
-    char limited_by[16]; /* the verdict's word; "" when nothing was judged */
+    char limited_by[LIMITS_VERDICT_WORD_MAX]; /* the verdict's word; "" when nothing was judged */
     /* Its latency over every type, from the intended send time (a groups run's groups: a merge
      * of results_merge_input.group inputs; absent elsewhere): */
     bool has_latency;
