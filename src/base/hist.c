@@ -1,6 +1,7 @@
 /* Log-linear latency histogram: bucket arithmetic, recording, merging and summaries. */
 #include "slap/base/hist.h"
 
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -132,6 +133,7 @@ void hist_record(struct hist *h, uint64_t ns)
     h->sum_us += us;
     h->sumsq_us += us * us;
     h->log2_us[log2_slot(ns / SLAP_NS_PER_US)]++;
+    assert(hist_bucket_index(ns) < HIST_BUCKETS);
     h->buckets[hist_bucket_index(ns)]++;
 }
 

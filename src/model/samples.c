@@ -1,6 +1,7 @@
 /* --samples: per-worker rings filled on the request path, drained to CSV by the main thread. */
 #include "slap/model/samples.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,6 +54,7 @@ uint64_t samples_drain(struct sample_ring *r, FILE *out, uint64_t origin_ns)
     }
     uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
     uint64_t head = atomic_load_explicit(&r->head, memory_order_acquire);
+    assert(head - tail <= (1u << SAMPLES_RING_BITS)); /* the writer never laps the reader */
     for (uint64_t i = tail; i < head; i++) {
         const struct sample *s = &r->slots[i & ((1u << SAMPLES_RING_BITS) - 1)];
         fprintf(out, "%.6f,", since(s->intended_ns, origin_ns));

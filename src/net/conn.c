@@ -22,6 +22,7 @@
  */
 #include "slap/net/conn.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,7 @@ static void on_writable(evutil_socket_t fd, short what, void *arg);
 
 static struct request *ring_at(const struct conn *c, uint32_t i)
 {
+    assert(i < c->cap && c->head < c->cap); /* within the ring: the pipeline's depth */
     uint32_t at = c->head + i;
     return &c->ring[at >= c->cap ? at - c->cap : at];
 }
@@ -279,6 +281,7 @@ void conn_fail(struct conn *c, const char *why)
 
 struct request *conn_queue(struct conn *c)
 {
+    assert(c->count < c->cap && c->written <= c->count); /* the owner queues only into room */
     struct request *r = ring_at(c, c->count);
     c->count++;
     c->dirty = true;
@@ -444,6 +447,7 @@ static enum slap_status answer(struct conn *c, const struct proto_result *res, u
         res->reply != PROTO_REPLY_SERVER_ERROR && c->answers++ == 0) {
         c->backoff_ns = 0; /* the connection works: a later close reconnects quickly again */
     }
+    assert(c->written <= c->count && c->count <= c->cap);
     struct request *r = ring_at(c, 0);
     c->tx->answered(c);
     c->head = c->head + 1 == c->cap ? 0 : c->head + 1;
