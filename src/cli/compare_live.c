@@ -19,7 +19,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "compare_cmd.h"
+#include "compare_live.h"
 #include "exit_status.h"
 #include "plan.h"
 #include "plan_output.h"

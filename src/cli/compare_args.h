@@ -1,6 +1,6 @@
 /* slap compare's command line, shared by its two forms: results files, and --live. */
-#ifndef SLAP_CLI_COMPARE_CMD_H
-#define SLAP_CLI_COMPARE_CMD_H
+#ifndef SLAP_CLI_COMPARE_ARGS_H
+#define SLAP_CLI_COMPARE_ARGS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -26,6 +26,10 @@ struct compare_cli {
     bool quiet;               /* -q */
 };
 
+/* compare's command line read into c (--live: the form whose other words are slap's options):
+ * words its other words, n of them; run false after --help or a usage error (the status). */
+int compare_parse(bool live, int argc, char **argv, struct compare_cli *c, char **words, int *n,
+                  bool *run);
 /* A one-line problem (with word quoted, when not NULL) and the --help hint: SLAP_EXIT_USAGE. */
 int compare_usage(const char *problem, const char *word);
 /* --fail-if's comma-separated thresholds, added to a: SLAP_EXIT_OK or SLAP_EXIT_USAGE (said). */
@@ -35,9 +39,5 @@ int compare_add_thresholds(struct compare_args *a, const char *list);
 int compare_judge(const struct compare_args *a, const struct compare_table *t);
 /* The table printed (and written with --json), the thresholds judged: the exit status. */
 int compare_conclude(const struct compare_args *a, const struct compare_table *t);
-
-/* slap compare --live (compare_live.c): words are the sides (NAME=TARGET) and slap's options
- * for every side, in the order given. */
-int compare_live_main(const struct compare_cli *c, char **words, int nwords);
 
 #endif
