@@ -29,6 +29,12 @@ struct conn_dgram {
     uint64_t duplicates_seen;
 };
 
+static void transport_udp_deliver(struct conn *c, const char *data, size_t len, uint64_t now_ns,
+                                  uint64_t kernel_ns);
+static void transport_udp_expired(struct conn *c);
+/* What the shared socket hands back: a datagram, a request given up. */
+static const struct udp_endpoint_hooks udp_hooks = {transport_udp_deliver, transport_udp_expired};
+
 static enum slap_status udp_attach(struct conn *c, const struct conn_setup *setup)
 {
     struct conn_dgram *d = calloc(1, sizeof(*d));
@@ -36,7 +42,7 @@ static enum slap_status udp_attach(struct conn *c, const struct conn_setup *setu
     if (d == NULL) {
         return SLAP_ERROR;
     }
-    d->ep = udp_endpoint_attach(c, setup->server, &d->slot, &d->own_ep);
+    d->ep = udp_endpoint_attach(c, setup->server, &d->slot, &d->own_ep, &udp_hooks);
     if (d->ep == NULL) {
         return SLAP_ERROR;
     }
@@ -92,7 +98,7 @@ static void udp_give_up(struct conn *c)
 }
 
 /* The answer did not come whole in time: count it, forget the request, go on. */
-void transport_udp_expired(struct conn *c)
+static void transport_udp_expired(struct conn *c)
 {
     struct slap_counters *k = c->env->counters;
     uint32_t missing = udp_reasm_missing(&c->dgram->reasm);
@@ -178,8 +184,8 @@ static enum slap_status udp_datagram(struct conn *c, const char *data, size_t n,
     return rc == SLAP_OK ? udp_message(c, msg, len, now_ns, kernel_ns) : SLAP_OK;
 }
 
-void transport_udp_deliver(struct conn *c, const char *data, size_t len, uint64_t now_ns,
-                           uint64_t kernel_ns)
+static void transport_udp_deliver(struct conn *c, const char *data, size_t len, uint64_t now_ns,
+                                  uint64_t kernel_ns)
 {
     /* SLAP_ERROR: c closed (the owner heard) */
     (void)udp_datagram(c, data, len, now_ns, kernel_ns);

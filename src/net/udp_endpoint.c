@@ -31,7 +31,7 @@
  *   --udp_timeout: the slots with a request out wait in a list in the order they sent, which is
  *         the order of their deadlines (one time-out for all): linking and unlinking cost a few
  *         instructions, not a timer each; one timer, at the first deadline, gives up the
- *         expired ones (transport_udp_expired) and is set again for the next
+ *         expired ones (hooks->expired) and is set again for the next
  */
 
 #define UDP_RECV_BATCH 32  /* datagrams per recvmmsg */
@@ -56,6 +56,7 @@ struct udp_endpoint {
     uint8_t *touched;    /* by slot: got a datagram of the batch being read */
     const struct conn_env *env;
     const struct server *srv;
+    const struct udp_endpoint_hooks *hooks; /* the conns' transport */
     struct event rev;   /* readable, while the socket is open */
     struct event wev;   /* writable, after a send that would block */
     struct event flush; /* made active by the first datagram queued in a turn */
@@ -194,13 +195,15 @@ static struct udp_endpoint *take_slot(struct udp_endpoint *ep, struct conn *c, u
     return ep;
 }
 
-struct udp_endpoint *udp_endpoint_attach(struct conn *c, uint32_t server, uint32_t *slot, bool *own)
+struct udp_endpoint *udp_endpoint_attach(struct conn *c, uint32_t server, uint32_t *slot, bool *own,
+                                         const struct udp_endpoint_hooks *hooks)
 {
     struct udp_endpoints *s = c->env->udp;
     for (uint32_t k = 0; s != NULL && server < s->nservers && k < s->per_server; k++) {
         struct udp_endpoint *ep = &s->items[server * s->per_server + k];
         if (ep->nconns < ep->cap) {
             *own = false;
+            ep->hooks = hooks;
             return take_slot(ep, c, slot);
         }
     }
@@ -214,6 +217,7 @@ struct udp_endpoint *udp_endpoint_attach(struct conn *c, uint32_t server, uint32
         return NULL;
     }
     *own = true;
+    ep->hooks = hooks;
     return take_slot(ep, c, slot);
 }
 
@@ -387,7 +391,7 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
             break;
         }
         udp_endpoint_unwait(ep, slot);
-        transport_udp_expired(ep->conns[slot]);
+        ep->hooks->expired(ep->conns[slot]);
     }
     if (ep->wait_head != UDP_NONE && !ep->timer_armed && ep->fd >= 0) {
         arm_timer(ep, now);
@@ -534,7 +538,7 @@ static void deliver(struct udp_endpoint *ep, const char *data, size_t len, uint6
         ep->touched[slot] = 1;
         ep->touched_slots[ep->ntouched++] = slot;
     }
-    transport_udp_deliver(ep->conns[slot], data, len, now_ns, kernel_ns);
+    ep->hooks->deliver(ep->conns[slot], data, len, now_ns, kernel_ns);
 }
 
 /* The batch is read: each conn that got some of it hears so once, and may send again. */
