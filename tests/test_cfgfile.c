@@ -6,6 +6,7 @@
 
 #include <cmocka.h>
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -833,6 +834,119 @@ static void test_laws_draw_their_distributions(void **state)
     }
 }
 
+/* ---- every law of sizes at the ends of its parameters ---------------------------------- */
+
+#define EXTREME_DRAWS 100000
+#define EXTREME_Z 5.0 /* deviations of the mean the draws' mean may stray by (a fixed seed) */
+
+/* A law of sizes tried at one setting: its row, its parameters, the option's range. */
+struct law_trial {
+    const struct size_law_row *row;
+    double p[3];
+    uint32_t lo, hi;
+};
+
+/* P(size <= k) for the trial, k in [lo, hi]: a law's by its distribution function, floored and
+ * clamped; uniform:MIN,MAX's and fixed:N's over their whole sizes. */
+static double trial_at(const struct law_trial *t, uint32_t k)
+{
+    if (!t->row->sizes) {
+        return law_at(t->row->law, t->p, t->lo, t->hi, k);
+    }
+    double min = t->p[0], max = t->row->params > 1 ? t->p[1] : t->p[0];
+    return k < min ? 0 : k >= max ? 1 : (k - min + 1) / (max - min + 1);
+}
+
+/* The trial's text parsed, EXTREME_DRAWS drawn: every size in the range and between the
+ * lowest draw's and the highest's; their mean within EXTREME_Z deviations (the law's own, as
+ * floored and clamped) of the law's mean, and Kolmogorov-Smirnov's distance to the law under
+ * 1.95 / sqrt(n). */
+static void check_law_trial(const struct law_trial *t)
+{
+    char text[SIZE_DIST_NAME], err[ERR_LEN];
+    int at = snprintf(text, sizeof(text), "%s", t->row->name);
+    for (unsigned i = 0; i < t->row->params; i++) {
+        at += snprintf(text + at, sizeof(text) - (size_t)at, "%s%.17g", i ? "," : ":", t->p[i]);
+    }
+    struct size_dist d;
+    if (size_dist_parse(text, t->lo, t->hi, &d, err, sizeof(err)) != SLAP_OK) {
+        fail_msg("%s in %u..%u refused: %s", text, t->lo, t->hi, err);
+    }
+    double *upto = calloc((size_t)t->hi + 1, sizeof(*upto)); /* P(size <= k) */
+    uint32_t *hits = calloc((size_t)t->hi + 1, sizeof(*hits));
+    assert_true(upto != NULL && hits != NULL);
+    double mean = 0, variance = 0;
+    for (uint32_t k = t->lo; k <= t->hi; k++) {
+        upto[k] = trial_at(t, k);
+        mean += k * (upto[k] - (k > t->lo ? upto[k - 1] : 0));
+    }
+    for (uint32_t k = t->lo; k <= t->hi; k++) {
+        variance += (k - mean) * (k - mean) * (upto[k] - (k > t->lo ? upto[k - 1] : 0));
+    }
+    uint32_t least = size_dist_sample(&d, 0), most = size_dist_sample(&d, UINT64_MAX);
+    uint64_t rng = SAMPLE_SEED;
+    double sum = 0;
+    for (int s = 0; s < EXTREME_DRAWS; s++) {
+        uint32_t size = size_dist_sample(&d, splitmix64(&rng));
+        if (size < least || size > most || size < t->lo || size > t->hi) {
+            fail_msg("%s in %u..%u: drew %u, the lowest draw %u, the highest %u", text, t->lo,
+                     t->hi, size, least, most);
+        }
+        hits[size]++;
+        sum += size;
+    }
+    double seen = 0, worst = 0;
+    for (uint32_t k = t->lo; k <= t->hi; k++) {
+        seen += hits[k];
+        worst = fmax(worst, fabs(seen / EXTREME_DRAWS - upto[k]));
+    }
+    free(hits);
+    free(upto);
+    double bound = EXTREME_Z * sqrt(variance / EXTREME_DRAWS) + 1e-9 * t->hi;
+    if (!(fabs(sum / EXTREME_DRAWS - mean) <= bound) || !(worst < 1.95 / sqrt(EXTREME_DRAWS))) {
+        fail_msg("%s in %u..%u: mean %.4f, the law's %.4f (bound %.4f); %.4f from its "
+                 "distribution",
+                 text, t->lo, t->hi, sum / EXTREME_DRAWS, mean, bound, worst);
+    }
+}
+
+/* Each row of size_law_rows with each parameter in turn at the ends of what the parser takes
+ * (the largest doubles, the least above 0, and around 0: a shape of 1e-20 moves a power by
+ * less than its last digit), the others at 100, 20 and 0.1, in
+ * the ranges of keys and of values; uniform:MIN,MAX and fixed:N at the ends of the range. */
+static void test_laws_hold_at_their_ends(void **state)
+{
+    (void)state;
+    static const double any[] = {-DBL_MAX, -1e9,  -1e-9, -1e-20, 0,      DBL_TRUE_MIN,
+                                 1e-300,   1e-20, 1e-9,  1e9,    DBL_MAX};
+    static const double base[3] = {100, 20, 0.1};
+    const uint32_t ranges[2][2] = {{16, 250}, {1, VALUE_MAX}};
+    for (size_t r = 0; r < size_law_row_count; r++) {
+        const struct size_law_row *row = &size_law_rows[r];
+        for (size_t g = 0; g < SLAP_ARRAY_SIZE(ranges); g++) {
+            struct law_trial t = {row, {base[0], base[1], base[2]}, ranges[g][0], ranges[g][1]};
+            if (row->sizes) { /* the least and the largest size at the range's ends */
+                for (int ends = 0; ends < (row->params > 1 ? 3 : 2); ends++) {
+                    t.p[0] = ends < 2 ? t.lo : t.hi;
+                    t.p[1] = ends < 1 ? t.lo : t.hi;
+                    check_law_trial(&t);
+                }
+                continue;
+            }
+            for (unsigned k = 0; k < row->params; k++) {
+                for (size_t v = 0; v < SLAP_ARRAY_SIZE(any); v++) {
+                    if (row->positive[k] && !(any[v] > 0)) {
+                        continue;
+                    }
+                    memcpy(t.p, base, sizeof(t.p));
+                    t.p[k] = any[v];
+                    check_law_trial(&t);
+                }
+            }
+        }
+    }
+}
+
 /* A law's text refused naming what is wrong; a good one said back as given. */
 static void test_laws_parse(void **state)
 {
@@ -896,6 +1010,7 @@ int main(void)
         cmocka_unit_test(test_sample_fixed),
         cmocka_unit_test(test_mean_and_max),
         cmocka_unit_test(test_laws_draw_their_distributions),
+        cmocka_unit_test(test_laws_hold_at_their_ends),
         cmocka_unit_test(test_laws_parse),
         cmocka_unit_test(test_load),
         cmocka_unit_test(test_load_size_too_large),

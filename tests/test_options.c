@@ -7,6 +7,7 @@
 
 #include <cmocka.h> /* after the four headers above, which it needs */
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,9 +15,10 @@
 
 #include "slap/base/common.h"
 #include "slap/base/json.h"
-#include "slap/cli/options.h"
-#include "slap/output/results.h"
 #include "slap/base/version.h"
+#include "slap/cli/options.h"
+#include "slap/model/schedule.h"
+#include "slap/output/results.h"
 
 #include "option_samples.h"
 #include "plan_output.h"
@@ -258,8 +260,9 @@ static const struct bad_line bad_lines[] = {
     {{"--exp-time=4294967296", "-B"}, "past the latest the binary protocol carries"},
     {{"--exp-time=1000000000"}, "past the latest the ascii protocol carries (2147483647"},
     {{"--exp-time=1000000000", "--protocol=meta"}, "the meta protocol carries"},
-    {{"--mix=get=1.7e308,set=1e307"}, "--mix: 'get=1.7e308,set=1e307': the shares add up to "
-                                      "more than a number can hold"},
+    {{"--mix=get=1.7e308,set=1e307"},
+     "--mix: 'get=1.7e308,set=1e307': the shares add up to "
+     "more than a number can hold"},
     {{"--ratio=1e308:1e308"}, "--ratio: '1e308:1e308' is not SET:GET"},
     {{"--ratio=1e309:1"}, "--ratio: '1e309:1' is not SET:GET"},
     {{"--ratio=1:1e999"}, "--ratio: '1:1e999' is not SET:GET"},
@@ -282,10 +285,12 @@ static const struct bad_line bad_lines[] = {
     {{"--key-pattern=write:gaussian", "-o", "0.1"},
      "--overwrite chooses the sets that rewrite a stored key: it cannot be used with "
      "--key_pattern set:LAW"},
-    {{"--key_min=5", "-w", "10"}, "--win_size sizes each client's own window: it cannot be used "
-                                  "with --key_min"},
-    {{"--key_max=5", "-v", "0.1"}, "--verify checks a value against what its own client set: it "
-                                   "cannot be used with --key_max"},
+    {{"--key_min=5", "-w", "10"},
+     "--win_size sizes each client's own window: it cannot be used "
+     "with --key_min"},
+    {{"--key_max=5", "-v", "0.1"},
+     "--verify checks a value against what its own client set: it "
+     "cannot be used with --key_max"},
     {{"--key_max=5", "-o", "0.1"}, "--overwrite overwrites keys its own client set: it cannot"},
     {{"--key_min=5", "-e", "0.1"}, "--exp_verify checks the expiry of what its own client set"},
     {{"--key_min=20", "--key_max=10"}, "--key_min (20) is above --key_max (10)"},
@@ -296,9 +301,30 @@ static const struct bad_line bad_lines[] = {
     {{"--tps=0"}, "slap: --tps: must be at least 1"},
     {{"-P", "1x"}, "--tps: '1x' has an unknown unit"},
     {{"-P", "1k", "--arrival=zipf"}, "--arrival: 'zipf' is no law of arrivals: uniform, poisson"},
-    {{"-P", "1k", "--arrival=gpareto:1"}, "gpareto:SHAPE takes a shape from 0 and below 1"},
-    {{"-P", "1k", "--arrival=gev:0"}, "gev:SHAPE takes a shape above 0 and below 1"},
-    {{"-P", "1k", "--arrival=normal:0.5"}, "normal:SHAPE takes a shape above 0 and up to 0.33"},
+    {{"-P", "1k", "--arrival=gpareto:1"},
+     "gpareto:SHAPE takes a shape from 0 and below 0.5 "
+     "(from 0.5 the gaps' variance is infinite"},
+    {{"-P", "1k", "--arrival=gpareto:0.5"},
+     "gpareto:SHAPE takes a shape from 0 and below 0.5 "
+     "(from 0.5 the gaps' variance is infinite"},
+    {{"-P", "1k", "--arrival=gev:0.5"},
+     "gev:SHAPE takes a shape above 0 and below 0.5 (from "
+     "0.5 the gaps' variance is infinite"},
+    {{"-P", "1k", "--arrival=gev:1e9"}, "gev:SHAPE takes a shape above 0 and below 0.5 (from"},
+    {{"-P", "1k", "--arrival=gev:0"},
+     "gev:SHAPE takes a shape above 0 and below 0.5 (at 0 "
+     "and below the law has no least gap"},
+    {{"-P", "1k", "--arrival=gpareto:-1e-9"},
+     "gpareto:SHAPE takes a shape from 0 and below "
+     "0.5 (below 0 the gaps are bounded"},
+    {{"-P", "1k", "--arrival=normal:0.5"},
+     "normal:SHAPE takes a shape above 0 and up to 0.33 "
+     "(beyond it more gaps fall below 0"},
+    {{"-P", "1k", "--arrival=normal:0"},
+     "normal:SHAPE takes a shape above 0 and up to 0.33 "
+     "(a deviation of 0 is --arrival=uniform)"},
+    {{"-P", "1k", "--arrival=poisson:2"}, "--arrival: 'poisson:2' is no law of arrivals"},
+    {{"-P", "1k", "--arrival=etc:0.1"}, "--arrival: 'etc:0.1' is no law of arrivals"},
     {{"-P", "1k", "--arrival=gev"}, "gev:SHAPE takes a shape"},
     {{"-P", "1k", "--arrival=gpareto:0.1x"}, "gpareto:SHAPE takes a shape"},
     {{"--arrival=poisson"}, "--arrival needs --tps, --sweep or --ramp"},
@@ -309,8 +335,9 @@ static const struct bad_line bad_lines[] = {
     {{"--ramp=1k:2k/0"}, "DURATION is a time above 0"},
     {{"--ramp=1k:2k/1us"}, "--ramp: '1k:2k/1us': DURATION has an unknown unit (use ms, s, m, h"},
     {{"--ramp=1k:2k/1000000d"}, "--ramp: '1k:2k/1000000d': DURATION is too large"},
-    {{"--ramp=1k:2k/1m", "-P", "1k"}, "--ramp sets the rate of one timed open-loop run: it cannot "
-                                       "be used with --tps"},
+    {{"--ramp=1k:2k/1m", "-P", "1k"},
+     "--ramp sets the rate of one timed open-loop run: it cannot "
+     "be used with --tps"},
     {{"--ramp=1k:2k/1m", "--sweep=1k:2k:1k"}, "cannot be used with --sweep"},
     {{"--ramp=1k:2k/1m", "-x", "10"}, "cannot be used with --execute_number"},
     {{"--ramp=1k:2k/1m", "--rounds=2"}, "cannot be used with --rounds"},
@@ -343,8 +370,9 @@ static const struct bad_line bad_lines[] = {
     {{"--timeout=0"}, "--timeout: must be more than 0"},
     {{"-v", "0"}, "--verify: '0' is not a fraction above 0 and up to 1"},
     {{"-v", "x"}, "--verify: 'x' is not a fraction"},
-    {{"--trace=t.csv", "-P", "1k"}, "--trace takes its keys, values, mix and times from the "
-                                    "trace: it cannot be used with --tps"},
+    {{"--trace=t.csv", "-P", "1k"},
+     "--trace takes its keys, values, mix and times from the "
+     "trace: it cannot be used with --tps"},
     {{"--trace=t.csv", "-U"}, "cannot be used with --udp"},
     {{"--trace=t.csv", "-w", "10"}, "cannot be used with --win_size"},
     {{"--trace=t.csv", "--mix=get=1"}, "cannot be used with --mix"},
@@ -458,6 +486,51 @@ static void test_full_line(void **state)
     assert_true(r.o.mix[OP_SET] == 0.1);
     assert_true(r.o.mix[OP_GET] == 0.9);
     parse_result_free(&r);
+}
+
+/* Every row of arrival_laws by its name: a shaped one takes the ends of its shapes (or the
+ * nearest doubles inside them) and refuses the nearest outside, naming the law, the range and
+ * the row's reason; the others take no shape. */
+static void test_arrival_rows_at_their_ends(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < arrival_law_count; i++) {
+        const struct arrival_law *law = &arrival_laws[i];
+        char arg[96];
+        struct parse_result r;
+        if (!law->shaped) {
+            snprintf(arg, sizeof(arg), "--arrival=%s", law->name);
+            parse(&r, (const char *const[]){"-P", "1k", arg, NULL});
+            assert_int_equal(r.outcome, OPTIONS_RUN);
+            assert_true(r.o.arrival == law->arrival && r.o.arrival_shape == law->shape);
+            parse_result_free(&r);
+            continue;
+        }
+        const struct {
+            double shape;
+            const char *why; /* NULL: taken */
+        } ends[] = {
+            {law->lo_in ? law->lo : nextafter(law->lo, law->hi), NULL},
+            {law->hi_in ? law->hi : nextafter(law->hi, law->lo), NULL},
+            {law->lo_in ? nextafter(law->lo, -INFINITY) : law->lo, law->why_lo},
+            {law->hi_in ? nextafter(law->hi, INFINITY) : law->hi, law->why_hi},
+        };
+        for (size_t e = 0; e < SLAP_ARRAY_SIZE(ends); e++) {
+            snprintf(arg, sizeof(arg), "--arrival=%s:%.17g", law->name, ends[e].shape);
+            parse(&r, (const char *const[]){"-P", "1k", arg, NULL});
+            if (ends[e].why == NULL) {
+                if (r.outcome != OPTIONS_RUN || r.o.arrival != law->arrival ||
+                    r.o.arrival_shape != ends[e].shape) {
+                    fail_msg("%s: outcome %d, err '%s'", arg, (int)r.outcome, r.err);
+                }
+            } else if (r.outcome != OPTIONS_USAGE || strstr(r.err, ends[e].why) == NULL ||
+                       strstr(r.err, law->name) == NULL || count_lines(r.err) != 2) {
+                fail_msg("%s: outcome %d, err '%s', not the reason '%s'", arg, (int)r.outcome,
+                         r.err, ends[e].why);
+            }
+            parse_result_free(&r);
+        }
+    }
 }
 
 static void test_latency_line(void **state)
@@ -1024,6 +1097,7 @@ int main(void)
         cmocka_unit_test_setup(test_counted_and_edges, unset_servers_env),
         cmocka_unit_test_teardown(test_servers_env, unset_servers_env),
         cmocka_unit_test_setup(test_help, unset_servers_env),
+        cmocka_unit_test(test_arrival_rows_at_their_ends),
         cmocka_unit_test(test_latency_line),
         cmocka_unit_test(test_workload_line),
         cmocka_unit_test(test_protocol_line),

@@ -156,6 +156,45 @@ static void test_refuses_bad_configs(void **state)
     results_doc_free(&d);
 }
 
+/* A results file of an older slap, which took --arrival shapes up to 1, reads back with its
+ * shape (a command line refuses it from 0.5); a shape no slap took is refused. */
+static void test_reads_back_older_arrival_shapes(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *shape;
+        double read; /* the shape read back; 0: refused */
+    } shapes[] = {{"gpareto:0.7", 0.7}, {"gev:0.99", 0.99}, {"gpareto:1", 0}, {"normal:0.5", 0}};
+    struct results_doc d;
+    make_doc(&d, "-s 127.0.0.1:1 -t 3s -P 1k --arrival gpareto:0.3", "old");
+    char *text = NULL;
+    to_json(&d, &text);
+    const char *at = strstr(text, "gpareto:0.3");
+    assert_non_null(at);
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(shapes); i++) {
+        char *edited = NULL;
+        assert_true(asprintf(&edited, "%.*s%s%s", (int)(at - text), text, shapes[i].shape,
+                             at + strlen("gpareto:0.3")) > 0);
+        struct json_value *root = NULL;
+        char err[512] = "";
+        assert_int_equal(json_parse(edited, strlen(edited), &root, err, sizeof(err)), SLAP_OK);
+        struct plan_replay r;
+        enum slap_status status =
+            plan_output_replay(json_get(root, "config"), &r, err, sizeof(err));
+        bool as_said = shapes[i].read > 0
+                           ? status == SLAP_OK && r.opts.arrival_shape == shapes[i].read
+                           : status == SLAP_ERROR && strstr(err, "--arrival") != NULL;
+        if (!as_said) {
+            fail_msg("%s: status %d, '%s'", shapes[i].shape, (int)status, err);
+        }
+        plan_output_replay_free(&r);
+        json_free(root);
+        free(edited);
+    }
+    free(text);
+    results_doc_free(&d);
+}
+
 /* The options' workload rows are the entries merge compares. */
 static void test_merge_refuses_other_workloads(void **state)
 {
@@ -251,6 +290,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_refuses_bad_configs),
+        cmocka_unit_test(test_reads_back_older_arrival_shapes),
         cmocka_unit_test(test_merge_refuses_other_workloads),
         cmocka_unit_test(test_merge_shows_sums),
         cmocka_unit_test(test_every_sink_has_its_path),

@@ -7,6 +7,7 @@
 #include <cmocka.h> /* after the four headers above, which it needs */
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "slap/base/common.h"
@@ -245,6 +246,150 @@ static void test_gap_laws(void **state)
     }
 }
 
+/* ---- every arrival law at the ends of its shapes ---- */
+
+#define LAW_RATE 1000.0        /* requests per second: a mean gap of 1 ms */
+#define LAW_Z 5.0              /* deviations of the mean a draw may stray by, with a fixed seed */
+#define LAW_PRECISION 0.01     /* the rate a law must hold to within this share */
+#define LAW_GAPS_MIN 100000    /* gaps drawn at least */
+#define LAW_GAPS_MAX (1 << 24) /* and at most: a law that needs more cannot hold the rate */
+#define LAW_STEPS (1 << 14)    /* steps of the integrals over each half of the quantiles */
+
+/* E[(gap - center)^power] of the law as a schedule draws it, in mean gaps: its quantile
+ * integrated over q from 2^-53 to 1 - 2^-53 (the draws' range), in steps even in log q below
+ * 1/2 and in log (1 - q) above, so the tails of a heavy law count as they should. */
+static double gap_moment(enum arrival arrival, double shape, double center, int power)
+{
+    double from = log(0x1p-53), to = log(0.5), step = (to - from) / LAW_STEPS, sum = 0;
+    for (int i = 0; i < LAW_STEPS; i++) {
+        double u = exp(from + (i + 0.5) * step);
+        sum += (pow(arrival_gap_quantile(arrival, shape, u) - center, power) +
+                pow(arrival_gap_quantile(arrival, shape, 1 - u) - center, power)) *
+               u * step;
+    }
+    return sum;
+}
+
+/* n gaps of a schedule at LAW_RATE on one lane (over a ramp when r is given) from its first
+ * time: every time finite and none before the last, no gap above the law's largest; their
+ * mean in mean gaps. */
+static double law_mean_gap(enum arrival arrival, double shape, const struct ramp *r, int n,
+                           const char *name)
+{
+    struct schedule s;
+    if (r != NULL) {
+        schedule_init_ramp(&s, arrival, shape, r, 1, 0, START_NS, 17);
+    } else {
+        schedule_init(&s, arrival, shape, LAW_RATE, 1, 0, START_NS, 17);
+    }
+    double largest = arrival_gap_quantile(arrival, shape, 1 - 0x1p-53) * 1e9 / LAW_RATE;
+    uint64_t first = schedule_peek(&s), previous = first;
+    for (int i = 0; i < n; i++) {
+        schedule_advance(&s);
+        uint64_t now = schedule_peek(&s);
+        if (now < previous || now == UINT64_MAX ||
+            (r == NULL && (double)(now - previous) > largest * (1 + 1e-9) + 1)) {
+            fail_msg("%s: gap %d from %llu to %llu ns", name, i, (unsigned long long)previous,
+                     (unsigned long long)now);
+        }
+        previous = now;
+    }
+    double from = (double)(first - START_NS) / 1e9, to = (double)(previous - START_NS) / 1e9;
+    if (r != NULL) { /* the ramp's count due between the first time and the last, against n */
+        return (double)(ramp_count(r, to) - ramp_count(r, from)) / n;
+    }
+    return (to - from) * LAW_RATE / n;
+}
+
+/* Each row of arrival_laws at the ends of its shapes (the nearest double inside an open end)
+ * and midway: the law as drawn has mean 1, and a schedule's gaps keep -P's rate, alone and
+ * over a ramp, within LAW_Z deviations of the mean of the gaps drawn. Their number is what
+ * holds the rate to LAW_PRECISION by the law's variance as drawn; a law that needs more than
+ * LAW_GAPS_MAX (a shape of 0.55, whose variance is infinite but for the draws' range) fails. */
+static void test_arrival_laws_hold_at_their_ends(void **state)
+{
+    (void)state;
+    const struct ramp ramp = {LAW_RATE / 2, LAW_RATE, 10 * SLAP_NS_PER_SEC};
+    for (size_t i = 0; i < arrival_law_count; i++) {
+        const struct arrival_law *law = &arrival_laws[i];
+        double lo = law->lo_in ? law->lo : nextafter(law->lo, law->hi);
+        double hi = law->hi_in ? law->hi : nextafter(law->hi, law->lo);
+        double shapes[] = {lo, (lo + hi) / 2, hi};
+        for (size_t k = 0; k < (law->shaped ? SLAP_ARRAY_SIZE(shapes) : 1); k++) {
+            double shape = law->shaped ? shapes[k] : law->shape;
+            char name[64];
+            snprintf(name, sizeof(name), "%s:%.17g", law->name, shape);
+            double mean = gap_moment(law->arrival, shape, 0, 1);
+            double deviation = sqrt(gap_moment(law->arrival, shape, mean, 2));
+            if (fabs(mean - 1) > 1e-3) {
+                fail_msg("%s: the gaps as drawn have a mean of %.6f", name, mean);
+            }
+            double needed = ceil(pow(LAW_Z * deviation / LAW_PRECISION, 2));
+            if (needed > LAW_GAPS_MAX) {
+                fail_msg("%s: a deviation of %.4g: %.3g gaps to hold the rate", name, deviation,
+                         needed);
+            }
+            int n = needed > LAW_GAPS_MIN ? (int)needed : LAW_GAPS_MIN;
+            double bound = LAW_Z * deviation / sqrt(n) + 1e-6;
+            double alone = law_mean_gap(law->arrival, shape, NULL, n, name);
+            double ramped = law_mean_gap(law->arrival, shape, &ramp, n, name);
+            if (!(fabs(alone - 1) <= bound) || !(fabs(ramped - 1) <= bound)) {
+                fail_msg("%s: mean gap %.5f alone, %.5f over a ramp, of %d (bound %.5f)", name,
+                         alone, ramped, n, bound);
+            }
+        }
+    }
+}
+
+/* The inverse of a * x modulo 2^64, a odd (Newton's iteration: each step doubles the bits). */
+static uint64_t odd_inverse(uint64_t a)
+{
+    uint64_t x = a;
+    for (int i = 0; i < 6; i++) {
+        x *= 2 - a * x;
+    }
+    return x;
+}
+
+/* The seed whose generator's first number is out: splitmix64's steps undone. */
+static uint64_t seed_giving(uint64_t out)
+{
+    uint64_t z = out ^ (out >> 31) ^ (out >> 62);
+    z *= odd_inverse(0x94d049bb133111ebULL);
+    z = z ^ (z >> 27) ^ (z >> 54);
+    z *= odd_inverse(0xbf58476d1ce4e5b9ULL);
+    z = z ^ (z >> 30) ^ (z >> 60);
+    return z - 0x9e3779b97f4a7c15ULL;
+}
+
+/* The highest number the generator gives (all bits set), as a random law's first gap: a finite
+ * gap no longer than the law's largest, not 2^53 - 1/2 over 2^53 rounded to 1 (an infinite gap:
+ * a lane's next time UINT64_MAX, the lane silent for good); and the lowest. */
+static void test_highest_draw_is_a_finite_gap(void **state)
+{
+    (void)state;
+    struct rng check = {seed_giving(UINT64_MAX)};
+    assert_true(rng_next(&check) == UINT64_MAX);
+    for (size_t i = 0; i < arrival_law_count; i++) {
+        const struct arrival_law *law = &arrival_laws[i];
+        double shape = !law->shaped ? law->shape
+                       : law->hi_in ? law->hi
+                                    : nextafter(law->hi, law->lo);
+        double largest = arrival_gap_quantile(law->arrival, shape, 1 - 0x1p-53) * 1e9 / LAW_RATE;
+        for (int low = 0; low < 2; low++) {
+            struct schedule s;
+            schedule_init(&s, law->arrival, shape, LAW_RATE, 1, 0, START_NS,
+                          seed_giving(low ? 0 : UINT64_MAX));
+            uint64_t gap = schedule_peek(&s) - START_NS;
+            if (schedule_peek(&s) == UINT64_MAX || (double)gap > largest * (1 + 1e-9) + 1) {
+                fail_msg("%s:%g: the %s draw gives a gap of %llu ns (the law's largest %.0f)",
+                         law->name, shape, low ? "lowest" : "highest", (unsigned long long)gap,
+                         largest);
+            }
+        }
+    }
+}
+
 static void check_peek_is_stable(enum arrival arrival)
 {
     struct schedule s;
@@ -429,6 +574,8 @@ int main(void)
         cmocka_unit_test(test_poisson_mean_and_variance),
         cmocka_unit_test(test_poisson_seeded),
         cmocka_unit_test(test_gap_laws),
+        cmocka_unit_test(test_arrival_laws_hold_at_their_ends),
+        cmocka_unit_test(test_highest_draw_is_a_finite_gap),
         cmocka_unit_test(test_peek_does_not_advance),
         cmocka_unit_test(test_uniform_skip_matches_advancing),
         cmocka_unit_test(test_skip_bounded_and_large),

@@ -229,8 +229,9 @@ static const struct option_row option_rows[] = {
     [ROW_ARRIVAL] = {0, "arrival", "KIND",
                      "Open-loop arrivals: uniform (evenly spaced, default), poisson (random "
                      "exponential gaps, same mean), or random gaps of a law by its shape, the "
-                     "mean -P's: normal:CV (0 to 0.33), gev:SHAPE (0 to 1), gpareto:SHAPE (0 to "
-                     "1), etc (Facebook's ETC pool: gpareto:0.154971).",
+                     "mean -P's: normal:CV (above 0, up to 0.33), gev:SHAPE (above 0, below "
+                     "0.5), gpareto:SHAPE (0 to below 0.5: from 0.5 the gaps' variance is "
+                     "infinite and the rate strays), etc (Facebook's ETC pool: gpareto:0.154971).",
                      SPECIAL(options_apply_arrival, options_show_arrival), WORKLOAD},
     [ROW_PIPELINE] = {0, "pipeline", "N",
                       "Requests in flight per connection, 1 to 1024. Default 1 (one request, "
@@ -466,10 +467,11 @@ enum options_outcome options_parse(struct slap_options *o, int argc, char **argv
 /* The options from the defaults; open_steps: a command whose runs are all open loops. */
 static enum options_outcome parse_from_defaults(struct slap_options *o, int argc, char **argv,
                                                 FILE *out, FILE *err, options_seen seen,
-                                                void *seen_arg, bool open_steps)
+                                                void *seen_arg, bool open_steps,
+                                                bool reading_back)
 {
     struct parse_state st = {.o = o, .target = o, .table = &slap_table, .out = out, .err = err,
-                             .seen = seen, .seen_arg = seen_arg};
+                             .seen = seen, .seen_arg = seen_arg, .reading_back = reading_back};
     options_defaults(o);
     o->open_steps = open_steps;
     enum options_outcome outcome = options_table_parse(&st, "slap", argc, argv);
@@ -479,13 +481,19 @@ static enum options_outcome parse_from_defaults(struct slap_options *o, int argc
 enum options_outcome options_parse_seen(struct slap_options *o, int argc, char **argv, FILE *out,
                                         FILE *err, options_seen seen, void *seen_arg)
 {
-    return parse_from_defaults(o, argc, argv, out, err, seen, seen_arg, false);
+    return parse_from_defaults(o, argc, argv, out, err, seen, seen_arg, false, false);
 }
 
 enum options_outcome options_parse_open_steps(struct slap_options *o, int argc, char **argv,
                                               FILE *out, FILE *err)
 {
-    return parse_from_defaults(o, argc, argv, out, err, NULL, NULL, true);
+    return parse_from_defaults(o, argc, argv, out, err, NULL, NULL, true, false);
+}
+
+enum options_outcome options_parse_read_back(struct slap_options *o, int argc, char **argv,
+                                             FILE *out, FILE *err)
+{
+    return parse_from_defaults(o, argc, argv, out, err, NULL, NULL, false, true);
 }
 
 void options_print_help(FILE *out)

@@ -185,46 +185,56 @@ enum options_outcome options_apply_ycsb(struct parse_state *st, const char *arg)
     return OPTIONS_RUN;
 }
 
-/* --arrival: uniform, poisson (exponential), a law of gaps by its shape, or etc. */
+/* The shape of a shaped --arrival row, "NAME:SHAPE": refused naming the law, the range and why
+ * not beyond it. */
+static enum options_outcome arrival_shape(struct parse_state *st, const char *arg,
+                                          const struct arrival_law *law, double *shape)
+{
+    const char *text = arg + strlen(law->name);
+    char *end = NULL;
+    double value = *text == ':' ? strtod(text + 1, &end) : NAN;
+    if (end == NULL || end == text + 1 || *end != '\0' || !isfinite(value)) {
+        return options_usage_error(st,
+                                   "--arrival: '%s': %s:SHAPE takes a shape, a number %s "
+                                   "%g and %s %g",
+                                   arg, law->name, law->lo_in ? "from" : "above", law->lo,
+                                   law->hi_in ? "up to" : "below", law->hi);
+    }
+    bool low = value < law->lo || (value == law->lo && !law->lo_in);
+    bool high = value > law->hi || (value == law->hi && !law->hi_in);
+    if (high && st->reading_back && value < law->hi_before) { /* an older slap's run */
+        high = false;
+    }
+    if (low || high) {
+        return options_usage_error(st,
+                                   "--arrival: '%s': %s:SHAPE takes a shape %s %g and %s %g "
+                                   "(%s)",
+                                   arg, law->name, law->lo_in ? "from" : "above", law->lo,
+                                   law->hi_in ? "up to" : "below", law->hi,
+                                   low ? law->why_lo : law->why_hi);
+    }
+    *shape = value;
+    return OPTIONS_RUN;
+}
+
+/* --arrival: a row of arrival_laws by its name, with its shape when it takes one. */
 enum options_outcome options_apply_arrival(struct parse_state *st, const char *arg)
 {
-    static const struct {
-        const char *name;
-        enum arrival arrival;
-        double lo, hi;  /* the shape's bounds */
-        bool lo_in;     /* lo itself allowed */
-    } laws[] = {{"normal", ARRIVAL_NORMAL, 0, ARRIVAL_NORMAL_CV_MAX, false},
-                {"gev", ARRIVAL_GEV, 0, 1, false},
-                {"gpareto", ARRIVAL_GPARETO, 0, 1, true}};
     struct slap_options *o = st->o;
-    o->arrival_shape = 0;
-    if (strcmp(arg, "uniform") == 0 || strcmp(arg, "poisson") == 0 ||
-        strcmp(arg, "exponential") == 0) {
-        o->arrival = arg[0] == 'u' ? ARRIVAL_UNIFORM : ARRIVAL_POISSON;
-        return OPTIONS_RUN;
-    }
-    if (strcmp(arg, "etc") == 0) {
-        o->arrival = ARRIVAL_GPARETO;
-        o->arrival_shape = ARRIVAL_ETC_SHAPE;
-        return OPTIONS_RUN;
-    }
     size_t name_len = strcspn(arg, ":");
-    for (size_t i = 0; i < SLAP_ARRAY_SIZE(laws); i++) {
-        if (strlen(laws[i].name) != name_len || strncmp(arg, laws[i].name, name_len) != 0) {
+    for (size_t i = 0; i < arrival_law_count; i++) {
+        const struct arrival_law *law = &arrival_laws[i];
+        if (strlen(law->name) != name_len || strncmp(arg, law->name, name_len) != 0 ||
+            (!law->shaped && arg[name_len] != '\0')) {
             continue;
         }
-        char *end = NULL;
-        double shape = arg[name_len] == ':' ? strtod(arg + name_len + 1, &end) : NAN;
-        if (end == NULL || end == arg + name_len + 1 || *end != '\0' || !isfinite(shape) ||
-            shape < laws[i].lo || (shape == laws[i].lo && !laws[i].lo_in) ||
-            shape > laws[i].hi || (shape == laws[i].hi && laws[i].hi == 1)) {
-            return options_usage_error(st, "--arrival: '%s': %s:SHAPE takes a shape %s %g and "
-                                           "%s %g (the gaps' mean is -P's)",
-                                       arg, laws[i].name, laws[i].lo_in ? "from" : "above",
-                                       laws[i].lo, laws[i].hi == 1 ? "below" : "up to",
-                                       laws[i].hi);
+        double shape = law->shape;
+        enum options_outcome outcome =
+            law->shaped ? arrival_shape(st, arg, law, &shape) : OPTIONS_RUN;
+        if (outcome != OPTIONS_RUN) {
+            return outcome;
         }
-        o->arrival = laws[i].arrival;
+        o->arrival = law->arrival;
         o->arrival_shape = shape;
         return OPTIONS_RUN;
     }

@@ -52,6 +52,7 @@ struct parse_state {
     bool given[OPTIONS_MAX_ROWS]; /* which options the command line set */
     options_seen seen;            /* told of each option read well (NULL: none) */
     void *seen_arg;
+    bool reading_back; /* a results file's config: what an older slap ran with is taken */
 };
 
 /* Apply arg (NULL for a flag); print a usage error and say so when it is bad. */

@@ -201,7 +201,7 @@ enum slap_status plan_output_replay(const struct json_value *config, struct plan
     size_t why_len = 0;
     FILE *msg = open_memstream(&why, &why_len);
     enum options_outcome outcome =
-        msg != NULL ? options_parse(&r->opts, r->argc, r->argv, msg, msg) : OPTIONS_USAGE;
+        msg != NULL ? options_parse_read_back(&r->opts, r->argc, r->argv, msg, msg) : OPTIONS_USAGE;
     if (msg != NULL) {
         fclose(msg);
     }

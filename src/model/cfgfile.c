@@ -167,10 +167,15 @@ uint32_t size_dist_max(const struct size_dist *d)
     return max;
 }
 
-/* A law's size at quantile q: floored to whole bytes, clamped to the range. */
+/* A law's size at quantile q: floored to whole bytes, clamped to the range. The location's
+ * whole part and the rest are floored apart: a deviation below the location's precision still
+ * takes a draw under a whole location (normal:100,1e-300: 99 half the time, as the law has it). */
 static uint32_t law_size(const struct size_range *r, double q)
 {
-    double x = floor(size_law_quantile(r->law, r->p, q));
+    double at;
+    double excess = size_law_excess(r->law, r->p, q, &at);
+    double whole = floor(at);
+    double x = whole + floor((at - whole) + excess);
     return !(x > (double)r->min) ? r->min : x >= (double)r->max ? r->max : (uint32_t)x;
 }
 
@@ -345,15 +350,61 @@ static void preset_etc(uint32_t lo, uint32_t hi, struct size_dist *d)
     d->n++;
 }
 
-static const struct {
-    const char *name;
-    enum size_law law;
-    unsigned params;
-} size_laws[] = {
-    {"normal", SIZE_LAW_NORMAL, 2},   {"exponential", SIZE_LAW_EXPONENTIAL, 1},
-    {"gev", SIZE_LAW_GEV, 3},         {"gpareto", SIZE_LAW_GPARETO, 3},
-    {"uniform", SIZE_LAW_UNIFORM, 2}, {"fixed", SIZE_LAW_UNIFORM, 1},
-};
+/* The row of the law named by text's first name_len bytes, or NULL. */
+static const struct size_law_row *law_row(const char *text, size_t name_len)
+{
+    for (size_t k = 0; k < size_law_row_count; k++) {
+        const struct size_law_row *row = &size_law_rows[k];
+        if (strlen(row->name) == name_len && strncmp(row->name, text, name_len) == 0) {
+            return row;
+        }
+    }
+    return NULL;
+}
+
+/* ":P1,P2,..." after a law's name: exactly want numbers into p. */
+static bool law_numbers(const char *at, unsigned want, double p[3])
+{
+    unsigned n = 0;
+    while ((n == 0 && *at == ':') || (n > 0 && *at == ',')) {
+        const char *start = at + 1;
+        size_t plen = strcspn(start, ",");
+        if (n == 3 || !parse_number(start, plen, &p[n])) {
+            return false;
+        }
+        n++;
+        at = start + plen;
+    }
+    return *at == '\0' && n == want;
+}
+
+/* The range r of a law by its row's rules: sizes whole bytes in [lo, hi], the least first, or
+ * the parameters that must be above 0 so; any other finite number is the law's own. */
+static enum slap_status law_range(const struct size_law_row *row, const double p[3], uint32_t lo,
+                                  uint32_t hi, struct size_range *r, char *err, size_t err_len,
+                                  const char *shown)
+{
+    *r = (struct size_range){.min = lo, .max = hi, .prop = 1, .law = row->law};
+    memcpy(r->p, p, sizeof(r->p));
+    if (row->sizes) { /* uniform:MIN,MAX and fixed:SIZE */
+        double min = p[0], max = row->params > 1 ? p[1] : p[0];
+        if (min != floor(min) || max != floor(max) || min < lo || max > hi || min > max) {
+            snprintf(err, err_len, "%s: sizes must be whole bytes in %u..%u, the least first",
+                     shown, lo, hi);
+            return SLAP_ERROR;
+        }
+        r->min = (uint32_t)min;
+        r->max = (uint32_t)max;
+        return SLAP_OK;
+    }
+    for (unsigned i = 0; i < row->params; i++) {
+        if (row->positive[i] && !(p[i] > 0)) {
+            snprintf(err, err_len, "%s: the %s must be above 0", shown, row->param_names[i]);
+            return SLAP_ERROR;
+        }
+    }
+    return SLAP_OK;
+}
 
 /* "NAME:P1,P2,...": a law of sizes by name, its draws clamped to [lo, hi]; or a preset. */
 static enum slap_status parse_law(const char *text, uint32_t lo, uint32_t hi, struct size_dist *d,
@@ -372,53 +423,26 @@ static enum slap_status parse_law(const char *text, uint32_t lo, uint32_t hi, st
         return dist_normalise(d);
     }
     size_t name_len = strcspn(text, ":");
-    for (size_t k = 0; k < SLAP_ARRAY_SIZE(size_laws); k++) {
-        if (strlen(size_laws[k].name) != name_len ||
-            strncmp(size_laws[k].name, text, name_len) != 0) {
-            continue;
-        }
-        double p[3] = {0, 0, 0};
-        unsigned n = 0;
-        const char *at = text + name_len;
-        while ((n == 0 && *at == ':') || (n > 0 && *at == ',')) {
-            const char *start = at + 1;
-            size_t plen = strcspn(start, ",");
-            if (n == 3 || !parse_number(start, plen, &p[n])) {
-                break;
-            }
-            n++;
-            at = start + plen;
-        }
-        if (*at != '\0' || n != size_laws[k].params) {
-            snprintf(err, err_len, "%s: %s takes %u number%s after the colon, with commas "
-                                   "between", quote(text, len, shown), size_laws[k].name,
-                     size_laws[k].params, size_laws[k].params > 1 ? "s" : "");
-            return SLAP_ERROR;
-        }
-        struct size_range *r = &d->r[0];
-        *r = (struct size_range){.min = lo, .max = hi, .prop = 1, .law = size_laws[k].law};
-        memcpy(r->p, p, sizeof(p));
-        d->n = 1;
-        if (size_laws[k].law == SIZE_LAW_UNIFORM) { /* uniform:MIN,MAX and fixed:SIZE */
-            double min = p[0], max = n > 1 ? p[1] : p[0];
-            if (min != floor(min) || max != floor(max) || min < lo || max > hi || min > max) {
-                snprintf(err, err_len, "%s: sizes must be whole bytes in %u..%u, the least "
-                                       "first", quote(text, len, shown), lo, hi);
-                return SLAP_ERROR;
-            }
-            r->min = (uint32_t)min;
-            r->max = (uint32_t)max;
-        } else if (!(p[size_laws[k].law == SIZE_LAW_EXPONENTIAL ? 0 : 1] > 0)) {
-            snprintf(err, err_len, "%s: the %s must be above 0", quote(text, len, shown),
-                     size_laws[k].law == SIZE_LAW_NORMAL ? "standard deviation"
-                     : size_laws[k].law == SIZE_LAW_EXPONENTIAL ? "mean" : "scale");
-            return SLAP_ERROR;
-        }
-        return dist_normalise(d);
+    const struct size_law_row *row = law_row(text, name_len);
+    quote(text, len, shown);
+    if (row == NULL) {
+        snprintf(err, err_len,
+                 "%s is no law of sizes: normal, exponential, gev, gpareto, "
+                 "uniform, fixed, or the preset etc",
+                 shown);
+        return SLAP_ERROR;
     }
-    snprintf(err, err_len, "%s is no law of sizes: normal, exponential, gev, gpareto, "
-                           "uniform, fixed, or the preset etc", quote(text, len, shown));
-    return SLAP_ERROR;
+    double p[3] = {0, 0, 0};
+    if (!law_numbers(text + name_len, row->params, p)) {
+        snprintf(err, err_len, "%s: %s takes %u number%s after the colon, with commas between",
+                 shown, row->name, row->params, row->params > 1 ? "s" : "");
+        return SLAP_ERROR;
+    }
+    d->n = 1;
+    if (law_range(row, p, lo, hi, &d->r[0], err, err_len, shown) != SLAP_OK) {
+        return SLAP_ERROR;
+    }
+    return dist_normalise(d);
 }
 
 enum slap_status size_dist_parse(const char *text, uint32_t lo, uint32_t hi, struct size_dist *d,

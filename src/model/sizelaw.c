@@ -1,6 +1,7 @@
 /* Named laws of sizes: quantile and distribution functions (sizelaw.h). */
 #include "slap/model/sizelaw.h"
 
+#include <float.h>
 #include <math.h>
 
 /* The standard normal's quantile: a rational approximation on three intervals (P. J. Acklam's,
@@ -35,55 +36,103 @@ static double normal_quantile(double q)
     return x - u / (1 + x * u / 2);
 }
 
-double size_law_quantile(enum size_law law, const double p[3], double q)
+/* Shapes nearer 0 than this are the limit law's (Gumbel's, the exponential): the shape would
+ * move a quantile by under 1e-196 of the scale, and expm1(shape x) / shape, the stable form,
+ * would lose its digits in numbers below the least normal double. */
+#define SHAPE_NEGLIGIBLE 1e-200
+
+/* (y^-shape - 1) / shape as expm1 of -shape log y over shape: exact to the last digits at a
+ * shape of 1e-9 or 1e-300, where the difference of powers loses them all; log y at a
+ * negligible shape. */
+static double power_excess(double log_y, double shape)
 {
-    switch (law) {
-    case SIZE_LAW_NORMAL:
-        return p[0] + p[1] * normal_quantile(q);
-    case SIZE_LAW_EXPONENTIAL:
-        return -p[0] * log1p(-q);
-    case SIZE_LAW_GEV: { /* the largest of many: location, scale, shape */
-        double y = -log(q);
-        return p[2] == 0 ? p[0] - p[1] * log(y) : p[0] + p[1] * (pow(y, -p[2]) - 1) / p[2];
+    if (fabs(shape) < SHAPE_NEGLIGIBLE) {
+        return -log_y;
     }
+    return expm1(-shape * log_y) / shape;
+}
+
+const struct size_law_row size_law_rows[] = {
+    {"normal", SIZE_LAW_NORMAL, 2, {"mean", "standard deviation"}, {false, true}, false},
+    {"exponential", SIZE_LAW_EXPONENTIAL, 1, {"mean"}, {true}, false},
+    {"gev", SIZE_LAW_GEV, 3, {"location", "scale", "shape"}, {false, true, false}, false},
+    {"gpareto", SIZE_LAW_GPARETO, 3, {"location", "scale", "shape"}, {false, true, false}, false},
+    {"uniform", SIZE_LAW_UNIFORM, 2, {"least size", "largest size"}, {false, false}, true},
+    {"fixed", SIZE_LAW_UNIFORM, 1, {"size"}, {false}, true},
+};
+const size_t size_law_row_count = sizeof(size_law_rows) / sizeof(size_law_rows[0]);
+
+/* scale times z, the least double of z's sign where the product would be 0 (a scale of
+ * 5e-324): which side of its location a draw falls decides its floor. */
+static double scaled(double scale, double z)
+{
+    double product = scale * z;
+    return product == 0 && z != 0 ? copysign(DBL_TRUE_MIN, z) : product;
+}
+
+double size_law_excess(enum size_law law, const double p[3], double q, double *at)
+{
+    *at = law == SIZE_LAW_EXPONENTIAL ? 0 : p[0];
+    switch (law) {
+    case SIZE_LAW_NORMAL: /* its ends at q 0 and 1, where the approximation gives NaN */
+        return q <= 0 ? -INFINITY : q >= 1 ? INFINITY : scaled(p[1], normal_quantile(q));
+    case SIZE_LAW_EXPONENTIAL:
+        return scaled(p[0], -log1p(-q));
+    case SIZE_LAW_GEV: /* the largest of many: location, scale, shape */
+        return scaled(p[1], power_excess(log(-log(q)), p[2]));
     case SIZE_LAW_GPARETO: /* the excess over a threshold: location, scale, shape */
-        return p[2] == 0 ? p[0] - p[1] * log1p(-q)
-                         : p[0] + p[1] * (pow(1 - q, -p[2]) - 1) / p[2];
+        return scaled(p[1], power_excess(log1p(-q), p[2]));
     case SIZE_LAW_UNIFORM:
         break;
     }
+    *at = 0;
     return q;
+}
+
+double size_law_quantile(enum size_law law, const double p[3], double q)
+{
+    double at;
+    double excess = size_law_excess(law, p, q, &at);
+    return at + excess;
+}
+
+/* log (1 + shape z)^(-1 / shape), for 1 + shape z > 0, as -log1p(shape z) / shape: stable at
+ * tiny shapes as power_excess is; -z at a negligible shape; the logarithms apart where shape z
+ * passes the largest double (a shape of 1e308). */
+static double log_tail(double z, double shape)
+{
+    if (fabs(shape) < SHAPE_NEGLIGIBLE) {
+        return -z;
+    }
+    double t = shape * z;
+    return -(isinf(t) ? log(fabs(shape)) + log(fabs(z)) : log1p(t)) / shape;
+}
+
+/* Whether x, at z scales from the location, lies beyond the end of a law of the shape: where
+ * 1 + shape z is not above 0. */
+static bool past_end(double z, double shape)
+{
+    return fabs(shape) >= SHAPE_NEGLIGIBLE && !(shape * z > -1);
 }
 
 double size_law_cdf(enum size_law law, const double p[3], double x)
 {
+    double z = (x - p[0]) / p[1];
     switch (law) {
     case SIZE_LAW_NORMAL:
-        return 0.5 * erfc(-(x - p[0]) / (p[1] * sqrt(2)));
+        return 0.5 * erfc(-z / sqrt(2));
     case SIZE_LAW_EXPONENTIAL:
         return x <= 0 ? 0 : -expm1(-x / p[0]);
-    case SIZE_LAW_GEV: {
-        double z = (x - p[0]) / p[1];
-        if (p[2] == 0) {
-            return exp(-exp(-z));
-        }
-        double t = 1 + p[2] * z;
-        if (t <= 0) {
+    case SIZE_LAW_GEV:
+        if (past_end(z, p[2])) {
             return p[2] > 0 ? 0 : 1;
         }
-        return exp(-pow(t, -1 / p[2]));
-    }
-    case SIZE_LAW_GPARETO: {
-        double z = (x - p[0]) / p[1];
+        return exp(-exp(log_tail(z, p[2])));
+    case SIZE_LAW_GPARETO:
         if (z <= 0) {
             return 0;
         }
-        if (p[2] == 0) {
-            return -expm1(-z);
-        }
-        double t = 1 + p[2] * z;
-        return t <= 0 ? 1 : 1 - pow(t, -1 / p[2]);
-    }
+        return past_end(z, p[2]) ? 1 : -expm1(log_tail(z, p[2]));
     case SIZE_LAW_UNIFORM:
         break;
     }

@@ -145,8 +145,18 @@ def case_bad_options():
                  ["--key_min=10", "--key_max=5"], ["--key_max=4294967296"],
                  ["--key_pattern=get:zipf,,set:sequential"], ["--key_pattern=foo:zipf"],
                  ["--key_pattern=get:zipf:0"], ["--key_pattern=get:zipf:1e308"],
-                 ["--key_pattern=all:latest"], ["--key_pattern=get:zipf:0." + "9" * 60 + "x"]):
+                 ["--key_pattern=all:latest"], ["--key_pattern=get:zipf:0." + "9" * 60 + "x"],
+                 ["-P", "1k", "--arrival=gpareto:0.5"], ["-P", "1k", "--arrival=gev:0.9"],
+                 ["-P", "1k", "--arrival=normal:1"]):
         rc, out, err = run_slap(args)
         check(rc == 2, "%r: exit status %d, expected 2" % (args, rc))
         check(out == "", "%r printed to stdout" % (args,))
         check(len(err.strip().splitlines()) == 2 and "--help" in err, "%r: error text %r" % (args, err))
+    # a law's shape past what keeps the rate: the law, the range and why, in the first line
+    for shape, says in (("gpareto:0.5", "gpareto:SHAPE takes a shape from 0 and below 0.5 "
+                                        "(from 0.5 the gaps' variance is infinite"),
+                        ("gev:0.9", "gev:SHAPE takes a shape above 0 and below 0.5 (from 0.5"),
+                        ("normal:1", "normal:SHAPE takes a shape above 0 and up to 0.33 (beyond "
+                                     "it more gaps fall below 0")):
+        rc, out, err = run_slap(["-P", "1k", "--arrival=" + shape])
+        check(says in err.splitlines()[0], "--arrival=%s: error text %r" % (shape, err))

@@ -178,6 +178,10 @@ enum options_outcome options_parse(struct slap_options *o, int argc, char **argv
  * that what needs an open loop (--priority=realtime) is taken without -P. */
 enum options_outcome options_parse_open_steps(struct slap_options *o, int argc, char **argv,
                                               FILE *out, FILE *err);
+/* options_parse of a results file's config: a setting an older slap ran with and this one
+ * refuses is taken (an --arrival shape from 0.5). */
+enum options_outcome options_parse_read_back(struct slap_options *o, int argc, char **argv,
+                                             FILE *out, FILE *err);
 /* Each option options_parse_seen read well, in argv's order: its row (options_table_long_name's
  * index) and its value as given (NULL for a flag). */
 typedef void (*options_seen)(void *arg, size_t row, const char *value);

@@ -2,23 +2,27 @@
 #ifndef SLAP_SCHEDULE_H
 #define SLAP_SCHEDULE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "slap/base/rng.h"
+#include "slap/model/sizelaw.h"
 
 enum arrival {
     ARRIVAL_UNIFORM = 0, /* evenly spaced */
     ARRIVAL_POISSON = 1, /* exponential gaps with the same mean */
     ARRIVAL_NORMAL,      /* normal gaps: the mean, and the shape times it as the deviation
                             (0 < shape <= ARRIVAL_NORMAL_CV_MAX), clamped at 0 */
-    ARRIVAL_GEV,         /* generalized extreme value gaps of the shape (0 < shape < 1), from 0 */
-    ARRIVAL_GPARETO,     /* generalized Pareto gaps of the shape (0 <= shape < 1), from 0 */
+    ARRIVAL_GEV,         /* generalized extreme value gaps of the shape, from 0 */
+    ARRIVAL_GPARETO,     /* generalized Pareto gaps of the shape, from 0 */
 };
 
 /* Normal gaps' largest deviation (as a share of the mean): the clamp at 0 then moves the mean
- * by under 0.001% (below 1 in 1000 gaps are clamped). */
+ * by 0.011% (0.12% of the gaps are clamped). */
 #define ARRIVAL_NORMAL_CV_MAX 0.33
+/* The heavy laws' shapes stop below this: from 0.5 the gaps' variance is infinite. */
+#define ARRIVAL_SHAPE_MAX 0.5
 /* The shape of the gaps of Facebook's ETC pool (mutilate's fb_ia: generalized Pareto with
  * shape 0.154971; its scale, 16.0292 us, is the rate's to set). */
 #define ARRIVAL_ETC_SHAPE 0.154971
@@ -46,6 +50,30 @@ double ramp_rate_between(const struct ramp *r, double t0, double t1);
 /* The ramp with both rates divided by parts (--share), for one of them. */
 struct ramp ramp_share(const struct ramp *r, double parts);
 
+/*
+ * The laws --arrival takes, one row each: the parser reads them, and the tests walk every row
+ * at the ends of its shapes. A shaped row takes NAME:SHAPE within [lo, hi] (each end in or out
+ * of it, as lo_in and hi_in say), and why_lo and why_hi say why not past them (a results file
+ * of an older slap may hold a shape up to hi_before, and is read); another stands
+ * for one shape (etc's). Every shape accepted keeps the rate: the gaps' mean is 1 / rate.
+ */
+struct arrival_law {
+    const char *name;
+    enum arrival arrival;
+    bool shaped;
+    double shape; /* not shaped: the shape it stands for */
+    double lo, hi;
+    bool lo_in, hi_in;
+    const char *why_lo, *why_hi;
+    double hi_before; /* above hi: the end, not in it, an older slap took (read back) */
+};
+extern const struct arrival_law arrival_laws[];
+extern const size_t arrival_law_count;
+
+/* The law of the gaps of mean 1 at q, in (0, 1): what a schedule of the law and shape draws,
+ * times 1 / rate (gaps below 0 clamped to 0). */
+double arrival_gap_quantile(enum arrival arrival, double shape, double q);
+
 /* The arrival law as --arrival says it ("uniform", "poisson", "gpareto:0.154971") into buf. */
 void arrival_text(char *buf, size_t len, enum arrival arrival, double shape);
 
@@ -66,7 +94,8 @@ struct schedule {
     double poisson_ns; /* Poisson: offset of the next time from first_ns */
     uint64_t next_ns;  /* the next intended time, as schedule_peek returns it */
     struct rng rng;    /* Poisson: the lane's own generator */
-    double p[3];       /* normal, GEV, generalized Pareto: the law of gaps of mean 1 */
+    enum size_law law; /* normal, GEV, generalized Pareto: the law of gaps of mean 1 */
+    double p[3];       /* and its parameters */
     /* A ramp (ramp.duration_ns > 0): times are ramp_time of an operational count, the law's
      * times at unit rate. Uniform: request k of lane i is due at count k * lanes + i, so the
      * lanes interleave; a random law adds gaps of mean lanes to op_count. */
