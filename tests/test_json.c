@@ -131,6 +131,64 @@ static void test_error_position(void **state)
     assert_non_null(strstr(err, "line 3, column 8"));
 }
 
+/* Every member of a large object is found by name, the members kept in the document's order
+ * (they are sorted aside, for json_get's binary search and to find a name given twice). */
+static void test_members_found_by_name(void **state)
+{
+    (void)state;
+    enum { MEMBERS = 3000 };
+    size_t cap = MEMBERS * 24 + 8, used = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    used += (size_t)snprintf(text + used, cap - used, "{");
+    for (unsigned i = 0; i < MEMBERS; i++) { /* names out of order: m(7919 i mod MEMBERS) */
+        used += (size_t)snprintf(text + used, cap - used, "%s\"m%u\": %u", i ? ", " : "",
+                                 i * 7919 % MEMBERS, i);
+    }
+    snprintf(text + used, cap - used, "}");
+    struct json_value *v = parse_ok(text);
+    assert_int_equal(v->n, MEMBERS);
+    for (unsigned i = 0; i < MEMBERS; i++) {
+        char name[16];
+        uint64_t at = MEMBERS;
+        snprintf(name, sizeof(name), "m%u", i * 7919 % MEMBERS);
+        assert_string_equal(v->keys[i], name);
+        assert_true(json_to_u64(json_get(v, name), &at));
+        assert_int_equal(at, i);
+    }
+    assert_null(json_get(v, "m"));
+    assert_null(json_get(v, "m3000"));
+    assert_null(json_get(v, ""));
+    json_free(v);
+    free(text);
+}
+
+/* A name given twice is refused where its second instance ends: the first member, in the
+ * document, whose name an earlier member had ("b" here, not "a"), and an inner object's
+ * before its own. */
+static void test_repeated_name_where_given(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text, *where, *name;
+    } cases[] = {
+        {"{\"a\":1,\"b\":2,\"c\":3,\"b\":4,\"a\":5}", "line 1, column 23", "'b'"},
+        {"{\n\"a\": 1,\n\"b\": 2,\n\"a\": 3\n}", "line 4, column 4", "'a'"},
+        {"{\"a\":1,\"o\":{\"x\":1,\"x\":2},\"a\":2}", "line 1, column 22", "'x'"},
+    };
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(cases); i++) {
+        struct json_value *v = (struct json_value *)1;
+        char err[256] = "";
+        assert_int_equal(json_parse(cases[i].text, strlen(cases[i].text), &v, err, sizeof(err)),
+                         SLAP_ERROR);
+        assert_null(v);
+        if (strstr(err, cases[i].where) == NULL || strstr(err, cases[i].name) == NULL ||
+            strstr(err, "is repeated") == NULL) {
+            fail_msg("'%s': %s", cases[i].text, err);
+        }
+    }
+}
+
 /* The writer's text reads back to the same values. */
 static void test_writer_round_trip(void **state)
 {
@@ -213,6 +271,8 @@ int main(void)
         cmocka_unit_test(test_depth_bounded),     cmocka_unit_test(test_error_position),
         cmocka_unit_test(test_writer_round_trip), cmocka_unit_test(test_string_with_nul),
         cmocka_unit_test(test_writer_keeps_utf8_valid),
+        cmocka_unit_test(test_members_found_by_name),
+        cmocka_unit_test(test_repeated_name_where_given),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

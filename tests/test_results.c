@@ -775,6 +775,64 @@ static void test_periods_halved_and_folded(void **state)
     results_doc_free(&same);
 }
 
+/* A document holding the runs of hosts[i] with pids[i] (n of them; start 1000 ms). */
+static void doc_of_runs(struct results_doc *d, const char *const *hosts, const unsigned *pids,
+                        size_t n)
+{
+    assert_int_equal(results_doc_init(d), SLAP_OK);
+    for (size_t i = 0; i < n; i++) {
+        struct results_run_id id = {.pid = pids[i], .start_ms = 1000};
+        snprintf(id.host, sizeof(id.host), "%s", hosts[i]);
+        assert_int_equal(results_add_run(d, &id), SLAP_OK);
+    }
+}
+
+/* The same run in two inputs is found as a scan of every pair in order finds it: the first
+ * input that shares a run, the first input after it holding one of its runs, and the first of
+ * its runs that one holds; a run given twice in one input is no pair. */
+static void test_shared_run_first_pair(void **state)
+{
+    (void)state;
+    static const char *const hosts[][3] = {
+        {"x", "y", "z"}, {"x", "y", "y"}, {"q", "z", "x"}, {"x", "x", "x"}, {"z", "y"}};
+    static const unsigned pids[][3] = {{1, 2, 3}, {4, 5, 2}, {9, 3, 4}, {7, 8, 7}, {3, 2}};
+    static const size_t runs[] = {3, 3, 3, 3, 2};
+    static const struct {
+        size_t order[3], n;
+        bool found;
+        size_t a, b;
+        unsigned pid;
+    } cases[] = {
+        {{0, 1, 2}, 3, true, 0, 1, 2},  /* A and B share y/2 (A and C z/3 comes later) */
+        {{1, 2, 0}, 3, true, 0, 1, 4},  /* B and C share x/4 */
+        {{2, 0, 1}, 3, true, 0, 1, 3},  /* C and A share z/3 */
+        {{0, 4, 0}, 2, true, 0, 1, 2},  /* A and E share z/3 and y/2: A's first, y/2 */
+        {{3, 4, 0}, 2, false, 0, 0, 0}, /* D holds x/7 twice: within one input */
+    };
+    struct results_doc docs[5];
+    for (size_t i = 0; i < 5; i++) {
+        doc_of_runs(&docs[i], hosts[i], pids[i], runs[i]);
+    }
+    for (size_t c = 0; c < SLAP_ARRAY_SIZE(cases); c++) {
+        struct results_merge_input in[3];
+        struct results_shared_run same;
+        memset(in, 0, sizeof(in));
+        for (size_t i = 0; i < cases[c].n; i++) {
+            in[i].doc = &docs[cases[c].order[i]];
+        }
+        assert_int_equal(results_merge_shared_run(in, cases[c].n, &same), SLAP_OK);
+        assert_int_equal(same.found, cases[c].found);
+        if (same.found) {
+            assert_int_equal(same.a, cases[c].a);
+            assert_int_equal(same.b, cases[c].b);
+            assert_int_equal(same.run.pid, cases[c].pid);
+        }
+    }
+    for (size_t i = 0; i < 5; i++) {
+        results_doc_free(&docs[i]);
+    }
+}
+
 /* Every sink has its row whole, under an option of its own (a row left out of the table is
  * all zeros: slap merge crashed on it). */
 static void test_every_sink_filled(void **state)
@@ -809,6 +867,7 @@ int main(void)
         cmocka_unit_test(test_ramp_table),
         cmocka_unit_test(test_total_min_ignores_empty_types),
         cmocka_unit_test(test_periods_halved_and_folded),
+        cmocka_unit_test(test_shared_run_first_pair),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

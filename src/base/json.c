@@ -433,7 +433,7 @@ static struct json_value *parse_string(struct json_reader *r)
     return v;
 }
 
-/* Room for one more element (and key) in container v. */
+/* Room for one more element (and key, and where the key ended) in container v. */
 static bool grow(struct json_reader *r, struct json_value *v, size_t *cap)
 {
     if (v->n < *cap) {
@@ -446,10 +446,10 @@ static bool grow(struct json_reader *r, struct json_value *v, size_t *cap)
     }
     if (items != NULL && v->type == JSON_OBJECT) {
         char **keys = realloc(v->keys, next * sizeof(*keys));
-        if (keys != NULL) {
-            v->keys = keys;
-        }
-        items = keys != NULL ? items : NULL;
+        size_t *ends = keys != NULL ? realloc(v->order, next * sizeof(*ends)) : NULL;
+        v->keys = keys != NULL ? keys : v->keys;
+        v->order = ends != NULL ? ends : v->order;
+        items = ends != NULL ? items : NULL;
     }
     if (items == NULL) {
         parse_error(r, "out of memory");
@@ -505,14 +505,41 @@ static struct json_value *parse_array(struct json_reader *r, int depth)
     return v;
 }
 
-static bool duplicate_key(const struct json_value *v, const char *key)
+/* Member indexes a and b of an object (whose keys are names) by name, then by index. */
+static int by_name(const void *a, const void *b, void *names)
 {
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    int c = strcmp(((char *const *)names)[i], ((char *const *)names)[j]);
+    return c != 0 ? c : (i > j) - (i < j);
+}
+
+/* The members of object v sorted by name into v->order, which held where each name ended
+ * while they were read. A name given twice is refused where its second instance ended (the
+ * first such member in the document, as a scan of the names before each would find). */
+static bool index_members(struct json_reader *r, struct json_value *v)
+{
+    size_t *ends = v->order, twice = SIZE_MAX;
+    size_t *order = malloc((v->n > 0 ? v->n : 1) * sizeof(*order));
+    if (order == NULL) {
+        parse_error(r, "out of memory");
+        return false;
+    }
     for (size_t i = 0; i < v->n; i++) {
-        if (strcmp(v->keys[i], key) == 0) {
-            return true;
+        order[i] = i;
+    }
+    qsort_r(order, v->n, sizeof(*order), by_name, v->keys);
+    for (size_t i = 1; i < v->n; i++) {
+        if (order[i] < twice && strcmp(v->keys[order[i - 1]], v->keys[order[i]]) == 0) {
+            twice = order[i];
         }
     }
-    return false;
+    v->order = order;
+    if (twice != SIZE_MAX) {
+        r->pos = ends[twice];
+        parse_error(r, "member name '%.40s' is repeated", v->keys[twice]);
+    }
+    free(ends);
+    return twice == SIZE_MAX;
 }
 
 /* "key": value, into member v->n of object v. */
@@ -528,11 +555,12 @@ static bool parse_member(struct json_reader *r, struct json_value *v, int depth)
     if (key == NULL) {
         return false;
     }
-    if (strlen(key) != len || duplicate_key(v, key)) {
-        parse_error(r, "member name '%.40s' is repeated or holds a NUL", key);
+    if (strlen(key) != len) {
+        parse_error(r, "member name '%.40s' holds a NUL", key);
         free(key);
         return false;
     }
+    v->order[v->n] = r->pos; /* where the name ended, should it be given twice */
     skip_space(r);
     if (peek(r) != ':') {
         free(key);
@@ -567,7 +595,7 @@ static struct json_value *parse_object(struct json_reader *r, int depth)
             break;
         }
     }
-    if (!done) {
+    if (!done || !index_members(r, v)) {
         json_free(v);
         return NULL;
     }
@@ -639,6 +667,7 @@ void json_free(struct json_value *v)
     }
     free(v->items);
     free(v->keys);
+    free(v->order);
     free(v->text);
     free(v);
 }
@@ -648,10 +677,15 @@ const struct json_value *json_get(const struct json_value *v, const char *key)
     if (v == NULL || v->type != JSON_OBJECT) {
         return NULL;
     }
-    for (size_t i = 0; i < v->n; i++) {
-        if (strcmp(v->keys[i], key) == 0) {
-            return v->items[i];
+    size_t lo = 0, hi = v->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(v->keys[v->order[mid]], key);
+        if (c == 0) {
+            return v->items[v->order[mid]];
         }
+        lo = c < 0 ? mid + 1 : lo;
+        hi = c < 0 ? hi : mid;
     }
     return NULL;
 }

@@ -175,20 +175,20 @@ static int read_inputs(const struct sub_args *a, const char *name, struct result
 /* The same run given twice (the same file, or a copy) would count twice: refuse, naming both. */
 static int refuse_same_run(const struct sub_args *a, const struct results_merge_input *in)
 {
-    struct results_run_id same;
-    for (int i = 0; i < a->ninputs; i++) {
-        for (int j = i + 1; j < a->ninputs; j++) {
-            if (results_share_run(in[i].doc, in[j].doc, &same)) {
-                char qa[QUOTE_PATH_BUF], qb[QUOTE_PATH_BUF], qh[QUOTE_PATH_BUF];
-                fprintf(stderr,
-                        "slap merge: %s and %s hold the same run (host %s, pid %llu, "
-                        "started at %llu ms): a run is counted once\n",
-                        quote_name(qa, a->inputs[i]), quote_name(qb, a->inputs[j]),
-                        quote_name(qh, same.host), (unsigned long long)same.pid,
-                        (unsigned long long)same.start_ms);
-                return SLAP_EXIT_USAGE;
-            }
-        }
+    struct results_shared_run same;
+    if (results_merge_shared_run(in, (size_t)a->ninputs, &same) != SLAP_OK) {
+        fprintf(stderr, "slap merge: out of memory\n");
+        return SLAP_EXIT_FAILED;
+    }
+    if (same.found) {
+        char qa[QUOTE_PATH_BUF], qb[QUOTE_PATH_BUF], qh[QUOTE_PATH_BUF];
+        fprintf(stderr,
+                "slap merge: %s and %s hold the same run (host %s, pid %llu, started at %llu "
+                "ms): a run is counted once\n",
+                quote_name(qa, a->inputs[same.a]), quote_name(qb, a->inputs[same.b]),
+                quote_name(qh, same.run.host), (unsigned long long)same.run.pid,
+                (unsigned long long)same.run.start_ms);
+        return SLAP_EXIT_USAGE;
     }
     return SLAP_EXIT_OK;
 }
@@ -209,13 +209,39 @@ static const char *share_text(char *buf, size_t len, const struct run_desc *d)
     return buf;
 }
 
+/* The parts of the load no input holds (holder[part] 0) named into missing: "3/4, 4/4", cut
+ * with "..." when they pass len. */
+static void missing_parts(const int *holder, uint32_t count, char *missing, size_t len)
+{
+    size_t used = 0;
+    missing[0] = '\0';
+    for (uint32_t part = 1; part <= count; part++) {
+        int n;
+        if (holder[part] != 0) {
+            continue;
+        }
+        if (used + 32 >= len) {
+            snprintf(missing + used, len - used, "...");
+            return;
+        }
+        n = snprintf(missing + used, len - used, "%s%u/%u", used ? ", " : "", part, count);
+        used += n > 0 ? (size_t)n : 0;
+    }
+}
+
 static int check_shares(const struct sub_args *a, const struct results_merge_input *in,
                         char *missing, size_t len)
 {
     const struct run_desc *first = &in[0].doc->desc;
     char qa[QUOTE_PATH_BUF], qb[QUOTE_PATH_BUF];
+    /* holder[part]: 1 + the first input that is that part of the load, 0 for none */
+    int *holder = calloc((size_t)first->share_count + 1, sizeof(*holder));
+    int status = holder != NULL ? SLAP_EXIT_OK : SLAP_EXIT_FAILED;
     missing[0] = '\0';
-    for (int i = 1; i < a->ninputs; i++) {
+    if (holder == NULL) {
+        fprintf(stderr, "slap merge: out of memory\n");
+    }
+    for (int i = 0; i < a->ninputs && status == SLAP_EXIT_OK; i++) {
         const struct run_desc *d = &in[i].doc->desc;
         if (d->share_count != first->share_count || d->share_keys != first->share_keys) {
             char sa[32], sb[32];
@@ -224,33 +250,23 @@ static int check_shares(const struct sub_args *a, const struct results_merge_inp
                     "(--share I/N, the same N) merge\n",
                     quote_name(qa, a->inputs[0]), share_text(sa, sizeof(sa), first),
                     quote_name(qb, a->inputs[i]), share_text(sb, sizeof(sb), d));
-            return SLAP_EXIT_USAGE;
-        }
-        for (int j = 0; first->share_count > 0 && j < i; j++) {
-            if (in[j].doc->desc.share_index == d->share_index) {
-                fprintf(stderr,
-                        "slap merge: %s and %s are both part %u/%u of the load: each part is "
-                        "counted once\n",
-                        quote_name(qa, a->inputs[j]), quote_name(qb, a->inputs[i]),
-                        d->share_index, d->share_count);
-                return SLAP_EXIT_USAGE;
-            }
-        }
-    }
-    for (uint32_t part = 1; part <= first->share_count; part++) {
-        bool have = false;
-        for (int i = 0; i < a->ninputs && !have; i++) {
-            have = in[i].doc->desc.share_index == part;
-        }
-        size_t used = strlen(missing);
-        if (!have && used + 32 < len) {
-            snprintf(missing + used, len - used, "%s%u/%u", used ? ", " : "", part,
-                     first->share_count);
-        } else if (!have && used + 4 < len && strcmp(missing + used - 3, "...") != 0) {
-            snprintf(missing + used, len - used, "...");
+            status = SLAP_EXIT_USAGE;
+        } else if (first->share_count > 0 && holder[d->share_index] != 0) {
+            fprintf(stderr,
+                    "slap merge: %s and %s are both part %u/%u of the load: each part is "
+                    "counted once\n",
+                    quote_name(qa, a->inputs[holder[d->share_index] - 1]),
+                    quote_name(qb, a->inputs[i]), d->share_index, d->share_count);
+            status = SLAP_EXIT_USAGE;
+        } else if (first->share_count > 0) {
+            holder[d->share_index] = i + 1;
         }
     }
-    return SLAP_EXIT_OK;
+    if (status == SLAP_EXIT_OK) {
+        missing_parts(holder, first->share_count, missing, len);
+    }
+    free(holder);
+    return status;
 }
 
 /* Runs of different servers are a comparison (slap compare), not one load: refused, naming
@@ -621,15 +637,19 @@ static int merge_check(struct sub_args *a, struct results_merge_input *in,
         quote_line(stderr, "slap merge: ", err);
         return SLAP_EXIT_USAGE;
     }
-    if (refuse_same_run(a, in) != SLAP_EXIT_OK ||
-        (!groups && refuse_other_servers(a, in) != SLAP_EXIT_OK)) {
+    int refused = refuse_same_run(a, in);
+    if (refused != SLAP_EXIT_OK) {
+        return refused;
+    }
+    if (!groups && refuse_other_servers(a, in) != SLAP_EXIT_OK) {
         return SLAP_EXIT_USAGE;
     }
     *nload = put_probes_last(a, in);
     struct sub_args load = *a;
     load.ninputs = *nload;
-    if (check_shares(&load, in, missing, missing_len) != SLAP_EXIT_OK) {
-        return SLAP_EXIT_USAGE;
+    refused = check_shares(&load, in, missing, missing_len);
+    if (refused != SLAP_EXIT_OK) {
+        return refused;
     }
     if (results_merge_heads(merged, in, (size_t)*nload, err, sizeof(err)) != SLAP_OK) {
         quote_line(stderr, "slap merge: cannot merge: ", err);

@@ -385,11 +385,6 @@ enum slap_status results_add_this_run(struct results_doc *d)
     return results_add_run(d, &id);
 }
 
-static bool same_run(const struct results_run_id *a, const struct results_run_id *b)
-{
-    return a->pid == b->pid && a->start_ms == b->start_ms && strcmp(a->host, b->host) == 0;
-}
-
 void results_run_figures(const struct results_doc *d, struct results_run_id *id)
 {
     snprintf(id->label, sizeof(id->label), "%s", d->label);
@@ -415,21 +410,6 @@ enum slap_status results_run_latency(const struct results_doc *d, struct results
     id->max_us = (double)total->max_ns / 1e3;
     hist_slab_free(total, 1);
     return SLAP_OK;
-}
-
-bool results_share_run(const struct results_doc *a, const struct results_doc *b,
-                       struct results_run_id *same)
-{
-    const struct results_run_id *ra = a->runs.items, *rb = b->runs.items;
-    for (size_t i = 0; i < a->runs.n; i++) {
-        for (size_t j = 0; j < b->runs.n; j++) {
-            if (same_run(&ra[i], &rb[j])) {
-                *same = ra[i];
-                return true;
-            }
-        }
-    }
-    return false;
 }
 
 uint64_t results_requests(const struct slap_stats *s)

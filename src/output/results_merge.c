@@ -894,6 +894,83 @@ void results_merge_inputs_free(struct results_merge_input *in, size_t n)
     }
 }
 
+/* ---- a run given twice --------------------------------------------------------------- */
+
+/* Run k of input i, among every input's runs. */
+struct run_ref {
+    const struct results_run_id *id;
+    size_t input, k;
+};
+
+/* By run (pid, start, host), then where it is (input, then its place in the input's runs). */
+static int by_run(const void *pa, const void *pb)
+{
+    const struct run_ref *a = pa, *b = pb;
+    int c = (a->id->pid > b->id->pid) - (a->id->pid < b->id->pid);
+    c = c != 0 ? c : (a->id->start_ms > b->id->start_ms) - (a->id->start_ms < b->id->start_ms);
+    c = c != 0 ? c : strcmp(a->id->host, b->id->host);
+    c = c != 0 ? c : (a->input > b->input) - (a->input < b->input);
+    return c != 0 ? c : (a->k > b->k) - (a->k < b->k);
+}
+
+static bool same_run(const struct results_run_id *a, const struct results_run_id *b)
+{
+    return a->pid == b->pid && a->start_ms == b->start_ms && strcmp(a->host, b->host) == 0;
+}
+
+/* Is the pair (a, b) with a's run k before the one found? */
+static bool pair_before(const struct results_shared_run *found, size_t a, size_t b, size_t k,
+                        size_t found_k)
+{
+    if (!found->found || a != found->a) {
+        return !found->found || a < found->a;
+    }
+    return b < found->b || (b == found->b && k < found_k);
+}
+
+/* Each run of the sorted refs[0..n) held by two inputs or more: its first two inputs (sorted by
+ * input, the group's first ref is the lowest) as a pair, the earliest pair kept in *out. */
+static void find_shared(const struct run_ref *refs, size_t n, struct results_shared_run *out)
+{
+    size_t found_k = 0;
+    for (size_t start = 0, end; start < n; start = end) {
+        size_t other = SIZE_MAX;
+        for (end = start + 1; end < n && same_run(refs[start].id, refs[end].id); end++) {
+            other = other == SIZE_MAX && refs[end].input != refs[start].input ? end : other;
+        }
+        if (other != SIZE_MAX &&
+            pair_before(out, refs[start].input, refs[other].input, refs[start].k, found_k)) {
+            *out = (struct results_shared_run){true, refs[start].input, refs[other].input,
+                                               *refs[start].id};
+            found_k = refs[start].k;
+        }
+    }
+}
+
+enum slap_status results_merge_shared_run(const struct results_merge_input *in, size_t n,
+                                          struct results_shared_run *out)
+{
+    size_t total = 0, used = 0;
+    memset(out, 0, sizeof(*out));
+    for (size_t i = 0; i < n; i++) {
+        total += in[i].doc->runs.n;
+    }
+    struct run_ref *refs = malloc((total > 0 ? total : 1) * sizeof(*refs));
+    if (refs == NULL) {
+        return SLAP_ERROR;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const struct results_run_id *runs = in[i].doc->runs.items;
+        for (size_t k = 0; k < in[i].doc->runs.n; k++) {
+            refs[used++] = (struct run_ref){&runs[k], i, k};
+        }
+    }
+    qsort(refs, total, sizeof(*refs), by_run);
+    find_shared(refs, total, out);
+    free(refs);
+    return SLAP_OK;
+}
+
 /* A merged period kept in the document being merged (results_merge_each). */
 static enum slap_status keep_period(void *arg, struct results_period *p)
 {

@@ -2,8 +2,10 @@
 refused by slap merge, slap compare and slap plot (exit 2, naming the file and the field);
 runs merge refuses to add (open with closed loop, different measured lengths); streams and
 paths that are no results file (/dev/zero, a directory, a socket, an endless pipe, a --samples
-file that is not one); a run longer than the periods a document keeps, read by compare and plot."""
+file that is not one); a run longer than the periods a document keeps, read by compare and plot;
+readers linear in the parts of a file that grow (scripts/readers_scale.py's dimensions)."""
 import copy
+import importlib.util
 import json
 import os
 import re
@@ -14,7 +16,9 @@ import tempfile
 import time
 
 from cases_results import scale_totals
-from harness import check, PATHS, run_slap
+from harness import check, PATHS, run_slap, Skip
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def tmpdir():
@@ -232,3 +236,29 @@ def case_compare_and_plot_read_long_runs(mc):
     check(len(xs) == 1050 and abs(float(xs[0]) - 0.2) < 1e-6 and abs(float(xs[-1]) - 210) < 1e-6,
           "plot's points: %d, from %s to %s" % (len(xs), xs[0], xs[-1]))
     shutil.rmtree(d)
+
+
+def case_readers_linear_in_their_input():
+    """Reading results files costs instructions linear in what grows in them (callgrind's
+    count, which repeats where a time would not), measured at three sizes N, 2N and 4N by
+    scripts/readers_scale.py's builders: the growth of the count from 2N to 4N over that from
+    N to 2N is 2 for a linear reader, 4 for a quadratic one. Members of an object unknown to
+    slap: each name was compared with every one before it, to find one given twice, and
+    json_get scanned them all (a whole slap merge: 1.94 before they were sorted, 1.15 now).
+    The runs of two files merged, the check for a run given twice alone (results_merge_shared
+    _run: every run was compared with each of the other file's, which a whole merge shows only
+    past some 10,000 runs a file)."""
+    if shutil.which("valgrind") is None:
+        raise Skip("valgrind is not installed (scripts/deps.sh)")
+    spec = importlib.util.spec_from_file_location(
+        "readers_scale", os.path.join(TOP, "scripts", "readers_scale.py"))
+    scale = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(scale)
+    work = tmpdir()
+    for name, n, within in (("members", 500, None), ("runs", 1000, "results_merge_shared_run")):
+        ir, exponent = scale.measure(PATHS.slap, name, n, work, factor=2, within=within)
+        print("%s at %d, %d, %d%s: Ir %s, exponent %.2f" %
+              (name, n, 2 * n, 4 * n, " in " + within if within else "", ir, exponent))
+        check(min(ir) > 0, "nothing counted in %s: %s" % (within, ir))
+        check(exponent < 1.25, "reading grows as %s^%.2f: %s" % (name, exponent, ir))
+    shutil.rmtree(work)

@@ -73,7 +73,7 @@ SHARES_CPU = frozenset([
     "temporary_file_is_slaps_own", "two_outputs_one_file",
     "package_deb_in_chroot", "package_image_runs", "pdsh_fanout_survives_a_failed_host",
     "pipeline", "plot_spectrum_of_two_runs",
-    "preload_evictions", "quiet", "regular_output_replaced_whole", "release_soak_60s", "rep_write",
+    "preload_evictions", "quiet", "readers_linear_in_their_input", "regular_output_replaced_whole", "release_soak_60s", "rep_write",
     "replay_cas", "replay_client_order", "replay_due_after_the_end", "replay_from_stdin",
     "replay_long_ttl", "replay_protocols", "search_bad_objectives", "server_error",
     "server_list_checked", "sizes_in_header_and_config", "start_at_checked",

@@ -230,10 +230,6 @@ enum slap_status results_run_latency(const struct results_doc *d, struct results
 /* A document of one run: its figures into id (runs[]'s, which a merge keeps per host). */
 void results_run_figures(const struct results_doc *d, struct results_run_id *id);
 
-/* Do a and b hold a run in common? Then *same is that run. */
-bool results_share_run(const struct results_doc *a, const struct results_doc *b,
-                       struct results_run_id *same);
-
 /* Requests due: answered, unanswered, or answered with an error (the --max_errors P% base). */
 uint64_t results_requests(const struct slap_stats *s);
 
@@ -338,6 +334,18 @@ enum slap_status results_merge_periods(struct results_merge_input *in, size_t n,
                                        results_merge_each each, void *arg, char *err,
                                        size_t err_len);
 void results_merge_inputs_free(struct results_merge_input *in, size_t n);
+
+/* Two inputs that hold the same run (host, pid and start), which a merge would count twice. */
+struct results_shared_run {
+    bool found;
+    size_t a, b;                /* the inputs: the first such pair in order (a < b) */
+    struct results_run_id run;  /* the first of a's runs that b holds too */
+};
+/* Whether any two of the inputs' documents hold the same run, into *out: their runs sorted
+ * together, n log n in the runs they hold (not a scan of every pair). SLAP_ERROR: out of
+ * memory. */
+enum slap_status results_merge_shared_run(const struct results_merge_input *in, size_t n,
+                                          struct results_shared_run *out);
 
 
 #endif
