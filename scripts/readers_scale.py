@@ -130,6 +130,14 @@ def with_pid(doc, pid):
 # ---- the dimensions: each makes the input files of size n in dir, and says the command ------
 
 
+
+def merge_of(d, name, text):
+    """slap merge's command line for text written to d/name."""
+    path = os.path.join(d, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return ["merge", path]
+
 def dim_periods(base, n, d):
     path = os.path.join(d, "p.json")
     dump(with_periods(base, n), path)
@@ -213,27 +221,27 @@ def dim_probes(base, n, d):
     return two_files(doc, d)
 
 
-def dim_files(base, n, d):
+def hosts(base, n, d, share=False):
+    """slap merge of n files of one run each, from hosts h0 .. h(n-1) (with share: as the
+    parts 1/n .. n/n of one --share run)."""
     paths = []
     for i in range(n):
         path = os.path.join(d, "f%d.json" % i)
         doc = with_pid(base, i + 1)
         doc["runs"][0]["host"] = "h%d" % i
+        if share:
+            doc["config"]["share"] = "%d/%d" % (i + 1, n)
         dump(doc, path)
         paths.append(path)
     return ["merge"] + paths
+
+
+def dim_files(base, n, d):
+    return hosts(base, n, d)
 
 
 def dim_shares(base, n, d):
-    paths = []
-    for i in range(n):
-        path = os.path.join(d, "f%d.json" % i)
-        doc = with_pid(base, i + 1)
-        doc["runs"][0]["host"] = "h%d" % i
-        doc["config"]["share"] = "%d/%d" % (i + 1, n)
-        dump(doc, path)
-        paths.append(path)
-    return ["merge"] + paths
+    return hosts(base, n, d, share=True)
 
 
 def dim_buckets(base, n, d):
@@ -276,10 +284,7 @@ def dim_duplicate(base, n, d):
     for i in range(n):
         p["x%d" % i] = i
     text = text_of(doc).replace('"x%d":' % (n - 1), '"x0":', 1)
-    path = os.path.join(d, "m.json")
-    with open(path, "w") as f:
-        f.write(text)
-    return ["merge", path]
+    return merge_of(d, "m.json", text)
 
 
 def dim_whitespace(base, n, d):
@@ -287,20 +292,14 @@ def dim_whitespace(base, n, d):
     text = text_of(doc)
     pad = " " * n
     text = text.replace('"elapsed_s":', '"elapsed_s":' + pad)  # in each period
-    path = os.path.join(d, "w.json")
-    with open(path, "w") as f:
-        f.write(text)
-    return ["merge", path]
+    return merge_of(d, "w.json", text)
 
 
 def dim_escapes(base, n, d):
     doc = with_periods(base, 2)
     text = text_of(doc)
     text = text.replace('"tool":"slap 0.1.0"', '"tool":"slap ' + "\\u00e9" * n + '"')
-    path = os.path.join(d, "e.json")
-    with open(path, "w") as f:
-        f.write(text)
-    return ["merge", path]
+    return merge_of(d, "e.json", text)
 
 
 def dim_string(base, n, d):
@@ -315,10 +314,7 @@ def dim_digits(base, n, d):
     doc = with_periods(base, 2)
     text = text_of(doc)
     text = text.replace('"seconds":2.0,', '"seconds":2.' + "0" * n + "1,", 1)
-    path = os.path.join(d, "n.json")
-    with open(path, "w") as f:
-        f.write(text)
-    return ["merge", path]
+    return merge_of(d, "n.json", text)
 
 
 def dim_config(base, n, d):

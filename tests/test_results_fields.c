@@ -449,9 +449,9 @@ static void check_row(const struct json_value *root, const struct json_value *no
 }
 
 /* The schema file describes each table (at its object's place) and nothing more. */
-static void test_schema_matches_tables(void **state)
+/* The schema file's tree (json_free it). */
+static struct json_value *schema_tree(void)
 {
-    (void)state;
     FILE *in = fopen(SLAP_SCHEMA_FILE, "r");
     assert_non_null(in);
     char *text = NULL;
@@ -461,6 +461,13 @@ static void test_schema_matches_tables(void **state)
     assert_true(len > 0);
     struct json_value *root = tree_of(text);
     free(text);
+    return root;
+}
+
+static void test_schema_matches_tables(void **state)
+{
+    (void)state;
+    struct json_value *root = schema_tree();
     for (size_t i = 0; i < results_nobjects; i++) {
         const struct results_object *o = results_objects[i];
         const struct json_value *node = schema_at(root, o->schema);
@@ -488,15 +495,7 @@ static void test_schema_matches_tables(void **state)
 static void test_schema_verdicts(void **state)
 {
     (void)state;
-    FILE *in = fopen(SLAP_SCHEMA_FILE, "r");
-    assert_non_null(in);
-    char *text = NULL;
-    size_t cap = 0;
-    ssize_t len = getdelim(&text, &cap, '\0', in);
-    fclose(in);
-    assert_true(len > 0);
-    struct json_value *root = tree_of(text);
-    free(text);
+    struct json_value *root = schema_tree();
     const struct json_value *words = json_get(schema_at(root, "/$defs/verdict"), "enum");
     assert_non_null(words);
     assert_int_equal(words->n, LIMITS_VERDICTS);
