@@ -134,4 +134,4 @@ def case_mix_in_config_file(mc):
           "deletes and incrs ran: %r" % c)
     bad = write_file("cmd\nget 0.7\nfetch 0.3\n")
     rc, out, err = run_slap(["-s", mc.addr, "-F", bad, "-x", "10"])
-    check(rc == 2 and "%s:3: cmd type 'fetch'" % bad in err, "bad name: %d %r" % (rc, err))
+    check(rc == 2 and "'%s':3: cmd type 'fetch'" % bad in err, "bad name: %d %r" % (rc, err))

@@ -408,7 +408,8 @@ def case_planted_links_and_fifos_refused(mc):
 
 
 def case_two_outputs_one_file(mc):
-    """Two outputs naming one file are refused before the run (exit 2), naming both: the same
+    """Two outputs naming one file are refused before the run (exit 2), naming both (in the
+    option table's order): the same
     name (also in a directory that is not there), ./x and x, a link and its file, a dangling
     link and the name it leads to; slap merge the same. /dev/null may take several."""
     d = tmpdir()
@@ -419,13 +420,13 @@ def case_two_outputs_one_file(mc):
         os.symlink("new.json", os.path.join(d, "dangling.json"))
         cases = ((["--samples", "X", "--json", "X"], "--json and --samples both name 'X'"),
                  (["--json", "nodir/X", "--hdr_out", "nodir/X"],
-                  "--json and --hdr_out both name 'nodir/X'"),
+                  "--hdr_out and --json both name 'nodir/X'"),
                  (["--csv", "./y.csv", "--svg", "y.csv"],
                   "--csv './y.csv' and --svg 'y.csv' are the same file"),
                  (["--json", "link.json", "--csv", "real.json"],
                   "--json 'link.json' and --csv 'real.json' are the same file"),
                  (["--samples", "dangling.json", "--hdr_out", "new.json"],
-                  "--samples 'dangling.json' and --hdr_out 'new.json' are the same file"))
+                  "--hdr_out 'new.json' and --samples 'dangling.json' are the same file"))
         for extra, want in cases:
             r = subprocess.run([PATHS.slap, "-s", mc.addr] + RUN + extra, cwd=d,
                                capture_output=True, text=True, timeout=30)

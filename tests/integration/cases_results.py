@@ -363,7 +363,7 @@ def case_merge_percentiles_exact_and_refusals(mc):
     with open(os.path.join(d, "bad.json"), "w") as f:
         f.write('{"schema": 1, "kind": "run"')
     rc, out, err = run_slap(["merge", os.path.join(d, "bad.json")])
-    check(rc == 2 and "bad.json: line 1" in err, "a broken file: %d %s" % (rc, err))
+    check(rc == 2 and "bad.json': line 1" in err, "a broken file: %d %s" % (rc, err))
     rc, out, err = run_slap(["merge"])
     check(rc == 2 and "at least one" in err, "merge of nothing: %d" % rc)
     rc, out, err = run_slap(["plot", paths[0], paths[1], "-o", os.path.join(d, "p.svg")])
