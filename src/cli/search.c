@@ -453,8 +453,7 @@ static int measure_once(struct search *s, struct rate_result *res)
         res->achieved = s->seconds > 0 ? (double)stats_requests(s->acc) / s->seconds : 0;
         res->judged = run_limits(run, &limits) == SLAP_OK;
         res->limit = res->judged ? limits.verdict : LIMITS_UNKNOWN;
-        res->slap_busy = limits.client.demand_max >= LIMITS_SATURATED ||
-                         (limits.client.wait_known && limits.client.wait_max >= LIMITS_STARVED);
+        res->slap_busy = limits_slap_short(&limits);
         res->slap_late = res->judged && limits.slap_tail_share >= LIMITS_SLAP_TAIL;
         snprintf(res->limited_by, sizeof(res->limited_by), "%s",
                  res->judged ? limits_verdict_name(limits.verdict) : "");

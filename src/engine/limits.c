@@ -100,6 +100,12 @@ void limits_server_from_proc(struct limits_server *s, const char *name, const ch
 LIMITS_VERDICT_ROWS(VERDICT_FITS)
 #undef VERDICT_FITS
 
+bool limits_slap_short(const struct limits *l)
+{
+    return l->client.demand_max >= LIMITS_SATURATED ||
+           (l->client.wait_known && l->client.wait_max >= LIMITS_STARVED);
+}
+
 const char *limits_verdict_name(enum limits_verdict v)
 {
 #define VERDICT_WORD(id, word) [id] = word,

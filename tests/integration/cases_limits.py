@@ -518,6 +518,39 @@ def case_open_loop_client_lag(mc):
           "the verdict names the schedule: %r" % lim)
 
 
+def case_slap_stopped_its_lanes_not_the_servers(mc):
+    """-P 1000 over 4 connections through a proxy adding 2 ms, slap stopped (SIGSTOP) for
+    1.5 s from 2.2 s into a 3 s run: the lanes awaiting an answer when it stopped got theirs,
+    unread, and the requests due behind them were never sent. slap held the run back (its
+    verdict client, its schedule lost), so those are not the server's silence: said on
+    standard error and not counted against the server (the run failed with 'unanswered by the
+    server' when the sanitizers' build fell behind this way at a CPU quota)."""
+    proxy = DelayProxy(mc.port, 0.002)  # a daemon thread's: it ends with the case
+    proc = subprocess.Popen([PATHS.slap, "-s", proxy.addr, "-P", "1000", "-c", "4", "-T", "1",
+                             "-t", "3s"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        time.sleep(2.2)
+        proc.send_signal(signal.SIGSTOP)
+        time.sleep(1.5)
+        proc.send_signal(signal.SIGCONT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    print(out + err)
+    c = {k: int(v) for k, v in re.findall(r"^(\w+): (\d+)$", out, re.M)}
+    behind = c.get("unsent", 0) - c.get("client_lag", 0)
+    check(c.get("client_lag", 0) > 0 and behind > 0,
+          "slap stopped for 1.5 s must leave requests unsent, behind full lanes too: %r" % c)
+    check("%d requests fell due behind connections awaiting answers while slap itself held "
+          "the run back (limited_by client)" % behind in err, "the lanes' requests named: %r" % err)
+    check(proc.returncode == 0 and "unanswered by the server" not in err,
+          "slap's stop counted against the server: exit %d: %s" % (proc.returncode, err))
+    check(limits(out)["verdict"] == "client", "the verdict: %r" % limits(out))
+
+
 def case_open_loop_slow_server_not_client_lag(mc):
     """-P 2000 over 4 connections through a proxy adding 5 ms: each lane can carry about 175
     requests a second, so most requests fall due while their lane awaits an answer. Those are

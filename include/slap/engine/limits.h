@@ -189,6 +189,9 @@ struct limits {
 /* Room for n servers (zeroed); limits_free releases it. SLAP_ERROR when out of memory. */
 enum slap_status limits_init(struct limits *l, uint32_t nservers);
 void limits_free(struct limits *l);
+/* Was slap itself short of CPU (a thread near saturation, or waiting for a CPU past
+ * LIMITS_STARVED)? Then a lane it saw full may have held answers it had not read yet. */
+bool limits_slap_short(const struct limits *l);
 /* A server's figures from its stats pair, over the run; host_cpus caps the threads of a server
  * on slap's host (local), 0 when it is elsewhere. */
 void limits_server_from_stats(struct limits_server *s, const char *name, const char *label,
