@@ -40,6 +40,8 @@ SHARES_CPU = frozenset([
     "limits_garbage_server_stats",
     # a groups file refused before anything starts; a failed group named and the other reported
     "groups_bad_files", "groups_one_fails", "groups_runs_like_any_other",
+    # its sides' figures above zero and a verdict word each, its signal sent once slap runs
+    "netcompare_script",
     # after the run: each waits on a stall or a silent peer, and bounds only a stop's delay
     # (3 s for "about 2 s") and the periods' being non-empty
     "signal_while_writing_to_a_stalled_fifo", "stalled_fifo_fails_its_output",
