@@ -63,13 +63,14 @@ int exit_verdict(const struct run *r, const struct slap_options *o, int signal, 
                 who);
         return SLAP_EXIT_FAILED;
     }
-    /* The servers', not slap's lag; nor, when slap itself was short of CPU, the requests due
-     * behind full lanes: the answers those lanes awaited may have waited for slap to read. */
+    /* The servers', not slap's lag; nor, when the verdict is that slap held the run back, the
+     * requests due behind full lanes: the answers those lanes awaited may have waited for slap
+     * to read (slap short of CPU alone is not enough: beside a stalled server it says
+     * unknown, and the stalled lanes are the server's). */
     uint64_t silent = c->unanswered - c->client_lag;
     uint64_t behind = c->unsent > c->client_lag ? c->unsent - c->client_lag : 0;
     struct limits limits = {.seconds = 0};
-    if (behind > 0 && run_limits(r, &limits) == SLAP_OK &&
-        (limits.verdict == LIMITS_CLIENT || limits_slap_short(&limits))) {
+    if (behind > 0 && run_limits(r, &limits) == SLAP_OK && limits.verdict == LIMITS_CLIENT) {
         fprintf(stderr,
                 "%s: %llu requests fell due behind connections awaiting answers while slap "
                 "itself held the run back (limited_by %s): the answers may have waited for "
