@@ -14,7 +14,7 @@
 
 #include "slap/base/common.h"
 #include "slap/base/hist.h"
-#include "slap/engine/limits.h"
+#include "slap/judge/limits.h"
 #include "slap/model/stats.h"
 #include "slap/output/metrics.h"
 #include "slap/output/run_desc.h"

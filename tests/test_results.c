@@ -16,6 +16,7 @@
 #include "slap/base/json.h"
 #include "slap/base/rng.h"
 #include "slap/output/report_ramp.h"
+#include "slap/output/limits_words.h"
 #include "slap/output/results.h"
 #include "slap/output/run_desc.h"
 #include "slap/output/sinks.h"

@@ -29,7 +29,7 @@
 #include "slap/base/rng.h"
 #include "slap/base/units.h"
 #include "slap/cli/options.h"
-#include "slap/engine/limits.h"
+#include "slap/judge/limits.h"
 #include "slap/engine/run.h"
 #include "slap/net/servers.h"
 #include "slap/output/report.h"

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "slap/engine/limits.h"
+#include "slap/judge/limits.h"
 #include "slap/output/results.h"
 
 

@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 
 #include "slap/base/hostcpu.h"
+#include "slap/engine/limits_measure.h"
 
 void run_result(const struct run *r, struct run_result *res)
 {

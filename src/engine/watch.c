@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "slap/base/hostcpu.h"
+#include "slap/engine/limits_measure.h"
 
 #define BACKEND_LIST_MAX (PROXY_STATS_BACKENDS * SERVER_NAME_MAX)
 

@@ -30,7 +30,7 @@
 
 #include "slap/base/common.h"
 #include "slap/net/udp_endpoints.h"
-#include "slap/engine/limits.h"
+#include "slap/judge/limits.h"
 
 #define WORKER_WATCH_NS (10ULL * SLAP_NS_PER_MS)
 #define WORKER_TIMEOUT_CHECK_NS (100ULL * SLAP_NS_PER_MS)

@@ -1,5 +1,6 @@
 /* The text report in memaslap's layout, with slap's additions appended. */
 #include "slap/output/report.h"
+#include "slap/output/limits_words.h"
 
 #include <math.h>
 #include <signal.h>

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "slap/engine/limits.h"
+#include "slap/judge/limits.h"
 #include "slap/output/results.h"
 
 /* A row the hand code writes and reads; the table lists it for the checks. */

@@ -2,6 +2,7 @@
  * a time; the fields of each object are results_fields.c's. */
 #include "slap/output/results.h"
 #include "slap/output/intervals.h"
+#include "slap/output/limits_words.h"
 
 #include <signal.h>
 #include <string.h>
@@ -487,10 +488,11 @@ static void json_limits_server(struct json_writer *w, const struct limits_server
 /* What limited a run (or a sweep's step): slap's CPU, the servers', the verdict. */
 static void json_limits_object(struct json_writer *w, const struct limits *l)
 {
+    char why[LIMITS_WHY_MAX];
     json_open_object(w, "limits");
     json_string(w, "verdict", limits_verdict_name(l->verdict));
     json_borderline(w, &l->borderline);
-    json_string(w, "why", l->why);
+    json_string(w, "why", limits_why(l, why, sizeof(why)));
     json_double(w, "saturation", LIMITS_SATURATED);
     json_limits_client(w, &l->client);
     json_limits_run(w, l);

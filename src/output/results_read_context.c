@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "slap/engine/limits.h"
+#include "slap/judge/limits.h"
 
 #include "results_reader.h"
 
@@ -155,6 +155,7 @@ static void read_borderline(struct reader *r, const struct json_value *obj,
     const struct json_value *with = json_get(obj, "borderline");
     const struct json_value *figure = json_get(obj, "borderline_figure");
     memset(b, 0, sizeof(*b));
+    b->which = LIMITS_LINES; /* the file has its own words */
     if (with == NULL || with->type == JSON_NULL) {
         return;
     }

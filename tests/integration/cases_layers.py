@@ -17,6 +17,11 @@ def layers():
     return m.group(1).split()
 
 
+# Layers below a layer that it still may not use: output takes what the engine measured as data
+# (struct limits from judge, struct slap_stats from model), never the engine itself.
+APART = {"output": ("engine",)}
+
+
 def layer_files(layer):
     """A layer's sources and private headers (src/LAYER) and its public headers."""
     for folder in (os.path.join(TOP, "src", layer), os.path.join(TOP, "include", "slap", layer)):
@@ -39,6 +44,9 @@ def include_problems(path, layer, order):
             elif order.index(m.group(1)) > order.index(layer):
                 yield "%s (layer %s) includes %s from the layer above it, %s" % (
                     path, layer, name, m.group(1))
+            elif m.group(1) in APART.get(layer, ()):
+                yield "%s (layer %s) includes %s: %s may not use %s" % (
+                    path, layer, name, layer, m.group(1))
         elif "/" in name:
             yield "%s includes %s, neither a layer's public header nor a private one" % (
                 path, name)

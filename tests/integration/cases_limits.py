@@ -16,7 +16,7 @@ from harness import (PATHS, DelayProxy, Memcached, Skip, check, check_agree, cou
                      named, run_line, run_slap, sweep_rows)
 from cases_results import validate
 
-SATURATED = 0.85  # LIMITS_SATURATED in include/slap/engine/limits.h
+SATURATED = 0.85  # LIMITS_SATURATED in include/slap/judge/limits.h
 
 
 def limits(out):

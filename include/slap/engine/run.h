@@ -11,7 +11,7 @@
 
 #include "slap/base/common.h"
 #include "slap/base/hostcpu.h"
-#include "slap/engine/limits.h"
+#include "slap/judge/limits.h"
 #include "slap/engine/replay.h"
 #include "slap/net/server_stats.h"
 #include "slap/net/servers.h"

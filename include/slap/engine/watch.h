@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "slap/engine/limits.h"
+#include "slap/judge/limits.h"
 #include "slap/base/procstat.h"
 #include "slap/net/proxy_stats.h"
 #include "slap/net/server_stats.h"

@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "slap/base/common.h"
-#include "slap/engine/limits.h"
+#include "slap/judge/limits.h"
 #include "slap/model/stats.h"
 #include "slap/output/run_desc.h"
 

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "slap/engine/limits.h"
+#include "slap/judge/limits.h"
 #include "slap/model/stats.h"
 #include "slap/model/trace.h"
 #include "slap/output/intervals.h"

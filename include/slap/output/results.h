@@ -14,7 +14,7 @@
 #include "slap/base/common.h"
 #include "slap/base/hist.h"
 #include "slap/base/json.h"
-#include "slap/engine/limits.h"
+#include "slap/judge/limits.h"
 #include "slap/net/server_stats.h"
 #include "slap/model/stats.h"
 #include "slap/model/trace.h"

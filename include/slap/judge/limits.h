@@ -1,14 +1,13 @@
-/* What limited a run: slap's own CPU, the servers' CPU, and the verdict drawn from them. */
+/* What limited a run: the figures slap measured, the lines they are judged by, the verdict. */
 #ifndef SLAP_LIMITS_H
 #define SLAP_LIMITS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "slap/net/proxy_stats.h"
-#include "slap/net/server_stats.h"
+#include "slap/net/server_stats.h" /* SERVER_STATS_NOTE_MAX */
 #include "slap/net/servers.h"
 
 #define LIMITS_SATURATED 0.85 /* a busy share at or above this is "near saturation" */
@@ -123,6 +122,25 @@ enum limits_verdict {
 /* A verdict's word with its NUL fits this (results' limited_by fields): limits.c asserts it. */
 #define LIMITS_VERDICT_WORD_MAX 16
 
+/*
+ * The lines the verdict compares figures with. decide() makes every comparison through
+ * crossed(), so that the borderline search can take one of them on its line's other side: the
+ * same as moving that figure across its line, and deciding again.
+ */
+enum limits_line {
+    LIMITS_LINE_CLIENT_WAIT,   /* slap's threads' CPU wait, LIMITS_STARVED */
+    LIMITS_LINE_SERVER_WAIT,   /* a server's threads' CPU wait, LIMITS_STARVED */
+    LIMITS_LINE_CLIENT_DEMAND, /* slap's busiest thread's busy + wait, LIMITS_SATURATED */
+    LIMITS_LINE_CLIENT_SHARE,  /* slap's share of the CPUs it may use, LIMITS_SATURATED */
+    LIMITS_LINE_SERVER_BUSY,   /* a server's busy share, LIMITS_SATURATED */
+    LIMITS_LINE_RATE_MET,      /* -P: achieved / target, LIMITS_RATE_MET */
+    LIMITS_LINE_LATE,          /* -P: the P99 send lag, LIMITS_LATE_NS */
+    LIMITS_LINE_CLIENT_LAG,    /* -P: requests never sent though their socket was free, none */
+    LIMITS_LINE_SLAP_TAIL,     /* -P: the P99 tail's share mostly slap late to send, LIMITS_SLAP_TAIL */
+    LIMITS_LINE_OCCUPIED,      /* requests in flight / possible, LIMITS_OCCUPIED */
+    LIMITS_LINES,
+};
+
 /* A verdict that a deciding figure near its line could have turned (limits_judge finds it). */
 struct limits_borderline {
     bool near;                      /* the verdict was borderline */
@@ -132,6 +150,8 @@ struct limits_borderline {
     double value;                   /* the figure, in the line's unit */
     double line;                    /* its line */
     double band;                    /* near: |value - line| < band */
+    enum limits_line which;         /* which line (LIMITS_LINES: none, or read from a file) */
+    uint32_t server;                /* of a server's line: which server */
 };
 
 /* More requests left unanswered by the server than this share of those due fail the run
@@ -192,18 +212,25 @@ void limits_free(struct limits *l);
 /* Was slap itself short of CPU (a thread near saturation, or waiting for a CPU past
  * LIMITS_STARVED)? Then a lane it saw full may have held answers it had not read yet. */
 bool limits_slap_short(const struct limits *l);
-/* A server's figures from its stats pair, over the run; host_cpus caps the threads of a server
- * on slap's host (local), 0 when it is elsewhere. */
-void limits_server_from_stats(struct limits_server *s, const char *name, const char *label,
-                              const struct server_stats_pair *p, uint32_t host_cpus);
-/* A server that answers no stats but runs on slap's host: its process's CPU (from /proc), its
- * busy share its busiest thread's. s->note, why its stats were not read, is kept. */
-void limits_server_from_proc(struct limits_server *s, const char *name, const char *label,
-                             int pid, double cpu_s, double busiest, uint32_t threads,
-                             double seconds);
-/* The verdict, whether it was borderline, and its words from the figures: a pure function of
- * l's fields. */
+/* The verdict and whether it was borderline, from the figures: a pure function of l's fields.
+ * It empties l->why: output's limits_say words the verdict. */
 void limits_judge(struct limits *l);
+/* More left unanswered than LIMITS_UNANSWERED of those due, or connections stopped, stalled or
+ * down at the end: the server stopped answering, and the verdict is unknown. */
+bool limits_unanswered(const struct limits *l);
+/* What the rules ask, for the verdict's words too: */
+/* the known server whose threads were the busiest, or NULL; how many servers are unknown */
+const struct limits_server *limits_busiest_server(const struct limits *l, uint32_t *unknown);
+/* slap's threads waited for a CPU LIMITS_STARVED of the run or more */
+bool limits_starved(const struct limits *l);
+/* the server on slap's host that waited longest for a CPU, LIMITS_STARVED or more; or NULL */
+const struct limits_server *limits_starved_server(const struct limits *l);
+/* slap near saturation: a thread's busy + wait, or its share of its CPUs */
+bool limits_client_saturated(const struct limits *l);
+/* -P: the P99 tail mostly slap late to send */
+bool limits_slap_tail(const struct limits *l);
+/* requests in flight LIMITS_OCCUPIED of those possible or more (Little's law) */
+bool limits_occupied(const struct limits *l);
 /* "server", "client", "both", "rate", "latency", "unknown". */
 const char *limits_verdict_name(enum limits_verdict v);
 /* The verdict named name (as limits_verdict_name gives it); false when it is none. */
@@ -214,7 +241,4 @@ bool limits_verdict_parse(const char *name, enum limits_verdict *v);
  * the merged shape and calls limits_judge. SLAP_ERROR when out of memory.
  */
 enum slap_status limits_add(struct limits *into, const struct limits *from, bool first);
-/* The report's lines: client_cpu_*, client_busy, client_cpu_wait, server_cpu_s, limited_by. */
-void limits_print(FILE *out, const struct limits *l);
-
 #endif
