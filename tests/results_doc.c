@@ -13,6 +13,8 @@
 #include "slap/base/common.h"
 #include "slap/base/hist.h"
 #include "slap/base/rng.h"
+#include "slap/output/results_json.h"
+#include "slap/output/results_read.h"
 
 #include "results_doc.h"
 

@@ -9,6 +9,7 @@
 
 #include "slap/model/stats.h"
 #include "slap/output/results.h"
+#include "slap/output/results_read.h"
 #include "slap/output/run_desc.h"
 
 /* What a test's run was given: the settings its description and configuration hold. */

@@ -19,6 +19,7 @@
 #include "slap/cli/options.h"
 #include "slap/model/schedule.h"
 #include "slap/output/results.h"
+#include "slap/output/results_json.h"
 
 #include "option_samples.h"
 #include "plan_output.h"

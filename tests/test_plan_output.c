@@ -14,6 +14,9 @@
 #include "slap/base/common.h"
 #include "slap/base/json.h"
 #include "slap/output/results.h"
+#include "slap/output/results_json.h"
+#include "slap/output/results_read.h"
+#include "slap/output/results_merge.h"
 #include "slap/output/sinks.h"
 
 #include "plan_output.h"

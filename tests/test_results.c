@@ -18,6 +18,9 @@
 #include "slap/output/report_ramp.h"
 #include "slap/output/limits_words.h"
 #include "slap/output/results.h"
+#include "slap/output/results_csv.h"
+#include "slap/output/results_read.h"
+#include "slap/output/results_merge.h"
 #include "slap/output/run_desc.h"
 #include "slap/output/sinks.h"
 

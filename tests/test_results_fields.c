@@ -15,6 +15,7 @@
 #include "slap/base/common.h"
 #include "slap/base/json.h"
 #include "slap/output/results.h"
+#include "slap/output/results_read.h"
 
 #include "results_doc.h"
 #include "results_fields.h"

@@ -21,6 +21,7 @@
 #include "slap/base/outfile.h"
 #include "slap/base/ranks.h"
 #include "slap/base/quote.h"
+#include "slap/output/results_read.h"
 #include "plan_output.h"
 #include "subargs.h"
 #include "subcommands.h"

@@ -37,6 +37,7 @@
 #include "slap/model/cfggroups.h"
 #include "slap/output/report.h"
 #include "slap/output/results.h"
+#include "slap/output/results_merge.h"
 #include "subcommands.h"
 
 #define GROUPS_LEAD_NS 2000000000ULL /* from the start of the children to their --start_at */

@@ -10,6 +10,7 @@
 #include "slap/cli/options.h"
 #include "slap/output/run_desc.h"
 #include "slap/output/sinks.h"
+#include "slap/output/results_read.h"
 
 /* The outputs' description of the run o sets, into d (which owns nothing yet). SLAP_ERROR when
  * out of memory (d is then empty). */

@@ -22,6 +22,8 @@
 #include "slap/output/intervals.h"
 #include "slap/output/report.h"
 #include "slap/output/results.h"
+#include "slap/output/results_read.h"
+#include "slap/output/results_merge.h"
 #include "slap/model/tracestats.h"
 #include "slap/output/sinks.h"
 #include "plan_output.h"

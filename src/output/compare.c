@@ -14,6 +14,7 @@
 #include "slap/base/ranks.h"
 #include "slap/output/report.h"
 #include "slap/output/rounds.h"
+#include "slap/output/results_merge.h"
 
 #define SHORT_PERIOD 0.5 /* a period shorter than this share of period_s has no rate of its own */
 

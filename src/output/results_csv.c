@@ -1,5 +1,5 @@
 /* The results document written as CSV: a row per period and type, or per sweep step. */
-#include "slap/output/results.h"
+#include "slap/output/results_csv.h"
 #include "slap/output/intervals.h"
 
 #include <stdio.h>

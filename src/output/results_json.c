@@ -1,6 +1,6 @@
 /* The results document written as JSON (schema/slap-results.schema.json), whole or a period at
  * a time; the fields of each object are results_fields.c's. */
-#include "slap/output/results.h"
+#include "slap/output/results_json.h"
 #include "slap/output/intervals.h"
 #include "slap/output/limits_words.h"
 

@@ -10,12 +10,15 @@
  * so that what it holds is the heads' histograms and a period of each file, however long the
  * runs. results_merge does the same over documents held whole.
  */
+#include "slap/output/results_merge.h"
+
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "slap/base/units.h"
 #include "slap/output/results.h"
+#include "slap/output/results_read.h"
 #include "slap/base/quote.h"
 
 #define MERGE_ERR_MAX 640 /* an input's error: its name and what is wrong */

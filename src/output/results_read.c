@@ -1,5 +1,7 @@
 /* Results documents read back (strictly: a file slap did not write is refused), whole or a
  * period at a time. Merging them is in results_merge.c. */
+#include "slap/output/results_read.h"
+
 #include <errno.h>
 #include <math.h>
 #include <signal.h>

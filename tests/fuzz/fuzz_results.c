@@ -6,6 +6,7 @@
 
 #include "slap/base/json.h"
 #include "slap/output/results.h"
+#include "slap/output/results_read.h"
 
 #include "plan_output.h"
 

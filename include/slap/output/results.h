@@ -1,7 +1,7 @@
 /*
  * The run as data: a document (configuration, figures, exactly mergeable histograms, periods,
- * sweep steps, the servers' own stats), written as JSON or CSV and read back for merge and
- * plot.
+ * sweep steps, the servers' own stats). Written by results_json.h and results_csv.h, read back
+ * by results_read.h, combined by results_merge.h.
  */
 #ifndef SLAP_RESULTS_H
 #define SLAP_RESULTS_H
@@ -232,120 +232,5 @@ void results_run_figures(const struct results_doc *d, struct results_run_id *id)
 
 /* Requests due: answered, unanswered, or answered with an error (the --max_errors P% base). */
 uint64_t results_requests(const struct slap_stats *s);
-
-/* The document as JSON, or as CSV (a row per period and type, or per step). */
-void results_write_json(FILE *out, const struct results_doc *d);
-void results_write_csv(FILE *out, const struct results_doc *d);
-
-/*
- * The same, a period at a time, for periods not held in the document: results_json_begin
- * writes what comes before the periods, results_json_period each period in turn,
- * results_json_end the rest. d is the document as results_write_json would take it, without its
- * periods; it must outlive the writing.
- */
-struct results_json_stream {
-    struct json_writer w;
-    const struct results_doc *d;
-};
-void results_json_begin(struct results_json_stream *js, FILE *out, const struct results_doc *d);
-void results_json_period(struct results_json_stream *js, const struct results_period *p);
-void results_json_end(struct results_json_stream *js);
-/* The CSV's header (and a sweep's every row), then each period's rows. */
-void results_csv_begin(FILE *out, const struct results_doc *d);
-void results_csv_period(FILE *out, const struct results_doc *d, const struct results_period *p);
-
-/*
- * How a document's "config" object becomes its description (the cli reads it as its options
- * would be read from a command line): config into out (empty on entry), or SLAP_ERROR with err
- * saying why it does not read back.
- */
-typedef enum slap_status (*results_config_reader)(const struct json_value *config,
-                                                  struct run_desc *out, char *err,
-                                                  size_t err_len);
-
-/* Read a document written by results_write_json, its "config" by read_config; err says what is
- * wrong and where. Either way d is then initialised: results_doc_free releases it. */
-enum slap_status results_read(const char *path, results_config_reader read_config,
-                              struct results_doc *d, char *err, size_t err_len);
-enum slap_status results_parse(const char *text, size_t len, results_config_reader read_config,
-                               struct results_doc *d, char *err, size_t err_len);
-
-/* A results file read a period at a time. */
-struct results_stream;
-/* Open path to read into d (initialised here, whatever the outcome), naming it name in
- * messages, its "config" read by read_config. SLAP_ERROR with err ("cannot read 'NAME': why");
- * otherwise results_stream_close must follow. */
-enum slap_status results_stream_open(const char *path, const char *name,
-                                     results_config_reader read_config, struct results_doc *d,
-                                     struct results_stream **out, char *err, size_t err_len);
-/* The next period into *p (the stream's: valid until the next call, not kept in d): SLAP_OK.
- * SLAP_AGAIN when there is none left: the rest of the document has been read into d. SLAP_ERROR
- * with err ("PATH: what is wrong and where"), and no more. */
-enum slap_status results_stream_next(struct results_stream *rs, const struct results_period **p,
-                                     char *err, size_t err_len);
-void results_stream_close(struct results_stream *rs);
-
-/* Do a and b run one workload (both runs or both sweeps, every workload setting alike)? If
- * not, SLAP_ERROR with err naming the setting that differs ("the workloads differ: --NAME is
- * X in 'A' and Y in 'B'"): slap merge's rule, and slap compare's for the runs of one side. */
-enum slap_status results_same_workload(const struct results_doc *a, const struct results_doc *b,
-                                       char *err, size_t err_len);
-/* Every workload setting b differs in from a, into buf as "--udp (false in A, true in B), ..."
- * ("" when none, cut short with "..." when buf is full); how many. slap compare's sides may
- * differ: it says how. */
-size_t results_workload_diff(const struct results_doc *a, const struct results_doc *b, char *buf,
-                             size_t len);
-
-/*
- * Combine documents of one workload run on several hosts: counters and histograms added,
- * periods and steps added by position, servers listed. SLAP_ERROR with err naming the
- * setting that differs when a sum would mean nothing. out is initialised either way.
- */
-enum slap_status results_merge(struct results_doc *out, struct results_doc *const *docs, size_t n,
-                               char *err, size_t err_len);
-
-/* The same over files, read a period at a time (results_merge.c says how): one input. */
-struct results_merge_input {
-    const char *path;        /* the file (set by the caller), as messages name it */
-    const char *open_path;   /* where to read it, when not path (a copy of a pipe); else NULL */
-    results_config_reader read_config; /* how its "config" reads back (set with path) */
-    struct results_doc *doc; /* the file's document without its periods (owned) */
-    size_t nperiods;         /* its periods */
-    size_t overflow_at;      /* its first period whose sum with the files' before passes
-                              * RESULTS_COUNT_MAX; SIZE_MAX: none */
-    char overflow[64];       /* that period's figure */
-    bool group; /* a group of one groups run (-F): workloads, loops and servers may differ from
-                 * the other groups', and its runs[] entry keeps its latency */
-};
-/* Each merged period in turn; it may take p's histograms. Anything but SLAP_OK stops. */
-typedef enum slap_status (*results_merge_each)(void *arg, struct results_period *p);
-
-/* Read every input (in[i].path) whole, a period at a time, keeping none: SLAP_ERROR with err
- * naming the first file, in order, that does not read. results_merge_inputs_free follows. */
-enum slap_status results_merge_read(struct results_merge_input *in, size_t n, char *err,
-                                    size_t err_len);
-/* The merged document without its periods into out (initialised either way): SLAP_ERROR with
- * err as results_merge's. */
-enum slap_status results_merge_heads(struct results_doc *out, struct results_merge_input *in,
-                                     size_t n, char *err, size_t err_len);
-/* Read the inputs again, in step, handing each merged period to each: SLAP_ERROR with err when
- * a file no longer reads as it did, memory runs out or each says so. */
-enum slap_status results_merge_periods(struct results_merge_input *in, size_t n,
-                                       results_merge_each each, void *arg, char *err,
-                                       size_t err_len);
-void results_merge_inputs_free(struct results_merge_input *in, size_t n);
-
-/* Two inputs that hold the same run (host, pid and start), which a merge would count twice. */
-struct results_shared_run {
-    bool found;
-    size_t a, b;                /* the inputs: the first such pair in order (a < b) */
-    struct results_run_id run;  /* the first of a's runs that b holds too */
-};
-/* Whether any two of the inputs' documents hold the same run, into *out: their runs sorted
- * together, n log n in the runs they hold (not a scan of every pair). SLAP_ERROR: out of
- * memory. */
-enum slap_status results_merge_shared_run(const struct results_merge_input *in, size_t n,
-                                          struct results_shared_run *out);
-
 
 #endif

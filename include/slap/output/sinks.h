@@ -7,6 +7,7 @@
 
 #include "slap/base/common.h"
 #include "slap/output/results.h"
+#include "slap/output/results_merge.h"
 
 /* The file outputs, in the order they are written. */
 enum results_sink_id {
