@@ -16,8 +16,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "live.h"
-#include "push.h"
+#include "slap/export/live.h"
+#include "slap/export/push.h"
 
 static void urls_taken_and_refused(void **state)
 {

@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "exit_status.h"
-#include "live.h"
+#include "slap/export/live.h"
 #include "plan_output.h"
 #include "run_one.h"
 #include "signals.h"

@@ -18,10 +18,10 @@
 #include "slap/net/servers.h"
 #include "slap/proto/udp.h"
 
-#include "live.h"
+#include "slap/export/live.h"
 #include "options_rows.h"
 #include "options_table.h"
-#include "push.h"
+#include "slap/export/push.h"
 
 /* Open-loop options that need each other. */
 static enum options_outcome check_open_loop(const struct parse_state *st)

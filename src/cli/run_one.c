@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "exit_status.h"
-#include "live.h"
+#include "slap/export/live.h"
 #include "outputs.h"
 #include "plan.h"
 #include "signals.h"

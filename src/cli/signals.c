@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "push.h"
+#include "slap/export/push.h"
 #include "slap/base/outfile.h"
 #include "slap/engine/run.h"
 

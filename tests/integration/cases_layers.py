@@ -17,9 +17,9 @@ def layers():
     return m.group(1).split()
 
 
-# Layers below a layer that it still may not use: output takes what the engine measured as data
-# (struct limits from judge, struct slap_stats from model), never the engine itself.
-APART = {"output": ("engine",)}
+# Layers below a layer that it still may not use: output and the exporters take what the engine
+# measured as data (struct limits from judge, struct slap_stats from model), never the engine.
+APART = {"output": ("engine",), "export": ("engine",)}
 
 
 def layer_files(layer):

@@ -4,7 +4,7 @@
  * connect, the send and the answer share one timeout; nothing the server sends is printed
  * unless made printable first.
  */
-#include "push.h"
+#include "slap/export/push.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

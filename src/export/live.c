@@ -22,7 +22,7 @@
  * periods only hands over the text, so a slow or silent gateway costs pushes (a period whose
  * turn comes while the last push still runs is skipped, and counted as failed), never periods.
  */
-#include "live.h"
+#include "slap/export/live.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -42,7 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "push.h"
+#include "slap/export/push.h"
 #include "slap/base/quote.h"
 #include "slap/base/units.h"
 #include "slap/output/metrics.h"
