@@ -21,6 +21,7 @@
 
 #include "compare_live.h"
 #include "exit_status.h"
+#include "outputs.h"
 #include "plan.h"
 #include "plan_output.h"
 #include "signals.h"
@@ -33,6 +34,7 @@
 #include "slap/engine/run.h"
 #include "slap/net/servers.h"
 #include "slap/output/report.h"
+#include "slap/output/run_events.h"
 
 #define DEFAULT_ROUNDS 10
 #define DEFAULT_ROUND_TIME "2s"
@@ -372,8 +374,9 @@ static enum slap_status live_round(struct live_side *s, unsigned k, int *sig)
     enum slap_status st;
     plan_run(&plan, &s->opts, PLAN_PERIODS_ASKED);
     plan.engine.time_caps_count = true; /* a side's -x 1g ran for hours: -t bounds every round */
+    struct run_sinks sinks = {.events = outputs_events(stderr)};
     st = run_init(&run, &plan, stderr, err, sizeof(err));
-    st = st == SLAP_OK ? run_want(run, NULL, false, true, false) : st;
+    st = st == SLAP_OK ? run_want(run, &sinks, false, true, false) : st;
     st = st == SLAP_OK ? run_execute(run, err, sizeof(err)) : st;
     run_result(run, &res);
     *sig = res.signal;
@@ -387,7 +390,7 @@ static enum slap_status live_round(struct live_side *s, unsigned k, int *sig)
     if (res.signal == 0 && st != SLAP_OK) {
         fprintf(stderr, "%s: %s\n", who, err[0] != '\0' ? err : "out of memory");
     } else if (res.signal == 0 && res.global->counters.unanswered > 0) {
-        run_describe_stalls(run, stderr, who);
+        run_stalls_print(stderr, &res, who);
     }
     if (res.signal == 0 && st == SLAP_OK && keep_round(s, run, &res, &s->rounds[k]) != SLAP_OK) {
         fprintf(stderr, "slap compare: out of memory\n");

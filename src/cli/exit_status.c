@@ -7,6 +7,7 @@
 
 #include "slap/judge/limits.h"
 #include "slap/output/results.h"
+#include "slap/output/run_events.h"
 
 
 const char *exit_nothing_cause(const struct slap_counters *c, const struct slap_options *o)
@@ -50,7 +51,7 @@ int exit_verdict(const struct run *r, const struct slap_options *o, int signal, 
         return SLAP_EXIT_FAILED;
     }
     if (c->unanswered > 0) {
-        run_describe_stalls(r, stderr, who);
+        run_stalls_print(stderr, &res, who);
     }
     if (ops == 0) {
         explain_nothing(c, o, who);
@@ -93,7 +94,7 @@ int exit_verdict(const struct run *r, const struct slap_options *o, int signal, 
                 "gets still asked for their keys, as the mix says\n",
                 who, (unsigned long long)c->not_stored);
     }
-    if (run_describe_down(r, stderr, who) > 0) {
+    if (run_down_print(stderr, &res, who) > 0) {
         return SLAP_EXIT_FAILED;
     }
     if (c->conn_refused > 0) {

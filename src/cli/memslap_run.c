@@ -7,6 +7,7 @@
 
 #include "exit_status.h"
 #include "memslap.h"
+#include "outputs.h"
 #include "plan.h"
 #include "signals.h"
 #include "slap/base/quote.h"
@@ -47,7 +48,9 @@ static int run_memslap(const struct slap_options *opts, const struct memslap_arg
 
     plan_run(&plan, opts, PLAN_PERIODS_ASKED);
     plan.silent_preload = true; /* memslap's report times the load itself */
-    if (run_init(&run, &plan, stdout, err, sizeof(err)) != 0) {
+    struct run_sinks sinks = {.events = outputs_events(stdout)};
+    if (run_init(&run, &plan, stdout, err, sizeof(err)) != 0 ||
+        run_want(run, &sinks, false, false, false) != SLAP_OK) {
         quote_line(stderr, "slap: ", err);
         goto out;
     }

@@ -8,6 +8,7 @@
 #include "signals.h"
 #include "slap/base/quote.h"
 #include "slap/model/samples.h"
+#include "slap/output/run_events.h"
 #include "slap/output/sinks.h"
 
 FILE *outputs_stream(const struct slap_options *o)
@@ -94,4 +95,14 @@ void outputs_fine(void *ctx, const struct slap_stats *tick, double tick_s, bool 
     } else {
         intervals_add_stats(ctx, tick, tick_s);
     }
+}
+
+static void tell_event(void *report, const struct run_event *e)
+{
+    run_event_print(e->kind == RUN_EVENT_PRELOAD ? report : stderr, e);
+}
+
+struct run_event_sink outputs_events(FILE *report)
+{
+    return (struct run_event_sink){.tell = tell_event, .ctx = report};
 }

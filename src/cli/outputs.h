@@ -38,5 +38,9 @@ FILE *outputs_stream(const struct slap_options *o);
 /* A run_sinks.fine: the intervals (ctx) and the steady line read ticks of at most a tenth of a
  * second, whatever -S: a tick each, the answers after the last tick in the last. */
 void outputs_fine(void *ctx, const struct slap_stats *tick, double tick_s, bool rest);
+/* Where a run's events go (run_sinks.events): the preload's line to report (the report's
+ * stream), the rest to standard error. Called from any of the run's threads: each line is one
+ * fprintf, so lines told at once never mix. */
+struct run_event_sink outputs_events(FILE *report);
 
 #endif

@@ -405,7 +405,8 @@ static struct run_sinks run_sinks_of(struct run_outputs *ro)
                               .enough = ro->precision.pct > 0 ? sink_enough : NULL,
                               .samples = ro->samples != NULL ? sink_samples : NULL,
                               .tick = ro->live != NULL ? sink_tick : NULL,
-                              .wait = live_serves(ro->live) ? sink_wait : NULL};
+                              .wait = live_serves(ro->live) ? sink_wait : NULL,
+                              .events = outputs_events(ro->out)};
 }
 
 /* --metrics and --push, when asked: listening (its address said) before the run starts. */

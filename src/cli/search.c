@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "outputs.h"
 #include "plan.h"
 #include "plan_output.h"
 #include "signals.h"
@@ -355,7 +356,10 @@ static enum slap_status run_at(struct search *s, struct run **run, double rate, 
 {
     struct slap_options step;
     struct run_plan plan;
-    struct run_sinks sinks = {.ctx = &s->periods, .period = sink_period, .rest = sink_rest};
+    struct run_sinks sinks = {.ctx = &s->periods,
+                              .period = sink_period,
+                              .rest = sink_rest,
+                              .events = outputs_events(s->out)};
     bool first = !s->begun;
     uint64_t period = s->args.step_ns / PERIODS_PER_STEP;
     plan_step(&plan, &step, &s->opts, rate, s->args.step_ns,

@@ -94,7 +94,7 @@ static enum slap_status sweep_step(struct run **run, struct slap_options *step,
                                    const struct slap_options *opts, double rate, bool first,
                                    FILE *out, struct intervals *iv, char *err, size_t err_len)
 {
-    struct run_sinks sinks = {.ctx = iv, .fine = outputs_fine};
+    struct run_sinks sinks = {.ctx = iv, .fine = outputs_fine, .events = outputs_events(out)};
     struct run_plan plan;
     plan_step(&plan, step, opts, rate, opts->step_time_ns, 0, first);
     if (run_init(run, &plan, out, err, err_len) != SLAP_OK ||

@@ -267,11 +267,12 @@ void lane_value_end(void *ctx, int equal, uint64_t first_diff)
     k->verify_failed++;
     if (env->params->verbose && env->verbose_left > 0) {
         env->verbose_left--;
-        fprintf(stderr,
-                "slap: verify failed: %s: client %u slot %llu: value differs from "
-                "byte %llu\n",
-                conn->srv->name, c->id, (unsigned long long)env->verify_slot,
-                (unsigned long long)first_diff);
+        run_event_tell(&env->params->events,
+                       &(struct run_event){.kind = RUN_EVENT_VERIFY_FAILED,
+                                           .verify_failed = {.server = conn->srv->name,
+                                                             .client = c->id,
+                                                             .slot = env->verify_slot,
+                                                             .first_diff = first_diff}});
     }
 }
 

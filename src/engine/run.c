@@ -343,15 +343,21 @@ void run_preload(const struct run *r, uint64_t *sets, uint64_t *ns)
     }
 }
 
+/* Tell the run's sinks what happened. */
+static void tell(const struct run *r, const struct run_event *e)
+{
+    run_event_tell(&r->sinks.events, e);
+}
+
 /* --preload: how many sets it took and how long, before the measured run. */
 static void report_preload(const struct run *r)
 {
     uint64_t sets, ns;
     run_preload(r, &sets, &ns);
     if (ns > 0 && !r->plan.silent_preload && !r->plan.quiet) {
-        fprintf(r->out, "preload: %llu sets in %.1fs\n", (unsigned long long)sets,
-                (double)ns / (double)SLAP_NS_PER_SEC);
-        fflush(r->out);
+        tell(r, &(struct run_event){
+                    .kind = RUN_EVENT_PRELOAD,
+                    .preload = {.sets = sets, .seconds = (double)ns / (double)SLAP_NS_PER_SEC}});
     }
 }
 
@@ -440,21 +446,23 @@ static void show_progress(struct run *r, const struct slap_stats *period, uint64
         return;
     }
     double elapsed = (double)elapsed_ns / (double)SLAP_NS_PER_SEC;
-    fputs("\r\033[K", stderr);
+    uint64_t answered = 0;
     if (o->lane.execute_number > 0) {
         struct hist done;
         stats_total_hist(&r->global, &done);
-        fprintf(stderr, "slap: %llu/%llu requests", (unsigned long long)done.count,
-                (unsigned long long)o->lane.execute_number);
-    } else {
-        fprintf(stderr, "slap: %.0fs elapsed, %.0fs left", elapsed,
-                (double)o->run_time_ns / (double)SLAP_NS_PER_SEC - elapsed);
+        answered = done.count;
     }
-    fprintf(stderr, ", %.0f ops/s, p99 %.0f us, %llu errors",
-            (double)r->progress_ops * (double)SLAP_NS_PER_SEC / (double)(elapsed_ns - shown_ns),
-            (double)hist_percentile_ns(second, 99.0) / (double)SLAP_NS_PER_US,
-            (unsigned long long)stats_errors(&r->global.counters));
-    fflush(stderr);
+    tell(r, &(struct run_event){
+                .kind = RUN_EVENT_PROGRESS,
+                .progress = {.done = answered,
+                             .total = o->lane.execute_number,
+                             .elapsed_s = elapsed,
+                             .left_s = (double)o->run_time_ns / (double)SLAP_NS_PER_SEC - elapsed,
+                             .ops_per_s = (double)r->progress_ops * (double)SLAP_NS_PER_SEC /
+                                          (double)(elapsed_ns - shown_ns),
+                             .p99_us = (double)hist_percentile_ns(second, 99.0) /
+                                       (double)SLAP_NS_PER_US,
+                             .errors = stats_errors(&r->global.counters)}});
     hist_reset(second);
     r->progress_ops = 0;
     r->progress_shown_ns = elapsed_ns;
@@ -464,8 +472,7 @@ static void show_progress(struct run *r, const struct slap_stats *period, uint64
 static void erase_progress(const struct run *r)
 {
     if (r->progress) {
-        fputs("\r\033[K", stderr);
-        fflush(stderr);
+        tell(r, &(struct run_event){.kind = RUN_EVENT_PROGRESS_END});
     }
 }
 
@@ -609,25 +616,25 @@ static bool stats_binary(const struct run *r)
     return !codec_get(r->engine.protocol)->text_stats;
 }
 
-/* What loads the servers before the measured part: "preload", "warm-up", both, or NULL. */
-static const char *loading_phase(const struct run *r)
+/* What loads the servers before the measured part: a preload, a warm-up, both, or none. */
+static enum run_fill loading_phase(const struct run *r)
 {
     const struct engine_config *o = &r->engine;
     bool preload = !o->lane.windows_stored && client_windows_full(&o->lane, &r->workload);
     if (preload && o->memslap_face) {
-        return "initial load";
+        return RUN_FILL_INITIAL_LOAD;
     }
     if (preload && o->warmup_ns > 0) {
-        return "preload and warm-up";
+        return RUN_FILL_BOTH;
     }
-    return preload ? "preload" : o->warmup_ns > 0 ? "warm-up" : NULL;
+    return preload ? RUN_FILL_PRELOAD : o->warmup_ns > 0 ? RUN_FILL_WARMUP : RUN_FILL_NONE;
 }
 
 /* Before a preload or warm-up: each server's evictions, so that those they cause are told
  * apart from the measured run's (the windows did not fit in the server's memory). */
 static void read_fill_evictions(struct run *r)
 {
-    if (r->server_stats == NULL || stats_unread(r) != NULL || loading_phase(r) == NULL) {
+    if (r->server_stats == NULL || stats_unread(r) != NULL || loading_phase(r) == RUN_FILL_NONE) {
         return;
     }
     r->fill_evictions = calloc(r->servers.count, sizeof(*r->fill_evictions));
@@ -642,7 +649,7 @@ static void read_fill_evictions(struct run *r)
 }
 
 /* Once the stats before the measured part are in: the evictions of the preload or warm-up,
- * kept and, when there were any, said on standard error with what follows from them. */
+ * kept and, when there were any, told (FILL_EVICTIONS). */
 static void note_fill_evictions(struct run *r)
 {
     for (uint32_t i = 0; r->fill_evictions != NULL && i < r->servers.count; i++) {
@@ -653,13 +660,12 @@ static void note_fill_evictions(struct run *r)
         p->preload_known = true;
         p->preload_evictions = p->before.evictions - r->fill_evictions[i];
         if (p->preload_evictions > 0) {
-            fprintf(stderr,
-                    "slap: %s evicted %.0f items during the %s: the data does not fit in its "
-                    "memory, and gets of evicted keys miss (use %s, or give the server more "
-                    "memory)\n",
-                    r->servers.items[i].name, p->preload_evictions, loading_phase(r),
-                    r->engine.memslap_face ? "a smaller --execute-number"
-                                          : "a smaller -w, fewer clients or smaller values");
+            tell(r, &(struct run_event){
+                        .kind = RUN_EVENT_FILL_EVICTIONS,
+                        .fill_evictions = {.server = r->servers.items[i].name,
+                                           .evictions = p->preload_evictions,
+                                           .fill = loading_phase(r),
+                                           .memslap_face = r->engine.memslap_face}});
         }
     }
 }
@@ -747,8 +753,9 @@ static enum slap_status wait_start_at(struct run *r, char *err, size_t err_len)
     uint64_t at = r->plan.start_at_ns;
     uint64_t now = wall_now_ns();
     if (now > at + SLAP_NS_PER_SEC / 100) {
-        fprintf(stderr, "slap: --start_at: ready %.3f s after the start time; starting now\n",
-                (double)(now - at) / (double)SLAP_NS_PER_SEC);
+        tell(r, &(struct run_event){
+                    .kind = RUN_EVENT_START_LATE,
+                    .start_late = {.late_s = (double)(now - at) / (double)SLAP_NS_PER_SEC}});
     }
     while ((now = wall_now_ns()) < at && r->signal == 0) {
         uint64_t left = at - now;
@@ -853,6 +860,7 @@ enum slap_status run_want(struct run *r, const struct run_sinks *sinks, bool kee
                           bool server_stats, bool progress)
 {
     r->sinks = sinks != NULL ? *sinks : (struct run_sinks){0};
+    r->engine.lane.events = r->sinks.events; /* the workers' and lanes' events */
     r->progress = progress;
     bool ticks = r->sinks.tick != NULL || r->sinks.fine != NULL;
     if (r->period_ns == 0 && (keep_periods || progress || ticks)) {

@@ -1,5 +1,5 @@
-/* What a run tells its caller once it ended: its result, the requests it left unanswered and
- * the servers that held them, what limited it. */
+/* What a run tells its caller once it ended: its result (with the requests it left unanswered
+ * and the servers that held them), what limited it. */
 #include "slap/engine/run.h"
 #include "run_state.h"
 
@@ -14,6 +14,8 @@ void run_result(const struct run *r, struct run_result *res)
     if (r == NULL) {
         return;
     }
+    const struct lane_params *lp = &r->engine.lane;
+    uint32_t per_server = lp->concurrency * lp->conns_per_client * (lp->facebook ? 2 : 1);
     *res = (struct run_result){
         .signal = r->signal,
         .global = &r->global,
@@ -26,6 +28,8 @@ void run_result(const struct run *r, struct run_result *res)
         .servers = r->servers.items,
         .server_stats = r->server_stats,
         .stalls = r->stalls,
+        .conns_per_server = per_server,
+        .measure_start_ns = run_measure_start(r),
         .trace_counts = &r->replay.counts,
         .trace_sent = &r->trace_sent,
         .trace_error = r->replay.error,
@@ -38,59 +42,6 @@ bool run_all_blocked(const struct run *r)
 {
     const struct lane_params *lp = &r->engine.lane;
     return r->blocked_lanes > 0 && r->blocked_lanes == lp->concurrency * lp->conns_per_client;
-}
-
-void run_describe_stalls(const struct run *r, FILE *err, const char *who)
-{
-    const struct slap_counters *c = &r->global.counters;
-    uint64_t start = run_measure_start(r);
-    fprintf(err, "%s: %llu request%s unanswered at the end of the run", who,
-            (unsigned long long)c->unanswered, c->unanswered == 1 ? "" : "s");
-    if (c->unsent > c->client_lag) {
-        fprintf(err, " (%llu of them never sent, %llu due while their connection awaited the "
-                     "server)",
-                (unsigned long long)c->unsent, (unsigned long long)(c->unsent - c->client_lag));
-    } else if (c->unsent > 0) {
-        fprintf(err, " (%llu of them never sent)", (unsigned long long)c->unsent);
-    }
-    fputs(": in no latency, which holds the requests answered\n", err);
-    if (c->client_lag > 0) {
-        fprintf(err,
-                "%s: client lag: %llu of the requests never sent fell due while their socket "
-                "was free: slap fell behind its own schedule (send lag up to %.1f ms); they "
-                "count against slap, not against the server\n",
-                who, (unsigned long long)c->client_lag, (double)r->global.lag->max_ns / 1e6);
-    }
-    const struct lane_params *lp = &r->engine.lane;
-    uint32_t per_server = lp->concurrency * lp->conns_per_client * (lp->facebook ? 2 : 1);
-    for (uint32_t i = 0; i < r->servers.count; i++) {
-        const struct worker_stall *st = &r->stalls[i];
-        if (st->conns == 0) {
-            continue;
-        }
-        double since = st->since_ns > start ? (double)(st->since_ns - start) / SLAP_NS_PER_SEC : 0.0;
-        fprintf(err,
-                "%s: %s: %u of %u connections stopped answering, the first %.3fs into the run\n",
-                who, r->servers.items[i].name, st->conns, per_server, since);
-    }
-}
-
-uint32_t run_describe_down(const struct run *r, FILE *err, const char *who)
-{
-    const struct lane_params *lp = &r->engine.lane;
-    uint32_t per_server = lp->concurrency * lp->conns_per_client * (lp->facebook ? 2 : 1);
-    uint32_t down = 0;
-    for (uint32_t i = 0; i < r->servers.count; i++) {
-        const struct worker_stall *st = &r->stalls[i];
-        if (st->down > 0) {
-            fprintf(err,
-                    "%s: %s: %u of %u connections were lost and not open again when the run "
-                    "ended: the server did not answer again (-R kept trying)\n",
-                    who, r->servers.items[i].name, st->down, per_server);
-        }
-        down += st->down;
-    }
-    return down;
 }
 
 /* slap's threads over the measured part: mean and most of their busy and waiting shares. */

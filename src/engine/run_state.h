@@ -20,7 +20,7 @@ struct run {
     struct tls_ctx *tls;       /* --tls, else NULL */
     uint32_t nworkers;
     struct worker *workers;
-    FILE *out;                 /* the report: stdout */
+    FILE *out;                 /* the report's stream: watched, never written */
     struct engine_config engine; /* what the workers and their lanes read: the plan's, completed */
     struct worker_gate gate;     /* the go (its start_ns: the run's start), and the stop */
 
@@ -45,8 +45,8 @@ struct run {
     /* The plan's period_ns, or 1 s when run_want asks for periods and the plan has none. */
     uint64_t period_ns;
     /* Set by run_want. */
-    bool progress;             /* the live line on standard error (a terminal, no -S) */
-    struct run_sinks sinks;    /* where periods and samples go */
+    bool progress;             /* PROGRESS events: the live line (a terminal, no -S) */
+    struct run_sinks sinks;    /* where periods, samples and events go */
     struct server_stats_pair *server_stats; /* per server, read around the run; NULL: not read */
     struct watch watch; /* read with them: proxies' CPU (/proc), backends, twemproxy's stats */
     double *fill_evictions;    /* per server, its evictions before the preload or warm-up (< 0:

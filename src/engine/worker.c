@@ -35,7 +35,6 @@
 #define WORKER_WATCH_NS (10ULL * SLAP_NS_PER_MS)
 #define WORKER_TIMEOUT_CHECK_NS (100ULL * SLAP_NS_PER_MS)
 #define WORKER_READ_BUFFER (64u * 1024u)
-#define WORKER_DETAIL_SHOWN 200 /* bytes of a server's message shown */
 
 /* What every socket of the thread is given (the loop is filled in by worker_spawn). */
 static void worker_conn_env(struct worker *w)
@@ -192,19 +191,6 @@ void worker_free(struct worker *w)
     samples_ring_free(&w->env.samples);
 }
 
-/* A server's words made safe for a terminal: printable ASCII only (others become '?'), cut
- * at WORKER_DETAIL_SHOWN bytes. out has room for that and "...". */
-static const char *printable(char *out, const char *in, size_t len)
-{
-    size_t n = len < WORKER_DETAIL_SHOWN ? len : WORKER_DETAIL_SHOWN;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)in[i];
-        out[i] = c >= 0x20 && c < 0x7f ? (char)c : '?';
-    }
-    strcpy(out + n, len > n ? "..." : "");
-    return out;
-}
-
 /* Has the run not shown this kind of problem at server yet? Then it is noted as shown. Each
  * kind once per server and run: a dying server must not flood stderr. */
 static bool first_warning(struct worker_gate *g, const char *what, uint32_t server)
@@ -223,21 +209,20 @@ static bool first_warning(struct worker_gate *g, const char *what, uint32_t serv
     return first;
 }
 
-/* Report a problem to stderr once per kind and server (never per request). */
+/* Tell the run of a problem once per kind and server (never per request). */
 static void worker_warn(void *owner, const char *what, uint32_t server, const char *detail,
                         size_t detail_len)
 {
     const struct worker *w = owner;
-    char shown[WORKER_DETAIL_SHOWN + 4];
     if (!first_warning(w->gate, what, server)) {
         return;
     }
-    if (detail == NULL || detail_len == 0) {
-        fprintf(stderr, "slap: %s: %s\n", w->cfg->lane.servers->items[server].name, what);
-    } else {
-        fprintf(stderr, "slap: %s: %s: %s\n", w->cfg->lane.servers->items[server].name, what,
-                printable(shown, detail, detail_len));
-    }
+    run_event_tell(&w->cfg->lane.events,
+                   &(struct run_event){.kind = RUN_EVENT_WARN,
+                                       .warn = {.server = w->cfg->lane.servers->items[server].name,
+                                                .what = what,
+                                                .detail = detail,
+                                                .detail_len = detail_len}});
 }
 
 void worker_notify(struct worker *w)
@@ -706,8 +691,9 @@ static void worker_set_priority(struct worker *w)
     struct sched_param param = {.sched_priority = sched_get_priority_min(SCHED_FIFO)};
     int err = pthread_setschedparam(pthread_self(), SCHED_FIFO, &param);
     if (err != 0) {
-        fprintf(stderr, "slap: --priority=realtime: a worker thread stays at its ordinary "
-                        "priority: %s\n", strerror(err));
+        run_event_tell(&w->cfg->lane.events,
+                       &(struct run_event){.kind = RUN_EVENT_REALTIME_REFUSED,
+                                           .realtime_refused = {.error = err}});
     }
 }
 

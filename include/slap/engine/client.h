@@ -10,6 +10,7 @@
 #include "slap/net/conn.h"
 #include "slap/model/keydist.h"
 #include "slap/engine/replay.h"
+#include "slap/engine/run_event.h"
 #include "slap/base/rng.h"
 #include "slap/model/samples.h"
 #include "slap/model/schedule.h"
@@ -63,6 +64,7 @@ struct lane_params {
     bool windows_stored;            /* a sweep's later step: the windows are full already */
     bool preload;                   /* --preload */
     bool meta;                      /* the meta protocol (its server counts some misses apart) */
+    struct run_event_sink events;   /* where the run's events go (run_want sets it) */
 };
 
 /* What a lane tells its worker (memtier's connections_manager): owner is lane_env.owner. */

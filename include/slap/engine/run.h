@@ -13,6 +13,7 @@
 #include "slap/base/hostcpu.h"
 #include "slap/judge/limits.h"
 #include "slap/engine/replay.h"
+#include "slap/engine/run_event.h"
 #include "slap/net/server_stats.h"
 #include "slap/net/servers.h"
 #include "slap/net/auth.h"
@@ -28,9 +29,9 @@ struct tls_ctx;
  * seconds has periods enough to judge, whatever -S. */
 #define RUN_FINE_TICK_NS (SLAP_NS_PER_SEC / 10)
 
-/* Where the run's periods and samples go: the caller connects them to the outputs (tables,
- * the results document, the samples file); the run itself formats and writes none of them.
- * A NULL callback: not wanted. */
+/* Where the run's periods, samples and events go: the caller connects them to the outputs
+ * (tables, the results document, the samples file, its messages); the run itself formats and
+ * writes none of them. A NULL callback: not wanted. */
 struct run_sinks {
     void *ctx;
     /* One period collected (period_no from 1, period_s long); global holds the run so far,
@@ -58,6 +59,10 @@ struct run_sinks {
     /* The main thread has nothing to do for up to ns: the callback may use that time (serve
      * --metrics) and must return by then. NULL: the main thread sleeps. */
     void (*wait)(void *ctx, uint64_t ns);
+    /* What the run tells as it goes (run_event.h: the progress line, the preload's line, notes
+     * for standard error), with a context of its own: called from the main thread and from the
+     * workers', so it must be thread-safe. tell NULL: said nowhere. */
+    struct run_event_sink events;
 };
 
 /* What the run is to be: made once from the command line (the cli's plan.c). */
@@ -84,8 +89,8 @@ struct run_plan {
     uint64_t period_ns;
     uint64_t start_at_ns;      /* --start_at: the measured start, ns since the epoch; 0: none */
     const char *label;         /* --label: names the run in the verdict's rows */
-    bool quiet;                /* -q: no "preload:" line */
-    bool silent_preload;       /* the caller reports the preload itself: no "preload:" line */
+    bool quiet;                /* -q: no PRELOAD event */
+    bool silent_preload;       /* the caller reports the preload itself: no PRELOAD event */
 };
 
 /* A run, opaque to its caller: made by run_init, read through the functions below. */
@@ -106,6 +111,8 @@ struct run_result {
     const struct server *servers;       /* nservers of them */
     const struct server_stats_pair *server_stats; /* per server, around the run; NULL: not read */
     const struct worker_stall *stalls;  /* per server: sockets that held unanswered requests */
+    uint32_t conns_per_server;          /* the sockets of the run to each server */
+    uint64_t measure_start_ns;          /* run_measure_start: stalls' since_ns count from it */
     const struct trace_counts *trace_counts; /* --trace: what the reader read */
     const struct trace_progress *trace_sent; /* and what the workers sent of it */
     const char *trace_error;            /* why the reader stopped early, or "" */
@@ -119,7 +126,8 @@ void run_stop_signals(sigset_t *set);
 /*
  * Plan the run: resolve servers, build the workload and workers. err gets one line. *rp is
  * the run even when run_init fails (NULL only when there was no memory for it): run_free it
- * either way. out takes the run's own lines ("preload:").
+ * either way. out is the report's stream, never written: a run whose report goes to a pipe or
+ * socket stops when its reader goes away.
  */
 enum slap_status run_init(struct run **rp, const struct run_plan *p, FILE *out, char *err,
                           size_t err_len);
@@ -131,9 +139,9 @@ void run_free(struct run *r);
 void run_result(const struct run *r, struct run_result *res);
 
 /*
- * After run_init, before run_execute: periods and samples go to sinks (NULL: nowhere), periods
- * of 1 s at least when keep_periods and the plan has none; read the servers' stats around the
- * run, show the progress line.
+ * After run_init, before run_execute: periods, samples and events go to sinks (NULL: nowhere),
+ * periods of 1 s at least when keep_periods and the plan has none; read the servers' stats
+ * around the run, tell the progress line (PROGRESS events).
  */
 enum slap_status run_want(struct run *r, const struct run_sinks *sinks, bool keep_periods,
                           bool server_stats, bool progress);
@@ -152,11 +160,5 @@ void run_preload(const struct run *r, uint64_t *sets, uint64_t *ns);
 enum slap_status run_limits(const struct run *r, struct limits *l);
 /* Did every lane still await an answer when the run gave up waiting? */
 bool run_all_blocked(const struct run *r);
-/* Say on err how many requests went unanswered, and which servers' sockets held them; each
- * line begins with who ("slap", or "slap: step 40000 ops/s" in a sweep). */
-void run_describe_stalls(const struct run *r, FILE *err, const char *who);
-/* -R: says, per server, how many connections were lost and still not open again when the run
- * ended (the server never answered again on them); returns how many in all. */
-uint32_t run_describe_down(const struct run *r, FILE *err, const char *who);
 
 #endif

@@ -22,7 +22,7 @@ struct conn_auth;
 #define WORKER_DRAIN_TIMEOUT_NS (2ULL * 1000000000ULL)
 #define WORKER_RECONNECT_MIN_NS (10ULL * 1000000ULL)
 #define WORKER_RECONNECT_MAX_NS (1000ULL * 1000000ULL)
-#define WORKER_MAX_WARNINGS 32 /* kinds of problem (per server) a run shows on stderr */
+#define WORKER_MAX_WARNINGS 32 /* kinds of problem (per server) a run tells (WARN events) */
 
 /* What a worker reads of its run: settled when the run is planned (period_ns by run_want,
  * before the threads start), read-only after. The worker never reads the command line. */
@@ -63,7 +63,7 @@ enum gate_go {
     GATE_ABORT = 2, /* set-up failed or interrupted: workers clean up */
 };
 
-/* A problem a worker has shown on stderr: its kind (the warning's text, a constant) and where. */
+/* A problem a worker has told (a WARN event): its kind (the warning's text, a constant) and where. */
 struct worker_warned {
     const char *what;
     uint32_t server;
