@@ -83,6 +83,40 @@ def case_docs_layers_options_in_cli():
     check(not seen, "below the command line, these see the options: %s" % ", ".join(seen))
 
 
+# The engine's words to a stream, and the calls that write one: the engine tells events
+# (struct run_event) and output/ words them.
+STDIO_NAMES = re.compile(r"\b(stderr|stdout)\b|\b(printf|vprintf|puts|putchar|perror)\s*\(")
+STREAM_WRITES = re.compile(r"\b(fprintf|vfprintf|fputs|fputc|putc|fwrite|fflush)\s*\(")
+# limits.c's limits_print writes the limits block to the stream it is given: on its way to
+# output/, it is the one writer left.
+ENGINE_WRITERS = {"limits.c"}
+
+
+def code_only(text):
+    """text without its comments and the contents of its string and character literals (a
+    comment leaves its line breaks, so lines keep their numbers)."""
+    return re.sub(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'',
+                  lambda m: ("\n" * m.group(0).count("\n") if m.group(0)[0] == "/"
+                             else m.group(0)[0] * 2), text, flags=re.S)
+
+
+def case_docs_layers_engine_prints_nothing():
+    """The engine formats no message and writes no stream: no stderr or stdout, no printf to
+    them, no fprintf, fputs or fwrite anywhere (but limits.c's block, given its stream)."""
+    seen = []
+    for path in layer_files("engine"):
+        with open(path) as f:
+            code = code_only(f.read())
+        for n, line in enumerate(code.split("\n"), 1):
+            m = STDIO_NAMES.search(line)
+            if m is None and os.path.basename(path) not in ENGINE_WRITERS:
+                m = STREAM_WRITES.search(line)
+            if m is not None:
+                seen.append("%s:%d: %s" % (os.path.relpath(path, TOP), n, m.group(0)))
+    check(not seen, "the engine writes to a stream (tell a struct run_event instead):\n"
+          + "\n".join(seen))
+
+
 def case_docs_layers_described():
     """src/README.md says what every layer owns and may use, and the README's source tree has a
     row for every layer's folder naming each of its source files."""
