@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "slap/base/hist.h"
-#include "slap/output/run_events.h"
+#include "run_events.h"
 
 /* What run_event_print writes of e. */
 static char *printed(const struct run_event *e)

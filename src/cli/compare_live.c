@@ -34,7 +34,7 @@
 #include "slap/engine/run.h"
 #include "slap/net/servers.h"
 #include "slap/output/report.h"
-#include "slap/output/run_events.h"
+#include "run_events.h"
 
 #define DEFAULT_ROUNDS 10
 #define DEFAULT_ROUND_TIME "2s"

@@ -7,7 +7,7 @@
 
 #include "slap/judge/limits.h"
 #include "slap/output/results.h"
-#include "slap/output/run_events.h"
+#include "run_events.h"
 
 
 const char *exit_nothing_cause(const struct slap_counters *c, const struct slap_options *o)

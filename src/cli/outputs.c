@@ -8,7 +8,7 @@
 #include "signals.h"
 #include "slap/base/quote.h"
 #include "slap/model/samples.h"
-#include "slap/output/run_events.h"
+#include "run_events.h"
 #include "slap/output/sinks.h"
 
 FILE *outputs_stream(const struct slap_options *o)

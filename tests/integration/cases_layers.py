@@ -87,9 +87,9 @@ def case_docs_layers_options_in_cli():
 # (struct run_event) and output/ words them.
 STDIO_NAMES = re.compile(r"\b(stderr|stdout)\b|\b(printf|vprintf|puts|putchar|perror)\s*\(")
 STREAM_WRITES = re.compile(r"\b(fprintf|vfprintf|fputs|fputc|putc|fwrite|fflush)\s*\(")
-# limits.c's limits_print writes the limits block to the stream it is given: on its way to
-# output/, it is the one writer left.
-ENGINE_WRITERS = {"limits.c"}
+# The layers that write no stream: the engine, and the judgement of what limited a run (its
+# words and lines are output's limits_words.c).
+SILENT_LAYERS = ("judge", "engine")
 
 
 def code_only(text):
@@ -101,16 +101,14 @@ def code_only(text):
 
 
 def case_docs_layers_engine_prints_nothing():
-    """The engine formats no message and writes no stream: no stderr or stdout, no printf to
-    them, no fprintf, fputs or fwrite anywhere (but limits.c's block, given its stream)."""
+    """The engine and the judge format no message and write no stream: no stderr or stdout, no
+    printf to them, no fprintf, fputs or fwrite anywhere."""
     seen = []
-    for path in layer_files("engine"):
+    for path in (p for layer in SILENT_LAYERS for p in layer_files(layer)):
         with open(path) as f:
             code = code_only(f.read())
         for n, line in enumerate(code.split("\n"), 1):
-            m = STDIO_NAMES.search(line)
-            if m is None and os.path.basename(path) not in ENGINE_WRITERS:
-                m = STREAM_WRITES.search(line)
+            m = STDIO_NAMES.search(line) or STREAM_WRITES.search(line)
             if m is not None:
                 seen.append("%s:%d: %s" % (os.path.relpath(path, TOP), n, m.group(0)))
     check(not seen, "the engine writes to a stream (tell a struct run_event instead):\n"

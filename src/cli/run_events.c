@@ -1,5 +1,5 @@
 /* A run's events and its unanswered requests in words. */
-#include "slap/output/run_events.h"
+#include "run_events.h"
 
 #include <string.h>
 
