@@ -947,7 +947,8 @@ static void test_laws_hold_at_their_ends(void **state)
     }
 }
 
-/* A law's text refused naming what is wrong; a good one said back as given. */
+/* A law's text refused naming what is wrong (an unknown one, every law and the preset); a good
+ * one said back as given. */
 static void test_laws_parse(void **state)
 {
     (void)state;
@@ -976,6 +977,16 @@ static void test_laws_parse(void **state)
         if (size_dist_parse(bad[i].text, 16, 250, &d, err, sizeof(err)) != SLAP_ERROR ||
             strstr(err, bad[i].said) == NULL) {
             fail_msg("%s: '%s', not '%s'", bad[i].text, err, bad[i].said);
+        }
+    }
+    assert_int_equal(size_dist_parse("lognormal:1,2", 16, 250, &d, err, sizeof(err)), SLAP_ERROR);
+    for (size_t i = 0; i <= size_law_row_count; i++) { /* every row named, and the preset */
+        char word[32];
+        snprintf(word, sizeof(word), " %s%s", i < size_law_row_count ? size_law_rows[i].name
+                                                                      : SIZE_DIST_ETC,
+                 i + 1 < size_law_row_count ? "," : "");
+        if (strstr(err, word) == NULL) {
+            fail_msg("'%s' does not name '%s'", err, word);
         }
     }
     assert_int_equal(size_dist_parse("gev:30,8,0.1", 16, 250, &d, err, sizeof(err)), SLAP_OK);

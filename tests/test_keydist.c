@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -393,6 +394,70 @@ static void test_parse_bad(void **state)
     }
 }
 
+/* Whether text names name as a word of its own: not inside a longer name ("zipf" of
+ * "zipfian"); a ':' or '[' may follow it. */
+static bool names_word(const char *text, const char *name)
+{
+    size_t len = strlen(name);
+    for (const char *at = strstr(text, name); at != NULL; at = strstr(at + 1, name)) {
+        bool before = at == text || !(at[-1] >= 'a' && at[-1] <= 'z');
+        bool after = !(at[len] >= 'a' && at[len] <= 'z') && at[len] != '_';
+        if (before && after) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Every kind has one row; every row reads by its name (NAME:S too when it takes an exponent),
+ * shows as it reads, and is named where a bad law is refused; --key_pattern's own rows are
+ * --key_pattern's alone. */
+static void test_every_row_by_name(void **state)
+{
+    (void)state;
+    for (int kind = 0; kind < KEY_DIST_KINDS; kind++) {
+        size_t rows = 0;
+        for (size_t i = 0; i < key_dist_row_count; i++) {
+            rows += key_dist_rows[i].kind == (enum key_dist_kind)kind;
+        }
+        assert_int_equal(rows, 1);
+    }
+    char refused[256] = "", refused_pattern[256] = "";
+    struct key_dist d;
+    struct key_pattern p;
+    assert_int_equal(key_dist_parse("no-such-law", &d, refused, sizeof(refused)), SLAP_ERROR);
+    assert_int_equal(key_pattern_parse("all:no-such-law", &p, refused_pattern,
+                                       sizeof(refused_pattern)),
+                     SLAP_ERROR);
+    for (size_t i = 0; i < key_dist_row_count; i++) {
+        const struct key_dist_row *row = &key_dist_rows[i];
+        char text[64], shown[64], err[256] = "";
+        assert_string_equal(key_dist_name(row->kind), row->name);
+        if (!names_word(refused_pattern, row->name)) {
+            fail_msg("--key_pattern's message does not name %s: %s", row->name, refused_pattern);
+        }
+        snprintf(text, sizeof(text), "all:%s", row->name);
+        if (key_pattern_parse(text, &p, err, sizeof(err)) != SLAP_OK || p.kind[0] != row->kind) {
+            fail_msg("%s: %s", text, err);
+        }
+        if (row->pattern_only) {
+            assert_int_equal(key_dist_parse(row->name, &d, err, sizeof(err)), SLAP_ERROR);
+            continue;
+        }
+        if (!names_word(refused, row->name)) {
+            fail_msg("--key_dist's message does not name %s: %s", row->name, refused);
+        }
+        if (key_dist_parse(row->name, &d, err, sizeof(err)) != SLAP_OK || d.kind != row->kind) {
+            fail_msg("%s: %s", row->name, err);
+        }
+        snprintf(text, sizeof(text), "%s:2", row->name);
+        assert_int_equal(key_dist_parse(text, &d, err, sizeof(err)),
+                         row->exponent ? SLAP_OK : SLAP_ERROR);
+        key_dist_format(&d, shown, sizeof(shown));
+        assert_string_equal(shown, row->exponent ? text : row->name);
+    }
+}
+
 static void test_parse_error_fits_small_buffer(void **state)
 {
     (void)state;
@@ -482,6 +547,7 @@ int main(void)
         cmocka_unit_test(test_gaussian_small_windows),
         cmocka_unit_test(test_parse_good),
         cmocka_unit_test(test_parse_bad),
+        cmocka_unit_test(test_every_row_by_name),
         cmocka_unit_test(test_parse_error_fits_small_buffer),
         cmocka_unit_test(test_pattern_resolve),
         cmocka_unit_test(test_pattern_parse_bad),

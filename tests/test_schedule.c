@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "slap/base/common.h"
 #include "slap/model/schedule.h"
@@ -341,6 +342,37 @@ static void test_arrival_laws_hold_at_their_ends(void **state)
     }
 }
 
+/* Every arrival has a row, the first of its arrival its name (as shown, and read back); a
+ * shaped row says what its shape is called; the refusal's list names every row. */
+static void test_every_arrival_named(void **state)
+{
+    (void)state;
+    char names[256], shown[64], want[64];
+    arrival_law_names(names, sizeof(names));
+    for (int arrival = 0; arrival < ARRIVAL_KINDS; arrival++) {
+        const char *name = arrival_name((enum arrival)arrival);
+        size_t i = 0;
+        while (i < arrival_law_count && arrival_laws[i].arrival != (enum arrival)arrival) {
+            i++;
+        }
+        assert_true(i < arrival_law_count);
+        assert_string_equal(name, arrival_laws[i].name);
+        arrival_text(shown, sizeof(shown), (enum arrival)arrival, 0.25);
+        snprintf(want, sizeof(want), "%s%s", name, arrival_laws[i].shaped ? ":0.25" : "");
+        assert_string_equal(shown, want);
+    }
+    for (size_t i = 0; i < arrival_law_count; i++) {
+        const struct arrival_law *law = &arrival_laws[i];
+        char word[64];
+        snprintf(word, sizeof(word), "%s%s%s", law->name, law->shaped ? ":" : "",
+                 law->shaped ? law->shape_name : "");
+        assert_true(!law->shaped || law->shape_name != NULL);
+        if (strstr(names, word) == NULL) {
+            fail_msg("the list of laws '%s' does not name %s", names, word);
+        }
+    }
+}
+
 /* The inverse of a * x modulo 2^64, a odd (Newton's iteration: each step doubles the bits). */
 static uint64_t odd_inverse(uint64_t a)
 {
@@ -565,6 +597,7 @@ static void test_ramp_skip(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_arrival_named),
         cmocka_unit_test(test_uniform_one_lane_exact),
         cmocka_unit_test(test_uniform_lanes_staggered),
         cmocka_unit_test(test_uniform_lanes_merge_evenly),

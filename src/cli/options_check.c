@@ -473,9 +473,7 @@ static enum options_outcome check_key_pattern(const struct parse_state *st)
                                        "them: it cannot be used with --key_pattern set:%s "
                                        "(sets that do not walk)",
                                        from, op_name((enum op_type)op),
-                                       laws[OP_SET].kind == KEY_DIST_ZIPF       ? "zipf"
-                                       : laws[OP_SET].kind == KEY_DIST_GAUSSIAN ? "gaussian"
-                                                                                : "uniform");
+                                       key_dist_name(laws[OP_SET].kind));
         }
     }
     if (o->overwrite > 0 && laws[OP_SET].kind != KEY_DIST_SEQUENTIAL) {

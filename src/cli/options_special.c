@@ -238,9 +238,9 @@ enum options_outcome options_apply_arrival(struct parse_state *st, const char *a
         o->arrival_shape = shape;
         return OPTIONS_RUN;
     }
-    return options_usage_error(st, "--arrival: '%s' is no law of arrivals: uniform, poisson "
-                                   "(or exponential), normal:CV, gev:SHAPE, gpareto:SHAPE or "
-                                   "etc", arg);
+    char names[160];
+    arrival_law_names(names, sizeof(names));
+    return options_usage_error(st, "--arrival: '%s' is no law of arrivals: %s", arg, names);
 }
 
 /* One percentile of a list: a number in (0, 100]. */

@@ -155,13 +155,22 @@ static int take_max_rate(void *args, const char *v)
                                         : SLAP_EXIT_OK;
 }
 
+/* A search's arrivals are uniform or poisson by their names (arrival_laws' rows). */
 static int take_arrival(void *args, const char *v)
 {
     struct search_args *a = args;
-    bool poisson = strcmp(v, "poisson") == 0;
-    a->arrival = poisson ? ARRIVAL_POISSON : ARRIVAL_UNIFORM;
-    return poisson || strcmp(v, "uniform") == 0 ? SLAP_EXIT_OK
-                                                : search_usage("--arrival is uniform or poisson");
+    const enum arrival taken[] = {ARRIVAL_UNIFORM, ARRIVAL_POISSON};
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(taken); i++) {
+        if (strcmp(v, arrival_name(taken[i])) == 0) {
+            a->arrival = taken[i];
+            return SLAP_EXIT_OK;
+        }
+    }
+    a->arrival = ARRIVAL_UNIFORM;
+    char problem[64];
+    snprintf(problem, sizeof(problem), "--arrival is %s or %s", arrival_name(taken[0]),
+             arrival_name(taken[1]));
+    return search_usage(problem);
 }
 
 static int take_max_steps(void *args, const char *v)

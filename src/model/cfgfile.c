@@ -418,7 +418,7 @@ static enum slap_status parse_law(const char *text, uint32_t lo, uint32_t hi, st
         return SLAP_ERROR;
     }
     memcpy(d->name, text, len + 1);
-    if (strcmp(text, "etc") == 0) {
+    if (strcmp(text, SIZE_DIST_ETC) == 0) {
         preset_etc(lo, hi, d);
         return dist_normalise(d);
     }
@@ -426,10 +426,10 @@ static enum slap_status parse_law(const char *text, uint32_t lo, uint32_t hi, st
     const struct size_law_row *row = law_row(text, name_len);
     quote(text, len, shown);
     if (row == NULL) {
-        snprintf(err, err_len,
-                 "%s is no law of sizes: normal, exponential, gev, gpareto, "
-                 "uniform, fixed, or the preset etc",
-                 shown);
+        char names[128];
+        size_law_names(names, sizeof(names));
+        snprintf(err, err_len, "%s is no law of sizes: %s, or the preset %s", shown, names,
+                 SIZE_DIST_ETC);
         return SLAP_ERROR;
     }
     double p[3] = {0, 0, 0};

@@ -16,8 +16,58 @@
 #define TWO_PI 6.283185307179586
 #define SERIES_CUTOFF 1e-8 /* below this |t|, log1p(t)/t and expm1(t)/t by their series */
 
-static const char accepted_text[] =
-    "uniform, zipf, zipf:S with 0 < S <= 10, latest, latest:S, or gaussian";
+const struct key_dist_row key_dist_rows[] = {
+    {"uniform", KEY_DIST_UNIFORM, false, false},   {"zipf", KEY_DIST_ZIPF, true, false},
+    {"latest", KEY_DIST_LATEST, true, false},      {"gaussian", KEY_DIST_GAUSSIAN, false, false},
+    {"sequential", KEY_DIST_SEQUENTIAL, false, true},
+};
+const size_t key_dist_row_count = SLAP_ARRAY_SIZE(key_dist_rows);
+_Static_assert(SLAP_ARRAY_SIZE(key_dist_rows) == KEY_DIST_KINDS, "a row for each key_dist_kind");
+
+static const struct key_dist_row *kind_row(enum key_dist_kind kind)
+{
+    for (size_t i = 0; i < key_dist_row_count; i++) {
+        if (key_dist_rows[i].kind == kind) {
+            return &key_dist_rows[i];
+        }
+    }
+    return NULL;
+}
+
+const char *key_dist_name(enum key_dist_kind kind)
+{
+    const struct key_dist_row *row = kind_row(kind);
+    return row != NULL ? row->name : "?";
+}
+
+void key_dist_names(char *buf, size_t len)
+{
+    const char *items[2 * KEY_DIST_KINDS];
+    char shaped[KEY_DIST_KINDS][48];
+    size_t n = 0, used = 0;
+    bool ranged = false; /* the first NAME:S says S's range */
+    for (size_t i = 0; i < key_dist_row_count; i++) {
+        const struct key_dist_row *row = &key_dist_rows[i];
+        if (row->pattern_only) {
+            continue;
+        }
+        items[n++] = row->name;
+        if (row->exponent) {
+            snprintf(shaped[i], sizeof(shaped[i]), ranged ? "%s:S" : "%s:S with 0 < S <= %g",
+                     row->name, ZIPF_MAX_S);
+            items[n++] = shaped[i];
+            ranged = true;
+        }
+    }
+    if (len > 0) {
+        buf[0] = '\0';
+    }
+    for (size_t i = 0; i < n && used < len; i++) {
+        int w = snprintf(buf + used, len - used, "%s%s",
+                         i == 0 ? "" : i + 1 == n ? ", or " : ", ", items[i]);
+        used += w > 0 ? (size_t)w : 0;
+    }
+}
 
 /* Uniform in [0, 1) from the top 53 bits of the generator. */
 static double unit_uniform(struct rng *r)
@@ -170,36 +220,27 @@ static enum slap_status parse_zipf_exponent(const char *text, double *s)
 
 enum slap_status key_dist_parse(const char *text, struct key_dist *d, char *err, size_t err_len)
 {
-    struct key_dist parsed = {.kind = KEY_DIST_UNIFORM, .s = ZIPF_DEFAULT_S};
-    if (strcmp(text, "uniform") == 0) {
-        parsed.kind = KEY_DIST_UNIFORM;
-    } else if (strcmp(text, "gaussian") == 0) {
-        parsed.kind = KEY_DIST_GAUSSIAN;
-    } else if (strcmp(text, "zipf") == 0) {
-        parsed.kind = KEY_DIST_ZIPF;
-    } else if (strncmp(text, "zipf:", 5) == 0 &&
-               parse_zipf_exponent(text + 5, &parsed.s) == SLAP_OK) {
-        parsed.kind = KEY_DIST_ZIPF;
-    } else if (strcmp(text, "latest") == 0) {
-        parsed.kind = KEY_DIST_LATEST;
-    } else if (strncmp(text, "latest:", 7) == 0 &&
-               parse_zipf_exponent(text + 7, &parsed.s) == SLAP_OK) {
-        parsed.kind = KEY_DIST_LATEST;
-    } else {
-        snprintf(err, err_len, "bad key distribution '%s': expected %s", text, accepted_text);
-        return SLAP_ERROR;
+    for (size_t i = 0; i < key_dist_row_count; i++) {
+        const struct key_dist_row *row = &key_dist_rows[i];
+        size_t len = strlen(row->name);
+        struct key_dist parsed = {.kind = row->kind, .s = ZIPF_DEFAULT_S};
+        if (row->pattern_only || strncmp(text, row->name, len) != 0) {
+            continue;
+        }
+        if (text[len] == '\0' ||
+            (row->exponent && text[len] == ':' &&
+             parse_zipf_exponent(text + len + 1, &parsed.s) == SLAP_OK)) {
+            *d = parsed;
+            return SLAP_OK;
+        }
     }
-    *d = parsed;
-    return SLAP_OK;
+    char names[128];
+    key_dist_names(names, sizeof(names));
+    snprintf(err, err_len, "bad key distribution '%s': expected %s", text, names);
+    return SLAP_ERROR;
 }
 
 /* ---- --key_pattern ---------------------------------------------------------------------- */
-
-static const char *const key_dist_names[] = {[KEY_DIST_UNIFORM] = "uniform",
-                                             [KEY_DIST_ZIPF] = "zipf",
-                                             [KEY_DIST_GAUSSIAN] = "gaussian",
-                                             [KEY_DIST_LATEST] = "latest",
-                                             [KEY_DIST_SEQUENTIAL] = "sequential"};
 
 /* The ops an item's OP names (a command, write, read or all); 0 when it names none. */
 static uint32_t pattern_ops(const char *name, size_t len)
@@ -219,6 +260,18 @@ static uint32_t pattern_ops(const char *name, size_t len)
     return op < OP_COUNT ? op_bit(op) : 0;
 }
 
+/* A law of --key_pattern's alone (sequential) by its name into *law; false when text is none. */
+static bool pattern_only_law(const char *text, struct key_dist *law)
+{
+    for (size_t i = 0; i < key_dist_row_count; i++) {
+        if (key_dist_rows[i].pattern_only && strcmp(text, key_dist_rows[i].name) == 0) {
+            law->kind = key_dist_rows[i].kind;
+            return true;
+        }
+    }
+    return false;
+}
+
 /* One OP:LAW item of len bytes into item i of p. */
 static enum slap_status pattern_item(const char *item, size_t len, struct key_pattern *p,
                                      uint32_t i, char *err, size_t err_len)
@@ -226,7 +279,7 @@ static enum slap_status pattern_item(const char *item, size_t len, struct key_pa
     const char *colon = memchr(item, ':', len);
     uint32_t ops = colon != NULL ? pattern_ops(item, (size_t)(colon - item)) : 0;
     char law_text[64];
-    struct key_dist law = {.kind = KEY_DIST_SEQUENTIAL, .s = ZIPF_DEFAULT_S};
+    struct key_dist law = {.kind = KEY_DIST_UNIFORM, .s = ZIPF_DEFAULT_S};
     if (ops == 0) {
         snprintf(err, err_len, "'%.*s' is not OP:LAW (OP a command of --mix, write, read or all)",
                  (int)len, item);
@@ -237,10 +290,12 @@ static enum slap_status pattern_item(const char *item, size_t len, struct key_pa
         memcpy(law_text, colon + 1, law_len);
         law_text[law_len] = '\0';
     }
-    if (law_len >= sizeof(law_text) || (strcmp(law_text, "sequential") != 0 &&
+    if (law_len >= sizeof(law_text) || (!pattern_only_law(law_text, &law) &&
                                          key_dist_parse(law_text, &law, err, err_len) != SLAP_OK)) {
-        snprintf(err, err_len, "'%.*s': the law is sequential or %s", (int)len, item,
-                 accepted_text);
+        char names[128];
+        key_dist_names(names, sizeof(names));
+        snprintf(err, err_len, "'%.*s': the law is %s or %s", (int)len, item,
+                 key_dist_name(KEY_DIST_SEQUENTIAL), names);
         return SLAP_ERROR;
     }
     p->ops[i] = ops;
@@ -276,9 +331,9 @@ enum slap_status key_pattern_parse(const char *text, struct key_pattern *p, char
 
 void key_dist_format(const struct key_dist *d, char *buf, size_t len)
 {
-    const char *name =
-        (unsigned)d->kind < SLAP_ARRAY_SIZE(key_dist_names) ? key_dist_names[d->kind] : "?";
-    if (d->kind == KEY_DIST_ZIPF || d->kind == KEY_DIST_LATEST) {
+    const char *name = key_dist_name(d->kind);
+    const struct key_dist_row *row = kind_row(d->kind);
+    if (row != NULL && row->exponent) {
         char s[32];
         units_shortest(s, sizeof(s), d->s);
         snprintf(buf, len, "%s:%s", name, s);

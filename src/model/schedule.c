@@ -23,6 +23,7 @@ const struct arrival_law arrival_laws[] = {
     {.name = "normal",
      .arrival = ARRIVAL_NORMAL,
      .shaped = true,
+     .shape_name = "CV",
      .lo = 0,
      .hi = ARRIVAL_NORMAL_CV_MAX,
      .hi_in = true,
@@ -32,6 +33,7 @@ const struct arrival_law arrival_laws[] = {
     {.name = "gev",
      .arrival = ARRIVAL_GEV,
      .shaped = true,
+     .shape_name = "SHAPE",
      .lo = 0,
      .hi = ARRIVAL_SHAPE_MAX,
      .why_lo = "at 0 and below the law has no least gap to start from 0",
@@ -41,6 +43,7 @@ const struct arrival_law arrival_laws[] = {
     {.name = "gpareto",
      .arrival = ARRIVAL_GPARETO,
      .shaped = true,
+     .shape_name = "SHAPE",
      .lo = 0,
      .hi = ARRIVAL_SHAPE_MAX,
      .lo_in = true,
@@ -51,6 +54,43 @@ const struct arrival_law arrival_laws[] = {
     {.name = "etc", .arrival = ARRIVAL_GPARETO, .shape = ARRIVAL_ETC_SHAPE},
 };
 const size_t arrival_law_count = sizeof(arrival_laws) / sizeof(arrival_laws[0]);
+
+/* The first row of an arrival (its name), or NULL. */
+static const struct arrival_law *arrival_row(enum arrival arrival)
+{
+    for (size_t i = 0; i < arrival_law_count; i++) {
+        if (arrival_laws[i].arrival == arrival) {
+            return &arrival_laws[i];
+        }
+    }
+    return NULL;
+}
+
+const char *arrival_name(enum arrival arrival)
+{
+    const struct arrival_law *law = arrival_row(arrival);
+    return law != NULL ? law->name : "?";
+}
+
+void arrival_law_names(char *buf, size_t len)
+{
+    size_t used = 0;
+    if (len > 0) {
+        buf[0] = '\0';
+    }
+    for (size_t i = 0; i < arrival_law_count && used < len; i++) {
+        const struct arrival_law *law = &arrival_laws[i], *before = &arrival_laws[i - (i > 0)];
+        bool alias = i > 0 && !law->shaped && !before->shaped && before->arrival == law->arrival;
+        int n = alias ? snprintf(buf + used, len - used, " (or %s)", law->name)
+                      : snprintf(buf + used, len - used, "%s%s%s%s",
+                                 i == 0                        ? ""
+                                 : i + 1 == arrival_law_count ? " or "
+                                                              : ", ",
+                                 law->name, law->shaped ? ":" : "",
+                                 law->shaped ? law->shape_name : "");
+        used += n > 0 ? (size_t)n : 0;
+    }
+}
 
 /* A non-negative number of ns rounded to the nearest, saturating at UINT64_MAX. */
 static uint64_t round_ns(long double ns)
@@ -134,17 +174,13 @@ static double poisson_gap_ns(struct schedule *s)
 
 void arrival_text(char *buf, size_t len, enum arrival arrival, double shape)
 {
-    static const char *const names[] = {[ARRIVAL_UNIFORM] = "uniform",
-                                        [ARRIVAL_POISSON] = "poisson",
-                                        [ARRIVAL_NORMAL] = "normal",
-                                        [ARRIVAL_GEV] = "gev",
-                                        [ARRIVAL_GPARETO] = "gpareto"};
-    if (arrival <= ARRIVAL_POISSON) {
-        snprintf(buf, len, "%s", names[arrival]);
+    const struct arrival_law *law = arrival_row(arrival);
+    if (law == NULL || !law->shaped) {
+        snprintf(buf, len, "%s", arrival_name(arrival));
     } else {
         char number[32];
         units_shortest(number, sizeof(number), shape); /* the shortest text that reads back */
-        snprintf(buf, len, "%s:%s", names[arrival], number);
+        snprintf(buf, len, "%s:%s", arrival_name(arrival), number);
     }
 }
 

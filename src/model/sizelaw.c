@@ -3,6 +3,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 
 /* The standard normal's quantile: a rational approximation on three intervals (P. J. Acklam's,
  * relative error under 1.2e-9), then one Halley step against erfc, to double precision. */
@@ -61,6 +62,18 @@ const struct size_law_row size_law_rows[] = {
     {"fixed", SIZE_LAW_UNIFORM, 1, {"size"}, {false}, true},
 };
 const size_t size_law_row_count = sizeof(size_law_rows) / sizeof(size_law_rows[0]);
+
+void size_law_names(char *buf, size_t len)
+{
+    size_t used = 0;
+    if (len > 0) {
+        buf[0] = '\0';
+    }
+    for (size_t i = 0; i < size_law_row_count && used < len; i++) {
+        int n = snprintf(buf + used, len - used, "%s%s", i > 0 ? ", " : "", size_law_rows[i].name);
+        used += n > 0 ? (size_t)n : 0;
+    }
+}
 
 /* scale times z, the least double of z's sign where the product would be 0 (a scale of
  * 5e-324): which side of its location a draw falls decides its floor. */

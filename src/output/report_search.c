@@ -31,7 +31,7 @@ void report_search_header(FILE *out, const struct run_desc *desc,
             slo->text, start, max_rate, max_steps,
             (double)desc->step_time_ns / (double)SLAP_NS_PER_SEC,
             (double)max_step_ns / (double)SLAP_NS_PER_SEC,
-            desc->arrival == ARRIVAL_POISSON ? "poisson" : "uniform");
+            arrival_name(desc->arrival));
     fflush(out);
 }
 

@@ -25,6 +25,7 @@ struct size_range {
 };
 
 #define SIZE_DIST_NAME 96 /* a law's or preset's text, as given, with its NUL */
+#define SIZE_DIST_ETC "etc" /* the preset's name */
 
 /* A weighted list of size ranges. */
 struct size_dist {
@@ -36,9 +37,9 @@ struct size_dist {
 /*
  * Parse "SIZE", "MIN-MAX" or a weighted list "MIN-MAX:SHARE,MIN-MAX:SHARE,..."
  * (a bare SIZE or MIN-MAX inside the list is allowed too: "64:0.5,128:0.5"); or a law by name,
- * "normal:MEAN,SD", "exponential:MEAN", "gev:LOC,SCALE,SHAPE", "gpareto:LOC,SCALE,SHAPE",
- * "uniform:MIN,MAX", "fixed:SIZE", each draw floored and clamped to [lo, hi]; or the preset
- * "etc" (Facebook's ETC pool: its key sizes when lo is a key's least size, else its values').
+ * "NAME:P1,P2,..." of a row of size_law_rows (sizelaw.h), each draw floored and clamped to
+ * [lo, hi]; or the preset SIZE_DIST_ETC (Facebook's ETC pool: its key sizes when lo is a key's
+ * least size, else its values').
  * Sizes are whole bytes, optionally with k (1024) or m (units.h); every size must lie in
  * [lo, hi]; shares must be > 0 and are normalised by their sum. On error:
  * SLAP_ERROR and one line in err naming the bad part.

@@ -3,6 +3,7 @@
 #ifndef SLAP_KEYDIST_H
 #define SLAP_KEYDIST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,14 +20,31 @@ enum key_dist_kind {
     KEY_DIST_SEQUENTIAL = 4, /* no draw: the keys in order, a walk (--key_pattern only; the
                                 caller keeps the walk's place) */
 };
+#define KEY_DIST_KINDS (KEY_DIST_SEQUENTIAL + 1)
+
+/* The laws by name, one row per kind: what --key_dist and --key_pattern read, what the header
+ * shows and what messages list. */
+struct key_dist_row {
+    const char *name;
+    enum key_dist_kind kind;
+    bool exponent;     /* takes NAME:S (zipf's exponent) */
+    bool pattern_only; /* --key_pattern's alone (sequential) */
+};
+extern const struct key_dist_row key_dist_rows[];
+extern const size_t key_dist_row_count;
+/* The name of a kind ("zipf"), "?" for none. */
+const char *key_dist_name(enum key_dist_kind kind);
+/* The --key_dist laws as messages list them, "uniform, zipf, zipf:S with 0 < S <= 10, ...",
+ * into buf. */
+void key_dist_names(char *buf, size_t len);
 
 struct key_dist {
     enum key_dist_kind kind;
     double s; /* zipf exponent, > 0 (default 0.99); unused otherwise */
 };
 
-/* "uniform", "zipf", "zipf:S", "latest", "latest:S" or "gaussian"; SLAP_ERROR with one line
- * in err otherwise. */
+/* A row's name, NAME:S when it takes an exponent (not a pattern_only row's); SLAP_ERROR with
+ * one line in err otherwise. */
 enum slap_status key_dist_parse(const char *text, struct key_dist *d, char *err, size_t err_len);
 /* key_dist_pick for any kind; the inline part below takes the uniform draws itself. */
 uint64_t key_dist_pick_shaped(const struct key_dist *d, uint64_t n, struct rng *r);

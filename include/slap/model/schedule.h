@@ -17,6 +17,7 @@ enum arrival {
     ARRIVAL_GEV,         /* generalized extreme value gaps of the shape, from 0 */
     ARRIVAL_GPARETO,     /* generalized Pareto gaps of the shape, from 0 */
 };
+#define ARRIVAL_KINDS (ARRIVAL_GPARETO + 1)
 
 /* Normal gaps' largest deviation (as a share of the mean): the clamp at 0 then moves the mean
  * by 0.011% (0.12% of the gaps are clamped). */
@@ -56,11 +57,14 @@ struct ramp ramp_share(const struct ramp *r, double parts);
  * of it, as lo_in and hi_in say), and why_lo and why_hi say why not past them (a results file
  * of an older slap may hold a shape up to hi_before, and is read); another stands
  * for one shape (etc's). Every shape accepted keeps the rate: the gaps' mean is 1 / rate.
+ * The first row of an arrival is its name (arrival_text's); an unshaped row after an unshaped
+ * one of the same arrival is another name for it (exponential).
  */
 struct arrival_law {
     const char *name;
     enum arrival arrival;
     bool shaped;
+    const char *shape_name; /* shaped: what messages call it, "SHAPE" */
     double shape; /* not shaped: the shape it stands for */
     double lo, hi;
     bool lo_in, hi_in;
@@ -69,6 +73,11 @@ struct arrival_law {
 };
 extern const struct arrival_law arrival_laws[];
 extern const size_t arrival_law_count;
+/* The name of an arrival: its first row's. */
+const char *arrival_name(enum arrival arrival);
+/* The rows as messages list them, "uniform, poisson (or exponential), normal:CV, ... or etc",
+ * into buf. */
+void arrival_law_names(char *buf, size_t len);
 
 /* The law of the gaps of mean 1 at q, in (0, 1): what a schedule of the law and shape draws,
  * times 1 / rate (gaps below 0 clamped to 0). */

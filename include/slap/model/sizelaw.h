@@ -30,6 +30,8 @@ struct size_law_row {
 };
 extern const struct size_law_row size_law_rows[];
 extern const size_t size_law_row_count;
+/* The rows' names, "normal, exponential, ...", into buf: what messages list. */
+void size_law_names(char *buf, size_t len);
 
 /* The law's q-quantile, 0 < q < 1 (at 0 or 1 the law's end, infinite for an open one). */
 double size_law_quantile(enum size_law law, const double p[3], double q);
