@@ -8,6 +8,7 @@
 #include <cmocka.h> /* after the four headers above, which it needs */
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +18,10 @@
 #include "slap/base/json.h"
 #include "slap/base/version.h"
 #include "slap/cli/options.h"
+#include "slap/model/cfgfile.h"
+#include "slap/model/keydist.h"
 #include "slap/model/schedule.h"
+#include "slap/model/sizelaw.h"
 #include "slap/output/results.h"
 #include "slap/output/results_json.h"
 
@@ -883,6 +887,52 @@ static void test_help(void **state)
     parse_result_free(&r);
 }
 
+/* Whether option's --help text names name as a word of its own, followed by suffix ("normal:"
+ * of "normal:MEAN,SD"; "zipf" of "zipf[:S]", never of "zipfian"). */
+static bool help_names(const char *option, const char *name, const char *suffix)
+{
+    const char *help = options_table_help(options_table_find(option));
+    char word[64];
+    snprintf(word, sizeof(word), "%s%s", name, suffix);
+    size_t len = strlen(word);
+    for (const char *at = help != NULL ? strstr(help, word) : NULL; at != NULL;
+         at = strstr(at + 1, word)) {
+        bool before = at == help || !(at[-1] >= 'a' && at[-1] <= 'z');
+        bool after = *suffix != '\0' || !(at[len] >= 'a' && at[len] <= 'z');
+        if (before && after) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The --help text names every law of the tables it reads: --key_size every size law (NAME:)
+ * and the preset, --value_size the preset, --arrival every law of arrivals, --key_dist every
+ * law of keys and --key_pattern its own (sequential). A row added to a table fails here until
+ * its option's help names it. */
+static void test_laws_in_help(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < size_law_row_count; i++) {
+        if (!help_names("key_size", size_law_rows[i].name, ":")) {
+            fail_msg("--key_size's help does not name the law %s", size_law_rows[i].name);
+        }
+    }
+    assert_true(help_names("key_size", SIZE_DIST_ETC, ""));
+    assert_true(help_names("value_size", SIZE_DIST_ETC, ""));
+    for (size_t i = 0; i < arrival_law_count; i++) {
+        if (!help_names("arrival", arrival_laws[i].name, arrival_laws[i].shaped ? ":" : "")) {
+            fail_msg("--arrival's help does not name the law %s", arrival_laws[i].name);
+        }
+    }
+    for (size_t i = 0; i < key_dist_row_count; i++) {
+        const char *option = key_dist_rows[i].pattern_only ? "key_pattern" : "key_dist";
+        if (!help_names(option, key_dist_rows[i].name, "")) {
+            fail_msg("--%s's help does not name the law %s", option, key_dist_rows[i].name);
+        }
+    }
+}
+
 static void test_version(void **state)
 {
     (void)state;
@@ -1098,6 +1148,7 @@ int main(void)
         cmocka_unit_test_setup(test_counted_and_edges, unset_servers_env),
         cmocka_unit_test_teardown(test_servers_env, unset_servers_env),
         cmocka_unit_test_setup(test_help, unset_servers_env),
+        cmocka_unit_test(test_laws_in_help),
         cmocka_unit_test(test_arrival_rows_at_their_ends),
         cmocka_unit_test(test_latency_line),
         cmocka_unit_test(test_workload_line),

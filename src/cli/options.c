@@ -228,10 +228,11 @@ static const struct option_row option_rows[] = {
                      FLAG(preload)},
     [ROW_ARRIVAL] = {0, "arrival", "KIND",
                      "Open-loop arrivals: uniform (evenly spaced, default), poisson (random "
-                     "exponential gaps, same mean), or random gaps of a law by its shape, the "
-                     "mean -P's: normal:CV (above 0, up to 0.33), gev:SHAPE (above 0, below "
-                     "0.5), gpareto:SHAPE (0 to below 0.5: from 0.5 the gaps' variance is "
-                     "infinite and the rate strays), etc (Facebook's ETC pool: gpareto:0.154971).",
+                     "exponential gaps, same mean; also exponential), or random gaps of a law "
+                     "by its shape, the mean -P's: normal:CV (above 0, up to 0.33), gev:SHAPE "
+                     "(above 0, below 0.5), gpareto:SHAPE (0 to below 0.5: from 0.5 the gaps' "
+                     "variance is infinite and the rate strays), etc (Facebook's ETC pool: "
+                     "gpareto:0.154971).",
                      SPECIAL(options_apply_arrival, options_show_arrival), WORKLOAD},
     [ROW_PIPELINE] = {0, "pipeline", "N",
                       "Requests in flight per connection, 1 to 1024. Default 1 (one request, "
@@ -516,6 +517,11 @@ const char *options_table_long_name(size_t i)
 int options_table_short(size_t i)
 {
     return i < ROW_COUNT ? option_rows[i].short_name : 0;
+}
+
+const char *options_table_help(size_t i)
+{
+    return i < ROW_COUNT ? option_rows[i].help : NULL;
 }
 
 /* ---- effective values, for results files ---------------------------------------------- */

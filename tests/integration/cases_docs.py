@@ -168,3 +168,60 @@ def case_docs_outputs_everywhere():
     check(sorted(completed) == sorted(sinks) and len(completed) == len(offered.group(1).split()),
           "the completion offers %r after slap merge, the sinks are %r" % (
               offered.group(1).split(), sinks))
+
+
+def refused_laws(args, pattern):
+    """The laws slap lists when it refuses args (its messages are made from its tables of laws:
+    size_law_rows, arrival_laws, key_dist_rows), as (name, shaped) in order: shaped when the
+    list writes it NAME:PARAM, which a completion cannot offer alone."""
+    rc, _, err = run_slap(args + ["--version"])
+    m = re.search(pattern, err, re.M)
+    check(rc == 2 and m is not None, "slap %s: %d %r" % (" ".join(args), rc, err))
+    laws = []
+    for name, shaped in re.findall(r"\b([a-z]+)(:[A-Z]+)?\b", m.group(1)):
+        if name not in ("or", "the", "preset", "with") and name not in [n for n, _ in laws]:
+            laws.append((name, shaped != ""))
+    return laws
+
+
+def man_entry(man, head):
+    """The man page's entry of an option (.TP, its .BI line) up to the next .TP."""
+    entry = re.search(r"^\.TP\n\.BI %s\n(.*?)^\.TP" % re.escape(head), man, re.M | re.S)
+    check(entry is not None, "%s has no entry %s" % (PATHS.man, head))
+    return entry.group(1)
+
+
+def case_docs_laws_everywhere():
+    """Every law slap takes by name (its tables', as its refusals list them) is in the man
+    page's entry of its option (.B name, .BR name or .BI name:): the size laws and the preset
+    in --key_size's, the laws of arrivals in --arrival's, the laws of keys in --key_dist's and
+    sequential in --key_pattern's; the completion's --arrival offers every law of arrivals that
+    takes no shape and its --key_dist every law of keys, and no other."""
+    sizes = refused_laws(["--key_size=no-such-law"], r"no law of sizes: (.*)$")
+    arrivals = refused_laws(["--arrival=no-such-law"], r"no law of arrivals: (.*)$")
+    keys = refused_laws(["--key_dist=no-such-law"], r"expected (.*)$")
+    pattern = refused_laws(["--key_pattern=all:no-such-law"], r"the law is (.*)$")
+    check(len(sizes) >= 7 and len(arrivals) >= 7 and len(keys) >= 4,
+          "too few laws: %r %r %r" % (sizes, arrivals, keys))
+    walks = [name for name, _ in pattern if name not in [n for n, _ in keys]]
+    check(len(walks) >= 1, "--key_pattern's laws add none to --key_dist's: %r" % pattern)
+    with open(PATHS.man) as f:
+        man = f.read()
+    entries = [(r"\-\-key_size= sizes", sizes), (r"\-\-arrival= kind", arrivals),
+               (r"\-\-key_dist= kind", keys), (r"\-\-key_pattern= op : law ,...",
+                                                [(name, False) for name in walks])]
+    for head, laws in entries:
+        entry = man_entry(man, head)
+        for name, _ in laws:
+            check(re.search(r"^\.B[IR]? %s(?::|\s|$)" % re.escape(name), entry, re.M) is not None,
+                  "%s's entry %s does not name %s" % (PATHS.man, head, name))
+    completion_path = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))), "completion", "slap.bash")
+    with open(completion_path) as f:
+        completion = f.read()
+    for option, laws in (("arrival", arrivals), ("key_dist", keys)):
+        offered = re.search(r'--%s\) echo "([^"]*)"' % option, completion)
+        check(offered is not None, "the completion offers no --%s values" % option)
+        plain = [name for name, shaped in laws if not shaped]
+        check(sorted(offered.group(1).split()) == sorted(plain),
+              "the completion's --%s offers %r, slap takes %r" % (option, offered.group(1), plain))

@@ -195,6 +195,7 @@ void options_print_help(FILE *out);
 size_t options_table_size(void);
 const char *options_table_long_name(size_t i); /* underscore spelling; NULL past the end */
 int options_table_short(size_t i);             /* the letter, or 0 */
+const char *options_table_help(size_t i);      /* its --help text, unwrapped; NULL past the end */
 /* Row i is shown by options_value as a number of seconds (a duration). */
 bool options_table_is_duration(size_t i);
 /* A results reader replays row i (it is not a file of the host that ran the run, an instant
