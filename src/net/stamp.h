@@ -6,7 +6,8 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "slap/net/conn.h"
+#include "slap/base/common.h"
+#include "slap/net/conn_clock.h"
 
 /* Room for the one cmsg a stamped read brings (struct scm_timestamping: three timespecs). */
 #define STAMP_CONTROL 64

@@ -131,3 +131,96 @@ def case_docs_layers_described():
             name = os.path.basename(path)
             if name.endswith(".c") and "`%s`" % name not in row.group(1):
                 check(False, "README.md's row for src/%s/ does not name %s" % (layer, name))
+
+
+
+def include_graph(order):
+    """Each file's name without its ending (LAYER/NAME: a .c and its header are one node) and
+    the others it includes, "slap/LAYER/NAME.h" or a private "NAME.h" beside it, each with the
+    file that includes it."""
+    graph = {}
+    for layer in order:
+        for path in layer_files(layer):
+            node = "%s/%s" % (layer, os.path.splitext(os.path.basename(path))[0])
+            edges = graph.setdefault(node, {})
+            with open(path) as f:
+                text = f.read()
+            for name in INCLUDE.findall(text):
+                m = re.fullmatch(r"slap/([a-z]+)/([a-z0-9_]+)\.h", name)
+                other = ("%s/%s" % m.groups() if m is not None else
+                         "%s/%s" % (layer, os.path.splitext(name)[0]) if "/" not in name else None)
+                if other is not None and other != node:
+                    edges.setdefault(other, os.path.relpath(path, TOP))
+    return graph
+
+
+def module_graph(order):
+    """The modules (a .c and its header of the same name) and the modules each includes: a
+    header with no .c of its name (transport.h, lane.h) is no module, and what it includes
+    counts for each module that includes it."""
+    files = include_graph(order)
+    modules = {node for node in files
+               if os.path.exists(os.path.join(TOP, "src", node + ".c"))}
+    graph = {}
+    for module in modules:
+        reached, stack = {}, [(module, None)]
+        while stack:
+            node, via = stack.pop()
+            for other, path in files.get(node, {}).items():
+                step = via or path
+                if other in modules:
+                    if other != module:
+                        reached.setdefault(other, step)
+                elif other not in reached:
+                    reached[other] = step
+                    stack.append((other, step))
+        graph[module] = {m: p for m, p in reached.items() if m in modules}
+    return graph
+
+
+def module_circles(graph):
+    """The modules in circles (each that includes, through others, itself), as sets of modules
+    that all reach one another (a circle, or circles sharing modules), each sorted."""
+    reach = {}
+    for module in graph:
+        seen, stack = set(), [module]
+        while stack:
+            for other in graph.get(stack.pop(), {}):
+                if other not in seen:
+                    seen.add(other)
+                    stack.append(other)
+        reach[module] = seen
+    circles = {tuple(sorted(m for m in reach[module] if module in reach[m]))
+               for module in graph if module in reach[module]}
+    return sorted(circles)
+
+
+# Circles of modules not broken yet, each to go by moving what both share below both; the case
+# fails when one is gone (strike it here) as when a new one comes.
+KNOWN_CIRCLES = {
+    # proto_text.c reads replies through proto_text_parse.h, which takes struct proto_result
+    # and enum proto_reply from proto_ascii.h; proto_ascii.h includes proto_text.h
+    ("proto/proto_ascii", "proto/proto_text"),
+    # results.c writes and reads through results_fields.h's tables; results_fields.c's rows
+    # point into struct results (results.h)
+    ("output/results", "output/results_fields"),
+    # options.c's rows name options_special.c's handlers, which set struct slap_options
+    # (slap/cli/options.h)
+    ("cli/options", "cli/options_special"),
+}
+
+
+def case_docs_layers_no_module_circles():
+    """No module (a .c and its header of the same name) includes, through others, itself:
+    modules include one another in one direction, in every layer (net's conn and stamp each
+    included the other's header), but for KNOWN_CIRCLES."""
+    graph = module_graph(layers())
+    check(len(graph) > 100 and "net/conn" in graph and "net/stamp" in graph["net/conn"],
+          "the modules are not found: %d, %r" % (len(graph), graph.get("net/conn")))
+    circles = module_circles(graph)
+    new = [", ".join("%s includes %s (%s)" % (m, n, graph[m][n]) for m in ring
+                     for n in ring if n in graph[m])
+           for ring in circles if ring not in KNOWN_CIRCLES]
+    check(not new, "circles of modules:\n" + "\n".join(new))
+    gone = sorted(KNOWN_CIRCLES - set(circles))
+    check(not gone, "KNOWN_CIRCLES lists circles there are no more: %r" % gone)

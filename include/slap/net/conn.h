@@ -9,6 +9,7 @@
 
 #include "slap/base/common.h"
 #include "slap/proto/proto.h"
+#include "slap/net/conn_clock.h"
 #include "slap/net/servers.h"
 #include "slap/model/stats.h"
 #include "slap/proto/udp.h"
@@ -93,12 +94,6 @@ struct conn_ops {
 enum timestamps {
     TIMESTAMPS_READ = 0,   /* slap's read of it */
     TIMESTAMPS_KERNEL = 1, /* the kernel's arrival stamp (SO_TIMESTAMPING), where it has one */
-};
-
-/* A thread's conversion of the kernel's stamps (CLOCK_REALTIME) to slap's clock. */
-struct conn_clock {
-    uint64_t real_minus_mono_ns; /* CLOCK_REALTIME less CLOCK_MONOTONIC (mod 2^64) */
-    uint64_t set_ns;             /* when it was read (slap's clock) */
 };
 
 /* What every connection of a thread shares, given when it is made and never reached around. */
