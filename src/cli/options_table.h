@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "slap/cli/options.h"
+#include "slap/cli/options_types.h"
 
 #define OPTIONS_MAX_ROWS 128 /* rows of the largest table */
 

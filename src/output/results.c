@@ -17,8 +17,6 @@
 #include "slap/output/report.h"
 #include "slap/base/version.h"
 
-#include "results_fields.h"
-
 /* ---- the document --------------------------------------------------------------------- */
 
 const char *results_label_problem(const char *label)

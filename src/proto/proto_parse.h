@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "slap/base/common.h"
-#include "slap/proto/proto_ascii.h" /* struct proto_result, enum proto_reply */
 #include "slap/proto/proto_util.h"
 
 /* What one step of a parse loop decided: the public SLAP_* codes, plus "keep going". */

@@ -8,7 +8,6 @@
 
 #include "proto_parse.h"
 #include "slap/base/common.h"
-#include "slap/proto/proto_ascii.h"
 #include "slap/proto/proto_text.h"
 #include "slap/proto/proto_util.h"
 

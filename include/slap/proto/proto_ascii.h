@@ -9,37 +9,6 @@
 #include "slap/proto/proto_text.h"
 #include "slap/proto/proto_util.h"
 
-/* What a complete response said. */
-enum proto_reply {
-    PROTO_REPLY_VALUES,       /* get / multi-get ended by END; hits = VALUE blocks seen */
-    PROTO_REPLY_STORED,       /* STORED */
-    PROTO_REPLY_NOT_STORED,   /* NOT_STORED */
-    PROTO_REPLY_EXISTS,       /* EXISTS */
-    PROTO_REPLY_NOT_FOUND,    /* NOT_FOUND */
-    PROTO_REPLY_ERROR,        /* ERROR (unknown command) */
-    PROTO_REPLY_CLIENT_ERROR, /* CLIENT_ERROR <message> */
-    PROTO_REPLY_SERVER_ERROR, /* SERVER_ERROR <message> */
-    PROTO_REPLY_DELETED,      /* DELETED */
-    PROTO_REPLY_TOUCHED,      /* TOUCHED */
-    PROTO_REPLY_NUMBER,       /* incr, decr: the new value */
-};
-
-struct proto_result {
-    enum proto_reply reply;
-    uint32_t hits;        /* VALUE blocks in a get response */
-    uint64_t value_bytes; /* data bytes of those blocks (without the CRLF) */
-    uint64_t cas;         /* the cas token of the last value (gets, gats), else 0 */
-    const char *msg;      /* error text, points into the parsed buffer; NULL if none */
-    size_t msg_len;
-    /* SLAP_ERROR only: why, and what came back against what the request asked (a key, a
-     * reply line or command; numbers for an opaque or a size). got and asked point into the
-     * parsed buffer, the parser or the request, and last until the next parse call. */
-    enum proto_fault fault;
-    const char *got, *asked; /* NULL: none */
-    size_t got_len, asked_len;
-    uint64_t got_number, asked_number;
-};
-
 /*
  * Consume bytes of buf[0..len) with p, a text parser (slap/proto_text.h, the meta
  * parser's too) that proto_text_parser_reset made ready for the stream. Returns
