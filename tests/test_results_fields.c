@@ -176,6 +176,24 @@ static void note_met(void *arg, struct json_value *root, struct json_value *obj,
     met_before(arg, o, f);
 }
 
+/* Every field is of a version slap writes: since from 1 to RESULTS_SCHEMA (a field added for
+ * the next version raises RESULTS_SCHEMA with it; old_results_generation_of_today then asks
+ * for that version's fixtures). */
+static void test_since_within_schema(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < results_nobjects; i++) {
+        const struct results_object *o = results_objects[i];
+        for (size_t j = 0; j < o->n; j++) {
+            unsigned since = o->fields[j].since;
+            if (since < 1 || since > RESULTS_SCHEMA) {
+                fail_msg("%s.%s: since %u, outside 1 to RESULTS_SCHEMA (%d)", o->name,
+                         o->fields[j].name, since, RESULTS_SCHEMA);
+            }
+        }
+    }
+}
+
 /* Every member the writer emits is a row of its object's table, and the documents of every
  * object hold every row (what the tests below rely on to cover them all). */
 static void test_every_member_in_its_table(void **state)
@@ -515,6 +533,7 @@ static void test_schema_verdicts(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_since_within_schema),
         cmocka_unit_test(test_every_member_in_its_table),
         cmocka_unit_test(test_fields_by_version),
         cmocka_unit_test(test_schema_matches_tables),

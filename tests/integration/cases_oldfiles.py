@@ -101,6 +101,35 @@ def case_old_results_files_read():
         shutil.rmtree(d)
 
 
+def case_old_results_generation_of_today():
+    """The results format of today (the schema slap writes, as slap merge writes it) has its
+    generation of fixtures, each listed in the fixtures' README: raising RESULTS_SCHEMA without
+    adding files written at it fails here, and a field added without raising it fails
+    old_results_files_read (a file of today's schema lacks it and is refused)."""
+    found = fixtures()
+    d = tempfile.mkdtemp(prefix="slap-oldfiles-")
+    try:
+        out = os.path.join(d, "m.json")
+        rc, _, err = run_slap(["merge", found[0], "--json", out])
+        check(rc == 0, "merge %s: exit %d: %s" % (found[0], rc, err))
+        with open(out) as f:
+            today = json.load(f)["schema"]
+    finally:
+        shutil.rmtree(d)
+    schemas = {}
+    for path in found:
+        with open(path) as f:
+            schemas.setdefault(json.load(f).get("schema"), []).append(os.path.basename(path))
+    check(today in schemas, "slap writes schema %s, and no fixture in %s was written at it: add a "
+          "generation (its README says how)" % (today, FIXTURES))
+    newest = max(k for k in schemas if isinstance(k, int))
+    check(newest == today, "fixtures of schema %d, above the %d slap writes" % (newest, today))
+    with open(os.path.join(FIXTURES, "README.md")) as f:
+        listed = f.read()
+    unlisted = [os.path.basename(p) for p in found if "`%s`" % os.path.basename(p) not in listed]
+    check(not unlisted, "fixtures not in %s/README.md: %s" % (FIXTURES, ", ".join(unlisted)))
+
+
 def merged_outputs(d, path):
     """slap merge's text, JSON and CSV of path."""
     mj, mc = os.path.join(d, "m.json"), os.path.join(d, "m.csv")
