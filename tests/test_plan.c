@@ -16,6 +16,7 @@
 #include "option_samples.h"
 #include "plan.h"
 #include "plan_output.h"
+#include "slap/output/report.h"
 
 #define MAX_ARGS 32
 
@@ -316,6 +317,20 @@ static const char *first_difference(const void *a, const void *b, const struct f
     return NULL;
 }
 
+/* Do a and b make the same report header? */
+static bool same_header(const struct run_desc *a, const struct run_desc *b)
+{
+    char ta[4096] = "", tb[4096] = "";
+    FILE *fa = fmemopen(ta, sizeof(ta) - 1, "w"), *fb = fmemopen(tb, sizeof(tb) - 1, "w");
+    assert_non_null(fa);
+    assert_non_null(fb);
+    report_header(fa, a);
+    report_header(fb, b);
+    fclose(fa);
+    fclose(fb);
+    return strcmp(ta, tb) == 0;
+}
+
 /* Where o's setting differs from base's: REACH_ flags (REACH_CLI for none of them), and in
  * where the first field found of each, for the messages. */
 static unsigned reached(const struct slap_options *base, const struct slap_options *o, char *where,
@@ -334,7 +349,8 @@ static unsigned reached(const struct slap_options *base, const struct slap_optio
         first_difference(&plan_base, &plan, plan_fields, SLAP_ARRAY_SIZE(plan_fields));
     const char *in_desc =
         first_difference(&desc_base, &desc, desc_fields, SLAP_ARRAY_SIZE(desc_fields));
-    unsigned flags = (in_plan != NULL ? REACH_PLAN : 0) | (in_desc != NULL ? REACH_DESC : 0);
+    unsigned flags = (in_plan != NULL ? REACH_PLAN : 0) | (in_desc != NULL ? REACH_DESC : 0) |
+                     (same_header(&desc_base, &desc) ? 0 : REACH_HEADER);
     for (size_t k = 0; k < RESULTS_SINKS; k++) {
         flags |= same_text(paths_base[k], paths[k]) ? 0 : REACH_SINK;
     }
@@ -348,7 +364,8 @@ static unsigned reached(const struct slap_options *base, const struct slap_optio
 /* "plan, description" and so on. */
 static void reach_names(unsigned flags, char *out, size_t len)
 {
-    static const char *const names[] = {"plan", "description", "sink's path", "cli only"};
+    static const char *const names[] = {"plan", "description", "sink's path", "cli only",
+                                        "header"};
     out[0] = '\0';
     for (size_t i = 0; i < SLAP_ARRAY_SIZE(names); i++) {
         if (flags & (1u << i)) {
@@ -405,6 +422,11 @@ static void test_rows_reach_a_plan(void **state)
             fail_msg("--%s reaches %s (%s); its sample says %s (a copy missed in plan.c or "
                      "plan_output.c, or a field of theirs not in this test's lists?)",
                      name, found, where, sample->reaches != 0 ? said : "nothing: say where");
+        }
+        if (options_table_workload(row) && (flags & REACH_HEADER) == 0 && sample->unshown == NULL) {
+            fail_msg("--%s is a workload setting the report's header does not show: show it "
+                     "(report.c's report_header) or say why not (UNSHOWN in its sample)",
+                     name);
         }
     }
     unlink(sample_file);
