@@ -137,7 +137,7 @@ static void fixture_env(struct fixture *f)
     env->phase = WORKER_CONNECTING;
     env->rng.state = 42;
     env->codec = codec_get(PROTO_ASCII);
-    env->hdr_cap = (uint32_t)codec_header_room(env->codec, f->wl.division, f->wl.key_size);
+    env->hdr_cap = (uint32_t)codec_header_room(env->codec, f->wl.division, f->wl.keys.size);
     env->run_start_ns = slap_now_ns();
     assert_int_equal(stats_init(&env->cur, &f->shape), SLAP_OK);
     assert_int_equal(client_scratch_init(&env->multiget, &f->wl), SLAP_OK);
@@ -155,7 +155,7 @@ static void fixture_env(struct fixture *f)
         .ops = client_conn_ops(),
     };
     f->hdrs = calloc(DEPTH, env->hdr_cap);
-    f->keys = calloc(1, f->wl.key_size);
+    f->keys = calloc(1, f->wl.keys.size);
     assert_non_null(f->hdrs);
     assert_non_null(f->keys);
 }
@@ -542,15 +542,15 @@ static void peer_read_request(struct fixture *f, char *cmd, char *key, size_t ca
     }
 }
 
-/* The number a key of the range names ("shared-" and eight hex digits, then filler alike for
- * every number). */
+/* The number a key of the range names: a shared window key of the run's layout, its length
+ * that of its slot. */
 static uint64_t shared_key_number(const struct fixture *f, const char *key)
 {
-    assert_int_equal(strlen(key), f->wl.key_size);
-    assert_memory_equal(key, "shared-", 7);
-    assert_memory_equal(key + WORKLOAD_KEY_ID_LEN, f->client.key + WORKLOAD_KEY_ID_LEN,
-                        f->wl.key_size - WORKLOAD_KEY_ID_LEN);
-    return strtoull(key + 7, NULL, 16);
+    struct key_name name;
+    assert_true(key_layout_decode(&f->wl.keys, key, strlen(key), &name));
+    assert_int_equal(name.kind, KEY_WINDOW);
+    assert_memory_equal(key, "shared-", 7); /* as the documentation shows it */
+    return f->wl.keys.base + name.slot;
 }
 
 #define LAW_KEYS 64
@@ -650,10 +650,8 @@ static void test_incr_walks_its_counters(void **state)
     for (uint64_t i = 0; i < 2 * CLIENT_COUNTERS + 3; i++) {
         peer_read_request(f, cmd, key, sizeof(cmd));
         assert_string_equal(cmd, "incr");
-        memcpy(want, f->client.key, f->wl.key_size);
-        want[f->wl.key_size] = '\0';
-        workload_key_slot(want, i % CLIENT_COUNTERS);
-        want[WORKLOAD_KEY_MARK] = '#';
+        struct key_name counter = {KEY_COUNTER, f->client.key_id, i % CLIENT_COUNTERS};
+        want[key_layout_encode(&f->wl.keys, &counter, want)] = '\0';
         assert_string_equal(key, want);
         peer_write(f, "1000000001\r\n");
         loop_until(f, &k->incr_hits, i + 1);

@@ -1,4 +1,5 @@
-/* Unit tests of the workload: keys, the value, the set/get mix, the key window and rng_below. */
+/* Unit tests of the workload: key lengths and ranges in it, the value, the set/get mix, the
+ * key window and rng_below. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -13,8 +14,6 @@
 #include "slap/base/common.h"
 #include "slap/model/workload.h"
 
-#define KEY_CLIENTS 50
-#define KEY_SLOTS 2000
 #define MIX_OPS 1000
 #define PICK_WINDOW 16
 #define PICK_COUNT 160000
@@ -56,82 +55,6 @@ static void make_workload(struct workload *w, uint32_t key_size, uint32_t value_
     assert_int_equal(workload_init(w, &o), SLAP_OK);
 }
 
-static void test_key_layout(void **state)
-{
-    (void)state;
-    struct workload w;
-    make_workload(&w, 64, 100, 0.1, 1024);
-    char key[SLAP_MAX_KEY_SIZE + 1];
-    memset(key, 0, sizeof(key)); /* a NUL past key_size shows any overrun */
-
-    workload_key_init(&w, 0x1a2b, key);
-    assert_printable(key, 64);
-    assert_int_equal(key[64], '\0');
-    assert_memory_equal(key, "001a2b.00000000", WORKLOAD_KEY_ID_LEN);
-
-    char filler[64];
-    memcpy(filler, key + WORKLOAD_KEY_ID_LEN, 64 - WORKLOAD_KEY_ID_LEN);
-    workload_key_slot(key, 0xdeadbeef);
-    assert_memory_equal(key, "001a2b.deadbeef", WORKLOAD_KEY_ID_LEN);
-    assert_memory_equal(key + WORKLOAD_KEY_ID_LEN, filler, 64 - WORKLOAD_KEY_ID_LEN);
-    assert_printable(key, 64);
-    assert_int_equal(key[64], '\0');
-    workload_free(&w);
-}
-
-static void test_key_minimum_size(void **state)
-{
-    (void)state;
-    struct workload w;
-    make_workload(&w, SLAP_MIN_KEY_SIZE, 100, 0.1, 1024);
-    char key[SLAP_MIN_KEY_SIZE + 8];
-    memset(key, 0, sizeof(key));
-
-    workload_key_init(&w, 0xabcdef, key);
-    workload_key_slot(key, 0x01234567);
-    assert_printable(key, SLAP_MIN_KEY_SIZE);
-    assert_memory_equal(key, "abcdef.01234567", WORKLOAD_KEY_ID_LEN);
-    for (size_t i = SLAP_MIN_KEY_SIZE; i < sizeof(key); i++) {
-        assert_int_equal(key[i], '\0');
-    }
-    workload_free(&w);
-}
-
-static int compare_keys(const void *a, const void *b)
-{
-    return memcmp(a, b, SLAP_MIN_KEY_SIZE);
-}
-
-/* Every (client, slot) pair has a key of its own, at the minimum size where filler cannot help. */
-static void test_keys_distinct(void **state)
-{
-    (void)state;
-    struct workload w;
-    make_workload(&w, SLAP_MIN_KEY_SIZE, 100, 0.1, KEY_SLOTS);
-    size_t total = (size_t)KEY_CLIENTS * KEY_SLOTS;
-    char *keys = malloc(total * SLAP_MIN_KEY_SIZE);
-    assert_non_null(keys);
-
-    char key[SLAP_MIN_KEY_SIZE];
-    for (uint32_t client = 0; client < KEY_CLIENTS; client++) {
-        workload_key_init(&w, client, key);
-        for (uint64_t slot = 0; slot < KEY_SLOTS; slot++) {
-            workload_key_slot(key, slot);
-            assert_printable(key, sizeof(key));
-            memcpy(keys + ((size_t)client * KEY_SLOTS + slot) * SLAP_MIN_KEY_SIZE, key,
-                   sizeof(key));
-        }
-    }
-    qsort(keys, total, SLAP_MIN_KEY_SIZE, compare_keys);
-    for (size_t i = 1; i < total; i++) {
-        if (compare_keys(keys + (i - 1) * SLAP_MIN_KEY_SIZE, keys + i * SLAP_MIN_KEY_SIZE) == 0) {
-            fail_msg("duplicate key %.16s", keys + i * SLAP_MIN_KEY_SIZE);
-        }
-    }
-    free(keys);
-    workload_free(&w);
-}
-
 static void test_value(void **state)
 {
     (void)state;
@@ -154,7 +77,7 @@ static void test_set_ppm(void **state)
     struct workload w;
     make_workload(&w, 64, 10, 0.1, 1024);
     assert_int_equal(w.mix_ppm[OP_SET], 100000);
-    assert_int_equal(w.key_size, 64);
+    assert_int_equal(w.keys.size, 64);
     assert_int_equal(w.win_size, 1024);
     workload_free(&w);
 
@@ -340,24 +263,6 @@ static void test_rng_below(void **state)
 
 /* ---- keys and values derived from client, slot and version ------------------------------- */
 
-static void test_key_decode(void **state)
-{
-    (void)state;
-    struct workload w;
-    char key[256];
-    uint64_t slot = 0;
-    make_workload(&w, 64, 100, 0.1, 1000);
-    workload_key_init(&w, 0x12ab, key);
-    workload_key_slot(key, 0xfeed);
-    assert_true(workload_key_decode(key, 64, 0x12ab, &slot));
-    assert_int_equal(slot, 0xfeed);
-    assert_false(workload_key_decode(key, 64, 0x12ac, &slot)); /* another client's key */
-    assert_false(workload_key_decode(key, 10, 0x12ab, &slot)); /* too short */
-    key[9] = 'Z';
-    assert_false(workload_key_decode(key, 64, 0x12ab, &slot)); /* not hex */
-    workload_free(&w);
-}
-
 static void test_sizes_by_slot_and_version(void **state)
 {
     (void)state;
@@ -370,13 +275,13 @@ static void test_sizes_by_slot_and_version(void **state)
                                      sizeof(err)),
                      SLAP_OK);
     assert_int_equal(workload_init(&w, &o), SLAP_OK);
-    assert_int_equal(w.key_size, 32);
+    assert_int_equal(w.keys.size, 32);
     assert_int_equal(w.value_size, 200);
     unsigned seen_small = 0, seen_large = 0, key_lens = 0;
     for (uint64_t slot = 0; slot < 2000; slot++) {
-        uint32_t k = workload_key_len(&w, 7, slot);
+        uint32_t k = key_layout_len(&w.keys, 7, slot);
         assert_true(k >= 16 && k <= 32);
-        assert_int_equal(k, workload_key_len(&w, 7, slot)); /* a slot keeps its key size */
+        assert_int_equal(k, key_layout_len(&w.keys, 7, slot)); /* a slot keeps its key size */
         key_lens |= 1u << (k - 16);
         uint32_t v = workload_value_len(&w, 7, slot, 3);
         assert_true((v >= 10 && v <= 20) || (v >= 100 && v <= 200));
@@ -418,26 +323,6 @@ static void test_multiget_mix(void **state)
     /* memaslap's -d: one set for every nine keys read */
     assert_true(keys >= sets * 9 - 10 && keys <= sets * 9 + 10);
     workload_free(&w);
-}
-
-/* The slot digits are the low 32 bits as %08x, whatever the value. */
-static void test_key_slot_digits(void **state)
-{
-    (void)state;
-    static const uint64_t fixed[] = {0, 1, 9, 10, 15, 16, 0x9abcdef0, 0xffffffff, 0x100000005ULL,
-                                     UINT64_MAX};
-    char key[WORKLOAD_KEY_ID_LEN + 1] = "000000.--------";
-    char want[16];
-    uint64_t x = 0x2545f4914f6cdd1dULL;
-    for (size_t i = 0; i < 100000; i++) {
-        uint64_t slot = i < SLAP_ARRAY_SIZE(fixed) ? fixed[i] : (x ^= x << 13, x ^= x >> 7, x ^= x << 17);
-        workload_key_slot(key, slot);
-        snprintf(want, sizeof(want), "%08x", (unsigned)(uint32_t)slot);
-        if (memcmp(key + WORKLOAD_KEY_MARK + 1, want, 8) != 0 || key[WORKLOAD_KEY_MARK] != '.' ||
-            key[WORKLOAD_KEY_ID_LEN] != '\0') {
-            fail_msg("slot %#llx: key %s, expected digits %s", (unsigned long long)slot, key, want);
-        }
-    }
 }
 
 /* The mix rule as documented, over every op: what window_next_op must equal. */
@@ -564,15 +449,16 @@ static void test_bounds(void **state)
     make_patterned(&w, "get:zipf,delete:sequential", 0, 1000, 50);
     assert_true(w.bounds);
     assert_int_equal(w.win_size, 50);
-    assert_int_equal(w.key_base, 1000);
+    assert_true(w.keys.shared);
+    assert_int_equal(w.keys.base, 1000);
     assert_false(workload_needs_fill(&w));
     assert_false(w.track_slots);
-    workload_key_init(&w, 3, a);
-    workload_key_init(&w, 9, b);
-    workload_key_slot(a, w.key_base + 7);
-    workload_key_slot(b, w.key_base + 7);
-    assert_memory_equal(a, b, w.key_size);
-    assert_memory_equal(a, "shared-000003ef", WORKLOAD_KEY_ID_LEN);
+    key_layout_first(&w.keys, 3, a);
+    key_layout_first(&w.keys, 9, b);
+    key_layout_slot(&w.keys, a, 7);
+    key_layout_slot(&w.keys, b, 7);
+    assert_memory_equal(a, b, w.keys.size);
+    assert_memory_equal(a, "shared-000003ef", 15);
     window_init(&win, &w);
     window_start(&win, &w, 40);
     assert_true(window_can_get(&win));
@@ -588,17 +474,13 @@ static void test_bounds(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_key_decode),
         cmocka_unit_test(test_sizes_by_slot_and_version),
-        cmocka_unit_test(test_multiget_mix),
-        cmocka_unit_test(test_key_layout),    cmocka_unit_test(test_key_minimum_size),
-        cmocka_unit_test(test_keys_distinct), cmocka_unit_test(test_value),
+        cmocka_unit_test(test_multiget_mix), cmocka_unit_test(test_value),
         cmocka_unit_test(test_set_ppm),       cmocka_unit_test(test_mix_one_in_ten),
         cmocka_unit_test(test_mix_quarter),   cmocka_unit_test(test_mix_no_sets),
         cmocka_unit_test(test_mix_all_sets),  cmocka_unit_test(test_window_set_walk),
         cmocka_unit_test(test_window_filled), cmocka_unit_test(test_window_pick),
         cmocka_unit_test(test_rng_below),
-        cmocka_unit_test(test_key_slot_digits),
         cmocka_unit_test(test_mix_many_ops),
         cmocka_unit_test(test_latest_slot),
         cmocka_unit_test(test_pick_by_law),

@@ -9,6 +9,7 @@
 #include "slap/proto/proto.h"
 #include "slap/proto/udp.h"
 #include "slap/base/version.h"
+#include "slap/model/keys.h"
 
 #include "options_table.h"
 
@@ -256,7 +257,7 @@ static enum options_outcome plan_run(const struct parse_state *st, struct slap_o
     o->flush = a->flush;
     o->udp = a->udp;
     o->protocol = a->binary ? PROTO_BINARY : PROTO_ASCII;
-    if (size_dist_parse(MEMSLAP_KEY_SIZES, SLAP_MIN_KEY_SIZE, SLAP_MAX_KEY_SIZE, &o->key_sizes, why,
+    if (size_dist_parse(MEMSLAP_KEY_SIZES, KEY_LAYOUT_SIZE_MIN, KEY_LAYOUT_SIZE_MAX, &o->key_sizes, why,
                         sizeof(why)) != SLAP_OK ||
         size_dist_parse(MEMSLAP_VALUE_SIZES, 1, SLAP_MAX_VALUE_SIZE, &o->value_sizes, why,
                         sizeof(why)) != SLAP_OK) {

@@ -11,6 +11,7 @@
 #include "slap/base/common.h"
 #include "slap/base/units.h"
 #include "slap/base/version.h"
+#include "slap/model/keys.h"
 #include "slap/net/servers.h"
 
 #include "options_rows.h"
@@ -175,12 +176,12 @@ static const struct option_row option_rows[] = {
                      "With or without --key_max: every client takes keys N (default 0) to "
                      "--key_max, one range named by number alone, shared by clients and runs "
                      "(not with -w, -v, -o, -e).",
-                     COUNT64(key_min, 0, WORKLOAD_KEY_NUMBER_MAX, 1000),
+                     COUNT64(key_min, 0, KEY_LAYOUT_NUMBER_MAX, 1000),
                      SHOW(options_show_key_min), WORKLOAD},
     [ROW_KEY_MAX] = {0, "key_max", "N",
                      "The last key of that range (k=1000, up to 4294967295; default 10m); a get "
                      "of a key never set is a miss.",
-                     COUNT64(key_max, 0, WORKLOAD_KEY_NUMBER_MAX, 1000),
+                     COUNT64(key_max, 0, KEY_LAYOUT_NUMBER_MAX, 1000),
                      SHOW(options_show_key_max), WORKLOAD},
     [ROW_YCSB] = {0, "ycsb", "WORKLOAD",
                   "One of YCSB's core workloads: a (50% reads, 50% updates), b (95/5), c "

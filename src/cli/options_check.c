@@ -13,6 +13,7 @@
 #include "slap/base/outfile.h"
 #include "slap/base/quote.h"
 #include "slap/cli/options.h"
+#include "slap/model/keys.h"
 #include "slap/proto/proto.h"
 #include "slap/output/results.h"
 #include "slap/net/servers.h"
@@ -301,14 +302,14 @@ static enum options_outcome check_share(const struct parse_state *st)
                                        "cannot be split");
     }
     if (o->share_keys &&
-        (uint64_t)o->share_count * o->concurrency > WORKLOAD_KEY_CLIENTS) {
+        (uint64_t)o->share_count * o->concurrency > KEY_LAYOUT_OWNERS) {
         return options_usage_error(st,
                                    "--share %" PRIu32 "/%" PRIu32 ",keys: %" PRIu32
                                    " hosts of %" PRIu32 " clients each need more client ids "
                                    "than a key holds (%llu)",
                                    o->share_index, o->share_count, o->share_count,
                                    o->concurrency,
-                                   (unsigned long long)WORKLOAD_KEY_CLIENTS);
+                                   (unsigned long long)KEY_LAYOUT_OWNERS);
     }
     return OPTIONS_RUN;
 }

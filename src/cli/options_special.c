@@ -12,6 +12,7 @@
 #include "slap/base/common.h"
 #include "slap/base/quote.h"
 #include "slap/base/units.h"
+#include "slap/model/keys.h"
 
 /* The list is kept as given (it points into argv); servers.c reads its syntax. */
 enum options_outcome options_apply_servers(struct parse_state *st, const char *arg)
@@ -44,7 +45,7 @@ static enum options_outcome parse_sizes(const struct parse_state *st, const char
 
 enum options_outcome options_apply_key_size(struct parse_state *st, const char *arg)
 {
-    return parse_sizes(st, arg, SLAP_MIN_KEY_SIZE, SLAP_MAX_KEY_SIZE, &st->o->key_sizes);
+    return parse_sizes(st, arg, KEY_LAYOUT_SIZE_MIN, KEY_LAYOUT_SIZE_MAX, &st->o->key_sizes);
 }
 
 enum options_outcome options_apply_value_size(struct parse_state *st, const char *arg)

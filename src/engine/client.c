@@ -35,7 +35,7 @@ uint32_t client_lane_sockets(const struct lane_params *p)
 
 size_t client_udp_answer_cap(const struct workload *wl)
 {
-    size_t bytes = (size_t)wl->division * ((size_t)wl->value_size + wl->key_size + 64) + 64;
+    size_t bytes = (size_t)wl->division * ((size_t)wl->value_size + wl->keys.size + 64) + 64;
     return (bytes / (UDP_MAX_DATAGRAM - UDP_HEADER) + 2) * UDP_MAX_DATAGRAM;
 }
 
@@ -44,8 +44,8 @@ enum slap_status client_scratch_init(struct multiget_scratch *s, const struct wo
     s->slots = calloc(wl->division, sizeof(*s->slots));
     s->servers = calloc(wl->division, sizeof(*s->servers));
     s->lens = calloc(wl->division, sizeof(*s->lens));
-    s->keys = malloc((size_t)wl->division * wl->key_size);
-    s->group_keys = malloc((size_t)wl->division * wl->key_size);
+    s->keys = malloc((size_t)wl->division * wl->keys.size);
+    s->group_keys = malloc((size_t)wl->division * wl->keys.size);
     s->group_lens = calloc(wl->division, sizeof(*s->group_lens));
     return s->slots && s->servers && s->lens && s->keys && s->group_keys && s->group_lens
                ? SLAP_OK
@@ -97,9 +97,9 @@ static enum slap_status client_map_slots(struct client *c, const struct lane_par
         return SLAP_ERROR;
     }
     for (uint64_t slot = 0; slot < wl->win_size; slot++) {
-        workload_key_slot(c->key, wl->key_base + slot);
+        key_layout_slot(&wl->keys, c->key, slot);
         c->slot_server[slot] =
-            (uint16_t)servers_pick(p->servers, c->key, workload_key_len(wl, c->key_id, slot));
+            (uint16_t)servers_pick(p->servers, c->key, key_layout_len(&wl->keys, c->key_id, slot));
     }
     return SLAP_OK;
 }
@@ -207,7 +207,7 @@ enum slap_status client_init(struct client *c, struct lane_env *env, const struc
 
     c->env = env;
     c->id = id;
-    c->key = s->keys + (size_t)k * wl->key_size;
+    c->key = s->keys + (size_t)k * wl->keys.size;
     c->quota = client_quota(p, id);
     c->nlanes = nlanes;
     c->lanes = s->lanes + (size_t)k * nlanes;
@@ -217,7 +217,7 @@ enum slap_status client_init(struct client *c, struct lane_env *env, const struc
         c->key_id = 0;
         window_start(&c->win, wl, client_range_start(p, wl, id));
     }
-    workload_key_init(wl, c->key_id, c->key);
+    key_layout_first(&wl->keys, c->key_id, c->key);
     client_plan_preload(c, p, wl);
     if (wl->track_slots) {
         c->slots = calloc(wl->win_size, sizeof(*c->slots));
@@ -303,7 +303,7 @@ static uint32_t server_of_many(const struct client *c, uint64_t slot, uint32_t k
     if (c->slot_server != NULL) {
         return c->slot_server[slot];
     }
-    workload_key_slot(c->key, p->wl->key_base + slot);
+    key_layout_slot(&p->wl->keys, c->key, slot);
     return servers_pick(p->servers, c->key, key_len);
 }
 
@@ -411,7 +411,7 @@ static void queue_store(struct lane *l, enum op_type op, uint64_t intended_ns)
     bool fresh;
     uint64_t cas = c->cas_token;
     uint64_t slot = store_slot(c, op, &fresh);
-    uint32_t key_len = workload_key_len(wl, c->key_id, slot);
+    uint32_t key_len = key_layout_len(&wl->keys, c->key_id, slot);
     uint32_t version = c->slots != NULL ? ++c->slots[slot].version : 0;
     bool preloading = env->phase == WORKER_PRELOADING;
     uint32_t ttl = !preloading && chance(env, wl->expire_ppm) ? wl->exp_time_s : 0;
@@ -421,7 +421,7 @@ static void queue_store(struct lane *l, enum op_type op, uint64_t intended_ns)
         first = 0;
         count = p->rep_write;
     }
-    workload_key_slot(c->key, wl->key_base + slot);
+    key_layout_slot(&wl->keys, c->key, slot);
     slot_set_issued(c, slot, count);
     for (uint32_t s = first; s < first + count; s++) {
         struct request *r = queue_on(l, s, op);
@@ -437,14 +437,12 @@ static void queue_store(struct lane *l, enum op_type op, uint64_t intended_ns)
     }
 }
 
-/* Counter key i of the client: its key with '#' where window keys have '.'. */
+/* Counter key i of the client, into key; returns its length. */
 static uint32_t counter_key(struct client *c, uint32_t i, char *key)
 {
-    const struct workload *wl = c->env->params->wl;
-    memcpy(key, c->key, wl->key_size);
-    workload_key_slot(key, i);
-    key[WORKLOAD_KEY_MARK] = '#';
-    return workload_key_len(wl, c->key_id, i);
+    const struct key_layout *k = &c->env->params->wl->keys;
+    key_layout_counter(k, c->key, i, key);
+    return key_layout_len(k, c->key_id, i);
 }
 
 /* The server of a key not in the window (counters). */
@@ -487,9 +485,9 @@ static void queue_command(struct lane *l, enum op_type op, uint64_t intended_ns)
         server = server_of_key(c, key, key_len);
     } else {
         slot = stored_slot(c, op);
-        key_len = workload_key_len(wl, c->key_id, slot);
+        key_len = key_layout_len(&wl->keys, c->key_id, slot);
         server = server_of(c, slot, key_len);
-        workload_key_slot(key, wl->key_base + slot);
+        key_layout_slot(&wl->keys, key, slot);
         arg = wl->expire_ppm > 0 ? wl->exp_time_s : 0; /* touch: -e's expiry, else none */
         slot_set_issued(c, slot, op == OP_DELETE ? 1 : 0);
     }
@@ -510,10 +508,8 @@ static uint32_t pick_keys(struct client *c, const struct workload *wl, enum op_t
     bool whole = env->params->multiget_window; /* memslap's mget: every key, in order */
     for (uint32_t i = 0; i < n; i++) {
         uint64_t slot = whole ? i : stored_slot(c, key_op);
-        uint32_t len = workload_key_len(wl, c->key_id, slot);
-        char *key = pick->keys + (size_t)i * wl->key_size;
-        memcpy(key, c->key, wl->key_size);
-        workload_key_slot(key, wl->key_base + slot);
+        uint32_t len = key_layout_len(&wl->keys, c->key_id, slot);
+        key_layout_copy_slot(&wl->keys, c->key, slot, pick->keys + (size_t)i * wl->keys.size);
         pick->slots[i] = slot;
         pick->lens[i] = len;
         pick->servers[i] = server_of(c, slot, len);
@@ -535,10 +531,10 @@ static void queue_single_get(struct lane *l, enum op_type op, enum op_type key_o
     struct lane_env *env = c->env;
     const struct workload *wl = env->params->wl;
     uint64_t slot = stored_slot(c, key_op);
-    uint32_t len = workload_key_len(wl, c->key_id, slot);
+    uint32_t len = key_layout_len(&wl->keys, c->key_id, slot);
     uint32_t server = server_of(c, slot, len);
     struct request *r = queue_on(l, server, op);
-    workload_key_slot(c->key, wl->key_base + slot);
+    key_layout_slot(&wl->keys, c->key, slot);
     r->intended_ns = intended_ns;
     r->nkeys = 1;
     r->slot = slot;
@@ -559,7 +555,7 @@ static bool one_server(const uint32_t *servers, uint32_t n)
     return true;
 }
 
-/* One retrieval of nkeys keys (key_size apart in keys) to server; slot is its first key's. */
+/* One retrieval of nkeys keys (keys.size apart in keys) to server; slot is its first key's. */
 static void queue_get_keys(struct lane *l, uint32_t server, enum op_type op, uint64_t intended_ns,
                            bool verify, const char *keys, const uint32_t *lens, uint32_t nkeys,
                            uint64_t slot)
@@ -572,7 +568,7 @@ static void queue_get_keys(struct lane *l, uint32_t server, enum op_type op, uin
     r->slot = slot;
     r->verify = verify;
     r->exptime = op == OP_GAT ? touch_exptime(wl) : 0;
-    r->hdr_len = (uint32_t)env->codec->encode_retrieve(r->hdr, env->hdr_cap, op, keys, wl->key_size,
+    r->hdr_len = (uint32_t)env->codec->encode_retrieve(r->hdr, env->hdr_cap, op, keys, wl->keys.size,
                                                        lens, nkeys, wire_exptime(env, r->exptime));
 }
 
@@ -603,8 +599,8 @@ static void queue_get(struct lane *l, enum op_type op, enum op_type key_op, uint
         uint32_t nkeys = 0;
         for (uint32_t j = i; j < n; j++) { /* gather this server's keys, in order */
             if (pick->servers[j] == server) {
-                memcpy(pick->group_keys + (size_t)nkeys * wl->key_size,
-                       pick->keys + (size_t)j * wl->key_size, wl->key_size);
+                memcpy(pick->group_keys + (size_t)nkeys * wl->keys.size,
+                       pick->keys + (size_t)j * wl->keys.size, wl->keys.size);
                 pick->group_lens[nkeys++] = pick->lens[j];
                 pick->servers[j] = UINT32_MAX;
             }

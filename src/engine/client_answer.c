@@ -236,12 +236,14 @@ const char *lane_value_begin(void *ctx, const char *key, size_t key_len, uint64_
     struct client *c = ((struct lane *)conn->owner)->client;
     const struct workload *wl = c->env->params->wl;
     const struct request *r = conn_oldest(conn);
-    uint64_t slot;
+    struct key_name name;
     (void)bytes;
     if (r == NULL || !r->verify || c->slots == NULL ||
-        !workload_key_decode(key, key_len, c->key_id, &slot) || slot >= wl->win_size) {
-        return NULL;
+        !key_layout_decode(&wl->keys, key, key_len, &name) || name.kind != KEY_WINDOW ||
+        name.owner != c->key_id || name.slot >= wl->win_size) {
+        return NULL; /* not a key of this client's window */
     }
+    uint64_t slot = name.slot;
     const struct slot_state *st = &c->slots[slot];
     uint32_t sent_ms = ms_since_start(c->env, r->sent_ns);
     if (st->pending > 0 || st->ambiguous || st->stored_version == 0 ||

@@ -79,7 +79,7 @@ static enum slap_status worker_alloc(struct worker *w)
     w->requests = calloc(nrequests, sizeof(*w->requests));
     w->reopens = o->reconnect_rate > 0 ? calloc(w->nconns, sizeof(*w->reopens)) : NULL;
     w->hdrs = malloc(nrequests * w->env.hdr_cap);
-    w->keys = malloc((size_t)w->nclients * wl->key_size);
+    w->keys = malloc((size_t)w->nclients * wl->keys.size);
     w->rbuf = malloc(WORKER_READ_BUFFER + PROTO_ASCII_MAX_LINE);
     w->tls_out = tls ? malloc(WORKER_TLS_OUT) : NULL;
     w->ubuf = udp ? malloc(client_udp_answer_cap(wl) + PROTO_ASCII_MAX_LINE) : NULL;
@@ -109,7 +109,7 @@ static void worker_lane_env(struct worker *w, uint32_t index)
     env->phase = WORKER_CONNECTING;
     env->rng.state = 0x9e3779b97f4a7c15ULL * (index + 1) ^ slap_now_ns();
     env->codec = codec_get(w->cfg->protocol);
-    env->hdr_cap = (uint32_t)codec_header_room(env->codec, wl->division, wl->key_size);
+    env->hdr_cap = (uint32_t)codec_header_room(env->codec, wl->division, wl->keys.size);
     env->verbose_left = 10;
     env->run_start_ns = slap_now_ns();
 }

@@ -15,6 +15,7 @@
 #include "slap/base/common.h"
 #include "slap/base/quote.h"
 #include "slap/base/units.h"
+#include "slap/model/keys.h"
 
 #if defined(__GNUC__)
 #define CFG_PRINTF(fmt, first) __attribute__((format(printf, fmt, first)))
@@ -22,8 +23,6 @@
 #define CFG_PRINTF(fmt, first)
 #endif
 
-#define KEY_SIZE_MIN 16u
-#define KEY_SIZE_MAX 250u
 #define VALUE_SIZE_MIN 1u
 #define VALUE_SIZE_MAX (1024u * 1024u)
 #define CFG_FILE_MAX (1024 * 1024) /* bytes cfgfile_load accepts */
@@ -329,7 +328,7 @@ static const double etc_value_head[15] = {0.00536, 0.00047, 0.17820, 0.09239, 0.
 
 static void preset_etc(uint32_t lo, uint32_t hi, struct size_dist *d)
 {
-    if (lo == KEY_SIZE_MIN) {
+    if (lo == KEY_LAYOUT_SIZE_MIN) {
         d->n = 1;
         d->r[0] = (struct size_range){.min = lo, .max = hi, .prop = 1, .law = SIZE_LAW_GEV};
         memcpy(d->r[0].p, etc_key, sizeof(etc_key));
@@ -664,7 +663,7 @@ static enum slap_status add_data_line(struct cfg_parser *p, const struct line_fi
 {
     switch (p->section) {
     case SECTION_KEY:
-        return add_size_line(p, &p->cfg.key, KEY_SIZE_MIN, KEY_SIZE_MAX, f);
+        return add_size_line(p, &p->cfg.key, KEY_LAYOUT_SIZE_MIN, KEY_LAYOUT_SIZE_MAX, f);
     case SECTION_VALUE:
         return add_size_line(p, &p->cfg.value, VALUE_SIZE_MIN, VALUE_SIZE_MAX, f);
     case SECTION_CMD:

@@ -8,7 +8,6 @@
 #include "slap/base/common.h"
 #include "slap/model/trace.h"
 
-static const char hex_digits[] = "0123456789abcdef";
 static const char filler[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 
 static uint32_t ppm(double share)
@@ -59,25 +58,25 @@ static void workload_mix(struct workload *w, const double *mix)
 enum slap_status workload_init(struct workload *w, const struct workload_plan *p)
 {
     memset(w, 0, sizeof(*w));
-    w->key_sizes = p->key_sizes;
+    struct size_dist key_sizes = p->key_sizes;
     w->value_sizes = p->value_sizes;
-    if (w->key_sizes.n == 0) {
-        size_dist_fixed(&w->key_sizes, p->key_size);
+    if (key_sizes.n == 0) {
+        size_dist_fixed(&key_sizes, p->key_size);
     }
     if (w->value_sizes.n == 0) {
         size_dist_fixed(&w->value_sizes, p->value_size);
     }
-    w->key_size = size_dist_max(&w->key_sizes);
     w->value_size = size_dist_max(&w->value_sizes);
-    if (p->trace) { /* the trace's keys and values, up to their bounds */
-        w->key_size = TRACE_KEY_MAX;
+    if (p->trace) { /* the trace's values, up to their bound */
         w->value_size = p->trace_value_max;
     }
+    /* a trace's keys are its own (trace.c), up to TRACE_KEY_MAX: buffers hold the longest */
+    key_layout_init(&w->keys, &key_sizes, p->trace ? TRACE_KEY_MAX : 0, p->key_count > 0,
+                    p->key_min);
     w->win_size = p->win_size;
     w->bounds = p->key_count > 0;
     if (w->bounds) {
         w->win_size = p->key_count;
-        w->key_base = p->key_min;
     }
     key_pattern_resolve(&p->key_pattern, &p->key_pop, w->key_law);
     for (int op = OP_SET; op <= OP_ADD; op += OP_ADD - OP_SET) {
@@ -91,7 +90,6 @@ enum slap_status workload_init(struct workload *w, const struct workload_plan *p
     w->division = p->division;
     w->track_slots = !w->bounds && (p->verify > 0 || p->exp_verify > 0 || p->overwrite > 0 ||
                                     p->rep_write > 0); /* bounds: no version is one client's */
-    w->fixed_keys = dist_is_fixed(&w->key_sizes);
     w->fixed_values = dist_is_fixed(&w->value_sizes) && !w->track_slots;
     w->value = malloc((size_t)w->value_size + 2);
     w->pool = malloc((size_t)w->value_size + WORKLOAD_POOL_SLACK);
@@ -134,69 +132,10 @@ void workload_free(struct workload *w)
     w->pool = NULL;
 }
 
-static void put_hex(char *out, uint64_t v, int digits)
-{
-    for (int i = digits - 1; i >= 0; i--) {
-        out[i] = hex_digits[v & 0xf];
-        v >>= 4;
-    }
-}
-
-void workload_key_init(const struct workload *w, uint32_t client_id, char *key)
-{
-    if (w->bounds) { /* a name of the number alone: the same for every client and run */
-        memcpy(key, "shared", WORKLOAD_KEY_MARK);
-        key[WORKLOAD_KEY_MARK] = '-';
-        client_id = 0;
-    } else {
-        put_hex(key, client_id, 6);
-        key[WORKLOAD_KEY_MARK] = '.';
-    }
-    put_hex(key + 7, 0, 8);
-    for (uint32_t i = WORKLOAD_KEY_ID_LEN; i < w->key_size; i++) {
-        key[i] = filler[(i + client_id) % (sizeof(filler) - 1)];
-    }
-}
-
-static int hex_value(char c)
-{
-    if (c >= '0' && c <= '9') {
-        return c - '0';
-    }
-    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
-static bool read_hex(const char *text, int digits, uint64_t *value)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < digits; i++) {
-        int d = hex_value(text[i]);
-        if (d < 0) {
-            return false;
-        }
-        v = v << 4 | (uint64_t)d;
-    }
-    *value = v;
-    return true;
-}
-
-bool workload_key_decode(const char *key, size_t key_len, uint32_t client_id, uint64_t *slot)
-{
-    uint64_t client;
-    return key_len >= WORKLOAD_KEY_ID_LEN && key[WORKLOAD_KEY_MARK] == '.' && read_hex(key, 6, &client) &&
-           client == client_id && read_hex(key + 7, 8, slot);
-}
-
-uint32_t workload_key_len_drawn(const struct workload *w, uint32_t client_id, uint64_t slot)
-{
-    /* bounds: by the key's number, so that every run with other bounds names it alike */
-    return size_dist_sample(&w->key_sizes, rng_mix(client_id, w->key_base + slot, 0x6b6579));
-}
-
 uint32_t workload_value_len(const struct workload *w, uint32_t client_id, uint64_t slot,
                             uint32_t version)
 {
-    if (w->value_sizes.n == 1 && w->value_sizes.r[0].min == w->value_sizes.r[0].max) {
+    if (dist_is_fixed(&w->value_sizes)) {
         return w->value_size;
     }
     return size_dist_sample(&w->value_sizes, rng_mix(client_id, slot, 0x76616c0000000000ULL ^ version));

@@ -68,7 +68,7 @@ int main(int argc, char **argv)
                               .division = 1};
     char err[256];
     o.win_size = (uint64_t)atoll(argv[5]);
-    if (size_dist_parse(argv[6], 16, 250, &o.key_sizes, err, sizeof(err)) != 0) {
+    if (size_dist_parse(argv[6], KEY_LAYOUT_SIZE_MIN, KEY_LAYOUT_SIZE_MAX, &o.key_sizes, err, sizeof(err)) != 0) {
         fprintf(stderr, "lmc_check: %s\n", err);
         return 2;
     }
@@ -83,14 +83,13 @@ int main(int argc, char **argv)
     char key[256];
     unsigned long found = 0, missing = 0;
     for (uint32_t c = 0; c < (uint32_t)atoi(argv[4]); c++) {
-        workload_key_init(&wl, c, key);
         for (uint64_t slot = 0; slot < o.win_size; slot++) {
             size_t len = 0;
             uint32_t flags = 0;
             memcached_return_t rc;
-            workload_key_slot(key, slot);
-            char *value = memcached_get(list.memc, key, workload_key_len(&wl, c, slot), &len,
-                                        &flags, &rc);
+            uint32_t key_len = key_layout_encode(&wl.keys, &(struct key_name){KEY_WINDOW, c, slot},
+                                                 key);
+            char *value = memcached_get(list.memc, key, key_len, &len, &flags, &rc);
             if (value != NULL) {
                 found++;
                 free(value);

@@ -10,18 +10,10 @@
 #include "slap/model/cfgfile.h"
 #include "slap/base/common.h"
 #include "slap/model/keydist.h"
+#include "slap/model/keys.h"
 #include "slap/model/ops.h"
 #include "slap/base/rng.h"
 
-/* A key's bytes: 16 at least (its client and slot take 15), memcached's limit at most. */
-#define SLAP_MIN_KEY_SIZE 16
-#define SLAP_MAX_KEY_SIZE 250
-
-/* Characters of a key that identify its client and its slot (see workload_key_init). */
-#define WORKLOAD_KEY_ID_LEN 15
-#define WORKLOAD_KEY_MARK 6 /* the '.' between client and slot ('#' in counter keys) */
-#define WORKLOAD_KEY_CLIENTS (1ULL << (4 * WORKLOAD_KEY_MARK)) /* ids six hex digits name */
-#define WORKLOAD_KEY_NUMBER_MAX 0xffffffffULL /* --key_max: the most eight hex digits name */
 #define WORKLOAD_PPM 1000000u
 
 #define WORKLOAD_POOL_SLACK 4096u /* values start at one of this many offsets of the pool */
@@ -51,16 +43,13 @@ struct workload_plan {
 
 /* Read-only after workload_init: shared by every thread. */
 struct workload {
-    uint32_t key_size;          /* bytes of the longest key */
+    struct key_layout keys;     /* how keys are made, read, and how long they are */
     uint32_t value_size;        /* bytes of the longest value */
-    struct size_dist key_sizes; /* one entry of min == max: every key alike */
     struct size_dist value_sizes;
-    bool fixed_keys;            /* every key is key_size bytes */
     bool fixed_values;          /* every value is value (below), value_size bytes */
     uint64_t win_size;          /* keys in each client's window (bounds: in the range) */
     bool bounds;                /* --key_min/--key_max: one range of keys for every client, named
-                                   by number alone; slot s is key key_base + s */
-    uint64_t key_base;          /* bounds: the range's first key; 0 otherwise */
+                                   by number alone (keys.shared; slot s is key keys.base + s) */
     struct key_dist key_law[OP_COUNT]; /* each op's law (KEY_DIST_SEQUENTIAL: the walk) */
     uint32_t walk_ops;          /* set, add when they walk (the ops that fill a window) */
     uint32_t mix_ppm[OP_COUNT]; /* share of each operation, parts per million */
@@ -100,43 +89,6 @@ const char *workload_trace_value(const struct workload *w, uint32_t size);
 bool workload_needs_fill(const struct workload *w);
 void workload_free(struct workload *w);
 
-/*
- * Keys are printable and distinct per client and slot:
- *   cccccc.ssssssss + filler to key_size
- * six hex digits of the client id, a dot, eight hex digits of the slot. With bounds, one
- * name per number for every client and every run: shared-nnnnnnnn + filler (workload_key_slot
- * is then given the key's number, key_base + slot).
- * workload_key_init writes the whole key for slot 0; workload_key_slot then
- * rewrites only the slot digits, so a key costs eight byte stores.
- */
-void workload_key_init(const struct workload *w, uint32_t client_id, char *key);
-
-/* The eight lowercase hex digits of the slot's low 32 bits into key[7..14], most significant
- * first: every nibble to a byte of its own, then digits and letters all at once (SWAR). */
-static inline void workload_key_slot(char *key, uint64_t slot)
-{
-    uint64_t x = (uint32_t)slot;
-    x = (x | x << 16) & 0x0000ffff0000ffffULL;
-    x = (x | x << 8) & 0x00ff00ff00ff00ffULL;
-    x = (x | x << 4) & 0x0f0f0f0f0f0f0f0fULL; /* byte i: nibble i, the least significant first */
-    uint64_t letters = ((x + 0x0606060606060606ULL) >> 4) & 0x0101010101010101ULL;
-    x += 0x3030303030303030ULL + letters * ('a' - '0' - 10);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    x = __builtin_bswap64(x); /* the most significant digit to the lowest address */
-#elif !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_BIG_ENDIAN__
-#error "workload_key_slot needs to know the byte order"
-#endif
-    memcpy(key + WORKLOAD_KEY_MARK + 1, &x, sizeof(x));
-}
-/* The slot a key names (its digits 7..14), if it belongs to client_id; else false. */
-bool workload_key_decode(const char *key, size_t key_len, uint32_t client_id, uint64_t *slot);
-/* workload_key_len of a key size drawn from the key sizes by (client, slot). */
-uint32_t workload_key_len_drawn(const struct workload *w, uint32_t client_id, uint64_t slot);
-/* Length of a slot's key: fixed (inline: a multi-get asks it -d times a request), or drawn. */
-static inline uint32_t workload_key_len(const struct workload *w, uint32_t client_id, uint64_t slot)
-{
-    return w->fixed_keys ? w->key_size : workload_key_len_drawn(w, client_id, slot);
-}
 /* A version of a slot's value: its length and bytes (in the pool, no "\r\n" after it). */
 uint32_t workload_value_len(const struct workload *w, uint32_t client_id, uint64_t slot,
                             uint32_t version);
