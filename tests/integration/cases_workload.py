@@ -113,6 +113,49 @@ def case_verify_detects(mc):
           "a run that read wrong values passed: exit %d" % rc)
 
 
+def bend_values(answer):
+    """A get's answer with the last byte of each value changed (values are letters and
+    digits: '#' is never one of them)."""
+    out, at = b"", 0
+    while answer.startswith(b"VALUE ", at):
+        eol = answer.index(b"\r\n", at)
+        n = int(answer[at:eol].split()[3])
+        data = answer[eol + 2:eol + 2 + n]
+        out += answer[at:eol + 2] + data[:-1] + b"#\r\n"
+        at = eol + 2 + n + 2
+    return out + answer[at:]
+
+
+def case_verify_checks_every_key_size():
+    """-v reads each value's key back (its client, its slot, its length) to know what the value
+    must be. At the least key size, the most, sizes that vary and in multi-gets: a server that
+    keeps what it is sent passes the checks of nearly every get (none failed, exit 0), and one
+    that changes the last byte of every value it sends back fails every check
+    (verify_failed == verify_checked, exit 1). A key the verifier misread would check nothing."""
+    from fakemc import FakeMemcached
+    for sizes, extra in (("16", []), ("250", []), ("16-250", []), ("16-250", ["-d", "5"])):
+        for bent in (False, True):
+            fake = FakeMemcached(rewrite=lambda req, ans, bent=bent: (
+                bend_values(ans) if bent and req[0] == "get" else None))
+            try:
+                rc, out, err = run_slap(["-s", fake.addr, "-v", "1", "-x", "1500", "-c", "2",
+                                         "-w", "40", "--key_size", sizes] + extra)
+            finally:
+                fake.stop()
+            c = counters(out)
+            what = "--key_size %s %s%s" % (sizes, " ".join(extra), " bent" if bent else "")
+            check(c["verify_checked"] >= 0.5 * c["cmd_get"],  # cmd_get counts keys read
+                  "%s: %d values checked of %d keys read" % (what, c["verify_checked"],
+                                                             c["cmd_get"]))
+            if bent:
+                check(c["verify_failed"] == c["verify_checked"] and rc == 1,
+                      "%s: %d of %d wrong values failed, exit %d"
+                      % (what, c["verify_failed"], c["verify_checked"], rc))
+            else:
+                check(c["verify_failed"] == 0 and rc == 0,
+                      "%s: %d failed, exit %d: %s" % (what, c["verify_failed"], rc, err))
+
+
 def case_verify_failures_are_errors(mc):
     """verify_failed counts among the errors: without --max_errors any fails the run (exit 1);
     --max_errors decides otherwise, and the JSON's errors.total counts them."""

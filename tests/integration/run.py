@@ -37,6 +37,8 @@ SHARES_CPU = frozenset([
     # outputs and refusals checked, no time: valgrind's errors, files against each other
     "release_valgrind_clean", "csv_rows_match_json", "svg_holds_the_json_numbers",
     "udp_bad_headers", "limits_json_and_merge", "replay_bad_trace",
+    # -v's checks against a fake server's values, counted, at the ends of the key sizes
+    "verify_checks_every_key_size",
     "limits_garbage_server_stats",
     # a groups file refused before anything starts; a failed group named and the other reported
     "groups_bad_files", "groups_one_fails", "groups_runs_like_any_other",
