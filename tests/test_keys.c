@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "slap/base/common.h"
+#include "slap/model/cfgfile.h"
 #include "slap/model/keys.h"
 
 #define KEY_CLIENTS 50

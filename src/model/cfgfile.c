@@ -32,12 +32,9 @@
 #define LINE_FIELDS_MAX 8          /* fields kept of one line; the rest are only counted */
 #define SIZE_KUNIT 1024            /* k = 1024 bytes, m = 1048576 */
 #define RULE_MIN 3                 /* "---" and longer: a rule line of the manual's sample */
-#define PICK_BITS 53               /* top bits of u that choose the range */
-#define PLACE_BITS 11              /* low bits of u that only place the size inside it */
 #define CMD_SET 0 /* memaslap's cmd types */
 #define CMD_GET 1
 
-__extension__ typedef unsigned __int128 u128;
 
 /* The sections of a -F file, in the order cfg_section_names lists them. */
 enum cfg_section {
@@ -148,88 +145,6 @@ static enum slap_status dist_normalise(struct size_dist *d)
     }
     d->r[d->n - 1].cumul = 1.0;
     return SLAP_OK;
-}
-
-void size_dist_fixed(struct size_dist *d, uint32_t size)
-{
-    memset(d, 0, sizeof(*d));
-    d->n = 1;
-    d->r[0] = (struct size_range){.min = size, .max = size, .prop = 1.0, .cumul = 1.0};
-}
-
-uint32_t size_dist_max(const struct size_dist *d)
-{
-    uint32_t max = 0;
-    for (uint32_t i = 0; i < d->n; i++) {
-        max = d->r[i].max > max ? d->r[i].max : max;
-    }
-    return max;
-}
-
-/* A law's size at quantile q: floored to whole bytes, clamped to the range. The location's
- * whole part and the rest are floored apart: a deviation below the location's precision still
- * takes a draw under a whole location (normal:100,1e-300: 99 half the time, as the law has it). */
-static uint32_t law_size(const struct size_range *r, double q)
-{
-    double at;
-    double excess = size_law_excess(r->law, r->p, q, &at);
-    double whole = floor(at);
-    double x = whole + floor((at - whole) + excess);
-    return !(x > (double)r->min) ? r->min : x >= (double)r->max ? r->max : (uint32_t)x;
-}
-
-#define MEAN_STRATA 4096 /* quantiles a law's mean is taken over */
-
-double size_dist_mean(const struct size_dist *d)
-{
-    double mean = 0.0, below = 0.0;
-    for (uint32_t i = 0; i < d->n; i++) {
-        const struct size_range *r = &d->r[i];
-        double share = r->cumul - below, in = ((double)r->min + (double)r->max) / 2.0;
-        if (r->law != SIZE_LAW_UNIFORM) {
-            in = 0;
-            for (int k = 0; k < MEAN_STRATA; k++) {
-                in += law_size(r, (k + 0.5) / MEAN_STRATA) / (double)MEAN_STRATA;
-            }
-        }
-        mean += share * in;
-        below = r->cumul;
-    }
-    return mean;
-}
-
-/* The first value of u >> PLACE_BITS that a cumulative share c leaves to the next range. */
-static uint64_t pick_bound(double c)
-{
-    return (uint64_t)ceil(c * (double)(1ull << PICK_BITS));
-}
-
-/*
- * The range: the first whose cumul is above the top 53 bits of u read as a fraction.
- * Inside it, those bits less the range's first value, with the 11 low bits below them,
- * are uniform over the count of u that choose this range; scaled to the range's width
- * they give each size to within width / count (below 2^-20 for shares over 2^-12).
- */
-uint32_t size_dist_sample(const struct size_dist *d, uint64_t u)
-{
-    if (d->n == 0) {
-        return 0;
-    }
-    uint64_t pick = u >> PLACE_BITS;
-    uint32_t i = 0;
-    while (i + 1 < d->n && pick >= pick_bound(d->r[i].cumul)) {
-        i++;
-    }
-    const struct size_range *r = &d->r[i];
-    uint64_t first = i == 0 ? 0 : pick_bound(d->r[i - 1].cumul);
-    uint64_t end = i + 1 == d->n ? 1ull << PICK_BITS : pick_bound(r->cumul);
-    u128 count = (u128)(end - first) << PLACE_BITS;
-    u128 place = ((u128)(pick - first) << PLACE_BITS) | (u & ((1u << PLACE_BITS) - 1));
-    if (r->law != SIZE_LAW_UNIFORM) { /* the law's quantile at the middle of u's place */
-        return law_size(r, ((double)place + 0.5) / (double)count);
-    }
-    uint64_t width = (uint64_t)r->max - r->min + 1;
-    return r->min + (uint32_t)(place * width / count);
 }
 
 /* ---- size_dist_parse ---- */

@@ -11,29 +11,6 @@
 
 #include "slap/base/common.h"
 
-#define SIZE_DIST_MAX 64 /* ranges in one distribution */
-
-/* One range of sizes, drawn uniformly from [min, max] inclusive (or by its law, floored and
- * clamped to [min, max]), with its share. */
-struct size_range {
-    uint32_t min;
-    uint32_t max;
-    double prop;  /* share as given */
-    double cumul; /* cumulative share, normalised: the last range ends at 1 */
-    enum size_law law; /* SIZE_LAW_UNIFORM: memaslap's ranges */
-    double p[3];       /* the law's parameters (sizelaw.h) */
-};
-
-#define SIZE_DIST_NAME 96 /* a law's or preset's text, as given, with its NUL */
-#define SIZE_DIST_ETC "etc" /* the preset's name */
-
-/* A weighted list of size ranges. */
-struct size_dist {
-    uint32_t n;
-    struct size_range r[SIZE_DIST_MAX];
-    char name[SIZE_DIST_NAME]; /* a law or preset ("gev:30,8,0.1", "etc") as given; "": ranges */
-};
-
 /*
  * Parse "SIZE", "MIN-MAX" or a weighted list "MIN-MAX:SHARE,MIN-MAX:SHARE,..."
  * (a bare SIZE or MIN-MAX inside the list is allowed too: "64:0.5,128:0.5"); or a law by name,
@@ -46,15 +23,6 @@ struct size_dist {
  */
 enum slap_status size_dist_parse(const char *text, uint32_t lo, uint32_t hi, struct size_dist *d,
                                  char *err, size_t err_len);
-/* A single size: the distribution that always gives size. */
-void size_dist_fixed(struct size_dist *d, uint32_t size);
-/*
- * A size drawn by the shares, from 64 random bits u: a range by the cumulative
- * shares, then uniformly inside it, endpoints included. Deterministic in u.
- */
-uint32_t size_dist_sample(const struct size_dist *d, uint64_t u);
-uint32_t size_dist_max(const struct size_dist *d);
-double size_dist_mean(const struct size_dist *d);
 
 /* What a -F file says; a section it lacks leaves has_* false. */
 struct cfg_file {

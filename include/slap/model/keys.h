@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "slap/model/cfgfile.h"
+#include "slap/model/sizelaw.h"
 
 /*
  * A key is printable and names its owner, its kind and its number:

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* A range's law: uniform over [min, max] (the ranges of memaslap's lists), or one of these,
  * its draw floored to whole bytes and clamped to the range. */
@@ -41,5 +42,40 @@ double size_law_quantile(enum size_law law, const double p[3], double q);
 double size_law_excess(enum size_law law, const double p[3], double q, double *at);
 /* The law's distribution function at x: P(X <= x). */
 double size_law_cdf(enum size_law law, const double p[3], double x);
+
+#define SIZE_DIST_MAX 64 /* ranges in one distribution */
+
+/* One range of sizes, drawn uniformly from [min, max] inclusive (or by its law, floored and
+ * clamped to [min, max]), with its share. */
+struct size_range {
+    uint32_t min;
+    uint32_t max;
+    double prop;  /* share as given */
+    double cumul; /* cumulative share, normalised: the last range ends at 1 */
+    enum size_law law; /* SIZE_LAW_UNIFORM: memaslap's ranges */
+    double p[3];       /* the law's parameters (sizelaw.h) */
+};
+
+#define SIZE_DIST_NAME 96 /* a law's or preset's text, as given, with its NUL */
+#define SIZE_DIST_ETC "etc" /* the preset's name */
+
+/* A weighted list of size ranges. */
+struct size_dist {
+    uint32_t n;
+    struct size_range r[SIZE_DIST_MAX];
+    char name[SIZE_DIST_NAME]; /* a law or preset ("gev:30,8,0.1", "etc") as given; "": ranges */
+};
+
+/* A single size: the distribution that always gives size. */
+void size_dist_fixed(struct size_dist *d, uint32_t size);
+/*
+ * A size drawn by the shares, from 64 random bits u: a range by the cumulative
+ * shares, then uniformly inside it, endpoints included. Deterministic in u.
+ */
+uint32_t size_dist_sample(const struct size_dist *d, uint64_t u);
+/* The mean size d gives. */
+double size_dist_mean(const struct size_dist *d);
+/* The largest size d gives. */
+uint32_t size_dist_max(const struct size_dist *d);
 
 #endif
