@@ -155,17 +155,18 @@ struct field {
     size_t offset;
     size_t size;
     bool text;
+    size_t align;
 };
 
 #define BYTES(type, f)                                                                             \
     {                                                                                              \
-#f, offsetof(type, f), sizeof(((type *)0)->f), false                                       \
+#f, offsetof(type, f), sizeof(((type *)0)->f), false, __alignof__(((type *)0)->f)           \
     }
 #define TEXT(type, f)                                                                              \
     {                                                                                              \
 #f,                                                                                           \
      _Generic(((type *)0)->f, const char *: offsetof(type, f), char *: offsetof(type, f)),         \
-     sizeof(char *), true    \
+     sizeof(char *), true, __alignof__(char *)    \
     }
 #define PLAN(f) BYTES(struct run_plan, f)
 #define PLAN_TEXT(f) TEXT(struct run_plan, f)
@@ -274,6 +275,7 @@ static const struct field desc_fields[] = {
     DESC(share_keys),
     DESC(probe),
     DESC(arrival),
+    DESC(arrival_shape),
     DESC(pipeline),
     DESC(latency),
     DESC(warmup_ns),
@@ -294,6 +296,63 @@ static const struct field desc_fields[] = {
     DESC(udp),
     DESC(facebook),
 };
+
+/* The fields of struct run_desc that desc_fields leaves out, and why: the config records every
+ * option as text, and test_rows_round_trip (test_options) checks it. */
+static const struct field desc_unlisted[] = {
+    DESC(config),
+};
+
+static int by_offset(const void *a, const void *b)
+{
+    const struct field *fa = a, *fb = b;
+    return fa->offset < fb->offset ? -1 : fa->offset > fb->offset;
+}
+
+/* desc_fields and desc_unlisted are every field of struct run_desc: laid end to end by offset,
+ * each begins where the one before it ends, rounded up to its own alignment (a field added to
+ * the struct and not here leaves a gap), and the last ends the struct but for its padding. Each
+ * text (char *) field is one run_desc_copy copies and run_desc_free frees (RUN_DESC_TEXTS). */
+static void test_desc_fields_whole(void **state)
+{
+    enum { N = SLAP_ARRAY_SIZE(desc_fields) + SLAP_ARRAY_SIZE(desc_unlisted) };
+    struct field all[N];
+    (void)state;
+    memcpy(all, desc_fields, sizeof(desc_fields));
+    memcpy(all + SLAP_ARRAY_SIZE(desc_fields), desc_unlisted, sizeof(desc_unlisted));
+    qsort(all, N, sizeof(all[0]), by_offset);
+    size_t end = 0;
+    for (size_t i = 0; i < N; i++) {
+        size_t align = all[i].align;
+        size_t due = (end + align - 1) / align * align;
+        if (all[i].offset != due) {
+            fail_msg("struct run_desc: a field at %zu, between %s and %s, is in no list here "
+                     "(desc_fields, desc_unlisted)",
+                     end, i > 0 ? all[i - 1].name : "the start", all[i].name);
+        }
+        end = all[i].offset + all[i].size;
+    }
+    if (sizeof(struct run_desc) - end >= _Alignof(max_align_t)) {
+        fail_msg("struct run_desc: a field after %s is in no list here", all[N - 1].name);
+    }
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(desc_fields); i++) {
+        if (!desc_fields[i].text) {
+            continue;
+        }
+        struct run_desc src = {0}, dst;
+        char **from = (char **)(void *)((char *)&src + desc_fields[i].offset);
+        *from = strdup("text");
+        assert_non_null(*from);
+        assert_int_equal(run_desc_copy(&dst, &src), SLAP_OK);
+        char **to = (char **)(void *)((char *)&dst + desc_fields[i].offset);
+        if (*to == *from || *to == NULL || strcmp(*to, "text") != 0) {
+            fail_msg("run_desc_copy shares or drops %s: list it in RUN_DESC_TEXTS",
+                     desc_fields[i].name);
+        }
+        run_desc_free(&src);
+        run_desc_free(&dst);
+    }
+}
 
 static bool same_text(const char *a, const char *b)
 {
@@ -440,6 +499,7 @@ int main(void)
         cmocka_unit_test(test_step_periods),
         cmocka_unit_test(test_share_parts),
         cmocka_unit_test(test_rows_reach_a_plan),
+        cmocka_unit_test(test_desc_fields_whole),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

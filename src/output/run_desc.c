@@ -74,10 +74,9 @@ enum slap_status run_config_set(struct run_config *c, const char *name, enum run
 
 void run_desc_free(struct run_desc *d)
 {
-    free(d->servers);
-    free(d->trace);
-    free(d->key_sizes);
-    free(d->value_sizes);
+#define RUN_DESC_FREE(field) free(d->field);
+    RUN_DESC_TEXTS(RUN_DESC_FREE)
+#undef RUN_DESC_FREE
     run_config_free(&d->config);
     memset(d, 0, sizeof(*d));
 }
@@ -85,13 +84,14 @@ void run_desc_free(struct run_desc *d)
 enum slap_status run_desc_copy(struct run_desc *dst, const struct run_desc *src)
 {
     *dst = *src;
-    dst->servers = dst->trace = dst->key_sizes = dst->value_sizes = NULL;
+#define RUN_DESC_NONE(field) dst->field = NULL;
+    RUN_DESC_TEXTS(RUN_DESC_NONE)
+#undef RUN_DESC_NONE
     dst->config = (struct run_config){0};
     enum slap_status st = SLAP_OK;
-    st = st == SLAP_OK ? run_desc_set_text(&dst->servers, src->servers) : st;
-    st = st == SLAP_OK ? run_desc_set_text(&dst->trace, src->trace) : st;
-    st = st == SLAP_OK ? run_desc_set_text(&dst->key_sizes, src->key_sizes) : st;
-    st = st == SLAP_OK ? run_desc_set_text(&dst->value_sizes, src->value_sizes) : st;
+#define RUN_DESC_COPY(field) st = st == SLAP_OK ? run_desc_set_text(&dst->field, src->field) : st;
+    RUN_DESC_TEXTS(RUN_DESC_COPY)
+#undef RUN_DESC_COPY
     for (size_t i = 0; st == SLAP_OK && i < src->config.n; i++) {
         const struct run_config_entry *e = &src->config.entries[i];
         st = run_config_add(&dst->config, e->name, e->kind, e->flags, e->value);

@@ -50,6 +50,10 @@ struct run_config {
     struct run_config_entry *entries;
 };
 
+/* The texts a description owns: run_desc_free frees them and run_desc_copy copies them
+ * (test_plan's test_desc_fields_whole fails on a char * field of run_desc not listed here). */
+#define RUN_DESC_TEXTS(X) X(servers) X(trace) X(key_sizes) X(value_sizes)
+
 struct run_desc {
     char *servers; /* the servers as given (owned; NULL: none) */
     uint32_t threads;
