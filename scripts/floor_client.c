@@ -35,8 +35,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define KEYS 10000   /* set first, so the first gets hit */
-#define UNSURE 2048  /* the newest keys, whose sets may not be answered yet (at most 1024 out) */
+#define KEYS 10000  /* set first, so the first gets hit */
+#define UNSURE 2048 /* the newest keys, whose sets may not be answered yet (at most 1024 out) */
 #define VALUE_SIZE 1024
 #define KEY_SIZE 64
 #define SET_EVERY 10
@@ -44,18 +44,18 @@
 struct client {
     int fd;
     double sent_real; /* stamped-tx: CLOCK_REALTIME before the latest write */
-    unsigned next;   /* requests sent */
-    unsigned owed;   /* batch: answers still to come */
-    size_t have;     /* bytes of the answer read so far (pipeline: of the unfinished tail) */
+    unsigned next;    /* requests sent */
+    unsigned owed;    /* batch: answers still to come */
+    size_t have;      /* bytes of the answer read so far (pipeline: of the unfinished tail) */
     char buf[16384];
 };
 
 static char value[VALUE_SIZE];
-static int stamps;               /* 1: arrival stamps read; 2: departure stamps too */
-static unsigned long stamped_in; /* reads that brought an arrival stamp */
+static int stamps;                /* 1: arrival stamps read; 2: departure stamps too */
+static unsigned long stamped_in;  /* reads that brought an arrival stamp */
 static unsigned long stamped_out; /* departure stamps read */
 static double late_sum;           /* their time after the write began, in seconds */
-static unsigned mget = 1;   /* keys per get */
+static unsigned mget = 1;         /* keys per get */
 static unsigned stored = 0; /* keys set so far: as slap's and memaslap's, each set a new key */
 
 static double now_s(void)
@@ -116,8 +116,8 @@ static void stamp_socket(int fd)
 {
     int flags = SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE;
     if (stamps == 2) {
-        flags |= SOF_TIMESTAMPING_TX_SOFTWARE | SOF_TIMESTAMPING_OPT_ID |
-                 SOF_TIMESTAMPING_OPT_TSONLY;
+        flags |=
+            SOF_TIMESTAMPING_TX_SOFTWARE | SOF_TIMESTAMPING_OPT_ID | SOF_TIMESTAMPING_OPT_TSONLY;
     }
     if (setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &flags, sizeof(flags)) != 0) {
         perror("SO_TIMESTAMPING");
@@ -146,7 +146,9 @@ static ssize_t read_answer(struct client *c, void *buf, size_t len)
     }
     char control[256];
     struct iovec iov = {buf, len};
-    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
+    struct msghdr m = {.msg_iov = &iov,
+                       .msg_iovlen = 1,
+                       .msg_control = control,
                        .msg_controllen = sizeof(control)};
     ssize_t got = recvmsg(c->fd, &m, 0);
     stamped_in += got > 0 && stamp_in(&m) > 0;

@@ -18,7 +18,6 @@
 
 #include "results_doc.h"
 
-
 /* The settings a test configuration holds, in order, and what they are beyond their value. */
 static const struct {
     const char *name;
@@ -82,8 +81,8 @@ static bool figures_of(struct run_desc *d, char *err, size_t err_len)
 }
 
 /* The test's results_config_reader: every member a setting of settings[], taken as it is. */
-enum slap_status read_test_config(const struct json_value *config, struct run_desc *out,
-                                         char *err, size_t err_len)
+enum slap_status read_test_config(const struct json_value *config, struct run_desc *out, char *err,
+                                  size_t err_len)
 {
     for (size_t i = 0; i < config->n; i++) {
         const struct json_value *v = config->items[i];
@@ -147,8 +146,7 @@ static void record(struct hist *h, struct hist *all, struct rng *r, int n)
 }
 
 /* A document as a run of the given options would leave it: figures, periods and servers. */
-void make_doc(struct results_doc *d, const struct spec *spec, uint64_t seed,
-                     struct slap_stats *all)
+void make_doc(struct results_doc *d, const struct spec *spec, uint64_t seed, struct slap_stats *all)
 {
     struct rng r = {.state = seed};
     int samples = spec->samples > 0 ? spec->samples : 500;
@@ -195,21 +193,26 @@ void to_json(const struct results_doc *d, char **text, size_t *len)
     fclose(out);
 }
 
-
-
 /* What limited a run or a step: every figure known, a proxy, a server read and one not. */
 static void fill_limits(struct limits *l, enum limits_verdict verdict)
 {
     assert_int_equal(limits_init(l, 2), SLAP_OK);
     l->verdict = verdict;
     snprintf(l->why, sizeof(l->why), "borderline with client: the servers were busy");
-    l->borderline = (struct limits_borderline){.near = true, .with = LIMITS_CLIENT,
-                                               .value = 0.84, .line = 0.85, .band = 0.05};
+    l->borderline = (struct limits_borderline){
+        .near = true, .with = LIMITS_CLIENT, .value = 0.84, .line = 0.85, .band = 0.05};
     snprintf(l->borderline.figure, sizeof(l->borderline.figure), "client.cpu_wait_max");
-    l->client = (struct limits_client){.cpu_user_s = 1.5, .cpu_sys_s = 0.25, .threads = 2,
-                                       .busy_mean = 0.4, .busy_max = 0.5, .wait_known = true,
-                                       .wait_mean = 0.01, .wait_max = 0.02, .demand_max = 0.52,
-                                       .cpus = 4, .cpu_share = 0.15};
+    l->client = (struct limits_client){.cpu_user_s = 1.5,
+                                       .cpu_sys_s = 0.25,
+                                       .threads = 2,
+                                       .busy_mean = 0.4,
+                                       .busy_max = 0.5,
+                                       .wait_known = true,
+                                       .wait_mean = 0.01,
+                                       .wait_max = 0.02,
+                                       .demand_max = 0.52,
+                                       .cpus = 4,
+                                       .cpu_share = 0.15};
     l->host = (struct limits_host){.known = true, .cpus = 8, .busy = 0.3};
     l->in_flight_mean = 7.5;
     l->in_flight_max = 16;
@@ -242,8 +245,12 @@ static void fill_limits(struct limits *l, enum limits_verdict verdict)
 void make_run(struct results_doc *d, bool extras)
 {
     make_doc(d,
-             &(struct spec){.servers = "127.0.0.1:1", .threads = 2, .time = "3", .tps = "900",
-                            .ramp = "600:1200/2s", .samples = 3},
+             &(struct spec){.servers = "127.0.0.1:1",
+                            .threads = 2,
+                            .time = "3",
+                            .tps = "900",
+                            .ramp = "600:1200/2s",
+                            .samples = 3},
              3, NULL);
     d->has_limits = true;
     fill_limits(&d->limits, LIMITS_SERVER);
@@ -251,8 +258,13 @@ void make_run(struct results_doc *d, bool extras)
     d->samples_written = 40;
     d->samples_dropped = 2;
     snprintf(d->precision, sizeof(d->precision), "p99 within 4.1%% after 23 s");
-    struct results_probe probe = {.label = "probe-1", .requests = 300, .tps = 100,
-                                  .p50_us = 2100, .p99_us = 2800, .p999_us = 3100, .max_us = 3150};
+    struct results_probe probe = {.label = "probe-1",
+                                  .requests = 300,
+                                  .tps = 100,
+                                  .p50_us = 2100,
+                                  .p99_us = 2800,
+                                  .p999_us = 3100,
+                                  .max_us = 3150};
     assert_int_equal(results_keep_probe(d, &probe), SLAP_OK);
     struct results_run_id *run = d->runs.items; /* as a groups run's group */
     run->has_latency = true;
@@ -270,7 +282,7 @@ void make_run(struct results_doc *d, bool extras)
         hist_record(d->global->own, 25000); /* --timestamps=kernel: own_delay */
         hist_record(d->global->own, 41000);
         hist_record(d->global->connect, 90000); /* --reconnect_every: connect_time */
-        if (d->global->late[OP_GET] != NULL) { /* an open loop's parts (schema 3) */
+        if (d->global->late[OP_GET] != NULL) {  /* an open loop's parts (schema 3) */
             hist_record(d->global->late[OP_GET], 1500000);
             hist_record(d->global->held[OP_GET], 0);
             hist_record(d->global->slap_tail, 1700000);
@@ -295,8 +307,8 @@ void make_search(struct results_doc *d)
     snprintf(steps[0].slo, sizeof(steps[0].slo), "held");
     snprintf(steps[1].slo, sizeof(steps[1].slo), "broken");
     steps[1].interrupted = true;
-    d->search = (struct results_search){.present = true, .capacity_tps = 1000,
-                                        .lowest_broken = 2000, .confirmed = true};
+    d->search = (struct results_search){
+        .present = true, .capacity_tps = 1000, .lowest_broken = 2000, .confirmed = true};
     snprintf(d->search.objectives, sizeof(d->search.objectives), "p99<1ms");
 }
 
@@ -312,4 +324,3 @@ void every_object_texts(char **run, char **search, bool extras)
     to_json(&d, search, &len);
     results_doc_free(&d);
 }
-

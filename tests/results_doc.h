@@ -31,8 +31,8 @@ struct spec {
 };
 
 /* The tests' results_config_reader: every member a setting the tests give, taken as it is. */
-enum slap_status read_test_config(const struct json_value *config, struct run_desc *out,
-                                  char *err, size_t err_len);
+enum slap_status read_test_config(const struct json_value *config, struct run_desc *out, char *err,
+                                  size_t err_len);
 /* The description of a run given spec: its configuration, and the figures read from it. */
 void describe(struct run_desc *d, const struct spec *spec);
 /* A document as a run of the given options would leave it: its run, figures, three periods of

@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "slap/model/cfgfile.h"
 #include "slap/base/common.h"
+#include "slap/model/cfgfile.h"
 
 #define ERR_LEN 256
 #define SAMPLE_SEED 20240601u
@@ -737,8 +737,7 @@ struct law_truth {
 };
 
 /* P(size <= k) of a law floored to whole bytes and clamped to [min, max]. */
-static double law_at(enum size_law law, const double p[3], uint32_t min, uint32_t max,
-                     uint32_t k)
+static double law_at(enum size_law law, const double p[3], uint32_t min, uint32_t max, uint32_t k)
 {
     return k < min ? 0 : k >= max ? 1 : size_law_cdf(law, p, (double)k + 1);
 }
@@ -764,8 +763,7 @@ static double truth_at(const struct law_truth *t, uint32_t k)
 
 /* Kolmogorov-Smirnov's distance between LAW_DRAWS draws of text's law (parsed within
  * [lo, hi]) and the truth, over every whole size. */
-static double law_distance(const char *text, uint32_t lo, uint32_t hi,
-                           const struct law_truth *t)
+static double law_distance(const char *text, uint32_t lo, uint32_t hi, const struct law_truth *t)
 {
     struct size_dist d;
     char err[ERR_LEN];
@@ -805,11 +803,15 @@ static void test_laws_draw_their_distributions(void **state)
         {"normal:100,20", 1, vmax, {SIZE_LAW_NORMAL, {100, 20, 0}, 1, vmax, false}},
         {"normal:20,10", 16, 250, {SIZE_LAW_NORMAL, {20, 10, 0}, 16, 250, false}},
         {"exponential:200", 1, vmax, {SIZE_LAW_EXPONENTIAL, {200, 0, 0}, 1, vmax, false}},
-        {"gev:30.7984,8.20449,0.078688", 16, 250,
+        {"gev:30.7984,8.20449,0.078688",
+         16,
+         250,
          {SIZE_LAW_GEV, {30.7984, 8.20449, 0.078688}, 16, 250, false}},
         {"gev:100,10,-0.2", 1, vmax, {SIZE_LAW_GEV, {100, 10, -0.2}, 1, vmax, false}},
         {"gev:100,10,0", 1, vmax, {SIZE_LAW_GEV, {100, 10, 0}, 1, vmax, false}},
-        {"gpareto:15,214.476,0.348238", 1, vmax,
+        {"gpareto:15,214.476,0.348238",
+         1,
+         vmax,
          {SIZE_LAW_GPARETO, {15, 214.476, 0.348238}, 1, vmax, false}},
         {"gpareto:50,30,0", 1, vmax, {SIZE_LAW_GPARETO, {50, 30, 0}, 1, vmax, false}},
         {"gpareto:50,30,-0.25", 1, vmax, {SIZE_LAW_GPARETO, {50, 30, -0.25}, 1, vmax, false}},
@@ -982,8 +984,8 @@ static void test_laws_parse(void **state)
     assert_int_equal(size_dist_parse("lognormal:1,2", 16, 250, &d, err, sizeof(err)), SLAP_ERROR);
     for (size_t i = 0; i <= size_law_row_count; i++) { /* every row named, and the preset */
         char word[32];
-        snprintf(word, sizeof(word), " %s%s", i < size_law_row_count ? size_law_rows[i].name
-                                                                      : SIZE_DIST_ETC,
+        snprintf(word, sizeof(word), " %s%s",
+                 i < size_law_row_count ? size_law_rows[i].name : SIZE_DIST_ETC,
                  i + 1 < size_law_row_count ? "," : "");
         if (strstr(err, word) == NULL) {
             fail_msg("'%s' does not name '%s'", err, word);

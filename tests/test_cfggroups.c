@@ -107,8 +107,7 @@ static void test_cfgfile_meets_groups(void **state)
                      SLAP_ERROR);
     assert_non_null(strstr(err, "'f.cfg':3: a file of groups holds only groups: the cmd section"));
     const char *plain = "cmd\n0 1\n";
-    assert_int_equal(cfgfile_parse(plain, strlen(plain), "f.cfg", &cfg, err, sizeof(err)),
-                     SLAP_OK);
+    assert_int_equal(cfgfile_parse(plain, strlen(plain), "f.cfg", &cfg, err, sizeof(err)), SLAP_OK);
     assert_false(cfg.has_groups);
 }
 
@@ -194,12 +193,9 @@ static void test_load_never_waits(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_groups_words_and_lines),
-        cmocka_unit_test(test_no_groups),
-        cmocka_unit_test(test_groups_errors),
-        cmocka_unit_test(test_cfgfile_meets_groups),
-        cmocka_unit_test(test_readers_agree),
-        cmocka_unit_test(test_groups_hostile_bytes),
+        cmocka_unit_test(test_groups_words_and_lines), cmocka_unit_test(test_no_groups),
+        cmocka_unit_test(test_groups_errors),          cmocka_unit_test(test_cfgfile_meets_groups),
+        cmocka_unit_test(test_readers_agree),          cmocka_unit_test(test_groups_hostile_bytes),
         cmocka_unit_test(test_load_never_waits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

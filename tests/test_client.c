@@ -633,9 +633,8 @@ static void shape_incr_walks(struct workload_plan *p)
     char err[128];
     p->mix[OP_GET] = 0.0;
     p->mix[OP_INCR] = 1.0;
-    assert_int_equal(key_pattern_parse("all:zipf,incr:sequential", &p->key_pattern, err,
-                                       sizeof(err)),
-                     SLAP_OK);
+    assert_int_equal(
+        key_pattern_parse("all:zipf,incr:sequential", &p->key_pattern, err, sizeof(err)), SLAP_OK);
 }
 
 /* --key_pattern all:zipf,incr:sequential with a mix of incr: the later item wins for incr,

@@ -87,9 +87,9 @@ static void build_doc(struct results_doc *d, double mean_ns, uint64_t seed, bool
     d->desc.npercentiles = 2;
     d->desc.percentiles[0] = 50;
     d->desc.percentiles[1] = 99;
-    assert_int_equal(run_config_add(&d->desc.config, "key_size", RUN_CONFIG_TEXT,
-                                    RUN_CONFIG_WORKLOAD, key_size),
-                     SLAP_OK);
+    assert_int_equal(
+        run_config_add(&d->desc.config, "key_size", RUN_CONFIG_TEXT, RUN_CONFIG_WORKLOAD, key_size),
+        SLAP_OK);
     snprintf(d->label, sizeof(d->label), "run%llu", (unsigned long long)seed);
     d->period_s = 1.0;
     d->seconds = PERIODS;
@@ -342,8 +342,8 @@ static void what_could_have_been_found(void **state)
     table.rows[1].run[1].value_ns = table.rows[1].run[0].value_ns + 3000;
     table.shortest_s = 0.2;
     /* every pair the same (a rate -P set): no change at all, said "no" */
-    table.rows[0].diff[1] = (struct compare_diff){.judged = true, .estimable = true,
-                                                  .achieved = 0.96};
+    table.rows[0].diff[1] =
+        (struct compare_diff){.judged = true, .estimable = true, .achieved = 0.96};
     printed(text, sizeof(text));
     assert_true(strstr(row_line(text, "tps", line, sizeof(line)), "  no") != NULL);
     assert_non_null(strstr(text, "* p50: B - A (-5.0 us) is the median of the pairs' "
@@ -391,8 +391,8 @@ static void runs_made_apart_are_told(void **state)
     assert_int_equal(build_sides(4, 4, 100000, false, COMPARE_LEVEL, "64", true), SLAP_OK);
     assert_true(table.apart[1]);
     char why[512];
-    struct compare_threshold th = {.figure = "tps", .tps = true, .above = true, .relative = true,
-                                   .amount = 0.05};
+    struct compare_threshold th = {
+        .figure = "tps", .tps = true, .above = true, .relative = true, .amount = 0.05};
     for (size_t r = 0; r < table.nrows; r++) { /* shown, never judged */
         assert_false(table.rows[r].diff[1].judged);
         assert_false(table.rows[r].diff[1].significant);

@@ -176,8 +176,12 @@ static void fixture_env(struct fixture *f, uint64_t udp_timeout_ns)
 
 static void fixture_conn(struct fixture *f, bool udp)
 {
-    struct conn_setup setup = {.owner = &f->heard, .srv = &f->srv, .udp = udp,
-                               .reconnect = true, .udp_answer_cap = 8 * UDP_MAX_DATAGRAM, .ring = f->ring,
+    struct conn_setup setup = {.owner = &f->heard,
+                               .srv = &f->srv,
+                               .udp = udp,
+                               .reconnect = true,
+                               .udp_answer_cap = 8 * UDP_MAX_DATAGRAM,
+                               .ring = f->ring,
                                .cap = RING};
     assert_int_equal(conn_init(&f->conn, &f->env, &setup), SLAP_OK);
 }
@@ -369,8 +373,8 @@ static void test_partial_writes(void **state)
     r->crlf = true;
     r->value = value;
     r->value_len = BIG_VALUE;
-    r->hdr_len = (uint32_t)proto_ascii_encode_set_header(r->hdr, HDR_CAP, "big", 3, 0, 0,
-                                                         BIG_VALUE);
+    r->hdr_len =
+        (uint32_t)proto_ascii_encode_set_header(r->hdr, HDR_CAP, "big", 3, 0, 0, BIG_VALUE);
     conn_flush(&f->conn);
     assert_true(f->conn.write_blocked);
     assert_int_equal(f->heard.sent, 0);
@@ -635,11 +639,13 @@ static void test_udp_shared_socket_routes_by_id(void **state)
     memcpy(answer, dgram[second], UDP_HEADER);
     memcpy(answer + UDP_HEADER, "VALUE key2 0 2\r\nv2\r\nEND\r\n", 25);
     assert_int_equal(sendto(f->listener, answer, UDP_HEADER + 25, 0, (struct sockaddr *)&from[0],
-                            sizeof(from[0])), UDP_HEADER + 25);
+                            sizeof(from[0])),
+                     UDP_HEADER + 25);
     memcpy(answer, dgram[1 - second], UDP_HEADER);
     memcpy(answer + UDP_HEADER, "END\r\n", 5);
     assert_int_equal(sendto(f->listener, answer, UDP_HEADER + 5, 0, (struct sockaddr *)&from[0],
-                            sizeof(from[0])), UDP_HEADER + 5);
+                            sizeof(from[0])),
+                     UDP_HEADER + 5);
     loop_until(f, &f->heard.answered, 1);
     loop_until(f, &other_heard.answered, 1);
     assert_int_equal(other_heard.hits, 1);

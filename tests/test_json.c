@@ -241,11 +241,14 @@ static void test_writer_keeps_utf8_valid(void **state)
     static const struct {
         const char *in, *out;
     } cases[] = {
-        {"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\""},
-        {"a\xe0\xa0", "\"a\\u00e0\\u00a0\""},  /* cut short at the end */
-        {"\xa0" "b", "\"\\u00a0b\""},            /* a stray continuation */
-        {"\xc0\xaf", "\"\\u00c0\\u00af\""},   /* overlong '/' */
-        {"\xed\xa0\x80", "\"\\u00ed\\u00a0\\u0080\""}, /* a surrogate */
+        {"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+         "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\""},
+        {"a\xe0\xa0", "\"a\\u00e0\\u00a0\""}, /* cut short at the end */
+        {"\xa0"
+         "b",
+         "\"\\u00a0b\""},                                         /* a stray continuation */
+        {"\xc0\xaf", "\"\\u00c0\\u00af\""},                       /* overlong '/' */
+        {"\xed\xa0\x80", "\"\\u00ed\\u00a0\\u0080\""},            /* a surrogate */
         {"\xf4\x90\x80\x80", "\"\\u00f4\\u0090\\u0080\\u0080\""}, /* past U+10FFFF */
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -266,10 +269,13 @@ static void test_writer_keeps_utf8_valid(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_reads_a_document),  cmocka_unit_test(test_refuses),
+        cmocka_unit_test(test_reads_a_document),
+        cmocka_unit_test(test_refuses),
         cmocka_unit_test(test_byte_order_mark_named),
-        cmocka_unit_test(test_depth_bounded),     cmocka_unit_test(test_error_position),
-        cmocka_unit_test(test_writer_round_trip), cmocka_unit_test(test_string_with_nul),
+        cmocka_unit_test(test_depth_bounded),
+        cmocka_unit_test(test_error_position),
+        cmocka_unit_test(test_writer_round_trip),
+        cmocka_unit_test(test_string_with_nul),
         cmocka_unit_test(test_writer_keeps_utf8_valid),
         cmocka_unit_test(test_members_found_by_name),
         cmocka_unit_test(test_repeated_name_where_given),

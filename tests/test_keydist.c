@@ -347,13 +347,13 @@ static void test_parse_good(void **state)
         enum key_dist_kind kind;
         double s;
     } cases[] = {
-        {"uniform", KEY_DIST_UNIFORM, 0.0}, {"gaussian", KEY_DIST_GAUSSIAN, 0.0},
-        {"zipf", KEY_DIST_ZIPF, 0.99},      {"zipf:0.99", KEY_DIST_ZIPF, 0.99},
-        {"zipf:1", KEY_DIST_ZIPF, 1.0},     {"zipf:1.0", KEY_DIST_ZIPF, 1.0},
-        {"zipf:2", KEY_DIST_ZIPF, 2.0},     {"zipf:.5", KEY_DIST_ZIPF, 0.5},
-        {"zipf:10", KEY_DIST_ZIPF, 10.0},   {"zipf:1e-3", KEY_DIST_ZIPF, 0.001},
-        {"zipf:0.01", KEY_DIST_ZIPF, 0.01},
-        {"latest", KEY_DIST_LATEST, 0.99},  {"latest:1.2", KEY_DIST_LATEST, 1.2},
+        {"uniform", KEY_DIST_UNIFORM, 0.0},   {"gaussian", KEY_DIST_GAUSSIAN, 0.0},
+        {"zipf", KEY_DIST_ZIPF, 0.99},        {"zipf:0.99", KEY_DIST_ZIPF, 0.99},
+        {"zipf:1", KEY_DIST_ZIPF, 1.0},       {"zipf:1.0", KEY_DIST_ZIPF, 1.0},
+        {"zipf:2", KEY_DIST_ZIPF, 2.0},       {"zipf:.5", KEY_DIST_ZIPF, 0.5},
+        {"zipf:10", KEY_DIST_ZIPF, 10.0},     {"zipf:1e-3", KEY_DIST_ZIPF, 0.001},
+        {"zipf:0.01", KEY_DIST_ZIPF, 0.01},   {"latest", KEY_DIST_LATEST, 0.99},
+        {"latest:1.2", KEY_DIST_LATEST, 1.2},
     };
     for (size_t i = 0; i < SLAP_ARRAY_SIZE(cases); i++) {
         struct key_dist d = {KEY_DIST_GAUSSIAN, -1.0};
@@ -372,11 +372,10 @@ static void test_parse_bad(void **state)
 {
     (void)state;
     static const char *const cases[] = {
-        "",           "Uniform",   "uniform:1", "gauss",     "gaussian:2", "zipf:",
-        "zipf:0",     "zipf:0.0",  "zipf:-1",   "zipf:10.5", "zipf:11",    "zipf:1e9",
-        "zipf:abc",   "zipf:1x",   "zipf: 1",   "zipf:1 ",   "zipf:nan",   "zipf:inf",
-        "zipf:0x1p0", "zipf:1..2", "zipf1",     "zipf::1",   " uniform",   "zipfian",
-        "latest:",    "latest:0",  "latest:11", "latests",
+        "",         "Uniform",  "uniform:1", "gauss",    "gaussian:2", "zipf:",     "zipf:0",
+        "zipf:0.0", "zipf:-1",  "zipf:10.5", "zipf:11",  "zipf:1e9",   "zipf:abc",  "zipf:1x",
+        "zipf: 1",  "zipf:1 ",  "zipf:nan",  "zipf:inf", "zipf:0x1p0", "zipf:1..2", "zipf1",
+        "zipf::1",  " uniform", "zipfian",   "latest:",  "latest:0",   "latest:11", "latests",
     };
     for (size_t i = 0; i < SLAP_ARRAY_SIZE(cases); i++) {
         struct key_dist d = {KEY_DIST_GAUSSIAN, -1.0};
@@ -426,9 +425,9 @@ static void test_every_row_by_name(void **state)
     struct key_dist d;
     struct key_pattern p;
     assert_int_equal(key_dist_parse("no-such-law", &d, refused, sizeof(refused)), SLAP_ERROR);
-    assert_int_equal(key_pattern_parse("all:no-such-law", &p, refused_pattern,
-                                       sizeof(refused_pattern)),
-                     SLAP_ERROR);
+    assert_int_equal(
+        key_pattern_parse("all:no-such-law", &p, refused_pattern, sizeof(refused_pattern)),
+        SLAP_ERROR);
     for (size_t i = 0; i < key_dist_row_count; i++) {
         const struct key_dist_row *row = &key_dist_rows[i];
         char text[64], shown[64], err[256] = "";
@@ -480,7 +479,7 @@ static void test_pattern_resolve(void **state)
     char err[256] = "", text[256];
     key_pattern_resolve(&(struct key_pattern){.n = 0}, &zipf, laws);
     for (int op = 0; op < OP_COUNT; op++) {
-        enum key_dist_kind want = op == OP_SET || op == OP_ADD ? KEY_DIST_SEQUENTIAL
+        enum key_dist_kind want = op == OP_SET || op == OP_ADD     ? KEY_DIST_SEQUENTIAL
                                   : op == OP_INCR || op == OP_DECR ? KEY_DIST_UNIFORM
                                                                    : KEY_DIST_ZIPF;
         assert_int_equal(laws[op].kind, want);
@@ -510,12 +509,12 @@ static void test_pattern_parse_bad(void **state)
 {
     (void)state;
     static const char *const cases[] = {
-        "",          "set",         "set:",        "sets:uniform", "set:zipf:0",
-        "set:walk",  "get:uniform,", ",get:uniform", "read:zipf:11", "write=uniform",
-        "a:b,c:d",   "set:sequential:1", "set:uniform,get:zipf,gets:zipf,gat:zipf,touch:zipf,"
-                                         "add:zipf,replace:zipf,append:zipf,prepend:zipf,"
-                                         "cas:zipf,delete:zipf,incr:zipf,decr:zipf,all:zipf,"
-                                         "read:zipf,write:zipf,set:zipf",
+        "", "set", "set:", "sets:uniform", "set:zipf:0", "set:walk", "get:uniform,", ",get:uniform",
+        "read:zipf:11", "write=uniform", "a:b,c:d", "set:sequential:1",
+        "set:uniform,get:zipf,gets:zipf,gat:zipf,touch:zipf,"
+        "add:zipf,replace:zipf,append:zipf,prepend:zipf,"
+        "cas:zipf,delete:zipf,incr:zipf,decr:zipf,all:zipf,"
+        "read:zipf,write:zipf,set:zipf",
         /* a law past 63 bytes: once cut there and read as zipf:0.99...9 */
         "get:zipf:0.999999999999999999999999999999999999999999999999999999999999garbage"};
     for (size_t i = 0; i < SLAP_ARRAY_SIZE(cases); i++) {

@@ -1,8 +1,8 @@
 /* Unit tests of the key layout: the bytes of a key, and decode as encode's exact inverse. */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
 
 #include <cmocka.h> /* after the four headers above, which it needs */
 
@@ -34,9 +34,9 @@ static void make_layout(struct key_layout *k, const char *sizes, bool shared, ui
 {
     struct size_dist d;
     char err[128];
-    assert_int_equal(size_dist_parse(sizes, KEY_LAYOUT_SIZE_MIN, KEY_LAYOUT_SIZE_MAX, &d, err,
-                                     sizeof(err)),
-                     SLAP_OK);
+    assert_int_equal(
+        size_dist_parse(sizes, KEY_LAYOUT_SIZE_MIN, KEY_LAYOUT_SIZE_MAX, &d, err, sizeof(err)),
+        SLAP_OK);
     key_layout_init(k, &d, 0, shared, base);
 }
 
@@ -140,13 +140,14 @@ static void test_keys_distinct(void **state)
 static void test_number_digits(void **state)
 {
     (void)state;
-    static const uint64_t fixed[] = {0, 1, 9, 10, 15, 16, 0x9abcdef0, 0xffffffff, 0x100000005ULL,
-                                     UINT64_MAX};
+    static const uint64_t fixed[] = {
+        0, 1, 9, 10, 15, 16, 0x9abcdef0, 0xffffffff, 0x100000005ULL, UINT64_MAX};
     char key[KEY_LAYOUT_HEAD + 1] = "000000.--------";
     char want[16];
     uint64_t x = 0x2545f4914f6cdd1dULL;
     for (size_t i = 0; i < 100000; i++) {
-        uint64_t n = i < SLAP_ARRAY_SIZE(fixed) ? fixed[i] : (x ^= x << 13, x ^= x >> 7, x ^= x << 17);
+        uint64_t n =
+            i < SLAP_ARRAY_SIZE(fixed) ? fixed[i] : (x ^= x << 13, x ^= x >> 7, x ^= x << 17);
         key_layout_put_number(key, n);
         snprintf(want, sizeof(want), "000000.%08x", (unsigned)(uint32_t)n);
         if (memcmp(key, want, KEY_LAYOUT_HEAD + 1) != 0) {
@@ -156,17 +157,18 @@ static void test_number_digits(void **state)
 }
 
 /* The layouts the round trips walk: the least size, the most, both ends of a range. */
-static const char *const size_texts[] = {"16", "17", "64", "249", "250", "16-250",
-                                         "16-17:0.5,249-250:0.5"};
-static const uint32_t owners[] = {0, 1, 61, 62, 0x1a2b, KEY_LAYOUT_OWNERS - 2,
-                                  KEY_LAYOUT_OWNERS - 1};
+static const char *const size_texts[] = {
+    "16", "17", "64", "249", "250", "16-250", "16-17:0.5,249-250:0.5"};
+static const uint32_t owners[] = {
+    0, 1, 61, 62, 0x1a2b, KEY_LAYOUT_OWNERS - 2, KEY_LAYOUT_OWNERS - 1};
 static const uint64_t slots[] = {0, 1, 15, 16, 0x10000, 0xfffffffe, 0xffffffff};
 
 /* Encode name, check its bytes and length, decode it back, and check the request path's
  * way (the first key rewritten, copied, made a counter) gives the same bytes. */
 static void round_trip(const struct key_layout *k, const struct key_name *name)
 {
-    char key[KEY_LAYOUT_SIZE_MAX + 1], first[KEY_LAYOUT_SIZE_MAX + 1], fast[KEY_LAYOUT_SIZE_MAX + 1];
+    char key[KEY_LAYOUT_SIZE_MAX + 1], first[KEY_LAYOUT_SIZE_MAX + 1],
+        fast[KEY_LAYOUT_SIZE_MAX + 1];
     memset(key, 0, sizeof(key));
     uint32_t len = key_layout_encode(k, name, key);
     assert_true(len >= KEY_LAYOUT_SIZE_MIN && len <= k->size);
@@ -176,8 +178,8 @@ static void round_trip(const struct key_layout *k, const struct key_name *name)
 
     struct key_name back = {KEY_COUNTER, 12345, 12345};
     if (!key_layout_decode(k, key, len, &back) || !same_name(&back, name)) {
-        fail_msg("%.*s (%u bytes): owner %#x slot %#llx kind %d did not come back",
-                 (int)len, key, len, name->owner, (unsigned long long)name->slot, name->kind);
+        fail_msg("%.*s (%u bytes): owner %#x slot %#llx kind %d did not come back", (int)len, key,
+                 len, name->owner, (unsigned long long)name->slot, name->kind);
     }
 
     key_layout_first(k, name->owner, first);
@@ -259,8 +261,7 @@ static void changed_keys_refused(const struct key_layout *k, const struct key_na
                 }
                 uint32_t other_len = key_layout_encode(k, &got, other);
                 if (other_len != len || memcmp(other, key, len) != 0) {
-                    fail_msg("byte %u changed to 0x%02x decodes as a key of other bytes", at,
-                             byte);
+                    fail_msg("byte %u changed to 0x%02x decodes as a key of other bytes", at, byte);
                 }
             }
         }

@@ -54,8 +54,9 @@ static void test_server_stopped_no_verdict(void **state)
     client_busy(&l, 0.60, 0.20); /* starved: the client, had the server answered */
     l.due = 10000;
     l.silent = 101;
-    judge(&l, LIMITS_UNKNOWN, "the server left 101 of the 10000 requests due unanswered: it "
-                              "stopped answering");
+    judge(&l, LIMITS_UNKNOWN,
+          "the server left 101 of the 10000 requests due unanswered: it "
+          "stopped answering");
     make(&l, 1);
     client_busy(&l, 0.60, 0.20);
     l.due = 10000;
@@ -121,8 +122,9 @@ static void test_client_bound_starved(void **state)
     (void)state;
     make(&l, 1);
     client_busy(&l, 0.20, 0.79); /* a CPU quota: runnable, throttled */
-    judge(&l, LIMITS_CLIENT, "waited for a CPU up to 79% of the run (busiest thread on a CPU 20%)"
-                             ": the load host's CPU limited the run");
+    judge(&l, LIMITS_CLIENT,
+          "waited for a CPU up to 79% of the run (busiest thread on a CPU 20%)"
+          ": the load host's CPU limited the run");
     make(&l, 1);
     client_busy(&l, 0.20, 0.79);
     l.client.wait_known = false; /* no schedstat: the wait is not counted */
@@ -176,8 +178,9 @@ static void test_both(void **state)
     make(&l, 1);
     client_busy(&l, 0.90, 0.05);
     l.servers[0].busy = 0.92;
-    judge(&l, LIMITS_BOTH, "on a CPU 90% of the run and waited for one 5%, and 10.0.0.1:11211's "
-                           "threads were busy 92% of the run: both sides");
+    judge(&l, LIMITS_BOTH,
+          "on a CPU 90% of the run and waited for one 5%, and 10.0.0.1:11211's "
+          "threads were busy 92% of the run: both sides");
     make(&l, 1); /* the process at its CPUs' limit, no one thread */
     client_busy(&l, 0.45, 0.05);
     l.client.cpus = 1;
@@ -236,8 +239,9 @@ static void test_open_loop_client_lag(void **state)
     l.achieved_tps = 4920;
     l.client_lag = 160;
     l.send_lag_p99_s = 0.084;
-    judge(&l, LIMITS_CLIENT, "slap could not keep the -P schedule: 160 requests fell due while "
-                             "their socket was free and were never sent, sends were up to 84.0 ms");
+    judge(&l, LIMITS_CLIENT,
+          "slap could not keep the -P schedule: 160 requests fell due while "
+          "their socket was free and were never sent, sends were up to 84.0 ms");
 }
 
 static void test_open_loop_at_target(void **state)

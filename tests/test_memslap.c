@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "slap/base/common.h"
 #include "memslap.h"
+#include "slap/base/common.h"
 
 #define MAX_ARGS 16
 

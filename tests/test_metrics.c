@@ -256,13 +256,13 @@ static void latency_parts_histograms(void **state)
     s.counters.slap_late = 2;
     text = write_text(&in);
     assert_non_null(strstr(text, "# TYPE slap_late_to_send_seconds histogram"));
-    assert_int_equal(
-        value_of(text, "slap_late_to_send_seconds_count{label=\"n\",type=\"get\"}"), 2);
+    assert_int_equal(value_of(text, "slap_late_to_send_seconds_count{label=\"n\",type=\"get\"}"),
+                     2);
     double sum = value_of(text, "slap_late_to_send_seconds_sum{label=\"n\",type=\"get\"}");
     assert_true(sum > 0.00499 && sum < 0.00501); /* 2 + 3 ms */
     assert_null(strstr(text, "slap_late_to_send_seconds_count{label=\"n\",type=\"set\"}"));
-    assert_int_equal(
-        value_of(text, "slap_held_by_server_seconds_count{label=\"n\",type=\"set\"}"), 1);
+    assert_int_equal(value_of(text, "slap_held_by_server_seconds_count{label=\"n\",type=\"set\"}"),
+                     1);
     assert_int_equal(value_of(text, "slap_late_requests_total{label=\"n\"}"), 2);
     free(text);
     stats_free(&s);
@@ -411,13 +411,17 @@ static void write_failure(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(bucket_edges),        cmocka_unit_test(histogram_counts_exact),
-        cmocka_unit_test(quantiles_agree),     cmocka_unit_test(names_follow_conventions),
+        cmocka_unit_test(bucket_edges),
+        cmocka_unit_test(histogram_counts_exact),
+        cmocka_unit_test(quantiles_agree),
+        cmocka_unit_test(names_follow_conventions),
         cmocka_unit_test(latency_parts_histograms),
         cmocka_unit_test(own_delay_histogram),
         cmocka_unit_test(connect_histogram),
-        cmocka_unit_test(label_escaped),       cmocka_unit_test(run_info_workload),
-        cmocka_unit_test(verdict_when_judged), cmocka_unit_test(write_failure),
+        cmocka_unit_test(label_escaped),
+        cmocka_unit_test(run_info_workload),
+        cmocka_unit_test(verdict_when_judged),
+        cmocka_unit_test(write_failure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -392,8 +392,9 @@ static const struct bad_line bad_lines[] = {
     {{"--label", "ab\033cd"}, "--label 'ab\\x1bcd': the name holds a control character"},
     {{"--label=tab\there"}, "--label 'tab\\x09here': the name holds a control character"},
     {{"--label", "del\177"}, "--label 'del\\x7f': the name holds a control character"},
-    {{"--label", "bad\377utf8"}, "--label 'bad\\xffutf8': the name holds a control character "
-                                  "or a byte of no UTF-8 character"},
+    {{"--label", "bad\377utf8"},
+     "--label 'bad\\xffutf8': the name holds a control character "
+     "or a byte of no UTF-8 character"},
     {{"--label",
       "0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890"
       "1234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901"
@@ -582,10 +583,28 @@ static void test_workload_line(void **state)
     char path[] = "/tmp/slap-options-XXXXXX";
     write_cfg_file(path);
     struct parse_result r;
-    parse(&r, (const char *const[]){"-F", path, "-d", "10", "-v", "0.5", "-e", "0.1",
-                                    "--exp-time=5s", "-o", "0.2", "-p", "2", "-b", "-s", "a:1,b:2",
-                                    "--distribution=ketama", "--hash=md5", "--key-dist=zipf:1.2",
-                                    "--flush", "--preload", NULL});
+    parse(&r, (const char *const[]){"-F",
+                                    path,
+                                    "-d",
+                                    "10",
+                                    "-v",
+                                    "0.5",
+                                    "-e",
+                                    "0.1",
+                                    "--exp-time=5s",
+                                    "-o",
+                                    "0.2",
+                                    "-p",
+                                    "2",
+                                    "-b",
+                                    "-s",
+                                    "a:1,b:2",
+                                    "--distribution=ketama",
+                                    "--hash=md5",
+                                    "--key-dist=zipf:1.2",
+                                    "--flush",
+                                    "--preload",
+                                    NULL});
     assert_int_equal(r.outcome, OPTIONS_RUN);
     assert_string_equal(r.err, "");
     assert_int_equal(r.o.key_sizes.n, 1);
@@ -604,8 +623,7 @@ static void test_workload_line(void **state)
     assert_true(r.o.key_pop.s == 1.2);
     parse_result_free(&r);
     /* -X wins over the file's values; --ratio and --key_size over its other sections */
-    parse(&r, (const char *const[]){"-F", path, "-X", "64", "--ratio=1:1", "--key-size=20",
-                                    NULL});
+    parse(&r, (const char *const[]){"-F", path, "-X", "64", "--ratio=1:1", "--key-size=20", NULL});
     assert_int_equal(r.outcome, OPTIONS_RUN);
     assert_int_equal(r.o.value_sizes.r[0].min, 64);
     assert_int_equal(r.o.value_sizes.r[0].max, 64);
@@ -743,9 +761,28 @@ static void test_count_widths(void **state)
 {
     (void)state;
     struct parse_result r;
-    parse(&r, (const char *const[]){"-x", "5000000001", "-w", "4g", "-P", "1g", "-T", "3", "-c",
-                                    "70000", "-n", "1024", "-p", "3", "-s", "a,b,c", "--pipeline=1000",
-                                    "-d", "512", "-X", "1023k", NULL});
+    parse(&r, (const char *const[]){"-x",
+                                    "5000000001",
+                                    "-w",
+                                    "4g",
+                                    "-P",
+                                    "1g",
+                                    "-T",
+                                    "3",
+                                    "-c",
+                                    "70000",
+                                    "-n",
+                                    "1024",
+                                    "-p",
+                                    "3",
+                                    "-s",
+                                    "a,b,c",
+                                    "--pipeline=1000",
+                                    "-d",
+                                    "512",
+                                    "-X",
+                                    "1023k",
+                                    NULL});
     assert_int_equal(r.outcome, OPTIONS_RUN);
     assert_int_equal(r.o.execute_number, 5000000001ULL);
     assert_int_equal(r.o.win_size, 4ULL << 30);
@@ -769,8 +806,8 @@ static void test_given_beats_file_and_env(void **state)
     char path[] = "/tmp/slap-options-XXXXXX";
     write_cfg_file(path);
     struct parse_result r;
-    parse(&r, (const char *const[]){"-F", path, "--key-size=64", "--value-size=1024",
-                                    "--ratio=1:9", NULL});
+    parse(&r, (const char *const[]){"-F", path, "--key-size=64", "--value-size=1024", "--ratio=1:9",
+                                    NULL});
     assert_int_equal(r.outcome, OPTIONS_RUN);
     assert_int_equal(r.o.key_sizes.r[0].min, 64);
     assert_int_equal(r.o.key_sizes.r[0].max, 64);

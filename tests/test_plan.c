@@ -160,7 +160,7 @@ struct field {
 
 #define BYTES(type, f)                                                                             \
     {                                                                                              \
-#f, offsetof(type, f), sizeof(((type *)0)->f), false, __alignof__(((type *)0)->f)           \
+#f, offsetof(type, f), sizeof(((type *)0)->f), false, __alignof__(((type *)0)->f)          \
     }
 #define TEXT(type, f)                                                                              \
     {                                                                                              \
@@ -423,8 +423,7 @@ static unsigned reached(const struct slap_options *base, const struct slap_optio
 /* "plan, description" and so on. */
 static void reach_names(unsigned flags, char *out, size_t len)
 {
-    static const char *const names[] = {"plan", "description", "sink's path", "cli only",
-                                        "header"};
+    static const char *const names[] = {"plan", "description", "sink's path", "cli only", "header"};
     out[0] = '\0';
     for (size_t i = 0; i < SLAP_ARRAY_SIZE(names); i++) {
         if (flags & (1u << i)) {

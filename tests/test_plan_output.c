@@ -15,8 +15,8 @@
 #include "slap/base/json.h"
 #include "slap/output/results.h"
 #include "slap/output/results_json.h"
-#include "slap/output/results_read.h"
 #include "slap/output/results_merge.h"
+#include "slap/output/results_read.h"
 #include "slap/output/sinks.h"
 
 #include "plan_output.h"
@@ -272,8 +272,7 @@ static void test_every_sink_has_its_path(void **state)
         struct slap_options o;
         char line[128];
         const char *paths[RESULTS_SINKS];
-        snprintf(line, sizeof(line), "-s 127.0.0.1:1 %s /tmp/sink-%zu", results_sinks[k].option,
-                 k);
+        snprintf(line, sizeof(line), "-s 127.0.0.1:1 %s /tmp/sink-%zu", results_sinks[k].option, k);
         parse_options(&o, line);
         plan_output_paths(&o, paths);
         for (size_t j = 0; j < RESULTS_SINKS; j++) {

@@ -84,11 +84,11 @@ static void test_get_bounds(void **state)
     for (int k = 0; k < PROTO_KINDS; k++) { /* every codec of the table */
         const struct codec *c = codec_get((enum proto_kind)k);
         for (size_t g = 0; g < 3; g++) {
-            size_t one = c->encode_retrieve(out, sizeof(out), gets[g], keys, 0, lens, 1,
-                                            UINT32_MAX);
+            size_t one =
+                c->encode_retrieve(out, sizeof(out), gets[g], keys, 0, lens, 1, UINT32_MAX);
             assert_true(one > 0 && one <= codec_get_bytes(c, 1, KEY_MAX));
-            size_t many = c->encode_retrieve(out, sizeof(out), gets[g], keys, KEY_MAX, lens,
-                                             NKEYS, UINT32_MAX);
+            size_t many = c->encode_retrieve(out, sizeof(out), gets[g], keys, KEY_MAX, lens, NKEYS,
+                                             UINT32_MAX);
             assert_true(many > 0 && many <= codec_get_bytes(c, NKEYS, KEY_MAX));
             if (gets[g] == OP_GAT) {
                 assert_int_equal(many, codec_get_bytes(c, NKEYS, KEY_MAX));
@@ -202,12 +202,9 @@ static void test_exptime(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_every_codec_filled),
-        cmocka_unit_test(test_other_requests_bound),
-        cmocka_unit_test(test_get_bounds),
-        cmocka_unit_test(test_room_refused),
-        cmocka_unit_test(test_parse_decimal),
-        cmocka_unit_test(test_exptime),
+        cmocka_unit_test(test_every_codec_filled), cmocka_unit_test(test_other_requests_bound),
+        cmocka_unit_test(test_get_bounds),         cmocka_unit_test(test_room_refused),
+        cmocka_unit_test(test_parse_decimal),      cmocka_unit_test(test_exptime),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

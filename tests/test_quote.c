@@ -38,7 +38,11 @@ static void utf8_kept_when_well_formed_and_visible(void **state)
     /* é, €, 😀 kept; a stray 0xff, a lead byte alone or cut short, a continuation byte alone */
     assert_string_equal(put(buf, sizeof(buf), "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", 9, 64, '"'),
                         "\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"");
-    assert_string_equal(put(buf, sizeof(buf), "a\xff" "b\xc3", 4, 64, '"'), "\"a\\xffb\\xc3\"");
+    assert_string_equal(put(buf, sizeof(buf),
+                            "a\xff"
+                            "b\xc3",
+                            4, 64, '"'),
+                        "\"a\\xffb\\xc3\"");
     assert_string_equal(put(buf, sizeof(buf), "\xe2\x82z\x80", 4, 64, '"'), "\"\\xe2\\x82z\\x80\"");
     /* overlong '/', a surrogate, beyond U+10FFFF */
     assert_string_equal(put(buf, sizeof(buf), "\xc0\xaf\xed\xa0\x80\xf4\x90\x80\x80", 9, 64, '"'),

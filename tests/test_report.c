@@ -1,8 +1,8 @@
 /* Unit tests of the text report: golden text for the header, the final blocks and the -S tables. */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
 
 #include <cmocka.h> /* after the four headers above, which it needs */
 
@@ -12,11 +12,11 @@
 #include <string.h>
 
 #include "slap/base/common.h"
+#include "slap/model/stats.h"
 #include "slap/output/report.h"
 #include "slap/output/results.h"
 #include "slap/output/rounds.h"
 #include "slap/output/run_desc.h"
-#include "slap/model/stats.h"
 
 #define MIB 1048576ULL
 
@@ -78,9 +78,9 @@ static const char set_block[] = "Set Statistics (3 events)\n"
                                 "\n";
 
 /* Both: 100, 200, 300, 1000, 2000, 3000, 4000, 5000 us. sum 15600, avg 1950;
- * geo from the buckets = 960.663, exactly (6e6 * 1.2e17)^(1/8) = 959.769; sum of squares 55140000, so
- * std = sqrt((55140000 - 15600^2 / 8) / 7) = sqrt(24720000 / 7) = 1879.210;
- * P50 rank 4 (1000 us), the others rank 8 (5000 us). */
+ * geo from the buckets = 960.663, exactly (6e6 * 1.2e17)^(1/8) = 959.769; sum of squares 55140000,
+ * so std = sqrt((55140000 - 15600^2 / 8) / 7) = sqrt(24720000 / 7) = 1879.210; P50 rank 4 (1000
+ * us), the others rank 8 (5000 us). */
 static const char total_block[] = "Total Statistics (8 events)\n"
                                   "   Min:       100\n"
                                   "   Max:      5000\n"
@@ -662,10 +662,14 @@ static void test_rounds_interval_within_seen(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_header_defaults),    cmocka_unit_test(test_header_variants),
-        cmocka_unit_test(test_header_sizes),       cmocka_unit_test(test_final_golden),
-        cmocka_unit_test(test_final_single_event), cmocka_unit_test(test_final_log2_row_zero),
-        cmocka_unit_test(test_period_golden),      cmocka_unit_test(test_period_with_sets),
+        cmocka_unit_test(test_header_defaults),
+        cmocka_unit_test(test_header_variants),
+        cmocka_unit_test(test_header_sizes),
+        cmocka_unit_test(test_final_golden),
+        cmocka_unit_test(test_final_single_event),
+        cmocka_unit_test(test_final_log2_row_zero),
+        cmocka_unit_test(test_period_golden),
+        cmocka_unit_test(test_period_with_sets),
         cmocka_unit_test(test_final_no_time),
         cmocka_unit_test(test_main_total_follows_latency),
         cmocka_unit_test(test_rounds_interval_within_seen),

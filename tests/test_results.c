@@ -15,12 +15,12 @@
 #include "slap/base/hist.h"
 #include "slap/base/json.h"
 #include "slap/base/rng.h"
-#include "slap/output/report_ramp.h"
 #include "slap/output/limits_words.h"
+#include "slap/output/report_ramp.h"
 #include "slap/output/results.h"
 #include "slap/output/results_csv.h"
-#include "slap/output/results_read.h"
 #include "slap/output/results_merge.h"
+#include "slap/output/results_read.h"
 #include "slap/output/run_desc.h"
 #include "slap/output/sinks.h"
 
@@ -112,8 +112,8 @@ static void test_round_trip_every_object(void **state)
         struct results_doc back;
         char err[512] = "", *again = NULL;
         size_t len;
-        if (results_parse(texts[i], strlen(texts[i]), read_test_config, &back, err,
-                          sizeof(err)) != SLAP_OK) {
+        if (results_parse(texts[i], strlen(texts[i]), read_test_config, &back, err, sizeof(err)) !=
+            SLAP_OK) {
             fail_msg("%s", err);
         }
         to_json(&back, &again, &len);
@@ -250,8 +250,9 @@ static void test_refuses_bad_documents(void **state)
     char schema_now[32], schema_next[32], schema_said[96];
     snprintf(schema_now, sizeof(schema_now), "\"schema\": %d", RESULTS_SCHEMA);
     snprintf(schema_next, sizeof(schema_next), "\"schema\": %d", RESULTS_SCHEMA + 1);
-    snprintf(schema_said, sizeof(schema_said), "schema: version %d; this slap reads versions 1 to %d",
-             RESULTS_SCHEMA + 1, RESULTS_SCHEMA);
+    snprintf(schema_said, sizeof(schema_said),
+             "schema: version %d; this slap reads versions 1 to %d", RESULTS_SCHEMA + 1,
+             RESULTS_SCHEMA);
     const struct {
         const char *from, *to, *said;
     } edits[] = {
@@ -310,8 +311,7 @@ static char *drop_member(const char *text, const char *name)
         if (strncmp(member, key, strlen(key)) != 0) {
             memcpy(out + n, line, len);
             n += len;
-        } else if (line[len - 1] == '\n' && line[len - 2] != ',' && n >= 2 &&
-                   out[n - 2] == ',') {
+        } else if (line[len - 1] == '\n' && line[len - 2] != ',' && n >= 2 && out[n - 2] == ',') {
             out[n - 2] = '\n'; /* it was the object's last member */
             n--;
         }

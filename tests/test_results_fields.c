@@ -40,8 +40,8 @@ static void put_string(FILE *out, const char *s, size_t len)
 
 static void put_value(FILE *out, const struct json_value *v)
 {
-    static const char *const words[] = {[JSON_NULL] = "null", [JSON_FALSE] = "false",
-                                        [JSON_TRUE] = "true"};
+    static const char *const words[] = {
+        [JSON_NULL] = "null", [JSON_FALSE] = "false", [JSON_TRUE] = "true"};
     switch (v->type) {
     case JSON_NULL:
     case JSON_FALSE:
@@ -113,8 +113,8 @@ static void walk_object(struct json_value *root, struct json_value *obj,
                         const struct results_object *o, member_visit visit, void *arg);
 
 /* The instances of f's object under value v (an object, each element, or each member). */
-static void walk_into(struct json_value *root, struct json_value *v,
-                      const struct results_field *f, member_visit visit, void *arg)
+static void walk_into(struct json_value *root, struct json_value *v, const struct results_field *f,
+                      member_visit visit, void *arg)
 {
     const struct results_object *of = f->of != NULL ? results_object_find(f->of) : NULL;
     if (f->of != NULL && of == NULL) {
@@ -379,8 +379,8 @@ static unsigned type_word(const char *word)
     static const struct {
         const char *word;
         unsigned types;
-    } words[] = {{"null", T_NULL},     {"boolean", T_BOOL}, {"integer", T_INT},
-                 {"number", T_NUM | T_INT}, {"string", T_TEXT}, {"object", T_OBJECT},
+    } words[] = {{"null", T_NULL},          {"boolean", T_BOOL}, {"integer", T_INT},
+                 {"number", T_NUM | T_INT}, {"string", T_TEXT},  {"object", T_OBJECT},
                  {"array", T_ARRAY}};
     for (size_t i = 0; i < SLAP_ARRAY_SIZE(words); i++) {
         if (strcmp(words[i].word, word) == 0) {
@@ -435,9 +435,9 @@ static bool schema_requires(const struct json_value *node, const char *name)
 static void check_row(const struct json_value *root, const struct json_value *node,
                       const struct results_object *o, const struct results_field *f)
 {
-    static const unsigned wants[] = {[RF_COUNT] = T_INT,   [RF_NUMBER] = T_NUM,
-                                     [RF_TEXT] = T_TEXT,   [RF_BOOL] = T_BOOL,
-                                     [RF_OBJECT] = T_OBJECT, [RF_ARRAY] = T_ARRAY};
+    static const unsigned wants[] = {
+        [RF_COUNT] = T_INT, [RF_NUMBER] = T_NUM,    [RF_TEXT] = T_TEXT,
+        [RF_BOOL] = T_BOOL, [RF_OBJECT] = T_OBJECT, [RF_ARRAY] = T_ARRAY};
     const struct json_value *prop = json_get(json_get(node, "properties"), f->name);
     const struct json_value *other = json_get(node, "additionalProperties");
     if (prop == NULL && other != NULL && other->type == JSON_OBJECT) {

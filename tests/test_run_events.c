@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "slap/base/hist.h"
 #include "run_events.h"
+#include "slap/base/hist.h"
 
 /* What run_event_print writes of e. */
 static char *printed(const struct run_event *e)
@@ -132,12 +132,11 @@ static void test_other_forms(void **state)
 static void test_warn_detail_made_safe(void **state)
 {
     (void)state;
-    expect(&(struct run_event){.kind = RUN_EVENT_WARN,
-                               .warn = {.server = "s",
-                                        .what = "ERROR",
-                                        .detail = "a\033[2J\r\377b",
-                                        .detail_len = 8}},
-           "slap: s: ERROR: a?[2J??b\n");
+    expect(
+        &(struct run_event){
+            .kind = RUN_EVENT_WARN,
+            .warn = {.server = "s", .what = "ERROR", .detail = "a\033[2J\r\377b", .detail_len = 8}},
+        "slap: s: ERROR: a?[2J??b\n");
     char lng[RUN_EVENT_DETAIL_SHOWN + 1];
     memset(lng, 'x', sizeof(lng));
     char want[RUN_EVENT_DETAIL_SHOWN + 32];

@@ -208,7 +208,9 @@ static void test_gap_laws(void **state)
         {ARRIVAL_NORMAL, 0.2, SIZE_LAW_NORMAL, {1, 0.2, 0}},
         {ARRIVAL_GEV, 0.3, SIZE_LAW_GEV, {0, 0, 0.3}},
         {ARRIVAL_GPARETO, 0, SIZE_LAW_GPARETO, {0, 1, 0}},
-        {ARRIVAL_GPARETO, ARRIVAL_ETC_SHAPE, SIZE_LAW_GPARETO,
+        {ARRIVAL_GPARETO,
+         ARRIVAL_ETC_SHAPE,
+         SIZE_LAW_GPARETO,
          {0, 1 - ARRIVAL_ETC_SHAPE, ARRIVAL_ETC_SHAPE}},
     };
     static double gaps[POISSON_GAPS];

@@ -1,15 +1,15 @@
 /* Unit tests of the server list: parsing, resolution, failures and the key-to-server mapping. */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
 
 #include <cmocka.h> /* after the four headers above, which it needs */
 
 #include <arpa/inet.h>
 #include <libmemcached-1.0/memcached.h>
-#include <netinet/in.h>
 #include <math.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -171,18 +171,22 @@ static void test_pick_ketama(void **state)
     static const struct {
         enum server_hash slap;
         memcached_hash_t lmc;
-    } hashes[] = {{HASH_DEFAULT, MEMCACHED_HASH_MD5}, {HASH_MD5, MEMCACHED_HASH_MD5},
-                  {HASH_FNV1A_64, MEMCACHED_HASH_FNV1A_64}, {HASH_CRC, MEMCACHED_HASH_CRC}};
+    } hashes[] = {{HASH_DEFAULT, MEMCACHED_HASH_MD5},
+                  {HASH_MD5, MEMCACHED_HASH_MD5},
+                  {HASH_FNV1A_64, MEMCACHED_HASH_FNV1A_64},
+                  {HASH_CRC, MEMCACHED_HASH_CRC}};
     for (size_t h = 0; h < sizeof(hashes) / sizeof(hashes[0]); h++) {
         struct server_list list, plain;
         char err[256] = "", key[64];
         unsigned differ = 0;
         assert_int_equal(servers_open(&list, servers, err, sizeof(err)), SLAP_OK);
         assert_int_equal(servers_open(&plain, servers, err, sizeof(err)), SLAP_OK);
-        assert_int_equal(servers_configure(&list, DISTRIBUTION_KETAMA, hashes[h].slap, err,
-                                           sizeof(err)), SLAP_OK);
-        assert_int_equal(servers_configure(&plain, DISTRIBUTION_KETAMA_LIBMEMCACHED,
-                                           hashes[h].slap, err, sizeof(err)), SLAP_OK);
+        assert_int_equal(
+            servers_configure(&list, DISTRIBUTION_KETAMA, hashes[h].slap, err, sizeof(err)),
+            SLAP_OK);
+        assert_int_equal(servers_configure(&plain, DISTRIBUTION_KETAMA_LIBMEMCACHED, hashes[h].slap,
+                                           err, sizeof(err)),
+                         SLAP_OK);
         memcached_st *reference = weighted_ketama(servers, hashes[h].lmc);
         for (int i = 0; i < PICK_KEYS; i++) {
             size_t len = pick_key(key, sizeof(key), i);
@@ -229,11 +233,18 @@ static void put_packet(char *buf, size_t *at, unsigned op, unsigned status, cons
 static void test_stats_binary(void **state)
 {
     (void)state;
-    static const char *const fields[][2] = {
-        {"pid", "7"}, {"cmd_get", "1800"}, {"cmd_set", "200"}, {"get_hits", "1790"},
-        {"get_misses", "10"}, {"evictions", "0"}, {"bytes_read", "347038"},
-        {"version", "1.6.21"}, {"bytes_written", "2001818"}, {"curr_connections", "3"},
-        {"rusage_user", "0.003871"}, {"rusage_system", "0.022117"}};
+    static const char *const fields[][2] = {{"pid", "7"},
+                                            {"cmd_get", "1800"},
+                                            {"cmd_set", "200"},
+                                            {"get_hits", "1790"},
+                                            {"get_misses", "10"},
+                                            {"evictions", "0"},
+                                            {"bytes_read", "347038"},
+                                            {"version", "1.6.21"},
+                                            {"bytes_written", "2001818"},
+                                            {"curr_connections", "3"},
+                                            {"rusage_user", "0.003871"},
+                                            {"rusage_system", "0.022117"}};
     char buf[4096], why[160];
     size_t len = 0;
     struct server_stats st;
@@ -277,19 +288,19 @@ static void test_stats_binary(void **state)
 static void test_stats_not_numbers(void **state)
 {
     (void)state;
-    static const char *const bad[] = {"nan", "inf", "-1", "1e308",
-                                      "12x", "",    "99999999999999999999999"};
-    static const char *const names[] = {"cmd_get", "cmd_set", "get_hits", "get_misses",
-                                        "evictions", "bytes_read", "bytes_written",
-                                        "curr_connections", "rusage_user", "rusage_system"};
+    static const char *const bad[] = {
+        "nan", "inf", "-1", "1e308", "12x", "", "99999999999999999999999"};
+    static const char *const names[] = {
+        "cmd_get",    "cmd_set",       "get_hits",         "get_misses",  "evictions",
+        "bytes_read", "bytes_written", "curr_connections", "rusage_user", "rusage_system"};
     char text[2048], bin[4096], why[160], want[160];
     struct server_stats st;
     for (size_t b = 0; b < sizeof(bad) / sizeof(bad[0]); b++) {
         size_t len = 0, n = 0;
         for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
             const char *value = i == 8 ? bad[b] : "1"; /* rusage_user */
-            len += (size_t)snprintf(text + len, sizeof(text) - len, "STAT %s %s\r\n", names[i],
-                                    value);
+            len +=
+                (size_t)snprintf(text + len, sizeof(text) - len, "STAT %s %s\r\n", names[i], value);
             put_packet(bin, &n, 0x10, 0, names[i], value);
         }
         len += (size_t)snprintf(text + len, sizeof(text) - len, "END\r\n");
@@ -302,24 +313,19 @@ static void test_stats_not_numbers(void **state)
         assert_string_equal(why, want);
     }
     static const char nul[] = "STAT threads 4\0x\r\n";
-    assert_int_equal(server_stats_parse(nul, sizeof(nul) - 1, &st, why, sizeof(why)),
-                     SLAP_ERROR);
+    assert_int_equal(server_stats_parse(nul, sizeof(nul) - 1, &st, why, sizeof(why)), SLAP_ERROR);
     assert_non_null(strstr(why, "its stats' threads is not a number"));
     static const char fine[] = "STAT threads 4\r\nSTAT rusage_user -0\r\n";
-    assert_int_equal(server_stats_parse(fine, sizeof(fine) - 1, &st, why, sizeof(why)),
-                     SLAP_AGAIN);
+    assert_int_equal(server_stats_parse(fine, sizeof(fine) - 1, &st, why, sizeof(why)), SLAP_AGAIN);
     assert_true(st.threads == 4 && st.rusage_user == 0 && !signbit(st.rusage_user));
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_open_three),
-        cmocka_unit_test(test_open_failures),
-        cmocka_unit_test(test_pick_one_server),
-        cmocka_unit_test(test_pick_three_servers),
-        cmocka_unit_test(test_pick_ketama),
-        cmocka_unit_test(test_stats_binary),
+        cmocka_unit_test(test_open_three),        cmocka_unit_test(test_open_failures),
+        cmocka_unit_test(test_pick_one_server),   cmocka_unit_test(test_pick_three_servers),
+        cmocka_unit_test(test_pick_ketama),       cmocka_unit_test(test_stats_binary),
         cmocka_unit_test(test_stats_not_numbers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,8 +1,8 @@
 /* Unit tests of the run statistics: reset, merge, the Total histogram, lookup and printing. */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
 
 #include <cmocka.h> /* after the four headers above, which it needs */
 
@@ -125,8 +125,7 @@ static void test_counter_by_name(void **state)
     assert_ptr_equal(stats_counter_by_name(&s->counters, "cmd_set"), &s->counters.cmd_set);
     assert_ptr_equal(stats_counter_by_name(&s->counters, "get_misses"), &s->counters.get_misses);
     assert_ptr_equal(stats_counter_by_name(&s->counters, "unanswered"), &s->counters.unanswered);
-    assert_ptr_equal(stats_counter_by_name(&s->counters, "delete_hits"),
-                     &s->counters.delete_hits);
+    assert_ptr_equal(stats_counter_by_name(&s->counters, "delete_hits"), &s->counters.delete_hits);
     for (size_t i = 0; i < COUNTER_COUNT; i++) {
         for (size_t j = i + 1; j < COUNTER_COUNT; j++) {
             assert_ptr_not_equal(counter(s, counter_names[i]), counter(s, counter_names[j]));
@@ -308,8 +307,8 @@ static void test_type_names(void **state)
         assert_non_null(name);
         assert_int_equal(strlen(name), strlen(title));
         for (size_t i = 0; title[i] != '\0'; i++) {
-            char lower = title[i] >= 'A' && title[i] <= 'Z' ? (char)(title[i] - 'A' + 'a')
-                                                             : title[i];
+            char lower =
+                title[i] >= 'A' && title[i] <= 'Z' ? (char)(title[i] - 'A' + 'a') : title[i];
             assert_int_equal(name[i], lower);
         }
         assert_ptr_equal(name, stats_type_name(t));

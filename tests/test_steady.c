@@ -225,8 +225,8 @@ static void test_surely_past_the_threshold_is_not_steady(void **state)
         struct steady_verdict v;
         for (size_t i = 0; i < PERIODS; i++) {
             double mean = 100000.0 * (1.0 + rises[k] * (double)(i / 10) / 2.0);
-            periods[i] = (struct steady_period){1.0, (uint64_t)(mean + offsets[(i % 10) / 2]),
-                                                50.0};
+            periods[i] =
+                (struct steady_period){1.0, (uint64_t)(mean + offsets[(i % 10) / 2]), 50.0};
         }
         steady_judge(periods, PERIODS, &v);
         assert_int_equal(v.state, k == 0 ? STEADY_NO : STEADY_UNKNOWN);

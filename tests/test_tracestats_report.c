@@ -176,12 +176,9 @@ static void test_empty_and_name(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_distinct_estimated),
-        cmocka_unit_test(test_zipf_not_estimated),
-        cmocka_unit_test(test_rate_mean_and_peak),
-        cmocka_unit_test(test_rate_table_folds),
-        cmocka_unit_test(test_ops_and_sizes),
-        cmocka_unit_test(test_empty_and_name),
+        cmocka_unit_test(test_distinct_estimated), cmocka_unit_test(test_zipf_not_estimated),
+        cmocka_unit_test(test_rate_mean_and_peak), cmocka_unit_test(test_rate_table_folds),
+        cmocka_unit_test(test_ops_and_sizes),      cmocka_unit_test(test_empty_and_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

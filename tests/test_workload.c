@@ -1,9 +1,9 @@
 /* Unit tests of the workload: key lengths and ranges in it, the value, the set/get mix, the
  * key window and rng_below. */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
 
 #include <cmocka.h> /* after the four headers above, which it needs */
 
@@ -271,9 +271,9 @@ static void test_sizes_by_slot_and_version(void **state)
     char err[128];
     default_plan(&o);
     assert_int_equal(size_dist_parse("16-32", 16, 250, &o.key_sizes, err, sizeof(err)), SLAP_OK);
-    assert_int_equal(size_dist_parse("10-20:0.5,100-200:0.5", 1, 1 << 20, &o.value_sizes, err,
-                                     sizeof(err)),
-                     SLAP_OK);
+    assert_int_equal(
+        size_dist_parse("10-20:0.5,100-200:0.5", 1, 1 << 20, &o.value_sizes, err, sizeof(err)),
+        SLAP_OK);
     assert_int_equal(workload_init(&w, &o), SLAP_OK);
     assert_int_equal(w.keys.size, 32);
     assert_int_equal(w.value_size, 200);
@@ -388,7 +388,8 @@ static void make_patterned(struct workload *w, const char *pattern, uint64_t win
     o.key_min = key_min;
     o.key_count = key_count;
     o.key_pop = (struct key_dist){KEY_DIST_UNIFORM, 0.99};
-    if (pattern != NULL && key_pattern_parse(pattern, &o.key_pattern, err, sizeof(err)) != SLAP_OK) {
+    if (pattern != NULL &&
+        key_pattern_parse(pattern, &o.key_pattern, err, sizeof(err)) != SLAP_OK) {
         fail_msg("%s: %s", pattern, err);
     }
     assert_int_equal(workload_init(w, &o), SLAP_OK);
@@ -475,11 +476,16 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sizes_by_slot_and_version),
-        cmocka_unit_test(test_multiget_mix), cmocka_unit_test(test_value),
-        cmocka_unit_test(test_set_ppm),       cmocka_unit_test(test_mix_one_in_ten),
-        cmocka_unit_test(test_mix_quarter),   cmocka_unit_test(test_mix_no_sets),
-        cmocka_unit_test(test_mix_all_sets),  cmocka_unit_test(test_window_set_walk),
-        cmocka_unit_test(test_window_filled), cmocka_unit_test(test_window_pick),
+        cmocka_unit_test(test_multiget_mix),
+        cmocka_unit_test(test_value),
+        cmocka_unit_test(test_set_ppm),
+        cmocka_unit_test(test_mix_one_in_ten),
+        cmocka_unit_test(test_mix_quarter),
+        cmocka_unit_test(test_mix_no_sets),
+        cmocka_unit_test(test_mix_all_sets),
+        cmocka_unit_test(test_window_set_walk),
+        cmocka_unit_test(test_window_filled),
+        cmocka_unit_test(test_window_pick),
         cmocka_unit_test(test_rng_below),
         cmocka_unit_test(test_mix_many_ops),
         cmocka_unit_test(test_latest_slot),

@@ -347,8 +347,8 @@ bool ci_significant_at(const struct ci_difference *d, double level)
     return fabs(d->diff_ns) > ci_t_quantile(level, d->df) * d->se_ns;
 }
 
-void ci_mean(const double *values, size_t n, double level, double *mean, double *low,
-             double *high, double *se)
+void ci_mean(const double *values, size_t n, double level, double *mean, double *low, double *high,
+             double *se)
 {
     double sum = 0, sumsq = 0;
     for (size_t i = 0; i < n; i++) {

@@ -72,8 +72,8 @@ static double quota_from(const char *path, bool v2)
     if (!v2 && cpus > 0) { /* v1: the period is in a file of its own */
         char ppath[512];
         long long period = 0;
-        snprintf(ppath, sizeof(ppath), "%.*s/cpu.cfs_period_us",
-                 (int)(strrchr(path, '/') - path), path);
+        snprintf(ppath, sizeof(ppath), "%.*s/cpu.cfs_period_us", (int)(strrchr(path, '/') - path),
+                 path);
         f = fopen(ppath, "re");
         if (f == NULL || fscanf(f, "%lld", &period) != 1 || period <= 0) {
             cpus = 0;

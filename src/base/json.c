@@ -24,7 +24,10 @@ static int utf8_length(const unsigned char *p)
     if (c < 0x80) {
         return 1;
     }
-    int n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    int n = c >= 0xc2 && c <= 0xdf   ? 2
+            : c >= 0xe0 && c <= 0xef ? 3
+            : c >= 0xf0 && c <= 0xf4 ? 4
+                                     : 0;
     unsigned char lo = c == 0xe0 ? 0xa0 : c == 0xf0 ? 0x90 : 0x80;
     unsigned char hi = c == 0xed ? 0x9f : c == 0xf4 ? 0x8f : 0xbf;
     if (n > 1 && (p[1] < lo || p[1] > hi)) {
@@ -637,8 +640,9 @@ enum slap_status json_parse(const char *text, size_t len, struct json_value **ro
         return SLAP_ERROR;
     }
     if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) { /* an editor's, on Windows */
-        snprintf(err, err_len, "line 1, column 1: a UTF-8 byte order mark (EF BB BF) begins "
-                               "the text, which JSON does not take: save the file without it");
+        snprintf(err, err_len,
+                 "line 1, column 1: a UTF-8 byte order mark (EF BB BF) begins "
+                 "the text, which JSON does not take: save the file without it");
         return SLAP_ERROR;
     }
     struct json_value *v = parse_value(&r, 0);

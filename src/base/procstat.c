@@ -31,7 +31,8 @@ static bool tcp_listener(const char *path, const struct sockaddr *addr, unsigned
         /* sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout
          * inode */
         if (sscanf(line, " %*u: %63[0-9A-Fa-f]:%x %*s %x %*s %*s %*s %*u %*u %lu", local, &lport,
-                   &state, &ino) != 4 || state != 0x0A || lport != port) {
+                   &state, &ino) != 4 ||
+            state != 0x0A || lport != port) {
             continue;
         }
         bool any = strspn(local, "0") == strlen(local);

@@ -117,10 +117,10 @@ static struct move moved(const struct third t[3], double drift)
     double rel = base > 0 ? se / base : 0.0;
     double out_of_noise = ci_t_quantile(STEADY_DRIFT_LEVEL, df) * rel;
     double power = ci_t_quantile(2.0 * STEADY_SEEN_POWER - 1.0, df) * rel; /* one-sided */
-    double beyond = ci_t_quantile(STEADY_BEYOND_LEVEL, df) * rel; /* surely past it */
+    double beyond = ci_t_quantile(STEADY_BEYOND_LEVEL, df) * rel;          /* surely past it */
     m.seen = fmin(fmax(drift, out_of_noise + power), drift + beyond + power);
-    if ((fabs(m.change) > drift && fabs(b->mean - a->mean) > ci_t_quantile(STEADY_DRIFT_LEVEL,
-                                                                            df) * se) ||
+    if ((fabs(m.change) > drift &&
+         fabs(b->mean - a->mean) > ci_t_quantile(STEADY_DRIFT_LEVEL, df) * se) ||
         fabs(m.change) - beyond > drift) {
         m.kind = DRIFTED;
     } else if (m.low >= -drift && m.high <= drift) {
@@ -173,14 +173,15 @@ static int say_unsure_figure(char *buf, size_t len, const char *name, const stru
 /* What the unsure figures' noise would likely have shown: "; a drift of 29% would likely
  * have been seen", or "; drifts of 29% (rate) and 60% (median) ...". Nothing for a figure
  * without an interval. */
-static void say_seen(char *buf, size_t len, const struct move *r, const struct move *l,
-                     bool rate, bool latency)
+static void say_seen(char *buf, size_t len, const struct move *r, const struct move *l, bool rate,
+                     bool latency)
 {
     rate = rate && !isnan(r->low);
     latency = latency && !isnan(l->low);
     if (rate && latency) {
-        snprintf(buf, len, "; drifts of %.0f%% (rate) and %.0f%% (median) would likely have "
-                           "been seen",
+        snprintf(buf, len,
+                 "; drifts of %.0f%% (rate) and %.0f%% (median) would likely have "
+                 "been seen",
                  r->seen * 100, l->seen * 100);
     } else if (rate || latency) {
         snprintf(buf, len, "; a drift of %.0f%% would likely have been seen",
@@ -228,8 +229,8 @@ static void say_unsure(const struct move *r, const struct move *l, struct steady
     const char *who = rate && latency ? "they" : "it";
     int n;
     if (rate && latency) {
-        n = snprintf(buf + used, len - used, THIRDS ": too noisy %s %s %s %.0f%% and %.0f%%",
-                     doubt, who, moved, STEADY_RATE_DRIFT * 100, STEADY_LATENCY_DRIFT * 100);
+        n = snprintf(buf + used, len - used, THIRDS ": too noisy %s %s %s %.0f%% and %.0f%%", doubt,
+                     who, moved, STEADY_RATE_DRIFT * 100, STEADY_LATENCY_DRIFT * 100);
     } else {
         n = snprintf(buf + used, len - used, THIRDS ": too noisy %s %s %s %.0f%%", doubt, who,
                      moved, (rate ? STEADY_RATE_DRIFT : STEADY_LATENCY_DRIFT) * 100);

@@ -297,8 +297,8 @@ static enum units_status parse_rfc3339(const char *text, size_t len, uint64_t *e
         hour > 23 || minute > 59 || second > 60) {
         return UNITS_OUT_OF_RANGE;
     }
-    int64_t secs = days_from_civil(year, month, day) * 86400 + hour * 3600 + minute * 60 +
-                   second - offset_s;
+    int64_t secs =
+        days_from_civil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second - offset_s;
     if (secs < 0) {
         return UNITS_OUT_OF_RANGE;
     }

@@ -55,14 +55,10 @@ static const struct subarg compare_rows[] = {
      .help = "--live: the table only, not a line per pair"},
 };
 
-#define COMPARE_SPEC(slap_options_)                                                             \
-    {                                                                                            \
-        .name = "compare",                                                                       \
-        .intro = compare_intro,                                                             \
-        .outro = compare_outro,                                                                  \
-        .rows = compare_rows,                                                                    \
-        .count = SLAP_ARRAY_SIZE(compare_rows),                                                  \
-        .slap_options = slap_options_,                                                           \
+#define COMPARE_SPEC(slap_options_)                                                                \
+    {                                                                                              \
+        .name = "compare", .intro = compare_intro, .outro = compare_outro, .rows = compare_rows,   \
+        .count = SLAP_ARRAY_SIZE(compare_rows), .slap_options = slap_options_,                     \
     }
 
 static const char compare_intro[] =
@@ -135,8 +131,7 @@ int compare_add_thresholds(struct compare_args *a, const char *list)
 int compare_parse(bool live, int argc, char **argv, struct compare_cli *c, char **words, int *n,
                   bool *run)
 {
-    return subargs_parse(live ? &compare_live_spec : &compare_spec, argc, argv, c, words, n,
-                         run);
+    return subargs_parse(live ? &compare_live_spec : &compare_spec, argc, argv, c, words, n, run);
 }
 
 static void write_table_json(FILE *out, const void *arg)
@@ -156,8 +151,9 @@ int compare_judge(const struct compare_args *a, const struct compare_table *t)
             status = SLAP_EXIT_USAGE;
         } else if (compare_crosses(t, &a->th[k], &row, &run) && status != SLAP_EXIT_USAGE) {
             const struct compare_diff *d = &t->rows[row].diff[run];
-            fprintf(stderr, "slap compare: --fail-if %s: %s of '%s' changed by %+.1f%% from "
-                            "'%s' (significant at %.4g%%)\n",
+            fprintf(stderr,
+                    "slap compare: --fail-if %s: %s of '%s' changed by %+.1f%% from "
+                    "'%s' (significant at %.4g%%)\n",
                     a->th[k].figure, t->rows[row].name, t->runs[run].name, d->relative * 100.0,
                     t->runs[0].name, t->gate_level * 100.0);
             status = SLAP_EXIT_FAILED;
@@ -181,4 +177,3 @@ int compare_conclude(const struct compare_args *a, const struct compare_table *t
     }
     return status;
 }
-

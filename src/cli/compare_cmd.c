@@ -18,19 +18,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "slap/base/outfile.h"
-#include "slap/base/ranks.h"
-#include "slap/base/quote.h"
-#include "slap/output/results_read.h"
 #include "plan_output.h"
+#include "slap/base/outfile.h"
+#include "slap/base/quote.h"
+#include "slap/base/ranks.h"
+#include "slap/output/results_read.h"
 #include "subargs.h"
 #include "subcommands.h"
 
 #define MAX_FILES 512 /* results files over every side */
 
 /* The files' form: no option of --live's; the words, its sides. */
-static int check_files(const struct compare_cli *c, char **words, int n,
-                       struct compare_args *a)
+static int check_files(const struct compare_cli *c, char **words, int n, struct compare_args *a)
 {
     const char *live_only = c->rounds != NULL ? "--rounds"
                             : c->seed != NULL ? "--seed"
@@ -171,8 +170,8 @@ static int compare_files(const struct compare_args *a, struct file_sides *fs)
     if (status == SLAP_EXIT_OK && t == NULL) {
         status = compare_usage("out of memory", NULL);
     } else if (status == SLAP_EXIT_OK &&
-               compare_build(t, sides, a->nsides, false, compare_gate_level(a->nsides, a->nth),
-                             err, sizeof(err)) != SLAP_OK) {
+               compare_build(t, sides, a->nsides, false, compare_gate_level(a->nsides, a->nth), err,
+                             sizeof(err)) != SLAP_OK) {
         quote_line(stderr, "slap compare: cannot compare: ", err);
         status = SLAP_EXIT_USAGE;
     } else if (status == SLAP_EXIT_OK) {

@@ -24,39 +24,39 @@
 #include "outputs.h"
 #include "plan.h"
 #include "plan_output.h"
+#include "run_events.h"
 #include "signals.h"
 #include "slap/base/quote.h"
 #include "slap/base/ranks.h"
 #include "slap/base/rng.h"
 #include "slap/base/units.h"
 #include "slap/cli/options.h"
-#include "slap/judge/limits.h"
 #include "slap/engine/run.h"
+#include "slap/judge/limits.h"
 #include "slap/net/servers.h"
 #include "slap/output/report.h"
-#include "run_events.h"
 
 #define DEFAULT_ROUNDS 10
 #define DEFAULT_ROUND_TIME "2s"
 #define SIDE_NAME_MAX 32
-#define MAX_WORDS 64 /* a side's own options */
+#define MAX_WORDS 64  /* a side's own options */
 #define FIRST_GIVEN 3 /* a side's argv: "slap", "--time", DEFAULT_ROUND_TIME, then as given */
 
 struct live_side {
     char name[SIDE_NAME_MAX];
-    const char *target;     /* after NAME= */
-    char *copy;             /* target split into words (owned) */
-    char **argv;            /* "slap", the common options, the side's (owned array) */
+    const char *target; /* after NAME= */
+    char *copy;         /* target split into words (owned) */
+    char **argv;        /* "slap", the common options, the side's (owned array) */
     int argc;
     struct slap_options opts;
     struct results_doc *rounds; /* one document per round measured (owned) */
     const struct results_doc **ptrs;
     unsigned verdicts[LIMITS_VERDICTS]; /* rounds by limited_by */
-    unsigned starved;                    /* rounds where slap's threads were short of CPU */
-    unsigned late;                       /* rounds whose P99 tail was mostly slap late to send */
-    double late_p99_s, late_send_p99_s;  /* the latest such round's P99 and slap's part */
-    bool parts;                          /* the last round kept its parts (open loop) */
-    double parts_late_s, parts_held_s;   /* their P99s: slap late to send, held */
+    unsigned starved;                   /* rounds where slap's threads were short of CPU */
+    unsigned late;                      /* rounds whose P99 tail was mostly slap late to send */
+    double late_p99_s, late_send_p99_s; /* the latest such round's P99 and slap's part */
+    bool parts;                         /* the last round kept its parts (open loop) */
+    double parts_late_s, parts_held_s;  /* their P99s: slap late to send, held */
 };
 
 struct live {
@@ -245,9 +245,10 @@ static int resolve_side(const struct live_side *s)
     const char *glued = strstr(s->opts.servers, ",-");
     fprintf(stderr, "slap compare: side %s: ", s->name);
     quote_controls(stderr, err);
-    fprintf(stderr, "%s\n", glued != NULL ? " (an option after a comma is taken for a server: "
-                                            "separate options from the list with a space)"
-                                          : "");
+    fprintf(stderr, "%s\n",
+            glued != NULL ? " (an option after a comma is taken for a server: "
+                            "separate options from the list with a space)"
+                          : "");
     return SLAP_EXIT_USAGE;
 }
 
@@ -260,8 +261,7 @@ static int prepare_sides(struct live *lv)
         }
         enum options_outcome o = options_parse(&s->opts, s->argc, s->argv, stdout, stderr);
         if (o != OPTIONS_RUN) {
-            fprintf(stderr, "slap compare: side %s: its options (above) are not a run\n",
-                    s->name);
+            fprintf(stderr, "slap compare: side %s: its options (above) are not a run\n", s->name);
             return SLAP_EXIT_USAGE;
         }
         const char *what = refused(&s->opts);
@@ -309,8 +309,9 @@ static int check_gate(const struct live *lv)
     }
     for (size_t k = 0; k < lv->args.nth; k++) {
         if (!every_side_lists(lv, &lv->args.th[k])) {
-            fprintf(stderr, "slap compare: --fail-if: %s is not a figure of every side (add it "
-                            "to --percentiles)\n",
+            fprintf(stderr,
+                    "slap compare: --fail-if: %s is not a figure of every side (add it "
+                    "to --percentiles)\n",
                     lv->args.th[k].figure);
             return SLAP_EXIT_USAGE;
         }
@@ -318,8 +319,9 @@ static int check_gate(const struct live *lv)
     double level = compare_gate_level(lv->nsides, lv->args.nth);
     size_t needed = rank_needed(true, level);
     if (lv->rounds < needed) {
-        fprintf(stderr, "slap compare: --fail-if: %zu threshold%s judged at %.4g%% need %zu "
-                        "rounds a side at least, not %u (--rounds)\n",
+        fprintf(stderr,
+                "slap compare: --fail-if: %zu threshold%s judged at %.4g%% need %zu "
+                "rounds a side at least, not %u (--rounds)\n",
                 lv->args.nth, lv->args.nth == 1 ? "" : "s", level * 100.0, needed, lv->rounds);
         return SLAP_EXIT_USAGE;
     }
@@ -412,9 +414,8 @@ static void round_text(const struct live_side *s, const struct results_doc *d, s
                      (double)stats_counters_ops(&d->global->counters) / seconds,
                      (double)hist_percentile_ns(total, 99.0) / 1000.0);
     if (s->parts && n > 0 && (size_t)n < len) {
-        snprintf(buf + n, len - (size_t)n,
-                 " (p99 of slap late to send %.0f us, of held %.0f us)", s->parts_late_s * 1e6,
-                 s->parts_held_s * 1e6);
+        snprintf(buf + n, len - (size_t)n, " (p99 of slap late to send %.0f us, of held %.0f us)",
+                 s->parts_late_s * 1e6, s->parts_held_s * 1e6);
     }
 }
 
@@ -549,7 +550,7 @@ static int live_conclude(struct live *lv)
 {
     struct compare_side sides[COMPARE_MAX_RUNS];
     char err[COMPARE_DIFFERS_MAX + 128];
-    char (*names)[SIDE_NAME_MAX + 8] = calloc(lv->nsides, sizeof(*names));
+    char(*names)[SIDE_NAME_MAX + 8] = calloc(lv->nsides, sizeof(*names));
     struct compare_table *t = malloc(sizeof(*t));
     int status = SLAP_EXIT_OK;
     if (names == NULL || t == NULL) {
@@ -564,8 +565,8 @@ static int live_conclude(struct live *lv)
     if (!lv->quiet) {
         printf("\n");
     }
-    if (compare_build(t, sides, lv->nsides, true, compare_gate_level(lv->nsides, lv->args.nth),
-                      err, sizeof(err)) != SLAP_OK) {
+    if (compare_build(t, sides, lv->nsides, true, compare_gate_level(lv->nsides, lv->args.nth), err,
+                      sizeof(err)) != SLAP_OK) {
         quote_line(stderr, "slap compare: cannot compare: ", err);
         status = SLAP_EXIT_USAGE;
     } else {
@@ -623,9 +624,10 @@ static int live_run(struct live *lv)
         status = SLAP_EXIT_FAILED;
     }
     if (sig != 0) {
-        printf("interrupted: %s after %u of %u rounds\n", sig == SIGINT ? "SIGINT"
-                                                          : sig == SIGTERM ? "SIGTERM"
-                                                                           : "SIGHUP",
+        printf("interrupted: %s after %u of %u rounds\n",
+               sig == SIGINT    ? "SIGINT"
+               : sig == SIGTERM ? "SIGTERM"
+                                : "SIGHUP",
                lv->done, lv->rounds);
         fflush(stdout);
         live_free(lv);

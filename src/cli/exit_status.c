@@ -5,19 +5,18 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "run_events.h"
 #include "slap/judge/limits.h"
 #include "slap/output/results.h"
-#include "run_events.h"
-
 
 const char *exit_nothing_cause(const struct slap_counters *c, const struct slap_options *o)
 {
     const char *why = "";
     if ((o->udp || o->facebook) && (c->conn_refused > 0 || c->udp_timeout > 0)) {
         why = o->udp ? ": nothing answered over UDP; is the server started with UDP on its port "
-                        "(memcached -U PORT; -U 0 turns it off)?"
-                      : ": nothing answered the multi-gets over UDP; is the server started with "
-                        "UDP on its port (memcached -U PORT)?";
+                       "(memcached -U PORT; -U 0 turns it off)?"
+                     : ": nothing answered the multi-gets over UDP; is the server started with "
+                       "UDP on its port (memcached -U PORT)?";
     } else if (c->conn_refused > 0 && c->conn_refused >= c->conn_closed) {
         why = ": the server closed every connection before its first answer";
     } else if (c->conn_closed > 0) {
@@ -128,8 +127,8 @@ bool exit_output_ok(void)
  * Chance alone leaves all unchecked with probability below e^-20 (1e-9). */
 #define VERIFY_EXPECTED_MIN 20.0
 
-static int exit_verify_checked(const struct slap_options *o, const struct slap_stats *s,
-                               int status, const char *who)
+static int exit_verify_checked(const struct slap_options *o, const struct slap_stats *s, int status,
+                               const char *who)
 {
     const struct slap_counters *c = &s->counters;
     if (o->verify <= 0 || c->verify_checked > 0 ||
@@ -162,8 +161,8 @@ int exit_max_errors(const struct slap_options *o, const struct slap_stats *s, in
         return SLAP_EXIT_FAILED;
     }
     bool over_count = o->max_errors != UINT64_MAX && errors > o->max_errors;
-    bool over_share = o->max_errors_pct >= 0 &&
-                      (double)errors * 100.0 > o->max_errors_pct * (double)requests;
+    bool over_share =
+        o->max_errors_pct >= 0 && (double)errors * 100.0 > o->max_errors_pct * (double)requests;
     if (!over_count && !over_share) {
         return status;
     }

@@ -26,7 +26,6 @@
 #include <unistd.h>
 
 #include "exit_status.h"
-#include "slap/export/live.h"
 #include "plan_output.h"
 #include "run_one.h"
 #include "signals.h"
@@ -34,16 +33,17 @@
 #include "slap/base/outfile.h"
 #include "slap/base/quote.h"
 #include "slap/base/units.h"
+#include "slap/export/live.h"
 #include "slap/model/cfggroups.h"
 #include "slap/output/report.h"
 #include "slap/output/results.h"
 #include "slap/output/results_merge.h"
 #include "subcommands.h"
 
-#define GROUPS_LEAD_NS 2000000000ULL /* from the start of the children to their --start_at */
+#define GROUPS_LEAD_NS 2000000000ULL     /* from the start of the children to their --start_at */
 #define GROUPS_LEAD_EACH_NS 250000000ULL /* and more for many groups: each parses and connects */
-#define GROUPS_ARGS_MAX 1024         /* words of one child's command line */
-#define GROUPS_MESSAGE 1024          /* a usage error's first line */
+#define GROUPS_ARGS_MAX 1024             /* words of one child's command line */
+#define GROUPS_MESSAGE 1024              /* a usage error's first line */
 
 /* What a groups run does with each option is its row's (options_table_groups): the run's
  * alone (refused inside a group), kept by the run (not handed to the groups), or none with
@@ -59,7 +59,8 @@ struct words {
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
-static void words_add(struct words *w, const char *fmt, ...)
+static void
+words_add(struct words *w, const char *fmt, ...)
 {
     char *text = NULL;
     va_list ap;
@@ -161,8 +162,9 @@ static void group_problem(const struct words *run, const struct cfg_group *grp, 
         struct cfg_groups inner;
         char why[GROUPS_MESSAGE];
         if (cfggroups_load(o->cfg_file, &inner, why, sizeof(why)) == SLAP_OK && inner.n > 0) {
-            snprintf(problem, len, "its -F file holds groups: a group's file holds key, value "
-                                   "and cmd sections");
+            snprintf(problem, len,
+                     "its -F file holds groups: a group's file holds key, value "
+                     "and cmd sections");
         }
         cfggroups_free(&inner);
     }
@@ -222,14 +224,14 @@ struct group_child {
     struct words argv;
     char json[PATH_MAX];
     char csv[PATH_MAX]; /* its CSV beside the run's --csv FILE; "": none */
-    bool json_kept; /* json is the group's file beside the run's --json: not removed */
-    dev_t old_dev;  /* and the file of that name before the run (0, 0: none): an earlier */
-    ino_t old_ino;  /* run's, which must not pass for this one's (a new one is renamed in) */
-    pid_t pid;    /* 0: not started, or ended */
-    int status;   /* waitpid's */
+    bool json_kept;     /* json is the group's file beside the run's --json: not removed */
+    dev_t old_dev;      /* and the file of that name before the run (0, 0: none): an earlier */
+    ino_t old_ino;      /* run's, which must not pass for this one's (a new one is renamed in) */
+    pid_t pid;          /* 0: not started, or ended */
+    int status;         /* waitpid's */
     bool started, ended;
-    bool stopped; /* by a signal (SIGSTOP, SIGTSTP): said once, until it continues */
-    int err;      /* the read end of its standard error, -1: closed */
+    bool stopped;              /* by a signal (SIGSTOP, SIGTSTP): said once, until it continues */
+    int err;                   /* the read end of its standard error, -1: closed */
     char line[GROUPS_MESSAGE]; /* a line of it not yet ended */
     size_t used;
 };
@@ -239,11 +241,11 @@ struct groups_run {
     const struct slap_options *o;
     const char *argv0;
     struct cfg_groups groups;
-    struct words run;     /* the run's options for the groups, argv[0] first */
+    struct words run;        /* the run's options for the groups, argv[0] first */
     char dir[PATH_MAX - 16]; /* the private directory of the groups' results; "": none */
     struct group_child child[CFG_GROUPS_MAX];
-    int stop;             /* the stop signal taken and forwarded; 0: none */
-    int saved_stdout;     /* standard output while the report goes elsewhere; -1 */
+    int stop;                        /* the stop signal taken and forwarded; 0: none */
+    int saved_stdout;                /* standard output while the report goes elsewhere; -1 */
     const struct results_doc *total; /* the merged document, while it is reported */
 };
 
@@ -316,7 +318,8 @@ static enum slap_status child_argv(struct groups_run *r, size_t i, uint64_t star
         live_metrics_problem(r->o->metrics, addr, sizeof(addr), &port);
         words_add(&c->argv, "--metrics=%s:%u", addr, port == 0 ? 0u : (unsigned)(port + i));
         fprintf(stderr, "slap: group %s serves its /metrics at %s:%u%s\n", grp->name, addr,
-                port == 0 ? 0u : (unsigned)(port + i), port == 0 ? " (a free port, said below)" : "");
+                port == 0 ? 0u : (unsigned)(port + i),
+                port == 0 ? " (a free port, said below)" : "");
     }
     return c->argv.full ? SLAP_ERROR : SLAP_OK;
 }
@@ -391,8 +394,7 @@ static int check_files(struct groups_run *r)
         struct input_scan scan = {files, &n, c->group->name};
         FILE *null = fopen("/dev/null", "w");
         if (null != NULL) { /* the group's words read well (check_group): only its inputs */
-            options_parse_seen(&scratch, (int)c->argv.n, c->argv.v, null, null, scan_inputs,
-                               &scan);
+            options_parse_seen(&scratch, (int)c->argv.n, c->argv.v, null, null, scan_inputs, &scan);
             fclose(null);
         }
     }
@@ -404,8 +406,9 @@ static int check_files(struct groups_run *r)
                 continue;
             }
             char wa[96], wb[96], qa[QUOTE_PATH_BUF], qb[QUOTE_PATH_BUF];
-            fprintf(stderr, "slap: %s %s and %s %s are the same file: %s\n", whose(wa, sizeof(wa), a),
-                    quote_name(qa, a->path), whose(wb, sizeof(wb), b), quote_name(qb, b->path),
+            fprintf(stderr, "slap: %s %s and %s %s are the same file: %s\n",
+                    whose(wa, sizeof(wa), a), quote_name(qa, a->path), whose(wb, sizeof(wb), b),
+                    quote_name(qb, b->path),
                     b->output ? "give each output a file of its own"
                               : "it would be written over: give the output another name");
             fprintf(stderr, "Try 'slap --help' for more information.\n");
@@ -528,8 +531,9 @@ static size_t reap(struct groups_run *r)
         while (c->started && !c->ended &&
                (got = waitpid(c->pid, &status, WNOHANG | WUNTRACED | WCONTINUED)) == c->pid) {
             if (WIFSTOPPED(status) && !c->stopped) {
-                fprintf(stderr, "slap: group %s is stopped (signal %d): the run waits for it "
-                                "(kill -CONT %ld), or interrupt the run\n",
+                fprintf(stderr,
+                        "slap: group %s is stopped (signal %d): the run waits for it "
+                        "(kill -CONT %ld), or interrupt the run\n",
                         c->group->name, WSTOPSIG(status), (long)c->pid);
             }
             c->stopped = WIFSTOPPED(status);
@@ -614,8 +618,7 @@ static int child_outcome(const struct groups_run *r, const struct group_child *c
     } else if (WIFSIGNALED(c->status) && WTERMSIG(c->status) == r->stop) {
         status = SLAP_EXIT_OK; /* interrupted as the run was: the run dies of it */
     } else if (WIFSIGNALED(c->status)) {
-        fprintf(stderr, "slap: group %s died of signal %d\n", c->group->name,
-                WTERMSIG(c->status));
+        fprintf(stderr, "slap: group %s died of signal %d\n", c->group->name, WTERMSIG(c->status));
     }
     if (!*results) {
         fprintf(stderr, "slap: group %s wrote no results: the total lacks it\n", c->group->name);
@@ -629,10 +632,10 @@ static int child_outcome(const struct groups_run *r, const struct group_child *c
 /* One latency row of a group's block. */
 static void block_row(const char *type, const struct hist *h)
 {
-    printf("  %-8s %10llu %10.0f %10.0f %10.0f %10.0f %10.0f\n", type,
-           (unsigned long long)h->count, (double)hist_percentile_ns(h, 50) / 1e3,
-           (double)hist_percentile_ns(h, 90) / 1e3, (double)hist_percentile_ns(h, 99) / 1e3,
-           (double)hist_percentile_ns(h, 99.9) / 1e3, (double)h->max_ns / 1e3);
+    printf("  %-8s %10llu %10.0f %10.0f %10.0f %10.0f %10.0f\n", type, (unsigned long long)h->count,
+           (double)hist_percentile_ns(h, 50) / 1e3, (double)hist_percentile_ns(h, 90) / 1e3,
+           (double)hist_percentile_ns(h, 99) / 1e3, (double)hist_percentile_ns(h, 99.9) / 1e3,
+           (double)h->max_ns / 1e3);
 }
 
 /* A group's block: its label, requests, rate, errors and verdict, its latency per type. */
@@ -686,8 +689,8 @@ static void describe_total(struct results_doc *m, const struct results_merge_inp
             strcat(strcat(servers, servers[0] != '\0' ? "," : ""), s);
         }
     }
-    if (servers != NULL && run_config_set(&m->desc.config, "servers", RUN_CONFIG_TEXT, servers) ==
-                               SLAP_OK) {
+    if (servers != NULL &&
+        run_config_set(&m->desc.config, "servers", RUN_CONFIG_TEXT, servers) == SLAP_OK) {
         free(m->desc.servers);
         m->desc.servers = servers;
         servers = NULL;
@@ -756,8 +759,10 @@ static int scan_command_line(struct groups_run *r, int argc, char **argv)
     words_add(&r->run, "%s", argv[0]);
     options_parse_seen(&again, argc, argv, stdout, stderr, scan_run, &scan);
     if (scan.refused != NULL) {
-        fprintf(stderr, "slap: --%s makes no groups run (-F with groups): each group is one "
-                        "measured run\n", scan.refused);
+        fprintf(stderr,
+                "slap: --%s makes no groups run (-F with groups): each group is one "
+                "measured run\n",
+                scan.refused);
         fprintf(stderr, "Try 'slap --help' for more information.\n");
         return SLAP_EXIT_USAGE;
     }
@@ -789,8 +794,7 @@ static int run_groups(struct groups_run *r)
     clock_gettime(CLOCK_REALTIME, &now);
     uint64_t start_at = r->o->start_at_ns != 0
                             ? r->o->start_at_ns
-                            : (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec +
-                                  lead;
+                            : (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec + lead;
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);

@@ -6,10 +6,10 @@
 #include <string.h>
 
 #include "slap/base/hist.h"
-#include "slap/proto/proto.h"
-#include "slap/proto/udp.h"
 #include "slap/base/version.h"
 #include "slap/model/keys.h"
+#include "slap/proto/proto.h"
+#include "slap/proto/udp.h"
 
 #include "options_table.h"
 
@@ -257,8 +257,8 @@ static enum options_outcome plan_run(const struct parse_state *st, struct slap_o
     o->flush = a->flush;
     o->udp = a->udp;
     o->protocol = a->binary ? PROTO_BINARY : PROTO_ASCII;
-    if (size_dist_parse(MEMSLAP_KEY_SIZES, KEY_LAYOUT_SIZE_MIN, KEY_LAYOUT_SIZE_MAX, &o->key_sizes, why,
-                        sizeof(why)) != SLAP_OK ||
+    if (size_dist_parse(MEMSLAP_KEY_SIZES, KEY_LAYOUT_SIZE_MIN, KEY_LAYOUT_SIZE_MAX, &o->key_sizes,
+                        why, sizeof(why)) != SLAP_OK ||
         size_dist_parse(MEMSLAP_VALUE_SIZES, 1, SLAP_MAX_VALUE_SIZE, &o->value_sizes, why,
                         sizeof(why)) != SLAP_OK) {
         return options_usage_error(st, "memslap's sizes: %s", why);

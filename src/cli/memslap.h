@@ -11,8 +11,8 @@
 #include <stdio.h>
 
 #include "slap/cli/options.h"
-#include "slap/net/servers.h"
 #include "slap/model/stats.h"
+#include "slap/net/servers.h"
 
 #define MEMSLAP_KEY_SIZES "20-59"                        /* memslap's keys: 20 to 59 random bytes */
 #define MEMSLAP_VALUE_SIZES "50-4999"                    /* and its values */

@@ -20,8 +20,8 @@ static double seconds_between(uint64_t from_ns, uint64_t to_ns)
 }
 
 /* Where a memslap run's time went: planning, flush, load, connecting, the test, all of it. */
-static void memslap_timing(const struct run *run, const struct run_result *res,
-                           uint64_t begin_ns, uint64_t planned_ns, struct memslap_times *t)
+static void memslap_timing(const struct run *run, const struct run_result *res, uint64_t begin_ns,
+                           uint64_t planned_ns, struct memslap_times *t)
 {
     uint64_t load_ns;
     run_preload(run, &t->loaded, &load_ns);
@@ -94,4 +94,3 @@ int memslap_main(int argc, char **argv, int first)
     signals_block();
     return run_memslap(&opts, &args);
 }
-

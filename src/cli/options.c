@@ -29,9 +29,11 @@ static enum options_outcome apply_version(struct parse_state *st, const char *ar
 static const char *const protocol_names[] = {
     [PROTO_ASCII] = "ascii", [PROTO_BINARY] = "binary", [PROTO_META] = "meta", NULL};
 _Static_assert(SLAP_ARRAY_SIZE(protocol_names) == PROTO_KINDS + 1, "a name for every protocol");
-static const char *const distribution_names[] = {
-    [DISTRIBUTION_MODULA] = "modula", [DISTRIBUTION_KETAMA] = "ketama",
-    [DISTRIBUTION_KETAMA_LIBMEMCACHED] = "ketama-libmemcached", NULL};
+static const char *const distribution_names[] = {[DISTRIBUTION_MODULA] = "modula",
+                                                 [DISTRIBUTION_KETAMA] = "ketama",
+                                                 [DISTRIBUTION_KETAMA_LIBMEMCACHED] =
+                                                     "ketama-libmemcached",
+                                                 NULL};
 const char *const options_hash_names[] = {
     [HASH_DEFAULT] = "default",   [HASH_MD5] = "md5",           [HASH_CRC] = "crc",
     [HASH_FNV1_64] = "fnv1_64",   [HASH_FNV1A_64] = "fnv1a_64", [HASH_FNV1_32] = "fnv1_32",
@@ -176,13 +178,13 @@ static const struct option_row option_rows[] = {
                      "With or without --key_max: every client takes keys N (default 0) to "
                      "--key_max, one range named by number alone, shared by clients and runs "
                      "(not with -w, -v, -o, -e).",
-                     COUNT64(key_min, 0, KEY_LAYOUT_NUMBER_MAX, 1000),
-                     SHOW(options_show_key_min), WORKLOAD},
+                     COUNT64(key_min, 0, KEY_LAYOUT_NUMBER_MAX, 1000), SHOW(options_show_key_min),
+                     WORKLOAD},
     [ROW_KEY_MAX] = {0, "key_max", "N",
                      "The last key of that range (k=1000, up to 4294967295; default 10m); a get "
                      "of a key never set is a miss.",
-                     COUNT64(key_max, 0, KEY_LAYOUT_NUMBER_MAX, 1000),
-                     SHOW(options_show_key_max), WORKLOAD},
+                     COUNT64(key_max, 0, KEY_LAYOUT_NUMBER_MAX, 1000), SHOW(options_show_key_max),
+                     WORKLOAD},
     [ROW_YCSB] = {0, "ycsb", "WORKLOAD",
                   "One of YCSB's core workloads: a (50% reads, 50% updates), b (95/5), c "
                   "(reads), d (95% reads of the latest keys, 5% inserts) or f (reads and "
@@ -308,7 +310,8 @@ static const struct option_row option_rows[] = {
     [ROW_START_AT] = {0, "start_at", "TIME",
                       "Connect, then start measuring at TIME: epoch seconds or RFC 3339 (e.g. "
                       "2026-01-01T12:00:00Z), so that several hosts start together.",
-                      SPECIAL(options_apply_start_at, options_show_start_at), NOT_REPLAYED, RUN_KEPT},
+                      SPECIAL(options_apply_start_at, options_show_start_at), NOT_REPLAYED,
+                      RUN_KEPT},
     [ROW_SHARE] = {0, "share", "I/N[,keys]",
                    "This host's part of a load that N hosts make together: 1/N of -P (and of "
                    "each --sweep rate) and of -x; with ,keys, keys no other host uses. I from 1 "
@@ -369,7 +372,8 @@ static const struct option_row option_rows[] = {
                   "said and changes nothing else.",
                   STRING(push), NOT_REPLAYED, RUN_ONLY},
     [ROW_HELP] = {'h', "help", NULL, "Print this help and exit.", ACTION(apply_help), RUN_ONLY},
-    [ROW_VERSION] = {'V', "version", NULL, "Print the version and exit.", ACTION(apply_version), RUN_ONLY},
+    [ROW_VERSION] = {'V', "version", NULL, "Print the version and exit.", ACTION(apply_version),
+                     RUN_ONLY},
 };
 
 _Static_assert(SLAP_ARRAY_SIZE(option_rows) == ROW_COUNT, "a row for every option_id");
@@ -469,11 +473,16 @@ enum options_outcome options_parse(struct slap_options *o, int argc, char **argv
 /* The options from the defaults; open_steps: a command whose runs are all open loops. */
 static enum options_outcome parse_from_defaults(struct slap_options *o, int argc, char **argv,
                                                 FILE *out, FILE *err, options_seen seen,
-                                                void *seen_arg, bool open_steps,
-                                                bool reading_back)
+                                                void *seen_arg, bool open_steps, bool reading_back)
 {
-    struct parse_state st = {.o = o, .target = o, .table = &slap_table, .out = out, .err = err,
-                             .seen = seen, .seen_arg = seen_arg, .reading_back = reading_back};
+    struct parse_state st = {.o = o,
+                             .target = o,
+                             .table = &slap_table,
+                             .out = out,
+                             .err = err,
+                             .seen = seen,
+                             .seen_arg = seen_arg,
+                             .reading_back = reading_back};
     options_defaults(o);
     o->open_steps = open_steps;
     enum options_outcome outcome = options_table_parse(&st, "slap", argc, argv);
@@ -549,8 +558,7 @@ bool options_table_writes_file(size_t i)
 
 bool options_table_reads_file(size_t i)
 {
-    return i < ROW_COUNT &&
-           (option_rows[i].reads_file || option_rows[i].kind == OPT_READABLE_FILE);
+    return i < ROW_COUNT && (option_rows[i].reads_file || option_rows[i].kind == OPT_READABLE_FILE);
 }
 
 unsigned options_table_groups(size_t i)

@@ -14,14 +14,14 @@
 #include "slap/base/quote.h"
 #include "slap/cli/options.h"
 #include "slap/model/keys.h"
-#include "slap/proto/proto.h"
-#include "slap/output/results.h"
 #include "slap/net/servers.h"
+#include "slap/output/results.h"
+#include "slap/proto/proto.h"
 #include "slap/proto/udp.h"
 
-#include "slap/export/live.h"
 #include "options_rows.h"
 #include "options_table.h"
+#include "slap/export/live.h"
 #include "slap/export/push.h"
 
 /* Open-loop options that need each other. */
@@ -88,9 +88,10 @@ static enum options_outcome check_priority(const struct parse_state *st)
                                        "its CPU from every other process");
     }
     if (!realtime_permitted(why, sizeof(why))) {
-        return options_usage_error(st, "--priority=realtime: this process may not use "
-                                       "SCHED_FIFO (%s): run as root, with CAP_SYS_NICE, or "
-                                       "with an RLIMIT_RTPRIO above 0",
+        return options_usage_error(st,
+                                   "--priority=realtime: this process may not use "
+                                   "SCHED_FIFO (%s): run as root, with CAP_SYS_NICE, or "
+                                   "with an RLIMIT_RTPRIO above 0",
                                    why);
     }
     return OPTIONS_RUN;
@@ -109,12 +110,16 @@ static enum options_outcome check_churn(const struct parse_state *st)
                        : o->reconnect_rate > 0 ? "--reconnect_rate"
                                                : NULL;
     if (name != NULL && (o->udp || o->facebook)) {
-        return options_usage_error(st, "%s reopens TCP connections: it cannot be used with -U "
-                                       "or -a", name);
+        return options_usage_error(st,
+                                   "%s reopens TCP connections: it cannot be used with -U "
+                                   "or -a",
+                                   name);
     }
     if (name != NULL && o->pipeline > 1) {
-        return options_usage_error(st, "%s closes a connection between requests: it needs "
-                                       "--pipeline 1", name);
+        return options_usage_error(st,
+                                   "%s closes a connection between requests: it needs "
+                                   "--pipeline 1",
+                                   name);
     }
     return OPTIONS_RUN;
 }
@@ -122,8 +127,8 @@ static enum options_outcome check_churn(const struct parse_state *st)
 /* --ramp: an open loop whose rate it sets itself, for its own length unless -t is given. */
 static enum options_outcome check_ramp(const struct parse_state *st)
 {
-    static const enum option_id refused[] = {ROW_TPS,    ROW_SWEEP,  ROW_TRACE,
-                                             ROW_ROUNDS, ROW_WARMUP, ROW_EXECUTE_NUMBER,
+    static const enum option_id refused[] = {ROW_TPS,    ROW_SWEEP,    ROW_TRACE,
+                                             ROW_ROUNDS, ROW_WARMUP,   ROW_EXECUTE_NUMBER,
                                              ROW_PROBE,  ROW_PRECISION};
     struct slap_options *o = st->o;
     for (size_t i = 0; o->ramp.duration_ns > 0 && i < SLAP_ARRAY_SIZE(refused); i++) {
@@ -301,14 +306,12 @@ static enum options_outcome check_share(const struct parse_state *st)
                                        "sends the trace's own requests at its own times: it "
                                        "cannot be split");
     }
-    if (o->share_keys &&
-        (uint64_t)o->share_count * o->concurrency > KEY_LAYOUT_OWNERS) {
+    if (o->share_keys && (uint64_t)o->share_count * o->concurrency > KEY_LAYOUT_OWNERS) {
         return options_usage_error(st,
                                    "--share %" PRIu32 "/%" PRIu32 ",keys: %" PRIu32
                                    " hosts of %" PRIu32 " clients each need more client ids "
                                    "than a key holds (%llu)",
-                                   o->share_index, o->share_count, o->share_count,
-                                   o->concurrency,
+                                   o->share_index, o->share_count, o->share_count, o->concurrency,
                                    (unsigned long long)KEY_LAYOUT_OWNERS);
     }
     return OPTIONS_RUN;
@@ -355,8 +358,10 @@ static void apply_ycsb(const struct parse_state *st)
         char name;
         double get, set, gets, cas;
         enum key_dist_kind keys;
-    } presets[] = {{'a', 50, 50, 0, 0, KEY_DIST_ZIPF},   {'b', 95, 5, 0, 0, KEY_DIST_ZIPF},
-                   {'c', 100, 0, 0, 0, KEY_DIST_ZIPF},   {'d', 95, 5, 0, 0, KEY_DIST_LATEST},
+    } presets[] = {{'a', 50, 50, 0, 0, KEY_DIST_ZIPF},
+                   {'b', 95, 5, 0, 0, KEY_DIST_ZIPF},
+                   {'c', 100, 0, 0, 0, KEY_DIST_ZIPF},
+                   {'d', 95, 5, 0, 0, KEY_DIST_LATEST},
                    {'f', 1, 0, 1, 1, KEY_DIST_ZIPF}}; /* a read, and a read and a write */
     struct slap_options *o = st->o;
     for (size_t i = 0; o->ycsb != NULL && i < SLAP_ARRAY_SIZE(presets); i++) {
@@ -609,8 +614,7 @@ static enum options_outcome check_distinct_outputs(const struct parse_state *st)
                 return options_usage_error(st,
                                            "--%s and --%s both name %s: give each output a "
                                            "file of its own",
-                                           rows[i].long_name, rows[j].long_name,
-                                           quote_name(a, fi));
+                                           rows[i].long_name, rows[j].long_name, quote_name(a, fi));
             }
             return options_usage_error(st,
                                        "--%s %s and --%s %s are the same file: give each "
@@ -631,8 +635,9 @@ static enum options_outcome check_results(const struct parse_state *st)
     for (size_t i = 0; i < st->table->count; i++) {
         const char *file = rows[i].kind == OPT_OUTPUT_FILE ? output_of(st, &rows[i]) : NULL;
         if (file != NULL && strcmp(file, "-") == 0 && !rows[i].to_stdout) {
-            return options_usage_error(st, "--%s: only --json and --hdr_out write to standard "
-                                           "output (-)",
+            return options_usage_error(st,
+                                       "--%s: only --json and --hdr_out write to standard "
+                                       "output (-)",
                                        rows[i].long_name);
         }
     }
@@ -669,8 +674,7 @@ static enum options_outcome check_live(const struct parse_state *st)
         return options_usage_error(st, "--metrics and --push show one run: they cannot be "
                                        "used with --sweep");
     }
-    if (o->metrics != NULL &&
-        (problem = live_metrics_problem(o->metrics, NULL, 0, NULL)) != NULL) {
+    if (o->metrics != NULL && (problem = live_metrics_problem(o->metrics, NULL, 0, NULL)) != NULL) {
         return options_usage_error(st, "--metrics %s: %s", quote_name(shown, o->metrics), problem);
     }
     if (o->push != NULL && (problem = push_url_problem(o->push)) != NULL) {

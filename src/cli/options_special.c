@@ -179,8 +179,10 @@ enum options_outcome options_apply_ycsb(struct parse_state *st, const char *arg)
                                        "memcached cannot: a, b, c, d or f");
     }
     if (strlen(arg) != 1 || strchr("abcdf", arg[0]) == NULL) {
-        return options_usage_error(st, "--ycsb: '%s' is none of YCSB's core workloads a, b, c, "
-                                       "d and f", arg);
+        return options_usage_error(st,
+                                   "--ycsb: '%s' is none of YCSB's core workloads a, b, c, "
+                                   "d and f",
+                                   arg);
     }
     st->o->ycsb = arg;
     return OPTIONS_RUN;
@@ -379,8 +381,7 @@ enum options_outcome options_apply_ramp(struct parse_state *st, const char *arg)
                                        : "has an unknown unit (use ms, s, m, h or d)");
     }
     if (duration != UNITS_OK || r.duration_ns == 0) {
-        return options_usage_error(st, "--ramp: '%s': DURATION is a time above 0 (30s, 30m)",
-                                   arg);
+        return options_usage_error(st, "--ramp: '%s': DURATION is a time above 0 (30s, 30m)", arg);
     }
     st->o->ramp = r;
     return OPTIONS_RUN;
@@ -468,8 +469,10 @@ enum options_outcome options_apply_share(struct parse_state *st, const char *arg
     if (slash == NULL || slash > end ||
         !small_number(slash + 1, (size_t)(end - slash - 1), &count) ||
         (comma != NULL && strcmp(comma, ",keys") != 0)) {
-        return options_usage_error(st, "--share: '%s' is not I/N or I/N,keys (e.g. 2/4: the "
-                                       "second of four hosts)", arg);
+        return options_usage_error(st,
+                                   "--share: '%s' is not I/N or I/N,keys (e.g. 2/4: the "
+                                   "second of four hosts)",
+                                   arg);
     }
     if (count < 1 || count > SLAP_MAX_SHARES) {
         return options_usage_error(st, "--share: %s: N is 1 to %d hosts", arg, SLAP_MAX_SHARES);

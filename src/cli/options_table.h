@@ -135,13 +135,14 @@ struct option_table {
 #define NOT_REPLAYED .not_replayed = true
 #define WORKLOAD .workload = true
 #define READS_FILE .reads_file = true /* a file read, though its kind is not READABLE_FILE */
-#define TO_STDOUT .to_stdout = true /* an output that "-" sends to standard output */
+#define TO_STDOUT .to_stdout = true   /* an output that "-" sends to standard output */
 /* Its place in a groups run (enum options_groups_use): */
-#define RUN_ONLY .groups = GROUPS_RUN                 /* the run's: refused inside a group */
-#define RUN_KEPT .groups = GROUPS_RUN | GROUPS_KEPT   /* and the run's alone (not handed on) */
-#define NO_GROUPS .groups = GROUPS_RUN | GROUPS_NONE  /* makes no groups run */
-#define GROUP_OWN_FILE .groups = GROUPS_KEPT          /* the run's -F is its groups; a group's
-                                                         own is its sections */
+#define RUN_ONLY .groups = GROUPS_RUN                /* the run's: refused inside a group */
+#define RUN_KEPT .groups = GROUPS_RUN | GROUPS_KEPT  /* and the run's alone (not handed on) */
+#define NO_GROUPS .groups = GROUPS_RUN | GROUPS_NONE /* makes no groups run */
+/* the run's -F is its groups; a group's
+ * own is its sections */
+#define GROUP_OWN_FILE .groups = GROUPS_KEPT
 
 /* libmemcached's key hashes by name, in enum server_hash order (--hash of both faces). */
 extern const char *const options_hash_names[];

@@ -5,10 +5,10 @@
 #include <string.h>
 
 #include "plan_output.h"
+#include "run_events.h"
 #include "signals.h"
 #include "slap/base/quote.h"
 #include "slap/model/samples.h"
-#include "run_events.h"
 #include "slap/output/sinks.h"
 
 FILE *outputs_stream(const struct slap_options *o)
@@ -76,7 +76,7 @@ int outputs_save(const struct outputs *outs, const struct slap_options *o)
     struct results_sink_input in = {&outs->doc, NULL, NULL, outs->samples_picture};
     plan_output_paths(o, paths);
     return results_sinks_save(paths, &in, stderr, "slap") != SLAP_OK ? SLAP_EXIT_FAILED
-                                                                      : SLAP_EXIT_OK;
+                                                                     : SLAP_EXIT_OK;
 }
 
 void outputs_servers(struct results_doc *d, const struct run_result *res,

@@ -105,12 +105,11 @@ static struct lane_params plan_lanes(const struct slap_options *o)
 
 #define ENGINE(to, from, type) PLAN_COPY(struct engine_config, to, from, type)
 static const struct plan_copy engine_copies[] = {
-    ENGINE(protocol, protocol, enum proto_kind),      ENGINE(arrival, arrival, enum arrival),
-    ENGINE(arrival_shape, arrival_shape, double),
-    ENGINE(warmup_ns, warmup_ns, uint64_t),           ENGINE(timeout_ns, timeout_ns, uint64_t),
-    ENGINE(udp_timeout_ns, udp_timeout_ns, uint64_t), ENGINE(sample_rate, sample_rate, double),
-    ENGINE(memslap_face, memslap_face, bool),         ENGINE(timestamps, stamps, enum timestamps),
-    ENGINE(priority, priority, enum worker_priority),
+    ENGINE(protocol, protocol, enum proto_kind),  ENGINE(arrival, arrival, enum arrival),
+    ENGINE(arrival_shape, arrival_shape, double), ENGINE(warmup_ns, warmup_ns, uint64_t),
+    ENGINE(timeout_ns, timeout_ns, uint64_t),     ENGINE(udp_timeout_ns, udp_timeout_ns, uint64_t),
+    ENGINE(sample_rate, sample_rate, double),     ENGINE(memslap_face, memslap_face, bool),
+    ENGINE(timestamps, stamps, enum timestamps),  ENGINE(priority, priority, enum worker_priority),
 };
 
 /* What the workers read; run_init adds where the run's parts are, and the period. */

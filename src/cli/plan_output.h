@@ -8,9 +8,9 @@
 #include "slap/base/common.h"
 #include "slap/base/json.h"
 #include "slap/cli/options.h"
+#include "slap/output/results_read.h"
 #include "slap/output/run_desc.h"
 #include "slap/output/sinks.h"
-#include "slap/output/results_read.h"
 
 /* The outputs' description of the run o sets, into d (which owns nothing yet). SLAP_ERROR when
  * out of memory (d is then empty). */

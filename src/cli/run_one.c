@@ -9,13 +9,13 @@
 #include <unistd.h>
 
 #include "exit_status.h"
-#include "slap/export/live.h"
 #include "outputs.h"
 #include "plan.h"
 #include "signals.h"
 #include "slap/base/outfile.h"
 #include "slap/base/quote.h"
 #include "slap/engine/run.h"
+#include "slap/export/live.h"
 #include "slap/model/samples.h"
 #include "slap/output/hist_hgrm.h"
 #include "slap/output/intervals.h"
@@ -108,14 +108,13 @@ static void doc_from_run(struct results_doc *d, const struct run *r, const struc
     memset(limits, 0, sizeof(*limits));
 }
 
-
 /* --precision: the target, and whether (and when) it was reached. */
 struct precision {
     double pct;   /* the percentile; 0: no target */
     double width; /* the relative half-width asked */
     bool reached;
-    double at_s;  /* when */
-    double got;   /* the half-width then */
+    double at_s;        /* when */
+    double got;         /* the half-width then */
     struct hist *total; /* scratch (one histogram) for the run's total latency, with a target */
 };
 
@@ -156,11 +155,10 @@ static void precision_outcome(const struct run_result *res, const struct slap_op
     }
     intervals_mask mask = report_main_total(&d->desc, res->global, pr->total);
     intervals_ci(d->intervals, mask, pr->total, pr->pct, &ci);
-    int n = o->execute_number > 0
-                ? snprintf(buf, len, "p%g not reached within -x %llu", pr->pct,
-                           (unsigned long long)o->execute_number)
-                : snprintf(buf, len, "p%g not reached within -t %g s", pr->pct,
-                           (double)o->run_time_ns / (double)SLAP_NS_PER_SEC);
+    int n = o->execute_number > 0 ? snprintf(buf, len, "p%g not reached within -x %llu", pr->pct,
+                                             (unsigned long long)o->execute_number)
+                                  : snprintf(buf, len, "p%g not reached within -t %g s", pr->pct,
+                                             (double)o->run_time_ns / (double)SLAP_NS_PER_SEC);
     size_t used = n > 0 && (size_t)n < len ? (size_t)n : len - 1;
     if (ci.estimable) {
         snprintf(buf + used, len - used, ": %.1f%%", ci_relative_halfwidth(&ci) * 100.0);
@@ -223,9 +221,8 @@ static void mark_stalled_round(const struct run *r, const struct run_result *res
 
 /* Everything after the run (res: what it did, its signal the one that interrupted it): report,
  * verdict, files, then --push; the exit status (a failed push leaves it as it is). */
-static int conclude(const struct run *r, const struct run_result *res,
-                    const struct slap_options *o, struct outputs *outs, FILE *out,
-                    const struct precision *pr, struct live *live)
+static int conclude(const struct run *r, const struct run_result *res, const struct slap_options *o,
+                    struct outputs *outs, FILE *out, const struct precision *pr, struct live *live)
 {
     struct limits limits;
     bool judged = run_limits(r, &limits) == SLAP_OK && stats_ops(res->global) > 0;
@@ -269,11 +266,11 @@ static int conclude(const struct run *r, const struct run_result *res,
 struct run_outputs {
     const struct slap_options *o;
     const struct run_desc *desc; /* the run's, for the -S tables */
-    FILE *out;                /* the report */
-    struct results_doc *doc;  /* NULL: periods not kept */
+    FILE *out;                   /* the report */
+    struct results_doc *doc;     /* NULL: periods not kept */
     struct intervals *intervals; /* the periods kept for the intervals (always) */
-    FILE *samples;            /* --samples, else NULL */
-    struct results_doc *rounds; /* --rounds: where the rounds are kept (NULL: one round) */
+    FILE *samples;               /* --samples, else NULL */
+    struct results_doc *rounds;  /* --rounds: where the rounds are kept (NULL: one round) */
     /* Without -S the engine's periods are fine (PLAN_FINE_PERIOD_NS), for the intervals of a
      * short run; the document's periods are fine_per_period() of them, summed here. */
     struct slap_stats group;
@@ -293,8 +290,8 @@ static size_t round_of(const struct slap_options *o, uint64_t period_no, double 
 
 /* The document's period: fine_per_period of the engine's. Its end to the microsecond, so that
  * the third of 0.1 s periods ends at 0.3, not 0.30000000000000004. */
-static void keep_period(struct run_outputs *ro, const struct slap_stats *period,
-                        uint64_t period_no, double period_s)
+static void keep_period(struct run_outputs *ro, const struct slap_stats *period, uint64_t period_no,
+                        double period_s)
 {
     double elapsed_s = (double)llround(period_s * (double)period_no * 1e6) / 1e6;
     if (fine_per_period(ro->o) == 1) {
@@ -323,8 +320,7 @@ static void sink_period(void *ctx, const struct slap_stats *period, const struct
                     (unsigned long long)period_no);
         }
     }
-    precision_check(&ro->precision, ro->desc, ro->intervals, global,
-                    period_s * (double)period_no);
+    precision_check(&ro->precision, ro->desc, ro->intervals, global, period_s * (double)period_no);
     if (ro->doc != NULL) {
         keep_period(ro, period, period_no, period_s);
     }
@@ -446,17 +442,16 @@ int run_one(const struct slap_options *opts)
     char err[512] = "";
     int status = outputs_open(&outs, opts);
     FILE *out = outputs_stream(opts);
-    struct run_outputs ro = {.o = opts,
-                             .desc = &outs.doc.desc,
-                             .out = out,
-                             /* --ramp: its table reads the periods */
-                             .doc = outs.want_doc || opts->ramp.duration_ns > 0 ? &outs.doc
-                                                                                : NULL,
-                             .intervals = outs.doc.intervals,
-                             .samples = outs.samples.f,
-                             .rounds = opts->rounds > 1 ? &outs.doc : NULL,
-                             .precision = {.pct = opts->precision_pct,
-                                           .width = opts->precision_width}};
+    struct run_outputs ro = {
+        .o = opts,
+        .desc = &outs.doc.desc,
+        .out = out,
+        /* --ramp: its table reads the periods */
+        .doc = outs.want_doc || opts->ramp.duration_ns > 0 ? &outs.doc : NULL,
+        .intervals = outs.doc.intervals,
+        .samples = outs.samples.f,
+        .rounds = opts->rounds > 1 ? &outs.doc : NULL,
+        .precision = {.pct = opts->precision_pct, .width = opts->precision_width}};
     if (outs.samples_failed && signals_stop_pending()) {
         outputs_free(&outs); /* stopped while waiting for --samples' reader: nothing to report */
         signals_die_of(signals_take_pending());

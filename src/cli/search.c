@@ -35,12 +35,14 @@
 #define PERIODS_PER_STEP 20 /* the interval's batches come from periods this long */
 #define PERIOD_MIN_NS (20 * SLAP_NS_PER_MS)
 #define RESOLUTION 0.05 /* bisection stops within 5% */
-#define MIN_RATE 10.0 /* the lowest rate a search tries; --start and --max_rate below it
-                         are refused */
+/* the lowest rate a search tries; --start and --max_rate below it
+ * are refused */
+#define MIN_RATE 10.0
 #define STEP_MIN_NS (PERIODS_PER_STEP * PERIOD_MIN_NS) /* the shortest --step_time: 400 ms */
-#define CONFIRM_ROUNDS 3 /* the capacity measured again at most this often before the search
-                            says its answer is not stable */
-#define CONFIRM_EXTRA 4  /* steps a search may take again after a confirmation overturned it */
+/* the capacity measured again at most this often before the search
+ * says its answer is not stable */
+#define CONFIRM_ROUNDS 3
+#define CONFIRM_EXTRA 4 /* steps a search may take again after a confirmation overturned it */
 
 /* What search's own options say; the rest is slap's. */
 struct search_args {
@@ -87,11 +89,11 @@ struct search {
     uint32_t nservers;
     uint64_t start_wall_ns;
     double total_seconds;
-    bool begun;  /* a run measured something */
-    char **rest; /* slap's own options, as options_parse read them */
+    bool begun;     /* a run measured something */
+    char **rest;    /* slap's own options, as options_parse read them */
     double ceiling; /* the lowest rate where slap was starved twice, above one held; 0: none */
     char client_why[LIMITS_WHY_MAX + 32];
-    struct limits limits; /* the rate's last run's, for its step in the document (owned) */
+    struct limits limits;    /* the rate's last run's, for its step in the document (owned) */
     struct rate_result step; /* the step being measured (search_narrow's, then confirm's) */
     struct rate_result best; /* the capacity's latest measurement, for its interval */
 };
@@ -124,7 +126,7 @@ static int take_slo(void *args, const char *v)
                             "--slo 'p99<1ms,p50<200us'");
     }
     return objective_parse(v, a->slo, &a->nslo, err, sizeof(err)) ? SLAP_EXIT_OK
-                                                                   : search_usage(err);
+                                                                  : search_usage(err);
 }
 
 static int take_step_time(void *args, const char *v)
@@ -651,8 +653,7 @@ static bool stop_starved(struct search *s, struct report_search_end *end, double
                          const struct rate_result *res)
 {
     end->client_limit = rate;
-    snprintf(s->client_why, sizeof(s->client_why), "limited_by %s: %s", res->limited_by,
-             res->why);
+    snprintf(s->client_why, sizeof(s->client_why), "limited_by %s: %s", res->limited_by, res->why);
     end->client_why = s->client_why;
     return true;
 }
@@ -816,8 +817,7 @@ static int search_run(struct search *s)
                                                 .exhausted = end.exhausted,
                                                 .client_limit = end.client_limit,
                                                 .confirmed = end.confirmed};
-        snprintf(s->doc.search.objectives, sizeof(s->doc.search.objectives), "%s",
-                 ov.view.text);
+        snprintf(s->doc.search.objectives, sizeof(s->doc.search.objectives), "%s", ov.view.text);
     }
     return save_doc(s, status);
 }

@@ -9,9 +9,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "slap/export/push.h"
 #include "slap/base/outfile.h"
 #include "slap/engine/run.h"
+#include "slap/export/push.h"
 
 #define WATCHDOG_POLL_NS (50 * 1000000L)
 

@@ -1,4 +1,5 @@
-/* slap search's pure parts: a step's verdict on an objective and the next rate from held and broken. */
+/* slap search's pure parts: a step's verdict on an objective and the next rate from held and
+ * broken. */
 #ifndef SLAP_SLO_H
 #define SLAP_SLO_H
 
@@ -32,9 +33,9 @@ struct search_state {
     double resolution; /* stop when (broken - held) / held is at most this */
     unsigned steps;    /* recorded so far */
     unsigned max_steps;
-    size_t n;                          /* rates measured */
-    double rates[SEARCH_HISTORY];      /* each rate measured */
-    bool held_at[SEARCH_HISTORY];      /* its latest verdict */
+    size_t n;                     /* rates measured */
+    double rates[SEARCH_HISTORY]; /* each rate measured */
+    bool held_at[SEARCH_HISTORY]; /* its latest verdict */
 };
 
 enum search_next {

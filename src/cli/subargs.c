@@ -18,8 +18,8 @@ int subargs_usage(const struct subargs_spec *spec, const char *problem, const ch
     char shown[QUOTE_PATH_BUF];
     fprintf(stderr, "slap %s: ", spec->name);
     quote_controls(stderr, problem); /* it may quote the user's words (a rule, a side) */
-    fprintf(stderr, "%s%s\nTry 'slap %s --help' for more information.\n",
-            word != NULL ? " " : "", word != NULL ? quote_name(shown, word) : "", spec->name);
+    fprintf(stderr, "%s%s\nTry 'slap %s --help' for more information.\n", word != NULL ? " " : "",
+            word != NULL ? quote_name(shown, word) : "", spec->name);
     return SLAP_EXIT_USAGE;
 }
 

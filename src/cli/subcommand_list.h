@@ -11,19 +11,19 @@
 
 #include <stdio.h>
 
-#define SLAP_SUBCOMMANDS(X)                                                                      \
-    X(MERGE, "merge", merge_main, "merge RESULT.json... [--json FILE] [--csv FILE] [--svg FILE]", \
-      "runs made together on several load hosts, as one")                                       \
-    X(PLOT, "plot", plot_main, "plot RESULT.json... -o FILE.svg [--samples FILE]",               \
-      "a picture of one run or several")                                                         \
-    X(SEARCH, "search", search_main, "search --slo 'p99<1ms' OPTIONS",                          \
-      "the most load where p99 stays below 1ms")                                                 \
-    X(COMPARE, "compare", compare_main,                                                          \
-      "compare --live OPTIONS A=HOST B=HOST\ncompare A.json B.json",                 \
-      "two targets in rounds interleaved (is B faster or slower than A, with 95%\n"              \
-      "confidence), or results side by side (judged: several a side)")                           \
-    X(TRACE_STATS, "trace-stats", tracestats_main, "trace-stats FILE",                           \
-      "a trace's rate, mix, sizes and keys, without a server")                                   \
+#define SLAP_SUBCOMMANDS(X)                                                                        \
+    X(MERGE, "merge", merge_main, "merge RESULT.json... [--json FILE] [--csv FILE] [--svg FILE]",  \
+      "runs made together on several load hosts, as one")                                          \
+    X(PLOT, "plot", plot_main, "plot RESULT.json... -o FILE.svg [--samples FILE]",                 \
+      "a picture of one run or several")                                                           \
+    X(SEARCH, "search", search_main, "search --slo 'p99<1ms' OPTIONS",                             \
+      "the most load where p99 stays below 1ms")                                                   \
+    X(COMPARE, "compare", compare_main,                                                            \
+      "compare --live OPTIONS A=HOST B=HOST\ncompare A.json B.json",                               \
+      "two targets in rounds interleaved (is B faster or slower than A, with 95%\n"                \
+      "confidence), or results side by side (judged: several a side)")                             \
+    X(TRACE_STATS, "trace-stats", tracestats_main, "trace-stats FILE",                             \
+      "a trace's rate, mix, sizes and keys, without a server")                                     \
     X(MEMSLAP, "memslap", NULL, "memslap OPTIONS", "memslap's command line and report")
 
 enum subcommand_id {

@@ -8,26 +8,26 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <stddef.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "slap/base/outfile.h"
-#include "slap/base/quote.h"
-#include "slap/output/plot.h"
-#include "slap/output/intervals.h"
-#include "slap/output/report.h"
-#include "slap/output/results.h"
-#include "slap/output/results_read.h"
-#include "slap/output/results_merge.h"
-#include "slap/model/tracestats.h"
-#include "slap/output/sinks.h"
 #include "plan_output.h"
 #include "search.h"
+#include "slap/base/outfile.h"
+#include "slap/base/quote.h"
+#include "slap/model/tracestats.h"
+#include "slap/output/intervals.h"
+#include "slap/output/plot.h"
+#include "slap/output/report.h"
+#include "slap/output/results.h"
+#include "slap/output/results_merge.h"
+#include "slap/output/results_read.h"
+#include "slap/output/sinks.h"
 #include "subargs.h"
 #include "subcommand_list.h"
 
@@ -122,8 +122,9 @@ static const struct subargs_spec plot_spec = {
     .intro = "Usage: slap plot RESULT.json... -o FILE.svg [--samples FILE]\n"
              "A picture of one run or several (at most 64): rates and percentiles over the run,\n"
              "and, for several, each run's latency spectrum with its intervals.\n",
-    .outro = "Exit status: 0 drawn, 1 the picture could not be written, 2 bad usage or a file that\n"
-             "is not slap's results or samples (named, with the reason).\n",
+    .outro =
+        "Exit status: 0 drawn, 1 the picture could not be written, 2 bad usage or a file that\n"
+        "is not slap's results or samples (named, with the reason).\n",
     .rows = plot_rows,
     .count = SLAP_ARRAY_SIZE(plot_rows),
 };
@@ -132,8 +133,8 @@ static const struct subargs_spec plot_spec = {
 static int parse_args(int argc, char **argv, bool plot, struct sub_args *a, bool *run)
 {
     struct subarg rows[RESULTS_SINKS];
-    struct subargs_spec merge_spec = {"merge", merge_intro, merge_outro, rows, RESULTS_SINKS,
-                                      false};
+    struct subargs_spec merge_spec = {"merge", merge_intro,   merge_outro,
+                                      rows,    RESULTS_SINKS, false};
     const struct subargs_spec *spec = plot ? &plot_spec : &merge_spec;
     merge_rows(rows);
     memset(a, 0, sizeof(*a));
@@ -404,8 +405,7 @@ static enum slap_status merged_report(const struct results_doc *m)
         report_header(stdout, &m->desc);
         struct report_confidence conf = {m->intervals, NULL};
         return report_final(stdout, &m->desc, m->global, m->seconds, m->signal, NULL,
-                            m->has_limits ? &m->limits : NULL, merged_preload_evictions(m),
-                            &conf);
+                            m->has_limits ? &m->limits : NULL, merged_preload_evictions(m), &conf);
     }
     enum slap_status st = SLAP_OK;
     struct slap_stats *s = malloc(sizeof(*s));
@@ -417,7 +417,8 @@ static enum slap_status merged_report(const struct results_doc *m)
     report_sweep_header(stdout, &m->desc);
     report_sweep_columns(stdout, &m->desc);
     for (size_t i = 0; i < m->steps.n; i++) {
-        struct report_step row = {steps[i].target_tps, s, steps[i].seconds, steps[i].limited_by,
+        struct report_step row = {steps[i].target_tps,  s,
+                                  steps[i].seconds,     steps[i].limited_by,
                                   steps[i].interrupted, steps[i].intervals};
         step_stats(&steps[i], s);
         st = report_sweep_row(stdout, &m->desc, &row) != SLAP_OK ? SLAP_ERROR : st;
@@ -554,8 +555,7 @@ static int spool_if_stream(struct results_merge_input *in)
     int fd = mkstemp(tmpl);
     int status = SLAP_EXIT_FAILED;
     if (fd < 0 || unlink(tmpl) != 0) {
-        snprintf(why, sizeof(why), "cannot make a temporary file in %s: %s", dir,
-                 strerror(errno));
+        snprintf(why, sizeof(why), "cannot make a temporary file in %s: %s", dir, strerror(errno));
     } else {
         status = copy_stream(src, fd, why, sizeof(why));
     }
@@ -595,7 +595,8 @@ static int put_probes_last(struct sub_args *a, struct results_merge_input *in)
             struct results_merge_input run = in[i];
             char *name = a->inputs[i];
             memmove(&in[next + 1], &in[next], (size_t)(i - next) * sizeof(*in));
-            memmove(&a->inputs[next + 1], &a->inputs[next], (size_t)(i - next) * sizeof(*a->inputs));
+            memmove(&a->inputs[next + 1], &a->inputs[next],
+                    (size_t)(i - next) * sizeof(*a->inputs));
             in[next] = run;
             a->inputs[next++] = name;
         }
@@ -616,8 +617,8 @@ static void print_probes(const struct results_doc *m)
     for (size_t i = 0; i < m->probes.n; i++) {
         const struct results_probe *p = &probes[i];
         printf("%-4zu %10llu %10.0f %11.0f %11.0f %11.0f %11.0f  %s\n", i + 1,
-               (unsigned long long)p->requests, p->tps, p->p50_us, p->p99_us, p->p999_us,
-               p->max_us, p->label);
+               (unsigned long long)p->requests, p->tps, p->p50_us, p->p99_us, p->p999_us, p->max_us,
+               p->label);
     }
 }
 

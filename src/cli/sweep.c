@@ -122,7 +122,9 @@ static int sweep_row(struct sweep_doc *sd, const struct run *r, const struct run
     struct limits limits = {.seconds = 0};
     struct report_step row = {
         .target = plan_share_rate(opts, rate), /* this host's part of the step's rate */
-        .stats = res->global, .seconds = run_seconds(r), .intervals = *iv};
+        .stats = res->global,
+        .seconds = run_seconds(r),
+        .intervals = *iv};
     row.limited_by = run_limits(r, &limits) == SLAP_OK ? limits_verdict_name(limits.verdict) : "";
     /* a signal cut it short; one after its measured part (in the drain) left it whole */
     row.interrupted = res->signal != 0 &&
@@ -161,8 +163,7 @@ int sweep_run(const struct slap_options *opts)
     if (!opts->quiet) {
         report_sweep_header(out, &sd.outs.doc.desc);
     }
-    for (double rate = opts->sweep_start; rate <= opts->sweep_end + 0.5;
-         rate += opts->sweep_step) {
+    for (double rate = opts->sweep_start; rate <= opts->sweep_end + 0.5; rate += opts->sweep_step) {
         struct slap_options step;
         struct run *run = NULL;
         struct run_result res;
@@ -190,8 +191,8 @@ int sweep_run(const struct slap_options *opts)
         }
         bool last = st != SLAP_OK || sig != 0 || rate + opts->sweep_step > opts->sweep_end + 0.5;
         if (last && !opts->quiet) {
-            report_preload_evictions(out, server_stats_preload_evictions(
-                                              sd.pairs, sd.pairs != NULL ? res.nservers : 0));
+            report_preload_evictions(
+                out, server_stats_preload_evictions(sd.pairs, sd.pairs != NULL ? res.nservers : 0));
         }
         report_interrupted(out, sig);
         if (last) {

@@ -22,7 +22,8 @@
 #include <string.h>
 #include <time.h>
 
-#define CLIENT_SLOT_TABLE_MAX (64ULL * 1024 * 1024) /* bytes of slot-to-server tables, all clients */
+#define CLIENT_SLOT_TABLE_MAX                                                                      \
+    (64ULL * 1024 * 1024) /* bytes of slot-to-server tables, all clients */
 #define CLIENT_PAGE 4096
 #define LANE_TRACE_WAIT_MAX_NS (3600 * SLAP_NS_PER_SEC) /* longest a trace lane sleeps at once */
 
@@ -130,8 +131,8 @@ static enum slap_status lane_init(struct lane *l, struct client *c, const struct
     l->conns = slabs->conns + lane_no * nsockets;
     l->churn = p->reconnect_every > 0 || slabs->reopens != NULL;
     if (slabs->reopens != NULL) { /* the run's sockets numbered lane by lane, client by client */
-        uint64_t first = ((uint64_t)c->id * p->conns_per_client + lane_no % p->conns_per_client) *
-                         nsockets;
+        uint64_t first =
+            ((uint64_t)c->id * p->conns_per_client + lane_no % p->conns_per_client) * nsockets;
         l->reopens = slabs->reopens + lane_no * nsockets;
         for (uint32_t s = 0; s < nsockets; s++) {
             l->reopens[s] = (struct lane_reopen){.due_ns = UINT64_MAX, .n = first + s + 1};
@@ -568,8 +569,8 @@ static void queue_get_keys(struct lane *l, uint32_t server, enum op_type op, uin
     r->slot = slot;
     r->verify = verify;
     r->exptime = op == OP_GAT ? touch_exptime(wl) : 0;
-    r->hdr_len = (uint32_t)env->codec->encode_retrieve(r->hdr, env->hdr_cap, op, keys, wl->keys.size,
-                                                       lens, nkeys, wire_exptime(env, r->exptime));
+    r->hdr_len = (uint32_t)env->codec->encode_retrieve(
+        r->hdr, env->hdr_cap, op, keys, wl->keys.size, lens, nkeys, wire_exptime(env, r->exptime));
 }
 
 /* A get, gets or gat of -d keys, by key_op's law (a cas's gets: the cas's): one request per

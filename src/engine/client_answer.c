@@ -62,8 +62,7 @@ static void check_get(struct client *c, const struct request *r, struct slap_cou
     const struct slot_state *st = &c->slots[r->slot];
     uint32_t now_ms = ms_since_start(c->env, now_ns);
     uint32_t sent_ms = ms_since_start(c->env, r->sent_ns);
-    if (st->pending > 0 || st->ambiguous || st->stored_version == 0 ||
-        st->stored_ms >= sent_ms) {
+    if (st->pending > 0 || st->ambiguous || st->stored_version == 0 || st->stored_ms >= sent_ms) {
         return; /* a set of this key crossed the get: either answer is right */
     }
     if (st->expire_ms != 0) {
@@ -169,8 +168,9 @@ static bool count_command(struct client *c, const struct request *r, struct slap
                                   : r->op == OP_TOUCH ? PROTO_REPLY_TOUCHED
                                                       : PROTO_REPLY_NUMBER;
     bool done = res->reply == done_reply || (meta && res->reply == PROTO_REPLY_STORED);
-    bool missing = res->reply == PROTO_REPLY_NOT_FOUND ||
-                   (meta && r->op == OP_TOUCH && res->reply == PROTO_REPLY_VALUES && res->hits == 0);
+    bool missing =
+        res->reply == PROTO_REPLY_NOT_FOUND ||
+        (meta && r->op == OP_TOUCH && res->reply == PROTO_REPLY_VALUES && res->hits == 0);
     if (!done && !missing) {
         return false;
     }
@@ -246,8 +246,7 @@ const char *lane_value_begin(void *ctx, const char *key, size_t key_len, uint64_
     uint64_t slot = name.slot;
     const struct slot_state *st = &c->slots[slot];
     uint32_t sent_ms = ms_since_start(c->env, r->sent_ns);
-    if (st->pending > 0 || st->ambiguous || st->stored_version == 0 ||
-        st->stored_ms >= sent_ms) {
+    if (st->pending > 0 || st->ambiguous || st->stored_version == 0 || st->stored_ms >= sent_ms) {
         return NULL; /* a set of this key crossed the get */
     }
     *expect_len = workload_value_len(wl, c->key_id, slot, st->stored_version);
@@ -391,8 +390,8 @@ static uint64_t punctual_answer(const struct request *r, uint64_t now_ns, uint64
     return r->intended_ns + r->held_ns + (end - r->sent_ns);
 }
 
-static void lane_answered(struct conn *c, const struct request *r,
-                          const struct proto_result *res, uint64_t now_ns, uint64_t kernel_ns)
+static void lane_answered(struct conn *c, const struct request *r, const struct proto_result *res,
+                          uint64_t now_ns, uint64_t kernel_ns)
 {
     struct lane *l = c->owner;
     struct lane_env *env = lane_env_of(l);
@@ -422,10 +421,10 @@ static void lane_answered(struct conn *c, const struct request *r,
         record_latency(env, r, res, r->hdr_len + r->value_len + (r->crlf ? 2 : 0) + c->resp_bytes,
                        now_ns, kernel_ns);
     } else {
-        samples_put(&env->samples, &(struct sample){r->intended_ns, r->sent_ns,
-                                                    answer_end(r, now_ns, kernel_ns) -
-                                                        r->intended_ns,
-                                                    r->op, SAMPLE_ERROR});
+        samples_put(&env->samples,
+                    &(struct sample){r->intended_ns, r->sent_ns,
+                                     answer_end(r, now_ns, kernel_ns) - r->intended_ns, r->op,
+                                     SAMPLE_ERROR});
         lane_warn(env, reply_name(res->reply), c->server, res->msg, res->msg_len);
     }
 }

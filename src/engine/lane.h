@@ -38,8 +38,8 @@ void lane_check_done(struct lane *l);
 
 /* lane_end.c: a request of type op, meant to go at intended_ns, will never be answered
  * (sent_ns 0: it never left); counted, with its latency up to at_ns. */
-void lane_count_unanswered(struct lane_env *env, uint8_t op, uint64_t intended_ns,
-                           uint64_t sent_ns, uint64_t at_ns);
+void lane_count_unanswered(struct lane_env *env, uint8_t op, uint64_t intended_ns, uint64_t sent_ns,
+                           uint64_t at_ns);
 /* lane_end.c: requests 0 .. n - 1 of c will not be answered: counted, then forgotten; how many
  * were dropped. */
 uint32_t lane_forget(struct lane *l, struct conn *c, uint32_t n, uint64_t at_ns);

@@ -169,9 +169,9 @@ void lane_count_unsent(struct lane *l, uint64_t from_ns, uint64_t end_ns)
     if (l->ring != NULL) {
         lane_count_unsent_trace(l, from_ns, end_ns, &g);
     } else if (c->env->params->tps > 0) {
-        schedule_skip(&l->sched, from_ns < end_ns ? from_ns : end_ns, UINT64_MAX); /* not measured */
-        while (c->quota > 0 && schedule_peek(&l->sched) < end_ns &&
-               g.unsent < LANE_UNSENT_EXACT) {
+        schedule_skip(&l->sched, from_ns < end_ns ? from_ns : end_ns,
+                      UINT64_MAX); /* not measured */
+        while (c->quota > 0 && schedule_peek(&l->sched) < end_ns && g.unsent < LANE_UNSENT_EXACT) {
             uint64_t due = schedule_peek(&l->sched);
             schedule_advance(&l->sched);
             enum op_type key_op;

@@ -28,9 +28,8 @@ void limits_server_from_stats(struct limits_server *s, const char *name, const c
     s->busy = s->cpu_s / (s->seconds * cpus);
 }
 
-void limits_server_from_proc(struct limits_server *s, const char *name, const char *label,
-                             int pid, double cpu_s, double busiest, uint32_t threads,
-                             double seconds)
+void limits_server_from_proc(struct limits_server *s, const char *name, const char *label, int pid,
+                             double cpu_s, double busiest, uint32_t threads, double seconds)
 {
     struct limits_server from = {0};
     memcpy(from.note, s->note, sizeof(from.note)); /* the line still says why */

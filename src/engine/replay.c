@@ -103,8 +103,7 @@ enum slap_status replay_start(struct replay *p, const atomic_bool *stop)
 {
     p->stop = stop;
     if (pthread_create(&p->thread, NULL, replay_main, p) != 0) {
-        snprintf(p->error, sizeof(p->error), "cannot start the trace reader: %s",
-                 strerror(errno));
+        snprintf(p->error, sizeof(p->error), "cannot start the trace reader: %s", strerror(errno));
         atomic_store(&p->done, true);
         return SLAP_ERROR;
     }

@@ -21,10 +21,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "slap/engine/client.h"
 #include "slap/base/common.h"
-#include "slap/net/tls.h"
+#include "slap/engine/client.h"
 #include "slap/engine/worker.h"
+#include "slap/net/tls.h"
 
 #define RUN_POLL_NS (2ULL * SLAP_NS_PER_MS)
 #define RUN_SAMPLES_DRAIN_NS (5ULL * SLAP_NS_PER_MS)
@@ -205,9 +205,8 @@ static enum slap_status init(struct run *r, const struct run_plan *p, FILE *out,
     if (p->engine.lane.trace) {
         r->shape.types = (1u << OP_COUNT) - 1; /* whatever the trace sends */
         struct replay_waker waker = {wake_lane, r};
-        if (replay_init(&r->replay, &p->trace, nlanes,
-                        p->trace_spread == TRACE_SPREAD_ROUND_ROBIN, &waker, err,
-                        err_len) != SLAP_OK) {
+        if (replay_init(&r->replay, &p->trace, nlanes, p->trace_spread == TRACE_SPREAD_ROUND_ROBIN,
+                        &waker, err, err_len) != SLAP_OK) {
             return SLAP_ERROR;
         }
     }
@@ -399,8 +398,8 @@ static void run_gather(struct run *r, struct worker *w, struct slap_stats *rest)
         const struct worker_stall *from = &w->stalls[i];
         to->down += from->down;
         if (from->conns > 0) {
-            to->since_ns = to->conns == 0 || from->since_ns < to->since_ns ? from->since_ns
-                                                                            : to->since_ns;
+            to->since_ns =
+                to->conns == 0 || from->since_ns < to->since_ns ? from->since_ns : to->since_ns;
             to->conns += from->conns;
         }
     }
@@ -460,8 +459,8 @@ static void show_progress(struct run *r, const struct slap_stats *period, uint64
                              .left_s = (double)o->run_time_ns / (double)SLAP_NS_PER_SEC - elapsed,
                              .ops_per_s = (double)r->progress_ops * (double)SLAP_NS_PER_SEC /
                                           (double)(elapsed_ns - shown_ns),
-                             .p99_us = (double)hist_percentile_ns(second, 99.0) /
-                                       (double)SLAP_NS_PER_US,
+                             .p99_us =
+                                 (double)hist_percentile_ns(second, 99.0) / (double)SLAP_NS_PER_US,
                              .errors = stats_errors(&r->global.counters)}});
     hist_reset(second);
     r->progress_ops = 0;
@@ -641,9 +640,8 @@ static void read_fill_evictions(struct run *r)
     for (uint32_t i = 0; r->fill_evictions != NULL && i < r->servers.count; i++) {
         struct server_stats now;
         char why[SERVER_STATS_NOTE_MAX];
-        bool read = server_stats_read(&r->servers.items[i], SERVER_STATS_TIMEOUT_NS,
-                                      r->engine.auth, stats_binary(r), &now, why,
-                                      sizeof(why)) == SLAP_OK;
+        bool read = server_stats_read(&r->servers.items[i], SERVER_STATS_TIMEOUT_NS, r->engine.auth,
+                                      stats_binary(r), &now, why, sizeof(why)) == SLAP_OK;
         r->fill_evictions[i] = read ? now.evictions : -1.0;
     }
 }
@@ -660,12 +658,12 @@ static void note_fill_evictions(struct run *r)
         p->preload_known = true;
         p->preload_evictions = p->before.evictions - r->fill_evictions[i];
         if (p->preload_evictions > 0) {
-            tell(r, &(struct run_event){
-                        .kind = RUN_EVENT_FILL_EVICTIONS,
-                        .fill_evictions = {.server = r->servers.items[i].name,
-                                           .evictions = p->preload_evictions,
-                                           .fill = loading_phase(r),
-                                           .memslap_face = r->engine.memslap_face}});
+            tell(r,
+                 &(struct run_event){.kind = RUN_EVENT_FILL_EVICTIONS,
+                                     .fill_evictions = {.server = r->servers.items[i].name,
+                                                        .evictions = p->preload_evictions,
+                                                        .fill = loading_phase(r),
+                                                        .memslap_face = r->engine.memslap_face}});
         }
     }
 }
@@ -680,10 +678,10 @@ static void read_server_stats(struct run *r, bool after)
             snprintf(p->note, sizeof(p->note), "%s", stats_unread(r));
             continue;
         }
-        if ((after && !p->ok) || server_stats_read(&r->servers.items[i], SERVER_STATS_TIMEOUT_NS,
-                                                   r->engine.auth, stats_binary(r),
-                                                   after ? &p->after : &p->before, why,
-                                                   sizeof(why)) == SLAP_OK) {
+        if ((after && !p->ok) ||
+            server_stats_read(&r->servers.items[i], SERVER_STATS_TIMEOUT_NS, r->engine.auth,
+                              stats_binary(r), after ? &p->after : &p->before, why,
+                              sizeof(why)) == SLAP_OK) {
             *(after ? &p->after_ns : &p->before_ns) = slap_now_ns();
             p->ok = p->ok || !after;
             continue;

@@ -1,7 +1,7 @@
 /* What a run tells its caller once it ended: its result (with the requests it left unanswered
  * and the servers that held them), what limited it. */
-#include "slap/engine/run.h"
 #include "run_state.h"
+#include "slap/engine/run.h"
 
 #include <sys/socket.h>
 

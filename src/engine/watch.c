@@ -22,8 +22,8 @@ enum slap_status watch_init(struct watch *w, const char *stats_servers, const ch
         snprintf(err, err_len, "out of memory");
         return SLAP_ERROR;
     }
-    if (stats_servers != NULL && servers_open(&w->backends, stats_servers, why, sizeof(why)) !=
-                                     SLAP_OK) {
+    if (stats_servers != NULL &&
+        servers_open(&w->backends, stats_servers, why, sizeof(why)) != SLAP_OK) {
         snprintf(err, err_len, "--stats_servers: %s", why);
         return SLAP_ERROR;
     }
@@ -31,8 +31,8 @@ enum slap_status watch_init(struct watch *w, const char *stats_servers, const ch
         snprintf(err, err_len, "--proxy_stats: %s", why);
         return SLAP_ERROR;
     }
-    w->backend_stats = calloc(w->backends.count > 0 ? w->backends.count : 1,
-                              sizeof(*w->backend_stats));
+    w->backend_stats =
+        calloc(w->backends.count > 0 ? w->backends.count : 1, sizeof(*w->backend_stats));
     if (w->backend_stats == NULL) {
         snprintf(err, err_len, "out of memory");
         return SLAP_ERROR;
@@ -211,7 +211,7 @@ static void proxy_limits(const struct watch *w, uint64_t answered, struct limits
         return;
     }
 #define PROXY_STATS_SUB(field)                                                                     \
-    p->delta.field = w->proxy_after.field - w->proxy_before.field;                                \
+    p->delta.field = w->proxy_after.field - w->proxy_before.field;                                 \
     p->delta.field = p->delta.field > 0 ? p->delta.field : 0;
     PROXY_STATS_FIELDS(PROXY_STATS_SUB)
 #undef PROXY_STATS_SUB

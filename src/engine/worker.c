@@ -4,11 +4,10 @@
  * Its phase (w->env.phase) moves one way:
  *
  *   CONNECTING ──(every socket up)──┬──────────────────────────> READY ──(go)──┬─> WARMING ─┐
- *        │                          └─(--preload)─> PRELOADING ──┘    │        └────────────┴─> MEASURING
- *        └──(a connect failed)──> FAILED <──(a client lost)──┘        │(abort)        │ end, -x done,
- *                                                                    v               v stop asked
- *                                                                  DONE <──────── STOPPING
- *                                                          (answers in, or WORKER_DRAIN_TIMEOUT_NS)
+ *        │                          └─(--preload)─> PRELOADING ──┘    │        └────────────┴─>
+ * MEASURING └──(a connect failed)──> FAILED <──(a client lost)──┘        │(abort)        │ end, -x
+ * done, v               v stop asked DONE <──────── STOPPING (answers in, or
+ * WORKER_DRAIN_TIMEOUT_NS)
  *
  *   worker_main: connect every socket ──> tell the main thread ──> wait for go
  *     ──> start every lane ──> event loop (end timer, -S tick, stop watch)
@@ -29,8 +28,8 @@
 #include <unistd.h>
 
 #include "slap/base/common.h"
-#include "slap/net/udp_endpoints.h"
 #include "slap/judge/limits.h"
+#include "slap/net/udp_endpoints.h"
 
 #define WORKER_WATCH_NS (10ULL * SLAP_NS_PER_MS)
 #define WORKER_TIMEOUT_CHECK_NS (100ULL * SLAP_NS_PER_MS)
@@ -130,8 +129,7 @@ enum slap_status worker_init(struct worker *w, const struct engine_config *cfg,
     if (cfg->lane.trace) {
         w->notify_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     }
-    if ((cfg->lane.trace && w->notify_fd < 0) ||
-        stats_init(&w->env.cur, cfg->shape) != SLAP_OK ||
+    if ((cfg->lane.trace && w->notify_fd < 0) || stats_init(&w->env.cur, cfg->shape) != SLAP_OK ||
         worker_mailbox_init(&w->mailbox, cfg->shape) != SLAP_OK || worker_alloc(w) != SLAP_OK) {
         return SLAP_ERROR;
     }
@@ -161,8 +159,8 @@ void worker_free(struct worker *w)
         client_free(&w->clients[k]);
     }
     udp_endpoints_free(w->udp); /* after its conns, before their loop */
-    struct event *timers[] = {w->end_timer,    w->tick_timer,  w->watch_timer,
-                              w->drain_timer,  w->warmup_timer, w->notify_event};
+    struct event *timers[] = {w->end_timer,   w->tick_timer,   w->watch_timer,
+                              w->drain_timer, w->warmup_timer, w->notify_event};
     for (size_t i = 0; i < SLAP_ARRAY_SIZE(timers); i++) {
         if (timers[i] != NULL) {
             event_free(timers[i]);
@@ -295,9 +293,9 @@ static void worker_cpu_mark(struct worker *w, bool start)
         /* after the readings: a wait for a CPU between them and the clock is in both */
         w->cpu_window_ns = slap_now_ns() - w->cpu_window_ns;
         w->cpu_state = WORKER_CPU_MEASURED;
-        w->env.cpu_starved = w->cpu_window_ns > 0 && (double)(w->cpu_ns + w->wait_ns) >=
-                                                         LIMITS_HELD_BY_CLIENT *
-                                                             (double)w->cpu_window_ns;
+        w->env.cpu_starved =
+            w->cpu_window_ns > 0 &&
+            (double)(w->cpu_ns + w->wait_ns) >= LIMITS_HELD_BY_CLIENT * (double)w->cpu_window_ns;
     }
 }
 
@@ -570,7 +568,6 @@ static struct event *timer_at(struct worker *w, uint64_t after_ns, short flags,
     return ev;
 }
 
-
 /* Statistics count from here: the run proper starts (after any warm-up). */
 static void worker_measure(struct worker *w)
 {
@@ -673,10 +670,10 @@ static void worker_preload(struct worker *w)
     stats_reset(&w->env.cur);
     for (uint32_t k = 0; k < w->nclients && !stop_asked(w); k++) {
         if (w->clients[k].stopped) {
-            worker_fail(w, NULL, w->cfg->memslap_face
-                                     ? "a connection was lost while loading the keys"
-                                     : "a connection was lost during the preload (the "
-                                       "window's keys set before the run)");
+            worker_fail(w, NULL,
+                        w->cfg->memslap_face ? "a connection was lost while loading the keys"
+                                             : "a connection was lost during the preload (the "
+                                               "window's keys set before the run)");
         }
     }
 }

@@ -42,9 +42,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "slap/export/push.h"
 #include "slap/base/quote.h"
 #include "slap/base/units.h"
+#include "slap/export/push.h"
 #include "slap/output/metrics.h"
 
 #define LIVE_BACKLOG 16

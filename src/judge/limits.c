@@ -157,7 +157,8 @@ static bool any_server_saturated(const struct limits *l, const struct crossing *
     bool any = false;
     for (uint32_t i = 0; i < l->nservers; i++) {
         const struct limits_server *s = &l->servers[i];
-        any = any || (s->known && crossed(x, LIMITS_LINE_SERVER_BUSY, i, s->busy >= LIMITS_SATURATED));
+        any = any ||
+              (s->known && crossed(x, LIMITS_LINE_SERVER_BUSY, i, s->busy >= LIMITS_SATURATED));
     }
     return any;
 }
@@ -168,8 +169,8 @@ static bool any_server_starved(const struct limits *l, const struct crossing *x)
     bool any = false;
     for (uint32_t i = 0; i < l->nservers; i++) {
         const struct limits_server *s = &l->servers[i];
-        any = any ||
-              (s->wait_known && crossed(x, LIMITS_LINE_SERVER_WAIT, i, s->wait_max >= LIMITS_STARVED));
+        any = any || (s->wait_known &&
+                      crossed(x, LIMITS_LINE_SERVER_WAIT, i, s->wait_max >= LIMITS_STARVED));
     }
     return any;
 }
@@ -194,8 +195,8 @@ static enum limits_verdict decide(const struct limits *l, uint32_t unknown,
     bool slap_tail = l->target_tps > 0 &&
                      crossed(x, LIMITS_LINE_SLAP_TAIL, 0, l->slap_tail_share >= LIMITS_SLAP_TAIL);
     bool occupied_enough =
-        l->in_flight_max == 0 ||
-        crossed(x, LIMITS_LINE_OCCUPIED, 0, l->in_flight_mean >= LIMITS_OCCUPIED * l->in_flight_max);
+        l->in_flight_max == 0 || crossed(x, LIMITS_LINE_OCCUPIED, 0,
+                                         l->in_flight_mean >= LIMITS_OCCUPIED * l->in_flight_max);
     if (starved_client && !(rate_met && !lag && !late)) {
         return server || starved_servers ? LIMITS_BOTH : LIMITS_CLIENT;
     }
@@ -305,20 +306,24 @@ static bool read_occupied(const struct limits *l, uint32_t server, double *figur
 
 static const struct line_row line_rows[] = {
     [LIMITS_LINE_CLIENT_WAIT] = {"client.cpu_wait_max", false, LIMITS_STARVED, LIMITS_BAND_WAIT,
-                          read_client_wait},
-    [LIMITS_LINE_SERVER_WAIT] = {"cpu_wait_max", true, LIMITS_STARVED, LIMITS_BAND_WAIT, read_server_wait},
+                                 read_client_wait},
+    [LIMITS_LINE_SERVER_WAIT] = {"cpu_wait_max", true, LIMITS_STARVED, LIMITS_BAND_WAIT,
+                                 read_server_wait},
     [LIMITS_LINE_CLIENT_DEMAND] = {"client.demand_max", false, LIMITS_SATURATED, LIMITS_BAND_BUSY,
-                            read_client_demand},
+                                   read_client_demand},
     [LIMITS_LINE_CLIENT_SHARE] = {"client.cpu_share", false, LIMITS_SATURATED, LIMITS_BAND_BUSY,
-                           read_client_share},
-    [LIMITS_LINE_SERVER_BUSY] = {"busy", true, LIMITS_SATURATED, LIMITS_BAND_BUSY, read_server_busy},
-    [LIMITS_LINE_RATE_MET] = {"achieved_share", false, LIMITS_RATE_MET, LIMITS_BAND_RATE, read_rate_met},
-    [LIMITS_LINE_LATE] = {"send_lag_p99_s", false, LIMITS_LATE_NS / 1e9, LIMITS_BAND_LATE, read_late},
+                                  read_client_share},
+    [LIMITS_LINE_SERVER_BUSY] = {"busy", true, LIMITS_SATURATED, LIMITS_BAND_BUSY,
+                                 read_server_busy},
+    [LIMITS_LINE_RATE_MET] = {"achieved_share", false, LIMITS_RATE_MET, LIMITS_BAND_RATE,
+                              read_rate_met},
+    [LIMITS_LINE_LATE] = {"send_lag_p99_s", false, LIMITS_LATE_NS / 1e9, LIMITS_BAND_LATE,
+                          read_late},
     [LIMITS_LINE_CLIENT_LAG] = {"client_lag_share", false, 0, LIMITS_BAND_LAG, read_client_lag},
     [LIMITS_LINE_SLAP_TAIL] = {"slap_tail_share", false, LIMITS_SLAP_TAIL, LIMITS_BAND_SLAP_TAIL,
-                        read_slap_tail},
+                               read_slap_tail},
     [LIMITS_LINE_OCCUPIED] = {"in_flight_share", false, LIMITS_OCCUPIED, LIMITS_BAND_OCCUPIED,
-                       read_occupied},
+                              read_occupied},
 };
 _Static_assert(SLAP_ARRAY_SIZE(line_rows) == LIMITS_LINES, "a row for every line");
 
@@ -348,8 +353,7 @@ static void keep_nearest(struct limits_borderline *b, double *nearest, const str
  * once may (slap's demand and CPU share both near 0.85 decide "slap saturated" together). If
  * so, the nearest of them is named.
  */
-static void find_joint(struct limits *l, uint32_t unknown, enum limits_line *line,
-                       uint32_t *server)
+static void find_joint(struct limits *l, uint32_t unknown, enum limits_line *line, uint32_t *server)
 {
     struct crossing x = {LIMITS_LINES, 0, 0, 0};
     int near = 0;

@@ -25,16 +25,15 @@
 
 #define VALUE_SIZE_MIN 1u
 #define VALUE_SIZE_MAX (1024u * 1024u)
-#define CFG_FILE_MAX (1024 * 1024) /* bytes cfgfile_load accepts */
-#define NUMBER_MAX 64              /* longest number text we read, NUL included */
-#define QUOTE_MAX 40               /* bytes of a bad token shown in a message */
+#define CFG_FILE_MAX (1024 * 1024)    /* bytes cfgfile_load accepts */
+#define NUMBER_MAX 64                 /* longest number text we read, NUL included */
+#define QUOTE_MAX 40                  /* bytes of a bad token shown in a message */
 #define QUOTE_BUF (QUOTE_MAX * 4 + 6) /* a token quoted, each byte \xNN at worst, "..." */
-#define LINE_FIELDS_MAX 8          /* fields kept of one line; the rest are only counted */
-#define SIZE_KUNIT 1024            /* k = 1024 bytes, m = 1048576 */
-#define RULE_MIN 3                 /* "---" and longer: a rule line of the manual's sample */
-#define CMD_SET 0 /* memaslap's cmd types */
+#define LINE_FIELDS_MAX 8             /* fields kept of one line; the rest are only counted */
+#define SIZE_KUNIT 1024               /* k = 1024 bytes, m = 1048576 */
+#define RULE_MIN 3                    /* "---" and longer: a rule line of the manual's sample */
+#define CMD_SET 0                     /* memaslap's cmd types */
 #define CMD_GET 1
-
 
 /* The sections of a -F file, in the order cfg_section_names lists them. */
 enum cfg_section {
@@ -220,8 +219,7 @@ static enum slap_status parse_dist_part(const char *s, size_t len, size_t parts,
         size_t share_len = len - range_len - 1;
         trim(&share, &share_len);
         if (!parse_number(share, share_len, &r->prop) || !(r->prop > 0.0)) {
-            snprintf(err, err_len, "%s: the share must be a number above 0",
-                     quote(s, len, shown));
+            snprintf(err, err_len, "%s: the share must be a number above 0", quote(s, len, shown));
             return SLAP_ERROR;
         }
     }
@@ -763,8 +761,7 @@ static enum slap_status read_whole(int fd, char *buf, size_t cap, size_t *len)
     return SLAP_OK;
 }
 
-enum slap_status cfgfile_read(const char *path, char **text, size_t *len, char *err,
-                              size_t err_len)
+enum slap_status cfgfile_read(const char *path, char **text, size_t *len, char *err, size_t err_len)
 {
     struct stat st;
     char *buf = malloc(CFG_FILE_MAX + 1);

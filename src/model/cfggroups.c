@@ -133,8 +133,8 @@ static enum slap_status open_group(struct groups_parser *p, const struct line_wo
         }
     }
     if (len >= CFG_GROUP_NAME) {
-        return groups_fail(p, p->line_no, "group '%.*s...': a name is at most %d bytes",
-                           SHOWN_MAX, name, CFG_GROUP_NAME - 1);
+        return groups_fail(p, p->line_no, "group '%.*s...': a name is at most %d bytes", SHOWN_MAX,
+                           name, CFG_GROUP_NAME - 1);
     }
     for (size_t i = 0; i < g->n; i++) {
         if (strlen(g->items[i].name) == len && memcmp(g->items[i].name, name, len) == 0) {
@@ -228,8 +228,8 @@ static size_t first_group_line(const char *text, size_t len)
 enum slap_status cfggroups_parse(const char *text, size_t len, const char *name,
                                  struct cfg_groups *g, char *err, size_t err_len)
 {
-    struct groups_parser p = {.name = name != NULL ? name : "config", .g = g, .err = err,
-                              .err_len = err_len};
+    struct groups_parser p = {
+        .name = name != NULL ? name : "config", .g = g, .err = err, .err_len = err_len};
     memset(g, 0, sizeof(*g));
     size_t bom = sizeof(BYTE_ORDER_MARK) - 1;
     if (len >= bom && memcmp(text, BYTE_ORDER_MARK, bom) == 0) {

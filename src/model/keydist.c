@@ -17,8 +17,8 @@
 #define SERIES_CUTOFF 1e-8 /* below this |t|, log1p(t)/t and expm1(t)/t by their series */
 
 const struct key_dist_row key_dist_rows[] = {
-    {"uniform", KEY_DIST_UNIFORM, false, false},   {"zipf", KEY_DIST_ZIPF, true, false},
-    {"latest", KEY_DIST_LATEST, true, false},      {"gaussian", KEY_DIST_GAUSSIAN, false, false},
+    {"uniform", KEY_DIST_UNIFORM, false, false},      {"zipf", KEY_DIST_ZIPF, true, false},
+    {"latest", KEY_DIST_LATEST, true, false},         {"gaussian", KEY_DIST_GAUSSIAN, false, false},
     {"sequential", KEY_DIST_SEQUENTIAL, false, true},
 };
 const size_t key_dist_row_count = SLAP_ARRAY_SIZE(key_dist_rows);
@@ -64,7 +64,10 @@ void key_dist_names(char *buf, size_t len)
     }
     for (size_t i = 0; i < n && used < len; i++) {
         int w = snprintf(buf + used, len - used, "%s%s",
-                         i == 0 ? "" : i + 1 == n ? ", or " : ", ", items[i]);
+                         i == 0       ? ""
+                         : i + 1 == n ? ", or "
+                                      : ", ",
+                         items[i]);
         used += w > 0 ? (size_t)w : 0;
     }
 }
@@ -227,9 +230,8 @@ enum slap_status key_dist_parse(const char *text, struct key_dist *d, char *err,
         if (row->pattern_only || strncmp(text, row->name, len) != 0) {
             continue;
         }
-        if (text[len] == '\0' ||
-            (row->exponent && text[len] == ':' &&
-             parse_zipf_exponent(text + len + 1, &parsed.s) == SLAP_OK)) {
+        if (text[len] == '\0' || (row->exponent && text[len] == ':' &&
+                                  parse_zipf_exponent(text + len + 1, &parsed.s) == SLAP_OK)) {
             *d = parsed;
             return SLAP_OK;
         }
@@ -291,7 +293,7 @@ static enum slap_status pattern_item(const char *item, size_t len, struct key_pa
         law_text[law_len] = '\0';
     }
     if (law_len >= sizeof(law_text) || (!pattern_only_law(law_text, &law) &&
-                                         key_dist_parse(law_text, &law, err, err_len) != SLAP_OK)) {
+                                        key_dist_parse(law_text, &law, err, err_len) != SLAP_OK)) {
         char names[128];
         key_dist_names(names, sizeof(names));
         snprintf(err, err_len, "'%.*s': the law is %s or %s", (int)len, item,

@@ -5,7 +5,10 @@
 #include <string.h>
 
 /* Names here; classes and needs (on the request path) as bit sets in ops.h. */
-#define OP_NAMES(name, title) {name, sizeof(name) - 1, title}
+#define OP_NAMES(name, title)                                                                      \
+    {                                                                                              \
+        name, sizeof(name) - 1, title                                                              \
+    }
 static const struct {
     const char *name;
     size_t len; /* of name */

@@ -81,13 +81,13 @@ void arrival_law_names(char *buf, size_t len)
     for (size_t i = 0; i < arrival_law_count && used < len; i++) {
         const struct arrival_law *law = &arrival_laws[i], *before = &arrival_laws[i - (i > 0)];
         bool alias = i > 0 && !law->shaped && !before->shaped && before->arrival == law->arrival;
-        int n = alias ? snprintf(buf + used, len - used, " (or %s)", law->name)
-                      : snprintf(buf + used, len - used, "%s%s%s%s",
-                                 i == 0                        ? ""
-                                 : i + 1 == arrival_law_count ? " or "
-                                                              : ", ",
-                                 law->name, law->shaped ? ":" : "",
-                                 law->shaped ? law->shape_name : "");
+        int n =
+            alias ? snprintf(buf + used, len - used, " (or %s)", law->name)
+                  : snprintf(buf + used, len - used, "%s%s%s%s",
+                             i == 0                       ? ""
+                             : i + 1 == arrival_law_count ? " or "
+                                                          : ", ",
+                             law->name, law->shaped ? ":" : "", law->shaped ? law->shape_name : "");
         used += n > 0 ? (size_t)n : 0;
     }
 }

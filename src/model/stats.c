@@ -161,7 +161,7 @@ uint64_t stats_counters_requests(const struct slap_counters *c)
 
 void stats_print_counters(FILE *out, const struct slap_counters *c, enum counter_show show)
 {
-#define SLAP_COUNTER_PRINT(name, how, since, meaning)                                                     \
+#define SLAP_COUNTER_PRINT(name, how, since, meaning)                                              \
     if (how == show && ((show != COUNTER_NONZERO && show != COUNTER_MIX) || c->name != 0)) {       \
         fprintf(out, "%s: %llu\n", #name, (unsigned long long)c->name);                            \
     }
@@ -172,7 +172,7 @@ void stats_print_counters(FILE *out, const struct slap_counters *c, enum counter
 void stats_print_added(FILE *out, const struct slap_counters *c, bool mix, bool verify)
 {
 #define SLAP_COUNTER_ADDED(name, how, since, meaning)                                              \
-    if (((how == COUNTER_NONZERO || (how == COUNTER_MIX && mix)) && c->name != 0) ||              \
+    if (((how == COUNTER_NONZERO || (how == COUNTER_MIX && mix)) && c->name != 0) ||               \
         (how == COUNTER_CHECKED && verify)) {                                                      \
         fprintf(out, "%s: %llu\n", #name, (unsigned long long)c->name);                            \
     }
@@ -183,7 +183,7 @@ void stats_print_added(FILE *out, const struct slap_counters *c, bool mix, bool 
 void stats_print_memaslap(FILE *out, const struct slap_counters *c, bool verify, bool expire,
                           bool udp)
 {
-#define SLAP_COUNTER_MEMASLAP(name, how, since, meaning)                                                  \
+#define SLAP_COUNTER_MEMASLAP(name, how, since, meaning)                                           \
     if (how == COUNTER_ALWAYS || (how == COUNTER_VERIFY && verify) ||                              \
         (how == COUNTER_EXPIRE && expire) || (how == COUNTER_UDP && udp)) {                        \
         fprintf(out, "%s: %llu\n", #name, (unsigned long long)c->name);                            \
@@ -194,7 +194,7 @@ void stats_print_memaslap(FILE *out, const struct slap_counters *c, bool verify,
 
 const uint64_t *stats_counter_by_name(const struct slap_counters *c, const char *name)
 {
-#define SLAP_COUNTER_FIND(field, show, since, meaning)                                                    \
+#define SLAP_COUNTER_FIND(field, show, since, meaning)                                             \
     if (strcmp(name, #field) == 0) {                                                               \
         return &c->field;                                                                          \
     }
@@ -206,16 +206,16 @@ const uint64_t *stats_counter_by_name(const struct slap_counters *c, const char 
 const char *stats_type_title(int type)
 {
     return type >= 0 && type < STATS_TYPES ? op_title((enum op_type)type)
-           : type == STATS_TYPES          ? "Total"
-                                          : NULL;
+           : type == STATS_TYPES           ? "Total"
+                                           : NULL;
 }
 
 const char *stats_type_name(int type)
 {
     /* constant names, no table filled at run time (the samples and pusher threads ask too) */
     return type >= 0 && type < STATS_TYPES ? op_name((enum op_type)type)
-           : type == STATS_TYPES          ? "total"
-                                          : NULL;
+           : type == STATS_TYPES           ? "total"
+                                           : NULL;
 }
 
 uint64_t stats_errors(const struct slap_counters *c)

@@ -29,8 +29,8 @@
 #define HELD_INITIAL 1024    /* requests of a second held, doubled as needed */
 #define QUOTE_MAX 40         /* bytes of a trace shown in a message */
 #define QUOTE_BUF (QUOTE_MAX * 4 + 4)
-#define WHY_LEN 200    /* what is wrong with a line, without FILE:LINE */
-#define NAME_BYTES 120 /* bytes of a file name shown in messages, the rest cut */
+#define WHY_LEN 200                     /* what is wrong with a line, without FILE:LINE */
+#define NAME_BYTES 120                  /* bytes of a file name shown in messages, the rest cut */
 #define NAME_SHOWN (NAME_BYTES * 4 + 8) /* room for them quoted, each as \xNN at worst */
 #define FIELDS 7
 #define KEY_HASH_SEED_HI 0x74726163655f6869ULL /* two halves of a 128-bit key hash */

@@ -138,14 +138,15 @@ uint32_t workload_value_len(const struct workload *w, uint32_t client_id, uint64
     if (dist_is_fixed(&w->value_sizes)) {
         return w->value_size;
     }
-    return size_dist_sample(&w->value_sizes, rng_mix(client_id, slot, 0x76616c0000000000ULL ^ version));
+    return size_dist_sample(&w->value_sizes,
+                            rng_mix(client_id, slot, 0x76616c0000000000ULL ^ version));
 }
 
 const char *workload_value(const struct workload *w, uint32_t client_id, uint64_t slot,
                            uint32_t version)
 {
-    uint64_t offset = rng_mix(client_id, slot, 0x6f66660000000000ULL ^ version) %
-                      WORKLOAD_POOL_SLACK;
+    uint64_t offset =
+        rng_mix(client_id, slot, 0x6f66660000000000ULL ^ version) % WORKLOAD_POOL_SLACK;
     return w->pool + offset;
 }
 
@@ -203,8 +204,7 @@ void window_set_done(struct key_window *win, const struct workload *w)
     }
 }
 
-uint64_t window_latest_slot(const struct key_window *win, const struct workload *w,
-                            uint64_t rank)
+uint64_t window_latest_slot(const struct key_window *win, const struct workload *w, uint64_t rank)
 {
     if (win->filled < w->win_size) { /* the walk's first pass: slots 0 .. filled - 1 */
         return win->filled - 1 - rank;

@@ -2,8 +2,8 @@
 #include "slap/net/auth.h"
 
 #include <errno.h>
-#include <stdbool.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,10 +19,10 @@ static enum slap_status take_field(char *out, const char *text, size_t len, cons
     if (len == 0 || len >= AUTH_FIELD_MAX || memchr(text, '\0', len) != NULL ||
         memchr(text, '\n', len) != NULL || memchr(text, '\r', len) != NULL) {
         snprintf(why, why_len, "%s: the %s %s", where, what,
-                 len == 0                            ? "is empty"
-                 : len >= AUTH_FIELD_MAX             ? "is longer than 255 bytes"
+                 len == 0                          ? "is empty"
+                 : len >= AUTH_FIELD_MAX           ? "is longer than 255 bytes"
                  : memchr(text, '\0', len) != NULL ? "holds a NUL byte"
-                                                     : "is not one line of text");
+                                                   : "is not one line of text");
         return SLAP_ERROR;
     }
     memcpy(out, text, len);
@@ -42,12 +42,11 @@ static enum slap_status from_env(struct conn_auth *a, char *why, size_t why_len)
         SLAP_OK) {
         return SLAP_ERROR;
     }
-    return take_field(a->password, password, strlen(password), "password",
-                      "SLAP_AUTH_PASSWORD", why, why_len);
+    return take_field(a->password, password, strlen(password), "password", "SLAP_AUTH_PASSWORD",
+                      why, why_len);
 }
 
-static enum slap_status from_file(struct conn_auth *a, const char *path, char *why,
-                                  size_t why_len)
+static enum slap_status from_file(struct conn_auth *a, const char *path, char *why, size_t why_len)
 {
     char where[QUOTE_PATH_BUF], line[2 * AUTH_FIELD_MAX + 8];
     quote_name(where, path);
@@ -73,8 +72,10 @@ static enum slap_status from_file(struct conn_auth *a, const char *path, char *w
     const char *newline = memchr(line, '\n', len); /* not strcspn: a NUL is no end of line */
     size_t end = newline != NULL ? (size_t)(newline - line) : len;
     if (end == len && len == sizeof(line) - 1) {
-        snprintf(why, why_len, "--auth %s: the first line is longer than a user name and a "
-                               "password may be", where);
+        snprintf(why, why_len,
+                 "--auth %s: the first line is longer than a user name and a "
+                 "password may be",
+                 where);
         return SLAP_ERROR;
     }
     if (end > 0 && line[end - 1] == '\r') {
@@ -97,11 +98,12 @@ static enum slap_status from_file(struct conn_auth *a, const char *path, char *w
 
 enum slap_status auth_read(struct conn_auth *a, const char *source, char *why, size_t why_len)
 {
-    enum slap_status st = strcmp(source, "env") == 0 ? from_env(a, why, why_len)
-                                                     : from_file(a, source, why, why_len);
+    enum slap_status st =
+        strcmp(source, "env") == 0 ? from_env(a, why, why_len) : from_file(a, source, why, why_len);
     if (st == SLAP_OK && a->kind == AUTH_ASCII && strchr(a->user, ' ') != NULL) {
-        snprintf(why, why_len, "--auth: memcached's ASCII authentication takes no space in the "
-                               "user name");
+        snprintf(why, why_len,
+                 "--auth: memcached's ASCII authentication takes no space in the "
+                 "user name");
         return SLAP_ERROR;
     }
     return st;
@@ -184,8 +186,9 @@ enum auth_answer auth_answer_judge(enum auth_kind kind, const char *buf, size_t 
         if (end == NULL) { /* the buffer filled without an end of line */
             quote_put(&at, said + sizeof(said), buf, len, AUTH_SHOWN, '"');
             *at = '\0';
-            snprintf(why, why_len, "authentication (%s): the server's answer ran past %zu bytes "
-                                   "without an end of line: %s",
+            snprintf(why, why_len,
+                     "authentication (%s): the server's answer ran past %zu bytes "
+                     "without an end of line: %s",
                      name, cap, said);
             return AUTH_ANSWER_REFUSED;
         }

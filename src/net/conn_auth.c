@@ -60,8 +60,8 @@ enum slap_status conn_auth_step(struct conn *c, int *want_write, char *err, size
     while (c->auth_state == AUTH_READING) {
         uint64_t stamp = 0;
         char why[256] = "";
-        ssize_t n = c->tx->read(c, c->auth_buf + c->auth_done, AUTH_BUF - c->auth_done, &stamp,
-                                why, sizeof(why));
+        ssize_t n = c->tx->read(c, c->auth_buf + c->auth_done, AUTH_BUF - c->auth_done, &stamp, why,
+                                sizeof(why));
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
             *want_write = 0;
             return SLAP_AGAIN;
@@ -70,15 +70,17 @@ enum slap_status conn_auth_step(struct conn *c, int *want_write, char *err, size
             /* memcached -S closes an ASCII connection at its first line: SASL is binary only */
             bool sasl = n == 0 && c->env->auth->kind == AUTH_ASCII;
             snprintf(err, err_len, "authentication: %s%s",
-                     n == 0 ? "the server closed the connection" : why[0] ? why : strerror(errno),
+                     n == 0   ? "the server closed the connection"
+                     : why[0] ? why
+                              : strerror(errno),
                      sasl ? " (a server with SASL, memcached -S, takes only the binary "
                             "protocol: --protocol=binary)"
                           : "");
             return SLAP_ERROR;
         }
         c->auth_done = (uint16_t)(c->auth_done + n);
-        enum auth_answer said = auth_answer_judge(c->env->auth->kind, c->auth_buf,
-                                                  c->auth_done, AUTH_BUF, err, err_len);
+        enum auth_answer said = auth_answer_judge(c->env->auth->kind, c->auth_buf, c->auth_done,
+                                                  AUTH_BUF, err, err_len);
         if (said != AUTH_ANSWER_MORE) {
             auth_end(c);
             c->auth_state = said == AUTH_ANSWER_OK ? AUTH_DONE : 0;

@@ -61,8 +61,8 @@ static void add_pool(struct proxy_stats *out, const struct json_value *pool)
     }
 }
 
-enum slap_status proxy_stats_parse(const char *text, size_t len, struct proxy_stats *out,
-                                   char *why, size_t why_len)
+enum slap_status proxy_stats_parse(const char *text, size_t len, struct proxy_stats *out, char *why,
+                                   size_t why_len)
 {
     struct json_value *root = NULL;
     char err[128];
@@ -108,8 +108,8 @@ enum slap_status proxy_stats_read(const struct server *srv, uint64_t timeout_ns,
             st = proxy_stats_parse(buf, used, out, why, why_len);
             break;
         }
-        if ((n < 0 && errno != EAGAIN && errno != EINTR) || used + (size_t)(n > 0 ? n : 0) ==
-                                                                 PROXY_STATS_ANSWER_MAX) {
+        if ((n < 0 && errno != EAGAIN && errno != EINTR) ||
+            used + (size_t)(n > 0 ? n : 0) == PROXY_STATS_ANSWER_MAX) {
             snprintf(why, why_len, n < 0 ? "cannot read its stats" : "its stats are too long");
             break;
         }

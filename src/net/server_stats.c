@@ -311,8 +311,9 @@ static enum slap_status exchange(int fd, uint64_t deadline_ns, const struct conn
                 return SLAP_ERROR;
             }
             if (used == STATS_ANSWER_MAX) {
-                snprintf(why, why_len, "its answer to the authentication ran past %u bytes "
-                                       "without an end of line",
+                snprintf(why, why_len,
+                         "its answer to the authentication ran past %u bytes "
+                         "without an end of line",
                          STATS_ANSWER_MAX);
                 return SLAP_ERROR;
             }

@@ -291,8 +291,8 @@ static const memcached_hash_t hash_kinds[] = {
 };
 
 /* slap's ketama: the continuum from each server's point name, keys hashed with --hash. */
-static enum slap_status configure_ketama(struct server_list *list, enum server_hash hash,
-                                         char *err, size_t err_len)
+static enum slap_status configure_ketama(struct server_list *list, enum server_hash hash, char *err,
+                                         size_t err_len)
 {
     char(*names)[KETAMA_NAME_MAX] = calloc(list->count, sizeof(*names));
     const char **pointers = calloc(list->count, sizeof(*pointers));
@@ -333,8 +333,7 @@ enum slap_status servers_configure(struct server_list *list, enum server_distrib
     if (distribution == DISTRIBUTION_KETAMA) {
         return configure_ketama(list, hash, err, err_len);
     }
-    if (memcached_behavior_set(memc, MEMCACHED_BEHAVIOR_DISTRIBUTION, dist) !=
-        MEMCACHED_SUCCESS) {
+    if (memcached_behavior_set(memc, MEMCACHED_BEHAVIOR_DISTRIBUTION, dist) != MEMCACHED_SUCCESS) {
         snprintf(err, err_len, "libmemcached refused the distribution");
         return SLAP_ERROR;
     }

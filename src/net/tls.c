@@ -2,10 +2,10 @@
 #include "slap/net/tls.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -78,8 +78,7 @@ static int stamped_create(BIO *b)
 
 static BIO_METHOD *stamped_method(void)
 {
-    BIO_METHOD *m = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK |
-                                     BIO_TYPE_DESCRIPTOR,
+    BIO_METHOD *m = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK | BIO_TYPE_DESCRIPTOR,
                                  "slap stamped socket");
     if (m != NULL &&
         (BIO_meth_set_read(m, stamped_read) != 1 || BIO_meth_set_write(m, stamped_write) != 1 ||
@@ -197,8 +196,7 @@ struct tls_conn *tls_conn_open(struct tls_ctx *ctx, int fd, const char *host, bo
     }
     t->fd = fd;
     t->ssl = SSL_new(ctx->ssl_ctx);
-    if (t->ssl == NULL ||
-        (stamped ? set_stamped_bio(ctx, t) != 1 : SSL_set_fd(t->ssl, fd) != 1) ||
+    if (t->ssl == NULL || (stamped ? set_stamped_bio(ctx, t) != 1 : SSL_set_fd(t->ssl, fd) != 1) ||
         (ctx->verify && !expect_host(t->ssl, host))) {
         tls_conn_close(t);
         return NULL;

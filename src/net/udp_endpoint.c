@@ -57,10 +57,10 @@ struct udp_endpoint {
     const struct conn_env *env;
     const struct server *srv;
     const struct udp_endpoint_hooks *hooks; /* the conns' transport */
-    struct event rev;   /* readable, while the socket is open */
-    struct event wev;   /* writable, after a send that would block */
-    struct event flush; /* made active by the first datagram queued in a turn */
-    struct event timer; /* at the first deadline of the waiting slots */
+    struct event rev;                       /* readable, while the socket is open */
+    struct event wev;                       /* writable, after a send that would block */
+    struct event flush;                     /* made active by the first datagram queued in a turn */
+    struct event timer;                     /* at the first deadline of the waiting slots */
     bool timer_armed;
     uint32_t wait_head, wait_tail;   /* slots with a request out, the oldest first */
     uint32_t *wait_prev, *wait_next; /* by slot: the list's links */

@@ -28,8 +28,8 @@ struct udp_endpoint_hooks {
 /* A slot for c on the socket of its env's set for server (or, with no set or no room there,
  * on a socket of its own: *own), whose datagrams and time-outs go to hooks. NULL if out of
  * memory. */
-struct udp_endpoint *udp_endpoint_attach(struct conn *c, uint32_t server, uint32_t *slot,
-                                         bool *own, const struct udp_endpoint_hooks *hooks);
+struct udp_endpoint *udp_endpoint_attach(struct conn *c, uint32_t server, uint32_t *slot, bool *own,
+                                         const struct udp_endpoint_hooks *hooks);
 /* Room for the slot's answers of several datagrams (bytes of it; the same for every slot),
  * kept until the socket is freed, or NULL (then the conn makes its own). */
 char *udp_endpoint_reasm_buf(struct udp_endpoint *ep, uint32_t slot, size_t bytes);

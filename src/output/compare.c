@@ -13,8 +13,8 @@
 #include "slap/base/json.h"
 #include "slap/base/ranks.h"
 #include "slap/output/report.h"
-#include "slap/output/rounds.h"
 #include "slap/output/results_merge.h"
+#include "slap/output/rounds.h"
 
 #define SHORT_PERIOD 0.5 /* a period shorter than this share of period_s has no rate of its own */
 
@@ -196,8 +196,8 @@ static void side_values(struct compare_table *t, size_t side, const struct compa
             values[r * s->n + k] = (double)hist_percentile_ns(one, t->rows[r].pct);
         }
     }
-    t->rows[0].run[side] = (struct ci_result){.value_ns = (uint64_t)llround((double)ops / seconds),
-                                              .requests = s->n};
+    t->rows[0].run[side] =
+        (struct ci_result){.value_ns = (uint64_t)llround((double)ops / seconds), .requests = s->n};
     for (size_t r = 1; r < t->nrows; r++) {
         t->rows[r].run[side] = (struct ci_result){
             .value_ns = hist_percentile_ns(pooled, t->rows[r].pct), .requests = pooled->count};
@@ -238,8 +238,8 @@ static enum slap_status diff_ranks(struct compare_table *t, size_t r, size_t i, 
     }
     if (at.estimable && !at.significant) {
         d->detectable = rank_detectable(&at);
-        d->needed_for_estimate = rank_needed_for(&at, na < nb ? na : nb, at.estimate, paired,
-                                                 COMPARE_LEVEL);
+        d->needed_for_estimate =
+            rank_needed_for(&at, na < nb ? na : nb, at.estimate, paired, COMPARE_LEVEL);
     }
     d->together_estimable = together.estimable;
     d->together_significant = together.significant;
@@ -313,14 +313,13 @@ static enum slap_status check_sides(const struct compare_side *sides, size_t n, 
         }
         for (size_t k = 0; k < s->n; k++) {
             if (s->docs[k]->sweep) {
-                snprintf(err, err_len, "'%s' is a sweep: compare runs", s->docs[k]->source != NULL
-                                                                           ? s->docs[k]->source
-                                                                           : s->name);
+                snprintf(err, err_len, "'%s' is a sweep: compare runs",
+                         s->docs[k]->source != NULL ? s->docs[k]->source : s->name);
                 return SLAP_ERROR;
             }
             char why[COMPARE_DIFFERS_MAX];
-            if (k > 0 && results_same_workload(s->docs[0], s->docs[k], why, sizeof(why)) !=
-                             SLAP_OK) {
+            if (k > 0 &&
+                results_same_workload(s->docs[0], s->docs[k], why, sizeof(why)) != SLAP_OK) {
                 snprintf(err, err_len, "the runs of '%s' are not one workload: %s", s->name, why);
                 return SLAP_ERROR;
             }
@@ -368,8 +367,7 @@ static enum slap_status fill_replicates(struct compare_table *t, const struct co
         const double *a = values[0] + r * sides[0].n;
         for (size_t i = 1; i < n && st == SLAP_OK; i++) {
             uint64_t least = fewest[i] < fewest[0] ? fewest[i] : fewest[0];
-            st = diff_ranks(t, r, i, a, sides[0].n, values[i] + r * sides[i].n, sides[i].n,
-                            least);
+            st = diff_ranks(t, r, i, a, sides[0].n, values[i] + r * sides[i].n, sides[i].n, least);
         }
     }
     for (size_t i = 0; i < n; i++) {
@@ -487,8 +485,8 @@ static const char *unit_of(const struct compare_row *row)
 static void value_text(char *buf, size_t len, const struct compare_row *row,
                        const struct ci_result *r, enum compare_mode mode)
 {
-    bool short_run = mode == COMPARE_WITHIN_RUN && !r->estimable && !row->tps &&
-                     r->requests < r->needed;
+    bool short_run =
+        mode == COMPARE_WITHIN_RUN && !r->estimable && !row->tps && r->requests < r->needed;
     snprintf(buf, len, "%.1f%s", shown(row, (double)r->value_ns), short_run ? "*" : "");
 }
 
@@ -521,8 +519,8 @@ static void print_row(FILE *out, const struct compare_table *t, const struct com
                 "n/a", "n/a", interval, verdict_text(d));
         return;
     }
-    fprintf(out, "%-8s %-6s %12s %12s %+12.1f %+8.1f%% %26s  %s\n", row->name, unit_of(row), a,
-            b, shown(row, d->diff), d->relative * 100.0, interval, verdict_text(d));
+    fprintf(out, "%-8s %-6s %12s %12s %+12.1f %+8.1f%% %26s  %s\n", row->name, unit_of(row), a, b,
+            shown(row, d->diff), d->relative * 100.0, interval, verdict_text(d));
 }
 
 /* Where side i's figures come from. */
@@ -560,8 +558,9 @@ static void print_insufficient(FILE *out, const struct compare_table *t, size_t 
                 }
             }
         } else if (d->requests_needed > 0) {
-            fprintf(out, "* %s cannot be told: a %s of one side holds fewer than the %llu "
-                         "requests it needs\n",
+            fprintf(out,
+                    "* %s cannot be told: a %s of one side holds fewer than the %llu "
+                    "requests it needs\n",
                     row->name, t->mode == COMPARE_PAIRED ? "round" : "run",
                     (unsigned long long)d->requests_needed);
         } else if (!d->estimable) {
@@ -586,7 +585,7 @@ static void print_unseen(FILE *out, const struct compare_table *t, const struct 
     const struct compare_diff *d = &row->diff[i];
     double base = (double)row->run[0].value_ns;
     size_t n = t->runs[i].replicates < t->runs[0].replicates ? t->runs[i].replicates
-                                                            : t->runs[0].replicates;
+                                                             : t->runs[0].replicates;
     fprintf(out, "* %s: no change found at %zu %s; one of +-%.1f %s", row->name, n,
             replicates_name(t), shown(row, d->detectable), unit_of(row));
     if (base > 0) {
@@ -616,9 +615,10 @@ static void print_contradiction(FILE *out, const struct compare_table *t,
     if (!d->judged || !d->estimable || d->diff * pooled >= 0.0) {
         return;
     }
-    fprintf(out, "* %s: B - A (%+.1f %s) is the median of the %s differences and points the "
-                 "other way from B's value against A's over all of them (%+.1f %s): most %s "
-                 "went one way, a few far the other\n",
+    fprintf(out,
+            "* %s: B - A (%+.1f %s) is the median of the %s differences and points the "
+            "other way from B's value against A's over all of them (%+.1f %s): most %s "
+            "went one way, a few far the other\n",
             row->name, shown(row, d->diff), unit_of(row),
             t->mode == COMPARE_PAIRED ? "pairs'" : "runs'", shown(row, pooled), unit_of(row),
             t->mode == COMPARE_PAIRED ? "pairs" : "runs");
@@ -643,14 +643,15 @@ static void print_together(FILE *out, const struct compare_table *t, size_t i)
             estimable = false;
             needed = d->together_needed > needed ? d->together_needed : needed;
         } else if (d->together_significant && used < sizeof(yes)) {
-            int k = snprintf(yes + used, sizeof(yes) - used, "%s%s", used ? ", " : "",
-                             t->rows[r].name);
+            int k =
+                snprintf(yes + used, sizeof(yes) - used, "%s%s", used ? ", " : "", t->rows[r].name);
             used += k > 0 ? (size_t)k : 0;
         }
     }
-    fprintf(out, "together: %zu figures judged at %.0f%% each: between identical sides chance "
-                 "alone says yes to one of them in up to %.0f%% of comparisons; judged all at "
-                 "once (%.2f%% each, as --fail-if does): ",
+    fprintf(out,
+            "together: %zu figures judged at %.0f%% each: between identical sides chance "
+            "alone says yes to one of them in up to %.0f%% of comparisons; judged all at "
+            "once (%.2f%% each, as --fail-if does): ",
             t->nrows, COMPARE_LEVEL * 100.0, (double)t->nrows * (1.0 - COMPARE_LEVEL) * 100.0,
             t->together_level * 100.0);
     if (!estimable) {
@@ -668,16 +669,18 @@ static void print_short(FILE *out, const struct compare_table *t)
         return;
     }
     if (t->mode == COMPARE_PAIRED) {
-        fprintf(out, "short: rounds of %.2f s: connections opening and the server's first "
-                     "answers weigh on each, so this compares starts as much as steady running; "
-                     "rounds of %.0f s or more (-t) compare the steady state\n",
+        fprintf(out,
+                "short: rounds of %.2f s: connections opening and the server's first "
+                "answers weigh on each, so this compares starts as much as steady running; "
+                "rounds of %.0f s or more (-t) compare the steady state\n",
                 t->shortest_s, COMPARE_SHORT_S);
         return;
     }
-    fprintf(out, "short: a run of %.2f s is too short to carry a comparison: connections "
-                 "opening and the server's first answers weigh on it, and in such runs the "
-                 "faster side changed from run to run; make each at least %.0f s (-t, or more "
-                 "requests with -x)\n",
+    fprintf(out,
+            "short: a run of %.2f s is too short to carry a comparison: connections "
+            "opening and the server's first answers weigh on it, and in such runs the "
+            "faster side changed from run to run; make each at least %.0f s (-t, or more "
+            "requests with -x)\n",
             t->shortest_s, COMPARE_SHORT_S);
 }
 
@@ -694,9 +697,10 @@ static void print_method(FILE *out, const struct compare_table *t, size_t i)
         return;
     }
     if (t->mode == COMPARE_PAIRED) {
-        fprintf(out, "intervals: %zu pairs of rounds, each pair's order drawn at random; B - A is "
-                     "the median of the pairs' averaged differences (Hodges-Lehmann), the "
-                     "interval Wilcoxon's signed rank",
+        fprintf(out,
+                "intervals: %zu pairs of rounds, each pair's order drawn at random; B - A is "
+                "the median of the pairs' averaged differences (Hodges-Lehmann), the "
+                "interval Wilcoxon's signed rank",
                 t->runs[i].replicates);
     } else {
         fprintf(out, "intervals: each run one replicate; B - A is the median of the differences "
@@ -728,8 +732,8 @@ void compare_print(FILE *out, const struct compare_table *t)
         if (t->differs[i][0] != '\0') {
             fprintf(out, "B differs from A in: %s\n", t->differs[i]);
         }
-        fprintf(out, "%-8s %-6s %12s %12s %12s %9s %26s  %s\n", "figure", "unit", "A", "B",
-                "B - A", "change", "95% interval of B - A", "significant");
+        fprintf(out, "%-8s %-6s %12s %12s %12s %9s %26s  %s\n", "figure", "unit", "A", "B", "B - A",
+                "change", "95% interval of B - A", "significant");
         for (size_t r = 0; r < t->nrows; r++) {
             print_row(out, t, &t->rows[r], i);
         }
@@ -750,9 +754,7 @@ void compare_print(FILE *out, const struct compare_table *t)
 
 static const char *mode_name(enum compare_mode m)
 {
-    return m == COMPARE_PAIRED       ? "paired"
-           : m == COMPARE_REPLICATES ? "replicates"
-                                     : "within_run";
+    return m == COMPARE_PAIRED ? "paired" : m == COMPARE_REPLICATES ? "replicates" : "within_run";
 }
 
 static void json_interval(struct json_writer *w, const char *key, bool known, double low,
@@ -916,8 +918,7 @@ static double unit_ns(const char *unit)
 }
 
 /* The signed amount after the sign: N%, a latency with its unit, or a rate. */
-static bool parse_amount(const char *text, struct compare_threshold *th, char *err,
-                         size_t err_len)
+static bool parse_amount(const char *text, struct compare_threshold *th, char *err, size_t err_len)
 {
     char *end;
     if (text[0] != '+' && text[0] != '-') {
@@ -941,16 +942,17 @@ static bool parse_amount(const char *text, struct compare_threshold *th, char *e
     }
     double ns = th->tps ? 0 : unit_ns(end);
     if (ns == 0) {
-        snprintf(err, err_len, th->tps ? "tps takes a rate (+5000) or a share (+5%%)"
-                                       : "a latency takes a unit (ns, us, ms, s) or %%");
+        snprintf(err, err_len,
+                 th->tps ? "tps takes a rate (+5000) or a share (+5%%)"
+                         : "a latency takes a unit (ns, us, ms, s) or %%");
         return false;
     }
     th->amount = v * ns;
     return true;
 }
 
-enum slap_status compare_threshold_parse(const char *text, struct compare_threshold *th,
-                                         char *err, size_t err_len)
+enum slap_status compare_threshold_parse(const char *text, struct compare_threshold *th, char *err,
+                                         size_t err_len)
 {
     memset(th, 0, sizeof(*th));
     const char *sign = strpbrk(text, "<>");
@@ -1019,26 +1021,29 @@ const char *compare_gate_problem(const struct compare_table *t, const struct com
     }
     for (size_t i = 1; i < t->nruns; i++) {
         if (t->apart[i]) {
-            snprintf(why, why_len, "%s cannot be judged: the runs of one side were all made "
-                                   "before those of the other (the host's change in between is "
-                                   "in no interval): make them alternately, or use slap compare "
-                                   "--live",
+            snprintf(why, why_len,
+                     "%s cannot be judged: the runs of one side were all made "
+                     "before those of the other (the host's change in between is "
+                     "in no interval): make them alternately, or use slap compare "
+                     "--live",
                      th->figure);
             return why;
         }
     }
     if (t->mode == COMPARE_WITHIN_RUN) {
-        snprintf(why, why_len, "%s cannot be judged from one run a side (the host's change "
-                               "between two runs is in no interval): give each side several "
-                               "runs, made alternately, or use slap compare --live",
+        snprintf(why, why_len,
+                 "%s cannot be judged from one run a side (the host's change "
+                 "between two runs is in no interval): give each side several "
+                 "runs, made alternately, or use slap compare --live",
                  th->figure);
         return why;
     }
     for (size_t i = 1; i < t->nruns; i++) {
         const struct compare_diff *d = &t->rows[r].diff[i];
         if (d->requests_needed > 0) {
-            snprintf(why, why_len, "%s cannot be judged: a %s holds fewer than the %llu requests "
-                                   "it needs",
+            snprintf(why, why_len,
+                     "%s cannot be judged: a %s holds fewer than the %llu requests "
+                     "it needs",
                      th->figure, t->mode == COMPARE_PAIRED ? "round" : "run",
                      (unsigned long long)d->requests_needed);
             return why;
@@ -1055,8 +1060,8 @@ const char *compare_gate_problem(const struct compare_table *t, const struct com
     return NULL;
 }
 
-bool compare_crosses(const struct compare_table *t, const struct compare_threshold *th,
-                     size_t *row, size_t *run)
+bool compare_crosses(const struct compare_table *t, const struct compare_threshold *th, size_t *row,
+                     size_t *run)
 {
     int r = compare_row_of(t, th);
     if (r < 0 || t->mode == COMPARE_WITHIN_RUN) {

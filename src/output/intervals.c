@@ -1,4 +1,5 @@
-/* A run's periods kept, merged into at most INTERVALS_SEGMENTS segments, for intervals and steadiness. */
+/* A run's periods kept, merged into at most INTERVALS_SEGMENTS segments, for intervals and
+ * steadiness. */
 #include "slap/output/intervals.h"
 
 #include <math.h>
@@ -125,8 +126,7 @@ enum slap_status intervals_add_stats(struct intervals *iv, const struct slap_sta
     return segment_add(g, s, seconds, iv->scratch);
 }
 
-enum slap_status intervals_extend(struct intervals *iv, const struct slap_stats *s,
-                                  double seconds)
+enum slap_status intervals_extend(struct intervals *iv, const struct slap_stats *s, double seconds)
 {
     if (iv->n == 0) {
         return intervals_add_stats(iv, s, seconds);
@@ -144,8 +144,8 @@ enum slap_status intervals_add_period(struct intervals *iv, const struct results
     g->seconds += p->seconds;
     g->answers += stats_counters_requests(&p->counters);
     for (int t = 0; t < STATS_TYPES; t++) {
-        if (results_sparse_sum(&g->series[INTERVALS_LAT + t], &p->lat[t], NULL,
-                               iv->scratch) != SLAP_OK) {
+        if (results_sparse_sum(&g->series[INTERVALS_LAT + t], &p->lat[t], NULL, iv->scratch) !=
+            SLAP_OK) {
             return SLAP_ERROR;
         }
     }

@@ -79,8 +79,9 @@ static void say_client(struct words *w)
 static void say_server(struct words *w, const struct limits_server *s)
 {
     if (s->from_proc) {
-        say(w, "%s's busiest thread was busy %d%% of the run (pid %d, from /proc: it answers no "
-               "stats)",
+        say(w,
+            "%s's busiest thread was busy %d%% of the run (pid %d, from /proc: it answers no "
+            "stats)",
             s->name, pct(s->busy), s->pid);
     } else {
         say(w, "%s's threads were busy %d%% of the run%s", s->name, pct(s->busy),
@@ -144,8 +145,9 @@ static void say_steal(struct words *w)
 {
     const struct limits *l = w->l;
     if (l->host.known && l->host.steal >= LIMITS_STEAL) {
-        say(w, "; the hypervisor took %d%% of this host's CPU time (steal): slap's threads were "
-               "stopped without waiting on this host's run queue",
+        say(w,
+            "; the hypervisor took %d%% of this host's CPU time (steal): slap's threads were "
+            "stopped without waiting on this host's run queue",
             pct(l->host.steal));
     }
 }
@@ -155,8 +157,9 @@ static void why_starved(struct words *w, const struct limits_server *busiest, bo
 {
     const struct limits *l = w->l;
     const struct limits_client *c = &l->client;
-    say(w, "slap's threads waited for a CPU up to %d%% of the run (busiest thread on a CPU %d%%): "
-           "the load host's CPU limited the run, so the figures measure slap's share of it",
+    say(w,
+        "slap's threads waited for a CPU up to %d%% of the run (busiest thread on a CPU %d%%): "
+        "the load host's CPU limited the run, so the figures measure slap's share of it",
         pct(c->wait_max), pct(c->busy_max));
     if (server) {
         say(w, ", and ");
@@ -177,8 +180,9 @@ static void why_starved(struct words *w, const struct limits_server *busiest, bo
     }
     say(w, ", then run again");
     if (l->client_lag > 0) {
-        say(w, "; slap could not keep the -P schedule: %llu requests fell due while their socket "
-               "was free and were never sent, sends were up to %.1f ms late (P99)",
+        say(w,
+            "; slap could not keep the -P schedule: %llu requests fell due while their socket "
+            "was free and were never sent, sends were up to %.1f ms late (P99)",
             (unsigned long long)l->client_lag, l->send_lag_p99_s * 1e3);
     }
     if (limits_slap_tail(l)) {
@@ -209,8 +213,9 @@ static void why_server_starved(struct words *w, const struct limits_server *s)
 static void why_slap_tail(struct words *w, const struct limits_server *busiest, bool server)
 {
     const struct limits *l = w->l;
-    say(w, "slap was late to send: %d%% of the requests at or above the P99 were mostly slap's "
-           "own lateness (",
+    say(w,
+        "slap was late to send: %d%% of the requests at or above the P99 were mostly slap's "
+        "own lateness (",
         pct(l->slap_tail_share));
     say_parts(w);
     say(w, "), so the tail measures slap, not the server; ");
@@ -222,8 +227,9 @@ static void why_slap_tail(struct words *w, const struct limits_server *busiest, 
     }
     say_steal(w);
     say_host(w);
-    say(w, "; run slap on CPUs of its own (fewer threads than CPUs, -T now %u; taskset to pin it "
-           "apart from the server and other work), on a host with less other work",
+    say(w,
+        "; run slap on CPUs of its own (fewer threads than CPUs, -T now %u; taskset to pin it "
+        "apart from the server and other work), on a host with less other work",
         l->threads);
     if (!l->own_known) {
         say(w, ", and --timestamps=kernel to keep its late reads out of the latencies");
@@ -237,9 +243,10 @@ static void why_slap_tail(struct words *w, const struct limits_server *busiest, 
 static void why_late(struct words *w)
 {
     const struct limits *l = w->l;
-    say(w, "slap could not keep the -P schedule: %llu requests fell due while their socket was "
-           "free and were never sent, sends were up to %.1f ms late (P99): the figures measure "
-           "slap's lag; ",
+    say(w,
+        "slap could not keep the -P schedule: %llu requests fell due while their socket was "
+        "free and were never sent, sends were up to %.1f ms late (P99): the figures measure "
+        "slap's lag; ",
         (unsigned long long)l->client_lag, l->send_lag_p99_s * 1e3);
     say_client(w);
     say(w, "; give it more CPU or raise -T (now %u)", l->threads);
@@ -262,9 +269,10 @@ static void why_rate(struct words *w, const struct limits_server *busiest, uint3
         say_servers(w, busiest);
         say(w, "%s", unknown > 0 ? ", some servers' load unknown" : "");
         if (limits_starved(l)) {
-            say(w, "; but slap's threads waited for a CPU up to %d%% of the run: the latencies "
-                   "include that wait (the load host's CPU); give slap CPUs of its own for "
-                   "the server's own figures",
+            say(w,
+                "; but slap's threads waited for a CPU up to %d%% of the run: the latencies "
+                "include that wait (the load host's CPU); give slap CPUs of its own for "
+                "the server's own figures",
                 pct(l->client.wait_max));
         }
         return;
@@ -280,8 +288,9 @@ static void why_client(struct words *w, uint32_t unknown)
 {
     const struct limits *l = w->l;
     say_client(w);
-    say(w, ": the figures measure slap, not the server; raise -T (now %u) if slap has idle "
-           "CPUs, or run slap on more hosts",
+    say(w,
+        ": the figures measure slap, not the server; raise -T (now %u) if slap has idle "
+        "CPUs, or run slap on more hosts",
         l->threads);
     if (unknown > 0) {
         say(w, "; the load of some servers is unknown (no stats): this verdict is about the "
@@ -298,9 +307,10 @@ static void why_neither(struct words *w, const struct limits_server *busiest)
     say_servers(w, busiest);
     say(w, " were near saturation, ");
     if (!limits_occupied(l)) {
-        say(w, "yet slap kept only %.1f of its %u possible requests in flight on average (rate "
-               "x latency): its own time between an answer and the next request limited the "
-               "run, not the clients' number; raise -T, or run slap on more hosts",
+        say(w,
+            "yet slap kept only %.1f of its %u possible requests in flight on average (rate "
+            "x latency): its own time between an answer and the next request limited the "
+            "run, not the clients' number; raise -T, or run slap on more hosts",
             l->in_flight_mean, l->in_flight_max);
         return;
     }
@@ -308,8 +318,9 @@ static void why_neither(struct words *w, const struct limits_server *busiest)
         say(w, "and the %s of %.0f ops/s was not met (%.0f achieved): ", target_name(l),
             l->target_tps, l->achieved_tps);
     }
-    say(w, "%.1f of the %u possible requests were in flight on average (rate x latency): too "
-           "few clients (-c %u) for the latency, each waits for its answers; raise -c",
+    say(w,
+        "%.1f of the %u possible requests were in flight on average (rate x latency): too "
+        "few clients (-c %u) for the latency, each waits for its answers; raise -c",
         l->in_flight_mean, l->in_flight_max, l->concurrency);
 }
 
@@ -362,8 +373,8 @@ static void say_rate_met(struct words *w, uint32_t server, double figure)
 {
     const struct limits *l = w->l;
     (void)server;
-    say(w, "%.1f%% of the %s was achieved, near the %.0f%% line", pct_tenth(figure),
-        target_name(l), LIMITS_RATE_MET * 100);
+    say(w, "%.1f%% of the %s was achieved, near the %.0f%% line", pct_tenth(figure), target_name(l),
+        LIMITS_RATE_MET * 100);
 }
 
 static void say_late(struct words *w, uint32_t server, double figure)
@@ -387,8 +398,9 @@ static void say_client_lag(struct words *w, uint32_t server, double figure)
 static void say_slap_tail(struct words *w, uint32_t server, double figure)
 {
     (void)server;
-    say(w, "%.1f%% of the requests at or above the P99 were mostly slap late to send, near the "
-           "%.0f%% line",
+    say(w,
+        "%.1f%% of the requests at or above the P99 were mostly slap late to send, near the "
+        "%.0f%% line",
         pct_tenth(figure), LIMITS_SLAP_TAIL * 100);
 }
 
@@ -443,13 +455,14 @@ static void say_proxy(struct words *w)
 {
     const struct limits *l = w->l;
     const struct proxy_stats *d = &l->proxy.delta;
-    double trouble = d->server_err + d->server_timedout + d->server_eof + d->server_ejects +
-                     d->forward_error;
+    double trouble =
+        d->server_err + d->server_timedout + d->server_eof + d->server_ejects + d->forward_error;
     if (!l->proxy.known || trouble <= 0) {
         return;
     }
-    say(w, "; the proxy %s reported backend errors (%.0f), time-outs (%.0f), closes (%.0f), "
-           "ejections (%.0f) and forward errors (%.0f)",
+    say(w,
+        "; the proxy %s reported backend errors (%.0f), time-outs (%.0f), closes (%.0f), "
+        "ejections (%.0f) and forward errors (%.0f)",
         l->proxy.name, d->server_err, d->server_timedout, d->server_eof, d->server_ejects,
         d->forward_error);
 }
@@ -483,9 +496,10 @@ static void judge_words(struct words *w, uint32_t unknown)
         say_server(w, busiest);
         say(w, " (");
         say_client(w);
-        say(w, "): the figures measure %s", busiest->from_proc ? "that server, a proxy's limit"
-                                           : busiest->backend ? "that backend, behind a proxy"
-                                                              : "the server");
+        say(w, "): the figures measure %s",
+            busiest->from_proc ? "that server, a proxy's limit"
+            : busiest->backend ? "that backend, behind a proxy"
+                               : "the server");
         break;
     case LIMITS_CLIENT:
         if (l->client_lag > 0) {
@@ -501,8 +515,9 @@ static void judge_words(struct words *w, uint32_t unknown)
         break;
     case LIMITS_UNKNOWN:
         say_client(w);
-        say(w, ", so slap was not the limit; the load of %s is unknown (no stats): this verdict "
-               "is about the client only",
+        say(w,
+            ", so slap was not the limit; the load of %s is unknown (no stats): this verdict "
+            "is about the client only",
             first_unknown(l));
         break;
     case LIMITS_LATENCY:
@@ -548,8 +563,9 @@ void limits_say(const struct limits *l, char *buf, size_t len)
         say_parts(w);
     }
     if (l->own_known) { /* measured, not inferred: what the load host added to each latency */
-        say(w, "; slap's own delay (kernel arrival to its read, left out of the latencies) was "
-               "%.0f%% of the mean latency to its read, p99 %.0f us",
+        say(w,
+            "; slap's own delay (kernel arrival to its read, left out of the latencies) was "
+            "%.0f%% of the mean latency to its read, p99 %.0f us",
             l->own_share * 100, l->own_p99_s * 1e6);
     }
 }
@@ -599,9 +615,10 @@ static void print_proxy(FILE *out, const struct limits_proxy *p)
         fprintf(out, "proxy_stats_unknown: %s (%s)\n", p->name, p->note);
         return;
     }
-    fprintf(out, "proxy_stats: %s requests %.0f responses %.0f server_err %.0f server_timedout "
-                 "%.0f server_eof %.0f server_ejects %.0f forward_error %.0f client_err %.0f "
-                 "in_queue %.0f out_queue %.0f%s%s%s\n",
+    fprintf(out,
+            "proxy_stats: %s requests %.0f responses %.0f server_err %.0f server_timedout "
+            "%.0f server_eof %.0f server_ejects %.0f forward_error %.0f client_err %.0f "
+            "in_queue %.0f out_queue %.0f%s%s%s\n",
             p->name, d->requests, d->responses, d->server_err, d->server_timedout, d->server_eof,
             d->server_ejects, d->forward_error, d->client_err, d->in_queue, d->out_queue,
             p->partial ? " (" : "", p->partial ? p->note : "", p->partial ? ")" : "");

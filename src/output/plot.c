@@ -663,8 +663,8 @@ enum slap_status plot_spectrum_of(struct plot_spectrum *s, const struct results_
         s->x[s->n] = x;
         s->latency_us[s->n] = (double)v / (double)SLAP_NS_PER_US;
         s->low_us[s->n] = x > 0 && ci.estimable ? (double)ci.low_ns / (double)SLAP_NS_PER_US : NAN;
-        s->high_us[s->n] = x > 0 && ci.estimable ? (double)ci.high_ns / (double)SLAP_NS_PER_US
-                                                 : NAN;
+        s->high_us[s->n] =
+            x > 0 && ci.estimable ? (double)ci.high_ns / (double)SLAP_NS_PER_US : NAN;
         s->n++;
     }
     hist_slab_free(hs, d->periods.n + 1);
@@ -705,8 +705,7 @@ static void draw_band(struct panel *p, const struct plot_spectrum *s, const char
     band_values(out, s, s->low_us);
     fputs("\" data-high=\"", out);
     band_values(out, s, s->high_us);
-    fprintf(out, "\">\n<polygon fill=\"%s\" fill-opacity=\"0.2\" stroke=\"none\" points=\"",
-            color);
+    fprintf(out, "\">\n<polygon fill=\"%s\" fill-opacity=\"0.2\" stroke=\"none\" points=\"", color);
     sep = "";
     for (size_t i = 0; i < s->n; i++) {
         if (!isnan(s->low_us[i])) {
@@ -760,8 +759,7 @@ static int panel_count(const struct plot_runs *in, bool *periods, bool *steps)
         *steps = *steps || in->runs[d].steps.n > 0;
     }
     bool samples = in->samples != NULL || in->samples_path != NULL;
-    return (*periods ? 2 : 0) + (*steps ? 1 : 0) + (samples ? 1 : 0) +
-           (in->nspectra > 0 ? 1 : 0);
+    return (*periods ? 2 : 0) + (*steps ? 1 : 0) + (samples ? 1 : 0) + (in->nspectra > 0 ? 1 : 0);
 }
 
 void plot_svg_runs(FILE *out, const void *arg)

@@ -7,10 +7,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "slap/base/quote.h"
 #include "slap/model/samples.h"
 #include "slap/model/stats.h"
 #include "slap/output/plot.h"
-#include "slap/base/quote.h"
 
 #define LINE_MAX_BYTES 256 /* a sample line is far shorter */
 

@@ -13,9 +13,9 @@
 #define REPORT_TOTAL (-1)
 #define REPORT_PARTS 4        /* the latency, then its parts: send, held, net */
 #define REPORT_PARTS_TAIL 5.0 /* a percentile is shown when this many requests lie above it */
-static const int type_order[] = {OP_GET,    OP_SET,     REPORT_TOTAL, OP_GETS,   OP_GAT,
-                                 OP_TOUCH,  OP_ADD,     OP_REPLACE,   OP_APPEND, OP_PREPEND,
-                                 OP_CAS,    OP_DELETE,  OP_INCR,      OP_DECR};
+static const int type_order[] = {OP_GET,   OP_SET,    REPORT_TOTAL, OP_GETS,   OP_GAT,
+                                 OP_TOUCH, OP_ADD,    OP_REPLACE,   OP_APPEND, OP_PREPEND,
+                                 OP_CAS,   OP_DELETE, OP_INCR,      OP_DECR};
 _Static_assert(SLAP_ARRAY_SIZE(type_order) == OP_COUNT + 1, "every type has its place");
 
 static const char *type_title(int type)
@@ -256,9 +256,9 @@ static void print_row(FILE *out, const struct run_desc *desc, const char *label,
     print_seconds_width(out, time_ns, 8);
     fprintf(out, " %-12llu %-12lld %-10.1f %-10lld %-8lld %-10lld %-10lld %-10.2f %-10.2f",
             (unsigned long long)h->count, (long long)llround((double)h->count / secs),
-            (double)bytes / MIB / secs, (long long)misses,
-            h->count ? us_round(h->min_ns) : 0LL, us_round(h->max_ns),
-            (long long)llround(hist_mean_us(h)), hist_stddev_us(h), hist_geomean_us(h));
+            (double)bytes / MIB / secs, (long long)misses, h->count ? us_round(h->min_ns) : 0LL,
+            us_round(h->max_ns), (long long)llround(hist_mean_us(h)), hist_stddev_us(h),
+            hist_geomean_us(h));
     for (uint32_t i = 0; i < desc->npercentiles; i++) {
         fprintf(out, i + 1 < desc->npercentiles || keys >= 0 ? " %-10lld" : " %lld",
                 us_round(hist_percentile_ns(h, desc->percentiles[i])));
@@ -278,8 +278,8 @@ static void print_table(FILE *out, const struct run_desc *desc, int type,
 
     fprintf(out, "%s Statistics\n", type_title(type));
     fprintf(out, "%-8s %-8s %-12s %-12s %-10s %-10s %-8s %-10s %-10s %-10s %-10s", "Type",
-            "Time(s)", "Ops", "TPS(ops/s)", "Net(M/s)", "Get_miss", "Min(us)", "Max(us)",
-            "Avg(us)", "Std_dev", "Geo_dist");
+            "Time(s)", "Ops", "TPS(ops/s)", "Net(M/s)", "Get_miss", "Min(us)", "Max(us)", "Avg(us)",
+            "Std_dev", "Geo_dist");
     bool keys = shows_keys(desc, type);
     for (uint32_t i = 0; i < desc->npercentiles; i++) {
         char name[32];
@@ -442,8 +442,7 @@ static void print_blocks(FILE *out, const struct run_desc *desc, struct hist *co
 /* The series of the main view. */
 static int main_series(const struct run_desc *desc)
 {
-    return open_loop(desc) && desc->latency == LATENCY_UNCORRECTED ? INTERVALS_RAW
-                                                                   : INTERVALS_LAT;
+    return open_loop(desc) && desc->latency == LATENCY_UNCORRECTED ? INTERVALS_RAW : INTERVALS_LAT;
 }
 
 intervals_mask report_main_total(const struct run_desc *desc, const struct slap_stats *s,
@@ -537,8 +536,8 @@ static enum slap_status print_parts(FILE *out, const struct slap_stats *s)
         return SLAP_OK;
     }
     fprintf(out, "Latency parts (us, each part at its own percentile; slap's own: Send, Read)\n");
-    fprintf(out, "   %-8s %-6s %10s %10s %10s %10s %10s\n", "Type", "", "Latency", "Send",
-            "Held", "Net", "Read");
+    fprintf(out, "   %-8s %-6s %10s %10s %10s %10s %10s\n", "Type", "", "Latency", "Send", "Held",
+            "Net", "Read");
     for (size_t i = 0; i < SLAP_ARRAY_SIZE(type_order); i++) {
         int type = type_order[i];
         struct hist *parts[REPORT_PARTS];
@@ -562,7 +561,8 @@ void report_own_delay(FILE *out, const struct hist *own)
     if (own == NULL || own->count == 0) {
         return; /* no kernel stamps: --timestamps=read, or none came */
     }
-    fprintf(out, "own_delay: p50 %lld us, p99 %lld us, max %lld us (kernel arrival to slap's read)\n",
+    fprintf(out,
+            "own_delay: p50 %lld us, p99 %lld us, max %lld us (kernel arrival to slap's read)\n",
             us_round(hist_percentile_ns(own, 50.0)), us_round(hist_percentile_ns(own, 99.0)),
             us_round(own->max_ns));
 }
@@ -680,9 +680,10 @@ void report_run_line(FILE *out, const struct slap_stats *global, double seconds,
 void report_interrupted(FILE *out, int signal)
 {
     if (signal > 0) {
-        fprintf(out, "interrupted: %s\n", signal == SIGINT    ? "SIGINT"
-                                           : signal == SIGHUP ? "SIGHUP"
-                                                              : "SIGTERM");
+        fprintf(out, "interrupted: %s\n",
+                signal == SIGINT   ? "SIGINT"
+                : signal == SIGHUP ? "SIGHUP"
+                                   : "SIGTERM");
     }
     fflush(out);
 }
@@ -708,8 +709,7 @@ void report_sweep_columns(FILE *out, const struct run_desc *desc)
         percentile_name(name, sizeof(name), desc->percentiles[i], "(us)");
         fprintf(out, " %-10s", name);
     }
-    fprintf(out, " %-10s %-10s %-10s %-10s", "Max(us)", "Limited_by", "Late99(us)",
-            "Held99(us)");
+    fprintf(out, " %-10s %-10s %-10s %-10s", "Max(us)", "Limited_by", "Late99(us)", "Held99(us)");
     for (uint32_t i = 0; i < desc->npercentiles; i++) {
         char name[32];
         percentile_name(name, sizeof(name), desc->percentiles[i], "_95%(us)");

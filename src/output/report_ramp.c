@@ -100,8 +100,9 @@ enum slap_status report_ramp(FILE *out, const struct results_doc *d, bool each_p
         marked = marked || row_late(&row);
     }
     if (marked) {
-        fprintf(out, "* slap was late to send %.0f%% or more of the row's requests by 1 ms or "
-                     "more (Slap_late): its P99 and above are slap's lateness, not the server's\n",
+        fprintf(out,
+                "* slap was late to send %.0f%% or more of the row's requests by 1 ms or "
+                "more (Slap_late): its P99 and above are slap's lateness, not the server's\n",
                 RAMP_SLAP_LATE * 100);
     }
     fflush(out);

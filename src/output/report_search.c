@@ -30,8 +30,7 @@ void report_search_header(FILE *out, const struct run_desc *desc,
             "%.0f ops/s, at most %u steps of %.3gs (up to %.3gs when undecided), %s arrivals\n",
             slo->text, start, max_rate, max_steps,
             (double)desc->step_time_ns / (double)SLAP_NS_PER_SEC,
-            (double)max_step_ns / (double)SLAP_NS_PER_SEC,
-            arrival_name(desc->arrival));
+            (double)max_step_ns / (double)SLAP_NS_PER_SEC, arrival_name(desc->arrival));
     fflush(out);
 }
 
@@ -45,8 +44,8 @@ void report_search_columns(FILE *out, const struct search_objectives *slo)
         strncat(name, "(us)", sizeof(name) - strlen(name) - 1);
         fprintf(out, " %-10s %-20s", name, ci);
     }
-    fprintf(out, " %-12s %-12s %-8s %-10s %s\n", "Late99(us)", "Held99(us)", "Time(s)",
-            "Objective", "Limited_by");
+    fprintf(out, " %-12s %-12s %-8s %-10s %s\n", "Late99(us)", "Held99(us)", "Time(s)", "Objective",
+            "Limited_by");
     fflush(out);
 }
 
@@ -66,8 +65,8 @@ void report_search_row(FILE *out, const struct search_objectives *slo,
         }
         fprintf(out, " %-10lld %-20s", us(ci->value_ns), interval);
     }
-    fprintf(out, " %-12lld %-12lld %-8.1f %-10s %s\n", us(step->late_p99_ns),
-            us(step->held_p99_ns), step->seconds, step->verdict,
+    fprintf(out, " %-12lld %-12lld %-8.1f %-10s %s\n", us(step->late_p99_ns), us(step->held_p99_ns),
+            step->seconds, step->verdict,
             step->limited_by != NULL && step->limited_by[0] != '\0' ? step->limited_by : "-");
     fflush(out);
 }

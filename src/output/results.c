@@ -14,8 +14,8 @@
 
 #include "slap/base/json.h"
 #include "slap/base/quote.h"
-#include "slap/output/report.h"
 #include "slap/base/version.h"
+#include "slap/output/report.h"
 
 /* ---- the document --------------------------------------------------------------------- */
 

@@ -52,8 +52,8 @@ static void csv_target(FILE *out, const struct results_doc *d, const struct resu
 /* -P: the P99 of the type's latency parts at the end of the row, slap late to send and held
  * by the server (each its own P99); empty where the period does not keep them (read back
  * from a results file, or merged). h is free to use. */
-static void csv_parts(FILE *out, const struct results_doc *d, const struct results_period *p,
-                      int t, struct hist *h)
+static void csv_parts(FILE *out, const struct results_doc *d, const struct results_period *p, int t,
+                      struct hist *h)
 {
     if (!(d->desc.tps > 0)) {
         return;
@@ -148,8 +148,7 @@ static void csv_steps(FILE *out, const struct results_doc *d)
         results_sparse_to_hist(s->lat, STATS_TYPES, h);
         fprintf(out, "%.0f,%.1f,%.3f,%llu,%llu,", s->target_tps,
                 per_second((double)stats_counters_requests(&s->counters), s->seconds), s->seconds,
-                (unsigned long long)ops,
-                (unsigned long long)stats_errors(&s->counters));
+                (unsigned long long)ops, (unsigned long long)stats_errors(&s->counters));
         csv_step_figures(out, s->intervals, h);
         fputc('\n', out);
     }

@@ -8,10 +8,15 @@
 #include "slap/output/results.h"
 
 /* A row the hand code writes and reads; the table lists it for the checks. */
-#define LISTED(name, type, flags, since, of) {name, type, flags, since, of, RF_STORE_NONE, 0, 0}
+#define LISTED(name, type, flags, since, of)                                                       \
+    {                                                                                              \
+        name, type, flags, since, of, RF_STORE_NONE, 0, 0                                          \
+    }
 /* A row the table writes and reads itself, at offsetof(st, member). */
 #define STORED(name, type, flags, since, store, st, member)                                        \
-    {name, type, flags, since, NULL, store, offsetof(st, member), sizeof(((st *)0)->member)}
+    {                                                                                              \
+        name, type, flags, since, NULL, store, offsetof(st, member), sizeof(((st *)0)->member)     \
+    }
 
 #define OBJECT(var, label, path, rows)                                                             \
     const struct results_object var = {label, path, rows, SLAP_ARRAY_SIZE(rows)}
@@ -41,7 +46,7 @@ static const struct results_field top_rows[] = {
     LISTED("late_to_send", RF_OBJECT, RF_SOMETIMES | RF_MAP, 3, "summary"), /* open loop */
     LISTED("held_by_server", RF_OBJECT, RF_SOMETIMES | RF_MAP, 3, "summary"),
     LISTED("slap_tail", RF_OBJECT, RF_SOMETIMES, 3, "summary"),
-    LISTED("own_delay", RF_OBJECT, RF_SOMETIMES, 2, "summary"), /* --timestamps=kernel */
+    LISTED("own_delay", RF_OBJECT, RF_SOMETIMES, 2, "summary"),    /* --timestamps=kernel */
     LISTED("connect_time", RF_OBJECT, RF_SOMETIMES, 2, "summary"), /* reconnections */
     LISTED("get_outcomes", RF_OBJECT, 0, 1, "get_outcomes"),
     LISTED("counters", RF_OBJECT, 0, 1, NULL),
@@ -193,14 +198,10 @@ static const struct results_field step_rows[] = {
 OBJECT(results_obj_step, "steps", "/$defs/step", step_rows);
 
 static const struct results_field round_rows[] = {
-    LISTED("round", RF_COUNT, 0, 1, NULL),
-    LISTED("elapsed_s", RF_NUMBER, 0, 1, NULL),
-    LISTED("seconds", RF_NUMBER, 0, 1, NULL),
-    LISTED("ops", RF_COUNT, 0, 1, NULL),
-    LISTED("tps", RF_NUMBER, 0, 1, NULL),
-    LISTED("errors", RF_COUNT, 0, 1, NULL),
-    LISTED("counters", RF_OBJECT, 0, 1, NULL),
-    LISTED("types", RF_OBJECT, RF_MAP, 1, "type"),
+    LISTED("round", RF_COUNT, 0, 1, NULL),     LISTED("elapsed_s", RF_NUMBER, 0, 1, NULL),
+    LISTED("seconds", RF_NUMBER, 0, 1, NULL),  LISTED("ops", RF_COUNT, 0, 1, NULL),
+    LISTED("tps", RF_NUMBER, 0, 1, NULL),      LISTED("errors", RF_COUNT, 0, 1, NULL),
+    LISTED("counters", RF_OBJECT, 0, 1, NULL), LISTED("types", RF_OBJECT, RF_MAP, 1, "type"),
 };
 OBJECT(results_obj_round, "rounds", "/$defs/round", round_rows);
 
@@ -273,12 +274,11 @@ static const struct results_field in_flight_rows[] = {
 OBJECT(results_obj_in_flight, "limits.in_flight", "/$defs/limits/properties/in_flight",
        in_flight_rows);
 
-static const struct results_field proxy_rows[] = {
-    LISTED("name", RF_TEXT, 0, 1, NULL),
-    LISTED("note", RF_TEXT, RF_NULL, 1, NULL),
+static const struct results_field proxy_rows[] = {LISTED("name", RF_TEXT, 0, 1, NULL),
+                                                  LISTED("note", RF_TEXT, RF_NULL, 1, NULL),
 #define PROXY_STATS_ROW(field)                                                                     \
     STORED(#field, RF_NUMBER, RF_WHEN, 1, RF_STORE_DOUBLE, struct limits_proxy, delta.field),
-    PROXY_STATS_FIELDS(PROXY_STATS_ROW)
+                                                  PROXY_STATS_FIELDS(PROXY_STATS_ROW)
 #undef PROXY_STATS_ROW
 };
 OBJECT(results_obj_proxy, "limits.proxy", "/$defs/limits/properties/proxy", proxy_rows);
@@ -342,14 +342,14 @@ static const struct results_field samples_rows[] = {
 OBJECT(results_obj_samples, "samples", "/properties/samples", samples_rows);
 
 const struct results_object *const results_objects[] = {
-    &results_obj_top,        &results_obj_runs,          &results_obj_run_line,
-    &results_obj_keys,       &results_obj_summary,       &results_obj_type,
-    &results_obj_hist,       &results_obj_outcomes,      &results_obj_errors,
-    &results_obj_intervals,  &results_obj_period,        &results_obj_step,
-    &results_obj_round,      &results_obj_server_stats,  &results_obj_server,
-    &results_obj_limits,     &results_obj_client,        &results_obj_host,
-    &results_obj_in_flight,  &results_obj_proxy,         &results_obj_limits_server,
-    &results_obj_borderline, &results_obj_search,        &results_obj_trace,
+    &results_obj_top,        &results_obj_runs,         &results_obj_run_line,
+    &results_obj_keys,       &results_obj_summary,      &results_obj_type,
+    &results_obj_hist,       &results_obj_outcomes,     &results_obj_errors,
+    &results_obj_intervals,  &results_obj_period,       &results_obj_step,
+    &results_obj_round,      &results_obj_server_stats, &results_obj_server,
+    &results_obj_limits,     &results_obj_client,       &results_obj_host,
+    &results_obj_in_flight,  &results_obj_proxy,        &results_obj_limits_server,
+    &results_obj_borderline, &results_obj_search,       &results_obj_trace,
     &results_obj_samples,    &results_obj_probes,
 };
 const size_t results_nobjects = SLAP_ARRAY_SIZE(results_objects);
@@ -399,9 +399,8 @@ static bool of_type(const struct results_field *f, const struct json_value *v)
 }
 
 static const char *const type_words[] = {
-    [RF_COUNT] = "not a whole number",  [RF_NUMBER] = "not a number",
-    [RF_TEXT] = "not text",             [RF_BOOL] = "not true or false",
-    [RF_OBJECT] = "not an object",      [RF_ARRAY] = "not an array",
+    [RF_COUNT] = "not a whole number", [RF_NUMBER] = "not a number",  [RF_TEXT] = "not text",
+    [RF_BOOL] = "not true or false",   [RF_OBJECT] = "not an object", [RF_ARRAY] = "not an array",
 };
 
 bool results_field_due(const struct results_object *o, const char *name, unsigned schema)
@@ -473,8 +472,8 @@ static bool read_stored(const struct results_field *f, const struct json_value *
         return true;
     case RF_STORE_U64:
     case RF_STORE_U32:
-        if (!json_to_u64(v, &u64) || u64 > (f->store == RF_STORE_U32 ? UINT32_MAX
-                                                                      : RESULTS_COUNT_MAX)) {
+        if (!json_to_u64(v, &u64) ||
+            u64 > (f->store == RF_STORE_U32 ? UINT32_MAX : RESULTS_COUNT_MAX)) {
             *why = "not a whole number in range";
             return false;
         }

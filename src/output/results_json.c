@@ -223,9 +223,8 @@ static void json_run_line(struct json_writer *w, const struct results_doc *d)
 /* A period's or a step's types: summaries from their sparse histograms. */
 static void json_sparse_types(struct json_writer *w, const struct run_desc *desc, uint32_t types,
                               const struct results_sparse *lat, const uint64_t *net_bytes,
-                              const uint64_t *misses, const struct slap_counters *c,
-                              double seconds, bool step, const struct intervals *iv,
-                              struct hist *h)
+                              const uint64_t *misses, const struct slap_counters *c, double seconds,
+                              bool step, const struct intervals *iv, struct hist *h)
 {
     json_open_object(w, "types");
     for (int t = 0; t <= STATS_TYPES; t++) {
@@ -256,8 +255,8 @@ static void json_period(struct json_writer *w, const struct results_doc *d, uint
     json_u64(w, "ops", stats_counters_ops(&p->counters));
     json_u64(w, "errors", stats_errors(&p->counters));
     json_counters(w, &p->counters, d->counters_unknown);
-    json_sparse_types(w, &d->desc, types, p->lat, p->net_bytes, p->misses, &p->counters,
-                      p->seconds, false, NULL, d->scratch);
+    json_sparse_types(w, &d->desc, types, p->lat, p->net_bytes, p->misses, &p->counters, p->seconds,
+                      false, NULL, d->scratch);
     json_close(w);
 }
 
@@ -549,8 +548,8 @@ static void json_open_loop(struct json_writer *w, const struct results_doc *d)
     if (d->desc.tps <= 0 && !d->sweep) {
         return;
     }
-    json_types(w, "uncorrected", &d->desc, d->global->raw, results_doc_types(d), NULL,
-               d->seconds, true, d->intervals, INTERVALS_RAW, d->scratch);
+    json_types(w, "uncorrected", &d->desc, d->global->raw, results_doc_types(d), NULL, d->seconds,
+               true, d->intervals, INTERVALS_RAW, d->scratch);
     struct json_ci lag = {d->intervals, INTERVALS_BIT(INTERVALS_LAG)};
     json_open_object(w, "send_lag");
     json_summary(w, &d->desc, d->global->lag, d->seconds, true, &lag);
@@ -562,8 +561,8 @@ static void json_open_loop(struct json_writer *w, const struct results_doc *d)
     if (!parts) {
         return; /* nothing answered, or a document from before the parts (schema 3) */
     }
-    json_types(w, "late_to_send", &d->desc, d->global->late, results_doc_types(d), NULL,
-               d->seconds, true, NULL, 0, d->scratch);
+    json_types(w, "late_to_send", &d->desc, d->global->late, results_doc_types(d), NULL, d->seconds,
+               true, NULL, 0, d->scratch);
     json_types(w, "held_by_server", &d->desc, d->global->held, results_doc_types(d), NULL,
                d->seconds, true, NULL, 0, d->scratch);
     json_open_object(w, "slap_tail");

@@ -16,10 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "slap/base/quote.h"
 #include "slap/base/units.h"
 #include "slap/output/results.h"
 #include "slap/output/results_read.h"
-#include "slap/base/quote.h"
 
 #define MERGE_ERR_MAX 640 /* an input's error: its name and what is wrong */
 
@@ -93,8 +93,7 @@ static enum slap_status same_groups(const struct results_doc *a, const struct re
     char qa[QUOTE_PATH_BUF], qb[QUOTE_PATH_BUF];
     snprintf(err, err_len, "the workloads differ: %s and %s ran different groups (%s)",
              quote_name(qa, a->label), quote_name(qb, b->label),
-             i < a->runs.n && j < b->runs.n ? "a group's name differs"
-                                            : "one has more groups");
+             i < a->runs.n && j < b->runs.n ? "a group's name differs" : "one has more groups");
     return SLAP_ERROR;
 }
 
@@ -221,7 +220,7 @@ static bool count_overflows(uint64_t a, uint64_t b)
 /* The first counter whose sum would pass RESULTS_COUNT_MAX, or NULL. */
 static const char *counters_overflow(const struct slap_counters *a, const struct slap_counters *b)
 {
-#define SLAP_COUNTER_OVERFLOW(name, show, since, meaning)                                                 \
+#define SLAP_COUNTER_OVERFLOW(name, show, since, meaning)                                          \
     if (count_overflows(a->name, b->name)) {                                                       \
         return #name;                                                                              \
     }

@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 
 #include "slap/base/json.h"
-#include "slap/output/results.h"
 #include "slap/base/quote.h"
+#include "slap/output/results.h"
 
 #include "results_reader.h"
 #include "results_split.h"
@@ -21,8 +21,8 @@
 
 /* The document's "config", read back into its description by read_config. */
 static enum slap_status read_config_object(const struct json_value *config,
-                                           results_config_reader read_config,
-                                           struct results_doc *d, char *err, size_t err_len)
+                                           results_config_reader read_config, struct results_doc *d,
+                                           char *err, size_t err_len)
 {
     if (config == NULL || config->type != JSON_OBJECT) {
         snprintf(err, err_len, "no \"config\" object");
@@ -279,7 +279,7 @@ static void read_item(struct reader *r, const struct json_value *item, struct re
     snprintf(name, sizeof(name), "%s[%zu]", item_list[kind], i);
     size_t where = reader_where_push(r, name);
     static const struct results_object *const tables[] = {&results_obj_period, &results_obj_step,
-                                                         &results_obj_round};
+                                                          &results_obj_round};
     reader_check(r, tables[kind], item, NULL, false);
     stats_reset(s);
     read_counters(r, json_get(item, "counters"), &s->counters, NULL);
@@ -398,8 +398,8 @@ static void check_whole(struct reader *r, const struct json_value *root,
     } else if (!d->sweep && periods->n > 0 &&
                periods->last_elapsed > d->seconds * (1 + SECONDS_SLACK) + SECONDS_SLACK) {
         char why[128];
-        snprintf(why, sizeof(why), "%g, shorter than the periods (the last ends at %g)",
-                 d->seconds, periods->last_elapsed);
+        snprintf(why, sizeof(why), "%g, shorter than the periods (the last ends at %g)", d->seconds,
+                 periods->last_elapsed);
         reader_bad(r, "seconds", why);
     }
     if (!d->sweep) {
@@ -510,8 +510,8 @@ static void read_head(struct reader *r, const char *text, size_t len,
                  (unsigned long long)schema, RESULTS_SCHEMA,
                  schema > RESULTS_SCHEMA ? " (a newer slap wrote it)" : "");
         reader_bad(r, "schema", why);
-    } else if (read_config_object(json_get(root, "config"), read_config, d, r->err,
-                                  r->err_len) != SLAP_OK) {
+    } else if (read_config_object(json_get(root, "config"), read_config, d, r->err, r->err_len) !=
+               SLAP_OK) {
         r->failed = true;
     } else {
         read_top(r, root, d);
@@ -526,12 +526,12 @@ struct results_stream {
     FILE *in;                     /* owned when path is not NULL */
     const char *path;             /* the file's name, or NULL (a text given) */
     struct results_split *split;
-    struct results_doc *d;  /* the document: its head, and its periods when keep */
+    struct results_doc *d;             /* the document: its head, and its periods when keep */
     results_config_reader read_config; /* how its "config" reads back */
-    struct results_doc one; /* not keep: the last period read (its periods list only) */
-    bool keep;              /* the periods appended to d */
-    size_t stride;          /* keep: the file's periods in each of d's (RESULTS_KEEP_PERIODS) */
-    size_t fill;            /* keep: the file's periods in d's last */
+    struct results_doc one;            /* not keep: the last period read (its periods list only) */
+    bool keep;                         /* the periods appended to d */
+    size_t stride; /* keep: the file's periods in each of d's (RESULTS_KEEP_PERIODS) */
+    size_t fill;   /* keep: the file's periods in d's last */
     struct slap_stats *scratch;
 };
 

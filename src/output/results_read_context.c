@@ -211,8 +211,7 @@ void reader_limits(struct reader *r, const struct json_value *obj, struct result
 
 /* A sweep step's "limits" (absent in documents of older slaps): its verdict must be the step's
  * limited_by. */
-void reader_step_limits(struct reader *r, const struct json_value *item,
-                        struct results_step *step)
+void reader_step_limits(struct reader *r, const struct json_value *item, struct results_step *step)
 {
     const struct json_value *obj = json_get(item, "limits");
     if (obj == NULL) {

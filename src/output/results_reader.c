@@ -30,8 +30,8 @@ void reader_where_pop(struct reader *r, size_t len)
 
 /* obj (an object; else nothing to check) against its table for the file's version, named label
  * in messages (NULL: what is being read already says). variant: its RF_WHEN fields are due. */
-void reader_check(struct reader *r, const struct results_object *o,
-                  const struct json_value *obj, const char *label, bool variant)
+void reader_check(struct reader *r, const struct results_object *o, const struct json_value *obj,
+                  const char *label, bool variant)
 {
     const char *name, *why;
     if (r->failed || obj == NULL || obj->type != JSON_OBJECT) {
@@ -45,8 +45,8 @@ void reader_check(struct reader *r, const struct results_object *o,
 }
 
 /* o's fields, the table-driven ones read into base (results_fields_read), named label. */
-void reader_fields(struct reader *r, const struct results_object *o,
-                   const struct json_value *obj, void *base, const char *label)
+void reader_fields(struct reader *r, const struct results_object *o, const struct json_value *obj,
+                   void *base, const char *label)
 {
     const char *name, *why;
     if (r->failed) {
@@ -119,8 +119,7 @@ const struct json_value *reader_typed(struct reader *r, const struct json_value 
 }
 
 /* A share that may be null (not known): its value, and whether it was known. */
-double reader_share(struct reader *r, const struct json_value *obj, const char *key,
-                    bool *known)
+double reader_share(struct reader *r, const struct json_value *obj, const char *key, bool *known)
 {
     const struct json_value *v = json_get(obj, key);
     *known = v != NULL && v->type != JSON_NULL;

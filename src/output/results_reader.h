@@ -26,7 +26,7 @@ struct reader {
     char *err;
     size_t err_len;
     bool failed;
-    char where[64]; /* what is being read ("periods[3] get"), before the member's name */
+    char where[64];  /* what is being read ("periods[3] get"), before the member's name */
     unsigned schema; /* the document's version: a field younger than it may be absent */
     struct list_seen seen[ITEM_KINDS];
 };
@@ -38,11 +38,11 @@ size_t reader_where_push(struct reader *r, const char *text);
 void reader_where_pop(struct reader *r, size_t len);
 /* obj (an object; else nothing to check) against its table for the file's version, named label
  * in messages (NULL: what is being read already says). variant: its RF_WHEN fields are due. */
-void reader_check(struct reader *r, const struct results_object *o,
-                  const struct json_value *obj, const char *label, bool variant);
+void reader_check(struct reader *r, const struct results_object *o, const struct json_value *obj,
+                  const char *label, bool variant);
 /* o's fields, the table-driven ones read into base (results_fields_read), named label. */
-void reader_fields(struct reader *r, const struct results_object *o,
-                   const struct json_value *obj, void *base, const char *label);
+void reader_fields(struct reader *r, const struct results_object *o, const struct json_value *obj,
+                   void *base, const char *label);
 /* A whole number up to max. */
 uint64_t reader_u64_max(struct reader *r, const struct json_value *obj, const char *key,
                         uint64_t max);
@@ -56,8 +56,7 @@ double reader_double(struct reader *r, const struct json_value *obj, const char 
 const struct json_value *reader_typed(struct reader *r, const struct json_value *obj,
                                       const char *key, enum json_type type);
 /* A share that may be null (not known): its value, and whether it was known. */
-double reader_share(struct reader *r, const struct json_value *obj, const char *key,
-                    bool *known);
+double reader_share(struct reader *r, const struct json_value *obj, const char *key, bool *known);
 /* A label shown in text reports: results_label_problem's rule, the one --label follows. */
 bool reader_printable(const char *s);
 /* A rate or null (0). */
@@ -71,8 +70,7 @@ void reader_servers(struct reader *r, const struct json_value *list, struct resu
 void reader_limits(struct reader *r, const struct json_value *obj, struct results_doc *d);
 /* A sweep step's "limits" (absent in documents of older slaps): its verdict must be the step's
  * limited_by. */
-void reader_step_limits(struct reader *r, const struct json_value *item,
-                        struct results_step *step);
+void reader_step_limits(struct reader *r, const struct json_value *item, struct results_step *step);
 /* "runs" (since 2; a file of schema 1 may have none: its label and start stand for its host
  * and run). */
 void reader_runs(struct reader *r, const struct json_value *list, struct results_doc *d);

@@ -5,8 +5,8 @@
 
 #include "slap/base/outfile.h"
 #include "slap/output/plot.h"
-#include "slap/output/results_json.h"
 #include "slap/output/results_csv.h"
+#include "slap/output/results_json.h"
 
 /* A sink being written: its input, its file, and what its periods go into. */
 struct sink_job {

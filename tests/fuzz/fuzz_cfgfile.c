@@ -6,27 +6,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "slap/base/common.h"
 #include "slap/model/cfgfile.h"
 #include "slap/model/cfggroups.h"
-#include "slap/base/common.h"
 
 #define ERR_LEN 256
 #define KEY_LO 16u
 #define KEY_HI 250u
 #define VALUE_LO 1u
 #define VALUE_HI (1024u * 1024u)
-#define TOKEN_LEN_MAX 8 /* longest entry of fuzz_tokens */
+#define TOKEN_LEN_MAX 8     /* longest entry of fuzz_tokens */
 #define GROUP_WORDS_MAX 256 /* words of one group (cfggroups.c) */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Pieces of -F files and size lists around their limits: a byte picks one (see render). */
 static const char *const fuzz_tokens[] = {
-    "key",  "value", "cmd",     "\n",      "\r\n",  " ",   "\t", "#",   ":",   ",",    "-",
-    "k",    "m",     "0",       "1",       "1.0",   "0.5", "2",  "15",  "16",  "250",  "251",
-    "1024", "2048",  "1048576", "1048577", "1e308", "nan", "-1", "0.1", "0.9", "4096", "---",
-    "group", "group ", "-c",    "-t",      "--",    "_",   ".",  "#x",  "\v",  "GROUP",
-    "\xef\xbb\xbf", /* a byte order mark */
+    "key",     "value",   "cmd",    "\n",
+    "\r\n",    " ",       "\t",     "#",
+    ":",       ",",       "-",      "k",
+    "m",       "0",       "1",      "1.0",
+    "0.5",     "2",       "15",     "16",
+    "250",     "251",     "1024",   "2048",
+    "1048576", "1048577", "1e308",  "nan",
+    "-1",      "0.1",     "0.9",    "4096",
+    "---",     "group",   "group ", "-c",
+    "-t",      "--",      "_",      ".",
+    "#x",      "\v",      "GROUP",  "\xef\xbb\xbf", /* a byte order mark */
 };
 
 static void check(int ok)
@@ -159,7 +165,7 @@ static enum fuzz_outcome fuzz_cfggroups(const uint8_t *data, size_t size)
     } else {
         check_message(err);
         check(strncmp(err, "'fuzz.cnf':", 11) == 0); /* the file named, quoted */
-        check(g->n == 0); /* a refusal leaves nothing to free */
+        check(g->n == 0);                            /* a refusal leaves nothing to free */
     }
     cfggroups_free(g);
     check(g->n == 0);

@@ -56,7 +56,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     json_free(v);
     struct results_doc d;
-    if (results_parse((const char *)data, size, plan_output_read_config, &d, err, sizeof(err)) == SLAP_OK) {
+    if (results_parse((const char *)data, size, plan_output_read_config, &d, err, sizeof(err)) ==
+        SLAP_OK) {
         check_doc(&d);
     }
     results_doc_free(&d);

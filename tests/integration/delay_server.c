@@ -101,9 +101,9 @@ static const char *truth_report(void)
         snprintf(truth_text, sizeof(truth_text), "TRUTH 0 0 0 0 0 0\r\n");
     } else {
         qsort(truth, truth_n, sizeof(*truth), by_value);
-        snprintf(truth_text, sizeof(truth_text), "TRUTH %zu %.1f %.1f %.1f %.1f %.1f\r\n",
-                 truth_n, sum / (double)truth_n / 1000.0, truth_at(0.5), truth_at(0.9),
-                 truth_at(0.99), truth_at(0.999));
+        snprintf(truth_text, sizeof(truth_text), "TRUTH %zu %.1f %.1f %.1f %.1f %.1f\r\n", truth_n,
+                 sum / (double)truth_n / 1000.0, truth_at(0.5), truth_at(0.9), truth_at(0.99),
+                 truth_at(0.999));
     }
     truth_n = 0;
     return truth_text;
@@ -128,8 +128,7 @@ static void queue_answer(struct conn *c, const char *text, int delayed)
         due = c->q[(c->tail - 1) % PENDING].due_ns; /* in order */
     }
     if (c->tail - c->head == PENDING) {
-        fprintf(stderr, "delay_server: more than %d requests in flight on a connection\n",
-                PENDING);
+        fprintf(stderr, "delay_server: more than %d requests in flight on a connection\n", PENDING);
         exit(1);
     }
     c->q[c->tail++ % PENDING] = (struct answer){due, delayed ? arrived_real_ns : 0, text};
@@ -255,7 +254,9 @@ static void readable(int i)
     struct conn *c = conns[i];
     struct iovec iov = {c->in + c->have, sizeof(c->in) - c->have};
     char control[CMSG_SPACE(sizeof(struct timespec))];
-    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
+    struct msghdr m = {.msg_iov = &iov,
+                       .msg_iovlen = 1,
+                       .msg_control = control,
                        .msg_controllen = sizeof(control)};
     ssize_t got = recvmsg(c->fd, &m, 0);
     arrived_real_ns = clock_of(CLOCK_REALTIME); /* no stamp came: the read's time */

@@ -12,16 +12,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "slap/net/servers.h"
 #include "slap/model/workload.h"
+#include "slap/net/servers.h"
 
-static const char *const hash_names[] = {"default", "md5",      "crc",   "fnv1_64",
+static const char *const hash_names[] = {"default",  "md5",     "crc",      "fnv1_64",
                                          "fnv1a_64", "fnv1_32", "fnv1a_32", "hsieh",
-                                         "murmur",  "jenkins",  "murmur3"};
+                                         "murmur",   "jenkins", "murmur3"};
 static const memcached_hash_t hash_kinds[] = {
-    MEMCACHED_HASH_DEFAULT, MEMCACHED_HASH_MD5,    MEMCACHED_HASH_CRC,   MEMCACHED_HASH_FNV1_64,
-    MEMCACHED_HASH_FNV1A_64, MEMCACHED_HASH_FNV1_32, MEMCACHED_HASH_FNV1A_32, MEMCACHED_HASH_HSIEH,
-    MEMCACHED_HASH_MURMUR, MEMCACHED_HASH_JENKINS, MEMCACHED_HASH_MURMUR3};
+    MEMCACHED_HASH_DEFAULT,  MEMCACHED_HASH_MD5,      MEMCACHED_HASH_CRC,
+    MEMCACHED_HASH_FNV1_64,  MEMCACHED_HASH_FNV1A_64, MEMCACHED_HASH_FNV1_32,
+    MEMCACHED_HASH_FNV1A_32, MEMCACHED_HASH_HSIEH,    MEMCACHED_HASH_MURMUR,
+    MEMCACHED_HASH_JENKINS,  MEMCACHED_HASH_MURMUR3};
 
 static int hash_index(const char *name)
 {
@@ -48,7 +49,8 @@ static int configure(struct server_list *list, const char *dist, int hash, char 
     memcached_hash_t key_hash = hash == 0 ? MEMCACHED_HASH_MD5 : hash_kinds[hash];
     if (memcached_behavior_set(list->memc, MEMCACHED_BEHAVIOR_KETAMA_WEIGHTED, 1) !=
             MEMCACHED_SUCCESS ||
-        memcached_behavior_set(list->memc, MEMCACHED_BEHAVIOR_HASH, key_hash) != MEMCACHED_SUCCESS) {
+        memcached_behavior_set(list->memc, MEMCACHED_BEHAVIOR_HASH, key_hash) !=
+            MEMCACHED_SUCCESS) {
         snprintf(err, len, "libmemcached refused weighted ketama");
         return -1;
     }
@@ -62,13 +64,12 @@ int main(int argc, char **argv)
         return 2;
     }
     /* slap's defaults; the key sizes and the window are what matter here */
-    struct workload_plan o = {.key_size = 64,
-                              .value_size = 1024,
-                              .mix = {[OP_SET] = 0.1, [OP_GET] = 0.9},
-                              .division = 1};
+    struct workload_plan o = {
+        .key_size = 64, .value_size = 1024, .mix = {[OP_SET] = 0.1, [OP_GET] = 0.9}, .division = 1};
     char err[256];
     o.win_size = (uint64_t)atoll(argv[5]);
-    if (size_dist_parse(argv[6], KEY_LAYOUT_SIZE_MIN, KEY_LAYOUT_SIZE_MAX, &o.key_sizes, err, sizeof(err)) != 0) {
+    if (size_dist_parse(argv[6], KEY_LAYOUT_SIZE_MIN, KEY_LAYOUT_SIZE_MAX, &o.key_sizes, err,
+                        sizeof(err)) != 0) {
         fprintf(stderr, "lmc_check: %s\n", err);
         return 2;
     }
@@ -87,8 +88,8 @@ int main(int argc, char **argv)
             size_t len = 0;
             uint32_t flags = 0;
             memcached_return_t rc;
-            uint32_t key_len = key_layout_encode(&wl.keys, &(struct key_name){KEY_WINDOW, c, slot},
-                                                 key);
+            uint32_t key_len =
+                key_layout_encode(&wl.keys, &(struct key_name){KEY_WINDOW, c, slot}, key);
             char *value = memcached_get(list.memc, key, key_len, &len, &flags, &rc);
             if (value != NULL) {
                 found++;

@@ -125,13 +125,13 @@ const char *ci_method_name(enum ci_method method);
  */
 struct ci_difference {
     bool estimable;
-    double diff_ns;  /* b - a */
-    double low_ns;   /* the interval of the difference */
+    double diff_ns; /* b - a */
+    double low_ns;  /* the interval of the difference */
     double high_ns;
     double relative; /* diff / a (0 when a is 0) */
     bool significant;
-    double se_ns;    /* the standard error of diff */
-    unsigned df;     /* its degrees of freedom (Welch); 0: normal */
+    double se_ns; /* the standard error of diff */
+    unsigned df;  /* its degrees of freedom (Welch); 0: normal */
 };
 void ci_compare(const struct ci_result *a, const struct ci_result *b, double level,
                 struct ci_difference *d);
@@ -143,7 +143,7 @@ bool ci_significant_at(const struct ci_difference *d, double level);
  * periods grouped by ci_batch_rates, or the rounds of --rounds): mean +- t * s / sqrt(n).
  * With fewer than 2 values the interval is the mean itself; *se gets s / sqrt(n) when wanted.
  */
-void ci_mean(const double *values, size_t n, double level, double *mean, double *low,
-             double *high, double *se);
+void ci_mean(const double *values, size_t n, double level, double *mean, double *low, double *high,
+             double *se);
 
 #endif

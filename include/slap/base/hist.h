@@ -21,13 +21,13 @@
 #define HIST_LOG2_BUCKETS 64
 
 struct hist {
-    uint64_t count;                        /* values recorded */
-    uint64_t min_ns;                       /* UINT64_MAX while empty */
-    uint64_t max_ns;                       /* 0 while empty */
-    double sum_us;                         /* for the mean */
-    double sumsq_us;                       /* for the sample deviation */
-    uint64_t log2_us[HIST_LOG2_BUCKETS];   /* [i]: 2^(i-1) < whole us <= 2^i, as memaslap */
-    uint64_t buckets[HIST_BUCKETS];        /* log-linear counts */
+    uint64_t count;                      /* values recorded */
+    uint64_t min_ns;                     /* UINT64_MAX while empty */
+    uint64_t max_ns;                     /* 0 while empty */
+    double sum_us;                       /* for the mean */
+    double sumsq_us;                     /* for the sample deviation */
+    uint64_t log2_us[HIST_LOG2_BUCKETS]; /* [i]: 2^(i-1) < whole us <= 2^i, as memaslap */
+    uint64_t buckets[HIST_BUCKETS];      /* log-linear counts */
 };
 
 /* Empty the histogram (it needs no other initialisation). It writes all 37 KB, so every page

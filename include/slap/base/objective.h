@@ -17,7 +17,6 @@ struct objective {
 
 /* 'p99<1ms' or several comma-separated ('p50<200us,p99.9<5ms'): units us (or µs), ms, s.
  * false with err (one line) when the text is not that. */
-bool objective_parse(const char *text, struct objective *out, size_t *n, char *err,
-                     size_t err_len);
+bool objective_parse(const char *text, struct objective *out, size_t *n, char *err, size_t err_len);
 
 #endif

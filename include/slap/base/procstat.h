@@ -14,10 +14,10 @@ struct procstat_sample {
     bool ok;
     uint32_t nthreads;
     pid_t tid[PROCSTAT_MAX_THREADS];
-    uint64_t ticks[PROCSTAT_MAX_THREADS]; /* utime + stime */
+    uint64_t ticks[PROCSTAT_MAX_THREADS];   /* utime + stime */
     uint64_t wait_ns[PROCSTAT_MAX_THREADS]; /* time runnable, waiting for a CPU (schedstat) */
     bool wait_known;                        /* schedstat was readable for every thread */
-    uint64_t total;                       /* the whole process's, all threads */
+    uint64_t total;                         /* the whole process's, all threads */
 };
 
 /*
@@ -30,8 +30,8 @@ bool procstat_find_listener(const struct sockaddr *addr, pid_t *pid);
 struct procstat_sample procstat_read(pid_t pid);
 /* Between two readings of one process, over seconds. */
 struct procstat_delta {
-    double cpu_s;    /* the whole process's CPU seconds */
-    double busiest;  /* the largest share of the seconds one thread was on a CPU */
+    double cpu_s;   /* the whole process's CPU seconds */
+    double busiest; /* the largest share of the seconds one thread was on a CPU */
     bool wait_known;
     double wait_max; /* the largest share one thread waited for a CPU */
 };

@@ -44,7 +44,7 @@ struct rank_shift {
     double estimate; /* Hodges-Lehmann: the median of the averages, or of the differences */
     double low;      /* the interval (estimable only) */
     double high;
-    double achieved; /* the interval's exact confidence, at least the level asked */
+    double achieved;  /* the interval's exact confidence, at least the level asked */
     bool significant; /* the interval leaves 0 out */
     size_t needed;    /* not estimable: pairs, or replicates a side (equal sides), needed */
     size_t freedom;   /* the replicates' degrees of freedom: pairs - 1, or both sides' - 2 */

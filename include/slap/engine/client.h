@@ -7,16 +7,16 @@
 #include <stdint.h>
 
 #include "slap/base/common.h"
-#include "slap/net/conn.h"
-#include "slap/model/keydist.h"
+#include "slap/base/rng.h"
 #include "slap/engine/replay.h"
 #include "slap/engine/run_event.h"
-#include "slap/base/rng.h"
+#include "slap/model/keydist.h"
 #include "slap/model/samples.h"
 #include "slap/model/schedule.h"
-#include "slap/net/servers.h"
 #include "slap/model/stats.h"
 #include "slap/model/workload.h"
+#include "slap/net/conn.h"
+#include "slap/net/servers.h"
 
 struct client;
 
@@ -137,13 +137,13 @@ struct lane_reopen {
 
 /* The thread's slabs a client's lanes are carved from, in the worker's order. */
 struct lane_slabs {
-    struct lane *lanes;        /* all lanes of all clients */
-    struct conn *conns;        /* all sockets */
-    struct request *requests;  /* the rings of all sockets */
+    struct lane *lanes;          /* all lanes of all clients */
+    struct conn *conns;          /* all sockets */
+    struct request *requests;    /* the rings of all sockets */
     struct lane_reopen *reopens; /* --reconnect_rate: one per socket, else NULL */
-    char *hdrs;                /* request headers of all rings */
-    char *keys;                /* keys of all clients */
-    struct conn_env *conn_env; /* what every socket of the thread is given */
+    char *hdrs;                  /* request headers of all rings */
+    char *keys;                  /* keys of all clients */
+    struct conn_env *conn_env;   /* what every socket of the thread is given */
 };
 
 /*
@@ -155,22 +155,22 @@ struct lane_slabs {
  */
 struct lane {
     struct client *client;
-    struct conn *conns;    /* one per server; with -a, then one UDP socket per server */
+    struct conn *conns; /* one per server; with -a, then one UDP socket per server */
     uint32_t nconns;
-    uint32_t in_flight;    /* requests queued or waiting for answers, over all sockets */
-    bool done;             /* nothing left to send or to wait for */
+    uint32_t in_flight; /* requests queued or waiting for answers, over all sockets */
+    bool done;          /* nothing left to send or to wait for */
     bool timer_armed;
-    bool churn;            /* --reconnect_every or --reconnect_rate: lane_drained looks */
-    uint64_t held_since_ns; /* open loop, --trace: since when the lane has been full, every
-                               answer followed at once by the next due request; 0 with room */
-    uint64_t freed_ns;      /* then when the first answer that gave the full lane room would
-                               have come had slap kept its schedule (client_answer.c); 0 until
-                               one comes */
-    uint64_t next_held_ns;  /* what the server held the request being queued (lane_pump) */
-    struct schedule sched; /* open loop */
-    struct event *timer;   /* open loop, --trace: wakes the lane at its next intended time;
-                              made with the lane, NULL in a closed loop (which never waits) */
-    struct replay_ring *ring; /* --trace: the requests of the trace for this lane, else NULL */
+    bool churn;                  /* --reconnect_every or --reconnect_rate: lane_drained looks */
+    uint64_t held_since_ns;      /* open loop, --trace: since when the lane has been full, every
+                                    answer followed at once by the next due request; 0 with room */
+    uint64_t freed_ns;           /* then when the first answer that gave the full lane room would
+                                    have come had slap kept its schedule (client_answer.c); 0 until
+                                    one comes */
+    uint64_t next_held_ns;       /* what the server held the request being queued (lane_pump) */
+    struct schedule sched;       /* open loop */
+    struct event *timer;         /* open loop, --trace: wakes the lane at its next intended time;
+                                    made with the lane, NULL in a closed loop (which never waits) */
+    struct replay_ring *ring;    /* --trace: the requests of the trace for this lane, else NULL */
     struct lane_reopen *reopens; /* --reconnect_rate: one per socket (as conns), else NULL */
 };
 
@@ -181,9 +181,9 @@ struct lane {
 #define CLIENT_CAS_NONE UINT64_MAX
 
 struct client {
-    struct lane_env *env;     /* its thread's */
-    uint32_t id;              /* 0 .. concurrency-1, across all threads */
-    uint32_t key_id;          /* whose keys it uses: id, or 0 with shared_keys (memslap) */
+    struct lane_env *env; /* its thread's */
+    uint32_t id;          /* 0 .. concurrency-1, across all threads */
+    uint32_t key_id;      /* whose keys it uses: id, or 0 with shared_keys (memslap) */
     struct key_window win;
     char *key;                /* this client's key, slot digits rewritten per request */
     uint16_t *slot_server;    /* server of each window slot with several servers, else NULL */
@@ -238,6 +238,5 @@ void lane_give_up(struct lane *l, uint64_t end_ns);
 /* Open loop: requests the schedule made due in [from_ns, end_ns) but that never left (the lane
  * was full: a stalled or lost connection) count as unanswered (in no latency). */
 void lane_count_unsent(struct lane *l, uint64_t from_ns, uint64_t end_ns);
-
 
 #endif

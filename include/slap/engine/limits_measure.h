@@ -13,8 +13,7 @@ void limits_server_from_stats(struct limits_server *s, const char *name, const c
                               const struct server_stats_pair *p, uint32_t host_cpus);
 /* A server that answers no stats but runs on slap's host: its process's CPU (from /proc), its
  * busy share its busiest thread's. s->note, why its stats were not read, is kept. */
-void limits_server_from_proc(struct limits_server *s, const char *name, const char *label,
-                             int pid, double cpu_s, double busiest, uint32_t threads,
-                             double seconds);
+void limits_server_from_proc(struct limits_server *s, const char *name, const char *label, int pid,
+                             double cpu_s, double busiest, uint32_t threads, double seconds);
 
 #endif

@@ -60,9 +60,9 @@ struct replay {
     bool started;
     struct replay_ring *rings; /* one per lane of the run, lane (client * n + i) at that index */
     uint32_t nrings;
-    uint64_t next_rr;          /* --trace-spread=round-robin: the next lane */
-    atomic_bool done;          /* the trace ended (or the run stopped): no more requests */
-    char error[512];           /* why the reader stopped early, or "" */
+    uint64_t next_rr;           /* --trace-spread=round-robin: the next lane */
+    atomic_bool done;           /* the trace ended (or the run stopped): no more requests */
+    char error[512];            /* why the reader stopped early, or "" */
     struct trace_counts counts; /* the reader's, copied when it ends */
 };
 

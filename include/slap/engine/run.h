@@ -11,17 +11,17 @@
 
 #include "slap/base/common.h"
 #include "slap/base/hostcpu.h"
-#include "slap/judge/limits.h"
 #include "slap/engine/replay.h"
 #include "slap/engine/run_event.h"
-#include "slap/net/server_stats.h"
-#include "slap/net/servers.h"
-#include "slap/net/auth.h"
-#include "slap/net/tls.h"
-#include "slap/model/stats.h"
 #include "slap/engine/watch.h"
 #include "slap/engine/worker.h"
+#include "slap/judge/limits.h"
+#include "slap/model/stats.h"
 #include "slap/model/workload.h"
+#include "slap/net/auth.h"
+#include "slap/net/server_stats.h"
+#include "slap/net/servers.h"
+#include "slap/net/tls.h"
 
 struct tls_ctx;
 
@@ -72,11 +72,11 @@ struct run_plan {
     const char *proxy_stats;   /* --proxy_stats: twemproxy's stats port */
     enum server_distribution distribution;
     enum server_hash hash;
-    uint32_t threads;          /* -T: workers */
-    bool flush;                /* --flush: flush_all every server before the run */
-    bool tls;                  /* --tls, made of tls_settings */
+    uint32_t threads; /* -T: workers */
+    bool flush;       /* --flush: flush_all every server before the run */
+    bool tls;         /* --tls, made of tls_settings */
     struct tls_settings tls_settings;
-    struct conn_auth auth;     /* --auth: what each connection presents (kind AUTH_NONE: none) */
+    struct conn_auth auth; /* --auth: what each connection presents (kind AUTH_NONE: none) */
     struct workload_plan workload;
     struct trace_options trace; /* --trace: path NULL when there is none */
     enum trace_spread trace_spread;
@@ -87,10 +87,10 @@ struct run_plan {
      * the outputs keep for a short run's intervals; 0: none (periods of 1 s all the same when
      * run_want asks for kept periods, ticks or the progress line). */
     uint64_t period_ns;
-    uint64_t start_at_ns;      /* --start_at: the measured start, ns since the epoch; 0: none */
-    const char *label;         /* --label: names the run in the verdict's rows */
-    bool quiet;                /* -q: no PRELOAD event */
-    bool silent_preload;       /* the caller reports the preload itself: no PRELOAD event */
+    uint64_t start_at_ns; /* --start_at: the measured start, ns since the epoch; 0: none */
+    const char *label;    /* --label: names the run in the verdict's rows */
+    bool quiet;           /* -q: no PRELOAD event */
+    bool silent_preload;  /* the caller reports the preload itself: no PRELOAD event */
 };
 
 /* A run, opaque to its caller: made by run_init, read through the functions below. */
@@ -99,24 +99,24 @@ struct run;
 /* What the caller reads of a run: run_result fills it, once run_execute returned (or run_init
  * failed: then nothing ran). Its pointers are the run's, valid until run_free. */
 struct run_result {
-    int signal;                         /* the signal that interrupted the run, or 0 */
-    const struct slap_stats *global;    /* everything, collected; NULL when run_init failed */
-    uint64_t start_ns;                  /* the go (slap_now_ns); 0 if never given */
-    uint64_t end_ns;                    /* end of the measured part: the latest of the workers' */
-    uint64_t measure_wall_ns;           /* the wall clock (epoch ns) where the measured part
-                                           began: the go plus any warm-up */
-    uint64_t flush_ns;                  /* --flush: how long flush_all took */
-    uint64_t period_ns;                 /* the periods' length; 0: none */
+    int signal;                      /* the signal that interrupted the run, or 0 */
+    const struct slap_stats *global; /* everything, collected; NULL when run_init failed */
+    uint64_t start_ns;               /* the go (slap_now_ns); 0 if never given */
+    uint64_t end_ns;                 /* end of the measured part: the latest of the workers' */
+    uint64_t measure_wall_ns;        /* the wall clock (epoch ns) where the measured part
+                                        began: the go plus any warm-up */
+    uint64_t flush_ns;               /* --flush: how long flush_all took */
+    uint64_t period_ns;              /* the periods' length; 0: none */
     uint32_t nservers;
-    const struct server *servers;       /* nservers of them */
+    const struct server *servers;                 /* nservers of them */
     const struct server_stats_pair *server_stats; /* per server, around the run; NULL: not read */
-    const struct worker_stall *stalls;  /* per server: sockets that held unanswered requests */
-    uint32_t conns_per_server;          /* the sockets of the run to each server */
-    uint64_t measure_start_ns;          /* run_measure_start: stalls' since_ns count from it */
+    const struct worker_stall *stalls;       /* per server: sockets that held unanswered requests */
+    uint32_t conns_per_server;               /* the sockets of the run to each server */
+    uint64_t measure_start_ns;               /* run_measure_start: stalls' since_ns count from it */
     const struct trace_counts *trace_counts; /* --trace: what the reader read */
     const struct trace_progress *trace_sent; /* and what the workers sent of it */
-    const char *trace_error;            /* why the reader stopped early, or "" */
-    uint64_t samples_written;           /* --samples */
+    const char *trace_error;                 /* why the reader stopped early, or "" */
+    uint64_t samples_written;                /* --samples */
     uint64_t samples_dropped;
 };
 

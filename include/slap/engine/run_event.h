@@ -27,7 +27,7 @@ enum run_event_kind {
 #define RUN_EVENT_ENUM(name) RUN_EVENT_##name,
     RUN_EVENT_ROWS(RUN_EVENT_ENUM)
 #undef RUN_EVENT_ENUM
-    RUN_EVENT_KINDS
+        RUN_EVENT_KINDS
 };
 
 /* What loaded the servers before the measured part (FILL_EVICTIONS). */
@@ -45,8 +45,8 @@ struct run_event {
     enum run_event_kind kind;
     union {
         struct {
-            uint64_t done;    /* -x: requests answered so far, of total */
-            uint64_t total;   /* 0: a timed run, said by elapsed_s and left_s */
+            uint64_t done;  /* -x: requests answered so far, of total */
+            uint64_t total; /* 0: a timed run, said by elapsed_s and left_s */
             double elapsed_s;
             double left_s;
             double ops_per_s; /* since the last line */
@@ -68,7 +68,7 @@ struct run_event {
         } start_late;
         struct {
             const char *server;
-            const char *what; /* the kind of problem, a constant */
+            const char *what;   /* the kind of problem, a constant */
             const char *detail; /* NULL or detail_len == 0: none */
             size_t detail_len;
         } warn;

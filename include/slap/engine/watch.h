@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "slap/judge/limits.h"
 #include "slap/base/procstat.h"
+#include "slap/judge/limits.h"
 #include "slap/net/proxy_stats.h"
 #include "slap/net/server_stats.h"
 #include "slap/net/servers.h"
@@ -23,12 +23,12 @@ struct watch_proc {
 };
 
 struct watch {
-    uint32_t nservers;                      /* -s's */
-    struct watch_proc *procs;               /* per -s server */
-    struct server_list backends;            /* --stats_servers, else the proxy's own list */
+    uint32_t nservers;           /* -s's */
+    struct watch_proc *procs;    /* per -s server */
+    struct server_list backends; /* --stats_servers, else the proxy's own list */
     struct server_stats_pair *backend_stats;
-    uint32_t direct;                        /* -s servers whose stats were read (memcacheds) */
-    struct server_list proxy;               /* --proxy_stats: one server, else none */
+    uint32_t direct;          /* -s servers whose stats were read (memcacheds) */
+    struct server_list proxy; /* --proxy_stats: one server, else none */
     bool proxy_ok;
     struct proxy_stats proxy_before;
     struct proxy_stats proxy_after;

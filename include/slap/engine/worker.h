@@ -40,20 +40,20 @@ struct engine_config {
     const struct conn_auth *auth;    /* --auth: the run's credentials, else NULL */
     enum timestamps timestamps;      /* --timestamps: where an answer's latency ends */
     enum proto_kind protocol;
-    enum arrival arrival;    /* open loop: the schedule's spacing */
-    double arrival_shape;    /* and its law's shape (schedule.h) */
-    struct ramp ramp;        /* --ramp (this host's part): the schedule's rate; duration_ns 0:
-                                lane.tps throughout */
-    uint64_t run_time_ns;    /* -t: the measured part's length; 0 with -x or a trace */
-    bool time_caps_count;    /* -x ends at run_time_ns too, if that comes first (a round of
-                                compare --live: never longer than -t) */
-    uint64_t warmup_ns;      /* --warmup: load before the measured part */
-    uint64_t timeout_ns;     /* --timeout: a socket's oldest request waits no longer */
-    uint64_t udp_timeout_ns; /* --udp_timeout */
-    uint64_t period_ns;      /* publish every period_ns; 0: at the end only */
-    double sample_rate;      /* --samples: the share of requests kept */
-    bool samples;            /* --samples */
-    bool memslap_face;       /* messages in memslap's words */
+    enum arrival arrival;          /* open loop: the schedule's spacing */
+    double arrival_shape;          /* and its law's shape (schedule.h) */
+    struct ramp ramp;              /* --ramp (this host's part): the schedule's rate; duration_ns 0:
+                                      lane.tps throughout */
+    uint64_t run_time_ns;          /* -t: the measured part's length; 0 with -x or a trace */
+    bool time_caps_count;          /* -x ends at run_time_ns too, if that comes first (a round of
+                                      compare --live: never longer than -t) */
+    uint64_t warmup_ns;            /* --warmup: load before the measured part */
+    uint64_t timeout_ns;           /* --timeout: a socket's oldest request waits no longer */
+    uint64_t udp_timeout_ns;       /* --udp_timeout */
+    uint64_t period_ns;            /* publish every period_ns; 0: at the end only */
+    double sample_rate;            /* --samples: the share of requests kept */
+    bool samples;                  /* --samples */
+    bool memslap_face;             /* messages in memslap's words */
     enum worker_priority priority; /* --priority */
 };
 
@@ -63,7 +63,8 @@ enum gate_go {
     GATE_ABORT = 2, /* set-up failed or interrupted: workers clean up */
 };
 
-/* A problem a worker has told (a WARN event): its kind (the warning's text, a constant) and where. */
+/* A problem a worker has told (a WARN event): its kind (the warning's text, a constant) and where.
+ */
 struct worker_warned {
     const char *what;
     uint32_t server;
@@ -73,9 +74,9 @@ struct worker_warned {
  * problems already shown (each kind once per server and run: a later run, a sweep's next step
  * or a search's next probe, shows them again). Zeroed with the run. */
 struct worker_gate {
-    pthread_mutex_t lock;         /* the hand-shake, and warned (taken only on a problem) */
+    pthread_mutex_t lock; /* the hand-shake, and warned (taken only on a problem) */
     pthread_cond_t cond;
-    uint32_t ready;               /* workers done with set-up */
+    uint32_t ready; /* workers done with set-up */
     enum gate_go go;
     uint64_t start_ns;            /* the go; the measured part starts warmup_ns later */
     atomic_bool stop;             /* main thread: no new requests (signal) */
@@ -111,13 +112,13 @@ struct worker {
     const struct engine_config *cfg;
     struct worker_gate *gate;
     pthread_t thread;
-    struct event_base *base;     /* EVENT_BASE_FLAG_NOLOCK: this thread only */
+    struct event_base *base; /* EVENT_BASE_FLAG_NOLOCK: this thread only */
 
-    struct lane_env env;         /* what its lanes share: the phase, statistics, scratch */
+    struct lane_env env; /* what its lanes share: the phase, statistics, scratch */
 
     uint32_t nclients;
-    size_t nlanes;               /* lanes of all clients */
-    size_t nconns;               /* sockets of all lanes */
+    size_t nlanes; /* lanes of all clients */
+    size_t nconns; /* sockets of all lanes */
     struct client *clients;
     struct lane *lanes;          /* all lanes of all clients, one allocation */
     struct conn *conns;          /* all sockets, one allocation */
@@ -132,20 +133,20 @@ struct worker {
     struct conn_env conn_env;    /* what every socket of the thread is given */
     struct conn_clock clock;     /* --timestamps=kernel: its stamps' conversion (conn_env's) */
 
-    uint32_t active_lanes;       /* lanes not done */
-    uint32_t connecting;         /* connects not yet finished during set-up */
-    struct worker_stall *stalls; /* per server, filled when the drain gives up */
-    uint32_t blocked_lanes;      /* lanes that still awaited an answer then */
-    uint64_t preload_ns;         /* how long the preload took */
-    uint64_t next_timeout_check; /* --timeout: when to look at the sockets again */
+    uint32_t active_lanes;        /* lanes not done */
+    uint32_t connecting;          /* connects not yet finished during set-up */
+    struct worker_stall *stalls;  /* per server, filled when the drain gives up */
+    uint32_t blocked_lanes;       /* lanes that still awaited an answer then */
+    uint64_t preload_ns;          /* how long the preload took */
+    uint64_t next_timeout_check;  /* --timeout: when to look at the sockets again */
     char error[WORKER_ERROR_MAX]; /* why set-up failed */
 
-    struct event *end_timer;     /* end of a timed run */
-    struct event *tick_timer;    /* -S period: publish statistics */
-    struct event *watch_timer;   /* notices a stop asked by the main thread */
-    struct event *drain_timer;   /* bound on waiting for answers after the stop */
-    struct event *warmup_timer;  /* end of --warmup */
-    int notify_fd;               /* --trace: an eventfd the trace reader wakes the thread by */
+    struct event *end_timer;    /* end of a timed run */
+    struct event *tick_timer;   /* -S period: publish statistics */
+    struct event *watch_timer;  /* notices a stop asked by the main thread */
+    struct event *drain_timer;  /* bound on waiting for answers after the stop */
+    struct event *warmup_timer; /* end of --warmup */
+    int notify_fd;              /* --trace: an eventfd the trace reader wakes the thread by */
     struct event *notify_event;
 
     struct worker_mailbox mailbox; /* read by the main thread */
@@ -153,11 +154,11 @@ struct worker {
 
     /* The thread's CPU over the measured part: read when it begins and when it ends. */
     enum worker_cpu_state cpu_state;
-    uint64_t cpu_ns;  /* CLOCK_THREAD_CPUTIME_ID: at the start, then the difference */
-    uint64_t wait_ns; /* time runnable but waiting for a CPU (schedstat), likewise */
+    uint64_t cpu_ns;        /* CLOCK_THREAD_CPUTIME_ID: at the start, then the difference */
+    uint64_t wait_ns;       /* time runnable but waiting for a CPU (schedstat), likewise */
     uint64_t cpu_window_ns; /* when the readings were taken at the start, then how long after
                                it the end's were: the time they cover */
-    bool wait_known;  /* /proc/thread-self/schedstat was read both times */
+    bool wait_known;        /* /proc/thread-self/schedstat was read both times */
 };
 
 /*

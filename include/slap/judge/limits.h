@@ -11,21 +11,25 @@
 #include "slap/net/servers.h"
 
 #define LIMITS_SATURATED 0.85 /* a busy share at or above this is "near saturation" */
-#define LIMITS_STARVED 0.10   /* slap's thread waited for a CPU this share of the run, or more:
-                                 the load host's CPU limited the run (10% of waiting cost 5% of
-                                 the rate, 24% cost 18%, measured with a hog beside slap) */
-#define LIMITS_RATE_MET 0.95  /* -P: achieved / target at or above this: the rate set the load */
-#define LIMITS_OCCUPIED 0.50  /* requests in flight / possible at or above this: more clients
-                                 would raise the rate (Little's law) */
-#define LIMITS_HELD_BY_CLIENT 0.50 /* -P: a thread on a CPU or waiting for one this share of the
-                                      run, or more: a lane it saw full may have held answers it
-                                      had not read yet (5 ms server: 0.03 to 0.12 on a busy host;
-                                      a 5% CPU quota: 0.95 to 0.98) */
+/* slap's thread waited for a CPU this share of the run, or more:
+ * the load host's CPU limited the run (10% of waiting cost 5% of
+ * the rate, 24% cost 18%, measured with a hog beside slap) */
+#define LIMITS_STARVED 0.10
+#define LIMITS_RATE_MET 0.95 /* -P: achieved / target at or above this: the rate set the load */
+/* requests in flight / possible at or above this: more clients
+ * would raise the rate (Little's law) */
+#define LIMITS_OCCUPIED 0.50
+/* -P: a thread on a CPU or waiting for one this share of the
+ * run, or more: a lane it saw full may have held answers it
+ * had not read yet (5 ms server: 0.03 to 0.12 on a busy host;
+ * a 5% CPU quota: 0.95 to 0.98) */
+#define LIMITS_HELD_BY_CLIENT 0.50
 #define LIMITS_LATE_NS 1000000 /* -P: a P99 send lag at or above 1 ms: the schedule slipped */
-#define LIMITS_SLAP_TAIL 0.50 /* -P: of the answered requests at or above the P99, this share
-                                 or more were mostly slap late to send (stats.h's slap_late):
-                                 the tail is slap's, whatever its CPU-wait shares say */
-#define LIMITS_STEAL 0.05     /* the host's steal share at or above this is named as a cause */
+/* -P: of the answered requests at or above the P99, this share
+ * or more were mostly slap late to send (stats.h's slap_late):
+ * the tail is slap's, whatever its CPU-wait shares say */
+#define LIMITS_SLAP_TAIL 0.50
+#define LIMITS_STEAL 0.05 /* the host's steal share at or above this is named as a cause */
 /*
  * How near its line a deciding figure may lie for the verdict to be borderline: moved to the
  * line's other side, the verdict would change. About two standard deviations of the figure's
@@ -39,8 +43,9 @@
 #define LIMITS_BAND_OCCUPIED 0.10 /* in flight / possible, against LIMITS_OCCUPIED */
 #define LIMITS_BAND_LATE 0.004    /* the P99 send lag in seconds, against LIMITS_LATE_NS */
 #define LIMITS_BAND_LAG 0.001     /* requests never sent / due, against none */
-#define LIMITS_BAND_SLAP_TAIL 0.15 /* the tail's share that was slap's, against LIMITS_SLAP_TAIL:
-                                      not measured as the others were, a first guess */
+/* the tail's share that was slap's, against LIMITS_SLAP_TAIL:
+ * not measured as the others were, a first guess */
+#define LIMITS_BAND_SLAP_TAIL 0.15
 #define LIMITS_WHY_MAX 1024
 #define LIMITS_FIGURE_MAX 48
 #define LIMITS_LABEL_MAX 256
@@ -81,19 +86,19 @@ struct limits_server {
     double busy; /* cpu_s / (seconds × threads); cpu_s / seconds without threads; on slap's
                     host the threads count at most the host's CPUs */
     char note[SERVER_STATS_NOTE_MAX]; /* why its stats were not read (known from /proc too) */
-    bool backend;                     /* not in -s: behind a proxy (--stats_servers, --proxy_stats) */
-    int pid;                          /* > 0: its process on slap's host, found in /proc */
-    bool from_proc;                   /* its CPU is that process's (it answers no stats) */
-    bool wait_known;                  /* its threads' waits for a CPU were read (schedstat) */
-    double wait_max;                  /* the largest share of the run one waited for a CPU */
+    bool backend;    /* not in -s: behind a proxy (--stats_servers, --proxy_stats) */
+    int pid;         /* > 0: its process on slap's host, found in /proc */
+    bool from_proc;  /* its CPU is that process's (it answers no stats) */
+    bool wait_known; /* its threads' waits for a CPU were read (schedstat) */
+    double wait_max; /* the largest share of the run one waited for a CPU */
 };
 
 #define LIMITS_PROXY_NOTE_MAX 320
 
 /* twemproxy's own counters over the run (--proxy_stats), summed over pools and backends. */
 struct limits_proxy {
-    bool known;                      /* read before and after, and they count some of the run */
-    bool partial;                    /* known, but they count fewer answers than slap had */
+    bool known;   /* read before and after, and they count some of the run */
+    bool partial; /* known, but they count fewer answers than slap had */
     char name[SERVER_NAME_MAX];
     char note[LIMITS_PROXY_NOTE_MAX]; /* not known: why; partial: how much they count */
     struct proxy_stats delta;         /* after - before (queues: after) */
@@ -104,11 +109,11 @@ struct limits_proxy {
  * schema's enum, which test_results checks against these rows). A new verdict is a row here
  * and a case in limits.c's switch (-Wswitch: no default hides one).
  */
-#define LIMITS_VERDICT_ROWS(X)                                                                      \
-    X(LIMITS_SERVER, "server")   /* a server's threads near saturation */                          \
-    X(LIMITS_CLIENT, "client")   /* slap near saturation, starved of CPU, or behind schedule */    \
-    X(LIMITS_BOTH, "both")       /* both near saturation */                                        \
-    X(LIMITS_RATE, "rate")       /* open loop: the target rate (or a trace's times) set the load */ \
+#define LIMITS_VERDICT_ROWS(X)                                                                     \
+    X(LIMITS_SERVER, "server") /* a server's threads near saturation */                            \
+    X(LIMITS_CLIENT, "client") /* slap near saturation, starved of CPU, or behind schedule */      \
+    X(LIMITS_BOTH, "both")     /* both near saturation */                                          \
+    X(LIMITS_RATE, "rate")     /* open loop: the target rate (or a trace's times) set the load */  \
     X(LIMITS_LATENCY, "latency") /* neither busy, every request in flight: too few clients */      \
     X(LIMITS_UNKNOWN, "unknown") /* slap not busy, the servers' load unknown */
 
@@ -136,8 +141,8 @@ enum limits_line {
     LIMITS_LINE_RATE_MET,      /* -P: achieved / target, LIMITS_RATE_MET */
     LIMITS_LINE_LATE,          /* -P: the P99 send lag, LIMITS_LATE_NS */
     LIMITS_LINE_CLIENT_LAG,    /* -P: requests never sent though their socket was free, none */
-    LIMITS_LINE_SLAP_TAIL,     /* -P: the P99 tail's share mostly slap late to send, LIMITS_SLAP_TAIL */
-    LIMITS_LINE_OCCUPIED,      /* requests in flight / possible, LIMITS_OCCUPIED */
+    LIMITS_LINE_SLAP_TAIL, /* -P: the P99 tail's share mostly slap late to send, LIMITS_SLAP_TAIL */
+    LIMITS_LINE_OCCUPIED,  /* requests in flight / possible, LIMITS_OCCUPIED */
     LIMITS_LINES,
 };
 

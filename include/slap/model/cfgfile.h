@@ -36,11 +36,10 @@ struct cfg_file {
 /*
  * memaslap's format: sections "key" and "value" with lines "MIN MAX SHARE",
  * section "cmd" with lines "TYPE SHARE" (0 set, 1 get, or a command name: get, set, delete,
- * ...); '#' starts a comment, blank lines are skipped, sections may come in any order. Keys 16..250 bytes,
- * values 1..1 MiB. Every line is read for what it says (memaslap goes by
- * order). A line "group NAME" makes it a file of groups: has_groups, reading stops there
- * (cfggroups.h reads them), and a section before it is refused. On error: SLAP_ERROR,
- * err = "NAME:LINE: what is wrong".
+ * ...); '#' starts a comment, blank lines are skipped, sections may come in any order. Keys 16..250
+ * bytes, values 1..1 MiB. Every line is read for what it says (memaslap goes by order). A line
+ * "group NAME" makes it a file of groups: has_groups, reading stops there (cfggroups.h reads them),
+ * and a section before it is refused. On error: SLAP_ERROR, err = "NAME:LINE: what is wrong".
  */
 enum slap_status cfgfile_parse(const char *text, size_t len, const char *name, struct cfg_file *cfg,
                                char *err, size_t err_len);

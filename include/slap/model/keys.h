@@ -104,8 +104,8 @@ static inline void key_layout_slot(const struct key_layout *k, char *key, uint64
 }
 
 /* The window key of slot, of the owner of window key from, into out. */
-static inline void key_layout_copy_slot(const struct key_layout *k, const char *from,
-                                        uint64_t slot, char *out)
+static inline void key_layout_copy_slot(const struct key_layout *k, const char *from, uint64_t slot,
+                                        char *out)
 {
     memcpy(out, from, k->size);
     key_layout_slot(k, out, slot);

@@ -10,14 +10,14 @@
 enum op_type {
     OP_GET = 0,
     OP_SET = 1,
-    OP_GETS,    /* get with the cas token */
-    OP_GAT,     /* get and touch */
+    OP_GETS, /* get with the cas token */
+    OP_GAT,  /* get and touch */
     OP_TOUCH,
     OP_ADD,     /* store if absent */
     OP_REPLACE, /* store if present */
     OP_APPEND,
     OP_PREPEND,
-    OP_CAS,     /* store if unchanged since the client's gets */
+    OP_CAS, /* store if unchanged since the client's gets */
     OP_DELETE,
     OP_INCR,
     OP_DECR,
@@ -60,7 +60,7 @@ static inline uint32_t op_bit(enum op_type op)
 static inline enum op_class op_class(enum op_type op)
 {
     uint32_t bit = op_bit(op);
-    return (bit & OP_RETRIEVAL_OPS)  ? OP_CLASS_RETRIEVAL
+    return (bit & OP_RETRIEVAL_OPS) ? OP_CLASS_RETRIEVAL
            : (bit & OP_STORAGE_OPS) ? OP_CLASS_STORAGE
                                     : OP_CLASS_OTHER;
 }

@@ -65,7 +65,7 @@ struct arrival_law {
     enum arrival arrival;
     bool shaped;
     const char *shape_name; /* shaped: what messages call it, "SHAPE" */
-    double shape; /* not shaped: the shape it stands for */
+    double shape;           /* not shaped: the shape it stands for */
     double lo, hi;
     bool lo_in, hi_in;
     const char *why_lo, *why_hi;

@@ -50,13 +50,13 @@ double size_law_cdf(enum size_law law, const double p[3], double x);
 struct size_range {
     uint32_t min;
     uint32_t max;
-    double prop;  /* share as given */
-    double cumul; /* cumulative share, normalised: the last range ends at 1 */
+    double prop;       /* share as given */
+    double cumul;      /* cumulative share, normalised: the last range ends at 1 */
     enum size_law law; /* SIZE_LAW_UNIFORM: memaslap's ranges */
     double p[3];       /* the law's parameters (sizelaw.h) */
 };
 
-#define SIZE_DIST_NAME 96 /* a law's or preset's text, as given, with its NUL */
+#define SIZE_DIST_NAME 96   /* a law's or preset's text, as given, with its NUL */
 #define SIZE_DIST_ETC "etc" /* the preset's name */
 
 /* A weighted list of size ranges. */

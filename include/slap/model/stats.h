@@ -35,7 +35,8 @@ enum counter_show {
     X(get_misses, COUNTER_ALWAYS, 1, "keys not found by answered gets")                            \
     X(verify_misses, COUNTER_VERIFY, 1, "checked gets that found no value where one was stored")   \
     X(verify_failed, COUNTER_VERIFY, 1, "checked gets whose value differed from the one stored")   \
-    X(verify_checked, COUNTER_CHECKED, 2, "gets checked: a value compared, or a miss of a stored one")\
+    X(verify_checked, COUNTER_CHECKED, 2,                                                          \
+      "gets checked: a value compared, or a miss of a stored one")                                 \
     X(expired_get, COUNTER_EXPIRE, 1, "gets that found a value past its expiry time")              \
     X(unexpired_unget, COUNTER_EXPIRE, 1, "gets that found no value before its expiry time")       \
     X(written_bytes, COUNTER_ALWAYS, 1, "bytes written to servers")                                \
@@ -73,7 +74,8 @@ enum counter_show {
     X(cas_hits, COUNTER_NONZERO, 2, "cas answered STORED")                                         \
     X(cas_misses, COUNTER_NONZERO, 2, "cas of a key that was not there")                           \
     X(cas_badval, COUNTER_NONZERO, 2, "cas of a key changed since its gets")                       \
-    X(slap_late, COUNTER_NONZERO, 3, "answered requests whose latency was mostly slap late to send")\
+    X(slap_late, COUNTER_NONZERO, 3,                                                               \
+      "answered requests whose latency was mostly slap late to send")                              \
     X(requests_sent, COUNTER_HIDDEN, 1, "requests handed to the kernel")
 
 struct slap_counters {
@@ -103,8 +105,8 @@ enum stats_outcome {
 
 /* The histograms a run keeps: one per type in its mix, and uncorrected ones in an open loop. */
 struct stats_shape {
-    uint32_t types;  /* op_bit() of each type that may be sent */
-    bool open_loop;  /* -P: raw histograms too */
+    uint32_t types; /* op_bit() of each type that may be sent */
+    bool open_loop; /* -P: raw histograms too */
 };
 
 /*
@@ -113,24 +115,24 @@ struct stats_shape {
  */
 struct slap_stats {
     struct slap_counters counters;
-    struct hist *lat[STATS_TYPES];      /* latency per type from the intended send time */
-    struct hist *raw[STATS_TYPES];      /* open loop: from the actual send (uncorrected): the
-                                           network and the server */
-    struct hist *held[STATS_TYPES];     /* open loop: the wait before the send while the server
-                                           held the request (its lane full, its socket closed
-                                           or taking no bytes) */
-    struct hist *late[STATS_TYPES];     /* open loop: the rest of that wait: slap late to send */
-    uint64_t net_bytes[STATS_TYPES];    /* bytes written and read for each type */
-    uint64_t misses[STATS_TYPES];       /* keys each type did not find (the tables' Get_miss) */
-    struct hist *gets[STATS_OUTCOMES];  /* latency of gets that hit, that missed */
-    struct hist *lag;                   /* open loop: actual send minus intended send */
-    struct hist *slap_tail;             /* open loop: latency of the slap_late requests */
-    struct hist *own;                   /* --timestamps=kernel: slap's read of an answer
-                                           minus its kernel arrival stamp (its own delay) */
-    struct hist *connect;               /* connections made while measuring (reopened by
-                                           --reconnect_every or -R): connect to ready */
-    struct hist *slab;                  /* all of the above (hist_slab_alloc) */
-    size_t nslab;                       /* how many */
+    struct hist *lat[STATS_TYPES];     /* latency per type from the intended send time */
+    struct hist *raw[STATS_TYPES];     /* open loop: from the actual send (uncorrected): the
+                                          network and the server */
+    struct hist *held[STATS_TYPES];    /* open loop: the wait before the send while the server
+                                          held the request (its lane full, its socket closed
+                                          or taking no bytes) */
+    struct hist *late[STATS_TYPES];    /* open loop: the rest of that wait: slap late to send */
+    uint64_t net_bytes[STATS_TYPES];   /* bytes written and read for each type */
+    uint64_t misses[STATS_TYPES];      /* keys each type did not find (the tables' Get_miss) */
+    struct hist *gets[STATS_OUTCOMES]; /* latency of gets that hit, that missed */
+    struct hist *lag;                  /* open loop: actual send minus intended send */
+    struct hist *slap_tail;            /* open loop: latency of the slap_late requests */
+    struct hist *own;                  /* --timestamps=kernel: slap's read of an answer
+                                          minus its kernel arrival stamp (its own delay) */
+    struct hist *connect;              /* connections made while measuring (reopened by
+                                          --reconnect_every or -R): connect to ready */
+    struct hist *slab;                 /* all of the above (hist_slab_alloc) */
+    size_t nslab;                      /* how many */
 };
 
 /* Every type, corrected and uncorrected: what a results document read back may hold. */

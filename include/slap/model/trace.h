@@ -26,10 +26,10 @@
 
 /* One request of a trace, ready to send. */
 struct trace_request {
-    uint64_t offset_ns;  /* its intended time from the trace's first timestamp (unscaled): the
-                            requests of one second are spread evenly across it */
-    uint64_t line;       /* its line in the trace, from 1 */
-    uint64_t client;     /* the trace's client id */
+    uint64_t offset_ns; /* its intended time from the trace's first timestamp (unscaled): the
+                           requests of one second are spread evenly across it */
+    uint64_t line;      /* its line in the trace, from 1 */
+    uint64_t client;    /* the trace's client id */
     enum op_type op;
     uint32_t ttl;        /* seconds; 0: none */
     uint32_t value_size; /* bytes of value a storage command carries (capped: see below) */
@@ -39,21 +39,21 @@ struct trace_request {
 
 /* How to read a trace. */
 struct trace_options {
-    const char *path;     /* a file (plain or zstd-compressed: by its magic), or "-": stdin */
-    bool skip_bad;        /* --trace-skip-bad: count malformed lines and go on, instead of
-                             stopping at the first with an error naming it */
-    uint64_t limit;       /* --trace-limit: at most this many requests; 0: all */
-    uint32_t value_max;   /* values larger than this are sent at this size (the server's item
-                             size limit), and counted; 0: no limit */
+    const char *path;   /* a file (plain or zstd-compressed: by its magic), or "-": stdin */
+    bool skip_bad;      /* --trace-skip-bad: count malformed lines and go on, instead of
+                           stopping at the first with an error naming it */
+    uint64_t limit;     /* --trace-limit: at most this many requests; 0: all */
+    uint32_t value_max; /* values larger than this are sent at this size (the server's item
+                           size limit), and counted; 0: no limit */
 };
 
 /* What the reader has seen so far. */
 struct trace_counts {
-    uint64_t requests;     /* handed out */
-    uint64_t skipped;      /* malformed lines skipped (skip_bad) */
-    uint64_t values_cut;   /* values larger than value_max, sent at value_max */
-    uint64_t keys_hashed;  /* keys too long or with bytes a protocol refuses, replaced */
-    uint64_t first_line;   /* the source line range handed out, from 1 (0, 0 if none) */
+    uint64_t requests;    /* handed out */
+    uint64_t skipped;     /* malformed lines skipped (skip_bad) */
+    uint64_t values_cut;  /* values larger than value_max, sent at value_max */
+    uint64_t keys_hashed; /* keys too long or with bytes a protocol refuses, replaced */
+    uint64_t first_line;  /* the source line range handed out, from 1 (0, 0 if none) */
     uint64_t last_line;
     uint64_t first_second; /* the trace's own timestamps of the first and last requests */
     uint64_t last_second;

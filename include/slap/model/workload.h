@@ -7,12 +7,12 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "slap/model/cfgfile.h"
 #include "slap/base/common.h"
+#include "slap/base/rng.h"
+#include "slap/model/cfgfile.h"
 #include "slap/model/keydist.h"
 #include "slap/model/keys.h"
 #include "slap/model/ops.h"
-#include "slap/base/rng.h"
 
 #define WORKLOAD_PPM 1000000u
 
@@ -20,51 +20,51 @@
 
 /* What the workload is made of, as the command line asked. */
 struct workload_plan {
-    uint32_t key_size;            /* bytes of every key, when key_sizes is empty */
-    uint32_t value_size;          /* bytes of every value, when value_sizes is empty */
-    struct size_dist key_sizes;   /* n == 0: every key is key_size bytes */
-    struct size_dist value_sizes; /* n == 0: every value is value_size bytes */
-    uint64_t win_size;            /* -w keys per client window */
-    double mix[OP_COUNT];         /* share of each operation, summing to 1 */
-    double overwrite;             /* -o share of sets that overwrite a key already set */
-    double verify;                /* -v share of gets whose value is checked */
-    double exp_verify;            /* -e share of sets with an expiry time */
-    uint64_t exp_time_ns;         /* --exp_time */
-    uint32_t division;            /* -d keys per multi-get */
-    uint32_t rep_write;           /* -p: sets go to the first N servers; 0: the key's server */
-    struct key_dist key_pop;      /* --key_dist: the law of the commands on a stored key */
+    uint32_t key_size;              /* bytes of every key, when key_sizes is empty */
+    uint32_t value_size;            /* bytes of every value, when value_sizes is empty */
+    struct size_dist key_sizes;     /* n == 0: every key is key_size bytes */
+    struct size_dist value_sizes;   /* n == 0: every value is value_size bytes */
+    uint64_t win_size;              /* -w keys per client window */
+    double mix[OP_COUNT];           /* share of each operation, summing to 1 */
+    double overwrite;               /* -o share of sets that overwrite a key already set */
+    double verify;                  /* -v share of gets whose value is checked */
+    double exp_verify;              /* -e share of sets with an expiry time */
+    uint64_t exp_time_ns;           /* --exp_time */
+    uint32_t division;              /* -d keys per multi-get */
+    uint32_t rep_write;             /* -p: sets go to the first N servers; 0: the key's server */
+    struct key_dist key_pop;        /* --key_dist: the law of the commands on a stored key */
     struct key_pattern key_pattern; /* --key_pattern: laws per command, over the defaults */
-    uint64_t key_min;             /* --key_min, --key_max: this host's keys are key_min .. */
-    uint64_t key_count;           /* key_min + key_count - 1, shared by every client; 0: each
-                                     client has its window of win_size keys */
-    bool trace;                   /* --trace: keys and values come from the trace, */
-    uint32_t trace_value_max;     /* values of up to this many bytes */
+    uint64_t key_min;               /* --key_min, --key_max: this host's keys are key_min .. */
+    uint64_t key_count;             /* key_min + key_count - 1, shared by every client; 0: each
+                                       client has its window of win_size keys */
+    bool trace;                     /* --trace: keys and values come from the trace, */
+    uint32_t trace_value_max;       /* values of up to this many bytes */
 };
 
 /* Read-only after workload_init: shared by every thread. */
 struct workload {
-    struct key_layout keys;     /* how keys are made, read, and how long they are */
-    uint32_t value_size;        /* bytes of the longest value */
+    struct key_layout keys; /* how keys are made, read, and how long they are */
+    uint32_t value_size;    /* bytes of the longest value */
     struct size_dist value_sizes;
-    bool fixed_values;          /* every value is value (below), value_size bytes */
-    uint64_t win_size;          /* keys in each client's window (bounds: in the range) */
-    bool bounds;                /* --key_min/--key_max: one range of keys for every client, named
-                                   by number alone (keys.shared; slot s is key keys.base + s) */
+    bool fixed_values; /* every value is value (below), value_size bytes */
+    uint64_t win_size; /* keys in each client's window (bounds: in the range) */
+    bool bounds;       /* --key_min/--key_max: one range of keys for every client, named
+                          by number alone (keys.shared; slot s is key keys.base + s) */
     struct key_dist key_law[OP_COUNT]; /* each op's law (KEY_DIST_SEQUENTIAL: the walk) */
-    uint32_t walk_ops;          /* set, add when they walk (the ops that fill a window) */
-    uint32_t mix_ppm[OP_COUNT]; /* share of each operation, parts per million */
-    uint32_t mix_ops;           /* the ops with a share: op_bit() of each */
-    enum op_type mix_default;   /* the op sent when no other is due: get, else the largest */
-    uint8_t mix_others[OP_COUNT]; /* the ops with a share but mix_default, in op order */
-    uint32_t mix_nothers;       /* how many */
-    uint32_t overwrite_ppm;     /* share of sets that rewrite a key already set */
-    uint32_t verify_ppm;        /* share of gets whose value is checked */
-    uint32_t expire_ppm;        /* share of sets with an expiry time */
-    uint32_t exp_time_s;        /* that expiry time */
-    uint32_t division;          /* keys per get */
-    bool track_slots;           /* versions and expiry are kept per slot (-v, -e, -o) */
-    char *value;                /* value_size printable bytes followed by "\r\n" */
-    char *pool;                 /* value_size + WORKLOAD_POOL_SLACK printable bytes */
+    uint32_t walk_ops;                 /* set, add when they walk (the ops that fill a window) */
+    uint32_t mix_ppm[OP_COUNT];        /* share of each operation, parts per million */
+    uint32_t mix_ops;                  /* the ops with a share: op_bit() of each */
+    enum op_type mix_default;          /* the op sent when no other is due: get, else the largest */
+    uint8_t mix_others[OP_COUNT];      /* the ops with a share but mix_default, in op order */
+    uint32_t mix_nothers;              /* how many */
+    uint32_t overwrite_ppm;            /* share of sets that rewrite a key already set */
+    uint32_t verify_ppm;               /* share of gets whose value is checked */
+    uint32_t expire_ppm;               /* share of sets with an expiry time */
+    uint32_t exp_time_s;               /* that expiry time */
+    uint32_t division;                 /* keys per get */
+    bool track_slots;                  /* versions and expiry are kept per slot (-v, -e, -o) */
+    char *value;                       /* value_size printable bytes followed by "\r\n" */
+    char *pool;                        /* value_size + WORKLOAD_POOL_SLACK printable bytes */
 };
 
 /* What a client knows of one key of its window, when -v, -e or -o need it. */
@@ -126,8 +126,7 @@ uint64_t window_take_set_slot(struct key_window *win, const struct workload *w);
 /* A set of the walk was stored: one more slot may be read. */
 void window_set_done(struct key_window *win, const struct workload *w);
 /* --key_dist=latest: the slot set rank sets ago (0: the latest), of the slots set so far. */
-uint64_t window_latest_slot(const struct key_window *win, const struct workload *w,
-                            uint64_t rank);
+uint64_t window_latest_slot(const struct key_window *win, const struct workload *w, uint64_t rank);
 /* A slot already set, uniformly; only when window_can_get. */
 uint64_t window_pick_get_slot(const struct key_window *win, struct rng *r);
 

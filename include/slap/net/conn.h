@@ -8,10 +8,10 @@
 #include <stdint.h>
 
 #include "slap/base/common.h"
-#include "slap/proto/proto.h"
+#include "slap/model/stats.h"
 #include "slap/net/conn_clock.h"
 #include "slap/net/servers.h"
-#include "slap/model/stats.h"
+#include "slap/proto/proto.h"
 #include "slap/proto/udp.h"
 
 struct conn;
@@ -98,13 +98,13 @@ enum timestamps {
 
 /* What every connection of a thread shares, given when it is made and never reached around. */
 struct conn_env {
-    struct event_base *base;        /* the thread's loop */
-    const struct codec *codec;      /* the protocol spoken */
-    struct tls_ctx *tls;            /* --tls: the run's context, else NULL */
-    char *rbuf;                     /* read buffer shared by the thread's sockets */
+    struct event_base *base;   /* the thread's loop */
+    const struct codec *codec; /* the protocol spoken */
+    struct tls_ctx *tls;       /* --tls: the run's context, else NULL */
+    char *rbuf;                /* read buffer shared by the thread's sockets */
     size_t rbuf_size;
-    char *ubuf;                     /* UDP: a carried partial line and the next message */
-    char *tls_out;                  /* --tls: requests gathered for one SSL_write */
+    char *ubuf;    /* UDP: a carried partial line and the next message */
+    char *tls_out; /* --tls: requests gathered for one SSL_write */
     size_t tls_out_size;
     struct slap_counters *counters; /* bytes and faults of the transport are counted here */
     struct udp_endpoints *udp;      /* UDP: the thread's sockets, one per server, each shared
@@ -116,9 +116,9 @@ struct conn_env {
     uint64_t backoff_min_ns;        /* reconnect back-off, doubling up to backoff_max_ns */
     uint64_t backoff_max_ns;
     const struct conn_ops *ops;
-    struct conn_clock *clock;       /* --timestamps=kernel: the thread's (its sockets ask for
-                                       arrival stamps); NULL: no stamps, latency ends at read */
-    const struct conn_auth *auth;   /* --auth: each connection authenticates first; NULL: not */
+    struct conn_clock *clock;     /* --timestamps=kernel: the thread's (its sockets ask for
+                                     arrival stamps); NULL: no stamps, latency ends at read */
+    const struct conn_auth *auth; /* --auth: each connection authenticates first; NULL: not */
 };
 
 /*
@@ -136,32 +136,32 @@ struct conn {
     int fd;
     const struct conn_env *env;
     const struct conn_transport *tx; /* TCP, TLS or UDP: chosen by conn_init, never changed */
-    void *owner;              /* what the callbacks are about */
-    uint32_t server;          /* its index in the server list */
-    uint32_t carry_len;       /* bytes of a partial line kept between reads */
-    struct request *ring;     /* capacity: the pipeline depth */
+    void *owner;                     /* what the callbacks are about */
+    uint32_t server;                 /* its index in the server list */
+    uint32_t carry_len;              /* bytes of a partial line kept between reads */
+    struct request *ring;            /* capacity: the pipeline depth */
     uint32_t cap, head, count;
-    uint32_t written;         /* requests written whole, from head */
-    uint32_t partial;         /* bytes written of the request after them */
-    bool dirty;               /* requests were queued since the last flush */
-    bool write_blocked;       /* the kernel took less than offered: wev will finish it */
-    uint64_t blocked_ns;      /* since when (write_blocked): what waits from then is held */
-    uint64_t resp_bytes;      /* bytes of the response being parsed so far */
-    uint64_t answers;         /* responses since the socket was opened, error lines aside */
-    struct event rev;         /* readable; persistent while READY */
+    uint32_t written;          /* requests written whole, from head */
+    uint32_t partial;          /* bytes written of the request after them */
+    bool dirty;                /* requests were queued since the last flush */
+    bool write_blocked;        /* the kernel took less than offered: wev will finish it */
+    uint64_t blocked_ns;       /* since when (write_blocked): what waits from then is held */
+    uint64_t resp_bytes;       /* bytes of the response being parsed so far */
+    uint64_t answers;          /* responses since the socket was opened, error lines aside */
+    struct event rev;          /* readable; persistent while READY */
     union proto_parser parser; /* the text codecs' part (104 bytes) begins it */
     /* The rest: set-up, reconnects, blocked writes, partial lines, -v. */
-    char *carry;              /* PROTO_ASCII_MAX_LINE bytes, made at the first partial line */
-    const struct server *srv; /* the peer */
-    union {                   /* the transport's own, each touched by its file alone: */
-        struct tls_conn *tls; /* TLS: the session while connected, else NULL */
+    char *carry;                  /* PROTO_ASCII_MAX_LINE bytes, made at the first partial line */
+    const struct server *srv;     /* the peer */
+    union {                       /* the transport's own, each touched by its file alone: */
+        struct tls_conn *tls;     /* TLS: the session while connected, else NULL */
         struct conn_dgram *dgram; /* UDP: its state, made by conn_init (transport_udp.c) */
     };
-    struct event wev;         /* writable: connect completion or a blocked write */
-    struct event *retry;      /* reconnect back-off timer (setup.reconnect), else NULL */
-    uint64_t backoff_ns;      /* next back-off; doubles up to a bound until an answer comes */
-    uint64_t connect_ns;      /* when the connect began; once ready, how long it took (the
-                                 connect, a TLS handshake, --auth): the owner reads it */
+    struct event wev;             /* writable: connect completion or a blocked write */
+    struct event *retry;          /* reconnect back-off timer (setup.reconnect), else NULL */
+    uint64_t backoff_ns;          /* next back-off; doubles up to a bound until an answer comes */
+    uint64_t connect_ns;          /* when the connect began; once ready, how long it took (the
+                                     connect, a TLS handshake, --auth): the owner reads it */
     struct proto_value_hook hook; /* -v: checks values as they stream past (ctx: the conn) */
     bool unstamped_told;          /* --timestamps=kernel: a read without a stamp was told */
     uint8_t auth_state;           /* --auth: where its exchange is (conn_auth.c); 0 before */
@@ -178,9 +178,9 @@ struct conn_setup {
     bool udp;                        /* a datagram socket (-U; -a for gets) */
     const struct conn_transport *tx; /* the transport, or NULL: UDP if udp, else TLS if the
                                         env has a TLS context, else TCP */
-    bool reconnect;               /* may reconnect after a close (-R): a back-off timer */
-    size_t udp_answer_cap;        /* UDP: room for the largest answer */
-    struct request *ring;         /* cap requests, their hdr pointers set */
+    bool reconnect;                  /* may reconnect after a close (-R): a back-off timer */
+    size_t udp_answer_cap;           /* UDP: room for the largest answer */
+    struct request *ring;            /* cap requests, their hdr pointers set */
     uint32_t cap;
     const struct proto_value_hook *hook; /* begin and end, or NULL; ctx becomes the conn */
 };

@@ -37,8 +37,8 @@ struct proxy_stats {
  * and every backend in it (a member holding server_connections). SLAP_ERROR with a printable
  * why when it is not such a document.
  */
-enum slap_status proxy_stats_parse(const char *text, size_t len, struct proxy_stats *out,
-                                   char *why, size_t why_len);
+enum slap_status proxy_stats_parse(const char *text, size_t len, struct proxy_stats *out, char *why,
+                                   size_t why_len);
 /* Connect to the stats port, read the document to its end (at most timeout_ns), parse it. */
 enum slap_status proxy_stats_read(const struct server *srv, uint64_t timeout_ns,
                                   struct proxy_stats *out, char *why, size_t why_len);

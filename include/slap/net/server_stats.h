@@ -69,8 +69,7 @@ enum slap_status server_stats_parse_binary(const char *text, size_t len, struct 
                                            char *why, size_t why_len);
 
 /* A non-blocking connect to srv, finished before the deadline; -1 with why on failure. */
-int server_stats_connect(const struct server *srv, uint64_t deadline_ns, char *why,
-                         size_t why_len);
+int server_stats_connect(const struct server *srv, uint64_t deadline_ns, char *why, size_t why_len);
 /* Wait for events (poll's) on fd until the deadline; false when it passed or poll failed. */
 bool server_stats_wait(int fd, short events, uint64_t deadline_ns);
 

@@ -46,7 +46,7 @@ struct server {
 struct server_list {
     uint32_t count;
     struct server *items;
-    void *memc; /* memcached_st holding the list: the reference key-to-server mapping */
+    void *memc;           /* memcached_st holding the list: the reference key-to-server mapping */
     struct ketama ketama; /* --distribution=ketama: the continuum (npoints 0 otherwise) */
     int key_hash;         /* --distribution=ketama: the memcached_hash_t of keys */
 };

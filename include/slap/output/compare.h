@@ -10,7 +10,7 @@
 #include "slap/base/confidence.h"
 #include "slap/output/results.h"
 
-#define COMPARE_MAX_RUNS 16 /* sides */
+#define COMPARE_MAX_RUNS 16                             /* sides */
 #define COMPARE_MAX_ROWS (1 + RUN_DESC_MAX_PERCENTILES) /* tps, then the percentiles */
 #define COMPARE_LEVEL 0.95
 #define COMPARE_NAME_MAX 16
@@ -58,14 +58,14 @@ struct compare_run {
 
 /* One figure's difference b - a. */
 struct compare_diff {
-    bool judged;      /* the mode judges significance (COMPARE_WITHIN_RUN does not) */
-    bool estimable;   /* an interval at COMPARE_LEVEL */
-    double diff;      /* ns, or ops/s for tps: b - a (rank modes: Hodges-Lehmann's) */
-    double low, high; /* the interval */
-    double relative;  /* diff / a's value (0 when that is 0) */
-    bool significant; /* judged, and the interval leaves 0 out */
-    double achieved;  /* rank modes: the interval's exact confidence (>= COMPARE_LEVEL) */
-    size_t needed;    /* not estimable: replicates needed (pairs, or a side) */
+    bool judged;              /* the mode judges significance (COMPARE_WITHIN_RUN does not) */
+    bool estimable;           /* an interval at COMPARE_LEVEL */
+    double diff;              /* ns, or ops/s for tps: b - a (rank modes: Hodges-Lehmann's) */
+    double low, high;         /* the interval */
+    double relative;          /* diff / a's value (0 when that is 0) */
+    bool significant;         /* judged, and the interval leaves 0 out */
+    double achieved;          /* rank modes: the interval's exact confidence (>= COMPARE_LEVEL) */
+    size_t needed;            /* not estimable: replicates needed (pairs, or a side) */
     uint64_t requests_needed; /* a percentile some replicate holds too few requests for: the
                                  requests each needs; 0 otherwise */
     bool gate_estimable;      /* the same at the table's gate_level (--fail-if) */
@@ -86,9 +86,9 @@ struct compare_diff {
 
 /* One figure (tps or a percentile) of every side, and each side's difference from the first. */
 struct compare_row {
-    char name[COMPARE_NAME_MAX]; /* "tps", "p99", "p99.9" */
-    bool tps;                    /* ops/s (values in ci_result's _ns fields as ops/s) */
-    double pct;                  /* a percentile's */
+    char name[COMPARE_NAME_MAX];            /* "tps", "p99", "p99.9" */
+    bool tps;                               /* ops/s (values in ci_result's _ns fields as ops/s) */
+    double pct;                             /* a percentile's */
     struct ci_result run[COMPARE_MAX_RUNS]; /* each side's value: its runs pooled (within one
                                                run: with that run's interval) */
     struct compare_diff diff[COMPARE_MAX_RUNS]; /* [i]: side i - side 0; [0] unused */
@@ -129,15 +129,15 @@ void compare_write_json(FILE *out, const struct compare_table *t);
 struct compare_threshold {
     char figure[COMPARE_NAME_MAX]; /* "tps" or "pN" */
     bool tps;
-    double pct;     /* a percentile's */
-    bool above;     /* '>': crossed when the difference is above amount; '<': below */
-    bool relative;  /* amount is a fraction of the first side's value */
-    double amount;  /* relative: 0.05 for 5%; else ns (latency) or ops/s (tps) */
+    double pct;    /* a percentile's */
+    bool above;    /* '>': crossed when the difference is above amount; '<': below */
+    bool relative; /* amount is a fraction of the first side's value */
+    double amount; /* relative: 0.05 for 5%; else ns (latency) or ops/s (tps) */
 };
 
 /* Parse one threshold; SLAP_ERROR with err saying what is wrong. */
-enum slap_status compare_threshold_parse(const char *text, struct compare_threshold *th,
-                                         char *err, size_t err_len);
+enum slap_status compare_threshold_parse(const char *text, struct compare_threshold *th, char *err,
+                                         size_t err_len);
 /*
  * The level each --fail-if comparison is judged at when nth thresholds are checked against
  * every side after the first: COMPARE_LEVEL shared among them (Bonferroni), so that chance
@@ -156,7 +156,7 @@ const char *compare_gate_problem(const struct compare_table *t, const struct com
                                  char *why, size_t why_len);
 /* Does a difference of some side from the first, significant at the gate's level, cross th?
  * Then *row and *run say where (the first such). */
-bool compare_crosses(const struct compare_table *t, const struct compare_threshold *th,
-                     size_t *row, size_t *run);
+bool compare_crosses(const struct compare_table *t, const struct compare_threshold *th, size_t *row,
+                     size_t *run);
 
 #endif

@@ -41,11 +41,11 @@ struct intervals_segment {
 };
 
 struct intervals {
-    size_t n;            /* segments in use */
-    uint64_t width;      /* periods a full segment holds */
-    uint64_t periods;    /* periods added */
+    size_t n;                      /* segments in use */
+    uint64_t width;                /* periods a full segment holds */
+    uint64_t periods;              /* periods added */
     struct intervals_segment *seg; /* INTERVALS_SEGMENTS of them */
-    struct hist *scratch; /* one histogram the sums and views work in (hist_slab_alloc) */
+    struct hist *scratch;          /* one histogram the sums and views work in (hist_slab_alloc) */
 };
 
 /* Empty, its segments and scratch allocated: SLAP_ERROR when out of memory. intervals_free
@@ -57,8 +57,7 @@ enum slap_status intervals_add_stats(struct intervals *iv, const struct slap_sta
                                      double seconds);
 enum slap_status intervals_add_period(struct intervals *iv, const struct results_period *p);
 /* Add s into the last period (answers that came after it ended; a first period if none). */
-enum slap_status intervals_extend(struct intervals *iv, const struct slap_stats *s,
-                                  double seconds);
+enum slap_status intervals_extend(struct intervals *iv, const struct slap_stats *s, double seconds);
 
 /*
  * The interval of percentile pct of whole, the run's histogram of the series in mask (bits

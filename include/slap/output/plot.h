@@ -16,9 +16,9 @@
 
 /* A --samples file's points (slap plot reads it before drawing, to refuse a bad one). */
 struct plot_sample {
-    double t;          /* intended_s */
+    double t; /* intended_s */
     double latency_us;
-    bool failed;       /* error, unanswered or unsent */
+    bool failed; /* error, unanswered or unsent */
 };
 struct plot_samples {
     size_t n;
@@ -56,12 +56,12 @@ struct plot_points {
     double *latency[PLOT_LINES];
 };
 struct plot_run {
-    const char *label; /* not copied */
-    double target_tps; /* an open-loop run's target rate, drawn over its throughput; 0: none */
-    struct ramp ramp;  /* --ramp (duration_ns 0: none): its target drawn over the throughput,
-                          and each period a point of latency against its target rate (steps) */
-    size_t nlines;     /* the latency percentiles drawn: */
-    double pct[PLOT_LINES];      /* p50, p99, p99.9; a search's objectives' */
+    const char *label;      /* not copied */
+    double target_tps;      /* an open-loop run's target rate, drawn over its throughput; 0: none */
+    struct ramp ramp;       /* --ramp (duration_ns 0: none): its target drawn over the throughput,
+                               and each period a point of latency against its target rate (steps) */
+    size_t nlines;          /* the latency percentiles drawn: */
+    double pct[PLOT_LINES]; /* p50, p99, p99.9; a search's objectives' */
     double limit_us[PLOT_LINES]; /* a search's objectives' limits, drawn as lines; 0: none */
     struct plot_points periods;
     struct plot_points steps;
@@ -101,7 +101,7 @@ enum slap_status plot_spectrum_of(struct plot_spectrum *s, const struct results_
 struct plot_runs {
     const struct plot_run *runs;
     size_t nruns;
-    const char *samples_path; /* a --samples CSV file to scatter (read here), or NULL */
+    const char *samples_path;            /* a --samples CSV file to scatter (read here), or NULL */
     const struct plot_samples *samples;  /* or its points, read already */
     const struct plot_spectrum *spectra; /* several runs compared: their spectra, or NULL */
     size_t nspectra;

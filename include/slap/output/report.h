@@ -77,11 +77,11 @@ void report_sweep_columns(FILE *out, const struct run_desc *desc);
 
 /* One --sweep step, as its table row shows it. */
 struct report_step {
-    double target;                  /* ops/s asked for */
-    const struct slap_stats *stats; /* what it measured */
-    double seconds;                 /* for how long */
-    const char *limited_by;         /* a limits_verdict_name; "-" when NULL or empty */
-    bool interrupted;               /* a signal cut it short of --step_time */
+    double target;                     /* ops/s asked for */
+    const struct slap_stats *stats;    /* what it measured */
+    double seconds;                    /* for how long */
+    const char *limited_by;            /* a limits_verdict_name; "-" when NULL or empty */
+    bool interrupted;                  /* a signal cut it short of --step_time */
     const struct intervals *intervals; /* its periods, for the intervals; NULL: none */
 };
 

@@ -15,9 +15,9 @@
 #include "slap/base/hist.h"
 #include "slap/base/json.h"
 #include "slap/judge/limits.h"
-#include "slap/net/server_stats.h"
 #include "slap/model/stats.h"
 #include "slap/model/trace.h"
+#include "slap/net/server_stats.h"
 #include "slap/output/period.h"
 #include "slap/output/run_desc.h"
 
@@ -34,7 +34,7 @@
  */
 #define RESULTS_SCHEMA 3
 #define RESULTS_LABEL_MAX 256
-#define RESULTS_MAX_ITEMS 100000 /* periods, steps or servers a file may hold */
+#define RESULTS_MAX_ITEMS 100000        /* periods, steps or servers a file may hold */
 #define RESULTS_STREAM_MAX (1ULL << 30) /* bytes slap merge copies aside from a pipe */
 /* Periods a document read whole keeps (slap compare, slap plot): past it, neighbours are joined
  * two by two, so a run of any length reads in bounded memory. */
@@ -49,7 +49,7 @@ enum results_counter {
 #define RESULTS_COUNTER_INDEX(name, show, since, meaning) RESULTS_COUNTER_##name,
     SLAP_COUNTERS(RESULTS_COUNTER_INDEX)
 #undef RESULTS_COUNTER_INDEX
-    RESULTS_COUNTERS
+        RESULTS_COUNTERS
 };
 _Static_assert(RESULTS_COUNTERS <= 64, "counters_unknown holds a bit per counter");
 
@@ -61,9 +61,9 @@ struct results_step {
     double target_tps;
     char limited_by[LIMITS_VERDICT_WORD_MAX]; /* its limits_verdict_name; "mixed" when merged
                                                * hosts disagree; "" */
-    char slo[12];        /* slap search: "held", "broken" or "undecided"; "" for a sweep's */
-    bool interrupted;    /* a signal cut it short of --step_time (merged: any host's) */
-    bool has_limits;     /* what limited the step was judged (older documents: not kept) */
+    char slo[12];         /* slap search: "held", "broken" or "undecided"; "" for a sweep's */
+    bool interrupted;     /* a signal cut it short of --step_time (merged: any host's) */
+    bool has_limits;      /* what limited the step was judged (older documents: not kept) */
     struct limits limits; /* owned; its verdict is limited_by's */
     double seconds;
     struct slap_counters counters;
@@ -99,7 +99,6 @@ struct results_run_id {
     double p50_us, p90_us, p99_us, p999_us, max_us;
 };
 
-
 /* A --probe run beside a merged load: its latency from the intended send time, not added to
  * the load's (slap merge's "probes"). */
 struct results_probe {
@@ -125,12 +124,12 @@ struct results_list {
 /* slap search's outcome (written as "search"; not read back: merge and plot take the steps). */
 struct results_search {
     bool present;
-    char objectives[128];   /* as given, "p99<1ms" */
-    double capacity_tps;    /* the highest rate held; 0: none */
-    double lowest_broken;   /* the lowest rate broken; 0: none */
-    bool exhausted;         /* the step budget ran out before the resolution */
-    double client_limit;    /* > 0: slap itself was short of CPU at this rate */
-    bool confirmed;         /* the capacity measured again held, the rate above it broke */
+    char objectives[128]; /* as given, "p99<1ms" */
+    double capacity_tps;  /* the highest rate held; 0: none */
+    double lowest_broken; /* the lowest rate broken; 0: none */
+    bool exhausted;       /* the step budget ran out before the resolution */
+    double client_limit;  /* > 0: slap itself was short of CPU at this rate */
+    bool confirmed;       /* the capacity measured again held, the rate above it broke */
 };
 
 struct results_doc {
@@ -153,18 +152,18 @@ struct results_doc {
     struct results_list probes;  /* struct results_probe: a merge's --probe runs, kept apart */
     uint64_t samples_written;    /* --samples */
     uint64_t samples_dropped;
-    struct results_trace trace;  /* --trace */
-    bool has_limits;             /* what limited the run was judged (a run that measured) */
-    struct limits limits;        /* owned */
-    struct intervals *intervals; /* the periods kept for the intervals and steadiness (owned) */
-    char precision[160];         /* --precision's outcome ("p99 within 4.1% after 23 s"); "" */
+    struct results_trace trace;   /* --trace */
+    bool has_limits;              /* what limited the run was judged (a run that measured) */
+    struct limits limits;         /* owned */
+    struct intervals *intervals;  /* the periods kept for the intervals and steadiness (owned) */
+    char precision[160];          /* --precision's outcome ("p99 within 4.1% after 23 s"); "" */
     struct results_search search; /* slap search's document */
-    char *source; /* read documents: the file's name (owned), for messages */
-    struct hist *scratch; /* RESULTS_SCRATCH histograms the folds and the writers work in
-                           * (hist_slab_alloc; owned; every results_doc_init'd document's) */
-    uint64_t counters_unknown; /* bit 1 << RESULTS_COUNTER_x: a counter an older file lacked
-                                * (since above its schema): 0 in the figures, never printed
-                                * by the report (a 0 counter is not), null in the JSON */
+    char *source;                 /* read documents: the file's name (owned), for messages */
+    struct hist *scratch;         /* RESULTS_SCRATCH histograms the folds and the writers work in
+                                   * (hist_slab_alloc; owned; every results_doc_init'd document's) */
+    uint64_t counters_unknown;    /* bit 1 << RESULTS_COUNTER_x: a counter an older file lacked
+                                   * (since above its schema): 0 in the figures, never printed
+                                   * by the report (a 0 counter is not), null in the JSON */
     bool closed_part; /* merged: some part was a closed loop, so the whole has no target rate
                        * (groups whose loops differ) */
 };

@@ -5,8 +5,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "slap/output/results_read.h"
 #include "slap/output/results.h"
+#include "slap/output/results_read.h"
 
 /* Do a and b run one workload (both runs or both sweeps, every workload setting alike)? If
  * not, SLAP_ERROR with err naming the setting that differs ("the workloads differ: --NAME is
@@ -29,14 +29,14 @@ enum slap_status results_merge(struct results_doc *out, struct results_doc *cons
 
 /* The same over files, read a period at a time (results_merge.c says how): one input. */
 struct results_merge_input {
-    const char *path;        /* the file (set by the caller), as messages name it */
-    const char *open_path;   /* where to read it, when not path (a copy of a pipe); else NULL */
+    const char *path;      /* the file (set by the caller), as messages name it */
+    const char *open_path; /* where to read it, when not path (a copy of a pipe); else NULL */
     results_config_reader read_config; /* how its "config" reads back (set with path) */
-    struct results_doc *doc; /* the file's document without its periods (owned) */
-    size_t nperiods;         /* its periods */
-    size_t overflow_at;      /* its first period whose sum with the files' before passes
-                              * RESULTS_COUNT_MAX; SIZE_MAX: none */
-    char overflow[64];       /* that period's figure */
+    struct results_doc *doc;           /* the file's document without its periods (owned) */
+    size_t nperiods;                   /* its periods */
+    size_t overflow_at;                /* its first period whose sum with the files' before passes
+                                        * RESULTS_COUNT_MAX; SIZE_MAX: none */
+    char overflow[64];                 /* that period's figure */
     bool group; /* a group of one groups run (-F): workloads, loops and servers may differ from
                  * the other groups', and its runs[] entry keeps its latency */
 };
@@ -61,8 +61,8 @@ void results_merge_inputs_free(struct results_merge_input *in, size_t n);
 /* Two inputs that hold the same run (host, pid and start), which a merge would count twice. */
 struct results_shared_run {
     bool found;
-    size_t a, b;                /* the inputs: the first such pair in order (a < b) */
-    struct results_run_id run;  /* the first of a's runs that b holds too */
+    size_t a, b;               /* the inputs: the first such pair in order (a < b) */
+    struct results_run_id run; /* the first of a's runs that b holds too */
 };
 /* Whether any two of the inputs' documents hold the same run, into *out: their runs sorted
  * together, n log n in the runs they hold (not a scan of every pair). SLAP_ERROR: out of

@@ -6,8 +6,8 @@
 #include <stdio.h>
 
 #include "slap/base/json.h"
-#include "slap/output/run_desc.h"
 #include "slap/output/results.h"
+#include "slap/output/run_desc.h"
 
 /*
  * How a document's "config" object becomes its description (the cli reads it as its options
@@ -15,8 +15,7 @@
  * saying why it does not read back.
  */
 typedef enum slap_status (*results_config_reader)(const struct json_value *config,
-                                                  struct run_desc *out, char *err,
-                                                  size_t err_len);
+                                                  struct run_desc *out, char *err, size_t err_len);
 
 /* Read a document written by results_write_json, its "config" by read_config; err says what is
  * wrong and where. Either way d is then initialised: results_doc_free releases it. */

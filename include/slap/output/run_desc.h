@@ -67,8 +67,8 @@ struct run_desc {
     uint32_t share_index; /* --share I/N: this run's part of a load made by N hosts (I from 1);
                              0: the whole load (a merge of every part too) */
     uint32_t share_count;
-    bool share_keys;      /* --share I/N,keys: keys no other part uses */
-    bool probe;           /* --probe: a latency probe beside load hosts, not part of the load */
+    bool share_keys; /* --share I/N,keys: keys no other part uses */
+    bool probe;      /* --probe: a latency probe beside load hosts, not part of the load */
     enum arrival arrival;
     double arrival_shape;
     uint32_t pipeline;

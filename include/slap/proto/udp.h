@@ -48,18 +48,18 @@ enum slap_status udp_frame_decode(const uint8_t *dgram, size_t len, uint16_t *re
  */
 struct udp_reasm {
     uint16_t request_id;
-    uint16_t total;          /* datagrams of the message being gathered; 0 if none yet */
-    uint16_t received;       /* of them */
-    uint16_t next_seq;       /* the seq expected next if they came in order */
-    uint8_t *seen;           /* per seq: 1 once received (cap / UDP_MAX_DATAGRAM + 1 entries) */
-    uint32_t *lens;          /* per seq: payload bytes */
-    char *buf;               /* payloads, datagram seq at buf + seq * UDP_MAX_DATAGRAM */
+    uint16_t total;    /* datagrams of the message being gathered; 0 if none yet */
+    uint16_t received; /* of them */
+    uint16_t next_seq; /* the seq expected next if they came in order */
+    uint8_t *seen;     /* per seq: 1 once received (cap / UDP_MAX_DATAGRAM + 1 entries) */
+    uint32_t *lens;    /* per seq: payload bytes */
+    char *buf;         /* payloads, datagram seq at buf + seq * UDP_MAX_DATAGRAM */
     size_t cap;
-    bool own_buf;            /* buf was made by udp_reasm_init (else it is the caller's) */
-    uint64_t disorder;       /* datagrams whose seq is lower than one already received */
-    uint64_t duplicates;     /* a seq received twice */
-    uint64_t stale;          /* datagrams of another request id (late answers), ignored */
-    const char *why;         /* what was wrong with the last datagram refused (SLAP_ERROR) */
+    bool own_buf;        /* buf was made by udp_reasm_init (else it is the caller's) */
+    uint64_t disorder;   /* datagrams whose seq is lower than one already received */
+    uint64_t duplicates; /* a seq received twice */
+    uint64_t stale;      /* datagrams of another request id (late answers), ignored */
+    const char *why;     /* what was wrong with the last datagram refused (SLAP_ERROR) */
 };
 
 /* Allocate for answers up to cap bytes. SLAP_OK or SLAP_ERROR. */
