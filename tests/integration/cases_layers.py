@@ -214,3 +214,27 @@ def case_docs_layers_no_module_circles():
     check(not new, "circles of modules:\n" + "\n".join(new))
     gone = sorted(KNOWN_CIRCLES - set(circles))
     check(not gone, "KNOWN_CIRCLES lists circles there are no more: %r" % gone)
+
+
+def source_files():
+    """The C sources and headers the formatter holds: src, include, tests and scripts."""
+    for top in ("src", "include", "tests", "scripts"):
+        for folder, dirs, names in os.walk(os.path.join(TOP, top)):
+            dirs[:] = sorted(d for d in dirs if d != "fixtures")
+            for name in sorted(names):
+                if name.endswith((".c", ".h")):
+                    yield os.path.join(folder, name)
+
+
+def case_docs_source_formatted():
+    """Every C file is as .clang-format lays it out (clang-format --dry-run -Werror): the
+    formatter was applied once, and a file it would change fails here, named."""
+    import subprocess
+    files = list(source_files())
+    check(len(files) > 200, "only %d C files found under %s" % (len(files), TOP))
+    r = subprocess.run(["clang-format", "--dry-run", "-Werror", "--style=file"] + files,
+                       cwd=TOP, capture_output=True, text=True)
+    named = sorted({line.split(":")[0] for line in r.stderr.splitlines() if ": error:" in line})
+    check(r.returncode == 0, "not as .clang-format lays them out (run clang-format -i on them): "
+          + (", ".join(os.path.relpath(f, TOP) for f in named) or r.stderr[-2000:]))
+

@@ -57,6 +57,7 @@ SHARES_CPU = frozenset([
     "descriptor_limits", "distribution_hash", "docs_laws_everywhere", "docs_layers_described",
     "docs_layers_include_downward", "docs_layers_no_module_circles",
     "docs_layers_engine_prints_nothing", "docs_layers_options_in_cli", "docs_list_every_option",
+    "docs_source_formatted",
     "docs_memslap_options", "env_servers", "error_replies_by_kind", "every_command_every_protocol",
     "evictions", "examples_name_real_options", "execute_below_concurrency", "expiry_over_30_days",
     "facebook", "flush_preload", "flush_through_nutcracker", "garbage", "get_only_warmup",
