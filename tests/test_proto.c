@@ -37,6 +37,7 @@ static void test_every_codec_filled(void **state)
         assert_non_null(c->asked);
         assert_non_null(c->parse);
         assert_true(c->exptime_max > 0 && c->get_fixed > 0);
+        assert_int_not_equal(c->auth, PROTO_AUTH_UNSET);
         for (int j = 0; j < k; j++) {
             assert_string_not_equal(c->name, codec_get((enum proto_kind)j)->name);
         }

@@ -190,6 +190,20 @@ static enum options_outcome check_tls(const struct parse_state *st)
     return OPTIONS_RUN;
 }
 
+/* The credentials' kind a protocol's authentication takes (its codec row says which). */
+static enum auth_kind auth_kind_of(enum proto_kind protocol)
+{
+    switch (codec_get(protocol)->auth) {
+    case PROTO_AUTH_SASL_PLAIN:
+        return AUTH_SASL_PLAIN;
+    case PROTO_AUTH_ASCII:
+        return AUTH_ASCII;
+    case PROTO_AUTH_UNSET:
+        break;
+    }
+    return AUTH_NONE;
+}
+
 /* --auth: its credentials read (exit 2 naming what was wrong), and the ways no connection of
  * slap's can authenticate refused. */
 static enum options_outcome check_auth(const struct parse_state *st)
@@ -208,7 +222,7 @@ static enum options_outcome check_auth(const struct parse_state *st)
         return options_usage_error(st, "--flush goes through libmemcached, which slap does not "
                                        "give the credentials: it cannot be used with --auth");
     }
-    o->auth_creds.kind = o->protocol == PROTO_BINARY ? AUTH_SASL_PLAIN : AUTH_ASCII;
+    o->auth_creds.kind = auth_kind_of(o->protocol);
     if (auth_read(&o->auth_creds, o->auth, why, sizeof(why)) != SLAP_OK) {
         o->auth_creds = (struct conn_auth){.kind = AUTH_NONE};
         return options_usage_error(st, "%s", why);

@@ -51,16 +51,16 @@ static const struct codec codecs[] = {
     /* "gat <u32>" + " <key>" each + "\r\n"; "cas <key> <u32> <u32> <u32> <u64>\r\n" */
     [PROTO_ASCII] = {"ascii", proto_ascii_encode_retrieve, proto_ascii_encode_store,
                      proto_ascii_encode_command, true, 1, 16, 60, text_reset, text_asked,
-                     ascii_parse, INT32_MAX, false, true},
+                     ascii_parse, INT32_MAX, false, true, PROTO_AUTH_ASCII},
     /* GATKQ: a 24-byte header, 4 bytes of extras and the key each, then a NOOP; INCREMENT:
      * header, 20 bytes of extras, key */
     [PROTO_BINARY] = {"binary", proto_binary_encode_retrieve, proto_binary_encode_store,
                       proto_binary_encode_command, false, 28, 24, 44, binary_reset, binary_asked,
-                      binary_parse, UINT32_MAX, false, false},
+                      binary_parse, UINT32_MAX, false, false, PROTO_AUTH_SASL_PLAIN},
     /* "mg <key> v k T<u32> q\r\n" each + "mn\r\n"; "ms <key> <u32> T<u32> F<u32> C<u64>\r\n" */
     [PROTO_META] = {"meta", proto_meta_encode_retrieve, proto_meta_encode_store,
                     proto_meta_encode_command, true, 23, 4, 62, text_reset, text_asked, meta_parse,
-                    INT32_MAX, true, true},
+                    INT32_MAX, true, true, PROTO_AUTH_ASCII},
 };
 _Static_assert(SLAP_ARRAY_SIZE(codecs) == PROTO_KINDS, "a codecs row for every enum proto_kind");
 

@@ -26,6 +26,13 @@ union proto_parser {
     struct binary_parser binary;
 };
 
+/* How a connection in a protocol authenticates (--auth), before its first request. */
+enum proto_auth {
+    PROTO_AUTH_UNSET,      /* a codec row that says none: test_every_codec_filled refuses it */
+    PROTO_AUTH_SASL_PLAIN, /* SASL PLAIN, in binary frames */
+    PROTO_AUTH_ASCII,      /* memcached's text authentication: "set" of "USER PASSWORD" */
+};
+
 struct codec {
     const char *name;
     /* get, gets or gat (to exptime) of n keys: key i at keys + i * stride, lens[i] bytes */
@@ -61,6 +68,7 @@ struct codec {
     /* A server spoken to in this protocol answers a text "stats" (a binary-only one would
      * not: asking it would cost the reader's whole timeout). */
     bool text_stats;
+    enum proto_auth auth; /* how --auth speaks in it */
 };
 
 /* memcached reads an expiry time up to 30 days as seconds from now, a larger one as a Unix
