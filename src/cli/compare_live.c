@@ -328,13 +328,6 @@ static int check_gate(const struct live *lv)
     return SLAP_EXIT_OK;
 }
 
-/* Was slap itself short of CPU in the round (its threads saturated, or waiting for one)? */
-static bool slap_starved(const struct limits *l)
-{
-    return l->client.demand_max >= LIMITS_SATURATED ||
-           (l->client.wait_known && l->client.wait_max >= LIMITS_STARVED);
-}
-
 /* The round's figures into its document. */
 static enum slap_status keep_round(struct live_side *s, const struct run *run,
                                    const struct run_result *res, struct results_doc *d)
@@ -354,7 +347,7 @@ static enum slap_status keep_round(struct live_side *s, const struct run *run,
         s->parts_late_s = limits.slap_late_p99_s;
         s->parts_held_s = limits.held_p99_s;
         s->verdicts[limits.verdict < LIMITS_VERDICTS ? limits.verdict : LIMITS_UNKNOWN]++;
-        s->starved += slap_starved(&limits);
+        s->starved += limits_slap_short(&limits);
         if (limits.target_tps > 0 && limits.slap_tail_share >= LIMITS_SLAP_TAIL) {
             s->late++;
             s->late_p99_s = limits.latency_p99_s;
