@@ -374,11 +374,11 @@ static int check_files(struct groups_run *r)
     if (files == NULL) {
         return SLAP_EXIT_FAILED;
     }
-    const char *run_out[] = {r->o->json_out, r->o->csv_out, r->o->svg_out};
-    const char *run_names[] = {"json", "csv", "svg"};
-    for (size_t k = 0; k < SLAP_ARRAY_SIZE(run_out); k++) {
+    const char *run_out[RESULTS_SINKS]; /* the run's results files, one per sink's row */
+    plan_output_paths(r->o, run_out);
+    for (size_t k = 0; k < RESULTS_SINKS; k++) {
         if (run_out[k] != NULL && !outfile_is_stream_name(run_out[k])) {
-            files[n++] = (struct run_file){run_out[k], NULL, run_names[k], true};
+            files[n++] = (struct run_file){run_out[k], NULL, results_sinks[k].option + 2, true};
         }
     }
     files[n++] = (struct run_file){r->o->cfg_file, NULL, "cfg_cmd", false};

@@ -409,6 +409,18 @@ bool results_field_due(const struct results_object *o, const char *name, unsigne
     return f != NULL && f->since <= schema;
 }
 
+/* A field missing from a file of a schema that holds it, by the field's since. */
+static const char *const missing_since[] = {
+    "missing",
+    "missing",
+    "missing (every file of schema 2 on holds it)",
+    "missing (every file of schema 3 on holds it)",
+    "missing (every file of schema 4 on holds it)",
+    "missing (every file of schema 5 on holds it)",
+    "missing (every file of schema 6 on holds it)",
+};
+_Static_assert(RESULTS_SCHEMA < SLAP_ARRAY_SIZE(missing_since), "words for every schema's fields");
+
 bool results_fields_check(const struct results_object *o, const struct json_value *obj,
                           unsigned schema, bool variant, const char **name, const char **why)
 {
@@ -418,7 +430,7 @@ bool results_fields_check(const struct results_object *o, const struct json_valu
         *name = f->name;
         bool wanted = (f->flags & RF_SOMETIMES) == 0 && ((f->flags & RF_WHEN) == 0 || variant);
         if (v == NULL && wanted && f->since <= schema) {
-            *why = f->since > 1 ? "missing (every file of schema 2 on holds it)" : "missing";
+            *why = f->since < SLAP_ARRAY_SIZE(missing_since) ? missing_since[f->since] : "missing";
             return false;
         }
         if (v != NULL && !of_type(f, v)) {

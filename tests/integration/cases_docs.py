@@ -131,8 +131,9 @@ def roff_options(text, pattern):
 def case_docs_outputs_everywhere():
     """Every file output of the sink table (the options `slap merge` takes) is in the man page's
     list of output files, in slap merge's synopsis and its section's first line (which name no
-    other output), has a section of its own under RESULTS AS DATA, and is offered by the
-    completion after slap merge (which offers no other)."""
+    other output), has a section of its own under RESULTS AS DATA, is in the usage lines slap
+    shows (slap merge --help, slap --help's list of commands) and is offered by the completion
+    after slap merge (which offers no other)."""
     sinks = merge_sinks()
     check(len(sinks) >= 3, "too few outputs in slap merge --help: %r" % sinks)
     with open(PATHS.man) as f:
@@ -159,6 +160,18 @@ def case_docs_outputs_everywhere():
                                                                       sinks))
     check(sorted(in_section) == sorted(sinks),
           "%s's section on slap merge names %r, the sinks are %r" % (PATHS.man, in_section, sinks))
+    # the usage lines slap itself shows: slap merge --help's, and slap --help's list of commands
+    rc, out, _ = run_slap(["merge", "--help"])
+    usage = re.search(r"^Usage: slap merge (.*)$", out, re.M)
+    check(rc == 0 and usage is not None, "slap merge --help shows no Usage line: %r" % out[:300])
+    rc, out, _ = run_slap(["--help"])
+    listed_cmd = re.search(r"^\s*(?:slap )?merge RESULT\.json\.\.\.(.*)$", out, re.M)
+    check(listed_cmd is not None, "slap --help lists no merge command line")
+    for line, where in ((usage.group(1), "slap merge --help's Usage line"),
+                        (listed_cmd.group(1), "slap --help's merge line")):
+        named = re.findall(r"\[--([a-z0-9_\-]+) FILE\]", line)
+        check(sorted(named) == sorted(sinks),
+              "%s names %r, the sinks are %r" % (where, named, sinks))
     completion_path = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
         os.path.abspath(__file__)))), "completion", "slap.bash")
     with open(completion_path) as f:
