@@ -100,6 +100,15 @@ static inline void set_occupied(struct limits *l, double v)
     l->in_flight_mean = v * l->in_flight_max;
 }
 
+/* -P met, P99 tail a share v of it mostly slap late to send: client from LIMITS_SLAP_TAIL on. */
+static inline void set_slap_tail(struct limits *l, double v)
+{
+    l->target_tps = 10000;
+    l->achieved_tps = 10000;
+    l->latency_p99_s = 0.002;
+    l->slap_tail_share = v;
+}
+
 static const struct line_case line_cases[] = {
     {"client.cpu_wait_max", LIMITS_STARVED, LIMITS_BAND_WAIT, LIMITS_SERVER, LIMITS_BOTH,
      LIMITS_LINE_CLIENT_WAIT, set_client_wait},
@@ -117,6 +126,17 @@ static const struct line_case line_cases[] = {
      LIMITS_LINE_LATE, set_late},
     {"in_flight_share", LIMITS_OCCUPIED, LIMITS_BAND_OCCUPIED, LIMITS_CLIENT, LIMITS_LATENCY,
      LIMITS_LINE_OCCUPIED, set_occupied},
+    {"slap_tail_share", LIMITS_SLAP_TAIL, LIMITS_BAND_SLAP_TAIL, LIMITS_RATE, LIMITS_CLIENT,
+     LIMITS_LINE_SLAP_TAIL, set_slap_tail},
+};
+
+/* The lines judged apart from line_cases, each by the test named (a line at 0 has no side
+ * below it for line_cases' walk). */
+static const struct {
+    enum limits_line which;
+    const char *test;
+} lines_apart[] = {
+    {LIMITS_LINE_CLIENT_LAG, "test_limits_words' test_borderline_client_lag"},
 };
 
 #endif

@@ -41,6 +41,27 @@ static void test_each_line_named(void **state)
     }
 }
 
+/* Every line of the rules is walked by line_cases or named in lines_apart with its test: a line
+ * added to enum limits_line without either fails here. */
+static void test_every_line_cased(void **state)
+{
+    (void)state;
+    for (int line = 0; line < LIMITS_LINES; line++) {
+        int found = 0;
+        for (size_t i = 0; i < sizeof(line_cases) / sizeof(line_cases[0]); i++) {
+            found += line_cases[i].which == (enum limits_line)line;
+        }
+        for (size_t i = 0; i < sizeof(lines_apart) / sizeof(lines_apart[0]); i++) {
+            found += lines_apart[i].which == (enum limits_line)line;
+        }
+        if (found != 1) {
+            fail_msg("line %d of enum limits_line is in %d of line_cases and lines_apart "
+                     "(limits_fixture.h), not 1",
+                     line, found);
+        }
+    }
+}
+
 /* A server that stopped answering leaves no verdict, whatever the figures say. */
 static void test_unanswered_unknown(void **state)
 {
@@ -67,6 +88,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_each_line_named),
+        cmocka_unit_test(test_every_line_cased),
         cmocka_unit_test(test_unanswered_unknown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

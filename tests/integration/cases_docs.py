@@ -14,7 +14,7 @@ def documents(text, dashes, name, hyphen):
 
 def case_docs_list_every_option():
     """Every long option of --help is in the man page as roff writes it (\\-\\-name, every
-    hyphen escaped) and in the README as --name."""
+    hyphen escaped), with an entry of its own, and in the README as --name."""
     rc, out, err = run_slap(["--help"])
     check(rc == 0, "--help exit status %d" % rc)
     names = sorted(set(re.findall(r"--([a-z0-9_]+(?:-[a-z0-9_]+)*)", out)))
@@ -26,6 +26,13 @@ def case_docs_list_every_option():
     for name in names:
         check(documents(man, r"\-\-", name.replace("-", r"\-"), r"\-"),
               "%s does not document --%s" % (PATHS.man, name))
+        roff = r"\-\-" + name.replace("-", r"\-")
+        # its entry: a line of roff that begins with it (after its letter, when it has one)
+        entry = r'^\.(?:B|BI|BR|IR|RB) (?:\\-[a-zA-Z]+ "(?:, " |, ))?' + re.escape(roff) + \
+            r"(?![a-z0-9_]|\\-[a-z])"
+        check(re.search(entry, man, re.M) is not None,
+              "%s names --%s but has no entry for it (a .B/.BI/.BR line that begins with it)"
+              % (PATHS.man, name))
         check(documents(readme, "--", name, "-"),
               "%s does not document --%s" % (PATHS.readme, name))
 
