@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "memslap.h"
 #include "slap/base/common.h"
+#include "slap/options/memslap.h"
 
 #define MAX_ARGS 16
 

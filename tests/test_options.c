@@ -17,16 +17,16 @@
 #include "slap/base/common.h"
 #include "slap/base/json.h"
 #include "slap/base/version.h"
-#include "slap/cli/options.h"
 #include "slap/model/cfgfile.h"
 #include "slap/model/keydist.h"
 #include "slap/model/schedule.h"
 #include "slap/model/sizelaw.h"
+#include "slap/options/options.h"
 #include "slap/output/results.h"
 #include "slap/output/results_json.h"
 
 #include "option_samples.h"
-#include "plan_output.h"
+#include "slap/options/plan_output.h"
 
 #define MAX_ARGS 32
 #define SEC SLAP_NS_PER_SEC

@@ -14,8 +14,8 @@
 #include "slap/base/common.h"
 
 #include "option_samples.h"
-#include "plan.h"
-#include "plan_output.h"
+#include "slap/options/plan.h"
+#include "slap/options/plan_output.h"
 #include "slap/output/report.h"
 
 #define MAX_ARGS 32

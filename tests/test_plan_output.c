@@ -19,7 +19,7 @@
 #include "slap/output/results_read.h"
 #include "slap/output/sinks.h"
 
-#include "plan_output.h"
+#include "slap/options/plan_output.h"
 
 #define MAX_ARGS 32
 

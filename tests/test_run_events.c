@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "run_events.h"
 #include "slap/base/hist.h"
+#include "slap/run/run_events.h"
 
 /* What run_event_print writes of e. */
 static char *printed(const struct run_event *e)

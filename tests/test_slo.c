@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-#include "slo.h"
+#include "slap/run/slo.h"
 
 static void test_parse_objectives(void **state)
 {

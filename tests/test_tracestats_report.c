@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tracestats_report.h"
+#include "slap/commands/tracestats_report.h"
 
 /* A request for key "k<number>" of size key_len (at least the name's length). */
 static struct trace_request request(enum op_type op, uint64_t key, uint32_t key_len,

@@ -8,15 +8,15 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "exit_status.h"
-#include "groups.h"
-#include "memslap.h"
-#include "memslap_run.h"
-#include "run_one.h"
-#include "signals.h"
-#include "slap/cli/options.h"
-#include "subcommands.h"
-#include "sweep.h"
+#include "dispatch.h"
+#include "slap/options/memslap.h"
+#include "slap/options/options.h"
+#include "slap/run/exit_status.h"
+#include "slap/run/groups.h"
+#include "slap/run/memslap_run.h"
+#include "slap/run/run_one.h"
+#include "slap/run/signals.h"
+#include "slap/run/sweep.h"
 
 /*
  * Standard streams that are closed would be taken by the first sockets opened, and the

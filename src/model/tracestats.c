@@ -1,6 +1,6 @@
 /* A trace's rate, operation mix, sizes, distinct keys and skew, gathered in bounded memory
- * (the command, slap trace-stats, and its report are cli/tracestats_cmd.c and
- * cli/tracestats_report.c). */
+ * (the command, slap trace-stats, and its report are commands/tracestats_cmd.c and
+ * commands/tracestats_report.c). */
 #include "slap/model/tracestats.h"
 
 #include <math.h>

@@ -8,7 +8,7 @@
 #include "slap/output/results.h"
 #include "slap/output/results_read.h"
 
-#include "plan_output.h"
+#include "slap/options/plan_output.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -57,7 +57,7 @@ def case_docs_memslap_options():
 
 
 def help_subcommands():
-    """The subcommands `slap --help` lists (from their rows, src/cli/subcommand_list.h)."""
+    """The subcommands `slap --help` lists (from their rows, include/slap/options/subcommand_list.h)."""
     rc, out, err = run_slap(["--help"])
     check(rc == 0, "--help exit status %d" % rc)
     part = out.split("Other commands", 1)

@@ -41,7 +41,7 @@ uint64_t tracestats_distinct(const struct tracestats *s, bool *exact);
  * *keys: how many keys the fit used. */
 bool tracestats_zipf(const struct tracestats *s, double *exponent, uint64_t *keys);
 
-/* What a report shows (cli/tracestats_report.c prints it). */
+/* What a report shows (commands/tracestats_report.c prints it). */
 struct tracestats_summary {
     uint64_t requests;
     uint64_t ops[OP_COUNT];
