@@ -92,6 +92,7 @@ enum slap_status conn_init(struct conn *c, const struct conn_env *env,
 enum slap_status conn_connect(struct conn *c)
 {
     const struct conn_env *env = c->env;
+    assert(c->state == CONN_CLOSED); /* a connection opens from closed only */
     c->fd = c->tx->join != NULL ? c->tx->join(c) : c->tx->open(c);
     if (c->fd < 0) {
         return SLAP_ERROR;
@@ -141,6 +142,7 @@ static void hold_unsent(struct conn *c, uint64_t from_ns, uint64_t now_ns)
 static void connected(struct conn *c)
 {
     uint64_t now = slap_now_ns();
+    assert(c->state == CONN_CONNECTING || c->state == CONN_HANDSHAKE);
     c->state = CONN_READY;
     c->connect_ns = now - c->connect_ns;
     hold_unsent(c, 0, now);
@@ -241,6 +243,7 @@ static void finish_connect(struct conn *c, short what)
         connect_failed(c, strerror(err));
         return;
     }
+    assert(c->state == CONN_CONNECTING);
     c->state = CONN_HANDSHAKE;
     handshake(c, 0);
 }
