@@ -198,7 +198,7 @@ static void fill_limits(struct limits *l, enum limits_verdict verdict)
 {
     assert_int_equal(limits_init(l, 2), SLAP_OK);
     l->verdict = verdict;
-    snprintf(l->why, sizeof(l->why), "borderline with client: the servers were busy");
+    snprintf(l->read_why, sizeof(l->read_why), "borderline with client: the servers were busy");
     l->borderline = (struct limits_borderline){
         .near = true, .with = LIMITS_CLIENT, .value = 0.84, .line = 0.85, .band = 0.05};
     snprintf(l->borderline.figure, sizeof(l->borderline.figure), "client.cpu_wait_max");

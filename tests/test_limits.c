@@ -29,7 +29,7 @@ static void test_each_line_named(void **state)
         assert_int_equal(l.borderline.which, c->which);
         assert_int_equal(l.borderline.with, c->below);
         assert_string_equal(l.borderline.figure, c->figure);
-        assert_string_equal(l.why, ""); /* words are output's */
+        assert_string_equal(l.read_why, ""); /* words are output's */
         limits_free(&l);
         make(&l, 1);
         c->set(&l, c->line + 2 * c->band);

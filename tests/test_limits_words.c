@@ -15,19 +15,20 @@
 
 #include "limits_fixture.h"
 
-/* The verdict, and its words in l->why as a report has them. */
+/* The verdict, and its words as a report has them (kept in read_why, the field a file's words
+ * are read into, for the checks below). */
 static void judged(struct limits *l)
 {
     limits_judge(l);
-    limits_say(l, l->why, sizeof(l->why));
+    limits_say(l, l->read_why, sizeof(l->read_why));
 }
 
 static void judge(struct limits *l, enum limits_verdict want, const char *words)
 {
     judged(l);
     assert_string_equal(limits_verdict_name(l->verdict), limits_verdict_name(want));
-    if (strstr(l->why, words) == NULL) {
-        fail_msg("'%s' not in the words: %s", words, l->why);
+    if (strstr(l->read_why, words) == NULL) {
+        fail_msg("'%s' not in the words: %s", words, l->read_why);
     }
     limits_free(l);
 }
@@ -92,7 +93,7 @@ static void test_own_delay_words(void **state)
     make(&l, 2);
     l.servers[1].busy = 0.97;
     judge(&l, LIMITS_SERVER, "busy 97%");
-    assert_null(strstr(l.why, "own delay"));
+    assert_null(strstr(l.read_why, "own delay"));
 }
 
 static void test_server_threshold_exact(void **state)
@@ -151,8 +152,8 @@ static void test_starved_not_latency(void **state)
         client_busy(&l, 0.18, 0.62);
         l.client.cpus = 1;
         judged(&l);
-        assert_null(strstr(l.why, "raise -c"));
-        assert_non_null(strstr(l.why, "use no more threads (-T 4) than the 1 CPU slap"));
+        assert_null(strstr(l.read_why, "raise -c"));
+        assert_non_null(strstr(l.read_why, "use no more threads (-T 4) than the 1 CPU slap"));
         limits_free(&l);
     }
     make(&l, 1); /* the threshold: a tenth of the run */
@@ -313,8 +314,8 @@ static void test_share_past_belief(void **state)
     make(&l, 1);
     l.servers[0].busy = 18446744073709551616.0;
     judged(&l);
-    if (strstr(l.why, "busy 2147483647% of the run") == NULL) {
-        fail_msg("not said as INT_MAX percent: %s", l.why);
+    if (strstr(l.read_why, "busy 2147483647% of the run") == NULL) {
+        fail_msg("not said as INT_MAX percent: %s", l.read_why);
     }
     limits_free(&l);
 }
@@ -410,7 +411,7 @@ static void judge_at(const struct line_case *c, double v, enum limits_verdict wa
     if (l.verdict != want || l.borderline.near != near) {
         fail_msg("%s at %g: %s%s, wanted %s%s: %s", c->figure, v, limits_verdict_name(l.verdict),
                  l.borderline.near ? " (borderline)" : "", limits_verdict_name(want),
-                 near ? " (borderline)" : "", l.why);
+                 near ? " (borderline)" : "", l.read_why);
     }
     if (near) {
         enum limits_verdict other = want == c->below ? c->above : c->below;
@@ -421,9 +422,9 @@ static void judge_at(const struct line_case *c, double v, enum limits_verdict wa
         assert_float_equal(l.borderline.value, v, 1e-12);
         assert_float_equal(l.borderline.line, c->line, 1e-12);
         assert_float_equal(l.borderline.band, c->band, 1e-12);
-        assert_memory_equal(l.why, begins, strlen(begins));
+        assert_memory_equal(l.read_why, begins, strlen(begins));
     } else {
-        assert_null(strstr(l.why, "borderline"));
+        assert_null(strstr(l.read_why, "borderline"));
     }
     limits_free(&l);
 }
@@ -473,7 +474,7 @@ static void test_borderline_only_when_deciding(void **state)
     judged(&l);
     assert_int_equal(l.verdict, LIMITS_LATENCY);
     assert_false(l.borderline.near);
-    assert_null(strstr(l.why, "borderline"));
+    assert_null(strstr(l.read_why, "borderline"));
     limits_free(&l);
 }
 
@@ -494,7 +495,7 @@ static void test_borderline_together(void **state)
     assert_true(l.borderline.near);
     assert_int_equal(l.borderline.with, LIMITS_RATE);
     assert_string_equal(l.borderline.figure, "client.demand_max");
-    assert_non_null(strstr(l.why, "borderline with rate: "));
+    assert_non_null(strstr(l.read_why, "borderline with rate: "));
     limits_free(&l);
     make(&l, 1); /* a send lag nearer its line decides nothing here: not the one named */
     l.target_tps = 50000;
@@ -533,9 +534,10 @@ static void test_borderline_client_lag(void **state)
     assert_true(l.borderline.near);
     assert_int_equal(l.borderline.with, LIMITS_RATE);
     assert_string_equal(l.borderline.figure, "client_lag_share");
-    assert_non_null(strstr(l.why, "borderline with rate: 100 requests (0.02% of those due) fell "
-                                  "due while their socket was free and were never sent, near "
-                                  "the line of none; "));
+    assert_non_null(strstr(l.read_why,
+                           "borderline with rate: 100 requests (0.02% of those due) fell "
+                           "due while their socket was free and were never sent, near "
+                           "the line of none; "));
     limits_free(&l);
     make(&l, 1);
     l.target_tps = 50000;
@@ -566,8 +568,8 @@ static void test_borderline_words(void **state)
     assert_int_equal(l.verdict, LIMITS_SERVER);
     const char *want = "borderline with both: slap's threads waited for a CPU 9.6% of the run, "
                        "near the 10% line; 10.0.0.1:11211's threads were busy 93% of the run";
-    if (strncmp(l.why, want, strlen(want)) != 0) {
-        fail_msg("the words: %s", l.why);
+    if (strncmp(l.read_why, want, strlen(want)) != 0) {
+        fail_msg("the words: %s", l.read_why);
     }
     limits_free(&l);
 }

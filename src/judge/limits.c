@@ -442,7 +442,7 @@ void limits_judge(struct limits *l)
     uint32_t unknown, server = 0;
     enum limits_line line = LIMITS_LINES;
     limits_busiest_server(l, &unknown);
-    l->why[0] = '\0'; /* the words are output's (limits_say), made from what is judged here */
+    l->read_why[0] = '\0'; /* the words are output's (limits_say), made from what is judged here */
     l->borderline = (struct limits_borderline){.which = LIMITS_LINES};
     if (limits_unanswered(l)) {
         l->verdict = LIMITS_UNKNOWN; /* nothing about the load, nor about slap, to judge */

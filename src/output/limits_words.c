@@ -572,8 +572,8 @@ void limits_say(const struct limits *l, char *buf, size_t len)
 
 const char *limits_why(const struct limits *l, char *buf, size_t len)
 {
-    if (l->why[0] != '\0') { /* read back from a results file: its own words */
-        return l->why;
+    if (l->read_why[0] != '\0') { /* read back from a results file: its own words */
+        return l->read_why;
     }
     limits_say(l, buf, len);
     return buf;

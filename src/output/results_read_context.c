@@ -189,7 +189,7 @@ static bool read_limits_into(struct reader *r, const struct json_value *obj, str
     }
     read_borderline(r, obj, &l->borderline);
     const char *why = json_to_string(json_get(obj, "why"));
-    snprintf(l->why, sizeof(l->why), "%s", why != NULL ? why : "");
+    snprintf(l->read_why, sizeof(l->read_why), "%s", why != NULL ? why : "");
     read_limits_client(r, json_get(obj, "client"), &l->client);
     read_limits_run(r, obj, l);
     for (size_t i = 0; i < servers->n && !r->failed; i++) {

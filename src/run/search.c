@@ -19,6 +19,7 @@
 #include "slap/options/plan.h"
 #include "slap/options/plan_output.h"
 #include "slap/options/subargs.h"
+#include "slap/output/limits_words.h"
 #include "slap/output/report.h"
 #include "slap/output/report_search.h"
 #include "slap/output/results.h"
@@ -472,7 +473,10 @@ static int measure_once(struct search *s, struct rate_result *res)
         res->slap_late = res->judged && limits.slap_tail_share >= LIMITS_SLAP_TAIL;
         snprintf(res->limited_by, sizeof(res->limited_by), "%s",
                  res->judged ? limits_verdict_name(limits.verdict) : "");
-        snprintf(res->why, sizeof(res->why), "%s", res->judged ? limits.why : "");
+        res->why[0] = '\0';
+        if (res->judged) {
+            limits_say(&limits, res->why, sizeof(res->why));
+        }
         limits_free(&s->limits);
         s->limits = limits; /* keep_step hands it to the step */
     }

@@ -208,7 +208,9 @@ struct limits {
     /* The verdict, from limits_judge. */
     enum limits_verdict verdict;
     struct limits_borderline borderline;
-    char why[LIMITS_WHY_MAX]; /* begins "borderline with WORD: ...; " when it was */
+    /* The words a results file held for its verdict (read back), kept as they were; empty for a
+     * run's own, whose words output makes from the figures (limits_why, limits_say). */
+    char read_why[LIMITS_WHY_MAX];
 };
 
 /* Room for n servers (zeroed); limits_free releases it. SLAP_ERROR when out of memory. */
@@ -218,7 +220,7 @@ void limits_free(struct limits *l);
  * LIMITS_STARVED)? Then a lane it saw full may have held answers it had not read yet. */
 bool limits_slap_short(const struct limits *l);
 /* The verdict and whether it was borderline, from the figures: a pure function of l's fields.
- * It empties l->why: output's limits_say words the verdict. */
+ * It empties l->read_why: output's limits_say words the verdict. */
 void limits_judge(struct limits *l);
 /* More left unanswered than LIMITS_UNANSWERED of those due, or connections stopped, stalled or
  * down at the end: the server stopped answering, and the verdict is unknown. */
