@@ -69,7 +69,7 @@ static const struct option_row option_rows[] = {
     [ROW_EXECUTE_NUMBER] = {'x', "execute_number", "N",
                             "Run this many operations in total (k=1000, m, g) instead of a "
                             "timed run.",
-                            COUNT64(execute_number, 1, UINT64_MAX, 1000), WORKLOAD},
+                            COUNT64(execute_number, 1, UINT64_MAX, 1000), WORKLOAD, NOT_WITH_RAMP},
     [ROW_TIME] = {'t', "time", "DURATION",
                   "Run length: a number with ms, s, m, h or d (seconds if bare), e.g. 10s or "
                   "1.5m. Default 600s.",
@@ -127,7 +127,7 @@ static const struct option_row option_rows[] = {
     [ROW_TPS] = {'P', "tps", "RATE",
                  "Open loop: send RATE operations per second in all (k=1000, m, g), each at its "
                  "own intended time; latency counts from that time, so queueing shows.",
-                 RATE(tps, 1, (uint64_t)SLAP_MAX_TPS, 1000)},
+                 RATE(tps, 1, (uint64_t)SLAP_MAX_TPS, 1000), NOT_WITH_RAMP},
     [ROW_REP_WRITE] = {'p', "rep_write", "N",
                        "Every set goes to each of the first N servers; gets read from one of "
                        "them.",
@@ -259,7 +259,7 @@ static const struct option_row option_rows[] = {
     [ROW_WARMUP] = {0, "warmup", "DURATION",
                     "Run the load this long first, then reset every statistic; the report "
                     "covers only what follows.",
-                    DURATION(warmup_ns), RUN_ONLY},
+                    DURATION(warmup_ns), RUN_ONLY, NOT_WITH_RAMP},
     [ROW_PERCENTILES] = {0, "percentiles", "LIST",
                          "Percentiles shown in tables and blocks, e.g. 50,90,99,99.9,99.99. "
                          "Default 50,90,99,99.9.",
@@ -267,7 +267,8 @@ static const struct option_row option_rows[] = {
     [ROW_PRECISION] = {0, "precision", "pP=W%",
                        "Run until the 95% interval of percentile P is within W% of it (e.g. "
                        "p99=5%), or until -t or -x ends the run; the report says which.",
-                       SPECIAL(options_apply_precision, options_show_precision), RUN_ONLY},
+                       SPECIAL(options_apply_precision, options_show_precision), RUN_ONLY,
+                       NOT_WITH_RAMP},
     [ROW_HDR_OUT] = {0, "hdr_out", "FILE",
                      "Write the run's latency histogram (all types; the view --latency shows) "
                      "as HdrHistogram percentile text (.hgrm, milliseconds) to FILE.",
@@ -275,7 +276,8 @@ static const struct option_row option_rows[] = {
     [ROW_SWEEP] = {0, "sweep", "START:END:STEP",
                    "One open-loop run per rate from START to END by STEP (k=1000), printing "
                    "target and achieved rate, p50, p90, p99, p99.9 and max for each.",
-                   SPECIAL(options_apply_sweep, options_show_sweep), WORKLOAD, NO_GROUPS},
+                   SPECIAL(options_apply_sweep, options_show_sweep), WORKLOAD, NO_GROUPS,
+                   NOT_WITH_RAMP},
     [ROW_STEP_TIME] = {0, "step_time", "DURATION", "Length of each --sweep step. Default 5s.",
                        DURATION(step_time_ns), WORKLOAD, NO_GROUPS},
     [ROW_RAMP] = {0, "ramp", "FROM:TO/DURATION",
@@ -286,7 +288,7 @@ static const struct option_row option_rows[] = {
     [ROW_ROUNDS] = {0, "rounds", "N",
                     "Measure N rounds of --time each, back to back on the same connections "
                     "(no warm-up between them); report each round and their spread. Default 1.",
-                    COUNT32(rounds, 1, SLAP_MAX_ROUNDS, 0), NO_GROUPS},
+                    COUNT32(rounds, 1, SLAP_MAX_ROUNDS, 0), NO_GROUPS, NOT_WITH_RAMP},
     [ROW_JSON] = {0, "json", "FILE",
                   "Write the run's results as one JSON document to FILE (- for standard output, "
                   "the text report then goes to standard error), replacing it whole.",
@@ -322,7 +324,7 @@ static const struct option_row option_rows[] = {
                    "A latency probe to run beside load hosts: a low fixed rate (-P 100 unless "
                    "given) from 1 thread and 2 clients (unless -T, -c); slap merge shows its "
                    "latency apart and adds none of its requests to the load's.",
-                   FLAG(probe), NO_GROUPS},
+                   FLAG(probe), NO_GROUPS, NOT_WITH_RAMP},
     [ROW_MAX_ERRORS] = {0, "max_errors", "N|P%",
                         "A run with more errors (error replies, protocol errors, requests the "
                         "server left unanswered, values that fail -v) than N, or than P% of its "
@@ -333,7 +335,7 @@ static const struct option_row option_rows[] = {
     [ROW_TRACE] = {0, "trace", "FILE",
                    "Replay a production trace in Twitter's cache-trace format (plain or zstd; - "
                    "for stdin): its keys, value sizes, TTLs and operations, at its own times.",
-                   STRING(trace), WORKLOAD, READS_FILE},
+                   STRING(trace), WORKLOAD, READS_FILE, NOT_WITH_RAMP},
     [ROW_TRACE_SPEED] = {0, "trace_speed", "X",
                          "Replay X times as fast as the trace's times (2: twice as fast), or max: "
                          "as fast as the answers come (closed loop). Default 1.",

@@ -127,16 +127,13 @@ static enum options_outcome check_churn(const struct parse_state *st)
 /* --ramp: an open loop whose rate it sets itself, for its own length unless -t is given. */
 static enum options_outcome check_ramp(const struct parse_state *st)
 {
-    static const enum option_id refused[] = {ROW_TPS,    ROW_SWEEP,    ROW_TRACE,
-                                             ROW_ROUNDS, ROW_WARMUP,   ROW_EXECUTE_NUMBER,
-                                             ROW_PROBE,  ROW_PRECISION};
     struct slap_options *o = st->o;
-    for (size_t i = 0; o->ramp.duration_ns > 0 && i < SLAP_ARRAY_SIZE(refused); i++) {
-        if (was_given(st, refused[i])) {
+    for (size_t i = 0; o->ramp.duration_ns > 0 && i < st->table->count; i++) {
+        if (st->table->rows[i].not_with_ramp && was_given(st, (enum option_id)i)) {
             return options_usage_error(st,
                                        "--ramp sets the rate of one timed open-loop run: it "
                                        "cannot be used with --%s",
-                                       st->table->rows[refused[i]].long_name);
+                                       st->table->rows[i].long_name);
         }
     }
     if (o->ramp.duration_ns > 0 && !was_given(st, ROW_TIME)) {

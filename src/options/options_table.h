@@ -84,6 +84,7 @@ struct option_row {
                                    differ in it */
     bool reads_file;            /* its value names a file read (OPT_READABLE_FILE rows too) */
     bool to_stdout;             /* OPT_OUTPUT_FILE: "-" is standard output (else refused) */
+    bool not_with_ramp;         /* refused beside --ramp (it sets the rate of one timed run) */
     unsigned groups;            /* enum options_groups_use's bits: 0, the run's value handed
                                    to every group, a group's own over it */
 };
@@ -134,8 +135,9 @@ struct option_table {
 #define SECONDS .seconds = true       /* a special row shown as a number of seconds */
 #define NOT_REPLAYED .not_replayed = true
 #define WORKLOAD .workload = true
-#define READS_FILE .reads_file = true /* a file read, though its kind is not READABLE_FILE */
-#define TO_STDOUT .to_stdout = true   /* an output that "-" sends to standard output */
+#define READS_FILE .reads_file = true       /* a file read, though its kind is not READABLE_FILE */
+#define TO_STDOUT .to_stdout = true         /* an output that "-" sends to standard output */
+#define NOT_WITH_RAMP .not_with_ramp = true /* refused beside --ramp */
 /* Its place in a groups run (enum options_groups_use): */
 #define RUN_ONLY .groups = GROUPS_RUN                /* the run's: refused inside a group */
 #define RUN_KEPT .groups = GROUPS_RUN | GROUPS_KEPT  /* and the run's alone (not handed on) */
