@@ -5,8 +5,9 @@
 # UndefinedBehaviorSanitizer. Every libFuzzer target runs first, for a bounded time, while the
 # release and sanitizers' trees build beside it (nothing then measures time). In the release
 # pass, three tests run at a time, except the integration cases that measure time or rate, which
-# run alone (tests/integration/run.py, SHARES_CPU); the others mostly wait on their servers and
-# timers. A case that passed only on its second try is named at the end.
+# run alone (a case declares that it measures no time with @no_time, tests/integration/harness.py);
+# the others mostly wait on their servers and timers. Every try again, try set aside within a
+# case, and skip is named at the end, with its first failure or its reason.
 set -euo pipefail
 SECONDS=0
 phase() { echo "== $1 (at ${SECONDS}s)"; }
@@ -55,37 +56,47 @@ if ! wait "$packages"; then
 fi
 packages=
 
-# The cases that failed a try and passed the next (ctest --repeat until-pass:2), named at the
-# end of the suite: a retry is never silent.
-retries=()
-note_retries() { # PASS LOG
-    local name
-    for name in $(grep -oE 'Test +#[0-9]+: [A-Za-z0-9_]+ [.]+\*\*\*(Failed|Timeout)' "$2" |
-        awk '{print $3}' | sort -u); do
-        retries+=("$1: $name")
-    done
+# Every try a case needed is counted and named at the end, with its first failure: a case that
+# failed a try and passed the next (ctest --repeat until-pass:2), a try a case set aside within
+# itself (harness.set_aside: the busy host disturbed it) and a case skipped, with its reason.
+# The cases write these to $SLAP_TEST_RECORD (tests/integration/harness.py); ctest's log adds
+# the unit tests' tries and the tries it timed out (scripts/test-summary.py).
+summary=()
+summarize() { # PASS RECORD CTEST_LOG
+    local line
+    while IFS= read -r line; do
+        summary+=("$line")
+    done < <(python3 "$top/scripts/test-summary.py" "$@")
+}
+ctest_pass() { # PASS BUILD_DIR [ctest arguments]: the pass's record kept, and summarized
+    local pass=$1 dir=$2 status=0
+    shift 2
+    export SLAP_TEST_RECORD="$dir/test-record.txt"
+    : >"$SLAP_TEST_RECORD"
+    (cd "$dir" && ctest "$@") | tee "$dir/ctest.log" || status=$?
+    summarize "$pass" "$SLAP_TEST_RECORD" "$dir/ctest.log"
+    return "$status"
+}
+report() {
+    if [[ ${#summary[@]} -gt 0 ]]; then
+        echo "== tries again, tries set aside and skips (${#summary[@]}):"
+        printf '   %s\n' "${summary[@]}"
+    else
+        echo "== no case was tried again, set a try aside or skipped"
+    fi
 }
 
 phase "release tests (the package and image made at $(grep -o '[0-9]*s$' "$top/build-pkg/packages.log" | tail -1))"
 # a case that fails is run once more (a timed one can meet a moment when this shared host's
 # other load holds the server or slap up); one that fails twice fails the suite
-(cd "$top/build" && ctest -j3 --repeat until-pass:2 --output-on-failure --no-tests=error) |
-    tee "$top/build/ctest.log"
-note_retries release "$top/build/ctest.log"
+ctest_pass release "$top/build" -j3 --repeat until-pass:2 --output-on-failure --no-tests=error ||
+    { report; exit 1; }
 
 phase "AddressSanitizer + UndefinedBehaviorSanitizer tests"
 # A timed case here runs beside cases that measure no time (tests/CMakeLists.txt: one timed
 # case at a time, by a resource lock; three cases at once, the others mostly waiting on their
 # servers): one whose timing check fails there gets a second try; a memory error fails every try.
-(cd "$top/build-asan" &&
-    ASAN_OPTIONS=detect_leaks=1 ctest -j3 --repeat until-pass:2 --output-on-failure --no-tests=error) |
-    tee "$top/build-asan/ctest.log"
-note_retries sanitizers "$top/build-asan/ctest.log"
-
-if [[ ${#retries[@]} -gt 0 ]]; then
-    echo "== passed on a second try (each failed once first; its output is above):"
-    printf '   %s\n' "${retries[@]}"
-else
-    echo "== no case needed a second try"
-fi
+ASAN_OPTIONS=detect_leaks=1 ctest_pass sanitizers "$top/build-asan" -j3 --repeat until-pass:2 \
+    --output-on-failure --no-tests=error || { report; exit 1; }
+report
 phase "all passed"

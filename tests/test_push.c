@@ -1,4 +1,5 @@
-/* Unit tests of --push and --metrics' addresses: URLs taken and refused, the group's path, and
+/* ctest labels: threads (scripts/tsan.sh runs it: the Pushgateway pusher runs a thread)
+ * Unit tests of --push and --metrics' addresses: URLs taken and refused, the group's path, and
  * the PUT against a fake gateway (accepted, refused, a 500 with unprintable bytes, silence). */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,4 +1,5 @@
-/* Unit tests of a worker's period hand-off on its own, one thread: what the worker publishes
+/* ctest labels: threads (scripts/tsan.sh runs it: a worker hands its periods to the main thread)
+ * Unit tests of a worker's period hand-off on its own, one thread: what the worker publishes
  * the main thread collects once, whole, and nothing twice. */
 #include <setjmp.h>
 #include <stdarg.h>

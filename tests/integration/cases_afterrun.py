@@ -17,6 +17,7 @@ import threading
 import time
 
 from harness import PATHS, Failure, Skip, check
+from harness import no_time, threads
 
 STOP_S = 3.0    # "about 2 s" after a signal, with room for a busy 2-core host
 STALL_S = 5.0   # OUTFILE_STALL_MS
@@ -99,6 +100,7 @@ def json_into_a_stalled_fifo(mc, d):
     return fifo, proc, fd
 
 
+@no_time
 def case_signal_while_writing_to_a_stalled_fifo(mc):
     """SIGTERM while --json is written to a FIFO whose reader never reads, and SIGINT while it
     is written to a pipe given as /dev/fd/N: the report, then death by the signal at once."""
@@ -126,6 +128,7 @@ def case_signal_while_writing_to_a_stalled_fifo(mc):
         shutil.rmtree(d)
 
 
+@no_time
 def case_stalled_fifo_fails_its_output(mc):
     """A FIFO whose reader takes nothing fails --json after 5 s: exit 1, the report printed,
     standard error naming the option, the file and the stall."""
@@ -145,6 +148,7 @@ def case_stalled_fifo_fails_its_output(mc):
         shutil.rmtree(d)
 
 
+@no_time
 def case_signal_while_waiting_for_a_fifo_reader(mc):
     """A FIFO nobody opens: a signal during the wait for its reader (up to 10 s) ends slap at
     once, dying of it, after the run (--json) and before it (--samples, opened first)."""
@@ -168,6 +172,7 @@ def case_signal_while_waiting_for_a_fifo_reader(mc):
         shutil.rmtree(d)
 
 
+@no_time
 def case_unix_socket_that_never_accepts(mc):
     """A unix socket whose listener never accepts. Its backlog full: --hdr-out waits for it,
     and a signal ends the wait at once. Its backlog free: --samples connects, fills the
@@ -204,6 +209,8 @@ def case_unix_socket_that_never_accepts(mc):
         shutil.rmtree(d)
 
 
+@no_time
+@threads
 def case_stalled_samples_reader_costs_samples_not_periods(mc):
     """--samples to a FIFO whose reader never reads: every -S period is still collected and
     printed, the samples that did not fit are counted as dropped, and the file fails (exit 1)
@@ -259,6 +266,8 @@ class SilentGateway:
             conn.close()
 
 
+@no_time
+@threads
 def case_silent_pushgateway_costs_pushes_not_periods(mc):
     """--push with -S 0.25s to a gateway that accepts and never answers: every period is
     collected and printed with its requests, the failed pushes are counted, the final push
@@ -288,6 +297,8 @@ def case_silent_pushgateway_costs_pushes_not_periods(mc):
         gw.close()
 
 
+@no_time
+@threads
 def case_push_resolver_that_never_answers(mc):
     """--push to a name whose resolver never answers (a nameserver on 127.0.0.0/8 that takes
     the queries and says nothing, through a resolv.conf of slap's own mount namespace): the
@@ -335,6 +346,7 @@ def case_push_resolver_that_never_answers(mc):
         shutil.rmtree(d)
 
 
+@no_time
 def case_unsent_counted_at_a_gigarequest_rate(mc):
     """-c 2 -P 1g: the requests the run's end leaves unsent (about a billion a second) are
     counted in a few steps, not one by one: slap ends within seconds of the run, counts them
@@ -353,6 +365,8 @@ def case_unsent_counted_at_a_gigarequest_rate(mc):
     check("stopped answering" not in err, "a --timeout tripped: %r" % err)
 
 
+@no_time
+@threads
 def case_signal_while_standard_output_is_stalled(mc):
     """Standard output a pipe whose reader never reads: the -S tables fill it and slap's main
     thread blocks writing them, where nothing looks for a signal. SIGTERM still ends slap,

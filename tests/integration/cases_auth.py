@@ -11,6 +11,7 @@ import subprocess
 import tempfile
 import time
 from harness import check, counters, make_certs, Memcached, PATHS, run_slap
+from harness import no_time
 
 USER, PASSWORD = "alice", "s3cret:with-colon"
 
@@ -135,6 +136,7 @@ def check_refused(mc, args, said):
     check("wrong-password" not in out + err, "the wrong password printed")
 
 
+@no_time
 def case_auth_sasl_binary():
     """SASL PLAIN over the binary protocol against memcached -S: every connection
     authenticates once (auth_cmds), the requests are the server's count, the password is in
@@ -164,6 +166,7 @@ def case_auth_sasl_binary():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+@no_time
 def case_auth_ascii():
     """memcached's ASCII authentication (-Y) for the ascii and meta protocols, the credentials
     from a file and from the environment, and over TLS: counters the server's, one
@@ -192,6 +195,7 @@ def case_auth_ascii():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+@no_time
 def case_auth_bad_options():
     """--auth refuses what it cannot use, naming it (exit 2), and never echoes a password."""
     tmp = tempfile.mkdtemp(prefix="slap-auth-")
@@ -226,6 +230,7 @@ def case_auth_bad_options():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+@no_time
 def case_auth_hostile_servers():
     """--auth against servers that do not authenticate: one that answers garbage is refused
     naming its words, quoted (exit 1), and so is one whose answer fills slap's buffer without

@@ -3,6 +3,7 @@ import re
 
 from harness import (check, counters, Memcached, run_line, run_slap, slap_protocols, server_delta,
                      slap_stats_reads, write_file)
+from harness import no_time
 
 EVERY_OP = "get=30,gets=5,gat=5,touch=5,set=20,add=5,replace=5,append=3,prepend=2,cas=5," \
            "delete=5,incr=5,decr=5"
@@ -55,6 +56,7 @@ def check_as_server(c, d, what, preloaded):
               preloaded))
 
 
+@no_time
 def case_every_command_every_protocol():
     """Each command, in each protocol, equals the server's own counters; each has its block."""
     for protocol in slap_protocols():
@@ -104,6 +106,7 @@ def case_commands_over_udp():
         server.stop()
 
 
+@no_time
 def case_mix_shares(mc):
     """--mix gives each op its share, exactly but for the first steps (deterministic)."""
     rc, out, err = run_slap(["-s", mc.addr, "--mix", "get=70,set=20,delete=5,incr=5", "-x",
@@ -122,6 +125,7 @@ def case_mix_shares(mc):
     check(rc == 2 and "give one" in err, "--mix with --ratio: %d %r" % (rc, err))
 
 
+@no_time
 def case_mix_in_config_file(mc):
     """-F's cmd section takes command names (and memaslap's 0 and 1); a bad name is refused,
     naming the file and the line."""

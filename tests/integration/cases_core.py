@@ -8,6 +8,7 @@ import time
 
 from harness import (check, check_agree, counters, measured, Memcached, PATHS, run_line, run_slap,
                      server_delta)
+from harness import no_time, threads
 
 
 def case_counters_timed(mc):
@@ -25,6 +26,8 @@ def case_counters_timed(mc):
     check(c["object_bytes"] == c["cmd_set"] * (64 + 1024), "object_bytes")
 
 
+@no_time
+@threads
 def case_counters_counted(mc):
     rc, out, err, delta, _ = measured([mc], ["-s", mc.addr, "-x", "10007", "-c", "64", "-T", "2"])
     check(rc == 0, "exit status %d" % rc)
@@ -35,6 +38,7 @@ def case_counters_counted(mc):
     check("execute number: 10007" in out, "header lacks execute number")
 
 
+@no_time
 def case_execute_below_concurrency(mc):
     rc, out, err, delta, _ = measured([mc], ["-s", mc.addr, "-x", "5", "-c", "16"])
     check(rc == 0, "exit status %d" % rc)
@@ -68,6 +72,7 @@ def case_stat_freq_shape(mc):
           "final order: blocks, counters, run line")
 
 
+@no_time
 def case_two_servers(mc):
     other = Memcached()
     try:
@@ -103,6 +108,8 @@ def case_sigterm(mc):
     check("interrupted: SIGTERM" in out and "Run time:" in out, "no report after SIGTERM")
 
 
+@no_time
+@threads
 def case_tiny_window_uneven_threads(mc):
     rc, out, err, delta, _ = measured([mc], ["-s", mc.addr, "-w", "1", "-x", "1000", "-T", "2",
                                              "-c", "3", "--conn-sock=2"])
@@ -114,6 +121,7 @@ def case_tiny_window_uneven_threads(mc):
     check(int(mc.stats()[0]["curr_items"]) <= 3, "-w 1 with 3 clients should write 3 keys at most")
 
 
+@no_time
 def case_env_servers(mc):
     env = dict(os.environ, MEMCACHED_SERVERS=mc.addr)
     before = mc.stats()
@@ -134,6 +142,7 @@ def case_env_servers(mc):
                                                                res.stderr))
 
 
+@no_time
 def case_bad_options():
     for args in (["-T", "0"], ["--win_size=0k"], ["--no-such-option"], ["-t", "5x"],
                  ["--mix", "get=1.7e308,set=1e307"], ["--ratio", "1e308:1e308"],

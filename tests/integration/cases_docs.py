@@ -3,6 +3,7 @@ import os
 import re
 
 from harness import (check, PATHS, run_slap)
+from harness import SAME_IN_EVERY_BUILD, no_time, release_only
 
 
 def documents(text, dashes, name, hyphen):
@@ -12,6 +13,8 @@ def documents(text, dashes, name, hyphen):
                      text) is not None
 
 
+@no_time
+@release_only(SAME_IN_EVERY_BUILD)
 def case_docs_list_every_option():
     """Every long option of --help is in the man page as roff writes it (\\-\\-name, every
     hyphen escaped), with an entry of its own, and in the README as --name."""
@@ -37,6 +40,8 @@ def case_docs_list_every_option():
               "%s does not document --%s" % (PATHS.readme, name))
 
 
+@no_time
+@release_only(SAME_IN_EVERY_BUILD)
 def case_docs_memslap_options():
     """Every long option of `slap memslap --help` is in the man page (\\-\\-name) and the README
     (--name), and the man page has the section on memslap's command line."""
@@ -70,6 +75,8 @@ def help_subcommands():
     return names
 
 
+@no_time
+@release_only(SAME_IN_EVERY_BUILD)
 def case_docs_subcommands_everywhere():
     """Every subcommand of `slap --help`'s list (generated from the table of subcommands)
     answers its own --help, has a synopsis in the man page (.SY slap / .B name, or
@@ -100,6 +107,8 @@ def case_docs_subcommands_everywhere():
           "the completion offers %r, slap --help lists %r" % (offered, names))
 
 
+@no_time
+@release_only(SAME_IN_EVERY_BUILD)
 def case_docs_protocols_everywhere():
     """Every protocol slap takes (its codec table's names) is in the man page's --protocol
     entry (.B name) and offered by the completion's --protocol."""
@@ -135,6 +144,8 @@ def roff_options(text, pattern):
     return [name.replace(r"\-", "-") for name in re.findall(pattern, text, re.M)]
 
 
+@no_time
+@release_only(SAME_IN_EVERY_BUILD)
 def case_docs_outputs_everywhere():
     """Every file output of the sink table (the options `slap merge` takes) is in the man page's
     list of output files, in slap merge's synopsis and its section's first line (which name no
@@ -211,6 +222,8 @@ def man_entry(man, head):
     return entry.group(1)
 
 
+@no_time
+@release_only(SAME_IN_EVERY_BUILD)
 def case_docs_laws_everywhere():
     """Every law slap takes by name (its tables', as its refusals list them) is in the man
     page's entry of its option (.B name, .BR name or .BI name:): the size laws and the preset

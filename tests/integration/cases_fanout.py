@@ -13,6 +13,7 @@ import time
 
 from cases_tools import FAKE_SCP, netns_unavailable
 from harness import PATHS, Skip, check
+from harness import SAME_IN_EVERY_BUILD, needs, no_time, release_only
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SERVER = "10.233.0.1"  # on memcached's namespace's lo; only the veth pairs made here reach it
@@ -295,6 +296,9 @@ def k8s_pods(fleet, d, env):
     check_merged("kubernetes", out, doc, before, after, ["slap-%d" % i for i in range(n)])
 
 
+@no_time
+@release_only(SAME_IN_EVERY_BUILD)
+@needs("root", "netns")
 def case_examples_fan_out_through_namespaces():
     """Four load hosts as network namespaces with addresses of their own, memcached in a fifth.
     examples/pdsh-fanout.sh through the real pdsh (its exec module, an ssh stand-in that runs
@@ -303,8 +307,6 @@ def case_examples_fan_out_through_namespaces():
     counters are the server's, its line per host and start_skew are there, load2 is named.
     Then the Kubernetes example's four pods, --share=auto/4 from JOB_COMPLETION_INDEX, and its
     merge Job's script: the same checks. Nothing made here is left behind."""
-    if os.geteuid() != 0:
-        raise Skip("network namespaces need root")
     if shutil.which("pdsh") is None:
         raise Skip("pdsh is not installed")
     why = netns_unavailable()

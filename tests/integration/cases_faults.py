@@ -2,8 +2,10 @@
 import time
 
 from harness import (check, counters, free_port, garbage_server, Memcached, run_line, run_slap)
+from harness import no_time
 
 
+@no_time
 def case_dead_port():
     port = free_port()
     rc, out, err = run_slap(["-s", "127.0.0.1:%d" % port, "-t", "2s"], timeout=20)
@@ -63,6 +65,7 @@ def case_reconnect_server_never_back(mc):
     check(secs >= 2.9 and ops > 0, "-R keeps the run going: %.1fs, %d ops" % (secs, ops))
 
 
+@no_time
 def case_server_error():
     small = Memcached(extra=["-I", "1k", "-o", "slab_chunk_max=1024", "-m", "8"])
     try:
@@ -77,6 +80,7 @@ def case_server_error():
         small.stop()
 
 
+@no_time
 def case_garbage():
     port = free_port()
     srv = garbage_server(port, b"HELLO WORLD\r\n")

@@ -11,6 +11,7 @@ import time
 
 from cases_ktime import server_truth
 from harness import PATHS, Memcached, Skip, block_stat, check, free_port, run_line, run_slap
+from harness import TIMING_STATISTICS, no_time, release_only, set_aside
 
 
 def stats(mc):
@@ -121,6 +122,7 @@ def case_share_splits_rate_and_keys(mc):
         shutil.rmtree(tmp)
 
 
+@no_time
 def case_share_execute_number(mc):
     """-x 10 split three ways: 4, 3 and 3 requests, 10 in all by the server's count."""
     tmp = tempfile.mkdtemp(prefix="slap-share-")
@@ -136,6 +138,7 @@ def case_share_execute_number(mc):
         shutil.rmtree(tmp)
 
 
+@no_time
 def case_share_merge_refusals(mc):
     """slap merge takes the parts of one load once each: a part twice, parts of different N or
     runs with and without --share are refused (exit 2, naming the files); a missing part is
@@ -168,6 +171,7 @@ def case_share_merge_refusals(mc):
         shutil.rmtree(tmp)
 
 
+@no_time
 def case_share_bad_options():
     """--share refuses what is not a part of N (exit 2, naming it); auto takes an engine's
     index (Kubernetes' JOB_COMPLETION_INDEX, Slurm's SLURM_PROCID, from 0) plus 1."""
@@ -197,6 +201,7 @@ def case_share_bad_options():
               "--probe %s: %d %r" % (" ".join(other), r.returncode, r.stderr))
 
 
+@no_time
 def case_share_auto_from_engine(mc):
     """--share auto/N: a Kubernetes Indexed Job's pod 1 is part 2/N, srun's process 0 part 1/N;
     the JSON records the part."""
@@ -218,6 +223,7 @@ def case_share_auto_from_engine(mc):
         shutil.rmtree(tmp)
 
 
+@no_time
 def case_merge_checks_time_and_servers(mc):
     """Runs of different servers are refused (exit 2, naming both); runs made one after the
     other merge with a warning that they never ran at once, and the line after the hosts says
@@ -281,11 +287,12 @@ def probe_and_load(addr, tmp, lead_s):
             check(p.returncode == 0, "%s: exit %d %s" % (path, p.returncode, err))
         done.append((path, out))
     if kept:
-        print("tried again (the busy host kept a host from its part): %s" % "; ".join(kept))
+        set_aside("the busy host kept a host from its part: %s" % "; ".join(kept))
         return None
     return done
 
 
+@release_only(TIMING_STATISTICS)
 def case_probe_latency_beside_saturated_load():
     """A latency probe (--probe: 100/s on 2 connections, its own CPU) beside two load hosts that
     saturate their CPU (closed loop, 200 connections each, pinned with a busy loop to the other
@@ -403,6 +410,7 @@ def case_merge_of_short_runs_is_judged(mc):
         shutil.rmtree(tmp)
 
 
+@no_time
 def case_merge_lists_old_hosts_figures():
     """Two files of schema 1 (a fixture of 1d77c31 and a copy under another label: no runs[]
     in them) merged: the merged runs[] holds each host's label, requests and errors, taken

@@ -11,6 +11,7 @@ import tempfile
 import time
 
 from harness import PATHS, Memcached, check, free_port, run_line, run_slap
+from harness import no_time
 
 
 def counters(mc):
@@ -44,6 +45,7 @@ def figure(out, name):
     return int(m.group(1))
 
 
+@no_time
 def case_groups_writer_and_reader(mc):
     """A writer group (sets only, -P 500) to one memcached and a reader group (gets only, closed
     loop) to another, in one run of 2 s: each server counts its own group's requests, each
@@ -144,6 +146,7 @@ def case_groups_writer_and_reader(mc):
         shutil.rmtree(tmp)
 
 
+@no_time
 def case_groups_bad_files():
     """Bad group files exit 2 before anything starts, naming the file, the line and the group:
     an unknown option, a run's option inside a group, an empty group, a memaslap section beside
@@ -233,6 +236,7 @@ def case_groups_bad_files():
         shutil.rmtree(tmp)
 
 
+@no_time
 def case_groups_runs_like_any_other(mc):
     """A groups run takes what a run takes: a group's own -x beside a timed group (every
     result was lost: 1 s periods against 0.1 s, the merge refused), -S on the command line
@@ -299,6 +303,7 @@ def case_groups_runs_like_any_other(mc):
         shutil.rmtree(tmp)
 
 
+@no_time
 def case_groups_one_fails(mc):
     """A group whose server is not there exits 1, is named with its status, and the other
     group's report is still printed: the run's exit status is the worst of the groups', 1."""

@@ -7,6 +7,7 @@ import time
 
 from fakemc import FakeMemcached, FakeUdpMemcached, answer_of, frame
 from harness import PATHS, check, counters, free_port, Memcached, run_line, run_slap
+from harness import VALGRIND_OR_MEMORY, no_time, release_only, threads
 
 
 def slap_cmd(args, preexec=None, stdout=subprocess.PIPE, env=None, timeout=60):
@@ -20,6 +21,7 @@ def slap_cmd(args, preexec=None, stdout=subprocess.PIPE, env=None, timeout=60):
 
 # ---------------------------------------------------------------- replies
 
+@no_time
 def case_truncated_reply():
     """A server that closes in the middle of a value: the request is unanswered, run reported."""
     seen = {"requests": 0, "cut": False}
@@ -45,6 +47,7 @@ def case_truncated_reply():
         fake.stop()
 
 
+@no_time
 def case_oversized_reply():
     """A line longer than any memcached reply, or a VALUE of 2 GiB, is garbage, said once."""
     for reply in (b"VALUE k 0 2147483648\r\n", b"X" * 5000 + b"\r\n"):
@@ -59,6 +62,7 @@ def case_oversized_reply():
             fake.stop()
 
 
+@no_time
 def case_unsolicited_reply():
     """An answer to no request (two ENDs for one get) is a protocol error, not a miss."""
     fake = FakeMemcached(behave=lambda c, r: b"END\r\nEND\r\n" if c == 0 and r == 10 else None)
@@ -72,6 +76,7 @@ def case_unsolicited_reply():
         fake.stop()
 
 
+@no_time
 def case_error_replies_by_kind():
     """SERVER_ERROR, CLIENT_ERROR and ERROR are the server talking: counted by kind, shown once
     each with the server's words, never as garbage; the run goes on."""
@@ -96,6 +101,7 @@ def case_error_replies_by_kind():
         fake.stop()
 
 
+@no_time
 def case_connection_limit():
     """memcached -c 64 with 200 clients: its refusal is relayed, the rest run and are reported."""
     server = Memcached(extra=["-c", "64"])
@@ -164,6 +170,7 @@ def case_udp_wrong_id():
     check(c["udp_timeout"] >= 5 and c.get("unanswered", 0) >= 5, "timed out, not answered: %r" % c)
 
 
+@no_time
 def case_udp_bad_headers():
     for dgram, what in ((lambda rid: b"\x00\x01\x00", "shorter than the 8-byte frame header"),
                         (lambda rid: frame(rid, 0, 65535) + b"END\r\n", "more datagrams than"),
@@ -204,6 +211,7 @@ def both_limits(n):
     return lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (n, n))
 
 
+@no_time
 def case_descriptor_limits():
     server = Memcached(extra=["-c", "4096"])
     try:
@@ -247,6 +255,7 @@ def case_signal_during_preload(mc):
         server.stop()
 
 
+@threads
 def case_signal_during_connect():
     """A TLS handshake that never ends is interrupted within 2 s, with the (empty) report."""
     import socket
@@ -280,6 +289,7 @@ def case_output_reader_gone(mc):
     check(rc != "0", "exit status %s after losing the reader" % rc)
 
 
+@no_time
 def case_output_fails(mc):
     with open("/dev/full", "w") as full:
         rc, out, err = slap_cmd(["-s", mc.addr, "-t", "1s"], stdout=full)
@@ -313,6 +323,7 @@ def case_outputs_over_the_file_size_limit(mc):
 
 # ---------------------------------------------------------------- server lists
 
+@no_time
 def case_server_list_checked():
     """A mistyped or overlong list is refused (exit 2, naming the entry), never guessed at."""
     long_entry = "h" * 1100 + ":11211"
@@ -349,6 +360,8 @@ def case_option_errors_quote_control_bytes():
 
 # ---------------------------------------------------------------- memory and descriptors
 
+@no_time
+@release_only(VALGRIND_OR_MEMORY)
 def case_release_valgrind_clean(mc):
     """valgrind memcheck finds no error and no definite leak in runs that touch every path."""
     import shutil
@@ -376,6 +389,8 @@ def proc_sample(pid):
     return rss, len(os.listdir("/proc/%d/fd" % pid))
 
 
+@no_time
+@release_only(VALGRIND_OR_MEMORY)
 def case_release_soak_60s(mc):
     """60 s at a moderate rate, with reconnects: resident memory and descriptors stay flat.
 

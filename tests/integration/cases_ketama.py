@@ -13,6 +13,7 @@ import urllib.parse
 import ketama_ref
 from harness import (check, counters, Failure, free_port, Memcached, PATHS, raw_command,
                      run_slap)
+from harness import no_time
 
 CLIENTS, WINDOW = 4, 500
 
@@ -120,6 +121,7 @@ def check_hash(servers, proxy_port, hash_name):
     check(res.returncode == 0, "%s: libmemcached did not find every key: %s" % (hash_name, res.stdout))
 
 
+@no_time
 def case_ketama_as_twemproxy():
     """Through nutcracker (ketama, md5 and fnv1a_64), then directly with slap's ketama."""
     find_nutcracker()
@@ -138,6 +140,7 @@ def case_ketama_as_twemproxy():
             mc.stop()
 
 
+@no_time
 def case_ketama_not_libmemcached():
     """The old continuum stays reachable as ketama-libmemcached, and it places keys elsewhere:
     writing with one and filling with the other adds copies."""

@@ -2,6 +2,7 @@
 takes, as the server holds and counts them."""
 import re
 from harness import check, check_agree, counters, measured, Memcached
+from harness import no_time
 from cases_workloads import metadump
 
 KEY_RE = re.compile(r"^shared-([0-9a-f]{8})")
@@ -21,6 +22,7 @@ def curr_items(mc):
     return int(mc.stats()[0]["curr_items"])
 
 
+@no_time
 def case_key_bounds_as_the_server_counts(mc):
     """--key_min=0 --key_max=999 --key_pattern=set:uniform,get:zipf from 4 clients: the server
     holds only keys 0 to 999, one item per distinct key (curr_items), about as many as 2000
@@ -46,6 +48,7 @@ def case_key_bounds_as_the_server_counts(mc):
     check(800 < items < 930, "2000 uniform sets reached %d keys of 1000 (865 expected)" % items)
 
 
+@no_time
 def case_key_bounds_shared_between_runs(mc):
     """Two runs with the same bounds use the same keys: 1000 sets from 4 clients walking
     --key_min=5000 --key_max=5999 from their own places store each key once (curr_items 1000);
@@ -84,6 +87,7 @@ def case_key_bounds_shared_between_runs(mc):
           "the preload's keys are not 7000..7499")
 
 
+@no_time
 def case_key_pattern_sets_by_law_in_windows(mc):
     """Windows (no bounds) with --key_pattern set:zipf,get:sequential: no command of the mix
     walks the windows, so they are filled first (2 clients x -w 200: 400 sets said as the

@@ -4,6 +4,7 @@ import os
 import re
 
 from harness import (check, PATHS)
+from harness import SAME_IN_EVERY_BUILD, no_time, release_only
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
@@ -56,6 +57,8 @@ def include_problems(path, layer, order):
             yield "%s includes %s, which is not beside it in src/%s" % (path, name, layer)
 
 
+@no_time
+@release_only(SAME_IN_EVERY_BUILD)
 def case_docs_layers_include_downward():
     """Every file of src/LAYER and include/slap/LAYER includes only its own layer's headers and
     those of the layers below; private headers only from beside them."""
@@ -75,6 +78,8 @@ def case_docs_layers_include_downward():
 COMMAND_LINE = ("options", "commands", "run", "cli")
 
 
+@no_time
+@release_only(SAME_IN_EVERY_BUILD)
 def case_docs_layers_options_in_cli():
     """No layer below the command line's sees struct slap_options: the options layer builds
     their plans."""
@@ -107,6 +112,8 @@ def code_only(text):
                              else m.group(0)[0] * 2), text, flags=re.S)
 
 
+@no_time
+@release_only(SAME_IN_EVERY_BUILD)
 def case_docs_layers_engine_prints_nothing():
     """The engine and the judge format no message and write no stream: no stderr or stdout, no
     printf to them, no fprintf, fputs or fwrite anywhere."""
@@ -122,6 +129,8 @@ def case_docs_layers_engine_prints_nothing():
           + "\n".join(seen))
 
 
+@no_time
+@release_only(SAME_IN_EVERY_BUILD)
 def case_docs_layers_described():
     """src/README.md says what every layer owns and may use, and the README's source tree has a
     row for every layer's folder naming each of its source files."""
@@ -207,6 +216,8 @@ def module_circles(graph):
 KNOWN_CIRCLES = set()  # none: the last three went with issue 44
 
 
+@no_time
+@release_only(SAME_IN_EVERY_BUILD)
 def case_docs_layers_no_module_circles():
     """No module (a .c and its header of the same name) includes, through others, itself:
     modules include one another in one direction, in every layer (net's conn and stamp each
@@ -233,6 +244,8 @@ def source_files():
                     yield os.path.join(folder, name)
 
 
+@no_time
+@release_only(SAME_IN_EVERY_BUILD)
 def case_docs_source_formatted():
     """Every C file is as .clang-format lays it out (clang-format --dry-run -Werror): the
     formatter was applied once, and a file it would change fails here, named."""

@@ -12,6 +12,7 @@ import tempfile
 import threading
 
 from harness import check, free_port, measured, PATHS, raw_command, run_slap
+from harness import no_time
 
 # memslap's own output (libmemcached 1.1.4's memcslap --flush --binary -c 4 -e 10000 against
 # memcached 1.6.18; shared/reference/memslap-c4-e10000-flush-binary.txt).
@@ -57,6 +58,7 @@ def printed(out, what):
     return int(m.group(1))
 
 
+@no_time
 def case_memslap_seed_loop(mc):
     """The seed script in miniature: concurrency 4 and 8, binary and ASCII, --flush and
     --initial-load; the server's counts are the printed ones, the lines memslap's."""
@@ -135,6 +137,7 @@ class Fetches:
         return keys
 
 
+@no_time
 def case_memslap_mget_every_key(mc):
     """mget asks each thread for every key of the shared set once: the server counts 600 hits
     and its watch log shows each of the 200 keys once on each connection. 200 keys, not 400:
@@ -185,6 +188,7 @@ def find_memcslap():
     return path
 
 
+@no_time
 def case_memslap_as_memcslap(mc):
     """Debian's memcslap and slap memslap, same command lines: the same lines, words, counts
     and columns (the times aside), and the same server counts."""
@@ -205,6 +209,7 @@ def case_memslap_as_memcslap(mc):
               % (extra, delta["cmd_set"], their_sets))
 
 
+@no_time
 def case_memslap_dead_server():
     """memcslap prints 'Time to set 0 keys' and exits 0; slap says why and exits 1."""
     port = free_port()
@@ -214,6 +219,7 @@ def case_memslap_dead_server():
     check("Time to set" not in out, "no figures for a test that did not run")
 
 
+@no_time
 def case_memslap_speaks_memslap():
     """A lost connection says so in memslap's words: no slap-only option (--preload, -R) in
     what a memslap user reads; slap's own face still names them."""
@@ -237,6 +243,7 @@ def case_memslap_speaks_memslap():
     check(rc == 1 and "a connection was lost during the preload" in err, "slap: %r" % err)
 
 
+@no_time
 def case_memslap_invocations(mc):
     """By a link's name (memslap, memcslap), MEMCACHED_SERVERS, usage errors, --help."""
     tmp = tempfile.mkdtemp(prefix="slap-memslap-")

@@ -16,6 +16,7 @@ import urllib.parse
 import urllib.request
 
 from harness import PATHS, Failure, block_stat, check, free_port, run_line, run_slap
+from harness import TIMING_STATISTICS, no_time, release_only, threads
 
 PROMETHEUS = "/usr/bin/prometheus"
 PUSHGATEWAY = "/usr/bin/prometheus-pushgateway"
@@ -161,6 +162,7 @@ def query(prom, expr, at):
 
 # ---------------------------------------------------------------- Prometheus scrapes slap
 
+@release_only(TIMING_STATISTICS)
 def case_metrics_prometheus_scrape(mc):
     """Prometheus scrapes slap every second during a 10 s open-loop run: rate() of
     slap_requests_total agrees with slap's TPS, histogram_quantile(0.99) with its P99."""
@@ -228,6 +230,8 @@ def total(group, name):
     return sum(group.get(name, {}).values())
 
 
+@no_time
+@threads
 def case_metrics_pushgateway(mc):
     """A run pushed to the Pushgateway is there afterwards with its figures; a second push of
     the same job and instance replaces it (PUT); with -S the periods are pushed too."""
@@ -324,6 +328,8 @@ class FakeGateway:
         self.sock.close()
 
 
+@no_time
+@threads
 def case_metrics_push_failures(mc):
     """An unreachable Pushgateway, or one answering 500, is said (URL and reason, printable)
     and loses neither the report nor the files nor the exit status."""
@@ -387,6 +393,8 @@ def scrape_until_done(slap):
     return bodies
 
 
+@no_time
+@threads
 def case_every_thread_at_once(mc):
     """Runs with every thread slap has at once: two workers, the --samples writer, the pusher
     (-S 0.1s to a gateway that answers 200) and /metrics scraped while it runs; four runs of
@@ -443,6 +451,7 @@ def case_every_thread_at_once(mc):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+@no_time
 def case_metrics_bad_options():
     """Addresses and URLs --metrics and --push do not take are bad usage (2), said clearly;
     an address in use fails the run (1) before it starts."""
@@ -474,6 +483,7 @@ def case_metrics_bad_options():
 
 # ---------------------------------------------------------------- the endpoint itself
 
+@threads
 def case_metrics_served_during_run(mc):
     """/metrics answers during the run, updated at least once a second even with -S 3s;
     other paths are 404, HEAD has no body, other methods are refused."""
@@ -522,6 +532,7 @@ def open_fds(pid):
     return len(os.listdir("/proc/%d/fd" % pid))
 
 
+@threads
 def case_metrics_hostile_clients(mc):
     """Slowloris, huge request lines and hundreds of connections at /metrics: the run keeps
     its rate every second, slap holds at most 16 of them (its memory does not grow), a
@@ -631,6 +642,7 @@ def readme_fleet_recipe():
     return yml.group(1), queries
 
 
+@release_only(TIMING_STATISTICS)
 def case_prometheus_fleet_total_counts_once(mc):
     """Two slaps, each scraped by Prometheus (--metrics) and pushing its periods to a
     Pushgateway (--push -S 1s), with the README's fleet recipe: each of its queries of the

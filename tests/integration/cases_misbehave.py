@@ -6,6 +6,7 @@ import tempfile
 
 from fakemc import FakeMemcached
 from harness import block_stat, check, counters, Memcached, run_line, run_slap, sweep_rows
+from harness import no_time, threads
 
 
 def events(out, block):
@@ -97,6 +98,7 @@ def case_requests_behind_reconnect():
         fake.stop()
 
 
+@no_time
 def case_every_connection_silent():
     """A server that stops answering on every connection fails the run, and says so."""
     fake = FakeMemcached(behave=lambda conn_no, req_no: "stall" if req_no >= 10 else None)
@@ -124,6 +126,7 @@ def case_warmup_interrupted(mc):
     check("no request succeeded" not in err, "the warm-up's requests did succeed: %r" % err)
 
 
+@threads
 def case_many_threads_common_end():
     """Every thread stops at the common end, however late it started."""
     server = Memcached(extra=["-c", "4096"])

@@ -7,6 +7,7 @@ import subprocess
 import tempfile
 
 from harness import PATHS, check, run_slap
+from harness import no_time
 
 # ESC (a colour), BEL, CR, LF (a forged line after it), a stray 0xff and a lead byte alone
 HOSTILE = b"N\x1b[31m\x07\r\nFORGED\xff\xc3Z"
@@ -117,6 +118,7 @@ def error_paths(mc, d):
     }
 
 
+@no_time
 def case_names_with_control_bytes_quoted(mc):
     """Every command, through each error path that names a path, a label, a server or a word
     of a file, given one holding ESC, BEL, CR, LF, a stray 0xff and a lead byte alone: its

@@ -11,6 +11,7 @@ import tempfile
 import xml.dom.minidom
 
 from harness import check, run_slap, run_line
+from harness import no_time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(os.path.dirname(HERE), "fixtures", "results")
@@ -75,6 +76,7 @@ def check_merge(d, path, doc):
     os.unlink(mc)
 
 
+@no_time
 def case_old_results_files_read():
     """Every fixture, each written by the slap of its commit, is read by slap merge (its report
     names the file's request count, its JSON the file's counters and periods or steps, a sweep's
@@ -101,6 +103,7 @@ def case_old_results_files_read():
         shutil.rmtree(d)
 
 
+@no_time
 def case_old_results_generation_of_today():
     """The results format of today (the schema slap writes, as slap merge writes it) has its
     generation of fixtures, each listed in the fixtures' README: raising RESULTS_SCHEMA without
@@ -142,6 +145,7 @@ def merged_outputs(d, path):
     return {"txt": out, "json": js, "csv": csv}
 
 
+@no_time
 def case_old_results_golden():
     """slap merge of each of GOLDEN_FILES prints, byte for byte, the text, JSON and CSV in
     tests/fixtures/results/golden/ (made by HEAD 4004912 before the reader learnt the older

@@ -8,6 +8,7 @@ import tempfile
 
 from harness import (block_stat, check, check_agree, counters, DelayProxy, measured, named,
                      run_line, run_slap, stall_later, sweep_rows)
+from harness import no_time, threads
 
 
 def case_open_loop_rate(mc):
@@ -64,6 +65,8 @@ def case_warmup(mc):
     check(abs(ops - 2000) <= 40, "%d operations measured in 2 s at 1000/s" % ops)
 
 
+@no_time
+@threads
 def case_pipeline(mc):
     rc, out, err, delta, _ = measured([mc], ["-s", mc.addr, "--pipeline=8", "-x", "20000", "-c", "4",
                                              "-T", "2"])
@@ -132,6 +135,7 @@ def case_sweep_preloads_once(mc):
         check(pct[0] is not None and pct[0] <= mx, "P50, Max out of order %r" % (pct,))
         check(cells[1] == "needs_500000", "P99.99 of a second's requests: %r" % cells)
 
+@no_time
 def case_hdr_out(mc):
     path = "/tmp/slap-test-%d.hgrm" % os.getpid()
     try:

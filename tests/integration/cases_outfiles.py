@@ -15,6 +15,7 @@ import threading
 import time
 
 from harness import PATHS, Skip, check, run_line, run_slap
+from harness import no_time
 
 # Each output option, the file name it gets in a test directory.
 OUTPUTS = (("--json", "r.json"), ("--csv", "r.csv"), ("--svg", "r.svg"),
@@ -61,6 +62,7 @@ def check_written(d, name):
         check(text.count("\n") > 1, "%s has no rows" % name)
 
 
+@no_time
 def case_outputs_to_a_device_node(mc):
     """Every output (and merge's and plot's) to a character device node writes into the device:
     the node stays a device, nothing is renamed over it, no temporary file is left."""
@@ -90,6 +92,7 @@ def case_outputs_to_a_device_node(mc):
         shutil.rmtree(d)
 
 
+@no_time
 def case_outputs_to_dev_null(mc):
     """--json /dev/null (and the others) as root leaves /dev/null the character device it was."""
     check(is_null_node("/dev/null"), "/dev/null is not a character device before the test")
@@ -113,6 +116,7 @@ def read_fifo(path, got):
         got.append(f.read())
 
 
+@no_time
 def case_outputs_to_a_fifo(mc):
     """A FIFO with a reader gets the JSON and the samples, and stays a FIFO."""
     d = tmpdir()
@@ -143,6 +147,7 @@ def case_outputs_to_a_fifo(mc):
         shutil.rmtree(d)
 
 
+@no_time
 def case_outputs_to_standard_output_by_name(mc):
     """--json /dev/stdout, as another user than standard output's owner, appends the JSON to
     standard output after the report; /proc/self/fd/1 does the same."""
@@ -158,6 +163,7 @@ def case_outputs_to_standard_output_by_name(mc):
         check(doc["types"]["total"]["count"] == 2000, "--json %s: the JSON" % path)
 
 
+@no_time
 def case_output_that_cannot_be_written(mc):
     """One output under a regular file (not a directory): exit 1, a line naming the option, the
     path and why; the report complete on standard output; the other outputs written."""
@@ -194,6 +200,7 @@ def case_output_that_cannot_be_written(mc):
         shutil.rmtree(d)
 
 
+@no_time
 def case_regular_output_replaced_whole(mc):
     """An existing regular file is replaced whole (a new inode, its old mode kept); through a
     symbolic link, the file it names is replaced and the link stays."""
@@ -306,6 +313,7 @@ def nobody_can_write(path):
     return r.returncode == 0
 
 
+@no_time
 def case_outputs_in_a_shared_directory_stay_slaps(mc):
     """As root, each output over a 0666 file nobody made in a sticky directory anyone can write:
     the results are root's, with the umask's mode (not nobody's 0666), and nobody cannot edit
@@ -359,6 +367,7 @@ class FifoReader:
         return self.got
 
 
+@no_time
 def case_planted_links_and_fifos_refused(mc):
     """In a sticky directory anyone can write, nobody's symbolic links (to a file outside, a
     dangling one into a root-only directory, one on the way to the name) and FIFO are refused
@@ -407,6 +416,7 @@ def case_planted_links_and_fifos_refused(mc):
         shutil.rmtree(d)
 
 
+@no_time
 def case_two_outputs_one_file(mc):
     """Two outputs naming one file are refused before the run (exit 2), naming both (in the
     option table's order): the same
@@ -475,6 +485,7 @@ def case_outputs_with_names_near_the_limit(mc):
         shutil.rmtree(d, ignore_errors=True)
 
 
+@no_time
 def case_temporary_file_is_slaps_own(mc):
     """A file named like slap's temporary file (PATH.tmp.PID, the old name) is left alone; the
     temporary file slap makes is its user's, mode 0600 while it is written, and the finished
@@ -522,6 +533,7 @@ def case_temporary_file_is_slaps_own(mc):
         shutil.rmtree(d)
 
 
+@no_time
 def case_outputs_on_a_full_disk_say_so(mc):
     """Every output into /dev/full, and --hdr_out, --json and --csv into /dev/stdout on a full
     disk, say 'No space left on device' (--hdr_out said 'Input/output error'), exit 1. (-q
@@ -540,6 +552,7 @@ def case_outputs_on_a_full_disk_say_so(mc):
               "%s /dev/stdout: %d %r" % (opt, r.returncode, r.stderr))
 
 
+@no_time
 def case_paths_in_messages_are_quoted(mc):
     """A path (or URL, or word) with an escape sequence and a newline is shown quoted, its
     bytes as \\xNN: nothing paints the terminal or starts a forged line of its own."""

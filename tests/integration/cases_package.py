@@ -13,6 +13,7 @@ import subprocess
 import tempfile
 
 from harness import check, check_agree, counters, measured, Skip
+from harness import SAME_IN_EVERY_BUILD, needs, no_time, release_only, timeout
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CACHE = os.environ.get("SLAP_CACHE", "/var/cache/slap")
@@ -65,6 +66,10 @@ def in_root(tmp, args, timeout=300):
     return r
 
 
+@no_time
+@release_only(SAME_IN_EVERY_BUILD)
+@timeout(900)
+@needs("root")
 def case_package_deb_in_chroot(mc):
     """The .deb, lintian clean of errors (scripts/deb.sh checks), installed by apt into a fresh
     minbase chroot, which brings its libraries: /usr/bin/slap, the memslap face, the man page
@@ -109,6 +114,10 @@ def buildah(*args, timeout=120):
     return r
 
 
+@no_time
+@release_only(SAME_IN_EVERY_BUILD)
+@timeout(900)
+@needs("root")
 def case_package_image_runs(mc):
     """The image the Containerfile builds (on a base made from the same minbase tree, since no
     registry is reachable): slap is its entry point, it runs as the unprivileged user slap
@@ -147,6 +156,7 @@ def case_package_image_runs(mc):
         buildah("rm", container)
 
 
+@no_time
 def case_tree_files_without_git():
     """A tree without .git (a release tarball, `git archive`) lists the same files as the git
     checkout it came from (scripts/tree-files.sh: what the package is built from and its cache

@@ -6,8 +6,10 @@ import time
 from fakemc import FakeUdpMemcached, answer_of, frame
 from harness import (check, check_agree, counters, free_port, make_certs, measured, Memcached,
                      run_line, run_slap, stall_later)
+from harness import no_time, threads
 
 
+@no_time
 def case_binary():
     binary = Memcached(extra=["-B", "binary"])
     try:
@@ -22,6 +24,7 @@ def case_binary():
         binary.stop()
 
 
+@no_time
 def case_binary_misses():
     """A binary miss is a miss (memaslap counts it as a hit)."""
     binary = Memcached(extra=["-B", "binary", "-m", "8"])
@@ -37,6 +40,7 @@ def case_binary_misses():
         binary.stop()
 
 
+@no_time
 def case_ascii_only_server():
     ascii_only = Memcached(extra=["-B", "ascii"])
     try:
@@ -49,6 +53,7 @@ def case_ascii_only_server():
         ascii_only.stop()
 
 
+@no_time
 def case_meta(mc):
     for extra in ([], ["-d", "5"], ["-v", "1", "-o", "0.3", "--pipeline", "4"]):
         rc, out, err, delta, _ = measured([mc], ["-s", mc.addr, "--protocol=meta", "-t", "1s",
@@ -59,6 +64,7 @@ def case_meta(mc):
         check(c.get("verify_failed", 0) == 0, "meta values fail verification")
 
 
+@no_time
 def case_unix_socket():
     path = "/tmp/slap-test-%d.sock" % os.getpid()
     server = Memcached(unix=path)
@@ -73,6 +79,7 @@ def case_unix_socket():
             os.unlink(path)
 
 
+@no_time
 def case_ipv6():
     server = Memcached(listen="::1")
     try:
@@ -86,6 +93,8 @@ def case_ipv6():
         server.stop()
 
 
+@no_time
+@threads
 def case_tls():
     import tempfile
     with tempfile.TemporaryDirectory() as tmp:
@@ -140,6 +149,7 @@ def case_udp():
         server.stop()
 
 
+@no_time
 def case_udp_shared_socket():
     """-U -T 1 -c 64: the 64 clients share one UDP socket (one source port at the server), and
     answers sent back out of order, eight at a time last first, each reach the request of their
@@ -186,6 +196,7 @@ def case_udp_refused(mc):
     check("refused" in err.lower(), "the reason should be named: %r" % err)
 
 
+@no_time
 def case_facebook():
     server = Memcached(udp=True)
     try:
@@ -200,6 +211,7 @@ def case_facebook():
         server.stop()
 
 
+@no_time
 def case_tls_silent_server():
     """A listener that never answers the TLS handshake must not hang slap."""
     port = free_port()

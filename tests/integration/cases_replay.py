@@ -6,6 +6,7 @@ import subprocess
 import tempfile
 
 from harness import PATHS, check, counters, Memcached, named, run_line, run_slap, slap_protocols, write_file
+from harness import no_time, threads
 
 OPS = ("get", "set", "delete", "incr", "add", "replace", "append", "prepend", "gets", "cas",
        "decr")
@@ -40,6 +41,7 @@ def server_delta(mc, before):
             if k.replace("_", "").isalpha() and after[k].isdigit()}
 
 
+@threads
 def case_replay_counts_and_rate(mc):
     """The server counts exactly the trace's operations; the trace's times are kept (2%)."""
     mix = {"get": 60, "set": 20, "delete": 5, "incr": 5, "add": 3, "replace": 3, "append": 2,
@@ -105,6 +107,8 @@ def case_replay_speed_and_bounds(mc):
         os.unlink(path)
 
 
+@no_time
+@threads
 def case_replay_client_order(mc):
     """A client's requests keep their order: each set is followed by a get of its key from the
     same client, so with --trace-spread=client no get misses; round-robin may reorder them."""
@@ -124,6 +128,7 @@ def case_replay_client_order(mc):
         os.unlink(path)
 
 
+@no_time
 def case_replay_from_stdin(mc):
     path, _ = make_trace(500, 2, {"get": 1, "set": 1})
     try:
@@ -137,6 +142,7 @@ def case_replay_from_stdin(mc):
         os.unlink(path)
 
 
+@no_time
 def case_replay_bad_trace(mc):
     """A malformed line stops the replay with its line named (exit 1, the report printed), or
     is skipped and counted with --trace-skip-bad."""
@@ -165,6 +171,7 @@ def case_replay_bad_trace(mc):
         os.unlink(path)
 
 
+@no_time
 def case_replay_protocols(mc):
     """Every command of a trace, in the text, binary and meta protocols: the server counts what
     the trace holds, and slap's counters are the server's."""
@@ -200,6 +207,7 @@ def case_replay_protocols(mc):
         os.unlink(prime)
 
 
+@no_time
 def case_replay_cas(mc):
     """A trace holds no cas tokens: a cas uses the client's latest gets of its key, and without
     one is refused (EXISTS, or NOT_FOUND for a missing key), never stored as a plain set."""
@@ -228,6 +236,7 @@ def case_replay_cas(mc):
             os.unlink(path)
 
 
+@no_time
 def case_replay_due_after_the_end(mc):
     """A request due past what 64 bits of nanoseconds hold (a timestamp near the format's limit;
     a gap of 1e9 s at --trace_speed 0.001) is due after the run ends: it is never sent, where
@@ -248,6 +257,7 @@ def case_replay_due_after_the_end(mc):
             os.unlink(path)
 
 
+@no_time
 def case_replay_long_ttl(mc):
     """A TTL over 30 days would be a Unix time to memcached (long past: the item gone at once);
     slap sends it as the Unix time that far ahead, so the item is there to get. One past what

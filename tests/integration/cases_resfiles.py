@@ -17,6 +17,7 @@ import time
 
 from cases_results import scale_totals
 from harness import check, PATHS, run_slap, Skip
+from harness import VALGRIND_OR_MEMORY, no_time, release_only
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -55,6 +56,7 @@ def refused_by_all(d, path, other, field, commands=("merge", "compare", "plot"))
               not os.path.exists(os.path.join(d, "p.svg")), "slap %s wrote a file" % cmd)
 
 
+@no_time
 def case_merge_refuses_loops_and_lengths_that_differ(mc):
     """slap merge adds runs that ran alike: a closed-loop run and an open-loop one, or runs of
     different measured length (--rounds 3 of 1 s beside a run of 1 s), are refused naming both
@@ -76,6 +78,7 @@ def case_merge_refuses_loops_and_lengths_that_differ(mc):
     shutil.rmtree(d)
 
 
+@no_time
 def case_results_rules_refused(mc):
     """A real file edited to break one rule at a time is refused by merge, compare and plot,
     naming the file and the field: "seconds": 0 (compare found +196.9% from it), a label holding
@@ -135,6 +138,7 @@ def case_results_rules_refused(mc):
     shutil.rmtree(d)
 
 
+@no_time
 def case_streams_and_paths_that_are_no_results(mc):
     """What is no results file is refused at once, naming it and why (exit 2): /dev/zero (slap
     merge copied it aside until the disk was full; slap plot --samples spun forever), text
@@ -212,6 +216,7 @@ def long_file(base, n, path):
     return path
 
 
+@no_time
 def case_compare_and_plot_read_long_runs(mc):
     """slap compare and slap plot read a run of any length (they refused more than 100,000
     periods, `-S 0.1s -t 3h`, that slap itself wrote): past 2000 periods, neighbours are joined
@@ -238,6 +243,8 @@ def case_compare_and_plot_read_long_runs(mc):
     shutil.rmtree(d)
 
 
+@no_time
+@release_only(VALGRIND_OR_MEMORY)
 def case_readers_linear_in_their_input():
     """Reading results files costs instructions linear in what grows in them (callgrind's
     count, which repeats where a time would not), measured at three sizes N, 2N and 4N by

@@ -18,6 +18,7 @@ import xml.etree.ElementTree as ET
 from fakemc import FakeMemcached
 from harness import (check, check_agree, counters, measured, free_port, Memcached, PATHS,
                      run_line, run_slap, server_delta, sweep_rows, block_stat)
+from harness import VALGRIND_OR_MEMORY, no_time, release_only, threads
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCHEMA = os.path.join(TOP, "schema", "slap-results.schema.json")
@@ -106,6 +107,7 @@ def case_json_agrees_with_report_and_server(mc):
     shutil.rmtree(d)
 
 
+@no_time
 def case_json_to_stdout(mc):
     rc, out, err = run_slap(["-s", mc.addr, "-x", "2000", "-c", "4", "--json", "-"])
     check(rc == 0, "exit status %d" % rc)
@@ -115,6 +117,7 @@ def case_json_to_stdout(mc):
     check(doc["run"]["ops"] == 2000, "-x 2000 ran %d" % doc["run"]["ops"])
 
 
+@no_time
 def case_csv_rows_match_json(mc):
     d = tmpdir()
     j, c = os.path.join(d, "r.json"), os.path.join(d, "r.csv")
@@ -144,6 +147,7 @@ def case_csv_rows_match_json(mc):
     shutil.rmtree(d)
 
 
+@threads
 def case_samples_every_request(mc):
     d = tmpdir()
     s, j = os.path.join(d, "s.csv"), os.path.join(d, "r.json")
@@ -194,6 +198,7 @@ def render_png(svg):
         check(f.read(8) == b"\x89PNG\r\n\x1a\n", "rsvg-convert wrote no PNG")
 
 
+@no_time
 def case_svg_holds_the_json_numbers(mc):
     d = tmpdir()
     j, v, s = (os.path.join(d, n) for n in ("r.json", "r.svg", "s.csv"))
@@ -334,6 +339,7 @@ def case_merge_two_hosts_started_together(mc):
     shutil.rmtree(d)
 
 
+@no_time
 def case_merge_percentiles_exact_and_refusals(mc):
     d = tmpdir()
     paths = [os.path.join(d, n) for n in ("a.json", "b.json", "c.json")]
@@ -374,6 +380,7 @@ def case_merge_percentiles_exact_and_refusals(mc):
     shutil.rmtree(d)
 
 
+@no_time
 def case_start_at_checked():
     rc, out, err = run_slap(["-s", "127.0.0.1:1", "--start_at", "%d" % (time.time() - 10)])
     check(rc == 2 and "in the past" in err, "a start 10 s ago: %d %s" % (rc, err))
@@ -432,6 +439,7 @@ def case_nutcracker_refuses_stats(mc):
         shutil.rmtree(d)
 
 
+@no_time
 def case_max_errors():
     """Every third request answered SERVER_ERROR: --max_errors decides the exit status."""
     fake = FakeMemcached(behave=lambda conn, req: b"SERVER_ERROR busy\r\n" if req % 3 == 2 else None)
@@ -450,6 +458,7 @@ def case_max_errors():
         fake.stop()
 
 
+@no_time
 def case_quiet(mc):
     rc, out, err = run_slap(["-s", mc.addr, "-t", "1s", "-q"])
     check(rc == 0, "exit status %d" % rc)
@@ -528,6 +537,7 @@ def case_results_files_written_whole(mc):
     shutil.rmtree(d)
 
 
+@no_time
 def case_json_every_command(mc):
     """A mix of other commands: each has its type in the document (counts as the report's blocks,
     exact bytes adding up to the run's), its rows in the CSV and its samples; merged twice, it
@@ -580,6 +590,7 @@ def case_json_every_command(mc):
     shutil.rmtree(d)
 
 
+@no_time
 def case_json_trace(mc):
     """A replay's document has its trace figures, as the report's lines."""
     d = tmpdir()
@@ -601,6 +612,7 @@ def case_json_trace(mc):
     shutil.rmtree(d)
 
 
+@no_time
 def case_total_min_is_the_types_min(mc):
     """The total's minimum is the smallest of get's and set's, not 0 from types with no events:
     in the CSV's total rows and in the periods' total histograms of the JSON."""
@@ -630,6 +642,7 @@ def case_total_min_is_the_types_min(mc):
     shutil.rmtree(d)
 
 
+@no_time
 def case_merge_refuses_a_run_twice_and_sums_sweeps(mc):
     """The same run given twice (the same file, or a copy) is refused, naming the files; two
     hosts' sweeps merge into one header and Target summed like Achieved."""
@@ -678,6 +691,7 @@ def save(doc, path):
     return path
 
 
+@no_time
 def case_merge_refuses_corrupt_numbers(mc):
     """A number out of range in a results file (buckets of 2^63 that wrap to the count, sum_us
     1e308, max_ns 2^64-1, a counter near 2^64, a count below min_ns's bucket), or files each in
@@ -733,6 +747,7 @@ def case_merge_refuses_corrupt_numbers(mc):
     shutil.rmtree(d)
 
 
+@no_time
 def case_label_written_is_read_back(mc):
     """--label takes only what slap merge reads back: a control character or more than 255
     bytes is refused at once (exit 2, the reason); 255 bytes of UTF-8 run and merge."""
@@ -796,6 +811,8 @@ def merge_peak_kb(paths, extra):
     return int(re.search(r"maxrss_kb (\d+)", err).group(1))
 
 
+@no_time
+@release_only(VALGRIND_OR_MEMORY)
 def case_merge_memory_bounded_by_histograms(mc):
     """slap merge of a long run holds one period at a time: merging two hosts' files of N and of
     4N periods (to JSON, CSV and SVG) peaks at the same memory, within 15%, and the merged JSON
@@ -853,6 +870,7 @@ def refit_totals(doc):
     return doc
 
 
+@no_time
 def case_merge_streams_uneven_periods(mc):
     """slap merge reads its files a period at a time: files of 3, 2 and no periods (runs that
     started apart) merge period by period, each merged period the sum of the files that have it,
@@ -893,6 +911,7 @@ def case_merge_streams_uneven_periods(mc):
     shutil.rmtree(d)
 
 
+@no_time
 def case_sizes_in_header_and_config(mc):
     """The header says the key and value sizes when they are not memaslap's 64 and 1024 (a run
     with those keeps memaslap's seven lines), and the JSON config says the sizes used: no
@@ -927,6 +946,7 @@ def case_sizes_in_header_and_config(mc):
     shutil.rmtree(d)
 
 
+@no_time
 def case_multiget_keys_per_second(mc):
     """-d 10: the Get and Total tables, and the CSV's get and total rows, end with the keys a
     second (what the run line's TPS counts) besides the requests; -d 1 keeps them as they were."""
@@ -971,6 +991,7 @@ def case_multiget_keys_per_second(mc):
     shutil.rmtree(d)
 
 
+@no_time
 def case_merge_reads_pipes(mc):
     """slap merge reads its inputs more than once (to check them, then per output): inputs
     that are pipes (`<(ssh host cat r.json)`) are copied aside first, so merging them gives the

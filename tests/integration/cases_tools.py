@@ -6,11 +6,15 @@ import glob
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
+import sys
+import tempfile
 import time
 
 from harness import check, PATHS, run_slap, Skip
+from harness import SAME_IN_EVERY_BUILD, needs, no_time, release_only
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 COMPLETION = os.path.join(TOP, "completion", "slap.bash")
@@ -42,6 +46,8 @@ def slap_choices(option):
     return None
 
 
+@no_time
+@release_only(SAME_IN_EVERY_BUILD)
 def case_completion_matches_help():
     with open(COMPLETION) as f:
         text = f.read()
@@ -75,6 +81,8 @@ def case_completion_matches_help():
           % (offered ^ memslap))
 
 
+@no_time
+@release_only(SAME_IN_EVERY_BUILD)
 def case_completion_installed():
     """cmake --install puts the completion where bash-completion looks for it."""
     build = os.path.dirname(PATHS.slap)
@@ -117,6 +125,8 @@ def check_k8s_jobs(jobs, image):
           % (load.get("backoffLimit"), load.get("backoffLimitPerIndex")))
 
 
+@no_time
+@release_only(SAME_IN_EVERY_BUILD)
 def case_examples_name_real_options():
     import yaml
     real = help_options()
@@ -201,6 +211,7 @@ exec cp "$FAKE_HOSTS/$host/$path" "$2"
 """
 
 
+@no_time
 def case_pdsh_fanout_survives_a_failed_host(mc):
     """examples/pdsh-fanout.sh run through the real pdsh, with ssh and scp stand-ins that run
     each "host" here: HOSTS in pdsh's range syntax (load[1-3]), load2 unreachable. The other two
@@ -324,6 +335,9 @@ def check_sides(r, rows, what):
               "%s: no reason for the %s side's verdict %s" % (what, side, word))
 
 
+@no_time
+@release_only(SAME_IN_EVERY_BUILD)
+@needs("netns")
 def case_netcompare_script():
     """Loopback against a veth pair into a namespace of its own, over TCP and UDP, slap's
     verdict per side, a failing side reported; everything removed after, also when
@@ -408,6 +422,7 @@ def check_interrupted(script):
     check(not started(), "its work directory left behind after SIGINT")
 
 
+@no_time
 def case_man_page_documents_the_schema():
     """Every top-level member of the JSON Schema is described in the man page."""
     with open(os.path.join(TOP, "schema", "slap-results.schema.json")) as f:
@@ -418,6 +433,7 @@ def case_man_page_documents_the_schema():
         check(re.search(r"\b%s\b" % re.escape(name), man), "the man page lacks the member %s" % name)
 
 
+@no_time
 def case_subcommands_answer_help():
     """Every subcommand answers --help: its usage on standard output, nothing on standard
     error, exit 0 (slap merge and slap plot answered "unknown option '--help'", exit 2)."""
@@ -447,6 +463,8 @@ K8S_DISCOVERY = {
 }
 
 
+@no_time
+@release_only(SAME_IN_EVERY_BUILD)
 def case_examples_k8s_dry_run():
     """kubectl (Debian's kubernetes-client) reads the Kubernetes example with
     `kubectl create --dry-run=client`, START_AT filled in as the README says, against a
@@ -504,3 +522,56 @@ def case_examples_k8s_dry_run():
         server.shutdown()
         server.server_close()
         shutil.rmtree(home, ignore_errors=True)
+
+
+@no_time
+@release_only(SAME_IN_EVERY_BUILD)
+def case_suite_summary_names_every_try():
+    """The suite's summary (scripts/test.sh, scripts/test-summary.py) names every try a case
+    needed: a case run by run.py with $SLAP_TEST_RECORD set records its failure (a check, or
+    an exception of the case itself), its skip and each try it set aside; the summary gives
+    each case that failed with how many times and its first failure (a unit test's and a
+    timeout from ctest's log too), then the tries set aside, then the skips with their reasons."""
+    d = tempfile.mkdtemp(prefix="slap-summary-")
+    try:
+        record = os.path.join(d, "record.txt")
+        env = dict(os.environ, SLAP_TEST_RECORD=record)
+        run = [sys.executable, os.path.join(TOP, "tests", "integration", "run.py"),
+               "--memcached", PATHS.memcached, "--lmc-check", PATHS.lmc_check]
+        # bad_options with a slap that exits 1 to everything: its first check fails
+        r = subprocess.run(run + ["--slap", "/bin/false", "bad_options"], env=env,
+                           capture_output=True, text=True, timeout=60)
+        check(r.returncode == 1, "a failed case's status: %d %s" % (r.returncode, r.stdout))
+        # and with no slap at all: the case's own exception, recorded before it propagates
+        r = subprocess.run(run + ["--slap", os.path.join(d, "none"), "bad_options"], env=env,
+                           capture_output=True, text=True, timeout=60)
+        check(r.returncode != 0 and "FileNotFoundError" in r.stderr, "an exception: %s" % r.stderr)
+        with open(record) as f:
+            lines = f.read().splitlines()
+        check(len(lines) == 2 and lines[0].startswith("FAIL bad_options: ") and
+              "exit status 1, expected 2" in lines[0] and
+              lines[1].startswith("FAIL bad_options: FileNotFoundError: "),
+              "the record of two failures: %r" % lines)
+        with open(record, "a") as f:
+            f.write("ASIDE lateness_taken_apart: the quiet run was not quiet\n"
+                    "ASIDE lateness_taken_apart: again\n"
+                    "SKIP package_image_runs: buildah cannot commit here\n")
+        log = os.path.join(d, "ctest.log")
+        with open(log, "w") as f:
+            f.write("  3/9 Test  #12: integration_bad_options ......***Failed    3.20 sec\n"
+                    "  4/9 Test  #40: unit_plan .......................***Failed    0.10 sec\n"
+                    "  5/9 Test  #41: integration_slow_case ...........***Timeout 120.01 sec\n"
+                    "  6/9 Test  #42: integration_fine ................   Passed    1.00 sec\n")
+        r = subprocess.run([sys.executable, os.path.join(TOP, "scripts", "test-summary.py"),
+                            "release", record, log], capture_output=True, text=True, timeout=30)
+        want = ["release: bad_options failed 2 time(s), first: ['-T', '0']: exit status 1, "
+                "expected 2",
+                "release: slow_case failed 1 time(s), first: timed out",
+                "release: unit_plan failed 1 time(s), first: failed (its output is above)",
+                "release: lateness_taken_apart set 2 try(s) aside, first: the quiet run was "
+                "not quiet",
+                "release: package_image_runs skipped: buildah cannot commit here"]
+        check(r.returncode == 0 and r.stdout.splitlines() == want,
+              "the summary:\n%s%s\nwanted:\n%s" % (r.stdout, r.stderr, "\n".join(want)))
+    finally:
+        shutil.rmtree(d, ignore_errors=True)

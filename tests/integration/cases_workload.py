@@ -12,8 +12,10 @@ from cases_ketama import Nutcracker
 from cases_results import validate
 from harness import (slap_protocols, check, check_agree, counters, DelayProxy, free_port, measured, Memcached,
                      named, PATHS, raw_command, run_line, run_slap, server_delta, write_file)
+from harness import no_time
 
 
+@no_time
 def case_cfg_file(mc):
     path = write_file("# sizes\nkey\n16 32 0.5\n40 40 0.5\n\nvalue\n100 200 1\ncmd\n1 0.5\n0 0.5\n")
     try:
@@ -31,6 +33,7 @@ def case_cfg_file(mc):
     check("STAT items:" in items, "no items stored")
 
 
+@no_time
 def case_cfg_file_bad(mc):
     path = write_file("key\n64 64 1\nvalue\n1024 x 1\n")
     try:
@@ -41,6 +44,7 @@ def case_cfg_file_bad(mc):
     check("'%s':4:" % path in err, "the error should name the file and line 4: %r" % err)
 
 
+@no_time
 def case_multiget(mc):
     rc, out, err, delta, _ = measured([mc], ["-s", mc.addr, "-d", "10", "-t", "2s", "-c", "8"])
     check(rc == 0, "exit status %d" % rc)
@@ -56,6 +60,7 @@ def case_multiget(mc):
     check(abs(kps - c["cmd_get"] / secs) <= 0.02 * kps + 1, "keys_per_sec")
 
 
+@no_time
 def case_multiget_two_servers(mc):
     other = Memcached()
     try:
@@ -73,6 +78,7 @@ def case_multiget_two_servers(mc):
         other.stop()
 
 
+@no_time
 def case_verify(mc):
     rc, out, err = run_slap(["-s", mc.addr, "-v", "1", "-o", "0.5", "-t", "2s", "-c", "8", "-w", "100",
                              "--pipeline", "4", "-n", "2"])
@@ -89,6 +95,7 @@ def case_verify(mc):
           "verify_checked after memaslap's lines")
 
 
+@no_time
 def case_verify_detects(mc):
     import asyncio
     proxy = DelayProxy(mc.port, 0)
@@ -126,6 +133,7 @@ def bend_values(answer):
     return out + answer[at:]
 
 
+@no_time
 def case_verify_checks_every_key_size():
     """-v reads each value's key back (its client, its slot, its length) to know what the value
     must be. At the least key size, the most, sizes that vary and in multi-gets: a server that
@@ -156,6 +164,7 @@ def case_verify_checks_every_key_size():
                       "%s: %d failed, exit %d: %s" % (what, c["verify_failed"], rc, err))
 
 
+@no_time
 def case_verify_failures_are_errors(mc):
     """verify_failed counts among the errors: without --max_errors any fails the run (exit 1);
     --max_errors decides otherwise, and the JSON's errors.total counts them."""
@@ -201,6 +210,7 @@ def case_expiry(mc):
     check(int(st.get("get_expired", "0")) > 0 or c["get_misses"] > 0, "nothing expired in 4 s")
 
 
+@no_time
 def case_expiry_over_30_days(mc):
     """--exp_time above 30 days goes as the Unix time that far ahead (memcached would read 31d,
     2678400, as a time in 1970 and drop every item at once): the gets hit, in every protocol,
@@ -221,6 +231,7 @@ def case_expiry_over_30_days(mc):
           "a TTL past 2038 in ascii: %d %r" % (rc, err))
 
 
+@no_time
 def case_rep_write(mc):
     other = Memcached()
     try:
@@ -235,6 +246,7 @@ def case_rep_write(mc):
         other.stop()
 
 
+@no_time
 def case_distribution_hash(mc):
     other = Memcached()
     try:
@@ -259,6 +271,7 @@ def case_distribution_hash(mc):
         other.stop()
 
 
+@no_time
 def case_flush_preload(mc):
     raw_command(mc, b"set slap-marker 0 0 1\r\nx\r\n")
     before = mc.stats()
@@ -274,6 +287,7 @@ def case_flush_preload(mc):
     check(c["get_misses"] == 0, "after the preload every get hits")
 
 
+@no_time
 def case_get_only_warmup(mc):
     rc, out, err = run_slap(["-s", mc.addr, "--ratio", "0:1", "-x", "1000", "-c", "2", "-w", "50"])
     check(rc == 0, "exit status %d" % rc)
@@ -283,6 +297,7 @@ def case_get_only_warmup(mc):
     check("preload: 100 sets" in out, "the warm-up is reported")
 
 
+@no_time
 def case_evictions():
     small = Memcached(extra=["-m", "8"])
     try:
@@ -299,6 +314,7 @@ def case_evictions():
         small.stop()
 
 
+@no_time
 def case_preload_evictions():
     """A preload that does not fit in the server's memory: the evictions it caused (outside the
     measured run, so not in its delta) are said on standard error, in the report and in the
@@ -333,6 +349,7 @@ def load_json(path):
         return json.load(f)
 
 
+@no_time
 def case_flush_through_nutcracker(mc):
     """--flush through twemproxy, which refuses flush_all: the proxy is named and the refusal
     said in slap's words, not libmemcached's; a server that is not there is told apart."""

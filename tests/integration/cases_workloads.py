@@ -4,6 +4,7 @@ import math
 import socket
 import time
 from harness import check, counters, Memcached, run_slap
+from harness import no_time
 
 # Facebook's ETC pool (Atikoglu et al., SIGMETRICS 2012, as mutilate's fb_key and fb_value
 # give it): the truth the server's items are held to
@@ -75,6 +76,7 @@ def metadump(mc):
     return items
 
 
+@no_time
 def case_etc_sizes_as_the_server_holds_them():
     """--key_size=etc --value_size=etc, sets only: the server holds every key set (its counters
     are slap's), and the sizes of its items, read back by lru_crawler metadump (a known item
@@ -109,6 +111,7 @@ def case_etc_sizes_as_the_server_holds_them():
         mc.stop()
 
 
+@no_time
 def case_arrivals_by_law():
     """--arrival=etc (ETC's gaps: generalized Pareto of shape 0.154971, their mean -P's): the
     intended send times --samples records are gaps of that law (Kolmogorov-Smirnov under
@@ -150,6 +153,7 @@ def case_arrivals_by_law():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+@no_time
 def case_reconnect_every_counts_connections():
     """--reconnect_every N: each connection is closed and opened again after N answers. Closed
     loop, -x 3000 over 4 clients every 100: 28 reconnections (7 a client), each one a
@@ -202,6 +206,7 @@ def case_reconnect_every_counts_connections():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+@no_time
 def case_ycsb_presets_as_the_server_counts():
     """--ycsb a, b, c, d and f: the server counts each workload's mix of reads and writes
     (a 50/50, b and d 95/5, c reads only, f a third each of gets, gets for a read-modify-write
@@ -245,6 +250,7 @@ def case_ycsb_presets_as_the_server_counts():
         mc.stop()
 
 
+@no_time
 def case_reconnect_rate_spreads_reopens():
     """--reconnect_rate R: R reopens a second over all the connections, each connection at its
     own times. Closed loop, -t 2s -c 4 at 20: the run's n-th reopen is due (n - 1/2) / 20 s

@@ -28,6 +28,115 @@ class Skip(Exception):
     with the reason, and neither passes nor fails."""
 
 
+# ---------------------------------------------------------------- a case's properties
+#
+# Declared on the case itself, as decorators; run.py --list-properties gives them to ctest
+# (tests/CMakeLists.txt), so a new case needs no line anywhere else. A case with none runs
+# alone in both builds, with the default time limit.
+
+NEEDS = {  # what a case may need of the machine: the ctest label, and how run.py checks it
+    "root": ("needs_root", lambda: os.geteuid() == 0, "needs root"),
+    "two_cpus": ("needs_two_cpus", lambda: (os.cpu_count() or 1) >= 2,
+                 "one CPU: slap and the server cannot be pinned apart"),
+    "netns": ("needs_netns", None, None),  # checked by the case: ip netns must work
+    "cgroup": ("needs_cgroup", None, None),  # checked by the case: a CPU quota cgroup
+}
+
+
+def _props(fn):
+    if not hasattr(fn, "slap_props"):
+        fn.slap_props = {"no_time": False, "release_only": None, "needs": [], "timeout": 120,
+                        "threads": False}
+    return fn.slap_props
+
+
+def no_time(fn):
+    """The case measures no time (counts, texts, files, refusals, bounded waits): it may share
+    the CPUs with another such case, and it is in the quick tier (ctest -L quick)."""
+    _props(fn)["no_time"] = True
+    return fn
+
+
+# Why a case runs in the release build only. The sanitizers' build is run for memory errors;
+# the code each such case drives runs under the sanitizers in a sibling case.
+VALGRIND_OR_MEMORY = ("valgrind (memcheck, callgrind's counts) and memory growth measure the "
+                      "release build, not the sanitizers'")
+SAME_IN_EVERY_BUILD = ("the scripts', packages' and documents' checks are the same whichever "
+                       "way slap was built")
+TIMING_STATISTICS = ("it judges timing statistics (an interval's coverage, two sets alike, a "
+                     "capacity found, a starved CPU, which side was saturated, whose the tail "
+                     "was) at the release build's speed; its siblings run the same code under "
+                     "the sanitizers")
+
+
+def release_only(why):
+    """The case runs in the release build only (not the sanitizers'), for the reason given:
+    it judges timing statistics, measures memory or counts instructions, or checks scripts
+    and documents that are the same whichever way slap was built."""
+    def mark(fn):
+        _props(fn)["release_only"] = why
+        return fn
+    return mark
+
+
+def needs(*what):
+    """The case needs this of the machine (NEEDS); without it the case is skipped, saying why."""
+    for w in what:
+        if w not in NEEDS:
+            raise SystemExit("needs(%r): not one of %s" % (w, ", ".join(sorted(NEEDS))))
+
+    def mark(fn):
+        _props(fn)["needs"].extend(what)
+        return fn
+    return mark
+
+
+def threads(fn):
+    """The case runs slap's threads beside its main one (several -T workers, the samples'
+    writer, the pusher and its resolver, /metrics, the watchdog, the trace reader, runs of
+    runs): scripts/tsan.sh runs it under ThreadSanitizer (ctest label `threads`)."""
+    _props(fn)["threads"] = True
+    return fn
+
+
+def timeout(seconds):
+    """The case's time limit in ctest, when 120 s is not enough."""
+    def mark(fn):
+        _props(fn)["timeout"] = seconds
+        return fn
+    return mark
+
+
+def props(fn):
+    return _props(fn)
+
+
+# ---------------------------------------------------------------- the suite's record
+#
+# Every failure, skip and try again of a case is a line of the file $SLAP_TEST_RECORD (when
+# set: scripts/test.sh sets it for each pass), so that the suite's summary names each case
+# that needed another try, with its first failure, and each skip with its reason.
+
+CASE = types.SimpleNamespace(name=None)
+
+
+def record(kind, text):
+    path = os.environ.get("SLAP_TEST_RECORD")
+    if not path or CASE.name is None:
+        return
+    line = "%s %s: %s\n" % (kind, CASE.name, " ".join(str(text).split())[:300])
+    with open(path, "a") as f:  # one write of one short line: whole among the cases' writes
+        f.write(line)
+
+
+def set_aside(why):
+    """A try within a case is set aside, not judged (the busy host disturbed it; another try
+    follows while any is left): said on the case's output, and counted in the suite's
+    summary with the reason."""
+    print("set aside: %s" % why)
+    record("ASIDE", why)
+
+
 def check(cond, what):
     if not cond:
         raise Failure(what)
@@ -49,10 +158,11 @@ class Memcached:
         for attempt in range(3):
             try:
                 return self._start(port, extra, listen, unix, tls, udp)
-            except Failure:
+            except Failure as f:
                 # a port found free can be taken by a neighbouring test before memcached binds it
                 if port is not None or unix is not None or attempt == 2:
                     raise
+                set_aside("memcached did not start on a port found free: %s" % f)
 
     def _start(self, port, extra, listen, unix, tls, udp):
         self.own_extra = [0, 0, 0]  # stats(): bytes read, written, connections of extra reads
