@@ -5,6 +5,10 @@ import re
 from harness import (check, PATHS, run_slap)
 from harness import SAME_IN_EVERY_BUILD, no_time, release_only
 
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# the chapter of the guide that holds memslap's command line
+MEMSLAP_CHAPTER = os.path.join(TOP, "docs", "memaslap.md")
+
 
 def documents(text, dashes, name, hyphen):
     """Whether text has the option itself: dashes + name, not the start of a longer
@@ -43,22 +47,23 @@ def case_docs_list_every_option():
 @no_time
 @release_only(SAME_IN_EVERY_BUILD)
 def case_docs_memslap_options():
-    """Every long option of `slap memslap --help` is in the man page (\\-\\-name) and the README
-    (--name), and the man page has the section on memslap's command line."""
+    """Every long option of `slap memslap --help` is in the man page (\\-\\-name) and in the
+    guide's chapter on memslap's command line (docs/memaslap.md, as --name), and the man page
+    has the section on memslap's command line."""
     rc, out, err = run_slap(["memslap", "--help"])
     check(rc == 0, "memslap --help exit status %d" % rc)
     names = sorted(set(re.findall(r"--([a-z0-9_]+(?:-[a-z0-9_]+)*)", out)))
     check(len(names) >= 18, "too few options in memslap's --help: %r" % names)
     with open(PATHS.man) as f:
         man = f.read()
-    with open(PATHS.readme) as f:
-        readme = f.read()
+    with open(MEMSLAP_CHAPTER) as f:
+        chapter = f.read()
     check(".SH MEMSLAP'S COMMAND LINE" in man, "the man page has no section on memslap")
     for name in names:
         check(documents(man, r"\-\-", name.replace("-", r"\-"), r"\-"),
               "%s does not document memslap's --%s" % (PATHS.man, name))
-        check(documents(readme, "--", name, "-"),
-              "%s does not document memslap's --%s" % (PATHS.readme, name))
+        check(documents(chapter, "--", name, "-"),
+              "%s does not document memslap's --%s" % (MEMSLAP_CHAPTER, name))
 
 
 def help_subcommands():

@@ -628,16 +628,23 @@ def case_metrics_hostile_clients(mc):
 
 # ---------------------------------------------------------------- a fleet: scraped and pushed
 
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# the guide's chapter that holds the fleet's recipe
+METRICS_CHAPTER = os.path.join(TOP, "docs", "metrics.md")
+
+
 def readme_fleet_recipe():
-    """The README's 'A fleet in Prometheus': its scrape configuration and its queries."""
-    with open(PATHS.readme) as f:
+    """The guide's 'A fleet in Prometheus' (docs/metrics.md): its scrape configuration and its
+    queries."""
+    with open(METRICS_CHAPTER) as f:
         text = f.read()
-    m = re.search(r"^### A fleet in Prometheus\n(.*?)(?=^#{2,3} )", text, re.M | re.S)
-    check(m is not None, "README: no section 'A fleet in Prometheus'")
+    m = re.search(r"^#{2,3} A fleet in Prometheus\n(.*?)(?=^#{2,3} |\Z)", text, re.M | re.S)
+    check(m is not None, "%s: no section 'A fleet in Prometheus'" % METRICS_CHAPTER)
     section = m.group(1)
     yml = re.search(r"```yaml\n(.*?)```", section, re.S)
     promql = re.search(r"```promql\n(.*?)```", section, re.S)
-    check(yml is not None and promql is not None, "README's fleet recipe: no yaml or promql block")
+    check(yml is not None and promql is not None,
+          "%s's fleet recipe: no yaml or promql block" % METRICS_CHAPTER)
     queries = [q for q in promql.group(1).splitlines() if q.strip() and not q.startswith("#")]
     return yml.group(1), queries
 
@@ -645,7 +652,7 @@ def readme_fleet_recipe():
 @release_only(TIMING_STATISTICS)
 def case_prometheus_fleet_total_counts_once(mc):
     """Two slaps, each scraped by Prometheus (--metrics) and pushing its periods to a
-    Pushgateway (--push -S 1s), with the README's fleet recipe: each of its queries of the
+    Pushgateway (--push -S 1s), with the guide's fleet recipe (docs/metrics.md): each of its queries of the
     fleet's rate reads the two slaps' rates added once, not twice."""
     config, queries = readme_fleet_recipe()
     ports = [free_port(), free_port()]
@@ -654,7 +661,7 @@ def case_prometheus_fleet_total_counts_once(mc):
                             '["127.0.0.1:%d", "127.0.0.1:%d"]' % tuple(ports))
     config = config.replace('["pushgateway.example:9091"]', '["127.0.0.1:%d"]' % gw.port)
     check("127.0.0.1:%d" % gw.port in config and "127.0.0.1:%d" % ports[1] in config,
-          "README's fleet recipe no longer names load1:9100, load2:9100 and "
+          "the fleet recipe of docs/metrics.md no longer names load1:9100, load2:9100 and "
           "pushgateway.example:9091:\n" + config)
 
     def cmd(d):
@@ -689,14 +696,14 @@ def case_prometheus_fleet_total_counts_once(mc):
             status, body = http_get(url, timeout=5)
             check(status == 200, "query %s: HTTP %d %s" % (q, status, body[:300]))
             result = json.loads(body)["data"]["result"]
-            check(len(result) == 1, "the README's query %s: %r" % (q, result))
+            check(len(result) == 1, "docs/metrics.md's query %s: %r" % (q, result))
             value = float(result[0]["value"][1])
             print("%s = %.0f" % (q, value))
             check(2 * 1500 * 0.8 <= value <= 2 * 1500 * 1.2,
-                  "the README's query %s reads %.0f where two slaps sent 1500/s each"
+                  "docs/metrics.md's query %s reads %.0f where two slaps sent 1500/s each"
                   % (q, value))
             sent += 1
-        check(sent >= 2, "the README's fleet recipe has no scraped and pushed query: %r" % queries)
+        check(sent >= 2, "docs/metrics.md's fleet recipe has no scraped and pushed query: %r" % queries)
         naive = query(prom, "sum(rate(slap_requests_total[5s]))", at)
         print("without job: %.0f (both series of each run)" % naive)
         for s in slaps:
