@@ -260,3 +260,119 @@ def case_docs_laws_everywhere():
         plain = [name for name, shaped in laws if not shaped]
         check(sorted(offered.group(1).split()) == sorted(plain),
               "the completion's --%s offers %r, slap takes %r" % (option, offered.group(1), plain))
+
+
+README_MAX_LINES = 350
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def markdown_prose(text):
+    """text's lines outside fenced code blocks, with inline code spans blanked (a regular
+    expression or a shell line in backticks is no link), as (line number, line)."""
+    fence = None
+    for n, line in enumerate(text.split("\n"), 1):
+        m = re.match(r"^\s*(`{3,}|~{3,})", line)
+        if m:
+            if fence is None:
+                fence = m.group(1)[0] * len(m.group(1))
+            elif m.group(1).startswith(fence):
+                fence = None
+            continue
+        if fence is None:
+            yield n, re.sub(r"`+[^`]*`+", "``", line)
+
+
+def github_anchors(path):
+    """The anchors GitHub gives path's headings: the heading's text lower-cased, its links
+    reduced to their text, every character but letters, digits, spaces, hyphens and
+    underscores removed, spaces made hyphens; a repeated anchor gets -1, -2, ..."""
+    with open(path) as f:
+        text = f.read()
+    anchors, seen = set(), {}
+    fence = None
+    for line in text.split("\n"):
+        m = re.match(r"^\s*(`{3,}|~{3,})", line)
+        if m:
+            if fence is None:
+                fence = m.group(1)[0] * len(m.group(1))
+            elif m.group(1).startswith(fence):
+                fence = None
+            continue
+        h = re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", line) if fence is None else None
+        if h is None:
+            continue
+        title = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", h.group(1)).lower()
+        anchor = re.sub(r"[^\w\- ]", "", title).replace(" ", "-")
+        if anchor in seen:
+            seen[anchor] += 1
+            anchors.add("%s-%d" % (anchor, seen[anchor]))
+        else:
+            seen[anchor] = 0
+            anchors.add(anchor)
+    return anchors
+
+
+def doc_files():
+    """The documentation whose links are checked: the README, CONTRIBUTING.md, src/README.md
+    and every chapter of the guide (docs/*.md)."""
+    docs = os.path.join(TOP, "docs")
+    chapters = sorted(os.path.join(docs, name) for name in os.listdir(docs)
+                      if name.endswith(".md"))
+    return [PATHS.readme, os.path.join(TOP, "CONTRIBUTING.md"),
+            os.path.join(TOP, "src", "README.md")] + chapters
+
+
+def relative_links(path):
+    """path's relative links, as (line number, link, the file it names, its anchor or None):
+    absolute URLs (a scheme) are left out."""
+    with open(path) as f:
+        text = f.read()
+    for n, line in markdown_prose(text):
+        for link in LINK.findall(line):
+            if re.match(r"^[a-z][a-z0-9+.-]*:", link):
+                continue
+            target, _, anchor = link.partition("#")
+            where = path if target == "" else os.path.normpath(
+                os.path.join(os.path.dirname(path), target))
+            yield n, link, where, anchor or None
+
+
+def case_docs_links_resolve():
+    """Every relative Markdown link of the README, CONTRIBUTING.md, src/README.md and the guide's
+    chapters (docs/*.md) names a file or folder that exists, and its #anchor a heading of that
+    file (GitHub's anchors); the README is at most README_MAX_LINES lines; every chapter of
+    docs/ is linked from the guide's index, docs/README.md."""
+    with open(PATHS.readme) as f:
+        lines = f.read().count("\n")
+    check(lines <= README_MAX_LINES, "%s is %d lines, more than %d: move the detail into a "
+          "chapter of docs/" % (PATHS.readme, lines, README_MAX_LINES))
+    anchors = {}
+    bad = []
+    for path in doc_files():
+        shown = os.path.relpath(path, TOP)
+        for n, link, where, anchor in relative_links(path):
+            if not os.path.exists(where):
+                bad.append("%s:%d: (%s): no such file %s" % (shown, n, link,
+                                                           os.path.relpath(where, TOP)))
+                continue
+            if anchor is None:
+                continue
+            if not where.endswith(".md") or os.path.isdir(where):
+                bad.append("%s:%d: (%s): an anchor into what is no Markdown file"
+                           % (shown, n, link))
+                continue
+            if where not in anchors:
+                anchors[where] = github_anchors(where)
+            if anchor not in anchors[where]:
+                bad.append("%s:%d: (%s): %s has no heading whose anchor is #%s"
+                           % (shown, n, link, os.path.relpath(where, TOP), anchor))
+    check(not bad, "links that lead nowhere:\n" + "\n".join(bad))
+    index = os.path.join(TOP, "docs", "README.md")
+    check(os.path.exists(index), "docs/ has no index, README.md")
+    linked = {where for _, _, where, _ in relative_links(index)}
+    docs = os.path.join(TOP, "docs")
+    unlinked = [name for name in sorted(os.listdir(docs))
+                if name.endswith(".md") and name != "README.md"
+                and os.path.join(docs, name) not in linked]
+    check(not unlinked, "chapters that docs/README.md does not link: %s" % ", ".join(unlinked))
+    print("%d files, their links resolve; the README is %d lines" % (len(doc_files()), lines))
