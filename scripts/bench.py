@@ -27,7 +27,7 @@ depend on the machine; only ratios measured side by side in one run mean much.
 
 After the workloads: the time from start to the first request (slap -x 1 under strace), and
 scripts/memcheck.py's peak memory with -c 1000, 10000 and 20000 (--no-memcheck skips it).
---markdown also prints the table the README's performance section holds.
+--markdown also prints the table docs/performance.md holds.
 
 --before PATH runs another build of slap (an earlier commit's) as one more tool in the same
 rounds: "cpu/op paired slap/slap-before" is what the commits between them cost per request.
@@ -505,7 +505,7 @@ def main():
 
 
 def print_markdown(table, tools):
-    """The README's table: per workload and tool, medians (and slap's ratios to each peer)."""
+    """docs/performance.md's table: per workload and tool, medians (and slap's ratios to each peer)."""
     print("\n| workload | tool | ops/s | client CPU us/op (user) | server CPU us/op | RSS MB |"
           " slap/peer: CPU/op, user/op, ops/s |")
     print("|---|---|---|---|---|---|---|")

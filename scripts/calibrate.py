@@ -4,8 +4,8 @@
 A verdict such as "significant at 95%" is a promise about a rate: identical things compared
 are called different at most 5% of the time. This script measures those rates by repeating
 comparisons whose truth is known, on a quiet host and beside a CPU hog pinned with slap (the
-busy host users run on). Nothing here is asserted by the test suite: the README quotes what it
-printed, with the machine's load at the time.
+busy host users run on). Nothing here is asserted by the test suite: docs/comparing.md and
+docs/capacity.md quote what it printed, with the machine's load at the time.
 
   compare   slap compare, every way it can be used:
             --live        identical sides (both the same memcached): the share of figures

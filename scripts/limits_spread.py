@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """How stable slap's limited_by verdict is: identical runs, their figures' spread, and whether the
-runs that disagree are marked borderline. Run by hand (figures in README "What limited the run").
+runs that disagree are marked borderline. Run by hand (figures in docs/latency.md, "What limited the run").
 
 Each setup below runs --runs times, the setups interleaved (round by round, their order varied),
 each run a `slap ... --json`; its `limits` object gives the verdict, the borderline verdict and

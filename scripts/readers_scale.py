@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """How the results readers' cost grows with their input, one dimension at a time: a benchmark,
-not a test (README "Faults and what slap does": results files from other hosts).
+not a test (docs/faults.md: results files from other hosts).
 
 For each dimension below, a valid results file (made from the committed fixture
 tests/fixtures/results/81896e4-run.json, schema 3) is grown to sizes N, 4N and 16N in that

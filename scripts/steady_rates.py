@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """How often slap's steady line says yes, unknown and no: a benchmark of the verdict, run by
-hand (its figures are in the README's "Reading the intervals"), not a test.
+hand (its figures are in docs/report.md, "Reading the intervals"), not a test.
 
 Usage: scripts/steady_rates.py [--slap build/slap] [--flat 30] [--ramps 10] [--seconds 3]
 

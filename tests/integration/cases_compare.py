@@ -77,7 +77,7 @@ def case_compare_live_finds_a_delay(mc):
 def case_compare_live_identical_not_significant(mc):
     """--live with both sides the same memcached: the gate of two thresholds passes (exit 0),
     every figure 'cannot tell', with what the rounds would have found. Identical sides are called significant at most 5% of the time per
-    figure (README: measured), so the case gets three tries to pass once; a compare that
+    figure (docs/comparing.md: measured), so the case gets three tries to pass once; a compare that
     always found a difference fails all three."""
     found = []
     for _ in range(3):

@@ -467,7 +467,7 @@ K8S_DISCOVERY = {
 @release_only(SAME_IN_EVERY_BUILD)
 def case_examples_k8s_dry_run():
     """kubectl (Debian's kubernetes-client) reads the Kubernetes example with
-    `kubectl create --dry-run=client`, START_AT filled in as the README says, against a
+    `kubectl create --dry-run=client`, START_AT filled in as docs/fleets.md says, against a
     stand-in that answers only its discovery (there is no cluster here: the API's schema is not
     checked); what kubectl would send holds both Jobs and the claim, with the start time and
     the checks of examples_name_real_options."""
