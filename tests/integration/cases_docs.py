@@ -337,6 +337,8 @@ def relative_links(path):
             yield n, link, where, anchor or None
 
 
+@no_time
+@release_only(SAME_IN_EVERY_BUILD)
 def case_docs_links_resolve():
     """Every relative Markdown link of the README, CONTRIBUTING.md, src/README.md and the guide's
     chapters (docs/*.md) names a file or folder that exists, and its #anchor a heading of that
