@@ -98,6 +98,11 @@ static const char compare_outro[] =
 static const struct subargs_spec compare_spec = COMPARE_SPEC(false);
 static const struct subargs_spec compare_live_spec = COMPARE_SPEC(true);
 
+size_t compare_docs(struct optdoc *out, size_t max)
+{
+    return subargs_docs(&compare_spec, out, max);
+}
+
 int compare_usage(const char *problem, const char *word)
 {
     return subargs_usage(&compare_spec, problem, word);

@@ -128,6 +128,19 @@ static const struct subargs_spec plot_spec = {
     .count = SLAP_ARRAY_SIZE(plot_rows),
 };
 
+size_t merge_docs(struct optdoc *out, size_t max)
+{
+    struct subarg rows[RESULTS_SINKS];
+    const struct subargs_spec spec = {.name = "merge", .rows = rows, .count = RESULTS_SINKS};
+    merge_rows(rows);
+    return subargs_docs(&spec, out, max);
+}
+
+size_t plot_docs(struct optdoc *out, size_t max)
+{
+    return subargs_docs(&plot_spec, out, max);
+}
+
 /* The options and input files: *run false when the command ends here with the status. */
 static int parse_args(int argc, char **argv, bool plot, struct sub_args *a, bool *run)
 {

@@ -45,6 +45,11 @@ static const struct subargs_spec tracestats_spec = {
     .count = SLAP_ARRAY_SIZE(tracestats_rows),
 };
 
+size_t tracestats_docs(struct optdoc *out, size_t max)
+{
+    return subargs_docs(&tracestats_spec, out, max);
+}
+
 /* The operands and --exact-keys checked: the trace's path and the count, or the refusal. */
 static int check_args(const struct tracestats_args *a, char **operands, int n, const char **path,
                       uint64_t *exact_keys)

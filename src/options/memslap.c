@@ -11,6 +11,8 @@
 #include "slap/proto/proto.h"
 #include "slap/proto/udp.h"
 
+#include "slap/options/optdoc.h"
+
 #include "options_table.h"
 
 #define OPTIONS_TARGET struct memslap_args /* what memslap's rows fill */
@@ -94,6 +96,11 @@ static const char help_outro[] =
 
 static const struct option_table memslap_table = {memslap_rows, SLAP_ARRAY_SIZE(memslap_rows),
                                                   help_intro, help_outro};
+
+size_t memslap_docs(struct optdoc *out, size_t max)
+{
+    return options_table_docs(&memslap_table, out, max);
+}
 
 /* ---- the handlers --------------------------------------------------------------------- */
 

@@ -17,6 +17,7 @@
 #include "options_rows.h"
 #include "options_special.h"
 #include "options_table.h"
+#include "slap/options/optdoc.h"
 #include "slap/options/subcommand_list.h"
 
 #define OPTIONS_TARGET struct slap_options /* what slap's rows fill */
@@ -514,6 +515,11 @@ void options_print_help(FILE *out)
     options_table_print_help(&slap_table, out);
     subcommand_list_print(out);
     fputs(help_examples, out);
+}
+
+size_t options_docs(struct optdoc *out, size_t max)
+{
+    return options_table_docs(&slap_table, out, max);
 }
 
 size_t options_table_size(void)

@@ -13,6 +13,7 @@
 #include "slap/base/common.h"
 #include "slap/base/quote.h"
 #include "slap/base/units.h"
+#include "slap/options/optdoc.h"
 
 #include "options_table.h"
 
@@ -411,4 +412,31 @@ void options_table_print_help(const struct option_table *t, FILE *out)
         print_wrapped(out, t->rows[i].help, column);
     }
     fputs(t->help_outro, out);
+}
+
+/* ---- the rows as the man pages show them (optdoc.h) ---------------------------------- */
+
+const char *optdoc_key(const struct optdoc *d)
+{
+    for (size_t k = OPTDOC_NAMES; k-- > 0;) {
+        if (strncmp(d->name[k], "--", 2) == 0) {
+            return d->name[k];
+        }
+    }
+    return d->name[0];
+}
+
+size_t options_table_docs(const struct option_table *t, struct optdoc *out, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->count && n < max; i++, n++) {
+        const struct option_row *row = &t->rows[i];
+        out[n] = (struct optdoc){.arg = row->arg_name, .help = row->help};
+        size_t k = 0;
+        if (row->short_name != 0) {
+            snprintf(out[n].name[k++], OPTDOC_NAME_MAX, "-%c", row->short_name);
+        }
+        snprintf(out[n].name[k], OPTDOC_NAME_MAX, "--%s", row->long_name);
+    }
+    return n;
 }

@@ -179,4 +179,8 @@ static inline bool options_is_digit(char c)
 /* The table's --help: intro, one wrapped entry per row, outro. */
 void options_table_print_help(const struct option_table *t, FILE *out);
 
+struct optdoc;
+/* The table's rows as their documentation shows them (optdoc.h): how many, at most max. */
+size_t options_table_docs(const struct option_table *t, struct optdoc *out, size_t max);
+
 #endif

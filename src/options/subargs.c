@@ -10,6 +10,7 @@
 
 #include "slap/base/common.h"
 #include "slap/base/quote.h"
+#include "slap/options/optdoc.h"
 
 #define HELP_GAP 2 /* spaces between an option and its help */
 
@@ -159,4 +160,16 @@ int subargs_parse(const struct subargs_spec *spec, int argc, char **argv, void *
     }
     *run = true;
     return SLAP_EXIT_OK;
+}
+
+size_t subargs_docs(const struct subargs_spec *spec, struct optdoc *out, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < spec->count && n < max; i++, n++) {
+        const struct subarg *r = &spec->rows[i];
+        out[n] = (struct optdoc){.arg = r->value, .help = r->help};
+        snprintf(out[n].name[0], OPTDOC_NAME_MAX, "%s", r->name);
+        snprintf(out[n].name[1], OPTDOC_NAME_MAX, "%s", r->alias != NULL ? r->alias : "");
+    }
+    return n;
 }

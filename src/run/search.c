@@ -248,6 +248,11 @@ static const struct subargs_spec search_spec = {
     .slap_options = true,
 };
 
+size_t search_docs(struct optdoc *out, size_t max)
+{
+    return subargs_docs(&search_spec, out, max);
+}
+
 /* What slap's options may not say in a search: the rate, the length, per-period tables. */
 static int check_slap_options(const struct slap_options *o)
 {

@@ -34,7 +34,8 @@ def case_docs_list_every_option():
               "%s does not document --%s" % (PATHS.man, name))
         roff = r"\-\-" + name.replace("-", r"\-")
         # its entry: a line of roff that begins with it (after its letter, when it has one)
-        entry = r'^\.(?:B|BI|BR|IR|RB) (?:\\-[a-zA-Z]+ "(?:, " |, ))?' + re.escape(roff) + \
+        entry = r'^\.(?:B|BI|BR|IR|RB) "?(?:\\-[a-zA-Z]+(?: "(?:, " |, )|\\fR, \\fP))?' + \
+            re.escape(roff) + \
             r"(?![a-z0-9_]|\\-[a-z])"
         check(re.search(entry, man, re.M) is not None,
               "%s names --%s but has no entry for it (a .B/.BI/.BR line that begins with it)"
@@ -243,7 +244,7 @@ def case_docs_laws_everywhere():
     with open(PATHS.man) as f:
         man = f.read()
     entries = [(r"\-\-key_size= sizes", sizes), (r"\-\-arrival= kind", arrivals),
-               (r"\-\-key_dist= kind", keys), (r"\-\-key_pattern= op : law ,...",
+               (r"\-\-key_dist= kind", keys), (r"\-\-key_pattern= op : law ,\fR...\fP",
                                                 [(name, False) for name in walks])]
     for head, laws in entries:
         entry = man_entry(man, head)

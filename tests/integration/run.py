@@ -121,8 +121,9 @@ def main():
     p.add_argument("--slap")
     p.add_argument("--memcached", default="memcached")
     p.add_argument("--lmc-check", default="lmc_check")
-    p.add_argument("--man", default=os.path.join(TOP, "man", "slap.1"),
-                   help="the man page docs_list_every_option reads (default: the repository's)")
+    p.add_argument("--man", default=os.path.join(TOP, "build", "man", "slap.1"),
+                   help="slap's man page as the build makes it (default: build/man/slap.1); "
+                        "the subcommands' pages are read beside it")
     p.add_argument("--readme", default=os.path.join(TOP, "README.md"),
                    help="the README docs_list_every_option reads (default: the repository's)")
     p.add_argument("case", nargs="?")

@@ -32,6 +32,10 @@ int compare_parse(bool live, int argc, char **argv, struct compare_cli *c, char 
                   bool *run);
 /* A one-line problem (with word quoted, when not NULL) and the --help hint: SLAP_EXIT_USAGE. */
 int compare_usage(const char *problem, const char *word);
+
+struct optdoc;
+/* slap compare's options as its man page shows them, from its rows: how many, at most max. */
+size_t compare_docs(struct optdoc *out, size_t max);
 /* --fail-if's comma-separated thresholds, added to a: SLAP_EXIT_OK or SLAP_EXIT_USAGE (said). */
 int compare_add_thresholds(struct compare_args *a, const char *list);
 /* Each threshold judged, said on standard error: SLAP_EXIT_FAILED when one was crossed,

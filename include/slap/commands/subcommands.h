@@ -18,6 +18,12 @@ int compare_files_main(struct compare_cli *c, char **words, int n);
  * malformed line, 2 bad usage. */
 int tracestats_main(int argc, char **argv);
 
+struct optdoc;
+/* Each command's options as its man page shows them, from its rows: how many, at most max. */
+size_t merge_docs(struct optdoc *out, size_t max);
+size_t plot_docs(struct optdoc *out, size_t max);
+size_t tracestats_docs(struct optdoc *out, size_t max);
+
 struct results_doc;
 struct results_merge_input;
 

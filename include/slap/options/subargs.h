@@ -35,6 +35,10 @@ struct subargs_spec {
                           (search, compare --live); otherwise an unknown option is refused */
 };
 
+struct optdoc;
+/* The rows as their documentation shows them (a name and its alias), at most max: how many. */
+size_t subargs_docs(const struct subargs_spec *spec, struct optdoc *out, size_t max);
+
 /* "slap NAME: problem 'word'" (word quoted, when not NULL) and the --help hint: exit 2. */
 int subargs_usage(const struct subargs_spec *spec, const char *problem, const char *word);
 
