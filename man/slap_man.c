@@ -25,7 +25,7 @@
 #include "slap/options/subcommand_list.h"
 #include "slap/run/search.h"
 
-#define PAGES 1 /* slap's */
+#define PAGES (1 + SUBCOMMANDS) /* slap's, then one per subcommand row */
 #define PAGE_NAME_MAX 64
 #define TEXTS_MAX 512
 #define SEGS_MAX 32
@@ -166,7 +166,7 @@ static void pages_from_rows(struct page *pages)
     format(pages[0].name, PAGE_NAME_MAX, "slap");
     pages[0].key = "slap";
     pages[0].ndocs = options_docs(pages[0].docs, OPTDOC_MAX);
-    for (size_t i = 0; i + 1 < PAGES; i++) {
+    for (size_t i = 0; i < SUBCOMMANDS; i++) {
         struct page *p = &pages[1 + i];
         p->row = &subcommand_docs[i];
         p->key = p->row->name;

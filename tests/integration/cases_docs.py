@@ -2,7 +2,7 @@
 import os
 import re
 
-from harness import (check, PATHS, run_slap)
+from harness import (check, man_page, PATHS, run_slap)
 from harness import SAME_IN_EVERY_BUILD, no_time, release_only
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -20,24 +20,29 @@ def documents(text, dashes, name, hyphen):
 @no_time
 @release_only(SAME_IN_EVERY_BUILD)
 def case_docs_list_every_option():
-    """Every long option of --help is in the man page as roff writes it (\\-\\-name, every
-    hyphen escaped), with an entry of its own. The man page is the options' reference: the
-    README and the guide list none."""
+    """Every long option of --help is in the man pages as roff writes it (\\-\\-name, every
+    hyphen escaped), slap's own (before the list of commands) in slap.1 with an entry of its
+    own. The man pages are the options' reference: the README and the guide list none."""
     rc, out, err = run_slap(["--help"])
     check(rc == 0, "--help exit status %d" % rc)
     names = sorted(set(re.findall(r"--([a-z0-9_]+(?:-[a-z0-9_]+)*)", out)))
     check(len(names) > 40, "too few options in --help: %r" % names)
+    own = set(re.findall(r"--([a-z0-9_]+(?:-[a-z0-9_]+)*)", out.split("Other commands", 1)[0]))
     with open(PATHS.man) as f:
         man = f.read()
+    pages = man
+    for sub in help_subcommands():
+        with open(man_page(sub)) as f:
+            pages += f.read()
     for name in names:
-        check(documents(man, r"\-\-", name.replace("-", r"\-"), r"\-"),
-              "%s does not document --%s" % (PATHS.man, name))
+        check(documents(pages, r"\-\-", name.replace("-", r"\-"), r"\-"),
+              "%s and the subcommands' pages do not document --%s" % (PATHS.man, name))
         roff = r"\-\-" + name.replace("-", r"\-")
         # its entry: a line of roff that begins with it (after its letter, when it has one)
         entry = r'^\.(?:B|BI|BR|IR|RB) "?(?:\\-[a-zA-Z]+(?: "(?:, " |, )|\\fR, \\fP))?' + \
             re.escape(roff) + \
             r"(?![a-z0-9_]|\\-[a-z])"
-        check(re.search(entry, man, re.M) is not None,
+        check(name not in own or re.search(entry, man, re.M) is not None,
               "%s names --%s but has no entry for it (a .B/.BI/.BR line that begins with it)"
               % (PATHS.man, name))
 
@@ -45,21 +50,25 @@ def case_docs_list_every_option():
 @no_time
 @release_only(SAME_IN_EVERY_BUILD)
 def case_docs_memslap_options():
-    """Every long option of `slap memslap --help` is in the man page (\\-\\-name) and in the
-    guide's chapter on memslap's command line (docs/memaslap.md, as --name), and the man page
-    has the section on memslap's command line."""
+    """Every long option of `slap memslap --help` is in slap-memslap.1 (\\-\\-name) and in the
+    guide's chapter on memslap's command line (docs/memaslap.md, as --name), and slap.1's
+    section on memslap's command line points to slap-memslap(1)."""
     rc, out, err = run_slap(["memslap", "--help"])
     check(rc == 0, "memslap --help exit status %d" % rc)
     names = sorted(set(re.findall(r"--([a-z0-9_]+(?:-[a-z0-9_]+)*)", out)))
     check(len(names) >= 18, "too few options in memslap's --help: %r" % names)
     with open(PATHS.man) as f:
+        slap_man = f.read()
+    with open(man_page("memslap")) as f:
         man = f.read()
     with open(MEMSLAP_CHAPTER) as f:
         chapter = f.read()
-    check(".SH MEMSLAP'S COMMAND LINE" in man, "the man page has no section on memslap")
+    section = re.search(r"^\.SH MEMSLAP'S COMMAND LINE\n(.*?)^\.SH ", slap_man, re.M | re.S)
+    check(section is not None and r".BR slap\-memslap (1)" in section.group(1),
+          "%s has no section on memslap pointing to slap-memslap(1)" % PATHS.man)
     for name in names:
         check(documents(man, r"\-\-", name.replace("-", r"\-"), r"\-"),
-              "%s does not document memslap's --%s" % (PATHS.man, name))
+              "%s does not document memslap's --%s" % (man_page("memslap"), name))
         check(documents(chapter, "--", name, "-"),
               "%s does not document memslap's --%s" % (MEMSLAP_CHAPTER, name))
 
@@ -163,8 +172,9 @@ def case_docs_outputs_everywhere():
     check(listed is not None, "%s has no list of output files" % PATHS.man)
     synopsis = re.search(r"^\.SY slap\n\.B merge\n(.*?)^\.YS", man, re.M | re.S)
     check(synopsis is not None, "%s has no synopsis of slap merge" % PATHS.man)
-    section = re.search(r"^\.SS Many load hosts \(slap merge\)\n(.*?)^combines", man, re.M | re.S)
-    check(section is not None, "%s has no section on slap merge" % PATHS.man)
+    with open(man_page("merge")) as f:
+        section = re.search(r"^\.SH DESCRIPTION\n(.*?)^combines", f.read(), re.M | re.S)
+    check(section is not None, "%s has no description of slap merge" % man_page("merge"))
     data = man.split("\n.SH RESULTS AS DATA\n", 1)
     check(len(data) == 2, "%s has no RESULTS AS DATA" % PATHS.man)
     titles = re.findall(r"^\.SS (.*)$", data[1].split("\n.SH ", 1)[0], re.M)
@@ -180,7 +190,7 @@ def case_docs_outputs_everywhere():
           "%s's synopsis of slap merge names %r, the sinks are %r" % (PATHS.man, in_synopsis,
                                                                       sinks))
     check(sorted(in_section) == sorted(sinks),
-          "%s's section on slap merge names %r, the sinks are %r" % (PATHS.man, in_section, sinks))
+          "%s's description names %r, the sinks are %r" % (man_page("merge"), in_section, sinks))
     # the usage lines slap itself shows: slap merge --help's, and slap --help's list of commands
     rc, out, _ = run_slap(["merge", "--help"])
     usage = re.search(r"^Usage: slap merge (.*)$", out, re.M)
@@ -202,6 +212,75 @@ def case_docs_outputs_everywhere():
     check(sorted(completed) == sorted(sinks) and len(completed) == len(offered.group(1).split()),
           "the completion offers %r after slap merge, the sinks are %r" % (
               offered.group(1).split(), sinks))
+
+
+def help_options(args):
+    """The options `slap ARGS --help` lists, each as the set of its names ({"-s", "--servers"}):
+    its rows' left column ("  -s, --servers=LIST", "  --json FILE", "  -o, --output FILE.svg")."""
+    rc, out, err = run_slap(args + ["--help"])
+    check(rc == 0, "slap %s --help: exit status %d" % (" ".join(args), rc))
+    options = []
+    for line in out.splitlines():
+        m = re.match(r"^ {2,6}(-\S.*?)(?: {2,}|$)", line)
+        if m is not None:
+            names = frozenset(re.findall(r"(?:^|, )(--?[A-Za-z0-9][A-Za-z0-9_-]*)", m.group(1)))
+            if names and names not in options:
+                options.append(names)
+    return options
+
+
+def roff_plain(line):
+    """A macro line of roff as it reads: the macro's arguments joined as the alternating
+    macros join them, without font changes, \\- as -."""
+    line = re.sub(r"^\.[A-Z]+ ?", "", line)
+    words = [m.group(1) if m.group(1) is not None else m.group(2)
+             for m in re.finditer(r'"([^"]*)"|(\S+)', line)]
+    return re.sub(r"\\f[BIRP]", "", "".join(words)).replace("\\-", "-").replace("\\&", "")
+
+
+def man_option_heads(path):
+    """The heads of a man page's OPTIONS entries (the line after each .TP), each as the set of
+    the option names it begins with."""
+    with open(path) as f:
+        man = f.read()
+    section = re.search(r"^\.SH OPTIONS\n(.*?)(?=^\.SH |\Z)", man, re.M | re.S)
+    check(section is not None, "%s has no OPTIONS" % path)
+    heads = re.findall(r"^\.TP\n(.*)$", section.group(1), re.M)
+    return [frozenset(re.findall(r"(?:^|, )(--?[A-Za-z0-9][A-Za-z0-9_-]*)", roff_plain(h)))
+            for h in heads]
+
+
+def case_docs_man_pages_from_rows():
+    """slap.1 and each subcommand's page (slap-NAME.1 beside it, made by the build from the
+    option rows) render with no warning (groff -man -ww -z, and man --warnings where man is
+    installed); every option `slap [NAME] --help` lists has an entry head in its page's OPTIONS
+    with the same names, and no entry head names an option --help lacks."""
+    import shutil
+    import subprocess
+    subcommands = help_subcommands()
+    check(len(subcommands) >= 6, "too few subcommands in --help: %r" % subcommands)
+    for sub in [None] + subcommands:
+        path = man_page(sub)
+        check(os.path.exists(path), "no man page %s for %s" % (path, sub or "slap"))
+        r = subprocess.run(["groff", "-man", "-ww", "-z", path], capture_output=True, text=True,
+                           timeout=60)
+        check(r.returncode == 0 and r.stderr == "", "groff warns of %s: %s" % (path, r.stderr))
+        if shutil.which("man") is not None:
+            r = subprocess.run(["man", "--warnings", "-l", path], capture_output=True, text=True,
+                               timeout=60, env=dict(os.environ, MANPAGER="cat", PAGER="cat"))
+            check(r.returncode == 0 and r.stderr == "", "man --warnings of %s: %s" % (path, r.stderr))
+        helped = help_options([sub] if sub is not None else [])
+        check(len(helped) >= 2, "slap %s --help lists too few options: %r" % (sub or "", helped))
+        heads = man_option_heads(path)
+        for names in helped:
+            check(any(names <= head for head in heads),
+                  "%s has no OPTIONS entry for %s (slap %s--help lists it)"
+                  % (path, ", ".join(sorted(names)), sub + " " if sub else ""))
+        known = set().union(*helped)
+        for head in heads:
+            check(head and head <= known, "%s's OPTIONS has an entry for %s, which slap %s--help "
+                  "does not list" % (path, ", ".join(sorted(head)) or "nothing",
+                                     sub + " " if sub else ""))
 
 
 def refused_laws(args, pattern):

@@ -16,6 +16,15 @@ import types
 PATHS = types.SimpleNamespace(slap="slap", memcached="memcached", lmc_check="lmc_check",
                               man=None, readme=None)
 
+
+def man_page(subcommand=None):
+    """The path of slap's man page (PATHS.man, the one the build makes), or of a subcommand's,
+    slap-NAME.1 beside it."""
+    if subcommand is None:
+        return PATHS.man
+    return os.path.join(os.path.dirname(PATHS.man), "slap-%s.1" % subcommand)
+
+
 COUNTERS = ("cmd_get", "cmd_set", "get_misses", "written_bytes", "read_bytes", "object_bytes")
 
 
