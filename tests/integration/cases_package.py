@@ -72,8 +72,9 @@ def in_root(tmp, args, timeout=300):
 @needs("root")
 def case_package_deb_in_chroot(mc):
     """The .deb, lintian clean of errors (scripts/deb.sh checks), installed by apt into a fresh
-    minbase chroot, which brings its libraries: /usr/bin/slap, the memslap face, the man page
-    and the completion are there, and its slap's counters equal the server's."""
+    minbase chroot, which brings its libraries: /usr/bin/slap, the memslap face, the man pages
+    (slap's and each subcommand's) and the completion are there, and its slap's counters equal
+    the server's."""
     packages("deb", "root")
     deb = the_deb()
     tmp = tempfile.mkdtemp(prefix="slap-chroot-")
@@ -90,6 +91,10 @@ def case_package_deb_in_chroot(mc):
         r = in_root(tmp, ["dpkg-query", "-L", "slap"])
         files = set(r.stdout.split())
         for f in ("/usr/bin/slap", "/usr/bin/slap-memslap", "/usr/share/man/man1/slap.1.gz",
+                  "/usr/share/man/man1/slap-compare.1.gz", "/usr/share/man/man1/slap-merge.1.gz",
+                  "/usr/share/man/man1/slap-plot.1.gz", "/usr/share/man/man1/slap-search.1.gz",
+                  "/usr/share/man/man1/slap-trace-stats.1.gz",
+                  "/usr/share/man/man1/slap-memslap.1.gz",
                   "/usr/share/bash-completion/completions/slap"):
             check(f in files, "the package does not install %s" % f)
         r = in_root(tmp, ["slap", "-", "--version"])

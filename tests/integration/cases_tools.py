@@ -84,7 +84,8 @@ def case_completion_matches_help():
 @no_time
 @release_only(SAME_IN_EVERY_BUILD)
 def case_completion_installed():
-    """cmake --install puts the completion where bash-completion looks for it."""
+    """cmake --install puts the completion where bash-completion looks for it, and the man
+    pages the build made, slap's and each subcommand's (slap-memslap.1 a page, not a link)."""
     build = os.path.dirname(PATHS.slap)
     prefix = "/tmp/slap-install-%d" % os.getpid()
     r = subprocess.run(["cmake", "--install", build, "--prefix", prefix], capture_output=True,
@@ -94,6 +95,14 @@ def case_completion_installed():
         for path in ("share/bash-completion/completions/slap", "bin/slap", "share/man/man1/slap.1",
                      "share/slap/slap-results.schema.json"):
             check(os.path.exists(os.path.join(prefix, path)), "%s not installed" % path)
+        for sub in ("compare", "merge", "plot", "search", "trace-stats", "memslap"):
+            path = os.path.join(prefix, "share/man/man1/slap-%s.1" % sub)
+            check(os.path.isfile(path) and not os.path.islink(path),
+                  "share/man/man1/slap-%s.1 not installed as a page of its own" % sub)
+            with open(path) as f:
+                check(f.read() == open(os.path.join(os.path.dirname(PATHS.man),
+                                                    "slap-%s.1" % sub)).read(),
+                      "share/man/man1/slap-%s.1 is not the page the build made" % sub)
     finally:
         subprocess.run(["rm", "-rf", prefix])
 
