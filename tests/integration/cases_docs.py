@@ -1,8 +1,12 @@
 """The documentation keeps up with the options."""
 import os
 import re
+import shlex
+import shutil
+import subprocess
+import tempfile
 
-from harness import (check, man_page, PATHS, run_slap)
+from harness import (check, man_page, Memcached, PATHS, run_slap)
 from harness import SAME_IN_EVERY_BUILD, no_time, release_only
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -250,6 +254,8 @@ def man_option_heads(path):
             for h in heads]
 
 
+@no_time
+@release_only(SAME_IN_EVERY_BUILD)
 def case_docs_man_pages_from_rows():
     """slap.1 and each subcommand's page (slap-NAME.1 beside it, made by the build from the
     option rows) render with no warning (groff -man -ww -z, and man --warnings where man is
@@ -458,3 +464,135 @@ def case_docs_links_resolve():
                 and os.path.join(docs, name) not in linked]
     check(not unlinked, "chapters that docs/README.md does not link: %s" % ", ".join(unlinked))
     print("%d files, their links resolve; the README is %d lines" % (len(doc_files()), lines))
+
+
+# ---------------------------------------------------------------- examples that are run
+#
+# Every command the README and the guide show (a ```sh block, or a ``` block whose first line
+# is `$ command` followed by its output) carries a mark on the line before its fence:
+#   <!-- example: runs -->                    the suite runs it against its own memcached
+#   <!-- example: runs; may be absent: a, b --> ... and the shown lines named a:, b: may be
+#                                              missing from this host's output
+#   <!-- example: illustrative: WHY -->       shown, not run, for the reason given
+# A block that runs holds only slap's commands (no shell: no pipes, redirections or $(...)).
+# 127.0.0.1:11211 (or localhost:11211) is the suite's memcached, with UDP on its port;
+# 127.0.0.1:11212 a second one. Each command runs in a directory of its own for at most
+# EXAMPLE_SECONDS, and must exit 0. Its shown output's lines must be in slap's output, numbers
+# aside: a `name: words` line by its name (the words are the run's verdicts), any other line
+# whole; lines of numbers alone (a histogram's rows) and `...` are not compared.
+
+EXAMPLE_MARK = re.compile(r"^<!-- example: (runs(?:; may be absent: ([a-z_, ]+))?|"
+                          r"illustrative: (\S.*)) -->$")
+EXAMPLE_SECONDS = 60
+SHELL_SYNTAX = re.compile(r"[|<>;&`]|\$\(")
+
+
+def example_blocks(path):
+    """path's command blocks, as (line of the fence, mark or None, [(command, shown output)])."""
+    with open(path) as f:
+        lines = f.read().split("\n")
+    n = 0
+    while n < len(lines):
+        m = re.match(r"^```(\w*)\s*$", lines[n])
+        if not m:
+            n += 1
+            continue
+        end = n + 1
+        while end < len(lines) and not lines[end].startswith("```"):
+            end += 1
+        body = lines[n + 1:end]
+        prev = n - 1
+        while prev >= 0 and not lines[prev].strip():
+            prev -= 1
+        mark = lines[prev].strip() if prev >= 0 and lines[prev].startswith("<!--") else None
+        commands = []
+        if m.group(1) == "sh":
+            joined = []
+            for line in body:
+                if joined and joined[-1].endswith("\\"):
+                    joined[-1] = joined[-1][:-1] + " " + line.strip()
+                else:
+                    joined.append(line.strip())
+            commands = [(c, []) for c in joined if c and not c.startswith("#")]
+        elif m.group(1) == "" and body and body[0].startswith("$ "):
+            for line in body:
+                if line.startswith("$ "):
+                    commands.append((line[2:].strip(), []))
+                else:
+                    commands[-1][1].append(line)
+        if commands:
+            yield n + 1, mark, commands
+        n = end + 1
+
+
+def shown_key(line):
+    """A shown output line as compared, or None when it is not compared."""
+    line = re.sub(r"\d+(\.\d+)?", "#", line.strip())
+    if line in ("", "...") or re.fullmatch(r"[#\s.,:%\[\]()-]*", line):
+        return None
+    m = re.match(r"^([a-z][a-z0-9_]*):( |$)", line)
+    return m.group(1) + ":" if m else " ".join(line.split())
+
+
+def run_example(command, shown, absent, addrs):
+    """Runs one command of a block that runs; what is wrong with it, or None."""
+    if SHELL_SYNTAX.search(command):
+        return "uses the shell (a pipe, a redirection, $(...)): mark it illustrative"
+    args = shlex.split(command)
+    if not args or args[0] != "slap":
+        return "is not slap's command: mark it illustrative"
+    args = [re.sub(r"\b(127\.0\.0\.1|localhost):(11211|11212)\b",
+                   lambda m: addrs[m.group(2)], a) for a in args[1:]]
+    d = tempfile.mkdtemp(prefix="slap-example-")
+    try:
+        r = subprocess.run([PATHS.slap] + args, cwd=d, capture_output=True, text=True,
+                           timeout=EXAMPLE_SECONDS, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        return "ran longer than %d s: make it shorter or mark it illustrative" % EXAMPLE_SECONDS
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+    if r.returncode != 0:
+        return "exit status %d: %s" % (r.returncode, r.stderr.strip()[-500:])
+    have = {shown_key(line) for line in r.stdout.split("\n")}
+    missing = [line.strip() for line in shown if shown_key(line) is not None and
+               shown_key(line) not in have and shown_key(line)[:-1] not in absent]
+    if missing:
+        return "its shown output has lines slap no longer prints:\n  " + "\n  ".join(missing)
+    return None
+
+
+@no_time
+@release_only(SAME_IN_EVERY_BUILD)
+def case_docs_examples_run():
+    """Every command shown in the README and the guide either runs here, its shown output's
+    lines found in what slap prints (numbers aside), or is marked illustrative with a reason
+    (EXAMPLE_MARK). Two memcached, the first with UDP, stand for 127.0.0.1:11211 and :11212."""
+    docs = os.path.join(TOP, "docs")
+    paths = [PATHS.readme] + sorted(os.path.join(docs, n) for n in os.listdir(docs)
+                                    if n.endswith(".md"))
+    servers = [Memcached(udp=True), Memcached()]
+    bad, ran = [], 0
+    try:
+        addrs = {"11211": servers[0].addr, "11212": servers[1].addr}
+        for path in paths:
+            for line, mark, commands in example_blocks(path):
+                where = "%s:%d" % (os.path.relpath(path, TOP), line)
+                m = EXAMPLE_MARK.match(mark or "")
+                if m is None:
+                    bad.append("%s: a command block without <!-- example: runs --> or "
+                               "<!-- example: illustrative: WHY --> before it (%s)"
+                               % (where, commands[0][0][:60]))
+                    continue
+                if m.group(3):
+                    continue
+                absent = {a.strip() for a in (m.group(2) or "").split(",") if a.strip()}
+                for command, shown in commands:
+                    wrong = run_example(command, shown, absent, addrs)
+                    ran += 1
+                    if wrong is not None:
+                        bad.append("%s: %s: %s" % (where, command[:80], wrong))
+    finally:
+        for s in servers:
+            s.stop()
+    print("%d commands run" % ran)
+    check(not bad, "examples that do not hold:\n" + "\n".join(bad))
