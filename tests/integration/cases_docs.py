@@ -479,7 +479,8 @@ def case_docs_links_resolve():
 # 127.0.0.1:11212 a second one. Each command runs in a directory of its own for at most
 # EXAMPLE_SECONDS, and must exit 0. Its shown output's lines must be in slap's output, numbers
 # aside: a `name: words` line by its name (the words are the run's verdicts), any other line
-# whole; lines of numbers alone (a histogram's rows) and `...` are not compared.
+# by what precedes its first number (a table's rows by their label), any other line whole;
+# lines of numbers alone (a histogram's rows) and `...` are not compared.
 
 EXAMPLE_MARK = re.compile(r"^<!-- example: (runs(?:; may be absent: ([a-z_, ]+))?|"
                           r"illustrative: (\S.*)) -->$")
@@ -526,19 +527,27 @@ def example_blocks(path):
 
 
 def shown_key(line):
-    """A shown output line as compared, or None when it is not compared."""
-    line = re.sub(r"\d+(\.\d+)?", "#", line.strip())
-    if line in ("", "...") or re.fullmatch(r"[#\s.,:%\[\]()-]*", line):
-        return None
+    """A shown output line as compared, or None when it is not compared: a `name: words` line
+    by its name, a line with numbers by what precedes its first number, any other whole."""
+    line = " ".join(re.sub(r"\d+(\.\d+)?", "#", line).split())
     m = re.match(r"^([a-z][a-z0-9_]*):( |$)", line)
-    return m.group(1) + ":" if m else " ".join(line.split())
+    if m:
+        return m.group(1) + ":"
+    if "#" in line:
+        line = line[:line.index("#")].strip()
+    if line in ("", "...") or re.fullmatch(r"[\s.,:%\[\]()+-]*", line):
+        return None
+    return line
 
 
 def run_example(command, shown, absent, addrs):
     """Runs one command of a block that runs; what is wrong with it, or None."""
-    if SHELL_SYNTAX.search(command):
+    if SHELL_SYNTAX.search(re.sub(r"'[^']*'|\"[^\"]*\"", "", command)):
         return "uses the shell (a pipe, a redirection, $(...)): mark it illustrative"
-    args = shlex.split(command)
+    try:
+        args = shlex.split(command, comments=True)
+    except ValueError as e:
+        return "cannot be split into words as the shell would (%s)" % e
     if not args or args[0] != "slap":
         return "is not slap's command: mark it illustrative"
     args = [re.sub(r"\b(127\.0\.0\.1|localhost):(11211|11212)\b",
