@@ -76,11 +76,26 @@ static bool lane_waited_long(const struct lane *l, uint64_t first_due_ns, uint64
     return false;
 }
 
+/* Whether an answer the lane awaits is already in one of its sockets, unread. */
+static bool lane_answer_unread(const struct lane *l)
+{
+    for (uint32_t s = 0; s < l->nconns; s++) {
+        if (conn_answer_unread(&l->conns[s])) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /*
  * From when the lane's unsent requests waited for the server (0: all did, UINT64_MAX: none).
  * A socket not open (lost, reconnecting) holds them all. A lane full at the end, each answer
  * followed at once by the next due request, held those due since it filled: they could not
  * go before the server answered; those due before, while the lane had room, are slap's lag.
+ * A loop that ran the end late (stopped: SIGSTOP, a debugger, a frozen cgroup) with the
+ * answer in the socket, unread, held them itself: lag too (when the answer came is not known;
+ * those due between the lane's filling and the answer, at most one answer's latency, are
+ * counted as slap's with the rest).
  * A thread starved of CPU may itself have left the answers unread: then the old rule.
  */
 static uint64_t lane_held_from(const struct lane *l, uint64_t first_due_ns, uint64_t end_ns)
@@ -91,6 +106,9 @@ static uint64_t lane_held_from(const struct lane *l, uint64_t first_due_ns, uint
         }
     }
     if (!lane_env_of(l)->cpu_starved && l->held_since_ns != 0) {
+        if (lane_env_of(l)->stalled && lane_answer_unread(l)) {
+            return UINT64_MAX; /* the server had answered; slap, stopped, had not read it */
+        }
         return l->held_since_ns;
     }
     return lane_waited_long(l, first_due_ns, end_ns) ? 0 : UINT64_MAX;

@@ -421,6 +421,8 @@ static void worker_begin_stop(struct worker *w, uint64_t end_ns)
     }
     w->env.phase = WORKER_STOPPING;
     w->env.end_ns = end_ns;
+    uint64_t now = slap_now_ns();
+    w->env.stalled = now > end_ns && now - end_ns >= WORKER_STALL_NS;
     worker_cpu_mark(w, false);
     worker_count_down(w);
     w->active_lanes++; /* hold the loop while the lanes stop */

@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 
@@ -309,6 +310,12 @@ bool conn_waiting_since(const struct conn *c, uint64_t *since_ns)
     const struct request *r = ring_at(c, 0);
     *since_ns = r->sent_ns != 0 ? r->sent_ns : r->intended_ns;
     return true;
+}
+
+bool conn_answer_unread(const struct conn *c)
+{
+    int n = 0;
+    return c->count > 0 && c->fd >= 0 && ioctl(c->fd, FIONREAD, &n) == 0 && n > 0;
 }
 
 uint32_t conn_drop_sent(struct conn *c)

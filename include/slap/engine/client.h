@@ -116,6 +116,9 @@ struct lane_env {
                                          LIMITS_HELD_BY_CLIENT of the measured part or more:
                                          a lane awaiting an answer may have awaited slap's
                                          own read (set at the end) */
+    bool stalled;                     /* the loop ran the end WORKER_STALL_NS late or more
+                                         (stopped, or starved): an answer left unread in a
+                                         lane's socket was slap's to read (set at the end) */
     uint64_t preload_sets;            /* sets answered during the preload */
     struct trace_progress trace_sent; /* --trace: the measured requests sent */
 };

@@ -20,6 +20,9 @@ struct conn_auth;
 #define WORKER_TLS_OUT (16u * 1024u) /* one TLS record of requests at a time */
 #define WORKER_CONNECT_TIMEOUT_NS (5ULL * 1000000000ULL)
 #define WORKER_DRAIN_TIMEOUT_NS (2ULL * 1000000000ULL)
+/* A loop that runs the run's end this late was stopped or starved, not waiting on a server
+ * (a loop iteration takes microseconds; a busy host's scheduler delays it milliseconds). */
+#define WORKER_STALL_NS (100ULL * 1000000ULL)
 #define WORKER_RECONNECT_MIN_NS (10ULL * 1000000ULL)
 #define WORKER_RECONNECT_MAX_NS (1000ULL * 1000000ULL)
 #define WORKER_MAX_WARNINGS 32 /* kinds of problem (per server) a run tells (WARN events) */

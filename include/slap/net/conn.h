@@ -210,6 +210,9 @@ struct request *conn_at(const struct conn *c, uint32_t i);
 uint32_t conn_sent_count(const struct conn *c);
 /* Does the socket hold requests? Then *since_ns is when the oldest was sent (or meant to be). */
 bool conn_waiting_since(const struct conn *c, uint64_t *since_ns);
+/* Whether c awaits an answer whose bytes are already in its socket, unread (the kernel's
+ * count; at a run's end only: a system call). */
+bool conn_answer_unread(const struct conn *c);
 /* Write what is queued, in as few writev calls as it takes, if the socket is ready. */
 void conn_flush(struct conn *c);
 /* Forget requests: sent ones (answers will never come) or all of them. Returns how many. */
