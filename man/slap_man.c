@@ -91,6 +91,13 @@ static void problem(const char *path, size_t line, const char *what, const char 
     problems++;
 }
 
+static void lines_free(struct lines *l)
+{
+    free(l->line);
+    free(l->data);
+    *l = (struct lines){0};
+}
+
 static bool read_lines(const char *path, struct lines *l)
 {
     FILE *f = fopen(path, "r");
@@ -555,15 +562,18 @@ int main(int argc, char **argv)
     size_t ntexts = read_texts(path, &roff, texts);
     match_texts(path, pages, texts, ntexts);
     read_prose(argv[1], pages);
+    int status = 0;
     if (problems > 0) {
         fprintf(stderr, "slap_man: %d problem%s: no page written\n", problems,
                 problems > 1 ? "s" : "");
-        return 1;
+        status = 1;
     }
+    for (size_t p = 0; p < PAGES && status == 0; p++) {
+        status = write_page(argv[2], &pages[p], &roff) ? 0 : 1;
+    }
+    lines_free(&roff);
     for (size_t p = 0; p < PAGES; p++) {
-        if (!write_page(argv[2], &pages[p], &roff)) {
-            return 1;
-        }
+        lines_free(&pages[p].prose);
     }
-    return 0;
+    return status;
 }
