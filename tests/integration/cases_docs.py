@@ -352,9 +352,8 @@ README_MAX_LINES = 350
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 
 
-def markdown_prose(text):
-    """text's lines outside fenced code blocks, with inline code spans blanked (a regular
-    expression or a shell line in backticks is no link), as (line number, line)."""
+def outside_fences(text):
+    """text's lines outside fenced code blocks (and not their fences), as (line number, line)."""
     fence = None
     for n, line in enumerate(text.split("\n"), 1):
         m = re.match(r"^\s*(`{3,}|~{3,})", line)
@@ -365,7 +364,14 @@ def markdown_prose(text):
                 fence = None
             continue
         if fence is None:
-            yield n, re.sub(r"`+[^`]*`+", "``", line)
+            yield n, line
+
+
+def markdown_prose(text):
+    """text's lines outside fenced code blocks, with inline code spans blanked (a regular
+    expression or a shell line in backticks is no link), as (line number, line)."""
+    for n, line in outside_fences(text):
+        yield n, re.sub(r"`+[^`]*`+", "``", line)
 
 
 def github_anchors(path):
@@ -375,16 +381,8 @@ def github_anchors(path):
     with open(path) as f:
         text = f.read()
     anchors, seen = set(), {}
-    fence = None
-    for line in text.split("\n"):
-        m = re.match(r"^\s*(`{3,}|~{3,})", line)
-        if m:
-            if fence is None:
-                fence = m.group(1)[0] * len(m.group(1))
-            elif m.group(1).startswith(fence):
-                fence = None
-            continue
-        h = re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", line) if fence is None else None
+    for _, line in outside_fences(text):
+        h = re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", line)
         if h is None:
             continue
         title = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", h.group(1)).lower()
