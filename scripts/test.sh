@@ -4,7 +4,7 @@
 # container image run), then the same tests built with AddressSanitizer and
 # UndefinedBehaviorSanitizer. Every libFuzzer target runs first, for a bounded time, while the
 # release and sanitizers' trees build beside it (nothing then measures time). In the release
-# pass, three tests run at a time, except the integration cases that measure time or rate, which
+# pass, four tests run at a time, except the integration cases that measure time or rate, which
 # run alone (a case declares that it measures no time with @no_time, tests/integration/harness.py);
 # the others mostly wait on their servers and timers. Every try again, try set aside within a
 # case, and skip is named at the end, with its first failure or its reason.
@@ -90,7 +90,7 @@ report() {
 phase "release tests (the package and image made at $(grep -o '[0-9]*s$' "$top/build-pkg/packages.log" | tail -1))"
 # a case that fails is run once more (a timed one can meet a moment when this shared host's
 # other load holds the server or slap up); one that fails twice fails the suite
-ctest_pass release "$top/build" -j3 --repeat until-pass:2 --output-on-failure --no-tests=error ||
+ctest_pass release "$top/build" -j4 --repeat until-pass:2 --output-on-failure --no-tests=error ||
     { report; exit 1; }
 
 phase "AddressSanitizer + UndefinedBehaviorSanitizer tests"

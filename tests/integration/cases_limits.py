@@ -528,13 +528,15 @@ def case_open_loop_client_lag(mc):
 def case_slap_stopped_its_lanes_not_the_servers(mc):
     """-P 1000 over 4 connections through a proxy adding 2 ms, slap stopped (SIGSTOP) for
     1.5 s from 2.2 s into a 3 s run: the lanes awaiting an answer when it stopped got theirs,
-    unread in their sockets, and the requests due behind them were never sent. The loop ran
-    the run's end late (more than WORKER_STALL_NS) with those answers unread: slap held the
-    lanes, not the server, so every unsent request is slap's lag (client_lag equals unsent),
-    none is counted against the server, the run does not fail, and the verdict is client.
-    (Before, the lanes awaiting an answer at the stop counted theirs as the server's, and when
-    all four happened to await one, the run failed with 'unanswered by the server', judged
-    latency: seen in the sanitizers' pass.)"""
+    unread in their sockets, and the requests due behind them were never sent. slap held the
+    run back (its verdict client, its schedule lost), so none of them is the server's silence:
+    when the loop ran the run's end late (more than WORKER_STALL_NS: it ended while slap was
+    stopped) with those answers unread, every unsent request is slap's lag; when the end came
+    just after slap was let go, the lanes it refilled then hold the rest, and standard error
+    names them as due behind connections while slap held the run back. Either way the run
+    does not fail and the verdict is client. (Before, the lanes awaiting an answer at the stop
+    counted theirs as the server's: when all four did, the run failed with 'unanswered by the
+    server', judged latency, in the sanitizers' pass.)"""
     proxy = DelayProxy(mc.port, 0.002)  # a daemon thread's: it ends with the case
     proc = subprocess.Popen([PATHS.slap, "-s", proxy.addr, "-P", "1000", "-c", "4", "-T", "1",
                              "-t", "3s"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -551,9 +553,12 @@ def case_slap_stopped_its_lanes_not_the_servers(mc):
             proc.communicate()
     print(out + err)
     c = {k: int(v) for k, v in re.findall(r"^(\w+): (\d+)$", out, re.M)}
-    check(c.get("unsent", 0) >= 400 and c.get("client_lag", 0) == c["unsent"],
-          "slap stopped for 1.5 s: every request due then and never sent is slap's lag: %r" % c)
-    check("behind connections awaiting answers" not in err, "lanes named the server's: %r" % err)
+    behind = c.get("unsent", 0) - c.get("client_lag", 0)
+    check(c.get("unsent", 0) >= 400 and c.get("client_lag", 0) > 0,
+          "slap stopped for 1.5 s must leave requests unsent, slap's lag: %r" % c)
+    check(behind == 0 or "%d requests fell due behind connections awaiting answers while slap "
+          "itself held the run back (limited_by client)" % behind in err,
+          "the lanes' requests named: %r" % err)
     check(proc.returncode == 0 and "unanswered by the server" not in err,
           "slap's stop counted against the server: exit %d: %s" % (proc.returncode, err))
     check(limits(out)["verdict"] == "client", "the verdict: %r" % limits(out))
