@@ -66,12 +66,15 @@ struct history_series {
 void history_series_free(struct history_series *s);
 
 /* A table of series, one line each: id, runs, first and last time, label, latest tps and p99,
- * and the latest change found in any figure ("-" none, "needs N runs" too short). */
+ * and the latest change found in any figure ("p99 +21.4% at run 31", "none", or "needs N runs"
+ * when every figure is too short to judge). Text from the store is shown by quote.h's rule. */
 void history_write_list(FILE *out, const struct history_series *s, size_t n);
 /* A series' head, its runs one line each (time, host, exit, limited_by, steady, the figures),
  * then the table of changes: figure, run where, before, after, change and its interval, p. */
 void history_write_series(FILE *out, const struct history_series *s);
-/* The same as JSON: a list of series, or one series with its runs and changes. */
+/* The same as JSON: a list of series, or one series with its runs and changes (in time order;
+ * a change's at_run counts the series' runs from 1, as the text's #N) and the runs each figure
+ * too short to judge needs. */
 void history_write_list_json(FILE *out, const struct history_series *s, size_t n);
 void history_write_series_json(FILE *out, const struct history_series *s);
 /* One row per run (Otava's layout): time (ISO 8601, UTC), the attributes (run id, host, label,
@@ -80,6 +83,13 @@ void history_write_csv(FILE *out, const struct history_series *s);
 /* Each figure over time, one panel each: its runs' values, their intervals, the levels between
  * changes and a mark at each change. */
 void history_write_svg(FILE *out, const struct history_series *s);
+
+/* The run (an index of the series' runs) where f's change j was found: f->at[j], or without
+ * at the run of the value changes.points[j].at counts among those not NaN; nruns when none. */
+size_t history_change_run(const struct history_figure *f, size_t nruns, size_t j);
+/* Whether a figure's name is a latency's, in microseconds ("p99", "get.p99.9"): the others
+ * (tps, capacity, errors) are rates and counts. */
+bool history_figure_is_latency(const char *name);
 
 /* Time as ISO 8601 in UTC, "2026-12-05T10:32:14Z", into buf (at least 21 bytes). */
 void history_time(char *buf, size_t len, uint64_t ms);
