@@ -1,6 +1,7 @@
 """What the integration cases share: the programs under test, a throwaway memcached
 stopped by its pid, running slap, reading its report and the server's stats, and
-fake servers (a silent or garbage listener, a proxy that delays or rewrites answers).
+fake servers (a silent or garbage listener, a proxy that delays or rewrites answers), and a
+throwaway PostgreSQL for the results store (postgres_server()).
 """
 import os
 import re
@@ -617,3 +618,271 @@ def make_certs(tmp):
     run("x509", "-req", "-in", "srv.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
         "-out", "srv.crt", "-days", "1", "-extfile", "ext.cnf")
     return [os.path.join(tmp, n) for n in ("ca.crt", "srv.crt", "srv.key")]
+
+
+# ------------------------------------------------------------ a real PostgreSQL
+
+def _postgres_bin():
+    """The directory of Debian's PostgreSQL server programs (/usr/lib/postgresql/N/bin, the
+    highest N with a postgres in it), or None."""
+    import glob
+    found = [d for d in glob.glob("/usr/lib/postgresql/*/bin")
+             if os.access(os.path.join(d, "postgres"), os.X_OK)]
+    numeric = lambda d: [int(p) for p in re.findall(r"\d+", d.split("/")[-2])]  # noqa: E731
+    return max(found, key=numeric) if found else None
+
+
+def pg_env(password=None):
+    """The environment of a psql: no PG* variable of the caller's (a PGHOST, PGSERVICE or
+    PGPASSFILE would change what it reaches), a bounded connect, and the password if given."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PG")}
+    env["PGCONNECT_TIMEOUT"] = "10"
+    if password is not None:
+        env["PGPASSWORD"] = password
+    return env
+
+
+class PostgresServer:
+    """A throwaway PostgreSQL (Debian's, the newest /usr/lib/postgresql/N) in a temporary
+    directory of its own: a data directory made by initdb, its unix socket, its log
+    (postgres.log). Run as nobody when the tests run as root (initdb and postgres refuse
+    root), as the caller otherwise; postgres is this process's child, stopped by the pid its
+    postmaster.pid gives. It listens on 127.0.0.1 on a free port, where every connection must
+    give a password (scram-sha-256); the role `slap`, with a random password, owns the
+    database `slap`. Use it through postgres_server(), which removes it after.
+
+    url          postgresql://slap:PASSWORD@127.0.0.1:PORT/slap
+    url_socket   the same over the unix socket: postgresql://slap:PASSWORD@/slap?host=DIR&port=PORT
+    port, pid    the TCP port, and the postmaster's pid (None once stopped)
+    password     the role slap's password
+    dir, log     the temporary directory, and the server's log file in it
+    psql(sql)    runs sql as slap over TCP (psql -At, ON_ERROR_STOP): its output; Failure if not
+                 (psql(sql, url=..., password=...): at another URL, PGPASSWORD another password)
+    psql_path    the psql it runs (with pg_env() for its environment)
+    stop()       SIGINT (a fast shutdown) to the postmaster, then waits for it to exit
+    start()      starts it again, on the same port and data
+    """
+
+    START_SECONDS = 30
+
+    def __init__(self):
+        import pwd
+        import secrets
+        import shutil
+        import tempfile
+        self.bin = _postgres_bin()
+        if self.bin is None:
+            raise Skip("PostgreSQL cannot start: no /usr/lib/postgresql/*/bin/postgres "
+                       "(Debian's postgresql package)")
+        self.psql_path = shutil.which("psql") or os.path.join(self.bin, "psql")
+        if not os.access(self.psql_path, os.X_OK):
+            raise Skip("PostgreSQL cannot start: no psql (postgresql-client)")
+        self.as_user = []  # how the server's programs are run: as nobody when we are root
+        owner = None
+        if os.geteuid() == 0:
+            setpriv = shutil.which("setpriv")
+            try:
+                nobody = pwd.getpwnam("nobody")
+            except KeyError:
+                nobody = None
+            if setpriv is None or nobody is None:
+                raise Skip("PostgreSQL cannot start: initdb and postgres refuse root, and %s"
+                           % ("there is no setpriv to run them as nobody" if setpriv is None
+                              else "there is no account nobody to run them as"))
+            # setpriv execs postgres (runuser would fork and wait): postgres is our child
+            self.as_user = [setpriv, "--reuid=%d" % nobody.pw_uid, "--regid=%d" % nobody.pw_gid,
+                            "--clear-groups", "--"]
+            owner = (nobody.pw_uid, nobody.pw_gid)
+        self.password = secrets.token_hex(16)
+        self.pid = None
+        self.proc = None
+        self.dir = tempfile.mkdtemp(prefix="slap-pg-")
+        try:
+            os.chmod(self.dir, 0o755)  # the socket's directory: any user may connect
+            self.data = os.path.join(self.dir, "data")
+            self.log = os.path.join(self.dir, "postgres.log")
+            os.mkdir(self.data, 0o700)
+            if owner is not None:
+                os.chown(self.dir, *owner)
+                os.chown(self.data, *owner)
+            self._initdb()
+            for attempt in range(3):
+                self.port = free_port()
+                self._configure()
+                try:
+                    self.start()
+                    break
+                except Failure as f:
+                    # a port found free can be taken by a neighbouring test before postgres binds it
+                    if attempt == 2 or "could not bind" not in str(f):
+                        raise
+                    set_aside("postgres did not start on a port found free: %s" % f)
+            self._superuser("CREATE ROLE slap LOGIN PASSWORD '%s'" % self.password)
+            self._superuser("CREATE DATABASE slap OWNER slap")
+        except BaseException:
+            self.remove()
+            raise
+
+    @property
+    def url(self):
+        return "postgresql://slap:%s@127.0.0.1:%d/slap" % (self.password, self.port)
+
+    @property
+    def url_socket(self):
+        from urllib.parse import quote
+        return "postgresql://slap:%s@/slap?host=%s&port=%d" % (
+            self.password, quote(self.dir, safe="/"), self.port)
+
+    def _run(self, cmd, what, timeout=60):
+        try:
+            r = subprocess.run(self.as_user + cmd, cwd=self.dir, env=pg_env(),
+                               capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise Failure("PostgreSQL: %s took more than %d s (%r)" % (what, timeout, cmd))
+        if r.returncode != 0:
+            raise Failure("PostgreSQL: %s failed (exit %d): %s%s"
+                          % (what, r.returncode, r.stdout, r.stderr))
+        return r.stdout
+
+    def _initdb(self):
+        import pwd
+        # the superuser only on the socket, and only for the user running the tests (peer);
+        # a password on every other connection, TCP or socket
+        self._run([os.path.join(self.bin, "initdb"), "-D", self.data, "-U", "postgres",
+                   "-E", "UTF8", "--locale=C", "--no-sync", "--auth=trust"], "initdb")
+        with open(os.path.join(self.data, "pg_hba.conf"), "w") as f:
+            f.write("local all postgres peer map=fixture\n"
+                    "local all all scram-sha-256\n"
+                    "host all all 127.0.0.1/32 scram-sha-256\n")
+        with open(os.path.join(self.data, "pg_ident.conf"), "w") as f:
+            f.write("fixture %s postgres\n" % pwd.getpwuid(os.geteuid()).pw_name)
+
+    def _configure(self):
+        with open(os.path.join(self.data, "postgresql.auto.conf"), "w") as f:
+            f.write("listen_addresses = '127.0.0.1'\n"
+                    "port = %d\n"
+                    "unix_socket_directories = '%s'\n"
+                    "fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n"
+                    "shared_buffers = 16MB\nmax_connections = 40\n"
+                    "password_encryption = 'scram-sha-256'\n"
+                    "logging_collector = off\nlog_destination = 'stderr'\n"
+                    % (self.port, self.dir))
+
+    def _log_text(self, start=0, tail=4000):
+        try:
+            with open(self.log, errors="replace") as f:
+                f.seek(start)
+                return f.read()[-tail:]
+        except OSError as e:
+            return "(no log: %s)" % e
+
+    def _postmaster_pid(self):
+        """postmaster.pid's pid and status line ("ready" once it takes connections), or None."""
+        try:
+            with open(os.path.join(self.data, "postmaster.pid")) as f:
+                lines = f.read().split("\n")
+        except OSError:
+            return None
+        if len(lines) < 8 or not lines[0].strip().isdigit():
+            return None  # being written
+        return int(lines[0]), lines[7].strip()
+
+    def start(self):
+        """Starts postgres (postmaster.pid says ready, within START_SECONDS); sets pid."""
+        check(self.pid is None, "PostgreSQL: start() while running (pid %s)" % self.pid)
+        log = open(self.log, "a")
+        since = log.seek(0, os.SEEK_END)  # this start's lines, for its failure
+        try:
+            self.proc = subprocess.Popen(self.as_user + [os.path.join(self.bin, "postgres"),
+                                                         "-D", self.data],
+                                         cwd=self.dir, env=pg_env(), stdin=subprocess.DEVNULL,
+                                         stdout=log, stderr=subprocess.STDOUT)
+        finally:
+            log.close()
+        deadline = time.monotonic() + self.START_SECONDS
+        while True:
+            found = self._postmaster_pid()
+            if found is not None and found[0] == self.proc.pid and found[1] == "ready":
+                self.pid = found[0]
+                return
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                status = self.proc.poll()
+                if status is None:
+                    self.proc.send_signal(signal.SIGINT)
+                self._end_proc()
+                raise Failure("PostgreSQL did not start (%s); %s:\n%s"
+                              % ("postgres exited %d" % status if status is not None
+                                 else "not ready in %d s" % self.START_SECONDS,
+                                 self.log, self._log_text(since)))
+            time.sleep(0.05)
+
+    def stop(self):
+        """A fast shutdown: SIGINT to the postmaster (the pid postmaster.pid gave, which
+        start() found to be its child's), then waits for it to exit (SIGQUIT, then SIGKILL,
+        after 30 s each)."""
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+        self._end_proc()
+
+    def _end_proc(self):
+        """Waits for postgres, signalled already, to exit: SIGQUIT (an immediate shutdown)
+        after 30 s, SIGKILL after 30 more."""
+        proc, self.proc, self.pid = self.proc, None, None
+        for sig in (signal.SIGQUIT, signal.SIGKILL):
+            try:
+                proc.wait(timeout=30)
+                return
+            except subprocess.TimeoutExpired:
+                proc.send_signal(sig)
+        proc.wait()
+
+    def psql(self, sql, url=None, password=None):
+        """sql run by psql as slap (over TCP; or at url, with password in PGPASSWORD), with
+        -At and ON_ERROR_STOP: its standard output. Failure if psql fails."""
+        cmd = [self.psql_path, "-X", "-w", "-At", "-v", "ON_ERROR_STOP=1", "-d", url or self.url,
+               "-c", sql]
+        try:
+            r = subprocess.run(cmd, env=pg_env(self.password if password is None else password),
+                               capture_output=True, text=True, timeout=60)
+        except subprocess.TimeoutExpired:
+            raise Failure("psql took more than 60 s: %s" % sql)
+        if r.returncode != 0:
+            raise Failure("psql failed (exit %d) on %r: %s" % (r.returncode, sql, r.stderr.strip()))
+        return r.stdout
+
+    def _superuser(self, sql):
+        cmd = [self.psql_path, "-X", "-w", "-At", "-v", "ON_ERROR_STOP=1", "-h", self.dir,
+               "-p", str(self.port), "-U", "postgres", "-d", "postgres", "-c", sql]
+        r = subprocess.run(cmd, env=pg_env(), capture_output=True, text=True, timeout=60)
+        if r.returncode != 0:
+            raise Failure("PostgreSQL setup failed (exit %d) on %r: %s"
+                          % (r.returncode, sql.replace(self.password, "..."), r.stderr.strip()))
+        return r.stdout
+
+    def remove(self):
+        """Stops postgres if it runs, and removes its directory."""
+        import shutil
+        try:
+            self.stop()
+        finally:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def postgres_server():
+    """A context manager: a throwaway PostgreSQL (PostgresServer) for the block, stopped by
+    its pid and removed after, whatever the block did. The case is skipped (Skip, "PostgreSQL
+    cannot start: ...") when the machine has no PostgreSQL server or psql, or no way to run
+    postgres other than as root; a server that is there but does not start is a Failure,
+    with its log."""
+    import contextlib
+
+    @contextlib.contextmanager
+    def server():
+        pg = PostgresServer()
+        try:
+            yield pg
+        finally:
+            pg.remove()
+    return server()
