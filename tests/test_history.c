@@ -616,6 +616,15 @@ static void test_svg_degenerate(void **state)
         assert_null(strstr(text, "nan"));
         assert_null(strstr(text, "inf"));
         free(text);
+        for (size_t r = 0; r < n; r++) { /* errors: 0 every time */
+            s->figures[0].values[r] = (struct history_value){0, NAN, NAN};
+        }
+        text = capture(W_SVG, s, 0);
+        assert_well_formed(text);
+        assert_int_equal(count_of(text, "<circle "), 3 * n);
+        assert_null(strstr(text, "nan"));
+        assert_null(strstr(text, "inf"));
+        free(text);
         for (size_t f = 0; f < s->nfigures; f++) {
             for (size_t r = 0; r < n; r++) {
                 s->figures[f].values[r] = (struct history_value){NAN, NAN, NAN};
