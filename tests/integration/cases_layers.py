@@ -20,7 +20,7 @@ def layers():
 
 # Layers below a layer that it still may not use: output and the exporters take what the engine
 # measured as data (struct limits from judge, struct slap_stats from model), never the engine.
-APART = {"output": ("engine",), "export": ("engine",)}
+APART = {"output": ("engine",), "export": ("engine",), "store": ("engine",)}
 
 
 def layer_files(layer):
