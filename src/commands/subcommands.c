@@ -29,12 +29,14 @@
 #include "slap/output/results_merge.h"
 #include "slap/output/results_read.h"
 #include "slap/output/sinks.h"
+#include "slap/store/store.h"
 
 #define START_SPREAD_MS 1000 /* runs that started further apart than this did not run together */
 
 /* What a subcommand's command line says. */
 struct sub_args {
     const char *out[RESULTS_SINKS]; /* merge: each sink's file; plot: the picture's (SVG) */
+    const char *store;              /* merge: --store's location */
     const char *samples;
     char **inputs;
     int ninputs;
@@ -90,8 +92,11 @@ static const char merge_outro[] =
     "not slap's results (named, with the field and the reason) or runs that cannot be\n"
     "merged.\n";
 
-/* slap merge's options: one per sink of the table (output/sinks.c), each its file. */
-static void merge_rows(struct subarg rows[RESULTS_SINKS])
+#define MERGE_ROWS (RESULTS_SINKS + 1)
+
+/* slap merge's options: one per sink of the table (output/sinks.c), each its file; then the
+ * store the merged run is kept in. */
+static void merge_rows(struct subarg rows[MERGE_ROWS])
 {
     for (size_t k = 0; k < RESULTS_SINKS; k++) {
         rows[k] = (struct subarg){.name = results_sinks[k].option,
@@ -100,6 +105,13 @@ static void merge_rows(struct subarg rows[RESULTS_SINKS])
                                   .offset = offsetof(struct sub_args, out) + k * sizeof(char *),
                                   .help = results_sinks[k].help};
     }
+    rows[RESULTS_SINKS] =
+        (struct subarg){.name = "--store",
+                        .value = "LOCATION",
+                        .kind = SUBARG_TEXT,
+                        .offset = offsetof(struct sub_args, store),
+                        .help = "the results store the merged run is kept in, with its parts (an "
+                                "SQLite file or a postgresql:// URL; default $SLAP_STORE)"};
 }
 
 static const struct subarg plot_rows[] = {
@@ -130,8 +142,8 @@ static const struct subargs_spec plot_spec = {
 
 size_t merge_docs(struct optdoc *out, size_t max)
 {
-    struct subarg rows[RESULTS_SINKS];
-    const struct subargs_spec spec = {.name = "merge", .rows = rows, .count = RESULTS_SINKS};
+    struct subarg rows[MERGE_ROWS];
+    const struct subargs_spec spec = {.name = "merge", .rows = rows, .count = MERGE_ROWS};
     merge_rows(rows);
     return subargs_docs(&spec, out, max);
 }
@@ -144,9 +156,8 @@ size_t plot_docs(struct optdoc *out, size_t max)
 /* The options and input files: *run false when the command ends here with the status. */
 static int parse_args(int argc, char **argv, bool plot, struct sub_args *a, bool *run)
 {
-    struct subarg rows[RESULTS_SINKS];
-    struct subargs_spec merge_spec = {"merge", merge_intro,   merge_outro,
-                                      rows,    RESULTS_SINKS, false};
+    struct subarg rows[MERGE_ROWS];
+    struct subargs_spec merge_spec = {"merge", merge_intro, merge_outro, rows, MERGE_ROWS, false};
     const struct subargs_spec *spec = plot ? &plot_spec : &merge_spec;
     merge_rows(rows);
     memset(a, 0, sizeof(*a));
@@ -165,6 +176,10 @@ static int parse_args(int argc, char **argv, bool plot, struct sub_args *a, bool
     }
     if (plot && a->out[RESULTS_SINK_SVG] == NULL) {
         return subargs_usage(spec, "-o FILE.svg names the picture", NULL);
+    }
+    const char *problem = a->store != NULL ? store_location_problem(a->store) : NULL;
+    if (problem != NULL) {
+        return subargs_usage(spec, problem, "--store");
     }
     status = distinct_outputs(spec->name, a);
     *run = status == SLAP_EXIT_OK;
@@ -740,6 +755,11 @@ static int merge_files(struct sub_args *a, int max_inputs, const struct merge_gr
             status = SLAP_EXIT_FAILED;
         }
         if (results_sinks_save(a->out, &sink, stderr, "slap merge") != SLAP_OK) {
+            status = SLAP_EXIT_FAILED;
+        }
+        const char *store = g != NULL ? g->store : store_location(a->store);
+        if (store != NULL && store_save(store, &sink, g != NULL ? "groups" : "merge", stderr,
+                                        g != NULL ? "slap" : "slap merge") != SLAP_OK) {
             status = SLAP_EXIT_FAILED;
         }
         status = fflush(stdout) != 0 || ferror(stdout) ? SLAP_EXIT_FAILED : status;

@@ -374,6 +374,12 @@ static const struct option_row option_rows[] = {
                   "at URL (http://HOST:PORT), job slap, instance the --label. A failed push is "
                   "said and changes nothing else.",
                   STRING(push), NOT_REPLAYED, RUN_ONLY},
+    [ROW_STORE] = {0, "store", "LOCATION",
+                   "Keep the run in the results store at LOCATION (an SQLite file, made when "
+                   "missing, or a postgresql:// URL) for slap history. Default: $SLAP_STORE. A "
+                   "store that cannot be written is said and fails the run (exit 1); the report "
+                   "and the other outputs are written all the same.",
+                   STRING(store), NOT_REPLAYED, RUN_KEPT},
     [ROW_HELP] = {'h', "help", NULL, "Print this help and exit.", ACTION(apply_help), RUN_ONLY},
     [ROW_VERSION] = {'V', "version", NULL, "Print the version and exit.", ACTION(apply_version),
                      RUN_ONLY},

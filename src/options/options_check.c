@@ -23,6 +23,7 @@
 #include "options_table.h"
 #include "slap/export/live.h"
 #include "slap/export/push.h"
+#include "slap/store/store.h"
 
 /* Open-loop options that need each other. */
 static enum options_outcome check_open_loop(const struct parse_state *st)
@@ -692,6 +693,11 @@ static enum options_outcome check_live(const struct parse_state *st)
         char redacted[2048];
         push_url_redacted(o->push, redacted, sizeof(redacted));
         return options_usage_error(st, "--push %s: %s", quote_name(shown, redacted), problem);
+    }
+    if (o->store != NULL && (problem = store_location_problem(o->store)) != NULL) {
+        char hidden[STORE_LOCATION_SHOWN];
+        store_location_shown(hidden, sizeof(hidden), o->store);
+        return options_usage_error(st, "--store %s: %s", hidden, problem);
     }
     return OPTIONS_RUN;
 }

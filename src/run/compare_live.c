@@ -35,6 +35,7 @@
 #include "slap/run/outputs.h"
 #include "slap/run/run_events.h"
 #include "slap/run/signals.h"
+#include "slap/store/store.h"
 
 #define DEFAULT_ROUNDS 10
 #define DEFAULT_ROUND_TIME "2s"
@@ -589,6 +590,24 @@ static void live_free(struct live *lv)
     hist_slab_free(lv->total, 1);
 }
 
+/* --store (or SLAP_STORE): every round done of every side kept, a run each, as "compare". */
+static int live_store(const struct live *lv)
+{
+    int status = SLAP_EXIT_OK;
+    for (size_t i = 0; i < lv->nsides; i++) {
+        const struct live_side *s = &lv->sides[i];
+        const char *store = store_location(s->opts.store);
+        for (unsigned k = 0; store != NULL && k < lv->done; k++) {
+            struct results_sink_input in = {&s->rounds[k], NULL, NULL, NULL};
+            if (store_save(store, &in, "compare", stderr, "slap compare") != SLAP_OK) {
+                status = SLAP_EXIT_FAILED;
+                break; /* said once a side */
+            }
+        }
+    }
+    return status;
+}
+
 /* The rounds, then the table; a signal ends them with the table of the rounds done. */
 static int live_run(struct live *lv)
 {
@@ -608,6 +627,8 @@ static int live_run(struct live *lv)
     }
     if (lv->done > 0) { /* what was measured is kept: the table of the rounds done */
         status = live_conclude(lv);
+        status =
+            live_store(lv) != SLAP_EXIT_OK && status == SLAP_EXIT_OK ? SLAP_EXIT_FAILED : status;
     }
     if (lv->failed >= 0) {
         printf("stopped: side %s failed in round %u of %u (its message above)%s\n",

@@ -8,6 +8,7 @@
  *   ─> wait (stop signals forwarded) ─> merge_groups_run ─> rm ─> the worst exit status
  */
 #include "slap/run/groups.h"
+#include "slap/store/store.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -247,6 +248,7 @@ struct groups_run {
     int stop;                        /* the stop signal taken and forwarded; 0: none */
     int saved_stdout;                /* standard output while the report goes elsewhere; -1 */
     const struct results_doc *total; /* the merged document, while it is reported */
+    const char *store;               /* where the merged run is kept (--store, SLAP_STORE) */
 };
 
 /*
@@ -450,6 +452,7 @@ static void start_child(struct groups_run *r, size_t i)
         }
         signal(SIGPIPE, SIG_DFL);
         pthread_sigmask(SIG_SETMASK, &none, NULL);
+        unsetenv(STORE_ENV); /* a group is kept as a part of the run, never alone */
         execv("/proc/self/exe", c->argv.v);
         fprintf(stderr, "slap: group %s: cannot start: %s\n", c->group->name, strerror(errno));
         _exit(SLAP_EXIT_FAILED);
@@ -831,7 +834,7 @@ static int run_groups(struct groups_run *r)
     }
     if (n > 0) {
         const char *out[RESULTS_SINKS];
-        struct merge_groups g = {groups_before, groups_after_report, r};
+        struct merge_groups g = {groups_before, groups_after_report, r, r->store};
         plan_output_paths(r->o, out);
         int status = merge_groups_run(paths, n, out, &g);
         worst = status > worst ? status : worst;
@@ -883,6 +886,7 @@ bool groups_run(const struct slap_options *o, int argc, char **argv, int *exit_s
     }
     r->o = o;
     r->saved_stdout = -1;
+    r->store = store_location(o->store);
     if (!o->cfg_groups) { /* a file of memaslap's sections (a pipe among them, read once) */
         free(r);
         return false;

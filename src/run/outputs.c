@@ -10,6 +10,7 @@
 #include "slap/output/sinks.h"
 #include "slap/run/run_events.h"
 #include "slap/run/signals.h"
+#include "slap/store/store.h"
 
 FILE *outputs_stream(const struct slap_options *o)
 {
@@ -22,7 +23,7 @@ int outputs_open(struct outputs *outs, const struct slap_options *o)
     const char *paths[RESULTS_SINKS];
     memset(outs, 0, sizeof(*outs));
     plan_output_paths(o, paths);
-    outs->want_doc = results_sinks_wanted(paths);
+    outs->want_doc = results_sinks_wanted(paths) || store_location(o->store) != NULL;
     if (results_doc_init(&outs->doc) != SLAP_OK ||
         plan_output_describe(&outs->doc.desc, o) != SLAP_OK) {
         fprintf(stderr, "slap: out of memory\n");
@@ -74,9 +75,15 @@ int outputs_save(const struct outputs *outs, const struct slap_options *o)
 {
     const char *paths[RESULTS_SINKS];
     struct results_sink_input in = {&outs->doc, NULL, NULL, outs->samples_picture};
+    const char *store = store_location(o->store);
+    const char *kind = o->sweep_step > 0 ? "sweep" : o->rounds > 1 ? "rounds" : "run";
     plan_output_paths(o, paths);
-    return results_sinks_save(paths, &in, stderr, "slap") != SLAP_OK ? SLAP_EXIT_FAILED
-                                                                     : SLAP_EXIT_OK;
+    int status =
+        results_sinks_save(paths, &in, stderr, "slap") != SLAP_OK ? SLAP_EXIT_FAILED : SLAP_EXIT_OK;
+    if (store != NULL && store_save(store, &in, kind, stderr, "slap") != SLAP_OK) {
+        status = SLAP_EXIT_FAILED;
+    }
+    return status;
 }
 
 void outputs_servers(struct results_doc *d, const struct run_result *res,

@@ -27,6 +27,7 @@
 #include "slap/run/outputs.h"
 #include "slap/run/signals.h"
 #include "slap/run/slo.h"
+#include "slap/store/store.h"
 
 #define DEFAULT_START 1000.0
 #define DEFAULT_MAX_RATE 10e6
@@ -624,8 +625,14 @@ static int save_doc(struct search *s, int status)
     }
     plan_output_paths(&s->opts, paths);
     struct results_sink_input in = {d, NULL, NULL, NULL};
-    return results_sinks_save(paths, &in, stderr, "slap search") != SLAP_OK ? SLAP_EXIT_FAILED
-                                                                            : status;
+    const char *store = store_location(s->opts.store);
+    if (results_sinks_save(paths, &in, stderr, "slap search") != SLAP_OK) {
+        status = SLAP_EXIT_FAILED;
+    }
+    if (store != NULL && store_save(store, &in, "search", stderr, "slap search") != SLAP_OK) {
+        status = SLAP_EXIT_FAILED;
+    }
+    return status;
 }
 
 /* One step at rate: measured (once more when slap was short of CPU), its row printed and
@@ -799,7 +806,7 @@ static int search_run(struct search *s)
     const char *paths[RESULTS_SINKS];
     objectives_of(&s->args, &ov);
     plan_output_paths(&s->opts, paths);
-    s->want_doc = results_sinks_wanted(paths);
+    s->want_doc = results_sinks_wanted(paths) || store_location(s->opts.store) != NULL;
     if (results_doc_init(&s->doc) != SLAP_OK ||
         plan_output_describe(&s->doc.desc, &s->opts) != SLAP_OK) {
         fprintf(stderr, "slap search: out of memory\n");

@@ -17,12 +17,16 @@ int compare_files_main(struct compare_cli *c, char **words, int n);
 /* slap trace-stats (tracestats_cmd.c): 0 done, 1 the trace could not be read or has a
  * malformed line, 2 bad usage. */
 int tracestats_main(int argc, char **argv);
+/* slap history (history_cmd.c): 0 done, 1 a --fail-if rule crossed or the store failed, 2 bad
+ * usage, a file that does not import, or a series --fail-if cannot judge. */
+int history_main(int argc, char **argv);
 
 struct optdoc;
 /* Each command's options as its man page shows them, from its rows: how many, at most max. */
 size_t merge_docs(struct optdoc *out, size_t max);
 size_t plot_docs(struct optdoc *out, size_t max);
 size_t tracestats_docs(struct optdoc *out, size_t max);
+size_t history_docs(struct optdoc *out, size_t max);
 
 struct results_doc;
 struct results_merge_input;
@@ -35,6 +39,7 @@ struct merge_groups {
                    size_t n);
     void (*after_report)(void *arg); /* the report printed, the files not yet written */
     void *arg;
+    const char *store; /* the store the groups' merged run is kept in; NULL: none */
 };
 
 /* slap merge over paths[0..n) as one run's groups: their workloads, loops and servers may

@@ -147,6 +147,7 @@ struct slap_options {
     bool quiet;              /* -q: only errors and the Run time line */
     const char *metrics;     /* --metrics [ADDR:]PORT: /metrics served during the run; NULL */
     const char *push;        /* --push URL: the Pushgateway the figures go to; NULL = none */
+    const char *store;       /* --store LOCATION: the results store the run is kept in; NULL */
     /* Owned by the options: the default label (the host name, or "slap"), which label points
      * to when --label is not given. A copy of the options points its label at its own. */
     char host_label[SLAP_HOST_LABEL_MAX];

@@ -24,6 +24,8 @@
       "confidence), or results side by side (judged: several a side)")                             \
     X(TRACE_STATS, "trace-stats", tracestats_main, "trace-stats FILE",                             \
       "a trace's rate, mix, sizes and keys, without a server")                                     \
+    X(HISTORY, "history", history_main, "history [--store LOCATION] [SERIES]",                     \
+      "the runs a store keeps, and where each figure changed")                                     \
     X(MEMSLAP, "memslap", NULL, "memslap OPTIONS", "memslap's command line and report")
 
 enum subcommand_id {

@@ -43,10 +43,10 @@ struct history_value {
 /* One figure over a series' runs, and the changes found in it. */
 struct history_figure {
     char name[HISTORY_FIGURE_MAX];
-    bool higher_is_better;         /* tps, capacity: a fall is the worse change */
-    struct history_value *values;  /* one per run of the series, in its order (owned) */
-    struct changes changes;        /* found over the values that are not NaN (owned) */
-    size_t *at;                    /* changes.points[i].at as an index of runs (owned) */
+    bool higher_is_better;        /* tps, capacity: a fall is the worse change */
+    struct history_value *values; /* one per run of the series, in its order (owned) */
+    struct changes changes;       /* found over the values that are not NaN (owned) */
+    size_t *at;                   /* changes.points[i].at as an index of runs (owned) */
 };
 
 /* A series: one workload against one set of servers under one label. */
