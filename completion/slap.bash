@@ -9,7 +9,7 @@ _slap_options="--servers --threads --concurrency --conn_sock --execute_number --
 --tls_version --auth --timeout --udp_timeout --flush --preload --arrival --pipeline --latency --timestamps --priority --warmup
 --percentiles --precision --hdr_out --sweep --step_time --ramp --rounds --json --label --csv --svg --samples --sample_rate
 --start_at --share --probe --max_errors --quiet --trace --trace_speed --trace_limit --trace_skip_bad --trace_spread
---trace_value_max --stats_servers --proxy_stats --metrics --push --help --version"
+--trace_value_max --stats_servers --proxy_stats --metrics --push --store --help --version"
 
 # The values of each option that takes one of a few words.
 _slap_choices() {
@@ -66,6 +66,23 @@ _slap() {
         fi
         return
     fi
+    if [[ $subcommand == history ]] && ((COMP_CWORD > 1)); then
+        case $prev in
+        --kind) mapfile -t COMPREPLY < <(compgen -W "run rounds sweep search merge groups compare" -- "$cur") ;;
+        --figure) mapfile -t COMPREPLY < <(compgen -W "tps p50 p90 p99 p99.9 errors capacity all" -- "$cur") ;;
+        --store | --json | --csv | --svg) mapfile -t COMPREPLY < <(compgen -f -- "$cur") ;;
+        *)
+            if [[ $cur == -* ]]; then
+                mapfile -t COMPREPLY < <(compgen -W "--store --label --servers --host --kind --since
+                    --until --figure --fail-if --min-segment --min-change --json --csv --svg --run
+                    --import --prune --before --help" -- "$cur")
+            else
+                mapfile -t COMPREPLY < <(compgen -f -X '!*.json' -- "$cur"; compgen -d -- "$cur")
+            fi
+            ;;
+        esac
+        return
+    fi
     if [[ $subcommand == memslap ]] && ((COMP_CWORD > 1)); then
         mapfile -t COMPREPLY < <(compgen -W "--servers --concurrency --execute-number --test
             --initial-load --flush --binary --udp --noreply --hash --non-blocking --tcp-nodelay
@@ -74,7 +91,7 @@ _slap() {
     fi
     if [[ $subcommand == merge || $subcommand == plot || $subcommand == compare ]] &&
         ((COMP_CWORD > 1)); then
-        local sub_options="--json --csv --svg"
+        local sub_options="--json --csv --svg --store"
         [[ $subcommand == plot ]] && sub_options="-o --samples"
         [[ $subcommand == compare ]] && sub_options="--fail-if --json --live --rounds --seed --help
             $_slap_options"
@@ -93,7 +110,7 @@ _slap() {
     if [[ $cur == -* ]]; then
         mapfile -t COMPREPLY < <(compgen -W "$_slap_options" -- "$cur")
     elif ((COMP_CWORD == 1)); then
-        mapfile -t COMPREPLY < <(compgen -W "merge plot compare search trace-stats memslap" -- "$cur")
+        mapfile -t COMPREPLY < <(compgen -W "merge plot compare search trace-stats history memslap" -- "$cur")
     fi
 }
 complete -F _slap slap

@@ -160,6 +160,8 @@ static size_t subcommand_options(enum subcommand_id id, struct optdoc *out, size
         return compare_docs(out, max);
     case SUBCOMMAND_TRACE_STATS:
         return tracestats_docs(out, max);
+    case SUBCOMMAND_HISTORY:
+        return history_docs(out, max);
     case SUBCOMMAND_MEMSLAP:
         return memslap_docs(out, max);
     case SUBCOMMANDS:
