@@ -255,8 +255,8 @@ static void settle_levels(struct work *w, size_t n)
 static enum slap_status describe(const struct work *w, size_t j, size_t n, struct change_point *c)
 {
     size_t at = w->found[j].at, lo = stretch_lo(w, j), hi = stretch_hi(w, j + 1, n);
-    size_t na = at - lo < RANKS_MAX ? at - lo : RANKS_MAX;
-    size_t nb = hi - at < RANKS_MAX ? hi - at : RANKS_MAX;
+    size_t na = at - lo < CHANGES_SHIFT_RUNS ? at - lo : CHANGES_SHIFT_RUNS;
+    size_t nb = hi - at < CHANGES_SHIFT_RUNS ? hi - at : CHANGES_SHIFT_RUNS;
     struct rank_shift r;
     if (rank_two_sample(w->x + at - na, na, w->x + at, nb, CHANGES_LEVEL, &r) != SLAP_OK) {
         return SLAP_ERROR;

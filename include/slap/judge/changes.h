@@ -1,4 +1,4 @@
-/* Where the level of a series of runs' figures changed: E-divisive means with a permutation test. */
+/* Where the level of a series of runs' figures changed: E-divisive, with a permutation test. */
 #ifndef SLAP_CHANGES_H
 #define SLAP_CHANGES_H
 
@@ -23,18 +23,22 @@
  * levels around the rest recomputed.
  *
  * The levels are the medians of the values between neighbouring changes; the change is the
- * Hodges-Lehmann shift between the values either side of it (at most RANKS_MAX nearest each
- * side), with its interval at CHANGES_LEVEL from ranks (base/ranks.h).
+ * Hodges-Lehmann shift between the values either side of it (at most CHANGES_SHIFT_RUNS nearest
+ * each side), with its interval at CHANGES_LEVEL from ranks (base/ranks.h).
  *
  * A series shorter than 2 * min_segment carries no judgement: needed says how many values it
  * would need.
  */
 
 #define CHANGES_LEVEL 0.95
-#define CHANGES_MIN_SEGMENT 4   /* the default: values on each side of a change, at least */
+#define CHANGES_MIN_SEGMENT 4    /* the default: values on each side of a change, at least */
 #define CHANGES_PERMUTATIONS 199 /* the default: shuffles of the permutation test */
 #define CHANGES_MAX_P 0.01       /* the default: a split holds at this p or below */
 #define CHANGES_MAX 1000000      /* values a series may hold */
+/* values each side of a change its shift is taken from (at most RANKS_MAX): 64 a side give an
+ * interval as narrow as a run's noise allows, and cost a tenth of 256's (ranks.c's exact
+ * distribution grows as the cube) */
+#define CHANGES_SHIFT_RUNS 64
 
 struct changes_settings {
     size_t min_segment;    /* values each side of a change, at least (>= 2) */
@@ -49,14 +53,14 @@ struct changes_settings {
 void changes_defaults(struct changes_settings *s);
 
 struct change_point {
-    size_t at;          /* the first value after the change */
-    double before;      /* the level before: the median from the previous change (or 0) to at */
-    double after;       /* the level after: the median from at to the next change (or the end) */
-    double relative;    /* (after - before) / before; 0 when before is 0 */
-    bool estimable;     /* the shift has an interval at CHANGES_LEVEL */
-    double shift;       /* Hodges-Lehmann: after - before */
-    double low, high;   /* its interval (estimable only) */
-    double p;           /* the permutation test's p for the split */
+    size_t at;        /* the first value after the change */
+    double before;    /* the level before: the median from the previous change (or 0) to at */
+    double after;     /* the level after: the median from at to the next change (or the end) */
+    double relative;  /* (after - before) / before; 0 when before is 0 */
+    bool estimable;   /* the shift has an interval at CHANGES_LEVEL */
+    double shift;     /* Hodges-Lehmann: after - before */
+    double low, high; /* its interval (estimable only) */
+    double p;         /* the permutation test's p for the split */
 };
 
 struct changes {
