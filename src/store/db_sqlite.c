@@ -28,8 +28,18 @@ static enum db_failure failure_of(int rc)
 
 static enum slap_status failed(struct db_sqlite *s, int rc, char *err, size_t err_len)
 {
+    int sys = s->h != NULL ? sqlite3_system_errno(s->h) : 0;
     s->db.failure = failure_of(rc);
     snprintf(err, err_len, "%s", s->h != NULL ? sqlite3_errmsg(s->h) : sqlite3_errstr(rc));
+    if (sys != 0 && ((rc & 0xff) == SQLITE_IOERR || (rc & 0xff) == SQLITE_FULL ||
+                     (rc & 0xff) == SQLITE_CANTOPEN)) { /* what the system said: ENOSPC ... */
+        size_t used = strlen(err);
+        snprintf(err + used, err_len - used, " (%s)", strerror(sys));
+    }
+    if (s->db.failure == DB_FOREIGN) {
+        size_t used = strlen(err);
+        snprintf(err + used, err_len - used, " (not a SQLite database, or a corrupt one)");
+    }
     return SLAP_ERROR;
 }
 
@@ -137,28 +147,15 @@ enum slap_status db_sqlite_open(struct db **out, const char *path, int create, i
     }
     sqlite3_extended_result_codes(s->h, 1);
     sqlite3_busy_timeout(s->h, timeout_ms);
-    /* WAL: readers never wait for the writer, and a writer killed midway leaves the file as
-     * its last commit left it */
-    static const char *const setup[] = {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL",
-                                        "PRAGMA foreign_keys=ON"};
-    for (size_t i = 0; i < sizeof(setup) / sizeof(setup[0]); i++) {
-        if (sqlite_exec(&s->db, setup[i], NULL, 0, NULL, NULL, err, err_len) != SLAP_OK) {
-            goto fail;
-        }
+    /* nothing is written before the file is known for a store (store_schema.c sets WAL) */
+    if (sqlite_exec(&s->db, "PRAGMA foreign_keys=ON", NULL, 0, NULL, NULL, err, err_len) !=
+        SLAP_OK) {
+        goto fail;
     }
     *out = &s->db;
     return SLAP_OK;
-fail:;
-    enum db_failure why = s->db.failure;
+fail:
     sqlite3_close(s->h);
     free(s);
-    /* the caller reads why from a db it never got: keep it in the message's kind */
-    if (why == DB_FOREIGN) {
-        size_t used = strlen(err);
-        snprintf(err + used, err_len - used, " (not a SQLite database, or a corrupt one)");
-    } else if (why == DB_BUSY) {
-        size_t used = strlen(err);
-        snprintf(err + used, err_len - used, " (locked by another writer)");
-    }
     return SLAP_ERROR;
 }

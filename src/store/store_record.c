@@ -96,8 +96,9 @@ static void latency_figures(const struct results_doc *d, struct record *r, const
         intervals_ci(d->intervals, mask, h, percentiles[i], &ci);
         snprintf(name, sizeof(name), "%s%s", prefix, percentile_names[i]);
         double value = (double)hist_percentile_ns(h, percentiles[i]) / 1e3;
-        add(r, name, value, ci.estimable ? (double)ci.low_ns / 1e3 : NAN,
-            ci.estimable ? (double)ci.high_ns / 1e3 : NAN);
+        if (ci.estimable) { /* as the JSON: a percentile too few requests hold is not known */
+            add(r, name, value, (double)ci.low_ns / 1e3, (double)ci.high_ns / 1e3);
+        }
     }
 }
 
