@@ -195,22 +195,27 @@ static uint64_t now_ms(void)
     return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-/* WHEN: a time (RFC 3339, or a date alone: its midnight UTC) or an age ("7d"). */
+/* WHEN: a time (RFC 3339, a date alone: its midnight UTC, or seconds since the epoch) or an age
+ * ("7d": a number and its unit). */
 static bool parse_when(const char *text, uint64_t *ms)
 {
     char full[64];
     uint64_t ns;
     size_t len = strlen(text);
+    bool age = len > 0 && ((text[len - 1] >= 'a' && text[len - 1] <= 'z') ||
+                           (text[len - 1] >= 'A' && text[len - 1] <= 'Z'));
     if (len == 10 && text[4] == '-' && text[7] == '-') {
         snprintf(full, sizeof(full), "%sT00:00:00Z", text);
         text = full;
         len = strlen(full);
+        age = false;
     }
-    if (units_parse_time(text, len, &ns) == UNITS_OK && strchr(text, '-') != NULL) {
+    if (!age && units_parse_time(text, len, &ns) == UNITS_OK) {
         *ms = ns / SLAP_NS_PER_MS;
         return true;
     }
-    if (units_parse_duration(text, len, &ns) == UNITS_OK && ns / SLAP_NS_PER_MS <= now_ms()) {
+    if (age && units_parse_duration(text, len, &ns) == UNITS_OK &&
+        ns / SLAP_NS_PER_MS <= now_ms()) {
         *ms = now_ms() - ns / SLAP_NS_PER_MS;
         return true;
     }

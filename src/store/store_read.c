@@ -12,8 +12,8 @@ const size_t store_judged_count = sizeof(store_judged_figures) / sizeof(store_ju
 
 #define SERIES_COLUMNS "s.id, s.short, s.label, s.kind, s.servers, s.workload"
 #define RUN_FILTER                                                                                 \
-    " AND (? IS NULL OR r.host = ?) AND (? IS NULL OR r.kind = ?) AND r.started_ms >= ?"           \
-    " AND r.started_ms <= ?"
+    " AND (CAST(? AS TEXT) IS NULL OR r.host = ?) AND (CAST(? AS TEXT) IS NULL OR r.kind = ?)"     \
+    " AND r.started_ms >= ? AND r.started_ms <= ?"
 
 /* The filter's parameters, as RUN_FILTER takes them: 6 of them. */
 static void run_params(const struct store_filter *f, struct db_value *p)
@@ -85,8 +85,8 @@ static enum slap_status series_of(struct store *s, const struct store_filter *f,
     return db_exec(s->db,
                    "SELECT " SERIES_COLUMNS ", count(r.id), min(r.started_ms), max(r.started_ms) "
                    "FROM slap_series s JOIN slap_runs r ON r.series = s.id "
-                   "WHERE (? IS NULL OR s.label = ?)" RUN_FILTER " GROUP BY " SERIES_COLUMNS
-                   " ORDER BY max(r.started_ms) DESC, s.id",
+                   "WHERE (CAST(? AS TEXT) IS NULL OR s.label = ?)" RUN_FILTER
+                   " GROUP BY " SERIES_COLUMNS " ORDER BY max(r.started_ms) DESC, s.id",
                    p, 8, series_row, l, err, err_len);
 }
 

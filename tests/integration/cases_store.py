@@ -8,8 +8,12 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import time
 
-from harness import (PATHS, check, needs, no_time, pg_env, postgres_server, run_line, run_slap)
+from xml.etree import ElementTree
+
+from harness import (PATHS, DelayProxy, check, needs, no_time, pg_env, postgres_server, run_line,
+                     run_slap)
 
 
 @no_time
@@ -232,3 +236,249 @@ def case_store_on_a_full_disk(mc):
     finally:
         shutil.rmtree(tmp)
         shutil.rmtree(out)
+
+
+def slaps_at_once(args_list, timeout=120):
+    """Start every slap of args_list at once; their (exit status, stdout, stderr), in order."""
+    procs = [subprocess.Popen([PATHS.slap] + a, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True) for a in args_list]
+    done = []
+    for p in procs:
+        out, err = p.communicate(timeout=timeout)
+        done.append((p.returncode, out, err))
+    return done
+
+
+@no_time
+def case_store_eight_writers_and_a_fleet_in_postgres(mc):
+    """Eight slaps at once into one SQLite file and eight into one PostgreSQL (a real server
+    started here): every run present after, in both, and slap history reads either alike. A
+    merge kept with --store holds its parts. A wrong password and a server that is down are
+    said without the password (exit 1, report written)."""
+    tmp = tempfile.mkdtemp(prefix="slap-store-")
+    try:
+        with postgres_server() as pg:
+            db = os.path.join(tmp, "runs.db")
+            writers = [["-s", mc.addr] + RUN + ["--store", where, "--json",
+                                                os.path.join(tmp, "%s%d.json" % (name, i))]
+                       for i in range(8) for name, where in (("lite", db), ("pg", pg.url))]
+            for i, (rc, _, err) in enumerate(slaps_at_once(writers)):
+                check(rc == 0, "writer %d: exit %d %r" % (i, rc, err))
+            check(rows(db, "SELECT count(*) FROM slap_runs") == [(8,)], "SQLite's runs")
+            check(pg.psql("SELECT count(*) FROM slap_runs") == "8\n", "PostgreSQL's runs")
+            for where in (db, pg.url, pg.url_socket):
+                rc, out, err = history(["--store", where, "--json", "-"])
+                listed = json.loads(out)["series"] if rc == 0 else []
+                check(len(listed) == 1 and listed[0]["runs"] == 8, "%s: %r" % (where, listed))
+                check(pg.password not in out + err, "the password shown")
+            # the fleet's merged run, kept with its parts
+            r = subprocess.run([PATHS.slap, "merge", os.path.join(tmp, "pg0.json"),
+                                os.path.join(tmp, "pg1.json"), "--store", pg.url],
+                               capture_output=True, text=True, timeout=60)
+            check(r.returncode == 0, "merge --store: %d %r" % (r.returncode, r.stderr))
+            check(pg.psql("SELECT kind, parts FROM slap_runs WHERE kind = 'merge'") == "merge|2\n",
+                  "the merged run")
+            check(pg.psql("SELECT count(*) FROM slap_parts") == "2\n", "its parts")
+            # a wrong password, then a server that is down
+            wrong = pg.url.replace(pg.password, "not-" + pg.password)
+            rc, out, err = run_slap(["-s", mc.addr] + RUN[:-1] + ["--store", wrong])
+            check(rc == 1 and "password authentication failed" in err and ":***@" in err and
+                  pg.password not in err and run_line(out)[1] > 0, "a wrong password: %r" % err)
+            pg.stop()
+            rc, out, err = run_slap(["-s", mc.addr] + RUN[:-1] + ["--store", pg.url])
+            check(rc == 1 and "--store" in err and "not stored" in err and
+                  pg.password not in err and run_line(out)[1] > 0, "a server down: %r" % err)
+            pg.start()
+            check(pg.psql("SELECT count(*) FROM slap_runs") == "9\n", "runs after the failures")
+    finally:
+        shutil.rmtree(tmp)
+
+
+@no_time
+def case_store_killed_while_storing(mc):
+    """slaps killed (SIGKILL) around the moment they store their run leave the SQLite file
+    whole: its integrity check passes, every run kept has its figures, slap history reads it
+    and a run after them is kept."""
+    tmp = tempfile.mkdtemp(prefix="slap-store-")
+    db = os.path.join(tmp, "runs.db")
+    try:
+        start = time.monotonic()
+        rc, _, _ = run_slap(["-s", mc.addr] + RUN + ["--store", db])
+        whole = time.monotonic() - start  # a run, its report and its store
+        check(rc == 0, "the first run: exit %d" % rc)
+        killed = 0
+        for k in range(12):  # killed from 40 ms before its end to 15 ms after, 5 ms apart
+            p = subprocess.Popen([PATHS.slap, "-s", mc.addr] + RUN + ["--store", db],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            time.sleep(max(0.0, whole - 0.04 + 0.005 * k))
+            p.kill()
+            killed += p.wait() == -9
+        check(killed >= 3, "only %d of 12 slaps were killed before they ended" % killed)
+        check(rows(db, "PRAGMA integrity_check") == [("ok",)], "integrity_check")
+        check(rows(db, "SELECT count(*) FROM slap_runs WHERE id NOT IN "
+                       "(SELECT run FROM slap_figures)") == [(0,)], "a run without figures")
+        before = rows(db, "SELECT count(*) FROM slap_runs")[0][0]
+        rc, _, _ = run_slap(["-s", mc.addr] + RUN + ["--store", db])
+        check(rc == 0 and rows(db, "SELECT count(*) FROM slap_runs")[0][0] == before + 1,
+              "the run after")
+        rc, out, _ = history(["--store", db])
+        check(rc == 0 and "%d " % (before + 1) in out, "slap history: %r" % out)
+    finally:
+        shutil.rmtree(tmp)
+
+
+FIXTURES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures",
+                        "results")
+
+
+@no_time
+def case_history_imports_every_generation():
+    """--import takes every generation of results files (tests/fixtures/results), each with
+    its own start time; importing them again keeps none twice; each one's --run gives the
+    file back byte for byte, which slap compare reads."""
+    tmp = tempfile.mkdtemp(prefix="slap-store-")
+    db = os.path.join(tmp, "runs.db")
+    files = sorted(os.path.join(FIXTURES, f) for f in os.listdir(FIXTURES) if f.endswith(".json"))
+    try:
+        rc, out, err = history(["--store", db, "--import"] + files)
+        check(rc == 0 and out.strip() == "imported %d runs" % len(files), "import: %r" % out)
+        rc, out, err = history(["--store", db, "--import"] + files)
+        check(rc == 0 and "imported 0 runs (%d already in the store)" % len(files) in out,
+              "again: %r" % out)
+        kept = rows(db, "SELECT id, started_ms, doc_schema FROM slap_runs ORDER BY id")
+        check(len(kept) == len(files), "runs %d" % len(kept))
+        for (run_id, started, schema), path in zip(kept, files):
+            with open(path, "rb") as f:
+                text = f.read()
+            doc = json.loads(text)
+            check(started == doc["start_ms"] and schema == doc["schema"],
+                  "%s: start %r schema %r" % (path, started, schema))
+            r = subprocess.run([PATHS.slap, "history", "--store", db, "--run", str(run_id)],
+                               capture_output=True, timeout=60)
+            check(r.stdout == text, "%s: --run differs" % path)
+        run = [i for i, f in enumerate(files) if f.endswith("-run.json")][-1]
+        back = os.path.join(tmp, "back.json")
+        with open(back, "wb") as f:
+            f.write(subprocess.run([PATHS.slap, "history", "--store", db, "--run",
+                                    str(kept[run][0])], capture_output=True, timeout=60).stdout)
+        r = subprocess.run([PATHS.slap, "compare", files[run], back], capture_output=True,
+                           text=True, timeout=60)
+        check(r.returncode == 0 and "tps" in r.stdout, "compare of --run's file: %r" % r.stderr)
+        bad = os.path.join(tmp, "bad.json")
+        with open(bad, "w") as f:
+            f.write('{"schema": 1')
+        rc, out, err = history(["--store", db, "--import", bad, files[0]])
+        check(rc == 2 and "bad.json" in err and "imported 0 runs (1 already" in out,
+              "a file that does not read: %d %r %r" % (rc, out, err))
+    finally:
+        shutil.rmtree(tmp)
+
+
+@no_time
+def case_history_finds_a_slowdown(mc):
+    """Ten runs through a proxy that adds 1 ms to every answer from the sixth on: slap history
+    finds the change in p50 at run 6 (text and JSON), --fail-if 'p50>+20%' exits 1 naming it,
+    'p50<-20%' exits 0, a series cut too short to judge exits 2; --csv has a row a run and
+    --svg draws; --prune --before the sixth run's time removes the five before it."""
+    tmp = tempfile.mkdtemp(prefix="slap-store-")
+    db = os.path.join(tmp, "runs.db")
+    slow = [False]
+    proxy = DelayProxy(mc.port, lambda elapsed: 0.001 if slow[0] else 0.0)
+    try:
+        for i in range(10):
+            slow[0] = i >= 5
+            rc, _, _ = run_slap(["-s", proxy.addr, "-t", "0.3s", "-T", "1", "-c", "1", "-q",
+                                 "--label", "nightly", "--store", db])
+            check(rc == 0, "run %d: exit %d" % (i + 1, rc))
+        rc, out, err = history(["--store", db, "nightly"])
+        check(rc == 0 and re.search(r"^ *p50 .*#6\b", out, re.M) is not None,
+              "no change in p50 at run 6: %r" % out)
+        rc, out, err = history(["--store", db, "nightly", "--json", "-"])
+        series = json.loads(out)
+        found = [c for c in series["changes"] if c["figure"] == "p50"]
+        check(len(found) == 1 and found[0]["at_run"] == 6 and found[0]["relative"] > 1 and
+              found[0]["p"] <= 0.01, "p50's changes: %r" % found)
+        rc, _, err = history(["--store", db, "nightly", "--fail-if", "p50>+20%"])
+        check(rc == 1 and "p50" in err and "run 6" in err, "--fail-if p50>+20%%: %d %r" % (rc, err))
+        rc, _, err = history(["--store", db, "nightly", "--fail-if", "p50<-20%,tps<-99%"])
+        check(rc == 0, "--fail-if p50<-20%%: %d %r" % (rc, err))
+        sixth = series["runs"][5]["time_ms"]
+        rc, _, err = history(["--store", db, "nightly", "--until", str((sixth - 1) / 1000),
+                              "--fail-if", "p50>+20%"])
+        check(rc == 2 and "cannot be judged" in err, "five runs judged: %d %r" % (rc, err))
+        csv_path, svg_path = os.path.join(tmp, "h.csv"), os.path.join(tmp, "h.svg")
+        rc, _, _ = history(["--store", db, "nightly", "--csv", csv_path, "--svg", svg_path])
+        with open(csv_path) as f:
+            lines = f.read().strip().split("\n")
+        check(rc == 0 and len(lines) == 11 and lines[0].startswith("time,"), "csv: %r" % lines[:2])
+        ElementTree.parse(svg_path)
+        rc, out, _ = history(["--store", db, "--prune", "--before", str(sixth / 1000)])
+        check(rc == 0 and out.startswith("removed 5 runs"), "prune: %r" % out)
+        check(rows(db, "SELECT count(*) FROM slap_runs") == [(5,)], "runs after the prune")
+    finally:
+        shutil.rmtree(tmp)
+
+
+# Version 1 of the store's tables (store_schema.c's version_1), as a slap of that version
+# made them, with one run in it.
+_VERSION_1 = """
+CREATE TABLE slap_store (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO slap_store VALUES ('schema', '1'), ('application', 'slap results store');
+CREATE TABLE slap_series (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, short TEXT NOT NULL,
+  label TEXT NOT NULL, kind TEXT NOT NULL, servers TEXT NOT NULL, workload TEXT NOT NULL);
+CREATE TABLE slap_runs (id INTEGER PRIMARY KEY, series INTEGER NOT NULL REFERENCES slap_series(id),
+  ident TEXT NOT NULL, started_ms INTEGER NOT NULL, stored_ms INTEGER NOT NULL,
+  host TEXT NOT NULL, label TEXT NOT NULL, version TEXT NOT NULL, kind TEXT NOT NULL,
+  exit_status INTEGER NOT NULL, limited_by TEXT NOT NULL, steady INTEGER,
+  doc_schema INTEGER NOT NULL, doc_bytes INTEGER NOT NULL, doc BLOB NOT NULL,
+  UNIQUE (ident, kind));
+CREATE INDEX slap_runs_by_series ON slap_runs (series, started_ms);
+CREATE TABLE slap_figures (run INTEGER NOT NULL REFERENCES slap_runs(id), name TEXT NOT NULL,
+  value REAL NOT NULL, low REAL, high REAL, PRIMARY KEY (run, name));
+"""
+
+
+@no_time
+def case_store_migrates_and_refuses_a_later_one():
+    """A store of version 1 (made here as that slap made it, one run in it) is read by slap
+    history, migrated to today's version (its parts table made, its run kept, its document
+    back through --run); a store of a later version is refused, naming both, and left as it
+    was."""
+    tmp = tempfile.mkdtemp(prefix="slap-store-")
+    db = os.path.join(tmp, "v1.db")
+    try:
+        path = os.path.join(FIXTURES, sorted(f for f in os.listdir(FIXTURES)
+                                             if f.endswith("-run.json"))[-1])
+        with open(path, "rb") as f:
+            text = f.read()
+        packed = subprocess.run(["zstd", "-q", "-c"], input=text, capture_output=True,
+                                check=True).stdout
+        conn = sqlite3.connect(db)
+        conn.executescript(_VERSION_1)
+        conn.execute("INSERT INTO slap_series VALUES (1, 'k', 'abcdefabcdef', 'old', 'run', "
+                     "'127.0.0.1:11211', '--threads=1')")
+        conn.execute("INSERT INTO slap_runs VALUES (1, 1, 'h/1/1', 1000, 1000, 'h', 'old', "
+                     "'0.1.0', 'run', 0, 'server', NULL, 3, ?, ?)", (len(text), packed))
+        conn.execute("INSERT INTO slap_figures VALUES (1, 'tps', 1000, NULL, NULL)")
+        conn.commit()
+        conn.close()
+        rc, out, err = history(["--store", db])
+        check(rc == 0 and "abcdefabcdef" in out, "the old store listed: %r %r" % (out, err))
+        check(rows(db, "SELECT value FROM slap_store WHERE name = 'schema'") == [("2",)],
+              "not migrated")
+        check(rows(db, "SELECT count(*) FROM slap_parts") == [(0,)], "no parts table")
+        r = subprocess.run([PATHS.slap, "history", "--store", db, "--run", "1"],
+                           capture_output=True, timeout=60)
+        check(r.returncode == 0 and r.stdout == text, "its document")
+        conn = sqlite3.connect(db)
+        conn.execute("UPDATE slap_store SET value = '99' WHERE name = 'schema'")
+        conn.commit()
+        conn.close()
+        with open(db, "rb") as f:
+            before = f.read()
+        rc, out, err = history(["--store", db])
+        check(rc == 1 and "version 99" in err and "up to 2" in err, "a later store: %r" % err)
+        with open(db, "rb") as f:
+            check(f.read() == before, "the later store was written")
+    finally:
+        shutil.rmtree(tmp)
