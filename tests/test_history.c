@@ -293,10 +293,14 @@ static void test_series_text_too_short(void **state)
 {
     (void)state;
     struct history_series *s = make_series(3, false);
+    for (size_t r = 0; r < 3; r++) { /* p50 in no run: too few requests for its interval */
+        s->figures[1].values[r].value = NAN;
+    }
     char *text = capture(W_SERIES, s, 0);
     assert_contains(text, "\nno change found\n");
     assert_contains(text, "\np99: needs 8 runs to judge (has 3)\n");
     assert_contains(text, "\ntps: needs 8 runs to judge (has 3)\n");
+    assert_contains(text, "\np50: no run holds it (a percentile needs enough requests");
     free(text);
     drop_series(s);
 }
@@ -665,6 +669,40 @@ static void test_change_run_without_at(void **state)
     drop_series(s);
 }
 
+/* A change marked as perhaps the host's: "host?" on its line, the footnote once, "(host?)" in
+ * the list, and "host": true in the JSON; unmarked, none of them. */
+static void test_change_marked_host(void **state)
+{
+    (void)state;
+    struct history_series *s = make_series(NRUNS, true);
+    struct history_figure *p99 = NULL;
+    for (size_t f = 0; f < s->nfigures; f++) {
+        p99 = strcmp(s->figures[f].name, "p99") == 0 ? &s->figures[f] : p99;
+    }
+    assert_non_null(p99);
+    char *plain = capture(W_SERIES, s, 0);
+    assert_null(strstr(plain, "host?"));
+    free(plain);
+    p99->host = calloc(1, sizeof(*p99->host));
+    assert_non_null(p99->host);
+    p99->host[0] = true;
+    char *text = capture(W_SERIES, s, 0);
+    char *change = line_with(text, "  p99     #7");
+    assert_contains(change, "p=0.005  host?");
+    assert_contains(text, "\nhost?: most runs on a side of it were limited by slap's own host");
+    char *list = capture(W_LIST, s, 1);
+    assert_contains(list, "p99 +20.0% at run 7 (host?)");
+    char *json = capture(W_SERIES_JSON, s, 0);
+    struct json_value *root = parse(json);
+    assert_int_equal(AT(root, "changes", "#0", "host")->type, JSON_TRUE);
+    json_free(root);
+    free(json);
+    free(list);
+    free(change);
+    free(text);
+    drop_series(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -672,6 +710,7 @@ int main(void)
         cmocka_unit_test(test_list_text),
         cmocka_unit_test(test_list_none),
         cmocka_unit_test(test_series_text),
+        cmocka_unit_test(test_change_marked_host),
         cmocka_unit_test(test_series_text_too_short),
         cmocka_unit_test(test_no_controls_anywhere),
         cmocka_unit_test(test_series_json),

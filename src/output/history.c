@@ -28,6 +28,7 @@ void history_series_free(struct history_series *s)
     for (size_t i = 0; s->figures != NULL && i < s->nfigures; i++) {
         free(s->figures[i].values);
         free(s->figures[i].at);
+        free(s->figures[i].host);
         free(s->figures[i].changes.points); /* not changes_free: this layer links without it */
     }
     free(s->figures);
@@ -36,6 +37,11 @@ void history_series_free(struct history_series *s)
     s->runs = NULL;
     s->nfigures = 0;
     s->nruns = 0;
+}
+
+bool history_change_host(const struct history_figure *f, size_t j)
+{
+    return f->host != NULL && j < f->changes.n && f->host[j];
 }
 
 size_t history_change_run(const struct history_figure *f, size_t nruns, size_t j)
@@ -188,7 +194,8 @@ static void latest_change_text(char *buf, size_t len, const struct history_serie
         const struct history_figure *f = &s->figures[last.fig];
         char name[QUOTE_PATH_BUF], pct[32];
         percent_text(pct, sizeof(pct), f->changes.points[last.j].relative, 1.0);
-        snprintf(buf, len, "%s %s at run %zu", quote_text(name, f->name), pct, last.run + 1);
+        snprintf(buf, len, "%s %s at run %zu%s", quote_text(name, f->name), pct, last.run + 1,
+                 history_change_host(f, last.j) ? " (host?)" : "");
     } else if (s->nfigures > 0 && judged == 0) {
         snprintf(buf, len, "needs %zu runs", needed);
     } else {
@@ -357,8 +364,8 @@ static void change_line(FILE *out, const struct history_series *s, const struct 
     interval_text(interval, sizeof(interval), p);
     fputs("  ", out);
     put_cell(out, quote_text(name, f->name), wname, false, "  ");
-    fprintf(out, "%-5s  %-20s  %9s  %9s  %7s  %-18s  p=%.3g\n", index, when, before, after, pct,
-            interval, p->p);
+    fprintf(out, "%-5s  %-20s  %9s  %9s  %7s  %-18s  p=%.3g%s\n", index, when, before, after, pct,
+            interval, p->p, history_change_host(f, c->j) ? "  host?" : "");
 }
 
 /* The changes of every figure in time order, or "no change found"; then the figures too
@@ -374,16 +381,30 @@ static void changes_table(FILE *out, const struct history_series *s)
         put_cell(out, "figure", wname, false, "  ");
         fprintf(out, "%-5s  %-20s  %9s  %9s  %7s  %-18s  p\n", "run", "time", "before", "after",
                 "change", "interval");
+        bool host = false;
         do {
             change_line(out, s, &c, wname);
+            host = host || history_change_host(&s->figures[c.fig], c.j);
         } while (next_change(s, &c));
+        if (host) {
+            fputs("host?: most runs on a side of it were limited by slap's own host (limited_by "
+                  "client or both):\n  the change may be the host's, not the server's; "
+                  "--fail-if does not judge it\n",
+                  out);
+        }
     }
     for (size_t f = 0; f < s->nfigures; f++) {
         const struct history_figure *fig = &s->figures[f];
-        if (fig->changes.needed > 0) {
-            char name[QUOTE_PATH_BUF];
+        char name[QUOTE_PATH_BUF];
+        size_t present = values_present(fig, s->nruns);
+        if (fig->changes.needed > 0 && present == 0) {
+            fprintf(out,
+                    "%s: no run holds it (a percentile needs enough requests for its "
+                    "interval)\n",
+                    quote_text(name, fig->name));
+        } else if (fig->changes.needed > 0) {
             fprintf(out, "%s: needs %zu runs to judge (has %zu)\n", quote_text(name, fig->name),
-                    fig->changes.needed, values_present(fig, s->nruns));
+                    fig->changes.needed, present);
         }
     }
 }
@@ -526,6 +547,7 @@ static void json_change(struct json_writer *w, const struct history_series *s,
     json_double(w, "high", p->estimable ? p->high : NAN);
     json_bool(w, "estimable", p->estimable);
     json_double(w, "p", p->p);
+    json_bool(w, "host", history_change_host(f, c->j));
     json_close(w);
 }
 

@@ -20,13 +20,14 @@ static void append(char *buf, size_t len, const char *sep, const char *a, const 
     }
 }
 
-/* The settings slap merge checks, "--threads=4 --concurrency=64 ...". */
+/* The settings slap merge checks, "--win_size=10240 --division=1 ...": those set (a setting
+ * not set is the same in every run that leaves it so). */
 static void workload_of(const struct results_doc *d, char *buf, size_t len)
 {
     buf[0] = '\0';
     for (size_t i = 0; i < d->desc.config.n; i++) {
         const struct run_config_entry *e = &d->desc.config.entries[i];
-        if (e->flags & RUN_CONFIG_WORKLOAD) {
+        if ((e->flags & RUN_CONFIG_WORKLOAD) && e->value[0] != '\0') {
             char name[64];
             snprintf(name, sizeof(name), "--%s=", e->name);
             append(buf, len, " ", name, e->value);

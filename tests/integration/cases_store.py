@@ -379,7 +379,9 @@ def case_history_finds_a_slowdown(mc):
     """Ten runs through a proxy that adds 1 ms to every answer from the sixth on: slap history
     finds the change in p50 at run 6 (text and JSON), --fail-if 'p50>+20%' exits 1 naming it,
     'p50<-20%' exits 0, a series cut too short to judge exits 2; --csv has a row a run and
-    --svg draws; --prune --before the sixth run's time removes the five before it."""
+    --svg draws; the runs after it said limited by slap's host (limited_by client), the change
+    is marked host? and --fail-if exits 2; --prune --before the sixth run's time removes the
+    five before it."""
     tmp = tempfile.mkdtemp(prefix="slap-store-")
     db = os.path.join(tmp, "runs.db")
     slow = [False]
@@ -412,6 +414,18 @@ def case_history_finds_a_slowdown(mc):
             lines = f.read().strip().split("\n")
         check(rc == 0 and len(lines) == 11 and lines[0].startswith("time,"), "csv: %r" % lines[:2])
         ElementTree.parse(svg_path)
+        # the same runs as if slap's own host had limited those after the slowdown: the change
+        # is marked as perhaps the host's, and --fail-if does not judge it (exit 2)
+        conn = sqlite3.connect(db)
+        conn.execute("UPDATE slap_runs SET limited_by = 'client' WHERE started_ms >= ?", (sixth,))
+        conn.commit()
+        conn.close()
+        rc, out, _ = history(["--store", db, "nightly"])
+        check(rc == 0 and re.search(r"^ *p50 .*#6\b.*host\?$", out, re.M) is not None,
+              "the change not marked host?: %r" % out)
+        rc, _, err = history(["--store", db, "nightly", "--fail-if", "p50>+20%"])
+        check(rc == 2 and "limited by slap's own host" in err, "--fail-if on host?: %d %r" % (
+            rc, err))
         rc, out, _ = history(["--store", db, "--prune", "--before", str(sixth / 1000)])
         check(rc == 0 and out.startswith("removed 5 runs"), "prune: %r" % out)
         check(rows(db, "SELECT count(*) FROM slap_runs") == [(5,)], "runs after the prune")
@@ -480,5 +494,52 @@ def case_store_migrates_and_refuses_a_later_one():
         check(rc == 1 and "version 99" in err and "up to 2" in err, "a later store: %r" % err)
         with open(db, "rb") as f:
             check(f.read() == before, "the later store was written")
+    finally:
+        shutil.rmtree(tmp)
+
+
+@no_time
+def case_store_keeps_every_kind(mc):
+    """--rounds, a --sweep, slap search, a -F file's groups (the merged run only, SLAP_STORE
+    not handed to the groups' own slaps) and slap compare --live (each round of each side)
+    are each kept as their kind, with their figures (a search its capacity; a side of compare
+    a series of its own, labelled by its name); --kind and --servers choose among them."""
+    tmp = tempfile.mkdtemp(prefix="slap-store-")
+    db = os.path.join(tmp, "runs.db")
+    cfg = os.path.join(tmp, "groups.cfg")
+    with open(cfg, "w") as f:
+        f.write("group a\n  -s %s -c 1\ngroup b\n  -s %s -c 1 --ratio=1:0\n" % (mc.addr, mc.addr))
+    try:
+        commands = (
+            ["-s", mc.addr, "-c", "2", "-q", "-t", "1s", "--rounds", "2"],
+            ["-s", mc.addr, "-c", "2", "-q", "--sweep", "1k:2k:1k", "--step_time", "0.3s"],
+            ["search", "--slo", "p50<1s", "-s", mc.addr, "-c", "2", "--step_time", "0.4s",
+             "--start", "1000", "--max_steps", "2"],
+            ["-F", cfg, "-t", "0.3s", "-q"],
+            ["compare", "--live", "--rounds", "2", "-t", "0.3s", "-c", "2",
+             "a=%s" % mc.addr, "b=%s" % mc.addr],
+        )
+        os.environ["SLAP_STORE"] = db
+        try:
+            for args in commands:
+                rc, _, err = run_slap(args, timeout=120)
+                check(rc == 0, "slap %s: exit %d %r" % (" ".join(args), rc, err[-300:]))
+        finally:
+            del os.environ["SLAP_STORE"]
+        kinds = dict(rows(db, "SELECT kind, count(*) FROM slap_runs GROUP BY kind"))
+        check(kinds == {"rounds": 1, "sweep": 1, "search": 1, "groups": 1, "compare": 4},
+              "kinds kept: %r" % kinds)
+        check(rows(db, "SELECT count(*) FROM slap_figures f JOIN slap_runs r ON f.run = r.id "
+                       "WHERE r.kind = 'search' AND f.name = 'capacity'") == [(1,)],
+              "the search's capacity")
+        check(rows(db, "SELECT count(*) FROM slap_runs WHERE id NOT IN "
+                       "(SELECT run FROM slap_figures WHERE name = 'tps')") == [(0,)],
+              "a run without its tps")
+        rc, out, _ = history(["--store", db, "--kind", "compare", "--json", "-"])
+        listed = json.loads(out)["series"] if rc == 0 else []
+        check(sorted((x["label"], x["runs"], x["kind"]) for x in listed) ==
+              [("a", 2, "compare"), ("b", 2, "compare")], "--kind compare: %r" % listed)
+        rc, out, _ = history(["--store", db, "--servers", "no-such-server", "--json", "-"])
+        check(rc == 0 and json.loads(out)["series"] == [], "--servers chose a series: %r" % out)
     finally:
         shutil.rmtree(tmp)

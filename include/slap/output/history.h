@@ -47,6 +47,9 @@ struct history_figure {
     struct history_value *values; /* one per run of the series, in its order (owned) */
     struct changes changes;       /* found over the values that are not NaN (owned) */
     size_t *at;                   /* changes.points[i].at as an index of runs (owned) */
+    bool *host;                   /* [i]: the runs either side of change i were mostly limited
+                                   * by slap's own host (verdict client or both), so the change
+                                   * may be the host's, not the server's (owned; NULL: none) */
 };
 
 /* A series: one workload against one set of servers under one label. */
@@ -64,6 +67,8 @@ struct history_series {
 };
 
 void history_series_free(struct history_series *s);
+/* Was change j of f marked as perhaps the host's (f->host)? */
+bool history_change_host(const struct history_figure *f, size_t j);
 
 /* A table of series, one line each: id, runs, first and last time, label, latest tps and p99,
  * and the latest change found in any figure ("p99 +21.4% at run 31", "none", or "needs N runs"

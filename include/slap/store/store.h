@@ -60,7 +60,7 @@ struct store_filter {
     uint64_t until_ms;   /* 0: to the last */
 };
 
-/* Every series with a run the filter takes (runs NULL, figures the judged ones). */
+/* Every series with a run the filter takes, its runs and the judged figures. */
 enum slap_status store_list_series(struct store *s, const struct store_filter *f,
                                    struct history_series **out, size_t *n, char *err,
                                    size_t err_len);
