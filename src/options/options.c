@@ -379,7 +379,7 @@ static const struct option_row option_rows[] = {
                    "missing, or a postgresql:// URL) for slap history. Default: $SLAP_STORE. A "
                    "store that cannot be written is said and fails the run (exit 1); the report "
                    "and the other outputs are written all the same.",
-                   STRING(store), NOT_REPLAYED, RUN_KEPT},
+                   STRING(store), SHOW(options_show_store), NOT_REPLAYED, RUN_KEPT},
     [ROW_HELP] = {'h', "help", NULL, "Print this help and exit.", ACTION(apply_help), RUN_ONLY},
     [ROW_VERSION] = {'V', "version", NULL, "Print the version and exit.", ACTION(apply_version),
                      RUN_ONLY},

@@ -13,6 +13,7 @@
 #include "slap/base/quote.h"
 #include "slap/base/units.h"
 #include "slap/model/keys.h"
+#include "slap/store/store.h"
 
 /* The list is kept as given (it points into argv); servers.c reads its syntax. */
 enum options_outcome options_apply_servers(struct parse_state *st, const char *arg)
@@ -794,4 +795,14 @@ enum option_value options_show_fixed_size(const struct slap_options *o, char *bu
         return OPTION_VALUE_NONE;
     }
     return OPTION_VALUE_NUMBER;
+}
+
+enum option_value options_show_store(const struct slap_options *o, char *buf, size_t len)
+{
+    char hidden[STORE_LOCATION_SHOWN];
+    if (o->store == NULL) {
+        return options_text_value(NULL, buf, len);
+    }
+    store_location_redacted(hidden, sizeof(hidden), o->store);
+    return options_text_value(hidden, buf, len);
 }

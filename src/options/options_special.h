@@ -47,6 +47,8 @@ enum options_outcome options_apply_trace_speed(struct parse_state *st, const cha
 
 /* How the special rows say their value back (option_show), each beside its handler's row. */
 enum option_value options_show_servers(const struct slap_options *o, char *buf, size_t len);
+/* --store as results files show it: a URL's password as "***" (never written anywhere). */
+enum option_value options_show_store(const struct slap_options *o, char *buf, size_t len);
 /* true when the protocol is binary, whether -B or --protocol set it. */
 enum option_value options_show_binary(const struct slap_options *o, char *buf, size_t len);
 /* -X: the one value length used, or none when --value_size or -F gave several. */

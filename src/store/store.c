@@ -33,23 +33,34 @@ const char *store_location_problem(const char *location)
 void store_location_shown(char *buf, size_t len, const char *location)
 {
     char hidden[2048], quoted[QUOTE_PATH_BUF];
-    snprintf(hidden, sizeof(hidden), "%s", location);
-    const char *scheme = strstr(hidden, "://");
-    char *at = scheme != NULL ? strchr(scheme + 3, '@') : NULL;
-    char *colon = scheme != NULL ? strchr(scheme + 3, ':') : NULL;
-    /* postgresql://user:password@host/...: the password hidden */
-    if (store_is_postgres(location) && at != NULL && colon != NULL && colon < at) {
-        memmove(colon + 4, at, strlen(at) + 1);
-        memcpy(colon, ":***", 4);
-    }
-    /* a password in the query, ?password=...: hidden too */
-    char *pw = strstr(hidden, "password=");
-    if (store_is_postgres(location) && pw != NULL) {
-        char *end = pw + 9 + strcspn(pw + 9, "&");
-        memmove(pw + 12, end, strlen(end) + 1);
-        memcpy(pw + 9, "***", 3);
-    }
+    store_location_redacted(hidden, sizeof(hidden), location);
     snprintf(buf, len, "%s", quote_name(quoted, hidden));
+}
+
+void store_location_redacted(char *buf, size_t len, const char *location)
+{
+    const char *scheme = strstr(location, "://");
+    if (!store_is_postgres(location) || scheme == NULL) {
+        snprintf(buf, len, "%s", location);
+        return;
+    }
+    /* postgresql://user:password@host/db?password=...: each password as *** */
+    const char *auth = scheme + 3, *end = auth + strcspn(auth, "/?");
+    const char *at = memchr(auth, '@', (size_t)(end - auth));
+    const char *colon = at != NULL ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
+    size_t used = 0;
+    const char *from = location;
+    if (colon != NULL) {
+        used = (size_t)snprintf(buf, len, "%.*s:***", (int)(colon - location), location);
+        from = at;
+    }
+    for (const char *pw; used < len && (pw = strstr(from, "password=")) != NULL;) {
+        used += (size_t)snprintf(buf + used, len - used, "%.*s***", (int)(pw + 9 - from), from);
+        from = pw + 9 + strcspn(pw + 9, "&");
+    }
+    if (used < len) {
+        snprintf(buf + used, len - used, "%s", from);
+    }
 }
 
 static int timeout_ms(void)

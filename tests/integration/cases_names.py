@@ -35,7 +35,9 @@ def error_paths(mc, d):
     server = mc.addr.encode()
     run = [b"-s", server, b"-x", b"200", b"-c", b"1"]
     good = d + b"/good.json"
-    rc, _, err = run_slap([a.decode() for a in run] + ["--json", good.decode()])
+    store = d + b"/runs.db"
+    rc, _, err = run_slap([a.decode() for a in run] + ["--json", good.decode(), "--store",
+                                                        store.decode(), "--label", "names"])
     check(rc == 0, "a results file to start from: %d %r" % (rc, err))
 
     def write(name, text):
@@ -60,6 +62,7 @@ def error_paths(mc, d):
             ("--svg", run + [b"--svg", unwritable], SHOWN),
             ("--hdr_out", run + [b"--hdr_out", unwritable], SHOWN),
             ("--samples", run + [b"--samples", unwritable], SHOWN),
+            ("--store", run + [b"--store", unwritable], SHOWN),
             ("--trace missing", [b"-s", server, b"--trace", missing], SHOWN),
             ("--trace a directory", [b"-s", server, b"--trace", folder], SHOWN),
             ("--trace a word of the file", [b"-s", server, b"--trace", trace_word], SHOWN),
@@ -84,6 +87,14 @@ def error_paths(mc, d):
             ("a directory", [folder], SHOWN),
             ("not JSON", [not_json], SHOWN),
             ("--json", [good, b"--json", unwritable], SHOWN),
+            ("--store", [good, b"--store", unwritable], SHOWN),
+        ],
+        "history": [
+            ("--store missing", [b"--store", missing], SHOWN),
+            ("--store not a store", [b"--store", not_json], SHOWN),
+            ("--import not JSON", [b"--store", store, b"--import", not_json], SHOWN),
+            ("a series' name", [b"--store", store, HOSTILE], SHOWN),
+            ("--svg", [b"--store", store, b"names", b"--svg", unwritable], SHOWN),
         ],
         "plot": [
             ("missing", [missing, b"-o", b"/dev/null"], SHOWN),

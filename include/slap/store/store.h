@@ -24,7 +24,10 @@ struct store;
 
 /* Where a store is, and what it is: a postgresql:// or postgres:// URL, else an SQLite file. */
 bool store_is_postgres(const char *location);
-/* location as messages show it: a URL's password as "***", every byte quoted (quote.h). */
+/* location with a URL's password as "***" (in the URL's user part and in a password=
+ * parameter), into buf: what may be written anywhere. */
+void store_location_redacted(char *buf, size_t len, const char *location);
+/* The same as messages show it, quoted (quote.h). */
 void store_location_shown(char *buf, size_t len, const char *location);
 /* What is wrong with a location given to --store (NULL: nothing): empty, "-". */
 const char *store_location_problem(const char *location);
