@@ -266,8 +266,6 @@ enum slap_status store_list_series(struct store *s, const struct store_filter *f
         struct history_series *one = &l.s[i];
         one->nruns = 0;
         st = read_runs(s, l.ids[i], f, store_judged_figures, store_judged_count, one, err, err_len);
-        free(one->runs); /* a listing keeps the figures, not the runs */
-        one->runs = NULL;
     }
     free(l.ids);
     if (st != SLAP_OK) {

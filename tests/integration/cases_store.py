@@ -438,9 +438,10 @@ def case_history_finds_a_slowdown(mc):
         rc, out, _ = history(["--store", db, "nightly"])
         check(rc == 0 and re.search(r"^ *p50 .*#6\b.*host\?$", out, re.M) is not None,
               "the change not marked host?: %r" % out)
-        rc, _, err = history(["--store", db, "nightly", "--fail-if", "p50>+20%"])
-        check(rc == 2 and "limited by slap's own host" in err, "--fail-if on host?: %d %r" % (
-            rc, err))
+        for series in (["nightly"], []):  # the series, and every series listed
+            rc, _, err = history(["--store", db, "--fail-if", "p50>+20%"] + series)
+            check(rc == 2 and "limited by slap's own host" in err, "--fail-if on host? %r: %d %r"
+                  % (series, rc, err))
         rc, out, _ = history(["--store", db, "--prune", "--before", str(sixth / 1000)])
         check(rc == 0 and out.startswith("removed 5 runs"), "prune: %r" % out)
         check(rows(db, "SELECT count(*) FROM slap_runs") == [(5,)], "runs after the prune")
