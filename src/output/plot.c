@@ -25,18 +25,11 @@
 #include "slap/base/confidence.h"
 #include "slap/base/objective.h"
 
-#define WIDTH 980
-#define PANEL_HEIGHT 320
-#define MARGIN_LEFT 90
-#define MARGIN_RIGHT 230
-#define MARGIN_TOP 50
-#define MARGIN_BOTTOM 60
-#define PLOT_W (WIDTH - MARGIN_LEFT - MARGIN_RIGHT)
-#define PLOT_H (PANEL_HEIGHT - MARGIN_TOP - MARGIN_BOTTOM)
-#define LOG_FLOOR_US 0.1 /* latencies below this are drawn at it */
-#define MAX_TICKS 12
+#include "svg.h"
 
-static const char *const palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
+#define PANEL_HEIGHT 320
+
+static const char *const palette[] = {SVG_BLUE,  SVG_RED,   SVG_GREEN, "#9467bd",
                                       "#ff7f0e", "#17becf", "#8c564b", "#e377c2"};
 
 /* The latency percentiles drawn unless a search's objectives say others, and the line style
@@ -45,12 +38,6 @@ static const double default_pct[PLOT_LINES] = {50.0, 99.0, 99.9};
 static const char *const dashes[PLOT_LINES] = {"none", "7,4", "2,3"};
 #define OBJECTIVE_DASH "12,4,2,4"
 
-struct axis {
-    double lo, hi; /* the range drawn (log axes: log10 of it) */
-    bool log;
-    bool nines; /* x = -log10(1 - p): whole ticks, labelled by their percentile */
-};
-
 /* A series: its points (x, y as the data has them). */
 struct series {
     size_t n;
@@ -58,188 +45,22 @@ struct series {
     double *y;
 };
 
-struct panel {
-    FILE *out;
-    int top; /* y of the panel's top in the picture */
-    struct axis x, y;
-    int legend_rows;
-};
-
-/* ---- text ----------------------------------------------------------------------------- */
-
-static void xml_text(FILE *out, const char *s)
+/* A panel's title, frame, ticks (x's its axis's own) and axes' names. */
+static void draw_axes(struct svg_panel *p, const char *title, const char *xname, const char *yname)
 {
-    for (; *s != '\0'; s++) {
-        switch (*s) {
-        case '&':
-            fputs("&amp;", out);
-            break;
-        case '<':
-            fputs("&lt;", out);
-            break;
-        case '>':
-            fputs("&gt;", out);
-            break;
-        case '"':
-            fputs("&quot;", out);
-            break;
-        default:
-            fputc((unsigned char)*s < 0x20 ? '?' : *s, out);
-        }
-    }
-}
-
-/* 1234567 -> "1.23M", 0.5 -> "0.5": tick labels. */
-static void short_number(char *buf, size_t len, double v)
-{
-    double a = fabs(v);
-    if (a >= 1e9) {
-        snprintf(buf, len, "%gG", v / 1e9);
-    } else if (a >= 1e6) {
-        snprintf(buf, len, "%gM", v / 1e6);
-    } else if (a >= 1e3) {
-        snprintf(buf, len, "%gk", v / 1e3);
-    } else {
-        snprintf(buf, len, "%g", v);
-    }
-}
-
-/* ---- axes ----------------------------------------------------------------------------- */
-
-static double axis_value(const struct axis *a, double v)
-{
-    if (!a->log) {
-        return v;
-    }
-    return log10(v > LOG_FLOOR_US ? v : LOG_FLOOR_US);
-}
-
-/* Where v goes along a length of pixels (0 at lo). */
-static double axis_pixel(const struct axis *a, double v, double length)
-{
-    double span = a->hi - a->lo;
-    return span > 0 ? (axis_value(a, v) - a->lo) / span * length : 0.0;
-}
-
-static double px(const struct panel *p, double x)
-{
-    return MARGIN_LEFT + axis_pixel(&p->x, x, PLOT_W);
-}
-
-static double py(const struct panel *p, double y)
-{
-    return p->top + MARGIN_TOP + PLOT_H - axis_pixel(&p->y, y, PLOT_H);
-}
-
-/* An axis covering [lo, hi] of the data: nice round ends (linear) or whole decades (log). */
-static struct axis make_axis(double lo, double hi, bool log_scale)
-{
-    struct axis a = {.log = log_scale};
-    if (log_scale) {
-        a.lo = floor(log10(lo > LOG_FLOOR_US ? lo : LOG_FLOOR_US));
-        a.hi = ceil(log10(hi > LOG_FLOOR_US ? hi : LOG_FLOOR_US));
-        a.hi = a.hi <= a.lo ? a.lo + 1 : a.hi;
-        return a;
-    }
-    lo = lo > 0 ? 0 : lo;
-    hi = hi > lo ? hi : lo + 1;
-    double step = pow(10, floor(log10((hi - lo) / 5)));
-    double factor = (hi - lo) / step > 25 ? 5 : (hi - lo) / step > 10 ? 2 : 1;
-    step *= factor;
-    a.lo = floor(lo / step) * step;
-    a.hi = ceil(hi / step) * step;
-    return a;
-}
-
-/* The tick values of a (in data units), up to MAX_TICKS. */
-static size_t ticks(const struct axis *a, double *at)
-{
-    size_t n = 0;
-    if (a->log) {
-        for (double e = a->lo; e <= a->hi + 1e-9 && n < MAX_TICKS; e++) {
-            at[n++] = pow(10, e);
-        }
-        return n;
-    }
-    if (a->nines) {
-        for (double v = a->lo; v <= a->hi + 1e-9 && n < MAX_TICKS; v++) {
-            at[n++] = v;
-        }
-        return n;
-    }
-    double step = pow(10, floor(log10((a->hi - a->lo) / 5)));
-    while ((a->hi - a->lo) / step > 8) {
-        step *= (a->hi - a->lo) / step > 20 ? 5 : 2;
-    }
-    for (double v = a->lo; v <= a->hi + step * 1e-9 && n < MAX_TICKS; v += step) {
-        at[n++] = fabs(v) < step * 1e-9 ? 0.0 : v;
-    }
-    return n;
-}
-
-static void draw_axes(struct panel *p, const char *title, const char *xlabel, const char *ylabel)
-{
-    FILE *out = p->out;
-    double at[MAX_TICKS];
-    char label[32];
-    int top = p->top + MARGIN_TOP;
-    fprintf(out, "<text class=\"title\" x=\"%d\" y=\"%d\">", MARGIN_LEFT, p->top + 30);
-    xml_text(out, title);
-    fprintf(out, "</text>\n<rect class=\"frame\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/>\n",
-            MARGIN_LEFT, top, PLOT_W, PLOT_H);
-    size_t n = ticks(&p->x, at);
-    for (size_t i = 0; i < n; i++) {
-        if (p->x.nines) {
-            snprintf(label, sizeof(label), "%.*f", at[i] > 2 ? (int)at[i] - 2 : 0,
-                     100.0 * (1.0 - pow(10, -at[i])));
-        } else {
-            short_number(label, sizeof(label), at[i]);
-        }
-        fprintf(out,
-                "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
-                "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
-                px(p, at[i]), top, px(p, at[i]), top + PLOT_H, px(p, at[i]), top + PLOT_H + 18,
-                label);
-    }
-    n = ticks(&p->y, at);
-    for (size_t i = 0; i < n; i++) {
-        short_number(label, sizeof(label), at[i]);
-        fprintf(out,
-                "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>"
-                "<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
-                MARGIN_LEFT, py(p, at[i]), MARGIN_LEFT + PLOT_W, py(p, at[i]), MARGIN_LEFT - 6,
-                py(p, at[i]) + 4, label);
-    }
-    fprintf(out, "<text class=\"axis\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
-            MARGIN_LEFT + PLOT_W / 2, top + PLOT_H + 42, xlabel);
-    fprintf(out,
-            "<text class=\"axis\" transform=\"translate(%d,%d) rotate(-90)\" "
-            "text-anchor=\"middle\">%s</text>\n",
-            24, top + PLOT_H / 2, ylabel);
-}
-
-/* One legend row: a line in the series' style and its name. */
-static void legend(struct panel *p, const char *color, const char *dash, const char *label,
-                   const char *what)
-{
-    int y = p->top + MARGIN_TOP + 10 + 18 * p->legend_rows++;
-    int x = MARGIN_LEFT + PLOT_W + 14;
-    fprintf(p->out,
-            "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" "
-            "stroke-width=\"2\" stroke-dasharray=\"%s\"/><text class=\"legend\" x=\"%d\" "
-            "y=\"%d\">",
-            x, y, x + 28, y, color, dash, x + 34, y + 4);
-    xml_text(p->out, label);
-    fprintf(p->out, " %s</text>\n", what);
+    struct svg_names names = {title, NULL, xname, yname};
+    struct svg_ticks x;
+    svg_axis_ticks(&p->x, &x);
+    svg_draw_axes(p, &names, &x);
 }
 
 /* The series as a group carrying its numbers, drawn as a line (with dots when few). */
-static void draw_series(struct panel *p, const struct series *s, const char *label,
+static void draw_series(struct svg_panel *p, const struct series *s, const char *label,
                         const char *metric, const char *color, const char *dash)
 {
     FILE *out = p->out;
     fputs("<g class=\"series\" data-label=\"", out);
-    xml_text(out, label);
+    svg_xml_text(out, label);
     fprintf(out, "\" data-metric=\"%s\" data-x=\"", metric);
     for (size_t i = 0; i < s->n; i++) {
         fprintf(out, "%s%.10g", i ? " " : "", s->x[i]);
@@ -253,12 +74,12 @@ static void draw_series(struct panel *p, const struct series *s, const char *lab
             "stroke-dasharray=\"%s\" points=\"",
             color, dash);
     for (size_t i = 0; i < s->n; i++) {
-        fprintf(out, "%s%.1f,%.1f", i ? " " : "", px(p, s->x[i]), py(p, s->y[i]));
+        fprintf(out, "%s%.1f,%.1f", i ? " " : "", svg_px(p, s->x[i]), svg_py(p, s->y[i]));
     }
     fputs("\"/>\n", out);
     for (size_t i = 0; s->n <= 60 && i < s->n; i++) {
-        fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>\n", px(p, s->x[i]),
-                py(p, s->y[i]), color);
+        fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>\n",
+                svg_px(p, s->x[i]), svg_py(p, s->y[i]), color);
     }
     fputs("</g>\n", out);
 }
@@ -450,7 +271,7 @@ static void extent(const struct plot_runs *in, enum series_kind kind, double *xl
 }
 
 /* An open-loop run's target rate across its periods: a dashed line over its throughput. */
-static void draw_target(struct panel *p, const struct plot_run *run, const char *color)
+static void draw_target(struct svg_panel *p, const struct plot_run *run, const char *color)
 {
     const struct plot_points *pts = &run->periods;
     if (run->target_tps <= 0 || pts->n == 0) {
@@ -471,11 +292,11 @@ static void draw_target(struct panel *p, const struct plot_run *run, const char 
         s.n = end > ramp_s ? 3 : 2;
     }
     draw_series(p, &s, run->label, "target_tps", color, "3,3");
-    legend(p, color, "3,3", run->label, "target");
+    svg_legend(p, color, "3,3", run->label, "target");
 }
 
 /* A search's objectives across the rates it tried: a line at each limit. */
-static void draw_objectives(struct panel *p, const struct plot_run *run, const char *color)
+static void draw_objectives(struct svg_panel *p, const struct plot_run *run, const char *color)
 {
     const struct plot_points *pts = &run->steps;
     double lo = INFINITY, hi = -INFINITY;
@@ -494,7 +315,7 @@ static void draw_objectives(struct panel *p, const struct plot_run *run, const c
         snprintf(what, sizeof(what), "objective: p%g under %g \xc2\xb5s", run->pct[l],
                  run->limit_us[l]);
         draw_series(p, &s, run->label, metric, color, OBJECTIVE_DASH);
-        legend(p, color, OBJECTIVE_DASH, run->label, what);
+        svg_legend(p, color, OBJECTIVE_DASH, run->label, what);
     }
 }
 
@@ -519,9 +340,9 @@ static void panel_of(const struct plot_runs *in, FILE *out, int *top, enum serie
     double xlo, xhi, ylo, yhi;
     extent(in, kind, &xlo, &xhi, &ylo, &yhi);
     bool latency = kind != SERIES_RATE_OVER_TIME;
-    struct panel p = {.out = out, .top = *top};
-    p.x = make_axis(kind == SERIES_LATENCY_BY_RATE ? 0 : xlo, xhi, false);
-    p.y = make_axis(latency ? ylo : 0, yhi, latency);
+    struct svg_panel p = {.out = out, .top = *top, .height = PANEL_HEIGHT};
+    p.x = svg_make_axis(kind == SERIES_LATENCY_BY_RATE ? 0 : xlo, xhi, false);
+    p.y = svg_make_axis(latency ? ylo : 0, yhi, latency);
     size_t names = kind == SERIES_LATENCY_BY_RATE && ramps_only(in) ? 3 : (size_t)kind;
     draw_axes(&p, titles[names], xlabels[names],
               latency ? "latency (\xc2\xb5s, log scale)" : "requests per second");
@@ -534,7 +355,7 @@ static void panel_of(const struct plot_runs *in, FILE *out, int *top, enum serie
             char metric[32];
             snprintf(metric, sizeof(metric), "p%g_us", in->runs[d].pct[l]);
             draw_series(&p, &s, label, latency ? metric : "rate", color, dash);
-            legend(&p, color, dash, label, latency ? metric : "requests/s");
+            svg_legend(&p, color, dash, label, latency ? metric : "requests/s");
         }
         if (kind == SERIES_RATE_OVER_TIME) {
             draw_target(&p, &in->runs[d], color);
@@ -565,7 +386,7 @@ static bool split_samples(const struct plot_samples *samples, struct series *ok,
     return true;
 }
 
-static void draw_dots(struct panel *p, const struct series *s, const char *metric,
+static void draw_dots(struct svg_panel *p, const struct series *s, const char *metric,
                       const char *color)
 {
     FILE *out = p->out;
@@ -575,7 +396,7 @@ static void draw_dots(struct panel *p, const struct series *s, const char *metri
     for (size_t i = 0; i < s->n; i++) {
         fprintf(out,
                 "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"1.2\" fill=\"%s\" fill-opacity=\"0.5\"/>\n",
-                px(p, s->x[i]), py(p, s->y[i]), color);
+                svg_px(p, s->x[i]), svg_py(p, s->y[i]), color);
     }
     fputs("</g>\n", out);
 }
@@ -594,15 +415,15 @@ static void panel_samples(const struct plot_samples *samples, FILE *out, int *to
                 yhi = fmax(yhi, both[k]->y[i]);
             }
         }
-        struct panel p = {.out = out, .top = *top};
-        p.x = make_axis(xlo, xhi, false);
-        p.y = make_axis(ylo, yhi, true);
+        struct svg_panel p = {.out = out, .top = *top, .height = PANEL_HEIGHT};
+        p.x = svg_make_axis(xlo, xhi, false);
+        p.y = svg_make_axis(ylo, yhi, true);
         draw_axes(&p, "Every sample over time", "intended send time since the start (s)",
                   "latency (\xc2\xb5s, log scale)");
         draw_dots(&p, &ok, "answered", palette[0]);
         draw_dots(&p, &failed, "failed", palette[1]);
-        legend(&p, palette[0], "none", "answered", "");
-        legend(&p, palette[1], "none", "error, unanswered", "or unsent");
+        svg_legend(&p, palette[0], "none", "answered", "");
+        svg_legend(&p, palette[1], "none", "error, unanswered", "or unsent");
         *top += PANEL_HEIGHT;
     }
     series_free(&ok);
@@ -686,7 +507,7 @@ static void band_values(FILE *out, const struct plot_spectrum *s, const double *
 
 /* The band of a spectrum's intervals: a polygon under its low ends and back over its high
  * ones, where they can be estimated (a group carrying the numbers, as a series does). */
-static void draw_band(struct panel *p, const struct plot_spectrum *s, const char *color)
+static void draw_band(struct svg_panel *p, const struct plot_spectrum *s, const char *color)
 {
     FILE *out = p->out;
     size_t n = 0;
@@ -698,7 +519,7 @@ static void draw_band(struct panel *p, const struct plot_spectrum *s, const char
     }
     const char *sep = "";
     fputs("<g class=\"band\" data-label=\"", out);
-    xml_text(out, s->label);
+    svg_xml_text(out, s->label);
     fputs("\" data-metric=\"spectrum_ci_us\" data-x=\"", out);
     band_values(out, s, s->x);
     fputs("\" data-low=\"", out);
@@ -709,13 +530,13 @@ static void draw_band(struct panel *p, const struct plot_spectrum *s, const char
     sep = "";
     for (size_t i = 0; i < s->n; i++) {
         if (!isnan(s->low_us[i])) {
-            fprintf(out, "%s%.1f,%.1f", sep, px(p, s->x[i]), py(p, s->low_us[i]));
+            fprintf(out, "%s%.1f,%.1f", sep, svg_px(p, s->x[i]), svg_py(p, s->low_us[i]));
             sep = " ";
         }
     }
     for (size_t i = s->n; i-- > 0;) {
         if (!isnan(s->low_us[i])) {
-            fprintf(out, " %.1f,%.1f", px(p, s->x[i]), py(p, s->high_us[i]));
+            fprintf(out, " %.1f,%.1f", svg_px(p, s->x[i]), svg_py(p, s->high_us[i]));
         }
     }
     fputs("\"/>\n</g>\n", out);
@@ -733,9 +554,9 @@ static void panel_spectrum(const struct plot_runs *in, FILE *out, int *top)
             ylo = isnan(s->low_us[i]) ? ylo : fmin(ylo, s->low_us[i]);
         }
     }
-    struct panel p = {.out = out, .top = *top};
-    p.x = (struct axis){.lo = 0, .hi = ceil(xhi - 1e-9), .nines = true};
-    p.y = make_axis(isfinite(ylo) ? ylo : 1, isfinite(yhi) ? yhi : 10, true);
+    struct svg_panel p = {.out = out, .top = *top, .height = PANEL_HEIGHT};
+    p.x = (struct svg_axis){.lo = 0, .hi = ceil(xhi - 1e-9), .nines = true};
+    p.y = svg_make_axis(isfinite(ylo) ? ylo : 1, isfinite(yhi) ? yhi : 10, true);
     draw_axes(&p, "Percentile spectrum (bands: 95% intervals)", "percentile (nines)",
               "latency (\xc2\xb5s, log scale)");
     for (size_t d = 0; d < in->nspectra; d++) {
@@ -744,7 +565,7 @@ static void panel_spectrum(const struct plot_runs *in, FILE *out, int *top)
         struct series line = {s->n, (double *)s->x, (double *)s->latency_us};
         draw_band(&p, s, color);
         draw_series(&p, &line, s->label, "spectrum_us", color, "none");
-        legend(&p, color, "none", s->label, "");
+        svg_legend(&p, color, "none", s->label, "");
     }
     *top += PANEL_HEIGHT;
 }
@@ -769,15 +590,7 @@ void plot_svg_runs(FILE *out, const void *arg)
     int panels = panel_count(in, &periods, &steps);
     int height = (panels > 0 ? panels : 1) * PANEL_HEIGHT;
     int top = 0;
-    fprintf(out,
-            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-            "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\">\n",
-            WIDTH, height, WIDTH, height);
-    fputs("<style>.title{font-size:16px;font-weight:bold}.tick{font-size:11px;fill:#444}"
-          ".axis{font-size:12px}.legend{font-size:11px}.frame{fill:none;stroke:#888}"
-          ".grid{stroke:#e4e4e4}</style>\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
-          out);
+    svg_begin(out, height, "");
     if (periods) {
         panel_of(in, out, &top, SERIES_RATE_OVER_TIME);
         panel_of(in, out, &top, SERIES_LATENCY_OVER_TIME);
@@ -803,7 +616,7 @@ void plot_svg_runs(FILE *out, const void *arg)
         fprintf(out,
                 "<text class=\"title\" x=\"%d\" y=\"%d\">No periods, steps or samples to "
                 "draw</text>\n",
-                MARGIN_LEFT, PANEL_HEIGHT / 2);
+                SVG_MARGIN_LEFT, PANEL_HEIGHT / 2);
     }
     fputs("</svg>\n", out);
 }
