@@ -703,6 +703,31 @@ static void test_change_marked_host(void **state)
     drop_series(s);
 }
 
+/* A change from 0 (errors appearing) has no relative size: "-" and no interval in the table,
+ * "from 0" in the list, never "+0.0%". */
+static void test_change_from_zero(void **state)
+{
+    (void)state;
+    struct history_series *s = make_series(NRUNS, true);
+    struct change_point *c = &s->figures[2].changes.points[0];
+    c->before = 0;
+    c->after = 12;
+    c->relative = 0;
+    c->shift = 12;
+    c->low = 10;
+    c->high = 14;
+    char *text = capture(W_SERIES, s, 0);
+    char *change = line_with(text, "  p99     #7");
+    assert_contains(change, "0.0us     12.0us        -  no interval");
+    assert_null(strstr(text, "+0.0%"));
+    char *list = capture(W_LIST, s, 1);
+    assert_contains(list, "p99 from 0 at run 7");
+    free(list);
+    free(change);
+    free(text);
+    drop_series(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -711,6 +736,7 @@ int main(void)
         cmocka_unit_test(test_list_none),
         cmocka_unit_test(test_series_text),
         cmocka_unit_test(test_change_marked_host),
+        cmocka_unit_test(test_change_from_zero),
         cmocka_unit_test(test_series_text_too_short),
         cmocka_unit_test(test_no_controls_anywhere),
         cmocka_unit_test(test_series_json),

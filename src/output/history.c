@@ -193,7 +193,12 @@ static void latest_change_text(char *buf, size_t len, const struct history_serie
     if (last.fig != SIZE_MAX) {
         const struct history_figure *f = &s->figures[last.fig];
         char name[QUOTE_PATH_BUF], pct[32];
-        percent_text(pct, sizeof(pct), f->changes.points[last.j].relative, 1.0);
+        percent_text(pct, sizeof(pct),
+                     f->changes.points[last.j].after - f->changes.points[last.j].before,
+                     f->changes.points[last.j].before);
+        if (strcmp(pct, "-") == 0) { /* a change from 0 (errors) has no relative size */
+            snprintf(pct, sizeof(pct), "from 0");
+        }
         snprintf(buf, len, "%s %s at run %zu%s", quote_text(name, f->name), pct, last.run + 1,
                  history_change_host(f, last.j) ? " (host?)" : "");
     } else if (s->nfigures > 0 && judged == 0) {
@@ -360,7 +365,7 @@ static void change_line(FILE *out, const struct history_series *s, const struct 
     }
     value_text(before, sizeof(before), f->name, p->before);
     value_text(after, sizeof(after), f->name, p->after);
-    percent_text(pct, sizeof(pct), p->relative, 1.0);
+    percent_text(pct, sizeof(pct), p->after - p->before, p->before); /* "-" from 0 */
     interval_text(interval, sizeof(interval), p);
     fputs("  ", out);
     put_cell(out, quote_text(name, f->name), wname, false, "  ");
