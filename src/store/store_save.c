@@ -8,12 +8,6 @@
 #include "slap/output/results_json.h"
 #include "slap/store/store.h"
 
-const char *store_location(const char *option)
-{
-    const char *env = getenv(STORE_ENV);
-    return option != NULL ? option : env != NULL && env[0] != '\0' ? env : NULL;
-}
-
 static enum slap_status json_period(void *arg, struct results_period *p)
 {
     results_json_period(arg, p);

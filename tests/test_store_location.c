@@ -1,5 +1,5 @@
-/* The store's locations: which are PostgreSQL's, which are refused, and their passwords never
- * shown. */
+/* Where a store is (store_location.c): PostgreSQL or a file, refused, its password hidden. */
+
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
