@@ -315,15 +315,20 @@ def case_store_killed_while_storing(mc):
     tmp = tempfile.mkdtemp(prefix="slap-store-")
     db = os.path.join(tmp, "runs.db")
     try:
-        start = time.monotonic()
-        rc, _, _ = run_slap(["-s", mc.addr] + RUN + ["--store", db])
-        whole = time.monotonic() - start  # a run, its report and its store
-        check(rc == 0, "the first run: exit %d" % rc)
+        whole = None  # a run, its report and its store: the quickest of three
+        for _ in range(3):
+            start = time.monotonic()
+            rc, _, _ = run_slap(["-s", mc.addr] + RUN + ["--store", db])
+            took = time.monotonic() - start
+            whole = took if whole is None else min(whole, took)
+            check(rc == 0, "a first run: exit %d" % rc)
         killed = 0
-        for k in range(12):  # killed from 40 ms before its end to 15 ms after, 5 ms apart
+        # killed from 60% of the quickest run's time to 4% past it: on a busy host (the suite's
+        # other cases) a run's time varies, and a fixed few ms before its end killed none
+        for k in range(12):
             p = subprocess.Popen([PATHS.slap, "-s", mc.addr] + RUN + ["--store", db],
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            time.sleep(max(0.0, whole - 0.04 + 0.005 * k))
+            time.sleep(whole * (0.6 + 0.04 * k))
             p.kill()
             killed += p.wait() == -9
         check(killed >= 3, "only %d of 12 slaps were killed before they ended" % killed)
