@@ -167,6 +167,8 @@ static const struct option_sample samples[] = {
     {SAMPLE("metrics", "127.0.0.1:9100"), REACHES(REACH_CLI)},
     /* live.c and push.c send the periods */
     {SAMPLE("push", "http://127.0.0.1:9091/pg"), REACHES(REACH_CLI)},
+    /* the workers take the changes of rate: an eventfd each */
+    {SAMPLE("control", "127.0.0.1:9101"), REACHES(REACH_PLAN)},
     /* run/ keeps the finished document in the store */
     {SAMPLE("store", "runs.db"), REACHES(REACH_CLI)},
     {.name = "help", .action = true},

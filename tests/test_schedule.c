@@ -596,6 +596,77 @@ static void test_ramp_skip(void **state)
     }
 }
 
+/* --control: times before the change keep the old rate, times from it follow the new one from
+ * the change's time, and a lane behind its schedule still sends the old times first. */
+static void test_retarget_keeps_times_before_change(void **state)
+{
+    (void)state;
+    struct schedule s;
+    schedule_init(&s, ARRIVAL_UNIFORM, 0.0, 1000.0, 1, 0, START_NS, 1); /* every 1 ms */
+    uint64_t at = START_NS + 10 * MS + MS / 2;                          /* between 10 and 11 */
+    schedule_retarget(&s, at, 4000.0);                                  /* every 250 us */
+    for (uint64_t k = 0; k <= 10; k++) {                                /* still behind: old */
+        assert_int_equal(schedule_peek(&s), START_NS + k * MS);
+        schedule_advance(&s);
+    }
+    for (uint64_t k = 0; k < 8; k++) {
+        assert_int_equal(schedule_peek(&s), at + k * (MS / 4));
+        schedule_advance(&s);
+    }
+}
+
+/* A change at a time the lane has not reached switches at once; lanes stagger from it. */
+static void test_retarget_staggers_lanes(void **state)
+{
+    (void)state;
+    struct schedule a, b;
+    schedule_init(&a, ARRIVAL_UNIFORM, 0.0, 100.0, 2, 0, START_NS, 1);
+    schedule_init(&b, ARRIVAL_UNIFORM, 0.0, 100.0, 2, 1, START_NS, 2);
+    uint64_t at = START_NS + 5 * MS; /* after lane 0's first time (0 ms), before lane 1's (5) */
+    assert_int_equal(schedule_peek(&a), START_NS);
+    schedule_advance(&a);
+    schedule_retarget(&a, at, 2000.0);
+    schedule_retarget(&b, at, 2000.0);
+    assert_int_equal(schedule_peek(&a), at);
+    assert_int_equal(schedule_peek(&b), at + MS / 2);
+    schedule_advance(&a);
+    assert_int_equal(schedule_peek(&a), at + MS);
+}
+
+/* Paused (rate 0): nothing is intended, skipping finds nothing, until a rate is set again. */
+static void test_retarget_pause_and_resume(void **state)
+{
+    (void)state;
+    struct schedule s;
+    schedule_init(&s, ARRIVAL_POISSON, 0.0, 1000.0, 1, 0, START_NS, 7);
+    schedule_retarget(&s, START_NS, 0.0);
+    assert_int_equal(schedule_peek(&s), UINT64_MAX);
+    schedule_advance(&s);
+    assert_int_equal(schedule_peek(&s), UINT64_MAX);
+    assert_int_equal(schedule_skip(&s, START_NS + 1000 * MS, 1000), 0);
+    uint64_t resume = START_NS + 2000 * MS;
+    schedule_retarget(&s, resume, 1000.0);
+    assert_true(schedule_peek(&s) >= resume);
+    assert_true(schedule_peek(&s) < resume + 100 * MS);
+}
+
+/* Skipping across a pending change counts the old rate's times up to it, the new rate's after. */
+static void test_retarget_skip_across_change(void **state)
+{
+    (void)state;
+    struct schedule s;
+    schedule_init(&s, ARRIVAL_UNIFORM, 0.0, 1000.0, 1, 0, START_NS, 1);
+    schedule_retarget(&s, START_NS + 100 * MS, 10000.0);
+    /* 100 old times (0..99 ms), then 100 ms at 10,000/s: 1000 more */
+    assert_int_equal(schedule_skip(&s, START_NS + 200 * MS, UINT64_MAX), 1100);
+    assert_int_equal(schedule_peek(&s), START_NS + 200 * MS);
+    /* a ramp replaced by a constant rate */
+    struct ramp r = {.from = 0.0, .to = 2000.0, .duration_ns = 1000 * MS};
+    schedule_init_ramp(&s, ARRIVAL_UNIFORM, 0.0, &r, 1, 0, START_NS, 1);
+    schedule_retarget(&s, START_NS, 500.0);
+    assert_int_equal(schedule_skip(&s, START_NS + 1000 * MS, UINT64_MAX), 500);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -618,6 +689,10 @@ int main(void)
         cmocka_unit_test(test_ramp_uniform_counts),
         cmocka_unit_test(test_ramp_poisson_counts),
         cmocka_unit_test(test_ramp_skip),
+        cmocka_unit_test(test_retarget_keeps_times_before_change),
+        cmocka_unit_test(test_retarget_staggers_lanes),
+        cmocka_unit_test(test_retarget_pause_and_resume),
+        cmocka_unit_test(test_retarget_skip_across_change),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -794,6 +794,15 @@ static void lane_note_held(struct lane *l)
     }
 }
 
+void lane_retarget(struct lane *l, uint64_t at_ns, double total_rate)
+{
+    schedule_retarget(&l->sched, at_ns, total_rate);
+    if (l->timer_armed) {
+        event_del(l->timer);
+        l->timer_armed = false;
+    }
+}
+
 /*
  * Closed loop, a request is meant to go when it is queued; open loop, at its time in the
  * lane's schedule. Either way its latency counts from then, also while it waits behind a
@@ -809,8 +818,14 @@ void lane_pump(struct lane *l)
         lane_pump_trace(l);
         depth = 0; /* what is queued goes out below */
     }
+    if (lane_env_of(l)->paused && !open_loop) {
+        depth = 0; /* --control paused a closed loop */
+    }
     while (l->in_flight < depth && lane_may_issue(l)) {
         uint64_t intended = open_loop ? schedule_peek(&l->sched) : UINT64_MAX;
+        if (intended == UINT64_MAX && open_loop) {
+            break; /* --control paused the schedule: nothing is due until it resumes */
+        }
         if (now == 0 || intended > now) {
             now = slap_now_ns();
         }

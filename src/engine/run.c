@@ -282,8 +282,7 @@ void run_stop_signals(sigset_t *set)
     sigaddset(set, SIGHUP); /* the terminal closed, an ssh session dropped */
 }
 
-/* Wait up to ns for a stop signal; remember the first one and ask for a stop. */
-static void ask_stop(struct run *r)
+void run_ask_stop(struct run *r)
 {
     if (!atomic_load(&r->gate.stop)) {
         atomic_store(&r->gate.stop_ns, slap_now_ns());
@@ -298,7 +297,7 @@ static void watch_output(struct run *r)
     if (r->out_watched && !r->output_gone && poll(&pfd, 1, 0) == 1 &&
         (pfd.revents & (POLLERR | POLLHUP)) != 0) {
         r->output_gone = true;
-        ask_stop(r);
+        run_ask_stop(r);
     }
 }
 
@@ -315,7 +314,7 @@ static void wait_signal(struct run *r, uint64_t ns)
     int sig = sigtimedwait(&set, NULL, &ts);
     if (sig > 0) {
         r->signal = r->signal == 0 ? sig : r->signal;
-        ask_stop(r);
+        run_ask_stop(r);
     }
     watch_output(r);
 }
@@ -503,7 +502,7 @@ static void collect_tick(struct run *r, uint64_t tick_no)
         r->sinks.period(r->sinks.ctx, period, &r->global, period_no, seconds);
     }
     if (r->sinks.enough != NULL && r->sinks.enough(r->sinks.ctx)) {
-        ask_stop(r);
+        run_ask_stop(r);
     }
     if (r->progress) {
         show_progress(r, period, period_no);
@@ -842,7 +841,9 @@ enum slap_status run_execute(struct run *r, char *err, size_t err_len)
     set_go(r, rc == SLAP_OK ? GATE_GO : GATE_ABORT);
     if (rc == SLAP_OK) {
         begin_measure(r);
+        r->control_open = true;
         wait_workers(r);
+        r->control_open = false;
         mark_cpu(r, false);
     }
     join_workers(r, spawned);

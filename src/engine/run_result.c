@@ -35,6 +35,8 @@ void run_result(const struct run *r, struct run_result *res)
         .trace_error = r->replay.error,
         .samples_written = r->samples_written,
         .samples_dropped = r->samples_dropped,
+        .changes = r->control_log,
+        .nchanges = r->ncontrol,
     };
 }
 

@@ -73,6 +73,17 @@ struct run {
     struct hist *scratch;
     uint64_t progress_ops;
     uint64_t progress_shown_ns;
+
+    /* --control (main thread): the changes made, the rate now and whether it is paused. */
+    struct rate_change control_log[WORKER_CONTROL_MAX];
+    uint32_t ncontrol;
+    double control_tps; /* the last rate set; 0: none yet (the plan's holds) */
+    bool control_paused;
+    bool control_stopped;
+    bool control_open; /* the go was given and the workers are not yet joined */
 };
+
+/* Ask the workers to stop, as a stop signal does (the first ask's time ends the measured part). */
+void run_ask_stop(struct run *r);
 
 #endif

@@ -126,10 +126,11 @@ enum slap_status worker_init(struct worker *w, const struct engine_config *cfg,
     w->nlanes = (size_t)nclients * cfg->lane.conns_per_client;
     w->nconns = w->nlanes * client_lane_sockets(&cfg->lane);
     worker_lane_env(w, index);
-    if (cfg->lane.trace) {
+    bool notified = cfg->lane.trace || cfg->control;
+    if (notified) {
         w->notify_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     }
-    if ((cfg->lane.trace && w->notify_fd < 0) || stats_init(&w->env.cur, cfg->shape) != SLAP_OK ||
+    if ((notified && w->notify_fd < 0) || stats_init(&w->env.cur, cfg->shape) != SLAP_OK ||
         worker_mailbox_init(&w->mailbox, cfg->shape) != SLAP_OK || worker_alloc(w) != SLAP_OK) {
         return SLAP_ERROR;
     }
@@ -231,7 +232,22 @@ void worker_notify(struct worker *w)
     }
 }
 
-/* --trace: the reader brought requests to lanes that had none, or ended: see to every lane. */
+/* --control: the changes of rate the lanes have not seen yet, each from its own time. */
+static void worker_apply_control(struct worker *w)
+{
+    const struct worker_control *ctl = &w->gate->control;
+    uint32_t n = (uint32_t)atomic_load_explicit(&ctl->n, memory_order_acquire);
+    for (; w->control_seen < n; w->control_seen++) {
+        const struct worker_control_change *c = &ctl->changes[w->control_seen];
+        w->env.paused = c->paused;
+        for (size_t i = 0; i < w->nlanes && w->cfg->lane.tps > 0; i++) {
+            lane_retarget(&w->lanes[i], c->at_ns, c->tps);
+        }
+    }
+}
+
+/* --trace: the reader brought requests to lanes that had none, or ended; --control: the rate
+ * changed. Either way, see to every lane. */
 static void on_notify(evutil_socket_t fd, short what, void *arg)
 {
     struct worker *w = arg;
@@ -239,6 +255,9 @@ static void on_notify(evutil_socket_t fd, short what, void *arg)
     (void)what;
     if (read(fd, &count, sizeof(count)) < 0) {
         /* EAGAIN: nothing counted since the last read */
+    }
+    if (w->cfg->control) {
+        worker_apply_control(w);
     }
     for (size_t i = 0; i < w->nlanes; i++) {
         if (!w->lanes[i].done) {

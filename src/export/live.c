@@ -56,25 +56,34 @@ enum slot_state {
     SLOT_OPEN,    /* tied to its evhttp_connection, its lifetime running */
 };
 
+struct live_server;
+
 struct live_slot {
-    struct live *lv;
+    struct live_server *srv;
     enum slot_state state;
     struct bufferevent *bev;         /* PENDING: the new connection's */
     struct evhttp_connection *evcon; /* OPEN */
     struct event *lifetime;          /* OPEN: when it is closed whatever it is doing */
 };
 
-struct live {
-    struct live_setup setup;
-    /* --metrics */
-    struct event_base *base; /* NULL: nothing served */
+/* An HTTP server of the live: --metrics's, --control's. */
+struct live_server {
+    struct live *lv;
+    const char *option; /* "--metrics": how messages name it */
     struct evhttp *http;
     struct evconnlistener *listener; /* evhttp's, over our socket */
     struct event *attach;            /* ties PENDING slots to their connections */
     struct live_slot slots[LIVE_MAX_CONNS];
     uint32_t open; /* slots not FREE */
     bool paused;   /* the listener is off: every slot is taken */
-    bool closing;  /* live_close: evhttp frees its connections */
+};
+
+struct live {
+    struct live_setup setup;
+    struct event_base *base; /* NULL: nothing served */
+    struct live_server metrics;
+    struct live_server control;
+    bool closing; /* live_close: evhttp frees its connections */
     /* the figures */
     const struct slap_stats *stats; /* the run so far; NULL before the first tick */
     double elapsed_s;
@@ -149,7 +158,8 @@ const char *live_metrics_problem(const char *text, char *addr, size_t addr_len, 
 }
 
 /* A listening socket on addr:port: its descriptor, the port it got, or -1 with err said. */
-static int listen_on(const char *addr, uint16_t port, uint16_t *bound, char *err, size_t err_len)
+static int listen_on(const char *option, const char *addr, uint16_t port, uint16_t *bound,
+                     char *err, size_t err_len)
 {
     struct sockaddr_storage ss;
     struct sockaddr_in *v4 = (struct sockaddr_in *)&ss;
@@ -171,7 +181,7 @@ static int listen_on(const char *addr, uint16_t port, uint16_t *bound, char *err
     if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
         bind(fd, (struct sockaddr *)&ss, len) != 0 || listen(fd, LIVE_BACKLOG) != 0 ||
         getsockname(fd, (struct sockaddr *)&ss, &len) != 0) {
-        snprintf(err, err_len, "--metrics: cannot listen on %s port %u: %s", addr, port,
+        snprintf(err, err_len, "%s: cannot listen on %s port %u: %s", option, addr, port,
                  strerror(errno));
         if (fd >= 0) {
             close(fd);
@@ -196,6 +206,11 @@ static void render(struct live *lv)
                                .target_tps = lv->setup.target_tps,
                                .finished = lv->finished,
                                .limits = lv->limits};
+    struct rate_state control;
+    if (lv->setup.control.where != NULL) {
+        lv->setup.control.state(lv->setup.control.ctx, &control);
+        in.control = &control;
+    }
     if (getrusage(RUSAGE_SELF, &ru) == 0) {
         in.cpu_user_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
         in.cpu_sys_s = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
@@ -254,9 +269,123 @@ static void on_request(struct evhttp_request *req, void *arg)
                lv->body != NULL ? lv->body : "", lv->body != NULL ? lv->body_len : 0);
 }
 
+/* ---- --control ------------------------------------------------------------------------- */
+
+/* A reply of the control: JSON, closing the connection. */
+static void control_reply(struct evhttp_request *req, int code, const char *reason,
+                          const char *body)
+{
+    reply_text(req, code, reason, "application/json", body, strlen(body));
+}
+
+/* {"error": why}: why is slap's own text (a request's bytes are never echoed). */
+static void control_error(struct evhttp_request *req, int code, const char *reason,
+                          const char *why)
+{
+    char body[512];
+    snprintf(body, sizeof(body), "{\"error\": \"%s\"}\n", why);
+    control_reply(req, code, reason, body);
+}
+
+/* The run as it is now, as JSON. */
+static void control_state(struct evhttp_request *req, const struct live *lv)
+{
+    struct rate_state st;
+    lv->setup.control.state(lv->setup.control.ctx, &st);
+    char body[512];
+    snprintf(body, sizeof(body),
+             "{\"running\": %s, \"open_loop\": %s, \"paused\": %s, \"stopped\": %s, "
+             "\"target_tps\": %.3f, \"elapsed_s\": %.3f, \"changes\": %u}\n",
+             st.running ? "true" : "false", st.open_loop ? "true" : "false",
+             st.paused ? "true" : "false", st.stopped ? "true" : "false", st.tps, st.elapsed_s,
+             st.changes);
+    control_reply(req, HTTP_OK, "OK", body);
+}
+
+/* /rate's query: exactly to=RATE (k=1000, m, g), from 1 to LIVE_CONTROL_MAX_TPS; NULL, or why
+ * not. */
+static const char *control_rate(const char *query, double *tps)
+{
+    if (query == NULL || strncmp(query, "to=", 3) != 0) {
+        return "POST /rate?to=RATE: RATE operations per second (k=1000, m, g)";
+    }
+    const char *text = query + 3;
+    size_t len = strlen(text);
+    uint64_t value = 0;
+    if (len == 0 || strchr(text, '&') != NULL) {
+        return "/rate takes one parameter, to=RATE";
+    }
+    if (units_parse_size(text, len, 1000, &value) != UNITS_OK || value < 1 ||
+        (double)value > LIVE_CONTROL_MAX_TPS) {
+        return "to=RATE: a whole number of operations per second from 1 to 1g (k=1000, m, g)";
+    }
+    *tps = (double)value;
+    return NULL;
+}
+
+/*
+ * GET / (or HEAD): the state. POST /rate?to=RATE, /pause, /resume, /stop: the change, then the
+ * state. A malformed request 400, a path not here 404, a method the path does not take 405,
+ * a change the run cannot take now 409, one too many 429: each changes nothing.
+ */
+static void on_control(struct evhttp_request *req, void *arg)
+{
+    struct live *lv = arg;
+    const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
+    const char *path = uri != NULL ? evhttp_uri_get_path(uri) : NULL;
+    const char *query = uri != NULL ? evhttp_uri_get_query(uri) : NULL;
+    bool post = evhttp_request_get_command(req) == EVHTTP_REQ_POST;
+    enum rate_action action = RATE_SET;
+    if (path == NULL) {
+        control_error(req, HTTP_BADREQUEST, "Bad Request", "not a request slap reads");
+        return;
+    }
+    if (strcmp(path, "/") == 0) {
+        if (post) {
+            evhttp_add_header(evhttp_request_get_output_headers(req), "Allow", "GET, HEAD");
+            control_error(req, HTTP_BADMETHOD, "Method Not Allowed",
+                          "GET / gives the state; POST /rate?to=RATE, /pause, /resume or /stop");
+            return;
+        }
+        control_state(req, lv);
+        return;
+    }
+    if (path[0] != '/' || !rate_action_parse(path + 1, &action)) {
+        control_error(req, HTTP_NOTFOUND, "Not Found",
+                      "the control takes GET / and POST /rate?to=RATE, /pause, /resume, /stop");
+        return;
+    }
+    if (!post) {
+        evhttp_add_header(evhttp_request_get_output_headers(req), "Allow", "POST");
+        control_error(req, HTTP_BADMETHOD, "Method Not Allowed", "a change is a POST");
+        return;
+    }
+    double tps = 0.0;
+    const char *why = action == RATE_SET ? control_rate(query, &tps)
+                      : query != NULL    ? "this change takes no parameters"
+                                         : NULL;
+    if (why != NULL) {
+        control_error(req, HTTP_BADREQUEST, "Bad Request", why);
+        return;
+    }
+    char err[256] = "";
+    switch (lv->setup.control.apply(lv->setup.control.ctx, action, tps, err, sizeof(err))) {
+    case RATE_DONE:
+        lv->stale = true; /* the next scrape shows the change */
+        control_state(req, lv);
+        return;
+    case RATE_CONFLICT:
+        control_error(req, 409, "Conflict", err);
+        return;
+    case RATE_FULL:
+        control_error(req, 429, "Too Many Requests", err);
+        return;
+    }
+}
+
 static void slot_release(struct live_slot *s)
 {
-    struct live *lv = s->lv;
+    struct live_server *srv = s->srv;
     if (s->state == SLOT_FREE) {
         return;
     }
@@ -266,10 +395,10 @@ static void slot_release(struct live_slot *s)
     s->state = SLOT_FREE;
     s->bev = NULL;
     s->evcon = NULL;
-    lv->open--;
-    if (lv->paused && !lv->closing) {
-        lv->paused = false;
-        evconnlistener_enable(lv->listener);
+    srv->open--;
+    if (srv->paused && !srv->lv->closing) {
+        srv->paused = false;
+        evconnlistener_enable(srv->listener);
     }
 }
 
@@ -294,21 +423,21 @@ static void on_lifetime(evutil_socket_t fd, short what, void *arg)
 /* evhttp asks for a new connection's bufferevent: the connection takes a slot. */
 static struct bufferevent *new_connection(struct event_base *base, void *arg)
 {
-    struct live *lv = arg;
+    struct live_server *srv = arg;
     struct bufferevent *bev = bufferevent_socket_new(base, -1, 0);
     for (size_t i = 0; bev != NULL && i < LIVE_MAX_CONNS; i++) {
-        struct live_slot *s = &lv->slots[i];
+        struct live_slot *s = &srv->slots[i];
         if (s->state == SLOT_FREE) {
             s->state = SLOT_PENDING;
             s->bev = bev;
-            lv->open++;
-            event_active(lv->attach, EV_TIMEOUT, 1);
+            srv->open++;
+            event_active(srv->attach, EV_TIMEOUT, 1);
             break;
         }
     }
-    if (lv->open == LIVE_MAX_CONNS && !lv->paused) {
-        lv->paused = true; /* the listener stops accepting after this one */
-        evconnlistener_disable(lv->listener);
+    if (srv->open == LIVE_MAX_CONNS && !srv->paused) {
+        srv->paused = true; /* the listener stops accepting after this one */
+        evconnlistener_disable(srv->listener);
     }
     return bev;
 }
@@ -319,12 +448,12 @@ static struct bufferevent *new_connection(struct event_base *base, void *arg)
  */
 static void on_attach(evutil_socket_t fd, short what, void *arg)
 {
-    struct live *lv = arg;
+    struct live_server *srv = arg;
     struct timeval lifetime = {LIVE_LIFETIME_S, 0};
     (void)fd;
     (void)what;
     for (size_t i = 0; i < LIVE_MAX_CONNS; i++) {
-        struct live_slot *s = &lv->slots[i];
+        struct live_slot *s = &srv->slots[i];
         void *evcon = NULL;
         if (s->state != SLOT_PENDING) {
             continue;
@@ -367,60 +496,70 @@ static void on_accept_error(struct evconnlistener *listener, void *arg)
                           &second);
 }
 
-/* The HTTP server's limits, and its events. */
-static enum slap_status setup_http(struct live *lv, int fd)
+/* The HTTP server's limits, and its events: requests of the methods go to on_req. */
+static enum slap_status setup_http(struct live_server *srv, int fd, uint16_t methods,
+                                   void (*on_req)(struct evhttp_request *, void *))
 {
+    struct event_base *base = srv->lv->base;
     struct evhttp_bound_socket *bound;
-    evhttp_set_max_headers_size(lv->http, LIVE_MAX_HEADERS);
-    evhttp_set_max_body_size(lv->http, 0);
-    evhttp_set_timeout(lv->http, LIVE_IDLE_S);
-    evhttp_set_allowed_methods(lv->http, EVHTTP_REQ_GET | EVHTTP_REQ_HEAD);
-    evhttp_set_gencb(lv->http, on_request, lv);
-    evhttp_set_bevcb(lv->http, new_connection, lv);
-    lv->attach = event_new(lv->base, -1, 0, on_attach, lv);
+    evhttp_set_max_headers_size(srv->http, LIVE_MAX_HEADERS);
+    evhttp_set_max_body_size(srv->http, 0);
+    evhttp_set_timeout(srv->http, LIVE_IDLE_S);
+    evhttp_set_allowed_methods(srv->http, methods);
+    evhttp_set_gencb(srv->http, on_req, srv->lv);
+    evhttp_set_bevcb(srv->http, new_connection, srv);
+    srv->attach = event_new(base, -1, 0, on_attach, srv);
     for (size_t i = 0; i < LIVE_MAX_CONNS; i++) {
-        lv->slots[i].lv = lv;
-        lv->slots[i].lifetime = evtimer_new(lv->base, on_lifetime, &lv->slots[i]);
-        if (lv->slots[i].lifetime == NULL) {
+        srv->slots[i].srv = srv;
+        srv->slots[i].lifetime = evtimer_new(base, on_lifetime, &srv->slots[i]);
+        if (srv->slots[i].lifetime == NULL) {
             return SLAP_ERROR;
         }
     }
-    bound = lv->attach != NULL ? evhttp_accept_socket_with_handle(lv->http, fd) : NULL;
+    bound = srv->attach != NULL ? evhttp_accept_socket_with_handle(srv->http, fd) : NULL;
     if (bound == NULL) {
         return SLAP_ERROR;
     }
-    lv->listener = evhttp_bound_socket_get_listener(bound);
-    evconnlistener_set_error_cb(lv->listener, on_accept_error);
+    srv->listener = evhttp_bound_socket_get_listener(bound);
+    evconnlistener_set_error_cb(srv->listener, on_accept_error);
     return SLAP_OK;
 }
 
-static enum slap_status serve(struct live *lv, char *err, size_t err_len)
+/* Listen at where (option's [ADDR:]PORT) and serve: said on standard error as what at the
+ * URL's path. */
+static enum slap_status serve(struct live *lv, struct live_server *srv, const char *option,
+                              const char *where, uint16_t methods,
+                              void (*on_req)(struct evhttp_request *, void *), const char *what,
+                              const char *path, char *err, size_t err_len)
 {
     char addr[LIVE_ADDR_MAX];
     uint16_t port = 0, bound = 0;
-    const char *problem = live_metrics_problem(lv->setup.metrics, addr, sizeof(addr), &port);
+    srv->lv = lv;
+    srv->option = option;
+    const char *problem = live_metrics_problem(where, addr, sizeof(addr), &port);
     if (problem != NULL) {
-        snprintf(err, err_len, "--metrics %s: %s", lv->setup.metrics, problem);
+        snprintf(err, err_len, "%s %s: %s", option, where, problem);
         return SLAP_ERROR;
     }
-    int fd = listen_on(addr, port, &bound, err, err_len);
+    int fd = listen_on(option, addr, port, &bound, err, err_len);
     if (fd < 0) {
         return SLAP_ERROR;
     }
-    lv->base = event_base_new();
-    lv->http = lv->base != NULL ? evhttp_new(lv->base) : NULL;
-    if (lv->http == NULL || setup_http(lv, fd) != SLAP_OK) {
-        if (lv->listener == NULL) {
+    if (lv->base == NULL) {
+        lv->base = event_base_new();
+    }
+    srv->http = lv->base != NULL ? evhttp_new(lv->base) : NULL;
+    if (srv->http == NULL || setup_http(srv, fd, methods, on_req) != SLAP_OK) {
+        if (srv->listener == NULL) {
             close(fd);
         }
-        snprintf(err, err_len, "--metrics: cannot set up the HTTP server");
+        snprintf(err, err_len, "%s: cannot set up the HTTP server", option);
         return SLAP_ERROR;
     }
     bool v6 = strchr(addr, ':') != NULL;
-    fprintf(stderr, "slap: metrics at http://%s%s%s:%u/metrics\n", v6 ? "[" : "", addr,
-            v6 ? "]" : "", bound);
+    fprintf(stderr, "slap: %s at http://%s%s%s:%u%s\n", what, v6 ? "[" : "", addr, v6 ? "]" : "",
+            bound, path);
     fflush(stderr);
-    render(lv);
     return SLAP_OK;
 }
 
@@ -510,7 +649,7 @@ static void say_first_failure(struct live *lv, const char *err)
 enum slap_status live_open(struct live **out, const struct live_setup *s, char *err, size_t err_len)
 {
     *out = NULL;
-    if (s->metrics == NULL && s->push == NULL) {
+    if (s->metrics == NULL && s->push == NULL && s->control.where == NULL) {
         return SLAP_OK;
     }
     struct live *lv = calloc(1, sizeof(*lv));
@@ -533,7 +672,18 @@ enum slap_status live_open(struct live **out, const struct live_setup *s, char *
         live_close(lv);
         return SLAP_ERROR;
     }
-    if (s->metrics != NULL && serve(lv, err, err_len) != SLAP_OK) {
+    if (s->metrics != NULL) {
+        if (serve(lv, &lv->metrics, "--metrics", s->metrics, EVHTTP_REQ_GET | EVHTTP_REQ_HEAD,
+                  on_request, "metrics", "/metrics", err, err_len) != SLAP_OK) {
+            live_close(lv);
+            return SLAP_ERROR;
+        }
+        render(lv);
+    }
+    if (s->control.where != NULL &&
+        serve(lv, &lv->control, "--control", s->control.where,
+              EVHTTP_REQ_GET | EVHTTP_REQ_HEAD | EVHTTP_REQ_POST, on_control, "control",
+              "/", err, err_len) != SLAP_OK) {
         live_close(lv);
         return SLAP_ERROR;
     }
@@ -638,6 +788,21 @@ enum slap_status live_finish(struct live *lv, const struct slap_stats *global, d
     return st;
 }
 
+static void server_close(struct live_server *srv)
+{
+    if (srv->http != NULL) {
+        evhttp_free(srv->http); /* its connections' close callbacks free their slots */
+    }
+    for (size_t i = 0; i < LIVE_MAX_CONNS; i++) {
+        if (srv->slots[i].lifetime != NULL) {
+            event_free(srv->slots[i].lifetime);
+        }
+    }
+    if (srv->attach != NULL) {
+        event_free(srv->attach);
+    }
+}
+
 void live_close(struct live *lv)
 {
     if (lv == NULL) {
@@ -645,17 +810,8 @@ void live_close(struct live *lv)
     }
     lv->closing = true;
     pusher_stop(lv);
-    if (lv->http != NULL) {
-        evhttp_free(lv->http); /* its connections' close callbacks free their slots */
-    }
-    for (size_t i = 0; i < LIVE_MAX_CONNS; i++) {
-        if (lv->slots[i].lifetime != NULL) {
-            event_free(lv->slots[i].lifetime);
-        }
-    }
-    if (lv->attach != NULL) {
-        event_free(lv->attach);
-    }
+    server_close(&lv->metrics);
+    server_close(&lv->control);
     if (lv->base != NULL) {
         event_base_free(lv->base);
     }

@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include <stdio.h>
+#include <string.h>
 
 #include "slap/base/common.h"
 #include "slap/base/units.h"
@@ -194,6 +195,11 @@ void schedule_init(struct schedule *s, enum arrival arrival, double shape, doubl
 {
     s->arrival = arrival;
     s->rate = total_rate / (double)lanes;
+    s->lanes = lanes;
+    s->lane_index = lane_index;
+    s->shape = shape;
+    s->switch_ns = UINT64_MAX;
+    s->op_count = 0.0L;
     s->k = 0;
     s->poisson_ns = 0.0;
     s->rng.state = seed;
@@ -290,7 +296,9 @@ void schedule_init_ramp(struct schedule *s, enum arrival arrival, double shape,
                            .rng = {.state = seed},
                            .ramp = *r,
                            .lanes = lanes,
-                           .lane_index = lane_index};
+                           .lane_index = lane_index,
+                           .shape = shape,
+                           .switch_ns = UINT64_MAX};
     s->law = gap_law(arrival, shape, s->p);
     if (arrival != ARRIVAL_UNIFORM) {
         s->op_count = (long double)unit_gap(s) * lanes;
@@ -303,8 +311,46 @@ uint64_t schedule_peek(const struct schedule *s)
     return s->next_ns;
 }
 
+/* The pending change is due (the next time is at or past it): the times from it on. */
+static void switch_now(struct schedule *s)
+{
+    uint64_t at = s->switch_ns;
+    double rate = s->switch_rate;
+    uint64_t seed = rng_next(&s->rng);
+    if (rate > 0) {
+        schedule_init(s, s->arrival, s->shape, rate, s->lanes, s->lane_index, at, seed);
+        return;
+    }
+    s->rate = 0.0;
+    s->ramp = (struct ramp){0};
+    s->switch_ns = UINT64_MAX;
+    s->next_ns = UINT64_MAX;
+}
+
+void schedule_retarget(struct schedule *s, uint64_t at_ns, double total_rate)
+{
+    s->switch_ns = at_ns;
+    s->switch_rate = total_rate;
+    if (s->next_ns >= at_ns) {
+        switch_now(s);
+    }
+}
+
+static void advance(struct schedule *s);
+
 void schedule_advance(struct schedule *s)
 {
+    advance(s);
+    if (s->next_ns >= s->switch_ns) {
+        switch_now(s);
+    }
+}
+
+static void advance(struct schedule *s)
+{
+    if (s->rate <= 0.0 && s->ramp.duration_ns == 0) {
+        return; /* paused: nothing is intended */
+    }
     s->k++;
     if (s->ramp.duration_ns > 0) {
         if (s->arrival != ARRIVAL_UNIFORM) {
@@ -382,7 +428,22 @@ static uint64_t ramp_skip(struct schedule *s, uint64_t end_ns, uint64_t max)
     return n;
 }
 
+static uint64_t skip(struct schedule *s, uint64_t end_ns, uint64_t max);
+
 uint64_t schedule_skip(struct schedule *s, uint64_t end_ns, uint64_t max)
+{
+    if (s->switch_ns >= end_ns) {
+        return skip(s, end_ns, max);
+    }
+    /* a change within: the old times up to it, then the new ones */
+    uint64_t n = skip(s, s->switch_ns, max);
+    if (s->next_ns >= s->switch_ns) {
+        switch_now(s);
+    }
+    return n < max ? n + skip(s, end_ns, max - n) : n;
+}
+
+static uint64_t skip(struct schedule *s, uint64_t end_ns, uint64_t max)
 {
     if (s->next_ns >= end_ns || max == 0) {
         return 0;
@@ -408,4 +469,72 @@ uint64_t schedule_skip(struct schedule *s, uint64_t end_ns, uint64_t max)
     s->k += n;
     s->next_ns = uniform_time(s);
     return n;
+}
+
+static const char *const rate_action_names[RATE_ACTIONS] = {
+    [RATE_SET] = "rate", [RATE_PAUSE] = "pause", [RATE_RESUME] = "resume", [RATE_STOP] = "stop"};
+
+const char *rate_action_name(enum rate_action a)
+{
+    return (unsigned)a < RATE_ACTIONS ? rate_action_names[a] : "?";
+}
+
+bool rate_action_parse(const char *name, enum rate_action *out)
+{
+    for (int a = 0; a < RATE_ACTIONS; a++) {
+        if (strcmp(name, rate_action_names[a]) == 0) {
+            *out = (enum rate_action)a;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The requests the plan meant to send from 0 to t: the ramp's (or tps's) count up to the first
+ * change, then each change's rate from its time on. */
+static long double plan_count(const struct ramp *r, double tps, const struct rate_change *changes,
+                              size_t n, double t)
+{
+    long double count = 0.0L;
+    double from = 0.0;
+    double rate = tps;
+    size_t i = 0;
+    for (; i < n && changes[i].action == RATE_STOP; i++) {
+    }
+    double first = i < n ? fmax(changes[i].at_s, 0.0) : INFINITY;
+    double upto = fmin(t, first);
+    if (upto > 0) {
+        count = r->duration_ns > 0 ? ramp_count(r, upto) : (long double)tps * upto;
+    }
+    if (t <= first) {
+        return count;
+    }
+    from = first;
+    rate = changes[i].tps;
+    for (i++; i < n; i++) {
+        if (changes[i].action == RATE_STOP) {
+            continue;
+        }
+        double at = fmax(changes[i].at_s, 0.0);
+        if (at >= t) {
+            break;
+        }
+        count += (long double)rate * (at - from);
+        from = at;
+        rate = changes[i].tps;
+    }
+    return count + (long double)rate * (t - from);
+}
+
+double rate_plan_between(const struct ramp *r, double tps, const struct rate_change *changes,
+                         size_t n, double t0, double t1)
+{
+    if (t1 <= t0) { /* the rate at t0: over a sliver after it */
+        double dt = 1e-6;
+        return (double)((plan_count(r, tps, changes, n, t0 + dt) -
+                         plan_count(r, tps, changes, n, t0)) /
+                        dt);
+    }
+    return (double)((plan_count(r, tps, changes, n, t1) - plan_count(r, tps, changes, n, t0)) /
+                    ((long double)t1 - t0));
 }

@@ -374,6 +374,12 @@ static const struct option_row option_rows[] = {
                   "at URL (http://HOST:PORT), job slap, instance the --label. A failed push is "
                   "said and changes nothing else.",
                   STRING(push), NOT_REPLAYED, RUN_ONLY},
+    [ROW_CONTROL] = {0, "control", "[ADDR:]PORT",
+                     "Let a person or a script change the run while it goes on, over HTTP at "
+                     "ADDR:PORT (as --metrics takes it; 127.0.0.1 by default): POST "
+                     "/rate?to=RATE sets the open-loop rate, /pause, /resume, /stop; GET / "
+                     "gives the state. Each change is in the periods and the results.",
+                     STRING(control), NOT_REPLAYED, RUN_ONLY},
     [ROW_STORE] = {0, "store", "LOCATION",
                    "Keep the run in the results store at LOCATION (an SQLite file, made when "
                    "missing, or a postgresql:// URL) for slap history. Default: $SLAP_STORE. A "

@@ -676,7 +676,10 @@ static enum options_outcome check_results(const struct parse_state *st)
     return OPTIONS_RUN;
 }
 
-/* --metrics and --push: an address and a URL they take, for one run. */
+_Static_assert((uint64_t)SLAP_MAX_TPS == (uint64_t)LIVE_CONTROL_MAX_TPS,
+               "--control's highest rate is -P's");
+
+/* --metrics and --push: an address and a URL they take, for one run; --control likewise. */
 static enum options_outcome check_live(const struct parse_state *st)
 {
     const struct slap_options *o = st->o;
@@ -685,6 +688,21 @@ static enum options_outcome check_live(const struct parse_state *st)
     if ((o->metrics != NULL || o->push != NULL) && o->sweep_step > 0) {
         return options_usage_error(st, "--metrics and --push show one run: they cannot be "
                                        "used with --sweep");
+    }
+    if (o->control != NULL) {
+        const char *alone = o->sweep_step > 0     ? "--sweep"
+                            : o->trace != NULL    ? "--trace (its times are the trace's)"
+                            : o->rounds > 1       ? "--rounds"
+                            : o->cfg_groups       ? "a -F file's groups"
+                                                  : NULL;
+        if (alone != NULL) {
+            return options_usage_error(st, "--control changes one run: it cannot be used with %s",
+                                       alone);
+        }
+        if ((problem = live_metrics_problem(o->control, NULL, 0, NULL)) != NULL) {
+            return options_usage_error(st, "--control %s: %s", quote_name(shown, o->control),
+                                       problem);
+        }
     }
     if (o->metrics != NULL && (problem = live_metrics_problem(o->metrics, NULL, 0, NULL)) != NULL) {
         return options_usage_error(st, "--metrics %s: %s", quote_name(shown, o->metrics), problem);

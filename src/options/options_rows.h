@@ -92,6 +92,7 @@ enum option_id {
     ROW_PROXY_STATS,
     ROW_METRICS,
     ROW_PUSH,
+    ROW_CONTROL,
     ROW_STORE,
     ROW_HELP,
     ROW_VERSION,

@@ -120,6 +120,7 @@ static struct engine_config plan_engine(const struct slap_options *o)
         .run_time_ns = o->run_time_ns * (o->rounds > 1 ? o->rounds : 1), /* rounds back to back */
         .samples = o->samples_out != NULL,
         .ramp = plan_share_ramp(o),
+        .control = o->control != NULL,
     };
     plan_copy(&p, o, engine_copies, SLAP_ARRAY_SIZE(engine_copies));
     return p;

@@ -267,6 +267,17 @@ static void traffic(FILE *out, const struct metrics_input *in)
               "once the run is over).",
               ramp_rate_between(&in->desc->ramp, in->elapsed_s, in->elapsed_s));
     }
+    if (in->control != NULL) {
+        gauge(out, in, "slap_control_target_requests_per_second",
+              "--control: the target rate now, as the control last set it (the plan's until "
+              "then); 0 while paused or in a closed loop.",
+              in->control->tps);
+        gauge(out, in, "slap_control_paused", "--control: 1 while requests are paused.",
+              in->control->paused ? 1.0 : 0.0);
+        counter(out, in, "slap_control_changes_total",
+                "--control: changes made to the run (rate, pause, resume, stop).",
+                in->control->changes);
+    }
 }
 
 /* A histogram family's samples (of one type, or of none): the cumulative count at each

@@ -1,4 +1,5 @@
-/* --ramp in the text report: a row per period (or group of periods) by target rate. */
+/* --ramp and --control in the text report: a row per period (or group of periods) by target
+ * rate, and --control's changes. */
 #include "slap/output/report_ramp.h"
 
 #include <math.h>
@@ -43,7 +44,8 @@ static void ramp_print_row(FILE *out, const struct results_doc *d, const struct 
     const struct run_desc *desc = &d->desc;
     double end_s = row->start_s + row->seconds;
     fprintf(out, "%-10.3f %-14.0f %-15.0f", row->start_s,
-            ramp_rate_between(&desc->ramp, row->start_s, end_s),
+            rate_plan_between(&desc->ramp, desc->tps, d->changes.items, d->changes.n,
+                              row->start_s, end_s),
             per_second((double)row->requests, row->seconds));
     for (uint32_t i = 0; i < desc->npercentiles; i++) {
         uint64_t ns = row->h->count > 0 ? hist_percentile_ns(row->h, desc->percentiles[i]) : 0;
@@ -68,10 +70,28 @@ static size_t periods_per_row(const struct results_doc *d, bool each_period)
     return per_row > 1 ? (size_t)per_row : 1;
 }
 
+/* --control: a line per change, "control: 2.004 s rate 20000 ops/s". */
+static void report_changes(FILE *out, const struct results_doc *d)
+{
+    const struct rate_change *c = d->changes.items;
+    for (size_t i = 0; i < d->changes.n; i++) {
+        fprintf(out, "control: %.3f s %s", c[i].at_s, rate_action_name(c[i].action));
+        if (c[i].action == RATE_SET || (c[i].action == RATE_RESUME && c[i].tps > 0)) {
+            fprintf(out, " %.0f ops/s", c[i].tps);
+        }
+        fputc('\n', out);
+    }
+}
+
 enum slap_status report_ramp(FILE *out, const struct results_doc *d, bool each_period)
 {
     const struct results_period *periods = d->periods.items;
-    if (!results_has_ramp(d) || d->periods.n == 0) {
+    if (d->changes.n > 0) {
+        fputc('\n', out);
+        report_changes(out, d);
+    }
+    if (!results_has_targets(d) || d->periods.n == 0) {
+        fflush(out);
         return SLAP_OK;
     }
     struct ramp_row row = {0};

@@ -97,6 +97,7 @@ void results_doc_free(struct results_doc *d)
     free(d->servers.items);
     free(d->runs.items);
     free(d->probes.items);
+    free(d->changes.items);
     limits_free(&d->limits);
     run_desc_free(&d->desc);
     free(d->source);
@@ -178,11 +179,12 @@ static enum slap_status list_add_period(struct results_list *list, double elapse
 
 double results_period_target(const struct results_doc *d, const struct results_period *p)
 {
-    if (!results_has_ramp(d)) {
+    if (!results_has_targets(d)) {
         return 0.0;
     }
     double from = p->elapsed_s > p->seconds ? p->elapsed_s - p->seconds : 0.0;
-    return ramp_rate_between(&d->desc.ramp, from, p->elapsed_s);
+    return rate_plan_between(&d->desc.ramp, d->desc.tps, d->changes.items, d->changes.n, from,
+                             p->elapsed_s);
 }
 
 enum slap_status results_add_period(struct results_doc *d, double elapsed_s, double seconds,
@@ -352,6 +354,16 @@ enum slap_status results_keep_probe(struct results_doc *d, const struct results_
         return SLAP_ERROR;
     }
     *kept = *p;
+    return SLAP_OK;
+}
+
+enum slap_status results_keep_change(struct results_doc *d, const struct rate_change *c)
+{
+    struct rate_change *kept = list_add(&d->changes, sizeof(*kept));
+    if (kept == NULL) {
+        return SLAP_ERROR;
+    }
+    *kept = *c;
     return SLAP_OK;
 }
 

@@ -39,7 +39,7 @@ static void csv_keys(FILE *out, const struct results_doc *d, const struct result
 static void csv_target(FILE *out, const struct results_doc *d, const struct results_period *p,
                        int t)
 {
-    if (!results_has_ramp(d)) {
+    if (!results_has_targets(d)) {
         return;
     }
     if (t == STATS_TYPES) {
@@ -75,7 +75,7 @@ static void csv_header(FILE *out, const struct results_doc *d)
           "p90_us,p99_us,p99.9_us",
           out);
     fputs(d->desc.division > 1 ? ",keys_per_s" : "", out);
-    fputs(results_has_ramp(d) ? ",target_rate" : "", out);
+    fputs(results_has_targets(d) ? ",target_rate" : "", out);
     fputs(d->desc.tps > 0 ? ",late_to_send_p99_us,held_by_server_p99_us\n" : "\n", out);
 }
 

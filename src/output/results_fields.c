@@ -60,6 +60,7 @@ static const struct results_field top_rows[] = {
     LISTED("trace", RF_OBJECT, RF_SOMETIMES, 2, "trace"),
     LISTED("samples", RF_OBJECT, 0, 1, "samples"),
     LISTED("probes", RF_ARRAY, RF_SOMETIMES, 2, "probes"),
+    LISTED("control", RF_ARRAY, RF_SOMETIMES, 3, "control"),
 };
 OBJECT(results_obj_top, "document", "", top_rows);
 
@@ -92,6 +93,13 @@ static const struct results_field probes_rows[] = {
     STORED("max_us", RF_NUMBER, 0, 2, RF_STORE_DOUBLE, struct results_probe, max_us),
 };
 OBJECT(results_obj_probes, "probes", "/properties/probes/items", probes_rows);
+
+static const struct results_field control_rows[] = {
+    STORED("at_s", RF_NUMBER, 0, 3, RF_STORE_DOUBLE, struct rate_change, at_s),
+    LISTED("action", RF_TEXT, 0, 3, NULL),
+    STORED("tps", RF_NUMBER, 0, 3, RF_STORE_DOUBLE, struct rate_change, tps),
+};
+OBJECT(results_obj_control, "control", "/properties/control/items", control_rows);
 
 static const struct results_field run_rows[] = {
     LISTED("ops", RF_COUNT, 0, 1, NULL),
@@ -350,7 +358,7 @@ const struct results_object *const results_objects[] = {
     &results_obj_limits,     &results_obj_client,       &results_obj_host,
     &results_obj_in_flight,  &results_obj_proxy,        &results_obj_limits_server,
     &results_obj_borderline, &results_obj_search,       &results_obj_trace,
-    &results_obj_samples,    &results_obj_probes,
+    &results_obj_samples,    &results_obj_probes,       &results_obj_control,
 };
 const size_t results_nobjects = SLAP_ARRAY_SIZE(results_objects);
 

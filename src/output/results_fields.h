@@ -92,6 +92,6 @@ extern const struct results_object results_obj_top, results_obj_runs, results_ob
     results_obj_round, results_obj_server_stats, results_obj_server, results_obj_limits,
     results_obj_client, results_obj_host, results_obj_in_flight, results_obj_proxy,
     results_obj_limits_server, results_obj_borderline, results_obj_search, results_obj_trace,
-    results_obj_samples, results_obj_probes;
+    results_obj_samples, results_obj_probes, results_obj_control;
 
 #endif

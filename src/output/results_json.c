@@ -249,7 +249,7 @@ static void json_period(struct json_writer *w, const struct results_doc *d, uint
     json_open_object(w, NULL);
     json_double(w, "elapsed_s", p->elapsed_s);
     json_double(w, "seconds", p->seconds);
-    if (results_has_ramp(d)) {
+    if (results_has_targets(d)) {
         json_double(w, "target_rate", results_period_target(d, p));
     }
     json_u64(w, "ops", stats_counters_ops(&p->counters));
@@ -703,6 +703,18 @@ void results_json_end(struct results_json_stream *js)
         for (size_t i = 0; i < d->probes.n; i++) {
             json_open_object(w, NULL);
             results_fields_write(w, &results_obj_probes, &probes[i]);
+            json_close(w);
+        }
+        json_close(w);
+    }
+    if (d->changes.n > 0) { /* --control's changes */
+        const struct rate_change *changes = d->changes.items;
+        json_open_array(w, "control", false);
+        for (size_t i = 0; i < d->changes.n; i++) {
+            json_open_object(w, NULL);
+            json_double(w, "at_s", changes[i].at_s);
+            json_string(w, "action", rate_action_name(changes[i].action));
+            json_double(w, "tps", changes[i].tps);
             json_close(w);
         }
         json_close(w);

@@ -434,6 +434,7 @@ static void read_top(struct reader *r, const struct json_value *root, struct res
     d->end_ms = reader_u64(r, root, "end_ms");
     reader_runs(r, json_get(root, "runs"), d);
     reader_probes(r, json_get(root, "probes"), d);
+    reader_control(r, json_get(root, "control"), d);
     d->seconds = reader_double(r, root, "seconds");
     d->signal = signal_number(json_to_string(json_get(root, "signal")));
     d->exit_status = (int)reader_u64_max(r, root, "exit_status", 255);

@@ -1,5 +1,6 @@
 /* A results document's parts beside its figures, read back: the servers' stats, what limited
  * the run (or a step), the runs it holds, slap search's outcome, --precision's. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -294,6 +295,39 @@ void reader_probes(struct reader *r, const struct json_value *list, struct resul
         reader_fields(r, &results_obj_probes, list->items[i], &p, "probes");
         if (!r->failed && results_keep_probe(d, &p) != SLAP_OK) {
             reader_bad(r, "probes", "out of memory, or too many");
+        }
+    }
+}
+
+void reader_control(struct reader *r, const struct json_value *list, struct results_doc *d)
+{
+    if (list == NULL || r->failed) {
+        return;
+    }
+    if (list->type != JSON_ARRAY || list->n > RESULTS_MAX_ITEMS) {
+        reader_bad(r, "control", "not an array of changes");
+        return;
+    }
+    double last = -INFINITY;
+    for (size_t i = 0; i < list->n && !r->failed; i++) {
+        struct rate_change c = {0};
+        const char *action = json_to_string(json_get(list->items[i], "action"));
+        if (action == NULL || !rate_action_parse(action, &c.action)) {
+            reader_bad(r, "control", "a change's action is not rate, pause, resume or stop");
+            return;
+        }
+        reader_fields(r, &results_obj_control, list->items[i], &c, "control");
+        if (r->failed) {
+            return;
+        }
+        if (!(c.tps >= 0) || c.at_s < last) {
+            reader_bad(r, "control", "a change's rate is negative, or the changes are not in "
+                                     "time order");
+            return;
+        }
+        last = c.at_s;
+        if (results_keep_change(d, &c) != SLAP_OK) {
+            reader_bad(r, "control", "out of memory, or too many");
         }
     }
 }

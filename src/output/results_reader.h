@@ -75,6 +75,8 @@ void reader_step_limits(struct reader *r, const struct json_value *item, struct 
  * and run). */
 void reader_runs(struct reader *r, const struct json_value *list, struct results_doc *d);
 void reader_probes(struct reader *r, const struct json_value *list, struct results_doc *d);
+/* --control's changes (absent without them). */
+void reader_control(struct reader *r, const struct json_value *list, struct results_doc *d);
 /* slap search's outcome (absent from other documents; "confirmed" since 2). */
 void reader_search(struct reader *r, const struct json_value *v, struct results_doc *d);
 /* --precision's outcome, as the report's line says it (absent without the option). */

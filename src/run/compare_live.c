@@ -219,8 +219,8 @@ static const char *refused(const struct slap_options *o)
                    "writes the table)";
         }
     }
-    if (o->metrics != NULL || o->push != NULL) {
-        return "--metrics or --push";
+    if (o->metrics != NULL || o->push != NULL || o->control != NULL) {
+        return "--metrics, --push or --control";
     }
     if (o->precision_pct > 0) {
         return "--precision (every round lasts -t)";

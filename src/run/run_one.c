@@ -277,7 +277,9 @@ struct run_outputs {
     uint32_t grouped;
     double grouped_s;
     struct precision precision; /* --precision */
-    struct live *live;          /* --metrics, --push; NULL: neither */
+    struct live *live;          /* --metrics, --push, --control; NULL: none */
+    struct run *run;            /* --control: the run it changes, once made */
+    struct results_doc *kept;   /* --control: the document its changes go to, as they come */
 };
 
 /* --rounds: the round period period_no falls in (the last takes any beyond). */
@@ -405,8 +407,39 @@ static struct run_sinks run_sinks_of(struct run_outputs *ro)
                               .events = outputs_events(ro->out)};
 }
 
-/* --metrics and --push, when asked: listening (its address said) before the run starts. */
-static enum slap_status open_live(struct live **live, const struct slap_options *o,
+/* --control: a change asked over HTTP, made to the run and kept in its document at once (the
+ * periods' target rates, written as they come, read it). */
+static enum rate_outcome control_apply(void *ctx, enum rate_action action, double tps, char *err,
+                                       size_t err_len)
+{
+    struct run_outputs *ro = ctx;
+    if (ro->run == NULL) {
+        snprintf(err, err_len, "the run is not going on");
+        return RATE_CONFLICT;
+    }
+    enum rate_outcome done = run_control(ro->run, action, tps, err, err_len);
+    struct run_result res;
+    run_result(ro->run, &res);
+    if (done == RATE_DONE && res.nchanges > 0 &&
+        results_keep_change(ro->kept, &res.changes[res.nchanges - 1]) != SLAP_OK) {
+        snprintf(err, err_len, "out of memory: the change was made but is not kept");
+    }
+    return done;
+}
+
+static void control_state(void *ctx, struct rate_state *st)
+{
+    const struct run_outputs *ro = ctx;
+    if (ro->run == NULL) {
+        *st = (struct rate_state){0};
+        return;
+    }
+    run_control_state(ro->run, st);
+}
+
+/* --metrics, --push and --control, when asked: listening (its address said) before the run
+ * starts. */
+static enum slap_status open_live(struct run_outputs *ro, const struct slap_options *o,
                                   const struct run_desc *desc)
 {
     char err[512];
@@ -415,7 +448,12 @@ static enum slap_status open_live(struct live **live, const struct slap_options 
                                .push_periods = o->stat_freq_ns > 0,
                                .label = o->label,
                                .desc = desc,
-                               .target_tps = o->ramp.duration_ns > 0 ? desc->tps : o->tps};
+                               .target_tps = o->ramp.duration_ns > 0 ? desc->tps : o->tps,
+                               .control = {.where = o->control,
+                                           .ctx = ro,
+                                           .apply = control_apply,
+                                           .state = control_state}};
+    struct live **live = &ro->live;
     if (live_open(live, &setup, err, sizeof(err)) != SLAP_OK) {
         quote_line(stderr, "slap: ", err);
         return SLAP_ERROR;
@@ -447,18 +485,20 @@ int run_one(const struct slap_options *opts)
         .desc = &outs.doc.desc,
         .out = out,
         /* --ramp: its table reads the periods */
-        .doc = outs.want_doc || opts->ramp.duration_ns > 0 ? &outs.doc : NULL,
+        .doc = outs.want_doc || opts->ramp.duration_ns > 0 || opts->control != NULL ? &outs.doc
+                                                                                  : NULL,
         .intervals = outs.doc.intervals,
         .samples = outs.samples.f,
         .rounds = opts->rounds > 1 ? &outs.doc : NULL,
-        .precision = {.pct = opts->precision_pct, .width = opts->precision_width}};
+        .precision = {.pct = opts->precision_pct, .width = opts->precision_width},
+        .kept = &outs.doc};
     if (outs.samples_failed && signals_stop_pending()) {
         outputs_free(&outs); /* stopped while waiting for --samples' reader: nothing to report */
         signals_die_of(signals_take_pending());
     }
     if (status != SLAP_EXIT_OK || stats_init(&ro.group, &stats_shape_all) != SLAP_OK ||
         (ro.precision.pct > 0 && hist_slab_alloc(&ro.precision.total, 1) != SLAP_OK) ||
-        open_live(&ro.live, opts, &outs.doc.desc) != SLAP_OK) {
+        open_live(&ro, opts, &outs.doc.desc) != SLAP_OK) {
         stats_free(&ro.group);
         hist_slab_free(ro.precision.total, 1);
         outputs_free(&outs);
@@ -478,7 +518,9 @@ int run_one(const struct slap_options *opts)
     if (!exit_output_ok()) {
         goto out; /* nowhere to put the report: do not load the servers for nothing */
     }
+    ro.run = run;
     enum slap_status st = run_execute(run, err, sizeof(err));
+    ro.run = NULL;
     run_result(run, &res);
     if (st != SLAP_OK && res.signal == 0) {
         quote_line(stderr, "slap: ", err);

@@ -275,9 +275,9 @@ static int check_slap_options(const struct slap_options *o)
                             "--step_time, and the capacity found is measured again to confirm "
                             "it");
     }
-    if (o->metrics != NULL || o->push != NULL) {
-        return search_usage("--metrics and --push show one run: they cannot be used with a "
-                            "search");
+    if (o->metrics != NULL || o->push != NULL || o->control != NULL) {
+        return search_usage("--metrics, --push and --control are for one run: they cannot be "
+                            "used with a search");
     }
     return SLAP_EXIT_OK;
 }

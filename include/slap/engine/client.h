@@ -119,6 +119,7 @@ struct lane_env {
     bool stalled;                     /* the loop ran the end WORKER_STALL_NS late or more
                                          (stopped, or starved): an answer left unread in a
                                          lane's socket was slap's to read (set at the end) */
+    bool paused;                      /* --control, closed loop: no new requests */
     uint64_t preload_sets;            /* sets answered during the preload */
     struct trace_progress trace_sent; /* --trace: the measured requests sent */
 };
@@ -233,6 +234,9 @@ const struct conn_ops *client_conn_ops(void);
 void lane_reopens_begin(struct lane *l);
 /* Send what the lane may send now (start, an answer, its timer, a reconnect). */
 void lane_pump(struct lane *l);
+/* --control: the lane's open-loop times follow total_rate from at_ns on (schedule_retarget); a
+ * timer set for a later time is cancelled, so that the caller's lane_pump sets it again. */
+void lane_retarget(struct lane *l, uint64_t at_ns, double total_rate);
 /* The worker stops: requests that cannot be written (queued behind a reconnect) count as
  * unanswered (in no latency); timers and reconnects stop. */
 void lane_stop(struct lane *l, uint64_t end_ns);

@@ -118,6 +118,8 @@ struct run_result {
     const char *trace_error;                 /* why the reader stopped early, or "" */
     uint64_t samples_written;                /* --samples */
     uint64_t samples_dropped;
+    const struct rate_change *changes; /* --control: the changes made, in time order */
+    uint32_t nchanges;
 };
 
 /* The signals that stop a run with its report: SIGINT, SIGTERM, SIGHUP. */
@@ -160,5 +162,19 @@ void run_preload(const struct run *r, uint64_t *sets, uint64_t *ns);
 enum slap_status run_limits(const struct run *r, struct limits *l);
 /* Did every lane still await an answer when the run gave up waiting? */
 bool run_all_blocked(const struct run *r);
+
+/* --control: the most changes a run takes (WORKER_CONTROL_MAX), a stop included. */
+#define RUN_CONTROL_MAX WORKER_CONTROL_MAX
+
+/*
+ * --control, from the main thread while the run waits (its sinks.wait): set the target rate
+ * (RATE_SET, tps > 0, open loop only), pause, resume, or stop the run as a signal would (its
+ * report and outputs whole). The change holds from now, each lane's times before now staying
+ * due, so latency still counts from each request's intended time. Changes are kept for the
+ * results (run_result's changes).
+ */
+enum rate_outcome run_control(struct run *r, enum rate_action action, double tps,
+                                     char *err, size_t err_len);
+void run_control_state(const struct run *r, struct rate_state *st);
 
 #endif

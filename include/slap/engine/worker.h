@@ -58,6 +58,7 @@ struct engine_config {
     bool samples;                  /* --samples */
     bool memslap_face;             /* messages in memslap's words */
     enum worker_priority priority; /* --priority */
+    bool control;                  /* --control: the rate may change while the run goes on */
 };
 
 enum gate_go {
@@ -73,6 +74,19 @@ struct worker_warned {
     uint32_t server;
 };
 
+/* --control: the changes of the run's rate so far, written by the main thread alone (each
+ * entry before n counts it, release), read by the workers from where they last stopped. */
+#define WORKER_CONTROL_MAX 1024
+struct worker_control_change {
+    uint64_t at_ns; /* slap_now_ns: the new rate holds from then */
+    double tps;     /* the target rate from then, all lanes together; 0: paused */
+    bool paused;    /* closed loop: no new requests from then */
+};
+struct worker_control {
+    struct worker_control_change changes[WORKER_CONTROL_MAX];
+    atomic_uint_fast32_t n;
+};
+
 /* Where the run's thread and its workers meet: the set-up hand-shake, the stop, and the
  * problems already shown (each kind once per server and run: a later run, a sweep's next step
  * or a search's next probe, shows them again). Zeroed with the run. */
@@ -86,6 +100,7 @@ struct worker_gate {
     atomic_uint_fast64_t stop_ns; /* when it was asked: the measured part ends there */
     struct worker_warned warned[WORKER_MAX_WARNINGS]; /* shown by any worker of the run */
     size_t nwarned;
+    struct worker_control control; /* --control */
 };
 
 /* The period hand-off: the worker publishes what it counted, the main thread collects it.
@@ -149,7 +164,9 @@ struct worker {
     struct event *watch_timer;  /* notices a stop asked by the main thread */
     struct event *drain_timer;  /* bound on waiting for answers after the stop */
     struct event *warmup_timer; /* end of --warmup */
-    int notify_fd;              /* --trace: an eventfd the trace reader wakes the thread by */
+    int notify_fd;              /* --trace, --control: an eventfd the trace reader or the main
+                                   thread (a change of rate) wakes the thread by */
+    uint32_t control_seen;      /* --control: the changes applied to the lanes */
     struct event *notify_event;
 
     struct worker_mailbox mailbox; /* read by the main thread */
@@ -178,7 +195,8 @@ enum slap_status worker_spawn(struct worker *w);
 /* Move what the worker has published into dst (main thread, once a period). */
 void worker_collect(struct worker *w, struct slap_stats *dst);
 
-/* --trace, from the reader's thread: requests came for a lane of w that had none. */
+/* --trace, from the reader's thread: requests came for a lane of w that had none; --control,
+ * from the main thread: the rate changed. */
 void worker_notify(struct worker *w);
 
 /* When the measured part starts: the go, after any warm-up. */

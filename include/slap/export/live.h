@@ -8,6 +8,7 @@
 
 #include "slap/base/common.h"
 #include "slap/judge/limits.h"
+#include "slap/model/schedule.h"
 #include "slap/model/stats.h"
 #include "slap/output/run_desc.h"
 
@@ -20,6 +21,19 @@
 
 struct live;
 
+/* --control's highest rate: -P's (options_types.h asserts they agree). */
+#define LIVE_CONTROL_MAX_TPS 1e9
+
+/* --control: where it listens, and how it reaches the run (the caller's, from the main thread
+ * while the run waits in live_wait). */
+struct live_control {
+    const char *where; /* [ADDR:]PORT, as --metrics takes it; NULL: no control */
+    void *ctx;
+    enum rate_outcome (*apply)(void *ctx, enum rate_action action, double tps, char *err,
+                               size_t err_len);
+    void (*state)(void *ctx, struct rate_state *st);
+};
+
 /* What live_open needs: the options' part, and the run's description. */
 struct live_setup {
     const char *metrics;         /* --metrics [ADDR:]PORT, or NULL */
@@ -28,6 +42,7 @@ struct live_setup {
     const char *label;           /* --label */
     const struct run_desc *desc; /* its workload, for slap_run_info */
     double target_tps;           /* -P */
+    struct live_control control; /* --control */
 };
 
 /*
@@ -47,7 +62,7 @@ enum slap_status live_open(struct live **lv, const struct live_setup *s, char *e
 void live_tick(struct live *lv, const struct slap_stats *global, double elapsed_s);
 /* A -S period ended: push the run so far (with push_periods). */
 void live_period(struct live *lv);
-/* Serve --metrics for up to ns (or sleep when there is nothing to serve). */
+/* Serve --metrics and --control for up to ns (or sleep when there is nothing to serve). */
 void live_wait(struct live *lv, uint64_t ns);
 /* Does it serve anything while the run waits? */
 bool live_serves(const struct live *lv);

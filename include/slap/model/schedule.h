@@ -51,6 +51,51 @@ double ramp_rate_between(const struct ramp *r, double t0, double t1);
 /* The ramp with both rates divided by parts (--share), for one of them. */
 struct ramp ramp_share(const struct ramp *r, double parts);
 
+/* --control: what a change of a running run's rate was. */
+enum rate_action {
+    RATE_SET,    /* a new target rate */
+    RATE_PAUSE,  /* no new requests */
+    RATE_RESUME, /* the rate before the pause again */
+    RATE_STOP,   /* the run ends here */
+};
+#define RATE_ACTIONS (RATE_STOP + 1)
+struct rate_change {
+    double at_s;            /* seconds into the measured part (< 0: during --warmup) */
+    enum rate_action action;
+    double tps; /* the target rate from then on, all lanes together (0: paused or closed loop) */
+};
+/* What a --control request made of the run. */
+enum rate_outcome {
+    RATE_DONE,     /* changed */
+    RATE_CONFLICT, /* not in this state (a rate in a closed loop, a pause while paused, anything
+                      once stopped or outside the run): the message says why */
+    RATE_FULL,     /* the run has taken all the changes it keeps */
+};
+/* A running run as --control shows it. */
+struct rate_state {
+    bool open_loop;   /* a rate can be set */
+    bool running;     /* the go was given and the run has not ended */
+    bool paused;
+    bool stopped;     /* asked to stop (a signal, the control; not -t's end) */
+    double tps;       /* the target rate now (a ramp's at this moment); 0: closed loop, paused */
+    double elapsed_s; /* into the measured part */
+    uint32_t changes; /* made so far */
+};
+
+/* The action's name, as the results and the control endpoint say it ("rate", "pause", ...). */
+const char *rate_action_name(enum rate_action a);
+/* The action of a name; false when none is called so. */
+bool rate_action_parse(const char *name, enum rate_action *out);
+
+/*
+ * The target rate over [t0, t1] seconds of a run planned at tps (or along the ramp r, when its
+ * duration_ns > 0) and changed n times (changes in time order; a stop changes nothing): the
+ * requests it meant to send then over the span's length, or the rate at t0 when the span is
+ * empty.
+ */
+double rate_plan_between(const struct ramp *r, double tps, const struct rate_change *changes,
+                         size_t n, double t0, double t1);
+
 /*
  * The laws --arrival takes, one row each: the parser reads them, and the tests walk every row
  * at the ends of its shapes. A shaped row takes NAME:SHAPE within [lo, hi] (each end in or out
@@ -112,6 +157,11 @@ struct schedule {
     uint32_t lanes;
     uint32_t lane_index;
     long double op_count; /* random laws: the operational count of the next time */
+    double shape;         /* the law's shape, as schedule_init took it */
+    /* --control: a new rate from switch_ns on (times before it keep the old one's); UINT64_MAX:
+     * none pending. A rate of 0 (paused) intends no time until the next change. */
+    uint64_t switch_ns;
+    double switch_rate; /* all lanes together */
 };
 
 /*
@@ -138,5 +188,14 @@ void schedule_advance(struct schedule *s);
  * a random gap after end_ns.
  */
 uint64_t schedule_skip(struct schedule *s, uint64_t end_ns, uint64_t max);
+
+/*
+ * --control: from at_ns on, the lane's times follow total_rate (all lanes together, spread as
+ * schedule_init spreads them, from at_ns) in the same law, instead of the rate or ramp before;
+ * times before at_ns stay as they were, so a lane behind its schedule still sends them, each
+ * timed from its own intended time. total_rate 0: no time is intended from at_ns on (paused)
+ * until the next change. A change before an earlier pending one replaces it.
+ */
+void schedule_retarget(struct schedule *s, uint64_t at_ns, double total_rate);
 
 #endif

@@ -146,6 +146,7 @@ struct slap_options {
     double max_errors_pct;   /* --max_errors P%: a share of the requests; < 0 = none */
     bool quiet;              /* -q: only errors and the Run time line */
     const char *metrics;     /* --metrics [ADDR:]PORT: /metrics served during the run; NULL */
+    const char *control;     /* --control [ADDR:]PORT: the run changed while it goes on; NULL */
     const char *push;        /* --push URL: the Pushgateway the figures go to; NULL = none */
     const char *store;       /* --store LOCATION: the results store the run is kept in; NULL */
     /* Owned by the options: the default label (the host name, or "slap"), which label points

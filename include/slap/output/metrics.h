@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "slap/base/common.h"
+#include "slap/model/schedule.h"
 #include "slap/judge/limits.h"
 #include "slap/model/stats.h"
 #include "slap/output/run_desc.h"
@@ -34,6 +35,7 @@ struct metrics_input {
     double cpu_sys_s;
     bool finished;               /* the run is over: these are its final figures */
     const struct limits *limits; /* the verdict and slap's CPU over the run; NULL: not known */
+    const struct rate_state *control; /* --control: the run's rate now; NULL: no control */
 };
 
 /* The upper bound (ns, inclusive) of histogram bucket i, 0 <= i < METRICS_BUCKETS. */

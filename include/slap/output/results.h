@@ -150,6 +150,7 @@ struct results_doc {
     struct results_list servers; /* struct results_server */
     struct results_list runs;    /* struct results_run_id: one; a merged document's, each */
     struct results_list probes;  /* struct results_probe: a merge's --probe runs, kept apart */
+    struct results_list changes; /* struct rate_change: --control's, in time order */
     uint64_t samples_written;    /* --samples */
     uint64_t samples_dropped;
     struct results_trace trace;   /* --trace */
@@ -181,13 +182,14 @@ enum slap_status results_doc_init(struct results_doc *d);
 uint32_t results_doc_types(const struct results_doc *d);
 void results_doc_free(struct results_doc *d);
 
-/* Does d's run follow a --ramp (its description's)? */
-static inline bool results_has_ramp(const struct results_doc *d)
+/* Does d's target rate change during the run (a --ramp, its description's, or --control's
+ * changes), so that each period has its own? */
+static inline bool results_has_targets(const struct results_doc *d)
 {
-    return d->desc.ramp.duration_ns > 0;
+    return d->desc.ramp.duration_ns > 0 || (d->changes.n > 0 && d->desc.tps > 0);
 }
-/* A --ramp run's target rate over period p (the ramp's count over the period over its
- * length): requests per second. 0 without a ramp. */
+/* The target rate over period p of a --ramp or --control run (the plan's count over the period
+ * over its length, rate_plan_between): requests per second. 0 without either. */
 double results_period_target(const struct results_doc *d, const struct results_period *p);
 
 /* Append p to d, its histograms handed over (p keeps none). */
@@ -222,6 +224,8 @@ enum slap_status results_add_this_run(struct results_doc *d);
 /* A --probe run's latency into d's probes (its document, probe, read whole); one as read back. */
 enum slap_status results_add_probe(struct results_doc *d, const struct results_doc *probe);
 enum slap_status results_keep_probe(struct results_doc *d, const struct results_probe *p);
+/* --control: a change of the run's rate, after those kept (at_s not before theirs). */
+enum slap_status results_keep_change(struct results_doc *d, const struct rate_change *c);
 /* Append a run's identity. */
 enum slap_status results_add_run(struct results_doc *d, const struct results_run_id *id);
 /* A document's latency over every type into id (has_latency); SLAP_ERROR: out of memory. */
