@@ -271,6 +271,11 @@ static void on_request(struct evhttp_request *req, void *arg)
 
 /* ---- --control ------------------------------------------------------------------------- */
 
+/* Every method evhttp knows reaches on_control, which answers those it does not take 405. */
+#define CONTROL_METHODS                                                                            \
+    (EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_HEAD | EVHTTP_REQ_PUT | EVHTTP_REQ_DELETE |     \
+     EVHTTP_REQ_OPTIONS | EVHTTP_REQ_TRACE | EVHTTP_REQ_CONNECT | EVHTTP_REQ_PATCH)
+
 /* A reply of the control: JSON, closing the connection. */
 static void control_reply(struct evhttp_request *req, int code, const char *reason,
                           const char *body)
@@ -334,8 +339,15 @@ static void on_control(struct evhttp_request *req, void *arg)
     const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
     const char *path = uri != NULL ? evhttp_uri_get_path(uri) : NULL;
     const char *query = uri != NULL ? evhttp_uri_get_query(uri) : NULL;
-    bool post = evhttp_request_get_command(req) == EVHTTP_REQ_POST;
+    enum evhttp_cmd_type method = evhttp_request_get_command(req);
+    bool post = method == EVHTTP_REQ_POST;
     enum rate_action action = RATE_SET;
+    if (!post && method != EVHTTP_REQ_GET && method != EVHTTP_REQ_HEAD) {
+        evhttp_add_header(evhttp_request_get_output_headers(req), "Allow", "GET, HEAD, POST");
+        control_error(req, HTTP_BADMETHOD, "Method Not Allowed",
+                      "the control takes GET / and POST /rate?to=RATE, /pause, /resume, /stop");
+        return;
+    }
     if (path == NULL) {
         control_error(req, HTTP_BADREQUEST, "Bad Request", "not a request slap reads");
         return;
@@ -682,7 +694,7 @@ enum slap_status live_open(struct live **out, const struct live_setup *s, char *
     }
     if (s->control.where != NULL &&
         serve(lv, &lv->control, "--control", s->control.where,
-              EVHTTP_REQ_GET | EVHTTP_REQ_HEAD | EVHTTP_REQ_POST, on_control, "control",
+              CONTROL_METHODS, on_control, "control",
               "/", err, err_len) != SLAP_OK) {
         live_close(lv);
         return SLAP_ERROR;

@@ -160,6 +160,13 @@ void plot_run_begin(struct plot_run *run, const struct results_doc *d)
     run->label = d->label;
     run->target_tps = d->sweep ? 0.0 : d->desc.tps;
     run->ramp = d->sweep ? (struct ramp){0} : d->desc.ramp;
+    if (!d->sweep && d->changes.n > 0 && d->desc.tps > 0) {
+        run->changes = malloc(d->changes.n * sizeof(*run->changes));
+        run->nchanges = run->changes != NULL ? d->changes.n : 0;
+        for (size_t i = 0; i < run->nchanges; i++) {
+            run->changes[i] = ((const struct rate_change *)d->changes.items)[i];
+        }
+    }
     if (d->search.present && objective_parse(d->search.objectives, obj, &n, err, sizeof(err)) &&
         n > 0) {
         run->nlines = n < PLOT_LINES ? n : PLOT_LINES;
@@ -175,9 +182,11 @@ void plot_run_begin(struct plot_run *run, const struct results_doc *d)
 
 enum slap_status plot_run_add_period(struct plot_run *run, const struct results_period *p)
 {
-    if (run->ramp.duration_ns > 0) { /* latency against the rate the ramp asked of the period */
+    if (run->ramp.duration_ns > 0 || run->nchanges > 0) {
+        /* latency against the rate the ramp or the control asked of the period */
         double from = p->elapsed_s > p->seconds ? p->elapsed_s - p->seconds : 0.0;
-        double target = ramp_rate_between(&run->ramp, from, p->elapsed_s);
+        double target = rate_plan_between(&run->ramp, run->target_tps, run->changes,
+                                          run->nchanges, from, p->elapsed_s);
         if (points_add(run, &run->steps, target, p->lat, p->seconds) != SLAP_OK) {
             return SLAP_ERROR;
         }
@@ -224,6 +233,9 @@ void plot_run_free(struct plot_run *run)
 {
     points_free(&run->periods);
     points_free(&run->steps);
+    free(run->changes);
+    run->changes = NULL;
+    run->nchanges = 0;
     hist_slab_free(run->scratch, 1);
     run->scratch = NULL;
 }
@@ -263,6 +275,9 @@ static void extent(const struct plot_runs *in, enum series_kind kind, double *xl
         if (in->runs[d].ramp.duration_ns > 0) {
             *yhi = fmax(*yhi, fmax(in->runs[d].ramp.from, in->runs[d].ramp.to));
         }
+        for (size_t c = 0; c < in->runs[d].nchanges; c++) {
+            *yhi = fmax(*yhi, in->runs[d].changes[c].tps);
+        }
     }
     if (!isfinite(*xlo)) {
         *xlo = *ylo = 0;
@@ -270,11 +285,50 @@ static void extent(const struct plot_runs *in, enum series_kind kind, double *xl
     }
 }
 
+/* --control's target: the plan's up to the first change, then a step at each (a ramp before
+ * it drawn at its rate where it was cut). */
+static void draw_controlled_target(struct svg_panel *p, const struct plot_run *run,
+                                   const char *color)
+{
+    const struct plot_points *pts = &run->periods;
+    double end = pts->x[pts->n - 1];
+    size_t cap = 2 * run->nchanges + 4, n = 0;
+    double *x = malloc(cap * sizeof(*x)), *y = malloc(cap * sizeof(*y));
+    if (x != NULL && y != NULL) {
+        double rate = rate_plan_between(&run->ramp, run->target_tps, run->changes,
+                                        run->nchanges, 0, 0);
+        x[n] = 0;
+        y[n++] = rate;
+        for (size_t i = 0; i < run->nchanges && n + 2 < cap; i++) {
+            double at = fmin(fmax(run->changes[i].at_s, 0.0), end);
+            if (run->changes[i].action == RATE_STOP) {
+                continue;
+            }
+            x[n] = at; /* the rate just before the change, then after it */
+            y[n++] = rate_plan_between(&run->ramp, run->target_tps, run->changes, i, at, at);
+            rate = run->changes[i].tps;
+            x[n] = at;
+            y[n++] = rate;
+        }
+        x[n] = end;
+        y[n++] = rate;
+        struct series s = {n, x, y};
+        draw_series(p, &s, run->label, "target_tps", color, "3,3");
+        svg_legend(p, color, "3,3", run->label, "target");
+    }
+    free(x);
+    free(y);
+}
+
 /* An open-loop run's target rate across its periods: a dashed line over its throughput. */
 static void draw_target(struct svg_panel *p, const struct plot_run *run, const char *color)
 {
     const struct plot_points *pts = &run->periods;
     if (run->target_tps <= 0 || pts->n == 0) {
+        return;
+    }
+    if (run->nchanges > 0) {
+        draw_controlled_target(p, run, color);
         return;
     }
     double x[3] = {pts->x[0], pts->x[pts->n - 1]};
@@ -319,11 +373,13 @@ static void draw_objectives(struct svg_panel *p, const struct plot_run *run, con
     }
 }
 
-/* Are the rates of the latency-against-rate panel all --ramp's targets (no sweep's steps)? */
+/* Are the rates of the latency-against-rate panel all targets (--ramp's, --control's; no sweep's
+ * steps)? */
 static bool ramps_only(const struct plot_runs *in)
 {
     for (size_t d = 0; d < in->nruns; d++) {
-        if (in->runs[d].steps.n > 0 && in->runs[d].ramp.duration_ns == 0) {
+        if (in->runs[d].steps.n > 0 && in->runs[d].ramp.duration_ns == 0 &&
+            in->runs[d].nchanges == 0) {
             return false;
         }
     }
