@@ -266,6 +266,12 @@ void make_run(struct results_doc *d, bool extras)
                                   .p999_us = 3100,
                                   .max_us = 3150};
     assert_int_equal(results_keep_probe(d, &probe), SLAP_OK);
+    const struct rate_change changes[] = {{.at_s = 1.25, .action = RATE_SET, .tps = 4000},
+                                          {.at_s = 2.5, .action = RATE_PAUSE},
+                                          {.at_s = 2.75, .action = RATE_RESUME, .tps = 4000}};
+    for (size_t i = 0; i < SLAP_ARRAY_SIZE(changes); i++) {
+        assert_int_equal(results_keep_change(d, &changes[i]), SLAP_OK);
+    }
     struct results_run_id *run = d->runs.items; /* as a groups run's group */
     run->has_latency = true;
     run->p50_us = 110;

@@ -393,6 +393,31 @@ static void verdict_when_judged(void **state)
     stats_free(&s);
 }
 
+/* --control's series: only with a control, its rate now, paused, and the changes made. */
+static void control_series(void **state)
+{
+    struct slap_stats s;
+    (void)state;
+    assert_int_equal(stats_init(&s, &get_set), SLAP_OK);
+    struct metrics_input in = input_of(&s, "c");
+    char *text = write_text(&in);
+    assert_null(strstr(text, "slap_control_"));
+    free(text);
+    struct rate_state st = {.open_loop = true, .running = true, .tps = 6000, .changes = 2};
+    in.control = &st;
+    text = write_text(&in);
+    assert_true(value_of(text, "slap_control_target_requests_per_second{label=\"c\"}") == 6000);
+    assert_true(value_of(text, "slap_control_paused{label=\"c\"}") == 0);
+    assert_true(value_of(text, "slap_control_changes_total{label=\"c\"}") == 2);
+    free(text);
+    st = (struct rate_state){.open_loop = true, .running = true, .paused = true, .changes = 3};
+    text = write_text(&in);
+    assert_true(value_of(text, "slap_control_target_requests_per_second{label=\"c\"}") == 0);
+    assert_true(value_of(text, "slap_control_paused{label=\"c\"}") == 1);
+    free(text);
+    stats_free(&s);
+}
+
 /* A stream that fails is said so. */
 static void write_failure(void **state)
 {
@@ -421,6 +446,7 @@ int main(void)
         cmocka_unit_test(label_escaped),
         cmocka_unit_test(run_info_workload),
         cmocka_unit_test(verdict_when_judged),
+        cmocka_unit_test(control_series),
         cmocka_unit_test(write_failure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -252,6 +252,7 @@ static const struct field plan_fields[] = {
     PLAN(engine.sample_rate),
     PLAN(engine.samples),
     PLAN(engine.memslap_face),
+    PLAN(engine.control),
     PLAN(period_ns),
     PLAN(start_at_ns),
     PLAN_TEXT(label),

@@ -667,6 +667,40 @@ static void test_retarget_skip_across_change(void **state)
     assert_int_equal(schedule_skip(&s, START_NS + 1000 * MS, UINT64_MAX), 500);
 }
 
+/* The target of a run changed by --control: the plan's count up to the first change, each
+ * change's rate after it, a pause's nothing; a stop changes nothing; the rate at a point. */
+static void test_rate_plan_between(void **state)
+{
+    (void)state;
+    const struct ramp none = {0};
+    const struct rate_change c[] = {{.at_s = 2, .action = RATE_SET, .tps = 6000},
+                                    {.at_s = 4, .action = RATE_PAUSE, .tps = 0},
+                                    {.at_s = 5, .action = RATE_RESUME, .tps = 6000},
+                                    {.at_s = 7, .action = RATE_STOP, .tps = 0}};
+    size_t n = SLAP_ARRAY_SIZE(c);
+    assert_true(fabs(rate_plan_between(&none, 2000, c, n, 0, 1) - 2000) < 1e-6);
+    assert_true(fabs(rate_plan_between(&none, 2000, c, n, 1, 3) - 4000) < 1e-6);
+    assert_true(fabs(rate_plan_between(&none, 2000, c, n, 3.5, 4.5) - 3000) < 1e-6);
+    assert_true(fabs(rate_plan_between(&none, 2000, c, n, 4, 5)) < 1e-6);
+    assert_true(fabs(rate_plan_between(&none, 2000, c, n, 6, 8) - 6000) < 1e-6);
+    assert_true(fabs(rate_plan_between(&none, 2000, c, n, 4.5, 4.5)) < 1e-6);
+    assert_true(fabs(rate_plan_between(&none, 2000, c, 0, 6, 8) - 2000) < 1e-6);
+    /* a ramp from 0 to 1000 over 10 s, cut at 5 s (at 500/s) by a rate of 100 */
+    const struct ramp r = {.from = 0, .to = 1000, .duration_ns = 10 * SLAP_NS_PER_SEC};
+    const struct rate_change cut = {.at_s = 5, .action = RATE_SET, .tps = 100};
+    assert_true(fabs(rate_plan_between(&r, 500, &cut, 1, 0, 5) - 250) < 1e-6);
+    assert_true(fabs(rate_plan_between(&r, 500, &cut, 1, 5, 10) - 100) < 1e-6);
+    /* a change during --warmup counts from the measured start */
+    const struct rate_change early = {.at_s = -1, .action = RATE_SET, .tps = 300};
+    assert_true(fabs(rate_plan_between(&none, 2000, &early, 1, 0, 1) - 300) < 1e-6);
+    enum rate_action a;
+    for (int i = 0; i < RATE_ACTIONS; i++) {
+        assert_true(rate_action_parse(rate_action_name((enum rate_action)i), &a));
+        assert_int_equal(a, i);
+    }
+    assert_false(rate_action_parse("rates", &a));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -693,6 +727,7 @@ int main(void)
         cmocka_unit_test(test_retarget_staggers_lanes),
         cmocka_unit_test(test_retarget_pause_and_resume),
         cmocka_unit_test(test_retarget_skip_across_change),
+        cmocka_unit_test(test_rate_plan_between),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

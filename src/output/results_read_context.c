@@ -301,8 +301,8 @@ void reader_probes(struct reader *r, const struct json_value *list, struct resul
 
 void reader_control(struct reader *r, const struct json_value *list, struct results_doc *d)
 {
-    if (list == NULL || r->failed) {
-        return;
+    if (list == NULL || r->failed || r->schema < 3) {
+        return; /* since 3: an older document has none */
     }
     if (list->type != JSON_ARRAY || list->n > RESULTS_MAX_ITEMS) {
         reader_bad(r, "control", "not an array of changes");
