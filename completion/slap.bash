@@ -9,7 +9,7 @@ _slap_options="--servers --threads --concurrency --conn_sock --execute_number --
 --tls_version --auth --timeout --udp_timeout --flush --preload --arrival --pipeline --latency --timestamps --priority --warmup
 --percentiles --precision --hdr_out --sweep --step_time --ramp --rounds --json --label --csv --svg --samples --sample_rate
 --start_at --share --probe --max_errors --quiet --trace --trace_speed --trace_limit --trace_skip_bad --trace_spread
---trace_value_max --stats_servers --proxy_stats --metrics --push --store --help --version"
+--trace_value_max --stats_servers --proxy_stats --metrics --control --push --store --help --version"
 
 # The values of each option that takes one of a few words.
 _slap_choices() {

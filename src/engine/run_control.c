@@ -1,6 +1,6 @@
 /* --control: the run's rate changed, paused, resumed or stopped while it goes on. */
-#include "slap/engine/run.h"
 #include "run_state.h"
+#include "slap/engine/run.h"
 
 #include <stdio.h>
 
@@ -68,8 +68,8 @@ static const char *conflict(const struct run *r, enum rate_action action)
     return "no such action";
 }
 
-enum rate_outcome run_control(struct run *r, enum rate_action action, double tps,
-                                     char *err, size_t err_len)
+enum rate_outcome run_control(struct run *r, enum rate_action action, double tps, char *err,
+                              size_t err_len)
 {
     const char *why = conflict(r, action);
     if (why != NULL) {
@@ -105,8 +105,8 @@ enum rate_outcome run_control(struct run *r, enum rate_action action, double tps
     }
     log->tps = rate;
     r->ncontrol++;
-    ctl->changes[n] = (struct worker_control_change){
-        .at_ns = now, .tps = rate, .paused = r->control_paused};
+    ctl->changes[n] =
+        (struct worker_control_change){.at_ns = now, .tps = rate, .paused = r->control_paused};
     atomic_store_explicit(&ctl->n, n + 1, memory_order_release);
     for (uint32_t t = 0; t < r->nworkers; t++) {
         worker_notify(&r->workers[t]);

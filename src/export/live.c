@@ -284,8 +284,7 @@ static void control_reply(struct evhttp_request *req, int code, const char *reas
 }
 
 /* {"error": why}: why is slap's own text (a request's bytes are never echoed). */
-static void control_error(struct evhttp_request *req, int code, const char *reason,
-                          const char *why)
+static void control_error(struct evhttp_request *req, int code, const char *reason, const char *why)
 {
     char body[512];
     snprintf(body, sizeof(body), "{\"error\": \"%s\"}\n", why);
@@ -693,9 +692,8 @@ enum slap_status live_open(struct live **out, const struct live_setup *s, char *
         render(lv);
     }
     if (s->control.where != NULL &&
-        serve(lv, &lv->control, "--control", s->control.where,
-              CONTROL_METHODS, on_control, "control",
-              "/", err, err_len) != SLAP_OK) {
+        serve(lv, &lv->control, "--control", s->control.where, CONTROL_METHODS, on_control,
+              "control", "/", err, err_len) != SLAP_OK) {
         live_close(lv);
         return SLAP_ERROR;
     }

@@ -531,9 +531,9 @@ double rate_plan_between(const struct ramp *r, double tps, const struct rate_cha
 {
     if (t1 <= t0) { /* the rate at t0: over a sliver after it */
         double dt = 1e-6;
-        return (double)((plan_count(r, tps, changes, n, t0 + dt) -
-                         plan_count(r, tps, changes, n, t0)) /
-                        dt);
+        return (
+            double)((plan_count(r, tps, changes, n, t0 + dt) - plan_count(r, tps, changes, n, t0)) /
+                    dt);
     }
     return (double)((plan_count(r, tps, changes, n, t1) - plan_count(r, tps, changes, n, t0)) /
                     ((long double)t1 - t0));

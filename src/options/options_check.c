@@ -690,11 +690,11 @@ static enum options_outcome check_live(const struct parse_state *st)
                                        "used with --sweep");
     }
     if (o->control != NULL) {
-        const char *alone = o->sweep_step > 0     ? "--sweep"
-                            : o->trace != NULL    ? "--trace (its times are the trace's)"
-                            : o->rounds > 1       ? "--rounds"
-                            : o->cfg_groups       ? "a -F file's groups"
-                                                  : NULL;
+        const char *alone = o->sweep_step > 0  ? "--sweep"
+                            : o->trace != NULL ? "--trace (its times are the trace's)"
+                            : o->rounds > 1    ? "--rounds"
+                            : o->cfg_groups    ? "a -F file's groups"
+                                               : NULL;
         if (alone != NULL) {
             return options_usage_error(st, "--control changes one run: it cannot be used with %s",
                                        alone);

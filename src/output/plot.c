@@ -185,8 +185,8 @@ enum slap_status plot_run_add_period(struct plot_run *run, const struct results_
     if (run->ramp.duration_ns > 0 || run->nchanges > 0) {
         /* latency against the rate the ramp or the control asked of the period */
         double from = p->elapsed_s > p->seconds ? p->elapsed_s - p->seconds : 0.0;
-        double target = rate_plan_between(&run->ramp, run->target_tps, run->changes,
-                                          run->nchanges, from, p->elapsed_s);
+        double target = rate_plan_between(&run->ramp, run->target_tps, run->changes, run->nchanges,
+                                          from, p->elapsed_s);
         if (points_add(run, &run->steps, target, p->lat, p->seconds) != SLAP_OK) {
             return SLAP_ERROR;
         }
@@ -295,8 +295,8 @@ static void draw_controlled_target(struct svg_panel *p, const struct plot_run *r
     size_t cap = 2 * run->nchanges + 4, n = 0;
     double *x = malloc(cap * sizeof(*x)), *y = malloc(cap * sizeof(*y));
     if (x != NULL && y != NULL) {
-        double rate = rate_plan_between(&run->ramp, run->target_tps, run->changes,
-                                        run->nchanges, 0, 0);
+        double rate =
+            rate_plan_between(&run->ramp, run->target_tps, run->changes, run->nchanges, 0, 0);
         x[n] = 0;
         y[n++] = rate;
         for (size_t i = 0; i < run->nchanges && n + 2 < cap; i++) {

@@ -44,8 +44,8 @@ static void ramp_print_row(FILE *out, const struct results_doc *d, const struct 
     const struct run_desc *desc = &d->desc;
     double end_s = row->start_s + row->seconds;
     fprintf(out, "%-10.3f %-14.0f %-15.0f", row->start_s,
-            rate_plan_between(&desc->ramp, desc->tps, d->changes.items, d->changes.n,
-                              row->start_s, end_s),
+            rate_plan_between(&desc->ramp, desc->tps, d->changes.items, d->changes.n, row->start_s,
+                              end_s),
             per_second((double)row->requests, row->seconds));
     for (uint32_t i = 0; i < desc->npercentiles; i++) {
         uint64_t ns = row->h->count > 0 ? hist_percentile_ns(row->h, desc->percentiles[i]) : 0;

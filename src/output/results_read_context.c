@@ -321,8 +321,9 @@ void reader_control(struct reader *r, const struct json_value *list, struct resu
             return;
         }
         if (!(c.tps >= 0) || c.at_s < last) {
-            reader_bad(r, "control", "a change's rate is negative, or the changes are not in "
-                                     "time order");
+            reader_bad(r, "control",
+                       "a change's rate is negative, or the changes are not in "
+                       "time order");
             return;
         }
         last = c.at_s;

@@ -443,16 +443,15 @@ static enum slap_status open_live(struct run_outputs *ro, const struct slap_opti
                                   const struct run_desc *desc)
 {
     char err[512];
-    struct live_setup setup = {.metrics = o->metrics,
-                               .push = o->push,
-                               .push_periods = o->stat_freq_ns > 0,
-                               .label = o->label,
-                               .desc = desc,
-                               .target_tps = o->ramp.duration_ns > 0 ? desc->tps : o->tps,
-                               .control = {.where = o->control,
-                                           .ctx = ro,
-                                           .apply = control_apply,
-                                           .state = control_state}};
+    struct live_setup setup = {
+        .metrics = o->metrics,
+        .push = o->push,
+        .push_periods = o->stat_freq_ns > 0,
+        .label = o->label,
+        .desc = desc,
+        .target_tps = o->ramp.duration_ns > 0 ? desc->tps : o->tps,
+        .control = {
+            .where = o->control, .ctx = ro, .apply = control_apply, .state = control_state}};
     struct live **live = &ro->live;
     if (live_open(live, &setup, err, sizeof(err)) != SLAP_OK) {
         quote_line(stderr, "slap: ", err);
@@ -485,8 +484,8 @@ int run_one(const struct slap_options *opts)
         .desc = &outs.doc.desc,
         .out = out,
         /* --ramp: its table reads the periods */
-        .doc = outs.want_doc || opts->ramp.duration_ns > 0 || opts->control != NULL ? &outs.doc
-                                                                                  : NULL,
+        .doc =
+            outs.want_doc || opts->ramp.duration_ns > 0 || opts->control != NULL ? &outs.doc : NULL,
         .intervals = outs.doc.intervals,
         .samples = outs.samples.f,
         .rounds = opts->rounds > 1 ? &outs.doc : NULL,

@@ -173,8 +173,8 @@ bool run_all_blocked(const struct run *r);
  * due, so latency still counts from each request's intended time. Changes are kept for the
  * results (run_result's changes).
  */
-enum rate_outcome run_control(struct run *r, enum rate_action action, double tps,
-                                     char *err, size_t err_len);
+enum rate_outcome run_control(struct run *r, enum rate_action action, double tps, char *err,
+                              size_t err_len);
 void run_control_state(const struct run *r, struct rate_state *st);
 
 #endif

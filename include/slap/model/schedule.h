@@ -60,7 +60,7 @@ enum rate_action {
 };
 #define RATE_ACTIONS (RATE_STOP + 1)
 struct rate_change {
-    double at_s;            /* seconds into the measured part (< 0: during --warmup) */
+    double at_s; /* seconds into the measured part (< 0: during --warmup) */
     enum rate_action action;
     double tps; /* the target rate from then on, all lanes together (0: paused or closed loop) */
 };
@@ -73,8 +73,8 @@ enum rate_outcome {
 };
 /* A running run as --control shows it. */
 struct rate_state {
-    bool open_loop;   /* a rate can be set */
-    bool running;     /* the go was given and the run has not ended */
+    bool open_loop; /* a rate can be set */
+    bool running;   /* the go was given and the run has not ended */
     bool paused;
     bool stopped;     /* asked to stop (a signal, the control; not -t's end) */
     double tps;       /* the target rate now (a ramp's at this moment); 0: closed loop, paused */

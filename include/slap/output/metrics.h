@@ -8,8 +8,8 @@
 #include <stdio.h>
 
 #include "slap/base/common.h"
-#include "slap/model/schedule.h"
 #include "slap/judge/limits.h"
+#include "slap/model/schedule.h"
 #include "slap/model/stats.h"
 #include "slap/output/run_desc.h"
 
@@ -33,8 +33,8 @@ struct metrics_input {
     double target_tps;              /* -P; 0: closed loop */
     double cpu_user_s;              /* slap's process so far (getrusage) */
     double cpu_sys_s;
-    bool finished;               /* the run is over: these are its final figures */
-    const struct limits *limits; /* the verdict and slap's CPU over the run; NULL: not known */
+    bool finished;                    /* the run is over: these are its final figures */
+    const struct limits *limits;      /* the verdict and slap's CPU over the run; NULL: not known */
     const struct rate_state *control; /* --control: the run's rate now; NULL: no control */
 };
 

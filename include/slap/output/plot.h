@@ -56,15 +56,15 @@ struct plot_points {
     double *latency[PLOT_LINES];
 };
 struct plot_run {
-    const char *label;      /* not copied */
-    double target_tps;      /* an open-loop run's target rate, drawn over its throughput; 0: none */
-    struct ramp ramp;       /* --ramp (duration_ns 0: none): its target drawn over the throughput,
-                               and each period a point of latency against its target rate (steps) */
+    const char *label; /* not copied */
+    double target_tps; /* an open-loop run's target rate, drawn over its throughput; 0: none */
+    struct ramp ramp;  /* --ramp (duration_ns 0: none): its target drawn over the throughput,
+                          and each period a point of latency against its target rate (steps) */
     struct rate_change *changes; /* --control's (owned; NULL: none): the target drawn steps at
                                     each, and each period a point against its target rate */
     size_t nchanges;
-    size_t nlines;          /* the latency percentiles drawn: */
-    double pct[PLOT_LINES]; /* p50, p99, p99.9; a search's objectives' */
+    size_t nlines;               /* the latency percentiles drawn: */
+    double pct[PLOT_LINES];      /* p50, p99, p99.9; a search's objectives' */
     double limit_us[PLOT_LINES]; /* a search's objectives' limits, drawn as lines; 0: none */
     struct plot_points periods;
     struct plot_points steps;
