@@ -169,6 +169,7 @@ def case_control_changes_the_rate(mc):
           (gets, sets, doc["counters"]["cmd_get"], doc["counters"]["cmd_set"]))
 
 
+@no_time
 @threads
 def case_control_refuses_what_it_cannot_do(mc):
     """A closed-loop run refuses a rate (409) but pauses and resumes: while paused it sends
@@ -244,7 +245,7 @@ def case_control_refuses_what_it_cannot_do(mc):
     check(all("target_rate" not in p for p in doc["periods"]),
           "a closed loop's periods got target rates")
     pause, resume = doc["control"][0]["at_s"], doc["control"][1]["at_s"]
-    check(1.2 <= resume - pause <= 2.5, "paused %.2f s" % (resume - pause))
+    check(resume - pause >= 1.2, "paused %.2f s, not the 1.5 s asked" % (resume - pause))
     inside = [p for p in doc["periods"]
               if p["elapsed_s"] - p["seconds"] >= pause + 0.05 and p["elapsed_s"] <= resume]
     print("paused from %.3f to %.3f s; periods %r" % (
@@ -252,7 +253,7 @@ def case_control_refuses_what_it_cannot_do(mc):
     # a whole period inside the pause sent nothing (requests in flight at the pause excepted)
     check(all(p["ops"] <= 2 for p in inside), "requests sent while paused: %r" % inside)
     secs, ops, tps, _ = run_line(out)
-    check(ops > 0 and secs >= 5.5, "the run did not go on to its end: %r s" % secs)
+    check(ops > 0 and secs >= 5.9, "the run did not go on to its end: %r s" % secs)
 
 
 @no_time
