@@ -418,6 +418,32 @@ static void control_series(void **state)
     stats_free(&s);
 }
 
+/* The run's start time once known, its end time once it is over: not before. */
+static void run_times_when_known(void **state)
+{
+    struct slap_stats s;
+    (void)state;
+    assert_int_equal(stats_init(&s, &get_set), SLAP_OK);
+    struct metrics_input in = input_of(&s, "t");
+    char *text = write_text(&in);
+    assert_null(strstr(text, "slap_run_start_time_seconds"));
+    assert_null(strstr(text, "slap_run_end_time_seconds"));
+    free(text);
+    in.start_time_s = 1796000000.25;
+    in.end_time_s = 1796000010.5;
+    text = write_text(&in);
+    assert_non_null(strstr(text, "# TYPE slap_run_start_time_seconds gauge\n"));
+    assert_true(value_of(text, "slap_run_start_time_seconds{label=\"t\"}") == 1796000000.25);
+    assert_null(strstr(text, "slap_run_end_time_seconds")); /* not finished yet */
+    free(text);
+    in.finished = true;
+    text = write_text(&in);
+    assert_non_null(strstr(text, "# TYPE slap_run_end_time_seconds gauge\n"));
+    assert_true(value_of(text, "slap_run_end_time_seconds{label=\"t\"}") == 1796000010.5);
+    free(text);
+    stats_free(&s);
+}
+
 /* A stream that fails is said so. */
 static void write_failure(void **state)
 {
@@ -447,6 +473,7 @@ int main(void)
         cmocka_unit_test(run_info_workload),
         cmocka_unit_test(verdict_when_judged),
         cmocka_unit_test(control_series),
+        cmocka_unit_test(run_times_when_known),
         cmocka_unit_test(write_failure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

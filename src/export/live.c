@@ -87,6 +87,7 @@ struct live {
     /* the figures */
     const struct slap_stats *stats; /* the run so far; NULL before the first tick */
     double elapsed_s;
+    double start_time_s; /* Unix time the measured part began, from the first tick in it */
     bool finished;
     const struct limits *limits;
     char *body; /* the text last made */
@@ -205,7 +206,9 @@ static void render(struct live *lv)
                                .elapsed_s = lv->elapsed_s,
                                .target_tps = lv->setup.target_tps,
                                .finished = lv->finished,
-                               .limits = lv->limits};
+                               .limits = lv->limits,
+                               .start_time_s = lv->start_time_s,
+                               .end_time_s = lv->start_time_s + lv->elapsed_s};
     struct rate_state control;
     if (lv->setup.control.where != NULL) {
         lv->setup.control.state(lv->setup.control.ctx, &control);
@@ -701,9 +704,20 @@ enum slap_status live_open(struct live **out, const struct live_setup *s, char *
     return SLAP_OK;
 }
 
+/* Unix time now, in seconds. */
+static double wall_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 void live_tick(struct live *lv, const struct slap_stats *global, double elapsed_s)
 {
     if (lv != NULL) {
+        if (lv->start_time_s == 0 && elapsed_s > 0) {
+            lv->start_time_s = wall_now_s() - elapsed_s; /* the tick is said as it ends */
+        }
         lv->stats = global;
         lv->elapsed_s = elapsed_s;
         lv->stale = true;
@@ -780,6 +794,9 @@ enum slap_status live_finish(struct live *lv, const struct slap_stats *global, d
     say_first_failure(lv, lv->pusher.err);
     lv->stats = global;
     lv->elapsed_s = seconds;
+    if (lv->start_time_s == 0) {
+        lv->start_time_s = wall_now_s() - seconds; /* no tick came: a run shorter than one */
+    }
     lv->finished = true;
     lv->limits = limits;
     enum slap_status st = lv->push ? push_now(lv, LIVE_PUSH_TIMEOUT_NS, err, sizeof(err)) : SLAP_OK;

@@ -428,11 +428,26 @@ static void verdict(FILE *out, const struct metrics_input *in)
           (double)l->in_flight_max);
 }
 
+/* When the measured part began and, once over, ended: a dashboard's marks of each run. */
+static void run_times(FILE *out, const struct metrics_input *in)
+{
+    if (in->start_time_s > 0) {
+        gauge(out, in, "slap_run_start_time_seconds",
+              "Unix time the measured part of the run began (after --warmup).", in->start_time_s);
+    }
+    if (in->finished && in->end_time_s > 0) {
+        gauge(out, in, "slap_run_end_time_seconds",
+              "Unix time the measured part of the run ended (in the final figures only).",
+              in->end_time_s);
+    }
+}
+
 enum slap_status metrics_write(FILE *out, const struct metrics_input *in)
 {
     run_info(out, in);
     gauge(out, in, "slap_run_finished", "1 once the run is over: these are its final figures.",
           in->finished ? 1.0 : 0.0);
+    run_times(out, in);
     requests(out, in);
     outcomes(out, in);
     errors(out, in);

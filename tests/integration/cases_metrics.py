@@ -237,8 +237,10 @@ def case_metrics_pushgateway(mc):
     the same job and instance replaces it (PUT); with -S the periods are pushed too."""
     gw = start_pushgateway()
     try:
+        before = time.time()
         rc, out, err = run_slap(["-s", mc.addr, "-t", "1s", "-c", "2", "--ratio", "1:1",
                                  "--label", "night", "--push", gw.base])
+        after = time.time()
         check(rc == 0, "exit %d" % rc)
         _, ops, _, _ = run_line(out)
         group = gateway_group(gw, "night")
@@ -246,6 +248,12 @@ def case_metrics_pushgateway(mc):
               "pushed requests %r, slap's Ops %d" % (group.get("slap_requests_total"), ops))
         check(total(group, "slap_run_finished") == 1, "the final figures are marked finished")
         check(len(group.get("slap_limited_by_info", {})) == 1, "the verdict is pushed")
+        # the run's measured second, in Unix time: a dashboard's marks of its start and end
+        start = total(group, "slap_run_start_time_seconds")
+        end = total(group, "slap_run_end_time_seconds")
+        check(before <= start < end <= after and abs(end - start - 1) < 0.2,
+              "pushed start %.3f and end %.3f of a 1 s run between %.3f and %.3f"
+              % (start, end, before, after))
         check(any('type="get"' in k for k in group["slap_request_duration_seconds_count"]),
               "gets were pushed")
         # the same group again, from a run that measured nothing (its server never answers):

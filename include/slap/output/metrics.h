@@ -33,8 +33,10 @@ struct metrics_input {
     double target_tps;              /* -P; 0: closed loop */
     double cpu_user_s;              /* slap's process so far (getrusage) */
     double cpu_sys_s;
-    bool finished;                    /* the run is over: these are its final figures */
-    const struct limits *limits;      /* the verdict and slap's CPU over the run; NULL: not known */
+    bool finished;               /* the run is over: these are its final figures */
+    const struct limits *limits; /* the verdict and slap's CPU over the run; NULL: not known */
+    double start_time_s;         /* Unix time the measured part began; 0: not known (no series) */
+    double end_time_s;           /* Unix time it ended, once finished; 0: not known (no series) */
     const struct rate_state *control; /* --control: the run's rate now; NULL: no control */
 };
 
