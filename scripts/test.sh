@@ -19,7 +19,8 @@ command -v kubectl >/dev/null && kubectl=
 # libsasl2-modules: SASL's PLAIN mechanism, which memcached -S needs for the auth cases; it is
 # only a Recommends of libsasl2-2, so a minimal Debian installs sasl2-bin without it;
 # groff-base: docs_man_pages_from_rows renders every man page the build makes (groff -ww);
-# postgresql: the store cases start a PostgreSQL server of their own (initdb, pg_ctl)
+# postgresql: the store cases start a PostgreSQL server of their own (initdb, pg_ctl);
+# prometheus, prometheus-pushgateway: the metrics and grafana cases start their own
 "$top/scripts/deps.sh" valgrind clang clang-format groff-base libclang-rt-dev python3-yaml python3-jsonschema librsvg2-bin \
     nutcracker libmemcached-tools jq iproute2 pdsh prometheus prometheus-pushgateway \
     debootstrap buildah build-essential debhelper dpkg-dev fakeroot lintian sasl2-bin libsasl2-modules \

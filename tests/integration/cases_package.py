@@ -95,7 +95,8 @@ def case_package_deb_in_chroot(mc):
                   "/usr/share/man/man1/slap-plot.1.gz", "/usr/share/man/man1/slap-search.1.gz",
                   "/usr/share/man/man1/slap-trace-stats.1.gz",
                   "/usr/share/man/man1/slap-memslap.1.gz",
-                  "/usr/share/bash-completion/completions/slap"):
+                  "/usr/share/bash-completion/completions/slap",
+                  "/usr/share/slap/grafana/slap.json"):
             check(f in files, "the package does not install %s" % f)
         r = in_root(tmp, ["slap", "-", "--version"])
         check(r.returncode == 0 and r.stdout.startswith("slap "), "slap --version: %r" % r.stdout)
