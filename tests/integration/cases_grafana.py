@@ -14,6 +14,7 @@ import urllib.parse
 from harness import Skip, check, free_port, no_time, release_only
 from harness import SAME_IN_EVERY_BUILD, TIMING_STATISTICS
 from cases_metrics import PROMETHEUS, PUSHGATEWAY, Daemon, Slap, http_get, start_pushgateway
+from cases_control import Controlled, post
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DASHBOARD = os.path.join(TOP, "share", "grafana", "slap.json")
@@ -164,24 +165,32 @@ def start_prometheus(live_port, gw_port):
 
 
 def run_both(mc, port, gw, tmp):
-    """slap at 2000/s for 16 s, scraped (--metrics, --timestamps=kernel for its own delay), and
-    beside it from its 6th second a short slap with --push -S 1s whose connections are made
-    again every 200 answers: their --json documents."""
+    """slap at 2000/s for 14 s, scraped (--metrics, --timestamps=kernel for its own delay),
+    then paused for 2.5 s over --control (so that the scrapes see every request it measured)
+    and stopped; beside it from its 6th second a short slap with --push -S 1s whose
+    connections are made again every 200 answers: their --json documents."""
     live_json = os.path.join(tmp, "live.json")
     push_json = os.path.join(tmp, "push.json")
-    live = Slap(["-s", mc.addr, "-t", "16s", "-c", "4", "-T", "2", "-P", "2000",
-                 "--timestamps=kernel", "--metrics", "127.0.0.1:%d" % port,
-                 "--label", "grafana-live", "--json", live_json])
+    live = Controlled(["-s", mc.addr, "-t", "40s", "-c", "4", "-T", "2", "-P", "2000",
+                       "--timestamps=kernel", "--metrics", "127.0.0.1:%d" % port,
+                       "--control", "0", "--label", "grafana-live", "--json", live_json])
     pushed = None
     try:
         live.metrics_url()
+        control = live.control_url()
+        began = time.monotonic()
         time.sleep(6)
         pushed = Slap(["-s", mc.addr, "-t", "4s", "-c", "2", "-T", "1", "-P", "1500", "-S", "1s",
                        "--reconnect_every", "200", "--label", "grafana-push",
                        "--push", gw.base, "--json", push_json])
-        for s in (pushed, live):
-            rc, _, err = s.finish()
-            check(rc == 0, "slap exit %d: %s" % (rc, err))
+        rc, _, err = pushed.finish()
+        check(rc == 0, "slap exit %d: %s" % (rc, err))
+        time.sleep(max(0.0, 14 - (time.monotonic() - began)))
+        check(post(control, "/pause")[0] == 200, "the scraped slap did not pause")
+        time.sleep(2.5)
+        check(post(control, "/stop")[0] == 200, "the scraped slap did not stop")
+        rc, _, err = live.finish()
+        check(rc == 0, "slap exit %d: %s" % (rc, err))
     finally:
         for s in (live, pushed):
             if s is not None and s.proc.poll() is None:
@@ -203,7 +212,7 @@ def grafana_values(start, end, step):
 
 @release_only(TIMING_STATISTICS)
 def case_grafana_dashboard_queries(mc):
-    """A real Prometheus scrapes a slap --metrics (2000/s for 16 s) and a Pushgateway fed by a
+    """A real Prometheus scrapes a slap --metrics (2000/s for 14 s, then paused) and a Pushgateway fed by a
     second slap's --push -S (1500/s for 4 s: the 5000 requests a P99 needs); every query of
     share/grafana/slap.json, its variables put in as Grafana does, answers at least one
     series through Prometheus' HTTP API (panels by query_range or, instant ones, query;
@@ -212,8 +221,8 @@ def case_grafana_dashboard_queries(mc):
     slap's --json TPS within 5%; the p99 of 'Latency percentiles over the run' reads slap's
     P99 within the width of the exported bucket that holds it (histogram_quantile
     interpolates within a bucket of slap's own edges, 1/8 of a power of two wide): for the
-    pushed run, whose final histogram is all of it, and for the scraped one, whose last
-    second no scrape saw."""
+    pushed run, whose final histogram is all of it, and for the scraped one, paused over
+    --control for its last 2.5 s so that the scrapes saw all of it."""
     d = dashboard()
     port = free_port()
     gw = start_pushgateway() if os.access(PUSHGATEWAY, os.X_OK) else None
@@ -289,17 +298,23 @@ def case_grafana_dashboard_queries(mc):
 
 def check_rate(results, live_doc, live_instance):
     """The rate panel's achieved line of the scraped run, its points' median, against slap's
-    TPS; its offered line is -P."""
+    rate up to its pause; its offered line is -P, then 0 once --control paused it."""
     title = "Requests per second: offered and achieved"
     for key in ((title, "offered"), (title, "achieved")):
         check(key in results, "no %r line in the rate panel" % (key,))
     offered = series_of(results[(title, "offered")], label="grafana-live", instance=live_instance)
-    check(float(offered["values"][-1][1]) == 2000, "offered %r, -P 2000" % offered["values"][-1])
+    check(float(offered["values"][0][1]) == 2000, "offered %r, -P 2000" % offered["values"][0])
+    check(float(offered["values"][-1][1]) == 0, "offered %r once paused" % offered["values"][-1])
     achieved = series_of(results[(title, "achieved")], label="grafana-live",
                          instance=live_instance)
-    points = sorted(float(v) for _, v in achieved["values"])
+    pause = [c["at_s"] for c in live_doc["control"] if c["action"] == "pause"]
+    check(pause, "the scraped run's pause is not in its results: %r" % live_doc.get("control"))
+    # the points whose window ($__rate_interval, 4 s) lies within the run before its pause
+    begun = live_doc["start_ms"] / 1000
+    points = sorted(float(v) for t, v in achieved["values"] if begun + 4 <= t <= begun + pause[0])
+    check(points, "no point of the rate panel before the pause: %r" % achieved["values"])
     median = points[len(points) // 2]
-    tps = live_doc["run"]["tps"]
+    tps = live_doc["run"]["ops"] / pause[0]
     print("rate panel: achieved %.1f/s (median of %d points), slap's TPS %.1f (%+.2f%%)"
           % (median, len(points), tps, 100 * (median - tps) / tps))
     check(len(points) >= 5, "the scraped run is in %d points of the rate panel" % len(points))
