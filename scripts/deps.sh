@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(cmake make gcc pkg-config libevent-dev libmemcached-dev libcmocka-dev libssl-dev openssl
-          libzstd-dev zstd libsqlite3-dev libpq-dev memcached python3)
+          libzstd-dev zstd zlib1g-dev libsqlite3-dev libpq-dev memcached python3)
 packages+=("$@")
 
 missing=()
