@@ -7,7 +7,7 @@ _slap_options="--servers --threads --concurrency --conn_sock --execute_number --
 --reconnect_every --reconnect_rate --udp --facebook --binary --tps --rep_write --verbose --key_size --value_size --ratio --mix --exp_time
 --distribution --hash --key_dist --key_pattern --key_min --key_max --ycsb --protocol --tls --tls_ca --tls_cert --tls_key --tls_skip_verify
 --tls_version --auth --timeout --udp_timeout --flush --preload --arrival --pipeline --latency --timestamps --priority --warmup
---percentiles --precision --hdr_out --sweep --step_time --ramp --rounds --json --label --csv --svg --samples --sample_rate
+--percentiles --precision --hdr_out --sweep --step_time --ramp --rounds --json --label --csv --svg --hlog --samples --sample_rate
 --start_at --share --probe --max_errors --quiet --trace --trace_speed --trace_limit --trace_skip_bad --trace_spread
 --trace_value_max --stats_servers --proxy_stats --metrics --control --push --store --help --version"
 
@@ -29,7 +29,7 @@ _slap_choices() {
 }
 
 # Options whose value is a file name.
-_slap_file_options="--cfg_cmd --tls_ca --tls_cert --tls_key --auth --hdr_out --json --csv --svg --samples
+_slap_file_options="--cfg_cmd --tls_ca --tls_cert --tls_key --auth --hdr_out --json --csv --svg --hlog --samples
 --trace -F -o"
 
 _slap() {
@@ -91,7 +91,7 @@ _slap() {
     fi
     if [[ $subcommand == merge || $subcommand == plot || $subcommand == compare ]] &&
         ((COMP_CWORD > 1)); then
-        local sub_options="--json --csv --svg --store"
+        local sub_options="--json --csv --svg --hlog --store"
         [[ $subcommand == plot ]] && sub_options="-o --samples"
         [[ $subcommand == compare ]] && sub_options="--fail-if --json --live --rounds --seed --help
             $_slap_options"

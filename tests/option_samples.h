@@ -143,6 +143,7 @@ static const struct option_sample samples[] = {
     {SAMPLE("label", "box-1"), REACHES(REACH_PLAN)},
     {SAMPLE("csv", "out.csv"), REACHES(REACH_SINK)},
     {SAMPLE("svg", "out.svg"), REACHES(REACH_SINK)},
+    {SAMPLE("hlog", "out.hlog"), REACHES(REACH_SINK)},
     {SAMPLE("samples", "out.samples"), REACHES(REACH_PLAN)},
     {SAMPLE("sample_rate", "0.5"), WITH("--samples", "out.samples"), REACHES(REACH_PLAN)},
     {SAMPLE("start_at", "4102444800"), REACHES(REACH_PLAN)}, /* 2100-01-01 */

@@ -83,6 +83,7 @@ static int distinct_outputs(const char *name, const struct sub_args *a)
 
 static const char merge_intro[] =
     "Usage: slap merge RESULT.json... [--json FILE] [--csv FILE] [--svg FILE]\n"
+    "                  [--hlog FILE]\n"
     "Runs made together on several load hosts (--start_at, a --label each), as one: the\n"
     "text report on standard output, the merged results in the files asked for. The runs\n"
     "must share their workload, their loop (open or closed) and their measured length; a\n"

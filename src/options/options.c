@@ -303,6 +303,10 @@ static const struct option_row option_rows[] = {
                  "Draw the run (throughput and latency over time; latency against rate with "
                  "--sweep; the samples with --samples) as an SVG picture in FILE.",
                  OUTPUT_FILE(svg_out), NOT_REPLAYED, RUN_KEPT},
+    [ROW_HLOG] = {0, "hlog", "FILE",
+                  "Write the latency of each period (-S, else the run's own) as an HdrHistogram "
+                  "interval log to FILE: all types together, then a Tag= line per type.",
+                  OUTPUT_FILE(hlog_out), NOT_REPLAYED, RUN_KEPT},
     [ROW_SAMPLES] = {0, "samples", "FILE",
                      "Write every request's intended and actual send time, latency, type and "
                      "outcome to FILE as CSV, streamed.",

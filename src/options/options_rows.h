@@ -75,6 +75,7 @@ enum option_id {
     ROW_LABEL,
     ROW_CSV,
     ROW_SVG,
+    ROW_HLOG,
     ROW_SAMPLES,
     ROW_SAMPLE_RATE,
     ROW_START_AT,

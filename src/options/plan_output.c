@@ -114,6 +114,7 @@ static const size_t sink_paths[RESULTS_SINKS] = {
     [RESULTS_SINK_CSV] = offsetof(struct slap_options, csv_out),
     [RESULTS_SINK_SVG] = offsetof(struct slap_options, svg_out),
     [RESULTS_SINK_JSON] = offsetof(struct slap_options, json_out),
+    [RESULTS_SINK_HLOG] = offsetof(struct slap_options, hlog_out),
 };
 
 void plan_output_paths(const struct slap_options *o, const char *paths[RESULTS_SINKS])

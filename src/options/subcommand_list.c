@@ -14,12 +14,36 @@ const struct subcommand_doc subcommand_docs[SUBCOMMANDS] = {
 
 _Static_assert(SLAP_ARRAY_SIZE(subcommand_docs) == SUBCOMMANDS, "a row for every subcommand");
 
-/* text's lines, each after indent. */
+#define LIST_COLUMNS 79 /* --help's width */
+
+/* Where to cut line (n bytes) to fit width: its last " [" (before an option of a usage
+ * line) within it; 0 when it fits or has none. */
+static size_t cut_at(const char *line, size_t n, size_t width)
+{
+    size_t cut = 0;
+    for (size_t k = 1; n > width && k + 1 < n && k <= width; k++) {
+        cut = line[k] == ' ' && line[k + 1] == '[' ? k : cut;
+    }
+    return cut;
+}
+
+/* text's lines, each after indent; a line too wide goes on under its second word. */
 static void print_lines(FILE *out, const char *indent, const char *text)
 {
     while (*text != '\0') {
         size_t n = strcspn(text, "\n");
-        fprintf(out, "%s%.*s\n", indent, (int)n, text);
+        size_t under = strlen(indent) + strcspn(text, " \n");
+        const char *lead = indent;
+        const char *line = text;
+        size_t left = n, cut, width = LIST_COLUMNS - strlen(indent);
+        while ((cut = cut_at(line, left, width)) > 0) {
+            fprintf(out, "%s%.*s\n%*s", lead, (int)cut, line, (int)under, "");
+            lead = "";
+            line += cut;
+            left -= cut;
+            width = LIST_COLUMNS - under;
+        }
+        fprintf(out, "%s%.*s\n", lead, (int)left, line);
         text += n + (text[n] == '\n');
     }
 }

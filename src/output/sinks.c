@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "slap/base/outfile.h"
+#include "slap/output/hlog.h"
 #include "slap/output/plot.h"
 #include "slap/output/results_csv.h"
 #include "slap/output/results_json.h"
@@ -99,6 +100,35 @@ static enum slap_status save_json(const char *path, const struct results_sink_in
     return save_streamed(path, in, json_begin, json_period, json_end, err, err_len);
 }
 
+static enum slap_status hlog_period_lines(void *arg, struct results_period *p)
+{
+    struct sink_job *job = arg;
+    return hlog_period(job->out, job->in->doc, p);
+}
+
+/* The header, then each period's intervals (a sweep's steps, one after another). */
+static enum slap_status save_hlog(const char *path, const struct results_sink_input *in, char *err,
+                                  size_t err_len)
+{
+    struct outfile of;
+    struct sink_job job = {.in = in};
+    if (outfile_open(&of, path, err, err_len) != SLAP_OK) {
+        return SLAP_ERROR;
+    }
+    job.out = of.f;
+    hlog_header(of.f, in->doc->start_ms);
+    enum slap_status st = in->doc->sweep ? hlog_steps(of.f, in->doc)
+                                         : walk_periods(&job, hlog_period_lines, err, err_len);
+    if (st != SLAP_OK) {
+        if (in->doc->sweep) {
+            snprintf(err, err_len, "out of memory");
+        }
+        outfile_discard(&of);
+        return SLAP_ERROR;
+    }
+    return outfile_close(&of, err, err_len);
+}
+
 static enum slap_status svg_point(void *arg, struct results_period *p)
 {
     return plot_run_add_period(&((struct sink_job *)arg)->run, p);
@@ -129,6 +159,8 @@ const struct results_sink results_sinks[RESULTS_SINKS] = {
     [RESULTS_SINK_CSV] = {"--csv", "the periods and totals as CSV", save_csv},
     [RESULTS_SINK_SVG] = {"--svg", "a picture of the run", save_svg},
     [RESULTS_SINK_JSON] = {"--json", "the results, in slap's results schema", save_json},
+    [RESULTS_SINK_HLOG] = {"--hlog", "the latency of each period as an HdrHistogram interval log",
+                           save_hlog},
 };
 
 _Static_assert(SLAP_ARRAY_SIZE(results_sinks) == RESULTS_SINKS, "a row for every sink");

@@ -215,8 +215,8 @@ static const char *refused(const struct slap_options *o)
         char value[8];
         if (options_table_writes_file(i) &&
             options_value(o, i, value, sizeof(value)) != OPTION_VALUE_NONE) {
-            return "--json, --csv, --svg, --samples or --hdr_out of a round (compare --json "
-                   "writes the table)";
+            return "--json, --csv, --svg, --hlog, --samples or --hdr_out of a round (compare "
+                   "--json writes the table)";
         }
     }
     if (o->metrics != NULL || o->push != NULL || o->control != NULL) {

@@ -241,7 +241,8 @@ static const struct subargs_spec search_spec = {
         "\n",
     .outro = "\n"
              "The server, thread and client options are slap's (-s, -T, -c, ...; see\n"
-             "slap --help); --json, --csv and --svg write the steps as a --sweep's.\n"
+             "slap --help); --json, --csv, --svg and --hlog write the steps as a\n"
+             "--sweep's.\n"
              "Example:\n"
              "  slap search --slo 'p99<1ms' -s 127.0.0.1:11211 -T 2 -c 32 --step_time 2s\n",
     .rows = search_rows,

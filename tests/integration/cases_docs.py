@@ -197,10 +197,12 @@ def case_docs_outputs_everywhere():
           "%s's description names %r, the sinks are %r" % (man_page("merge"), in_section, sinks))
     # the usage lines slap itself shows: slap merge --help's, and slap --help's list of commands
     rc, out, _ = run_slap(["merge", "--help"])
-    usage = re.search(r"^Usage: slap merge (.*)$", out, re.M)
+    # (a usage line too wide goes on under its second word, on lines of spaces and "[")
+    usage = re.search(r"^Usage: slap merge (.*(?:\n {8,}\[.*)*)$", out, re.M)
     check(rc == 0 and usage is not None, "slap merge --help shows no Usage line: %r" % out[:300])
     rc, out, _ = run_slap(["--help"])
-    listed_cmd = re.search(r"^\s*(?:slap )?merge RESULT\.json\.\.\.(.*)$", out, re.M)
+    listed_cmd = re.search(r"^\s*(?:slap )?merge RESULT\.json\.\.\.(.*(?:\n {8,}\[.*)*)$", out,
+                           re.M)
     check(listed_cmd is not None, "slap --help lists no merge command line")
     for line, where in ((usage.group(1), "slap merge --help's Usage line"),
                         (listed_cmd.group(1), "slap --help's merge line")):

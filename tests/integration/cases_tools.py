@@ -70,7 +70,7 @@ def case_completion_matches_help():
     check(complete("slap --hash=fnv1a") == ["fnv1a_64", "fnv1a_32"], "--hash=fnv1a")
     check(complete("slap --sample") == ["--samples", "--sample_rate"], "--sample")
     check(complete("slap pl") == ["plot"], "subcommands")
-    check(complete("slap merge --") == ["--json", "--csv", "--svg", "--store"], "merge's options")
+    check(complete("slap merge --") == ["--json", "--csv", "--svg", "--hlog", "--store"], "merge's options")
     check(complete("slap history --fail") == ["--fail-if"], "history's options")
     check(complete("slap history --kind m") == ["merge"], "history --kind's values")
     check(complete("slap tr") == ["trace-stats"], "trace-stats")

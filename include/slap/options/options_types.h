@@ -134,6 +134,7 @@ struct slap_options {
     const char *label;       /* --label: names the run in results; default the host name */
     const char *csv_out;     /* --csv FILE: a row per period and type (per step: --sweep) */
     const char *svg_out;     /* --svg FILE: the run's pictures */
+    const char *hlog_out;    /* --hlog FILE: HdrHistogram's interval log of the periods */
     const char *samples_out; /* --samples FILE: every (or a --sample_rate share of) request */
     double sample_rate;      /* --sample_rate: share of requests sampled, default 1 */
     uint64_t start_at_ns;    /* --start_at: the measured start, ns since the epoch; 0 = none */

@@ -12,7 +12,8 @@
 #include <stdio.h>
 
 #define SLAP_SUBCOMMANDS(X)                                                                        \
-    X(MERGE, "merge", merge_main, "merge RESULT.json... [--json FILE] [--csv FILE] [--svg FILE]",  \
+    X(MERGE, "merge", merge_main,                                                                  \
+      "merge RESULT.json... [--json FILE] [--csv FILE] [--svg FILE] [--hlog FILE]",                \
       "runs made together on several load hosts, as one")                                          \
     X(PLOT, "plot", plot_main, "plot RESULT.json... -o FILE.svg [--samples FILE]",                 \
       "a picture of one run or several")                                                           \

@@ -1,4 +1,5 @@
-/* The files a run and slap merge write from their document (--csv, --svg, --json): one table. */
+/* The files a run and slap merge write from their document (--csv, --svg, --json,
+ * --hlog): one table. */
 #ifndef SLAP_SINKS_H
 #define SLAP_SINKS_H
 
@@ -14,6 +15,7 @@ enum results_sink_id {
     RESULTS_SINK_CSV,  /* a row per period and type, or per step */
     RESULTS_SINK_SVG,  /* the pictures */
     RESULTS_SINK_JSON, /* the document */
+    RESULTS_SINK_HLOG, /* HdrHistogram's interval log of the periods */
     RESULTS_SINKS
 };
 
