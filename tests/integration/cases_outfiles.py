@@ -1,5 +1,5 @@
-"""Where output files go: --json, --csv, --svg, --samples and --hdr-out (and slap merge's and
-slap plot's outputs) replace a regular file whole, write anything else (a device, a FIFO,
+"""Where output files go: --json, --csv, --svg, --hlog, --samples and --hdr-out (and slap
+merge's and slap plot's outputs) replace a regular file whole, write anything else (a device, a FIFO,
 standard output by name) in place, and an output that cannot be written fails the run (1)
 without losing the report or the other outputs. In a directory other users can write, the
 results stay slap's user's and nothing another user planted is followed or written to; two
@@ -19,7 +19,7 @@ from harness import no_time
 
 # Each output option, the file name it gets in a test directory.
 OUTPUTS = (("--json", "r.json"), ("--csv", "r.csv"), ("--svg", "r.svg"),
-           ("--samples", "s.csv"), ("--hdr-out", "r.hgrm"))
+           ("--samples", "s.csv"), ("--hdr-out", "r.hgrm"), ("--hlog", "r.hlog"))
 RUN = ["-x", "2000", "-c", "4"]
 
 
@@ -58,6 +58,10 @@ def check_written(d, name):
         check(text.rstrip().endswith("</svg>"), "%s is cut short" % name)
     elif name.endswith(".hgrm"):
         check("Total count" in text, "%s is cut short" % name)
+    elif name.endswith(".hlog"):
+        check(text.startswith("#[Histogram log format version 1.3]\n") and
+              re.search(r"^[0-9.]+,[0-9.]+,[0-9.]+,HISTF[A-Za-z0-9+/=]+$", text, re.M),
+              "%s has no interval" % name)
     else:
         check(text.count("\n") > 1, "%s has no rows" % name)
 
@@ -80,11 +84,12 @@ def case_outputs_to_a_device_node(mc):
         rc, out, err = run_slap(["-s", mc.addr] + RUN + ["--json", saved])
         check(rc == 0, "exit status %d: %s" % (rc, err))
         for sub in (["merge", saved, "--json", os.path.join(d, "r.json"), "--csv",
-                     os.path.join(d, "r.csv"), "--svg", os.path.join(d, "r.svg")],
+                     os.path.join(d, "r.csv"), "--svg", os.path.join(d, "r.svg"), "--hlog",
+                     os.path.join(d, "r.hlog")],
                     ["plot", saved, "-o", os.path.join(d, "r.svg")]):
             rc, out, err = run_slap(sub)
             check(rc == 0, "slap %s: exit status %d: %s" % (sub[0], rc, err))
-            for name in ("r.json", "r.csv", "r.svg"):
+            for name in ("r.json", "r.csv", "r.svg", "r.hlog"):
                 check(is_null_node(os.path.join(d, name)),
                       "slap %s replaced the device node %s" % (sub[0], name))
         no_temporaries(d)
@@ -382,15 +387,17 @@ def case_planted_links_and_fifos_refused(mc):
         private = os.path.join(d, "private")
         os.mkdir(private, 0o700)
         as_nobody('ln -s "%s" %s/link; ln -s "%s/new.json" %s/dangling; ln -s "%s" %s/way; '
-                  'mkfifo %s/fifo; ln -s "%s" %s/link2'
-                  % (outside, shared, private, shared, d, shared, shared, outside, shared))
+                  'mkfifo %s/fifo; ln -s "%s" %s/link2; ln -s "%s" %s/link3'
+                  % (outside, shared, private, shared, d, shared, shared, outside, shared,
+                     outside, shared))
         reader = FifoReader(os.path.join(shared, "fifo"))
         planted = (("link", "it is a symbolic link of another user (uid %d)" % NOBODY_UID),
                    ("dangling", "it is a symbolic link of another user (uid %d)" % NOBODY_UID),
                    ("way/outside.json", "'%s/way' is a symbolic link of another user (uid %d)"
                     % (shared, NOBODY_UID)),
                    ("fifo", "a FIFO of another user (uid %d)" % NOBODY_UID),
-                   ("link2", "it is a symbolic link of another user (uid %d)" % NOBODY_UID))
+                   ("link2", "it is a symbolic link of another user (uid %d)" % NOBODY_UID),
+                   ("link3", "it is a symbolic link of another user (uid %d)" % NOBODY_UID))
         with SymlinksUnprotected():
             for (opt, _), (name, why) in zip(OUTPUTS, planted):
                 path = os.path.join(shared, name)
