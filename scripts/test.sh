@@ -21,10 +21,12 @@ command -v kubectl >/dev/null && kubectl=
 # groff-base: docs_man_pages_from_rows renders every man page the build makes (groff -ww);
 # postgresql: the store cases start a PostgreSQL server of their own (initdb, pg_ctl);
 # prometheus, prometheus-pushgateway: the metrics and grafana cases start their own
+# default-jre-headless, libhdrhistogram-java: cases_hlog reads --hlog's logs with HdrHistogram's
+# own reader (HistogramLogProcessor)
 "$top/scripts/deps.sh" valgrind clang clang-format groff-base libclang-rt-dev python3-yaml python3-jsonschema librsvg2-bin \
     nutcracker libmemcached-tools jq iproute2 pdsh prometheus prometheus-pushgateway \
     debootstrap buildah build-essential debhelper dpkg-dev fakeroot lintian sasl2-bin libsasl2-modules \
-    postgresql \
+    postgresql default-jre-headless libhdrhistogram-java \
     $kubectl
 
 # The Debian package and the container image (scripts/packages.sh: the debootstrap tree and the
