@@ -398,6 +398,43 @@ static void test_period_lines(void **state)
     results_doc_free(&d);
 }
 
+/* A sweep's steps: each an interval starting where the one before ended. */
+static void test_steps_one_after_another(void **state)
+{
+    (void)state;
+    struct results_doc d;
+    assert_int_equal(results_doc_init(&d), SLAP_OK);
+    static struct results_step steps[2];
+    memset(steps, 0, sizeof(steps));
+    static struct hist gets;
+    hist_reset(&gets);
+    hist_record_n(&gets, 50000, 3);
+    for (int k = 0; k < 2; k++) {
+        steps[k].seconds = 2.5;
+        assert_int_equal(results_sparse_from_hist(&gets, &steps[k].lat[OP_GET]), SLAP_OK);
+    }
+    d.steps.items = steps;
+    d.steps.n = 2;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    assert_non_null(out);
+    assert_int_equal(hlog_steps(out, &d), SLAP_OK);
+    memstream_text(out, &text);
+    const char *second = strstr(text, "\n2.500,");
+    assert_true(strncmp(text, "0.000,2.500,0.050,", 18) == 0);
+    assert_non_null(strstr(text, "\nTag=get,0.000,2.500,0.050,"));
+    assert_non_null(second);
+    assert_non_null(strstr(second, "\nTag=get,2.500,2.500,0.050,"));
+    free(text);
+    for (int k = 0; k < 2; k++) {
+        results_sparse_free(&steps[k].lat[OP_GET]);
+    }
+    d.steps.items = NULL; /* the test's, not the document's */
+    d.steps.n = 0;
+    results_doc_free(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -408,6 +445,7 @@ int main(void)
         cmocka_unit_test(test_empty_histogram),
         cmocka_unit_test(test_header_lines),
         cmocka_unit_test(test_period_lines),
+        cmocka_unit_test(test_steps_one_after_another),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
