@@ -1,6 +1,6 @@
 /*
- * Output files (--json, --csv, --svg, --samples, --hdr-out; slap merge's and slap plot's):
- * one way to save them all.
+ * Output files (--json, --csv, --svg, --hlog, --samples, --hdr-out; slap merge's and slap
+ * plot's): one way to save them all.
  *
  * - A regular file, or a name that does not exist yet, is written whole: into a temporary
  *   file PATH.tmp.XXXXXX made anew in the same directory (O_EXCL, a random name nobody else

@@ -1,5 +1,5 @@
 /* What a run (or a sweep) writes besides the text report: its results document (--json, --csv,
- * --svg) and the samples file (--samples). */
+ * --svg, --hlog) and the samples file (--samples). */
 #ifndef SLAP_CLI_OUTPUTS_H
 #define SLAP_CLI_OUTPUTS_H
 
@@ -15,7 +15,7 @@
 /* What a run writes besides the text report: its document, the samples file. */
 struct outputs {
     struct results_doc doc;      /* its desc: the run's, for the report too */
-    bool want_doc;               /* --json, --csv or --svg */
+    bool want_doc;               /* a sink's file (--json, --csv, ...) or --store */
     struct outfile samples;      /* --samples, written during the run */
     bool samples_failed;         /* it could not be opened or written: the run is failed */
     const char *samples_picture; /* the samples file for --svg's scatter, when it can be read */
@@ -27,7 +27,7 @@ int outputs_open(struct outputs *outs, const struct slap_options *o);
 /* The samples file, whole (or as far as it went, where it is not a regular file). */
 int outputs_close_samples(struct outputs *outs, const struct slap_options *o);
 void outputs_free(struct outputs *outs);
-/* --json, --csv, --svg: each written whole; a failure says why and fails the run. */
+/* --json, --csv, --svg, --hlog: each written whole; a failure says why and fails the run. */
 int outputs_save(const struct outputs *outs, const struct slap_options *o);
 /* The servers' own stats (pairs, one per server of the run; NULL: none read, or why there are
  * none) into the document. */
