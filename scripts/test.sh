@@ -20,7 +20,7 @@ command -v kubectl >/dev/null && kubectl=
 # only a Recommends of libsasl2-2, so a minimal Debian installs sasl2-bin without it;
 # groff-base: docs_man_pages_from_rows renders every man page the build makes (groff -ww);
 # postgresql: the store cases start a PostgreSQL server of their own (initdb, pg_ctl);
-# prometheus, prometheus-pushgateway: the metrics and grafana cases start their own
+# prometheus, prometheus-pushgateway: the metrics and grafana cases start their own;
 # default-jre-headless, libhdrhistogram-java: cases_hlog reads --hlog's logs with HdrHistogram's
 # own reader (HistogramLogProcessor)
 "$top/scripts/deps.sh" valgrind clang clang-format groff-base libclang-rt-dev python3-yaml python3-jsonschema librsvg2-bin \

@@ -103,7 +103,7 @@ static void test_table(void **state)
 {
     (void)state;
     size_t rows = options_table_size();
-    assert_int_equal(rows, 85);
+    assert_int_equal(rows, 86);
     for (size_t i = 0; i < rows; i++) {
         const char *name = options_table_long_name(i);
         assert_non_null(name);
