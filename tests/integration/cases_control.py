@@ -9,14 +9,13 @@ import re
 import signal
 import socket
 import tempfile
-import threading
 import time
 import urllib.error
 import urllib.request
 
 from harness import PATHS, Failure, check, run_line, run_slap
 from harness import TIMING_STATISTICS, no_time, release_only, threads
-from cases_metrics import Slap, samples
+from cases_metrics import Slap, address_in_use_fails, samples
 
 
 class Controlled(Slap):
@@ -271,11 +270,4 @@ def case_control_bad_options():
         check(says in err and err.startswith("slap: "), "%r: %r" % (args, err))
     rc, out, err = run_slap(["search", "-s", "127.0.0.1:1", "--slo", "p99<1ms", "--control", "0"])
     check(rc == 2 and "--control" in err, "search: exit %d %r" % (rc, err))
-    with socket.socket() as taken:
-        taken.bind(("127.0.0.1", 0))
-        taken.listen(1)
-        port = taken.getsockname()[1]
-        rc, out, err = run_slap(["-s", "127.0.0.1:1", "-t", "1s", "--control", str(port)])
-        check(rc == 1, "an address in use: exit %d" % rc)
-        check("--control: cannot listen on 127.0.0.1 port %d: Address already in use" % port
-              in err, "stderr: %r" % err)
+    address_in_use_fails("--control")

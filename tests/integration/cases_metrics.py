@@ -479,13 +479,18 @@ def case_metrics_bad_options():
         check(rc == 2, "%r: exit %d" % (args, rc))
         check(says in err and err.startswith("slap: "), "%r: %r" % (args, err))
         check("pass@" not in err, "the password shown: %r" % err)
+    address_in_use_fails("--metrics")
+
+
+def address_in_use_fails(option):
+    """An option's port that another socket holds fails the run (1) before it starts, said."""
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen(1)
         port = taken.getsockname()[1]
-        rc, out, err = run_slap(["-s", "127.0.0.1:1", "-t", "1s", "--metrics", str(port)])
-        check(rc == 1, "an address in use: exit %d" % rc)
-        check("--metrics: cannot listen on 127.0.0.1 port %d: Address already in use" % port
+        rc, out, err = run_slap(["-s", "127.0.0.1:1", "-t", "1s", option, str(port)])
+        check(rc == 1, "%s: an address in use: exit %d" % (option, rc))
+        check("%s: cannot listen on 127.0.0.1 port %d: Address already in use" % (option, port)
               in err, "stderr: %r" % err)
 
 
