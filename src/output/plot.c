@@ -285,8 +285,8 @@ static void extent(const struct plot_runs *in, enum series_kind kind, double *xl
     }
 }
 
-/* --control's target: the plan's up to the first change, then a step at each (a ramp before
- * it drawn at its rate where it was cut). */
+/* --control's target: the plan's up to the first change (a ramp's line to its end or to the
+ * change), then a step at each. */
 static void draw_controlled_target(struct svg_panel *p, const struct plot_run *run,
                                    const char *color)
 {
@@ -299,6 +299,18 @@ static void draw_controlled_target(struct svg_panel *p, const struct plot_run *r
             rate_plan_between(&run->ramp, run->target_tps, run->changes, run->nchanges, 0, 0);
         x[n] = 0;
         y[n++] = rate;
+        double first = end; /* the first change of rate (a stop changes none) */
+        for (size_t i = 0; i < run->nchanges; i++) {
+            if (run->changes[i].action != RATE_STOP) {
+                first = fmin(fmax(run->changes[i].at_s, 0.0), end);
+                break;
+            }
+        }
+        double ramp_s = (double)run->ramp.duration_ns / (double)SLAP_NS_PER_SEC;
+        if (run->ramp.duration_ns > 0 && ramp_s < first) { /* the ramp's end, then TO held */
+            x[n] = ramp_s;
+            y[n++] = run->ramp.to;
+        }
         for (size_t i = 0; i < run->nchanges && n + 2 < cap; i++) {
             double at = fmin(fmax(run->changes[i].at_s, 0.0), end);
             if (run->changes[i].action == RATE_STOP) {

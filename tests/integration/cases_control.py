@@ -16,6 +16,7 @@ import urllib.request
 from harness import PATHS, Failure, check, run_line, run_slap
 from harness import TIMING_STATISTICS, no_time, release_only, threads
 from cases_metrics import Slap, address_in_use_fails, samples
+from cases_results import svg_series
 
 
 class Controlled(Slap):
@@ -76,9 +77,10 @@ def case_control_changes_the_rate(mc):
     before = mc.stats()[0]
     with tempfile.TemporaryDirectory() as d:
         js, csv = os.path.join(d, "r.json"), os.path.join(d, "r.csv")
+        svg = os.path.join(d, "r.svg")
         slap = Controlled(["-s", mc.addr, "-t", "8s", "-P", "2000", "-c", "4", "-T", "1",
                            "-S", "1s", "--control", "0", "--metrics", "0", "--json", js,
-                           "--csv", csv])
+                           "--csv", csv, "--svg", svg])
         try:
             base = slap.control_url()
             metrics = slap.metrics_url()
@@ -116,6 +118,7 @@ def case_control_changes_the_rate(mc):
             doc = json.load(f)
         with open(csv) as f:
             rows = [line.split(",") for line in f.read().splitlines()]
+        _, series = svg_series(svg)
     after = mc.stats()[0]
     check(rc == 0, "exit %d" % rc)
     changes = doc["control"]
@@ -151,6 +154,16 @@ def case_control_changes_the_rate(mc):
     check(len(csv_targets) == len(doc["periods"]) and
           all(abs(a - p["target_rate"]) < 0.1 for a, p in zip(csv_targets, doc["periods"])),
           "the CSV's targets %r" % csv_targets)
+    # the SVG's target line: -P, then a step at each change (a stop changes no rate)
+    check(len(series.get("target_tps", [])) == 1, "the SVG's target lines: %r" %
+          series.get("target_tps"))
+    _, xs, ys = series["target_tps"][0]
+    steps = [(round(x, 2), y) for x, y in zip(xs, ys)]
+    want = [(0.0, 2000)] + [p for c in changes[:3] for p in (
+        (round(c["at_s"], 2), None), (round(c["at_s"], 2), c["tps"]))]
+    check(len(steps) == len(want) + 1 and all(
+        s[0] == w[0] and (w[1] is None or s[1] == w[1]) for s, w in zip(steps, want)) and
+        steps[-1][1] == 6000, "the SVG's target %r, the changes %r" % (steps, changes))
     # nothing omitted: every request the plan meant to send was sent, the stopped ones late
     sent = doc["counters"]["cmd_get"] + doc["counters"]["cmd_set"]
     plan = planned(changes, 2000, doc["seconds"])

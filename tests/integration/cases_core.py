@@ -47,6 +47,7 @@ def case_execute_below_concurrency(mc):
     check(c["cmd_get"] + c["cmd_set"] == 5, "-x 5 with -c 16 must run 5 operations")
 
 
+@no_time
 def case_stat_freq_shape(mc):
     rc, out, err = run_slap(["-s", mc.addr, "-S", "1s", "-t", "3s", "-T", "2", "-c", "8"])
     check(rc == 0, "exit status %d" % rc)

@@ -221,7 +221,8 @@ def case_grafana_dashboard_queries(mc):
     share/grafana/slap.json, its variables put in as Grafana does, answers at least one
     series through Prometheus' HTTP API (panels by query_range or, instant ones, query;
     variables by the label values Grafana asks; annotations by query_range at their step),
-    and the run marks fall on slap's start_ms and end_ms. The achieved rate panel reads
+    and the run marks fall on slap's start_ms and end_ms. Prometheus kept a sample of the
+    scraped slap every second, and slap_run_info its label and workload. The achieved rate panel reads
     slap's --json TPS within 5%; the p99 of 'Latency percentiles over the run' reads slap's
     P99 within the width of the exported bucket that holds it (histogram_quantile
     interpolates within a bucket of slap's own edges, 1/8 of a power of two wide): for the
@@ -289,6 +290,7 @@ def case_grafana_dashboard_queries(mc):
               "scraped run's start")
         check(abs(end_mark - push_doc["end_ms"] / 1000) < 0.5, "the end mark is not the pushed "
               "run's end")
+        check_scraped_every_second(prom, end)
         check_rate(results, live_doc, live_instance)
         check_p99(results, live_doc, push_doc, live_instance)
     finally:
@@ -298,6 +300,23 @@ def case_grafana_dashboard_queries(mc):
         for f in os.listdir(tmp):
             os.unlink(os.path.join(tmp, f))
         os.rmdir(tmp)
+
+
+def check_scraped_every_second(prom, end):
+    """Prometheus kept a sample of the scraped slap every second (its get counter's raw
+    samples), and slap_run_info carries the run's label and workload."""
+    result = api(prom, "query", {"query": 'slap_requests_total{label="grafana-live",'
+                                          'type="get"}[60s]', "time": end})["result"]
+    check(len(result) == 1, "one get series of the scraped run: %r" % result)
+    points = result[0]["values"]
+    gaps = [float(b[0]) - float(a[0]) for a, b in zip(points, points[1:])]
+    print("%d scrapes of the scraped run, gaps up to %.2f s" % (len(points), max(gaps or [0])))
+    check(len(points) >= 8 and max(gaps) <= 1.5, "not a scrape every second: %d, %r" %
+          (len(points), gaps))
+    info = api(prom, "query", {"query": 'count(slap_run_info{label="grafana-live",'
+                                        'concurrency="4"})', "time": float(points[-1][0])})
+    check([float(r["value"][1]) for r in info["result"]] == [1.0],
+          "slap_run_info does not carry the label and the workload: %r" % info)
 
 
 def check_rate(results, live_doc, live_instance):

@@ -15,7 +15,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-from harness import PATHS, Failure, block_stat, check, free_port, run_line, run_slap
+from harness import PATHS, Failure, check, free_port, run_line, run_slap
 from harness import TIMING_STATISTICS, no_time, release_only, threads
 
 PROMETHEUS = "/usr/bin/prometheus"
@@ -67,21 +67,6 @@ class Daemon:
                 self.proc.wait()
         self.log.close()
         shutil.rmtree(self.dir, ignore_errors=True)
-
-
-def start_prometheus(target):
-    """Prometheus scraping target (host:port) every second from its start."""
-    need(PROMETHEUS)
-
-    def cmd(d):
-        config = os.path.join(d.dir, "prometheus.yml")
-        with open(config, "w") as f:
-            f.write("global:\n  scrape_interval: 1s\n  scrape_timeout: 900ms\n"
-                    "scrape_configs:\n  - job_name: slap\n    static_configs:\n"
-                    "      - targets: ['%s']\n" % target)
-        return [PROMETHEUS, "--config.file=" + config, "--storage.tsdb.path=" + d.dir + "/data",
-                "--web.listen-address=127.0.0.1:%d" % d.port]
-    return Daemon("prometheus", cmd, "/-/ready")
 
 
 def start_pushgateway():
@@ -161,56 +146,6 @@ def query(prom, expr, at):
 
 
 # ---------------------------------------------------------------- Prometheus scrapes slap
-
-@release_only(TIMING_STATISTICS)
-def case_metrics_prometheus_scrape(mc):
-    """Prometheus scrapes slap every second during a 10 s open-loop run: rate() of
-    slap_requests_total agrees with slap's TPS, histogram_quantile(0.99) with its P99."""
-    # Prometheus first, configured with the port slap is to take. It hands its targets to its
-    # scrapers in batches, the first about 5 s after it starts: it scrapes the second half of
-    # the run every second (waiting for that batch would make the case 20 s long).
-    port = free_port()
-    prom = start_prometheus("127.0.0.1:%d" % port)
-    slap = None
-    try:
-        slap = Slap(["-s", mc.addr, "-t", "10s", "-c", "4", "-T", "2", "-P", "4000",
-                     "--metrics", "127.0.0.1:%d" % port, "--label", "scraped"])
-        check(slap.metrics_url() == "http://127.0.0.1:%d/metrics" % port, "the address said")
-        rc, out, err = slap.finish()
-        check(rc == 0, "exit %d" % rc)
-        secs, ops, tps, _ = run_line(out)
-        p99_us = block_stat(out, "Total", "P99")
-        # the raw samples Prometheus kept: one scrape a second through the run
-        url = "%s/api/v1/query?%s" % (prom.base, urllib.parse.urlencode(
-            {"query": 'slap_requests_total{type="get"}[60s]'}))
-        status, body = http_get(url, timeout=5)
-        check(status == 200, "range query: %d %s" % (status, body[:300]))
-        result = json.loads(body)["data"]["result"]
-        check(len(result) == 1, "one get series: %r" % result)
-        points = result[0]["values"]
-        check(len(points) >= 3, "Prometheus scraped %d times in a 10 s run" % len(points))
-        gaps = [float(b[0]) - float(a[0]) for a, b in zip(points, points[1:])]
-        check(max(gaps) <= 1.5, "not a scrape every second: %r" % gaps)
-        last = float(points[-1][0])
-        rate = query(prom, "sum(rate(slap_requests_total[3s]))", last)
-        print("%d scrapes; slap TPS %d, Prometheus rate %.0f; slap P99 %.0f us"
-              % (len(points), tps, rate, p99_us))
-        check(abs(rate - tps) <= 0.1 * tps,
-              "rate(slap_requests_total) %.0f, slap's TPS %d" % (rate, tps))
-        q99 = query(prom, "histogram_quantile(0.99, sum by (le) "
-                          "(slap_request_duration_seconds_bucket))", last) * 1e6
-        print("histogram_quantile(0.99) at the last scrape: %.0f us" % q99)
-        # a bucket is 1/8 of its lower bound wide; the last second is not in any scrape
-        check(p99_us / 1.25 <= q99 <= p99_us * 1.25,
-              "histogram_quantile(0.99) %.0f us, slap's P99 %.0f us" % (q99, p99_us))
-        labels = query(prom, 'count(slap_run_info{label="scraped",concurrency="4"})', last)
-        check(labels == 1, "slap_run_info carries the label and the workload")
-    finally:
-        if slap is not None and slap.proc.poll() is None:
-            slap.proc.kill()
-            slap.proc.wait()
-        prom.stop()
-
 
 # ---------------------------------------------------------------- the Pushgateway
 
@@ -662,6 +597,9 @@ def readme_fleet_recipe():
     return yml.group(1), queries
 
 
+# No time measured: what is checked is which series each query adds (two slaps at 1500/s
+# read as 3000/s, not 6000/s), within 20%; the release build only, for Prometheus' scrapes.
+@no_time
 @release_only(TIMING_STATISTICS)
 def case_prometheus_fleet_total_counts_once(mc):
     """Two slaps, each scraped by Prometheus (--metrics) and pushing its periods to a

@@ -141,6 +141,7 @@ def case_many_threads_common_end():
         server.stop()
 
 
+@no_time
 def case_sweep_warns_in_every_step():
     """A server that answers SERVER_ERROR now and then in every step of a --sweep: each step is a
     run of its own and says so on stderr once, not only the first (the kinds already shown belong

@@ -107,6 +107,7 @@ def case_sweep(mc):
         check(shown == sorted(shown), "percentiles out of order %r" % (pct,))
 
 
+@no_time
 def case_sweep_preloads_once(mc):
     """--sweep with --flush and --preload: the windows are flushed and loaded once, before the
     first step, and the preload is said once; the later steps' gets find what it stored. The

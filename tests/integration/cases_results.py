@@ -50,6 +50,7 @@ def close(a, b, rel=1e-6):
     return abs(a - b) <= rel * max(abs(a), abs(b), 1e-9)
 
 
+@no_time
 def case_json_agrees_with_report_and_server(mc):
     d = tmpdir()
     path = os.path.join(d, "run.json")
