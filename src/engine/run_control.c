@@ -95,13 +95,11 @@ enum rate_outcome run_control(struct run *r, enum rate_action action, double tps
     }
     if (action == RATE_SET) {
         r->control_tps = tps;
-    } else if (action == RATE_RESUME) {
-        r->control_tps = before; /* a ramp paused resumes at the rate it had */
     }
     r->control_paused = action == RATE_PAUSE;
     double rate = r->control_paused || !open_loop ? 0.0 : r->control_tps;
     if (action == RATE_PAUSE && open_loop) {
-        r->control_tps = before; /* what a resume comes back to */
+        r->control_tps = before; /* what a resume comes back to (a ramp's rate at the pause) */
     }
     log->tps = rate;
     r->ncontrol++;
